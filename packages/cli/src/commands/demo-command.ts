@@ -1,0 +1,108 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type FakeRequestView, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { createClaudeProvider } from '@tether/provider-claude';
+import { createAgentRuntime } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
+import type { CliContext } from '../cli-context.js';
+import { HumanRenderer } from '../render/human-renderer.js';
+import { JsonRenderer } from '../render/json-renderer.js';
+import { exitCodeForRun, runTurn } from '../run-turn.js';
+import { UsageError } from '../usage-error.js';
+
+export const demoUsage = `usage: tether demo [--json] [--claude-path PATH]
+
+Runs a short scripted conversation through the real claude CLI against Tether's built-in fake
+model on 127.0.0.1: no account, no network. Everything it creates is removed afterwards.`;
+
+const demoFileText = 'Hello from the Tether demo workspace. The claude CLI read this file with its own Read tool.';
+
+const prompts = ['Introduce yourself in one sentence.', 'What does hello.txt say?'] as const;
+
+/** The fake model's script: an introduction, then a real Read tool call and an answer from its result. */
+function demoResponder(workspace: string) {
+  return (request: FakeRequestView) => {
+    const toolResult = request.toolResults[0];
+    if (toolResult) {
+      const fileLine = toolResult.content.split('\n').find((line) => line.includes('Hello from')) ?? toolResult.content;
+      const quoted = fileLine.replace(/^\s*\d+[\t→]/, '').trim();
+      return textReply(`The file says: "${quoted}"`, { chunks: 8, usage: { inputTokens: 1800, outputTokens: 24 } });
+    }
+    if (request.lastUserText.includes('hello.txt')) {
+      return toolUseReply('Read', { file_path: path.join(workspace, 'hello.txt') }, { text: 'Let me read it.', usage: { inputTokens: 1500, outputTokens: 30 } });
+    }
+    return thinkingReply(
+      'The user wants a one-sentence introduction.',
+      'Hello! I am Tether\'s built-in fake model, but the claude CLI you are watching is real: Tether started it, streamed this answer through its durable event log, and will keep the conversation for the next turn.',
+      { chunks: 12, usage: { inputTokens: 1200, outputTokens: 48 } },
+    );
+  };
+}
+
+/** `tether demo`: Tether's main job end to end, with the built-in fake model. */
+export async function demoCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'claude-path': { type: 'string' } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${demoUsage}`);
+  }
+  const json = values.json ?? false;
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));
+  const home = path.join(root, 'home');
+  const workspace = path.join(root, 'workspace');
+  await Promise.all([mkdir(home), mkdir(workspace)]);
+  await writeFile(path.join(workspace, 'hello.txt'), `${demoFileText}\n`);
+  const api = await startFakeAnthropicApi({ responder: demoResponder(workspace) });
+  try {
+    // The child's whole environment is built here: the demo must not pick up a real key or login.
+    const environment: Record<string, string> = {
+      PATH: context.environment.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: home,
+      LANG: 'C.UTF-8',
+      SHELL: '/bin/sh',
+      TMPDIR: os.tmpdir(),
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: 'tether-demo-key',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_MAX_RETRIES: '1',
+      ...(context.environment.TETHER_CLAUDE_PATH ? { TETHER_CLAUDE_PATH: context.environment.TETHER_CLAUDE_PATH } : {}),
+    };
+    const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+    const provider = createClaudeProvider({ environment, ...(claudePath ? { claudePath } : {}) });
+    const availability = await provider.doProbe();
+    if (!availability.available) {
+      context.stderr.write(`tether demo: ${availability.problem?.message ?? 'the claude CLI is not available.'}\n`);
+      return 1;
+    }
+    const store = await openSqliteStore({ dataDir: path.join(root, 'data') });
+    const runtime = await createAgentRuntime({ providers: [provider], store });
+    try {
+      const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
+      if (!json) {
+        context.stderr.write(`Tether demo: the real claude CLI ${availability.version ?? ''} (${availability.binaryPath}) against the built-in fake model at ${api.url}. No account, no network.\n`);
+      }
+      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      let afterSeq = 0;
+      for (const prompt of prompts) {
+        if (!json) context.stderr.write(`\n› ${prompt}\n`);
+        const run = await runTurn(runtime, { sessionId, prompt, afterSeq, sink: renderer });
+        afterSeq = (await runtime.getSession(sessionId)).lastSeq;
+        if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
+        if (run.outcome !== 'succeeded') return exitCodeForRun(run);
+      }
+      await runtime.closeSession({ sessionId });
+      if (!json) {
+        context.stderr.write('\nDone: two turns, one tool call, one conversation. With a real key, try: tether run "explain this repository"\n');
+      }
+      return 0;
+    } finally {
+      await runtime.shutdown();
+    }
+  } finally {
+    await api.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}

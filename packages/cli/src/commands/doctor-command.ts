@@ -1,0 +1,79 @@
+import { access, constants, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClaudeProvider } from '@tether/provider-claude';
+import { resolveDataDir } from '@tether/store-sqlite';
+import type { CliContext } from '../cli-context.js';
+import { UsageError } from '../usage-error.js';
+
+export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH]';
+
+interface Check {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly fix?: string;
+}
+
+async function checkDataDir(dataDir: string): Promise<Check> {
+  try {
+    const info = await stat(dataDir);
+    if (!info.isDirectory()) return { name: 'data dir', ok: false, detail: `${dataDir} is not a directory`, fix: 'Remove it or pass --data-dir / TETHER_HOME pointing at a directory.' };
+    await access(dataDir, constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+    return { name: 'data dir', ok: false, detail: `${dataDir} is not writable`, fix: 'Fix its permissions or choose another with --data-dir / TETHER_HOME.' };
+  }
+  try {
+    const owner = Number.parseInt((await readFile(path.join(dataDir, 'tether.lock'), 'utf8')).trim().split(/\s+/)[0] ?? '', 10);
+    if (Number.isInteger(owner) && owner > 0) {
+      try {
+        process.kill(owner, 0);
+        return { name: 'data dir', ok: true, detail: `${dataDir} (in use by process ${owner})` };
+      } catch {
+        return { name: 'data dir', ok: true, detail: `${dataDir} (a stale lock from process ${owner} will be taken over)` };
+      }
+    }
+  } catch {
+    // No lock file: nobody holds the directory.
+  }
+  return { name: 'data dir', ok: true, detail: dataDir };
+}
+
+/** `tether doctor`: what Tether would run with, and what to fix. */
+export async function doctorCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, 'claude-path': { type: 'string' } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${doctorUsage}`);
+  }
+  const checks: Check[] = [];
+  const major = Number.parseInt(process.versions.node.split('.')[0] ?? '0', 10);
+  checks.push(major >= 22 ? { name: 'node', ok: true, detail: `v${process.versions.node}` } : { name: 'node', ok: false, detail: `v${process.versions.node}`, fix: 'Tether and Claude Code need Node.js 22 or newer (./dev installs Node 24 for this repository).' });
+
+  const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const availability = await createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) }).doProbe({ timeoutMs: 10_000 });
+  checks.push(
+    availability.available
+      ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})` }
+      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.' },
+  );
+
+  const hasKey = Boolean(context.environment.ANTHROPIC_API_KEY);
+  checks.push({ name: 'credentials', ok: true, detail: hasKey ? 'ANTHROPIC_API_KEY is set' : 'no ANTHROPIC_API_KEY: the claude CLI will use its own login (run `claude` once to sign in)' });
+  if (process.getuid?.() === 0) {
+    checks.push({ name: 'root', ok: true, detail: context.environment.IS_SANDBOX === '1' ? 'running as root with IS_SANDBOX=1: bypass mode allowed' : 'running as root: the claude CLI refuses bypass mode unless IS_SANDBOX=1 is set' });
+  }
+  checks.push(await checkDataDir(resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment })));
+
+  if (values.json) {
+    context.stdout.write(`${JSON.stringify({ ok: checks.every((check) => check.ok), checks })}\n`);
+  } else {
+    for (const check of checks) {
+      context.stdout.write(`${check.ok ? '✓' : '✗'} ${check.name.padEnd(12)} ${check.detail}\n`);
+      if (check.fix) context.stdout.write(`  ${' '.repeat(12)} fix: ${check.fix}\n`);
+    }
+  }
+  return checks.every((check) => check.ok) ? 0 : 1;
+}

@@ -1,0 +1,58 @@
+import { AgentError, exitCodeForCode } from '@tether/protocol';
+import type { CliContext } from './cli-context.js';
+import { demoCommand, demoUsage } from './commands/demo-command.js';
+import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
+import { runCommand, runUsage } from './commands/run-command.js';
+import { UsageError } from './usage-error.js';
+import { VERSION } from './version.js';
+
+const commands: Record<string, (argv: readonly string[], context: CliContext) => Promise<number>> = {
+  run: runCommand,
+  demo: demoCommand,
+  doctor: doctorCommand,
+};
+
+export const mainUsage = `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
+
+commands:
+  tether demo      a scripted conversation through the real claude CLI and a built-in fake model
+  tether run       one turn in a new or resumed session
+  tether doctor    what Tether would run with, and what to fix
+
+${runUsage}
+
+${demoUsage}
+
+${doctorUsage}`;
+
+/** Runs one `tether` invocation and returns its exit code. */
+export async function main(argv: readonly string[], context: CliContext): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    (name === undefined ? context.stderr : context.stdout).write(`${mainUsage}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === 'version') {
+    context.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    context.stderr.write(`tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`);
+    return 2;
+  }
+  try {
+    return await command(rest, context);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      context.stderr.write(`tether ${name}: ${error.message}\n`);
+      return 2;
+    }
+    if (AgentError.isInstance(error)) {
+      context.stderr.write(`tether ${name}: ${error.message} [${error.code}]\n`);
+      return exitCodeForCode(error.code);
+    }
+    context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  }
+}

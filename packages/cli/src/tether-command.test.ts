@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FakeAnthropicApi, errorReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { testClaudePath } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/bin.js');
+
+let root: string;
+let api: FakeAnthropicApi;
+let environment: Record<string, string>;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-cli-')));
+  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace'))]);
+  api = await startFakeAnthropicApi();
+  // Everything the command (and the claude child it starts) sees, built explicitly.
+  environment = {
+    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: path.join(root, 'home'),
+    LANG: 'C.UTF-8',
+    TETHER_HOME: path.join(root, 'data'),
+    TETHER_CLAUDE_PATH: testClaudePath(),
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'sk-tether-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: '1',
+  };
+});
+
+afterEach(async () => {
+  await api.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function tether(args: string[], options: { environment?: Record<string, string> } = {}): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function sessionIdFrom(stderr: string): string {
+  const match = /session (ses_[0-9a-f]{32})/.exec(stderr);
+  if (!match) throw new Error(`no session id in: ${stderr}`);
+  return match[1]!;
+}
+
+describe('tether run', () => {
+  it('streams the answer on stdout, a usage summary on stderr, and exits 0', async () => {
+    api.enqueue(textReply('Hello from the fake model.', { chunks: 5, usage: { inputTokens: 10, outputTokens: 5 } }));
+    const result = await tether(['run', 'Say hello']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Hello from the fake model.\n');
+    expect(result.stderr).toMatch(/✓ succeeded · 10 in \/ 5 out tokens/);
+  });
+
+  it('prints exactly one neutral event per line with --json', async () => {
+    api.enqueue(textReply('JSON mode.', { chunks: 3 }));
+    const result = await tether(['run', '--json', 'Say it']);
+    expect(result.code).toBe(0);
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; seq: number });
+    expect(events[0]!.type).toBe('session.opened');
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.filter((event) => event.type === 'run.message_delta').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('continues a session after its process ended with --resume (the API request carries the history)', async () => {
+    api.enqueue(textReply('Remembered: KIWI.'), textReply('It was KIWI.'));
+    const first = await tether(['run', 'Remember KIWI']);
+    expect(first.code).toBe(0);
+    const sessionId = sessionIdFrom(first.stderr);
+    const second = await tether(['run', '--resume', sessionId, 'Which fruit?']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('It was KIWI.\n');
+    const history = JSON.stringify((api.requests.filter((request) => request.kind === 'turn')[1]!.body as { messages: unknown }).messages);
+    expect(history).toContain('Remember KIWI');
+    expect(history).toContain('Remembered: KIWI.');
+  });
+
+  it('exits 1 with the error code when the run fails', async () => {
+    api.enqueue(errorReply(500), errorReply(500));
+    const result = await tether(['run', 'Fail please']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('[provider_api_error]');
+    expect(result.stderr).toContain('HTTP 500');
+  });
+
+  it('exits 2 for usage errors without starting anything', async () => {
+    const noPrompt = await tether(['run']);
+    expect(noPrompt.code).toBe(2);
+    expect(noPrompt.stderr).toContain('usage: tether run');
+    const badMode = await tether(['run', '--permission-mode', 'yolo', 'hi']);
+    expect(badMode.code).toBe(2);
+    expect(badMode.stderr).toContain('Unknown permission mode');
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('refuses a data directory another process owns, naming that process', async () => {
+    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    try {
+      const result = await tether(['run', 'hi']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('[data_dir_in_use]');
+      expect(result.stderr).toContain(String(process.pid));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reports a missing claude binary as provider_unavailable, naming the path', async () => {
+    const result = await tether(['run', '--claude-path', path.join(root, 'no-such-claude'), 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('[provider_unavailable]');
+    expect(result.stderr).toContain('no-such-claude');
+  });
+
+  it('passes the caller environment through: bypass mode works with IS_SANDBOX=1', async () => {
+    api.enqueue(toolUseReply('Bash', { command: 'echo sandboxed', description: 'echo' }), textReply('Done.'));
+    const result = await tether(['run', '--permission-mode', 'bypass', 'Run it'], { environment: { ...environment, IS_SANDBOX: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Bash succeeded');
+  });
+});
+
+describe('tether demo and doctor', () => {
+  it('runs the demo through the real claude binary with no credentials', async () => {
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    const result = await tether(['demo', '--json'], { environment: withoutCredentials });
+    expect(result.code).toBe(0);
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; toolName?: string; outcome?: string });
+    expect(events.filter((event) => event.type === 'run.completed').map((event) => event.outcome)).toEqual(['succeeded', 'succeeded']);
+    expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => `${event.toolName} ${event.status}`)).toEqual(['Read invoked', 'Read succeeded']);
+  });
+
+  it('doctor reports the binary, its version and the data dir', async () => {
+    const result = await tether(['doctor', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; checks: { name: string; detail: string }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.find((check) => check.name === 'claude')?.detail).toContain('2.1.332');
+    expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
+  });
+});

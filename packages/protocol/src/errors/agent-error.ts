@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { type ErrorCode, errorCodeTable, errorCodes } from './error-codes.js';
+
+const agentErrorMarker = Symbol.for('tether.agent-error');
+
+/** Structured, non-secret facts about an error. Never prompt text, secrets or raw provider output. */
+export const ErrorDetails = z.strictObject({
+  /** The HTTP status the upstream API answered with (provider_api_error). */
+  httpStatus: z.number().int().optional(),
+  /** The process that owns a data directory (data_dir_in_use). */
+  ownerPid: z.number().int().optional(),
+  /** A short machine-readable reason token. */
+  reason: z.string().max(100).optional(),
+  /** The agent binary involved (provider_unavailable). */
+  binaryPath: z.string().max(4096).optional(),
+  /** The exit code or signal of a provider process that ended. */
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.string().max(20).nullable().optional(),
+  /** Where a command failed validation: paths and messages, never the offending values. */
+  issues: z.array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) })).max(50).optional(),
+});
+export type ErrorDetails = z.infer<typeof ErrorDetails>;
+
+export const SerializedAgentError = z.strictObject({
+  code: z.enum(errorCodes),
+  message: z.string().max(2000),
+  retryable: z.boolean(),
+  details: ErrorDetails.optional(),
+});
+export type SerializedAgentError = z.infer<typeof SerializedAgentError>;
+
+export interface AgentErrorOptions {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * The one error type Tether reports. Its `code` is stable; its `message` says what to do.
+ * `isInstance` works across duplicated package copies (a Symbol.for marker, not instanceof).
+ */
+export class AgentError extends Error {
+  readonly [agentErrorMarker] = true;
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+  readonly retryable: boolean;
+
+  constructor(options: AgentErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AgentError';
+    this.code = options.code;
+    this.details = options.details;
+    this.retryable = options.retryable ?? errorCodeTable[options.code].retryable;
+  }
+
+  static isInstance(value: unknown): value is AgentError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[agentErrorMarker] === true;
+  }
+
+  static fromObject(serialized: SerializedAgentError): AgentError {
+    return new AgentError(serialized);
+  }
+
+  toObject(): SerializedAgentError {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.details && Object.keys(this.details).length > 0 ? { details: this.details } : {}),
+    };
+  }
+
+  override toString(): string {
+    return `${this.code}: ${this.message}`;
+  }
+}
+
+/** Any thrown value as an AgentError; unknown failures become internal_error without their text. */
+export function toAgentError(error: unknown): AgentError {
+  if (AgentError.isInstance(error)) return error;
+  return new AgentError({
+    code: 'internal_error',
+    message: 'Tether hit an unexpected internal error. Retry; if it persists, report it with the steps that led to it.',
+    cause: error,
+  });
+}

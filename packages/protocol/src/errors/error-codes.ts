@@ -1,0 +1,37 @@
+/**
+ * Every error code Tether reports, mapped once to an HTTP status (for the daemon), a process exit
+ * code (for the `tether` command) and whether retrying the same request can succeed.
+ */
+export const errorCodeTable = {
+  invalid_command: { httpStatus: 400, exitCode: 2, retryable: false },
+  invalid_workspace: { httpStatus: 400, exitCode: 2, retryable: false },
+  capability_unsupported: { httpStatus: 501, exitCode: 2, retryable: false },
+  session_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
+  session_closed: { httpStatus: 409, exitCode: 1, retryable: false },
+  run_active: { httpStatus: 409, exitCode: 1, retryable: true },
+  run_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
+  data_dir_in_use: { httpStatus: 423, exitCode: 1, retryable: true },
+  store_failure: { httpStatus: 500, exitCode: 1, retryable: true },
+  provider_unavailable: { httpStatus: 503, exitCode: 1, retryable: true },
+  provider_configuration_refused: { httpStatus: 422, exitCode: 1, retryable: false },
+  provider_crashed: { httpStatus: 502, exitCode: 1, retryable: true },
+  provider_contract_violation: { httpStatus: 502, exitCode: 1, retryable: true },
+  provider_api_error: { httpStatus: 502, exitCode: 1, retryable: true },
+  provider_execution_error: { httpStatus: 500, exitCode: 1, retryable: true },
+  resume_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
+  runtime_restarted: { httpStatus: 500, exitCode: 1, retryable: true },
+  runtime_stopped: { httpStatus: 503, exitCode: 1, retryable: true },
+  internal_error: { httpStatus: 500, exitCode: 1, retryable: false },
+} as const satisfies Record<string, { httpStatus: number; exitCode: number; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof errorCodeTable;
+
+export const errorCodes = Object.keys(errorCodeTable) as [ErrorCode, ...ErrorCode[]];
+
+export function httpStatusForCode(code: ErrorCode): number {
+  return errorCodeTable[code].httpStatus;
+}
+
+export function exitCodeForCode(code: ErrorCode): number {
+  return errorCodeTable[code].exitCode;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { SerializedAgentError } from './errors/agent-error.js';
+import { RunId, SessionId } from './identifiers.js';
+import { InputPart } from './input.js';
+import { TokenUsage } from './usage.js';
+import { Workspace } from './workspace.js';
+
+const envelope = {
+  sessionId: SessionId,
+  /** Per-session position, starting at 1, with no gaps. */
+  seq: z.number().int().positive(),
+  /** ISO-8601 time the event was recorded. */
+  at: z.string().max(40),
+};
+
+function sessionEvent<Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) {
+  return z.strictObject({ type: z.literal(type), ...envelope, ...shape });
+}
+
+function runEvent<Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) {
+  return z.strictObject({ type: z.literal(type), ...envelope, runId: RunId, ...shape });
+}
+
+const BlockId = z.string().min(1).max(300);
+const ToolUseId = z.string().min(1).max(300);
+/** Set when the frame came from a subagent: the tool call that started it. Absent for the main answer. */
+const parentToolUseId = ToolUseId.optional();
+
+export const SessionOpenedEvent = sessionEvent('session.opened', {
+  provider: z.string().max(50),
+  workspace: Workspace,
+  /** The session's settings as recorded: environment values and system-prompt text are left out. */
+  configuration: z.record(z.string(), z.unknown()),
+  ephemeral: z.boolean(),
+  /** True when a closed session was reopened with continueSession. */
+  reopened: z.boolean(),
+});
+
+export const SessionClosedEvent = sessionEvent('session.closed', {
+  reason: z.enum(['requested']),
+});
+
+/** The provider's own conversation id changed (first seen, or changed by the provider, e.g. /clear). */
+export const SessionProviderSessionChangedEvent = sessionEvent('session.provider_session_changed', {
+  providerSessionId: z.string().min(1).max(300),
+});
+
+export const RunStartedEvent = runEvent('run.started', {
+  /** The turn's input; null when the host asked for it to be redacted. */
+  input: z.array(InputPart).nullable(),
+  inputRedacted: z.boolean(),
+});
+
+export const RunMessageDeltaEvent = runEvent('run.message_delta', {
+  /** The content block the text belongs to: text before and after a tool call has different ids. */
+  blockId: BlockId,
+  text: z.string().max(100_000),
+  parentToolUseId,
+});
+
+export const RunThinkingDeltaEvent = runEvent('run.thinking_delta', {
+  blockId: BlockId,
+  text: z.string().max(100_000),
+  parentToolUseId,
+});
+
+export const RunRetryingEvent = runEvent('run.retrying', {
+  attempt: z.number().int().nonnegative(),
+  maxAttempts: z.number().int().nonnegative(),
+  delayMs: z.number().nonnegative(),
+  /** The HTTP status of the failed call; null for connection errors. */
+  httpStatus: z.number().int().nullable(),
+});
+
+export const RunToolActivityEvent = runEvent('run.tool_activity', {
+  status: z.enum(['invoked', 'succeeded', 'failed']),
+  toolName: z.string().min(1).max(300),
+  toolUseId: ToolUseId,
+  parentToolUseId,
+});
+
+export const RunUsageEvent = runEvent('run.usage', TokenUsage.shape);
+
+export const RunOutcome = z.enum(['succeeded', 'failed', 'interrupted']);
+export type RunOutcome = z.infer<typeof RunOutcome>;
+
+export const RunCompletedEvent = runEvent('run.completed', {
+  outcome: RunOutcome,
+  /** Present when the outcome is failed (and when an interrupt had a reason). */
+  error: SerializedAgentError.optional(),
+});
+
+export const DiagnosticLevel = z.enum(['debug', 'info', 'warning', 'error']);
+export type DiagnosticLevel = z.infer<typeof DiagnosticLevel>;
+
+/** A bounded machine-readable note. Never raw provider prose, prompts or secrets. */
+export const DiagnosticEvent = sessionEvent('diagnostic', {
+  runId: RunId.optional(),
+  level: DiagnosticLevel,
+  code: z.string().regex(/^[a-z0-9_.]{1,80}$/),
+});
+
+export const ProtocolEvent = z.discriminatedUnion('type', [
+  SessionOpenedEvent,
+  SessionClosedEvent,
+  SessionProviderSessionChangedEvent,
+  RunStartedEvent,
+  RunMessageDeltaEvent,
+  RunThinkingDeltaEvent,
+  RunRetryingEvent,
+  RunToolActivityEvent,
+  RunUsageEvent,
+  RunCompletedEvent,
+  DiagnosticEvent,
+]);
+export type ProtocolEvent = z.infer<typeof ProtocolEvent>;
+export type ProtocolEventType = ProtocolEvent['type'];
+export type EventOfType<Type extends ProtocolEventType> = Extract<ProtocolEvent, { type: Type }>;
+
+type DistributiveOmit<T, Key extends PropertyKey> = T extends unknown ? Omit<T, Key> : never;
+
+/** An event before the log gives it its envelope (sessionId, seq, at). */
+export type EventBody = DistributiveOmit<ProtocolEvent, 'sessionId' | 'seq' | 'at'>;
+export type EventBodyOfType<Type extends ProtocolEventType> = Extract<EventBody, { type: Type }>;
+
+export const protocolEventTypes = ProtocolEvent.options.map((option) => option.shape.type.value) as ProtocolEventType[];
+
+/** Events that end a run. */
+export function isRunTerminal(event: ProtocolEvent | EventBody): event is EventOfType<'run.completed'> {
+  return event.type === 'run.completed';
+}

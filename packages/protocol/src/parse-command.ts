@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import { Command } from './commands.js';
+import { AgentError } from './errors/agent-error.js';
+import { TextInputPart } from './input.js';
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]) {
+  return issues.slice(0, 50).map((issue) => ({
+    path: issue.path.map(String).join('.').slice(0, 500) || '(command)',
+    message: issue.message.slice(0, 500),
+  }));
+}
+
+/**
+ * Validates an untrusted command. Bad shapes → invalid_command listing where (never the values);
+ * input parts of a kind Tether cannot pass on → capability_unsupported.
+ */
+export function parseCommand(value: unknown): Command {
+  const parsed = Command.safeParse(value);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error.issues);
+    const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).slice(0, 3).join('; ');
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `The command is not valid (${summary}). Fix those fields and send it again with a new commandId.`,
+      details: { issues },
+    });
+  }
+  const command = parsed.data;
+  if (command.type === 'submit_turn') {
+    command.input.forEach((part, index) => {
+      if (part.type !== 'text') {
+        throw new AgentError({
+          code: 'capability_unsupported',
+          message: `Input part ${index} has type "${part.type.slice(0, 40)}", but only "text" parts are supported. Send the content as text.`,
+          details: { reason: 'input_part_type' },
+        });
+      }
+      const text = TextInputPart.safeParse(part);
+      if (!text.success) {
+        throw new AgentError({
+          code: 'invalid_command',
+          message: `Input part ${index} is not a valid text part: it needs {"type":"text","text":"..."} with 1 to 1,000,000 characters and no other fields.`,
+          details: { issues: describeIssues(text.error.issues).map((issue) => ({ ...issue, path: `input.${index}.${issue.path}` })) },
+        });
+      }
+    });
+  }
+  return command;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ResultFrame } from '../frames/cli-frame-schemas.js';
+import { classifyRunEnd } from './classify-run-end.js';
+
+function result(fields: Partial<ResultFrame>): ResultFrame {
+  return { type: 'result', subtype: 'success', is_error: false, ...fields } as ResultFrame;
+}
+
+describe('classifyRunEnd', () => {
+  it('maps a successful result to succeeded', () => {
+    expect(classifyRunEnd({ kind: 'result', result: result({}) })).toEqual({ outcome: 'succeeded' });
+  });
+
+  it('maps an API error (reported as success + is_error) to provider_api_error with the status', () => {
+    const classified = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 500 }) });
+    expect(classified.outcome).toBe('failed');
+    expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { httpStatus: 500 } });
+  });
+
+  it('maps a connection failure (no status) to provider_api_error without a status', () => {
+    const classified = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }) });
+    expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'connection_failed' } });
+  });
+
+  it('tells "No conversation found", startup refusals and other execution errors apart', () => {
+    const noConversation = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, errors: ['No conversation found with session ID: x'] }) });
+    expect(noConversation.error?.code).toBe('resume_not_found');
+    const bypass = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, startup_failure_reason: 'bypass_root' }) });
+    expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
+    expect(bypass.error?.message).toContain('IS_SANDBOX=1');
+    const other = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_max_turns', is_error: true }) });
+    expect(other.error).toMatchObject({ code: 'provider_execution_error', details: { reason: 'error_max_turns' } });
+  });
+
+  it('maps aborted results to interrupted', () => {
+    expect(classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' }) }).outcome).toBe('interrupted');
+  });
+
+  it('maps process endings: spawn failure, crash, clean exit without result, EOF', () => {
+    expect(classifyRunEnd({ kind: 'spawn_failed', binaryPath: '/x/claude', errorCode: 'ENOENT' }).error).toMatchObject({ code: 'provider_unavailable', details: { binaryPath: '/x/claude' } });
+    expect(classifyRunEnd({ kind: 'process_exited', exitCode: null, signal: 'SIGKILL', stderrTail: '' }).error).toMatchObject({ code: 'provider_crashed', details: { signal: 'SIGKILL' } });
+    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: 'boom' }).error?.code).toBe('provider_crashed');
+    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 0, signal: null, stderrTail: '' }).error?.code).toBe('provider_contract_violation');
+    expect(classifyRunEnd({ kind: 'output_ended' }).error?.code).toBe('provider_contract_violation');
+  });
+
+  it('never puts raw stderr into the error', () => {
+    const secret = 'sk-ant-secret-value and the prompt text';
+    const classified = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: secret });
+    expect(JSON.stringify(classified)).not.toContain('sk-ant');
+    const bypass = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' });
+    expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
+  });
+});

@@ -1,0 +1,102 @@
+import { AgentError, type RunOutcome, type SerializedAgentError } from '@tether/protocol';
+import type { ResultFrame } from '../frames/cli-frame-schemas.js';
+import { classifyStderr } from './classify-stderr.js';
+
+/** How a run ended, as seen by a transport. Shared by every Claude transport. */
+export type RunEnding =
+  | { readonly kind: 'result'; readonly result: ResultFrame }
+  | { readonly kind: 'spawn_failed'; readonly binaryPath: string; readonly errorCode: string | undefined }
+  | { readonly kind: 'process_exited'; readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string }
+  | { readonly kind: 'output_ended' };
+
+export interface RunClassification {
+  readonly outcome: RunOutcome;
+  readonly error?: SerializedAgentError;
+}
+
+function failed(code: ConstructorParameters<typeof AgentError>[0]['code'], message: string, details?: SerializedAgentError['details']): RunClassification {
+  return { outcome: 'failed', error: new AgentError({ code, message, ...(details ? { details } : {}) }).toObject() };
+}
+
+const startupFailureMessages: Record<string, string> = {
+  bypass_root:
+    'The claude CLI refuses bypass permission mode when running as root unless IS_SANDBOX=1 is set in its environment. Set IS_SANDBOX=1 (only inside a sandbox) or choose another permission mode.',
+  cwd_unavailable: 'The claude CLI could not use the workspace directory. Check that it exists and is readable.',
+  config_file_invalid: 'The claude CLI could not read its configuration file (~/.claude.json). Repair or remove it, then retry.',
+  shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
+};
+
+function classifyResult(result: ResultFrame): RunClassification {
+  if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
+  const terminalReason = result.terminal_reason ?? undefined;
+  if (terminalReason === 'aborted_streaming' || terminalReason === 'aborted_tools') {
+    return { outcome: 'interrupted' };
+  }
+  if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
+    const status = result.api_error_status ?? undefined;
+    const hint =
+      status === 401 || status === 403
+        ? 'Check ANTHROPIC_API_KEY (or your claude login) and ANTHROPIC_BASE_URL.'
+        : status === 429 || status === 529
+          ? 'The API is rate limiting or overloaded; retry later.'
+          : 'Retry; if it persists, check the API status and ANTHROPIC_BASE_URL.';
+    return failed(
+      'provider_api_error',
+      status === undefined ? `The model API could not be reached or failed mid-answer. ${hint}` : `The model API answered HTTP ${status}. ${hint}`,
+      status === undefined ? { reason: 'connection_failed' } : { httpStatus: status },
+    );
+  }
+  const startupReason = result.startup_failure_reason ?? undefined;
+  if (startupReason !== undefined) {
+    const reason = /^[a-z_]{1,60}$/.test(startupReason) ? startupReason : 'unknown';
+    return failed(
+      'provider_configuration_refused',
+      startupFailureMessages[reason] ?? `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
+      { reason },
+    );
+  }
+  if ((result.errors ?? []).some((error) => error.startsWith('No conversation found'))) {
+    return failed('resume_not_found', 'The conversation to resume no longer exists on this machine (it may have been deleted, or the session was ephemeral). Open a new session.', { reason: 'no_conversation' });
+  }
+  const reason = /^[a-z_]{1,60}$/.test(result.subtype) ? result.subtype : 'unknown';
+  return failed('provider_execution_error', 'The claude CLI ended the turn with an error. Retry the turn; if it keeps failing, check the CLI with `tether doctor`.', { reason });
+}
+
+/**
+ * The one mapping from how a run ended to its outcome and error code: spawn failure →
+ * provider_unavailable; signal or non-zero exit before a result → provider_crashed; exit 0 or
+ * EOF with no result → provider_contract_violation; API error result → provider_api_error with
+ * the HTTP status; "No conversation found" → resume_not_found; other execution errors →
+ * provider_execution_error.
+ */
+export function classifyRunEnd(ending: RunEnding): RunClassification {
+  switch (ending.kind) {
+    case 'result':
+      return classifyResult(ending.result);
+    case 'spawn_failed':
+      return failed(
+        'provider_unavailable',
+        `Could not start the claude CLI at ${ending.binaryPath}${ending.errorCode ? ` (${ending.errorCode})` : ''}. Install Claude Code or point TETHER_CLAUDE_PATH (or --claude-path) at a working binary.`,
+        { binaryPath: ending.binaryPath, reason: 'spawn_failed' },
+      );
+    case 'process_exited': {
+      const stderr = classifyStderr(ending.stderrTail);
+      if (stderr === 'bypass_root') {
+        return failed('provider_configuration_refused', startupFailureMessages.bypass_root!, { reason: stderr, exitCode: ending.exitCode, signal: ending.signal });
+      }
+      if (stderr === 'no_conversation') {
+        return failed('resume_not_found', 'The conversation to resume no longer exists on this machine. Open a new session.', { reason: stderr });
+      }
+      if (ending.signal !== null || (ending.exitCode !== null && ending.exitCode !== 0)) {
+        return failed(
+          'provider_crashed',
+          `The claude CLI exited before finishing the turn (${ending.signal !== null ? `signal ${ending.signal}` : `exit code ${ending.exitCode}`}). The next turn starts a new process that resumes the conversation.`,
+          { exitCode: ending.exitCode, signal: ending.signal, ...(stderr ? { reason: stderr } : {}) },
+        );
+      }
+      return failed('provider_contract_violation', 'The claude CLI exited without reporting the turn\'s result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.', { exitCode: ending.exitCode, reason: 'exit_without_result' });
+    }
+    case 'output_ended':
+      return failed('provider_contract_violation', 'The claude CLI closed its output without reporting the turn\'s result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.', { reason: 'output_ended_without_result' });
+  }
+}

@@ -1,0 +1,17 @@
+/** Known stderr lines, reduced to a token: the raw text is never stored or shown. */
+const stderrPatterns: readonly (readonly [string, RegExp])[] = [
+  ['bypass_root', /cannot be used with root\/sudo privileges/],
+  ['no_conversation', /No conversation found with session ID/],
+  ['session_id_in_use', /Session ID \S+ is already in use/],
+  ['unknown_option', /error: unknown option/i],
+  ['invalid_input_line', /Error parsing streaming input line/],
+  ['requires_verbose', /requires --verbose/],
+  ['out_of_memory', /heap out of memory|Out of memory/i],
+];
+
+export function classifyStderr(stderrTail: string): string | undefined {
+  for (const [token, pattern] of stderrPatterns) {
+    if (pattern.test(stderrTail)) return token;
+  }
+  return undefined;
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { AgentError } from '@tether/protocol';
+import type { ControlResponseFrame } from '../frames/cli-frame-schemas.js';
+
+interface PendingRequest {
+  readonly resolve: (response: unknown) => void;
+  readonly reject: (error: AgentError) => void;
+  readonly timer: NodeJS.Timeout | undefined;
+}
+
+export interface ControlChannelOptions {
+  /** Writes one line to the CLI; false when it could not be written. */
+  readonly write: (message: object) => boolean;
+  readonly defaultTimeoutMs?: number;
+}
+
+/**
+ * The host side of the CLI's control protocol: our requests get an id, a timeout and a way to
+ * be cancelled; answers are matched by request_id; answers to the CLI's own requests go out
+ * exactly once per id.
+ */
+export class ControlChannel {
+  private readonly options: ControlChannelOptions;
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly answered = new Set<string>();
+
+  constructor(options: ControlChannelOptions) {
+    this.options = options;
+  }
+
+  /** Sends a control request and resolves with the CLI's success payload. */
+  request(subtype: string, payload: Record<string, unknown> = {}, options: { timeoutMs?: number } = {}): Promise<unknown> {
+    const requestId = `tether-${randomUUID()}`;
+    return new Promise((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => {
+        this.pending.delete(requestId);
+        reject(new AgentError({ code: 'provider_contract_violation', message: `The claude CLI did not answer the ${subtype} request within ${timeoutMs} ms.`, details: { reason: 'control_timeout' } }));
+      }, timeoutMs);
+      timer.unref();
+      this.pending.set(requestId, { resolve, reject, timer });
+      const written = this.options.write({ type: 'control_request', request_id: requestId, request: { subtype, ...payload } });
+      if (!written) {
+        clearTimeout(timer);
+        this.pending.delete(requestId);
+        reject(new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not accepting input any more.', details: { reason: 'stdin_closed' } }));
+      }
+    });
+  }
+
+  /** Routes a control_response frame; false when it answers nothing we asked. */
+  handleResponse(frame: ControlResponseFrame): boolean {
+    const pending = this.pending.get(frame.response.request_id);
+    if (!pending) return false;
+    this.pending.delete(frame.response.request_id);
+    clearTimeout(pending.timer);
+    if (frame.response.subtype === 'success') {
+      pending.resolve(frame.response.response);
+    } else {
+      const code = typeof frame.response.error_code === 'string' && /^[a-z_]{1,60}$/.test(frame.response.error_code) ? frame.response.error_code : 'error';
+      pending.reject(new AgentError({ code: 'provider_execution_error', message: 'The claude CLI refused the control request.', details: { reason: code } }));
+    }
+    return true;
+  }
+
+  /** Answers one of the CLI's own requests (e.g. can_use_tool); a second answer to the same id is not sent. */
+  respond(requestId: string, response: Record<string, unknown>): boolean {
+    if (this.answered.has(requestId)) return false;
+    this.answered.add(requestId);
+    return this.options.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
+  }
+
+  /** Fails every request still waiting (the process ended). */
+  cancelAll(error: AgentError): void {
+    for (const [requestId, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+      this.pending.delete(requestId);
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+// Loose on purpose: the CLI adds fields between versions. Only what Tether reads is declared.
+
+const uuidList = z.array(z.string()).nullish();
+
+export const UsageFrame = z.looseObject({
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
+  cache_read_input_tokens: z.number().nullish(),
+  cache_creation_input_tokens: z.number().nullish(),
+});
+
+export const SystemFrame = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.string(),
+  session_id: z.string().nullish(),
+  user_message_uuids: uuidList,
+  // api_retry
+  attempt: z.number().nullish(),
+  max_retries: z.number().nullish(),
+  retry_delay_ms: z.number().nullish(),
+  error_status: z.number().nullish(),
+});
+export type SystemFrame = z.infer<typeof SystemFrame>;
+
+export const StreamEventFrame = z.looseObject({
+  type: z.literal('stream_event'),
+  parent_tool_use_id: z.string().nullish(),
+  user_message_uuids: uuidList,
+  event: z.looseObject({
+    type: z.string(),
+    index: z.number().nullish(),
+    message: z.looseObject({ id: z.string().nullish() }).nullish(),
+    content_block: z.looseObject({ type: z.string() }).nullish(),
+    delta: z
+      .looseObject({
+        type: z.string(),
+        text: z.string().nullish(),
+        thinking: z.string().nullish(),
+      })
+      .nullish(),
+  }),
+});
+export type StreamEventFrame = z.infer<typeof StreamEventFrame>;
+
+export const ContentBlock = z.looseObject({
+  type: z.string(),
+  id: z.string().nullish(),
+  name: z.string().nullish(),
+  text: z.string().nullish(),
+  thinking: z.string().nullish(),
+  tool_use_id: z.string().nullish(),
+  is_error: z.boolean().nullish(),
+});
+export type ContentBlock = z.infer<typeof ContentBlock>;
+
+export const AssistantFrame = z.looseObject({
+  type: z.literal('assistant'),
+  parent_tool_use_id: z.string().nullish(),
+  user_message_uuids: uuidList,
+  error: z.string().nullish(),
+  is_api_error_message: z.boolean().nullish(),
+  message: z.looseObject({
+    id: z.string().nullish(),
+    content: z.array(ContentBlock).nullish(),
+  }),
+});
+export type AssistantFrame = z.infer<typeof AssistantFrame>;
+
+export const UserFrame = z.looseObject({
+  type: z.literal('user'),
+  parent_tool_use_id: z.string().nullish(),
+  message: z.looseObject({
+    content: z.union([z.string(), z.array(ContentBlock)]).nullish(),
+  }),
+});
+export type UserFrame = z.infer<typeof UserFrame>;
+
+export const ResultFrame = z.looseObject({
+  type: z.literal('result'),
+  subtype: z.string(),
+  is_error: z.boolean().nullish(),
+  session_id: z.string().nullish(),
+  terminal_reason: z.string().nullish(),
+  api_error_status: z.number().nullish(),
+  total_cost_usd: z.number().nullish(),
+  usage: UsageFrame.nullish(),
+  model_usage_since_last_result: z.record(z.string(), z.looseObject({ costUSD: z.number().nullish() })).nullish(),
+  errors: z.array(z.string()).nullish(),
+  startup_failure_reason: z.string().nullish(),
+  num_turns: z.number().nullish(),
+  user_message_uuid: z.string().nullish(),
+  user_message_uuids: uuidList,
+});
+export type ResultFrame = z.infer<typeof ResultFrame>;
+
+export const CommandLifecycleFrame = z.looseObject({
+  type: z.literal('command_lifecycle'),
+  command_uuid: z.string(),
+  state: z.string(),
+});
+export type CommandLifecycleFrame = z.infer<typeof CommandLifecycleFrame>;
+
+export const ControlRequestFrame = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: z.looseObject({ subtype: z.string() }),
+});
+export type ControlRequestFrame = z.infer<typeof ControlRequestFrame>;
+
+export const ControlResponseFrame = z.looseObject({
+  type: z.literal('control_response'),
+  response: z.looseObject({
+    subtype: z.string(),
+    request_id: z.string(),
+    response: z.unknown().optional(),
+    error: z.string().nullish(),
+    error_code: z.string().nullish(),
+  }),
+});
+export type ControlResponseFrame = z.infer<typeof ControlResponseFrame>;
+
+export const ControlCancelRequestFrame = z.looseObject({
+  type: z.literal('control_cancel_request'),
+  request_id: z.string(),
+});
+export type ControlCancelRequestFrame = z.infer<typeof ControlCancelRequestFrame>;
+
+export type CliFrame =
+  | { readonly kind: 'system'; readonly frame: SystemFrame }
+  | { readonly kind: 'stream_event'; readonly frame: StreamEventFrame }
+  | { readonly kind: 'assistant'; readonly frame: AssistantFrame }
+  | { readonly kind: 'user'; readonly frame: UserFrame }
+  | { readonly kind: 'result'; readonly frame: ResultFrame }
+  | { readonly kind: 'command_lifecycle'; readonly frame: CommandLifecycleFrame }
+  | { readonly kind: 'control_request'; readonly frame: ControlRequestFrame }
+  | { readonly kind: 'control_response'; readonly frame: ControlResponseFrame }
+  | { readonly kind: 'control_cancel_request'; readonly frame: ControlCancelRequestFrame }
+  | { readonly kind: 'unknown'; readonly type: string }
+  | { readonly kind: 'malformed'; readonly type: string };
+
+const schemas = {
+  system: SystemFrame,
+  stream_event: StreamEventFrame,
+  assistant: AssistantFrame,
+  user: UserFrame,
+  result: ResultFrame,
+  command_lifecycle: CommandLifecycleFrame,
+  control_request: ControlRequestFrame,
+  control_response: ControlResponseFrame,
+  control_cancel_request: ControlCancelRequestFrame,
+} as const;
+
+/** Classifies one parsed stdout value. Unknown types are reported, never thrown. */
+export function parseCliFrame(value: unknown): CliFrame {
+  const type = typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string }).type : '';
+  if (!Object.hasOwn(schemas, type)) return { kind: 'unknown', type: type.slice(0, 60) };
+  const kind = type as keyof typeof schemas;
+  const parsed = schemas[kind].safeParse(value);
+  if (!parsed.success) return { kind: 'malformed', type: kind };
+  return { kind, frame: parsed.data } as CliFrame;
+}

@@ -1,0 +1,12 @@
+export { createClaudeProvider, claudeCapabilities } from './claude-provider.js';
+export type { ClaudeProviderSettings } from './claude-provider.js';
+export { buildClaudeArguments } from './launch/build-arguments.js';
+export type { ArgumentOptions, ConversationStart } from './launch/build-arguments.js';
+export { buildClaudeEnvironment } from './launch/build-environment.js';
+export type { EnvironmentOptions } from './launch/build-environment.js';
+export { cliPermissionModes, neutralPermissionModes } from './launch/permission-modes.js';
+export { resolveClaudeBinary, bundledBinaryPath } from './binary/resolve-binary.js';
+export type { ResolvedBinary, BinarySource } from './binary/resolve-binary.js';
+export { probeClaudeBinary } from './binary/probe-binary.js';
+
+export const VERSION = '0.1.0';

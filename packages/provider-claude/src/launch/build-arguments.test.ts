@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { buildClaudeArguments, protocolArguments } from './build-arguments.js';
+
+const base = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'];
+
+describe('buildClaudeArguments', () => {
+  it('starts a new conversation with --session-id and never --resume', () => {
+    const argv = buildClaudeArguments({ configuration: {}, conversation: { kind: 'new', providerSessionId: 'new-id' }, ephemeral: false });
+    expect(argv).toEqual([...base, '--session-id', 'new-id']);
+    expect(argv).not.toContain('--resume');
+  });
+
+  it('continues a conversation with --resume and never --session-id', () => {
+    const argv = buildClaudeArguments({ configuration: {}, conversation: { kind: 'resume', providerSessionId: 'old-id' }, ephemeral: false });
+    expect(argv).toEqual([...base, '--resume', 'old-id']);
+    expect(argv).not.toContain('--session-id');
+  });
+
+  it('omits the model when it is the default, and passes a pinned one', () => {
+    const conversation = { kind: 'new', providerSessionId: 'id' } as const;
+    expect(buildClaudeArguments({ configuration: { model: 'default' }, conversation, ephemeral: false })).not.toContain('--model');
+    expect(buildClaudeArguments({ configuration: {}, conversation, ephemeral: false })).not.toContain('--model');
+    const pinned = buildClaudeArguments({ configuration: { model: 'sonnet' }, conversation, ephemeral: false });
+    expect(pinned.slice(pinned.indexOf('--model'), pinned.indexOf('--model') + 2)).toEqual(['--model', 'sonnet']);
+  });
+
+  it('maps neutral permission modes to the CLI names and omits an unset one', () => {
+    const conversation = { kind: 'new', providerSessionId: 'id' } as const;
+    expect(buildClaudeArguments({ configuration: {}, conversation, ephemeral: false })).not.toContain('--permission-mode');
+    const cases = [
+      ['plan', 'plan'],
+      ['ask_before_edit', 'default'],
+      ['auto_edit', 'acceptEdits'],
+      ['auto', 'auto'],
+      ['dont_ask', 'dontAsk'],
+      ['bypass', 'bypassPermissions'],
+    ] as const;
+    for (const [neutral, cli] of cases) {
+      const argv = buildClaudeArguments({ configuration: { permissionMode: neutral }, conversation, ephemeral: false });
+      expect(argv[argv.indexOf('--permission-mode') + 1]).toBe(cli);
+    }
+  });
+
+  it('adds --no-session-persistence for ephemeral sessions and maps every configuration field', () => {
+    const argv = buildClaudeArguments({
+      configuration: {
+        effort: 'high',
+        agent: 'reviewer',
+        settingsPath: '/etc/settings.json',
+        mcpConfigPath: '/etc/mcp.json',
+        appendSystemPrompt: 'Be brief.',
+        additionalDirectories: ['/data'],
+        allowedTools: ['Read', 'Bash(git diff:*)'],
+        disallowedTools: ['WebFetch'],
+      },
+      conversation: { kind: 'new', providerSessionId: 'id' },
+      ephemeral: true,
+    });
+    expect(argv.slice(0, protocolArguments.length)).toEqual(base);
+    expect(argv).toContain('--no-session-persistence');
+    const joined = argv.join(' ');
+    expect(joined).toContain('--effort high');
+    expect(joined).toContain('--agent reviewer');
+    expect(joined).toContain('--settings /etc/settings.json');
+    expect(joined).toContain('--mcp-config /etc/mcp.json');
+    expect(joined).toContain('--append-system-prompt Be brief.');
+    expect(joined).toContain('--add-dir /data');
+    expect(argv.slice(argv.indexOf('--allowedTools'), argv.indexOf('--allowedTools') + 3)).toEqual(['--allowedTools', 'Read', 'Bash(git diff:*)']);
+    expect(argv.slice(argv.indexOf('--disallowedTools'))).toEqual(['--disallowedTools', 'WebFetch']);
+  });
+});

@@ -1,0 +1,46 @@
+import type { SessionConfiguration } from '@tether/protocol';
+import { cliPermissionModes } from './permission-modes.js';
+
+/** How the process relates to the conversation: decided from stored state, never guessed. */
+export type ConversationStart =
+  | { readonly kind: 'new'; readonly providerSessionId: string }
+  | { readonly kind: 'resume'; readonly providerSessionId: string };
+
+export interface ArgumentOptions {
+  readonly configuration: SessionConfiguration;
+  readonly conversation: ConversationStart;
+  readonly ephemeral: boolean;
+}
+
+/** The flags Tether owns: nothing in a session's configuration can add or replace these. */
+export const protocolArguments = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--include-partial-messages',
+  '--permission-prompt-tool',
+  'stdio',
+] as const;
+
+/** The claude command line for a session, as a value (tests assert it without spawning). */
+export function buildClaudeArguments({ configuration, conversation, ephemeral }: ArgumentOptions): string[] {
+  const argv: string[] = [...protocolArguments];
+  argv.push(conversation.kind === 'new' ? '--session-id' : '--resume', conversation.providerSessionId);
+  if (configuration.model !== undefined && configuration.model !== 'default') argv.push('--model', configuration.model);
+  if (configuration.permissionMode !== undefined) argv.push('--permission-mode', cliPermissionModes[configuration.permissionMode]);
+  if (configuration.effort !== undefined) argv.push('--effort', configuration.effort);
+  if (configuration.agent !== undefined) argv.push('--agent', configuration.agent);
+  if (configuration.settingsPath !== undefined) argv.push('--settings', configuration.settingsPath);
+  if (configuration.appendSystemPrompt !== undefined) argv.push('--append-system-prompt', configuration.appendSystemPrompt);
+  if (ephemeral) argv.push('--no-session-persistence');
+  // Variadic flags take every following value up to the next flag, so each list is closed by
+  // the flag after it; values were validated never to start with "-".
+  if (configuration.mcpConfigPath !== undefined) argv.push('--mcp-config', configuration.mcpConfigPath);
+  if (configuration.additionalDirectories?.length) argv.push('--add-dir', ...configuration.additionalDirectories);
+  if (configuration.allowedTools?.length) argv.push('--allowedTools', ...configuration.allowedTools);
+  if (configuration.disallowedTools?.length) argv.push('--disallowedTools', ...configuration.disallowedTools);
+  return argv;
+}

@@ -1,0 +1,38 @@
+/** Variables that select a subscription login instead of an API key; removed unless the host opts out. */
+export const strippedAuthVariables = ['CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR'] as const;
+
+export interface EnvironmentOptions {
+  /** What the host process would pass on: usually process.env. */
+  readonly inherited: Readonly<Record<string, string | undefined>>;
+  /** The session's typed `environment` configuration. */
+  readonly session?: Readonly<Record<string, string>> | undefined;
+  /** Keep an inherited OAuth token (off by default: see the README). */
+  readonly keepInheritedOAuthToken?: boolean;
+  /** Caps the CLI's own API retries (CLAUDE_CODE_MAX_RETRIES). */
+  readonly maxRetries?: number | undefined;
+}
+
+/**
+ * The child's environment, in layers: what the host inherits with the protocol floor applied
+ * (TERM=dumb, CI=true, no CLAUDECODE), then the session's own variables, then the auth strip.
+ * A removed variable is absent in the child, not empty.
+ */
+export function buildClaudeEnvironment(options: EnvironmentOptions): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.inherited)) {
+    if (value !== undefined) environment[name] = value;
+  }
+  environment.TERM = 'dumb';
+  environment.CI = 'true';
+  // Startup failures (e.g. bypass mode refused as root) then end with a structured result
+  // carrying startup_failure_reason instead of stderr text alone.
+  environment.CLAUDE_CODE_STARTUP_FAILURE_RESULTS = '1';
+  if (options.maxRetries !== undefined) environment.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries);
+  for (const [name, value] of Object.entries(options.session ?? {})) environment[name] = value;
+  // A CLAUDECODE inherited from a surrounding Claude Code session would make the child think it is nested.
+  delete environment.CLAUDECODE;
+  if (!options.keepInheritedOAuthToken) {
+    for (const name of strippedAuthVariables) delete environment[name];
+  }
+  return environment;
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { AgentError } from '@tether/protocol';
+import type { AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1SessionOptions, AgentProviderV1StopReason, AgentProviderV1Turn } from '@tether/provider-spec';
+import { classifyRunEnd } from '../classify/classify-run-end.js';
+import type { DecodedLine } from '../codec/line-decoder.js';
+import { ControlChannel } from '../control/control-channel.js';
+import { type CliFrame, parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { buildClaudeArguments } from '../launch/build-arguments.js';
+import { buildClaudeEnvironment } from '../launch/build-environment.js';
+import { translateFrame } from '../translate/translate-frame.js';
+import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
+import { ClaudeProcess, type ProcessExit } from './claude-process.js';
+
+export interface ClaudeSessionSettings {
+  readonly binaryPath: string;
+  readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
+  readonly keepInheritedOAuthToken: boolean;
+  readonly maxRetries: number | undefined;
+}
+
+/** Until approvals are bridged to the host, every tool prompt is denied at once, never left waiting. */
+const approvalsDisabledMessage = 'Tool approval is not enabled in this Tether session, so this tool call was not permitted. Continue without it or ask the user to change the permission mode.';
+
+/**
+ * One Claude conversation. Its process starts with the first turn (the user line is written at
+ * spawn, without waiting for initialize) and can end without the conversation ending: the next
+ * turn starts a new process with --resume.
+ */
+export class ClaudeSession implements AgentProviderV1Session {
+  private readonly options: AgentProviderV1SessionOptions;
+  private readonly settings: ClaudeSessionSettings;
+  private readonly emit: (part: AgentProviderV1Part) => void;
+  private process: ClaudeProcess | null = null;
+  private control: ControlChannel | null = null;
+  private state: TranslatorState;
+  private stopped = false;
+
+  constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
+    this.options = options;
+    this.settings = settings;
+    this.emit = options.emit;
+    this.state = createTranslatorState({
+      providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
+      reportedProviderSessionId: options.resumeProviderSessionId,
+      conversationEstablished: options.resumeProviderSessionId !== null,
+    });
+  }
+
+  async doTurn(turn: AgentProviderV1Turn): Promise<void> {
+    if (this.stopped) {
+      throw new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
+    }
+    if (this.state.turn) {
+      throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
+    }
+    const processHandle = this.process ?? this.spawn();
+    const uuid = randomUUID();
+    this.state.turn = { runId: turn.runId, uuid };
+    const text = turn.input.map((part) => part.text);
+    const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
+    // A failed write means the process is gone; its exit handler completes the run.
+    processHandle.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
+  }
+
+  async doStop(_reason: AgentProviderV1StopReason): Promise<void> {
+    this.stopped = true;
+    const processHandle = this.process;
+    if (!processHandle) return;
+    await processHandle.stop({ busy: this.state.turn !== null });
+  }
+
+  private spawn(): ClaudeProcess {
+    const conversation = this.state.conversationEstablished
+      ? ({ kind: 'resume', providerSessionId: this.state.providerSessionId! } as const)
+      : ({ kind: 'new', providerSessionId: this.state.providerSessionId! } as const);
+    // Per-process memory (cost baseline, open messages) starts again; the conversation carries over.
+    const previous = this.state;
+    this.state = createTranslatorState({
+      providerSessionId: previous.providerSessionId,
+      reportedProviderSessionId: previous.reportedProviderSessionId,
+      conversationEstablished: previous.conversationEstablished,
+    });
+    const processHandle = new ClaudeProcess({
+      binaryPath: this.settings.binaryPath,
+      argv: buildClaudeArguments({ configuration: this.options.configuration, conversation, ephemeral: this.options.ephemeral }),
+      environment: buildClaudeEnvironment({
+        inherited: this.settings.inheritedEnvironment,
+        session: this.options.configuration.environment,
+        keepInheritedOAuthToken: this.settings.keepInheritedOAuthToken,
+        maxRetries: this.settings.maxRetries,
+      }),
+      cwd: this.options.workspace.path,
+      onLine: (line) => this.onLine(line),
+      onExit: (exit) => this.onExit(processHandle, exit),
+    });
+    this.process = processHandle;
+    this.control = new ControlChannel({ write: (message) => processHandle.write(message) });
+    return processHandle;
+  }
+
+  private note(code: string): void {
+    if (this.state.notedDiagnostics.has(code)) return;
+    this.state.notedDiagnostics.add(code);
+    this.emit({ type: 'diagnostic', level: 'warning', code, ...(this.state.turn ? { runId: this.state.turn.runId } : {}) });
+  }
+
+  private onLine(line: DecodedLine): void {
+    if (line.kind === 'junk') return this.note('claude.stdout_not_json');
+    if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
+    const frame = parseCliFrame(line.value);
+    if (frame.kind === 'control_request' || frame.kind === 'control_response' || frame.kind === 'control_cancel_request') {
+      this.onControlFrame(frame);
+      return;
+    }
+    for (const part of translateFrame(this.state, frame)) this.emit(part);
+  }
+
+  private onControlFrame(frame: Extract<CliFrame, { kind: 'control_request' | 'control_response' | 'control_cancel_request' }>): void {
+    if (frame.kind === 'control_response') {
+      this.control?.handleResponse(frame.frame);
+      return;
+    }
+    if (frame.kind === 'control_cancel_request') return;
+    const { request_id: requestId, request } = frame.frame;
+    if (request.subtype === 'can_use_tool') {
+      this.control?.respond(requestId, { behavior: 'deny', message: approvalsDisabledMessage });
+      this.note('claude.tool_prompt_denied');
+      return;
+    }
+    // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
+    this.process?.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
+  }
+
+  private onExit(processHandle: ClaudeProcess, exit: ProcessExit): void {
+    if (this.process !== processHandle) return;
+    this.process = null;
+    this.control?.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
+    this.control = null;
+    const turn = this.state.turn;
+    if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
+      // Nothing was recorded under this id; a fresh one avoids "Session ID is already in use".
+      this.state.providerSessionId = randomUUID();
+    }
+    if (!turn) return;
+    this.state.turn = null;
+    const classification = classifyRunEnd(
+      exit.kind === 'spawn_failed'
+        ? { kind: 'spawn_failed', binaryPath: this.settings.binaryPath, errorCode: exit.errorCode }
+        : { kind: 'process_exited', exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail },
+    );
+    this.emit({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+  }
+}

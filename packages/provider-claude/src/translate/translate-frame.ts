@@ -1,0 +1,191 @@
+import type { AgentProviderV1Part } from '@tether/provider-spec';
+import { classifyRunEnd } from '../classify/classify-run-end.js';
+import type { AssistantFrame, CliFrame, ResultFrame, StreamEventFrame, SystemFrame, UserFrame } from '../frames/cli-frame-schemas.js';
+import { splitText } from './split-text.js';
+import type { TranslatorState } from './translator-state.js';
+
+type Parts = AgentProviderV1Part[];
+
+const mainStream = '';
+
+function noteOnce(state: TranslatorState, parts: Parts, code: string, runId?: string): void {
+  if (state.notedDiagnostics.has(code)) return;
+  state.notedDiagnostics.add(code);
+  parts.push({ type: 'diagnostic', level: 'debug', code, ...(runId ? { runId } : {}) });
+}
+
+function pushText(parts: Parts, kind: 'run.message_delta' | 'run.thinking_delta', runId: string, blockId: string, text: string, parentToolUseId: string | null | undefined): void {
+  if (text.length === 0) return;
+  for (const piece of splitText(text)) {
+    parts.push({ type: kind, runId, blockId, text: piece, ...(parentToolUseId ? { parentToolUseId } : {}) });
+  }
+}
+
+/** Follows the CLI's conversation id (it changes with /clear) and tells the runtime once per change. */
+function followSessionId(state: TranslatorState, sessionId: string, parts: Parts): void {
+  state.providerSessionId = sessionId;
+  state.conversationEstablished = true;
+  if (sessionId === state.reportedProviderSessionId) return;
+  state.reportedProviderSessionId = sessionId;
+  parts.push({ type: 'session.provider_session_changed', providerSessionId: sessionId });
+}
+
+function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Parts): void {
+  if (frame.subtype === 'init') {
+    if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
+    return;
+  }
+  if (frame.subtype === 'api_retry' && state.turn) {
+    parts.push({
+      type: 'run.retrying',
+      runId: state.turn.runId,
+      attempt: Math.max(0, Math.trunc(frame.attempt ?? 0)),
+      maxAttempts: Math.max(0, Math.trunc(frame.max_retries ?? 0)),
+      delayMs: Math.max(0, frame.retry_delay_ms ?? 0),
+      httpStatus: frame.error_status ?? null,
+    });
+  }
+}
+
+function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, runId: string, parts: Parts): void {
+  const event = frame.event;
+  const stream = frame.parent_tool_use_id ?? mainStream;
+  if (event.type === 'message_start') {
+    if (event.message?.id) state.currentMessageIds.set(stream, event.message.id);
+    return;
+  }
+  if (event.type !== 'content_block_delta' || !event.delta) return;
+  const messageId = state.currentMessageIds.get(stream) ?? 'message';
+  const blockId = `${messageId}:${event.index ?? 0}`;
+  if (event.delta.type === 'text_delta' && event.delta.text) {
+    state.streamedMessageIds.add(messageId);
+    pushText(parts, 'run.message_delta', runId, blockId, event.delta.text, frame.parent_tool_use_id);
+  } else if (event.delta.type === 'thinking_delta' && event.delta.thinking) {
+    state.streamedMessageIds.add(messageId);
+    pushText(parts, 'run.thinking_delta', runId, blockId, event.delta.thinking, frame.parent_tool_use_id);
+  }
+}
+
+function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId: string, parts: Parts): void {
+  // Synthetic API-error text is the CLI's own wording, not the model's answer; the result classifies it.
+  if (frame.is_api_error_message) return;
+  const messageId = frame.message.id ?? undefined;
+  const streamed = messageId !== undefined && state.streamedMessageIds.has(messageId);
+  (frame.message.content ?? []).forEach((block, index) => {
+    if (block.type === 'tool_use' && block.id) {
+      const toolName = block.name ?? 'unknown';
+      state.toolNames.set(block.id, toolName);
+      parts.push({ type: 'run.tool_activity', runId, status: 'invoked', toolName, toolUseId: block.id, ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}) });
+      return;
+    }
+    // A message that never streamed (e.g. the CLI's non-streaming retry) still reaches the host.
+    if (streamed) return;
+    const blockId = `${messageId ?? 'message'}:complete-${index}`;
+    if (block.type === 'text' && block.text) pushText(parts, 'run.message_delta', runId, blockId, block.text, frame.parent_tool_use_id);
+    if (block.type === 'thinking' && block.thinking) pushText(parts, 'run.thinking_delta', runId, blockId, block.thinking, frame.parent_tool_use_id);
+  });
+}
+
+function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
+  const content = frame.message.content;
+  if (!Array.isArray(content)) return;
+  for (const block of content) {
+    if (block.type !== 'tool_result' || !block.tool_use_id) continue;
+    parts.push({
+      type: 'run.tool_activity',
+      runId,
+      status: block.is_error ? 'failed' : 'succeeded',
+      toolName: state.toolNames.get(block.tool_use_id) ?? 'unknown',
+      toolUseId: block.tool_use_id,
+      ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
+    });
+  }
+}
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
+}
+
+function runCost(state: TranslatorState, frame: ResultFrame): number | null {
+  const total = typeof frame.total_cost_usd === 'number' ? frame.total_cost_usd : null;
+  const previous = state.lastCumulativeCostUsd;
+  if (total !== null) state.lastCumulativeCostUsd = total;
+  const sinceLast = frame.model_usage_since_last_result;
+  if (sinceLast) {
+    const costs = Object.values(sinceLast).map((usage) => usage.costUSD ?? 0);
+    return costs.reduce((sum, cost) => sum + cost, 0);
+  }
+  if (total === null) return null;
+  // total_cost_usd is cumulative per process: this run's cost is the difference.
+  return Math.max(0, previous === null ? total : total - previous);
+}
+
+function translateResult(state: TranslatorState, frame: ResultFrame, parts: Parts): void {
+  const turn = state.turn;
+  if (!turn) {
+    noteOnce(state, parts, 'claude.result_without_run');
+    return;
+  }
+  const uuids = frame.user_message_uuids ?? (frame.user_message_uuid ? [frame.user_message_uuid] : []);
+  // A stamped result that does not list our send belongs to input we did not submit.
+  if (uuids.length > 0 && !uuids.includes(turn.uuid)) {
+    noteOnce(state, parts, 'claude.result_for_other_input', turn.runId);
+    return;
+  }
+  const startupFailure = Boolean(frame.startup_failure_reason) || (frame.num_turns === 0 && frame.is_error === true);
+  // Startup-failure results carry a throwaway id: only a real turn's result is followed.
+  if (!startupFailure && frame.is_error !== true && frame.session_id) followSessionId(state, frame.session_id, parts);
+  const usage = frame.usage;
+  const costUsd = runCost(state, frame);
+  const tokens = {
+    inputTokens: count(usage?.input_tokens),
+    outputTokens: count(usage?.output_tokens),
+    cacheReadTokens: count(usage?.cache_read_input_tokens),
+    cacheCreationTokens: count(usage?.cache_creation_input_tokens),
+  };
+  const anything = Object.values(tokens).some((value) => value > 0) || (costUsd ?? 0) > 0;
+  if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...tokens, costUsd });
+  const classification = classifyRunEnd({ kind: 'result', result: frame });
+  parts.push({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+  state.turn = null;
+}
+
+/**
+ * Translates one CLI frame into neutral parts. Pure apart from the explicit state it is given:
+ * the same state and frames always produce the same parts (recorded transcripts test it).
+ * Control frames are not handled here; the session's control channel owns them.
+ */
+export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
+  const parts: Parts = [];
+  switch (frame.kind) {
+    case 'system':
+      translateSystem(state, frame.frame, parts);
+      break;
+    case 'result':
+      translateResult(state, frame.frame, parts);
+      break;
+    case 'stream_event':
+    case 'assistant':
+    case 'user': {
+      const turn = state.turn;
+      if (!turn) {
+        noteOnce(state, parts, 'claude.frame_without_run');
+        break;
+      }
+      if (frame.kind === 'stream_event') translateStreamEvent(state, frame.frame, turn.runId, parts);
+      else if (frame.kind === 'assistant') translateAssistant(state, frame.frame, turn.runId, parts);
+      else translateUser(state, frame.frame, turn.runId, parts);
+      break;
+    }
+    case 'malformed':
+      noteOnce(state, parts, `claude.malformed_${frame.type}`, state.turn?.runId);
+      break;
+    case 'command_lifecycle':
+    case 'unknown':
+    case 'control_request':
+    case 'control_response':
+    case 'control_cancel_request':
+      break;
+  }
+  return parts;
+}

@@ -1,0 +1,42 @@
+/** The turn the CLI is working on for us: the run it belongs to and the uuid stamped on its input. */
+export interface ActiveTurn {
+  readonly runId: string;
+  readonly uuid: string;
+}
+
+/**
+ * Everything the translator remembers between frames of one CLI process. Explicit so the
+ * translator itself stays a function of (state, frame) that recorded transcripts can drive.
+ */
+export interface TranslatorState {
+  turn: ActiveTurn | null;
+  /** The conversation id the process uses (the one passed to --session-id / --resume, then followed). */
+  providerSessionId: string | null;
+  /** The conversation id the runtime was last told about. */
+  reportedProviderSessionId: string | null;
+  /** The CLI has accepted a turn of this conversation (so a later process can --resume it). */
+  conversationEstablished: boolean;
+  /** The API message currently streaming, per stream (main answer = '', subagents by parent tool use id). */
+  readonly currentMessageIds: Map<string, string>;
+  /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
+  readonly streamedMessageIds: Set<string>;
+  readonly toolNames: Map<string, string>;
+  /** total_cost_usd of the previous result of this process (it is cumulative per process). */
+  lastCumulativeCostUsd: number | null;
+  /** Diagnostic codes already reported for this process. */
+  readonly notedDiagnostics: Set<string>;
+}
+
+export function createTranslatorState(options: { providerSessionId: string | null; reportedProviderSessionId: string | null; conversationEstablished: boolean }): TranslatorState {
+  return {
+    turn: null,
+    providerSessionId: options.providerSessionId,
+    reportedProviderSessionId: options.reportedProviderSessionId,
+    conversationEstablished: options.conversationEstablished,
+    currentMessageIds: new Map(),
+    streamedMessageIds: new Set(),
+    toolNames: new Map(),
+    lastCumulativeCostUsd: null,
+    notedDiagnostics: new Set(),
+  };
+}

@@ -1,0 +1,21 @@
+import type { AgentProviderV1Availability } from './provider-availability.js';
+import type { AgentProviderV1Capabilities } from './provider-capabilities.js';
+import type { AgentProviderV1Session, AgentProviderV1SessionOptions } from './provider-session.js';
+
+/**
+ * The contract between the runtime and an agent provider (Claude Code today). Methods are
+ * prefixed with `do` because only the runtime calls them; hosts talk to the runtime.
+ */
+export interface AgentProviderV1 {
+  readonly specificationVersion: 'agent-provider-v1';
+  /** The name hosts pass as `provider` in open_session, e.g. "claude". */
+  readonly name: string;
+  readonly capabilities: AgentProviderV1Capabilities;
+  /** Finds the agent and asks its version, bounded by a timeout. Never throws. */
+  doProbe(options?: { timeoutMs?: number }): Promise<AgentProviderV1Availability>;
+  /**
+   * Prepares a session without starting any process (that happens on the first turn).
+   * Throws an AgentError (e.g. provider_unavailable) when the session cannot work at all.
+   */
+  doOpenSession(options: AgentProviderV1SessionOptions): Promise<AgentProviderV1Session>;
+}

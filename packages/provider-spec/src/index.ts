@@ -1,0 +1,13 @@
+export type { AgentProviderV1 } from './agent-provider.js';
+export type { AgentProviderV1Availability } from './provider-availability.js';
+export type { AgentProviderV1Capabilities } from './provider-capabilities.js';
+export type { AgentProviderV1Part, AgentProviderV1PartType } from './provider-part.js';
+export type {
+  AgentProviderV1Session,
+  AgentProviderV1SessionOptions,
+  AgentProviderV1StopReason,
+  AgentProviderV1Turn,
+} from './provider-session.js';
+
+export const VERSION = '0.1.0';
+export const SPECIFICATION_VERSION = 'agent-provider-v1';

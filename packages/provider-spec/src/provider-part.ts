@@ -1,0 +1,18 @@
+import type { EventBodyOfType } from '@tether/protocol';
+
+/**
+ * What a provider session reports, in order: the bodies of protocol events the runtime stamps
+ * with the session's sequence before it stores and publishes them.
+ */
+export type AgentProviderV1Part = EventBodyOfType<
+  | 'run.message_delta'
+  | 'run.thinking_delta'
+  | 'run.retrying'
+  | 'run.tool_activity'
+  | 'run.usage'
+  | 'run.completed'
+  | 'session.provider_session_changed'
+  | 'diagnostic'
+>;
+
+export type AgentProviderV1PartType = AgentProviderV1Part['type'];

@@ -1,0 +1,43 @@
+import type { InputPart, SessionConfiguration, Workspace } from '@tether/protocol';
+import type { AgentProviderV1Part } from './provider-part.js';
+
+export interface AgentProviderV1SessionOptions {
+  /** Tether's session id (for diagnostics and process markers, not the provider's own id). */
+  readonly sessionId: string;
+  readonly workspace: Workspace;
+  readonly configuration: SessionConfiguration;
+  /** Keep no resumable conversation on the provider side. */
+  readonly ephemeral: boolean;
+  /**
+   * The provider conversation to continue, decided by the runtime from stored state;
+   * null starts a new conversation. Never inferred from the mere presence of an id.
+   */
+  readonly resumeProviderSessionId: string | null;
+  /** Receives every part the session produces, synchronously and in order. */
+  readonly emit: (part: AgentProviderV1Part) => void;
+}
+
+export interface AgentProviderV1Turn {
+  readonly runId: string;
+  readonly input: readonly InputPart[];
+}
+
+export type AgentProviderV1StopReason = 'close' | 'release';
+
+/**
+ * One conversation with an agent. The runtime calls at most one doTurn at a time and waits for
+ * that run's `run.completed` part before the next.
+ */
+export interface AgentProviderV1Session {
+  /**
+   * Hands the turn's input to the agent and returns; the run's progress and its one
+   * `run.completed` part arrive through `emit`. A failure to start is reported as a
+   * `run.completed` part (or a rejected promise, which the runtime turns into one).
+   */
+  doTurn(turn: AgentProviderV1Turn): Promise<void>;
+  /**
+   * Stops the agent process. "release" keeps the conversation resumable (the session stays
+   * open); "close" ends the session. Nothing is emitted after the returned promise settles.
+   */
+  doStop(reason: AgentProviderV1StopReason): Promise<void>;
+}

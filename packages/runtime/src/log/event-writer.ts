@@ -1,0 +1,145 @@
+import { AgentError, type EventBody, type ProtocolEvent } from '@tether/protocol';
+import type { RunRecord, SessionRecord, StoredReceipt, TetherStore } from '../store/tether-store.js';
+
+export interface StagedEvent {
+  readonly sessionId: string;
+  readonly body: EventBody;
+  readonly at: string;
+}
+
+interface Draft {
+  events: StagedEvent[];
+  sessions: Map<string, SessionRecord>;
+  runs: Map<string, RunRecord>;
+  receipts: StoredReceipt[];
+}
+
+export interface EventWriterOptions {
+  readonly store: TetherStore;
+  /** Called once per committed unit, in commit order: this is where events get published. */
+  readonly onCommitted: (events: readonly ProtocolEvent[]) => void;
+  /** A background batch could not be stored even after retries. */
+  readonly onBackgroundError: (error: AgentError) => void;
+}
+
+const backgroundRetryDelaysMs = [20, 200, 1000];
+
+function emptyDraft(): Draft {
+  return { events: [], sessions: new Map(), runs: new Map(), receipts: [] };
+}
+
+/**
+ * The single writer of the log. Provider output is staged synchronously and written in one
+ * transaction per tick (so a burst of deltas costs one commit); commands write their own unit
+ * after whatever was staged before them. Sequence numbers are given at commit time, so a failed
+ * commit leaves no gap. Events are published only after their commit (persist, then publish).
+ */
+export class EventWriter {
+  private readonly options: EventWriterOptions;
+  private readonly lastSeq = new Map<string, number>();
+  private staged: Draft = emptyDraft();
+  private flushScheduled = false;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(options: EventWriterOptions) {
+    this.options = options;
+  }
+
+  /** The seq of the last committed event of a session (0 if none). */
+  lastSeqOf(sessionId: string): number {
+    return this.lastSeq.get(sessionId) ?? 0;
+  }
+
+  restoreLastSeq(sessionId: string, seq: number): void {
+    this.lastSeq.set(sessionId, seq);
+  }
+
+  /** Adds background output to the current batch; it is committed on the next tick. */
+  stage(events: readonly StagedEvent[], sessions: readonly SessionRecord[], runs: readonly RunRecord[]): void {
+    this.staged.events.push(...events);
+    for (const session of sessions) this.staged.sessions.set(session.sessionId, session);
+    for (const run of runs) this.staged.runs.set(run.runId, run);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        void this.flush();
+      });
+    }
+  }
+
+  /** Commits everything staged so far; resolves once it is stored and published. */
+  flush(): Promise<void> {
+    this.flushScheduled = false;
+    const draft = this.takeStaged();
+    if (!draft) return this.chain.then(() => undefined, () => undefined);
+    return this.enqueue(draft, true).then(() => undefined, () => undefined);
+  }
+
+  /**
+   * Commits one command's effects as one transaction, after everything staged before it.
+   * Rejects (with nothing written) if the store refuses it.
+   */
+  commit(events: readonly StagedEvent[], sessions: readonly SessionRecord[], runs: readonly RunRecord[], receipts: readonly StoredReceipt[]): Promise<ProtocolEvent[]> {
+    const before = this.takeStaged();
+    if (before) void this.enqueue(before, true);
+    const draft = emptyDraft();
+    draft.events.push(...events);
+    for (const session of sessions) draft.sessions.set(session.sessionId, session);
+    for (const run of runs) draft.runs.set(run.runId, run);
+    draft.receipts.push(...receipts);
+    return this.enqueue(draft, false);
+  }
+
+  private takeStaged(): Draft | null {
+    const draft = this.staged;
+    if (draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0) return null;
+    this.staged = emptyDraft();
+    return draft;
+  }
+
+  private enqueue(draft: Draft, background: boolean): Promise<ProtocolEvent[]> {
+    const result = this.chain.then(() => (background ? this.writeWithRetries(draft) : this.write(draft)));
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  private async writeWithRetries(draft: Draft): Promise<ProtocolEvent[]> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.write(draft);
+      } catch (error) {
+        const delay = backgroundRetryDelaysMs[attempt];
+        if (delay === undefined) {
+          const failure = AgentError.isInstance(error)
+            ? error
+            : new AgentError({ code: 'store_failure', message: 'Events could not be stored; they were dropped after retries. Check the data directory (disk space, permissions).', cause: error });
+          this.options.onBackgroundError(failure);
+          return [];
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  private async write(draft: Draft): Promise<ProtocolEvent[]> {
+    const next = new Map<string, number>();
+    const events = draft.events.map((staged) => {
+      const seq = (next.get(staged.sessionId) ?? this.lastSeqOf(staged.sessionId)) + 1;
+      next.set(staged.sessionId, seq);
+      return { ...staged.body, sessionId: staged.sessionId, seq, at: staged.at } as ProtocolEvent;
+    });
+    const sessions = [...draft.sessions.values()].map((session) => ({
+      ...session,
+      lastSeq: next.get(session.sessionId) ?? this.lastSeqOf(session.sessionId),
+    }));
+    try {
+      await this.options.store.commit({ events, sessions, runs: [...draft.runs.values()], receipts: draft.receipts });
+    } catch (error) {
+      if (AgentError.isInstance(error)) throw error;
+      throw new AgentError({ code: 'store_failure', message: 'The store could not write the change; nothing was written. Check the data directory (disk space, permissions) and retry.', cause: error });
+    }
+    for (const [sessionId, seq] of next) this.lastSeq.set(sessionId, seq);
+    if (events.length > 0) this.options.onCommitted(events);
+    return events;
+  }
+}

@@ -1,0 +1,70 @@
+import type {
+  CloseSessionCommand,
+  CloseSessionReceipt,
+  Command,
+  InterruptRunCommand,
+  InterruptRunReceipt,
+  OpenSessionCommand,
+  OpenSessionReceipt,
+  ProtocolEvent,
+  Receipt,
+  ReceiptFor,
+  RunSnapshot,
+  SessionSnapshot,
+  SubmitTurnCommand,
+  SubmitTurnReceipt,
+} from '@tether/protocol';
+import type { AgentError } from '@tether/protocol';
+import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
+import type { TetherStore } from '../store/tether-store.js';
+
+export interface AgentRuntimeOptions {
+  /** The providers hosts can open sessions with; the runtime never imports a concrete one. */
+  readonly providers: readonly AgentProviderV1[];
+  /** Where sessions, runs and events live. Defaults to an in-memory store. Owned by the runtime from now on. */
+  readonly store?: TetherStore;
+  /** The provider used when open_session names none (default: the first one). */
+  readonly defaultProvider?: string;
+  /** Called for failures that have no caller to report to (a background batch that could not be stored). */
+  readonly onBackgroundError?: (error: AgentError) => void;
+}
+
+/** A command as the typed methods take it: the commandId is optional (one is generated). */
+export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { commandId?: string };
+
+export interface SubscribeOptions {
+  /** Deliver events with seq greater than this (0 = from the beginning). */
+  readonly afterSeq?: number;
+  /** Ends the iteration. */
+  readonly signal?: AbortSignal;
+}
+
+export interface AgentRuntime {
+  /** Any command; answers with its receipt (the same receipt again for a repeated commandId). */
+  dispatch<C extends Command>(command: C): Promise<ReceiptFor<C>>;
+  dispatch(command: unknown): Promise<Receipt>;
+  openSession(input: CommandInput<OpenSessionCommand>): Promise<OpenSessionReceipt>;
+  /** Returns as soon as the run is recorded; observe completion through events or waitForRun. */
+  submitTurn(input: CommandInput<SubmitTurnCommand>): Promise<SubmitTurnReceipt>;
+  interruptRun(input: CommandInput<InterruptRunCommand>): Promise<InterruptRunReceipt>;
+  closeSession(input: CommandInput<CloseSessionCommand>): Promise<CloseSessionReceipt>;
+
+  getSession(sessionId: string): Promise<SessionSnapshot>;
+  listSessions(): Promise<SessionSnapshot[]>;
+  getRun(runId: string): Promise<RunSnapshot>;
+  /** Resolves with the run once its run.completed event is stored and published. */
+  waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;
+  /** Stored events after afterSeq, then live ones: no gap, no duplicate. */
+  subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;
+  /** Stored events only, for reading a log without following it. */
+  readEvents(sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<ProtocolEvent[]>;
+
+  probeProviders(options?: { timeoutMs?: number }): Promise<Record<string, AgentProviderV1Availability>>;
+  readonly providerNames: readonly string[];
+
+  /**
+   * Stops every agent process (sessions stay open and resume on their next turn), completes
+   * active runs as interrupted, flushes the log and closes the store.
+   */
+  shutdown(): Promise<void>;
+}

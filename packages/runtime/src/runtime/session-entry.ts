@@ -1,0 +1,117 @@
+import { AgentError, type OpenSessionCommand, type SessionConfiguration, type SessionSnapshot, type Workspace, describeConfiguration, newSessionId, sessionConfigurationKeys, zeroUsage } from '@tether/protocol';
+import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopReason } from '@tether/provider-spec';
+import type { RunRecord, SessionRecord } from '../store/tether-store.js';
+
+export function createSessionRecord(command: OpenSessionCommand, context: { provider: string; workspace: Workspace; at: string }): SessionRecord {
+  const configuration: Record<string, unknown> = {};
+  for (const key of sessionConfigurationKeys) {
+    if (command[key] !== undefined) configuration[key] = command[key];
+  }
+  return {
+    sessionId: newSessionId(),
+    provider: context.provider,
+    workspace: context.workspace,
+    configuration: configuration as SessionConfiguration,
+    ephemeral: command.ephemeral ?? false,
+    redactInput: command.redactInput ?? false,
+    state: 'idle',
+    activeRunId: null,
+    providerSessionId: null,
+    usage: zeroUsage,
+    lastSeq: 0,
+    createdAt: context.at,
+    updatedAt: context.at,
+  };
+}
+
+export function toSessionSnapshot(record: SessionRecord, lastSeq: number): SessionSnapshot {
+  return {
+    sessionId: record.sessionId,
+    provider: record.provider,
+    state: record.state,
+    workspace: record.workspace,
+    configuration: describeConfiguration(record.configuration),
+    ephemeral: record.ephemeral,
+    activeRunId: record.activeRunId,
+    providerSessionId: record.providerSessionId,
+    usage: record.usage,
+    lastSeq,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/**
+ * A session held in memory: its record (the source of truth for decisions), its active run, and
+ * the provider session, opened lazily (after a restart, a session costs a row until its next turn).
+ */
+export class SessionEntry {
+  record: SessionRecord;
+  activeRun: RunRecord | null = null;
+  readonly provider: AgentProviderV1 | null;
+  /** Diagnostic codes already recorded for this session (recorded once, not once per occurrence). */
+  readonly notedDiagnostics = new Set<string>();
+  /** Settles when the last provider stop has finished. */
+  teardown: Promise<void> = Promise.resolve();
+  private opening: Promise<AgentProviderV1Session> | null = null;
+  private binding: { active: boolean } | null = null;
+
+  constructor(record: SessionRecord, provider: AgentProviderV1 | null) {
+    this.record = record;
+    this.provider = provider;
+  }
+
+  /** Opens the provider session; its output reaches `emit` until the session is stopped. */
+  attachProvider(emit: (part: AgentProviderV1Part) => void): Promise<AgentProviderV1Session> {
+    const provider = this.provider;
+    if (!provider) {
+      return Promise.reject(
+        new AgentError({
+          code: 'provider_unavailable',
+          message: `This session was opened with the "${this.record.provider}" provider, which this runtime was not given. Start the runtime with that provider.`,
+          details: { reason: 'provider_not_configured' },
+        }),
+      );
+    }
+    const binding = { active: true };
+    this.binding = binding;
+    const opening = provider.doOpenSession({
+      sessionId: this.record.sessionId,
+      workspace: this.record.workspace,
+      configuration: this.record.configuration,
+      ephemeral: this.record.ephemeral,
+      resumeProviderSessionId: this.record.providerSessionId,
+      emit: (part) => {
+        if (binding.active) emit(part);
+      },
+    });
+    this.opening = opening;
+    opening.catch(() => {
+      if (this.opening === opening) this.opening = null;
+    });
+    return opening;
+  }
+
+  ensureProvider(emit: (part: AgentProviderV1Part) => void): Promise<AgentProviderV1Session> {
+    return this.opening ?? this.attachProvider(emit);
+  }
+
+  /** Stops the provider session, if any; output arriving meanwhile is ignored. */
+  stopProvider(reason: AgentProviderV1StopReason): Promise<void> {
+    const opening = this.opening;
+    if (!opening) return this.teardown;
+    this.opening = null;
+    if (this.binding) this.binding.active = false;
+    const previous = this.teardown;
+    this.teardown = (async () => {
+      await previous;
+      try {
+        const session = await opening;
+        await session.doStop(reason);
+      } catch {
+        // A session that failed to open has nothing to stop.
+      }
+    })();
+    return this.teardown;
+  }
+}

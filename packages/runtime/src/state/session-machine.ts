@@ -1,0 +1,165 @@
+import {
+  AgentError,
+  type CloseSessionCommand,
+  type EventBody,
+  type InterruptRunCommand,
+  type OpenSessionCommand,
+  type SubmitTurnCommand,
+  addUsage,
+  describeConfiguration,
+} from '@tether/protocol';
+import type { RunRecord, SessionRecord } from '../store/tether-store.js';
+
+/** Impure inputs to a decision, passed in so decide stays a pure function. */
+export interface DecisionContext {
+  readonly newRunId: () => string;
+}
+
+export interface Decision {
+  readonly events: EventBody[];
+  /** The run a submit_turn started, or the run an interrupt applies to. */
+  readonly runId?: string | null;
+}
+
+function sessionNotFound(): AgentError {
+  return new AgentError({
+    code: 'session_not_found',
+    message: 'No session has that id. Check the id, or open a new session with open_session.',
+  });
+}
+
+function sessionClosed(): AgentError {
+  return new AgentError({
+    code: 'session_closed',
+    message: 'The session is closed. Reopen it with open_session and continueSession set to its id, then submit again.',
+  });
+}
+
+export function decideReopen(state: SessionRecord | undefined, _command: OpenSessionCommand): Decision {
+  if (!state) throw sessionNotFound();
+  if (state.state !== 'closed') return { events: [] };
+  return {
+    events: [
+      {
+        type: 'session.opened',
+        provider: state.provider,
+        workspace: state.workspace,
+        configuration: describeConfiguration(state.configuration),
+        ephemeral: state.ephemeral,
+        reopened: true,
+      },
+    ],
+  };
+}
+
+export function decideSubmitTurn(state: SessionRecord | undefined, command: SubmitTurnCommand, context: DecisionContext): Decision {
+  if (!state) throw sessionNotFound();
+  if (state.state === 'closed') throw sessionClosed();
+  if (state.activeRunId !== null) {
+    throw new AgentError({
+      code: 'run_active',
+      message: 'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
+    });
+  }
+  const runId = context.newRunId();
+  const redact = command.redactInput ?? state.redactInput;
+  const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
+  return {
+    runId,
+    events: [{ type: 'run.started', runId, input: redact ? null : input, inputRedacted: redact }],
+  };
+}
+
+export function decideInterrupt(state: SessionRecord | undefined, command: InterruptRunCommand): Decision {
+  if (!state) throw sessionNotFound();
+  if (state.activeRunId === null || (command.runId !== undefined && command.runId !== state.activeRunId)) {
+    return { events: [], runId: null };
+  }
+  return { events: [], runId: state.activeRunId };
+}
+
+export function decideClose(state: SessionRecord | undefined, _command: CloseSessionCommand): Decision {
+  if (!state) throw sessionNotFound();
+  if (state.state === 'closed') return { events: [] };
+  const events: EventBody[] = [];
+  if (state.activeRunId !== null) {
+    events.push({
+      type: 'run.completed',
+      runId: state.activeRunId,
+      outcome: 'interrupted',
+      error: {
+        code: 'session_closed',
+        message: 'The session was closed while this run was active.',
+        retryable: false,
+      },
+    });
+  }
+  events.push({ type: 'session.closed', reason: 'requested' });
+  return { events };
+}
+
+/** The session after an event. Pure: the same state and event always give the same result. */
+export function evolveSession(state: SessionRecord, event: EventBody, at: string): SessionRecord {
+  switch (event.type) {
+    case 'session.opened':
+      return { ...state, state: 'idle', activeRunId: null, updatedAt: at };
+    case 'session.closed':
+      return { ...state, state: 'closed', activeRunId: null, updatedAt: at };
+    case 'session.provider_session_changed':
+      return { ...state, providerSessionId: event.providerSessionId, updatedAt: at };
+    case 'run.started':
+      return { ...state, state: 'running', activeRunId: event.runId, updatedAt: at };
+    case 'run.completed':
+      return state.activeRunId === event.runId ? { ...state, state: state.state === 'closed' ? 'closed' : 'idle', activeRunId: null, updatedAt: at } : state;
+    case 'run.usage': {
+      const { type: _type, runId: _runId, ...usage } = event;
+      return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
+    }
+    case 'run.message_delta':
+    case 'run.thinking_delta':
+    case 'run.retrying':
+    case 'run.tool_activity':
+    case 'diagnostic':
+      return state;
+    default:
+      return assertNever(event);
+  }
+}
+
+/** A run after an event of that run. */
+export function evolveRun(run: RunRecord | undefined, sessionId: string, event: EventBody, at: string): RunRecord | undefined {
+  switch (event.type) {
+    case 'run.started':
+      return {
+        runId: event.runId,
+        sessionId,
+        status: 'running',
+        outcome: null,
+        error: null,
+        usage: null,
+        startedAt: at,
+        completedAt: null,
+      };
+    case 'run.usage': {
+      if (!run) return run;
+      const { type: _type, runId: _runId, ...usage } = event;
+      return { ...run, usage: run.usage ? addUsage(run.usage, usage) : usage };
+    }
+    case 'run.completed':
+      if (!run || run.status === 'completed') return run;
+      return { ...run, status: 'completed', outcome: event.outcome, error: event.error ?? null, completedAt: at };
+    default:
+      return run;
+  }
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`Unhandled variant: ${JSON.stringify(value).slice(0, 200)}`);
+}
+
+/** Whether a provider part may enter the log: run parts must belong to the session's active run. */
+export function acceptsProviderPart(state: SessionRecord, event: EventBody): boolean {
+  if (state.state === 'closed') return false;
+  if ('runId' in event && event.runId !== undefined) return event.runId === state.activeRunId;
+  return true;
+}

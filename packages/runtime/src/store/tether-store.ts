@@ -1,0 +1,57 @@
+import type { ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
+
+/** A session as the store keeps it: the projection the runtime reloads after a restart. */
+export interface SessionRecord {
+  readonly sessionId: string;
+  readonly provider: string;
+  readonly workspace: Workspace;
+  /** The full configuration, environment values included: kept in the session row, never in events. */
+  readonly configuration: SessionConfiguration;
+  readonly ephemeral: boolean;
+  readonly redactInput: boolean;
+  readonly state: 'idle' | 'running' | 'closed';
+  readonly activeRunId: string | null;
+  readonly providerSessionId: string | null;
+  readonly usage: TokenUsage;
+  /** The seq of the last stored event of this session (0 before the first). */
+  readonly lastSeq: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export type RunRecord = RunSnapshot;
+
+export interface StoredReceipt {
+  readonly commandId: string;
+  /** A hash of the command without its commandId, to tell a redelivery from a reused id. */
+  readonly fingerprint: string;
+  readonly receipt: Receipt;
+  readonly at: string;
+}
+
+/** Everything one command (or one batch of provider output) changes, written in one transaction. */
+export interface CommitUnit {
+  /** In seq order per session; seqs continue each session's stored sequence with no gap. */
+  readonly events: readonly ProtocolEvent[];
+  readonly sessions: readonly SessionRecord[];
+  readonly runs: readonly RunRecord[];
+  readonly receipts: readonly StoredReceipt[];
+}
+
+/**
+ * The runtime's storage port. Implementations: the in-memory store (tests) and SQLite
+ * (@tether/store-sqlite). The runtime is the only writer while it holds the store.
+ */
+export interface TetherStore {
+  readonly kind: string;
+  loadSessions(): Promise<SessionRecord[]>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(sessionId: string): Promise<RunRecord[]>;
+  findReceipt(commandId: string): Promise<StoredReceipt | undefined>;
+  /** Events with seq > afterSeq, ascending, at most `limit`. */
+  readEvents(sessionId: string, options: { afterSeq: number; limit: number }): Promise<ProtocolEvent[]>;
+  /** Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat. */
+  commit(unit: CommitUnit): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,7 @@
+export { openSqliteStore } from './open-sqlite-store.js';
+export type { SqliteStoreOptions } from './open-sqlite-store.js';
+export type { SqliteStore } from './sqlite-store.js';
+export { resolveDataDir } from './resolve-data-dir.js';
+export type { ResolveDataDirOptions } from './resolve-data-dir.js';
+
+export const VERSION = '0.1.0';

@@ -1,0 +1,152 @@
+import type { ProtocolEvent, Receipt, SessionConfiguration, SerializedAgentError, TokenUsage, Workspace } from '@tether/protocol';
+import type { RunRecord, SessionRecord, StoredReceipt } from '@tether/runtime';
+import type { SQLInputValue } from 'node:sqlite';
+import { storeFailure } from './store-failure.js';
+
+// Row shapes as the STRICT tables guarantee them; only the JSON inside needs checking.
+interface SessionRow {
+  readonly session_id: string;
+  readonly provider: string;
+  readonly workspace: string;
+  readonly configuration: string;
+  readonly ephemeral: number;
+  readonly redact_input: number;
+  readonly state: string;
+  readonly active_run_id: string | null;
+  readonly provider_session_id: string | null;
+  readonly usage: string;
+  readonly last_seq: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+interface RunRow {
+  readonly run_id: string;
+  readonly session_id: string;
+  readonly status: string;
+  readonly outcome: string | null;
+  readonly error: string | null;
+  readonly usage: string | null;
+  readonly started_at: string;
+  readonly completed_at: string | null;
+}
+
+interface ReceiptRow {
+  readonly command_id: string;
+  readonly fingerprint: string;
+  readonly receipt: string;
+  readonly at: string;
+}
+
+interface EventRow {
+  readonly session_id: string;
+  readonly seq: number;
+  readonly data: string;
+}
+
+type NamedParameters = Record<string, SQLInputValue>;
+
+function corrupted(what: string): never {
+  throw storeFailure(`The stored ${what} is unreadable (a corrupted row). Restore the data directory from a backup, or move it aside and start a new one.`, 'corrupted_row');
+}
+
+/** Parses a JSON column that must hold an object. */
+function parseObject<Value>(text: string, what: string): Value {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return corrupted(what);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return corrupted(what);
+  return parsed as Value;
+}
+
+function parseNullableObject<Value>(text: string | null, what: string): Value | null {
+  return text === null ? null : parseObject<Value>(text, what);
+}
+
+export function sessionParameters(session: SessionRecord): NamedParameters {
+  return {
+    sessionId: session.sessionId,
+    provider: session.provider,
+    workspace: JSON.stringify(session.workspace),
+    configuration: JSON.stringify(session.configuration),
+    ephemeral: session.ephemeral ? 1 : 0,
+    redactInput: session.redactInput ? 1 : 0,
+    state: session.state,
+    activeRunId: session.activeRunId,
+    providerSessionId: session.providerSessionId,
+    usage: JSON.stringify(session.usage),
+    lastSeq: session.lastSeq,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
+
+export function sessionFromRow(row: unknown): SessionRecord {
+  const session = row as SessionRow;
+  const what = `session ${session.session_id}`;
+  return {
+    sessionId: session.session_id,
+    provider: session.provider,
+    workspace: parseObject<Workspace>(session.workspace, what),
+    configuration: parseObject<SessionConfiguration>(session.configuration, what),
+    ephemeral: session.ephemeral === 1,
+    redactInput: session.redact_input === 1,
+    state: session.state as SessionRecord['state'],
+    activeRunId: session.active_run_id,
+    providerSessionId: session.provider_session_id,
+    usage: parseObject<TokenUsage>(session.usage, what),
+    lastSeq: session.last_seq,
+    createdAt: session.created_at,
+    updatedAt: session.updated_at,
+  };
+}
+
+export function runParameters(run: RunRecord): NamedParameters {
+  return {
+    runId: run.runId,
+    sessionId: run.sessionId,
+    status: run.status,
+    outcome: run.outcome,
+    error: run.error === null ? null : JSON.stringify(run.error),
+    usage: run.usage === null ? null : JSON.stringify(run.usage),
+    startedAt: run.startedAt,
+    completedAt: run.completedAt,
+  };
+}
+
+export function runFromRow(row: unknown): RunRecord {
+  const run = row as RunRow;
+  const what = `run ${run.run_id}`;
+  return {
+    runId: run.run_id,
+    sessionId: run.session_id,
+    status: run.status as RunRecord['status'],
+    outcome: run.outcome as RunRecord['outcome'],
+    error: parseNullableObject<SerializedAgentError>(run.error, what),
+    usage: parseNullableObject<TokenUsage>(run.usage, what),
+    startedAt: run.started_at,
+    completedAt: run.completed_at,
+  };
+}
+
+export function receiptFromRow(row: unknown): StoredReceipt {
+  const receipt = row as ReceiptRow;
+  return {
+    commandId: receipt.command_id,
+    fingerprint: receipt.fingerprint,
+    receipt: parseObject<Receipt>(receipt.receipt, `receipt of command ${receipt.command_id}`),
+    at: receipt.at,
+  };
+}
+
+/** The event in a row, checked to be the one the row's columns say it is. */
+export function eventFromRow(row: unknown): ProtocolEvent {
+  const stored = row as EventRow;
+  const what = `event ${stored.seq} of session ${stored.session_id}`;
+  const event = parseObject<Partial<ProtocolEvent>>(stored.data, what);
+  if (event.sessionId !== stored.session_id || event.seq !== stored.seq || typeof event.type !== 'string') return corrupted(what);
+  return event as ProtocolEvent;
+}

@@ -1,0 +1,105 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { ProtocolEvent } from '@tether/protocol';
+import type { CommitUnit, TetherStore } from '@tether/runtime';
+import type { DataDirectoryLock } from './data-directory-lock.js';
+import { eventFromRow, receiptFromRow, runFromRow, runParameters, sessionFromRow, sessionParameters } from './record-rows.js';
+import { guardStore, storeFailure } from './store-failure.js';
+import { prepareStatements, type StoreStatements } from './store-statements.js';
+import { inImmediateTransaction } from './transaction.js';
+
+export interface SqliteStore extends TetherStore {
+  readonly dataDir: string;
+  readonly databasePath: string;
+}
+
+export interface SqliteStoreParts {
+  readonly database: DatabaseSync;
+  readonly dataDir: string;
+  readonly databasePath: string;
+  readonly lock: DataDirectoryLock;
+}
+
+function runIdOf(event: ProtocolEvent): string | null {
+  return (event as { runId?: string }).runId ?? null;
+}
+
+/** Refuses (before any write) events that do not continue each session's stored sequence exactly. */
+function checkSequence(statements: StoreStatements, events: readonly ProtocolEvent[]): void {
+  const next = new Map<string, number>();
+  for (const event of events) {
+    const previous = next.get(event.sessionId) ?? Number(statements.lastSeq.get(event.sessionId)?.['last_seq'] ?? 0);
+    if (event.seq !== previous + 1) {
+      throw storeFailure(`Refused to store event ${event.seq} of a session whose next event is ${previous + 1}; nothing was written.`, 'sequence_conflict');
+    }
+    next.set(event.sessionId, event.seq);
+  }
+}
+
+function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
+  checkSequence(statements, unit.events);
+  for (const event of unit.events) {
+    statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
+  }
+  for (const session of unit.sessions) statements.upsertSession.run(sessionParameters(session));
+  for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
+  for (const receipt of unit.receipts) {
+    statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);
+  }
+}
+
+/** SQLite's LIMIT for a page size: nothing for zero or less, everything for an unbounded one. */
+function rowLimit(limit: number): number {
+  if (Number.isNaN(limit) || limit <= 0) return 0;
+  return Number.isFinite(limit) ? Math.trunc(limit) : -1;
+}
+
+/** The port over an open, migrated database that this process holds the lock for. */
+export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
+  const { database, lock } = parts;
+  const statements = prepareStatements(database);
+  let closed = false;
+
+  // The work is synchronous, so calls run in the order they were made, concurrent or not.
+  async function use<Result>(action: string, work: () => Result): Promise<Result> {
+    if (closed) throw storeFailure('The store is closed. Create a new runtime to continue.', 'store_closed');
+    return guardStore(action, work);
+  }
+
+  return {
+    kind: 'sqlite',
+    dataDir: parts.dataDir,
+    databasePath: parts.databasePath,
+    loadSessions: () => use('read sessions', () => statements.selectSessions.all().map(sessionFromRow)),
+    getSession: (sessionId) =>
+      use('read a session', () => {
+        const row = statements.selectSession.get(sessionId);
+        return row && sessionFromRow(row);
+      }),
+    getRun: (runId) =>
+      use('read a run', () => {
+        const row = statements.selectRun.get(runId);
+        return row && runFromRow(row);
+      }),
+    listRuns: (sessionId) => use('read runs', () => statements.selectRunsOfSession.all(sessionId).map(runFromRow)),
+    findReceipt: (commandId) =>
+      use('read a receipt', () => {
+        const row = statements.selectReceipt.get(commandId);
+        return row && receiptFromRow(row);
+      }),
+    readEvents: (sessionId, { afterSeq, limit }) =>
+      use('read events', () => {
+        const pageSize = rowLimit(limit);
+        return pageSize === 0 ? [] : statements.selectEvents.all(sessionId, afterSeq, pageSize).map(eventFromRow);
+      }),
+    commit: (unit) => use('write the change; nothing was written', () => inImmediateTransaction(database, () => writeUnit(statements, unit))),
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        guardStore('close the database', () => database.close());
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { AgentError } from '@tether/protocol';
+
+/** A short, non-secret description of a low-level failure: SQLite's own words or an errno code. */
+export function describeCause(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { errstr, code } = error as { errstr?: unknown; code?: unknown };
+  if (typeof errstr === 'string') return errstr;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  return undefined;
+}
+
+export function storeFailure(message: string, reason?: string, cause?: unknown): AgentError {
+  return new AgentError({ code: 'store_failure', message, ...(reason ? { details: { reason } } : {}), cause });
+}
+
+/** Runs a store operation, turning anything that is not already an AgentError into store_failure. */
+export function guardStore<Result>(action: string, work: () => Result): Result {
+  try {
+    return work();
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw error;
+    const cause = describeCause(error);
+    throw storeFailure(`The store could not ${action}${cause ? ` (${cause})` : ''}. Check the data directory (disk space, permissions) and retry.`, undefined, error);
+  }
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED, extended codes included: another connection holds the database. */
+export function isDatabaseBusy(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && ((errcode & 0xff) === 5 || (errcode & 0xff) === 6);
+}

@@ -1,0 +1,50 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+export interface StoreStatements {
+  readonly lastSeq: StatementSync;
+  readonly insertEvent: StatementSync;
+  readonly upsertSession: StatementSync;
+  readonly upsertRun: StatementSync;
+  readonly upsertReceipt: StatementSync;
+  readonly selectSessions: StatementSync;
+  readonly selectSession: StatementSync;
+  readonly selectRun: StatementSync;
+  readonly selectRunsOfSession: StatementSync;
+  readonly selectReceipt: StatementSync;
+  readonly selectEvents: StatementSync;
+}
+
+const sessionColumns = 'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, provider_session_id, usage, last_seq, created_at, updated_at';
+const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at';
+
+/** Prepared once per open store and reused: commit is on the hot path of every streamed event. */
+export function prepareStatements(database: DatabaseSync): StoreStatements {
+  return {
+    lastSeq: database.prepare('SELECT coalesce(max(seq), 0) AS last_seq FROM events WHERE session_id = ?'),
+    insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
+    upsertSession: database.prepare(`
+      INSERT INTO sessions (${sessionColumns})
+      VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $providerSessionId, $usage, $lastSeq, $createdAt, $updatedAt)
+      ON CONFLICT (session_id) DO UPDATE SET
+        provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
+        ephemeral = excluded.ephemeral, redact_input = excluded.redact_input, state = excluded.state,
+        active_run_id = excluded.active_run_id, provider_session_id = excluded.provider_session_id,
+        usage = excluded.usage, last_seq = excluded.last_seq, created_at = excluded.created_at, updated_at = excluded.updated_at`),
+    upsertRun: database.prepare(`
+      INSERT INTO runs (${runColumns})
+      VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt)
+      ON CONFLICT (run_id) DO UPDATE SET
+        session_id = excluded.session_id, status = excluded.status, outcome = excluded.outcome, error = excluded.error,
+        usage = excluded.usage, started_at = excluded.started_at, completed_at = excluded.completed_at`),
+    upsertReceipt: database.prepare(`
+      INSERT INTO receipts (command_id, fingerprint, receipt, at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
+    // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
+    selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
+    selectSession: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
+    selectRun: database.prepare(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
+    selectRunsOfSession: database.prepare(`SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`),
+    selectReceipt: database.prepare('SELECT command_id, fingerprint, receipt, at FROM receipts WHERE command_id = ?'),
+    selectEvents: database.prepare('SELECT session_id, seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+  };
+}

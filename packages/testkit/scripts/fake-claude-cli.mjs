@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// A scripted stand-in for the claude CLI, for faults the real binary will not produce on demand
+// (junk output, exiting without a result, dying by signal). The script comes from the
+// TETHER_FAKE_CLI_SCRIPT environment variable: a JSON array with one entry per user line
+// received, each a list of steps:
+//   {"line": <object>}   write the object as one JSON line ("$UUID" → the user line's uuid,
+//                        "$SESSION" → the --session-id / --resume argument)
+//   {"raw": "text"}      write text as is (junk, ANSI, partial lines)
+//   {"exit": 3}          exit with that code
+//   {"kill": "SIGKILL"}  kill itself with that signal
+// When the script runs out, stdin EOF ends the process with exit code 0.
+import { createInterface } from 'node:readline';
+
+const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
+const argv = process.argv.slice(2);
+const sessionFlag = argv.findIndex((value) => value === '--session-id' || value === '--resume');
+const session = sessionFlag >= 0 ? argv[sessionFlag + 1] : 'no-session';
+if (process.env.TETHER_FAKE_CLI_ARGV_FILE) {
+  const { appendFileSync } = await import('node:fs');
+  appendFileSync(process.env.TETHER_FAKE_CLI_ARGV_FILE, `${JSON.stringify(argv)}\n`);
+}
+
+function substitute(value, uuid) {
+  return JSON.parse(JSON.stringify(value).replaceAll('$UUID', uuid).replaceAll('$SESSION', session));
+}
+
+let turn = 0;
+const lines = createInterface({ input: process.stdin });
+for await (const text of lines) {
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    process.stderr.write('Error parsing streaming input line\n');
+    process.exit(1);
+  }
+  if (message.type !== 'user') continue;
+  const steps = script[turn] ?? [];
+  turn += 1;
+  for (const step of steps) {
+    if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, message.uuid ?? ''))}\n`);
+    if (step.raw !== undefined) process.stdout.write(step.raw);
+    if (step.exit !== undefined) {
+      process.stdout.write('', () => process.exit(step.exit));
+      await new Promise(() => {});
+    }
+    if (step.kill) process.kill(process.pid, step.kill);
+  }
+}
+process.exit(0);

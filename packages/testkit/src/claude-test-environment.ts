@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type FakeAnthropicApi, type FakeResponder, startFakeAnthropicApi } from '@tether/fake-anthropic-api';
+import { type ClaudeProviderSettings, bundledBinaryPath, createClaudeProvider } from '@tether/provider-claude';
+import type { AgentProviderV1 } from '@tether/provider-spec';
+import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
+
+export interface ClaudeTestEnvironmentOptions {
+  /** Sets IS_SANDBOX=1 so the CLI accepts bypass mode as root. Off unless a test needs it. */
+  readonly sandbox?: boolean;
+  /** CLAUDE_CODE_MAX_RETRIES for the CLI (default 1, so API-error tests end quickly). */
+  readonly maxRetries?: number;
+  readonly responder?: FakeResponder;
+}
+
+export interface ClaudeTestEnvironment {
+  readonly api: FakeAnthropicApi;
+  /** A temporary HOME: the CLI writes ~/.claude.json and its transcripts here. */
+  readonly home: string;
+  /** A temporary directory to use as the session's workspace. */
+  readonly workspace: string;
+  readonly claudePath: string;
+  /** The whole environment the claude child gets: built here, nothing inherited by accident. */
+  readonly environment: Readonly<Record<string, string>>;
+  provider(settings?: ClaudeProviderSettings): AgentProviderV1;
+  /** A runtime over a Claude provider in this environment; shut down by cleanup(). */
+  runtime(options?: { store?: TetherStore; provider?: ClaudeProviderSettings }): Promise<AgentRuntime>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The pinned claude binary. Missing means the install is broken: fail loudly, never skip.
+ */
+export function testClaudePath(): string {
+  const fromSetup = process.env.TETHER_TEST_CLAUDE_PATH;
+  if (fromSetup && existsSync(fromSetup)) return fromSetup;
+  const bundled = bundledBinaryPath();
+  if (!bundled) {
+    throw new Error('The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".');
+  }
+  return bundled;
+}
+
+/**
+ * A fake Anthropic API on loopback plus a temporary HOME and workspace, with the explicit
+ * environment the real claude binary needs to run against it: no credentials, no network.
+ */
+export async function createClaudeTestEnvironment(options: ClaudeTestEnvironmentOptions = {}): Promise<ClaudeTestEnvironment> {
+  const claudePath = testClaudePath();
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-test-')));
+  const home = path.join(root, 'home');
+  const workspace = path.join(root, 'workspace');
+  await Promise.all([mkdir(home), mkdir(workspace)]);
+  const api = await startFakeAnthropicApi(options.responder ? { responder: options.responder } : {});
+  const environment: Record<string, string> = {
+    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: home,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    TMPDIR: os.tmpdir(),
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'sk-tether-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries ?? 1),
+    ...(options.sandbox ? { IS_SANDBOX: '1' } : {}),
+  };
+  const runtimes: AgentRuntime[] = [];
+  const environmentHandle: ClaudeTestEnvironment = {
+    api,
+    home,
+    workspace,
+    claudePath,
+    environment,
+    provider(settings = {}) {
+      return createClaudeProvider({ claudePath, environment, ...settings });
+    },
+    async runtime(runtimeOptions = {}) {
+      const runtime = await createAgentRuntime({
+        providers: [environmentHandle.provider(runtimeOptions.provider)],
+        ...(runtimeOptions.store ? { store: runtimeOptions.store } : {}),
+      });
+      runtimes.push(runtime);
+      return runtime;
+    },
+    async cleanup() {
+      await Promise.allSettled(runtimes.map((runtime) => runtime.shutdown()));
+      await api.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  return environmentHandle;
+}

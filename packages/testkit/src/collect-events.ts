@@ -1,0 +1,31 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { AgentRuntime } from '@tether/runtime';
+
+/** Reads a session's events until one matches `until` (inclusive), waiting for live ones. */
+export async function collectUntil(runtime: AgentRuntime, sessionId: string, until: (event: ProtocolEvent) => boolean, options: { afterSeq?: number } = {}): Promise<ProtocolEvent[]> {
+  const controller = new AbortController();
+  const events: ProtocolEvent[] = [];
+  try {
+    for await (const event of runtime.subscribe(sessionId, { afterSeq: options.afterSeq ?? 0, signal: controller.signal })) {
+      events.push(event);
+      if (until(event)) return events;
+    }
+  } finally {
+    controller.abort();
+  }
+  return events;
+}
+
+/** All events of one run, in order, once it has completed. */
+export async function runEvents(runtime: AgentRuntime, sessionId: string, runId: string): Promise<ProtocolEvent[]> {
+  const events = await collectUntil(runtime, sessionId, (event) => event.type === 'run.completed' && event.runId === runId);
+  return events.filter((event) => 'runId' in event && event.runId === runId);
+}
+
+/** The main answer of a run: its message deltas outside subagents, joined. */
+export function answerText(events: readonly ProtocolEvent[]): string {
+  return events
+    .filter((event): event is Extract<ProtocolEvent, { type: 'run.message_delta' }> => event.type === 'run.message_delta' && event.parentToolUseId === undefined)
+    .map((event) => event.text)
+    .join('');
+}

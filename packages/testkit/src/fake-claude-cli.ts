@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+
+/** One scripted step of the fake claude CLI (see scripts/fake-claude-cli.mjs). */
+export type FakeCliStep = { readonly line: object } | { readonly raw: string } | { readonly exit: number } | { readonly kill: NodeJS.Signals };
+
+/** The path of the scripted fake claude CLI, usable as a provider's claudePath. */
+export function fakeClaudeCliPath(): string {
+  return fileURLToPath(new URL('../scripts/fake-claude-cli.mjs', import.meta.url));
+}
+
+/** The environment variable that carries the script: one list of steps per user line. */
+export function fakeCliScript(turns: readonly (readonly FakeCliStep[])[]): Record<string, string> {
+  return { TETHER_FAKE_CLI_SCRIPT: JSON.stringify(turns) };
+}
+
+/** The frames of an ordinary successful turn, stamped with the user line's uuid. */
+export function fakeCliTurn(text: string): FakeCliStep[] {
+  return [
+    { line: { type: 'system', subtype: 'init', session_id: '$SESSION', user_message_uuids: ['$UUID'] } },
+    { line: { type: 'stream_event', event: { type: 'message_start', message: { id: 'msg_fake' } }, parent_tool_use_id: null } },
+    { line: { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, parent_tool_use_id: null } },
+    {
+      line: {
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        session_id: '$SESSION',
+        total_cost_usd: 0.001,
+        usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        user_message_uuid: '$UUID',
+        user_message_uuids: ['$UUID'],
+      },
+    },
+  ];
+}

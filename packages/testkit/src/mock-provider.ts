@@ -1,0 +1,90 @@
+import type { InputPart } from '@tether/protocol';
+import type {
+  AgentProviderV1,
+  AgentProviderV1Capabilities,
+  AgentProviderV1Part,
+  AgentProviderV1Session,
+  AgentProviderV1SessionOptions,
+  AgentProviderV1StopReason,
+} from '@tether/provider-spec';
+
+export interface MockTurnContext {
+  readonly runId: string;
+  readonly input: readonly InputPart[];
+  readonly emit: (part: AgentProviderV1Part) => void;
+  readonly session: MockProviderSession;
+}
+
+/** What a mock turn does: emit parts now, later, or never (to test what waits). */
+export type MockTurnScript = (context: MockTurnContext) => void | Promise<void>;
+
+export interface MockProviderSession {
+  readonly options: AgentProviderV1SessionOptions;
+  readonly turns: { runId: string; input: readonly InputPart[] }[];
+  readonly stops: AgentProviderV1StopReason[];
+  /** Emits a part as the provider would, at any time (e.g. after the test decides). */
+  emit(part: AgentProviderV1Part): void;
+}
+
+export interface MockProvider extends AgentProviderV1 {
+  readonly sessions: MockProviderSession[];
+}
+
+export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
+  resume: true,
+  interrupt: false,
+  approvals: false,
+  questions: false,
+  controls: false,
+  usage: true,
+  setModel: false,
+  setMode: false,
+  fork: false,
+  rollback: false,
+  inputParts: ['text'] as const,
+});
+
+/** A turn that answers `text` in one delta and succeeds. */
+export function replyWith(text: string): MockTurnScript {
+  return ({ runId, emit }) => {
+    emit({ type: 'run.message_delta', runId, blockId: 'block-1', text });
+    emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+  };
+}
+
+/**
+ * A provider for unit tests of the runtime: records every call and runs a scripted function
+ * per turn. Not for testing Claude behaviour — those tests drive the real binary.
+ */
+export function createMockProvider(options: { name?: string; turn?: MockTurnScript; capabilities?: Partial<AgentProviderV1Capabilities>; openError?: Error } = {}): MockProvider {
+  const sessions: MockProviderSession[] = [];
+  const script = options.turn ?? replyWith('ok');
+  return {
+    specificationVersion: 'agent-provider-v1',
+    name: options.name ?? 'mock',
+    capabilities: { ...mockCapabilities, ...options.capabilities },
+    sessions,
+    async doProbe() {
+      return { available: true, binaryPath: '/mock', source: 'option', version: 'mock' };
+    },
+    async doOpenSession(sessionOptions): Promise<AgentProviderV1Session> {
+      if (options.openError) throw options.openError;
+      const session: MockProviderSession = {
+        options: sessionOptions,
+        turns: [],
+        stops: [],
+        emit: (part) => sessionOptions.emit(part),
+      };
+      sessions.push(session);
+      return {
+        async doTurn(turn) {
+          session.turns.push({ runId: turn.runId, input: turn.input });
+          await script({ runId: turn.runId, input: turn.input, emit: session.emit, session });
+        },
+        async doStop(reason) {
+          session.stops.push(reason);
+        },
+      };
+    },
+  };
+}
