@@ -34,6 +34,8 @@ export class ClaudeSession implements AgentProviderV1Session {
   private control: ControlChannel | null = null;
   private state: TranslatorState;
   private stopped = false;
+  /** The current turn's input, kept until the CLI acknowledges it (any output after the write). */
+  private unacknowledged: { readonly turn: AgentProviderV1Turn; retried: boolean } | null = null;
 
   constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
     this.options = options;
@@ -53,12 +55,17 @@ export class ClaudeSession implements AgentProviderV1Session {
     if (this.state.turn) {
       throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
     }
+    this.unacknowledged = { turn, retried: false };
+    this.send(turn);
+  }
+
+  private send(turn: AgentProviderV1Turn): void {
     const processHandle = this.process ?? this.spawn();
     const uuid = randomUUID();
     this.state.turn = { runId: turn.runId, uuid };
     const text = turn.input.map((part) => part.text);
     const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
-    // A failed write means the process is gone; its exit handler completes the run.
+    // A failed write means the process is gone; its exit handler retries or completes the run.
     processHandle.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
   }
 
@@ -105,6 +112,7 @@ export class ClaudeSession implements AgentProviderV1Session {
   }
 
   private onLine(line: DecodedLine): void {
+    this.unacknowledged = null;
     if (line.kind === 'junk') return this.note('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
     const frame = parseCliFrame(line.value);
@@ -143,6 +151,15 @@ export class ClaudeSession implements AgentProviderV1Session {
     }
     if (!turn) return;
     this.state.turn = null;
+    const pending = this.unacknowledged;
+    if (pending && !pending.retried && exit.kind === 'exited' && !this.stopped) {
+      // The process died before it said anything about this turn (e.g. it had just exited
+      // while idle): the input never reached the conversation, so send it once more to a new process.
+      pending.retried = true;
+      this.send(pending.turn);
+      return;
+    }
+    this.unacknowledged = null;
     const classification = classifyRunEnd(
       exit.kind === 'spawn_failed'
         ? { kind: 'spawn_failed', binaryPath: this.settings.binaryPath, errorCode: exit.errorCode }

@@ -2,13 +2,13 @@ import type {
   CloseSessionCommand,
   CloseSessionReceipt,
   Command,
+  CommandType,
   InterruptRunCommand,
   InterruptRunReceipt,
   OpenSessionCommand,
   OpenSessionReceipt,
   ProtocolEvent,
   Receipt,
-  ReceiptFor,
   RunSnapshot,
   SessionSnapshot,
   SubmitTurnCommand,
@@ -41,7 +41,7 @@ export interface SubscribeOptions {
 
 export interface AgentRuntime {
   /** Any command; answers with its receipt (the same receipt again for a repeated commandId). */
-  dispatch<C extends Command>(command: C): Promise<ReceiptFor<C>>;
+  dispatch<C extends { readonly type: CommandType }>(command: C): Promise<Extract<Receipt, { type: C['type'] }>>;
   dispatch(command: unknown): Promise<Receipt>;
   openSession(input: CommandInput<OpenSessionCommand>): Promise<OpenSessionReceipt>;
   /** Returns as soon as the run is recorded; observe completion through events or waitForRun. */

@@ -1,0 +1,68 @@
+/** Linux /proc readings: CPU time of another process, and this process's children. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+let ticksPerSecond = 100;
+try {
+  ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+} catch {
+  // 100 is the Linux default.
+}
+
+function statFields(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may contain spaces: split after it.
+  const close = text.lastIndexOf(')');
+  return { comm: text.slice(text.indexOf('(') + 1, close), rest: text.slice(close + 2).split(' ') };
+}
+
+/** utime + stime of a live process (all its threads), in ms; NaN once it is gone. */
+export function processCpuMs(pid) {
+  try {
+    const { rest } = statFields(pid);
+    // rest[0] is field 3 (state); utime is field 14, stime field 15.
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Live direct children of a process: [{ pid, comm }]. */
+export function childrenOf(parentPid) {
+  const children = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const { comm, rest } = statFields(name);
+      if (Number(rest[1]) === parentPid) children.push({ pid: Number(name), comm });
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return children;
+}
+
+/** argv of a live process. */
+export function commandLine(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return null;
+  }
+}
+
+/** Environment of a live process (same user only). */
+export function environmentOf(pid) {
+  try {
+    const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+  } catch {
+    return null;
+  }
+}
+
+/** This process's CPU time (user + system, all threads), in ms. */
+export function selfCpuMs() {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}

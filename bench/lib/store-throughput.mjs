@@ -1,0 +1,134 @@
+/**
+ * Events/second without the CLI: (1) realistic run.message_delta events committed straight
+ * through the SQLite store in batches, as the runtime's writer does (events + the session row);
+ * (2) a runtime over SQLite with a mock provider emitting the deltas, to one subscriber.
+ */
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { newRunId, newSessionId, zeroUsage } from '@tether/protocol';
+import { createAgentRuntime } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { createMockProvider } from '@tether/testkit';
+import { median } from './stats.mjs';
+
+function word(index) {
+  return `w${String(index + 1).padStart(4, '0')} `;
+}
+
+/** Commits `deltas` message deltas of one run in batches of `batchSize`; returns events/s. */
+async function commitDirect({ store, workspace, deltas, batchSize }) {
+  const at = new Date().toISOString();
+  const sessionId = newSessionId();
+  const runId = newRunId();
+  const session = {
+    sessionId,
+    provider: 'claude',
+    workspace: { kind: 'directory', path: workspace },
+    configuration: {},
+    ephemeral: false,
+    redactInput: false,
+    state: 'running',
+    activeRunId: runId,
+    providerSessionId: '9a3f6c1e-0f2b-4c55-9d6e-2b8a1f0e7c31',
+    usage: zeroUsage,
+    lastSeq: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const blockId = 'msg_01BenchBenchBenchBenchBench:0';
+  const started = performance.now();
+  for (let from = 0; from < deltas; from += batchSize) {
+    const events = [];
+    const to = Math.min(deltas, from + batchSize);
+    const now = new Date().toISOString();
+    for (let index = from; index < to; index += 1) {
+      events.push({ type: 'run.message_delta', runId, blockId, text: word(index), sessionId, seq: index + 1, at: now });
+    }
+    await store.commit({ events, sessions: [{ ...session, lastSeq: to, updatedAt: now }], runs: [], receipts: [] });
+  }
+  return deltas / ((performance.now() - started) / 1000);
+}
+
+export async function measureStoreDirect({ deltas = 2000, batchSizes = [1, 50, 100, 200, 2000], rounds = 5 } = {}) {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-store-'));
+  const store = await openSqliteStore({ dataDir: path.join(root, 'data') });
+  try {
+    // Warm up the statements and the file.
+    await commitDirect({ store, workspace: root, deltas: 500, batchSize: 100 });
+    const results = [];
+    for (const batchSize of batchSizes) {
+      const rates = [];
+      for (let round = 0; round < rounds; round += 1) rates.push(await commitDirect({ store, workspace: root, deltas, batchSize }));
+      results.push({ batchSize, eventsPerSecond: median(rates), rounds: rates });
+    }
+    return results;
+  } finally {
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** One turn of `deltas` mock deltas through a fresh runtime over SQLite, to one subscriber. */
+async function mockTurn({ root, deltas, perTick }) {
+  const dataDir = await mkdtemp(path.join(root, 'data-'));
+  const workspace = path.join(root, 'workspace');
+  const provider = createMockProvider({
+    async turn({ runId, emit }) {
+      for (let index = 0; index < deltas; index += 1) {
+        // perTick: a pause every perTick deltas, as output arriving in stdout chunks would have.
+        if (perTick && index > 0 && index % perTick === 0) await new Promise((resolve) => setImmediate(resolve));
+        emit({ type: 'run.message_delta', runId, blockId: 'msg_01BenchBenchBenchBenchBench:0', text: word(index) });
+      }
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    },
+  });
+  const runtime = await createAgentRuntime({ providers: [provider], store: await openSqliteStore({ dataDir }) });
+  try {
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const controller = new AbortController();
+    let delivered = 0;
+    let started = NaN;
+    let elapsed = NaN;
+    const consumer = (async () => {
+      for await (const event of runtime.subscribe(sessionId, { signal: controller.signal })) {
+        if (Number.isNaN(started)) continue; // session.opened, replayed
+        delivered += 1;
+        if (event.type === 'run.completed') {
+          elapsed = performance.now() - started;
+          return;
+        }
+      }
+    })();
+    started = performance.now();
+    await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'bench' }] });
+    await consumer;
+    return { delivered, ms: elapsed, eventsPerSecond: delivered / (elapsed / 1000) };
+  } finally {
+    await runtime.shutdown();
+  }
+}
+
+export async function measureRuntimeMock({ deltas = 2000, rounds = 5, variants = [{ name: 'one burst', perTick: 0 }, { name: '100 per tick', perTick: 100 }, { name: '1 per tick', perTick: 1 }] } = {}) {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-mock-'));
+  await mkdir(path.join(root, 'workspace'));
+  try {
+    await mockTurn({ root, deltas: 200, perTick: 0 });
+    const results = [];
+    for (const variant of variants) {
+      const runs = [];
+      for (let round = 0; round < rounds; round += 1) runs.push(await mockTurn({ root, deltas, perTick: variant.perTick }));
+      results.push({
+        variant: variant.name,
+        perTick: variant.perTick,
+        delivered: runs[0].delivered,
+        turnMs: median(runs.map((run) => run.ms)),
+        eventsPerSecond: median(runs.map((run) => run.eventsPerSecond)),
+      });
+    }
+    return results;
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { AgentError } from './errors/agent-error.js';
+import { errorCodeTable, exitCodeForCode, httpStatusForCode } from './errors/error-codes.js';
+import { parseCommand } from './parse-command.js';
+
+function refused(value: unknown): AgentError {
+  try {
+    parseCommand(value);
+  } catch (error) {
+    if (AgentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the command to be refused');
+}
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+
+describe('parseCommand', () => {
+  it('accepts each command with a type and a commandId', () => {
+    expect(parseCommand({ type: 'open_session', commandId: 'c1', workspace: { kind: 'directory', path: '/tmp' }, model: 'sonnet', permissionMode: 'plan' }).type).toBe('open_session');
+    expect(parseCommand({ type: 'open_session', commandId: 'c2', continueSession: sessionId }).type).toBe('open_session');
+    expect(parseCommand({ type: 'submit_turn', commandId: 'c3', sessionId, input: [{ type: 'text', text: 'hi' }] }).type).toBe('submit_turn');
+    expect(parseCommand({ type: 'interrupt_run', commandId: 'c4', sessionId }).type).toBe('interrupt_run');
+    expect(parseCommand({ type: 'close_session', commandId: 'c5', sessionId }).type).toBe('close_session');
+  });
+
+  it('refuses unknown fields, unknown types and missing commandIds with invalid_command', () => {
+    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: 'x' }], extra: 1 }).code).toBe('invalid_command');
+    expect(refused({ type: 'launch_rockets', commandId: 'c' }).code).toBe('invalid_command');
+    expect(refused({ type: 'close_session', sessionId }).code).toBe('invalid_command');
+    expect(refused({ type: 'open_session', commandId: 'c' }).message).toContain('workspace');
+  });
+
+  it('never echoes the offending values back', () => {
+    const error = refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, environment: { 'NOT VALID': 'sk-ant-secret' } });
+    expect(error.code).toBe('invalid_command');
+    expect(JSON.stringify(error.toObject())).not.toContain('sk-ant-secret');
+  });
+
+  it('refuses configuration that could pose as a CLI flag', () => {
+    expect(refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, model: '--dangerously-skip-permissions' }).code).toBe('invalid_command');
+    expect(refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, allowedTools: ['--resume'] }).code).toBe('invalid_command');
+  });
+
+  it('keeps reopen settings-free: configuration with continueSession is refused', () => {
+    expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe('invalid_command');
+  });
+
+  it('answers non-text input parts with capability_unsupported', () => {
+    const error = refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'image', source: {} }] });
+    expect(error.code).toBe('capability_unsupported');
+    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: '' }] }).code).toBe('invalid_command');
+  });
+});
+
+describe('AgentError', () => {
+  it('serialises, survives duplicated package copies, and maps every code once', () => {
+    const error = new AgentError({ code: 'provider_api_error', message: 'API failed', details: { httpStatus: 500 } });
+    expect(error.toObject()).toEqual({ code: 'provider_api_error', message: 'API failed', retryable: true, details: { httpStatus: 500 } });
+    expect(AgentError.isInstance({ ...error, [Symbol.for('tether.agent-error')]: true })).toBe(true);
+    expect(AgentError.isInstance(new Error('x'))).toBe(false);
+    expect(AgentError.fromObject(error.toObject()).code).toBe('provider_api_error');
+    for (const code of Object.keys(errorCodeTable) as (keyof typeof errorCodeTable)[]) {
+      expect(httpStatusForCode(code)).toBeGreaterThanOrEqual(400);
+      expect([1, 2]).toContain(exitCodeForCode(code));
+    }
+  });
+});

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { AgentProviderV1Part } from '@tether/provider-spec';
+import { describe, expect, it } from 'vitest';
+import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { translateFrame } from './translate-frame.js';
+import { createTranslatorState } from './translator-state.js';
+
+function readNdjson(name: string): unknown[] {
+  const file = fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+}
+
+/**
+ * Replays a recorded CLI transcript through the translator the way a session does: each user
+ * line written to stdin becomes the active turn (run_1, run_2, …) once the previous one ended.
+ */
+function replay(name: string, options: { providerSessionId?: string } = {}): AgentProviderV1Part[] {
+  const sends = readNdjson(`${name}.stdin.ndjson`).filter((line) => (line as { type?: string }).type === 'user') as { uuid: string }[];
+  const state = createTranslatorState({ providerSessionId: options.providerSessionId ?? null, reportedProviderSessionId: null, conversationEstablished: false });
+  const parts: AgentProviderV1Part[] = [];
+  let next = 0;
+  const startNext = () => {
+    const send = sends[next];
+    if (!send) return;
+    next += 1;
+    state.turn = { runId: `run_${next}`, uuid: send.uuid };
+  };
+  startNext();
+  for (const value of readNdjson(`${name}.ndjson`)) {
+    const frame = parseCliFrame(value);
+    parts.push(...translateFrame(state, frame));
+    if (state.turn === null) startNext();
+  }
+  return parts;
+}
+
+function text(parts: AgentProviderV1Part[], type: 'run.message_delta' | 'run.thinking_delta', runId = 'run_1'): string {
+  return parts
+    .filter((part) => part.type === type && part.runId === runId && part.parentToolUseId === undefined)
+    .map((part) => (part as { text: string }).text)
+    .join('');
+}
+
+describe('translating recorded CLI transcripts', () => {
+  it('text turn: deltas in order, usage, then a succeeded completion', () => {
+    const parts = replay('text-turn');
+    const types = parts.map((part) => part.type);
+    expect(types[0]).toBe('session.provider_session_changed');
+    expect(types.filter((type) => type === 'run.message_delta').length).toBeGreaterThanOrEqual(5);
+    expect(types.slice(-2)).toEqual(['run.usage', 'run.completed']);
+    expect(parts.at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+    expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
+    const usage = parts.find((part) => part.type === 'run.usage');
+    expect(usage).toMatchObject({ runId: 'run_1', inputTokens: expect.any(Number), outputTokens: expect.any(Number), costUsd: expect.any(Number) });
+  });
+
+  it('two turns: each run gets its own deltas and completion; cost is the per-process difference', () => {
+    const parts = replay('two-turns');
+    const completions = parts.filter((part) => part.type === 'run.completed');
+    expect(completions.map((part) => [part.runId, part.outcome])).toEqual([
+      ['run_1', 'succeeded'],
+      ['run_2', 'succeeded'],
+    ]);
+    expect(text(parts, 'run.message_delta', 'run_1')).not.toBe(text(parts, 'run.message_delta', 'run_2'));
+    const results = readNdjson('two-turns.ndjson').filter((value) => (value as { type?: string }).type === 'result') as { total_cost_usd: number }[];
+    const costs = parts.filter((part) => part.type === 'run.usage').map((part) => (part as { costUsd: number }).costUsd);
+    expect(costs[0]).toBeCloseTo(results[0]!.total_cost_usd, 10);
+    expect(costs[0]! + costs[1]!).toBeCloseTo(results[1]!.total_cost_usd, 10);
+    // The conversation id is reported once, not once per turn.
+    expect(parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(1);
+  });
+
+  it('thinking turn: thinking and answer are separate blocks', () => {
+    const parts = replay('thinking-turn');
+    expect(text(parts, 'run.thinking_delta').length).toBeGreaterThan(0);
+    expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
+    const thinkingBlocks = new Set(parts.filter((part) => part.type === 'run.thinking_delta').map((part) => (part as { blockId: string }).blockId));
+    const textBlocks = new Set(parts.filter((part) => part.type === 'run.message_delta').map((part) => (part as { blockId: string }).blockId));
+    expect([...thinkingBlocks].some((block) => textBlocks.has(block))).toBe(false);
+  });
+
+  it('tool use: invoked then succeeded, named, with text before and after in different blocks', () => {
+    const parts = replay('tool-use-bypass');
+    const tools = parts.filter((part) => part.type === 'run.tool_activity');
+    expect(tools.map((part) => [part.status, part.toolName])).toEqual([
+      ['invoked', 'Bash'],
+      ['succeeded', 'Bash'],
+    ]);
+    expect(tools[0]!.toolUseId).toBe(tools[1]!.toolUseId);
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  });
+
+  it('API error 500: a retry event, no error text as the answer, failed with the status', () => {
+    const parts = replay('api-error-500');
+    expect(parts.find((part) => part.type === 'run.retrying')).toMatchObject({ httpStatus: 500, attempt: 1 });
+    expect(text(parts, 'run.message_delta')).toBe('');
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'provider_api_error', details: { httpStatus: 500 } } });
+  });
+
+  it('unknown resume id: resume_not_found, and the startup result\'s throwaway id is not followed', () => {
+    const parts = replay('resume-unknown', { providerSessionId: 'b9a91f66-0000-4000-8000-000000000000' });
+    expect(parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(0);
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'resume_not_found' } });
+  });
+
+  it('denied tool prompt: the tool fails, the model is called again, the run succeeds', () => {
+    const parts = replay('permission-request-default-mode');
+    expect(parts.filter((part) => part.type === 'run.tool_activity').map((part) => part.status)).toEqual(['invoked', 'failed']);
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  });
+
+  it('subagent (background): its text is attributed to the Agent tool call, never merged into the answer', () => {
+    const parts = replay('subagent-background');
+    const agentCall = parts.find((part): part is Extract<AgentProviderV1Part, { type: 'run.tool_activity' }> => part.type === 'run.tool_activity' && part.toolName === 'Agent');
+    expect(agentCall).toBeDefined();
+    const subagentText = parts.filter((part) => part.type === 'run.message_delta' && part.parentToolUseId !== undefined);
+    expect(subagentText.length).toBeGreaterThan(0);
+    expect(subagentText.every((part) => (part as { parentToolUseId: string }).parentToolUseId === agentCall!.toolUseId)).toBe(true);
+    expect(text(parts, 'run.message_delta')).not.toContain('Hello from the background subagent');
+    // The CLI's own follow-up turn (started by the task notification) belongs to no run of ours.
+    expect(parts.filter((part) => part.type === 'run.completed')).toHaveLength(1);
+    expect(parts.some((part) => part.type === 'diagnostic' && part.code === 'claude.result_without_run')).toBe(true);
+  });
+
+  it('subagent (foreground): the prompt frame carries the parent id and adds nothing to the answer', () => {
+    const parts = replay('subagent-frames');
+    expect(text(parts, 'run.message_delta')).toBe('The subagent said hello.');
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  });
+});
+
+describe('translator edge cases', () => {
+  function state() {
+    const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true });
+    value.turn = { runId: 'run_1', uuid: 'send-1' };
+    return value;
+  }
+
+  it('splits a delta longer than 100,000 characters', () => {
+    const current = state();
+    const huge = 'x'.repeat(250_001);
+    const parts = translateFrame(current, parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: huge } } }));
+    expect(parts.map((part) => (part as { text: string }).text.length)).toEqual([100_000, 100_000, 50_001]);
+  });
+
+  it('ignores a result stamped for input it did not submit', () => {
+    const current = state();
+    const parts = translateFrame(current, parseCliFrame({ type: 'result', subtype: 'success', is_error: false, user_message_uuids: ['someone-else'] }));
+    expect(parts).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' }]);
+    expect(current.turn).not.toBeNull();
+  });
+
+  it('drops frames when no run is active, noting it once', () => {
+    const current = state();
+    current.turn = null;
+    const frame = parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } } });
+    expect(translateFrame(current, frame)).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_without_run' }]);
+    expect(translateFrame(current, frame)).toEqual([]);
+  });
+
+  it('tolerates unknown frame types and malformed known ones', () => {
+    const current = state();
+    expect(translateFrame(current, parseCliFrame({ type: 'brand_new_frame', x: 1 }))).toEqual([]);
+    expect(translateFrame(current, parseCliFrame({ type: 'assistant', message: 'not an object' }))).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.malformed_assistant', runId: 'run_1' },
+    ]);
+  });
+});

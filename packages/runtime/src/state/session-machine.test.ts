@@ -1,0 +1,76 @@
+import { type EventBody, type SubmitTurnCommand, zeroUsage } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import type { SessionRecord } from '../store/tether-store.js';
+import { acceptsProviderPart, decideClose, decideReopen, decideSubmitTurn, evolveRun, evolveSession } from './session-machine.js';
+
+const at = '2026-11-29T00:00:00.000Z';
+const idle: SessionRecord = {
+  sessionId: `ses_${'a'.repeat(32)}`,
+  provider: 'mock',
+  workspace: { kind: 'directory', path: '/tmp' },
+  configuration: {},
+  ephemeral: false,
+  redactInput: false,
+  state: 'idle',
+  activeRunId: null,
+  providerSessionId: null,
+  usage: zeroUsage,
+  lastSeq: 1,
+  createdAt: at,
+  updatedAt: at,
+};
+const runId = `run_${'b'.repeat(32)}`;
+const context = { newRunId: () => runId };
+const submit: SubmitTurnCommand = { type: 'submit_turn', commandId: 'c', sessionId: idle.sessionId, input: [{ type: 'text', text: 'hi' }] };
+
+/** given a history of events, the state they lead to */
+function given(...events: EventBody[]): SessionRecord {
+  return events.reduce((state, event) => evolveSession(state, event, at), idle);
+}
+
+describe('session state machine (pure decide / evolve)', () => {
+  it('given an idle session, submit_turn decides run.started and evolves to running', () => {
+    const decision = decideSubmitTurn(given(), submit, context);
+    expect(decision.events).toEqual([{ type: 'run.started', runId, input: [{ type: 'text', text: 'hi' }], inputRedacted: false }]);
+    expect(given(...decision.events)).toMatchObject({ state: 'running', activeRunId: runId });
+  });
+
+  it('given a running session, submit_turn is refused with run_active', () => {
+    const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
+    expect(() => decideSubmitTurn(running, submit, context)).toThrow(expect.objectContaining({ code: 'run_active' }));
+  });
+
+  it('given a closed session, submit_turn is refused with session_closed and reopen decides session.opened', () => {
+    const closed = given({ type: 'session.closed', reason: 'requested' });
+    expect(() => decideSubmitTurn(closed, submit, context)).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    const reopened = decideReopen(closed, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId });
+    expect(reopened.events).toMatchObject([{ type: 'session.opened', reopened: true }]);
+    expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId }).events).toEqual([]);
+  });
+
+  it('closing a running session completes its run as interrupted first', () => {
+    const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
+    const decision = decideClose(running, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId });
+    expect(decision.events.map((event) => event.type)).toEqual(['run.completed', 'session.closed']);
+    expect(given(...[{ type: 'run.started', runId, input: null, inputRedacted: true } as EventBody, ...decision.events])).toMatchObject({ state: 'closed', activeRunId: null });
+  });
+
+  it('accumulates usage per session and per run', () => {
+    const usage: EventBody = { type: 'run.usage', runId, inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheCreationTokens: 0, costUsd: 0.5 };
+    const state = given({ type: 'run.started', runId, input: null, inputRedacted: true }, usage, usage);
+    expect(state.usage).toEqual({ inputTokens: 20, outputTokens: 4, cacheReadTokens: 2, cacheCreationTokens: 0, costUsd: 1 });
+    const run = [usage, { type: 'run.completed', runId, outcome: 'succeeded' } as EventBody].reduce(
+      (current, event) => evolveRun(current, idle.sessionId, event, at),
+      evolveRun(undefined, idle.sessionId, { type: 'run.started', runId, input: null, inputRedacted: true }, at),
+    );
+    expect(run).toMatchObject({ status: 'completed', outcome: 'succeeded', usage: { inputTokens: 10, costUsd: 0.5 } });
+  });
+
+  it('accepts provider parts only for the active run', () => {
+    const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
+    expect(acceptsProviderPart(running, { type: 'run.message_delta', runId, blockId: 'b', text: 'x' })).toBe(true);
+    expect(acceptsProviderPart(running, { type: 'run.message_delta', runId: `run_${'c'.repeat(32)}`, blockId: 'b', text: 'x' })).toBe(false);
+    expect(acceptsProviderPart(given(), { type: 'run.completed', runId, outcome: 'succeeded' })).toBe(false);
+    expect(acceptsProviderPart(given(), { type: 'diagnostic', level: 'debug', code: 'x' })).toBe(true);
+  });
+});
