@@ -13,12 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup.mjs';
 import { runRawTurn } from './lib/raw-loop.mjs';
+import { loadAverage } from './lib/proc.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurn } from './lib/tether-turn.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
+/** A pair counts as quiet when the rest of the machine used less than this many cores during both legs. */
+const quietCores = 0.15;
 const prompt = 'Reply with the scripted text.';
 
 function parseArguments(argv) {
@@ -125,6 +128,13 @@ function printTable(report) {
     `  ${pad(label, 30)}${pad(fmt(stats.raw.median), 14, true)}${pad(fmt(stats.tether.median), 14, true)}${pad(fmt(stats.ratio.median, 3), 12, true)}${pad(`${fmt(stats.ratio.p25, 3)}-${fmt(stats.ratio.p75, 3)}`, 16, true)}${pad(`${fmt(stats.ratio.min, 3)}-${fmt(stats.ratio.max, 3)}`, 16, true)}${pad(stats.ratio.median <= target ? '<=1.05 ok' : '>1.05 MISS', 12, true)}`;
   lines.push(row('turn time, ms (median)', turn));
   lines.push(row('cold spawn -> first delta, ms', firstDelta));
+  if (report.quiet.turn) {
+    lines.push(row(`  quiet pairs only (${report.quiet.pairs}): turn`, report.quiet.turn));
+    lines.push(row(`  quiet pairs only (${report.quiet.pairs}): first`, report.quiet.firstDelta));
+  } else {
+    lines.push(`  (only ${report.quiet.pairs} quiet pair(s): too few for a quiet-only line)`);
+  }
+  lines.push(`  other load on the machine during the legs: median ${fmt(report.otherLoadCores.median, 2)} cores, max ${fmt(report.otherLoadCores.max, 2)} (quiet = < ${report.quiet.thresholdCores}); load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push('');
   lines.push(`  ${pad('bench process CPU / 1k deltas', 30)}${pad(`${fmt(cpu.benchPer1k.raw, 1)} ms`, 14, true)}${pad(`${fmt(cpu.benchPer1k.tether, 1)} ms`, 14, true)}   Tether's own overhead ~${fmt(cpu.tetherOverheadPer1k, 1)} ms CPU / 1k deltas (paired median)`);
   lines.push(`  ${pad('claude CPU per turn', 30)}${pad(`${fmt(cpu.claude.raw)} ms`, 14, true)}${pad(`${fmt(cpu.claude.tether)} ms`, 14, true)}`);
@@ -160,6 +170,7 @@ async function main() {
   try {
     api = await startFakeApiProcess(options.deltas);
     const environment = await baseEnvironment({ root, apiUrl: api.url });
+    const loadAtStart = loadAverage();
     const common = { claudePath, environment, workspace, prompt, apiPid: api.pid };
     const machine = {
       cpus: os.cpus().length,
@@ -185,19 +196,22 @@ async function main() {
       delete pair.tether.launch;
       pair.turnRatio = pair.tether.turnMs / pair.raw.turnMs;
       pair.firstDeltaRatio = pair.tether.firstDeltaMs / pair.raw.firstDeltaMs;
+      pair.foreignCores = Math.max(pair.raw.foreignCpuMs / pair.raw.turnMs, pair.tether.foreignCpuMs / pair.tether.turnMs);
+      pair.quiet = pair.foreignCores < quietCores;
       pairs.push(pair);
       console.log(
         `bench: #${pair.repetition} (${pair.order}) turn raw ${fmt(pair.raw.turnMs)} / Tether ${fmt(pair.tether.turnMs)} ms = ${fmt(pair.turnRatio, 3)}; ` +
           `first delta ${fmt(pair.raw.firstDeltaMs)} / ${fmt(pair.tether.firstDeltaMs)} ms = ${fmt(pair.firstDeltaRatio, 3)}; ` +
-          `bench CPU ${fmt(pair.raw.cpuMs)} / ${fmt(pair.tether.cpuMs)} ms; Tether ${pair.tether.commits} commits`,
+          `bench CPU ${fmt(pair.raw.cpuMs)} / ${fmt(pair.tether.cpuMs)} ms; Tether ${pair.tether.commits} commits; other load ${fmt(pair.foreignCores, 2)} cores`,
       );
     }
 
-    const legStats = (key) => ({
-      raw: summarize(pairs.map((pair) => pair.raw[key])),
-      tether: summarize(pairs.map((pair) => pair.tether[key])),
-      ratio: summarize(pairedRatios(pairs, key)),
+    const legStats = (key, from = pairs) => ({
+      raw: summarize(from.map((pair) => pair.raw[key])),
+      tether: summarize(from.map((pair) => pair.tether[key])),
+      ratio: summarize(pairedRatios(from, key)),
     });
+    const quietPairs = pairs.filter((pair) => pair.quiet);
     const per1k = (leg) => pairs.map((pair) => (pair[leg].cpuMs / Math.max(1, pair[leg].deltas)) * 1000);
     const allBatches = pairs.flatMap((pair) => pair.tether.batchSizes);
     const report = {
@@ -208,6 +222,14 @@ async function main() {
       launchParity,
       turn: legStats('turnMs'),
       firstDelta: legStats('firstDeltaMs'),
+      quiet: {
+        thresholdCores: quietCores,
+        pairs: quietPairs.length,
+        turn: quietPairs.length >= 3 ? legStats('turnMs', quietPairs) : null,
+        firstDelta: quietPairs.length >= 3 ? legStats('firstDeltaMs', quietPairs) : null,
+      },
+      otherLoadCores: summarize(pairs.map((pair) => pair.foreignCores)),
+      loadAverage: { start: loadAtStart, end: loadAverage() },
       cpu: {
         benchPer1k: { raw: median(per1k('raw')), tether: median(per1k('tether')) },
         tetherOverheadPer1k: median(pairs.map((pair, index) => per1k('tether')[index] - per1k('raw')[index])),

@@ -66,3 +66,23 @@ export function selfCpuMs() {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 }
+
+/** CPU time used by everything on the machine (all cores, idle and iowait excluded), in ms. */
+export function machineBusyMs() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = fields;
+    return ((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / ticksPerSecond;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The 1-minute load average. */
+export function loadAverage() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return NaN;
+  }
+}

@@ -6,13 +6,14 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { rawLaunch } from './claude-setup.mjs';
-import { processCpuMs, selfCpuMs } from './proc.mjs';
+import { machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
 
 export async function runRawTurn({ claudePath, environment, workspace, prompt, timeoutMs = 120_000, apiPid }) {
   const { argv, env } = rawLaunch({ environment, providerSessionId: randomUUID() });
   const userLine = `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, uuid: randomUUID() })}\n`;
 
   const apiCpuStart = processCpuMs(apiPid);
+  const busyStart = machineBusyMs();
   const cpuStart = selfCpuMs();
   const start = performance.now();
   const child = spawn(claudePath, argv, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -27,6 +28,7 @@ export async function runRawTurn({ claudePath, environment, workspace, prompt, t
   let childCpuMs = NaN;
   let cpuMs = NaN;
   let apiCpuMs = NaN;
+  let foreignCpuMs = NaN;
   let stderr = '';
   let partial = '';
 
@@ -71,6 +73,8 @@ export async function runRawTurn({ claudePath, environment, workspace, prompt, t
           cpuMs = selfCpuMs() - cpuStart;
           childCpuMs = processCpuMs(child.pid);
           apiCpuMs = processCpuMs(apiPid) - apiCpuStart;
+          // CPU the rest of the machine used meanwhile (other work competing for the 2 cores).
+          foreignCpuMs = machineBusyMs() - busyStart - cpuMs - childCpuMs - apiCpuMs;
           result = frame;
           // The turn is over: EOF lets an idle CLI exit.
           child.stdin.end();
@@ -82,5 +86,5 @@ export async function runRawTurn({ claudePath, environment, workspace, prompt, t
   });
   const exit = await done;
   if (result.is_error) throw new Error(`raw loop: the turn ended with an error result: ${JSON.stringify(result).slice(0, 500)}`);
-  return { firstDeltaMs, turnMs, deltas, lines, cpuMs, childCpuMs, apiCpuMs, exitCode: exit.code, exitMs: performance.now() - start };
+  return { firstDeltaMs, turnMs, deltas, lines, cpuMs, childCpuMs, apiCpuMs, foreignCpuMs, exitCode: exit.code, exitMs: performance.now() - start };
 }

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { childrenOf, commandLine, environmentOf, processCpuMs, selfCpuMs } from './proc.mjs';
+import { childrenOf, commandLine, environmentOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
 
 /** Counts commits and the synchronous time spent in them (the SQLite work runs inside the call). */
 export function instrumentStore(store) {
@@ -45,6 +45,8 @@ export async function runTetherTurn({ claudePath, environment, workspace, prompt
     let cpuMs = NaN;
     let apiCpuStart = NaN;
     let apiCpuMs = NaN;
+    let busyStart = NaN;
+    let busyMs = NaN;
     let delivered = 0;
     let deltas = 0;
     let completed = null;
@@ -64,6 +66,7 @@ export async function runTetherTurn({ claudePath, environment, workspace, prompt
           turnMs = performance.now() - start;
           cpuMs = selfCpuMs() - cpuStart;
           apiCpuMs = processCpuMs(apiPid) - apiCpuStart;
+          busyMs = machineBusyMs() - busyStart;
           completed = event;
           return;
         }
@@ -77,6 +80,7 @@ export async function runTetherTurn({ claudePath, environment, workspace, prompt
     });
 
     apiCpuStart = processCpuMs(apiPid);
+    busyStart = machineBusyMs();
     cpuStart = selfCpuMs();
     start = performance.now();
     await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: prompt }] });
@@ -106,6 +110,8 @@ export async function runTetherTurn({ claudePath, environment, workspace, prompt
       cpuMs,
       childCpuMs,
       apiCpuMs,
+      // CPU the rest of the machine used meanwhile (other work competing for the 2 cores).
+      foreignCpuMs: busyMs - cpuMs - childCpuMs - apiCpuMs,
       shutdownMs: performance.now() - shutdownStart,
       commits: stats.commits,
       committedEvents: stats.events,

@@ -111,11 +111,28 @@ export class ClaudeSession implements AgentProviderV1Session {
     this.emit({ type: 'diagnostic', level: 'warning', code, ...(this.state.turn ? { runId: this.state.turn.runId } : {}) });
   }
 
+  /** Whether a frame shows the CLI took the current turn's input (lines still in the pipe from before do not). */
+  private acknowledges(frame: CliFrame): boolean {
+    const uuid = this.state.turn?.uuid;
+    if (uuid === undefined) return false;
+    switch (frame.kind) {
+      case 'command_lifecycle':
+        return frame.frame.command_uuid === uuid;
+      case 'system':
+      case 'stream_event':
+        return frame.frame.user_message_uuids?.includes(uuid) ?? false;
+      case 'result':
+        return true;
+      default:
+        return false;
+    }
+  }
+
   private onLine(line: DecodedLine): void {
-    this.unacknowledged = null;
     if (line.kind === 'junk') return this.note('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
     const frame = parseCliFrame(line.value);
+    if (this.unacknowledged && this.acknowledges(frame)) this.unacknowledged = null;
     if (frame.kind === 'control_request' || frame.kind === 'control_response' || frame.kind === 'control_cancel_request') {
       this.onControlFrame(frame);
       return;
