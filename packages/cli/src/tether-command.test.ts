@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FakeAnthropicApi, errorReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { type FakeAnthropicApi, errorReply, holdReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,9 +43,10 @@ interface Finished {
   readonly stderr: string;
 }
 
-function tether(args: string[], options: { environment?: Record<string, string> } = {}): Promise<Finished> {
+function tether(args: string[], options: { environment?: Record<string, string>; onSpawn?: (pid: number) => void } = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -129,6 +130,21 @@ describe('tether run', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('[provider_unavailable]');
     expect(result.stderr).toContain('no-such-claude');
+  });
+
+  it('stops on Ctrl-C: the run completes interrupted, exit code 130, and the session can be resumed', async () => {
+    api.enqueue(holdReply(), textReply('Resumed fine.'));
+    let pid = 0;
+    const finished = tether(['run', '--json', 'Take your time'], { onSpawn: (spawned) => (pid = spawned) });
+    await api.waitForRequests(1, { kind: 'turn' });
+    process.kill(pid, 'SIGINT');
+    const result = await finished;
+    expect(result.code).toBe(130);
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; sessionId: string; outcome?: string });
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    const resumed = await tether(['run', '--resume', events[0]!.sessionId, 'Again']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('Resumed fine.\n');
   });
 
   it('passes the caller environment through: bypass mode works with IS_SANDBOX=1', async () => {
