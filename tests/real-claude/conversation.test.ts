@@ -1,6 +1,5 @@
 import { errorReply, holdReply, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { AgentError, type ProtocolEvent } from '@tether/protocol';
-import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, runEvents } from '@tether/testkit';
+import { type ClaudeTestEnvironment, agentErrorOf, answerText, createClaudeTestEnvironment, runEvents } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -13,15 +12,6 @@ function requestText(body: unknown): string {
   return JSON.stringify((body as { messages?: unknown }).messages ?? []);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (AgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('conversations through the real claude binary', () => {
   it('keeps two turns in one conversation: the second request carries the first exchange', async () => {
@@ -117,7 +107,7 @@ describe('conversations through the real claude binary', () => {
     const receipt = await runtime.dispatch(command);
     await environment.api.waitForRequests(1, { kind: 'turn' });
     expect(await runtime.dispatch(command)).toEqual(receipt);
-    const error = await rejection(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Another.' }] }));
+    const error = await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Another.' }] }));
     expect(error.code).toBe('run_active');
     expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
     expect((await runtime.getSession(sessionId)).activeRunId).toBe(receipt.runId);
@@ -131,7 +121,7 @@ describe('conversations through the real claude binary', () => {
     const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember MANGO.' }] });
     await runtime.waitForRun(first.runId);
     await runtime.closeSession({ sessionId });
-    expect((await rejection(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again?' }] }))).code).toBe('session_closed');
+    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again?' }] }))).code).toBe('session_closed');
     await runtime.openSession({ continueSession: sessionId });
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'What fruit?' }] });
     expect(answerText(await runEvents(runtime, sessionId, second.runId))).toBe('It was MANGO.');
@@ -154,4 +144,3 @@ describe('conversations through the real claude binary', () => {
   });
 });
 
-export type { ProtocolEvent };

@@ -8,3 +8,4 @@ export const VERSION = '0.1.0';
 export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from './fake-claude-cli.js';
 export type { FakeCliStep } from './fake-claude-cli.js';
 export { processesWithEnvironment } from './process-scan.js';
+export { agentErrorOf } from './rejection.js';

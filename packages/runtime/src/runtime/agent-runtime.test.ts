@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
-import { type MockTurnContext, collectUntil, createMockProvider } from '@tether/testkit';
+import { type MockTurnContext, agentErrorOf, collectUntil, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import { createAgentRuntime } from './agent-runtime.js';
@@ -17,15 +17,6 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (AgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 /** A turn the test finishes by hand, to hold a run open. */
 function heldTurns() {
@@ -88,7 +79,7 @@ describe('agent runtime with a mock provider', () => {
     expect(await runtime.dispatch(turn)).toEqual(turnReceipt);
     expect(provider.sessions[0]!.turns).toHaveLength(1);
 
-    const reused = await rejection(runtime.dispatch({ ...turn, input: [{ type: 'text', text: 'something else' }] }));
+    const reused = await agentErrorOf(runtime.dispatch({ ...turn, input: [{ type: 'text', text: 'something else' }] }));
     expect(reused.code).toBe('invalid_command');
     expect(reused.details?.reason).toBe('command_id_reused');
     await runtime.shutdown();
@@ -100,7 +91,7 @@ describe('agent runtime with a mock provider', () => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
     const before = await runtime.readEvents(sessionId);
-    const error = await rejection(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }));
+    const error = await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }));
     expect(error.code).toBe('run_active');
     expect(await runtime.readEvents(sessionId)).toEqual(before);
     const turn = await turns.next();
@@ -114,19 +105,19 @@ describe('agent runtime with a mock provider', () => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     const before = await runtime.readEvents(sessionId);
 
-    const unknownField = await rejection(runtime.dispatch({ type: 'submit_turn', commandId: 'c1', sessionId, input: [{ type: 'text', text: 'x' }], model: 'x' }));
+    const unknownField = await agentErrorOf(runtime.dispatch({ type: 'submit_turn', commandId: 'c1', sessionId, input: [{ type: 'text', text: 'x' }], model: 'x' }));
     expect(unknownField.code).toBe('invalid_command');
-    const image = await rejection(runtime.dispatch({ type: 'submit_turn', commandId: 'c2', sessionId, input: [{ type: 'image', data: 'AAAA' }] }));
+    const image = await agentErrorOf(runtime.dispatch({ type: 'submit_turn', commandId: 'c2', sessionId, input: [{ type: 'image', data: 'AAAA' }] }));
     expect(image.code).toBe('capability_unsupported');
-    const missing = await rejection(runtime.openSession({ workspace: { kind: 'directory', path: path.join(workspace, 'nope') } }));
+    const missing = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: path.join(workspace, 'nope') } }));
     expect(missing.code).toBe('invalid_workspace');
     const file = path.join(workspace, 'file.txt');
     await writeFile(file, 'x');
-    const notDirectory = await rejection(runtime.openSession({ workspace: { kind: 'directory', path: file } }));
+    const notDirectory = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: file } }));
     expect(notDirectory.code).toBe('invalid_workspace');
-    const flagLike = await rejection(runtime.openSession({ workspace: { kind: 'directory', path: workspace }, model: '--resume' }));
+    const flagLike = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace }, model: '--resume' }));
     expect(flagLike.code).toBe('invalid_command');
-    const unknownSession = await rejection(runtime.submitTurn({ sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x' }] }));
+    const unknownSession = await agentErrorOf(runtime.submitTurn({ sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x' }] }));
     expect(unknownSession.code).toBe('session_not_found');
 
     expect(await runtime.readEvents(sessionId)).toEqual(before);
@@ -137,7 +128,7 @@ describe('agent runtime with a mock provider', () => {
   it('answers interrupt_run with capability_unsupported while the provider cannot interrupt', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    expect((await rejection(runtime.interruptRun({ sessionId }))).code).toBe('capability_unsupported');
+    expect((await agentErrorOf(runtime.interruptRun({ sessionId }))).code).toBe('capability_unsupported');
     await runtime.shutdown();
   });
 
@@ -150,7 +141,7 @@ describe('agent runtime with a mock provider', () => {
     await runtime.closeSession({ sessionId });
     expect((await runtime.getSession(sessionId)).state).toBe('closed');
     expect(provider.sessions[0]!.stops).toEqual(['close']);
-    expect((await rejection(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }))).code).toBe('session_closed');
+    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }))).code).toBe('session_closed');
 
     const reopened = await runtime.openSession({ continueSession: sessionId });
     expect(reopened.sessionId).toBe(sessionId);
