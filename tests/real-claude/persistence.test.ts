@@ -7,7 +7,7 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
-const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/dist/bin.js');
+const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');
 
 let environment: ClaudeTestEnvironment;
 

@@ -8,7 +8,7 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/bin.js');
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
 
 let root: string;
 let api: FakeAnthropicApi;
