@@ -2,46 +2,51 @@
 // Tether benchmark: the same scripted turn (2,000 text deltas from the fake API) driven (a) by a
 // minimal raw loop over the claude CLI and (b) through Tether (translate + persist + publish to
 // one subscriber), interleaved; plus events/second through the store alone. It reports; it does
-// not fail the build (exit 0 whatever the ratio, non-zero only when something is broken).
+// not fail the build (exit 0 whatever the ratios; non-zero only when something is broken).
 //
-// Usage: ./dev npm run bench      or   ./dev node bench/run-benchmarks.mjs [--repetitions N] [--deltas N]
+// Usage: ./dev npm run bench
+//        ./dev node bench/run-benchmarks.mjs [--repetitions N] [--deltas N] [--no-store] [--no-wait] [--output file]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup.mjs';
-import { runRawTurn } from './lib/raw-loop.mjs';
 import { loadAverage } from './lib/proc.mjs';
+import { waitForQuiet } from './lib/quiet.mjs';
+import { runRawTurns } from './lib/raw-loop.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
-import { runTetherTurn } from './lib/tether-turn.mjs';
+import { runTetherTurns } from './lib/tether-turn.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
-/** A pair counts as quiet when the rest of the machine used less than this many cores during both legs. */
-const quietCores = 0.15;
 const prompt = 'Reply with the scripted text.';
+/** A pair counts as quiet when the rest of the machine used less than this many cores during each leg. */
+const quietCores = 0.15;
+/** Before each pair, wait up to this long for the machine to be quiet (the whole bench stays under ~3 min). */
+const quietWaitPerPairMs = 8_000;
+const quietWaitTotalMs = 60_000;
 
 function parseArguments(argv) {
-  const options = { repetitions: 10, deltas: 2000, output: path.join(repoRoot, '.bench-results', 'latest.json'), store: true };
+  const options = { repetitions: 10, deltas: 2000, output: path.join(repoRoot, '.bench-results', 'latest.json'), store: true, wait: true };
   for (let index = 0; index < argv.length; index += 1) {
-    const flag = argv[index];
+    const [flag, inline] = argv[index].split('=', 2);
     const value = () => {
-      const next = argv[++index];
+      const next = inline ?? argv[++index];
       if (next === undefined) throw new Error(`${flag} needs a value`);
       return next;
     };
     if (flag === '--repetitions' || flag === '-n') options.repetitions = Number(value());
-    else if (flag.startsWith('--repetitions=')) options.repetitions = Number(flag.split('=')[1]);
     else if (flag === '--deltas') options.deltas = Number(value());
     else if (flag === '--output') options.output = path.resolve(value());
     else if (flag === '--no-store') options.store = false;
+    else if (flag === '--no-wait') options.wait = false;
     else if (flag === '--help' || flag === '-h') {
-      console.log('usage: node bench/run-benchmarks.mjs [--repetitions N (default 10)] [--deltas N (default 2000)] [--output file] [--no-store]');
+      console.log('usage: node bench/run-benchmarks.mjs [--repetitions N (default 10)] [--deltas N (default 2000)] [--no-store] [--no-wait] [--output file]');
       process.exit(0);
-    } else throw new Error(`unknown argument ${flag}`);
+    } else throw new Error(`unknown argument ${argv[index]}`);
   }
   if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
@@ -55,25 +60,30 @@ async function startFakeApiProcess(deltas) {
     env: { ...process.env, BENCH_DELTAS: String(deltas) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the fake API process did not report its URL within 15 s')), 15_000);
-    child.once('error', (error) => reject(new Error(`could not start the fake API process: ${error.message}`)));
-    child.once('exit', (code) => reject(new Error(`the fake API process exited early (code ${code})`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(JSON.parse(line));
-    });
-  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return {
-    ...info,
-    async stop() {
-      child.stdin.end();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  try {
+    const info = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the fake API process did not report its URL within 15 s')), 15_000);
+      child.once('error', (error) => reject(new Error(`could not start the fake API process: ${error.message}`)));
+      child.once('exit', (code) => reject(new Error(`the fake API process exited early (code ${code})`)));
+      createInterface({ input: child.stdout }).once('line', (line) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(line));
+      });
+    });
+    return {
+      ...info,
+      async stop() {
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
 }
 
 function claudeVersion(claudePath, environment) {
@@ -91,16 +101,11 @@ function compareLaunch(launch, environment) {
   const differences = [];
   if (JSON.stringify(tetherArgv) !== JSON.stringify(rawArgv)) differences.push(`argv: tether ${JSON.stringify(tetherArgv)} vs raw ${JSON.stringify(rawArgv)}`);
   if (launch.env) {
-    const names = new Set([...Object.keys(launch.env), ...Object.keys(raw.env)]);
-    for (const name of names) {
+    for (const name of new Set([...Object.keys(launch.env), ...Object.keys(raw.env)])) {
       if (launch.env[name] !== raw.env[name]) differences.push(`env ${name}: tether ${JSON.stringify(launch.env[name])} vs raw ${JSON.stringify(raw.env[name])}`);
     }
   }
-  return { checked: true, identical: differences.length === 0, differences, argv: rawArgv };
-}
-
-function pairedRatios(pairs, key) {
-  return pairs.map((pair) => pair.tether[key] / pair.raw[key]);
+  return { checked: true, identical: differences.length === 0, differences, argv: rawArgv, environmentNames: Object.keys(raw.env).sort() };
 }
 
 function fmt(value, digits = 0) {
@@ -109,47 +114,76 @@ function fmt(value, digits = 0) {
 }
 
 function pad(text, width, right = false) {
-  const string = String(text);
-  return right ? string.padStart(width) : string.padEnd(width);
+  return right ? String(text).padStart(width) : String(text).padEnd(width);
 }
 
-function printTable(report) {
-  const { turn, firstDelta, cpu, machine, options } = report;
+/** Per-metric stats over pairs: each leg's distribution and the paired ratios b/a. */
+function compare(pairs, pick) {
+  return {
+    raw: summarize(pairs.map((pair) => pick(pair.raw))),
+    tether: summarize(pairs.map((pair) => pick(pair.tether))),
+    ratio: summarize(pairs.map((pair) => pick(pair.tether) / pick(pair.raw))),
+  };
+}
+
+function metrics(pairs) {
+  return {
+    coldTurn: compare(pairs, (leg) => leg.turns[0].turnMs),
+    coldFirstDelta: compare(pairs, (leg) => leg.turns[0].firstDeltaMs),
+    warmTurn: compare(pairs, (leg) => leg.turns[1].turnMs),
+    warmFirstDelta: compare(pairs, (leg) => leg.turns[1].firstDeltaMs),
+  };
+}
+
+function printReport(report) {
+  const { machine, options, all, quiet } = report;
   const lines = [];
   lines.push('');
   lines.push(`Tether benchmark  ${report.date}`);
   lines.push(`  machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.platform}; node ${machine.node}; claude ${machine.claude}`);
-  lines.push(`  scenario: one turn of ${options.deltas} text deltas, cold spawn each time; ${options.repetitions} interleaved repetitions (+1 warm-up pair)`);
-  lines.push(`  launch parity (Tether's child argv+env vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? 'identical' : 'DIFFERENT') : report.launchParity.note}`);
+  lines.push(`  scenario: ${options.deltas} text deltas per turn from the fake API (own process); per repetition one raw-loop leg and one Tether leg,`);
+  lines.push(`            order alternating, each leg = a cold turn (spawn included) then a warm 2nd turn on the same process; ${options.repetitions} repetitions + 1 warm-up pair`);
+  lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? 'identical' : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   lines.push('');
-  const header = `  ${pad('', 30)}${pad('raw loop (a)', 14, true)}${pad('Tether (b)', 14, true)}${pad('b/a median', 12, true)}${pad('IQR', 16, true)}${pad('min-max', 16, true)}${pad('target', 9, true)}`;
-  lines.push(header);
-  const row = (label, stats) =>
-    `  ${pad(label, 30)}${pad(fmt(stats.raw.median), 14, true)}${pad(fmt(stats.tether.median), 14, true)}${pad(fmt(stats.ratio.median, 3), 12, true)}${pad(`${fmt(stats.ratio.p25, 3)}-${fmt(stats.ratio.p75, 3)}`, 16, true)}${pad(`${fmt(stats.ratio.min, 3)}-${fmt(stats.ratio.max, 3)}`, 16, true)}${pad(stats.ratio.median <= target ? '<=1.05 ok' : '>1.05 MISS', 12, true)}`;
-  lines.push(row('turn time, ms (median)', turn));
-  lines.push(row('cold spawn -> first delta, ms', firstDelta));
-  if (report.quiet.turn) {
-    lines.push(row(`  quiet pairs only (${report.quiet.pairs}): turn`, report.quiet.turn));
-    lines.push(row(`  quiet pairs only (${report.quiet.pairs}): first`, report.quiet.firstDelta));
+  lines.push(`  ${pad('medians (ms); ratio = Tether/raw, paired', 40)}${pad('raw (a)', 9, true)}${pad('Tether (b)', 12, true)}${pad('b/a', 8, true)}${pad('IQR', 15, true)}${pad('min-max', 15, true)}${pad('target', 11, true)}`);
+  const row = (label, stats, withTarget) =>
+    `  ${pad(label, 40)}${pad(fmt(stats.raw.median), 9, true)}${pad(fmt(stats.tether.median), 12, true)}${pad(fmt(stats.ratio.median, 3), 8, true)}` +
+    `${pad(`${fmt(stats.ratio.p25, 3)}-${fmt(stats.ratio.p75, 3)}`, 15, true)}${pad(`${fmt(stats.ratio.min, 3)}-${fmt(stats.ratio.max, 3)}`, 15, true)}` +
+    `${pad(withTarget ? (stats.ratio.median <= target ? 'met' : 'MISSED') : '', 11, true)}`;
+  lines.push(row('turn, cold: spawn/submit -> result', all.coldTurn, true));
+  lines.push(row('cold spawn -> first delta', all.coldFirstDelta, true));
+  lines.push(row('turn, warm (2nd turn, same process)', all.warmTurn, false));
+  lines.push(row('warm submit -> first delta', all.warmFirstDelta, false));
+  if (quiet.metrics) {
+    lines.push(`  quiet pairs only (${quiet.pairs} of ${options.repetitions}: rest of the machine < ${quietCores} cores during every leg):`);
+    lines.push(row('  turn, cold', quiet.metrics.coldTurn, false));
+    lines.push(row('  cold spawn -> first delta', quiet.metrics.coldFirstDelta, false));
+    lines.push(row('  turn, warm', quiet.metrics.warmTurn, false));
   } else {
-    lines.push(`  (only ${report.quiet.pairs} quiet pair(s): too few for a quiet-only line)`);
+    lines.push(`  quiet pairs only: ${quiet.pairs} of ${options.repetitions} (too few for their own lines)`);
   }
-  lines.push(`  other load on the machine during the legs: median ${fmt(report.otherLoadCores.median, 2)} cores, max ${fmt(report.otherLoadCores.max, 2)} (quiet = < ${report.quiet.thresholdCores}); load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
+  lines.push(`  rest of the machine during the legs: median ${fmt(report.otherLoadCores.median, 2)} cores, max ${fmt(report.otherLoadCores.max, 2)}; waited ${fmt(report.quietWaitMs / 1000, 1)} s for quiet; load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push('');
-  lines.push(`  ${pad('bench process CPU / 1k deltas', 30)}${pad(`${fmt(cpu.benchPer1k.raw, 1)} ms`, 14, true)}${pad(`${fmt(cpu.benchPer1k.tether, 1)} ms`, 14, true)}   Tether's own overhead ~${fmt(cpu.tetherOverheadPer1k, 1)} ms CPU / 1k deltas (paired median)`);
-  lines.push(`  ${pad('claude CPU per turn', 30)}${pad(`${fmt(cpu.claude.raw)} ms`, 14, true)}${pad(`${fmt(cpu.claude.tether)} ms`, 14, true)}`);
-  lines.push(`  ${pad('fake API CPU per turn', 30)}${pad(`${fmt(cpu.api.raw)} ms`, 14, true)}${pad(`${fmt(cpu.api.tether)} ms`, 14, true)}`);
-  lines.push(`  ${pad('deltas seen / events delivered', 30)}${pad(fmt(report.counts.rawDeltas), 14, true)}${pad(`${fmt(report.counts.tetherDeltas)} / ${fmt(report.counts.tetherDelivered)}`, 14, true)}`);
-  lines.push(`  ${pad('Tether commits per turn', 30)}${pad('', 14)}${pad(fmt(report.writer.commits), 14, true)}   median batch ${fmt(report.writer.medianBatch)} event(s), mean ${fmt(report.writer.meanBatch, 1)}; ${fmt(report.writer.commitMs, 1)} ms in store.commit per turn`);
+  const cpu = report.cpu;
+  const cell = (label, raw, tether, note = '') => `  ${pad(label, 40)}${pad(raw, 12, true)}${pad(tether, 16, true)}${note ? `   ${note}` : ''}`;
+  lines.push(cell('warm turn, medians', 'raw (a)', 'Tether (b)'));
+  lines.push(cell('bench process CPU per 1,000 deltas', `${fmt(cpu.benchPer1k.raw, 1)} ms`, `${fmt(cpu.benchPer1k.tether, 1)} ms`, `Tether's own cost: +${fmt(cpu.tetherOverheadPer1k, 1)} ms per 1,000 deltas (paired)`));
+  lines.push(cell('claude CLI CPU per turn', `${fmt(cpu.claude.raw)} ms`, `${fmt(cpu.claude.tether)} ms`));
+  lines.push(cell('fake API CPU per turn', `${fmt(cpu.api.raw)} ms`, `${fmt(cpu.api.tether)} ms`));
+  lines.push(cell('deltas seen / events delivered', fmt(report.counts.rawDeltas), `${fmt(report.counts.tetherDeltas)} / ${fmt(report.counts.tetherDelivered)}`));
+  lines.push(cell('store commits per turn (Tether)', '', fmt(report.writer.commits), `median batch ${fmt(report.writer.medianBatch)} event(s), mean ${fmt(report.writer.meanBatch, 1)}; ${fmt(report.writer.commitMs, 1)} ms wall inside store.commit`));
+  if (report.counts.tetherDiagnostics.length > 0) lines.push(`  Tether diagnostics seen: ${report.counts.tetherDiagnostics.join(', ')}`);
   if (report.store) {
     lines.push('');
-    lines.push(`  Store alone (${options.deltas} run.message_delta events, SQLite in a temp dir)`);
-    lines.push(`    store.commit, events + session row per batch:  ${report.store.direct.map((entry) => `batch ${entry.batchSize}: ${fmt(entry.eventsPerSecond)} ev/s`).join('; ')}`);
-    lines.push(`    runtime + mock provider -> 1 subscriber:       ${report.store.runtime.map((entry) => `${entry.variant}: ${fmt(entry.eventsPerSecond)} ev/s (${fmt(entry.turnMs, 1)} ms)`).join('; ')}`);
+    lines.push(`  Store alone (${options.deltas} run.message_delta events, SQLite in a temp dir; medians of ${report.store.rounds} rounds)`);
+    lines.push(`    store.commit (events + session row per transaction), events/s by batch size:`);
+    lines.push(`      ${report.store.direct.map((entry) => `${entry.batchSize}: ${fmt(entry.eventsPerSecond)}`).join('   ')}`);
+    lines.push(`    runtime + mock provider -> store -> 1 subscriber, events/s (turn ms):`);
+    lines.push(`      ${report.store.runtime.map((entry) => `${entry.variant}: ${fmt(entry.eventsPerSecond)} (${fmt(entry.turnMs, 1)} ms)`).join('   ')}`);
   }
   lines.push('');
-  lines.push(`  targets: turn time b/a <= ${target}: ${turn.ratio.median <= target ? 'met' : 'missed'}; cold first delta b/a <= ${target}: ${firstDelta.ratio.median <= target ? 'met' : 'missed'}`);
-  lines.push(`  results: ${path.relative(repoRoot, options.output)}`);
+  lines.push(`  targets (median paired ratio <= ${target}): cold turn ${all.coldTurn.ratio.median <= target ? 'met' : 'missed'}; cold first delta ${all.coldFirstDelta.ratio.median <= target ? 'met' : 'missed'}`);
+  lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
   console.log(lines.join('\n'));
 }
 
@@ -163,6 +197,7 @@ async function main() {
   }
   const claudePath = binary.path;
   const started = Date.now();
+  const loadAtStart = loadAverage();
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-bench-')));
   const workspace = path.join(root, 'workspace');
   await mkdir(workspace);
@@ -170,8 +205,7 @@ async function main() {
   try {
     api = await startFakeApiProcess(options.deltas);
     const environment = await baseEnvironment({ root, apiUrl: api.url });
-    const loadAtStart = loadAverage();
-    const common = { claudePath, environment, workspace, prompt, apiPid: api.pid };
+    const common = { claudePath, environment, workspace, prompt, apiPid: api.pid, turns: 2 };
     const machine = {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
@@ -180,91 +214,89 @@ async function main() {
       claude: claudeVersion(claudePath, environment),
       totalMemoryGb: round(os.totalmem() / 2 ** 30, 1),
     };
-    console.log(`bench: claude ${machine.claude} at ${claudePath}; fake API (pid ${api.pid}) at ${api.url}`);
+    console.log(`bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}`);
 
-    // Warm-up pair (not counted): fills the OS page cache, the CLI's HOME, Node's JIT.
-    const warmRaw = await runRawTurn(common);
-    const warmTether = await runTetherTurn({ ...common, inspectChild: true });
+    // Warm-up pair (not counted): page cache, the CLI's HOME, Node's JIT. Also checks launch parity.
+    const warmRaw = await runRawTurns(common);
+    const warmTether = await runTetherTurns({ ...common, inspectChild: true });
     const launchParity = compareLaunch(warmTether.launch, environment);
-    console.log(`bench: warm-up raw ${fmt(warmRaw.turnMs)} ms, Tether ${fmt(warmTether.turnMs)} ms; launch parity: ${launchParity.identical ? 'identical' : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
+    console.log(`bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? 'identical' : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
 
     const pairs = [];
+    let quietWaitMs = 0;
     for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
+      if (options.wait && quietWaitMs < quietWaitTotalMs) {
+        quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, quietWaitTotalMs - quietWaitMs), ownPids: [api.pid] });
+      }
       const order = repetition % 2 === 0 ? ['raw', 'tether'] : ['tether', 'raw'];
       const pair = { repetition: repetition + 1, order: order.join(',') };
-      for (const leg of order) pair[leg] = leg === 'raw' ? await runRawTurn(common) : await runTetherTurn(common);
-      delete pair.tether.launch;
-      pair.turnRatio = pair.tether.turnMs / pair.raw.turnMs;
-      pair.firstDeltaRatio = pair.tether.firstDeltaMs / pair.raw.firstDeltaMs;
-      pair.foreignCores = Math.max(pair.raw.foreignCpuMs / pair.raw.turnMs, pair.tether.foreignCpuMs / pair.tether.turnMs);
-      pair.quiet = pair.foreignCores < quietCores;
+      for (const leg of order) pair[leg] = leg === 'raw' ? await runRawTurns(common) : await runTetherTurns(common);
+      const legs = [...pair.raw.turns, ...pair.tether.turns];
+      pair.otherLoadCores = Math.max(...legs.map((turn) => turn.foreignCpuMs / turn.turnMs));
+      pair.quiet = pair.otherLoadCores < quietCores;
       pairs.push(pair);
+      const [rawCold, rawWarm] = pair.raw.turns;
+      const [tetherCold, tetherWarm] = pair.tether.turns;
       console.log(
-        `bench: #${pair.repetition} (${pair.order}) turn raw ${fmt(pair.raw.turnMs)} / Tether ${fmt(pair.tether.turnMs)} ms = ${fmt(pair.turnRatio, 3)}; ` +
-          `first delta ${fmt(pair.raw.firstDeltaMs)} / ${fmt(pair.tether.firstDeltaMs)} ms = ${fmt(pair.firstDeltaRatio, 3)}; ` +
-          `bench CPU ${fmt(pair.raw.cpuMs)} / ${fmt(pair.tether.cpuMs)} ms; Tether ${pair.tether.commits} commits; other load ${fmt(pair.foreignCores, 2)} cores`,
+        `bench: #${pair.repetition} ${pair.order.padEnd(10)} cold ${fmt(rawCold.turnMs)}/${fmt(tetherCold.turnMs)} ms = ${fmt(tetherCold.turnMs / rawCold.turnMs, 3)}` +
+          `  first delta ${fmt(rawCold.firstDeltaMs)}/${fmt(tetherCold.firstDeltaMs)} = ${fmt(tetherCold.firstDeltaMs / rawCold.firstDeltaMs, 3)}` +
+          `  warm ${fmt(rawWarm.turnMs)}/${fmt(tetherWarm.turnMs)} = ${fmt(tetherWarm.turnMs / rawWarm.turnMs, 3)}` +
+          `  CPU ${fmt(rawWarm.cpuMs)}/${fmt(tetherWarm.cpuMs)} ms  ${tetherWarm.commits} commits  other load ${fmt(pair.otherLoadCores, 2)}`,
       );
     }
 
-    const legStats = (key, from = pairs) => ({
-      raw: summarize(from.map((pair) => pair.raw[key])),
-      tether: summarize(from.map((pair) => pair.tether[key])),
-      ratio: summarize(pairedRatios(from, key)),
-    });
     const quietPairs = pairs.filter((pair) => pair.quiet);
-    const per1k = (leg) => pairs.map((pair) => (pair[leg].cpuMs / Math.max(1, pair[leg].deltas)) * 1000);
-    const allBatches = pairs.flatMap((pair) => pair.tether.batchSizes);
+    const warm = (leg) => leg.turns[1];
+    const per1k = (turn) => (turn.cpuMs / Math.max(1, turn.deltas)) * 1000;
+    const batches = pairs.flatMap((pair) => warm(pair.tether).batchSizes);
     const report = {
       date: new Date().toISOString(),
-      options: { repetitions: options.repetitions, deltas: options.deltas, output: options.output },
+      options: { repetitions: options.repetitions, deltas: options.deltas, output: options.output, waitForQuiet: options.wait },
       machine,
       claudePath,
       launchParity,
-      turn: legStats('turnMs'),
-      firstDelta: legStats('firstDeltaMs'),
-      quiet: {
-        thresholdCores: quietCores,
-        pairs: quietPairs.length,
-        turn: quietPairs.length >= 3 ? legStats('turnMs', quietPairs) : null,
-        firstDelta: quietPairs.length >= 3 ? legStats('firstDeltaMs', quietPairs) : null,
-      },
-      otherLoadCores: summarize(pairs.map((pair) => pair.foreignCores)),
+      all: metrics(pairs),
+      quiet: { thresholdCores: quietCores, pairs: quietPairs.length, metrics: quietPairs.length >= 3 ? metrics(quietPairs) : null },
+      otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
+      quietWaitMs,
       loadAverage: { start: loadAtStart, end: loadAverage() },
       cpu: {
-        benchPer1k: { raw: median(per1k('raw')), tether: median(per1k('tether')) },
-        tetherOverheadPer1k: median(pairs.map((pair, index) => per1k('tether')[index] - per1k('raw')[index])),
-        claude: { raw: median(pairs.map((pair) => pair.raw.childCpuMs)), tether: median(pairs.map((pair) => pair.tether.childCpuMs)) },
-        api: { raw: median(pairs.map((pair) => pair.raw.apiCpuMs)), tether: median(pairs.map((pair) => pair.tether.apiCpuMs)) },
+        benchPer1k: { raw: median(pairs.map((pair) => per1k(warm(pair.raw)))), tether: median(pairs.map((pair) => per1k(warm(pair.tether)))) },
+        tetherOverheadPer1k: median(pairs.map((pair) => per1k(warm(pair.tether)) - per1k(warm(pair.raw)))),
+        coldBench: { raw: median(pairs.map((pair) => pair.raw.turns[0].cpuMs)), tether: median(pairs.map((pair) => pair.tether.turns[0].cpuMs)) },
+        claude: { raw: median(pairs.map((pair) => warm(pair.raw).childCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).childCpuMs)) },
+        api: { raw: median(pairs.map((pair) => warm(pair.raw).apiCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).apiCpuMs)) },
       },
       counts: {
-        rawDeltas: median(pairs.map((pair) => pair.raw.deltas)),
-        tetherDeltas: median(pairs.map((pair) => pair.tether.deltas)),
-        tetherDelivered: median(pairs.map((pair) => pair.tether.delivered)),
+        rawDeltas: median(pairs.map((pair) => warm(pair.raw).deltas)),
+        tetherDeltas: median(pairs.map((pair) => warm(pair.tether).deltas)),
+        tetherDelivered: median(pairs.map((pair) => warm(pair.tether).delivered)),
         tetherEventTypes: pairs[0]?.tether.types,
         tetherDiagnostics: [...new Set(pairs.flatMap((pair) => pair.tether.diagnostics))],
       },
       writer: {
-        commits: median(pairs.map((pair) => pair.tether.commits)),
-        medianBatch: median(allBatches),
-        meanBatch: allBatches.reduce((sum, size) => sum + size, 0) / Math.max(1, allBatches.length),
-        commitMs: median(pairs.map((pair) => pair.tether.commitMs)),
+        commits: median(pairs.map((pair) => warm(pair.tether).commits)),
+        medianBatch: median(batches),
+        meanBatch: batches.reduce((sum, size) => sum + size, 0) / Math.max(1, batches.length),
+        commitMs: median(pairs.map((pair) => warm(pair.tether).commitMs)),
       },
       store: null,
-      pairs: pairs.map((pair) => ({ ...pair, tether: { ...pair.tether, batchSizes: undefined } })),
-      warmUp: { raw: warmRaw, tether: { ...warmTether, launch: undefined, batchSizes: undefined } },
+      pairs: pairs.map((pair) => ({ ...pair, tether: { ...pair.tether, turns: pair.tether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } })),
+      warmUp: { raw: warmRaw, tether: { ...warmTether, launch: undefined, turns: warmTether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } },
     };
 
     if (options.store) {
+      const rounds = 9;
       report.store = {
-        direct: await measureStoreDirect({ deltas: options.deltas }),
-        runtime: await measureRuntimeMock({ deltas: options.deltas }),
+        rounds,
+        direct: await measureStoreDirect({ deltas: options.deltas, rounds }),
+        runtime: await measureRuntimeMock({ deltas: options.deltas, rounds }),
       };
     }
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
     await writeFile(options.output, `${JSON.stringify(report, null, 2)}\n`);
-    printTable(report);
-    console.log(`  took ${report.durationSeconds} s`);
+    printReport(report);
   } finally {
     await api?.stop();
     await rm(root, { recursive: true, force: true });

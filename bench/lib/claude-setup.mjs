@@ -7,6 +7,10 @@ import { buildClaudeArguments, buildClaudeEnvironment, bundledBinaryPath } from 
 
 /** The claude binary the tests use; null (with the reason) when it is missing. */
 export function findClaudeBinary() {
+  const forBench = process.env.TETHER_BENCH_CLAUDE_PATH;
+  if (forBench) {
+    return existsSync(forBench) ? { path: forBench } : { path: null, reason: `The claude binary given by TETHER_BENCH_CLAUDE_PATH (${forBench}) does not exist.` };
+  }
   const fromEnvironment = process.env.TETHER_TEST_CLAUDE_PATH;
   if (fromEnvironment && existsSync(fromEnvironment)) return { path: fromEnvironment };
   const bundled = bundledBinaryPath();

@@ -1,6 +1,7 @@
 /**
- * Leg (b): the same turn through Tether: a fresh runtime over SQLite in a temp data dir, a
+ * Leg (b): the same turns through Tether: a fresh runtime over SQLite in a temp data dir, a
  * Claude provider with the explicit environment, one subscriber that consumes every event.
+ * Turn 1 is cold (Tether spawns the CLI on the first turn); later turns reuse the process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -29,97 +30,96 @@ export function instrumentStore(store) {
   return { store: wrapped, stats };
 }
 
-export async function runTetherTurn({ claudePath, environment, workspace, prompt, timeoutMs = 120_000, apiPid, inspectChild = false }) {
+export async function runTetherTurns({ claudePath, environment, workspace, prompt, turns = 2, timeoutMs = 120_000, apiPid, inspectChild = false }) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-data-'));
   let runtime;
+  const controller = new AbortController();
   try {
     const { store, stats } = instrumentStore(await openSqliteStore({ dataDir }));
     runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment })], store });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
 
-    const controller = new AbortController();
-    let start = NaN;
-    let firstDeltaMs = NaN;
-    let turnMs = NaN;
-    let cpuStart = NaN;
-    let cpuMs = NaN;
-    let apiCpuStart = NaN;
-    let apiCpuMs = NaN;
-    let busyStart = NaN;
-    let busyMs = NaN;
+    let current = null;
     let delivered = 0;
-    let deltas = 0;
-    let completed = null;
     const types = {};
     const diagnostics = [];
-    let timer;
-    // Subscribed before the submit: the generator registers its live listener on the first next().
+    // Subscribed before the first submit: the generator registers its live listener on the first next().
     const consumer = (async () => {
       for await (const event of runtime.subscribe(sessionId, { afterSeq: 0, signal: controller.signal })) {
         delivered += 1;
         types[event.type] = (types[event.type] ?? 0) + 1;
         if (event.type === 'diagnostic') diagnostics.push(event.code);
+        if (!current) continue;
+        current.delivered += 1;
         if (event.type === 'run.message_delta') {
-          deltas += 1;
-          if (deltas === 1) firstDeltaMs = performance.now() - start;
+          current.deltas += 1;
+          if (current.deltas === 1) current.firstDeltaMs = performance.now() - current.start;
         } else if (event.type === 'run.completed') {
-          turnMs = performance.now() - start;
-          cpuMs = selfCpuMs() - cpuStart;
-          apiCpuMs = processCpuMs(apiPid) - apiCpuStart;
-          busyMs = machineBusyMs() - busyStart;
-          completed = event;
-          return;
+          const turn = current;
+          current = null;
+          turn.turnMs = performance.now() - turn.start;
+          turn.cpuMs = selfCpuMs() - turn.cpuStart;
+          turn.apiCpuMs = processCpuMs(apiPid) - turn.apiCpuStart;
+          turn.busyMs = machineBusyMs() - turn.busyStart;
+          turn.outcome = event;
+          turn.resolve();
         }
       }
     })();
-    const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new Error(`tether: no run.completed within ${timeoutMs} ms`));
-      }, timeoutMs);
-    });
+    consumer.catch(() => {});
 
-    apiCpuStart = processCpuMs(apiPid);
-    busyStart = machineBusyMs();
-    cpuStart = selfCpuMs();
-    start = performance.now();
-    await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: prompt }] });
-    try {
-      await Promise.race([consumer, timeout]);
-    } finally {
-      clearTimeout(timer);
+    let childPid;
+    let launch;
+    const results = [];
+    for (let index = 0; index < turns; index += 1) {
+      const commitsBefore = stats.commits;
+      const commitMsBefore = stats.commitMs;
+      const batchesBefore = stats.batchSizes.length;
+      const childCpuStart = childPid ? processCpuMs(childPid) : 0;
+      let resolve;
+      const done = new Promise((settle) => {
+        resolve = settle;
+      });
+      current = { resolve, deltas: 0, delivered: 0, firstDeltaMs: NaN, apiCpuStart: processCpuMs(apiPid), busyStart: machineBusyMs(), cpuStart: selfCpuMs(), start: performance.now() };
+      const turn = current;
+      await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: prompt }] });
+      let timer;
+      await Promise.race([
+        done,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`tether: no run.completed within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      if (turn.outcome.outcome !== 'succeeded') throw new Error(`tether: the run ended ${turn.outcome.outcome}: ${JSON.stringify(turn.outcome.error ?? null)}`);
+      // The CLI stays alive (idle) between turns and until shutdown: read its CPU (and, once, its launch).
+      if (!childPid) {
+        const claude = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
+        childPid = claude.length === 1 ? claude[0].pid : undefined;
+        if (inspectChild && childPid) launch = { argv: commandLine(childPid), env: environmentOf(childPid) };
+      }
+      const childCpuMs = childPid ? processCpuMs(childPid) - childCpuStart : NaN;
+      results.push({
+        turnMs: turn.turnMs,
+        firstDeltaMs: turn.firstDeltaMs,
+        deltas: turn.deltas,
+        delivered: turn.delivered,
+        cpuMs: turn.cpuMs,
+        childCpuMs,
+        apiCpuMs: turn.apiCpuMs,
+        // CPU the rest of the machine used meanwhile (other work competing for the cores).
+        foreignCpuMs: turn.busyMs - turn.cpuMs - childCpuMs - turn.apiCpuMs,
+        commits: stats.commits - commitsBefore,
+        commitMs: stats.commitMs - commitMsBefore,
+        batchSizes: stats.batchSizes.slice(batchesBefore),
+      });
     }
-    if (completed.outcome !== 'succeeded') throw new Error(`tether: the run ended ${completed.outcome}: ${JSON.stringify(completed.error ?? null)}`);
-
-    // The CLI is still alive (idle) until shutdown: read its CPU and, once, its launch.
-    const claude = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
-    const childPid = claude.length === 1 ? claude[0].pid : undefined;
-    const childCpuMs = childPid ? processCpuMs(childPid) : NaN;
-    const launch = inspectChild && childPid ? { argv: commandLine(childPid), env: environmentOf(childPid) } : undefined;
 
     const shutdownStart = performance.now();
     await runtime.shutdown();
     runtime = undefined;
-    return {
-      firstDeltaMs,
-      turnMs,
-      deltas,
-      delivered,
-      types,
-      diagnostics,
-      cpuMs,
-      childCpuMs,
-      apiCpuMs,
-      // CPU the rest of the machine used meanwhile (other work competing for the 2 cores).
-      foreignCpuMs: busyMs - cpuMs - childCpuMs - apiCpuMs,
-      shutdownMs: performance.now() - shutdownStart,
-      commits: stats.commits,
-      committedEvents: stats.events,
-      commitMs: stats.commitMs,
-      batchSizes: stats.batchSizes,
-      launch,
-    };
+    return { turns: results, delivered, types, diagnostics, shutdownMs: performance.now() - shutdownStart, launch };
   } finally {
+    controller.abort();
     if (runtime) await runtime.shutdown().catch(() => {});
     await rm(dataDir, { recursive: true, force: true });
   }

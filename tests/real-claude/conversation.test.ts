@@ -69,21 +69,6 @@ describe('conversations through the real claude binary', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
   });
 
-  it('denies tool prompts (approvals are not enabled yet) instead of leaving the CLI waiting', async () => {
-    environment = await createClaudeTestEnvironment();
-    environment.api.enqueue(toolUseReply('Write', { file_path: 'note.txt', content: 'hello' }), textReply('I could not write it.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    environment.api.setResponder(undefined);
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write a note.' }] });
-    const events = await runEvents(runtime, sessionId, runId);
-    expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => (event as { status: string }).status)).toEqual(['invoked', 'failed']);
-    const followUp = environment.api.requests.filter((request) => request.kind === 'turn')[1]!;
-    expect(followUp.view?.toolResults[0]).toMatchObject({ isError: true });
-    expect(followUp.view?.toolResults[0]?.content).toContain('Tool approval is not enabled');
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
-  });
-
   it('fails a run on an API 500 with the status, surfaces the retry, and the next turn works', async () => {
     environment = await createClaudeTestEnvironment({ maxRetries: 1 });
     environment.api.enqueue(errorReply(500), errorReply(500), textReply('Recovered.'));

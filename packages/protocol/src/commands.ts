@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CommandId, RunId, SessionId } from './identifiers.js';
 import { AnyInputPart } from './input.js';
+import { InteractionAnswer, InteractionRef } from './interactions.js';
+import { PermissionMode } from './permission-mode.js';
 import { SessionConfiguration, sessionConfigurationKeys } from './session-configuration.js';
 import { Workspace } from './workspace.js';
 
@@ -64,11 +66,35 @@ export const CloseSessionCommand = z.strictObject({
 });
 export type CloseSessionCommand = z.infer<typeof CloseSessionCommand>;
 
-export const Command = z.discriminatedUnion('type', [OpenSessionCommand, SubmitTurnCommand, InterruptRunCommand, CloseSessionCommand]);
+export const RespondInteractionCommand = z.strictObject({
+  type: z.literal('respond_interaction'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  interactionRef: InteractionRef,
+  answer: InteractionAnswer,
+});
+export type RespondInteractionCommand = z.infer<typeof RespondInteractionCommand>;
+
+export const SetPermissionModeCommand = z.strictObject({
+  type: z.literal('set_permission_mode'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  mode: PermissionMode,
+});
+export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
+
+export const Command = z.discriminatedUnion('type', [
+  OpenSessionCommand,
+  SubmitTurnCommand,
+  InterruptRunCommand,
+  CloseSessionCommand,
+  RespondInteractionCommand,
+  SetPermissionModeCommand,
+]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
 
-export const commandTypes = ['open_session', 'submit_turn', 'interrupt_run', 'close_session'] as const satisfies readonly CommandType[];
+export const commandTypes = ['open_session', 'submit_turn', 'interrupt_run', 'close_session', 'respond_interaction', 'set_permission_mode'] as const satisfies readonly CommandType[];
 
 export const OpenSessionReceipt = z.strictObject({
   type: z.literal('open_session'),
@@ -101,7 +127,33 @@ export const CloseSessionReceipt = z.strictObject({
 });
 export type CloseSessionReceipt = z.infer<typeof CloseSessionReceipt>;
 
-export const Receipt = z.discriminatedUnion('type', [OpenSessionReceipt, SubmitTurnReceipt, InterruptRunReceipt, CloseSessionReceipt]);
+export const RespondInteractionReceipt = z.strictObject({
+  type: z.literal('respond_interaction'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  interactionRef: InteractionRef,
+  /** settled: the agent received the answer; send_failed: it could not be delivered. */
+  status: z.enum(['settled', 'send_failed']),
+});
+export type RespondInteractionReceipt = z.infer<typeof RespondInteractionReceipt>;
+
+export const SetPermissionModeReceipt = z.strictObject({
+  type: z.literal('set_permission_mode'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  /** The mode now in effect, as the agent reported it. */
+  mode: PermissionMode,
+});
+export type SetPermissionModeReceipt = z.infer<typeof SetPermissionModeReceipt>;
+
+export const Receipt = z.discriminatedUnion('type', [
+  OpenSessionReceipt,
+  SubmitTurnReceipt,
+  InterruptRunReceipt,
+  CloseSessionReceipt,
+  RespondInteractionReceipt,
+  SetPermissionModeReceipt,
+]);
 export type Receipt = z.infer<typeof Receipt>;
 
 /** The receipt type that answers a given command type. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { SerializedAgentError } from './errors/agent-error.js';
 import { RunId, SessionId } from './identifiers.js';
 import { InputPart } from './input.js';
+import { CancelReason, InteractionAnswer, InteractionOutcome, InteractionRef, InteractionRequest } from './interactions.js';
+import { PermissionMode } from './permission-mode.js';
 import { TokenUsage } from './usage.js';
 import { Workspace } from './workspace.js';
 
@@ -43,6 +45,13 @@ export const SessionClosedEvent = sessionEvent('session.closed', {
 /** The provider's own conversation id changed (first seen, or changed by the provider, e.g. /clear). */
 export const SessionProviderSessionChangedEvent = sessionEvent('session.provider_session_changed', {
   providerSessionId: z.string().min(1).max(300),
+});
+
+/** The permission mode in effect changed (or was first reported). */
+export const SessionModeChangedEvent = sessionEvent('session.mode_changed', {
+  mode: PermissionMode,
+  /** What reported it: the agent at the start of a turn, its status line, or a host command. */
+  source: z.enum(['provider', 'command']),
 });
 
 export const RunStartedEvent = runEvent('run.started', {
@@ -90,6 +99,38 @@ export const RunCompletedEvent = runEvent('run.completed', {
   error: SerializedAgentError.optional(),
 });
 
+/** The agent asks the host: an approval of a tool call, or a set of questions. */
+export const InteractionRequestedEvent = runEvent('interaction.requested', {
+  interactionRef: InteractionRef,
+  request: InteractionRequest,
+});
+
+/** The host's answer reached the agent; the interaction is over. */
+export const InteractionSettledEvent = runEvent('interaction.settled', {
+  interactionRef: InteractionRef,
+  outcome: InteractionOutcome,
+  /** The answer as given; null when redacted (sensitive questions). */
+  answer: InteractionAnswer.nullable(),
+  /** host: answered by a host; policy: denied by the runtime's policy (e.g. a timeout). */
+  by: z.enum(['host', 'policy']),
+});
+
+/** The agent withdrew its own prompt (e.g. on interrupt); a late answer is refused. */
+export const InteractionWithdrawnEvent = runEvent('interaction.withdrawn', {
+  interactionRef: InteractionRef,
+});
+
+/** The run ended (or the session closed) while the interaction was open. */
+export const InteractionCancelledEvent = runEvent('interaction.cancelled', {
+  interactionRef: InteractionRef,
+  reason: CancelReason,
+});
+
+/** The host answered, but the answer could not be delivered to the agent. */
+export const InteractionSendFailedEvent = runEvent('interaction.send_failed', {
+  interactionRef: InteractionRef,
+});
+
 export const DiagnosticLevel = z.enum(['debug', 'info', 'warning', 'error']);
 export type DiagnosticLevel = z.infer<typeof DiagnosticLevel>;
 
@@ -104,6 +145,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionOpenedEvent,
   SessionClosedEvent,
   SessionProviderSessionChangedEvent,
+  SessionModeChangedEvent,
   RunStartedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,
@@ -111,6 +153,11 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   RunToolActivityEvent,
   RunUsageEvent,
   RunCompletedEvent,
+  InteractionRequestedEvent,
+  InteractionSettledEvent,
+  InteractionWithdrawnEvent,
+  InteractionCancelledEvent,
+  InteractionSendFailedEvent,
   DiagnosticEvent,
 ]);
 export type ProtocolEvent = z.infer<typeof ProtocolEvent>;

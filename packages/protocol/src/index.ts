@@ -16,6 +16,10 @@ export {
   SubmitTurnReceipt,
   InterruptRunReceipt,
   CloseSessionReceipt,
+  RespondInteractionCommand,
+  RespondInteractionReceipt,
+  SetPermissionModeCommand,
+  SetPermissionModeReceipt,
   ProviderName,
   commandTypes,
 } from './commands.js';
@@ -38,9 +42,34 @@ export {
   RunUsageEvent,
   RunCompletedEvent,
   DiagnosticEvent,
+  SessionModeChangedEvent,
+  InteractionRequestedEvent,
+  InteractionSettledEvent,
+  InteractionWithdrawnEvent,
+  InteractionCancelledEvent,
+  InteractionSendFailedEvent,
 } from './events.js';
+export {
+  InteractionRef,
+  newInteractionRef,
+  interactionBounds,
+  ToolCategory,
+  ApprovalRequest,
+  QuestionSetRequest,
+  Question,
+  QuestionOption,
+  InteractionRequest,
+  InteractionAnswer,
+  QuestionAnswerItem,
+  InteractionStatus,
+  InteractionOutcome,
+  CancelReason,
+  isOpenInteraction,
+} from './interactions.js';
+export type { InteractionKind } from './interactions.js';
+export { checkAnswer } from './validate-answer.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
-export { SessionSnapshot, SessionState, RunSnapshot, RunStatus } from './session-snapshot.js';
+export { SessionSnapshot, SessionState, RunSnapshot, RunStatus, InteractionSnapshot } from './session-snapshot.js';
 export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './errors/agent-error.js';
 export type { AgentErrorOptions } from './errors/agent-error.js';
 export { errorCodeTable, errorCodes, httpStatusForCode, exitCodeForCode } from './errors/error-codes.js';

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { SerializedAgentError } from './errors/agent-error.js';
 import { RunId, SessionId } from './identifiers.js';
 import { RunOutcome } from './events.js';
+import { InteractionRef, InteractionRequest, InteractionStatus } from './interactions.js';
+import { PermissionMode } from './permission-mode.js';
 import { TokenUsage } from './usage.js';
 import { Workspace } from './workspace.js';
 
@@ -27,6 +29,17 @@ export const RunSnapshot = z.strictObject({
 });
 export type RunSnapshot = z.infer<typeof RunSnapshot>;
 
+export const InteractionSnapshot = z.strictObject({
+  interactionRef: InteractionRef,
+  sessionId: SessionId,
+  runId: RunId,
+  status: InteractionStatus,
+  request: InteractionRequest,
+  requestedAt: z.string(),
+  settledAt: z.string().nullable(),
+});
+export type InteractionSnapshot = z.infer<typeof InteractionSnapshot>;
+
 export const SessionSnapshot = z.strictObject({
   sessionId: SessionId,
   provider: z.string(),
@@ -35,6 +48,10 @@ export const SessionSnapshot = z.strictObject({
   configuration: z.record(z.string(), z.unknown()),
   ephemeral: z.boolean(),
   activeRunId: RunId.nullable(),
+  /** The permission mode in effect as last reported; null until known (the user's default). */
+  permissionMode: PermissionMode.nullable(),
+  /** Interactions still waiting for (or being delivered from) the host. */
+  pendingInteractions: z.array(InteractionSnapshot),
   providerSessionId: z.string().nullable(),
   usage: TokenUsage,
   lastSeq: z.number().int().nonnegative(),

@@ -17,17 +17,23 @@ export interface ClaudeProviderSettings {
   readonly maxRetries?: number;
   /** Bound on the availability probe (`claude --version`). Default 10 s. */
   readonly probeTimeoutMs?: number;
+  /** bridge (default): every tool prompt becomes an interaction for the host; deny: each is denied with a message. Never a silent allow. */
+  readonly approvals?: 'bridge' | 'deny';
+  /** bridge (default): AskUserQuestion becomes a question set for the host; deny: the model is told to ask in its reply. */
+  readonly questions?: 'bridge' | 'deny';
+  /** full (default): approvals carry the tool input for display; none: no tool input enters the durable log. */
+  readonly toolInputDetail?: 'full' | 'none';
 }
 
 export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   resume: true,
   interrupt: false,
-  approvals: false,
-  questions: false,
+  approvals: true,
+  questions: true,
   controls: false,
   usage: true,
   setModel: false,
-  setMode: false,
+  setMode: true,
   fork: false,
   rollback: false,
   inputParts: ['text'] as const,
@@ -51,6 +57,9 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
         inheritedEnvironment: inherited,
         keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,
         maxRetries: settings.maxRetries,
+        approvals: settings.approvals ?? 'bridge',
+        questions: settings.questions ?? 'bridge',
+        toolInputDetail: settings.toolInputDetail ?? 'full',
       });
     },
   };

@@ -12,6 +12,9 @@ export type AgentProviderV1Part = EventBodyOfType<
   | 'run.usage'
   | 'run.completed'
   | 'session.provider_session_changed'
+  | 'session.mode_changed'
+  | 'interaction.requested'
+  | 'interaction.withdrawn'
   | 'diagnostic'
 >;
 

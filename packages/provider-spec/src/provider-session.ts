@@ -1,4 +1,4 @@
-import type { InputPart, SessionConfiguration, Workspace } from '@tether/protocol';
+import type { InputPart, InteractionAnswer, PermissionMode, SessionConfiguration, Workspace } from '@tether/protocol';
 import type { AgentProviderV1Part } from './provider-part.js';
 
 export interface AgentProviderV1SessionOptions {
@@ -35,6 +35,20 @@ export interface AgentProviderV1Session {
    * `run.completed` part (or a rejected promise, which the runtime turns into one).
    */
   doTurn(turn: AgentProviderV1Turn): Promise<void>;
+  /**
+   * Delivers the host's answer to an interaction this session raised (an `interaction.requested`
+   * part). Resolves once the agent has it; rejects with an AgentError when it cannot be delivered.
+   * The runtime has already checked the answer against the request.
+   */
+  doRespond(response: { readonly interactionRef: string; readonly answer: InteractionAnswer }): Promise<void>;
+  /**
+   * Changes the permission mode live; resolves with the mode now in effect. Rejects with
+   * requires_restart when the running agent cannot enter it. With no process running, the mode
+   * applies from the next launch.
+   */
+  doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode>;
+  /** Whether entering `mode` needs a new process (so a host can tell in advance). */
+  requiresRestartFor(mode: PermissionMode): boolean;
   /**
    * Stops the agent process. "release" keeps the conversation resumable (the session stays
    * open); "close" ends the session. Nothing is emitted after the returned promise settles.

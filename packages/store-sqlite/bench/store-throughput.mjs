@@ -21,6 +21,7 @@ function sessionRecord(lastSeq) {
     redactInput: false,
     state: 'running',
     activeRunId: runId,
+    permissionMode: null,
     providerSessionId: 'provider-session',
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     lastSeq,
@@ -34,7 +35,7 @@ function batch(firstSeq) {
   for (let seq = firstSeq; seq < firstSeq + batchSize; seq += 1) {
     events.push({ type: 'run.message_delta', sessionId, seq, at, runId, blockId: 'block-1', text: `token ${seq} ` });
   }
-  return { events, sessions: [sessionRecord(firstSeq + batchSize - 1)], runs: [], receipts: [] };
+  return { events, sessions: [sessionRecord(firstSeq + batchSize - 1)], runs: [], interactions: [], receipts: [] };
 }
 
 const directory = await mkdtemp(path.join(tmpdir(), 'tether-store-throughput-'));

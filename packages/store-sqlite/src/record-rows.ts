@@ -1,7 +1,17 @@
-import type { ProtocolEvent, Receipt, SessionConfiguration, SerializedAgentError, TokenUsage, Workspace } from '@tether/protocol';
-import type { RunRecord, SessionRecord, StoredReceipt } from '@tether/runtime';
+import type {
+  InteractionKind,
+  InteractionRequest,
+  ProtocolEvent,
+  Receipt,
+  SessionConfiguration,
+  SerializedAgentError,
+  TokenUsage,
+  Workspace,
+} from '@tether/protocol';
+import type { InteractionRecord, RunRecord, SessionRecord, StoredReceipt } from '@tether/runtime';
 import type { SQLInputValue } from 'node:sqlite';
 import { storeFailure } from './store-failure.js';
+
 
 // Row shapes as the STRICT tables guarantee them; only the JSON inside needs checking.
 interface SessionRow {
@@ -13,6 +23,7 @@ interface SessionRow {
   readonly redact_input: number;
   readonly state: string;
   readonly active_run_id: string | null;
+  readonly permission_mode: string | null;
   readonly provider_session_id: string | null;
   readonly usage: string;
   readonly last_seq: number;
@@ -29,6 +40,16 @@ interface RunRow {
   readonly usage: string | null;
   readonly started_at: string;
   readonly completed_at: string | null;
+}
+
+interface InteractionRow {
+  readonly session_id: string;
+  readonly interaction_ref: string;
+  readonly run_id: string;
+  readonly status: string;
+  readonly request: string;
+  readonly requested_at: string;
+  readonly settled_at: string | null;
 }
 
 interface ReceiptRow {
@@ -76,6 +97,7 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     redactInput: session.redactInput ? 1 : 0,
     state: session.state,
     activeRunId: session.activeRunId,
+    permissionMode: session.permissionMode,
     providerSessionId: session.providerSessionId,
     usage: JSON.stringify(session.usage),
     lastSeq: session.lastSeq,
@@ -96,6 +118,7 @@ export function sessionFromRow(row: unknown): SessionRecord {
     redactInput: session.redact_input === 1,
     state: session.state as SessionRecord['state'],
     activeRunId: session.active_run_id,
+    permissionMode: session.permission_mode as SessionRecord['permissionMode'],
     providerSessionId: session.provider_session_id,
     usage: parseObject<TokenUsage>(session.usage, what),
     lastSeq: session.last_seq,
@@ -129,6 +152,38 @@ export function runFromRow(row: unknown): RunRecord {
     usage: parseNullableObject<TokenUsage>(run.usage, what),
     startedAt: run.started_at,
     completedAt: run.completed_at,
+  };
+}
+
+// A Record over the kinds, so adding a kind to the protocol fails to compile until it is listed.
+const interactionKinds: Readonly<Record<InteractionKind, true>> = { approval: true, question_set: true };
+
+export function interactionParameters(interaction: InteractionRecord): NamedParameters {
+  return {
+    sessionId: interaction.sessionId,
+    interactionRef: interaction.interactionRef,
+    runId: interaction.runId,
+    status: interaction.status,
+    request: JSON.stringify(interaction.request),
+    requestedAt: interaction.requestedAt,
+    settledAt: interaction.settledAt,
+  };
+}
+
+/** The interaction in a row; its request must be an object of a kind the runtime can handle. */
+export function interactionFromRow(row: unknown): InteractionRecord {
+  const interaction = row as InteractionRow;
+  const what = `interaction ${interaction.interaction_ref} of session ${interaction.session_id}`;
+  const request = parseObject<Partial<InteractionRequest>>(interaction.request, what);
+  if (typeof request.kind !== 'string' || !Object.hasOwn(interactionKinds, request.kind)) return corrupted(what);
+  return {
+    interactionRef: interaction.interaction_ref,
+    sessionId: interaction.session_id,
+    runId: interaction.run_id,
+    status: interaction.status as InteractionRecord['status'],
+    request: request as InteractionRequest,
+    requestedAt: interaction.requested_at,
+    settledAt: interaction.settled_at,
   };
 }
 

@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { AgentError } from '@tether/protocol';
+import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
-import { messageDeltas, runId, sampleUnit, sessionId } from './__fixtures__/sample-records.js';
+import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
 import { openSqliteStore } from './index.js';
+import { initialMigration } from './migrations/0001-initial.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
 let dataDir: string;
@@ -27,6 +29,26 @@ function editDatabase(sql: string): void {
   }
 }
 
+const at = '2025-01-02T03:04:05.000Z';
+const interactionRef = `int_${'3'.repeat(32)}`;
+
+function pendingApproval(): CommitUnit['interactions'][number] {
+  return {
+    interactionRef,
+    sessionId,
+    runId,
+    status: 'pending',
+    request: { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false },
+    requestedAt: at,
+    settledAt: null,
+  };
+}
+
+/** A unit with events `from`..`to` that also raises (or re-commits) the pending approval. */
+function unitWithInteraction(from: number, to: number): CommitUnit {
+  return { ...sampleUnit(from, to), sessions: [{ ...sessionRecord(to), state: 'waiting', permissionMode: 'auto_edit' }], interactions: [pendingApproval()] };
+}
+
 async function rejection(promise: Promise<unknown>): Promise<AgentError> {
   const error = await promise.then(
     () => undefined,
@@ -39,17 +61,19 @@ async function rejection(promise: Promise<unknown>): Promise<AgentError> {
 describe('a reopened store', () => {
   it('holds everything committed before it was closed, and continues the sequence', async () => {
     const first = await openSqliteStore({ dataDir });
-    await first.commit(sampleUnit(1, 3));
+    await first.commit(unitWithInteraction(1, 3));
     await first.close();
 
     const second = await openSqliteStore({ dataDir });
     try {
       expect(second.kind).toBe('sqlite');
       expect(second.databasePath).toBe(path.join(dataDir, 'tether.db'));
-      expect(await second.loadSessions()).toEqual(sampleUnit(1, 3).sessions);
+      expect(await second.loadSessions()).toEqual(unitWithInteraction(1, 3).sessions);
       expect(await second.listRuns(sessionId)).toEqual(sampleUnit(1, 3).runs);
       expect(await second.getRun(runId)).toEqual(sampleUnit(1, 3).runs[0]);
       expect(await second.findReceipt('cmd-1')).toEqual(sampleUnit(1, 3).receipts[0]);
+      expect(await second.listInteractions(sessionId, { openOnly: true })).toEqual([pendingApproval()]);
+      expect(await second.getInteraction(sessionId, interactionRef)).toEqual(pendingApproval());
       expect(await second.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual(messageDeltas(1, 3));
 
       expect((await rejection(second.commit(sampleUnit(3, 3)))).details?.reason).toBe('sequence_conflict');
@@ -73,10 +97,51 @@ describe('migrations', () => {
       }
     };
     const recorded = readMigrations();
-    expect(recorded.map((row) => [row['version'], row['name']])).toEqual([[1, 'initial']]);
+    expect(recorded.map((row) => [row['version'], row['name']])).toEqual([
+      [1, 'initial'],
+      [2, 'interactions'],
+    ]);
 
     await (await openSqliteStore({ dataDir })).close();
     expect(readMigrations()).toEqual(recorded);
+  });
+
+  it('bring a version 1 database holding data up to date, its sessions with no permission mode yet', async () => {
+    // Built by hand as the first release left it: migration 1 only, with a session, its run and events.
+    mkdirSync(dataDir, { mode: 0o700 });
+    const legacy = new DatabaseSync(path.join(dataDir, 'tether.db'));
+    try {
+      legacy.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+      legacy.exec(initialMigration.sql);
+      legacy.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, ?, ?)').run(initialMigration.name, at);
+      const v1Session = sessionRecord(2);
+      legacy
+        .prepare(
+          `INSERT INTO sessions (session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, provider_session_id, usage, last_seq, created_at, updated_at)
+           VALUES (?, ?, ?, ?, 0, 0, ?, ?, NULL, ?, 2, ?, ?)`,
+        )
+        .run(sessionId, v1Session.provider, JSON.stringify(v1Session.workspace), JSON.stringify(v1Session.configuration), v1Session.state, runId, JSON.stringify(v1Session.usage), at, at);
+      legacy.prepare(`INSERT INTO runs (run_id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`).run(runId, sessionId, at);
+      const insertEvent = legacy.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)');
+      for (const event of messageDeltas(1, 2)) insertEvent.run(sessionId, event.seq, event.type, runId, at, JSON.stringify(event));
+    } finally {
+      legacy.close();
+    }
+
+    const store = await openSqliteStore({ dataDir });
+    try {
+      expect(await store.loadSessions()).toEqual([sessionRecord(2)]);
+      expect((await store.getSession(sessionId))?.permissionMode).toBeNull();
+      expect(await store.listRuns(sessionId)).toEqual(sampleUnit(1, 2).runs);
+      expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual(messageDeltas(1, 2));
+      expect(await store.listInteractions(sessionId)).toEqual([]);
+
+      await store.commit(unitWithInteraction(3, 4));
+      expect(await store.getSession(sessionId)).toEqual(unitWithInteraction(3, 4).sessions[0]);
+      expect(await store.listInteractions(sessionId)).toEqual([pendingApproval()]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {
@@ -120,4 +185,29 @@ describe('corrupted rows', () => {
       await reopened.close();
     }
   });
+
+  for (const [description, request] of [
+    ['not JSON', `'{"kind": "approval"'`],
+    ['not an object', `'["approval"]'`],
+    ['of no known kind', `'{"kind": "telepathy"}'`],
+    ['without a kind', `'{}'`],
+  ] as const) {
+    it(`are reported for an interaction whose request is ${description}`, async () => {
+      const store = await openSqliteStore({ dataDir });
+      await store.commit(unitWithInteraction(1, 1));
+      await store.close();
+      editDatabase(`UPDATE interactions SET request = ${request}`);
+
+      const reopened = await openSqliteStore({ dataDir });
+      try {
+        for (const read of [reopened.listInteractions(sessionId), reopened.listInteractions(sessionId, { openOnly: true }), reopened.getInteraction(sessionId, interactionRef)]) {
+          const error = await rejection(read);
+          expect(error.code).toBe('store_failure');
+          expect(error.details?.reason).toBe('corrupted_row');
+        }
+      } finally {
+        await reopened.close();
+      }
+    });
+  }
 });

@@ -2,7 +2,16 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { CommitUnit, TetherStore } from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
-import { eventFromRow, receiptFromRow, runFromRow, runParameters, sessionFromRow, sessionParameters } from './record-rows.js';
+import {
+  eventFromRow,
+  interactionFromRow,
+  interactionParameters,
+  receiptFromRow,
+  runFromRow,
+  runParameters,
+  sessionFromRow,
+  sessionParameters,
+} from './record-rows.js';
 import { guardStore, storeFailure } from './store-failure.js';
 import { prepareStatements, type StoreStatements } from './store-statements.js';
 import { inImmediateTransaction } from './transaction.js';
@@ -42,6 +51,7 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
   }
   for (const session of unit.sessions) statements.upsertSession.run(sessionParameters(session));
   for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
+  for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
     statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);
   }
@@ -85,6 +95,15 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
       use('read a receipt', () => {
         const row = statements.selectReceipt.get(commandId);
         return row && receiptFromRow(row);
+      }),
+    listInteractions: (sessionId, options = {}) =>
+      use('read interactions', () =>
+        (options.openOnly ? statements.selectOpenInteractionsOfSession : statements.selectInteractionsOfSession).all(sessionId).map(interactionFromRow),
+      ),
+    getInteraction: (sessionId, interactionRef) =>
+      use('read an interaction', () => {
+        const row = statements.selectInteraction.get(sessionId, interactionRef);
+        return row && interactionFromRow(row);
       }),
     readEvents: (sessionId, { afterSeq, limit }) =>
       use('read events', () => {

@@ -5,17 +5,23 @@ export interface StoreStatements {
   readonly insertEvent: StatementSync;
   readonly upsertSession: StatementSync;
   readonly upsertRun: StatementSync;
+  readonly upsertInteraction: StatementSync;
   readonly upsertReceipt: StatementSync;
   readonly selectSessions: StatementSync;
   readonly selectSession: StatementSync;
   readonly selectRun: StatementSync;
   readonly selectRunsOfSession: StatementSync;
+  readonly selectInteractionsOfSession: StatementSync;
+  readonly selectOpenInteractionsOfSession: StatementSync;
+  readonly selectInteraction: StatementSync;
   readonly selectReceipt: StatementSync;
   readonly selectEvents: StatementSync;
 }
 
-const sessionColumns = 'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, provider_session_id, usage, last_seq, created_at, updated_at';
+const sessionColumns =
+  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, provider_session_id, usage, last_seq, created_at, updated_at';
 const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at';
+const interactionColumns = 'session_id, interaction_ref, run_id, status, request, requested_at, settled_at';
 
 /** Prepared once per open store and reused: commit is on the hot path of every streamed event. */
 export function prepareStatements(database: DatabaseSync): StoreStatements {
@@ -24,11 +30,11 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})
-      VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $providerSessionId, $usage, $lastSeq, $createdAt, $updatedAt)
+      VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $providerSessionId, $usage, $lastSeq, $createdAt, $updatedAt)
       ON CONFLICT (session_id) DO UPDATE SET
         provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
         ephemeral = excluded.ephemeral, redact_input = excluded.redact_input, state = excluded.state,
-        active_run_id = excluded.active_run_id, provider_session_id = excluded.provider_session_id,
+        active_run_id = excluded.active_run_id, permission_mode = excluded.permission_mode, provider_session_id = excluded.provider_session_id,
         usage = excluded.usage, last_seq = excluded.last_seq, created_at = excluded.created_at, updated_at = excluded.updated_at`),
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
@@ -36,6 +42,14 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (run_id) DO UPDATE SET
         session_id = excluded.session_id, status = excluded.status, outcome = excluded.outcome, error = excluded.error,
         usage = excluded.usage, started_at = excluded.started_at, completed_at = excluded.completed_at`),
+    // position is taken on first insertion only, so an upsert keeps the interaction's place in request order.
+    upsertInteraction: database.prepare(`
+      INSERT INTO interactions (${interactionColumns}, position)
+      VALUES ($sessionId, $interactionRef, $runId, $status, $request, $requestedAt, $settledAt,
+        (SELECT coalesce(max(position), 0) + 1 FROM interactions WHERE session_id = $sessionId))
+      ON CONFLICT (session_id, interaction_ref) DO UPDATE SET
+        run_id = excluded.run_id, status = excluded.status, request = excluded.request,
+        requested_at = excluded.requested_at, settled_at = excluded.settled_at`),
     upsertReceipt: database.prepare(`
       INSERT INTO receipts (command_id, fingerprint, receipt, at) VALUES (?, ?, ?, ?)
       ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
@@ -44,6 +58,12 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     selectSession: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
     selectRun: database.prepare(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
     selectRunsOfSession: database.prepare(`SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`),
+    selectInteractionsOfSession: database.prepare(`SELECT ${interactionColumns} FROM interactions WHERE session_id = ? ORDER BY requested_at, position`),
+    // The status condition is written exactly as in the partial index's WHERE, so SQLite uses that index.
+    selectOpenInteractionsOfSession: database.prepare(`
+      SELECT ${interactionColumns} FROM interactions
+      WHERE session_id = ? AND status IN ('pending', 'resolving') ORDER BY requested_at, position`),
+    selectInteraction: database.prepare(`SELECT ${interactionColumns} FROM interactions WHERE session_id = ? AND interaction_ref = ?`),
     selectReceipt: database.prepare('SELECT command_id, fingerprint, receipt, at FROM receipts WHERE command_id = ?'),
     selectEvents: database.prepare('SELECT session_id, seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
   };

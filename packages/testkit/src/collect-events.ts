@@ -29,3 +29,14 @@ export function answerText(events: readonly ProtocolEvent[]): string {
     .map((event) => event.text)
     .join('');
 }
+
+/** Waits for the first event of a session (from afterSeq) that matches, e.g. an interaction.requested. */
+export async function waitForEvent<Type extends ProtocolEvent['type']>(
+  runtime: AgentRuntime,
+  sessionId: string,
+  type: Type,
+  options: { afterSeq?: number; where?: (event: Extract<ProtocolEvent, { type: Type }>) => boolean } = {},
+): Promise<Extract<ProtocolEvent, { type: Type }>> {
+  const events = await collectUntil(runtime, sessionId, (event) => event.type === type && (options.where?.(event as Extract<ProtocolEvent, { type: Type }>) ?? true), options);
+  return events.at(-1) as Extract<ProtocolEvent, { type: Type }>;
+}

@@ -1,8 +1,8 @@
 export { createMockProvider, replyWith, mockCapabilities } from './mock-provider.js';
-export type { MockProvider, MockProviderSession, MockTurnContext, MockTurnScript } from './mock-provider.js';
+export type { MockProvider, MockProviderOptions, MockProviderSession, MockTurnContext, MockTurnScript } from './mock-provider.js';
 export { createClaudeTestEnvironment, testClaudePath } from './claude-test-environment.js';
 export type { ClaudeTestEnvironment, ClaudeTestEnvironmentOptions } from './claude-test-environment.js';
-export { collectUntil, runEvents, answerText } from './collect-events.js';
+export { collectUntil, runEvents, answerText, waitForEvent } from './collect-events.js';
 
 export const VERSION = '0.1.0';
 export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from './fake-claude-cli.js';

@@ -1,4 +1,4 @@
-import type { InputPart } from '@tether/protocol';
+import type { InputPart, InteractionAnswer, PermissionMode } from '@tether/protocol';
 import type {
   AgentProviderV1,
   AgentProviderV1Capabilities,
@@ -22,6 +22,9 @@ export interface MockProviderSession {
   readonly options: AgentProviderV1SessionOptions;
   readonly turns: { runId: string; input: readonly InputPart[] }[];
   readonly stops: AgentProviderV1StopReason[];
+  /** Every answer delivered to this session, in order. */
+  readonly responses: { interactionRef: string; answer: InteractionAnswer }[];
+  readonly modes: PermissionMode[];
   /** Emits a part as the provider would, at any time (e.g. after the test decides). */
   emit(part: AgentProviderV1Part): void;
 }
@@ -33,12 +36,12 @@ export interface MockProvider extends AgentProviderV1 {
 export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
   resume: true,
   interrupt: false,
-  approvals: false,
-  questions: false,
+  approvals: true,
+  questions: true,
   controls: false,
   usage: true,
   setModel: false,
-  setMode: false,
+  setMode: true,
   fork: false,
   rollback: false,
   inputParts: ['text'] as const,
@@ -56,7 +59,16 @@ export function replyWith(text: string): MockTurnScript {
  * A provider for unit tests of the runtime: records every call and runs a scripted function
  * per turn. Not for testing Claude behaviour — those tests drive the real binary.
  */
-export function createMockProvider(options: { name?: string; turn?: MockTurnScript; capabilities?: Partial<AgentProviderV1Capabilities>; openError?: Error } = {}): MockProvider {
+export interface MockProviderOptions {
+  readonly name?: string;
+  readonly turn?: MockTurnScript;
+  readonly capabilities?: Partial<AgentProviderV1Capabilities>;
+  readonly openError?: Error;
+  /** Called for each answer; throw to simulate a delivery failure. */
+  readonly respond?: (response: { interactionRef: string; answer: InteractionAnswer }, session: MockProviderSession) => void | Promise<void>;
+}
+
+export function createMockProvider(options: MockProviderOptions = {}): MockProvider {
   const sessions: MockProviderSession[] = [];
   const script = options.turn ?? replyWith('ok');
   return {
@@ -73,6 +85,8 @@ export function createMockProvider(options: { name?: string; turn?: MockTurnScri
         options: sessionOptions,
         turns: [],
         stops: [],
+        responses: [],
+        modes: [],
         emit: (part) => sessionOptions.emit(part),
       };
       sessions.push(session);
@@ -83,6 +97,17 @@ export function createMockProvider(options: { name?: string; turn?: MockTurnScri
         },
         async doStop(reason) {
           session.stops.push(reason);
+        },
+        async doRespond(response) {
+          await options.respond?.(response, session);
+          session.responses.push(response);
+        },
+        async doSetPermissionMode(mode) {
+          session.modes.push(mode);
+          return mode;
+        },
+        requiresRestartFor(mode) {
+          return mode === 'bypass';
         },
       };
     },

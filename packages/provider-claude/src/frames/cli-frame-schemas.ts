@@ -16,6 +16,7 @@ export const SystemFrame = z.looseObject({
   subtype: z.string(),
   session_id: z.string().nullish(),
   user_message_uuids: uuidList,
+  permissionMode: z.string().nullish(),
   // api_retry
   attempt: z.number().nullish(),
   max_retries: z.number().nullish(),

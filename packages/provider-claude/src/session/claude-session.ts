@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError } from '@tether/protocol';
+import { AgentError, type InteractionAnswer, type PermissionMode, type SessionConfiguration, newInteractionRef } from '@tether/protocol';
 import type { AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1SessionOptions, AgentProviderV1StopReason, AgentProviderV1Turn } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type { DecodedLine } from '../codec/line-decoder.js';
@@ -7,6 +7,9 @@ import { ControlChannel } from '../control/control-channel.js';
 import { type CliFrame, parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
+import { cliPermissionModes, toNeutralPermissionMode } from '../launch/permission-modes.js';
+import { type ToolPermissionRequest, buildInteraction, ToolPermissionRequest as ToolPermissionRequestSchema } from '../interactions/build-interaction.js';
+import { buildPermissionResponse } from '../interactions/build-permission-response.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { ClaudeProcess, type ProcessExit } from './claude-process.js';
@@ -16,10 +19,23 @@ export interface ClaudeSessionSettings {
   readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
   readonly keepInheritedOAuthToken: boolean;
   readonly maxRetries: number | undefined;
+  /** bridge: the host decides each tool prompt; deny: every prompt is denied with a message. */
+  readonly approvals: 'bridge' | 'deny';
+  /** bridge: AskUserQuestion reaches the host; deny: the model is told to ask in its reply. */
+  readonly questions: 'bridge' | 'deny';
+  readonly toolInputDetail: 'full' | 'none';
 }
 
-/** Until approvals are bridged to the host, every tool prompt is denied at once, never left waiting. */
-const approvalsDisabledMessage = 'Tool approval is not enabled in this Tether session, so this tool call was not permitted. Continue without it or ask the user to change the permission mode.';
+const approvalsDeniedMessage = 'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
+const questionsDeniedMessage = 'Questions cannot be shown to the user in this session. Ask them in your reply instead.';
+const closingMessage = 'The session is closing, so this request was not permitted.';
+
+/** A CLI tool prompt raised to the host as an interaction, waiting for its answer. */
+interface OpenPrompt {
+  readonly requestId: string;
+  readonly runId: string;
+  readonly request: ToolPermissionRequest;
+}
 
 /**
  * One Claude conversation. Its process starts with the first turn (the user line is written at
@@ -34,6 +50,11 @@ export class ClaudeSession implements AgentProviderV1Session {
   private control: ControlChannel | null = null;
   private state: TranslatorState;
   private stopped = false;
+  /** The configuration the next process starts with (the mode follows set_permission_mode). */
+  private configuration: SessionConfiguration;
+  /** The permission mode the running process was launched with. */
+  private launchedMode: PermissionMode | undefined;
+  private readonly prompts = new Map<string, OpenPrompt>();
   /** The current turn's input, kept until the CLI acknowledges it (any output after the write). */
   private unacknowledged: { readonly turn: AgentProviderV1Turn; retried: boolean } | null = null;
 
@@ -41,6 +62,7 @@ export class ClaudeSession implements AgentProviderV1Session {
     this.options = options;
     this.settings = settings;
     this.emit = options.emit;
+    this.configuration = options.configuration;
     this.state = createTranslatorState({
       providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
       reportedProviderSessionId: options.resumeProviderSessionId,
@@ -71,9 +93,48 @@ export class ClaudeSession implements AgentProviderV1Session {
 
   async doStop(_reason: AgentProviderV1StopReason): Promise<void> {
     this.stopped = true;
+    // Nothing is left waiting and nothing is allowed on the way out.
+    for (const prompt of this.prompts.values()) this.control?.respond(prompt.requestId, { behavior: 'deny', message: closingMessage });
+    this.prompts.clear();
     const processHandle = this.process;
     if (!processHandle) return;
     await processHandle.stop({ busy: this.state.turn !== null });
+  }
+
+  async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
+    const prompt = this.prompts.get(interactionRef);
+    if (!prompt) {
+      throw new AgentError({ code: 'interaction_already_settled', message: 'The claude CLI is no longer waiting for this answer (it withdrew the prompt or its turn ended).' });
+    }
+    this.prompts.delete(interactionRef);
+    const written = this.control?.respond(prompt.requestId, buildPermissionResponse(prompt.request, answer)) ?? false;
+    if (!written) {
+      throw new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not running any more, so the answer could not be delivered.', details: { reason: 'stdin_closed' } });
+    }
+  }
+
+  requiresRestartFor(mode: PermissionMode): boolean {
+    // The CLI refuses to enter bypass mode live unless it was launched in it.
+    return this.process !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
+  }
+
+  async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
+    if (this.requiresRestartFor(mode)) {
+      throw new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
+    }
+    this.configuration = { ...this.configuration, permissionMode: mode };
+    if (!this.process || !this.control) return mode;
+    let response: unknown;
+    try {
+      response = await this.control.request('set_permission_mode', { mode: cliPermissionModes[mode] });
+    } catch (error) {
+      if (AgentError.isInstance(error) && error.details?.reason === 'bypass_not_launched') {
+        throw new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
+      }
+      throw error;
+    }
+    const reported = typeof (response as { mode?: unknown })?.mode === 'string' ? toNeutralPermissionMode((response as { mode: string }).mode) : undefined;
+    return reported ?? mode;
   }
 
   private spawn(): ClaudeProcess {
@@ -89,10 +150,10 @@ export class ClaudeSession implements AgentProviderV1Session {
     });
     const processHandle = new ClaudeProcess({
       binaryPath: this.settings.binaryPath,
-      argv: buildClaudeArguments({ configuration: this.options.configuration, conversation, ephemeral: this.options.ephemeral }),
+      argv: buildClaudeArguments({ configuration: this.configuration, conversation, ephemeral: this.options.ephemeral }),
       environment: buildClaudeEnvironment({
         inherited: this.settings.inheritedEnvironment,
-        session: this.options.configuration.environment,
+        session: this.configuration.environment,
         keepInheritedOAuthToken: this.settings.keepInheritedOAuthToken,
         maxRetries: this.settings.maxRetries,
       }),
@@ -101,6 +162,7 @@ export class ClaudeSession implements AgentProviderV1Session {
       onExit: (exit) => this.onExit(processHandle, exit),
     });
     this.process = processHandle;
+    this.launchedMode = this.configuration.permissionMode;
     this.control = new ControlChannel({ write: (message) => processHandle.write(message) });
     return processHandle;
   }
@@ -137,7 +199,14 @@ export class ClaudeSession implements AgentProviderV1Session {
       this.onControlFrame(frame);
       return;
     }
+    const turn = this.state.turn;
     for (const part of translateFrame(this.state, frame)) this.emit(part);
+    // A turn's end means the CLI waits for none of its prompts any more.
+    if (turn && this.state.turn === null) this.forgetPrompts(turn.runId);
+  }
+
+  private forgetPrompts(runId: string): void {
+    for (const [ref, prompt] of this.prompts) if (prompt.runId === runId) this.prompts.delete(ref);
   }
 
   private onControlFrame(frame: Extract<CliFrame, { kind: 'control_request' | 'control_response' | 'control_cancel_request' }>): void {
@@ -145,15 +214,44 @@ export class ClaudeSession implements AgentProviderV1Session {
       this.control?.handleResponse(frame.frame);
       return;
     }
-    if (frame.kind === 'control_cancel_request') return;
+    if (frame.kind === 'control_cancel_request') {
+      for (const [ref, prompt] of this.prompts) {
+        if (prompt.requestId !== frame.frame.request_id) continue;
+        this.prompts.delete(ref);
+        this.emit({ type: 'interaction.withdrawn', runId: prompt.runId, interactionRef: ref });
+      }
+      return;
+    }
     const { request_id: requestId, request } = frame.frame;
     if (request.subtype === 'can_use_tool') {
-      this.control?.respond(requestId, { behavior: 'deny', message: approvalsDisabledMessage });
-      this.note('claude.tool_prompt_denied');
+      this.onToolPrompt(requestId, request);
       return;
     }
     // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
     this.process?.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
+  }
+
+  /** Every tool prompt is answered exactly once: raised to the host, or denied at once. */
+  private onToolPrompt(requestId: string, raw: unknown): void {
+    const deny = (message: string, code: string) => {
+      this.control?.respond(requestId, { behavior: 'deny', message });
+      this.note(code);
+    };
+    const parsed = ToolPermissionRequestSchema.safeParse(raw);
+    if (!parsed.success) return deny('The tool request could not be read, so it was not permitted.', 'claude.prompt_malformed');
+    const request = parsed.data;
+    const turn = this.state.turn;
+    if (!turn) return deny('This tool request belongs to no active turn, so it was not permitted.', 'claude.prompt_without_run');
+    const isQuestion = request.tool_name === 'AskUserQuestion';
+    if (isQuestion && this.settings.questions === 'deny') return deny(questionsDeniedMessage, 'claude.questions_denied_by_policy');
+    if (!isQuestion && this.settings.approvals === 'deny') return deny(approvalsDeniedMessage, 'claude.approvals_denied_by_policy');
+    const built = buildInteraction(request, { toolInputDetail: this.settings.toolInputDetail });
+    if ('refusal' in built) {
+      return deny(`These questions could not be shown to the user (${built.refusal.replaceAll('_', ' ')}). Ask in your reply instead.`, `claude.question_refused.${built.refusal}`);
+    }
+    const interactionRef = newInteractionRef();
+    this.prompts.set(interactionRef, { requestId, runId: turn.runId, request });
+    this.emit({ type: 'interaction.requested', runId: turn.runId, interactionRef, request: built.request });
   }
 
   private onExit(processHandle: ClaudeProcess, exit: ProcessExit): void {
@@ -161,6 +259,7 @@ export class ClaudeSession implements AgentProviderV1Session {
     this.process = null;
     this.control?.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
     this.control = null;
+    this.prompts.clear();
     const turn = this.state.turn;
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
       // Nothing was recorded under this id; a fresh one avoids "Session ID is already in use".

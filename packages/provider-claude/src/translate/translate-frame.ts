@@ -1,6 +1,7 @@
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type { AssistantFrame, CliFrame, ResultFrame, StreamEventFrame, SystemFrame, UserFrame } from '../frames/cli-frame-schemas.js';
+import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { splitText } from './split-text.js';
 import type { TranslatorState } from './translator-state.js';
 
@@ -31,6 +32,14 @@ function followSessionId(state: TranslatorState, sessionId: string, parts: Parts
 }
 
 function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Parts): void {
+  // init and status lines both carry the mode in effect (status after a change).
+  if ((frame.subtype === 'init' || frame.subtype === 'status') && frame.permissionMode && frame.permissionMode !== state.reportedPermissionMode) {
+    const mode = toNeutralPermissionMode(frame.permissionMode);
+    if (mode) {
+      state.reportedPermissionMode = frame.permissionMode;
+      parts.push({ type: 'session.mode_changed', mode, source: 'provider' });
+    }
+  }
   if (frame.subtype === 'init') {
     if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
     return;

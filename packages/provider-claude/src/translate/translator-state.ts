@@ -21,6 +21,8 @@ export interface TranslatorState {
   /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
   readonly streamedMessageIds: Set<string>;
   readonly toolNames: Map<string, string>;
+  /** The permission mode (CLI name) this process last reported. */
+  reportedPermissionMode: string | null;
   /** total_cost_usd of the previous result of this process (it is cumulative per process). */
   lastCumulativeCostUsd: number | null;
   /** Diagnostic codes already reported for this process. */
@@ -36,6 +38,7 @@ export function createTranslatorState(options: { providerSessionId: string | nul
     currentMessageIds: new Map(),
     streamedMessageIds: new Set(),
     toolNames: new Map(),
+    reportedPermissionMode: null,
     lastCumulativeCostUsd: null,
     notedDiagnostics: new Set(),
   };

@@ -1,5 +1,5 @@
 import { AgentError, type EventBody, type ProtocolEvent } from '@tether/protocol';
-import type { RunRecord, SessionRecord, StoredReceipt, TetherStore } from '../store/tether-store.js';
+import type { InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from '../store/tether-store.js';
 
 export interface StagedEvent {
   readonly sessionId: string;
@@ -7,10 +7,19 @@ export interface StagedEvent {
   readonly at: string;
 }
 
+/** What one step changes: events to append and the records they move. */
+export interface Change {
+  readonly events: readonly StagedEvent[];
+  readonly sessions: readonly SessionRecord[];
+  readonly runs: readonly RunRecord[];
+  readonly interactions: readonly InteractionRecord[];
+}
+
 interface Draft {
   events: StagedEvent[];
   sessions: Map<string, SessionRecord>;
   runs: Map<string, RunRecord>;
+  interactions: Map<string, InteractionRecord>;
   receipts: StoredReceipt[];
 }
 
@@ -25,7 +34,14 @@ export interface EventWriterOptions {
 const backgroundRetryDelaysMs = [20, 200, 1000];
 
 function emptyDraft(): Draft {
-  return { events: [], sessions: new Map(), runs: new Map(), receipts: [] };
+  return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [] };
+}
+
+function addChange(draft: Draft, change: Change): void {
+  draft.events.push(...change.events);
+  for (const session of change.sessions) draft.sessions.set(session.sessionId, session);
+  for (const run of change.runs) draft.runs.set(run.runId, run);
+  for (const interaction of change.interactions) draft.interactions.set(`${interaction.sessionId}/${interaction.interactionRef}`, interaction);
 }
 
 /**
@@ -55,10 +71,8 @@ export class EventWriter {
   }
 
   /** Adds background output to the current batch; it is committed on the next tick. */
-  stage(events: readonly StagedEvent[], sessions: readonly SessionRecord[], runs: readonly RunRecord[]): void {
-    this.staged.events.push(...events);
-    for (const session of sessions) this.staged.sessions.set(session.sessionId, session);
-    for (const run of runs) this.staged.runs.set(run.runId, run);
+  stage(change: Change): void {
+    addChange(this.staged, change);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => {
@@ -79,20 +93,18 @@ export class EventWriter {
    * Commits one command's effects as one transaction, after everything staged before it.
    * Rejects (with nothing written) if the store refuses it.
    */
-  commit(events: readonly StagedEvent[], sessions: readonly SessionRecord[], runs: readonly RunRecord[], receipts: readonly StoredReceipt[]): Promise<ProtocolEvent[]> {
+  commit(change: Change, receipts: readonly StoredReceipt[]): Promise<ProtocolEvent[]> {
     const before = this.takeStaged();
     if (before) void this.enqueue(before, true);
     const draft = emptyDraft();
-    draft.events.push(...events);
-    for (const session of sessions) draft.sessions.set(session.sessionId, session);
-    for (const run of runs) draft.runs.set(run.runId, run);
+    addChange(draft, change);
     draft.receipts.push(...receipts);
     return this.enqueue(draft, false);
   }
 
   private takeStaged(): Draft | null {
     const draft = this.staged;
-    if (draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0) return null;
+    if (draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0 && draft.interactions.size === 0) return null;
     this.staged = emptyDraft();
     return draft;
   }
@@ -133,7 +145,7 @@ export class EventWriter {
       lastSeq: next.get(session.sessionId) ?? this.lastSeqOf(session.sessionId),
     }));
     try {
-      await this.options.store.commit({ events, sessions, runs: [...draft.runs.values()], receipts: draft.receipts });
+      await this.options.store.commit({ events, sessions, runs: [...draft.runs.values()], interactions: [...draft.interactions.values()], receipts: draft.receipts });
     } catch (error) {
       if (AgentError.isInstance(error)) throw error;
       throw new AgentError({ code: 'store_failure', message: 'The store could not write the change; nothing was written. Check the data directory (disk space, permissions) and retry.', cause: error });

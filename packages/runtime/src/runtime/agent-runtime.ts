@@ -5,11 +5,14 @@ import {
   type EventBody,
   type InterruptRunCommand,
   type OpenSessionCommand,
+  type PermissionMode,
   type ProtocolEvent,
   type Receipt,
+  type RespondInteractionCommand,
   type RunSnapshot,
   type SerializedAgentError,
   type SessionSnapshot,
+  type SetPermissionModeCommand,
   type SubmitTurnCommand,
   describeConfiguration,
   newCommandId,
@@ -18,31 +21,25 @@ import {
   toAgentError,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Part } from '@tether/provider-spec';
-import { EventWriter, type StagedEvent } from '../log/event-writer.js';
+import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
-import {
-  decideClose,
-  decideInterrupt,
-  decideReopen,
-  decideSubmitTurn,
-  acceptsProviderPart,
-  evolveRun,
-  evolveSession,
-  type Decision,
-} from '../state/session-machine.js';
+import { decideRespond, outcomeOf, recordableAnswer } from '../state/interaction-machine.js';
+import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
-import type { RunRecord, StoredReceipt, TetherStore } from '../store/tether-store.js';
+import type { TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
+import { type InteractionPolicy, acceptProviderPart, timeoutDecline, timeoutDenial } from './provider-output.js';
 import type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime-types.js';
 import { SessionEntry, createSessionRecord, toSessionSnapshot } from './session-entry.js';
+import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { checkWorkspace } from './workspace-check.js';
-
-function now(): string {
-  return new Date().toISOString();
-}
 
 function runtimeStopped(): AgentError {
   return new AgentError({ code: 'runtime_stopped', message: 'This runtime has shut down. Create a new runtime to continue.' });
+}
+
+function sessionNotFound(): AgentError {
+  return new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
 }
 
 function commandIdReused(): AgentError {
@@ -53,17 +50,22 @@ function commandIdReused(): AgentError {
   });
 }
 
+function unsupported(provider: AgentProviderV1, what: string, reason: string): AgentError {
+  return new AgentError({ code: 'capability_unsupported', message: `The ${provider.name} provider cannot ${what}.`, details: { reason } });
+}
+
 class Runtime implements AgentRuntime {
   readonly providerNames: readonly string[];
   private readonly store: TetherStore;
   private readonly providers: Map<string, AgentProviderV1>;
   private readonly defaultProvider: string;
+  private readonly policy: InteractionPolicy;
   private readonly hub = new SubscriptionHub();
+  private readonly log: SessionLog;
   private readonly writer: EventWriter;
   private readonly entries = new Map<string, SessionEntry>();
   private readonly runWaiters = new Map<string, Set<(run: RunSnapshot) => void>>();
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
-  private readonly onBackgroundError: (error: AgentError) => void;
   private stopped: Promise<void> | null = null;
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
@@ -75,37 +77,33 @@ class Runtime implements AgentRuntime {
       throw new AgentError({ code: 'provider_unavailable', message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).' });
     }
     this.defaultProvider = fallback;
-    this.onBackgroundError = options.onBackgroundError ?? (() => {});
-    this.writer = new EventWriter({
-      store,
-      onCommitted: (events) => this.publish(events),
-      onBackgroundError: (error) => this.onBackgroundError(error),
-    });
+    this.policy = { ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}), ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}) };
+    const onBackgroundError = options.onBackgroundError ?? (() => {});
+    this.writer = new EventWriter({ store, onCommitted: (events) => this.publish(events), onBackgroundError });
+    this.log = new SessionLog(this.writer);
   }
 
-  /** Loads sessions and completes runs a previous process left running. */
+  /** Loads sessions and completes runs (and their interactions) a previous process left open. */
   async load(): Promise<void> {
-    const records = await this.store.loadSessions();
     const at = now();
-    for (const record of records) {
+    for (const record of await this.store.loadSessions()) {
       this.writer.restoreLastSeq(record.sessionId, record.lastSeq);
-      const provider = this.providers.get(record.provider);
-      const entry = new SessionEntry(record, provider ?? null);
+      const entry = new SessionEntry(record, this.providers.get(record.provider) ?? null);
       this.entries.set(record.sessionId, entry);
       if (record.activeRunId === null) continue;
       entry.activeRun = (await this.store.getRun(record.activeRunId)) ?? null;
-      this.stageEvents(entry, [
-        {
-          type: 'run.completed',
-          runId: record.activeRunId,
-          outcome: 'failed',
-          error: {
-            code: 'runtime_restarted',
-            message: 'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
-            retryable: true,
-          },
+      await entry.loadInteractions(this.store);
+      const completion: EventBody = {
+        type: 'run.completed',
+        runId: record.activeRunId,
+        outcome: 'failed',
+        error: {
+          code: 'runtime_restarted',
+          message: 'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
+          retryable: true,
         },
-      ], at);
+      };
+      this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_restarted'), at);
     }
     await this.writer.flush();
   }
@@ -130,6 +128,14 @@ class Runtime implements AgentRuntime {
 
   closeSession(input: CommandInput<CloseSessionCommand>) {
     return this.dispatch({ ...input, type: 'close_session', commandId: input.commandId ?? newCommandId() });
+  }
+
+  respondInteraction(input: CommandInput<RespondInteractionCommand>) {
+    return this.dispatch({ ...input, type: 'respond_interaction', commandId: input.commandId ?? newCommandId() });
+  }
+
+  setPermissionMode(input: CommandInput<SetPermissionModeCommand>) {
+    return this.dispatch({ ...input, type: 'set_permission_mode', commandId: input.commandId ?? newCommandId() });
   }
 
   private async execute(raw: unknown): Promise<Receipt> {
@@ -168,7 +174,19 @@ class Runtime implements AgentRuntime {
         return this.interrupt(command, fingerprint);
       case 'close_session':
         return this.close(command, fingerprint);
+      case 'respond_interaction':
+        return this.respond(command, fingerprint);
+      case 'set_permission_mode':
+        return this.changeMode(command, fingerprint);
     }
+  }
+
+  private async write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void> {
+    await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
+  }
+
+  private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
+    return (part) => acceptProviderPart(this.log, entry, part, this.policy, (timedOut, ref) => void this.denyOnTimeout(timedOut, ref));
   }
 
   private async openNew(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {
@@ -182,23 +200,15 @@ class Runtime implements AgentRuntime {
       });
     }
     const workspace = await checkWorkspace(command.workspace!);
-    const at = now();
-    const record = createSessionRecord(command, { provider: providerName, workspace, at });
+    const record = createSessionRecord(command, { provider: providerName, workspace, at: now() });
     const entry = new SessionEntry(record, provider);
+    entry.markInteractionsLoaded();
     // Validates the configuration and finds the agent before anything is recorded; spawns nothing.
-    await entry.attachProvider((part) => this.onProviderPart(entry, part));
+    await entry.attachProvider(this.emitFor(entry));
     const receipt: Receipt = { type: 'open_session', commandId: command.commandId, sessionId: record.sessionId };
-    const body: EventBody = {
-      type: 'session.opened',
-      provider: providerName,
-      workspace,
-      configuration: describeConfiguration(record.configuration),
-      ephemeral: record.ephemeral,
-      reopened: false,
-    };
     this.entries.set(record.sessionId, entry);
     try {
-      await this.commitDecision(entry, { events: [body] }, receipt, fingerprint, at);
+      await this.write(entry, [{ type: 'session.opened', provider: providerName, workspace, configuration: describeConfiguration(record.configuration), ephemeral: record.ephemeral, reopened: false }], receipt, fingerprint);
     } catch (error) {
       this.entries.delete(record.sessionId);
       await entry.stopProvider('close');
@@ -211,10 +221,9 @@ class Runtime implements AgentRuntime {
     const sessionId = command.continueSession!;
     const entry = this.entries.get(sessionId);
     const decision = decideReopen(entry?.record, command);
-    const receipt: Receipt = { type: 'open_session', commandId: command.commandId, sessionId };
     await entry!.teardown;
-    await this.commitDecision(entry!, decision, receipt, fingerprint, now());
-    return receipt;
+    await this.write(entry!, decision.events, { type: 'open_session', commandId: command.commandId, sessionId }, fingerprint);
+    return { type: 'open_session', commandId: command.commandId, sessionId };
   }
 
   private async submit(command: SubmitTurnCommand, fingerprint: string): Promise<Receipt> {
@@ -222,7 +231,7 @@ class Runtime implements AgentRuntime {
     const decision = decideSubmitTurn(entry?.record, command, { newRunId });
     const runId = decision.runId!;
     const receipt: Receipt = { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, runId };
-    await this.commitDecision(entry!, decision, receipt, fingerprint, now());
+    await this.write(entry!, decision.events, receipt, fingerprint);
     const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
     void this.startTurn(entry!, runId, input);
     return receipt;
@@ -230,11 +239,16 @@ class Runtime implements AgentRuntime {
 
   private async startTurn(entry: SessionEntry, runId: string, input: { type: 'text'; text: string }[]): Promise<void> {
     try {
-      const session = await entry.ensureProvider((part) => this.onProviderPart(entry, part));
+      const session = await entry.ensureProvider(this.emitFor(entry));
       await session.doTurn({ runId, input });
     } catch (error) {
-      this.completeRun(entry, runId, 'failed', toAgentError(error).toObject());
+      this.failRun(entry, runId, toAgentError(error).toObject());
     }
+  }
+
+  private failRun(entry: SessionEntry, runId: string, error: SerializedAgentError): void {
+    if (entry.record.activeRunId !== runId) return;
+    this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'));
   }
 
   private async interrupt(command: InterruptRunCommand, fingerprint: string): Promise<Receipt> {
@@ -243,12 +257,12 @@ class Runtime implements AgentRuntime {
     if (entry?.provider && !entry.provider.capabilities.interrupt) {
       throw new AgentError({
         code: 'capability_unsupported',
-        message: `The ${entry.provider.name} provider cannot interrupt a run yet. Wait for the run to complete, or close the session to stop it.`,
+        message: `The ${entry.provider.name} provider cannot interrupt a run yet. Wait for the run to complete, deny a pending approval with interrupt, or close the session to stop it.`,
         details: { reason: 'interrupt' },
       });
     }
     const receipt: Receipt = { type: 'interrupt_run', commandId: command.commandId, sessionId: command.sessionId, runId: decision.runId ?? null };
-    await this.commitDecision(entry!, decision, receipt, fingerprint, now());
+    await this.write(entry!, decision.events, receipt, fingerprint);
     return receipt;
   }
 
@@ -256,74 +270,91 @@ class Runtime implements AgentRuntime {
     const entry = this.entries.get(command.sessionId);
     const decision = decideClose(entry?.record, command);
     const receipt: Receipt = { type: 'close_session', commandId: command.commandId, sessionId: command.sessionId };
-    await this.commitDecision(entry!, decision, receipt, fingerprint, now());
+    await this.write(entry!, withRunEndCancellations(entry!, decision.events, 'session_closed'), receipt, fingerprint);
+    entry!.clearAllTimers();
     await entry!.stopProvider('close');
     return receipt;
   }
 
-  /** Applies a decision to memory and writes it with its receipt in one transaction. */
-  private async commitDecision(entry: SessionEntry, decision: Decision, receipt: Receipt, fingerprint: string, at: string): Promise<void> {
-    const before = { record: entry.record, activeRun: entry.activeRun };
-    const runs = this.applyEvents(entry, decision.events, at);
-    const stored: StoredReceipt = { commandId: receipt.commandId, fingerprint, receipt, at };
-    const staged: StagedEvent[] = decision.events.map((body) => ({ sessionId: entry.record.sessionId, body, at }));
+  private async respond(command: RespondInteractionCommand, fingerprint: string): Promise<Receipt> {
+    const entry = this.entries.get(command.sessionId);
+    if (entry) await entry.loadInteractions(this.store);
+    const interaction = entry?.interactions.get(command.interactionRef);
+    decideRespond(entry?.record, interaction, command);
+    // Resolving: the answer is on its way; any other answer now finds the interaction taken.
+    entry!.interactions.set(command.interactionRef, { ...interaction!, status: 'resolving' });
+    entry!.clearTimer(command.interactionRef);
+    let delivered = true;
     try {
-      await this.writer.commit(staged, [entry.record], runs, [stored]);
-    } catch (error) {
-      entry.record = before.record;
-      entry.activeRun = before.activeRun;
-      throw error;
+      const session = await entry!.ensureProvider(this.emitFor(entry!));
+      await session.doRespond({ interactionRef: command.interactionRef, answer: command.answer });
+    } catch {
+      delivered = false;
     }
-  }
-
-  // ---- provider output ------------------------------------------------------------------
-
-  private onProviderPart(entry: SessionEntry, part: AgentProviderV1Part): void {
-    if (!acceptsProviderPart(entry.record, part)) {
-      // Output for a run that already ended (e.g. after close) is expected; note it once.
-      this.noteOnce(entry, 'runtime.part_for_inactive_run');
-      return;
+    const current = entry!.interactions.get(command.interactionRef)!;
+    if (current.status !== 'resolving') {
+      throw new AgentError({
+        code: 'interaction_already_settled',
+        message: `The interaction was ${current.status} before the answer reached the agent (its run ended or the agent withdrew it).`,
+        details: { reason: current.status },
+      });
     }
-    if (part.type === 'session.provider_session_changed' && part.providerSessionId === entry.record.providerSessionId) return;
-    this.stageEvents(entry, [part], now());
+    const base = { runId: interaction!.runId, interactionRef: command.interactionRef };
+    const body: EventBody = delivered
+      ? { type: 'interaction.settled', ...base, outcome: outcomeOf(command.answer), answer: recordableAnswer(interaction!, command.answer), by: 'host' }
+      : { type: 'interaction.send_failed', ...base };
+    const receipt: Receipt = { type: 'respond_interaction', commandId: command.commandId, sessionId: command.sessionId, interactionRef: command.interactionRef, status: delivered ? 'settled' : 'send_failed' };
+    await this.write(entry!, [body], receipt, fingerprint);
+    return receipt;
   }
 
-  private noteOnce(entry: SessionEntry, code: string): void {
-    if (entry.notedDiagnostics.has(code)) return;
-    entry.notedDiagnostics.add(code);
-    this.stageEvents(entry, [{ type: 'diagnostic', level: 'debug', code }], now());
-  }
-
-  private completeRun(entry: SessionEntry, runId: string, outcome: 'failed' | 'interrupted', error: SerializedAgentError): void {
-    if (entry.record.activeRunId !== runId) return;
-    this.stageEvents(entry, [{ type: 'run.completed', runId, outcome, error }], now());
-  }
-
-  private stageEvents(entry: SessionEntry, bodies: EventBody[], at: string): void {
-    const runs = this.applyEvents(entry, bodies, at);
-    this.writer.stage(
-      bodies.map((body) => ({ sessionId: entry.record.sessionId, body, at })),
-      [entry.record],
-      runs,
-    );
-  }
-
-  /** Evolves the session and its active run in memory; returns the run records that changed. */
-  private applyEvents(entry: SessionEntry, bodies: readonly EventBody[], at: string): RunRecord[] {
-    const changed: RunRecord[] = [];
-    for (const body of bodies) {
-      if ('runId' in body && body.runId !== undefined && body.type !== 'diagnostic') {
-        const current = entry.activeRun?.runId === body.runId ? entry.activeRun : undefined;
-        const next = evolveRun(current, entry.record.sessionId, body, at);
-        if (next && next !== current) {
-          entry.activeRun = next.status === 'running' ? next : null;
-          changed.push(next);
-        }
-      }
-      entry.record = evolveSession(entry.record, body, at);
+  /** A prompt nobody answered in time is denied, never allowed. */
+  private async denyOnTimeout(entry: SessionEntry, interactionRef: string): Promise<void> {
+    const interaction = entry.interactions.get(interactionRef);
+    if (!interaction || interaction.status !== 'pending' || this.stopped) return;
+    const answer = interaction.request.kind === 'approval' ? timeoutDenial : timeoutDecline;
+    entry.interactions.set(interactionRef, { ...interaction, status: 'resolving' });
+    let delivered = true;
+    try {
+      const session = await entry.ensureProvider(this.emitFor(entry));
+      await session.doRespond({ interactionRef, answer });
+    } catch {
+      delivered = false;
     }
-    return changed;
+    if (entry.interactions.get(interactionRef)?.status !== 'resolving') return;
+    const base = { runId: interaction.runId, interactionRef };
+    this.log.stage(entry, [delivered ? { type: 'interaction.settled', ...base, outcome: outcomeOf(answer), answer, by: 'policy' } : { type: 'interaction.send_failed', ...base }]);
   }
+
+  private async changeMode(command: SetPermissionModeCommand, fingerprint: string): Promise<Receipt> {
+    const entry = this.entries.get(command.sessionId);
+    if (!entry) throw sessionNotFound();
+    if (entry.record.state === 'closed') {
+      throw new AgentError({ code: 'session_closed', message: 'The session is closed. Reopen it with open_session and continueSession, then change the mode.' });
+    }
+    if (entry.provider && !entry.provider.capabilities.setMode) throw unsupported(entry.provider, 'change the permission mode of a running session', 'set_mode');
+    const session = await entry.ensureProvider(this.emitFor(entry));
+    if (session.requiresRestartFor(command.mode)) {
+      throw new AgentError({
+        code: 'requires_restart',
+        message: `The running agent cannot enter ${command.mode} mode without a restart. Close and reopen the session with that mode, or choose another.`,
+        details: { reason: command.mode },
+      });
+    }
+    const mode = await session.doSetPermissionMode(command.mode);
+    const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
+    const receipt: Receipt = { type: 'set_permission_mode', commandId: command.commandId, sessionId: command.sessionId, mode };
+    await this.write(entry, changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [], receipt, fingerprint);
+    return receipt;
+  }
+
+  async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
+    const entry = this.entryOrThrow(sessionId);
+    const session = await entry.ensureProvider(this.emitFor(entry));
+    return session.requiresRestartFor(mode);
+  }
+
+  // ---- publishing and reads -------------------------------------------------------------
 
   private publish(events: readonly ProtocolEvent[]): void {
     try {
@@ -341,23 +372,22 @@ class Runtime implements AgentRuntime {
     }
   }
 
-  // ---- reads ----------------------------------------------------------------------------
-
   private entryOrThrow(sessionId: string): SessionEntry {
     const entry = this.entries.get(sessionId);
-    if (!entry) throw new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
+    if (!entry) throw sessionNotFound();
     return entry;
   }
 
   async getSession(sessionId: string): Promise<SessionSnapshot> {
     const entry = this.entryOrThrow(sessionId);
-    return toSessionSnapshot(entry.record, this.writer.lastSeqOf(sessionId));
+    await entry.loadInteractions(this.store);
+    return toSessionSnapshot(entry, this.writer.lastSeqOf(sessionId));
   }
 
   async listSessions(): Promise<SessionSnapshot[]> {
-    return [...this.entries.values()]
-      .map((entry) => toSessionSnapshot(entry.record, this.writer.lastSeqOf(entry.record.sessionId)))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    const entries = [...this.entries.values()];
+    await Promise.all(entries.map((entry) => entry.loadInteractions(this.store)));
+    return entries.map((entry) => toSessionSnapshot(entry, this.writer.lastSeqOf(entry.record.sessionId))).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   async getRun(runId: string): Promise<RunSnapshot> {
@@ -367,23 +397,32 @@ class Runtime implements AgentRuntime {
   }
 
   async waitForRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunSnapshot> {
+    const waiters = this.runWaiters.get(runId) ?? new Set();
+    this.runWaiters.set(runId, waiters);
+    let settle!: (run: RunSnapshot) => void;
     const waiting = new Promise<RunSnapshot>((resolve, reject) => {
-      const waiters = this.runWaiters.get(runId) ?? new Set();
-      const settle = (run: RunSnapshot) => {
-        options.signal?.removeEventListener('abort', onAbort);
-        resolve(run);
-      };
       const onAbort = () => {
         waiters.delete(settle);
         reject(options.signal?.reason ?? new Error('aborted'));
       };
-      waiters.add(settle);
-      this.runWaiters.set(runId, waiters);
+      settle = (run) => {
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve(run);
+      };
       options.signal?.addEventListener('abort', onAbort, { once: true });
     });
+    waiters.add(settle);
     // Registered first, then checked: a completion between the two cannot be missed.
-    const run = await this.getRun(runId);
-    if (run.status === 'completed') return run;
+    try {
+      const run = await this.getRun(runId);
+      if (run.status === 'completed') {
+        waiters.delete(settle);
+        return run;
+      }
+    } catch (error) {
+      waiters.delete(settle);
+      throw error;
+    }
     return waiting;
   }
 
@@ -407,14 +446,16 @@ class Runtime implements AgentRuntime {
       await Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       const at = now();
       for (const entry of this.entries.values()) {
+        entry.clearAllTimers();
         const runId = entry.record.activeRunId;
         if (runId === null) continue;
-        this.stageEvents(entry, [{
+        const completion: EventBody = {
           type: 'run.completed',
           runId,
           outcome: 'interrupted',
           error: { code: 'runtime_stopped', message: 'The runtime shut down while this run was active.', retryable: true },
-        }], at);
+        };
+        this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
       await this.writer.flush();
       await Promise.allSettled([...this.entries.values()].map((entry) => entry.stopProvider('release')));

@@ -7,6 +7,12 @@ import type {
   InterruptRunReceipt,
   OpenSessionCommand,
   OpenSessionReceipt,
+  PermissionMode,
+  QuestionSetRequest,
+  RespondInteractionCommand,
+  RespondInteractionReceipt,
+  SetPermissionModeCommand,
+  SetPermissionModeReceipt,
   ProtocolEvent,
   Receipt,
   RunSnapshot,
@@ -27,6 +33,10 @@ export interface AgentRuntimeOptions {
   readonly defaultProvider?: string;
   /** Called for failures that have no caller to report to (a background batch that could not be stored). */
   readonly onBackgroundError?: (error: AgentError) => void;
+  /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
+  readonly interactionTimeoutMs?: number;
+  /** Host policy: mark a question set sensitive, so its answers are redacted in the log and in events. */
+  readonly isSensitive?: (request: QuestionSetRequest) => boolean;
 }
 
 /** A command as the typed methods take it: the commandId is optional (one is generated). */
@@ -48,6 +58,12 @@ export interface AgentRuntime {
   submitTurn(input: CommandInput<SubmitTurnCommand>): Promise<SubmitTurnReceipt>;
   interruptRun(input: CommandInput<InterruptRunCommand>): Promise<InterruptRunReceipt>;
   closeSession(input: CommandInput<CloseSessionCommand>): Promise<CloseSessionReceipt>;
+  /** Answers an approval or a question set; the first answer wins. */
+  respondInteraction(input: CommandInput<RespondInteractionCommand>): Promise<RespondInteractionReceipt>;
+  /** Changes the permission mode live; requires_restart when the running agent cannot enter it. */
+  setPermissionMode(input: CommandInput<SetPermissionModeCommand>): Promise<SetPermissionModeReceipt>;
+  /** Whether entering `mode` would need a new agent process (tells a host before it asks). */
+  requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean>;
 
   getSession(sessionId: string): Promise<SessionSnapshot>;
   listSessions(): Promise<SessionSnapshot[]>;

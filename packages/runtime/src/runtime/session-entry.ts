@@ -1,6 +1,18 @@
-import { AgentError, type OpenSessionCommand, type SessionConfiguration, type SessionSnapshot, type Workspace, describeConfiguration, newSessionId, sessionConfigurationKeys, zeroUsage } from '@tether/protocol';
+import {
+  AgentError,
+  type InteractionSnapshot,
+  type OpenSessionCommand,
+  type SessionConfiguration,
+  type SessionSnapshot,
+  type Workspace,
+  describeConfiguration,
+  isOpenInteraction,
+  newSessionId,
+  sessionConfigurationKeys,
+  zeroUsage,
+} from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopReason } from '@tether/provider-spec';
-import type { RunRecord, SessionRecord } from '../store/tether-store.js';
+import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
 
 export function createSessionRecord(command: OpenSessionCommand, context: { provider: string; workspace: Workspace; at: string }): SessionRecord {
   const configuration: Record<string, unknown> = {};
@@ -16,6 +28,7 @@ export function createSessionRecord(command: OpenSessionCommand, context: { prov
     redactInput: command.redactInput ?? false,
     state: 'idle',
     activeRunId: null,
+    permissionMode: null,
     providerSessionId: null,
     usage: zeroUsage,
     lastSeq: 0,
@@ -24,7 +37,20 @@ export function createSessionRecord(command: OpenSessionCommand, context: { prov
   };
 }
 
-export function toSessionSnapshot(record: SessionRecord, lastSeq: number): SessionSnapshot {
+function toInteractionSnapshot(interaction: InteractionRecord): InteractionSnapshot {
+  return {
+    interactionRef: interaction.interactionRef,
+    sessionId: interaction.sessionId,
+    runId: interaction.runId,
+    status: interaction.status,
+    request: interaction.request,
+    requestedAt: interaction.requestedAt,
+    settledAt: interaction.settledAt,
+  };
+}
+
+export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): SessionSnapshot {
+  const record = entry.record;
   return {
     sessionId: record.sessionId,
     provider: record.provider,
@@ -33,6 +59,8 @@ export function toSessionSnapshot(record: SessionRecord, lastSeq: number): Sessi
     configuration: describeConfiguration(record.configuration),
     ephemeral: record.ephemeral,
     activeRunId: record.activeRunId,
+    permissionMode: record.permissionMode,
+    pendingInteractions: entry.openInteractions().map(toInteractionSnapshot),
     providerSessionId: record.providerSessionId,
     usage: record.usage,
     lastSeq,
@@ -51,6 +79,10 @@ export class SessionEntry {
   readonly provider: AgentProviderV1 | null;
   /** Diagnostic codes already recorded for this session (recorded once, not once per occurrence). */
   readonly notedDiagnostics = new Set<string>();
+  /** This session's interactions by reference (all of them once loaded: references stay known until close). */
+  readonly interactions = new Map<string, InteractionRecord>();
+  private interactionsLoaded: Promise<void> | null = null;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
   private opening: Promise<AgentProviderV1Session> | null = null;
@@ -59,6 +91,58 @@ export class SessionEntry {
   constructor(record: SessionRecord, provider: AgentProviderV1 | null) {
     this.record = record;
     this.provider = provider;
+  }
+
+  /** Loads the session's interactions from the store once (a session loaded after a restart starts without them). */
+  loadInteractions(store: TetherStore): Promise<void> {
+    this.interactionsLoaded ??= store.listInteractions(this.record.sessionId).then((stored) => {
+      for (const interaction of stored) {
+        if (!this.interactions.has(interaction.interactionRef)) this.interactions.set(interaction.interactionRef, interaction);
+      }
+    });
+    return this.interactionsLoaded;
+  }
+
+  markInteractionsLoaded(): void {
+    this.interactionsLoaded = Promise.resolve();
+  }
+
+  openInteractions(): InteractionRecord[] {
+    return [...this.interactions.values()].filter((interaction) => isOpenInteraction(interaction.status));
+  }
+
+  openInteractionCount(): number {
+    let count = 0;
+    for (const interaction of this.interactions.values()) if (isOpenInteraction(interaction.status)) count += 1;
+    return count;
+  }
+
+  setTimer(interactionRef: string, timer: NodeJS.Timeout): void {
+    this.clearTimer(interactionRef);
+    this.timers.set(interactionRef, timer);
+  }
+
+  clearTimer(interactionRef: string): void {
+    const timer = this.timers.get(interactionRef);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(interactionRef);
+  }
+
+  clearAllTimers(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** A copy of what a command may change, to restore if its write fails. */
+  snapshotState(): { record: SessionRecord; activeRun: RunRecord | null; interactions: Map<string, InteractionRecord> } {
+    return { record: this.record, activeRun: this.activeRun, interactions: new Map(this.interactions) };
+  }
+
+  restoreState(state: ReturnType<SessionEntry['snapshotState']>): void {
+    this.record = state.record;
+    this.activeRun = state.activeRun;
+    this.interactions.clear();
+    for (const [ref, interaction] of state.interactions) this.interactions.set(ref, interaction);
   }
 
   /** Opens the provider session; its output reaches `emit` until the session is stopped. */

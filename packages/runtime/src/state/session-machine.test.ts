@@ -13,6 +13,7 @@ const idle: SessionRecord = {
   redactInput: false,
   state: 'idle',
   activeRunId: null,
+  permissionMode: null,
   providerSessionId: null,
   usage: zeroUsage,
   lastSeq: 1,

@@ -107,6 +107,18 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       return { ...state, state: 'closed', activeRunId: null, updatedAt: at };
     case 'session.provider_session_changed':
       return { ...state, providerSessionId: event.providerSessionId, updatedAt: at };
+    case 'session.mode_changed': {
+      // The launch configuration follows a mode the host set, or a change after the first report
+      // (e.g. leaving plan mode), so a later process resumes in the mode the session is in. The
+      // first report alone may just be the user's default, which must not be pinned.
+      const follow = event.source === 'command' || (state.permissionMode !== null && state.permissionMode !== event.mode);
+      return {
+        ...state,
+        permissionMode: event.mode,
+        configuration: follow ? { ...state.configuration, permissionMode: event.mode } : state.configuration,
+        updatedAt: at,
+      };
+    }
     case 'run.started':
       return { ...state, state: 'running', activeRunId: event.runId, updatedAt: at };
     case 'run.completed':
@@ -120,6 +132,12 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
     case 'run.retrying':
     case 'run.tool_activity':
     case 'diagnostic':
+    // Whether a session waits depends on its open interactions: see sessionStateWith.
+    case 'interaction.requested':
+    case 'interaction.settled':
+    case 'interaction.withdrawn':
+    case 'interaction.cancelled':
+    case 'interaction.send_failed':
       return state;
     default:
       return assertNever(event);

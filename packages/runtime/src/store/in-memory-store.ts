@@ -1,8 +1,14 @@
-import { AgentError, type ProtocolEvent } from '@tether/protocol';
-import type { CommitUnit, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
+import { AgentError, isOpenInteraction, type ProtocolEvent } from '@tether/protocol';
+import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
 
 function copy<T>(value: T): T {
   return structuredClone(value);
+}
+
+/** Request order: requestedAt, then first insertion (a Map keeps an upserted key where it was; sort is stable). */
+function byRequestOrder(left: InteractionRecord, right: InteractionRecord): number {
+  // Code-unit comparison, as SQLite's BINARY collation orders the same strings.
+  return left.requestedAt < right.requestedAt ? -1 : left.requestedAt > right.requestedAt ? 1 : 0;
 }
 
 /** A store that keeps everything in memory: for unit tests and throwaway hosts. */
@@ -11,6 +17,8 @@ export function createInMemoryStore(): TetherStore {
   const runs = new Map<string, RunRecord>();
   const receipts = new Map<string, StoredReceipt>();
   const events = new Map<string, ProtocolEvent[]>();
+  // Per session, so a reference can never reach another session's interaction.
+  const interactions = new Map<string, Map<string, InteractionRecord>>();
   let closed = false;
 
   function assertOpen(): void {
@@ -57,6 +65,19 @@ export function createInMemoryStore(): TetherStore {
       const receipt = receipts.get(commandId);
       return receipt && copy(receipt);
     },
+    async listInteractions(sessionId, options = {}) {
+      assertOpen();
+      const stored = [...(interactions.get(sessionId)?.values() ?? [])];
+      return stored
+        .filter((interaction) => !options.openOnly || isOpenInteraction(interaction.status))
+        .sort(byRequestOrder)
+        .map(copy);
+    },
+    async getInteraction(sessionId, interactionRef) {
+      assertOpen();
+      const interaction = interactions.get(sessionId)?.get(interactionRef);
+      return interaction && copy(interaction);
+    },
     async readEvents(sessionId, { afterSeq, limit }) {
       assertOpen();
       const log = events.get(sessionId) ?? [];
@@ -65,14 +86,21 @@ export function createInMemoryStore(): TetherStore {
     async commit(unit) {
       assertOpen();
       checkSequence(unit);
-      for (const event of unit.events) {
+      // Copied before anything is applied: a value that cannot be cloned then leaves the store untouched.
+      const copied = copy(unit);
+      for (const event of copied.events) {
         const log = events.get(event.sessionId) ?? [];
-        log.push(copy(event));
+        log.push(event);
         events.set(event.sessionId, log);
       }
-      for (const session of unit.sessions) sessions.set(session.sessionId, copy(session));
-      for (const run of unit.runs) runs.set(run.runId, copy(run));
-      for (const receipt of unit.receipts) receipts.set(receipt.commandId, copy(receipt));
+      for (const session of copied.sessions) sessions.set(session.sessionId, session);
+      for (const run of copied.runs) runs.set(run.runId, run);
+      for (const interaction of copied.interactions) {
+        const ofSession = interactions.get(interaction.sessionId) ?? new Map<string, InteractionRecord>();
+        ofSession.set(interaction.interactionRef, interaction);
+        interactions.set(interaction.sessionId, ofSession);
+      }
+      for (const receipt of copied.receipts) receipts.set(receipt.commandId, receipt);
     },
     async close() {
       closed = true;

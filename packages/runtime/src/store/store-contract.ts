@@ -1,7 +1,7 @@
 // Test-only (it registers vitest suites): never export it from the package index.
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommitUnit, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
+import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
 
 export interface StoreUnderTest {
   readonly store: TetherStore;
@@ -23,6 +23,7 @@ function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): Sess
     redactInput: true,
     state: 'idle',
     activeRunId: null,
+    permissionMode: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     lastSeq: 0,
@@ -34,6 +35,44 @@ function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): Sess
 
 function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
   return { runId: id, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null, ...overrides };
+}
+
+function interactionRef(hexDigit: string): string {
+  return `int_${hexDigit.repeat(32)}`;
+}
+
+/** A pending approval by default; pass `kind: 'question_set'` for a question set. */
+function interactionRecord(ref: string, overrides: Partial<InteractionRecord> & { kind?: 'approval' | 'question_set' } = {}): InteractionRecord {
+  const { kind = 'approval', ...rest } = overrides;
+  const request: InteractionRecord['request'] =
+    kind === 'approval'
+      ? {
+          kind: 'approval',
+          toolName: 'Bash',
+          toolUseId: `toolu-${ref}`,
+          category: 'command',
+          title: 'Run a command',
+          input: { command: 'ls -la', nested: { flags: ['-l', '-a'] } },
+          offerSessionApproval: true,
+          defaultToNo: false,
+        }
+      : {
+          kind: 'question_set',
+          toolUseId: `toolu-${ref}`,
+          questions: [
+            {
+              header: 'Database',
+              question: 'Which database should the service use?',
+              options: [
+                { label: 'SQLite', description: 'Embedded, one file.' },
+                { label: 'Postgres', description: '' },
+              ],
+              multiSelect: false,
+            },
+          ],
+          sensitive: true,
+        };
+  return { interactionRef: ref, sessionId, runId, status: 'pending', request, requestedAt: at, settledAt: null, ...rest };
 }
 
 function receipt(commandId: string, session = sessionId): StoredReceipt {
@@ -54,7 +93,7 @@ function events(session: string, from: number, to: number): ProtocolEvent[] {
 }
 
 function unit(parts: Partial<CommitUnit>): CommitUnit {
-  return { events: [], sessions: [], runs: [], receipts: [], ...parts };
+  return { events: [], sessions: [], runs: [], interactions: [], receipts: [], ...parts };
 }
 
 async function expectStoreFailure(promise: Promise<unknown>, reason?: string): Promise<void> {
@@ -99,7 +138,122 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.getRun(runId)).toBeUndefined();
       expect(await store.listRuns(sessionId)).toEqual([]);
       expect(await store.findReceipt('cmd-unknown')).toBeUndefined();
+      expect(await store.listInteractions(sessionId)).toEqual([]);
+      expect(await store.listInteractions(sessionId, { openOnly: true })).toEqual([]);
+      expect(await store.getInteraction(sessionId, interactionRef('1'))).toBeUndefined();
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 })).toEqual([]);
+    });
+
+    it('round-trips a waiting session and its permission mode, and a mode set back to unknown', async () => {
+      const waiting = sessionRecord(sessionId, { state: 'waiting', activeRunId: runId, permissionMode: 'plan' });
+      const other = sessionRecord(otherSessionId, { permissionMode: 'bypass' });
+      await store.commit(unit({ sessions: [waiting, other] }));
+      expect(await store.getSession(sessionId)).toEqual(waiting);
+      expect(await store.loadSessions()).toEqual([waiting, other]);
+
+      const unknown = sessionRecord(sessionId, { state: 'running', activeRunId: runId, permissionMode: null });
+      await store.commit(unit({ sessions: [unknown] }));
+      expect(await store.getSession(sessionId)).toEqual(unknown);
+      expect(await store.getSession(otherSessionId)).toEqual(other);
+    });
+
+    describe('interactions', () => {
+      it('reads back the interactions a commit wrote, written with its events', async () => {
+        const approval = interactionRecord(interactionRef('1'));
+        const questions = interactionRecord(interactionRef('2'), { kind: 'question_set', requestedAt: '2025-01-02T03:04:06.000Z' });
+        const session = sessionRecord(sessionId, { state: 'waiting', activeRunId: runId, lastSeq: 2 });
+        await store.commit(unit({ events: events(sessionId, 1, 2), sessions: [session], interactions: [approval, questions] }));
+
+        expect(await store.listInteractions(sessionId)).toEqual([approval, questions]);
+        expect(await store.getInteraction(sessionId, approval.interactionRef)).toEqual(approval);
+        expect(await store.getInteraction(sessionId, questions.interactionRef)).toEqual(questions);
+        expect(await store.getInteraction(sessionId, interactionRef('9'))).toBeUndefined();
+      });
+
+      it('replaces an interaction committed again, keeping its place in request order', async () => {
+        const first = interactionRecord(interactionRef('1'));
+        const second = interactionRecord(interactionRef('2'), { requestedAt: '2025-01-02T03:04:06.000Z' });
+        await store.commit(unit({ interactions: [first, second] }));
+
+        const resolving = interactionRecord(interactionRef('1'), { status: 'resolving' });
+        await store.commit(unit({ interactions: [resolving] }));
+        expect(await store.getInteraction(sessionId, first.interactionRef)).toEqual(resolving);
+
+        const approved = interactionRecord(interactionRef('1'), { status: 'approved', settledAt: '2025-01-02T03:04:07.000Z' });
+        await store.commit(unit({ interactions: [approved] }));
+        expect(await store.getInteraction(sessionId, first.interactionRef)).toEqual(approved);
+        expect(await store.listInteractions(sessionId)).toEqual([approved, second]);
+      });
+
+      it('lists by requestedAt, then in the order first committed, whatever the references', async () => {
+        // References chosen to sort against the expected order, so neither store can pass by key order.
+        const late = interactionRecord(interactionRef('1'), { requestedAt: '2025-01-02T03:09:00.000Z' });
+        const tieFirst = interactionRecord(interactionRef('f'), { requestedAt: '2025-01-02T03:05:00.000Z' });
+        const tieSecond = interactionRecord(interactionRef('a'), { requestedAt: '2025-01-02T03:05:00.000Z' });
+        const early = interactionRecord(interactionRef('e'), { requestedAt: '2025-01-02T03:04:00.000Z' });
+        await store.commit(unit({ interactions: [late, tieFirst] }));
+        await store.commit(unit({ interactions: [tieSecond, early] }));
+        expect(await store.listInteractions(sessionId)).toEqual([early, tieFirst, tieSecond, late]);
+
+        // Re-committing the first of a tie does not move it behind the second.
+        const tieFirstResolving = { ...tieFirst, status: 'resolving' as const };
+        await store.commit(unit({ interactions: [tieFirstResolving] }));
+        expect(await store.listInteractions(sessionId)).toEqual([early, tieFirstResolving, tieSecond, late]);
+      });
+
+      it('lists only pending and resolving interactions with openOnly, still in request order', async () => {
+        const minute = (m: number) => `2025-01-02T03:0${m}:00.000Z`;
+        const all = [
+          interactionRecord(interactionRef('1'), { requestedAt: minute(1), status: 'approved', settledAt: minute(2) }),
+          interactionRecord(interactionRef('2'), { requestedAt: minute(2), status: 'pending' }),
+          interactionRecord(interactionRef('3'), { requestedAt: minute(3), status: 'cancelled', settledAt: minute(4) }),
+          interactionRecord(interactionRef('4'), { requestedAt: minute(4), status: 'resolving', kind: 'question_set' }),
+          interactionRecord(interactionRef('5'), { requestedAt: minute(5), status: 'send_failed', settledAt: minute(6) }),
+          interactionRecord(interactionRef('6'), { requestedAt: minute(6), status: 'withdrawn', settledAt: minute(7) }),
+          interactionRecord(interactionRef('7'), { requestedAt: minute(7), status: 'pending', kind: 'question_set' }),
+        ];
+        await store.commit(unit({ interactions: all }));
+        expect(await store.listInteractions(sessionId)).toEqual(all);
+        expect(await store.listInteractions(sessionId, { openOnly: false })).toEqual(all);
+        expect(await store.listInteractions(sessionId, { openOnly: true })).toEqual([all[1], all[3], all[6]]);
+
+        const settled = { ...all[1]!, status: 'denied' as const, settledAt: minute(8) };
+        await store.commit(unit({ interactions: [settled] }));
+        expect(await store.listInteractions(sessionId, { openOnly: true })).toEqual([all[3], all[6]]);
+      });
+
+      it('never answers for one session with an interaction of another', async () => {
+        const ref = interactionRef('1');
+        const ours = interactionRecord(ref);
+        await store.commit(unit({ interactions: [ours] }));
+        expect(await store.getInteraction(otherSessionId, ref)).toBeUndefined();
+        expect(await store.listInteractions(otherSessionId)).toEqual([]);
+        expect(await store.listInteractions(otherSessionId, { openOnly: true })).toEqual([]);
+
+        // Keyed by session and reference: the same reference in another session is another interaction.
+        const theirs = interactionRecord(ref, { sessionId: otherSessionId, status: 'declined', kind: 'question_set', settledAt: at });
+        await store.commit(unit({ interactions: [theirs] }));
+        expect(await store.getInteraction(sessionId, ref)).toEqual(ours);
+        expect(await store.getInteraction(otherSessionId, ref)).toEqual(theirs);
+        expect(await store.listInteractions(sessionId)).toEqual([ours]);
+        expect(await store.listInteractions(otherSessionId)).toEqual([theirs]);
+        expect(await store.listInteractions(otherSessionId, { openOnly: true })).toEqual([]);
+      });
+
+      it('keeps its own copies: changing a committed or returned record changes nothing stored', async () => {
+        const committed = interactionRecord(interactionRef('1'));
+        const expected = structuredClone(committed);
+        await store.commit(unit({ interactions: [committed] }));
+        (committed.request as { toolName: string }).toolName = 'Changed';
+
+        const returned = await store.getInteraction(sessionId, committed.interactionRef);
+        (returned!.request as { toolName: string }).toolName = 'Changed too';
+        const listed = await store.listInteractions(sessionId);
+        (listed[0]!.request as { input: Record<string, unknown> }).input['command'] = 'rm -rf /';
+
+        expect(await store.getInteraction(sessionId, committed.interactionRef)).toEqual(expected);
+        expect(await store.listInteractions(sessionId)).toEqual([expected]);
+      });
     });
 
     it('replaces sessions and runs committed again, and keeps runs in start order', async () => {
@@ -150,17 +304,26 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       ];
       for (const [description, badEvents] of refused) {
         it(description, async () => {
-          await store.commit(unit({ events: events(sessionId, 1, 3), sessions: [sessionRecord(sessionId, { lastSeq: 3 })] }));
+          const stored = interactionRecord(interactionRef('1'));
+          await store.commit(unit({ events: events(sessionId, 1, 3), sessions: [sessionRecord(sessionId, { lastSeq: 3 })], interactions: [stored] }));
           const rejected = unit({
             events: badEvents,
             sessions: [sessionRecord(sessionId, { state: 'closed', lastSeq: 6 }), sessionRecord(otherSessionId)],
             runs: [runRecord(runId)],
+            interactions: [
+              interactionRecord(interactionRef('1'), { status: 'approved', settledAt: at }),
+              interactionRecord(interactionRef('2')),
+              interactionRecord(interactionRef('3'), { sessionId: otherSessionId }),
+            ],
             receipts: [receipt('cmd-refused')],
           });
           await expectStoreFailure(store.commit(rejected), 'sequence_conflict');
 
           expect(await store.loadSessions()).toEqual([sessionRecord(sessionId, { lastSeq: 3 })]);
           expect(await store.getRun(runId)).toBeUndefined();
+          expect(await store.listInteractions(sessionId)).toEqual([stored]);
+          expect(await store.getInteraction(sessionId, interactionRef('2'))).toBeUndefined();
+          expect(await store.listInteractions(otherSessionId)).toEqual([]);
           expect(await store.findReceipt('cmd-refused')).toBeUndefined();
           expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 })).toEqual(events(sessionId, 1, 3));
           expect(await store.readEvents(otherSessionId, { afterSeq: 0, limit: 100 })).toEqual([]);
@@ -187,6 +350,8 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await expectStoreFailure(store.getRun(runId));
       await expectStoreFailure(store.listRuns(sessionId));
       await expectStoreFailure(store.findReceipt('cmd-1'));
+      await expectStoreFailure(store.listInteractions(sessionId));
+      await expectStoreFailure(store.getInteraction(sessionId, interactionRef('1')));
       await expectStoreFailure(store.readEvents(sessionId, { afterSeq: 0, limit: 10 }));
       await expectStoreFailure(store.commit(unit({ events: events(sessionId, 2, 2) })));
     });

@@ -1,4 +1,4 @@
-import type { ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
+import type { InteractionRequest, InteractionStatus, PermissionMode, ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
 
 /** A session as the store keeps it: the projection the runtime reloads after a restart. */
 export interface SessionRecord {
@@ -9,8 +9,10 @@ export interface SessionRecord {
   readonly configuration: SessionConfiguration;
   readonly ephemeral: boolean;
   readonly redactInput: boolean;
-  readonly state: 'idle' | 'running' | 'closed';
+  readonly state: 'idle' | 'running' | 'waiting' | 'closed';
   readonly activeRunId: string | null;
+  /** The permission mode in effect as last reported by the provider (null until known). */
+  readonly permissionMode: PermissionMode | null;
   readonly providerSessionId: string | null;
   readonly usage: TokenUsage;
   /** The seq of the last stored event of this session (0 before the first). */
@@ -20,6 +22,17 @@ export interface SessionRecord {
 }
 
 export type RunRecord = RunSnapshot;
+
+/** One interaction (an approval or a question set) and where its lifecycle stands. */
+export interface InteractionRecord {
+  readonly interactionRef: string;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly status: InteractionStatus;
+  readonly request: InteractionRequest;
+  readonly requestedAt: string;
+  readonly settledAt: string | null;
+}
 
 export interface StoredReceipt {
   readonly commandId: string;
@@ -35,6 +48,7 @@ export interface CommitUnit {
   readonly events: readonly ProtocolEvent[];
   readonly sessions: readonly SessionRecord[];
   readonly runs: readonly RunRecord[];
+  readonly interactions: readonly InteractionRecord[];
   readonly receipts: readonly StoredReceipt[];
 }
 
@@ -49,6 +63,9 @@ export interface TetherStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(sessionId: string): Promise<RunRecord[]>;
   findReceipt(commandId: string): Promise<StoredReceipt | undefined>;
+  /** A session's interactions in the order they were requested; only pending/resolving ones with openOnly. */
+  listInteractions(sessionId: string, options?: { openOnly?: boolean }): Promise<InteractionRecord[]>;
+  getInteraction(sessionId: string, interactionRef: string): Promise<InteractionRecord | undefined>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   readEvents(sessionId: string, options: { afterSeq: number; limit: number }): Promise<ProtocolEvent[]>;
   /** Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat. */

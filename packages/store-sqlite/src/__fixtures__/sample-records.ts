@@ -15,6 +15,7 @@ export function sessionRecord(lastSeq: number): SessionRecord {
     redactInput: false,
     state: 'running',
     activeRunId: runId,
+    permissionMode: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     lastSeq,
@@ -38,6 +39,7 @@ export function sampleUnit(from: number, to: number): CommitUnit {
     events: messageDeltas(from, to),
     sessions: [sessionRecord(to)],
     runs: [{ runId, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null }],
+    interactions: [],
     receipts: [{ commandId: `cmd-${from}`, fingerprint: 'fingerprint', receipt: { type: 'submit_turn', commandId: `cmd-${from}`, sessionId, runId }, at }],
   };
 }

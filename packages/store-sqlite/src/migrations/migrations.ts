@@ -1,7 +1,8 @@
 import { initialMigration } from './0001-initial.js';
+import { interactionsMigration } from './0002-interactions.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
-export const migrations: readonly Migration[] = [initialMigration];
+export const migrations: readonly Migration[] = [initialMigration, interactionsMigration];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

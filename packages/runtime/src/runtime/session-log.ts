@@ -1,0 +1,91 @@
+import { type CancelReason, type EventBody, type ProtocolEvent, isOpenInteraction } from '@tether/protocol';
+import type { Change, EventWriter } from '../log/event-writer.js';
+import { cancellations, evolveInteraction, sessionStateWith } from '../state/interaction-machine.js';
+import { evolveRun, evolveSession } from '../state/session-machine.js';
+import type { InteractionRecord, RunRecord, StoredReceipt } from '../store/tether-store.js';
+import type { SessionEntry } from './session-entry.js';
+
+export function now(): string {
+  return new Date().toISOString();
+}
+
+/**
+ * Puts the cancellation of a run's open interactions right before its run.completed: whatever
+ * ends a run (its result, a crash, a close, a shutdown) leaves no interaction pending.
+ */
+export function withRunEndCancellations(entry: SessionEntry, bodies: readonly EventBody[], reason: CancelReason): EventBody[] {
+  const result: EventBody[] = [];
+  for (const body of bodies) {
+    if (body.type === 'run.completed') {
+      const open = [...entry.interactions.values()].filter((interaction) => interaction.runId === body.runId && isOpenInteraction(interaction.status));
+      result.push(...cancellations(open, reason));
+    }
+    result.push(body);
+  }
+  return result;
+}
+
+/**
+ * Applies events to a session in memory (its record, active run and interactions, through the
+ * pure evolve functions) and hands the change to the single writer.
+ */
+export class SessionLog {
+  private readonly writer: EventWriter;
+
+  constructor(writer: EventWriter) {
+    this.writer = writer;
+  }
+
+  /** Evolves the session in memory; returns what to write. */
+  apply(entry: SessionEntry, bodies: readonly EventBody[], at: string): Change {
+    const runs: RunRecord[] = [];
+    const interactions: InteractionRecord[] = [];
+    const sessionId = entry.record.sessionId;
+    for (const body of bodies) {
+      if (body.type.startsWith('interaction.') && 'interactionRef' in body) {
+        const current = entry.interactions.get(body.interactionRef);
+        const next = evolveInteraction(current, sessionId, body, at);
+        if (next && next !== current) {
+          entry.interactions.set(body.interactionRef, next);
+          interactions.push(next);
+          if (!isOpenInteraction(next.status)) entry.clearTimer(body.interactionRef);
+        }
+      } else if ('runId' in body && body.runId !== undefined && body.type !== 'diagnostic') {
+        const current = entry.activeRun?.runId === body.runId ? entry.activeRun : undefined;
+        const next = evolveRun(current, sessionId, body, at);
+        if (next && next !== current) {
+          entry.activeRun = next.status === 'running' ? next : null;
+          runs.push(next);
+        }
+      }
+      entry.record = evolveSession(entry.record, body, at);
+    }
+    entry.record = { ...entry.record, state: sessionStateWith(entry.record, entry.openInteractionCount()) };
+    return {
+      events: bodies.map((body) => ({ sessionId, body, at })),
+      sessions: [entry.record],
+      runs,
+      interactions,
+    };
+  }
+
+  /** Background output: applied now, written with the next batch. */
+  stage(entry: SessionEntry, bodies: readonly EventBody[], at = now()): void {
+    this.writer.stage(this.apply(entry, bodies, at));
+  }
+
+  /**
+   * A command's effects: applied now and written with its receipt in one transaction. If the
+   * store refuses, the in-memory session is restored and the command fails with nothing written.
+   */
+  async commit(entry: SessionEntry, bodies: readonly EventBody[], receipt: StoredReceipt): Promise<ProtocolEvent[]> {
+    const before = entry.snapshotState();
+    const change = this.apply(entry, bodies, receipt.at);
+    try {
+      return await this.writer.commit(change, [receipt]);
+    } catch (error) {
+      entry.restoreState(before);
+      throw error;
+    }
+  }
+}
