@@ -16,7 +16,7 @@ import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup
 import { loadAverage } from './lib/proc.mjs';
 import { waitForQuiet } from './lib/quiet.mjs';
 import { runRawTurns } from './lib/raw-loop.mjs';
-import { median, round, summarize } from './lib/stats.mjs';
+import { bootstrapMedianInterval, median, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
 
@@ -117,12 +117,18 @@ function pad(text, width, right = false) {
   return right ? String(text).padStart(width) : String(text).padEnd(width);
 }
 
+function withInterval(stats, values) {
+  const interval = bootstrapMedianInterval(values);
+  return { ...stats, ci95: [interval.low, interval.high] };
+}
+
 /** Per-metric stats over pairs: each leg's distribution and the paired ratios b/a. */
 function compare(pairs, pick) {
+  const ratios = pairs.map((pair) => pick(pair.tether) / pick(pair.raw));
   return {
     raw: summarize(pairs.map((pair) => pick(pair.raw))),
     tether: summarize(pairs.map((pair) => pick(pair.tether))),
-    ratio: summarize(pairs.map((pair) => pick(pair.tether) / pick(pair.raw))),
+    ratio: withInterval(summarize(ratios), ratios),
   };
 }
 
@@ -145,11 +151,12 @@ function printReport(report) {
   lines.push(`            order alternating, each leg = a cold turn (spawn included) then a warm 2nd turn on the same process; ${options.repetitions} repetitions + 1 warm-up pair`);
   lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? 'identical' : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   lines.push('');
-  lines.push(`  ${pad('medians (ms); ratio = Tether/raw, paired', 40)}${pad('raw (a)', 9, true)}${pad('Tether (b)', 12, true)}${pad('b/a', 8, true)}${pad('IQR', 15, true)}${pad('min-max', 15, true)}${pad('target', 11, true)}`);
+  lines.push(`  ${pad('medians (ms); ratio = Tether/raw, paired', 40)}${pad('raw (a)', 9, true)}${pad('Tether (b)', 12, true)}${pad('b/a', 8, true)}${pad('95% CI', 15, true)}${pad('IQR', 15, true)}${pad('min-max', 15, true)}${pad('target', 9, true)}`);
   const row = (label, stats, withTarget) =>
     `  ${pad(label, 40)}${pad(fmt(stats.raw.median), 9, true)}${pad(fmt(stats.tether.median), 12, true)}${pad(fmt(stats.ratio.median, 3), 8, true)}` +
+    `${pad(`${fmt(stats.ratio.ci95[0], 3)}-${fmt(stats.ratio.ci95[1], 3)}`, 15, true)}` +
     `${pad(`${fmt(stats.ratio.p25, 3)}-${fmt(stats.ratio.p75, 3)}`, 15, true)}${pad(`${fmt(stats.ratio.min, 3)}-${fmt(stats.ratio.max, 3)}`, 15, true)}` +
-    `${pad(withTarget ? (stats.ratio.median <= target ? 'met' : 'MISSED') : '', 11, true)}`;
+    `${pad(withTarget ? (stats.ratio.median <= target ? 'met' : 'MISSED') : '', 9, true)}`;
   lines.push(row('turn, cold: spawn/submit -> result', all.coldTurn, true));
   lines.push(row('cold spawn -> first delta', all.coldFirstDelta, true));
   lines.push(row('turn, warm (2nd turn, same process)', all.warmTurn, false));
@@ -182,7 +189,13 @@ function printReport(report) {
     lines.push(`      ${report.store.runtime.map((entry) => `${entry.variant}: ${fmt(entry.eventsPerSecond)} (${fmt(entry.turnMs, 1)} ms)`).join('   ')}`);
   }
   lines.push('');
-  lines.push(`  targets (median paired ratio <= ${target}): cold turn ${all.coldTurn.ratio.median <= target ? 'met' : 'missed'}; cold first delta ${all.coldFirstDelta.ratio.median <= target ? 'met' : 'missed'}`);
+  const verdict = (stats) => {
+    const [low, high] = stats.ratio.ci95;
+    const met = stats.ratio.median <= target ? 'met' : 'missed';
+    const resolved = high <= target ? 'the whole 95% CI is within it' : low > target ? 'the whole 95% CI is above it' : 'the 95% CI straddles it: more repetitions needed to be sure';
+    return `${met} (${fmt(stats.ratio.median, 3)}; ${resolved})`;
+  };
+  lines.push(`  targets (median paired ratio <= ${target}): cold turn ${verdict(all.coldTurn)}; cold first delta ${verdict(all.coldFirstDelta)}`);
   lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
   console.log(lines.join('\n'));
 }

@@ -33,3 +33,29 @@ export function round(value, digits = 1) {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** A small deterministic PRNG (mulberry32), so the bootstrap gives the same interval for the same data. */
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Percentile-bootstrap confidence interval of the median (default 95 %, 5,000 resamples). */
+export function bootstrapMedianInterval(values, { level = 0.95, resamples = 5000, seed = 1 } = {}) {
+  const finite = values.filter((value) => Number.isFinite(value));
+  if (finite.length < 3) return { low: NaN, high: NaN };
+  const next = random(seed);
+  const medians = [];
+  const sample = new Array(finite.length);
+  for (let round = 0; round < resamples; round += 1) {
+    for (let index = 0; index < finite.length; index += 1) sample[index] = finite[Math.floor(next() * finite.length)];
+    medians.push(median(sample));
+  }
+  return { low: quantile(medians, (1 - level) / 2), high: quantile(medians, 1 - (1 - level) / 2) };
+}

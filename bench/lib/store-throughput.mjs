@@ -7,7 +7,7 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { newRunId, newSessionId, zeroUsage } from '@tether/protocol';
+import { newRunId } from '@tether/protocol';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { createMockProvider } from '@tether/testkit';
@@ -17,50 +17,53 @@ function word(index) {
   return `w${String(index + 1).padStart(4, '0')} `;
 }
 
-/** Commits `deltas` message deltas of one run in batches of `batchSize`; returns events/s. */
-async function commitDirect({ store, workspace, deltas, batchSize }) {
-  const at = new Date().toISOString();
-  const sessionId = newSessionId();
+/**
+ * A real session row, made by the runtime itself (so the bench follows the record's shape as the
+ * product evolves): open a session over a fresh store, shut down, reopen the store, load it.
+ */
+async function sessionFromRuntime(dataDir, workspace) {
+  const runtime = await createAgentRuntime({ providers: [createMockProvider()], store: await openSqliteStore({ dataDir }) });
+  await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+  await runtime.shutdown();
+  const store = await openSqliteStore({ dataDir });
+  const [session] = await store.loadSessions();
+  return { store, session };
+}
+
+/** Commits `deltas` message deltas of one run in batches of `batchSize`, as the writer does; returns events/s. */
+async function commitDirect({ store, session, deltas, batchSize }) {
   const runId = newRunId();
-  const session = {
-    sessionId,
-    provider: 'claude',
-    workspace: { kind: 'directory', path: workspace },
-    configuration: {},
-    ephemeral: false,
-    redactInput: false,
-    state: 'running',
-    activeRunId: runId,
-    providerSessionId: '9a3f6c1e-0f2b-4c55-9d6e-2b8a1f0e7c31',
-    usage: zeroUsage,
-    lastSeq: 0,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const { sessionId } = session;
   const blockId = 'msg_01BenchBenchBenchBenchBench:0';
+  let lastSeq = session.lastSeq;
   const started = performance.now();
   for (let from = 0; from < deltas; from += batchSize) {
     const events = [];
     const to = Math.min(deltas, from + batchSize);
-    const now = new Date().toISOString();
+    const at = new Date().toISOString();
     for (let index = from; index < to; index += 1) {
-      events.push({ type: 'run.message_delta', runId, blockId, text: word(index), sessionId, seq: index + 1, at: now });
+      lastSeq += 1;
+      events.push({ type: 'run.message_delta', runId, blockId, text: word(index), sessionId, seq: lastSeq, at });
     }
-    await store.commit({ events, sessions: [{ ...session, lastSeq: to, updatedAt: now }], runs: [], receipts: [] });
+    // The writer stages the session record with every batch of provider output.
+    await store.commit({ events, sessions: [{ ...session, state: 'running', activeRunId: runId, lastSeq, updatedAt: at }], runs: [], interactions: [], receipts: [] });
   }
+  session.lastSeq = lastSeq;
   return deltas / ((performance.now() - started) / 1000);
 }
 
 export async function measureStoreDirect({ deltas = 2000, batchSizes = [1, 50, 100, 200, 2000], rounds = 5 } = {}) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-store-'));
-  const store = await openSqliteStore({ dataDir: path.join(root, 'data') });
+  await mkdir(path.join(root, 'workspace'));
+  const { store, session: loaded } = await sessionFromRuntime(path.join(root, 'data'), path.join(root, 'workspace'));
+  const session = { ...loaded };
   try {
     // Warm up the statements and the file.
-    await commitDirect({ store, workspace: root, deltas: 500, batchSize: 100 });
+    await commitDirect({ store, session, deltas: 500, batchSize: 100 });
     const results = [];
     for (const batchSize of batchSizes) {
       const rates = [];
-      for (let round = 0; round < rounds; round += 1) rates.push(await commitDirect({ store, workspace: root, deltas, batchSize }));
+      for (let round = 0; round < rounds; round += 1) rates.push(await commitDirect({ store, session, deltas, batchSize }));
       results.push({ batchSize, eventsPerSecond: median(rates), rounds: rates });
     }
     return results;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,14 +44,26 @@ interface Finished {
   readonly stderr: string;
 }
 
-function tether(args: string[], options: { environment?: Record<string, string>; onSpawn?: (pid: number) => void } = {}): Promise<Finished> {
+function tether(
+  args: string[],
+  options: { environment?: Record<string, string>; onSpawn?: (pid: number) => void; onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void } = {},
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let pending = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      pending += chunk;
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (child.stdin) options.onStdoutLine?.(line, child.stdin);
+      }
+    });
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -152,6 +165,48 @@ describe('tether run', () => {
     const result = await tether(['run', '--permission-mode', 'bypass', 'Run it'], { environment: { ...environment, IS_SANDBOX: '1' } });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Bash succeeded');
+  });
+});
+
+describe('tether run and tool prompts', () => {
+  const writeFile = { command: 'echo from-prompt > prompted.txt', description: 'Write a file' };
+
+  it('--json with --answers -: prompts are printed as events and answered from stdin', async () => {
+    api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
+    const result = await tether(['run', '--json', '--answers', '-', 'Write it'], {
+      onStdoutLine: (line, stdin) => {
+        const event = JSON.parse(line) as { type: string; interactionRef?: string };
+        if (event.type === 'interaction.requested') stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
+        if (event.type === 'run.completed') stdin.end();
+      },
+    });
+    expect(result.code).toBe(0);
+    const types = result.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types).toContain('interaction.requested');
+    expect(types).toContain('interaction.settled');
+    expect(readFileSync(path.join(root, 'workspace', 'prompted.txt'), 'utf8')).toBe('from-prompt\n');
+  });
+
+  it('--approve allow-once approves each prompt once, visibly', async () => {
+    api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
+    const result = await tether(['run', '--approve', 'allow-once', 'Write it']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('allowed Bash once (--approve allow-once)');
+    expect(existsSync(path.join(root, 'workspace', 'prompted.txt'))).toBe(true);
+  });
+
+  it('denies prompts when there is no terminal and no --answers, and says so', async () => {
+    api.enqueue(toolUseReply('Bash', writeFile), textReply('Could not.'));
+    const result = await tether(['run', 'Write it']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('tool prompts and questions will be denied');
+    expect(existsSync(path.join(root, 'workspace', 'prompted.txt'))).toBe(false);
+    expect(api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]).toMatchObject({ isError: true });
+  });
+
+  it('refuses --answers together with --approve deny as a usage error', async () => {
+    const result = await tether(['run', '--approve', 'deny', '--answers', '-', 'x']);
+    expect(result.code).toBe(2);
   });
 });
 

@@ -1,16 +1,19 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PermissionMode, SessionId } from '@tether/protocol';
+import { PermissionMode, type ProtocolEvent, SessionId } from '@tether/protocol';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
+import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
+import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import { UsageError } from '../usage-error.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
+                  [--approve ask|allow-once|deny] [--answers FILE|-]
                   [--data-dir DIR] [--claude-path PATH] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
@@ -18,6 +21,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--p
   --model M          a model name or alias for a new session
   --permission-mode  ${PermissionMode.options.join(' | ')}
   --resume SESSION   continue a session (its id is printed after every run)
+  --approve          ask (default: at a terminal; elsewhere prompts are denied), allow-once, deny
+  --answers FILE|-   answers to prompts, one JSON object per line: {"ref": "...", "answer": {...}}
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
 
@@ -31,6 +36,8 @@ interface RunOptions {
   readonly resume: string | undefined;
   readonly dataDir: string | undefined;
   readonly claudePath: string | undefined;
+  readonly approve: 'ask' | 'allow-once' | 'deny';
+  readonly answers: string | undefined;
   readonly prompt: string;
 }
 
@@ -49,6 +56,8 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         resume: { type: 'string' },
         'data-dir': { type: 'string' },
         'claude-path': { type: 'string' },
+        approve: { type: 'string' },
+        answers: { type: 'string' },
       },
     });
   } catch (error) {
@@ -61,6 +70,13 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
   const mode = values['permission-mode'];
   if (mode !== undefined && !PermissionMode.safeParse(mode).success) {
     throw new UsageError(`Unknown permission mode "${mode}". Use one of: ${PermissionMode.options.join(', ')}.`);
+  }
+  const approve = values.approve ?? 'ask';
+  if (approve !== 'ask' && approve !== 'allow-once' && approve !== 'deny') {
+    throw new UsageError(`--approve takes ask, allow-once or deny, not "${approve}".`);
+  }
+  if (values.answers !== undefined && approve !== 'ask') {
+    throw new UsageError('--answers supplies answers to prompts; it cannot be combined with --approve allow-once or deny.');
   }
   if (values.resume !== undefined && !SessionId.safeParse(values.resume).success) {
     throw new UsageError(`"${values.resume}" is not a Tether session id (it looks like ses_ followed by 32 hex digits).`);
@@ -76,18 +92,35 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     resume: values.resume,
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
+    approve,
+    answers: values.answers === undefined || values.answers === '-' ? values.answers : path.resolve(context.cwd, values.answers),
     prompt: positionals[0]!,
   };
+}
+
+/** How prompts get answered: at the terminal, from --answers, allowed once, or denied by the provider. */
+function responderMode(options: RunOptions, context: CliContext): ResponderMode | 'deny' {
+  if (options.approve === 'deny') return 'deny';
+  if (options.approve === 'allow-once') return { kind: 'allow-once' };
+  if (options.answers !== undefined) return { kind: 'answers', source: options.answers, stdin: context.stdin };
+  if (!options.json && context.terminal) return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
+  return 'deny';
 }
 
 /** `tether run`: one turn in a new or resumed session, composed in-process. */
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
+  const mode = responderMode(options, context);
+  const policy = mode === 'deny' ? ({ approvals: 'deny', questions: 'deny' } as const) : {};
+  if (mode === 'deny' && options.approve === 'ask' && !options.json) {
+    context.stderr.write('tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n');
+  }
   const store = await openSqliteStore({ dataDir: resolveDataDir({ dataDir: options.dataDir, environment: context.environment }) });
   const runtime = await createAgentRuntime({
-    providers: [createClaudeProvider({ ...(options.claudePath ? { claudePath: options.claudePath } : {}), environment: context.environment })],
+    providers: [createClaudeProvider({ ...(options.claudePath ? { claudePath: options.claudePath } : {}), environment: context.environment, ...policy })],
     store,
   });
+  let responder: InteractionResponder | null = null;
   let stopping = false;
   const removeInterrupt = context.onInterrupt(() => {
     // Until the provider can interrupt a run, a stop shuts the runtime down: the run completes
@@ -114,12 +147,21 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
       sessionId = opened.sessionId;
       afterSeq = 0;
     }
-    const renderer = options.json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
-    const run = await runTurn(runtime, { sessionId, prompt: options.prompt, afterSeq, sink: renderer });
+    const renderer = options.json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode !== 'deny' && mode.kind === 'terminal' });
+    const activeResponder = mode === 'deny' ? null : new InteractionResponder({ runtime, sessionId, mode, stderr: context.stderr });
+    responder = activeResponder;
+    const sink = {
+      event(event: ProtocolEvent) {
+        renderer.event(event);
+        if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
+      },
+    };
+    const run = await runTurn(runtime, { sessionId, prompt: options.prompt, afterSeq, sink });
     if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
     return exitCodeForRun(run);
   } finally {
     removeInterrupt();
+    responder?.close();
     await runtime.shutdown();
   }
 }

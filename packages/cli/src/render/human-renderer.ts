@@ -31,9 +31,13 @@ export class HumanRenderer {
   private endsWithNewline = true;
   private wroteAnswer = false;
 
-  constructor(stdout: Output, stderr: Output) {
+  /** Whether interaction prompts are shown by someone else (the terminal prompter). */
+  private readonly promptsShownElsewhere: boolean;
+
+  constructor(stdout: Output, stderr: Output, options: { promptsShownElsewhere?: boolean } = {}) {
     this.stdout = stdout;
     this.stderr = stderr;
+    this.promptsShownElsewhere = options.promptsShownElsewhere ?? false;
   }
 
   private note(text: string): void {
@@ -58,6 +62,19 @@ export class HumanRenderer {
       case 'run.tool_activity':
         if (event.parentToolUseId !== undefined) return;
         this.note(`  · ${terminalSafe(event.toolName)} ${event.status}`);
+        return;
+      case 'interaction.requested':
+        if (this.promptsShownElsewhere) return;
+        this.note(`  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval)` : 'questions'}: ref ${event.interactionRef}`);
+        return;
+      case 'interaction.settled':
+        this.note(`  · ${event.outcome}${event.by === 'policy' ? ' by policy' : ''}`);
+        return;
+      case 'interaction.withdrawn':
+        this.note('  · the agent withdrew its request');
+        return;
+      case 'interaction.cancelled':
+        this.note('  · request cancelled (the run ended)');
         return;
       case 'run.retrying':
         this.note(`  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`);

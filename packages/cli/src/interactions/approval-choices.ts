@@ -1,0 +1,42 @@
+import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
+
+export interface ApprovalChoice {
+  readonly label: string;
+  readonly answer: InteractionAnswer;
+}
+
+/** The choices a person gets for an approval, in order; approve-for-session only when offered. */
+export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
+  const choices: ApprovalChoice[] = [{ label: 'approve once', answer: { decision: 'approve', scope: 'once' } }];
+  if (request.plan !== undefined) {
+    choices.push({ label: 'approve and continue with auto-accepted edits', answer: { decision: 'approve', continueInMode: 'auto_edit' } });
+  }
+  if (request.offerSessionApproval) choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
+  choices.push({ label: 'deny', answer: { decision: 'deny' } });
+  choices.push({ label: 'deny and stop the run', answer: { decision: 'deny', interrupt: true } });
+  return choices;
+}
+
+/** Where the cursor starts: never on approve when the agent says approve must not be pre-selected. */
+export function initialChoice(request: ApprovalRequest, choices: readonly ApprovalChoice[]): number {
+  if (!request.defaultToNo) return 0;
+  return Math.max(0, choices.findIndex((choice) => choice.answer.decision === 'deny'));
+}
+
+export interface SelectionState {
+  readonly index: number;
+  readonly chosen: number | null;
+}
+
+/**
+ * One key press in a menu: arrows move, a digit picks (unless digits are off, as for prompts that
+ * must not be approved by a stray keystroke), Enter confirms. Pure, so it is tested without a terminal.
+ */
+export function selectionAfterKey(state: SelectionState, key: { name?: string; sequence?: string }, count: number, options: { digits: boolean } = { digits: true }): SelectionState {
+  if (key.name === 'up' || key.name === 'k') return { ...state, index: (state.index - 1 + count) % count };
+  if (key.name === 'down' || key.name === 'j') return { ...state, index: (state.index + 1) % count };
+  if (key.name === 'return' || key.name === 'enter') return { ...state, chosen: state.index };
+  const digit = options.digits && key.sequence !== undefined && /^[1-9]$/.test(key.sequence) ? Number(key.sequence) - 1 : -1;
+  if (digit >= 0 && digit < count) return { index: digit, chosen: digit };
+  return state;
+}

@@ -1,0 +1,74 @@
+import type { ApprovalRequest, Question } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { approvalChoices, initialChoice, selectionAfterKey } from './approval-choices.js';
+import { parseAnswerLine } from './answers-source.js';
+import { describeApproval } from './describe-interaction.js';
+import { parseQuestionReply } from './parse-question-reply.js';
+
+const approval: ApprovalRequest = {
+  kind: 'approval',
+  toolName: 'Bash',
+  toolUseId: 'toolu_1',
+  category: 'command',
+  input: { command: 'rm -rf build' },
+  offerSessionApproval: true,
+  defaultToNo: false,
+};
+
+const question: Question = {
+  header: 'Size',
+  question: 'Which sizes?',
+  options: [
+    { label: 'Small', description: '' },
+    { label: 'Large', description: '' },
+  ],
+  multiSelect: true,
+};
+
+describe('terminal answers', () => {
+  it('offers approve for the session only when the agent allows it, and never pre-selects approve when told not to', () => {
+    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run']);
+    const strict = { ...approval, offerSessionApproval: false, defaultToNo: true };
+    const choices = approvalChoices(strict);
+    expect(choices.map((choice) => choice.label)).toEqual(['approve once', 'deny', 'deny and stop the run']);
+    expect(choices[initialChoice(strict, choices)]!.answer).toEqual({ decision: 'deny' });
+  });
+
+  it('moves with arrows, picks with digits (unless digits are off) and confirms with Enter', () => {
+    let state = { index: 0, chosen: null as number | null };
+    state = selectionAfterKey(state, { name: 'down' }, 3);
+    state = selectionAfterKey(state, { name: 'down' }, 3);
+    state = selectionAfterKey(state, { name: 'down' }, 3);
+    expect(state).toEqual({ index: 0, chosen: null });
+    state = selectionAfterKey(state, { name: 'up' }, 3);
+    expect(selectionAfterKey(state, { name: 'return' }, 3)).toEqual({ index: 2, chosen: 2 });
+    expect(selectionAfterKey({ index: 0, chosen: null }, { sequence: '2' }, 3)).toEqual({ index: 1, chosen: 1 });
+    expect(selectionAfterKey({ index: 0, chosen: null }, { sequence: '2' }, 3, { digits: false })).toEqual({ index: 0, chosen: null });
+  });
+
+  it('reads a question reply as option numbers, free text, or a skip', () => {
+    expect(parseQuestionReply(question, '1, 2')).toEqual({ selected: ['Small', 'Large'] });
+    expect(parseQuestionReply(question, '2')).toEqual({ selected: ['Large'] });
+    expect(parseQuestionReply(question, 'medium, please')).toEqual({ text: 'medium, please' });
+    expect(parseQuestionReply(question, '7')).toEqual({ text: '7' });
+    expect(parseQuestionReply(question, '   ')).toEqual({ skipped: true });
+    expect(parseQuestionReply({ ...question, multiSelect: false }, '1,2')).toEqual({ text: '1,2' });
+  });
+
+  it('shows model-authored text as text: terminal escapes are removed', () => {
+    const lines = describeApproval({ ...approval, input: { command: 'echo \u001b[31mred\u001b[0m' } });
+    expect(lines.join('\n')).not.toContain('\u001b');
+    expect(lines.join('\n')).toContain('echo red');
+  });
+});
+
+describe('--answers lines', () => {
+  it('accepts {"ref", "answer"} and explains what is wrong otherwise', () => {
+    const ref = `int_${'a'.repeat(32)}`;
+    expect(parseAnswerLine(JSON.stringify({ ref, answer: { decision: 'approve' } }))).toEqual({ ok: true, line: { ref, answer: { decision: 'approve' } } });
+    expect(parseAnswerLine('')).toBeNull();
+    expect(parseAnswerLine('nope')).toEqual({ ok: false, problem: 'not JSON' });
+    const wrong = parseAnswerLine(JSON.stringify({ ref, answer: { decision: 'maybe' } }));
+    expect(wrong?.ok).toBe(false);
+  });
+});

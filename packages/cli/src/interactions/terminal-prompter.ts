@@ -1,0 +1,83 @@
+import { emitKeypressEvents } from 'node:readline';
+import { createInterface } from 'node:readline/promises';
+import type { ApprovalRequest, InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
+import { approvalChoices, initialChoice, selectionAfterKey, type SelectionState } from './approval-choices.js';
+import { describeApproval, describeQuestion } from './describe-interaction.js';
+import { parseQuestionReply } from './parse-question-reply.js';
+
+/** Asks a person at a terminal: a menu for approvals (arrows or numbers), typed replies for questions. */
+export class TerminalPrompter {
+  private readonly input: NodeJS.ReadStream;
+  private readonly output: NodeJS.WriteStream;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(input: NodeJS.ReadStream, output: NodeJS.WriteStream) {
+    this.input = input;
+    this.output = output;
+  }
+
+  /** One prompt at a time, in the order they arrive. */
+  ask(request: ApprovalRequest | QuestionSetRequest): Promise<InteractionAnswer> {
+    const next = this.queue.then(() => (request.kind === 'approval' ? this.approve(request) : this.answerQuestions(request)));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private write(lines: string[]): void {
+    this.output.write(`${lines.join('\n')}\n`);
+  }
+
+  private async approve(request: ApprovalRequest): Promise<InteractionAnswer> {
+    this.write(['', ...describeApproval(request)]);
+    const choices = approvalChoices(request);
+    const digits = !request.defaultToNo;
+    let state: SelectionState = { index: initialChoice(request, choices), chosen: null };
+    const render = (first: boolean) => {
+      if (!first) this.output.write(`\u001b[${choices.length}A`);
+      choices.forEach((choice, index) => this.output.write(`\u001b[2K  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}\n`));
+    };
+    render(true);
+    emitKeypressEvents(this.input);
+    const wasRaw = this.input.isRaw;
+    this.input.setRawMode?.(true);
+    this.input.resume();
+    try {
+      const chosen = await new Promise<number>((resolve, reject) => {
+        const onKey = (_text: string, key: { name?: string; sequence?: string; ctrl?: boolean }) => {
+          if (key.ctrl && key.name === 'c') {
+            // Raw mode swallows Ctrl-C; hand it to the same stop path as a signal.
+            this.input.off('keypress', onKey);
+            reject(new Error('interrupted'));
+            process.kill(process.pid, 'SIGINT');
+            return;
+          }
+          state = selectionAfterKey(state, key, choices.length, { digits });
+          render(false);
+          if (state.chosen !== null) {
+            this.input.off('keypress', onKey);
+            resolve(state.chosen);
+          }
+        };
+        this.input.on('keypress', onKey);
+      });
+      return choices[chosen]!.answer;
+    } finally {
+      this.input.setRawMode?.(wasRaw ?? false);
+      this.input.pause();
+    }
+  }
+
+  private async answerQuestions(request: QuestionSetRequest): Promise<InteractionAnswer> {
+    const lines = createInterface({ input: this.input, output: this.output, terminal: true });
+    try {
+      const answers = [];
+      for (const [index, question] of request.questions.entries()) {
+        this.write(['', ...describeQuestion(question, index, request.questions.length)]);
+        answers.push(parseQuestionReply(question, await lines.question('  › ')));
+      }
+      return { decision: 'answer', answers };
+    } finally {
+      lines.close();
+    }
+  }
+}
