@@ -102,6 +102,30 @@ describe('tool approvals through the real claude binary', () => {
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
   });
 
+  it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {
+    const { runtime, sessionId } = await start();
+    environment.api.enqueue(
+      {
+        kind: 'message',
+        content: [
+          { type: 'tool_use', name: 'Bash', input: { command: 'echo one > one.txt', description: 'First' } },
+          { type: 'tool_use', name: 'Bash', input: { command: 'echo two > two.txt', description: 'Second' } },
+        ],
+      },
+      textReply('Both handled.'),
+    );
+    const { runId, requested: first } = await promptFor(runtime, sessionId, 'Two things.');
+    expect((await runtime.getSession(sessionId)).pendingInteractions).toHaveLength(1);
+    await runtime.respondInteraction({ sessionId, interactionRef: first.interactionRef, answer: { decision: 'approve' } });
+    const second = await waitForEvent(runtime, sessionId, 'interaction.requested', { afterSeq: first.seq });
+    expect(second.interactionRef).not.toBe(first.interactionRef);
+    expect(second.request).toMatchObject({ input: { command: 'echo two > two.txt' } });
+    await runtime.respondInteraction({ sessionId, interactionRef: second.interactionRef, answer: { decision: 'deny' } });
+    expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
+    expect(existsSync(path.join(environment.workspace, 'one.txt'))).toBe(true);
+    expect(existsSync(path.join(environment.workspace, 'two.txt'))).toBe(false);
+  });
+
   it('first answer wins: a redelivery returns the same receipt, a different answer is refused, the reference is not echoed', async () => {
     const { runtime, sessionId } = await start();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo once > once.txt', description: 'Write' }), textReply('Ok.'));

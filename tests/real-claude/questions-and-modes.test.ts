@@ -93,6 +93,20 @@ describe('structured questions (AskUserQuestion) through the real claude binary'
   });
 });
 
+describe('question policy', () => {
+  it('with questions: deny the model is told to ask in its reply, and no interaction is raised', async () => {
+    environment = await createClaudeTestEnvironment();
+    const runtime = await environment.runtime({ provider: { questions: 'deny' } });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color] }), textReply('I will ask in text.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Ask me.' }] });
+    const events = await runEvents(runtime, sessionId, runId);
+    expect(events.filter((event) => event.type === 'interaction.requested')).toHaveLength(0);
+    expect(lastToolResult()).toMatchObject({ isError: true });
+    expect(lastToolResult().content).toContain('Ask them in your reply');
+  });
+});
+
 describe('permission modes through the real claude binary', () => {
   it('reports the mode from the CLI, changes it live, and the snapshot follows', async () => {
     environment = await createClaudeTestEnvironment();

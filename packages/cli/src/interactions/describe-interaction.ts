@@ -11,7 +11,8 @@ function preview(value: unknown): string {
 
 /** A person-readable account of an approval: what the tool wants to do and why the agent asks. Model text is shown as text. */
 export function describeApproval(request: ApprovalRequest): string[] {
-  const lines = [`? ${terminalSafe(request.toolName)} (${request.category}) wants to run${request.title ? `: ${terminalSafe(request.title)}` : ''}`];
+  const title = request.title && request.title !== request.toolName ? `: ${terminalSafe(request.title)}` : '';
+  const lines = [`? ${terminalSafe(request.toolName)} (${request.category}) wants to run${title}`];
   if (request.input) {
     const command = request.input.command ?? request.input.file_path ?? request.input.url;
     lines.push(...preview(command ?? request.input).split('\n').map((line) => `    ${line}`));

@@ -36,11 +36,12 @@ export class TerminalPrompter {
       if (!first) this.output.write(`\u001b[${choices.length}A`);
       choices.forEach((choice, index) => this.output.write(`\u001b[2K  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}\n`));
     };
-    render(true);
+    // Raw mode first, so a key pressed while the menu is drawn is not echoed into it.
     emitKeypressEvents(this.input);
     const wasRaw = this.input.isRaw;
     this.input.setRawMode?.(true);
     this.input.resume();
+    render(true);
     try {
       const chosen = await new Promise<number>((resolve, reject) => {
         const onKey = (_text: string, key: { name?: string; sequence?: string; ctrl?: boolean }) => {
