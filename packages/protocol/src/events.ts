@@ -60,6 +60,9 @@ export const RunStartedEvent = runEvent('run.started', {
   inputRedacted: z.boolean(),
 });
 
+/** A host asked to stop the run; it ends with run.completed (normally interrupted). */
+export const RunInterruptRequestedEvent = runEvent('run.interrupt_requested', {});
+
 export const RunMessageDeltaEvent = runEvent('run.message_delta', {
   /** The content block the text belongs to: text before and after a tool call has different ids. */
   blockId: BlockId,
@@ -147,6 +150,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionProviderSessionChangedEvent,
   SessionModeChangedEvent,
   RunStartedEvent,
+  RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,
   RunRetryingEvent,

@@ -35,6 +35,7 @@ export {
   SessionClosedEvent,
   SessionProviderSessionChangedEvent,
   RunStartedEvent,
+  RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,
   RunRetryingEvent,

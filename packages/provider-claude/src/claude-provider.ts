@@ -27,7 +27,7 @@ export interface ClaudeProviderSettings {
 
 export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   resume: true,
-  interrupt: false,
+  interrupt: true,
   approvals: true,
   questions: true,
   controls: false,

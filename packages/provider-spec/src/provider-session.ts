@@ -36,6 +36,13 @@ export interface AgentProviderV1Session {
    */
   doTurn(turn: AgentProviderV1Turn): Promise<void>;
   /**
+   * Stops the run if it is the one in progress. Resolves once the agent acknowledged the stop
+   * (the run then ends with a run.completed part, normally interrupted); resolves { applied: false }
+   * when that run is not in progress (nothing to stop). Concurrent calls share one request.
+   * Rejects with provider_rejected when the agent did not apply the stop (a retry may).
+   */
+  doInterrupt(interrupt: { readonly runId: string }): Promise<{ readonly applied: boolean }>;
+  /**
    * Delivers the host's answer to an interaction this session raised (an `interaction.requested`
    * part). Resolves once the agent has it; rejects with an AgentError when it cannot be delivered.
    * The runtime has already checked the answer against the request.

@@ -25,6 +25,7 @@ export interface MockProviderSession {
   /** Every answer delivered to this session, in order. */
   readonly responses: { interactionRef: string; answer: InteractionAnswer }[];
   readonly modes: PermissionMode[];
+  readonly interrupts: string[];
   /** Emits a part as the provider would, at any time (e.g. after the test decides). */
   emit(part: AgentProviderV1Part): void;
 }
@@ -35,7 +36,7 @@ export interface MockProvider extends AgentProviderV1 {
 
 export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
   resume: true,
-  interrupt: false,
+  interrupt: true,
   approvals: true,
   questions: true,
   controls: false,
@@ -64,6 +65,8 @@ export interface MockProviderOptions {
   readonly turn?: MockTurnScript;
   readonly capabilities?: Partial<AgentProviderV1Capabilities>;
   readonly openError?: Error;
+  /** Called for each interrupt (e.g. to emit the run's completion); throw to refuse it. */
+  readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
   readonly respond?: (response: { interactionRef: string; answer: InteractionAnswer }, session: MockProviderSession) => void | Promise<void>;
 }
@@ -87,6 +90,7 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         stops: [],
         responses: [],
         modes: [],
+        interrupts: [],
         emit: (part) => sessionOptions.emit(part),
       };
       sessions.push(session);
@@ -97,6 +101,11 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         },
         async doStop(reason) {
           session.stops.push(reason);
+        },
+        async doInterrupt({ runId }) {
+          session.interrupts.push(runId);
+          await options.interrupt?.(runId, session);
+          return { applied: true };
         },
         async doRespond(response) {
           await options.respond?.(response, session);

@@ -21,6 +21,7 @@ export const errorCodeTable = {
   provider_contract_violation: { httpStatus: 502, exitCode: 1, retryable: true },
   provider_api_error: { httpStatus: 502, exitCode: 1, retryable: true },
   provider_execution_error: { httpStatus: 500, exitCode: 1, retryable: true },
+  provider_rejected: { httpStatus: 409, exitCode: 1, retryable: true },
   resume_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
   runtime_restarted: { httpStatus: 500, exitCode: 1, retryable: true },
   runtime_stopped: { httpStatus: 503, exitCode: 1, retryable: true },

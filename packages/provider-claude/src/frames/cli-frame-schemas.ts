@@ -17,6 +17,7 @@ export const SystemFrame = z.looseObject({
   session_id: z.string().nullish(),
   user_message_uuids: uuidList,
   permissionMode: z.string().nullish(),
+  capabilities: z.array(z.string()).nullish(),
   // api_retry
   attempt: z.number().nullish(),
   max_retries: z.number().nullish(),
@@ -34,9 +35,10 @@ export const StreamEventFrame = z.looseObject({
     index: z.number().nullish(),
     message: z.looseObject({ id: z.string().nullish() }).nullish(),
     content_block: z.looseObject({ type: z.string() }).nullish(),
+    // message_delta's delta has no type (it carries stop_reason); content deltas do.
     delta: z
       .looseObject({
-        type: z.string(),
+        type: z.string().nullish(),
         text: z.string().nullish(),
         thinking: z.string().nullish(),
       })

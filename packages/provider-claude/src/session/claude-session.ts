@@ -55,6 +55,8 @@ export class ClaudeSession implements AgentProviderV1Session {
   /** The permission mode the running process was launched with. */
   private launchedMode: PermissionMode | undefined;
   private readonly prompts = new Map<string, OpenPrompt>();
+  /** The stop request in flight for the current turn: concurrent interrupts share it. */
+  private interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** The current turn's input, kept until the CLI acknowledges it (any output after the write). */
   private unacknowledged: { readonly turn: AgentProviderV1Turn; retried: boolean } | null = null;
 
@@ -84,7 +86,7 @@ export class ClaudeSession implements AgentProviderV1Session {
   private send(turn: AgentProviderV1Turn): void {
     const processHandle = this.process ?? this.spawn();
     const uuid = randomUUID();
-    this.state.turn = { runId: turn.runId, uuid };
+    this.state.turn = { runId: turn.runId, uuid, started: false, interruptRequested: this.state.turn?.runId === turn.runId && this.state.turn.interruptRequested };
     const text = turn.input.map((part) => part.text);
     const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
     // A failed write means the process is gone; its exit handler retries or completes the run.
@@ -99,6 +101,46 @@ export class ClaudeSession implements AgentProviderV1Session {
     const processHandle = this.process;
     if (!processHandle) return;
     await processHandle.stop({ busy: this.state.turn !== null });
+  }
+
+  doInterrupt({ runId }: { runId: string }): Promise<{ applied: boolean }> {
+    const turn = this.state.turn;
+    if (!turn || turn.runId !== runId) return Promise.resolve({ applied: false });
+    if (this.interrupting?.runId === runId) return this.interrupting.done;
+    // Recorded before the round-trip: a result arriving first still ends the run as interrupted.
+    turn.interruptRequested = true;
+    const done = this.requestInterrupt(turn).finally(() => {
+      if (this.interrupting?.done === done) this.interrupting = null;
+    });
+    this.interrupting = { runId, done };
+    return done;
+  }
+
+  private async requestInterrupt(turn: NonNullable<TranslatorState['turn']>): Promise<{ applied: boolean }> {
+    const control = this.control;
+    // No process yet (it failed to start) or already gone: its exit ends the run.
+    if (!control || !this.process) return { applied: true };
+    // cancel_queued makes a stop mean stop (queued input is dropped, not run afterwards). Before the
+    // first init the CLI's capabilities are unknown; the receipt's shape tells which rules apply.
+    const response = (await control.request('interrupt', { cancel_queued: true }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
+    const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
+    const cancelled = Array.isArray(response?.cancelled) ? (response.cancelled as unknown[]) : undefined;
+    if (cancelled?.includes(turn.uuid)) {
+      // The input never started, so no result will come for it: the receipt is the end of the run.
+      if (this.state.turn === turn) {
+        this.state.turn = null;
+        this.unacknowledged = null;
+        this.forgetPrompts(turn.runId);
+        this.emit({ type: 'run.completed', runId: turn.runId, outcome: 'interrupted' });
+      }
+      return { applied: true };
+    }
+    if (cancelled === undefined && stillQueued.includes(turn.uuid) && turn.started) {
+      // Older CLIs: a started turn whose input is still queued was not stopped; a retry can stop it.
+      turn.interruptRequested = false;
+      throw new AgentError({ code: 'provider_rejected', message: 'The claude CLI did not apply the stop (the input was still queued). Interrupt again.', details: { reason: 'input_still_queued' } });
+    }
+    return { applied: true };
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {

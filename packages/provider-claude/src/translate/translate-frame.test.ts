@@ -24,7 +24,7 @@ function replay(name: string, options: { providerSessionId?: string } = {}): Age
     const send = sends[next];
     if (!send) return;
     next += 1;
-    state.turn = { runId: `run_${next}`, uuid: send.uuid };
+    state.turn = { runId: `run_${next}`, uuid: send.uuid, started: false, interruptRequested: false };
   };
   startNext();
   for (const value of readNdjson(`${name}.ndjson`)) {
@@ -134,7 +134,7 @@ describe('translating recorded CLI transcripts', () => {
 describe('translator edge cases', () => {
   function state() {
     const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true });
-    value.turn = { runId: 'run_1', uuid: 'send-1' };
+    value.turn = { runId: 'run_1', uuid: 'send-1', started: true, interruptRequested: false };
     return value;
   }
 

@@ -41,6 +41,8 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
     }
   }
   if (frame.subtype === 'init') {
+    if (frame.capabilities) state.capabilities = frame.capabilities;
+    if (state.turn && frame.user_message_uuids?.includes(state.turn.uuid)) state.turn.started = true;
     if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
     return;
   }
@@ -154,7 +156,9 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   };
   const anything = Object.values(tokens).some((value) => value > 0) || (costUsd ?? 0) > 0;
   if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...tokens, costUsd });
-  const classification = classifyRunEnd({ kind: 'result', result: frame });
+  const classified = classifyRunEnd({ kind: 'result', result: frame });
+  // A stop the host asked for ends the run as interrupted even when the result landed first.
+  const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
   parts.push({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
   state.turn = null;
 }
@@ -190,6 +194,8 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
       noteOnce(state, parts, `claude.malformed_${frame.type}`, state.turn?.runId);
       break;
     case 'command_lifecycle':
+      if (state.turn && frame.frame.command_uuid === state.turn.uuid && frame.frame.state === 'started') state.turn.started = true;
+      break;
     case 'unknown':
     case 'control_request':
     case 'control_response':

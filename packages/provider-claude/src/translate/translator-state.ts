@@ -2,6 +2,10 @@
 export interface ActiveTurn {
   readonly runId: string;
   readonly uuid: string;
+  /** The CLI has taken this input (lifecycle started or an init naming it). */
+  started: boolean;
+  /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
+  interruptRequested: boolean;
 }
 
 /**
@@ -21,6 +25,8 @@ export interface TranslatorState {
   /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
   readonly streamedMessageIds: Set<string>;
   readonly toolNames: Map<string, string>;
+  /** What the CLI said it supports (system/init capabilities). */
+  capabilities: readonly string[];
   /** The permission mode (CLI name) this process last reported. */
   reportedPermissionMode: string | null;
   /** total_cost_usd of the previous result of this process (it is cumulative per process). */
@@ -38,6 +44,7 @@ export function createTranslatorState(options: { providerSessionId: string | nul
     currentMessageIds: new Map(),
     streamedMessageIds: new Set(),
     toolNames: new Map(),
+    capabilities: [],
     reportedPermissionMode: null,
     lastCumulativeCostUsd: null,
     notedDiagnostics: new Set(),

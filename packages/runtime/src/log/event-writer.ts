@@ -33,6 +33,12 @@ export interface EventWriterOptions {
 
 const backgroundRetryDelaysMs = [20, 200, 1000];
 
+/**
+ * The CLI writes about one line per pipe read, so committing every tick meant one transaction per
+ * event. A burst is committed at once after a quiet spell, then at most once per this interval.
+ */
+const coalesceMs = 5;
+
 function emptyDraft(): Draft {
   return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [] };
 }
@@ -56,6 +62,7 @@ export class EventWriter {
   private staged: Draft = emptyDraft();
   private flushScheduled = false;
   private chain: Promise<unknown> = Promise.resolve();
+  private lastFlushAt = 0;
 
   constructor(options: EventWriterOptions) {
     this.options = options;
@@ -75,15 +82,19 @@ export class EventWriter {
     addChange(this.staged, change);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => {
-        void this.flush();
-      });
+      const wait = coalesceMs - (performance.now() - this.lastFlushAt);
+      if (wait <= 0) {
+        setImmediate(() => void this.flush());
+      } else {
+        setTimeout(() => void this.flush(), wait);
+      }
     }
   }
 
   /** Commits everything staged so far; resolves once it is stored and published. */
   flush(): Promise<void> {
     this.flushScheduled = false;
+    this.lastFlushAt = performance.now();
     const draft = this.takeStaged();
     if (!draft) return this.chain.then(() => undefined, () => undefined);
     return this.enqueue(draft, true).then(() => undefined, () => undefined);

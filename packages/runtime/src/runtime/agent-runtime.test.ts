@@ -125,8 +125,8 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
-  it('answers interrupt_run with capability_unsupported while the provider cannot interrupt', async () => {
-    const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
+  it('answers interrupt_run with capability_unsupported when the provider cannot interrupt', async () => {
+    const runtime = await createAgentRuntime({ providers: [createMockProvider({ capabilities: { interrupt: false } })] });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     expect((await agentErrorOf(runtime.interruptRun({ sessionId }))).code).toBe('capability_unsupported');
     await runtime.shutdown();

@@ -254,15 +254,28 @@ class Runtime implements AgentRuntime {
   private async interrupt(command: InterruptRunCommand, fingerprint: string): Promise<Receipt> {
     const entry = this.entries.get(command.sessionId);
     const decision = decideInterrupt(entry?.record, command);
-    if (entry?.provider && !entry.provider.capabilities.interrupt) {
-      throw new AgentError({
-        code: 'capability_unsupported',
-        message: `The ${entry.provider.name} provider cannot interrupt a run yet. Wait for the run to complete, deny a pending approval with interrupt, or close the session to stop it.`,
-        details: { reason: 'interrupt' },
-      });
+    if (entry?.provider && !entry.provider.capabilities.interrupt) throw unsupported(entry.provider, 'interrupt a run', 'interrupt');
+    const runId = decision.runId ?? null;
+    const receipt: Receipt = { type: 'interrupt_run', commandId: command.commandId, sessionId: command.sessionId, runId };
+    if (runId === null) {
+      // Nothing is running: a no-op receipt, and nobody waits for a result that will not come.
+      await this.write(entry!, [], receipt, fingerprint);
+      return receipt;
     }
-    const receipt: Receipt = { type: 'interrupt_run', commandId: command.commandId, sessionId: command.sessionId, runId: decision.runId ?? null };
-    await this.write(entry!, decision.events, receipt, fingerprint);
+    // The intent is durable before the round-trip, so a result that lands first still ends the run as a stop.
+    if (!entry!.interruptRequested.has(runId)) {
+      entry!.interruptRequested.add(runId);
+      this.log.stage(entry!, [{ type: 'run.interrupt_requested', runId }]);
+      await this.writer.flush();
+    }
+    const session = await entry!.ensureProvider(this.emitFor(entry!));
+    try {
+      await session.doInterrupt({ runId });
+    } catch (error) {
+      entry!.interruptRequested.delete(runId);
+      throw toAgentError(error);
+    }
+    await this.write(entry!, [], receipt, fingerprint);
     return receipt;
   }
 

@@ -83,6 +83,8 @@ export class SessionEntry {
   readonly interactions = new Map<string, InteractionRecord>();
   private interactionsLoaded: Promise<void> | null = null;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Runs whose stop was requested (the intent is recorded once, however many interrupts arrive). */
+  readonly interruptRequested = new Set<string>();
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
   private opening: Promise<AgentProviderV1Session> | null = null;

@@ -5,8 +5,17 @@ import { evolveRun, evolveSession } from '../state/session-machine.js';
 import type { InteractionRecord, RunRecord, StoredReceipt } from '../store/tether-store.js';
 import type { SessionEntry } from './session-entry.js';
 
+let cachedMillisecond = 0;
+let cachedTimestamp = '';
+
+/** The current time as ISO text; formatted once per millisecond (a streamed turn asks thousands of times). */
 export function now(): string {
-  return new Date().toISOString();
+  const millisecond = Date.now();
+  if (millisecond !== cachedMillisecond) {
+    cachedMillisecond = millisecond;
+    cachedTimestamp = new Date(millisecond).toISOString();
+  }
+  return cachedTimestamp;
 }
 
 /**
@@ -57,6 +66,7 @@ export class SessionLog {
           entry.activeRun = next.status === 'running' ? next : null;
           runs.push(next);
         }
+        if (body.type === 'run.completed') entry.interruptRequested.delete(body.runId);
       }
       entry.record = evolveSession(entry.record, body, at);
     }

@@ -127,6 +127,7 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       const { type: _type, runId: _runId, ...usage } = event;
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
+    case 'run.interrupt_requested':
     case 'run.message_delta':
     case 'run.thinking_delta':
     case 'run.retrying':
