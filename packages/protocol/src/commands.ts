@@ -83,6 +83,50 @@ export const SetPermissionModeCommand = z.strictObject({
 });
 export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
 
+/** Controls Tether knows how to run (the Claude CLI's slash commands, by neutral name). */
+export const ControlName = z.enum(['compact', 'clear', 'cost', 'context', 'review', 'security-review', 'init', 'pr-comments', 'model']);
+export type ControlName = z.infer<typeof ControlName>;
+
+export const RunControlCommand = z.strictObject({
+  type: z.literal('run_control'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  /** A control name; one Tether does not know completes at once as unsupported, never reaching the agent. */
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,49}$/, 'a control name such as "compact"'),
+  /** compact: instructions; model: the model name or alias. */
+  argument: z.string().min(1).max(10_000).optional(),
+});
+export type RunControlCommand = z.infer<typeof RunControlCommand>;
+
+const modelName = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => !value.startsWith('-') && !/\s/.test(value), 'a model name or alias, e.g. "sonnet"');
+
+export const SetModelCommand = z.strictObject({
+  type: z.literal('set_model'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  /** A model name or alias; "default" returns to the provider's default. */
+  model: modelName,
+});
+export type SetModelCommand = z.infer<typeof SetModelCommand>;
+
+export const GetContextUsageCommand = z.strictObject({
+  type: z.literal('get_context_usage'),
+  commandId: CommandId,
+  sessionId: SessionId,
+});
+export type GetContextUsageCommand = z.infer<typeof GetContextUsageCommand>;
+
+export const GetSessionCostCommand = z.strictObject({
+  type: z.literal('get_session_cost'),
+  commandId: CommandId,
+  sessionId: SessionId,
+});
+export type GetSessionCostCommand = z.infer<typeof GetSessionCostCommand>;
+
 export const Command = z.discriminatedUnion('type', [
   OpenSessionCommand,
   SubmitTurnCommand,
@@ -90,11 +134,26 @@ export const Command = z.discriminatedUnion('type', [
   CloseSessionCommand,
   RespondInteractionCommand,
   SetPermissionModeCommand,
+  RunControlCommand,
+  SetModelCommand,
+  GetContextUsageCommand,
+  GetSessionCostCommand,
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
 
-export const commandTypes = ['open_session', 'submit_turn', 'interrupt_run', 'close_session', 'respond_interaction', 'set_permission_mode'] as const satisfies readonly CommandType[];
+export const commandTypes = [
+  'open_session',
+  'submit_turn',
+  'interrupt_run',
+  'close_session',
+  'respond_interaction',
+  'set_permission_mode',
+  'run_control',
+  'set_model',
+  'get_context_usage',
+  'get_session_cost',
+] as const satisfies readonly CommandType[];
 
 export const OpenSessionReceipt = z.strictObject({
   type: z.literal('open_session'),
@@ -146,6 +205,51 @@ export const SetPermissionModeReceipt = z.strictObject({
 });
 export type SetPermissionModeReceipt = z.infer<typeof SetPermissionModeReceipt>;
 
+export const RunControlReceipt = z.strictObject({
+  type: z.literal('run_control'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  runId: RunId,
+});
+export type RunControlReceipt = z.infer<typeof RunControlReceipt>;
+
+export const SetModelReceipt = z.strictObject({
+  type: z.literal('set_model'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  /** The model now in effect, as the agent resolved it (an alias becomes a full name). */
+  model: z.string().max(200),
+});
+export type SetModelReceipt = z.infer<typeof SetModelReceipt>;
+
+export const ContextUsage = z.strictObject({
+  model: z.string().max(200).nullable(),
+  totalTokens: z.number().nonnegative(),
+  maxTokens: z.number().nonnegative(),
+  percentage: z.number().nonnegative(),
+  categories: z.array(z.strictObject({ name: z.string().max(200), tokens: z.number().nonnegative() })).max(100),
+});
+export type ContextUsage = z.infer<typeof ContextUsage>;
+
+export const GetContextUsageReceipt = z.strictObject({
+  type: z.literal('get_context_usage'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  usage: ContextUsage,
+});
+export type GetContextUsageReceipt = z.infer<typeof GetContextUsageReceipt>;
+
+export const GetSessionCostReceipt = z.strictObject({
+  type: z.literal('get_session_cost'),
+  commandId: CommandId,
+  sessionId: SessionId,
+  /** Tether's own total for the session (summed from runs), in USD. */
+  costUsd: z.number().nonnegative().nullable(),
+  /** The agent's own cost report, as text (bounded). */
+  report: z.string().max(10_000),
+});
+export type GetSessionCostReceipt = z.infer<typeof GetSessionCostReceipt>;
+
 export const Receipt = z.discriminatedUnion('type', [
   OpenSessionReceipt,
   SubmitTurnReceipt,
@@ -153,6 +257,10 @@ export const Receipt = z.discriminatedUnion('type', [
   CloseSessionReceipt,
   RespondInteractionReceipt,
   SetPermissionModeReceipt,
+  RunControlReceipt,
+  SetModelReceipt,
+  GetContextUsageReceipt,
+  GetSessionCostReceipt,
 ]);
 export type Receipt = z.infer<typeof Receipt>;
 

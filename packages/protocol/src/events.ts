@@ -58,7 +58,39 @@ export const RunStartedEvent = runEvent('run.started', {
   /** The turn's input; null when the host asked for it to be redacted. */
   input: z.array(InputPart).nullable(),
   inputRedacted: z.boolean(),
+  /** Set when the run is a control (a slash command), not a turn. */
+  control: z.strictObject({ name: z.string().max(50) }).optional(),
 });
+
+/** The model in effect changed (or was first reported). */
+export const SessionModelChangedEvent = sessionEvent('session.model_changed', {
+  model: z.string().max(200),
+  source: z.enum(['provider', 'command']),
+});
+
+/** The agent process of the session started (facts a restarted runtime uses to clean up after a crash). */
+export const SessionProcessStartedEvent = sessionEvent('session.process_started', {
+  pid: z.number().int().positive(),
+  /** The process's start time as the OS reports it (Linux: clock ticks since boot); null where unknown. */
+  startTime: z.number().int().nonnegative().nullable(),
+  /** A random value in the process's environment, inherited by everything it starts. */
+  marker: z.string().max(100),
+});
+
+export const SessionProcessStoppedEvent = sessionEvent('session.process_stopped', {
+  /** closed: the session closed; released: the runtime let it go (shutdown, idle); exited: it ended by itself; crashed: signal or error exit; restarted: a new runtime found it left over. */
+  reason: z.enum(['closed', 'released', 'idle', 'exited', 'crashed', 'restarted']),
+});
+
+/** A control run finished: its output text and status. Followed by run.completed. */
+export const ControlCompletedEvent = runEvent('control.completed', {
+  name: z.string().max(50),
+  status: z.enum(['succeeded', 'failed', 'unsupported']),
+  output: z.string().max(100_000),
+});
+
+/** The conversation's context was cleared (the provider continues under a new conversation id). */
+export const ContextClearedEvent = runEvent('context.cleared', {});
 
 /** A host asked to stop the run; it ends with run.completed (normally interrupted). */
 export const RunInterruptRequestedEvent = runEvent('run.interrupt_requested', {});
@@ -149,6 +181,9 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionClosedEvent,
   SessionProviderSessionChangedEvent,
   SessionModeChangedEvent,
+  SessionModelChangedEvent,
+  SessionProcessStartedEvent,
+  SessionProcessStoppedEvent,
   RunStartedEvent,
   RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
@@ -162,6 +197,8 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   InteractionWithdrawnEvent,
   InteractionCancelledEvent,
   InteractionSendFailedEvent,
+  ControlCompletedEvent,
+  ContextClearedEvent,
   DiagnosticEvent,
 ]);
 export type ProtocolEvent = z.infer<typeof ProtocolEvent>;

@@ -48,6 +48,8 @@ export const SessionSnapshot = z.strictObject({
   configuration: z.record(z.string(), z.unknown()),
   ephemeral: z.boolean(),
   activeRunId: RunId.nullable(),
+  /** The model in effect as last reported (resolved by the agent); null until known. */
+  model: z.string().nullable(),
   /** The permission mode in effect as last reported; null until known (the user's default). */
   permissionMode: PermissionMode.nullable(),
   /** Interactions still waiting for (or being delivered from) the host. */

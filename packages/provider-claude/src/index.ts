@@ -10,3 +10,5 @@ export type { ResolvedBinary, BinarySource } from './binary/resolve-binary.js';
 export { probeClaudeBinary } from './binary/probe-binary.js';
 
 export const VERSION = '0.1.0';
+export { reapOrphans } from './process/reap-orphans.js';
+export type { ClaudeProcessRecord, ReapOptions } from './process/reap-orphans.js';

@@ -3,6 +3,7 @@ export type { AgentProviderV1Availability } from './provider-availability.js';
 export type { AgentProviderV1Capabilities } from './provider-capabilities.js';
 export type { AgentProviderV1Part, AgentProviderV1PartType } from './provider-part.js';
 export type {
+  AgentProviderV1Control,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
   AgentProviderV1StopReason,

@@ -1,4 +1,4 @@
-import type { InputPart, InteractionAnswer, PermissionMode, SessionConfiguration, Workspace } from '@tether/protocol';
+import type { ContextUsage, ControlName, InputPart, InteractionAnswer, PermissionMode, SessionConfiguration, Workspace } from '@tether/protocol';
 import type { AgentProviderV1Part } from './provider-part.js';
 
 export interface AgentProviderV1SessionOptions {
@@ -22,6 +22,12 @@ export interface AgentProviderV1Turn {
   readonly input: readonly InputPart[];
 }
 
+export interface AgentProviderV1Control {
+  readonly runId: string;
+  readonly name: ControlName;
+  readonly argument?: string;
+}
+
 export type AgentProviderV1StopReason = 'close' | 'release';
 
 /**
@@ -35,6 +41,16 @@ export interface AgentProviderV1Session {
    * `run.completed` part (or a rejected promise, which the runtime turns into one).
    */
   doTurn(turn: AgentProviderV1Turn): Promise<void>;
+  /**
+   * Runs a control (compact, clear, cost, …) as a run of its own: like doTurn, it ends with one
+   * `control.completed` part and then one `run.completed` part.
+   */
+  doControl(control: AgentProviderV1Control): Promise<void>;
+  /** Switches the model live; resolves with the model now in effect (an alias resolved). */
+  doSetModel(model: string): Promise<string>;
+  doGetContextUsage(): Promise<ContextUsage>;
+  /** The agent's own cost report for the conversation, as text. */
+  doGetSessionCost(): Promise<{ readonly report: string }>;
   /**
    * Stops the run if it is the one in progress. Resolves once the agent acknowledged the stop
    * (the run then ends with a run.completed part, normally interrupted); resolves { applied: false }

@@ -24,6 +24,8 @@ interface SessionRow {
   readonly state: string;
   readonly active_run_id: string | null;
   readonly permission_mode: string | null;
+  readonly model: string | null;
+  readonly live_process: string | null;
   readonly provider_session_id: string | null;
   readonly usage: string;
   readonly last_seq: number;
@@ -98,6 +100,8 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     state: session.state,
     activeRunId: session.activeRunId,
     permissionMode: session.permissionMode,
+    model: session.model,
+    liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess),
     providerSessionId: session.providerSessionId,
     usage: JSON.stringify(session.usage),
     lastSeq: session.lastSeq,
@@ -119,6 +123,8 @@ export function sessionFromRow(row: unknown): SessionRecord {
     state: session.state as SessionRecord['state'],
     activeRunId: session.active_run_id,
     permissionMode: session.permission_mode as SessionRecord['permissionMode'],
+    model: session.model ?? null,
+    liveProcess: session.live_process === null || session.live_process === undefined ? null : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
     providerSessionId: session.provider_session_id,
     usage: parseObject<TokenUsage>(session.usage, what),
     lastSeq: session.last_seq,

@@ -100,6 +100,7 @@ describe('migrations', () => {
     expect(recorded.map((row) => [row['version'], row['name']])).toEqual([
       [1, 'initial'],
       [2, 'interactions'],
+      [3, 'session-model-and-process'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();

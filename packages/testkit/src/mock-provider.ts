@@ -39,9 +39,9 @@ export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
   interrupt: true,
   approvals: true,
   questions: true,
-  controls: false,
+  controls: true,
   usage: true,
-  setModel: false,
+  setModel: true,
   setMode: true,
   fork: false,
   rollback: false,
@@ -101,6 +101,20 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         },
         async doStop(reason) {
           session.stops.push(reason);
+        },
+        async doControl({ runId, name, argument }) {
+          session.turns.push({ runId, input: [{ type: 'text', text: `/${name}${argument === undefined ? '' : ` ${argument}`}` }] });
+          session.emit({ type: 'control.completed', runId, name, status: 'succeeded', output: `${name} done` });
+          session.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+        },
+        async doSetModel(model) {
+          return model === 'sonnet' ? 'mock-sonnet-1' : model;
+        },
+        async doGetContextUsage() {
+          return { model: 'mock', totalTokens: 10, maxTokens: 100, percentage: 10, categories: [{ name: 'Messages', tokens: 10 }] };
+        },
+        async doGetSessionCost() {
+          return { report: 'Estimated cost: $0.00' };
         },
         async doInterrupt({ runId }) {
           session.interrupts.push(runId);

@@ -18,6 +18,7 @@ export const SystemFrame = z.looseObject({
   user_message_uuids: uuidList,
   permissionMode: z.string().nullish(),
   capabilities: z.array(z.string()).nullish(),
+  model: z.string().nullish(),
   // api_retry
   attempt: z.number().nullish(),
   max_retries: z.number().nullish(),
@@ -93,10 +94,18 @@ export const ResultFrame = z.looseObject({
   errors: z.array(z.string()).nullish(),
   startup_failure_reason: z.string().nullish(),
   num_turns: z.number().nullish(),
+  result: z.string().nullish(),
   user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,
 });
 export type ResultFrame = z.infer<typeof ResultFrame>;
+
+export const ConversationResetFrame = z.looseObject({
+  type: z.literal('conversation_reset'),
+  new_conversation_id: z.string().nullish(),
+  user_message_uuid: z.string().nullish(),
+});
+export type ConversationResetFrame = z.infer<typeof ConversationResetFrame>;
 
 export const CommandLifecycleFrame = z.looseObject({
   type: z.literal('command_lifecycle'),
@@ -137,6 +146,7 @@ export type CliFrame =
   | { readonly kind: 'user'; readonly frame: UserFrame }
   | { readonly kind: 'result'; readonly frame: ResultFrame }
   | { readonly kind: 'command_lifecycle'; readonly frame: CommandLifecycleFrame }
+  | { readonly kind: 'conversation_reset'; readonly frame: ConversationResetFrame }
   | { readonly kind: 'control_request'; readonly frame: ControlRequestFrame }
   | { readonly kind: 'control_response'; readonly frame: ControlResponseFrame }
   | { readonly kind: 'control_cancel_request'; readonly frame: ControlCancelRequestFrame }
@@ -150,6 +160,7 @@ const schemas = {
   user: UserFrame,
   result: ResultFrame,
   command_lifecycle: CommandLifecycleFrame,
+  conversation_reset: ConversationResetFrame,
   control_request: ControlRequestFrame,
   control_response: ControlResponseFrame,
   control_cancel_request: ControlCancelRequestFrame,

@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
+import { readProcessStatus } from '../process/proc-filesystem.js';
+import { createProcessMarker, processMarkerVariable } from '../process/process-marker.js';
+import { type ProcessIdentity, type SweepResult, snapshotDescendants, sweepDescendants } from '../process/sweep-descendants.js';
 
 export type ProcessExit =
   | { readonly kind: 'spawn_failed'; readonly errorCode: string | undefined }
@@ -18,6 +21,8 @@ export interface ClaudeProcessOptions {
 const stderrTailLimit = 8 * 1024;
 const gracefulExitMs = 2_000;
 const terminateGraceMs = 3_000;
+/** After the child exited and its descendants were swept, how long stdout/stderr may stay open. */
+const streamCloseGraceMs = 1_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -26,28 +31,61 @@ function delay(ms: number): Promise<void> {
 /**
  * One claude child: its own process group, NDJSON on stdout, a bounded stderr tail kept only
  * for classification, and a stop that escalates EOF → SIGTERM → SIGKILL.
+ *
+ * Supervision: the child's environment carries a fresh TETHER_PROCESS_MARKER, which every
+ * descendant inherits (also those that detach into their own session, as the CLI's Bash tool
+ * commands do). Whenever the child exits (stop, on its own, or killed from outside) the marked
+ * processes it left are swept (see process/sweep-descendants.ts); `swept` settles after that.
  */
 export class ClaudeProcess {
   readonly exited: Promise<void>;
+  /** Settles once the child has exited and what it left behind was swept (bounded in time). */
+  readonly swept: Promise<SweepResult>;
+  /** The TETHER_PROCESS_MARKER value in this child's (and its descendants') environment. */
+  readonly marker: string;
+  /** The child's process group (its pid: it is spawned detached); undefined on Windows or if the spawn failed. */
+  readonly processGroup: number | undefined;
+  /** Start time from /proc (clock ticks after boot), to tell this child from a later one with its pid; undefined off Linux. */
+  readonly startTime: number | undefined;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly decoder = new LineDecoder();
   private stderrTail = '';
   private hasExited = false;
+  /** The OS process is gone ('exit'), though its streams may still be open. */
+  private childGone = false;
+  /** Descendants seen by parent-pid walk during stop, before any signal could orphan them. */
+  private readonly knownDescendants = new Map<number, ProcessIdentity>();
 
   constructor(options: ClaudeProcessOptions) {
     let markExited!: () => void;
     this.exited = new Promise((resolve) => {
       markExited = resolve;
     });
+    let markSwept!: (result: SweepResult) => void;
+    this.swept = new Promise((resolve) => {
+      markSwept = resolve;
+    });
+    this.marker = createProcessMarker();
     const finish = (exit: ProcessExit) => {
       if (this.hasExited) return;
       this.hasExited = true;
       options.onExit(exit);
       markExited();
     };
+    let sweepStarted = false;
+    const sweep = () => {
+      if (sweepStarted) return;
+      sweepStarted = true;
+      sweepDescendants({ marker: this.marker, knownDescendants: [...this.knownDescendants.values()] })
+        .catch((): SweepResult => ({ supported: false, signalled: [], survivors: [] }))
+        .then((result) => {
+          markSwept(result);
+          this.closeStreamsLater(options.onLine);
+        });
+    };
     this.child = spawn(options.binaryPath, options.argv, {
       cwd: options.cwd,
-      env: options.environment,
+      env: { ...options.environment, [processMarkerVariable]: this.marker },
       stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group, so a stop reaches the CLI and whatever it started in that group.
       detached: process.platform !== 'win32',
@@ -62,13 +100,48 @@ export class ClaudeProcess {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailLimit);
     });
     this.child.on('error', (error: NodeJS.ErrnoException) => {
-      if (this.child.pid === undefined) finish({ kind: 'spawn_failed', errorCode: error.code });
+      if (this.child.pid !== undefined) return;
+      finish({ kind: 'spawn_failed', errorCode: error.code });
+      markSwept({ supported: true, signalled: [], survivors: [] });
+    });
+    // 'exit' is the earliest moment the child is gone: sweep what it left, before anything else
+    // can reuse its pids. A child killed from outside leaves its tool commands running otherwise.
+    this.child.on('exit', () => {
+      this.childGone = true;
+      sweep();
     });
     // 'close' comes after stdout has ended, so every line is handled before the exit.
     this.child.on('close', (exitCode, signal) => {
       if (this.child.pid === undefined) return;
       finish({ kind: 'exited', exitCode, signal, stderrTail: this.stderrTail });
     });
+    const pid = this.child.pid;
+    // spawn() returns after exec, so the group (setsid) and the start time are final here.
+    const status = pid === undefined ? undefined : readProcessStatus(pid);
+    this.startTime = status?.startTime;
+    this.processGroup = status?.processGroup ?? (pid !== undefined && process.platform !== 'win32' ? pid : undefined);
+  }
+
+  /**
+   * 'close' waits for stdout and stderr to close, which a process that inherited them (and
+   * escaped the sweep by dropping the marker) could keep open forever: after the sweep and a
+   * short grace, stop reading so the exit is still reported.
+   */
+  private closeStreamsLater(onLine: (line: DecodedLine) => void): void {
+    if (this.hasExited) return;
+    setTimeout(() => {
+      if (this.hasExited) return;
+      if (!this.child.stdout.readableEnded) this.decoder.end(onLine);
+      this.child.stdout.destroy();
+      this.child.stderr.destroy();
+    }, streamCloseGraceMs).unref();
+  }
+
+  /** Records the child's current descendants, to sweep them by identity even after they are reparented. */
+  private rememberDescendants(): void {
+    const pid = this.child.pid;
+    if (pid === undefined || this.childGone) return;
+    for (const identity of snapshotDescendants(pid)) this.knownDescendants.set(identity.pid, identity);
   }
 
   get pid(): number | undefined {
@@ -88,7 +161,8 @@ export class ClaudeProcess {
 
   private signalGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
-    if (pid === undefined || this.hasExited) return;
+    // Once the child is reaped its pid (and so its group id) may be reused; the sweep takes over.
+    if (pid === undefined || this.hasExited || this.childGone) return;
     try {
       process.kill(process.platform === 'win32' ? pid : -pid, signal);
     } catch {
@@ -102,18 +176,27 @@ export class ClaudeProcess {
 
   /**
    * Ends the process: EOF first (an idle CLI exits within ~100 ms), SIGTERM when it is busy or
-   * does not exit in time, SIGKILL as the last resort.
+   * does not exit in time, SIGKILL as the last resort; then waits for the sweep of whatever it
+   * left running (bounded), on every one of these paths.
    */
   async stop(options: { busy: boolean }): Promise<void> {
+    await this.end(options);
+    await this.swept;
+  }
+
+  private async end(options: { busy: boolean }): Promise<void> {
     if (this.hasExited) return;
+    this.rememberDescendants();
     this.child.stdin.end();
     if (!options.busy) {
       await Promise.race([this.exited, delay(gracefulExitMs)]);
       if (this.hasExited) return;
     }
+    this.rememberDescendants();
     this.signalGroup('SIGTERM');
     await Promise.race([this.exited, delay(terminateGraceMs)]);
     if (this.hasExited) return;
+    this.rememberDescendants();
     this.signalGroup('SIGKILL');
     await this.exited;
   }

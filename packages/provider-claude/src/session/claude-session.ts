@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError, type InteractionAnswer, type PermissionMode, type SessionConfiguration, newInteractionRef } from '@tether/protocol';
-import type { AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1SessionOptions, AgentProviderV1StopReason, AgentProviderV1Turn } from '@tether/provider-spec';
+import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionMode, type SessionConfiguration, newInteractionRef } from '@tether/protocol';
+import type {
+  AgentProviderV1Control,
+  AgentProviderV1Part,
+  AgentProviderV1Session,
+  AgentProviderV1SessionOptions,
+  AgentProviderV1StopReason,
+  AgentProviderV1Turn,
+} from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type { DecodedLine } from '../codec/line-decoder.js';
 import { ControlChannel } from '../control/control-channel.js';
@@ -58,7 +65,7 @@ export class ClaudeSession implements AgentProviderV1Session {
   /** The stop request in flight for the current turn: concurrent interrupts share it. */
   private interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** The current turn's input, kept until the CLI acknowledges it (any output after the write). */
-  private unacknowledged: { readonly turn: AgentProviderV1Turn; retried: boolean } | null = null;
+  private unacknowledged: { readonly turn: AgentProviderV1Turn; readonly control: string | undefined; retried: boolean } | null = null;
 
   constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
     this.options = options;
@@ -72,21 +79,59 @@ export class ClaudeSession implements AgentProviderV1Session {
     });
   }
 
-  async doTurn(turn: AgentProviderV1Turn): Promise<void> {
+  async doControl(control: AgentProviderV1Control): Promise<void> {
+    // Slash commands are user lines the CLI recognises; the turn is marked so its result completes the control.
+    const text = `/${control.name}${control.argument === undefined ? '' : ` ${control.argument}`}`;
+    await this.doTurn({ runId: control.runId, input: [{ type: 'text', text }] }, control.name);
+  }
+
+  async doSetModel(model: string): Promise<string> {
+    this.configuration = { ...this.configuration, model };
+    if (!this.process || !this.control) return model;
+    const response = (await this.control.request('set_model', { model: model === 'default' ? null : model })) as { model?: unknown } | undefined;
+    return typeof response?.model === 'string' ? response.model : model;
+  }
+
+  async doGetContextUsage(): Promise<ContextUsage> {
+    const response = (await this.controlChannel().request('get_context_usage')) as Record<string, unknown> | undefined;
+    const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+    const categories = Array.isArray(response?.categories) ? (response.categories as Record<string, unknown>[]) : [];
+    return {
+      model: typeof response?.model === 'string' ? response.model.slice(0, 200) : null,
+      totalTokens: number(response?.totalTokens),
+      maxTokens: number(response?.maxTokens),
+      percentage: number(response?.percentage),
+      categories: categories.slice(0, 100).map((category) => ({ name: String(category.name ?? category.id ?? 'unknown').slice(0, 200), tokens: number(category.tokens) })),
+    };
+  }
+
+  async doGetSessionCost(): Promise<{ report: string }> {
+    const response = (await this.controlChannel().request('get_session_cost')) as { text?: unknown } | undefined;
+    return { report: typeof response?.text === 'string' ? response.text : '' };
+  }
+
+  /** The control channel of a running process, starting one (resuming the conversation) when none runs. */
+  private controlChannel(): ControlChannel {
+    if (this.stopped) throw new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
+    if (!this.process) this.spawn();
+    return this.control!;
+  }
+
+  async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
     if (this.stopped) {
       throw new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
     }
     if (this.state.turn) {
       throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
     }
-    this.unacknowledged = { turn, retried: false };
-    this.send(turn);
+    this.unacknowledged = { turn, control, retried: false };
+    this.send(turn, control);
   }
 
-  private send(turn: AgentProviderV1Turn): void {
+  private send(turn: AgentProviderV1Turn, control?: string): void {
     const processHandle = this.process ?? this.spawn();
     const uuid = randomUUID();
-    this.state.turn = { runId: turn.runId, uuid, started: false, interruptRequested: this.state.turn?.runId === turn.runId && this.state.turn.interruptRequested };
+    this.state.turn = { runId: turn.runId, uuid, started: false, interruptRequested: this.state.turn?.runId === turn.runId && this.state.turn.interruptRequested, ...(control !== undefined ? { control } : {}) };
     const text = turn.input.map((part) => part.text);
     const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
     // A failed write means the process is gone; its exit handler retries or completes the run.
@@ -314,7 +359,7 @@ export class ClaudeSession implements AgentProviderV1Session {
       // The process died before it said anything about this turn (e.g. it had just exited
       // while idle): the input never reached the conversation, so send it once more to a new process.
       pending.retried = true;
-      this.send(pending.turn);
+      this.send(pending.turn, pending.control);
       return;
     }
     this.unacknowledged = null;

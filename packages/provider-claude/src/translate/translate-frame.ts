@@ -42,6 +42,10 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
   }
   if (frame.subtype === 'init') {
     if (frame.capabilities) state.capabilities = frame.capabilities;
+    if (frame.model && frame.model !== state.reportedModel) {
+      state.reportedModel = frame.model;
+      parts.push({ type: 'session.model_changed', model: frame.model.slice(0, 200), source: 'provider' });
+    }
     if (state.turn && frame.user_message_uuids?.includes(state.turn.uuid)) state.turn.started = true;
     if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
     return;
@@ -159,6 +163,15 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   const classified = classifyRunEnd({ kind: 'result', result: frame });
   // A stop the host asked for ends the run as interrupted even when the result landed first.
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
+  if (turn.control !== undefined) {
+    parts.push({
+      type: 'control.completed',
+      runId: turn.runId,
+      name: turn.control,
+      status: classification.outcome === 'succeeded' ? 'succeeded' : 'failed',
+      output: (frame.result ?? '').slice(0, 100_000),
+    });
+  }
   parts.push({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
   state.turn = null;
 }
@@ -192,6 +205,10 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
     }
     case 'malformed':
       noteOnce(state, parts, `claude.malformed_${frame.type}`, state.turn?.runId);
+      break;
+    case 'conversation_reset':
+      // /clear: the conversation starts over under a new id (followed at the next init).
+      if (state.turn) parts.push({ type: 'context.cleared', runId: state.turn.runId });
       break;
     case 'command_lifecycle':
       if (state.turn && frame.frame.command_uuid === state.turn.uuid && frame.frame.state === 'started') state.turn.started = true;

@@ -6,6 +6,8 @@ export interface ActiveTurn {
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
+  /** Set when the turn is a control (a slash command): its result also completes the control. */
+  readonly control?: string;
 }
 
 /**
@@ -27,6 +29,8 @@ export interface TranslatorState {
   readonly toolNames: Map<string, string>;
   /** What the CLI said it supports (system/init capabilities). */
   capabilities: readonly string[];
+  /** The model this process last reported. */
+  reportedModel: string | null;
   /** The permission mode (CLI name) this process last reported. */
   reportedPermissionMode: string | null;
   /** total_cost_usd of the previous result of this process (it is cumulative per process). */
@@ -45,6 +49,7 @@ export function createTranslatorState(options: { providerSessionId: string | nul
     streamedMessageIds: new Set(),
     toolNames: new Map(),
     capabilities: [],
+    reportedModel: null,
     reportedPermissionMode: null,
     lastCumulativeCostUsd: null,
     notedDiagnostics: new Set(),

@@ -20,7 +20,7 @@ import {
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Part } from '@tether/provider-spec';
+import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
 import { decideRespond, outcomeOf, recordableAnswer } from '../state/interaction-machine.js';
@@ -31,6 +31,7 @@ import { fingerprintCommand } from './command-fingerprint.js';
 import { type InteractionPolicy, acceptProviderPart, timeoutDecline, timeoutDenial } from './provider-output.js';
 import type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime-types.js';
 import { SessionEntry, createSessionRecord, toSessionSnapshot } from './session-entry.js';
+import { type ControlContext, getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { checkWorkspace } from './workspace-check.js';
 
@@ -178,8 +179,23 @@ class Runtime implements AgentRuntime {
         return this.respond(command, fingerprint);
       case 'set_permission_mode':
         return this.changeMode(command, fingerprint);
+      case 'run_control':
+        return runControl(this.controls, command, fingerprint);
+      case 'set_model':
+        return setModel(this.controls, command, fingerprint);
+      case 'get_context_usage':
+        return getContextUsage(this.controls, command, fingerprint);
+      case 'get_session_cost':
+        return getSessionCost(this.controls, command, fingerprint);
     }
   }
+
+  private readonly controls: ControlContext = {
+    entry: (sessionId) => this.entries.get(sessionId),
+    write: (entry, bodies, receipt, fingerprint) => this.write(entry, bodies, receipt, fingerprint),
+    providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
+    startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
+  };
 
   private async write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void> {
     await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
@@ -233,14 +249,14 @@ class Runtime implements AgentRuntime {
     const receipt: Receipt = { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, runId };
     await this.write(entry!, decision.events, receipt, fingerprint);
     const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
-    void this.startTurn(entry!, runId, input);
+    void this.runProviderWork(entry!, runId, (session) => session.doTurn({ runId, input }));
     return receipt;
   }
 
-  private async startTurn(entry: SessionEntry, runId: string, input: { type: 'text'; text: string }[]): Promise<void> {
+  /** Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. */
+  private async runProviderWork(entry: SessionEntry, runId: string, work: (session: AgentProviderV1Session) => Promise<void>): Promise<void> {
     try {
-      const session = await entry.ensureProvider(this.emitFor(entry));
-      await session.doTurn({ runId, input });
+      await work(await entry.ensureProvider(this.emitFor(entry)));
     } catch (error) {
       this.failRun(entry, runId, toAgentError(error).toObject());
     }
@@ -285,7 +301,7 @@ class Runtime implements AgentRuntime {
     const receipt: Receipt = { type: 'close_session', commandId: command.commandId, sessionId: command.sessionId };
     await this.write(entry!, withRunEndCancellations(entry!, decision.events, 'session_closed'), receipt, fingerprint);
     entry!.clearAllTimers();
-    await entry!.stopProvider('close');
+    await this.stopProcess(entry!, 'close');
     return receipt;
   }
 
@@ -365,6 +381,12 @@ class Runtime implements AgentRuntime {
     const entry = this.entryOrThrow(sessionId);
     const session = await entry.ensureProvider(this.emitFor(entry));
     return session.requiresRestartFor(mode);
+  }
+
+  /** Stops a session's provider; a process the runtime ends is recorded as stopped (its output no longer reaches the log). */
+  private async stopProcess(entry: SessionEntry, reason: 'close' | 'release'): Promise<void> {
+    await entry.stopProvider(reason);
+    if (entry.record.liveProcess !== null) this.log.stage(entry, [{ type: 'session.process_stopped', reason: reason === 'close' ? 'closed' : 'released' }]);
   }
 
   // ---- publishing and reads -------------------------------------------------------------
@@ -471,7 +493,7 @@ class Runtime implements AgentRuntime {
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
       await this.writer.flush();
-      await Promise.allSettled([...this.entries.values()].map((entry) => entry.stopProvider('release')));
+      await Promise.allSettled([...this.entries.values()].map((entry) => this.stopProcess(entry, 'release')));
       await this.writer.flush();
       await this.store.close();
     })();

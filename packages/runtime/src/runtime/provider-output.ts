@@ -45,6 +45,9 @@ export function acceptProviderPart(
     case 'session.mode_changed':
       if (part.mode === entry.record.permissionMode) return;
       break;
+    case 'session.model_changed':
+      if (part.model === entry.record.model) return;
+      break;
     case 'interaction.requested': {
       if (entry.interactions.has(part.interactionRef)) return;
       const request = part.request.kind === 'question_set' && policy.isSensitive?.(part.request) ? { ...part.request, sensitive: true } : part.request;

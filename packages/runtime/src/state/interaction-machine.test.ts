@@ -17,6 +17,8 @@ const session: SessionRecord = {
   state: 'running',
   activeRunId: runId,
   permissionMode: null,
+  model: null,
+  liveProcess: null,
   providerSessionId: null,
   usage: zeroUsage,
   lastSeq: 1,

@@ -14,6 +14,8 @@ const idle: SessionRecord = {
   state: 'idle',
   activeRunId: null,
   permissionMode: null,
+  model: null,
+  liveProcess: null,
   providerSessionId: null,
   usage: zeroUsage,
   lastSeq: 1,

@@ -4,6 +4,8 @@ import {
   type EventBody,
   type InterruptRunCommand,
   type OpenSessionCommand,
+  type RunControlCommand,
+  ControlName,
   type SubmitTurnCommand,
   addUsage,
   describeConfiguration,
@@ -70,6 +72,29 @@ export function decideSubmitTurn(state: SessionRecord | undefined, command: Subm
   };
 }
 
+/**
+ * A control is a run of its own. A name Tether does not know never reaches the agent: the run
+ * starts and completes in the same decision, as unsupported.
+ */
+export function decideRunControl(state: SessionRecord | undefined, command: RunControlCommand, context: DecisionContext): Decision {
+  const text = `/${command.name}${command.argument === undefined ? '' : ` ${command.argument}`}`;
+  const started = decideSubmitTurn(state, { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, input: [{ type: 'text', text }] }, context);
+  const runId = started.runId!;
+  const events: EventBody[] = started.events.map((event) => (event.type === 'run.started' ? { ...event, control: { name: command.name } } : event));
+  if (!ControlName.safeParse(command.name).success) {
+    events.push(
+      { type: 'control.completed', runId, name: command.name, status: 'unsupported', output: '' },
+      {
+        type: 'run.completed',
+        runId,
+        outcome: 'failed',
+        error: { code: 'capability_unsupported', message: `Tether does not know the control "${command.name}". Known controls: ${ControlName.options.join(', ')}.`, retryable: false },
+      },
+    );
+  }
+  return { runId, events };
+}
+
 export function decideInterrupt(state: SessionRecord | undefined, command: InterruptRunCommand): Decision {
   if (!state) throw sessionNotFound();
   if (state.activeRunId === null || (command.runId !== undefined && command.runId !== state.activeRunId)) {
@@ -107,6 +132,15 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       return { ...state, state: 'closed', activeRunId: null, updatedAt: at };
     case 'session.provider_session_changed':
       return { ...state, providerSessionId: event.providerSessionId, updatedAt: at };
+    case 'session.model_changed': {
+      // Same rule as the mode: a host's choice, or a change after the first report, is what the next process launches with.
+      const follow = event.source === 'command' || (state.model !== null && state.model !== event.model);
+      return { ...state, model: event.model, configuration: follow ? { ...state.configuration, model: event.model } : state.configuration, updatedAt: at };
+    }
+    case 'session.process_started':
+      return { ...state, liveProcess: { pid: event.pid, startTime: event.startTime, marker: event.marker }, updatedAt: at };
+    case 'session.process_stopped':
+      return { ...state, liveProcess: null, updatedAt: at };
     case 'session.mode_changed': {
       // The launch configuration follows a mode the host set, or a change after the first report
       // (e.g. leaving plan mode), so a later process resumes in the mode the session is in. The
@@ -128,6 +162,8 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
     case 'run.interrupt_requested':
+    case 'control.completed':
+    case 'context.cleared':
     case 'run.message_delta':
     case 'run.thinking_delta':
     case 'run.retrying':

@@ -23,6 +23,8 @@ function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): Sess
     redactInput: true,
     state: 'idle',
     activeRunId: null,
+    model: null,
+    liveProcess: null,
     permissionMode: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
@@ -142,6 +144,15 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.listInteractions(sessionId, { openOnly: true })).toEqual([]);
       expect(await store.getInteraction(sessionId, interactionRef('1'))).toBeUndefined();
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 })).toEqual([]);
+    });
+
+    it('round-trips the reported model and the live process, and clears them', async () => {
+      const live = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: { pid: 4242, startTime: 987654, marker: 'f'.repeat(32) } });
+      await store.commit(unit({ sessions: [live] }));
+      expect(await store.getSession(sessionId)).toEqual(live);
+      const stopped = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: null });
+      await store.commit(unit({ sessions: [stopped] }));
+      expect((await store.loadSessions())[0]).toEqual(stopped);
     });
 
     it('round-trips a waiting session and its permission mode, and a mode set back to unknown', async () => {

@@ -13,6 +13,10 @@ export interface SessionRecord {
   readonly activeRunId: string | null;
   /** The permission mode in effect as last reported by the provider (null until known). */
   readonly permissionMode: PermissionMode | null;
+  /** The model in effect as last reported by the provider (null until known). */
+  readonly model: string | null;
+  /** The session's agent process while it runs: what a restarted runtime needs to clean up after a crash. */
+  readonly liveProcess: LiveProcess | null;
   readonly providerSessionId: string | null;
   readonly usage: TokenUsage;
   /** The seq of the last stored event of this session (0 before the first). */
@@ -22,6 +26,12 @@ export interface SessionRecord {
 }
 
 export type RunRecord = RunSnapshot;
+
+export interface LiveProcess {
+  readonly pid: number;
+  readonly startTime: number | null;
+  readonly marker: string;
+}
 
 /** One interaction (an approval or a question set) and where its lifecycle stands. */
 export interface InteractionRecord {

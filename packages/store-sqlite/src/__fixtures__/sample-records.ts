@@ -16,6 +16,8 @@ export function sessionRecord(lastSeq: number): SessionRecord {
     state: 'running',
     activeRunId: runId,
     permissionMode: null,
+  model: null,
+  liveProcess: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     lastSeq,

@@ -1,8 +1,9 @@
 import { initialMigration } from './0001-initial.js';
 import { interactionsMigration } from './0002-interactions.js';
+import { sessionModelAndProcessMigration } from './0003-session-model-and-process.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
-export const migrations: readonly Migration[] = [initialMigration, interactionsMigration];
+export const migrations: readonly Migration[] = [initialMigration, interactionsMigration, sessionModelAndProcessMigration];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;
