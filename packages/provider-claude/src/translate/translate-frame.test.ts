@@ -46,7 +46,8 @@ describe('translating recorded CLI transcripts', () => {
   it('text turn: deltas in order, usage, then a succeeded completion', () => {
     const parts = replay('text-turn');
     const types = parts.map((part) => part.type);
-    expect(types.slice(0, 2)).toEqual(['session.mode_changed', 'session.provider_session_changed']);
+    expect(types.slice(0, 3)).toEqual(['session.mode_changed', 'session.model_changed', 'session.provider_session_changed']);
+    expect(parts[1]).toEqual({ type: 'session.model_changed', model: 'claude-opus-5-5', source: 'provider' });
     expect(parts[0]).toEqual({ type: 'session.mode_changed', mode: 'ask_before_edit', source: 'provider' });
     expect(types.filter((type) => type === 'run.message_delta').length).toBeGreaterThanOrEqual(5);
     expect(types.slice(-2)).toEqual(['run.usage', 'run.completed']);
