@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicApi, errorReply, holdReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { testClaudePath } from '@tether/testkit';
+import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
@@ -46,7 +46,12 @@ interface Finished {
 
 function tether(
   args: string[],
-  options: { environment?: Record<string, string>; onSpawn?: (pid: number) => void; onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void } = {},
+  options: {
+    environment?: Record<string, string>;
+    onSpawn?: (pid: number) => void;
+    onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void;
+    onStderr?: (text: string) => void;
+  } = {},
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
@@ -63,7 +68,10 @@ function tether(
         if (child.stdin) options.onStdoutLine?.(line, child.stdin);
       }
     });
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+      options.onStderr?.(String(chunk));
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -158,6 +166,41 @@ describe('tether run', () => {
     const resumed = await tether(['run', '--resume', events[0]!.sessionId, 'Again']);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('Resumed fine.\n');
+  });
+
+  it('a second Ctrl-C closes the session when the first did not stop the run', async () => {
+    // A scripted CLI that starts the turn, streams a little, then ignores the stop request.
+    const steps = fakeCliTurn('never finishes').slice(0, 3);
+    let pid = 0;
+    let streaming!: () => void;
+    let stopping!: () => void;
+    const streamed = new Promise<void>((resolve) => (streaming = resolve));
+    const stopRequested = new Promise<void>((resolve) => (stopping = resolve));
+    const finished = tether(['run', '--json', 'Take your time'], {
+      environment: { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([steps]) },
+      onSpawn: (spawned) => (pid = spawned),
+      onStdoutLine: (line) => {
+        if (line.includes('"run.message_delta"')) streaming();
+      },
+      onStderr: (text) => {
+        if (text.includes('stopping the run')) stopping();
+      },
+    });
+    await streamed;
+    process.kill(pid, 'SIGINT');
+    await stopRequested;
+    process.kill(pid, 'SIGINT');
+    const result = await finished;
+    expect(result.stderr).toContain('closing the session');
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; outcome?: string });
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    try {
+      const [session] = await store.loadSessions();
+      expect(session?.state).toBe('closed');
+    } finally {
+      await store.close();
+    }
   });
 
   it('passes the caller environment through: bypass mode works with IS_SANDBOX=1', async () => {

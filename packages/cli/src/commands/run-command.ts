@@ -121,17 +121,22 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     store,
   });
   let responder: InteractionResponder | null = null;
-  let stopping = false;
-  const removeInterrupt = context.onInterrupt(() => {
-    // Until the provider can interrupt a run, a stop shuts the runtime down: the run completes
-    // as interrupted, the process ends, and the session can be resumed.
-    if (stopping) return;
-    stopping = true;
-    context.stderr.write('\n■ stopping…\n');
-    void runtime.shutdown();
+  let sessionId: string | undefined;
+  const removeInterrupt = context.onInterrupt((count) => {
+    // First Ctrl-C stops the run (it completes as interrupted, exit 130); a second closes the session.
+    if (sessionId === undefined) {
+      void runtime.shutdown();
+      return;
+    }
+    if (count === 1) {
+      context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
+      runtime.interruptRun({ sessionId }).catch(() => runtime.shutdown());
+    } else if (count === 2) {
+      context.stderr.write('\n■ closing the session…\n');
+      runtime.closeSession({ sessionId }).catch(() => undefined).finally(() => void runtime.shutdown());
+    }
   });
   try {
-    let sessionId: string;
     let afterSeq: number;
     if (options.resume !== undefined) {
       const before = await runtime.getSession(options.resume);
@@ -148,7 +153,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
       afterSeq = 0;
     }
     const renderer = options.json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode !== 'deny' && mode.kind === 'terminal' });
-    const activeResponder = mode === 'deny' ? null : new InteractionResponder({ runtime, sessionId, mode, stderr: context.stderr });
+    const activeResponder = mode === 'deny' ? null : new InteractionResponder({ runtime, sessionId: sessionId!, mode, stderr: context.stderr });
     responder = activeResponder;
     const sink = {
       event(event: ProtocolEvent) {
@@ -156,8 +161,8 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
         if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
       },
     };
-    const run = await runTurn(runtime, { sessionId, prompt: options.prompt, afterSeq, sink });
-    if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
+    const run = await runTurn(runtime, { sessionId: sessionId!, prompt: options.prompt, afterSeq, sink });
+    if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId!);
     return exitCodeForRun(run);
   } finally {
     removeInterrupt();
