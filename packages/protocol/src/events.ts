@@ -92,6 +92,12 @@ export const ControlCompletedEvent = runEvent('control.completed', {
 /** The conversation's context was cleared (the provider continues under a new conversation id). */
 export const ContextClearedEvent = runEvent('context.cleared', {});
 
+/** The run waits for a free agent process (the provider's process limit is reached). */
+export const RunQueuedEvent = runEvent('run.queued', {
+  /** How many runs wait before this one (0 = next). */
+  position: z.number().int().nonnegative(),
+});
+
 /** A host asked to stop the run; it ends with run.completed (normally interrupted). */
 export const RunInterruptRequestedEvent = runEvent('run.interrupt_requested', {});
 
@@ -185,6 +191,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionProcessStartedEvent,
   SessionProcessStoppedEvent,
   RunStartedEvent,
+  RunQueuedEvent,
   RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,

@@ -46,6 +46,7 @@ export {
   SessionProviderSessionChangedEvent,
   RunStartedEvent,
   RunInterruptRequestedEvent,
+  RunQueuedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,
   RunRetryingEvent,

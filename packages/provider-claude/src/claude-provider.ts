@@ -2,6 +2,7 @@ import type { AgentProviderV1, AgentProviderV1Capabilities } from '@tether/provi
 import { probeClaudeBinary } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
 import { ClaudeSession } from './session/claude-session.js';
+import { ProcessPool } from './session/process-pool.js';
 
 export interface ClaudeProviderSettings {
   /** The claude executable; otherwise TETHER_CLAUDE_PATH, PATH, the usual install locations, the bundled one. */
@@ -23,6 +24,16 @@ export interface ClaudeProviderSettings {
   readonly questions?: 'bridge' | 'deny';
   /** full (default): approvals carry the tool input for display; none: no tool input enters the durable log. */
   readonly toolInputDetail?: 'full' | 'none';
+  /** At most this many claude processes at once across the provider's sessions (default 8). */
+  readonly maxProcesses?: number;
+  /** At the process limit: queue the turn (default, with a run.queued event) or fail it with capacity_exceeded. */
+  readonly whenAtProcessLimit?: 'queue' | 'fail';
+  /** Stop a session's idle process after this long; the next turn resumes it (default 15 minutes; 0 = never). */
+  readonly idleReleaseMs?: number;
+  /** Stop and fail (provider_stalled) a run waiting on the API with no frame for this long (default 10 minutes). */
+  readonly stallTimeoutMs?: number;
+  /** How long a stalled run's stop may take before its process is killed (default 30 s). */
+  readonly stallGraceMs?: number;
 }
 
 export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
@@ -42,6 +53,7 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
 /** The Claude Code provider: one long-lived `claude` process per session, in stream-json mode. */
 export function createClaudeProvider(settings: ClaudeProviderSettings = {}): AgentProviderV1 {
   const environment = () => settings.environment ?? process.env;
+  const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
   return {
     specificationVersion: 'agent-provider-v1',
     name: 'claude',
@@ -60,6 +72,10 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
         approvals: settings.approvals ?? 'bridge',
         questions: settings.questions ?? 'bridge',
         toolInputDetail: settings.toolInputDetail ?? 'full',
+        pool,
+        idleReleaseMs: settings.idleReleaseMs ?? 15 * 60_000,
+        stallTimeoutMs: settings.stallTimeoutMs ?? 10 * 60_000,
+        stallGraceMs: settings.stallGraceMs ?? 30_000,
       });
     },
   };

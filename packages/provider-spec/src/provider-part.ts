@@ -5,6 +5,7 @@ import type { EventBodyOfType } from '@tether/protocol';
  * with the session's sequence before it stores and publishes them.
  */
 export type AgentProviderV1Part = EventBodyOfType<
+  | 'run.queued'
   | 'run.message_delta'
   | 'run.thinking_delta'
   | 'run.retrying'

@@ -4,7 +4,8 @@ import { classifyStderr } from './classify-stderr.js';
 
 /** How a run ended, as seen by a transport. Shared by every Claude transport. */
 export type RunEnding =
-  | { readonly kind: 'result'; readonly result: ResultFrame }
+  /** apiError: the error token of the turn's synthetic API-error message, if any (e.g. authentication_failed). */
+  | { readonly kind: 'result'; readonly result: ResultFrame; readonly apiError?: string | undefined }
   | { readonly kind: 'spawn_failed'; readonly binaryPath: string; readonly errorCode: string | undefined }
   | { readonly kind: 'process_exited'; readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string }
   | { readonly kind: 'output_ended' };
@@ -26,11 +27,15 @@ const startupFailureMessages: Record<string, string> = {
   shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
 };
 
-function classifyResult(result: ResultFrame): RunClassification {
+function classifyResult(result: ResultFrame, apiError: string | undefined): RunClassification {
   if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
   const terminalReason = result.terminal_reason ?? undefined;
   if (terminalReason === 'aborted_streaming' || terminalReason === 'aborted_tools') {
     return { outcome: 'interrupted' };
+  }
+  // No credentials at all ("Not logged in"): the CLI ends at once, with no HTTP status.
+  if (apiError === 'authentication_failed' && (result.api_error_status ?? null) === null) {
+    return failed('auth_required', 'The claude CLI has no credentials. Set ANTHROPIC_API_KEY, or run `claude` once in a terminal to log in, then retry.', { reason: 'not_logged_in' });
   }
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     const status = result.api_error_status ?? undefined;
@@ -72,7 +77,7 @@ function classifyResult(result: ResultFrame): RunClassification {
 export function classifyRunEnd(ending: RunEnding): RunClassification {
   switch (ending.kind) {
     case 'result':
-      return classifyResult(ending.result);
+      return classifyResult(ending.result, ending.apiError);
     case 'spawn_failed':
       return failed(
         'provider_unavailable',
@@ -86,6 +91,9 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
       }
       if (stderr === 'no_conversation') {
         return failed('resume_not_found', 'The conversation to resume no longer exists on this machine. Open a new session.', { reason: stderr });
+      }
+      if (stderr === 'session_id_in_use') {
+        return failed('session_id_in_use', 'The claude CLI refused the conversation id because another conversation already uses it. Open a new session.', { reason: stderr });
       }
       if (ending.signal !== null || (ending.exitCode !== null && ending.exitCode !== 0)) {
         return failed(

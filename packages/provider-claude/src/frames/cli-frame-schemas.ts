@@ -19,6 +19,8 @@ export const SystemFrame = z.looseObject({
   permissionMode: z.string().nullish(),
   capabilities: z.array(z.string()).nullish(),
   model: z.string().nullish(),
+  tasks: z.array(z.unknown()).nullish(),
+  status: z.string().nullish(),
   // api_retry
   attempt: z.number().nullish(),
   max_retries: z.number().nullish(),

@@ -1,5 +1,5 @@
-import { carriesMarker, isProcessMarker } from './process-marker.js';
-import { readProcessStatus } from './proc-filesystem.js';
+import { isProcessMarker, processMarkerVariable } from './process-marker.js';
+import { environmentIncludes, readProcessStatus } from './proc-filesystem.js';
 import { type ProcessIdentity, snapshotDescendants, sweepDescendants } from './sweep-descendants.js';
 
 /** What a runtime stores about each claude process it starts, to clean up after its own crash. */
@@ -21,12 +21,16 @@ type Verdict = 'alive' | 'gone' | 'contradicted';
 /**
  * Whether the recorded process is still that very claude process (same pid, same start time, the
  * marker in its environment), is gone, or the pid now belongs to something the record does not
- * describe.
+ * describe. A process in the middle of exiting keeps its stat entry but has no environment left to
+ * read: with the recorded start time it is that process on its way out, so it counts as gone.
  */
 function judge(record: ClaudeProcessRecord): Verdict {
   const status = readProcessStatus(record.pid);
   if (!status || status.state === 'Z' || status.state === 'X') return 'gone';
-  return status.startTime === record.startTime && carriesMarker(record.pid, record.marker) ? 'alive' : 'contradicted';
+  if (status.startTime !== record.startTime) return 'contradicted';
+  const marked = environmentIncludes(record.pid, `${processMarkerVariable}=${record.marker}`);
+  if (marked === undefined) return 'gone';
+  return marked ? 'alive' : 'contradicted';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionMode, type SessionConfiguration, newInteractionRef } from '@tether/protocol';
+import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionMode, type SerializedAgentError, type SessionConfiguration } from '@tether/protocol';
 import type {
   AgentProviderV1Control,
   AgentProviderV1Part,
@@ -15,56 +15,69 @@ import { type CliFrame, parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
 import { cliPermissionModes, toNeutralPermissionMode } from '../launch/permission-modes.js';
-import { type ToolPermissionRequest, buildInteraction, ToolPermissionRequest as ToolPermissionRequestSchema } from '../interactions/build-interaction.js';
-import { buildPermissionResponse } from '../interactions/build-permission-response.js';
 import { translateFrame } from '../translate/translate-frame.js';
-import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
+import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { ClaudeProcess, type ProcessExit } from './claude-process.js';
+import { requestInterrupt } from './interrupt-request.js';
+import type { PoolMember, ProcessPool } from './process-pool.js';
+import { StallWatchdog } from './stall-watchdog.js';
+import { type ToolPromptPolicy, ToolPrompts } from './tool-prompts.js';
 
-export interface ClaudeSessionSettings {
+export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly binaryPath: string;
   readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
   readonly keepInheritedOAuthToken: boolean;
   readonly maxRetries: number | undefined;
-  /** bridge: the host decides each tool prompt; deny: every prompt is denied with a message. */
-  readonly approvals: 'bridge' | 'deny';
-  /** bridge: AskUserQuestion reaches the host; deny: the model is told to ask in its reply. */
-  readonly questions: 'bridge' | 'deny';
-  readonly toolInputDetail: 'full' | 'none';
+  /** Shared by the provider's sessions: at most N processes at once. */
+  readonly pool: ProcessPool;
+  /** An idle process is stopped after this long (the next turn resumes); 0 keeps it. */
+  readonly idleReleaseMs: number;
+  /** A run waiting on the API with no frame for this long is stopped and failed provider_stalled. */
+  readonly stallTimeoutMs: number;
+  /** How long a stalled run's stop may take before its process is killed. */
+  readonly stallGraceMs: number;
 }
 
-const approvalsDeniedMessage = 'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
-const questionsDeniedMessage = 'Questions cannot be shown to the user in this session. Ask them in your reply instead.';
 const closingMessage = 'The session is closing, so this request was not permitted.';
 
-/** A CLI tool prompt raised to the host as an interaction, waiting for its answer. */
-interface OpenPrompt {
-  readonly requestId: string;
-  readonly runId: string;
-  readonly request: ToolPermissionRequest;
+type StopReason = 'idle' | 'closed' | 'released';
+
+function sessionClosed(): AgentError {
+  return new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
+}
+
+function stalled(stallTimeoutMs: number): SerializedAgentError {
+  return new AgentError({
+    code: 'provider_stalled',
+    message: `The model API sent nothing for ${stallTimeoutMs >= 1000 ? `${Math.round(stallTimeoutMs / 1000)} s` : `${stallTimeoutMs} ms`}, so the run was stopped. Retry the turn; if it keeps happening, check the API (ANTHROPIC_BASE_URL) and the network.`,
+    details: { reason: 'no_frames' },
+  }).toObject();
 }
 
 /**
  * One Claude conversation. Its process starts with the first turn (the user line is written at
- * spawn, without waiting for initialize) and can end without the conversation ending: the next
- * turn starts a new process with --resume.
+ * spawn, without waiting for initialize) and can end without the conversation ending — a crash, an
+ * idle release, a runtime shutdown — after which the next turn starts a new process with --resume.
  */
-export class ClaudeSession implements AgentProviderV1Session {
+export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private readonly options: AgentProviderV1SessionOptions;
   private readonly settings: ClaudeSessionSettings;
   private readonly emit: (part: AgentProviderV1Part) => void;
+  private readonly prompts: ToolPrompts;
+  private readonly watchdog: StallWatchdog;
   private process: ClaudeProcess | null = null;
   private control: ControlChannel | null = null;
   private state: TranslatorState;
   private stopped = false;
-  /** The configuration the next process starts with (the mode follows set_permission_mode). */
+  private stopReason: StopReason | null = null;
+  private lastActivity = Date.now();
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** The configuration the next process starts with (mode and model follow live changes). */
   private configuration: SessionConfiguration;
   /** The permission mode the running process was launched with. */
   private launchedMode: PermissionMode | undefined;
-  private readonly prompts = new Map<string, OpenPrompt>();
-  /** The stop request in flight for the current turn: concurrent interrupts share it. */
   private interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
-  /** The current turn's input, kept until the CLI acknowledges it (any output after the write). */
+  /** The current turn's input, kept until the CLI acknowledges it. */
   private unacknowledged: { readonly turn: AgentProviderV1Turn; readonly control: string | undefined; retried: boolean } | null = null;
 
   constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
@@ -77,12 +90,110 @@ export class ClaudeSession implements AgentProviderV1Session {
       reportedProviderSessionId: options.resumeProviderSessionId,
       conversationEstablished: options.resumeProviderSessionId !== null,
     });
+    this.prompts = new ToolPrompts({ policy: settings, emit: (part) => this.emit(part), note: (code) => this.note(code) });
+    this.watchdog = new StallWatchdog({
+      timeoutMs: settings.stallTimeoutMs,
+      // Only time waiting on the model API counts: not the CLI starting up, a tool running, or the host deciding.
+      waitingOnApi: () => this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
+      onStall: () => this.onStall(),
+    });
+    settings.pool.register(this);
+  }
+
+  // ---- turns and controls ----------------------------------------------------------------
+
+  async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
+    if (this.stopped) throw sessionClosed();
+    if (this.state.turn) throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
+    this.unacknowledged = { turn, control, retried: false };
+    await this.send(turn, control);
   }
 
   async doControl(control: AgentProviderV1Control): Promise<void> {
     // Slash commands are user lines the CLI recognises; the turn is marked so its result completes the control.
     const text = `/${control.name}${control.argument === undefined ? '' : ` ${control.argument}`}`;
     await this.doTurn({ runId: control.runId, input: [{ type: 'text', text }] }, control.name);
+  }
+
+  private async send(turn: AgentProviderV1Turn, control?: string): Promise<void> {
+    const uuid = randomUUID();
+    const active: ActiveTurn = {
+      runId: turn.runId,
+      uuid,
+      started: false,
+      toolsRunning: 0,
+      interruptRequested: this.state.turn?.runId === turn.runId && this.state.turn.interruptRequested,
+      ...(control !== undefined ? { control } : {}),
+    };
+    this.state.turn = active;
+    this.cancelIdleRelease();
+    const processHandle = this.process ?? (await this.startProcess(turn.runId));
+    // Stopped while waiting for a process slot: nothing to send.
+    if (!processHandle || this.state.turn !== active) return;
+    this.lastActivity = Date.now();
+    this.watchdog.touch();
+    const text = turn.input.map((part) => part.text);
+    const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
+    // A failed write means the process is gone; its exit handler retries or completes the run.
+    processHandle.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
+  }
+
+  // ---- stop, interrupt, answers, modes, queries -------------------------------------------
+
+  async doStop(reason: AgentProviderV1StopReason): Promise<void> {
+    this.stopped = true;
+    this.cancelIdleRelease();
+    this.watchdog.stop();
+    // Nothing is left waiting and nothing is allowed on the way out.
+    this.prompts.denyAll((requestId, response) => this.control?.respond(requestId, response) ?? false, closingMessage);
+    await this.stopProcess(reason === 'close' ? 'closed' : 'released');
+    this.settings.pool.unregister(this);
+  }
+
+  doInterrupt({ runId }: { runId: string }): Promise<{ applied: boolean }> {
+    const turn = this.state.turn;
+    if (!turn || turn.runId !== runId) return Promise.resolve({ applied: false });
+    if (this.interrupting?.runId === runId) return this.interrupting.done;
+    // Recorded before the round-trip: a result arriving first still ends the run as interrupted.
+    turn.interruptRequested = true;
+    if (!this.process || !this.control) {
+      // Waiting for a process slot (or none started): the run ends here, nothing reached the CLI.
+      this.endTurn(turn, { outcome: 'interrupted' });
+      return Promise.resolve({ applied: true });
+    }
+    const done = requestInterrupt(this.control, turn, () => {
+      if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
+    }).finally(() => {
+      if (this.interrupting?.done === done) this.interrupting = null;
+    });
+    this.interrupting = { runId, done };
+    return done;
+  }
+
+  async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
+    this.prompts.respond(interactionRef, answer, (requestId, response) => this.control?.respond(requestId, response) ?? false);
+    this.watchdog.touch();
+  }
+
+  requiresRestartFor(mode: PermissionMode): boolean {
+    // The CLI refuses to enter bypass mode live unless it was launched in it.
+    return this.process !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
+  }
+
+  async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
+    const restart = () => new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
+    if (this.requiresRestartFor(mode)) throw restart();
+    this.configuration = { ...this.configuration, permissionMode: mode };
+    if (!this.process || !this.control) return mode;
+    let response: unknown;
+    try {
+      response = await this.control.request('set_permission_mode', { mode: cliPermissionModes[mode] });
+    } catch (error) {
+      if (AgentError.isInstance(error) && error.details?.reason === 'bypass_not_launched') throw restart();
+      throw error;
+    }
+    const reported = typeof (response as { mode?: unknown })?.mode === 'string' ? toNeutralPermissionMode((response as { mode: string }).mode) : undefined;
+    return reported ?? mode;
   }
 
   async doSetModel(model: string): Promise<string> {
@@ -93,7 +204,7 @@ export class ClaudeSession implements AgentProviderV1Session {
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {
-    const response = (await this.controlChannel().request('get_context_usage')) as Record<string, unknown> | undefined;
+    const response = (await (await this.controlChannel()).request('get_context_usage')) as Record<string, unknown> | undefined;
     const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
     const categories = Array.isArray(response?.categories) ? (response.categories as Record<string, unknown>[]) : [];
     return {
@@ -106,122 +217,44 @@ export class ClaudeSession implements AgentProviderV1Session {
   }
 
   async doGetSessionCost(): Promise<{ report: string }> {
-    const response = (await this.controlChannel().request('get_session_cost')) as { text?: unknown } | undefined;
+    const response = (await (await this.controlChannel()).request('get_session_cost')) as { text?: unknown } | undefined;
     return { report: typeof response?.text === 'string' ? response.text : '' };
   }
 
   /** The control channel of a running process, starting one (resuming the conversation) when none runs. */
-  private controlChannel(): ControlChannel {
-    if (this.stopped) throw new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
-    if (!this.process) this.spawn();
-    return this.control!;
+  private async controlChannel(): Promise<ControlChannel> {
+    if (this.stopped) throw sessionClosed();
+    if (!this.process) await this.startProcess(null);
+    if (!this.control) throw sessionClosed();
+    return this.control;
   }
 
-  async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
-    if (this.stopped) {
-      throw new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
-    }
-    if (this.state.turn) {
-      throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
-    }
-    this.unacknowledged = { turn, control, retried: false };
-    this.send(turn, control);
+  // ---- the process pool ------------------------------------------------------------------
+
+  canRelease(): boolean {
+    return this.process !== null && this.state.turn === null && this.prompts.size === 0 && this.state.backgroundTasks === 0;
   }
 
-  private send(turn: AgentProviderV1Turn, control?: string): void {
-    const processHandle = this.process ?? this.spawn();
-    const uuid = randomUUID();
-    this.state.turn = { runId: turn.runId, uuid, started: false, interruptRequested: this.state.turn?.runId === turn.runId && this.state.turn.interruptRequested, ...(control !== undefined ? { control } : {}) };
-    const text = turn.input.map((part) => part.text);
-    const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
-    // A failed write means the process is gone; its exit handler retries or completes the run.
-    processHandle.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
+  release(): Promise<void> {
+    return this.stopProcess('idle');
   }
 
-  async doStop(_reason: AgentProviderV1StopReason): Promise<void> {
-    this.stopped = true;
-    // Nothing is left waiting and nothing is allowed on the way out.
-    for (const prompt of this.prompts.values()) this.control?.respond(prompt.requestId, { behavior: 'deny', message: closingMessage });
-    this.prompts.clear();
-    const processHandle = this.process;
-    if (!processHandle) return;
-    await processHandle.stop({ busy: this.state.turn !== null });
+  lastActiveAt(): number {
+    return this.lastActivity;
   }
 
-  doInterrupt({ runId }: { runId: string }): Promise<{ applied: boolean }> {
-    const turn = this.state.turn;
-    if (!turn || turn.runId !== runId) return Promise.resolve({ applied: false });
-    if (this.interrupting?.runId === runId) return this.interrupting.done;
-    // Recorded before the round-trip: a result arriving first still ends the run as interrupted.
-    turn.interruptRequested = true;
-    const done = this.requestInterrupt(turn).finally(() => {
-      if (this.interrupting?.done === done) this.interrupting = null;
+  // ---- process lifecycle -----------------------------------------------------------------
+
+  /** A process for the session, once the pool grants a slot; null if the session stopped meanwhile. */
+  private async startProcess(runId: string | null): Promise<ClaudeProcess | null> {
+    await this.settings.pool.acquire(this, (position) => {
+      if (runId !== null) this.emit({ type: 'run.queued', runId, position });
     });
-    this.interrupting = { runId, done };
-    return done;
-  }
-
-  private async requestInterrupt(turn: NonNullable<TranslatorState['turn']>): Promise<{ applied: boolean }> {
-    const control = this.control;
-    // No process yet (it failed to start) or already gone: its exit ends the run.
-    if (!control || !this.process) return { applied: true };
-    // cancel_queued makes a stop mean stop (queued input is dropped, not run afterwards). Before the
-    // first init the CLI's capabilities are unknown; the receipt's shape tells which rules apply.
-    const response = (await control.request('interrupt', { cancel_queued: true }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
-    const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
-    const cancelled = Array.isArray(response?.cancelled) ? (response.cancelled as unknown[]) : undefined;
-    if (cancelled?.includes(turn.uuid)) {
-      // The input never started, so no result will come for it: the receipt is the end of the run.
-      if (this.state.turn === turn) {
-        this.state.turn = null;
-        this.unacknowledged = null;
-        this.forgetPrompts(turn.runId);
-        this.emit({ type: 'run.completed', runId: turn.runId, outcome: 'interrupted' });
-      }
-      return { applied: true };
+    if (this.stopped || (runId !== null && this.state.turn?.runId !== runId)) {
+      this.settings.pool.release(this);
+      return null;
     }
-    if (cancelled === undefined && stillQueued.includes(turn.uuid) && turn.started) {
-      // Older CLIs: a started turn whose input is still queued was not stopped; a retry can stop it.
-      turn.interruptRequested = false;
-      throw new AgentError({ code: 'provider_rejected', message: 'The claude CLI did not apply the stop (the input was still queued). Interrupt again.', details: { reason: 'input_still_queued' } });
-    }
-    return { applied: true };
-  }
-
-  async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
-    const prompt = this.prompts.get(interactionRef);
-    if (!prompt) {
-      throw new AgentError({ code: 'interaction_already_settled', message: 'The claude CLI is no longer waiting for this answer (it withdrew the prompt or its turn ended).' });
-    }
-    this.prompts.delete(interactionRef);
-    const written = this.control?.respond(prompt.requestId, buildPermissionResponse(prompt.request, answer)) ?? false;
-    if (!written) {
-      throw new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not running any more, so the answer could not be delivered.', details: { reason: 'stdin_closed' } });
-    }
-  }
-
-  requiresRestartFor(mode: PermissionMode): boolean {
-    // The CLI refuses to enter bypass mode live unless it was launched in it.
-    return this.process !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
-  }
-
-  async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
-    if (this.requiresRestartFor(mode)) {
-      throw new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
-    }
-    this.configuration = { ...this.configuration, permissionMode: mode };
-    if (!this.process || !this.control) return mode;
-    let response: unknown;
-    try {
-      response = await this.control.request('set_permission_mode', { mode: cliPermissionModes[mode] });
-    } catch (error) {
-      if (AgentError.isInstance(error) && error.details?.reason === 'bypass_not_launched') {
-        throw new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
-      }
-      throw error;
-    }
-    const reported = typeof (response as { mode?: unknown })?.mode === 'string' ? toNeutralPermissionMode((response as { mode: string }).mode) : undefined;
-    return reported ?? mode;
+    return this.process ?? this.spawn();
   }
 
   private spawn(): ClaudeProcess {
@@ -235,6 +268,8 @@ export class ClaudeSession implements AgentProviderV1Session {
       reportedProviderSessionId: previous.reportedProviderSessionId,
       conversationEstablished: previous.conversationEstablished,
     });
+    this.state.turn = previous.turn;
+    this.stopReason = null;
     const processHandle = new ClaudeProcess({
       binaryPath: this.settings.binaryPath,
       argv: buildClaudeArguments({ configuration: this.configuration, conversation, ephemeral: this.options.ephemeral }),
@@ -251,8 +286,37 @@ export class ClaudeSession implements AgentProviderV1Session {
     this.process = processHandle;
     this.launchedMode = this.configuration.permissionMode;
     this.control = new ControlChannel({ write: (message) => processHandle.write(message) });
+    if (processHandle.pid !== undefined) {
+      this.emit({ type: 'session.process_started', pid: processHandle.pid, startTime: processHandle.startTime ?? null, marker: processHandle.marker });
+    }
     return processHandle;
   }
+
+  private async stopProcess(reason: StopReason): Promise<void> {
+    const processHandle = this.process;
+    if (!processHandle) return;
+    this.stopReason = reason;
+    await processHandle.stop({ busy: this.state.turn !== null });
+  }
+
+  private scheduleIdleRelease(): void {
+    this.cancelIdleRelease();
+    if (this.settings.idleReleaseMs <= 0 || this.stopped) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      // A process with background tasks keeps running: stopping it would kill them.
+      if (this.canRelease()) void this.release();
+      else if (this.process && this.state.turn === null) this.scheduleIdleRelease();
+    }, this.settings.idleReleaseMs);
+    this.idleTimer.unref();
+  }
+
+  private cancelIdleRelease(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  // ---- output ----------------------------------------------------------------------------
 
   private note(code: string): void {
     if (this.state.notedDiagnostics.has(code)) return;
@@ -278,6 +342,8 @@ export class ClaudeSession implements AgentProviderV1Session {
   }
 
   private onLine(line: DecodedLine): void {
+    this.lastActivity = Date.now();
+    if (this.state.turn) this.watchdog.touch();
     if (line.kind === 'junk') return this.note('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
     const frame = parseCliFrame(line.value);
@@ -287,13 +353,14 @@ export class ClaudeSession implements AgentProviderV1Session {
       return;
     }
     const turn = this.state.turn;
-    for (const part of translateFrame(this.state, frame)) this.emit(part);
-    // A turn's end means the CLI waits for none of its prompts any more.
-    if (turn && this.state.turn === null) this.forgetPrompts(turn.runId);
-  }
-
-  private forgetPrompts(runId: string): void {
-    for (const [ref, prompt] of this.prompts) if (prompt.runId === runId) this.prompts.delete(ref);
+    const parts = translateFrame(this.state, frame);
+    if (turn?.stalled) {
+      // A stall ends the run as failed whatever the CLI reports for it.
+      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: stalled(this.settings.stallTimeoutMs) } : part);
+    } else {
+      for (const part of parts) this.emit(part);
+    }
+    if (turn && this.state.turn === null) this.afterTurn(turn);
   }
 
   private onControlFrame(frame: Extract<CliFrame, { kind: 'control_request' | 'control_response' | 'control_cancel_request' }>): void {
@@ -302,72 +369,81 @@ export class ClaudeSession implements AgentProviderV1Session {
       return;
     }
     if (frame.kind === 'control_cancel_request') {
-      for (const [ref, prompt] of this.prompts) {
-        if (prompt.requestId !== frame.frame.request_id) continue;
-        this.prompts.delete(ref);
-        this.emit({ type: 'interaction.withdrawn', runId: prompt.runId, interactionRef: ref });
-      }
+      this.prompts.withdraw(frame.frame.request_id);
       return;
     }
     const { request_id: requestId, request } = frame.frame;
     if (request.subtype === 'can_use_tool') {
-      this.onToolPrompt(requestId, request);
+      this.prompts.onRequest(requestId, request, this.state.turn?.runId ?? null, (id, response) => this.control?.respond(id, response) ?? false);
       return;
     }
     // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
     this.process?.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
   }
 
-  /** Every tool prompt is answered exactly once: raised to the host, or denied at once. */
-  private onToolPrompt(requestId: string, raw: unknown): void {
-    const deny = (message: string, code: string) => {
-      this.control?.respond(requestId, { behavior: 'deny', message });
-      this.note(code);
-    };
-    const parsed = ToolPermissionRequestSchema.safeParse(raw);
-    if (!parsed.success) return deny('The tool request could not be read, so it was not permitted.', 'claude.prompt_malformed');
-    const request = parsed.data;
+  /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
+  private endTurn(turn: ActiveTurn, classification: { outcome: 'succeeded' | 'failed' | 'interrupted'; error?: SerializedAgentError | undefined }): void {
+    if (this.state.turn !== turn) return;
+    this.state.turn = null;
+    this.unacknowledged = null;
+    this.emit({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+    this.afterTurn(turn);
+  }
+
+  private afterTurn(turn: ActiveTurn): void {
+    this.prompts.forgetRun(turn.runId);
+    this.watchdog.stop();
+    if (this.process) this.scheduleIdleRelease();
+  }
+
+  private onStall(): void {
     const turn = this.state.turn;
-    if (!turn) return deny('This tool request belongs to no active turn, so it was not permitted.', 'claude.prompt_without_run');
-    const isQuestion = request.tool_name === 'AskUserQuestion';
-    if (isQuestion && this.settings.questions === 'deny') return deny(questionsDeniedMessage, 'claude.questions_denied_by_policy');
-    if (!isQuestion && this.settings.approvals === 'deny') return deny(approvalsDeniedMessage, 'claude.approvals_denied_by_policy');
-    const built = buildInteraction(request, { toolInputDetail: this.settings.toolInputDetail });
-    if ('refusal' in built) {
-      return deny(`These questions could not be shown to the user (${built.refusal.replaceAll('_', ' ')}). Ask in your reply instead.`, `claude.question_refused.${built.refusal}`);
-    }
-    const interactionRef = newInteractionRef();
-    this.prompts.set(interactionRef, { requestId, runId: turn.runId, request });
-    this.emit({ type: 'interaction.requested', runId: turn.runId, interactionRef, request: built.request });
+    if (!turn || turn.stalled) return;
+    turn.stalled = true;
+    this.note('claude.stall_detected');
+    const control = this.control;
+    if (control) void requestInterrupt(control, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalled(this.settings.stallTimeoutMs) })).catch(() => undefined);
+    // If the stop does not settle in time, the process goes; its exit fails the run.
+    const grace = setTimeout(() => {
+      if (this.state.turn === turn) void this.stopProcess('released');
+    }, this.settings.stallGraceMs);
+    grace.unref();
   }
 
   private onExit(processHandle: ClaudeProcess, exit: ProcessExit): void {
     if (this.process !== processHandle) return;
     this.process = null;
+    this.settings.pool.release(this);
+    this.cancelIdleRelease();
     this.control?.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
     this.control = null;
     this.prompts.clear();
-    const turn = this.state.turn;
+    if (exit.kind === 'exited') {
+      const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
+      this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
+    }
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
       // Nothing was recorded under this id; a fresh one avoids "Session ID is already in use".
       this.state.providerSessionId = randomUUID();
     }
+    const turn = this.state.turn;
     if (!turn) return;
-    this.state.turn = null;
     const pending = this.unacknowledged;
-    if (pending && !pending.retried && exit.kind === 'exited' && !this.stopped) {
-      // The process died before it said anything about this turn (e.g. it had just exited
-      // while idle): the input never reached the conversation, so send it once more to a new process.
+    if (pending && !pending.retried && exit.kind === 'exited' && !this.stopped && this.stopReason === null) {
+      // The process died before it said anything about this turn (e.g. it had just exited while
+      // idle): the input never reached the conversation, so send it once more to a new process.
       pending.retried = true;
-      this.send(pending.turn, pending.control);
+      this.state.turn = null;
+      void this.send(pending.turn, pending.control);
       return;
     }
-    this.unacknowledged = null;
-    const classification = classifyRunEnd(
-      exit.kind === 'spawn_failed'
-        ? { kind: 'spawn_failed', binaryPath: this.settings.binaryPath, errorCode: exit.errorCode }
-        : { kind: 'process_exited', exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail },
-    );
-    this.emit({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+    const classification = turn.stalled
+      ? { outcome: 'failed' as const, error: stalled(this.settings.stallTimeoutMs) }
+      : classifyRunEnd(
+          exit.kind === 'spawn_failed'
+            ? { kind: 'spawn_failed', binaryPath: this.settings.binaryPath, errorCode: exit.errorCode }
+            : { kind: 'process_exited', exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail },
+        );
+    this.endTurn(turn, classification);
   }
 }

@@ -24,7 +24,7 @@ function replay(name: string, options: { providerSessionId?: string } = {}): Age
     const send = sends[next];
     if (!send) return;
     next += 1;
-    state.turn = { runId: `run_${next}`, uuid: send.uuid, started: false, interruptRequested: false };
+    state.turn = { runId: `run_${next}`, uuid: send.uuid, started: false, toolsRunning: 0, interruptRequested: false };
   };
   startNext();
   for (const value of readNdjson(`${name}.ndjson`)) {
@@ -135,7 +135,7 @@ describe('translating recorded CLI transcripts', () => {
 describe('translator edge cases', () => {
   function state() {
     const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true });
-    value.turn = { runId: 'run_1', uuid: 'send-1', started: true, interruptRequested: false };
+    value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
     return value;
   }
 

@@ -50,6 +50,13 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
     if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
     return;
   }
+  if (frame.subtype === 'status' && frame.status === 'requesting' && state.turn) {
+    state.turn.requesting = true;
+  }
+  if (frame.subtype === 'background_tasks_changed') {
+    state.backgroundTasks = frame.tasks?.length ?? 0;
+    return;
+  }
   if (frame.subtype === 'api_retry' && state.turn) {
     parts.push({
       type: 'run.retrying',
@@ -83,13 +90,17 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
 
 function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId: string, parts: Parts): void {
   // Synthetic API-error text is the CLI's own wording, not the model's answer; the result classifies it.
-  if (frame.is_api_error_message) return;
+  if (frame.is_api_error_message || frame.error) {
+    if (frame.error && state.turn) state.turn.apiError = frame.error.slice(0, 60);
+    return;
+  }
   const messageId = frame.message.id ?? undefined;
   const streamed = messageId !== undefined && state.streamedMessageIds.has(messageId);
   (frame.message.content ?? []).forEach((block, index) => {
     if (block.type === 'tool_use' && block.id) {
       const toolName = block.name ?? 'unknown';
       state.toolNames.set(block.id, toolName);
+      if (!frame.parent_tool_use_id && state.turn) state.turn.toolsRunning += 1;
       parts.push({ type: 'run.tool_activity', runId, status: 'invoked', toolName, toolUseId: block.id, ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}) });
       return;
     }
@@ -106,6 +117,7 @@ function translateUser(state: TranslatorState, frame: UserFrame, runId: string, 
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (block.type !== 'tool_result' || !block.tool_use_id) continue;
+    if (!frame.parent_tool_use_id && state.turn && state.turn.toolsRunning > 0) state.turn.toolsRunning -= 1;
     parts.push({
       type: 'run.tool_activity',
       runId,
@@ -160,7 +172,7 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   };
   const anything = Object.values(tokens).some((value) => value > 0) || (costUsd ?? 0) > 0;
   if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...tokens, costUsd });
-  const classified = classifyRunEnd({ kind: 'result', result: frame });
+  const classified = classifyRunEnd({ kind: 'result', result: frame, apiError: turn.apiError });
   // A stop the host asked for ends the run as interrupted even when the result landed first.
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
   if (turn.control !== undefined) {

@@ -6,6 +6,14 @@ export interface ActiveTurn {
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
+  /** The error token of the turn's synthetic API-error message (e.g. authentication_failed). */
+  apiError?: string;
+  /** Tool calls of the main answer started and not yet returned (time in tools is not a stall). */
+  toolsRunning: number;
+  /** The CLI has asked the model API for this turn (a stall can only happen after that). */
+  requesting?: boolean;
+  /** The run waited on the API too long without a frame: it is being stopped and ends failed. */
+  stalled?: boolean;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
 }
@@ -29,6 +37,8 @@ export interface TranslatorState {
   readonly toolNames: Map<string, string>;
   /** What the CLI said it supports (system/init capabilities). */
   capabilities: readonly string[];
+  /** Background tasks the CLI reports running (a process with some is not released when idle). */
+  backgroundTasks: number;
   /** The model this process last reported. */
   reportedModel: string | null;
   /** The permission mode (CLI name) this process last reported. */
@@ -49,6 +59,7 @@ export function createTranslatorState(options: { providerSessionId: string | nul
     streamedMessageIds: new Set(),
     toolNames: new Map(),
     capabilities: [],
+    backgroundTasks: 0,
     reportedModel: null,
     reportedPermissionMode: null,
     lastCumulativeCostUsd: null,

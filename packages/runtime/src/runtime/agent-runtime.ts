@@ -386,7 +386,9 @@ class Runtime implements AgentRuntime {
   /** Stops a session's provider; a process the runtime ends is recorded as stopped (its output no longer reaches the log). */
   private async stopProcess(entry: SessionEntry, reason: 'close' | 'release'): Promise<void> {
     await entry.stopProvider(reason);
-    if (entry.record.liveProcess !== null) this.log.stage(entry, [{ type: 'session.process_stopped', reason: reason === 'close' ? 'closed' : 'released' }]);
+    if (entry.record.liveProcess === null) return;
+    this.log.stage(entry, [{ type: 'session.process_stopped', reason: reason === 'close' ? 'closed' : 'released' }]);
+    await this.writer.flush();
   }
 
   // ---- publishing and reads -------------------------------------------------------------

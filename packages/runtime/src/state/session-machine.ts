@@ -162,6 +162,7 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
     case 'run.interrupt_requested':
+    case 'run.queued':
     case 'control.completed':
     case 'context.cleared':
     case 'run.message_delta':

@@ -1,0 +1,25 @@
+import { AgentError } from '@tether/protocol';
+import type { ControlChannel } from '../control/control-channel.js';
+import type { ActiveTurn } from '../translate/translator-state.js';
+
+/**
+ * Sends the CLI's interrupt request for a turn and reads its receipt. With cancel_queued a stop
+ * means stop: queued input is dropped, not run afterwards. Before the first init the CLI's
+ * capabilities are unknown, so the receipt's shape (a `cancelled` list) tells which rules apply.
+ */
+export async function requestInterrupt(control: ControlChannel, turn: ActiveTurn, onCancelledBeforeStart: () => void): Promise<{ applied: boolean }> {
+  const response = (await control.request('interrupt', { cancel_queued: true }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
+  const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
+  const cancelled = Array.isArray(response?.cancelled) ? (response.cancelled as unknown[]) : undefined;
+  if (cancelled?.includes(turn.uuid)) {
+    // The input never started, so no result will come for it: the receipt is the end of the run.
+    onCancelledBeforeStart();
+    return { applied: true };
+  }
+  if (cancelled === undefined && stillQueued.includes(turn.uuid) && turn.started) {
+    // Older CLIs: a started turn whose input is still queued was not stopped; a retry can stop it.
+    turn.interruptRequested = false;
+    throw new AgentError({ code: 'provider_rejected', message: 'The claude CLI did not apply the stop (the input was still queued). Interrupt again.', details: { reason: 'input_still_queued' } });
+  }
+  return { applied: true };
+}

@@ -1,0 +1,44 @@
+import { readdirSync } from 'node:fs';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import type { AgentRuntime } from '@tether/runtime';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
+import { expectNothingLeft, killTestProcesses, waitForToolProcesses } from './supervision-helpers.js';
+
+let environment: ClaudeTestEnvironment | undefined;
+
+afterEach(async () => {
+  killTestProcesses(environment);
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+function openDescriptors(): number {
+  return readdirSync('/proc/self/fd').length;
+}
+
+/** Open a session, run one turn whose tool backgrounds a process, close it: nothing may stay. */
+async function cycle(environment: ClaudeTestEnvironment, runtime: AgentRuntime): Promise<void> {
+  environment.api.enqueue(toolUseReply('Bash', { command: 'tail -f /dev/null > /dev/null 2>&1 &', description: 'Background' }), textReply('Done.'));
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Go.' }] });
+  expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+  await waitForToolProcesses(environment, 1);
+  await runtime.closeSession({ sessionId });
+  await expectNothingLeft(environment);
+}
+
+describe.runIf(process.platform === 'linux')('resources across sessions', () => {
+  it('keeps the open file descriptors of this process flat across 10 open/turn/close cycles', async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const runtime = await environment.runtime();
+    // One cycle first: the first one opens what stays open for good (the store, the API's listener).
+    await cycle(environment, runtime);
+    const baseline = openDescriptors();
+    for (let index = 0; index < 10; index += 1) await cycle(environment, runtime);
+    // Sockets of exited children close asynchronously: wait (bounded) for the count to settle.
+    await pollUntil(() => openDescriptors() <= baseline, { timeoutMs: 5_000 });
+    expect(openDescriptors()).toBeLessThanOrEqual(baseline);
+  });
+});

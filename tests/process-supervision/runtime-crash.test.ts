@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { reapOrphans } from '@tether/provider-claude';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
+import { isAlive, readProcessStatus } from '../../packages/provider-claude/src/process/proc-filesystem.js';
+import { claudeProcesses, detachingCommand, expectNothingLeft, killTestProcesses, markerOf, toolProcesses, waitForToolProcesses } from './supervision-helpers.js';
+
+const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');
+
+let environment: ClaudeTestEnvironment | undefined;
+
+afterEach(async () => {
+  killTestProcesses(environment);
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+/**
+ * `tether run` is SIGKILLed while its claude works on a held turn after a tool backgrounded
+ * processes: what it leaves is what reapOrphans gets records for on the next start.
+ */
+async function crashTether(environment: ClaudeTestEnvironment): Promise<{ pid: number; startTime: number; marker: string }> {
+  environment.api.enqueue(toolUseReply('Bash', { command: detachingCommand, description: 'Start background work' }), holdReply());
+  const tether: ChildProcess = spawn(
+    process.execPath,
+    [tetherBin, 'run', '--json', '--permission-mode', 'bypass', '--data-dir', path.join(environment.home, 'tether-data'), '--cwd', environment.workspace, 'Start it.'],
+    { env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath }, stdio: ['ignore', 'ignore', 'ignore'] },
+  );
+  // The second request is the one after the tool's result: the tool has run.
+  await environment.api.waitForRequests(2, { kind: 'turn' });
+  await waitForToolProcesses(environment, 3);
+  const [claude] = claudeProcesses(environment);
+  // What a runtime records right after spawn (ClaudeProcess.pid, .startTime, .marker).
+  const record = { pid: claude!, startTime: readProcessStatus(claude!)!.startTime, marker: markerOf(claude!)! };
+  tether.kill('SIGKILL');
+  await new Promise((resolve) => tether.once('close', resolve));
+  return record;
+}
+
+describe.runIf(process.platform === 'linux')('after Tether itself crashed', () => {
+  it('reapOrphans ends the still-running claude and everything its tools left', async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const record = await crashTether(environment);
+    expect(isAlive(record.pid)).toBe(true);
+    const tools = toolProcesses(environment);
+    expect(tools.length).toBeGreaterThanOrEqual(3);
+    const { reaped } = await reapOrphans([record]);
+    expect(reaped).toContain(record.pid);
+    await expectNothingLeft(environment);
+  });
+
+  it('reapOrphans ends what the tools left when claude itself has exited since', async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const record = await crashTether(environment);
+    process.kill(record.pid, 'SIGKILL');
+    // A ~200 MB process takes a moment to go: until then it is still R with an unreadable environment.
+    expect(await pollUntil(() => !isAlive(record.pid), { timeoutMs: 10_000 })).toBe(true);
+    const tools = await waitForToolProcesses(environment, 3);
+    expect(claudeProcesses(environment)).toEqual([]);
+    const { reaped } = await reapOrphans([record]);
+    expect(reaped.sort()).toEqual(tools.sort());
+    await expectNothingLeft(environment);
+    expect(tools.some(isAlive)).toBe(false);
+  });
+
+  it('reapOrphans leaves a live claude alone when the record does not match it', async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const record = await crashTether(environment);
+    expect(await reapOrphans([{ ...record, startTime: record.startTime - 1 }])).toEqual({ reaped: [] });
+    expect(isAlive(record.pid)).toBe(true);
+    expect(toolProcesses(environment).length).toBeGreaterThanOrEqual(3);
+  });
+});

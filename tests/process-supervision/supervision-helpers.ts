@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import { expect } from 'vitest';
+import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
+import { readProcessEnvironment, readProcessStatus } from '../../packages/provider-claude/src/process/proc-filesystem.js';
+
+/** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
+export const detachingCommand = 'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
+
+/** Every live process of this test: each one carries the test's unique HOME. */
+export function testProcesses(environment: ClaudeTestEnvironment): number[] {
+  return processesWithEnvironment('HOME', environment.home);
+}
+
+function executable(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+export function claudeProcesses(environment: ClaudeTestEnvironment): number[] {
+  return testProcesses(environment).filter((pid) => executable(pid) === environment.claudePath);
+}
+
+/** Processes of this test other than claude itself, i.e. what its tools started. */
+export function toolProcesses(environment: ClaudeTestEnvironment): number[] {
+  return testProcesses(environment).filter((pid) => executable(pid) !== environment.claudePath);
+}
+
+export function markerOf(pid: number): string | undefined {
+  return readProcessEnvironment(pid)?.find((entry) => entry.startsWith('TETHER_PROCESS_MARKER='))?.slice('TETHER_PROCESS_MARKER='.length);
+}
+
+export function commandOf(pid: number): string | undefined {
+  return readProcessStatus(pid)?.command;
+}
+
+/** Waits (polling /proc, bounded) until `count` tool processes run; returns them. */
+export async function waitForToolProcesses(environment: ClaudeTestEnvironment, count: number, where: (pid: number) => boolean = () => true): Promise<number[]> {
+  const found = await pollUntil(() => toolProcesses(environment).filter(where).length >= count, { timeoutMs: 10_000 });
+  expect(found, `expected ${count} tool processes, found ${toolProcesses(environment).length}`).toBe(true);
+  return toolProcesses(environment).filter(where);
+}
+
+/** Asserts that nothing of this test is left, allowing a bounded time for exits to be collected. */
+export async function expectNothingLeft(environment: ClaudeTestEnvironment, timeoutMs = 5_000): Promise<void> {
+  await pollUntil(() => testProcesses(environment).length === 0, { timeoutMs });
+  expect(testProcesses(environment).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
+}
+
+/** Kills whatever the test left (only its own processes: they carry its HOME). */
+export function killTestProcesses(environment: ClaudeTestEnvironment | undefined): void {
+  if (!environment) return;
+  for (const pid of testProcesses(environment)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import type { AgentRuntime } from '@tether/runtime';
+import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeProcesses, commandOf, detachingCommand, expectNothingLeft, killTestProcesses, markerOf, waitForToolProcesses } from './supervision-helpers.js';
+
+/**
+ * With the real claude binary: what a Bash tool starts never outlives the session's process,
+ * however that process ends.
+ */
+
+let environment: ClaudeTestEnvironment | undefined;
+
+afterEach(async () => {
+  killTestProcesses(environment);
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+async function bypassSession(): Promise<{ environment: ClaudeTestEnvironment; runtime: AgentRuntime; sessionId: string }> {
+  environment = await createClaudeTestEnvironment({ sandbox: true });
+  const runtime = await environment.runtime();
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
+  return { environment, runtime, sessionId };
+}
+
+/** One turn whose Bash call backgrounds `command`; resolves once the run completed. */
+async function runTool(runtime: AgentRuntime, sessionId: string, command: string): Promise<void> {
+  environment!.api.enqueue(toolUseReply('Bash', { command, description: 'Start background work' }), textReply('Started.'));
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Start it.' }] });
+  expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+}
+
+describe.runIf(process.platform === 'linux')('tool processes through the real claude binary', () => {
+  it('detached tool commands inherit the marker and are gone after closeSession', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    await runTool(runtime, sessionId, detachingCommand);
+    const tools = await waitForToolProcesses(environment, 3);
+    const [claude] = claudeProcesses(environment);
+    const marker = markerOf(claude!);
+    expect(marker).toMatch(/^[0-9a-f]{32}$/);
+    // nohup, setsid and a plain `&` each left the CLI's tree, and each still carries its marker.
+    expect(tools.map(commandOf).sort()).toEqual(['sleep', 'sleep', 'tail']);
+    for (const pid of tools) expect(markerOf(pid)).toBe(marker);
+
+    await runtime.closeSession({ sessionId });
+    await expectNothingLeft(environment);
+  });
+
+  it('closeSession while a tool runs (SIGTERM path) leaves nothing', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    environment.api.enqueue(toolUseReply('Bash', { command: '(setsid sleep 300 > /dev/null 2>&1 &); tail -f /dev/null', description: 'Block' }), textReply('Never.'));
+    await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Block.' }] });
+    await waitForToolProcesses(environment, 1, (pid) => commandOf(pid) === 'tail');
+    await runtime.closeSession({ sessionId });
+    await expectNothingLeft(environment);
+  });
+
+  it('runtime.shutdown() leaves nothing', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    await runTool(runtime, sessionId, detachingCommand);
+    await waitForToolProcesses(environment, 3);
+    await runtime.shutdown();
+    await expectNothingLeft(environment);
+  });
+
+  it('a CLI SIGKILLed from outside while idle leaves nothing, and the next turn resumes in a new process', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    await runTool(runtime, sessionId, detachingCommand);
+    await waitForToolProcesses(environment, 3);
+    const [claude] = claudeProcesses(environment);
+    const marker = markerOf(claude!);
+    process.kill(claude!, 'SIGKILL');
+    // Nobody stops anything: the exit path sweeps.
+    await expectNothingLeft(environment);
+
+    environment.api.enqueue(textReply('Still here.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Are you there?' }] });
+    expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('Still here.');
+    const [next] = claudeProcesses(environment);
+    expect(next).toBeDefined();
+    expect(markerOf(next!)).not.toBe(marker);
+    expect(JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body)).toContain('Start it.');
+  });
+
+  it('a CLI SIGKILLed from outside mid-tool fails the run and leaves nothing', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    environment.api.enqueue(toolUseReply('Bash', { command: 'nohup sleep 300 > /dev/null 2>&1 & tail -f /dev/null', description: 'Block' }), textReply('Never.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Block.' }] });
+    await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.runId === runId && event.status === 'invoked' });
+    await waitForToolProcesses(environment, 2, (pid) => commandOf(pid) === 'tail' || commandOf(pid) === 'sleep');
+    // Without the sweep, the bash wrapper and both commands would be orphaned here (CLI notes §11).
+    process.kill(claudeProcesses(environment)[0]!, 'SIGKILL');
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed' } });
+    await expectNothingLeft(environment);
+  });
+});
