@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { AgentError } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment, runEvents } from '@tether/testkit';
@@ -110,6 +110,28 @@ describe('sessions survive process ends and runtime restarts', () => {
     const completed = (await runtime.readEvents(session!.sessionId)).filter((event) => event.type === 'run.completed');
     expect(completed).toHaveLength(1);
     expect(completed[0]).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+  });
+
+  it('a restarted runtime ends the claude process (and what its tools started) left by a crashed one', async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(toolUseReply('Bash', { command: 'setsid tail -f /dev/null > /dev/null 2>&1 &', description: 'Start a detached process' }), holdReply());
+    const child = spawn(process.execPath, [tetherBin, 'run', '--json', '--permission-mode', 'bypass', '--data-dir', dataDir, '--cwd', environment.workspace, 'Start it.'], {
+      env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await environment.api.waitForRequests(2, { kind: 'turn' });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('close', resolve));
+    // The CLI waits on its held API call and the detached tool process lives on: both are orphans now.
+    expect(processesWithEnvironment('HOME', environment.home).length).toBeGreaterThanOrEqual(2);
+
+    const runtime = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+    const [session] = await runtime.listSessions();
+    const events = await runtime.readEvents(session!.sessionId);
+    expect(events.find((event) => event.type === 'session.process_stopped')).toMatchObject({ reason: 'restarted' });
+    expect(events.filter((event) => event.type === 'run.completed').at(-1)).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
   });
 
   it('refuses a second owner of a data dir with data_dir_in_use and the owner pid', async () => {

@@ -1,6 +1,7 @@
 import type { AgentProviderV1, AgentProviderV1Capabilities } from '@tether/provider-spec';
 import { probeClaudeBinary } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
+import { reapOrphans } from './process/reap-orphans.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
 
@@ -60,6 +61,11 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
     capabilities: claudeCapabilities,
     doProbe(options = {}) {
       return probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+    },
+    async doRecover(processes) {
+      // Records without a start time cannot be verified against pid reuse, and are left alone.
+      const verifiable = processes.flatMap((record) => (record.startTime === null ? [] : [{ pid: record.pid, startTime: record.startTime, marker: record.marker }]));
+      if (verifiable.length > 0) await reapOrphans(verifiable);
     },
     async doOpenSession(options) {
       const inherited = environment();

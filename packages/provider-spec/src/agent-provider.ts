@@ -18,4 +18,17 @@ export interface AgentProviderV1 {
    * Throws an AgentError (e.g. provider_unavailable) when the session cannot work at all.
    */
   doOpenSession(options: AgentProviderV1SessionOptions): Promise<AgentProviderV1Session>;
+  /**
+   * After a crash of the previous runtime: ends whatever its agent processes left running. The
+   * records come from `session.process_started` events of sessions whose process was never seen to
+   * stop. Must only touch processes it can prove are those (pid reuse is real). Optional.
+   */
+  doRecover?(processes: readonly AgentProviderV1ProcessRecord[]): Promise<void>;
+}
+
+/** What a `session.process_started` event recorded about an agent process. */
+export interface AgentProviderV1ProcessRecord {
+  readonly pid: number;
+  readonly startTime: number | null;
+  readonly marker: string;
 }

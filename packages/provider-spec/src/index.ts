@@ -1,4 +1,4 @@
-export type { AgentProviderV1 } from './agent-provider.js';
+export type { AgentProviderV1, AgentProviderV1ProcessRecord } from './agent-provider.js';
 export type { AgentProviderV1Availability } from './provider-availability.js';
 export type { AgentProviderV1Capabilities } from './provider-capabilities.js';
 export type { AgentProviderV1Part, AgentProviderV1PartType } from './provider-part.js';

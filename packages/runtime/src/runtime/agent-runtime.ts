@@ -84,13 +84,15 @@ class Runtime implements AgentRuntime {
     this.log = new SessionLog(this.writer);
   }
 
-  /** Loads sessions and completes runs (and their interactions) a previous process left open. */
+  /** Loads sessions, ends what a crashed predecessor left running, and completes its open runs and interactions. */
   async load(): Promise<void> {
     const at = now();
+    const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
     for (const record of await this.store.loadSessions()) {
       this.writer.restoreLastSeq(record.sessionId, record.lastSeq);
       const entry = new SessionEntry(record, this.providers.get(record.provider) ?? null);
       this.entries.set(record.sessionId, entry);
+      if (record.liveProcess !== null && entry.provider) leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
       if (record.activeRunId === null) continue;
       entry.activeRun = (await this.store.getRun(record.activeRunId)) ?? null;
       await entry.loadInteractions(this.store);
@@ -105,6 +107,10 @@ class Runtime implements AgentRuntime {
         },
       };
       this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_restarted'), at);
+    }
+    for (const [provider, entries] of leftOver) {
+      await provider.doRecover?.(entries.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
+      for (const entry of entries) this.log.stage(entry, [{ type: 'session.process_stopped', reason: 'restarted' }], at);
     }
     await this.writer.flush();
   }
