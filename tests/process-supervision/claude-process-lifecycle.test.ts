@@ -91,6 +91,7 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
     const { child, exits } = start('setsid sleep 300 >/dev/null 2>&1 & exec sleep 300');
     await waitForTagged(2);
     process.kill(child.pid!, 'SIGKILL');
+    await child.exited;
     await child.swept;
     expect(exits[0]).toMatchObject({ kind: 'exited', signal: 'SIGKILL' });
     expect(tagged()).toEqual([]);
@@ -98,7 +99,8 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
 
   it('reports the exit even when a descendant without the marker holds stdout open', async () => {
     // The sleep inherits stdout and drops the marker, so neither the sweep nor 'close' ends it.
-    const { child, exits } = start('env -u TETHER_PROCESS_MARKER sleep 300 & exit 3');
+    // The shell exits only once the sleep runs: until its exec it still carried the marker.
+    const { child, exits } = start('env -u TETHER_PROCESS_MARKER sleep 300 & until [ "$(cat /proc/$!/comm)" = sleep ]; do sleep 0.01; done; exit 3');
     await child.exited;
     expect(exits).toEqual([{ kind: 'exited', exitCode: 3, signal: null, stderrTail: '' }]);
     expect(tagged()).toHaveLength(1);

@@ -7,8 +7,14 @@ import { readProcessEnvironment, readProcessStatus } from '../../packages/provid
 /** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
 export const detachingCommand = 'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
 
+/** What detachingCommand leaves once every fork has become its command. */
+function isDetachedCommand(pid: number): boolean {
+  const command = commandOf(pid);
+  return command === 'sleep' || command === 'tail';
+}
+
 /** Every live process of this test: each one carries the test's unique HOME. */
-export function testProcesses(environment: ClaudeTestEnvironment): number[] {
+function testProcesses(environment: ClaudeTestEnvironment): number[] {
   return processesWithEnvironment('HOME', environment.home);
 }
 
@@ -25,7 +31,7 @@ export function claudeProcesses(environment: ClaudeTestEnvironment): number[] {
 }
 
 /** Processes of this test other than claude itself, i.e. what its tools started. */
-export function toolProcesses(environment: ClaudeTestEnvironment): number[] {
+function toolProcesses(environment: ClaudeTestEnvironment): number[] {
   return testProcesses(environment).filter((pid) => executable(pid) !== environment.claudePath);
 }
 
@@ -37,8 +43,8 @@ export function commandOf(pid: number): string | undefined {
   return readProcessStatus(pid)?.command;
 }
 
-/** Waits (polling /proc, bounded) until `count` tool processes run; returns them. */
-export async function waitForToolProcesses(environment: ClaudeTestEnvironment, count: number, where: (pid: number) => boolean = () => true): Promise<number[]> {
+/** Waits (polling /proc, bounded) until `count` tool processes run their final command (not a shell mid-fork); returns them. */
+export async function waitForToolProcesses(environment: ClaudeTestEnvironment, count: number, where: (pid: number) => boolean = isDetachedCommand): Promise<number[]> {
   const found = await pollUntil(() => toolProcesses(environment).filter(where).length >= count, { timeoutMs: 10_000 });
   expect(found, `expected ${count} tool processes, found ${toolProcesses(environment).length}`).toBe(true);
   return toolProcesses(environment).filter(where);

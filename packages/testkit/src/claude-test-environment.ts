@@ -52,14 +52,16 @@ export async function createClaudeTestEnvironment(options: ClaudeTestEnvironment
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-test-')));
   const home = path.join(root, 'home');
   const workspace = path.join(root, 'workspace');
-  await Promise.all([mkdir(home), mkdir(workspace)]);
+  // The CLI keeps tool output under $TMPDIR/claude-<uid>/: a private TMPDIR goes away with the test.
+  const temporary = path.join(root, 'tmp');
+  await Promise.all([mkdir(home), mkdir(workspace), mkdir(temporary)]);
   const api = await startFakeAnthropicApi(options.responder ? { responder: options.responder } : {});
   const environment: Record<string, string> = {
     PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
     HOME: home,
     SHELL: '/bin/bash',
     LANG: 'C.UTF-8',
-    TMPDIR: os.tmpdir(),
+    TMPDIR: temporary,
     ANTHROPIC_BASE_URL: api.url,
     ANTHROPIC_API_KEY: 'sk-tether-test',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

@@ -53,7 +53,8 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));
   const home = path.join(root, 'home');
   const workspace = path.join(root, 'workspace');
-  await Promise.all([mkdir(home), mkdir(workspace)]);
+  const temporary = path.join(root, 'tmp');
+  await Promise.all([mkdir(home), mkdir(workspace), mkdir(temporary)]);
   await writeFile(path.join(workspace, 'hello.txt'), `${demoFileText}\n`);
   const api = await startFakeAnthropicApi({ responder: demoResponder(workspace) });
   try {
@@ -63,7 +64,7 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       HOME: home,
       LANG: 'C.UTF-8',
       SHELL: '/bin/sh',
-      TMPDIR: os.tmpdir(),
+      TMPDIR: temporary,
       ANTHROPIC_BASE_URL: api.url,
       ANTHROPIC_API_KEY: 'tether-demo-key',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

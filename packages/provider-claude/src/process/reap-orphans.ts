@@ -40,7 +40,7 @@ function judge(record: ClaudeProcessRecord): Verdict {
  * dies), the processes still carrying its marker: the marker alone identifies them, no pid is
  * trusted. A record whose pid now names a process with another start time or without the marker
  * is contradicted by what runs and is left alone. Without /proc nothing can be verified and
- * nothing is done. Returns every pid that was signalled.
+ * nothing is done. Returns every marked process that was signalled (itself or through its group).
  */
 export async function reapOrphans(records: readonly ClaudeProcessRecord[], options: ReapOptions = {}): Promise<{ reaped: number[] }> {
   const sweeps = records.map(async (record) => {

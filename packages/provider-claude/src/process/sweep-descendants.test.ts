@@ -49,7 +49,8 @@ describe.runIf(process.platform === 'linux')('finding processes', () => {
   });
 
   it('walks descendants by parent pid, with their start times', async () => {
-    const parent = shell('sleep 30 & sleep 30 & wait', undefined);
+    // Marked so that afterEach ends the children too.
+    const parent = shell('sleep 30 & sleep 30 & wait', newMarker());
     expect(await pollUntil(() => snapshotDescendants(parent.pid).length === 2, { timeoutMs: 10_000 })).toBe(true);
     for (const identity of snapshotDescendants(parent.pid)) {
       expect(readProcessStatus(identity.pid)).toMatchObject({ parentPid: parent.pid, startTime: identity.startTime });

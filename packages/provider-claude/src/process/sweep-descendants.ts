@@ -22,7 +22,7 @@ export interface SweepOptions {
 export interface SweepResult {
   /** False without /proc: nothing could be looked for (process-group signals are all there is). */
   readonly supported: boolean;
-  /** Every pid that was sent a signal. */
+  /** Every marked process the sweep signalled, itself or through its process group. */
   readonly signalled: readonly number[];
   /** Marked processes still alive when the time bound ran out. */
   readonly survivors: readonly number[];
@@ -126,7 +126,9 @@ export async function sweepDescendants(options: SweepOptions): Promise<SweepResu
   let signal: NodeJS.Signals = 'SIGTERM';
   while (targets.length > 0 && Date.now() < deadline) {
     for (const identity of targets) {
-      if (signalMarked(identity, marker, signal, ownGroup)) signalled.add(identity.pid);
+      // Verified as marked just now; one that is already dying went with an earlier one's group.
+      signalMarked(identity, marker, signal, ownGroup);
+      signalled.add(identity.pid);
     }
     const current = targets;
     const waitMs = Math.min(signal === 'SIGTERM' ? graceMs : 250, deadline - Date.now());
