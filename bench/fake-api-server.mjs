@@ -1,14 +1,27 @@
 // The fake Anthropic API in its own process, so its CPU does not share the bench's event loop.
-// Every model turn is answered with the same scripted text in DELTAS text_delta events.
+// The reply depends on a marker in the turn's prompt (the last user text):
+//   "[bench:slow]"  a slow stream: BENCH_SLOW_CHUNKS text deltas, BENCH_SLOW_DELAY_MS between SSE events
+//                   (default 400 x 25 ms: ~10 s if nobody stops it), for interrupts, closes and crashes;
+//   "[bench:short]" a short reply in 3 text deltas, for open/close cycles;
+//   anything else   the same scripted text in DELTAS text_delta events (the main scenario).
 // Prints one JSON line {"url","pid","deltas"} on stdout once listening; exits when stdin closes.
 import { startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
 
 const deltas = Number(process.env.BENCH_DELTAS ?? 2000);
 // One short word per delta ("w0001 ", "w0002 ", ...): splitText then yields exactly `deltas` pieces.
-const text = Array.from({ length: deltas }, (_, index) => `w${String(index + 1).padStart(4, '0')} `).join('');
-const reply = textReply(text, { chunks: deltas });
+const words = (count) => Array.from({ length: count }, (_, index) => `w${String(index + 1).padStart(4, '0')} `).join('');
+const reply = textReply(words(deltas), { chunks: deltas });
+const slowChunks = Number(process.env.BENCH_SLOW_CHUNKS ?? 400);
+const slowReply = textReply(words(slowChunks), { chunks: slowChunks, delayMs: Number(process.env.BENCH_SLOW_DELAY_MS ?? 25) });
+const shortReply = textReply('Done: w0001 w0002.', { chunks: 3 });
 
-const api = await startFakeAnthropicApi({ responder: () => reply });
+const api = await startFakeAnthropicApi({
+  responder: (view) => {
+    if (view.lastUserText.includes('[bench:slow]')) return slowReply;
+    if (view.lastUserText.includes('[bench:short]')) return shortReply;
+    return reply;
+  },
+});
 process.stdout.write(`${JSON.stringify({ url: api.url, pid: process.pid, deltas })}\n`);
 
 let closing = false;

@@ -86,3 +86,92 @@ export function loadAverage() {
     return NaN;
   }
 }
+
+/** Resident set size of a live process (VmRSS), in KiB; NaN once it is gone. */
+export function rssKb(pid = 'self') {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Live descendants of a process (children, grandchildren, ...), by parent-pid walk: [{ pid, comm }]. */
+export function descendantsOf(rootPid) {
+  const byParent = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const { comm, rest } = statFields(name);
+      if (rest[0] === 'Z' || rest[0] === 'X') continue;
+      const parent = Number(rest[1]);
+      const siblings = byParent.get(parent) ?? [];
+      siblings.push({ pid: Number(name), comm });
+      byParent.set(parent, siblings);
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  const found = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    for (const child of byParent.get(queue.shift()) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU of this process tree, in ms: this process (with the children it has reaped: cutime and
+ * cstime) plus every live descendant. The machine's busy time minus this is other people's work.
+ */
+export function treeCpuMs() {
+  let total = NaN;
+  try {
+    const { rest } = statFields('self');
+    total = ((Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14])) * 1000) / ticksPerSecond;
+  } catch {
+    return NaN;
+  }
+  for (const { pid } of descendantsOf(process.pid)) total += processCpuMs(pid) || 0;
+  return total;
+}
+
+/** Number of open file descriptors of this process. */
+export function openFdCount() {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Live processes (not zombies) whose environment has `name=value`: [{ pid, comm }]. */
+export function processesWithEnvironment(name, value) {
+  const wanted = `${name}=${value}`;
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const { comm, rest } = statFields(entry);
+      if (rest[0] === 'Z' || rest[0] === 'X') continue;
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(wanted)) found.push({ pid: Number(entry), comm });
+    } catch {
+      // Exited, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/** Whether a pid is a live process (a zombie counts as gone). */
+export function isAlive(pid) {
+  try {
+    const { rest } = statFields(pid);
+    return rest[0] !== 'Z' && rest[0] !== 'X';
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,7 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, agentErrorOf, answerText, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import { type ClaudeTestEnvironment, agentErrorOf, answerText, createClaudeTestEnvironment, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -9,6 +9,17 @@ let environment: ClaudeTestEnvironment;
 afterEach(async () => {
   await environment?.cleanup();
 });
+
+/** Polls (bounded) until `probe` finds something: for processes, which have no event to wait on. */
+async function pollFor<Value>(probe: () => Value | undefined, timeoutMs = 20_000): Promise<Value> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting for a process');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function types(events: { type: string }[]): string[] {
   return events.map((event) => event.type);
@@ -97,6 +108,26 @@ describe('process supervision through the real claude binary', () => {
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled' } });
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Responsive again.');
+  });
+
+  it('warm pool: a new session takes over an initialized spare, and shutdown ends the spares', async () => {
+    environment = await createClaudeTestEnvironment();
+    environment.api.setResponder(() => textReply('From the spare.'));
+    const runtime = await createAgentRuntime({ providers: [environment.provider({ warmPool: { spares: 1 } })] });
+    try {
+      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+      // The spare starts in the background when the session opens; wait for its process to appear.
+      const spare = await pollFor(() => processesWithEnvironment('HOME', environment.home)[0]);
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+      expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('From the spare.');
+      const started = (await runtime.readEvents(sessionId)).find((event) => event.type === 'session.process_started');
+      expect(started).toMatchObject({ pid: spare });
+      // Adopting it starts the next spare for the next session.
+      await pollFor(() => (processesWithEnvironment('HOME', environment.home).length >= 2 ? true : undefined));
+    } finally {
+      await runtime.shutdown();
+    }
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 
   it('fails at once with auth_required when the CLI has no credentials at all', async () => {

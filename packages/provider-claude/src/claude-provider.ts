@@ -4,6 +4,7 @@ import { resolveClaudeBinary } from './binary/resolve-binary.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
+import { WarmPool } from './session/warm-pool.js';
 
 export interface ClaudeProviderSettings {
   /** The claude executable; otherwise TETHER_CLAUDE_PATH, PATH, the usual install locations, the bundled one. */
@@ -35,6 +36,12 @@ export interface ClaudeProviderSettings {
   readonly stallTimeoutMs?: number;
   /** How long a stalled run's stop may take before its process is killed (default 30 s). */
   readonly stallGraceMs?: number;
+  /**
+   * Off by default. Keep this many initialized spare processes per launch configuration (workspace,
+   * model, mode, settings) and hand one to the next new session, so its first turn costs what a warm
+   * turn costs. Spares hold process slots and are the first released when the limit is reached.
+   */
+  readonly warmPool?: { readonly spares: number };
 }
 
 export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
@@ -55,6 +62,7 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
 export function createClaudeProvider(settings: ClaudeProviderSettings = {}): AgentProviderV1 {
   const environment = () => settings.environment ?? process.env;
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
+  const warmPool = settings.warmPool && settings.warmPool.spares > 0 ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool }) : null;
   return {
     specificationVersion: 'agent-provider-v1',
     name: 'claude',
@@ -66,6 +74,9 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
       // Records without a start time cannot be verified against pid reuse, and are left alone.
       const verifiable = processes.flatMap((record) => (record.startTime === null ? [] : [{ pid: record.pid, startTime: record.startTime, marker: record.marker }]));
       if (verifiable.length > 0) await reapOrphans(verifiable);
+    },
+    async doDispose() {
+      await warmPool?.dispose();
     },
     async doOpenSession(options) {
       const inherited = environment();
@@ -79,6 +90,7 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
         questions: settings.questions ?? 'bridge',
         toolInputDetail: settings.toolInputDetail ?? 'full',
         pool,
+        warmPool,
         idleReleaseMs: settings.idleReleaseMs ?? 15 * 60_000,
         stallTimeoutMs: settings.stallTimeoutMs ?? 10 * 60_000,
         stallGraceMs: settings.stallGraceMs ?? 30_000,

@@ -24,6 +24,8 @@ export interface AgentProviderV1 {
    * stop. Must only touch processes it can prove are those (pid reuse is real). Optional.
    */
   doRecover?(processes: readonly AgentProviderV1ProcessRecord[]): Promise<void>;
+  /** Ends whatever the provider keeps outside sessions (e.g. spare processes). Called by the runtime on shutdown. Optional. */
+  doDispose?(): Promise<void>;
 }
 
 /** What a `session.process_started` event recorded about an agent process. */

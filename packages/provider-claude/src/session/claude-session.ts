@@ -20,6 +20,7 @@ import { type ActiveTurn, type TranslatorState, createTranslatorState } from '..
 import { ClaudeProcess, type ProcessExit } from './claude-process.js';
 import { requestInterrupt } from './interrupt-request.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
+import type { Launcher, ProcessRoute, Spare, WarmPool } from './warm-pool.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { type ToolPromptPolicy, ToolPrompts } from './tool-prompts.js';
 
@@ -30,6 +31,8 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly maxRetries: number | undefined;
   /** Shared by the provider's sessions: at most N processes at once. */
   readonly pool: ProcessPool;
+  /** Initialized spare processes for new sessions, when the host turned them on. */
+  readonly warmPool: WarmPool | null;
   /** An idle process is stopped after this long (the next turn resumes); 0 keeps it. */
   readonly idleReleaseMs: number;
   /** A run waiting on the API with no frame for this long is stopped and failed provider_stalled. */
@@ -98,6 +101,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       onStall: () => this.onStall(),
     });
     settings.pool.register(this);
+    if (settings.warmPool && !this.state.conversationEstablished) settings.warmPool.prepare(this.launchKey(), this.launcher());
   }
 
   // ---- turns and controls ----------------------------------------------------------------
@@ -247,6 +251,11 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   /** A process for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   private async startProcess(runId: string | null): Promise<ClaudeProcess | null> {
+    const spare = this.settings.warmPool && !this.state.conversationEstablished ? await this.settings.warmPool.take(this.launchKey()) : undefined;
+    if (spare) {
+      if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
+      await spare.member.release();
+    }
     await this.settings.pool.acquire(this, (position) => {
       if (runId !== null) this.emit({ type: 'run.queued', runId, position });
     });
@@ -257,20 +266,13 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     return this.process ?? this.spawn();
   }
 
-  private spawn(): ClaudeProcess {
-    const conversation = this.state.conversationEstablished
-      ? ({ kind: 'resume', providerSessionId: this.state.providerSessionId! } as const)
-      : ({ kind: 'new', providerSessionId: this.state.providerSessionId! } as const);
-    // Per-process memory (cost baseline, open messages) starts again; the conversation carries over.
-    const previous = this.state;
-    this.state = createTranslatorState({
-      providerSessionId: previous.providerSessionId,
-      reportedProviderSessionId: previous.reportedProviderSessionId,
-      conversationEstablished: previous.conversationEstablished,
-    });
-    this.state.turn = previous.turn;
-    this.stopReason = null;
-    const processHandle = new ClaudeProcess({
+  /** Spares are interchangeable only between sessions that would launch the claude command the same way. */
+  private launchKey(): string {
+    return JSON.stringify([this.settings.binaryPath, this.options.workspace.path, this.options.ephemeral, this.configuration]);
+  }
+
+  private launch(conversation: { kind: 'new' | 'resume'; providerSessionId: string }, route: ProcessRoute): ClaudeProcess {
+    return new ClaudeProcess({
       binaryPath: this.settings.binaryPath,
       argv: buildClaudeArguments({ configuration: this.configuration, conversation, ephemeral: this.options.ephemeral }),
       environment: buildClaudeEnvironment({
@@ -280,16 +282,48 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
         maxRetries: this.settings.maxRetries,
       }),
       cwd: this.options.workspace.path,
-      onLine: (line) => this.onLine(line),
-      onExit: (exit) => this.onExit(processHandle, exit),
+      onLine: (line) => route.onLine(line),
+      onExit: (exit) => route.onExit(exit),
     });
+  }
+
+  private launcher(): Launcher {
+    return (providerSessionId, route) => this.launch({ kind: 'new', providerSessionId }, route);
+  }
+
+  /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */
+  private beginProcess(processHandle: ClaudeProcess, control: ControlChannel, providerSessionId: string): void {
+    const previous = this.state;
+    this.state = createTranslatorState({
+      providerSessionId,
+      reportedProviderSessionId: previous.reportedProviderSessionId,
+      conversationEstablished: previous.conversationEstablished,
+    });
+    this.state.turn = previous.turn;
+    this.stopReason = null;
     this.process = processHandle;
+    this.control = control;
     this.launchedMode = this.configuration.permissionMode;
-    this.control = new ControlChannel({ write: (message) => processHandle.write(message) });
     if (processHandle.pid !== undefined) {
       this.emit({ type: 'session.process_started', pid: processHandle.pid, startTime: processHandle.startTime ?? null, marker: processHandle.marker });
     }
+  }
+
+  private spawn(): ClaudeProcess {
+    const providerSessionId = this.state.providerSessionId!;
+    const conversation = { kind: this.state.conversationEstablished ? ('resume' as const) : ('new' as const), providerSessionId };
+    const processHandle = this.launch(conversation, { onLine: (line) => this.onLine(line), onExit: (exit) => this.onExit(processHandle, exit) });
+    this.beginProcess(processHandle, new ControlChannel({ write: (message) => processHandle.write(message) }), providerSessionId);
     return processHandle;
+  }
+
+  /** Takes over an initialized spare: its slot, its process and the conversation id it was started with. */
+  private adopt(spare: Spare): ClaudeProcess {
+    this.settings.pool.transfer(spare.member, this);
+    spare.adopt({ onLine: (line) => this.onLine(line), onExit: (exit) => this.onExit(spare.process, exit) });
+    this.beginProcess(spare.process, spare.control, spare.providerSessionId);
+    this.settings.warmPool?.prepare(this.launchKey(), this.launcher());
+    return spare.process;
   }
 
   private async stopProcess(reason: StopReason): Promise<void> {

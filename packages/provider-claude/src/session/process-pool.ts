@@ -68,6 +68,22 @@ export class ProcessPool {
     await new Promise<void>((grant) => this.waiters.push({ member, grant }));
   }
 
+  /** A slot only if one is free right now (no waiting, no releasing others): for optional work like spares. */
+  tryAcquire(member: PoolMember): boolean {
+    if (this.holders.has(member)) return true;
+    if (this.holders.size >= this.limit || this.waiters.length > 0) return false;
+    this.members.add(member);
+    this.holders.add(member);
+    return true;
+  }
+
+  /** Hands a held slot over (a spare process adopted by a session). */
+  transfer(from: PoolMember, to: PoolMember): void {
+    if (!this.holders.delete(from)) return;
+    this.members.delete(from);
+    this.holders.add(to);
+  }
+
   /** The member's process ended: its slot goes to the first waiter. */
   release(member: PoolMember): void {
     if (!this.holders.delete(member)) return;

@@ -502,6 +502,7 @@ class Runtime implements AgentRuntime {
       }
       await this.writer.flush();
       await Promise.allSettled([...this.entries.values()].map((entry) => this.stopProcess(entry, 'release')));
+      await Promise.allSettled([...this.providers.values()].map((provider) => provider.doDispose?.()));
       await this.writer.flush();
       await this.store.close();
     })();

@@ -1,0 +1,145 @@
+/**
+ * A raw claude process for the lifecycle scenarios: spawned with Tether's exact argv and
+ * environment (as the raw loop is), stdout split into JSON lines, each kept with its arrival time
+ * so a scenario can wait for "the first frame like this after that mark" without races.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { rawLaunch } from './claude-setup.mjs';
+
+export const isTextDelta = (frame) => frame.type === 'stream_event' && frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
+export const isResult = (frame) => frame.type === 'result';
+
+export class RawClaude {
+  constructor({ claudePath, environment, workspace }) {
+    const { argv, env } = rawLaunch({ environment, providerSessionId: randomUUID() });
+    this.spawnedAt = performance.now();
+    this.child = spawn(claudePath, argv, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.pid = this.child.pid;
+    /** Every stdout frame: { frame, at }. */
+    this.frames = [];
+    this.waiters = new Set();
+    this.stderr = '';
+    this.exitInfo = null;
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal, at: performance.now() };
+        resolve(this.exitInfo);
+      });
+    });
+    this.closed = new Promise((resolve) => this.child.once('close', () => resolve({ at: performance.now() })));
+    this.closed.then(() => {
+      for (const waiter of this.waiters) waiter.reject(new Error(`raw claude ${this.pid} exited (${this.exitInfo?.code ?? this.exitInfo?.signal}) while waiting; stderr: ${this.stderr.slice(-500)}`));
+      this.waiters.clear();
+    });
+    this.child.on('error', () => {});
+    this.child.stdin.on('error', () => {});
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr = (this.stderr + chunk).slice(-8192);
+    });
+    let partial = '';
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk) => {
+      const text = partial + chunk;
+      let from = 0;
+      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
+        const line = text.slice(from, newline);
+        from = newline + 1;
+        if (line.length === 0) continue;
+        const entry = { frame: JSON.parse(line), at: performance.now() };
+        this.frames.push(entry);
+        for (const waiter of this.waiters) {
+          if (waiter.predicate(entry.frame)) {
+            this.waiters.delete(waiter);
+            waiter.resolve(entry);
+          }
+        }
+      }
+      partial = text.slice(from);
+    });
+  }
+
+  /** Where the frames seen so far end: pass it to waitFor to see only later ones. */
+  mark() {
+    return this.frames.length;
+  }
+
+  /** The first frame at or after `from` that matches: { frame, at }. */
+  waitFor(predicate, from, timeoutMs = 60_000) {
+    for (let index = from; index < this.frames.length; index += 1) {
+      if (predicate(this.frames[index].frame)) return Promise.resolve(this.frames[index]);
+    }
+    if (this.exitInfo) return Promise.reject(new Error(`raw claude ${this.pid} has exited`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`raw claude: no matching frame within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`));
+      }, timeoutMs);
+      const waiter = {
+        predicate,
+        resolve: (entry) => {
+          clearTimeout(timer);
+          resolve(entry);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  send(message) {
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Writes a user line; returns its uuid. */
+  sendUser(text) {
+    const uuid = randomUUID();
+    this.send({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, uuid });
+    return uuid;
+  }
+
+  /** Writes the CLI's interrupt control request (the one Tether sends); returns its request id. */
+  interrupt() {
+    const requestId = `bench_${randomUUID()}`;
+    this.send({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt', cancel_queued: true } });
+    return requestId;
+  }
+
+  /** A whole turn: user line → first text delta → result. Times are relative to the write (or to `from`). */
+  async turn(text, { start = performance.now() } = {}) {
+    const mark = this.mark();
+    this.sendUser(text);
+    const delta = this.waitFor(isTextDelta, mark);
+    delta.catch(() => {});
+    const result = await this.waitFor(isResult, mark);
+    const first = await delta;
+    if (result.frame.is_error) throw new Error(`raw claude: the turn ended with an error result: ${JSON.stringify(result.frame).slice(0, 500)}`);
+    return { firstDeltaMs: first.at - start, turnMs: result.at - start };
+  }
+
+  endInput() {
+    this.child.stdin.end();
+  }
+
+  kill(signal) {
+    try {
+      this.child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Ends it for good (EOF, then SIGKILL after `graceMs`) and waits for the exit. */
+  async dispose(graceMs = 3_000) {
+    if (this.exitInfo) return;
+    this.endInput();
+    const timer = setTimeout(() => this.kill('SIGKILL'), graceMs);
+    await this.closed;
+    clearTimeout(timer);
+  }
+}
