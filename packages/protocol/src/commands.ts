@@ -8,6 +8,14 @@ import { Workspace } from './workspace.js';
 
 export const ProviderName = z.string().regex(/^[a-z][a-z0-9-]{0,49}$/, 'a provider name such as "claude"');
 
+/**
+ * A command addressed to one session (its type, the caller's commandId, the session and its own
+ * fields), and likewise its receipt, which repeats type, commandId and session.
+ */
+function sessionScoped<Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) {
+  return z.strictObject({ type: z.literal(type), commandId: CommandId, sessionId: SessionId, ...shape });
+}
+
 export const OpenSessionCommand = z
   .strictObject({
     type: z.literal('open_session'),
@@ -40,10 +48,7 @@ export const OpenSessionCommand = z
   });
 export type OpenSessionCommand = z.infer<typeof OpenSessionCommand>;
 
-export const SubmitTurnCommand = z.strictObject({
-  type: z.literal('submit_turn'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SubmitTurnCommand = sessionScoped('submit_turn', {
   /** Input parts; only `text` is supported today (others answer capability_unsupported). */
   input: z.array(AnyInputPart).min(1).max(100),
   /** Overrides the session's redactInput for this turn. */
@@ -51,34 +56,21 @@ export const SubmitTurnCommand = z.strictObject({
 });
 export type SubmitTurnCommand = z.infer<typeof SubmitTurnCommand>;
 
-export const InterruptRunCommand = z.strictObject({
-  type: z.literal('interrupt_run'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const InterruptRunCommand = sessionScoped('interrupt_run', {
   runId: RunId.optional(),
 });
 export type InterruptRunCommand = z.infer<typeof InterruptRunCommand>;
 
-export const CloseSessionCommand = z.strictObject({
-  type: z.literal('close_session'),
-  commandId: CommandId,
-  sessionId: SessionId,
-});
+export const CloseSessionCommand = sessionScoped('close_session', {});
 export type CloseSessionCommand = z.infer<typeof CloseSessionCommand>;
 
-export const RespondInteractionCommand = z.strictObject({
-  type: z.literal('respond_interaction'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const RespondInteractionCommand = sessionScoped('respond_interaction', {
   interactionRef: InteractionRef,
   answer: InteractionAnswer,
 });
 export type RespondInteractionCommand = z.infer<typeof RespondInteractionCommand>;
 
-export const SetPermissionModeCommand = z.strictObject({
-  type: z.literal('set_permission_mode'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SetPermissionModeCommand = sessionScoped('set_permission_mode', {
   mode: PermissionMode,
 });
 export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
@@ -87,10 +79,7 @@ export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
 export const ControlName = z.enum(['compact', 'clear', 'cost', 'context', 'review', 'security-review', 'init', 'pr-comments', 'model']);
 export type ControlName = z.infer<typeof ControlName>;
 
-export const RunControlCommand = z.strictObject({
-  type: z.literal('run_control'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const RunControlCommand = sessionScoped('run_control', {
   /** A control name; one Tether does not know completes at once as unsupported, never reaching the agent. */
   name: z.string().regex(/^[a-z][a-z0-9-]{0,49}$/, 'a control name such as "compact"'),
   /** compact: instructions; model: the model name or alias. */
@@ -104,27 +93,16 @@ const modelName = z
   .max(200)
   .refine((value) => !value.startsWith('-') && !/\s/.test(value), 'a model name or alias, e.g. "sonnet"');
 
-export const SetModelCommand = z.strictObject({
-  type: z.literal('set_model'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SetModelCommand = sessionScoped('set_model', {
   /** A model name or alias; "default" returns to the provider's default. */
   model: modelName,
 });
 export type SetModelCommand = z.infer<typeof SetModelCommand>;
 
-export const GetContextUsageCommand = z.strictObject({
-  type: z.literal('get_context_usage'),
-  commandId: CommandId,
-  sessionId: SessionId,
-});
+export const GetContextUsageCommand = sessionScoped('get_context_usage', {});
 export type GetContextUsageCommand = z.infer<typeof GetContextUsageCommand>;
 
-export const GetSessionCostCommand = z.strictObject({
-  type: z.literal('get_session_cost'),
-  commandId: CommandId,
-  sessionId: SessionId,
-});
+export const GetSessionCostCommand = sessionScoped('get_session_cost', {});
 export type GetSessionCostCommand = z.infer<typeof GetSessionCostCommand>;
 
 export const Command = z.discriminatedUnion('type', [
@@ -155,68 +133,42 @@ export const commandTypes = [
   'get_session_cost',
 ] as const satisfies readonly CommandType[];
 
-export const OpenSessionReceipt = z.strictObject({
-  type: z.literal('open_session'),
-  commandId: CommandId,
-  sessionId: SessionId,
-});
+export const OpenSessionReceipt = sessionScoped('open_session', {});
 export type OpenSessionReceipt = z.infer<typeof OpenSessionReceipt>;
 
-export const SubmitTurnReceipt = z.strictObject({
-  type: z.literal('submit_turn'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SubmitTurnReceipt = sessionScoped('submit_turn', {
   runId: RunId,
 });
 export type SubmitTurnReceipt = z.infer<typeof SubmitTurnReceipt>;
 
-export const InterruptRunReceipt = z.strictObject({
-  type: z.literal('interrupt_run'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const InterruptRunReceipt = sessionScoped('interrupt_run', {
   /** The run the interrupt applied to; null when the session was idle (a no-op). */
   runId: RunId.nullable(),
 });
 export type InterruptRunReceipt = z.infer<typeof InterruptRunReceipt>;
 
-export const CloseSessionReceipt = z.strictObject({
-  type: z.literal('close_session'),
-  commandId: CommandId,
-  sessionId: SessionId,
-});
+export const CloseSessionReceipt = sessionScoped('close_session', {});
 export type CloseSessionReceipt = z.infer<typeof CloseSessionReceipt>;
 
-export const RespondInteractionReceipt = z.strictObject({
-  type: z.literal('respond_interaction'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const RespondInteractionReceipt = sessionScoped('respond_interaction', {
   interactionRef: InteractionRef,
   /** settled: the agent received the answer; send_failed: it could not be delivered. */
   status: z.enum(['settled', 'send_failed']),
 });
 export type RespondInteractionReceipt = z.infer<typeof RespondInteractionReceipt>;
 
-export const SetPermissionModeReceipt = z.strictObject({
-  type: z.literal('set_permission_mode'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SetPermissionModeReceipt = sessionScoped('set_permission_mode', {
   /** The mode now in effect, as the agent reported it. */
   mode: PermissionMode,
 });
 export type SetPermissionModeReceipt = z.infer<typeof SetPermissionModeReceipt>;
 
-export const RunControlReceipt = z.strictObject({
-  type: z.literal('run_control'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const RunControlReceipt = sessionScoped('run_control', {
   runId: RunId,
 });
 export type RunControlReceipt = z.infer<typeof RunControlReceipt>;
 
-export const SetModelReceipt = z.strictObject({
-  type: z.literal('set_model'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const SetModelReceipt = sessionScoped('set_model', {
   /** The model now in effect, as the agent resolved it (an alias becomes a full name). */
   model: z.string().max(200),
 });
@@ -231,18 +183,12 @@ export const ContextUsage = z.strictObject({
 });
 export type ContextUsage = z.infer<typeof ContextUsage>;
 
-export const GetContextUsageReceipt = z.strictObject({
-  type: z.literal('get_context_usage'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const GetContextUsageReceipt = sessionScoped('get_context_usage', {
   usage: ContextUsage,
 });
 export type GetContextUsageReceipt = z.infer<typeof GetContextUsageReceipt>;
 
-export const GetSessionCostReceipt = z.strictObject({
-  type: z.literal('get_session_cost'),
-  commandId: CommandId,
-  sessionId: SessionId,
+export const GetSessionCostReceipt = sessionScoped('get_session_cost', {
   /** Tether's own total for the session (summed from runs), in USD. */
   costUsd: z.number().nonnegative().nullable(),
   /** The agent's own cost report, as text (bounded). */

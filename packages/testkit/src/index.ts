@@ -9,3 +9,4 @@ export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from './fake-claude-cli
 export type { FakeCliStep } from './fake-claude-cli.js';
 export { processesWithEnvironment } from './process-scan.js';
 export { agentErrorOf } from './rejection.js';
+export { sampleSessionRecord } from './sample-records.js';

@@ -1,4 +1,5 @@
-import { type InteractionRequest, type RespondInteractionCommand, zeroUsage } from '@tether/protocol';
+import type { InteractionRequest, RespondInteractionCommand } from '@tether/protocol';
+import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { InteractionRecord, SessionRecord } from '../store/tether-store.js';
 import { cancellations, decideRespond, evolveInteraction, recordableAnswer, sessionStateWith } from './interaction-machine.js';
@@ -7,24 +8,7 @@ const at = '2026-11-29T00:00:00.000Z';
 const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
 const interactionRef = `int_${'c'.repeat(32)}`;
-const session: SessionRecord = {
-  sessionId,
-  provider: 'mock',
-  workspace: { kind: 'directory', path: '/tmp' },
-  configuration: {},
-  ephemeral: false,
-  redactInput: false,
-  state: 'running',
-  activeRunId: runId,
-  permissionMode: null,
-  model: null,
-  liveProcess: null,
-  providerSessionId: null,
-  usage: zeroUsage,
-  lastSeq: 1,
-  createdAt: at,
-  updatedAt: at,
-};
+const session: SessionRecord = sampleSessionRecord({ sessionId, state: 'running', activeRunId: runId });
 const approval: InteractionRequest = { kind: 'approval', toolName: 'Bash', toolUseId: 't', category: 'command', input: {}, offerSessionApproval: false, defaultToNo: false };
 const requested = evolveInteraction(undefined, sessionId, { type: 'interaction.requested', runId, interactionRef, request: approval }, at)!;
 const respond = (answer: RespondInteractionCommand['answer']): RespondInteractionCommand => ({ type: 'respond_interaction', commandId: 'c', sessionId, interactionRef, answer });

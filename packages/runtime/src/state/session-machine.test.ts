@@ -1,27 +1,11 @@
-import { type EventBody, type SubmitTurnCommand, zeroUsage } from '@tether/protocol';
+import { type EventBody, type SubmitTurnCommand } from '@tether/protocol';
+import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/tether-store.js';
 import { acceptsProviderPart, decideClose, decideReopen, decideSubmitTurn, evolveRun, evolveSession } from './session-machine.js';
 
 const at = '2026-11-29T00:00:00.000Z';
-const idle: SessionRecord = {
-  sessionId: `ses_${'a'.repeat(32)}`,
-  provider: 'mock',
-  workspace: { kind: 'directory', path: '/tmp' },
-  configuration: {},
-  ephemeral: false,
-  redactInput: false,
-  state: 'idle',
-  activeRunId: null,
-  permissionMode: null,
-  model: null,
-  liveProcess: null,
-  providerSessionId: null,
-  usage: zeroUsage,
-  lastSeq: 1,
-  createdAt: at,
-  updatedAt: at,
-};
+const idle: SessionRecord = sampleSessionRecord();
 const runId = `run_${'b'.repeat(32)}`;
 const context = { newRunId: () => runId };
 const submit: SubmitTurnCommand = { type: 'submit_turn', commandId: 'c', sessionId: idle.sessionId, input: [{ type: 'text', text: 'hi' }] };
