@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Tether benchmark: the same scripted turn (2,000 text deltas from the fake API) driven (a) by a
 // minimal raw loop over the claude CLI and (b) through Tether (translate + persist + publish to
-// one subscriber), interleaved; plus events/second through the store alone. It reports; it does
-// not fail the build (exit 0 whatever the ratios; non-zero only when something is broken).
+// one subscriber), interleaved; plus events/second through the store alone; plus the lifecycle
+// scenarios (bench/lib/lifecycle.mjs): interrupt latency, close latency, open → first delta
+// (cold, warm, warm pool), crash detection, memory per idle open session, and (--soak) 200
+// open/turn/close cycles. It reports; it does not fail the build (exit 0 whatever the figures;
+// non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
-//        ./dev node bench/run-benchmarks.mjs [--repetitions N] [--deltas N] [--no-store] [--no-wait] [--output file]
+//        ./dev node bench/run-benchmarks.mjs [--scenarios LIST] [--soak] [--repetitions N] [--deltas N] [--no-store] [--no-wait] [--output file]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +22,8 @@ import { runRawTurns } from './lib/raw-loop.mjs';
 import { bootstrapMedianInterval, median, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
+import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, measureSoak, warmPoolAvailable } from './lib/lifecycle.mjs';
+import { descendantsOf } from './lib/proc.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -28,9 +33,30 @@ const quietCores = 0.15;
 /** Before each pair, wait up to this long for the machine to be quiet (the whole bench stays under ~3 min). */
 const quietWaitPerPairMs = 8_000;
 const quietWaitTotalMs = 60_000;
+/** The lifecycle scenarios wait less per pair (their pairs are short), 30 s in all. */
+const lifecycleQuietWaitPerPairMs = 3_000;
+const lifecycleQuietWaitTotalMs = 30_000;
+const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak'];
+const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory'];
+const usage =
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,soak (default: all but soak)] [--soak (adds soak)]\n' +
+  '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
+  '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
+  '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--no-wait] [--output file]';
 
 function parseArguments(argv) {
-  const options = { repetitions: 10, deltas: 2000, output: path.join(repoRoot, '.bench-results', 'latest.json'), store: true, wait: true };
+  const options = {
+    repetitions: 10,
+    deltas: 2000,
+    output: path.join(repoRoot, '.bench-results', 'latest.json'),
+    store: true,
+    wait: true,
+    scenarios: [...defaultScenarios],
+    lifecycleRepetitions: 12,
+    sessions: 20,
+    soakCycles: 200,
+    warmPool: undefined,
+  };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
     const value = () => {
@@ -43,13 +69,25 @@ function parseArguments(argv) {
     else if (flag === '--output') options.output = path.resolve(value());
     else if (flag === '--no-store') options.store = false;
     else if (flag === '--no-wait') options.wait = false;
+    else if (flag === '--scenarios') options.scenarios = value().split(',').map((name) => name.trim()).filter(Boolean);
+    else if (flag === '--soak') options.scenarios = [...new Set([...options.scenarios, 'soak'])];
+    else if (flag === '--lifecycle-repetitions') options.lifecycleRepetitions = Number(value());
+    else if (flag === '--sessions') options.sessions = Number(value());
+    else if (flag === '--soak-cycles') options.soakCycles = Number(value());
+    else if (flag === '--warm-pool') options.warmPool = true;
+    else if (flag === '--no-warm-pool') options.warmPool = false;
     else if (flag === '--help' || flag === '-h') {
-      console.log('usage: node bench/run-benchmarks.mjs [--repetitions N (default 10)] [--deltas N (default 2000)] [--no-store] [--no-wait] [--output file]');
+      console.log(usage);
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[index]}`);
   }
   if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
+  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles']) {
+    if (!Number.isInteger(options[name]) || options[name] < 1) throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
+  }
+  const unknown = options.scenarios.filter((name) => !allScenarios.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${allScenarios.join(', ')}`);
   return options;
 }
 

@@ -65,6 +65,8 @@ export interface MockProviderOptions {
   readonly turn?: MockTurnScript;
   readonly capabilities?: Partial<AgentProviderV1Capabilities>;
   readonly openError?: Error;
+  /** Called for each stop; throw to simulate a teardown that fails. */
+  readonly stop?: (reason: AgentProviderV1StopReason, session: MockProviderSession) => void | Promise<void>;
   /** Called for each interrupt (e.g. to emit the run's completion); throw to refuse it. */
   readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
@@ -101,6 +103,7 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         },
         async doStop(reason) {
           session.stops.push(reason);
+          await options.stop?.(reason, session);
         },
         async doControl({ runId, name, argument }) {
           session.turns.push({ runId, input: [{ type: 'text', text: `/${name}${argument === undefined ? '' : ` ${argument}`}` }] });

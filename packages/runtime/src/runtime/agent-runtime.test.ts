@@ -152,6 +152,26 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
+  it('shares one teardown between concurrent closes, and a failed teardown can be retried', async () => {
+    let failures = 1;
+    const provider = createMockProvider({
+      stop: () => {
+        if (failures-- > 0) throw new Error('teardown failed');
+      },
+    });
+    const runtime = await createAgentRuntime({ providers: [provider] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const [first, second] = await Promise.allSettled([runtime.closeSession({ sessionId }), runtime.closeSession({ sessionId })]);
+    expect(first.status).toBe('rejected');
+    expect(second.status).toBe('rejected');
+    expect(provider.sessions[0]!.stops).toEqual(['close']);
+    // Fenced at once: no turn gets in while the teardown is retried.
+    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }))).code).toBe('session_closed');
+    await runtime.closeSession({ sessionId });
+    expect(provider.sessions[0]!.stops).toEqual(['close', 'close']);
+    await runtime.shutdown();
+  });
+
   it('completes an active run as interrupted when its session is closed, and ignores late output', async () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });

@@ -185,20 +185,29 @@ export class SessionEntry {
     return this.opening ?? this.attachProvider(emit);
   }
 
-  /** Stops the provider session, if any; output arriving meanwhile is ignored. */
+  /**
+   * Stops the provider session, if any; output arriving meanwhile is ignored. Concurrent callers
+   * share one teardown; if it fails, the session stays stoppable so a retry can finish it.
+   */
   stopProvider(reason: AgentProviderV1StopReason): Promise<void> {
     const opening = this.opening;
     if (!opening) return this.teardown;
     this.opening = null;
     if (this.binding) this.binding.active = false;
-    const previous = this.teardown;
+    const previous = this.teardown.catch(() => undefined);
     this.teardown = (async () => {
       await previous;
+      let session: AgentProviderV1Session;
       try {
-        const session = await opening;
-        await session.doStop(reason);
+        session = await opening;
       } catch {
-        // A session that failed to open has nothing to stop.
+        return; // A session that failed to open has nothing to stop.
+      }
+      try {
+        await session.doStop(reason);
+      } catch (error) {
+        if (this.opening === null) this.opening = opening;
+        throw error;
       }
     })();
     return this.teardown;

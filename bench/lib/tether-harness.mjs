@@ -1,0 +1,112 @@
+/**
+ * Tether for the lifecycle scenarios: a runtime over SQLite in a temp data dir with one Claude
+ * provider (settings per scenario), and an event watch per session that keeps every delivered
+ * event with its delivery time, so a scenario waits for "the first event like this after that
+ * mark" without races.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createClaudeProvider } from '@tether/provider-claude';
+import { createAgentRuntime } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
+
+export async function startTether({ claudePath, environment, provider = {} }) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-data-'));
+  const runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment, ...provider })], store: await openSqliteStore({ dataDir }) });
+  let disposed = false;
+  return {
+    runtime,
+    dataDir,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await runtime.shutdown().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export class EventWatch {
+  constructor(runtime, sessionId) {
+    /** Every delivered event: { event, at }. */
+    this.events = [];
+    this.waiters = new Set();
+    this.controller = new AbortController();
+    this.ended = false;
+    this.done = (async () => {
+      for await (const event of runtime.subscribe(sessionId, { afterSeq: 0, signal: this.controller.signal })) {
+        const entry = { event, at: performance.now() };
+        this.events.push(entry);
+        for (const waiter of this.waiters) {
+          if (waiter.predicate(event)) {
+            this.waiters.delete(waiter);
+            waiter.resolve(entry);
+          }
+        }
+      }
+    })()
+      .catch(() => {})
+      .finally(() => {
+        this.ended = true;
+        for (const waiter of this.waiters) waiter.reject(new Error('the subscription ended while waiting'));
+        this.waiters.clear();
+      });
+  }
+
+  mark() {
+    return this.events.length;
+  }
+
+  /** The first event at or after `from` that matches: { event, at }. */
+  waitFor(predicate, from = 0, timeoutMs = 60_000) {
+    for (let index = from; index < this.events.length; index += 1) {
+      if (predicate(this.events[index].event)) return Promise.resolve(this.events[index]);
+    }
+    if (this.ended) return Promise.reject(new Error('the subscription has ended'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`tether: no matching event within ${timeoutMs} ms (last: ${this.events.slice(-3).map((entry) => entry.event.type).join(', ')})`));
+      }, timeoutMs);
+      const waiter = {
+        predicate,
+        resolve: (entry) => {
+          clearTimeout(timer);
+          resolve(entry);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** The pid of the session's latest agent process (from session.process_started). */
+  latestPid() {
+    for (let index = this.events.length - 1; index >= 0; index -= 1) {
+      if (this.events[index].event.type === 'session.process_started') return this.events[index].event.pid;
+    }
+    return undefined;
+  }
+
+  async stop() {
+    this.controller.abort();
+    await this.done;
+  }
+}
+
+/** One turn through Tether: submitTurn → first run.message_delta → run.completed (must succeed). */
+export async function tetherTurn(runtime, watch, sessionId, text, { start = performance.now() } = {}) {
+  const mark = watch.mark();
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+  const delta = watch.waitFor((event) => event.type === 'run.message_delta' && event.runId === runId, mark);
+  delta.catch(() => {});
+  const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
+  if (completed.event.outcome !== 'succeeded') throw new Error(`tether: the run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`);
+  const first = await delta;
+  return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start };
+}
