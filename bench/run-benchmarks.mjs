@@ -19,7 +19,7 @@ import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup
 import { loadAverage } from './lib/proc.mjs';
 import { waitForQuiet } from './lib/quiet.mjs';
 import { runRawTurns } from './lib/raw-loop.mjs';
-import { bootstrapMedianInterval, median, round, summarize } from './lib/stats.mjs';
+import { bootstrapMedianInterval, median, quantile, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
 import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, measureSoak, warmPoolAvailable } from './lib/lifecycle.mjs';
@@ -252,6 +252,7 @@ async function main() {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-bench-')));
   const workspace = path.join(root, 'workspace');
   await mkdir(workspace);
+  const selected = (name) => options.scenarios.includes(name);
   let api;
   try {
     api = await startFakeApiProcess(options.deltas);
@@ -265,78 +266,37 @@ async function main() {
       claude: claudeVersion(claudePath, environment),
       totalMemoryGb: round(os.totalmem() / 2 ** 30, 1),
     };
-    console.log(`bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}`);
+    console.log(`bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}; scenarios ${options.scenarios.join(', ')}`);
 
-    // Warm-up pair (not counted): page cache, the CLI's HOME, Node's JIT. Also checks launch parity.
+    // Warm-up pair (not counted; always run): page cache, the CLI's HOME (its very first start in a
+    // fresh HOME takes seconds), Node's JIT. Also checks launch parity.
     const warmRaw = await runRawTurns(common);
     const warmTether = await runTetherTurns({ ...common, inspectChild: true });
     const launchParity = compareLaunch(warmTether.launch, environment);
     console.log(`bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? 'identical' : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
 
-    const pairs = [];
-    let quietWaitMs = 0;
-    for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
-      if (options.wait && quietWaitMs < quietWaitTotalMs) {
-        quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, quietWaitTotalMs - quietWaitMs), ownPids: [api.pid] });
-      }
-      const order = repetition % 2 === 0 ? ['raw', 'tether'] : ['tether', 'raw'];
-      const pair = { repetition: repetition + 1, order: order.join(',') };
-      for (const leg of order) pair[leg] = leg === 'raw' ? await runRawTurns(common) : await runTetherTurns(common);
-      const legs = [...pair.raw.turns, ...pair.tether.turns];
-      pair.otherLoadCores = Math.max(...legs.map((turn) => turn.foreignCpuMs / turn.turnMs));
-      pair.quiet = pair.otherLoadCores < quietCores;
-      pairs.push(pair);
-      const [rawCold, rawWarm] = pair.raw.turns;
-      const [tetherCold, tetherWarm] = pair.tether.turns;
-      console.log(
-        `bench: #${pair.repetition} ${pair.order.padEnd(10)} cold ${fmt(rawCold.turnMs)}/${fmt(tetherCold.turnMs)} ms = ${fmt(tetherCold.turnMs / rawCold.turnMs, 3)}` +
-          `  first delta ${fmt(rawCold.firstDeltaMs)}/${fmt(tetherCold.firstDeltaMs)} = ${fmt(tetherCold.firstDeltaMs / rawCold.firstDeltaMs, 3)}` +
-          `  warm ${fmt(rawWarm.turnMs)}/${fmt(tetherWarm.turnMs)} = ${fmt(tetherWarm.turnMs / rawWarm.turnMs, 3)}` +
-          `  CPU ${fmt(rawWarm.cpuMs)}/${fmt(tetherWarm.cpuMs)} ms  ${tetherWarm.commits} commits  other load ${fmt(pair.otherLoadCores, 2)}`,
-      );
-    }
-
-    const quietPairs = pairs.filter((pair) => pair.quiet);
-    const warm = (leg) => leg.turns[1];
-    const per1k = (turn) => (turn.cpuMs / Math.max(1, turn.deltas)) * 1000;
-    const batches = pairs.flatMap((pair) => warm(pair.tether).batchSizes);
     const report = {
       date: new Date().toISOString(),
-      options: { repetitions: options.repetitions, deltas: options.deltas, output: options.output, waitForQuiet: options.wait },
+      options: {
+        scenarios: options.scenarios,
+        repetitions: options.repetitions,
+        deltas: options.deltas,
+        lifecycleRepetitions: options.lifecycleRepetitions,
+        sessions: options.sessions,
+        soakCycles: options.soakCycles,
+        output: options.output,
+        waitForQuiet: options.wait,
+      },
       machine,
       claudePath,
       launchParity,
-      all: metrics(pairs),
-      quiet: { thresholdCores: quietCores, pairs: quietPairs.length, metrics: quietPairs.length >= 3 ? metrics(quietPairs) : null },
-      otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
-      quietWaitMs,
-      loadAverage: { start: loadAtStart, end: loadAverage() },
-      cpu: {
-        benchPer1k: { raw: median(pairs.map((pair) => per1k(warm(pair.raw)))), tether: median(pairs.map((pair) => per1k(warm(pair.tether)))) },
-        tetherOverheadPer1k: median(pairs.map((pair) => per1k(warm(pair.tether)) - per1k(warm(pair.raw)))),
-        coldBench: { raw: median(pairs.map((pair) => pair.raw.turns[0].cpuMs)), tether: median(pairs.map((pair) => pair.tether.turns[0].cpuMs)) },
-        claude: { raw: median(pairs.map((pair) => warm(pair.raw).childCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).childCpuMs)) },
-        api: { raw: median(pairs.map((pair) => warm(pair.raw).apiCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).apiCpuMs)) },
-      },
-      counts: {
-        rawDeltas: median(pairs.map((pair) => warm(pair.raw).deltas)),
-        tetherDeltas: median(pairs.map((pair) => warm(pair.tether).deltas)),
-        tetherDelivered: median(pairs.map((pair) => warm(pair.tether).delivered)),
-        tetherEventTypes: pairs[0]?.tether.types,
-        tetherDiagnostics: [...new Set(pairs.flatMap((pair) => pair.tether.diagnostics))],
-      },
-      writer: {
-        commits: median(pairs.map((pair) => warm(pair.tether).commits)),
-        medianBatch: median(batches),
-        meanBatch: batches.reduce((sum, size) => sum + size, 0) / Math.max(1, batches.length),
-        commitMs: median(pairs.map((pair) => warm(pair.tether).commitMs)),
-      },
+      loadAverage: { start: loadAtStart, end: NaN },
       store: null,
-      pairs: pairs.map((pair) => ({ ...pair, tether: { ...pair.tether, turns: pair.tether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } })),
       warmUp: { raw: warmRaw, tether: { ...warmTether, launch: undefined, turns: warmTether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } },
     };
 
-    if (options.store) {
+    if (selected('main')) Object.assign(report, await runMainScenario({ options, common, api }));
+    if (selected('main') && options.store) {
       const rounds = 9;
       report.store = {
         rounds,
@@ -344,6 +304,8 @@ async function main() {
         runtime: await measureRuntimeMock({ deltas: options.deltas, rounds }),
       };
     }
+    report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
+    report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
     await writeFile(options.output, `${JSON.stringify(report, null, 2)}\n`);
@@ -352,6 +314,157 @@ async function main() {
     await api?.stop();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The main scenario: N interleaved pairs of (raw loop, Tether) legs of two 2,000-delta turns. */
+async function runMainScenario({ options, common, api }) {
+  const pairs = [];
+  let quietWaitMs = 0;
+  for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
+    if (options.wait && quietWaitMs < quietWaitTotalMs) {
+      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, quietWaitTotalMs - quietWaitMs), ownPids: [api.pid] });
+    }
+    const order = repetition % 2 === 0 ? ['raw', 'tether'] : ['tether', 'raw'];
+    const pair = { repetition: repetition + 1, order: order.join(',') };
+    for (const leg of order) pair[leg] = leg === 'raw' ? await runRawTurns(common) : await runTetherTurns(common);
+    const legs = [...pair.raw.turns, ...pair.tether.turns];
+    pair.otherLoadCores = Math.max(...legs.map((turn) => turn.foreignCpuMs / turn.turnMs));
+    pair.quiet = pair.otherLoadCores < quietCores;
+    pairs.push(pair);
+    const [rawCold, rawWarm] = pair.raw.turns;
+    const [tetherCold, tetherWarm] = pair.tether.turns;
+    console.log(
+      `bench: #${pair.repetition} ${pair.order.padEnd(10)} cold ${fmt(rawCold.turnMs)}/${fmt(tetherCold.turnMs)} ms = ${fmt(tetherCold.turnMs / rawCold.turnMs, 3)}` +
+        `  first delta ${fmt(rawCold.firstDeltaMs)}/${fmt(tetherCold.firstDeltaMs)} = ${fmt(tetherCold.firstDeltaMs / rawCold.firstDeltaMs, 3)}` +
+        `  warm ${fmt(rawWarm.turnMs)}/${fmt(tetherWarm.turnMs)} = ${fmt(tetherWarm.turnMs / rawWarm.turnMs, 3)}` +
+        `  CPU ${fmt(rawWarm.cpuMs)}/${fmt(tetherWarm.cpuMs)} ms  ${tetherWarm.commits} commits  other load ${fmt(pair.otherLoadCores, 2)}`,
+    );
+  }
+
+  const quietPairs = pairs.filter((pair) => pair.quiet);
+  const warm = (leg) => leg.turns[1];
+  const per1k = (turn) => (turn.cpuMs / Math.max(1, turn.deltas)) * 1000;
+  const batches = pairs.flatMap((pair) => warm(pair.tether).batchSizes);
+  return {
+    all: metrics(pairs),
+    quiet: { thresholdCores: quietCores, pairs: quietPairs.length, metrics: quietPairs.length >= 3 ? metrics(quietPairs) : null },
+    otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
+    quietWaitMs,
+    cpu: {
+      benchPer1k: { raw: median(pairs.map((pair) => per1k(warm(pair.raw)))), tether: median(pairs.map((pair) => per1k(warm(pair.tether)))) },
+      tetherOverheadPer1k: median(pairs.map((pair) => per1k(warm(pair.tether)) - per1k(warm(pair.raw)))),
+      coldBench: { raw: median(pairs.map((pair) => pair.raw.turns[0].cpuMs)), tether: median(pairs.map((pair) => pair.tether.turns[0].cpuMs)) },
+      claude: { raw: median(pairs.map((pair) => warm(pair.raw).childCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).childCpuMs)) },
+      api: { raw: median(pairs.map((pair) => warm(pair.raw).apiCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).apiCpuMs)) },
+    },
+    counts: {
+      rawDeltas: median(pairs.map((pair) => warm(pair.raw).deltas)),
+      tetherDeltas: median(pairs.map((pair) => warm(pair.tether).deltas)),
+      tetherDelivered: median(pairs.map((pair) => warm(pair.tether).delivered)),
+      tetherEventTypes: pairs[0]?.tether.types,
+      tetherDiagnostics: [...new Set(pairs.flatMap((pair) => pair.tether.diagnostics))],
+    },
+    writer: {
+      commits: median(pairs.map((pair) => warm(pair.tether).commits)),
+      medianBatch: median(batches),
+      meanBatch: batches.reduce((sum, size) => sum + size, 0) / Math.max(1, batches.length),
+      commitMs: median(pairs.map((pair) => warm(pair.tether).commitMs)),
+    },
+    pairs: pairs.map((pair) => ({ ...pair, tether: { ...pair.tether, turns: pair.tether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } })),
+  };
+}
+
+/** Paired b/a over legs `a` and `b` of each pair, each leg's figure picked by its own function. */
+function comparePaired(pairs, pickA, pickB, legA = 'raw', legB = 'tether') {
+  const usable = pairs.filter((pair) => Number.isFinite(pickA(pair[legA])) && Number.isFinite(pickB(pair[legB])));
+  const ratios = usable.map((pair) => pickB(pair[legB]) / pickA(pair[legA]));
+  return {
+    raw: summarize(usable.map((pair) => pickA(pair[legA]))),
+    tether: summarize(usable.map((pair) => pickB(pair[legB]))),
+    ratio: withInterval(summarize(ratios), ratios),
+  };
+}
+
+async function runLifecycleScenarios({ options, context, selected }) {
+  let quietWaitMs = 0;
+  const gate = {
+    quietCores,
+    async beforePair() {
+      if (!options.wait || quietWaitMs >= lifecycleQuietWaitTotalMs) return;
+      // Own processes (the fake API, idle claude children) are not "the rest of the machine".
+      const ownPids = descendantsOf(process.pid).map((child) => child.pid);
+      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(lifecycleQuietWaitPerPairMs, lifecycleQuietWaitTotalMs - quietWaitMs), ownPids });
+    },
+  };
+  const log = (line) => console.log(line);
+  const repetitions = options.lifecycleRepetitions;
+  const result = { quietWaitMs: 0 };
+  const quietSummary = (pairs) => ({ quietPairs: pairs.filter((pair) => pair.quiet).length, otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)) });
+
+  if (selected('interrupt')) {
+    const { pairs } = await measureInterrupts(context, { repetitions, gate, log });
+    result.interrupt = {
+      ...quietSummary(pairs),
+      completed: comparePaired(pairs, (leg) => leg.completedMs, (leg) => leg.completedMs),
+      acknowledged: comparePaired(pairs, (leg) => leg.ackMs, (leg) => leg.ackMs),
+      firstDelta: comparePaired(pairs, (leg) => leg.firstDeltaMs, (leg) => leg.firstDeltaMs),
+      requestedEvent: summarize(pairs.map((pair) => pair.tether.requestedEventMs)),
+      rawResultSubtypes: [...new Set(pairs.map((pair) => pair.raw.resultSubtype))],
+      pairs,
+    };
+  }
+  if (selected('lifecycle')) {
+    const warmPool = options.warmPool ?? warmPoolAvailable(repoRoot);
+    const { pairs, spareWaitMs } = await measureLifecycle(context, { repetitions, gate, log, warmPool });
+    const idle = pairs.filter((pair) => pair.raw.closeKind === 'idle');
+    const busy = pairs.filter((pair) => pair.raw.closeKind === 'busy');
+    result.lifecycle = {
+      ...quietSummary(pairs),
+      warmPool,
+      coldFirstDelta: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs),
+      coldTurn: comparePaired(pairs, (leg) => leg.coldTurnMs, (leg) => leg.coldTurnMs),
+      warmFirstDelta: comparePaired(pairs, (leg) => leg.warmFirstDeltaMs, (leg) => leg.warmFirstDeltaMs),
+      warmTurn: comparePaired(pairs, (leg) => leg.warmTurnMs, (leg) => leg.warmTurnMs),
+      idleClose: comparePaired(idle, (leg) => leg.closeMs, (leg) => leg.closeMs),
+      idleCloseStoppedEvent: summarize(idle.map((pair) => pair.tether.processStoppedEventMs)),
+      busyClose: comparePaired(busy, (leg) => leg.closeMs, (leg) => leg.closeMs),
+      busyCloseRunCompleted: summarize(busy.map((pair) => pair.tether.runCompletedMs)),
+      busyCloseOutcomes: [...new Set(busy.map((pair) => pair.tether.runOutcome))],
+      processGoneAtResolve: pairs.filter((pair) => pair.tether.processGoneAtResolve === true).length,
+      rawExitCodes: { idle: [...new Set(idle.map((pair) => pair.raw.exit))], busy: [...new Set(busy.map((pair) => pair.raw.exit))] },
+      stoppedReasons: [...new Set(pairs.map((pair) => pair.tether.processStoppedReason))],
+      ...(warmPool
+        ? {
+            warmPoolFirstDelta: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs, 'raw', 'warmPool'),
+            warmPoolVsTetherCold: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs, 'tether', 'warmPool'),
+            warmPoolTurn: comparePaired(pairs, (leg) => leg.coldTurnMs, (leg) => leg.coldTurnMs, 'raw', 'warmPool'),
+            spareWaitMs: summarize(spareWaitMs),
+          }
+        : {}),
+      pairs,
+    };
+  }
+  if (selected('crash')) {
+    const { pairs } = await measureCrashes(context, { repetitions, gate, log });
+    result.crash = {
+      ...quietSummary(pairs),
+      completed: summarize(pairs.map((pair) => pair.tether.completedMs)),
+      processStoppedEvent: summarize(pairs.map((pair) => pair.tether.processStoppedEventMs)),
+      rawExit: summarize(pairs.map((pair) => pair.raw.exitMs)),
+      rawClosed: summarize(pairs.map((pair) => pair.raw.closedMs)),
+      versusRawClose: comparePaired(pairs, (leg) => leg.closedMs, (leg) => leg.completedMs),
+      outcomes: [...new Set(pairs.map((pair) => pair.tether.outcome))],
+      stoppedReasons: [...new Set(pairs.map((pair) => pair.tether.stoppedReason))],
+      pairs,
+    };
+  }
+  if (selected('memory')) result.memory = await measureMemory(context, { sessions: options.sessions, log });
+  if (selected('soak')) {
+    const soak = await measureSoak(context, { cycles: options.soakCycles, log });
+    result.soak = { ...soak, cycle: summarize(soak.cycleMs), p95CycleMs: quantile(soak.cycleMs, 0.95) };
+  }
+  result.quietWaitMs = quietWaitMs;
+  return result;
 }
 
 main().catch((error) => {

@@ -9,9 +9,14 @@
 //   {"exit": 3}          exit with that code
 //   {"kill": "SIGKILL"}  kill itself with that signal
 // When the script runs out, stdin EOF ends the process with exit code 0.
+// Control requests from the host are answered from TETHER_FAKE_CLI_CONTROL, a JSON object keyed by
+// subtype: {"interrupt": {"response": {...}, "then": [steps]}} or a list of those for successive
+// requests ("$UUID" → the last user line's uuid). A subtype not listed gets no answer at all.
 import { createInterface } from 'node:readline';
 
 const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
+const controls = JSON.parse(process.env.TETHER_FAKE_CLI_CONTROL ?? '{}');
+let lastUuid = '';
 const argv = process.argv.slice(2);
 const sessionFlag = argv.findIndex((value) => value === '--session-id' || value === '--resume');
 const session = sessionFlag >= 0 ? argv[sessionFlag + 1] : 'no-session';
@@ -34,11 +39,27 @@ for await (const text of lines) {
     process.stderr.write('Error parsing streaming input line\n');
     process.exit(1);
   }
+  if (message.type === 'control_request') {
+    // A list answers successive requests of that subtype in order.
+    const entry = controls[message.request?.subtype];
+    const answer = Array.isArray(entry) ? entry.shift() : entry;
+    if (!answer) continue;
+    const response = substitute(answer.response ?? {}, lastUuid);
+    process.stdout.write(`${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: message.request_id, response } })}\n`);
+    await runSteps(answer.then ?? [], lastUuid);
+    continue;
+  }
   if (message.type !== 'user') continue;
+  lastUuid = message.uuid ?? '';
   const steps = script[turn] ?? [];
   turn += 1;
+  await runSteps(steps, message.uuid ?? '');
+}
+process.exit(0);
+
+async function runSteps(steps, uuid) {
   for (const step of steps) {
-    if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, message.uuid ?? ''))}\n`);
+    if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, uuid))}\n`);
     if (step.raw !== undefined) process.stdout.write(step.raw);
     if (step.exit !== undefined) {
       process.stdout.write('', () => process.exit(step.exit));
@@ -47,4 +68,3 @@ for await (const text of lines) {
     if (step.kill) process.kill(process.pid, step.kill);
   }
 }
-process.exit(0);

@@ -13,6 +13,33 @@ export function fakeCliScript(turns: readonly (readonly FakeCliStep[])[]): Recor
   return { TETHER_FAKE_CLI_SCRIPT: JSON.stringify(turns) };
 }
 
+/** How the scripted CLI answers a control request: a payload, then steps (e.g. the turn's result). */
+export interface FakeCliControlAnswer {
+  readonly response: object;
+  readonly then?: readonly FakeCliStep[];
+}
+
+/** The environment variable that carries the control answers, keyed by subtype (a list answers successive requests). */
+export function fakeCliControls(answers: Record<string, FakeCliControlAnswer | readonly FakeCliControlAnswer[]>): Record<string, string> {
+  return { TETHER_FAKE_CLI_CONTROL: JSON.stringify(answers) };
+}
+
+/** A turn's result frame stamped with the user line's uuid. */
+export function fakeCliResult(fields: Record<string, unknown> = {}): FakeCliStep {
+  return {
+    line: {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      session_id: '$SESSION',
+      usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      user_message_uuid: '$UUID',
+      user_message_uuids: ['$UUID'],
+      ...fields,
+    },
+  };
+}
+
 /** The frames of an ordinary successful turn, stamped with the user line's uuid. */
 export function fakeCliTurn(text: string): FakeCliStep[] {
   return [

@@ -5,8 +5,8 @@ export type { ClaudeTestEnvironment, ClaudeTestEnvironmentOptions } from './clau
 export { collectUntil, runEvents, answerText, waitForEvent } from './collect-events.js';
 
 export const VERSION = '0.1.0';
-export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from './fake-claude-cli.js';
-export type { FakeCliStep } from './fake-claude-cli.js';
+export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, fakeCliControls, fakeCliResult } from './fake-claude-cli.js';
+export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
 export { processesWithEnvironment } from './process-scan.js';
 export { agentErrorOf } from './rejection.js';
 export { sampleSessionRecord } from './sample-records.js';
