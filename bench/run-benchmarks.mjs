@@ -180,11 +180,21 @@ function metrics(pairs) {
 }
 
 function printReport(report) {
-  const { machine, options, all, quiet } = report;
+  const { machine, options } = report;
   const lines = [];
   lines.push('');
   lines.push(`Tether benchmark  ${report.date}`);
   lines.push(`  machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.platform}; node ${machine.node}; claude ${machine.claude}`);
+  if (report.all) lines.push(...mainReportLines(report));
+  if (report.lifecycle) lines.push(...lifecycleReportLines(report));
+  lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
+  lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
+  console.log(lines.join('\n'));
+}
+
+function mainReportLines(report) {
+  const { options, all, quiet } = report;
+  const lines = [];
   lines.push(`  scenario: ${options.deltas} text deltas per turn from the fake API (own process); per repetition one raw-loop leg and one Tether leg,`);
   lines.push(`            order alternating, each leg = a cold turn (spawn included) then a warm 2nd turn on the same process; ${options.repetitions} repetitions + 1 warm-up pair`);
   lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? 'identical' : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
@@ -207,7 +217,7 @@ function printReport(report) {
   } else {
     lines.push(`  quiet pairs only: ${quiet.pairs} of ${options.repetitions} (too few for their own lines)`);
   }
-  lines.push(`  rest of the machine during the legs: median ${fmt(report.otherLoadCores.median, 2)} cores, max ${fmt(report.otherLoadCores.max, 2)}; waited ${fmt(report.quietWaitMs / 1000, 1)} s for quiet; load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
+  lines.push(`  rest of the machine during the legs: median ${fmt(report.otherLoadCores.median, 2)} cores, max ${fmt(report.otherLoadCores.max, 2)}; waited ${fmt(report.quietWaitMs / 1000, 1)} s for quiet`);
   lines.push('');
   const cpu = report.cpu;
   const cell = (label, raw, tether, note = '') => `  ${pad(label, 40)}${pad(raw, 12, true)}${pad(tether, 16, true)}${note ? `   ${note}` : ''}`;
@@ -234,8 +244,77 @@ function printReport(report) {
     return `${met} (${fmt(stats.ratio.median, 3)}; ${resolved})`;
   };
   lines.push(`  targets (median paired ratio <= ${target}): cold turn ${verdict(all.coldTurn)}; cold first delta ${verdict(all.coldFirstDelta)}`);
-  lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
-  console.log(lines.join('\n'));
+  return lines;
+}
+
+function lifecycleReportLines(report) {
+  const { lifecycle, options } = report;
+  const lines = [''];
+  const header = (title, a = 'raw (a)', b = 'Tether (b)') =>
+    `  ${pad(title, 52)}${pad(a, 10, true)}${pad(b, 12, true)}${pad('b/a', 8, true)}${pad('95% CI', 15, true)}${pad('IQR', 15, true)}${pad('n', 4, true)}`;
+  const row = (label, stats) =>
+    `  ${pad(label, 52)}${pad(fmt(stats.raw.median, 1), 10, true)}${pad(fmt(stats.tether.median, 1), 12, true)}${pad(fmt(stats.ratio.median, 2), 8, true)}` +
+    `${pad(`${fmt(stats.ratio.ci95[0], 2)}-${fmt(stats.ratio.ci95[1], 2)}`, 15, true)}${pad(`${fmt(stats.ratio.p25, 2)}-${fmt(stats.ratio.p75, 2)}`, 15, true)}${pad(stats.ratio.n, 4, true)}`;
+  const single = (label, stats) => `  ${pad(label, 52)}${pad('', 10, true)}${pad(fmt(stats.median, 1), 12, true)}   (IQR ${fmt(stats.p25, 1)}-${fmt(stats.p75, 1)}, min-max ${fmt(stats.min, 1)}-${fmt(stats.max, 1)}, n ${stats.n})`;
+  const load = (entry) => `quiet pairs ${entry.quietPairs} of ${entry.otherLoadCores.n}; rest of the machine median ${fmt(entry.otherLoadCores.median, 2)} cores, max ${fmt(entry.otherLoadCores.max, 2)}`;
+  lines.push(`  Lifecycle scenarios (${options.lifecycleRepetitions} pairs each, sequential, order alternating; medians in ms; ratio = median of paired b/a)`);
+  if (lifecycle.interrupt) {
+    const entry = lifecycle.interrupt;
+    lines.push(header('interrupt, during a slow stream (after 1st delta)'));
+    lines.push(row('request -> result line / run.completed delivered', entry.completed));
+    lines.push(row('request -> control_response / interruptRun receipt', entry.acknowledged));
+    lines.push(row('(slow turn: submit -> first delta)', entry.firstDelta));
+    lines.push(single('request -> run.interrupt_requested delivered', entry.requestedEvent));
+    lines.push(`    ${load(entry)}; raw result subtypes: ${entry.rawResultSubtypes.join(', ')}`);
+  }
+  if (lifecycle.lifecycle) {
+    const entry = lifecycle.lifecycle;
+    lines.push(header('open session -> first delta; close'));
+    lines.push(row('cold: spawn / openSession -> first delta', entry.coldFirstDelta));
+    lines.push(row('cold: spawn / openSession -> result / completed', entry.coldTurn));
+    lines.push(row('warm (2nd turn): submit -> first delta', entry.warmFirstDelta));
+    lines.push(row('warm (2nd turn): submit -> result / completed', entry.warmTurn));
+    if (entry.warmPool) {
+      lines.push(row('warm pool: raw cold spawn vs openSession -> 1st delta', entry.warmPoolFirstDelta));
+      lines.push(row('warm pool: Tether cold (a) vs warm pool (b)', entry.warmPoolVsTetherCold));
+      lines.push(row('warm pool: raw cold turn vs openSession -> completed', entry.warmPoolTurn));
+      lines.push(`    warm pool: spares 1; waited a median ${fmt(entry.spareWaitMs.median)} ms (outside the timings) for the spare to be idle before each triple`);
+    } else {
+      lines.push('    warm pool: not measured (the built provider has no warmPool setting, or --no-warm-pool)');
+    }
+    lines.push(row('idle close: EOF -> exit / closeSession resolved', entry.idleClose));
+    lines.push(single('idle close -> session.process_stopped delivered', entry.idleCloseStoppedEvent));
+    lines.push(row('busy close: EOF+SIGTERM -> exit / closeSession', entry.busyClose));
+    lines.push(single('busy close -> run.completed delivered', entry.busyCloseRunCompleted));
+    lines.push(`    busy close outcomes: ${entry.busyCloseOutcomes.join(', ')}; process gone when closeSession resolved: ${entry.processGoneAtResolve} of ${entry.otherLoadCores.n}; process_stopped reasons: ${entry.stoppedReasons.join(', ')}; raw exit codes idle ${entry.rawExitCodes.idle.join('/')}, busy ${entry.rawExitCodes.busy.join('/')}`);
+    lines.push(`    ${load(entry)}`);
+  }
+  if (lifecycle.crash) {
+    const entry = lifecycle.crash;
+    lines.push(header('crash: SIGKILL of claude mid-turn', 'raw close', 'Tether'));
+    lines.push(row('SIGKILL -> raw stdio closed / run.completed delivered', entry.versusRawClose));
+    lines.push(single('SIGKILL -> run.completed (Tether)', entry.completed));
+    lines.push(single('SIGKILL -> session.process_stopped delivered', entry.processStoppedEvent));
+    lines.push(single('SIGKILL -> raw exit event (floor)', entry.rawExit));
+    lines.push(`    outcomes: ${entry.outcomes.join(', ')}; process_stopped reasons: ${entry.stoppedReasons.join(', ')}; ${load(entry)}`);
+  }
+  if (lifecycle.memory) {
+    const { alive, released, ratio } = lifecycle.memory;
+    const mib = (kb) => `${fmt(kb / 1024, 1)} MiB`;
+    lines.push(`  memory per idle open session (${alive.sessions} sessions, each after one turn)   bench RSS delta + claude RSS = per session`);
+    for (const variant of [alive, released]) {
+      lines.push(`    ${pad(variant.variant === 'alive' ? 'process alive' : 'process released (idleReleaseMs 250)', 40)}${pad(mib(variant.benchRssDeltaKb), 12, true)} + ${pad(mib(variant.claudeRssKb), 12, true)} (${variant.claudeProcesses} proc) = ${mib(variant.perSessionKb)} (heap ${fmt(variant.perSessionHeapBytes / 1024, 1)} KiB)`);
+    }
+    lines.push(`    ratio alive/released per session: ${fmt(ratio, 1)}`);
+  }
+  if (lifecycle.soak) {
+    const soak = lifecycle.soak;
+    lines.push(`  soak: ${soak.cycles} open/turn/close cycles through one runtime in ${fmt(soak.totalMs / 1000, 1)} s; per cycle median ${fmt(soak.cycle.median)} ms, p95 ${fmt(soak.p95CycleMs)} ms, max ${fmt(soak.cycle.max)} ms`);
+    lines.push(`    fds ${soak.before.fds} before, ${soak.after.fds} after (runtime up), ${soak.afterShutdown.fds} after shutdown; live claude with the bench HOME: ${soak.after.claude} after, ${soak.afterShutdown.claude} after shutdown`);
+    lines.push(`    bench RSS ${fmt(soak.before.rssKb / 1024, 1)} -> ${fmt(soak.after.rssKb / 1024, 1)} MiB, heap ${fmt(soak.before.heapBytes / 2 ** 20, 1)} -> ${fmt(soak.after.heapBytes / 2 ** 20, 1)} MiB; process not gone at close: ${soak.notGoneAtResolve}; stop reasons ${JSON.stringify(soak.stoppedReasons)}; sessions listed ${soak.sessionsListed}`);
+  }
+  lines.push(`  lifecycle: waited ${fmt(lifecycle.quietWaitMs / 1000, 1)} s for quiet`);
+  return lines;
 }
 
 async function main() {

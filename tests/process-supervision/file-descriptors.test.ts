@@ -30,13 +30,13 @@ async function cycle(environment: ClaudeTestEnvironment, runtime: AgentRuntime):
 }
 
 describe.runIf(process.platform === 'linux')('resources across sessions', () => {
-  it('keeps the open file descriptors of this process flat across 10 open/turn/close cycles', async () => {
+  it('keeps the open file descriptors of this process flat across 25 open/turn/close cycles (the soak), leaving no claude process behind', async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
     const runtime = await environment.runtime();
     // One cycle first: the first one opens what stays open for good (the store, the API's listener).
     await cycle(environment, runtime);
     const baseline = openDescriptors();
-    for (let index = 0; index < 10; index += 1) await cycle(environment, runtime);
+    for (let index = 0; index < 25; index += 1) await cycle(environment, runtime);
     // Sockets of exited children close asynchronously: wait (bounded) for the count to settle.
     await pollUntil(() => openDescriptors() <= baseline, { timeoutMs: 5_000 });
     expect(openDescriptors()).toBeLessThanOrEqual(baseline);
