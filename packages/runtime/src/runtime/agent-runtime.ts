@@ -23,15 +23,15 @@ import {
 import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
-import { decideRespond, outcomeOf, recordableAnswer } from '../state/interaction-machine.js';
 import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
-import { type InteractionPolicy, acceptProviderPart, timeoutDecline, timeoutDenial } from './provider-output.js';
+import { type InteractionPolicy, acceptProviderPart } from './provider-output.js';
 import type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime-types.js';
 import { SessionEntry, createSessionRecord, toSessionSnapshot } from './session-entry.js';
-import { type ControlContext, getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
+import { denyOnTimeout, type InteractionContext, respondInteraction, setPermissionMode } from './interaction-commands.js';
+import { getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { checkWorkspace } from './workspace-check.js';
 
@@ -182,9 +182,9 @@ class Runtime implements AgentRuntime {
       case 'close_session':
         return this.close(command, fingerprint);
       case 'respond_interaction':
-        return this.respond(command, fingerprint);
+        return respondInteraction(this.controls, command, fingerprint);
       case 'set_permission_mode':
-        return this.changeMode(command, fingerprint);
+        return setPermissionMode(this.controls, command, fingerprint);
       case 'run_control':
         return runControl(this.controls, command, fingerprint);
       case 'set_model':
@@ -196,11 +196,14 @@ class Runtime implements AgentRuntime {
     }
   }
 
-  private readonly controls: ControlContext = {
+  private readonly controls: InteractionContext = {
     entry: (sessionId) => this.entries.get(sessionId),
     write: (entry, bodies, receipt, fingerprint) => this.write(entry, bodies, receipt, fingerprint),
     providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
     startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
+    stage: (entry, bodies) => this.log.stage(entry, bodies),
+    loadInteractions: (entry) => entry.loadInteractions(this.store),
+    isStopped: () => this.stopped !== null,
   };
 
   private async write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void> {
@@ -208,7 +211,7 @@ class Runtime implements AgentRuntime {
   }
 
   private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
-    return (part) => acceptProviderPart(this.log, entry, part, this.policy, (timedOut, ref) => void this.denyOnTimeout(timedOut, ref));
+    return (part) => acceptProviderPart(this.log, entry, part, this.policy, (timedOut, ref) => void denyOnTimeout(this.controls, timedOut, ref));
   }
 
   private async openNew(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {
@@ -308,78 +311,6 @@ class Runtime implements AgentRuntime {
     await this.write(entry!, withRunEndCancellations(entry!, decision.events, 'session_closed'), receipt, fingerprint);
     entry!.clearAllTimers();
     await this.stopProcess(entry!, 'close');
-    return receipt;
-  }
-
-  private async respond(command: RespondInteractionCommand, fingerprint: string): Promise<Receipt> {
-    const entry = this.entries.get(command.sessionId);
-    if (entry) await entry.loadInteractions(this.store);
-    const interaction = entry?.interactions.get(command.interactionRef);
-    decideRespond(entry?.record, interaction, command);
-    // Resolving: the answer is on its way; any other answer now finds the interaction taken.
-    entry!.interactions.set(command.interactionRef, { ...interaction!, status: 'resolving' });
-    entry!.clearTimer(command.interactionRef);
-    let delivered = true;
-    try {
-      const session = await entry!.ensureProvider(this.emitFor(entry!));
-      await session.doRespond({ interactionRef: command.interactionRef, answer: command.answer });
-    } catch {
-      delivered = false;
-    }
-    const current = entry!.interactions.get(command.interactionRef)!;
-    if (current.status !== 'resolving') {
-      throw new AgentError({
-        code: 'interaction_already_settled',
-        message: `The interaction was ${current.status} before the answer reached the agent (its run ended or the agent withdrew it).`,
-        details: { reason: current.status },
-      });
-    }
-    const base = { runId: interaction!.runId, interactionRef: command.interactionRef };
-    const body: EventBody = delivered
-      ? { type: 'interaction.settled', ...base, outcome: outcomeOf(command.answer), answer: recordableAnswer(interaction!, command.answer), by: 'host' }
-      : { type: 'interaction.send_failed', ...base };
-    const receipt: Receipt = { type: 'respond_interaction', commandId: command.commandId, sessionId: command.sessionId, interactionRef: command.interactionRef, status: delivered ? 'settled' : 'send_failed' };
-    await this.write(entry!, [body], receipt, fingerprint);
-    return receipt;
-  }
-
-  /** A prompt nobody answered in time is denied, never allowed. */
-  private async denyOnTimeout(entry: SessionEntry, interactionRef: string): Promise<void> {
-    const interaction = entry.interactions.get(interactionRef);
-    if (!interaction || interaction.status !== 'pending' || this.stopped) return;
-    const answer = interaction.request.kind === 'approval' ? timeoutDenial : timeoutDecline;
-    entry.interactions.set(interactionRef, { ...interaction, status: 'resolving' });
-    let delivered = true;
-    try {
-      const session = await entry.ensureProvider(this.emitFor(entry));
-      await session.doRespond({ interactionRef, answer });
-    } catch {
-      delivered = false;
-    }
-    if (entry.interactions.get(interactionRef)?.status !== 'resolving') return;
-    const base = { runId: interaction.runId, interactionRef };
-    this.log.stage(entry, [delivered ? { type: 'interaction.settled', ...base, outcome: outcomeOf(answer), answer, by: 'policy' } : { type: 'interaction.send_failed', ...base }]);
-  }
-
-  private async changeMode(command: SetPermissionModeCommand, fingerprint: string): Promise<Receipt> {
-    const entry = this.entries.get(command.sessionId);
-    if (!entry) throw sessionNotFound();
-    if (entry.record.state === 'closed') {
-      throw new AgentError({ code: 'session_closed', message: 'The session is closed. Reopen it with open_session and continueSession, then change the mode.' });
-    }
-    if (entry.provider && !entry.provider.capabilities.setMode) throw unsupported(entry.provider, 'change the permission mode of a running session', 'set_mode');
-    const session = await entry.ensureProvider(this.emitFor(entry));
-    if (session.requiresRestartFor(command.mode)) {
-      throw new AgentError({
-        code: 'requires_restart',
-        message: `The running agent cannot enter ${command.mode} mode without a restart. Close and reopen the session with that mode, or choose another.`,
-        details: { reason: command.mode },
-      });
-    }
-    const mode = await session.doSetPermissionMode(command.mode);
-    const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
-    const receipt: Receipt = { type: 'set_permission_mode', commandId: command.commandId, sessionId: command.sessionId, mode };
-    await this.write(entry, changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [], receipt, fingerprint);
     return receipt;
   }
 
