@@ -18,6 +18,8 @@ import { cliPermissionModes, toNeutralPermissionMode } from '../launch/permissio
 import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { ClaudeProcess, type ProcessExit } from './claude-process.js';
+import { toContextUsage } from './context-usage.js';
+import { acknowledgesInput } from './acknowledgement.js';
 import { requestInterrupt } from './interrupt-request.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
 import type { Launcher, ProcessRoute, Spare, WarmPool } from './warm-pool.js';
@@ -208,16 +210,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {
-    const response = (await (await this.controlChannel()).request('get_context_usage')) as Record<string, unknown> | undefined;
-    const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
-    const categories = Array.isArray(response?.categories) ? (response.categories as Record<string, unknown>[]) : [];
-    return {
-      model: typeof response?.model === 'string' ? response.model.slice(0, 200) : null,
-      totalTokens: number(response?.totalTokens),
-      maxTokens: number(response?.maxTokens),
-      percentage: number(response?.percentage),
-      categories: categories.slice(0, 100).map((category) => ({ name: String(category.name ?? category.id ?? 'unknown').slice(0, 200), tokens: number(category.tokens) })),
-    };
+    return toContextUsage((await (await this.controlChannel()).request('get_context_usage')) as Record<string, unknown> | undefined);
   }
 
   async doGetSessionCost(): Promise<{ report: string }> {
@@ -358,30 +351,13 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.emit({ type: 'diagnostic', level: 'warning', code, ...(this.state.turn ? { runId: this.state.turn.runId } : {}) });
   }
 
-  /** Whether a frame shows the CLI took the current turn's input (lines still in the pipe from before do not). */
-  private acknowledges(frame: CliFrame): boolean {
-    const uuid = this.state.turn?.uuid;
-    if (uuid === undefined) return false;
-    switch (frame.kind) {
-      case 'command_lifecycle':
-        return frame.frame.command_uuid === uuid;
-      case 'system':
-      case 'stream_event':
-        return frame.frame.user_message_uuids?.includes(uuid) ?? false;
-      case 'result':
-        return true;
-      default:
-        return false;
-    }
-  }
-
   private onLine(line: DecodedLine): void {
     this.lastActivity = Date.now();
     if (this.state.turn) this.watchdog.touch();
     if (line.kind === 'junk') return this.note('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
     const frame = parseCliFrame(line.value);
-    if (this.unacknowledged && this.acknowledges(frame)) this.unacknowledged = null;
+    if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid)) this.unacknowledged = null;
     if (frame.kind === 'control_request' || frame.kind === 'control_response' || frame.kind === 'control_cancel_request') {
       this.onControlFrame(frame);
       return;
