@@ -138,12 +138,16 @@ function compareLaunch(launch, environment) {
   const rawArgv = normalise(raw.argv);
   const differences = [];
   if (JSON.stringify(tetherArgv) !== JSON.stringify(rawArgv)) differences.push(`argv: tether ${JSON.stringify(tetherArgv)} vs raw ${JSON.stringify(rawArgv)}`);
+  const ignored = [];
   if (launch.env) {
     for (const name of new Set([...Object.keys(launch.env), ...Object.keys(raw.env)])) {
-      if (launch.env[name] !== raw.env[name]) differences.push(`env ${name}: tether ${JSON.stringify(launch.env[name])} vs raw ${JSON.stringify(raw.env[name])}`);
+      if (launch.env[name] === raw.env[name]) continue;
+      // Tether's supervision marker: a random value per process that the CLI never reads.
+      if (name === 'TETHER_PROCESS_MARKER' && raw.env[name] === undefined) ignored.push(name);
+      else differences.push(`env ${name}: tether ${JSON.stringify(launch.env[name])} vs raw ${JSON.stringify(raw.env[name])}`);
     }
   }
-  return { checked: true, identical: differences.length === 0, differences, argv: rawArgv, environmentNames: Object.keys(raw.env).sort() };
+  return { checked: true, identical: differences.length === 0, differences, ignored, argv: rawArgv, environmentNames: Object.keys(raw.env).sort() };
 }
 
 function fmt(value, digits = 0) {
@@ -185,6 +189,7 @@ function printReport(report) {
   lines.push('');
   lines.push(`Tether benchmark  ${report.date}`);
   lines.push(`  machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.platform}; node ${machine.node}; claude ${machine.claude}`);
+  lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? `identical${report.launchParity.ignored?.length ? ` (apart from ${report.launchParity.ignored.join(', ')}, Tether's random supervision marker)` : ''}` : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   if (report.all) lines.push(...mainReportLines(report));
   if (report.lifecycle) lines.push(...lifecycleReportLines(report));
   lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
@@ -197,7 +202,6 @@ function mainReportLines(report) {
   const lines = [];
   lines.push(`  scenario: ${options.deltas} text deltas per turn from the fake API (own process); per repetition one raw-loop leg and one Tether leg,`);
   lines.push(`            order alternating, each leg = a cold turn (spawn included) then a warm 2nd turn on the same process; ${options.repetitions} repetitions + 1 warm-up pair`);
-  lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? 'identical' : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   lines.push('');
   lines.push(`  ${pad('medians (ms); ratio = Tether/raw, paired', 40)}${pad('raw (a)', 9, true)}${pad('Tether (b)', 12, true)}${pad('b/a', 8, true)}${pad('95% CI', 15, true)}${pad('IQR', 15, true)}${pad('min-max', 15, true)}${pad('target', 9, true)}`);
   const row = (label, stats, withTarget) =>
@@ -264,6 +268,8 @@ function lifecycleReportLines(report) {
     lines.push(row('request -> result line / run.completed delivered', entry.completed));
     lines.push(row('request -> control_response / interruptRun receipt', entry.acknowledged));
     lines.push(row('(slow turn: submit -> first delta)', entry.firstDelta));
+    lines.push(row('  request -> result line / provider emits run.completed', entry.providerCompleted));
+    lines.push(single('  provider emits run.completed -> delivered', entry.providerToDelivered));
     lines.push(single('request -> run.interrupt_requested delivered', entry.requestedEvent));
     lines.push(`    ${load(entry)}; raw result subtypes: ${entry.rawResultSubtypes.join(', ')}`);
   }
@@ -274,6 +280,8 @@ function lifecycleReportLines(report) {
     lines.push(row('cold: spawn / openSession -> result / completed', entry.coldTurn));
     lines.push(row('warm (2nd turn): submit -> first delta', entry.warmFirstDelta));
     lines.push(row('warm (2nd turn): submit -> result / completed', entry.warmTurn));
+    lines.push(single('  warm: provider emits run.completed -> delivered', entry.warmCompletedLag));
+    lines.push(`    cold path: openSession resolves in ${fmt(entry.openSession.median, 1)} ms; the CLI is spawned ${fmt(entry.spawnAfter.tether.median, 1)} ms after openSession was called (raw: spawn() returns after ${fmt(entry.spawnAfter.raw.median, 1)} ms)`);
     if (entry.warmPool) {
       lines.push(row('warm pool: raw cold spawn vs openSession -> 1st delta', entry.warmPoolFirstDelta));
       lines.push(row('warm pool: Tether cold (a) vs warm pool (b)', entry.warmPoolVsTetherCold));
@@ -283,8 +291,13 @@ function lifecycleReportLines(report) {
       lines.push('    warm pool: not measured (the built provider has no warmPool setting, or --no-warm-pool)');
     }
     lines.push(row('idle close: EOF -> exit / closeSession resolved', entry.idleClose));
+    lines.push(single('  process gone (/proc poll) -> raw exit event', entry.idleCloseAfterDeath.raw));
+    lines.push(single('  process gone (/proc poll) -> closeSession resolved', entry.idleCloseAfterDeath.tether));
     lines.push(single('idle close -> session.process_stopped delivered', entry.idleCloseStoppedEvent));
     lines.push(row('busy close: EOF+SIGTERM -> exit / closeSession', entry.busyClose));
+    lines.push(single('  closeSession -> SIGTERM sent to the CLI (raw: 0)', entry.busyCloseSigterm));
+    lines.push(single('  process gone (/proc poll) -> raw exit event', entry.busyCloseAfterDeath.raw));
+    lines.push(single('  process gone (/proc poll) -> closeSession resolved', entry.busyCloseAfterDeath.tether));
     lines.push(single('busy close -> run.completed delivered', entry.busyCloseRunCompleted));
     lines.push(`    busy close outcomes: ${entry.busyCloseOutcomes.join(', ')}; process gone when closeSession resolved: ${entry.processGoneAtResolve} of ${entry.otherLoadCores.n}; process_stopped reasons: ${entry.stoppedReasons.join(', ')}; raw exit codes idle ${entry.rawExitCodes.idle.join('/')}, busy ${entry.rawExitCodes.busy.join('/')}`);
     lines.push(`    ${load(entry)}`);
@@ -296,6 +309,9 @@ function lifecycleReportLines(report) {
     lines.push(single('SIGKILL -> run.completed (Tether)', entry.completed));
     lines.push(single('SIGKILL -> session.process_stopped delivered', entry.processStoppedEvent));
     lines.push(single('SIGKILL -> raw exit event (floor)', entry.rawExit));
+    lines.push(single('SIGKILL -> process gone (/proc poll, both legs)', entry.died));
+    lines.push(single('  process gone -> raw exit event', entry.afterDeath.raw));
+    lines.push(single('  process gone -> run.completed delivered', entry.afterDeath.tether));
     lines.push(`    outcomes: ${entry.outcomes.join(', ')}; process_stopped reasons: ${entry.stoppedReasons.join(', ')}; ${load(entry)}`);
   }
   if (lifecycle.memory) {
@@ -305,13 +321,13 @@ function lifecycleReportLines(report) {
     for (const variant of [alive, released]) {
       lines.push(`    ${pad(variant.variant === 'alive' ? 'process alive' : 'process released (idleReleaseMs 250)', 40)}${pad(mib(variant.benchRssDeltaKb), 12, true)} + ${pad(mib(variant.claudeRssKb), 12, true)} (${variant.claudeProcesses} proc) = ${mib(variant.perSessionKb)} (heap ${fmt(variant.perSessionHeapBytes / 1024, 1)} KiB)`);
     }
-    lines.push(`    ratio alive/released per session: ${fmt(ratio, 1)}`);
+    lines.push(`    ratio alive/released per session: ${fmt(ratio)} (a released session costs only the host's bookkeeping; the claude process is ~all of an alive one)`);
   }
   if (lifecycle.soak) {
     const soak = lifecycle.soak;
     lines.push(`  soak: ${soak.cycles} open/turn/close cycles through one runtime in ${fmt(soak.totalMs / 1000, 1)} s; per cycle median ${fmt(soak.cycle.median)} ms, p95 ${fmt(soak.p95CycleMs)} ms, max ${fmt(soak.cycle.max)} ms`);
     lines.push(`    fds ${soak.before.fds} before, ${soak.after.fds} after (runtime up), ${soak.afterShutdown.fds} after shutdown; live claude with the bench HOME: ${soak.after.claude} after, ${soak.afterShutdown.claude} after shutdown`);
-    lines.push(`    bench RSS ${fmt(soak.before.rssKb / 1024, 1)} -> ${fmt(soak.after.rssKb / 1024, 1)} MiB, heap ${fmt(soak.before.heapBytes / 2 ** 20, 1)} -> ${fmt(soak.after.heapBytes / 2 ** 20, 1)} MiB; process not gone at close: ${soak.notGoneAtResolve}; stop reasons ${JSON.stringify(soak.stoppedReasons)}; sessions listed ${soak.sessionsListed}`);
+    lines.push(`    bench RSS ${fmt(soak.before.rssKb / 1024, 1)} -> ${fmt(soak.after.rssKb / 1024, 1)} MiB, heap after GC ${fmt(soak.before.heapBytes / 2 ** 20, 1)} -> ${fmt(soak.after.heapBytes / 2 ** 20, 1)} MiB (${fmt((soak.after.heapBytes - soak.before.heapBytes) / 1024 / soak.cycles, 1)} KiB per cycle); process not gone at close: ${soak.notGoneAtResolve}; stop reasons ${JSON.stringify(soak.stoppedReasons)}; sessions listed ${soak.sessionsListed}`);
   }
   lines.push(`  lifecycle: waited ${fmt(lifecycle.quietWaitMs / 1000, 1)} s for quiet`);
   return lines;
@@ -352,7 +368,7 @@ async function main() {
     const warmRaw = await runRawTurns(common);
     const warmTether = await runTetherTurns({ ...common, inspectChild: true });
     const launchParity = compareLaunch(warmTether.launch, environment);
-    console.log(`bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? 'identical' : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
+    console.log(`bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? `identical${launchParity.ignored?.length ? ` (apart from ${launchParity.ignored.join(', ')})` : ''}` : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
 
     const report = {
       date: new Date().toISOString(),
@@ -488,6 +504,8 @@ async function runLifecycleScenarios({ options, context, selected }) {
       acknowledged: comparePaired(pairs, (leg) => leg.ackMs, (leg) => leg.ackMs),
       firstDelta: comparePaired(pairs, (leg) => leg.firstDeltaMs, (leg) => leg.firstDeltaMs),
       requestedEvent: summarize(pairs.map((pair) => pair.tether.requestedEventMs)),
+      providerCompleted: comparePaired(pairs, (leg) => leg.completedMs, (leg) => leg.providerCompletedMs),
+      providerToDelivered: summarize(pairs.map((pair) => pair.tether.completedMs - pair.tether.providerCompletedMs)),
       rawResultSubtypes: [...new Set(pairs.map((pair) => pair.raw.resultSubtype))],
       pairs,
     };
@@ -504,9 +522,16 @@ async function runLifecycleScenarios({ options, context, selected }) {
       coldTurn: comparePaired(pairs, (leg) => leg.coldTurnMs, (leg) => leg.coldTurnMs),
       warmFirstDelta: comparePaired(pairs, (leg) => leg.warmFirstDeltaMs, (leg) => leg.warmFirstDeltaMs),
       warmTurn: comparePaired(pairs, (leg) => leg.warmTurnMs, (leg) => leg.warmTurnMs),
+      warmCompletedLag: summarize(pairs.map((pair) => pair.tether.warmCompletedLagMs)),
+      openSession: summarize(pairs.map((pair) => pair.tether.openSessionMs)),
+      spawnAfter: { raw: summarize(pairs.map((pair) => pair.raw.spawnReturnedMs)), tether: summarize(pairs.map((pair) => pair.tether.spawnEmittedMs)) },
       idleClose: comparePaired(idle, (leg) => leg.closeMs, (leg) => leg.closeMs),
       idleCloseStoppedEvent: summarize(idle.map((pair) => pair.tether.processStoppedEventMs)),
+      // Where the poll caught the death (it cannot when the host handles the exit without an idle tick between).
+      idleCloseAfterDeath: { raw: summarize(idle.map((pair) => pair.raw.closeMs - pair.raw.diedMs)), tether: summarize(idle.map((pair) => pair.tether.closeMs - pair.tether.diedMs)) },
       busyClose: comparePaired(busy, (leg) => leg.closeMs, (leg) => leg.closeMs),
+      busyCloseAfterDeath: { raw: summarize(busy.map((pair) => pair.raw.closeMs - pair.raw.diedMs)), tether: summarize(busy.map((pair) => pair.tether.closeMs - pair.tether.diedMs)) },
+      busyCloseSigterm: summarize(busy.map((pair) => pair.tether.sigtermMs)),
       busyCloseRunCompleted: summarize(busy.map((pair) => pair.tether.runCompletedMs)),
       busyCloseOutcomes: [...new Set(busy.map((pair) => pair.tether.runOutcome))],
       processGoneAtResolve: pairs.filter((pair) => pair.tether.processGoneAtResolve === true).length,
@@ -531,6 +556,8 @@ async function runLifecycleScenarios({ options, context, selected }) {
       processStoppedEvent: summarize(pairs.map((pair) => pair.tether.processStoppedEventMs)),
       rawExit: summarize(pairs.map((pair) => pair.raw.exitMs)),
       rawClosed: summarize(pairs.map((pair) => pair.raw.closedMs)),
+      died: summarize(pairs.flatMap((pair) => [pair.raw.diedMs, pair.tether.diedMs])),
+      afterDeath: { raw: summarize(pairs.map((pair) => pair.raw.closedMs - pair.raw.diedMs)), tether: summarize(pairs.map((pair) => pair.tether.completedMs - pair.tether.diedMs)) },
       versusRawClose: comparePaired(pairs, (leg) => leg.closedMs, (leg) => leg.completedMs),
       outcomes: [...new Set(pairs.map((pair) => pair.tether.outcome))],
       stoppedReasons: [...new Set(pairs.map((pair) => pair.tether.stoppedReason))],

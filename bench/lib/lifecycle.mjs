@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { childrenOf, descendantsOf, isAlive, machineBusyMs, openFdCount, processCpuMs, processesWithEnvironment, rssKb, treeCpuMs } from './proc.mjs';
+import { childrenOf, descendantsOf, isAlive, machineBusyMs, openFdCount, processCpuMs, processesWithEnvironment, processFinished, rssKb, treeCpuMs } from './proc.mjs';
 import { RawClaude, isResult, isTextDelta } from './raw-session.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 
@@ -64,6 +64,57 @@ function describe(leg) {
     .join(' ');
 }
 
+/**
+ * When a process has finished (a zombie with no thread left, or gone), polled every ~1 ms from now
+ * on: the kernel-side moment, to split a close into "the CLI takes this long to exit" and "the
+ * host notices and finishes this much later". Used the same way on both legs. It misses the
+ * moment (NaN) when the host handles the exit before the event loop reaches a timer again.
+ */
+function watchDeath(pid) {
+  const started = performance.now();
+  let diedAt = NaN;
+  let timer;
+  const check = () => {
+    if (processFinished(pid)) {
+      diedAt = performance.now();
+      return;
+    }
+    if (performance.now() - started < 30_000) timer = setTimeout(check, 1);
+  };
+  check();
+  return {
+    /** ms from `from` to the death; NaN if not seen. */
+    diedMs(from) {
+      clearTimeout(timer);
+      return diedAt - from;
+    },
+  };
+}
+
+/**
+ * Signals this process sends (process.kill wrapped for the duration of a scenario): when Tether's
+ * stop path actually signals the CLI, relative to the close request. Bench-side only.
+ */
+function recordSignals() {
+  const sent = [];
+  const original = process.kill;
+  process.kill = function kill(pid, signal) {
+    sent.push({ at: performance.now(), pid, signal: signal ?? 'SIGTERM' });
+    return original.call(process, pid, signal);
+  };
+  return {
+    sent,
+    /** ms from `from` to the first `signal` sent to `pid` or its group; NaN if none. */
+    firstMs(pid, signal, from) {
+      const found = sent.find((entry) => entry.at >= from && Math.abs(entry.pid) === pid && entry.signal === signal);
+      return found ? found.at - from : NaN;
+    },
+    restore() {
+      process.kill = original;
+    },
+  };
+}
+
 // ---- 1. interrupt latency ---------------------------------------------------------------------
 
 /** Raw: interrupt control request written right after the first delta → its control_response, → the result line. */
@@ -78,11 +129,16 @@ async function rawInterrupt(raw) {
   ack.catch(() => {});
   const result = await raw.waitFor(isResult, mark);
   const acknowledged = await ack;
-  return { firstDeltaMs: first.at - start, ackMs: acknowledged.at - t0, completedMs: result.at - t0, resultSubtype: result.frame.subtype };
+  const timeline = raw.frames
+    .slice(mark)
+    .filter((entry) => entry.at >= t0 && entry.at <= result.at)
+    .map((entry) => `${entry.frame.type}${entry.frame.event?.type ? `/${entry.frame.event.type}` : ''}@${(entry.at - t0).toFixed(1)}`)
+    .join(' ');
+  return { firstDeltaMs: first.at - start, ackMs: acknowledged.at - t0, completedMs: result.at - t0, resultSubtype: result.frame.subtype, timeline };
 }
 
 /** Tether: interruptRun issued when the first run.message_delta is delivered → receipt, → run.completed delivered. */
-async function tetherInterrupt(runtime, watch, sessionId) {
+async function tetherInterrupt(runtime, watch, sessionId, { commits, emits }) {
   const mark = watch.mark();
   const start = performance.now();
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: SLOW }] });
@@ -93,8 +149,22 @@ async function tetherInterrupt(runtime, watch, sessionId) {
   const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
   const acknowledged = await receipt;
   if (completed.event.outcome !== 'interrupted') throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
-  const requested = watch.events.slice(mark).find((entry) => entry.event.type === 'run.interrupt_requested');
+  const after = watch.events.slice(mark).filter((entry) => entry.at >= t0);
+  const requested = after.find((entry) => entry.event.type === 'run.interrupt_requested');
   return {
+    // What was delivered between the request and run.completed, and when (ms after the request).
+    timeline: after.map((entry) => `${entry.event.type}@${(entry.at - t0).toFixed(1)}`).join(' '),
+    // Store commits from the request to run.completed: when each started and what it held.
+    commits: commits
+      .filter((commit) => commit.at >= t0 && commit.at <= completed.at)
+      .map((commit) => `[${commit.types.join(',') || `${commit.sessions}s/${commit.runs}r/${commit.receipts}rc`}]@${(commit.at - t0).toFixed(1)}-${((commit.settledAt ?? NaN) - t0).toFixed(1)}`)
+      .join(' '),
+    // Parts the provider emitted from the request to run.completed (the CLI's lines, translated).
+    emitted: emits
+      .filter((emit) => emit.at >= t0 && emit.at <= completed.at)
+      .map((emit) => `${emit.type}@${(emit.at - t0).toFixed(1)}`)
+      .join(' '),
+    providerCompletedMs: (emits.findLast((emit) => emit.type === 'run.completed' && emit.at >= t0 && emit.at <= completed.at)?.at ?? NaN) - t0,
     firstDeltaMs: first.at - start,
     ackMs: acknowledged.at - t0,
     completedMs: completed.at - t0,
@@ -105,7 +175,7 @@ async function tetherInterrupt(runtime, watch, sessionId) {
 
 export async function measureInterrupts(context, { repetitions, gate, log }) {
   const raw = new RawClaude(context);
-  const tether = await startTether(context);
+  const tether = await startTether({ ...context, recordCommits: true });
   let watch;
   try {
     const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
@@ -119,7 +189,7 @@ export async function measureInterrupts(context, { repetitions, gate, log }) {
       gate,
       label: 'interrupt',
       log,
-      run: (leg) => (leg === 'raw' ? rawInterrupt(raw) : tetherInterrupt(tether.runtime, watch, sessionId)),
+      run: (leg) => (leg === 'raw' ? rawInterrupt(raw) : tetherInterrupt(tether.runtime, watch, sessionId, tether)),
     });
     return { pairs };
   } finally {
@@ -138,22 +208,25 @@ export async function measureInterrupts(context, { repetitions, gate, log }) {
 async function rawLifecycle(context, closeKind) {
   const start = performance.now();
   const raw = new RawClaude(context);
+  const spawnedMs = performance.now() - start;
   try {
     const cold = await raw.turn(SHORT, { start });
     const warm = await raw.turn(SHORT);
-    const leg = { coldFirstDeltaMs: cold.firstDeltaMs, coldTurnMs: cold.turnMs, warmFirstDeltaMs: warm.firstDeltaMs, warmTurnMs: warm.turnMs, closeKind };
+    const leg = { coldFirstDeltaMs: cold.firstDeltaMs, coldTurnMs: cold.turnMs, warmFirstDeltaMs: warm.firstDeltaMs, warmTurnMs: warm.turnMs, closeKind, spawnReturnedMs: spawnedMs };
     if (closeKind === 'busy') {
       const mark = raw.mark();
       raw.sendUser(SLOW);
       await raw.waitFor(isTextDelta, mark);
     }
     const t0 = performance.now();
+    const death = watchDeath(raw.pid);
     raw.endInput();
     if (closeKind === 'busy') raw.kill('SIGTERM');
     const exit = await raw.exited;
     const closed = await raw.closed;
     leg.closeMs = exit.at - t0;
     leg.streamsClosedMs = closed.at - t0;
+    leg.diedMs = death.diedMs(t0);
     leg.exit = exit.code ?? exit.signal;
     return leg;
   } finally {
@@ -166,17 +239,31 @@ async function rawLifecycle(context, closeKind) {
  * the first turn, or a spare is adopted with the warm pool), a 2nd short turn (warm), then
  * closeSession while idle, or during a slow turn after its first delta (busy) → resolved.
  */
-async function tetherLifecycle(context, runtime, closeKind, { withWarmTurn = true } = {}) {
+async function tetherLifecycle(context, tether, closeKind, { withWarmTurn = true, signals } = {}) {
+  const { runtime, emits } = tether;
   const start = performance.now();
   const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+  const openedAt = performance.now();
   const watch = new EventWatch(runtime, sessionId);
   try {
     const cold = await tetherTurn(runtime, watch, sessionId, SHORT, { start });
-    const leg = { coldFirstDeltaMs: cold.firstDeltaMs, coldTurnMs: cold.turnMs, closeKind };
+    // Where the cold path's time goes: openSession, then (provider side) the spawn and the first delta line.
+    const emitted = (type) => (emits.find((emit) => emit.at >= start && emit.type === type)?.at ?? NaN) - start;
+    const leg = {
+      coldFirstDeltaMs: cold.firstDeltaMs,
+      coldTurnMs: cold.turnMs,
+      closeKind,
+      openSessionMs: openedAt - start,
+      spawnEmittedMs: emitted('session.process_started'),
+      firstDeltaEmittedMs: emitted('run.message_delta'),
+    };
     if (withWarmTurn) {
       const warm = await tetherTurn(runtime, watch, sessionId, SHORT);
       leg.warmFirstDeltaMs = warm.firstDeltaMs;
       leg.warmTurnMs = warm.turnMs;
+      // The provider emitted run.completed (the result line, translated) → the subscriber got it.
+      const emit = emits.findLast((entry) => entry.type === 'run.completed' && entry.at <= warm.completedAt);
+      leg.warmCompletedLagMs = emit ? warm.completedAt - emit.at : NaN;
     }
     const pid = watch.latestPid();
     let mark = watch.mark();
@@ -187,8 +274,11 @@ async function tetherLifecycle(context, runtime, closeKind, { withWarmTurn = tru
       mark = watch.mark();
     }
     const t0 = performance.now();
+    const death = pid === undefined ? null : watchDeath(pid);
     await runtime.closeSession({ sessionId });
     leg.closeMs = performance.now() - t0;
+    leg.diedMs = death ? death.diedMs(t0) : NaN;
+    if (closeKind === 'busy' && signals && pid !== undefined) leg.sigtermMs = signals.firstMs(pid, 'SIGTERM', t0);
     leg.processGoneAtResolve = pid === undefined ? null : !isAlive(pid);
     if (runId) {
       const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark, 5_000);
@@ -234,9 +324,10 @@ export function warmPoolAvailable(repoRoot) {
 }
 
 export async function measureLifecycle(context, { repetitions, gate, log, warmPool }) {
-  const tether = await startTether(context);
-  const pool = warmPool ? await startTether({ ...context, provider: { warmPool: { spares: 1 } } }) : null;
+  const tether = await startTether({ ...context, recordCommits: true });
+  const pool = warmPool ? await startTether({ ...context, provider: { warmPool: { spares: 1 } }, recordCommits: true }) : null;
   const spareWaits = [];
+  const signals = recordSignals();
   try {
     if (pool) {
       // A session opened (and closed without a turn) makes the pool start its first spare.
@@ -261,13 +352,14 @@ export async function measureLifecycle(context, { repetitions, gate, log, warmPo
         // Alternate pairs close idle and busy; each leg starts with a fresh session.
         const closeKind = index % 2 === 0 ? 'idle' : 'busy';
         if (leg === 'raw') return rawLifecycle(context, closeKind);
-        if (leg === 'tether') return tetherLifecycle(context, tether.runtime, closeKind);
-        const result = await tetherLifecycle(context, pool.runtime, 'idle', { withWarmTurn: false });
+        if (leg === 'tether') return tetherLifecycle(context, tether, closeKind, { signals });
+        const result = await tetherLifecycle(context, pool, 'idle', { withWarmTurn: false });
         return result;
       },
     });
     return { pairs, warmPool: Boolean(pool), spareWaitMs: spareWaits };
   } finally {
+    signals.restore();
     await tether.dispose();
     await pool?.dispose();
   }
@@ -284,9 +376,10 @@ async function rawCrash(context) {
     await raw.waitFor(isTextDelta, mark);
     const t0 = performance.now();
     raw.kill('SIGKILL');
+    const death = watchDeath(raw.pid);
     const exit = await raw.exited;
     const closed = await raw.closed;
-    return { exitMs: exit.at - t0, closedMs: closed.at - t0 };
+    return { exitMs: exit.at - t0, closedMs: closed.at - t0, diedMs: death.diedMs(t0) };
   } finally {
     await raw.dispose();
   }
@@ -297,15 +390,17 @@ async function tetherCrash(runtime, watch, sessionId) {
   const mark = watch.mark();
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: SLOW }] });
   await watch.waitFor((event) => event.type === 'run.message_delta' && event.runId === runId, mark);
-  const started = await watch.waitFor((event) => event.type === 'session.process_started', mark).catch(() => null);
-  const pid = started?.event.pid ?? watch.latestPid();
+  // session.process_started is emitted at spawn, so it was delivered before the first delta.
+  const pid = watch.latestPid();
   if (!pid || !isAlive(pid)) throw new Error(`tether: no live claude process to kill (pid ${pid})`);
   const t0 = performance.now();
   process.kill(pid, 'SIGKILL');
+  const death = watchDeath(pid);
   const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark, 30_000);
   const stopped = await watch.waitFor((event) => event.type === 'session.process_stopped', mark, 5_000).catch(() => null);
   return {
     completedMs: completed.at - t0,
+    diedMs: death.diedMs(t0),
     processStoppedEventMs: stopped ? stopped.at - t0 : NaN,
     outcome: `${completed.event.outcome}${completed.event.error ? ` (${completed.event.error.code})` : ''}`,
     stoppedReason: stopped?.event.reason ?? null,

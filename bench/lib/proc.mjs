@@ -175,3 +175,19 @@ export function isAlive(pid) {
     return false;
   }
 }
+
+/**
+ * Whether every thread of a process has exited. The leader thread of a multi-threaded program can
+ * be a zombie while its other threads still run (the claude binary's main thread ends first), so
+ * a zombie leader alone does not mean the process is gone: its thread count must be down to 1.
+ */
+export function processFinished(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const state = /^State:\s+(\S)/m.exec(status)?.[1];
+    const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+    return (state === 'Z' || state === 'X') && threads <= 1;
+  } catch {
+    return true;
+  }
+}

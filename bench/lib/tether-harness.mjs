@@ -12,13 +12,56 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 
-export async function startTether({ claudePath, environment, provider = {} }) {
+/**
+ * `recordCommits`: the store is wrapped (one extra call per commit) to keep when each commit
+ * started and what it held, to tell the writer's coalescing from the CLI's own timing.
+ */
+export async function startTether({ claudePath, environment, provider = {}, recordCommits = false }) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-data-'));
-  const runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment, ...provider })], store: await openSqliteStore({ dataDir }) });
+  const store = await openSqliteStore({ dataDir });
+  const commits = [];
+  let wrapped = store;
+  if (recordCommits) {
+    wrapped = Object.create(store);
+    wrapped.commit = (unit) => {
+      const entry = { at: performance.now(), types: unit.events.map((event) => event.type), sessions: unit.sessions.length, runs: unit.runs.length, receipts: unit.receipts.length };
+      commits.push(entry);
+      const promise = store.commit(unit);
+      entry.returnedAt = performance.now();
+      promise.then(
+        () => {
+          entry.settledAt = performance.now();
+        },
+        () => {},
+      );
+      return promise;
+    };
+    wrapped.close = () => store.close();
+  }
+  // With recordCommits the provider is wrapped too, to keep when it emitted each part (the moment
+  // a CLI line was translated), before the runtime persisted and published it.
+  const emits = [];
+  const claude = createClaudeProvider({ claudePath, environment, ...provider });
+  const observed = recordCommits
+    ? {
+        ...claude,
+        doOpenSession: (options) =>
+          claude.doOpenSession({
+            ...options,
+            emit: (part) => {
+              emits.push({ at: performance.now(), type: part.type });
+              options.emit(part);
+            },
+          }),
+      }
+    : claude;
+  const runtime = await createAgentRuntime({ providers: [observed], store: wrapped });
   let disposed = false;
   return {
     runtime,
     dataDir,
+    commits,
+    emits,
     async dispose() {
       if (disposed) return;
       disposed = true;
@@ -108,5 +151,5 @@ export async function tetherTurn(runtime, watch, sessionId, text, { start = perf
   const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
   if (completed.event.outcome !== 'succeeded') throw new Error(`tether: the run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`);
   const first = await delta;
-  return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start };
+  return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start, completedAt: completed.at };
 }
