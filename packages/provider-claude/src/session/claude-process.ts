@@ -186,12 +186,14 @@ export class ClaudeProcess {
 
   private async end(options: { busy: boolean }): Promise<void> {
     if (this.hasExited) return;
-    this.rememberDescendants();
     this.child.stdin.end();
     if (!options.busy) {
+      // An idle CLI usually exits on EOF alone; remember its tree in case it does not.
+      this.rememberDescendants();
       await Promise.race([this.exited, delay(gracefulExitMs)]);
       if (this.hasExited) return;
     }
+    // One /proc walk right before the signal (it blocks the event loop for a few ms on a busy host).
     this.rememberDescendants();
     this.signalGroup('SIGTERM');
     await Promise.race([this.exited, delay(terminateGraceMs)]);

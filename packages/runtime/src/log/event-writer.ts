@@ -60,7 +60,7 @@ export class EventWriter {
   private readonly options: EventWriterOptions;
   private readonly lastSeq = new Map<string, number>();
   private staged: Draft = emptyDraft();
-  private flushScheduled = false;
+  private scheduledFlush: { cancel(): void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastFlushAt = 0;
 
@@ -77,26 +77,34 @@ export class EventWriter {
     this.lastSeq.set(sessionId, seq);
   }
 
-  /** Adds background output to the current batch; it is committed on the next tick. */
+  /**
+   * Adds background output to the current batch. It is committed on the next tick after a quiet
+   * spell, otherwise within the coalescing window; a batch that ends a run is committed at once
+   * (nobody should wait for a run's end).
+   */
   stage(change: Change): void {
     addChange(this.staged, change);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      const wait = coalesceMs - (performance.now() - this.lastFlushAt);
-      if (wait <= 0) {
-        setImmediate(() => void this.flush());
-      } else {
-        setTimeout(() => void this.flush(), wait);
-      }
+    const urgent = change.events.some((staged) => staged.body.type === 'run.completed');
+    if (this.scheduledFlush && !urgent) return;
+    this.scheduledFlush?.cancel();
+    const wait = urgent ? 0 : coalesceMs - (performance.now() - this.lastFlushAt);
+    if (wait <= 0) {
+      const immediate = setImmediate(() => void this.flush());
+      this.scheduledFlush = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(() => void this.flush(), wait);
+      this.scheduledFlush = { cancel: () => clearTimeout(timer) };
     }
   }
 
   /** Commits everything staged so far; resolves once it is stored and published. */
   flush(): Promise<void> {
-    this.flushScheduled = false;
-    this.lastFlushAt = performance.now();
+    this.scheduledFlush?.cancel();
+    this.scheduledFlush = null;
     const draft = this.takeStaged();
     if (!draft) return this.chain.then(() => undefined, () => undefined);
+    // The window counts from the last commit that wrote something.
+    this.lastFlushAt = performance.now();
     return this.enqueue(draft, true).then(() => undefined, () => undefined);
   }
 
