@@ -1,6 +1,7 @@
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import { readFileSync } from 'node:fs';
+import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -65,6 +66,9 @@ describe('interrupts through the real claude binary', () => {
     await runtime.interruptRun({ sessionId });
     const events = await runEvents(runtime, sessionId, runId);
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    // The stopped tool's process is gone; only the CLI itself (the session stays open) remains.
+    const commands = processesWithEnvironment('HOME', environment.home).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    expect(commands.filter((command) => command.includes('tail'))).toEqual([]);
     await nextTurnWorks(runtime, sessionId, 'Run the long command.');
   });
 

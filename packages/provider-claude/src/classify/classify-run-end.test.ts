@@ -32,6 +32,18 @@ describe('classifyRunEnd', () => {
     expect(other.error).toMatchObject({ code: 'provider_execution_error', details: { reason: 'error_max_turns' } });
   });
 
+  it('tells a CLI with no credentials (auth_required) from an API that refused the key (provider_api_error 401)', () => {
+    const notLoggedIn = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }), apiError: 'authentication_failed' });
+    expect(notLoggedIn.error).toMatchObject({ code: 'auth_required' });
+    const badKey = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 401 }), apiError: 'authentication_failed' });
+    expect(badKey.error).toMatchObject({ code: 'provider_api_error', details: { httpStatus: 401 } });
+  });
+
+  it('reports a conversation id already in use from the CLI\'s startup refusal', () => {
+    const inUse = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: 'Error: Session ID 1234 is already in use.' });
+    expect(inUse.error).toMatchObject({ code: 'session_id_in_use', details: { reason: 'session_id_in_use' } });
+  });
+
   it('maps aborted results to interrupted', () => {
     expect(classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' }) }).outcome).toBe('interrupted');
   });
