@@ -3,6 +3,7 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, agentErrorOf, answerText, createClaudeTestEnvironment, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
 
 let environment: ClaudeTestEnvironment;
 
@@ -10,15 +11,12 @@ afterEach(async () => {
   await environment?.cleanup();
 });
 
-/** Polls (bounded) until `probe` finds something: for processes, which have no event to wait on. */
-async function pollFor<Value>(probe: () => Value | undefined, timeoutMs = 20_000): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for a process');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Finds what `probe` finds, polling (bounded): another process's start is not an event Node can wait on. */
+async function pollFor<Value>(probe: () => Value | undefined): Promise<Value> {
+  let value: Value | undefined;
+  const found = await pollUntil(() => (value = probe()) !== undefined, { timeoutMs: 20_000 });
+  if (!found || value === undefined) throw new Error('timed out waiting for a process');
+  return value;
 }
 
 function types(events: { type: string }[]): string[] {
