@@ -110,6 +110,12 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
         const pageSize = rowLimit(limit);
         return pageSize === 0 ? [] : statements.selectEvents.all(sessionId, afterSeq, pageSize).map(eventFromRow);
       }),
+    deleteSession: (sessionId) =>
+      use('delete the session; nothing was deleted', () =>
+        inImmediateTransaction(database, () => {
+          for (const statement of statements.deleteSessionRows) statement.run(sessionId);
+        }),
+      ),
     commit: (unit) => use('write the change; nothing was written', () => inImmediateTransaction(database, () => writeUnit(statements, unit))),
     async close() {
       if (closed) return;

@@ -16,6 +16,7 @@ export interface StoreStatements {
   readonly selectInteraction: StatementSync;
   readonly selectReceipt: StatementSync;
   readonly selectEvents: StatementSync;
+  readonly deleteSessionRows: readonly StatementSync[];
 }
 
 const sessionColumns =
@@ -27,6 +28,7 @@ const interactionColumns = 'session_id, interaction_ref, run_id, status, request
 export function prepareStatements(database: DatabaseSync): StoreStatements {
   return {
     lastSeq: database.prepare('SELECT coalesce(max(seq), 0) AS last_seq FROM events WHERE session_id = ?'),
+    deleteSessionRows: ['events', 'interactions', 'runs', 'sessions'].map((table) => database.prepare(`DELETE FROM ${table} WHERE session_id = ?`)),
     insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})

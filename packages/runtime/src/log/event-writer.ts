@@ -77,6 +77,11 @@ export class EventWriter {
     this.lastSeq.set(sessionId, seq);
   }
 
+  /** A deleted session's counter goes with it. */
+  forget(sessionId: string): void {
+    this.lastSeq.delete(sessionId);
+  }
+
   /**
    * Adds background output to the current batch. It is committed on the next tick after a quiet
    * spell, otherwise within the coalescing window; a batch that ends a run is committed at once

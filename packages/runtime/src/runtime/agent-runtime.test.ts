@@ -172,6 +172,22 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
+  it('deletes only closed sessions, with everything stored about them; observers see every published event', async () => {
+    const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
+    const seen: string[] = [];
+    const stop = runtime.observe((event) => seen.push(event.type));
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'hi' }] })).runId);
+    expect((await agentErrorOf(runtime.deleteSession(sessionId))).code).toBe('session_open');
+    await runtime.closeSession({ sessionId });
+    await runtime.deleteSession(sessionId);
+    expect((await agentErrorOf(runtime.getSession(sessionId))).code).toBe('session_not_found');
+    expect(await runtime.listSessions()).toEqual([]);
+    stop();
+    expect(seen).toEqual(['session.opened', 'run.started', 'run.message_delta', 'run.completed', 'session.closed']);
+    await runtime.shutdown();
+  });
+
   it('completes an active run as interrupted when its session is closed, and ignores late output', async () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });

@@ -57,8 +57,10 @@ function unsupported(provider: AgentProviderV1, what: string, reason: string): A
 
 class Runtime implements AgentRuntime {
   readonly providerNames: readonly string[];
+  readonly providers: readonly AgentProviderV1[];
+  private readonly observers = new Set<(event: ProtocolEvent) => void>();
   private readonly store: TetherStore;
-  private readonly providers: Map<string, AgentProviderV1>;
+  private readonly providerMap: Map<string, AgentProviderV1>;
   private readonly defaultProvider: string;
   private readonly policy: InteractionPolicy;
   private readonly hub = new SubscriptionHub();
@@ -71,10 +73,11 @@ class Runtime implements AgentRuntime {
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
     this.store = store;
-    this.providers = new Map(options.providers.map((provider) => [provider.name, provider]));
-    this.providerNames = [...this.providers.keys()];
+    this.providerMap = new Map(options.providers.map((provider) => [provider.name, provider]));
+    this.providerNames = [...this.providerMap.keys()];
+    this.providers = [...this.providerMap.values()];
     const fallback = options.defaultProvider ?? this.providerNames[0];
-    if (fallback === undefined || !this.providers.has(fallback)) {
+    if (fallback === undefined || !this.providerMap.has(fallback)) {
       throw new AgentError({ code: 'provider_unavailable', message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).' });
     }
     this.defaultProvider = fallback;
@@ -90,7 +93,7 @@ class Runtime implements AgentRuntime {
     const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
     for (const record of await this.store.loadSessions()) {
       this.writer.restoreLastSeq(record.sessionId, record.lastSeq);
-      const entry = new SessionEntry(record, this.providers.get(record.provider) ?? null);
+      const entry = new SessionEntry(record, this.providerMap.get(record.provider) ?? null);
       this.entries.set(record.sessionId, entry);
       if (record.liveProcess !== null && entry.provider) leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
       if (record.activeRunId === null) continue;
@@ -216,7 +219,7 @@ class Runtime implements AgentRuntime {
 
   private async openNew(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {
     const providerName = command.provider ?? this.defaultProvider;
-    const provider = this.providers.get(providerName);
+    const provider = this.providerMap.get(providerName);
     if (!provider) {
       throw new AgentError({
         code: 'invalid_command',
@@ -333,6 +336,7 @@ class Runtime implements AgentRuntime {
   private publish(events: readonly ProtocolEvent[]): void {
     try {
       this.hub.publish(events);
+      for (const observer of this.observers) for (const event of events) observer(event);
     } finally {
       for (const event of events) {
         if (event.type !== 'run.completed') continue;
@@ -410,8 +414,25 @@ class Runtime implements AgentRuntime {
     return this.store.readEvents(sessionId, { afterSeq: options.afterSeq ?? 0, limit: Math.min(options.limit ?? 1000, 10_000) });
   }
 
+  observe(listener: (event: ProtocolEvent) => void): () => void {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const entry = this.entryOrThrow(sessionId);
+    if (entry.record.state !== 'closed') {
+      throw new AgentError({ code: 'session_open', message: 'The session is still open. Close it (close_session) before deleting it.' });
+    }
+    await entry.teardown.catch(() => undefined);
+    await this.writer.flush();
+    await this.store.deleteSession(sessionId);
+    this.entries.delete(sessionId);
+    this.writer.forget(sessionId);
+  }
+
   async probeProviders(options: { timeoutMs?: number } = {}) {
-    const results = await Promise.all([...this.providers.values()].map(async (provider) => [provider.name, await provider.doProbe(options)] as const));
+    const results = await Promise.all(this.providers.map(async (provider) => [provider.name, await provider.doProbe(options)] as const));
     return Object.fromEntries(results);
   }
 
@@ -433,7 +454,7 @@ class Runtime implements AgentRuntime {
       }
       await this.writer.flush();
       await Promise.allSettled([...this.entries.values()].map((entry) => this.stopProcess(entry, 'release')));
-      await Promise.allSettled([...this.providers.values()].map((provider) => provider.doDispose?.()));
+      await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.writer.flush();
       await this.store.close();
     })();

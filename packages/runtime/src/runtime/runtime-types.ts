@@ -75,7 +75,17 @@ export interface AgentRuntime {
   /** Stored events only, for reading a log without following it. */
   readEvents(sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<ProtocolEvent[]>;
 
+  /**
+   * Every event of every session, as it is published (after it is stored); for metrics and logs.
+   * Listeners must be quick: they run on the publish path.
+   */
+  observe(listener: (event: ProtocolEvent) => void): () => void;
+  /** Deletes a closed session and everything stored about it; an open one is refused with session_open. */
+  deleteSession(sessionId: string): Promise<void>;
+
   probeProviders(options?: { timeoutMs?: number }): Promise<Record<string, AgentProviderV1Availability>>;
+  /** The providers the runtime was given, with their declared capabilities. */
+  readonly providers: readonly AgentProviderV1[];
   readonly providerNames: readonly string[];
 
   /**

@@ -102,6 +102,13 @@ export function createInMemoryStore(): TetherStore {
       }
       for (const receipt of copied.receipts) receipts.set(receipt.commandId, receipt);
     },
+    async deleteSession(sessionId) {
+      assertOpen();
+      sessions.delete(sessionId);
+      events.delete(sessionId);
+      interactions.delete(sessionId);
+      for (const [runId, run] of runs) if (run.sessionId === sessionId) runs.delete(runId);
+    },
     async close() {
       closed = true;
     },

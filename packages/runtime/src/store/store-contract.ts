@@ -146,6 +146,18 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 })).toEqual([]);
     });
 
+    it('deletes a session with its runs, events and interactions, and nothing of another session', async () => {
+      const run = runRecord(runId);
+      await store.commit(unit({ events: [...events(sessionId, 1, 3), ...events(otherSessionId, 1, 2)], sessions: [sessionRecord(sessionId), sessionRecord(otherSessionId)], runs: [run] }));
+      await store.deleteSession(sessionId);
+      expect(await store.getSession(sessionId)).toBeUndefined();
+      expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual([]);
+      expect(await store.getRun(runId)).toBeUndefined();
+      expect(await store.listInteractions(sessionId)).toEqual([]);
+      expect(await store.readEvents(otherSessionId, { afterSeq: 0, limit: 10 })).toHaveLength(2);
+      expect(await store.getSession(otherSessionId)).toBeDefined();
+    });
+
     it('round-trips the reported model and the live process, and clears them', async () => {
       const live = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: { pid: 4242, startTime: 987654, marker: 'f'.repeat(32) } });
       await store.commit(unit({ sessions: [live] }));

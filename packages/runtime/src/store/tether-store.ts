@@ -78,6 +78,8 @@ export interface TetherStore {
   getInteraction(sessionId: string, interactionRef: string): Promise<InteractionRecord | undefined>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   readEvents(sessionId: string, options: { afterSeq: number; limit: number }): Promise<ProtocolEvent[]>;
+  /** Removes a session with its runs, events and interactions, in one transaction (receipts stay: they are keyed by command). */
+  deleteSession(sessionId: string): Promise<void>;
   /** Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat. */
   commit(unit: CommitUnit): Promise<void>;
   close(): Promise<void>;
