@@ -14,7 +14,9 @@ const allowed: Record<string, string[]> = {
   'fake-anthropic-api': [],
   'provider-claude': ['protocol', 'provider-spec'],
   testkit: ['protocol', 'provider-spec', 'runtime', 'fake-anthropic-api', 'provider-claude'],
-  cli: ['protocol', 'runtime', 'store-sqlite', 'provider-claude', 'fake-anthropic-api'],
+  client: ['protocol'],
+  daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'provider-claude'],
+  cli: ['protocol', 'runtime', 'store-sqlite', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon'],
 };
 
 function sourceFiles(directory: string): string[] {
