@@ -1,1 +1,6 @@
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
+export { createTetherClient } from './tether-client.js';
+export type { TetherClient, TetherClientOptions, CommandInput, SessionFilter, ListSessionsOptions } from './tether-client.js';
+export type { SubscribeOptions } from './event-subscription.js';
+export type { ReconnectOptions } from './reconnect-backoff.js';
+export type { SessionPage, ProviderInfo, ProviderCapabilities, ProviderAvailability, DaemonHealth } from './daemon-responses.js';

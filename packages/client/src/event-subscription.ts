@@ -1,0 +1,133 @@
+import { AgentError, ProtocolEvent } from '@tether/protocol';
+import { errorFromResponse, invalidResponseError, streamLostError, unreachableError } from './client-errors.js';
+import type { DaemonConnection } from './daemon-connection.js';
+import { type ReconnectSchedule, delayBeforeAttempt, waitUnlessAborted } from './reconnect-backoff.js';
+import { type SseFrame, SseParser } from './sse-parser.js';
+
+export interface SubscribeOptions {
+  /** Deliver events with seq greater than this (default 0: from the beginning). */
+  readonly afterSeq?: number;
+  /** Ends the iteration (it returns, without throwing) and closes the stream. */
+  readonly signal?: AbortSignal;
+}
+
+/** Why one connection ended, when it did not throw. */
+interface ConnectionEnd {
+  readonly reason: 'failed' | 'ended' | 'overflow' | 'gap';
+  /** Whether the daemon accepted the subscription (200 event stream) before it ended. */
+  readonly opened: boolean;
+  readonly error?: AgentError;
+}
+
+/** Where the subscription stands: the seq of the last event it yielded. */
+interface Position {
+  lastSeq: number;
+}
+
+/**
+ * A session's events, replayed then live, across as many connections as it takes: whenever a
+ * stream breaks (network error, end, overflow, 5xx, a gap) it reconnects with backoff from the last
+ * seq it yielded, and drops anything at or below it, so the caller sees every seq once, in order.
+ */
+export async function* subscribeToEvents(
+  connection: DaemonConnection,
+  sessionId: string,
+  options: SubscribeOptions,
+  schedule: ReconnectSchedule,
+): AsyncGenerator<ProtocolEvent, void, undefined> {
+  const signal = options.signal;
+  const position: Position = { lastSeq: options.afterSeq ?? 0 };
+  let failedAttempts = 0;
+  let resuming = false;
+  while (!signal?.aborted) {
+    const end = yield* readConnection(connection, sessionId, position, resuming, signal);
+    resuming = true;
+    if (signal?.aborted) return;
+    // A stream that opened resets the count, except after a gap: a daemon that keeps skipping
+    // events must not keep the client reconnecting at full speed forever.
+    failedAttempts = end.opened && end.reason !== 'gap' ? 1 : failedAttempts + 1;
+    if (failedAttempts > schedule.maxAttempts) {
+      // The last failure itself (unreachable, a 503's own error) says more than a summary would.
+      throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
+    }
+    // Overflow means the daemon was ahead of us, not down: come straight back.
+    await waitUnlessAborted(end.reason === 'overflow' ? 0 : delayBeforeAttempt(failedAttempts, schedule), signal);
+  }
+}
+
+async function* readConnection(
+  connection: DaemonConnection,
+  sessionId: string,
+  position: Position,
+  resuming: boolean,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ProtocolEvent, ConnectionEnd, undefined> {
+  // Its own controller: aborting it on every way out (consumer break, gap, overflow) releases the
+  // socket; the caller's signal aborts it too.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    const headers: Record<string, string> = { authorization: `Bearer ${connection.token}`, accept: 'text/event-stream' };
+    if (resuming) headers['last-event-id'] = String(position.lastSeq);
+    const url = `${connection.url}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${position.lastSeq}`;
+    let response: Response;
+    try {
+      response = await connection.fetch(url, { headers, signal: controller.signal });
+    } catch (error) {
+      return { reason: 'failed', opened: false, error: unreachableError(connection.url, error) };
+    }
+    if (!response.ok) {
+      const error = await errorFromResponse(response, connection.url);
+      // 5xx and 429 are the daemon's passing trouble; 401, 404 and the rest will not change by retrying.
+      if (response.status >= 500 || response.status === 429) return { reason: 'failed', opened: false, error };
+      throw error;
+    }
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
+      throw invalidResponseError(connection.url, 'an answer that is not an event stream');
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const parser = new SseParser();
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        return { reason: 'failed', opened: true, error: unreachableError(connection.url, error) };
+      }
+      if (chunk.done) return { reason: 'ended', opened: true };
+      for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
+        if (frame.event === 'overflow') return { reason: 'overflow', opened: true };
+        if (frame.event !== 'message') continue;
+        const event = parseEvent(connection.url, sessionId, frame);
+        if (event.seq <= position.lastSeq) continue;
+        if (event.seq !== position.lastSeq + 1) return { reason: 'gap', opened: true };
+        position.lastSeq = event.seq;
+        yield event;
+      }
+    }
+  } finally {
+    signal?.removeEventListener('abort', abort);
+    controller.abort();
+  }
+}
+
+/**
+ * An event that does not validate is thrown, not skipped: skipping would leave a gap, and
+ * reconnecting would replay the same stored event forever. It means a daemon of another version.
+ */
+function parseEvent(url: string, sessionId: string, frame: SseFrame): ProtocolEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(frame.data);
+  } catch {
+    throw invalidResponseError(url, 'an event that is not JSON');
+  }
+  const parsed = ProtocolEvent.safeParse(value);
+  if (!parsed.success) throw invalidResponseError(url, 'an event that does not match the protocol', parsed.error);
+  const event = parsed.data;
+  if (event.sessionId !== sessionId) throw invalidResponseError(url, `an event of another session (seq ${event.seq})`);
+  if (frame.id !== undefined && frame.id !== String(event.seq)) throw invalidResponseError(url, `an event whose id is not its seq (${event.seq})`);
+  return event;
+}

@@ -1,0 +1,138 @@
+import { AgentError, newSessionId } from '@tether/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTetherClient } from './index.js';
+import type { TetherClient } from './index.js';
+import { type FakeDaemon, startFakeDaemon } from './test-support/fake-daemon.js';
+import { sampleSnapshot } from './test-support/sample-records.js';
+
+async function rejection(promise: Promise<unknown>): Promise<AgentError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!AgentError.isInstance(error)) throw new Error(`expected an AgentError, got ${String(error)}`);
+  return error;
+}
+
+describe('TetherClient commands and reads', () => {
+  let daemon: FakeDaemon;
+  let client: TetherClient;
+
+  beforeEach(async () => {
+    daemon = await startFakeDaemon();
+    client = createTetherClient({ url: `${daemon.url}/`, token: daemon.token });
+  });
+  afterEach(async () => {
+    await daemon.close();
+  });
+
+  it('sends typed commands with the token and a generated commandId, and answers typed receipts', async () => {
+    const opened = await client.openSession({ workspace: { kind: 'directory', path: '/repo' }, model: 'sonnet' });
+    expect(opened.type).toBe('open_session');
+    const request = daemon.requests.at(-1)!;
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/commands' });
+    expect(request.headers.authorization).toBe(`Bearer ${daemon.token}`);
+    expect(request.body).toEqual({ type: 'open_session', commandId: opened.commandId, workspace: { kind: 'directory', path: '/repo' }, model: 'sonnet' });
+    expect(opened.commandId).toMatch(/^cmd_[0-9a-f]{32}$/);
+
+    const turn = await client.submitTurn({ sessionId: opened.sessionId, input: [{ type: 'text', text: 'hi' }], commandId: 'my-command-1' });
+    expect(turn).toMatchObject({ type: 'submit_turn', commandId: 'my-command-1', sessionId: opened.sessionId });
+    expect(turn.runId).toMatch(/^run_/);
+
+    const mode = await client.setPermissionMode({ sessionId: opened.sessionId, mode: 'plan' });
+    expect(mode.mode).toBe('plan');
+    const model = await client.dispatch({ type: 'set_model', commandId: 'c-2', sessionId: opened.sessionId, model: 'opus' });
+    expect(model.model).toBe('opus');
+    expect((await client.getContextUsage({ sessionId: opened.sessionId })).usage.maxTokens).toBe(200_000);
+    expect((await client.getSessionCost({ sessionId: opened.sessionId })).report).toBe('');
+    expect((await client.interruptRun({ sessionId: opened.sessionId })).runId).toBeNull();
+    expect((await client.runControl({ sessionId: opened.sessionId, name: 'compact' })).type).toBe('run_control');
+    expect((await client.closeSession({ sessionId: opened.sessionId })).type).toBe('close_session');
+  });
+
+  it("rebuilds the daemon's errors as AgentError, details included", async () => {
+    daemon.answerCommand = () =>
+      new AgentError({ code: 'provider_rejected', message: 'The agent did not apply the stop; retry.', details: { reason: 'input_still_queued' } });
+    const error = await rejection(client.interruptRun({ sessionId: newSessionId() }));
+    expect(error.toObject()).toEqual({ code: 'provider_rejected', message: 'The agent did not apply the stop; retry.', retryable: true, details: { reason: 'input_still_queued' } });
+
+    const invalid = await rejection(client.dispatch({ type: 'set_model', commandId: 'bad id!', sessionId: newSessionId(), model: 'opus' }));
+    expect(invalid.code).toBe('invalid_command');
+    expect(invalid.details?.issues?.[0]?.path).toBe('commandId');
+
+    expect((await rejection(client.getSession(newSessionId()))).code).toBe('session_not_found');
+  });
+
+  it('maps an answer that is not a Tether error from its status', async () => {
+    daemon.answerCommand = () => ({ httpStatus: 502, rawBody: '<html>Bad gateway</html>' });
+    const error = await rejection(client.closeSession({ sessionId: newSessionId() }));
+    expect(error).toMatchObject({ code: 'internal_error', retryable: true, details: { httpStatus: 502, reason: 'unexpected_status' } });
+  });
+
+  it('refuses a receipt that does not validate or answers another command', async () => {
+    const sessionId = newSessionId();
+    daemon.answerCommand = (command) => ({ type: 'close_session', commandId: command.commandId, sessionId });
+    const wrongType = await rejection(client.setModel({ sessionId, model: 'opus' }));
+    expect(wrongType).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
+    daemon.answerCommand = (command) => ({ type: 'submit_turn', commandId: command.commandId, sessionId, runId: 'not-a-run-id' });
+    const invalid = await rejection(client.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }));
+    expect(invalid.details?.issues?.[0]?.path).toBe('runId');
+  });
+
+  it('answers 401 with unauthorized, pointing at `tether token`', async () => {
+    const wrong = createTetherClient({ url: daemon.url, token: 'wrong' });
+    const error = await rejection(wrong.openSession({ workspace: { kind: 'directory', path: '/repo' } }));
+    expect(error.code).toBe('unauthorized');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('tether token');
+    expect((await rejection(wrong.listSessions())).code).toBe('unauthorized');
+  });
+
+  it('answers runtime_stopped (retryable) when the daemon is not running', async () => {
+    const stopped = await startFakeDaemon();
+    await stopped.close();
+    const error = await rejection(createTetherClient({ url: stopped.url, token: 't' }).getProviders());
+    expect(error.code).toBe('runtime_stopped');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe(`The Tether daemon at ${stopped.url} is not reachable; is \`tether serve\` running?`);
+  });
+
+  it('pages through sessions with the cursor, newest first, filtered by state', async () => {
+    const snapshots = Array.from({ length: 5 }, (_, index) =>
+      sampleSnapshot({ createdAt: `2026-01-0${index + 1}T00:00:00.000Z`, state: index === 2 ? 'closed' : 'idle' }),
+    );
+    for (const snapshot of snapshots) daemon.addSession(snapshot);
+    const newestFirst = [...snapshots].reverse().map((snapshot) => snapshot.sessionId);
+
+    const first = await client.listSessions({ limit: 2 });
+    expect(first.sessions.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst.slice(0, 2));
+    const second = await client.listSessions({ limit: 2, before: first.next! });
+    expect(second.sessions.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst.slice(2, 4));
+
+    const pagesBefore = daemon.requests.length;
+    const all = await client.listAllSessions({ limit: 2 });
+    expect(all.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst);
+    expect(daemon.requests.slice(pagesBefore).map((request) => request.query.get('before'))).toEqual([null, newestFirst[1], newestFirst[3]]);
+
+    const idle = await client.listAllSessions({ state: 'idle' });
+    expect(idle.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst.filter((id) => id !== snapshots[2]!.sessionId));
+    expect((await rejection(client.listSessions({ limit: 501 }))).code).toBe('invalid_command');
+  });
+
+  it('reads a session, deletes closed ones only, lists providers, checks health without the token', async () => {
+    const open = sampleSnapshot({ lastSeq: 4 });
+    const closed = sampleSnapshot({ state: 'closed' });
+    daemon.addSession(open);
+    daemon.addSession(closed);
+    expect(await client.getSession(open.sessionId)).toEqual(open);
+    expect((await rejection(client.deleteSession(open.sessionId))).code).toBe('session_open');
+    await expect(client.deleteSession(closed.sessionId)).resolves.toBeUndefined();
+    expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
+
+    const [provider] = await client.getProviders();
+    expect(provider).toMatchObject({ name: 'claude', capabilities: { approvals: true, inputParts: ['text'] }, availability: { available: true } });
+
+    expect(await client.health()).toEqual({ ok: true, version: '0.1.0' });
+    expect(daemon.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+});
