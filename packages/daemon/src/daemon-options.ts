@@ -1,0 +1,51 @@
+import type { AgentRuntime } from '@tether/runtime';
+import type { AgentProviderV1 } from '@tether/provider-spec';
+import type { LoggerOptions } from 'pino';
+import type { DaemonLogger } from './logging/create-logger.js';
+
+export interface DaemonOptions {
+  /** The data directory: the SQLite store, `daemon-token` and `daemon.json` live here (see resolveDataDir). */
+  readonly dataDir: string;
+  /** Interface to bind (default 127.0.0.1). Anything else is reachable from elsewhere: the CLI should warn. */
+  readonly host?: string;
+  /** Port to listen on (default 7437; 0 picks a free one, see Daemon.port). */
+  readonly port?: number;
+  /** The providers sessions can use (default: one Claude provider with its own defaults). */
+  readonly providers?: readonly AgentProviderV1[];
+  /** Extra browser origins (e.g. "http://localhost:5173") that may call the API; only these get CORS headers. */
+  readonly allowOrigins?: readonly string[];
+  /** How long close() lets active runs finish before interrupting them (default 10,000 ms). */
+  readonly shutdownGraceMs?: number;
+  /** A pino logger (or anything with its methods), or options for a new one writing JSON to stdout. */
+  readonly logger?: DaemonLogger | LoggerOptions;
+  /** Events a subscriber may fall behind by before it is cut off (default 10,000). */
+  readonly subscriberBufferEvents?: number;
+  /** Bytes a subscriber may fall behind by before it is cut off (default 16 MiB). */
+  readonly subscriberBufferBytes?: number;
+  /** Interval of SSE `: ping` comments and WebSocket pings (default 15,000 ms). */
+  readonly pingIntervalMs?: number;
+}
+
+export interface Daemon {
+  /** Where the API is, e.g. "http://127.0.0.1:7437". */
+  readonly url: string;
+  /** The port actually bound (useful with port 0). */
+  readonly port: number;
+  /** The bearer token in effect now (it changes when the token file is rotated). */
+  readonly token: string;
+  /** The runtime the daemon serves, for in-process hosts and tests. */
+  readonly runtime: AgentRuntime;
+  /**
+   * Graceful shutdown: stops accepting connections, lets active runs finish within the grace,
+   * interrupts the rest, shuts the runtime down, closes streams and sockets, removes daemon.json.
+   * Idempotent. The daemon installs no signal handlers: the caller wires SIGTERM/SIGINT to this.
+   */
+  close(): Promise<void>;
+}
+
+export const defaultPort = 7437;
+export const defaultHost = '127.0.0.1';
+export const defaultShutdownGraceMs = 10_000;
+export const defaultSubscriberBufferEvents = 10_000;
+export const defaultSubscriberBufferBytes = 16 * 1024 * 1024;
+export const defaultPingIntervalMs = 15_000;

@@ -1,0 +1,32 @@
+import { AgentError, type ErrorCode, type SerializedAgentError, httpStatusForCode, toAgentError } from '@tether/protocol';
+
+/** The one error body of the API: `{"error": SerializedAgentError}`. */
+export interface ErrorBody {
+  readonly error: SerializedAgentError;
+}
+
+/** Any thrown value as the API's error body and HTTP status (from the protocol's one table). */
+export function describeError(error: unknown): { status: number; body: ErrorBody; code: ErrorCode } {
+  const agentError = toAgentError(error);
+  return { status: httpStatusForCode(agentError.code), body: { error: agentError.toObject() }, code: agentError.code };
+}
+
+export function errorResponse(error: unknown, headers?: Record<string, string>): Response {
+  const { status, body } = describeError(error);
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+export function invalidRequest(message: string, reason: string): AgentError {
+  return new AgentError({ code: 'invalid_command', message, details: { reason } });
+}
+
+export function routeNotFound(method: string): AgentError {
+  return new AgentError({
+    code: 'route_not_found',
+    message: `No ${method} route here. The API lives under /v1 (see GET /v1/openapi.json).`,
+  });
+}
+
+export function daemonStopping(): AgentError {
+  return new AgentError({ code: 'runtime_stopped', message: 'The daemon is shutting down and starts no new work. Retry once it is running again.' });
+}

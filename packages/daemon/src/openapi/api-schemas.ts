@@ -1,0 +1,31 @@
+import { SerializedAgentError, SessionSnapshot } from '@tether/protocol';
+import { z } from 'zod';
+
+/** Response shapes of the daemon's own routes (commands, events and snapshots come from the protocol). */
+export const ErrorResponse = z.strictObject({ error: SerializedAgentError });
+
+export const SessionPage = z.strictObject({
+  sessions: z.array(SessionSnapshot),
+  /** Pass as ?before= for the next (older) page; null on the last page. */
+  next: z.string().nullable(),
+});
+
+export const ProviderAvailability = z.object({
+  available: z.boolean(),
+  binaryPath: z.string().optional(),
+  source: z.string().optional(),
+  version: z.string().optional(),
+  problem: SerializedAgentError.optional(),
+});
+
+export const ProviderList = z.strictObject({
+  providers: z.array(
+    z.strictObject({
+      name: z.string(),
+      capabilities: z.record(z.string(), z.unknown()),
+      availability: ProviderAvailability,
+    }),
+  ),
+});
+
+export const Health = z.strictObject({ ok: z.literal(true), version: z.string() });

@@ -1,0 +1,36 @@
+import type { Hono } from 'hono';
+import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import { SseStream } from '../sse/sse-stream.js';
+import { streamStartSeq } from '../sse/sse-writer.js';
+
+export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
+  app.get('/v1/sessions/:id/events', async (context) => {
+    const sessionId = context.req.param('id');
+    const afterSeq = streamStartSeq(context.req.header('last-event-id'), context.req.query('after'));
+    // Answer 404 now, while a status can still be sent.
+    await state.runtime.getSession(sessionId);
+    const outgoing = context.env.outgoing;
+    state.metrics.subscriberOpened();
+    let forget = () => {};
+    const stream = new SseStream({
+      runtime: state.runtime,
+      sessionId,
+      afterSeq,
+      limits: state.subscriberLimits,
+      pingIntervalMs: state.pingIntervalMs,
+      destroyConnection: () => outgoing.destroy(),
+      onEnd: (reason, stats) => {
+        forget();
+        state.metrics.subscriberClosed();
+        state.logger.info({ route: '/v1/sessions/:id/events', sessionId, reason, events: stats.events, lastSeq: stats.lastSeq }, 'event stream ended');
+      },
+    });
+    forget = state.connections.add(stream);
+    return context.body(stream.body, 200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      // Proxies such as nginx would otherwise hold events back.
+      'X-Accel-Buffering': 'no',
+    });
+  });
+}

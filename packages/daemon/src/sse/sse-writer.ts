@@ -1,0 +1,34 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import { invalidRequest } from '../errors/error-response.js';
+
+/**
+ * One event as an SSE frame: its seq as the id (what a reconnecting client sends back as
+ * Last-Event-ID) and the event as one line of JSON, with no `event:` line. JSON.stringify escapes
+ * CR and LF, so the data never spans lines.
+ */
+export function sseEventFrame(event: ProtocolEvent): string {
+  return `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** The last frame for a subscriber cut off for falling behind: reconnect from `lastSeq`. */
+export function sseOverflowFrame(lastSeq: number): string {
+  return `event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`;
+}
+
+/** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */
+export const ssePingFrame = ': ping\n\n';
+
+function parseSeq(value: string, where: string): number {
+  const trimmed = value.trim();
+  if (!/^\d{1,15}$/.test(trimmed)) {
+    throw invalidRequest(`${where} must be a sequence number (a non-negative integer), the seq of the last event you have.`, 'invalid_start_seq');
+  }
+  return Number(trimmed);
+}
+
+/** Where a stream starts: Last-Event-ID when present (a reconnect), else ?after=SEQ, else 0. */
+export function streamStartSeq(lastEventId: string | undefined | null, after: string | undefined | null): number {
+  if (lastEventId !== undefined && lastEventId !== null && lastEventId.trim() !== '') return parseSeq(lastEventId, 'Last-Event-ID');
+  if (after !== undefined && after !== null && after !== '') return parseSeq(after, 'after');
+  return 0;
+}

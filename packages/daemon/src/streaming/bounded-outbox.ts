@@ -1,0 +1,134 @@
+export interface OutboxLimits {
+  /** Frames a subscriber may have queued before it counts as fallen behind. */
+  readonly maxFrames: number;
+  /** Bytes a subscriber may have queued before it counts as fallen behind. */
+  readonly maxBytes: number;
+}
+
+interface QueuedFrame {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/**
+ * The bounded buffer between the runtime and one subscriber's connection. The runtime side pushes
+ * without waiting (a slow subscriber must never slow the session); the connection side takes frames
+ * as fast as its socket accepts them. A push that would pass the bound is refused, and the caller
+ * cuts the subscriber off: memory per subscriber stays bounded whatever the client does.
+ */
+export class BoundedOutbox {
+  private readonly frames: QueuedFrame[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+  private ended = false;
+  private frameWaiters: Array<() => void> = [];
+  private roomWaiters: Array<() => void> = [];
+  private readonly limits: OutboxLimits;
+
+  constructor(limits: OutboxLimits) {
+    this.limits = { maxFrames: Math.max(1, limits.maxFrames), maxBytes: Math.max(1, limits.maxBytes) };
+  }
+
+  get size(): number {
+    return this.frames.length - this.head;
+  }
+
+  get bytes(): number {
+    return this.queuedBytes;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Queues a frame; false (nothing queued) when it would pass the bound. A lone frame always fits. */
+  push(text: string): boolean {
+    if (this.ended) return false;
+    const bytes = Buffer.byteLength(text);
+    if (this.size > 0 && (this.size + 1 > this.limits.maxFrames || this.queuedBytes + bytes > this.limits.maxBytes)) return false;
+    this.frames.push({ text, bytes });
+    this.queuedBytes += bytes;
+    this.wake('frames');
+    return true;
+  }
+
+  /** Whether a push now would be accepted (for producers that can wait, such as a replay from the store). */
+  hasRoom(): boolean {
+    return this.size < this.limits.maxFrames && this.queuedBytes < this.limits.maxBytes;
+  }
+
+  /** Resolves once there is room for another frame, or the outbox ended. */
+  async waitForRoom(): Promise<void> {
+    while (!this.ended && !this.hasRoom()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Resolves once a frame is queued, or the outbox ended. */
+  async waitForFrames(): Promise<void> {
+    while (!this.ended && this.size === 0) await new Promise<void>((resolve) => this.frameWaiters.push(resolve));
+  }
+
+  /** The oldest frame, or undefined when none is queued. */
+  shift(): string | undefined {
+    if (this.size === 0) return undefined;
+    const frame = this.frames[this.head]!;
+    this.head += 1;
+    this.queuedBytes -= frame.bytes;
+    this.compact();
+    this.wake('room');
+    return frame.text;
+  }
+
+  /** Queued frames joined into one chunk of about `maxChunkBytes` (at least one frame); null when none is queued. */
+  takeJoined(maxChunkBytes: number): string | null {
+    if (this.size === 0) return null;
+    const parts: string[] = [];
+    let taken = 0;
+    while (this.size > 0 && (parts.length === 0 || taken + this.frames[this.head]!.bytes <= maxChunkBytes)) {
+      const frame = this.frames[this.head]!;
+      this.head += 1;
+      this.queuedBytes -= frame.bytes;
+      taken += frame.bytes;
+      parts.push(frame.text);
+    }
+    this.compact();
+    this.wake('room');
+    return parts.join('');
+  }
+
+  /**
+   * No more frames will come. `discard` drops what is queued (the reader will not get it);
+   * `finalFrame` is queued last whatever the bound (e.g. telling a cut-off subscriber where to resume).
+   */
+  end(options: { discard?: boolean; finalFrame?: string } = {}): void {
+    if (this.ended) return;
+    if (options.discard) {
+      this.frames.length = 0;
+      this.head = 0;
+      this.queuedBytes = 0;
+    }
+    if (options.finalFrame !== undefined) {
+      const bytes = Buffer.byteLength(options.finalFrame);
+      this.frames.push({ text: options.finalFrame, bytes });
+      this.queuedBytes += bytes;
+    }
+    this.ended = true;
+    this.wake('frames');
+    this.wake('room');
+  }
+
+  private compact(): void {
+    // Drop consumed slots now and then instead of shifting the array on every take.
+    if (this.head > 1024 && this.head * 2 > this.frames.length) {
+      this.frames.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private wake(which: 'frames' | 'room'): void {
+    const waiters = which === 'frames' ? this.frameWaiters : this.roomWaiters;
+    if (waiters.length === 0) return;
+    if (which === 'frames') this.frameWaiters = [];
+    else this.roomWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

@@ -1,0 +1,35 @@
+import { ProtocolEvent, Receipt, SerializedAgentError, SessionId } from '@tether/protocol';
+import { z } from 'zod';
+
+/** A caller-chosen request id, echoed in the answer. */
+export const FrameId = z.string().min(1).max(200);
+
+export const AuthFrame = z.strictObject({ type: z.literal('auth'), token: z.string().min(1).max(1000) });
+
+export const ClientFrame = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('subscribe'), id: FrameId, sessionId: SessionId, afterSeq: z.number().int().nonnegative().optional() }),
+  z.strictObject({ type: z.literal('unsubscribe'), id: FrameId, sessionId: SessionId }),
+  // The command itself is validated by the runtime, exactly as POST /v1/commands does.
+  z.strictObject({ type: z.literal('command'), id: FrameId, command: z.unknown() }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** Every frame the daemon sends, for the OpenAPI document (the socket code builds them directly). */
+export const ServerFrame = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready') }),
+  z.strictObject({ type: z.literal('subscribed'), id: FrameId, sessionId: SessionId }),
+  z.strictObject({ type: z.literal('unsubscribed'), id: FrameId.nullable(), sessionId: SessionId }),
+  z.strictObject({ type: z.literal('event'), sessionId: SessionId, event: ProtocolEvent }),
+  z.strictObject({ type: z.literal('receipt'), id: FrameId, receipt: Receipt }),
+  z.strictObject({ type: z.literal('error'), id: FrameId.nullable(), error: SerializedAgentError }),
+]);
+
+/** Close codes of /v1/ws beyond the standard ones. */
+export const closeCodes = {
+  /** No valid auth frame in time, a wrong token, or the token was rotated. */
+  unauthorized: 4401,
+  /** The connection fell behind past its buffer bound: reconnect from your last seq. */
+  tooSlow: 4408,
+  /** The daemon is shutting down. */
+  goingAway: 1001,
+} as const;
