@@ -2,7 +2,11 @@ import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
 import { demoCommand, demoUsage } from './commands/demo-command.js';
 import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
+import { attachCommand, attachUsage, sendCommand, sendUsage } from './commands/attach-command.js';
 import { runCommand, runUsage } from './commands/run-command.js';
+import { serveCommand, serveUsage } from './commands/serve-command.js';
+import { closeCommand, closeUsage, interruptCommand, interruptUsage, sessionsCommand, sessionsUsage, showCommand, showUsage } from './commands/session-commands.js';
+import { tokenCommand, tokenUsage } from './commands/token-command.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
@@ -10,20 +14,45 @@ const commands: Record<string, (argv: readonly string[], context: CliContext) =>
   run: runCommand,
   demo: demoCommand,
   doctor: doctorCommand,
+  serve: serveCommand,
+  token: tokenCommand,
+  sessions: sessionsCommand,
+  show: showCommand,
+  attach: attachCommand,
+  send: sendCommand,
+  interrupt: interruptCommand,
+  close: closeCommand,
 };
 
 export const mainUsage = `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
 
 commands:
-  tether demo      a scripted conversation through the real claude CLI and a built-in fake model
-  tether run       one turn in a new or resumed session
-  tether doctor    what Tether would run with, and what to fix
+  tether demo       a scripted conversation through the real claude CLI and a built-in fake model
+  tether run        one turn in a new or resumed session (through the local daemon if one runs)
+  tether doctor     what Tether would run with, and what to fix
+  tether serve      the daemon: HTTP + WebSocket API (docs/api.md)
+  tether token      the daemon's token (--rotate replaces it)
+  tether sessions   the daemon's sessions; tether show SESSION for one
+  tether attach     follow a session live and answer its prompts
+  tether send       one turn in a daemon's session
+  tether interrupt  stop a session's run; tether close SESSION closes it
 
 ${runUsage}
 
 ${demoUsage}
 
-${doctorUsage}`;
+${doctorUsage}
+
+${serveUsage}
+
+${tokenUsage}
+
+${sessionsUsage}
+${showUsage}
+${attachUsage}
+${sendUsage}
+${interruptUsage}
+${closeUsage}`;
 
 /** Runs one `tether` invocation and returns its exit code. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {

@@ -1,5 +1,5 @@
 import { type ProtocolEvent, type RunOutcome, type SerializedAgentError, type TokenUsage, addUsage } from '@tether/protocol';
-import type { AgentRuntime } from '@tether/runtime';
+import type { TetherBackend } from './tether-backend.js';
 
 export interface EventSink {
   event(event: ProtocolEvent): void;
@@ -17,7 +17,7 @@ export interface TurnSummary {
  * run completes; the summary comes from the events themselves. Subscribing before submitting
  * means nothing is missed.
  */
-export async function runTurn(runtime: AgentRuntime, options: { sessionId: string; prompt: string; afterSeq: number; sink: EventSink }): Promise<TurnSummary> {
+export async function runTurn(runtime: TetherBackend, options: { sessionId: string; prompt: string; afterSeq: number; sink: EventSink }): Promise<TurnSummary> {
   const controller = new AbortController();
   const events = runtime.subscribe(options.sessionId, { afterSeq: options.afterSeq, signal: controller.signal });
   const { runId } = await runtime.submitTurn({ sessionId: options.sessionId, input: [{ type: 'text', text: options.prompt }] });

@@ -1,19 +1,18 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PermissionMode, type ProtocolEvent, SessionId } from '@tether/protocol';
+import { PermissionMode, SessionId } from '@tether/protocol';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
-import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
+import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
-import { HumanRenderer } from '../render/human-renderer.js';
-import { JsonRenderer } from '../render/json-renderer.js';
-import { exitCodeForRun, runTurn } from '../run-turn.js';
+import { connectDaemon } from '../connect-daemon.js';
+import { driveTurn } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
-                  [--approve ask|allow-once|deny] [--answers FILE|-]
+                  [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
                   [--data-dir DIR] [--claude-path PATH] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
@@ -23,6 +22,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--p
   --resume SESSION   continue a session (its id is printed after every run)
   --approve          ask (default: at a terminal; elsewhere prompts are denied), allow-once, deny
   --answers FILE|-   answers to prompts, one JSON object per line: {"ref": "...", "answer": {...}}
+  --server URL       run through the daemon at URL (token: $TETHER_TOKEN or the data dir's)
+                     (when a daemon owns the data dir, run goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
 
@@ -38,6 +39,7 @@ interface RunOptions {
   readonly claudePath: string | undefined;
   readonly approve: 'ask' | 'allow-once' | 'deny';
   readonly answers: string | undefined;
+  readonly server: string | undefined;
   readonly prompt: string;
 }
 
@@ -58,6 +60,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         'claude-path': { type: 'string' },
         approve: { type: 'string' },
         answers: { type: 'string' },
+        server: { type: 'string' },
       },
     });
   } catch (error) {
@@ -94,79 +97,56 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     approve,
     answers: values.answers === undefined || values.answers === '-' ? values.answers : path.resolve(context.cwd, values.answers),
+    server: values.server,
     prompt: positionals[0]!,
   };
 }
 
-/** How prompts get answered: at the terminal, from --answers, allowed once, or denied by the provider. */
-function responderMode(options: RunOptions, context: CliContext): ResponderMode | 'deny' {
-  if (options.approve === 'deny') return 'deny';
+/** How prompts get answered: at the terminal, from --answers, allowed once, or denied. */
+export function responderMode(options: { approve: 'ask' | 'allow-once' | 'deny'; answers: string | undefined; json: boolean }, context: CliContext): ResponderMode {
+  if (options.approve === 'deny') return { kind: 'deny' };
   if (options.approve === 'allow-once') return { kind: 'allow-once' };
   if (options.answers !== undefined) return { kind: 'answers', source: options.answers, stdin: context.stdin };
   if (!options.json && context.terminal) return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
-  return 'deny';
+  return { kind: 'deny' };
 }
 
-/** `tether run`: one turn in a new or resumed session, composed in-process. */
+/** `tether run`: one turn in a new or resumed session, through the local daemon if one owns the data dir, else in-process. */
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);
-  const policy = mode === 'deny' ? ({ approvals: 'deny', questions: 'deny' } as const) : {};
-  if (mode === 'deny' && options.approve === 'ask' && !options.json) {
+  if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
     context.stderr.write('tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n');
   }
-  const store = await openSqliteStore({ dataDir: resolveDataDir({ dataDir: options.dataDir, environment: context.environment }) });
+  const request = {
+    resume: options.resume,
+    cwd: options.cwd,
+    model: options.model,
+    permissionMode: options.permissionMode,
+    prompt: options.prompt,
+    json: options.json,
+  };
+  const dataDir = resolveDataDir({ dataDir: options.dataDir, environment: context.environment });
+  const daemon = await connectDaemon({ server: options.server, dataDir, environment: context.environment });
+  if (daemon) {
+    // Nothing started in the daemon yet: leaving is all a stop can do.
+    return driveTurn(daemon, { ...request, responder: mode }, context, () => process.exit(130));
+  }
+  // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
+  const denyInProvider = mode.kind === 'deny';
   const runtime = await createAgentRuntime({
-    providers: [createClaudeProvider({ ...(options.claudePath ? { claudePath: options.claudePath } : {}), environment: context.environment, ...policy })],
-    store,
-  });
-  let responder: InteractionResponder | null = null;
-  let sessionId: string | undefined;
-  const removeInterrupt = context.onInterrupt((count) => {
-    // First Ctrl-C stops the run (it completes as interrupted, exit 130); a second closes the session.
-    if (sessionId === undefined) {
-      void runtime.shutdown();
-      return;
-    }
-    if (count === 1) {
-      context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
-      runtime.interruptRun({ sessionId }).catch(() => runtime.shutdown());
-    } else if (count === 2) {
-      context.stderr.write('\n■ closing the session…\n');
-      runtime.closeSession({ sessionId }).catch(() => undefined).finally(() => void runtime.shutdown());
-    }
+    providers: [
+      createClaudeProvider({
+        ...(options.claudePath ? { claudePath: options.claudePath } : {}),
+        environment: context.environment,
+        ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
+      }),
+    ],
+    store: await openSqliteStore({ dataDir }),
   });
   try {
-    let afterSeq: number;
-    if (options.resume !== undefined) {
-      const before = await runtime.getSession(options.resume);
-      afterSeq = before.lastSeq;
-      await runtime.openSession({ continueSession: options.resume });
-      sessionId = options.resume;
-    } else {
-      const opened = await runtime.openSession({
-        workspace: { kind: 'directory', path: options.cwd },
-        ...(options.model !== undefined ? { model: options.model } : {}),
-        ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
-      });
-      sessionId = opened.sessionId;
-      afterSeq = 0;
-    }
-    const renderer = options.json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode !== 'deny' && mode.kind === 'terminal' });
-    const activeResponder = mode === 'deny' ? null : new InteractionResponder({ runtime, sessionId: sessionId!, mode, stderr: context.stderr });
-    responder = activeResponder;
-    const sink = {
-      event(event: ProtocolEvent) {
-        renderer.event(event);
-        if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
-      },
-    };
-    const run = await runTurn(runtime, { sessionId: sessionId!, prompt: options.prompt, afterSeq, sink });
-    if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId!);
-    return exitCodeForRun(run);
+    return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, () => void runtime.shutdown());
   } finally {
-    removeInterrupt();
-    responder?.close();
     await runtime.shutdown();
   }
 }

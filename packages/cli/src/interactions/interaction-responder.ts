@@ -1,5 +1,5 @@
 import { AgentError, type EventOfType, type InteractionAnswer } from '@tether/protocol';
-import type { AgentRuntime } from '@tether/runtime';
+import type { TetherBackend } from '../tether-backend.js';
 import type { Output } from '../render/human-renderer.js';
 import { terminalSafe } from '../render/human-renderer.js';
 import { readAnswerLines } from './answers-source.js';
@@ -9,20 +9,21 @@ export type ResponderMode =
   | { readonly kind: 'terminal'; readonly prompter: TerminalPrompter }
   | { readonly kind: 'answers'; readonly source: string; readonly stdin: NodeJS.ReadableStream }
   | { readonly kind: 'allow-once' }
-  | { readonly kind: 'none' };
+  /** Denies every prompt itself (when the agent runs in a daemon whose provider bridges prompts). */
+  | { readonly kind: 'deny' };
 
 /**
  * Answers the run's interactions the way `tether run` was told to: at the terminal, from an
  * answers stream, or by allowing each approval once (logged). Failures are reported, never fatal.
  */
 export class InteractionResponder {
-  private readonly runtime: AgentRuntime;
+  private readonly runtime: TetherBackend;
   private readonly sessionId: string;
   private readonly mode: ResponderMode;
   private readonly stderr: Output;
   private stopReading: (() => void) | null = null;
 
-  constructor(options: { runtime: AgentRuntime; sessionId: string; mode: ResponderMode; stderr: Output }) {
+  constructor(options: { runtime: TetherBackend; sessionId: string; mode: ResponderMode; stderr: Output }) {
     this.runtime = options.runtime;
     this.sessionId = options.sessionId;
     this.mode = options.mode;
@@ -45,6 +46,10 @@ export class InteractionResponder {
         (answer) => this.send(interactionRef, answer),
         () => undefined,
       );
+      return;
+    }
+    if (this.mode.kind === 'deny') {
+      void this.send(interactionRef, request.kind === 'approval' ? { decision: 'deny', message: 'Nobody can answer prompts in this run (no terminal and no --answers), so this was not permitted.' } : { decision: 'decline' });
       return;
     }
     if (this.mode.kind === 'allow-once') {

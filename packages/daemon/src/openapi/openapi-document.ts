@@ -87,7 +87,7 @@ export function buildOpenApiDocument(): JsonObject {
             { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer', minimum: 0 } },
           ],
-          responses: { '200': { description: 'The stream; each data line is a ProtocolEvent.', content: { 'text/event-stream': { schema: { type: 'string' }, itemSchema: reference('ProtocolEvent') } } }, ...authErrors, ...errors(400, 404) },
+          responses: { '200': { description: 'The stream; each data line is a ProtocolEvent.', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-event-schema': reference('ProtocolEvent') } } }, ...authErrors, ...errors(400, 404) },
         },
       },
       '/v1/providers': {

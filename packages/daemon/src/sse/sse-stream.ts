@@ -1,3 +1,4 @@
+import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { BoundedOutbox, type OutboxLimits } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
@@ -60,9 +61,14 @@ export class SseStream implements LiveConnection {
       if (this.outbox.size === 0) this.outbox.push(ssePingFrame);
     }, options.pingIntervalMs);
     this.pingTimer.unref();
-    void feedSession(options.runtime, options.sessionId, options.afterSeq, { deliver: (event) => this.deliver(event.seq, sseEventFrame(event)), waitForRoom: () => this.outbox.waitForRoom() }, this.abort.signal).then(
-      () => this.end(this.endReason ?? 'session_gone'),
+    const sink = {
+      deliver: (event: ProtocolEvent) => this.deliver(event.seq, sseEventFrame(event)),
+      deliverWhenRoom: (event: ProtocolEvent) => this.deliverWhenRoom(event.seq, sseEventFrame(event)),
+    };
+    void feedSession(options.runtime, options.sessionId, options.afterSeq, sink, this.abort.signal).then(
       () => this.end('session_gone'),
+      // A deleted session is an expected end; anything else (a store failure) is logged as a failure.
+      (error: unknown) => this.end(AgentError.isInstance(error) && error.code === 'session_not_found' ? 'session_gone' : 'failed'),
     );
   }
 
@@ -86,6 +92,13 @@ export class SseStream implements LiveConnection {
       this.end('overflow', { finalFrame: sseOverflowFrame(this.lastQueuedSeq) });
       return false;
     }
+    this.lastQueuedSeq = seq;
+    this.events += 1;
+    return true;
+  }
+
+  private async deliverWhenRoom(seq: number, frame: string): Promise<boolean> {
+    if (this.endReason !== null || !(await this.outbox.pushWhenRoom(frame))) return false;
     this.lastQueuedSeq = seq;
     this.events += 1;
     return true;

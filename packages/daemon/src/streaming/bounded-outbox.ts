@@ -45,21 +45,26 @@ export class BoundedOutbox {
   push(text: string): boolean {
     if (this.ended) return false;
     const bytes = Buffer.byteLength(text);
-    if (this.size > 0 && (this.size + 1 > this.limits.maxFrames || this.queuedBytes + bytes > this.limits.maxBytes)) return false;
-    this.frames.push({ text, bytes });
-    this.queuedBytes += bytes;
-    this.wake('frames');
+    if (!this.fits(bytes)) return false;
+    this.enqueue(text, bytes);
     return true;
   }
 
-  /** Whether a push now would be accepted (for producers that can wait, such as a replay from the store). */
-  hasRoom(): boolean {
-    return this.size < this.limits.maxFrames && this.queuedBytes < this.limits.maxBytes;
+  /**
+   * Queues a frame once it fits, waiting for the reader to take enough first: for producers that can
+   * wait, such as a replay from the store. False when the outbox ended meanwhile.
+   */
+  async pushWhenRoom(text: string): Promise<boolean> {
+    const bytes = Buffer.byteLength(text);
+    while (!this.ended && !this.fits(bytes)) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    if (this.ended) return false;
+    this.enqueue(text, bytes);
+    return true;
   }
 
-  /** Resolves once there is room for another frame, or the outbox ended. */
-  async waitForRoom(): Promise<void> {
-    while (!this.ended && !this.hasRoom()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  /** Resolves once everything queued was taken (or dropped by a discarding end). */
+  async waitUntilEmpty(): Promise<void> {
+    while (this.size > 0) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Resolves once a frame is queued, or the outbox ended. */
@@ -100,20 +105,25 @@ export class BoundedOutbox {
    * `finalFrame` is queued last whatever the bound (e.g. telling a cut-off subscriber where to resume).
    */
   end(options: { discard?: boolean; finalFrame?: string } = {}): void {
-    if (this.ended) return;
     if (options.discard) {
       this.frames.length = 0;
       this.head = 0;
       this.queuedBytes = 0;
     }
-    if (options.finalFrame !== undefined) {
-      const bytes = Buffer.byteLength(options.finalFrame);
-      this.frames.push({ text: options.finalFrame, bytes });
-      this.queuedBytes += bytes;
-    }
+    if (options.finalFrame !== undefined && !this.ended) this.enqueue(options.finalFrame, Buffer.byteLength(options.finalFrame));
     this.ended = true;
     this.wake('frames');
     this.wake('room');
+  }
+
+  private fits(bytes: number): boolean {
+    return this.size === 0 || (this.size + 1 <= this.limits.maxFrames && this.queuedBytes + bytes <= this.limits.maxBytes);
+  }
+
+  private enqueue(text: string, bytes: number): void {
+    this.frames.push({ text, bytes });
+    this.queuedBytes += bytes;
+    this.wake('frames');
   }
 
   private compact(): void {

@@ -2,10 +2,10 @@ import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 
 export interface FeedSink {
-  /** Hands one event on; false stops the feed (the subscriber was cut off or went away). */
+  /** Hands a live event on without waiting; false stops the feed (the subscriber was cut off or went away). */
   deliver(event: ProtocolEvent): boolean;
-  /** Resolves when the subscriber can take another event without passing its bound. */
-  waitForRoom(): Promise<void>;
+  /** Hands a stored event on once the subscriber has room for it; false stops the feed. */
+  deliverWhenRoom(event: ProtocolEvent): Promise<boolean>;
 }
 
 const replayPageSize = 500;
@@ -23,8 +23,7 @@ export async function feedSession(runtime: AgentRuntime, sessionId: string, afte
   while (!signal.aborted) {
     const page = await runtime.readEvents(sessionId, { afterSeq: last, limit: replayPageSize });
     for (const event of page) {
-      await sink.waitForRoom();
-      if (signal.aborted || !sink.deliver(event)) return;
+      if (signal.aborted || !(await sink.deliverWhenRoom(event))) return;
       last = event.seq;
     }
     if (page.length < replayPageSize) break;

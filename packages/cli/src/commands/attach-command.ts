@@ -1,0 +1,63 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { CliContext } from '../cli-context.js';
+import { InteractionResponder } from '../interactions/interaction-responder.js';
+import { HumanRenderer } from '../render/human-renderer.js';
+import { JsonRenderer } from '../render/json-renderer.js';
+import { UsageError } from '../usage-error.js';
+import { daemonCommand, oneSessionId } from './daemon-options.js';
+import { driveTurn } from './turn-driver.js';
+import { responderMode } from './run-command.js';
+
+const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
+export const attachUsage = `usage: tether attach SESSION ${common}`;
+export const sendUsage = `usage: tether send SESSION ${common} "prompt"`;
+
+const promptOptions = { approve: { type: 'string' as const }, answers: { type: 'string' as const } };
+
+function approveOption(value: unknown): 'ask' | 'allow-once' | 'deny' {
+  if (value === undefined) return 'ask';
+  if (value === 'ask' || value === 'allow-once' || value === 'deny') return value;
+  throw new UsageError(`--approve takes ask, allow-once or deny, not "${String(value)}".`);
+}
+
+/** `tether attach SESSION`: follows the session live and answers its prompts, until Ctrl-C. */
+export async function attachCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, values, positionals } = await daemonCommand(argv, context, attachUsage, promptOptions);
+  const sessionId = oneSessionId(positionals, attachUsage);
+  const json = values.json === true;
+  const mode = responderMode({ approve: approveOption(values.approve), answers: typeof values.answers === 'string' ? values.answers : undefined, json }, context);
+  const snapshot = await client.getSession(sessionId);
+  const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode.kind === 'terminal' });
+  const responder = new InteractionResponder({ runtime: client, sessionId, mode, stderr: context.stderr });
+  const controller = new AbortController();
+  const removeInterrupt = context.onInterrupt(() => controller.abort());
+  if (!json) context.stderr.write(`attached to ${sessionId} (${snapshot.state}); Ctrl-C detaches\n`);
+  try {
+    // Prompts already waiting are answered too (a reconnecting host must see them): replay from the
+    // start when there are some, showing only what is new.
+    const pending = new Set(snapshot.pendingInteractions.map((interaction) => interaction.interactionRef));
+    const afterSeq = pending.size > 0 ? 0 : snapshot.lastSeq;
+    for await (const event of client.subscribe(sessionId, { afterSeq, signal: controller.signal })) {
+      const isNew = event.seq > snapshot.lastSeq;
+      if (isNew) renderer.event(event);
+      if (event.type === 'interaction.requested' && (isNew || pending.has(event.interactionRef))) {
+        responder.onRequested(event as Extract<ProtocolEvent, { type: 'interaction.requested' }>);
+      }
+    }
+  } finally {
+    removeInterrupt();
+    responder.close();
+  }
+  return 0;
+}
+
+/** `tether send SESSION "prompt"`: one turn in a daemon's session, followed until it completes. */
+export async function sendCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, values, positionals } = await daemonCommand(argv, context, sendUsage, promptOptions);
+  if (positionals.length !== 2) throw new UsageError(`Give a session id and one prompt.\n\n${sendUsage}`);
+  const [sessionId, prompt] = positionals as [string, string];
+  oneSessionId([sessionId], sendUsage);
+  const json = values.json === true;
+  const mode = responderMode({ approve: approveOption(values.approve), answers: typeof values.answers === 'string' ? values.answers : undefined, json }, context);
+  return driveTurn(client, { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode }, context, () => process.exit(130));
+}

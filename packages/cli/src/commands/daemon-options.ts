@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { TetherClient } from '@tether/client';
+import { resolveDataDir } from '@tether/store-sqlite';
+import type { CliContext } from '../cli-context.js';
+import { requireDaemon } from '../connect-daemon.js';
+import { UsageError } from '../usage-error.js';
+
+type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+/** Parses a daemon command's arguments (adding --server, --data-dir, --json) and connects to the daemon. */
+export async function daemonCommand<Extra extends OptionSpec>(
+  argv: readonly string[],
+  context: CliContext,
+  usage: string,
+  extra: Extra = {} as Extra,
+): Promise<{ client: TetherClient; values: Record<string, string | boolean | string[] | undefined>; positionals: string[] }> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: { server: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false }, ...extra },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${usage}`);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const dataDirOption = values['data-dir'];
+  const dataDir = resolveDataDir({ dataDir: typeof dataDirOption === 'string' ? path.resolve(context.cwd, dataDirOption) : undefined, environment: context.environment });
+  const server = typeof values.server === 'string' ? values.server : undefined;
+  const client = await requireDaemon({ server, dataDir, environment: context.environment });
+  return { client, values, positionals: parsed.positionals };
+}
+
+export function oneSessionId(positionals: readonly string[], usage: string): string {
+  if (positionals.length !== 1 || !/^ses_[0-9a-f]{32}$/.test(positionals[0]!)) throw new UsageError(`Give one session id (ses_…).\n\n${usage}`);
+  return positionals[0]!;
+}

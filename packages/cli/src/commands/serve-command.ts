@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startDaemon } from '@tether/daemon';
+import { createClaudeProvider } from '@tether/provider-claude';
+import { resolveDataDir } from '@tether/store-sqlite';
+import type { CliContext } from '../cli-context.js';
+import { UsageError } from '../usage-error.js';
+
+export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH]
+
+Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437).
+The first start creates a token (shown once; \`tether token\` shows it again).`;
+
+/** `tether serve`: the daemon in the foreground until SIGTERM or Ctrl-C, then a graceful shutdown. */
+export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
+        'claude-path': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${serveUsage}`);
+  }
+  const port = values.port === undefined ? 7437 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);
+  const host = values.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    context.stderr.write(`tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`);
+  }
+  const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
+  const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const daemon = await startDaemon({
+    dataDir,
+    host,
+    port,
+    providers: [createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
+    ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
+  });
+  context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
+  context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
+  await new Promise<void>((resolve) => {
+    const remove = context.onInterrupt(() => {
+      remove();
+      resolve();
+    });
+    const onTerminate = () => {
+      process.off('SIGTERM', onTerminate);
+      resolve();
+    };
+    process.on('SIGTERM', onTerminate);
+  });
+  context.stderr.write('Tether daemon stopping…\n');
+  await daemon.close();
+  return 0;
+}

@@ -1,0 +1,65 @@
+import { SessionState, type SessionSnapshot } from '@tether/protocol';
+import type { CliContext } from '../cli-context.js';
+import { formatUsage, terminalSafe } from '../render/human-renderer.js';
+import { UsageError } from '../usage-error.js';
+import { daemonCommand, oneSessionId } from './daemon-options.js';
+
+const common = '[--server URL] [--data-dir DIR]';
+export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${common}`;
+export const showUsage = `usage: tether show SESSION [--json] ${common}`;
+export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
+export const closeUsage = `usage: tether close SESSION ${common}`;
+
+function describe(session: SessionSnapshot): string {
+  const waiting = session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(session.workspace.path)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
+}
+
+/** `tether sessions`: the daemon's sessions, waiting-for-you first, then newest first. */
+export async function sessionsCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, values } = await daemonCommand(argv, context, sessionsUsage, { state: { type: 'string' } });
+  const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
+  if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
+  const sessions = await client.listAllSessions(state?.success ? { state: state.data } : {});
+  const ordered = [...sessions].sort((a, b) => Number(b.state === 'waiting') - Number(a.state === 'waiting'));
+  if (values.json) {
+    context.stdout.write(`${JSON.stringify(ordered)}\n`);
+    return 0;
+  }
+  if (ordered.length === 0) context.stderr.write('No sessions.\n');
+  for (const session of ordered) context.stdout.write(`${describe(session)}\n`);
+  return 0;
+}
+
+/** `tether show SESSION`: one session's snapshot. */
+export async function showCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, values, positionals } = await daemonCommand(argv, context, showUsage);
+  const session = await client.getSession(oneSessionId(positionals, showUsage));
+  if (values.json) {
+    context.stdout.write(`${JSON.stringify(session)}\n`);
+    return 0;
+  }
+  context.stdout.write(`${describe(session)}\n`);
+  if (session.activeRunId) context.stdout.write(`  active run: ${session.activeRunId}\n`);
+  for (const interaction of session.pendingInteractions) {
+    const what = interaction.request.kind === 'approval' ? `approval for ${terminalSafe(interaction.request.toolName)}` : `${interaction.request.questions.length} question(s)`;
+    context.stdout.write(`  waiting: ${what} (ref ${interaction.interactionRef})\n`);
+  }
+  return 0;
+}
+
+/** `tether interrupt SESSION`: stops the session's active run. */
+export async function interruptCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, positionals } = await daemonCommand(argv, context, interruptUsage);
+  const receipt = await client.interruptRun({ sessionId: oneSessionId(positionals, interruptUsage) });
+  context.stderr.write(receipt.runId ? `stopping run ${receipt.runId}\n` : 'nothing was running\n');
+  return 0;
+}
+
+/** `tether close SESSION`: closes the session (its process ends; reopen with run --resume). */
+export async function closeCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, positionals } = await daemonCommand(argv, context, closeUsage);
+  await client.closeSession({ sessionId: oneSessionId(positionals, closeUsage) });
+  context.stderr.write('closed\n');
+  return 0;
+}

@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { AgentError } from '@tether/protocol';
+import { describeError, invalidRequest, routeNotFound } from '../errors/error-response.js';
+import { registerCommandRoutes } from '../routes/commands.js';
+import { registerEventRoutes } from '../routes/events.js';
+import { registerHealthRoutes } from '../routes/health.js';
+import { registerMetricsRoutes } from '../routes/metrics.js';
+import { registerOpenApiRoutes } from '../routes/openapi.js';
+import { registerProviderRoutes } from '../routes/providers.js';
+import { registerSessionRoutes } from '../routes/sessions.js';
+import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
+import { originGuard } from './origin-guard.js';
+import { requestLog } from './request-log.js';
+import { requireToken } from './require-token.js';
+
+/** A stack without its first line: the message of an unexpected error may quote input, the frames do not. */
+function stackFrames(error: unknown): string | undefined {
+  return error instanceof Error && error.stack ? error.stack.split('\n').slice(1, 12).join('\n') : undefined;
+}
+
+/** The HTTP API: the origin check and the token in front of every /v1 route, one error mapping behind. */
+export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
+  const app = new Hono<DaemonEnvironment>();
+  app.use('*', requestLog(state));
+  app.use('*', originGuard(state));
+  registerHealthRoutes(app);
+  app.use('/v1/*', requireToken(state));
+  registerCommandRoutes(app, state);
+  registerSessionRoutes(app, state);
+  registerEventRoutes(app, state);
+  registerProviderRoutes(app, state);
+  registerMetricsRoutes(app, state);
+  registerOpenApiRoutes(app);
+  app.get('/v1/ws', () => {
+    throw invalidRequest('/v1/ws is a WebSocket endpoint: connect with an Upgrade: websocket request.', 'websocket_upgrade_required');
+  });
+
+  app.notFound((context) => {
+    const { status, body, code } = describeError(routeNotFound(context.req.method));
+    context.set('errorCode', code);
+    return context.json(body, status as 404);
+  });
+  app.onError((error, context) => {
+    const { status, body, code } = describeError(error);
+    context.set('errorCode', code);
+    if (!AgentError.isInstance(error)) state.logger.error({ errorName: error instanceof Error ? error.name : typeof error, stack: stackFrames(error) }, 'unexpected error');
+    return context.json(body, status as 500);
+  });
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { SessionSnapshot } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor, pageSessions, parsePageQuery } from './session-page.js';
+
+function session(id: number, createdAt: string, state: SessionSnapshot['state'] = 'idle'): SessionSnapshot {
+  return { sessionId: `ses_${String(id).padStart(32, '0')}`, createdAt, state } as SessionSnapshot;
+}
+
+const sessions = [
+  session(1, '2026-01-01T00:00:01.000Z'),
+  session(2, '2026-01-01T00:00:03.000Z', 'closed'),
+  session(3, '2026-01-01T00:00:02.000Z'),
+  // Same millisecond as 3: the id breaks the tie, so no page skips or repeats one.
+  session(4, '2026-01-01T00:00:02.000Z', 'running'),
+];
+
+describe('session pages', () => {
+  it('go newest first and the cursor continues exactly where the last page stopped', () => {
+    const first = pageSessions(sessions, parsePageQuery({ limit: '2' }));
+    expect(first.sessions.map((item) => item.sessionId.slice(-1))).toEqual(['2', '4']);
+    const second = pageSessions(sessions, parsePageQuery({ limit: '2', before: first.next! }));
+    expect(second.sessions.map((item) => item.sessionId.slice(-1))).toEqual(['3', '1']);
+    expect(second.next).toBeNull();
+  });
+
+  it('filter by state, default to 50 and cap the limit at 500', () => {
+    expect(pageSessions(sessions, parsePageQuery({ state: 'closed' })).sessions.map((item) => item.sessionId.slice(-1))).toEqual(['2']);
+    expect(parsePageQuery({}).limit).toBe(50);
+    expect(parsePageQuery({ limit: '100000' }).limit).toBe(500);
+  });
+
+  it('cursors round-trip and a forged one is refused', () => {
+    const position = { createdAt: '2026-01-01T00:00:02.000Z', sessionId: 'ses_x' };
+    expect(decodeCursor(encodeCursor(position))).toEqual(position);
+    for (const bad of ['garbage', Buffer.from('{"a":1}').toString('base64url'), '']) {
+      expect(() => decodeCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
+    }
+    for (const query of [{ state: 'asleep' }, { limit: '0' }, { limit: '-3' }, { limit: 'ten' }]) {
+      expect(() => parsePageQuery(query)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
+    }
+  });
+});

@@ -1,0 +1,176 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import path from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { AgentError } from '@tether/protocol';
+import { createClaudeProvider } from '@tether/provider-claude';
+import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { createOriginPolicy, hostNameForUrl, isWildcardHost, loopbackHostNames } from './auth/origin-check.js';
+import { ensureToken } from './auth/token-file.js';
+import { TokenGuard } from './auth/token-guard.js';
+import {
+  type Daemon,
+  type DaemonOptions,
+  defaultHost,
+  defaultPingIntervalMs,
+  defaultPort,
+  defaultShutdownGraceMs,
+  defaultSubscriberBufferBytes,
+  defaultSubscriberBufferEvents,
+} from './daemon-options.js';
+import { createApp } from './http/create-app.js';
+import type { DaemonState } from './http/daemon-state.js';
+import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
+import { drainRuns } from './lifecycle/drain-runs.js';
+import { type DaemonLogger, createLogger } from './logging/create-logger.js';
+import { DaemonMetrics } from './metrics/daemon-metrics.js';
+import { ConnectionRegistry } from './streaming/connection-registry.js';
+import { createUpgradeHandler } from './websocket/websocket-upgrade.js';
+
+// How long open streams and sockets get to flush their last events at shutdown before they are cut.
+const connectionCloseMs = 2_000;
+
+function checkOptions(options: DaemonOptions): void {
+  const port = options.port ?? defaultPort;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new AgentError({ code: 'invalid_command', message: `The port must be a whole number from 0 to 65535 (0 picks a free one), not ${String(port)}.`, details: { reason: 'invalid_port' } });
+  }
+  for (const [name, value] of Object.entries({ shutdownGraceMs: options.shutdownGraceMs, subscriberBufferEvents: options.subscriberBufferEvents, subscriberBufferBytes: options.subscriberBufferBytes, pingIntervalMs: options.pingIntervalMs })) {
+    if (value !== undefined && (!Number.isFinite(value) || value < (name === 'shutdownGraceMs' ? 0 : 1))) {
+      throw new AgentError({ code: 'invalid_command', message: `${name} must be a positive number.`, details: { reason: `invalid_${name}` } });
+    }
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen({ host, port }, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function isLoopbackHost(host: string): boolean {
+  return (loopbackHostNames as readonly string[]).includes(hostNameForUrl(host)) || /^127\./.test(host);
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+}
+
+async function createRuntime(options: DaemonOptions, dataDir: string, logger: DaemonLogger): Promise<AgentRuntime> {
+  // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
+  const store = await openSqliteStore({ dataDir });
+  try {
+    return await createAgentRuntime({
+      providers: options.providers ?? [createClaudeProvider()],
+      store,
+      onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
+    });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Starts the daemon: the SQLite store and the runtime over `dataDir`, the token, then the HTTP API
+ * and the WebSocket endpoint on one port, and `daemon.json`. Installs no signal handlers: the
+ * caller (e.g. `tether serve`) calls close() on SIGTERM/SIGINT.
+ */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  checkOptions(options);
+  const dataDir = path.resolve(options.dataDir);
+  const host = options.host ?? defaultHost;
+  const logger = createLogger(options.logger);
+  const runtime = await createRuntime(options, dataDir, logger);
+
+  let server: Server | undefined;
+  let tokens: TokenGuard | undefined;
+  let metrics: DaemonMetrics | undefined;
+  try {
+    tokens = new TokenGuard(dataDir, await ensureToken(dataDir));
+    metrics = new DaemonMetrics(runtime);
+    const state: DaemonState = {
+      runtime,
+      tokens,
+      policy: createOriginPolicy({ port: options.port ?? defaultPort, boundHost: host }),
+      metrics,
+      connections: new ConnectionRegistry(),
+      logger,
+      subscriberLimits: { maxFrames: options.subscriberBufferEvents ?? defaultSubscriberBufferEvents, maxBytes: options.subscriberBufferBytes ?? defaultSubscriberBufferBytes },
+      pingIntervalMs: options.pingIntervalMs ?? defaultPingIntervalMs,
+      draining: false,
+    };
+    const app = createApp(state);
+    // overrideGlobalObjects: false: a library must not swap the host process's global Request/Response.
+    server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
+    const upgrades = createUpgradeHandler(state);
+    server.on('upgrade', upgrades.handle);
+
+    const port = await listen(server, host, options.port ?? defaultPort);
+    state.policy = createOriginPolicy({ port, boundHost: host, interfaceAddresses: isWildcardHost(host) ? interfaceAddresses() : [], allowOrigins: options.allowOrigins ?? [] });
+    const url = `http://${isWildcardHost(host) ? '127.0.0.1' : hostNameForUrl(host)}:${port}`;
+
+    const tokenGuard = tokens;
+    tokenGuard.watch();
+    tokenGuard.onRotated(() => {
+      logger.warn({ connections: state.connections.size }, 'token rotated: closing connections opened with the old one');
+      state.connections.revokeAll();
+    });
+    // A fallback for a missed file watch event; the per-request check already makes rotation immediate for requests.
+    const tokenCheck = setInterval(() => tokenGuard.refresh(), state.pingIntervalMs);
+    tokenCheck.unref();
+
+    await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
+    logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
+    if (!isLoopbackHost(host)) logger.warn({ host }, 'listening beyond loopback: other machines can reach this port (the token still guards every /v1 route)');
+
+    const httpServer = server;
+    const daemonMetrics = metrics;
+    let closing: Promise<void> | null = null;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        logger.info({ graceMs: options.shutdownGraceMs ?? defaultShutdownGraceMs }, 'daemon shutting down');
+        state.draining = true;
+        // No new connections from here; open ones keep watching the runs finish.
+        httpServer.close();
+        try {
+          await drainRuns(runtime, options.shutdownGraceMs ?? defaultShutdownGraceMs, logger);
+        } finally {
+          await runtime.shutdown().catch((error: unknown) => logger.error({ errorCode: AgentError.isInstance(error) ? error.code : 'internal_error' }, 'runtime shutdown failed'));
+          await state.connections.shutdownAll(connectionCloseMs);
+          upgrades.close();
+          httpServer.closeAllConnections();
+          clearInterval(tokenCheck);
+          tokenGuard.stop();
+          daemonMetrics.stop();
+          await removeDaemonInfo(dataDir, process.pid).catch(() => undefined);
+          logger.info({}, 'daemon stopped');
+        }
+      })();
+      return closing;
+    };
+
+    return {
+      url,
+      port,
+      get token() {
+        return tokenGuard.token;
+      },
+      runtime,
+      close,
+    };
+  } catch (error) {
+    server?.close();
+    tokens?.stop();
+    metrics?.stop();
+    await runtime.shutdown().catch(() => undefined);
+    throw error;
+  }
+}

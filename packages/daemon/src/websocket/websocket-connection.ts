@@ -1,0 +1,230 @@
+import { type SerializedAgentError, toAgentError } from '@tether/protocol';
+import { WebSocket, type RawData } from 'ws';
+import { invalidRequest } from '../errors/error-response.js';
+import type { DaemonState } from '../http/daemon-state.js';
+import { dispatchCommand, knownCommandType } from '../routes/commands.js';
+import { BoundedOutbox } from '../streaming/bounded-outbox.js';
+import type { LiveConnection } from '../streaming/connection-registry.js';
+import { feedSession } from '../streaming/session-feed.js';
+import { AuthFrame, ClientFrame, closeCodes } from './websocket-frames.js';
+
+export const authTimeoutMs = 5_000;
+
+// Above this many bytes waiting in the socket, the writer waits for it to drain; the rest waits in the outbox.
+const socketHighWaterBytes = 1024 * 1024;
+
+function invalidFrame(message: string): SerializedAgentError {
+  return invalidRequest(message, 'invalid_frame').toObject();
+}
+
+/** The id of a frame that failed validation, if it carried a usable one, so the error can be matched. */
+function frameIdOf(value: unknown): string | null {
+  const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : null;
+}
+
+/**
+ * One /v1/ws connection: auth first, then commands and any number of session subscriptions. Every
+ * frame to the client goes through one bounded outbox, so replies and events keep their order and a
+ * client that stops reading is closed with 4408 instead of growing the daemon's memory.
+ */
+export class WebSocketConnection implements LiveConnection {
+  private readonly socket: WebSocket;
+  private readonly state: DaemonState;
+  private readonly outbox: BoundedOutbox;
+  private readonly subscriptions = new Map<string, AbortController>();
+  private authenticated = false;
+  private closing = false;
+  private cleanedUp = false;
+  private alive = true;
+  private readonly authTimer: NodeJS.Timeout;
+  private readonly pingTimer: NodeJS.Timeout;
+  private readonly closed: Promise<void>;
+  private readonly onClosed: () => void;
+
+  constructor(socket: WebSocket, state: DaemonState, onClosed: () => void) {
+    this.socket = socket;
+    this.state = state;
+    this.onClosed = onClosed;
+    this.outbox = new BoundedOutbox({ maxFrames: state.subscriberLimits.maxFrames, maxBytes: state.subscriberLimits.maxBytes });
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    this.authTimer = setTimeout(() => this.close(closeCodes.unauthorized, 'auth frame expected'), authTimeoutMs);
+    this.authTimer.unref();
+    this.pingTimer = setInterval(() => this.ping(), state.pingIntervalMs);
+    this.pingTimer.unref();
+    socket.on('message', (data, isBinary) => void this.receive(data, isBinary));
+    socket.on('pong', () => {
+      this.alive = true;
+    });
+    socket.on('error', () => this.cleanUp());
+    socket.on('close', () => this.cleanUp());
+    void this.writeLoop();
+  }
+
+  revoke(): void {
+    this.close(closeCodes.unauthorized, 'token rotated');
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopSubscriptions();
+    // Let what is queued (the last events of interrupted runs) reach the client, then say goodbye.
+    this.outbox.end();
+    await this.outbox.waitUntilEmpty();
+    this.close(closeCodes.goingAway, 'daemon shutting down');
+    await this.closed;
+  }
+
+  forgetSession(sessionId: string): void {
+    const subscription = this.subscriptions.get(sessionId);
+    if (!subscription) return;
+    this.endSubscription(sessionId);
+    this.send({ type: 'unsubscribed', id: null, sessionId });
+  }
+
+  private ping(): void {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    // A peer that did not answer the last ping is gone (a dead network path never sends a FIN).
+    if (!this.alive) {
+      this.socket.terminate();
+      return;
+    }
+    this.alive = false;
+    this.socket.ping();
+  }
+
+  private async receive(data: RawData, isBinary: boolean): Promise<void> {
+    if (this.closing) return;
+    let value: unknown;
+    try {
+      if (isBinary) throw new Error('binary');
+      value = JSON.parse(data.toString());
+    } catch {
+      if (!this.authenticated) return this.close(closeCodes.unauthorized, 'auth frame expected');
+      this.send({ type: 'error', id: null, error: invalidFrame('Frames are JSON text, e.g. {"type":"subscribe","id":"c1","sessionId":"ses_…","afterSeq":0}.') });
+      return;
+    }
+    if (!this.authenticated) return this.authenticate(value);
+    const parsed = ClientFrame.safeParse(value);
+    if (!parsed.success) {
+      this.send({ type: 'error', id: frameIdOf(value), error: invalidFrame('Unknown or malformed frame. Send subscribe, unsubscribe or command frames (see /v1/openapi.json).') });
+      return;
+    }
+    const frame = parsed.data;
+    switch (frame.type) {
+      case 'subscribe':
+        return this.subscribe(frame.id, frame.sessionId, frame.afterSeq ?? 0);
+      case 'unsubscribe':
+        this.endSubscription(frame.sessionId);
+        this.send({ type: 'unsubscribed', id: frame.id, sessionId: frame.sessionId });
+        return;
+      case 'command':
+        return this.command(frame.id, frame.command);
+    }
+  }
+
+  private authenticate(value: unknown): void {
+    const frame = AuthFrame.safeParse(value);
+    if (!frame.success || !this.state.tokens.verify(frame.data.token)) return this.close(closeCodes.unauthorized, 'unauthorized');
+    clearTimeout(this.authTimer);
+    this.authenticated = true;
+    this.send({ type: 'ready' });
+  }
+
+  private async subscribe(id: string, sessionId: string, afterSeq: number): Promise<void> {
+    try {
+      await this.state.runtime.getSession(sessionId);
+    } catch (error) {
+      this.send({ type: 'error', id, error: toAgentError(error).toObject() });
+      return;
+    }
+    if (this.closing) return;
+    // A second subscribe to the same session restarts it from the new position.
+    this.endSubscription(sessionId);
+    const controller = new AbortController();
+    this.subscriptions.set(sessionId, controller);
+    this.state.metrics.subscriberOpened();
+    if (!this.send({ type: 'subscribed', id, sessionId })) return;
+    const sink = {
+      deliver: (event: unknown) => this.send({ type: 'event', sessionId, event }),
+      deliverWhenRoom: async (event: unknown) => !this.closing && (await this.outbox.pushWhenRoom(JSON.stringify({ type: 'event', sessionId, event }))),
+    };
+    feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch(() => {
+      // The session went away (deleted): tell the client this subscription is over.
+      if (this.subscriptions.get(sessionId) !== controller) return;
+      this.endSubscription(sessionId);
+      this.send({ type: 'unsubscribed', id: null, sessionId });
+    });
+  }
+
+  private async command(id: string, command: unknown): Promise<void> {
+    const started = performance.now();
+    const fields: Record<string, unknown> = { route: '/v1/ws', frame: 'command' };
+    const type = knownCommandType(command);
+    if (type) fields['commandType'] = type;
+    try {
+      const receipt = await dispatchCommand(this.state, command);
+      fields['sessionId'] = receipt.sessionId;
+      this.send({ type: 'receipt', id, receipt });
+    } catch (error) {
+      const agentError = toAgentError(error);
+      fields['errorCode'] = agentError.code;
+      this.send({ type: 'error', id, error: agentError.toObject() });
+    }
+    fields['durationMs'] = Math.round((performance.now() - started) * 10) / 10;
+    this.state.logger.info(fields, 'command');
+  }
+
+  /** Queues a frame; false when the connection fell behind past its bound (it is then closed with 4408). */
+  private send(frame: object): boolean {
+    if (this.closing || this.outbox.isEnded) return false;
+    if (this.outbox.push(JSON.stringify(frame))) return true;
+    this.close(closeCodes.tooSlow, 'too slow; reconnect from your last seq');
+    return false;
+  }
+
+  private async writeLoop(): Promise<void> {
+    for (;;) {
+      await this.outbox.waitForFrames();
+      const frame = this.outbox.shift();
+      if (frame === undefined || this.socket.readyState !== WebSocket.OPEN) return;
+      if (this.socket.bufferedAmount < socketHighWaterBytes) {
+        this.socket.send(frame);
+      } else {
+        await new Promise<void>((resolve) => this.socket.send(frame, () => resolve()));
+      }
+    }
+  }
+
+  private endSubscription(sessionId: string): void {
+    const controller = this.subscriptions.get(sessionId);
+    if (!controller) return;
+    controller.abort();
+    this.subscriptions.delete(sessionId);
+    this.state.metrics.subscriberClosed();
+  }
+
+  private stopSubscriptions(): void {
+    for (const sessionId of [...this.subscriptions.keys()]) this.endSubscription(sessionId);
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.state.logger.info({ route: '/v1/ws', closeCode: code, reason, subscriptions: this.subscriptions.size }, 'websocket closed by the daemon');
+    this.stopSubscriptions();
+    this.outbox.end({ discard: true });
+    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason);
+    this.cleanUp();
+  }
+
+  private cleanUp(): void {
+    if (this.cleanedUp) return;
+    this.cleanedUp = true;
+    clearTimeout(this.authTimer);
+    clearInterval(this.pingTimer);
+    this.stopSubscriptions();
+    this.outbox.end({ discard: true });
+    if (!this.closing) this.closing = true;
+    this.onClosed();
+  }
+}

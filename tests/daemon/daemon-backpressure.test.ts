@@ -1,0 +1,103 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { type IncomingMessage, get } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { textReply } from '@tether/fake-anthropic-api';
+import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
+import { answerText, createMockProvider } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
+import { RecordingLogger, SocketClient, client, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+
+const { start } = daemonPerTest();
+
+/** An SSE request whose response is never read until the test says so: the socket stops being drained. */
+function stalledStream(daemon: Daemon, sessionId: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: daemon.port, path: `/v1/sessions/${sessionId}/events`, headers: { authorization: `Bearer ${daemon.token}` } }, resolve).on('error', reject);
+  });
+}
+
+async function readAll(response: IncomingMessage): Promise<string> {
+  response.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of response) text += chunk as string;
+  return text;
+}
+
+describe('a subscriber that does not read', () => {
+  it('is cut off with event: overflow past its bound, while the session and a reading subscriber go on', async () => {
+    const logger = new RecordingLogger();
+    const { environment, daemon, api } = await start({ subscriberBufferBytes: 2 * 1024 * 1024, logger });
+    const sessionId = await openSession(api, environment.workspace);
+    // Far more than the socket buffers on both ends hold (about 4 MB on loopback) plus the 2 MiB bound,
+    // in large deltas spaced out so that the reading subscriber never has much queued.
+    const text = 'slow subscribers must not hold anyone up. '.repeat(280_000);
+    environment.api.enqueue(textReply(text, { chunks: 160, delayMs: 5 }));
+
+    const stalled = await stalledStream(daemon, sessionId);
+    const reader = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Write a lot.' }] });
+
+    const read = await readEventsUntil(reader, completes(runId));
+    expect(answerText(read)).toBe(text);
+    expect(read.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    await reader.return(undefined);
+    const ended = await logger.waitFor((line) => line['message'] === 'event stream ended' && line['reason'] === 'overflow');
+
+    // Now read what the stalled client was sent: a gap-free prefix, then where to resume from.
+    const body = await readAll(stalled);
+    const blocks = body.split('\n\n').filter((block) => block.length > 0);
+    const overflow = blocks.at(-1)!;
+    expect(overflow.startsWith('event: overflow\ndata: ')).toBe(true);
+    const { lastSeq } = JSON.parse(overflow.slice('event: overflow\ndata: '.length)) as { lastSeq: number };
+    const events = blocks.slice(0, -1).filter((block) => block.startsWith('id: ')).map((block) => JSON.parse(block.split('\ndata: ')[1]!) as ProtocolEvent);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(lastSeq).toBe(events.at(-1)!.seq);
+    expect(ended['lastSeq']).toBe(lastSeq);
+    expect(lastSeq).toBeLessThan(read.at(-1)!.seq);
+
+    // Resuming from lastSeq gives the rest.
+    const resumed = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId, { lastEventId: lastSeq })).body!), (event) => event.type === 'run.completed');
+    expect(resumed[0]!.seq).toBe(lastSeq + 1);
+    expect(resumed.at(-1)!.seq).toBe(read.at(-1)!.seq);
+  });
+});
+
+describe('a WebSocket connection that does not read', () => {
+  it('is closed with 4408 past its bound; what it got before is a gap-free prefix', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-')));
+    // A burst far larger than the socket buffers: a mock agent emits it all at once.
+    const burst = createMockProvider({
+      turn: ({ runId, emit }) => {
+        for (let index = 0; index < 200; index += 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} `.padEnd(60_000, 'x') });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const logger = new RecordingLogger();
+    const daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [burst], logger, subscriberBufferBytes: 1024 * 1024 });
+    try {
+      const api = client(daemon);
+      const sessionId = await openSession(api, root);
+      const socket = await SocketClient.connect(daemon);
+      socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+      await socket.waitFor((frame) => frame.type === 'subscribed');
+      socket.socket.pause();
+      await api.command({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Burst.' }] });
+      await logger.waitFor((line) => line['closeCode'] === 4408);
+
+      socket.socket.resume();
+      expect((await socket.closed).code).toBe(4408);
+      const events = socket.events(sessionId);
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      expect(events.some((event) => event.type === 'run.completed')).toBe(false);
+      // The session itself went on: the run completed.
+      const stored = await daemon.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+      expect(stored.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    } finally {
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import type { SubmitTurnReceipt } from '@tether/protocol';
+import { answerText, processesWithEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readDaemonInfo } from '../../packages/daemon/src/index.js';
+import { SocketClient, client, completes, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+
+const childScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'daemon-child.mjs');
+
+const fixture = daemonPerTest();
+const { start } = fixture;
+let child: ChildProcess | undefined;
+
+afterEach(() => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  child = undefined;
+});
+
+describe('daemon lifecycle', () => {
+  it('close() lets a run in flight finish, refuses new work meanwhile, then removes daemon.json', async () => {
+    const { environment, daemon, api } = await start();
+    expect(await readDaemonInfo(dataDirOf(environment))).toMatchObject({ url: daemon.url, pid: process.pid });
+    const sessionId = await openSession(api, environment.workspace);
+    environment.api.enqueue(textReply('Finishing before the daemon stops.', { chunks: 20, delayMs: 30 }));
+    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    const socket = await SocketClient.connect(daemon);
+    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Take your time.' }] });
+    await readEventsUntil(frames, (event) => event.type === 'run.message_delta');
+
+    const closing = daemon.close();
+    socket.send({ type: 'command', id: 'late', command: { type: 'submit_turn', commandId: 'late-turn', sessionId, input: [{ type: 'text', text: 'One more?' }] } });
+    expect(await socket.waitFor((frame) => frame.id === 'late')).toMatchObject({ type: 'error', error: { code: 'runtime_stopped' } });
+    const rest = await readEventsUntil(frames, completes(runId));
+    expect(rest.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    await closing;
+
+    expect((await socket.closed).code).toBe(1001);
+    expect(existsSync(path.join(dataDirOf(environment), 'daemon.json'))).toBe(false);
+    await expect(fetch(`${daemon.url}/health`)).rejects.toThrow();
+  });
+
+  it('close() interrupts a run that outlasts the grace period', async () => {
+    const { environment, daemon, api } = await start({ shutdownGraceMs: 200 });
+    const sessionId = await openSession(api, environment.workspace);
+    environment.api.enqueue(holdReply());
+    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Hold on.' }] });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+
+    const closing = daemon.close();
+    const events = await readEventsUntil(frames, completes(runId));
+    await closing;
+    expect(events.filter((event) => event.type === 'run.interrupt_requested')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('after SIGKILL, a daemon started on the same data dir fails the run it left (runtime_restarted) and reaps its claude', async () => {
+    const environment = await fixture.environment();
+    const dataDir = dataDirOf(environment);
+    child = spawn(process.execPath, [childScript], {
+      env: { ...process.env, TETHER_TEST_DAEMON: JSON.stringify({ dataDir, claudePath: environment.claudePath, environment: environment.environment }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((result) => [result.value as string]);
+    const first = JSON.parse(line!) as { url: string; token: string; pid: number };
+    const firstApi = client(first);
+    const sessionId = await openSession(firstApi, environment.workspace);
+    environment.api.enqueue(holdReply());
+    const { runId } = await firstApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Never answered.' }] });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    expect(processesWithEnvironment('HOME', environment.home).length).toBeGreaterThan(0);
+
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child!.once('exit', resolve));
+    // The killed daemon could not remove its daemon.json; readDaemonInfo sees its process is gone.
+    expect(existsSync(path.join(dataDir, 'daemon.json'))).toBe(true);
+    expect(await readDaemonInfo(dataDir)).toBeNull();
+
+    const daemon = await fixture.daemonOn(environment);
+    const api = client(daemon);
+    expect(daemon.token).toBe(first.token);
+    const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as { state: string; activeRunId: string | null };
+    expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null });
+    const events = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+
+    // The session goes on under the new daemon.
+    environment.api.enqueue(textReply('Back after the crash.'));
+    const next = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Still there?' }] });
+    const after = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId, { after: events.at(-1)!.seq })).body!), completes(next.runId));
+    expect(answerText(after)).toBe('Back after the crash.');
+  });
+});

@@ -1,0 +1,163 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { SessionSnapshot } from '@tether/protocol';
+import { createMockProvider } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
+import { type Client, SocketClient, client, openEventStream, openSession, readEventsUntil, silentLogger, sseFrames } from './daemon-test-helpers.js';
+
+// The route surface does not need an agent: a mock provider keeps these fast. Agent behaviour is in the real-claude files.
+let root: string;
+let daemon: Daemon;
+let api: Client;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-routes-')));
+  daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [createMockProvider()], logger: silentLogger });
+  api = client(daemon);
+});
+
+afterEach(async () => {
+  await daemon.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+type ErrorBody = { error: { code: string; message: string; retryable: boolean } };
+
+async function errorOf(response: Response): Promise<{ status: number; code: string }> {
+  const body = (await response.json()) as ErrorBody;
+  return { status: response.status, code: body.error.code };
+}
+
+describe('the daemon routes', () => {
+  it('maps errors through the one table', async () => {
+    expect(await errorOf(await api.request('POST', '/v1/commands', { body: '{not json' }))).toEqual({ status: 400, code: 'invalid_command' });
+    expect(await errorOf(await api.request('POST', '/v1/commands', { body: { type: 'submit_turn' } }))).toEqual({ status: 400, code: 'invalid_command' });
+    expect(await errorOf(await api.request('GET', '/v1/no-such-route'))).toEqual({ status: 404, code: 'route_not_found' });
+    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000'))).toEqual({ status: 404, code: 'session_not_found' });
+    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000/events'))).toEqual({ status: 404, code: 'session_not_found' });
+    const sessionId = await openSession(api, root);
+    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}/events?after=-1`))).toEqual({ status: 400, code: 'invalid_command' });
+    const body = (await (await api.request('POST', '/v1/commands', { body: { type: 'open_session', commandId: 'x', workspace: { kind: 'directory', path: 'relative' } } })).json()) as ErrorBody;
+    expect(body.error).toMatchObject({ code: 'invalid_workspace', retryable: false });
+  });
+
+  it('a repeated commandId returns the original receipt', async () => {
+    const command = { type: 'open_session', commandId: 'open-once', workspace: { kind: 'directory', path: root } };
+    const first = await (await api.request('POST', '/v1/commands', { body: command })).json();
+    const second = await (await api.request('POST', '/v1/commands', { body: command })).json();
+    expect(second).toEqual(first);
+    expect(((await (await api.request('GET', '/v1/sessions')).json()) as { sessions: unknown[] }).sessions).toHaveLength(1);
+  });
+
+  it('pages sessions newest first with an opaque cursor, filtered by state', async () => {
+    const opened: string[] = [];
+    for (let index = 0; index < 5; index += 1) opened.push(await openSession(api, root));
+    await api.command({ type: 'close_session', sessionId: opened[1]! });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor === null ? '?limit=2' : `?limit=2&before=${cursor}`;
+      const page = (await (await api.request('GET', `/v1/sessions${query}`)).json()) as { sessions: SessionSnapshot[]; next: string | null };
+      expect(page.sessions.length).toBeLessThanOrEqual(2);
+      seen.push(...page.sessions.map((session) => session.sessionId));
+      cursor = page.next;
+    } while (cursor !== null);
+    expect(seen).toEqual([...opened].reverse());
+    const closed = (await (await api.request('GET', '/v1/sessions?state=closed')).json()) as { sessions: SessionSnapshot[]; next: string | null };
+    expect(closed).toMatchObject({ sessions: [{ sessionId: opened[1], state: 'closed' }], next: null });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?state=sleeping'))).toEqual({ status: 400, code: 'invalid_command' });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?before=garbage'))).toEqual({ status: 400, code: 'invalid_command' });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?limit=0'))).toEqual({ status: 400, code: 'invalid_command' });
+  });
+
+  it('deletes a closed session (204) and refuses an open one (409 session_open); a stream on it ends', async () => {
+    const sessionId = await openSession(api, root);
+    expect(await errorOf(await api.request('DELETE', `/v1/sessions/${sessionId}`))).toEqual({ status: 409, code: 'session_open' });
+    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    await api.command({ type: 'close_session', sessionId });
+    await readEventsUntil(frames, (event) => event.type === 'session.closed');
+    const deleted = await api.request('DELETE', `/v1/sessions/${sessionId}`);
+    expect(deleted.status).toBe(204);
+    expect(await frames.next()).toMatchObject({ done: true });
+    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}`))).toEqual({ status: 404, code: 'session_not_found' });
+  });
+
+  it('pings a quiet event stream with a comment line', async () => {
+    const quick = await startDaemon({ dataDir: path.join(root, 'quick'), port: 0, providers: [createMockProvider()], logger: silentLogger, pingIntervalMs: 20 });
+    try {
+      const sessionId = await openSession(client(quick), root);
+      const frames = sseFrames((await openEventStream(quick, sessionId)).body!);
+      expect((await frames.next()).value).toMatchObject({ id: '1' });
+      expect((await frames.next()).value).toEqual({ comment: 'ping' });
+      await frames.return(undefined);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('follows several sessions on one WebSocket', async () => {
+    const [first, second] = [await openSession(api, root), await openSession(api, root)];
+    const socket = await SocketClient.connect(daemon);
+    try {
+      socket.send({ type: 'subscribe', id: 'a', sessionId: first, afterSeq: 0 });
+      socket.send({ type: 'subscribe', id: 'b', sessionId: second, afterSeq: 0 });
+      socket.send({ type: 'subscribe', id: 'c', sessionId: 'ses_00000000000000000000000000000000', afterSeq: 0 });
+      expect(await socket.waitFor((frame) => frame.id === 'c')).toMatchObject({ type: 'error', error: { code: 'session_not_found' } });
+      socket.send({ type: 'command', id: 'turn', command: { type: 'submit_turn', commandId: 'multi-1', sessionId: second, input: [{ type: 'text', text: 'hi' }] } });
+      await socket.waitFor((frame) => frame.sessionId === second && frame.event?.type === 'run.completed');
+      await socket.waitFor((frame) => frame.sessionId === first && frame.event?.type === 'session.opened');
+      expect(socket.events(first).map((event) => event.type)).toEqual(['session.opened']);
+      expect(socket.events(second).map((event) => event.seq)).toEqual(socket.events(second).map((_, index) => index + 1));
+      const subscribedAt = socket.frames.findIndex((frame) => frame.type === 'subscribed' && frame.sessionId === first);
+      expect(socket.frames.findIndex((frame) => frame.sessionId === first && frame.type === 'event')).toBeGreaterThan(subscribedAt);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('lists providers with capabilities and availability', async () => {
+    const body = await (await api.request('GET', '/v1/providers')).json();
+    expect(body).toEqual({
+      providers: [{ name: 'mock', capabilities: expect.objectContaining({ interrupt: true, inputParts: ['text'] }), availability: { available: true, binaryPath: '/mock', source: 'option', version: 'mock' } }],
+    });
+  });
+
+  it('serves Prometheus metrics counted from the runtime', async () => {
+    const sessionId = await openSession(api, root);
+    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    await api.command({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'count me' }] });
+    await readEventsUntil(frames, (event) => event.type === 'run.completed');
+    const response = await api.request('GET', '/v1/metrics');
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await response.text();
+    expect(text).toContain('# TYPE tether_runs_total counter');
+    expect(text).toContain('tether_runs_total{outcome="succeeded"} 1');
+    expect(text).toContain('tether_sessions{state="idle"} 1');
+    expect(text).toContain('tether_subscribers 1');
+    expect(text).toMatch(/tether_events_appended_total [1-9]/);
+    expect(text).toContain('tether_interaction_answer_seconds_count 0');
+    expect(text).toContain('tether_http_requests_total{route="/v1/commands",status="200"} 2');
+    expect(text).toContain('tether_processes_active 0');
+    await frames.return(undefined);
+  });
+
+  it('a second daemon on the same data dir is refused with data_dir_in_use; a taken port fails cleanly', async () => {
+    await expect(startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [createMockProvider()], logger: silentLogger })).rejects.toMatchObject({ code: 'data_dir_in_use' });
+    const otherDataDir = path.join(root, 'other');
+    await expect(startDaemon({ dataDir: otherDataDir, port: daemon.port, providers: [createMockProvider()], logger: silentLogger })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    // The failed start released its data directory.
+    const other = await startDaemon({ dataDir: otherDataDir, port: 0, providers: [createMockProvider()], logger: silentLogger });
+    await other.close();
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the zod schemas', async () => {
+    const document = (await (await api.request('GET', '/v1/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { oneOf?: unknown[] }> } };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/commands', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/events', '/v1/providers', '/v1/metrics', '/v1/ws']));
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Command', 'Receipt', 'ProtocolEvent', 'SessionSnapshot', 'SerializedAgentError', 'ErrorResponse']));
+    expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
+    expect(JSON.stringify(document)).not.toContain('"$schema"');
+  });
+});

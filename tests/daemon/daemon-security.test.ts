@@ -1,0 +1,110 @@
+import { request as httpRequest } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { type Daemon, readToken, rotateToken } from '../../packages/daemon/src/index.js';
+import { SocketClient, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+
+const { start } = daemonPerTest();
+
+/** A raw HTTP request, so a test can send any Host header (fetch will not). */
+function rawRequest(daemon: Daemon, options: { path: string; method?: string; headers: Record<string, string> }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port: daemon.port, path: options.path, method: options.method ?? 'GET', headers: options.headers }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('who may talk to the daemon', () => {
+  it('answers 401 with an empty body without the token or with a wrong one; /health is public', async () => {
+    const { daemon } = await start();
+    const missing = await fetch(`${daemon.url}/v1/sessions`);
+    expect(missing.status).toBe(401);
+    expect(await missing.text()).toBe('');
+    const wrong = await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${daemon.token}x` } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toBe('');
+    // Tokens never go in URLs: a query-string token is ignored.
+    expect((await fetch(`${daemon.url}/v1/sessions?token=${daemon.token}`)).status).toBe(401);
+    // Unknown routes under /v1 are not revealed without the token either.
+    expect((await fetch(`${daemon.url}/v1/nothing-here`)).status).toBe(401);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${daemon.token}` } })).status).toBe(200);
+    const health = await fetch(`${daemon.url}/health`);
+    expect(await health.json()).toEqual({ ok: true, version: '0.1.0' });
+  });
+
+  it('answers 403 with an empty body to a foreign Host or Origin, and sends CORS only to allowed origins', async () => {
+    const { daemon } = await start({ allowOrigins: ['http://localhost:5173'] });
+    const authorization = `Bearer ${daemon.token}`;
+    const foreignHost = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `evil.example:${daemon.port}`, authorization } });
+    expect(foreignHost).toMatchObject({ status: 403, body: '' });
+    const wrongPort = await rawRequest(daemon, { path: '/health', headers: { host: `127.0.0.1:${daemon.port + 1}` } });
+    expect(wrongPort.status).toBe(403);
+    const rebound = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `localhost:${daemon.port}`, origin: 'http://evil.example', authorization } });
+    expect(rebound).toMatchObject({ status: 403, body: '' });
+
+    const own = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `localhost:${daemon.port}`, origin: `http://localhost:${daemon.port}`, authorization } });
+    expect(own.status).toBe(200);
+    expect(own.headers['access-control-allow-origin']).toBeUndefined();
+    const ipv6 = await rawRequest(daemon, { path: '/health', headers: { host: `[::1]:${daemon.port}` } });
+    expect(ipv6.status).toBe(200);
+
+    const allowed = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `127.0.0.1:${daemon.port}`, origin: 'http://localhost:5173', authorization } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    const preflight = await rawRequest(daemon, {
+      path: '/v1/commands',
+      method: 'OPTIONS',
+      headers: { host: `127.0.0.1:${daemon.port}`, origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/Authorization/);
+
+    const refusedUpgrade = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/ws`, { headers: { origin: 'http://evil.example' } });
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode!));
+      socket.on('error', () => undefined);
+    });
+    expect(refusedUpgrade).toBe(403);
+  });
+
+  it('closes a socket with 4401 when the first frame is not a valid auth frame', async () => {
+    const { daemon } = await start();
+    const wrongToken = new SocketClient(daemon.url);
+    await new Promise((resolve) => wrongToken.socket.once('open', resolve));
+    wrongToken.send({ type: 'auth', token: 'tether_wrong' });
+    expect((await wrongToken.closed).code).toBe(4401);
+    const noAuth = new SocketClient(daemon.url);
+    await new Promise((resolve) => noAuth.socket.once('open', resolve));
+    noAuth.send({ type: 'subscribe', id: 'c1', sessionId: 'ses_00000000000000000000000000000000' });
+    expect((await noAuth.closed).code).toBe(4401);
+    expect(noAuth.frames).toEqual([]);
+  });
+
+  it('token rotation: the old token stops working at once, an open socket closes with 4401 and an open stream ends', async () => {
+    const { environment, daemon, api } = await start();
+    const oldToken = daemon.token;
+    const sessionId = await openSession(api, environment.workspace);
+    const stream = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    await readEventsUntil(stream, (event) => event.type === 'session.opened');
+    const socket = await SocketClient.connect(daemon);
+
+    const newToken = await rotateToken(dataDirOf(environment));
+    expect(newToken).not.toBe(oldToken);
+    expect(await readToken(dataDirOf(environment))).toBe(newToken);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${oldToken}` } })).status).toBe(401);
+    expect((await socket.closed).code).toBe(4401);
+    // The stream ends (no more frames) instead of serving a client whose token was revoked.
+    for await (const frame of stream) expect(frame.data).toBeUndefined();
+
+    expect(daemon.token).toBe(newToken);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${newToken}` } })).status).toBe(200);
+    const again = await SocketClient.connect(daemon);
+    again.close();
+  });
+});
