@@ -44,9 +44,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     providers: [createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
   });
-  context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
-  context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
-  await new Promise<void>((resolve) => {
+  // The stop handlers are in place before anyone can learn the URL.
+  const stopped = new Promise<void>((resolve) => {
     const remove = context.onInterrupt(() => {
       remove();
       resolve();
@@ -57,6 +56,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     };
     process.on('SIGTERM', onTerminate);
   });
+  context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
+  context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
+  await stopped;
   context.stderr.write('Tether daemon stopping…\n');
   await daemon.close();
   return 0;

@@ -53,7 +53,7 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     const mode = request.responder;
     const renderer = request.json
       ? new JsonRenderer(context.stdout)
-      : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode?.kind === 'terminal' });
+      : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode?.kind === 'terminal', spinner: context.terminal !== undefined });
     responder = mode ? new InteractionResponder({ runtime: backend, sessionId, mode, stderr: context.stderr }) : null;
     const activeResponder = responder;
     const sink = {

@@ -1,5 +1,6 @@
 import type { ProtocolEvent, TokenUsage } from '@tether/protocol';
 import type { TurnSummary } from '../run-turn.js';
+import { ProgressSpinner } from './progress-spinner.js';
 
 export interface Output {
   write(text: string): void;
@@ -34,13 +35,18 @@ export class HumanRenderer {
   /** Whether interaction prompts are shown by someone else (the terminal prompter). */
   private readonly promptsShownElsewhere: boolean;
 
-  constructor(stdout: Output, stderr: Output, options: { promptsShownElsewhere?: boolean } = {}) {
+  /** Shown on a terminal while the run is quiet (starting, thinking, running a tool, waiting for you). */
+  private readonly spinner: ProgressSpinner | null;
+
+  constructor(stdout: Output, stderr: Output, options: { promptsShownElsewhere?: boolean; spinner?: boolean } = {}) {
     this.stdout = stdout;
     this.stderr = stderr;
     this.promptsShownElsewhere = options.promptsShownElsewhere ?? false;
+    this.spinner = options.spinner ? new ProgressSpinner(stderr) : null;
   }
 
   private note(text: string): void {
+    this.spinner?.beforeOutput(true);
     if (!this.endsWithNewline) {
       this.stdout.write('\n');
       this.endsWithNewline = true;
@@ -48,12 +54,32 @@ export class HumanRenderer {
     this.stderr.write(`${text}\n`);
   }
 
+  /** The state the spinner shows, from the run's events. */
+  private track(event: ProtocolEvent): void {
+    if (!this.spinner) return;
+    if (event.type === 'run.started') this.spinner.setState('running');
+    else if (event.type === 'run.thinking_delta') this.spinner.setState('thinking');
+    else if (event.type === 'run.tool_activity') this.spinner.setState(event.status === 'invoked' ? `running ${terminalSafe(event.toolName)}` : 'running');
+    else if (event.type === 'interaction.requested') {
+      this.spinner.setState('waiting for you');
+      if (this.promptsShownElsewhere) this.spinner.pause();
+    } else if (event.type === 'interaction.settled' || event.type === 'interaction.withdrawn' || event.type === 'interaction.cancelled') {
+      this.spinner.setState('running');
+      this.spinner.resume();
+    }
+    else if (event.type === 'run.retrying') this.spinner.setState('retrying the API');
+    else if (event.type === 'run.queued') this.spinner.setState('queued for a free process');
+    else if (event.type === 'run.interrupt_requested') this.spinner.setState('stopping');
+  }
+
   event(event: ProtocolEvent): void {
+    this.track(event);
     switch (event.type) {
       case 'run.message_delta': {
         if (event.parentToolUseId !== undefined) return;
         const text = terminalSafe(event.text);
         if (text.length === 0) return;
+        this.spinner?.beforeOutput(text.endsWith('\n'));
         this.stdout.write(text);
         this.wroteAnswer = true;
         this.endsWithNewline = text.endsWith('\n');
@@ -85,6 +111,7 @@ export class HumanRenderer {
   }
 
   summary(run: TurnSummary, sessionId: string): void {
+    this.spinner?.stop();
     if (this.wroteAnswer && !this.endsWithNewline) {
       this.stdout.write('\n');
       this.endsWithNewline = true;

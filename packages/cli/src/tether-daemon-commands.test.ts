@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTetherClient } from '@tether/client';
+import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { testClaudePath } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
+
+let root: string;
+let api: FakeAnthropicApi;
+let environment: Record<string, string>;
+let daemon: ChildProcess | undefined;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-cli-')));
+  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
+  api = await startFakeAnthropicApi();
+  environment = {
+    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: path.join(root, 'home'),
+    TMPDIR: path.join(root, 'tmp'),
+    LANG: 'C.UTF-8',
+    TETHER_HOME: path.join(root, 'data'),
+    TETHER_CLAUDE_PATH: testClaudePath(),
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: 'sk-tether-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: '1',
+  };
+});
+
+afterEach(async () => {
+  if (daemon && daemon.exitCode === null) {
+    daemon.kill('SIGTERM');
+    await new Promise((resolve) => daemon!.once('close', resolve));
+  }
+  daemon = undefined;
+  await api.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Starts `tether serve` on a free port; resolves with its URL once it listens. */
+function serve(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    daemon.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    daemon.on('error', reject);
+    daemon.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${stderr}`)));
+  });
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function tether(args: string[], extra: Record<string, string> = {}, onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: { ...environment, ...extra }, stdio: [onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      pending += chunk;
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (child.stdin) onStdoutLine?.(line, child.stdin);
+      }
+    });
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('tether commands through a daemon', () => {
+  it('serve, token, run (through the daemon on its own), sessions, show, send, interrupt, close', async () => {
+    const url = await serve();
+    const token = (await tether(['token'])).stdout.trim();
+    expect(token).toMatch(/^\S{20,}$/);
+
+    api.enqueue(textReply('Answered by the daemon.'), textReply('Second turn.'));
+    // The daemon owns the data dir: run goes through it instead of failing with data_dir_in_use.
+    const run = await tether(['run', 'Hello daemon']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Answered by the daemon.\n');
+    const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
+
+    const listed = JSON.parse((await tether(['sessions', '--json'])).stdout) as { sessionId: string; state: string }[];
+    expect(listed.map((session) => session.sessionId)).toEqual([sessionId]);
+    const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as { state: string; lastSeq: number };
+    expect(shown.state).toBe('idle');
+
+    const sent = await tether(['send', sessionId, 'And again']);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toBe('Second turn.\n');
+    expect((await tether(['interrupt', sessionId])).stderr).toContain('nothing was running');
+    expect((await tether(['close', sessionId])).code).toBe(0);
+    const closed = JSON.parse((await tether(['sessions', '--json', '--state', 'closed'])).stdout) as { sessionId: string }[];
+    expect(closed.map((session) => session.sessionId)).toEqual([sessionId]);
+
+    // --server with the token from the environment reaches the same daemon.
+    api.enqueue(textReply('Via --server.'));
+    const remote = await tether(['run', '--server', url, 'Hi'], { TETHER_TOKEN: token, TETHER_HOME: path.join(root, 'elsewhere') });
+    expect(remote.stdout).toBe('Via --server.\n');
+  });
+
+  it('attach follows a session and answers its prompt from --answers; Ctrl-C detaches', async () => {
+    const url = await serve();
+    const token = (await tether(['token'])).stdout.trim();
+    const client = createTetherClient({ url, token });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: path.join(root, 'workspace') } });
+    api.enqueue(toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }), textReply('Done.'));
+    const attach = spawn(process.execPath, [bin, 'attach', sessionId, '--json', '--answers', '-'], { cwd: root, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
+    let pending = '';
+    attach.stdout.on('data', (chunk) => {
+      pending += chunk;
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        const event = JSON.parse(pending.slice(0, newline)) as { type: string; interactionRef?: string };
+        pending = pending.slice(newline + 1);
+        if (event.type === 'interaction.requested') attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
+      }
+    });
+    // Whether attach subscribes before or after the prompt appears, it answers it: a pending prompt is replayed.
+    const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
+    expect(await waitForRun(client, sessionId, runId)).toBe('succeeded');
+    expect(readFileSync(path.join(root, 'workspace', 'attached.txt'), 'utf8')).toBe('attached\n');
+    attach.kill('SIGINT');
+    expect(await detached).toBe(0);
+  });
+
+  it('stops gracefully on SIGTERM and removes daemon.json', async () => {
+    await serve();
+    const info = path.join(environment.TETHER_HOME!, 'daemon.json');
+    expect(existsSync(info)).toBe(true);
+    const closed = new Promise<number | null>((resolve) => daemon!.once('close', resolve));
+    daemon!.kill('SIGTERM');
+    expect(await closed).toBe(0);
+    expect(existsSync(info)).toBe(false);
+  });
+});
+
+async function waitForRun(client: ReturnType<typeof createTetherClient>, sessionId: string, runId: string): Promise<string> {
+  for await (const event of client.subscribe(sessionId, { afterSeq: 0 })) {
+    if (event.type === 'run.completed' && event.runId === runId) return event.outcome;
+  }
+  return 'never';
+}
