@@ -1,4 +1,4 @@
-import { Receipt, SerializedAgentError, SessionSnapshot } from '@tether/protocol';
+import { ProviderDescription, Receipt, SessionSnapshot } from '@tether/protocol';
 import type { CommandType } from '@tether/protocol';
 import { invalidResponseError } from './client-errors.js';
 
@@ -14,51 +14,19 @@ export interface SessionPage {
   readonly next: string | null;
 }
 
-/** What a provider can do (mirrors the provider contract; the client may not import it). */
-export interface ProviderCapabilities {
-  readonly resume: boolean;
-  readonly interrupt: boolean;
-  readonly approvals: boolean;
-  readonly questions: boolean;
-  readonly controls: boolean;
-  readonly usage: boolean;
-  readonly setModel: boolean;
-  readonly setMode: boolean;
-  readonly fork: boolean;
-  readonly rollback: boolean;
-  readonly inputParts: readonly string[];
-}
-
-export interface ProviderAvailability {
-  readonly available: boolean;
-  readonly binaryPath?: string;
-  readonly source?: string;
-  readonly version?: string;
-  /** Why it is not available, with what to do. */
-  readonly problem?: SerializedAgentError;
-}
-
-export interface ProviderInfo {
-  readonly name: string;
-  readonly capabilities: ProviderCapabilities;
-  readonly availability: ProviderAvailability;
-}
+/** A provider as the daemon describes it (the protocol's shape). */
+export type ProviderInfo = ProviderDescription;
 
 export interface DaemonHealth {
   readonly ok: true;
   readonly version: string;
 }
 
-const capabilityFlags = ['resume', 'interrupt', 'approvals', 'questions', 'controls', 'usage', 'setModel', 'setMode', 'fork', 'rollback'] as const;
 
 type Fields = Record<string, unknown>;
 
 function isFields(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isOptionalString(value: unknown): boolean {
-  return value === undefined || typeof value === 'string';
 }
 
 export function parseReceipt(url: string, commandType: CommandType, body: unknown): Receipt {
@@ -81,47 +49,12 @@ export function parseSessionPage(url: string, body: unknown): SessionPage {
   return { sessions: body.sessions.map((item) => parseSnapshot(url, item)), next: body.next };
 }
 
-function parseAvailability(url: string, value: unknown): ProviderAvailability {
-  if (
-    !isFields(value) ||
-    typeof value.available !== 'boolean' ||
-    !isOptionalString(value.binaryPath) ||
-    !isOptionalString(value.source) ||
-    !isOptionalString(value.version)
-  ) {
-    throw invalidResponseError(url, "a provider's availability");
-  }
-  let problem: SerializedAgentError | undefined;
-  if (value.problem !== undefined) {
-    const parsed = SerializedAgentError.safeParse(value.problem);
-    if (!parsed.success) throw invalidResponseError(url, "a provider's problem", parsed.error);
-    problem = parsed.data;
-  }
-  return {
-    available: value.available,
-    ...(typeof value.binaryPath === 'string' ? { binaryPath: value.binaryPath } : {}),
-    ...(typeof value.source === 'string' ? { source: value.source } : {}),
-    ...(typeof value.version === 'string' ? { version: value.version } : {}),
-    ...(problem ? { problem } : {}),
-  };
-}
-
-function parseCapabilities(url: string, value: unknown): ProviderCapabilities {
-  if (!isFields(value)) throw invalidResponseError(url, "a provider's capabilities");
-  const inputParts = value.inputParts;
-  const flagsValid = capabilityFlags.every((flag) => typeof value[flag] === 'boolean');
-  if (!flagsValid || !Array.isArray(inputParts) || !inputParts.every((part) => typeof part === 'string')) {
-    throw invalidResponseError(url, "a provider's capabilities");
-  }
-  const flags = Object.fromEntries(capabilityFlags.map((flag) => [flag, value[flag] as boolean])) as Record<(typeof capabilityFlags)[number], boolean>;
-  return { ...flags, inputParts: [...(inputParts as string[])] };
-}
-
 export function parseProviders(url: string, body: unknown): ProviderInfo[] {
   if (!isFields(body) || !Array.isArray(body.providers)) throw invalidResponseError(url, 'a provider list');
   return body.providers.map((item: unknown) => {
-    if (!isFields(item) || typeof item.name !== 'string') throw invalidResponseError(url, 'a provider');
-    return { name: item.name, capabilities: parseCapabilities(url, item.capabilities), availability: parseAvailability(url, item.availability) };
+    const parsed = ProviderDescription.safeParse(item);
+    if (!parsed.success) throw invalidResponseError(url, 'a provider');
+    return parsed.data;
   });
 }
 

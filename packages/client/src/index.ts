@@ -3,4 +3,4 @@ export { createTetherClient } from './tether-client.js';
 export type { TetherClient, TetherClientOptions, CommandInput, SessionFilter, ListSessionsOptions } from './tether-client.js';
 export type { SubscribeOptions } from './event-subscription.js';
 export type { ReconnectOptions } from './reconnect-backoff.js';
-export type { SessionPage, ProviderInfo, ProviderCapabilities, ProviderAvailability, DaemonHealth } from './daemon-responses.js';
+export type { SessionPage, ProviderInfo, DaemonHealth } from './daemon-responses.js';

@@ -91,3 +91,4 @@ export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './
 export type { AgentErrorOptions } from './errors/agent-error.js';
 export { errorCodeTable, errorCodes, httpStatusForCode, exitCodeForCode } from './errors/error-codes.js';
 export type { ErrorCode } from './errors/error-codes.js';
+export { ProviderCapabilities, ProviderAvailability, ProviderDescription } from './providers.js';

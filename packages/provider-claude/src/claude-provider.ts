@@ -55,7 +55,7 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   setMode: true,
   fork: false,
   rollback: false,
-  inputParts: ['text'] as const,
+  inputParts: ['text'],
 });
 
 /** The Claude Code provider: one long-lived `claude` process per session, in stream-json mode. */

@@ -45,7 +45,7 @@ export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
   setMode: true,
   fork: false,
   rollback: false,
-  inputParts: ['text'] as const,
+  inputParts: ['text'],
 });
 
 /** A turn that answers `text` in one delta and succeeds. */

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { SerializedAgentError } from './errors/agent-error.js';
+
+/**
+ * What a provider can do, declared up front so a host can decide before calling. A command that
+ * needs a missing capability is refused with capability_unsupported.
+ */
+export const ProviderCapabilities = z.looseObject({
+  /** Continue a conversation in a new process (after a restart or a closed session). */
+  resume: z.boolean(),
+  interrupt: z.boolean(),
+  approvals: z.boolean(),
+  questions: z.boolean(),
+  controls: z.boolean(),
+  usage: z.boolean(),
+  setModel: z.boolean(),
+  setMode: z.boolean(),
+  fork: z.boolean(),
+  rollback: z.boolean(),
+  /** Input part types a turn may carry. */
+  inputParts: z.array(z.string()),
+});
+export type ProviderCapabilities = z.infer<typeof ProviderCapabilities>;
+
+/** The result of an availability probe: which agent binary would run, and its version. */
+export const ProviderAvailability = z.looseObject({
+  available: z.boolean(),
+  binaryPath: z.string().optional(),
+  /** How the executable was found, e.g. "option", "environment", "path", "bundled". */
+  source: z.string().optional(),
+  version: z.string().optional(),
+  /** Why it is not available, with what to do. */
+  problem: SerializedAgentError.optional(),
+});
+export type ProviderAvailability = z.infer<typeof ProviderAvailability>;
+
+/** A provider as the daemon describes it (GET /v1/providers). */
+export const ProviderDescription = z.looseObject({
+  name: z.string(),
+  capabilities: ProviderCapabilities,
+  availability: ProviderAvailability,
+});
+export type ProviderDescription = z.infer<typeof ProviderDescription>;
