@@ -2,6 +2,7 @@ import { access, constants, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClaudeProvider } from '@tether/provider-claude';
+import { readDaemonInfo } from '@tether/daemon';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
@@ -65,7 +66,10 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   if (process.getuid?.() === 0) {
     checks.push({ name: 'root', ok: true, detail: context.environment.IS_SANDBOX === '1' ? 'running as root with IS_SANDBOX=1: bypass mode allowed' : 'running as root: the claude CLI refuses bypass mode unless IS_SANDBOX=1 is set' });
   }
-  checks.push(await checkDataDir(resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment })));
+  const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
+  checks.push(await checkDataDir(dataDir));
+  const daemon = await readDaemonInfo(dataDir);
+  checks.push({ name: 'daemon', ok: true, detail: daemon ? `running at ${daemon.url} (pid ${daemon.pid}); tether run goes through it` : 'not running (tether serve starts one; tether run works without it)' });
 
   if (values.json) {
     context.stdout.write(`${JSON.stringify({ ok: checks.every((check) => check.ok), checks })}\n`);
