@@ -4,7 +4,9 @@
 // one subscriber), interleaved; plus events/second through the store alone; plus the lifecycle
 // scenarios (bench/lib/lifecycle.mjs): interrupt latency, close latency, open → first delta
 // (cold, warm, warm pool), crash detection, memory per idle open session, and (--soak) 200
-// open/turn/close cycles. It reports; it does not fail the build (exit 0 whatever the figures;
+// open/turn/close cycles; plus the daemon scenario (bench/lib/daemon-scenario.mjs): 20 concurrent
+// turns through `startDaemon` in its own process vs in-process, fan-out to 100 subscribers, daemon
+// RSS. It reports; it does not fail the build (exit 0 whatever the figures;
 // non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
@@ -24,6 +26,7 @@ import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.m
 import { runTetherTurns } from './lib/tether-turn.mjs';
 import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, measureSoak, warmPoolAvailable } from './lib/lifecycle.mjs';
 import { descendantsOf } from './lib/proc.mjs';
+import { measureDaemon, summarizeDaemon } from './lib/daemon-scenario.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -36,13 +39,15 @@ const quietWaitTotalMs = 60_000;
 /** The lifecycle scenarios wait less per pair (their pairs are short), 30 s in all. */
 const lifecycleQuietWaitPerPairMs = 3_000;
 const lifecycleQuietWaitTotalMs = 30_000;
-const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak'];
-const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory'];
+const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'daemon'];
+const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,soak (default: all but soak)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,daemon,soak (default: all but soak)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
-  '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--no-wait] [--output file]';
+  '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--no-wait] [--output file]\n' +
+  '         daemon: [--daemon-sessions N (20)] [--daemon-repetitions N (3)] [--daemon-deltas N (200)] [--subscribers N (100)] [--fanout-deltas N (500)] [--fanout-turns N (3)]\n' +
+  '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]';
 
 function parseArguments(argv) {
   const options = {
@@ -56,6 +61,14 @@ function parseArguments(argv) {
     sessions: 20,
     soakCycles: 200,
     warmPool: undefined,
+    daemonSessions: 20,
+    daemonRepetitions: 3,
+    daemonDeltas: 200,
+    subscribers: 100,
+    fanoutDeltas: 500,
+    fanoutTurns: 3,
+    fanoutPacedMs: 10,
+    fanoutPacedTurns: 1,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -76,6 +89,14 @@ function parseArguments(argv) {
     else if (flag === '--soak-cycles') options.soakCycles = Number(value());
     else if (flag === '--warm-pool') options.warmPool = true;
     else if (flag === '--no-warm-pool') options.warmPool = false;
+    else if (flag === '--daemon-sessions') options.daemonSessions = Number(value());
+    else if (flag === '--daemon-repetitions') options.daemonRepetitions = Number(value());
+    else if (flag === '--daemon-deltas') options.daemonDeltas = Number(value());
+    else if (flag === '--subscribers') options.subscribers = Number(value());
+    else if (flag === '--fanout-deltas') options.fanoutDeltas = Number(value());
+    else if (flag === '--fanout-turns') options.fanoutTurns = Number(value());
+    else if (flag === '--fanout-paced-ms') options.fanoutPacedMs = Number(value());
+    else if (flag === '--fanout-paced-turns') options.fanoutPacedTurns = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -83,11 +104,15 @@ function parseArguments(argv) {
   }
   if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
-  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles']) {
+  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns']) {
     if (!Number.isInteger(options[name]) || options[name] < 1) throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
   }
   const unknown = options.scenarios.filter((name) => !allScenarios.includes(name));
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${allScenarios.join(', ')}`);
+  if (!Number.isInteger(options.fanoutPacedMs) || options.fanoutPacedMs < 0 || options.fanoutPacedMs > 9999) throw new Error('--fanout-paced-ms must be an integer from 0 to 9999');
+  if (!Number.isInteger(options.fanoutPacedTurns) || options.fanoutPacedTurns < 0) throw new Error('--fanout-paced-turns must be a non-negative integer');
+  // The fake API's sized replies are words w0001..w9999.
+  if (options.daemonDeltas > 9999 || options.fanoutDeltas > 9999) throw new Error('--daemon-deltas and --fanout-deltas must be at most 9999');
   return options;
 }
 
@@ -192,6 +217,7 @@ function printReport(report) {
   lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? `identical${report.launchParity.ignored?.length ? ` (apart from ${report.launchParity.ignored.join(', ')}, Tether's random supervision marker)` : ''}` : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   if (report.all) lines.push(...mainReportLines(report));
   if (report.lifecycle) lines.push(...lifecycleReportLines(report));
+  if (report.daemon) lines.push(...daemonReportLines(report));
   lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
   console.log(lines.join('\n'));
@@ -379,6 +405,7 @@ async function main() {
         lifecycleRepetitions: options.lifecycleRepetitions,
         sessions: options.sessions,
         soakCycles: options.soakCycles,
+        daemon: { sessions: options.daemonSessions, repetitions: options.daemonRepetitions, deltas: options.daemonDeltas, subscribers: options.subscribers, fanoutDeltas: options.fanoutDeltas, fanoutTurns: options.fanoutTurns, fanoutPacedMs: options.fanoutPacedMs, fanoutPacedTurns: options.fanoutPacedTurns },
         output: options.output,
         waitForQuiet: options.wait,
       },
@@ -400,6 +427,7 @@ async function main() {
       };
     }
     report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
+    if (selected('daemon')) report.daemon = await runDaemonScenario({ options, context: { claudePath, environment, workspace, apiPid: api.pid } });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
@@ -571,6 +599,76 @@ async function runLifecycleScenarios({ options, context, selected }) {
   }
   result.quietWaitMs = quietWaitMs;
   return result;
+}
+
+async function runDaemonScenario({ options, context }) {
+  let quietWaitMs = 0;
+  const gate = {
+    quietCores,
+    async beforePair() {
+      if (!options.wait || quietWaitMs >= lifecycleQuietWaitTotalMs) return;
+      const ownPids = descendantsOf(process.pid).map((child) => child.pid);
+      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, lifecycleQuietWaitTotalMs - quietWaitMs), ownPids });
+    },
+  };
+  const result = await measureDaemon(context, {
+    sessions: options.daemonSessions,
+    repetitions: options.daemonRepetitions,
+    turnDeltas: options.daemonDeltas,
+    subscribers: options.subscribers,
+    fanoutDeltas: options.fanoutDeltas,
+    fanoutTurns: options.fanoutTurns,
+    pacedMs: options.fanoutPacedMs,
+    pacedTurns: options.fanoutPacedTurns,
+    gate,
+    log: (line) => console.log(line),
+    repoRoot,
+  });
+  return { ...summarizeDaemon(result, { bootstrapMedianInterval }), quietWaitMs };
+}
+
+function daemonReportLines(report) {
+  const { daemon } = report;
+  const mib = (kb) => `${fmt(kb / 1024, 1)} MiB`;
+  const lines = [''];
+  lines.push(`  Daemon scenario: ${daemon.sessions} concurrent sessions, each a cold then a warm turn of ${daemon.turnDeltas} deltas, all ${daemon.sessions} submitted at once;`);
+  lines.push(`    daemon = bench/daemon-server.mjs (own process), @tether/client submitTurn -> run.completed on its SSE subscription; in-process = runtime in the bench process;`);
+  lines.push(`    ${daemon.repetitions} repetitions, legs alternating; p50/p99 pooled over ${daemon.cold.daemon.n} turns per leg; ratio = median over repetitions of daemon/in-process (95% CI)`);
+  lines.push(`  ${pad('turn time (ms)', 36)}${pad('in-proc p50', 12, true)}${pad('p99', 8, true)}${pad('daemon p50', 12, true)}${pad('p99', 8, true)}${pad('p50 ratio', 11, true)}${pad('95% CI', 13, true)}${pad('p99 ratio', 11, true)}${pad('95% CI', 13, true)}`);
+  for (const [label, entry] of [['cold (spawn + turn), 20 at once', daemon.cold], ['warm (2nd turn), 20 at once', daemon.warm]]) {
+    lines.push(
+      `  ${pad(label.replace('20', String(daemon.sessions)), 36)}${pad(fmt(entry.inProcess.p50), 12, true)}${pad(fmt(entry.inProcess.p99), 8, true)}${pad(fmt(entry.daemon.p50), 12, true)}${pad(fmt(entry.daemon.p99), 8, true)}` +
+        `${pad(fmt(entry.p50Ratio.median, 3), 11, true)}${pad(`${fmt(entry.p50Ratio.ci95[0], 2)}-${fmt(entry.p50Ratio.ci95[1], 2)}`, 13, true)}${pad(fmt(entry.p99Ratio.median, 3), 11, true)}${pad(`${fmt(entry.p99Ratio.ci95[0], 2)}-${fmt(entry.p99Ratio.ci95[1], 2)}`, 13, true)}`,
+    );
+  }
+  const memory = daemon.memory;
+  const loop = daemon.loopDelay;
+  lines.push(`    event-loop delay in the warm round (p99 / max, ms): runtime's process: in-process (bench) ${fmt(loop.inProcessHostP99, 1)} / ${fmt(loop.inProcessHostMax, 1)}, daemon ${fmt(loop.daemonHostP99, 1)} / ${fmt(loop.daemonHostMax, 1)}; client (bench) in the daemon leg ${fmt(loop.clientP99, 1)} / ${fmt(loop.clientMax, 1)}`);
+  lines.push(`    host CPU for the warm round: in-process ${fmt(daemon.hostCpu.warmInProcessMs)} ms; daemon process ${fmt(daemon.hostCpu.warmDaemonMs)} ms + client (bench) ${fmt(daemon.hostCpu.warmClientMs)} ms; deltas per turn seen: ${daemon.warm.deltas.join('/')}`);
+  lines.push(`    the ${daemon.sessions} claude CLIs used ${fmt(daemon.hostCpu.warmClaudeInProcessMs)} ms (in-process leg) / ${fmt(daemon.hostCpu.warmClaudeDaemonMs)} ms (daemon leg) of CPU in the warm round (for scale against the host CPU above)`);
+  lines.push(`    daemon RSS: ${mib(memory.daemonIdleRssKb)} idle, ${mib(memory.daemonRssKb)} with ${daemon.sessions} sessions after their turns (peak ${mib(memory.daemonHwmKb)}); claude: ${fmt(memory.claudeCount)} processes, ${mib(memory.claudeRssKb)} (${mib(memory.claudeRssKb / Math.max(1, memory.claudeCount))} each; peaks summed ${mib(memory.claudeHwmKb)})`);
+  lines.push(`    daemon close with ${daemon.sessions} live CLIs: ${fmt(daemon.daemonCloseMs)} ms; quiet pairs ${daemon.quietPairs} of ${daemon.pairs.length}, rest of the machine median ${fmt(daemon.otherLoadCores.median, 2)} cores; waited ${fmt(daemon.quietWaitMs / 1000, 1)} s for quiet`);
+  const fanout = daemon.fanout;
+  lines.push(`  fan-out: one session, a turn of ${report.options.daemon.fanoutDeltas} deltas, ${report.options.daemon.fanoutTurns} turns per variant; latency = receipt in the bench process - publish in the daemon (both CLOCK_MONOTONIC;`);
+  lines.push(`    IPC check: offset ${fmt(fanout.clock.offsetMs, 3)} ms within a ${fmt(fanout.clock.rttMs, 3)} ms round trip, at the end ${fmt(fanout.clockAfter.offsetMs, 3)} ms); over every (event x subscriber) delivery`);
+  lines.push(`  ${pad('subscribers', 30)}${pad('deliveries', 11, true)}${pad('p50', 8, true)}${pad('p99', 8, true)}${pad('max', 8, true)}${pad('1st rcpt p50', 13, true)}${pad('spread p50/p99', 16, true)}${pad('emit->pub p50/p99', 19, true)}${pad('emit->rcpt p99', 15, true)}${pad('turn', 7, true)}${pad('CPU daemon/bench', 18, true)}${pad('µs/delivery', 13, true)}`);
+  for (const variant of fanout.variants) {
+    lines.push(
+      `  ${pad(`${variant.subscribers} x ${variant.kind === 'raw' ? 'raw http' : '@tether/client'}${variant.delayMs ? `, paced ${variant.delayMs} ms` : ''}`, 30)}${pad(fmt(variant.deliveries), 11, true)}${pad(fmt(variant.publishToReceipt.p50, 2), 8, true)}${pad(fmt(variant.publishToReceipt.p99, 1), 8, true)}${pad(fmt(variant.publishToReceipt.max, 1), 8, true)}` +
+        `${pad(fmt(variant.publishToFirstReceipt.p50, 2), 13, true)}${pad(`${fmt(variant.spread.p50, 1)}/${fmt(variant.spread.p99, 1)}`, 16, true)}${pad(`${fmt(variant.emitToPublish.p50, 1)}/${fmt(variant.emitToPublish.p99, 1)}`, 19, true)}` +
+        `${pad(fmt(variant.emitToReceipt.p99, 1), 15, true)}${pad(fmt(variant.turnMs.median), 7, true)}${pad(`${fmt(variant.cpu.daemonMs)}/${fmt(variant.cpu.benchMs)}`, 18, true)}${pad(fmt((variant.cpu.daemonMs * 1000 * variant.turns) / variant.deliveries, 1), 13, true)}`,
+    );
+  }
+  const last = fanout.variants.at(-1);
+  lines.push(`    columns: p50/p99/max publish -> receipt; 1st rcpt = publish -> the first subscriber's receipt; spread = first to last subscriber's receipt of one event;`);
+  lines.push(`    emit->pub = provider emitted the delta -> published (writer coalescing + commit); turn = submit -> every subscriber has run.completed; CPU per turn (ms), µs/delivery = daemon CPU / deliveries`);
+  lines.push(`    missing deliveries ${fanout.variants.reduce((sum, variant) => sum + variant.missing, 0)}, overflows ${fanout.variants.reduce((sum, variant) => sum + variant.overflows, 0)}, subscriber errors ${fanout.variants.reduce((sum, variant) => sum + variant.errors, 0)}; tether_subscribers gauge ${fanout.variants.map((variant) => variant.subscriberGauge).join('/')}`);
+  lines.push(`    daemon RSS: ${mib(fanout.daemonIdleRssKb)} with 1 session; per variant: subscribers connected -> after its turns (heap used) -> after a full GC (heap used); peak`);
+  for (const variant of fanout.variants) {
+    lines.push(`      ${pad(`${variant.subscribers} x ${variant.kind}${variant.delayMs ? `, paced ${variant.delayMs} ms` : ''}`, 28)}${mib(variant.daemonConnectedRssKb)} -> ${mib(variant.daemonRssKb)} (${mib(variant.daemonHeapUsedBytes / 1024)}) -> ${mib(variant.daemonAfterGcRssKb)} (${mib(variant.daemonAfterGcHeapUsedBytes / 1024)}); peak ${mib(variant.daemonHwmKb)}`);
+  }
+  lines.push(`    cleanup: claude processes with the bench HOME killed after a leg: ${daemon.leftoverProcesses}; live at the end: ${daemon.finalLiveWithHome}`);
+  return lines;
 }
 
 main().catch((error) => {

@@ -1,0 +1,129 @@
+// The Tether daemon in its own process, for the daemon scenario (bench/lib/daemon-scenario.mjs):
+// startDaemon from the built @tether/daemon (packages/daemon/dist) on 127.0.0.1, port 0, over a
+// data dir, with one Claude provider configured with the bench's explicit environment.
+// Configuration: BENCH_DAEMON_CONFIG = JSON {dataDir, claudePath, environment, maxProcesses, stamps}.
+// Prints one JSON line {"url","token","pid"} on stdout once listening; closes the daemon (and exits)
+// when stdin closes or on SIGTERM.
+//
+// Side channel (IPC, only when `stamps` is on): the bench asks for the moments, on this process's
+// CLOCK_MONOTONIC (process.hrtime, the same clock in every process of the host), at which
+//   - the provider emitted each part of a watched session (its `emit` wrapped: a CLI line translated),
+//   - the runtime published each event of that session: SubscriptionHub.prototype.publish (the
+//     runtime's fan-out to its live subscribers, called once per committed batch, right after the
+//     commit) is wrapped in this process to stamp the batch before handing it on. A consumer of
+//     runtime.subscribe would not do: with 100 other subscribers in the microtask queue it sees
+//     the k-th event of a batch only after k rounds of theirs, i.e. late.
+// Nothing else is recorded; with `stamps` off nothing is wrapped at all. On request it also reports
+// process.memoryUsage(), after a full GC when asked (the bench starts it with --expose-gc).
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startDaemon } from '@tether/daemon';
+import { createClaudeProvider } from '@tether/provider-claude';
+
+const config = JSON.parse(process.env.BENCH_DAEMON_CONFIG ?? '{}');
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+const claude = createClaudeProvider({ claudePath: config.claudePath, environment: config.environment, maxProcesses: config.maxProcesses ?? 20 });
+/** sessionId → [[type, ms]] of emitted parts, for watched sessions only. */
+const emits = new Map();
+const provider = config.stamps
+  ? {
+      ...claude,
+      doOpenSession: (options) =>
+        claude.doOpenSession({
+          ...options,
+          emit: (part) => {
+            const list = emits.get(options.sessionId);
+            if (list) list.push([part.type, nowMs()]);
+            options.emit(part);
+          },
+        }),
+    }
+  : claude;
+
+/** sessionId → [[seq, type, ms]] of published events, for watched sessions only. */
+const published = new Map();
+if (config.stamps) {
+  // The runtime's own module instance (ESM caches by real path: node_modules/@tether/runtime is a link to packages/runtime).
+  const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  const { SubscriptionHub } = await import(pathToFileURL(path.join(repoRoot, 'packages', 'runtime', 'dist', 'log', 'subscription-hub.js')).href);
+  const publish = SubscriptionHub.prototype.publish;
+  SubscriptionHub.prototype.publish = function stampedPublish(events) {
+    if (published.size > 0) {
+      const at = nowMs();
+      for (const event of events) published.get(event.sessionId)?.push([event.seq, event.type, at]);
+    }
+    return publish.call(this, events);
+  };
+}
+
+const quiet = () => {};
+const logger = {
+  debug: quiet,
+  info: quiet,
+  warn: (fields, message) => process.stderr.write(`daemon warn: ${message ?? ''} ${JSON.stringify(fields)}\n`),
+  error: (fields, message) => process.stderr.write(`daemon error: ${message ?? ''} ${JSON.stringify(fields)}\n`),
+};
+
+const daemon = await startDaemon({ dataDir: config.dataDir, port: 0, providers: [provider], logger, shutdownGraceMs: 2_000 });
+process.stdout.write(`${JSON.stringify({ url: daemon.url, token: daemon.token, pid: process.pid })}\n`);
+
+function watch(sessionId) {
+  if (!published.has(sessionId)) published.set(sessionId, []);
+  if (!emits.has(sessionId)) emits.set(sessionId, []);
+}
+
+let loopMonitor = null;
+process.on('message', (message) => {
+  if (!message || typeof message !== 'object') return;
+  if (message.type === 'clock') {
+    process.send?.({ type: 'clock', id: message.id, t: nowMs() });
+  } else if (message.type === 'watch') {
+    if (!config.stamps) {
+      process.send?.({ type: 'error', id: message.id, message: 'started without stamps' });
+      return;
+    }
+    watch(message.sessionId);
+    process.send?.({ type: 'watching', id: message.id });
+  } else if (message.type === 'loop-start') {
+    // Event-loop delay of this process (perf_hooks histogram, 2 ms sampling) from now to loop-stop.
+    loopMonitor?.disable();
+    loopMonitor = monitorEventLoopDelay({ resolution: 2 });
+    loopMonitor.enable();
+    process.send?.({ type: 'loop', id: message.id });
+  } else if (message.type === 'loop-stop') {
+    loopMonitor?.disable();
+    const h = loopMonitor;
+    loopMonitor = null;
+    process.send?.({ type: 'loop', id: message.id, ...(h ? { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 } : {}) });
+  } else if (message.type === 'memory') {
+    // The bench starts this process with --expose-gc, so it can tell retained memory from garbage.
+    if (message.gc && typeof globalThis.gc === 'function') {
+      globalThis.gc();
+      globalThis.gc();
+    }
+    process.send?.({ type: 'memory', id: message.id, gc: Boolean(message.gc && globalThis.gc), ...process.memoryUsage() });
+  } else if (message.type === 'stamps') {
+    // Hands over (and forgets) what was recorded so far for that session.
+    process.send?.({ type: 'stamps', id: message.id, published: published.get(message.sessionId)?.splice(0) ?? [], emitted: emits.get(message.sessionId)?.splice(0) ?? [] });
+  }
+});
+
+let closing = false;
+async function stop() {
+  if (closing) return;
+  closing = true;
+  try {
+    await daemon.close();
+  } catch (error) {
+    process.stderr.write(`daemon close failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(0);
+}
+process.stdin.on('end', stop);
+process.stdin.on('close', stop);
+process.stdin.on('error', stop);
+process.stdin.resume();
+process.on('SIGTERM', stop);
+process.on('disconnect', stop);
