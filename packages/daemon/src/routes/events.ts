@@ -1,3 +1,4 @@
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
 import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
 import { SseStream } from '../sse/sse-stream.js';
@@ -9,7 +10,15 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
     const afterSeq = streamStartSeq(context.req.header('last-event-id'), context.req.query('after'));
     // Answer 404 now, while a status can still be sent.
     await state.runtime.getSession(sessionId);
-    const outgoing = context.env.outgoing;
+    const response = context.env.outgoing;
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Content-Type-Options': 'nosniff',
+      // Proxies such as nginx would otherwise hold events back.
+      'X-Accel-Buffering': 'no',
+    });
+    response.flushHeaders();
     state.metrics.subscriberOpened();
     let forget = () => {};
     const stream = new SseStream({
@@ -18,7 +27,7 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
       afterSeq,
       limits: state.subscriberLimits,
       pingIntervalMs: state.pingIntervalMs,
-      destroyConnection: () => outgoing.destroy(),
+      response,
       onEnd: (reason, stats) => {
         forget();
         state.metrics.subscriberClosed();
@@ -26,11 +35,7 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
       },
     });
     forget = state.connections.add(stream);
-    return context.body(stream.body, 200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      // Proxies such as nginx would otherwise hold events back.
-      'X-Accel-Buffering': 'no',
-    });
+    // The stream writes the response itself; this tells the adapter not to touch it.
+    return RESPONSE_ALREADY_SENT;
   });
 }

@@ -1,6 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
-import { BoundedOutbox, type OutboxLimits } from '../streaming/bounded-outbox.js';
+import { BoundedOutbox, type OutboxFrame, type OutboxLimits } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { ssePingFrame, sseEventFrame, sseOverflowFrame } from './sse-writer.js';
@@ -13,8 +14,8 @@ export interface SseStreamOptions {
   readonly afterSeq: number;
   readonly limits: OutboxLimits;
   readonly pingIntervalMs: number;
-  /** Ends the underlying connection when a closed stream cannot be flushed (a client that stopped reading). */
-  readonly destroyConnection: () => void;
+  /** The response, its head already sent: frames are written to it directly. */
+  readonly response: ServerResponse;
   /** How long a closing stream may take to flush before its connection is destroyed. */
   readonly lingerMs?: number;
   readonly onEnd: (reason: SseEndReason, stats: { events: number; lastSeq: number }) => void;
@@ -22,15 +23,15 @@ export interface SseStreamOptions {
 
 // Frames are joined into chunks of about this size: fewer writes, same bytes.
 const chunkBytes = 64 * 1024;
-const encoder = new TextEncoder();
 
 /**
- * One `GET /v1/sessions/:id/events` response. The body is a pull-based stream: the HTTP layer pulls
- * the next chunk only once the socket took the last one, so whatever the client does not read stays
- * in this stream's bounded outbox, and passing the bound ends the stream with `event: overflow`.
+ * One `GET /v1/sessions/:id/events` response. Frames wait in a bounded outbox and are written to
+ * the socket only once it took the last chunk, so whatever the client does not read stays in the
+ * outbox, and passing the bound ends the stream with `event: overflow`. The response is written
+ * directly rather than through a web ReadableStream: with a hundred subscribers the stream
+ * machinery cost more than the writes themselves (docs/benchmarks.md, daemon scenario).
  */
 export class SseStream implements LiveConnection {
-  readonly body: ReadableStream<Uint8Array>;
   private readonly options: SseStreamOptions;
   private readonly outbox: BoundedOutbox;
   private readonly abort = new AbortController();
@@ -49,13 +50,11 @@ export class SseStream implements LiveConnection {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        pull: (controller) => this.pull(controller),
-        cancel: () => this.end('client_gone', { discard: true }),
-      },
-      { highWaterMark: 0 },
-    );
+    options.response.once('close', () => {
+      // The socket went away: before we ended, the client left; after, our end has finished.
+      if (this.endReason === null) this.end('client_gone', { discard: true });
+      this.markClosed();
+    });
     this.pingTimer = setInterval(() => {
       // Only on a quiet stream: a ping must never count towards cutting a subscriber off.
       if (this.outbox.size === 0) this.outbox.push(ssePingFrame);
@@ -70,6 +69,7 @@ export class SseStream implements LiveConnection {
       // A deleted session is an expected end; anything else (a store failure) is logged as a failure.
       (error: unknown) => this.end(AgentError.isInstance(error) && error.code === 'session_not_found' ? 'session_gone' : 'failed'),
     );
+    void this.writeLoop();
   }
 
   revoke(): void {
@@ -85,7 +85,7 @@ export class SseStream implements LiveConnection {
     if (sessionId === this.options.sessionId) this.end('session_gone');
   }
 
-  private deliver(seq: number, frame: string): boolean {
+  private deliver(seq: number, frame: OutboxFrame): boolean {
     if (this.endReason !== null) return false;
     if (!this.outbox.push(frame)) {
       // Fell behind past the bound: what is queued still goes out, then where to resume from.
@@ -97,44 +97,49 @@ export class SseStream implements LiveConnection {
     return true;
   }
 
-  private async deliverWhenRoom(seq: number, frame: string): Promise<boolean> {
+  private async deliverWhenRoom(seq: number, frame: OutboxFrame): Promise<boolean> {
     if (this.endReason !== null || !(await this.outbox.pushWhenRoom(frame))) return false;
     this.lastQueuedSeq = seq;
     this.events += 1;
     return true;
   }
 
-  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    await this.outbox.waitForFrames();
-    const chunk = this.outbox.takeJoined(chunkBytes);
-    if (chunk !== null) {
-      controller.enqueue(encoder.encode(chunk));
-      return;
+  private async writeLoop(): Promise<void> {
+    const { response } = this.options;
+    for (;;) {
+      await this.outbox.waitForFrames();
+      const chunk = this.outbox.takeJoined(chunkBytes);
+      if (chunk === null || response.destroyed) break;
+      if (!response.write(chunk)) await drainedOrClosed(response);
     }
-    controller.close();
-    this.markClosed();
+    if (!response.destroyed) response.end();
   }
 
-  private end(reason: SseEndReason, options: { discard?: boolean; finalFrame?: string } = {}): void {
-    if (this.endReason !== null) {
-      if (reason === 'client_gone') this.markClosed();
-      return;
-    }
+  private end(reason: SseEndReason, options: { discard?: boolean; finalFrame?: OutboxFrame } = {}): void {
+    if (this.endReason !== null) return;
     this.endReason = reason;
     this.abort.abort();
     clearInterval(this.pingTimer);
     // An overflow frame goes past the bound by one small frame, on purpose: the subscriber must learn where to resume.
     this.outbox.end(options);
-    if (reason === 'client_gone') {
-      this.markClosed();
-    } else {
-      this.lingerTimer = setTimeout(() => {
-        this.options.destroyConnection();
-        this.markClosed();
-      }, this.options.lingerMs ?? 30_000);
+    if (reason !== 'client_gone') {
+      // A client that stopped reading must not hold a closing stream open for ever.
+      this.lingerTimer = setTimeout(() => this.options.response.destroy(), this.options.lingerMs ?? 30_000);
       this.lingerTimer.unref();
       void this.closed.then(() => clearTimeout(this.lingerTimer));
     }
     this.options.onEnd(reason, { events: this.events, lastSeq: this.lastQueuedSeq });
   }
+}
+
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.once('drain', done);
+    response.once('close', done);
+  });
 }

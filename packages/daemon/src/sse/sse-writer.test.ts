@@ -14,7 +14,7 @@ const event = {
 
 describe('SSE framing', () => {
   it('writes an event as its seq id and one data line, with no event line', () => {
-    const frame = sseEventFrame(event);
+    const frame = Buffer.from(sseEventFrame(event)).toString();
     expect(frame.startsWith('id: 42\ndata: {')).toBe(true);
     expect(frame.endsWith('}\n\n')).toBe(true);
     // Newlines in the text are escaped by JSON: exactly two lines before the blank one.
@@ -24,8 +24,14 @@ describe('SSE framing', () => {
   });
 
   it('writes the overflow and ping frames', () => {
-    expect(sseOverflowFrame(17)).toBe('event: overflow\ndata: {"lastSeq":17}\n\n');
-    expect(ssePingFrame).toBe(': ping\n\n');
+    expect(Buffer.from(sseOverflowFrame(17)).toString()).toBe('event: overflow\ndata: {"lastSeq":17}\n\n');
+    expect(Buffer.from(ssePingFrame).toString()).toBe(': ping\n\n');
+  });
+
+  it('serializes an event once, however many subscribers it goes to', () => {
+    const copy = { ...event } as ProtocolEvent;
+    expect(sseEventFrame(copy)).toBe(sseEventFrame(copy));
+    expect(Buffer.from(sseEventFrame(copy)).equals(Buffer.from(sseEventFrame(event)))).toBe(true);
   });
 });
 

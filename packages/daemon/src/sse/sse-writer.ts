@@ -1,22 +1,32 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { invalidRequest } from '../errors/error-response.js';
+import type { OutboxFrame } from '../streaming/bounded-outbox.js';
+import { eventJson } from '../streaming/serialized-event.js';
+
+const encodedFrameOfEvent = new WeakMap<ProtocolEvent, OutboxFrame>();
 
 /**
  * One event as an SSE frame: its seq as the id (what a reconnecting client sends back as
  * Last-Event-ID) and the event as one line of JSON, with no `event:` line. JSON.stringify escapes
  * CR and LF, so the data never spans lines.
  */
-export function sseEventFrame(event: ProtocolEvent): string {
-  return `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+export function sseEventFrame(event: ProtocolEvent): OutboxFrame {
+  // Encoded once per event and shared by every subscriber's outbox (see serialized-event.ts).
+  let frame = encodedFrameOfEvent.get(event);
+  if (frame === undefined) {
+    frame = Buffer.from(`id: ${event.seq}\ndata: ${eventJson(event)}\n\n`);
+    encodedFrameOfEvent.set(event, frame);
+  }
+  return frame;
 }
 
 /** The last frame for a subscriber cut off for falling behind: reconnect from `lastSeq`. */
-export function sseOverflowFrame(lastSeq: number): string {
-  return `event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`;
+export function sseOverflowFrame(lastSeq: number): OutboxFrame {
+  return Buffer.from(`event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`);
 }
 
 /** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */
-export const ssePingFrame = ': ping\n\n';
+export const ssePingFrame: OutboxFrame = Buffer.from(': ping\n\n');
 
 function parseSeq(value: string, where: string): number {
   const trimmed = value.trim();

@@ -5,10 +5,11 @@ export interface OutboxLimits {
   readonly maxBytes: number;
 }
 
-interface QueuedFrame {
-  readonly text: string;
-  readonly bytes: number;
-}
+/**
+ * Frames are bytes, encoded once by the producer: an event fanned out to many subscribers is
+ * serialized and encoded once and the same buffer is queued for each of them (never mutated).
+ */
+export type OutboxFrame = Uint8Array;
 
 /**
  * The bounded buffer between the runtime and one subscriber's connection. The runtime side pushes
@@ -17,7 +18,7 @@ interface QueuedFrame {
  * cuts the subscriber off: memory per subscriber stays bounded whatever the client does.
  */
 export class BoundedOutbox {
-  private readonly frames: QueuedFrame[] = [];
+  private readonly frames: OutboxFrame[] = [];
   private head = 0;
   private queuedBytes = 0;
   private ended = false;
@@ -42,11 +43,9 @@ export class BoundedOutbox {
   }
 
   /** Queues a frame; false (nothing queued) when it would pass the bound. A lone frame always fits. */
-  push(text: string): boolean {
-    if (this.ended) return false;
-    const bytes = Buffer.byteLength(text);
-    if (!this.fits(bytes)) return false;
-    this.enqueue(text, bytes);
+  push(frame: OutboxFrame): boolean {
+    if (this.ended || !this.fits(frame.byteLength)) return false;
+    this.enqueue(frame);
     return true;
   }
 
@@ -54,11 +53,10 @@ export class BoundedOutbox {
    * Queues a frame once it fits, waiting for the reader to take enough first: for producers that can
    * wait, such as a replay from the store. False when the outbox ended meanwhile.
    */
-  async pushWhenRoom(text: string): Promise<boolean> {
-    const bytes = Buffer.byteLength(text);
-    while (!this.ended && !this.fits(bytes)) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  async pushWhenRoom(frame: OutboxFrame): Promise<boolean> {
+    while (!this.ended && !this.fits(frame.byteLength)) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     if (this.ended) return false;
-    this.enqueue(text, bytes);
+    this.enqueue(frame);
     return true;
   }
 
@@ -73,44 +71,45 @@ export class BoundedOutbox {
   }
 
   /** The oldest frame, or undefined when none is queued. */
-  shift(): string | undefined {
+  shift(): OutboxFrame | undefined {
     if (this.size === 0) return undefined;
     const frame = this.frames[this.head]!;
     this.head += 1;
-    this.queuedBytes -= frame.bytes;
+    this.queuedBytes -= frame.byteLength;
     this.compact();
     this.wake('room');
-    return frame.text;
+    return frame;
   }
 
   /** Queued frames joined into one chunk of about `maxChunkBytes` (at least one frame); null when none is queued. */
-  takeJoined(maxChunkBytes: number): string | null {
+  takeJoined(maxChunkBytes: number): OutboxFrame | null {
     if (this.size === 0) return null;
-    const parts: string[] = [];
+    const parts: OutboxFrame[] = [];
     let taken = 0;
-    while (this.size > 0 && (parts.length === 0 || taken + this.frames[this.head]!.bytes <= maxChunkBytes)) {
+    while (this.size > 0 && (parts.length === 0 || taken + this.frames[this.head]!.byteLength <= maxChunkBytes)) {
       const frame = this.frames[this.head]!;
       this.head += 1;
-      this.queuedBytes -= frame.bytes;
-      taken += frame.bytes;
-      parts.push(frame.text);
+      this.queuedBytes -= frame.byteLength;
+      taken += frame.byteLength;
+      parts.push(frame);
     }
     this.compact();
     this.wake('room');
-    return parts.join('');
+    // A lone frame goes out as it is: the common case on a live stream, and no copy.
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, taken);
   }
 
   /**
    * No more frames will come. `discard` drops what is queued (the reader will not get it);
    * `finalFrame` is queued last whatever the bound (e.g. telling a cut-off subscriber where to resume).
    */
-  end(options: { discard?: boolean; finalFrame?: string } = {}): void {
+  end(options: { discard?: boolean; finalFrame?: OutboxFrame } = {}): void {
     if (options.discard) {
       this.frames.length = 0;
       this.head = 0;
       this.queuedBytes = 0;
     }
-    if (options.finalFrame !== undefined && !this.ended) this.enqueue(options.finalFrame, Buffer.byteLength(options.finalFrame));
+    if (options.finalFrame !== undefined && !this.ended) this.enqueue(options.finalFrame);
     this.ended = true;
     this.wake('frames');
     this.wake('room');
@@ -120,9 +119,9 @@ export class BoundedOutbox {
     return this.size === 0 || (this.size + 1 <= this.limits.maxFrames && this.queuedBytes + bytes <= this.limits.maxBytes);
   }
 
-  private enqueue(text: string, bytes: number): void {
-    this.frames.push({ text, bytes });
-    this.queuedBytes += bytes;
+  private enqueue(frame: OutboxFrame): void {
+    this.frames.push(frame);
+    this.queuedBytes += frame.byteLength;
     this.wake('frames');
   }
 

@@ -1,10 +1,11 @@
-import { type SerializedAgentError, toAgentError } from '@tether/protocol';
+import { type ProtocolEvent, type SerializedAgentError, toAgentError } from '@tether/protocol';
 import { WebSocket, type RawData } from 'ws';
 import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonState } from '../http/daemon-state.js';
 import { dispatchCommand, knownCommandType } from '../routes/commands.js';
-import { BoundedOutbox } from '../streaming/bounded-outbox.js';
+import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
+import { eventJson } from '../streaming/serialized-event.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { AuthFrame, ClientFrame, closeCodes } from './websocket-frames.js';
 
@@ -144,9 +145,11 @@ export class WebSocketConnection implements LiveConnection {
     this.subscriptions.set(sessionId, controller);
     this.state.metrics.subscriberOpened();
     if (!this.send({ type: 'subscribed', id, sessionId })) return;
+    // The event's JSON is shared by every subscriber (serialized-event.ts); only the envelope is per socket.
+    const eventFrame = (event: ProtocolEvent): OutboxFrame => Buffer.from(`{"type":"event","sessionId":${JSON.stringify(sessionId)},"event":${eventJson(event)}}`);
     const sink = {
-      deliver: (event: unknown) => this.send({ type: 'event', sessionId, event }),
-      deliverWhenRoom: async (event: unknown) => !this.closing && (await this.outbox.pushWhenRoom(JSON.stringify({ type: 'event', sessionId, event }))),
+      deliver: (event: ProtocolEvent) => this.sendFrame(eventFrame(event)),
+      deliverWhenRoom: async (event: ProtocolEvent) => !this.closing && (await this.outbox.pushWhenRoom(eventFrame(event))),
     };
     feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch(() => {
       // The session went away (deleted): tell the client this subscription is over.
@@ -176,8 +179,12 @@ export class WebSocketConnection implements LiveConnection {
 
   /** Queues a frame; false when the connection fell behind past its bound (it is then closed with 4408). */
   private send(frame: object): boolean {
+    return this.sendFrame(Buffer.from(JSON.stringify(frame)));
+  }
+
+  private sendFrame(frame: OutboxFrame): boolean {
     if (this.closing || this.outbox.isEnded) return false;
-    if (this.outbox.push(JSON.stringify(frame))) return true;
+    if (this.outbox.push(frame)) return true;
     this.close(closeCodes.tooSlow, 'too slow; reconnect from your last seq');
     return false;
   }
@@ -187,10 +194,11 @@ export class WebSocketConnection implements LiveConnection {
       await this.outbox.waitForFrames();
       const frame = this.outbox.shift();
       if (frame === undefined || this.socket.readyState !== WebSocket.OPEN) return;
+      // Frames are UTF-8 JSON held as bytes: sent as text messages all the same.
       if (this.socket.bufferedAmount < socketHighWaterBytes) {
-        this.socket.send(frame);
+        this.socket.send(frame, { binary: false });
       } else {
-        await new Promise<void>((resolve) => this.socket.send(frame, () => resolve()));
+        await new Promise<void>((resolve) => this.socket.send(frame, { binary: false }, () => resolve()));
       }
     }
   }
