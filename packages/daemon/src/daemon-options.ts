@@ -24,6 +24,12 @@ export interface DaemonOptions {
   readonly subscriberBufferBytes?: number;
   /** Interval of SSE `: ping` comments and WebSocket pings (default 15,000 ms). */
   readonly pingIntervalMs?: number;
+  /**
+   * A directory of public files (the web UI's build, holding code only, no data) to serve at every
+   * path outside /v1 and /health, without a token; it must hold an index.html. The daemon never
+   * imports the UI: its host (e.g. `tether serve`) says where the files are.
+   */
+  readonly staticDirectory?: string;
 }
 
 export interface Daemon {

@@ -26,6 +26,7 @@ import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
+import { StaticFiles } from './static/static-files.js';
 import { ConnectionRegistry } from './streaming/connection-registry.js';
 import { createUpgradeHandler } from './websocket/websocket-upgrade.js';
 
@@ -63,6 +64,15 @@ function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
 }
 
+async function openStaticFiles(directory: string | undefined): Promise<StaticFiles | null> {
+  if (directory === undefined) return null;
+  const files = await StaticFiles.open(directory);
+  if (files === null) {
+    throw new AgentError({ code: 'invalid_command', message: `staticDirectory ${directory} holds no index.html; build the web UI first (\`npm run build\`).`, details: { reason: 'static_directory_empty' } });
+  }
+  return files;
+}
+
 async function createRuntime(options: DaemonOptions, dataDir: string, logger: DaemonLogger): Promise<AgentRuntime> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
   const store = await openSqliteStore({ dataDir });
@@ -88,6 +98,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const dataDir = path.resolve(options.dataDir);
   const host = options.host ?? defaultHost;
   const logger = createLogger(options.logger);
+  // Checked before the store is opened: a bad option must not leave a half-started daemon.
+  const staticFiles = await openStaticFiles(options.staticDirectory);
   const runtime = await createRuntime(options, dataDir, logger);
 
   let server: Server | undefined;
@@ -105,6 +117,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       subscriberLimits: { maxFrames: options.subscriberBufferEvents ?? defaultSubscriberBufferEvents, maxBytes: options.subscriberBufferBytes ?? defaultSubscriberBufferBytes },
       pingIntervalMs: options.pingIntervalMs ?? defaultPingIntervalMs,
+      staticFiles,
       draining: false,
     };
     const app = createApp(state);

@@ -8,20 +8,26 @@ import { registerMetricsRoutes } from '../routes/metrics.js';
 import { registerOpenApiRoutes } from '../routes/openapi.js';
 import { registerProviderRoutes } from '../routes/providers.js';
 import { registerSessionRoutes } from '../routes/sessions.js';
+import { registerWebRoutes } from '../routes/web.js';
 import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
 import { originGuard } from './origin-guard.js';
 import { requestLog } from './request-log.js';
 import { requireToken } from './require-token.js';
+import { securityHeadersMiddleware } from './security-headers-middleware.js';
 
 /** A stack without its first line: the message of an unexpected error may quote input, the frames do not. */
 function stackFrames(error: unknown): string | undefined {
   return error instanceof Error && error.stack ? error.stack.split('\n').slice(1, 12).join('\n') : undefined;
 }
 
-/** The HTTP API: the origin check and the token in front of every /v1 route, one error mapping behind. */
+/**
+ * The HTTP API: the origin check and the token in front of every /v1 route, one error mapping behind;
+ * the web UI's public files (when the daemon was given them) at every other path.
+ */
 export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   const app = new Hono<DaemonEnvironment>();
   app.use('*', requestLog(state));
+  app.use('*', securityHeadersMiddleware());
   app.use('*', originGuard(state));
   registerHealthRoutes(app);
   app.use('/v1/*', requireToken(state));
@@ -34,6 +40,7 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   app.get('/v1/ws', () => {
     throw invalidRequest('/v1/ws is a WebSocket endpoint: connect with an Upgrade: websocket request.', 'websocket_upgrade_required');
   });
+  registerWebRoutes(app, state);
 
   app.notFound((context) => {
     const { status, body, code } = describeError(routeNotFound(context.req.method));

@@ -6,6 +6,7 @@ import type { DaemonLogger } from '../logging/create-logger.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
 import type { OutboxLimits } from '../streaming/bounded-outbox.js';
 import type { ConnectionRegistry } from '../streaming/connection-registry.js';
+import type { StaticFiles } from '../static/static-files.js';
 
 /** What the routes, middleware and the socket server share. */
 export interface DaemonState {
@@ -18,6 +19,8 @@ export interface DaemonState {
   readonly logger: DaemonLogger;
   readonly subscriberLimits: OutboxLimits;
   readonly pingIntervalMs: number;
+  /** The web UI's built files, served at every non-API path; null when the daemon serves no UI. */
+  readonly staticFiles: StaticFiles | null;
   /** True from the start of close(): no new work, no new connections. */
   draining: boolean;
 }

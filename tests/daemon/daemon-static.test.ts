@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Daemon } from '../../packages/daemon/src/index.js';
+import { startTestDaemon } from './daemon-test-helpers.js';
+
+// One daemon for the file: every test only reads.
+let root: string;
+let daemon: Daemon;
+let cleanupEnvironment: () => Promise<void>;
+
+const indexHtml = '<!doctype html><html><head><script type="module" src="/assets/app-1.js"></script></head><body><div id="root"></div></body></html>';
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'tether-static-'));
+  const web = path.join(root, 'web');
+  await mkdir(path.join(web, 'assets'), { recursive: true });
+  await writeFile(path.join(web, 'index.html'), indexHtml);
+  await writeFile(path.join(web, 'assets', 'app-1.js'), 'console.log(1);');
+  await writeFile(path.join(web, 'assets', 'odd.weird'), 'bytes');
+  await writeFile(path.join(web, '.hidden'), 'secret');
+  await writeFile(path.join(root, 'outside.txt'), 'outside the root');
+  await symlink(path.join(root, 'outside.txt'), path.join(web, 'escape.txt'));
+  const environment = await createClaudeTestEnvironment();
+  cleanupEnvironment = () => environment.cleanup();
+  daemon = await startTestDaemon(environment, { staticDirectory: web });
+});
+
+afterAll(async () => {
+  await daemon?.close();
+  await cleanupEnvironment?.();
+  await rm(root, { recursive: true, force: true });
+});
+
+const get = (route: string, headers: Record<string, string> = {}) => fetch(`${daemon.url}${route}`, { headers });
+
+describe('the daemon serves the web UI', () => {
+  it('serves index.html at / without a token, with the strict headers', async () => {
+    const response = await get('/');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await response.text()).toBe(indexHtml);
+  });
+
+  it('serves hashed assets as immutable, and HEAD without a body', async () => {
+    const response = await get('/assets/app-1.js');
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('cache-control')).toContain('immutable');
+    expect(await response.text()).toBe('console.log(1);');
+    const head = await fetch(`${daemon.url}/assets/app-1.js`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('15');
+    expect(await head.text()).toBe('');
+    expect((await get('/assets/odd.weird')).headers.get('content-type')).toBe('application/octet-stream');
+  });
+
+  it('answers a browser navigation to an app path with index.html, and nothing else', async () => {
+    const navigation = await get('/sessions/ses_0123', { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    expect(navigation.status).toBe(200);
+    expect(await navigation.text()).toBe(indexHtml);
+    expect((await get('/sessions/ses_0123', { accept: 'application/json' })).status).toBe(404);
+    // A missing script must not come back as HTML.
+    expect((await get('/assets/missing.js', { accept: 'text/html' })).status).toBe(404);
+    expect((await fetch(`${daemon.url}/sessions/x`, { method: 'POST', headers: { accept: 'text/html' } })).status).toBe(404);
+  });
+
+  it('never serves a file outside its directory, a hidden file or a link leading out', async () => {
+    for (const route of ['/../outside.txt', '/%2e%2e/outside.txt', '/assets/..%2f..%2foutside.txt', '/.hidden', '/escape.txt', '/%2e%2e%5coutside.txt']) {
+      const response = await get(route, { accept: 'text/html' });
+      const body = await response.text();
+      expect(body, route).not.toContain('outside the root');
+      expect(body, route).not.toContain('secret');
+    }
+  });
+
+  it('keeps every /v1 route behind the token, and an unknown one is the API 404', async () => {
+    expect((await get('/v1/sessions', { accept: 'text/html' })).status).toBe(401);
+    const unknown = await get('/v1/nothing-here', { accept: 'text/html', authorization: `Bearer ${daemon.token}` });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'route_not_found' } });
+    expect((await get('/health')).headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('serves the UI to its own origin and refuses a foreign one', async () => {
+    expect((await get('/', { origin: daemon.url })).status).toBe(200);
+    expect((await get('/', { origin: 'http://evil.example' })).status).toBe(403);
+  });
+});
+
+describe('the static-files option', () => {
+  it('refuses a directory without index.html with a typed error', async () => {
+    const environment = await createClaudeTestEnvironment();
+    try {
+      const error = await agentErrorOf(startTestDaemon(environment, { staticDirectory: path.join(root, 'nothing') }));
+      expect(error.code).toBe('invalid_command');
+      expect(error.message).toContain('index.html');
+    } finally {
+      await environment.cleanup();
+    }
+  });
+});
