@@ -142,6 +142,20 @@ describe('TetherClient.subscribe', () => {
     await events.return?.();
   });
 
+  it('tells when a stream opens and when it is reconnecting after a break', async () => {
+    const states: string[] = [];
+    append(2);
+    const events = client.subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })[Symbol.asyncIterator]();
+    expect(await takeSeqs(events, 2)).toEqual([1, 2]);
+    expect(states).toEqual(['open']);
+    daemon.failSubscriptions(503, 1);
+    daemon.drop(sessionId);
+    append(1, { live: false });
+    expect(await takeSeqs(events, 1)).toEqual([3]);
+    expect(states).toEqual(['open', 'reconnecting', 'reconnecting', 'open']);
+    await events.return?.();
+  });
+
   it('retries 5xx answers with backoff', async () => {
     daemon.failSubscriptions(503, 2);
     append(2);

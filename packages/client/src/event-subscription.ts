@@ -9,7 +9,15 @@ export interface SubscribeOptions {
   readonly afterSeq?: number;
   /** Ends the iteration (it returns, without throwing) and closes the stream. */
   readonly signal?: AbortSignal;
+  /**
+   * Told when a stream opens ('open') and when one broke and the subscription is about to try
+   * again ('reconnecting'), so a UI can say so while it waits; never for the final end.
+   */
+  readonly onConnectionChange?: (state: ConnectionState) => void;
 }
+
+/** Whether the subscription has a stream open now, or is between a break and the next one. */
+export type ConnectionState = 'open' | 'reconnecting';
 
 /** Why one connection ended, when it did not throw. */
 interface ConnectionEnd {
@@ -40,7 +48,7 @@ export async function* subscribeToEvents(
   let failedAttempts = 0;
   let resuming = false;
   while (!signal?.aborted) {
-    const end = yield* readConnection(connection, sessionId, position, resuming, signal);
+    const end = yield* readConnection(connection, sessionId, position, resuming, signal, options.onConnectionChange);
     resuming = true;
     if (signal?.aborted) return;
     // A stream that opened resets the count, except after a gap: a daemon that keeps skipping
@@ -50,6 +58,7 @@ export async function* subscribeToEvents(
       // The last failure itself (unreachable, a 503's own error) says more than a summary would.
       throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
     }
+    options.onConnectionChange?.('reconnecting');
     // Overflow means the daemon was ahead of us, not down: come straight back.
     await waitUnlessAborted(end.reason === 'overflow' ? 0 : delayBeforeAttempt(failedAttempts, schedule), signal);
   }
@@ -61,6 +70,7 @@ async function* readConnection(
   position: Position,
   resuming: boolean,
   signal: AbortSignal | undefined,
+  onConnectionChange: ((state: ConnectionState) => void) | undefined,
 ): AsyncGenerator<ProtocolEvent, ConnectionEnd, undefined> {
   // Its own controller: aborting it on every way out (consumer break, gap, overflow) releases the
   // socket; the caller's signal aborts it too.
@@ -86,6 +96,7 @@ async function* readConnection(
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {
       throw invalidResponseError(connection.url, 'an answer that is not an event stream');
     }
+    onConnectionChange?.('open');
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();

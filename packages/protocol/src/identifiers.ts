@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { randomHex32 as randomHex } from './random-hex.js';
 
 const tokenPattern = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
@@ -12,9 +13,6 @@ export type SessionId = z.infer<typeof SessionId>;
 export const RunId = z.string().regex(/^run_[a-z0-9]{32}$/, 'a Tether run id looks like run_ followed by 32 hex digits');
 export type RunId = z.infer<typeof RunId>;
 
-function randomHex(): string {
-  return globalThis.crypto.randomUUID().replaceAll('-', '');
-}
 
 export function newSessionId(): SessionId {
   return `ses_${randomHex()}`;

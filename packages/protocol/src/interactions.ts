@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { PermissionMode } from './permission-mode.js';
+import { randomHex32 } from './random-hex.js';
 
 /** An unguessable reference to one interaction, valid only within its own session. */
 export const InteractionRef = z.string().regex(/^int_[a-z0-9]{32}$/, 'an interaction reference looks like int_ followed by 32 hex digits');
 export type InteractionRef = z.infer<typeof InteractionRef>;
 
 export function newInteractionRef(): InteractionRef {
-  return `int_${globalThis.crypto.randomUUID().replaceAll('-', '')}`;
+  return `int_${randomHex32()}`;
 }
 
 /** Neutral bounds: a provider refuses requests past them instead of raising an interaction. */
