@@ -33,27 +33,9 @@ import { SessionEntry, createSessionRecord, toSessionSnapshot } from './session-
 import { denyOnTimeout, type InteractionContext, respondInteraction, setPermissionMode } from './interaction-commands.js';
 import { getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
+import { commandIdReused, runtimeStopped, sessionNotFound, unsupported } from './runtime-errors.js';
+import { RunWaiters } from './run-waiters.js';
 import { checkWorkspace } from './workspace-check.js';
-
-function runtimeStopped(): AgentError {
-  return new AgentError({ code: 'runtime_stopped', message: 'This runtime has shut down. Create a new runtime to continue.' });
-}
-
-function sessionNotFound(): AgentError {
-  return new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
-}
-
-function commandIdReused(): AgentError {
-  return new AgentError({
-    code: 'invalid_command',
-    message: 'That commandId was already used for a different command. Use a fresh commandId for each new command.',
-    details: { reason: 'command_id_reused' },
-  });
-}
-
-function unsupported(provider: AgentProviderV1, what: string, reason: string): AgentError {
-  return new AgentError({ code: 'capability_unsupported', message: `The ${provider.name} provider cannot ${what}.`, details: { reason } });
-}
 
 class Runtime implements AgentRuntime {
   readonly providerNames: readonly string[];
@@ -67,12 +49,13 @@ class Runtime implements AgentRuntime {
   private readonly log: SessionLog;
   private readonly writer: EventWriter;
   private readonly entries = new Map<string, SessionEntry>();
-  private readonly runWaiters = new Map<string, Set<(run: RunSnapshot) => void>>();
+  private readonly runWaiters: RunWaiters;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
     this.store = store;
+    this.runWaiters = new RunWaiters((runId) => this.getRun(runId));
     this.providerMap = new Map(options.providers.map((provider) => [provider.name, provider]));
     this.providerNames = [...this.providerMap.keys()];
     this.providers = [...this.providerMap.values()];
@@ -338,15 +321,7 @@ class Runtime implements AgentRuntime {
       this.hub.publish(events);
       for (const observer of this.observers) for (const event of events) observer(event);
     } finally {
-      for (const event of events) {
-        if (event.type !== 'run.completed') continue;
-        const waiters = this.runWaiters.get(event.runId);
-        if (!waiters) continue;
-        this.runWaiters.delete(event.runId);
-        void this.store.getRun(event.runId).then((run) => {
-          if (run) for (const resolve of waiters) resolve(run);
-        });
-      }
+      this.runWaiters.notify(events);
     }
   }
 
@@ -374,34 +349,8 @@ class Runtime implements AgentRuntime {
     return run;
   }
 
-  async waitForRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunSnapshot> {
-    const waiters = this.runWaiters.get(runId) ?? new Set();
-    this.runWaiters.set(runId, waiters);
-    let settle!: (run: RunSnapshot) => void;
-    const waiting = new Promise<RunSnapshot>((resolve, reject) => {
-      const onAbort = () => {
-        waiters.delete(settle);
-        reject(options.signal?.reason ?? new Error('aborted'));
-      };
-      settle = (run) => {
-        options.signal?.removeEventListener('abort', onAbort);
-        resolve(run);
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    waiters.add(settle);
-    // Registered first, then checked: a completion between the two cannot be missed.
-    try {
-      const run = await this.getRun(runId);
-      if (run.status === 'completed') {
-        waiters.delete(settle);
-        return run;
-      }
-    } catch (error) {
-      waiters.delete(settle);
-      throw error;
-    }
-    return waiting;
+  waitForRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunSnapshot> {
+    return this.runWaiters.wait(runId, options.signal);
   }
 
   subscribe(sessionId: string, options: SubscribeOptions = {}): AsyncIterable<ProtocolEvent> {

@@ -1,0 +1,22 @@
+import { AgentError } from '@tether/protocol';
+import type { AgentProviderV1 } from '@tether/provider-spec';
+
+export function runtimeStopped(): AgentError {
+  return new AgentError({ code: 'runtime_stopped', message: 'This runtime has shut down. Create a new runtime to continue.' });
+}
+
+export function sessionNotFound(): AgentError {
+  return new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
+}
+
+export function commandIdReused(): AgentError {
+  return new AgentError({
+    code: 'invalid_command',
+    message: 'That commandId was already used for a different command. Use a fresh commandId for each new command.',
+    details: { reason: 'command_id_reused' },
+  });
+}
+
+export function unsupported(provider: AgentProviderV1, what: string, reason: string): AgentError {
+  return new AgentError({ code: 'capability_unsupported', message: `The ${provider.name} provider cannot ${what}.`, details: { reason } });
+}
