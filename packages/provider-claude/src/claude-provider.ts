@@ -1,6 +1,7 @@
 import type { AgentProviderV1, AgentProviderV1Capabilities } from '@tether/provider-spec';
 import { probeClaudeBinary } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
+import { CliConnection } from './connection/cli-connection.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
@@ -82,6 +83,8 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
       const inherited = environment();
       const binary = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: inherited });
       return new ClaudeSession(options, {
+        transport: 'cli',
+        connect: (plan, listener) => new CliConnection({ binaryPath: binary.path, plan, listener }),
         binaryPath: binary.path,
         inheritedEnvironment: inherited,
         keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,

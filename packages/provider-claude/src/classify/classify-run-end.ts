@@ -8,7 +8,9 @@ export type RunEnding =
   | { readonly kind: 'result'; readonly result: ResultFrame; readonly apiError?: string | undefined }
   | { readonly kind: 'spawn_failed'; readonly binaryPath: string; readonly errorCode: string | undefined }
   | { readonly kind: 'process_exited'; readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string }
-  | { readonly kind: 'output_ended' };
+  | { readonly kind: 'output_ended' }
+  /** The transport's message stream threw and no process exit explains it (e.g. an SDK query that failed). */
+  | { readonly kind: 'stream_failed' };
 
 export interface RunClassification {
   readonly outcome: RunOutcome;
@@ -72,7 +74,8 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
  * provider_unavailable; signal or non-zero exit before a result → provider_crashed; exit 0 or
  * EOF with no result → provider_contract_violation; API error result → provider_api_error with
  * the HTTP status; "No conversation found" → resume_not_found; other execution errors →
- * provider_execution_error.
+ * provider_execution_error; a transport's stream that threw with no process exit to explain it →
+ * provider_unavailable.
  */
 export function classifyRunEnd(ending: RunEnding): RunClassification {
   switch (ending.kind) {
@@ -106,5 +109,11 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
     }
     case 'output_ended':
       return failed('provider_contract_violation', 'The claude CLI closed its output without reporting the turn\'s result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.', { reason: 'output_ended_without_result' });
+    case 'stream_failed':
+      return failed(
+        'provider_unavailable',
+        'The agent stopped delivering output with an error before the turn\'s result. Retry the turn; if it repeats, check the Claude Agent SDK and the claude CLI with `tether doctor`.',
+        { reason: 'stream_failed' },
+      );
   }
 }

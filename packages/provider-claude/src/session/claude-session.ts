@@ -9,24 +9,28 @@ import type {
   AgentProviderV1Turn,
 } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
-import type { DecodedLine } from '../codec/line-decoder.js';
-import { ControlChannel } from '../control/control-channel.js';
-import { type CliFrame, parseCliFrame } from '../frames/cli-frame-schemas.js';
-import { buildClaudeArguments } from '../launch/build-arguments.js';
+import type { ClaudeConnection, ClaudeTransport, ConnectionEnding, ConnectionFactory, ConnectionListener } from '../connection/claude-connection.js';
+import { toRunEnding } from '../connection/connection-ending.js';
+import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
-import { cliPermissionModes, toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
-import { ClaudeProcess, type ProcessExit } from './claude-process.js';
-import { toContextUsage } from './context-usage.js';
+import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
 import { acknowledgesInput } from './acknowledgement.js';
 import { requestInterrupt } from './interrupt-request.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
-import type { Launcher, ProcessRoute, Spare, WarmPool } from './warm-pool.js';
+import type { Launcher, Spare, WarmPool } from './warm-pool.js';
+import { IdleRelease } from './idle-release.js';
+import { closingMessage, sessionClosed, stalledError } from './session-errors.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { type ToolPromptPolicy, ToolPrompts } from './tool-prompts.js';
 
 export interface ClaudeSessionSettings extends ToolPromptPolicy {
+  /** Which transport carries the session (spares are only shared within one). */
+  readonly transport: ClaudeTransport;
+  /** Starts the agent for a launch plan over the session's transport. */
+  readonly connect: ConnectionFactory;
+  /** The claude executable (named when it cannot be started). */
   readonly binaryPath: string;
   readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
   readonly keepInheritedOAuthToken: boolean;
@@ -43,26 +47,13 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly stallGraceMs: number;
 }
 
-const closingMessage = 'The session is closing, so this request was not permitted.';
-
 type StopReason = 'idle' | 'closed' | 'released';
 
-function sessionClosed(): AgentError {
-  return new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
-}
-
-function stalled(stallTimeoutMs: number): SerializedAgentError {
-  return new AgentError({
-    code: 'provider_stalled',
-    message: `The model API sent nothing for ${stallTimeoutMs >= 1000 ? `${Math.round(stallTimeoutMs / 1000)} s` : `${stallTimeoutMs} ms`}, so the run was stopped. Retry the turn; if it keeps happening, check the API (ANTHROPIC_BASE_URL) and the network.`,
-    details: { reason: 'no_frames' },
-  }).toObject();
-}
-
 /**
- * One Claude conversation. Its process starts with the first turn (the user line is written at
- * spawn, without waiting for initialize) and can end without the conversation ending — a crash, an
- * idle release, a runtime shutdown — after which the next turn starts a new process with --resume.
+ * One Claude conversation. Its agent (a connection over the session's transport) starts with the
+ * first turn (the user line is written at spawn, without waiting for initialize) and can end without
+ * the conversation ending — a crash, an idle release, a runtime shutdown — after which the next turn
+ * starts a new one with --resume.
  */
 export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private readonly options: AgentProviderV1SessionOptions;
@@ -70,16 +61,15 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private readonly emit: (part: AgentProviderV1Part) => void;
   private readonly prompts: ToolPrompts;
   private readonly watchdog: StallWatchdog;
-  private process: ClaudeProcess | null = null;
-  private control: ControlChannel | null = null;
+  private connection: ClaudeConnection | null = null;
   private state: TranslatorState;
   private stopped = false;
   private stopReason: StopReason | null = null;
   private lastActivity = Date.now();
-  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly idleRelease: IdleRelease;
   /** The configuration the next process starts with (mode and model follow live changes). */
   private configuration: SessionConfiguration;
-  /** The permission mode the running process was launched with. */
+  /** The permission mode the running agent was launched with. */
   private launchedMode: PermissionMode | undefined;
   private interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** The current turn's input, kept until the CLI acknowledges it. */
@@ -101,6 +91,14 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       // Only time waiting on the model API counts: not the CLI starting up, a tool running, or the host deciding.
       waitingOnApi: () => this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
       onStall: () => this.onStall(),
+    });
+    this.idleRelease = new IdleRelease({
+      delayMs: settings.idleReleaseMs,
+      onIdle: () => {
+        // A process with background tasks keeps running: stopping it would kill them.
+        if (this.canRelease()) void this.release();
+        else if (this.connection && this.state.turn === null) this.scheduleIdleRelease();
+      },
     });
     settings.pool.register(this);
     if (settings.warmPool && !this.state.conversationEstablished) settings.warmPool.prepare(this.launchKey(), this.launcher());
@@ -132,27 +130,27 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       ...(control !== undefined ? { control } : {}),
     };
     this.state.turn = active;
-    this.cancelIdleRelease();
-    const processHandle = this.process ?? (await this.startProcess(turn.runId));
+    this.idleRelease.cancel();
+    const connection = this.connection ?? (await this.startConnection(turn.runId));
     // Stopped while waiting for a process slot: nothing to send.
-    if (!processHandle || this.state.turn !== active) return;
+    if (!connection || this.state.turn !== active) return;
     this.lastActivity = Date.now();
     this.watchdog.touch();
     const text = turn.input.map((part) => part.text);
-    const content = text.length === 1 ? text[0] : text.map((part) => ({ type: 'text', text: part }));
-    // A failed write means the process is gone; its exit handler retries or completes the run.
-    processHandle.write({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
+    const content = text.length === 1 ? text[0]! : text.map((part) => ({ type: 'text' as const, text: part }));
+    // A failed write means the agent is gone; its end handler retries or completes the run.
+    connection.send({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
 
   async doStop(reason: AgentProviderV1StopReason): Promise<void> {
     this.stopped = true;
-    this.cancelIdleRelease();
+    this.idleRelease.cancel();
     this.watchdog.stop();
     // Nothing is left waiting and nothing is allowed on the way out.
-    this.prompts.denyAll((requestId, response) => this.control?.respond(requestId, response) ?? false, closingMessage);
-    await this.stopProcess(reason === 'close' ? 'closed' : 'released');
+    this.prompts.denyAll(this.answerWriter(), closingMessage);
+    await this.stopConnection(reason === 'close' ? 'closed' : 'released');
     this.settings.pool.unregister(this);
   }
 
@@ -162,12 +160,12 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (this.interrupting?.runId === runId) return this.interrupting.done;
     // Recorded before the round-trip: a result arriving first still ends the run as interrupted.
     turn.interruptRequested = true;
-    if (!this.process || !this.control) {
+    if (!this.connection) {
       // Waiting for a process slot (or none started): the run ends here, nothing reached the CLI.
       this.endTurn(turn, { outcome: 'interrupted' });
       return Promise.resolve({ applied: true });
     }
-    const done = requestInterrupt(this.control, turn, () => {
+    const done = requestInterrupt(this.connection, turn, () => {
       if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
     }).finally(() => {
       if (this.interrupting?.done === done) this.interrupting = null;
@@ -177,73 +175,65 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
-    this.prompts.respond(interactionRef, answer, (requestId, response) => this.control?.respond(requestId, response) ?? false);
+    this.prompts.respond(interactionRef, answer, this.answerWriter());
     this.watchdog.touch();
   }
 
   requiresRestartFor(mode: PermissionMode): boolean {
     // The CLI refuses to enter bypass mode live unless it was launched in it.
-    return this.process !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
+    return this.connection !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
   }
 
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
-    const restart = () => new AgentError({ code: 'requires_restart', message: 'The running claude CLI cannot enter bypass mode; it must be started in it.', details: { reason: mode } });
-    if (this.requiresRestartFor(mode)) throw restart();
+    if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
     this.configuration = { ...this.configuration, permissionMode: mode };
-    if (!this.process || !this.control) return mode;
-    let response: unknown;
-    try {
-      response = await this.control.request('set_permission_mode', { mode: cliPermissionModes[mode] });
-    } catch (error) {
-      if (AgentError.isInstance(error) && error.details?.reason === 'bypass_not_launched') throw restart();
-      throw error;
-    }
-    const reported = typeof (response as { mode?: unknown })?.mode === 'string' ? toNeutralPermissionMode((response as { mode: string }).mode) : undefined;
-    return reported ?? mode;
+    return this.connection ? requestPermissionMode(this.connection, mode) : mode;
   }
 
   async doSetModel(model: string): Promise<string> {
     this.configuration = { ...this.configuration, model };
-    if (!this.process || !this.control) return model;
-    const response = (await this.control.request('set_model', { model: model === 'default' ? null : model })) as { model?: unknown } | undefined;
-    return typeof response?.model === 'string' ? response.model : model;
+    return this.connection ? requestModel(this.connection, model) : model;
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {
-    return toContextUsage((await (await this.controlChannel()).request('get_context_usage')) as Record<string, unknown> | undefined);
+    return requestContextUsage(await this.runningConnection());
   }
 
   async doGetSessionCost(): Promise<{ report: string }> {
-    const response = (await (await this.controlChannel()).request('get_session_cost')) as { text?: unknown } | undefined;
-    return { report: typeof response?.text === 'string' ? response.text : '' };
+    return requestSessionCost(await this.runningConnection());
   }
 
-  /** The control channel of a running process, starting one (resuming the conversation) when none runs. */
-  private async controlChannel(): Promise<ControlChannel> {
+  /** The running agent, starting one (resuming the conversation) when none runs. */
+  private async runningConnection(): Promise<ClaudeConnection> {
     if (this.stopped) throw sessionClosed();
-    if (!this.process) await this.startProcess(null);
-    if (!this.control) throw sessionClosed();
-    return this.control;
+    const connection = this.connection ?? (await this.startConnection(null));
+    if (!connection) throw sessionClosed();
+    return connection;
+  }
+
+  /** Answers go to whichever agent is running now; false when none is. */
+  private answerWriter(): (requestId: string, response: Record<string, unknown>) => boolean {
+    return (requestId, response) => this.connection?.answerPrompt(requestId, response) ?? false;
   }
 
   // ---- the process pool ------------------------------------------------------------------
 
   canRelease(): boolean {
-    return this.process !== null && this.state.turn === null && this.prompts.size === 0 && this.state.backgroundTasks === 0;
+    return this.connection !== null && this.state.turn === null && this.prompts.size === 0 && this.state.backgroundTasks === 0;
   }
 
   release(): Promise<void> {
-    return this.stopProcess('idle');
+    return this.stopConnection('idle');
   }
 
   lastActiveAt(): number {
     return this.lastActivity;
   }
 
-  // ---- process lifecycle -----------------------------------------------------------------
+  // ---- agent lifecycle -------------------------------------------------------------------
 
-  /** A process for the session, once the pool grants a slot; null if the session stopped meanwhile. */
-  private async startProcess(runId: string | null): Promise<ClaudeProcess | null> {
+  /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
+  private async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     const spare = this.settings.warmPool && !this.state.conversationEstablished ? await this.settings.warmPool.take(this.launchKey()) : undefined;
     if (spare) {
       if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
@@ -256,36 +246,66 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       this.settings.pool.release(this);
       return null;
     }
-    return this.process ?? this.spawn();
+    return this.connection ?? this.spawn();
   }
 
-  /** Spares are interchangeable only between sessions that would launch the claude command the same way. */
+  /** Spares are interchangeable only between sessions that would launch the agent the same way. */
   private launchKey(): string {
-    return JSON.stringify([this.settings.binaryPath, this.options.workspace.path, this.options.ephemeral, this.configuration]);
+    return JSON.stringify([this.settings.transport, this.settings.binaryPath, this.options.workspace.path, this.options.ephemeral, this.configuration]);
   }
 
-  private launch(conversation: { kind: 'new' | 'resume'; providerSessionId: string }, route: ProcessRoute): ClaudeProcess {
-    return new ClaudeProcess({
-      binaryPath: this.settings.binaryPath,
-      argv: buildClaudeArguments({ configuration: this.configuration, conversation, ephemeral: this.options.ephemeral }),
-      environment: buildClaudeEnvironment({
-        inherited: this.settings.inheritedEnvironment,
-        session: this.configuration.environment,
-        keepInheritedOAuthToken: this.settings.keepInheritedOAuthToken,
-        maxRetries: this.settings.maxRetries,
-      }),
-      cwd: this.options.workspace.path,
-      onLine: (line) => route.onLine(line),
-      onExit: (exit) => route.onExit(exit),
-    });
+  private launch(conversation: { kind: 'new' | 'resume'; providerSessionId: string }, listener: ConnectionListener): ClaudeConnection {
+    return this.settings.connect(
+      {
+        configuration: this.configuration,
+        conversation,
+        ephemeral: this.options.ephemeral,
+        cwd: this.options.workspace.path,
+        environment: buildClaudeEnvironment({
+          inherited: this.settings.inheritedEnvironment,
+          session: this.configuration.environment,
+          keepInheritedOAuthToken: this.settings.keepInheritedOAuthToken,
+          maxRetries: this.settings.maxRetries,
+        }),
+      },
+      listener,
+    );
   }
 
   private launcher(): Launcher {
-    return (providerSessionId, route) => this.launch({ kind: 'new', providerSessionId }, route);
+    return (providerSessionId, listener) => this.launch({ kind: 'new', providerSessionId }, listener);
+  }
+
+  /** What the session hears from its agent: one listener per connection, ignored once that connection is replaced. */
+  private listenerFor(connection: () => ClaudeConnection | null): ConnectionListener {
+    const current = () => connection() !== null && this.connection === connection();
+    return {
+      onFrame: (frame) => {
+        if (current()) this.onFrame(frame);
+      },
+      onNote: (code) => {
+        if (!current()) return;
+        this.onActivity();
+        this.note(code);
+      },
+      onPrompt: (requestId, request) => {
+        if (!current()) return;
+        this.onActivity();
+        this.prompts.onRequest(requestId, request, this.state.turn?.runId ?? null, this.answerWriter());
+      },
+      onPromptWithdrawn: (requestId) => {
+        if (!current()) return;
+        this.onActivity();
+        this.prompts.withdraw(requestId);
+      },
+      onEnd: (ending) => {
+        if (current()) this.onEnd(ending);
+      },
+    };
   }
 
   /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */
-  private beginProcess(processHandle: ClaudeProcess, control: ControlChannel, providerSessionId: string): void {
+  private beginConnection(connection: ClaudeConnection, providerSessionId: string): void {
     const previous = this.state;
     this.state = createTranslatorState({
       providerSessionId,
@@ -294,53 +314,40 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     });
     this.state.turn = previous.turn;
     this.stopReason = null;
-    this.process = processHandle;
-    this.control = control;
+    this.connection = connection;
     this.launchedMode = this.configuration.permissionMode;
-    if (processHandle.pid !== undefined) {
-      this.emit({ type: 'session.process_started', pid: processHandle.pid, startTime: processHandle.startTime ?? null, marker: processHandle.marker });
-    }
+    const agent = connection.process;
+    if (agent) this.emit({ type: 'session.process_started', pid: agent.pid, startTime: agent.startTime ?? null, marker: agent.marker });
   }
 
-  private spawn(): ClaudeProcess {
+  private spawn(): ClaudeConnection {
     const providerSessionId = this.state.providerSessionId!;
     const conversation = { kind: this.state.conversationEstablished ? ('resume' as const) : ('new' as const), providerSessionId };
-    const processHandle = this.launch(conversation, { onLine: (line) => this.onLine(line), onExit: (exit) => this.onExit(processHandle, exit) });
-    this.beginProcess(processHandle, new ControlChannel({ write: (message) => processHandle.write(message) }), providerSessionId);
-    return processHandle;
+    let connection: ClaudeConnection | null = null;
+    connection = this.launch(conversation, this.listenerFor(() => connection));
+    this.beginConnection(connection, providerSessionId);
+    return connection;
   }
 
-  /** Takes over an initialized spare: its slot, its process and the conversation id it was started with. */
-  private adopt(spare: Spare): ClaudeProcess {
+  /** Takes over an initialized spare: its slot, its agent and the conversation id it was started with. */
+  private adopt(spare: Spare): ClaudeConnection {
     this.settings.pool.transfer(spare.member, this);
-    spare.adopt({ onLine: (line) => this.onLine(line), onExit: (exit) => this.onExit(spare.process, exit) });
-    this.beginProcess(spare.process, spare.control, spare.providerSessionId);
+    spare.adopt(this.listenerFor(() => spare.connection));
+    this.beginConnection(spare.connection, spare.providerSessionId);
     this.settings.warmPool?.prepare(this.launchKey(), this.launcher());
-    return spare.process;
+    return spare.connection;
   }
 
-  private async stopProcess(reason: StopReason): Promise<void> {
-    const processHandle = this.process;
-    if (!processHandle) return;
+  private async stopConnection(reason: StopReason): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
     this.stopReason = reason;
-    await processHandle.stop({ busy: this.state.turn !== null });
+    await connection.stop({ busy: this.state.turn !== null });
   }
 
   private scheduleIdleRelease(): void {
-    this.cancelIdleRelease();
-    if (this.settings.idleReleaseMs <= 0 || this.stopped) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      // A process with background tasks keeps running: stopping it would kill them.
-      if (this.canRelease()) void this.release();
-      else if (this.process && this.state.turn === null) this.scheduleIdleRelease();
-    }, this.settings.idleReleaseMs);
-    this.idleTimer.unref();
-  }
-
-  private cancelIdleRelease(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    if (this.stopped) this.idleRelease.cancel();
+    else this.idleRelease.schedule();
   }
 
   // ---- output ----------------------------------------------------------------------------
@@ -351,44 +358,23 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.emit({ type: 'diagnostic', level: 'warning', code, ...(this.state.turn ? { runId: this.state.turn.runId } : {}) });
   }
 
-  private onLine(line: DecodedLine): void {
+  private onActivity(): void {
     this.lastActivity = Date.now();
     if (this.state.turn) this.watchdog.touch();
-    if (line.kind === 'junk') return this.note('claude.stdout_not_json');
-    if (line.kind === 'oversized') return this.note('claude.stdout_line_too_long');
-    const frame = parseCliFrame(line.value);
+  }
+
+  private onFrame(frame: CliFrame): void {
+    this.onActivity();
     if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid)) this.unacknowledged = null;
-    if (frame.kind === 'control_request' || frame.kind === 'control_response' || frame.kind === 'control_cancel_request') {
-      this.onControlFrame(frame);
-      return;
-    }
     const turn = this.state.turn;
     const parts = translateFrame(this.state, frame);
     if (turn?.stalled) {
       // A stall ends the run as failed whatever the CLI reports for it.
-      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: stalled(this.settings.stallTimeoutMs) } : part);
+      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) } : part);
     } else {
       for (const part of parts) this.emit(part);
     }
     if (turn && this.state.turn === null) this.afterTurn(turn);
-  }
-
-  private onControlFrame(frame: Extract<CliFrame, { kind: 'control_request' | 'control_response' | 'control_cancel_request' }>): void {
-    if (frame.kind === 'control_response') {
-      this.control?.handleResponse(frame.frame);
-      return;
-    }
-    if (frame.kind === 'control_cancel_request') {
-      this.prompts.withdraw(frame.frame.request_id);
-      return;
-    }
-    const { request_id: requestId, request } = frame.frame;
-    if (request.subtype === 'can_use_tool') {
-      this.prompts.onRequest(requestId, request, this.state.turn?.runId ?? null, (id, response) => this.control?.respond(id, response) ?? false);
-      return;
-    }
-    // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
-    this.process?.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
   }
 
   /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
@@ -403,7 +389,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private afterTurn(turn: ActiveTurn): void {
     this.prompts.forgetRun(turn.runId);
     this.watchdog.stop();
-    if (this.process) this.scheduleIdleRelease();
+    if (this.connection) this.scheduleIdleRelease();
   }
 
   private onStall(): void {
@@ -411,25 +397,22 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!turn || turn.stalled) return;
     turn.stalled = true;
     this.note('claude.stall_detected');
-    const control = this.control;
-    if (control) void requestInterrupt(control, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalled(this.settings.stallTimeoutMs) })).catch(() => undefined);
-    // If the stop does not settle in time, the process goes; its exit fails the run.
+    const connection = this.connection;
+    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) })).catch(() => undefined);
+    // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
-      if (this.state.turn === turn) void this.stopProcess('released');
+      if (this.state.turn === turn) void this.stopConnection('released');
     }, this.settings.stallGraceMs);
     grace.unref();
   }
 
-  private onExit(processHandle: ClaudeProcess, exit: ProcessExit): void {
-    if (this.process !== processHandle) return;
-    this.process = null;
+  private onEnd(ending: ConnectionEnding): void {
+    this.connection = null;
     this.settings.pool.release(this);
-    this.cancelIdleRelease();
-    this.control?.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
-    this.control = null;
+    this.idleRelease.cancel();
     this.prompts.clear();
-    if (exit.kind === 'exited') {
-      const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
+    if (ending.kind === 'exited') {
+      const ended = ending.signal !== null || (ending.exitCode !== null && ending.exitCode !== 0) ? 'crashed' : 'exited';
       this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
     }
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
@@ -439,7 +422,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const turn = this.state.turn;
     if (!turn) return;
     const pending = this.unacknowledged;
-    if (pending && !pending.retried && exit.kind === 'exited' && !this.stopped && this.stopReason === null) {
+    if (pending && !pending.retried && ending.kind === 'exited' && !this.stopped && this.stopReason === null) {
       // The process died before it said anything about this turn (e.g. it had just exited while
       // idle): the input never reached the conversation, so send it once more to a new process.
       pending.retried = true;
@@ -447,13 +430,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       void this.send(pending.turn, pending.control);
       return;
     }
-    const classification = turn.stalled
-      ? { outcome: 'failed' as const, error: stalled(this.settings.stallTimeoutMs) }
-      : classifyRunEnd(
-          exit.kind === 'spawn_failed'
-            ? { kind: 'spawn_failed', binaryPath: this.settings.binaryPath, errorCode: exit.errorCode }
-            : { kind: 'process_exited', exitCode: exit.exitCode, signal: exit.signal, stderrTail: exit.stderrTail },
-        );
+    const classification = turn.stalled ? { outcome: 'failed' as const, error: stalledError(this.settings.stallTimeoutMs) } : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
     this.endTurn(turn, classification);
   }
 }

@@ -1,14 +1,15 @@
 import { AgentError } from '@tether/protocol';
-import type { ControlChannel } from '../control/control-channel.js';
+import type { ClaudeConnection } from '../connection/claude-connection.js';
 import type { ActiveTurn } from '../translate/translator-state.js';
 
 /**
- * Sends the CLI's interrupt request for a turn and reads its receipt. With cancel_queued a stop
- * means stop: queued input is dropped, not run afterwards. Before the first init the CLI's
- * capabilities are unknown, so the receipt's shape (a `cancelled` list) tells which rules apply.
+ * Sends the interrupt request for a turn and reads its receipt. Where the transport can ask for
+ * cancel_queued (the cli transport), a stop means stop: queued input is dropped, not run afterwards.
+ * The receipt's shape (a `cancelled` list or not) tells which rules apply, so a transport without
+ * cancel_queued (the Agent SDK's interrupt()) and an older CLI get the older rules.
  */
-export async function requestInterrupt(control: ControlChannel, turn: ActiveTurn, onCancelledBeforeStart: () => void): Promise<{ applied: boolean }> {
-  const response = (await control.request('interrupt', { cancel_queued: true }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
+export async function requestInterrupt(connection: ClaudeConnection, turn: ActiveTurn, onCancelledBeforeStart: () => void): Promise<{ applied: boolean }> {
+  const response = (await connection.request({ subtype: 'interrupt' }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
   const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
   const cancelled = Array.isArray(response?.cancelled) ? (response.cancelled as unknown[]) : undefined;
   if (cancelled?.includes(turn.uuid)) {

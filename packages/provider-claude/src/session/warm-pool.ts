@@ -1,30 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError } from '@tether/protocol';
-import type { DecodedLine } from '../codec/line-decoder.js';
-import { ControlChannel } from '../control/control-channel.js';
-import { parseCliFrame } from '../frames/cli-frame-schemas.js';
-import type { ClaudeProcess, ProcessExit } from './claude-process.js';
+import type { ClaudeConnection, ConnectionListener } from '../connection/claude-connection.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
 
-/** Where a process's output goes; switched when a spare is adopted by a session. */
-export interface ProcessRoute {
-  onLine(line: DecodedLine): void;
-  onExit(exit: ProcessExit): void;
-}
+/** Starts a connection for a new conversation with the given id, its output going to `listener`. */
+export type Launcher = (providerSessionId: string, listener: ConnectionListener) => ClaudeConnection;
 
-/** Starts a claude process for a new conversation with the given id, its output going to `route`. */
-export type Launcher = (providerSessionId: string, route: ProcessRoute) => ClaudeProcess;
-
-/** An initialized claude process waiting for a new session with the same launch configuration. */
+/** An initialized agent connection waiting for a new session with the same launch configuration. */
 export interface Spare {
-  readonly process: ClaudeProcess;
-  readonly control: ControlChannel;
+  readonly connection: ClaudeConnection;
   /** The id it was launched with (--session-id): the adopting session's conversation id. */
   readonly providerSessionId: string;
   /** The pool member that holds its process slot until a session takes it over. */
   readonly member: PoolMember;
   /** From now on its output goes to the adopting session. */
-  adopt(route: ProcessRoute): void;
+  adopt(listener: ConnectionListener): void;
 }
 
 /**
@@ -41,7 +30,7 @@ export class WarmPool {
   private readonly waiting = new Map<string, ((spare: Spare | undefined) => void)[]>();
   private disposed = false;
   /** Spares still starting up: ended at once on dispose, not left to finish. */
-  private readonly launching = new Set<ClaudeProcess>();
+  private readonly launching = new Set<ClaudeConnection>();
 
   constructor(options: { spares: number; processPool: ProcessPool }) {
     this.spares = options.spares;
@@ -75,12 +64,12 @@ export class WarmPool {
     const all = [...this.ready.values()].flat();
     this.ready.clear();
     const launching = [...this.launching];
-    await Promise.allSettled([...all.map((spare) => spare.member.release()), ...launching.map((processHandle) => processHandle.stop({ busy: false }))]);
+    await Promise.allSettled([...all.map((spare) => spare.member.release()), ...launching.map((connection) => connection.stop({ busy: false }))]);
   }
 
   private async startSpare(key: string, launch: Launcher): Promise<void> {
     this.starting.set(key, (this.starting.get(key) ?? 0) + 1);
-    let route: ProcessRoute | null = null;
+    let adopted: ConnectionListener | null = null;
     let spare: Spare | null = null;
     const member: PoolMember = {
       // A spare does no work for anyone yet: it is the first to go when the pool needs room.
@@ -88,40 +77,40 @@ export class WarmPool {
       lastActiveAt: () => 0,
       release: async () => {
         this.forget(key, spare);
-        await spare?.process.stop({ busy: false });
+        await spare?.connection.stop({ busy: false });
       },
     };
     try {
       if (!this.processPool.tryAcquire(member)) return;
-      let control: ControlChannel | null = null;
       const providerSessionId = randomUUID();
-      const processHandle = launch(providerSessionId, {
-        onLine: (line) => (route ? route.onLine(line) : this.onSpareLine(control, line)),
-        onExit: (exit) => {
-          if (route) return route.onExit(exit);
+      // Until a session adopts it, a spare has no turn: its frames mean nothing and a prompt cannot be one of ours.
+      const connection: ClaudeConnection = launch(providerSessionId, {
+        onFrame: (frame) => adopted?.onFrame(frame),
+        onNote: (code) => adopted?.onNote(code),
+        onPrompt: (requestId, request) => (adopted ? adopted.onPrompt(requestId, request) : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' })),
+        onPromptWithdrawn: (requestId) => adopted?.onPromptWithdrawn(requestId),
+        onEnd: (ending) => {
+          if (adopted) return adopted.onEnd(ending);
           this.forget(key, spare);
           this.processPool.release(member);
-          control?.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The spare claude process exited.', details: { reason: 'spare_exited' } }));
         },
       });
-      control = new ControlChannel({ write: (message) => processHandle.write(message) });
-      this.launching.add(processHandle);
+      this.launching.add(connection);
       // initialize makes the CLI load everything a first turn needs; its answer means "ready".
       try {
-        await control.request('initialize', {}, { timeoutMs: 30_000 });
+        await connection.request({ subtype: 'initialize' }, { timeoutMs: 30_000 });
       } finally {
-        this.launching.delete(processHandle);
+        this.launching.delete(connection);
       }
       spare = {
-        process: processHandle,
-        control,
+        connection,
         providerSessionId,
         member,
-        adopt: (next) => {
-          route = next;
+        adopt: (listener) => {
+          adopted = listener;
         },
       };
-      if (this.disposed || !processHandle.running) {
+      if (this.disposed || !connection.running) {
         await member.release();
         return;
       }
@@ -138,12 +127,6 @@ export class WarmPool {
       const waiters = this.waiting.get(key) ?? [];
       while (waiters.length > stillComing) waiters.pop()?.(undefined);
     }
-  }
-
-  private onSpareLine(control: ControlChannel | null, line: DecodedLine): void {
-    if (line.kind !== 'json' || !control) return;
-    const frame = parseCliFrame(line.value);
-    if (frame.kind === 'control_response') control.handleResponse(frame.frame);
   }
 
   private forget(key: string, spare: Spare | null): void {

@@ -1,0 +1,88 @@
+import type { SessionConfiguration } from '@tether/protocol';
+import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import type { ConversationStart } from '../launch/build-arguments.js';
+import type { CliPermissionMode } from '../launch/permission-modes.js';
+import type { ProcessExit } from '../session/claude-process.js';
+
+/**
+ * The seam between a Claude session and whatever carries its stream-json traffic: the CLI's own
+ * stdio (cli transport) or the Agent SDK's query() (sdk transport). Both speak the same frames, so
+ * the session, the translator, the tool prompts, the interrupt rules and the classifier are shared;
+ * a connection only moves user lines in, frames out, and control requests and prompt answers both ways.
+ */
+export type ClaudeTransport = 'cli' | 'sdk';
+
+/** A user line as every transport writes it (stream-json input), stamped with the turn's uuid. */
+export interface ClaudeUserMessage {
+  readonly type: 'user';
+  readonly message: { readonly role: 'user'; readonly content: string | readonly { readonly type: 'text'; readonly text: string }[] };
+  readonly parent_tool_use_id: null;
+  readonly uuid: string;
+}
+
+/** The control requests a session sends. A transport without one rejects it with capability_unsupported. */
+export type ClaudeControlRequest =
+  /** Loads everything a first turn needs; its answer means "ready" (warm spares). */
+  | { readonly subtype: 'initialize' }
+  | { readonly subtype: 'interrupt' }
+  | { readonly subtype: 'set_permission_mode'; readonly mode: CliPermissionMode }
+  /** null: the CLI's default model. */
+  | { readonly subtype: 'set_model'; readonly model: string | null }
+  | { readonly subtype: 'get_context_usage' }
+  | { readonly subtype: 'get_session_cost' };
+
+/**
+ * How a connection ended. A process of ours reports its exit (or its spawn failure); a transport
+ * whose message stream ended or threw with no process exit to explain it reports that instead.
+ */
+export type ConnectionEnding = ProcessExit | { readonly kind: 'stream_failed' } | { readonly kind: 'stream_ended' };
+
+/** The OS identity of a connection's agent process (recorded in session.process_started). */
+export interface ConnectionProcess {
+  readonly pid: number;
+  readonly startTime: number | undefined;
+  readonly marker: string;
+}
+
+/** Where a connection's output goes; switched when a warm spare is adopted by a session. */
+export interface ConnectionListener {
+  /** Every frame except control traffic, in the order the agent wrote them. */
+  onFrame(frame: CliFrame): void;
+  /** Output that could not be read as a frame, as a bounded diagnostic code. */
+  onNote(code: string): void;
+  /** The agent asks before a tool runs (can_use_tool, AskUserQuestion included): answer once with answerPrompt. */
+  onPrompt(requestId: string, request: unknown): void;
+  /** The agent took a prompt back (it no longer waits for the answer). */
+  onPromptWithdrawn(requestId: string): void;
+  /** The connection is over; nothing follows. */
+  onEnd(ending: ConnectionEnding): void;
+}
+
+export interface ClaudeConnection {
+  readonly transport: ClaudeTransport;
+  /** The agent process when this transport knows it (undefined for an injected SDK query). */
+  readonly process: ConnectionProcess | undefined;
+  /** False once the connection has ended. */
+  readonly running: boolean;
+  /** Writes one user line; false when the agent no longer takes input. */
+  send(message: ClaudeUserMessage): boolean;
+  /** Sends a control request and resolves with the agent's answer payload. */
+  request(request: ClaudeControlRequest, options?: { readonly timeoutMs?: number }): Promise<unknown>;
+  /** Answers one of the agent's prompts; false when it no longer waits for one with that id. */
+  answerPrompt(requestId: string, response: Record<string, unknown>): boolean;
+  /** Ends the agent (gracefully, escalating when it is busy or late) and waits for what it left to be swept. */
+  stop(options: { readonly busy: boolean }): Promise<void>;
+}
+
+/** Everything a transport needs to start an agent for a session. */
+export interface LaunchPlan {
+  readonly configuration: SessionConfiguration;
+  readonly conversation: ConversationStart;
+  readonly ephemeral: boolean;
+  readonly cwd: string;
+  /** The child's whole environment, built by buildClaudeEnvironment (nothing inherited by accident). */
+  readonly environment: Record<string, string>;
+}
+
+/** Starts a connection for a launch plan, its output going to `listener`. */
+export type ConnectionFactory = (plan: LaunchPlan, listener: ConnectionListener) => ClaudeConnection;

@@ -1,0 +1,89 @@
+import { AgentError } from '@tether/protocol';
+import type { DecodedLine } from '../codec/line-decoder.js';
+import { ControlChannel } from '../control/control-channel.js';
+import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { buildClaudeArguments } from '../launch/build-arguments.js';
+import { ClaudeProcess, type ProcessExit } from '../session/claude-process.js';
+import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, ConnectionListener, ConnectionProcess, LaunchPlan } from './claude-connection.js';
+
+/**
+ * The cli transport: one `claude -p --input-format stream-json …` child of ours, its stdout
+ * decoded line by line. Control traffic stays here (our requests and their answers, the CLI's
+ * prompts and withdrawals); every other frame goes to the listener in stdout order.
+ */
+export class CliConnection implements ClaudeConnection {
+  readonly transport = 'cli' as const;
+  private readonly child: ClaudeProcess;
+  private readonly control: ControlChannel;
+  private readonly listener: ConnectionListener;
+
+  constructor(options: { binaryPath: string; plan: LaunchPlan; listener: ConnectionListener }) {
+    const { plan } = options;
+    this.listener = options.listener;
+    this.child = new ClaudeProcess({
+      binaryPath: options.binaryPath,
+      argv: buildClaudeArguments({ configuration: plan.configuration, conversation: plan.conversation, ephemeral: plan.ephemeral }),
+      environment: plan.environment,
+      cwd: plan.cwd,
+      onLine: (line) => this.onLine(line),
+      onExit: (exit) => this.onExit(exit),
+    });
+    this.control = new ControlChannel({ write: (message) => this.child.write(message) });
+  }
+
+  get process(): ConnectionProcess | undefined {
+    const pid = this.child.pid;
+    return pid === undefined ? undefined : { pid, startTime: this.child.startTime, marker: this.child.marker };
+  }
+
+  get running(): boolean {
+    return this.child.running;
+  }
+
+  send(message: ClaudeUserMessage): boolean {
+    return this.child.write(message);
+  }
+
+  request(request: ClaudeControlRequest, options: { timeoutMs?: number } = {}): Promise<unknown> {
+    const { subtype, ...payload } = request;
+    // A stop means stop: queued input is dropped with the running turn, not run afterwards.
+    const body = subtype === 'interrupt' ? { cancel_queued: true } : payload;
+    return this.control.request(subtype, body, options);
+  }
+
+  answerPrompt(requestId: string, response: Record<string, unknown>): boolean {
+    return this.control.respond(requestId, response);
+  }
+
+  stop(options: { busy: boolean }): Promise<void> {
+    return this.child.stop(options);
+  }
+
+  private onLine(line: DecodedLine): void {
+    if (line.kind === 'junk') return this.listener.onNote('claude.stdout_not_json');
+    if (line.kind === 'oversized') return this.listener.onNote('claude.stdout_line_too_long');
+    const frame = parseCliFrame(line.value);
+    switch (frame.kind) {
+      case 'control_response':
+        this.control.handleResponse(frame.frame);
+        return;
+      case 'control_cancel_request':
+        this.listener.onPromptWithdrawn(frame.frame.request_id);
+        return;
+      case 'control_request': {
+        const { request_id: requestId, request } = frame.frame;
+        if (request.subtype === 'can_use_tool') return this.listener.onPrompt(requestId, request);
+        // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
+        this.child.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
+        return;
+      }
+      default:
+        this.listener.onFrame(frame);
+    }
+  }
+
+  private onExit(exit: ProcessExit): void {
+    this.control.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
+    this.listener.onEnd(exit);
+  }
+}
