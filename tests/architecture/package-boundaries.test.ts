@@ -15,6 +15,7 @@ const allowed: Record<string, string[]> = {
   'provider-claude': ['protocol', 'provider-spec'],
   testkit: ['protocol', 'provider-spec', 'runtime', 'fake-anthropic-api', 'provider-claude'],
   client: ['protocol'],
+  web: ['protocol', 'client'],
   daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'provider-claude'],
   cli: ['protocol', 'runtime', 'store-sqlite', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon'],
 };
@@ -23,7 +24,7 @@ function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
     const full = path.join(directory, entry);
     if (statSync(full).isDirectory()) return entry === '__fixtures__' ? [] : sourceFiles(full);
-    return full.endsWith('.ts') && !full.endsWith('.test.ts') && !full.endsWith('.test-helper.ts') && !full.endsWith('store-contract.ts') ? [full] : [];
+    return /\.tsx?$/.test(full) && !full.endsWith('.test.ts') && !full.endsWith('.test-helper.ts') && !full.endsWith('store-contract.ts') ? [full] : [];
   });
 }
 
@@ -51,6 +52,18 @@ describe('package boundaries', () => {
       }
     });
   }
+
+  it('the web UI imports nothing but react, @tether/protocol and @tether/client; the daemon never imports it', () => {
+    for (const file of sourceFiles(path.join(root, 'packages', 'web', 'src'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, specifier] of text.matchAll(/(?:from|import)\s+'([^'.][^']*)'/g)) {
+        expect(['react', 'react-dom/client', '@tether/protocol', '@tether/client'], `${path.relative(root, file)} imports ${specifier}`).toContain(specifier);
+      }
+    }
+    for (const file of sourceFiles(path.join(root, 'packages', 'daemon', 'src'))) {
+      expect(readFileSync(file, 'utf8'), path.relative(root, file)).not.toContain('@tether/web');
+    }
+  });
 
   it('the runtime never imports a concrete provider, a child process, a SQLite driver or HTTP', () => {
     for (const file of sourceFiles(path.join(root, 'packages', 'runtime', 'src'))) {

@@ -1,0 +1,70 @@
+import { type FormEvent, useState } from 'react';
+import { PermissionMode, type ProviderCapabilities } from '@tether/protocol';
+import { permissionModeLabels } from '../format/format-values.js';
+
+export interface ControlsMenuProps {
+  readonly capabilities: ProviderCapabilities | undefined;
+  readonly busy: boolean;
+  readonly currentMode: PermissionMode | null;
+  readonly onControl: (name: 'compact' | 'clear' | 'cost' | 'context') => void;
+  readonly onSetModel: (model: string) => void;
+  readonly onSetMode: (mode: PermissionMode) => void;
+}
+
+const controlButtons = [
+  { name: 'compact', label: 'Compact', description: 'Compact the conversation' },
+  { name: 'clear', label: 'Clear', description: 'Clear the conversation context' },
+  { name: 'cost', label: 'Cost', description: 'Show the cost report' },
+  { name: 'context', label: 'Context', description: 'Show context usage' },
+] as const;
+
+/** Slash-command controls and settings, offered only where the session's provider supports them. */
+export function ControlsMenu({ capabilities, busy, currentMode, onControl, onSetModel, onSetMode }: ControlsMenuProps) {
+  const [model, setModel] = useState('');
+  const [mode, setMode] = useState<PermissionMode>(currentMode ?? 'ask_before_edit');
+  if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode)) return null;
+  const submitModel = (event: FormEvent) => {
+    event.preventDefault();
+    if (model.trim() !== '') onSetModel(model.trim());
+  };
+  const submitMode = (event: FormEvent) => {
+    event.preventDefault();
+    onSetMode(mode);
+  };
+  return (
+    <details className="controls-menu">
+      <summary>Controls</summary>
+      <div className="controls-menu-body">
+        {capabilities.controls ? (
+          <div className="controls-row" role="group" aria-label="Session controls">
+            {controlButtons.map((control) => (
+              <button key={control.name} type="button" disabled={busy} aria-label={control.description} onClick={() => onControl(control.name)}>
+                {control.label}
+              </button>
+            ))}
+          </div>
+        ) : null}
+        {capabilities.setModel ? (
+          <form className="controls-row" onSubmit={submitModel}>
+            <input type="text" aria-label="Model" placeholder="Model, e.g. sonnet" value={model} onChange={(event) => setModel(event.target.value)} />
+            <button type="submit" disabled={model.trim() === ''}>
+              Set model
+            </button>
+          </form>
+        ) : null}
+        {capabilities.setMode ? (
+          <form className="controls-row" onSubmit={submitMode}>
+            <select aria-label="Permission mode" value={mode} onChange={(event) => setMode(PermissionMode.parse(event.target.value))}>
+              {PermissionMode.options.map((option) => (
+                <option key={option} value={option}>
+                  {permissionModeLabels[option] ?? option}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Set mode</button>
+          </form>
+        ) : null}
+      </div>
+    </details>
+  );
+}

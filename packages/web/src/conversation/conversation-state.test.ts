@@ -1,0 +1,78 @@
+import type { EventBody, ProtocolEvent } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { activeRun, applyEvent, emptyConversation, openInteractions } from './conversation-state.js';
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const runId = `run_${'b'.repeat(32)}`;
+const interactionRef = `int_${'c'.repeat(32)}`;
+
+function fold(bodies: EventBody[]) {
+  let seq = 0;
+  return bodies.reduce((state, body) => applyEvent(state, { ...body, sessionId, seq: ++seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent), emptyConversation);
+}
+
+const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.01 };
+const approval = { kind: 'approval' as const, toolName: 'Bash', toolUseId: 'toolu_1', category: 'command' as const, input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false };
+
+describe('the conversation state', () => {
+  it('streams text into its block, keeps thinking and tool rows in order, and sums usage', () => {
+    const state = fold([
+      { type: 'session.opened', provider: 'claude', workspace: { kind: 'directory', path: '/repo' }, configuration: {}, ephemeral: false, reopened: false },
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Hello' }], inputRedacted: false },
+      { type: 'run.thinking_delta', runId, blockId: 't1', text: 'Let me ' },
+      { type: 'run.thinking_delta', runId, blockId: 't1', text: 'think.' },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: 'Hi ' },
+      { type: 'run.tool_activity', runId, status: 'invoked', toolName: 'Read', toolUseId: 'toolu_9' },
+      { type: 'run.tool_activity', runId, status: 'succeeded', toolName: 'Read', toolUseId: 'toolu_9' },
+      { type: 'run.message_delta', runId, blockId: 'm2', text: 'there.' },
+      { type: 'run.usage', runId, ...usage },
+      { type: 'run.completed', runId, outcome: 'succeeded' },
+    ]);
+    expect(state.workspacePath).toBe('/repo');
+    const run = state.runs[0]!;
+    expect(run.input).toBe('Hello');
+    expect(run.parts).toEqual([
+      { kind: 'thinking', blockId: 't1', text: 'Let me think.' },
+      { kind: 'text', blockId: 'm1', text: 'Hi ', subagent: false },
+      { kind: 'tool', toolUseId: 'toolu_9', toolName: 'Read', status: 'succeeded' },
+      { kind: 'text', blockId: 'm2', text: 'there.', subagent: false },
+    ]);
+    expect(run.outcome).toBe('succeeded');
+    expect(state.totalUsage.costUsd).toBeCloseTo(0.01);
+    expect(activeRun(state)).toBeNull();
+    expect(state.lastSeq).toBe(10);
+  });
+
+  it('ignores an event it has already folded (no doubled text)', () => {
+    const once = fold([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: 'abc' },
+    ]);
+    const delta = { type: 'run.message_delta', runId, blockId: 'm1', text: 'abc', sessionId, seq: 2, at: 'x' } as ProtocolEvent;
+    expect(applyEvent(once, delta)).toBe(once);
+  });
+
+  it('tracks an interaction from request to its end', () => {
+    const requested = fold([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Do it' }], inputRedacted: false },
+      { type: 'interaction.requested', runId, interactionRef, request: approval },
+    ]);
+    expect(openInteractions(requested).map((entry) => entry.interactionRef)).toEqual([interactionRef]);
+    expect(activeRun(requested)?.parts).toEqual([{ kind: 'interaction', interactionRef }]);
+    const settled = applyEvent(requested, { type: 'interaction.settled', runId, interactionRef, outcome: 'approved', answer: { decision: 'approve' }, by: 'host', sessionId, seq: 3, at: 'x' });
+    expect(openInteractions(settled)).toEqual([]);
+    expect(settled.interactions[interactionRef]?.result).toBe('approved');
+    const withdrawn = applyEvent(requested, { type: 'interaction.withdrawn', runId, interactionRef, sessionId, seq: 3, at: 'x' });
+    expect(withdrawn.interactions[interactionRef]?.result).toBe('withdrawn');
+  });
+
+  it('marks a control run and keeps its output, and a stop request', () => {
+    const state = fold([
+      { type: 'run.started', runId, input: null, inputRedacted: false, control: { name: 'cost' } },
+      { type: 'run.interrupt_requested', runId },
+      { type: 'control.completed', runId, name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' },
+    ]);
+    expect(state.runs[0]).toMatchObject({ control: 'cost', input: null, stopRequested: true });
+    expect(state.runs[0]!.parts).toEqual([{ kind: 'control', name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' }]);
+  });
+});

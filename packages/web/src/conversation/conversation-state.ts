@@ -1,0 +1,187 @@
+import {
+  type InteractionAnswer,
+  type InteractionRequest,
+  type PermissionMode,
+  type ProtocolEvent,
+  type RunOutcome,
+  type SerializedAgentError,
+  type TokenUsage,
+  addUsage,
+  zeroUsage,
+} from '@tether/protocol';
+
+/** What became of an interaction, as the conversation shows it. */
+export type InteractionResult = 'pending' | 'approved' | 'denied' | 'answered' | 'declined' | 'withdrawn' | 'cancelled' | 'send_failed';
+
+export interface InteractionEntry {
+  readonly interactionRef: string;
+  readonly runId: string;
+  readonly request: InteractionRequest;
+  readonly result: InteractionResult;
+  readonly answer: InteractionAnswer | null;
+}
+
+/** One piece of a run, in the order it happened. */
+export type RunPart =
+  | { readonly kind: 'text'; readonly blockId: string; readonly text: string; readonly subagent: boolean }
+  | { readonly kind: 'thinking'; readonly blockId: string; readonly text: string }
+  | { readonly kind: 'tool'; readonly toolUseId: string; readonly toolName: string; readonly status: 'invoked' | 'succeeded' | 'failed' }
+  | { readonly kind: 'interaction'; readonly interactionRef: string }
+  | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string };
+
+export interface RunEntry {
+  readonly runId: string;
+  readonly startedAt: string;
+  /** The turn's text; null when redacted or for a control. */
+  readonly input: string | null;
+  readonly inputRedacted: boolean;
+  /** Set when the run is a control (compact, clear, cost, …). */
+  readonly control: string | null;
+  readonly parts: readonly RunPart[];
+  readonly usage: TokenUsage | null;
+  readonly outcome: RunOutcome | null;
+  readonly error: SerializedAgentError | null;
+  readonly stopRequested: boolean;
+  readonly queuePosition: number | null;
+  readonly retry: { readonly attempt: number; readonly maxAttempts: number } | null;
+}
+
+/** A session as its events describe it: everything the session view shows, folded in seq order. */
+export interface ConversationState {
+  readonly lastSeq: number;
+  readonly provider: string | null;
+  readonly workspacePath: string | null;
+  readonly model: string | null;
+  readonly mode: PermissionMode | null;
+  readonly closed: boolean;
+  readonly runs: readonly RunEntry[];
+  readonly interactions: Readonly<Record<string, InteractionEntry>>;
+  readonly totalUsage: TokenUsage;
+}
+
+export const emptyConversation: ConversationState = {
+  lastSeq: 0,
+  provider: null,
+  workspacePath: null,
+  model: null,
+  mode: null,
+  closed: false,
+  runs: [],
+  interactions: {},
+  totalUsage: zeroUsage,
+};
+
+export function activeRun(state: ConversationState): RunEntry | null {
+  const last = state.runs.at(-1);
+  return last !== undefined && last.outcome === null ? last : null;
+}
+
+/** Interactions still waiting for an answer, oldest first. */
+export function openInteractions(state: ConversationState): InteractionEntry[] {
+  return Object.values(state.interactions).filter((interaction) => interaction.result === 'pending');
+}
+
+function updateRun(state: ConversationState, runId: string, change: (run: RunEntry) => RunEntry): ConversationState {
+  const index = state.runs.findLastIndex((run) => run.runId === runId);
+  if (index === -1) return state;
+  const runs = state.runs.slice();
+  runs[index] = change(runs[index]!);
+  return { ...state, runs };
+}
+
+/** Appends streamed text to its block, or starts the block. */
+function appendText(run: RunEntry, kind: 'text' | 'thinking', blockId: string, text: string, subagent: boolean): RunEntry {
+  const parts = run.parts.slice();
+  const index = parts.findLastIndex((part) => part.kind === kind && part.blockId === blockId);
+  if (index === -1) parts.push(kind === 'text' ? { kind, blockId, text, subagent } : { kind, blockId, text });
+  else {
+    const part = parts[index] as Extract<RunPart, { kind: 'text' | 'thinking' }>;
+    parts[index] = { ...part, text: part.text + text };
+  }
+  return { ...run, parts };
+}
+
+function setInteraction(state: ConversationState, interactionRef: string, result: InteractionResult, answer: InteractionAnswer | null = null): ConversationState {
+  const entry = state.interactions[interactionRef];
+  if (entry === undefined) return state;
+  return { ...state, interactions: { ...state.interactions, [interactionRef]: { ...entry, result, answer } } };
+}
+
+function inputText(event: Extract<ProtocolEvent, { type: 'run.started' }>): string | null {
+  if (event.input === null || event.control !== undefined) return null;
+  return event.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/** Folds one event in. Events at or below lastSeq were already folded and are ignored. */
+export function applyEvent(state: ConversationState, event: ProtocolEvent): ConversationState {
+  if (event.seq <= state.lastSeq) return state;
+  const next = foldEvent(state, event);
+  return { ...next, lastSeq: event.seq };
+}
+
+function foldEvent(state: ConversationState, event: ProtocolEvent): ConversationState {
+  switch (event.type) {
+    case 'session.opened':
+      return { ...state, provider: event.provider, workspacePath: event.workspace.path, closed: false };
+    case 'session.closed':
+      return { ...state, closed: true };
+    case 'session.model_changed':
+      return { ...state, model: event.model };
+    case 'session.mode_changed':
+      return { ...state, mode: event.mode };
+    case 'run.started':
+      return {
+        ...state,
+        runs: [
+          ...state.runs,
+          { runId: event.runId, startedAt: event.at, input: inputText(event), inputRedacted: event.inputRedacted, control: event.control?.name ?? null, parts: [], usage: null, outcome: null, error: null, stopRequested: false, queuePosition: null, retry: null },
+        ],
+      };
+    case 'run.queued':
+      return updateRun(state, event.runId, (run) => ({ ...run, queuePosition: event.position }));
+    case 'run.interrupt_requested':
+      return updateRun(state, event.runId, (run) => ({ ...run, stopRequested: true }));
+    case 'run.message_delta':
+      return updateRun(state, event.runId, (run) => appendText({ ...run, queuePosition: null, retry: null }, 'text', event.blockId, event.text, event.parentToolUseId !== undefined));
+    case 'run.thinking_delta':
+      return updateRun(state, event.runId, (run) => appendText({ ...run, queuePosition: null }, 'thinking', event.blockId, event.text, false));
+    case 'run.retrying':
+      return updateRun(state, event.runId, (run) => ({ ...run, retry: { attempt: event.attempt, maxAttempts: event.maxAttempts } }));
+    case 'run.tool_activity':
+      return updateRun(state, event.runId, (run) => {
+        const parts = run.parts.slice();
+        const index = parts.findLastIndex((part) => part.kind === 'tool' && part.toolUseId === event.toolUseId);
+        const row: RunPart = { kind: 'tool', toolUseId: event.toolUseId, toolName: event.toolName, status: event.status };
+        if (index === -1) parts.push(row);
+        else parts[index] = row;
+        return { ...run, parts };
+      });
+    case 'run.usage': {
+      const usage: TokenUsage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheCreationTokens: event.cacheCreationTokens, costUsd: event.costUsd };
+      return { ...updateRun(state, event.runId, (run) => ({ ...run, usage: run.usage === null ? usage : addUsage(run.usage, usage) })), totalUsage: addUsage(state.totalUsage, usage) };
+    }
+    case 'run.completed':
+      return updateRun(state, event.runId, (run) => ({ ...run, outcome: event.outcome, error: event.error ?? null, queuePosition: null, retry: null }));
+    case 'control.completed':
+      return updateRun(state, event.runId, (run) => ({ ...run, parts: [...run.parts, { kind: 'control', name: event.name, status: event.status, output: event.output }] }));
+    case 'interaction.requested': {
+      const entry: InteractionEntry = { interactionRef: event.interactionRef, runId: event.runId, request: event.request, result: 'pending', answer: null };
+      const withEntry = { ...state, interactions: { ...state.interactions, [event.interactionRef]: entry } };
+      return updateRun(withEntry, event.runId, (run) => ({ ...run, parts: [...run.parts, { kind: 'interaction', interactionRef: event.interactionRef }] }));
+    }
+    case 'interaction.settled':
+      return setInteraction(state, event.interactionRef, event.outcome, event.answer);
+    case 'interaction.withdrawn':
+      return setInteraction(state, event.interactionRef, 'withdrawn');
+    case 'interaction.cancelled':
+      return setInteraction(state, event.interactionRef, 'cancelled');
+    case 'interaction.send_failed':
+      return setInteraction(state, event.interactionRef, 'send_failed');
+    case 'session.provider_session_changed':
+    case 'session.process_started':
+    case 'session.process_stopped':
+    case 'context.cleared':
+    case 'diagnostic':
+      return state;
+  }
+}

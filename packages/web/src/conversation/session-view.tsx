@@ -1,0 +1,138 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { AgentError, type InteractionAnswer, type PermissionMode } from '@tether/protocol';
+import { Composer } from '../composer/composer.js';
+import { ControlsMenu } from '../composer/controls-menu.js';
+import { useDaemon } from '../connection/daemon-context.js';
+import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
+import { formatCost, formatTokens, permissionModeLabels } from '../format/format-values.js';
+import { ApprovalCard } from '../interactions/approval-card.js';
+import { QuestionCard } from '../interactions/question-card.js';
+import { activeRun, openInteractions } from './conversation-state.js';
+import { RunView } from './run-view.js';
+import { useConversation } from './use-conversation.js';
+
+/** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
+export function SessionView({ sessionId, onStateChange }: { readonly sessionId: string; readonly onStateChange: () => void }) {
+  const { client, capabilities, tokenRefused } = useDaemon();
+  const { conversation, stream, failure } = useConversation(sessionId);
+  const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const followBottom = useRef(true);
+
+  // Follow the answer as it streams, unless the reader scrolled up to read something.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element !== null && followBottom.current) element.scrollTop = element.scrollHeight;
+  }, [conversation]);
+
+  const run = activeRun(conversation);
+  const prompts = openInteractions(conversation);
+  // The list polls; when this session starts, ends or waits, tell it now rather than at its next poll.
+  const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}`;
+  useEffect(() => onStateChange(), [stateKey, onStateChange]);
+  const providerCapabilities = conversation.provider === null ? undefined : capabilities[conversation.provider];
+
+  /** Runs a command; a refusal shows as a notice (and rejects, for the caller that keeps its input). */
+  const command = async <T,>(action: () => Promise<T>): Promise<T> => {
+    setNotice(null);
+    try {
+      return await action();
+    } catch (error) {
+      if (isTokenRefused(error)) tokenRefused();
+      else setNotice({ kind: 'error', text: describeFailure(error) });
+      throw error;
+    }
+  };
+  const answer = (interactionRef: string) => async (reply: InteractionAnswer) => {
+    try {
+      await client.respondInteraction({ sessionId, interactionRef, answer: reply });
+    } catch (error) {
+      // Another client answered first: its answer stands and the card goes with the next event.
+      if (AgentError.isInstance(error) && error.code === 'interaction_already_settled') return;
+      if (isTokenRefused(error)) return tokenRefused();
+      throw new Error(describeFailure(error));
+    }
+  };
+  const ignore = () => {};
+
+  return (
+    <section className="session-view" aria-label="Session">
+      <header className="session-header">
+        <h2 className="session-title">{conversation.workspacePath ?? 'Session'}</h2>
+        <p className="session-facts">
+          <span>{conversation.model ?? 'default model'}</span>
+          <span>{conversation.mode === null ? 'default mode' : (permissionModeLabels[conversation.mode] ?? conversation.mode)}</span>
+          <span>
+            Total: {formatTokens(conversation.totalUsage)} · {formatCost(conversation.totalUsage.costUsd)}
+          </span>
+          {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
+        </p>
+      </header>
+      {stream === 'reconnecting' ? (
+        <p className="notice notice-warning" role="status">
+          Reconnecting… the conversation resumes where it left off.
+        </p>
+      ) : null}
+      {failure ? (
+        <p className="notice notice-error" role="alert">
+          {failure}
+        </p>
+      ) : null}
+      <div
+        className="conversation"
+        ref={scroller}
+        aria-live="polite"
+        aria-busy={stream === 'connecting'}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          followBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+        }}
+      >
+        {stream === 'connecting' && conversation.lastSeq === 0 ? <p className="muted">Loading…</p> : null}
+        {stream !== 'connecting' && conversation.runs.length === 0 ? <p className="muted">No turns yet. Say something below.</p> : null}
+        {conversation.runs.map((entry) => (
+          <RunView key={entry.runId} run={entry} interactions={conversation.interactions} />
+        ))}
+      </div>
+      <div className="session-bottom">
+        {prompts.map((prompt) =>
+          prompt.request.kind === 'approval' ? (
+            <ApprovalCard key={prompt.interactionRef} request={prompt.request} onAnswer={answer(prompt.interactionRef)} />
+          ) : (
+            <QuestionCard key={prompt.interactionRef} interactionRef={prompt.interactionRef} request={prompt.request} onAnswer={answer(prompt.interactionRef)} />
+          ),
+        )}
+        {notice ? (
+          <p className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
+            {notice.text}
+          </p>
+        ) : null}
+        <Composer
+          running={run !== null}
+          closed={conversation.closed}
+          stopping={run?.stopRequested ?? false}
+          onSend={async (text) => {
+            await command(() => client.submitTurn({ sessionId, input: [{ type: 'text', text }] }));
+          }}
+          onStop={() => void command(() => client.interruptRun({ sessionId })).catch(ignore)}
+        />
+        <ControlsMenu
+          capabilities={providerCapabilities}
+          busy={run !== null || conversation.closed}
+          currentMode={conversation.mode}
+          onControl={(name) => void command(() => client.runControl({ sessionId, name })).catch(ignore)}
+          onSetModel={(model) =>
+            void command(() => client.setModel({ sessionId, model }))
+              .then((receipt) => setNotice({ kind: 'info', text: `Model set to ${receipt.model}.` }))
+              .catch(ignore)
+          }
+          onSetMode={(mode: PermissionMode) =>
+            void command(() => client.setPermissionMode({ sessionId, mode }))
+              .then((receipt) => setNotice({ kind: 'info', text: `Permission mode set to ${permissionModeLabels[receipt.mode] ?? receipt.mode}.` }))
+              .catch(ignore)
+          }
+        />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
+import { ApprovalInput } from './approval-input.js';
+
+const categoryLabels: Record<ApprovalRequest['category'], string> = {
+  command: 'runs a command',
+  file_read: 'reads files',
+  file_write: 'changes files',
+  network: 'uses the network',
+  mcp: 'MCP tool',
+  other: 'tool',
+};
+
+export interface ApprovalCardProps {
+  readonly request: ApprovalRequest;
+  /** Sends the answer; rejects with a sentence to show when it was refused. */
+  readonly onAnswer: (answer: InteractionAnswer) => Promise<void>;
+}
+
+function isTyping(target: EventTarget): boolean {
+  return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
+}
+
+/**
+ * The agent asks to use a tool. The card shows exactly what it would do and the agent's reason;
+ * it disappears when any client answers (first answer wins) or the agent withdraws it, because
+ * it is drawn from the event stream, not from this page's own clicks.
+ */
+export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
+  const [message, setMessage] = useState('');
+  const [sending, setSending] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const card = useRef<HTMLElement>(null);
+  // Approve must not be one stray keystroke away when the agent says so.
+  const approveByKey = !request.defaultToNo;
+
+  useEffect(() => {
+    // Take the keyboard for the shortcuts, unless the person is typing somewhere.
+    const active = document.activeElement;
+    if (active === null || active === document.body) card.current?.focus();
+  }, []);
+
+  const send = async (answer: InteractionAnswer) => {
+    setSending(true);
+    setFailure(null);
+    try {
+      await onAnswer(answer);
+    } catch (error) {
+      setFailure(error instanceof Error ? error.message : String(error));
+      setSending(false);
+    }
+  };
+  const denyMessage = message.trim() === '' ? {} : { message: message.trim() };
+  const approveOnce = () => send({ decision: 'approve', scope: 'once' });
+  const approveForSession = () => send({ decision: 'approve', scope: 'session' });
+  const deny = () => send({ decision: 'deny', ...denyMessage });
+  const denyAndStop = () => send({ decision: 'deny', interrupt: true, ...denyMessage });
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (sending || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+    const key = event.key.toLowerCase();
+    const action = key === 'a' && approveByKey ? approveOnce : key === 's' && approveByKey && request.offerSessionApproval ? approveForSession : key === 'd' ? deny : key === 'x' ? denyAndStop : null;
+    if (action === null) return;
+    event.preventDefault();
+    void action();
+  };
+
+  const title = `${request.toolName} ${categoryLabels[request.category]}`;
+  // The CLI often repeats the tool's own description as its prompt text: show it once.
+  const inputDescription = typeof request.input?.['description'] === 'string' ? request.input['description'] : undefined;
+  return (
+    <section className="card approval-card" role="region" aria-label={`Approval: ${request.toolName}`} tabIndex={-1} ref={card} onKeyDown={onKeyDown}>
+      <h3 className="card-title">
+        {request.plan !== undefined ? 'The agent proposes a plan' : title}
+        <span className="category-badge">{request.category.replace('_', ' ')}</span>
+      </h3>
+      {request.title && request.title !== request.toolName ? <p className="approval-cli-title">{request.title}</p> : null}
+      {request.description && request.description !== inputDescription ? <p>{request.description}</p> : null}
+      {request.decisionReason ? (
+        <p className="approval-reason">
+          <span className="muted">Why it asks: </span>
+          {request.decisionReason}
+        </p>
+      ) : null}
+      {request.blockedPath ? (
+        <p className="approval-path">
+          <span className="muted">Blocked path </span>
+          <code>{request.blockedPath}</code>
+        </p>
+      ) : null}
+      <ApprovalInput request={request} />
+      {request.defaultToNo ? <p className="muted">The agent asks that approval is not pre-selected: approve with the button.</p> : null}
+      <div className="card-actions">
+        <button type="button" className="button-approve" disabled={sending} aria-label="Approve once" aria-keyshortcuts={approveByKey ? 'A' : undefined} onClick={() => void approveOnce()}>
+          Approve once{approveByKey ? <kbd>A</kbd> : null}
+        </button>
+        {request.offerSessionApproval ? (
+          <button type="button" disabled={sending} aria-label="Approve for this session" aria-keyshortcuts={approveByKey ? 'S' : undefined} onClick={() => void approveForSession()}>
+            Approve for session{approveByKey ? <kbd>S</kbd> : null}
+          </button>
+        ) : null}
+      </div>
+      <div className="card-actions">
+        <input className="deny-message" type="text" aria-label="Message to the agent when denying (optional)" placeholder="Why not? (optional)" value={message} maxLength={2000} onChange={(event) => setMessage(event.target.value)} />
+        <button type="button" className="button-deny" disabled={sending} aria-label="Deny" aria-keyshortcuts="D" onClick={() => void deny()}>
+          Deny<kbd>D</kbd>
+        </button>
+        <button type="button" className="button-deny" disabled={sending} aria-label="Deny and stop the run" aria-keyshortcuts="X" onClick={() => void denyAndStop()}>
+          Deny and stop<kbd>X</kbd>
+        </button>
+      </div>
+      {failure ? (
+        <p className="notice notice-error" role="alert">
+          {failure}
+        </p>
+      ) : null}
+    </section>
+  );
+}

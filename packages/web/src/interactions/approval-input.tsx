@@ -1,0 +1,78 @@
+import type { ApprovalRequest } from '@tether/protocol';
+import { MarkdownText } from '../markdown/markdown-text.js';
+
+// Tool input is model-authored: shown as text, bounded so a huge input cannot stall the page.
+const maxShown = 20_000;
+
+function bounded(text: string): string {
+  return text.length > maxShown ? `${text.slice(0, maxShown)}\n… (${(text.length - maxShown).toLocaleString('en')} more characters)` : text;
+}
+
+function stringField(input: Record<string, unknown>, name: string): string | null {
+  const value = input[name];
+  return typeof value === 'string' ? value : null;
+}
+
+/** "-" lines for what goes, "+" lines for what comes: enough to judge an edit. */
+function DiffView({ removed, added }: { readonly removed: string; readonly added: string }) {
+  const lines = [...(removed === '' ? [] : removed.split('\n').map((line) => ({ sign: '-', line }))), ...added.split('\n').map((line) => ({ sign: '+', line }))];
+  return (
+    <pre className="diff" aria-label="Proposed change">
+      {lines.map((entry, index) => (
+        <span key={index} className={entry.sign === '-' ? 'diff-removed' : 'diff-added'}>
+          {`${entry.sign} ${entry.line}\n`}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/** What the tool would do: the command, the path and the change, or the raw input as JSON. */
+export function ApprovalInput({ request }: { readonly request: ApprovalRequest }) {
+  const input = request.input;
+  if (request.plan !== undefined) {
+    return (
+      <div className="approval-plan" aria-label="Plan">
+        <MarkdownText text={bounded(request.plan)} />
+      </div>
+    );
+  }
+  if (input === null) return <p className="muted">The daemon is configured not to show tool input.</p>;
+  const command = stringField(input, 'command');
+  const filePath = stringField(input, 'file_path') ?? stringField(input, 'notebook_path') ?? stringField(input, 'path');
+  const oldString = stringField(input, 'old_string');
+  const newString = stringField(input, 'new_string');
+  const content = stringField(input, 'content');
+  const url = stringField(input, 'url');
+  const description = stringField(input, 'description');
+  const known = command !== null || filePath !== null || url !== null;
+  return (
+    <div className="approval-input">
+      {description !== null && command !== null ? <p className="approval-description">{bounded(description)}</p> : null}
+      {command !== null ? (
+        <pre className="approval-command" aria-label="Command">
+          {bounded(command)}
+        </pre>
+      ) : null}
+      {filePath !== null ? (
+        <p className="approval-path">
+          <span className="muted">Path </span>
+          <code>{filePath}</code>
+        </p>
+      ) : null}
+      {url !== null ? (
+        <p className="approval-path">
+          <span className="muted">URL </span>
+          <code>{url}</code>
+        </p>
+      ) : null}
+      {oldString !== null && newString !== null ? <DiffView removed={bounded(oldString)} added={bounded(newString)} /> : null}
+      {content !== null && oldString === null ? <DiffView removed="" added={bounded(content)} /> : null}
+      {!known ? (
+        <pre className="approval-json" aria-label="Tool input">
+          {bounded(JSON.stringify(input, null, 2))}
+        </pre>
+      ) : null}
+    </div>
+  );
+}

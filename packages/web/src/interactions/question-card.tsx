@@ -1,0 +1,87 @@
+import { type FormEvent, useState } from 'react';
+import type { InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
+import { type QuestionDraft, answersFor, emptyDraft, toggleOption } from './question-answers.js';
+
+export interface QuestionCardProps {
+  readonly interactionRef: string;
+  readonly request: QuestionSetRequest;
+  readonly onAnswer: (answer: InteractionAnswer) => Promise<void>;
+}
+
+/** The agent's questions, answered all at once: options (one or several) or one's own words, or declined. */
+export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCardProps) {
+  const [drafts, setDrafts] = useState<readonly QuestionDraft[]>(() => request.questions.map(() => emptyDraft));
+  const [sending, setSending] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const update = (index: number, change: (draft: QuestionDraft) => QuestionDraft) => setDrafts((previous) => previous.map((draft, at) => (at === index ? change(draft) : draft)));
+  const send = async (answer: InteractionAnswer) => {
+    setSending(true);
+    setFailure(null);
+    try {
+      await onAnswer(answer);
+    } catch (error) {
+      setFailure(error instanceof Error ? error.message : String(error));
+      setSending(false);
+    }
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void send({ decision: 'answer', answers: answersFor(request.questions, drafts) });
+  };
+
+  return (
+    <form className="card question-card" aria-label="Questions from the agent" onSubmit={submit}>
+      <h3 className="card-title">{request.questions.length === 1 ? 'The agent asks you' : `The agent asks you ${request.questions.length} questions`}</h3>
+      {request.sensitive ? <p className="muted">Marked sensitive: your answers are not stored.</p> : null}
+      {request.questions.map((question, index) => {
+        const draft = drafts[index] ?? emptyDraft;
+        const group = `${interactionRef}-${index}`;
+        return (
+          <fieldset key={group} className="question">
+            <legend>
+              {question.header ? <span className="question-header">{question.header}</span> : null}
+              <span className="question-text">{question.question}</span>
+            </legend>
+            <p className="muted">{question.multiSelect ? 'Choose any.' : 'Choose one.'}</p>
+            {question.options.map((option) => (
+              <label key={option.label} className="question-option">
+                <input
+                  type={question.multiSelect ? 'checkbox' : 'radio'}
+                  name={group}
+                  value={option.label}
+                  checked={draft.selected.includes(option.label)}
+                  onChange={(event) => update(index, (current) => toggleOption(question, current, option.label, event.target.checked))}
+                />
+                <span className="question-option-label">{option.label}</span>
+                {option.description ? <span className="question-option-description">{option.description}</span> : null}
+              </label>
+            ))}
+            <input
+              type="text"
+              className="question-free-text"
+              aria-label={`Your own answer to: ${question.question}`}
+              placeholder="Or answer in your own words"
+              maxLength={10_000}
+              value={draft.text}
+              onChange={(event) => update(index, (current) => ({ ...current, text: event.target.value }))}
+            />
+          </fieldset>
+        );
+      })}
+      <div className="card-actions">
+        <button type="submit" className="button-approve" disabled={sending}>
+          Send answers
+        </button>
+        <button type="button" disabled={sending} onClick={() => void send({ decision: 'decline' })}>
+          Decline
+        </button>
+      </div>
+      {failure ? (
+        <p className="notice notice-error" role="alert">
+          {failure}
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,12 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app.js';
+import './styles.css';
+
+const container = document.getElementById('root');
+if (container === null) throw new Error('index.html has no #root element.');
+createRoot(container).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,74 @@
+import { type FormEvent, useState } from 'react';
+import { PermissionMode } from '@tether/protocol';
+import { useDaemon } from '../connection/daemon-context.js';
+import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
+import { permissionModeLabels } from '../format/format-values.js';
+
+export interface NewSessionFormProps {
+  /** A working directory to start from (the most recent session's). */
+  readonly suggestedDirectory: string;
+  readonly onOpened: (sessionId: string) => void;
+}
+
+/** Opens a session: where it works, with which model, in which permission mode. */
+export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormProps) {
+  const { client, tokenRefused } = useDaemon();
+  const [directory, setDirectory] = useState(suggestedDirectory);
+  const [model, setModel] = useState('');
+  const [mode, setMode] = useState<PermissionMode | ''>('');
+  const [opening, setOpening] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setOpening(true);
+    setFailure(null);
+    try {
+      const receipt = await client.openSession({
+        workspace: { kind: 'directory', path: directory.trim() },
+        ...(model.trim() === '' ? {} : { model: model.trim() }),
+        ...(mode === '' ? {} : { permissionMode: mode }),
+      });
+      onOpened(receipt.sessionId);
+    } catch (error) {
+      if (isTokenRefused(error)) return tokenRefused();
+      setFailure(describeFailure(error));
+      setOpening(false);
+    }
+  };
+
+  return (
+    <form className="new-session card" aria-label="Open a new session" onSubmit={(event) => void submit(event)}>
+      <h2>Open a new session</h2>
+      <label>
+        Working directory
+        <input type="text" required value={directory} placeholder="/home/me/project" spellCheck={false} onChange={(event) => setDirectory(event.target.value)} />
+      </label>
+      <label>
+        Model
+        <input type="text" value={model} placeholder="default (the CLI's own)" spellCheck={false} onChange={(event) => setModel(event.target.value)} />
+      </label>
+      <label>
+        Permission mode
+        <select value={mode} onChange={(event) => setMode(event.target.value === '' ? '' : PermissionMode.parse(event.target.value))}>
+          <option value="">Default (your own setting)</option>
+          {PermissionMode.options.map((option) => (
+            <option key={option} value={option}>
+              {permissionModeLabels[option] ?? option}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="card-actions">
+        <button type="submit" className="button-approve" disabled={opening || directory.trim() === ''}>
+          {opening ? 'Opening…' : 'Open session'}
+        </button>
+      </div>
+      {failure ? (
+        <p className="notice notice-error" role="alert">
+          {failure}
+        </p>
+      ) : null}
+    </form>
+  );
+}

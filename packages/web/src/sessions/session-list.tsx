@@ -1,0 +1,65 @@
+import { useEffect, useState } from 'react';
+import { formatCost, formatRelativeTime, permissionModeLabels } from '../format/format-values.js';
+import { sessionPath } from '../routing/use-route.js';
+import { statusLabels } from './session-order.js';
+import type { ListedSession, SessionList as SessionListData } from './use-session-list.js';
+
+function SessionListItem({ session, selected, now, onOpen }: { readonly session: ListedSession; readonly selected: boolean; readonly now: number; readonly onOpen: (path: string) => void }) {
+  const { snapshot, status, digest } = session;
+  const title = digest?.title ?? (snapshot.lastSeq === 0 || digest !== undefined ? 'No turns yet' : '…');
+  const path = sessionPath(snapshot.sessionId);
+  return (
+    <li className={`session-item session-item-${status}${selected ? ' session-item-selected' : ''}`}>
+      <a
+        href={path}
+        aria-current={selected ? 'page' : undefined}
+        aria-label={`${title} — ${statusLabels[status]}`}
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          onOpen(path);
+        }}
+      >
+        <span className="session-item-top">
+          <span className={`status-badge status-${status}`}>{statusLabels[status]}</span>
+          <span className="session-item-time">{formatRelativeTime(snapshot.updatedAt, now)}</span>
+        </span>
+        <span className="session-item-title">{title}</span>
+        <span className="session-item-facts">
+          <span className="session-item-cwd">{snapshot.workspace.path}</span>
+          <span>{snapshot.model ?? 'default model'}</span>
+          <span>{snapshot.permissionMode === null ? 'default mode' : (permissionModeLabels[snapshot.permissionMode] ?? snapshot.permissionMode)}</span>
+          <span>{formatCost(snapshot.usage.costUsd)}</span>
+        </span>
+      </a>
+    </li>
+  );
+}
+
+/** Every session, waiting-for-you first, with what a supervisor needs to pick one. */
+export function SessionList({ list, selectedSessionId, onOpen }: { readonly list: SessionListData; readonly selectedSessionId: string | null; readonly onOpen: (path: string) => void }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 15_000);
+    return () => clearInterval(timer);
+  }, []);
+  const waiting = list.sessions.filter((session) => session.status === 'waiting').length;
+  return (
+    <nav className="session-list" aria-label="Sessions">
+      <h2 className="session-list-heading">
+        Sessions{waiting > 0 ? <span className="waiting-count"> · {waiting} waiting for you</span> : null}
+      </h2>
+      {list.failure ? (
+        <p className="notice notice-warning" role="status">
+          {list.failure} Retrying…
+        </p>
+      ) : null}
+      {list.loaded && list.sessions.length === 0 ? <p className="empty">No sessions yet. Open one to start.</p> : null}
+      <ul>
+        {list.sessions.map((session) => (
+          <SessionListItem key={session.snapshot.sessionId} session={session} selected={session.snapshot.sessionId === selectedSessionId} now={now} onOpen={onOpen} />
+        ))}
+      </ul>
+    </nav>
+  );
+}
