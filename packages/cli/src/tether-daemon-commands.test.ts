@@ -91,6 +91,11 @@ describe('tether commands through a daemon', () => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();
     expect(token).toMatch(/^\S{20,}$/);
+    // The web UI's built files at /, public (they hold no data), with the strict headers.
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"></div>');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
 
     api.enqueue(textReply('Answered by the daemon.'), textReply('Second turn.'));
     // The daemon owns the data dir: run goes through it instead of failing with data_dir_in_use.

@@ -5,10 +5,12 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
+import { webUiDirectory } from '../web-ui-directory.js';
 
-export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH]
+export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--no-web]
 
-Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437).
+Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
+and the web UI at / (docs/web.md) unless --no-web.
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM or Ctrl-C, then a graceful shutdown. */
@@ -24,6 +26,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'data-dir': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'claude-path': { type: 'string' },
+        'no-web': { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -37,12 +40,15 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }
   const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const webDirectory = values['no-web'] ? null : webUiDirectory();
+  if (!values['no-web'] && webDirectory === null) context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
     host,
     port,
     providers: [createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
+    ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
   });
   // The stop handlers are in place before anyone can learn the URL.
   const stopped = new Promise<void>((resolve) => {
@@ -57,6 +63,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     process.on('SIGTERM', onTerminate);
   });
   context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
+  if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');
