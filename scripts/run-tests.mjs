@@ -21,6 +21,7 @@ const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '-
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let browserTestsSkipped = 0;
 try {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   passed = results.numPassedTests ?? 0;
@@ -29,10 +30,17 @@ try {
   failed = (results.numFailedTests ?? 0) + brokenFiles;
   skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
   if (results.success === false && failed === 0) failed = 1;
+  browserTestsSkipped = (results.testResults ?? [])
+    .filter((file) => file.name.includes(`${path.sep}tests${path.sep}web${path.sep}`))
+    .flatMap((file) => file.assertionResults ?? [])
+    .filter((test) => test.status === 'pending' || test.status === 'skipped').length;
 } catch {
   failed = Math.max(failed, 1);
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
+if (browserTestsSkipped > 0) {
+  console.log(`\n!!! ${browserTestsSkipped} BROWSER TESTS DID NOT RUN: no Chromium. Install it: sudo apt-get install -y chromium\n`);
+}
 const exitCode = run.status === 0 && failed === 0 ? 0 : run.status || 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''} (${seconds} s)`);
 process.exit(exitCode);
