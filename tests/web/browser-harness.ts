@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon, DaemonOptions } from '../../packages/daemon/src/index.js';
 import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
@@ -127,4 +127,66 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
   } catch (error) {
     process.stderr.write(`(screenshot ${name} not written: ${(error as Error).message.split('\n')[0]})\n`);
   }
+}
+
+/** What a browser test file shares: one daemon and one browser; a context (and page) per use. */
+export interface BrowserSuite {
+  readonly environment: ClaudeTestEnvironment;
+  /** Replaceable: a test may restart the daemon under its pages. */
+  daemon: Daemon;
+  /** A connected page in a fresh context (its own token prompt); closed, and checked for problems, after the test. */
+  connectedPage(viewport?: { width: number; height: number }): Promise<Page>;
+  /** A bare context (before any token), closed after the test. */
+  newContext(): Promise<BrowserContext>;
+}
+
+/**
+ * Registers the file's hooks: daemon and browser before all tests, every context closed after each
+ * test with its pages checked (nothing fetched from another origin, no CSP violation, no page
+ * error), everything stopped after all.
+ */
+export function browserSuite(): BrowserSuite {
+  let browser: Browser | undefined;
+  let environment: ClaudeTestEnvironment | undefined;
+  let daemon: Daemon | undefined;
+  const contexts: BrowserContext[] = [];
+  const problems: PageProblems[] = [];
+  beforeAll(async () => {
+    ({ environment, daemon } = await startWebDaemon());
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+    for (const seen of problems.splice(0)) {
+      expect(seen.foreignRequests).toEqual([]);
+      expect(seen.errors).toEqual([]);
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.close();
+    await environment?.cleanup();
+  });
+  return {
+    get environment() {
+      return environment!;
+    },
+    get daemon() {
+      return daemon!;
+    },
+    set daemon(replacement: Daemon) {
+      daemon = replacement;
+    },
+    async connectedPage(viewport) {
+      const opened = await openConnectedPage(browser!, daemon!, viewport);
+      contexts.push(opened.context);
+      problems.push(opened.problems);
+      return opened.page;
+    },
+    async newContext() {
+      const context = await browser!.newContext();
+      contexts.push(context);
+      return context;
+    },
+  };
 }

@@ -1,62 +1,26 @@
 import { textReply } from '@tether/fake-anthropic-api';
-import type { ClaudeTestEnvironment } from '@tether/testkit';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { Daemon } from '../../packages/daemon/src/index.js';
+import { expect, it } from 'vitest';
 import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
 import {
-  type PageProblems,
+  browserSuite,
   conversationText,
   describeInBrowser,
-  launchBrowser,
   occurrences,
-  openConnectedPage,
   openSessionInPage,
   phoneViewport,
   saveScreenshot,
   sendTurn,
-  startWebDaemon,
   waitForRunEnd,
   webDist,
 } from './browser-harness.js';
 
 describeInBrowser('the web UI: conversations in a real browser', () => {
-  // One daemon and one browser for the file; each test has its own browser context and session.
-  let environment: ClaudeTestEnvironment;
-  let daemon: Daemon;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const problems: PageProblems[] = [];
-
-  beforeAll(async () => {
-    ({ environment, daemon } = await startWebDaemon());
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    // Every page of every test: nothing fetched from elsewhere, no CSP violation, no error thrown.
-    for (const seen of problems.splice(0)) {
-      expect(seen.foreignRequests).toEqual([]);
-      expect(seen.errors).toEqual([]);
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await daemon?.close();
-    await environment?.cleanup();
-  });
-
-  async function connectedPage(viewport?: { width: number; height: number }) {
-    const opened = await openConnectedPage(browser, daemon, viewport);
-    contexts.push(opened.context);
-    problems.push(opened.problems);
-    return opened.page;
-  }
+  const suite = browserSuite();
+  const connectedPage = (viewport?: { width: number; height: number }) => suite.connectedPage(viewport);
 
   it('asks for the token once per tab, refuses a wrong one, and never puts it in the URL', async () => {
-    const context = await browser.newContext();
-    contexts.push(context);
-    const page = await context.newPage();
+    const { daemon } = suite;
+    const page = await (await suite.newContext()).newPage();
     await page.goto(`${daemon.url}/`);
     await page.getByLabel('Daemon token').fill('not-the-token');
     await page.getByRole('button', { name: 'Connect' }).click();
@@ -74,9 +38,9 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('opens a session, sends a turn and shows the answer as it streams, with usage and cost', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
+    await openSessionInPage(page, suite.environment.workspace);
     const answer = Array.from({ length: 40 }, (_, index) => `part${index + 1}`).join(' ');
-    environment.api.enqueue(textReply(`## Streamed\n\n${answer}`, { chunks: 40, delayMs: 40, usage: { inputTokens: 1200, outputTokens: 48 } }));
+    suite.environment.api.enqueue(textReply(`## Streamed\n\n${answer}`, { chunks: 40, delayMs: 40, usage: { inputTokens: 1200, outputTokens: 48 } }));
     await sendTurn(page, 'Stream something, please.');
     // Seen part-way: the run is still going while the first words are on screen.
     await page.getByText('part3', { exact: false }).waitFor();
@@ -91,8 +55,8 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('renders HTML and javascript: links in a model reply as inert text', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(textReply('Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold**'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold**'));
     await sendTurn(page, 'Say something dangerous.');
     await waitForRunEnd(page, 'Succeeded');
     const conversation = page.locator('.conversation');
@@ -106,8 +70,8 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('stops a slow turn with the Stop button', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(textReply('slow '.repeat(300), { chunks: 150, delayMs: 50 }));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('slow '.repeat(300), { chunks: 150, delayMs: 50 }));
     await sendTurn(page, 'Talk slowly.');
     await page.getByText('slow slow slow', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Stop the run' }).click();
@@ -117,9 +81,9 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('after a reload mid-stream shows the whole answer exactly once', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
+    await openSessionInPage(page, suite.environment.workspace);
     const answer = Array.from({ length: 60 }, (_, index) => `word${String(index + 1).padStart(3, '0')}`).join(' ');
-    environment.api.enqueue(textReply(answer, { chunks: 60, delayMs: 50 }));
+    suite.environment.api.enqueue(textReply(answer, { chunks: 60, delayMs: 50 }));
     await sendTurn(page, 'A long answer, please.');
     await page.getByText('word005', { exact: false }).waitFor();
     await page.reload();
@@ -130,8 +94,8 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('works at phone width: one column, nothing wider than the screen', async () => {
     const page = await connectedPage(phoneViewport);
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(textReply('A short answer that wraps on a narrow screen, with `inline code` and a list:\n\n- one\n- two'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('A short answer that wraps on a narrow screen, with `inline code` and a list:\n\n- one\n- two'));
     await sendTurn(page, 'Hello from a phone.');
     await waitForRunEnd(page, 'Succeeded');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phoneViewport.width);
@@ -145,16 +109,16 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
   // Last: it restarts the daemon (same port, same data dir) under the open page.
   it('shows that it is reconnecting while the daemon is down, then resumes with no text lost or doubled', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(textReply('Before the restart.'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('Before the restart.'));
     await sendTurn(page, 'First.');
     await waitForRunEnd(page, 'Succeeded');
-    const port = daemon.port;
-    await daemon.close();
+    const port = suite.daemon.port;
+    await suite.daemon.close();
     await page.getByRole('status').getByText('Reconnecting…', { exact: false }).waitFor();
-    daemon = await startTestDaemon(environment, { port, staticDirectory: webDist });
+    suite.daemon = await startTestDaemon(suite.environment, { port, staticDirectory: webDist });
     await page.getByText('Reconnecting…', { exact: false }).waitFor({ state: 'detached' });
-    environment.api.enqueue(textReply('After the restart.'));
+    suite.environment.api.enqueue(textReply('After the restart.'));
     await sendTurn(page, 'Second.');
     await waitForRunEnd(page, 'Succeeded');
     const text = await conversationText(page);

@@ -1,54 +1,24 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import type { ClaudeTestEnvironment } from '@tether/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { Daemon } from '../../packages/daemon/src/index.js';
-import { type PageProblems, describeInBrowser, launchBrowser, openConnectedPage, openSessionInPage, saveScreenshot, sendTurn, startWebDaemon, waitForRunEnd } from './browser-harness.js';
+import { expect, it } from 'vitest';
+import { browserSuite, describeInBrowser, openSessionInPage, saveScreenshot, sendTurn, waitForRunEnd } from './browser-harness.js';
 
 const color = { question: 'Which color should the button be?', header: 'Color', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }], multiSelect: false };
 const sizes = { question: 'Which sizes should we ship?', header: 'Sizes', options: [{ label: 'Small', description: 's' }, { label: 'Medium', description: 'm' }, { label: 'Large', description: 'l' }], multiSelect: true };
 
 describeInBrowser('the web UI: approvals and questions in a real browser', () => {
-  let environment: ClaudeTestEnvironment;
-  let daemon: Daemon;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const problems: PageProblems[] = [];
-
-  beforeAll(async () => {
-    ({ environment, daemon } = await startWebDaemon());
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    for (const seen of problems.splice(0)) {
-      expect(seen.foreignRequests).toEqual([]);
-      expect(seen.errors).toEqual([]);
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await daemon?.close();
-    await environment?.cleanup();
-  });
-
-  async function connectedPage(): Promise<Page> {
-    const opened = await openConnectedPage(browser, daemon);
-    contexts.push(opened.context);
-    problems.push(opened.problems);
-    return opened.page;
-  }
+  const suite = browserSuite();
+  const connectedPage = () => suite.connectedPage();
 
   function lastToolResult(): { content: string; isError: boolean } {
-    return environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.toolResults[0]!;
+    return suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.toolResults[0]!;
   }
 
   it('shows a Bash prompt with its command; approving once runs the tool', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }), textReply('Written.'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }), textReply('Written.'));
     await sendTurn(page, 'Write the file.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();
@@ -61,14 +31,14 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await page.locator('.tool-row.tool-succeeded', { hasText: 'Bash' }).waitFor();
     await page.getByText('Written.').waitFor();
     await waitForRunEnd(page, 'Succeeded');
-    expect(existsSync(path.join(environment.workspace, 'approved.txt'))).toBe(true);
+    expect(existsSync(path.join(suite.environment.workspace, 'approved.txt'))).toBe(true);
     expect(await page.locator('.interaction-row').innerText()).toBe('Approval for Bash: approved');
   });
 
   it('denies with a message the model receives; nothing runs', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }), textReply('Understood.'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }), textReply('Understood.'));
     await sendTurn(page, 'Try it.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.getByLabel('Message to the agent when denying (optional)').fill('Not in this repository, please.');
@@ -77,14 +47,14 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await waitForRunEnd(page, 'Succeeded');
     expect(lastToolResult().isError).toBe(true);
     expect(lastToolResult().content).toContain('Not in this repository, please.');
-    expect(existsSync(path.join(environment.workspace, 'denied.txt'))).toBe(false);
+    expect(existsSync(path.join(suite.environment.workspace, 'denied.txt'))).toBe(false);
     expect(await page.locator('.interaction-row').innerText()).toBe('Approval for Bash: denied');
   });
 
   it('answers a single- and a multi-select question at once', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color, sizes] }), textReply('Thanks for answering.'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color, sizes] }), textReply('Thanks for answering.'));
     await sendTurn(page, 'Ask me.');
     const card = page.getByRole('form', { name: 'Questions from the agent' });
     await card.waitFor();
@@ -105,10 +75,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
 
   it('an answer in one page removes the card in the other at once; keyboard shortcuts answer', async () => {
     const first = await connectedPage();
-    const sessionId = await openSessionInPage(first, environment.workspace);
+    const sessionId = await openSessionInPage(first, suite.environment.workspace);
     const second = await connectedPage();
-    await second.goto(`${daemon.url}/sessions/${sessionId}`);
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo both > both.txt', description: 'Write' }), textReply('Done from two pages.'));
+    await second.goto(`${suite.daemon.url}/sessions/${sessionId}`);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo both > both.txt', description: 'Write' }), textReply('Done from two pages.'));
     await sendTurn(first, 'Write it, either of you may approve.');
     const cardInFirst = first.getByRole('region', { name: 'Approval: Bash' });
     const cardInSecond = second.getByRole('region', { name: 'Approval: Bash' });
@@ -120,13 +90,13 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await cardInSecond.press('a');
     await Promise.all([cardInFirst.waitFor({ state: 'detached' }), cardInSecond.waitFor({ state: 'detached' })]);
     await waitForRunEnd(first, 'Succeeded');
-    expect(existsSync(path.join(environment.workspace, 'both.txt'))).toBe(true);
+    expect(existsSync(path.join(suite.environment.workspace, 'both.txt'))).toBe(true);
   });
 
   it('deny and stop (X) ends the run', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, environment.workspace);
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo stop > stopped.txt', description: 'Write' }), textReply('Should not be asked for.'));
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo stop > stopped.txt', description: 'Write' }), textReply('Should not be asked for.'));
     await sendTurn(page, 'Try, and be stopped.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();
@@ -134,6 +104,6 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await card.press('x');
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Stopped');
-    expect(existsSync(path.join(environment.workspace, 'stopped.txt'))).toBe(false);
+    expect(existsSync(path.join(suite.environment.workspace, 'stopped.txt'))).toBe(false);
   });
 });

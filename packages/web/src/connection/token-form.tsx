@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { createTetherClient } from '@tether/client';
 import { describeFailure, isTokenRefused } from './describe-failure.js';
+import { FailureNotice } from './failure-notice.js';
 
 export interface TokenFormProps {
   /** Why the token is asked for again (e.g. it was rotated), or null the first time. */
@@ -47,11 +48,7 @@ export function TokenForm({ reason, onAccepted }: TokenFormProps) {
             {checking ? 'Checking…' : 'Connect'}
           </button>
         </div>
-        {failure ? (
-          <p className="notice notice-error" role="alert">
-            {failure}
-          </p>
-        ) : null}
+        <FailureNotice failure={failure} />
       </form>
     </main>
   );

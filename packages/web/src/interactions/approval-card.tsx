@@ -1,6 +1,8 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
 import { ApprovalInput } from './approval-input.js';
+import { FailureNotice } from '../connection/failure-notice.js';
+import { useAnswerSender } from './use-answer-sender.js';
 
 const categoryLabels: Record<ApprovalRequest['category'], string> = {
   command: 'runs a command',
@@ -28,8 +30,7 @@ function isTyping(target: EventTarget): boolean {
  */
 export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   const [message, setMessage] = useState('');
-  const [sending, setSending] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { sending, failure, send } = useAnswerSender(onAnswer);
   const card = useRef<HTMLElement>(null);
   // Approve must not be one stray keystroke away when the agent says so.
   const approveByKey = !request.defaultToNo;
@@ -40,16 +41,6 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
     if (active === null || active === document.body) card.current?.focus();
   }, []);
 
-  const send = async (answer: InteractionAnswer) => {
-    setSending(true);
-    setFailure(null);
-    try {
-      await onAnswer(answer);
-    } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
-      setSending(false);
-    }
-  };
   const denyMessage = message.trim() === '' ? {} : { message: message.trim() };
   const approveOnce = () => send({ decision: 'approve', scope: 'once' });
   const approveForSession = () => send({ decision: 'approve', scope: 'session' });
@@ -109,11 +100,7 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
           Deny and stop<kbd>X</kbd>
         </button>
       </div>
-      {failure ? (
-        <p className="notice notice-error" role="alert">
-          {failure}
-        </p>
-      ) : null}
+      <FailureNotice failure={failure} />
     </section>
   );
 }

@@ -1,6 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import type { InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
 import { type QuestionDraft, answersFor, emptyDraft, toggleOption } from './question-answers.js';
+import { FailureNotice } from '../connection/failure-notice.js';
+import { useAnswerSender } from './use-answer-sender.js';
 
 export interface QuestionCardProps {
   readonly interactionRef: string;
@@ -11,20 +13,9 @@ export interface QuestionCardProps {
 /** The agent's questions, answered all at once: options (one or several) or one's own words, or declined. */
 export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCardProps) {
   const [drafts, setDrafts] = useState<readonly QuestionDraft[]>(() => request.questions.map(() => emptyDraft));
-  const [sending, setSending] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { sending, failure, send } = useAnswerSender(onAnswer);
 
   const update = (index: number, change: (draft: QuestionDraft) => QuestionDraft) => setDrafts((previous) => previous.map((draft, at) => (at === index ? change(draft) : draft)));
-  const send = async (answer: InteractionAnswer) => {
-    setSending(true);
-    setFailure(null);
-    try {
-      await onAnswer(answer);
-    } catch (error) {
-      setFailure(error instanceof Error ? error.message : String(error));
-      setSending(false);
-    }
-  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void send({ decision: 'answer', answers: answersFor(request.questions, drafts) });
@@ -77,11 +68,7 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
           Decline
         </button>
       </div>
-      {failure ? (
-        <p className="notice notice-error" role="alert">
-          {failure}
-        </p>
-      ) : null}
+      <FailureNotice failure={failure} />
     </form>
   );
 }

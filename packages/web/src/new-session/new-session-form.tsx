@@ -3,6 +3,7 @@ import { PermissionMode } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { permissionModeLabels } from '../format/format-values.js';
+import { FailureNotice } from '../connection/failure-notice.js';
 
 export interface NewSessionFormProps {
   /** A working directory to start from (the most recent session's). */
@@ -64,11 +65,7 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
           {opening ? 'Opening…' : 'Open session'}
         </button>
       </div>
-      {failure ? (
-        <p className="notice notice-error" role="alert">
-          {failure}
-        </p>
-      ) : null}
+      <FailureNotice failure={failure} />
     </form>
   );
 }
