@@ -21,6 +21,12 @@ export interface ClaudeProviderSettings {
   readonly maxRetries?: number;
   /** Bound on the availability probe (`claude --version`). Default 10 s. */
   readonly probeTimeoutMs?: number;
+  /**
+   * stamped (default): frames are attributed to a turn by the uuid stamped on its input, and frames
+   * of input Tether did not submit are dropped. legacy-unstamped: for a producer that never stamps
+   * (an older CLI or SDK); frames belong to the turn in flight by position, until a stamp is seen.
+   */
+  readonly correlation?: 'stamped' | 'legacy-unstamped';
   /** bridge (default): every tool prompt becomes an interaction for the host; deny: each is denied with a message. Never a silent allow. */
   readonly approvals?: 'bridge' | 'deny';
   /** bridge (default): AskUserQuestion becomes a question set for the host; deny: the model is told to ask in its reply. */
@@ -86,6 +92,7 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
         transport: 'cli',
         connect: (plan, listener) => new CliConnection({ binaryPath: binary.path, plan, listener }),
         binaryPath: binary.path,
+        correlation: settings.correlation ?? 'stamped',
         inheritedEnvironment: inherited,
         keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,
         maxRetries: settings.maxRetries,

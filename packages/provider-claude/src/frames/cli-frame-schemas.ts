@@ -32,6 +32,7 @@ export type SystemFrame = z.infer<typeof SystemFrame>;
 export const StreamEventFrame = z.looseObject({
   type: z.literal('stream_event'),
   parent_tool_use_id: z.string().nullish(),
+  user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,
   event: z.looseObject({
     type: z.string(),
@@ -64,6 +65,7 @@ export type ContentBlock = z.infer<typeof ContentBlock>;
 export const AssistantFrame = z.looseObject({
   type: z.literal('assistant'),
   parent_tool_use_id: z.string().nullish(),
+  user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,
   error: z.string().nullish(),
   is_api_error_message: z.boolean().nullish(),

@@ -13,6 +13,7 @@ import type { ClaudeConnection, ClaudeTransport, ConnectionEnding, ConnectionFac
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
+import { type Correlation, attributedRunId } from '../translate/correlation.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
@@ -32,6 +33,8 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly connect: ConnectionFactory;
   /** The claude executable (named when it cannot be started). */
   readonly binaryPath: string;
+  /** How frames are attributed to turns (see translate/correlation.ts). */
+  readonly correlation: Correlation;
   readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
   readonly keepInheritedOAuthToken: boolean;
   readonly maxRetries: number | undefined;
@@ -84,6 +87,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
       reportedProviderSessionId: options.resumeProviderSessionId,
       conversationEstablished: options.resumeProviderSessionId !== null,
+      correlation: settings.correlation,
     });
     this.prompts = new ToolPrompts({ policy: settings, emit: (part) => this.emit(part), note: (code) => this.note(code) });
     this.watchdog = new StallWatchdog({
@@ -291,7 +295,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       onPrompt: (requestId, request) => {
         if (!current()) return;
         this.onActivity();
-        this.prompts.onRequest(requestId, request, this.state.turn?.runId ?? null, this.answerWriter());
+        // A prompt before our turn began belongs to input we did not submit: it is denied.
+        this.prompts.onRequest(requestId, request, attributedRunId(this.state), this.answerWriter());
       },
       onPromptWithdrawn: (requestId) => {
         if (!current()) return;
@@ -311,6 +316,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       providerSessionId,
       reportedProviderSessionId: previous.reportedProviderSessionId,
       conversationEstablished: previous.conversationEstablished,
+      // Once a producer was seen to stamp, a later process of it stamps too.
+      correlation: previous.correlation,
     });
     this.state.turn = previous.turn;
     this.stopReason = null;
@@ -387,7 +394,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   private afterTurn(turn: ActiveTurn): void {
-    this.prompts.forgetRun(turn.runId);
+    this.prompts.forgetRun(turn.runId, this.answerWriter());
     this.watchdog.stop();
     if (this.connection) this.scheduleIdleRelease();
   }

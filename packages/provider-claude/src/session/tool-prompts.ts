@@ -16,6 +16,7 @@ export type AnswerWriter = (requestId: string, response: Record<string, unknown>
 
 const approvalsDeniedMessage = 'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
 const questionsDeniedMessage = 'Questions cannot be shown to the user in this session. Ask them in your reply instead.';
+const runEndedMessage = 'The turn this request belonged to has ended, so it was not permitted.';
 
 /** A CLI tool prompt raised to the host as an interaction, waiting for its answer. */
 interface OpenPrompt {
@@ -87,9 +88,16 @@ export class ToolPrompts {
     }
   }
 
-  /** A run ended: the CLI waits for none of its prompts any more. */
-  forgetRun(runId: string): void {
-    for (const [interactionRef, prompt] of this.open) if (prompt.runId === runId) this.open.delete(interactionRef);
+  /**
+   * A run ended: whatever of its prompts is still open is denied (the CLI ignores an answer to a
+   * prompt it gave up; the SDK's canUseTool promise must settle) and forgotten.
+   */
+  forgetRun(runId: string, write: AnswerWriter): void {
+    for (const [interactionRef, prompt] of this.open) {
+      if (prompt.runId !== runId) continue;
+      this.open.delete(interactionRef);
+      write(prompt.requestId, { behavior: 'deny', message: runEndedMessage });
+    }
   }
 
   /** Denies every open prompt (nothing is allowed on the way out) and forgets them. */

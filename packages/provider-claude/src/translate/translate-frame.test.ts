@@ -169,3 +169,61 @@ describe('translator edge cases', () => {
     ]);
   });
 });
+
+describe('correlation by stamped uuids', () => {
+  const delta = (text: string) => parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } });
+  const result = (fields: Record<string, unknown> = {}) => parseCliFrame({ type: 'result', subtype: 'success', is_error: false, session_id: 'conversation', num_turns: 1, ...fields });
+
+  function waiting(correlation?: 'stamped' | 'legacy-unstamped') {
+    const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true, ...(correlation ? { correlation } : {}) });
+    value.turn = { runId: 'run_1', uuid: 'send-1', started: false, toolsRunning: 0, interruptRequested: false };
+    return value;
+  }
+
+  it('stamped: a turn the CLI ran for input we did not submit is dropped until our stamp arrives', () => {
+    const current = waiting();
+    // The CLI's own follow-up turn (e.g. for a finished background task) runs before ours.
+    expect(translateFrame(current, delta('not ours'))).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' }]);
+    expect(translateFrame(current, result())).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' }]);
+    expect(current.turn).not.toBeNull();
+    translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'send-1', state: 'queued' }));
+    expect(current.turn?.started).toBe(false);
+    translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'send-1', state: 'started' }));
+    expect(translateFrame(current, delta('ours'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' }]);
+    expect(translateFrame(current, result({ user_message_uuids: ['send-1'] })).at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+  });
+
+  it('stamped: a startup failure ends the turn though it names no input', () => {
+    const current = waiting();
+    const parts = translateFrame(current, result({ subtype: 'error_during_execution', is_error: true, num_turns: 0, errors: ['No conversation found with session ID: x'] }));
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', runId: 'run_1', outcome: 'failed', error: { code: 'resume_not_found' } });
+  });
+
+  it('legacy-unstamped: frames and the result belong to the turn in flight by position', () => {
+    const current = waiting('legacy-unstamped');
+    expect(translateFrame(current, delta('hello'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'hello' }]);
+    expect(translateFrame(current, result()).at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+    expect(current.correlation).toBe('legacy-unstamped');
+  });
+
+  it('legacy-unstamped lapses the moment a stamp is seen: stamped rules from then on', () => {
+    const current = waiting('legacy-unstamped');
+    const lapsed = translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'someone-else', state: 'queued' }));
+    expect(lapsed).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.correlation_stamped', runId: 'run_1' }]);
+    expect(current.correlation).toBe('stamped');
+    expect(translateFrame(current, delta('not ours'))).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' }]);
+    translateFrame(current, parseCliFrame({ type: 'system', subtype: 'init', session_id: 'conversation', user_message_uuids: ['send-1'] }));
+    expect(translateFrame(current, delta('ours'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' }]);
+  });
+});
+
+describe('assistant errors', () => {
+  it('become one warning diagnostic with an allowlisted token; the text never reaches the answer', () => {
+    const current = createTranslatorState({ providerSessionId: 'c', reportedProviderSessionId: 'c', conversationEstablished: true });
+    current.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
+    const frame = (error: string) => parseCliFrame({ type: 'assistant', error, is_api_error_message: true, message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500 secret details' }] } });
+    expect(translateFrame(current, frame('server_error'))).toEqual([{ type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.server_error', runId: 'run_1' }]);
+    expect(translateFrame(current, frame('server_error'))).toEqual([]);
+    expect(translateFrame(current, frame('a new token: with prose'))).toEqual([{ type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.unknown', runId: 'run_1' }]);
+  });
+});

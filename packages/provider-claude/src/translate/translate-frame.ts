@@ -2,6 +2,7 @@ import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type { AssistantFrame, CliFrame, ResultFrame, StreamEventFrame, SystemFrame, UserFrame } from '../frames/cli-frame-schemas.js';
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
+import { applyStamps, attributedRunId, stampsOf } from './correlation.js';
 import { splitText } from './split-text.js';
 import type { TranslatorState } from './translator-state.js';
 
@@ -9,11 +10,28 @@ type Parts = AgentProviderV1Part[];
 
 const mainStream = '';
 
-function noteOnce(state: TranslatorState, parts: Parts, code: string, runId?: string): void {
+function noteOnce(state: TranslatorState, parts: Parts, code: string, runId?: string, level: 'debug' | 'warning' = 'debug'): void {
   if (state.notedDiagnostics.has(code)) return;
   state.notedDiagnostics.add(code);
-  parts.push({ type: 'diagnostic', level: 'debug', code, ...(runId ? { runId } : {}) });
+  parts.push({ type: 'diagnostic', level, code, ...(runId ? { runId } : {}) });
 }
+
+/** The error tokens the agent puts on synthetic API-error messages (sdk.d.ts SDKAssistantMessageError); anything else reads `unknown`. */
+const assistantErrors = new Set([
+  'authentication_failed',
+  'oauth_org_not_allowed',
+  'account_on_hold',
+  'verification_required',
+  'billing_error',
+  'rate_limit',
+  'overloaded',
+  'invalid_request',
+  'model_not_found',
+  'server_error',
+  'unknown',
+  'max_output_tokens',
+  'cloud_credential_error',
+]);
 
 function pushText(parts: Parts, kind: 'run.message_delta' | 'run.thinking_delta', runId: string, blockId: string, text: string, parentToolUseId: string | null | undefined): void {
   if (text.length === 0) return;
@@ -46,18 +64,17 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
       state.reportedModel = frame.model;
       parts.push({ type: 'session.model_changed', model: frame.model.slice(0, 200), source: 'provider' });
     }
-    if (state.turn && frame.user_message_uuids?.includes(state.turn.uuid)) state.turn.started = true;
-    if (frame.session_id && state.turn) followSessionId(state, frame.session_id, parts);
+    if (frame.session_id && attributedRunId(state) !== null) followSessionId(state, frame.session_id, parts);
     return;
   }
-  if (frame.subtype === 'status' && frame.status === 'requesting' && state.turn) {
+  if (frame.subtype === 'status' && frame.status === 'requesting' && state.turn && attributedRunId(state) !== null) {
     state.turn.requesting = true;
   }
   if (frame.subtype === 'background_tasks_changed') {
     state.backgroundTasks = frame.tasks?.length ?? 0;
     return;
   }
-  if (frame.subtype === 'api_retry' && state.turn) {
+  if (frame.subtype === 'api_retry' && state.turn && attributedRunId(state) !== null) {
     parts.push({
       type: 'run.retrying',
       runId: state.turn.runId,
@@ -92,6 +109,8 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
   // Synthetic API-error text is the CLI's own wording, not the model's answer; the result classifies it.
   if (frame.is_api_error_message || frame.error) {
     if (frame.error && state.turn) state.turn.apiError = frame.error.slice(0, 60);
+    const token = frame.error && assistantErrors.has(frame.error) ? frame.error : 'unknown';
+    noteOnce(state, parts, `claude.assistant_error.${token}`, runId, 'warning');
     return;
   }
   const messageId = frame.message.id ?? undefined;
@@ -153,13 +172,14 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
     noteOnce(state, parts, 'claude.result_without_run');
     return;
   }
-  const uuids = frame.user_message_uuids ?? (frame.user_message_uuid ? [frame.user_message_uuid] : []);
-  // A stamped result that does not list our send belongs to input we did not submit.
-  if (uuids.length > 0 && !uuids.includes(turn.uuid)) {
+  const startupFailure = Boolean(frame.startup_failure_reason) || (frame.num_turns === 0 && frame.is_error === true);
+  // A result that does not name our send (or arrives before our turn began) belongs to input we did
+  // not submit; a startup failure ends everything the process was given, ours included.
+  const uuids = stampsOf({ kind: 'result', frame }).uuids;
+  if ((uuids.length > 0 && !uuids.includes(turn.uuid)) || (attributedRunId(state) === null && !startupFailure)) {
     noteOnce(state, parts, 'claude.result_for_other_input', turn.runId);
     return;
   }
-  const startupFailure = Boolean(frame.startup_failure_reason) || (frame.num_turns === 0 && frame.is_error === true);
   // Startup-failure results carry a throwaway id: only a real turn's result is followed.
   if (!startupFailure && frame.is_error !== true && frame.session_id) followSessionId(state, frame.session_id, parts);
   const usage = frame.usage;
@@ -195,6 +215,7 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
  */
 export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
   const parts: Parts = [];
+  if (applyStamps(state, stampsOf(frame))) noteOnce(state, parts, 'claude.correlation_stamped', state.turn?.runId);
   switch (frame.kind) {
     case 'system':
       translateSystem(state, frame.frame, parts);
@@ -205,14 +226,18 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
     case 'stream_event':
     case 'assistant':
     case 'user': {
-      const turn = state.turn;
-      if (!turn) {
+      if (!state.turn) {
         noteOnce(state, parts, 'claude.frame_without_run');
         break;
       }
-      if (frame.kind === 'stream_event') translateStreamEvent(state, frame.frame, turn.runId, parts);
-      else if (frame.kind === 'assistant') translateAssistant(state, frame.frame, turn.runId, parts);
-      else translateUser(state, frame.frame, turn.runId, parts);
+      const runId = attributedRunId(state);
+      if (runId === null) {
+        noteOnce(state, parts, 'claude.frame_for_other_input', state.turn.runId);
+        break;
+      }
+      if (frame.kind === 'stream_event') translateStreamEvent(state, frame.frame, runId, parts);
+      else if (frame.kind === 'assistant') translateAssistant(state, frame.frame, runId, parts);
+      else translateUser(state, frame.frame, runId, parts);
       break;
     }
     case 'malformed':
@@ -220,10 +245,10 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
       break;
     case 'conversation_reset':
       // /clear: the conversation starts over under a new id (followed at the next init).
-      if (state.turn) parts.push({ type: 'context.cleared', runId: state.turn.runId });
+      if (state.turn && attributedRunId(state) !== null) parts.push({ type: 'context.cleared', runId: state.turn.runId });
       break;
     case 'command_lifecycle':
-      if (state.turn && frame.frame.command_uuid === state.turn.uuid && frame.frame.state === 'started') state.turn.started = true;
+      // Its stamp was read above (a `started` one begins the turn).
       break;
     case 'unknown':
     case 'control_request':

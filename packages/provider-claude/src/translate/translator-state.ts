@@ -1,8 +1,10 @@
+import type { Correlation } from './correlation.js';
+
 /** The turn the CLI is working on for us: the run it belongs to and the uuid stamped on its input. */
 export interface ActiveTurn {
   readonly runId: string;
   readonly uuid: string;
-  /** The CLI has taken this input (lifecycle started or an init naming it). */
+  /** The CLI has begun this input's turn (a stamp naming it: lifecycle started, init, status, stream, result). */
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
@@ -24,6 +26,8 @@ export interface ActiveTurn {
  */
 export interface TranslatorState {
   turn: ActiveTurn | null;
+  /** How frames are attributed to the turn (see correlation.ts); a legacy declaration lapses at the first stamp. */
+  correlation: Correlation;
   /** The conversation id the process uses (the one passed to --session-id / --resume, then followed). */
   providerSessionId: string | null;
   /** The conversation id the runtime was last told about. */
@@ -49,9 +53,15 @@ export interface TranslatorState {
   readonly notedDiagnostics: Set<string>;
 }
 
-export function createTranslatorState(options: { providerSessionId: string | null; reportedProviderSessionId: string | null; conversationEstablished: boolean }): TranslatorState {
+export function createTranslatorState(options: {
+  providerSessionId: string | null;
+  reportedProviderSessionId: string | null;
+  conversationEstablished: boolean;
+  correlation?: Correlation;
+}): TranslatorState {
   return {
     turn: null,
+    correlation: options.correlation ?? 'stamped',
     providerSessionId: options.providerSessionId,
     reportedProviderSessionId: options.reportedProviderSessionId,
     conversationEstablished: options.conversationEstablished,

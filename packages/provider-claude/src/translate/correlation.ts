@@ -1,0 +1,67 @@
+import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import type { TranslatorState } from './translator-state.js';
+
+/**
+ * How frames are attributed to the turn in flight.
+ *
+ * - `stamped` (default): every turn's input carries a fresh uuid and the producer echoes it
+ *   (command_lifecycle, user_message_uuid(s) on init, status, the first stream event, the first
+ *   assistant frame and the result). A turn's frames count from the first stamp naming its input;
+ *   anything before that belongs to input Tether did not submit (e.g. a turn the CLI started itself
+ *   for a finished background task) and is dropped with a debug diagnostic.
+ * - `legacy-unstamped`: for a producer that never stamps (an older CLI or SDK behind an injected
+ *   query). Frames belong to the one turn in flight by position. The declaration lapses the moment
+ *   a stamp is seen: from then on the producer is known to stamp and `stamped` rules apply.
+ */
+export type Correlation = 'stamped' | 'legacy-unstamped';
+
+interface Stamps {
+  readonly uuids: readonly string[];
+  /** Whether naming the input means its turn has begun (a lifecycle `queued` stamp does not). */
+  readonly starts: boolean;
+}
+
+const none: Stamps = { uuids: [], starts: false };
+
+function carried(uuids: readonly string[] | null | undefined, uuid: string | null | undefined): readonly string[] {
+  if (uuids && uuids.length > 0) return uuids;
+  return uuid ? [uuid] : [];
+}
+
+/** The input uuids a frame names. */
+export function stampsOf(frame: CliFrame): Stamps {
+  switch (frame.kind) {
+    case 'command_lifecycle':
+      return { uuids: [frame.frame.command_uuid], starts: frame.frame.state === 'started' };
+    case 'system':
+      return { uuids: carried(frame.frame.user_message_uuids, undefined), starts: true };
+    case 'stream_event':
+    case 'assistant':
+    case 'result':
+      return { uuids: carried(frame.frame.user_message_uuids, frame.frame.user_message_uuid), starts: true };
+    case 'conversation_reset':
+      return { uuids: carried(undefined, frame.frame.user_message_uuid), starts: true };
+    default:
+      return none;
+  }
+}
+
+/**
+ * Reads a frame's stamps before it is translated: a stamp naming the turn's input marks the turn
+ * started; any stamp at all ends a `legacy-unstamped` declaration. Returns whether it lapsed now.
+ */
+export function applyStamps(state: TranslatorState, stamps: Stamps): boolean {
+  if (stamps.uuids.length === 0) return false;
+  const turn = state.turn;
+  if (turn && stamps.starts && stamps.uuids.includes(turn.uuid)) turn.started = true;
+  if (state.correlation !== 'legacy-unstamped') return false;
+  state.correlation = 'stamped';
+  return true;
+}
+
+/** The run the frames now arriving belong to: the turn in flight, once it is known to have begun. */
+export function attributedRunId(state: TranslatorState): string | null {
+  const turn = state.turn;
+  if (!turn) return null;
+  return turn.started || state.correlation === 'legacy-unstamped' ? turn.runId : null;
+}
