@@ -10,7 +10,9 @@ import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const webDist = path.join(root, 'packages', 'web', 'dist');
-const screenshotDirectory = path.join(root, 'docs', 'screenshots');
+// Every run writes its pictures under .test-results; the committed ones in docs/screenshots change
+// only when asked (TETHER_UPDATE_SCREENSHOTS=1), so a test run leaves the checkout clean.
+const screenshotDirectory = process.env.TETHER_UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'screenshots') : path.join(root, '.test-results', 'screenshots');
 
 /** Debian's chromium (apt-get install chromium), or the one TETHER_CHROMIUM_PATH names. */
 export const chromiumPath = process.env.TETHER_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -117,8 +119,8 @@ export async function waitForRunEnd(page: Page, label: 'Succeeded' | 'Stopped' |
 }
 
 /**
- * docs/screenshots/<name>.png for the docs. Never fails a test: a read-only checkout simply keeps
- * the pictures it has.
+ * <name>.png of the page (see screenshotDirectory). Never fails a test: a read-only checkout simply
+ * keeps the pictures it has.
  */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   try {
