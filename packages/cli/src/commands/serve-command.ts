@@ -64,7 +64,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   });
   context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
-  context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
+  // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.
+  if (context.terminal) context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
+  else context.stderr.write('token: run `tether token` to show it (not printed: this output is not a terminal)\n');
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');
   await daemon.close();
