@@ -87,6 +87,8 @@ export type { InteractionKind } from './interactions.js';
 export { checkAnswer } from './validate-answer.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
 export { SessionSnapshot, SessionState, RunSnapshot, RunStatus, InteractionSnapshot } from './session-snapshot.js';
+export { turnTitle, sessionTitleMaxLength } from './session-title.js';
+export { countsAsActivity, housekeepingEventTypes } from './session-activity.js';
 export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './errors/agent-error.js';
 export type { AgentErrorOptions } from './errors/agent-error.js';
 export { errorCodeTable, errorCodes, httpStatusForCode, exitCodeForCode } from './errors/error-codes.js';
