@@ -86,7 +86,7 @@ export {
 export type { InteractionKind } from './interactions.js';
 export { checkAnswer } from './validate-answer.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
-export { SessionSnapshot, SessionState, RunSnapshot, RunStatus, InteractionSnapshot } from './session-snapshot.js';
+export { SessionSnapshot, SessionState, RunSnapshot, RunStatus, InteractionSnapshot, LastRun } from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
 export { countsAsActivity, housekeepingEventTypes } from './session-activity.js';
 export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './errors/agent-error.js';

@@ -4,6 +4,7 @@ import { RunId, SessionId } from './identifiers.js';
 import { RunOutcome } from './events.js';
 import { InteractionRef, InteractionRequest, InteractionStatus } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
+import { sessionTitleMaxLength } from './session-title.js';
 import { TokenUsage } from './usage.js';
 import { Workspace } from './workspace.js';
 
@@ -40,6 +41,14 @@ export const InteractionSnapshot = z.strictObject({
 });
 export type InteractionSnapshot = z.infer<typeof InteractionSnapshot>;
 
+/** How the session's most recent completed run ended. */
+export const LastRun = z.strictObject({
+  runId: RunId,
+  outcome: RunOutcome,
+  completedAt: z.string(),
+});
+export type LastRun = z.infer<typeof LastRun>;
+
 export const SessionSnapshot = z.strictObject({
   sessionId: SessionId,
   provider: z.string(),
@@ -56,8 +65,23 @@ export const SessionSnapshot = z.strictObject({
   pendingInteractions: z.array(InteractionSnapshot),
   providerSessionId: z.string().nullable(),
   usage: TokenUsage,
+  /**
+   * The text of the session's first turn, whitespace collapsed, at most 200 characters (cut with an
+   * ellipsis); set once, never changed. Control runs (slash commands) do not title a session, and
+   * neither do redacted turns (redactInput): the title holds only text the log holds, so a session
+   * that redacts its input stays null. Null until then.
+   */
+  title: z.string().max(sessionTitleMaxLength).nullable(),
+  /** The most recent completed run (turn or control); null until one completes. */
+  lastRun: LastRun.nullable(),
   lastSeq: z.number().int().nonnegative(),
   createdAt: z.string(),
+  /** When the session's own facts (state, settings, usage, process) last changed; streamed output and interactions do not move it. */
   updatedAt: z.string(),
+  /**
+   * When the session last did something a supervisor sees: any event but process and diagnostic
+   * housekeeping (turns, output, tool activity, interactions, run ends, open, close). What to sort by.
+   */
+  lastActivityAt: z.string(),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshot>;

@@ -3,6 +3,7 @@ import type {
   InteractionRequest,
   ProtocolEvent,
   Receipt,
+  RunOutcome,
   SessionConfiguration,
   SerializedAgentError,
   TokenUsage,
@@ -28,9 +29,14 @@ interface SessionRow {
   readonly live_process: string | null;
   readonly provider_session_id: string | null;
   readonly usage: string;
+  readonly title: string | null;
+  readonly last_run_id: string | null;
+  readonly last_run_outcome: string | null;
+  readonly last_run_completed_at: string | null;
   readonly last_seq: number;
   readonly created_at: string;
   readonly updated_at: string;
+  readonly last_activity_at: string | null;
 }
 
 interface RunRow {
@@ -104,10 +110,20 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess),
     providerSessionId: session.providerSessionId,
     usage: JSON.stringify(session.usage),
+    title: session.title,
+    lastRunId: session.lastRun?.runId ?? null,
+    lastRunOutcome: session.lastRun?.outcome ?? null,
+    lastRunCompletedAt: session.lastRun?.completedAt ?? null,
     lastSeq: session.lastSeq,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    lastActivityAt: session.lastActivityAt,
   };
+}
+
+function lastRunFromRow(session: SessionRow): SessionRecord['lastRun'] {
+  if (session.last_run_id === null || session.last_run_outcome === null || session.last_run_completed_at === null) return null;
+  return { runId: session.last_run_id, outcome: session.last_run_outcome as RunOutcome, completedAt: session.last_run_completed_at };
 }
 
 export function sessionFromRow(row: unknown): SessionRecord {
@@ -127,9 +143,13 @@ export function sessionFromRow(row: unknown): SessionRecord {
     liveProcess: session.live_process === null || session.live_process === undefined ? null : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
     providerSessionId: session.provider_session_id,
     usage: parseObject<TokenUsage>(session.usage, what),
+    title: session.title,
+    lastRun: lastRunFromRow(session),
     lastSeq: session.last_seq,
     createdAt: session.created_at,
     updatedAt: session.updated_at,
+    // Every row is filled by migration 4; the fallback only types the nullable column.
+    lastActivityAt: session.last_activity_at ?? session.created_at,
   };
 }
 

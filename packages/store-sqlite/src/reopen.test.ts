@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { AgentError } from '@tether/protocol';
 import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
 import { openSqliteStore } from './index.js';
-import { initialMigration } from './migrations/0001-initial.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
 let dataDir: string;
@@ -101,6 +101,7 @@ describe('migrations', () => {
       [1, 'initial'],
       [2, 'interactions'],
       [3, 'session-model-and-process'],
+      [4, 'session-summary'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -108,13 +109,8 @@ describe('migrations', () => {
   });
 
   it('bring a version 1 database holding data up to date, its sessions with no permission mode yet', async () => {
-    // Built by hand as the first release left it: migration 1 only, with a session, its run and events.
-    mkdirSync(dataDir, { mode: 0o700 });
-    const legacy = new DatabaseSync(path.join(dataDir, 'tether.db'));
-    try {
-      legacy.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
-      legacy.exec(initialMigration.sql);
-      legacy.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, ?, ?)').run(initialMigration.name, at);
+    // As the first release left it: a session, its run and events.
+    createDatabaseAtVersion(dataDir, 1, (legacy) => {
       const v1Session = sessionRecord(2);
       legacy
         .prepare(
@@ -125,9 +121,7 @@ describe('migrations', () => {
       legacy.prepare(`INSERT INTO runs (run_id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`).run(runId, sessionId, at);
       const insertEvent = legacy.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)');
       for (const event of messageDeltas(1, 2)) insertEvent.run(sessionId, event.seq, event.type, runId, at, JSON.stringify(event));
-    } finally {
-      legacy.close();
-    }
+    });
 
     const store = await openSqliteStore({ dataDir });
     try {

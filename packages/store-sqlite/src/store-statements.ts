@@ -20,7 +20,7 @@ export interface StoreStatements {
 }
 
 const sessionColumns =
-  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, last_seq, created_at, updated_at';
+  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at';
 const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at';
 const interactionColumns = 'session_id, interaction_ref, run_id, status, request, requested_at, settled_at';
 
@@ -32,12 +32,15 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})
-      VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $model, $liveProcess, $providerSessionId, $usage, $lastSeq, $createdAt, $updatedAt)
+      VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $model, $liveProcess, $providerSessionId, $usage,
+        $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt)
       ON CONFLICT (session_id) DO UPDATE SET
         provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
         ephemeral = excluded.ephemeral, redact_input = excluded.redact_input, state = excluded.state,
         active_run_id = excluded.active_run_id, permission_mode = excluded.permission_mode, model = excluded.model, live_process = excluded.live_process, provider_session_id = excluded.provider_session_id,
-        usage = excluded.usage, last_seq = excluded.last_seq, created_at = excluded.created_at, updated_at = excluded.updated_at`),
+        usage = excluded.usage, title = excluded.title, last_run_id = excluded.last_run_id, last_run_outcome = excluded.last_run_outcome,
+        last_run_completed_at = excluded.last_run_completed_at, last_seq = excluded.last_seq, created_at = excluded.created_at,
+        updated_at = excluded.updated_at, last_activity_at = excluded.last_activity_at`),
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
       VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt)

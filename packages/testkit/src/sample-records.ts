@@ -18,9 +18,12 @@ export function sampleSessionRecord(overrides: Partial<SessionRecord> = {}): Ses
     liveProcess: null,
     providerSessionId: null,
     usage: zeroUsage,
+    title: null,
+    lastRun: null,
     lastSeq: 1,
     createdAt: at,
     updatedAt: at,
+    lastActivityAt: at,
     ...overrides,
   };
 }

@@ -16,9 +16,12 @@ export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): Sessio
     pendingInteractions: [],
     providerSessionId: null,
     usage: { ...zeroUsage },
+    title: null,
+    lastRun: null,
     lastSeq: 0,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
+    lastActivityAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
   };
 }

@@ -33,9 +33,12 @@ export function createSessionRecord(command: OpenSessionCommand, context: { prov
     liveProcess: null,
     providerSessionId: null,
     usage: zeroUsage,
+    title: null,
+    lastRun: null,
     lastSeq: 0,
     createdAt: context.at,
     updatedAt: context.at,
+    lastActivityAt: context.at,
   };
 }
 
@@ -66,9 +69,12 @@ export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): Session
     pendingInteractions: entry.openInteractions().map(toInteractionSnapshot),
     providerSessionId: record.providerSessionId,
     usage: record.usage,
+    title: record.title,
+    lastRun: record.lastRun,
     lastSeq,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    lastActivityAt: record.lastActivityAt,
   };
 }
 

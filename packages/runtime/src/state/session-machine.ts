@@ -8,7 +8,9 @@ import {
   ControlName,
   type SubmitTurnCommand,
   addUsage,
+  countsAsActivity,
   describeConfiguration,
+  turnTitle,
 } from '@tether/protocol';
 import type { RunRecord, SessionRecord } from '../store/tether-store.js';
 
@@ -125,6 +127,13 @@ export function decideClose(state: SessionRecord | undefined, _command: CloseSes
 
 /** The session after an event. Pure: the same state and event always give the same result. */
 export function evolveSession(state: SessionRecord, event: EventBody, at: string): SessionRecord {
+  const next = evolveSessionFacts(state, event, at);
+  // Streamed output shares its millisecond (and so its `at`) with its neighbours: no copy per delta then.
+  if (!countsAsActivity(event.type) || next.lastActivityAt === at) return next;
+  return { ...next, lastActivityAt: at };
+}
+
+function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string): SessionRecord {
   switch (event.type) {
     case 'session.opened':
       return { ...state, state: 'idle', activeRunId: null, updatedAt: at };
@@ -154,9 +163,16 @@ export function evolveSession(state: SessionRecord, event: EventBody, at: string
       };
     }
     case 'run.started':
-      return { ...state, state: 'running', activeRunId: event.runId, updatedAt: at };
+      return { ...state, state: 'running', activeRunId: event.runId, title: state.title ?? turnTitle(event), updatedAt: at };
     case 'run.completed':
-      return state.activeRunId === event.runId ? { ...state, state: state.state === 'closed' ? 'closed' : 'idle', activeRunId: null, updatedAt: at } : state;
+      if (state.activeRunId !== event.runId) return state;
+      return {
+        ...state,
+        state: state.state === 'closed' ? 'closed' : 'idle',
+        activeRunId: null,
+        lastRun: { runId: event.runId, outcome: event.outcome, completedAt: at },
+        updatedAt: at,
+      };
     case 'run.usage': {
       const { type: _type, runId: _runId, ...usage } = event;
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };

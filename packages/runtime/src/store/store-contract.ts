@@ -28,9 +28,12 @@ function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): Sess
     permissionMode: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
+    title: null,
+    lastRun: null,
     lastSeq: 0,
     createdAt: at,
     updatedAt: at,
+    lastActivityAt: at,
     ...overrides,
   };
 }
@@ -165,6 +168,23 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       const stopped = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: null });
       await store.commit(unit({ sessions: [stopped] }));
       expect((await store.loadSessions())[0]).toEqual(stopped);
+    });
+
+    it('round-trips the title, the last run and the last activity, and moves them on', async () => {
+      const titled = sessionRecord(sessionId, {
+        title: 'Fix the “build” — then 😀 ship it…',
+        lastRun: { runId, outcome: 'failed', completedAt: '2025-01-02T03:05:00.000Z' },
+        lastActivityAt: '2025-01-02T03:05:01.000Z',
+      });
+      const untitled = sessionRecord(otherSessionId);
+      await store.commit(unit({ sessions: [titled, untitled] }));
+      expect(await store.getSession(sessionId)).toEqual(titled);
+      expect(await store.loadSessions()).toEqual([titled, untitled]);
+
+      const later = { ...titled, lastRun: { runId: `run_${'d'.repeat(32)}`, outcome: 'interrupted' as const, completedAt: '2025-01-02T03:06:00.000Z' }, lastActivityAt: '2025-01-02T03:06:00.000Z' };
+      await store.commit(unit({ sessions: [later] }));
+      expect(await store.getSession(sessionId)).toEqual(later);
+      expect(await store.getSession(otherSessionId)).toEqual(untitled);
     });
 
     it('round-trips a waiting session and its permission mode, and a mode set back to unknown', async () => {

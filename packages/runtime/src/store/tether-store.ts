@@ -1,4 +1,4 @@
-import type { InteractionRequest, InteractionStatus, PermissionMode, ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
+import type { InteractionRequest, InteractionStatus, LastRun, PermissionMode, ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
 
 /** A session as the store keeps it: the projection the runtime reloads after a restart. */
 export interface SessionRecord {
@@ -19,10 +19,16 @@ export interface SessionRecord {
   readonly liveProcess: LiveProcess | null;
   readonly providerSessionId: string | null;
   readonly usage: TokenUsage;
+  /** The first recorded turn's text, cut for a list (null until then; see SessionSnapshot.title). */
+  readonly title: string | null;
+  /** How the most recent completed run ended (null until one completes). */
+  readonly lastRun: LastRun | null;
   /** The seq of the last stored event of this session (0 before the first). */
   readonly lastSeq: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The time of the last event that was not housekeeping (see countsAsActivity). */
+  readonly lastActivityAt: string;
 }
 
 export type RunRecord = RunSnapshot;

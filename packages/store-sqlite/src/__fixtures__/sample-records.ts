@@ -16,13 +16,16 @@ export function sessionRecord(lastSeq: number): SessionRecord {
     state: 'running',
     activeRunId: runId,
     permissionMode: null,
-  model: null,
-  liveProcess: null,
+    model: null,
+    liveProcess: null,
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
+    title: null,
+    lastRun: null,
     lastSeq,
     createdAt: at,
     updatedAt: at,
+    lastActivityAt: at,
   };
 }
 

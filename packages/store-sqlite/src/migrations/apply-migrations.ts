@@ -3,7 +3,7 @@ import { storeFailure } from '../store-failure.js';
 import { inImmediateTransaction } from '../transaction.js';
 import { latestSchemaVersion, migrations } from './migrations.js';
 
-/** Brings the schema up to date, each missing migration in its own transaction, recorded once. */
+/** Brings the schema up to date, each missing migration (with its backfill) in its own transaction, recorded once. */
 export function applyMigrations(database: DatabaseSync, databasePath: string): void {
   database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
   const applied = new Set(database.prepare('SELECT version FROM schema_migrations').all().map((row) => Number(row['version'])));
@@ -19,6 +19,7 @@ export function applyMigrations(database: DatabaseSync, databasePath: string): v
     if (applied.has(migration.version)) continue;
     inImmediateTransaction(database, () => {
       database.exec(migration.sql);
+      migration.backfill?.(database);
       record.run(migration.version, migration.name, new Date().toISOString());
     });
   }

@@ -16,9 +16,12 @@ function snapshot(id: string, state: SessionSnapshot['state'], updatedAt: string
     pendingInteractions: [],
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
+    title: null,
+    lastRun: null,
     lastSeq: 1,
     createdAt: updatedAt,
     updatedAt,
+    lastActivityAt: updatedAt,
   };
 }
 
