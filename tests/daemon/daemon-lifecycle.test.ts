@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
-import type { SubmitTurnReceipt } from '@tether/protocol';
+import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDaemonInfo } from '../../packages/daemon/src/index.js';
@@ -85,10 +85,11 @@ describe('daemon lifecycle', () => {
     const daemon = await fixture.daemonOn(environment);
     const api = client(daemon);
     expect(daemon.token).toBe(first.token);
-    const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as { state: string; activeRunId: string | null };
-    expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null });
+    const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
     const events = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
+    // The title was stored with the turn; the run's end, recorded by the new daemon, is the last run.
+    expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null, title: 'Never answered.', lastRun: { runId, outcome: 'failed', completedAt: events.at(-1)!.at } });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
 
     // The session goes on under the new daemon.
@@ -96,5 +97,7 @@ describe('daemon lifecycle', () => {
     const next = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Still there?' }] });
     const after = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId, { after: events.at(-1)!.seq })).body!), completes(next.runId));
     expect(answerText(after)).toBe('Back after the crash.');
+    const later = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
+    expect(later).toMatchObject({ title: 'Never answered.', lastRun: { runId: next.runId, outcome: 'succeeded' } });
   });
 });

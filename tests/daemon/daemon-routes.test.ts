@@ -153,11 +153,16 @@ describe('the daemon routes', () => {
   });
 
   it('serves an OpenAPI 3.1 document generated from the zod schemas', async () => {
-    const document = (await (await api.request('GET', '/v1/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { oneOf?: unknown[] }> } };
+    const document = (await (await api.request('GET', '/v1/openapi.json')).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, { oneOf?: unknown[]; required?: string[] }> };
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/commands', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/events', '/v1/providers', '/v1/metrics', '/v1/ws']));
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Command', 'Receipt', 'ProtocolEvent', 'SessionSnapshot', 'SerializedAgentError', 'ErrorResponse']));
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
+    expect(document.components.schemas['SessionSnapshot']?.required).toEqual(expect.arrayContaining(['title', 'lastRun', 'lastActivityAt']));
     expect(JSON.stringify(document)).not.toContain('"$schema"');
   });
 });

@@ -1,5 +1,5 @@
 import { textReply } from '@tether/fake-anthropic-api';
-import type { SubmitTurnReceipt } from '@tether/protocol';
+import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { SocketClient, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
@@ -26,8 +26,17 @@ describe('a turn through the daemon', () => {
     expect(answerText(events)).toBe('Hello over the daemon.');
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
 
-    const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as { state: string; lastSeq: number };
-    expect(snapshot).toMatchObject({ state: 'idle', lastSeq: events.at(-1)!.seq });
+    const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
+    const completed = events.at(-1)!;
+    expect(snapshot).toMatchObject({
+      state: 'idle',
+      lastSeq: completed.seq,
+      title: 'Say hello.',
+      lastRun: { runId: receipt.runId, outcome: 'succeeded', completedAt: completed.at },
+      lastActivityAt: completed.at,
+    });
+    const { sessions } = (await (await api.request('GET', '/v1/sessions')).json()) as { sessions: SessionSnapshot[] };
+    expect(sessions).toEqual([snapshot]);
   });
 
   it('is sent and watched over one WebSocket', async () => {

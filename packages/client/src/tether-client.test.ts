@@ -1,4 +1,4 @@
-import { AgentError, newSessionId } from '@tether/protocol';
+import { AgentError, newRunId, newSessionId } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
@@ -79,6 +79,17 @@ describe('TetherClient commands and reads', () => {
     expect(invalid.details?.issues?.[0]?.path).toBe('runId');
   });
 
+  it('refuses a snapshot whose title or last run does not validate', async () => {
+    const badRun = sampleSnapshot({ lastRun: { runId: 'not-a-run-id', outcome: 'failed', completedAt: '2026-01-01T00:01:00.000Z' } });
+    const longTitle = sampleSnapshot({ title: 'x'.repeat(201) });
+    daemon.addSession(badRun);
+    daemon.addSession(longTitle);
+    const error = await rejection(client.getSession(badRun.sessionId));
+    expect(error).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
+    expect(error.details?.issues?.[0]?.path).toBe('lastRun.runId');
+    expect((await rejection(client.getSession(longTitle.sessionId))).details?.issues?.[0]?.path).toBe('title');
+  });
+
   it('answers 401 with unauthorized, pointing at `tether token`', async () => {
     const wrong = createTetherClient({ url: daemon.url, token: 'wrong' });
     const error = await rejection(wrong.openSession({ workspace: { kind: 'directory', path: '/repo' } }));
@@ -120,7 +131,12 @@ describe('TetherClient commands and reads', () => {
   });
 
   it('reads a session, deletes closed ones only, lists providers, checks health without the token', async () => {
-    const open = sampleSnapshot({ lastSeq: 4 });
+    const open = sampleSnapshot({
+      lastSeq: 4,
+      title: 'Fix the build',
+      lastRun: { runId: newRunId(), outcome: 'failed', completedAt: '2026-01-01T00:01:00.000Z' },
+      lastActivityAt: '2026-01-01T00:01:00.000Z',
+    });
     const closed = sampleSnapshot({ state: 'closed' });
     daemon.addSession(open);
     daemon.addSession(closed);
