@@ -1,6 +1,6 @@
-import { textReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply } from '@tether/fake-anthropic-api';
 import { expect, it } from 'vitest';
-import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
+import { client, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 import {
   browserSuite,
   conversationText,
@@ -104,6 +104,30 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await page.getByRole('link', { name: '← All sessions' }).click();
     await page.getByRole('navigation', { name: 'Sessions' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phoneViewport.width);
+  });
+
+  it('lists sessions by their first prompt and last outcome from snapshots alone: its poll opens no event stream', async () => {
+    const page = await connectedPage();
+    const eventStreams: string[] = [];
+    page.on('request', (request) => {
+      if (/^\/v1\/sessions\/[^/]+\/events/.test(new URL(request.url()).pathname)) eventStreams.push(request.url());
+    });
+    const api = client(suite.daemon);
+    const listed = (sessionId: string, label: string) => page.getByRole('navigation', { name: 'Sessions' }).locator(`a[href="/sessions/${sessionId}"][aria-label="${label}"]`);
+
+    const fresh = await openSession(api, suite.environment.workspace);
+    await listed(fresh, 'No turns yet — Idle').waitFor();
+    const tidy = await openSession(api, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('Tidied.'));
+    await api.command({ type: 'submit_turn', sessionId: tidy, input: [{ type: 'text', text: '  Tidy   the\n\nREADME, please ' }] });
+    await listed(tidy, 'Tidy the README, please — Idle').waitFor();
+    const failing = await openSession(api, suite.environment.workspace);
+    // A 500 and its one retry (CLAUDE_CODE_MAX_RETRIES=1): the run fails.
+    suite.environment.api.enqueue(errorReply(500), errorReply(500));
+    await api.command({ type: 'submit_turn', sessionId: failing, input: [{ type: 'text', text: 'This one fails.' }] });
+    await listed(failing, 'This one fails. — Failed').waitFor();
+
+    expect(eventStreams).toEqual([]);
   });
 
   // Last: it restarts the daemon (same port, same data dir) under the open page.

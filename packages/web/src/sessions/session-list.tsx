@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { formatCost, formatRelativeTime, permissionModeLabels } from '../format/format-values.js';
 import { sessionPath } from '../routing/use-route.js';
-import { statusLabels } from './session-order.js';
+import { sessionTitle, statusLabels } from './session-order.js';
 import type { ListedSession, SessionList as SessionListData } from './use-session-list.js';
 
 function SessionListItem({ session, selected, now, onOpen }: { readonly session: ListedSession; readonly selected: boolean; readonly now: number; readonly onOpen: (path: string) => void }) {
-  const { snapshot, status, digest } = session;
-  const title = digest?.title ?? (snapshot.lastSeq === 0 || digest !== undefined ? 'No turns yet' : '…');
+  const { snapshot, status } = session;
+  const title = sessionTitle(snapshot);
   const path = sessionPath(snapshot.sessionId);
   return (
     <li className={`session-item session-item-${status}${selected ? ' session-item-selected' : ''}`}>
@@ -22,7 +22,7 @@ function SessionListItem({ session, selected, now, onOpen }: { readonly session:
       >
         <span className="session-item-top">
           <span className={`status-badge status-${status}`}>{statusLabels[status]}</span>
-          <span className="session-item-time">{formatRelativeTime(snapshot.updatedAt, now)}</span>
+          <span className="session-item-time">{formatRelativeTime(snapshot.lastActivityAt, now)}</span>
         </span>
         <span className="session-item-title">{title}</span>
         <span className="session-item-facts">

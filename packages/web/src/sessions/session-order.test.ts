@@ -1,8 +1,10 @@
 import type { SessionSnapshot } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { orderSessions, sessionStatus } from './session-order.js';
+import { orderSessions, sessionStatus, sessionTitle } from './session-order.js';
 
-function snapshot(id: string, state: SessionSnapshot['state'], updatedAt: string): SessionSnapshot {
+const runId = `run_${'f'.repeat(32)}`;
+
+function snapshot(id: string, state: SessionSnapshot['state'], lastActivityAt: string, overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
   return {
     sessionId: `ses_${id.repeat(32)}`,
     provider: 'claude',
@@ -19,9 +21,11 @@ function snapshot(id: string, state: SessionSnapshot['state'], updatedAt: string
     title: null,
     lastRun: null,
     lastSeq: 1,
-    createdAt: updatedAt,
-    updatedAt,
-    lastActivityAt: updatedAt,
+    createdAt: '2026-12-01T09:00:00Z',
+    // Deliberately unrelated to the order: the list sorts by activity, not by the last change of settings.
+    updatedAt: `2026-12-01T10:00:0${9 - Number(id)}Z`,
+    lastActivityAt,
+    ...overrides,
   };
 }
 
@@ -33,14 +37,23 @@ describe('the session list order', () => {
       snapshot('3', 'running', '2026-12-01T10:00:01Z'),
       snapshot('4', 'waiting', '2026-12-01T10:00:00Z'),
       snapshot('5', 'idle', '2026-12-01T10:00:07Z'),
-    ].map((item) => ({ snapshot: item, status: sessionStatus(item, undefined) }));
+    ].map((item) => ({ snapshot: item, status: sessionStatus(item) }));
     expect(orderSessions(items).map((item) => item.snapshot.sessionId[4])).toEqual(['4', '3', '5', '1', '2']);
   });
 
   it('calls an idle session whose last run failed "failed"', () => {
-    const idle = snapshot('1', 'idle', '2026-12-01T10:00:00Z');
-    expect(sessionStatus(idle, { title: null, lastOutcome: 'failed', checkedSeq: 1 })).toBe('failed');
-    expect(sessionStatus(idle, { title: null, lastOutcome: 'succeeded', checkedSeq: 1 })).toBe('idle');
-    expect(sessionStatus(snapshot('1', 'waiting', 'x'), { title: null, lastOutcome: 'failed', checkedSeq: 1 })).toBe('waiting');
+    const lastRun = (outcome: 'failed' | 'succeeded' | 'interrupted') => ({ lastRun: { runId, outcome, completedAt: '2026-12-01T10:00:00Z' } });
+    expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('failed')))).toBe('failed');
+    expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('succeeded')))).toBe('idle');
+    expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('interrupted')))).toBe('idle');
+    expect(sessionStatus(snapshot('1', 'waiting', 'x', lastRun('failed')))).toBe('waiting');
+    expect(sessionStatus(snapshot('1', 'closed', 'x', lastRun('failed')))).toBe('closed');
+  });
+
+  it('names a session by its title, or says why it has none', () => {
+    expect(sessionTitle(snapshot('1', 'idle', 'x', { title: 'Fix the build' }))).toBe('Fix the build');
+    expect(sessionTitle(snapshot('1', 'idle', 'x'))).toBe('No turns yet');
+    expect(sessionTitle(snapshot('1', 'running', 'x', { activeRunId: runId }))).toBe('Untitled');
+    expect(sessionTitle(snapshot('1', 'idle', 'x', { lastRun: { runId, outcome: 'succeeded', completedAt: 'x' } }))).toBe('Untitled');
   });
 });

@@ -1,20 +1,18 @@
-import type { RunOutcome, SessionSnapshot } from '@tether/protocol';
+import type { SessionSnapshot } from '@tether/protocol';
 
 /** How the list labels a session: the daemon's state, with a failed last run told apart from idle. */
 export type SessionStatus = 'waiting' | 'running' | 'failed' | 'idle' | 'closed';
 
-/** What the list learns about a session from its events (the snapshot holds neither). */
-export interface SessionDigest {
-  /** The first turn's text, null when redacted or not read yet. */
-  readonly title: string | null;
-  readonly lastOutcome: RunOutcome | null;
-  /** The seq the outcome was read at. */
-  readonly checkedSeq: number;
+export function sessionStatus(snapshot: SessionSnapshot): SessionStatus {
+  if (snapshot.state === 'waiting' || snapshot.state === 'running' || snapshot.state === 'closed') return snapshot.state;
+  return snapshot.lastRun?.outcome === 'failed' ? 'failed' : 'idle';
 }
 
-export function sessionStatus(snapshot: SessionSnapshot, digest: SessionDigest | undefined): SessionStatus {
-  if (snapshot.state === 'waiting' || snapshot.state === 'running' || snapshot.state === 'closed') return snapshot.state;
-  return digest?.lastOutcome === 'failed' ? 'failed' : 'idle';
+/** What the list calls a session: its first turn, or why it has no title. */
+export function sessionTitle(snapshot: SessionSnapshot): string {
+  if (snapshot.title !== null) return snapshot.title;
+  // Runs but no title: the turns were redacted, or only controls ran.
+  return snapshot.lastRun === null && snapshot.activeRunId === null ? 'No turns yet' : 'Untitled';
 }
 
 export const statusLabels: Record<SessionStatus, string> = {
@@ -29,5 +27,5 @@ const statusRank: Record<SessionStatus, number> = { waiting: 0, running: 1, fail
 
 /** Waiting-for-you first, then running, then the rest by last activity; closed ones last. */
 export function orderSessions<T extends { snapshot: SessionSnapshot; status: SessionStatus }>(sessions: readonly T[]): T[] {
-  return sessions.slice().sort((left, right) => statusRank[left.status] - statusRank[right.status] || (left.snapshot.updatedAt < right.snapshot.updatedAt ? 1 : left.snapshot.updatedAt > right.snapshot.updatedAt ? -1 : 0));
+  return sessions.slice().sort((left, right) => statusRank[left.status] - statusRank[right.status] || (left.snapshot.lastActivityAt < right.snapshot.lastActivityAt ? 1 : left.snapshot.lastActivityAt > right.snapshot.lastActivityAt ? -1 : 0));
 }
