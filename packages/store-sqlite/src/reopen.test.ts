@@ -4,9 +4,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { AgentError } from '@tether/protocol';
 import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentRuntime } from '@tether/runtime';
+import { createMockProvider } from '../../testkit/src/mock-provider.js';
 import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
+import { expectedSummaries, legacySessions, newId, titledId, writeVersion3Sessions } from './__fixtures__/version-3-sessions.js';
 import { openSqliteStore } from './index.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
@@ -24,6 +27,18 @@ function editDatabase(sql: string): void {
   const database = new DatabaseSync(path.join(dataDir, 'tether.db'));
   try {
     database.exec(sql);
+  } finally {
+    database.close();
+  }
+}
+
+/** The schema version the database records, and the columns of its sessions table. */
+function readSchema(): { version: number; sessionColumns: string[] } {
+  const database = new DatabaseSync(path.join(dataDir, 'tether.db'), { readOnly: true });
+  try {
+    const version = Number(database.prepare('SELECT max(version) AS version FROM schema_migrations').get()!['version']);
+    const sessionColumns = database.prepare('SELECT name FROM pragma_table_info(?)').all('sessions').map((row) => String(row['name']));
+    return { version, sessionColumns };
   } finally {
     database.close();
   }
@@ -137,6 +152,54 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('bring a version 3 database up to date, backfilling each session title, last run and last activity from its events and runs', async () => {
+    createDatabaseAtVersion(dataDir, 3, writeVersion3Sessions);
+
+    const store = await openSqliteStore({ dataDir });
+    const stored = await store.loadSessions();
+    expect(Object.fromEntries(stored.map(({ sessionId, title, lastRun, lastActivityAt }) => [sessionId, { title, lastRun, lastActivityAt }]))).toEqual(expectedSummaries);
+
+    // The runtime's snapshots show them as stored, and it keeps them up to date from there.
+    const runtime = await createAgentRuntime({ providers: [createMockProvider({ name: 'claude' })], store });
+    const listed = await runtime.listSessions();
+    expect(listed).toHaveLength(legacySessions.length);
+    for (const snapshot of listed) expect(snapshot).toMatchObject(expectedSummaries[snapshot.sessionId]!);
+    const { runId } = await runtime.submitTurn({ sessionId: newId, input: [{ type: 'text', text: 'A first turn after the upgrade' }] });
+    const run = await runtime.waitForRun(runId);
+    await runtime.shutdown();
+
+    const reopened = await openSqliteStore({ dataDir });
+    try {
+      expect(await reopened.getSession(newId)).toMatchObject({ title: 'A first turn after the upgrade', lastRun: { runId, outcome: 'succeeded', completedAt: run.completedAt } });
+      expect(await reopened.getSession(titledId)).toMatchObject(expectedSummaries[titledId]!);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('leave a version 3 database as it was, columns and all, when the backfill fails, and upgrade it on the next open', async () => {
+    createDatabaseAtVersion(dataDir, 3, (database) => {
+      writeVersion3Sessions(database);
+      // Stands in for a failure half-way through the backfill: the columns are added, then the first update aborts.
+      database.exec(`CREATE TRIGGER refuse_session_updates BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+    });
+
+    expect((await rejection(openSqliteStore({ dataDir }))).code).toBe('store_failure');
+    const before = readSchema();
+    expect(before.version).toBe(3);
+    expect(before.sessionColumns).not.toContain('title');
+    expect(before.sessionColumns).not.toContain('last_activity_at');
+
+    editDatabase('DROP TRIGGER refuse_session_updates');
+    const store = await openSqliteStore({ dataDir });
+    try {
+      expect(await store.getSession(titledId)).toMatchObject(expectedSummaries[titledId]!);
+    } finally {
+      await store.close();
+    }
+    expect(readSchema().version).toBe(4);
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {

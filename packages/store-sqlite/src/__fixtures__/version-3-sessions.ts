@@ -1,27 +1,13 @@
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { AgentError, type EventBody, type RunOutcome } from '@tether/protocol';
-import { createAgentRuntime } from '@tether/runtime';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockProvider } from '../../testkit/src/mock-provider.js';
-import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
-import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
-import { openSqliteStore } from './index.js';
+import type { DatabaseSync } from 'node:sqlite';
+import type { EventBody, RunOutcome } from '@tether/protocol';
+import type { SessionRecord } from '@tether/runtime';
 
-let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
-let dataDir: string;
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-  dataDir = path.join(directory.path, 'data');
-});
-afterEach(async () => {
-  await directory.remove();
-});
+// Sessions as version 3 stored them (before titles, last runs and last activity), with what migration 4 makes of them.
 
 const minute = (value: number) => `2025-01-02T03:${String(value).padStart(2, '0')}:00.000Z`;
-const titledId = `ses_${'a'.repeat(32)}`;
-const redactedId = `ses_${'b'.repeat(32)}`;
-const newId = `ses_${'c'.repeat(32)}`;
+export const titledId = `ses_${'a'.repeat(32)}`;
+export const redactedId = `ses_${'b'.repeat(32)}`;
+export const newId = `ses_${'c'.repeat(32)}`;
 const runIds = [1, 2, 3, 4].map((digit) => `run_${String(digit).repeat(32)}`) as [string, string, string, string];
 const text = (...parts: string[]) => parts.map((part) => ({ type: 'text' as const, text: part }));
 const opened: EventBody = { type: 'session.opened', provider: 'claude', workspace: { kind: 'directory', path: '/work/project' }, configuration: {}, ephemeral: false, reopened: false };
@@ -42,7 +28,7 @@ interface LegacySession {
   readonly runs: readonly LegacyRun[];
 }
 
-const legacySessions: readonly LegacySession[] = [
+export const legacySessions: readonly LegacySession[] = [
   {
     // A control first (it names nothing), then two turns and a process release after the last run.
     sessionId: titledId,
@@ -82,7 +68,7 @@ const legacySessions: readonly LegacySession[] = [
 ];
 
 /** Writes the sessions in the schema of version 3 (before titles, last runs and last activity). */
-function writeVersion3Sessions(database: DatabaseSync): void {
+export function writeVersion3Sessions(database: DatabaseSync): void {
   const insertSession = database.prepare(`
     INSERT INTO sessions (session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, last_seq, created_at, updated_at)
     VALUES (?, 'claude', '{"kind":"directory","path":"/work/project"}', '{}', 0, ?, 'idle', NULL, NULL, NULL, NULL, NULL, ?, ?, ?, ?)`);
@@ -100,75 +86,9 @@ function writeVersion3Sessions(database: DatabaseSync): void {
   }
 }
 
-const expectedSummaries = {
+/** What migration 4 fills in for each of them. */
+export const expectedSummaries: Readonly<Record<string, Pick<SessionRecord, 'title' | 'lastRun' | 'lastActivityAt'>>> = {
   [titledId]: { title: 'Fix the build please', lastRun: { runId: runIds[2], outcome: 'interrupted', completedAt: minute(8) }, lastActivityAt: minute(8) },
   [redactedId]: { title: null, lastRun: { runId: runIds[3], outcome: 'succeeded', completedAt: minute(3) }, lastActivityAt: minute(3) },
   [newId]: { title: null, lastRun: null, lastActivityAt: minute(5) },
 };
-
-function schemaOf(): { version: number; columns: string[] } {
-  const database = new DatabaseSync(path.join(dataDir, 'tether.db'), { readOnly: true });
-  try {
-    const version = Number(database.prepare('SELECT max(version) AS version FROM schema_migrations').get()!['version']);
-    const columns = database.prepare('SELECT name FROM pragma_table_info(?)').all('sessions').map((row) => String(row['name']));
-    return { version, columns };
-  } finally {
-    database.close();
-  }
-}
-
-describe('migration 4 (session summary) on a version 3 database', () => {
-  it('backfills each session title, last run and last activity from its events and runs', async () => {
-    createDatabaseAtVersion(dataDir, 3, writeVersion3Sessions);
-
-    const store = await openSqliteStore({ dataDir });
-    const stored = await store.loadSessions();
-    expect(Object.fromEntries(stored.map(({ sessionId, title, lastRun, lastActivityAt }) => [sessionId, { title, lastRun, lastActivityAt }]))).toEqual(expectedSummaries);
-
-    // The runtime's snapshots show them as stored, and it keeps them up to date from there.
-    const runtime = await createAgentRuntime({ providers: [createMockProvider({ name: 'claude' })], store });
-    const listed = await runtime.listSessions();
-    expect(listed).toHaveLength(legacySessions.length);
-    for (const snapshot of listed) expect(snapshot).toMatchObject(expectedSummaries[snapshot.sessionId]!);
-    const { runId } = await runtime.submitTurn({ sessionId: newId, input: [{ type: 'text', text: 'A first turn after the upgrade' }] });
-    const run = await runtime.waitForRun(runId);
-    await runtime.shutdown();
-
-    const reopened = await openSqliteStore({ dataDir });
-    try {
-      expect(await reopened.getSession(newId)).toMatchObject({ title: 'A first turn after the upgrade', lastRun: { runId, outcome: 'succeeded', completedAt: run.completedAt } });
-      expect(await reopened.getSession(titledId)).toMatchObject(expectedSummaries[titledId]!);
-    } finally {
-      await reopened.close();
-    }
-  });
-
-  it('leaves the database at version 3, columns and all, when the backfill fails, and upgrades it on the next open', async () => {
-    createDatabaseAtVersion(dataDir, 3, (database) => {
-      writeVersion3Sessions(database);
-      // Stands in for a failure half-way through the backfill: the columns are added, then the first update aborts.
-      database.exec(`CREATE TRIGGER refuse_session_updates BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
-    });
-
-    const error = await openSqliteStore({ dataDir }).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(AgentError.isInstance(error) && error.code).toBe('store_failure');
-    const before = schemaOf();
-    expect(before.version).toBe(3);
-    expect(before.columns).not.toContain('title');
-    expect(before.columns).not.toContain('last_activity_at');
-
-    const database = new DatabaseSync(path.join(dataDir, 'tether.db'));
-    database.exec('DROP TRIGGER refuse_session_updates');
-    database.close();
-    const store = await openSqliteStore({ dataDir });
-    try {
-      expect(await store.getSession(titledId)).toMatchObject(expectedSummaries[titledId]!);
-    } finally {
-      await store.close();
-    }
-    expect(schemaOf().version).toBe(4);
-  });
-});
