@@ -65,6 +65,13 @@ describe('package boundaries', () => {
     }
   });
 
+  it('provider-claude never imports the Agent SDK statically: the sdk transport loads it when a session needs it', () => {
+    for (const file of sourceFiles(path.join(root, 'packages', 'provider-claude', 'src'))) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, path.relative(root, file)).not.toMatch(/(from|import\()\s*'@anthropic-ai\/claude-agent-sdk/);
+    }
+  });
+
   it('the runtime never imports a concrete provider, a child process, a SQLite driver or HTTP', () => {
     for (const file of sourceFiles(path.join(root, 'packages', 'runtime', 'src'))) {
       const text = readFileSync(file, 'utf8');

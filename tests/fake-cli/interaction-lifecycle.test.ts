@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClaudeProvider } from '@tether/provider-claude';
+import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type FakeCliStep, agentErrorOf, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, runEvents } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { transports } from '../conformance/conformance-harness.js';
 
 // Lifecycle endings the real binary only reaches through interrupts or crashes, driven with the
 // scripted CLI: the CLI withdrawing a prompt, a turn ending with a prompt open, a runtime dying.
@@ -34,16 +35,16 @@ function environment(turns: FakeCliStep[][]): Record<string, string> {
   return { PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), HOME: root, ...fakeCliScript(turns) };
 }
 
-async function open(turns: FakeCliStep[][]) {
-  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath: fakeClaudeCliPath(), environment: environment(turns) })] });
+async function open(turns: FakeCliStep[][], transport: ClaudeTransport = 'cli') {
+  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment: environment(turns) })] });
   const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
   return { runtime, sessionId };
 }
 
-describe('interaction endings (scripted CLI)', () => {
+describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (transport) => {
   it('withdraws a prompt the CLI cancels; a late answer is refused', async () => {
     const [init, ...rest] = fakeCliTurn('after');
-    const { runtime: current, sessionId } = await open([[init!, prompt('r1'), { line: { type: 'control_cancel_request', request_id: 'r1' } }, ...rest]]);
+    const { runtime: current, sessionId } = await open([[init!, prompt('r1'), { line: { type: 'control_cancel_request', request_id: 'r1' } }, ...rest]], transport);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const events = await runEvents(current, sessionId, runId);
     const requested = events.find((event) => event.type === 'interaction.requested')!;
@@ -54,13 +55,15 @@ describe('interaction endings (scripted CLI)', () => {
 
   it('cancels a prompt still open when its run ends, right before run.completed', async () => {
     const [init, ...rest] = fakeCliTurn('ended');
-    const { runtime: current, sessionId } = await open([[init!, prompt('r2'), ...rest]]);
+    const { runtime: current, sessionId } = await open([[init!, prompt('r2'), ...rest]], transport);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const types = (await runEvents(current, sessionId, runId)).map((event) => event.type);
     expect(types.slice(-2)).toEqual(['interaction.cancelled', 'run.completed']);
     expect((await current.getSession(sessionId)).pendingInteractions).toEqual([]);
   });
+});
 
+describe('interaction endings across a runtime restart (scripted CLI)', () => {
   it('a restarted runtime shows the prompts of a dead runtime cancelled, not pending', async () => {
     const dataDir = path.join(root, 'data');
     const [init] = fakeCliTurn('never');

@@ -1,13 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createClaudeProvider } from '@tether/provider-claude';
+import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { type FakeCliControlAnswer, type FakeCliStep, agentErrorOf, fakeClaudeCliPath, fakeCliControls, fakeCliResult, fakeCliScript, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { transports } from '../conformance/conformance-harness.js';
 
 // The interrupt receipt rules, for CLIs the real binary does not represent: one that cancels a
-// send that never started (cancel_queued), and older ones without the `cancelled` list.
+// send that never started (cancel_queued), and older ones without the `cancelled` list. The sdk
+// transport's interrupt() cannot ask for cancel_queued, so it lives by the older rules everywhere;
+// both transports read the same receipts the same way.
 
 let root: string;
 let runtime: AgentRuntime | undefined;
@@ -27,18 +30,19 @@ const started: FakeCliStep[] = [
   { line: { type: 'system', subtype: 'init', session_id: '$SESSION', user_message_uuids: ['$UUID'] } },
   { line: { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'working' } }, parent_tool_use_id: null } },
 ];
-const aborted = fakeCliResult({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' });
+// `errors` as the real CLI sends it: the Agent SDK reads it from every error result (and fails without it).
+const aborted = fakeCliResult({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming', errors: ['[ede_diagnostic] aborted'] });
 
-async function open(turn: FakeCliStep[], interrupt: FakeCliControlAnswer | FakeCliControlAnswer[]) {
+async function open(transport: ClaudeTransport, turn: FakeCliStep[], interrupt: FakeCliControlAnswer | FakeCliControlAnswer[]) {
   const environment = { PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), HOME: root, ...fakeCliScript([turn]), ...fakeCliControls({ interrupt }) };
-  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath: fakeClaudeCliPath(), environment })] });
+  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment })] });
   const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
   return { runtime, sessionId };
 }
 
-describe('interrupt receipts (scripted CLI)', () => {
+describe.each(transports)('interrupt receipts (scripted CLI) [%s transport]', (transport) => {
   it('ends a run whose input never started from the receipt\'s cancelled list: no result will come', async () => {
-    const { runtime: current, sessionId } = await open([], { response: { still_queued: [], cancelled: ['$UUID'] } });
+    const { runtime: current, sessionId } = await open(transport, [], { response: { still_queued: [], cancelled: ['$UUID'] } });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     await waitForEvent(current, sessionId, 'session.process_started');
     await current.interruptRun({ sessionId });
@@ -47,7 +51,7 @@ describe('interrupt receipts (scripted CLI)', () => {
   });
 
   it('older CLIs: a stop that left the started input queued is reported not applied, and a retry stops it', async () => {
-    const { runtime: current, sessionId } = await open(started, [{ response: { still_queued: ['$UUID'] } }, { response: { still_queued: [] }, then: [aborted] }]);
+    const { runtime: current, sessionId } = await open(transport, started, [{ response: { still_queued: ['$UUID'] } }, { response: { still_queued: [] }, then: [aborted] }]);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     await waitForEvent(current, sessionId, 'run.message_delta');
     const refused = await agentErrorOf(current.interruptRun({ sessionId }));
@@ -57,7 +61,7 @@ describe('interrupt receipts (scripted CLI)', () => {
   });
 
   it('older CLIs on a first turn: the CLI latches the stop and the turn ends aborted', async () => {
-    const { runtime: current, sessionId } = await open(started, { response: { still_queued: [] }, then: [aborted] });
+    const { runtime: current, sessionId } = await open(transport, started, { response: { still_queued: [] }, then: [aborted] });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     await waitForEvent(current, sessionId, 'run.message_delta');
     await current.interruptRun({ sessionId });

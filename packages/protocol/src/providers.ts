@@ -17,6 +17,8 @@ export const ProviderCapabilities = z.looseObject({
   setMode: z.boolean(),
   fork: z.boolean(),
   rollback: z.boolean(),
+  /** The agent's own cost report (get_session_cost); absent: as `usage`. False for the Claude sdk transport. */
+  sessionCost: z.boolean().optional(),
   /** Input part types a turn may carry. */
   inputParts: z.array(z.string()),
 });

@@ -1,13 +1,30 @@
-import type { AgentProviderV1, AgentProviderV1Capabilities } from '@tether/provider-spec';
+import { toAgentError } from '@tether/protocol';
+import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
 import { probeClaudeBinary } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
+import { claudeTransportCapabilities } from './claude-capabilities.js';
+import type { ClaudeTransport, ConnectionFactory } from './connection/claude-connection.js';
 import { CliConnection } from './connection/cli-connection.js';
 import { reapOrphans } from './process/reap-orphans.js';
+import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
+import { type AgentSdkLoader, importAgentSdk, loadAgentSdkQuery } from './sdk/load-agent-sdk.js';
+import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
 import { WarmPool } from './session/warm-pool.js';
 
 export interface ClaudeProviderSettings {
+  /**
+   * cli (default): Tether drives the claude CLI over its stdio. sdk: through the official Agent SDK's
+   * query() (the optional peer dependency @anthropic-ai/claude-agent-sdk), for hosts built on it.
+   * Both give the same events; capabilities tell what one of them lacks (docs/providers.md).
+   */
+  readonly transport?: ClaudeTransport;
+  /**
+   * sdk transport: the SDK's `query` export (or a deterministic stand-in in tests). Default: loaded
+   * from @anthropic-ai/claude-agent-sdk when the first session opens.
+   */
+  readonly query?: AgentSdkQueryFunction;
   /** The claude executable; otherwise TETHER_CLAUDE_PATH, PATH, the usual install locations, the bundled one. */
   readonly claudePath?: string;
   /**
@@ -51,31 +68,48 @@ export interface ClaudeProviderSettings {
   readonly warmPool?: { readonly spares: number };
 }
 
-export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
-  resume: true,
-  interrupt: true,
-  approvals: true,
-  questions: true,
-  controls: true,
-  usage: true,
-  setModel: true,
-  setMode: true,
-  fork: false,
-  rollback: false,
-  inputParts: ['text'],
-});
+/** What the provider needs besides its settings; tests replace the SDK loader to see "not installed". */
+export interface ClaudeProviderSeams {
+  readonly loadAgentSdk?: AgentSdkLoader;
+}
 
-/** The Claude Code provider: one long-lived `claude` process per session, in stream-json mode. */
+/** The Claude Code provider: one long-lived agent process per session, over the chosen transport. */
 export function createClaudeProvider(settings: ClaudeProviderSettings = {}): AgentProviderV1 {
+  return createClaudeProviderWith(settings, {});
+}
+
+export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams: ClaudeProviderSeams): AgentProviderV1 {
+  const transport = settings.transport ?? 'cli';
   const environment = () => settings.environment ?? process.env;
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
   const warmPool = settings.warmPool && settings.warmPool.spares > 0 ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool }) : null;
+  // Loaded once; a failure is not kept, so installing the SDK is all a retry needs.
+  let sdkQuery: Promise<AgentSdkQueryFunction> | null = settings.query ? Promise.resolve(settings.query) : null;
+  const agentSdkQuery = (): Promise<AgentSdkQueryFunction> => {
+    sdkQuery ??= loadAgentSdkQuery(seams.loadAgentSdk ?? importAgentSdk).catch((error: unknown) => {
+      sdkQuery = null;
+      throw error;
+    });
+    return sdkQuery;
+  };
+  const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
+    if (transport === 'cli') return (plan, listener) => new CliConnection({ binaryPath, plan, listener });
+    const query = await agentSdkQuery();
+    return (plan, listener) => new SdkConnection({ query, binaryPath, plan, listener });
+  };
   return {
     specificationVersion: 'agent-provider-v1',
     name: 'claude',
-    capabilities: claudeCapabilities,
-    doProbe(options = {}) {
-      return probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+    capabilities: claudeTransportCapabilities[transport],
+    async doProbe(options = {}): Promise<AgentProviderV1Availability> {
+      const availability = await probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+      if (transport !== 'sdk' || !availability.available) return availability;
+      try {
+        await agentSdkQuery();
+        return availability;
+      } catch (error) {
+        return { ...availability, available: false, problem: toAgentError(error).toObject() };
+      }
     },
     async doRecover(processes) {
       // Records without a start time cannot be verified against pid reuse, and are left alone.
@@ -89,8 +123,8 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
       const inherited = environment();
       const binary = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: inherited });
       return new ClaudeSession(options, {
-        transport: 'cli',
-        connect: (plan, listener) => new CliConnection({ binaryPath: binary.path, plan, listener }),
+        transport,
+        connect: await connector(binary.path),
         binaryPath: binary.path,
         correlation: settings.correlation ?? 'stamped',
         inheritedEnvironment: inherited,

@@ -1,5 +1,9 @@
-export { createClaudeProvider, claudeCapabilities } from './claude-provider.js';
+export { createClaudeProvider } from './claude-provider.js';
 export type { ClaudeProviderSettings } from './claude-provider.js';
+export { claudeCapabilities, claudeSdkCapabilities } from './claude-capabilities.js';
+export type { ClaudeTransport } from './connection/claude-connection.js';
+export { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkVersionRange } from './sdk/load-agent-sdk.js';
+export type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkOptions, AgentSdkUserMessage } from './sdk/agent-sdk-types.js';
 export { buildClaudeArguments } from './launch/build-arguments.js';
 export type { ArgumentOptions, ConversationStart } from './launch/build-arguments.js';
 export { buildClaudeEnvironment } from './launch/build-environment.js';

@@ -18,8 +18,9 @@ const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
 const controls = JSON.parse(process.env.TETHER_FAKE_CLI_CONTROL ?? '{}');
 let lastUuid = '';
 const argv = process.argv.slice(2);
-const sessionFlag = argv.findIndex((value) => value === '--session-id' || value === '--resume');
-const session = sessionFlag >= 0 ? argv[sessionFlag + 1] : 'no-session';
+// The CLI transport passes `--session-id ID`; the Agent SDK passes `--session-id=ID`.
+const sessionFlag = argv.findIndex((value) => /^--(session-id|resume)(=|$)/.test(value));
+const session = sessionFlag < 0 ? 'no-session' : argv[sessionFlag].includes('=') ? argv[sessionFlag].split('=')[1] : argv[sessionFlag + 1];
 if (process.env.TETHER_FAKE_CLI_ARGV_FILE) {
   const { appendFileSync } = await import('node:fs');
   appendFileSync(process.env.TETHER_FAKE_CLI_ARGV_FILE, `${JSON.stringify(argv)}\n`);

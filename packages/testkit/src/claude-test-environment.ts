@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeAnthropicApi, type FakeResponder, startFakeAnthropicApi } from '@tether/fake-anthropic-api';
-import { type ClaudeProviderSettings, bundledBinaryPath, createClaudeProvider } from '@tether/provider-claude';
+import { type ClaudeProviderSettings, type ClaudeTransport, bundledBinaryPath, createClaudeProvider } from '@tether/provider-claude';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 
@@ -13,6 +13,8 @@ export interface ClaudeTestEnvironmentOptions {
   /** CLAUDE_CODE_MAX_RETRIES for the CLI (default 1, so API-error tests end quickly). */
   readonly maxRetries?: number;
   readonly responder?: FakeResponder;
+  /** The Claude transport every provider of this environment uses unless a test says otherwise (default cli). */
+  readonly transport?: ClaudeTransport;
 }
 
 export interface ClaudeTestEnvironment {
@@ -24,6 +26,7 @@ export interface ClaudeTestEnvironment {
   readonly claudePath: string;
   /** The whole environment the claude child gets: built here, nothing inherited by accident. */
   readonly environment: Readonly<Record<string, string>>;
+  readonly transport: ClaudeTransport;
   provider(settings?: ClaudeProviderSettings): AgentProviderV1;
   /** A runtime over a Claude provider in this environment; shut down by cleanup(). */
   runtime(options?: { store?: TetherStore; provider?: ClaudeProviderSettings }): Promise<AgentRuntime>;
@@ -75,8 +78,9 @@ export async function createClaudeTestEnvironment(options: ClaudeTestEnvironment
     workspace,
     claudePath,
     environment,
+    transport: options.transport ?? 'cli',
     provider(settings = {}) {
-      return createClaudeProvider({ claudePath, environment, ...settings });
+      return createClaudeProvider({ claudePath, environment, transport: options.transport ?? 'cli', ...settings });
     },
     async runtime(runtimeOptions = {}) {
       const runtime = await createAgentRuntime({

@@ -10,3 +10,5 @@ export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
 export { processesWithEnvironment } from './process-scan.js';
 export { agentErrorOf } from './rejection.js';
 export { sampleSessionRecord } from './sample-records.js';
+export { scriptedAgentSdkQuery, scriptedTurnFrames } from './scripted-agent-sdk-query.js';
+export type { ScriptedQuery, ScriptedQueryContext, ScriptedQueryControls } from './scripted-agent-sdk-query.js';

@@ -33,9 +33,16 @@ export type ClaudeControlRequest =
 
 /**
  * How a connection ended. A process of ours reports its exit (or its spawn failure); a transport
- * whose message stream ended or threw with no process exit to explain it reports that instead.
+ * whose message stream ended or threw with no process exit to explain it reports that instead
+ * (`processExit`: the clean exit of a process the transport closed after its own failure).
  */
-export type ConnectionEnding = ProcessExit | { readonly kind: 'stream_failed' } | { readonly kind: 'stream_ended' };
+export type ConnectionEnding = ProcessExit | { readonly kind: 'stream_failed'; readonly processExit?: ProcessExit } | { readonly kind: 'stream_ended' };
+
+/** The exit of the connection's process, when it had one that exited. */
+export function processExitOf(ending: ConnectionEnding): Extract<ProcessExit, { kind: 'exited' }> | undefined {
+  const exit = ending.kind === 'stream_failed' ? ending.processExit : ending;
+  return exit?.kind === 'exited' ? exit : undefined;
+}
 
 /** The OS identity of a connection's agent process (recorded in session.process_started). */
 export interface ConnectionProcess {
@@ -86,3 +93,20 @@ export interface LaunchPlan {
 
 /** Starts a connection for a launch plan, its output going to `listener`. */
 export type ConnectionFactory = (plan: LaunchPlan, listener: ConnectionListener) => ClaudeConnection;
+
+/** A listener that passes calls on to `target` only while `isCurrent()` (a replaced connection's late calls are ignored). */
+export function whileCurrent(isCurrent: () => boolean, target: ConnectionListener): ConnectionListener {
+  return {
+    onFrame: (frame) => isCurrent() && target.onFrame(frame),
+    onNote: (code) => isCurrent() && target.onNote(code),
+    onPrompt: (requestId, request) => isCurrent() && target.onPrompt(requestId, request),
+    onPromptWithdrawn: (requestId) => isCurrent() && target.onPromptWithdrawn(requestId),
+    onEnd: (ending) => isCurrent() && target.onEnd(ending),
+  };
+}
+
+/** The user line for a turn's text parts, stamped with its uuid. */
+export function userMessage(texts: readonly string[], uuid: string): ClaudeUserMessage {
+  const content = texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: 'text' as const, text }));
+  return { type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid };
+}

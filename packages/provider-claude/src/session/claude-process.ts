@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
 import { readProcessStatus } from '../process/proc-filesystem.js';
@@ -14,8 +15,29 @@ export interface ClaudeProcessOptions {
   readonly argv: readonly string[];
   readonly environment: Record<string, string>;
   readonly cwd: string;
-  readonly onLine: (line: DecodedLine) => void;
+  /** Receives stdout line by line; without it stdout is left for handedOver()'s reader (the Agent SDK). */
+  readonly onLine?: (line: DecodedLine) => void;
   readonly onExit: (exit: ProcessExit) => void;
+}
+
+type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void;
+type ErrorListener = (error: Error) => void;
+
+/** The child as a transport that reads stdout itself sees it (the shape of the Agent SDK's SpawnedProcess). */
+export interface HandedOverProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly killed: boolean;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  /** Signals the child's whole process group, as every stop of ours does. */
+  kill(signal: NodeJS.Signals): boolean;
+  on(event: 'exit', listener: ExitListener): void;
+  on(event: 'error', listener: ErrorListener): void;
+  once(event: 'exit', listener: ExitListener): void;
+  once(event: 'error', listener: ErrorListener): void;
+  off(event: 'exit', listener: ExitListener): void;
+  off(event: 'error', listener: ErrorListener): void;
 }
 
 const stderrTailLimit = 8 * 1024;
@@ -94,8 +116,11 @@ export class ClaudeProcess {
     this.child.stdin.on('error', () => {
       // EPIPE after the child died: the exit handler reports what happened to the turn.
     });
-    this.child.stdout.on('data', (chunk: Buffer) => this.decoder.push(chunk, options.onLine));
-    this.child.stdout.on('end', () => this.decoder.end(options.onLine));
+    const onLine = options.onLine;
+    if (onLine) {
+      this.child.stdout.on('data', (chunk: Buffer) => this.decoder.push(chunk, onLine));
+      this.child.stdout.on('end', () => this.decoder.end(onLine));
+    }
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailLimit);
     });
@@ -127,11 +152,11 @@ export class ClaudeProcess {
    * escaped the sweep by dropping the marker) could keep open forever: after the sweep and a
    * short grace, stop reading so the exit is still reported.
    */
-  private closeStreamsLater(onLine: (line: DecodedLine) => void): void {
+  private closeStreamsLater(onLine: ((line: DecodedLine) => void) | undefined): void {
     if (this.hasExited) return;
     setTimeout(() => {
       if (this.hasExited) return;
-      if (!this.child.stdout.readableEnded) this.decoder.end(onLine);
+      if (onLine && !this.child.stdout.readableEnded) this.decoder.end(onLine);
       this.child.stdout.destroy();
       this.child.stderr.destroy();
     }, streamCloseGraceMs).unref();
@@ -150,6 +175,36 @@ export class ClaudeProcess {
 
   get running(): boolean {
     return !this.hasExited;
+  }
+
+  /**
+   * The child's stdio and events for a transport that reads stdout itself (the Agent SDK's
+   * spawnClaudeCodeProcess), stdout through `reader` if given. Supervision stays here: its kill()
+   * signals the process group, and the exit is still swept and reported through onExit.
+   */
+  handedOver(reader: (stdout: Readable) => Readable = (stdout) => stdout): HandedOverProcess {
+    const child = this.child;
+    const signal = (name: NodeJS.Signals) => {
+      this.signalGroup(name);
+      return true;
+    };
+    return {
+      stdin: child.stdin,
+      stdout: reader(child.stdout),
+      get killed() {
+        return child.killed;
+      },
+      get exitCode() {
+        return child.exitCode;
+      },
+      get signalCode() {
+        return child.signalCode;
+      },
+      kill: signal,
+      on: (event: 'exit' | 'error', listener: ExitListener & ErrorListener) => void child.on(event, listener),
+      once: (event: 'exit' | 'error', listener: ExitListener & ErrorListener) => void child.once(event, listener),
+      off: (event: 'exit' | 'error', listener: ExitListener & ErrorListener) => void child.off(event, listener),
+    };
   }
 
   /** Writes one JSON line; false when the child no longer accepts input. */

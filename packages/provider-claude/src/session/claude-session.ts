@@ -9,46 +9,23 @@ import type {
   AgentProviderV1Turn,
 } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
-import type { ClaudeConnection, ClaudeTransport, ConnectionEnding, ConnectionFactory, ConnectionListener } from '../connection/claude-connection.js';
+import { type ClaudeConnection, type ConnectionEnding, type ConnectionListener, processExitOf, userMessage, whileCurrent } from '../connection/claude-connection.js';
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
-import { type Correlation, attributedRunId } from '../translate/correlation.js';
+import { attributedRunId } from '../translate/correlation.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
-import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
 import { acknowledgesInput } from './acknowledgement.js';
+import type { ClaudeSessionSettings } from './claude-session-settings.js';
+import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
 import { requestInterrupt } from './interrupt-request.js';
-import type { PoolMember, ProcessPool } from './process-pool.js';
-import type { Launcher, Spare, WarmPool } from './warm-pool.js';
 import { IdleRelease } from './idle-release.js';
+import type { PoolMember } from './process-pool.js';
 import { closingMessage, sessionClosed, stalledError } from './session-errors.js';
 import { StallWatchdog } from './stall-watchdog.js';
-import { type ToolPromptPolicy, ToolPrompts } from './tool-prompts.js';
-
-export interface ClaudeSessionSettings extends ToolPromptPolicy {
-  /** Which transport carries the session (spares are only shared within one). */
-  readonly transport: ClaudeTransport;
-  /** Starts the agent for a launch plan over the session's transport. */
-  readonly connect: ConnectionFactory;
-  /** The claude executable (named when it cannot be started). */
-  readonly binaryPath: string;
-  /** How frames are attributed to turns (see translate/correlation.ts). */
-  readonly correlation: Correlation;
-  readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
-  readonly keepInheritedOAuthToken: boolean;
-  readonly maxRetries: number | undefined;
-  /** Shared by the provider's sessions: at most N processes at once. */
-  readonly pool: ProcessPool;
-  /** Initialized spare processes for new sessions, when the host turned them on. */
-  readonly warmPool: WarmPool | null;
-  /** An idle process is stopped after this long (the next turn resumes); 0 keeps it. */
-  readonly idleReleaseMs: number;
-  /** A run waiting on the API with no frame for this long is stopped and failed provider_stalled. */
-  readonly stallTimeoutMs: number;
-  /** How long a stalled run's stop may take before its process is killed. */
-  readonly stallGraceMs: number;
-}
+import { ToolPrompts } from './tool-prompts.js';
+import type { Launcher, Spare } from './warm-pool.js';
 
 type StopReason = 'idle' | 'closed' | 'released';
 
@@ -140,10 +117,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!connection || this.state.turn !== active) return;
     this.lastActivity = Date.now();
     this.watchdog.touch();
-    const text = turn.input.map((part) => part.text);
-    const content = text.length === 1 ? text[0]! : text.map((part) => ({ type: 'text' as const, text: part }));
     // A failed write means the agent is gone; its end handler retries or completes the run.
-    connection.send({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid });
+    connection.send(userMessage(turn.input.map((part) => part.text), uuid));
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
@@ -282,31 +257,23 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   /** What the session hears from its agent: one listener per connection, ignored once that connection is replaced. */
   private listenerFor(connection: () => ClaudeConnection | null): ConnectionListener {
-    const current = () => connection() !== null && this.connection === connection();
-    return {
-      onFrame: (frame) => {
-        if (current()) this.onFrame(frame);
-      },
+    return whileCurrent(() => connection() !== null && this.connection === connection(), {
+      onFrame: (frame) => this.onFrame(frame),
       onNote: (code) => {
-        if (!current()) return;
         this.onActivity();
         this.note(code);
       },
       onPrompt: (requestId, request) => {
-        if (!current()) return;
         this.onActivity();
         // A prompt before our turn began belongs to input we did not submit: it is denied.
         this.prompts.onRequest(requestId, request, attributedRunId(this.state), this.answerWriter());
       },
       onPromptWithdrawn: (requestId) => {
-        if (!current()) return;
         this.onActivity();
         this.prompts.withdraw(requestId);
       },
-      onEnd: (ending) => {
-        if (current()) this.onEnd(ending);
-      },
-    };
+      onEnd: (ending) => this.onEnd(ending),
+    });
   }
 
   /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */
@@ -418,8 +385,9 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.settings.pool.release(this);
     this.idleRelease.cancel();
     this.prompts.clear();
-    if (ending.kind === 'exited') {
-      const ended = ending.signal !== null || (ending.exitCode !== null && ending.exitCode !== 0) ? 'crashed' : 'exited';
+    const exit = processExitOf(ending);
+    if (exit) {
+      const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
       this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
     }
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {

@@ -132,6 +132,14 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
+  it('answers get_session_cost with capability_unsupported when the provider has no cost report of its own (sessionCost: false)', async () => {
+    const runtime = await createAgentRuntime({ providers: [createMockProvider({ capabilities: { usage: true, sessionCost: false } })] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    expect(await agentErrorOf(runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
+    expect((await runtime.dispatch({ type: 'get_context_usage', commandId: 'usage-1', sessionId })).usage.totalTokens).toBe(10);
+    await runtime.shutdown();
+  });
+
   it('closes a session (fencing later turns) and reopens it with the same id and history', async () => {
     const provider = createMockProvider();
     const runtime = await createAgentRuntime({ providers: [provider] });

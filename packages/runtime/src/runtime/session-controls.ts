@@ -74,7 +74,8 @@ export async function getContextUsage(context: ControlContext, command: GetConte
 
 export async function getSessionCost(context: ControlContext, command: GetSessionCostCommand, fingerprint: string): Promise<Receipt> {
   const entry = openEntry(context, command.sessionId);
-  requireCapability(entry.provider, entry.provider?.capabilities.usage ?? true, 'report the session cost', 'session_cost');
+  const capabilities = entry.provider?.capabilities;
+  requireCapability(entry.provider, capabilities?.sessionCost ?? capabilities?.usage ?? true, 'report its own session cost (get_session_cost)', 'session_cost');
   const { report } = await (await context.providerSession(entry)).doGetSessionCost();
   const receipt: Receipt = {
     type: 'get_session_cost',

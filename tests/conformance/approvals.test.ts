@@ -4,23 +4,11 @@ import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { ClaudeProviderSettings } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, agentErrorOf, answerText, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
-
-let environment: ClaudeTestEnvironment;
-
-afterEach(async () => {
-  await environment?.cleanup();
-});
+import { agentErrorOf, answerText, runEvents, waitForEvent } from '@tether/testkit';
+import { expect, it } from 'vitest';
+import { describeTransports, lastToolResult, neutralSequence, runSequence, turnRequests } from './conformance-harness.js';
 
 type Requested = Extract<ProtocolEvent, { type: 'interaction.requested' }>;
-
-async function start(provider: ClaudeProviderSettings = {}) {
-  environment = await createClaudeTestEnvironment();
-  const runtime = await environment.runtime({ provider });
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-  return { runtime, sessionId };
-}
 
 async function promptFor(runtime: AgentRuntime, sessionId: string, text: string): Promise<{ runId: string; requested: Requested }> {
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
@@ -28,68 +16,86 @@ async function promptFor(runtime: AgentRuntime, sessionId: string, text: string)
   return { runId, requested };
 }
 
-function lastToolResult(): { content: string; isError: boolean } {
-  const turns = environment.api.requests.filter((request) => request.kind === 'turn');
-  return turns.at(-1)!.view!.toolResults[0]!;
-}
+/** A tool prompt, approved and run: the sequence both transports must produce. */
+const approvedTool = ['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.settled:approved:host', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded'];
+const deniedTool = ['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.settled:denied:host', 'run.tool_activity:failed:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded'];
 
-describe('tool approvals through the real claude binary', () => {
+describeTransports('tool approvals', ({ start }) => {
+  async function open(provider: ClaudeProviderSettings = {}) {
+    const environment = await start();
+    const runtime = await environment.runtime({ provider });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    return { environment, runtime, sessionId };
+  }
+
   it('raises a Bash prompt as an approval and runs the command once approved', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }), textReply('Written.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write the file.');
-    expect(requested.request).toMatchObject({ kind: 'approval', toolName: 'Bash', category: 'command', input: { command: 'echo approved > approved.txt' }, offerSessionApproval: true, defaultToNo: false });
+    expect(requested.request).toEqual({
+      kind: 'approval',
+      toolName: 'Bash',
+      toolUseId: expect.any(String),
+      category: 'command',
+      title: 'Bash',
+      description: 'Write a file',
+      blockedPath: path.join(environment.workspace, 'approved.txt'),
+      input: { command: 'echo approved > approved.txt', description: 'Write a file' },
+      offerSessionApproval: true,
+      defaultToNo: false,
+    });
     const snapshot = await runtime.getSession(sessionId);
     expect(snapshot.state).toBe('waiting');
     expect(snapshot.pendingInteractions.map((interaction) => interaction.interactionRef)).toEqual([requested.interactionRef]);
-
     const receipt = await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });
     expect(receipt).toMatchObject({ status: 'settled', interactionRef: requested.interactionRef });
-    const events = await runEvents(runtime, sessionId, runId);
-    expect(events.find((event) => event.type === 'interaction.settled')).toMatchObject({ outcome: 'approved', by: 'host', runId });
-    expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => (event as { status: string }).status)).toEqual(['invoked', 'succeeded']);
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
     expect(readFileSync(path.join(environment.workspace, 'approved.txt'), 'utf8')).toBe('approved\n');
     expect((await runtime.getSession(sessionId)).pendingInteractions).toEqual([]);
   });
 
   it('denies with a message: the tool result carries it, the model is called again, nothing runs', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }), textReply('Understood.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Try it.');
     await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny', message: 'Not in this repository, please.' } });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(lastToolResult()).toMatchObject({ isError: true, content: 'Not in this repository, please.' });
+    expect(runSequence(events, runId)).toEqual(deniedTool);
+    expect(lastToolResult(environment)).toMatchObject({ isError: true, content: 'Not in this repository, please.' });
     expect(answerText(events)).toBe('Understood.');
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     expect(existsSync(path.join(environment.workspace, 'denied.txt'))).toBe(false);
   });
 
   it('runs the host-edited input instead of the model\'s', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo model > edited.txt', description: 'Write' }), textReply('Done.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
-    await runtime.respondInteraction({
-      sessionId,
-      interactionRef: requested.interactionRef,
-      answer: { decision: 'approve', updatedInput: { command: 'echo host > edited.txt', description: 'Write' } },
-    });
-    await runEvents(runtime, sessionId, runId);
+    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve', updatedInput: { command: 'echo host > edited.txt', description: 'Write' } } });
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
     expect(readFileSync(path.join(environment.workspace, 'edited.txt'), 'utf8')).toBe('host\n');
   });
 
   it('deny and stop: the run ends interrupted and the next turn works', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > stop.txt', description: 'Write' }), textReply('Fresh start.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny', interrupt: true } });
-    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'interrupted' });
-    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'interaction.requested:approval:Bash',
+      'interaction.settled:denied:host',
+      'run.tool_activity:failed:Bash',
+      'run.usage',
+      'run.completed:interrupted',
+    ]);
+    expect(turnRequests(environment)).toHaveLength(1);
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Fresh start.');
   });
 
   it('approve for the session: the CLI does not ask again for the same command, and no settings file is written', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     const touch = { command: 'touch session-rule.txt', description: 'Touch' };
     environment.api.enqueue(toolUseReply('Bash', touch), textReply('First.'), toolUseReply('Bash', touch), textReply('Second.'));
     const first = await promptFor(runtime, sessionId, 'Touch it.');
@@ -97,13 +103,12 @@ describe('tool approvals through the real claude binary', () => {
     await runtime.waitForRun(first.runId);
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Touch it again.' }] });
     const events = await runEvents(runtime, sessionId, second.runId);
-    expect(events.filter((event) => event.type === 'interaction.requested')).toHaveLength(0);
-    expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => (event as { status: string }).status)).toEqual(['invoked', 'succeeded']);
+    expect(runSequence(events, second.runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
   });
 
   it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(
       {
         kind: 'message',
@@ -121,13 +126,27 @@ describe('tool approvals through the real claude binary', () => {
     expect(second.interactionRef).not.toBe(first.interactionRef);
     expect(second.request).toMatchObject({ input: { command: 'echo two > two.txt' } });
     await runtime.respondInteraction({ sessionId, interactionRef: second.interactionRef, answer: { decision: 'deny' } });
-    expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'interaction.requested:approval:Bash',
+      // The CLI reads the rest of the reply only once the first call is answered.
+      'interaction.settled:approved:host',
+      'run.tool_activity:invoked:Bash',
+      'run.tool_activity:succeeded:Bash',
+      'interaction.requested:approval:Bash',
+      'interaction.settled:denied:host',
+      'run.tool_activity:failed:Bash',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
     expect(existsSync(path.join(environment.workspace, 'one.txt'))).toBe(true);
     expect(existsSync(path.join(environment.workspace, 'two.txt'))).toBe(false);
   });
 
   it('first answer wins: a redelivery returns the same receipt, a different answer is refused, the reference is not echoed', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo once > once.txt', description: 'Write' }), textReply('Ok.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     const command = { type: 'respond_interaction', commandId: 'answer-1', sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } } as const;
@@ -136,9 +155,7 @@ describe('tool approvals through the real claude binary', () => {
     const conflicting = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny' } }));
     expect(conflicting.code).toBe('interaction_already_settled');
     await runEvents(runtime, sessionId, runId);
-    const settled = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'interaction.settled');
-    expect(settled).toHaveLength(1);
-
+    expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'interaction.settled')).toHaveLength(1);
     const other = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const crossSession = await agentErrorOf(runtime.respondInteraction({ sessionId: other.sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } }));
     expect(crossSession.code).toBe('unknown_interaction');
@@ -146,7 +163,7 @@ describe('tool approvals through the real claude binary', () => {
   });
 
   it('refuses an answer of the wrong kind and keeps the interaction pending for a correct one', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo ok > kind.txt', description: 'Write' }), textReply('Ok.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     const wrong = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ text: 'hm' }] } }));
@@ -157,21 +174,20 @@ describe('tool approvals through the real claude binary', () => {
   });
 
   it('cancels a pending prompt when its session is closed, and the reference is then unknown', async () => {
-    const { runtime, sessionId } = await start();
+    const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > closed.txt', description: 'Write' }));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     await runtime.closeSession({ sessionId });
     const events = await runtime.readEvents(sessionId);
-    const types = events.map((event) => event.type).filter((type) => type !== 'session.process_stopped');
-    expect(types.slice(-3)).toEqual(['interaction.cancelled', 'run.completed', 'session.closed']);
-    expect(events.find((event) => event.type === 'interaction.cancelled')).toMatchObject({ runId, reason: 'session_closed' });
+    expect(runSequence(events, runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.cancelled:session_closed', 'run.completed:interrupted:session_closed']);
+    expect(neutralSequence(events).slice(-2)).toEqual(['session.closed', 'session.process_stopped:closed']);
     const late = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } }));
     expect(late.code).toBe('unknown_interaction');
     expect(existsSync(path.join(environment.workspace, 'closed.txt'))).toBe(false);
   });
 
   it('keeps tool input out of the log with toolInputDetail none', async () => {
-    const { runtime, sessionId } = await start({ toolInputDetail: 'none' });
+    const { environment, runtime, sessionId } = await open({ toolInputDetail: 'none' });
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo secret-token-123 > s.txt', description: 'Write' }), textReply('Ok.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     expect(requested.request).toMatchObject({ kind: 'approval', input: null });
@@ -180,29 +196,34 @@ describe('tool approvals through the real claude binary', () => {
     expect(JSON.stringify(await runtime.readEvents(sessionId))).not.toContain('secret-token-123');
   });
 
-  it('denies every prompt without raising an interaction with approvals: deny', async () => {
-    const { runtime, sessionId } = await start({ approvals: 'deny' });
+  it('denies every prompt through the prompt channel, raising nothing, with approvals: deny', async () => {
+    const { environment, runtime, sessionId } = await open({ approvals: 'deny' });
     environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > policy.txt', description: 'Write' }), textReply('Fine.'));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(events.filter((event) => event.type === 'interaction.requested')).toHaveLength(0);
-    expect(lastToolResult()).toMatchObject({ isError: true });
-    expect(lastToolResult().content).toContain('not permitted');
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    expect(runSequence(events, runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'diagnostic:warning:claude.approvals_denied_by_policy',
+      'run.tool_activity:failed:Bash',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
+    expect(lastToolResult(environment)).toMatchObject({ isError: true });
+    expect(lastToolResult(environment).content).toContain('not permitted');
   });
-});
 
-describe('interaction timeouts (host policy)', () => {
-  it('denies, never allows, a prompt nobody answered in time', async () => {
-    environment = await createClaudeTestEnvironment();
+  it('denies, never allows, a prompt nobody answered in time (host policy)', async () => {
+    const environment = await start();
     const runtime = await createAgentRuntime({ providers: [environment.provider()], interactionTimeoutMs: 300 });
     try {
       const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
       environment.api.enqueue(toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }), textReply('Moving on.'));
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
       const events = await runEvents(runtime, sessionId, runId);
-      expect(events.find((event) => event.type === 'interaction.settled')).toMatchObject({ outcome: 'denied', by: 'policy' });
-      expect(lastToolResult()).toMatchObject({ isError: true });
+      expect(runSequence(events, runId)).toEqual([...deniedTool.slice(0, 3), 'interaction.settled:denied:policy', ...deniedTool.slice(4)]);
+      expect(lastToolResult(environment)).toMatchObject({ isError: true });
       expect(existsSync(path.join(environment.workspace, 'late.txt'))).toBe(false);
     } finally {
       await runtime.shutdown();

@@ -1,0 +1,32 @@
+import type { AgentProviderV1Capabilities } from '@tether/provider-spec';
+import type { ClaudeTransport } from './connection/claude-connection.js';
+
+/** The cli transport: everything the claude CLI's control protocol offers. */
+export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
+  resume: true,
+  interrupt: true,
+  approvals: true,
+  questions: true,
+  controls: true,
+  usage: true,
+  sessionCost: true,
+  setModel: true,
+  setMode: true,
+  fork: false,
+  rollback: false,
+  inputParts: ['text'],
+});
+
+/**
+ * The sdk transport: the same, less what the Agent SDK's Query has no method for. Its interrupt()
+ * cannot ask for cancel_queued, so stops follow the older receipt rules (docs/providers.md).
+ */
+export const claudeSdkCapabilities: AgentProviderV1Capabilities = Object.freeze({
+  ...claudeCapabilities,
+  sessionCost: false,
+});
+
+export const claudeTransportCapabilities: Readonly<Record<ClaudeTransport, AgentProviderV1Capabilities>> = Object.freeze({
+  cli: claudeCapabilities,
+  sdk: claudeSdkCapabilities,
+});

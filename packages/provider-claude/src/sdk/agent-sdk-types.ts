@@ -1,0 +1,128 @@
+import type { UUID } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+
+/*
+ * The part of @anthropic-ai/claude-agent-sdk that the sdk transport uses, written structurally so
+ * that the package builds (and the cli transport runs) without the SDK installed, while the SDK's
+ * own `query` export is assignable to AgentSdkQueryFunction without a cast (a test checks that
+ * against the installed version). Written against CLAUDE_AGENT_SDK_VERSION; names follow sdk.d.ts.
+ */
+
+/** The user line Tether streams in (SDKUserMessage, as far as Tether fills it). */
+export interface AgentSdkUserMessage {
+  type: 'user';
+  message: { role: 'user'; content: string | { type: 'text'; text: string }[] };
+  parent_tool_use_id: null;
+  /** The correlation stamp: a fresh uuid per turn, echoed on the turn's frames. */
+  uuid: UUID;
+}
+
+export type AgentSdkPermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'auto';
+
+type AgentSdkRuleDestination = 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
+type AgentSdkRule = { toolName: string; ruleContent?: string };
+
+/** PermissionUpdate: what an approval may change for later calls. */
+export type AgentSdkPermissionUpdate =
+  | { type: 'addRules' | 'replaceRules' | 'removeRules'; rules: AgentSdkRule[]; behavior: 'allow' | 'deny' | 'ask'; destination: AgentSdkRuleDestination }
+  | { type: 'setMode'; mode: AgentSdkPermissionMode; destination: AgentSdkRuleDestination }
+  | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: AgentSdkRuleDestination };
+
+/** PermissionResult: the answer to one canUseTool call (the same payload the CLI's control_response carries). */
+export type AgentSdkPermissionResult =
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; updatedPermissions?: AgentSdkPermissionUpdate[]; toolUseID?: string }
+  | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
+
+/** What canUseTool is told besides the tool's name and input: the can_use_tool request's fields, renamed. */
+export interface AgentSdkPromptOptions {
+  /** Aborted when the CLI withdraws the prompt (control_cancel_request) or the query closes. */
+  signal: AbortSignal;
+  suggestions?: readonly unknown[];
+  blockedPath?: string;
+  decisionReason?: string;
+  title?: string;
+  displayName?: string;
+  description?: string;
+  defaultToNo?: boolean;
+  suppressAlwaysAllowRule?: boolean;
+  toolUseID: string;
+  /** The control_request's request_id (absent on SDKs that predate it). */
+  requestId?: string;
+}
+
+export type AgentSdkCanUseTool = (toolName: string, input: Record<string, unknown>, options: AgentSdkPromptOptions) => Promise<AgentSdkPermissionResult>;
+
+/** SpawnOptions: what the SDK would run, handed to spawnClaudeCodeProcess. */
+export interface AgentSdkSpawnOptions {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: { [name: string]: string | undefined };
+  /** Aborted only after the SDK's own graceful close (stdin EOF, then ~2 s). */
+  signal: AbortSignal;
+}
+
+/** SpawnedProcess: the child the SDK talks to (stdin/stdout) and watches (exit). */
+export interface AgentSdkSpawnedProcess {
+  stdin: Writable;
+  stdout: Readable;
+  readonly killed: boolean;
+  readonly exitCode: number | null;
+  readonly signalCode?: NodeJS.Signals | null;
+  kill(signal: NodeJS.Signals): boolean;
+  on(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  once(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  once(event: 'error', listener: (error: Error) => void): void;
+  off(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  off(event: 'error', listener: (error: Error) => void): void;
+}
+
+/** The query() options Tether sets: the same launch the cli transport makes, expressed as SDK options. */
+export interface AgentSdkLaunchOptions {
+  cwd: string;
+  /** Replaces the child's environment entirely (the SDK adds its own CLAUDE_CODE_ENTRYPOINT and the like). */
+  env: Record<string, string>;
+  pathToClaudeCodeExecutable: string;
+  includePartialMessages: true;
+  /** The CLI's own system prompt, as the cli transport gets it (the SDK's default is an empty one). */
+  systemPrompt: { type: 'preset'; preset: 'claude_code'; append?: string };
+  sessionId?: string;
+  resume?: string;
+  persistSession?: boolean;
+  model?: string;
+  permissionMode?: AgentSdkPermissionMode;
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  agent?: string;
+  settings?: string;
+  additionalDirectories?: string[];
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  /** Flags without an option of their own (--mcp-config). */
+  extraArgs?: Record<string, string | null>;
+}
+
+export interface AgentSdkOptions extends AgentSdkLaunchOptions {
+  canUseTool: AgentSdkCanUseTool;
+  spawnClaudeCodeProcess?: (options: AgentSdkSpawnOptions) => AgentSdkSpawnedProcess;
+}
+
+/**
+ * The Query handle: an async iterable of the CLI's stream-json messages plus control methods. The
+ * optional ones may be missing from an SDK (or an injected query): the transport then reports that
+ * control as unsupported.
+ */
+export interface AgentSdkQuery extends AsyncIterable<unknown> {
+  /** Resolves with the interrupt receipt ({ still_queued }), or undefined on older CLIs. No cancel_queued. */
+  interrupt(): Promise<unknown>;
+  setPermissionMode(mode: AgentSdkPermissionMode): Promise<unknown>;
+  /** Resolves with nothing: the resolved model is not reported. */
+  setModel(model?: string): Promise<unknown>;
+  getContextUsage?(): Promise<unknown>;
+  /** The CLI's initialize answer (models with their resolved names, among others). */
+  initializationResult?(): Promise<unknown>;
+  close(): void;
+}
+
+/** The shape of the SDK's `query` export, in streaming-input mode. */
+export type AgentSdkQueryFunction = (params: { prompt: AsyncIterable<AgentSdkUserMessage>; options: AgentSdkOptions }) => AgentSdkQuery;

@@ -1,0 +1,77 @@
+import { AgentError } from '@tether/protocol';
+import type { ClaudeControlRequest } from '../connection/claude-connection.js';
+import type { AgentSdkQuery } from './agent-sdk-types.js';
+
+function unsupported(request: string, reason: ClaudeControlRequest['subtype']): AgentError {
+  return new AgentError({
+    code: 'capability_unsupported',
+    message: `The Agent SDK's query() offers no ${request}, so the sdk transport cannot make it. Use transport 'cli' where you need it.`,
+    details: { reason },
+  });
+}
+
+/**
+ * setModel() resolves with nothing (the wire answer's resolved name is dropped), so the model is
+ * looked up in the CLI's initialize answer, which lists what each alias resolves to.
+ */
+async function setModel(query: AgentSdkQuery, model: string | null): Promise<{ model?: string }> {
+  await query.setModel(model ?? undefined);
+  const initialization = query.initializationResult ? ((await query.initializationResult()) as { models?: unknown } | undefined) : undefined;
+  const models = Array.isArray(initialization?.models) ? (initialization.models as { value?: unknown; resolvedModel?: unknown }[]) : [];
+  const resolved = models.find((entry) => entry?.value === (model ?? 'default'))?.resolvedModel;
+  if (typeof resolved === 'string') return { model: resolved };
+  return model === null ? {} : { model };
+}
+
+/** Each control request as the Query method that makes it; a missing method is capability_unsupported. */
+function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unknown> {
+  switch (request.subtype) {
+    case 'initialize':
+      if (!query.initializationResult) return Promise.reject(unsupported('initialize request', 'initialize'));
+      return query.initializationResult();
+    case 'interrupt':
+      // No cancel_queued here: the receipt then follows the older rules (interrupt-request.ts).
+      return query.interrupt().then((receipt) => receipt ?? {});
+    case 'set_permission_mode':
+      return query.setPermissionMode(request.mode).then((answer) => answer ?? {});
+    case 'set_model':
+      return setModel(query, request.model);
+    case 'get_context_usage':
+      if (!query.getContextUsage) return Promise.reject(unsupported('context usage request', 'get_context_usage'));
+      return query.getContextUsage();
+    case 'get_session_cost':
+      return Promise.reject(unsupported('session cost request', 'get_session_cost'));
+  }
+}
+
+/** The SDK's rejection as the cli transport reports a refused control request: its error code only, never its text. */
+function refused(error: unknown, ended: boolean): AgentError {
+  if (AgentError.isInstance(error)) return error;
+  if (ended) return new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } });
+  const errorCode = (error as { errorCode?: unknown } | null)?.errorCode;
+  const reason = typeof errorCode === 'string' && /^[a-z_]{1,60}$/.test(errorCode) ? errorCode : 'error';
+  return new AgentError({ code: 'provider_execution_error', message: 'The claude CLI refused the control request.', details: { reason } });
+}
+
+/** Makes a control request through the Query, bounded like the cli transport's control channel. */
+export function sdkControlRequest(query: AgentSdkQuery, request: ClaudeControlRequest, options: { timeoutMs: number; ended: () => boolean }): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new AgentError({ code: 'provider_contract_violation', message: `The claude CLI did not answer the ${request.subtype} request within ${options.timeoutMs} ms.`, details: { reason: 'control_timeout' } }));
+    }, options.timeoutMs);
+    timer.unref();
+    // Promise-wrapped: an injected query whose method throws at once is refused the same way.
+    Promise.resolve()
+      .then(() => call(query, request))
+      .then(
+      (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(refused(error, options.ended()));
+      },
+    );
+  });
+}

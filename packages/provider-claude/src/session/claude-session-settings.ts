@@ -1,0 +1,30 @@
+import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
+import type { Correlation } from '../translate/correlation.js';
+import type { ProcessPool } from './process-pool.js';
+import type { ToolPromptPolicy } from './tool-prompts.js';
+import type { WarmPool } from './warm-pool.js';
+
+/** What a Claude session is given by its provider: the transport, the process limits, the prompt policy. */
+export interface ClaudeSessionSettings extends ToolPromptPolicy {
+  /** Which transport carries the session (spares are only shared within one). */
+  readonly transport: ClaudeTransport;
+  /** Starts the agent for a launch plan over the session's transport. */
+  readonly connect: ConnectionFactory;
+  /** The claude executable (named when it cannot be started). */
+  readonly binaryPath: string;
+  /** How frames are attributed to turns (see translate/correlation.ts). */
+  readonly correlation: Correlation;
+  readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;
+  readonly keepInheritedOAuthToken: boolean;
+  readonly maxRetries: number | undefined;
+  /** Shared by the provider's sessions: at most N processes at once. */
+  readonly pool: ProcessPool;
+  /** Initialized spare processes for new sessions, when the host turned them on. */
+  readonly warmPool: WarmPool | null;
+  /** An idle process is stopped after this long (the next turn resumes); 0 keeps it. */
+  readonly idleReleaseMs: number;
+  /** A run waiting on the API with no frame for this long is stopped and failed provider_stalled. */
+  readonly stallTimeoutMs: number;
+  /** How long a stalled run's stop may take before its process is killed. */
+  readonly stallGraceMs: number;
+}

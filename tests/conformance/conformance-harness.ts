@@ -1,0 +1,116 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { ClaudeTransport } from '@tether/provider-claude';
+import type { AgentRuntime } from '@tether/runtime';
+import { type ClaudeTestEnvironment, type ClaudeTestEnvironmentOptions, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach, describe } from 'vitest';
+
+/**
+ * The provider conformance suite: every scenario runs once per Claude transport, against the real
+ * claude binary and the fake API, and asserts the same neutral event sequence on both. Where a
+ * transport cannot do something, the scenario asserts its typed refusal instead.
+ */
+export const transports: readonly ClaudeTransport[] = ['cli', 'sdk'];
+
+export interface TransportContext {
+  readonly transport: ClaudeTransport;
+  /** A fresh environment (fake API, HOME, workspace) whose providers use this transport; cleaned up after the test. */
+  start(options?: ClaudeTestEnvironmentOptions): Promise<ClaudeTestEnvironment>;
+  /** The environment the current test started. */
+  readonly environment: ClaudeTestEnvironment;
+}
+
+/** describe() once per transport, with an environment per test. */
+export function describeTransports(name: string, body: (context: TransportContext) => void): void {
+  describe.each(transports)(`${name} [%s transport]`, (transport) => {
+    let current: ClaudeTestEnvironment | undefined;
+    afterEach(async () => {
+      await current?.cleanup();
+      current = undefined;
+    });
+    body({
+      transport,
+      async start(options = {}) {
+        current = await createClaudeTestEnvironment({ ...options, transport });
+        return current;
+      },
+      get environment() {
+        if (!current) throw new Error('start() the environment first');
+        return current;
+      },
+    });
+  });
+}
+
+/** One event as a neutral token: its type and the fields that mean something, no ids or times. */
+function token(event: ProtocolEvent): string {
+  switch (event.type) {
+    case 'run.started':
+      return event.control ? `run.started:${event.control.name}` : 'run.started';
+    case 'run.tool_activity':
+      return `run.tool_activity:${event.status}:${event.toolName}`;
+    case 'run.retrying':
+      return `run.retrying:${event.httpStatus ?? 'connection'}`;
+    case 'run.completed':
+      return `run.completed:${event.outcome}${event.error ? `:${event.error.code}` : ''}`;
+    case 'interaction.requested':
+      return `interaction.requested:${event.request.kind}${event.request.kind === 'approval' ? `:${event.request.toolName}` : ''}`;
+    case 'interaction.settled':
+      return `interaction.settled:${event.outcome}:${event.by}`;
+    case 'interaction.cancelled':
+      return `interaction.cancelled:${event.reason}`;
+    case 'control.completed':
+      return `control.completed:${event.name}:${event.status}`;
+    case 'diagnostic':
+      return `diagnostic:${event.level}:${event.code}`;
+    case 'session.mode_changed':
+      return `session.mode_changed:${event.mode}:${event.source}`;
+    case 'session.model_changed':
+      return `session.model_changed:${event.model}:${event.source}`;
+    case 'session.process_stopped':
+      return `session.process_stopped:${event.reason}`;
+    default:
+      return event.type;
+  }
+}
+
+/**
+ * The neutral sequence of events: each as a token, consecutive deltas of one kind collapsed into
+ * one `…` token (how many the CLI streamed before a stop is timing, not protocol).
+ */
+export function neutralSequence(events: readonly ProtocolEvent[]): string[] {
+  const sequence: string[] = [];
+  for (const event of events) {
+    const next = event.type === 'run.message_delta' || event.type === 'run.thinking_delta' ? `${event.type}…` : token(event);
+    if (next.endsWith('…') && sequence.at(-1) === next) continue;
+    sequence.push(next);
+  }
+  return sequence;
+}
+
+/** The neutral sequence of everything a session recorded so far. */
+export async function sessionSequence(runtime: AgentRuntime, sessionId: string): Promise<string[]> {
+  return neutralSequence(await runtime.readEvents(sessionId));
+}
+
+/** The neutral sequence of one run's events. */
+export function runSequence(events: readonly ProtocolEvent[], runId: string): string[] {
+  return neutralSequence(events.filter((event) => 'runId' in event && event.runId === runId));
+}
+
+/** The request bodies the fake API received for model turns, in order. */
+export function turnRequests(environment: ClaudeTestEnvironment) {
+  return environment.api.requests.filter((request) => request.kind === 'turn');
+}
+
+/** The conversation history the model was sent in turn request `index`, as text. */
+export function history(environment: ClaudeTestEnvironment, index: number): string {
+  return JSON.stringify((turnRequests(environment)[index]!.body as { messages: unknown }).messages);
+}
+
+/** The first tool result the model was sent in the latest turn request. */
+export function lastToolResult(environment: ClaudeTestEnvironment): { content: string; isError: boolean } {
+  return turnRequests(environment).at(-1)!.view!.toolResults[0]!;
+}
+
+/** The session's opening: the agent reports its mode, model and conversation id on its first turn. */
+export const firstTurnOpening = ['session.process_started', 'session.mode_changed:ask_before_edit:provider', 'session.model_changed:claude-opus-5-5:provider', 'session.provider_session_changed'];
