@@ -131,6 +131,9 @@ describe('tether run', () => {
     const badMode = await tether(['run', '--permission-mode', 'yolo', 'hi']);
     expect(badMode.code).toBe(2);
     expect(badMode.stderr).toContain('Unknown permission mode');
+    const badTransport = await tether(['run', '--transport', 'grpc', 'hi']);
+    expect(badTransport.code).toBe(2);
+    expect(badTransport.stderr).toContain('--transport takes cli or sdk, not "grpc"');
     expect(api.requests).toHaveLength(0);
   });
 
@@ -261,6 +264,21 @@ describe('tether demo and doctor', () => {
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; toolName?: string; outcome?: string });
     expect(events.filter((event) => event.type === 'run.completed').map((event) => event.outcome)).toEqual(['succeeded', 'succeeded']);
     expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => `${event.toolName} ${event.status}`)).toEqual(['Read invoked', 'Read succeeded']);
+  });
+
+  it('runs the same demo through the Agent SDK transport with the same events', async () => {
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    const [cli, sdk] = await Promise.all([tether(['demo', '--json'], { environment: withoutCredentials }), tether(['demo', '--json', '--transport', 'sdk'], { environment: withoutCredentials })]);
+    expect([cli.code, sdk.code]).toEqual([0, 0]);
+    // Event types in order, consecutive deltas as one: how finely the text was chunked is the fake model's timing.
+    const types = (stdout: string) =>
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { type: string }).type)
+        .filter((type, index, all) => !(type.endsWith('_delta') && all[index - 1] === type));
+    expect(types(sdk.stdout)).toEqual(types(cli.stdout));
+    expect(types(sdk.stdout)).toContain('run.tool_activity');
   });
 
   it('doctor reports the binary, its version and the data dir', async () => {

@@ -11,11 +11,13 @@ import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import { UsageError } from '../usage-error.js';
+import { parseTransport } from './transport-option.js';
 
-export const demoUsage = `usage: tether demo [--json] [--claude-path PATH]
+export const demoUsage = `usage: tether demo [--json] [--claude-path PATH] [--transport cli|sdk]
 
 Runs a short scripted conversation through the real claude CLI against Tether's built-in fake
-model on 127.0.0.1: no account, no network. Everything it creates is removed afterwards.`;
+model on 127.0.0.1: no account, no network. Everything it creates is removed afterwards.
+--transport sdk runs the same conversation through the Agent SDK's query() (docs/providers.md).`;
 
 const demoFileText = 'Hello from the Tether demo workspace. The claude CLI read this file with its own Read tool.';
 
@@ -45,11 +47,12 @@ function demoResponder(workspace: string) {
 export async function demoCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'claude-path': { type: 'string' } } }));
+    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'claude-path': { type: 'string' }, transport: { type: 'string' } } }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${demoUsage}`);
   }
   const json = values.json ?? false;
+  const transport = parseTransport(values.transport);
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));
   const home = path.join(root, 'home');
   const workspace = path.join(root, 'workspace');
@@ -72,7 +75,7 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       ...(context.environment.TETHER_CLAUDE_PATH ? { TETHER_CLAUDE_PATH: context.environment.TETHER_CLAUDE_PATH } : {}),
     };
     const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
-    const provider = createClaudeProvider({ environment, ...(claudePath ? { claudePath } : {}) });
+    const provider = createClaudeProvider({ transport, environment, ...(claudePath ? { claudePath } : {}) });
     const availability = await provider.doProbe();
     if (!availability.available) {
       context.stderr.write(`tether demo: ${availability.problem?.message ?? 'the claude CLI is not available.'}\n`);
@@ -83,7 +86,8 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
     try {
       const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
       if (!json) {
-        context.stderr.write(`Tether demo: the real claude CLI ${availability.version ?? ''} (${availability.binaryPath}) against the built-in fake model at ${api.url}. No account, no network.\n`);
+        const via = transport === 'sdk' ? ' through the Agent SDK\'s query()' : '';
+        context.stderr.write(`Tether demo: the real claude CLI ${availability.version ?? ''} (${availability.binaryPath})${via} against the built-in fake model at ${api.url}. No account, no network.\n`);
       }
       const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
       let afterSeq = 0;

@@ -6,8 +6,9 @@ import { readDaemonInfo } from '@tether/daemon';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
+import { parseTransport } from './transport-option.js';
 
-export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH]';
+export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk]';
 
 interface Check {
   readonly name: string;
@@ -41,11 +42,17 @@ async function checkDataDir(dataDir: string): Promise<Check> {
   return { name: 'data dir', ok: true, detail: dataDir };
 }
 
+/** The sdk transport's own refusals (package missing or broken) say what to install; the binary was found. */
+function sdkProblem(problem: { details?: Record<string, unknown> } | undefined): boolean {
+  const reason = problem?.details?.reason;
+  return typeof reason === 'string' && reason.startsWith('sdk_');
+}
+
 /** `tether doctor`: what Tether would run with, and what to fix. */
 export async function doctorCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, 'claude-path': { type: 'string' } } }));
+    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, 'claude-path': { type: 'string' }, transport: { type: 'string' } } }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${doctorUsage}`);
   }
@@ -54,11 +61,12 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   checks.push(major >= 22 ? { name: 'node', ok: true, detail: `v${process.versions.node}` } : { name: 'node', ok: false, detail: `v${process.versions.node}`, fix: 'Tether and Claude Code need Node.js 22 or newer (./dev installs Node 24 for this repository).' });
 
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
-  const availability = await createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) }).doProbe({ timeoutMs: 10_000 });
+  const transport = parseTransport(values.transport);
+  const availability = await createClaudeProvider({ transport, environment: context.environment, ...(claudePath ? { claudePath } : {}) }).doProbe({ timeoutMs: 10_000 });
   checks.push(
     availability.available
       ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})` }
-      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.' },
+      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: sdkProblem(availability.problem) ? 'Install the Agent SDK as the message says, or drop --transport sdk.' : 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.' },
   );
 
   const hasKey = Boolean(context.environment.ANTHROPIC_API_KEY);

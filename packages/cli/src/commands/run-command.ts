@@ -1,19 +1,20 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PermissionMode, SessionId } from '@tether/protocol';
-import { createClaudeProvider } from '@tether/provider-claude';
+import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
+import { parseTransport, transportHelp } from './transport-option.js';
 import { driveTurn } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
-                  [--data-dir DIR] [--claude-path PATH] "prompt"
+                  [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
   --cwd DIR          the workspace directory (default: the current directory)
@@ -26,6 +27,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--p
                      (when a daemon owns the data dir, run goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
+  ${transportHelp}
+                     (in-process only: a daemon uses the transport it was started with)
 
 exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted`;
 
@@ -37,6 +40,7 @@ interface RunOptions {
   readonly resume: string | undefined;
   readonly dataDir: string | undefined;
   readonly claudePath: string | undefined;
+  readonly transport: ClaudeTransport;
   readonly approve: 'ask' | 'allow-once' | 'deny';
   readonly answers: string | undefined;
   readonly server: string | undefined;
@@ -61,6 +65,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         approve: { type: 'string' },
         answers: { type: 'string' },
         server: { type: 'string' },
+        transport: { type: 'string' },
       },
     });
   } catch (error) {
@@ -95,6 +100,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     resume: values.resume,
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
+    transport: parseTransport(values.transport),
     approve,
     answers: values.answers === undefined || values.answers === '-' ? values.answers : path.resolve(context.cwd, values.answers),
     server: values.server,
@@ -137,6 +143,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   const runtime = await createAgentRuntime({
     providers: [
       createClaudeProvider({
+        transport: options.transport,
         ...(options.claudePath ? { claudePath: options.claudePath } : {}),
         environment: context.environment,
         ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),

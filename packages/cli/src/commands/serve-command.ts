@@ -5,12 +5,14 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
+import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
 
-export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--no-web]
+export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk] [--no-web]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
+--transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM or Ctrl-C, then a graceful shutdown. */
@@ -26,6 +28,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'data-dir': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'claude-path': { type: 'string' },
+        transport: { type: 'string' },
         'no-web': { type: 'boolean' },
       },
     }));
@@ -40,13 +43,14 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }
   const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const transport = parseTransport(values.transport);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
   if (!values['no-web'] && webDirectory === null) context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
     host,
     port,
-    providers: [createClaudeProvider({ environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
+    providers: [createClaudeProvider({ transport, environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
   });
