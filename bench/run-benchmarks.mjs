@@ -6,11 +6,12 @@
 // (cold, warm, warm pool), crash detection, memory per idle open session, and (--soak) 200
 // open/turn/close cycles; plus the daemon scenario (bench/lib/daemon-scenario.mjs): 20 concurrent
 // turns through `startDaemon` in its own process vs in-process, fan-out to 100 subscribers, daemon
-// RSS. It reports; it does not fail the build (exit 0 whatever the figures;
-// non-zero only when something is broken).
+// RSS; plus the transport scenario (bench/lib/transport-comparison.mjs): the main scenario's turns
+// through the Claude provider's cli and sdk transports, paired. It reports; it does not fail the
+// build (exit 0 whatever the figures; non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
-//        ./dev node bench/run-benchmarks.mjs [--scenarios LIST] [--soak] [--repetitions N] [--deltas N] [--no-store] [--no-wait] [--output file]
+//        ./dev node bench/run-benchmarks.mjs [--scenarios LIST] [--soak] [--repetitions N] [--deltas N] [--transport-repetitions N] [--no-store] [--no-wait] [--output file]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,6 +28,7 @@ import { runTetherTurns } from './lib/tether-turn.mjs';
 import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, measureSoak, warmPoolAvailable } from './lib/lifecycle.mjs';
 import { descendantsOf } from './lib/proc.mjs';
 import { measureDaemon, summarizeDaemon } from './lib/daemon-scenario.mjs';
+import { measureTransports, summarizeTransports } from './lib/transport-comparison.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -39,13 +41,15 @@ const quietWaitTotalMs = 60_000;
 /** The lifecycle scenarios wait less per pair (their pairs are short), 30 s in all. */
 const lifecycleQuietWaitPerPairMs = 3_000;
 const lifecycleQuietWaitTotalMs = 30_000;
-const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'daemon'];
-const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'daemon'];
+/** The transport scenario's quiet wait in all (its 8 pairs take ~20 s; with the waits it stays under a minute). */
+const transportQuietWaitTotalMs = 15_000;
+const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'transports', 'daemon'];
+const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,daemon,soak (default: all but soak)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak (default: all but soak)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
-  '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--no-wait] [--output file]\n' +
+  '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
   '         daemon: [--daemon-sessions N (20)] [--daemon-repetitions N (3)] [--daemon-deltas N (200)] [--subscribers N (100)] [--fanout-deltas N (500)] [--fanout-turns N (3)]\n' +
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]';
 
@@ -61,6 +65,7 @@ function parseArguments(argv) {
     sessions: 20,
     soakCycles: 200,
     warmPool: undefined,
+    transportRepetitions: 8,
     daemonSessions: 20,
     daemonRepetitions: 3,
     daemonDeltas: 200,
@@ -89,6 +94,7 @@ function parseArguments(argv) {
     else if (flag === '--soak-cycles') options.soakCycles = Number(value());
     else if (flag === '--warm-pool') options.warmPool = true;
     else if (flag === '--no-warm-pool') options.warmPool = false;
+    else if (flag === '--transport-repetitions') options.transportRepetitions = Number(value());
     else if (flag === '--daemon-sessions') options.daemonSessions = Number(value());
     else if (flag === '--daemon-repetitions') options.daemonRepetitions = Number(value());
     else if (flag === '--daemon-deltas') options.daemonDeltas = Number(value());
@@ -104,7 +110,7 @@ function parseArguments(argv) {
   }
   if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
-  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns']) {
+  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'transportRepetitions', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns']) {
     if (!Number.isInteger(options[name]) || options[name] < 1) throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
   }
   const unknown = options.scenarios.filter((name) => !allScenarios.includes(name));
@@ -217,6 +223,7 @@ function printReport(report) {
   lines.push(`  launch parity (Tether's child argv + env, read from /proc, vs the raw loop's): ${report.launchParity.checked ? (report.launchParity.identical ? `identical${report.launchParity.ignored?.length ? ` (apart from ${report.launchParity.ignored.join(', ')}, Tether's random supervision marker)` : ''}` : `DIFFERENT: ${report.launchParity.differences.join('; ')}`) : report.launchParity.note}`);
   if (report.all) lines.push(...mainReportLines(report));
   if (report.lifecycle) lines.push(...lifecycleReportLines(report));
+  if (report.transports) lines.push(...transportReportLines(report));
   if (report.daemon) lines.push(...daemonReportLines(report));
   lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
@@ -405,6 +412,7 @@ async function main() {
         lifecycleRepetitions: options.lifecycleRepetitions,
         sessions: options.sessions,
         soakCycles: options.soakCycles,
+        transportRepetitions: options.transportRepetitions,
         daemon: { sessions: options.daemonSessions, repetitions: options.daemonRepetitions, deltas: options.daemonDeltas, subscribers: options.subscribers, fanoutDeltas: options.fanoutDeltas, fanoutTurns: options.fanoutTurns, fanoutPacedMs: options.fanoutPacedMs, fanoutPacedTurns: options.fanoutPacedTurns },
         output: options.output,
         waitForQuiet: options.wait,
@@ -426,7 +434,8 @@ async function main() {
         runtime: await measureRuntimeMock({ deltas: options.deltas, rounds }),
       };
     }
-    report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
+    if (['interrupt', 'lifecycle', 'crash', 'memory', 'soak'].some(selected)) report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
+    if (selected('transports')) report.transports = await runTransportScenario({ options, context: { claudePath, environment, workspace, prompt, apiPid: api.pid } });
     if (selected('daemon')) report.daemon = await runDaemonScenario({ options, context: { claudePath, environment, workspace, apiPid: api.pid } });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
@@ -599,6 +608,59 @@ async function runLifecycleScenarios({ options, context, selected }) {
   }
   result.quietWaitMs = quietWaitMs;
   return result;
+}
+
+async function runTransportScenario({ options, context }) {
+  let quietWaitMs = 0;
+  const gate = {
+    quietCores,
+    async beforePair() {
+      if (!options.wait || quietWaitMs >= transportQuietWaitTotalMs) return;
+      const ownPids = descendantsOf(process.pid).map((child) => child.pid);
+      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(lifecycleQuietWaitPerPairMs, transportQuietWaitTotalMs - quietWaitMs), ownPids });
+    },
+  };
+  const result = await measureTransports(context, { repetitions: options.transportRepetitions, gate, log: (line) => console.log(line), repoRoot });
+  return { ...summarizeTransports(result), quietWaitMs };
+}
+
+function transportReportLines(report) {
+  const { transports: entry, options } = report;
+  const lines = [''];
+  const row = (label, stats, scale = 1, digits = 0) =>
+    `  ${pad(label, 52)}${pad(fmt(stats.cli.median / scale, digits), 10, true)}${pad(fmt(stats.sdk.median / scale, digits), 10, true)}${pad(fmt(stats.ratio.median, 3), 8, true)}` +
+    `${pad(`${fmt(stats.ratio.ci95[0], 2)}-${fmt(stats.ratio.ci95[1], 2)}`, 13, true)}${pad(`${fmt(stats.ratio.p25, 2)}-${fmt(stats.ratio.p75, 2)}`, 13, true)}${pad(`${fmt(stats.ratio.min, 2)}-${fmt(stats.ratio.max, 2)}`, 13, true)}${pad(stats.ratio.n, 4, true)}`;
+  const both = (values, format = (value) => fmt(value)) => `cli ${format(values.cli)} / sdk ${format(values.sdk)}`;
+  const mib = (kb) => `${fmt(kb / 1024, 1)} MiB`;
+  lines.push(`  Transport scenario: the main scenario's turns (a cold then a warm turn of ${options.deltas} deltas) through the Claude provider's cli and sdk transports;`);
+  lines.push(`    each leg a fresh host process (bench/transport-host.mjs: runtime over SQLite, one subscriber); ${entry.repetitions} pairs + 1 warm-up leg each, order alternating`);
+  lines.push(`  ${pad('medians; ratio = sdk/cli, paired', 52)}${pad('cli (a)', 10, true)}${pad('sdk (b)', 10, true)}${pad('b/a', 8, true)}${pad('95% CI', 13, true)}${pad('IQR', 13, true)}${pad('min-max', 13, true)}${pad('n', 4, true)}`);
+  lines.push(row('turn, cold: submit -> run.completed (ms)', entry.coldTurn));
+  lines.push(row('cold: openSession -> first delta (ms)', entry.openFirstDelta));
+  lines.push(row('cold: submit -> first delta (ms)', entry.coldFirstDelta));
+  lines.push(row('  openSession -> first submit (ms)', entry.openSession, 1, 1));
+  lines.push(row('turn, warm: submit -> run.completed (ms)', entry.warmTurn));
+  lines.push(row('warm: submit -> first delta (ms)', entry.warmFirstDelta, 1, 1));
+  lines.push(row('host process RSS after the turns (MiB)', entry.hostRss, 1024, 1));
+  lines.push(row('host process peak RSS, VmHWM (MiB)', entry.hostPeak, 1024, 1));
+  lines.push(row('host JS heap after a full GC (MiB)', entry.hostHeap, 2 ** 20, 1));
+  lines.push(row('agent process tree RSS after the turns (MiB)', entry.agentRss, 1024, 1));
+  lines.push(row('agent process tree peak RSS, VmHWM (MiB)', entry.agentPeak, 1024, 1));
+  lines.push(row('host CPU, cold turn (ms)', entry.hostCpuCold));
+  lines.push(row('host CPU, warm turn (ms)', entry.hostCpuWarm));
+  lines.push(row('agent CPU, warm turn (ms)', entry.agentCpuWarm));
+  lines.push(`    host = the Node process running Tether (for sdk also the Agent SDK's query()), RSS ${both(entry.hostBaselineRssKb, mib)} before its runtime started;`);
+  lines.push(`    agent = every process under the host, read while idle after the 2nd turn: cli ${entry.agentProcesses.cli.join(', ')} / sdk ${entry.agentProcesses.sdk.join(', ')}`);
+  lines.push(`    deltas per warm turn ${both(entry.deltas)}, events delivered ${both(entry.delivered)}; runtime.shutdown() ${both(entry.shutdownMs)} ms, host exit after its result ${both(entry.exitAfterResultMs)} ms, hosts kept alive: ${entry.lingered}`);
+  const diagnostics = [...entry.diagnostics.cli.map((code) => `cli ${code}`), ...entry.diagnostics.sdk.map((code) => `sdk ${code}`)];
+  if (diagnostics.length > 0) lines.push(`    diagnostics seen: ${diagnostics.join(', ')}`);
+  if (entry.launch.checked) {
+    const { onlyCli, onlySdk } = entry.launch;
+    const argv = onlyCli.length + onlySdk.length === 0 ? 'the same arguments' : `arguments only cli passes: ${onlyCli.join(' ') || 'none'}, only sdk: ${onlySdk.join(' ') || 'none'}`;
+    lines.push(`    the CLI as launched (read from /proc), sdk against cli: ${argv} (order and --flag=value forms aside); environment differs in ${entry.launch.environmentChanged.join(', ') || 'nothing'}`);
+  }
+  lines.push(`    quiet pairs ${entry.quietPairs} of ${entry.repetitions}, rest of the machine median ${fmt(entry.otherLoadCores.median, 2)} cores, max ${fmt(entry.otherLoadCores.max, 2)}; waited ${fmt(entry.quietWaitMs / 1000, 1)} s for quiet; processes with the bench HOME left after a leg: ${entry.leftoverProcesses}`);
+  return lines;
 }
 
 async function runDaemonScenario({ options, context }) {

@@ -2,6 +2,8 @@
  * Leg (b): the same turns through Tether: a fresh runtime over SQLite in a temp data dir, a
  * Claude provider with the explicit environment, one subscriber that consumes every event.
  * Turn 1 is cold (Tether spawns the CLI on the first turn); later turns reuse the process.
+ * `provider` adds settings (the transport scenario's `transport`); `beforeShutdown` runs while the
+ * session's process is still alive after the last turn (memory readings), its result returned.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -30,13 +32,14 @@ export function instrumentStore(store) {
   return { store: wrapped, stats };
 }
 
-export async function runTetherTurns({ claudePath, environment, workspace, prompt, turns = 2, timeoutMs = 120_000, apiPid, inspectChild = false }) {
+export async function runTetherTurns({ claudePath, environment, workspace, prompt, turns = 2, timeoutMs = 120_000, apiPid, inspectChild = false, provider = {}, beforeShutdown }) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-data-'));
   let runtime;
   const controller = new AbortController();
   try {
     const { store, stats } = instrumentStore(await openSqliteStore({ dataDir }));
-    runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment })], store });
+    runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment, ...provider })], store });
+    const openStart = performance.now();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
 
     let current = null;
@@ -70,6 +73,7 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
 
     let childPid;
     let launch;
+    let openMs;
     const results = [];
     for (let index = 0; index < turns; index += 1) {
       const commitsBefore = stats.commits;
@@ -82,6 +86,8 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
       });
       current = { resolve, deltas: 0, delivered: 0, firstDeltaMs: NaN, apiCpuStart: processCpuMs(apiPid), busyStart: machineBusyMs(), cpuStart: selfCpuMs(), start: performance.now() };
       const turn = current;
+      // openSession called → the first submit: with the first turn's submit → first delta, open → first delta.
+      openMs ??= turn.start - openStart;
       await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: prompt }] });
       let timer;
       await Promise.race([
@@ -114,10 +120,11 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
       });
     }
 
+    const sample = beforeShutdown ? await beforeShutdown() : undefined;
     const shutdownStart = performance.now();
     await runtime.shutdown();
     runtime = undefined;
-    return { turns: results, delivered, types, diagnostics, shutdownMs: performance.now() - shutdownStart, launch };
+    return { turns: results, delivered, types, diagnostics, shutdownMs: performance.now() - shutdownStart, launch, openMs, sample };
   } finally {
     controller.abort();
     if (runtime) await runtime.shutdown().catch(() => {});
