@@ -217,7 +217,7 @@ describe('the sdk transport over an injected query()', () => {
     const refused = await agentErrorOf(current.setPermissionMode({ sessionId, mode: 'plan' }));
     expect(refused).toMatchObject({ code: 'provider_execution_error', details: { reason: 'invalid_mode' } });
     expect(refused.message).not.toContain('prose');
-    expect(await agentErrorOf(current.dispatch({ type: 'get_context_usage', commandId: 'usage-1', sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'get_context_usage' } });
+    expect(await agentErrorOf(current.dispatch({ type: 'get_context_usage', commandId: 'usage-1', sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'context_usage' } });
     expect(await agentErrorOf(current.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkPackage, claudeAgentSdkVersionRange, loadAgentSdkQuery } from './load-agent-sdk.js';
+import { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkPackage, claudeAgentSdkVersionRange, isSupportedAgentSdkVersion, loadAgentSdkQuery, readInstalledAgentSdkVersion } from './load-agent-sdk.js';
 
 function notFound(): Error {
   return Object.assign(new Error(`Cannot find package '${claudeAgentSdkPackage}' imported from /somewhere/secret`), { code: 'ERR_MODULE_NOT_FOUND' });
@@ -31,12 +31,27 @@ describe('loading the Agent SDK', () => {
     expect(typeof (await loadAgentSdkQuery())).toBe('function');
   });
 
+  it('refuses an installed SDK outside the tested window, naming the version found and the window', async () => {
+    const loaded = () => Promise.resolve({ query() {} });
+    for (const version of ['0.4.0', '0.3.331', '1.0.0', 'next']) {
+      const error = await loadAgentSdkQuery(loaded, () => version).catch((reason: unknown) => reason);
+      expect(error).toMatchObject({ code: 'provider_unavailable', retryable: true, details: { reason: 'sdk_version_unsupported', installedVersion: version } });
+      expect((error as Error).message).toContain(`${claudeAgentSdkPackage} ${version} is installed`);
+      expect((error as Error).message).toContain(claudeAgentSdkVersionRange);
+    }
+    for (const version of ['0.3.332', '0.3.400']) expect(typeof (await loadAgentSdkQuery(loaded, () => version))).toBe('function');
+    // A version that cannot be read is not held against the SDK.
+    expect(typeof (await loadAgentSdkQuery(loaded, () => undefined))).toBe('function');
+  });
+
   it('the installed SDK is the version the seam was written against, inside the declared peer window', () => {
     const require = createRequire(import.meta.url);
     const entry = require.resolve(claudeAgentSdkPackage);
     const installed = (JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as { version: string }).version;
     expect(installed).toBe(CLAUDE_AGENT_SDK_VERSION);
+    expect(readInstalledAgentSdkVersion()).toBe(installed);
     expect(inWindow(installed)).toBe(true);
+    expect(isSupportedAgentSdkVersion(installed)).toBe(true);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>;
     expect(manifest.peerDependencies?.[claudeAgentSdkPackage]).toBe(claudeAgentSdkVersionRange);
     expect(manifest.peerDependenciesMeta?.[claudeAgentSdkPackage]).toEqual({ optional: true });

@@ -1,14 +1,21 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AgentError } from '@tether/protocol';
 import type { AgentSdkQueryFunction } from './agent-sdk-types.js';
 
-/** The Agent SDK version the sdk transport was written and tested against. */
+/** The Agent SDK version the sdk transport was written and tested against: the window's floor. */
 export const CLAUDE_AGENT_SDK_VERSION = '0.3.332';
+/** The first version outside the window (a minor bump of a 0.x package may change the wire). */
+const firstUntestedVersion = '0.4.0';
 /** The optional peer dependency and the versions it is declared (and tested) for. */
 export const claudeAgentSdkPackage = '@anthropic-ai/claude-agent-sdk';
-export const claudeAgentSdkVersionRange = '>=0.3.332 <0.4';
+export const claudeAgentSdkVersionRange = `>=${CLAUDE_AGENT_SDK_VERSION} <${firstUntestedVersion.replace(/\.0$/, '')}`;
 
 /** Resolves with the SDK's module namespace; rejects when it cannot be loaded. */
 export type AgentSdkLoader = () => Promise<unknown>;
+/** The installed SDK's version, or undefined when it cannot be read (then it is not checked). */
+export type AgentSdkVersionReader = () => string | undefined;
 
 /**
  * Loads the SDK only when an sdk-transport session needs it. The specifier is not a literal, so
@@ -19,25 +26,54 @@ export const importAgentSdk: AgentSdkLoader = () => {
   return import(specifier);
 };
 
+/** Reads the version from the package.json next to the SDK's entry point (the package does not export it). */
+export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
+  try {
+    const entry = fileURLToPath(import.meta.resolve(claudeAgentSdkPackage));
+    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    return manifest.name === claudeAgentSdkPackage && typeof manifest.version === 'string' ? manifest.version : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+function numericCore(version: string): [number, number, number] | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+function compareVersions(left: [number, number, number], right: [number, number, number]): number {
+  for (let index = 0; index < 3; index += 1) if (left[index] !== right[index]) return left[index]! - right[index]!;
+  return 0;
+}
+
+/** Whether `version` lies in the declared window (an unparsable one does not). */
+export function isSupportedAgentSdkVersion(version: string): boolean {
+  const core = numericCore(version);
+  return core !== undefined && compareVersions(core, numericCore(CLAUDE_AGENT_SDK_VERSION)!) >= 0 && compareVersions(core, numericCore(firstUntestedVersion)!) < 0;
+}
+
 function isModuleNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
-function unavailable(reason: 'sdk_not_installed' | 'sdk_load_failed' | 'sdk_query_missing'): AgentError {
+type UnavailableReason = 'sdk_not_installed' | 'sdk_load_failed' | 'sdk_query_missing' | 'sdk_version_unsupported';
+
+function unavailable(reason: UnavailableReason, installed?: string): AgentError {
   const install = `npm install ${claudeAgentSdkPackage}@'${claudeAgentSdkVersionRange}'`;
-  const message =
-    reason === 'sdk_not_installed'
-      ? `The sdk transport needs ${claudeAgentSdkPackage} (${claudeAgentSdkVersionRange}), which is not installed. Install it next to Tether (${install}), or use transport 'cli'.`
-      : reason === 'sdk_load_failed'
-        ? `${claudeAgentSdkPackage} is installed but could not be loaded. Reinstall it (${install}), or use transport 'cli'.`
-        : `${claudeAgentSdkPackage} has no query() export; the sdk transport needs ${claudeAgentSdkVersionRange}. Install a version in that range (${install}), or use transport 'cli'.`;
+  const messages: Record<UnavailableReason, string> = {
+    sdk_not_installed: `The sdk transport needs ${claudeAgentSdkPackage} (${claudeAgentSdkVersionRange}), which is not installed. Install it next to Tether (${install}), or use transport 'cli'.`,
+    sdk_load_failed: `${claudeAgentSdkPackage} is installed but could not be loaded. Reinstall it (${install}), or use transport 'cli'.`,
+    sdk_query_missing: `${claudeAgentSdkPackage} has no query() export; the sdk transport needs ${claudeAgentSdkVersionRange}. Install a version in that range (${install}), or use transport 'cli'.`,
+    sdk_version_unsupported: `${claudeAgentSdkPackage} ${installed} is installed; the sdk transport is tested with ${claudeAgentSdkVersionRange} only. Install a version in that range (${install}), or use transport 'cli'.`,
+  };
   // Retryable: installing the package (or fixing it) is all it takes; nothing was started.
-  return new AgentError({ code: 'provider_unavailable', message, retryable: true, details: { reason } });
+  return new AgentError({ code: 'provider_unavailable', message: messages[reason], retryable: true, details: { reason, ...(installed ? { installedVersion: installed } : {}) } });
 }
 
-/** The SDK's query() function, or provider_unavailable saying which package to install. */
-export async function loadAgentSdkQuery(load: AgentSdkLoader = importAgentSdk): Promise<AgentSdkQueryFunction> {
+/** The SDK's query() function, or provider_unavailable saying which package (and version) to install. */
+export async function loadAgentSdkQuery(load: AgentSdkLoader = importAgentSdk, readVersion: AgentSdkVersionReader = readInstalledAgentSdkVersion): Promise<AgentSdkQueryFunction> {
   let namespace: unknown;
   try {
     namespace = await load();
@@ -46,5 +82,8 @@ export async function loadAgentSdkQuery(load: AgentSdkLoader = importAgentSdk): 
   }
   const query = (namespace as { query?: unknown } | null)?.query;
   if (typeof query !== 'function') throw unavailable('sdk_query_missing');
+  // Checked after loading: what was imported is what the version describes (same resolution).
+  const version = readVersion();
+  if (version !== undefined && !isSupportedAgentSdkVersion(version)) throw unavailable('sdk_version_unsupported', version);
   return query as AgentSdkQueryFunction;
 }

@@ -2,11 +2,14 @@ import { AgentError } from '@tether/protocol';
 import type { ClaudeControlRequest } from '../connection/claude-connection.js';
 import type { AgentSdkQuery } from './agent-sdk-types.js';
 
-function unsupported(request: string, reason: ClaudeControlRequest['subtype']): AgentError {
+/** The reason codes are the runtime's own for the same refusal (session-controls.ts), so a host sees one code. */
+const unsupportedReasons = { initialize: 'initialize', get_context_usage: 'context_usage', get_session_cost: 'session_cost' } as const;
+
+function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {
   return new AgentError({
     code: 'capability_unsupported',
     message: `The Agent SDK's query() offers no ${request}, so the sdk transport cannot make it. Use transport 'cli' where you need it.`,
-    details: { reason },
+    details: { reason: unsupportedReasons[subtype] },
   });
 }
 
