@@ -202,6 +202,44 @@ describe('the sdk transport over an injected query()', () => {
     expect(queries[0]!.calls.interrupts).toBe(2);
   });
 
+  it('interrupt(): a later turn\'s input not started yet and still queued will run, so the stop is refused; once it runs a retry stops it', async () => {
+    let context!: ScriptedQueryContext;
+    let uuid = '';
+    let release!: () => void;
+    const { runtime: current, sessionId, queries } = await open(
+      eachTurn(async (scriptContext, stamp, index) => {
+        context = scriptContext;
+        uuid = stamp;
+        if (index === 0) return scriptedTurnFrames(stamp, 'first').forEach((frame) => scriptContext.emit(frame));
+        // The second input waits behind earlier work: nothing names it until it is let go.
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        // Started, and streaming: everything of the turn but its result.
+        scriptedTurnFrames(stamp, 'working').slice(0, -1).forEach((frame) => scriptContext.emit(frame));
+      }),
+      {
+        controls: {
+          interrupt: async () => {
+            if (queries[0]!.calls.interrupts === 1) return { still_queued: [uuid] };
+            context.emit({ ...result(uuid), subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' });
+            return { still_queued: [] };
+          },
+        },
+      },
+    );
+    expect((await turn(current, sessionId)).events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'second' }] });
+    await waitForEvent(current, sessionId, 'run.started', { afterSeq: (await current.getSession(sessionId)).lastSeq - 1 });
+    expect(await agentErrorOf(current.interruptRun({ sessionId }))).toMatchObject({ code: 'provider_rejected', details: { reason: 'input_still_queued' } });
+    expect((await current.getSession(sessionId)).activeRunId).toBe(runId);
+    release();
+    await waitForEvent(current, sessionId, 'run.message_delta', { where: (event) => event.runId === runId });
+    await current.interruptRun({ sessionId });
+    expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'interrupted' });
+    expect(queries[0]!.calls.interrupts).toBe(2);
+  });
+
   it('controls: set_model resolved from the initialize answer, a refusal by error code only, a missing method unsupported, no cost request', async () => {
     const refusal = Object.assign(new Error('Mode refused: long SDK prose'), { errorCode: 'invalid_mode' });
     const { runtime: current, sessionId } = await open(eachTurn((context, uuid) => scriptedTurnFrames(uuid, 'ok').forEach((frame) => context.emit(frame))), {

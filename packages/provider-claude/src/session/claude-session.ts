@@ -144,9 +144,15 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       this.endTurn(turn, { outcome: 'interrupted' });
       return Promise.resolve({ applied: true });
     }
-    const done = requestInterrupt(this.connection, turn, () => {
-      if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
-    }).finally(() => {
+    const firstTurnOfProcess = !this.state.turnStartedOnProcess;
+    const done = requestInterrupt(
+      this.connection,
+      turn,
+      () => {
+        if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
+      },
+      { firstTurnOfProcess },
+    ).finally(() => {
       if (this.interrupting?.done === done) this.interrupting = null;
     });
     this.interrupting = { runId, done };
@@ -372,7 +378,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     turn.stalled = true;
     this.note('claude.stall_detected');
     const connection = this.connection;
-    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) })).catch(() => undefined);
+    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) }), { firstTurnOfProcess: !this.state.turnStartedOnProcess }).catch(() => undefined);
     // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
       if (this.state.turn === turn) void this.stopConnection('released');

@@ -53,7 +53,10 @@ export function stampsOf(frame: CliFrame): Stamps {
 export function applyStamps(state: TranslatorState, stamps: Stamps): boolean {
   if (stamps.uuids.length === 0) return false;
   const turn = state.turn;
-  if (turn && stamps.starts && stamps.uuids.includes(turn.uuid)) turn.started = true;
+  if (turn && stamps.starts && stamps.uuids.includes(turn.uuid)) {
+    turn.started = true;
+    state.turnStartedOnProcess = true;
+  }
   if (state.correlation !== 'legacy-unstamped') return false;
   state.correlation = 'stamped';
   return true;

@@ -34,6 +34,11 @@ export interface TranslatorState {
   reportedProviderSessionId: string | null;
   /** The CLI has accepted a turn of this conversation (so a later process can --resume it). */
   conversationEstablished: boolean;
+  /**
+   * A turn of ours has started on this process. Until then a stop lands in the CLI's first-command
+   * window, where it is latched onto the input waiting for the first turn (see interrupt-request.ts).
+   */
+  turnStartedOnProcess: boolean;
   /** The API message currently streaming, per stream (main answer = '', subagents by parent tool use id). */
   readonly currentMessageIds: Map<string, string>;
   /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
@@ -65,6 +70,7 @@ export function createTranslatorState(options: {
     providerSessionId: options.providerSessionId,
     reportedProviderSessionId: options.reportedProviderSessionId,
     conversationEstablished: options.conversationEstablished,
+    turnStartedOnProcess: false,
     currentMessageIds: new Map(),
     streamedMessageIds: new Set(),
     toolNames: new Map(),
