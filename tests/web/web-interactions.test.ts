@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { expect, it } from 'vitest';
@@ -91,6 +91,66 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await Promise.all([cardInFirst.waitFor({ state: 'detached' }), cardInSecond.waitFor({ state: 'detached' })]);
     await waitForRunEnd(first, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'both.txt'))).toBe(true);
+  });
+
+  it('edits the command before approving: the edited command runs, the model\'s does not; a bad edit sends nothing', async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }), textReply('Done as edited.'));
+    await sendTurn(page, 'Write it.');
+    const card = page.getByRole('region', { name: 'Approval: Bash' });
+    await card.getByRole('button', { name: 'Edit the input before approving' }).click();
+    const editor = card.getByLabel('Command to run instead');
+    expect(await editor.inputValue()).toBe('echo model > model.txt');
+    await editor.fill('   ');
+    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    expect(await card.getByRole('alert').innerText()).toContain('The command is empty');
+    await editor.fill('echo edited > edited.txt');
+    await saveScreenshot(page, 'approval-edit');
+    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Succeeded');
+    expect(existsSync(path.join(suite.environment.workspace, 'edited.txt'))).toBe(true);
+    expect(existsSync(path.join(suite.environment.workspace, 'model.txt'))).toBe(false);
+  });
+
+  it('edits a tool input as JSON: invalid JSON is refused in the card, a valid object runs', async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    const target = path.join(suite.environment.workspace, 'notes.txt');
+    suite.environment.api.enqueue(toolUseReply('Write', { file_path: target, content: 'from the model\n' }), textReply('Written as edited.'));
+    await sendTurn(page, 'Write the notes.');
+    const card = page.getByRole('region', { name: 'Approval: Write' });
+    await card.getByRole('button', { name: 'Edit the input before approving' }).click();
+    const editor = card.getByLabel('Tool input to use instead (JSON)');
+    await editor.fill('{ "file_path": ');
+    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    expect(await card.getByRole('alert').innerText()).toContain('not valid JSON');
+    await editor.fill(JSON.stringify({ file_path: target, content: 'from the person\n' }));
+    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Succeeded');
+    expect(readFileSync(target, 'utf8')).toBe('from the person\n');
+  });
+
+  it('a plan approval can choose the mode the plan is carried out in', async () => {
+    const page = await connectedPage();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Working directory').fill(suite.environment.workspace);
+    await page.getByLabel('Permission mode').selectOption('plan');
+    await page.getByRole('button', { name: 'Open session' }).click();
+    await page.waitForURL(/\/sessions\/ses_[0-9a-f]{32}$/);
+    const sessionId = /ses_[0-9a-f]{32}/.exec(page.url())![0];
+    suite.environment.api.enqueue(toolUseReply('ExitPlanMode', { plan: '1. Change the thing' }), textReply('Proceeding.'));
+    await sendTurn(page, 'Plan it.');
+    const card = page.getByRole('region', { name: 'Approval: ExitPlanMode' });
+    expect(await card.getByRole('button', { name: 'Edit the input before approving' }).count()).toBe(0);
+    await card.getByLabel('Mode to carry out the plan in').selectOption('auto_edit');
+    await card.getByRole('button', { name: 'Approve once' }).click();
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Succeeded');
+    const snapshot = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${suite.daemon.token}` } });
+    expect(((await snapshot.json()) as { permissionMode: string }).permissionMode).toBe('auto_edit');
   });
 
   it('deny and stop (X) ends the run', async () => {

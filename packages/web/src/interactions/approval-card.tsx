@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
-import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
+import type { ApprovalRequest, InteractionAnswer, PermissionMode } from '@tether/protocol';
+import { ApprovalEdit } from './approval-edit.js';
 import { ApprovalInput } from './approval-input.js';
 import { FailureNotice } from '../connection/failure-notice.js';
 import { useAnswerSender } from './use-answer-sender.js';
@@ -19,6 +20,15 @@ export interface ApprovalCardProps {
   readonly onAnswer: (answer: InteractionAnswer) => Promise<void>;
 }
 
+/** Modes a plan can be carried out in ('' = the one the agent picks). Plan and bypass are not offered: one is where it is, the other needs a restart. */
+const continueModes: readonly { readonly value: '' | PermissionMode; readonly label: string }[] = [
+  { value: '', label: 'as the agent chooses' },
+  { value: 'ask_before_edit', label: 'asking before edits' },
+  { value: 'auto_edit', label: 'accepting edits' },
+  { value: 'auto', label: 'auto' },
+  { value: 'dont_ask', label: 'without asking (denied unless allowed)' },
+];
+
 function isTyping(target: EventTarget): boolean {
   return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
 }
@@ -30,7 +40,11 @@ function isTyping(target: EventTarget): boolean {
  */
 export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   const [message, setMessage] = useState('');
+  const [editing, setEditing] = useState(false);
+  const [continueIn, setContinueIn] = useState<'' | PermissionMode>('');
   const { sending, failure, send } = useAnswerSender(onAnswer);
+  const isPlan = request.plan !== undefined;
+  const editable = request.input !== null && !isPlan;
   const card = useRef<HTMLElement>(null);
   // Approve must not be one stray keystroke away when the agent says so.
   const approveByKey = !request.defaultToNo;
@@ -42,13 +56,14 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   }, []);
 
   const denyMessage = message.trim() === '' ? {} : { message: message.trim() };
-  const approveOnce = () => send({ decision: 'approve', scope: 'once' });
+  const approveOnce = () => send({ decision: 'approve', scope: 'once', ...(isPlan && continueIn !== '' ? { continueInMode: continueIn } : {}) });
+  const approveEdited = (updatedInput: Record<string, unknown>) => void send({ decision: 'approve', scope: 'once', updatedInput });
   const approveForSession = () => send({ decision: 'approve', scope: 'session' });
   const deny = () => send({ decision: 'deny', ...denyMessage });
   const denyAndStop = () => send({ decision: 'deny', interrupt: true, ...denyMessage });
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    if (sending || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+    if (sending || editing || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
     const key = event.key.toLowerCase();
     const action = key === 'a' && approveByKey ? approveOnce : key === 's' && approveByKey && request.offerSessionApproval ? approveForSession : key === 'd' ? deny : key === 'x' ? denyAndStop : null;
     if (action === null) return;
@@ -81,16 +96,36 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
       ) : null}
       <ApprovalInput request={request} />
       {request.defaultToNo ? <p className="muted">The agent asks that approval is not pre-selected: approve with the button.</p> : null}
-      <div className="card-actions">
-        <button type="button" className="button-approve" disabled={sending} aria-label="Approve once" aria-keyshortcuts={approveByKey ? 'A' : undefined} onClick={() => void approveOnce()}>
-          Approve once{approveByKey ? <kbd>A</kbd> : null}
-        </button>
-        {request.offerSessionApproval ? (
-          <button type="button" disabled={sending} aria-label="Approve for this session" aria-keyshortcuts={approveByKey ? 'S' : undefined} onClick={() => void approveForSession()}>
-            Approve for session{approveByKey ? <kbd>S</kbd> : null}
+      {isPlan ? (
+        <label className="approval-continue">
+          Carry it out{' '}
+          <select aria-label="Mode to carry out the plan in" value={continueIn} disabled={sending} onChange={(event) => setContinueIn(event.target.value as '' | PermissionMode)}>
+            {continueModes.map((mode) => (
+              <option key={mode.value} value={mode.value}>
+                {mode.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {editing && request.input !== null ? <ApprovalEdit input={request.input} sending={sending} onApprove={approveEdited} onCancel={() => setEditing(false)} /> : null}
+      {editing ? null : (
+        <div className="card-actions">
+          <button type="button" className="button-approve" disabled={sending} aria-label="Approve once" aria-keyshortcuts={approveByKey ? 'A' : undefined} onClick={() => void approveOnce()}>
+            Approve once{approveByKey ? <kbd>A</kbd> : null}
           </button>
-        ) : null}
-      </div>
+          {request.offerSessionApproval ? (
+            <button type="button" disabled={sending} aria-label="Approve for this session" aria-keyshortcuts={approveByKey ? 'S' : undefined} onClick={() => void approveForSession()}>
+              Approve for session{approveByKey ? <kbd>S</kbd> : null}
+            </button>
+          ) : null}
+          {editable ? (
+            <button type="button" disabled={sending} aria-label="Edit the input before approving" onClick={() => setEditing(true)}>
+              Edit…
+            </button>
+          ) : null}
+        </div>
+      )}
       <div className="card-actions">
         <input className="deny-message" type="text" aria-label="Message to the agent when denying (optional)" placeholder="Why not? (optional)" value={message} maxLength={2000} onChange={(event) => setMessage(event.target.value)} />
         <button type="button" className="button-deny" disabled={sending} aria-label="Deny" aria-keyshortcuts="D" onClick={() => void deny()}>
