@@ -107,6 +107,23 @@ describeTransports('tool approvals', ({ start }) => {
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
   });
 
+  it('approve for the project (local_settings): the rule is written to .claude/settings.local.json and a new session does not ask', async () => {
+    const { environment, runtime, sessionId } = await open();
+    const touch = { command: 'touch project-rule.txt', description: 'Touch' };
+    environment.api.enqueue(toolUseReply('Bash', touch), textReply('First.'), toolUseReply('Bash', touch), textReply('Second.'));
+    const first = await promptFor(runtime, sessionId, 'Touch it.');
+    expect(first.requested.request).toMatchObject({ offerSessionApproval: true });
+    await runtime.respondInteraction({ sessionId, interactionRef: first.requested.interactionRef, answer: { decision: 'approve', scope: 'local_settings' } });
+    expect(await runtime.waitForRun(first.runId)).toMatchObject({ outcome: 'succeeded' });
+    const settings = JSON.parse(readFileSync(path.join(environment.workspace, '.claude', 'settings.local.json'), 'utf8')) as { permissions?: { allow?: string[] } };
+    expect(settings.permissions?.allow?.some((rule) => rule.startsWith('Bash(') && rule.includes('touch project-rule.txt'))).toBe(true);
+    // Another session (so another agent process) in the same project reads the rule: no prompt.
+    const other = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const second = await runtime.submitTurn({ sessionId: other.sessionId, input: [{ type: 'text', text: 'Touch it again.' }] });
+    const events = await runEvents(runtime, other.sessionId, second.runId);
+    expect(runSequence(events, second.runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+  });
+
   it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {
     const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(

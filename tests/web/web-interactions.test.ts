@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { expect, it } from 'vitest';
@@ -91,6 +91,22 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await Promise.all([cardInFirst.waitFor({ state: 'detached' }), cardInSecond.waitFor({ state: 'detached' })]);
     await waitForRunEnd(first, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'both.txt'))).toBe(true);
+  });
+
+  it('always allow in this project: the rule lands in .claude/settings.local.json', async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo project > project.txt', description: 'Write' }), textReply('Allowed for the project.'));
+    await sendTurn(page, 'Write it for good.');
+    const card = page.getByRole('region', { name: 'Approval: Bash' });
+    await card.getByRole('button', { name: 'Always allow in this project' }).click();
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Succeeded');
+    const settingsFile = path.join(suite.environment.workspace, '.claude', 'settings.local.json');
+    const rules = (JSON.parse(readFileSync(settingsFile, 'utf8')) as { permissions: { allow: string[] } }).permissions.allow;
+    expect(rules.some((rule) => rule.startsWith('Bash(echo project'))).toBe(true);
+    // The other tests of this file share the workspace: they must still be asked.
+    rmSync(settingsFile);
   });
 
   it('edits the command before approving: the edited command runs, the model\'s does not; a bad edit sends nothing', async () => {

@@ -5,7 +5,7 @@ export interface ApprovalChoice {
   readonly answer: InteractionAnswer;
 }
 
-/** The choices a person gets for an approval, in order; approve-for-session only when offered. */
+/** The choices a person gets for an approval, in order; approve for the session or the project only when offered. */
 export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
   const choices: ApprovalChoice[] = [{ label: 'approve once', answer: { decision: 'approve', scope: 'once' } }];
   if (request.plan !== undefined) {
@@ -14,6 +14,10 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
   if (request.offerSessionApproval) choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
   choices.push({ label: 'deny', answer: { decision: 'deny' } });
   choices.push({ label: 'deny and stop the run', answer: { decision: 'deny', interrupt: true } });
+  // Last, away from the cursor's start: the one choice that outlives the session.
+  if (request.offerSessionApproval && request.plan === undefined) {
+    choices.push({ label: 'always allow in this project (writes .claude/settings.local.json)', answer: { decision: 'approve', scope: 'local_settings' } });
+  }
   return choices;
 }
 

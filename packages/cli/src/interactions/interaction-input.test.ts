@@ -27,7 +27,8 @@ const question: Question = {
 
 describe('terminal answers', () => {
   it('offers approve for the session only when the agent allows it, and never pre-selects approve when told not to', () => {
-    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run']);
+    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run', 'always allow in this project (writes .claude/settings.local.json)']);
+    expect(approvalChoices(approval).at(-1)!.answer).toEqual({ decision: 'approve', scope: 'local_settings' });
     const strict = { ...approval, offerSessionApproval: false, defaultToNo: true };
     const choices = approvalChoices(strict);
     expect(choices.map((choice) => choice.label)).toEqual(['approve once', 'deny', 'deny and stop the run']);

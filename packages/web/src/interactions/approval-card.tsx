@@ -59,6 +59,7 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   const approveOnce = () => send({ decision: 'approve', scope: 'once', ...(isPlan && continueIn !== '' ? { continueInMode: continueIn } : {}) });
   const approveEdited = (updatedInput: Record<string, unknown>) => void send({ decision: 'approve', scope: 'once', updatedInput });
   const approveForSession = () => send({ decision: 'approve', scope: 'session' });
+  const approveForProject = () => send({ decision: 'approve', scope: 'local_settings' });
   const deny = () => send({ decision: 'deny', ...denyMessage });
   const denyAndStop = () => send({ decision: 'deny', interrupt: true, ...denyMessage });
 
@@ -117,6 +118,12 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
           {request.offerSessionApproval ? (
             <button type="button" disabled={sending} aria-label="Approve for this session" aria-keyshortcuts={approveByKey ? 'S' : undefined} onClick={() => void approveForSession()}>
               Approve for session{approveByKey ? <kbd>S</kbd> : null}
+            </button>
+          ) : null}
+          {request.offerSessionApproval && !isPlan ? (
+            // No shortcut: this one outlives the session (a rule in the project's .claude/settings.local.json).
+            <button type="button" disabled={sending} aria-label="Always allow in this project" title="Writes the rule to .claude/settings.local.json in the workspace" onClick={() => void approveForProject()}>
+              Always allow in project
             </button>
           ) : null}
           {editable ? (
