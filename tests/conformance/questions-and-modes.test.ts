@@ -168,17 +168,26 @@ describeTransports('permission modes', ({ start }) => {
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('ask_before_edit');
   });
 
-  it('plan mode: ExitPlanMode is an approval; approving can choose the mode to continue in', async () => {
+  it('plan mode: the plan the model wrote to its plan file reaches the host in the ExitPlanMode approval; approving can choose the mode to continue in', async () => {
     const environment = await start();
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'plan' });
-    environment.api.enqueue(toolUseReply('ExitPlanMode', { plan: '1. Change the thing\n2. Test it' }), textReply('Proceeding.'));
+    // As a model does in plan mode: write the plan to the file the CLI names in its system prompt, then ask to exit.
+    const plan = '# The plan\n\n1. Change the thing\n2. Test it\n';
+    let planFile = '';
+    environment.api.setResponder((view) => {
+      planFile = /[^"\\ ]*\.claude\/plans\/[^"\\ ]*\.md/.exec(JSON.stringify(view.body))?.[0] ?? 'no plan file named';
+      environment.api.setResponder(() => toolUseReply('ExitPlanMode', {}));
+      return toolUseReply('Write', { file_path: planFile, content: plan });
+    });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Plan it.' }] });
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
-    // 2.1.332 sends ExitPlanMode with an empty input: the plan text does not reach the host.
-    expect(requested.request).toMatchObject({ kind: 'approval', toolName: 'ExitPlanMode', plan: '' });
+    expect(planFile).toContain(path.join(environment.home, '.claude', 'plans'));
+    // Writing the plan file is allowed in plan mode without asking; leaving plan mode is asked.
+    expect(requested.request).toMatchObject({ kind: 'approval', toolName: 'ExitPlanMode', plan, offerSessionApproval: false });
+    environment.api.setResponder(() => textReply('Proceeding.'));
     await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve', continueInMode: 'auto_edit' } });
-    await runEvents(runtime, sessionId, runId);
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
     const modes = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.mode_changed').map((event) => (event as { mode: string }).mode);
     expect(modes).toEqual(['plan', 'auto_edit']);
   });

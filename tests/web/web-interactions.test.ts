@@ -157,9 +157,22 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await page.getByRole('button', { name: 'Open session' }).click();
     await page.waitForURL(/\/sessions\/ses_[0-9a-f]{32}$/);
     const sessionId = /ses_[0-9a-f]{32}/.exec(page.url())![0];
-    suite.environment.api.enqueue(toolUseReply('ExitPlanMode', { plan: '1. Change the thing' }), textReply('Proceeding.'));
+    // As a model in plan mode does: the plan goes to the file the CLI names, then ExitPlanMode asks to leave.
+    const api = suite.environment.api;
+    api.setResponder((view) => {
+      const planFile = /[^"\\ ]*\.claude\/plans\/[^"\\ ]*\.md/.exec(JSON.stringify(view.body))?.[0] ?? 'no plan file named';
+      api.setResponder(() => {
+        api.setResponder(undefined);
+        return toolUseReply('ExitPlanMode', {});
+      });
+      return toolUseReply('Write', { file_path: planFile, content: '## Plan\n\n1. Change **the thing**\n2. Test it\n' });
+    });
     await sendTurn(page, 'Plan it.');
     const card = page.getByRole('region', { name: 'Approval: ExitPlanMode' });
+    await card.waitFor();
+    expect(await card.getByLabel('Plan', { exact: true }).innerText()).toContain('Change the thing');
+    await saveScreenshot(page, 'plan-approval');
+    api.enqueue(textReply('Proceeding.'));
     expect(await card.getByRole('button', { name: 'Edit the input before approving' }).count()).toBe(0);
     await card.getByLabel('Mode to carry out the plan in').selectOption('auto_edit');
     await card.getByRole('button', { name: 'Approve once' }).click();
