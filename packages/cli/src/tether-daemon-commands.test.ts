@@ -45,9 +45,9 @@ afterEach(async () => {
 });
 
 /** Starts `tether serve` on a free port; resolves with its URL once it listens. */
-function serve(): Promise<string> {
+function serve(extra: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0', ...extra], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     daemon.stderr!.on('data', (chunk) => {
       stderr += chunk;
@@ -103,6 +103,8 @@ describe('tether commands through a daemon', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Answered by the daemon.\n');
     const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
+    // The default transport drives the CLI itself (the SDK's launches say sdk-ts: see the next test).
+    expect(api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.headers['user-agent']).not.toMatch(/sdk-ts/);
 
     const listed = JSON.parse((await tether(['sessions', '--json'])).stdout) as { sessionId: string; state: string }[];
     expect(listed.map((session) => session.sessionId)).toEqual([sessionId]);
@@ -121,6 +123,20 @@ describe('tether commands through a daemon', () => {
     api.enqueue(textReply('Via --server.'));
     const remote = await tether(['run', '--server', url, 'Hi'], { TETHER_TOKEN: token, TETHER_HOME: path.join(root, 'elsewhere') });
     expect(remote.stdout).toBe('Via --server.\n');
+  });
+
+  it('serve --transport sdk: turns go through the Agent SDK, and the providers route says what it lacks', async () => {
+    const url = await serve(['--transport', 'sdk']);
+    const token = (await tether(['token'])).stdout.trim();
+    const providers = (await (await fetch(`${url}/v1/providers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { providers: { name: string; capabilities: { sessionCost: boolean; interrupt: boolean } }[] };
+    expect(providers.providers[0]).toMatchObject({ name: 'claude', capabilities: { sessionCost: false, interrupt: true } });
+    api.enqueue(textReply('Answered through the SDK.'));
+    const run = await tether(['run', 'Hello SDK']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Answered through the SDK.\n');
+    // The same binary, launched by the SDK: its requests name the SDK as their entry point.
+    const requests = api.requests.filter((request) => request.kind === 'turn');
+    expect(requests.at(-1)!.view!.headers['user-agent']).toMatch(/sdk-ts/);
   });
 
   it('attach follows a session and answers its prompt from --answers; Ctrl-C detaches', async () => {
