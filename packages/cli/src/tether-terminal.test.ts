@@ -68,6 +68,19 @@ describe('tether run at a terminal', () => {
     expect(await readFile(path.join(root, 'workspace', 'tty.txt'), 'utf8')).toBe('tty\n');
   });
 
+  it('edits the command before approving: the edited line runs, not the model\'s', async () => {
+    api.enqueue(toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }), textReply('Ran your version.'));
+    const eraseLine = '\u0015';
+    const result = await atTerminal('Write it', [
+      { after: 'edit the command', type: '5' },
+      { after: 'command ›', type: `${eraseLine}echo edited > edited.txt\r` },
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('Ran your version.');
+    expect(await readFile(path.join(root, 'workspace', 'edited.txt'), 'utf8')).toBe('edited\n');
+    await expect(readFile(path.join(root, 'workspace', 'model.txt'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('denies with the arrow keys, and answers questions with numbers and free text', async () => {
     api.enqueue(
       toolUseReply('Bash', { command: 'echo no > no.txt', description: 'Write' }),

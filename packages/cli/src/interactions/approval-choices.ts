@@ -3,6 +3,14 @@ import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
 export interface ApprovalChoice {
   readonly label: string;
   readonly answer: InteractionAnswer;
+  /** Ask for the command line first; the answer then approves once with it in place of the model's. */
+  readonly editCommand?: true;
+}
+
+/** The command an approval would run, when its input has one to edit. */
+export function editableCommand(request: ApprovalRequest): string | null {
+  const command = request.input?.['command'];
+  return request.plan === undefined && typeof command === 'string' ? command : null;
 }
 
 /** The choices a person gets for an approval, in order; approve for the session or the project only when offered. */
@@ -14,6 +22,7 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
   if (request.offerSessionApproval) choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
   choices.push({ label: 'deny', answer: { decision: 'deny' } });
   choices.push({ label: 'deny and stop the run', answer: { decision: 'deny', interrupt: true } });
+  if (editableCommand(request) !== null) choices.push({ label: 'edit the command, then approve it once', answer: { decision: 'approve', scope: 'once' }, editCommand: true });
   // Last, away from the cursor's start: the one choice that outlives the session.
   if (request.offerSessionApproval && request.plan === undefined) {
     choices.push({ label: 'always allow in this project (writes .claude/settings.local.json)', answer: { decision: 'approve', scope: 'local_settings' } });

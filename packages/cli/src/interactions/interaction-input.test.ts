@@ -27,11 +27,13 @@ const question: Question = {
 
 describe('terminal answers', () => {
   it('offers approve for the session only when the agent allows it, and never pre-selects approve when told not to', () => {
-    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run', 'always allow in this project (writes .claude/settings.local.json)']);
+    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run', 'edit the command, then approve it once', 'always allow in this project (writes .claude/settings.local.json)']);
+    // Only a command line is edited at the terminal (other input: the web UI or --answers).
+    expect(approvalChoices({ ...approval, input: { file_path: '/x' } }).some((choice) => choice.editCommand)).toBe(false);
     expect(approvalChoices(approval).at(-1)!.answer).toEqual({ decision: 'approve', scope: 'local_settings' });
     const strict = { ...approval, offerSessionApproval: false, defaultToNo: true };
     const choices = approvalChoices(strict);
-    expect(choices.map((choice) => choice.label)).toEqual(['approve once', 'deny', 'deny and stop the run']);
+    expect(choices.map((choice) => choice.label)).toEqual(['approve once', 'deny', 'deny and stop the run', 'edit the command, then approve it once']);
     expect(choices[initialChoice(strict, choices)]!.answer).toEqual({ decision: 'deny' });
   });
 

@@ -1,7 +1,7 @@
 import { emitKeypressEvents } from 'node:readline';
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRequest, InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
-import { approvalChoices, initialChoice, selectionAfterKey, type SelectionState } from './approval-choices.js';
+import { type ApprovalChoice, approvalChoices, editableCommand, initialChoice, selectionAfterKey, type SelectionState } from './approval-choices.js';
 import { describeApproval, describeQuestion } from './describe-interaction.js';
 import { parseQuestionReply } from './parse-question-reply.js';
 
@@ -30,6 +30,30 @@ export class TerminalPrompter {
   private async approve(request: ApprovalRequest): Promise<InteractionAnswer> {
     this.write(['', ...describeApproval(request)]);
     const choices = approvalChoices(request);
+    for (;;) {
+      const choice = await this.choose(request, choices);
+      if (!choice.editCommand) return choice.answer;
+      const edited = await this.editCommand(editableCommand(request) ?? '');
+      // An emptied line is a change of mind: back to the menu, nothing sent.
+      if (edited !== null) return { decision: 'approve', scope: 'once', updatedInput: { ...request.input, command: edited } };
+      this.write(['  (nothing edited: choose again)']);
+    }
+  }
+
+  /** The command line to run instead, prefilled with the model's; null when left empty. */
+  private async editCommand(command: string): Promise<string | null> {
+    const lines = createInterface({ input: this.input, output: this.output, terminal: true });
+    try {
+      const reply = lines.question('  command › ');
+      lines.write(command);
+      const edited = (await reply).trim();
+      return edited === '' ? null : edited;
+    } finally {
+      lines.close();
+    }
+  }
+
+  private async choose(request: ApprovalRequest, choices: readonly ApprovalChoice[]): Promise<ApprovalChoice> {
     const digits = !request.defaultToNo;
     let state: SelectionState = { index: initialChoice(request, choices), chosen: null };
     const render = (first: boolean) => {
@@ -61,7 +85,7 @@ export class TerminalPrompter {
         };
         this.input.on('keypress', onKey);
       });
-      return choices[chosen]!.answer;
+      return choices[chosen]!;
     } finally {
       this.input.setRawMode?.(wasRaw ?? false);
       this.input.pause();
