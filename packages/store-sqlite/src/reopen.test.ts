@@ -117,6 +117,7 @@ describe('migrations', () => {
       [2, 'interactions'],
       [3, 'session-model-and-process'],
       [4, 'session-summary'],
+      [5, 'session-listing-indexes'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -199,7 +200,7 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
-    expect(readSchema().version).toBe(4);
+    expect(readSchema().version).toBe(5);
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {

@@ -8,6 +8,12 @@ export interface StoreStatements {
   readonly upsertInteraction: StatementSync;
   readonly upsertReceipt: StatementSync;
   readonly selectSessions: StatementSync;
+  readonly selectOpenSessions: StatementSync;
+  readonly selectSessionPage: StatementSync;
+  readonly selectSessionPageAfter: StatementSync;
+  readonly selectSessionPageOfState: StatementSync;
+  readonly selectSessionPageOfStateAfter: StatementSync;
+  readonly countSessionsByState: StatementSync;
   readonly selectSession: StatementSync;
   readonly selectRun: StatementSync;
   readonly selectRunsOfSession: StatementSync;
@@ -60,6 +66,18 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
+    // The condition is written exactly as in the partial index's WHERE, and ordered as that index is, so SQLite reads only the index's rows.
+    selectOpenSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`),
+    // Newest first; a row value compares (created_at, session_id) as the cursor orders them, through the index.
+    selectSessionPage: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageAfter: database.prepare(`
+      SELECT ${sessionColumns} FROM sessions WHERE (created_at, session_id) < ($createdAt, $sessionId)
+      ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageOfState: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state = $state ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageOfStateAfter: database.prepare(`
+      SELECT ${sessionColumns} FROM sessions WHERE state = $state AND (created_at, session_id) < ($createdAt, $sessionId)
+      ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    countSessionsByState: database.prepare('SELECT state, count(*) AS count FROM sessions GROUP BY state'),
     selectSession: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
     selectRun: database.prepare(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
     selectRunsOfSession: database.prepare(`SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`),

@@ -1,6 +1,7 @@
 // Test-only (it registers vitest suites): never export it from the package index.
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeSessionListingContract } from './session-listing-contract.js';
 import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
 
 export interface StoreUnderTest {
@@ -399,4 +400,5 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await expectStoreFailure(store.commit(unit({ events: events(sessionId, 2, 2) })));
     });
   });
+  describeSessionListingContract(name, makeStore);
 }
