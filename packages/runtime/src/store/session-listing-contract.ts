@@ -1,49 +1,28 @@
 // Test-only (it registers vitest suites): never export it from the package index.
 import { AgentError } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StoreUnderTest } from './store-contract.js';
+import { type StoreUnderTest, sessionRecord } from './store-contract.js';
 import type { SessionRecord, TetherStore } from './tether-store.js';
 
-function sessionRecord(digit: string, createdAt: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    sessionId: `ses_${digit.repeat(32)}`,
-    provider: 'claude',
-    workspace: { kind: 'directory', path: '/work/project' },
-    configuration: {},
-    ephemeral: false,
-    redactInput: false,
-    state: 'idle',
-    activeRunId: null,
-    model: null,
-    liveProcess: null,
-    permissionMode: null,
-    providerSessionId: null,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
-    title: null,
-    lastRun: null,
-    lastSeq: 0,
-    createdAt,
-    updatedAt: createdAt,
-    lastActivityAt: createdAt,
-    ...overrides,
-  };
+function record(digit: string, createdAt: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return sessionRecord(`ses_${digit.repeat(32)}`, { createdAt, updatedAt: createdAt, lastActivityAt: createdAt, ...overrides });
 }
 
 const second = (value: number) => `2026-01-01T00:00:0${value}.000Z`;
 
 // Committed out of order, with two sessions in the same millisecond (the id breaks the tie).
 const sessions = [
-  sessionRecord('1', second(1)),
-  sessionRecord('2', second(3), { state: 'closed' }),
-  sessionRecord('3', second(2), { state: 'closed' }),
-  sessionRecord('4', second(2), { state: 'running', activeRunId: `run_${'4'.repeat(32)}` }),
-  sessionRecord('5', second(4), { state: 'closed', liveProcess: { pid: 4242, startTime: 17, marker: 'marker-5' } }),
-  sessionRecord('6', second(5), { state: 'waiting' }),
+  record('1', second(1)),
+  record('2', second(3), { state: 'closed' }),
+  record('3', second(2), { state: 'closed' }),
+  record('4', second(2), { state: 'running', activeRunId: `run_${'4'.repeat(32)}` }),
+  record('5', second(4), { state: 'closed', liveProcess: { pid: 4242, startTime: 17, marker: 'marker-5' } }),
+  record('6', second(5), { state: 'waiting' }),
 ];
 
 const digits = (records: readonly SessionRecord[]) => records.map((record) => record.sessionId.slice(-1)).join('');
 
-/** Listing, paging and counting sessions: what the runtime reads instead of holding every session. */
+/** Listing, paging and counting sessions: what the runtime reads instead of holding every session. Run with describeStoreContract. */
 export function describeSessionListingContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
   describe(`${name}: TetherStore session listing`, () => {
     let subject: StoreUnderTest;

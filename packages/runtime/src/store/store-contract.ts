@@ -1,7 +1,6 @@
 // Test-only (it registers vitest suites): never export it from the package index.
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeSessionListingContract } from './session-listing-contract.js';
 import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
 
 export interface StoreUnderTest {
@@ -14,7 +13,7 @@ const otherSessionId = `ses_${'b'.repeat(32)}`;
 const runId = `run_${'c'.repeat(32)}`;
 const at = '2025-01-02T03:04:05.000Z';
 
-function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     sessionId: id,
     provider: 'claude',
@@ -400,5 +399,4 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await expectStoreFailure(store.commit(unit({ events: events(sessionId, 2, 2) })));
     });
   });
-  describeSessionListingContract(name, makeStore);
 }
