@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
-import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
+import { type AgentRuntime, createAgentRuntime, newestFirst } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentErrorOf } from '../../testkit/src/rejection.js';
 import { collectUntil } from '../../testkit/src/collect-events.js';
@@ -51,11 +51,11 @@ describe('many closed sessions over SQLite', () => {
       await runtime.closeSession({ sessionId });
       opened.push(sessionId);
     }
-    // Opened one after another, so creation order is the order opened, whatever the ids; newest first.
-    const expected = (await runtime.listSessions()).map((session) => session.sessionId);
+    // Newest first: by createdAt, then by id for sessions opened in the same millisecond.
+    const listed = await runtime.listSessions();
+    const expected = listed.map((session) => session.sessionId);
     expect(new Set(expected)).toEqual(new Set(opened));
-    const byCreation = [...(await runtime.listSessions())].sort((left, right) => (left.createdAt < right.createdAt ? 1 : left.createdAt > right.createdAt ? -1 : left.sessionId < right.sessionId ? 1 : -1));
-    expect(expected).toEqual(byCreation.map((session) => session.sessionId));
+    expect(expected).toEqual([...listed].sort(newestFirst).map((session) => session.sessionId));
     expect(await everyPage(runtime)).toEqual(expected);
     expect(await everyPage(runtime, { state: 'closed' })).toEqual(expected);
     expect(await runtime.countSessionsByState()).toEqual({ idle: 0, running: 0, waiting: 0, closed: 300 });

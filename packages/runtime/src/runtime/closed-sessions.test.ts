@@ -5,6 +5,7 @@ import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import { agentErrorOf, collectUntil, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
+import { newestFirst } from '../store/session-order.js';
 import type { TetherStore } from '../store/tether-store.js';
 import { createAgentRuntime } from './agent-runtime.js';
 import type { AgentRuntime } from './runtime-types.js';
@@ -56,7 +57,10 @@ describe('closed sessions beyond the cache', () => {
     const [oldest, second] = ids as [string, string];
 
     const listed = await runtime.listSessions();
-    expect(listed.map((session) => session.sessionId)).toEqual([...ids].reverse());
+    // Newest first; two sessions opened in the same millisecond are ordered by id.
+    const newestFirstIds = [...listed].sort(newestFirst).map((session) => session.sessionId);
+    expect(new Set(newestFirstIds)).toEqual(new Set(ids));
+    expect(listed.map((session) => session.sessionId)).toEqual(newestFirstIds);
     expect(listed.every((session) => session.state === 'closed')).toBe(true);
     expect(await runtime.countSessionsByState()).toEqual({ idle: 0, running: 0, waiting: 0, closed: 8 });
 
@@ -82,7 +86,7 @@ describe('closed sessions beyond the cache', () => {
     expect((await agentErrorOf(runtime.openSession({ continueSession: second }))).code).toBe('session_not_found');
     expect((await agentErrorOf(runtime.deleteSession(second))).code).toBe('session_not_found');
     expect((await agentErrorOf(runtime.deleteSession(oldest))).code).toBe('session_open');
-    expect((await runtime.listSessions()).map((session) => session.sessionId)).toEqual([...ids].reverse().filter((id) => id !== second));
+    expect((await runtime.listSessions()).map((session) => session.sessionId)).toEqual(newestFirstIds.filter((id) => id !== second));
     await runtime.shutdown();
   });
 
