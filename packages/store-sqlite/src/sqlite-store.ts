@@ -10,6 +10,7 @@ import {
   runFromRow,
   runParameters,
   sessionFromRow,
+  sessionListingParameters,
   sessionParameters,
 } from './record-rows.js';
 import { guardStore, storeFailure } from './store-failure.js';
@@ -49,7 +50,10 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
-  for (const session of unit.sessions) statements.upsertSession.run(sessionParameters(session));
+  for (const session of unit.sessions) {
+    statements.upsertSession.run(sessionParameters(session));
+    statements.updateSessionListingColumns.run(sessionListingParameters(session));
+  }
   for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
