@@ -360,7 +360,7 @@ function lifecycleReportLines(report) {
     const soak = lifecycle.soak;
     lines.push(`  soak: ${soak.cycles} open/turn/close cycles through one runtime in ${fmt(soak.totalMs / 1000, 1)} s; per cycle median ${fmt(soak.cycle.median)} ms, p95 ${fmt(soak.p95CycleMs)} ms, max ${fmt(soak.cycle.max)} ms`);
     lines.push(`    fds ${soak.before.fds} before, ${soak.after.fds} after (runtime up), ${soak.afterShutdown.fds} after shutdown; live claude with the bench HOME: ${soak.after.claude} after, ${soak.afterShutdown.claude} after shutdown`);
-    lines.push(`    bench RSS ${fmt(soak.before.rssKb / 1024, 1)} -> ${fmt(soak.after.rssKb / 1024, 1)} MiB, heap after GC ${fmt(soak.before.heapBytes / 2 ** 20, 1)} -> ${fmt(soak.after.heapBytes / 2 ** 20, 1)} MiB (${fmt((soak.after.heapBytes - soak.before.heapBytes) / 1024 / soak.cycles, 1)} KiB per cycle); process not gone at close: ${soak.notGoneAtResolve}; stop reasons ${JSON.stringify(soak.stoppedReasons)}; sessions listed ${soak.sessionsListed}`);
+    lines.push(`    bench RSS ${fmt(soak.before.rssKb / 1024, 1)} -> ${fmt(soak.after.rssKb / 1024, 1)} MiB, heap after GC ${fmt(soak.before.heapBytes / 2 ** 20, 1)} -> ${fmt(soak.after.heapBytes / 2 ** 20, 1)} MiB (${fmt((soak.after.heapBytes - soak.before.heapBytes) / 1024 / soak.cycles, 1)} KiB per cycle${soak.halfway ? `; second half ${fmt((soak.after.heapBytes - soak.halfway.heapBytes) / 1024 / (soak.cycles - soak.halfway.cycles), 1)} KiB per cycle` : ''}); process not gone at close: ${soak.notGoneAtResolve}; stop reasons ${JSON.stringify(soak.stoppedReasons)}; sessions listed ${soak.sessionsListed}`);
   }
   lines.push(`  lifecycle: waited ${fmt(lifecycle.quietWaitMs / 1000, 1)} s for quiet`);
   return lines;

@@ -15,6 +15,9 @@ export async function measureSoak(context, { cycles, log }) {
   const cycleMs = [];
   const stoppedReasons = {};
   let notGoneAtResolve = 0;
+  // The heap half-way too: what the second half adds is what one more closed session costs once
+  // the runtime's cache of recently closed sessions is full (it keeps 100 by default).
+  let halfway = null;
   try {
     await sleep(200);
     const before = { fds: openFdCount(), rssKb: rssKb(), heapBytes: heapAfterGarbageCollection(), claude: processesWithEnvironment('HOME', home).length };
@@ -32,6 +35,7 @@ export async function measureSoak(context, { cycles, log }) {
       const stopped = await watch.waitFor((event) => event.type === 'session.process_stopped', mark, 5_000).catch(() => null);
       stoppedReasons[stopped?.event.reason ?? 'none'] = (stoppedReasons[stopped?.event.reason ?? 'none'] ?? 0) + 1;
       await watch.stop();
+      if (index + 1 === Math.floor(cycles / 2)) halfway = { cycles: index + 1, heapBytes: heapAfterGarbageCollection() };
       if ((index + 1) % 50 === 0) log?.(`bench: soak ${index + 1}/${cycles} cycles, ${((performance.now() - started) / 1000).toFixed(1)} s, ${openFdCount()} fds`);
     }
     const totalMs = performance.now() - started;
@@ -40,7 +44,7 @@ export async function measureSoak(context, { cycles, log }) {
     const sessionsListed = (await tether.runtime.listSessions()).length;
     await tether.dispose();
     const afterShutdown = { fds: openFdCount(), claude: processesWithEnvironment('HOME', home).length };
-    return { cycles, totalMs, cycleMs, before, after, afterShutdown, notGoneAtResolve, stoppedReasons, sessionsListed };
+    return { cycles, totalMs, cycleMs, before, halfway, after, afterShutdown, notGoneAtResolve, stoppedReasons, sessionsListed };
   } finally {
     await tether.dispose();
   }

@@ -1,7 +1,9 @@
 export { createAgentRuntime } from './runtime/agent-runtime.js';
 export type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime/runtime-types.js';
+export type { ListSessionsOptions } from './runtime/session-listing.js';
 export { createInMemoryStore } from './store/in-memory-store.js';
-export type { TetherStore, SessionRecord, RunRecord, InteractionRecord, StoredReceipt, CommitUnit } from './store/tether-store.js';
+export type { TetherStore, SessionRecord, RunRecord, InteractionRecord, StoredReceipt, CommitUnit, SessionCounts, SessionPageQuery, SessionPosition } from './store/tether-store.js';
+export { newestFirst } from './store/session-order.js';
 export { createTether } from './simple/tether.js';
 export type { Tether, TetherSession, Turn, OpenOptions } from './simple/tether.js';
 export {

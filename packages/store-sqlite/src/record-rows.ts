@@ -121,6 +121,11 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
   };
 }
 
+/** The columns the session listing indexes cover that change over a session's life (see store-statements.ts). */
+export function sessionListingParameters(session: SessionRecord): NamedParameters {
+  return { sessionId: session.sessionId, state: session.state, liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess) };
+}
+
 function lastRunFromRow(session: SessionRow): SessionRecord['lastRun'] {
   if (session.last_run_id === null || session.last_run_outcome === null || session.last_run_completed_at === null) return null;
   return { runId: session.last_run_id, outcome: session.last_run_outcome as RunOutcome, completedAt: session.last_run_completed_at };

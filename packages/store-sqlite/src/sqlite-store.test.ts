@@ -1,9 +1,10 @@
 import path from 'node:path';
+import { describeSessionListingContract } from '../../runtime/src/store/session-listing-contract.js';
 import { describeStoreContract } from '../../runtime/src/store/store-contract.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 
-describeStoreContract('SQLite store', async () => {
+async function makeStore() {
   const directory = await makeTemporaryDirectory();
   const store = await openSqliteStore({ dataDir: path.join(directory.path, 'data') });
   return {
@@ -13,4 +14,7 @@ describeStoreContract('SQLite store', async () => {
       await directory.remove();
     },
   };
-});
+}
+
+describeStoreContract('SQLite store', makeStore);
+describeSessionListingContract('SQLite store', makeStore);

@@ -1,6 +1,6 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { ProtocolEvent } from '@tether/protocol';
-import type { CommitUnit, TetherStore } from '@tether/runtime';
+import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
 import {
   eventFromRow,
@@ -10,6 +10,7 @@ import {
   runFromRow,
   runParameters,
   sessionFromRow,
+  sessionListingParameters,
   sessionParameters,
 } from './record-rows.js';
 import { guardStore, storeFailure } from './store-failure.js';
@@ -49,7 +50,10 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
-  for (const session of unit.sessions) statements.upsertSession.run(sessionParameters(session));
+  for (const session of unit.sessions) {
+    statements.upsertSession.run(sessionParameters(session));
+    statements.updateSessionListingColumns.run(sessionListingParameters(session));
+  }
   for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
@@ -61,6 +65,29 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
 function rowLimit(limit: number): number {
   if (Number.isNaN(limit) || limit <= 0) return 0;
   return Number.isFinite(limit) ? Math.trunc(limit) : -1;
+}
+
+/** One page of sessions newest first, with the statement that fits the query (each uses an index). */
+function selectSessionPage(statements: StoreStatements, { limit, before, state }: SessionPageQuery): SessionRecord[] {
+  const pageSize = rowLimit(limit);
+  if (pageSize === 0) return [];
+  const parameters: Record<string, SQLInputValue> = { limit: pageSize };
+  if (before) Object.assign(parameters, { createdAt: before.createdAt, sessionId: before.sessionId });
+  if (state !== undefined) parameters['state'] = state;
+  const statement =
+    state === undefined
+      ? before ? statements.selectSessionPageAfter : statements.selectSessionPage
+      : before ? statements.selectSessionPageOfStateAfter : statements.selectSessionPageOfState;
+  return statement.all(parameters).map(sessionFromRow);
+}
+
+function countSessionsByState(statements: StoreStatements): SessionCounts {
+  const counts: SessionCounts = { idle: 0, running: 0, waiting: 0, closed: 0 };
+  for (const row of statements.countSessionsByState.all()) {
+    const state = String(row['state']);
+    if (state in counts) counts[state as keyof SessionCounts] = Number(row['count']);
+  }
+  return counts;
 }
 
 /** The port over an open, migrated database that this process holds the lock for. */
@@ -80,6 +107,9 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
     dataDir: parts.dataDir,
     databasePath: parts.databasePath,
     loadSessions: () => use('read sessions', () => statements.selectSessions.all().map(sessionFromRow)),
+    loadOpenSessions: () => use('read open sessions', () => statements.selectOpenSessions.all().map(sessionFromRow)),
+    listSessions: (query) => use('read sessions', () => selectSessionPage(statements, query)),
+    countSessionsByState: () => use('count sessions', () => countSessionsByState(statements)),
     getSession: (sessionId) =>
       use('read a session', () => {
         const row = statements.selectSession.get(sessionId);

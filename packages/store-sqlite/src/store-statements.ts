@@ -4,10 +4,17 @@ export interface StoreStatements {
   readonly lastSeq: StatementSync;
   readonly insertEvent: StatementSync;
   readonly upsertSession: StatementSync;
+  readonly updateSessionListingColumns: StatementSync;
   readonly upsertRun: StatementSync;
   readonly upsertInteraction: StatementSync;
   readonly upsertReceipt: StatementSync;
   readonly selectSessions: StatementSync;
+  readonly selectOpenSessions: StatementSync;
+  readonly selectSessionPage: StatementSync;
+  readonly selectSessionPageAfter: StatementSync;
+  readonly selectSessionPageOfState: StatementSync;
+  readonly selectSessionPageOfStateAfter: StatementSync;
+  readonly countSessionsByState: StatementSync;
   readonly selectSession: StatementSync;
   readonly selectRun: StatementSync;
   readonly selectRunsOfSession: StatementSync;
@@ -30,17 +37,25 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     lastSeq: database.prepare('SELECT coalesce(max(seq), 0) AS last_seq FROM events WHERE session_id = ?'),
     deleteSessionRows: ['events', 'interactions', 'runs', 'sessions'].map((table) => database.prepare(`DELETE FROM ${table} WHERE session_id = ?`)),
     insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
+    // The listing indexes (migration 5) cover state, live_process and created_at. SQLite rewrites an
+    // index for every column an UPDATE names, changed or not, so the commit-per-event upsert leaves
+    // them out (created_at never changes) and the statement below writes state and live_process only
+    // when they differ: a streamed turn then costs no index writes (a third of single-event commit
+    // throughput otherwise, measured).
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})
       VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $model, $liveProcess, $providerSessionId, $usage,
         $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt)
       ON CONFLICT (session_id) DO UPDATE SET
         provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
-        ephemeral = excluded.ephemeral, redact_input = excluded.redact_input, state = excluded.state,
-        active_run_id = excluded.active_run_id, permission_mode = excluded.permission_mode, model = excluded.model, live_process = excluded.live_process, provider_session_id = excluded.provider_session_id,
+        ephemeral = excluded.ephemeral, redact_input = excluded.redact_input,
+        active_run_id = excluded.active_run_id, permission_mode = excluded.permission_mode, model = excluded.model, provider_session_id = excluded.provider_session_id,
         usage = excluded.usage, title = excluded.title, last_run_id = excluded.last_run_id, last_run_outcome = excluded.last_run_outcome,
-        last_run_completed_at = excluded.last_run_completed_at, last_seq = excluded.last_seq, created_at = excluded.created_at,
+        last_run_completed_at = excluded.last_run_completed_at, last_seq = excluded.last_seq,
         updated_at = excluded.updated_at, last_activity_at = excluded.last_activity_at`),
+    updateSessionListingColumns: database.prepare(`
+      UPDATE sessions SET state = $state, live_process = $liveProcess
+      WHERE session_id = $sessionId AND (state IS NOT $state OR live_process IS NOT $liveProcess)`),
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
       VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt)
@@ -60,6 +75,18 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
+    // The condition is written exactly as in the partial index's WHERE, and ordered as that index is, so SQLite reads only the index's rows.
+    selectOpenSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`),
+    // Newest first; a row value compares (created_at, session_id) as the cursor orders them, through the index.
+    selectSessionPage: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageAfter: database.prepare(`
+      SELECT ${sessionColumns} FROM sessions WHERE (created_at, session_id) < ($createdAt, $sessionId)
+      ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageOfState: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state = $state ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageOfStateAfter: database.prepare(`
+      SELECT ${sessionColumns} FROM sessions WHERE state = $state AND (created_at, session_id) < ($createdAt, $sessionId)
+      ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    countSessionsByState: database.prepare('SELECT state, count(*) AS count FROM sessions GROUP BY state'),
     selectSession: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
     selectRun: database.prepare(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
     selectRunsOfSession: database.prepare(`SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`),

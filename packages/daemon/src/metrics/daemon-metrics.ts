@@ -80,8 +80,8 @@ export class DaemonMetrics {
   }
 
   async render(): Promise<string> {
-    const sessionsByState = new Map<string, number>(SessionState.options.map((state) => [state, 0]));
-    for (const session of await this.runtime.listSessions()) sessionsByState.set(session.state, (sessionsByState.get(session.state) ?? 0) + 1);
+    const counts = await this.runtime.countSessionsByState();
+    const sessionsByState = new Map<string, number>(SessionState.options.map((state) => [state, counts[state]]));
     const families: MetricFamily[] = [
       { name: 'tether_sessions', help: 'Sessions by state.', type: 'gauge', samples: [...sessionsByState].map(([state, value]) => ({ labels: { state }, value })) },
       { name: 'tether_runs_total', help: 'Runs completed since the daemon started, by outcome.', type: 'counter', samples: [...this.runsByOutcome].map(([outcome, value]) => ({ labels: { outcome }, value })) },

@@ -1,4 +1,5 @@
 import { SessionState, type SessionSnapshot } from '@tether/protocol';
+import { newestFirst } from '@tether/runtime';
 import { z } from 'zod';
 import { invalidRequest } from '../errors/error-response.js';
 
@@ -48,14 +49,10 @@ export function parsePageQuery(query: { state?: string | undefined; limit?: stri
   return { limit, ...(state ? { state } : {}), ...(query.before !== undefined ? { before: decodeCursor(query.before) } : {}) };
 }
 
-/** Newest first: by createdAt, then by id, so sessions created in the same millisecond keep a stable order. */
-function newestFirst(left: CursorPosition, right: CursorPosition): number {
-  if (left.createdAt !== right.createdAt) return left.createdAt < right.createdAt ? 1 : -1;
-  if (left.sessionId === right.sessionId) return 0;
-  return left.sessionId < right.sessionId ? 1 : -1;
-}
-
-/** One page of sessions, newest first, and the cursor of the next page (null on the last). */
+/**
+ * One page of sessions, newest first (createdAt, then id, the runtime's order), and the cursor of
+ * the next page (null on the last). Given the runtime's page of limit + 1, it only cuts it.
+ */
 export function pageSessions(sessions: readonly SessionSnapshot[], query: PageQuery): { sessions: SessionSnapshot[]; next: string | null } {
   const matching = sessions
     .filter((session) => query.state === undefined || session.state === query.state)

@@ -8,36 +8,38 @@ import {
   type PermissionMode,
   type ProtocolEvent,
   type Receipt,
-  type RespondInteractionCommand,
   type RunSnapshot,
   type SerializedAgentError,
   type SessionSnapshot,
-  type SetPermissionModeCommand,
   type SubmitTurnCommand,
   describeConfiguration,
-  newCommandId,
   newRunId,
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
-import { SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
+import { SubscriptionHub } from '../log/subscription-hub.js';
 import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
-import type { TetherStore } from '../store/tether-store.js';
+import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
 import { type InteractionPolicy, acceptProviderPart } from './provider-output.js';
-import type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime-types.js';
-import { SessionEntry, createSessionRecord, toSessionSnapshot } from './session-entry.js';
+import type { AgentRuntime, AgentRuntimeOptions, SubscribeOptions } from './runtime-types.js';
+import { SessionEntry, createSessionRecord } from './session-entry.js';
+import { SessionCache } from './session-cache.js';
+import type { ListSessionsOptions } from './session-listing.js';
+import { SessionReads } from './session-reads.js';
+import { loadClosedSession, recoverOpenSessions } from './session-recovery.js';
 import { denyOnTimeout, type InteractionContext, respondInteraction, setPermissionMode } from './interaction-commands.js';
 import { getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { checkWorkspace } from './workspace-check.js';
+import { TypedCommands } from './typed-commands.js';
 
-class Runtime implements AgentRuntime {
+class Runtime extends TypedCommands implements AgentRuntime {
   readonly providerNames: readonly string[];
   readonly providers: readonly AgentProviderV1[];
   private readonly observers = new Set<(event: ProtocolEvent) => void>();
@@ -48,12 +50,14 @@ class Runtime implements AgentRuntime {
   private readonly hub = new SubscriptionHub();
   private readonly log: SessionLog;
   private readonly writer: EventWriter;
-  private readonly entries = new Map<string, SessionEntry>();
+  private readonly entries: SessionCache;
+  private readonly reads: SessionReads;
   private readonly runWaiters: RunWaiters;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
+    super();
     this.store = store;
     this.runWaiters = new RunWaiters((runId) => this.getRun(runId));
     this.providerMap = new Map(options.providers.map((provider) => [provider.name, provider]));
@@ -68,67 +72,27 @@ class Runtime implements AgentRuntime {
     const onBackgroundError = options.onBackgroundError ?? (() => {});
     this.writer = new EventWriter({ store, onCommitted: (events) => this.publish(events), onBackgroundError });
     this.log = new SessionLog(this.writer);
+    this.entries = new SessionCache({
+      closedCapacity: options.closedSessionCacheSize ?? 100,
+      load: (sessionId) => loadClosedSession({ store: this.store, writer: this.writer, providers: this.providerMap }, sessionId),
+      // Its counter is restored from the row if the session is needed again.
+      onEvict: (entry) => this.writer.forget(entry.record.sessionId),
+    });
+    this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries });
   }
 
-  /** Loads sessions, ends what a crashed predecessor left running, and completes its open runs and interactions. */
-  async load(): Promise<void> {
-    const at = now();
-    const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
-    for (const record of await this.store.loadSessions()) {
-      this.writer.restoreLastSeq(record.sessionId, record.lastSeq);
-      const entry = new SessionEntry(record, this.providerMap.get(record.provider) ?? null);
-      this.entries.set(record.sessionId, entry);
-      if (record.liveProcess !== null && entry.provider) leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
-      if (record.activeRunId === null) continue;
-      entry.activeRun = (await this.store.getRun(record.activeRunId)) ?? null;
-      await entry.loadInteractions(this.store);
-      const completion: EventBody = {
-        type: 'run.completed',
-        runId: record.activeRunId,
-        outcome: 'failed',
-        error: {
-          code: 'runtime_restarted',
-          message: 'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
-          retryable: true,
-        },
-      };
-      this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_restarted'), at);
-    }
-    for (const [provider, entries] of leftOver) {
-      await provider.doRecover?.(entries.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
-      for (const entry of entries) this.log.stage(entry, [{ type: 'session.process_stopped', reason: 'restarted' }], at);
-    }
-    await this.writer.flush();
+  /**
+   * Loads the open sessions (closed ones are read when needed), ends what a crashed predecessor
+   * left running, and completes its open runs and interactions.
+   */
+  load(): Promise<void> {
+    return recoverOpenSessions({ store: this.store, writer: this.writer, log: this.log, entries: this.entries, providers: this.providerMap });
   }
 
   // ---- commands -------------------------------------------------------------------------
 
   dispatch(raw: unknown): Promise<never> {
     return this.execute(raw) as Promise<never>;
-  }
-
-  openSession(input: CommandInput<OpenSessionCommand>) {
-    return this.dispatch({ ...input, type: 'open_session', commandId: input.commandId ?? newCommandId() });
-  }
-
-  submitTurn(input: CommandInput<SubmitTurnCommand>) {
-    return this.dispatch({ ...input, type: 'submit_turn', commandId: input.commandId ?? newCommandId() });
-  }
-
-  interruptRun(input: CommandInput<InterruptRunCommand>) {
-    return this.dispatch({ ...input, type: 'interrupt_run', commandId: input.commandId ?? newCommandId() });
-  }
-
-  closeSession(input: CommandInput<CloseSessionCommand>) {
-    return this.dispatch({ ...input, type: 'close_session', commandId: input.commandId ?? newCommandId() });
-  }
-
-  respondInteraction(input: CommandInput<RespondInteractionCommand>) {
-    return this.dispatch({ ...input, type: 'respond_interaction', commandId: input.commandId ?? newCommandId() });
-  }
-
-  setPermissionMode(input: CommandInput<SetPermissionModeCommand>) {
-    return this.dispatch({ ...input, type: 'set_permission_mode', commandId: input.commandId ?? newCommandId() });
   }
 
   private async execute(raw: unknown): Promise<Receipt> {
@@ -147,13 +111,27 @@ class Runtime implements AgentRuntime {
         return stored.receipt;
       }
       if (this.stopped) throw runtimeStopped();
-      return this.handle(command, fingerprint);
+      return this.withSession(sessionIdOf(command), () => this.handle(command, fingerprint));
     })();
     this.inflight.set(command.commandId, { fingerprint, promise });
     try {
       return await promise;
     } finally {
       this.inflight.delete(command.commandId);
+    }
+  }
+
+  /**
+   * Runs a command with its session in memory and pinned there (read back from the store if it
+   * was closed and left), so concurrent commands on it share one entry. An unknown id reaches the
+   * command's own decision, which refuses it with session_not_found.
+   */
+  private async withSession<Result>(sessionId: string | undefined, work: () => Promise<Result>): Promise<Result> {
+    const entry = sessionId === undefined ? undefined : await this.entries.acquire(sessionId);
+    try {
+      return await work();
+    } finally {
+      if (entry) this.entries.release(entry);
     }
   }
 
@@ -217,11 +195,11 @@ class Runtime implements AgentRuntime {
     // Validates the configuration and finds the agent before anything is recorded; spawns nothing.
     await entry.attachProvider(this.emitFor(entry));
     const receipt: Receipt = { type: 'open_session', commandId: command.commandId, sessionId: record.sessionId };
-    this.entries.set(record.sessionId, entry);
+    this.entries.add(entry);
     try {
       await this.write(entry, [{ type: 'session.opened', provider: providerName, workspace, configuration: describeConfiguration(record.configuration), ephemeral: record.ephemeral, reopened: false }], receipt, fingerprint);
     } catch (error) {
-      this.entries.delete(record.sessionId);
+      this.entries.remove(entry);
       await entry.stopProvider('close');
       throw error;
     }
@@ -301,9 +279,11 @@ class Runtime implements AgentRuntime {
   }
 
   async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
-    const entry = this.entryOrThrow(sessionId);
-    const session = await entry.ensureProvider(this.emitFor(entry));
-    return session.requiresRestartFor(mode);
+    return this.withSession(sessionId, async () => {
+      const entry = this.entryOrThrow(sessionId);
+      const session = await entry.ensureProvider(this.emitFor(entry));
+      return session.requiresRestartFor(mode);
+    });
   }
 
   /** Stops a session's provider; a process the runtime ends is recorded as stopped (its output no longer reaches the log). */
@@ -331,16 +311,17 @@ class Runtime implements AgentRuntime {
     return entry;
   }
 
-  async getSession(sessionId: string): Promise<SessionSnapshot> {
-    const entry = this.entryOrThrow(sessionId);
-    await entry.loadInteractions(this.store);
-    return toSessionSnapshot(entry, this.writer.lastSeqOf(sessionId));
+  getSession(sessionId: string): Promise<SessionSnapshot> {
+    return this.reads.getSession(sessionId);
   }
 
-  async listSessions(): Promise<SessionSnapshot[]> {
-    const entries = [...this.entries.values()];
-    await Promise.all(entries.map((entry) => entry.loadInteractions(this.store)));
-    return entries.map((entry) => toSessionSnapshot(entry, this.writer.lastSeqOf(entry.record.sessionId))).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  /** Newest first; pages with limit and before; of one state with state. */
+  listSessions(options: ListSessionsOptions = {}): Promise<SessionSnapshot[]> {
+    return this.reads.listSessions(options);
+  }
+
+  countSessionsByState(): Promise<SessionCounts> {
+    return this.reads.countSessionsByState();
   }
 
   async getRun(runId: string): Promise<RunSnapshot> {
@@ -354,13 +335,11 @@ class Runtime implements AgentRuntime {
   }
 
   subscribe(sessionId: string, options: SubscribeOptions = {}): AsyncIterable<ProtocolEvent> {
-    this.entryOrThrow(sessionId);
-    return subscribeWithReplay(this.hub, this.store, sessionId, { afterSeq: options.afterSeq ?? 0, signal: options.signal });
+    return this.reads.subscribe(sessionId, options);
   }
 
-  async readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {
-    this.entryOrThrow(sessionId);
-    return this.store.readEvents(sessionId, { afterSeq: options.afterSeq ?? 0, limit: Math.min(options.limit ?? 1000, 10_000) });
+  readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {
+    return this.reads.readEvents(sessionId, options);
   }
 
   observe(listener: (event: ProtocolEvent) => void): () => void {
@@ -369,15 +348,17 @@ class Runtime implements AgentRuntime {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    const entry = this.entryOrThrow(sessionId);
-    if (entry.record.state !== 'closed') {
-      throw new AgentError({ code: 'session_open', message: 'The session is still open. Close it (close_session) before deleting it.' });
-    }
-    await entry.teardown.catch(() => undefined);
-    await this.writer.flush();
-    await this.store.deleteSession(sessionId);
-    this.entries.delete(sessionId);
-    this.writer.forget(sessionId);
+    await this.withSession(sessionId, async () => {
+      const entry = this.entryOrThrow(sessionId);
+      if (entry.record.state !== 'closed') {
+        throw new AgentError({ code: 'session_open', message: 'The session is still open. Close it (close_session) before deleting it.' });
+      }
+      await entry.teardown.catch(() => undefined);
+      await this.writer.flush();
+      await this.store.deleteSession(sessionId);
+      this.entries.remove(entry);
+      this.writer.forget(sessionId);
+    });
   }
 
   async probeProviders(options: { timeoutMs?: number } = {}) {
@@ -389,7 +370,7 @@ class Runtime implements AgentRuntime {
     this.stopped ??= (async () => {
       await Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       const at = now();
-      for (const entry of this.entries.values()) {
+      for (const entry of this.entries.entries()) {
         entry.clearAllTimers();
         const runId = entry.record.activeRunId;
         if (runId === null) continue;
@@ -402,13 +383,18 @@ class Runtime implements AgentRuntime {
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
       await this.writer.flush();
-      await Promise.allSettled([...this.entries.values()].map((entry) => this.stopProcess(entry, 'release')));
+      await Promise.allSettled(this.entries.entries().map((entry) => this.stopProcess(entry, 'release')));
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.writer.flush();
       await this.store.close();
     })();
     return this.stopped;
   }
+}
+
+/** The session a command works on (none for opening a new one). */
+function sessionIdOf(command: Command): string | undefined {
+  return command.type === 'open_session' ? command.continueSession : command.sessionId;
 }
 
 /** Creates a runtime over the given providers and store, and recovers what a previous process left. */

@@ -22,7 +22,8 @@ import type {
 } from '@tether/protocol';
 import type { AgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
-import type { TetherStore } from '../store/tether-store.js';
+import type { SessionCounts, TetherStore } from '../store/tether-store.js';
+import type { ListSessionsOptions } from './session-listing.js';
 
 export interface AgentRuntimeOptions {
   /** The providers hosts can open sessions with; the runtime never imports a concrete one. */
@@ -35,6 +36,11 @@ export interface AgentRuntimeOptions {
   readonly onBackgroundError?: (error: AgentError) => void;
   /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
   readonly interactionTimeoutMs?: number;
+  /**
+   * How many closed sessions stay in memory when nothing uses them (default 100, the most recently
+   * used); any other closed session is read back from the store when a command or read needs it.
+   */
+  readonly closedSessionCacheSize?: number;
   /** Host policy: mark a question set sensitive, so its answers are redacted in the log and in events. */
   readonly isSensitive?: (request: QuestionSetRequest) => boolean;
 }
@@ -66,7 +72,10 @@ export interface AgentRuntime {
   requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean>;
 
   getSession(sessionId: string): Promise<SessionSnapshot>;
-  listSessions(): Promise<SessionSnapshot[]>;
+  /** Newest first (createdAt, then id); every session without options, or a page: limit, after `before`, of one state. */
+  listSessions(options?: ListSessionsOptions): Promise<SessionSnapshot[]>;
+  /** How many sessions are in each state, without listing them. */
+  countSessionsByState(): Promise<SessionCounts>;
   getRun(runId: string): Promise<RunSnapshot>;
   /** Resolves with the run once its run.completed event is stored and published. */
   waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;

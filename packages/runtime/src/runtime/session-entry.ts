@@ -55,7 +55,11 @@ function toInteractionSnapshot(interaction: InteractionRecord): InteractionSnaps
 }
 
 export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): SessionSnapshot {
-  const record = entry.record;
+  return snapshotOfRecord(entry.record, entry.openInteractions(), lastSeq);
+}
+
+/** A snapshot from a record and its open interactions (a closed session read from the store has none). */
+export function snapshotOfRecord(record: SessionRecord, openInteractions: readonly InteractionRecord[], lastSeq: number): SessionSnapshot {
   return {
     sessionId: record.sessionId,
     provider: record.provider,
@@ -66,7 +70,7 @@ export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): Session
     activeRunId: record.activeRunId,
     model: record.model,
     permissionMode: record.permissionMode,
-    pendingInteractions: entry.openInteractions().map(toInteractionSnapshot),
+    pendingInteractions: openInteractions.map(toInteractionSnapshot),
     providerSessionId: record.providerSessionId,
     usage: record.usage,
     title: record.title,
@@ -96,6 +100,10 @@ export class SessionEntry {
   readonly interruptRequested = new Set<string>();
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
+  /** Provider stops not yet finished (the entry must stay in memory until they are). */
+  private stopsInProgress = 0;
+  /** Deleted, or never stored (its opening failed): a listing that saw it earlier leaves it out. */
+  removed = false;
   private opening: Promise<AgentProviderV1Session> | null = null;
   private binding: { active: boolean } | null = null;
 
@@ -142,6 +150,11 @@ export class SessionEntry {
   clearAllTimers(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /** Nothing attached to the session any more (provider, stop in progress, timer): it may leave memory. */
+  isQuiet(): boolean {
+    return this.opening === null && this.stopsInProgress === 0 && this.timers.size === 0;
   }
 
   /** A copy of what a command may change, to restore if its write fails. */
@@ -201,19 +214,24 @@ export class SessionEntry {
     this.opening = null;
     if (this.binding) this.binding.active = false;
     const previous = this.teardown.catch(() => undefined);
+    this.stopsInProgress += 1;
     this.teardown = (async () => {
-      await previous;
-      let session: AgentProviderV1Session;
       try {
-        session = await opening;
-      } catch {
-        return; // A session that failed to open has nothing to stop.
-      }
-      try {
-        await session.doStop(reason);
-      } catch (error) {
-        if (this.opening === null) this.opening = opening;
-        throw error;
+        await previous;
+        let session: AgentProviderV1Session;
+        try {
+          session = await opening;
+        } catch {
+          return; // A session that failed to open has nothing to stop.
+        }
+        try {
+          await session.doStop(reason);
+        } catch (error) {
+          if (this.opening === null) this.opening = opening;
+          throw error;
+        }
+      } finally {
+        this.stopsInProgress -= 1;
       }
     })();
     return this.teardown;

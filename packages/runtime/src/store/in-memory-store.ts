@@ -1,5 +1,6 @@
 import { AgentError, isOpenInteraction, type ProtocolEvent } from '@tether/protocol';
-import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
+import { isAfter, newestFirst } from './session-order.js';
+import type { CommitUnit, InteractionRecord, RunRecord, SessionCounts, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
 
 function copy<T>(value: T): T {
   return structuredClone(value);
@@ -45,6 +46,27 @@ export function createInMemoryStore(): TetherStore {
     async loadSessions() {
       assertOpen();
       return [...sessions.values()].map(copy);
+    },
+    async loadOpenSessions() {
+      assertOpen();
+      return [...sessions.values()]
+        .filter((session) => session.state !== 'closed' || session.liveProcess !== null)
+        .sort((left, right) => (left.sessionId < right.sessionId ? -1 : left.sessionId > right.sessionId ? 1 : 0))
+        .map(copy);
+    },
+    async listSessions({ limit, before, state }) {
+      assertOpen();
+      return [...sessions.values()]
+        .filter((session) => (state === undefined || session.state === state) && isAfter(session, before))
+        .sort(newestFirst)
+        .slice(0, Math.max(0, limit))
+        .map(copy);
+    },
+    async countSessionsByState() {
+      assertOpen();
+      const counts: SessionCounts = { idle: 0, running: 0, waiting: 0, closed: 0 };
+      for (const session of sessions.values()) counts[session.state] += 1;
+      return counts;
     },
     async getSession(sessionId) {
       assertOpen();

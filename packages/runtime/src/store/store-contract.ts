@@ -13,7 +13,7 @@ const otherSessionId = `ses_${'b'.repeat(32)}`;
 const runId = `run_${'c'.repeat(32)}`;
 const at = '2025-01-02T03:04:05.000Z';
 
-function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
     sessionId: id,
     provider: 'claude',

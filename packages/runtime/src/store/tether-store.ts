@@ -68,13 +68,38 @@ export interface CommitUnit {
   readonly receipts: readonly StoredReceipt[];
 }
 
+/** Where a page of sessions starts: after this session in newest-first order. */
+export interface SessionPosition {
+  readonly createdAt: string;
+  readonly sessionId: string;
+}
+
+export interface SessionPageQuery {
+  /** At most this many sessions (a limit of 0 or less gives none). */
+  readonly limit: number;
+  readonly before?: SessionPosition;
+  readonly state?: SessionRecord['state'];
+}
+
+export type SessionCounts = Record<SessionRecord['state'], number>;
+
 /**
  * The runtime's storage port. Implementations: the in-memory store (tests) and SQLite
  * (@tether/store-sqlite). The runtime is the only writer while it holds the store.
  */
 export interface TetherStore {
   readonly kind: string;
+  /** Every session, in the order first committed (tests and tools; the runtime loads only what start-up needs). */
   loadSessions(): Promise<SessionRecord[]>;
+  /**
+   * What the runtime keeps in memory from start-up, by id: every session
+   * that is not closed, and closed ones that still record a live process (a crash left it to end).
+   */
+  loadOpenSessions(): Promise<SessionRecord[]>;
+  /** Newest first (createdAt, then sessionId, both descending), after `before`, of one state if given. */
+  listSessions(query: SessionPageQuery): Promise<SessionRecord[]>;
+  /** How many sessions are in each state (every state present, 0 when none). */
+  countSessionsByState(): Promise<SessionCounts>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(sessionId: string): Promise<RunRecord[]>;

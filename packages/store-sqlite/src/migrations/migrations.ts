@@ -2,9 +2,10 @@ import { initialMigration } from './0001-initial.js';
 import { interactionsMigration } from './0002-interactions.js';
 import { sessionModelAndProcessMigration } from './0003-session-model-and-process.js';
 import { sessionSummaryMigration } from './0004-session-summary.js';
+import { sessionListingIndexesMigration } from './0005-session-listing-indexes.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
-export const migrations: readonly Migration[] = [initialMigration, interactionsMigration, sessionModelAndProcessMigration, sessionSummaryMigration];
+export const migrations: readonly Migration[] = [initialMigration, interactionsMigration, sessionModelAndProcessMigration, sessionSummaryMigration, sessionListingIndexesMigration];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;
