@@ -517,17 +517,25 @@ function comparePaired(pairs, pickA, pickB, legA = 'raw', legB = 'tether') {
   };
 }
 
-async function runLifecycleScenarios({ options, context, selected }) {
-  let quietWaitMs = 0;
+/**
+ * Waits before each pair until the rest of the machine is quiet, within a budget per pair and in all.
+ * Own processes (the fake API, idle claude children) are not "the rest of the machine".
+ */
+function quietGate(options, { perPairMs, totalMs }) {
   const gate = {
     quietCores,
+    waitedMs: 0,
     async beforePair() {
-      if (!options.wait || quietWaitMs >= lifecycleQuietWaitTotalMs) return;
-      // Own processes (the fake API, idle claude children) are not "the rest of the machine".
+      if (!options.wait || gate.waitedMs >= totalMs) return;
       const ownPids = descendantsOf(process.pid).map((child) => child.pid);
-      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(lifecycleQuietWaitPerPairMs, lifecycleQuietWaitTotalMs - quietWaitMs), ownPids });
+      gate.waitedMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(perPairMs, totalMs - gate.waitedMs), ownPids });
     },
   };
+  return gate;
+}
+
+async function runLifecycleScenarios({ options, context, selected }) {
+  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: lifecycleQuietWaitTotalMs });
   const log = (line) => console.log(line);
   const repetitions = options.lifecycleRepetitions;
   const result = { quietWaitMs: 0 };
@@ -606,22 +614,14 @@ async function runLifecycleScenarios({ options, context, selected }) {
     const soak = await measureSoak(context, { cycles: options.soakCycles, log });
     result.soak = { ...soak, cycle: summarize(soak.cycleMs), p95CycleMs: quantile(soak.cycleMs, 0.95) };
   }
-  result.quietWaitMs = quietWaitMs;
+  result.quietWaitMs = gate.waitedMs;
   return result;
 }
 
 async function runTransportScenario({ options, context }) {
-  let quietWaitMs = 0;
-  const gate = {
-    quietCores,
-    async beforePair() {
-      if (!options.wait || quietWaitMs >= transportQuietWaitTotalMs) return;
-      const ownPids = descendantsOf(process.pid).map((child) => child.pid);
-      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(lifecycleQuietWaitPerPairMs, transportQuietWaitTotalMs - quietWaitMs), ownPids });
-    },
-  };
+  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
   const result = await measureTransports(context, { repetitions: options.transportRepetitions, gate, log: (line) => console.log(line), repoRoot });
-  return { ...summarizeTransports(result), quietWaitMs };
+  return { ...summarizeTransports(result), quietWaitMs: gate.waitedMs };
 }
 
 function transportReportLines(report) {
@@ -664,15 +664,7 @@ function transportReportLines(report) {
 }
 
 async function runDaemonScenario({ options, context }) {
-  let quietWaitMs = 0;
-  const gate = {
-    quietCores,
-    async beforePair() {
-      if (!options.wait || quietWaitMs >= lifecycleQuietWaitTotalMs) return;
-      const ownPids = descendantsOf(process.pid).map((child) => child.pid);
-      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, lifecycleQuietWaitTotalMs - quietWaitMs), ownPids });
-    },
-  };
+  const gate = quietGate(options, { perPairMs: quietWaitPerPairMs, totalMs: lifecycleQuietWaitTotalMs });
   const result = await measureDaemon(context, {
     sessions: options.daemonSessions,
     repetitions: options.daemonRepetitions,
@@ -686,7 +678,7 @@ async function runDaemonScenario({ options, context }) {
     log: (line) => console.log(line),
     repoRoot,
   });
-  return { ...summarizeDaemon(result, { bootstrapMedianInterval }), quietWaitMs };
+  return { ...summarizeDaemon(result, { bootstrapMedianInterval }), quietWaitMs: gate.waitedMs };
 }
 
 function daemonReportLines(report) {
