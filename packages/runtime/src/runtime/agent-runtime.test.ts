@@ -140,6 +140,19 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
+  it('refuses to reopen a closed session with capability_unsupported when the provider cannot resume, and records nothing', async () => {
+    const runtime = await createAgentRuntime({ providers: [createMockProvider({ capabilities: { resume: false } })] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    // An open session is "reopened" as it is: nothing to resume, nothing refused.
+    expect(await runtime.openSession({ continueSession: sessionId })).toMatchObject({ sessionId });
+    await runtime.closeSession({ sessionId });
+    const before = await runtime.readEvents(sessionId);
+    expect(await agentErrorOf(runtime.openSession({ continueSession: sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'resume' } });
+    expect(await runtime.readEvents(sessionId)).toEqual(before);
+    expect((await runtime.getSession(sessionId)).state).toBe('closed');
+    await runtime.shutdown();
+  });
+
   it('closes a session (fencing later turns) and reopens it with the same id and history', async () => {
     const provider = createMockProvider();
     const runtime = await createAgentRuntime({ providers: [provider] });
