@@ -1,6 +1,6 @@
 import type { SessionSnapshot } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { orderSessions, sessionStatus, sessionTitle } from './session-order.js';
+import { mergeSessionPages, orderSessions, sessionStatus, sessionTitle } from './session-order.js';
 
 const runId = `run_${'f'.repeat(32)}`;
 
@@ -55,5 +55,14 @@ describe('the session list order', () => {
     expect(sessionTitle(snapshot('1', 'idle', 'x'))).toBe('No turns yet');
     expect(sessionTitle(snapshot('1', 'running', 'x', { activeRunId: runId }))).toBe('Untitled');
     expect(sessionTitle(snapshot('1', 'idle', 'x', { lastRun: { runId, outcome: 'succeeded', completedAt: 'x' } }))).toBe('Untitled');
+  });
+});
+
+describe('merging the polled pages', () => {
+  it('lists an old waiting session next to the newest page, each session once', () => {
+    const newest = [snapshot('1', 'idle', '2026-12-01T10:00:01Z'), snapshot('2', 'running', '2026-12-01T10:00:02Z')];
+    const waiting = [snapshot('3', 'waiting', '2026-11-01T10:00:00Z')];
+    const running = [snapshot('2', 'running', '2026-12-01T10:00:02Z')];
+    expect(mergeSessionPages([newest, waiting, running]).map((session) => session.sessionId)).toEqual([newest[0]!.sessionId, newest[1]!.sessionId, waiting[0]!.sessionId]);
   });
 });

@@ -29,3 +29,20 @@ const statusRank: Record<SessionStatus, number> = { waiting: 0, running: 1, fail
 export function orderSessions<T extends { snapshot: SessionSnapshot; status: SessionStatus }>(sessions: readonly T[]): T[] {
   return sessions.slice().sort((left, right) => statusRank[left.status] - statusRank[right.status] || (left.snapshot.lastActivityAt < right.snapshot.lastActivityAt ? 1 : left.snapshot.lastActivityAt > right.snapshot.lastActivityAt ? -1 : 0));
 }
+
+/**
+ * One list from several pages (the newest sessions, and every waiting or running one however old):
+ * each session once, the first copy kept (pages are read at the same moment).
+ */
+export function mergeSessionPages(pages: readonly (readonly SessionSnapshot[])[]): SessionSnapshot[] {
+  const seen = new Set<string>();
+  const merged: SessionSnapshot[] = [];
+  for (const page of pages) {
+    for (const snapshot of page) {
+      if (seen.has(snapshot.sessionId)) continue;
+      seen.add(snapshot.sessionId);
+      merged.push(snapshot);
+    }
+  }
+  return merged;
+}

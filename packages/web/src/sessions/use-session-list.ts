@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SessionSnapshot } from '@tether/protocol';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { useDaemon } from '../connection/daemon-context.js';
-import { type SessionStatus, orderSessions, sessionStatus } from './session-order.js';
+import { type SessionStatus, mergeSessionPages, orderSessions, sessionStatus } from './session-order.js';
 
 export interface ListedSession {
   readonly snapshot: SessionSnapshot;
@@ -17,11 +17,13 @@ export interface SessionList {
   readonly refresh: () => void;
 }
 
-// The list is one in-memory read on a loopback daemon: polling it is cheap, and it also finds
+// The list is a few indexed reads on a loopback daemon: polling it is cheap, and it also finds
 // sessions other clients opened. Snapshots carry all it shows (title, last run, last activity), so
 // it reads no events. The open session's own view is pushed live (SSE) instead.
 const pollIntervalMs = 1_500;
 const pageSize = 200;
+// Sessions that need a person, or are working, are listed however many newer sessions there are.
+const alwaysListed = ['waiting', 'running'] as const;
 
 export function useSessionList(): SessionList {
   const { client, tokenRefused } = useDaemon();
@@ -44,9 +46,9 @@ export function useSessionList(): SessionList {
       polling = true;
       clearTimeout(timer);
       try {
-        const page = await client.listSessions({ limit: pageSize });
+        const [newest, open] = await Promise.all([client.listSessions({ limit: pageSize }), Promise.all(alwaysListed.map((state) => client.listAllSessions({ state })))]);
         if (stopped) return;
-        setSnapshots(page.sessions);
+        setSnapshots(mergeSessionPages([newest.sessions, ...open]));
         setLoaded(true);
         setFailure(null);
       } catch (error) {
