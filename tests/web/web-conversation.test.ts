@@ -79,6 +79,38 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     expect(await page.getByRole('button', { name: 'Stop the run' }).count()).toBe(0);
   });
 
+  it('closes a running session only after asking, reopens it with its history, and deletes it after asking', async () => {
+    const page = await connectedPage();
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('still talking '.repeat(200), { chunks: 100, delayMs: 50 }));
+    await sendTurn(page, 'Keep talking.');
+    await page.getByText('still talking still talking', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Close the session' }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm' });
+    expect(await confirm.innerText()).toContain('Closing stops the run');
+    await confirm.getByRole('button', { name: 'Close and stop' }).click();
+    await page.locator('.session-header .status-closed').waitFor();
+    expect(await page.getByLabel('Message', { exact: true }).isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Reopen the session' }).click();
+    await page.locator('.session-header .status-closed').waitFor({ state: 'detached' });
+    suite.environment.api.enqueue(textReply('Back again.'));
+    await sendTurn(page, 'Are you there?');
+    await page.getByText('Back again.').waitFor();
+    await waitForRunEnd(page, 'Succeeded');
+    // The reopened conversation carries the earlier turn to the model.
+    expect(JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body)).toContain('Keep talking.');
+
+    await page.getByRole('button', { name: 'Close the session' }).click();
+    await page.locator('.session-header .status-closed').waitFor();
+    await page.getByRole('button', { name: 'Delete the session' }).click();
+    await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Delete for good' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${suite.daemon.token}` } });
+    expect(response.status).toBe(404);
+    await page.locator('.session-item', { hasText: 'Keep talking.' }).waitFor({ state: 'detached' });
+  });
+
   it('after a reload mid-stream shows the whole answer exactly once', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);

@@ -9,10 +9,18 @@ import { ApprovalCard } from '../interactions/approval-card.js';
 import { QuestionCard } from '../interactions/question-card.js';
 import { activeRun, openInteractions } from './conversation-state.js';
 import { RunView } from './run-view.js';
+import { SessionActions } from './session-actions.js';
 import { useConversation } from './use-conversation.js';
 
 /** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
-export function SessionView({ sessionId, onStateChange }: { readonly sessionId: string; readonly onStateChange: () => void }) {
+export interface SessionViewProps {
+  readonly sessionId: string;
+  readonly onStateChange: () => void;
+  /** The session was deleted (here): leave its view. */
+  readonly onDeleted: () => void;
+}
+
+export function SessionView({ sessionId, onStateChange, onDeleted }: SessionViewProps) {
   const { client, capabilities, tokenRefused } = useDaemon();
   const { conversation, stream, failure } = useConversation(sessionId);
   const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
@@ -67,6 +75,20 @@ export function SessionView({ sessionId, onStateChange }: { readonly sessionId: 
           </span>
           {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
         </p>
+        <SessionActions
+          closed={conversation.closed}
+          running={run !== null}
+          onClose={async () => {
+            await command(() => client.closeSession({ sessionId }));
+          }}
+          onReopen={async () => {
+            await command(() => client.openSession({ continueSession: sessionId }));
+          }}
+          onDelete={async () => {
+            await command(() => client.deleteSession(sessionId));
+            onDeleted();
+          }}
+        />
       </header>
       {stream === 'reconnecting' ? (
         <p className="notice notice-warning" role="status">

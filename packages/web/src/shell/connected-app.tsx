@@ -51,7 +51,15 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
             >
               ← All sessions
             </a>
-            <SessionView key={route.sessionId} sessionId={route.sessionId} onStateChange={list.refresh} />
+            <SessionView
+              key={route.sessionId}
+              sessionId={route.sessionId}
+              onStateChange={list.refresh}
+              onDeleted={() => {
+                list.refresh();
+                navigate('/');
+              }}
+            />
           </>
         ) : route.name === 'new' ? (
           <NewSessionForm

@@ -1,0 +1,64 @@
+import { useState } from 'react';
+
+export interface SessionActionsProps {
+  readonly closed: boolean;
+  readonly running: boolean;
+  /** Each resolves once the daemon recorded it; a refusal is shown by the session view. */
+  readonly onClose: () => Promise<void>;
+  readonly onReopen: () => Promise<void>;
+  readonly onDelete: () => Promise<void>;
+}
+
+type Confirming = 'close' | 'delete' | null;
+
+/**
+ * Close, reopen, delete. Closing is undone by reopening, so it asks first only when it would stop a
+ * run; deleting removes the history for good, so it always asks, and only a closed session offers it.
+ */
+export function SessionActions({ closed, running, onClose, onReopen, onDelete }: SessionActionsProps) {
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const [busy, setBusy] = useState(false);
+  const act = (action: () => Promise<void>) => async () => {
+    setBusy(true);
+    try {
+      await action();
+    } catch {
+      // The session view shows why.
+    } finally {
+      setBusy(false);
+      setConfirming(null);
+    }
+  };
+  if (confirming !== null) {
+    const question = confirming === 'delete' ? 'Delete this session and its whole history? This cannot be undone.' : 'Closing stops the run that is going on. Close anyway?';
+    return (
+      <div className="session-actions" role="group" aria-label="Confirm">
+        <span>{question}</span>
+        <button type="button" className="button-deny" disabled={busy} onClick={act(confirming === 'delete' ? onDelete : onClose)}>
+          {confirming === 'delete' ? 'Delete for good' : 'Close and stop'}
+        </button>
+        <button type="button" disabled={busy} onClick={() => setConfirming(null)}>
+          Cancel
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div className="session-actions" role="group" aria-label="Session actions">
+      {closed ? (
+        <>
+          <button type="button" disabled={busy} aria-label="Reopen the session" onClick={act(onReopen)}>
+            Reopen
+          </button>
+          <button type="button" className="button-deny" disabled={busy} aria-label="Delete the session" onClick={() => setConfirming('delete')}>
+            Delete…
+          </button>
+        </>
+      ) : (
+        <button type="button" disabled={busy} aria-label="Close the session" onClick={running ? () => setConfirming('close') : act(onClose)}>
+          Close session
+        </button>
+      )}
+    </div>
+  );
+}
