@@ -287,6 +287,8 @@ describe('tether demo and doctor', () => {
     const report = JSON.parse(result.stdout) as { ok: boolean; checks: { name: string; detail: string }[] };
     expect(report.ok).toBe(true);
     expect(report.checks.find((check) => check.name === 'claude')?.detail).toContain('2.1.332');
+    const throughSdk = JSON.parse((await tether(['doctor', '--json', '--transport', 'sdk'])).stdout) as { checks: { name: string; detail: string }[] };
+    expect(throughSdk.checks.find((check) => check.name === 'claude')?.detail).toContain('driven through @anthropic-ai/claude-agent-sdk 0.3.332');
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
   });
 });

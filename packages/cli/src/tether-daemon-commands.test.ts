@@ -129,7 +129,11 @@ describe('tether commands through a daemon', () => {
     const url = await serve(['--transport', 'sdk']);
     const token = (await tether(['token'])).stdout.trim();
     const providers = (await (await fetch(`${url}/v1/providers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { providers: { name: string; capabilities: { sessionCost: boolean; interrupt: boolean } }[] };
-    expect(providers.providers[0]).toMatchObject({ name: 'claude', capabilities: { sessionCost: false, interrupt: true } });
+    expect(providers.providers[0]).toMatchObject({
+      name: 'claude',
+      capabilities: { sessionCost: false, interrupt: true },
+      availability: { available: true, transport: 'sdk', library: { name: '@anthropic-ai/claude-agent-sdk', version: '0.3.332' } },
+    });
     api.enqueue(textReply('Answered through the SDK.'));
     const run = await tether(['run', 'Hello SDK']);
     expect(run.code).toBe(0);

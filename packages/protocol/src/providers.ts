@@ -31,6 +31,10 @@ export const ProviderAvailability = z.looseObject({
   /** How the executable was found, e.g. "option", "environment", "path", "bundled". */
   source: z.string().optional(),
   version: z.string().optional(),
+  /** How the provider reaches its agent, when it has more than one way (Claude: "cli" or "sdk"). */
+  transport: z.string().optional(),
+  /** The library the transport runs on and its version, when it uses one (Claude sdk: the Agent SDK). */
+  library: z.strictObject({ name: z.string(), version: z.string().optional() }).optional(),
   /** Why it is not available, with what to do. */
   problem: SerializedAgentError.optional(),
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCapabilities, claudeSdkCapabilities } from './claude-capabilities.js';
 import { createClaudeProvider, createClaudeProviderWith } from './claude-provider.js';
+import { CLAUDE_AGENT_SDK_VERSION } from './sdk/load-agent-sdk.js';
 
 // Any executable that answers --version stands in for the binary here: no session starts one.
 const claudePath = process.execPath;
@@ -53,6 +54,13 @@ describe('createClaudeProvider transports', () => {
     const session = await provider.doOpenSession(sessionOptions());
     await session.doStop('close');
     expect(loads).toBe(3);
+  });
+
+  it('the probe says which transport it is, and for sdk which Agent SDK runs it', async () => {
+    const cli = await createClaudeProvider({ claudePath }).doProbe();
+    expect(cli).toMatchObject({ transport: 'cli' });
+    expect(cli).not.toHaveProperty('library');
+    expect(await createClaudeProvider({ claudePath, transport: 'sdk' }).doProbe()).toMatchObject({ transport: 'sdk', library: { name: '@anthropic-ai/claude-agent-sdk', version: CLAUDE_AGENT_SDK_VERSION } });
   });
 
   it('the cli transport never loads the SDK', async () => {

@@ -7,7 +7,7 @@ import type { ClaudeTransport, ConnectionFactory } from './connection/claude-con
 import { CliConnection } from './connection/cli-connection.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
-import { type AgentSdkLoader, importAgentSdk, loadAgentSdkQuery } from './sdk/load-agent-sdk.js';
+import { type AgentSdkLoader, claudeAgentSdkPackage, importAgentSdk, loadAgentSdkQuery, readInstalledAgentSdkVersion } from './sdk/load-agent-sdk.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
@@ -102,13 +102,16 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
     name: 'claude',
     capabilities: claudeTransportCapabilities[transport],
     async doProbe(options = {}): Promise<AgentProviderV1Availability> {
-      const availability = await probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+      const probed = await probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+      const availability = { ...probed, transport };
       if (transport !== 'sdk' || !availability.available) return availability;
+      // An injected query is the host's own: its version is not ours to read.
+      const library = { name: claudeAgentSdkPackage, ...(settings.query ? {} : { version: readInstalledAgentSdkVersion() }) };
       try {
         await agentSdkQuery();
-        return availability;
+        return { ...availability, library };
       } catch (error) {
-        return { ...availability, available: false, problem: toAgentError(error).toObject() };
+        return { ...availability, library, available: false, problem: toAgentError(error).toObject() };
       }
     },
     async doRecover(processes) {

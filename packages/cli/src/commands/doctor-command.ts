@@ -65,7 +65,7 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   const availability = await createClaudeProvider({ transport, environment: context.environment, ...(claudePath ? { claudePath } : {}) }).doProbe({ timeoutMs: 10_000 });
   checks.push(
     availability.available
-      ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})` }
+      ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}` }
       : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: sdkProblem(availability.problem) ? 'Install the Agent SDK as the message says, or drop --transport sdk.' : 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.' },
   );
 

@@ -1,4 +1,4 @@
-import { SerializedAgentError, SessionSnapshot } from '@tether/protocol';
+import { ProviderAvailability, SerializedAgentError, SessionSnapshot } from '@tether/protocol';
 import { z } from 'zod';
 
 /** Response shapes of the daemon's own routes (commands, events and snapshots come from the protocol). */
@@ -8,14 +8,6 @@ export const SessionPage = z.strictObject({
   sessions: z.array(SessionSnapshot),
   /** Pass as ?before= for the next (older) page; null on the last page. */
   next: z.string().nullable(),
-});
-
-export const ProviderAvailability = z.object({
-  available: z.boolean(),
-  binaryPath: z.string().optional(),
-  source: z.string().optional(),
-  version: z.string().optional(),
-  problem: SerializedAgentError.optional(),
 });
 
 export const ProviderList = z.strictObject({
