@@ -1,5 +1,5 @@
 export { createAgentRuntime } from './runtime/agent-runtime.js';
-export type { AgentRuntime, AgentRuntimeOptions, CommandInput, SubscribeOptions } from './runtime/runtime-types.js';
+export type { AgentRuntime, AgentRuntimeOptions, CommandInput, FollowOptions, SubscribeOptions } from './runtime/runtime-types.js';
 export type { ListSessionsOptions } from './runtime/session-listing.js';
 export { createInMemoryStore } from './store/in-memory-store.js';
 export type { TetherStore, SessionRecord, RunRecord, InteractionRecord, StoredReceipt, CommitUnit, SessionCounts, SessionPageQuery, SessionPosition } from './store/tether-store.js';

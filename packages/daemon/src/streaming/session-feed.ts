@@ -14,7 +14,7 @@ const replayPageSize = 500;
  * Feeds one session's events to a subscriber: stored events after `afterSeq`, then live ones, with
  * no gap and no duplicate. The stored part is read page by page only as fast as the subscriber takes
  * it (the store is the buffer, so a long history never counts against the subscriber's bound); once
- * caught up, runtime.subscribe takes over from the last seq sent, and from then on a subscriber that
+ * caught up, runtime.follow takes over from the last seq sent, and from then on a subscriber that
  * falls behind is cut off instead of slowing anyone down. Resolves when the feed ends; rejects with
  * the runtime's error (e.g. session_not_found after a delete).
  */
@@ -29,7 +29,25 @@ export async function feedSession(runtime: AgentRuntime, sessionId: string, afte
     if (page.length < replayPageSize) break;
   }
   if (signal.aborted) return;
-  for await (const event of runtime.subscribe(sessionId, { afterSeq: last, signal })) {
-    if (signal.aborted || !sink.deliver(event)) return;
-  }
+  // Live: a callback per published event, straight into the subscriber's bounded outbox.
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      stop();
+      resolve();
+    };
+    const stop = runtime.follow(sessionId, {
+      afterSeq: last,
+      onEvent: (event) => {
+        if (!signal.aborted && sink.deliver(event)) return true;
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+        return false;
+      },
+      onError: (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -25,7 +25,7 @@ import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
 import { type InteractionPolicy, acceptProviderPart } from './provider-output.js';
-import type { AgentRuntime, AgentRuntimeOptions, SubscribeOptions } from './runtime-types.js';
+import type { AgentRuntime, AgentRuntimeOptions, FollowOptions, SubscribeOptions } from './runtime-types.js';
 import { SessionEntry, createSessionRecord } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
@@ -338,6 +338,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   subscribe(sessionId: string, options: SubscribeOptions = {}): AsyncIterable<ProtocolEvent> {
     return this.reads.subscribe(sessionId, options);
+  }
+
+  follow(sessionId: string, options: FollowOptions): () => void {
+    return this.reads.follow(sessionId, options);
   }
 
   readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {

@@ -22,6 +22,7 @@ import type {
 } from '@tether/protocol';
 import type { AgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
+import type { FollowOptions } from '../log/follow-session.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { ListSessionsOptions } from './session-listing.js';
 
@@ -47,6 +48,8 @@ export interface AgentRuntimeOptions {
 
 /** A command as the typed methods take it: the commandId is optional (one is generated). */
 export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { commandId?: string };
+
+export type { FollowOptions };
 
 export interface SubscribeOptions {
   /** Deliver events with seq greater than this (0 = from the beginning). */
@@ -81,6 +84,13 @@ export interface AgentRuntime {
   waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;
   /** Stored events after afterSeq, then live ones: no gap, no duplicate. */
   subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;
+  /**
+   * The same events as subscribe, handed to a callback synchronously as they are published: for a
+   * host that fans a session out to many subscribers (no promise per event and subscriber). onEvent
+   * must be quick and return false to stop; the returned function stops too. An unknown session or a
+   * store failure reaches onError, after which nothing more is handed on.
+   */
+  follow(sessionId: string, options: FollowOptions): () => void;
   /** Stored events only, for reading a log without following it. */
   readEvents(sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<ProtocolEvent[]>;
 

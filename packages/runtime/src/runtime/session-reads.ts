@@ -1,5 +1,6 @@
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import type { EventWriter } from '../log/event-writer.js';
+import { type FollowOptions, followSession } from '../log/follow-session.js';
 import { type SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { SubscribeOptions } from './runtime-types.js';
@@ -66,6 +67,23 @@ export class SessionReads {
         await requireSession();
         yield* replay();
       },
+    };
+  }
+
+  follow(sessionId: string, options: FollowOptions): () => void {
+    let stopped = false;
+    let stop = () => {};
+    const start = () => {
+      if (!stopped) stop = followSession(this.parts.hub, this.parts.store, sessionId, options);
+    };
+    if (this.parts.entries.get(sessionId)) start();
+    else
+      this.requireSession(sessionId).then(start, (error: unknown) => {
+        if (!stopped) options.onError?.(error);
+      });
+    return () => {
+      stopped = true;
+      stop();
     };
   }
 

@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ProtocolEvent } from '@tether/protocol';
+import { createMockProvider } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createInMemoryStore } from '../store/in-memory-store.js';
+import { createAgentRuntime } from './agent-runtime.js';
+
+let workspace: string;
+
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(os.tmpdir(), 'tether-follow-'));
+});
+
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+/** A turn of `deltas` deltas, each in its own tick, so events are published while a follower catches up. */
+function streaming(deltas: number) {
+  return createMockProvider({
+    async turn({ runId, emit }) {
+      for (let index = 0; index < deltas; index += 1) {
+        emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    },
+  });
+}
+
+/** Follows until `until` holds for an event; resolves with everything handed on. */
+function followUntil(runtime: Awaited<ReturnType<typeof createAgentRuntime>>, sessionId: string, afterSeq: number, until: (event: ProtocolEvent) => boolean): Promise<ProtocolEvent[]> {
+  return new Promise((resolve, reject) => {
+    const events: ProtocolEvent[] = [];
+    runtime.follow(sessionId, {
+      afterSeq,
+      onEvent: (event) => {
+        events.push(event);
+        if (!until(event)) return true;
+        resolve(events);
+        return false;
+      },
+      onError: reject,
+    });
+  });
+}
+
+const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+describe('runtime.follow', () => {
+  it('hands on the stored events, then the live ones, in seq order with no gap or duplicate, also when it starts mid-turn', async () => {
+    // A store whose reads take a few ticks: events are published while a follower reads it.
+    const inner = createInMemoryStore();
+    const store = new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property !== 'readEvents') return Reflect.get(target, property, receiver) as unknown;
+        return async (...args: Parameters<typeof inner.readEvents>) => {
+          for (let tick = 0; tick < 3; tick += 1) await new Promise((resolve) => setImmediate(resolve));
+          return inner.readEvents(...args);
+        };
+      },
+    });
+    const runtime = await createAgentRuntime({ providers: [streaming(300)], store });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    const isEnd = (event: ProtocolEvent) => event.type === 'run.completed' && event.runId === runId;
+    // One from the start, and one joining while the turn streams (its store read races the publishes):
+    // it starts when the first has been handed the 10th event.
+    let joinMidway!: (events: Promise<ProtocolEvent[]>) => void;
+    const midway = new Promise<Promise<ProtocolEvent[]>>((resolve) => {
+      joinMidway = resolve;
+    });
+    const fromStart = followUntil(runtime, sessionId, 0, (event) => {
+      if (event.seq === 10) queueMicrotask(() => joinMidway(followUntil(runtime, sessionId, 2, isEnd)));
+      return isEnd(event);
+    });
+    const [first, second] = await Promise.all([fromStart, midway.then((events) => events)]);
+    const lastSeq = (await runtime.getSession(sessionId)).lastSeq;
+    expect(seqs(first)).toEqual(range(1, lastSeq));
+    expect(seqs(second)).toEqual(range(3, lastSeq));
+    expect(first.slice(2)).toEqual(second);
+    await runtime.shutdown();
+  });
+
+  it('stops when onEvent returns false or the stop function is called: nothing more is handed on', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(20)] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const handed: number[] = [];
+    const stop = runtime.follow(sessionId, { afterSeq: 0, onEvent: (event) => void handed.push(event.seq) });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    await runtime.waitForRun(runId);
+    stop();
+    const seen = handed.length;
+    expect(handed).toEqual(range(1, seen));
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });
+    await runtime.waitForRun(next.runId);
+    expect(handed).toHaveLength(seen);
+    await runtime.shutdown();
+  });
+
+  it('reports an unknown session to onError with session_not_found', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(1)] });
+    const error = await new Promise((resolve) => runtime.follow('ses_00000000000000000000000000000000', { afterSeq: 0, onEvent: () => true, onError: resolve }));
+    expect(error).toMatchObject({ code: 'session_not_found' });
+    await runtime.shutdown();
+  });
+});
