@@ -211,7 +211,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
     const entry = this.entries.get(sessionId);
     const decision = decideReopen(entry?.record, command);
     // A provider that cannot continue a conversation would silently start a new one under the old history.
-    if (decision.events.length > 0 && entry?.provider && !entry.provider.capabilities.resume) throw unsupported(entry.provider, 'continue a closed session\'s conversation (resume); open a new session instead', 'resume');
+    if (decision.events.length > 0 && entry?.provider && !entry.provider.capabilities.resume) {
+      throw unsupported(entry.provider, 'continue a closed session\'s conversation (resume); open a new session instead', 'resume');
+    }
     await entry!.teardown;
     await this.write(entry!, decision.events, { type: 'open_session', commandId: command.commandId, sessionId }, fingerprint);
     return { type: 'open_session', commandId: command.commandId, sessionId };
