@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { rawLaunch } from './claude-setup.mjs';
+import { TimedEntries } from './timed-entries.mjs';
 
 export const isTextDelta = (frame) => frame.type === 'stream_event' && frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
 export const isResult = (frame) => frame.type === 'result';
@@ -17,9 +18,9 @@ export class RawClaude {
     this.spawnedAt = performance.now();
     this.child = spawn(claudePath, argv, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.pid = this.child.pid;
+    this.log = new TimedEntries((entry) => entry.frame);
     /** Every stdout frame: { frame, at }. */
-    this.frames = [];
-    this.waiters = new Set();
+    this.frames = this.log.entries;
     this.stderr = '';
     this.exitInfo = null;
     this.exited = new Promise((resolve) => {
@@ -29,10 +30,7 @@ export class RawClaude {
       });
     });
     this.closed = new Promise((resolve) => this.child.once('close', () => resolve({ at: performance.now() })));
-    this.closed.then(() => {
-      for (const waiter of this.waiters) waiter.reject(new Error(`raw claude ${this.pid} exited (${this.exitInfo?.code ?? this.exitInfo?.signal}) while waiting; stderr: ${this.stderr.slice(-500)}`));
-      this.waiters.clear();
-    });
+    this.closed.then(() => this.log.end(new Error(`raw claude ${this.pid} exited (${this.exitInfo?.code ?? this.exitInfo?.signal}) while waiting; stderr: ${this.stderr.slice(-500)}`)));
     this.child.on('error', () => {});
     this.child.stdin.on('error', () => {});
     this.child.stderr.setEncoding('utf8');
@@ -48,14 +46,7 @@ export class RawClaude {
         const line = text.slice(from, newline);
         from = newline + 1;
         if (line.length === 0) continue;
-        const entry = { frame: JSON.parse(line), at: performance.now() };
-        this.frames.push(entry);
-        for (const waiter of this.waiters) {
-          if (waiter.predicate(entry.frame)) {
-            this.waiters.delete(waiter);
-            waiter.resolve(entry);
-          }
-        }
+        this.log.add({ frame: JSON.parse(line), at: performance.now() });
       }
       partial = text.slice(from);
     });
@@ -63,33 +54,13 @@ export class RawClaude {
 
   /** Where the frames seen so far end: pass it to waitFor to see only later ones. */
   mark() {
-    return this.frames.length;
+    return this.log.mark();
   }
 
   /** The first frame at or after `from` that matches: { frame, at }. */
   waitFor(predicate, from, timeoutMs = 60_000) {
-    for (let index = from; index < this.frames.length; index += 1) {
-      if (predicate(this.frames[index].frame)) return Promise.resolve(this.frames[index]);
-    }
-    if (this.exitInfo) return Promise.reject(new Error(`raw claude ${this.pid} has exited`));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`raw claude: no matching frame within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`));
-      }, timeoutMs);
-      const waiter = {
-        predicate,
-        resolve: (entry) => {
-          clearTimeout(timer);
-          resolve(entry);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      this.waiters.add(waiter);
-    });
+    if (this.exitInfo && !this.frames.slice(from).some((entry) => predicate(entry.frame))) return Promise.reject(new Error(`raw claude ${this.pid} has exited`));
+    return this.log.waitFor(predicate, from, timeoutMs, () => `raw claude: no matching frame within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`);
   }
 
   send(message) {

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
+import { TimedEntries } from './timed-entries.mjs';
 
 /**
  * `recordCommits`: the store is wrapped (one extra call per commit) to keep when each commit
@@ -73,59 +74,31 @@ export async function startTether({ claudePath, environment, provider = {}, reco
 
 export class EventWatch {
   constructor(runtime, sessionId) {
+    this.log = new TimedEntries((entry) => entry.event);
     /** Every delivered event: { event, at }. */
-    this.events = [];
-    this.waiters = new Set();
+    this.events = this.log.entries;
     this.controller = new AbortController();
     this.ended = false;
     this.done = (async () => {
       for await (const event of runtime.subscribe(sessionId, { afterSeq: 0, signal: this.controller.signal })) {
-        const entry = { event, at: performance.now() };
-        this.events.push(entry);
-        for (const waiter of this.waiters) {
-          if (waiter.predicate(event)) {
-            this.waiters.delete(waiter);
-            waiter.resolve(entry);
-          }
-        }
+        this.log.add({ event, at: performance.now() });
       }
     })()
       .catch(() => {})
       .finally(() => {
         this.ended = true;
-        for (const waiter of this.waiters) waiter.reject(new Error('the subscription ended while waiting'));
-        this.waiters.clear();
+        this.log.end(new Error('the subscription ended while waiting'));
       });
   }
 
   mark() {
-    return this.events.length;
+    return this.log.mark();
   }
 
   /** The first event at or after `from` that matches: { event, at }. */
   waitFor(predicate, from = 0, timeoutMs = 60_000) {
-    for (let index = from; index < this.events.length; index += 1) {
-      if (predicate(this.events[index].event)) return Promise.resolve(this.events[index]);
-    }
-    if (this.ended) return Promise.reject(new Error('the subscription has ended'));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`tether: no matching event within ${timeoutMs} ms (last: ${this.events.slice(-3).map((entry) => entry.event.type).join(', ')})`));
-      }, timeoutMs);
-      const waiter = {
-        predicate,
-        resolve: (entry) => {
-          clearTimeout(timer);
-          resolve(entry);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      this.waiters.add(waiter);
-    });
+    if (this.ended && !this.events.slice(from).some((entry) => predicate(entry.event))) return Promise.reject(new Error('the subscription has ended'));
+    return this.log.waitFor(predicate, from, timeoutMs, () => `tether: no matching event within ${timeoutMs} ms (last: ${this.events.slice(-3).map((entry) => entry.event.type).join(', ')})`);
   }
 
   /** The pid of the session's latest agent process (from session.process_started). */

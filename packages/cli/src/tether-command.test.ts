@@ -6,8 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicApi, errorReply, holdReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, testClaudePath } from '@tether/testkit';
+import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandEnvironment } from './test-support/command-environment.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
 
@@ -20,17 +21,7 @@ beforeEach(async () => {
   await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace'))]);
   api = await startFakeAnthropicApi();
   // Everything the command (and the claude child it starts) sees, built explicitly.
-  environment = {
-    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: path.join(root, 'home'),
-    LANG: 'C.UTF-8',
-    TETHER_HOME: path.join(root, 'data'),
-    TETHER_CLAUDE_PATH: testClaudePath(),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: 'sk-tether-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_MAX_RETRIES: '1',
-  };
+  environment = commandEnvironment(root, api.url);
 });
 
 afterEach(async () => {

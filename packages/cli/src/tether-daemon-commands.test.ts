@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTetherClient } from '@tether/client';
 import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandEnvironment } from './test-support/command-environment.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
 
@@ -20,18 +20,7 @@ beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-cli-')));
   await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
   api = await startFakeAnthropicApi();
-  environment = {
-    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: path.join(root, 'home'),
-    TMPDIR: path.join(root, 'tmp'),
-    LANG: 'C.UTF-8',
-    TETHER_HOME: path.join(root, 'data'),
-    TETHER_CLAUDE_PATH: testClaudePath(),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: 'sk-tether-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_MAX_RETRIES: '1',
-  };
+  environment = commandEnvironment(root, api.url, { TMPDIR: path.join(root, 'tmp') });
 });
 
 afterEach(async () => {

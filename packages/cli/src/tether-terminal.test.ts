@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandEnvironment } from './test-support/command-environment.js';
 
 // `tether run` at a real terminal: util-linux `script` gives the command a pseudo-terminal, and the
 // test types into it when the prompt appears.
@@ -28,16 +28,7 @@ afterEach(async () => {
 });
 
 function atTerminal(prompt: string, keys: { after: string; type: string }[]): Promise<{ code: number | null; output: string }> {
-  const environment = {
-    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: path.join(root, 'home'),
-    TERM: 'xterm',
-    TETHER_HOME: path.join(root, 'data'),
-    TETHER_CLAUDE_PATH: testClaudePath(),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: 'sk-tether-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
+  const environment = commandEnvironment(root, api.url, { TERM: 'xterm' });
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${JSON.stringify(prompt)}`;
   return new Promise((resolve, reject) => {
     const spawned = spawn('script', ['-qfec', command, '/dev/null'], { cwd: path.join(root, 'workspace'), env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
