@@ -20,6 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
+import { exitWithParent } from './lib/exit-with-parent.mjs';
 
 const config = JSON.parse(process.env.BENCH_DAEMON_CONFIG ?? '{}');
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -110,20 +111,4 @@ process.on('message', (message) => {
   }
 });
 
-let closing = false;
-async function stop() {
-  if (closing) return;
-  closing = true;
-  try {
-    await daemon.close();
-  } catch (error) {
-    process.stderr.write(`daemon close failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  process.exit(0);
-}
-process.stdin.on('end', stop);
-process.stdin.on('close', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
-process.on('SIGTERM', stop);
-process.on('disconnect', stop);
+exitWithParent(() => daemon.close());

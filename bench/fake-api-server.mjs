@@ -8,6 +8,7 @@
 //   anything else   the same scripted text in DELTAS text_delta events (the main scenario).
 // Prints one JSON line {"url","pid","deltas"} on stdout once listening; exits when stdin closes.
 import { startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
+import { exitWithParent } from './lib/exit-with-parent.mjs';
 
 const deltas = Number(process.env.BENCH_DELTAS ?? 2000);
 // One short word per delta ("w0001 ", "w0002 ", ...): splitText then yields exactly `deltas` pieces.
@@ -35,15 +36,4 @@ const api = await startFakeAnthropicApi({
 });
 process.stdout.write(`${JSON.stringify({ url: api.url, pid: process.pid, deltas })}\n`);
 
-let closing = false;
-async function stop() {
-  if (closing) return;
-  closing = true;
-  await api.close();
-  process.exit(0);
-}
-process.stdin.on('end', stop);
-process.stdin.on('close', stop);
-process.stdin.on('error', stop);
-process.stdin.resume();
-process.on('SIGTERM', stop);
+exitWithParent(() => api.close());
