@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicApi, errorReply, holdReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
+import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandEnvironment } from './test-support/command-environment.js';
 
@@ -21,7 +21,7 @@ beforeEach(async () => {
   await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace'))]);
   api = await startFakeAnthropicApi();
   // Everything the command (and the claude child it starts) sees, built explicitly.
-  environment = commandEnvironment(root, api.url);
+  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() });
 });
 
 afterEach(async () => {

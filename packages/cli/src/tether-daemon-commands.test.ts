@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTetherClient } from '@tether/client';
 import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandEnvironment } from './test-support/command-environment.js';
 
@@ -20,7 +21,7 @@ beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-cli-')));
   await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
   api = await startFakeAnthropicApi();
-  environment = commandEnvironment(root, api.url, { TMPDIR: path.join(root, 'tmp') });
+  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
 });
 
 afterEach(async () => {

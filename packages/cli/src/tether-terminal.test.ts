@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandEnvironment } from './test-support/command-environment.js';
 
@@ -28,7 +29,7 @@ afterEach(async () => {
 });
 
 function atTerminal(prompt: string, keys: { after: string; type: string }[]): Promise<{ code: number | null; output: string }> {
-  const environment = commandEnvironment(root, api.url, { TERM: 'xterm' });
+  const environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TERM: 'xterm' });
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${JSON.stringify(prompt)}`;
   return new Promise((resolve, reject) => {
     const spawned = spawn('script', ['-qfec', command, '/dev/null'], { cwd: path.join(root, 'workspace'), env: environment, stdio: ['pipe', 'pipe', 'pipe'] });

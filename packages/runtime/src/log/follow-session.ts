@@ -15,9 +15,9 @@ const replayPageSize = 500;
 
 /**
  * Hands a session's events after `afterSeq` to a callback: the stored ones first, then each live one
- * as it is published, with no gap and no duplicate. What subscribeWithReplay does, without a promise
- * and a generator step per event and subscriber, for hosts that fan one session out to many
- * subscribers (the daemon). The live listener is registered before the store is read; live events
+ * as it is published, with no gap and no duplicate. subscribeWithReplay is this as an async iterable;
+ * a host that fans one session out to many subscribers calls it directly (no promise or generator
+ * step per event and subscriber). The live listener is registered before the store is read; live events
  * that arrive while the store is being read wait and are merged by seq. Returns a stop function.
  */
 export function followSession(hub: SubscriptionHub, store: TetherStore, sessionId: string, options: FollowOptions): () => void {

@@ -107,4 +107,20 @@ describe('runtime.follow', () => {
     expect(error).toMatchObject({ code: 'session_not_found' });
     await runtime.shutdown();
   });
+
+  it('subscribe gives the same events as an async iterable: replayed page by page, then live', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(700)] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+    await runtime.waitForRun(first.runId);
+    // More than a replay page is stored; the second turn streams while the subscriber reads them.
+    const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
+    const received: ProtocolEvent[] = [];
+    for await (const event of runtime.subscribe(sessionId, { afterSeq: 0 })) {
+      received.push(event);
+      if (event.type === 'run.completed' && event.runId === second.runId) break;
+    }
+    expect(seqs(received)).toEqual(range(1, (await runtime.getSession(sessionId)).lastSeq));
+    await runtime.shutdown();
+  });
 });

@@ -1,7 +1,8 @@
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import type { EventWriter } from '../log/event-writer.js';
 import { type FollowOptions, followSession } from '../log/follow-session.js';
-import { type SubscriptionHub, subscribeWithReplay } from '../log/subscription-hub.js';
+import { subscribeWithReplay } from '../log/subscribe-with-replay.js';
+import type { SubscriptionHub } from '../log/subscription-hub.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { SubscribeOptions } from './runtime-types.js';
 import { sessionNotFound } from './runtime-errors.js';
