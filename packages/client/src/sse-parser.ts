@@ -22,6 +22,7 @@ export class SseParser {
   #data: string[] = [];
   #event = '';
   #id: string | undefined = undefined;
+  #afterCarriageReturn = false;
 
   push(text: string): SseFrame[] {
     let input = this.#pending + text;
@@ -29,14 +30,20 @@ export class SseParser {
       this.#started = true;
       if (input.startsWith('\uFEFF')) input = input.slice(1);
     }
+    if (this.#afterCarriageReturn && input.length > 0) {
+      // The previous chunk ended in "\r": a "\n" here completes that line ending, not a blank line.
+      this.#afterCarriageReturn = false;
+      if (input.startsWith('\n')) input = input.slice(1);
+    }
     const frames: SseFrame[] = [];
     let position = 0;
     lineEnd.lastIndex = 0;
     for (let match = lineEnd.exec(input); match !== null; match = lineEnd.exec(input)) {
-      // A "\r" at the very end may be the first half of "\r\n": wait for the next chunk to know.
-      if (match[0] === '\r' && match.index === input.length - 1) break;
       this.#line(input.slice(position, match.index), frames);
       position = match.index + match[0].length;
+      // A "\r" at the very end may be the first half of "\r\n" split across chunks; the line ends
+      // now (a server that ends lines with "\r" alone must not wait for its next write).
+      if (match[0] === '\r' && position === input.length) this.#afterCarriageReturn = true;
     }
     this.#pending = input.slice(position);
     return frames;
