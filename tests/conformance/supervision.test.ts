@@ -89,7 +89,7 @@ describeTransports('process supervision', ({ start }) => {
     const runtime = await environment.runtime({ provider: { stallTimeoutMs: 300, stallGraceMs: 2_000 } });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hang.' }] });
-    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled' } });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled', details: { phase: 'api', reason: 'no_frames' } } });
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Responsive again.');
   });

@@ -260,16 +260,39 @@ describe('the sdk transport over an injected query()', () => {
   });
 });
 
+describe('start-up watchdog', () => {
+  it('a query that never yields a frame fails the run provider_stalled (phase startup) and is closed; the next turn gets a new one', async () => {
+    let queriesStarted = 0;
+    const { runtime: current, sessionId, queries } = await open(
+      async (context) => {
+        queriesStarted += 1;
+        // The first agent takes its input and says nothing; the next one answers.
+        if (queriesStarted === 1) return void (await context.nextInput());
+        await eachTurn((inner, uuid) => scriptedTurnFrames(uuid, 'awake', { sessionId: inner.conversationId }).forEach((frame) => inner.emit(frame)))(context);
+      },
+      { provider: { startupTimeoutMs: 300 } },
+    );
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled', details: { phase: 'startup' } } });
+    expect(queries[0]!.calls.closed).toBe(true);
+    const next = await turn(current, sessionId);
+    expect(runSequence(next.events, next.runId)).toEqual(['run.started', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(queries).toHaveLength(2);
+  });
+});
+
 describe('correlation with a producer that never stamps', () => {
   const unstamped = eachTurn((context, uuid) => scriptedTurnFrames(uuid, 'unstamped reply', { stamped: false }).forEach((frame) => context.emit(frame)));
 
-  it('stamped (default): its frames are not attributed to our run and are dropped with debug diagnostics', async () => {
+  it('stamped (default): its frames are not attributed to our run; the run fails provider_contract_violation naming the fix instead of hanging', async () => {
     const { runtime: current, sessionId } = await open(unstamped);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
-    const diagnostic = await waitForEvent(current, sessionId, 'diagnostic', { where: (event) => event.code === 'claude.result_for_other_input' });
-    expect(diagnostic).toMatchObject({ level: 'debug', runId });
-    expect((await current.getSession(sessionId)).activeRunId).toBe(runId);
-    expect((await current.readEvents(sessionId)).some((event) => event.type === 'run.message_delta')).toBe(false);
+    const run = await current.waitForRun(runId);
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_contract_violation', details: { reason: 'frames_unstamped' } } });
+    expect(run.error?.message).toContain('legacy-unstamped');
+    const events = await current.readEvents(sessionId);
+    expect(events.filter((event) => event.type === 'diagnostic' && event.code === 'claude.frames_unstamped')).toEqual([expect.objectContaining({ level: 'warning', runId })]);
+    expect(events.some((event) => event.type === 'run.message_delta')).toBe(false);
   });
 
   it('legacy-unstamped: attribution by position, until the first stamp ends the declaration', async () => {

@@ -56,6 +56,11 @@ export interface ClaudeProviderSettings {
   readonly whenAtProcessLimit?: 'queue' | 'fail';
   /** Stop a session's idle process after this long; the next turn resumes it (default 15 minutes; 0 = never). */
   readonly idleReleaseMs?: number;
+  /**
+   * Fail (provider_stalled, details.phase 'startup') a run whose newly started claude writes no frame
+   * for this long, and kill it; the next turn starts a new one (default 120 s: a slow MCP start fits).
+   */
+  readonly startupTimeoutMs?: number;
   /** Stop and fail (provider_stalled) a run waiting on the API with no frame for this long (default 10 minutes). */
   readonly stallTimeoutMs?: number;
   /** How long a stalled run's stop may take before its process is killed (default 30 s). */
@@ -139,6 +144,7 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
         pool,
         warmPool,
         idleReleaseMs: settings.idleReleaseMs ?? 15 * 60_000,
+        startupTimeoutMs: settings.startupTimeoutMs ?? 120_000,
         stallTimeoutMs: settings.stallTimeoutMs ?? 10 * 60_000,
         stallGraceMs: settings.stallGraceMs ?? 30_000,
       });

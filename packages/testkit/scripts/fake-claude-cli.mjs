@@ -8,10 +8,16 @@
 //   {"raw": "text"}      write text as is (junk, ANSI, partial lines)
 //   {"exit": 3}          exit with that code
 //   {"kill": "SIGKILL"}  kill itself with that signal
+//   {"hang": true}       stop reading and writing for good (a wedged CLI); only a signal ends it
+//   {"hang": "<file>"}   the same, only while <file> does not exist yet (it is created), so a later
+//                        process running the same script goes on with its next step
+//   {"ignore": "SIGTERM"} ignore that signal from now on (only SIGKILL ends a wedged CLI then)
+//   {"closeStdin": true} close its stdin (the host's next write fails with EPIPE) and stay alive
 // When the script runs out, stdin EOF ends the process with exit code 0.
 // Control requests from the host are answered from TETHER_FAKE_CLI_CONTROL, a JSON object keyed by
 // subtype: {"interrupt": {"response": {...}, "then": [steps]}} or a list of those for successive
 // requests ("$UUID" → the last user line's uuid). A subtype not listed gets no answer at all.
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
@@ -58,6 +64,16 @@ for await (const text of lines) {
 }
 process.exit(0);
 
+/** Whether `file` did not exist yet; it does afterwards. */
+function firstTime(file) {
+  try {
+    writeFileSync(file, '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function runSteps(steps, uuid) {
   for (const step of steps) {
     if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, uuid))}\n`);
@@ -67,5 +83,20 @@ async function runSteps(steps, uuid) {
       await new Promise(() => {});
     }
     if (step.kill) process.kill(process.pid, step.kill);
+    if (step.ignore) process.on(step.ignore, () => {});
+    if (step.closeStdin) {
+      lines.close();
+      process.stdin.destroy();
+      // Closing stdin ends the read loop; stay alive like a CLI that still has work (a signal ends it).
+      setInterval(() => {}, 60_000);
+      await new Promise(() => {});
+    }
+    if (typeof step.hang === 'string' && !firstTime(step.hang)) continue;
+    if (step.hang) {
+      lines.close();
+      process.stdin.pause();
+      setInterval(() => {}, 60_000);
+      await new Promise(() => {});
+    }
   }
 }

@@ -1,7 +1,17 @@
 import { fileURLToPath } from 'node:url';
 
 /** One scripted step of the fake claude CLI (see scripts/fake-claude-cli.mjs). */
-export type FakeCliStep = { readonly line: object } | { readonly raw: string } | { readonly exit: number } | { readonly kill: NodeJS.Signals };
+export type FakeCliStep =
+  | { readonly line: object }
+  | { readonly raw: string }
+  | { readonly exit: number }
+  | { readonly kill: NodeJS.Signals }
+  /** Ignores that signal from then on (a wedged CLI that only SIGKILL ends). */
+  | { readonly ignore: NodeJS.Signals }
+  /** Stops reading and writing for good (a wedged CLI); only a signal ends it. With a file path: only while that file does not exist yet (it is created), so a later process of the same script goes on. */
+  | { readonly hang: true | string }
+  /** Closes its stdin (the host's next write fails with EPIPE) and stays alive until signalled. */
+  | { readonly closeStdin: true };
 
 /** The path of the scripted fake claude CLI, usable as a provider's claudePath. */
 export function fakeClaudeCliPath(): string {

@@ -16,6 +16,11 @@ export const ErrorDetails = z.strictObject({
   /** The exit code or signal of a provider process that ended. */
   exitCode: z.number().int().nullable().optional(),
   signal: z.string().max(20).nullable().optional(),
+  /** Where a run stalled (provider_stalled): `startup` (no first frame) or `api` (waiting on the model API). */
+  phase: z.enum(['startup', 'api']).optional(),
+  /** The version of an agent binary or library that was found, and the oldest one supported (provider_unavailable). */
+  installedVersion: z.string().max(100).optional(),
+  minimumVersion: z.string().max(100).optional(),
   /** Where a command failed validation: paths and messages, never the offending values. */
   issues: z.array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) })).max(50).optional(),
 });

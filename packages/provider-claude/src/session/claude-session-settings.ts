@@ -23,6 +23,8 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly warmPool: WarmPool | null;
   /** An idle process is stopped after this long (the next turn resumes); 0 keeps it. */
   readonly idleReleaseMs: number;
+  /** A run whose newly started agent writes no frame for this long is failed provider_stalled (phase startup) and the agent killed. */
+  readonly startupTimeoutMs: number;
   /** A run waiting on the API with no frame for this long is stopped and failed provider_stalled. */
   readonly stallTimeoutMs: number;
   /** How long a stalled run's stop may take before its process is killed. */

@@ -13,7 +13,7 @@ import { type ClaudeConnection, type ConnectionEnding, type ConnectionListener, 
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
-import { attributedRunId } from '../translate/correlation.js';
+import { attributedRunId, revealsUnstampedProducer } from '../translate/correlation.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { acknowledgesInput } from './acknowledgement.js';
@@ -22,8 +22,9 @@ import { requestContextUsage, requestModel, requestPermissionMode, requestSessio
 import { requestInterrupt } from './interrupt-request.js';
 import { IdleRelease } from './idle-release.js';
 import type { PoolMember } from './process-pool.js';
-import { closingMessage, sessionClosed, stalledError } from './session-errors.js';
+import { closingMessage, sessionClosed, stalledError, unstampedError } from './session-errors.js';
 import { StallWatchdog } from './stall-watchdog.js';
+import { StartupWatchdog } from './startup-watchdog.js';
 import { ToolPrompts } from './tool-prompts.js';
 import type { Launcher, Spare } from './warm-pool.js';
 
@@ -41,7 +42,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private readonly emit: (part: AgentProviderV1Part) => void;
   private readonly prompts: ToolPrompts;
   private readonly watchdog: StallWatchdog;
+  private readonly startupWatchdog: StartupWatchdog;
   private connection: ClaudeConnection | null = null;
+  /** The current agent has written a frame (or, a spare, answered initialize): it is past its start-up. */
+  private connectionStarted = false;
   private state: TranslatorState;
   private stopped = false;
   private stopReason: StopReason | null = null;
@@ -73,6 +77,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       waitingOnApi: () => this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
       onStall: () => this.onStall(),
     });
+    this.startupWatchdog = new StartupWatchdog({ timeoutMs: settings.startupTimeoutMs, onTimeout: () => this.onStartupTimeout() });
     this.idleRelease = new IdleRelease({
       delayMs: settings.idleReleaseMs,
       onIdle: () => {
@@ -117,6 +122,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!connection || this.state.turn !== active) return;
     this.lastActivity = Date.now();
     this.watchdog.touch();
+    if (!this.connectionStarted) this.startupWatchdog.arm();
     // A failed write means the agent is gone; its end handler retries or completes the run.
     connection.send(userMessage(turn.input.map((part) => part.text), uuid));
   }
@@ -127,6 +133,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.stopped = true;
     this.idleRelease.cancel();
     this.watchdog.stop();
+    this.startupWatchdog.disarm();
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
     await this.stopConnection(reason === 'close' ? 'closed' : 'released');
@@ -270,6 +277,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
         this.note(code);
       },
       onPrompt: (requestId, request) => {
+        this.onStarted();
         this.onActivity();
         // A prompt before our turn began belongs to input we did not submit: it is denied.
         this.prompts.onRequest(requestId, request, attributedRunId(this.state), this.answerWriter());
@@ -283,7 +291,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */
-  private beginConnection(connection: ClaudeConnection, providerSessionId: string): void {
+  private beginConnection(connection: ClaudeConnection, providerSessionId: string, started: boolean): void {
     const previous = this.state;
     this.state = createTranslatorState({
       providerSessionId,
@@ -295,6 +303,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.state.turn = previous.turn;
     this.stopReason = null;
     this.connection = connection;
+    this.connectionStarted = started;
     this.launchedMode = this.configuration.permissionMode;
     const agent = connection.process;
     if (agent) this.emit({ type: 'session.process_started', pid: agent.pid, startTime: agent.startTime ?? null, marker: agent.marker });
@@ -305,7 +314,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const conversation = { kind: this.state.conversationEstablished ? ('resume' as const) : ('new' as const), providerSessionId };
     let connection: ClaudeConnection | null = null;
     connection = this.launch(conversation, this.listenerFor(() => connection));
-    this.beginConnection(connection, providerSessionId);
+    this.beginConnection(connection, providerSessionId, false);
     return connection;
   }
 
@@ -313,7 +322,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private adopt(spare: Spare): ClaudeConnection {
     this.settings.pool.transfer(spare.member, this);
     spare.adopt(this.listenerFor(() => spare.connection));
-    this.beginConnection(spare.connection, spare.providerSessionId);
+    // A spare answered initialize: its start-up is behind it.
+    this.beginConnection(spare.connection, spare.providerSessionId, true);
     this.settings.warmPool?.prepare(this.launchKey(), this.launcher());
     return spare.connection;
   }
@@ -343,14 +353,22 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (this.state.turn) this.watchdog.touch();
   }
 
+  private onStarted(): void {
+    this.connectionStarted = true;
+    this.startupWatchdog.disarm();
+  }
+
   private onFrame(frame: CliFrame): void {
+    this.onStarted();
     this.onActivity();
+    if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame)) this.onUnstampedProducer(this.state.turn);
     if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid)) this.unacknowledged = null;
     const turn = this.state.turn;
     const parts = translateFrame(this.state, frame);
-    if (turn?.stalled) {
-      // A stall ends the run as failed whatever the CLI reports for it.
-      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) } : part);
+    const failure = turn?.failure;
+    if (turn && failure) {
+      // A run we are stopping ends failed whatever the CLI reports for it.
+      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: failure } : part);
     } else {
       for (const part of parts) this.emit(part);
     }
@@ -369,16 +387,18 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private afterTurn(turn: ActiveTurn): void {
     this.prompts.forgetRun(turn.runId, this.answerWriter());
     this.watchdog.stop();
+    this.startupWatchdog.disarm();
     if (this.connection) this.scheduleIdleRelease();
   }
 
   private onStall(): void {
     const turn = this.state.turn;
-    if (!turn || turn.stalled) return;
-    turn.stalled = true;
+    if (!turn || turn.failure) return;
+    const failure = stalledError('api', this.settings.stallTimeoutMs);
+    turn.failure = failure;
     this.note('claude.stall_detected');
     const connection = this.connection;
-    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: stalledError(this.settings.stallTimeoutMs) }), { firstTurnOfProcess: !this.state.turnStartedOnProcess }).catch(() => undefined);
+    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), { firstTurnOfProcess: !this.state.turnStartedOnProcess }).catch(() => undefined);
     // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
       if (this.state.turn === turn) void this.stopConnection('released');
@@ -386,8 +406,26 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     grace.unref();
   }
 
+  /** The agent was handed a turn and wrote nothing: it is killed, the run fails, the next turn starts a new one. */
+  private onStartupTimeout(): void {
+    const turn = this.state.turn;
+    if (!turn || turn.failure || !this.connection || this.connectionStarted) return;
+    turn.failure = stalledError('startup', this.settings.startupTimeoutMs);
+    this.note('claude.startup_timeout');
+    // The process's end fails the run (onEnd), so no later turn can be written to it meanwhile.
+    void this.stopConnection('released');
+  }
+
+  /** Reported once per process; the process goes, since a turn nobody can follow would run on unobserved. */
+  private onUnstampedProducer(turn: ActiveTurn): void {
+    turn.failure = unstampedError();
+    this.note('claude.frames_unstamped');
+    void this.stopConnection('released');
+  }
+
   private onEnd(ending: ConnectionEnding): void {
     this.connection = null;
+    this.startupWatchdog.disarm();
     this.settings.pool.release(this);
     this.idleRelease.cancel();
     this.prompts.clear();
@@ -411,7 +449,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       void this.send(pending.turn, pending.control);
       return;
     }
-    const classification = turn.stalled ? { outcome: 'failed' as const, error: stalledError(this.settings.stallTimeoutMs) } : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
+    const classification = turn.failure ? { outcome: 'failed' as const, error: turn.failure } : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
     this.endTurn(turn, classification);
   }
 }

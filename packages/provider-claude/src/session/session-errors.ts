@@ -7,11 +7,35 @@ export function sessionClosed(): AgentError {
   return new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
 }
 
-/** How a run stopped by the stall watchdog ends, whatever the agent reports for it. */
-export function stalledError(stallTimeoutMs: number): SerializedAgentError {
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
+/**
+ * How a run stopped by a watchdog ends, whatever the agent reports for it. startup: the agent wrote
+ * no frame at all after it was started; api: the agent waited on the model API with nothing to show.
+ */
+export function stalledError(phase: 'startup' | 'api', timeoutMs: number): SerializedAgentError {
+  if (phase === 'startup') {
+    return new AgentError({
+      code: 'provider_stalled',
+      message: `The claude CLI wrote nothing for ${duration(timeoutMs)} after it was started, so it was stopped. Check that \`claude\` starts on its own in this workspace (MCP servers that do not answer, a login prompt), then retry; if it only needs longer, raise startupTimeoutMs (tether run --startup-timeout).`,
+      details: { reason: 'no_first_frame', phase },
+    }).toObject();
+  }
   return new AgentError({
     code: 'provider_stalled',
-    message: `The model API sent nothing for ${stallTimeoutMs >= 1000 ? `${Math.round(stallTimeoutMs / 1000)} s` : `${stallTimeoutMs} ms`}, so the run was stopped. Retry the turn; if it keeps happening, check the API (ANTHROPIC_BASE_URL) and the network.`,
-    details: { reason: 'no_frames' },
+    message: `The model API sent nothing for ${duration(timeoutMs)}, so the run was stopped. Retry the turn; if it keeps happening, check the API (ANTHROPIC_BASE_URL) and the network.`,
+    details: { reason: 'no_frames', phase },
+  }).toObject();
+}
+
+/** How a run ends when the agent's frames never name its input under the default (stamped) correlation. */
+export function unstampedError(): SerializedAgentError {
+  return new AgentError({
+    code: 'provider_contract_violation',
+    message:
+      'The claude CLI does not stamp its output with the input it belongs to, so Tether cannot tell which turn its frames belong to. Update the CLI (`claude update`, or npm install -g @anthropic-ai/claude-code@latest), or set the provider\'s correlation to \'legacy-unstamped\'.',
+    details: { reason: 'frames_unstamped' },
   }).toObject();
 }

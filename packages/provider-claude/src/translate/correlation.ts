@@ -1,4 +1,4 @@
-import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import type { CliFrame, ResultFrame } from '../frames/cli-frame-schemas.js';
 import type { TranslatorState } from './translator-state.js';
 
 /**
@@ -52,6 +52,7 @@ export function stampsOf(frame: CliFrame): Stamps {
  */
 export function applyStamps(state: TranslatorState, stamps: Stamps): boolean {
   if (stamps.uuids.length === 0) return false;
+  state.stampSeen = true;
   const turn = state.turn;
   if (turn && stamps.starts && stamps.uuids.includes(turn.uuid)) {
     turn.started = true;
@@ -67,4 +68,23 @@ export function attributedRunId(state: TranslatorState): string | null {
   const turn = state.turn;
   if (!turn) return null;
   return turn.started || state.correlation === 'legacy-unstamped' ? turn.runId : null;
+}
+
+/** A result the CLI writes when it could not start at all: it ends whatever the process was given. */
+export function isStartupFailure(result: ResultFrame): boolean {
+  return Boolean(result.startup_failure_reason) || (result.num_turns === 0 && result.is_error === true);
+}
+
+/**
+ * Under `stamped`, whether a frame shows a producer that never stamps: a turn's init or result that
+ * names no input, while our turn waits to begin, from a process that has never named any input of
+ * ours. A stamping CLI names the input on the init and result of every turn it was sent; a turn it
+ * starts by itself (a finished background task) only follows turns of ours on the same process,
+ * which were stamped. Without this, every frame of such a producer is dropped and the run never ends.
+ */
+export function revealsUnstampedProducer(state: TranslatorState, frame: CliFrame): boolean {
+  if (state.correlation !== 'stamped' || state.stampSeen || !state.turn || state.turn.started) return false;
+  if (frame.kind === 'system') return frame.frame.subtype === 'init' && stampsOf(frame).uuids.length === 0;
+  if (frame.kind === 'result') return stampsOf(frame).uuids.length === 0 && !isStartupFailure(frame.frame);
+  return false;
 }

@@ -2,7 +2,7 @@ import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type { AssistantFrame, CliFrame, ResultFrame, StreamEventFrame, SystemFrame, UserFrame } from '../frames/cli-frame-schemas.js';
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
-import { applyStamps, attributedRunId, stampsOf } from './correlation.js';
+import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
 import { splitText } from './split-text.js';
 import type { TranslatorState } from './translator-state.js';
 
@@ -172,7 +172,7 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
     noteOnce(state, parts, 'claude.result_without_run');
     return;
   }
-  const startupFailure = Boolean(frame.startup_failure_reason) || (frame.num_turns === 0 && frame.is_error === true);
+  const startupFailure = isStartupFailure(frame);
   // A result that does not name our send (or arrives before our turn began) belongs to input we did
   // not submit; a startup failure ends everything the process was given, ours included.
   const uuids = stampsOf({ kind: 'result', frame }).uuids;

@@ -1,3 +1,4 @@
+import type { SerializedAgentError } from '@tether/protocol';
 import type { Correlation } from './correlation.js';
 
 /** The turn the CLI is working on for us: the run it belongs to and the uuid stamped on its input. */
@@ -14,8 +15,11 @@ export interface ActiveTurn {
   toolsRunning: number;
   /** The CLI has asked the model API for this turn (a stall can only happen after that). */
   requesting?: boolean;
-  /** The run waited on the API too long without a frame: it is being stopped and ends failed. */
-  stalled?: boolean;
+  /**
+   * The run is being stopped from our side (a watchdog fired, the agent broke the contract) and
+   * ends failed with this error, whatever the agent reports for it.
+   */
+  failure?: SerializedAgentError;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
 }
@@ -28,6 +32,8 @@ export interface TranslatorState {
   turn: ActiveTurn | null;
   /** How frames are attributed to the turn (see correlation.ts); a legacy declaration lapses at the first stamp. */
   correlation: Correlation;
+  /** This process has named some input of ours in a frame (so it is known to stamp). */
+  stampSeen: boolean;
   /** The conversation id the process uses (the one passed to --session-id / --resume, then followed). */
   providerSessionId: string | null;
   /** The conversation id the runtime was last told about. */
@@ -67,6 +73,7 @@ export function createTranslatorState(options: {
   return {
     turn: null,
     correlation: options.correlation ?? 'stamped',
+    stampSeen: false,
     providerSessionId: options.providerSessionId,
     reportedProviderSessionId: options.reportedProviderSessionId,
     conversationEstablished: options.conversationEstablished,
