@@ -373,6 +373,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       for (const part of parts) this.emit(part);
     }
     if (turn && this.state.turn === null) this.afterTurn(turn);
+    // Between turns (e.g. the last background task ended): the process may have just become releasable.
+    else if (this.state.turn === null) this.settings.pool.offerIdle();
   }
 
   /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
@@ -389,6 +391,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.watchdog.stop();
     this.startupWatchdog.disarm();
     if (this.connection) this.scheduleIdleRelease();
+    // A session waiting for a process need not wait for the idle timer: this one may be let go now.
+    this.settings.pool.offerIdle();
   }
 
   private onStall(): void {
@@ -441,9 +445,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const turn = this.state.turn;
     if (!turn) return;
     const pending = this.unacknowledged;
-    if (pending && !pending.retried && ending.kind === 'exited' && !this.stopped && this.stopReason === null) {
+    if (pending && !pending.retried && ending.kind === 'exited' && !this.stopped && (this.stopReason === null || this.stopReason === 'idle')) {
       // The process died before it said anything about this turn (e.g. it had just exited while
-      // idle): the input never reached the conversation, so send it once more to a new process.
+      // idle, or was being let go for a waiting session as the turn came in): the input never
+      // reached the conversation, so send it once more to a new process.
       pending.retried = true;
       this.state.turn = null;
       void this.send(pending.turn, pending.control);

@@ -16,9 +16,11 @@ interface Waiter {
 }
 
 /**
- * At most `limit` agent processes at once, across a provider's sessions. A session that needs a
- * process when none is free first frees the least recently used idle one; otherwise it waits in a
- * fair (first come, first served) queue, or fails fast when asked to.
+ * At most `limit` agent processes at once, across a provider's sessions. Whoever needs a process
+ * gets a free slot, or else the slot of the least recently used idle holder (its process is stopped
+ * first); otherwise it waits in a first come, first served queue, or fails fast when asked to. A
+ * waiter is served the moment a slot frees up or a holder goes idle, never later: an idle process
+ * is only worth keeping while nobody waits for its slot.
  */
 export class ProcessPool {
   private readonly limit: number;
@@ -26,6 +28,8 @@ export class ProcessPool {
   private readonly holders = new Set<PoolMember>();
   private readonly members = new Set<PoolMember>();
   private readonly waiters: Waiter[] = [];
+  /** The last grant handed out: each waiter starts after the one before it, whatever stops first. */
+  private granting: Promise<void> = Promise.resolve();
 
   constructor(options: { limit: number; whenFull: 'queue' | 'fail' }) {
     this.limit = Math.max(1, options.limit);
@@ -38,34 +42,36 @@ export class ProcessPool {
 
   unregister(member: PoolMember): void {
     this.members.delete(member);
-    this.release(member);
     const index = this.waiters.findIndex((waiter) => waiter.member === member);
     if (index >= 0) this.waiters.splice(index, 1);
+    this.release(member);
   }
 
   /**
-   * A process slot for `member`. `onQueued` is told the queue position when it has to wait.
-   * Rejects with capacity_exceeded when full and the pool fails fast.
+   * A process slot for `member`. `onQueued` is told the queue position (0 = next) when it has to
+   * wait for a busy process. Rejects with capacity_exceeded when full and the pool fails fast.
    */
   async acquire(member: PoolMember, onQueued: (position: number) => void): Promise<void> {
     if (this.holders.has(member)) return;
-    if (this.holders.size < this.limit && this.waiters.length === 0) {
-      this.holders.add(member);
-      return;
+    let waiter: Waiter | undefined;
+    const granted = new Promise<void>((grant) => {
+      waiter = { member, grant };
+    });
+    this.waiters.push(waiter!);
+    this.handOut();
+    const position = this.waiters.indexOf(waiter!);
+    if (position >= 0) {
+      if (this.whenFull === 'fail') {
+        this.waiters.splice(position, 1);
+        throw new AgentError({
+          code: 'capacity_exceeded',
+          message: `All ${this.limit} agent processes are busy. Retry when a run has finished, or raise the process limit.`,
+          details: { reason: 'process_limit' },
+        });
+      }
+      onQueued(position);
     }
-    if (await this.releaseIdle(member)) {
-      this.holders.add(member);
-      return;
-    }
-    if (this.whenFull === 'fail') {
-      throw new AgentError({
-        code: 'capacity_exceeded',
-        message: `All ${this.limit} agent processes are busy. Retry when a run has finished, or raise the process limit.`,
-        details: { reason: 'process_limit' },
-      });
-    }
-    onQueued(this.waiters.length);
-    await new Promise<void>((grant) => this.waiters.push({ member, grant }));
+    await granted;
   }
 
   /** A slot only if one is free right now (no waiting, no releasing others): for optional work like spares. */
@@ -86,23 +92,47 @@ export class ProcessPool {
 
   /** The member's process ended: its slot goes to the first waiter. */
   release(member: PoolMember): void {
-    if (!this.holders.delete(member)) return;
-    const next = this.waiters.shift();
-    if (!next) return;
-    this.holders.add(next.member);
-    next.grant();
+    if (this.holders.delete(member)) this.handOut();
+  }
+
+  /** A holder has nothing left to do: if anyone waits, the least recently used idle process makes room. */
+  offerIdle(): void {
+    this.handOut();
   }
 
   get activeCount(): number {
     return this.holders.size;
   }
 
-  private async releaseIdle(requester: PoolMember): Promise<boolean> {
-    const idle = [...this.holders].filter((member) => member !== requester && member.canRelease()).sort((a, b) => a.lastActiveAt() - b.lastActiveAt());
-    const victim = idle[0];
-    if (!victim) return false;
-    this.holders.delete(victim);
-    await victim.release();
-    return this.holders.size < this.limit;
+  get queuedCount(): number {
+    return this.waiters.length;
+  }
+
+  /**
+   * Serves waiters in order: a free slot at once; else an idle holder's slot, granted once its
+   * process has stopped (the waiter holds the slot meanwhile, so nobody else counts it as free).
+   */
+  private handOut(): void {
+    while (this.waiters.length > 0) {
+      let stopped: Promise<unknown> = Promise.resolve();
+      if (this.holders.size >= this.limit) {
+        const victim = this.leastRecentlyUsedIdle();
+        if (!victim) return;
+        this.holders.delete(victim);
+        // A release that fails still ended the process's claim on the slot: the waiter goes ahead.
+        stopped = victim.release().catch(() => undefined);
+      }
+      const next = this.waiters.shift()!;
+      this.holders.add(next.member);
+      this.granting = Promise.all([this.granting, stopped]).then(next.grant);
+    }
+  }
+
+  private leastRecentlyUsedIdle(): PoolMember | undefined {
+    let oldest: PoolMember | undefined;
+    for (const member of this.holders) {
+      if (member.canRelease() && (oldest === undefined || member.lastActiveAt() < oldest.lastActiveAt())) oldest = member;
+    }
+    return oldest;
   }
 }
