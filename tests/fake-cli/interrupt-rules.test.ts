@@ -58,6 +58,40 @@ describe.each(transports)('interrupt receipts (scripted CLI) [%s transport]', (t
     expect(refused).toMatchObject({ code: 'provider_rejected', details: { reason: 'input_still_queued' } });
     await current.interruptRun({ sessionId });
     expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'interrupted' });
+    // The refusal is also a session warning, with a stable code.
+    const warnings = (await current.readEvents(sessionId)).filter((event) => event.type === 'diagnostic' && event.level === 'warning');
+    expect(warnings).toEqual([expect.objectContaining({ code: 'claude.interrupt_input_still_queued', runId })]);
+  });
+
+  it('the stop intent is provisional: a stop left queued, then the turn\'s own result, ends the run as that result says', async () => {
+    const { runtime: current, sessionId } = await open(transport, started, { response: { still_queued: ['$UUID'] }, then: [fakeCliResult()] });
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    await waitForEvent(current, sessionId, 'run.message_delta');
+    expect(await agentErrorOf(current.interruptRun({ sessionId }))).toMatchObject({ code: 'provider_rejected', details: { reason: 'input_still_queued' } });
+    expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('a stop the CLI refuses with an error leaves the run the outcome its own result gives', async () => {
+    const { runtime: current, sessionId } = await open(transport, started, { error: 'cannot stop now', then: [fakeCliResult()] });
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    await waitForEvent(current, sessionId, 'run.message_delta');
+    expect(await agentErrorOf(current.interruptRun({ sessionId }))).toMatchObject({ code: 'provider_execution_error' });
+    expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('a result that overtakes the receipt waits for it: a refused stop keeps the result\'s outcome, an applied one makes it interrupted', async () => {
+    const refusedAfterResult = await open(transport, started, { before: [fakeCliResult()], error: 'nothing to stop' });
+    const first = await refusedAfterResult.runtime.submitTurn({ sessionId: refusedAfterResult.sessionId, input: [{ type: 'text', text: 'go' }] });
+    await waitForEvent(refusedAfterResult.runtime, refusedAfterResult.sessionId, 'run.message_delta');
+    await agentErrorOf(refusedAfterResult.runtime.interruptRun({ sessionId: refusedAfterResult.sessionId }));
+    expect(await refusedAfterResult.runtime.waitForRun(first.runId)).toMatchObject({ outcome: 'succeeded' });
+    await refusedAfterResult.runtime.shutdown();
+
+    const appliedAfterResult = await open(transport, started, { before: [fakeCliResult()], response: { still_queued: [] } });
+    const second = await appliedAfterResult.runtime.submitTurn({ sessionId: appliedAfterResult.sessionId, input: [{ type: 'text', text: 'go' }] });
+    await waitForEvent(appliedAfterResult.runtime, appliedAfterResult.sessionId, 'run.message_delta');
+    await appliedAfterResult.runtime.interruptRun({ sessionId: appliedAfterResult.sessionId });
+    expect(await appliedAfterResult.runtime.waitForRun(second.runId)).toMatchObject({ outcome: 'interrupted' });
   });
 
   it('older CLIs on a first turn: the CLI latches the stop and the turn ends aborted', async () => {

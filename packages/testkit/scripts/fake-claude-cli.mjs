@@ -16,7 +16,8 @@
 // When the script runs out, stdin EOF ends the process with exit code 0.
 // Control requests from the host are answered from TETHER_FAKE_CLI_CONTROL, a JSON object keyed by
 // subtype: {"interrupt": {"response": {...}, "then": [steps]}} or a list of those for successive
-// requests ("$UUID" → the last user line's uuid). A subtype not listed gets no answer at all.
+// requests ("$UUID" → the last user line's uuid); "before": [steps] run ahead of the answer, and
+// "error": "text" answers with an error instead. A subtype not listed gets no answer at all.
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -51,8 +52,10 @@ for await (const text of lines) {
     const entry = controls[message.request?.subtype];
     const answer = Array.isArray(entry) ? entry.shift() : entry;
     if (!answer) continue;
+    await runSteps(answer.before ?? [], lastUuid);
     const response = substitute(answer.response ?? {}, lastUuid);
-    process.stdout.write(`${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: message.request_id, response } })}\n`);
+    const body = answer.error === undefined ? { subtype: 'success', request_id: message.request_id, response } : { subtype: 'error', request_id: message.request_id, error: answer.error };
+    process.stdout.write(`${JSON.stringify({ type: 'control_response', response: body })}\n`);
     await runSteps(answer.then ?? [], lastUuid);
     continue;
   }

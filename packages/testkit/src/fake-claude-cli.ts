@@ -25,7 +25,11 @@ export function fakeCliScript(turns: readonly (readonly FakeCliStep[])[]): Recor
 
 /** How the scripted CLI answers a control request: a payload, then steps (e.g. the turn's result). */
 export interface FakeCliControlAnswer {
-  readonly response: object;
+  readonly response?: object;
+  /** Answers with an error (subtype error, this text) instead of the response. */
+  readonly error?: string;
+  /** Steps written before the answer (e.g. a result that overtakes it). */
+  readonly before?: readonly FakeCliStep[];
   readonly then?: readonly FakeCliStep[];
 }
 

@@ -144,7 +144,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const turn = this.state.turn;
     if (!turn || turn.runId !== runId) return Promise.resolve({ applied: false });
     if (this.interrupting?.runId === runId) return this.interrupting.done;
-    // Recorded before the round-trip: a result arriving first still ends the run as interrupted.
+    // Provisional until the receipt: a result arriving first is held until then (onFrame), and a
+    // stop that fails or is refused leaves the run the outcome its own result gives.
     turn.interruptRequested = true;
     if (!this.connection) {
       // Waiting for a process slot (or none started): the run ends here, nothing reached the CLI.
@@ -159,9 +160,15 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
         if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
       },
       { firstTurnOfProcess },
-    ).finally(() => {
-      if (this.interrupting?.done === done) this.interrupting = null;
-    });
+    )
+      .catch((error: unknown) => {
+        turn.interruptRequested = false;
+        if (AgentError.isInstance(error) && error.details?.reason === 'input_still_queued') this.note('claude.interrupt_input_still_queued');
+        throw error;
+      })
+      .finally(() => {
+        if (this.interrupting?.done === done) this.interrupting = null;
+      });
     this.interrupting = { runId, done };
     return done;
   }
@@ -364,17 +371,40 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame)) this.onUnstampedProducer(this.state.turn);
     if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid)) this.unacknowledged = null;
     const turn = this.state.turn;
+    const pendingStop = turn && this.interrupting?.runId === turn.runId ? this.interrupting.done : null;
+    // A result that overtakes the stop's receipt is classified on its own; the receipt decides below.
+    if (turn && pendingStop && frame.kind === 'result') turn.interruptRequested = false;
     const parts = translateFrame(this.state, frame);
+    if (turn && pendingStop && this.state.turn === turn) turn.interruptRequested = true;
     const failure = turn?.failure;
     if (turn && failure) {
       // A run we are stopping ends failed whatever the CLI reports for it.
       for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: failure } : part);
+    } else if (turn && pendingStop) {
+      const ending = parts.filter((part) => (part.type === 'run.completed' || part.type === 'control.completed') && part.runId === turn.runId);
+      for (const part of parts) if (!ending.includes(part)) this.emit(part);
+      if (ending.length > 0) void this.afterReceipt(pendingStop, ending);
     } else {
       for (const part of parts) this.emit(part);
     }
     if (turn && this.state.turn === null) this.afterTurn(turn);
     // Between turns (e.g. the last background task ended): the process may have just become releasable.
     else if (this.state.turn === null) this.settings.pool.offerIdle();
+  }
+
+  /** A run's ending held for its stop's receipt: interrupted if the stop was applied, its own outcome otherwise. */
+  private async afterReceipt(receipt: Promise<{ applied: boolean }>, ending: AgentProviderV1Part[]): Promise<void> {
+    const applied = await receipt.then(
+      (answer) => answer.applied,
+      () => false,
+    );
+    // Nothing is emitted once the session has stopped (the runtime ends the run itself).
+    if (this.stopped) return;
+    for (const part of ending) {
+      if (!applied) this.emit(part);
+      else if (part.type === 'run.completed') this.emit({ type: 'run.completed', runId: part.runId, outcome: 'interrupted' });
+      else if (part.type === 'control.completed') this.emit({ ...part, status: 'failed' });
+    }
   }
 
   /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
