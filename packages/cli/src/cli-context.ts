@@ -1,3 +1,4 @@
+import type { ShutdownSignal } from '@tether/runtime';
 import type { Output } from './render/human-renderer.js';
 
 /** Everything a command touches outside itself, so tests can drive commands in-process too. */
@@ -10,9 +11,16 @@ export interface CliContext {
   readonly stdin: NodeJS.ReadableStream;
   /** Present when a person can be asked: stdin and stderr are a terminal. */
   readonly terminal: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream } | undefined;
-  /** Resolves when the user asks to stop (Ctrl-C); the count says how many times. */
-  readonly onInterrupt: (listener: (count: number) => void) => () => void;
+  /**
+   * Calls the listener when the user or the system asks to stop: Ctrl-C (SIGINT), a supervisor
+   * (SIGTERM), a closed terminal (SIGHUP). The count says how many signals so far.
+   */
+  readonly onInterrupt: (listener: (count: number, signal: ShutdownSignal) => void) => () => void;
+  /** The last resort after a signal: exit with `code` if the process is still running `ms` from now. */
+  readonly exitAfter: (ms: number, code: number) => void;
 }
+
+const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export function processContext(): CliContext {
   return {
@@ -24,12 +32,21 @@ export function processContext(): CliContext {
     terminal: process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
     onInterrupt(listener) {
       let count = 0;
-      const handler = () => {
-        count += 1;
-        listener(count);
+      const handlers = stopSignals.map((signal) => {
+        const handler = () => {
+          count += 1;
+          listener(count, signal);
+        };
+        process.on(signal, handler);
+        return { signal, handler };
+      });
+      return () => {
+        for (const { signal, handler } of handlers) process.off(signal, handler);
       };
-      process.on('SIGINT', handler);
-      return () => process.off('SIGINT', handler);
+    },
+    exitAfter(ms, code) {
+      // Unreferenced: it never keeps a process that is done anyway alive.
+      setTimeout(() => process.exit(code), ms).unref();
     },
   };
 }

@@ -40,6 +40,7 @@ export {
   RunOutcome,
   DiagnosticLevel,
   protocolEventTypes,
+  eventBodySchema,
   isRunTerminal,
   SessionOpenedEvent,
   SessionClosedEvent,

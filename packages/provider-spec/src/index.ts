@@ -6,6 +6,7 @@ export type {
   AgentProviderV1Control,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
+  AgentProviderV1StopOptions,
   AgentProviderV1StopReason,
   AgentProviderV1Turn,
 } from './provider-session.js';

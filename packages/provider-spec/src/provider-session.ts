@@ -30,6 +30,14 @@ export interface AgentProviderV1Control {
 
 export type AgentProviderV1StopReason = 'close' | 'release';
 
+export interface AgentProviderV1StopOptions {
+  /**
+   * The host must exit now (a signal, a bounded shutdown): end the agent at once, with no graceful
+   * wait (the Claude provider sends SIGKILL to the process group and sweeps what it left).
+   */
+  readonly force?: boolean;
+}
+
 /**
  * One conversation with an agent. The runtime calls at most one doTurn at a time and waits for
  * that run's `run.completed` part before the next.
@@ -76,5 +84,5 @@ export interface AgentProviderV1Session {
    * Stops the agent process. "release" keeps the conversation resumable (the session stays
    * open); "close" ends the session. Nothing is emitted after the returned promise settles.
    */
-  doStop(reason: AgentProviderV1StopReason): Promise<void>;
+  doStop(reason: AgentProviderV1StopReason, options?: AgentProviderV1StopOptions): Promise<void>;
 }

@@ -1,11 +1,13 @@
 import type { ProtocolEvent } from '@tether/protocol';
+import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder } from '../interactions/interaction-responder.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { daemonCommand, oneSessionId } from './daemon-options.js';
-import { driveTurn } from './turn-driver.js';
+import { daemonTurnStopper } from './daemon-turn-stopper.js';
+import { driveTurn, signalDeadlineMs } from './turn-driver.js';
 import { responderMode } from './run-command.js';
 
 const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
@@ -20,7 +22,7 @@ function approveOption(value: unknown): 'ask' | 'allow-once' | 'deny' {
   throw new UsageError(`--approve takes ask, allow-once or deny, not "${String(value)}".`);
 }
 
-/** `tether attach SESSION`: follows the session live and answers its prompts, until Ctrl-C. */
+/** `tether attach SESSION`: follows the session live and answers its prompts, until Ctrl-C (exit 0), SIGTERM (143) or SIGHUP (129). */
 export async function attachCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const { client, values, positionals } = await daemonCommand(argv, context, attachUsage, promptOptions);
   const sessionId = oneSessionId(positionals, attachUsage);
@@ -30,7 +32,13 @@ export async function attachCommand(argv: readonly string[], context: CliContext
   const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode.kind === 'terminal' });
   const responder = new InteractionResponder({ runtime: client, sessionId, mode, stderr: context.stderr });
   const controller = new AbortController();
-  const removeInterrupt = context.onInterrupt(() => controller.abort());
+  // Detaching leaves the session as it is: the daemon keeps running it.
+  const detached: { by: ShutdownSignal | null } = { by: null };
+  const removeInterrupt = context.onInterrupt((_count, signal) => {
+    detached.by ??= signal;
+    if (signal !== 'SIGINT') context.exitAfter(signalDeadlineMs, signalExitCode(signal));
+    controller.abort();
+  });
   if (!json) context.stderr.write(`attached to ${sessionId} (${snapshot.state}); Ctrl-C detaches\n`);
   try {
     // Prompts already waiting are answered too (a reconnecting host must see them): replay from the
@@ -48,7 +56,7 @@ export async function attachCommand(argv: readonly string[], context: CliContext
     removeInterrupt();
     responder.close();
   }
-  return 0;
+  return detached.by === null || detached.by === 'SIGINT' ? 0 : signalExitCode(detached.by);
 }
 
 /** `tether send SESSION "prompt"`: one turn in a daemon's session, followed until it completes. */
@@ -59,5 +67,5 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   oneSessionId([sessionId], sendUsage);
   const json = values.json === true;
   const mode = responderMode({ approve: approveOption(values.approve), answers: typeof values.answers === 'string' ? values.answers : undefined, json }, context);
-  return driveTurn(client, { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode }, context, () => process.exit(130));
+  return driveTurn(client, { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode }, context, daemonTurnStopper(client));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type FakeRequestView, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
-import { createAgentRuntime } from '@tether/runtime';
+import { type ShutdownSignal, createAgentRuntime, signalExitCode } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { HumanRenderer } from '../render/human-renderer.js';
@@ -12,6 +12,7 @@ import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import { UsageError } from '../usage-error.js';
 import { parseTransport } from './transport-option.js';
+import { signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 
 export const demoUsage = `usage: tether demo [--json] [--claude-path PATH] [--transport cli|sdk]
 
@@ -83,6 +84,14 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
     }
     const store = await openSqliteStore({ dataDir: path.join(root, 'data') });
     const runtime = await createAgentRuntime({ providers: [provider], store });
+    // Any signal ends the demo like tether run's SIGTERM: the run is stopped, the agent killed
+    // after the grace (at once on a second signal), everything removed, exit 128 + the signal.
+    const stop: { ending: ShutdownSignal | null } = { ending: null };
+    const removeInterrupt = context.onInterrupt((count, signal) => {
+      stop.ending ??= signal;
+      context.exitAfter(signalDeadlineMs, signalExitCode(stop.ending));
+      void runtime.shutdown({ graceMs: count === 1 ? signalGraceMs : 0, force: true });
+    });
     try {
       const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
       if (!json) {
@@ -94,17 +103,23 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       for (const prompt of prompts) {
         if (!json) context.stderr.write(`\n› ${prompt}\n`);
         const run = await runTurn(runtime, { sessionId, prompt, afterSeq, sink: renderer });
-        afterSeq = (await runtime.getSession(sessionId)).lastSeq;
         if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
+        if (stop.ending !== null) return signalExitCode(stop.ending);
         if (run.outcome !== 'succeeded') return exitCodeForRun(run);
+        afterSeq = (await runtime.getSession(sessionId)).lastSeq;
       }
       await runtime.closeSession({ sessionId });
       if (!json) {
         context.stderr.write('\nDone: two turns, one tool call, one conversation. With a real key, try: tether run "explain this repository"\n');
       }
       return 0;
+    } catch (error) {
+      // The runtime shut down under a command: the signal decides the code.
+      if (stop.ending !== null) return signalExitCode(stop.ending);
+      throw error;
     } finally {
       await runtime.shutdown();
+      removeInterrupt();
     }
   } finally {
     await api.close();

@@ -8,16 +8,19 @@ import type { CliContext } from '../cli-context.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
+import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
-import { driveTurn } from './turn-driver.js';
+import { daemonTurnStopper } from './daemon-turn-stopper.js';
+import { type TurnStopper, driveTurn, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
-                  [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk] "prompt"
+                  [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
-  --cwd DIR          the workspace directory (default: the current directory)
+  --cwd DIR          the workspace directory (default: the current directory); with --resume
+                     only the session's own directory is accepted
   --model M          a model name or alias for a new session
   --permission-mode  ${PermissionMode.options.join(' | ')}
   --resume SESSION   continue a session (its id is printed after every run)
@@ -29,8 +32,11 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--p
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
   ${transportHelp}
                      (in-process only: a daemon uses the transport it was started with)
+  --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
+                     nothing for this long (default 120; in-process only, like --transport)
 
-exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted`;
+exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM,
+129 stopped by SIGHUP (the run is stopped and recorded as interrupted, the agent's processes ended)`;
 
 interface RunOptions {
   readonly json: boolean;
@@ -41,6 +47,9 @@ interface RunOptions {
   readonly dataDir: string | undefined;
   readonly claudePath: string | undefined;
   readonly transport: ClaudeTransport;
+  readonly startupTimeoutMs: number | undefined;
+  /** Given with --resume: the session's workspace must be this directory. */
+  readonly resumeCwd: string | undefined;
   readonly approve: 'ask' | 'allow-once' | 'deny';
   readonly answers: string | undefined;
   readonly server: string | undefined;
@@ -66,6 +75,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         answers: { type: 'string' },
         server: { type: 'string' },
         transport: { type: 'string' },
+        'startup-timeout': { type: 'string' },
       },
     });
   } catch (error) {
@@ -89,8 +99,8 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
   if (values.resume !== undefined && !SessionId.safeParse(values.resume).success) {
     throw new UsageError(`"${values.resume}" is not a Tether session id (it looks like ses_ followed by 32 hex digits).`);
   }
-  if (values.resume !== undefined && (values.model !== undefined || mode !== undefined || values.cwd !== undefined)) {
-    throw new UsageError('--model, --permission-mode and --cwd set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.');
+  if (values.resume !== undefined && (values.model !== undefined || mode !== undefined)) {
+    throw new UsageError('--model and --permission-mode set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.');
   }
   return {
     json: values.json ?? false,
@@ -101,6 +111,8 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     transport: parseTransport(values.transport),
+    startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
+    resumeCwd: values.resume !== undefined && values.cwd !== undefined ? path.resolve(context.cwd, values.cwd) : undefined,
     approve,
     answers: values.answers === undefined || values.answers === '-' ? values.answers : path.resolve(context.cwd, values.answers),
     server: values.server,
@@ -131,12 +143,12 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     permissionMode: options.permissionMode,
     prompt: options.prompt,
     json: options.json,
+    ...(options.resumeCwd !== undefined ? { resumeCwd: options.resumeCwd } : {}),
   };
   const dataDir = resolveDataDir({ dataDir: options.dataDir, environment: context.environment });
   const daemon = await connectDaemon({ server: options.server, dataDir, environment: context.environment });
   if (daemon) {
-    // Nothing started in the daemon yet: leaving is all a stop can do.
-    return driveTurn(daemon, { ...request, responder: mode }, context, () => process.exit(130));
+    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
   const denyInProvider = mode.kind === 'deny';
@@ -146,14 +158,20 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
         transport: options.transport,
         ...(options.claudePath ? { claudePath: options.claudePath } : {}),
         environment: context.environment,
+        ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
         ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
       }),
     ],
     store: await openSqliteStore({ dataDir }),
   });
+  // A signal ends the run, the agent's processes and the store within the grace (forced after it).
+  const stopper: TurnStopper = { terminate: (_signal, _sessionId, urgent) => void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }) };
   try {
-    return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, () => void runtime.shutdown());
+    return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, stopper);
   } finally {
+    // A signal while closing down hurries it along instead of killing this process mid-way.
+    const removeHurry = context.onInterrupt(() => void runtime.shutdown({ graceMs: 0, force: true }));
     await runtime.shutdown();
+    removeHurry();
   }
 }

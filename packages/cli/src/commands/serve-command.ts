@@ -5,17 +5,20 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
+import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
 
-export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk] [--no-web]
+export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
+                    [--startup-timeout SECONDS] [--no-web]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
+--startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
-/** `tether serve`: the daemon in the foreground until SIGTERM or Ctrl-C, then a graceful shutdown. */
+/** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
 export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
@@ -30,6 +33,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
         'no-web': { type: 'boolean' },
+        'startup-timeout': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -44,27 +48,30 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
+  const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
   if (!values['no-web'] && webDirectory === null) context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
     host,
     port,
-    providers: [createClaudeProvider({ transport, environment: context.environment, ...(claudePath ? { claudePath } : {}) })],
+    providers: [
+      createClaudeProvider({
+        transport,
+        environment: context.environment,
+        ...(claudePath ? { claudePath } : {}),
+        ...(startupTimeoutMs !== undefined ? { startupTimeoutMs } : {}),
+      }),
+    ],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
   });
-  // The stop handlers are in place before anyone can learn the URL.
+  // The stop handlers (SIGINT, SIGTERM, SIGHUP) are in place before anyone can learn the URL.
   const stopped = new Promise<void>((resolve) => {
     const remove = context.onInterrupt(() => {
       remove();
       resolve();
     });
-    const onTerminate = () => {
-      process.off('SIGTERM', onTerminate);
-      resolve();
-    };
-    process.on('SIGTERM', onTerminate);
   });
   context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);

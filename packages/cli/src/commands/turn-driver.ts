@@ -1,14 +1,18 @@
 import type { PermissionMode, ProtocolEvent } from '@tether/protocol';
+import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import type { TetherBackend } from '../tether-backend.js';
+import { checkResumeWorkspace } from './resume-workspace.js';
 
 export interface TurnRequest {
   /** Continue this session; otherwise a new one is opened in `cwd`. */
   readonly resume?: string | undefined;
+  /** With `resume`: refuse (usage error, nothing changed) unless the session's workspace is this directory. */
+  readonly resumeCwd?: string | undefined;
   readonly cwd: string;
   readonly model?: string | undefined;
   readonly permissionMode?: PermissionMode | undefined;
@@ -18,28 +22,64 @@ export interface TurnRequest {
   readonly responder: ResponderMode | null;
 }
 
+/** How long a run gets to end on its own after SIGTERM or SIGHUP before everything is killed. */
+export const signalGraceMs = 1_000;
+/** The last resort: exit this long after a terminating signal whatever is still running. */
+export const signalDeadlineMs = 3_000;
+
+/** How a command ends everything it started when it must exit (a terminating or a second signal). */
+export interface TurnStopper {
+  /**
+   * Ends the run and whatever this command started, bounded in time; `urgent` (a second signal)
+   * skips the grace. driveTurn then returns `signal`'s exit code.
+   */
+  terminate(signal: ShutdownSignal, sessionId: string | undefined, urgent: boolean): void;
+}
+
 /**
  * One turn as the `tether` commands run it, in-process or through a daemon: open or resume the
  * session, stream the events to the renderer, answer prompts, print the summary. Ctrl-C stops the
- * run (exit 130); a second Ctrl-C also closes the session.
+ * run (exit 130); a second Ctrl-C also closes the session. SIGTERM and SIGHUP (a supervisor, a
+ * closed terminal) stop the run too and then exit 143 / 129; a second signal of any kind after one
+ * of those, or a run that does not settle within the grace, ends everything at once.
  */
-export async function driveTurn(backend: TetherBackend, request: TurnRequest, context: CliContext, onNothingToStop: () => void): Promise<number> {
+export async function driveTurn(backend: TetherBackend, request: TurnRequest, context: CliContext, stopper: TurnStopper): Promise<number> {
   let sessionId: string | undefined;
   let responder: InteractionResponder | null = null;
-  const removeInterrupt = context.onInterrupt((count) => {
-    if (sessionId === undefined) return onNothingToStop();
+  // The signal this command exits for, once it has to exit (set from the signal handlers).
+  const stop: { ending: ShutdownSignal | null } = { ending: null };
+  const terminate = (signal: ShutdownSignal, urgent: boolean) => {
+    const ending = (stop.ending ??= signal);
+    context.exitAfter(signalDeadlineMs, signalExitCode(ending));
+    stopper.terminate(ending, sessionId, urgent);
+  };
+  const removeInterrupt = context.onInterrupt((count, signal) => {
+    if (stop.ending !== null) {
+      context.stderr.write('\n■ second signal: stopping now\n');
+      return terminate(signal, true);
+    }
+    if (signal !== 'SIGINT' || sessionId === undefined) {
+      context.stderr.write(`\n■ ${signal}: stopping the run and exiting…\n`);
+      return terminate(signal, false);
+    }
     if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
-      backend.interruptRun({ sessionId }).catch(onNothingToStop);
+      backend.interruptRun({ sessionId }).catch(() => terminate(signal, false));
     } else if (count === 2) {
       context.stderr.write('\n■ closing the session…\n');
-      backend.closeSession({ sessionId }).catch(() => undefined).finally(onNothingToStop);
+      const closing = sessionId;
+      backend
+        .closeSession({ sessionId: closing })
+        .catch(() => undefined)
+        .finally(() => terminate(signal, true));
     }
   });
   try {
     let afterSeq = 0;
     if (request.resume !== undefined) {
-      afterSeq = (await backend.getSession(request.resume)).lastSeq;
+      const snapshot = await backend.getSession(request.resume);
+      if (request.resumeCwd !== undefined) await checkResumeWorkspace(request.resume, snapshot.workspace.path, request.resumeCwd);
+      afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
     } else {
@@ -64,7 +104,11 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     };
     const run = await runTurn(backend, { sessionId, prompt: request.prompt, afterSeq, sink });
     if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
-    return exitCodeForRun(run);
+    return stop.ending === null ? exitCodeForRun(run) : signalExitCode(stop.ending);
+  } catch (error) {
+    // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
+    if (stop.ending !== null) return signalExitCode(stop.ending);
+    throw error;
   } finally {
     removeInterrupt();
     responder?.close();

@@ -77,8 +77,8 @@ export interface ClaudeConnection {
   request(request: ClaudeControlRequest, options?: { readonly timeoutMs?: number }): Promise<unknown>;
   /** Answers one of the agent's prompts; false when it no longer waits for one with that id. */
   answerPrompt(requestId: string, response: Record<string, unknown>): boolean;
-  /** Ends the agent (gracefully, escalating when it is busy or late) and waits for what it left to be swept. */
-  stop(options: { readonly busy: boolean }): Promise<void>;
+  /** Ends the agent (gracefully, escalating when it is busy or late; at once with `force`) and waits for what it left to be swept. */
+  stop(options: { readonly busy: boolean; readonly force?: boolean }): Promise<void>;
 }
 
 /** Everything a transport needs to start an agent for a session. */

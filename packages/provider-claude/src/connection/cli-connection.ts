@@ -55,7 +55,7 @@ export class CliConnection implements ClaudeConnection {
     return this.control.respond(requestId, response);
   }
 
-  stop(options: { busy: boolean }): Promise<void> {
+  stop(options: { busy: boolean; force?: boolean }): Promise<void> {
     return this.child.stop(options);
   }
 

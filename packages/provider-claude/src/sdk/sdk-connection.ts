@@ -96,7 +96,7 @@ export class SdkConnection implements ClaudeConnection {
     return this.prompts.answer(requestId, response);
   }
 
-  async stop(options: { busy: boolean }): Promise<void> {
+  async stop(options: { busy: boolean; force?: boolean }): Promise<void> {
     this.input.end();
     // Our own escalation (EOF, SIGTERM, SIGKILL to the group, then the sweep), as for the cli transport.
     if (this.child) await this.child.stop(options);

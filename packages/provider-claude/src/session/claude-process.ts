@@ -77,6 +77,8 @@ export class ClaudeProcess {
   private childGone = false;
   /** Descendants seen by parent-pid walk during stop, before any signal could orphan them. */
   private readonly knownDescendants = new Map<number, ProcessIdentity>();
+  /** A forced stop: neither the child nor what it left gets a grace period. */
+  private forced = false;
 
   constructor(options: ClaudeProcessOptions) {
     let markExited!: () => void;
@@ -98,7 +100,7 @@ export class ClaudeProcess {
     const sweep = () => {
       if (sweepStarted) return;
       sweepStarted = true;
-      sweepDescendants({ marker: this.marker, knownDescendants: [...this.knownDescendants.values()] })
+      sweepDescendants({ marker: this.marker, knownDescendants: [...this.knownDescendants.values()], ...(this.forced ? { graceMs: 0 } : {}) })
         .catch((): SweepResult => ({ supported: false, signalled: [], survivors: [] }))
         .then((result) => {
           markSwept(result);
@@ -232,11 +234,21 @@ export class ClaudeProcess {
   /**
    * Ends the process: EOF first (an idle CLI exits within ~100 ms), SIGTERM when it is busy or
    * does not exit in time, SIGKILL as the last resort; then waits for the sweep of whatever it
-   * left running (bounded), on every one of these paths.
+   * left running (bounded), on every one of these paths. `force` (a host that must exit now, e.g.
+   * on SIGTERM) skips the graces: SIGKILL to the group at once, and the sweep kills without waiting.
    */
-  async stop(options: { busy: boolean }): Promise<void> {
+  async stop(options: { busy: boolean; force?: boolean }): Promise<void> {
+    if (options.force) this.kill();
     await this.end(options);
     await this.swept;
+  }
+
+  /** SIGKILL to the whole group now; the sweep that follows the exit gives what it left no grace either. */
+  private kill(): void {
+    if (this.hasExited || this.childGone) return;
+    this.forced = true;
+    this.rememberDescendants();
+    this.signalGroup('SIGKILL');
   }
 
   private async end(options: { busy: boolean }): Promise<void> {

@@ -5,6 +5,7 @@ import type {
   AgentProviderV1Part,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
+  AgentProviderV1StopOptions,
   AgentProviderV1StopReason,
   AgentProviderV1Turn,
 } from '@tether/provider-spec';
@@ -129,14 +130,14 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
 
-  async doStop(reason: AgentProviderV1StopReason): Promise<void> {
+  async doStop(reason: AgentProviderV1StopReason, options: AgentProviderV1StopOptions = {}): Promise<void> {
     this.stopped = true;
     this.idleRelease.cancel();
     this.watchdog.stop();
     this.startupWatchdog.disarm();
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
-    await this.stopConnection(reason === 'close' ? 'closed' : 'released');
+    await this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true);
     this.settings.pool.unregister(this);
   }
 
@@ -335,11 +336,11 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     return spare.connection;
   }
 
-  private async stopConnection(reason: StopReason): Promise<void> {
+  private async stopConnection(reason: StopReason, force = false): Promise<void> {
     const connection = this.connection;
     if (!connection) return;
     this.stopReason = reason;
-    await connection.stop({ busy: this.state.turn !== null });
+    await connection.stop({ busy: this.state.turn !== null, force });
   }
 
   private scheduleIdleRelease(): void {

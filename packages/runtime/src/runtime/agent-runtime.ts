@@ -24,7 +24,7 @@ import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '..
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
-import { type InteractionPolicy, acceptProviderPart } from './provider-output.js';
+import { type InteractionPolicy, type ProviderOutputHandlers, acceptProviderPart } from './provider-output.js';
 import type { AgentRuntime, AgentRuntimeOptions, FollowOptions, SubscribeOptions } from './runtime-types.js';
 import { SessionEntry, createSessionRecord } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
@@ -168,6 +168,16 @@ class Runtime extends TypedCommands implements AgentRuntime {
     stage: (entry, bodies) => this.log.stage(entry, bodies),
     loadInteractions: (entry) => entry.loadInteractions(this.store),
     isStopped: () => this.stopped !== null,
+    releaseProcess: (entry) => this.stopProcess(entry, 'release'),
+  };
+
+  private readonly outputHandlers: ProviderOutputHandlers = {
+    onTimeout: (entry, interactionRef) => void denyOnTimeout(this.controls, entry, interactionRef),
+    onContractViolation: (entry, runId, error) => {
+      this.failRun(entry, runId, error);
+      // The run is over for Tether; the agent must not keep working on it unobserved.
+      void entry.ensureProvider(this.emitFor(entry)).then((session) => session.doInterrupt({ runId })).catch(() => undefined);
+    },
   };
 
   private async write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void> {
@@ -175,7 +185,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
-    return (part) => acceptProviderPart(this.log, entry, part, this.policy, (timedOut, ref) => void denyOnTimeout(this.controls, timedOut, ref));
+    return (part) => acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
   }
 
   private async openNew(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {

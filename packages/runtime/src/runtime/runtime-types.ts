@@ -25,6 +25,7 @@ import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provi
 import type { FollowOptions } from '../log/follow-session.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { ListSessionsOptions } from './session-listing.js';
+import type { ShutdownOptions } from './shutdown-grace.js';
 
 export interface AgentRuntimeOptions {
   /** The providers hosts can open sessions with; the runtime never imports a concrete one. */
@@ -109,7 +110,10 @@ export interface AgentRuntime {
 
   /**
    * Stops every agent process (sessions stay open and resume on their next turn), completes
-   * active runs as interrupted, flushes the log and closes the store.
+   * active runs as interrupted, flushes the log and closes the store (releasing the data dir).
+   * With `graceMs`, active runs are first asked to stop and given that long to end on their own;
+   * with `force`, agent processes are killed at once. Calling it again while it runs can only
+   * hurry it (a shorter grace, force). `handleShutdownSignals` wires it to SIGINT/SIGTERM/SIGHUP.
    */
-  shutdown(): Promise<void>;
+  shutdown(options?: ShutdownOptions): Promise<void>;
 }

@@ -2,6 +2,7 @@ import {
   AgentError,
   type InteractionSnapshot,
   type OpenSessionCommand,
+  PermissionMode,
   type SessionConfiguration,
   type SessionSnapshot,
   type Workspace,
@@ -55,11 +56,14 @@ function toInteractionSnapshot(interaction: InteractionRecord): InteractionSnaps
 }
 
 export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): SessionSnapshot {
-  return snapshotOfRecord(entry.record, entry.openInteractions(), lastSeq);
+  return snapshotOfRecord(entry.record, entry.openInteractions(), lastSeq, entry.modesRequiringRestart());
 }
 
-/** A snapshot from a record and its open interactions (a closed session read from the store has none). */
-export function snapshotOfRecord(record: SessionRecord, openInteractions: readonly InteractionRecord[], lastSeq: number): SessionSnapshot {
+/**
+ * A snapshot from a record and its open interactions (a closed session read from the store has
+ * none, and no agent that could need a restart).
+ */
+export function snapshotOfRecord(record: SessionRecord, openInteractions: readonly InteractionRecord[], lastSeq: number, modesRequiringRestart: PermissionMode[] = []): SessionSnapshot {
   return {
     sessionId: record.sessionId,
     provider: record.provider,
@@ -70,6 +74,7 @@ export function snapshotOfRecord(record: SessionRecord, openInteractions: readon
     activeRunId: record.activeRunId,
     model: record.model,
     permissionMode: record.permissionMode,
+    modesRequiringRestart,
     pendingInteractions: openInteractions.map(toInteractionSnapshot),
     providerSessionId: record.providerSessionId,
     usage: record.usage,
@@ -105,6 +110,8 @@ export class SessionEntry {
   /** Deleted, or never stored (its opening failed): a listing that saw it earlier leaves it out. */
   removed = false;
   private opening: Promise<AgentProviderV1Session> | null = null;
+  /** The provider session once opened (until stopped): what reads ask about the agent's state. */
+  private opened: AgentProviderV1Session | null = null;
   private binding: { active: boolean } | null = null;
 
   constructor(record: SessionRecord, provider: AgentProviderV1 | null) {
@@ -169,6 +176,15 @@ export class SessionEntry {
     for (const [ref, interaction] of state.interactions) this.interactions.set(ref, interaction);
   }
 
+  /**
+   * The modes the provider says its agent cannot enter live now. Asked at read time (the provider
+   * knows whether its process runs and how it was launched); none while no provider session is open.
+   */
+  modesRequiringRestart(): PermissionMode[] {
+    const session = this.opened;
+    return session === null ? [] : PermissionMode.options.filter((mode) => session.requiresRestartFor(mode));
+  }
+
   /** Opens the provider session; its output reaches `emit` until the session is stopped. */
   attachProvider(emit: (part: AgentProviderV1Part) => void): Promise<AgentProviderV1Session> {
     const provider = this.provider;
@@ -194,9 +210,14 @@ export class SessionEntry {
       },
     });
     this.opening = opening;
-    opening.catch(() => {
-      if (this.opening === opening) this.opening = null;
-    });
+    opening.then(
+      (session) => {
+        if (this.opening === opening) this.opened = session;
+      },
+      () => {
+        if (this.opening === opening) this.opening = null;
+      },
+    );
     return opening;
   }
 
@@ -212,6 +233,7 @@ export class SessionEntry {
     const opening = this.opening;
     if (!opening) return this.teardown;
     this.opening = null;
+    this.opened = null;
     if (this.binding) this.binding.active = false;
     const previous = this.teardown.catch(() => undefined);
     this.stopsInProgress += 1;
@@ -227,7 +249,10 @@ export class SessionEntry {
         try {
           await session.doStop(reason);
         } catch (error) {
-          if (this.opening === null) this.opening = opening;
+          if (this.opening === null) {
+            this.opening = opening;
+            this.opened = session;
+          }
           throw error;
         }
       } finally {

@@ -1,0 +1,19 @@
+import { signalExitCode } from '@tether/runtime';
+import type { TetherBackend } from '../tether-backend.js';
+import { type TurnStopper, signalGraceMs } from './turn-driver.js';
+
+/**
+ * Ending a turn that runs in a daemon: the daemon keeps the session and supervises the agent, so a
+ * signal stops the run there (as Ctrl-C does) and this process leaves with the signal's code once
+ * the run has ended, after the grace at the latest, or at once on a second signal.
+ */
+export function daemonTurnStopper(daemon: Pick<TetherBackend, 'interruptRun'>): TurnStopper {
+  return {
+    terminate(signal, sessionId, urgent) {
+      const leave = () => process.exit(signalExitCode(signal));
+      if (urgent || sessionId === undefined) return leave();
+      daemon.interruptRun({ sessionId }).catch(leave);
+      setTimeout(leave, signalGraceMs).unref();
+    },
+  };
+}

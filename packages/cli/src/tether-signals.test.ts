@@ -1,0 +1,149 @@
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type FakeAnthropicApi, startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { type FakeCliStep, fakeClaudeCliPath, fakeCliScript, processesWithEnvironment, testClaudePath } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandEnvironment } from './test-support/command-environment.js';
+import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+
+let root: string;
+let api: FakeAnthropicApi;
+let environment: Record<string, string>;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-signals-')));
+  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
+  api = await startFakeAnthropicApi();
+  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
+});
+
+afterEach(async () => {
+  await api.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+interface StartedRun {
+  readonly pid: number;
+  readonly finished: Promise<FinishedTether>;
+  /** Resolves with the agent process's TETHER_PROCESS_MARKER once its session.process_started event is out. */
+  readonly marker: Promise<string>;
+  /** Resolves on the first streamed text delta. */
+  readonly streaming: Promise<void>;
+}
+
+/** `tether run --json PROMPT ...extra`, watched line by line. */
+function startRun(extra: readonly string[], env: Record<string, string> = environment): StartedRun {
+  let markerSeen!: (marker: string) => void;
+  let deltaSeen!: () => void;
+  const marker = new Promise<string>((resolve) => (markerSeen = resolve));
+  const streaming = new Promise<void>((resolve) => (deltaSeen = resolve));
+  const { child, finished } = spawnTether(['run', '--json', ...extra, 'Tell me a long story'], {
+    cwd: path.join(root, 'workspace'),
+    environment: env,
+    onStdoutLine: (line) => {
+      const event = JSON.parse(line) as { type: string; marker?: string };
+      if (event.type === 'session.process_started') markerSeen(event.marker!);
+      if (event.type === 'run.message_delta') deltaSeen();
+    },
+  });
+  return { pid: child.pid!, finished, marker, streaming };
+}
+
+function events(stdout: string): { type: string; sessionId: string; runId?: string; outcome?: string }[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; sessionId: string; runId?: string; outcome?: string });
+}
+
+/** What the data dir recorded for the session's runs, read after tether exited (which also proves the lock was released). */
+async function storedRuns(sessionId: string): Promise<{ status: string; outcome: string | null }[]> {
+  const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+  try {
+    return (await store.listRuns(sessionId)).map((run) => ({ status: run.status, outcome: run.outcome }));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every live process started for this test: each carries the test's HOME (and each agent its marker). */
+function leftovers(marker: string): number[] {
+  return [...new Set([...processesWithEnvironment('TETHER_PROCESS_MARKER', marker), ...processesWithEnvironment('HOME', environment.HOME!)])];
+}
+
+const signalCodes = [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const;
+
+describe('tether run and terminating signals', () => {
+  it.each(signalCodes)('%s mid-turn: the run ends interrupted, no process is left, the data dir is released, exit %i', async (signal, code) => {
+    api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Resumed fine.'));
+    const run = startRun([]);
+    const marker = await run.marker;
+    await run.streaming;
+    const signalledAt = performance.now();
+    process.kill(run.pid, signal);
+    const result = await run.finished;
+    console.info(`${signal} mid-turn: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+    expect(result.code, result.stderr).toBe(code);
+    expect(leftovers(marker)).toEqual([]);
+    const printed = events(result.stdout);
+    expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    const sessionId = printed[0]!.sessionId;
+    expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    const resumed = spawnTether(['run', '--resume', sessionId, 'Again'], { cwd: path.join(root, 'workspace'), environment });
+    const again = await resumed.finished;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('Resumed fine.\n');
+  });
+
+  it('SIGTERM while the agent is still starting (it never writes a frame and ignores SIGTERM): nothing left, exit 143', async () => {
+    const wedged: FakeCliStep[] = [{ ignore: 'SIGTERM' }, { hang: true }];
+    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    const run = startRun([], env);
+    const marker = await run.marker;
+    const signalledAt = performance.now();
+    process.kill(run.pid, 'SIGTERM');
+    const result = await run.finished;
+    console.info(`SIGTERM during start-up: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+    expect(result.code, result.stderr).toBe(143);
+    expect(leftovers(marker)).toEqual([]);
+    const printed = events(result.stdout);
+    expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    expect(await storedRuns(printed[0]!.sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it('a second signal stops everything at once, without waiting for the run to settle', async () => {
+    const wedged: FakeCliStep[] = [{ line: { type: 'system', subtype: 'init', session_id: '$SESSION' } }, { ignore: 'SIGTERM' }, { hang: true }];
+    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    let stopping!: () => void;
+    const stopAnnounced = new Promise<void>((resolve) => (stopping = resolve));
+    let markerSeen!: (marker: string) => void;
+    const marker = new Promise<string>((resolve) => (markerSeen = resolve));
+    const { child, finished } = spawnTether(['run', '--json', 'Hang, please'], {
+      cwd: path.join(root, 'workspace'),
+      environment: env,
+      onStdoutLine: (line) => {
+        const event = JSON.parse(line) as { type: string; marker?: string };
+        if (event.type === 'session.process_started') markerSeen(event.marker!);
+      },
+      onStderr: (text) => {
+        if (text.includes('stopping the run')) stopping();
+      },
+    });
+    const agentMarker = await marker;
+    process.kill(child.pid!, 'SIGTERM');
+    await stopAnnounced;
+    const secondAt = performance.now();
+    process.kill(child.pid!, 'SIGINT');
+    const result = await finished;
+    console.info(`second signal: ${Math.round(result.exitedAt - secondAt)} ms from the second signal to exit`);
+    expect(result.code, result.stderr).toBe(143);
+    expect(result.stderr).toContain('stopping now');
+    expect(leftovers(agentMarker)).toEqual([]);
+    expect(events(result.stdout).at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+  });
+});

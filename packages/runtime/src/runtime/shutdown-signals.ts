@@ -1,0 +1,47 @@
+import type { ShutdownOptions } from './shutdown-grace.js';
+
+/** The signals a host is asked to stop by: Ctrl-C, a supervisor (systemd, timeout, kill), a closed terminal. */
+export type ShutdownSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+const signalNumbers: Record<ShutdownSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129). */
+export function signalExitCode(signal: ShutdownSignal): number {
+  return 128 + signalNumbers[signal];
+}
+
+export interface ShutdownSignalOptions {
+  /** How long active runs get to end on their own after the first signal (default 1000 ms). */
+  readonly graceMs?: number;
+  /** Which signals to handle (default SIGINT, SIGTERM and SIGHUP). */
+  readonly signals?: readonly ShutdownSignal[];
+  /** Called once the runtime has shut down; the default exits the process with the signal's code. */
+  readonly onShutdown?: (exitCode: number, signal: ShutdownSignal) => void;
+}
+
+/**
+ * Installs handlers that shut the runtime down on a signal, bounded: the first signal asks active
+ * runs to stop, gives them `graceMs`, records the rest as interrupted, kills the agent processes
+ * and closes the store, then exits with the signal's code; a second signal skips what is left of
+ * the grace. Returns a disposer that removes the handlers.
+ */
+export function handleShutdownSignals(runtime: { shutdown(options?: ShutdownOptions): Promise<void> }, options: ShutdownSignalOptions = {}): () => void {
+  const graceMs = options.graceMs ?? 1_000;
+  const onShutdown = options.onShutdown ?? ((exitCode: number) => process.exit(exitCode));
+  let first: ShutdownSignal | null = null;
+  const handlers = (options.signals ?? ['SIGINT', 'SIGTERM', 'SIGHUP']).map((signal) => {
+    const handler = () => {
+      if (first !== null) {
+        void runtime.shutdown({ graceMs: 0, force: true });
+        return;
+      }
+      first = signal;
+      void runtime.shutdown({ graceMs, force: true }).finally(() => onShutdown(signalExitCode(signal), signal));
+    };
+    process.on(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
+}
