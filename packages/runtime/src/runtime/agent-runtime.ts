@@ -13,11 +13,12 @@ import {
   type SessionSnapshot,
   type SubmitTurnCommand,
   describeConfiguration,
+  newCommandId,
   newRunId,
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
+import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
 import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
@@ -37,6 +38,7 @@ import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { checkWorkspace } from './workspace-check.js';
+import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { TypedCommands } from './typed-commands.js';
 
 class Runtime extends TypedCommands implements AgentRuntime {
@@ -55,6 +57,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly runWaiters: RunWaiters;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
+  private shutdownGrace: ShutdownGrace | null = null;
+  private forceStop = false;
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
     super();
@@ -301,8 +305,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   /** Stops a session's provider; a process the runtime ends is recorded as stopped (its output no longer reaches the log). */
-  private async stopProcess(entry: SessionEntry, reason: 'close' | 'release'): Promise<void> {
-    await entry.stopProvider(reason);
+  private async stopProcess(entry: SessionEntry, reason: 'close' | 'release', options: AgentProviderV1StopOptions = {}): Promise<void> {
+    await entry.stopProvider(reason, options);
     if (entry.record.liveProcess === null) return;
     this.log.stage(entry, [{ type: 'session.process_stopped', reason: reason === 'close' ? 'closed' : 'released' }]);
     await this.writer.flush();
@@ -384,9 +388,21 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return Object.fromEntries(results);
   }
 
-  shutdown(): Promise<void> {
-    this.stopped ??= (async () => {
-      await Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
+  shutdown(options: ShutdownOptions = {}): Promise<void> {
+    // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
+    if (options.force) this.forceStop = true;
+    if (this.stopped) {
+      if (options.graceMs !== undefined) this.shutdownGrace?.shorten(options.graceMs);
+      return this.stopped;
+    }
+    const grace = new ShutdownGrace(options.graceMs ?? 0);
+    this.shutdownGrace = grace;
+    this.stopped = (async () => {
+      const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
+      // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
+      await (options.graceMs === undefined && !options.force ? commandsDone : Promise.race([commandsDone, abortion(grace.signal)]));
+      await this.settleActiveRuns(grace);
+      grace.finish();
       const at = now();
       for (const entry of this.entries.entries()) {
         entry.clearAllTimers();
@@ -401,13 +417,32 @@ class Runtime extends TypedCommands implements AgentRuntime {
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
       await this.writer.flush();
-      await Promise.allSettled(this.entries.entries().map((entry) => this.stopProcess(entry, 'release')));
+      await Promise.allSettled(this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })));
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.writer.flush();
       await this.store.close();
     })();
     return this.stopped;
   }
+
+  /** Asks every active run to stop, as interrupt_run would, and waits (within the grace) for them to end. */
+  private async settleActiveRuns(grace: ShutdownGrace): Promise<void> {
+    if (grace.signal.aborted) return;
+    const active = this.entries.entries().flatMap((entry) => (entry.record.activeRunId === null ? [] : [{ sessionId: entry.record.sessionId, runId: entry.record.activeRunId }]));
+    await Promise.allSettled(
+      active.map(({ sessionId, runId }) => {
+        const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
+        // Commands are refused once stopping began: this one goes straight to its handler.
+        this.withSession(sessionId, () => this.handle(command, fingerprintCommand(command))).catch(() => undefined);
+        return this.runWaiters.wait(runId, grace.signal);
+      }),
+    );
+  }
+}
+
+/** Settles (never rejects) when the signal aborts. */
+function abortion(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 /** The session a command works on (none for opening a new one). */

@@ -12,7 +12,7 @@ import {
   sessionConfigurationKeys,
   zeroUsage,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopReason } from '@tether/provider-spec';
+import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions, AgentProviderV1StopReason } from '@tether/provider-spec';
 import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
 
 export function createSessionRecord(command: OpenSessionCommand, context: { provider: string; workspace: Workspace; at: string }): SessionRecord {
@@ -229,7 +229,7 @@ export class SessionEntry {
    * Stops the provider session, if any; output arriving meanwhile is ignored. Concurrent callers
    * share one teardown; if it fails, the session stays stoppable so a retry can finish it.
    */
-  stopProvider(reason: AgentProviderV1StopReason): Promise<void> {
+  stopProvider(reason: AgentProviderV1StopReason, options: AgentProviderV1StopOptions = {}): Promise<void> {
     const opening = this.opening;
     if (!opening) return this.teardown;
     this.opening = null;
@@ -247,7 +247,7 @@ export class SessionEntry {
           return; // A session that failed to open has nothing to stop.
         }
         try {
-          await session.doStop(reason);
+          await session.doStop(reason, options);
         } catch (error) {
           if (this.opening === null) {
             this.opening = opening;
