@@ -1,11 +1,11 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { SessionSnapshot } from '@tether/protocol';
+import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
-import { type Client, SocketClient, client, openEventStream, openSession, readEventsUntil, silentLogger, sseFrames } from './daemon-test-helpers.js';
+import { type Client, SocketClient, client, completes, openEventStream, openSession, readEventsUntil, silentLogger, sseFrames } from './daemon-test-helpers.js';
 
 // The route surface does not need an agent: a mock provider keeps these fast. Agent behaviour is in the real-claude files.
 let root: string;
@@ -82,6 +82,33 @@ describe('the daemon routes', () => {
     expect(deleted.status).toBe(204);
     expect(await frames.next()).toMatchObject({ done: true });
     expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}`))).toEqual({ status: 404, code: 'session_not_found' });
+  });
+
+  it('a session snapshot says which modes need a restart, and set_permission_mode restarts into one only when asked', async () => {
+    // Like Claude's: the agent starts with the first turn and, once running, cannot enter bypass live.
+    const provider = createMockProvider({ requiresRestartFor: (mode, session) => mode === 'bypass' && session.turns.length > 0 && session.stops.length === 0 });
+    const modes = await startDaemon({ dataDir: path.join(root, 'modes'), port: 0, providers: [provider], logger: silentLogger });
+    try {
+      const modesApi = client(modes);
+      const sessionId = await openSession(modesApi, root);
+      const snapshot = async () => (await (await modesApi.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
+      expect((await snapshot()).modesRequiringRestart).toEqual([]);
+      const frames = sseFrames((await openEventStream(modes, sessionId)).body!);
+      const { runId } = await modesApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'hi' }] });
+      await readEventsUntil(frames, completes(runId));
+      expect((await snapshot()).modesRequiringRestart).toEqual(['bypass']);
+      const listed = (await (await modesApi.request('GET', '/v1/sessions')).json()) as { sessions: SessionSnapshot[] };
+      expect(listed.sessions[0]!.modesRequiringRestart).toEqual(['bypass']);
+
+      const refused = await modesApi.request('POST', '/v1/commands', { body: { type: 'set_permission_mode', commandId: 'bypass-live', sessionId, mode: 'bypass' } });
+      expect(await errorOf(refused)).toEqual({ status: 409, code: 'requires_restart' });
+      const receipt = await modesApi.command({ type: 'set_permission_mode', sessionId, mode: 'bypass', restart: true });
+      expect(receipt).toMatchObject({ type: 'set_permission_mode', mode: 'bypass' });
+      expect(await snapshot()).toMatchObject({ permissionMode: 'bypass', modesRequiringRestart: [] });
+      await frames.return(undefined);
+    } finally {
+      await modes.close();
+    }
   });
 
   it('pings a quiet event stream with a comment line', async () => {
@@ -162,7 +189,8 @@ describe('the daemon routes', () => {
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/commands', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/events', '/v1/providers', '/v1/metrics', '/v1/ws']));
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Command', 'Receipt', 'ProtocolEvent', 'SessionSnapshot', 'SerializedAgentError', 'ErrorResponse']));
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
-    expect(document.components.schemas['SessionSnapshot']?.required).toEqual(expect.arrayContaining(['title', 'lastRun', 'lastActivityAt']));
+    expect(document.components.schemas['SessionSnapshot']?.required).toEqual(expect.arrayContaining(['title', 'lastRun', 'lastActivityAt', 'modesRequiringRestart']));
+    expect(JSON.stringify(document.components.schemas['Command'])).toContain('"restart"');
     expect(JSON.stringify(document)).not.toContain('"$schema"');
   });
 });

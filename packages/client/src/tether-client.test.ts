@@ -1,4 +1,4 @@
-import { AgentError, newRunId, newSessionId } from '@tether/protocol';
+import { AgentError, type PermissionMode, newRunId, newSessionId } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
@@ -88,6 +88,21 @@ describe('TetherClient commands and reads', () => {
     expect(error).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
     expect(error.details?.issues?.[0]?.path).toBe('lastRun.runId');
     expect((await rejection(client.getSession(longTitle.sessionId))).details?.issues?.[0]?.path).toBe('title');
+  });
+
+  it('reads which permission modes need a restart, and asks for the restart only when told to', async () => {
+    const session = sampleSnapshot({ modesRequiringRestart: ['bypass'] });
+    daemon.addSession(session);
+    expect((await client.getSession(session.sessionId)).modesRequiringRestart).toEqual(['bypass']);
+    const unknownMode = sampleSnapshot({ modesRequiringRestart: ['yolo' as PermissionMode] });
+    daemon.addSession(unknownMode);
+    expect((await rejection(client.getSession(unknownMode.sessionId))).details?.issues?.[0]?.path).toBe('modesRequiringRestart.0');
+
+    await client.setPermissionMode({ sessionId: session.sessionId, mode: 'plan' });
+    expect(daemon.requests.at(-1)!.body).not.toHaveProperty('restart');
+    const receipt = await client.setPermissionMode({ sessionId: session.sessionId, mode: 'bypass', restart: true });
+    expect(daemon.requests.at(-1)!.body).toMatchObject({ type: 'set_permission_mode', mode: 'bypass', restart: true });
+    expect(receipt.mode).toBe('bypass');
   });
 
   it('answers 401 with unauthorized, pointing at `tether token`', async () => {

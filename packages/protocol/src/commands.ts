@@ -72,6 +72,12 @@ export type RespondInteractionCommand = z.infer<typeof RespondInteractionCommand
 
 export const SetPermissionModeCommand = sessionScoped('set_permission_mode', {
   mode: PermissionMode,
+  /**
+   * When the running agent cannot enter the mode live (the snapshot's modesRequiringRestart): stop
+   * it (the conversation stays resumable) and apply the mode from its next launch, instead of
+   * answering requires_restart. Refused with run_active while a run is active.
+   */
+  restart: z.boolean().optional(),
 });
 export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
 

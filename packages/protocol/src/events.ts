@@ -224,3 +224,16 @@ export const protocolEventTypes = ProtocolEvent.options.map((option) => option.s
 export function isRunTerminal(event: ProtocolEvent | EventBody): event is EventOfType<'run.completed'> {
   return event.type === 'run.completed';
 }
+
+let bodySchemas: ReadonlyMap<string, z.ZodType<EventBody>> | null = null;
+
+/**
+ * The schema of an event's body (the event without the envelope the log gives it), for checking a
+ * body before it is stored; undefined for a type the protocol does not have. Built on first use.
+ */
+export function eventBodySchema(type: string): z.ZodType<EventBody> | undefined {
+  bodySchemas ??= new Map(
+    ProtocolEvent.options.map((option) => [option.shape.type.value, (option as unknown as z.ZodObject).omit({ sessionId: true, seq: true, at: true }) as unknown as z.ZodType<EventBody>]),
+  );
+  return bodySchemas.get(type);
+}

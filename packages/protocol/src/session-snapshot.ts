@@ -61,6 +61,13 @@ export const SessionSnapshot = z.strictObject({
   model: z.string().nullable(),
   /** The permission mode in effect as last reported; null until known (the user's default). */
   permissionMode: PermissionMode.nullable(),
+  /**
+   * The modes the agent cannot enter live right now (set_permission_mode answers requires_restart;
+   * with `restart: true` it restarts the agent in that mode). Asked of the provider at read time, so
+   * it follows the agent process starting and stopping: empty while no process runs (a mode then
+   * applies from the next launch) and for a closed session.
+   */
+  modesRequiringRestart: z.array(PermissionMode),
   /** Interactions still waiting for (or being delivered from) the host. */
   pendingInteractions: z.array(InteractionSnapshot),
   providerSessionId: z.string().nullable(),

@@ -71,6 +71,8 @@ export interface MockProviderOptions {
   readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
   readonly respond?: (response: { interactionRef: string; answer: InteractionAnswer }, session: MockProviderSession) => void | Promise<void>;
+  /** Whether the session's agent must restart to enter a mode. Default: true for bypass, always. */
+  readonly requiresRestartFor?: (mode: PermissionMode, session: MockProviderSession) => boolean;
 }
 
 export function createMockProvider(options: MockProviderOptions = {}): MockProvider {
@@ -133,7 +135,7 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
           return mode;
         },
         requiresRestartFor(mode) {
-          return mode === 'bypass';
+          return options.requiresRestartFor ? options.requiresRestartFor(mode, session) : mode === 'bypass';
         },
       };
     },

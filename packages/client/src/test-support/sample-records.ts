@@ -13,6 +13,7 @@ export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): Sessio
     activeRunId: null,
     model: null,
     permissionMode: null,
+    modesRequiringRestart: [],
     pendingInteractions: [],
     providerSessionId: null,
     usage: { ...zeroUsage },

@@ -2,10 +2,12 @@ import {
   AgentError,
   type EventBody,
   type InteractionAnswer,
+  type PermissionMode,
   type Receipt,
   type RespondInteractionCommand,
   type SetPermissionModeCommand,
 } from '@tether/protocol';
+import type { AgentProviderV1Session } from '@tether/provider-spec';
 import { decideRespond, outcomeOf, recordableAnswer } from '../state/interaction-machine.js';
 import type { InteractionRecord } from '../store/tether-store.js';
 import { timeoutDecline, timeoutDenial } from './provider-output.js';
@@ -17,6 +19,8 @@ export interface InteractionContext extends ControlContext {
   stage(entry: SessionEntry, bodies: readonly EventBody[]): void;
   loadInteractions(entry: SessionEntry): Promise<void>;
   isStopped(): boolean;
+  /** Stops the session's agent process, keeping the conversation resumable (recorded as released). */
+  releaseProcess(entry: SessionEntry): Promise<void>;
 }
 
 /**
@@ -68,6 +72,30 @@ export async function denyOnTimeout(context: InteractionContext, entry: SessionE
   if (body) context.stage(entry, [body]);
 }
 
+/**
+ * Stops the agent so the mode applies from its next launch (the next turn resumes the conversation).
+ * Never while a run is active: stopping the agent would end that run.
+ */
+async function restartAgent(context: InteractionContext, entry: SessionEntry, mode: PermissionMode): Promise<AgentProviderV1Session> {
+  if (entry.record.activeRunId !== null) {
+    throw new AgentError({
+      code: 'run_active',
+      message: `Restarting the agent in ${mode} mode would end the active run. Wait for it to end (or interrupt it), then try again.`,
+      details: { reason: 'restart' },
+    });
+  }
+  await context.releaseProcess(entry);
+  const session = await context.providerSession(entry);
+  if (session.requiresRestartFor(mode)) {
+    throw new AgentError({
+      code: 'requires_restart',
+      message: `The agent cannot enter ${mode} mode even after a restart. Open a new session with permissionMode "${mode}", or choose another mode.`,
+      details: { reason: mode },
+    });
+  }
+  return session;
+}
+
 export async function setPermissionMode(context: InteractionContext, command: SetPermissionModeCommand, fingerprint: string): Promise<Receipt> {
   const entry = context.entry(command.sessionId);
   if (!entry) throw new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
@@ -77,13 +105,16 @@ export async function setPermissionMode(context: InteractionContext, command: Se
   if (entry.provider && !entry.provider.capabilities.setMode) {
     throw new AgentError({ code: 'capability_unsupported', message: `The ${entry.provider.name} provider cannot change the permission mode of a running session.`, details: { reason: 'set_mode' } });
   }
-  const session = await context.providerSession(entry);
+  let session = await context.providerSession(entry);
   if (session.requiresRestartFor(command.mode)) {
-    throw new AgentError({
-      code: 'requires_restart',
-      message: `The running agent cannot enter ${command.mode} mode without a restart. Close and reopen the session with that mode, or choose another.`,
-      details: { reason: command.mode },
-    });
+    if (command.restart !== true) {
+      throw new AgentError({
+        code: 'requires_restart',
+        message: `The running agent cannot enter ${command.mode} mode without a restart. Send set_permission_mode again with restart: true to restart it in that mode (the conversation resumes), or choose another.`,
+        details: { reason: command.mode },
+      });
+    }
+    session = await restartAgent(context, entry, command.mode);
   }
   const mode = await session.doSetPermissionMode(command.mode);
   const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;

@@ -1,6 +1,7 @@
-import type { EventBody, InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
+import type { EventBody, InteractionAnswer, QuestionSetRequest, SerializedAgentError } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { acceptsProviderPart } from '../state/session-machine.js';
+import { refusedPartType } from './provider-part-check.js';
 import { type SessionLog, now, withRunEndCancellations } from './session-log.js';
 import type { SessionEntry } from './session-entry.js';
 
@@ -16,19 +17,26 @@ const timeoutMessage = 'Nobody answered this request in time, so it was not perm
 export const timeoutDenial: InteractionAnswer = { decision: 'deny', message: timeoutMessage };
 export const timeoutDecline: InteractionAnswer = { decision: 'decline', message: timeoutMessage };
 
+/** What accepting provider output calls back into the runtime for. */
+export interface ProviderOutputHandlers {
+  /** An interaction's policy timeout ran out. */
+  readonly onTimeout: (entry: SessionEntry, interactionRef: string) => void;
+  /** The provider broke its contract during this run: end the run failed with this error and stop the agent's work on it. */
+  readonly onContractViolation: (entry: SessionEntry, runId: string, error: SerializedAgentError) => void;
+}
+
 /**
- * Turns a provider's parts into session events: only parts of the session's active run enter
- * the log, interactions get the host's policy, diagnostics are recorded once per session per
- * code (a provider must not be able to grow the log without bound), and a run's end cancels
+ * Turns a provider's parts into session events: only well-formed parts of the session's active
+ * run enter the log, interactions get the host's policy, diagnostics are recorded once per session
+ * per code (a provider must not be able to grow the log without bound), and a run's end cancels
  * what it still holds.
  */
-export function acceptProviderPart(
-  log: SessionLog,
-  entry: SessionEntry,
-  part: AgentProviderV1Part,
-  policy: InteractionPolicy,
-  onTimeout: (entry: SessionEntry, interactionRef: string) => void,
-): void {
+export function acceptProviderPart(log: SessionLog, entry: SessionEntry, part: AgentProviderV1Part, policy: InteractionPolicy, handlers: ProviderOutputHandlers): void {
+  const refused = refusedPartType(part);
+  if (refused !== null) {
+    refuseMalformedPart(log, entry, part, refused, handlers);
+    return;
+  }
   if (!acceptsProviderPart(entry.record, part)) {
     noteOnce(log, entry, 'runtime.part_for_inactive_run');
     return;
@@ -67,10 +75,33 @@ export function acceptProviderPart(
   }
   log.stage(entry, bodies);
   if (part.type === 'interaction.requested' && policy.interactionTimeoutMs !== undefined) {
-    const timer = setTimeout(() => onTimeout(entry, part.interactionRef), policy.interactionTimeoutMs);
+    const timer = setTimeout(() => handlers.onTimeout(entry, part.interactionRef), policy.interactionTimeoutMs);
     timer.unref();
     entry.setTimer(part.interactionRef, timer);
   }
+}
+
+/**
+ * A part that does not match the protocol is never stored: the diagnostic names its type (never its
+ * content) and the active run fails with provider_contract_violation, once (after that, the run is
+ * no longer active and its later parts are dropped). A part that names another run, or arrives
+ * while no run is active, is dropped and fails nothing.
+ */
+function refuseMalformedPart(log: SessionLog, entry: SessionEntry, part: unknown, type: string, handlers: ProviderOutputHandlers): void {
+  const runId = entry.record.activeRunId;
+  const partRunId: unknown = (part as { runId?: unknown } | null)?.runId;
+  if (typeof partRunId === 'string' && partRunId !== runId) {
+    noteOnce(log, entry, 'runtime.part_for_inactive_run');
+    return;
+  }
+  noteOnce(log, entry, `runtime.malformed_part.${type}`);
+  if (runId === null || entry.record.state === 'closed') return;
+  handlers.onContractViolation(entry, runId, {
+    code: 'provider_contract_violation',
+    message: `The ${entry.record.provider} provider sent a ${type === 'unknown' ? 'part of an unknown type' : `${type} part`} that does not match the protocol, so the run was ended. Retry the turn; if it repeats, report it with the provider's version (tether doctor).`,
+    retryable: true,
+    details: { reason: 'malformed_part' },
+  });
 }
 
 export function noteOnce(log: SessionLog, entry: SessionEntry, code: string): void {

@@ -15,6 +15,7 @@ function snapshot(id: string, state: SessionSnapshot['state'], lastActivityAt: s
     activeRunId: null,
     model: null,
     permissionMode: null,
+    modesRequiringRestart: [],
     pendingInteractions: [],
     providerSessionId: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
