@@ -1,16 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readDaemonInfo } from '../../packages/daemon/src/index.js';
-import { SocketClient, client, completes, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
-
-const childScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'daemon-child.mjs');
+import { SocketClient, client, completes, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, spawnDaemonChild, sseFrames } from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
 const { start } = fixture;
@@ -63,12 +59,8 @@ describe('daemon lifecycle', () => {
   it('after SIGKILL, a daemon started on the same data dir fails the run it left (runtime_restarted) and reaps its claude', async () => {
     const environment = await fixture.environment();
     const dataDir = dataDirOf(environment);
-    child = spawn(process.execPath, [childScript], {
-      env: { ...process.env, TETHER_TEST_DAEMON: JSON.stringify({ dataDir, claudePath: environment.claudePath, environment: environment.environment }) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const [line] = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((result) => [result.value as string]);
-    const first = JSON.parse(line!) as { url: string; token: string; pid: number };
+    const first = await spawnDaemonChild(environment);
+    child = first.child;
     const firstApi = client(first);
     const sessionId = await openSession(firstApi, environment.workspace);
     environment.api.enqueue(holdReply());

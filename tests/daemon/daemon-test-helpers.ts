@@ -1,4 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { ProtocolEvent, Receipt } from '@tether/protocol';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach } from 'vitest';
@@ -14,6 +17,19 @@ export function dataDirOf(environment: ClaudeTestEnvironment): string {
 /** A daemon on a free port over the test environment's fake API and the real claude binary. */
 export function startTestDaemon(environment: ClaudeTestEnvironment, options: Partial<DaemonOptions> = {}): Promise<Daemon> {
   return startDaemon({ dataDir: dataDirOf(environment), port: 0, providers: [environment.provider()], logger: silentLogger, ...options });
+}
+
+const daemonChildScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'daemon-child.mjs');
+
+/** A daemon in its own process, run from the built packages (daemon-child.mjs): one a test can SIGKILL or measure. The caller ends it. */
+export async function spawnDaemonChild(environment: ClaudeTestEnvironment): Promise<{ child: ChildProcess; url: string; token: string; pid: number }> {
+  const child = spawn(process.execPath, [daemonChildScript], {
+    env: { ...process.env, TETHER_TEST_DAEMON: JSON.stringify({ dataDir: dataDirOf(environment), claudePath: environment.claudePath, environment: environment.environment }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
+  if (first.done) throw new Error(`the daemon child exited before it was listening (exit code ${String(child.exitCode)})`);
+  return { child, ...(JSON.parse(first.value as string) as { url: string; token: string; pid: number }) };
 }
 
 /** What daemonPerTest gives a test file: everything made through it is cleaned up after each test. */

@@ -24,6 +24,10 @@ export interface DaemonOptions {
   readonly subscriberBufferBytes?: number;
   /** Interval of SSE `: ping` comments and WebSocket pings (default 15,000 ms). */
   readonly pingIntervalMs?: number;
+  /** Open connections at most (default 512); near it, connections that sent no request yet are closed first. Keep the file-descriptor limit above it. */
+  readonly maxConnections?: number;
+  /** A connection with no traffic for this long is closed (default 60,000 ms, and at least twice pingIntervalMs; streams and sockets ping within it). */
+  readonly idleTimeoutMs?: number;
   /**
    * A directory of public files (the web UI's build, holding code only, no data) to serve at every
    * path outside /v1 and /health, without a token; it must hold an index.html. The daemon never
@@ -55,3 +59,5 @@ export const defaultShutdownGraceMs = 10_000;
 export const defaultSubscriberBufferEvents = 10_000;
 export const defaultSubscriberBufferBytes = 16 * 1024 * 1024;
 export const defaultPingIntervalMs = 15_000;
+export const defaultMaxConnections = 512;
+export const defaultIdleTimeoutMs = 60_000;

@@ -14,12 +14,15 @@ import {
   type Daemon,
   type DaemonOptions,
   defaultHost,
+  defaultIdleTimeoutMs,
+  defaultMaxConnections,
   defaultPingIntervalMs,
   defaultPort,
   defaultShutdownGraceMs,
   defaultSubscriberBufferBytes,
   defaultSubscriberBufferEvents,
 } from './daemon-options.js';
+import { limitConnections } from './http/connection-limit.js';
 import { createApp } from './http/create-app.js';
 import type { DaemonState } from './http/daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
@@ -33,15 +36,35 @@ import { createUpgradeHandler } from './websocket/websocket-upgrade.js';
 // How long open streams and sockets get to flush their last events at shutdown before they are cut.
 const connectionCloseMs = 2_000;
 
+/**
+ * Time limits of the HTTP server, so a client that connects and then stalls holds nothing for long:
+ * the request head must arrive within headersTimeoutMs, the whole request (a body of up to 64 MiB)
+ * within requestTimeoutMs, and a kept-alive connection may sit idle between requests for
+ * keepAliveTimeoutMs. Responses (event streams) are not bounded by these; idleTimeoutMs is.
+ */
+const headersTimeoutMs = 10_000;
+const requestTimeoutMs = 60_000;
+const keepAliveTimeoutMs = 5_000;
+// How often Node checks the two request timeouts above (its default, 30 s, would let them run late).
+const timeoutCheckIntervalMs = 2_000;
+
+function idleTimeoutOf(options: DaemonOptions): number {
+  return options.idleTimeoutMs ?? Math.max(defaultIdleTimeoutMs, 2 * (options.pingIntervalMs ?? defaultPingIntervalMs));
+}
+
 function checkOptions(options: DaemonOptions): void {
   const port = options.port ?? defaultPort;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new AgentError({ code: 'invalid_command', message: `The port must be a whole number from 0 to 65535 (0 picks a free one), not ${String(port)}.`, details: { reason: 'invalid_port' } });
   }
-  for (const [name, value] of Object.entries({ shutdownGraceMs: options.shutdownGraceMs, subscriberBufferEvents: options.subscriberBufferEvents, subscriberBufferBytes: options.subscriberBufferBytes, pingIntervalMs: options.pingIntervalMs })) {
+  for (const [name, value] of Object.entries({ shutdownGraceMs: options.shutdownGraceMs, subscriberBufferEvents: options.subscriberBufferEvents, subscriberBufferBytes: options.subscriberBufferBytes, pingIntervalMs: options.pingIntervalMs, maxConnections: options.maxConnections, idleTimeoutMs: options.idleTimeoutMs })) {
     if (value !== undefined && (!Number.isFinite(value) || value < (name === 'shutdownGraceMs' ? 0 : 1))) {
       throw new AgentError({ code: 'invalid_command', message: `${name} must be a positive number.`, details: { reason: `invalid_${name}` } });
     }
+  }
+  // A quiet event stream or socket is kept open by its pings: the idle limit must leave room for one.
+  if (idleTimeoutOf(options) <= (options.pingIntervalMs ?? defaultPingIntervalMs)) {
+    throw new AgentError({ code: 'invalid_command', message: `idleTimeoutMs (${idleTimeoutOf(options)}) must be longer than pingIntervalMs, or quiet streams would be cut between pings.`, details: { reason: 'invalid_idleTimeoutMs' } });
   }
 }
 
@@ -122,7 +145,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
     const app = createApp(state);
     // overrideGlobalObjects: false: a library must not swap the host process's global Request/Response.
-    server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
+    server = createServer(
+      { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: timeoutCheckIntervalMs },
+      getRequestListener(app.fetch, { overrideGlobalObjects: false }),
+    );
+    // Covers a connection that never sends a byte, which none of the request timeouts sees.
+    server.timeout = idleTimeoutOf(options);
+    limitConnections(server, options.maxConnections ?? defaultMaxConnections);
     const upgrades = createUpgradeHandler(state);
     server.on('upgrade', upgrades.handle);
 

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { judgeOrigin, passesOriginPolicy } from '../auth/origin-check.js';
 import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
+import { corsHeaders } from './direct-answer-headers.js';
 
 const allowedMethods = 'GET, POST, DELETE, OPTIONS';
 const allowedHeaders = 'Authorization, Content-Type, Last-Event-ID';
@@ -26,7 +27,9 @@ export function originGuard(state: DaemonState): MiddlewareHandler<DaemonEnviron
       });
     }
     await next();
-    context.res.headers.set('Access-Control-Allow-Origin', origin);
-    context.res.headers.append('Vary', 'Origin');
+    for (const [name, value] of Object.entries(corsHeaders(origin, state.policy))) {
+      if (name === 'Vary') context.res.headers.append(name, value);
+      else context.res.headers.set(name, value);
+    }
   };
 }

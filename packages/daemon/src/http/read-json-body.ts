@@ -1,11 +1,55 @@
-import type { Context } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import { AgentError } from '@tether/protocol';
 import { invalidRequest } from '../errors/error-response.js';
 
-/** The request body as JSON; a malformed body is invalid_command (the parser's message is not echoed: it quotes the body). */
-export async function readJsonBody(context: Context): Promise<unknown> {
-  const text = await context.req.text();
+export function bodyTooLarge(maxBytes: number): AgentError {
+  return new AgentError({ code: 'payload_too_large', message: `The request body is larger than ${maxBytes} bytes. Send a smaller command (fewer or shorter input parts).`, details: { reason: 'body_too_large' } });
+}
+
+/** The raw body, read as it arrives and refused as soon as it passes maxBytes, whether its length was declared or not (chunked). */
+function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(incoming.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      // Keep nothing more: the HTTP adapter drains (and then cuts) what the client still sends.
+      stop();
+      chunks.length = 0;
+      reject(bodyTooLarge(maxBytes));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+  });
+}
+
+/**
+ * The request body as JSON, read straight from the Node request (Hono's bodyLimit answered a chunked
+ * body with a 500). Empty or malformed → invalid_command (the parser's message is not echoed: it
+ * quotes the body); past maxBytes → payload_too_large (413).
+ */
+export async function readJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const body = await readBody(incoming, maxBytes);
+  if (body.length === 0) throw invalidRequest('The request has no body. Send one command as a JSON object.', 'empty_body');
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     throw invalidRequest('The request body is not valid JSON. Send one command as a JSON object.', 'malformed_json');
   }

@@ -1,7 +1,6 @@
 import { type Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { commandTypes } from '@tether/protocol';
-import { daemonStopping, errorResponse, invalidRequest } from '../errors/error-response.js';
+import { AgentError, commandTypes } from '@tether/protocol';
+import { daemonStopping } from '../errors/error-response.js';
 import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
 import { readJsonBody } from '../http/read-json-body.js';
 
@@ -25,14 +24,12 @@ export async function dispatchCommand(state: DaemonState, body: unknown) {
 }
 
 export function registerCommandRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
-  app.post(
-    '/v1/commands',
-    bodyLimit({
-      maxSize: maxCommandBytes,
-      onError: () => errorResponse(invalidRequest(`The request body is larger than ${maxCommandBytes} bytes.`, 'body_too_large')),
-    }),
-    async (context) => {
-      const body = await readJsonBody(context);
+  app.post('/v1/commands', async (context) => {
+      const body = await readJsonBody(context.env.incoming, maxCommandBytes).catch((error: unknown) => {
+        // The rest of an oversized body is never read, so this connection cannot carry another request.
+        if (AgentError.isInstance(error) && error.code === 'payload_too_large') context.header('Connection', 'close');
+        throw error;
+      });
       const type = knownCommandType(body);
       if (type) context.set('commandType', type);
       const sessionId = typeof body === 'object' && body !== null ? (body as { sessionId?: unknown }).sessionId : undefined;
@@ -40,6 +37,5 @@ export function registerCommandRoutes(app: Hono<DaemonEnvironment>, state: Daemo
       const receipt = await dispatchCommand(state, body);
       context.set('sessionId', receipt.sessionId);
       return context.json(receipt, 200);
-    },
-  );
+  });
 }

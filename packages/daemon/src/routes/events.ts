@@ -1,6 +1,7 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
 import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { SseStream } from '../sse/sse-stream.js';
 import { streamStartSeq } from '../sse/sse-writer.js';
 
@@ -11,10 +12,11 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
     // Answer 404 now, while a status can still be sent.
     await state.runtime.getSession(sessionId);
     const response = context.env.outgoing;
+    // Written straight to the response, so the middleware's headers are added here.
     response.writeHead(200, {
+      ...directAnswerHeaders(context.req.header('origin'), state.policy),
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
-      'X-Content-Type-Options': 'nosniff',
       // Proxies such as nginx would otherwise hold events back.
       'X-Accel-Buffering': 'no',
     });

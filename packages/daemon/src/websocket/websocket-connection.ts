@@ -2,11 +2,12 @@ import { type ProtocolEvent, type SerializedAgentError, toAgentError } from '@te
 import { WebSocket, type RawData } from 'ws';
 import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonState } from '../http/daemon-state.js';
-import { dispatchCommand, knownCommandType } from '../routes/commands.js';
+import { dispatchCommand, knownCommandType, maxCommandBytes } from '../routes/commands.js';
 import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
 import { eventJson } from '../streaming/serialized-event.js';
 import { feedSession } from '../streaming/session-feed.js';
+import { raisePayloadLimit } from './payload-limit.js';
 import { AuthFrame, ClientFrame, closeCodes } from './websocket-frames.js';
 
 export const authTimeoutMs = 5_000;
@@ -42,11 +43,14 @@ export class WebSocketConnection implements LiveConnection {
   private readonly pingTimer: NodeJS.Timeout;
   private readonly closed: Promise<void>;
   private readonly onClosed: () => void;
+  private readonly onAuthenticated: () => void;
 
-  constructor(socket: WebSocket, state: DaemonState, onClosed: () => void) {
+  /** `socket` comes with the small pre-auth frame limit; a valid auth frame raises it to the command limit. */
+  constructor(socket: WebSocket, state: DaemonState, callbacks: { onAuthenticated: () => void; onClosed: () => void }) {
     this.socket = socket;
     this.state = state;
-    this.onClosed = onClosed;
+    this.onClosed = callbacks.onClosed;
+    this.onAuthenticated = callbacks.onAuthenticated;
     this.outbox = new BoundedOutbox({ maxFrames: state.subscriberLimits.maxFrames, maxBytes: state.subscriberLimits.maxBytes });
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     this.authTimer = setTimeout(() => this.close(closeCodes.unauthorized, 'auth frame expected'), authTimeoutMs);
@@ -127,7 +131,12 @@ export class WebSocketConnection implements LiveConnection {
     const frame = AuthFrame.safeParse(value);
     if (!frame.success || !this.state.tokens.verify(frame.data.token)) return this.close(closeCodes.unauthorized, 'unauthorized');
     clearTimeout(this.authTimer);
+    if (!raisePayloadLimit(this.socket, maxCommandBytes)) {
+      this.state.logger.error({ route: '/v1/ws' }, 'cannot raise the WebSocket frame limit after auth (ws changed its receiver): closing');
+      return this.close(1011, 'internal error');
+    }
     this.authenticated = true;
+    this.onAuthenticated();
     this.send({ type: 'ready' });
   }
 

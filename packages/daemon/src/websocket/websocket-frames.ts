@@ -6,6 +6,13 @@ export const FrameId = z.string().min(1).max(200);
 
 export const AuthFrame = z.strictObject({ type: z.literal('auth'), token: z.string().min(1).max(1000) });
 
+/**
+ * The largest frame a socket may send before it is authenticated: an auth frame with the longest
+ * token fits with room to spare. Anyone who can reach the port can open a socket, so until the token
+ * is shown a frame must not make the daemon buffer more than this.
+ */
+export const unauthenticatedFrameMaxBytes = 4 * 1024;
+
 export const ClientFrame = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('subscribe'), id: FrameId, sessionId: SessionId, afterSeq: z.number().int().nonnegative().optional() }),
   z.strictObject({ type: z.literal('unsubscribe'), id: FrameId, sessionId: SessionId }),
@@ -32,4 +39,6 @@ export const closeCodes = {
   tooSlow: 4408,
   /** The daemon is shutting down. */
   goingAway: 1001,
+  /** A frame past the limit: unauthenticatedFrameMaxBytes before auth, the command limit after (ws sends it). */
+  tooLarge: 1009,
 } as const;

@@ -2,51 +2,73 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { passesOriginPolicy } from '../auth/origin-check.js';
-import { maxCommandBytes } from '../routes/commands.js';
 import type { DaemonState } from '../http/daemon-state.js';
+import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { WebSocketConnection } from './websocket-connection.js';
+import { unauthenticatedFrameMaxBytes } from './websocket-frames.js';
 
 const route = '/v1/ws';
 
+/**
+ * Sockets that have not shown the token yet, at most. Each can hold a frame of up to
+ * unauthenticatedFrameMaxBytes for authTimeoutMs; past this, new upgrades get 503 until one
+ * authenticates, fails or times out. A real client authenticates within one round trip.
+ */
+export const maxUnauthenticatedSockets = 32;
+
 const reasons: Record<number, string> = { 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
 
-/** Answers an upgrade we will not take with a plain HTTP status and an empty body. */
-function refuse(socket: Duplex, status: number): void {
-  socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** Answers an upgrade we will not take with a plain HTTP status, an empty body and the usual headers. */
+function refuse(socket: Duplex, status: number, headers: Record<string, string>): void {
+  const lines = Object.entries({ ...headers, Connection: 'close', 'Content-Length': '0' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\n${lines.join('')}\r\n`);
   socket.destroy();
 }
 
 /**
  * The `upgrade` side of the HTTP server: only /v1/ws, and only after the same Host/Origin check as
- * every request. The token comes in the first frame (browsers cannot set headers on a WebSocket).
+ * every request. The token comes in the first frame (browsers cannot set headers on a WebSocket);
+ * until then a socket may send one small frame, and only a few such sockets may wait at once.
  */
 export function createUpgradeHandler(state: DaemonState): { handle: (request: IncomingMessage, socket: Duplex, head: Buffer) => void; close: () => void } {
-  const server = new WebSocketServer({ noServer: true, maxPayload: maxCommandBytes });
+  // The command limit is set per socket once it authenticates (payload-limit.ts).
+  const server = new WebSocketServer({ noServer: true, maxPayload: unauthenticatedFrameMaxBytes });
+  let unauthenticated = 0;
   const handle = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
+    const origin = Array.isArray(request.headers.origin) ? request.headers.origin[0] : request.headers.origin;
     const answer = (status: number) => {
       state.metrics.countRequest(route, status);
       state.logger.info({ method: 'GET', route, status, durationMs: Math.round((performance.now() - started) * 10) / 10 }, 'upgrade');
     };
+    const refuseWith = (status: number, extra: Record<string, string> = {}) => {
+      answer(status);
+      refuse(socket, status, { ...directAnswerHeaders(origin, state.policy), ...extra });
+    };
     socket.on('error', () => socket.destroy());
-    const origin = request.headers.origin;
-    if (!passesOriginPolicy({ host: request.headers.host, origin: Array.isArray(origin) ? origin[0] : origin }, state.policy)) {
-      answer(403);
-      return refuse(socket, 403);
-    }
-    const path = (request.url ?? '').split('?')[0];
-    if (path !== route) {
-      answer(404);
-      return refuse(socket, 404);
-    }
-    if (state.draining) {
-      answer(503);
-      return refuse(socket, 503);
-    }
+    if (!passesOriginPolicy({ host: request.headers.host, origin }, state.policy)) return refuseWith(403);
+    if ((request.url ?? '').split('?')[0] !== route) return refuseWith(404);
+    if (state.draining) return refuseWith(503);
+    if (unauthenticated >= maxUnauthenticatedSockets) return refuseWith(503, { 'Retry-After': '5' });
+    unauthenticated += 1;
+    let waitingForAuth = true;
+    const authenticatedOrGone = () => {
+      if (!waitingForAuth) return;
+      waitingForAuth = false;
+      unauthenticated -= 1;
+    };
+    // A socket whose handshake fails never reaches the callback: give its place back when it closes.
+    socket.once('close', authenticatedOrGone);
     server.handleUpgrade(request, socket, head, (webSocket) => {
       answer(101);
       let forget = () => {};
-      const connection = new WebSocketConnection(webSocket, state, () => forget());
+      const connection = new WebSocketConnection(webSocket, state, {
+        onAuthenticated: authenticatedOrGone,
+        onClosed: () => {
+          authenticatedOrGone();
+          forget();
+        },
+      });
       forget = state.connections.add(connection);
     });
   };
