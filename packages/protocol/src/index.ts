@@ -3,7 +3,8 @@ export { CommandId, SessionId, RunId, newSessionId, newRunId, newCommandId } fro
 export { PermissionMode } from './permission-mode.js';
 export { Workspace, DirectoryWorkspace } from './workspace.js';
 export { InputPart, TextInputPart } from './input.js';
-export { SessionConfiguration, EnvironmentVariableName, Effort, describeConfiguration, sessionConfigurationKeys } from './session-configuration.js';
+export { SessionConfiguration, EnvironmentVariableName, Effort, configurationLimits, describeConfiguration, sessionConfigurationKeys } from './session-configuration.js';
+export type { ConfigurationRefusal } from './session-configuration.js';
 export { TokenUsage, zeroUsage, addUsage } from './usage.js';
 export {
   Command,

@@ -42,6 +42,39 @@ describe('parseCommand', () => {
     expect(refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, allowedTools: ['--resume'] }).code).toBe('invalid_command');
   });
 
+  it('refuses inline JSON where a settings or MCP file path belongs, with reason inline_json', () => {
+    const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
+    for (const field of ['settingsPath', 'mcpConfigPath']) {
+      for (const value of ['{"hooks":{}}', ' \n {"mcpServers":{}} ', '[1]']) {
+        const error = refused({ ...open, [field]: value });
+        expect(error.code).toBe('invalid_command');
+        expect(error.details).toMatchObject({ reason: 'inline_json', issues: [{ path: field }] });
+        expect(error.message).toContain('path of a JSON file');
+      }
+    }
+    expect(parseCommand({ ...open, settingsPath: './{odd}.json', mcpConfigPath: '/etc/mcp.json' }).type).toBe('open_session');
+  });
+
+  it('takes any appendSystemPrompt text, a leading "-" too, but no NUL and nothing over 100,000 UTF-8 bytes', () => {
+    const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
+    expect(parseCommand({ ...open, appendSystemPrompt: '--dangerously-skip-permissions is not a flag here' }).type).toBe('open_session');
+    expect(refused({ ...open, appendSystemPrompt: 'a\0b' }).details).toMatchObject({ reason: 'nul_character' });
+    // 40,000 characters, 120,000 bytes: under the character count, over the bytes a command line takes.
+    expect(refused({ ...open, appendSystemPrompt: '€'.repeat(40_000) }).details).toMatchObject({ reason: 'too_large' });
+  });
+
+  it('bounds environment by count and total size, and refuses NUL in values', () => {
+    const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`V${index}`, 'x']));
+    expect(refused({ ...open, environment: many }).details).toMatchObject({ reason: 'environment_too_many', issues: [{ path: 'environment' }] });
+    const large = { A: 'x'.repeat(60_000), B: 'y'.repeat(60_000) };
+    const error = refused({ ...open, environment: large });
+    expect(error.details).toMatchObject({ reason: 'environment_too_large' });
+    expect(error.message).toContain('100,000 bytes');
+    expect(refused({ ...open, environment: { A: 'a\0b' } }).details).toMatchObject({ reason: 'nul_character' });
+    expect(parseCommand({ ...open, environment: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`V${index}`, 'x'.repeat(900)])) }).type).toBe('open_session');
+  });
+
   it('keeps reopen settings-free: configuration with continueSession is refused', () => {
     expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe('invalid_command');
   });

@@ -3,6 +3,15 @@ import { Command } from './commands.js';
 import { AgentError } from './errors/agent-error.js';
 import { TextInputPart } from './input.js';
 
+/** The stable reason a refinement attached to its issue (e.g. a configuration limit), if any. */
+function reasonOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
+  for (const issue of issues) {
+    const reason = issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined;
+    if (typeof reason === 'string') return reason;
+  }
+  return undefined;
+}
+
 function describeIssues(issues: readonly z.core.$ZodIssue[]) {
   return issues.slice(0, 50).map((issue) => ({
     path: issue.path.map(String).join('.').slice(0, 500) || '(command)',
@@ -11,18 +20,20 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]) {
 }
 
 /**
- * Validates an untrusted command. Bad shapes → invalid_command listing where (never the values);
+ * Validates an untrusted command. Bad shapes → invalid_command listing where (never the values),
+ * with details.reason when a named limit was broken (see ConfigurationRefusal);
  * input parts of a kind Tether cannot pass on → capability_unsupported.
  */
 export function parseCommand(value: unknown): Command {
   const parsed = Command.safeParse(value);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);
+    const reason = reasonOf(parsed.error.issues);
     const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).slice(0, 3).join('; ');
     throw new AgentError({
       code: 'invalid_command',
       message: `The command is not valid (${summary}). Fix those fields and send it again with a new commandId.`,
-      details: { issues },
+      details: { issues, ...(reason === undefined ? {} : { reason }) },
     });
   }
   const command = parsed.data;

@@ -1,17 +1,79 @@
 import { z } from 'zod';
 import { PermissionMode } from './permission-mode.js';
 
+/**
+ * Why a configuration was refused, in `details.reason` of the invalid_command error: stable
+ * values a host can branch on (the issues list says which field).
+ */
+export type ConfigurationRefusal = 'inline_json' | 'nul_character' | 'too_large' | 'environment_too_many' | 'environment_too_large';
+
+/** A refinement whose failure carries a ConfigurationRefusal (parseCommand reports it as details.reason). */
+function refusal(reason: ConfigurationRefusal, message: string) {
+  return { message, params: { reason } };
+}
+
+const utf8 = new TextEncoder();
+
+/** Bytes the value takes on a command line or in an environment block (the kernel counts bytes, not characters). */
+function utf8Bytes(value: string): number {
+  return utf8.encode(value).length;
+}
+
+/**
+ * Linux refuses (E2BIG) any single argument or environment entry over 128 KiB, and a launch whose
+ * arguments and environment together pass ARG_MAX (usually 2 MiB, shared with the host's own
+ * environment). These bounds keep a session's part of that well inside both.
+ */
+export const configurationLimits = {
+  /** UTF-8 bytes of appendSystemPrompt: one argument. */
+  appendSystemPromptBytes: 100_000,
+  /** Variables in `environment`. */
+  environmentVariables: 100,
+  /** UTF-8 bytes of `environment` as the child gets it: every NAME=value with its terminator. */
+  environmentBytes: 100_000,
+} as const;
+
+const noNul = refusal('nul_character', 'must not contain NUL');
+
 /** A value that can never be mistaken for a command-line flag. */
 const argumentValue = z
   .string()
   .min(1)
   .max(4096)
   .refine((value) => !value.startsWith('-'), 'must not start with "-"')
-  .refine((value) => !value.includes('\0'), 'must not contain NUL');
+  .refine((value) => !value.includes('\0'), noNul);
 
 const toolRule = argumentValue.refine((value) => !/[\r\n]/.test(value), 'must be a single line');
 
+/**
+ * A path to a JSON file. The CLI also takes the JSON itself in these flags (a value that starts
+ * with "{" once trimmed), and inline settings could install hooks that run commands with no
+ * approval: only paths are accepted (name a file that starts with "{" as "./{…").
+ */
+const configurationFilePath = argumentValue.refine((value) => !/^[{[]/.test(value.trim()), refusal('inline_json', 'must be the path of a JSON file; inline JSON is refused (write it to a file and pass its path)'));
+
+const appendSystemPrompt = z
+  .string()
+  .min(1)
+  .max(configurationLimits.appendSystemPromptBytes)
+  .refine((value) => !value.includes('\0'), noNul)
+  .refine((value) => utf8Bytes(value) <= configurationLimits.appendSystemPromptBytes, refusal('too_large', `must be at most ${configurationLimits.appendSystemPromptBytes.toLocaleString('en')} bytes in UTF-8`));
+
 export const EnvironmentVariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+const environment = z
+  .record(EnvironmentVariableName, z.string().max(configurationLimits.environmentBytes).refine((value) => !value.includes('\0'), noNul))
+  .check((context) => {
+    const entries = Object.entries(context.value);
+    if (entries.length > configurationLimits.environmentVariables) {
+      context.issues.push({ code: 'custom', input: undefined, ...refusal('environment_too_many', `at most ${configurationLimits.environmentVariables} variables; this has ${entries.length}`) });
+      return;
+    }
+    const bytes = entries.reduce((sum, [name, value]) => sum + utf8Bytes(name) + utf8Bytes(value) + 2, 0);
+    if (bytes > configurationLimits.environmentBytes) {
+      context.issues.push({ code: 'custom', input: undefined, ...refusal('environment_too_large', `at most ${configurationLimits.environmentBytes.toLocaleString('en')} bytes in all (NAME=value, UTF-8); this has ${bytes.toLocaleString('en')}`) });
+    }
+  });
 
 export const Effort = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
 export type Effort = z.infer<typeof Effort>;
@@ -28,14 +90,17 @@ export const SessionConfiguration = z.strictObject({
   agent: argumentValue.max(200).optional(),
   /** Omitted means the user's configured default. */
   permissionMode: PermissionMode.optional(),
-  settingsPath: argumentValue.optional(),
-  mcpConfigPath: argumentValue.optional(),
+  /** A settings file (never inline JSON). */
+  settingsPath: configurationFilePath.optional(),
+  /** An MCP configuration file (never inline JSON). */
+  mcpConfigPath: configurationFilePath.optional(),
   allowedTools: z.array(toolRule).max(200).optional(),
   disallowedTools: z.array(toolRule).max(200).optional(),
-  appendSystemPrompt: z.string().min(1).max(100_000).optional(),
+  /** Text added to the system prompt; any text (a leading "-" too), up to 100,000 UTF-8 bytes. */
+  appendSystemPrompt: appendSystemPrompt.optional(),
   additionalDirectories: z.array(argumentValue).max(50).optional(),
-  /** Extra environment for the agent process. Values are kept out of the event log. */
-  environment: z.record(EnvironmentVariableName, z.string().max(100_000)).optional(),
+  /** Extra environment for the agent process (at most 100 variables, 100,000 bytes). Values are kept out of the event log. */
+  environment: environment.optional(),
 });
 export type SessionConfiguration = z.infer<typeof SessionConfiguration>;
 

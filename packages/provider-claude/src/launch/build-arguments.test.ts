@@ -63,9 +63,14 @@ describe('buildClaudeArguments', () => {
     expect(joined).toContain('--agent reviewer');
     expect(joined).toContain('--settings /etc/settings.json');
     expect(joined).toContain('--mcp-config /etc/mcp.json');
-    expect(joined).toContain('--append-system-prompt Be brief.');
+    expect(argv).toContain('--append-system-prompt=Be brief.');
     expect(joined).toContain('--add-dir /data');
     expect(argv.slice(argv.indexOf('--allowedTools'), argv.indexOf('--allowedTools') + 3)).toEqual(['--allowedTools', 'Read', 'Bash(git diff:*)']);
     expect(argv.slice(argv.indexOf('--disallowedTools'))).toEqual(['--disallowedTools', 'WebFetch']);
+  });
+
+  it('keeps a system-prompt append that looks like flags one argument, joined to its flag', () => {
+    const argv = buildClaudeArguments({ configuration: { appendSystemPrompt: '--dangerously-skip-permissions\n--model x' }, conversation: { kind: 'new', providerSessionId: 'id' }, ephemeral: false });
+    expect(argv.filter((value) => value.includes('dangerously'))).toEqual(['--append-system-prompt=--dangerously-skip-permissions\n--model x']);
   });
 });

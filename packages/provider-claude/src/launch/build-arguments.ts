@@ -34,7 +34,8 @@ export function buildClaudeArguments({ configuration, conversation, ephemeral }:
   if (configuration.effort !== undefined) argv.push('--effort', configuration.effort);
   if (configuration.agent !== undefined) argv.push('--agent', configuration.agent);
   if (configuration.settingsPath !== undefined) argv.push('--settings', configuration.settingsPath);
-  if (configuration.appendSystemPrompt !== undefined) argv.push('--append-system-prompt', configuration.appendSystemPrompt);
+  // Free text may start with "-": joined to its flag by "=", it can never be read as a flag of its own.
+  if (configuration.appendSystemPrompt !== undefined) argv.push(`--append-system-prompt=${configuration.appendSystemPrompt}`);
   if (ephemeral) argv.push('--no-session-persistence');
   // Variadic flags take every following value up to the next flag, so each list is closed by
   // the flag after it; values were validated never to start with "-".

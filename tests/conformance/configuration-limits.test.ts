@@ -1,0 +1,36 @@
+import { textReply } from '@tether/fake-anthropic-api';
+import { agentErrorOf, answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
+import { expect, it } from 'vitest';
+import { describeTransports, turnRequests } from './conformance-harness.js';
+
+describeTransports('configuration limits', ({ start }) => {
+  it('passes a system-prompt append that looks like a flag to the model as text, never as a flag', async () => {
+    const environment = await start();
+    environment.api.enqueue(textReply('Appended.'));
+    const runtime = await environment.runtime();
+    // The CLI scans its whole argv for "--agent-teams" before parsing: as an argument of its own, this text would switch agent teams on.
+    const append = '--agent-teams';
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, appendSystemPrompt: append });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('Appended.');
+    const body = turnRequests(environment)[0]!.body as { system: { text: string }[]; tools: { name: string; input_schema: { properties: Record<string, unknown> } }[] };
+    expect(body.system.map((block) => block.text).join('\n')).toContain(append);
+    const agentTool = body.tools.find((tool) => tool.name === 'Agent');
+    expect(Object.keys(agentTool!.input_schema.properties)).not.toContain('team_name');
+  });
+
+  it('refuses inline settings JSON and an oversized environment before anything is recorded or started', async () => {
+    const environment = await start();
+    const runtime = await environment.runtime();
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const inline = await agentErrorOf(runtime.openSession({ workspace, settingsPath: '{"hooks":{"PreToolUse":[]}}' }));
+    expect(inline.code).toBe('invalid_command');
+    expect(inline.details).toMatchObject({ reason: 'inline_json' });
+    const oversized = await agentErrorOf(runtime.openSession({ workspace, environment: { BLOB: 'x'.repeat(99_000), MORE: 'y'.repeat(2_000) } }));
+    expect(oversized.code).toBe('invalid_command');
+    expect(oversized.details).toMatchObject({ reason: 'environment_too_large' });
+    expect(oversized.message).toContain('environment');
+    expect(await runtime.listSessions()).toEqual([]);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+});
