@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 // The `tether` executable. It is committed (not built) so npm can link it at install time,
 // before the build has produced dist/.
+import { existsSync } from 'node:fs';
+import { nodeVersionProblem } from './node-version-check.js';
+
+const problem = nodeVersionProblem(process.versions.node, existsSync(new URL('../../../dev', import.meta.url)));
+if (problem !== null) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
 try {
   await import('../dist/bin.js');
 } catch (error) {
