@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { type ClaudeTestEnvironment, type ClaudeTestEnvironmentOptions, createClaudeTestEnvironment } from '@tether/testkit';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon, DaemonOptions } from '../../packages/daemon/src/index.js';
@@ -46,11 +46,11 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** A fake API, the real claude binary and a daemon that serves the built UI. */
-export async function startWebDaemon(options: Partial<DaemonOptions> = {}): Promise<{ environment: ClaudeTestEnvironment; daemon: Daemon }> {
+export async function startWebDaemon(options: Partial<DaemonOptions> = {}, environmentOptions: ClaudeTestEnvironmentOptions = {}): Promise<{ environment: ClaudeTestEnvironment; daemon: Daemon }> {
   if (!existsSync(path.join(webDist, 'index.html'))) {
     throw new Error(`The web UI is not built (${webDist} has no index.html): run "./dev npm run build" first (npm test does).`);
   }
-  const environment = await createClaudeTestEnvironment();
+  const environment = await createClaudeTestEnvironment(environmentOptions);
   const daemon = await startTestDaemon(environment, { staticDirectory: webDist, ...options });
   return { environment, daemon };
 }
@@ -147,14 +147,14 @@ export interface BrowserSuite {
  * test with its pages checked (nothing fetched from another origin, no CSP violation, no page
  * error), everything stopped after all.
  */
-export function browserSuite(): BrowserSuite {
+export function browserSuite(environmentOptions: ClaudeTestEnvironmentOptions = {}): BrowserSuite {
   let browser: Browser | undefined;
   let environment: ClaudeTestEnvironment | undefined;
   let daemon: Daemon | undefined;
   const contexts: BrowserContext[] = [];
   const problems: PageProblems[] = [];
   beforeAll(async () => {
-    ({ environment, daemon } = await startWebDaemon());
+    ({ environment, daemon } = await startWebDaemon({}, environmentOptions));
     browser = await launchBrowser();
   });
   afterEach(async () => {

@@ -6,9 +6,11 @@ export interface ControlsMenuProps {
   readonly capabilities: ProviderCapabilities | undefined;
   readonly busy: boolean;
   readonly currentMode: PermissionMode | null;
+  /** Modes the running agent cannot enter live: choosing one restarts it (never during a run). */
+  readonly modesRequiringRestart: readonly PermissionMode[];
   readonly onControl: (name: 'compact' | 'clear' | 'cost' | 'context') => void;
   readonly onSetModel: (model: string) => void;
-  readonly onSetMode: (mode: PermissionMode) => void;
+  readonly onSetMode: (mode: PermissionMode, restart: boolean) => void;
 }
 
 const controlButtons = [
@@ -18,8 +20,16 @@ const controlButtons = [
   { name: 'context', label: 'Context', description: 'Show context usage' },
 ] as const;
 
-/** Slash-command controls and settings, offered only where the session's provider supports them. */
-export function ControlsMenu({ capabilities, busy, currentMode, onControl, onSetModel, onSetMode }: ControlsMenuProps) {
+function modeLabel(mode: PermissionMode): string {
+  return permissionModeLabels[mode] ?? mode;
+}
+
+/**
+ * Slash-command controls and settings, offered only where the session's provider supports them. A
+ * mode the running agent cannot enter live says so in the list, and choosing it offers the restart
+ * (the agent stops now and starts again in that mode with the next turn) instead of failing.
+ */
+export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRestart, onControl, onSetModel, onSetMode }: ControlsMenuProps) {
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionMode>(currentMode ?? 'ask_before_edit');
   if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode)) return null;
@@ -27,9 +37,10 @@ export function ControlsMenu({ capabilities, busy, currentMode, onControl, onSet
     event.preventDefault();
     if (model.trim() !== '') onSetModel(model.trim());
   };
+  const restart = modesRequiringRestart.includes(mode);
   const submitMode = (event: FormEvent) => {
     event.preventDefault();
-    onSetMode(mode);
+    onSetMode(mode, restart);
   };
   return (
     <details className="controls-menu">
@@ -57,11 +68,19 @@ export function ControlsMenu({ capabilities, busy, currentMode, onControl, onSet
             <select aria-label="Permission mode" value={mode} onChange={(event) => setMode(PermissionMode.parse(event.target.value))}>
               {PermissionMode.options.map((option) => (
                 <option key={option} value={option}>
-                  {permissionModeLabels[option] ?? option}
+                  {modesRequiringRestart.includes(option) ? `${modeLabel(option)} (restarts the agent)` : modeLabel(option)}
                 </option>
               ))}
             </select>
-            <button type="submit">Set mode</button>
+            <button type="submit" disabled={restart && busy}>
+              {restart ? `Restart in ${modeLabel(mode)}` : 'Set mode'}
+            </button>
+            {restart ? (
+              <p className="controls-note" role="note">
+                The running agent cannot switch to {modeLabel(mode)}. Restarting stops it now and starts it again in {modeLabel(mode)} with your next turn; the
+                conversation continues. {busy ? 'Available once the run ends.' : ''}
+              </p>
+            ) : null}
           </form>
         ) : null}
       </div>

@@ -66,6 +66,22 @@ describe('the conversation state', () => {
     expect(withdrawn.interactions[interactionRef]?.result).toBe('withdrawn');
   });
 
+  it('moves agentSeq only on events that can change which modes need a restart', () => {
+    const state = fold([
+      { type: 'session.opened', provider: 'claude', workspace: { kind: 'directory', path: '/repo' }, configuration: {}, ephemeral: false, reopened: false },
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },
+      { type: 'session.process_started', pid: 42, startTime: null, marker: 'm' },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: 'Hello' },
+      { type: 'run.completed', runId, outcome: 'succeeded' },
+    ]);
+    expect(state.agentSeq).toBe(3);
+    const stopped = applyEvent(state, { type: 'session.process_stopped', reason: 'released', sessionId, seq: 6, at: 'x' });
+    expect(stopped.agentSeq).toBe(6);
+    const moded = applyEvent(stopped, { type: 'session.mode_changed', mode: 'bypass', source: 'command', sessionId, seq: 7, at: 'x' });
+    expect(moded).toMatchObject({ agentSeq: 7, mode: 'bypass' });
+    expect(applyEvent(moded, { type: 'diagnostic', level: 'debug', code: 'x', sessionId, seq: 8, at: 'x' }).agentSeq).toBe(7);
+  });
+
   it('marks a control run and keeps its output, and a stop request', () => {
     const state = fold([
       { type: 'run.started', runId, input: null, inputRedacted: false, control: { name: 'cost' } },

@@ -54,6 +54,8 @@ export interface ConversationState {
   readonly model: string | null;
   readonly mode: PermissionMode | null;
   readonly closed: boolean;
+  /** The seq of the last event that can change which modes need an agent restart (process, mode, open, close). */
+  readonly agentSeq: number;
   readonly runs: readonly RunEntry[];
   readonly interactions: Readonly<Record<string, InteractionEntry>>;
   readonly totalUsage: TokenUsage;
@@ -66,6 +68,7 @@ export const emptyConversation: ConversationState = {
   model: null,
   mode: null,
   closed: false,
+  agentSeq: 0,
   runs: [],
   interactions: {},
   totalUsage: zeroUsage,
@@ -116,7 +119,20 @@ function inputText(event: Extract<ProtocolEvent, { type: 'run.started' }>): stri
 export function applyEvent(state: ConversationState, event: ProtocolEvent): ConversationState {
   if (event.seq <= state.lastSeq) return state;
   const next = foldEvent(state, event);
-  return { ...next, lastSeq: event.seq };
+  return { ...next, lastSeq: event.seq, agentSeq: changesAgent(event) ? event.seq : next.agentSeq };
+}
+
+function changesAgent(event: ProtocolEvent): boolean {
+  switch (event.type) {
+    case 'session.opened':
+    case 'session.closed':
+    case 'session.mode_changed':
+    case 'session.process_started':
+    case 'session.process_stopped':
+      return true;
+    default:
+      return false;
+  }
 }
 
 function foldEvent(state: ConversationState, event: ProtocolEvent): ConversationState {

@@ -11,6 +11,7 @@ import { activeRun, openInteractions } from './conversation-state.js';
 import { RunView } from './run-view.js';
 import { SessionActions } from './session-actions.js';
 import { useConversation } from './use-conversation.js';
+import { useModesRequiringRestart } from './use-modes-requiring-restart.js';
 
 /** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
 export interface SessionViewProps {
@@ -23,6 +24,7 @@ export interface SessionViewProps {
 export function SessionView({ sessionId, onStateChange, onDeleted }: SessionViewProps) {
   const { client, capabilities, tokenRefused } = useDaemon();
   const { conversation, stream, failure } = useConversation(sessionId);
+  const modesRequiringRestart = useModesRequiringRestart(sessionId, conversation.agentSeq);
   const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
@@ -142,16 +144,22 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
           capabilities={providerCapabilities}
           busy={run !== null || conversation.closed}
           currentMode={conversation.mode}
+          modesRequiringRestart={modesRequiringRestart.modes}
           onControl={(name) => void command(() => client.runControl({ sessionId, name })).catch(ignore)}
           onSetModel={(model) =>
             void command(() => client.setModel({ sessionId, model }))
               .then((receipt) => setNotice({ kind: 'info', text: `Model set to ${receipt.model}.` }))
               .catch(ignore)
           }
-          onSetMode={(mode: PermissionMode) =>
-            void command(() => client.setPermissionMode({ sessionId, mode }))
-              .then((receipt) => setNotice({ kind: 'info', text: `Permission mode set to ${permissionModeLabels[receipt.mode] ?? receipt.mode}.` }))
+          onSetMode={(mode: PermissionMode, restart: boolean) =>
+            void command(() => client.setPermissionMode({ sessionId, mode, ...(restart ? { restart } : {}) }))
+              .then((receipt) => {
+                const label = permissionModeLabels[receipt.mode] ?? receipt.mode;
+                setNotice({ kind: 'info', text: restart ? `Agent stopped: it starts again in ${label} mode with your next turn.` : `Permission mode set to ${label}.` });
+              })
               .catch(ignore)
+              // A refusal may mean the agent started or stopped meanwhile: read the modes again.
+              .finally(modesRequiringRestart.refresh)
           }
         />
       </div>
