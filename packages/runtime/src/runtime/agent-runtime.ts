@@ -38,6 +38,7 @@ import { SessionLog, now, withRunEndCancellations } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { checkWorkspace } from './workspace-check.js';
+import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { TypedCommands } from './typed-commands.js';
 
@@ -55,6 +56,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly entries: SessionCache;
   private readonly reads: SessionReads;
   private readonly runWaiters: RunWaiters;
+  private readonly openSessions: OpenSessionLimit;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
@@ -82,6 +84,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       // Its counter is restored from the row if the session is needed again.
       onEvict: (entry) => this.writer.forget(entry.record.sessionId),
     });
+    this.openSessions = new OpenSessionLimit({ max: options.maxOpenSessions ?? defaultMaxOpenSessions, countOpen: () => this.entries.countOpen() });
     this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries });
   }
 
@@ -142,7 +145,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private handle(command: Command, fingerprint: string): Promise<Receipt> {
     switch (command.type) {
       case 'open_session':
-        return command.continueSession === undefined ? this.openNew(command, fingerprint) : this.reopen(command, fingerprint);
+        return command.continueSession === undefined ? this.openSessions.hold((counted) => this.openNew(command, fingerprint, counted)) : this.reopen(command, fingerprint);
       case 'submit_turn':
         return this.submit(command, fingerprint);
       case 'interrupt_run':
@@ -192,7 +195,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return (part) => acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
   }
 
-  private async openNew(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {
+  private async openNew(command: OpenSessionCommand, fingerprint: string, counted: () => void): Promise<Receipt> {
     const providerName = command.provider ?? this.defaultProvider;
     const provider = this.providerMap.get(providerName);
     if (!provider) {
@@ -210,6 +213,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     await entry.attachProvider(this.emitFor(entry));
     const receipt: Receipt = { type: 'open_session', commandId: command.commandId, sessionId: record.sessionId };
     this.entries.add(entry);
+    counted();
     try {
       await this.write(entry, [{ type: 'session.opened', provider: providerName, workspace, configuration: describeConfiguration(record.configuration), ephemeral: record.ephemeral, reopened: false }], receipt, fingerprint);
     } catch (error) {
@@ -229,7 +233,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
       throw unsupported(entry.provider, 'continue a closed session\'s conversation (resume); open a new session instead', 'resume');
     }
     await entry!.teardown;
-    await this.write(entry!, decision.events, { type: 'open_session', commandId: command.commandId, sessionId }, fingerprint);
+    const write = () => this.write(entry!, decision.events, { type: 'open_session', commandId: command.commandId, sessionId }, fingerprint);
+    // Reopening a closed session opens one more; an open one stays as it is.
+    await (decision.events.length > 0 ? this.openSessions.hold(write) : write());
     return { type: 'open_session', commandId: command.commandId, sessionId };
   }
 

@@ -43,6 +43,12 @@ export interface AgentRuntimeOptions {
    * used); any other closed session is read back from the store when a command or read needs it.
    */
   readonly closedSessionCacheSize?: number;
+  /**
+   * At most this many open sessions (default 5,000): open_session beyond it, or reopening a closed
+   * one, is refused with capacity_exceeded (details.reason "open_session_limit") until some close.
+   * Sessions already open when the runtime starts are all loaded, whatever their number.
+   */
+  readonly maxOpenSessions?: number;
   /** Host policy: mark a question set sensitive, so its answers are redacted in the log and in events. */
   readonly isSensitive?: (request: QuestionSetRequest) => boolean;
 }

@@ -36,6 +36,13 @@ export class SessionCache {
     return this.resident.get(sessionId);
   }
 
+  /** How many sessions are open (every open session is in memory). */
+  countOpen(): number {
+    let open = 0;
+    for (const entry of this.resident.values()) if (entry.record.state !== 'closed') open += 1;
+    return open;
+  }
+
   /** Every session in memory right now. */
   entries(): SessionEntry[] {
     return [...this.resident.values()];
