@@ -153,19 +153,25 @@ describeTransports('permission modes', ({ start }) => {
     expect((await sessionSequence(runtime, sessionId)).filter((token) => token.startsWith('session.mode_changed'))).toEqual(['session.mode_changed:ask_before_edit:provider', 'session.mode_changed:auto_edit:provider']);
   });
 
-  it('refuses a mode the running agent cannot enter with requires_restart, and says so in advance', async () => {
+  it('refuses a mode the running agent cannot enter with requires_restart, says so in advance (and in the snapshot), and restarts into it when asked', async () => {
     const environment = await start();
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     // Before any process runs, bypass just applies to the next launch.
     expect(await runtime.requiresRestartFor(sessionId, 'bypass')).toBe(false);
+    expect((await runtime.getSession(sessionId)).modesRequiringRestart).toEqual([]);
     environment.api.enqueue(textReply('Hi.'));
     await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
     expect(await runtime.requiresRestartFor(sessionId, 'bypass')).toBe(true);
     expect(await runtime.requiresRestartFor(sessionId, 'plan')).toBe(false);
+    expect((await runtime.getSession(sessionId)).modesRequiringRestart).toEqual(['bypass']);
     const error = await agentErrorOf(runtime.setPermissionMode({ sessionId, mode: 'bypass' }));
     expect(error.code).toBe('requires_restart');
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('ask_before_edit');
+    // Asked to, the runtime stops the agent instead; the mode applies from its next launch.
+    expect((await runtime.setPermissionMode({ sessionId, mode: 'bypass', restart: true })).mode).toBe('bypass');
+    expect(await runtime.getSession(sessionId)).toMatchObject({ permissionMode: 'bypass', modesRequiringRestart: [], configuration: { permissionMode: 'bypass' } });
+    expect((await runtime.readEvents(sessionId)).slice(-2)).toMatchObject([{ type: 'session.process_stopped', reason: 'released' }, { type: 'session.mode_changed', mode: 'bypass', source: 'command' }]);
   });
 
   it('plan mode: the plan the model wrote to its plan file reaches the host in the ExitPlanMode approval; approving can choose the mode to continue in', async () => {
