@@ -133,6 +133,18 @@ describe('tether commands through a daemon', () => {
     expect(requests.at(-1)!.view!.headers['user-agent']).toMatch(/sdk-ts/);
   });
 
+  it('serve --max-open-sessions: one session too many is refused with capacity_exceeded until one closes', async () => {
+    const url = await serve(['--max-open-sessions', '1']);
+    const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
+    const workspace = { kind: 'directory' as const, path: path.join(root, 'workspace') };
+    const { sessionId } = await client.openSession({ workspace });
+    const refused = await client.openSession({ workspace }).then(() => null, (error: unknown) => error as { code?: string; message?: string });
+    expect(refused).toMatchObject({ code: 'capacity_exceeded', message: expect.stringContaining('--max-open-sessions') });
+    await client.closeSession({ sessionId });
+    expect((await client.openSession({ workspace })).sessionId).toMatch(/^ses_/);
+    expect((await tether(['serve', '--max-open-sessions', 'lots'])).stderr).toContain('--max-open-sessions takes a whole number');
+  });
+
   it('attach follows a session and answers its prompt from --answers; Ctrl-C detaches', async () => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();

@@ -18,6 +18,8 @@ export interface DaemonOptions {
   readonly shutdownGraceMs?: number;
   /** A pino logger (or anything with its methods), or options for a new one writing JSON to stdout. */
   readonly logger?: DaemonLogger | LoggerOptions;
+  /** At most this many open sessions (the runtime's maxOpenSessions, default 5,000); beyond it open_session answers capacity_exceeded. */
+  readonly maxOpenSessions?: number;
   /** Events a subscriber may fall behind by before it is cut off (default 10,000). */
   readonly subscriberBufferEvents?: number;
   /** Bytes a subscriber may fall behind by before it is cut off (default 16 MiB). */

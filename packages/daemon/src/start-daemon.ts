@@ -103,6 +103,7 @@ async function createRuntime(options: DaemonOptions, dataDir: string, logger: Da
     return await createAgentRuntime({
       providers: options.providers ?? [createClaudeProvider()],
       store,
+      ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
       onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
     });
   } catch (error) {

@@ -10,12 +10,14 @@ import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--no-web]
+                    [--startup-timeout SECONDS] [--max-open-sessions N] [--no-web]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
+--max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
+capacity_exceeded until some are closed.
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
@@ -34,6 +36,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         transport: { type: 'string' },
         'no-web': { type: 'boolean' },
         'startup-timeout': { type: 'string' },
+        'max-open-sessions': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -41,6 +44,10 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }
   const port = values.port === undefined ? 7437 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);
+  const maxOpenSessions = values['max-open-sessions'] === undefined ? undefined : Number(values['max-open-sessions']);
+  if (maxOpenSessions !== undefined && (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1)) {
+    throw new UsageError(`--max-open-sessions takes a whole number of at least 1, not "${values['max-open-sessions']}".`);
+  }
   const host = values.host ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     context.stderr.write(`tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`);
@@ -64,6 +71,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       }),
     ],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
+    ...(maxOpenSessions === undefined ? {} : { maxOpenSessions }),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
   });
   // The stop handlers (SIGINT, SIGTERM, SIGHUP) are in place before anyone can learn the URL.
