@@ -8,13 +8,15 @@ import { UsageError } from '../usage-error.js';
 
 type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
-/** Parses a daemon command's arguments (adding --server, --data-dir, --json) and connects to the daemon. */
-export async function daemonCommand<Extra extends OptionSpec>(
-  argv: readonly string[],
-  context: CliContext,
-  usage: string,
-  extra: Extra = {} as Extra,
-): Promise<{ client: TetherClient; values: Record<string, string | boolean | string[] | undefined>; positionals: string[] }> {
+export interface ParsedDaemonCommand {
+  readonly values: Record<string, string | boolean | string[] | undefined>;
+  readonly positionals: string[];
+  readonly dataDir: string;
+  readonly server: string | undefined;
+}
+
+/** Parses a daemon command's arguments (adding --server, --data-dir, --json). */
+export function parseDaemonCommand<Extra extends OptionSpec>(argv: readonly string[], context: CliContext, usage: string, extra: Extra = {} as Extra): ParsedDaemonCommand {
   let parsed;
   try {
     parsed = parseArgs({
@@ -30,8 +32,19 @@ export async function daemonCommand<Extra extends OptionSpec>(
   const dataDirOption = values['data-dir'];
   const dataDir = resolveDataDir({ dataDir: typeof dataDirOption === 'string' ? path.resolve(context.cwd, dataDirOption) : undefined, environment: context.environment });
   const server = typeof values.server === 'string' ? values.server : undefined;
+  return { values, positionals: parsed.positionals, dataDir, server };
+}
+
+/** Parses a daemon command's arguments and connects to the daemon (one is required). */
+export async function daemonCommand<Extra extends OptionSpec>(
+  argv: readonly string[],
+  context: CliContext,
+  usage: string,
+  extra: Extra = {} as Extra,
+): Promise<{ client: TetherClient; values: Record<string, string | boolean | string[] | undefined>; positionals: string[] }> {
+  const { values, positionals, dataDir, server } = parseDaemonCommand(argv, context, usage, extra);
   const client = await requireDaemon({ server, dataDir, environment: context.environment });
-  return { client, values, positionals: parsed.positionals };
+  return { client, values, positionals };
 }
 
 export function oneSessionId(positionals: readonly string[], usage: string): string {

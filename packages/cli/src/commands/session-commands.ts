@@ -2,10 +2,12 @@ import { SessionState, type SessionSnapshot } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
-import { daemonCommand, oneSessionId } from './daemon-options.js';
+import { daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
+import { withSessionReader } from './local-sessions.js';
 
 const common = '[--server URL] [--data-dir DIR]';
-export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${common}`;
+export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${common}
+  (from the daemon if one runs, else from the data dir itself)`;
 export const showUsage = `usage: tether show SESSION [--json] ${common}`;
 export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
 export const closeUsage = `usage: tether close SESSION ${common}`;
@@ -15,12 +17,13 @@ function describe(session: SessionSnapshot): string {
   return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(session.workspace.path)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
 }
 
-/** `tether sessions`: the daemon's sessions, waiting-for-you first, then newest first. */
+/** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */
 export async function sessionsCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values } = await daemonCommand(argv, context, sessionsUsage, { state: { type: 'string' } });
+  const command = parseDaemonCommand(argv, context, sessionsUsage, { state: { type: 'string' } });
+  const { values } = command;
   const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
   if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
-  const sessions = await client.listAllSessions(state?.success ? { state: state.data } : {});
+  const sessions = await withSessionReader(command, context, (reader) => reader.listAllSessions(state?.success ? { state: state.data } : {}));
   const ordered = [...sessions].sort((a, b) => Number(b.state === 'waiting') - Number(a.state === 'waiting'));
   if (values.json) {
     context.stdout.write(`${JSON.stringify(ordered)}\n`);
@@ -31,10 +34,12 @@ export async function sessionsCommand(argv: readonly string[], context: CliConte
   return 0;
 }
 
-/** `tether show SESSION`: one session's snapshot. */
+/** `tether show SESSION`: one session's snapshot (from the daemon, or the data dir without one). */
 export async function showCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, showUsage);
-  const session = await client.getSession(oneSessionId(positionals, showUsage));
+  const command = parseDaemonCommand(argv, context, showUsage);
+  const { values, positionals } = command;
+  const sessionId = oneSessionId(positionals, showUsage);
+  const session = await withSessionReader(command, context, (reader) => reader.getSession(sessionId));
   if (values.json) {
     context.stdout.write(`${JSON.stringify(session)}\n`);
     return 0;

@@ -1,0 +1,131 @@
+import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type FakeAnthropicApi, startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
+import type { SessionSnapshot } from '@tether/protocol';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { fakeClaudeCliPath, fakeCliScript, testClaudePath } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandEnvironment } from './test-support/command-environment.js';
+import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+
+let root: string;
+let workspace: string;
+let api: FakeAnthropicApi;
+let environment: Record<string, string>;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-local-')));
+  workspace = path.join(root, 'workspace');
+  await Promise.all([mkdir(path.join(root, 'home')), mkdir(workspace), mkdir(path.join(root, 'elsewhere')), mkdir(path.join(root, 'tmp'))]);
+  api = await startFakeAnthropicApi();
+  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
+});
+
+afterEach(async () => {
+  await api.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+function tether(args: readonly string[], env: Record<string, string> = environment): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: workspace, environment: env }).finished;
+}
+
+async function firstSession(): Promise<string> {
+  api.enqueue(textReply('First answer.'));
+  const first = await tether(['run', 'Remember KIWI']);
+  expect(first.code, first.stderr).toBe(0);
+  const match = /session (ses_[0-9a-f]{32})/.exec(first.stderr);
+  if (!match) throw new Error(`no session id in: ${first.stderr}`);
+  return match[1]!;
+}
+
+describe('tether run --resume with --cwd', () => {
+  it("accepts the session's own directory (also through a symlink) and refuses another one, changing nothing", async () => {
+    const sessionId = await firstSession();
+    api.enqueue(textReply('Same place.'));
+    const viaLink = path.join(root, 'link-to-workspace');
+    await symlink(workspace, viaLink);
+    const same = await tether(['run', '--resume', sessionId, '--cwd', viaLink, 'Again']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe('Same place.\n');
+
+    const turnsBefore = api.requests.filter((request) => request.kind === 'turn').length;
+    const elsewhere = await tether(['run', '--resume', sessionId, '--cwd', path.join(root, 'elsewhere'), 'Move']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`is not the workspace of ${sessionId} (${workspace})`);
+    expect(elsewhere.stderr).toContain('Drop --cwd');
+    expect(api.requests.filter((request) => request.kind === 'turn')).toHaveLength(turnsBefore);
+    const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
+    expect(shown.usage).toBeDefined();
+    expect(shown.lastRun?.outcome).toBe('succeeded');
+  });
+
+  it('still refuses --model and --permission-mode with --resume', async () => {
+    const result = await tether(['run', '--resume', `ses_${'0'.repeat(32)}`, '--model', 'opus', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--model and --permission-mode set up a new session');
+  });
+});
+
+describe('tether sessions and show without a daemon', () => {
+  it('read the data dir directly', async () => {
+    const sessionId = await firstSession();
+    const listed = await tether(['sessions', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const sessions = JSON.parse(listed.stdout) as SessionSnapshot[];
+    expect(sessions.map((session) => session.sessionId)).toEqual([sessionId]);
+    expect(sessions[0]!.workspace.path).toBe(workspace);
+
+    const human = await tether(['sessions']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(sessionId);
+
+    const shown = await tether(['show', sessionId, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ sessionId, state: 'idle', lastRun: { outcome: 'succeeded' } });
+
+    const unknown = await tether(['show', `ses_${'0'.repeat(32)}`]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('[session_not_found]');
+  });
+
+  it('say which process holds the data dir when another one does, and what to do', async () => {
+    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    try {
+      for (const args of [['sessions'], ['show', `ses_${'0'.repeat(32)}`]]) {
+        const result = await tether(args);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain('[data_dir_in_use]');
+        expect(result.stderr).toContain(`process ${process.pid}`);
+        expect(result.stderr).toContain('tether serve');
+        expect(result.stderr).not.toContain('Start one with');
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('tether run --startup-timeout', () => {
+  it('takes a positive number of seconds', async () => {
+    for (const value of ['0', '-3', 'soon', '']) {
+      const result = await tether(['run', `--startup-timeout=${value}`, 'hi']);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr).toContain('--startup-timeout takes a positive number of seconds');
+    }
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('reaches the provider: an agent that never writes a frame fails the run provider_stalled', async () => {
+    const silent = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([[{ hang: true }]]) };
+    const result = await tether(['run', '--json', '--startup-timeout', '0.5', 'Anyone there?'], silent);
+    expect(result.code).toBe(1);
+    const completed = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; outcome?: string; error?: { code: string; details?: { phase?: string } } })
+      .find((event) => event.type === 'run.completed');
+    expect(completed).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled', details: { phase: 'startup' } } });
+  });
+});
