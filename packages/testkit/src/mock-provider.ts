@@ -5,6 +5,7 @@ import type {
   AgentProviderV1Part,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
+  AgentProviderV1StopOptions,
   AgentProviderV1StopReason,
 } from '@tether/provider-spec';
 
@@ -66,7 +67,7 @@ export interface MockProviderOptions {
   readonly capabilities?: Partial<AgentProviderV1Capabilities>;
   readonly openError?: Error;
   /** Called for each stop; throw to simulate a teardown that fails. */
-  readonly stop?: (reason: AgentProviderV1StopReason, session: MockProviderSession) => void | Promise<void>;
+  readonly stop?: (reason: AgentProviderV1StopReason, session: MockProviderSession, options: AgentProviderV1StopOptions) => void | Promise<void>;
   /** Called for each interrupt (e.g. to emit the run's completion); throw to refuse it. */
   readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
@@ -103,9 +104,9 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
           session.turns.push({ runId: turn.runId, input: turn.input });
           await script({ runId: turn.runId, input: turn.input, emit: session.emit, session });
         },
-        async doStop(reason) {
+        async doStop(reason, stopOptions = {}) {
           session.stops.push(reason);
-          await options.stop?.(reason, session);
+          await options.stop?.(reason, session, stopOptions);
         },
         async doControl({ runId, name, argument }) {
           session.turns.push({ runId, input: [{ type: 'text', text: `/${name}${argument === undefined ? '' : ` ${argument}`}` }] });
