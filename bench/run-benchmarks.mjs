@@ -7,7 +7,9 @@
 // open/turn/close cycles; plus the daemon scenario (bench/lib/daemon-scenario.mjs): 20 concurrent
 // turns through `startDaemon` in its own process vs in-process, fan-out to 100 subscribers, daemon
 // RSS; plus the transport scenario (bench/lib/transport-comparison.mjs): the main scenario's turns
-// through the Claude provider's cli and sdk transports, paired. It reports; it does not fail the
+// through the Claude provider's cli and sdk transports, paired; plus, only when asked for (--scenarios load),
+// the load scenario (bench/lib/load-scenario.mjs): 1,000 open sessions, 50 turns at once on random
+// ones with 8 processes, through a daemon. It reports; it does not fail the
 // build (exit 0 whatever the figures; non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
@@ -29,6 +31,7 @@ import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, mea
 import { descendantsOf } from './lib/proc.mjs';
 import { measureDaemon, summarizeDaemon } from './lib/daemon-scenario.mjs';
 import { measureTransports, summarizeTransports } from './lib/transport-comparison.mjs';
+import { measureLoad } from './lib/load-scenario.mjs';
 import { fmt, printReport } from './lib/report-lines.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -44,15 +47,16 @@ const lifecycleQuietWaitPerPairMs = 3_000;
 const lifecycleQuietWaitTotalMs = 30_000;
 /** The transport scenario's quiet wait in all (its 8 pairs take ~20 s; with the waits it stays under a minute). */
 const transportQuietWaitTotalMs = 15_000;
-const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'transports', 'daemon'];
+const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'transports', 'daemon', 'load'];
 const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak (default: all but soak)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load (default: all but soak and load)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
   '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
   '         daemon: [--daemon-sessions N (20)] [--daemon-repetitions N (3)] [--daemon-deltas N (200)] [--subscribers N (100)] [--fanout-deltas N (500)] [--fanout-turns N (3)]\n' +
-  '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]';
+  '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
+  '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]';
 
 function parseArguments(argv) {
   const options = {
@@ -75,6 +79,9 @@ function parseArguments(argv) {
     fanoutTurns: 3,
     fanoutPacedMs: 10,
     fanoutPacedTurns: 1,
+    loadSessions: 1000,
+    loadTurns: 50,
+    loadProcesses: 8,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -104,6 +111,9 @@ function parseArguments(argv) {
     else if (flag === '--fanout-turns') options.fanoutTurns = Number(value());
     else if (flag === '--fanout-paced-ms') options.fanoutPacedMs = Number(value());
     else if (flag === '--fanout-paced-turns') options.fanoutPacedTurns = Number(value());
+    else if (flag === '--load-sessions') options.loadSessions = Number(value());
+    else if (flag === '--load-turns') options.loadTurns = Number(value());
+    else if (flag === '--load-processes') options.loadProcesses = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -111,7 +121,7 @@ function parseArguments(argv) {
   }
   if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
-  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'transportRepetitions', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns']) {
+  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'transportRepetitions', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns', 'loadSessions', 'loadTurns', 'loadProcesses']) {
     if (!Number.isInteger(options[name]) || options[name] < 1) throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
   }
   const unknown = options.scenarios.filter((name) => !allScenarios.includes(name));
@@ -253,6 +263,7 @@ async function main() {
         sessions: options.sessions,
         soakCycles: options.soakCycles,
         transportRepetitions: options.transportRepetitions,
+        load: { sessions: options.loadSessions, turns: options.loadTurns, processes: options.loadProcesses },
         daemon: { sessions: options.daemonSessions, repetitions: options.daemonRepetitions, deltas: options.daemonDeltas, subscribers: options.subscribers, fanoutDeltas: options.fanoutDeltas, fanoutTurns: options.fanoutTurns, fanoutPacedMs: options.fanoutPacedMs, fanoutPacedTurns: options.fanoutPacedTurns },
         output: options.output,
         waitForQuiet: options.wait,
@@ -277,6 +288,7 @@ async function main() {
     if (['interrupt', 'lifecycle', 'crash', 'memory', 'soak'].some(selected)) report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
     if (selected('transports')) report.transports = await runTransportScenario({ options, context: { claudePath, environment, workspace, prompt, apiPid: api.pid } });
     if (selected('daemon')) report.daemon = await runDaemonScenario({ options, context: { claudePath, environment, workspace, apiPid: api.pid } });
+    if (selected('load')) report.load = await measureLoad({ claudePath, environment, workspace }, { sessions: options.loadSessions, turns: options.loadTurns, maxProcesses: options.loadProcesses, repoRoot, log: (line) => console.log(line) });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });

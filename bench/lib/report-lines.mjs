@@ -23,6 +23,7 @@ export function printReport(report, thresholds) {
   if (report.lifecycle) lines.push(...lifecycleReportLines(report));
   if (report.transports) lines.push(...transportReportLines(report));
   if (report.daemon) lines.push(...daemonReportLines(report));
+  if (report.load) lines.push(...loadReportLines(report.load));
   lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push(`  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`);
   console.log(lines.join('\n'));
@@ -244,5 +245,14 @@ function daemonReportLines(report) {
     lines.push(`      ${pad(`${variant.subscribers} x ${variant.kind}${variant.delayMs ? `, paced ${variant.delayMs} ms` : ''}`, 28)}${mib(variant.daemonConnectedRssKb)} -> ${mib(variant.daemonRssKb)} (${mib(variant.daemonHeapUsedBytes / 1024)}) -> ${mib(variant.daemonAfterGcRssKb)} (${mib(variant.daemonAfterGcHeapUsedBytes / 1024)}); peak ${mib(variant.daemonHwmKb)}`);
   }
   lines.push(`    cleanup: claude processes with the bench HOME killed after a leg: ${daemon.leftoverProcesses}; live at the end: ${daemon.finalLiveWithHome}`);
+  return lines;
+}
+
+function loadReportLines(load) {
+  const lines = [''];
+  lines.push(`  Load scenario: ${load.sessions} open sessions in a daemon (own process, ${load.maxProcesses} processes), ${load.turns} short turns at once on ${load.turns} random ones`);
+  lines.push(`    opened in ${fmt(load.openMs / 1000, 2)} s; last turn completed after ${fmt(load.lastTurnCompletedMs / 1000, 2)} s (turn p50 ${fmt(load.turnCompleted.p50)} p99 ${fmt(load.turnCompleted.p99)} ms)`);
+  lines.push(`    wait for a process (run.started -> session.process_started): p50 ${fmt(load.waitForProcess.p50)} p99 ${fmt(load.waitForProcess.p99)} ms; ${load.queued.count} queued: p50 ${fmt(load.queued.wait?.p50 ?? NaN)} p99 ${fmt(load.queued.wait?.p99 ?? NaN)} ms`);
+  lines.push(`    daemon memory per idle open session: ${fmt(load.memory.perIdleSession.rssKb, 1)} KiB RSS (${fmt(load.memory.perIdleSession.heapKb, 1)} KiB heap), after a full GC; claude processes alive at the end: ${load.claudeAliveAtEnd}`);
   return lines;
 }
