@@ -1,0 +1,130 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdtemp, rm, rmdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { textReply } from '@tether/fake-anthropic-api';
+import type { SessionSnapshot } from '@tether/protocol';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Daemon } from '../../packages/daemon/src/index.js';
+import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
+
+// A full disk under the data dir, for real: a size-limited tmpfs. Mounting needs root (CI and the
+// development machines run as root); without it this test fails and says so, it never passes silently.
+
+let environment: ClaudeTestEnvironment | undefined;
+let daemon: Daemon | undefined;
+let mountPoint: string | undefined;
+
+afterEach(async () => {
+  await daemon?.close();
+  await environment?.cleanup();
+  if (mountPoint) {
+    execFileSync('umount', [mountPoint]);
+    await rmdir(mountPoint);
+  }
+  daemon = undefined;
+  environment = undefined;
+  mountPoint = undefined;
+});
+
+async function mountSmallFileSystem(): Promise<string> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'tether-disk-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', directory], { stdio: 'pipe' });
+  } catch (error) {
+    await rmdir(directory);
+    throw new Error(`The disk-full test mounts a 4 MiB tmpfs and needs root (CAP_SYS_ADMIN) for it: ${String(error)}`);
+  }
+  return directory;
+}
+
+/** Writes until the file system refuses with ENOSPC; returns the filler's path. */
+function fillUp(directory: string): string {
+  const filler = path.join(directory, 'filler');
+  const descriptor = openSync(filler, 'w');
+  const block = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(descriptor, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(descriptor);
+  }
+  return filler;
+}
+
+describe('the data dir runs out of space', () => {
+  it('refuses a turn with store_failure and writes nothing, the daemon stays up, committed history survives, and the session goes on once there is space', async () => {
+    mountPoint = await mountSmallFileSystem();
+    const dataDir = path.join(mountPoint, 'data');
+    environment = await createClaudeTestEnvironment();
+    daemon = await startTestDaemon(environment, { dataDir });
+    const api = client(daemon);
+    const sessionId = await openSession(api, environment.workspace);
+    environment.api.enqueue(textReply('Committed answer.'), textReply('After the disk was freed.'));
+    const first = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
+    expect((await daemon.runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
+    const before = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
+
+    const filler = fillUp(mountPoint);
+    const refused = await api.request('POST', '/v1/commands', { body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Two.' }] } });
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toMatchObject({ error: { code: 'store_failure', retryable: true } });
+    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    // Nothing of the refused turn, in memory or on disk: the session is as it was.
+    expect(await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()).toEqual(before);
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+
+    await rm(filler);
+    const next = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
+    expect((await daemon.runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
+    await daemon.close();
+    daemon = undefined;
+
+    const store = await openSqliteStore({ dataDir });
+    try {
+      const events = await store.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+      expect(answerText(events)).toBe('Committed answer.After the disk was freed.');
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      expect(await store.getRun(first.runId)).toMatchObject({ status: 'completed', outcome: 'succeeded' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  // KNOWN DEFECT (issue 11): output the log cannot store is dropped after the background retries,
+  // run.completed included. The run stays `running` in the store for good (even after the space
+  // comes back), waitForRun never settles, the session's log has a run with no end, and the next
+  // turn is accepted. `it.fails` keeps this visible; it turns red once the runtime ends such a run
+  // with store_failure, and then becomes an ordinary `it`.
+  it.fails('KNOWN DEFECT: fails a run with store_failure when its output cannot be stored, and the run is terminal in the store', async () => {
+    mountPoint = await mountSmallFileSystem();
+    const dataDir = path.join(mountPoint, 'data');
+    environment = await createClaudeTestEnvironment();
+    daemon = await startTestDaemon(environment, { dataDir });
+    const sessionId = await openSession(client(daemon), environment.workspace);
+    environment.api.enqueue(textReply('Committed answer.'), textReply('Lost answer.'), textReply('Next.'));
+    const first = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
+    await daemon.runtime.waitForRun(first.runId);
+    // The run is recorded (its receipt is back); everything it produces from now on cannot be.
+    const second = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
+    const filler = fillUp(mountPoint);
+    const run = await daemon.runtime.waitForRun(second.runId, { signal: AbortSignal.timeout(6_000) });
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'store_failure' } });
+    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    await rm(filler);
+    const next = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
+    expect((await daemon.runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
+    await daemon.close();
+    daemon = undefined;
+    const store = await openSqliteStore({ dataDir });
+    try {
+      expect(await store.getRun(second.runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure' } });
+    } finally {
+      await store.close();
+    }
+  });
+});
