@@ -147,3 +147,86 @@ describe('tether run and terminating signals', () => {
     expect(events(result.stdout).at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
   });
 });
+
+/** `tether serve` on a free port; resolves once it listens, with a stop that waits for its exit. */
+async function serve(): Promise<{ stop: () => Promise<number | null> }> {
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => (listening = resolve));
+  let stderr = '';
+  const daemon = spawnTether(['serve', '--port', '0', '--no-web'], {
+    cwd: root,
+    environment,
+    onStderr: (text) => {
+      stderr += text;
+      if (stderr.includes('listening on')) listening();
+    },
+  });
+  await Promise.race([ready, daemon.finished.then((result) => Promise.reject(new Error(`tether serve exited (${result.code}): ${result.stderr}`)))]);
+  return {
+    stop: async () => {
+      daemon.child.kill('SIGTERM');
+      return (await daemon.finished).code;
+    },
+  };
+}
+
+describe('terminating signals through a daemon, and for demo and attach', () => {
+  it('SIGTERM to a tether run going through the daemon stops the daemon\'s run, then exits 143; the daemon keeps the session', async () => {
+    const daemon = await serve();
+    try {
+      api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Still here.'));
+      const run = startRun([]);
+      await run.streaming;
+      const signalledAt = performance.now();
+      process.kill(run.pid, 'SIGTERM');
+      const result = await run.finished;
+      console.info(`SIGTERM through the daemon: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+      expect(result.code, result.stderr).toBe(143);
+      const sessionId = events(result.stdout)[0]!.sessionId;
+      const shown = await spawnTether(['show', sessionId, '--json'], { cwd: root, environment }).finished;
+      expect(JSON.parse(shown.stdout)).toMatchObject({ state: 'idle', lastRun: { outcome: 'interrupted' } });
+      const sent = await spawnTether(['send', sessionId, 'Are you there?'], { cwd: root, environment }).finished;
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stdout).toBe('Still here.\n');
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  });
+
+  it('SIGHUP detaches tether attach with exit 129', async () => {
+    const daemon = await serve();
+    try {
+      api.enqueue(textReply('Hello.'));
+      const first = await spawnTether(['run', 'Hi'], { cwd: path.join(root, 'workspace'), environment }).finished;
+      const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
+      let attached!: () => void;
+      const isAttached = new Promise<void>((resolve) => (attached = resolve));
+      const attach = spawnTether(['attach', sessionId], { cwd: root, environment, onStderr: (text) => text.includes('attached to') && attached() });
+      await isAttached;
+      attach.child.kill('SIGHUP');
+      expect((await attach.finished).code).toBe(129);
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  });
+
+  it('SIGTERM to tether demo: the agent is stopped, nothing is left, exit 143', async () => {
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    let markerSeen!: (marker: string) => void;
+    const agentStarted = new Promise<string>((resolve) => (markerSeen = resolve));
+    const demo = spawnTether(['demo', '--json'], {
+      cwd: root,
+      environment: withoutCredentials,
+      onStdoutLine: (line) => {
+        const event = JSON.parse(line) as { type: string; marker?: string };
+        if (event.type === 'session.process_started') markerSeen(event.marker!);
+      },
+    });
+    const marker = await agentStarted;
+    demo.child.kill('SIGTERM');
+    const result = await demo.finished;
+    expect(result.code, result.stderr).toBe(143);
+    expect(processesWithEnvironment('TETHER_PROCESS_MARKER', marker)).toEqual([]);
+  });
+});
+
