@@ -73,28 +73,29 @@ function leftovers(marker: string): number[] {
   return [...new Set([...processesWithEnvironment('TETHER_PROCESS_MARKER', marker), ...processesWithEnvironment('HOME', environment.HOME!)])];
 }
 
-const signalCodes = [
-  ['SIGTERM', 143],
-  ['SIGHUP', 129],
+const midTurnCases = [
+  ['SIGTERM', 'cli', 143],
+  ['SIGHUP', 'cli', 129],
+  ['SIGTERM', 'sdk', 143],
 ] as const;
 
 describe('tether run and terminating signals', () => {
-  it.each(signalCodes)('%s mid-turn: the run ends interrupted, no process is left, the data dir is released, exit %i', async (signal, code) => {
+  it.each(midTurnCases)('%s mid-turn (transport %s): the run ends interrupted, no process is left, the data dir is released, exit %i', async (signal, transport, code) => {
     api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Resumed fine.'));
-    const run = startRun([]);
+    const run = startRun(['--transport', transport]);
     const marker = await run.marker;
     await run.streaming;
     const signalledAt = performance.now();
     process.kill(run.pid, signal);
     const result = await run.finished;
-    console.info(`${signal} mid-turn: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+    console.info(`${signal} mid-turn (${transport}): ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
     expect(result.code, result.stderr).toBe(code);
     expect(leftovers(marker)).toEqual([]);
     const printed = events(result.stdout);
     expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
     const sessionId = printed[0]!.sessionId;
     expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
-    const resumed = spawnTether(['run', '--resume', sessionId, 'Again'], { cwd: path.join(root, 'workspace'), environment });
+    const resumed = spawnTether(['run', '--transport', transport, '--resume', sessionId, 'Again'], { cwd: path.join(root, 'workspace'), environment });
     const again = await resumed.finished;
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('Resumed fine.\n');
