@@ -130,7 +130,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let tokens: TokenGuard | undefined;
   let metrics: DaemonMetrics | undefined;
   try {
-    tokens = new TokenGuard(dataDir, await ensureToken(dataDir));
+    const startToken = await ensureToken(dataDir);
+    if (startToken.replaced !== null) logger.warn({ reason: startToken.replaced }, 'the token file was not yours alone: its token is never accepted, a new one was written');
+    tokens = new TokenGuard(dataDir, startToken.token);
     metrics = new DaemonMetrics(runtime);
     const state: DaemonState = {
       runtime,

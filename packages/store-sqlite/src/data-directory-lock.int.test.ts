@@ -56,6 +56,11 @@ async function rejection(promise: Promise<unknown>): Promise<AgentError> {
   return error as AgentError;
 }
 
+/** A lock file as an earlier process of this user would have left it (private: others' locks are refused, see tests/daemon). */
+function writeLock(text: string): void {
+  writeFileSync(lockPath, text, { mode: 0o600 });
+}
+
 async function openAndClose(): Promise<void> {
   const store = await openSqliteStore({ dataDir });
   expect(parseLockOwner(readFileSync(lockPath, 'utf8'))).toBe(process.pid);
@@ -90,20 +95,20 @@ describe('one runtime per data directory', () => {
 
   it('takes over a lock whose owner is no longer running', async () => {
     const dead = await runChildScript('');
-    writeFileSync(lockPath, JSON.stringify({ pid: dead.pid, startedAt: '2025-01-01T00:00:00.000Z' }));
+    writeLock(JSON.stringify({ pid: dead.pid, startedAt: '2025-01-01T00:00:00.000Z' }));
     await openAndClose();
   });
 
   it('takes over a lock left under this very pid by an earlier process, or not written by Tether', async () => {
-    writeFileSync(lockPath, JSON.stringify({ pid: process.pid }));
+    writeLock(JSON.stringify({ pid: process.pid }));
     await openAndClose();
-    writeFileSync(lockPath, 'garbage');
+    writeLock('garbage');
     await openAndClose();
   });
 
   it('lets exactly one of several processes racing for a stale lock take it over', async () => {
     const dead = await runChildScript('');
-    writeFileSync(lockPath, JSON.stringify({ pid: dead.pid }));
+    writeLock(JSON.stringify({ pid: dead.pid }));
     const racers = Array.from({ length: 6 }, () => startChildScript(lockHolderScript({ onSignal: true })));
     try {
       await Promise.all(racers.map((racer) => racer.waitForLine((line) => line === 'waiting')));

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-const lockFileName = 'tether.lock';
+export const lockFileName = 'tether.lock';
 
 export interface DataDirectoryLock {
   readonly lockPath: string;
@@ -34,28 +34,62 @@ function processLockState(): ProcessLockState {
   return holder[stateKey];
 }
 
-const processStartedAt = new Date(Date.now() - process.uptime() * 1000).toISOString();
-
-/** Reads the owner pid from a lock file's text; null when the text is not a lock we wrote. */
-export function parseLockOwner(text: string): number | null {
+/**
+ * When a process started, in clock ticks since boot (field 22 of /proc/<pid>/stat); null without
+ * /proc (macOS, Windows) or once the process is gone. A pid is reused, its start time is not: the
+ * lock records it so a later opener can tell its owner from an unrelated process that got the same
+ * pid (after a reboot, or in a container where pids restart low). Kept here rather than shared with
+ * provider-claude's /proc reader: the store may not import a provider, no package both may import
+ * holds file-system code, and this file must load with Node built-ins alone (see the top).
+ */
+export function processStartTicks(pid: number): number | null {
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null) return null;
-    const pid = (parsed as { pid?: unknown }).pid;
-    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : null;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (the command name, in parentheses) may hold spaces and parentheses: count from its end.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3]);
+    return Number.isSafeInteger(ticks) ? ticks : null;
   } catch {
     return null;
   }
 }
 
-function isAlive(pid: number): boolean {
+const processStartedAt = new Date(Date.now() - process.uptime() * 1000).toISOString();
+const processStart = processStartTicks(process.pid);
+
+interface LockOwner {
+  readonly pid: number;
+  /** The owner's start in clock ticks since boot; null in a lock written without /proc or by an older Tether. */
+  readonly startTicks: number | null;
+}
+
+function parseLock(text: string): LockOwner | null {
   try {
-    process.kill(pid, 0);
-    return true;
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const { pid, startTicks } = parsed as { pid?: unknown; startTicks?: unknown };
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
+    return { pid, startTicks: typeof startTicks === 'number' && Number.isSafeInteger(startTicks) ? startTicks : null };
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the owner pid from a lock file's text; null when the text is not a lock we wrote. */
+export function parseLockOwner(text: string): number | null {
+  return parseLock(text)?.pid ?? null;
+}
+
+/** Whether the lock's owner still runs: its pid is alive and, where both are known, started when the lock says. */
+function isAlive(owner: LockOwner): boolean {
+  try {
+    process.kill(owner.pid, 0);
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  if (owner.startTicks === null) return true;
+  const actual = processStartTicks(owner.pid);
+  return actual === null || actual === owner.startTicks;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -79,7 +113,7 @@ function tryCreateLock(lockPath: string): HeldLock | null {
   const temporaryPath = `${lockPath}.${process.pid}.${randomUUID()}.tmp`;
   const descriptor = openSync(temporaryPath, 'wx', 0o600);
   try {
-    writeSync(descriptor, `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt })}\n`);
+    writeSync(descriptor, `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }) })}\n`);
     fsyncSync(descriptor);
     const { dev, ino } = fstatSync(descriptor);
     try {
@@ -119,8 +153,8 @@ function removeDeadFile(filePath: string): void {
 }
 
 function ownedByLiveProcess(text: string): boolean {
-  const ownerPid = parseLockOwner(text);
-  return ownerPid !== null && ownerPid !== process.pid && isAlive(ownerPid);
+  const owner = parseLock(text);
+  return owner !== null && owner.pid !== process.pid && isAlive(owner);
 }
 
 /**
@@ -183,7 +217,8 @@ function installExitHandler(state: ProcessLockState): void {
 
 /**
  * Takes `<dataDir>/tether.lock` for this process, or reports who holds it. A lock whose owner is
- * no longer running (or is this very pid, left by an earlier process) is taken over.
+ * no longer running (its pid gone, or now a process that started at another time than the lock
+ * records, or this very pid, left by an earlier process) is taken over.
  * The directory must exist.
  */
 export function acquireDataDirectoryLock(dataDir: string): LockAttempt {

@@ -1,16 +1,12 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { AgentError } from '@tether/protocol';
-import { acquireDataDirectoryLock, type DataDirectoryLock } from './data-directory-lock.js';
-
-/** Creates the data directory if missing, private to the user: it holds session configuration, environment values included. */
-export function ensureDataDirectory(dataDir: string): void {
-  const created = mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // mkdir's mode is filtered by the umask; say it once more for the directory we made.
-  if (created !== undefined) chmodSync(dataDir, 0o700);
-}
+import { acquireDataDirectoryLock, type DataDirectoryLock, lockFileName } from './data-directory-lock.js';
+import { checkPrivateDataFile } from './private-data-files.js';
 
 /** Takes the data directory for this runtime, or says who holds it and what to do. */
 export function claimDataDirectory(dataDir: string): DataDirectoryLock {
+  // A lock someone else wrote could name any live process and keep every runtime out.
+  checkPrivateDataFile(path.join(dataDir, lockFileName), 'Remove it (no Tether process of yours can be using a lock it did not write), or use another --data-dir.');
   const attempt = acquireDataDirectoryLock(dataDir);
   if (attempt.acquired) return attempt.lock;
   if (attempt.sameProcess) {

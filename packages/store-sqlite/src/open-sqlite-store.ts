@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { claimDataDirectory, ensureDataDirectory } from './data-directory.js';
+import { claimDataDirectory } from './data-directory.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
 import { openDatabase } from './open-database.js';
 import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { ensureDataDirectory } from './private-data-files.js';
 import { guardStore } from './store-failure.js';
 
 export interface SqliteStoreOptions {
-  /** The data directory; created (mode 0700) if missing. See resolveDataDir. */
+  /** The data directory; created (mode 0700) if missing, refused (data_dir_unsafe) if another user owns it or could write in it. See resolveDataDir. */
   readonly dataDir: string;
 }
 

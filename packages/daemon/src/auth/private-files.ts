@@ -1,17 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-
-/** Creates the data directory if missing, readable by its owner only (it holds the token). */
-export async function ensurePrivateDirectory(directory: string): Promise<void> {
-  const created = await mkdir(directory, { recursive: true, mode: 0o700 });
-  // mkdir's mode passes through the umask; say it again for the directory we made.
-  if (created !== undefined) await chmod(directory, 0o700);
-}
 
 /**
  * Writes a file only its owner can read, atomically: readers see the old content or the new one,
- * never a half-written file, and a rotated token never exists with wider permissions.
+ * never a half-written file, and a rotated token never exists with wider permissions. The rename
+ * replaces whatever was there, a file someone else planted included.
  */
 export async function writePrivateFile(filePath: string, content: string): Promise<void> {
   const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -23,11 +23,12 @@ const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
 describe('the token file', () => {
   it('is created on first use, private, in a private directory, and kept afterwards', async () => {
     expect(await readToken(dataDir)).toBeNull();
-    const token = await ensureToken(dataDir);
+    const { token, replaced } = await ensureToken(dataDir);
+    expect(replaced).toBeNull();
     expect(token).toMatch(/^tether_[A-Za-z0-9_-]{43}$/);
     expect(await modeOf(dataDir)).toBe(0o700);
     expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
-    expect(await ensureToken(dataDir)).toBe(token);
+    expect(await ensureToken(dataDir)).toEqual({ token, replaced: null });
     expect(await readToken(dataDir)).toBe(token);
   });
 
@@ -39,17 +40,22 @@ describe('the token file', () => {
     expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
   });
 
-  it('tightens a token file someone widened', async () => {
-    await ensureToken(dataDir);
+  // POSIX permissions: Windows has no equivalent of these mode bits.
+  it.skipIf(process.platform === 'win32')('is not read once widened: readToken refuses it, and a starting daemon replaces its token', async () => {
+    const { token } = await ensureToken(dataDir);
     await chmod(tokenFilePath(dataDir), 0o644);
-    await ensureToken(dataDir);
+    await expect(readToken(dataDir)).rejects.toMatchObject({ code: 'data_dir_unsafe', message: expect.stringContaining('tether token --rotate') });
+    const started = await ensureToken(dataDir);
+    expect(started.replaced).toBe('file_not_private');
+    expect(started.token).not.toBe(token);
     expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
+    expect(await readToken(dataDir)).toBe(started.token);
   });
 });
 
 describe('the token guard', () => {
   it('judges every check by the file as it is now, and reports a rotation once', async () => {
-    const guard = new TokenGuard(dataDir, await ensureToken(dataDir));
+    const guard = new TokenGuard(dataDir, (await ensureToken(dataDir)).token);
     const first = guard.token;
     let rotations = 0;
     guard.onRotated(() => (rotations += 1));
@@ -64,6 +70,11 @@ describe('the token guard', () => {
     await writeFile(tokenFilePath(dataDir), '');
     expect(guard.verify(second)).toBe(true);
     expect(guard.verify('')).toBe(false);
+    // Nor does a token in a file others can read: the token in effect stays.
+    await writeFile(tokenFilePath(dataDir), 'tether_widened\n', { mode: 0o644 });
+    await chmod(tokenFilePath(dataDir), 0o644);
+    expect(guard.verify('tether_widened')).toBe(false);
+    expect(guard.verify(second)).toBe(true);
     guard.stop();
   });
 });

@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDirectory, writePrivateFile } from './private-files.js';
+import { AgentError } from '@tether/protocol';
+import { ensureDataDirectory, readPrivateDataFile } from '@tether/store-sqlite';
+import { writePrivateFile } from './private-files.js';
 
 export const tokenFileName = 'daemon-token';
 
 // A recognisable prefix lets secret scanners and humans tell a Tether token from other strings.
 const tokenPrefix = 'tether_';
+
+// Whoever could write or read the file may know (or have chosen) its token: a new one is the fix.
+const untrustedTokenRemedy = 'Run `tether token --rotate` to replace it with a new private token.';
 
 export function tokenFilePath(dataDir: string): string {
   return path.join(path.resolve(dataDir), tokenFileName);
@@ -22,25 +26,35 @@ export function parseTokenFile(content: string): string | null {
   return token.length > 0 && !/\s/.test(token) ? token : null;
 }
 
-/** The daemon's current token, or null when none was generated yet (no daemon ever started here). */
+/**
+ * The token from the token file, or null when there is none yet (no daemon ever started here).
+ * Only a file that is ours alone (mode 0600) is read: one owned by another user, or readable by
+ * others, is refused with data_dir_unsafe, so no local command ever uses a token someone planted.
+ */
 export async function readToken(dataDir: string): Promise<string | null> {
-  try {
-    return parseTokenFile(await readFile(tokenFilePath(dataDir), 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const content = readPrivateDataFile(tokenFilePath(dataDir), untrustedTokenRemedy);
+  return content === null ? null : parseTokenFile(content);
 }
 
-/** The existing token (its file made 0600 again if it was widened), or a new one written to the file. */
-export async function ensureToken(dataDir: string): Promise<string> {
-  await ensurePrivateDirectory(path.resolve(dataDir));
-  const existing = await readToken(dataDir);
-  if (existing !== null) {
-    await chmod(tokenFilePath(dataDir), 0o600);
-    return existing;
+/** The token a daemon starts with, and why the file's old token was discarded (a data_dir_unsafe reason; null when it was kept). */
+export interface StartToken {
+  readonly token: string;
+  readonly replaced: string | null;
+}
+
+/**
+ * The existing token, or a new one written to the file. A token file that is not ours alone is
+ * never used: its token may be known to (or chosen by) someone else, so it is replaced by a new one.
+ */
+export async function ensureToken(dataDir: string): Promise<StartToken> {
+  let existing: string | null;
+  try {
+    existing = await readToken(dataDir);
+  } catch (error) {
+    if (!AgentError.isInstance(error) || error.code !== 'data_dir_unsafe') throw error;
+    return { token: await rotateToken(dataDir), replaced: error.details?.reason ?? 'file_not_private' };
   }
-  return rotateToken(dataDir);
+  return existing === null ? { token: await rotateToken(dataDir), replaced: null } : { token: existing, replaced: null };
 }
 
 /**
@@ -48,7 +62,7 @@ export async function ensureToken(dataDir: string): Promise<string> {
  * the change at once: the old token stops working, and open streams and sockets are closed.
  */
 export async function rotateToken(dataDir: string): Promise<string> {
-  await ensurePrivateDirectory(path.resolve(dataDir));
+  ensureDataDirectory(path.resolve(dataDir));
   const token = generateToken();
   await writePrivateFile(tokenFilePath(dataDir), `${token}\n`);
   return token;

@@ -1,5 +1,7 @@
-import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, statSync, watch } from 'node:fs';
 import path from 'node:path';
+import { AgentError } from '@tether/protocol';
+import { readPrivateDataFile } from '@tether/store-sqlite';
 import { secretsEqual } from './constant-time.js';
 import { parseTokenFile, tokenFileName, tokenFilePath } from './token-file.js';
 
@@ -59,17 +61,20 @@ export class TokenGuard {
     return () => this.listeners.delete(listener);
   }
 
-  /** Re-reads the token file if it changed. A missing or empty file keeps the token in effect. */
+  /** Re-reads the token file if it changed. A missing, empty or untrusted (not ours alone) file keeps the token in effect. */
   refresh(): void {
     const identity = identityOf(this.filePath);
     if (identity === null || sameIdentity(identity, this.identity)) return;
-    let token: string | null;
+    let content: string | null;
     try {
-      token = parseTokenFile(readFileSync(this.filePath, 'utf8'));
-    } catch {
+      content = readPrivateDataFile(this.filePath, '');
+    } catch (error) {
+      // A file that is not ours alone (planted, or widened) is never a source of tokens: the token in effect stays.
+      if (AgentError.isInstance(error) && error.code === 'data_dir_unsafe') this.identity = identity;
       return;
     }
     this.identity = identity;
+    const token = content === null ? null : parseTokenFile(content);
     if (token === null || token === this.current) return;
     this.current = token;
     for (const listener of this.listeners) listener();

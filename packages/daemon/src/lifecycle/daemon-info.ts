@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { readPrivateDataFile } from '@tether/store-sqlite';
 import { z } from 'zod';
 import { writePrivateFile } from '../auth/private-files.js';
 
@@ -33,17 +34,14 @@ export async function writeDaemonInfo(dataDir: string, info: DaemonInfo): Promis
 
 /**
  * The running daemon of a data directory, from its daemon.json; null when there is none, the file is
- * not ours, or its process is gone (a daemon killed with SIGKILL cannot remove the file). A pid can
+ * not one of ours (malformed), or its process is gone; data_dir_unsafe when the file is not ours alone
+ * (another user's, or writable by others) (a daemon killed with SIGKILL cannot remove the file). A pid can
  * be reused: confirm with GET /health before relying on it.
  */
 export async function readDaemonInfo(dataDir: string): Promise<DaemonInfo | null> {
-  let text: string;
-  try {
-    text = await readFile(infoPath(dataDir), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  // Local commands send the token to the url in this file: one someone else wrote is refused, never followed.
+  const text = readPrivateDataFile(infoPath(dataDir), 'Remove it: no daemon of yours wrote it, and the token is never sent to the address it names. Then start `tether serve` again.');
+  if (text === null) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

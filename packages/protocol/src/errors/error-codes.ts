@@ -17,6 +17,7 @@ export const errorCodeTable = {
   interaction_already_settled: { httpStatus: 409, exitCode: 1, retryable: false },
   requires_restart: { httpStatus: 409, exitCode: 1, retryable: false },
   data_dir_in_use: { httpStatus: 423, exitCode: 1, retryable: true },
+  data_dir_unsafe: { httpStatus: 500, exitCode: 1, retryable: false },
   store_failure: { httpStatus: 500, exitCode: 1, retryable: true },
   provider_unavailable: { httpStatus: 503, exitCode: 1, retryable: true },
   provider_configuration_refused: { httpStatus: 422, exitCode: 1, retryable: false },

@@ -1,0 +1,94 @@
+import { type Stats, chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { AgentError } from '@tether/protocol';
+
+// POSIX owners and mode bits: Windows has neither, and its ACLs are left to the user profile.
+const posix = process.platform !== 'win32';
+
+function modeText(stats: Stats): string {
+  return `0${(stats.mode & 0o777).toString(8)}`;
+}
+
+function unsafe(message: string, reason: string): AgentError {
+  return new AgentError({ code: 'data_dir_unsafe', message, details: { reason } });
+}
+
+/** Why `stats` is not ours alone, in words, or null when it is. */
+function foreignOwner(stats: Stats): string | null {
+  const uid = process.getuid!();
+  return stats.uid === uid ? null : `is owned by uid ${stats.uid}, not by you (uid ${uid})`;
+}
+
+/**
+ * Creates the data directory (mode 0700) if missing, or checks the one that exists. It holds the
+ * token, daemon.json and every session's configuration, so whoever can write in it can plant a token
+ * of their own (full API access) or a daemon.json that sends local commands, token and all, to their
+ * own server. So a directory owned by someone else, or writable by group or others, is refused: what
+ * is in it may already be planted, and only its owner can tell. One we own that others can merely
+ * read or enter is tightened to 0700 (nothing can have been planted there).
+ */
+export function ensureDataDirectory(dataDir: string): void {
+  const created = mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // mkdir's mode is filtered by the umask; say it once more for the directory we made.
+  if (created !== undefined) chmodSync(dataDir, 0o700);
+  if (!posix) return;
+  const stats = statSync(dataDir);
+  if (!stats.isDirectory()) throw unsafe(`The data directory ${dataDir} is not a directory. Pass --data-dir (or TETHER_HOME) a directory of your own.`, 'data_dir_not_directory');
+  const owner = foreignOwner(stats);
+  if (owner !== null) {
+    throw unsafe(`The data directory ${dataDir} ${owner}: its owner could plant a token or a daemon.json in it. Use a directory of your own (--data-dir or TETHER_HOME).`, 'data_dir_foreign');
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    throw unsafe(
+      `The data directory ${dataDir} is writable by other users (mode ${modeText(stats)}): anyone could have planted a token or a daemon.json in it. Check its contents (remove daemon-token and daemon.json if you did not write them), run \`chmod 700 ${dataDir}\`, and start again.`,
+      'data_dir_writable',
+    );
+  }
+  if ((stats.mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+}
+
+/**
+ * Says whether an existing file in the data directory is ours alone (owner, mode 0600 or stricter, a
+ * regular file), or throws data_dir_unsafe naming the file and what to do. Missing → false.
+ */
+export function checkPrivateDataFile(filePath: string, remedy: string): boolean {
+  let stats: Stats;
+  try {
+    stats = lstatSync(filePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  assertPrivate(filePath, stats, remedy);
+  return true;
+}
+
+function assertPrivate(filePath: string, stats: Stats, remedy: string): void {
+  if (!stats.isFile()) throw unsafe(`${filePath} is not a regular file, so it is not trusted. ${remedy}`, 'file_not_regular');
+  if (!posix) return;
+  const owner = foreignOwner(stats);
+  if (owner !== null) throw unsafe(`${filePath} ${owner}, so it is not trusted. ${remedy}`, 'file_foreign');
+  if ((stats.mode & 0o077) !== 0) throw unsafe(`${filePath} is readable or writable by other users (mode ${modeText(stats)}), so it is not trusted. ${remedy}`, 'file_not_private');
+}
+
+/**
+ * The text of a file in the data directory if it is ours alone (see checkPrivateDataFile), read
+ * through the descriptor that was checked (no swap between check and read, no symlink followed);
+ * null when it does not exist; data_dir_unsafe, with `remedy` in the message, when it is not private.
+ */
+export function readPrivateDataFile(filePath: string, remedy: string): string | null {
+  let descriptor: number;
+  try {
+    descriptor = openSync(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw unsafe(`${filePath} is a symbolic link, so it is not trusted. ${remedy}`, 'file_not_regular');
+    throw error;
+  }
+  try {
+    assertPrivate(filePath, fstatSync(descriptor), remedy);
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
+  }
+}

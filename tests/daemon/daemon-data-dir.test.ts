@@ -1,0 +1,171 @@
+// The data directory against other local users: what the daemon and local commands trust in it, and
+// what they refuse (docs/security.md, "Other users on the machine").
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AgentError } from '@tether/protocol';
+import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { readDaemonInfo, readToken, rotateToken } from '../../packages/daemon/src/index.js';
+import { processStartTicks } from '../../packages/store-sqlite/src/data-directory-lock.js';
+import { client, daemonPerTest, dataDirOf } from './daemon-test-helpers.js';
+
+const fixture = daemonPerTest();
+
+// Owners and mode bits are POSIX; making a file another user's needs root (as in CI's container).
+const posix = process.platform !== 'win32';
+const asRoot = posix && process.getuid?.() === 0;
+const otherUid = 65534;
+const planted = 'tether_planted-by-another-user';
+
+async function rejection(promise: Promise<unknown>): Promise<AgentError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(AgentError.isInstance(error), `rejects with an AgentError, not ${String(error)}`).toBe(true);
+  return error as AgentError;
+}
+
+function modeOf(filePath: string): number {
+  return statSync(filePath).mode & 0o777;
+}
+
+/** The data directory as a first daemon would leave it (private), before the test tampers with it. */
+async function privateDataDir(environment: ClaudeTestEnvironment): Promise<string> {
+  const dataDir = dataDirOf(environment);
+  await rotateToken(dataDir);
+  return dataDir;
+}
+
+describe.skipIf(!posix)('the data directory', () => {
+  it('is created 0700 with its token 0600', async () => {
+    const { environment } = await fixture.start();
+    const dataDir = dataDirOf(environment);
+    expect(modeOf(dataDir)).toBe(0o700);
+    expect(modeOf(path.join(dataDir, 'daemon-token'))).toBe(0o600);
+    expect(modeOf(path.join(dataDir, 'daemon.json'))).toBe(0o600);
+  });
+
+  it('is refused when others can write in it (0777): the message says to check it and chmod 700, and nothing is written', async () => {
+    const environment = await fixture.environment();
+    const dataDir = dataDirOf(environment);
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o777);
+    const error = await rejection(fixture.daemonOn(environment));
+    expect(error.code).toBe('data_dir_unsafe');
+    expect(error.details?.reason).toBe('data_dir_writable');
+    expect(error.message).toContain(`chmod 700 ${dataDir}`);
+    expect(error.message).toContain('Check its contents');
+    expect(existsSync(path.join(dataDir, 'daemon-token'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'tether.db'))).toBe(false);
+    expect(modeOf(dataDir)).toBe(0o777);
+    // Local commands refuse it too: no token is written where others could read or replace it.
+    expect((await rejection(rotateToken(dataDir))).code).toBe('data_dir_unsafe');
+  });
+
+  it('of ours that others can only read (0755) is tightened to 0700', async () => {
+    const environment = await fixture.environment();
+    const dataDir = dataDirOf(environment);
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    await fixture.daemonOn(environment);
+    expect(modeOf(dataDir)).toBe(0o700);
+  });
+
+  it.skipIf(!asRoot)('is refused when another user owns it, even with mode 0700', async () => {
+    const environment = await fixture.environment();
+    const dataDir = dataDirOf(environment);
+    mkdirSync(dataDir, { mode: 0o700 });
+    chownSync(dataDir, otherUid, otherUid);
+    const error = await rejection(fixture.daemonOn(environment));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'data_dir_foreign' } });
+    expect(error.message).toContain(`owned by uid ${otherUid}`);
+    expect(error.message).toContain('--data-dir');
+  });
+});
+
+describe.skipIf(!asRoot)('files another user wrote', () => {
+  it('a planted token file is never used: the daemon replaces it, the planted token gets 401, and local commands refuse to read it', async () => {
+    const environment = await fixture.environment();
+    const dataDir = await privateDataDir(environment);
+    const tokenPath = path.join(dataDir, 'daemon-token');
+    writeFileSync(tokenPath, `${planted}\n`);
+    chmodSync(tokenPath, 0o600);
+    chownSync(tokenPath, otherUid, otherUid);
+    const error = await rejection(readToken(dataDir));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
+    expect(error.message).toContain('tether token --rotate');
+
+    const daemon = await fixture.daemonOn(environment);
+    expect(daemon.token).not.toBe(planted);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(401);
+    expect((await client(daemon).request('GET', '/v1/sessions')).status).toBe(200);
+    expect(statSync(tokenPath)).toMatchObject({ uid: process.getuid!() });
+    expect(await readToken(dataDir)).toBe(daemon.token);
+  });
+
+  it('a token file swapped for a planted one while the daemon runs changes nothing', async () => {
+    const { environment, daemon, api } = await fixture.start();
+    const tokenPath = path.join(dataDirOf(environment), 'daemon-token');
+    const swapped = `${tokenPath}.swap`;
+    writeFileSync(swapped, `${planted}\n`, { mode: 0o600 });
+    chownSync(swapped, otherUid, otherUid);
+    renameSync(swapped, tokenPath);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(401);
+    expect((await api.request('GET', '/v1/sessions')).status).toBe(200);
+  });
+
+  it('a daemon.json another user wrote is refused, so no local command sends the token to the address it names', async () => {
+    const environment = await fixture.environment();
+    const dataDir = await privateDataDir(environment);
+    const infoPath = path.join(dataDir, 'daemon.json');
+    writeFileSync(infoPath, JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
+    chownSync(infoPath, otherUid, otherUid);
+    const error = await rejection(readDaemonInfo(dataDir));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
+    expect(error.message).toContain('Remove it');
+    // Ours, but writable by others: refused the same way.
+    chownSync(infoPath, process.getuid!(), process.getgid!());
+    chmodSync(infoPath, 0o666);
+    expect((await rejection(readDaemonInfo(dataDir))).details?.reason).toBe('file_not_private');
+  });
+
+  it('a lock file another user wrote is refused instead of keeping the daemon out', async () => {
+    const environment = await fixture.environment();
+    const dataDir = await privateDataDir(environment);
+    const lockPath = path.join(dataDir, 'tether.lock');
+    writeFileSync(lockPath, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
+    chownSync(lockPath, otherUid, otherUid);
+    const error = await rejection(fixture.daemonOn(environment));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
+    expect(error.message).toContain(lockPath);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
+  it('naming a live pid that started at another time (a reused pid) is taken over; with its real start time it holds', async () => {
+    const environment = await fixture.environment();
+    const dataDir = await privateDataDir(environment);
+    const lockPath = path.join(dataDir, 'tether.lock');
+    // An unrelated live process: the pid a dead daemon's lock names, reused.
+    const unrelated = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => unrelated.once('spawn', resolve));
+      const realStart = processStartTicks(unrelated.pid!);
+      expect(realStart).not.toBeNull();
+      const writeLock = (startTicks: number) => writeFileSync(lockPath, JSON.stringify({ pid: unrelated.pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks }), { mode: 0o600 });
+
+      writeLock(realStart!);
+      const held = await rejection(fixture.daemonOn(environment));
+      expect(held).toMatchObject({ code: 'data_dir_in_use', details: { ownerPid: unrelated.pid } });
+
+      writeLock(realStart! - 1);
+      const daemon = await fixture.daemonOn(environment);
+      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ pid: process.pid, startTicks: processStartTicks(process.pid) });
+      expect((await client(daemon).request('GET', '/v1/sessions')).status).toBe(200);
+    } finally {
+      unrelated.kill('SIGKILL');
+    }
+  });
+});
