@@ -36,12 +36,18 @@ function acquire(pool: ProcessPool, who: ReturnType<typeof member>, log: string[
   });
 }
 
+/** A pool of `limit` slots whose first slot is held by a busy member, `holder`. */
+async function poolWithHolder(limit: number, whenFull: 'queue' | 'fail') {
+  const log: string[] = [];
+  const pool = new ProcessPool({ limit, whenFull });
+  const holder = member('holder', log);
+  await acquire(pool, holder, log);
+  return { log, pool, holder };
+}
+
 describe('ProcessPool', () => {
   it('hands a waiter the slot of a holder that goes idle, once that holder\'s process has stopped', async () => {
-    const log: string[] = [];
-    const pool = new ProcessPool({ limit: 1, whenFull: 'queue' });
-    const holder = member('holder', log);
-    await acquire(pool, holder, log);
+    const { log, pool, holder } = await poolWithHolder(1, 'queue');
     const waiter = member('waiter', log);
     const granted = acquire(pool, waiter, log);
     expect(log).toEqual(['granted holder', 'queued waiter at 0']);
@@ -87,10 +93,7 @@ describe('ProcessPool', () => {
   });
 
   it('lets no newcomer past the queue: a freed slot goes to the first waiter', async () => {
-    const log: string[] = [];
-    const pool = new ProcessPool({ limit: 1, whenFull: 'queue' });
-    const holder = member('holder', log);
-    await acquire(pool, holder, log);
+    const { log, pool, holder } = await poolWithHolder(1, 'queue');
     const waiting = acquire(pool, member('waiter', log), log);
     pool.release(holder);
     const late = acquire(pool, member('late', log), log);
@@ -101,10 +104,7 @@ describe('ProcessPool', () => {
   });
 
   it('fails fast with capacity_exceeded when asked to and no process is idle; frees an idle one otherwise', async () => {
-    const log: string[] = [];
-    const pool = new ProcessPool({ limit: 1, whenFull: 'fail' });
-    const holder = member('holder', log);
-    await acquire(pool, holder, log);
+    const { log, pool, holder } = await poolWithHolder(1, 'fail');
     const error = await acquire(pool, member('refused', log), log).catch((caught: unknown) => caught);
     expect(AgentError.isInstance(error) && error.code).toBe('capacity_exceeded');
     expect(pool.queuedCount).toBe(0);
@@ -116,10 +116,7 @@ describe('ProcessPool', () => {
   });
 
   it('forgets a waiter whose session stopped', async () => {
-    const log: string[] = [];
-    const pool = new ProcessPool({ limit: 1, whenFull: 'queue' });
-    const holder = member('holder', log);
-    await acquire(pool, holder, log);
+    const { log, pool, holder } = await poolWithHolder(1, 'queue');
     const gone = member('gone', log);
     void acquire(pool, gone, log);
     const kept = acquire(pool, member('kept', log), log);
