@@ -3,7 +3,7 @@ import { CommandId, RunId, SessionId } from './identifiers.js';
 import { AnyInputPart } from './input.js';
 import { InteractionAnswer, InteractionRef } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
-import { SessionConfiguration, sessionConfigurationKeys } from './session-configuration.js';
+import { SessionConfiguration, configurationSizeIssue, sessionConfigurationKeys } from './session-configuration.js';
 import { Workspace } from './workspace.js';
 
 export const ProviderName = z.string().regex(/^[a-z][a-z0-9-]{0,49}$/, 'a provider name such as "claude"');
@@ -33,6 +33,8 @@ export const OpenSessionCommand = z
   })
   .check((context) => {
     const command = context.value;
+    const tooLarge = configurationSizeIssue(command);
+    if (tooLarge) context.issues.push(tooLarge);
     if (command.continueSession === undefined) {
       if (command.workspace === undefined) {
         context.issues.push({ code: 'custom', path: ['workspace'], message: 'a new session needs a workspace, e.g. {"kind":"directory","path":"/repo"}', input: undefined });

@@ -75,6 +75,15 @@ describe('parseCommand', () => {
     expect(parseCommand({ ...open, environment: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`V${index}`, 'x'.repeat(900)])) }).type).toBe('open_session');
   });
 
+  it('refuses a configuration whose values together would not fit a launch, each within its own bound', () => {
+    const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
+    const rules = Array.from({ length: 200 }, (_, index) => `Bash(${String(index).padStart(3, '0')}${'x'.repeat(3000)})`);
+    expect(parseCommand({ ...open, allowedTools: rules }).type).toBe('open_session');
+    const error = refused({ ...open, allowedTools: rules, disallowedTools: rules });
+    expect(error.details).toMatchObject({ reason: 'configuration_too_large' });
+    expect(error.message).toContain('1,048,576');
+  });
+
   it('keeps reopen settings-free: configuration with continueSession is refused', () => {
     expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe('invalid_command');
   });

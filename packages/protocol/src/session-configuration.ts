@@ -5,7 +5,7 @@ import { PermissionMode } from './permission-mode.js';
  * Why a configuration was refused, in `details.reason` of the invalid_command error: stable
  * values a host can branch on (the issues list says which field).
  */
-export type ConfigurationRefusal = 'inline_json' | 'nul_character' | 'too_large' | 'environment_too_many' | 'environment_too_large';
+export type ConfigurationRefusal = 'inline_json' | 'nul_character' | 'too_large' | 'environment_too_many' | 'environment_too_large' | 'configuration_too_large';
 
 /** A refinement whose failure carries a ConfigurationRefusal (parseCommand reports it as details.reason). */
 function refusal(reason: ConfigurationRefusal, message: string) {
@@ -31,6 +31,11 @@ export const configurationLimits = {
   environmentVariables: 100,
   /** UTF-8 bytes of `environment` as the child gets it: every NAME=value with its terminator. */
   environmentBytes: 100_000,
+  /**
+   * UTF-8 bytes of every value together (arguments and NAME=value): half of the usual ARG_MAX,
+   * the rest being the host's inherited environment and Tether's own flags.
+   */
+  totalBytes: 1024 * 1024,
 } as const;
 
 const noNul = refusal('nul_character', 'must not contain NUL');
@@ -105,6 +110,28 @@ export const SessionConfiguration = z.strictObject({
 export type SessionConfiguration = z.infer<typeof SessionConfiguration>;
 
 export const sessionConfigurationKeys = Object.keys(SessionConfiguration.shape) as (keyof SessionConfiguration)[];
+
+/** What one configuration value adds to the launch: an argument per string, NAME=value per variable. */
+function launchBytes(value: unknown): number {
+  if (typeof value === 'string') return utf8Bytes(value) + 1;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + launchBytes(item), 0);
+  if (value !== null && typeof value === 'object') return Object.entries(value).reduce((sum, [name, item]) => sum + utf8Bytes(name) + launchBytes(item) + 1, 0);
+  return 0;
+}
+
+/**
+ * The issue for a configuration whose values, each within its own bound, together pass
+ * configurationLimits.totalBytes (e.g. two long tool lists): for the command schema's own check.
+ */
+export function configurationSizeIssue(configuration: Partial<Record<keyof SessionConfiguration, unknown>>) {
+  const bytes = sessionConfigurationKeys.reduce((sum, key) => sum + launchBytes(configuration[key]), 0);
+  if (bytes <= configurationLimits.totalBytes) return undefined;
+  return {
+    code: 'custom' as const,
+    input: undefined,
+    ...refusal('configuration_too_large', `the configuration's values take ${bytes.toLocaleString('en')} bytes together; at most ${configurationLimits.totalBytes.toLocaleString('en')} fit a launch`),
+  };
+}
 
 /** The configuration as it may be written into the event log: environment values removed. */
 export function describeConfiguration(configuration: SessionConfiguration): Record<string, unknown> {
