@@ -3,6 +3,7 @@ import { createAgentRuntime } from '@tether/runtime';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
+import { readProcessEnvironment } from '../../packages/provider-claude/src/process/proc-filesystem.js';
 import { describeTransports, history, neutralSequence, runSequence } from './conformance-harness.js';
 
 /** Finds what `probe` finds, polling (bounded): another process's start is not an event Node can wait on. */
@@ -100,7 +101,8 @@ describeTransports('process supervision', ({ start }) => {
     const runtime = await createAgentRuntime({ providers: [environment.provider({ warmPool: { spares: 1 } })] });
     try {
       const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-      const spare = await pollFor(() => processesWithEnvironment('HOME', environment.home)[0]);
+      // A supervised agent carries a marker (the `claude --version` check before the first start does not).
+      const spare = await pollFor(() => processesWithEnvironment('HOME', environment.home).find((pid) => readProcessEnvironment(pid)?.some((entry) => entry.startsWith('TETHER_PROCESS_MARKER='))));
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
       expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('From the spare.');
       expect((await runtime.readEvents(sessionId)).find((event) => event.type === 'session.process_started')).toMatchObject({ pid: spare });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -281,5 +281,20 @@ describe('tether demo and doctor', () => {
     const throughSdk = JSON.parse((await tether(['doctor', '--json', '--transport', 'sdk'])).stdout) as { checks: { name: string; detail: string }[] };
     expect(throughSdk.checks.find((check) => check.name === 'claude')?.detail).toContain('driven through @anthropic-ai/claude-agent-sdk 0.3.332');
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
+  });
+
+  it('doctor shows the supported window for the CLI and the Agent SDK, and names a too-old claude with how to update it', async () => {
+    const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] };
+    expect(report.checks.find((check) => check.name === 'supported')?.detail).toBe(
+      'claude CLI 2.1.332 or newer (tested: 2.1.332); Agent SDK (--transport sdk) @anthropic-ai/claude-agent-sdk >=0.3.332 <0.4 (tested: 0.3.332)',
+    );
+    const old = path.join(root, 'old-claude');
+    await writeFile(old, "#!/bin/sh\necho '2.0.5 (Claude Code)'\n");
+    await chmod(old, 0o755);
+    const result = await tether(['doctor', '--json', '--claude-path', old]);
+    expect(result.code).toBe(1);
+    const claude = (JSON.parse(result.stdout) as typeof report).checks.find((check) => check.name === 'claude');
+    expect(claude).toMatchObject({ ok: false, fix: expect.stringContaining('claude update') });
+    expect(claude?.detail).toContain('version 2.0.5; Tether needs 2.1.332 or newer');
   });
 });

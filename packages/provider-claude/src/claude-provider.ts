@@ -1,6 +1,7 @@
 import { toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
-import { probeClaudeBinary } from './binary/probe-binary.js';
+import { cliTooOld } from './binary/cli-version-window.js';
+import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
 import { claudeTransportCapabilities } from './claude-capabilities.js';
 import type { ClaudeTransport, ConnectionFactory } from './connection/claude-connection.js';
@@ -97,6 +98,22 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
     });
     return sdkQuery;
   };
+  // Once per binary path, before its first start. A refusal is not kept: updating the CLI is all a retry needs.
+  const checkedBinaries = new Map<string, Promise<void>>();
+  const checkBinary = (binaryPath: string): Promise<void> => {
+    let check = checkedBinaries.get(binaryPath);
+    if (!check) {
+      check = readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs }).then((answer) => {
+        // A version that cannot be read is not held against the binary: starting it says more.
+        const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
+        if (!tooOld) return;
+        checkedBinaries.delete(binaryPath);
+        throw tooOld;
+      });
+      checkedBinaries.set(binaryPath, check);
+    }
+    return check;
+  };
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (transport === 'cli') return (plan, listener) => new CliConnection({ binaryPath, plan, listener });
     const query = await agentSdkQuery();
@@ -134,6 +151,7 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
         transport,
         connect: await connector(binary.path),
         binaryPath: binary.path,
+        checkBinary: () => checkBinary(binary.path),
         correlation: settings.correlation ?? 'stamped',
         inheritedEnvironment: inherited,
         keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,

@@ -2,6 +2,8 @@ export { createClaudeProvider } from './claude-provider.js';
 export type { ClaudeProviderSettings } from './claude-provider.js';
 export type { ClaudeTransport } from './connection/claude-connection.js';
 export { claudeCapabilities, claudeSdkCapabilities } from './claude-capabilities.js';
+// The oldest claude CLI supported (older ones are provider_unavailable, cli_too_old).
+export { CLAUDE_CLI_MINIMUM_VERSION } from './binary/cli-version-window.js';
 // The sdk transport: the version window, and the types a host's own query() (or a test's) is checked against.
 export { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkVersionRange } from './sdk/load-agent-sdk.js';
 export type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkOptions, AgentSdkUserMessage } from './sdk/agent-sdk-types.js';

@@ -14,6 +14,7 @@
 //   {"ignore": "SIGTERM"} ignore that signal from now on (only SIGKILL ends a wedged CLI then)
 //   {"closeStdin": true} close its stdin (the host's next write fails with EPIPE) and stay alive
 // When the script runs out, stdin EOF ends the process with exit code 0.
+// `--version` prints the version it stands in for (2.1.332) and exits.
 // Control requests from the host are answered from TETHER_FAKE_CLI_CONTROL, a JSON object keyed by
 // subtype: {"interrupt": {"response": {...}, "then": [steps]}} or a list of those for successive
 // requests ("$UUID" → the last user line's uuid); "before": [steps] run ahead of the answer, and
@@ -21,6 +22,11 @@
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
+if (process.argv[2] === '--version') {
+  // What the probe and the version check read: the version the fake stands in for.
+  process.stdout.write('2.1.332 (Claude Code)\n');
+  process.exit(0);
+}
 const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
 const controls = JSON.parse(process.env.TETHER_FAKE_CLI_CONTROL ?? '{}');
 let lastUuid = '';

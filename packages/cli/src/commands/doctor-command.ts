@@ -1,7 +1,7 @@
 import { access, constants, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClaudeProvider } from '@tether/provider-claude';
+import { CLAUDE_AGENT_SDK_VERSION, CLAUDE_CLI_MINIMUM_VERSION, claudeAgentSdkVersionRange, createClaudeProvider } from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
@@ -42,10 +42,22 @@ async function checkDataDir(dataDir: string): Promise<Check> {
   return { name: 'data dir', ok: true, detail: dataDir };
 }
 
-/** The sdk transport's own refusals (package missing or broken) say what to install; the binary was found. */
-function sdkProblem(problem: { details?: Record<string, unknown> } | undefined): boolean {
+/** What to do about a claude that is not available, by the problem's reason. */
+function claudeFix(problem: { details?: Record<string, unknown> } | undefined): string {
   const reason = problem?.details?.reason;
-  return typeof reason === 'string' && reason.startsWith('sdk_');
+  // The sdk transport's own refusals (package missing or broken) say what to install; the binary was found.
+  if (typeof reason === 'string' && reason.startsWith('sdk_')) return 'Install the Agent SDK as the message says, or drop --transport sdk.';
+  if (reason === 'cli_too_old') return 'Update Claude Code: `claude update`, or npm install -g @anthropic-ai/claude-code@latest.';
+  return 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.';
+}
+
+/** The versions Tether supports: what the conformance suite has passed on. */
+function supportedVersions(): Check {
+  return {
+    name: 'supported',
+    ok: true,
+    detail: `claude CLI ${CLAUDE_CLI_MINIMUM_VERSION} or newer (tested: ${CLAUDE_CLI_MINIMUM_VERSION}); Agent SDK (--transport sdk) @anthropic-ai/claude-agent-sdk ${claudeAgentSdkVersionRange} (tested: ${CLAUDE_AGENT_SDK_VERSION})`,
+  };
 }
 
 /** `tether doctor`: what Tether would run with, and what to fix. */
@@ -66,8 +78,9 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   checks.push(
     availability.available
       ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}` }
-      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: sdkProblem(availability.problem) ? 'Install the Agent SDK as the message says, or drop --transport sdk.' : 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.' },
+      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: claudeFix(availability.problem) },
   );
+  checks.push(supportedVersions());
 
   const hasKey = Boolean(context.environment.ANTHROPIC_API_KEY);
   checks.push({ name: 'credentials', ok: true, detail: hasKey ? 'ANTHROPIC_API_KEY is set' : 'no ANTHROPIC_API_KEY: the claude CLI will use its own login (run `claude` once to sign in)' });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentError } from '@tether/protocol';
+import { compareVersions, numericCore } from '../versions/compare-versions.js';
 import type { AgentSdkQueryFunction } from './agent-sdk-types.js';
 
 /** The Agent SDK version the sdk transport was written and tested against: the window's floor. */
@@ -36,16 +37,6 @@ export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
     return undefined;
   }
 };
-
-function numericCore(version: string): [number, number, number] | undefined {
-  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
-  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
-}
-
-function compareVersions(left: [number, number, number], right: [number, number, number]): number {
-  for (let index = 0; index < 3; index += 1) if (left[index] !== right[index]) return left[index]! - right[index]!;
-  return 0;
-}
 
 /** Whether `version` lies in the declared window (an unparsable one does not). */
 export function isSupportedAgentSdkVersion(version: string): boolean {

@@ -12,6 +12,8 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly connect: ConnectionFactory;
   /** The claude executable (named when it cannot be started). */
   readonly binaryPath: string;
+  /** Rejects (provider_unavailable, cli_too_old) when the binary is older than supported; awaited before every start, cached by the provider. */
+  readonly checkBinary: () => Promise<void>;
   /** How frames are attributed to turns (see translate/correlation.ts). */
   readonly correlation: Correlation;
   readonly inheritedEnvironment: Readonly<Record<string, string | undefined>>;

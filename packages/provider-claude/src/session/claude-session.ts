@@ -88,7 +88,16 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       },
     });
     settings.pool.register(this);
-    if (settings.warmPool && !this.state.conversationEstablished) settings.warmPool.prepare(this.launchKey(), this.launcher());
+    // Spares are started only for a binary that passed the version check (the first turn reports a failed one).
+    if (settings.warmPool && !this.state.conversationEstablished) {
+      const warmPool = settings.warmPool;
+      void settings.checkBinary().then(
+        () => {
+          if (!this.stopped) warmPool.prepare(this.launchKey(), this.launcher());
+        },
+        () => undefined,
+      );
+    }
   }
 
   // ---- turns and controls ----------------------------------------------------------------
@@ -118,7 +127,17 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     };
     this.state.turn = active;
     this.idleRelease.cancel();
-    const connection = this.connection ?? (await this.startConnection(turn.runId));
+    let connection: ClaudeConnection | null;
+    try {
+      connection = this.connection ?? (await this.startConnection(turn.runId));
+    } catch (error) {
+      // Nothing was started (e.g. the binary is too old): the turn is not in flight; its run fails with the error.
+      if (this.state.turn === active) {
+        this.state.turn = null;
+        this.unacknowledged = null;
+      }
+      throw error;
+    }
     // Stopped while waiting for a process slot: nothing to send.
     if (!connection || this.state.turn !== active) return;
     this.lastActivity = Date.now();
@@ -234,6 +253,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   private async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
+    await this.settings.checkBinary();
     const spare = this.settings.warmPool && !this.state.conversationEstablished ? await this.settings.warmPool.take(this.launchKey()) : undefined;
     if (spare) {
       if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
