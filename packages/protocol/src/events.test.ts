@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { type EventBody, ProtocolEvent, protocolEventTypes } from './events.js';
+import { type EventBody, ProtocolEvent, eventBodySchema, protocolEventTypes } from './events.js';
 
 describe('protocol events', () => {
   it('lists every event type with a noun.verb name', () => {
@@ -13,6 +13,17 @@ describe('protocol events', () => {
     expect(ProtocolEvent.parse(event)).toEqual(event);
     expect(ProtocolEvent.safeParse({ ...event, surprise: true }).success).toBe(false);
     expect(ProtocolEvent.safeParse({ ...event, seq: 0 }).success).toBe(false);
+  });
+
+  it('has a body schema per event type: the event without its envelope, as strict as the event', () => {
+    const body = { type: 'run.message_delta', runId: `run_${'c'.repeat(32)}`, blockId: 'm:0', text: 'hi' };
+    const schema = eventBodySchema('run.message_delta')!;
+    expect(schema.parse(body)).toEqual(body);
+    // The log gives the envelope; a body that brings its own is refused.
+    expect(schema.safeParse({ ...body, seq: 3 }).success).toBe(false);
+    expect(schema.safeParse({ ...body, text: 3 }).success).toBe(false);
+    expect(eventBodySchema('run.exploded')).toBeUndefined();
+    for (const type of protocolEventTypes) expect(eventBodySchema(type)).toBeDefined();
   });
 
   it('keeps the TypeScript types and the schema in step', () => {
