@@ -55,7 +55,7 @@ export function buildOpenApiDocument(): JsonObject {
           summary: 'Send any command',
           description: 'A repeated commandId returns the original receipt.',
           requestBody: { required: true, content: json('Command') },
-          responses: { '200': { description: 'The receipt.', content: json('Receipt') }, ...authErrors, ...errors(400, 404, 409, 422, 429, 500, 501, 502, 503, 504) },
+          responses: { '200': { description: 'The receipt.', content: json('Receipt') }, ...authErrors, ...errors(400, 404, 409, 413, 422, 429, 500, 501, 502, 503, 504) },
         },
       },
       '/v1/sessions': {
