@@ -72,8 +72,9 @@ export class WarmPool {
     let adopted: ConnectionListener | null = null;
     let spare: Spare | null = null;
     const member: PoolMember = {
-      // A spare does no work for anyone yet: it is the first to go when the pool needs room.
-      canRelease: () => true,
+      // A ready spare does no work for anyone yet: it is the first to go when the pool needs room.
+      // One still starting cannot be stopped through release (there is no spare to stop yet): it keeps its slot until ready.
+      canRelease: () => spare !== null,
       lastActiveAt: () => 0,
       release: async () => {
         this.forget(key, spare);
@@ -116,7 +117,11 @@ export class WarmPool {
       }
       const waiter = this.waiting.get(key)?.shift();
       if (waiter) waiter(spare);
-      else this.ready.set(key, [...(this.ready.get(key) ?? []), spare]);
+      else {
+        this.ready.set(key, [...(this.ready.get(key) ?? []), spare]);
+        // A session waiting for a process needs this slot more than a spare does.
+        this.processPool.offerIdle();
+      }
     } catch {
       // A spare that fails to start is simply not there; the session starts its own process.
       this.processPool.release(member);
