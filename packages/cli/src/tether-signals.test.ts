@@ -117,6 +117,23 @@ describe('tether run and terminating signals', () => {
     expect(await storedRuns(printed[0]!.sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
   });
 
+  it('Ctrl-C while the agent is wedged in start-up (it never answers the stop): the run is ended after a short wait, nothing left, exit 130', async () => {
+    const wedged: FakeCliStep[] = [{ ignore: 'SIGTERM' }, { hang: true }];
+    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    const run = startRun([], env);
+    const marker = await run.marker;
+    const signalledAt = performance.now();
+    process.kill(run.pid, 'SIGINT');
+    const result = await run.finished;
+    console.info(`Ctrl-C during a wedged start-up: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toContain('did not stop in time');
+    expect(leftovers(marker)).toEqual([]);
+    const printed = events(result.stdout);
+    expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    expect(await storedRuns(printed[0]!.sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
   it('a second signal stops everything at once, without waiting for the run to settle', async () => {
     const wedged: FakeCliStep[] = [{ line: { type: 'system', subtype: 'init', session_id: '$SESSION' } }, { ignore: 'SIGTERM' }, { hang: true }];
     const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };

@@ -26,6 +26,12 @@ export interface TurnRequest {
 export const signalGraceMs = 1_000;
 /** The last resort: exit this long after a terminating signal whatever is still running. */
 export const signalDeadlineMs = 3_000;
+/**
+ * How long a run gets to end after a first Ctrl-C before it is ended like SIGTERM ends it: an agent
+ * that answers stops in milliseconds; one that is wedged (a hung start-up, a CLI that never answers
+ * the stop) would otherwise hold the terminal for the interrupt request's whole timeout.
+ */
+export const interruptSettleMs = 1_000;
 
 /** How a command ends everything it started when it must exit (a terminating or a second signal). */
 export interface TurnStopper {
@@ -48,6 +54,7 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
   let responder: InteractionResponder | null = null;
   // The signal this command exits for, once it has to exit (set from the signal handlers).
   const stop: { ending: ShutdownSignal | null } = { ending: null };
+  let unsettledInterrupt: NodeJS.Timeout | undefined;
   const terminate = (signal: ShutdownSignal, urgent: boolean) => {
     const ending = (stop.ending ??= signal);
     context.exitAfter(signalDeadlineMs, signalExitCode(ending));
@@ -65,6 +72,10 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
       backend.interruptRun({ sessionId }).catch(() => terminate(signal, false));
+      unsettledInterrupt = setTimeout(() => {
+        context.stderr.write('\n■ the run did not stop in time: ending it now\n');
+        terminate(signal, false);
+      }, interruptSettleMs);
     } else if (count === 2) {
       context.stderr.write('\n■ closing the session…\n');
       const closing = sessionId;
@@ -110,6 +121,7 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     if (stop.ending !== null) return signalExitCode(stop.ending);
     throw error;
   } finally {
+    clearTimeout(unsettledInterrupt);
     removeInterrupt();
     responder?.close();
   }
