@@ -5,7 +5,8 @@
 // received, each a list of steps:
 //   {"line": <object>}   write the object as one JSON line ("$UUID" → the user line's uuid,
 //                        "$SESSION" → the --session-id / --resume argument)
-//   {"raw": "text"}      write text as is (junk, ANSI, partial lines)
+//   {"raw": "text"}      write text as is (junk, ANSI, partial lines); "times": N repeats it
+//                        (an enormous line: 65 MiB without a newline), written as the pipe drains
 //   {"exit": 3}          exit with that code
 //   {"kill": "SIGKILL"}  kill itself with that signal
 //   {"hang": true}       stop reading and writing for good (a wedged CLI); only a signal ends it
@@ -86,7 +87,11 @@ function firstTime(file) {
 async function runSteps(steps, uuid) {
   for (const step of steps) {
     if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, uuid))}\n`);
-    if (step.raw !== undefined) process.stdout.write(step.raw);
+    if (step.raw !== undefined) {
+      for (let count = step.times ?? 1; count > 0; count -= 1) {
+        if (!process.stdout.write(step.raw)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+      }
+    }
     if (step.exit !== undefined) {
       process.stdout.write('', () => process.exit(step.exit));
       await new Promise(() => {});

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 /** One scripted step of the fake claude CLI (see scripts/fake-claude-cli.mjs). */
 export type FakeCliStep =
   | { readonly line: object }
-  | { readonly raw: string }
+  /** Written `times` times (default once): an enormous line costs the script nothing. */
+  | { readonly raw: string; readonly times?: number }
   | { readonly exit: number }
   | { readonly kill: NodeJS.Signals }
   /** Ignores that signal from then on (a wedged CLI that only SIGKILL ends). */
