@@ -1,4 +1,4 @@
-import { textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { expect, it } from 'vitest';
 import { browserSuite, describeInBrowser, openSessionInPage, saveScreenshot, sendTurn, waitForRunEnd } from './browser-harness.js';
@@ -47,5 +47,23 @@ describeInBrowser('the web UI: permission modes in a real browser', () => {
     // Launched in bypass, the agent can enter every mode live.
     expect(await snapshotOf(sessionId)).toMatchObject({ state: 'idle', permissionMode: 'bypass', modesRequiringRestart: [] });
     expect(await restartNotes.count()).toBe(0);
+  });
+
+  it('offers the restart only once the run ends: stopping the agent mid-run would end the run', async () => {
+    const page = await suite.connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    await page.getByText('Controls', { exact: true }).click();
+    const select = page.getByLabel('Permission mode');
+    suite.environment.api.enqueue(holdReply());
+    await sendTurn(page, 'Take your time.');
+    // The agent started for this run (not in bypass), so the menu marks bypass while the run goes on.
+    await select.locator('option', { hasText: 'Bypass (restarts the agent)' }).waitFor({ state: 'attached' });
+    await select.selectOption('bypass');
+    expect(await page.getByRole('button', { name: 'Restart in Bypass' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('note').innerText()).toContain('Available once the run ends.');
+    await page.getByRole('button', { name: 'Stop the run' }).click();
+    await waitForRunEnd(page, 'Stopped');
+    await page.getByRole('button', { name: 'Restart in Bypass', disabled: false }).waitFor();
+    expect(await page.getByRole('note').innerText()).not.toContain('Available once the run ends.');
   });
 });
