@@ -1,7 +1,8 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
+import { ProtocolEvent, type SessionSnapshot, type SubmitTurnReceipt } from '@tether/protocol';
+import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
@@ -108,6 +109,36 @@ describe('the daemon routes', () => {
       await frames.return(undefined);
     } finally {
       await modes.close();
+    }
+  });
+
+  it('a provider part that breaks the protocol fails its run and never reaches the store: every stored row parses, the next turn works', async () => {
+    const provider = createMockProvider({
+      turn: ({ runId, emit, session }) => {
+        if (session.turns.length === 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: { html: '<b>x</b>' } } as unknown as AgentProviderV1Part);
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const strict = await startDaemon({ dataDir: path.join(root, 'strict'), port: 0, providers: [provider], logger: silentLogger });
+    try {
+      const strictApi = client(strict);
+      const sessionId = await openSession(strictApi, root);
+      const frames = sseFrames((await openEventStream(strict, sessionId)).body!);
+      const first = await strictApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'one' }] });
+      const failed = (await readEventsUntil(frames, completes(first.runId))).at(-1);
+      expect(failed).toMatchObject({ outcome: 'failed', error: { code: 'provider_contract_violation', details: { reason: 'malformed_part' } } });
+      const second = await strictApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'two' }] });
+      expect((await readEventsUntil(frames, completes(second.runId))).at(-1)).toMatchObject({ outcome: 'succeeded' });
+      await frames.return(undefined);
+      // A fresh reader replays the whole log from the store, checking each row as a client does.
+      const replay = sseFrames((await openEventStream(strict, sessionId)).body!);
+      const stored = await readEventsUntil(replay, completes(second.runId));
+      await replay.return(undefined);
+      for (const event of stored) expect(ProtocolEvent.safeParse(event).success).toBe(true);
+      expect(JSON.stringify(stored)).not.toContain('<b>x</b>');
+      expect(stored.filter((event) => event.type === 'diagnostic').map((event) => event.code)).toEqual(['runtime.malformed_part.run.message_delta', 'runtime.part_for_inactive_run']);
+    } finally {
+      await strict.close();
     }
   });
 
