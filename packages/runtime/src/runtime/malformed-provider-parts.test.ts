@@ -68,7 +68,10 @@ describe('provider parts that do not match the protocol', () => {
     expect(JSON.stringify(events)).not.toContain(refusedText);
     const ofFirstRun = events.filter((event) => 'runId' in event && event.runId === runId && event.type !== 'diagnostic');
     expect(ofFirstRun.map((event) => event.type)).toEqual(['run.started', 'run.message_delta', 'run.completed']);
-    expect(events.filter((event) => event.type === 'diagnostic').map((event) => event.code)).toEqual([`runtime.malformed_part.${reported}`, 'runtime.part_for_inactive_run']);
+    expect(events.filter((event) => event.type === 'diagnostic').map((event) => [event.level, event.code])).toEqual([
+      ['error', `runtime.malformed_part.${reported}`],
+      ['debug', 'runtime.part_for_inactive_run'],
+    ]);
     expect((await runtime.getSession(sessionId)).state).toBe('idle');
     await runtime.shutdown();
   });

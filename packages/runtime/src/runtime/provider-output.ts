@@ -1,4 +1,4 @@
-import type { EventBody, InteractionAnswer, QuestionSetRequest, SerializedAgentError } from '@tether/protocol';
+import type { DiagnosticLevel, EventBody, InteractionAnswer, QuestionSetRequest, SerializedAgentError } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { acceptsProviderPart } from '../state/session-machine.js';
 import { refusedPartType } from './provider-part-check.js';
@@ -94,7 +94,7 @@ function refuseMalformedPart(log: SessionLog, entry: SessionEntry, part: unknown
     noteOnce(log, entry, 'runtime.part_for_inactive_run');
     return;
   }
-  noteOnce(log, entry, `runtime.malformed_part.${type}`);
+  noteOnce(log, entry, `runtime.malformed_part.${type}`, 'error');
   if (runId === null || entry.record.state === 'closed') return;
   handlers.onContractViolation(entry, runId, {
     code: 'provider_contract_violation',
@@ -104,8 +104,8 @@ function refuseMalformedPart(log: SessionLog, entry: SessionEntry, part: unknown
   });
 }
 
-export function noteOnce(log: SessionLog, entry: SessionEntry, code: string): void {
+export function noteOnce(log: SessionLog, entry: SessionEntry, code: string, level: DiagnosticLevel = 'debug'): void {
   if (entry.notedDiagnostics.has(code)) return;
   entry.notedDiagnostics.add(code);
-  log.stage(entry, [{ type: 'diagnostic', level: 'debug', code }], now());
+  log.stage(entry, [{ type: 'diagnostic', level, code }], now());
 }
