@@ -3,7 +3,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { textReply } from '@tether/fake-anthropic-api';
+import { type FakeReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment } from '@tether/testkit';
@@ -56,35 +56,48 @@ function fillUp(directory: string): string {
   return filler;
 }
 
+/**
+ * A daemon whose data dir lies on a 4 MiB tmpfs, and a session that has answered one turn
+ * ("Committed answer.") before anything goes wrong; `replies` are queued after that answer.
+ */
+async function sessionOnSmallDisk(...replies: FakeReply[]) {
+  mountPoint = await mountSmallFileSystem();
+  const dataDir = path.join(mountPoint, 'data');
+  environment = await createClaudeTestEnvironment();
+  daemon = await startTestDaemon(environment, { dataDir });
+  const api = client(daemon);
+  const sessionId = await openSession(api, environment.workspace);
+  environment.api.enqueue(textReply('Committed answer.'), ...replies);
+  const first = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
+  expect((await daemon.runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
+  return { mounted: mountPoint, dataDir, environment, daemon, api, sessionId, first };
+}
+
+/** Frees the space, proves the session takes its next turn, stops the daemon and reopens its data dir. */
+async function freeSpaceAndReopen(filler: string, running: Daemon, sessionId: string, dataDir: string) {
+  await rm(filler);
+  const next = await running.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
+  expect((await running.runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
+  await running.close();
+  daemon = undefined;
+  return openSqliteStore({ dataDir });
+}
+
 describe('the data dir runs out of space', () => {
   it('refuses a turn with store_failure and writes nothing, the daemon stays up, committed history survives, and the session goes on once there is space', async () => {
-    mountPoint = await mountSmallFileSystem();
-    const dataDir = path.join(mountPoint, 'data');
-    environment = await createClaudeTestEnvironment();
-    daemon = await startTestDaemon(environment, { dataDir });
-    const api = client(daemon);
-    const sessionId = await openSession(api, environment.workspace);
-    environment.api.enqueue(textReply('Committed answer.'), textReply('After the disk was freed.'));
-    const first = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
-    expect((await daemon.runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
+    const { mounted, dataDir, environment: current, daemon: running, api, sessionId, first } = await sessionOnSmallDisk(textReply('After the disk was freed.'));
     const before = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
 
-    const filler = fillUp(mountPoint);
+    const filler = fillUp(mounted);
     const refused = await api.request('POST', '/v1/commands', { body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Two.' }] } });
     expect(refused.status).toBe(500);
     expect(await refused.json()).toMatchObject({ error: { code: 'store_failure', retryable: true } });
-    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    expect((await fetch(`${running.url}/health`)).status).toBe(200);
     // Nothing of the refused turn, in memory or on disk: the session is as it was.
     expect(await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()).toEqual(before);
-    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+    expect(current.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
 
-    await rm(filler);
-    const next = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
-    expect((await daemon.runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
-    await daemon.close();
-    daemon = undefined;
-
-    const store = await openSqliteStore({ dataDir });
+    const store = await freeSpaceAndReopen(filler, running, sessionId, dataDir);
     try {
       const events = await store.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
       expect(answerText(events)).toBe('Committed answer.After the disk was freed.');
@@ -101,26 +114,14 @@ describe('the data dir runs out of space', () => {
   // turn is accepted. `it.fails` keeps this visible; it turns red once the runtime ends such a run
   // with store_failure, and then becomes an ordinary `it`.
   it.fails('KNOWN DEFECT: fails a run with store_failure when its output cannot be stored, and the run is terminal in the store', async () => {
-    mountPoint = await mountSmallFileSystem();
-    const dataDir = path.join(mountPoint, 'data');
-    environment = await createClaudeTestEnvironment();
-    daemon = await startTestDaemon(environment, { dataDir });
-    const sessionId = await openSession(client(daemon), environment.workspace);
-    environment.api.enqueue(textReply('Committed answer.'), textReply('Lost answer.'), textReply('Next.'));
-    const first = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
-    await daemon.runtime.waitForRun(first.runId);
+    const { mounted, dataDir, daemon: running, sessionId } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
     // The run is recorded (its receipt is back); everything it produces from now on cannot be.
-    const second = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
-    const filler = fillUp(mountPoint);
-    const run = await daemon.runtime.waitForRun(second.runId, { signal: AbortSignal.timeout(6_000) });
+    const second = await running.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
+    const filler = fillUp(mounted);
+    const run = await running.runtime.waitForRun(second.runId, { signal: AbortSignal.timeout(6_000) });
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'store_failure' } });
-    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
-    await rm(filler);
-    const next = await daemon.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
-    expect((await daemon.runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
-    await daemon.close();
-    daemon = undefined;
-    const store = await openSqliteStore({ dataDir });
+    expect((await fetch(`${running.url}/health`)).status).toBe(200);
+    const store = await freeSpaceAndReopen(filler, running, sessionId, dataDir);
     try {
       expect(await store.getRun(second.runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure' } });
     } finally {

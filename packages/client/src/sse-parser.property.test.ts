@@ -10,15 +10,8 @@ function parseChunks(chunks: readonly string[]): SseFrame[] {
 }
 
 function cut(text: string, cuts: readonly number[]): string[] {
-  const points = [...new Set(cuts.map((point) => point % (text.length + 1)))].sort((left, right) => left - right);
-  const chunks: string[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(text.slice(start, point));
-    start = point;
-  }
-  chunks.push(text.slice(start));
-  return chunks;
+  const points = [0, ...cuts.map((point) => point % (text.length + 1))].sort((left, right) => left - right);
+  return points.map((point, index) => text.slice(point, points[index + 1]));
 }
 
 const cuts = fc.array(fc.nat(), { maxLength: 16 });

@@ -14,15 +14,8 @@ function decodeChunks(chunks: readonly Buffer[], maxLineBytes?: number): Decoded
 }
 
 function cut(bytes: Buffer, cuts: readonly number[]): Buffer[] {
-  const points = [...new Set(cuts.map((point) => point % (bytes.length + 1)))].sort((left, right) => left - right);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
+  const points = [0, ...cuts.map((point) => point % (bytes.length + 1))].sort((left, right) => left - right);
+  return points.map((point, index) => bytes.subarray(point, points[index + 1]));
 }
 
 const cuts = fc.array(fc.nat(), { maxLength: 12 });
