@@ -6,7 +6,7 @@ import path from 'node:path';
 import { type FakeReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment } from '@tether/testkit';
+import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../packages/daemon/src/index.js';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
@@ -98,6 +98,7 @@ describe('the data dir runs out of space', () => {
     expect(current.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
 
     const store = await freeSpaceAndReopen(filler, running, sessionId, dataDir);
+    expect(processesWithEnvironment('HOME', current.home)).toEqual([]);
     try {
       const events = await store.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
       expect(answerText(events)).toBe('Committed answer.After the disk was freed.');
