@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type FakeCliStep, agentErrorOf, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, runEvents } from '@tether/testkit';
+import { type FakeCliStep, agentErrorOf, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
 
@@ -60,6 +60,22 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
     const types = (await runEvents(current, sessionId, runId)).map((event) => event.type);
     expect(types.slice(-2)).toEqual(['interaction.cancelled', 'run.completed']);
     expect((await current.getSession(sessionId)).pendingInteractions).toEqual([]);
+  });
+
+  it('an answer the agent can no longer take (its stdin closed): send_failed, and the run still ends', async () => {
+    const [init] = fakeCliTurn('never');
+    // The CLI raises a prompt, then closes its stdin and lives on.
+    const { runtime: current, sessionId } = await open([[init!, prompt('r4'), { closeStdin: true }]], transport);
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    const requested = await waitForEvent(current, sessionId, 'interaction.requested');
+    const receipt = await current.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });
+    expect(receipt).toMatchObject({ status: 'send_failed' });
+    const run = await current.waitForRun(runId);
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } } });
+    const events = await current.readEvents(sessionId);
+    expect(events.filter((event) => event.type.startsWith('interaction.')).map((event) => event.type)).toEqual(['interaction.requested', 'interaction.send_failed']);
+    const started = events.find((event) => event.type === 'session.process_started') as { marker: string };
+    expect(processesWithEnvironment('TETHER_PROCESS_MARKER', started.marker)).toEqual([]);
   });
 });
 

@@ -20,7 +20,7 @@
 // subtype: {"interrupt": {"response": {...}, "then": [steps]}} or a list of those for successive
 // requests ("$UUID" → the last user line's uuid); "before": [steps] run ahead of the answer, and
 // "error": "text" answers with an error instead. A subtype not listed gets no answer at all.
-import { writeFileSync } from 'node:fs';
+import { closeSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 if (process.argv[2] === '--version') {
@@ -101,6 +101,8 @@ async function runSteps(steps, uuid) {
     if (step.closeStdin) {
       lines.close();
       process.stdin.destroy();
+      // destroy() leaves fd 0 open (Node keeps stdio fds): close it, so the host's writes fail.
+      closeSync(0);
       // Closing stdin ends the read loop; stay alive like a CLI that still has work (a signal ends it).
       setInterval(() => {}, 60_000);
       await new Promise(() => {});

@@ -75,8 +75,12 @@ export interface ClaudeConnection {
   send(message: ClaudeUserMessage): boolean;
   /** Sends a control request and resolves with the agent's answer payload. */
   request(request: ClaudeControlRequest, options?: { readonly timeoutMs?: number }): Promise<unknown>;
-  /** Answers one of the agent's prompts; false when it no longer waits for one with that id. */
-  answerPrompt(requestId: string, response: Record<string, unknown>): boolean;
+  /**
+   * Answers one of the agent's prompts: whether the agent's input took it (false when it no longer
+   * waits for one with that id or no longer takes input: its stdin closed). A promise when that is
+   * known only once the write completed, settling before any later output of the agent is read.
+   */
+  answerPrompt(requestId: string, response: Record<string, unknown>): boolean | Promise<boolean>;
   /** Ends the agent (gracefully, escalating when it is busy or late; at once with `force`) and waits for what it left to be swept. */
   stop(options: { readonly busy: boolean; readonly force?: boolean }): Promise<void>;
 }

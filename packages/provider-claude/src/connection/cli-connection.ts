@@ -28,7 +28,7 @@ export class CliConnection implements ClaudeConnection {
       onLine: (line) => this.onLine(line),
       onExit: (exit) => this.onExit(exit),
     });
-    this.control = new ControlChannel({ write: (message) => this.child.write(message) });
+    this.control = new ControlChannel({ write: (message, onWritten) => this.child.write(message, onWritten) });
   }
 
   get process(): ConnectionProcess | undefined {
@@ -51,7 +51,7 @@ export class CliConnection implements ClaudeConnection {
     return this.control.request(subtype, body, options);
   }
 
-  answerPrompt(requestId: string, response: Record<string, unknown>): boolean {
+  answerPrompt(requestId: string, response: Record<string, unknown>): Promise<boolean> {
     return this.control.respond(requestId, response);
   }
 

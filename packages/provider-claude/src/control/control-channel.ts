@@ -9,8 +9,8 @@ interface PendingRequest {
 }
 
 export interface ControlChannelOptions {
-  /** Writes one line to the CLI; false when it could not be written. */
-  readonly write: (message: object) => boolean;
+  /** Writes one line to the CLI; false when it could not be written; `onWritten` learns whether it reached the pipe. */
+  readonly write: (message: object, onWritten?: (error: Error | null | undefined) => void) => boolean;
   readonly defaultTimeoutMs?: number;
 }
 
@@ -63,11 +63,17 @@ export class ControlChannel {
     return true;
   }
 
-  /** Answers one of the CLI's own requests (e.g. can_use_tool); a second answer to the same id is not sent. */
-  respond(requestId: string, response: Record<string, unknown>): boolean {
-    if (this.answered.has(requestId)) return false;
+  /**
+   * Answers one of the CLI's own requests (e.g. can_use_tool); a second answer to the same id is not
+   * sent. Resolves true once the answer reached the CLI's input, false when it could not.
+   */
+  respond(requestId: string, response: Record<string, unknown>): Promise<boolean> {
+    if (this.answered.has(requestId)) return Promise.resolve(false);
     this.answered.add(requestId);
-    return this.options.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } });
+    return new Promise((resolve) => {
+      const written = this.options.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } }, (error) => resolve(!error));
+      if (!written) resolve(false);
+    });
   }
 
   /** Fails every request still waiting (the process ended). */

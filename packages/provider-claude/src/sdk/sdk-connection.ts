@@ -3,6 +3,7 @@ import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, Connect
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { ClaudeProcess, type ProcessExit } from '../session/claude-process.js';
 import type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkSpawnOptions, AgentSdkSpawnedProcess, AgentSdkUserMessage } from './agent-sdk-types.js';
+import { AnswerDelivery } from './answer-delivery.js';
 import { buildSdkOptions } from './build-sdk-options.js';
 import { MessageQueue } from './message-queue.js';
 import { markPromptPositions, positionMarkerOf } from './prompt-positions.js';
@@ -40,6 +41,7 @@ export class SdkConnection implements ClaudeConnection {
   private readonly listener: ConnectionListener;
   private readonly input = new MessageQueue<AgentSdkUserMessage>();
   private readonly prompts: SdkPromptBridge;
+  private readonly answers = new AnswerDelivery();
   private readonly query: AgentSdkQuery | null;
   private child: ClaudeProcess | undefined;
   private exit: ProcessExit | undefined;
@@ -92,8 +94,10 @@ export class SdkConnection implements ClaudeConnection {
     return sdkControlRequest(this.query, request, { timeoutMs: options.timeoutMs ?? 30_000, ended: () => this.ended });
   }
 
-  answerPrompt(requestId: string, response: Record<string, unknown>): boolean {
-    return this.prompts.answer(requestId, response);
+  answerPrompt(requestId: string, response: Record<string, unknown>): boolean | Promise<boolean> {
+    if (!this.prompts.answer(requestId, response)) return false;
+    // The SDK writes the answer itself: under a process of ours its write is watched; an injected query's is not.
+    return this.child ? this.answers.delivered(requestId) : true;
   }
 
   async stop(options: { busy: boolean; force?: boolean }): Promise<void> {
@@ -122,7 +126,7 @@ export class SdkConnection implements ClaudeConnection {
     // The SDK's own close ends in this signal; the stop is ours either way.
     spawnOptions.signal.addEventListener('abort', () => void child.stop({ busy: true }), { once: true });
     this.prompts.usePositionMarkers();
-    return child.handedOver(markPromptPositions);
+    return child.handedOver(markPromptPositions, (stdin) => this.answers.wrap(stdin));
   }
 
   private async pump(query: AgentSdkQuery): Promise<void> {

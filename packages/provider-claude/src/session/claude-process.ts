@@ -181,17 +181,17 @@ export class ClaudeProcess {
 
   /**
    * The child's stdio and events for a transport that reads stdout itself (the Agent SDK's
-   * spawnClaudeCodeProcess), stdout through `reader` if given. Supervision stays here: its kill()
+   * spawnClaudeCodeProcess), stdout through `reader` and stdin through `writer` if given. Supervision stays here: its kill()
    * signals the process group, and the exit is still swept and reported through onExit.
    */
-  handedOver(reader: (stdout: Readable) => Readable = (stdout) => stdout): HandedOverProcess {
+  handedOver(reader: (stdout: Readable) => Readable = (stdout) => stdout, writer: (stdin: Writable) => Writable = (stdin) => stdin): HandedOverProcess {
     const child = this.child;
     const signal = (name: NodeJS.Signals) => {
       this.signalGroup(name);
       return true;
     };
     return {
-      stdin: child.stdin,
+      stdin: writer(child.stdin),
       stdout: reader(child.stdout),
       get killed() {
         return child.killed;
@@ -209,10 +209,13 @@ export class ClaudeProcess {
     };
   }
 
-  /** Writes one JSON line; false when the child no longer accepts input. */
-  write(message: object): boolean {
+  /**
+   * Writes one JSON line; false when the child no longer accepts input. `onWritten` learns whether
+   * the line reached the pipe: a child that closed its stdin fails the write (EPIPE) only afterwards.
+   */
+  write(message: object, onWritten?: (error: Error | null | undefined) => void): boolean {
     if (this.hasExited || this.child.stdin.destroyed || this.child.stdin.writableEnded) return false;
-    this.child.stdin.write(encodeLine(message));
+    this.child.stdin.write(encodeLine(message), onWritten);
     return true;
   }
 

@@ -23,10 +23,10 @@ import { requestContextUsage, requestModel, requestPermissionMode, requestSessio
 import { requestInterrupt } from './interrupt-request.js';
 import { IdleRelease } from './idle-release.js';
 import type { PoolMember } from './process-pool.js';
-import { closingMessage, sessionClosed, stalledError, unstampedError } from './session-errors.js';
+import { closingMessage, inputClosedError, sessionClosed, stalledError, unstampedError } from './session-errors.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { StartupWatchdog } from './startup-watchdog.js';
-import { ToolPrompts } from './tool-prompts.js';
+import { type AnswerWriter, ToolPrompts } from './tool-prompts.js';
 import type { Launcher, Spare } from './warm-pool.js';
 
 type StopReason = 'idle' | 'closed' | 'released';
@@ -194,7 +194,16 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
-    this.prompts.respond(interactionRef, answer, this.answerWriter());
+    const connection = this.connection;
+    try {
+      // Awaited only when delivery is known once written: the agent's next output must not overtake the answer's record.
+      const delivery = this.prompts.respond(interactionRef, answer, this.answerWriter());
+      if (delivery) await delivery;
+    } catch (error) {
+      // Not for a connection already gone: its end has classified the run.
+      if (connection !== null && connection === this.connection && AgentError.isInstance(error) && error.details?.reason === 'stdin_closed') this.onInputClosed();
+      throw error;
+    }
     this.watchdog.touch();
   }
 
@@ -231,7 +240,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   /** Answers go to whichever agent is running now; false when none is. */
-  private answerWriter(): (requestId: string, response: Record<string, unknown>) => boolean {
+  private answerWriter(): AnswerWriter {
     return (requestId, response) => this.connection?.answerPrompt(requestId, response) ?? false;
   }
 
@@ -475,6 +484,17 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private onUnstampedProducer(turn: ActiveTurn): void {
     turn.failure = unstampedError();
     this.note('claude.frames_unstamped');
+    void this.stopConnection('released');
+  }
+
+  /**
+   * The agent lives on but no longer reads its input (an answer could not be written): nothing can
+   * reach it again, neither answers nor a stop, so it goes and its end fails the run.
+   */
+  private onInputClosed(): void {
+    const turn = this.state.turn;
+    if (turn && !turn.failure) turn.failure = inputClosedError();
+    this.note('claude.stdin_closed');
     void this.stopConnection('released');
   }
 

@@ -39,3 +39,12 @@ export function unstampedError(): SerializedAgentError {
     details: { reason: 'frames_unstamped' },
   }).toObject();
 }
+
+/** How a run ends when its agent stopped reading its input while the run needed to reach it. */
+export function inputClosedError(): SerializedAgentError {
+  return new AgentError({
+    code: 'provider_crashed',
+    message: 'The claude CLI stopped reading its input (its stdin closed), so an answer could not reach it and it was stopped. Retry the turn: the next one starts a new process that resumes the conversation.',
+    details: { reason: 'stdin_closed' },
+  }).toObject();
+}

@@ -11,8 +11,8 @@ export interface ToolPromptPolicy {
   readonly toolInputDetail: 'full' | 'none';
 }
 
-/** Writes one answer to one of the CLI's requests; false when the CLI no longer takes input. */
-export type AnswerWriter = (requestId: string, response: Record<string, unknown>) => boolean;
+/** Writes one answer to one of the CLI's requests: whether its input took it (a promise when known only once written). */
+export type AnswerWriter = (requestId: string, response: Record<string, unknown>) => boolean | Promise<boolean>;
 
 const approvalsDeniedMessage = 'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
 const questionsDeniedMessage = 'Questions cannot be shown to the user in this session. Ask them in your reply instead.';
@@ -48,7 +48,7 @@ export class ToolPrompts {
   /** A new prompt from the CLI, during the run `runId` (null when no run of ours is active). */
   onRequest(requestId: string, raw: unknown, runId: string | null, write: AnswerWriter): void {
     const deny = (message: string, code: string) => {
-      write(requestId, { behavior: 'deny', message });
+      void write(requestId, { behavior: 'deny', message });
       this.note(code);
     };
     const parsed = ToolPermissionRequestSchema.safeParse(raw);
@@ -67,16 +67,23 @@ export class ToolPrompts {
     this.emit({ type: 'interaction.requested', runId, interactionRef, request: built.request });
   }
 
-  /** Delivers a host's answer; rejects when the CLI no longer waits for it or cannot take it. */
-  respond(interactionRef: string, answer: InteractionAnswer, write: AnswerWriter): void {
+  /**
+   * Delivers a host's answer; throws (or, when delivery is known only once written, returns a promise
+   * that rejects) when the CLI no longer waits for it or cannot take it.
+   */
+  respond(interactionRef: string, answer: InteractionAnswer, write: AnswerWriter): void | Promise<void> {
     const prompt = this.open.get(interactionRef);
     if (!prompt) {
       throw new AgentError({ code: 'interaction_already_settled', message: 'The claude CLI is no longer waiting for this answer (it withdrew the prompt or its turn ended).' });
     }
     this.open.delete(interactionRef);
-    if (!write(prompt.requestId, buildPermissionResponse(prompt.request, answer))) {
-      throw new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not running any more, so the answer could not be delivered.', details: { reason: 'stdin_closed' } });
-    }
+    const notTaken = () => new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not taking input any more, so the answer could not be delivered.', details: { reason: 'stdin_closed' } });
+    const written = write(prompt.requestId, buildPermissionResponse(prompt.request, answer));
+    if (written === false) throw notTaken();
+    if (written === true) return;
+    return written.then((delivered) => {
+      if (!delivered) throw notTaken();
+    });
   }
 
   /** The CLI took a prompt back (control_cancel_request). */
@@ -96,13 +103,13 @@ export class ToolPrompts {
     for (const [interactionRef, prompt] of this.open) {
       if (prompt.runId !== runId) continue;
       this.open.delete(interactionRef);
-      write(prompt.requestId, { behavior: 'deny', message: runEndedMessage });
+      void write(prompt.requestId, { behavior: 'deny', message: runEndedMessage });
     }
   }
 
   /** Denies every open prompt (nothing is allowed on the way out) and forgets them. */
   denyAll(write: AnswerWriter, message: string): void {
-    for (const prompt of this.open.values()) write(prompt.requestId, { behavior: 'deny', message });
+    for (const prompt of this.open.values()) void write(prompt.requestId, { behavior: 'deny', message });
     this.open.clear();
   }
 
