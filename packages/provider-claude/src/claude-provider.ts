@@ -59,7 +59,7 @@ export interface ClaudeProviderSettings {
   readonly idleReleaseMs?: number;
   /**
    * Fail (provider_stalled, details.phase 'startup') a run whose newly started claude writes no frame
-   * for this long, and kill it; the next turn starts a new one (default 120 s: a slow MCP start fits).
+   * for this long, and kill it; the next turn starts a new one (default 120 s: a slow MCP start fits; 0 = never).
    */
   readonly startupTimeoutMs?: number;
   /** Stop and fail (provider_stalled) a run waiting on the API with no frame for this long (default 10 minutes). */

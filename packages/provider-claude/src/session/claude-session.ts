@@ -21,11 +21,10 @@ import { acknowledgesInput } from './acknowledgement.js';
 import type { ClaudeSessionSettings } from './claude-session-settings.js';
 import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
 import { requestInterrupt } from './interrupt-request.js';
-import { IdleRelease } from './idle-release.js';
 import type { PoolMember } from './process-pool.js';
+import { OneShotTimer } from './one-shot-timer.js';
 import { closingMessage, inputClosedError, sessionClosed, stalledError, unstampedError } from './session-errors.js';
 import { StallWatchdog } from './stall-watchdog.js';
-import { StartupWatchdog } from './startup-watchdog.js';
 import { type AnswerWriter, ToolPrompts } from './tool-prompts.js';
 import type { Launcher, Spare } from './warm-pool.js';
 
@@ -43,7 +42,12 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private readonly emit: (part: AgentProviderV1Part) => void;
   private readonly prompts: ToolPrompts;
   private readonly watchdog: StallWatchdog;
-  private readonly startupWatchdog: StartupWatchdog;
+  /**
+   * Notices an agent handed a turn that never writes its first frame (a wedged binary, an MCP server
+   * that never answers, a login prompt): the stall watchdog only arms once the agent calls the API.
+   * Scheduled when a turn is written to an agent that has not spoken yet, cancelled by its first frame.
+   */
+  private readonly startupWatchdog: OneShotTimer;
   private connection: ClaudeConnection | null = null;
   /** The current agent has written a frame (or, a spare, answered initialize): it is past its start-up. */
   private connectionStarted = false;
@@ -51,7 +55,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private stopped = false;
   private stopReason: StopReason | null = null;
   private lastActivity = Date.now();
-  private readonly idleRelease: IdleRelease;
+  private readonly idleRelease: OneShotTimer;
   /** The configuration the next process starts with (mode and model follow live changes). */
   private configuration: SessionConfiguration;
   /** The permission mode the running agent was launched with. */
@@ -78,10 +82,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       waitingOnApi: () => this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
       onStall: () => this.onStall(),
     });
-    this.startupWatchdog = new StartupWatchdog({ timeoutMs: settings.startupTimeoutMs, onTimeout: () => this.onStartupTimeout() });
-    this.idleRelease = new IdleRelease({
+    this.startupWatchdog = new OneShotTimer({ delayMs: settings.startupTimeoutMs, onFire: () => this.onStartupTimeout() });
+    this.idleRelease = new OneShotTimer({
       delayMs: settings.idleReleaseMs,
-      onIdle: () => {
+      onFire: () => {
         // A process with background tasks keeps running: stopping it would kill them.
         if (this.canRelease()) void this.release();
         else if (this.connection && this.state.turn === null) this.scheduleIdleRelease();
@@ -142,7 +146,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!connection || this.state.turn !== active) return;
     this.lastActivity = Date.now();
     this.watchdog.touch();
-    if (!this.connectionStarted) this.startupWatchdog.arm();
+    if (!this.connectionStarted) this.startupWatchdog.schedule();
     // A failed write means the agent is gone; its end handler retries or completes the run.
     connection.send(userMessage(turn.input.map((part) => part.text), uuid));
   }
@@ -153,7 +157,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.stopped = true;
     this.idleRelease.cancel();
     this.watchdog.stop();
-    this.startupWatchdog.disarm();
+    this.startupWatchdog.cancel();
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
     await this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true);
@@ -392,7 +396,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   private onStarted(): void {
     this.connectionStarted = true;
-    this.startupWatchdog.disarm();
+    this.startupWatchdog.cancel();
   }
 
   private onFrame(frame: CliFrame): void {
@@ -449,7 +453,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private afterTurn(turn: ActiveTurn): void {
     this.prompts.forgetRun(turn.runId, this.answerWriter());
     this.watchdog.stop();
-    this.startupWatchdog.disarm();
+    this.startupWatchdog.cancel();
     if (this.connection) this.scheduleIdleRelease();
     // A session waiting for a process need not wait for the idle timer: this one may be let go now.
     this.settings.pool.offerIdle();
@@ -500,7 +504,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   private onEnd(ending: ConnectionEnding): void {
     this.connection = null;
-    this.startupWatchdog.disarm();
+    this.startupWatchdog.cancel();
     this.settings.pool.release(this);
     this.idleRelease.cancel();
     this.prompts.clear();

@@ -1,23 +1,24 @@
 /**
- * The timer behind idle release: fires once after `delayMs` of quiet (0 = never), and the owner
- * decides then whether the agent may go (a process with background tasks keeps running).
+ * A timer that fires once, `delayMs` after it was last scheduled (0 = never); the owner decides
+ * then what it means. Behind idle release and the start-up watchdog.
  */
-export class IdleRelease {
+export class OneShotTimer {
   private readonly delayMs: number;
-  private readonly onIdle: () => void;
+  private readonly onFire: () => void;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(options: { delayMs: number; onIdle: () => void }) {
+  constructor(options: { delayMs: number; onFire: () => void }) {
     this.delayMs = options.delayMs;
-    this.onIdle = options.onIdle;
+    this.onFire = options.onFire;
   }
 
+  /** (Re)starts the wait. */
   schedule(): void {
     this.cancel();
     if (this.delayMs <= 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.onIdle();
+      this.onFire();
     }, this.delayMs);
     this.timer.unref();
   }

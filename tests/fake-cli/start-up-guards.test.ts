@@ -1,14 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
+import { CLAUDE_CLI_MINIMUM_VERSION, type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { type FakeCliStep, answerText, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
 
 // Agents that never get going: one that starts and never writes a frame (the start-up watchdog),
-// and one that never stamps its frames with the input they belong to (the default correlation).
+// one that never stamps its frames with the input they belong to (the default correlation), and one
+// older than the supported floor (refused before anything is started).
 
 let root: string;
 let runtime: AgentRuntime | undefined;
@@ -37,6 +38,12 @@ function unstampedTurn(text: string): FakeCliStep[] {
     const { user_message_uuid: _one, user_message_uuids: _many, ...line } = step.line as Record<string, unknown>;
     return { line };
   });
+}
+
+/** A claude that reports `version` and otherwise behaves as the scripted fake CLI. */
+async function claudeReporting(binary: string, version: string): Promise<void> {
+  await writeFile(binary, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo '${version} (Claude Code)'; exit 0; fi\nexec '${process.execPath}' '${fakeClaudeCliPath()}' "$@"\n`);
+  await chmod(binary, 0o755);
 }
 
 describe.each(transports)('agents that never get going (scripted fake CLI) [%s transport]', (transport) => {
@@ -79,5 +86,23 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
     const { runtime: current, sessionId } = await open(transport, [unstampedTurn('by position')], { correlation: 'legacy-unstamped' });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
     expect(answerText(await runEvents(current, sessionId, runId))).toBe('by position');
+  });
+
+  it('a run on a CLI older than the floor fails provider_unavailable (cli_too_old) and starts nothing; after an update the next turn runs', async () => {
+    const binary = path.join(root, 'claude');
+    await claudeReporting(binary, '2.0.5');
+    const { runtime: current, sessionId } = await open(transport, [fakeCliTurn('updated')], { claudePath: binary });
+    const first = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
+    const run = await current.waitForRun(first.runId);
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_unavailable', details: { reason: 'cli_too_old', binaryPath: binary, installedVersion: '2.0.5', minimumVersion: CLAUDE_CLI_MINIMUM_VERSION } },
+    });
+    expect(run.error?.message).toContain('claude update');
+    expect((await current.readEvents(sessionId)).some((event) => event.type === 'session.process_started')).toBe(false);
+
+    await claudeReporting(binary, CLAUDE_CLI_MINIMUM_VERSION);
+    const second = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });
+    expect(answerText(await runEvents(current, sessionId, second.runId))).toBe('updated');
   });
 });
