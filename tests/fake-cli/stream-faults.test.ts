@@ -121,11 +121,9 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
     expect(answerText(await runEvents(current, sessionId, next.runId))).toBe('halfback');
   });
 
-  // KNOWN DEFECT (issue 11): a turn written to a live CLI that closed its stdin is lost (EPIPE is
-  // swallowed) and no watchdog covers the wait (past start-up, never requesting): the run never
-  // ends. `it.fails` (with a bounded wait) keeps it visible; once the provider fails such a run, it
-  // turns red and becomes an ordinary `it`.
-  it.fails('KNOWN DEFECT: a CLI that closed its stdin (the turn write fails with EPIPE) fails the run at once and is stopped; the next turn starts a new process', async () => {
+  // A turn written to a live CLI that closed its stdin: the write fails (EPIPE) and nothing can reach
+  // the CLI again; once it is still running a moment later (1 s) it is stopped and the run fails.
+  it('a CLI that closed its stdin (the turn write fails with EPIPE) fails the run and is stopped; the next turn starts a new process', async () => {
     // Each process answers one turn, then closes its stdin and lives on.
     const { runtime: current, sessionId } = await open(transport, [[...fakeCliTurn('answered'), { closeStdin: true }]]);
     expect((await timedTurn(current, sessionId, 'first')).run.outcome).toBe('succeeded');

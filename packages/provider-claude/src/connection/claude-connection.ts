@@ -61,6 +61,8 @@ export interface ConnectionListener {
   onPrompt(requestId: string, request: unknown): void;
   /** The agent took a prompt back (it no longer waits for the answer). */
   onPromptWithdrawn(requestId: string): void;
+  /** A write to the agent's input failed (it closed its stdin, or is exiting): told once. */
+  onInputFailed(): void;
   /** The connection is over; nothing follows. */
   onEnd(ending: ConnectionEnding): void;
 }
@@ -71,7 +73,7 @@ export interface ClaudeConnection {
   readonly process: ConnectionProcess | undefined;
   /** False once the connection has ended. */
   readonly running: boolean;
-  /** Writes one user line; false when the agent no longer takes input. */
+  /** Writes one user line; false when the agent no longer takes input (a write that fails later is reported by onInputFailed). */
   send(message: ClaudeUserMessage): boolean;
   /** Sends a control request and resolves with the agent's answer payload. */
   request(request: ClaudeControlRequest, options?: { readonly timeoutMs?: number }): Promise<unknown>;
@@ -105,6 +107,7 @@ export function whileCurrent(isCurrent: () => boolean, target: ConnectionListene
     onNote: (code) => isCurrent() && target.onNote(code),
     onPrompt: (requestId, request) => isCurrent() && target.onPrompt(requestId, request),
     onPromptWithdrawn: (requestId) => isCurrent() && target.onPromptWithdrawn(requestId),
+    onInputFailed: () => isCurrent() && target.onInputFailed(),
     onEnd: (ending) => isCurrent() && target.onEnd(ending),
   };
 }

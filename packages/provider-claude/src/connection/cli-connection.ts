@@ -16,6 +16,7 @@ export class CliConnection implements ClaudeConnection {
   private readonly child: ClaudeProcess;
   private readonly control: ControlChannel;
   private readonly listener: ConnectionListener;
+  private inputFailed = false;
 
   constructor(options: { binaryPath: string; plan: LaunchPlan; listener: ConnectionListener }) {
     const { plan } = options;
@@ -28,7 +29,13 @@ export class CliConnection implements ClaudeConnection {
       onLine: (line) => this.onLine(line),
       onExit: (exit) => this.onExit(exit),
     });
-    this.control = new ControlChannel({ write: (message, onWritten) => this.child.write(message, onWritten) });
+    this.control = new ControlChannel({
+      write: (message, onWritten) =>
+        this.child.write(message, (error) => {
+          this.afterWrite(error);
+          onWritten?.(error);
+        }),
+    });
   }
 
   get process(): ConnectionProcess | undefined {
@@ -41,7 +48,14 @@ export class CliConnection implements ClaudeConnection {
   }
 
   send(message: ClaudeUserMessage): boolean {
-    return this.child.write(message);
+    return this.child.write(message, (error) => this.afterWrite(error));
+  }
+
+  /** A write the pipe refused (EPIPE: the CLI closed its stdin) is reported once. */
+  private afterWrite(error: Error | null | undefined): void {
+    if (!error || this.inputFailed) return;
+    this.inputFailed = true;
+    this.listener.onInputFailed();
   }
 
   request(request: ClaudeControlRequest, options: { timeoutMs?: number } = {}): Promise<unknown> {

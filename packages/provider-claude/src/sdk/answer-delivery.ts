@@ -26,14 +26,19 @@ export class AnswerDelivery {
   /** Callers waiting for the SDK to start writing an answer. */
   private readonly waiting = new Map<string, (written: Promise<boolean>) => void>();
 
-  /** The stdin the SDK writes to, in front of the CLI's own. */
-  wrap(stdin: Writable): Writable {
+  /** The stdin the SDK writes to, in front of the CLI's own; `onFailed` hears of the first write the pipe refused. */
+  wrap(stdin: Writable, onFailed: () => void): Writable {
+    let failed = false;
     const wrapper = new Writable({
       write: (chunk: Buffer, _encoding, callback) => {
         const ids = answeredRequestIds(chunk.toString('utf8'));
         const written = new Promise<boolean>((resolve) => {
           stdin.write(chunk, (error) => {
             resolve(!error);
+            if (error && !failed) {
+              failed = true;
+              onFailed();
+            }
             callback(error ?? null);
           });
         });

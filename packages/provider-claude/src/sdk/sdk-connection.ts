@@ -126,7 +126,7 @@ export class SdkConnection implements ClaudeConnection {
     // The SDK's own close ends in this signal; the stop is ours either way.
     spawnOptions.signal.addEventListener('abort', () => void child.stop({ busy: true }), { once: true });
     this.prompts.usePositionMarkers();
-    return child.handedOver(markPromptPositions, (stdin) => this.answers.wrap(stdin));
+    return child.handedOver(markPromptPositions, (stdin) => this.answers.wrap(stdin, () => this.listener.onInputFailed()));
   }
 
   private async pump(query: AgentSdkQuery): Promise<void> {

@@ -30,6 +30,9 @@ import type { Launcher, Spare } from './warm-pool.js';
 
 type StopReason = 'idle' | 'closed' | 'released';
 
+/** How long an agent whose input failed may take to exit on its own before it counts as no longer reading. */
+const inputClosedGraceMs = 1_000;
+
 /**
  * One Claude conversation. Its agent (a connection over the session's transport) starts with the
  * first turn (the user line is written at spawn, without waiting for initialize) and can end without
@@ -147,8 +150,9 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.lastActivity = Date.now();
     this.watchdog.touch();
     if (!this.connectionStarted) this.startupWatchdog.schedule();
-    // A failed write means the agent is gone; its end handler retries or completes the run.
-    connection.send(userMessage(turn.input.map((part) => part.text), uuid));
+    // A failed write means the agent is gone (its end handler retries or completes the run) or no
+    // longer reads its input (onInputFailed).
+    if (!connection.send(userMessage(turn.input.map((part) => part.text), uuid)) && connection.running) this.onInputFailed(connection);
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
@@ -198,16 +202,9 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
-    const connection = this.connection;
-    try {
-      // Awaited only when delivery is known once written: the agent's next output must not overtake the answer's record.
-      const delivery = this.prompts.respond(interactionRef, answer, this.answerWriter());
-      if (delivery) await delivery;
-    } catch (error) {
-      // Not for a connection already gone: its end has classified the run.
-      if (connection !== null && connection === this.connection && AgentError.isInstance(error) && error.details?.reason === 'stdin_closed') this.onInputClosed();
-      throw error;
-    }
+    // Awaited only when delivery is known once written: the agent's next output must not overtake the answer's record.
+    const delivery = this.prompts.respond(interactionRef, answer, this.answerWriter());
+    if (delivery) await delivery;
     this.watchdog.touch();
   }
 
@@ -327,6 +324,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
         this.onActivity();
         this.prompts.withdraw(requestId);
       },
+      onInputFailed: () => this.onInputFailed(connection()),
       onEnd: (ending) => this.onEnd(ending),
     });
   }
@@ -492,14 +490,20 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   }
 
   /**
-   * The agent lives on but no longer reads its input (an answer could not be written): nothing can
-   * reach it again, neither answers nor a stop, so it goes and its end fails the run.
+   * A write to the agent failed. An agent that is exiting fails writes too, and its end decides the
+   * run (a turn it never saw is sent again); one still running a moment later no longer reads its
+   * input: nothing can reach it again, neither a turn, an answer nor a stop, so it goes and its end
+   * fails the run.
    */
-  private onInputClosed(): void {
-    const turn = this.state.turn;
-    if (turn && !turn.failure) turn.failure = inputClosedError();
-    this.note('claude.stdin_closed');
-    void this.stopConnection('released');
+  private onInputFailed(connection: ClaudeConnection | null): void {
+    const timer = setTimeout(() => {
+      if (connection === null || this.connection !== connection || !connection.running) return;
+      const turn = this.state.turn;
+      if (turn && !turn.failure) turn.failure = inputClosedError();
+      this.note('claude.stdin_closed');
+      void this.stopConnection('released');
+    }, inputClosedGraceMs);
+    timer.unref();
   }
 
   private onEnd(ending: ConnectionEnding): void {

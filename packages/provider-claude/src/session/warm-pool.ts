@@ -90,6 +90,7 @@ export class WarmPool {
         onNote: (code) => adopted?.onNote(code),
         onPrompt: (requestId, request) => (adopted ? adopted.onPrompt(requestId, request) : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' })),
         onPromptWithdrawn: (requestId) => adopted?.onPromptWithdrawn(requestId),
+        onInputFailed: () => adopted?.onInputFailed(),
         onEnd: (ending) => {
           if (adopted) return adopted.onEnd(ending);
           this.forget(key, spare);
