@@ -7,7 +7,7 @@ import { type FakeReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../packages/daemon/src/index.js';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
@@ -18,16 +18,25 @@ let environment: ClaudeTestEnvironment | undefined;
 let daemon: Daemon | undefined;
 let mountPoint: string | undefined;
 
+// Mounted once, in beforeAll: a mount that fails fails the whole file, the `it.fails` test included
+// (a failure inside a test, or in its beforeEach, would count as that test's expected failure).
+beforeAll(async () => {
+  mountPoint = await mountSmallFileSystem();
+});
+
+afterAll(async () => {
+  if (!mountPoint) return;
+  execFileSync('umount', [mountPoint]);
+  await rmdir(mountPoint);
+});
+
 afterEach(async () => {
   await daemon?.close();
   await environment?.cleanup();
-  if (mountPoint) {
-    execFileSync('umount', [mountPoint]);
-    await rmdir(mountPoint);
-  }
+  // The next test starts on an empty file system.
+  if (mountPoint) await rm(path.join(mountPoint, 'data'), { recursive: true, force: true });
   daemon = undefined;
   environment = undefined;
-  mountPoint = undefined;
 });
 
 async function mountSmallFileSystem(): Promise<string> {
@@ -61,7 +70,7 @@ function fillUp(directory: string): string {
  * ("Committed answer.") before anything goes wrong; `replies` are queued after that answer.
  */
 async function sessionOnSmallDisk(...replies: FakeReply[]) {
-  mountPoint = await mountSmallFileSystem();
+  if (!mountPoint) throw new Error('beforeAll mounts the small file system');
   const dataDir = path.join(mountPoint, 'data');
   environment = await createClaudeTestEnvironment();
   daemon = await startTestDaemon(environment, { dataDir });
