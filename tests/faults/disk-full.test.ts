@@ -18,8 +18,7 @@ let environment: ClaudeTestEnvironment | undefined;
 let daemon: Daemon | undefined;
 let mountPoint: string | undefined;
 
-// Mounted once, in beforeAll: a mount that fails fails the whole file, the `it.fails` test included
-// (a failure inside a test, or in its beforeEach, would count as that test's expected failure).
+// Mounted once, in beforeAll: a mount that fails fails the whole file, with the reason.
 beforeAll(async () => {
   mountPoint = await mountSmallFileSystem();
 });
@@ -118,22 +117,36 @@ describe('the data dir runs out of space', () => {
     }
   });
 
-  // KNOWN DEFECT (issue 11): output the log cannot store is dropped after the background retries,
-  // run.completed included. The run stays `running` in the store for good (even after the space
-  // comes back), waitForRun never settles, the session's log has a run with no end, and the next
-  // turn is accepted. `it.fails` keeps this visible; it turns red once the runtime ends such a run
-  // with store_failure, and then becomes an ordinary `it`.
-  it.fails('KNOWN DEFECT: fails a run with store_failure when its output cannot be stored, and the run is terminal in the store', async () => {
-    const { mounted, dataDir, daemon: running, sessionId } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
+  it('fails a run with store_failure when its output cannot be stored: the agent is stopped, the daemon stays up, and once there is space the run ends in the store, once, and the session goes on', async () => {
+    const { mounted, dataDir, environment: current, daemon: running, api, sessionId, first } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
     // The run is recorded (its receipt is back); everything it produces from now on cannot be.
     const second = await running.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
     const filler = fillUp(mounted);
-    const run = await running.runtime.waitForRun(second.runId, { signal: AbortSignal.timeout(6_000) });
-    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'store_failure' } });
+    // Its end is stored at once if the store still finds room for that one small write; while it
+    // cannot, waiting for the run says store_failure instead of waiting for ever.
+    const ended = await running.runtime.waitForRun(second.runId, { signal: AbortSignal.timeout(6_000) }).then(
+      (run) => run.error,
+      (error: unknown) => error,
+    );
+    expect(ended).toMatchObject({ code: 'store_failure' });
+    // The agent was stopped before the run was given up: nothing works on it unobserved.
+    expect(processesWithEnvironment('HOME', current.home)).toEqual([]);
     expect((await fetch(`${running.url}/health`)).status).toBe(200);
+    const refused = await api.request('POST', '/v1/commands', { body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Again.' }] } });
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toMatchObject({ error: { code: 'store_failure', retryable: true } });
+
     const store = await freeSpaceAndReopen(filler, running, sessionId, dataDir);
     try {
-      expect(await store.getRun(second.runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure' } });
+      expect(await store.getRun(second.runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure', details: { reason: 'output_not_stored' } } });
+      expect(await store.getRun(first.runId)).toMatchObject({ status: 'completed', outcome: 'succeeded' });
+      const events = await store.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      // Nothing of the failed run's output was stored, and it has exactly one end.
+      expect(events.filter((event) => 'runId' in event && event.runId === second.runId).map((event) => event.type)).toEqual(['run.started', 'run.completed']);
+      const started = events.filter((event) => event.type === 'run.started').map((event) => event.runId);
+      expect(events.filter((event) => event.type === 'run.completed').map((event) => event.runId)).toEqual(started);
+      expect(started).toHaveLength(3);
     } finally {
       await store.close();
     }

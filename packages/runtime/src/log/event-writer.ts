@@ -27,9 +27,15 @@ export interface EventWriterOptions {
   readonly store: TetherStore;
   /** Called once per committed unit, in commit order: this is where events get published. */
   readonly onCommitted: (events: readonly ProtocolEvent[]) => void;
-  /** A background batch could not be stored even after retries. */
-  readonly onBackgroundError: (error: AgentError) => void;
+  /**
+   * A background batch could not be stored even after retries: it was dropped, and so is every
+   * later change of these sessions (a command's is refused) until `repair` stores one for each.
+   */
+  readonly onDropped: (sessionIds: readonly string[], error: AgentError) => void;
 }
+
+/** How a unit is written: a command's once (it fails to its caller), background output with retries, a repair once. */
+type WriteKind = 'command' | 'background' | 'repair';
 
 const backgroundRetryDelaysMs = [20, 200, 1000];
 
@@ -41,6 +47,30 @@ const coalesceMs = 5;
 
 function emptyDraft(): Draft {
   return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [] };
+}
+
+function isEmpty(draft: Draft): boolean {
+  return draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0 && draft.interactions.size === 0 && draft.receipts.length === 0;
+}
+
+function sessionIdsOf(draft: Draft): Set<string> {
+  const ids = new Set<string>(draft.sessions.keys());
+  for (const staged of draft.events) ids.add(staged.sessionId);
+  for (const run of draft.runs.values()) ids.add(run.sessionId);
+  for (const interaction of draft.interactions.values()) ids.add(interaction.sessionId);
+  return ids;
+}
+
+/** The draft without anything of these sessions. */
+function without(draft: Draft, excluded: ReadonlyMap<string, unknown>): Draft {
+  const kept = (sessionId: string) => !excluded.has(sessionId);
+  return {
+    events: draft.events.filter((staged) => kept(staged.sessionId)),
+    sessions: new Map([...draft.sessions].filter(([sessionId]) => kept(sessionId))),
+    runs: new Map([...draft.runs].filter(([, run]) => kept(run.sessionId))),
+    interactions: new Map([...draft.interactions].filter(([, interaction]) => kept(interaction.sessionId))),
+    receipts: draft.receipts,
+  };
 }
 
 function addChange(draft: Draft, change: Change): void {
@@ -55,6 +85,9 @@ function addChange(draft: Draft, change: Change): void {
  * transaction per tick (so a burst of deltas costs one commit); commands write their own unit
  * after whatever was staged before them. Sequence numbers are given at commit time, so a failed
  * commit leaves no gap. Events are published only after their commit (persist, then publish).
+ * A background batch that cannot be stored even after retries is dropped whole, and its sessions
+ * are held as failed: nothing more of theirs is written until a repair unit (their consistent end,
+ * continuing from their last stored seq) is stored.
  */
 export class EventWriter {
   private readonly options: EventWriterOptions;
@@ -63,6 +96,8 @@ export class EventWriter {
   private scheduledFlush: { cancel(): void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastFlushAt = 0;
+  /** Sessions whose output was dropped, with why: nothing of theirs is written until a repair. */
+  private readonly failed = new Map<string, AgentError>();
 
   constructor(options: EventWriterOptions) {
     this.options = options;
@@ -77,9 +112,15 @@ export class EventWriter {
     this.lastSeq.set(sessionId, seq);
   }
 
-  /** A deleted session's counter goes with it. */
+  /** Why the session's output is being dropped (undefined while its log is consistent). */
+  failureOf(sessionId: string): AgentError | undefined {
+    return this.failed.get(sessionId);
+  }
+
+  /** A deleted session's counter goes with it (and a failure: what is stored of it is all there is). */
   forget(sessionId: string): void {
     this.lastSeq.delete(sessionId);
+    this.failed.delete(sessionId);
   }
 
   /**
@@ -110,7 +151,7 @@ export class EventWriter {
     if (!draft) return this.chain.then(() => undefined, () => undefined);
     // The window counts from the last commit that wrote something.
     this.lastFlushAt = performance.now();
-    return this.enqueue(draft, true).then(() => undefined, () => undefined);
+    return this.enqueue(draft, 'background').then(() => undefined, () => undefined);
   }
 
   /**
@@ -119,22 +160,35 @@ export class EventWriter {
    */
   commit(change: Change, receipts: readonly StoredReceipt[]): Promise<ProtocolEvent[]> {
     const before = this.takeStaged();
-    if (before) void this.enqueue(before, true);
+    if (before) void this.enqueue(before, 'background');
     const draft = emptyDraft();
     addChange(draft, change);
     draft.receipts.push(...receipts);
-    return this.enqueue(draft, false);
+    return this.enqueue(draft, 'command');
+  }
+
+  /**
+   * Commits the change that makes a failed session's log consistent again, once (after whatever
+   * was staged before it); on success the session is written normally again. Rejects if the
+   * store refuses it, and the session stays failed.
+   */
+  repair(change: Change): Promise<ProtocolEvent[]> {
+    const before = this.takeStaged();
+    if (before) void this.enqueue(before, 'background');
+    const draft = emptyDraft();
+    addChange(draft, change);
+    return this.enqueue(draft, 'repair');
   }
 
   private takeStaged(): Draft | null {
     const draft = this.staged;
-    if (draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0 && draft.interactions.size === 0) return null;
+    if (isEmpty(draft)) return null;
     this.staged = emptyDraft();
     return draft;
   }
 
-  private enqueue(draft: Draft, background: boolean): Promise<ProtocolEvent[]> {
-    const result = this.chain.then(() => (background ? this.writeWithRetries(draft) : this.write(draft)));
+  private enqueue(draft: Draft, kind: WriteKind): Promise<ProtocolEvent[]> {
+    const result = this.chain.then(() => (kind === 'background' ? this.writeWithRetries(draft) : this.write(draft, kind)));
     this.chain = result.catch(() => undefined);
     return result;
   }
@@ -142,14 +196,16 @@ export class EventWriter {
   private async writeWithRetries(draft: Draft): Promise<ProtocolEvent[]> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.write(draft);
+        return await this.write(draft, 'background');
       } catch (error) {
         const delay = backgroundRetryDelaysMs[attempt];
         if (delay === undefined) {
           const failure = AgentError.isInstance(error)
             ? error
             : new AgentError({ code: 'store_failure', message: 'Events could not be stored; they were dropped after retries. Check the data directory (disk space, permissions).', cause: error });
-          this.options.onBackgroundError(failure);
+          const sessionIds = [...sessionIdsOf(draft)].filter((sessionId) => !this.failed.has(sessionId));
+          for (const sessionId of sessionIds) this.failed.set(sessionId, failure);
+          this.options.onDropped(sessionIds, failure);
           return [];
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -157,7 +213,9 @@ export class EventWriter {
     }
   }
 
-  private async write(draft: Draft): Promise<ProtocolEvent[]> {
+  private async write(unfiltered: Draft, kind: WriteKind): Promise<ProtocolEvent[]> {
+    const draft = this.failed.size > 0 && kind !== 'repair' ? this.withoutFailed(unfiltered, kind) : unfiltered;
+    if (isEmpty(draft)) return [];
     const next = new Map<string, number>();
     const events = draft.events.map((staged) => {
       const seq = (next.get(staged.sessionId) ?? this.lastSeqOf(staged.sessionId)) + 1;
@@ -175,7 +233,20 @@ export class EventWriter {
       throw new AgentError({ code: 'store_failure', message: 'The store could not write the change; nothing was written. Check the data directory (disk space, permissions) and retry.', cause: error });
     }
     for (const [sessionId, seq] of next) this.lastSeq.set(sessionId, seq);
+    if (kind === 'repair') for (const sessionId of sessionIdsOf(draft)) this.failed.delete(sessionId);
     if (events.length > 0) this.options.onCommitted(events);
     return events;
+  }
+
+  /** Background output of a failed session is dropped; a command on one is refused, with nothing written. */
+  private withoutFailed(draft: Draft, kind: WriteKind): Draft {
+    if (kind === 'command') {
+      for (const sessionId of sessionIdsOf(draft)) {
+        const failure = this.failed.get(sessionId);
+        if (failure) throw failure;
+      }
+      return draft;
+    }
+    return without(draft, this.failed);
   }
 }

@@ -40,6 +40,7 @@ import { RunWaiters } from './run-waiters.js';
 import { checkWorkspace } from './workspace-check.js';
 import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
+import { StoreFailureRepair } from './store-failure-repair.js';
 import { TypedCommands } from './typed-commands.js';
 
 class Runtime extends TypedCommands implements AgentRuntime {
@@ -57,6 +58,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly reads: SessionReads;
   private readonly runWaiters: RunWaiters;
   private readonly openSessions: OpenSessionLimit;
+  private readonly storeFailures: StoreFailureRepair;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
@@ -75,8 +77,14 @@ class Runtime extends TypedCommands implements AgentRuntime {
     }
     this.defaultProvider = fallback;
     this.policy = { ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}), ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}) };
-    const onBackgroundError = options.onBackgroundError ?? (() => {});
-    this.writer = new EventWriter({ store, onCommitted: (events) => this.publish(events), onBackgroundError });
+    this.writer = new EventWriter({
+      store,
+      onCommitted: (events) => this.publish(events),
+      onDropped: (sessionIds, error) => {
+        this.storeFailures.dropped(sessionIds);
+        options.onBackgroundError?.(error);
+      },
+    });
     this.log = new SessionLog(this.writer);
     this.entries = new SessionCache({
       closedCapacity: options.closedSessionCacheSize ?? 100,
@@ -86,6 +94,14 @@ class Runtime extends TypedCommands implements AgentRuntime {
     });
     this.openSessions = new OpenSessionLimit({ max: options.maxOpenSessions ?? defaultMaxOpenSessions, countOpen: () => this.entries.countOpen() });
     this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries });
+    this.storeFailures = new StoreFailureRepair({
+      store,
+      writer: this.writer,
+      log: this.log,
+      runWaiters: this.runWaiters,
+      resident: (sessionId) => this.entries.get(sessionId),
+      withSession: (sessionId, work) => this.withSession(sessionId, () => work(this.entries.get(sessionId))),
+    });
   }
 
   /**
@@ -118,7 +134,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
         return stored.receipt;
       }
       if (this.stopped) throw runtimeStopped();
-      return this.withSession(sessionIdOf(command), () => this.handle(command, fingerprint));
+      const sessionId = sessionIdOf(command);
+      return this.withSession(sessionId, async () => {
+        if (sessionId !== undefined) await this.storeFailures.ensureConsistent(sessionId);
+        return this.handle(command, fingerprint);
+      });
     })();
     this.inflight.set(command.commandId, { fingerprint, promise });
     try {
@@ -192,7 +212,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
-    return (part) => acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
+    return (part) => {
+      // Output the log cannot take is not applied either: the session is being rebuilt from the store.
+      if (this.writer.failureOf(entry.record.sessionId)) return;
+      acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
+    };
   }
 
   private async openNew(command: OpenSessionCommand, fingerprint: string, counted: () => void): Promise<Receipt> {
@@ -377,6 +401,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   async deleteSession(sessionId: string): Promise<void> {
     await this.withSession(sessionId, async () => {
+      await this.storeFailures.ensureConsistent(sessionId);
       const entry = this.entryOrThrow(sessionId);
       if (entry.record.state !== 'closed') {
         throw new AgentError({ code: 'session_open', message: 'The session is still open. Close it (close_session) before deleting it.' });
@@ -407,6 +432,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
       await (options.graceMs === undefined && !options.force ? commandsDone : Promise.race([commandsDone, abortion(grace.signal)]));
+      // A session whose output was dropped gets one last chance to end its run in the store.
+      await this.storeFailures.close();
       await this.settleActiveRuns(grace);
       grace.finish();
       const at = now();

@@ -34,7 +34,11 @@ export interface AgentRuntimeOptions {
   readonly store?: TetherStore;
   /** The provider used when open_session names none (default: the first one). */
   readonly defaultProvider?: string;
-  /** Called for failures that have no caller to report to (a background batch that could not be stored). */
+  /**
+   * Called for failures that have no caller to report to: a batch of provider output that could not
+   * be stored even after retries. The runtime handles it (the sessions' agents are stopped, their
+   * active runs end failed store_failure once that can be stored); this is for logs and alerts.
+   */
   readonly onBackgroundError?: (error: AgentError) => void;
   /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
   readonly interactionTimeoutMs?: number;
@@ -87,7 +91,11 @@ export interface AgentRuntime {
   /** How many sessions are in each state, without listing them. */
   countSessionsByState(): Promise<SessionCounts>;
   getRun(runId: string): Promise<RunSnapshot>;
-  /** Resolves with the run once its run.completed event is stored and published. */
+  /**
+   * Resolves with the run once its run.completed event is stored and published. Rejects with
+   * store_failure (details.reason run_end_not_stored) while the run's output, and its end, cannot
+   * be stored; wait again once the data directory takes writes.
+   */
   waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;
   /** Stored events after afterSeq, then live ones: no gap, no duplicate. */
   subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;

@@ -169,11 +169,23 @@ export class SessionEntry {
     return { record: this.record, activeRun: this.activeRun, interactions: new Map(this.interactions) };
   }
 
+  /** Counts rebuilds from the store: a command failing after one must not put its older copy back. */
+  rebuilds = 0;
+
   restoreState(state: ReturnType<SessionEntry['snapshotState']>): void {
     this.record = state.record;
     this.activeRun = state.activeRun;
     this.interactions.clear();
     for (const [ref, interaction] of state.interactions) this.interactions.set(ref, interaction);
+  }
+
+  /** Replaces what memory holds with what the store holds (after memory applied output the store never took). */
+  rebuildFrom(stored: ReturnType<SessionEntry['snapshotState']>): void {
+    this.rebuilds += 1;
+    this.clearAllTimers();
+    this.restoreState(stored);
+    this.markInteractionsLoaded();
+    this.interruptRequested.clear();
   }
 
   /**

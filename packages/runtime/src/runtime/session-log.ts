@@ -79,9 +79,29 @@ export class SessionLog {
     };
   }
 
-  /** Background output: applied now, written with the next batch. */
+  /**
+   * Background output: applied now, written with the next batch. Dropped, unapplied, while the
+   * session's earlier output could not be stored: its memory is being rebuilt from the store.
+   */
   stage(entry: SessionEntry, bodies: readonly EventBody[], at = now()): void {
+    if (this.writer.failureOf(entry.record.sessionId)) return;
     this.writer.stage(this.apply(entry, bodies, at));
+  }
+
+  /**
+   * The change that makes a session whose output was dropped consistent again (its memory already
+   * rebuilt from the store): applied and written once; if the store refuses, memory goes back to
+   * the stored state and the session stays failed.
+   */
+  async repair(entry: SessionEntry, bodies: readonly EventBody[]): Promise<ProtocolEvent[]> {
+    const before = entry.snapshotState();
+    const change = this.apply(entry, bodies, now());
+    try {
+      return await this.writer.repair(change);
+    } catch (error) {
+      entry.restoreState(before);
+      throw error;
+    }
   }
 
   /**
@@ -89,12 +109,16 @@ export class SessionLog {
    * store refuses, the in-memory session is restored and the command fails with nothing written.
    */
   async commit(entry: SessionEntry, bodies: readonly EventBody[], receipt: StoredReceipt): Promise<ProtocolEvent[]> {
+    const failure = this.writer.failureOf(entry.record.sessionId);
+    if (failure) throw failure;
     const before = entry.snapshotState();
+    const rebuilds = entry.rebuilds;
     const change = this.apply(entry, bodies, receipt.at);
     try {
       return await this.writer.commit(change, [receipt]);
     } catch (error) {
-      entry.restoreState(before);
+      // Memory rebuilt from the store meanwhile is newer than this command's copy.
+      if (entry.rebuilds === rebuilds) entry.restoreState(before);
       throw error;
     }
   }
