@@ -431,9 +431,12 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.stopped = (async () => {
       const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
-      await (options.graceMs === undefined && !options.force ? commandsDone : Promise.race([commandsDone, abortion(grace.signal)]));
-      // A session whose output was dropped gets one last chance to end its run in the store.
-      await this.storeFailures.close();
+      const bounded = options.graceMs !== undefined || options.force === true;
+      await (bounded ? Promise.race([commandsDone, abortion(grace.signal)]) : commandsDone);
+      // A session whose output was dropped gets one last chance to end its run in the store (a
+      // runtime started later ends what is left as runtime_restarted).
+      const repairs = this.storeFailures.close();
+      await (bounded ? Promise.race([repairs, abortion(grace.signal)]) : repairs);
       await this.settleActiveRuns(grace);
       grace.finish();
       const at = now();
