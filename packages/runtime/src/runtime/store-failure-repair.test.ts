@@ -25,7 +25,10 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-/** An in-memory store whose commits fail (as SQLite's do on a full disk) while `full`, or for the next `failNext` commits. */
+/**
+ * An in-memory store whose commits fail (as SQLite's do on a full disk) while `full`, or for the
+ * next `failNext` commits. Closing it keeps its contents, so a second runtime can open it.
+ */
 function storeThatFills() {
   const inner = createInMemoryStore();
   const control = { full: false, failNext: 0, failedCommits: 0, firstFailureAt: 0 };
@@ -40,6 +43,7 @@ function storeThatFills() {
       }
       await inner.commit(unit);
     },
+    async close() {},
   };
   return { store, control };
 }
@@ -158,6 +162,21 @@ describe('output the store cannot take', () => {
     expect(await ended).toMatchObject({ outcome: 'failed', error: { code: 'store_failure' } });
     expect(await current.getSession(sessionId)).toMatchObject({ state: 'idle', activeRunId: null, lastRun: { runId, outcome: 'failed' } });
     await consistentLog(current, sessionId, published);
+  });
+
+  it('leaves a run whose end could not be stored before a shutdown to the next runtime, which ends it once', async () => {
+    const { runtime: current, store, control, sessionId, runId, turn, firstDrop } = await streamingRun();
+    streamIntoFullStore(turn, control);
+    await firstDrop;
+    expect(await agentErrorOf(current.waitForRun(runId))).toMatchObject({ code: 'store_failure' });
+    await current.shutdown();
+    runtime = undefined;
+    control.full = false;
+    runtime = await createAgentRuntime({ providers: [createMockProvider()], store });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    const events = await runtime.readEvents(sessionId, { limit: 1000 });
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.filter((event) => event.type === 'run.completed')).toHaveLength(1);
   });
 
   it('ends the run at once when the store takes the small repair right after dropping the batch', async () => {

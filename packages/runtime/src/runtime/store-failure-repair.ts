@@ -26,22 +26,13 @@ const outputNotStored: SerializedAgentError = {
   details: { reason: 'output_not_stored' },
 };
 
-function sessionNotConsistent(cause: unknown): AgentError {
-  return new AgentError({
-    code: 'store_failure',
-    message: "This session's output could not be stored (is the data directory full or unwritable?), and neither could the end of its run yet, so it takes no command for now. Free space in the data directory and retry.",
-    details: { reason: 'session_not_stored' },
-    cause,
-  });
-}
-
-function runEndNotStored(cause: unknown): AgentError {
-  return new AgentError({
-    code: 'store_failure',
-    message: "The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. Free space in the data directory: it is stored then, or with the session's next command.",
-    details: { reason: 'run_end_not_stored' },
-    cause,
-  });
+/** While a failed session's repair cannot be stored: what its commands (session_not_stored) and its run's waiters (run_end_not_stored) get. */
+function notStoredYet(reason: 'session_not_stored' | 'run_end_not_stored', cause: unknown): AgentError {
+  const message =
+    reason === 'session_not_stored'
+      ? "This session's output could not be stored (is the data directory full or unwritable?), and neither could the end of its run yet, so it takes no command for now. Free space in the data directory and retry."
+      : "The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. Free space in the data directory: it is stored then, or with the session's next command.";
+  return new AgentError({ code: 'store_failure', message, details: { reason }, cause });
 }
 
 /** Why an attempt failed. */
@@ -90,7 +81,7 @@ export class StoreFailureRepair {
   async ensureConsistent(sessionId: string): Promise<void> {
     if (!this.pending.has(sessionId)) return;
     const failed = await this.attempt(sessionId);
-    if (failed !== null) throw sessionNotConsistent(failed.error);
+    if (failed !== null) throw notStoredYet('session_not_stored', failed.error);
   }
 
   /** A shutdown: no more timers, and one last attempt for each session (a runtime started later ends what is left). */
@@ -148,7 +139,7 @@ export class StoreFailureRepair {
       try {
         await log.repair(entry, bodies);
       } catch (error) {
-        if (record.activeRunId !== null) runWaiters.fail(record.activeRunId, runEndNotStored(error));
+        if (record.activeRunId !== null) runWaiters.fail(record.activeRunId, notStoredYet('run_end_not_stored', error));
         throw error;
       }
     });
