@@ -64,8 +64,8 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
 
   it('an answer the agent can no longer take (its stdin closed): send_failed, and the run still ends', async () => {
     const [init] = fakeCliTurn('never');
-    // The CLI raises a prompt, then closes its stdin and lives on.
-    const { runtime: current, sessionId } = await open([[init!, prompt('r4'), { closeStdin: true }]], transport);
+    // The CLI closes its stdin, then raises a prompt, and lives on: the answer's write is sure to fail.
+    const { runtime: current, sessionId } = await open([[init!, { closeStdin: true }, prompt('r4')]], transport);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const requested = await waitForEvent(current, sessionId, 'interaction.requested');
     const receipt = await current.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });

@@ -124,8 +124,9 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
   // A turn written to a live CLI that closed its stdin: the write fails (EPIPE) and nothing can reach
   // the CLI again; once it is still running a moment later (1 s) it is stopped and the run fails.
   it('a CLI that closed its stdin (the turn write fails with EPIPE) fails the run and is stopped; the next turn starts a new process', async () => {
-    // Each process answers one turn, then closes its stdin and lives on.
-    const { runtime: current, sessionId } = await open(transport, [[...fakeCliTurn('answered'), { closeStdin: true }]]);
+    // Each process closes its stdin before its first result, and lives on: the next turn's write is sure to fail.
+    const answered = fakeCliTurn('answered');
+    const { runtime: current, sessionId } = await open(transport, [[...answered.slice(0, -1), { closeStdin: true }, answered.at(-1)!]]);
     expect((await timedTurn(current, sessionId, 'first')).run.outcome).toBe('succeeded');
     const { run, elapsed } = await timedTurn(current, sessionId, 'second', AbortSignal.timeout(5_000));
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } } });

@@ -13,7 +13,8 @@
 //   {"hang": "<file>"}   the same, only while <file> does not exist yet (it is created), so a later
 //                        process running the same script goes on with its next step
 //   {"ignore": "SIGTERM"} ignore that signal from now on (only SIGKILL ends a wedged CLI then)
-//   {"closeStdin": true} close its stdin (the host's next write fails with EPIPE) and stay alive
+//   {"closeStdin": true} close its stdin (the host's next write fails with EPIPE), go on with the
+//                        remaining steps, then stay alive (only a signal ends it)
 // When the script runs out, stdin EOF ends the process with exit code 0.
 // `--version` prints the version it stands in for (2.1.332) and exits.
 // Control requests from the host are answered from TETHER_FAKE_CLI_CONTROL, a JSON object keyed by
@@ -29,6 +30,8 @@ if (process.argv[2] === '--version') {
   process.exit(0);
 }
 const script = JSON.parse(process.env.TETHER_FAKE_CLI_SCRIPT ?? '[]');
+/** Set by a closeStdin step: once the steps are done the process stays alive instead of exiting. */
+let stdinClosed = false;
 const controls = JSON.parse(process.env.TETHER_FAKE_CLI_CONTROL ?? '{}');
 let lastUuid = '';
 const argv = process.argv.slice(2);
@@ -85,6 +88,15 @@ function firstTime(file) {
 }
 
 async function runSteps(steps, uuid) {
+  await runEach(steps, uuid);
+  if (stdinClosed) {
+    // Closing stdin ends the read loop; stay alive like a CLI that still has work (a signal ends it).
+    setInterval(() => {}, 60_000);
+    await new Promise(() => {});
+  }
+}
+
+async function runEach(steps, uuid) {
   for (const step of steps) {
     if (step.line) process.stdout.write(`${JSON.stringify(substitute(step.line, uuid))}\n`);
     if (step.raw !== undefined) {
@@ -103,9 +115,7 @@ async function runSteps(steps, uuid) {
       process.stdin.destroy();
       // destroy() leaves fd 0 open (Node keeps stdio fds): close it, so the host's writes fail.
       closeSync(0);
-      // Closing stdin ends the read loop; stay alive like a CLI that still has work (a signal ends it).
-      setInterval(() => {}, 60_000);
-      await new Promise(() => {});
+      stdinClosed = true;
     }
     if (typeof step.hang === 'string' && !firstTime(step.hang)) continue;
     if (step.hang) {
