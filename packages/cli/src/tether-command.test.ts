@@ -152,8 +152,10 @@ describe('tether run', () => {
     let pid = 0;
     const finished = tether(['run', '--json', 'Take your time'], { onSpawn: (spawned) => (pid = spawned) });
     await api.waitForRequests(1, { kind: 'turn' });
+    const signalledAt = performance.now();
     process.kill(pid, 'SIGINT');
     const result = await finished;
+    console.info(`Ctrl-C mid-turn: ${Math.round(performance.now() - signalledAt)} ms from the signal to exit`);
     expect(result.code).toBe(130);
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; sessionId: string; outcome?: string });
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
