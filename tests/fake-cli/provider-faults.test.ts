@@ -82,6 +82,15 @@ describe.each(transports)('the Claude provider under faults (scripted fake CLI) 
     expect(run.error?.message).toContain(broken);
   });
 
+  it('explains an environment too large for the kernel (E2BIG at spawn) instead of failing as an internal error', async () => {
+    const { runtime: current, sessionId } = await runWith(transport, [fakeCliTurn('never')], { extra: { TETHER_HUGE_VARIABLE: 'x'.repeat(200 * 1024) } });
+    const run = await turn(current, sessionId);
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_unavailable', details: { reason: 'spawn_failed', systemErrorCode: 'E2BIG' } } });
+    expect(run.error?.message).toContain('environment');
+    // The session is not left holding the run or a process slot: the next turn is taken (and fails the same way).
+    expect(await turn(current, sessionId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_unavailable' } });
+  });
+
   it('uses --session-id for a new conversation and --resume once it is established', async () => {
     const argvFile = path.join(root, 'argv.ndjson');
     const { runtime: current, sessionId } = await runWith(transport, [fakeCliTurn('one'), [{ exit: 0 }]], { extra: { TETHER_FAKE_CLI_ARGV_FILE: argvFile } });

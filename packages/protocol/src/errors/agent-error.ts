@@ -16,6 +16,8 @@ export const ErrorDetails = z.strictObject({
   /** The exit code or signal of a provider process that ended. */
   exitCode: z.number().int().nullable().optional(),
   signal: z.string().max(20).nullable().optional(),
+  /** The operating system's error code of a failed operation (e.g. E2BIG when the agent could not be started). */
+  systemErrorCode: z.string().max(40).optional(),
   /** Where a run stalled (provider_stalled): `startup` (no first frame) or `api` (waiting on the model API). */
   phase: z.enum(['startup', 'api']).optional(),
   /** The version of an agent binary or library that was found, and the oldest one supported (provider_unavailable). */

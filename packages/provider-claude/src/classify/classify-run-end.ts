@@ -77,16 +77,24 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
  * provider_execution_error; a transport's stream that threw with no process exit to explain it →
  * provider_unavailable.
  */
+/**
+ * Why the claude CLI could not be started. E2BIG is the kernel refusing the launch's environment and
+ * arguments together (over its limit), not a missing binary, so it gets its own advice.
+ */
+export function spawnFailedError(binaryPath: string, errorCode: string | undefined): AgentError {
+  const message =
+    errorCode === 'E2BIG'
+      ? `Could not start the claude CLI at ${binaryPath} (E2BIG): its environment and arguments are larger than the system allows (a single variable may hold at most 128 KiB). Remove large variables from the environment Tether runs in, or shrink the session's configuration.`
+      : `Could not start the claude CLI at ${binaryPath}${errorCode ? ` (${errorCode})` : ''}. Install Claude Code or point TETHER_CLAUDE_PATH (or --claude-path) at a working binary.`;
+  return new AgentError({ code: 'provider_unavailable', message, details: { binaryPath, reason: 'spawn_failed', ...(errorCode ? { systemErrorCode: errorCode } : {}) } });
+}
+
 export function classifyRunEnd(ending: RunEnding): RunClassification {
   switch (ending.kind) {
     case 'result':
       return classifyResult(ending.result, ending.apiError);
     case 'spawn_failed':
-      return failed(
-        'provider_unavailable',
-        `Could not start the claude CLI at ${ending.binaryPath}${ending.errorCode ? ` (${ending.errorCode})` : ''}. Install Claude Code or point TETHER_CLAUDE_PATH (or --claude-path) at a working binary.`,
-        { binaryPath: ending.binaryPath, reason: 'spawn_failed' },
-      );
+      return { outcome: 'failed', error: spawnFailedError(ending.binaryPath, ending.errorCode).toObject() };
     case 'process_exited': {
       const stderr = classifyStderr(ending.stderrTail);
       if (stderr === 'bypass_root') {

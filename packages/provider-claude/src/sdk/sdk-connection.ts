@@ -66,8 +66,9 @@ export class SdkConnection implements ClaudeConnection {
         },
       });
     } catch {
-      // A query() that refuses its options never runs: the run fails like a stream that threw.
-      queueMicrotask(() => this.finish({ kind: 'stream_failed' }));
+      // A query() that refuses its options never runs: the run fails like a stream that threw, or
+      // as a failed start when it was our spawn (called from inside query()) that threw.
+      queueMicrotask(() => this.finish(this.exit ?? { kind: 'stream_failed' }));
     }
     this.query = query;
     if (query) void this.pump(query);
@@ -113,15 +114,22 @@ export class SdkConnection implements ClaudeConnection {
 
   /** spawnClaudeCodeProcess: the command the SDK built, run as a supervised child of ours. */
   private spawn(spawnOptions: AgentSdkSpawnOptions, cwd: string): AgentSdkSpawnedProcess {
-    const child = new ClaudeProcess({
-      binaryPath: spawnOptions.command,
-      argv: spawnOptions.args,
-      environment: definedEnvironment(spawnOptions.env),
-      cwd: spawnOptions.cwd ?? cwd,
-      onExit: (exit) => {
-        this.exit = exit;
-      },
-    });
+    let child: ClaudeProcess;
+    try {
+      child = new ClaudeProcess({
+        binaryPath: spawnOptions.command,
+        argv: spawnOptions.args,
+        environment: definedEnvironment(spawnOptions.env),
+        cwd: spawnOptions.cwd ?? cwd,
+        onExit: (exit) => {
+          this.exit = exit;
+        },
+      });
+    } catch (error) {
+      // spawn() throws synchronously for some failures (E2BIG); the SDK's stream then fails, and this says why.
+      this.exit = { kind: 'spawn_failed', errorCode: (error as NodeJS.ErrnoException).code };
+      throw error;
+    }
     this.child = child;
     // The SDK's own close ends in this signal; the stop is ours either way.
     spawnOptions.signal.addEventListener('abort', () => void child.stop({ busy: true }), { once: true });

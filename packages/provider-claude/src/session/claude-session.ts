@@ -9,7 +9,7 @@ import type {
   AgentProviderV1StopReason,
   AgentProviderV1Turn,
 } from '@tether/provider-spec';
-import { classifyRunEnd } from '../classify/classify-run-end.js';
+import { classifyRunEnd, spawnFailedError } from '../classify/classify-run-end.js';
 import { type ClaudeConnection, type ConnectionEnding, type ConnectionListener, processExitOf, userMessage, whileCurrent } from '../connection/claude-connection.js';
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
@@ -276,7 +276,14 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       this.settings.pool.release(this);
       return null;
     }
-    return this.connection ?? this.spawn();
+    if (this.connection) return this.connection;
+    try {
+      return this.spawn();
+    } catch (error) {
+      // spawn() throws synchronously for some failures (E2BIG): the slot goes back, the run fails as a failed start does.
+      this.settings.pool.release(this);
+      throw spawnFailedError(this.settings.binaryPath, (error as NodeJS.ErrnoException).code);
+    }
   }
 
   /** Spares are interchangeable only between sessions that would launch the agent the same way. */
