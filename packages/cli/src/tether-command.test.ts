@@ -285,6 +285,16 @@ describe('tether demo and doctor', () => {
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
   });
 
+  it('doctor names the process holding the data dir', async () => {
+    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    try {
+      const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as { checks: { name: string; detail: string }[] };
+      expect(report.checks.find((check) => check.name === 'data dir')?.detail).toBe(`${environment.TETHER_HOME} (in use by process ${process.pid})`);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('doctor shows the supported window for the CLI and the Agent SDK, and names a too-old claude with how to update it', async () => {
     const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] };
     expect(report.checks.find((check) => check.name === 'supported')?.detail).toBe(

@@ -216,6 +216,21 @@ function installExitHandler(state: ProcessLockState): void {
 }
 
 /**
+ * Who holds a data directory, read without taking it: null when no lock names a process; `running`
+ * false for a stale lock, which the next opener takes over.
+ */
+export function dataDirectoryLockOwner(dataDir: string): { readonly pid: number; readonly running: boolean } | null {
+  let text: string | null;
+  try {
+    text = readLock(path.join(dataDir, lockFileName));
+  } catch {
+    return null;
+  }
+  const owner = text === null ? null : parseLock(text);
+  return owner === null ? null : { pid: owner.pid, running: owner.pid === process.pid || isAlive(owner) };
+}
+
+/**
  * Takes `<dataDir>/tether.lock` for this process, or reports who holds it. A lock whose owner is
  * no longer running (its pid gone, or now a process that started at another time than the lock
  * records, or this very pid, left by an earlier process) is taken over.

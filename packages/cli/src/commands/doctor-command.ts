@@ -1,9 +1,9 @@
-import { access, constants, readFile, stat } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLAUDE_AGENT_SDK_VERSION, CLAUDE_CLI_MINIMUM_VERSION, claudeAgentSdkVersionRange, createClaudeProvider } from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
-import { resolveDataDir } from '@tether/store-sqlite';
+import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
 import { parseTransport } from './transport-option.js';
@@ -26,19 +26,9 @@ async function checkDataDir(dataDir: string): Promise<Check> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
     return { name: 'data dir', ok: false, detail: `${dataDir} is not writable`, fix: 'Fix its permissions or choose another with --data-dir / TETHER_HOME.' };
   }
-  try {
-    const owner = Number.parseInt((await readFile(path.join(dataDir, 'tether.lock'), 'utf8')).trim().split(/\s+/)[0] ?? '', 10);
-    if (Number.isInteger(owner) && owner > 0) {
-      try {
-        process.kill(owner, 0);
-        return { name: 'data dir', ok: true, detail: `${dataDir} (in use by process ${owner})` };
-      } catch {
-        return { name: 'data dir', ok: true, detail: `${dataDir} (a stale lock from process ${owner} will be taken over)` };
-      }
-    }
-  } catch {
-    // No lock file: nobody holds the directory.
-  }
+  const owner = dataDirectoryLockOwner(dataDir);
+  if (owner?.running) return { name: 'data dir', ok: true, detail: `${dataDir} (in use by process ${owner.pid})` };
+  if (owner) return { name: 'data dir', ok: true, detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)` };
   return { name: 'data dir', ok: true, detail: dataDir };
 }
 
