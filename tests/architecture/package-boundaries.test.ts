@@ -24,7 +24,7 @@ function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((entry) => {
     const full = path.join(directory, entry);
     if (statSync(full).isDirectory()) return entry === '__fixtures__' ? [] : sourceFiles(full);
-    return /\.tsx?$/.test(full) && !full.endsWith('.test.ts') && !full.endsWith('.test-helper.ts') && !full.endsWith('store-contract.ts') ? [full] : [];
+    return /\.tsx?$/.test(full) && !full.endsWith('.test.ts') && !full.endsWith('.test-helper.ts') ? [full] : [];
   });
 }
 

@@ -3,9 +3,7 @@ import path from 'node:path';
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import { type AgentRuntime, createAgentRuntime, newestFirst } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentErrorOf } from '../../testkit/src/rejection.js';
-import { collectUntil } from '../../testkit/src/collect-events.js';
-import { createMockProvider } from '../../testkit/src/mock-provider.js';
+import { agentErrorOf, collectUntil, createMockProvider } from '@tether/testkit';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 

@@ -5,7 +5,7 @@ import { AgentError } from '@tether/protocol';
 import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRuntime } from '@tether/runtime';
-import { createMockProvider } from '../../testkit/src/mock-provider.js';
+import { createMockProvider } from '@tether/testkit';
 import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';

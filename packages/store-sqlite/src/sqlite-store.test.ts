@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { describeSessionListingContract } from '../../runtime/src/store/session-listing-contract.js';
-import { describeStoreContract } from '../../runtime/src/store/store-contract.js';
+import { describeSessionListingContract, describeStoreContract } from '@tether/testkit/store-contract';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 

@@ -1,6 +1,5 @@
+import { describeSessionListingContract, describeStoreContract } from '@tether/testkit/store-contract';
 import { createInMemoryStore } from './in-memory-store.js';
-import { describeSessionListingContract } from './session-listing-contract.js';
-import { describeStoreContract } from './store-contract.js';
 
 async function makeStore() {
   const store = createInMemoryStore();

@@ -1,7 +1,7 @@
-// Test-only (it registers vitest suites): never export it from the package index.
+// Test-only (it registers vitest suites): reached through @tether/testkit/store-contract, never the main entry.
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
+import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from '@tether/runtime';
 
 export interface StoreUnderTest {
   readonly store: TetherStore;

@@ -1,8 +1,8 @@
-// Test-only (it registers vitest suites): never export it from the package index.
+// Test-only (it registers vitest suites): reached through @tether/testkit/store-contract, never the main entry.
 import { AgentError } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StoreUnderTest, sessionRecord } from './store-contract.js';
-import type { SessionRecord, TetherStore } from './tether-store.js';
+import type { SessionRecord, TetherStore } from '@tether/runtime';
 
 function record(digit: string, createdAt: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return sessionRecord(`ses_${digit.repeat(32)}`, { createdAt, updatedAt: createdAt, lastActivityAt: createdAt, ...overrides });
