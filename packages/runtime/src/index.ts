@@ -17,6 +17,8 @@ export {
   evolveSession,
   evolveRun,
 } from './state/session-machine.js';
-export type { Decision, DecisionContext } from './state/session-machine.js';
+export type { Decision, DecisionContext, InterruptDecision, RunDecision } from './state/session-machine.js';
+export { isRefusal } from './state/refusal.js';
+export type { Decided, Refusal } from './state/refusal.js';
 
 export const VERSION = '0.1.0';

@@ -21,6 +21,7 @@ import {
 import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
+import { isRefusal } from '../state/refusal.js';
 import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
@@ -252,6 +253,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     const sessionId = command.continueSession!;
     const entry = this.entries.get(sessionId);
     const decision = decideReopen(entry?.record, command);
+    if (isRefusal(decision)) throw decision.refusal;
     // A provider that cannot continue a conversation would silently start a new one under the old history.
     if (decision.events.length > 0 && entry?.provider && !entry.provider.capabilities.resume) {
       throw unsupported(entry.provider, 'continue a closed session\'s conversation (resume); open a new session instead', 'resume');
@@ -266,7 +268,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private async submit(command: SubmitTurnCommand, fingerprint: string): Promise<Receipt> {
     const entry = this.entries.get(command.sessionId);
     const decision = decideSubmitTurn(entry?.record, command, { newRunId });
-    const runId = decision.runId!;
+    if (isRefusal(decision)) throw decision.refusal;
+    const runId = decision.runId;
     const receipt: Receipt = { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, runId };
     await this.write(entry!, decision.events, receipt, fingerprint);
     const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
@@ -291,6 +294,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private async interrupt(command: InterruptRunCommand, fingerprint: string): Promise<Receipt> {
     const entry = this.entries.get(command.sessionId);
     const decision = decideInterrupt(entry?.record, command);
+    if (isRefusal(decision)) throw decision.refusal;
     if (entry?.provider && !entry.provider.capabilities.interrupt) throw unsupported(entry.provider, 'interrupt a run', 'interrupt');
     const runId = decision.runId ?? null;
     const receipt: Receipt = { type: 'interrupt_run', commandId: command.commandId, sessionId: command.sessionId, runId };
@@ -319,6 +323,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private async close(command: CloseSessionCommand, fingerprint: string): Promise<Receipt> {
     const entry = this.entries.get(command.sessionId);
     const decision = decideClose(entry?.record, command);
+    if (isRefusal(decision)) throw decision.refusal;
     const receipt: Receipt = { type: 'close_session', commandId: command.commandId, sessionId: command.sessionId };
     await this.write(entry!, withRunEndCancellations(entry!, decision.events, 'session_closed'), receipt, fingerprint);
     entry!.clearAllTimers();

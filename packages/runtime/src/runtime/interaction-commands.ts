@@ -8,7 +8,8 @@ import {
   type SetPermissionModeCommand,
 } from '@tether/protocol';
 import type { AgentProviderV1Session } from '@tether/provider-spec';
-import { decideRespond, outcomeOf, recordableAnswer } from '../state/interaction-machine.js';
+import { decideRespond, outcomeOf, recordableAnswer, startResolving } from '../state/interaction-machine.js';
+import { isRefusal } from '../state/refusal.js';
 import type { InteractionRecord } from '../store/tether-store.js';
 import { timeoutDecline, timeoutDenial } from './provider-output.js';
 import type { ControlContext } from './session-controls.js';
@@ -24,12 +25,12 @@ export interface InteractionContext extends ControlContext {
 }
 
 /**
- * Marks the interaction resolving (any other answer now finds it taken), hands the answer to the
+ * Takes the interaction (resolving: any other answer now finds it taken), hands the answer to the
  * provider, and says what happened: settled, send_failed, or nothing when the interaction was
  * withdrawn or cancelled meanwhile (only a delivered answer becomes terminal).
  */
 async function deliver(context: InteractionContext, entry: SessionEntry, interaction: InteractionRecord, answer: InteractionAnswer, by: 'host' | 'policy'): Promise<EventBody | null> {
-  entry.interactions.set(interaction.interactionRef, { ...interaction, status: 'resolving' });
+  entry.interactions.set(interaction.interactionRef, interaction);
   entry.clearTimer(interaction.interactionRef);
   let delivered = true;
   try {
@@ -48,8 +49,9 @@ export async function respondInteraction(context: InteractionContext, command: R
   const entry = context.entry(command.sessionId);
   if (entry) await context.loadInteractions(entry);
   const interaction = entry?.interactions.get(command.interactionRef);
-  decideRespond(entry?.record, interaction, command);
-  const body = await deliver(context, entry!, interaction!, command.answer, 'host');
+  const decision = decideRespond(entry?.record, interaction, command);
+  if (isRefusal(decision)) throw decision.refusal;
+  const body = await deliver(context, entry!, decision.resolving, command.answer, 'host');
   if (!body) {
     const status = entry!.interactions.get(command.interactionRef)?.status;
     throw new AgentError({
@@ -66,9 +68,9 @@ export async function respondInteraction(context: InteractionContext, command: R
 
 /** A prompt nobody answered in time is denied, never allowed. */
 export async function denyOnTimeout(context: InteractionContext, entry: SessionEntry, interactionRef: string): Promise<void> {
-  const interaction = entry.interactions.get(interactionRef);
-  if (!interaction || interaction.status !== 'pending' || context.isStopped()) return;
-  const body = await deliver(context, entry, interaction, interaction.request.kind === 'approval' ? timeoutDenial : timeoutDecline, 'policy');
+  const resolving = startResolving(entry.interactions.get(interactionRef));
+  if (resolving === null || context.isStopped()) return;
+  const body = await deliver(context, entry, resolving, resolving.request.kind === 'approval' ? timeoutDenial : timeoutDecline, 'policy');
   if (body) context.stage(entry, [body]);
 }
 

@@ -10,6 +10,7 @@ import {
   newRunId,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Session } from '@tether/provider-spec';
+import { isRefusal } from '../state/refusal.js';
 import { decideRunControl } from '../state/session-machine.js';
 import type { SessionEntry } from './session-entry.js';
 
@@ -41,7 +42,8 @@ export async function runControl(context: ControlContext, command: RunControlCom
   const entry = context.entry(command.sessionId);
   if (entry) requireCapability(entry.provider, entry.provider?.capabilities.controls ?? true, 'run controls (slash commands)', 'controls');
   const decision = decideRunControl(entry?.record, command, { newRunId });
-  const runId = decision.runId!;
+  if (isRefusal(decision)) throw decision.refusal;
+  const runId = decision.runId;
   const receipt: Receipt = { type: 'run_control', commandId: command.commandId, sessionId: command.sessionId, runId };
   await context.write(entry!, decision.events, receipt, fingerprint);
   const unsupported = decision.events.some((event) => event.type === 'run.completed');

@@ -2,7 +2,7 @@ import type { InteractionRequest, RespondInteractionCommand } from '@tether/prot
 import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { InteractionRecord, SessionRecord } from '../store/tether-store.js';
-import { cancellations, decideRespond, evolveInteraction, recordableAnswer, sessionStateWith } from './interaction-machine.js';
+import { cancellations, decideRespond, evolveInteraction, recordableAnswer, sessionStateWith, startResolving } from './interaction-machine.js';
 
 const at = '2026-11-29T00:00:00.000Z';
 const sessionId = `ses_${'a'.repeat(32)}`;
@@ -24,14 +24,21 @@ describe('interaction lifecycle (pure)', () => {
     expect(evolveInteraction(resolving, sessionId, { type: 'interaction.send_failed', runId, interactionRef }, at)?.status).toBe('send_failed');
   });
 
-  it('decides who may answer: first answer wins, unknown and closed refuse without detail', () => {
-    expect(() => decideRespond(session, requested, respond({ decision: 'approve' }))).not.toThrow();
-    expect(() => decideRespond(session, { ...requested, status: 'resolving' }, respond({ decision: 'deny' }))).toThrow(expect.objectContaining({ code: 'interaction_already_settled' }));
-    expect(() => decideRespond(session, { ...requested, status: 'withdrawn' }, respond({ decision: 'deny' }))).toThrow(expect.objectContaining({ code: 'interaction_already_settled' }));
-    expect(() => decideRespond(session, undefined, respond({ decision: 'deny' }))).toThrow(expect.objectContaining({ code: 'unknown_interaction' }));
-    expect(() => decideRespond(session, { ...requested, sessionId: `ses_${'d'.repeat(32)}` }, respond({ decision: 'deny' }))).toThrow(expect.objectContaining({ code: 'unknown_interaction' }));
-    expect(() => decideRespond({ ...session, state: 'closed' }, requested, respond({ decision: 'deny' }))).toThrow(expect.objectContaining({ code: 'unknown_interaction' }));
-    expect(() => decideRespond(session, requested, respond({ decision: 'approve', scope: 'session' }))).toThrow(expect.objectContaining({ code: 'capability_unsupported' }));
+  it('decides who may answer: the first answer takes it (resolving), unknown and closed refuse without detail', () => {
+    expect(decideRespond(session, requested, respond({ decision: 'approve' }))).toEqual({ resolving: { ...requested, status: 'resolving' } });
+    expect(decideRespond(session, { ...requested, status: 'resolving' }, respond({ decision: 'deny' }))).toMatchObject({ refusal: { code: 'interaction_already_settled' } });
+    expect(decideRespond(session, { ...requested, status: 'withdrawn' }, respond({ decision: 'deny' }))).toMatchObject({ refusal: { code: 'interaction_already_settled' } });
+    expect(decideRespond(session, undefined, respond({ decision: 'deny' }))).toMatchObject({ refusal: { code: 'unknown_interaction' } });
+    expect(decideRespond(session, { ...requested, sessionId: `ses_${'d'.repeat(32)}` }, respond({ decision: 'deny' }))).toMatchObject({ refusal: { code: 'unknown_interaction' } });
+    expect(decideRespond({ ...session, state: 'closed' }, requested, respond({ decision: 'deny' }))).toMatchObject({ refusal: { code: 'unknown_interaction' } });
+    expect(decideRespond(session, requested, respond({ decision: 'approve', scope: 'session' }))).toMatchObject({ refusal: { code: 'capability_unsupported' } });
+  });
+
+  it('only a pending interaction can be taken for an answer', () => {
+    expect(startResolving(requested)?.status).toBe('resolving');
+    expect(startResolving({ ...requested, status: 'resolving' })).toBeNull();
+    expect(startResolving({ ...requested, status: 'cancelled' })).toBeNull();
+    expect(startResolving(undefined)).toBeNull();
   });
 
   it('cancels only open interactions, and a session waits while any is open', () => {

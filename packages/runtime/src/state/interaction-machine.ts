@@ -9,35 +9,56 @@ import {
   isOpenInteraction,
 } from '@tether/protocol';
 import type { InteractionRecord, SessionRecord } from '../store/tether-store.js';
+import type { Decided, Refusal } from './refusal.js';
 
 // The interaction lifecycle as pure functions:
 // pending → resolving → approved | denied | answered | declined | send_failed,
 // and pending/resolving → withdrawn | cancelled. First answer wins.
 
-function unknownInteraction(): AgentError {
+function unknownInteraction(): Refusal {
   // The reference is deliberately not echoed: a caller probing references learns nothing.
-  return new AgentError({
-    code: 'unknown_interaction',
-    message: 'This session has no interaction with that reference. Use the interactionRef from an interaction.requested event of the same session.',
-  });
+  return {
+    refusal: new AgentError({
+      code: 'unknown_interaction',
+      message: 'This session has no interaction with that reference. Use the interactionRef from an interaction.requested event of the same session.',
+    }),
+  };
+}
+
+/** respond_interaction: the interaction, now resolving, whose answer goes to the agent. */
+export interface RespondDecision {
+  readonly resolving: InteractionRecord;
 }
 
 /**
- * Whether a host may answer now. Throws unknown_interaction (unknown here, another session's, or
- * the session is closed), interaction_already_settled (no longer pending), or the answer's own
+ * pending → resolving: an answer has taken the interaction (any other answer now finds it taken)
+ * and is on its way to the agent. Not an event: only where the delivery ends (settled,
+ * send_failed) is recorded. Null when the interaction is not pending (nothing to take).
+ */
+export function startResolving(interaction: InteractionRecord | undefined): InteractionRecord | null {
+  return interaction?.status === 'pending' ? { ...interaction, status: 'resolving' } : null;
+}
+
+/**
+ * Whether a host may answer now. Refuses with unknown_interaction (unknown here, another session's,
+ * or the session is closed), interaction_already_settled (no longer pending), or the answer's own
  * refusal (it stays pending so a correct answer can still come).
  */
-export function decideRespond(session: SessionRecord | undefined, interaction: InteractionRecord | undefined, command: RespondInteractionCommand): void {
-  if (!session || session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId) throw unknownInteraction();
-  if (interaction.status !== 'pending') {
-    throw new AgentError({
-      code: 'interaction_already_settled',
-      message: `This interaction is already ${interaction.status === 'resolving' ? 'being answered' : interaction.status}; only the first answer counts.`,
-      details: { reason: interaction.status },
-    });
+export function decideRespond(session: SessionRecord | undefined, interaction: InteractionRecord | undefined, command: RespondInteractionCommand): Decided<RespondDecision> {
+  if (!session || session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId) return unknownInteraction();
+  const resolving = startResolving(interaction);
+  if (resolving === null) {
+    return {
+      refusal: new AgentError({
+        code: 'interaction_already_settled',
+        message: `This interaction is already ${interaction.status === 'resolving' ? 'being answered' : interaction.status}; only the first answer counts.`,
+        details: { reason: interaction.status },
+      }),
+    };
   }
   const refusal = checkAnswer(interaction.request, command.answer);
-  if (refusal) throw refusal;
+  if (refusal) return { refusal };
+  return { resolving };
 }
 
 export function outcomeOf(answer: InteractionAnswer): InteractionOutcome {

@@ -2,7 +2,8 @@ import { type EventBody, type SubmitTurnCommand } from '@tether/protocol';
 import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/tether-store.js';
-import { acceptsProviderPart, decideClose, decideReopen, decideSubmitTurn, evolveRun, evolveSession } from './session-machine.js';
+import { isRefusal } from './refusal.js';
+import { acceptsProviderPart, decideClose, decideInterrupt, decideOnOpenSession, decideReopen, decideRunControl, decideSubmitTurn, evolveRun, evolveSession } from './session-machine.js';
 
 const at = '2026-11-29T00:00:00.000Z';
 const idle: SessionRecord = sampleSessionRecord();
@@ -18,26 +19,48 @@ function given(...events: EventBody[]): SessionRecord {
 describe('session state machine (pure decide / evolve)', () => {
   it('given an idle session, submit_turn decides run.started and evolves to running', () => {
     const decision = decideSubmitTurn(given(), submit, context);
+    if (isRefusal(decision)) throw decision.refusal;
+    expect(decision.runId).toBe(runId);
     expect(decision.events).toEqual([{ type: 'run.started', runId, input: [{ type: 'text', text: 'hi' }], inputRedacted: false }]);
     expect(given(...decision.events)).toMatchObject({ state: 'running', activeRunId: runId });
   });
 
   it('given a running session, submit_turn is refused with run_active', () => {
     const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
-    expect(() => decideSubmitTurn(running, submit, context)).toThrow(expect.objectContaining({ code: 'run_active' }));
+    expect(decideSubmitTurn(running, submit, context)).toMatchObject({ refusal: { code: 'run_active' } });
   });
 
   it('given a closed session, submit_turn is refused with session_closed and reopen decides session.opened', () => {
     const closed = given({ type: 'session.closed', reason: 'requested' });
-    expect(() => decideSubmitTurn(closed, submit, context)).toThrow(expect.objectContaining({ code: 'session_closed' }));
+    expect(decideSubmitTurn(closed, submit, context)).toMatchObject({ refusal: { code: 'session_closed' } });
     const reopened = decideReopen(closed, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId });
-    expect(reopened.events).toMatchObject([{ type: 'session.opened', reopened: true }]);
-    expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId }).events).toEqual([]);
+    expect(reopened).toMatchObject({ events: [{ type: 'session.opened', reopened: true }] });
+    expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toEqual({ events: [] });
+  });
+
+  it('a missing session is refused, not thrown: session_not_found from every decider', () => {
+    const refused = { refusal: { code: 'session_not_found' } };
+    expect(decideSubmitTurn(undefined, submit, context)).toMatchObject(refused);
+    expect(decideRunControl(undefined, { type: 'run_control', commandId: 'c', sessionId: idle.sessionId, name: 'compact' }, context)).toMatchObject(refused);
+    expect(decideReopen(undefined, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toMatchObject(refused);
+    expect(decideInterrupt(undefined, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toMatchObject(refused);
+    expect(decideClose(undefined, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId })).toMatchObject(refused);
+    expect(decideOnOpenSession(undefined, ' first.')).toMatchObject(refused);
+    expect(decideOnOpenSession(given({ type: 'session.closed', reason: 'requested' }), ' first.')).toMatchObject({ refusal: { code: 'session_closed', message: expect.stringContaining('continueSession first.') } });
+    expect(decideOnOpenSession(given(), ' first.')).toEqual({ events: [] });
+  });
+
+  it('interrupt applies to the active run only', () => {
+    const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
+    expect(decideInterrupt(running, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({ events: [], runId });
+    expect(decideInterrupt(running, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId, runId: `run_${'c'.repeat(32)}` })).toEqual({ events: [], runId: null });
+    expect(decideInterrupt(given(), { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({ events: [], runId: null });
   });
 
   it('closing a running session completes its run as interrupted first', () => {
     const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
     const decision = decideClose(running, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId });
+    if (isRefusal(decision)) throw decision.refusal;
     expect(decision.events.map((event) => event.type)).toEqual(['run.completed', 'session.closed']);
     expect(given(...[{ type: 'run.started', runId, input: null, inputRedacted: true } as EventBody, ...decision.events])).toMatchObject({ state: 'closed', activeRunId: null });
   });

@@ -13,6 +13,7 @@ import {
   turnTitle,
 } from '@tether/protocol';
 import type { RunRecord, SessionRecord } from '../store/tether-store.js';
+import { type Decided, type Refusal, isRefusal } from './refusal.js';
 
 /** Impure inputs to a decision, passed in so decide stays a pure function. */
 export interface DecisionContext {
@@ -21,26 +22,36 @@ export interface DecisionContext {
 
 export interface Decision {
   readonly events: EventBody[];
-  /** The run a submit_turn started, or the run an interrupt applies to. */
-  readonly runId?: string | null;
 }
 
-function sessionNotFound(): AgentError {
-  return new AgentError({
-    code: 'session_not_found',
-    message: 'No session has that id. Check the id, or open a new session with open_session.',
-  });
+/** submit_turn and run_control: the run they start. */
+export interface RunDecision extends Decision {
+  readonly runId: string;
 }
 
-function sessionClosed(): AgentError {
-  return new AgentError({
-    code: 'session_closed',
-    message: 'The session is closed. Reopen it with open_session and continueSession set to its id, then submit again.',
-  });
+/** interrupt_run: the run it applies to (null: none is active, or another is). */
+export interface InterruptDecision extends Decision {
+  readonly runId: string | null;
 }
 
-export function decideReopen(state: SessionRecord | undefined, _command: OpenSessionCommand): Decision {
-  if (!state) throw sessionNotFound();
+function sessionNotFound(): Refusal {
+  return {
+    refusal: new AgentError({
+      code: 'session_not_found',
+      message: 'No session has that id. Check the id, or open a new session with open_session.',
+    }),
+  };
+}
+
+/** `then` completes the advice for the command refused: what to do once the session is reopened. */
+function sessionClosed(then: string): Refusal {
+  return {
+    refusal: new AgentError({ code: 'session_closed', message: `The session is closed. Reopen it with open_session and continueSession${then}` }),
+  };
+}
+
+export function decideReopen(state: SessionRecord | undefined, _command: OpenSessionCommand): Decided<Decision> {
+  if (!state) return sessionNotFound();
   if (state.state !== 'closed') return { events: [] };
   return {
     events: [
@@ -56,14 +67,16 @@ export function decideReopen(state: SessionRecord | undefined, _command: OpenSes
   };
 }
 
-export function decideSubmitTurn(state: SessionRecord | undefined, command: SubmitTurnCommand, context: DecisionContext): Decision {
-  if (!state) throw sessionNotFound();
-  if (state.state === 'closed') throw sessionClosed();
+export function decideSubmitTurn(state: SessionRecord | undefined, command: SubmitTurnCommand, context: DecisionContext): Decided<RunDecision> {
+  if (!state) return sessionNotFound();
+  if (state.state === 'closed') return sessionClosed(' set to its id, then submit again.');
   if (state.activeRunId !== null) {
-    throw new AgentError({
-      code: 'run_active',
-      message: 'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
-    });
+    return {
+      refusal: new AgentError({
+        code: 'run_active',
+        message: 'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
+      }),
+    };
   }
   const runId = context.newRunId();
   const redact = command.redactInput ?? state.redactInput;
@@ -78,10 +91,11 @@ export function decideSubmitTurn(state: SessionRecord | undefined, command: Subm
  * A control is a run of its own. A name Tether does not know never reaches the agent: the run
  * starts and completes in the same decision, as unsupported.
  */
-export function decideRunControl(state: SessionRecord | undefined, command: RunControlCommand, context: DecisionContext): Decision {
+export function decideRunControl(state: SessionRecord | undefined, command: RunControlCommand, context: DecisionContext): Decided<RunDecision> {
   const text = `/${command.name}${command.argument === undefined ? '' : ` ${command.argument}`}`;
   const started = decideSubmitTurn(state, { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, input: [{ type: 'text', text }] }, context);
-  const runId = started.runId!;
+  if (isRefusal(started)) return started;
+  const { runId } = started;
   const events: EventBody[] = started.events.map((event) => (event.type === 'run.started' ? { ...event, control: { name: command.name } } : event));
   if (!ControlName.safeParse(command.name).success) {
     events.push(
@@ -97,16 +111,16 @@ export function decideRunControl(state: SessionRecord | undefined, command: RunC
   return { runId, events };
 }
 
-export function decideInterrupt(state: SessionRecord | undefined, command: InterruptRunCommand): Decision {
-  if (!state) throw sessionNotFound();
+export function decideInterrupt(state: SessionRecord | undefined, command: InterruptRunCommand): Decided<InterruptDecision> {
+  if (!state) return sessionNotFound();
   if (state.activeRunId === null || (command.runId !== undefined && command.runId !== state.activeRunId)) {
     return { events: [], runId: null };
   }
   return { events: [], runId: state.activeRunId };
 }
 
-export function decideClose(state: SessionRecord | undefined, _command: CloseSessionCommand): Decision {
-  if (!state) throw sessionNotFound();
+export function decideClose(state: SessionRecord | undefined, _command: CloseSessionCommand): Decided<Decision> {
+  if (!state) return sessionNotFound();
   if (state.state === 'closed') return { events: [] };
   const events: EventBody[] = [];
   if (state.activeRunId !== null) {
@@ -123,6 +137,16 @@ export function decideClose(state: SessionRecord | undefined, _command: CloseSes
   }
   events.push({ type: 'session.closed', reason: 'requested' });
   return { events };
+}
+
+/**
+ * set_permission_mode, set_model and the reads of the agent's state work on an open session and
+ * record what the agent answers (nothing yet). `then` is the advice once the session is reopened.
+ */
+export function decideOnOpenSession(state: SessionRecord | undefined, then: string): Decided<Decision> {
+  if (!state) return sessionNotFound();
+  if (state.state === 'closed') return sessionClosed(then);
+  return { events: [] };
 }
 
 /** The session after an event. Pure: the same state and event always give the same result. */
