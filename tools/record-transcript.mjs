@@ -2,35 +2,36 @@
 /**
  * Records transcripts of the real claude CLI driven against @tether/fake-anthropic-api, for translator tests.
  *
- *   ./dev npx tsc -b packages/fake-anthropic-api
- *   ./dev node tools/record-transcript.mjs [scenario ...]     (default: every scenario)
+ *   ./dev npm run build        (the recorder loads the built @tether/fake-anthropic-api and @tether/provider-claude)
+ *   ./dev node tools/record-transcript.mjs [scenario ...]     (default: every scenario; --help lists them)
  *
  * Writes packages/provider-claude/src/__fixtures__/<scenario>.ndjson (every stdout line of the CLI, parsed, in order)
  * and <scenario>.stdin.ndjson (every line written to its stdin); some scenarios add <scenario>.stderr.txt and
  * <scenario>.exit.json. The temp HOME and cwd are replaced by /tmp/HOME and /tmp/WORKSPACE.
- * The CLI gets an explicit environment (only PATH is inherited).
+ * The CLI gets an explicit environment (only PATH is inherited), the protocol flags Tether launches it with
+ * (provider-claude's protocolArguments) and the binary the pinned Agent SDK package bundles (bundledBinaryPath).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { errorReply, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply } from '../packages/fake-anthropic-api/dist/index.js';
+import { errorReply, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { bundledBinaryPath, protocolArguments } from '@tether/provider-claude';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fixturesDir = path.join(root, 'packages/provider-claude/src/__fixtures__');
-const claudePath = (() => {
-  const require = createRequire(path.join(root, 'package.json'));
-  const pkg = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
-  return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'claude');
-})();
-const BASE_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'];
 const WAIT_MS = 30_000;
 
 const isResult = (frame) => frame.type === 'result';
+
+function claudeBinary() {
+  const bundled = bundledBinaryPath();
+  if (bundled === undefined) throw new Error('The bundled claude binary (@anthropic-ai/claude-agent-sdk platform package) is missing. Run "./dev npm ci".');
+  return bundled;
+}
 
 /** @type {Record<string, { bypass?: boolean; maxRetries?: number; args?: () => string[]; extraFiles?: boolean; run: (s: Session) => Promise<void> }>} */
 const scenarios = {
@@ -130,7 +131,7 @@ const scenarios = {
 
 /**
  * @typedef {object} Session
- * @property {import('../packages/fake-anthropic-api/dist/index.js').FakeAnthropicApi} api
+ * @property {import('@tether/fake-anthropic-api').FakeAnthropicApi} api
  * @property {string} cwd
  * @property {object[]} frames
  * @property {(text: string) => void} send
@@ -159,14 +160,14 @@ async function record(name) {
     TERM: 'dumb',
     CI: 'true',
   };
-  const args = [...BASE_ARGS];
+  const args = [...protocolArguments];
   if (scenario.bypass) {
     env.IS_SANDBOX = '1';
     args.push('--permission-mode', 'bypassPermissions');
   }
   args.push(...(scenario.args?.() ?? []));
 
-  const child = spawn(claudePath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(claudeBinary(), args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const frames = [];
   const stdinLines = [];
   const listeners = new Set();
@@ -248,8 +249,12 @@ async function record(name) {
   }
 }
 
-mkdirSync(fixturesDir, { recursive: true });
 const wanted = process.argv.slice(2);
+if (wanted.includes('--help') || wanted.includes('-h')) {
+  console.log(`usage: node tools/record-transcript.mjs [scenario ...]\nscenarios: ${Object.keys(scenarios).join(', ')}\nwrites ${path.relative(root, fixturesDir)}/<scenario>.ndjson`);
+  process.exit(0);
+}
+mkdirSync(fixturesDir, { recursive: true });
 let failed = false;
 for (const name of wanted.length > 0 ? wanted : Object.keys(scenarios)) {
   try {

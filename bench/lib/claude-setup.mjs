@@ -5,16 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildClaudeArguments, buildClaudeEnvironment, bundledBinaryPath } from '@tether/provider-claude';
 
-/** The claude binary the tests use; null (with the reason) when it is missing. */
+/** The claude binary the tests use (the bundled one, found as the provider finds it); null (with the reason) when it is missing. */
 export function findClaudeBinary() {
   const forBench = process.env.TETHER_BENCH_CLAUDE_PATH;
   if (forBench) {
     return existsSync(forBench) ? { path: forBench } : { path: null, reason: `The claude binary given by TETHER_BENCH_CLAUDE_PATH (${forBench}) does not exist.` };
   }
-  const fromEnvironment = process.env.TETHER_TEST_CLAUDE_PATH;
-  if (fromEnvironment && existsSync(fromEnvironment)) return { path: fromEnvironment };
   const bundled = bundledBinaryPath();
-  if (bundled && existsSync(bundled)) return { path: bundled };
+  if (bundled) return { path: bundled };
   return {
     path: null,
     reason: 'The claude binary is missing (the @anthropic-ai/claude-agent-sdk platform package is not installed). Run "./dev npm ci" and try again.',

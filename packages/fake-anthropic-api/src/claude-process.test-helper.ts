@@ -2,11 +2,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+// Test-only (a devDependency): the protocol flags and the binary come from the package that owns them.
+import { bundledBinaryPath, protocolArguments } from '@tether/provider-claude';
 
 export type Frame = Record<string, any>;
 
@@ -33,12 +34,11 @@ export interface StartClaudeOptions {
   maxRetries?: number;
 }
 
-export function claudeBinaryPath(): string {
-  const fromSetup = process.env.TETHER_TEST_CLAUDE_PATH;
-  if (fromSetup !== undefined && existsSync(fromSetup)) return fromSetup;
-  const require = createRequire(import.meta.url);
-  const packageName = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
-  return path.join(path.dirname(require.resolve(`${packageName}/package.json`)), 'claude');
+function claudeBinaryPath(): string {
+  const bundled = bundledBinaryPath();
+  // The suite's global setup already failed loudly when the binary is missing; this is for a lone run.
+  if (bundled === undefined) throw new Error('The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".');
+  return bundled;
 }
 
 export function startClaude(options: StartClaudeOptions): ClaudeProcess {
@@ -54,7 +54,7 @@ export function startClaude(options: StartClaudeOptions): ClaudeProcess {
     TERM: 'dumb',
     CI: 'true',
   };
-  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'];
+  const args: string[] = [...protocolArguments];
   if (options.bypass === true) {
     env.IS_SANDBOX = '1';
     args.push('--permission-mode', 'bypassPermissions');

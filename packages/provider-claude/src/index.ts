@@ -7,8 +7,10 @@ export { CLAUDE_CLI_MINIMUM_VERSION } from './binary/cli-version-window.js';
 // The sdk transport: the version window, and the types a host's own query() (or a test's) is checked against.
 export { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkVersionRange } from './sdk/load-agent-sdk.js';
 export type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkOptions, AgentSdkUserMessage } from './sdk/agent-sdk-types.js';
-// For tools that launch claude exactly as Tether does (the benchmark's raw loop, the testkit).
-export { buildClaudeArguments } from './launch/build-arguments.js';
+// For tools that launch claude exactly as Tether does (the benchmark's raw loop, the testkit, the
+// transcript recorder, the fake API's own CLI tests): the stream-json protocol flags, the whole
+// command line and environment, and the binary the pinned Agent SDK package bundles.
+export { buildClaudeArguments, protocolArguments } from './launch/build-arguments.js';
 export { buildClaudeEnvironment } from './launch/build-environment.js';
 export { bundledBinaryPath } from './binary/resolve-binary.js';
 // Start-up clean-up after a crash, for hosts that keep their own process records.

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,11 +33,10 @@ export interface ClaudeTestEnvironment {
 }
 
 /**
- * The pinned claude binary. Missing means the install is broken: fail loudly, never skip.
+ * The pinned claude binary (the bundled one, found as the provider finds it). Missing means the
+ * install is broken: fail loudly, never skip.
  */
 export function testClaudePath(): string {
-  const fromSetup = process.env.TETHER_TEST_CLAUDE_PATH;
-  if (fromSetup && existsSync(fromSetup)) return fromSetup;
   const bundled = bundledBinaryPath();
   if (!bundled) {
     throw new Error('The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".');
