@@ -1,30 +1,95 @@
 import { type ProtocolEvent, RunOutcome, SessionState } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
-import { Histogram, type MetricFamily, renderMetrics } from './prometheus-text.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus text exposition format 0.0.4. */
+export const prometheusContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
 // Seconds a host takes to answer a prompt: from an instant (policy) to a person away for an hour.
 const answerBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600];
 
+let processRegistry: Registry | undefined;
+
 /**
- * The daemon's counters. Event counters come from runtime.observe (every published event, after it
- * is stored), so they count what happened since this daemon started; session states are read from
- * the runtime at scrape time.
+ * prom-client's process and Node.js metrics (CPU, memory, file descriptors, event loop lag, GC),
+ * registered once per process: they describe the process, not one daemon, and their collectors
+ * (an event-loop-delay monitor, a GC observer) cannot be stopped, so one set per daemon would leak.
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    // Event-loop delay sampled every 100 ms, not prom-client's 10: an idle daemon then wakes 10 times a second, not 100.
+    collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision: 100 });
+  }
+  return processRegistry;
+}
+
+/**
+ * The daemon's metrics, in a Registry of its own (never prom-client's global one, so two daemons in
+ * one process count apart). Event counters come from runtime.observe (every published event, after
+ * it is stored), so they count what happened since this daemon started; session states are read
+ * from the runtime at scrape time.
  */
 export class DaemonMetrics {
-  private readonly runtime: AgentRuntime;
-  private readonly runsByOutcome = new Map<string, number>(RunOutcome.options.map((outcome) => [outcome, 0]));
-  private eventsAppended = 0;
+  private readonly registry = new Registry();
+  /** The daemon's own metrics and the process's, as one scrape. */
+  private readonly exposed: Registry;
+  private readonly runs = new Counter({ name: 'tether_runs_total', help: 'Runs completed since the daemon started, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly answerSeconds = new Histogram({
+    name: 'tether_interaction_answer_seconds',
+    help: 'Time from interaction.requested to interaction.settled.',
+    buckets: answerBuckets,
+    registers: [this.registry],
+  });
+  private readonly httpRequests = new Counter({
+    name: 'tether_http_requests_total',
+    help: 'HTTP requests answered, by route pattern and status.',
+    labelNames: ['route', 'status'],
+    registers: [this.registry],
+  });
   /** Sessions whose agent process was seen to start and not yet to stop. */
   private readonly sessionsWithProcess = new Set<string>();
   /** When each open interaction was requested (ms since epoch), by reference. */
   private readonly requestedAt = new Map<string, number>();
-  private readonly answerSeconds = new Histogram(answerBuckets);
-  private readonly httpRequests = new Map<string, { route: string; status: string; count: number }>();
   private subscriberCount = 0;
+  // A plain number on the publish path (every event passes here; a prom-client inc allocates), copied at scrape time.
+  private eventsAppended = 0;
   private readonly stopObserving: () => void;
 
-  constructor(runtime: AgentRuntime) {
-    this.runtime = runtime;
+  constructor(runtime: Pick<AgentRuntime, 'observe' | 'countSessionsByState'>) {
+    for (const outcome of RunOutcome.options) this.runs.inc({ outcome }, 0);
+    const sessions = new Gauge({
+      name: 'tether_sessions',
+      help: 'Sessions by state.',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await runtime.countSessionsByState();
+        for (const state of SessionState.options) sessions.set({ state }, counts[state]);
+      },
+    });
+    const processes = new Gauge({
+      name: 'tether_processes_active',
+      help: 'Agent processes running.',
+      registers: [this.registry],
+      collect: (): void => processes.set(this.sessionsWithProcess.size),
+    });
+    const events = new Counter({
+      name: 'tether_events_appended_total',
+      help: 'Events stored and published since the daemon started.',
+      registers: [this.registry],
+      collect: (): void => {
+        events.reset();
+        events.inc(this.eventsAppended);
+      },
+    });
+    const subscribers = new Gauge({
+      name: 'tether_subscribers',
+      help: 'Open event subscriptions (SSE streams and WebSocket subscriptions).',
+      registers: [this.registry],
+      collect: (): void => subscribers.set(this.subscriberCount),
+    });
+    this.exposed = Registry.merge([this.registry, processMetrics()]);
     this.stopObserving = runtime.observe((event) => this.record(event));
   }
 
@@ -42,17 +107,14 @@ export class DaemonMetrics {
 
   /** `route` is the route pattern (never the raw path, so ids cannot blow up the label set). */
   countRequest(route: string, status: number): void {
-    const key = `${route} ${status}`;
-    const entry = this.httpRequests.get(key);
-    if (entry) entry.count += 1;
-    else this.httpRequests.set(key, { route, status: String(status), count: 1 });
+    this.httpRequests.inc({ route, status: String(status) });
   }
 
   private record(event: ProtocolEvent): void {
     this.eventsAppended += 1;
     switch (event.type) {
       case 'run.completed':
-        this.runsByOutcome.set(event.outcome, (this.runsByOutcome.get(event.outcome) ?? 0) + 1);
+        this.runs.inc({ outcome: event.outcome });
         break;
       case 'session.process_started':
         this.sessionsWithProcess.add(event.sessionId);
@@ -79,23 +141,8 @@ export class DaemonMetrics {
     }
   }
 
-  async render(): Promise<string> {
-    const counts = await this.runtime.countSessionsByState();
-    const sessionsByState = new Map<string, number>(SessionState.options.map((state) => [state, counts[state]]));
-    const families: MetricFamily[] = [
-      { name: 'tether_sessions', help: 'Sessions by state.', type: 'gauge', samples: [...sessionsByState].map(([state, value]) => ({ labels: { state }, value })) },
-      { name: 'tether_runs_total', help: 'Runs completed since the daemon started, by outcome.', type: 'counter', samples: [...this.runsByOutcome].map(([outcome, value]) => ({ labels: { outcome }, value })) },
-      { name: 'tether_processes_active', help: 'Agent processes running.', type: 'gauge', samples: [{ value: this.sessionsWithProcess.size }] },
-      { name: 'tether_events_appended_total', help: 'Events stored and published since the daemon started.', type: 'counter', samples: [{ value: this.eventsAppended }] },
-      { name: 'tether_subscribers', help: 'Open event subscriptions (SSE streams and WebSocket subscriptions).', type: 'gauge', samples: [{ value: this.subscriberCount }] },
-      { name: 'tether_interaction_answer_seconds', help: 'Time from interaction.requested to interaction.settled.', type: 'histogram', samples: this.answerSeconds.samples() },
-      {
-        name: 'tether_http_requests_total',
-        help: 'HTTP requests answered, by route pattern and status.',
-        type: 'counter',
-        samples: [...this.httpRequests.values()].map((entry) => ({ labels: { route: entry.route, status: entry.status }, value: entry.count })),
-      },
-    ];
-    return renderMetrics(families);
+  /** The Prometheus text of this daemon's metrics and the process's. */
+  render(): Promise<string> {
+    return this.exposed.metrics();
   }
 }

@@ -1,0 +1,76 @@
+import { type ProtocolEvent, SessionState } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { DaemonMetrics } from './daemon-metrics.js';
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const runId = `run_${'b'.repeat(32)}`;
+const interactionRef = `int_${'c'.repeat(32)}`;
+const approval = { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false } as const;
+
+/** A runtime that only publishes what the test hands it and reports two idle sessions. */
+function fakeRuntime() {
+  const listeners = new Set<(event: ProtocolEvent) => void>();
+  return {
+    observe(listener: (event: ProtocolEvent) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    countSessionsByState: async () => ({ ...Object.fromEntries(SessionState.options.map((state) => [state, 0])), idle: 2 }) as Record<SessionState, number>,
+    publish: (event: ProtocolEvent) => listeners.forEach((listener) => listener(event)),
+    listenerCount: () => listeners.size,
+  };
+}
+
+describe('DaemonMetrics', () => {
+  it('counts runs, events, processes, subscribers and requests, and times answers in a histogram', async () => {
+    const runtime = fakeRuntime();
+    const metrics = new DaemonMetrics(runtime);
+    runtime.publish({ type: 'session.process_started', sessionId, seq: 1, at: '2026-12-01T10:00:00.000Z', pid: 42, startTime: null, marker: 'm' });
+    runtime.publish({ type: 'interaction.requested', sessionId, seq: 2, at: '2026-12-01T10:00:00.000Z', runId, interactionRef, request: approval });
+    runtime.publish({ type: 'interaction.settled', sessionId, seq: 3, at: '2026-12-01T10:00:03.000Z', runId, interactionRef, outcome: 'approved', answer: { decision: 'approve' }, by: 'host' });
+    runtime.publish({ type: 'run.completed', sessionId, seq: 4, at: '2026-12-01T10:00:04.000Z', runId, outcome: 'succeeded' });
+    metrics.subscriberOpened();
+    metrics.subscriberOpened();
+    metrics.subscriberClosed();
+    metrics.countRequest('/v1/sessions/:id', 404);
+
+    const text = await metrics.render();
+    expect(text).toContain('# TYPE tether_runs_total counter');
+    expect(text).toContain('tether_runs_total{outcome="succeeded"} 1');
+    expect(text).toContain('tether_runs_total{outcome="failed"} 0');
+    expect(text).toContain('tether_events_appended_total 4');
+    expect(text).toContain('tether_sessions{state="idle"} 2');
+    expect(text).toContain('tether_sessions{state="running"} 0');
+    expect(text).toContain('tether_processes_active 1');
+    expect(text).toContain('tether_subscribers 1');
+    expect(text).toContain('tether_http_requests_total{route="/v1/sessions/:id",status="404"} 1');
+    expect(text).toContain('# TYPE tether_interaction_answer_seconds histogram');
+    expect(text).toContain('tether_interaction_answer_seconds_bucket{le="2.5"} 0');
+    expect(text).toContain('tether_interaction_answer_seconds_bucket{le="5"} 1');
+    expect(text).toContain('tether_interaction_answer_seconds_bucket{le="+Inf"} 1');
+    expect(text).toContain('tether_interaction_answer_seconds_sum 3');
+    expect(text).toContain('tether_interaction_answer_seconds_count 1');
+    metrics.stop();
+    expect(runtime.listenerCount()).toBe(0);
+  });
+
+  it('adds the process metrics, and two daemons in one process count apart', async () => {
+    const first = fakeRuntime();
+    const second = fakeRuntime();
+    const firstMetrics = new DaemonMetrics(first);
+    const secondMetrics = new DaemonMetrics(second);
+    first.publish({ type: 'run.completed', sessionId, seq: 1, at: '2026-12-01T10:00:00.000Z', runId, outcome: 'failed' });
+    const firstText = await firstMetrics.render();
+    const secondText = await secondMetrics.render();
+    expect(firstText).toContain('tether_runs_total{outcome="failed"} 1');
+    expect(secondText).toContain('tether_runs_total{outcome="failed"} 0');
+    for (const text of [firstText, secondText]) {
+      expect(text).toContain('# TYPE process_cpu_seconds_total counter');
+      expect(text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+      expect(text).toMatch(/^nodejs_heap_size_used_bytes [1-9]/m);
+      expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+    }
+    firstMetrics.stop();
+    secondMetrics.stop();
+  });
+});
