@@ -1,6 +1,8 @@
 export { VERSION } from './version.js';
 export { createTetherClient } from './tether-client.js';
-export type { TetherClient, TetherClientOptions, CommandInput, SessionFilter, ListSessionsOptions } from './tether-client.js';
+export type { TetherClient, TetherClientOptions, SessionFilter, ListSessionsOptions } from './tether-client.js';
+// Re-exported so a browser app needs one import; defined once, in the protocol.
+export type { CommandInput } from '@tether/protocol';
 export type { SubscribeOptions, ConnectionState } from './event-subscription.js';
 export type { ReconnectOptions } from './reconnect-backoff.js';
 export type { SessionPage, ProviderInfo, DaemonHealth } from './daemon-responses.js';

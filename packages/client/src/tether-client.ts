@@ -1,31 +1,4 @@
-import { newCommandId } from '@tether/protocol';
-import type {
-  CloseSessionCommand,
-  CloseSessionReceipt,
-  Command,
-  GetContextUsageCommand,
-  GetContextUsageReceipt,
-  GetSessionCostCommand,
-  GetSessionCostReceipt,
-  InterruptRunCommand,
-  InterruptRunReceipt,
-  OpenSessionCommand,
-  OpenSessionReceipt,
-  ProtocolEvent,
-  ReceiptFor,
-  RespondInteractionCommand,
-  RespondInteractionReceipt,
-  RunControlCommand,
-  RunControlReceipt,
-  SessionSnapshot,
-  SessionState,
-  SetModelCommand,
-  SetModelReceipt,
-  SetPermissionModeCommand,
-  SetPermissionModeReceipt,
-  SubmitTurnCommand,
-  SubmitTurnReceipt,
-} from '@tether/protocol';
+import { type Command, type ProtocolEvent, type ReceiptFor, type SessionSnapshot, type SessionState, type TetherSurface, commandMethods } from '@tether/protocol';
 import { invalidResponseError } from './client-errors.js';
 import { createDaemonConnection, sendRequest } from './daemon-connection.js';
 import {
@@ -52,9 +25,6 @@ export interface TetherClientOptions {
   readonly reconnect?: ReconnectOptions;
 }
 
-/** A command as the typed helpers take it: the commandId is optional (one is generated). */
-export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { commandId?: string };
-
 export interface SessionFilter {
   readonly state?: SessionState;
   /** Sessions per page (the daemon's default is 50, its maximum 500). */
@@ -71,29 +41,12 @@ export interface ListSessionsOptions extends SessionFilter {
  * Commands are never retried by the client: to retry one safely, send it again with the same
  * commandId (the daemon answers a repeated commandId with the original receipt).
  */
-export interface TetherClient {
-  /** Any command; answers with its receipt. */
-  dispatch<C extends Command>(command: C): Promise<ReceiptFor<C>>;
-  openSession(input: CommandInput<OpenSessionCommand>): Promise<OpenSessionReceipt>;
-  /** Answers once the run is recorded; follow it with subscribe. */
-  submitTurn(input: CommandInput<SubmitTurnCommand>): Promise<SubmitTurnReceipt>;
-  interruptRun(input: CommandInput<InterruptRunCommand>): Promise<InterruptRunReceipt>;
-  closeSession(input: CommandInput<CloseSessionCommand>): Promise<CloseSessionReceipt>;
-  respondInteraction(input: CommandInput<RespondInteractionCommand>): Promise<RespondInteractionReceipt>;
-  setPermissionMode(input: CommandInput<SetPermissionModeCommand>): Promise<SetPermissionModeReceipt>;
-  runControl(input: CommandInput<RunControlCommand>): Promise<RunControlReceipt>;
-  setModel(input: CommandInput<SetModelCommand>): Promise<SetModelReceipt>;
-  getContextUsage(input: CommandInput<GetContextUsageCommand>): Promise<GetContextUsageReceipt>;
-  getSessionCost(input: CommandInput<GetSessionCostCommand>): Promise<GetSessionCostReceipt>;
-
-  getSession(sessionId: string): Promise<SessionSnapshot>;
+export interface TetherClient extends TetherSurface {
   /** One page, newest first; pass `next` back as `before` for the following one. */
   listSessions(options?: ListSessionsOptions): Promise<SessionPage>;
   /** Every matching session, following the cursors page by page. */
   listAllSessions(filter?: SessionFilter): Promise<SessionSnapshot[]>;
   getProviders(): Promise<ProviderInfo[]>;
-  /** Deletes a closed session and everything stored about it (an open one: session_open). */
-  deleteSession(sessionId: string): Promise<void>;
   /** The public health check (sent without the token). */
   health(): Promise<DaemonHealth>;
 
@@ -115,11 +68,6 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     return parseReceipt(connection.url, command.type, body) as ReceiptFor<C>;
   }
 
-  function send<C extends Command>(type: C['type'], input: CommandInput<C>): Promise<ReceiptFor<C>> {
-    const { commandId, ...fields } = input;
-    return dispatch({ ...fields, type, commandId: commandId ?? newCommandId() } as unknown as C);
-  }
-
   async function listSessions(listOptions: ListSessionsOptions = {}): Promise<SessionPage> {
     const query = new URLSearchParams();
     if (listOptions.state !== undefined) query.set('state', listOptions.state);
@@ -131,16 +79,7 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
 
   return {
     dispatch,
-    openSession: (input) => send<OpenSessionCommand>('open_session', input),
-    submitTurn: (input) => send<SubmitTurnCommand>('submit_turn', input),
-    interruptRun: (input) => send<InterruptRunCommand>('interrupt_run', input),
-    closeSession: (input) => send<CloseSessionCommand>('close_session', input),
-    respondInteraction: (input) => send<RespondInteractionCommand>('respond_interaction', input),
-    setPermissionMode: (input) => send<SetPermissionModeCommand>('set_permission_mode', input),
-    runControl: (input) => send<RunControlCommand>('run_control', input),
-    setModel: (input) => send<SetModelCommand>('set_model', input),
-    getContextUsage: (input) => send<GetContextUsageCommand>('get_context_usage', input),
-    getSessionCost: (input) => send<GetSessionCostCommand>('get_session_cost', input),
+    ...commandMethods(dispatch),
 
     async getSession(sessionId) {
       return parseSnapshot(connection.url, await sendRequest(connection, { method: 'GET', path: sessionPath(sessionId) }));

@@ -128,19 +128,6 @@ export const Command = z.discriminatedUnion('type', [
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
 
-export const commandTypes = [
-  'open_session',
-  'submit_turn',
-  'interrupt_run',
-  'close_session',
-  'respond_interaction',
-  'set_permission_mode',
-  'run_control',
-  'set_model',
-  'get_context_usage',
-  'get_session_cost',
-] as const satisfies readonly CommandType[];
-
 export const OpenSessionReceipt = sessionScoped('open_session', {});
 export type OpenSessionReceipt = z.infer<typeof OpenSessionReceipt>;
 
@@ -217,6 +204,3 @@ export const Receipt = z.discriminatedUnion('type', [
   GetSessionCostReceipt,
 ]);
 export type Receipt = z.infer<typeof Receipt>;
-
-/** The receipt type that answers a given command type. */
-export type ReceiptFor<C extends Command> = Extract<Receipt, { type: C['type'] }>;

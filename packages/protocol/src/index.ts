@@ -32,9 +32,19 @@ export {
   GetSessionCostReceipt,
   ContextUsage,
   ProviderName,
-  commandTypes,
 } from './commands.js';
-export type { CommandType, ReceiptFor } from './commands.js';
+export type { CommandType } from './commands.js';
+export { commandMethodNames, commandTypes, commandFromInput, commandMethods } from './command-surface.js';
+export type {
+  CommandInput,
+  CommandMethodName,
+  CommandMethods,
+  CommandOfType,
+  ReceiptFor,
+  ReceiptOfType,
+  SubscribeOptions,
+  TetherSurface,
+} from './command-surface.js';
 export { parseCommand } from './parse-command.js';
 export {
   ProtocolEvent,

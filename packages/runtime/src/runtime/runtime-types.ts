@@ -1,25 +1,4 @@
-import type {
-  CloseSessionCommand,
-  CloseSessionReceipt,
-  Command,
-  CommandType,
-  InterruptRunCommand,
-  InterruptRunReceipt,
-  OpenSessionCommand,
-  OpenSessionReceipt,
-  PermissionMode,
-  QuestionSetRequest,
-  RespondInteractionCommand,
-  RespondInteractionReceipt,
-  SetPermissionModeCommand,
-  SetPermissionModeReceipt,
-  ProtocolEvent,
-  Receipt,
-  RunSnapshot,
-  SessionSnapshot,
-  SubmitTurnCommand,
-  SubmitTurnReceipt,
-} from '@tether/protocol';
+import type { CommandInput, CommandType, PermissionMode, ProtocolEvent, QuestionSetRequest, Receipt, ReceiptFor, RunSnapshot, SessionSnapshot, SubscribeOptions, TetherSurface } from '@tether/protocol';
 import type { AgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
 import type { FollowOptions } from '../log/follow-session.js';
@@ -57,35 +36,23 @@ export interface AgentRuntimeOptions {
   readonly isSensitive?: (request: QuestionSetRequest) => boolean;
 }
 
-/** A command as the typed methods take it: the commandId is optional (one is generated). */
-export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { commandId?: string };
+// Re-exported so a host of the runtime needs one import; both are defined once, in the protocol.
+export type { CommandInput, FollowOptions, SubscribeOptions };
 
-export type { FollowOptions };
-
-export interface SubscribeOptions {
-  /** Deliver events with seq greater than this (0 = from the beginning). */
-  readonly afterSeq?: number;
-  /** Ends the iteration. */
-  readonly signal?: AbortSignal;
-}
-
-export interface AgentRuntime {
-  /** Any command; answers with its receipt (the same receipt again for a repeated commandId). */
-  dispatch<C extends { readonly type: CommandType }>(command: C): Promise<Extract<Receipt, { type: C['type'] }>>;
+/**
+ * The protocol's one surface (every command as a typed method, the session's snapshot and events;
+ * observe completion through events or waitForRun) plus what only a host in this process has.
+ */
+export interface AgentRuntime extends TetherSurface {
+  /**
+   * Any command; answers with its receipt (the same receipt again for a repeated commandId). Takes
+   * anything with a command type, since it validates the command itself.
+   */
+  dispatch<C extends { readonly type: CommandType }>(command: C): Promise<ReceiptFor<C>>;
   dispatch(command: unknown): Promise<Receipt>;
-  openSession(input: CommandInput<OpenSessionCommand>): Promise<OpenSessionReceipt>;
-  /** Returns as soon as the run is recorded; observe completion through events or waitForRun. */
-  submitTurn(input: CommandInput<SubmitTurnCommand>): Promise<SubmitTurnReceipt>;
-  interruptRun(input: CommandInput<InterruptRunCommand>): Promise<InterruptRunReceipt>;
-  closeSession(input: CommandInput<CloseSessionCommand>): Promise<CloseSessionReceipt>;
-  /** Answers an approval or a question set; the first answer wins. */
-  respondInteraction(input: CommandInput<RespondInteractionCommand>): Promise<RespondInteractionReceipt>;
-  /** Changes the permission mode live; requires_restart when the running agent cannot enter it. */
-  setPermissionMode(input: CommandInput<SetPermissionModeCommand>): Promise<SetPermissionModeReceipt>;
   /** Whether entering `mode` would need a new agent process (tells a host before it asks). */
   requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean>;
 
-  getSession(sessionId: string): Promise<SessionSnapshot>;
   /** Newest first (createdAt, then id); every session without options, or a page: limit, after `before`, of one state. */
   listSessions(options?: ListSessionsOptions): Promise<SessionSnapshot[]>;
   /** How many sessions are in each state, without listing them. */
@@ -97,8 +64,6 @@ export interface AgentRuntime {
    * be stored; wait again once the data directory takes writes.
    */
   waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;
-  /** Stored events after afterSeq, then live ones: no gap, no duplicate. */
-  subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;
   /**
    * The same events as subscribe, handed to a callback synchronously as they are published: for a
    * host that fans a session out to many subscribers (no promise per event and subscriber). onEvent
@@ -114,8 +79,6 @@ export interface AgentRuntime {
    * Listeners must be quick: they run on the publish path.
    */
   observe(listener: (event: ProtocolEvent) => void): () => void;
-  /** Deletes a closed session and everything stored about it; an open one is refused with session_open. */
-  deleteSession(sessionId: string): Promise<void>;
 
   probeProviders(options?: { timeoutMs?: number }): Promise<Record<string, AgentProviderV1Availability>>;
   /** The providers the runtime was given, with their declared capabilities. */
