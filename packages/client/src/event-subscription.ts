@@ -1,14 +1,11 @@
-import { AgentError, ProtocolEvent } from '@tether/protocol';
+import { AgentError, ProtocolEvent, type SubscribeOptions as SessionEventsOptions } from '@tether/protocol';
 import { errorFromResponse, invalidResponseError, streamLostError, unreachableError } from './client-errors.js';
 import type { DaemonConnection } from './daemon-connection.js';
 import { type ReconnectSchedule, delayBeforeAttempt, waitUnlessAborted } from './reconnect-backoff.js';
 import { type SseFrame, SseParser } from './sse-parser.js';
 
-export interface SubscribeOptions {
-  /** Deliver events with seq greater than this (default 0: from the beginning). */
-  readonly afterSeq?: number;
-  /** Ends the iteration (it returns, without throwing) and closes the stream. */
-  readonly signal?: AbortSignal;
+/** The protocol's afterSeq and signal (which, here, also closes the stream), and the connection's state. */
+export interface SubscribeOptions extends SessionEventsOptions {
   /**
    * Told when a stream opens ('open') and when one broke and the subscription is about to try
    * again ('reconnecting'), so a UI can say so while it waits; never for the final end.
