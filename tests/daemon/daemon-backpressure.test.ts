@@ -2,11 +2,11 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { type IncomingMessage, get } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { type Daemon, startDaemon } from '@tether/daemon';
 import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, createMockProvider } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
 import { RecordingLogger, SocketClient, client, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();

@@ -1,7 +1,7 @@
 // A daemon in its own process, started from the built packages (as `tether serve` would run it), so
 // a test can SIGKILL it. Settings come in TETHER_TEST_DAEMON as JSON; the URL and token go to stdout.
-import { startDaemon } from '../../packages/daemon/dist/index.js';
-import { createClaudeProvider } from '../../packages/provider-claude/dist/index.js';
+import { startDaemon } from '@tether/daemon';
+import { createClaudeProvider } from '@tether/provider-claude';
 
 const settings = JSON.parse(process.env.TETHER_TEST_DAEMON ?? '{}');
 const daemon = await startDaemon({

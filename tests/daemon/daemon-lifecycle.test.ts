@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readDaemonInfo } from '@tether/daemon';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readDaemonInfo } from '../../packages/daemon/src/index.js';
 import { SocketClient, client, completes, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, spawnDaemonChild, sseFrames } from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();

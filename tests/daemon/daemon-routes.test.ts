@@ -1,11 +1,11 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { type Daemon, startDaemon } from '@tether/daemon';
 import { ProtocolEvent, type SessionSnapshot, type SubmitTurnReceipt } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Daemon, startDaemon } from '../../packages/daemon/src/index.js';
 import { type Client, SocketClient, client, completes, openEventStream, openSession, readEventsUntil, silentLogger, sseFrames } from './daemon-test-helpers.js';
 
 // The route surface does not need an agent: a mock provider keeps these fast. Agent behaviour is in the real-claude files.

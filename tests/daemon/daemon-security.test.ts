@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
+import { type Daemon, readToken, rotateToken } from '@tether/daemon';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type Daemon, readToken, rotateToken } from '../../packages/daemon/src/index.js';
 import { SocketClient, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();

@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Daemon } from '@tether/daemon';
 import { agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Daemon } from '../../packages/daemon/src/index.js';
 import { startTestDaemon } from './daemon-test-helpers.js';
 
 // One daemon for the file: every test only reads.

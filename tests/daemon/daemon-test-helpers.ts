@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import type { ProtocolEvent, Receipt } from '@tether/protocol';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach } from 'vitest';
 import { WebSocket } from 'ws';
-import { type Daemon, type DaemonOptions, startDaemon } from '../../packages/daemon/src/index.js';
 
 export const silentLogger = { level: 'silent' } as const;
 

@@ -3,12 +3,12 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Daemon } from '@tether/daemon';
 import { type FakeReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Daemon } from '../../packages/daemon/src/index.js';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
 // A full disk under the data dir, for real: a size-limited tmpfs. Mounting needs root (CI and the

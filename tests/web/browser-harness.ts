@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Daemon, DaemonOptions } from '@tether/daemon';
 import { type ClaudeTestEnvironment, type ClaudeTestEnvironmentOptions, createClaudeTestEnvironment } from '@tether/testkit';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Daemon, DaemonOptions } from '../../packages/daemon/src/index.js';
 import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
