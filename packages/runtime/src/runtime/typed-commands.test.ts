@@ -1,20 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { commandMethodNames, commandTypes } from '@tether/protocol';
 import { agentErrorOf, createMockProvider } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgentRuntime } from './agent-runtime.js';
 
-let workspace: string;
-
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(os.tmpdir(), 'tether-typed-commands-'));
-});
-
-afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
-});
+// The mock provider never touches its workspace; it only has to exist.
+const workspace = { kind: 'directory', path: os.tmpdir() } as const;
 
 describe('the runtime\'s typed command methods', () => {
   it('has one for every command in the protocol\'s table', async () => {
@@ -26,7 +17,7 @@ describe('the runtime\'s typed command methods', () => {
 
   it('runs controls, sets the model and reads usage and cost like dispatch: a commandId generated or kept, a repeat answered alike', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { sessionId } = await runtime.openSession({ workspace });
 
     const control = await runtime.runControl({ sessionId, name: 'compact' });
     expect(control).toMatchObject({ type: 'run_control', sessionId, commandId: expect.stringMatching(/^cmd_[0-9a-f]{32}$/) });
