@@ -7,18 +7,32 @@ export interface FollowOptions {
   readonly afterSeq: number;
   /** Called synchronously, in seq order, once per event; return false to stop following. */
   readonly onEvent: (event: ProtocolEvent) => boolean | void;
+  /**
+   * For a consumer that takes a long history at its own pace (a bounded buffer, an iterator): the
+   * events already stored when following starts come here one at a time, the next once the last one's
+   * promise resolved, the store read a page at a time as they are taken; resolve false to stop. From
+   * where they end, onEvent takes over (live events, and any stored meanwhile). Without it, every
+   * event goes to onEvent.
+   */
+  readonly onStoredEvent?: (event: ProtocolEvent) => Promise<boolean | void>;
   /** The store failed (or the events did not join up): following has stopped. */
   readonly onError?: (error: unknown) => void;
 }
 
+/** Stored events are read this many at a time, whoever follows. */
 const replayPageSize = 500;
 
 /**
- * Hands a session's events after `afterSeq` to a callback: the stored ones first, then each live one
- * as it is published, with no gap and no duplicate. subscribeWithReplay is this as an async iterable;
- * a host that fans one session out to many subscribers calls it directly (no promise or generator
- * step per event and subscriber). The live listener is registered before the store is read; live events
- * that arrive while the store is being read wait and are merged by seq. Returns a stop function.
+ * The one replay-then-follow: hands a session's events after `afterSeq` on, the stored ones first,
+ * then each live one as it is published, with no gap and no duplicate. runtime.follow is this;
+ * subscribeWithReplay adapts it to an async iterable and the daemon's session feed to its bounded
+ * outboxes. A live event costs one synchronous call (no promise or generator step per event and
+ * subscriber: a host fans one session out to many subscribers through here).
+ *
+ * The paced replay (onStoredEvent) registers no live listener: while a slow reader works through a
+ * long history, live events wait in the store, not in memory. Then the live listener is registered
+ * before the store is read again; live events that arrive while it is being read wait and are
+ * merged by seq. Returns a stop function.
  */
 export function followSession(hub: SubscriptionHub, store: TetherStore, sessionId: string, options: FollowOptions): () => void {
   let last = options.afterSeq;
@@ -26,6 +40,7 @@ export function followSession(hub: SubscriptionHub, store: TetherStore, sessionI
   // True while the store is read: live events wait in `arrived` until the stored ones are handed on.
   let catchingUp = true;
   const arrived: ProtocolEvent[] = [];
+  let remove = () => {};
 
   const stop = () => {
     if (stopped) return;
@@ -43,16 +58,25 @@ export function followSession(hub: SubscriptionHub, store: TetherStore, sessionI
     options.onError?.(error);
   };
 
-  const remove = hub.add(sessionId, (event) => {
-    if (stopped || event.seq <= last) return;
-    if (!catchingUp && event.seq === last + 1) return hand(event);
-    arrived.push(event);
-    // Ahead of what was handed on: the missing ones are stored (events are published after commit).
-    if (!catchingUp) {
-      catchingUp = true;
-      void catchUp().catch(fail);
+  /** Hands on the next page of stored events; true when it was full (more may be stored). */
+  const handPage = async (handOne: (event: ProtocolEvent) => void | Promise<void>): Promise<boolean> => {
+    const page = await store.readEvents(sessionId, { afterSeq: last, limit: replayPageSize });
+    for (const event of page) {
+      // A gap ends the page: the catch-up below reports it if the store cannot fill it.
+      if (stopped || event.seq !== last + 1) return false;
+      const pending = handOne(event);
+      if (pending !== undefined) await pending;
     }
-  });
+    return !stopped && page.length === replayPageSize;
+  };
+
+  const replay = async (onStoredEvent: (event: ProtocolEvent) => Promise<boolean | void>): Promise<void> => {
+    const handStored = async (event: ProtocolEvent) => {
+      last = event.seq;
+      if ((await onStoredEvent(event)) === false) stop();
+    };
+    while (await handPage(handStored));
+  };
 
   /** Hands on what arrived live and joins up; false when a gap is left before the rest. */
   const handArrived = (): boolean => {
@@ -69,13 +93,8 @@ export function followSession(hub: SubscriptionHub, store: TetherStore, sessionI
   const catchUp = async (): Promise<void> => {
     while (!stopped) {
       const before = last;
-      const page = await store.readEvents(sessionId, { afterSeq: last, limit: replayPageSize });
-      for (const event of page) {
-        if (stopped || event.seq !== last + 1) break;
-        hand(event);
-      }
+      if (await handPage(hand)) continue;
       if (stopped) return;
-      if (page.length === replayPageSize) continue;
       // At the store's end; nothing can arrive between this check and the flag (one synchronous step).
       if (handArrived()) {
         catchingUp = false;
@@ -86,6 +105,25 @@ export function followSession(hub: SubscriptionHub, store: TetherStore, sessionI
     }
   };
 
-  void catchUp().catch(fail);
+  const follow = () => {
+    remove = hub.add(sessionId, (event) => {
+      if (stopped || event.seq <= last) return;
+      if (!catchingUp && event.seq === last + 1) return hand(event);
+      arrived.push(event);
+      // Ahead of what was handed on: the missing ones are stored (events are published after commit).
+      if (!catchingUp) {
+        catchingUp = true;
+        void catchUp().catch(fail);
+      }
+    });
+    return catchUp();
+  };
+
+  const { onStoredEvent } = options;
+  if (onStoredEvent === undefined) void follow().catch(fail);
+  else
+    void replay(onStoredEvent)
+      .then(() => (stopped ? undefined : follow()))
+      .catch(fail);
   return stop;
 }

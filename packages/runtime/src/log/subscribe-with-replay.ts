@@ -3,13 +3,10 @@ import type { TetherStore } from '../store/tether-store.js';
 import { followSession } from './follow-session.js';
 import type { SubscriptionHub } from './subscription-hub.js';
 
-const replayPageSize = 500;
-
 /**
- * Stored events after `afterSeq`, then live ones, with no gap and no duplicate, as an async
- * iterable. The stored part is read a page at a time as the consumer takes it (a long history is
- * never held at once); from where it ends, followSession takes over, which reads anything
- * committed meanwhile from the store before handing on live events.
+ * followSession as an async iterable: stored events after `afterSeq`, then live ones, with no gap
+ * and no duplicate. A stored event is taken from the store only once the consumer took the one
+ * before (a long history is never held at once); live ones wait in a queue for the consumer.
  */
 export async function* subscribeWithReplay(
   hub: SubscriptionHub,
@@ -18,29 +15,26 @@ export async function* subscribeWithReplay(
   options: { afterSeq: number; signal?: AbortSignal | undefined },
 ): AsyncGenerator<ProtocolEvent, void, undefined> {
   const { signal } = options;
-  let last = options.afterSeq;
-  for (;;) {
-    if (signal?.aborted) return;
-    const page = await store.readEvents(sessionId, { afterSeq: last, limit: replayPageSize });
-    for (const event of page) {
-      if (signal?.aborted) return;
-      if (event.seq !== last + 1) break;
-      last = event.seq;
-      yield event;
-    }
-    if (page.length < replayPageSize) break;
-  }
-  yield* liveEvents(hub, store, sessionId, last, signal);
-}
-
-/** followSession as an async iterable: what it hands on waits in a queue for the consumer. */
-async function* liveEvents(hub: SubscriptionHub, store: TetherStore, sessionId: string, afterSeq: number, signal: AbortSignal | undefined): AsyncGenerator<ProtocolEvent, void, undefined> {
   const queue: ProtocolEvent[] = [];
   // Set once followSession gave up (store failure): thrown to the consumer after what was queued.
   const failure: { error?: unknown; failed: boolean } = { failed: false };
   let wake: (() => void) | null = null;
+  // Resolves the stored event handed out last, once the consumer comes back for the next one.
+  let taken: ((more: boolean) => void) | null = null;
+  const release = (more: boolean) => {
+    const resolve = taken;
+    taken = null;
+    resolve?.(more);
+  };
   const stop = followSession(hub, store, sessionId, {
-    afterSeq,
+    afterSeq: options.afterSeq,
+    onStoredEvent: (event) => {
+      queue.push(event);
+      wake?.();
+      return new Promise<boolean>((resolve) => {
+        taken = resolve;
+      });
+    },
     onEvent: (event) => {
       queue.push(event);
       wake?.();
@@ -61,6 +55,7 @@ async function* liveEvents(hub: SubscriptionHub, store: TetherStore, sessionId: 
         continue;
       }
       if (failure.failed) throw failure.error;
+      release(true);
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
@@ -68,6 +63,7 @@ async function* liveEvents(hub: SubscriptionHub, store: TetherStore, sessionId: 
     }
   } finally {
     stop();
+    release(false);
     signal?.removeEventListener('abort', onAbort);
   }
 }
