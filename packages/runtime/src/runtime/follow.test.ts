@@ -47,21 +47,37 @@ function followUntil(runtime: Awaited<ReturnType<typeof createAgentRuntime>>, se
   });
 }
 
+type ReadEvents = ReturnType<typeof createInMemoryStore>['readEvents'];
+
+/** An in-memory store whose readEvents goes through `read`, which is given the real one. */
+function storeReading(read: (real: ReadEvents, ...args: Parameters<ReadEvents>) => ReturnType<ReadEvents>) {
+  const inner = createInMemoryStore();
+  const real: ReadEvents = (...args) => inner.readEvents(...args);
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property !== 'readEvents') return Reflect.get(target, property, receiver) as unknown;
+      return (...args: Parameters<ReadEvents>) => read(real, ...args);
+    },
+  });
+}
+
+/** Opens a session and runs one turn to its end. */
+async function sessionAfterOneTurn(runtime: Awaited<ReturnType<typeof createAgentRuntime>>): Promise<string> {
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+  await runtime.waitForRun(runId);
+  return sessionId;
+}
+
 const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
 describe('runtime.follow', () => {
   it('hands on the stored events, then the live ones, in seq order with no gap or duplicate, also when it starts mid-turn', async () => {
     // A store whose reads take a few ticks: events are published while a follower reads it.
-    const inner = createInMemoryStore();
-    const store = new Proxy(inner, {
-      get(target, property, receiver) {
-        if (property !== 'readEvents') return Reflect.get(target, property, receiver) as unknown;
-        return async (...args: Parameters<typeof inner.readEvents>) => {
-          for (let tick = 0; tick < 3; tick += 1) await new Promise((resolve) => setImmediate(resolve));
-          return inner.readEvents(...args);
-        };
-      },
+    const store = storeReading(async (real, ...args) => {
+      for (let tick = 0; tick < 3; tick += 1) await new Promise((resolve) => setImmediate(resolve));
+      return real(...args);
     });
     const runtime = await createAgentRuntime({ providers: [streaming(300)], store });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
@@ -110,9 +126,7 @@ describe('runtime.follow', () => {
 
   it('subscribe gives the same events as an async iterable: replayed page by page, then live', async () => {
     const runtime = await createAgentRuntime({ providers: [streaming(700)] });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
-    await runtime.waitForRun(first.runId);
+    const sessionId = await sessionAfterOneTurn(runtime);
     // More than a replay page is stored; the second turn streams while the subscriber reads them.
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
     const received: ProtocolEvent[] = [];
@@ -121,6 +135,110 @@ describe('runtime.follow', () => {
       if (event.type === 'run.completed' && event.runId === second.runId) break;
     }
     expect(seqs(received)).toEqual(range(1, (await runtime.getSession(sessionId)).lastSeq));
+    await runtime.shutdown();
+  });
+});
+
+describe('runtime.follow with onStoredEvent (a paced replay)', () => {
+  it('hands the stored events one at a time, reading the store a page at a time as they are taken, then the live ones to onEvent, gap-free', async () => {
+    const stored: ProtocolEvent[] = [];
+    // For each read of the store, how many stored events the follower had taken by then.
+    const reads: Array<{ afterSeq: number; taken: number }> = [];
+    const store = storeReading((real, sessionId, options) => {
+      reads.push({ afterSeq: options.afterSeq, taken: stored.length });
+      return real(sessionId, options);
+    });
+    const runtime = await createAgentRuntime({ providers: [streaming(700)], store });
+    const sessionId = await sessionAfterOneTurn(runtime);
+    const storedBefore = (await runtime.getSession(sessionId)).lastSeq;
+    // The second turn streams while the follower takes the history slowly; a third starts once the
+    // second has been handed on, so some events surely arrive live.
+    const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
+    reads.length = 0;
+    let outstanding = 0;
+    let mostOutstanding = 0;
+    const live: ProtocolEvent[] = [];
+    const thirdRunId = await new Promise<string>((resolve, reject) => {
+      let third: Promise<string> | undefined;
+      const startThirdAfter = (event: ProtocolEvent) => {
+        if (event.type === 'run.completed' && event.runId === second.runId) third = runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'three' }] }).then((receipt) => receipt.runId);
+      };
+      runtime.follow(sessionId, {
+        afterSeq: 0,
+        onStoredEvent: async (event) => {
+          expect(live).toEqual([]);
+          outstanding += 1;
+          mostOutstanding = Math.max(mostOutstanding, outstanding);
+          await new Promise((next) => setImmediate(next));
+          outstanding -= 1;
+          stored.push(event);
+          startThirdAfter(event);
+        },
+        onEvent: (event) => {
+          live.push(event);
+          startThirdAfter(event);
+          if (event.type !== 'run.completed' || event.runId === second.runId) return true;
+          third!.then(resolve, reject);
+          return false;
+        },
+        onError: reject,
+      });
+    });
+    const lastSeq = (await runtime.getSession(sessionId)).lastSeq;
+    expect(live.at(-1)).toMatchObject({ type: 'run.completed', runId: thirdRunId });
+    expect(seqs([...stored, ...live])).toEqual(range(1, lastSeq));
+    expect(stored.length).toBeGreaterThanOrEqual(storedBefore);
+    expect(mostOutstanding).toBe(1);
+    // The next page is read only once the follower took the whole page before it.
+    expect(reads.slice(0, 2)).toEqual([
+      { afterSeq: 0, taken: 0 },
+      { afterSeq: 500, taken: 500 },
+    ]);
+    await runtime.shutdown();
+  });
+
+  it('stops when onStoredEvent resolves false: no further stored or live event is handed on', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(20)] });
+    const sessionId = await sessionAfterOneTurn(runtime);
+    const stored: number[] = [];
+    const live: number[] = [];
+    await new Promise<void>((resolve) => {
+      runtime.follow(sessionId, {
+        afterSeq: 0,
+        onStoredEvent: async (event) => {
+          stored.push(event.seq);
+          if (event.seq < 3) return true;
+          resolve();
+          return false;
+        },
+        onEvent: (event) => void live.push(event.seq),
+      });
+    });
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
+    await runtime.waitForRun(next.runId);
+    expect(stored).toEqual([1, 2, 3]);
+    expect(live).toEqual([]);
+    await runtime.shutdown();
+  });
+
+  it('reports a store that fails during the replay to onError, after which nothing is handed on', async () => {
+    let failReads = false;
+    const store = storeReading((real, ...args) => (failReads ? Promise.reject(new Error('disk gone')) : real(...args)));
+    const runtime = await createAgentRuntime({ providers: [streaming(1)], store });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    failReads = true;
+    const handed: number[] = [];
+    const error = await new Promise((resolve) => {
+      runtime.follow(sessionId, {
+        afterSeq: 0,
+        onStoredEvent: async (event) => void handed.push(event.seq),
+        onEvent: (event) => void handed.push(event.seq),
+        onError: resolve,
+      });
+    });
+    expect(error).toMatchObject({ message: 'disk gone' });
+    expect(handed).toEqual([]);
+    failReads = false;
     await runtime.shutdown();
   });
 });
