@@ -2,15 +2,6 @@ import { createTetherClient, type TetherClient } from '@tether/client';
 import { readDaemonInfo, readToken } from '@tether/daemon';
 import { UsageError } from './usage-error.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The daemon to talk to: the one at `server` (token from TETHER_TOKEN or the data dir), or the
  * local daemon that owns the data dir (found from its daemon.json, no copy-paste needed); null when
@@ -22,8 +13,9 @@ export async function connectDaemon(options: { server?: string | undefined; data
     if (!token) throw new UsageError(`No token for ${options.server}: set TETHER_TOKEN (shown by \`tether token\` on the daemon's machine).`);
     return createTetherClient({ url: options.server, token });
   }
+  // Null as well when the daemon that wrote daemon.json has gone (readDaemonInfo asks the data dir's lock).
   const info = await readDaemonInfo(options.dataDir);
-  if (!info || !alive(info.pid)) return null;
+  if (!info) return null;
   const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
   if (!token) return null;
   return createTetherClient({ url: info.url, token });

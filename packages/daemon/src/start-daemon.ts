@@ -23,7 +23,7 @@ import {
   defaultSubscriberBufferEvents,
 } from './daemon-options.js';
 import { limitConnections } from './http/connection-limit.js';
-import { createApp } from './http/create-app.js';
+import { createApp } from './create-app.js';
 import type { DaemonState } from './http/daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';

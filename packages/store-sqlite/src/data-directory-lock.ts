@@ -79,7 +79,15 @@ export function parseLockOwner(text: string): number | null {
   return parseLock(text)?.pid ?? null;
 }
 
-/** Whether the lock's owner still runs: its pid is alive and, where both are known, started when the lock says. */
+/**
+ * Whether the lock's owner still runs: its pid is alive and, where both are known, started when the lock says.
+ * This is the one "is the owner of a data directory alive" check: the daemon's daemon.json (whose
+ * writer holds this lock) and the CLI ask it through dataDirectoryLockOwner instead of signalling pids
+ * themselves. The agents' processes have the other one, provider-claude's isAlive (zombie-aware, /proc):
+ * the two cannot share code, because the store and provider-claude may not import each other (DEVELOPERS.md's
+ * layering), the one package both may import (protocol) runs in browsers too, and this file must load with
+ * Node built-ins alone (see the top).
+ */
 function isAlive(owner: LockOwner): boolean {
   try {
     process.kill(owner.pid, 0);

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { readPrivateDataFile } from '@tether/store-sqlite';
+import { dataDirectoryLockOwner, readPrivateDataFile } from '@tether/store-sqlite';
 import { z } from 'zod';
 import { writePrivateFile } from '../auth/private-files.js';
 
@@ -18,14 +18,16 @@ function infoPath(dataDir: string): string {
   return path.join(path.resolve(dataDir), daemonInfoFileName);
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it just is not ours to signal.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * Whether the daemon that wrote daemon.json still runs, asked of the one "is this owner alive" check
+ * there is for a data directory: the store's lock (store-sqlite's data-directory-lock.ts), which the
+ * daemon holds from before it writes daemon.json until after it stops listening, and which checks the
+ * pid's start time too (a pid reused since is not taken for the daemon). Not provider-claude's
+ * isAlive: that one watches the agents' processes, not who owns the data directory.
+ */
+function daemonRunning(dataDir: string, pid: number): boolean {
+  const owner = dataDirectoryLockOwner(dataDir);
+  return owner !== null && owner.pid === pid && owner.running;
 }
 
 export async function writeDaemonInfo(dataDir: string, info: DaemonInfo): Promise<void> {
@@ -35,8 +37,8 @@ export async function writeDaemonInfo(dataDir: string, info: DaemonInfo): Promis
 /**
  * The running daemon of a data directory, from its daemon.json; null when there is none, the file is
  * not one of ours (malformed), or its process is gone; data_dir_unsafe when the file is not ours alone
- * (another user's, or writable by others) (a daemon killed with SIGKILL cannot remove the file). A pid can
- * be reused: confirm with GET /health before relying on it.
+ * (another user's, or writable by others) (a daemon killed with SIGKILL cannot remove the file). The pid
+ * must own the data directory's lock, start time checked; still, confirm with GET /health before relying on it.
  */
 export async function readDaemonInfo(dataDir: string): Promise<DaemonInfo | null> {
   // Local commands send the token to the url in this file: one someone else wrote is refused, never followed.
@@ -49,7 +51,7 @@ export async function readDaemonInfo(dataDir: string): Promise<DaemonInfo | null
     return null;
   }
   const info = DaemonInfo.safeParse(parsed);
-  if (!info.success || !processExists(info.data.pid)) return null;
+  if (!info.success || !daemonRunning(dataDir, info.data.pid)) return null;
   return info.data;
 }
 

@@ -2,7 +2,7 @@ import { type ProtocolEvent, type SerializedAgentError, toAgentError } from '@te
 import { WebSocket, type RawData } from 'ws';
 import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonState } from '../http/daemon-state.js';
-import { dispatchCommand, knownCommandType, maxCommandBytes } from '../routes/commands.js';
+import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
 import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
 import { eventJson } from '../streaming/serialized-event.js';

@@ -117,7 +117,9 @@ export function listProcessIds(): number[] {
 /**
  * Whether the process still runs. A zombie (Z) or dead (X) entry has finished: it only waits for
  * its parent to collect it. Without /proc this asks the kernel with signal 0, which cannot tell
- * a zombie from a live process.
+ * a zombie from a live process. The check for the agents' processes (supervision, and through the
+ * test-support export the tests and the benchmark); whether a data directory's owner (a runtime, the
+ * daemon) runs is the store's lock's question (store-sqlite's data-directory-lock.ts says why apart).
  */
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;

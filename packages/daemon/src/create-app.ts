@@ -1,19 +1,19 @@
 import { Hono } from 'hono';
 import { AgentError } from '@tether/protocol';
-import { describeError, invalidRequest, routeNotFound } from '../errors/error-response.js';
-import { registerCommandRoutes } from '../routes/commands.js';
-import { registerEventRoutes } from '../routes/events.js';
-import { registerHealthRoutes } from '../routes/health.js';
-import { registerMetricsRoutes } from '../routes/metrics.js';
-import { registerOpenApiRoutes } from '../routes/openapi.js';
-import { registerProviderRoutes } from '../routes/providers.js';
-import { registerSessionRoutes } from '../routes/sessions.js';
-import { registerWebRoutes } from '../routes/web.js';
-import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
-import { originGuard } from './origin-guard.js';
-import { requestLog } from './request-log.js';
-import { requireToken } from './require-token.js';
-import { securityHeadersMiddleware } from './security-headers-middleware.js';
+import { describeError, invalidRequest, routeNotFound } from './errors/error-response.js';
+import { registerCommandRoutes } from './routes/commands.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerOpenApiRoutes } from './routes/openapi.js';
+import { registerProviderRoutes } from './routes/providers.js';
+import { registerSessionRoutes } from './routes/sessions.js';
+import { registerWebRoutes } from './routes/web.js';
+import type { DaemonEnvironment, DaemonState } from './http/daemon-state.js';
+import { originGuard } from './http/origin-guard.js';
+import { requestLog } from './http/request-log.js';
+import { requireToken } from './http/require-token.js';
+import { securityHeadersMiddleware } from './http/security-headers-middleware.js';
 
 /** A stack without its first line: the message of an unexpected error may quote input, the frames do not. */
 function stackFrames(error: unknown): string | undefined {
@@ -21,7 +21,8 @@ function stackFrames(error: unknown): string | undefined {
 }
 
 /**
- * The HTTP API: the origin check and the token in front of every /v1 route, one error mapping behind;
+ * The daemon's app, assembled from the routes and http/'s plumbing (which therefore holds no route):
+ * the origin check and the token in front of every /v1 route, one error mapping behind;
  * the web UI's public files (when the daemon was given them) at every other path.
  */
 export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
