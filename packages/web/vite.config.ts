@@ -22,6 +22,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     target: 'es2022',
+    // The main chunk is ~550 KB (React, zod, react-markdown; the highlighter is a chunk of its own):
+    // served from the daemon on the same machine, one file is fine; warn if it grows well past that.
+    chunkSizeWarningLimit: 650,
     rollupOptions: {
       onwarn(warning, warn) {
         // zod's sources carry comments Rollup cannot place; harmless, and not ours to fix.

@@ -56,12 +56,15 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
   it('renders HTML and javascript: links in a model reply as inert text', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(textReply('Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold**'));
+    suite.environment.api.enqueue(
+      textReply('Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold** ![pixel](http://127.0.0.1:9/pixel.png)'),
+    );
     await sendTurn(page, 'Say something dangerous.');
     await waitForRunEnd(page, 'Succeeded');
     const conversation = page.locator('.conversation');
     await conversation.getByText('<img src=x onerror="window.__pwned=1">', { exact: false }).waitFor();
     await conversation.getByText('(javascript:window.__pwned=2)', { exact: false }).waitFor();
+    await conversation.getByText('(http://127.0.0.1:9/pixel.png)', { exact: false }).waitFor();
     expect(await conversation.locator('img, script, iframe, a[href]').count()).toBe(0);
     expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
     expect(await conversation.locator('strong', { hasText: 'bold' }).count()).toBe(1);
@@ -127,9 +130,14 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
   it('works at phone width: one column, nothing wider than the screen', async () => {
     const page = await connectedPage(phoneViewport);
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(textReply('A short answer that wraps on a narrow screen, with `inline code` and a list:\n\n- one\n- two'));
+    const table = '| file | change | lines |\n|---|---|--:|\n| packages/web/src/markdown/markdown-text.tsx | renderer | 100 |\n| packages/web/src/styles/code-highlight.css | theme | 110 |';
+    const code = '```ts\nexport function greet(name: string): string {\n  return `Hello, ${name}`; // a comment that is longer than a phone is wide\n}\n```';
+    suite.environment.api.enqueue(textReply(`A short answer that wraps on a narrow screen, with \`inline code\` and a list:\n\n- one\n- two\n\n${table}\n\n${code}`));
     await sendTurn(page, 'Hello from a phone.');
     await waitForRunEnd(page, 'Succeeded');
+    // The table and the coloured code (its highlighter is a chunk fetched on first use) fit the screen.
+    await page.locator('.conversation table td', { hasText: 'renderer' }).waitFor();
+    await page.locator('.conversation pre code .hljs-keyword', { hasText: 'export' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phoneViewport.width);
     expect(await page.getByRole('navigation', { name: 'Sessions' }).isVisible()).toBe(false);
     await saveScreenshot(page, 'phone-session-view');

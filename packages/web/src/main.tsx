@@ -5,6 +5,7 @@ import './styles/base.css';
 import './styles/layout.css';
 import './styles/conversation.css';
 import './styles/cards.css';
+import './styles/code-highlight.css';
 
 const container = document.getElementById('root');
 if (container === null) throw new Error('index.html has no #root element.');

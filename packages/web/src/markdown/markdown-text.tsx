@@ -1,58 +1,103 @@
-import { type ReactNode, memo, useMemo } from 'react';
-import { type Block, type Inline, parseMarkdown } from './parse-markdown.js';
+import { type ReactNode, memo, useDeferredValue, useMemo } from 'react';
+import Markdown, { type Components, type ExtraProps, type Options } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import { useCodeHighlighter } from './code-highlighter.js';
 
 /*
- * Model output rendered as React text nodes only: no dangerouslySetInnerHTML, no href, no src.
- * Whatever HTML the model writes shows up as the characters it is.
+ * Model output through react-markdown (CommonMark + GFM tables, task lists, strikethrough) with
+ * highlight.js classes on fenced code (code-highlighter.ts). It builds React elements, never an HTML string: raw HTML in
+ * the text becomes text (no rehype-raw), so whatever HTML the model writes shows up as the
+ * characters it is. No element gets an href or a src: links and images show their target as text.
  */
 
-function renderInline(inline: readonly Inline[]): ReactNode[] {
-  return inline.map((node, index) => {
-    switch (node.type) {
-      case 'text':
-        return node.text;
-      case 'code':
-        return <code key={index}>{node.text}</code>;
-      case 'strong':
-        return <strong key={index}>{renderInline(node.children)}</strong>;
-      case 'emphasis':
-        return <em key={index}>{renderInline(node.children)}</em>;
-      case 'link':
-        // Shown, never followed: the reader sees the real target and can copy it deliberately.
-        return (
-          <span key={index} className="markdown-link">
-            {renderInline(node.children)}
-            <span className="markdown-link-target"> ({node.target})</span>
-          </span>
-        );
-    }
-  });
+type HastElement = NonNullable<ExtraProps['node']>;
+type HastChild = HastElement['children'][number];
+
+function plainText(node: HastChild | HastElement | undefined): string {
+  if (node === undefined) return '';
+  if (node.type === 'text') return node.value;
+  return node.type === 'element' ? node.children.map(plainText).join('') : '';
 }
 
-function renderBlock(block: Block, index: number): ReactNode {
-  switch (block.type) {
-    case 'paragraph':
-      return <p key={index}>{renderInline(block.children)}</p>;
-    case 'heading':
-      // Headings inside an answer stay below the page's own heading levels.
-      return <p key={index} className={`markdown-heading markdown-heading-${block.level}`}>{renderInline(block.children)}</p>;
-    case 'code':
-      return (
-        <pre key={index} className="markdown-code" data-language={block.language || undefined}>
-          <code>{block.text}</code>
-        </pre>
-      );
-    case 'list': {
-      const items = block.items.map((item, itemIndex) => <li key={itemIndex}>{renderInline(item)}</li>);
-      return block.ordered ? <ol key={index}>{items}</ol> : <ul key={index}>{items}</ul>;
-    }
-    case 'quote':
-      return <blockquote key={index}>{renderInline(block.children)}</blockquote>;
-  }
+/** The language a fence named (`language-ts` on its code element), for the data attribute. */
+function fenceLanguage(node: HastElement | undefined): string | undefined {
+  const code = node?.children.find((child) => child.type === 'element' && child.tagName === 'code');
+  const classes = code?.type === 'element' ? code.properties.className : undefined;
+  const language = Array.isArray(classes) ? classes.find((name) => String(name).startsWith('language-')) : undefined;
+  return language === undefined ? undefined : String(language).slice('language-'.length);
 }
 
-/** Markdown as safe text. Re-parsed only when the text changes (each streamed delta). */
+function heading(level: number): Components['h1'] {
+  // Headings inside an answer stay below the page's own heading levels.
+  return ({ children }) => <p className={`markdown-heading markdown-heading-${level}`}>{children}</p>;
+}
+
+const components: Components = {
+  a({ node, href, children }) {
+    // GFM footnote references and back-references point inside the answer: their text is enough.
+    if (node?.properties.dataFootnoteRef !== undefined || node?.properties.dataFootnoteBackref !== undefined) return <span>{children}</span>;
+    const text = plainText(node);
+    const target = href ?? '';
+    // A bare URL (GFM autolink) already shows its whole target.
+    if (target === text || target === `mailto:${text}`) return <span className="markdown-link">{children}</span>;
+    // Shown, never followed: the reader sees the real target and can copy it deliberately.
+    return (
+      <span className="markdown-link">
+        {children}
+        <span className="markdown-link-target"> ({target})</span>
+      </span>
+    );
+  },
+  img({ src, alt }) {
+    // Never loaded: a model-written image URL is shown like a link, as it was written.
+    return (
+      <span className="markdown-link">
+        !{alt}
+        <span className="markdown-link-target"> ({typeof src === 'string' ? src : ''})</span>
+      </span>
+    );
+  },
+  h1: heading(1),
+  h2: heading(2),
+  h3: heading(3),
+  h4: heading(4),
+  h5: heading(5),
+  h6: heading(6),
+  pre({ node, children }) {
+    return (
+      <pre className="markdown-code" data-language={fenceLanguage(node)}>
+        {children}
+      </pre>
+    );
+  },
+  table({ children }) {
+    // Scrolls sideways on its own rather than widening the page on a phone.
+    return (
+      <div className="markdown-table">
+        <table>{children}</table>
+      </div>
+    );
+  },
+};
+
+const remarkPlugins: Options['remarkPlugins'] = [remarkGfm];
+/** Targets are only ever printed as text, so they stay exactly as written (javascript: included). */
+const keepUrl = (url: string): string => url;
+
+/**
+ * Markdown as safe React elements. While text streams in, a render for an older delta is dropped
+ * when a newer one arrives (useDeferredValue), so a long answer is not re-parsed for every delta.
+ */
 export const MarkdownText = memo(function MarkdownText({ text }: { readonly text: string }) {
-  const blocks = useMemo(() => parseMarkdown(text), [text]);
-  return <div className="markdown">{blocks.map(renderBlock)}</div>;
+  const shown = useDeferredValue(text);
+  const rehypePlugins = useCodeHighlighter(shown);
+  const rendered: ReactNode = useMemo(
+    () => (
+      <Markdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={keepUrl}>
+        {shown}
+      </Markdown>
+    ),
+    [shown, rehypePlugins],
+  );
+  return <div className="markdown">{rendered}</div>;
 });
