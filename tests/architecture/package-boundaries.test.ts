@@ -53,11 +53,11 @@ describe('package boundaries', () => {
     });
   }
 
-  it('the web UI imports nothing but react, @tether/protocol and @tether/client; the daemon never imports it', () => {
+  it('the web UI imports nothing but react, its Markdown libraries, @tether/protocol and @tether/client; the daemon never imports it', () => {
     for (const file of sourceFiles(path.join(root, 'packages', 'web', 'src'))) {
       const text = readFileSync(file, 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s+'([^'.][^']*)'/g)) {
-        expect(['react', 'react-dom/client', '@tether/protocol', '@tether/client'], `${path.relative(root, file)} imports ${specifier}`).toContain(specifier);
+        expect(['react', 'react-dom/client', 'react-markdown', 'remark-gfm', 'rehype-highlight', '@tether/protocol', '@tether/client'], `${path.relative(root, file)} imports ${specifier}`).toContain(specifier);
       }
     }
     for (const file of sourceFiles(path.join(root, 'packages', 'daemon', 'src'))) {
