@@ -2,8 +2,7 @@ import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createAgentRuntime } from '@tether/runtime';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
-import { readProcessEnvironment } from '../../packages/provider-claude/src/process/proc-filesystem.js';
+import { pollUntil, readProcessEnvironment } from '@tether/provider-claude/test-support';
 import { describeTransports, history, neutralSequence, runSequence } from './conformance-harness.js';
 
 /** Finds what `probe` finds, polling (bounded): another process's start is not an event Node can wait on. */

@@ -3,11 +3,11 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readDaemonInfo, readToken, rotateToken } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
+import { readProcessStatus } from '@tether/provider-claude/test-support';
 import type { ClaudeTestEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { readDaemonInfo, readToken, rotateToken } from '../../packages/daemon/src/index.js';
-import { processStartTicks } from '../../packages/store-sqlite/src/data-directory-lock.js';
 import { client, daemonPerTest, dataDirOf } from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
@@ -152,8 +152,8 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
     const unrelated = spawn('sleep', ['600'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => unrelated.once('spawn', resolve));
-      const realStart = processStartTicks(unrelated.pid!);
-      expect(realStart).not.toBeNull();
+      const realStart = readProcessStatus(unrelated.pid!)?.startTime;
+      expect(realStart).toBeDefined();
       const writeLock = (startTicks: number) => writeFileSync(lockPath, JSON.stringify({ pid: unrelated.pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks }), { mode: 0o600 });
 
       writeLock(realStart!);
@@ -162,8 +162,26 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
 
       writeLock(realStart! - 1);
       const daemon = await fixture.daemonOn(environment);
-      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ pid: process.pid, startTicks: processStartTicks(process.pid) });
+      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ pid: process.pid, startTicks: readProcessStatus(process.pid)!.startTime });
       expect((await client(daemon).request('GET', '/v1/sessions')).status).toBe(200);
+    } finally {
+      unrelated.kill('SIGKILL');
+    }
+  });
+
+  it('a daemon.json naming a live pid that does not own the data directory (a reused pid) names no daemon', async () => {
+    const environment = await fixture.environment();
+    const dataDir = await privateDataDir(environment);
+    const unrelated = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => unrelated.once('spawn', resolve));
+      const info = { url: 'http://127.0.0.1:9', pid: unrelated.pid, startedAt: '2026-01-01T00:00:00.000Z' };
+      writeFileSync(path.join(dataDir, 'daemon.json'), JSON.stringify(info), { mode: 0o600 });
+      expect(await readDaemonInfo(dataDir)).toBeNull();
+      // The same pid holding the data directory's lock (with its real start time) is the daemon.
+      const startTicks = readProcessStatus(unrelated.pid!)!.startTime;
+      writeFileSync(path.join(dataDir, 'tether.lock'), JSON.stringify({ pid: unrelated.pid, startedAt: info.startedAt, startTicks }), { mode: 0o600 });
+      expect(await readDaemonInfo(dataDir)).toEqual(info);
     } finally {
       unrelated.kill('SIGKILL');
     }

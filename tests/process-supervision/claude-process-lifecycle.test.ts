@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
-import { readProcessEnvironment, readProcessStatus } from '../../packages/provider-claude/src/process/proc-filesystem.js';
-import { type ProcessExit, ClaudeProcess } from '../../packages/provider-claude/src/session/claude-process.js';
+import { ClaudeProcess, type ProcessExit, pollUntil, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
 
 /**
  * ClaudeProcess's supervision with /bin/sh standing in for claude: each path by which a child can

@@ -3,7 +3,7 @@ import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
+import { pollUntil } from '@tether/provider-claude/test-support';
 import { expectNothingLeft, killTestProcesses, waitForToolProcesses } from './supervision-helpers.js';
 
 let environment: ClaudeTestEnvironment | undefined;

@@ -5,8 +5,7 @@ import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { reapOrphans } from '@tether/provider-claude';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
-import { isAlive, readProcessStatus } from '../../packages/provider-claude/src/process/proc-filesystem.js';
+import { isAlive, pollUntil, readProcessStatus } from '@tether/provider-claude/test-support';
 import { claudeProcesses, detachingCommand, expectNothingLeft, killTestProcesses, markerOf, waitForToolProcesses } from './supervision-helpers.js';
 
 const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { expect } from 'vitest';
-import { pollUntil } from '../../packages/provider-claude/src/process/poll-until.js';
-import { readProcessEnvironment, readProcessStatus } from '../../packages/provider-claude/src/process/proc-filesystem.js';
+import { pollUntil, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
 
 /** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
 export const detachingCommand = 'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
