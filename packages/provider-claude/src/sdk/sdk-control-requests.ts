@@ -2,7 +2,7 @@ import { AgentError } from '@tether/protocol';
 import type { ClaudeControlRequest } from '../connection/claude-connection.js';
 import type { AgentSdkQuery } from './agent-sdk-types.js';
 
-/** The reason codes are the runtime's own for the same refusal (session-controls.ts), so a host sees one code. */
+/** The reason codes are the runtime's own for the same refusal (its commands/ modules), so a host sees one code. */
 const unsupportedReasons = { initialize: 'initialize', get_context_usage: 'context_usage', get_session_cost: 'session_cost' } as const;
 
 function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {

@@ -1,44 +1,36 @@
 import {
   AgentError,
-  type CloseSessionCommand,
   type Command,
   type EventBody,
-  type InterruptRunCommand,
-  type OpenSessionCommand,
   type PermissionMode,
   type ProtocolEvent,
   type Receipt,
   type RunSnapshot,
   type SerializedAgentError,
   type SessionSnapshot,
-  type SubmitTurnCommand,
-  describeConfiguration,
   newCommandId,
-  newRunId,
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
-import { isRefusal } from '../state/refusal.js';
-import { decideClose, decideInterrupt, decideReopen, decideSubmitTurn } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
 import { type InteractionPolicy, type ProviderOutputHandlers, acceptProviderPart } from './provider-output.js';
 import type { AgentRuntime, AgentRuntimeOptions, FollowOptions, SubscribeOptions } from './runtime-types.js';
-import { SessionEntry, createSessionRecord } from './session-entry.js';
+import type { SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import { SessionReads } from './session-reads.js';
 import { loadClosedSession, recoverOpenSessions } from './session-recovery.js';
-import { denyOnTimeout, type InteractionContext, respondInteraction, setPermissionMode } from './interaction-commands.js';
-import { getContextUsage, getSessionCost, runControl, setModel } from './session-controls.js';
+import type { CommandContext } from './commands/command-context.js';
+import { runCommand } from './commands/command-table.js';
+import { denyOnTimeout } from './commands/deliver-answer.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
-import { commandIdReused, runtimeStopped, sessionNotFound, unsupported } from './runtime-errors.js';
+import { commandIdReused, runtimeStopped, sessionNotFound } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
-import { checkWorkspace } from './workspace-check.js';
 import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { StoreFailureRepair } from './store-failure-repair.js';
@@ -50,7 +42,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly observers = new Set<(event: ProtocolEvent) => void>();
   private readonly store: TetherStore;
   private readonly providerMap: Map<string, AgentProviderV1>;
-  private readonly defaultProvider: string;
   private readonly policy: InteractionPolicy;
   private readonly hub = new SubscriptionHub();
   private readonly log: SessionLog;
@@ -58,8 +49,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly entries: SessionCache;
   private readonly reads: SessionReads;
   private readonly runWaiters: RunWaiters;
-  private readonly openSessions: OpenSessionLimit;
   private readonly storeFailures: StoreFailureRepair;
+  private readonly commands: CommandContext;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
@@ -76,7 +67,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
     if (fallback === undefined || !this.providerMap.has(fallback)) {
       throw new AgentError({ code: 'provider_unavailable', message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).' });
     }
-    this.defaultProvider = fallback;
     this.policy = { ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}), ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}) };
     this.writer = new EventWriter({
       store,
@@ -93,7 +83,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
       // Its counter is restored from the row if the session is needed again.
       onEvict: (entry) => this.writer.forget(entry.record.sessionId),
     });
-    this.openSessions = new OpenSessionLimit({ max: options.maxOpenSessions ?? defaultMaxOpenSessions, countOpen: () => this.entries.countOpen() });
     this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries });
     this.storeFailures = new StoreFailureRepair({
       store,
@@ -103,6 +92,23 @@ class Runtime extends TypedCommands implements AgentRuntime {
       resident: (sessionId) => this.entries.get(sessionId),
       withSession: (sessionId, work) => this.withSession(sessionId, () => work(this.entries.get(sessionId))),
     });
+    this.commands = {
+      store,
+      writer: this.writer,
+      log: this.log,
+      entries: this.entries,
+      providers: this.providerMap,
+      defaultProvider: fallback,
+      openSessions: new OpenSessionLimit({ max: options.maxOpenSessions ?? defaultMaxOpenSessions, countOpen: () => this.entries.countOpen() }),
+      write: async (entry, bodies, receipt, fingerprint) => {
+        await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
+      },
+      emitFor: (entry) => this.emitFor(entry),
+      providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
+      startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
+      stopProcess: (entry, reason, options) => this.stopProcess(entry, reason, options),
+      isStopped: () => this.stopped !== null,
+    };
   }
 
   /**
@@ -138,7 +144,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       const sessionId = sessionIdOf(command);
       return this.withSession(sessionId, async () => {
         if (sessionId !== undefined) await this.storeFailures.ensureConsistent(sessionId);
-        return this.handle(command, fingerprint);
+        return runCommand(this.commands, command, fingerprint);
       });
     })();
     this.inflight.set(command.commandId, { fingerprint, promise });
@@ -163,44 +169,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
     }
   }
 
-  private handle(command: Command, fingerprint: string): Promise<Receipt> {
-    switch (command.type) {
-      case 'open_session':
-        return command.continueSession === undefined ? this.openSessions.hold((counted) => this.openNew(command, fingerprint, counted)) : this.reopen(command, fingerprint);
-      case 'submit_turn':
-        return this.submit(command, fingerprint);
-      case 'interrupt_run':
-        return this.interrupt(command, fingerprint);
-      case 'close_session':
-        return this.close(command, fingerprint);
-      case 'respond_interaction':
-        return respondInteraction(this.controls, command, fingerprint);
-      case 'set_permission_mode':
-        return setPermissionMode(this.controls, command, fingerprint);
-      case 'run_control':
-        return runControl(this.controls, command, fingerprint);
-      case 'set_model':
-        return setModel(this.controls, command, fingerprint);
-      case 'get_context_usage':
-        return getContextUsage(this.controls, command, fingerprint);
-      case 'get_session_cost':
-        return getSessionCost(this.controls, command, fingerprint);
-    }
-  }
-
-  private readonly controls: InteractionContext = {
-    entry: (sessionId) => this.entries.get(sessionId),
-    write: (entry, bodies, receipt, fingerprint) => this.write(entry, bodies, receipt, fingerprint),
-    providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
-    startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
-    stage: (entry, bodies) => this.log.stage(entry, bodies),
-    loadInteractions: (entry) => entry.loadInteractions(this.store),
-    isStopped: () => this.stopped !== null,
-    releaseProcess: (entry) => this.stopProcess(entry, 'release'),
-  };
-
   private readonly outputHandlers: ProviderOutputHandlers = {
-    onTimeout: (entry, interactionRef) => void denyOnTimeout(this.controls, entry, interactionRef),
+    onTimeout: (entry, interactionRef) => void denyOnTimeout(this.commands, entry, interactionRef),
     onContractViolation: (entry, runId, error) => {
       this.failRun(entry, runId, error);
       // The run is over for Tether; the agent must not keep working on it unobserved.
@@ -208,73 +178,12 @@ class Runtime extends TypedCommands implements AgentRuntime {
     },
   };
 
-  private async write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void> {
-    await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
-  }
-
   private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
     return (part) => {
       // Output the log cannot take is not applied either: the session is being rebuilt from the store.
       if (this.writer.failureOf(entry.record.sessionId)) return;
       acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
     };
-  }
-
-  private async openNew(command: OpenSessionCommand, fingerprint: string, counted: () => void): Promise<Receipt> {
-    const providerName = command.provider ?? this.defaultProvider;
-    const provider = this.providerMap.get(providerName);
-    if (!provider) {
-      throw new AgentError({
-        code: 'invalid_command',
-        message: `No provider named "${providerName}" is configured. Available: ${this.providerNames.join(', ')}.`,
-        details: { reason: 'unknown_provider' },
-      });
-    }
-    const workspace = await checkWorkspace(command.workspace!);
-    const record = createSessionRecord(command, { provider: providerName, workspace, at: now() });
-    const entry = new SessionEntry(record, provider);
-    entry.markInteractionsLoaded();
-    // Validates the configuration and finds the agent before anything is recorded; spawns nothing.
-    await entry.attachProvider(this.emitFor(entry));
-    const receipt: Receipt = { type: 'open_session', commandId: command.commandId, sessionId: record.sessionId };
-    this.entries.add(entry);
-    counted();
-    try {
-      await this.write(entry, [{ type: 'session.opened', provider: providerName, workspace, configuration: describeConfiguration(record.configuration), ephemeral: record.ephemeral, reopened: false }], receipt, fingerprint);
-    } catch (error) {
-      this.entries.remove(entry);
-      await entry.stopProvider('close');
-      throw error;
-    }
-    return receipt;
-  }
-
-  private async reopen(command: OpenSessionCommand, fingerprint: string): Promise<Receipt> {
-    const sessionId = command.continueSession!;
-    const entry = this.entries.get(sessionId);
-    const decision = decideReopen(entry?.record, command);
-    if (isRefusal(decision)) throw decision.refusal;
-    // A provider that cannot continue a conversation would silently start a new one under the old history.
-    if (decision.events.length > 0 && entry?.provider && !entry.provider.capabilities.resume) {
-      throw unsupported(entry.provider, 'continue a closed session\'s conversation (resume); open a new session instead', 'resume');
-    }
-    await entry!.teardown;
-    const write = () => this.write(entry!, decision.events, { type: 'open_session', commandId: command.commandId, sessionId }, fingerprint);
-    // Reopening a closed session opens one more; an open one stays as it is.
-    await (decision.events.length > 0 ? this.openSessions.hold(write) : write());
-    return { type: 'open_session', commandId: command.commandId, sessionId };
-  }
-
-  private async submit(command: SubmitTurnCommand, fingerprint: string): Promise<Receipt> {
-    const entry = this.entries.get(command.sessionId);
-    const decision = decideSubmitTurn(entry?.record, command, { newRunId });
-    if (isRefusal(decision)) throw decision.refusal;
-    const runId = decision.runId;
-    const receipt: Receipt = { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, runId };
-    await this.write(entry!, decision.events, receipt, fingerprint);
-    const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
-    void this.runProviderWork(entry!, runId, (session) => session.doTurn({ runId, input }));
-    return receipt;
   }
 
   /** Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. */
@@ -289,46 +198,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private failRun(entry: SessionEntry, runId: string, error: SerializedAgentError): void {
     if (entry.record.activeRunId !== runId) return;
     this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'));
-  }
-
-  private async interrupt(command: InterruptRunCommand, fingerprint: string): Promise<Receipt> {
-    const entry = this.entries.get(command.sessionId);
-    const decision = decideInterrupt(entry?.record, command);
-    if (isRefusal(decision)) throw decision.refusal;
-    if (entry?.provider && !entry.provider.capabilities.interrupt) throw unsupported(entry.provider, 'interrupt a run', 'interrupt');
-    const runId = decision.runId ?? null;
-    const receipt: Receipt = { type: 'interrupt_run', commandId: command.commandId, sessionId: command.sessionId, runId };
-    if (runId === null) {
-      // Nothing is running: a no-op receipt, and nobody waits for a result that will not come.
-      await this.write(entry!, [], receipt, fingerprint);
-      return receipt;
-    }
-    // The intent is durable before the round-trip, so a result that lands first still ends the run as a stop.
-    if (!entry!.interruptRequested.has(runId)) {
-      entry!.interruptRequested.add(runId);
-      this.log.stage(entry!, [{ type: 'run.interrupt_requested', runId }]);
-      await this.writer.flush();
-    }
-    const session = await entry!.ensureProvider(this.emitFor(entry!));
-    try {
-      await session.doInterrupt({ runId });
-    } catch (error) {
-      entry!.interruptRequested.delete(runId);
-      throw toAgentError(error);
-    }
-    await this.write(entry!, [], receipt, fingerprint);
-    return receipt;
-  }
-
-  private async close(command: CloseSessionCommand, fingerprint: string): Promise<Receipt> {
-    const entry = this.entries.get(command.sessionId);
-    const decision = decideClose(entry?.record, command);
-    if (isRefusal(decision)) throw decision.refusal;
-    const receipt: Receipt = { type: 'close_session', commandId: command.commandId, sessionId: command.sessionId };
-    await this.write(entry!, withRunEndCancellations(entry!, decision.events, 'session_closed'), receipt, fingerprint);
-    entry!.clearAllTimers();
-    await this.stopProcess(entry!, 'close');
-    return receipt;
   }
 
   async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
@@ -474,7 +343,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       active.map(({ sessionId, runId }) => {
         const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
         // Commands are refused once stopping began: this one goes straight to its handler.
-        this.withSession(sessionId, () => this.handle(command, fingerprintCommand(command))).catch(() => undefined);
+        this.withSession(sessionId, () => runCommand(this.commands, command, fingerprintCommand(command))).catch(() => undefined);
         return this.runWaiters.wait(runId, grace.signal);
       }),
     );

@@ -1,0 +1,53 @@
+import type { EventBody, Receipt } from '@tether/protocol';
+import type { AgentProviderV1, AgentProviderV1Capabilities, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
+import type { EventWriter } from '../../log/event-writer.js';
+import { type Decided, isRefusal } from '../../state/refusal.js';
+import type { TetherStore } from '../../store/tether-store.js';
+import type { OpenSessionLimit } from '../open-session-limit.js';
+import { sessionNotFound, unsupported } from '../runtime-errors.js';
+import type { SessionCache } from '../session-cache.js';
+import type { SessionEntry } from '../session-entry.js';
+import type { SessionLog } from '../session-log.js';
+
+/** What every command works with: the runtime's parts, and what only the runtime itself can do. */
+export interface CommandContext {
+  readonly store: TetherStore;
+  readonly writer: EventWriter;
+  readonly log: SessionLog;
+  /** The sessions in memory; the command's own session is pinned there while it runs. */
+  readonly entries: SessionCache;
+  readonly providers: ReadonlyMap<string, AgentProviderV1>;
+  /** The provider open_session uses when it names none. */
+  readonly defaultProvider: string;
+  readonly openSessions: OpenSessionLimit;
+  /** A command's effects, applied and written with its receipt in one transaction. */
+  write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void>;
+  /** Where the session's provider output goes. */
+  emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void;
+  /** The session's provider session, opened (the agent launched lazily) if it is not yet. */
+  providerSession(entry: SessionEntry): Promise<AgentProviderV1Session>;
+  /** Starts a run's provider work in the background; a failure to start fails the run. */
+  startRun(entry: SessionEntry, runId: string, work: (session: AgentProviderV1Session) => Promise<void>): void;
+  /** Stops the session's agent process; close ends the conversation, release keeps it resumable. */
+  stopProcess(entry: SessionEntry, reason: 'close' | 'release', options?: AgentProviderV1StopOptions): Promise<void>;
+  /** The runtime is shutting down (a policy answer is no longer sent). */
+  isStopped(): boolean;
+}
+
+/**
+ * The command's session and what its decider accepted; the refusal is thrown, so the command
+ * changes nothing. Every decider refuses a missing session, so an accepted command has one.
+ */
+export function accepted<Accepted extends object>(entry: SessionEntry | undefined, decided: Decided<Accepted>): { entry: SessionEntry; decision: Accepted } {
+  if (isRefusal(decided)) throw decided.refusal;
+  if (!entry) throw sessionNotFound();
+  return { entry, decision: decided };
+}
+
+/**
+ * Refuses with capability_unsupported what the session's provider declares it cannot do. Without
+ * a provider (not configured in this runtime) the command goes on, to fail provider_unavailable.
+ */
+export function requireCapability(provider: AgentProviderV1 | null, can: (capabilities: AgentProviderV1Capabilities) => boolean, what: string, reason: string): void {
+  if (provider && !can(provider.capabilities)) throw unsupported(provider, what, reason);
+}
