@@ -101,3 +101,38 @@ describe('a WebSocket connection that does not read', () => {
     }
   });
 });
+
+describe('a subscriber that replays a history larger than its bound', () => {
+  it('gets all of it at its own pace, over SSE and WebSocket, without being cut off', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-replay-')));
+    // More than two replay pages of events, against a bound of ten: only a paced replay gets through.
+    const long = createMockProvider({
+      turn: ({ runId, emit }) => {
+        for (let index = 0; index < 1_200; index += 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} ` });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const logger = new RecordingLogger();
+    const daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [long], logger, subscriberBufferEvents: 10 });
+    try {
+      const api = client(daemon);
+      const sessionId = await openSession(api, root);
+      const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
+      await daemon.runtime.waitForRun(runId);
+      const stored = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
+      const lastSeq = stored.at(-1)!.seq;
+      expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      expect(lastSeq).toBeGreaterThan(1_200);
+
+      const socket = await SocketClient.connect(daemon);
+      socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+      await socket.waitFor((frame) => frame.type === 'event' && frame.event!.seq === lastSeq);
+      expect(socket.events(sessionId)).toEqual(stored);
+      socket.close();
+      expect(logger.lines.filter((line) => line['reason'] === 'overflow' || line['closeCode'] === 4408)).toEqual([]);
+    } finally {
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
