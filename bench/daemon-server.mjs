@@ -21,6 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { exitWithParent } from './lib/exit-with-parent.mjs';
+import { observeEmits } from './lib/observe-emits.mjs';
 
 const config = JSON.parse(process.env.BENCH_DAEMON_CONFIG ?? '{}');
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
@@ -28,20 +29,7 @@ const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const claude = createClaudeProvider({ claudePath: config.claudePath, environment: config.environment, maxProcesses: config.maxProcesses ?? 20 });
 /** sessionId → [[type, ms]] of emitted parts, for watched sessions only. */
 const emits = new Map();
-const provider = config.stamps
-  ? {
-      ...claude,
-      doOpenSession: (options) =>
-        claude.doOpenSession({
-          ...options,
-          emit: (part) => {
-            const list = emits.get(options.sessionId);
-            if (list) list.push([part.type, nowMs()]);
-            options.emit(part);
-          },
-        }),
-    }
-  : claude;
+const provider = config.stamps ? observeEmits(claude, (sessionId, part) => emits.get(sessionId)?.push([part.type, nowMs()])) : claude;
 
 /** sessionId → [[seq, type, ms]] of published events, for watched sessions only. */
 const published = new Map();

@@ -5,9 +5,9 @@
 // Configuration: BENCH_TRANSPORT_CONFIG = JSON {transport, claudePath, environment, workspace, prompt, apiPid, inspectChild}.
 // Prints one JSON line (the turns, and the memory read after the last turn while the agent process
 // is still alive) on stdout, then returns; the process exits by itself once nothing holds it open.
-import { claudeUnder, memoryOf } from './lib/claude-processes.mjs';
+import { claudeUnder } from './lib/claude-processes.mjs';
 import { heapAfterGarbageCollection } from './lib/garbage-collection.mjs';
-import { descendantsOf, rssKb } from './lib/proc.mjs';
+import { descendantsOf, memoryOf, rssKb } from './lib/proc.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
 
 const config = JSON.parse(process.env.BENCH_TRANSPORT_CONFIG ?? '{}');

@@ -2,19 +2,8 @@
  * The claude processes a scenario started, found by walking /proc: their memory and CPU, and the
  * ones still alive after a leg (killed, so one leg's leftovers do not load the next).
  */
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { descendantsOf, processCpuMs, processesWithEnvironment } from './proc.mjs';
-
-/** VmRSS and VmHWM (KiB) of a live process; NaN when gone. */
-export function memoryOf(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { rssKb: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? NaN), hwmKb: Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1] ?? NaN) };
-  } catch {
-    return { rssKb: NaN, hwmKb: NaN };
-  }
-}
+import { descendantsOf, memoryOf, processCpuMs, processesWithEnvironment } from './proc.mjs';
 
 /** The fake API process and its descendants: under the bench process too, but not claude. */
 export function fakeApiTree(apiPid) {

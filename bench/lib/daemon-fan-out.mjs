@@ -5,7 +5,8 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTetherClient } from '@tether/client';
-import { claudeUnder, memoryOf } from './claude-processes.mjs';
+import { claudeUnder } from './claude-processes.mjs';
+import { memoryOf } from './proc.mjs';
 import { startDaemonProcess } from './daemon-process.mjs';
 import { ClientSubscriber, RawSubscriber } from './fan-out-subscribers.mjs';
 import { fanoutTurn, percentiles } from './fan-out-turn.mjs';

@@ -5,9 +5,9 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTetherClient } from '@tether/client';
-import { claudeUnder, cpuOf, fakeApiTree, memoryOf } from './claude-processes.mjs';
+import { claudeUnder, cpuOf, fakeApiTree } from './claude-processes.mjs';
 import { startDaemonProcess } from './daemon-process.mjs';
-import { processCpuMs, rssKb, selfCpuMs } from './proc.mjs';
+import { memoryOf, processCpuMs, rssKb, selfCpuMs } from './proc.mjs';
 import { turnPrompt } from './scripted-prompts.mjs';
 import { quantile } from './stats.mjs';
 import { EventWatch, startTether } from './tether-harness.mjs';

@@ -16,7 +16,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createTetherClient } from '@tether/client';
-import { claudeUnder, memoryOf } from './claude-processes.mjs';
+import { claudeUnder } from './claude-processes.mjs';
+import { memoryOf } from './proc.mjs';
 import { startDaemonProcess } from './daemon-process.mjs';
 import { SHORT } from './scripted-prompts.mjs';
 import { quantile, round } from './stats.mjs';

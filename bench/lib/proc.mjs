@@ -1,6 +1,14 @@
-/** Linux /proc readings: CPU time of another process, and this process's children. */
+/**
+ * What the benchmark measures of processes and of the machine: CPU time, memory, load. Finding and
+ * reading processes (stat, environment, command line, descendants, liveness) is provider-claude's:
+ * the same /proc readers supervision uses, through its test-support export. Only readings no
+ * supervision needs (/proc/<pid>/status memory and threads, /proc/stat, /proc/loadavg) stay here.
+ */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { isAlive, readProcessCommandLine, readProcessEnvironment, readProcessStatus, snapshotDescendants, processesWithEnvironment as processIdsWithEnvironment } from '@tether/provider-claude/test-support';
+
+export { isAlive };
 
 let ticksPerSecond = 100;
 try {
@@ -9,56 +17,46 @@ try {
   // 100 is the Linux default.
 }
 
-function statFields(pid) {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) is in parentheses and may contain spaces: split after it.
-  const close = text.lastIndexOf(')');
-  return { comm: text.slice(text.indexOf('(') + 1, close), rest: text.slice(close + 2).split(' ') };
-}
+const ticksToMs = (ticks) => (ticks * 1000) / ticksPerSecond;
 
 /** utime + stime of a live process (all its threads), in ms; NaN once it is gone. */
 export function processCpuMs(pid) {
-  try {
-    const { rest } = statFields(pid);
-    // rest[0] is field 3 (state); utime is field 14, stime field 15.
-    return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticksPerSecond;
-  } catch {
-    return NaN;
-  }
+  const status = readProcessStatus(pid);
+  return status === undefined ? NaN : ticksToMs(status.cpuTicks);
+}
+
+/** The given pids as [{ pid, comm }], leaving out any that ended meanwhile. */
+function withCommands(pids) {
+  return pids.flatMap((pid) => {
+    const status = readProcessStatus(pid);
+    return status === undefined ? [] : [{ pid, comm: status.command }];
+  });
+}
+
+/** Live descendants of a process (children, grandchildren, ...), by parent-pid walk: [{ pid, comm }]. */
+export function descendantsOf(rootPid) {
+  return withCommands(snapshotDescendants(rootPid).map(({ pid }) => pid));
 }
 
 /** Live direct children of a process: [{ pid, comm }]. */
 export function childrenOf(parentPid) {
-  const children = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const { comm, rest } = statFields(name);
-      if (Number(rest[1]) === parentPid) children.push({ pid: Number(name), comm });
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return children;
+  return descendantsOf(parentPid).filter(({ pid }) => readProcessStatus(pid)?.parentPid === parentPid);
 }
 
-/** argv of a live process. */
+/** argv of a live process; null once it is gone. */
 export function commandLine(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-  } catch {
-    return null;
-  }
+  return readProcessCommandLine(pid) ?? null;
 }
 
-/** Environment of a live process (same user only). */
+/** Environment of a live process (same user only) as an object; null once it is gone. */
 export function environmentOf(pid) {
-  try {
-    const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
-    return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
-  } catch {
-    return null;
-  }
+  const entries = readProcessEnvironment(pid);
+  return entries === undefined ? null : Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
+
+/** Live processes (not zombies) whose environment has `name=value`: [{ pid, comm }]. */
+export function processesWithEnvironment(name, value) {
+  return withCommands(processIdsWithEnvironment(name, value));
 }
 
 /** This process's CPU time (user + system, all threads), in ms. */
@@ -72,7 +70,7 @@ export function machineBusyMs() {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
     const [user, nice, system, , , irq, softirq, steal] = fields;
-    return ((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / ticksPerSecond;
+    return ticksToMs(user + nice + system + irq + softirq + (steal ?? 0));
   } catch {
     return NaN;
   }
@@ -87,41 +85,25 @@ export function loadAverage() {
   }
 }
 
-/** Resident set size of a live process (VmRSS), in KiB; NaN once it is gone. */
-export function rssKb(pid = 'self') {
+/** /proc/<pid>/status, or undefined once the process is gone. */
+function statusText(pid) {
   try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : NaN;
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
-    return NaN;
+    return undefined;
   }
 }
 
-/** Live descendants of a process (children, grandchildren, ...), by parent-pid walk: [{ pid, comm }]. */
-export function descendantsOf(rootPid) {
-  const byParent = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const { comm, rest } = statFields(name);
-      if (rest[0] === 'Z' || rest[0] === 'X') continue;
-      const parent = Number(rest[1]);
-      const siblings = byParent.get(parent) ?? [];
-      siblings.push({ pid: Number(name), comm });
-      byParent.set(parent, siblings);
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  const found = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    for (const child of byParent.get(queue.shift()) ?? []) {
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return found;
+/** VmRSS and VmHWM (KiB) of a live process; NaN when gone. */
+export function memoryOf(pid = 'self') {
+  const text = statusText(pid);
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text ?? '')?.[1] ?? NaN);
+  return { rssKb: kib('VmRSS'), hwmKb: kib('VmHWM') };
+}
+
+/** Resident set size of a live process (VmRSS), in KiB; NaN once it is gone. */
+export function rssKb(pid = 'self') {
+  return memoryOf(pid).rssKb;
 }
 
 /**
@@ -129,14 +111,10 @@ export function descendantsOf(rootPid) {
  * cstime) plus every live descendant. The machine's busy time minus this is other people's work.
  */
 export function treeCpuMs() {
-  let total = NaN;
-  try {
-    const { rest } = statFields('self');
-    total = ((Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14])) * 1000) / ticksPerSecond;
-  } catch {
-    return NaN;
-  }
-  for (const { pid } of descendantsOf(process.pid)) total += processCpuMs(pid) || 0;
+  const self = readProcessStatus(process.pid);
+  if (self === undefined) return NaN;
+  let total = ticksToMs(self.cpuTicks + self.waitedChildrenCpuTicks);
+  for (const { pid } of snapshotDescendants(process.pid)) total += processCpuMs(pid) || 0;
   return total;
 }
 
@@ -149,45 +127,15 @@ export function openFdCount() {
   }
 }
 
-/** Live processes (not zombies) whose environment has `name=value`: [{ pid, comm }]. */
-export function processesWithEnvironment(name, value) {
-  const wanted = `${name}=${value}`;
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const { comm, rest } = statFields(entry);
-      if (rest[0] === 'Z' || rest[0] === 'X') continue;
-      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(wanted)) found.push({ pid: Number(entry), comm });
-    } catch {
-      // Exited, or not ours to read.
-    }
-  }
-  return found;
-}
-
-/** Whether a pid is a live process (a zombie counts as gone). */
-export function isAlive(pid) {
-  try {
-    const { rest } = statFields(pid);
-    return rest[0] !== 'Z' && rest[0] !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Whether every thread of a process has exited. The leader thread of a multi-threaded program can
  * be a zombie while its other threads still run (the claude binary's main thread ends first), so
  * a zombie leader alone does not mean the process is gone: its thread count must be down to 1.
  */
 export function processFinished(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const state = /^State:\s+(\S)/m.exec(status)?.[1];
-    const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
-    return (state === 'Z' || state === 'X') && threads <= 1;
-  } catch {
-    return true;
-  }
+  const status = statusText(pid);
+  if (status === undefined) return true;
+  const state = /^State:\s+(\S)/m.exec(status)?.[1];
+  const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+  return (state === 'Z' || state === 'X') && threads <= 1;
 }

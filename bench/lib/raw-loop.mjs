@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { rawLaunch } from './claude-setup.mjs';
 import { machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
+import { onLines } from './stdout-lines.mjs';
 
 function userLine(prompt) {
   return `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, uuid: randomUUID() })}\n`;
@@ -19,7 +20,6 @@ export async function runRawTurns({ claudePath, environment, workspace, prompt, 
   let current;
   let child;
   let stderr = '';
-  let partial = '';
 
   const startTurn = (spawnIt) => {
     current = { apiCpuStart: processCpuMs(apiPid), busyStart: machineBusyMs(), cpuStart: selfCpuMs(), childCpuStart: NaN, start: performance.now(), firstDeltaMs: NaN, deltas: 0, lines: 0 };
@@ -62,30 +62,21 @@ export async function runRawTurns({ claudePath, environment, workspace, prompt, 
     child.stderr.on('data', (chunk) => {
       stderr = (stderr + chunk).slice(-8192);
     });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      const text = partial + chunk;
-      let from = 0;
-      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
-        const line = text.slice(from, newline);
-        from = newline + 1;
-        if (line.length === 0) continue;
-        current.lines += 1;
-        const frame = JSON.parse(line);
-        if (frame.type === 'stream_event') {
-          const event = frame.event;
-          if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
-            current.deltas += 1;
-            if (current.deltas === 1) current.firstDeltaMs = performance.now() - current.start;
-          }
-        } else if (frame.type === 'result') {
-          endTurn(frame);
-          // The next turn on the same (now warm) process, or EOF so the idle CLI exits.
-          if (results.length < turns) startTurn(false);
-          else child.stdin.end();
+    onLines(child.stdout, (line) => {
+      current.lines += 1;
+      const frame = JSON.parse(line);
+      if (frame.type === 'stream_event') {
+        const event = frame.event;
+        if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
+          current.deltas += 1;
+          if (current.deltas === 1) current.firstDeltaMs = performance.now() - current.start;
         }
+      } else if (frame.type === 'result') {
+        endTurn(frame);
+        // The next turn on the same (now warm) process, or EOF so the idle CLI exits.
+        if (results.length < turns) startTurn(false);
+        else child.stdin.end();
       }
-      partial = text.slice(from);
     });
   });
   const { code } = await exit;

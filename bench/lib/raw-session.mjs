@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { rawLaunch } from './claude-setup.mjs';
+import { onLines } from './stdout-lines.mjs';
 import { TimedEntries } from './timed-entries.mjs';
 
 export const isTextDelta = (frame) => frame.type === 'stream_event' && frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
@@ -37,19 +38,7 @@ export class RawClaude {
     this.child.stderr.on('data', (chunk) => {
       this.stderr = (this.stderr + chunk).slice(-8192);
     });
-    let partial = '';
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk) => {
-      const text = partial + chunk;
-      let from = 0;
-      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
-        const line = text.slice(from, newline);
-        from = newline + 1;
-        if (line.length === 0) continue;
-        this.log.add({ frame: JSON.parse(line), at: performance.now() });
-      }
-      partial = text.slice(from);
-    });
+    onLines(this.child.stdout, (line) => this.log.add({ frame: JSON.parse(line), at: performance.now() }));
   }
 
   /** Where the frames seen so far end: pass it to waitFor to see only later ones. */

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
+import { observeEmits } from './observe-emits.mjs';
 import { TimedEntries } from './timed-entries.mjs';
 
 /**
@@ -43,19 +44,7 @@ export async function startTether({ claudePath, environment, provider = {}, reco
   // a CLI line was translated), before the runtime persisted and published it.
   const emits = [];
   const claude = createClaudeProvider({ claudePath, environment, ...provider });
-  const observed = recordCommits
-    ? {
-        ...claude,
-        doOpenSession: (options) =>
-          claude.doOpenSession({
-            ...options,
-            emit: (part) => {
-              emits.push({ at: performance.now(), type: part.type });
-              options.emit(part);
-            },
-          }),
-      }
-    : claude;
+  const observed = recordCommits ? observeEmits(claude, (_sessionId, part) => emits.push({ at: performance.now(), type: part.type })) : claude;
   const runtime = await createAgentRuntime({ providers: [observed], store: wrapped });
   let disposed = false;
   return {

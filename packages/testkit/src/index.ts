@@ -7,7 +7,8 @@ export { collectUntil, runEvents, answerText, waitForEvent } from './collect-eve
 export const VERSION = '0.1.0';
 export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, fakeCliControls, fakeCliResult } from './fake-claude-cli.js';
 export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
-export { processesWithEnvironment } from './process-scan.js';
+// provider-claude's /proc scanner (the one supervision uses), here so tests reach it with the rest of their kit.
+export { processesWithEnvironment } from '@tether/provider-claude/test-support';
 export { agentErrorOf } from './rejection.js';
 export { sampleSessionRecord } from './sample-records.js';
 export { scriptedAgentSdkQuery, scriptedTurnFrames } from './scripted-agent-sdk-query.js';

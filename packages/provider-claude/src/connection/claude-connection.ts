@@ -2,7 +2,7 @@ import type { SessionConfiguration } from '@tether/protocol';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
 import type { CliPermissionMode } from '../launch/permission-modes.js';
-import type { ProcessExit } from '../session/claude-process.js';
+import type { ProcessExit } from '../process/claude-process.js';
 
 /**
  * The seam between a Claude session and whatever carries its stream-json traffic: the CLI's own

@@ -3,7 +3,7 @@ import type { DecodedLine } from '../codec/line-decoder.js';
 import { ControlChannel } from '../control/control-channel.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
-import { ClaudeProcess, type ProcessExit } from '../session/claude-process.js';
+import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, ConnectionListener, ConnectionProcess, LaunchPlan } from './claude-connection.js';
 
 /**

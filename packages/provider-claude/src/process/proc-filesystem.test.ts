@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from './poll-until.js';
-import { environmentIncludes, hasProcFilesystem, isAlive, listProcessIds, parseProcessStat, readProcessEnvironment, readProcessStatus } from './proc-filesystem.js';
+import { environmentIncludes, hasProcFilesystem, isAlive, listProcessIds, parseProcessStat, readProcessCommandLine, readProcessEnvironment, readProcessStatus } from './proc-filesystem.js';
 
 const started: ChildProcess[] = [];
 const directories: string[] = [];
@@ -34,6 +34,8 @@ describe('parseProcessStat', () => {
       processGroup: 4242,
       session: 4242,
       startTime: 987654,
+      cpuTicks: 3,
+      waitedChildrenCpuTicks: 0,
     });
   });
 
@@ -57,7 +59,14 @@ describe.runIf(process.platform === 'linux')('reading /proc', () => {
     const self = readProcessStatus(process.pid);
     expect(self).toMatchObject({ pid: process.pid, parentPid: process.ppid, state: expect.stringMatching(/^[RS]$/) });
     expect(self!.startTime).toBeGreaterThan(0);
+    // Loading the test file alone costs this process more than one clock tick of CPU.
+    expect(self!.cpuTicks).toBeGreaterThan(0);
     expect(listProcessIds()).toContain(process.pid);
+  });
+
+  it('reads a command line argument by argument', () => {
+    const child = start('sleep', ['30', '0']);
+    expect(readProcessCommandLine(child.pid)).toEqual(['sleep', '30', '0']);
   });
 
   it('reads a real process whose name contains ") (" and spaces', async () => {
@@ -84,6 +93,7 @@ describe.runIf(process.platform === 'linux')('reading /proc', () => {
     expect(readProcessStatus(0)).toBeUndefined();
     expect(readProcessStatus(-5)).toBeUndefined();
     expect(readProcessEnvironment(0)).toBeUndefined();
+    expect(readProcessCommandLine(0)).toBeUndefined();
     expect(environmentIncludes(-1, 'A=b')).toBeUndefined();
   });
 });

@@ -21,6 +21,10 @@ export interface ProcessStatus {
   readonly session: number;
   /** Field 22, in clock ticks after boot: with the pid, identifies one process across pid reuse. */
   readonly startTime: number;
+  /** Fields 14 + 15 (utime + stime): the CPU the process has used, all its threads, in clock ticks. */
+  readonly cpuTicks: number;
+  /** Fields 16 + 17 (cutime + cstime): the CPU of the children it has waited for, in clock ticks. */
+  readonly waitedChildrenCpuTicks: number;
 }
 
 const procRoot = '/proc';
@@ -50,10 +54,22 @@ export function parseProcessStat(text: string): ProcessStatus | undefined {
   // After ") ": state is field 3, so field N is at index N - 3.
   const fields = text.slice(close + 2).trim().split(' ');
   const state = fields[0];
-  const numbers = [fields[1], fields[2], fields[3], fields[19]].map((field) => (field === undefined || !/^-?\d+$/.test(field) ? Number.NaN : Number(field)));
-  const [parentPid, processGroup, session, startTime] = numbers as [number, number, number, number];
+  const numbers = [fields[1], fields[2], fields[3], fields[19], fields[11], fields[12], fields[13], fields[14]].map((field) =>
+    field === undefined || !/^-?\d+$/.test(field) ? Number.NaN : Number(field),
+  );
+  const [parentPid, processGroup, session, startTime, userTicks, systemTicks, childrenUserTicks, childrenSystemTicks] = numbers as [number, number, number, number, number, number, number, number];
   if (!Number.isInteger(pid) || pid <= 0 || state === undefined || state.length !== 1 || numbers.some(Number.isNaN)) return undefined;
-  return { pid, command: text.slice(open + 2, close), state, parentPid, processGroup, session, startTime };
+  return {
+    pid,
+    command: text.slice(open + 2, close),
+    state,
+    parentPid,
+    processGroup,
+    session,
+    startTime,
+    cpuTicks: userTicks + systemTicks,
+    waitedChildrenCpuTicks: childrenUserTicks + childrenSystemTicks,
+  };
 }
 
 /** The process's status, or undefined when it does not exist (or there is no /proc). */
@@ -98,6 +114,17 @@ function readRawEnvironment(pid: number): Buffer | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     return readFileSync(`${procRoot}/${pid}/environ`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process's command line (argv), or undefined when it is gone or there is no /proc. */
+export function readProcessCommandLine(pid: number): string[] | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    // Every argument ends with a NUL, so the last piece of the split is the empty rest.
+    return readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
   } catch {
     return undefined;
   }

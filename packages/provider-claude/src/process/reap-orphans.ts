@@ -1,6 +1,7 @@
 import { isProcessMarker, processMarkerVariable } from './process-marker.js';
 import { environmentIncludes, readProcessStatus } from './proc-filesystem.js';
-import { type ProcessIdentity, snapshotDescendants, sweepDescendants } from './sweep-descendants.js';
+import { type ProcessIdentity, snapshotDescendants } from './find-processes.js';
+import { sweepDescendants } from './sweep-descendants.js';
 
 /** What a runtime stores about each claude process it starts, to clean up after its own crash. */
 export interface ClaudeProcessRecord {

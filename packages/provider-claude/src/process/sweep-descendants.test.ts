@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from './poll-until.js';
 import { isAlive, readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
-import { findMarkedProcesses, snapshotDescendants, sweepDescendants } from './sweep-descendants.js';
+import { snapshotDescendants } from './find-processes.js';
+import { findMarkedProcesses, sweepDescendants } from './sweep-descendants.js';
 
 const markers: string[] = [];
 const started: ChildProcess[] = [];

@@ -1,12 +1,7 @@
-import { carriesMarker, isProcessMarker } from './process-marker.js';
-import { hasProcFilesystem, listProcessIds, readProcessStatus } from './proc-filesystem.js';
+import { type ProcessIdentity, findProcessesWithEnvironment } from './find-processes.js';
+import { carriesMarker, isProcessMarker, processMarkerVariable } from './process-marker.js';
+import { hasProcFilesystem, readProcessStatus } from './proc-filesystem.js';
 import { pollUntil } from './poll-until.js';
-
-/** One process, robust to pid reuse: the same pid with another start time is another process. */
-export interface ProcessIdentity {
-  readonly pid: number;
-  readonly startTime: number;
-}
 
 export interface SweepOptions {
   /** The marker of the claude process whose descendants are swept. */
@@ -38,39 +33,7 @@ function sameProcessAlive(identity: ProcessIdentity): boolean {
 
 /** Every live process (never this one) whose environment carries the marker. */
 export function findMarkedProcesses(marker: string): ProcessIdentity[] {
-  if (!isProcessMarker(marker)) return [];
-  const found: ProcessIdentity[] = [];
-  for (const pid of listProcessIds()) {
-    if (pid === process.pid || pid <= 1) continue;
-    const status = readProcessStatus(pid);
-    if (!status || status.state === 'Z' || status.state === 'X') continue;
-    if (carriesMarker(pid, marker)) found.push({ pid, startTime: status.startTime });
-  }
-  return found;
-}
-
-/** The live descendants of a process by parent-pid walk (not the process itself); empty without /proc. */
-export function snapshotDescendants(rootPid: number): ProcessIdentity[] {
-  const children = new Map<number, ProcessIdentity[]>();
-  for (const pid of listProcessIds()) {
-    const status = readProcessStatus(pid);
-    if (!status || status.state === 'Z' || status.state === 'X') continue;
-    const siblings = children.get(status.parentPid) ?? [];
-    siblings.push({ pid, startTime: status.startTime });
-    children.set(status.parentPid, siblings);
-  }
-  const found: ProcessIdentity[] = [];
-  const queue = [rootPid];
-  const seen = new Set(queue);
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      if (seen.has(child.pid)) continue;
-      seen.add(child.pid);
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return found;
+  return isProcessMarker(marker) ? findProcessesWithEnvironment(`${processMarkerVariable}=${marker}`) : [];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AgentError } from '@tether/protocol';
 import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, ConnectionEnding, ConnectionListener, ConnectionProcess, LaunchPlan } from '../connection/claude-connection.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
-import { ClaudeProcess, type ProcessExit } from '../session/claude-process.js';
+import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkSpawnOptions, AgentSdkSpawnedProcess, AgentSdkUserMessage } from './agent-sdk-types.js';
 import { AnswerDelivery } from './answer-delivery.js';
 import { buildSdkOptions } from './build-sdk-options.js';

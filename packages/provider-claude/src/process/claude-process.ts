@@ -2,9 +2,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
-import { readProcessStatus } from '../process/proc-filesystem.js';
-import { createProcessMarker, processMarkerVariable } from '../process/process-marker.js';
-import { type ProcessIdentity, type SweepResult, snapshotDescendants, sweepDescendants } from '../process/sweep-descendants.js';
+import { readProcessStatus } from './proc-filesystem.js';
+import { createProcessMarker, processMarkerVariable } from './process-marker.js';
+import { type ProcessIdentity, snapshotDescendants } from './find-processes.js';
+import { type SweepResult, sweepDescendants } from './sweep-descendants.js';
 
 export type ProcessExit =
   | { readonly kind: 'spawn_failed'; readonly errorCode: string | undefined }
