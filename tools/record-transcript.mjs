@@ -194,7 +194,7 @@ async function record(name) {
       const listener = () => void check();
       const timer = setTimeout(() => {
         listeners.delete(listener);
-        reject(new Error(`${name}: no matching frame within ${WAIT_MS} ms (last: ${frames.slice(-5).map((f) => f.type + '/' + (f.subtype ?? f.event?.type ?? '')).join(', ')})`));
+        reject(new Error(`${name}: no matching frame within ${WAIT_MS} ms (last: ${frames.slice(-5).map((f) => `${f.type}/${f.subtype ?? f.event?.type ?? ''}`).join(', ')})`));
       }, WAIT_MS);
       if (check()) return;
       listeners.add(listener);

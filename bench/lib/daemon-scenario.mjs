@@ -22,10 +22,7 @@ import { daemonLeg, inProcessLeg, roundStats } from './daemon-turn-time.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { processesWithEnvironment } from './proc.mjs';
 
-export { startDaemonProcess } from './daemon-process.mjs';
 export { summarizeDaemon } from './daemon-summary.mjs';
-export { roundStats } from './daemon-turn-time.mjs';
-export { turnPrompt } from './scripted-prompts.mjs';
 
 /** The inProcess and daemon legs' round p50/p99, with the daemon's memory and its CLIs'. */
 function describePair(pair) {

@@ -10,7 +10,6 @@
 export { measureCrashes } from './crash-detection.mjs';
 export { measureMemory } from './idle-session-memory.mjs';
 export { measureInterrupts } from './interrupt-latency.mjs';
-export { SHORT, SLOW } from './scripted-prompts.mjs';
 export { measureLifecycle } from './session-lifecycle.mjs';
 export { measureSoak } from './soak.mjs';
 export { warmPoolAvailable } from './warm-pool.mjs';

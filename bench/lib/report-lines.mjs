@@ -236,7 +236,6 @@ function daemonReportLines(report) {
         `${pad(fmt(variant.emitToReceipt.p99, 1), 15, true)}${pad(fmt(variant.turnMs.median), 7, true)}${pad(`${fmt(variant.cpu.daemonMs)}/${fmt(variant.cpu.benchMs)}`, 18, true)}${pad(fmt((variant.cpu.daemonMs * 1000 * variant.turns) / variant.deliveries, 1), 13, true)}`,
     );
   }
-  const last = fanout.variants.at(-1);
   lines.push(`    columns: p50/p99/max publish -> receipt; 1st rcpt = publish -> the first subscriber's receipt; spread = first to last subscriber's receipt of one event;`);
   lines.push(`    emit->pub = provider emitted the delta -> published (writer coalescing + commit); turn = submit -> every subscriber has run.completed; CPU per turn (ms), µs/delivery = daemon CPU / deliveries`);
   lines.push(`    missing deliveries ${fanout.variants.reduce((sum, variant) => sum + variant.missing, 0)}, overflows ${fanout.variants.reduce((sum, variant) => sum + variant.overflows, 0)}, subscriber errors ${fanout.variants.reduce((sum, variant) => sum + variant.errors, 0)}; tether_subscribers gauge ${fanout.variants.map((variant) => variant.subscriberGauge).join('/')}`);

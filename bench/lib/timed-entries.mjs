@@ -4,9 +4,9 @@
  * can wait for an event that may already have arrived without a race.
  */
 export class TimedEntries {
-  /** valueOf: what a predicate looks at in an entry (its frame, its event). */
-  constructor(valueOf) {
-    this.valueOf = valueOf;
+  /** subjectOf: what a predicate looks at in an entry (its frame, its event). */
+  constructor(subjectOf) {
+    this.subjectOf = subjectOf;
     /** Every entry so far, in arrival order. */
     this.entries = [];
     this.waiters = new Set();
@@ -15,7 +15,7 @@ export class TimedEntries {
   add(entry) {
     this.entries.push(entry);
     for (const waiter of this.waiters) {
-      if (waiter.predicate(this.valueOf(entry))) {
+      if (waiter.predicate(this.subjectOf(entry))) {
         this.waiters.delete(waiter);
         waiter.resolve(entry);
       }
@@ -36,7 +36,7 @@ export class TimedEntries {
   /** The first entry at or after `from` that matches; rejects with timeoutMessage() after timeoutMs. */
   waitFor(predicate, from, timeoutMs, timeoutMessage) {
     for (let index = from; index < this.entries.length; index += 1) {
-      if (predicate(this.valueOf(this.entries[index]))) return Promise.resolve(this.entries[index]);
+      if (predicate(this.subjectOf(this.entries[index]))) return Promise.resolve(this.entries[index]);
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
