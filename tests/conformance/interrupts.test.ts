@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, answerText, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
@@ -64,7 +64,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     await runtime.interruptRun({ sessionId });
     const events = await runEvents(runtime, sessionId, runId);
     expect(stopped(runSequence(events, runId))).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.interrupt_requested', 'run.tool_activity:failed:Bash', 'run.completed:interrupted']);
-    const commands = processesWithEnvironment('HOME', environment.home).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    const commands = processesWithEnvironment('HOME', environment.home).map((pid) => (readProcessCommandLine(pid) ?? []).join(' '));
     expect(commands.filter((command) => command.includes('tail'))).toEqual([]);
     await nextTurnWorks(environment, runtime, sessionId, 'Run the long command.');
   });

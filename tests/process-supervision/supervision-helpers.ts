@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { expect } from 'vitest';
-import { pollUntil, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
+import { pollUntil, readProcessCommandLine, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
 
 /** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
 export const detachingCommand = 'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
@@ -18,11 +17,7 @@ function testProcesses(environment: ClaudeTestEnvironment): number[] {
 }
 
 function executable(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
-  } catch {
-    return undefined;
-  }
+  return readProcessCommandLine(pid)?.[0];
 }
 
 export function claudeProcesses(environment: ClaudeTestEnvironment): number[] {
