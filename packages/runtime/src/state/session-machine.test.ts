@@ -1,4 +1,4 @@
-import { type EventBody, type SubmitTurnCommand } from '@tether/protocol';
+import type { EventBody, SubmitTurnCommand } from '@tether/protocol';
 import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/tether-store.js';
