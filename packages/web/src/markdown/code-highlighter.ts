@@ -17,7 +17,12 @@ let loading: Promise<RehypePlugins> | undefined;
  */
 export function loadCodeHighlighter(): Promise<RehypePlugins> {
   loading ??= import('rehype-highlight').then(
-    ({ default: rehypeHighlight }) => (loaded = [[rehypeHighlight, { detect: false }]]),
+    ({ default: rehypeHighlight }) => {
+      // One transformer for every render: attaching rehype-highlight builds a new highlight.js instance
+      // (grammars compiled again on first use), and react-markdown attaches its plugins on every render.
+      const highlight = rehypeHighlight({ detect: false });
+      return (loaded = [() => highlight]);
+    },
     (error: unknown) => {
       // Tried again by the next answer that needs it (e.g. the daemon was restarting).
       loading = undefined;

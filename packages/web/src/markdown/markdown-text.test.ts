@@ -61,6 +61,14 @@ describe('MarkdownText', () => {
     expect(rendered).not.toMatch(/<a[\s>]|href=|src=/);
   });
 
+  it('renders a long answer piece by piece, every block once and in order', () => {
+    const paragraph = 'word '.repeat(400).trim();
+    const rendered = html(`${paragraph}\n\n1. first\n\n2. second\n\n\`\`\`\n${paragraph}\n\n${paragraph}\n\`\`\`\n\nend`);
+    expect(rendered).toBe(
+      `<div class="markdown"><p>${paragraph}</p><ol>\n<li>\n<p>first</p>\n</li>\n<li>\n<p>second</p>\n</li>\n</ol>\n<pre class="markdown-code"><code>${paragraph}\n\n${paragraph}\n</code></pre><p>end</p></div>`,
+    );
+  });
+
   it('leaves underscores inside words alone and treats unmatched markers as text', () => {
     expect(html('window.__pwned=1 and snake_case_name and x.__y__z')).toBe('<div class="markdown"><p>window.__pwned=1 and snake_case_name and x.__y__z</p></div>');
     expect(html('__init__ is _fine_')).toBe('<div class="markdown"><p><strong>init</strong> is <em>fine</em></p></div>');

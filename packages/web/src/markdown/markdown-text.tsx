@@ -1,7 +1,8 @@
-import { type ReactNode, memo, useDeferredValue, useMemo } from 'react';
+import { memo, useDeferredValue, useMemo } from 'react';
 import Markdown, { type Components, type ExtraProps, type Options } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { useCodeHighlighter } from './code-highlighter.js';
+import { splitIntoPieces } from './split-into-pieces.js';
 
 /*
  * Model output through react-markdown (CommonMark + GFM tables, task lists, strikethrough) with
@@ -84,20 +85,36 @@ const remarkPlugins: Options['remarkPlugins'] = [remarkGfm];
 /** Targets are only ever printed as text, so they stay exactly as written (javascript: included). */
 const keepUrl = (url: string): string => url;
 
+type RehypePlugins = Options['rehypePlugins'];
 /**
- * Markdown as safe React elements. While text streams in, a render for an older delta is dropped
- * when a newer one arrives (useDeferredValue), so a long answer is not re-parsed for every delta.
+ * Characters per separately rendered piece: each react-markdown render has a fixed cost (a new
+ * processor), so pieces are not single paragraphs; a streamed delta re-parses at most about this much.
+ */
+const pieceLength = 1500;
+
+/** One top-level piece of an answer, rendered again only when its own text changes. */
+const MarkdownPiece = memo(function MarkdownPiece({ text, rehypePlugins }: { readonly text: string; readonly rehypePlugins: RehypePlugins }) {
+  return (
+    <Markdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={keepUrl}>
+      {text}
+    </Markdown>
+  );
+});
+
+/**
+ * Markdown as safe React elements. While an answer streams, only its last piece is parsed again for
+ * each delta (splitIntoPieces; the finished ones keep their rendering), and a render for an older delta
+ * is dropped when a newer one arrives (useDeferredValue).
  */
 export const MarkdownText = memo(function MarkdownText({ text }: { readonly text: string }) {
   const shown = useDeferredValue(text);
   const rehypePlugins = useCodeHighlighter(shown);
-  const rendered: ReactNode = useMemo(
-    () => (
-      <Markdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={keepUrl}>
-        {shown}
-      </Markdown>
-    ),
-    [shown, rehypePlugins],
+  const pieces = useMemo(() => splitIntoPieces(shown, pieceLength), [shown]);
+  return (
+    <div className="markdown">
+      {pieces.map((piece, index) => (
+        <MarkdownPiece key={index} text={piece} rehypePlugins={rehypePlugins} />
+      ))}
+    </div>
   );
-  return <div className="markdown">{rendered}</div>;
 });
