@@ -21,7 +21,8 @@ export function loadCodeHighlighter(): Promise<RehypePlugins> {
       // One transformer for every render: attaching rehype-highlight builds a new highlight.js instance
       // (grammars compiled again on first use), and react-markdown attaches its plugins on every render.
       const highlight = rehypeHighlight({ detect: false });
-      return (loaded = [() => highlight]);
+      loaded = [() => highlight];
+      return loaded;
     },
     (error: unknown) => {
       // Tried again by the next answer that needs it (e.g. the daemon was restarting).

@@ -113,6 +113,7 @@ export const MarkdownText = memo(function MarkdownText({ text }: { readonly text
   return (
     <div className="markdown">
       {pieces.map((piece, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a piece is its position (only the last one grows; none moves)
         <MarkdownPiece key={index} text={piece} rehypePlugins={rehypePlugins} />
       ))}
     </div>
