@@ -1,6 +1,6 @@
 import { commandTypes } from '@tether/protocol';
 import { daemonStopping } from './errors/error-response.js';
-import type { DaemonState } from './http/daemon-state.js';
+import type { DaemonState } from './daemon-state.js';
 
 /**
  * The one way a command enters the daemon, whichever transport brought it (POST /v1/commands or a

@@ -24,7 +24,7 @@ import {
 } from './daemon-options.js';
 import { limitConnections } from './http/connection-limit.js';
 import { createApp } from './create-app.js';
-import type { DaemonState } from './http/daemon-state.js';
+import type { DaemonState } from './daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { judgeOrigin, passesOriginPolicy } from '../auth/origin-check.js';
-import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
+import type { DaemonEnvironment } from './request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { corsHeaders } from './direct-answer-headers.js';
 
 const allowedMethods = 'GET, POST, DELETE, OPTIONS';

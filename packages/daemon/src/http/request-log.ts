@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
+import type { DaemonEnvironment } from './request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 
 /** The route pattern that answered (e.g. "/v1/sessions/:id"), or "unmatched": never the raw path. */
 export function routeLabel(context: Context): string {

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bearerToken } from '../auth/constant-time.js';
-import type { DaemonEnvironment, DaemonState } from './daemon-state.js';
+import type { DaemonEnvironment } from './request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 
 /** Every /v1 route needs the bearer token; missing or wrong → 401 with an empty body (nothing to learn from it). */
 export function requireToken(state: DaemonState): MiddlewareHandler<DaemonEnvironment> {

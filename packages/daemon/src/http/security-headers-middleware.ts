@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { securityHeaders } from '../static/security-headers.js';
-import type { DaemonEnvironment } from './daemon-state.js';
+import type { DaemonEnvironment } from './request-environment.js';
 
 /** The strict headers on every answer, refusals and errors included (see static/security-headers.ts). */
 export function securityHeadersMiddleware(): MiddlewareHandler<DaemonEnvironment> {

@@ -1,7 +1,8 @@
 import { type Hono } from 'hono';
 import { AgentError } from '@tether/protocol';
 import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { readJsonBody } from '../http/read-json-body.js';
 
 export function registerCommandRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {

@@ -1,6 +1,7 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { SseStream } from '../sse/sse-stream.js';
 import { streamStartSeq } from '../sse/sse-writer.js';

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
 import { VERSION } from '../version.js';
 
 export function registerHealthRoutes(app: Hono<DaemonEnvironment>): void {

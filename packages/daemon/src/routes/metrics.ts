@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { prometheusContentType } from '../metrics/daemon-metrics.js';
 
 export function registerMetricsRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {

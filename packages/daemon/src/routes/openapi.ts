@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 
 export function registerOpenApiRoutes(app: Hono<DaemonEnvironment>): void {

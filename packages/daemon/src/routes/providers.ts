@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 
 // Bounds how long a listing waits for an agent binary that does not answer `--version`.
 const probeTimeoutMs = 5_000;

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { pageSessions, parsePageQuery } from '../sessions/session-page.js';
 
 export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { DaemonEnvironment, DaemonState } from '../http/daemon-state.js';
+import type { DaemonEnvironment } from '../http/request-environment.js';
+import type { DaemonState } from '../daemon-state.js';
 import { staticResponse } from '../static/static-files.js';
 
 /**

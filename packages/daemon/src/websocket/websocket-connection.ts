@@ -1,7 +1,7 @@
 import { type ProtocolEvent, type SerializedAgentError, toAgentError } from '@tether/protocol';
 import { WebSocket, type RawData } from 'ws';
 import { invalidRequest } from '../errors/error-response.js';
-import type { DaemonState } from '../http/daemon-state.js';
+import type { DaemonState } from '../daemon-state.js';
 import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
 import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { passesOriginPolicy } from '../auth/origin-check.js';
-import type { DaemonState } from '../http/daemon-state.js';
+import type { DaemonState } from '../daemon-state.js';
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { WebSocketConnection } from './websocket-connection.js';
 import { unauthenticatedFrameMaxBytes } from './websocket-frames.js';

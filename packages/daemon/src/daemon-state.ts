@@ -1,0 +1,25 @@
+import type { AgentRuntime } from '@tether/runtime';
+import type { OriginPolicy } from './auth/origin-check.js';
+import type { TokenGuard } from './auth/token-guard.js';
+import type { DaemonLogger } from './logging/create-logger.js';
+import type { DaemonMetrics } from './metrics/daemon-metrics.js';
+import type { OutboxLimits } from './streaming/bounded-outbox.js';
+import type { ConnectionRegistry } from './streaming/connection-registry.js';
+import type { StaticFiles } from './static/static-files.js';
+
+/** What the routes, middleware and the socket server share. */
+export interface DaemonState {
+  readonly runtime: AgentRuntime;
+  readonly tokens: TokenGuard;
+  /** Set once the port is known (port 0 picks one at listen time); no request arrives before. */
+  policy: OriginPolicy;
+  readonly metrics: DaemonMetrics;
+  readonly connections: ConnectionRegistry;
+  readonly logger: DaemonLogger;
+  readonly subscriberLimits: OutboxLimits;
+  readonly pingIntervalMs: number;
+  /** The web UI's built files, served at every non-API path; null when the daemon serves no UI. */
+  readonly staticFiles: StaticFiles | null;
+  /** True from the start of close(): no new work, no new connections. */
+  draining: boolean;
+}
