@@ -11,11 +11,6 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
   return { status: httpStatusForCode(agentError.code), body: { error: agentError.toObject() }, code: agentError.code };
 }
 
-export function errorResponse(error: unknown, headers?: Record<string, string>): Response {
-  const { status, body } = describeError(error);
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
-}
-
 export function invalidRequest(message: string, reason: string): AgentError {
   return new AgentError({ code: 'invalid_command', message, details: { reason } });
 }
