@@ -1,9 +1,9 @@
 /** The claude binary, the explicit child environment and the argv shared by both legs. */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { buildClaudeArguments, buildClaudeEnvironment, bundledBinaryPath } from '@tether/provider-claude';
+import { claudeChildEnvironment } from '@tether/testkit';
 
 /** The claude binary the tests use (the bundled one, found as the provider finds it); null (with the reason) when it is missing. */
 export function findClaudeBinary() {
@@ -20,23 +20,14 @@ export function findClaudeBinary() {
 }
 
 /**
- * The environment the claude child starts from, built explicitly as the testkit does: a
- * temporary HOME, the fake API's URL, a dummy key, no nonessential traffic, nothing inherited.
+ * The environment the claude child starts from: the testkit's, as every real-binary test has it (a
+ * temporary HOME and TMPDIR under `root`, the fake API's URL, a dummy key, nothing inherited).
  */
 export async function baseEnvironment({ root, apiUrl }) {
   const home = path.join(root, 'home');
-  await mkdir(home, { recursive: true });
-  return {
-    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: home,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    TMPDIR: os.tmpdir(),
-    ANTHROPIC_BASE_URL: apiUrl,
-    ANTHROPIC_API_KEY: 'sk-tether-bench',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_MAX_RETRIES: '1',
-  };
+  const temporaryDirectory = path.join(root, 'tmp');
+  await Promise.all([mkdir(home, { recursive: true }), mkdir(temporaryDirectory, { recursive: true })]);
+  return claudeChildEnvironment({ home, temporaryDirectory, apiUrl, maxRetries: 1, sandbox: false });
 }
 
 /** Exactly what Tether's provider gives the child for a new session with no configuration. */

@@ -45,6 +45,32 @@ export function testClaudePath(): string {
 }
 
 /**
+ * The whole environment a claude child gets against the fake API, built here with nothing inherited
+ * by accident: the given HOME and TMPDIR, a fake key, no nonessential traffic, few retries, and
+ * IS_SANDBOX=1 only when asked for (bypass mode as root). The benchmark starts its children with it too.
+ */
+export function claudeChildEnvironment(options: {
+  readonly home: string;
+  readonly temporaryDirectory: string;
+  readonly apiUrl: string;
+  readonly maxRetries: number;
+  readonly sandbox: boolean;
+}): Record<string, string> {
+  return {
+    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: options.home,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    TMPDIR: options.temporaryDirectory,
+    ANTHROPIC_BASE_URL: options.apiUrl,
+    ANTHROPIC_API_KEY: 'sk-tether-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries),
+    ...(options.sandbox ? { IS_SANDBOX: '1' } : {}),
+  };
+}
+
+/**
  * A fake Anthropic API on loopback plus a temporary HOME and workspace, with the explicit
  * environment the real claude binary needs to run against it: no credentials, no network.
  */
@@ -57,18 +83,7 @@ export async function createClaudeTestEnvironment(options: ClaudeTestEnvironment
   const temporary = path.join(root, 'tmp');
   await Promise.all([mkdir(home), mkdir(workspace), mkdir(temporary)]);
   const api = await startFakeAnthropicApi(options.responder ? { responder: options.responder } : {});
-  const environment: Record<string, string> = {
-    PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: home,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    TMPDIR: temporary,
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: 'sk-tether-test',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries ?? 1),
-    ...(options.sandbox ? { IS_SANDBOX: '1' } : {}),
-  };
+  const environment = claudeChildEnvironment({ home, temporaryDirectory: temporary, apiUrl: api.url, maxRetries: options.maxRetries ?? 1, sandbox: options.sandbox === true });
   const runtimes: AgentRuntime[] = [];
   const environmentHandle: ClaudeTestEnvironment = {
     api,
