@@ -26,17 +26,25 @@ import { observeEmits } from './lib/observe-emits.mjs';
 const config = JSON.parse(process.env.BENCH_DAEMON_CONFIG ?? '{}');
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-const claude = createClaudeProvider({ claudePath: config.claudePath, environment: config.environment, maxProcesses: config.maxProcesses ?? 20 });
+const claude = createClaudeProvider({
+  claudePath: config.claudePath,
+  environment: config.environment,
+  maxProcesses: config.maxProcesses ?? 20,
+});
 /** sessionId → [[type, ms]] of emitted parts, for watched sessions only. */
 const emits = new Map();
-const provider = config.stamps ? observeEmits(claude, (sessionId, part) => emits.get(sessionId)?.push([part.type, nowMs()])) : claude;
+const provider = config.stamps
+  ? observeEmits(claude, (sessionId, part) => emits.get(sessionId)?.push([part.type, nowMs()]))
+  : claude;
 
 /** sessionId → [[seq, type, ms]] of published events, for watched sessions only. */
 const published = new Map();
 if (config.stamps) {
   // The runtime's own module instance (ESM caches by real path: node_modules/@tether/runtime is a link to packages/runtime).
   const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-  const { SubscriptionHub } = await import(pathToFileURL(path.join(repoRoot, 'packages', 'runtime', 'dist', 'log', 'subscription-hub.js')).href);
+  const { SubscriptionHub } = await import(
+    pathToFileURL(path.join(repoRoot, 'packages', 'runtime', 'dist', 'log', 'subscription-hub.js')).href
+  );
   const publish = SubscriptionHub.prototype.publish;
   SubscriptionHub.prototype.publish = function stampedPublish(events) {
     if (published.size > 0) {
@@ -55,7 +63,13 @@ const logger = {
   error: (fields, message) => process.stderr.write(`daemon error: ${message ?? ''} ${JSON.stringify(fields)}\n`),
 };
 
-const daemon = await startDaemon({ dataDir: config.dataDir, port: 0, providers: [provider], logger, shutdownGraceMs: 2_000 });
+const daemon = await startDaemon({
+  dataDir: config.dataDir,
+  port: 0,
+  providers: [provider],
+  logger,
+  shutdownGraceMs: 2_000,
+});
 process.stdout.write(`${JSON.stringify({ url: daemon.url, token: daemon.token, pid: process.pid })}\n`);
 
 function watch(sessionId) {
@@ -85,17 +99,31 @@ process.on('message', (message) => {
     loopMonitor?.disable();
     const h = loopMonitor;
     loopMonitor = null;
-    process.send?.({ type: 'loop', id: message.id, ...(h ? { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 } : {}) });
+    process.send?.({
+      type: 'loop',
+      id: message.id,
+      ...(h ? { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 } : {}),
+    });
   } else if (message.type === 'memory') {
     // The bench starts this process with --expose-gc, so it can tell retained memory from garbage.
     if (message.gc && typeof globalThis.gc === 'function') {
       globalThis.gc();
       globalThis.gc();
     }
-    process.send?.({ type: 'memory', id: message.id, gc: Boolean(message.gc && globalThis.gc), ...process.memoryUsage() });
+    process.send?.({
+      type: 'memory',
+      id: message.id,
+      gc: Boolean(message.gc && globalThis.gc),
+      ...process.memoryUsage(),
+    });
   } else if (message.type === 'stamps') {
     // Hands over (and forgets) what was recorded so far for that session.
-    process.send?.({ type: 'stamps', id: message.id, published: published.get(message.sessionId)?.splice(0) ?? [], emitted: emits.get(message.sessionId)?.splice(0) ?? [] });
+    process.send?.({
+      type: 'stamps',
+      id: message.id,
+      published: published.get(message.sessionId)?.splice(0) ?? [],
+      emitted: emits.get(message.sessionId)?.splice(0) ?? [],
+    });
   }
 });
 

@@ -12,10 +12,14 @@ import { exitWithParent } from './lib/exit-with-parent.mjs';
 
 const deltas = Number(process.env.BENCH_DELTAS ?? 2000);
 // One short word per delta ("w0001 ", "w0002 ", ...): splitText then yields exactly `deltas` pieces.
-const words = (count) => Array.from({ length: count }, (_, index) => `w${String(index + 1).padStart(4, '0')} `).join('');
+const words = (count) =>
+  Array.from({ length: count }, (_, index) => `w${String(index + 1).padStart(4, '0')} `).join('');
 const reply = textReply(words(deltas), { chunks: deltas });
 const slowChunks = Number(process.env.BENCH_SLOW_CHUNKS ?? 400);
-const slowReply = textReply(words(slowChunks), { chunks: slowChunks, delayMs: Number(process.env.BENCH_SLOW_DELAY_MS ?? 25) });
+const slowReply = textReply(words(slowChunks), {
+  chunks: slowChunks,
+  delayMs: Number(process.env.BENCH_SLOW_DELAY_MS ?? 25),
+});
 const shortReply = textReply('Done: w0001 w0002.', { chunks: 3 });
 
 const sized = new Map();

@@ -27,7 +27,14 @@ import { runRawTurns } from './lib/raw-loop.mjs';
 import { bootstrapMedianInterval, median, quantile, round, summarize } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
-import { measureCrashes, measureInterrupts, measureLifecycle, measureMemory, measureSoak, warmPoolAvailable } from './lib/lifecycle.mjs';
+import {
+  measureCrashes,
+  measureInterrupts,
+  measureLifecycle,
+  measureMemory,
+  measureSoak,
+  warmPoolAvailable,
+} from './lib/lifecycle.mjs';
 import { descendantsOf } from './lib/proc.mjs';
 import { measureDaemon, summarizeDaemon } from './lib/daemon-scenario.mjs';
 import { measureTransports, summarizeTransports } from './lib/transport-comparison.mjs';
@@ -95,7 +102,11 @@ function parseArguments(argv) {
     else if (flag === '--output') options.output = path.resolve(value());
     else if (flag === '--no-store') options.store = false;
     else if (flag === '--no-wait') options.wait = false;
-    else if (flag === '--scenarios') options.scenarios = value().split(',').map((name) => name.trim()).filter(Boolean);
+    else if (flag === '--scenarios')
+      options.scenarios = value()
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
     else if (flag === '--soak') options.scenarios = [...new Set([...options.scenarios, 'soak'])];
     else if (flag === '--lifecycle-repetitions') options.lifecycleRepetitions = Number(value());
     else if (flag === '--sessions') options.sessions = Number(value());
@@ -119,17 +130,37 @@ function parseArguments(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${argv[index]}`);
   }
-  if (!Number.isInteger(options.repetitions) || options.repetitions < 1) throw new Error('--repetitions must be a positive integer');
+  if (!Number.isInteger(options.repetitions) || options.repetitions < 1)
+    throw new Error('--repetitions must be a positive integer');
   if (!Number.isInteger(options.deltas) || options.deltas < 1) throw new Error('--deltas must be a positive integer');
-  for (const name of ['lifecycleRepetitions', 'sessions', 'soakCycles', 'transportRepetitions', 'daemonSessions', 'daemonRepetitions', 'daemonDeltas', 'subscribers', 'fanoutDeltas', 'fanoutTurns', 'loadSessions', 'loadTurns', 'loadProcesses']) {
-    if (!Number.isInteger(options[name]) || options[name] < 1) throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
+  for (const name of [
+    'lifecycleRepetitions',
+    'sessions',
+    'soakCycles',
+    'transportRepetitions',
+    'daemonSessions',
+    'daemonRepetitions',
+    'daemonDeltas',
+    'subscribers',
+    'fanoutDeltas',
+    'fanoutTurns',
+    'loadSessions',
+    'loadTurns',
+    'loadProcesses',
+  ]) {
+    if (!Number.isInteger(options[name]) || options[name] < 1)
+      throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
   }
   const unknown = options.scenarios.filter((name) => !allScenarios.includes(name));
-  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${allScenarios.join(', ')}`);
-  if (!Number.isInteger(options.fanoutPacedMs) || options.fanoutPacedMs < 0 || options.fanoutPacedMs > 9999) throw new Error('--fanout-paced-ms must be an integer from 0 to 9999');
-  if (!Number.isInteger(options.fanoutPacedTurns) || options.fanoutPacedTurns < 0) throw new Error('--fanout-paced-turns must be a non-negative integer');
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${allScenarios.join(', ')}`);
+  if (!Number.isInteger(options.fanoutPacedMs) || options.fanoutPacedMs < 0 || options.fanoutPacedMs > 9999)
+    throw new Error('--fanout-paced-ms must be an integer from 0 to 9999');
+  if (!Number.isInteger(options.fanoutPacedTurns) || options.fanoutPacedTurns < 0)
+    throw new Error('--fanout-paced-turns must be a non-negative integer');
   // The fake API's sized replies are words w0001..w9999.
-  if (options.daemonDeltas > 9999 || options.fanoutDeltas > 9999) throw new Error('--daemon-deltas and --fanout-deltas must be at most 9999');
+  if (options.daemonDeltas > 9999 || options.fanoutDeltas > 9999)
+    throw new Error('--daemon-deltas and --fanout-deltas must be at most 9999');
   return options;
 }
 
@@ -143,7 +174,10 @@ async function startFakeApiProcess(deltas) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     const info = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the fake API process did not report its URL within 15 s')), 15_000);
+      const timer = setTimeout(
+        () => reject(new Error('the fake API process did not report its URL within 15 s')),
+        15_000,
+      );
       child.once('error', (error) => reject(new Error(`could not start the fake API process: ${error.message}`)));
       child.once('exit', (code) => reject(new Error(`the fake API process exited early (code ${code})`)));
       createInterface({ input: child.stdout }).once('line', (line) => {
@@ -179,17 +213,28 @@ function compareLaunch(launch, environment) {
   const tetherArgv = normalise(launch.argv.slice(1));
   const rawArgv = normalise(raw.argv);
   const differences = [];
-  if (JSON.stringify(tetherArgv) !== JSON.stringify(rawArgv)) differences.push(`argv: tether ${JSON.stringify(tetherArgv)} vs raw ${JSON.stringify(rawArgv)}`);
+  if (JSON.stringify(tetherArgv) !== JSON.stringify(rawArgv))
+    differences.push(`argv: tether ${JSON.stringify(tetherArgv)} vs raw ${JSON.stringify(rawArgv)}`);
   const ignored = [];
   if (launch.env) {
     for (const name of new Set([...Object.keys(launch.env), ...Object.keys(raw.env)])) {
       if (launch.env[name] === raw.env[name]) continue;
       // Tether's supervision marker: a random value per process that the CLI never reads.
       if (name === 'TETHER_PROCESS_MARKER' && raw.env[name] === undefined) ignored.push(name);
-      else differences.push(`env ${name}: tether ${JSON.stringify(launch.env[name])} vs raw ${JSON.stringify(raw.env[name])}`);
+      else
+        differences.push(
+          `env ${name}: tether ${JSON.stringify(launch.env[name])} vs raw ${JSON.stringify(raw.env[name])}`,
+        );
     }
   }
-  return { checked: true, identical: differences.length === 0, differences, ignored, argv: rawArgv, environmentNames: Object.keys(raw.env).sort() };
+  return {
+    checked: true,
+    identical: differences.length === 0,
+    differences,
+    ignored,
+    argv: rawArgv,
+    environmentNames: Object.keys(raw.env).sort(),
+  };
 }
 
 function withInterval(stats, values) {
@@ -244,14 +289,18 @@ async function main() {
       claude: claudeVersion(claudePath, environment),
       totalMemoryGb: round(os.totalmem() / 2 ** 30, 1),
     };
-    console.log(`bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}; scenarios ${options.scenarios.join(', ')}`);
+    console.log(
+      `bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}; scenarios ${options.scenarios.join(', ')}`,
+    );
 
     // Warm-up pair (not counted; always run): page cache, the CLI's HOME (its very first start in a
     // fresh HOME takes seconds), Node's JIT. Also checks launch parity.
     const warmRaw = await runRawTurns(common);
     const warmTether = await runTetherTurns({ ...common, inspectChild: true });
     const launchParity = compareLaunch(warmTether.launch, environment);
-    console.log(`bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? `identical${launchParity.ignored?.length ? ` (apart from ${launchParity.ignored.join(', ')})` : ''}` : JSON.stringify(launchParity.differences ?? launchParity.note)}`);
+    console.log(
+      `bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? `identical${launchParity.ignored?.length ? ` (apart from ${launchParity.ignored.join(', ')})` : ''}` : JSON.stringify(launchParity.differences ?? launchParity.note)}`,
+    );
 
     const report = {
       date: new Date().toISOString(),
@@ -264,7 +313,16 @@ async function main() {
         soakCycles: options.soakCycles,
         transportRepetitions: options.transportRepetitions,
         load: { sessions: options.loadSessions, turns: options.loadTurns, processes: options.loadProcesses },
-        daemon: { sessions: options.daemonSessions, repetitions: options.daemonRepetitions, deltas: options.daemonDeltas, subscribers: options.subscribers, fanoutDeltas: options.fanoutDeltas, fanoutTurns: options.fanoutTurns, fanoutPacedMs: options.fanoutPacedMs, fanoutPacedTurns: options.fanoutPacedTurns },
+        daemon: {
+          sessions: options.daemonSessions,
+          repetitions: options.daemonRepetitions,
+          deltas: options.daemonDeltas,
+          subscribers: options.subscribers,
+          fanoutDeltas: options.fanoutDeltas,
+          fanoutTurns: options.fanoutTurns,
+          fanoutPacedMs: options.fanoutPacedMs,
+          fanoutPacedTurns: options.fanoutPacedTurns,
+        },
         output: options.output,
         waitForQuiet: options.wait,
       },
@@ -273,7 +331,14 @@ async function main() {
       launchParity,
       loadAverage: { start: loadAtStart, end: NaN },
       store: null,
-      warmUp: { raw: warmRaw, tether: { ...warmTether, launch: undefined, turns: warmTether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } },
+      warmUp: {
+        raw: warmRaw,
+        tether: {
+          ...warmTether,
+          launch: undefined,
+          turns: warmTether.turns.map((turn) => ({ ...turn, batchSizes: undefined })),
+        },
+      },
     };
 
     if (selected('main')) Object.assign(report, await runMainScenario({ options, common, api }));
@@ -285,10 +350,33 @@ async function main() {
         runtime: await measureRuntimeMock({ deltas: options.deltas, rounds }),
       };
     }
-    if (['interrupt', 'lifecycle', 'crash', 'memory', 'soak'].some(selected)) report.lifecycle = await runLifecycleScenarios({ options, context: { claudePath, environment, workspace, apiPid: api.pid }, selected });
-    if (selected('transports')) report.transports = await runTransportScenario({ options, context: { claudePath, environment, workspace, prompt, apiPid: api.pid } });
-    if (selected('daemon')) report.daemon = await runDaemonScenario({ options, context: { claudePath, environment, workspace, apiPid: api.pid } });
-    if (selected('load')) report.load = await measureLoad({ claudePath, environment, workspace }, { sessions: options.loadSessions, turns: options.loadTurns, maxProcesses: options.loadProcesses, repoRoot, log: (line) => console.log(line) });
+    if (['interrupt', 'lifecycle', 'crash', 'memory', 'soak'].some(selected))
+      report.lifecycle = await runLifecycleScenarios({
+        options,
+        context: { claudePath, environment, workspace, apiPid: api.pid },
+        selected,
+      });
+    if (selected('transports'))
+      report.transports = await runTransportScenario({
+        options,
+        context: { claudePath, environment, workspace, prompt, apiPid: api.pid },
+      });
+    if (selected('daemon'))
+      report.daemon = await runDaemonScenario({
+        options,
+        context: { claudePath, environment, workspace, apiPid: api.pid },
+      });
+    if (selected('load'))
+      report.load = await measureLoad(
+        { claudePath, environment, workspace },
+        {
+          sessions: options.loadSessions,
+          turns: options.loadTurns,
+          maxProcesses: options.loadProcesses,
+          repoRoot,
+          log: (line) => console.log(line),
+        },
+      );
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
@@ -306,7 +394,11 @@ async function runMainScenario({ options, common, api }) {
   let quietWaitMs = 0;
   for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
     if (options.wait && quietWaitMs < quietWaitTotalMs) {
-      quietWaitMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(quietWaitPerPairMs, quietWaitTotalMs - quietWaitMs), ownPids: [api.pid] });
+      quietWaitMs += await waitForQuiet({
+        thresholdCores: quietCores,
+        maxMs: Math.min(quietWaitPerPairMs, quietWaitTotalMs - quietWaitMs),
+        ownPids: [api.pid],
+      });
     }
     const order = repetition % 2 === 0 ? ['raw', 'tether'] : ['tether', 'raw'];
     const pair = { repetition: repetition + 1, order: order.join(',') };
@@ -331,15 +423,31 @@ async function runMainScenario({ options, common, api }) {
   const batches = pairs.flatMap((pair) => warm(pair.tether).batchSizes);
   return {
     all: metrics(pairs),
-    quiet: { thresholdCores: quietCores, pairs: quietPairs.length, metrics: quietPairs.length >= 3 ? metrics(quietPairs) : null },
+    quiet: {
+      thresholdCores: quietCores,
+      pairs: quietPairs.length,
+      metrics: quietPairs.length >= 3 ? metrics(quietPairs) : null,
+    },
     otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
     quietWaitMs,
     cpu: {
-      benchPer1k: { raw: median(pairs.map((pair) => per1k(warm(pair.raw)))), tether: median(pairs.map((pair) => per1k(warm(pair.tether)))) },
+      benchPer1k: {
+        raw: median(pairs.map((pair) => per1k(warm(pair.raw)))),
+        tether: median(pairs.map((pair) => per1k(warm(pair.tether)))),
+      },
       tetherOverheadPer1k: median(pairs.map((pair) => per1k(warm(pair.tether)) - per1k(warm(pair.raw)))),
-      coldBench: { raw: median(pairs.map((pair) => pair.raw.turns[0].cpuMs)), tether: median(pairs.map((pair) => pair.tether.turns[0].cpuMs)) },
-      claude: { raw: median(pairs.map((pair) => warm(pair.raw).childCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).childCpuMs)) },
-      api: { raw: median(pairs.map((pair) => warm(pair.raw).apiCpuMs)), tether: median(pairs.map((pair) => warm(pair.tether).apiCpuMs)) },
+      coldBench: {
+        raw: median(pairs.map((pair) => pair.raw.turns[0].cpuMs)),
+        tether: median(pairs.map((pair) => pair.tether.turns[0].cpuMs)),
+      },
+      claude: {
+        raw: median(pairs.map((pair) => warm(pair.raw).childCpuMs)),
+        tether: median(pairs.map((pair) => warm(pair.tether).childCpuMs)),
+      },
+      api: {
+        raw: median(pairs.map((pair) => warm(pair.raw).apiCpuMs)),
+        tether: median(pairs.map((pair) => warm(pair.tether).apiCpuMs)),
+      },
     },
     counts: {
       rawDeltas: median(pairs.map((pair) => warm(pair.raw).deltas)),
@@ -354,7 +462,10 @@ async function runMainScenario({ options, common, api }) {
       meanBatch: batches.reduce((sum, size) => sum + size, 0) / Math.max(1, batches.length),
       commitMs: median(pairs.map((pair) => warm(pair.tether).commitMs)),
     },
-    pairs: pairs.map((pair) => ({ ...pair, tether: { ...pair.tether, turns: pair.tether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) } })),
+    pairs: pairs.map((pair) => ({
+      ...pair,
+      tether: { ...pair.tether, turns: pair.tether.turns.map((turn) => ({ ...turn, batchSizes: undefined })) },
+    })),
   };
 }
 
@@ -380,7 +491,11 @@ function quietGate(options, { perPairMs, totalMs }) {
     async beforePair() {
       if (!options.wait || gate.waitedMs >= totalMs) return;
       const ownPids = descendantsOf(process.pid).map((child) => child.pid);
-      gate.waitedMs += await waitForQuiet({ thresholdCores: quietCores, maxMs: Math.min(perPairMs, totalMs - gate.waitedMs), ownPids });
+      gate.waitedMs += await waitForQuiet({
+        thresholdCores: quietCores,
+        maxMs: Math.min(perPairMs, totalMs - gate.waitedMs),
+        ownPids,
+      });
     },
   };
   return gate;
@@ -391,17 +506,36 @@ async function runLifecycleScenarios({ options, context, selected }) {
   const log = (line) => console.log(line);
   const repetitions = options.lifecycleRepetitions;
   const result = { quietWaitMs: 0 };
-  const quietSummary = (pairs) => ({ quietPairs: pairs.filter((pair) => pair.quiet).length, otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)) });
+  const quietSummary = (pairs) => ({
+    quietPairs: pairs.filter((pair) => pair.quiet).length,
+    otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
+  });
 
   if (selected('interrupt')) {
     const { pairs } = await measureInterrupts(context, { repetitions, gate, log });
     result.interrupt = {
       ...quietSummary(pairs),
-      completed: comparePaired(pairs, (leg) => leg.completedMs, (leg) => leg.completedMs),
-      acknowledged: comparePaired(pairs, (leg) => leg.ackMs, (leg) => leg.ackMs),
-      firstDelta: comparePaired(pairs, (leg) => leg.firstDeltaMs, (leg) => leg.firstDeltaMs),
+      completed: comparePaired(
+        pairs,
+        (leg) => leg.completedMs,
+        (leg) => leg.completedMs,
+      ),
+      acknowledged: comparePaired(
+        pairs,
+        (leg) => leg.ackMs,
+        (leg) => leg.ackMs,
+      ),
+      firstDelta: comparePaired(
+        pairs,
+        (leg) => leg.firstDeltaMs,
+        (leg) => leg.firstDeltaMs,
+      ),
       requestedEvent: summarize(pairs.map((pair) => pair.tether.requestedEventMs)),
-      providerCompleted: comparePaired(pairs, (leg) => leg.completedMs, (leg) => leg.providerCompletedMs),
+      providerCompleted: comparePaired(
+        pairs,
+        (leg) => leg.completedMs,
+        (leg) => leg.providerCompletedMs,
+      ),
       providerToDelivered: summarize(pairs.map((pair) => pair.tether.completedMs - pair.tether.providerCompletedMs)),
       rawResultSubtypes: [...new Set(pairs.map((pair) => pair.raw.resultSubtype))],
       pairs,
@@ -415,30 +549,84 @@ async function runLifecycleScenarios({ options, context, selected }) {
     result.lifecycle = {
       ...quietSummary(pairs),
       warmPool,
-      coldFirstDelta: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs),
-      coldTurn: comparePaired(pairs, (leg) => leg.coldTurnMs, (leg) => leg.coldTurnMs),
-      warmFirstDelta: comparePaired(pairs, (leg) => leg.warmFirstDeltaMs, (leg) => leg.warmFirstDeltaMs),
-      warmTurn: comparePaired(pairs, (leg) => leg.warmTurnMs, (leg) => leg.warmTurnMs),
+      coldFirstDelta: comparePaired(
+        pairs,
+        (leg) => leg.coldFirstDeltaMs,
+        (leg) => leg.coldFirstDeltaMs,
+      ),
+      coldTurn: comparePaired(
+        pairs,
+        (leg) => leg.coldTurnMs,
+        (leg) => leg.coldTurnMs,
+      ),
+      warmFirstDelta: comparePaired(
+        pairs,
+        (leg) => leg.warmFirstDeltaMs,
+        (leg) => leg.warmFirstDeltaMs,
+      ),
+      warmTurn: comparePaired(
+        pairs,
+        (leg) => leg.warmTurnMs,
+        (leg) => leg.warmTurnMs,
+      ),
       warmCompletedLag: summarize(pairs.map((pair) => pair.tether.warmCompletedLagMs)),
       openSession: summarize(pairs.map((pair) => pair.tether.openSessionMs)),
-      spawnAfter: { raw: summarize(pairs.map((pair) => pair.raw.spawnReturnedMs)), tether: summarize(pairs.map((pair) => pair.tether.spawnEmittedMs)) },
-      idleClose: comparePaired(idle, (leg) => leg.closeMs, (leg) => leg.closeMs),
+      spawnAfter: {
+        raw: summarize(pairs.map((pair) => pair.raw.spawnReturnedMs)),
+        tether: summarize(pairs.map((pair) => pair.tether.spawnEmittedMs)),
+      },
+      idleClose: comparePaired(
+        idle,
+        (leg) => leg.closeMs,
+        (leg) => leg.closeMs,
+      ),
       idleCloseStoppedEvent: summarize(idle.map((pair) => pair.tether.processStoppedEventMs)),
       // Where the poll caught the death (it cannot when the host handles the exit without an idle tick between).
-      idleCloseAfterDeath: { raw: summarize(idle.map((pair) => pair.raw.closeMs - pair.raw.diedMs)), tether: summarize(idle.map((pair) => pair.tether.closeMs - pair.tether.diedMs)) },
-      busyClose: comparePaired(busy, (leg) => leg.closeMs, (leg) => leg.closeMs),
-      busyCloseAfterDeath: { raw: summarize(busy.map((pair) => pair.raw.closeMs - pair.raw.diedMs)), tether: summarize(busy.map((pair) => pair.tether.closeMs - pair.tether.diedMs)) },
+      idleCloseAfterDeath: {
+        raw: summarize(idle.map((pair) => pair.raw.closeMs - pair.raw.diedMs)),
+        tether: summarize(idle.map((pair) => pair.tether.closeMs - pair.tether.diedMs)),
+      },
+      busyClose: comparePaired(
+        busy,
+        (leg) => leg.closeMs,
+        (leg) => leg.closeMs,
+      ),
+      busyCloseAfterDeath: {
+        raw: summarize(busy.map((pair) => pair.raw.closeMs - pair.raw.diedMs)),
+        tether: summarize(busy.map((pair) => pair.tether.closeMs - pair.tether.diedMs)),
+      },
       busyCloseSigterm: summarize(busy.map((pair) => pair.tether.sigtermMs)),
       busyCloseRunCompleted: summarize(busy.map((pair) => pair.tether.runCompletedMs)),
       busyCloseOutcomes: [...new Set(busy.map((pair) => pair.tether.runOutcome))],
       processGoneAtResolve: pairs.filter((pair) => pair.tether.processGoneAtResolve === true).length,
-      rawExitCodes: { idle: [...new Set(idle.map((pair) => pair.raw.exit))], busy: [...new Set(busy.map((pair) => pair.raw.exit))] },
+      rawExitCodes: {
+        idle: [...new Set(idle.map((pair) => pair.raw.exit))],
+        busy: [...new Set(busy.map((pair) => pair.raw.exit))],
+      },
       stoppedReasons: [...new Set(pairs.map((pair) => pair.tether.processStoppedReason))],
       ...(warmPool
         ? {
-            warmPoolFirstDelta: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs, 'raw', 'warmPool'),
-            warmPoolVsTetherCold: comparePaired(pairs, (leg) => leg.coldFirstDeltaMs, (leg) => leg.coldFirstDeltaMs, 'tether', 'warmPool'),
-            warmPoolTurn: comparePaired(pairs, (leg) => leg.coldTurnMs, (leg) => leg.coldTurnMs, 'raw', 'warmPool'),
+            warmPoolFirstDelta: comparePaired(
+              pairs,
+              (leg) => leg.coldFirstDeltaMs,
+              (leg) => leg.coldFirstDeltaMs,
+              'raw',
+              'warmPool',
+            ),
+            warmPoolVsTetherCold: comparePaired(
+              pairs,
+              (leg) => leg.coldFirstDeltaMs,
+              (leg) => leg.coldFirstDeltaMs,
+              'tether',
+              'warmPool',
+            ),
+            warmPoolTurn: comparePaired(
+              pairs,
+              (leg) => leg.coldTurnMs,
+              (leg) => leg.coldTurnMs,
+              'raw',
+              'warmPool',
+            ),
             spareWaitMs: summarize(spareWaitMs),
           }
         : {}),
@@ -454,8 +642,15 @@ async function runLifecycleScenarios({ options, context, selected }) {
       rawExit: summarize(pairs.map((pair) => pair.raw.exitMs)),
       rawClosed: summarize(pairs.map((pair) => pair.raw.closedMs)),
       died: summarize(pairs.flatMap((pair) => [pair.raw.diedMs, pair.tether.diedMs])),
-      afterDeath: { raw: summarize(pairs.map((pair) => pair.raw.closedMs - pair.raw.diedMs)), tether: summarize(pairs.map((pair) => pair.tether.completedMs - pair.tether.diedMs)) },
-      versusRawClose: comparePaired(pairs, (leg) => leg.closedMs, (leg) => leg.completedMs),
+      afterDeath: {
+        raw: summarize(pairs.map((pair) => pair.raw.closedMs - pair.raw.diedMs)),
+        tether: summarize(pairs.map((pair) => pair.tether.completedMs - pair.tether.diedMs)),
+      },
+      versusRawClose: comparePaired(
+        pairs,
+        (leg) => leg.closedMs,
+        (leg) => leg.completedMs,
+      ),
       outcomes: [...new Set(pairs.map((pair) => pair.tether.outcome))],
       stoppedReasons: [...new Set(pairs.map((pair) => pair.tether.stoppedReason))],
       pairs,
@@ -472,7 +667,12 @@ async function runLifecycleScenarios({ options, context, selected }) {
 
 async function runTransportScenario({ options, context }) {
   const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
-  const result = await measureTransports(context, { repetitions: options.transportRepetitions, gate, log: (line) => console.log(line), repoRoot });
+  const result = await measureTransports(context, {
+    repetitions: options.transportRepetitions,
+    gate,
+    log: (line) => console.log(line),
+    repoRoot,
+  });
   return { ...summarizeTransports(result), quietWaitMs: gate.waitedMs };
 }
 

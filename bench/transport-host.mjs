@@ -33,4 +33,6 @@ const result = await runTetherTurns({
     };
   },
 });
-process.stdout.write(`${JSON.stringify({ ...result, turns: result.turns.map((turn) => ({ ...turn, batchSizes: undefined })) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ...result, turns: result.turns.map((turn) => ({ ...turn, batchSizes: undefined })) })}\n`,
+);

@@ -13,10 +13,21 @@ mkdirSync(path.dirname(resultsFile), { recursive: true });
 rmSync(resultsFile, { force: true });
 
 const started = Date.now();
-const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const run = spawnSync(
+  process.execPath,
+  [
+    vitest,
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${resultsFile}`,
+    ...process.argv.slice(2),
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 
 let passed = 0;
 let failed = 0;
@@ -26,7 +37,9 @@ try {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   passed = results.numPassedTests ?? 0;
   // A file that fails to load has no tests of its own; count it as one failure.
-  const brokenFiles = (results.testResults ?? []).filter((file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0).length;
+  const brokenFiles = (results.testResults ?? []).filter(
+    (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
+  ).length;
   failed = (results.numFailedTests ?? 0) + brokenFiles;
   skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
   if (results.success === false && failed === 0) failed = 1;
@@ -39,7 +52,9 @@ try {
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 if (browserTestsSkipped > 0) {
-  console.log(`\n!!! ${browserTestsSkipped} BROWSER TESTS DID NOT RUN: no Chromium. Install it: sudo apt-get install -y chromium\n`);
+  console.log(
+    `\n!!! ${browserTestsSkipped} BROWSER TESTS DID NOT RUN: no Chromium. Install it: sudo apt-get install -y chromium\n`,
+  );
 }
 const exitCode = run.status === 0 && failed === 0 ? 0 : run.status || 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''} (${seconds} s)`);

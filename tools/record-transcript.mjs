@@ -29,7 +29,10 @@ const isResult = (frame) => frame.type === 'result';
 
 function claudeBinary() {
   const bundled = bundledBinaryPath();
-  if (bundled === undefined) throw new Error('The bundled claude binary (@anthropic-ai/claude-agent-sdk platform package) is missing. Run "./dev npm ci".');
+  if (bundled === undefined)
+    throw new Error(
+      'The bundled claude binary (@anthropic-ai/claude-agent-sdk platform package) is missing. Run "./dev npm ci".',
+    );
   return bundled;
 }
 
@@ -37,14 +40,22 @@ function claudeBinary() {
 const scenarios = {
   'text-turn': {
     async run(s) {
-      s.api.enqueue(textReply('Hello! This reply arrives in five separate text deltas.', { chunks: 5, usage: { inputTokens: 120, outputTokens: 14, cacheReadTokens: 30, cacheCreationTokens: 8 } }));
+      s.api.enqueue(
+        textReply('Hello! This reply arrives in five separate text deltas.', {
+          chunks: 5,
+          usage: { inputTokens: 120, outputTokens: 14, cacheReadTokens: 30, cacheCreationTokens: 8 },
+        }),
+      );
       s.send('Say hello.');
       await s.waitFor(isResult);
     },
   },
   'two-turns': {
     async run(s) {
-      s.api.enqueue(textReply('First answer.', { chunks: 2 }), textReply('Second answer, same process.', { chunks: 3 }));
+      s.api.enqueue(
+        textReply('First answer.', { chunks: 2 }),
+        textReply('Second answer, same process.', { chunks: 3 }),
+      );
       s.send('First question.');
       await s.waitFor(isResult);
       s.send('Second question.');
@@ -53,7 +64,9 @@ const scenarios = {
   },
   'thinking-turn': {
     async run(s) {
-      s.api.enqueue(thinkingReply('The user wants a short answer; keep it brief.', 'Here is a brief answer.', { chunks: 3 }));
+      s.api.enqueue(
+        thinkingReply('The user wants a short answer; keep it brief.', 'Here is a brief answer.', { chunks: 3 }),
+      );
       s.send('Think, then answer briefly.');
       await s.waitFor(isResult);
     },
@@ -61,7 +74,10 @@ const scenarios = {
   'tool-use-bypass': {
     bypass: true,
     async run(s) {
-      s.api.enqueue(toolUseReply('Bash', { command: 'echo hi', description: 'Print hi' }, { text: 'Running the command.' }), textReply('The command printed "hi".'));
+      s.api.enqueue(
+        toolUseReply('Bash', { command: 'echo hi', description: 'Print hi' }, { text: 'Running the command.' }),
+        textReply('The command printed "hi".'),
+      );
       s.send('Run echo hi.');
       await s.waitFor(isResult);
     },
@@ -87,12 +103,23 @@ const scenarios = {
     async run(s) {
       s.api.enqueue(
         // One input delta: the temp path must not be split, so the recorder can replace it.
-        toolUseReply('Write', { file_path: path.join(s.cwd, 'notes.txt'), content: 'hello\n' }, { text: 'I will write the file.', chunks: 1 }),
+        toolUseReply(
+          'Write',
+          { file_path: path.join(s.cwd, 'notes.txt'), content: 'hello\n' },
+          { text: 'I will write the file.', chunks: 1 },
+        ),
         textReply('Understood: the write was denied, so I did not create the file.'),
       );
       s.send('Create notes.txt containing hello.');
       const request = await s.waitFor((f) => f.type === 'control_request' && f.request?.subtype === 'can_use_tool');
-      s.write({ type: 'control_response', response: { subtype: 'success', request_id: request.request_id, response: { behavior: 'deny', message: 'approvals are not enabled' } } });
+      s.write({
+        type: 'control_response',
+        response: {
+          subtype: 'success',
+          request_id: request.request_id,
+          response: { behavior: 'deny', message: 'approvals are not enabled' },
+        },
+      });
       await s.waitFor(isResult);
     },
   },
@@ -100,7 +127,12 @@ const scenarios = {
     bypass: true,
     async run(s) {
       s.api.enqueue(
-        toolUseReply('Agent', { description: 'Say hello', prompt: 'SUBAGENT TASK: reply with one short greeting.', subagent_type: 'general-purpose', run_in_background: false }),
+        toolUseReply('Agent', {
+          description: 'Say hello',
+          prompt: 'SUBAGENT TASK: reply with one short greeting.',
+          subagent_type: 'general-purpose',
+          run_in_background: false,
+        }),
       );
       // The subagent's own request carries `cc_is_subagent=true` in its billing system block (view.isSubagent).
       s.api.setResponder((view) => {
@@ -115,16 +147,25 @@ const scenarios = {
   'subagent-background': {
     bypass: true,
     async run(s) {
-      s.api.enqueue(toolUseReply('Agent', { description: 'Say hello', prompt: 'SUBAGENT TASK: reply with one short greeting.', subagent_type: 'general-purpose' }));
+      s.api.enqueue(
+        toolUseReply('Agent', {
+          description: 'Say hello',
+          prompt: 'SUBAGENT TASK: reply with one short greeting.',
+          subagent_type: 'general-purpose',
+        }),
+      );
       s.api.setResponder((view) => {
         if (view.isSubagent) return textReply('Hello from the background subagent.', { chunks: 2 });
         if (view.toolResults.length > 0) return textReply('A background agent is working on it.');
-        if (view.lastUserText.includes('task-notification') || view.lastUserText.includes('background')) return textReply('The background agent has finished and said hello.');
+        if (view.lastUserText.includes('task-notification') || view.lastUserText.includes('background'))
+          return textReply('The background agent has finished and said hello.');
         return undefined;
       });
       s.send('Ask a background subagent to say hello.');
       await s.waitFor((f) => f.type === 'system' && f.subtype === 'task_notification');
-      await s.waitFor((f) => isResult(f) && s.frames.indexOf(f) > s.frames.findIndex((g) => g.subtype === 'task_notification'));
+      await s.waitFor(
+        (f) => isResult(f) && s.frames.indexOf(f) > s.frames.findIndex((g) => g.subtype === 'task_notification'),
+      );
     },
   },
 };
@@ -149,7 +190,13 @@ async function record(name) {
   const home = realpathSync(mkdtempSync(path.join(tmpdir(), 'tether-rec-home-')));
   const cwd = realpathSync(mkdtempSync(path.join(tmpdir(), 'tether-rec-ws-')));
   const stable = (text) =>
-    text.split(home).join('/tmp/HOME').split(cwd).join('/tmp/WORKSPACE').split(cwd.replace(/[^a-zA-Z0-9]/g, '-')).join('-tmp-WORKSPACE');
+    text
+      .split(home)
+      .join('/tmp/HOME')
+      .split(cwd)
+      .join('/tmp/WORKSPACE')
+      .split(cwd.replace(/[^a-zA-Z0-9]/g, '-'))
+      .join('-tmp-WORKSPACE');
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -194,7 +241,14 @@ async function record(name) {
       const listener = () => void check();
       const timer = setTimeout(() => {
         listeners.delete(listener);
-        reject(new Error(`${name}: no matching frame within ${WAIT_MS} ms (last: ${frames.slice(-5).map((f) => `${f.type}/${f.subtype ?? f.event?.type ?? ''}`).join(', ')})`));
+        reject(
+          new Error(
+            `${name}: no matching frame within ${WAIT_MS} ms (last: ${frames
+              .slice(-5)
+              .map((f) => `${f.type}/${f.subtype ?? f.event?.type ?? ''}`)
+              .join(', ')})`,
+          ),
+        );
       }, WAIT_MS);
       if (check()) return;
       listeners.add(listener);
@@ -215,7 +269,8 @@ async function record(name) {
     api,
     cwd,
     frames,
-    send: (text) => write({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, uuid: randomUUID() }),
+    send: (text) =>
+      write({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, uuid: randomUUID() }),
     write,
     waitFor: (predicate) => waitForNth(predicate, 1),
     waitForNth,
@@ -229,15 +284,20 @@ async function record(name) {
     if (exit === undefined) throw new Error(`${name}: claude did not exit after stdin ended`);
     const toNdjson = (lines) => lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     const leaked = [toNdjson(frames), toNdjson(stdinLines), stderr].find((text) => text.includes('tether-rec-'));
-    if (leaked !== undefined) throw new Error(`${name}: a temp path survived the replacement (split across deltas?); not writing the fixture`);
+    if (leaked !== undefined)
+      throw new Error(`${name}: a temp path survived the replacement (split across deltas?); not writing the fixture`);
     writeFileSync(path.join(fixturesDir, `${name}.ndjson`), toNdjson(frames));
     writeFileSync(path.join(fixturesDir, `${name}.stdin.ndjson`), toNdjson(stdinLines));
     if (scenario.extraFiles) {
       writeFileSync(path.join(fixturesDir, `${name}.stderr.txt`), stable(stderr));
       writeFileSync(path.join(fixturesDir, `${name}.exit.json`), `${JSON.stringify(exit)}\n`);
     }
-    const kinds = api.requests.map((r) => r.kind + (r.view?.isSubagent ? '(subagent)' : '') + (r.unscripted ? '(unscripted)' : '')).join(', ');
-    console.log(`${name}: ${frames.length} stdout lines, ${stdinLines.length} stdin lines, exit ${exit.code}, ${Date.now() - started} ms; requests: ${kinds || 'none'}`);
+    const kinds = api.requests
+      .map((r) => r.kind + (r.view?.isSubagent ? '(subagent)' : '') + (r.unscripted ? '(unscripted)' : ''))
+      .join(', ');
+    console.log(
+      `${name}: ${frames.length} stdout lines, ${stdinLines.length} stdin lines, exit ${exit.code}, ${Date.now() - started} ms; requests: ${kinds || 'none'}`,
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       process.kill(child.pid, 'SIGTERM');
@@ -251,7 +311,9 @@ async function record(name) {
 
 const wanted = process.argv.slice(2);
 if (wanted.includes('--help') || wanted.includes('-h')) {
-  console.log(`usage: node tools/record-transcript.mjs [scenario ...]\nscenarios: ${Object.keys(scenarios).join(', ')}\nwrites ${path.relative(root, fixturesDir)}/<scenario>.ndjson`);
+  console.log(
+    `usage: node tools/record-transcript.mjs [scenario ...]\nscenarios: ${Object.keys(scenarios).join(', ')}\nwrites ${path.relative(root, fixturesDir)}/<scenario>.ndjson`,
+  );
   process.exit(0);
 }
 mkdirSync(fixturesDir, { recursive: true });

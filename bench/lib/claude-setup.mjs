@@ -9,13 +9,16 @@ import { claudeChildEnvironment } from '@tether/testkit';
 export function findClaudeBinary() {
   const forBench = process.env.TETHER_BENCH_CLAUDE_PATH;
   if (forBench) {
-    return existsSync(forBench) ? { path: forBench } : { path: null, reason: `The claude binary given by TETHER_BENCH_CLAUDE_PATH (${forBench}) does not exist.` };
+    return existsSync(forBench)
+      ? { path: forBench }
+      : { path: null, reason: `The claude binary given by TETHER_BENCH_CLAUDE_PATH (${forBench}) does not exist.` };
   }
   const bundled = bundledBinaryPath();
   if (bundled) return { path: bundled };
   return {
     path: null,
-    reason: 'The claude binary is missing (the @anthropic-ai/claude-agent-sdk platform package is not installed). Run "./dev npm ci" and try again.',
+    reason:
+      'The claude binary is missing (the @anthropic-ai/claude-agent-sdk platform package is not installed). Run "./dev npm ci" and try again.',
   };
 }
 
@@ -33,7 +36,11 @@ export async function baseEnvironment({ root, apiUrl }) {
 /** Exactly what Tether's provider gives the child for a new session with no configuration. */
 export function rawLaunch({ environment, providerSessionId }) {
   return {
-    argv: buildClaudeArguments({ configuration: {}, conversation: { kind: 'new', providerSessionId }, ephemeral: false }),
+    argv: buildClaudeArguments({
+      configuration: {},
+      conversation: { kind: 'new', providerSessionId },
+      ephemeral: false,
+    }),
     env: buildClaudeEnvironment({ inherited: environment }),
   };
 }

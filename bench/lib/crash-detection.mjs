@@ -36,8 +36,14 @@ async function tetherCrash(runtime, watch, sessionId) {
   const t0 = performance.now();
   process.kill(pid, 'SIGKILL');
   const death = watchDeath(pid);
-  const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark, 30_000);
-  const stopped = await watch.waitFor((event) => event.type === 'session.process_stopped', mark, 5_000).catch(() => null);
+  const completed = await watch.waitFor(
+    (event) => event.type === 'run.completed' && event.runId === runId,
+    mark,
+    30_000,
+  );
+  const stopped = await watch
+    .waitFor((event) => event.type === 'session.process_stopped', mark, 5_000)
+    .catch(() => null);
   return {
     completedMs: completed.at - t0,
     diedMs: death.diedMs(t0),
@@ -51,7 +57,9 @@ export async function measureCrashes(context, { repetitions, gate, log }) {
   const tether = await startTether(context);
   let watch;
   try {
-    const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+    const { sessionId } = await tether.runtime.openSession({
+      workspace: { kind: 'directory', path: context.workspace },
+    });
     watch = new EventWatch(tether.runtime, sessionId);
     // The conversation exists before the first kill, so every crashed turn is followed by a resume.
     await tetherTurn(tether.runtime, watch, sessionId, SHORT);

@@ -21,16 +21,27 @@ async function fanoutVariant({ daemon, client, sessionId, kind, count, turns, de
   // From one before the last event: each subscriber replays it, which shows its stream is open.
   const afterSeq = Math.max(0, lastSeq - 1);
   const subscribers = Array.from({ length: count }, () =>
-    kind === 'raw' ? new RawSubscriber({ url: daemon.url, token: daemon.token, sessionId, afterSeq, agent }) : new ClientSubscriber({ client, sessionId, afterSeq }),
+    kind === 'raw'
+      ? new RawSubscriber({ url: daemon.url, token: daemon.token, sessionId, afterSeq, agent })
+      : new ClientSubscriber({ client, sessionId, afterSeq }),
   );
   try {
-    await Promise.all(subscribers.map((subscriber) => subscriber.waitUntil(() => subscriber.lastSeq >= lastSeq, 30_000)));
+    await Promise.all(
+      subscribers.map((subscriber) => subscriber.waitUntil(() => subscriber.lastSeq >= lastSeq, 30_000)),
+    );
     const subscriberGauge = await readSubscriberGauge(daemon);
     await sleep(100);
     const connected = memoryOf(daemon.pid);
     const results = [];
     for (let turn = 0; turn < turns; turn += 1) {
-      const result = await fanoutTurn({ daemon, client, sessionId, subscribers, prompt: turnPrompt(deltas, delayMs), offsetMs });
+      const result = await fanoutTurn({
+        daemon,
+        client,
+        sessionId,
+        subscribers,
+        prompt: turnPrompt(deltas, delayMs),
+        offsetMs,
+      });
       results.push(result);
       const latency = percentiles(result.latencies);
       log?.(
@@ -99,13 +110,24 @@ async function readSubscriberGauge(daemon) {
   }
 }
 
-export async function measureFanout(context, { sessions, subscribers, fanoutDeltas, fanoutTurns, pacedMs, pacedTurns, repoRoot, log }) {
-  const daemon = await startDaemonProcess({ repoRoot, claudePath: context.claudePath, environment: context.environment, maxProcesses: sessions, stamps: true });
+export async function measureFanout(
+  context,
+  { sessions, subscribers, fanoutDeltas, fanoutTurns, pacedMs, pacedTurns, repoRoot, log },
+) {
+  const daemon = await startDaemonProcess({
+    repoRoot,
+    claudePath: context.claudePath,
+    environment: context.environment,
+    maxProcesses: sessions,
+    stamps: true,
+  });
   let watch;
   try {
     const client = createTetherClient({ url: daemon.url, token: daemon.token });
     const clock = await clockOffset(daemon);
-    log?.(`bench: daemon fan-out: daemon pid ${daemon.pid}; clock offset daemon - bench ${clock.offsetMs.toFixed(3)} ms (IPC round trip ${clock.rttMs.toFixed(3)} ms)`);
+    log?.(
+      `bench: daemon fan-out: daemon pid ${daemon.pid}; clock offset daemon - bench ${clock.offsetMs.toFixed(3)} ms (IPC round trip ${clock.rttMs.toFixed(3)} ms)`,
+    );
     const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: context.workspace } });
     await daemon.request({ type: 'watch', sessionId });
     // A short turn first (not measured): the CLI is started and warm before the fan-out turns.
@@ -120,18 +142,88 @@ export async function measureFanout(context, { sessions, subscribers, fanoutDelt
     // ping-pong above and again at the end shows the offset is 0 to within its round trip.
     const offsetMs = 0;
     const variants = [];
-    variants.push(await fanoutVariant({ daemon, client, sessionId, kind: 'raw', count: 1, turns: fanoutTurns, deltas: fanoutDeltas, offsetMs, log }));
-    variants.push(await fanoutVariant({ daemon, client, sessionId, kind: 'raw', count: subscribers, turns: fanoutTurns, deltas: fanoutDeltas, offsetMs, log }));
-    variants.push(await fanoutVariant({ daemon, client, sessionId, kind: 'client', count: subscribers, turns: fanoutTurns, deltas: fanoutDeltas, offsetMs, log }));
+    variants.push(
+      await fanoutVariant({
+        daemon,
+        client,
+        sessionId,
+        kind: 'raw',
+        count: 1,
+        turns: fanoutTurns,
+        deltas: fanoutDeltas,
+        offsetMs,
+        log,
+      }),
+    );
+    variants.push(
+      await fanoutVariant({
+        daemon,
+        client,
+        sessionId,
+        kind: 'raw',
+        count: subscribers,
+        turns: fanoutTurns,
+        deltas: fanoutDeltas,
+        offsetMs,
+        log,
+      }),
+    );
+    variants.push(
+      await fanoutVariant({
+        daemon,
+        client,
+        sessionId,
+        kind: 'client',
+        count: subscribers,
+        turns: fanoutTurns,
+        deltas: fanoutDeltas,
+        offsetMs,
+        log,
+      }),
+    );
     // The same turn paced like a model (pacedMs between the API's SSE events): latency per event when the fan-out is not saturated.
     if (pacedMs > 0 && pacedTurns > 0) {
-      variants.push(await fanoutVariant({ daemon, client, sessionId, kind: 'raw', count: subscribers, turns: pacedTurns, deltas: fanoutDeltas, delayMs: pacedMs, offsetMs, log }));
-      variants.push(await fanoutVariant({ daemon, client, sessionId, kind: 'client', count: subscribers, turns: pacedTurns, deltas: fanoutDeltas, delayMs: pacedMs, offsetMs, log }));
+      variants.push(
+        await fanoutVariant({
+          daemon,
+          client,
+          sessionId,
+          kind: 'raw',
+          count: subscribers,
+          turns: pacedTurns,
+          deltas: fanoutDeltas,
+          delayMs: pacedMs,
+          offsetMs,
+          log,
+        }),
+      );
+      variants.push(
+        await fanoutVariant({
+          daemon,
+          client,
+          sessionId,
+          kind: 'client',
+          count: subscribers,
+          turns: pacedTurns,
+          deltas: fanoutDeltas,
+          delayMs: pacedMs,
+          offsetMs,
+          log,
+        }),
+      );
     }
     const clockAfter = await clockOffset(daemon);
     const claude = claudeUnder(daemon.pid);
     const stop = await daemon.stop();
-    return { clock, clockAfter, daemonIdleRssKb: idle.rssKb, variants, claude: { count: claude.count, rssKb: claude.rssKb }, closeMs: stop.ms, exit: stop.code ?? stop.signal };
+    return {
+      clock,
+      clockAfter,
+      daemonIdleRssKb: idle.rssKb,
+      variants,
+      claude: { count: claude.count, rssKb: claude.rssKb },
+      closeMs: stop.ms,
+      exit: stop.code ?? stop.signal,
+    };
   } finally {
     await watch?.stop();
     await daemon.stop();

@@ -13,12 +13,21 @@ import { createInterface } from 'node:readline';
 export async function startDaemonProcess({ repoRoot, claudePath, environment, maxProcesses, stamps = false }) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-daemon-'));
   // BENCH_DAEMON_CPU_PROF=DIR: a V8 CPU profile of each daemon process, written to DIR when it exits (diagnosis only).
-  const profile = process.env.BENCH_DAEMON_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_DAEMON_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, ['--expose-gc', ...profile, path.join(repoRoot, 'bench', 'daemon-server.mjs')], {
-    cwd: repoRoot,
-    env: { ...process.env, BENCH_DAEMON_CONFIG: JSON.stringify({ dataDir, claudePath, environment, maxProcesses, stamps }) },
-    stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
-  });
+  const profile = process.env.BENCH_DAEMON_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_DAEMON_CPU_PROF)}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', ...profile, path.join(repoRoot, 'bench', 'daemon-server.mjs')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        BENCH_DAEMON_CONFIG: JSON.stringify({ dataDir, claudePath, environment, maxProcesses, stamps }),
+      },
+      stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
+    },
+  );
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const pending = new Map();
   let nextId = 1;
@@ -44,7 +53,10 @@ export async function startDaemonProcess({ repoRoot, claudePath, environment, ma
     });
   try {
     const info = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the daemon process did not report its URL within 20 s')), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error('the daemon process did not report its URL within 20 s')),
+        20_000,
+      );
       child.once('error', (error) => reject(new Error(`could not start the daemon process: ${error.message}`)));
       child.once('exit', (code) => reject(new Error(`the daemon process exited early (code ${code})`)));
       createInterface({ input: child.stdout }).once('line', (line) => {

@@ -37,7 +37,22 @@ function describePair(pair) {
   );
 }
 
-export async function measureDaemon(context, { sessions, repetitions, turnDeltas, subscribers, fanoutDeltas, fanoutTurns, pacedMs = 10, pacedTurns = 1, gate, log, repoRoot }) {
+export async function measureDaemon(
+  context,
+  {
+    sessions,
+    repetitions,
+    turnDeltas,
+    subscribers,
+    fanoutDeltas,
+    fanoutTurns,
+    pacedMs = 10,
+    pacedTurns = 1,
+    gate,
+    log,
+    repoRoot,
+  },
+) {
   const home = context.environment.HOME;
   const before = processesWithEnvironment('HOME', home).length;
   let leftoverProcesses = 0;
@@ -49,14 +64,36 @@ export async function measureDaemon(context, { sessions, repetitions, turnDeltas
     log,
     describePair,
     run: async (leg) => {
-      const result = leg === 'daemon' ? await daemonLeg(context, { sessions, turnDeltas, repoRoot }) : await inProcessLeg(context, { sessions, turnDeltas });
+      const result =
+        leg === 'daemon'
+          ? await daemonLeg(context, { sessions, turnDeltas, repoRoot })
+          : await inProcessLeg(context, { sessions, turnDeltas });
       result.leftover = await killLeftoverProcesses(home);
       leftoverProcesses += result.leftover;
       return result;
     },
   });
-  const fanout = await measureFanout(context, { sessions, subscribers, fanoutDeltas, fanoutTurns, pacedMs, pacedTurns, repoRoot, log });
+  const fanout = await measureFanout(context, {
+    sessions,
+    subscribers,
+    fanoutDeltas,
+    fanoutTurns,
+    pacedMs,
+    pacedTurns,
+    repoRoot,
+    log,
+  });
   const fanoutLeftover = await killLeftoverProcesses(home);
   leftoverProcesses += fanoutLeftover;
-  return { sessions, repetitions, turnDeltas, pairs, fanout, liveWithHomeBefore: before, leftoverProcesses, fanoutLeftover, finalLiveWithHome: processesWithEnvironment('HOME', home).length };
+  return {
+    sessions,
+    repetitions,
+    turnDeltas,
+    pairs,
+    fanout,
+    liveWithHomeBefore: before,
+    leftoverProcesses,
+    fanoutLeftover,
+    finalLiveWithHome: processesWithEnvironment('HOME', home).length,
+  };
 }

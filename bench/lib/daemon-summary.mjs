@@ -24,7 +24,10 @@ export function summarizeDaemon(result, { bootstrapMedianInterval }) {
       daemon: pooled('daemon'),
       p50Ratio: ratio(0.5),
       p99Ratio: ratio(0.99),
-      wallMs: { inProcess: summarize(pairs.map((pair) => pair.inProcess[name].wallMs)).median, daemon: summarize(pairs.map((pair) => pair.daemon[name].wallMs)).median },
+      wallMs: {
+        inProcess: summarize(pairs.map((pair) => pair.inProcess[name].wallMs)).median,
+        daemon: summarize(pairs.map((pair) => pair.daemon[name].wallMs)).median,
+      },
       deltas: [...new Set(pairs.flatMap((pair) => [...pair.inProcess[name].deltas, ...pair.daemon[name].deltas]))],
     };
   };

@@ -20,13 +20,26 @@ async function concurrentRound(sessions, submit, prompt) {
       const mark = watch.mark();
       const start = performance.now();
       const { runId } = await submit({ sessionId, input: [{ type: 'text', text: prompt }] });
-      const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark, 180_000);
-      if (completed.event.outcome !== 'succeeded') throw new Error(`daemon scenario: a run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`);
-      const deltas = watch.events.slice(mark).filter((entry) => entry.event.type === 'run.message_delta' && entry.event.runId === runId).length;
+      const completed = await watch.waitFor(
+        (event) => event.type === 'run.completed' && event.runId === runId,
+        mark,
+        180_000,
+      );
+      if (completed.event.outcome !== 'succeeded')
+        throw new Error(
+          `daemon scenario: a run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`,
+        );
+      const deltas = watch.events
+        .slice(mark)
+        .filter((entry) => entry.event.type === 'run.message_delta' && entry.event.runId === runId).length;
       return { turnMs: completed.at - start, deltas };
     }),
   );
-  return { turnMs: results.map((result) => result.turnMs), deltas: results.map((result) => result.deltas), wallMs: performance.now() - started };
+  return {
+    turnMs: results.map((result) => result.turnMs),
+    deltas: results.map((result) => result.deltas),
+    wallMs: performance.now() - started,
+  };
 }
 
 /** Event-loop delay of this process from now to stop() (2 ms sampling), in ms. */
@@ -36,22 +49,38 @@ function startLoopMonitor() {
   return {
     stop() {
       histogram.disable();
-      return { p50: histogram.percentile(50) / 1e6, p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6, mean: histogram.mean / 1e6 };
+      return {
+        p50: histogram.percentile(50) / 1e6,
+        p99: histogram.percentile(99) / 1e6,
+        max: histogram.max / 1e6,
+        mean: histogram.mean / 1e6,
+      };
     },
   };
 }
 
 export function roundStats(round) {
-  return { p50: quantile(round.turnMs, 0.5), p99: quantile(round.turnMs, 0.99), max: Math.max(...round.turnMs), wallMs: round.wallMs };
+  return {
+    p50: quantile(round.turnMs, 0.5),
+    p99: quantile(round.turnMs, 0.99),
+    max: Math.max(...round.turnMs),
+    wallMs: round.wallMs,
+  };
 }
 
 export async function inProcessLeg(context, { sessions, turnDeltas }) {
-  const tether = await startTether({ claudePath: context.claudePath, environment: context.environment, provider: { maxProcesses: sessions } });
+  const tether = await startTether({
+    claudePath: context.claudePath,
+    environment: context.environment,
+    provider: { maxProcesses: sessions },
+  });
   const list = [];
   try {
     const rssBefore = rssKb();
     for (let index = 0; index < sessions; index += 1) {
-      const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+      const { sessionId } = await tether.runtime.openSession({
+        workspace: { kind: 'directory', path: context.workspace },
+      });
       const watch = new EventWatch(tether.runtime, sessionId);
       list.push({ sessionId, watch });
     }
@@ -66,7 +95,14 @@ export async function inProcessLeg(context, { sessions, turnDeltas }) {
     const hostLoop = loop.stop();
     const hostCpu = { coldMs: cpuWarm - cpuCold, warmMs: selfCpuMs() - cpuWarm, warmClaudeMs: claudeCpu() };
     const claude = claudeUnder(process.pid, fakeApiTree(context.apiPid));
-    return { cold, warm, hostCpu, loopDelay: { host: hostLoop }, benchRssDeltaKb: rssKb() - rssBefore, claude: { count: claude.count, rssKb: claude.rssKb, hwmKb: claude.hwmKb } };
+    return {
+      cold,
+      warm,
+      hostCpu,
+      loopDelay: { host: hostLoop },
+      benchRssDeltaKb: rssKb() - rssBefore,
+      claude: { count: claude.count, rssKb: claude.rssKb, hwmKb: claude.hwmKb },
+    };
   } finally {
     for (const { watch } of list) await watch.stop();
     await tether.dispose();
@@ -74,7 +110,12 @@ export async function inProcessLeg(context, { sessions, turnDeltas }) {
 }
 
 export async function daemonLeg(context, { sessions, turnDeltas, repoRoot }) {
-  const daemon = await startDaemonProcess({ repoRoot, claudePath: context.claudePath, environment: context.environment, maxProcesses: sessions });
+  const daemon = await startDaemonProcess({
+    repoRoot,
+    claudePath: context.claudePath,
+    environment: context.environment,
+    maxProcesses: sessions,
+  });
   const list = [];
   let stop;
   try {

@@ -67,7 +67,10 @@ export class RawSubscriber extends Receipts {
     super(afterSeq);
     this.buffer = '';
     this.stopping = false;
-    this.request = http.get(`${url}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${afterSeq}`, { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    this.request = http.get(`${url}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${afterSeq}`, {
+      agent,
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    });
     this.request.on('response', (response) => {
       if (response.statusCode !== 200) {
         this.error = new Error(`SSE answered ${response.statusCode}`);

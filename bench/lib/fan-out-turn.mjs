@@ -13,7 +13,14 @@ export function percentiles(values) {
     const high = Math.ceil(position);
     return sorted[low] + (sorted[high] - sorted[low]) * (position - low);
   };
-  return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN, min: sorted.length ? sorted[0] : NaN };
+  return {
+    n: sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    min: sorted.length ? sorted[0] : NaN,
+  };
 }
 
 /** One fan-out turn: all subscribers connected; submit → every subscriber has the run.completed. */
@@ -25,7 +32,9 @@ export async function fanoutTurn({ daemon, client, sessionId, subscribers, promp
   const claudeCpu = cpuOf(descendantsOf(daemon.pid).map((child) => child.pid));
   const start = performance.now();
   await client.submitTurn({ sessionId, input: [{ type: 'text', text: prompt }] });
-  await Promise.all(subscribers.map((subscriber, index) => subscriber.waitUntil(() => subscriber.completed > before[index], 120_000)));
+  await Promise.all(
+    subscribers.map((subscriber, index) => subscriber.waitUntil(() => subscriber.completed > before[index], 120_000)),
+  );
   const turnMs = performance.now() - start;
   const cpu = {
     benchMs: selfCpuMs() - cpuStart.bench,
@@ -34,7 +43,10 @@ export async function fanoutTurn({ daemon, client, sessionId, subscribers, promp
   };
   // The daemon's stamps, converted to our clock (offset ~0: the same CLOCK_MONOTONIC).
   const { published, emitted } = await daemon.request({ type: 'stamps', sessionId });
-  if (published.length === 0) throw new Error('daemon scenario: no publish stamps (the daemon process did not wrap the runtime\'s SubscriptionHub)');
+  if (published.length === 0)
+    throw new Error(
+      "daemon scenario: no publish stamps (the daemon process did not wrap the runtime's SubscriptionHub)",
+    );
   const latencies = [];
   const spreads = [];
   const firstLatencies = [];
@@ -68,7 +80,8 @@ export async function fanoutTurn({ daemon, client, sessionId, subscribers, promp
     const emittedAt = emittedDeltas[index][1] - offsetMs;
     const [seq, publishedAt] = deltaSeqs[index];
     commitWaits.push(publishedAt - emittedAt);
-    for (const subscriber of subscribers) if (subscriber.times[seq] !== undefined) emitToReceipt.push(subscriber.times[seq] - emittedAt);
+    for (const subscriber of subscribers)
+      if (subscriber.times[seq] !== undefined) emitToReceipt.push(subscriber.times[seq] - emittedAt);
   }
   // Each subscriber's times are kept per seq; drop this turn's to bound memory.
   for (const subscriber of subscribers) subscriber.times = [];

@@ -24,14 +24,18 @@ async function memoryVariant(context, { sessions, variant, log }) {
     const rssBefore = rssKb();
     const started = performance.now();
     for (let index = 0; index < sessions; index += 1) {
-      const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+      const { sessionId } = await tether.runtime.openSession({
+        workspace: { kind: 'directory', path: context.workspace },
+      });
       const watch = new EventWatch(tether.runtime, sessionId);
       watches.push({ sessionId, watch });
       await tetherTurn(tether.runtime, watch, sessionId, SHORT);
     }
     const openMs = performance.now() - started;
     if (released) {
-      await Promise.all(watches.map(({ watch }) => watch.waitFor((event) => event.type === 'session.process_stopped', 0, 30_000)));
+      await Promise.all(
+        watches.map(({ watch }) => watch.waitFor((event) => event.type === 'session.process_stopped', 0, 30_000)),
+      );
     }
     await sleep(500);
     const heapAfter = heapAfterGarbageCollection();

@@ -13,16 +13,28 @@ async function rawInterrupt(raw) {
   const first = await raw.waitFor(isTextDelta, mark);
   const t0 = performance.now();
   const requestId = raw.interrupt();
-  const ack = raw.waitFor((frame) => frame.type === 'control_response' && frame.response?.request_id === requestId, mark);
+  const ack = raw.waitFor(
+    (frame) => frame.type === 'control_response' && frame.response?.request_id === requestId,
+    mark,
+  );
   ack.catch(() => {});
   const result = await raw.waitFor(isResult, mark);
   const acknowledged = await ack;
   const timeline = raw.frames
     .slice(mark)
     .filter((entry) => entry.at >= t0 && entry.at <= result.at)
-    .map((entry) => `${entry.frame.type}${entry.frame.event?.type ? `/${entry.frame.event.type}` : ''}@${(entry.at - t0).toFixed(1)}`)
+    .map(
+      (entry) =>
+        `${entry.frame.type}${entry.frame.event?.type ? `/${entry.frame.event.type}` : ''}@${(entry.at - t0).toFixed(1)}`,
+    )
     .join(' ');
-  return { firstDeltaMs: first.at - start, ackMs: acknowledged.at - t0, completedMs: result.at - t0, resultSubtype: result.frame.subtype, timeline };
+  return {
+    firstDeltaMs: first.at - start,
+    ackMs: acknowledged.at - t0,
+    completedMs: result.at - t0,
+    resultSubtype: result.frame.subtype,
+    timeline,
+  };
 }
 
 /** Tether: interruptRun issued when the first run.message_delta is delivered → receipt, → run.completed delivered. */
@@ -36,7 +48,8 @@ async function tetherInterrupt(runtime, watch, sessionId, { commits, emits }) {
   receipt.catch(() => {});
   const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
   const acknowledged = await receipt;
-  if (completed.event.outcome !== 'interrupted') throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
+  if (completed.event.outcome !== 'interrupted')
+    throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
   const after = watch.events.slice(mark).filter((entry) => entry.at >= t0);
   const requested = after.find((entry) => entry.event.type === 'run.interrupt_requested');
   return {
@@ -45,14 +58,19 @@ async function tetherInterrupt(runtime, watch, sessionId, { commits, emits }) {
     // Store commits from the request to run.completed: when each started and what it held.
     commits: commits
       .filter((commit) => commit.at >= t0 && commit.at <= completed.at)
-      .map((commit) => `[${commit.types.join(',') || `${commit.sessions}s/${commit.runs}r/${commit.receipts}rc`}]@${(commit.at - t0).toFixed(1)}-${((commit.settledAt ?? NaN) - t0).toFixed(1)}`)
+      .map(
+        (commit) =>
+          `[${commit.types.join(',') || `${commit.sessions}s/${commit.runs}r/${commit.receipts}rc`}]@${(commit.at - t0).toFixed(1)}-${((commit.settledAt ?? NaN) - t0).toFixed(1)}`,
+      )
       .join(' '),
     // Parts the provider emitted from the request to run.completed (the CLI's lines, translated).
     emitted: emits
       .filter((emit) => emit.at >= t0 && emit.at <= completed.at)
       .map((emit) => `${emit.type}@${(emit.at - t0).toFixed(1)}`)
       .join(' '),
-    providerCompletedMs: (emits.findLast((emit) => emit.type === 'run.completed' && emit.at >= t0 && emit.at <= completed.at)?.at ?? NaN) - t0,
+    providerCompletedMs:
+      (emits.findLast((emit) => emit.type === 'run.completed' && emit.at >= t0 && emit.at <= completed.at)?.at ?? NaN) -
+      t0,
     firstDeltaMs: first.at - start,
     ackMs: acknowledged.at - t0,
     completedMs: completed.at - t0,
@@ -66,7 +84,9 @@ export async function measureInterrupts(context, { repetitions, gate, log }) {
   const tether = await startTether({ ...context, recordCommits: true });
   let watch;
   try {
-    const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+    const { sessionId } = await tether.runtime.openSession({
+      workspace: { kind: 'directory', path: context.workspace },
+    });
     watch = new EventWatch(tether.runtime, sessionId);
     // One ordinary turn each first: both processes are up and warm before the first stop.
     await raw.turn(SHORT);

@@ -42,12 +42,22 @@ function pickDistinct(count, total) {
 /** p50/p99/max of a list of ms, rounded; null when empty. */
 function spread(values) {
   if (values.length === 0) return null;
-  return { p50: round(quantile(values, 0.5)), p99: round(quantile(values, 0.99)), max: round(Math.max(...values)), count: values.length };
+  return {
+    p50: round(quantile(values, 0.5)),
+    p99: round(quantile(values, 0.99)),
+    max: round(Math.max(...values)),
+    count: values.length,
+  };
 }
 
 export async function measureLoad(context, { sessions, turns, maxProcesses = 8, repoRoot, log }) {
   if (turns > sessions) throw new Error('load scenario: --load-turns must not exceed --load-sessions');
-  const daemon = await startDaemonProcess({ repoRoot, claudePath: context.claudePath, environment: context.environment, maxProcesses });
+  const daemon = await startDaemonProcess({
+    repoRoot,
+    claudePath: context.claudePath,
+    environment: context.environment,
+    maxProcesses,
+  });
   const watches = [];
   try {
     const client = createTetherClient({ url: daemon.url, token: daemon.token });
@@ -56,13 +66,22 @@ export async function measureLoad(context, { sessions, turns, maxProcesses = 8, 
     const ids = [];
     // Opened 20 at a time: as fast as the daemon takes them, without one burst of 1,000 requests.
     for (let index = 0; index < sessions; index += 20) {
-      const batch = await Promise.all(Array.from({ length: Math.min(20, sessions - index) }, () => client.openSession({ workspace: { kind: 'directory', path: context.workspace } })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(20, sessions - index) }, () =>
+          client.openSession({ workspace: { kind: 'directory', path: context.workspace } }),
+        ),
+      );
       ids.push(...batch.map((receipt) => receipt.sessionId));
     }
     const openMs = performance.now() - openStarted;
     const after = await settledMemory(daemon);
-    const perSession = { rssKb: round((after.rssKb - before.rssKb) / sessions, 1), heapKb: round((after.heapUsedKb - before.heapUsedKb) / sessions, 1) };
-    log(`bench: load: ${sessions} sessions opened in ${round(openMs / 1000, 2)} s; daemon RSS ${round(before.rssKb / 1024)} -> ${round(after.rssKb / 1024)} MiB = ${perSession.rssKb} KiB per idle session (heap ${perSession.heapKb} KiB)`);
+    const perSession = {
+      rssKb: round((after.rssKb - before.rssKb) / sessions, 1),
+      heapKb: round((after.heapUsedKb - before.heapUsedKb) / sessions, 1),
+    };
+    log(
+      `bench: load: ${sessions} sessions opened in ${round(openMs / 1000, 2)} s; daemon RSS ${round(before.rssKb / 1024)} -> ${round(after.rssKb / 1024)} MiB = ${perSession.rssKb} KiB per idle session (heap ${perSession.heapKb} KiB)`,
+    );
 
     const chosen = pickDistinct(turns, sessions).map((index) => ids[index]);
     for (const sessionId of chosen) watches.push({ sessionId, watch: new EventWatch(client, sessionId) });
@@ -72,13 +91,26 @@ export async function measureLoad(context, { sessions, turns, maxProcesses = 8, 
     const results = await Promise.all(
       watches.map(async ({ sessionId, watch }) => {
         const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: SHORT }] });
-        const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, 0, 600_000);
-        if (completed.event.outcome !== 'succeeded') throw new Error(`load scenario: a run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`);
+        const completed = await watch.waitFor(
+          (event) => event.type === 'run.completed' && event.runId === runId,
+          0,
+          600_000,
+        );
+        if (completed.event.outcome !== 'succeeded')
+          throw new Error(
+            `load scenario: a run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`,
+          );
         const events = watch.events.map((entry) => entry.event);
         const runStarted = events.find((event) => event.type === 'run.started' && event.runId === runId);
         const queued = events.find((event) => event.type === 'run.queued' && event.runId === runId);
-        const processStarted = events.find((event) => event.type === 'session.process_started' && event.seq > runStarted.seq);
-        return { completedMs: completed.at - started, waitMs: Date.parse(processStarted.at) - Date.parse(runStarted.at), queuedAt: queued?.position ?? null };
+        const processStarted = events.find(
+          (event) => event.type === 'session.process_started' && event.seq > runStarted.seq,
+        );
+        return {
+          completedMs: completed.at - started,
+          waitMs: Date.parse(processStarted.at) - Date.parse(runStarted.at),
+          queuedAt: queued?.position ?? null,
+        };
       }),
     );
     const lastMs = Math.max(...results.map((result) => result.completedMs));
@@ -92,7 +124,11 @@ export async function measureLoad(context, { sessions, turns, maxProcesses = 8, 
       lastTurnCompletedMs: round(lastMs),
       turnCompleted: spread(results.map((result) => result.completedMs)),
       waitForProcess: spread(results.map((result) => result.waitMs)),
-      queued: { count: queued.length, wait: spread(queued.map((result) => result.waitMs)), maxPosition: queued.length > 0 ? Math.max(...queued.map((result) => result.queuedAt)) : null },
+      queued: {
+        count: queued.length,
+        wait: spread(queued.map((result) => result.waitMs)),
+        maxPosition: queued.length > 0 ? Math.max(...queued.map((result) => result.queuedAt)) : null,
+      },
       memory: { beforeRssKb: before.rssKb, afterRssKb: after.rssKb, perIdleSession: perSession },
       claudeAliveAtEnd: claude.count,
     };

@@ -6,7 +6,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { isAlive, readProcessCommandLine, readProcessEnvironment, readProcessStatus, snapshotDescendants, processesWithEnvironment as processIdsWithEnvironment } from '@tether/provider-claude/test-support';
+import {
+  isAlive,
+  readProcessCommandLine,
+  readProcessEnvironment,
+  readProcessStatus,
+  snapshotDescendants,
+  processesWithEnvironment as processIdsWithEnvironment,
+} from '@tether/provider-claude/test-support';
 
 export { isAlive };
 
@@ -51,7 +58,11 @@ export function commandLine(pid) {
 /** Environment of a live process (same user only) as an object; null once it is gone. */
 export function environmentOf(pid) {
   const entries = readProcessEnvironment(pid);
-  return entries === undefined ? null : Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+  return entries === undefined
+    ? null
+    : Object.fromEntries(
+        entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+      );
 }
 
 /** Live processes (not zombies) whose environment has `name=value`: [{ pid, comm }]. */

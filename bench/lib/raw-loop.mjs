@@ -14,7 +14,15 @@ function userLine(prompt) {
   return `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null, uuid: randomUUID() })}\n`;
 }
 
-export async function runRawTurns({ claudePath, environment, workspace, prompt, turns = 2, timeoutMs = 120_000, apiPid }) {
+export async function runRawTurns({
+  claudePath,
+  environment,
+  workspace,
+  prompt,
+  turns = 2,
+  timeoutMs = 120_000,
+  apiPid,
+}) {
   const { argv, env } = rawLaunch({ environment, providerSessionId: randomUUID() });
   const results = [];
   let current;
@@ -22,7 +30,16 @@ export async function runRawTurns({ claudePath, environment, workspace, prompt, 
   let stderr = '';
 
   const startTurn = (spawnIt) => {
-    current = { apiCpuStart: processCpuMs(apiPid), busyStart: machineBusyMs(), cpuStart: selfCpuMs(), childCpuStart: NaN, start: performance.now(), firstDeltaMs: NaN, deltas: 0, lines: 0 };
+    current = {
+      apiCpuStart: processCpuMs(apiPid),
+      busyStart: machineBusyMs(),
+      cpuStart: selfCpuMs(),
+      childCpuStart: NaN,
+      start: performance.now(),
+      firstDeltaMs: NaN,
+      deltas: 0,
+      lines: 0,
+    };
     if (spawnIt) {
       child = spawn(claudePath, argv, { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
       current.childCpuStart = 0;
@@ -39,7 +56,17 @@ export async function runRawTurns({ claudePath, environment, workspace, prompt, 
     const apiCpuMs = processCpuMs(apiPid) - current.apiCpuStart;
     // CPU the rest of the machine used meanwhile (other work competing for the cores).
     const foreignCpuMs = machineBusyMs() - current.busyStart - cpuMs - childCpuMs - apiCpuMs;
-    results.push({ turnMs, firstDeltaMs: current.firstDeltaMs, deltas: current.deltas, lines: current.lines, cpuMs, childCpuMs, apiCpuMs, foreignCpuMs, isError: frame.is_error === true });
+    results.push({
+      turnMs,
+      firstDeltaMs: current.firstDeltaMs,
+      deltas: current.deltas,
+      lines: current.lines,
+      cpuMs,
+      childCpuMs,
+      apiCpuMs,
+      foreignCpuMs,
+      isError: frame.is_error === true,
+    });
   };
 
   startTurn(true);
@@ -56,7 +83,12 @@ export async function runRawTurns({ claudePath, environment, workspace, prompt, 
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (results.length === turns) resolve({ code, signal });
-      else reject(new Error(`raw loop: claude exited (${code ?? signal}) after ${results.length} of ${turns} results. stderr: ${stderr.slice(-1000)}`));
+      else
+        reject(
+          new Error(
+            `raw loop: claude exited (${code ?? signal}) after ${results.length} of ${turns} results. stderr: ${stderr.slice(-1000)}`,
+          ),
+        );
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk) => {

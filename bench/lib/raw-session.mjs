@@ -10,7 +10,10 @@ import { rawLaunch } from './claude-setup.mjs';
 import { onLines } from './stdout-lines.mjs';
 import { TimedEntries } from './timed-entries.mjs';
 
-export const isTextDelta = (frame) => frame.type === 'stream_event' && frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
+export const isTextDelta = (frame) =>
+  frame.type === 'stream_event' &&
+  frame.event?.type === 'content_block_delta' &&
+  frame.event.delta?.type === 'text_delta';
 export const isResult = (frame) => frame.type === 'result';
 
 export class RawClaude {
@@ -31,7 +34,13 @@ export class RawClaude {
       });
     });
     this.closed = new Promise((resolve) => this.child.once('close', () => resolve({ at: performance.now() })));
-    this.closed.then(() => this.log.end(new Error(`raw claude ${this.pid} exited (${this.exitInfo?.code ?? this.exitInfo?.signal}) while waiting; stderr: ${this.stderr.slice(-500)}`)));
+    this.closed.then(() =>
+      this.log.end(
+        new Error(
+          `raw claude ${this.pid} exited (${this.exitInfo?.code ?? this.exitInfo?.signal}) while waiting; stderr: ${this.stderr.slice(-500)}`,
+        ),
+      ),
+    );
     this.child.on('error', () => {});
     this.child.stdin.on('error', () => {});
     this.child.stderr.setEncoding('utf8');
@@ -48,8 +57,14 @@ export class RawClaude {
 
   /** The first frame at or after `from` that matches: { frame, at }. */
   waitFor(predicate, from, timeoutMs = 60_000) {
-    if (this.exitInfo && !this.frames.slice(from).some((entry) => predicate(entry.frame))) return Promise.reject(new Error(`raw claude ${this.pid} has exited`));
-    return this.log.waitFor(predicate, from, timeoutMs, () => `raw claude: no matching frame within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`);
+    if (this.exitInfo && !this.frames.slice(from).some((entry) => predicate(entry.frame)))
+      return Promise.reject(new Error(`raw claude ${this.pid} has exited`));
+    return this.log.waitFor(
+      predicate,
+      from,
+      timeoutMs,
+      () => `raw claude: no matching frame within ${timeoutMs} ms; stderr: ${this.stderr.slice(-500)}`,
+    );
   }
 
   send(message) {
@@ -66,7 +81,11 @@ export class RawClaude {
   /** Writes the CLI's interrupt control request (the one Tether sends); returns its request id. */
   interrupt() {
     const requestId = `bench_${randomUUID()}`;
-    this.send({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt', cancel_queued: true } });
+    this.send({
+      type: 'control_request',
+      request_id: requestId,
+      request: { subtype: 'interrupt', cancel_queued: true },
+    });
     return requestId;
   }
 
@@ -78,7 +97,8 @@ export class RawClaude {
     delta.catch(() => {});
     const result = await this.waitFor(isResult, mark);
     const first = await delta;
-    if (result.frame.is_error) throw new Error(`raw claude: the turn ended with an error result: ${JSON.stringify(result.frame).slice(0, 500)}`);
+    if (result.frame.is_error)
+      throw new Error(`raw claude: the turn ended with an error result: ${JSON.stringify(result.frame).slice(0, 500)}`);
     return { firstDeltaMs: first.at - start, turnMs: result.at - start };
   }
 

@@ -6,4 +6,5 @@ export const SHORT = 'Reply briefly. [bench:short]';
 export const SLOW = 'Reply at length. [bench:slow]';
 
 /** A reply of exactly `deltas` text deltas, `delayMs` apart (0: as fast as the fake API writes). */
-export const turnPrompt = (deltas, delayMs = 0) => `Reply with the scripted text. [bench:deltas=${deltas}${delayMs > 0 ? `,delay=${delayMs}` : ''}]`;
+export const turnPrompt = (deltas, delayMs = 0) =>
+  `Reply with the scripted text. [bench:deltas=${deltas}${delayMs > 0 ? `,delay=${delayMs}` : ''}]`;

@@ -22,7 +22,14 @@ async function rawLifecycle(context, closeKind) {
   try {
     const cold = await raw.turn(SHORT, { start });
     const warm = await raw.turn(SHORT);
-    const leg = { coldFirstDeltaMs: cold.firstDeltaMs, coldTurnMs: cold.turnMs, warmFirstDeltaMs: warm.firstDeltaMs, warmTurnMs: warm.turnMs, closeKind, spawnReturnedMs: spawnedMs };
+    const leg = {
+      coldFirstDeltaMs: cold.firstDeltaMs,
+      coldTurnMs: cold.turnMs,
+      warmFirstDeltaMs: warm.firstDeltaMs,
+      warmTurnMs: warm.turnMs,
+      closeKind,
+      spawnReturnedMs: spawnedMs,
+    };
     if (closeKind === 'busy') {
       const mark = raw.mark();
       raw.sendUser(SLOW);
@@ -91,11 +98,17 @@ async function tetherLifecycle(context, tether, closeKind, { withWarmTurn = true
     if (closeKind === 'busy' && signals && pid !== undefined) leg.sigtermMs = signals.firstMs(pid, 'SIGTERM', t0);
     leg.processGoneAtResolve = pid === undefined ? null : !isAlive(pid);
     if (runId) {
-      const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark, 5_000);
+      const completed = await watch.waitFor(
+        (event) => event.type === 'run.completed' && event.runId === runId,
+        mark,
+        5_000,
+      );
       leg.runCompletedMs = completed.at - t0;
       leg.runOutcome = `${completed.event.outcome}${completed.event.error ? ` (${completed.event.error.code})` : ''}`;
     }
-    const stopped = await watch.waitFor((event) => event.type === 'session.process_stopped', mark, 5_000).catch(() => null);
+    const stopped = await watch
+      .waitFor((event) => event.type === 'session.process_stopped', mark, 5_000)
+      .catch(() => null);
     leg.processStoppedEventMs = stopped ? stopped.at - t0 : NaN;
     leg.processStoppedReason = stopped?.event.reason ?? null;
     return leg;
@@ -106,13 +119,17 @@ async function tetherLifecycle(context, tether, closeKind, { withWarmTurn = true
 
 export async function measureLifecycle(context, { repetitions, gate, log, warmPool }) {
   const tether = await startTether({ ...context, recordCommits: true });
-  const pool = warmPool ? await startTether({ ...context, provider: { warmPool: { spares: 1 } }, recordCommits: true }) : null;
+  const pool = warmPool
+    ? await startTether({ ...context, provider: { warmPool: { spares: 1 } }, recordCommits: true })
+    : null;
   const spareWaits = [];
   const signals = recordSignals();
   try {
     if (pool) {
       // A session opened (and closed without a turn) makes the pool start its first spare.
-      const { sessionId } = await pool.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
+      const { sessionId } = await pool.runtime.openSession({
+        workspace: { kind: 'directory', path: context.workspace },
+      });
       await pool.runtime.closeSession({ sessionId });
     }
     const legs = pool ? ['raw', 'tether', 'warmPool'] : ['raw', 'tether'];

@@ -22,7 +22,10 @@ function word(index) {
  * product evolves): open a session over a fresh store, shut down, reopen the store, load it.
  */
 async function sessionFromRuntime(dataDir, workspace) {
-  const runtime = await createAgentRuntime({ providers: [createMockProvider()], store: await openSqliteStore({ dataDir }) });
+  const runtime = await createAgentRuntime({
+    providers: [createMockProvider()],
+    store: await openSqliteStore({ dataDir }),
+  });
   await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
   await runtime.shutdown();
   const store = await openSqliteStore({ dataDir });
@@ -46,7 +49,13 @@ async function commitDirect({ store, session, deltas, batchSize }) {
       events.push({ type: 'run.message_delta', runId, blockId, text: word(index), sessionId, seq: lastSeq, at });
     }
     // The writer stages the session record with every batch of provider output.
-    await store.commit({ events, sessions: [{ ...session, state: 'running', activeRunId: runId, lastSeq, updatedAt: at }], runs: [], interactions: [], receipts: [] });
+    await store.commit({
+      events,
+      sessions: [{ ...session, state: 'running', activeRunId: runId, lastSeq, updatedAt: at }],
+      runs: [],
+      interactions: [],
+      receipts: [],
+    });
   }
   session.lastSeq = lastSeq;
   return deltas / ((performance.now() - started) / 1000);
@@ -63,7 +72,8 @@ export async function measureStoreDirect({ deltas = 2000, batchSizes = [1, 50, 1
     const results = [];
     for (const batchSize of batchSizes) {
       const rates = [];
-      for (let round = 0; round < rounds; round += 1) rates.push(await commitDirect({ store, session, deltas, batchSize }));
+      for (let round = 0; round < rounds; round += 1)
+        rates.push(await commitDirect({ store, session, deltas, batchSize }));
       results.push({ batchSize, eventsPerSecond: median(rates), rounds: rates });
     }
     return results;
@@ -113,7 +123,15 @@ async function mockTurn({ root, deltas, perTick }) {
   }
 }
 
-export async function measureRuntimeMock({ deltas = 2000, rounds = 5, variants = [{ name: 'one burst', perTick: 0 }, { name: '100 per tick', perTick: 100 }, { name: '1 per tick', perTick: 1 }] } = {}) {
+export async function measureRuntimeMock({
+  deltas = 2000,
+  rounds = 5,
+  variants = [
+    { name: 'one burst', perTick: 0 },
+    { name: '100 per tick', perTick: 100 },
+    { name: '1 per tick', perTick: 1 },
+  ],
+} = {}) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-mock-'));
   await mkdir(path.join(root, 'workspace'));
   try {
@@ -121,7 +139,8 @@ export async function measureRuntimeMock({ deltas = 2000, rounds = 5, variants =
     const results = [];
     for (const variant of variants) {
       const runs = [];
-      for (let round = 0; round < rounds; round += 1) runs.push(await mockTurn({ root, deltas, perTick: variant.perTick }));
+      for (let round = 0; round < rounds; round += 1)
+        runs.push(await mockTurn({ root, deltas, perTick: variant.perTick }));
       results.push({
         variant: variant.name,
         perTick: variant.perTick,

@@ -26,7 +26,13 @@ export async function startTether({ claudePath, environment, provider = {}, reco
   if (recordCommits) {
     wrapped = Object.create(store);
     wrapped.commit = (unit) => {
-      const entry = { at: performance.now(), types: unit.events.map((event) => event.type), sessions: unit.sessions.length, runs: unit.runs.length, receipts: unit.receipts.length };
+      const entry = {
+        at: performance.now(),
+        types: unit.events.map((event) => event.type),
+        sessions: unit.sessions.length,
+        runs: unit.runs.length,
+        receipts: unit.receipts.length,
+      };
       commits.push(entry);
       const promise = store.commit(unit);
       entry.returnedAt = performance.now();
@@ -44,7 +50,9 @@ export async function startTether({ claudePath, environment, provider = {}, reco
   // a CLI line was translated), before the runtime persisted and published it.
   const emits = [];
   const claude = createClaudeProvider({ claudePath, environment, ...provider });
-  const observed = recordCommits ? observeEmits(claude, (_sessionId, part) => emits.push({ at: performance.now(), type: part.type })) : claude;
+  const observed = recordCommits
+    ? observeEmits(claude, (_sessionId, part) => emits.push({ at: performance.now(), type: part.type }))
+    : claude;
   const runtime = await createAgentRuntime({ providers: [observed], store: wrapped });
   let disposed = false;
   return {
@@ -86,8 +94,18 @@ export class EventWatch {
 
   /** The first event at or after `from` that matches: { event, at }. */
   waitFor(predicate, from = 0, timeoutMs = 60_000) {
-    if (this.ended && !this.events.slice(from).some((entry) => predicate(entry.event))) return Promise.reject(new Error('the subscription has ended'));
-    return this.log.waitFor(predicate, from, timeoutMs, () => `tether: no matching event within ${timeoutMs} ms (last: ${this.events.slice(-3).map((entry) => entry.event.type).join(', ')})`);
+    if (this.ended && !this.events.slice(from).some((entry) => predicate(entry.event)))
+      return Promise.reject(new Error('the subscription has ended'));
+    return this.log.waitFor(
+      predicate,
+      from,
+      timeoutMs,
+      () =>
+        `tether: no matching event within ${timeoutMs} ms (last: ${this.events
+          .slice(-3)
+          .map((entry) => entry.event.type)
+          .join(', ')})`,
+    );
   }
 
   /** The pid of the session's latest agent process (from session.process_started). */
@@ -111,7 +129,10 @@ export async function tetherTurn(runtime, watch, sessionId, text, { start = perf
   const delta = watch.waitFor((event) => event.type === 'run.message_delta' && event.runId === runId, mark);
   delta.catch(() => {});
   const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
-  if (completed.event.outcome !== 'succeeded') throw new Error(`tether: the run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`);
+  if (completed.event.outcome !== 'succeeded')
+    throw new Error(
+      `tether: the run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`,
+    );
   const first = await delta;
   return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start, completedAt: completed.at };
 }

@@ -32,13 +32,27 @@ export function instrumentStore(store) {
   return { store: wrapped, stats };
 }
 
-export async function runTetherTurns({ claudePath, environment, workspace, prompt, turns = 2, timeoutMs = 120_000, apiPid, inspectChild = false, provider = {}, beforeShutdown }) {
+export async function runTetherTurns({
+  claudePath,
+  environment,
+  workspace,
+  prompt,
+  turns = 2,
+  timeoutMs = 120_000,
+  apiPid,
+  inspectChild = false,
+  provider = {},
+  beforeShutdown,
+}) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-data-'));
   let runtime;
   const controller = new AbortController();
   try {
     const { store, stats } = instrumentStore(await openSqliteStore({ dataDir }));
-    runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath, environment, ...provider })], store });
+    runtime = await createAgentRuntime({
+      providers: [createClaudeProvider({ claudePath, environment, ...provider })],
+      store,
+    });
     const openStart = performance.now();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
 
@@ -84,7 +98,16 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
       const done = new Promise((settle) => {
         resolve = settle;
       });
-      current = { resolve, deltas: 0, delivered: 0, firstDeltaMs: NaN, apiCpuStart: processCpuMs(apiPid), busyStart: machineBusyMs(), cpuStart: selfCpuMs(), start: performance.now() };
+      current = {
+        resolve,
+        deltas: 0,
+        delivered: 0,
+        firstDeltaMs: NaN,
+        apiCpuStart: processCpuMs(apiPid),
+        busyStart: machineBusyMs(),
+        cpuStart: selfCpuMs(),
+        start: performance.now(),
+      };
       const turn = current;
       // openSession called → the first submit: with the first turn's submit → first delta, open → first delta.
       openMs ??= turn.start - openStart;
@@ -96,7 +119,8 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
           timer = setTimeout(() => reject(new Error(`tether: no run.completed within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]).finally(() => clearTimeout(timer));
-      if (turn.outcome.outcome !== 'succeeded') throw new Error(`tether: the run ended ${turn.outcome.outcome}: ${JSON.stringify(turn.outcome.error ?? null)}`);
+      if (turn.outcome.outcome !== 'succeeded')
+        throw new Error(`tether: the run ended ${turn.outcome.outcome}: ${JSON.stringify(turn.outcome.error ?? null)}`);
       // The CLI stays alive (idle) between turns and until shutdown: read its CPU (and, once, its launch).
       if (!childPid) {
         const claude = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
@@ -124,7 +148,16 @@ export async function runTetherTurns({ claudePath, environment, workspace, promp
     const shutdownStart = performance.now();
     await runtime.shutdown();
     runtime = undefined;
-    return { turns: results, delivered, types, diagnostics, shutdownMs: performance.now() - shutdownStart, launch, openMs, sample };
+    return {
+      turns: results,
+      delivered,
+      types,
+      diagnostics,
+      shutdownMs: performance.now() - shutdownStart,
+      launch,
+      openMs,
+      sample,
+    };
   } finally {
     controller.abort();
     if (runtime) await runtime.shutdown().catch(() => {});

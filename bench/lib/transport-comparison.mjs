@@ -27,11 +27,24 @@ export async function runHost(context, transport, { repoRoot, inspectChild = fal
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(repoRoot, 'bench', 'transport-host.mjs')], {
     cwd: repoRoot,
-    env: { ...process.env, BENCH_TRANSPORT_CONFIG: JSON.stringify({ transport, claudePath, environment, workspace, prompt, apiPid, inspectChild }) },
+    env: {
+      ...process.env,
+      BENCH_TRANSPORT_CONFIG: JSON.stringify({
+        transport,
+        claudePath,
+        environment,
+        workspace,
+        prompt,
+        apiPid,
+        inspectChild,
+      }),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // 'close' comes after the exit and after stdout has ended, so a printed line has been seen by then.
-  const closed = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal, at: performance.now() })));
+  const closed = new Promise((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
   let line;
   let printedAt;
   const printed = new Promise((resolve) =>
@@ -52,8 +65,17 @@ export async function runHost(context, transport, { repoRoot, inspectChild = fal
   }, exitGraceMs);
   const exit = await closed;
   clearTimeout(timer);
-  if (line === undefined || (exit.code !== 0 && !lingered)) throw new Error(`transport scenario: the ${transport} host ended with ${exit.signal ?? `code ${exit.code}`}${line === undefined ? ' and no result' : ''}`);
-  return { transport, ...JSON.parse(line), hostMs: printedAt - started, exitAfterResultMs: exit.at - printedAt, lingered };
+  if (line === undefined || (exit.code !== 0 && !lingered))
+    throw new Error(
+      `transport scenario: the ${transport} host ended with ${exit.signal ?? `code ${exit.code}`}${line === undefined ? ' and no result' : ''}`,
+    );
+  return {
+    transport,
+    ...JSON.parse(line),
+    hostMs: printedAt - started,
+    exitAfterResultMs: exit.at - printedAt,
+    lingered,
+  };
 }
 
 function describePair(pair, legs) {
@@ -69,7 +91,8 @@ export async function measureTransports(context, { repetitions, gate, log, repoR
   const home = context.environment.HOME;
   // Warm-up (not counted): the page cache for the SDK's files, and each transport's launch for the record.
   const warmUp = {};
-  for (const transport of transports) warmUp[transport] = await runHost(context, transport, { repoRoot, inspectChild: true });
+  for (const transport of transports)
+    warmUp[transport] = await runHost(context, transport, { repoRoot, inspectChild: true });
   let leftoverProcesses = 0;
   const pairs = await runPairs({
     legs: transports,
@@ -93,7 +116,11 @@ function paired(pairs, pick) {
   const usable = pairs.filter((pair) => Number.isFinite(pick(pair.cli)) && Number.isFinite(pick(pair.sdk)));
   const ratios = usable.map((pair) => pick(pair.sdk) / pick(pair.cli));
   const interval = bootstrapMedianInterval(ratios);
-  return { cli: summarize(usable.map((pair) => pick(pair.cli))), sdk: summarize(usable.map((pair) => pick(pair.sdk))), ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] } };
+  return {
+    cli: summarize(usable.map((pair) => pick(pair.cli))),
+    sdk: summarize(usable.map((pair) => pick(pair.sdk))),
+    ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+  };
 }
 
 /** argv and environment of the claude child the SDK launched, against the cli transport's. */
@@ -101,19 +128,38 @@ function launchDifferences(warmUp) {
   const { cli, sdk } = { cli: warmUp.cli.launch, sdk: warmUp.sdk.launch };
   if (!cli?.argv || !sdk?.argv) return { checked: false };
   // The session id is fresh per leg (the SDK passes it as --session-id=<uuid>), and the marker random per process.
-  const normalise = (argv) => argv.slice(1).map((value, index, list) => (list[index - 1] === '--session-id' ? '<uuid>' : value.replace(/^--session-id=.*/, '--session-id=<uuid>')));
-  const changed = (a, b) => Object.keys({ ...a, ...b }).filter((name) => name !== 'TETHER_PROCESS_MARKER' && a[name] !== b[name]).sort();
+  const normalise = (argv) =>
+    argv
+      .slice(1)
+      .map((value, index, list) =>
+        list[index - 1] === '--session-id' ? '<uuid>' : value.replace(/^--session-id=.*/, '--session-id=<uuid>'),
+      );
+  const changed = (a, b) =>
+    Object.keys({ ...a, ...b })
+      .filter((name) => name !== 'TETHER_PROCESS_MARKER' && a[name] !== b[name])
+      .sort();
   // Order and `--flag=value` against `--flag value` aside: which arguments only one of them passes.
-  const tokens = (argv) => argv.flatMap((value) => (/^--[^=]+=/.test(value) ? [value.slice(0, value.indexOf('=')), value.slice(value.indexOf('=') + 1)] : [value]));
+  const tokens = (argv) =>
+    argv.flatMap((value) =>
+      /^--[^=]+=/.test(value) ? [value.slice(0, value.indexOf('=')), value.slice(value.indexOf('=') + 1)] : [value],
+    );
   const [cliArgv, sdkArgv] = [normalise(cli.argv), normalise(sdk.argv)];
   const only = (a, b) => tokens(a).filter((token) => !tokens(b).includes(token));
-  return { checked: true, cliArgv, sdkArgv, onlyCli: only(cliArgv, sdkArgv), onlySdk: only(sdkArgv, cliArgv), environmentChanged: changed(cli.env ?? {}, sdk.env ?? {}) };
+  return {
+    checked: true,
+    cliArgv,
+    sdkArgv,
+    onlyCli: only(cliArgv, sdkArgv),
+    onlySdk: only(sdkArgv, cliArgv),
+    environmentChanged: changed(cli.env ?? {}, sdk.env ?? {}),
+  };
 }
 
 export function summarizeTransports({ pairs, warmUp, leftoverProcesses }) {
   const cold = (leg) => leg.turns[0];
   const warm = (leg) => leg.turns[1];
-  const each = (pick) => Object.fromEntries(transports.map((transport) => [transport, median(pairs.map((pair) => pick(pair[transport])))]));
+  const each = (pick) =>
+    Object.fromEntries(transports.map((transport) => [transport, median(pairs.map((pair) => pick(pair[transport])))]));
   return {
     repetitions: pairs.length,
     quietPairs: pairs.filter((pair) => pair.quiet).length,
@@ -138,8 +184,15 @@ export function summarizeTransports({ pairs, warmUp, leftoverProcesses }) {
     shutdownMs: each((leg) => leg.shutdownMs),
     exitAfterResultMs: each((leg) => leg.exitAfterResultMs),
     lingered: pairs.flatMap((pair) => transports.filter((transport) => pair[transport].lingered)).length,
-    agentProcesses: Object.fromEntries(transports.map((transport) => [transport, [...new Set(pairs.flatMap((pair) => pair[transport].sample.agentProcesses))]])),
-    diagnostics: Object.fromEntries(transports.map((transport) => [transport, [...new Set(pairs.flatMap((pair) => pair[transport].diagnostics))]])),
+    agentProcesses: Object.fromEntries(
+      transports.map((transport) => [
+        transport,
+        [...new Set(pairs.flatMap((pair) => pair[transport].sample.agentProcesses))],
+      ]),
+    ),
+    diagnostics: Object.fromEntries(
+      transports.map((transport) => [transport, [...new Set(pairs.flatMap((pair) => pair[transport].diagnostics))]]),
+    ),
     launch: launchDifferences(warmUp),
     leftoverProcesses,
     pairs,

@@ -15,7 +15,9 @@ export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
   while (performance.now() - started < timeoutMs) {
     const spares = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
     const cpu = new Map(spares.map((child) => [child.pid, processCpuMs(child.pid)]));
-    const idle = spares.length > 0 && spares.every((child) => previous.has(child.pid) && cpu.get(child.pid) - previous.get(child.pid) <= 10);
+    const idle =
+      spares.length > 0 &&
+      spares.every((child) => previous.has(child.pid) && cpu.get(child.pid) - previous.get(child.pid) <= 10);
     stableRounds = idle ? stableRounds + 1 : 0;
     if (stableRounds >= 3) break;
     previous = cpu;
@@ -27,7 +29,9 @@ export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
 /** Whether the built provider accepts `warmPool` (being added to the product; used only if present). */
 export function warmPoolAvailable(repoRoot) {
   try {
-    return /\bwarmPool\??:/.test(readFileSync(`${repoRoot}/packages/provider-claude/dist/claude-provider.d.ts`, 'utf8'));
+    return /\bwarmPool\??:/.test(
+      readFileSync(`${repoRoot}/packages/provider-claude/dist/claude-provider.d.ts`, 'utf8'),
+    );
   } catch {
     return false;
   }

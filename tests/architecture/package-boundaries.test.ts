@@ -52,7 +52,9 @@ function manifestOf(name: string): Manifest {
 }
 
 function tetherNames(dependencies: Record<string, string> | undefined): string[] {
-  return Object.keys(dependencies ?? {}).filter((dependency) => dependency.startsWith('@tether/')).map((dependency) => dependency.slice('@tether/'.length));
+  return Object.keys(dependencies ?? {})
+    .filter((dependency) => dependency.startsWith('@tether/'))
+    .map((dependency) => dependency.slice('@tether/'.length));
 }
 
 /** Every script file under `directory` (fixtures and tests included), skipping installed and built output. */
@@ -73,7 +75,9 @@ function isTestCode(file: string): boolean {
 
 /** A package's built source: what its dist/ is made of. */
 function sourceFiles(name: string): string[] {
-  return codeFiles(path.join(root, 'packages', name, 'src')).filter((file) => /\.tsx?$/.test(file) && !isTestCode(file));
+  return codeFiles(path.join(root, 'packages', name, 'src')).filter(
+    (file) => /\.tsx?$/.test(file) && !isTestCode(file),
+  );
 }
 
 function testFiles(name: string): string[] {
@@ -88,7 +92,9 @@ function specifiers(file: string): string[] {
 function tetherImports(file: string): TetherImport[] {
   return specifiers(file).flatMap((specifier) => {
     const match = /^@tether\/([a-z-]+)(\/.*)?$/.exec(specifier);
-    return match ? [{ file: path.relative(root, file), name: match[1]!, entry: match[2] === undefined ? '.' : `.${match[2]}` }] : [];
+    return match
+      ? [{ file: path.relative(root, file), name: match[1]!, entry: match[2] === undefined ? '.' : `.${match[2]}` }]
+      : [];
   });
 }
 
@@ -110,8 +116,13 @@ describe('package boundaries', () => {
       const entries = name === 'testkit' ? ['.', testSupportEntry] : ['.'];
       for (const imported of sourceFiles(name).flatMap(tetherImports)) {
         expect(allowed[name], `${imported.file} imports @tether/${imported.name}`).toContain(imported.name);
-        expect(declared, `${imported.file} imports @tether/${imported.name}, missing from dependencies`).toContain(imported.name);
-        expect(entries, `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}: source uses main entries only`).toContain(imported.entry);
+        expect(declared, `${imported.file} imports @tether/${imported.name}, missing from dependencies`).toContain(
+          imported.name,
+        );
+        expect(
+          entries,
+          `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}: source uses main entries only`,
+        ).toContain(imported.entry);
       }
     });
 
@@ -119,9 +130,18 @@ describe('package boundaries', () => {
       const manifest = manifestOf(name);
       const declared = [...tetherNames(manifest.dependencies), ...tetherNames(manifest.devDependencies)];
       for (const imported of testFiles(name).flatMap(tetherImports)) {
-        expect([...allowed[name]!, 'testkit', ...(testsMayAlsoImport[name] ?? [])], `${imported.file} imports @tether/${imported.name}`).toContain(imported.name);
-        expect(declared, `${imported.file} imports @tether/${imported.name}, missing from dependencies and devDependencies`).toContain(imported.name);
-        expect(Object.keys(manifestOf(imported.name).exports ?? {}), `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}, not an entry of its package.json exports`).toContain(imported.entry);
+        expect(
+          [...allowed[name]!, 'testkit', ...(testsMayAlsoImport[name] ?? [])],
+          `${imported.file} imports @tether/${imported.name}`,
+        ).toContain(imported.name);
+        expect(
+          declared,
+          `${imported.file} imports @tether/${imported.name}, missing from dependencies and devDependencies`,
+        ).toContain(imported.name);
+        expect(
+          Object.keys(manifestOf(imported.name).exports ?? {}),
+          `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}, not an entry of its package.json exports`,
+        ).toContain(imported.entry);
       }
     });
   }
@@ -129,7 +149,10 @@ describe('package boundaries', () => {
   it('the suites under tests/ import packages only through their declared entries', () => {
     for (const imported of codeFiles(path.join(root, 'tests')).flatMap(tetherImports)) {
       expect(packageNames, `${imported.file} imports @tether/${imported.name}`).toContain(imported.name);
-      expect(Object.keys(manifestOf(imported.name).exports ?? {}), `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}, not an entry of its package.json exports`).toContain(imported.entry);
+      expect(
+        Object.keys(manifestOf(imported.name).exports ?? {}),
+        `${imported.file} imports @tether/${imported.name}${imported.entry.slice(1)}, not an entry of its package.json exports`,
+      ).toContain(imported.entry);
     }
   });
 
@@ -139,7 +162,10 @@ describe('package boundaries', () => {
       for (const specifier of specifiers(file).filter((specifier) => specifier.startsWith('.'))) {
         const target = path.resolve(path.dirname(file), specifier);
         if (!path.relative(root, target).startsWith(`packages${path.sep}`)) continue;
-        expect(roomOf(target), `${path.relative(root, file)} imports ${specifier}: use the package's name (or its test-support entry)`).toBe(roomOf(file));
+        expect(
+          roomOf(target),
+          `${path.relative(root, file)} imports ${specifier}: use the package's name (or its test-support entry)`,
+        ).toBe(roomOf(file));
       }
     }
   });
@@ -150,14 +176,21 @@ describe('package boundaries', () => {
       for (const [entry, target] of Object.entries(exports)) {
         if (entry === './package.json') continue;
         if (name !== 'testkit') expect(['.', testSupportEntry], `@tether/${name} exports ${entry}`).toContain(entry);
-        expect(Object.keys(target as Record<string, string>), `@tether/${name} ${entry}`).toEqual(['@tether/source', 'types', 'default']);
+        expect(Object.keys(target as Record<string, string>), `@tether/${name} ${entry}`).toEqual([
+          '@tether/source',
+          'types',
+          'default',
+        ]);
       }
     }
   });
 
-  it('the testkit is only ever a devDependency, and the packages\' dependencies form no loop', () => {
-    const dependencies = Object.fromEntries(packageNames.map((name) => [name, tetherNames(manifestOf(name).dependencies)]));
-    for (const name of packageNames) expect(dependencies[name], `@tether/${name}'s dependencies`).not.toContain('testkit');
+  it("the testkit is only ever a devDependency, and the packages' dependencies form no loop", () => {
+    const dependencies = Object.fromEntries(
+      packageNames.map((name) => [name, tetherNames(manifestOf(name).dependencies)]),
+    );
+    for (const name of packageNames)
+      expect(dependencies[name], `@tether/${name}'s dependencies`).not.toContain('testkit');
     const visit = (name: string, trail: string[]): void => {
       expect(trail, `a dependency loop: ${[...trail, name].join(' -> ')}`).not.toContain(name);
       for (const next of dependencies[name] ?? []) visit(next, [...trail, name]);
@@ -166,7 +199,10 @@ describe('package boundaries', () => {
   });
 
   it('the CLI starts the daemon only in serve and the fake API only in demo (docs/decisions/2026-12-01-cli-embeds-the-daemon-and-the-fake-api.md)', () => {
-    const embedding = { daemon: path.join('commands', 'serve-command.ts'), fakeApi: path.join('commands', 'demo-command.ts') };
+    const embedding = {
+      daemon: path.join('commands', 'serve-command.ts'),
+      fakeApi: path.join('commands', 'demo-command.ts'),
+    };
     for (const file of sourceFiles('cli')) {
       const relative = path.relative(path.join(root, 'packages', 'cli', 'src'), file);
       const startsDaemon = /\bstartDaemon\b/.test(readFileSync(file, 'utf8'));
@@ -180,7 +216,18 @@ describe('package boundaries', () => {
     for (const file of sourceFiles('web')) {
       const text = readFileSync(file, 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s+'([^'.][^']*)'/g)) {
-        expect(['react', 'react-dom/client', 'react-markdown', 'remark-gfm', 'rehype-highlight', '@tether/protocol', '@tether/client'], `${path.relative(root, file)} imports ${specifier}`).toContain(specifier);
+        expect(
+          [
+            'react',
+            'react-dom/client',
+            'react-markdown',
+            'remark-gfm',
+            'rehype-highlight',
+            '@tether/protocol',
+            '@tether/client',
+          ],
+          `${path.relative(root, file)} imports ${specifier}`,
+        ).toContain(specifier);
       }
     }
     for (const file of sourceFiles('daemon')) {
@@ -198,7 +245,9 @@ describe('package boundaries', () => {
   it('the runtime never imports a concrete provider, a child process, a SQLite driver or HTTP', () => {
     for (const file of sourceFiles('runtime')) {
       const text = readFileSync(file, 'utf8');
-      expect(text, path.relative(root, file)).not.toMatch(/from '(node:child_process|node:sqlite|node:http|@tether\/provider-claude)'/);
+      expect(text, path.relative(root, file)).not.toMatch(
+        /from '(node:child_process|node:sqlite|node:http|@tether\/provider-claude)'/,
+      );
     }
   });
 });

@@ -6,19 +6,49 @@ import type { ClaudeProviderSettings } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { agentErrorOf, answerText, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, lastToolResult, neutralSequence, runSequence, turnRequests } from './conformance-harness.js';
+import {
+  describeTransports,
+  lastToolResult,
+  neutralSequence,
+  runSequence,
+  turnRequests,
+} from './conformance-harness.js';
 
 type Requested = Extract<ProtocolEvent, { type: 'interaction.requested' }>;
 
-async function promptFor(runtime: AgentRuntime, sessionId: string, text: string): Promise<{ runId: string; requested: Requested }> {
+async function promptFor(
+  runtime: AgentRuntime,
+  sessionId: string,
+  text: string,
+): Promise<{ runId: string; requested: Requested }> {
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
-  const requested = await waitForEvent(runtime, sessionId, 'interaction.requested', { where: (event) => event.runId === runId });
+  const requested = await waitForEvent(runtime, sessionId, 'interaction.requested', {
+    where: (event) => event.runId === runId,
+  });
   return { runId, requested };
 }
 
 /** A tool prompt, approved and run: the sequence both transports must produce. */
-const approvedTool = ['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.settled:approved:host', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded'];
-const deniedTool = ['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.settled:denied:host', 'run.tool_activity:failed:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded'];
+const approvedTool = [
+  'run.started',
+  'run.tool_activity:invoked:Bash',
+  'interaction.requested:approval:Bash',
+  'interaction.settled:approved:host',
+  'run.tool_activity:succeeded:Bash',
+  'run.message_delta…',
+  'run.usage',
+  'run.completed:succeeded',
+];
+const deniedTool = [
+  'run.started',
+  'run.tool_activity:invoked:Bash',
+  'interaction.requested:approval:Bash',
+  'interaction.settled:denied:host',
+  'run.tool_activity:failed:Bash',
+  'run.message_delta…',
+  'run.usage',
+  'run.completed:succeeded',
+];
 
 describeTransports('tool approvals', ({ start }) => {
   async function open(provider: ClaudeProviderSettings = {}) {
@@ -30,7 +60,10 @@ describeTransports('tool approvals', ({ start }) => {
 
   it('raises a Bash prompt as an approval and runs the command once approved', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }), textReply('Written.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }),
+      textReply('Written.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write the file.');
     expect(requested.request).toEqual({
       kind: 'approval',
@@ -46,8 +79,14 @@ describeTransports('tool approvals', ({ start }) => {
     });
     const snapshot = await runtime.getSession(sessionId);
     expect(snapshot.state).toBe('waiting');
-    expect(snapshot.pendingInteractions.map((interaction) => interaction.interactionRef)).toEqual([requested.interactionRef]);
-    const receipt = await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });
+    expect(snapshot.pendingInteractions.map((interaction) => interaction.interactionRef)).toEqual([
+      requested.interactionRef,
+    ]);
+    const receipt = await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
     expect(receipt).toMatchObject({ status: 'settled', interactionRef: requested.interactionRef });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
     expect(readFileSync(path.join(environment.workspace, 'approved.txt'), 'utf8')).toBe('approved\n');
@@ -56,9 +95,16 @@ describeTransports('tool approvals', ({ start }) => {
 
   it('denies with a message: the tool result carries it, the model is called again, nothing runs', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }), textReply('Understood.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }),
+      textReply('Understood.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Try it.');
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny', message: 'Not in this repository, please.' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'deny', message: 'Not in this repository, please.' },
+    });
     const events = await runEvents(runtime, sessionId, runId);
     expect(runSequence(events, runId)).toEqual(deniedTool);
     expect(lastToolResult(environment)).toMatchObject({ isError: true, content: 'Not in this repository, please.' });
@@ -66,20 +112,34 @@ describeTransports('tool approvals', ({ start }) => {
     expect(existsSync(path.join(environment.workspace, 'denied.txt'))).toBe(false);
   });
 
-  it('runs the host-edited input instead of the model\'s', async () => {
+  it("runs the host-edited input instead of the model's", async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo model > edited.txt', description: 'Write' }), textReply('Done.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo model > edited.txt', description: 'Write' }),
+      textReply('Done.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve', updatedInput: { command: 'echo host > edited.txt', description: 'Write' } } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve', updatedInput: { command: 'echo host > edited.txt', description: 'Write' } },
+    });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
     expect(readFileSync(path.join(environment.workspace, 'edited.txt'), 'utf8')).toBe('host\n');
   });
 
   it('deny and stop: the run ends interrupted and the next turn works', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > stop.txt', description: 'Write' }), textReply('Fresh start.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo x > stop.txt', description: 'Write' }),
+      textReply('Fresh start.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny', interrupt: true } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'deny', interrupt: true },
+    });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       'run.started',
       'run.tool_activity:invoked:Bash',
@@ -97,31 +157,70 @@ describeTransports('tool approvals', ({ start }) => {
   it('approve for the session: the CLI does not ask again for the same command, and no settings file is written', async () => {
     const { environment, runtime, sessionId } = await open();
     const touch = { command: 'touch session-rule.txt', description: 'Touch' };
-    environment.api.enqueue(toolUseReply('Bash', touch), textReply('First.'), toolUseReply('Bash', touch), textReply('Second.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', touch),
+      textReply('First.'),
+      toolUseReply('Bash', touch),
+      textReply('Second.'),
+    );
     const first = await promptFor(runtime, sessionId, 'Touch it.');
-    await runtime.respondInteraction({ sessionId, interactionRef: first.requested.interactionRef, answer: { decision: 'approve', scope: 'session' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: first.requested.interactionRef,
+      answer: { decision: 'approve', scope: 'session' },
+    });
     await runtime.waitForRun(first.runId);
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Touch it again.' }] });
     const events = await runEvents(runtime, sessionId, second.runId);
-    expect(runSequence(events, second.runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(runSequence(events, second.runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'run.tool_activity:succeeded:Bash',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
   });
 
   it('approve for the project (local_settings): the rule is written to .claude/settings.local.json and a new session does not ask', async () => {
     const { environment, runtime, sessionId } = await open();
     const touch = { command: 'touch project-rule.txt', description: 'Touch' };
-    environment.api.enqueue(toolUseReply('Bash', touch), textReply('First.'), toolUseReply('Bash', touch), textReply('Second.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', touch),
+      textReply('First.'),
+      toolUseReply('Bash', touch),
+      textReply('Second.'),
+    );
     const first = await promptFor(runtime, sessionId, 'Touch it.');
     expect(first.requested.request).toMatchObject({ offerSessionApproval: true });
-    await runtime.respondInteraction({ sessionId, interactionRef: first.requested.interactionRef, answer: { decision: 'approve', scope: 'local_settings' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: first.requested.interactionRef,
+      answer: { decision: 'approve', scope: 'local_settings' },
+    });
     expect(await runtime.waitForRun(first.runId)).toMatchObject({ outcome: 'succeeded' });
-    const settings = JSON.parse(readFileSync(path.join(environment.workspace, '.claude', 'settings.local.json'), 'utf8')) as { permissions?: { allow?: string[] } };
-    expect(settings.permissions?.allow?.some((rule) => rule.startsWith('Bash(') && rule.includes('touch project-rule.txt'))).toBe(true);
+    const settings = JSON.parse(
+      readFileSync(path.join(environment.workspace, '.claude', 'settings.local.json'), 'utf8'),
+    ) as { permissions?: { allow?: string[] } };
+    expect(
+      settings.permissions?.allow?.some((rule) => rule.startsWith('Bash(') && rule.includes('touch project-rule.txt')),
+    ).toBe(true);
     // Another session (so another agent process) in the same project reads the rule: no prompt.
     const other = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const second = await runtime.submitTurn({ sessionId: other.sessionId, input: [{ type: 'text', text: 'Touch it again.' }] });
+    const second = await runtime.submitTurn({
+      sessionId: other.sessionId,
+      input: [{ type: 'text', text: 'Touch it again.' }],
+    });
     const events = await runEvents(runtime, other.sessionId, second.runId);
-    expect(runSequence(events, second.runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(runSequence(events, second.runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'run.tool_activity:succeeded:Bash',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
   });
 
   it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {
@@ -138,11 +237,19 @@ describeTransports('tool approvals', ({ start }) => {
     );
     const { runId, requested: first } = await promptFor(runtime, sessionId, 'Two things.');
     expect((await runtime.getSession(sessionId)).pendingInteractions).toHaveLength(1);
-    await runtime.respondInteraction({ sessionId, interactionRef: first.interactionRef, answer: { decision: 'approve' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: first.interactionRef,
+      answer: { decision: 'approve' },
+    });
     const second = await waitForEvent(runtime, sessionId, 'interaction.requested', { afterSeq: first.seq });
     expect(second.interactionRef).not.toBe(first.interactionRef);
     expect(second.request).toMatchObject({ input: { command: 'echo two > two.txt' } });
-    await runtime.respondInteraction({ sessionId, interactionRef: second.interactionRef, answer: { decision: 'deny' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: second.interactionRef,
+      answer: { decision: 'deny' },
+    });
     const sequence = runSequence(await runEvents(runtime, sessionId, runId), runId);
     // When the CLI announces the second call relative to the first answer's settlement is its own
     // scheduling (seen both ways): each settlement is checked against its own prompt and tool instead.
@@ -158,7 +265,11 @@ describeTransports('tool approvals', ({ start }) => {
       'run.usage',
       'run.completed:succeeded',
     ]);
-    const position = (token: string, occurrence: number) => sequence.findIndex((entry, index) => entry === token && sequence.slice(0, index).filter((earlier) => earlier === token).length === occurrence);
+    const position = (token: string, occurrence: number) =>
+      sequence.findIndex(
+        (entry, index) =>
+          entry === token && sequence.slice(0, index).filter((earlier) => earlier === token).length === occurrence,
+      );
     const approved = sequence.indexOf('interaction.settled:approved:host');
     const denied = sequence.indexOf('interaction.settled:denied:host');
     expect(approved).toBeGreaterThan(position('interaction.requested:approval:Bash', 0));
@@ -171,29 +282,61 @@ describeTransports('tool approvals', ({ start }) => {
 
   it('first answer wins: a redelivery returns the same receipt, a different answer is refused, the reference is not echoed', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo once > once.txt', description: 'Write' }), textReply('Ok.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo once > once.txt', description: 'Write' }),
+      textReply('Ok.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
-    const command = { type: 'respond_interaction', commandId: 'answer-1', sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } } as const;
+    const command = {
+      type: 'respond_interaction',
+      commandId: 'answer-1',
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    } as const;
     const receipt = await runtime.dispatch(command);
     expect(await runtime.dispatch(command)).toEqual(receipt);
-    const conflicting = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny' } }));
+    const conflicting = await agentErrorOf(
+      runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny' } }),
+    );
     expect(conflicting.code).toBe('interaction_already_settled');
     await runEvents(runtime, sessionId, runId);
-    expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'interaction.settled')).toHaveLength(1);
+    expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'interaction.settled')).toHaveLength(
+      1,
+    );
     const other = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const crossSession = await agentErrorOf(runtime.respondInteraction({ sessionId: other.sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } }));
+    const crossSession = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId: other.sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve' },
+      }),
+    );
     expect(crossSession.code).toBe('unknown_interaction');
     expect(crossSession.message).not.toContain(requested.interactionRef);
   });
 
   it('refuses an answer of the wrong kind and keeps the interaction pending for a correct one', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo ok > kind.txt', description: 'Write' }), textReply('Ok.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo ok > kind.txt', description: 'Write' }),
+      textReply('Ok.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
-    const wrong = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ text: 'hm' }] } }));
+    const wrong = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'answer', answers: [{ text: 'hm' }] },
+      }),
+    );
     expect(wrong.code).toBe('capability_unsupported');
     expect((await runtime.getSession(sessionId)).pendingInteractions).toHaveLength(1);
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
     expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
   });
 
@@ -203,26 +346,48 @@ describeTransports('tool approvals', ({ start }) => {
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     await runtime.closeSession({ sessionId });
     const events = await runtime.readEvents(sessionId);
-    expect(runSequence(events, runId)).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'interaction.requested:approval:Bash', 'interaction.cancelled:session_closed', 'run.completed:interrupted:session_closed']);
+    expect(runSequence(events, runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'interaction.requested:approval:Bash',
+      'interaction.cancelled:session_closed',
+      'run.completed:interrupted:session_closed',
+    ]);
     expect(neutralSequence(events).slice(-2)).toEqual(['session.closed', 'session.process_stopped:closed']);
-    const late = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } }));
+    const late = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve' },
+      }),
+    );
     expect(late.code).toBe('unknown_interaction');
     expect(existsSync(path.join(environment.workspace, 'closed.txt'))).toBe(false);
   });
 
   it('keeps tool input out of the log with toolInputDetail none', async () => {
     const { environment, runtime, sessionId } = await open({ toolInputDetail: 'none' });
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo secret-token-123 > s.txt', description: 'Write' }), textReply('Ok.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo secret-token-123 > s.txt', description: 'Write' }),
+      textReply('Ok.'),
+    );
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     expect(requested.request).toMatchObject({ kind: 'approval', input: null });
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'deny' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'deny' },
+    });
     await runEvents(runtime, sessionId, runId);
     expect(JSON.stringify(await runtime.readEvents(sessionId))).not.toContain('secret-token-123');
   });
 
   it('denies every prompt through the prompt channel, raising nothing, with approvals: deny', async () => {
     const { environment, runtime, sessionId } = await open({ approvals: 'deny' });
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > policy.txt', description: 'Write' }), textReply('Fine.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo x > policy.txt', description: 'Write' }),
+      textReply('Fine.'),
+    );
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
     const events = await runEvents(runtime, sessionId, runId);
     expect(runSequence(events, runId)).toEqual([
@@ -242,11 +407,20 @@ describeTransports('tool approvals', ({ start }) => {
     const environment = await start();
     const runtime = await createAgentRuntime({ providers: [environment.provider()], interactionTimeoutMs: 300 });
     try {
-      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-      environment.api.enqueue(toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }), textReply('Moving on.'));
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: environment.workspace },
+      });
+      environment.api.enqueue(
+        toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }),
+        textReply('Moving on.'),
+      );
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
       const events = await runEvents(runtime, sessionId, runId);
-      expect(runSequence(events, runId)).toEqual([...deniedTool.slice(0, 3), 'interaction.settled:denied:policy', ...deniedTool.slice(4)]);
+      expect(runSequence(events, runId)).toEqual([
+        ...deniedTool.slice(0, 3),
+        'interaction.settled:denied:policy',
+        ...deniedTool.slice(4),
+      ]);
       expect(lastToolResult(environment)).toMatchObject({ isError: true });
       expect(existsSync(path.join(environment.workspace, 'late.txt'))).toBe(false);
     } finally {

@@ -10,10 +10,16 @@ describeTransports('configuration limits', ({ start }) => {
     const runtime = await environment.runtime();
     // The CLI scans its whole argv for "--agent-teams" before parsing: as an argument of its own, this text would switch agent teams on.
     const append = '--agent-teams';
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, appendSystemPrompt: append });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      appendSystemPrompt: append,
+    });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
     expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('Appended.');
-    const body = turnRequests(environment)[0]!.body as { system: { text: string }[]; tools: { name: string; input_schema: { properties: Record<string, unknown> } }[] };
+    const body = turnRequests(environment)[0]!.body as {
+      system: { text: string }[];
+      tools: { name: string; input_schema: { properties: Record<string, unknown> } }[];
+    };
     expect(body.system.map((block) => block.text).join('\n')).toContain(append);
     const agentTool = body.tools.find((tool) => tool.name === 'Agent');
     expect(Object.keys(agentTool!.input_schema.properties)).not.toContain('team_name');
@@ -26,7 +32,9 @@ describeTransports('configuration limits', ({ start }) => {
     const inline = await agentErrorOf(runtime.openSession({ workspace, settingsPath: '{"hooks":{"PreToolUse":[]}}' }));
     expect(inline.code).toBe('invalid_command');
     expect(inline.details).toMatchObject({ reason: 'inline_json' });
-    const oversized = await agentErrorOf(runtime.openSession({ workspace, environment: { BLOB: 'x'.repeat(99_000), MORE: 'y'.repeat(2_000) } }));
+    const oversized = await agentErrorOf(
+      runtime.openSession({ workspace, environment: { BLOB: 'x'.repeat(99_000), MORE: 'y'.repeat(2_000) } }),
+    );
     expect(oversized.code).toBe('invalid_command');
     expect(oversized.details).toMatchObject({ reason: 'environment_too_large' });
     expect(oversized.message).toContain('environment');

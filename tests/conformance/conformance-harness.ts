@@ -1,7 +1,11 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, type ClaudeTestEnvironmentOptions, createClaudeTestEnvironment } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  type ClaudeTestEnvironmentOptions,
+  createClaudeTestEnvironment,
+} from '@tether/testkit';
 import { afterEach, describe } from 'vitest';
 
 /**
@@ -80,7 +84,8 @@ function token(event: ProtocolEvent): string {
 export function neutralSequence(events: readonly ProtocolEvent[]): string[] {
   const sequence: string[] = [];
   for (const event of events) {
-    const next = event.type === 'run.message_delta' || event.type === 'run.thinking_delta' ? `${event.type}…` : token(event);
+    const next =
+      event.type === 'run.message_delta' || event.type === 'run.thinking_delta' ? `${event.type}…` : token(event);
     if (next.endsWith('…') && sequence.at(-1) === next) continue;
     sequence.push(next);
   }
@@ -113,4 +118,9 @@ export function lastToolResult(environment: ClaudeTestEnvironment): { content: s
 }
 
 /** The session's opening: the agent reports its mode, model and conversation id on its first turn. */
-export const firstTurnOpening = ['session.process_started', 'session.mode_changed:ask_before_edit:provider', 'session.model_changed:claude-opus-5-5:provider', 'session.provider_session_changed'];
+export const firstTurnOpening = [
+  'session.process_started',
+  'session.mode_changed:ask_before_edit:provider',
+  'session.model_changed:claude-opus-5-5:provider',
+  'session.provider_session_changed',
+];

@@ -5,13 +5,26 @@ import { agentErrorOf, answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, runSequence, turnRequests } from './conformance-harness.js';
 
-async function control(runtime: AgentRuntime, sessionId: string, name: string, argument?: string): Promise<{ runId: string; events: ProtocolEvent[] }> {
-  const { runId } = await runtime.dispatch({ type: 'run_control', commandId: `control-${name}-${Math.random()}`, sessionId, name, ...(argument ? { argument } : {}) });
+async function control(
+  runtime: AgentRuntime,
+  sessionId: string,
+  name: string,
+  argument?: string,
+): Promise<{ runId: string; events: ProtocolEvent[] }> {
+  const { runId } = await runtime.dispatch({
+    type: 'run_control',
+    commandId: `control-${name}-${Math.random()}`,
+    sessionId,
+    name,
+    ...(argument ? { argument } : {}),
+  });
   return { runId, events: await runEvents(runtime, sessionId, runId) };
 }
 
 function completedControl(events: ProtocolEvent[]) {
-  return events.find((event): event is Extract<ProtocolEvent, { type: 'control.completed' }> => event.type === 'control.completed');
+  return events.find(
+    (event): event is Extract<ProtocolEvent, { type: 'control.completed' }> => event.type === 'control.completed',
+  );
 }
 
 describeTransports('controls (slash commands and typed controls)', ({ transport, start }) => {
@@ -20,7 +33,9 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     environment.api.setResponder(() => textReply('Fake model reply.'));
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember GUAVA.' }] })).runId);
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember GUAVA.' }] })).runId,
+    );
     return { environment, runtime, sessionId };
   }
 
@@ -29,10 +44,20 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     const before = turnRequests(environment).length;
     const cost = await control(runtime, sessionId, 'cost');
     // The CLI answers /cost with an assistant frame of its own: its text arrives as the run's answer too.
-    expect(runSequence(cost.events, cost.runId)).toEqual(['run.started:cost', 'run.message_delta…', 'control.completed:cost:succeeded', 'run.completed:succeeded']);
+    expect(runSequence(cost.events, cost.runId)).toEqual([
+      'run.started:cost',
+      'run.message_delta…',
+      'control.completed:cost:succeeded',
+      'run.completed:succeeded',
+    ]);
     expect(completedControl(cost.events)?.output).toContain('Estimated cost');
     const context = await control(runtime, sessionId, 'context');
-    expect(runSequence(context.events, context.runId)).toEqual(['run.started:context', 'run.message_delta…', 'control.completed:context:succeeded', 'run.completed:succeeded']);
+    expect(runSequence(context.events, context.runId)).toEqual([
+      'run.started:context',
+      'run.message_delta…',
+      'control.completed:context:succeeded',
+      'run.completed:succeeded',
+    ]);
     expect(completedControl(context.events)?.output).toContain('Context Usage');
     expect(turnRequests(environment).length).toBe(before);
   });
@@ -40,7 +65,12 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
   it('compact with instructions: the agent compacts through the model and the next turn works', async () => {
     const { environment, runtime, sessionId } = await sessionWithOneTurn();
     const { runId, events } = await control(runtime, sessionId, 'compact', 'keep only the fruit');
-    expect(runSequence(events, runId)).toEqual(['run.started:compact', 'run.usage', 'control.completed:compact:succeeded', 'run.completed:succeeded']);
+    expect(runSequence(events, runId)).toEqual([
+      'run.started:compact',
+      'run.usage',
+      'control.completed:compact:succeeded',
+      'run.completed:succeeded',
+    ]);
     expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Still there?' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Fake model reply.');
@@ -50,13 +80,20 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     const { environment, runtime, sessionId } = await sessionWithOneTurn();
     const before = (await runtime.getSession(sessionId)).providerSessionId;
     const { runId, events } = await control(runtime, sessionId, 'clear');
-    expect(runSequence(events, runId)).toEqual(['run.started:clear', 'context.cleared', 'control.completed:clear:succeeded', 'run.completed:succeeded']);
+    expect(runSequence(events, runId)).toEqual([
+      'run.started:clear',
+      'context.cleared',
+      'control.completed:clear:succeeded',
+      'run.completed:succeeded',
+    ]);
     const after = (await runtime.getSession(sessionId)).providerSessionId;
     expect(after).not.toBeNull();
     expect(after).not.toBe(before);
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'What fruit?' }] });
     await runEvents(runtime, sessionId, next.runId);
-    expect(JSON.stringify((turnRequests(environment).at(-1)!.body as { messages: unknown }).messages)).not.toContain('GUAVA');
+    expect(JSON.stringify((turnRequests(environment).at(-1)!.body as { messages: unknown }).messages)).not.toContain(
+      'GUAVA',
+    );
   });
 
   it('model: switches for the session; the next turn runs on it and the snapshot shows it resolved', async () => {
@@ -83,9 +120,15 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     const { environment, runtime, sessionId } = await sessionWithOneTurn();
     const requestsBefore = environment.api.requests.length;
     const { runId, events } = await control(runtime, sessionId, 'frobnicate');
-    expect(runSequence(events, runId)).toEqual(['run.started:frobnicate', 'control.completed:frobnicate:unsupported', 'run.completed:failed:capability_unsupported']);
+    expect(runSequence(events, runId)).toEqual([
+      'run.started:frobnicate',
+      'control.completed:frobnicate:unsupported',
+      'run.completed:failed:capability_unsupported',
+    ]);
     expect(environment.api.requests.length).toBe(requestsBefore);
-    const malformed = await agentErrorOf(runtime.dispatch({ type: 'run_control', commandId: 'bad', sessionId, name: '/cost' }));
+    const malformed = await agentErrorOf(
+      runtime.dispatch({ type: 'run_control', commandId: 'bad', sessionId, name: '/cost' }),
+    );
     expect(malformed.code).toBe('invalid_command');
   });
 
@@ -100,20 +143,29 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     expect(context.usage.categories.length).toBeGreaterThan(0);
   });
 
-  it(transport === 'cli' ? 'get_session_cost: the agent\'s cost report and Tether\'s total' : 'get_session_cost: capability_unsupported (the SDK\'s Query has no cost request), declared in the capabilities', async () => {
-    const { runtime, sessionId } = await sessionWithOneTurn();
-    const [provider] = runtime.providers;
-    if (transport === 'cli') {
-      expect(provider?.capabilities.sessionCost).toBe(true);
-      const cost = await runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId });
-      expect(cost.report).toContain('Estimated cost');
-      expect(cost.costUsd).toBeGreaterThan(0);
-    } else {
-      expect(provider?.capabilities.sessionCost).toBe(false);
-      const refused = await agentErrorOf(runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId }));
-      expect(refused).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
-      // The /cost control is a user line, which the SDK carries like any other.
-      expect(completedControl((await control(runtime, sessionId, 'cost')).events)?.output).toContain('Estimated cost');
-    }
-  });
+  it(
+    transport === 'cli'
+      ? "get_session_cost: the agent's cost report and Tether's total"
+      : "get_session_cost: capability_unsupported (the SDK's Query has no cost request), declared in the capabilities",
+    async () => {
+      const { runtime, sessionId } = await sessionWithOneTurn();
+      const [provider] = runtime.providers;
+      if (transport === 'cli') {
+        expect(provider?.capabilities.sessionCost).toBe(true);
+        const cost = await runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId });
+        expect(cost.report).toContain('Estimated cost');
+        expect(cost.costUsd).toBeGreaterThan(0);
+      } else {
+        expect(provider?.capabilities.sessionCost).toBe(false);
+        const refused = await agentErrorOf(
+          runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId }),
+        );
+        expect(refused).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
+        // The /cost control is a user line, which the SDK carries like any other.
+        expect(completedControl((await control(runtime, sessionId, 'cost')).events)?.output).toContain(
+          'Estimated cost',
+        );
+      }
+    },
+  );
 });

@@ -5,7 +5,14 @@ import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { afterEach, expect, it } from 'vitest';
-import { describeTransports, firstTurnOpening, history, runSequence, sessionSequence, turnRequests } from './conformance-harness.js';
+import {
+  describeTransports,
+  firstTurnOpening,
+  history,
+  runSequence,
+  sessionSequence,
+  turnRequests,
+} from './conformance-harness.js';
 
 async function waitForExit(home: string, pid: number): Promise<void> {
   // A process we signalled: poll its /proc entry until it is gone (zombies count as dead).
@@ -27,8 +34,17 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const failed = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'First.' }] });
     const events = await runEvents(runtime, sessionId, failed.runId);
-    expect(runSequence(events, failed.runId)).toEqual(['run.started', 'run.retrying:500', 'diagnostic:warning:claude.assistant_error.server_error', 'run.completed:failed:provider_api_error']);
-    expect(events.find((event) => event.type === 'run.retrying')).toMatchObject({ attempt: 1, maxAttempts: 1, httpStatus: 500 });
+    expect(runSequence(events, failed.runId)).toEqual([
+      'run.started',
+      'run.retrying:500',
+      'diagnostic:warning:claude.assistant_error.server_error',
+      'run.completed:failed:provider_api_error',
+    ]);
+    expect(events.find((event) => event.type === 'run.retrying')).toMatchObject({
+      attempt: 1,
+      maxAttempts: 1,
+      httpStatus: 500,
+    });
     expect(events.at(-1)).toMatchObject({ error: { code: 'provider_api_error', details: { httpStatus: 500 } } });
     expect(answerText(events)).toBe('');
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Second.' }] });
@@ -40,11 +56,18 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     environment.api.enqueue(holdReply());
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const command = { type: 'submit_turn', commandId: 'turn-a', sessionId, input: [{ type: 'text', text: 'Hold on.' }] } as const;
+    const command = {
+      type: 'submit_turn',
+      commandId: 'turn-a',
+      sessionId,
+      input: [{ type: 'text', text: 'Hold on.' }],
+    } as const;
     const receipt = await runtime.dispatch(command);
     await environment.api.waitForRequests(1, { kind: 'turn' });
     expect(await runtime.dispatch(command)).toEqual(receipt);
-    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Another.' }] }))).code).toBe('run_active');
+    expect(
+      (await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Another.' }] }))).code,
+    ).toBe('run_active');
     expect(turnRequests(environment)).toHaveLength(1);
     expect((await runtime.getSession(sessionId)).activeRunId).toBe(receipt.runId);
   });
@@ -54,9 +77,13 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     environment.api.enqueue(textReply('Noted: MANGO.'), textReply('It was MANGO.'));
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember MANGO.' }] })).runId);
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember MANGO.' }] })).runId,
+    );
     await runtime.closeSession({ sessionId });
-    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again?' }] }))).code).toBe('session_closed');
+    expect(
+      (await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again?' }] }))).code,
+    ).toBe('session_closed');
     await runtime.openSession({ continueSession: sessionId });
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'What fruit?' }] });
     expect(answerText(await runEvents(runtime, sessionId, second.runId))).toBe('It was MANGO.');
@@ -83,13 +110,21 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
   it('continues a conversation in a new runtime on the same data dir, with its usage; cost per run also for a resumed process', async () => {
     const environment = await start();
     const dataDir = path.join(environment.home, 'tether-data');
-    environment.api.enqueue(textReply('Stored: PAPAYA.', { usage: { inputTokens: 100, outputTokens: 10 } }), textReply('It was PAPAYA.', { usage: { inputTokens: 100, outputTokens: 10 } }));
+    environment.api.enqueue(
+      textReply('Stored: PAPAYA.', { usage: { inputTokens: 100, outputTokens: 10 } }),
+      textReply('It was PAPAYA.', { usage: { inputTokens: 100, outputTokens: 10 } }),
+    );
     const first = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
     const { sessionId } = await first.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const firstRun = await first.waitForRun((await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember PAPAYA.' }] })).runId);
+    const firstRun = await first.waitForRun(
+      (await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember PAPAYA.' }] })).runId,
+    );
     await first.shutdown();
     const second = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
-    expect(await second.getSession(sessionId)).toMatchObject({ state: 'idle', usage: { inputTokens: 100, outputTokens: 10 } });
+    expect(await second.getSession(sessionId)).toMatchObject({
+      state: 'idle',
+      usage: { inputTokens: 100, outputTokens: 10 },
+    });
     const two = await second.submitTurn({ sessionId, input: [{ type: 'text', text: 'Which fruit?' }] });
     expect(answerText(await runEvents(second, sessionId, two.runId))).toBe('It was PAPAYA.');
     expect(history(environment, 1)).toContain('Stored: PAPAYA.');
@@ -103,7 +138,9 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     environment.api.enqueue(textReply('Noted: LIME.'), textReply('It was LIME.'));
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember LIME.' }] })).runId);
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember LIME.' }] })).runId,
+    );
     const [pid] = processesWithEnvironment('HOME', environment.home);
     process.kill(pid!, 'SIGKILL');
     await waitForExit(environment.home, pid!);
@@ -123,10 +160,18 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     await environment.api.waitForRequests(2, { kind: 'turn' });
     for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
     const run = await runtime.waitForRun(held.runId);
-    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed', details: { signal: 'SIGKILL' } } });
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_crashed', details: { signal: 'SIGKILL' } },
+    });
     // No SDK or CLI prose: the classifier's own message.
-    expect(run.error?.message).toBe('The claude CLI exited before finishing the turn (signal SIGKILL). The next turn starts a new process that resumes the conversation.');
-    expect((await sessionSequence(runtime, sessionId)).slice(-2)).toEqual(['session.process_stopped:crashed', 'run.completed:failed:provider_crashed']);
+    expect(run.error?.message).toBe(
+      'The claude CLI exited before finishing the turn (signal SIGKILL). The next turn starts a new process that resumes the conversation.',
+    );
+    expect((await sessionSequence(runtime, sessionId)).slice(-2)).toEqual([
+      'session.process_stopped:crashed',
+      'run.completed:failed:provider_crashed',
+    ]);
     const three = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
     expect(answerText(await runEvents(runtime, sessionId, three.runId))).toBe('After the crash.');
     expect(history(environment, 2)).toContain('One.');
@@ -134,19 +179,34 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
 
   it('reports a missing binary as provider_unavailable before anything runs', async () => {
     const environment = await start();
-    const runtime = await environment.runtime({ provider: { claudePath: path.join(environment.home, 'missing-claude') } });
-    const error = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } }));
-    expect(error).toMatchObject({ code: 'provider_unavailable', details: { binaryPath: path.join(environment.home, 'missing-claude') } });
+    const runtime = await environment.runtime({
+      provider: { claudePath: path.join(environment.home, 'missing-claude') },
+    });
+    const error = await agentErrorOf(
+      runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } }),
+    );
+    expect(error).toMatchObject({
+      code: 'provider_unavailable',
+      details: { binaryPath: path.join(environment.home, 'missing-claude') },
+    });
     expect(await runtime.listSessions()).toHaveLength(0);
   });
 
   it('reports bypass refused as root without IS_SANDBOX with what to do', async () => {
     const environment = await start({ sandbox: false });
     const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
-    const run = await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'bypass',
+    });
+    const run = await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId,
+    );
     if (process.getuid?.() === 0) {
-      expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_configuration_refused', details: { reason: 'bypass_root' } } });
+      expect(run).toMatchObject({
+        outcome: 'failed',
+        error: { code: 'provider_configuration_refused', details: { reason: 'bypass_root' } },
+      });
       expect(run.error?.message).toContain('IS_SANDBOX=1');
     } else {
       expect(run.outcome).toBe('succeeded');
@@ -156,10 +216,16 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
   it('fails at once with auth_required when the agent has no credentials at all', async () => {
     const environment = await start();
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = environment.environment;
-    const runtime = await createAgentRuntime({ providers: [createClaudeProvider({ transport, claudePath: environment.claudePath, environment: withoutKey })] });
+    const runtime = await createAgentRuntime({
+      providers: [createClaudeProvider({ transport, claudePath: environment.claudePath, environment: withoutKey })],
+    });
     try {
-      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-      const run = await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: environment.workspace },
+      });
+      const run = await runtime.waitForRun(
+        (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId,
+      );
       expect(run).toMatchObject({ outcome: 'failed', error: { code: 'auth_required' } });
       expect(run.error?.message).toContain('ANTHROPIC_API_KEY');
       expect(environment.api.requests).toHaveLength(0);

@@ -1,12 +1,23 @@
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, answerText, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  answerText,
+  processesWithEnvironment,
+  runEvents,
+  waitForEvent,
+} from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, runSequence, turnRequests } from './conformance-harness.js';
 
 /** After a stop, the same session answers the next turn and its request carries the interrupted one. */
-async function nextTurnWorks(environment: ClaudeTestEnvironment, runtime: AgentRuntime, sessionId: string, interruptedPrompt: string): Promise<void> {
+async function nextTurnWorks(
+  environment: ClaudeTestEnvironment,
+  runtime: AgentRuntime,
+  sessionId: string,
+  interruptedPrompt: string,
+): Promise<void> {
   environment.api.enqueue(textReply('Back again.'));
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Are you there?' }] });
   expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('Back again.');
@@ -27,7 +38,10 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
   async function open(options: { sandbox?: boolean; permissionMode?: 'bypass' } = {}) {
     const environment = await start({ sandbox: options.sandbox ?? false });
     const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}) });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+    });
     return { environment, runtime, sessionId };
   }
 
@@ -39,7 +53,12 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     const receipt = await runtime.interruptRun({ sessionId });
     expect(receipt.runId).toBe(runId);
     const events = await runEvents(runtime, sessionId, runId);
-    expect(stopped(runSequence(events, runId))).toEqual(['run.started', 'run.message_delta…', 'run.interrupt_requested', 'run.completed:interrupted']);
+    expect(stopped(runSequence(events, runId))).toEqual([
+      'run.started',
+      'run.message_delta…',
+      'run.interrupt_requested',
+      'run.completed:interrupted',
+    ]);
     const partial = answerText(events);
     expect(partial.length).toBeGreaterThan(0);
     expect(partial.length).toBeLessThan('word '.repeat(200).length);
@@ -52,19 +71,31 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hold on.' }] });
     await environment.api.waitForRequests(1, { kind: 'turn' });
     await runtime.interruptRun({ sessionId, runId });
-    expect(stopped(runSequence(await runEvents(runtime, sessionId, runId), runId))).toEqual(['run.started', 'run.interrupt_requested', 'run.completed:interrupted']);
+    expect(stopped(runSequence(await runEvents(runtime, sessionId, runId), runId))).toEqual([
+      'run.started',
+      'run.interrupt_requested',
+      'run.completed:interrupted',
+    ]);
     await nextTurnWorks(environment, runtime, sessionId, 'Hold on.');
   });
 
-  it('while a tool runs: the tool\'s process is gone, the session stays', async () => {
+  it("while a tool runs: the tool's process is gone, the session stays", async () => {
     const { environment, runtime, sessionId } = await open({ sandbox: true, permissionMode: 'bypass' });
     environment.api.enqueue(toolUseReply('Bash', { command: 'tail -f /dev/null', description: 'Wait forever' }));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the long command.' }] });
     await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.status === 'invoked' });
     await runtime.interruptRun({ sessionId });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(stopped(runSequence(events, runId))).toEqual(['run.started', 'run.tool_activity:invoked:Bash', 'run.interrupt_requested', 'run.tool_activity:failed:Bash', 'run.completed:interrupted']);
-    const commands = processesWithEnvironment('HOME', environment.home).map((pid) => (readProcessCommandLine(pid) ?? []).join(' '));
+    expect(stopped(runSequence(events, runId))).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Bash',
+      'run.interrupt_requested',
+      'run.tool_activity:failed:Bash',
+      'run.completed:interrupted',
+    ]);
+    const commands = processesWithEnvironment('HOME', environment.home).map((pid) =>
+      (readProcessCommandLine(pid) ?? []).join(' '),
+    );
     expect(commands.filter((command) => command.includes('tail'))).toEqual([]);
     await nextTurnWorks(environment, runtime, sessionId, 'Run the long command.');
   });
@@ -86,10 +117,12 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
       'run.completed:interrupted',
     ]);
     expect((await runtime.getSession(sessionId)).pendingInteractions).toEqual([]);
-    const late = await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const late = await runtime
+      .respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(late).toMatchObject({ code: 'interaction_already_settled' });
     await nextTurnWorks(environment, runtime, sessionId, 'Write it.');
   });
@@ -100,11 +133,19 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     environment.api.enqueue(holdReply());
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hold.' }] });
     await environment.api.waitForRequests(1, { kind: 'turn' });
-    const receipts = await Promise.all([runtime.interruptRun({ sessionId }), runtime.interruptRun({ sessionId }), runtime.interruptRun({ sessionId, runId })]);
+    const receipts = await Promise.all([
+      runtime.interruptRun({ sessionId }),
+      runtime.interruptRun({ sessionId }),
+      runtime.interruptRun({ sessionId, runId }),
+    ]);
     expect(receipts.map((receipt) => receipt.runId)).toEqual([runId, runId, runId]);
     await runtime.waitForRun(runId);
     const events = await runtime.readEvents(sessionId);
-    expect(stopped(runSequence(events, runId))).toEqual(['run.started', 'run.interrupt_requested', 'run.completed:interrupted']);
+    expect(stopped(runSequence(events, runId))).toEqual([
+      'run.started',
+      'run.interrupt_requested',
+      'run.completed:interrupted',
+    ]);
     expect((await runtime.interruptRun({ sessionId })).runId).toBeNull();
     expect((await runtime.readEvents(sessionId)).length).toBe(events.length);
   });

@@ -6,15 +6,43 @@ import { agentErrorOf, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, lastToolResult, runSequence, sessionSequence } from './conformance-harness.js';
 
-const color = { question: 'Which color should the button be?', header: 'Color', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }], multiSelect: false };
-const sizes = { question: 'Which sizes should we ship?', header: 'Sizes', options: [{ label: 'Small', description: 's' }, { label: 'Medium', description: 'm' }, { label: 'Large', description: 'l' }], multiSelect: true };
+const color = {
+  question: 'Which color should the button be?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+  multiSelect: false,
+};
+const sizes = {
+  question: 'Which sizes should we ship?',
+  header: 'Sizes',
+  options: [
+    { label: 'Small', description: 's' },
+    { label: 'Medium', description: 'm' },
+    { label: 'Large', description: 'l' },
+  ],
+  multiSelect: true,
+};
 
-const answered = ['run.started', 'run.tool_activity:invoked:AskUserQuestion', 'interaction.requested:question_set', 'interaction.settled:answered:host', 'run.tool_activity:succeeded:AskUserQuestion', 'run.message_delta…', 'run.usage', 'run.completed:succeeded'];
+const answered = [
+  'run.started',
+  'run.tool_activity:invoked:AskUserQuestion',
+  'interaction.requested:question_set',
+  'interaction.settled:answered:host',
+  'run.tool_activity:succeeded:AskUserQuestion',
+  'run.message_delta…',
+  'run.usage',
+  'run.completed:succeeded',
+];
 
 describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   async function askQuestions(questions: unknown[], options: { sensitive?: boolean } = {}) {
     const environment = await start();
-    const runtime = options.sensitive ? await createAgentRuntime({ providers: [environment.provider()], isSensitive: () => true }) : await environment.runtime();
+    const runtime = options.sensitive
+      ? await createAgentRuntime({ providers: [environment.provider()], isSensitive: () => true })
+      : await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     environment.api.enqueue(toolUseReply('AskUserQuestion', { questions }), textReply('Thanks for answering.'));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Ask me.' }] });
@@ -34,7 +62,11 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
         { header: 'Sizes', question: sizes.question, options: sizes.options, multiSelect: true },
       ],
     });
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ selected: ['Blue'] }, { selected: ['Small', 'Large'] }] } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'answer', answers: [{ selected: ['Blue'] }, { selected: ['Small', 'Large'] }] },
+    });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(answered);
     const result = lastToolResult(environment);
     expect(result.isError).toBe(false);
@@ -45,7 +77,11 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   it('passes free text and an explicitly skipped question', async () => {
     const { environment, runtime, sessionId, runId } = await askQuestions([color, sizes]);
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ text: 'Green, actually' }, { skipped: true }] } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'answer', answers: [{ text: 'Green, actually' }, { skipped: true }] },
+    });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(answered);
     expect(lastToolResult(environment).content).toContain('Green, actually');
     expect(lastToolResult(environment).content).not.toContain(`"${sizes.question}"=`);
@@ -54,12 +90,28 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   it('refuses a partial answer before anything reaches the agent; the set stays pending; decline is a denial', async () => {
     const { environment, runtime, sessionId, runId } = await askQuestions([color, sizes]);
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
-    const partial = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ selected: ['Red'] }] } }));
+    const partial = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'answer', answers: [{ selected: ['Red'] }] },
+      }),
+    );
     expect(partial.code).toBe('invalid_command');
-    const unknownLabel = await agentErrorOf(runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ selected: ['Purple'] }, { skipped: true }] } }));
+    const unknownLabel = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'answer', answers: [{ selected: ['Purple'] }, { skipped: true }] },
+      }),
+    );
     expect(unknownLabel.code).toBe('invalid_command');
     expect((await runtime.getSession(sessionId)).pendingInteractions).toHaveLength(1);
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'decline' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'decline' },
+    });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       ...answered.slice(0, 3),
       'interaction.settled:declined:host',
@@ -70,7 +122,9 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   });
 
   it('refuses question sets past the neutral bounds whole: no interaction, a denial the model sees, one diagnostic', async () => {
-    const { environment, runtime, sessionId, runId } = await askQuestions([{ ...color, question: `${'Why? '.repeat(500)}Which one?` }]);
+    const { environment, runtime, sessionId, runId } = await askQuestions([
+      { ...color, question: `${'Why? '.repeat(500)}Which one?` },
+    ]);
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       'run.started',
       'run.tool_activity:invoked:AskUserQuestion',
@@ -85,13 +139,23 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   });
 
   it('redacts the answers of a sensitive question set in the log, while the agent receives them', async () => {
-    const { environment, runtime, sessionId, runId, cleanup } = await askQuestions([{ ...color, question: 'What is the deploy password?' }], { sensitive: true });
+    const { environment, runtime, sessionId, runId, cleanup } = await askQuestions(
+      [{ ...color, question: 'What is the deploy password?' }],
+      { sensitive: true },
+    );
     try {
       const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
       expect(requested.request).toMatchObject({ kind: 'question_set', sensitive: true });
-      await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'answer', answers: [{ text: 'hunter2-secret' }] } });
+      await runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'answer', answers: [{ text: 'hunter2-secret' }] },
+      });
       const events = await runEvents(runtime, sessionId, runId);
-      expect(events.find((event) => event.type === 'interaction.settled')).toMatchObject({ outcome: 'answered', answer: null });
+      expect(events.find((event) => event.type === 'interaction.settled')).toMatchObject({
+        outcome: 'answered',
+        answer: null,
+      });
       expect(JSON.stringify(await runtime.readEvents(sessionId))).not.toContain('hunter2-secret');
       expect(lastToolResult(environment).content).toContain('hunter2-secret');
     } finally {
@@ -124,7 +188,11 @@ describeTransports('permission modes', ({ start }) => {
     const environment = await start();
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    environment.api.enqueue(textReply('Hello.'), toolUseReply('Write', { file_path: path.join(environment.workspace, 'auto.txt'), content: 'auto' }), textReply('Written without asking.'));
+    environment.api.enqueue(
+      textReply('Hello.'),
+      toolUseReply('Write', { file_path: path.join(environment.workspace, 'auto.txt'), content: 'auto' }),
+      textReply('Written without asking.'),
+    );
     await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('ask_before_edit');
     const receipt = await runtime.setPermissionMode({ sessionId, mode: 'auto_edit' });
@@ -132,10 +200,19 @@ describeTransports('permission modes', ({ start }) => {
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('auto_edit');
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write it.' }] });
     const events = await runEvents(runtime, sessionId, second.runId);
-    expect(runSequence(events, second.runId)).toEqual(['run.started', 'run.tool_activity:invoked:Write', 'run.tool_activity:succeeded:Write', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(runSequence(events, second.runId)).toEqual([
+      'run.started',
+      'run.tool_activity:invoked:Write',
+      'run.tool_activity:succeeded:Write',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
     expect(existsSync(path.join(environment.workspace, 'auto.txt'))).toBe(true);
     // The agent's own status line and the command's answer may arrive in either order: one change each way, no repeats.
-    const changes = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.mode_changed').map((event) => (event as { mode: string }).mode);
+    const changes = (await runtime.readEvents(sessionId))
+      .filter((event) => event.type === 'session.mode_changed')
+      .map((event) => (event as { mode: string }).mode);
     expect(changes).toEqual(['ask_before_edit', 'auto_edit']);
   });
 
@@ -143,14 +220,28 @@ describeTransports('permission modes', ({ start }) => {
     const environment = await start();
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    environment.api.enqueue(toolUseReply('Write', { file_path: path.join(environment.workspace, 'edit.txt'), content: 'x' }), textReply('Done.'));
+    environment.api.enqueue(
+      toolUseReply('Write', { file_path: path.join(environment.workspace, 'edit.txt'), content: 'x' }),
+      textReply('Done.'),
+    );
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
-    expect(requested.request).toMatchObject({ kind: 'approval', toolName: 'Write', category: 'file_write', offerSessionApproval: true });
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve', scope: 'session' } });
+    expect(requested.request).toMatchObject({
+      kind: 'approval',
+      toolName: 'Write',
+      category: 'file_write',
+      offerSessionApproval: true,
+    });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve', scope: 'session' },
+    });
     await runEvents(runtime, sessionId, runId);
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('auto_edit');
-    expect((await sessionSequence(runtime, sessionId)).filter((token) => token.startsWith('session.mode_changed'))).toEqual(['session.mode_changed:ask_before_edit:provider', 'session.mode_changed:auto_edit:provider']);
+    expect(
+      (await sessionSequence(runtime, sessionId)).filter((token) => token.startsWith('session.mode_changed')),
+    ).toEqual(['session.mode_changed:ask_before_edit:provider', 'session.mode_changed:auto_edit:provider']);
   });
 
   it('refuses a mode the running agent cannot enter with requires_restart, says so in advance (and in the snapshot), and restarts into it when asked', async () => {
@@ -170,14 +261,24 @@ describeTransports('permission modes', ({ start }) => {
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('ask_before_edit');
     // Asked to, the runtime stops the agent instead; the mode applies from its next launch.
     expect((await runtime.setPermissionMode({ sessionId, mode: 'bypass', restart: true })).mode).toBe('bypass');
-    expect(await runtime.getSession(sessionId)).toMatchObject({ permissionMode: 'bypass', modesRequiringRestart: [], configuration: { permissionMode: 'bypass' } });
-    expect((await runtime.readEvents(sessionId)).slice(-2)).toMatchObject([{ type: 'session.process_stopped', reason: 'released' }, { type: 'session.mode_changed', mode: 'bypass', source: 'command' }]);
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      permissionMode: 'bypass',
+      modesRequiringRestart: [],
+      configuration: { permissionMode: 'bypass' },
+    });
+    expect((await runtime.readEvents(sessionId)).slice(-2)).toMatchObject([
+      { type: 'session.process_stopped', reason: 'released' },
+      { type: 'session.mode_changed', mode: 'bypass', source: 'command' },
+    ]);
   });
 
   it('plan mode: the plan the model wrote to its plan file reaches the host in the ExitPlanMode approval; approving can choose the mode to continue in', async () => {
     const environment = await start();
     const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'plan' });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'plan',
+    });
     // As a model does in plan mode: write the plan to the file the CLI names in its system prompt, then ask to exit.
     const plan = '# The plan\n\n1. Change the thing\n2. Test it\n';
     let planFile = '';
@@ -190,11 +291,22 @@ describeTransports('permission modes', ({ start }) => {
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
     expect(planFile).toContain(path.join(environment.home, '.claude', 'plans'));
     // Writing the plan file is allowed in plan mode without asking; leaving plan mode is asked.
-    expect(requested.request).toMatchObject({ kind: 'approval', toolName: 'ExitPlanMode', plan, offerSessionApproval: false });
+    expect(requested.request).toMatchObject({
+      kind: 'approval',
+      toolName: 'ExitPlanMode',
+      plan,
+      offerSessionApproval: false,
+    });
     environment.api.setResponder(() => textReply('Proceeding.'));
-    await runtime.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve', continueInMode: 'auto_edit' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve', continueInMode: 'auto_edit' },
+    });
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
-    const modes = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.mode_changed').map((event) => (event as { mode: string }).mode);
+    const modes = (await runtime.readEvents(sessionId))
+      .filter((event) => event.type === 'session.mode_changed')
+      .map((event) => (event as { mode: string }).mode);
     expect(modes).toEqual(['plan', 'auto_edit']);
   });
 });

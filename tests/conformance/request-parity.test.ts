@@ -19,12 +19,30 @@ async function firstRequest(transport: ClaudeTransport): Promise<TurnRequest> {
   try {
     environment.api.enqueue(textReply('Same for both.'));
     const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, appendSystemPrompt: 'Tether parity marker.' });
-    await runEvents(runtime, sessionId, (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Compare me.' }] })).runId);
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      appendSystemPrompt: 'Tether parity marker.',
+    });
+    await runEvents(
+      runtime,
+      sessionId,
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Compare me.' }] })).runId,
+    );
     const [request] = environment.api.requests.filter((entry) => entry.kind === 'turn');
-    const body = request!.body as { tools: { name: string }[]; system: { text: string }[]; model: string; messages: { content: unknown }[] } & Record<string, unknown>;
+    const body = request!.body as {
+      tools: { name: string }[];
+      system: { text: string }[];
+      model: string;
+      messages: { content: unknown }[];
+    } & Record<string, unknown>;
     // The CLI names its project directory after the workspace path, "/" → "-".
-    const blank = (text: string) => text.replaceAll(environment.workspace.replaceAll('/', '-'), '<project>').replaceAll(environment.workspace, '<workspace>').replaceAll(environment.home, '<home>').replace(/cc_entrypoint=[\w-]+/, 'cc_entrypoint=<entrypoint>').replace(/cch=[0-9a-f]+/, 'cch=<hash>');
+    const blank = (text: string) =>
+      text
+        .replaceAll(environment.workspace.replaceAll('/', '-'), '<project>')
+        .replaceAll(environment.workspace, '<workspace>')
+        .replaceAll(environment.home, '<home>')
+        .replace(/cc_entrypoint=[\w-]+/, 'cc_entrypoint=<entrypoint>')
+        .replace(/cch=[0-9a-f]+/, 'cch=<hash>');
     return {
       tools: body.tools.map((tool) => tool.name),
       system: blank(body.system.map((block) => block.text).join('\n')),

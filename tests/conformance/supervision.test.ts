@@ -14,7 +14,7 @@ async function pollFor<Value>(probe: () => Value | undefined): Promise<Value> {
 }
 
 describeTransports('process supervision', ({ start }) => {
-  it('records when a session\'s process starts and stops, with what a restart needs to clean up', async () => {
+  it("records when a session's process starts and stops, with what a restart needs to clean up", async () => {
     const environment = await start();
     environment.api.setResponder(() => textReply('Hi.'));
     const runtime = await environment.runtime();
@@ -23,10 +23,15 @@ describeTransports('process supervision', ({ start }) => {
     const started = (await runtime.readEvents(sessionId)).find((event) => event.type === 'session.process_started');
     expect(started).toMatchObject({ pid: expect.any(Number), marker: expect.stringMatching(/^[0-9a-f]{32}$/) });
     // The pid is the claude binary itself (the SDK's spawn goes through Tether's supervision too).
-    expect(processesWithEnvironment('TETHER_PROCESS_MARKER', (started as { marker: string }).marker)).toEqual([(started as { pid: number }).pid]);
+    expect(processesWithEnvironment('TETHER_PROCESS_MARKER', (started as { marker: string }).marker)).toEqual([
+      (started as { pid: number }).pid,
+    ]);
     await runtime.closeSession({ sessionId });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
-    expect(neutralSequence(await runtime.readEvents(sessionId)).slice(-2)).toEqual(['session.closed', 'session.process_stopped:closed']);
+    expect(neutralSequence(await runtime.readEvents(sessionId)).slice(-2)).toEqual([
+      'session.closed',
+      'session.process_stopped:closed',
+    ]);
   });
 
   it('releases an idle process and resumes the conversation in a new one on the next turn', async () => {
@@ -36,15 +41,19 @@ describeTransports('process supervision', ({ start }) => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember PEAR.' }] });
     const firstEvents = await runEvents(runtime, sessionId, first.runId);
-    const stopped = await waitForEvent(runtime, sessionId, 'session.process_stopped', { afterSeq: firstEvents.at(-1)!.seq });
+    const stopped = await waitForEvent(runtime, sessionId, 'session.process_stopped', {
+      afterSeq: firstEvents.at(-1)!.seq,
+    });
     expect(stopped.reason).toBe('idle');
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Which fruit?' }] });
     expect(answerText(await runEvents(runtime, sessionId, second.runId))).toBe('It was PEAR.');
-    expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.process_started')).toHaveLength(2);
+    expect(
+      (await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.process_started'),
+    ).toHaveLength(2);
     expect(history(environment, 1)).toContain('Remember PEAR.');
   });
 
-  it('runs at most N processes: a second session\'s turn waits in the queue, then runs', async () => {
+  it("runs at most N processes: a second session's turn waits in the queue, then runs", async () => {
     const environment = await start();
     environment.api.enqueue(holdReply(), textReply('Second session answered.'));
     const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 0 } });
@@ -53,13 +62,22 @@ describeTransports('process supervision', ({ start }) => {
     const held = await runtime.submitTurn({ sessionId: one.sessionId, input: [{ type: 'text', text: 'Hold.' }] });
     await environment.api.waitForRequests(1, { kind: 'turn' });
     const queued = await runtime.submitTurn({ sessionId: two.sessionId, input: [{ type: 'text', text: 'Me next.' }] });
-    expect(await waitForEvent(runtime, two.sessionId, 'run.queued')).toMatchObject({ runId: queued.runId, position: 0 });
+    expect(await waitForEvent(runtime, two.sessionId, 'run.queued')).toMatchObject({
+      runId: queued.runId,
+      position: 0,
+    });
     await runtime.interruptRun({ sessionId: one.sessionId });
     await runtime.waitForRun(held.runId);
     await runtime.closeSession({ sessionId: one.sessionId });
     const events = await runEvents(runtime, two.sessionId, queued.runId);
     expect(answerText(events)).toBe('Second session answered.');
-    expect(runSequence(events, queued.runId)).toEqual(['run.started', 'run.queued', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(runSequence(events, queued.runId)).toEqual([
+      'run.started',
+      'run.queued',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
   });
 
   it('frees an idle process for a waiting session instead of queueing behind it; fails fast when the host asks', async () => {
@@ -68,13 +86,24 @@ describeTransports('process supervision', ({ start }) => {
     const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 0 } });
     const one = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const two = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    await runtime.waitForRun((await runtime.submitTurn({ sessionId: one.sessionId, input: [{ type: 'text', text: 'One.' }] })).runId);
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId: one.sessionId, input: [{ type: 'text', text: 'One.' }] })).runId,
+    );
     const second = await runtime.submitTurn({ sessionId: two.sessionId, input: [{ type: 'text', text: 'Two.' }] });
-    expect(runSequence(await runEvents(runtime, two.sessionId, second.runId), second.runId)).toEqual(['run.started', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
-    expect((await runtime.readEvents(one.sessionId)).find((event) => event.type === 'session.process_stopped')).toMatchObject({ reason: 'idle' });
+    expect(runSequence(await runEvents(runtime, two.sessionId, second.runId), second.runId)).toEqual([
+      'run.started',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
+    expect(
+      (await runtime.readEvents(one.sessionId)).find((event) => event.type === 'session.process_stopped'),
+    ).toMatchObject({ reason: 'idle' });
 
     environment.api.enqueue(holdReply());
-    const failing = await environment.runtime({ provider: { maxProcesses: 1, whenAtProcessLimit: 'fail', idleReleaseMs: 0 } });
+    const failing = await environment.runtime({
+      provider: { maxProcesses: 1, whenAtProcessLimit: 'fail', idleReleaseMs: 0 },
+    });
     const three = await failing.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const four = await failing.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     await failing.submitTurn({ sessionId: three.sessionId, input: [{ type: 'text', text: 'Hold.' }] });
@@ -89,7 +118,10 @@ describeTransports('process supervision', ({ start }) => {
     const runtime = await environment.runtime({ provider: { stallTimeoutMs: 300, stallGraceMs: 2_000 } });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hang.' }] });
-    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled', details: { phase: 'api', reason: 'no_frames' } } });
+    expect(await runtime.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_stalled', details: { phase: 'api', reason: 'no_frames' } },
+    });
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Responsive again.');
   });
@@ -99,12 +131,20 @@ describeTransports('process supervision', ({ start }) => {
     environment.api.setResponder(() => textReply('From the spare.'));
     const runtime = await createAgentRuntime({ providers: [environment.provider({ warmPool: { spares: 1 } })] });
     try {
-      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: environment.workspace },
+      });
       // A supervised agent carries a marker (the `claude --version` check before the first start does not).
-      const spare = await pollFor(() => processesWithEnvironment('HOME', environment.home).find((pid) => readProcessEnvironment(pid)?.some((entry) => entry.startsWith('TETHER_PROCESS_MARKER='))));
+      const spare = await pollFor(() =>
+        processesWithEnvironment('HOME', environment.home).find((pid) =>
+          readProcessEnvironment(pid)?.some((entry) => entry.startsWith('TETHER_PROCESS_MARKER=')),
+        ),
+      );
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
       expect(answerText(await runEvents(runtime, sessionId, runId))).toBe('From the spare.');
-      expect((await runtime.readEvents(sessionId)).find((event) => event.type === 'session.process_started')).toMatchObject({ pid: spare });
+      expect(
+        (await runtime.readEvents(sessionId)).find((event) => event.type === 'session.process_started'),
+      ).toMatchObject({ pid: spare });
       await pollFor(() => (processesWithEnvironment('HOME', environment.home).length >= 2 ? true : undefined));
     } finally {
       await runtime.shutdown();
@@ -118,6 +158,8 @@ describeTransports('process supervision', ({ start }) => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     await runtime.closeSession({ sessionId });
     expect((await agentErrorOf(runtime.setPermissionMode({ sessionId, mode: 'plan' }))).code).toBe('session_closed');
-    expect((await agentErrorOf(runtime.dispatch({ type: 'run_control', commandId: 'c1', sessionId, name: 'cost' }))).code).toBe('session_closed');
+    expect(
+      (await agentErrorOf(runtime.dispatch({ type: 'run_control', commandId: 'c1', sessionId, name: 'cost' }))).code,
+    ).toBe('session_closed');
   });
 });

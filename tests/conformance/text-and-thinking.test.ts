@@ -1,21 +1,46 @@
 import { textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, firstTurnOpening, history, runSequence, sessionSequence, turnRequests } from './conformance-harness.js';
+import {
+  describeTransports,
+  firstTurnOpening,
+  history,
+  runSequence,
+  sessionSequence,
+  turnRequests,
+} from './conformance-harness.js';
 
 describeTransports('text, thinking and tool turns', ({ start }) => {
   it('streams the answer as deltas, reports the fake API usage, and completes', async () => {
     const environment = await start();
-    environment.api.enqueue(textReply('The quick brown fox jumps over the lazy dog.', { chunks: 6, usage: { inputTokens: 321, outputTokens: 45, cacheReadTokens: 7, cacheCreationTokens: 3 } }));
+    environment.api.enqueue(
+      textReply('The quick brown fox jumps over the lazy dog.', {
+        chunks: 6,
+        usage: { inputTokens: 321, outputTokens: 45, cacheReadTokens: 7, cacheCreationTokens: 3 },
+      }),
+    );
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Say the fox sentence.' }] });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(await sessionSequence(runtime, sessionId)).toEqual(['session.opened', 'run.started', ...firstTurnOpening, 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
+    expect(await sessionSequence(runtime, sessionId)).toEqual([
+      'session.opened',
+      'run.started',
+      ...firstTurnOpening,
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
     expect(events.filter((event) => event.type === 'run.message_delta')).toHaveLength(6);
     expect(answerText(events)).toBe('The quick brown fox jumps over the lazy dog.');
     const usage = events.find((event) => event.type === 'run.usage');
-    expect(usage).toMatchObject({ inputTokens: 321, outputTokens: 45, cacheReadTokens: 7, cacheCreationTokens: 3, costUsd: expect.any(Number) });
+    expect(usage).toMatchObject({
+      inputTokens: 321,
+      outputTokens: 45,
+      cacheReadTokens: 7,
+      cacheCreationTokens: 3,
+      costUsd: expect.any(Number),
+    });
     const snapshot = await runtime.getSession(sessionId);
     expect(snapshot.providerSessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(snapshot.usage.inputTokens).toBe(321);
@@ -28,11 +53,24 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Think.' }] });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(runSequence(events, runId)).toEqual(['run.started', 'run.thinking_delta…', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
-    const thinking = events.filter((event) => event.type === 'run.thinking_delta').map((event) => (event as { text: string }).text).join('');
+    expect(runSequence(events, runId)).toEqual([
+      'run.started',
+      'run.thinking_delta…',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
+    const thinking = events
+      .filter((event) => event.type === 'run.thinking_delta')
+      .map((event) => (event as { text: string }).text)
+      .join('');
     expect(thinking).toBe('Let me think about foxes.');
     expect(answerText(events)).toBe('Foxes are quick.');
-    const blocks = new Set(events.filter((event) => event.type === 'run.thinking_delta' || event.type === 'run.message_delta').map((event) => (event as { blockId: string }).blockId));
+    const blocks = new Set(
+      events
+        .filter((event) => event.type === 'run.thinking_delta' || event.type === 'run.message_delta')
+        .map((event) => (event as { blockId: string }).blockId),
+    );
     expect(blocks.size).toBe(2);
   });
 
@@ -66,13 +104,38 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
 
   it('reports tool activity in bypass mode (IS_SANDBOX=1) and keeps text before and after the tool apart', async () => {
     const environment = await start({ sandbox: true });
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo tether-tool-output', description: 'Print a marker' }, { text: 'Running it.' }), textReply('The command printed the marker.'));
+    environment.api.enqueue(
+      toolUseReply(
+        'Bash',
+        { command: 'echo tether-tool-output', description: 'Print a marker' },
+        { text: 'Running it.' },
+      ),
+      textReply('The command printed the marker.'),
+    );
     const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the marker command.' }] });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'bypass',
+    });
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Run the marker command.' }],
+    });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(runSequence(events, runId)).toEqual(['run.started', 'run.message_delta…', 'run.tool_activity:invoked:Bash', 'run.tool_activity:succeeded:Bash', 'run.message_delta…', 'run.usage', 'run.completed:succeeded']);
-    const messageBlocks = new Set(events.filter((event) => event.type === 'run.message_delta').map((event) => (event as { blockId: string }).blockId));
+    expect(runSequence(events, runId)).toEqual([
+      'run.started',
+      'run.message_delta…',
+      'run.tool_activity:invoked:Bash',
+      'run.tool_activity:succeeded:Bash',
+      'run.message_delta…',
+      'run.usage',
+      'run.completed:succeeded',
+    ]);
+    const messageBlocks = new Set(
+      events
+        .filter((event) => event.type === 'run.message_delta')
+        .map((event) => (event as { blockId: string }).blockId),
+    );
     expect(messageBlocks.size).toBe(2);
     expect(answerText(events)).toBe('Running it.The command printed the marker.');
     expect(turnRequests(environment)[1]!.view?.toolResults[0]?.content).toContain('tether-tool-output');

@@ -7,14 +7,32 @@ import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, createMockProvider } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { RecordingLogger, SocketClient, client, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+import {
+  RecordingLogger,
+  SocketClient,
+  client,
+  completes,
+  daemonPerTest,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();
 
 /** An SSE request whose response is never read until the test says so: the socket stops being drained. */
 function stalledStream(daemon: Daemon, sessionId: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port: daemon.port, path: `/v1/sessions/${sessionId}/events`, headers: { authorization: `Bearer ${daemon.token}` } }, resolve).on('error', reject);
+    get(
+      {
+        host: '127.0.0.1',
+        port: daemon.port,
+        path: `/v1/sessions/${sessionId}/events`,
+        headers: { authorization: `Bearer ${daemon.token}` },
+      },
+      resolve,
+    ).on('error', reject);
   });
 }
 
@@ -37,13 +55,19 @@ describe('a subscriber that does not read', () => {
 
     const stalled = await stalledStream(daemon, sessionId);
     const reader = sseFrames((await openEventStream(daemon, sessionId)).body!);
-    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Write a lot.' }] });
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Write a lot.' }],
+    });
 
     const read = await readEventsUntil(reader, completes(runId));
     expect(answerText(read)).toBe(text);
     expect(read.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     await reader.return(undefined);
-    const ended = await logger.waitFor((line) => line['message'] === 'event stream ended' && line['reason'] === 'overflow');
+    const ended = await logger.waitFor(
+      (line) => line['message'] === 'event stream ended' && line['reason'] === 'overflow',
+    );
 
     // Now read what the stalled client was sent: a gap-free prefix, then where to resume from.
     const body = await readAll(stalled);
@@ -51,14 +75,20 @@ describe('a subscriber that does not read', () => {
     const overflow = blocks.at(-1)!;
     expect(overflow.startsWith('event: overflow\ndata: ')).toBe(true);
     const { lastSeq } = JSON.parse(overflow.slice('event: overflow\ndata: '.length)) as { lastSeq: number };
-    const events = blocks.slice(0, -1).filter((block) => block.startsWith('id: ')).map((block) => JSON.parse(block.split('\ndata: ')[1]!) as ProtocolEvent);
+    const events = blocks
+      .slice(0, -1)
+      .filter((block) => block.startsWith('id: '))
+      .map((block) => JSON.parse(block.split('\ndata: ')[1]!) as ProtocolEvent);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(lastSeq).toBe(events.at(-1)!.seq);
     expect(ended['lastSeq']).toBe(lastSeq);
     expect(lastSeq).toBeLessThan(read.at(-1)!.seq);
 
     // Resuming from lastSeq gives the rest.
-    const resumed = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId, { lastEventId: lastSeq })).body!), (event) => event.type === 'run.completed');
+    const resumed = await readEventsUntil(
+      sseFrames((await openEventStream(daemon, sessionId, { lastEventId: lastSeq })).body!),
+      (event) => event.type === 'run.completed',
+    );
     expect(resumed[0]!.seq).toBe(lastSeq + 1);
     expect(resumed.at(-1)!.seq).toBe(read.at(-1)!.seq);
   });
@@ -70,12 +100,19 @@ describe('a WebSocket connection that does not read', () => {
     // A burst far larger than the socket buffers: a mock agent emits it all at once.
     const burst = createMockProvider({
       turn: ({ runId, emit }) => {
-        for (let index = 0; index < 200; index += 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} `.padEnd(60_000, 'x') });
+        for (let index = 0; index < 200; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} `.padEnd(60_000, 'x') });
         emit({ type: 'run.completed', runId, outcome: 'succeeded' });
       },
     });
     const logger = new RecordingLogger();
-    const daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [burst], logger, subscriberBufferBytes: 1024 * 1024 });
+    const daemon = await startDaemon({
+      dataDir: path.join(root, 'data'),
+      port: 0,
+      providers: [burst],
+      logger,
+      subscriberBufferBytes: 1024 * 1024,
+    });
     try {
       const api = client(daemon);
       const sessionId = await openSession(api, root);
@@ -108,18 +145,32 @@ describe('a subscriber that replays a history larger than its bound', () => {
     // More than two replay pages of events, against a bound of ten: only a paced replay gets through.
     const long = createMockProvider({
       turn: ({ runId, emit }) => {
-        for (let index = 0; index < 1_200; index += 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} ` });
+        for (let index = 0; index < 1_200; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} ` });
         emit({ type: 'run.completed', runId, outcome: 'succeeded' });
       },
     });
     const logger = new RecordingLogger();
-    const daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [long], logger, subscriberBufferEvents: 10 });
+    const daemon = await startDaemon({
+      dataDir: path.join(root, 'data'),
+      port: 0,
+      providers: [long],
+      logger,
+      subscriberBufferEvents: 10,
+    });
     try {
       const api = client(daemon);
       const sessionId = await openSession(api, root);
-      const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
+      const { runId } = await api.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'Go.' }],
+      });
       await daemon.runtime.waitForRun(runId);
-      const stored = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
+      const stored = await readEventsUntil(
+        sseFrames((await openEventStream(daemon, sessionId)).body!),
+        completes(runId),
+      );
       const lastSeq = stored.at(-1)!.seq;
       expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
       expect(lastSeq).toBeGreaterThan(1_200);

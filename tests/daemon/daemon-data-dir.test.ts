@@ -1,7 +1,16 @@
 // The data directory against other local users: what the daemon and local commands trust in it, and
 // what they refuse (docs/security.md, "Other users on the machine").
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { readDaemonInfo, readToken, rotateToken } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
@@ -99,7 +108,9 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
 
     const daemon = await fixture.daemonOn(environment);
     expect(daemon.token).not.toBe(planted);
-    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(401);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(
+      401,
+    );
     expect((await client(daemon).request('GET', '/v1/sessions')).status).toBe(200);
     expect(statSync(tokenPath)).toMatchObject({ uid: process.getuid!() });
     expect(await readToken(dataDir)).toBe(daemon.token);
@@ -112,7 +123,9 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
     writeFileSync(swapped, `${planted}\n`, { mode: 0o600 });
     chownSync(swapped, otherUid, otherUid);
     renameSync(swapped, tokenPath);
-    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(401);
+    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${planted}` } })).status).toBe(
+      401,
+    );
     expect((await api.request('GET', '/v1/sessions')).status).toBe(200);
   });
 
@@ -120,7 +133,11 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
     const environment = await fixture.environment();
     const dataDir = await privateDataDir(environment);
     const infoPath = path.join(dataDir, 'daemon.json');
-    writeFileSync(infoPath, JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
+    writeFileSync(
+      infoPath,
+      JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, startedAt: new Date().toISOString() }),
+      { mode: 0o600 },
+    );
     chownSync(infoPath, otherUid, otherUid);
     const error = await rejection(readDaemonInfo(dataDir));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
@@ -154,7 +171,12 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
       await new Promise((resolve) => unrelated.once('spawn', resolve));
       const realStart = readProcessStatus(unrelated.pid!)?.startTime;
       expect(realStart).toBeDefined();
-      const writeLock = (startTicks: number) => writeFileSync(lockPath, JSON.stringify({ pid: unrelated.pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks }), { mode: 0o600 });
+      const writeLock = (startTicks: number) =>
+        writeFileSync(
+          lockPath,
+          JSON.stringify({ pid: unrelated.pid, startedAt: '2026-01-01T00:00:00.000Z', startTicks }),
+          { mode: 0o600 },
+        );
 
       writeLock(realStart!);
       const held = await rejection(fixture.daemonOn(environment));
@@ -162,7 +184,10 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
 
       writeLock(realStart! - 1);
       const daemon = await fixture.daemonOn(environment);
-      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ pid: process.pid, startTicks: readProcessStatus(process.pid)!.startTime });
+      expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({
+        pid: process.pid,
+        startTicks: readProcessStatus(process.pid)!.startTime,
+      });
       expect((await client(daemon).request('GET', '/v1/sessions')).status).toBe(200);
     } finally {
       unrelated.kill('SIGKILL');
@@ -180,7 +205,11 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
       expect(await readDaemonInfo(dataDir)).toBeNull();
       // The same pid holding the data directory's lock (with its real start time) is the daemon.
       const startTicks = readProcessStatus(unrelated.pid!)!.startTime;
-      writeFileSync(path.join(dataDir, 'tether.lock'), JSON.stringify({ pid: unrelated.pid, startedAt: info.startedAt, startTicks }), { mode: 0o600 });
+      writeFileSync(
+        path.join(dataDir, 'tether.lock'),
+        JSON.stringify({ pid: unrelated.pid, startedAt: info.startedAt, startTicks }),
+        { mode: 0o600 },
+      );
       expect(await readDaemonInfo(dataDir)).toEqual(info);
     } finally {
       unrelated.kill('SIGKILL');

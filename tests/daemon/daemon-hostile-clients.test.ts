@@ -6,7 +6,14 @@ import { request as httpRequest } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { SocketClient, client, daemonPerTest, openEventStream, openSession, spawnDaemonChild } from './daemon-test-helpers.js';
+import {
+  SocketClient,
+  client,
+  daemonPerTest,
+  openEventStream,
+  openSession,
+  spawnDaemonChild,
+} from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
 const { start } = fixture;
@@ -41,7 +48,10 @@ function openRawSocket(port: number): Promise<Socket> {
  * declares `declaredBytes` and streams zeros for it until the daemon answers with a close frame.
  * Returns the close code (null if the connection ended without one) and how much was written.
  */
-async function sendUnauthenticatedFrame(url: string, declaredBytes: number): Promise<{ closeCode: number | null; written: number }> {
+async function sendUnauthenticatedFrame(
+  url: string,
+  declaredBytes: number,
+): Promise<{ closeCode: number | null; written: number }> {
   const { port } = new URL(url);
   const socket = await openRawSocket(Number(port));
   let received = Buffer.alloc(0);
@@ -61,7 +71,9 @@ async function sendUnauthenticatedFrame(url: string, declaredBytes: number): Pro
   const until = async (condition: () => boolean) => {
     while (!condition() && !closed) await new Promise<void>((resolve) => wake.push(resolve));
   };
-  socket.write(`GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  socket.write(
+    `GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
   await until(() => received.includes('\r\n\r\n'));
   const headEnd = received.indexOf('\r\n\r\n') + 4;
   expect(received.subarray(0, headEnd).toString()).toMatch(/^HTTP\/1\.1 101 /);
@@ -86,14 +98,20 @@ async function sendUnauthenticatedFrame(url: string, declaredBytes: number): Pro
   return { closeCode: reply.length >= 4 && reply[0] === 0x88 ? reply.readUInt16BE(2) : null, written };
 }
 
-function rawRequest(port: number, options: { path: string; method: string; headers: Record<string, string>; chunks?: string[] }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawRequest(
+  port: number,
+  options: { path: string; method: string; headers: Record<string, string>; chunks?: string[] },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path: options.path, method: options.method, headers: options.headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (part: string) => (body += part));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, path: options.path, method: options.method, headers: options.headers },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (part: string) => (body += part));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+      },
+    );
     request.on('error', reject);
     for (const part of options.chunks ?? []) request.write(part);
     request.end();
@@ -107,9 +125,13 @@ describe('a WebSocket before its auth frame', () => {
     child = daemon.child;
     const before = residentBytes(daemon.pid);
     // The attack of issue 18: five sockets, each starting a 60 MiB frame instead of authenticating.
-    const attempts = await Promise.all(Array.from({ length: 5 }, () => sendUnauthenticatedFrame(daemon.url, 60 * mebibyte)));
+    const attempts = await Promise.all(
+      Array.from({ length: 5 }, () => sendUnauthenticatedFrame(daemon.url, 60 * mebibyte)),
+    );
     const after = residentBytes(daemon.pid);
-    console.info(`daemon RSS before ${(before / mebibyte).toFixed(1)} MiB, after five unauthenticated 60 MiB frames ${(after / mebibyte).toFixed(1)} MiB`);
+    console.info(
+      `daemon RSS before ${(before / mebibyte).toFixed(1)} MiB, after five unauthenticated 60 MiB frames ${(after / mebibyte).toFixed(1)} MiB`,
+    );
     for (const attempt of attempts) expect(attempt.closeCode).toBe(1009);
     // Buffering even one of the frames would add 60 MiB; the five together used to add ~600 MB.
     expect(after - before).toBeLessThan(60 * mebibyte);
@@ -121,7 +143,16 @@ describe('a WebSocket before its auth frame', () => {
     const { daemon } = await start();
     const socket = await SocketClient.connect(daemon);
     // Far past the pre-auth limit: the command is refused by validation, not by the frame limit.
-    socket.send({ type: 'command', id: 'big', command: { type: 'submit_turn', commandId: 'c-big', sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x'.repeat(200_000) }] } });
+    socket.send({
+      type: 'command',
+      id: 'big',
+      command: {
+        type: 'submit_turn',
+        commandId: 'c-big',
+        sessionId: 'ses_00000000000000000000000000000000',
+        input: [{ type: 'text', text: 'x'.repeat(200_000) }],
+      },
+    });
     const answer = await socket.waitFor((frame) => frame.id === 'big');
     expect(answer).toMatchObject({ type: 'error', error: { code: 'session_not_found' } });
     socket.close();
@@ -136,7 +167,9 @@ describe('a WebSocket before its auth frame', () => {
       const socket = new SocketClient(daemon.url);
       refusal = await new Promise<Refusal | undefined>((resolve) => {
         socket.socket.once('open', () => resolve(undefined));
-        socket.socket.once('unexpected-response', (_request, response) => resolve({ status: response.statusCode!, headers: response.headers }));
+        socket.socket.once('unexpected-response', (_request, response) =>
+          resolve({ status: response.statusCode!, headers: response.headers }),
+        );
         socket.socket.on('error', () => undefined);
       });
       if (refusal === undefined) waiting.push(socket);
@@ -158,29 +191,64 @@ describe('a WebSocket before its auth frame', () => {
 describe('request bodies', () => {
   it('a chunked, an empty, a malformed and an oversized body get 400 or 413 with a typed error, never 500', async () => {
     const { daemon } = await start();
-    const headers = { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' };
-    const chunked = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, chunks: ['{"type":"close_session",', '"commandId":"c1","sessionId":"ses_00000000000000000000000000000000"}'] });
+    const headers = {
+      host: `127.0.0.1:${daemon.port}`,
+      authorization: `Bearer ${daemon.token}`,
+      'content-type': 'application/json',
+    };
+    const chunked = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      chunks: ['{"type":"close_session",', '"commandId":"c1","sessionId":"ses_00000000000000000000000000000000"}'],
+    });
     expect(chunked.status).toBe(404);
     expect(JSON.parse(chunked.body)).toMatchObject({ error: { code: 'session_not_found' } });
 
-    const empty = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'content-length': '0' } });
+    const empty = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'content-length': '0' },
+    });
     expect(empty.status).toBe(400);
-    expect(JSON.parse(empty.body)).toMatchObject({ error: { code: 'invalid_command', details: { reason: 'empty_body' } } });
-    const emptyChunked = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } });
+    expect(JSON.parse(empty.body)).toMatchObject({
+      error: { code: 'invalid_command', details: { reason: 'empty_body' } },
+    });
+    const emptyChunked = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+    });
     expect(emptyChunked.status).toBe(400);
 
-    const malformed = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, chunks: ['{"type":', 'nope'] });
+    const malformed = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      chunks: ['{"type":', 'nope'],
+    });
     expect(malformed.status).toBe(400);
-    expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'invalid_command', details: { reason: 'malformed_json' } } });
+    expect(JSON.parse(malformed.body)).toMatchObject({
+      error: { code: 'invalid_command', details: { reason: 'malformed_json' } },
+    });
 
-    const declaredTooLarge = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'content-length': String(65 * mebibyte) } });
+    const declaredTooLarge = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(65 * mebibyte) },
+    });
     expect(declaredTooLarge.status).toBe(413);
     // Its body is never read, so the connection is not kept for another request.
     expect(declaredTooLarge.headers.connection).toBe('close');
     expect(JSON.parse(declaredTooLarge.body)).toMatchObject({ error: { code: 'payload_too_large' } });
     // Chunked, the size is known only as it arrives: refused once it passes the limit.
     const piece = 'x'.repeat(mebibyte);
-    const chunkedTooLarge = await rawRequest(daemon.port, { path: '/v1/commands', method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, chunks: ['{"text":"', ...Array.from({ length: 65 }, () => piece)] });
+    const chunkedTooLarge = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      chunks: ['{"text":"', ...Array.from({ length: 65 }, () => piece)],
+    });
     expect(chunkedTooLarge.status).toBe(413);
     expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
   });
@@ -221,7 +289,10 @@ describe('answers written outside the HTTP middleware', () => {
     controller.abort();
 
     const fromAllowed = new AbortController();
-    const allowed = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, { headers: { authorization: `Bearer ${daemon.token}`, origin: 'http://localhost:5173' }, signal: fromAllowed.signal });
+    const allowed = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
+      headers: { authorization: `Bearer ${daemon.token}`, origin: 'http://localhost:5173' },
+      signal: fromAllowed.signal,
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect(allowed.headers.get('referrer-policy')).toBe('no-referrer');
@@ -230,11 +301,15 @@ describe('answers written outside the HTTP middleware', () => {
 
   it('a refused upgrade carries the security headers', async () => {
     const { daemon } = await start();
-    const refused = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve) => {
-      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/elsewhere`);
-      socket.on('unexpected-response', (_request, response) => resolve({ status: response.statusCode!, headers: response.headers }));
-      socket.on('error', () => undefined);
-    });
+    const refused = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>(
+      (resolve) => {
+        const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/elsewhere`);
+        socket.on('unexpected-response', (_request, response) =>
+          resolve({ status: response.statusCode!, headers: response.headers }),
+        );
+        socket.on('error', () => undefined);
+      },
+    );
     expect(refused.status).toBe(404);
     expect(refused.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(refused.headers['x-content-type-options']).toBe('nosniff');

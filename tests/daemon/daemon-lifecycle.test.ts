@@ -6,7 +6,18 @@ import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SocketClient, client, completes, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, spawnDaemonChild, sseFrames } from './daemon-test-helpers.js';
+import {
+  SocketClient,
+  client,
+  completes,
+  daemonPerTest,
+  dataDirOf,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  spawnDaemonChild,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
 const { start } = fixture;
@@ -25,12 +36,23 @@ describe('daemon lifecycle', () => {
     environment.api.enqueue(textReply('Finishing before the daemon stops.', { chunks: 20, delayMs: 30 }));
     const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
     const socket = await SocketClient.connect(daemon);
-    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Take your time.' }] });
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Take your time.' }],
+    });
     await readEventsUntil(frames, (event) => event.type === 'run.message_delta');
 
     const closing = daemon.close();
-    socket.send({ type: 'command', id: 'late', command: { type: 'submit_turn', commandId: 'late-turn', sessionId, input: [{ type: 'text', text: 'One more?' }] } });
-    expect(await socket.waitFor((frame) => frame.id === 'late')).toMatchObject({ type: 'error', error: { code: 'runtime_stopped' } });
+    socket.send({
+      type: 'command',
+      id: 'late',
+      command: { type: 'submit_turn', commandId: 'late-turn', sessionId, input: [{ type: 'text', text: 'One more?' }] },
+    });
+    expect(await socket.waitFor((frame) => frame.id === 'late')).toMatchObject({
+      type: 'error',
+      error: { code: 'runtime_stopped' },
+    });
     const rest = await readEventsUntil(frames, completes(runId));
     expect(rest.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     await closing;
@@ -45,7 +67,11 @@ describe('daemon lifecycle', () => {
     const sessionId = await openSession(api, environment.workspace);
     environment.api.enqueue(holdReply());
     const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
-    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Hold on.' }] });
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Hold on.' }],
+    });
     await environment.api.waitForRequests(1, { kind: 'turn' });
 
     const closing = daemon.close();
@@ -64,7 +90,11 @@ describe('daemon lifecycle', () => {
     const firstApi = client(first);
     const sessionId = await openSession(firstApi, environment.workspace);
     environment.api.enqueue(holdReply());
-    const { runId } = await firstApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Never answered.' }] });
+    const { runId } = await firstApi.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Never answered.' }],
+    });
     await environment.api.waitForRequests(1, { kind: 'turn' });
     expect(processesWithEnvironment('HOME', environment.home).length).toBeGreaterThan(0);
 
@@ -79,15 +109,31 @@ describe('daemon lifecycle', () => {
     expect(daemon.token).toBe(first.token);
     const snapshot = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
     const events = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
     // The title was stored with the turn; the run's end, recorded by the new daemon, is the last run.
-    expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null, title: 'Never answered.', lastRun: { runId, outcome: 'failed', completedAt: events.at(-1)!.at } });
+    expect(snapshot).toMatchObject({
+      state: 'idle',
+      activeRunId: null,
+      title: 'Never answered.',
+      lastRun: { runId, outcome: 'failed', completedAt: events.at(-1)!.at },
+    });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
 
     // The session goes on under the new daemon.
     environment.api.enqueue(textReply('Back after the crash.'));
-    const next = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Still there?' }] });
-    const after = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId, { after: events.at(-1)!.seq })).body!), completes(next.runId));
+    const next = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Still there?' }],
+    });
+    const after = await readEventsUntil(
+      sseFrames((await openEventStream(daemon, sessionId, { after: events.at(-1)!.seq })).body!),
+      completes(next.runId),
+    );
     expect(answerText(after)).toBe('Back after the crash.');
     const later = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
     expect(later).toMatchObject({ title: 'Never answered.', lastRun: { runId: next.runId, outcome: 'succeeded' } });

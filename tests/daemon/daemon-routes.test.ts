@@ -6,7 +6,17 @@ import { ProtocolEvent, type SessionSnapshot, type SubmitTurnReceipt } from '@te
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Client, SocketClient, client, completes, openEventStream, openSession, readEventsUntil, silentLogger, sseFrames } from './daemon-test-helpers.js';
+import {
+  type Client,
+  SocketClient,
+  client,
+  completes,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  silentLogger,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 // The route surface does not need an agent: a mock provider keeps these fast. Agent behaviour is in the real-claude files.
 let root: string;
@@ -15,7 +25,12 @@ let api: Client;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-routes-')));
-  daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [createMockProvider()], logger: silentLogger });
+  daemon = await startDaemon({
+    dataDir: path.join(root, 'data'),
+    port: 0,
+    providers: [createMockProvider()],
+    logger: silentLogger,
+  });
   api = client(daemon);
 });
 
@@ -33,14 +48,35 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
 
 describe('the daemon routes', () => {
   it('maps errors through the one table', async () => {
-    expect(await errorOf(await api.request('POST', '/v1/commands', { body: '{not json' }))).toEqual({ status: 400, code: 'invalid_command' });
-    expect(await errorOf(await api.request('POST', '/v1/commands', { body: { type: 'submit_turn' } }))).toEqual({ status: 400, code: 'invalid_command' });
-    expect(await errorOf(await api.request('GET', '/v1/no-such-route'))).toEqual({ status: 404, code: 'route_not_found' });
-    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000'))).toEqual({ status: 404, code: 'session_not_found' });
-    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000/events'))).toEqual({ status: 404, code: 'session_not_found' });
+    expect(await errorOf(await api.request('POST', '/v1/commands', { body: '{not json' }))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
+    expect(await errorOf(await api.request('POST', '/v1/commands', { body: { type: 'submit_turn' } }))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
+    expect(await errorOf(await api.request('GET', '/v1/no-such-route'))).toEqual({
+      status: 404,
+      code: 'route_not_found',
+    });
+    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000'))).toEqual({
+      status: 404,
+      code: 'session_not_found',
+    });
+    expect(await errorOf(await api.request('GET', '/v1/sessions/ses_00000000000000000000000000000000/events'))).toEqual(
+      { status: 404, code: 'session_not_found' },
+    );
     const sessionId = await openSession(api, root);
-    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}/events?after=-1`))).toEqual({ status: 400, code: 'invalid_command' });
-    const body = (await (await api.request('POST', '/v1/commands', { body: { type: 'open_session', commandId: 'x', workspace: { kind: 'directory', path: 'relative' } } })).json()) as ErrorBody;
+    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}/events?after=-1`))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
+    const body = (await (
+      await api.request('POST', '/v1/commands', {
+        body: { type: 'open_session', commandId: 'x', workspace: { kind: 'directory', path: 'relative' } },
+      })
+    ).json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: 'invalid_workspace', retryable: false });
   });
 
@@ -49,7 +85,9 @@ describe('the daemon routes', () => {
     const first = await (await api.request('POST', '/v1/commands', { body: command })).json();
     const second = await (await api.request('POST', '/v1/commands', { body: command })).json();
     expect(second).toEqual(first);
-    expect(((await (await api.request('GET', '/v1/sessions')).json()) as { sessions: unknown[] }).sessions).toHaveLength(1);
+    expect(
+      ((await (await api.request('GET', '/v1/sessions')).json()) as { sessions: unknown[] }).sessions,
+    ).toHaveLength(1);
   });
 
   it('pages sessions newest first with an opaque cursor, filtered by state', async () => {
@@ -60,48 +98,84 @@ describe('the daemon routes', () => {
     let cursor: string | null = null;
     do {
       const query: string = cursor === null ? '?limit=2' : `?limit=2&before=${cursor}`;
-      const page = (await (await api.request('GET', `/v1/sessions${query}`)).json()) as { sessions: SessionSnapshot[]; next: string | null };
+      const page = (await (await api.request('GET', `/v1/sessions${query}`)).json()) as {
+        sessions: SessionSnapshot[];
+        next: string | null;
+      };
       expect(page.sessions.length).toBeLessThanOrEqual(2);
       seen.push(...page.sessions.map((session) => session.sessionId));
       cursor = page.next;
     } while (cursor !== null);
     expect(seen).toEqual([...opened].reverse());
-    const closed = (await (await api.request('GET', '/v1/sessions?state=closed')).json()) as { sessions: SessionSnapshot[]; next: string | null };
+    const closed = (await (await api.request('GET', '/v1/sessions?state=closed')).json()) as {
+      sessions: SessionSnapshot[];
+      next: string | null;
+    };
     expect(closed).toMatchObject({ sessions: [{ sessionId: opened[1], state: 'closed' }], next: null });
-    expect(await errorOf(await api.request('GET', '/v1/sessions?state=sleeping'))).toEqual({ status: 400, code: 'invalid_command' });
-    expect(await errorOf(await api.request('GET', '/v1/sessions?before=garbage'))).toEqual({ status: 400, code: 'invalid_command' });
-    expect(await errorOf(await api.request('GET', '/v1/sessions?limit=0'))).toEqual({ status: 400, code: 'invalid_command' });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?state=sleeping'))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?before=garbage'))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
+    expect(await errorOf(await api.request('GET', '/v1/sessions?limit=0'))).toEqual({
+      status: 400,
+      code: 'invalid_command',
+    });
   });
 
   it('deletes a closed session (204) and refuses an open one (409 session_open); a stream on it ends', async () => {
     const sessionId = await openSession(api, root);
-    expect(await errorOf(await api.request('DELETE', `/v1/sessions/${sessionId}`))).toEqual({ status: 409, code: 'session_open' });
+    expect(await errorOf(await api.request('DELETE', `/v1/sessions/${sessionId}`))).toEqual({
+      status: 409,
+      code: 'session_open',
+    });
     const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
     await api.command({ type: 'close_session', sessionId });
     await readEventsUntil(frames, (event) => event.type === 'session.closed');
     const deleted = await api.request('DELETE', `/v1/sessions/${sessionId}`);
     expect(deleted.status).toBe(204);
     expect(await frames.next()).toMatchObject({ done: true });
-    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}`))).toEqual({ status: 404, code: 'session_not_found' });
+    expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}`))).toEqual({
+      status: 404,
+      code: 'session_not_found',
+    });
   });
 
   it('a session snapshot says which modes need a restart, and set_permission_mode restarts into one only when asked', async () => {
     // Like Claude's: the agent starts with the first turn and, once running, cannot enter bypass live.
-    const provider = createMockProvider({ requiresRestartFor: (mode, session) => mode === 'bypass' && session.turns.length > 0 && session.stops.length === 0 });
-    const modes = await startDaemon({ dataDir: path.join(root, 'modes'), port: 0, providers: [provider], logger: silentLogger });
+    const provider = createMockProvider({
+      requiresRestartFor: (mode, session) =>
+        mode === 'bypass' && session.turns.length > 0 && session.stops.length === 0,
+    });
+    const modes = await startDaemon({
+      dataDir: path.join(root, 'modes'),
+      port: 0,
+      providers: [provider],
+      logger: silentLogger,
+    });
     try {
       const modesApi = client(modes);
       const sessionId = await openSession(modesApi, root);
-      const snapshot = async () => (await (await modesApi.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
+      const snapshot = async () =>
+        (await (await modesApi.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
       expect((await snapshot()).modesRequiringRestart).toEqual([]);
       const frames = sseFrames((await openEventStream(modes, sessionId)).body!);
-      const { runId } = await modesApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'hi' }] });
+      const { runId } = await modesApi.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'hi' }],
+      });
       await readEventsUntil(frames, completes(runId));
       expect((await snapshot()).modesRequiringRestart).toEqual(['bypass']);
       const listed = (await (await modesApi.request('GET', '/v1/sessions')).json()) as { sessions: SessionSnapshot[] };
       expect(listed.sessions[0]!.modesRequiringRestart).toEqual(['bypass']);
 
-      const refused = await modesApi.request('POST', '/v1/commands', { body: { type: 'set_permission_mode', commandId: 'bypass-live', sessionId, mode: 'bypass' } });
+      const refused = await modesApi.request('POST', '/v1/commands', {
+        body: { type: 'set_permission_mode', commandId: 'bypass-live', sessionId, mode: 'bypass' },
+      });
       expect(await errorOf(refused)).toEqual({ status: 409, code: 'requires_restart' });
       const receipt = await modesApi.command({ type: 'set_permission_mode', sessionId, mode: 'bypass', restart: true });
       expect(receipt).toMatchObject({ type: 'set_permission_mode', mode: 'bypass' });
@@ -115,19 +189,41 @@ describe('the daemon routes', () => {
   it('a provider part that breaks the protocol fails its run and never reaches the store: every stored row parses, the next turn works', async () => {
     const provider = createMockProvider({
       turn: ({ runId, emit, session }) => {
-        if (session.turns.length === 1) emit({ type: 'run.message_delta', runId, blockId: 'b1', text: { html: '<b>x</b>' } } as unknown as AgentProviderV1Part);
+        if (session.turns.length === 1)
+          emit({
+            type: 'run.message_delta',
+            runId,
+            blockId: 'b1',
+            text: { html: '<b>x</b>' },
+          } as unknown as AgentProviderV1Part);
         emit({ type: 'run.completed', runId, outcome: 'succeeded' });
       },
     });
-    const strict = await startDaemon({ dataDir: path.join(root, 'strict'), port: 0, providers: [provider], logger: silentLogger });
+    const strict = await startDaemon({
+      dataDir: path.join(root, 'strict'),
+      port: 0,
+      providers: [provider],
+      logger: silentLogger,
+    });
     try {
       const strictApi = client(strict);
       const sessionId = await openSession(strictApi, root);
       const frames = sseFrames((await openEventStream(strict, sessionId)).body!);
-      const first = await strictApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'one' }] });
+      const first = await strictApi.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'one' }],
+      });
       const failed = (await readEventsUntil(frames, completes(first.runId))).at(-1);
-      expect(failed).toMatchObject({ outcome: 'failed', error: { code: 'provider_contract_violation', details: { reason: 'malformed_part' } } });
-      const second = await strictApi.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'two' }] });
+      expect(failed).toMatchObject({
+        outcome: 'failed',
+        error: { code: 'provider_contract_violation', details: { reason: 'malformed_part' } },
+      });
+      const second = await strictApi.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'two' }],
+      });
       expect((await readEventsUntil(frames, completes(second.runId))).at(-1)).toMatchObject({ outcome: 'succeeded' });
       await frames.return(undefined);
       // A fresh reader replays the whole log from the store, checking each row as a client does.
@@ -136,14 +232,23 @@ describe('the daemon routes', () => {
       await replay.return(undefined);
       for (const event of stored) expect(ProtocolEvent.safeParse(event).success).toBe(true);
       expect(JSON.stringify(stored)).not.toContain('<b>x</b>');
-      expect(stored.filter((event) => event.type === 'diagnostic').map((event) => event.code)).toEqual(['runtime.malformed_part.run.message_delta', 'runtime.part_for_inactive_run']);
+      expect(stored.filter((event) => event.type === 'diagnostic').map((event) => event.code)).toEqual([
+        'runtime.malformed_part.run.message_delta',
+        'runtime.part_for_inactive_run',
+      ]);
     } finally {
       await strict.close();
     }
   });
 
   it('pings a quiet event stream with a comment line', async () => {
-    const quick = await startDaemon({ dataDir: path.join(root, 'quick'), port: 0, providers: [createMockProvider()], logger: silentLogger, pingIntervalMs: 20 });
+    const quick = await startDaemon({
+      dataDir: path.join(root, 'quick'),
+      port: 0,
+      providers: [createMockProvider()],
+      logger: silentLogger,
+      pingIntervalMs: 20,
+    });
     try {
       const sessionId = await openSession(client(quick), root);
       const frames = sseFrames((await openEventStream(quick, sessionId)).body!);
@@ -162,14 +267,30 @@ describe('the daemon routes', () => {
       socket.send({ type: 'subscribe', id: 'a', sessionId: first, afterSeq: 0 });
       socket.send({ type: 'subscribe', id: 'b', sessionId: second, afterSeq: 0 });
       socket.send({ type: 'subscribe', id: 'c', sessionId: 'ses_00000000000000000000000000000000', afterSeq: 0 });
-      expect(await socket.waitFor((frame) => frame.id === 'c')).toMatchObject({ type: 'error', error: { code: 'session_not_found' } });
-      socket.send({ type: 'command', id: 'turn', command: { type: 'submit_turn', commandId: 'multi-1', sessionId: second, input: [{ type: 'text', text: 'hi' }] } });
+      expect(await socket.waitFor((frame) => frame.id === 'c')).toMatchObject({
+        type: 'error',
+        error: { code: 'session_not_found' },
+      });
+      socket.send({
+        type: 'command',
+        id: 'turn',
+        command: {
+          type: 'submit_turn',
+          commandId: 'multi-1',
+          sessionId: second,
+          input: [{ type: 'text', text: 'hi' }],
+        },
+      });
       await socket.waitFor((frame) => frame.sessionId === second && frame.event?.type === 'run.completed');
       await socket.waitFor((frame) => frame.sessionId === first && frame.event?.type === 'session.opened');
       expect(socket.events(first).map((event) => event.type)).toEqual(['session.opened']);
-      expect(socket.events(second).map((event) => event.seq)).toEqual(socket.events(second).map((_, index) => index + 1));
+      expect(socket.events(second).map((event) => event.seq)).toEqual(
+        socket.events(second).map((_, index) => index + 1),
+      );
       const subscribedAt = socket.frames.findIndex((frame) => frame.type === 'subscribed' && frame.sessionId === first);
-      expect(socket.frames.findIndex((frame) => frame.sessionId === first && frame.type === 'event')).toBeGreaterThan(subscribedAt);
+      expect(socket.frames.findIndex((frame) => frame.sessionId === first && frame.type === 'event')).toBeGreaterThan(
+        subscribedAt,
+      );
     } finally {
       socket.close();
     }
@@ -178,7 +299,13 @@ describe('the daemon routes', () => {
   it('lists providers with capabilities and availability', async () => {
     const body = await (await api.request('GET', '/v1/providers')).json();
     expect(body).toEqual({
-      providers: [{ name: 'mock', capabilities: expect.objectContaining({ interrupt: true, inputParts: ['text'] }), availability: { available: true, binaryPath: '/mock', source: 'option', version: 'mock' } }],
+      providers: [
+        {
+          name: 'mock',
+          capabilities: expect.objectContaining({ interrupt: true, inputParts: ['text'] }),
+          availability: { available: true, binaryPath: '/mock', source: 'option', version: 'mock' },
+        },
+      ],
     });
   });
 
@@ -202,11 +329,30 @@ describe('the daemon routes', () => {
   });
 
   it('a second daemon on the same data dir is refused with data_dir_in_use; a taken port fails cleanly', async () => {
-    await expect(startDaemon({ dataDir: path.join(root, 'data'), port: 0, providers: [createMockProvider()], logger: silentLogger })).rejects.toMatchObject({ code: 'data_dir_in_use' });
+    await expect(
+      startDaemon({
+        dataDir: path.join(root, 'data'),
+        port: 0,
+        providers: [createMockProvider()],
+        logger: silentLogger,
+      }),
+    ).rejects.toMatchObject({ code: 'data_dir_in_use' });
     const otherDataDir = path.join(root, 'other');
-    await expect(startDaemon({ dataDir: otherDataDir, port: daemon.port, providers: [createMockProvider()], logger: silentLogger })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(
+      startDaemon({
+        dataDir: otherDataDir,
+        port: daemon.port,
+        providers: [createMockProvider()],
+        logger: silentLogger,
+      }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
     // The failed start released its data directory.
-    const other = await startDaemon({ dataDir: otherDataDir, port: 0, providers: [createMockProvider()], logger: silentLogger });
+    const other = await startDaemon({
+      dataDir: otherDataDir,
+      port: 0,
+      providers: [createMockProvider()],
+      logger: silentLogger,
+    });
     await other.close();
   });
 
@@ -217,10 +363,31 @@ describe('the daemon routes', () => {
       components: { schemas: Record<string, { oneOf?: unknown[]; required?: string[] }> };
     };
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/commands', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/events', '/v1/providers', '/v1/metrics', '/v1/ws']));
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Command', 'Receipt', 'ProtocolEvent', 'SessionSnapshot', 'SerializedAgentError', 'ErrorResponse']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/commands',
+        '/v1/sessions',
+        '/v1/sessions/{id}',
+        '/v1/sessions/{id}/events',
+        '/v1/providers',
+        '/v1/metrics',
+        '/v1/ws',
+      ]),
+    );
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Command',
+        'Receipt',
+        'ProtocolEvent',
+        'SessionSnapshot',
+        'SerializedAgentError',
+        'ErrorResponse',
+      ]),
+    );
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
-    expect(document.components.schemas['SessionSnapshot']?.required).toEqual(expect.arrayContaining(['title', 'lastRun', 'lastActivityAt', 'modesRequiringRestart']));
+    expect(document.components.schemas['SessionSnapshot']?.required).toEqual(
+      expect.arrayContaining(['title', 'lastRun', 'lastActivityAt', 'modesRequiringRestart']),
+    );
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"restart"');
     expect(JSON.stringify(document)).not.toContain('"$schema"');
   });

@@ -2,19 +2,39 @@ import { request as httpRequest } from 'node:http';
 import { type Daemon, readToken, rotateToken } from '@tether/daemon';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { SocketClient, daemonPerTest, dataDirOf, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+import {
+  SocketClient,
+  daemonPerTest,
+  dataDirOf,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();
 
 /** A raw HTTP request, so a test can send any Host header (fetch will not). */
-function rawRequest(daemon: Daemon, options: { path: string; method?: string; headers: Record<string, string> }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawRequest(
+  daemon: Daemon,
+  options: { path: string; method?: string; headers: Record<string, string> },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port: daemon.port, path: options.path, method: options.method ?? 'GET', headers: options.headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    });
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: daemon.port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+      },
+    );
     request.on('error', reject);
     request.end();
   });
@@ -33,7 +53,9 @@ describe('who may talk to the daemon', () => {
     expect((await fetch(`${daemon.url}/v1/sessions?token=${daemon.token}`)).status).toBe(401);
     // Unknown routes under /v1 are not revealed without the token either.
     expect((await fetch(`${daemon.url}/v1/nothing-here`)).status).toBe(401);
-    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${daemon.token}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${daemon.token}` } })).status,
+    ).toBe(200);
     const health = await fetch(`${daemon.url}/health`);
     expect(await health.json()).toEqual({ ok: true, version: '0.1.0' });
   });
@@ -41,32 +63,51 @@ describe('who may talk to the daemon', () => {
   it('answers 403 with an empty body to a foreign Host or Origin, and sends CORS only to allowed origins', async () => {
     const { daemon } = await start({ allowOrigins: ['http://localhost:5173'] });
     const authorization = `Bearer ${daemon.token}`;
-    const foreignHost = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `evil.example:${daemon.port}`, authorization } });
+    const foreignHost = await rawRequest(daemon, {
+      path: '/v1/sessions',
+      headers: { host: `evil.example:${daemon.port}`, authorization },
+    });
     expect(foreignHost).toMatchObject({ status: 403, body: '' });
     const wrongPort = await rawRequest(daemon, { path: '/health', headers: { host: `127.0.0.1:${daemon.port + 1}` } });
     expect(wrongPort.status).toBe(403);
-    const rebound = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `localhost:${daemon.port}`, origin: 'http://evil.example', authorization } });
+    const rebound = await rawRequest(daemon, {
+      path: '/v1/sessions',
+      headers: { host: `localhost:${daemon.port}`, origin: 'http://evil.example', authorization },
+    });
     expect(rebound).toMatchObject({ status: 403, body: '' });
 
-    const own = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `localhost:${daemon.port}`, origin: `http://localhost:${daemon.port}`, authorization } });
+    const own = await rawRequest(daemon, {
+      path: '/v1/sessions',
+      headers: { host: `localhost:${daemon.port}`, origin: `http://localhost:${daemon.port}`, authorization },
+    });
     expect(own.status).toBe(200);
     expect(own.headers['access-control-allow-origin']).toBeUndefined();
     const ipv6 = await rawRequest(daemon, { path: '/health', headers: { host: `[::1]:${daemon.port}` } });
     expect(ipv6.status).toBe(200);
 
-    const allowed = await rawRequest(daemon, { path: '/v1/sessions', headers: { host: `127.0.0.1:${daemon.port}`, origin: 'http://localhost:5173', authorization } });
+    const allowed = await rawRequest(daemon, {
+      path: '/v1/sessions',
+      headers: { host: `127.0.0.1:${daemon.port}`, origin: 'http://localhost:5173', authorization },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     const preflight = await rawRequest(daemon, {
       path: '/v1/commands',
       method: 'OPTIONS',
-      headers: { host: `127.0.0.1:${daemon.port}`, origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        host: `127.0.0.1:${daemon.port}`,
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-headers']).toMatch(/Authorization/);
 
     const refusedUpgrade = await new Promise<number>((resolve) => {
-      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/ws`, { headers: { origin: 'http://evil.example' } });
+      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/ws`, {
+        headers: { origin: 'http://evil.example' },
+      });
       socket.on('unexpected-response', (_request, response) => resolve(response.statusCode!));
       socket.on('error', () => undefined);
     });
@@ -97,13 +138,17 @@ describe('who may talk to the daemon', () => {
     const newToken = await rotateToken(dataDirOf(environment));
     expect(newToken).not.toBe(oldToken);
     expect(await readToken(dataDirOf(environment))).toBe(newToken);
-    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${oldToken}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${oldToken}` } })).status,
+    ).toBe(401);
     expect((await socket.closed).code).toBe(4401);
     // The stream ends (no more frames) instead of serving a client whose token was revoked.
     for await (const frame of stream) expect(frame.data).toBeUndefined();
 
     expect(daemon.token).toBe(newToken);
-    expect((await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${newToken}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${daemon.url}/v1/sessions`, { headers: { authorization: `Bearer ${newToken}` } })).status,
+    ).toBe(200);
     const again = await SocketClient.connect(daemon);
     again.close();
   });

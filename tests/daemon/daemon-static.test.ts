@@ -11,7 +11,8 @@ let root: string;
 let daemon: Daemon;
 let cleanupEnvironment: () => Promise<void>;
 
-const indexHtml = '<!doctype html><html><head><script type="module" src="/assets/app-1.js"></script></head><body><div id="root"></div></body></html>';
+const indexHtml =
+  '<!doctype html><html><head><script type="module" src="/assets/app-1.js"></script></head><body><div id="root"></div></body></html>';
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'tether-static-'));
@@ -70,11 +71,20 @@ describe('the daemon serves the web UI', () => {
     expect((await get('/sessions/ses_0123', { accept: 'application/json' })).status).toBe(404);
     // A missing script must not come back as HTML.
     expect((await get('/assets/missing.js', { accept: 'text/html' })).status).toBe(404);
-    expect((await fetch(`${daemon.url}/sessions/x`, { method: 'POST', headers: { accept: 'text/html' } })).status).toBe(404);
+    expect((await fetch(`${daemon.url}/sessions/x`, { method: 'POST', headers: { accept: 'text/html' } })).status).toBe(
+      404,
+    );
   });
 
   it('never serves a file outside its directory, a hidden file or a link leading out', async () => {
-    for (const route of ['/../outside.txt', '/%2e%2e/outside.txt', '/assets/..%2f..%2foutside.txt', '/.hidden', '/escape.txt', '/%2e%2e%5coutside.txt']) {
+    for (const route of [
+      '/../outside.txt',
+      '/%2e%2e/outside.txt',
+      '/assets/..%2f..%2foutside.txt',
+      '/.hidden',
+      '/escape.txt',
+      '/%2e%2e%5coutside.txt',
+    ]) {
       const response = await get(route, { accept: 'text/html' });
       const body = await response.text();
       expect(body, route).not.toContain('outside the root');

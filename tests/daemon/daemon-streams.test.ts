@@ -1,7 +1,16 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { SocketClient, commandId, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+import {
+  SocketClient,
+  commandId,
+  completes,
+  daemonPerTest,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();
 
@@ -12,7 +21,11 @@ describe('event streams', () => {
     environment.api.enqueue(textReply('word '.repeat(120), { chunks: 40, delayMs: 25 }));
     const first = new AbortController();
     const firstFrames = sseFrames((await openEventStream(daemon, sessionId, { signal: first.signal })).body!);
-    const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Talk slowly.' }] });
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Talk slowly.' }],
+    });
 
     let deltas = 0;
     const before = await readEventsUntil(firstFrames, (event) => event.type === 'run.message_delta' && ++deltas === 5);
@@ -36,24 +49,43 @@ describe('event streams', () => {
   it('two clients answer one approval: the first wins, the second gets 409, both see one interaction.settled', async () => {
     const { environment, daemon, api } = await start();
     const sessionId = await openSession(api, environment.workspace);
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo hi > approved.txt', description: 'Write a file' }), textReply('Done.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo hi > approved.txt', description: 'Write a file' }),
+      textReply('Done.'),
+    );
 
     const sseClient = sseFrames((await openEventStream(daemon, sessionId)).body!);
     const socket = await SocketClient.connect(daemon);
     try {
       socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
-      const { runId } = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Write it.' }] });
-      const requested = (await socket.waitFor((frame) => frame.event?.type === 'interaction.requested')).event as Extract<ProtocolEvent, { type: 'interaction.requested' }>;
-      const answer = { type: 'respond_interaction', sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } };
+      const { runId } = await api.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'Write it.' }],
+      });
+      const requested = (await socket.waitFor((frame) => frame.event?.type === 'interaction.requested'))
+        .event as Extract<ProtocolEvent, { type: 'interaction.requested' }>;
+      const answer = {
+        type: 'respond_interaction',
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve' },
+      };
 
       // One answer over HTTP, one over the socket, at the same time.
       socket.send({ type: 'command', id: 'answer', command: { ...answer, commandId: commandId() } });
       const overHttp = await api.request('POST', '/v1/commands', { body: { ...answer, commandId: commandId() } });
       const overSocket = await socket.waitFor((frame) => frame.id === 'answer');
 
-      const outcomes = [overHttp.status === 200 ? 'won' : 'lost', overSocket.type === 'receipt' ? 'won' : 'lost'].sort();
+      const outcomes = [
+        overHttp.status === 200 ? 'won' : 'lost',
+        overSocket.type === 'receipt' ? 'won' : 'lost',
+      ].sort();
       expect(outcomes).toEqual(['lost', 'won']);
-      const loser = overHttp.status === 200 ? { status: 409, body: { error: overSocket.error } } : { status: overHttp.status, body: await overHttp.json() };
+      const loser =
+        overHttp.status === 200
+          ? { status: 409, body: { error: overSocket.error } }
+          : { status: overHttp.status, body: await overHttp.json() };
       expect(loser).toMatchObject({ status: 409, body: { error: { code: 'interaction_already_settled' } } });
 
       const overSse = await readEventsUntil(sseClient, completes(runId));

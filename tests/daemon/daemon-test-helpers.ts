@@ -15,20 +15,39 @@ export function dataDirOf(environment: ClaudeTestEnvironment): string {
 }
 
 /** A daemon on a free port over the test environment's fake API and the real claude binary. */
-export function startTestDaemon(environment: ClaudeTestEnvironment, options: Partial<DaemonOptions> = {}): Promise<Daemon> {
-  return startDaemon({ dataDir: dataDirOf(environment), port: 0, providers: [environment.provider()], logger: silentLogger, ...options });
+export function startTestDaemon(
+  environment: ClaudeTestEnvironment,
+  options: Partial<DaemonOptions> = {},
+): Promise<Daemon> {
+  return startDaemon({
+    dataDir: dataDirOf(environment),
+    port: 0,
+    providers: [environment.provider()],
+    logger: silentLogger,
+    ...options,
+  });
 }
 
 const daemonChildScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'daemon-child.mjs');
 
 /** A daemon in its own process, run from the built packages (daemon-child.mjs): one a test can SIGKILL or measure. The caller ends it. */
-export async function spawnDaemonChild(environment: ClaudeTestEnvironment): Promise<{ child: ChildProcess; url: string; token: string; pid: number }> {
+export async function spawnDaemonChild(
+  environment: ClaudeTestEnvironment,
+): Promise<{ child: ChildProcess; url: string; token: string; pid: number }> {
   const child = spawn(process.execPath, [daemonChildScript], {
-    env: { ...process.env, TETHER_TEST_DAEMON: JSON.stringify({ dataDir: dataDirOf(environment), claudePath: environment.claudePath, environment: environment.environment }) },
+    env: {
+      ...process.env,
+      TETHER_TEST_DAEMON: JSON.stringify({
+        dataDir: dataDirOf(environment),
+        claudePath: environment.claudePath,
+        environment: environment.environment,
+      }),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
-  if (first.done) throw new Error(`the daemon child exited before it was listening (exit code ${String(child.exitCode)})`);
+  if (first.done)
+    throw new Error(`the daemon child exited before it was listening (exit code ${String(child.exitCode)})`);
   return { child, ...(JSON.parse(first.value as string) as { url: string; token: string; pid: number }) };
 }
 
@@ -72,10 +91,15 @@ export function daemonPerTest(): DaemonFixture {
 }
 
 /** Matches the run.completed of one run. */
-export const completes = (runId: string) => (event: ProtocolEvent) => event.type === 'run.completed' && event.runId === runId;
+export const completes = (runId: string) => (event: ProtocolEvent) =>
+  event.type === 'run.completed' && event.runId === runId;
 
 export interface Client {
-  request(method: string, route: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    method: string,
+    route: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   command<T extends Receipt = Receipt>(command: Record<string, unknown>): Promise<T>;
 }
 
@@ -89,15 +113,22 @@ export function client(daemon: { url: string; token: string }): Client {
   const request = (method: string, route: string, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
     fetch(`${daemon.url}${route}`, {
       method,
-      headers: { authorization: `Bearer ${daemon.token}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
-      ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+      headers: {
+        authorization: `Bearer ${daemon.token}`,
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      ...(options.body === undefined
+        ? {}
+        : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
     });
   return {
     request,
     async command<T extends Receipt = Receipt>(command: Record<string, unknown>): Promise<T> {
       const response = await request('POST', '/v1/commands', { body: { commandId: commandId(), ...command } });
       const body = (await response.json()) as T | { error: unknown };
-      if (response.status !== 200) throw new Error(`command ${String(command['type'])} → ${response.status} ${JSON.stringify(body)}`);
+      if (response.status !== 200)
+        throw new Error(`command ${String(command['type'])} → ${response.status} ${JSON.stringify(body)}`);
       return body as T;
     },
   };
@@ -139,10 +170,17 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
 }
 
 /** Opens an SSE stream of a session (with the token in the header, as a fetch client does). */
-export async function openEventStream(daemon: { url: string; token: string }, sessionId: string, options: { after?: number; lastEventId?: number; signal?: AbortSignal } = {}): Promise<Response> {
+export async function openEventStream(
+  daemon: { url: string; token: string },
+  sessionId: string,
+  options: { after?: number; lastEventId?: number; signal?: AbortSignal } = {},
+): Promise<Response> {
   const query = options.after === undefined ? '' : `?after=${options.after}`;
   const response = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events${query}`, {
-    headers: { authorization: `Bearer ${daemon.token}`, ...(options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) }) },
+    headers: {
+      authorization: `Bearer ${daemon.token}`,
+      ...(options.lastEventId === undefined ? {} : { 'last-event-id': String(options.lastEventId) }),
+    },
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return response;
@@ -152,7 +190,10 @@ export async function openEventStream(daemon: { url: string; token: string }, se
  * Reads SSE events until one matches `until` (inclusive); checks each frame's id is its event's seq.
  * The stream stays open for a later call (a for-await loop would close it on return).
  */
-export async function readEventsUntil(frames: AsyncGenerator<SseFrame>, until: (event: ProtocolEvent) => boolean): Promise<ProtocolEvent[]> {
+export async function readEventsUntil(
+  frames: AsyncGenerator<SseFrame>,
+  until: (event: ProtocolEvent) => boolean,
+): Promise<ProtocolEvent[]> {
   const events: ProtocolEvent[] = [];
   for (let next = await frames.next(); !next.done; next = await frames.next()) {
     const frame = next.value;
@@ -165,7 +206,14 @@ export async function readEventsUntil(frames: AsyncGenerator<SseFrame>, until: (
   throw new Error(`the stream ended before the awaited event (after ${events.length} events)`);
 }
 
-export type ServerFrame = { type: string; id?: string | null; sessionId?: string; event?: ProtocolEvent; receipt?: Receipt; error?: { code: string } };
+export type ServerFrame = {
+  type: string;
+  id?: string | null;
+  sessionId?: string;
+  event?: ProtocolEvent;
+  receipt?: Receipt;
+  error?: { code: string };
+};
 
 /** A WebSocket client that records every frame and lets a test wait for one. */
 export class SocketClient {
@@ -209,13 +257,16 @@ export class SocketClient {
     for (;;) {
       const found = this.frames.slice(from).find(match);
       if (found) return found;
-      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`socket closed; frames: ${JSON.stringify(this.frames.map((frame) => frame.type))}`);
+      if (this.socket.readyState === WebSocket.CLOSED)
+        throw new Error(`socket closed; frames: ${JSON.stringify(this.frames.map((frame) => frame.type))}`);
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
 
   events(sessionId: string): ProtocolEvent[] {
-    return this.frames.filter((frame) => frame.type === 'event' && frame.sessionId === sessionId).map((frame) => frame.event!);
+    return this.frames
+      .filter((frame) => frame.type === 'event' && frame.sessionId === sessionId)
+      .map((frame) => frame.event!);
   }
 
   close(): void {
@@ -238,7 +289,9 @@ export class RecordingLogger {
   readonly warn = (fields: Record<string, unknown>, message?: string) => this.record(fields, message);
   readonly error = (fields: Record<string, unknown>, message?: string) => this.record(fields, message);
 
-  async waitFor(match: (line: Record<string, unknown> & { message?: string | undefined }) => boolean): Promise<Record<string, unknown>> {
+  async waitFor(
+    match: (line: Record<string, unknown> & { message?: string | undefined }) => boolean,
+  ): Promise<Record<string, unknown>> {
     for (;;) {
       const found = this.lines.find(match);
       if (found) return found;

@@ -2,7 +2,15 @@ import { textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { SocketClient, completes, daemonPerTest, openEventStream, openSession, readEventsUntil, sseFrames } from './daemon-test-helpers.js';
+import {
+  SocketClient,
+  completes,
+  daemonPerTest,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  sseFrames,
+} from './daemon-test-helpers.js';
 
 const { start } = daemonPerTest();
 
@@ -16,7 +24,11 @@ describe('a turn through the daemon', () => {
     const frames = sseFrames(response.body!);
 
     environment.api.enqueue(textReply('Hello over the daemon.', { chunks: 4 }));
-    const receipt = await api.command<SubmitTurnReceipt>({ type: 'submit_turn', sessionId, input: [{ type: 'text', text: 'Say hello.' }] });
+    const receipt = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Say hello.' }],
+    });
     expect(receipt).toMatchObject({ type: 'submit_turn', sessionId });
     const events = await readEventsUntil(frames, completes(receipt.runId));
     await frames.return(undefined);
@@ -47,23 +59,48 @@ describe('a turn through the daemon', () => {
       socket.send({ type: 'subscribe', id: 'c1', sessionId, afterSeq: 0 });
       await socket.waitFor((frame) => frame.type === 'subscribed' && frame.id === 'c1');
       environment.api.enqueue(textReply('Hello over a socket.', { chunks: 3 }));
-      socket.send({ type: 'command', id: 'c2', command: { type: 'submit_turn', commandId: 'ws-turn-1', sessionId, input: [{ type: 'text', text: 'Hi.' }] } });
+      socket.send({
+        type: 'command',
+        id: 'c2',
+        command: { type: 'submit_turn', commandId: 'ws-turn-1', sessionId, input: [{ type: 'text', text: 'Hi.' }] },
+      });
       const receipt = await socket.waitFor((frame) => frame.id === 'c2');
       expect(receipt).toMatchObject({ type: 'receipt', receipt: { type: 'submit_turn', sessionId } });
       const runId = (receipt.receipt as SubmitTurnReceipt).runId;
-      await socket.waitFor((frame) => frame.type === 'event' && frame.event!.type === 'run.completed' && frame.event!.runId === runId);
+      await socket.waitFor(
+        (frame) => frame.type === 'event' && frame.event!.type === 'run.completed' && frame.event!.runId === runId,
+      );
       const events = socket.events(sessionId);
       expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
       expect(answerText(events)).toBe('Hello over a socket.');
 
       // The same commandId again: the original receipt, nothing done twice.
-      socket.send({ type: 'command', id: 'c3', command: { type: 'submit_turn', commandId: 'ws-turn-1', sessionId, input: [{ type: 'text', text: 'Hi.' }] } });
+      socket.send({
+        type: 'command',
+        id: 'c3',
+        command: { type: 'submit_turn', commandId: 'ws-turn-1', sessionId, input: [{ type: 'text', text: 'Hi.' }] },
+      });
       expect(await socket.waitFor((frame) => frame.id === 'c3')).toMatchObject({ type: 'receipt', receipt: { runId } });
 
-      socket.send({ type: 'command', id: 'c4', command: { type: 'submit_turn', commandId: 'ws-turn-2', sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x' }] } });
-      expect(await socket.waitFor((frame) => frame.id === 'c4')).toMatchObject({ type: 'error', error: { code: 'session_not_found' } });
+      socket.send({
+        type: 'command',
+        id: 'c4',
+        command: {
+          type: 'submit_turn',
+          commandId: 'ws-turn-2',
+          sessionId: 'ses_00000000000000000000000000000000',
+          input: [{ type: 'text', text: 'x' }],
+        },
+      });
+      expect(await socket.waitFor((frame) => frame.id === 'c4')).toMatchObject({
+        type: 'error',
+        error: { code: 'session_not_found' },
+      });
       socket.send({ type: 'nonsense', id: 'c5' });
-      expect(await socket.waitFor((frame) => frame.id === 'c5')).toMatchObject({ type: 'error', error: { code: 'invalid_command' } });
+      expect(await socket.waitFor((frame) => frame.id === 'c5')).toMatchObject({
+        type: 'error',
+        error: { code: 'invalid_command' },
+      });
       socket.send({ type: 'unsubscribe', id: 'c6', sessionId });
       expect(await socket.waitFor((frame) => frame.id === 'c6')).toMatchObject({ type: 'unsubscribed', sessionId });
     } finally {

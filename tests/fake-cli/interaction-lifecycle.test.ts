@@ -6,7 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type FakeCliStep, agentErrorOf, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import {
+  type FakeCliStep,
+  agentErrorOf,
+  fakeClaudeCliPath,
+  fakeCliScript,
+  fakeCliTurn,
+  processesWithEnvironment,
+  runEvents,
+  waitForEvent,
+} from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
 
@@ -28,15 +37,30 @@ afterEach(async () => {
 });
 
 const prompt = (requestId: string): FakeCliStep => ({
-  line: { type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: 'Bash', input: { command: 'rm -rf /tmp/x' }, tool_use_id: `toolu_${requestId}` } },
+  line: {
+    type: 'control_request',
+    request_id: requestId,
+    request: {
+      subtype: 'can_use_tool',
+      tool_name: 'Bash',
+      input: { command: 'rm -rf /tmp/x' },
+      tool_use_id: `toolu_${requestId}`,
+    },
+  },
 });
 
 function environment(turns: FakeCliStep[][]): Record<string, string> {
-  return { PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), HOME: root, ...fakeCliScript(turns) };
+  return {
+    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: root,
+    ...fakeCliScript(turns),
+  };
 }
 
 async function open(turns: FakeCliStep[][], transport: ClaudeTransport = 'cli') {
-  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment: environment(turns) })] });
+  runtime = await createAgentRuntime({
+    providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment: environment(turns) })],
+  });
   const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
   return { runtime, sessionId };
 }
@@ -44,12 +68,21 @@ async function open(turns: FakeCliStep[][], transport: ClaudeTransport = 'cli') 
 describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (transport) => {
   it('withdraws a prompt the CLI cancels; a late answer is refused', async () => {
     const [init, ...rest] = fakeCliTurn('after');
-    const { runtime: current, sessionId } = await open([[init!, prompt('r1'), { line: { type: 'control_cancel_request', request_id: 'r1' } }, ...rest]], transport);
+    const { runtime: current, sessionId } = await open(
+      [[init!, prompt('r1'), { line: { type: 'control_cancel_request', request_id: 'r1' } }, ...rest]],
+      transport,
+    );
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const events = await runEvents(current, sessionId, runId);
     const requested = events.find((event) => event.type === 'interaction.requested')!;
     expect(events.map((event) => event.type)).toContain('interaction.withdrawn');
-    const late = await agentErrorOf(current.respondInteraction({ sessionId, interactionRef: (requested as { interactionRef: string }).interactionRef, answer: { decision: 'approve' } }));
+    const late = await agentErrorOf(
+      current.respondInteraction({
+        sessionId,
+        interactionRef: (requested as { interactionRef: string }).interactionRef,
+        answer: { decision: 'approve' },
+      }),
+    );
     expect(late.code).toBe('interaction_already_settled');
   });
 
@@ -68,12 +101,22 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
     const { runtime: current, sessionId } = await open([[init!, { closeStdin: true }, prompt('r4')]], transport);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const requested = await waitForEvent(current, sessionId, 'interaction.requested');
-    const receipt = await current.respondInteraction({ sessionId, interactionRef: requested.interactionRef, answer: { decision: 'approve' } });
+    const receipt = await current.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
     expect(receipt).toMatchObject({ status: 'send_failed' });
     const run = await current.waitForRun(runId);
-    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } } });
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } },
+    });
     const events = await current.readEvents(sessionId);
-    expect(events.filter((event) => event.type.startsWith('interaction.')).map((event) => event.type)).toEqual(['interaction.requested', 'interaction.send_failed']);
+    expect(events.filter((event) => event.type.startsWith('interaction.')).map((event) => event.type)).toEqual([
+      'interaction.requested',
+      'interaction.send_failed',
+    ]);
     const started = events.find((event) => event.type === 'session.process_started') as { marker: string };
     expect(processesWithEnvironment('TETHER_PROCESS_MARKER', started.marker)).toEqual([]);
   });
@@ -83,10 +126,14 @@ describe('interaction endings across a runtime restart (scripted CLI)', () => {
   it('a restarted runtime shows the prompts of a dead runtime cancelled, not pending', async () => {
     const dataDir = path.join(root, 'data');
     const [init] = fakeCliTurn('never');
-    const child = spawn(process.execPath, [tetherBin, 'run', '--json', '--answers', '-', '--data-dir', dataDir, '--cwd', root, 'go'], {
-      env: { ...environment([[init!, prompt('r3')]]), TETHER_CLAUDE_PATH: fakeClaudeCliPath() },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [tetherBin, 'run', '--json', '--answers', '-', '--data-dir', dataDir, '--cwd', root, 'go'],
+      {
+        env: { ...environment([[init!, prompt('r3')]]), TETHER_CLAUDE_PATH: fakeClaudeCliPath() },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     await new Promise<void>((resolve) => {
       let buffer = '';
       child.stdout.on('data', (chunk) => {
@@ -97,11 +144,21 @@ describe('interaction endings across a runtime restart (scripted CLI)', () => {
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
 
-    runtime = await createAgentRuntime({ providers: [createClaudeProvider({ claudePath: fakeClaudeCliPath(), environment: environment([]) })], store: await openSqliteStore({ dataDir }) });
+    runtime = await createAgentRuntime({
+      providers: [createClaudeProvider({ claudePath: fakeClaudeCliPath(), environment: environment([]) })],
+      store: await openSqliteStore({ dataDir }),
+    });
     const [session] = await runtime.listSessions();
     expect(session).toMatchObject({ state: 'idle', pendingInteractions: [] });
     const events = await runtime.readEvents(session!.sessionId);
-    expect(events.map((event) => event.type).filter((type) => type !== 'session.process_stopped').slice(-2)).toEqual(['interaction.cancelled', 'run.completed']);
-    expect(events.find((event) => event.type === 'interaction.cancelled')).toMatchObject({ reason: 'runtime_restarted' });
+    expect(
+      events
+        .map((event) => event.type)
+        .filter((type) => type !== 'session.process_stopped')
+        .slice(-2),
+    ).toEqual(['interaction.cancelled', 'run.completed']);
+    expect(events.find((event) => event.type === 'interaction.cancelled')).toMatchObject({
+      reason: 'runtime_restarted',
+    });
   });
 });

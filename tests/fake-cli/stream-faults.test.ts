@@ -4,7 +4,15 @@ import path from 'node:path';
 import type { ProtocolEvent } from '@tether/protocol';
 import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
-import { type FakeCliStep, answerText, fakeClaudeCliPath, fakeCliScript, fakeCliTurn, processesWithEnvironment, runEvents } from '@tether/testkit';
+import {
+  type FakeCliStep,
+  answerText,
+  fakeClaudeCliPath,
+  fakeCliScript,
+  fakeCliTurn,
+  processesWithEnvironment,
+  runEvents,
+} from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
 
@@ -29,8 +37,14 @@ afterEach(async () => {
 const quickStall = { stallTimeoutMs: 400, stallGraceMs: 400 } as const;
 
 async function open(transport: ClaudeTransport, turns: FakeCliStep[][], provider: ClaudeProviderSettings = {}) {
-  const environment = { PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), HOME: root, ...fakeCliScript(turns) };
-  runtime = await createAgentRuntime({ providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment, ...provider })] });
+  const environment = {
+    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+    HOME: root,
+    ...fakeCliScript(turns),
+  };
+  runtime = await createAgentRuntime({
+    providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment, ...provider })],
+  });
   const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
   return { runtime, sessionId };
 }
@@ -45,7 +59,12 @@ async function timedTurn(current: AgentRuntime, sessionId: string, text = 'hello
 /** A turn as the real CLI starts it: init, then the API request it waits on (what arms the stall watchdog). */
 function turnOpening(text: string): FakeCliStep[] {
   const [init, messageStart, delta] = fakeCliTurn(text);
-  return [init!, { line: { type: 'system', subtype: 'status', status: 'requesting', session_id: '$SESSION' } }, messageStart!, delta!];
+  return [
+    init!,
+    { line: { type: 'system', subtype: 'status', status: 'requesting', session_id: '$SESSION' } },
+    messageStart!,
+    delta!,
+  ];
 }
 
 const resultFrame = JSON.stringify((fakeCliTurn('').at(-1) as { line: object }).line);
@@ -69,7 +88,9 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
   // The Agent SDK reads the CLI's stdout itself (no bound of Tether's applies there); see docs/reliability.md.
   it('drops an enormous line without buffering it, notes it once, and the turn goes on to its result', async () => {
     const [init, messageStart, delta, result] = fakeCliTurn('fine');
-    const { runtime: current, sessionId } = await open('cli', [[init!, messageStart!, ...enormousLine('{"type":"assistant","padding":"', 65, '"}\n'), delta!, result!]]);
+    const { runtime: current, sessionId } = await open('cli', [
+      [init!, messageStart!, ...enormousLine('{"type":"assistant","padding":"', 65, '"}\n'), delta!, result!],
+    ]);
     const { run } = await timedTurn(current, sessionId);
     expect(run.outcome).toBe('succeeded');
     const events = await current.readEvents(sessionId);
@@ -81,7 +102,11 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
     const gate = path.join(root, 'stalled-once');
     const hugeResult = enormousLine(`${resultFrame.slice(0, -1)},"padding":"`, 65, '"}\n');
     // The second process (the next turn) repeats the enormous line, then goes past the gate to a real result.
-    const { runtime: current, sessionId } = await open('cli', [[...turnOpening('lost'), ...hugeResult, { hang: gate }, ...fakeCliTurn('back')]], quickStall);
+    const { runtime: current, sessionId } = await open(
+      'cli',
+      [[...turnOpening('lost'), ...hugeResult, { hang: gate }, ...fakeCliTurn('back')]],
+      quickStall,
+    );
     const { run, elapsed } = await timedTurn(current, sessionId);
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled' } });
     expect(elapsed).toBeLessThan(quickStall.stallTimeoutMs + quickStall.stallGraceMs + 5_000);
@@ -95,9 +120,14 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
 
 describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s transport]', (transport) => {
   it('a last line cut off mid-JSON, then exit 0: provider_contract_violation (exit without a result), and the next turn works', async () => {
-    const { runtime: current, sessionId } = await open(transport, [[...turnOpening('partial'), { raw: resultFrame.slice(0, 40) }, { exit: 0 }]]);
+    const { runtime: current, sessionId } = await open(transport, [
+      [...turnOpening('partial'), { raw: resultFrame.slice(0, 40) }, { exit: 0 }],
+    ]);
     const { run } = await timedTurn(current, sessionId);
-    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_contract_violation', details: { reason: 'exit_without_result', exitCode: 0 } } });
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_contract_violation', details: { reason: 'exit_without_result', exitCode: 0 } },
+    });
     const events = await current.readEvents(sessionId);
     // The cli transport's decoder reports the cut-off line; the Agent SDK drops it silently.
     expect(diagnostics(events, 'claude.stdout_not_json')).toHaveLength(transport === 'cli' ? 1 : 0);
@@ -108,7 +138,19 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
 
   it('a CLI that goes silent in the middle of a line fails the run provider_stalled within the stall timeout and grace, and is stopped; the next turn works', async () => {
     const gate = path.join(root, 'silent-once');
-    const { runtime: current, sessionId } = await open(transport, [[...turnOpening('half'), { raw: resultFrame.slice(0, 40) }, { hang: gate }, { raw: '\n' }, ...fakeCliTurn('back')]], quickStall);
+    const { runtime: current, sessionId } = await open(
+      transport,
+      [
+        [
+          ...turnOpening('half'),
+          { raw: resultFrame.slice(0, 40) },
+          { hang: gate },
+          { raw: '\n' },
+          ...fakeCliTurn('back'),
+        ],
+      ],
+      quickStall,
+    );
     const { run, elapsed } = await timedTurn(current, sessionId);
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled' } });
     expect(elapsed).toBeGreaterThanOrEqual(quickStall.stallTimeoutMs);
@@ -126,10 +168,15 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
   it('a CLI that closed its stdin (the turn write fails with EPIPE) fails the run and is stopped; the next turn starts a new process', async () => {
     // Each process closes its stdin before its first result, and lives on: the next turn's write is sure to fail.
     const answered = fakeCliTurn('answered');
-    const { runtime: current, sessionId } = await open(transport, [[...answered.slice(0, -1), { closeStdin: true }, answered.at(-1)!]]);
+    const { runtime: current, sessionId } = await open(transport, [
+      [...answered.slice(0, -1), { closeStdin: true }, answered.at(-1)!],
+    ]);
     expect((await timedTurn(current, sessionId, 'first')).run.outcome).toBe('succeeded');
     const { run, elapsed } = await timedTurn(current, sessionId, 'second', AbortSignal.timeout(5_000));
-    expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } } });
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } },
+    });
     expect(elapsed).toBeLessThan(5_000);
     expectNoProcessLeft(await current.readEvents(sessionId));
     const next = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'third' }] });

@@ -7,7 +7,12 @@ import type { Daemon } from '@tether/daemon';
 import { type FakeReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  answerText,
+  createClaudeTestEnvironment,
+  processesWithEnvironment,
+} from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
@@ -93,11 +98,21 @@ async function freeSpaceAndReopen(filler: string, running: Daemon, sessionId: st
 
 describe('the data dir runs out of space', () => {
   it('refuses a turn with store_failure and writes nothing, the daemon stays up, committed history survives, and the session goes on once there is space', async () => {
-    const { mounted, dataDir, environment: current, daemon: running, api, sessionId, first } = await sessionOnSmallDisk(textReply('After the disk was freed.'));
+    const {
+      mounted,
+      dataDir,
+      environment: current,
+      daemon: running,
+      api,
+      sessionId,
+      first,
+    } = await sessionOnSmallDisk(textReply('After the disk was freed.'));
     const before = (await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as SessionSnapshot;
 
     const filler = fillUp(mounted);
-    const refused = await api.request('POST', '/v1/commands', { body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Two.' }] } });
+    const refused = await api.request('POST', '/v1/commands', {
+      body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Two.' }] },
+    });
     expect(refused.status).toBe(500);
     expect(await refused.json()).toMatchObject({ error: { code: 'store_failure', retryable: true } });
     expect((await fetch(`${running.url}/health`)).status).toBe(200);
@@ -118,7 +133,15 @@ describe('the data dir runs out of space', () => {
   });
 
   it('fails a run with store_failure when its output cannot be stored: the agent is stopped, the daemon stays up, and once there is space the run ends in the store, once, and the session goes on', async () => {
-    const { mounted, dataDir, environment: current, daemon: running, api, sessionId, first } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
+    const {
+      mounted,
+      dataDir,
+      environment: current,
+      daemon: running,
+      api,
+      sessionId,
+      first,
+    } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
     // The run is recorded (its receipt is back); everything it produces from now on cannot be.
     const second = await running.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
     const filler = fillUp(mounted);
@@ -132,18 +155,26 @@ describe('the data dir runs out of space', () => {
     // The agent was stopped before the run was given up: nothing works on it unobserved.
     expect(processesWithEnvironment('HOME', current.home)).toEqual([]);
     expect((await fetch(`${running.url}/health`)).status).toBe(200);
-    const refused = await api.request('POST', '/v1/commands', { body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Again.' }] } });
+    const refused = await api.request('POST', '/v1/commands', {
+      body: { type: 'submit_turn', commandId: commandId(), sessionId, input: [{ type: 'text', text: 'Again.' }] },
+    });
     expect(refused.status).toBe(500);
     expect(await refused.json()).toMatchObject({ error: { code: 'store_failure', retryable: true } });
 
     const store = await freeSpaceAndReopen(filler, running, sessionId, dataDir);
     try {
-      expect(await store.getRun(second.runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure', details: { reason: 'output_not_stored' } } });
+      expect(await store.getRun(second.runId)).toMatchObject({
+        status: 'completed',
+        outcome: 'failed',
+        error: { code: 'store_failure', details: { reason: 'output_not_stored' } },
+      });
       expect(await store.getRun(first.runId)).toMatchObject({ status: 'completed', outcome: 'succeeded' });
       const events = await store.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
       expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
       // Nothing of the failed run's output was stored, and it has exactly one end.
-      expect(events.filter((event) => 'runId' in event && event.runId === second.runId).map((event) => event.type)).toEqual(['run.started', 'run.completed']);
+      expect(
+        events.filter((event) => 'runId' in event && event.runId === second.runId).map((event) => event.type),
+      ).toEqual(['run.started', 'run.completed']);
       const started = events.filter((event) => event.type === 'run.started').map((event) => event.runId);
       expect(events.filter((event) => event.type === 'run.completed').map((event) => event.runId)).toEqual(started);
       expect(started).toHaveLength(3);

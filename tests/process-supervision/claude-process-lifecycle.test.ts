@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaudeProcess, type ProcessExit, pollUntil, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
+import {
+  ClaudeProcess,
+  type ProcessExit,
+  pollUntil,
+  readProcessEnvironment,
+  readProcessStatus,
+} from '@tether/provider-claude/test-support';
 
 /**
  * ClaudeProcess's supervision with /bin/sh standing in for claude: each path by which a child can
@@ -53,7 +59,9 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
   });
 
   it('sweeps what a child left when it exits on its own', async () => {
-    const { child, exits } = start('nohup sleep 300 >/dev/null 2>&1 & setsid sleep 300 >/dev/null 2>&1 & echo \'{"type":"ok"}\'; exit 0');
+    const { child, exits } = start(
+      'nohup sleep 300 >/dev/null 2>&1 & setsid sleep 300 >/dev/null 2>&1 & echo \'{"type":"ok"}\'; exit 0',
+    );
     const result = await child.swept;
     expect(result.signalled).toHaveLength(2);
     await child.exited;
@@ -79,7 +87,11 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
 
   it('sweeps after a SIGKILL stop of a child that ignores SIGTERM', async () => {
     const { child, exits } = start('setsid sleep 300 >/dev/null 2>&1 & trap "" TERM; exec sleep 300');
-    expect(await pollUntil(() => readProcessStatus(child.pid!)?.command === 'sleep' && tagged().length === 2, { timeoutMs: 10_000 })).toBe(true);
+    expect(
+      await pollUntil(() => readProcessStatus(child.pid!)?.command === 'sleep' && tagged().length === 2, {
+        timeoutMs: 10_000,
+      }),
+    ).toBe(true);
     await child.stop({ busy: true });
     expect(exits[0]).toMatchObject({ kind: 'exited', signal: 'SIGKILL' });
     expect(tagged()).toEqual([]);
@@ -98,7 +110,9 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
   it('reports the exit even when a descendant without the marker holds stdout open', async () => {
     // The sleep inherits stdout and drops the marker, so neither the sweep nor 'close' ends it.
     // The shell exits only once the sleep runs: until its exec it still carried the marker.
-    const { child, exits } = start('env -u TETHER_PROCESS_MARKER sleep 300 & until [ "$(cat /proc/$!/comm)" = sleep ]; do sleep 0.01; done; exit 3');
+    const { child, exits } = start(
+      'env -u TETHER_PROCESS_MARKER sleep 300 & until [ "$(cat /proc/$!/comm)" = sleep ]; do sleep 0.01; done; exit 3',
+    );
     await child.exited;
     expect(exits).toEqual([{ kind: 'exited', exitCode: 3, signal: null, stderrTail: '' }]);
     expect(tagged()).toHaveLength(1);
@@ -106,7 +120,14 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
 
   it('reports a spawn failure and settles the sweep at once', async () => {
     const exits: ProcessExit[] = [];
-    const child = new ClaudeProcess({ binaryPath: '/nonexistent/claude', argv: [], environment: {}, cwd: process.cwd(), onLine: () => {}, onExit: (exit) => exits.push(exit) });
+    const child = new ClaudeProcess({
+      binaryPath: '/nonexistent/claude',
+      argv: [],
+      environment: {},
+      cwd: process.cwd(),
+      onLine: () => {},
+      onExit: (exit) => exits.push(exit),
+    });
     await child.stop({ busy: false });
     expect(exits).toEqual([{ kind: 'spawn_failed', errorCode: 'ENOENT' }]);
     expect(await child.swept).toEqual({ supported: true, signalled: [], survivors: [] });

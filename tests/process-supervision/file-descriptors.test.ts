@@ -20,8 +20,14 @@ function openDescriptors(): number {
 
 /** Open a session, run one turn whose tool backgrounds a process, close it: nothing may stay. */
 async function cycle(environment: ClaudeTestEnvironment, runtime: AgentRuntime): Promise<void> {
-  environment.api.enqueue(toolUseReply('Bash', { command: 'tail -f /dev/null > /dev/null 2>&1 &', description: 'Background' }), textReply('Done.'));
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
+  environment.api.enqueue(
+    toolUseReply('Bash', { command: 'tail -f /dev/null > /dev/null 2>&1 &', description: 'Background' }),
+    textReply('Done.'),
+  );
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: environment.workspace },
+    permissionMode: 'bypass',
+  });
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Go.' }] });
   expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
   await waitForToolProcesses(environment, 1);

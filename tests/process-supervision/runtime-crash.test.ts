@@ -6,7 +6,14 @@ import { reapOrphans } from '@tether/provider-claude';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, pollUntil, readProcessStatus } from '@tether/provider-claude/test-support';
-import { claudeProcesses, detachingCommand, expectNothingLeft, killTestProcesses, markerOf, waitForToolProcesses } from './supervision-helpers.js';
+import {
+  claudeProcesses,
+  detachingCommand,
+  expectNothingLeft,
+  killTestProcesses,
+  markerOf,
+  waitForToolProcesses,
+} from './supervision-helpers.js';
 
 const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');
 
@@ -22,12 +29,31 @@ afterEach(async () => {
  * `tether run` is SIGKILLed while its claude works on a held turn after a tool backgrounded
  * processes: what it leaves is what reapOrphans gets records for on the next start.
  */
-async function crashTether(environment: ClaudeTestEnvironment): Promise<{ pid: number; startTime: number; marker: string }> {
-  environment.api.enqueue(toolUseReply('Bash', { command: detachingCommand, description: 'Start background work' }), holdReply());
+async function crashTether(
+  environment: ClaudeTestEnvironment,
+): Promise<{ pid: number; startTime: number; marker: string }> {
+  environment.api.enqueue(
+    toolUseReply('Bash', { command: detachingCommand, description: 'Start background work' }),
+    holdReply(),
+  );
   const tether: ChildProcess = spawn(
     process.execPath,
-    [tetherBin, 'run', '--json', '--permission-mode', 'bypass', '--data-dir', path.join(environment.home, 'tether-data'), '--cwd', environment.workspace, 'Start it.'],
-    { env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath }, stdio: ['ignore', 'ignore', 'ignore'] },
+    [
+      tetherBin,
+      'run',
+      '--json',
+      '--permission-mode',
+      'bypass',
+      '--data-dir',
+      path.join(environment.home, 'tether-data'),
+      '--cwd',
+      environment.workspace,
+      'Start it.',
+    ],
+    {
+      env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    },
   );
   // The second request is the one after the tool's result: the tool has run.
   await environment.api.waitForRequests(2, { kind: 'turn' });

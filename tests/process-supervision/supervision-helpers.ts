@@ -1,9 +1,15 @@
 import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { expect } from 'vitest';
-import { pollUntil, readProcessCommandLine, readProcessEnvironment, readProcessStatus } from '@tether/provider-claude/test-support';
+import {
+  pollUntil,
+  readProcessCommandLine,
+  readProcessEnvironment,
+  readProcessStatus,
+} from '@tether/provider-claude/test-support';
 
 /** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
-export const detachingCommand = 'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
+export const detachingCommand =
+  'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
 
 /** What detachingCommand leaves once every fork has become its command. */
 function isDetachedCommand(pid: number): boolean {
@@ -30,7 +36,9 @@ function toolProcesses(environment: ClaudeTestEnvironment): number[] {
 }
 
 export function markerOf(pid: number): string | undefined {
-  return readProcessEnvironment(pid)?.find((entry) => entry.startsWith('TETHER_PROCESS_MARKER='))?.slice('TETHER_PROCESS_MARKER='.length);
+  return readProcessEnvironment(pid)
+    ?.find((entry) => entry.startsWith('TETHER_PROCESS_MARKER='))
+    ?.slice('TETHER_PROCESS_MARKER='.length);
 }
 
 export function commandOf(pid: number): string | undefined {
@@ -38,7 +46,11 @@ export function commandOf(pid: number): string | undefined {
 }
 
 /** Waits (polling /proc, bounded) until `count` tool processes run their final command (not a shell mid-fork); returns them. */
-export async function waitForToolProcesses(environment: ClaudeTestEnvironment, count: number, where: (pid: number) => boolean = isDetachedCommand): Promise<number[]> {
+export async function waitForToolProcesses(
+  environment: ClaudeTestEnvironment,
+  count: number,
+  where: (pid: number) => boolean = isDetachedCommand,
+): Promise<number[]> {
   const found = await pollUntil(() => toolProcesses(environment).filter(where).length >= count, { timeoutMs: 10_000 });
   expect(found, `expected ${count} tool processes, found ${toolProcesses(environment).length}`).toBe(true);
   return toolProcesses(environment).filter(where);

@@ -1,8 +1,22 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  answerText,
+  createClaudeTestEnvironment,
+  runEvents,
+  waitForEvent,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeProcesses, commandOf, detachingCommand, expectNothingLeft, killTestProcesses, markerOf, waitForToolProcesses } from './supervision-helpers.js';
+import {
+  claudeProcesses,
+  commandOf,
+  detachingCommand,
+  expectNothingLeft,
+  killTestProcesses,
+  markerOf,
+  waitForToolProcesses,
+} from './supervision-helpers.js';
 
 /**
  * With the real claude binary: what a Bash tool starts never outlives the session's process,
@@ -17,16 +31,26 @@ afterEach(async () => {
   environment = undefined;
 });
 
-async function bypassSession(): Promise<{ environment: ClaudeTestEnvironment; runtime: AgentRuntime; sessionId: string }> {
+async function bypassSession(): Promise<{
+  environment: ClaudeTestEnvironment;
+  runtime: AgentRuntime;
+  sessionId: string;
+}> {
   environment = await createClaudeTestEnvironment({ sandbox: true });
   const runtime = await environment.runtime();
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace }, permissionMode: 'bypass' });
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: environment.workspace },
+    permissionMode: 'bypass',
+  });
   return { environment, runtime, sessionId };
 }
 
 /** One turn whose Bash call backgrounds `command`; resolves once the run completed. */
 async function runTool(runtime: AgentRuntime, sessionId: string, command: string): Promise<void> {
-  environment!.api.enqueue(toolUseReply('Bash', { command, description: 'Start background work' }), textReply('Started.'));
+  environment!.api.enqueue(
+    toolUseReply('Bash', { command, description: 'Start background work' }),
+    textReply('Started.'),
+  );
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Start it.' }] });
   expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
 }
@@ -49,7 +73,13 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
 
   it('closeSession while a tool runs (SIGTERM path) leaves nothing', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    environment.api.enqueue(toolUseReply('Bash', { command: '(setsid sleep 300 > /dev/null 2>&1 &); tail -f /dev/null', description: 'Block' }), textReply('Never.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', {
+        command: '(setsid sleep 300 > /dev/null 2>&1 &); tail -f /dev/null',
+        description: 'Block',
+      }),
+      textReply('Never.'),
+    );
     await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Block.' }] });
     await waitForToolProcesses(environment, 1, (pid) => commandOf(pid) === 'tail');
     await runtime.closeSession({ sessionId });
@@ -80,14 +110,21 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
     const [next] = claudeProcesses(environment);
     expect(next).toBeDefined();
     expect(markerOf(next!)).not.toBe(marker);
-    expect(JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body)).toContain('Start it.');
+    expect(
+      JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body),
+    ).toContain('Start it.');
   });
 
   it('a CLI SIGKILLed from outside mid-tool fails the run and leaves nothing', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'nohup sleep 300 > /dev/null 2>&1 & tail -f /dev/null', description: 'Block' }), textReply('Never.'));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'nohup sleep 300 > /dev/null 2>&1 & tail -f /dev/null', description: 'Block' }),
+      textReply('Never.'),
+    );
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Block.' }] });
-    await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.runId === runId && event.status === 'invoked' });
+    await waitForEvent(runtime, sessionId, 'run.tool_activity', {
+      where: (event) => event.runId === runId && event.status === 'invoked',
+    });
     await waitForToolProcesses(environment, 2);
     // Without the sweep, the bash wrapper and both commands would be orphaned here (CLI notes §11).
     process.kill(claudeProcesses(environment)[0]!, 'SIGKILL');

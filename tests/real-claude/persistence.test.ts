@@ -23,10 +23,14 @@ describe('sessions survive runtime restarts', () => {
     environment = await createClaudeTestEnvironment();
     const dataDir = path.join(environment.home, 'tether-data');
     environment.api.enqueue(holdReply());
-    const child = spawn(process.execPath, [tetherBin, 'run', '--json', '--data-dir', dataDir, '--cwd', environment.workspace, 'Hold this.'], {
-      env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [tetherBin, 'run', '--json', '--data-dir', dataDir, '--cwd', environment.workspace, 'Hold this.'],
+      {
+        env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     await environment.api.waitForRequests(1, { kind: 'turn' });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
@@ -42,11 +46,32 @@ describe('sessions survive runtime restarts', () => {
   it('a restarted runtime ends the claude process (and what its tools started) left by a crashed one', async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
     const dataDir = path.join(environment.home, 'tether-data');
-    environment.api.enqueue(toolUseReply('Bash', { command: 'setsid tail -f /dev/null > /dev/null 2>&1 &', description: 'Start a detached process' }), holdReply());
-    const child = spawn(process.execPath, [tetherBin, 'run', '--json', '--permission-mode', 'bypass', '--data-dir', dataDir, '--cwd', environment.workspace, 'Start it.'], {
-      env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    environment.api.enqueue(
+      toolUseReply('Bash', {
+        command: 'setsid tail -f /dev/null > /dev/null 2>&1 &',
+        description: 'Start a detached process',
+      }),
+      holdReply(),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        tetherBin,
+        'run',
+        '--json',
+        '--permission-mode',
+        'bypass',
+        '--data-dir',
+        dataDir,
+        '--cwd',
+        environment.workspace,
+        'Start it.',
+      ],
+      {
+        env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     await environment.api.waitForRequests(2, { kind: 'turn' });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
@@ -58,7 +83,10 @@ describe('sessions survive runtime restarts', () => {
     const [session] = await runtime.listSessions();
     const events = await runtime.readEvents(session!.sessionId);
     expect(events.find((event) => event.type === 'session.process_stopped')).toMatchObject({ reason: 'restarted' });
-    expect(events.filter((event) => event.type === 'run.completed').at(-1)).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(events.filter((event) => event.type === 'run.completed').at(-1)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
   });
 
   it('refuses a second owner of a data dir with data_dir_in_use and the owner pid', async () => {
@@ -76,5 +104,4 @@ describe('sessions survive runtime restarts', () => {
       await store.close();
     }
   });
-
 });

@@ -3,7 +3,11 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Daemon, DaemonOptions } from '@tether/daemon';
-import { type ClaudeTestEnvironment, type ClaudeTestEnvironmentOptions, createClaudeTestEnvironment } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  type ClaudeTestEnvironmentOptions,
+  createClaudeTestEnvironment,
+} from '@tether/testkit';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon } from '../daemon/daemon-test-helpers.js';
@@ -12,7 +16,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const webDist = path.join(root, 'packages', 'web', 'dist');
 // Every run writes its pictures under .test-results; the committed ones in docs/screenshots change
 // only when asked (TETHER_UPDATE_SCREENSHOTS=1), so a test run leaves the checkout clean.
-const screenshotDirectory = process.env.TETHER_UPDATE_SCREENSHOTS === '1' ? path.join(root, 'docs', 'screenshots') : path.join(root, '.test-results', 'screenshots');
+const screenshotDirectory =
+  process.env.TETHER_UPDATE_SCREENSHOTS === '1'
+    ? path.join(root, 'docs', 'screenshots')
+    : path.join(root, '.test-results', 'screenshots');
 
 /** Debian's chromium (apt-get install chromium), or the one TETHER_CHROMIUM_PATH names. */
 export const chromiumPath = process.env.TETHER_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -30,12 +37,16 @@ export function describeInBrowser(name: string, body: () => void): void {
   if (process.env.CI) {
     describe(name, () => {
       it('needs Chromium', () => {
-        throw new Error(`The browser tests need Chromium at ${chromiumPath}, and CI must run them: ${installHint} (.ci/run installs it).`);
+        throw new Error(
+          `The browser tests need Chromium at ${chromiumPath}, and CI must run them: ${installHint} (.ci/run installs it).`,
+        );
       });
     });
     return;
   }
-  process.stderr.write(`\n!!! BROWSER TESTS DID NOT RUN (${name}): no Chromium at ${chromiumPath}.\n!!! Install it: ${installHint}\n\n`);
+  process.stderr.write(
+    `\n!!! BROWSER TESTS DID NOT RUN (${name}): no Chromium at ${chromiumPath}.\n!!! Install it: ${installHint}\n\n`,
+  );
   describe.skip(name, body);
 }
 
@@ -46,9 +57,14 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** A fake API, the real claude binary and a daemon that serves the built UI. */
-export async function startWebDaemon(options: Partial<DaemonOptions> = {}, environmentOptions: ClaudeTestEnvironmentOptions = {}): Promise<{ environment: ClaudeTestEnvironment; daemon: Daemon }> {
+export async function startWebDaemon(
+  options: Partial<DaemonOptions> = {},
+  environmentOptions: ClaudeTestEnvironmentOptions = {},
+): Promise<{ environment: ClaudeTestEnvironment; daemon: Daemon }> {
   if (!existsSync(path.join(webDist, 'index.html'))) {
-    throw new Error(`The web UI is not built (${webDist} has no index.html): run "./dev npm run build" first (npm test does).`);
+    throw new Error(
+      `The web UI is not built (${webDist} has no index.html): run "./dev npm run build" first (npm test does).`,
+    );
   }
   const environment = await createClaudeTestEnvironment(environmentOptions);
   const daemon = await startTestDaemon(environment, { staticDirectory: webDist, ...options });
@@ -68,8 +84,17 @@ export const phoneViewport = { width: 375, height: 740 };
  * A fresh browser context (its own sessionStorage, so its own token prompt) on the daemon's UI,
  * connected with the token. Records requests to other origins and page errors.
  */
-export async function openConnectedPage(browser: Browser, daemon: Daemon, viewport = desktopViewport): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce' });
+export async function openConnectedPage(
+  browser: Browser,
+  daemon: Daemon,
+  viewport = desktopViewport,
+): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const problems: PageProblems = { foreignRequests: [], errors: [] };
@@ -79,7 +104,8 @@ export async function openConnectedPage(browser: Browser, daemon: Daemon, viewpo
   });
   page.on('pageerror', (error) => problems.errors.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.errors.push(message.text());
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text()))
+      problems.errors.push(message.text());
   });
   await page.goto(`${daemon.url}/`);
   await page.getByLabel('Daemon token').fill(daemon.token);
@@ -125,7 +151,11 @@ export async function waitForRunEnd(page: Page, label: 'Succeeded' | 'Stopped' |
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   try {
     await mkdir(screenshotDirectory, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDirectory, `${name}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: path.join(screenshotDirectory, `${name}.png`),
+      animations: 'disabled',
+      caret: 'hide',
+    });
   } catch (error) {
     process.stderr.write(`(screenshot ${name} not written: ${(error as Error).message.split('\n')[0]})\n`);
   }

@@ -40,7 +40,13 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     const answer = Array.from({ length: 40 }, (_, index) => `part${index + 1}`).join(' ');
-    suite.environment.api.enqueue(textReply(`## Streamed\n\n${answer}`, { chunks: 40, delayMs: 40, usage: { inputTokens: 1200, outputTokens: 48 } }));
+    suite.environment.api.enqueue(
+      textReply(`## Streamed\n\n${answer}`, {
+        chunks: 40,
+        delayMs: 40,
+        usage: { inputTokens: 1200, outputTokens: 48 },
+      }),
+    );
     await sendTurn(page, 'Stream something, please.');
     // Seen part-way: the run is still going while the first words are on screen.
     await page.getByText('part3', { exact: false }).waitFor();
@@ -57,7 +63,9 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     suite.environment.api.enqueue(
-      textReply('Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold** ![pixel](http://127.0.0.1:9/pixel.png)'),
+      textReply(
+        'Look: <img src=x onerror="window.__pwned=1"> and [click me](javascript:window.__pwned=2) and <script>window.__pwned=3</script> **bold** ![pixel](http://127.0.0.1:9/pixel.png)',
+      ),
     );
     await sendTurn(page, 'Say something dangerous.');
     await waitForRunEnd(page, 'Succeeded');
@@ -102,14 +110,18 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await page.getByText('Back again.').waitFor();
     await waitForRunEnd(page, 'Succeeded');
     // The reopened conversation carries the earlier turn to the model.
-    expect(JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body)).toContain('Keep talking.');
+    expect(
+      JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body),
+    ).toContain('Keep talking.');
 
     await page.getByRole('button', { name: 'Close the session' }).click();
     await page.locator('.session-header .status-closed').waitFor();
     await page.getByRole('button', { name: 'Delete the session' }).click();
     await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Delete for good' }).click();
     await page.waitForURL((url) => url.pathname === '/');
-    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${suite.daemon.token}` } });
+    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
+      headers: { authorization: `Bearer ${suite.daemon.token}` },
+    });
     expect(response.status).toBe(404);
     await page.locator('.session-item', { hasText: 'Keep talking.' }).waitFor({ state: 'detached' });
   });
@@ -130,9 +142,15 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
   it('works at phone width: one column, nothing wider than the screen', async () => {
     const page = await connectedPage(phoneViewport);
     await openSessionInPage(page, suite.environment.workspace);
-    const table = '| file | change | lines |\n|---|---|--:|\n| packages/web/src/markdown/markdown-text.tsx | renderer | 100 |\n| packages/web/src/styles/code-highlight.css | theme | 110 |';
-    const code = '```ts\nexport function greet(name: string): string {\n  return `Hello, ${name}`; // a comment that is longer than a phone is wide\n}\n```';
-    suite.environment.api.enqueue(textReply(`A short answer that wraps on a narrow screen, with \`inline code\` and a list:\n\n- one\n- two\n\n${table}\n\n${code}`));
+    const table =
+      '| file | change | lines |\n|---|---|--:|\n| packages/web/src/markdown/markdown-text.tsx | renderer | 100 |\n| packages/web/src/styles/code-highlight.css | theme | 110 |';
+    const code =
+      '```ts\nexport function greet(name: string): string {\n  return `Hello, ${name}`; // a comment that is longer than a phone is wide\n}\n```';
+    suite.environment.api.enqueue(
+      textReply(
+        `A short answer that wraps on a narrow screen, with \`inline code\` and a list:\n\n- one\n- two\n\n${table}\n\n${code}`,
+      ),
+    );
     await sendTurn(page, 'Hello from a phone.');
     await waitForRunEnd(page, 'Succeeded');
     // The table and the coloured code (its highlighter is a chunk fetched on first use) fit the screen.
@@ -153,13 +171,20 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
       if (/^\/v1\/sessions\/[^/]+\/events/.test(new URL(request.url()).pathname)) eventStreams.push(request.url());
     });
     const api = client(suite.daemon);
-    const listed = (sessionId: string, label: string) => page.getByRole('navigation', { name: 'Sessions' }).locator(`a[href="/sessions/${sessionId}"][aria-label="${label}"]`);
+    const listed = (sessionId: string, label: string) =>
+      page
+        .getByRole('navigation', { name: 'Sessions' })
+        .locator(`a[href="/sessions/${sessionId}"][aria-label="${label}"]`);
 
     const fresh = await openSession(api, suite.environment.workspace);
     await listed(fresh, 'No turns yet — Idle').waitFor();
     const tidy = await openSession(api, suite.environment.workspace);
     suite.environment.api.enqueue(textReply('Tidied.'));
-    await api.command({ type: 'submit_turn', sessionId: tidy, input: [{ type: 'text', text: '  Tidy   the\n\nREADME, please ' }] });
+    await api.command({
+      type: 'submit_turn',
+      sessionId: tidy,
+      input: [{ type: 'text', text: '  Tidy   the\n\nREADME, please ' }],
+    });
     await listed(tidy, 'Tidy the README, please — Idle').waitFor();
     const failing = await openSession(api, suite.environment.workspace);
     // A 500 and its one retry (CLAUDE_CODE_MAX_RETRIES=1): the run fails.

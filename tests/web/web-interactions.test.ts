@@ -2,10 +2,34 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { expect, it } from 'vitest';
-import { browserSuite, describeInBrowser, openSessionInPage, saveScreenshot, sendTurn, waitForRunEnd } from './browser-harness.js';
+import {
+  browserSuite,
+  describeInBrowser,
+  openSessionInPage,
+  saveScreenshot,
+  sendTurn,
+  waitForRunEnd,
+} from './browser-harness.js';
 
-const color = { question: 'Which color should the button be?', header: 'Color', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }], multiSelect: false };
-const sizes = { question: 'Which sizes should we ship?', header: 'Sizes', options: [{ label: 'Small', description: 's' }, { label: 'Medium', description: 'm' }, { label: 'Large', description: 'l' }], multiSelect: true };
+const color = {
+  question: 'Which color should the button be?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+  multiSelect: false,
+};
+const sizes = {
+  question: 'Which sizes should we ship?',
+  header: 'Sizes',
+  options: [
+    { label: 'Small', description: 's' },
+    { label: 'Medium', description: 'm' },
+    { label: 'Large', description: 'l' },
+  ],
+  multiSelect: true,
+};
 
 describeInBrowser('the web UI: approvals and questions in a real browser', () => {
   const suite = browserSuite();
@@ -18,7 +42,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
   it('shows a Bash prompt with its command; approving once runs the tool', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }), textReply('Written.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }),
+      textReply('Written.'),
+    );
     await sendTurn(page, 'Write the file.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();
@@ -38,7 +65,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
   it('denies with a message the model receives; nothing runs', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }), textReply('Understood.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }),
+      textReply('Understood.'),
+    );
     await sendTurn(page, 'Try it.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.getByLabel('Message to the agent when denying (optional)').fill('Not in this repository, please.');
@@ -54,7 +84,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
   it('answers a single- and a multi-select question at once', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color, sizes] }), textReply('Thanks for answering.'));
+    suite.environment.api.enqueue(
+      toolUseReply('AskUserQuestion', { questions: [color, sizes] }),
+      textReply('Thanks for answering.'),
+    );
     await sendTurn(page, 'Ask me.');
     const card = page.getByRole('form', { name: 'Questions from the agent' });
     await card.waitFor();
@@ -78,7 +111,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     const sessionId = await openSessionInPage(first, suite.environment.workspace);
     const second = await connectedPage();
     await second.goto(`${suite.daemon.url}/sessions/${sessionId}`);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo both > both.txt', description: 'Write' }), textReply('Done from two pages.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo both > both.txt', description: 'Write' }),
+      textReply('Done from two pages.'),
+    );
     await sendTurn(first, 'Write it, either of you may approve.');
     const cardInFirst = first.getByRole('region', { name: 'Approval: Bash' });
     const cardInSecond = second.getByRole('region', { name: 'Approval: Bash' });
@@ -96,23 +132,30 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
   it('always allow in this project: the rule lands in .claude/settings.local.json', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo project > project.txt', description: 'Write' }), textReply('Allowed for the project.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo project > project.txt', description: 'Write' }),
+      textReply('Allowed for the project.'),
+    );
     await sendTurn(page, 'Write it for good.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.getByRole('button', { name: 'Always allow in this project' }).click();
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
     const settingsFile = path.join(suite.environment.workspace, '.claude', 'settings.local.json');
-    const rules = (JSON.parse(readFileSync(settingsFile, 'utf8')) as { permissions: { allow: string[] } }).permissions.allow;
+    const rules = (JSON.parse(readFileSync(settingsFile, 'utf8')) as { permissions: { allow: string[] } }).permissions
+      .allow;
     expect(rules.some((rule) => rule.startsWith('Bash(echo project'))).toBe(true);
     // The other tests of this file share the workspace: they must still be asked.
     rmSync(settingsFile);
   });
 
-  it('edits the command before approving: the edited command runs, the model\'s does not; a bad edit sends nothing', async () => {
+  it("edits the command before approving: the edited command runs, the model's does not; a bad edit sends nothing", async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }), textReply('Done as edited.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }),
+      textReply('Done as edited.'),
+    );
     await sendTurn(page, 'Write it.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.getByRole('button', { name: 'Edit the input before approving' }).click();
@@ -134,7 +177,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     const target = path.join(suite.environment.workspace, 'notes.txt');
-    suite.environment.api.enqueue(toolUseReply('Write', { file_path: target, content: 'from the model\n' }), textReply('Written as edited.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Write', { file_path: target, content: 'from the model\n' }),
+      textReply('Written as edited.'),
+    );
     await sendTurn(page, 'Write the notes.');
     const card = page.getByRole('region', { name: 'Approval: Write' });
     await card.getByRole('button', { name: 'Edit the input before approving' }).click();
@@ -160,12 +206,16 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     // As a model in plan mode does: the plan goes to the file the CLI names, then ExitPlanMode asks to leave.
     const api = suite.environment.api;
     api.setResponder((view) => {
-      const planFile = /[^"\\ ]*\.claude\/plans\/[^"\\ ]*\.md/.exec(JSON.stringify(view.body))?.[0] ?? 'no plan file named';
+      const planFile =
+        /[^"\\ ]*\.claude\/plans\/[^"\\ ]*\.md/.exec(JSON.stringify(view.body))?.[0] ?? 'no plan file named';
       api.setResponder(() => {
         api.setResponder(undefined);
         return toolUseReply('ExitPlanMode', {});
       });
-      return toolUseReply('Write', { file_path: planFile, content: '## Plan\n\n1. Change **the thing**\n2. Test it\n' });
+      return toolUseReply('Write', {
+        file_path: planFile,
+        content: '## Plan\n\n1. Change **the thing**\n2. Test it\n',
+      });
     });
     await sendTurn(page, 'Plan it.');
     const card = page.getByRole('region', { name: 'Approval: ExitPlanMode' });
@@ -178,14 +228,19 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await card.getByRole('button', { name: 'Approve once' }).click();
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
-    const snapshot = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${suite.daemon.token}` } });
+    const snapshot = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
+      headers: { authorization: `Bearer ${suite.daemon.token}` },
+    });
     expect(((await snapshot.json()) as { permissionMode: string }).permissionMode).toBe('auto_edit');
   });
 
   it('deny and stop (X) ends the run', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo stop > stopped.txt', description: 'Write' }), textReply('Should not be asked for.'));
+    suite.environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo stop > stopped.txt', description: 'Write' }),
+      textReply('Should not be asked for.'),
+    );
     await sendTurn(page, 'Try, and be stopped.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();

@@ -1,14 +1,23 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { expect, it } from 'vitest';
-import { browserSuite, describeInBrowser, openSessionInPage, saveScreenshot, sendTurn, waitForRunEnd } from './browser-harness.js';
+import {
+  browserSuite,
+  describeInBrowser,
+  openSessionInPage,
+  saveScreenshot,
+  sendTurn,
+  waitForRunEnd,
+} from './browser-harness.js';
 
 describeInBrowser('the web UI: permission modes in a real browser', () => {
   // Bypass is what the real CLI cannot enter live; as root it starts in bypass only inside a sandbox.
   const suite = browserSuite({ sandbox: true });
 
   async function snapshotOf(sessionId: string): Promise<SessionSnapshot> {
-    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, { headers: { authorization: `Bearer ${suite.daemon.token}` } });
+    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
+      headers: { authorization: `Bearer ${suite.daemon.token}` },
+    });
     return (await response.json()) as SessionSnapshot;
   }
 
@@ -31,21 +40,31 @@ describeInBrowser('the web UI: permission modes in a real browser', () => {
     expect(await page.getByRole('button', { name: 'Set mode', exact: true }).isEnabled()).toBe(true);
     expect(await page.getByRole('note').count()).toBe(0);
     await select.selectOption('bypass');
-    expect(await page.getByRole('note').innerText()).toContain('The running agent cannot switch to Bypass. Restarting stops it now');
+    expect(await page.getByRole('note').innerText()).toContain(
+      'The running agent cannot switch to Bypass. Restarting stops it now',
+    );
     await saveScreenshot(page, 'mode-restart');
     await page.getByRole('button', { name: 'Restart in Bypass' }).click();
     await page.getByText('Agent stopped: it starts again in Bypass mode with your next turn.').waitFor();
     await page.locator('.session-facts', { hasText: 'Bypass' }).waitFor();
     // No agent runs now, so no mode needs a restart.
     await restartNotes.first().waitFor({ state: 'detached' });
-    expect(await snapshotOf(sessionId)).toMatchObject({ permissionMode: 'bypass', modesRequiringRestart: [], configuration: { permissionMode: 'bypass' } });
+    expect(await snapshotOf(sessionId)).toMatchObject({
+      permissionMode: 'bypass',
+      modesRequiringRestart: [],
+      configuration: { permissionMode: 'bypass' },
+    });
 
     suite.environment.api.enqueue(textReply('Running in bypass now.'));
     await sendTurn(page, 'Again.');
     await page.getByText('Running in bypass now.').waitFor();
     await waitForRunEnd(page, 'Succeeded');
     // Launched in bypass, the agent can enter every mode live.
-    expect(await snapshotOf(sessionId)).toMatchObject({ state: 'idle', permissionMode: 'bypass', modesRequiringRestart: [] });
+    expect(await snapshotOf(sessionId)).toMatchObject({
+      state: 'idle',
+      permissionMode: 'bypass',
+      modesRequiringRestart: [],
+    });
     expect(await restartNotes.count()).toBe(0);
   });
 

@@ -64,7 +64,8 @@ export async function runReferenceApp(options: ReferenceAppOptions): Promise<Ref
 
     // 6. Usage for the run and for the session so far.
     const usage = run.usage;
-    if (usage) print(`usage: ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${(usage.costUsd ?? 0).toFixed(4)}`);
+    if (usage)
+      print(`usage: ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${(usage.costUsd ?? 0).toFixed(4)}`);
     const session = await runtime.getSession(sessionId);
     print(`session total: ${session.usage.inputTokens} in / ${session.usage.outputTokens} out tokens`);
 

@@ -9,7 +9,9 @@ export const minimumNodeVersion = [22, 12];
  * null when it is new enough. `inRepository`: tether runs from a checkout that has the ./dev script.
  */
 export function nodeVersionProblem(version, inRepository) {
-  const [major, minor] = String(version).split('.').map((part) => Number.parseInt(part, 10));
+  const [major, minor] = String(version)
+    .split('.')
+    .map((part) => Number.parseInt(part, 10));
   const [needMajor, needMinor] = minimumNodeVersion;
   if (major > needMajor || (major === needMajor && minor >= needMinor)) return null;
   const fix = inRepository

@@ -13,7 +13,9 @@ try {
   await import('../dist/bin.js');
 } catch (error) {
   if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/bin.js')) {
-    process.stderr.write('tether: the packages are not built yet. Run "./dev npm run build" (or "./dev npm ci") first.\n');
+    process.stderr.write(
+      'tether: the packages are not built yet. Run "./dev npm run build" (or "./dev npm ci") first.\n',
+    );
     process.exit(1);
   }
   throw error;

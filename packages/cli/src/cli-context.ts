@@ -29,7 +29,8 @@ export function processContext(): CliContext {
     environment: process.env,
     cwd: process.cwd(),
     stdin: process.stdin,
-    terminal: process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
+    terminal:
+      process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
     onInterrupt(listener) {
       let count = 0;
       const handlers = stopSignals.map((signal) => {

@@ -5,7 +5,16 @@ import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
 import { attachCommand, attachUsage, sendCommand, sendUsage } from './commands/attach-command.js';
 import { runCommand, runUsage } from './commands/run-command.js';
 import { serveCommand, serveUsage } from './commands/serve-command.js';
-import { closeCommand, closeUsage, interruptCommand, interruptUsage, sessionsCommand, sessionsUsage, showCommand, showUsage } from './commands/session-commands.js';
+import {
+  closeCommand,
+  closeUsage,
+  interruptCommand,
+  interruptUsage,
+  sessionsCommand,
+  sessionsUsage,
+  showCommand,
+  showUsage,
+} from './commands/session-commands.js';
 import { tokenCommand, tokenUsage } from './commands/token-command.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
@@ -67,7 +76,9 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   }
   const command = commands[name];
   if (!command) {
-    context.stderr.write(`tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`);
+    context.stderr.write(
+      `tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
+    );
     return 2;
   }
   try {

@@ -18,7 +18,8 @@ function oldNode(): string | null {
 
 describe('the Node version check of bin/tether.js', () => {
   it('accepts 22.12 and newer, refuses anything older, saying what was found and what to do', () => {
-    for (const version of ['22.12.0', '22.12.1', '22.20.0', '23.0.0', '24.1.0', '100.0.0']) expect(nodeVersionProblem(version, false), version).toBeNull();
+    for (const version of ['22.12.0', '22.12.1', '22.20.0', '23.0.0', '24.1.0', '100.0.0'])
+      expect(nodeVersionProblem(version, false), version).toBeNull();
     for (const version of ['22.11.0', '22.0.0', '21.9.9', '20.20.2', '18.19.0', '12.0.0']) {
       const problem = nodeVersionProblem(version, false);
       expect(problem, version).toContain('Tether needs Node.js >= 22.12');
@@ -30,15 +31,22 @@ describe('the Node version check of bin/tether.js', () => {
   });
 
   const node = oldNode();
-  it.runIf(node !== null)(`on a real Node older than 22.12 (${node ?? 'none on this machine: TETHER_TEST_OLD_NODE'}): one clear line and exit 1, no stack trace`, async () => {
-    const { finished } = spawnTether(['run', 'hello'], { cwd: process.cwd(), environment: { PATH: '/usr/bin:/bin' }, node: node! });
-    const result = await finished;
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^tether: Tether needs Node\.js >= 22\.12, but this is Node\.js \d+\.\d+\.\d+ /);
-    // This checkout has ./dev: the line says to use it.
-    expect(result.stderr).toContain('./dev');
-    expect(result.stderr).not.toContain('ERR_UNKNOWN_BUILTIN_MODULE');
-  });
+  it.runIf(node !== null)(
+    `on a real Node older than 22.12 (${node ?? 'none on this machine: TETHER_TEST_OLD_NODE'}): one clear line and exit 1, no stack trace`,
+    async () => {
+      const { finished } = spawnTether(['run', 'hello'], {
+        cwd: process.cwd(),
+        environment: { PATH: '/usr/bin:/bin' },
+        node: node!,
+      });
+      const result = await finished;
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/^tether: Tether needs Node\.js >= 22\.12, but this is Node\.js \d+\.\d+\.\d+ /);
+      // This checkout has ./dev: the line says to use it.
+      expect(result.stderr).toContain('./dev');
+      expect(result.stderr).not.toContain('ERR_UNKNOWN_BUILTIN_MODULE');
+    },
+  );
 });

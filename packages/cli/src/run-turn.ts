@@ -1,4 +1,10 @@
-import { type ProtocolEvent, type RunOutcome, type SerializedAgentError, type TokenUsage, addUsage } from '@tether/protocol';
+import {
+  type ProtocolEvent,
+  type RunOutcome,
+  type SerializedAgentError,
+  type TokenUsage,
+  addUsage,
+} from '@tether/protocol';
 import type { TetherBackend } from './tether-backend.js';
 
 export interface EventSink {
@@ -17,10 +23,16 @@ export interface TurnSummary {
  * run completes; the summary comes from the events themselves. Subscribing before submitting
  * means nothing is missed.
  */
-export async function runTurn(runtime: TetherBackend, options: { sessionId: string; prompt: string; afterSeq: number; sink: EventSink }): Promise<TurnSummary> {
+export async function runTurn(
+  runtime: TetherBackend,
+  options: { sessionId: string; prompt: string; afterSeq: number; sink: EventSink },
+): Promise<TurnSummary> {
   const controller = new AbortController();
   const events = runtime.subscribe(options.sessionId, { afterSeq: options.afterSeq, signal: controller.signal });
-  const { runId } = await runtime.submitTurn({ sessionId: options.sessionId, input: [{ type: 'text', text: options.prompt }] });
+  const { runId } = await runtime.submitTurn({
+    sessionId: options.sessionId,
+    input: [{ type: 'text', text: options.prompt }],
+  });
   let usage: TokenUsage | null = null;
   try {
     for await (const event of events) {

@@ -4,7 +4,14 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FakeAnthropicApi, errorReply, holdReply, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import {
+  type FakeAnthropicApi,
+  errorReply,
+  holdReply,
+  startFakeAnthropicApi,
+  textReply,
+  toolUseReply,
+} from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,7 +52,11 @@ function tether(
   } = {},
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: options.environment ?? environment, stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: path.join(root, 'workspace'),
+      env: options.environment ?? environment,
+      stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
@@ -87,7 +98,10 @@ describe('tether run', () => {
     api.enqueue(textReply('JSON mode.', { chunks: 3 }));
     const result = await tether(['run', '--json', 'Say it']);
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; seq: number });
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; seq: number });
     expect(events[0]!.type).toBe('session.opened');
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
@@ -102,7 +116,9 @@ describe('tether run', () => {
     const second = await tether(['run', '--resume', sessionId, 'Which fruit?']);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('It was KIWI.\n');
-    const history = JSON.stringify((api.requests.filter((request) => request.kind === 'turn')[1]!.body as { messages: unknown }).messages);
+    const history = JSON.stringify(
+      (api.requests.filter((request) => request.kind === 'turn')[1]!.body as { messages: unknown }).messages,
+    );
     expect(history).toContain('Remember KIWI');
     expect(history).toContain('Remembered: KIWI.');
   });
@@ -157,7 +173,10 @@ describe('tether run', () => {
     const result = await finished;
     console.info(`Ctrl-C mid-turn: ${Math.round(performance.now() - signalledAt)} ms from the signal to exit`);
     expect(result.code).toBe(130);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; sessionId: string; outcome?: string });
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; sessionId: string; outcome?: string });
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
     const resumed = await tether(['run', '--resume', events[0]!.sessionId, 'Again']);
     expect(resumed.code).toBe(0);
@@ -188,7 +207,10 @@ describe('tether run', () => {
     process.kill(pid, 'SIGINT');
     const result = await finished;
     expect(result.stderr).toContain('closing the session');
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; outcome?: string });
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; outcome?: string });
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
     const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
     try {
@@ -201,7 +223,9 @@ describe('tether run', () => {
 
   it('passes the caller environment through: bypass mode works with IS_SANDBOX=1', async () => {
     api.enqueue(toolUseReply('Bash', { command: 'echo sandboxed', description: 'echo' }), textReply('Done.'));
-    const result = await tether(['run', '--permission-mode', 'bypass', 'Run it'], { environment: { ...environment, IS_SANDBOX: '1' } });
+    const result = await tether(['run', '--permission-mode', 'bypass', 'Run it'], {
+      environment: { ...environment, IS_SANDBOX: '1' },
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Bash succeeded');
   });
@@ -215,12 +239,16 @@ describe('tether run and tool prompts', () => {
     const result = await tether(['run', '--json', '--answers', '-', 'Write it'], {
       onStdoutLine: (line, stdin) => {
         const event = JSON.parse(line) as { type: string; interactionRef?: string };
-        if (event.type === 'interaction.requested') stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
+        if (event.type === 'interaction.requested')
+          stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
         if (event.type === 'run.completed') stdin.end();
       },
     });
     expect(result.code).toBe(0);
-    const types = result.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+    const types = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types).toContain('interaction.requested');
     expect(types).toContain('interaction.settled');
     expect(readFileSync(path.join(root, 'workspace', 'prompted.txt'), 'utf8')).toBe('from-prompt\n');
@@ -240,7 +268,9 @@ describe('tether run and tool prompts', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('tool prompts and questions will be denied');
     expect(existsSync(path.join(root, 'workspace', 'prompted.txt'))).toBe(false);
-    expect(api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]).toMatchObject({ isError: true });
+    expect(api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]).toMatchObject({
+      isError: true,
+    });
   });
 
   it('refuses --answers together with --approve deny as a usage error', async () => {
@@ -254,14 +284,25 @@ describe('tether demo and doctor', () => {
     const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
     const result = await tether(['demo', '--json'], { environment: withoutCredentials });
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; toolName?: string; outcome?: string });
-    expect(events.filter((event) => event.type === 'run.completed').map((event) => event.outcome)).toEqual(['succeeded', 'succeeded']);
-    expect(events.filter((event) => event.type === 'run.tool_activity').map((event) => `${event.toolName} ${event.status}`)).toEqual(['Read invoked', 'Read succeeded']);
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; status?: string; toolName?: string; outcome?: string });
+    expect(events.filter((event) => event.type === 'run.completed').map((event) => event.outcome)).toEqual([
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(
+      events.filter((event) => event.type === 'run.tool_activity').map((event) => `${event.toolName} ${event.status}`),
+    ).toEqual(['Read invoked', 'Read succeeded']);
   });
 
   it('runs the same demo through the Agent SDK transport with the same events', async () => {
     const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
-    const [cli, sdk] = await Promise.all([tether(['demo', '--json'], { environment: withoutCredentials }), tether(['demo', '--json', '--transport', 'sdk'], { environment: withoutCredentials })]);
+    const [cli, sdk] = await Promise.all([
+      tether(['demo', '--json'], { environment: withoutCredentials }),
+      tether(['demo', '--json', '--transport', 'sdk'], { environment: withoutCredentials }),
+    ]);
     expect([cli.code, sdk.code]).toEqual([0, 0]);
     // Event types in order, consecutive deltas as one: how finely the text was chunked is the fake model's timing.
     const types = (stdout: string) =>
@@ -280,23 +321,33 @@ describe('tether demo and doctor', () => {
     const report = JSON.parse(result.stdout) as { ok: boolean; checks: { name: string; detail: string }[] };
     expect(report.ok).toBe(true);
     expect(report.checks.find((check) => check.name === 'claude')?.detail).toContain('2.1.332');
-    const throughSdk = JSON.parse((await tether(['doctor', '--json', '--transport', 'sdk'])).stdout) as { checks: { name: string; detail: string }[] };
-    expect(throughSdk.checks.find((check) => check.name === 'claude')?.detail).toContain('driven through @anthropic-ai/claude-agent-sdk 0.3.332');
+    const throughSdk = JSON.parse((await tether(['doctor', '--json', '--transport', 'sdk'])).stdout) as {
+      checks: { name: string; detail: string }[];
+    };
+    expect(throughSdk.checks.find((check) => check.name === 'claude')?.detail).toContain(
+      'driven through @anthropic-ai/claude-agent-sdk 0.3.332',
+    );
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
   });
 
   it('doctor names the process holding the data dir', async () => {
     const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
     try {
-      const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as { checks: { name: string; detail: string }[] };
-      expect(report.checks.find((check) => check.name === 'data dir')?.detail).toBe(`${environment.TETHER_HOME} (in use by process ${process.pid})`);
+      const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as {
+        checks: { name: string; detail: string }[];
+      };
+      expect(report.checks.find((check) => check.name === 'data dir')?.detail).toBe(
+        `${environment.TETHER_HOME} (in use by process ${process.pid})`,
+      );
     } finally {
       await store.close();
     }
   });
 
   it('doctor shows the supported window for the CLI and the Agent SDK, and names a too-old claude with how to update it', async () => {
-    const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] };
+    const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as {
+      checks: { name: string; ok: boolean; detail: string; fix?: string }[];
+    };
     expect(report.checks.find((check) => check.name === 'supported')?.detail).toBe(
       'claude CLI 2.1.332 or newer (tested: 2.1.332); Agent SDK (--transport sdk) @anthropic-ai/claude-agent-sdk >=0.3.332 <0.4 (tested: 0.3.332)',
     );

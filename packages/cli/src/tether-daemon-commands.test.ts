@@ -19,9 +19,16 @@ let daemon: ChildProcess | undefined;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-cli-')));
-  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
+  await Promise.all([
+    mkdir(path.join(root, 'home')),
+    mkdir(path.join(root, 'workspace')),
+    mkdir(path.join(root, 'tmp')),
+  ]);
   api = await startFakeAnthropicApi();
-  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
+  environment = commandEnvironment(
+    { root, apiUrl: api.url, claudePath: testClaudePath() },
+    { TMPDIR: path.join(root, 'tmp') },
+  );
 });
 
 afterEach(async () => {
@@ -37,7 +44,11 @@ afterEach(async () => {
 /** Starts `tether serve` on a free port; resolves with its URL once it listens. */
 function serve(extra: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0', ...extra], { cwd: root, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0', ...extra], {
+      cwd: root,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     daemon.stderr!.on('data', (chunk) => {
       stderr += chunk;
@@ -55,9 +66,17 @@ interface Finished {
   readonly stderr: string;
 }
 
-function tether(args: string[], extra: Record<string, string> = {}, onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void): Promise<Finished> {
+function tether(
+  args: string[],
+  extra: Record<string, string> = {},
+  onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: path.join(root, 'workspace'), env: { ...environment, ...extra }, stdio: [onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: path.join(root, 'workspace'),
+      env: { ...environment, ...extra },
+      stdio: [onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let pending = '';
@@ -94,11 +113,16 @@ describe('tether commands through a daemon', () => {
     expect(run.stdout).toBe('Answered by the daemon.\n');
     const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
     // The default transport drives the CLI itself (the SDK's launches say sdk-ts: see the next test).
-    expect(api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.headers['user-agent']).not.toMatch(/sdk-ts/);
+    expect(api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.headers['user-agent']).not.toMatch(
+      /sdk-ts/,
+    );
 
     const listed = JSON.parse((await tether(['sessions', '--json'])).stdout) as { sessionId: string; state: string }[];
     expect(listed.map((session) => session.sessionId)).toEqual([sessionId]);
-    const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as { state: string; lastSeq: number };
+    const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as {
+      state: string;
+      lastSeq: number;
+    };
     expect(shown.state).toBe('idle');
 
     const sent = await tether(['send', sessionId, 'And again']);
@@ -106,23 +130,34 @@ describe('tether commands through a daemon', () => {
     expect(sent.stdout).toBe('Second turn.\n');
     expect((await tether(['interrupt', sessionId])).stderr).toContain('nothing was running');
     expect((await tether(['close', sessionId])).code).toBe(0);
-    const closed = JSON.parse((await tether(['sessions', '--json', '--state', 'closed'])).stdout) as { sessionId: string }[];
+    const closed = JSON.parse((await tether(['sessions', '--json', '--state', 'closed'])).stdout) as {
+      sessionId: string;
+    }[];
     expect(closed.map((session) => session.sessionId)).toEqual([sessionId]);
 
     // --server with the token from the environment reaches the same daemon.
     api.enqueue(textReply('Via --server.'));
-    const remote = await tether(['run', '--server', url, 'Hi'], { TETHER_TOKEN: token, TETHER_HOME: path.join(root, 'elsewhere') });
+    const remote = await tether(['run', '--server', url, 'Hi'], {
+      TETHER_TOKEN: token,
+      TETHER_HOME: path.join(root, 'elsewhere'),
+    });
     expect(remote.stdout).toBe('Via --server.\n');
   });
 
   it('serve --transport sdk: turns go through the Agent SDK, and the providers route says what it lacks', async () => {
     const url = await serve(['--transport', 'sdk']);
     const token = (await tether(['token'])).stdout.trim();
-    const providers = (await (await fetch(`${url}/v1/providers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { providers: { name: string; capabilities: { sessionCost: boolean; interrupt: boolean } }[] };
+    const providers = (await (
+      await fetch(`${url}/v1/providers`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { providers: { name: string; capabilities: { sessionCost: boolean; interrupt: boolean } }[] };
     expect(providers.providers[0]).toMatchObject({
       name: 'claude',
       capabilities: { sessionCost: false, interrupt: true },
-      availability: { available: true, transport: 'sdk', library: { name: '@anthropic-ai/claude-agent-sdk', version: '0.3.332' } },
+      availability: {
+        available: true,
+        transport: 'sdk',
+        library: { name: '@anthropic-ai/claude-agent-sdk', version: '0.3.332' },
+      },
     });
     api.enqueue(textReply('Answered through the SDK.'));
     const run = await tether(['run', 'Hello SDK']);
@@ -138,20 +173,37 @@ describe('tether commands through a daemon', () => {
     const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
     const workspace = { kind: 'directory' as const, path: path.join(root, 'workspace') };
     const { sessionId } = await client.openSession({ workspace });
-    const refused = await client.openSession({ workspace }).then(() => null, (error: unknown) => error as { code?: string; message?: string });
-    expect(refused).toMatchObject({ code: 'capacity_exceeded', message: expect.stringContaining('--max-open-sessions') });
+    const refused = await client.openSession({ workspace }).then(
+      () => null,
+      (error: unknown) => error as { code?: string; message?: string },
+    );
+    expect(refused).toMatchObject({
+      code: 'capacity_exceeded',
+      message: expect.stringContaining('--max-open-sessions'),
+    });
     await client.closeSession({ sessionId });
     expect((await client.openSession({ workspace })).sessionId).toMatch(/^ses_/);
-    expect((await tether(['serve', '--max-open-sessions', 'lots'])).stderr).toContain('--max-open-sessions takes a whole number');
+    expect((await tether(['serve', '--max-open-sessions', 'lots'])).stderr).toContain(
+      '--max-open-sessions takes a whole number',
+    );
   });
 
   it('attach follows a session and answers its prompt from --answers; Ctrl-C detaches', async () => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();
     const client = createTetherClient({ url, token });
-    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: path.join(root, 'workspace') } });
-    api.enqueue(toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }), textReply('Done.'));
-    const attach = spawn(process.execPath, [bin, 'attach', sessionId, '--json', '--answers', '-'], { cwd: root, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { sessionId } = await client.openSession({
+      workspace: { kind: 'directory', path: path.join(root, 'workspace') },
+    });
+    api.enqueue(
+      toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }),
+      textReply('Done.'),
+    );
+    const attach = spawn(process.execPath, [bin, 'attach', sessionId, '--json', '--answers', '-'], {
+      cwd: root,
+      env: environment,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
     let pending = '';
     attach.stdout.on('data', (chunk) => {
@@ -159,7 +211,8 @@ describe('tether commands through a daemon', () => {
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
         const event = JSON.parse(pending.slice(0, newline)) as { type: string; interactionRef?: string };
         pending = pending.slice(newline + 1);
-        if (event.type === 'interaction.requested') attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
+        if (event.type === 'interaction.requested')
+          attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
       }
     });
     // Whether attach subscribes before or after the prompt appears, it answers it: a pending prompt is replayed.
@@ -181,7 +234,11 @@ describe('tether commands through a daemon', () => {
   });
 });
 
-async function waitForRun(client: ReturnType<typeof createTetherClient>, sessionId: string, runId: string): Promise<string> {
+async function waitForRun(
+  client: ReturnType<typeof createTetherClient>,
+  sessionId: string,
+  runId: string,
+): Promise<string> {
   for await (const event of client.subscribe(sessionId, { afterSeq: 0 })) {
     if (event.type === 'run.completed' && event.runId === runId) return event.outcome;
   }

@@ -17,9 +17,17 @@ let environment: Record<string, string>;
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-local-')));
   workspace = path.join(root, 'workspace');
-  await Promise.all([mkdir(path.join(root, 'home')), mkdir(workspace), mkdir(path.join(root, 'elsewhere')), mkdir(path.join(root, 'tmp'))]);
+  await Promise.all([
+    mkdir(path.join(root, 'home')),
+    mkdir(workspace),
+    mkdir(path.join(root, 'elsewhere')),
+    mkdir(path.join(root, 'tmp')),
+  ]);
   api = await startFakeAnthropicApi();
-  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
+  environment = commandEnvironment(
+    { root, apiUrl: api.url, claudePath: testClaudePath() },
+    { TMPDIR: path.join(root, 'tmp') },
+  );
 });
 
 afterEach(async () => {
@@ -124,8 +132,18 @@ describe('tether run --startup-timeout', () => {
     const completed = result.stdout
       .trimEnd()
       .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; outcome?: string; error?: { code: string; details?: { phase?: string } } })
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            outcome?: string;
+            error?: { code: string; details?: { phase?: string } };
+          },
+      )
       .find((event) => event.type === 'run.completed');
-    expect(completed).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled', details: { phase: 'startup' } } });
+    expect(completed).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_stalled', details: { phase: 'startup' } },
+    });
   });
 });

@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { type FakeAnthropicApi, startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type FakeCliStep, fakeClaudeCliPath, fakeCliScript, processesWithEnvironment, testClaudePath } from '@tether/testkit';
+import {
+  type FakeCliStep,
+  fakeClaudeCliPath,
+  fakeCliScript,
+  processesWithEnvironment,
+  testClaudePath,
+} from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandEnvironment } from './test-support/command-environment.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
@@ -14,9 +20,16 @@ let environment: Record<string, string>;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-signals-')));
-  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace')), mkdir(path.join(root, 'tmp'))]);
+  await Promise.all([
+    mkdir(path.join(root, 'home')),
+    mkdir(path.join(root, 'workspace')),
+    mkdir(path.join(root, 'tmp')),
+  ]);
   api = await startFakeAnthropicApi();
-  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TMPDIR: path.join(root, 'tmp') });
+  environment = commandEnvironment(
+    { root, apiUrl: api.url, claudePath: testClaudePath() },
+    { TMPDIR: path.join(root, 'tmp') },
+  );
 });
 
 afterEach(async () => {
@@ -70,7 +83,12 @@ async function storedRuns(sessionId: string): Promise<{ status: string; outcome:
 
 /** Every live process started for this test: each carries the test's HOME (and each agent its marker). */
 function leftovers(marker: string): number[] {
-  return [...new Set([...processesWithEnvironment('TETHER_PROCESS_MARKER', marker), ...processesWithEnvironment('HOME', environment.HOME!)])];
+  return [
+    ...new Set([
+      ...processesWithEnvironment('TETHER_PROCESS_MARKER', marker),
+      ...processesWithEnvironment('HOME', environment.HOME!),
+    ]),
+  ];
 }
 
 const midTurnCases = [
@@ -80,26 +98,34 @@ const midTurnCases = [
 ] as const;
 
 describe('tether run and terminating signals', () => {
-  it.each(midTurnCases)('%s mid-turn (transport %s): the run ends interrupted, no process is left, the data dir is released, exit %i', async (signal, transport, code) => {
-    api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Resumed fine.'));
-    const run = startRun(['--transport', transport]);
-    const marker = await run.marker;
-    await run.streaming;
-    const signalledAt = performance.now();
-    process.kill(run.pid, signal);
-    const result = await run.finished;
-    console.info(`${signal} mid-turn (${transport}): ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
-    expect(result.code, result.stderr).toBe(code);
-    expect(leftovers(marker)).toEqual([]);
-    const printed = events(result.stdout);
-    expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
-    const sessionId = printed[0]!.sessionId;
-    expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
-    const resumed = spawnTether(['run', '--transport', transport, '--resume', sessionId, 'Again'], { cwd: path.join(root, 'workspace'), environment });
-    const again = await resumed.finished;
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe('Resumed fine.\n');
-  });
+  it.each(midTurnCases)(
+    '%s mid-turn (transport %s): the run ends interrupted, no process is left, the data dir is released, exit %i',
+    async (signal, transport, code) => {
+      api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Resumed fine.'));
+      const run = startRun(['--transport', transport]);
+      const marker = await run.marker;
+      await run.streaming;
+      const signalledAt = performance.now();
+      process.kill(run.pid, signal);
+      const result = await run.finished;
+      console.info(
+        `${signal} mid-turn (${transport}): ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`,
+      );
+      expect(result.code, result.stderr).toBe(code);
+      expect(leftovers(marker)).toEqual([]);
+      const printed = events(result.stdout);
+      expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+      const sessionId = printed[0]!.sessionId;
+      expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+      const resumed = spawnTether(['run', '--transport', transport, '--resume', sessionId, 'Again'], {
+        cwd: path.join(root, 'workspace'),
+        environment,
+      });
+      const again = await resumed.finished;
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('Resumed fine.\n');
+    },
+  );
 
   it('SIGTERM while the agent is still starting (it never writes a frame and ignores SIGTERM): nothing left, exit 143', async () => {
     const wedged: FakeCliStep[] = [{ ignore: 'SIGTERM' }, { hang: true }];
@@ -125,7 +151,9 @@ describe('tether run and terminating signals', () => {
     const signalledAt = performance.now();
     process.kill(run.pid, 'SIGINT');
     const result = await run.finished;
-    console.info(`Ctrl-C during a wedged start-up: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+    console.info(
+      `Ctrl-C during a wedged start-up: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`,
+    );
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toContain('did not stop in time');
     expect(leftovers(marker)).toEqual([]);
@@ -135,7 +163,11 @@ describe('tether run and terminating signals', () => {
   });
 
   it('a second signal stops everything at once, without waiting for the run to settle', async () => {
-    const wedged: FakeCliStep[] = [{ line: { type: 'system', subtype: 'init', session_id: '$SESSION' } }, { ignore: 'SIGTERM' }, { hang: true }];
+    const wedged: FakeCliStep[] = [
+      { line: { type: 'system', subtype: 'init', session_id: '$SESSION' } },
+      { ignore: 'SIGTERM' },
+      { hang: true },
+    ];
     const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
     let stopping!: () => void;
     const stopAnnounced = new Promise<void>((resolve) => (stopping = resolve));
@@ -179,7 +211,12 @@ async function serve(): Promise<{ stop: () => Promise<number | null> }> {
       if (stderr.includes('listening on')) listening();
     },
   });
-  await Promise.race([ready, daemon.finished.then((result) => Promise.reject(new Error(`tether serve exited (${result.code}): ${result.stderr}`)))]);
+  await Promise.race([
+    ready,
+    daemon.finished.then((result) =>
+      Promise.reject(new Error(`tether serve exited (${result.code}): ${result.stderr}`)),
+    ),
+  ]);
   return {
     stop: async () => {
       daemon.child.kill('SIGTERM');
@@ -189,7 +226,7 @@ async function serve(): Promise<{ stop: () => Promise<number | null> }> {
 }
 
 describe('terminating signals through a daemon, and for demo and attach', () => {
-  it('SIGTERM to a tether run going through the daemon stops the daemon\'s run, then exits 143; the daemon keeps the session', async () => {
+  it("SIGTERM to a tether run going through the daemon stops the daemon's run, then exits 143; the daemon keeps the session", async () => {
     const daemon = await serve();
     try {
       api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Still here.'));
@@ -198,7 +235,9 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
       const signalledAt = performance.now();
       process.kill(run.pid, 'SIGTERM');
       const result = await run.finished;
-      console.info(`SIGTERM through the daemon: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`);
+      console.info(
+        `SIGTERM through the daemon: ${Math.round(result.exitedAt - signalledAt)} ms from the signal to exit`,
+      );
       expect(result.code, result.stderr).toBe(143);
       const sessionId = events(result.stdout)[0]!.sessionId;
       const shown = await spawnTether(['show', sessionId, '--json'], { cwd: root, environment }).finished;
@@ -219,7 +258,11 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
       const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
       let attached!: () => void;
       const isAttached = new Promise<void>((resolve) => (attached = resolve));
-      const attach = spawnTether(['attach', sessionId], { cwd: root, environment, onStderr: (text) => text.includes('attached to') && attached() });
+      const attach = spawnTether(['attach', sessionId], {
+        cwd: root,
+        environment,
+        onStderr: (text) => text.includes('attached to') && attached(),
+      });
       await isAttached;
       attach.child.kill('SIGHUP');
       expect((await attach.finished).code).toBe(129);
@@ -247,4 +290,3 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
     expect(processesWithEnvironment('TETHER_PROCESS_MARKER', marker)).toEqual([]);
   });
 });
-

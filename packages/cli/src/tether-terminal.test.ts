@@ -28,11 +28,18 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function atTerminal(prompt: string, keys: { after: string; type: string }[]): Promise<{ code: number | null; output: string }> {
+function atTerminal(
+  prompt: string,
+  keys: { after: string; type: string }[],
+): Promise<{ code: number | null; output: string }> {
   const environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TERM: 'xterm' });
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${JSON.stringify(prompt)}`;
   return new Promise((resolve, reject) => {
-    const spawned = spawn('script', ['-qfec', command, '/dev/null'], { cwd: path.join(root, 'workspace'), env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    const spawned = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: path.join(root, 'workspace'),
+      env: environment,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child = spawned;
     let output = '';
     const pending = [...keys];
@@ -51,7 +58,10 @@ function atTerminal(prompt: string, keys: { after: string; type: string }[]): Pr
 
 describe('tether run at a terminal', () => {
   it('shows an approval as a menu and runs the tool when approve is chosen with Enter', async () => {
-    api.enqueue(toolUseReply('Bash', { command: 'echo tty > tty.txt', description: 'Write a file' }), textReply('Done at the terminal.'));
+    api.enqueue(
+      toolUseReply('Bash', { command: 'echo tty > tty.txt', description: 'Write a file' }),
+      textReply('Done at the terminal.'),
+    );
     const result = await atTerminal('Write it', [{ after: 'approve once', type: '\r' }]);
     expect(result.code).toBe(0);
     expect(result.output).toContain('Bash (command) wants to run');
@@ -60,8 +70,11 @@ describe('tether run at a terminal', () => {
     expect(await readFile(path.join(root, 'workspace', 'tty.txt'), 'utf8')).toBe('tty\n');
   });
 
-  it('edits the command before approving: the edited line runs, not the model\'s', async () => {
-    api.enqueue(toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }), textReply('Ran your version.'));
+  it("edits the command before approving: the edited line runs, not the model's", async () => {
+    api.enqueue(
+      toolUseReply('Bash', { command: 'echo model > model.txt', description: 'Write a file' }),
+      textReply('Ran your version.'),
+    );
     const eraseLine = '\u0015';
     const result = await atTerminal('Write it', [
       { after: 'edit the command', type: '5' },
@@ -78,8 +91,24 @@ describe('tether run at a terminal', () => {
       toolUseReply('Bash', { command: 'echo no > no.txt', description: 'Write' }),
       toolUseReply('AskUserQuestion', {
         questions: [
-          { question: 'Which color?', header: 'Color', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }], multiSelect: false },
-          { question: 'Anything else?', header: 'Notes', options: [{ label: 'No', description: '' }, { label: 'Yes', description: '' }], multiSelect: false },
+          {
+            question: 'Which color?',
+            header: 'Color',
+            options: [
+              { label: 'Red', description: 'warm' },
+              { label: 'Blue', description: 'cool' },
+            ],
+            multiSelect: false,
+          },
+          {
+            question: 'Anything else?',
+            header: 'Notes',
+            options: [
+              { label: 'No', description: '' },
+              { label: 'Yes', description: '' },
+            ],
+            multiSelect: false,
+          },
         ],
       }),
       textReply('Noted.'),

@@ -52,6 +52,9 @@ export async function sendRequest(connection: DaemonConnection, request: DaemonR
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw invalidResponseError(connection.url, `a body that is not JSON (${request.method} ${request.path.split('?')[0]})`);
+    throw invalidResponseError(
+      connection.url,
+      `a body that is not JSON (${request.method} ${request.path.split('?')[0]})`,
+    );
   }
 }

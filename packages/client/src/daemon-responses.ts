@@ -22,7 +22,6 @@ export interface DaemonHealth {
   readonly version: string;
 }
 
-
 type Fields = Record<string, unknown>;
 
 function isFields(value: unknown): value is Fields {
@@ -32,7 +31,8 @@ function isFields(value: unknown): value is Fields {
 export function parseReceipt(url: string, commandType: CommandType, body: unknown): Receipt {
   const parsed = Receipt.safeParse(body);
   if (!parsed.success) throw invalidResponseError(url, `a receipt for ${commandType}`, parsed.error);
-  if (parsed.data.type !== commandType) throw invalidResponseError(url, `a ${parsed.data.type} receipt for a ${commandType} command`);
+  if (parsed.data.type !== commandType)
+    throw invalidResponseError(url, `a ${parsed.data.type} receipt for a ${commandType} command`);
   return parsed.data;
 }
 
@@ -59,6 +59,7 @@ export function parseProviders(url: string, body: unknown): ProviderInfo[] {
 }
 
 export function parseHealth(url: string, body: unknown): DaemonHealth {
-  if (!isFields(body) || body.ok !== true || typeof body.version !== 'string') throw invalidResponseError(url, 'a health answer');
+  if (!isFields(body) || body.ok !== true || typeof body.version !== 'string')
+    throw invalidResponseError(url, 'a health answer');
   return { ok: true, version: body.version };
 }

@@ -40,11 +40,17 @@ describe('TetherClient.subscribe', () => {
     for (let index = 0; index < count; index += 1) daemon.append(sessionId, sampleEventBody(), options);
   };
   const open = (afterSeq?: number, signal?: AbortSignal) =>
-    client.subscribe(sessionId, { ...(afterSeq === undefined ? {} : { afterSeq }), ...(signal ? { signal } : {}) })[Symbol.asyncIterator]();
+    client
+      .subscribe(sessionId, { ...(afterSeq === undefined ? {} : { afterSeq }), ...(signal ? { signal } : {}) })
+      [Symbol.asyncIterator]();
 
   beforeEach(async () => {
     daemon = await startFakeDaemon();
-    client = createTetherClient({ url: daemon.url, token: daemon.token, reconnect: { initialDelayMs: 1, maxDelayMs: 5 } });
+    client = createTetherClient({
+      url: daemon.url,
+      token: daemon.token,
+      reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
+    });
     sessionId = sampleSnapshot().sessionId;
     daemon.addSession(sampleSnapshot({ sessionId }));
   });
@@ -145,7 +151,9 @@ describe('TetherClient.subscribe', () => {
   it('tells when a stream opens and when it is reconnecting after a break', async () => {
     const states: string[] = [];
     append(2);
-    const events = client.subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })[Symbol.asyncIterator]();
+    const events = client
+      .subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })
+      [Symbol.asyncIterator]();
     expect(await takeSeqs(events, 2)).toEqual([1, 2]);
     expect(states).toEqual(['open']);
     daemon.failSubscriptions(503, 1);
@@ -202,9 +210,18 @@ describe('TetherClient.subscribe', () => {
 
   it.each([
     ['not JSON', () => 'id: 2\ndata: {"type":\n\n'],
-    ['not a protocol event', () => `id: 2\ndata: ${JSON.stringify({ type: 'run.exploded', sessionId, seq: 2, at: 'now' })}\n\n`],
-    ['of another session', () => `id: 2\ndata: ${JSON.stringify(withEnvelope(newSessionId(), 2, sampleEventBody()))}\n\n`],
-    ['with an id that is not its seq', () => `id: 9\ndata: ${JSON.stringify(withEnvelope(sessionId, 2, sampleEventBody()))}\n\n`],
+    [
+      'not a protocol event',
+      () => `id: 2\ndata: ${JSON.stringify({ type: 'run.exploded', sessionId, seq: 2, at: 'now' })}\n\n`,
+    ],
+    [
+      'of another session',
+      () => `id: 2\ndata: ${JSON.stringify(withEnvelope(newSessionId(), 2, sampleEventBody()))}\n\n`,
+    ],
+    [
+      'with an id that is not its seq',
+      () => `id: 9\ndata: ${JSON.stringify(withEnvelope(sessionId, 2, sampleEventBody()))}\n\n`,
+    ],
   ])('throws on an event %s, without reconnecting', async (_, frame) => {
     append(1);
     const events = open();

@@ -75,7 +75,10 @@ async function* readConnection(
   const abort = () => controller.abort();
   signal?.addEventListener('abort', abort, { once: true });
   try {
-    const headers: Record<string, string> = { authorization: `Bearer ${connection.token}`, accept: 'text/event-stream' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${connection.token}`,
+      accept: 'text/event-stream',
+    };
     if (resuming) headers['last-event-id'] = String(position.lastSeq);
     const url = `${connection.url}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${position.lastSeq}`;
     let response: Response;
@@ -136,6 +139,7 @@ function parseEvent(url: string, sessionId: string, frame: SseFrame): ProtocolEv
   if (!parsed.success) throw invalidResponseError(url, 'an event that does not match the protocol', parsed.error);
   const event = parsed.data;
   if (event.sessionId !== sessionId) throw invalidResponseError(url, `an event of another session (seq ${event.seq})`);
-  if (frame.id !== undefined && frame.id !== String(event.seq)) throw invalidResponseError(url, `an event whose id is not its seq (${event.seq})`);
+  if (frame.id !== undefined && frame.id !== String(event.seq))
+    throw invalidResponseError(url, `an event whose id is not its seq (${event.seq})`);
   return event;
 }

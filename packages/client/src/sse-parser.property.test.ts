@@ -55,7 +55,9 @@ describe('SseParser (property-based)', () => {
     fc.assert(
       fc.property(fc.array(frame, { maxLength: 6 }), lineEnding, fc.boolean(), cuts, (frames, ending, bom, points) => {
         const text = (bom ? '\uFEFF' : '') + frames.map((spec) => serialise(spec, ending)).join('');
-        expect(parseChunks(cut(text, points))).toEqual(frames.map((spec) => ({ id: spec.id, event: spec.event ?? 'message', data: spec.data.join('\n') })));
+        expect(parseChunks(cut(text, points))).toEqual(
+          frames.map((spec) => ({ id: spec.id, event: spec.event ?? 'message', data: spec.data.join('\n') })),
+        );
       }),
       { numRuns: 300 },
     );

@@ -31,6 +31,8 @@ describe('SseParser', () => {
   });
 
   it('skips frames without data and ignores unknown fields and retry', () => {
-    expect(new SseParser().push('id: 4\n\nretry: 10\nfield\ndata\n\n')).toEqual([{ id: undefined, event: 'message', data: '' }]);
+    expect(new SseParser().push('id: 4\n\nretry: 10\nfield\ndata\n\n')).toEqual([
+      { id: undefined, event: 'message', data: '' },
+    ]);
   });
 });

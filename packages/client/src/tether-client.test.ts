@@ -32,16 +32,30 @@ describe('TetherClient commands and reads', () => {
     const request = daemon.requests.at(-1)!;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/commands' });
     expect(request.headers.authorization).toBe(`Bearer ${daemon.token}`);
-    expect(request.body).toEqual({ type: 'open_session', commandId: opened.commandId, workspace: { kind: 'directory', path: '/repo' }, model: 'sonnet' });
+    expect(request.body).toEqual({
+      type: 'open_session',
+      commandId: opened.commandId,
+      workspace: { kind: 'directory', path: '/repo' },
+      model: 'sonnet',
+    });
     expect(opened.commandId).toMatch(/^cmd_[0-9a-f]{32}$/);
 
-    const turn = await client.submitTurn({ sessionId: opened.sessionId, input: [{ type: 'text', text: 'hi' }], commandId: 'my-command-1' });
+    const turn = await client.submitTurn({
+      sessionId: opened.sessionId,
+      input: [{ type: 'text', text: 'hi' }],
+      commandId: 'my-command-1',
+    });
     expect(turn).toMatchObject({ type: 'submit_turn', commandId: 'my-command-1', sessionId: opened.sessionId });
     expect(turn.runId).toMatch(/^run_/);
 
     const mode = await client.setPermissionMode({ sessionId: opened.sessionId, mode: 'plan' });
     expect(mode.mode).toBe('plan');
-    const model = await client.dispatch({ type: 'set_model', commandId: 'c-2', sessionId: opened.sessionId, model: 'opus' });
+    const model = await client.dispatch({
+      type: 'set_model',
+      commandId: 'c-2',
+      sessionId: opened.sessionId,
+      model: 'opus',
+    });
     expect(model.model).toBe('opus');
     expect((await client.getContextUsage({ sessionId: opened.sessionId })).usage.maxTokens).toBe(200_000);
     expect((await client.getSessionCost({ sessionId: opened.sessionId })).report).toBe('');
@@ -52,11 +66,22 @@ describe('TetherClient commands and reads', () => {
 
   it("rebuilds the daemon's errors as AgentError, details included", async () => {
     daemon.answerCommand = () =>
-      new AgentError({ code: 'provider_rejected', message: 'The agent did not apply the stop; retry.', details: { reason: 'input_still_queued' } });
+      new AgentError({
+        code: 'provider_rejected',
+        message: 'The agent did not apply the stop; retry.',
+        details: { reason: 'input_still_queued' },
+      });
     const error = await rejection(client.interruptRun({ sessionId: newSessionId() }));
-    expect(error.toObject()).toEqual({ code: 'provider_rejected', message: 'The agent did not apply the stop; retry.', retryable: true, details: { reason: 'input_still_queued' } });
+    expect(error.toObject()).toEqual({
+      code: 'provider_rejected',
+      message: 'The agent did not apply the stop; retry.',
+      retryable: true,
+      details: { reason: 'input_still_queued' },
+    });
 
-    const invalid = await rejection(client.dispatch({ type: 'set_model', commandId: 'bad id!', sessionId: newSessionId(), model: 'opus' }));
+    const invalid = await rejection(
+      client.dispatch({ type: 'set_model', commandId: 'bad id!', sessionId: newSessionId(), model: 'opus' }),
+    );
     expect(invalid.code).toBe('invalid_command');
     expect(invalid.details?.issues?.[0]?.path).toBe('commandId');
 
@@ -66,7 +91,11 @@ describe('TetherClient commands and reads', () => {
   it('maps an answer that is not a Tether error from its status', async () => {
     daemon.answerCommand = () => ({ httpStatus: 502, rawBody: '<html>Bad gateway</html>' });
     const error = await rejection(client.closeSession({ sessionId: newSessionId() }));
-    expect(error).toMatchObject({ code: 'internal_error', retryable: true, details: { httpStatus: 502, reason: 'unexpected_status' } });
+    expect(error).toMatchObject({
+      code: 'internal_error',
+      retryable: true,
+      details: { httpStatus: 502, reason: 'unexpected_status' },
+    });
   });
 
   it('refuses a receipt that does not validate or answers another command', async () => {
@@ -74,13 +103,20 @@ describe('TetherClient commands and reads', () => {
     daemon.answerCommand = (command) => ({ type: 'close_session', commandId: command.commandId, sessionId });
     const wrongType = await rejection(client.setModel({ sessionId, model: 'opus' }));
     expect(wrongType).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
-    daemon.answerCommand = (command) => ({ type: 'submit_turn', commandId: command.commandId, sessionId, runId: 'not-a-run-id' });
+    daemon.answerCommand = (command) => ({
+      type: 'submit_turn',
+      commandId: command.commandId,
+      sessionId,
+      runId: 'not-a-run-id',
+    });
     const invalid = await rejection(client.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }));
     expect(invalid.details?.issues?.[0]?.path).toBe('runId');
   });
 
   it('refuses a snapshot whose title or last run does not validate', async () => {
-    const badRun = sampleSnapshot({ lastRun: { runId: 'not-a-run-id', outcome: 'failed', completedAt: '2026-01-01T00:01:00.000Z' } });
+    const badRun = sampleSnapshot({
+      lastRun: { runId: 'not-a-run-id', outcome: 'failed', completedAt: '2026-01-01T00:01:00.000Z' },
+    });
     const longTitle = sampleSnapshot({ title: 'x'.repeat(201) });
     daemon.addSession(badRun);
     daemon.addSession(longTitle);
@@ -96,7 +132,9 @@ describe('TetherClient commands and reads', () => {
     expect((await client.getSession(session.sessionId)).modesRequiringRestart).toEqual(['bypass']);
     const unknownMode = sampleSnapshot({ modesRequiringRestart: ['yolo' as PermissionMode] });
     daemon.addSession(unknownMode);
-    expect((await rejection(client.getSession(unknownMode.sessionId))).details?.issues?.[0]?.path).toBe('modesRequiringRestart.0');
+    expect((await rejection(client.getSession(unknownMode.sessionId))).details?.issues?.[0]?.path).toBe(
+      'modesRequiringRestart.0',
+    );
 
     await client.setPermissionMode({ sessionId: session.sessionId, mode: 'plan' });
     expect(daemon.requests.at(-1)!.body).not.toHaveProperty('restart');
@@ -138,10 +176,16 @@ describe('TetherClient commands and reads', () => {
     const pagesBefore = daemon.requests.length;
     const all = await client.listAllSessions({ limit: 2 });
     expect(all.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst);
-    expect(daemon.requests.slice(pagesBefore).map((request) => request.query.get('before'))).toEqual([null, newestFirst[1], newestFirst[3]]);
+    expect(daemon.requests.slice(pagesBefore).map((request) => request.query.get('before'))).toEqual([
+      null,
+      newestFirst[1],
+      newestFirst[3],
+    ]);
 
     const idle = await client.listAllSessions({ state: 'idle' });
-    expect(idle.map((snapshot) => snapshot.sessionId)).toEqual(newestFirst.filter((id) => id !== snapshots[2]!.sessionId));
+    expect(idle.map((snapshot) => snapshot.sessionId)).toEqual(
+      newestFirst.filter((id) => id !== snapshots[2]!.sessionId),
+    );
     expect((await rejection(client.listSessions({ limit: 501 }))).code).toBe('invalid_command');
   });
 
@@ -161,7 +205,11 @@ describe('TetherClient commands and reads', () => {
     expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
 
     const [provider] = await client.getProviders();
-    expect(provider).toMatchObject({ name: 'claude', capabilities: { approvals: true, inputParts: ['text'] }, availability: { available: true } });
+    expect(provider).toMatchObject({
+      name: 'claude',
+      capabilities: { approvals: true, inputParts: ['text'] },
+      availability: { available: true },
+    });
 
     expect(await client.health()).toEqual({ ok: true, version: '0.1.0' });
     expect(daemon.requests.at(-1)!.headers.authorization).toBeUndefined();

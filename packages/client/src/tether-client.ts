@@ -1,4 +1,12 @@
-import { type Command, type ProtocolEvent, type ReceiptFor, type SessionSnapshot, type SessionState, type TetherSurface, commandMethods } from '@tether/protocol';
+import {
+  type Command,
+  type ProtocolEvent,
+  type ReceiptFor,
+  type SessionSnapshot,
+  type SessionState,
+  type TetherSurface,
+  commandMethods,
+} from '@tether/protocol';
 import { invalidResponseError } from './client-errors.js';
 import { createDaemonConnection, sendRequest } from './daemon-connection.js';
 import {
@@ -74,7 +82,10 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     if (listOptions.limit !== undefined) query.set('limit', String(listOptions.limit));
     if (listOptions.before !== undefined) query.set('before', listOptions.before);
     const search = query.toString() === '' ? '' : `?${query.toString()}`;
-    return parseSessionPage(connection.url, await sendRequest(connection, { method: 'GET', path: `/v1/sessions${search}` }));
+    return parseSessionPage(
+      connection.url,
+      await sendRequest(connection, { method: 'GET', path: `/v1/sessions${search}` }),
+    );
   }
 
   return {
@@ -82,7 +93,10 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     ...commandMethods(dispatch),
 
     async getSession(sessionId) {
-      return parseSnapshot(connection.url, await sendRequest(connection, { method: 'GET', path: sessionPath(sessionId) }));
+      return parseSnapshot(
+        connection.url,
+        await sendRequest(connection, { method: 'GET', path: sessionPath(sessionId) }),
+      );
     },
     listSessions,
     async listAllSessions(filter = {}) {
@@ -106,8 +120,12 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
       await sendRequest(connection, { method: 'DELETE', path: sessionPath(sessionId) });
     },
     async health() {
-      return parseHealth(connection.url, await sendRequest(connection, { method: 'GET', path: '/health', authenticated: false }));
+      return parseHealth(
+        connection.url,
+        await sendRequest(connection, { method: 'GET', path: '/health', authenticated: false }),
+      );
     },
-    subscribe: (sessionId, subscribeOptions = {}) => subscribeToEvents(connection, sessionId, subscribeOptions, schedule),
+    subscribe: (sessionId, subscribeOptions = {}) =>
+      subscribeToEvents(connection, sessionId, subscribeOptions, schedule),
   };
 }

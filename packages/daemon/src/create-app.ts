@@ -40,7 +40,10 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   registerMetricsRoutes(app, state);
   registerOpenApiRoutes(app);
   app.get('/v1/ws', () => {
-    throw invalidRequest('/v1/ws is a WebSocket endpoint: connect with an Upgrade: websocket request.', 'websocket_upgrade_required');
+    throw invalidRequest(
+      '/v1/ws is a WebSocket endpoint: connect with an Upgrade: websocket request.',
+      'websocket_upgrade_required',
+    );
   });
   registerWebRoutes(app, state);
 
@@ -52,7 +55,11 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   app.onError((error, context) => {
     const { status, body, code } = describeError(error);
     context.set('errorCode', code);
-    if (!AgentError.isInstance(error)) state.logger.error({ errorName: error instanceof Error ? error.name : typeof error, stack: stackFrames(error) }, 'unexpected error');
+    if (!AgentError.isInstance(error))
+      state.logger.error(
+        { errorName: error instanceof Error ? error.name : typeof error, stack: stackFrames(error) },
+        'unexpected error',
+      );
     return context.json(body, status as 500);
   });
   return app;

@@ -55,16 +55,35 @@ function idleTimeoutOf(options: DaemonOptions): number {
 function checkOptions(options: DaemonOptions): void {
   const port = options.port ?? defaultPort;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new AgentError({ code: 'invalid_command', message: `The port must be a whole number from 0 to 65535 (0 picks a free one), not ${String(port)}.`, details: { reason: 'invalid_port' } });
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `The port must be a whole number from 0 to 65535 (0 picks a free one), not ${String(port)}.`,
+      details: { reason: 'invalid_port' },
+    });
   }
-  for (const [name, value] of Object.entries({ shutdownGraceMs: options.shutdownGraceMs, subscriberBufferEvents: options.subscriberBufferEvents, subscriberBufferBytes: options.subscriberBufferBytes, pingIntervalMs: options.pingIntervalMs, maxConnections: options.maxConnections, idleTimeoutMs: options.idleTimeoutMs })) {
+  for (const [name, value] of Object.entries({
+    shutdownGraceMs: options.shutdownGraceMs,
+    subscriberBufferEvents: options.subscriberBufferEvents,
+    subscriberBufferBytes: options.subscriberBufferBytes,
+    pingIntervalMs: options.pingIntervalMs,
+    maxConnections: options.maxConnections,
+    idleTimeoutMs: options.idleTimeoutMs,
+  })) {
     if (value !== undefined && (!Number.isFinite(value) || value < (name === 'shutdownGraceMs' ? 0 : 1))) {
-      throw new AgentError({ code: 'invalid_command', message: `${name} must be a positive number.`, details: { reason: `invalid_${name}` } });
+      throw new AgentError({
+        code: 'invalid_command',
+        message: `${name} must be a positive number.`,
+        details: { reason: `invalid_${name}` },
+      });
     }
   }
   // A quiet event stream or socket is kept open by its pings: the idle limit must leave room for one.
   if (idleTimeoutOf(options) <= (options.pingIntervalMs ?? defaultPingIntervalMs)) {
-    throw new AgentError({ code: 'invalid_command', message: `idleTimeoutMs (${idleTimeoutOf(options)}) must be longer than pingIntervalMs, or quiet streams would be cut between pings.`, details: { reason: 'invalid_idleTimeoutMs' } });
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `idleTimeoutMs (${idleTimeoutOf(options)}) must be longer than pingIntervalMs, or quiet streams would be cut between pings.`,
+      details: { reason: 'invalid_idleTimeoutMs' },
+    });
   }
 }
 
@@ -91,7 +110,11 @@ async function openStaticFiles(directory: string | undefined): Promise<StaticFil
   if (directory === undefined) return null;
   const files = await StaticFiles.open(directory);
   if (files === null) {
-    throw new AgentError({ code: 'invalid_command', message: `staticDirectory ${directory} holds no index.html; build the web UI first (\`npm run build\`).`, details: { reason: 'static_directory_empty' } });
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `staticDirectory ${directory} holds no index.html; build the web UI first (\`npm run build\`).`,
+      details: { reason: 'static_directory_empty' },
+    });
   }
   return files;
 }
@@ -131,7 +154,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let metrics: DaemonMetrics | undefined;
   try {
     const startToken = await ensureToken(dataDir);
-    if (startToken.replaced !== null) logger.warn({ reason: startToken.replaced }, 'the token file was not yours alone: its token is never accepted, a new one was written');
+    if (startToken.replaced !== null)
+      logger.warn(
+        { reason: startToken.replaced },
+        'the token file was not yours alone: its token is never accepted, a new one was written',
+      );
     tokens = new TokenGuard(dataDir, startToken.token);
     metrics = new DaemonMetrics(runtime);
     const state: DaemonState = {
@@ -141,7 +168,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics,
       connections: new ConnectionRegistry(),
       logger,
-      subscriberLimits: { maxFrames: options.subscriberBufferEvents ?? defaultSubscriberBufferEvents, maxBytes: options.subscriberBufferBytes ?? defaultSubscriberBufferBytes },
+      subscriberLimits: {
+        maxFrames: options.subscriberBufferEvents ?? defaultSubscriberBufferEvents,
+        maxBytes: options.subscriberBufferBytes ?? defaultSubscriberBufferBytes,
+      },
       pingIntervalMs: options.pingIntervalMs ?? defaultPingIntervalMs,
       staticFiles,
       draining: false,
@@ -149,7 +179,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const app = createApp(state);
     // overrideGlobalObjects: false: a library must not swap the host process's global Request/Response.
     server = createServer(
-      { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: timeoutCheckIntervalMs },
+      {
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        keepAliveTimeout: keepAliveTimeoutMs,
+        connectionsCheckingInterval: timeoutCheckIntervalMs,
+      },
       getRequestListener(app.fetch, { overrideGlobalObjects: false }),
     );
     // Covers a connection that never sends a byte, which none of the request timeouts sees.
@@ -159,13 +194,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     server.on('upgrade', upgrades.handle);
 
     const port = await listen(server, host, options.port ?? defaultPort);
-    state.policy = createOriginPolicy({ port, boundHost: host, interfaceAddresses: isWildcardHost(host) ? interfaceAddresses() : [], allowOrigins: options.allowOrigins ?? [] });
+    state.policy = createOriginPolicy({
+      port,
+      boundHost: host,
+      interfaceAddresses: isWildcardHost(host) ? interfaceAddresses() : [],
+      allowOrigins: options.allowOrigins ?? [],
+    });
     const url = `http://${isWildcardHost(host) ? '127.0.0.1' : hostNameForUrl(host)}:${port}`;
 
     const tokenGuard = tokens;
     tokenGuard.watch();
     tokenGuard.onRotated(() => {
-      logger.warn({ connections: state.connections.size }, 'token rotated: closing connections opened with the old one');
+      logger.warn(
+        { connections: state.connections.size },
+        'token rotated: closing connections opened with the old one',
+      );
       state.connections.revokeAll();
     });
     // A fallback for a missed file watch event; the per-request check already makes rotation immediate for requests.
@@ -174,7 +217,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
     logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
-    if (!isLoopbackHost(host)) logger.warn({ host }, 'listening beyond loopback: other machines can reach this port (the token still guards every /v1 route)');
+    if (!isLoopbackHost(host))
+      logger.warn(
+        { host },
+        'listening beyond loopback: other machines can reach this port (the token still guards every /v1 route)',
+      );
 
     const httpServer = server;
     const daemonMetrics = metrics;
@@ -188,7 +235,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         try {
           await drainRuns(runtime, options.shutdownGraceMs ?? defaultShutdownGraceMs, logger);
         } finally {
-          await runtime.shutdown().catch((error: unknown) => logger.error({ errorCode: AgentError.isInstance(error) ? error.code : 'internal_error' }, 'runtime shutdown failed'));
+          await runtime
+            .shutdown()
+            .catch((error: unknown) =>
+              logger.error(
+                { errorCode: AgentError.isInstance(error) ? error.code : 'internal_error' },
+                'runtime shutdown failed',
+              ),
+            );
           await state.connections.shutdownAll(connectionCloseMs);
           upgrades.close();
           httpServer.closeAllConnections();

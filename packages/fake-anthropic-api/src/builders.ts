@@ -1,8 +1,12 @@
 import type { FakeBlock, FakeErrorReply, FakeReply, FakeUsage } from './types.js';
 
 /** A text-only assistant message. */
-export function textReply(text: string, options: { chunks?: number; usage?: Partial<FakeUsage>; delayMs?: number } = {}): FakeReply {
-  const block: FakeBlock = options.chunks === undefined ? { type: 'text', text } : { type: 'text', text, chunks: options.chunks };
+export function textReply(
+  text: string,
+  options: { chunks?: number; usage?: Partial<FakeUsage>; delayMs?: number } = {},
+): FakeReply {
+  const block: FakeBlock =
+    options.chunks === undefined ? { type: 'text', text } : { type: 'text', text, chunks: options.chunks };
   return withOptional({ kind: 'message', content: [block] }, options.usage, options.delayMs);
 }
 
@@ -34,7 +38,10 @@ export function thinkingReply(
 }
 
 /** An HTTP error reply; the error type defaults from the status. */
-export function errorReply(status: number, options: { errorType?: string; message?: string; retryAfterSeconds?: number } = {}): FakeReply {
+export function errorReply(
+  status: number,
+  options: { errorType?: string; message?: string; retryAfterSeconds?: number } = {},
+): FakeReply {
   const reply: FakeErrorReply = { kind: 'error', status };
   if (options.errorType !== undefined) reply.errorType = options.errorType;
   if (options.message !== undefined) reply.message = options.message;

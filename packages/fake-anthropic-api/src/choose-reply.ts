@@ -22,7 +22,8 @@ export interface ReplyChoice {
 }
 
 export function chooseReply(kind: RecordedRequestKind, view: FakeRequestView, source: ReplySource): ReplyChoice {
-  if (kind === 'probe') return { reply: textReply('Hi', { usage: { inputTokens: 8, outputTokens: 1 } }), unscripted: false };
+  if (kind === 'probe')
+    return { reply: textReply('Hi', { usage: { inputTokens: 8, outputTokens: 1 } }), unscripted: false };
   if (kind === 'compaction') {
     const fromResponder = askResponder(source.responder, view);
     return { reply: fromResponder ?? textReply(COMPACTION_TEXT, { chunks: 4 }), unscripted: false };

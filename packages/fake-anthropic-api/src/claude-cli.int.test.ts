@@ -24,17 +24,34 @@ function launch(options: Omit<StartClaudeOptions, 'baseUrl'> = {}): ClaudeProces
 
 const isResult = (frame: Frame): boolean => frame.type === 'result';
 const streamEvents = (frames: Frame[], deltaType: string): Frame[] =>
-  frames.filter((f) => f.type === 'stream_event' && f.event.type === 'content_block_delta' && f.event.delta.type === deltaType);
+  frames.filter(
+    (f) => f.type === 'stream_event' && f.event.type === 'content_block_delta' && f.event.delta.type === deltaType,
+  );
 
 describe('real claude CLI against the fake', () => {
   it('streams a text reply as several text_delta frames and reports the scripted usage', async () => {
-    api.enqueue(textReply('Hello from the fake API, in five pieces.', { chunks: 5, usage: { inputTokens: 321, outputTokens: 54, cacheReadTokens: 11, cacheCreationTokens: 22 } }));
+    api.enqueue(
+      textReply('Hello from the fake API, in five pieces.', {
+        chunks: 5,
+        usage: { inputTokens: 321, outputTokens: 54, cacheReadTokens: 11, cacheCreationTokens: 22 },
+      }),
+    );
     const cli = launch();
     cli.send('hi');
     const result = await cli.waitForFrame(isResult);
     expect(streamEvents(cli.frames, 'text_delta').map((f) => f.event.delta.text)).toHaveLength(5);
-    expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'Hello from the fake API, in five pieces.', num_turns: 1 });
-    expect(result.usage).toMatchObject({ input_tokens: 321, output_tokens: 54, cache_read_input_tokens: 11, cache_creation_input_tokens: 22 });
+    expect(result).toMatchObject({
+      subtype: 'success',
+      is_error: false,
+      result: 'Hello from the fake API, in five pieces.',
+      num_turns: 1,
+    });
+    expect(result.usage).toMatchObject({
+      input_tokens: 321,
+      output_tokens: 54,
+      cache_read_input_tokens: 11,
+      cache_creation_input_tokens: 22,
+    });
     const [turn] = await api.waitForRequests(1, { kind: 'turn' });
     expect(turn!.view!.lastUserText.endsWith('hi')).toBe(true);
     expect(turn!.view!.sessionId).toBe(result.session_id);
@@ -42,14 +59,20 @@ describe('real claude CLI against the fake', () => {
   });
 
   it('streams a thinking block and sends it back with its signature', async () => {
-    api.enqueue(thinkingReply('Weighing the options here.', 'Thought about it.', { chunks: 3, signature: 'sig-fake-1' }), textReply('second turn'));
+    api.enqueue(
+      thinkingReply('Weighing the options here.', 'Thought about it.', { chunks: 3, signature: 'sig-fake-1' }),
+      textReply('second turn'),
+    );
     const cli = launch();
     cli.send('think');
     await cli.waitForFrame(isResult);
     expect(streamEvents(cli.frames, 'thinking_delta')).toHaveLength(3);
     expect(cli.frames.some((f) => f.type === 'system' && f.subtype === 'thinking_tokens')).toBe(true);
     const thinking = cli.frames.find((f) => f.type === 'assistant' && f.message.content[0].type === 'thinking');
-    expect(thinking!.message.content[0]).toMatchObject({ thinking: 'Weighing the options here.', signature: 'sig-fake-1' });
+    expect(thinking!.message.content[0]).toMatchObject({
+      thinking: 'Weighing the options here.',
+      signature: 'sig-fake-1',
+    });
     cli.send('again');
     await cli.waitForFrame((f) => isResult(f) && f.result === 'second turn');
     const [, second] = await api.waitForRequests(2, { kind: 'turn' });
@@ -58,7 +81,10 @@ describe('real claude CLI against the fake', () => {
   });
 
   it('runs a Bash tool_use in bypassPermissions mode and gets the tool_result in the next request', async () => {
-    api.enqueue(toolUseReply('Bash', { command: 'echo hi', description: 'Print hi' }, { id: 'toolu_fake_bash_1' }), textReply('The command printed hi.'));
+    api.enqueue(
+      toolUseReply('Bash', { command: 'echo hi', description: 'Print hi' }, { id: 'toolu_fake_bash_1' }),
+      textReply('The command printed hi.'),
+    );
     const cli = launch({ bypass: true });
     cli.send('run echo hi');
     const result = await cli.waitForFrame(isResult);
@@ -94,7 +120,9 @@ describe('real claude CLI against the fake', () => {
     api.releaseHeld();
     const result = await cli.waitForFrame(isResult);
     expect(result).toMatchObject({ is_error: false, result: 'after the release' });
-    expect(cli.frames.some((f) => f.type === 'system' && f.subtype === 'api_retry' && f.error_status === null)).toBe(true);
+    expect(cli.frames.some((f) => f.type === 'system' && f.subtype === 'api_retry' && f.error_status === null)).toBe(
+      true,
+    );
     expect((await cli.exited).code).toBe(0);
   });
 

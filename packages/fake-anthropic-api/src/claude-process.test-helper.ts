@@ -37,7 +37,10 @@ export interface StartClaudeOptions {
 function claudeBinaryPath(): string {
   const bundled = bundledBinaryPath();
   // The suite's global setup already failed loudly when the binary is missing; this is for a lone run.
-  if (bundled === undefined) throw new Error('The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".');
+  if (bundled === undefined)
+    throw new Error(
+      'The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".',
+    );
   return bundled;
 }
 
@@ -105,10 +108,22 @@ export function startClaude(options: StartClaudeOptions): ClaudeProcess {
         const listener = (frame: Frame): void => {
           if (predicate(frame)) settle(() => resolve(frame));
         };
-        const timer = setTimeout(() => settle(() => reject(new Error(`no matching frame within ${timeoutMs} ms; last frames: ${describe(frames)}`))), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            settle(() =>
+              reject(new Error(`no matching frame within ${timeoutMs} ms; last frames: ${describe(frames)}`)),
+            ),
+          timeoutMs,
+        );
         listeners.add(listener);
         void closed.then(({ code }) =>
-          settle(() => reject(new Error(`claude exited (code ${code}) before the expected frame; stderr: ${stderr.slice(-500)}; last frames: ${describe(frames)}`))),
+          settle(() =>
+            reject(
+              new Error(
+                `claude exited (code ${code}) before the expected frame; stderr: ${stderr.slice(-500)}; last frames: ${describe(frames)}`,
+              ),
+            ),
+          ),
         );
       });
     },
@@ -122,7 +137,8 @@ export function startClaude(options: StartClaudeOptions): ClaudeProcess {
         // SIGTERM lets the CLI kill its own tool processes; SIGKILL only if it does not exit.
         process.kill(child.pid, 'SIGTERM');
         const timer = setTimeout(() => {
-          if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+          if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
+            process.kill(child.pid, 'SIGKILL');
         }, 3_000);
         await closed;
         clearTimeout(timer);

@@ -41,7 +41,8 @@ export async function readSse(response: Response): Promise<{ events: ParsedSseEv
   let text = '';
   let error: unknown;
   try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+      text += Buffer.from(chunk).toString('utf8');
   } catch (caught) {
     error = caught;
   }
@@ -50,7 +51,10 @@ export async function readSse(response: Response): Promise<{ events: ParsedSseEv
 }
 
 /** Reads SSE events until `predicate` matches one; leaves the stream open. */
-export async function readSseUntil(response: Response, predicate: (event: ParsedSseEvent) => boolean): Promise<ParsedSseEvent[]> {
+export async function readSseUntil(
+  response: Response,
+  predicate: (event: ParsedSseEvent) => boolean,
+): Promise<ParsedSseEvent[]> {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   let text = '';
   for (;;) {

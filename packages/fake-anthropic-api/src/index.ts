@@ -2,7 +2,15 @@
 export const VERSION = '0.1.0';
 
 export { startFakeAnthropicApi } from './server.js';
-export { dropConnectionReply, errorReply, holdReply, streamErrorReply, textReply, thinkingReply, toolUseReply } from './builders.js';
+export {
+  dropConnectionReply,
+  errorReply,
+  holdReply,
+  streamErrorReply,
+  textReply,
+  thinkingReply,
+  toolUseReply,
+} from './builders.js';
 export { COMPACTION_TEXT, UNSCRIPTED_TEXT } from './choose-reply.js';
 export { isCompactionPrompt } from './request-view.js';
 export type {

@@ -30,9 +30,20 @@ export function resolveMessage(reply: FakeMessageReply, model: string): Resolved
       case 'text':
         return { type: 'text', text: block.text, chunks: block.chunks ?? defaultChunks(block.text) };
       case 'thinking':
-        return { type: 'thinking', thinking: block.thinking, chunks: block.chunks ?? defaultChunks(block.thinking), signature: block.signature ?? newSignature() };
+        return {
+          type: 'thinking',
+          thinking: block.thinking,
+          chunks: block.chunks ?? defaultChunks(block.thinking),
+          signature: block.signature ?? newSignature(),
+        };
       case 'tool_use':
-        return { type: 'tool_use', id: block.id ?? newToolUseId(), name: block.name, input: block.input, chunks: block.chunks ?? defaultJsonChunks(block.input) };
+        return {
+          type: 'tool_use',
+          id: block.id ?? newToolUseId(),
+          name: block.name,
+          input: block.input,
+          chunks: block.chunks ?? defaultJsonChunks(block.input),
+        };
     }
   });
   const hasToolUse = blocks.some((block) => block.type === 'tool_use');
@@ -42,7 +53,13 @@ export function resolveMessage(reply: FakeMessageReply, model: string): Resolved
     cacheReadTokens: reply.usage?.cacheReadTokens ?? 0,
     cacheCreationTokens: reply.usage?.cacheCreationTokens ?? 0,
   };
-  return { id: newMessageId(), model, blocks, stopReason: reply.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'), usage };
+  return {
+    id: newMessageId(),
+    model,
+    blocks,
+    stopReason: reply.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
+    usage,
+  };
 }
 
 /** `message_start` (input and cache tokens as scripted; output_tokens 0 — the final count comes in `message_delta`). */
@@ -90,7 +107,8 @@ export function blockEvents(block: ResolvedBlock, index: number): SseEvent[] {
       break;
     case 'tool_use': {
       events.push(blockStart(index, { type: 'tool_use', id: block.id, name: block.name, input: {} }));
-      for (const piece of splitText(JSON.stringify(block.input), block.chunks)) delta({ type: 'input_json_delta', partial_json: piece });
+      for (const piece of splitText(JSON.stringify(block.input), block.chunks))
+        delta({ type: 'input_json_delta', partial_json: piece });
       break;
     }
   }
@@ -101,7 +119,11 @@ export function blockEvents(block: ResolvedBlock, index: number): SseEvent[] {
 export function messageDeltaEvent(message: ResolvedMessage): SseEvent {
   return {
     event: 'message_delta',
-    data: { type: 'message_delta', delta: { stop_reason: message.stopReason, stop_sequence: null }, usage: { output_tokens: message.usage.outputTokens } },
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: message.stopReason, stop_sequence: null },
+      usage: { output_tokens: message.usage.outputTokens },
+    },
   };
 }
 
@@ -158,7 +180,9 @@ export function splitText(text: string, chunks: number): string[] {
   const count = Math.max(1, Math.min(Math.floor(chunks), points.length));
   const pieces: string[] = [];
   for (let i = 0; i < count; i++) {
-    pieces.push(points.slice(Math.floor((i * points.length) / count), Math.floor(((i + 1) * points.length) / count)).join(''));
+    pieces.push(
+      points.slice(Math.floor((i * points.length) / count), Math.floor(((i + 1) * points.length) / count)).join(''),
+    );
   }
   return pieces;
 }

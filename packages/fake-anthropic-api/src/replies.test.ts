@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COMPACTION_TEXT, errorReply, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply, UNSCRIPTED_TEXT } from './index.js';
+import {
+  COMPACTION_TEXT,
+  errorReply,
+  startFakeAnthropicApi,
+  textReply,
+  thinkingReply,
+  toolUseReply,
+  UNSCRIPTED_TEXT,
+} from './index.js';
 import type { FakeAnthropicApi, FakeRequestView } from './index.js';
 import { messagesBody, postMessages, readSse } from './http-client.test-helper.js';
 
@@ -15,12 +23,22 @@ async function replyText(body: Record<string, unknown>): Promise<string> {
   const response = await postMessages(api.url, body);
   if (body.stream !== true) return ((await response.json()) as any).content.map((b: any) => b.text ?? '').join('');
   const { events } = await readSse(response);
-  return events.filter((e) => e.data.delta?.type === 'text_delta').map((e) => e.data.delta.text).join('');
+  return events
+    .filter((e) => e.data.delta?.type === 'text_delta')
+    .map((e) => e.data.delta.text)
+    .join('');
 }
 
 describe('non-streaming replies', () => {
   it('answers stream:false (or no stream) with a JSON Message object', async () => {
-    api.enqueue({ content: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'text', text: 'plain' }, { type: 'tool_use', name: 'Read', input: { file_path: '/x' }, id: 'toolu_fixed' }], usage: { inputTokens: 5, outputTokens: 6 } });
+    api.enqueue({
+      content: [
+        { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+        { type: 'text', text: 'plain' },
+        { type: 'tool_use', name: 'Read', input: { file_path: '/x' }, id: 'toolu_fixed' },
+      ],
+      usage: { inputTokens: 5, outputTokens: 6 },
+    });
     const response = await postMessages(api.url, messagesBody({ stream: undefined, model: 'm-1' }));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -118,7 +136,15 @@ describe('choosing a reply', () => {
             role: 'user',
             content: [
               { type: 'tool_result', tool_use_id: 'toolu_a', content: 'plain output' },
-              { type: 'tool_result', tool_use_id: 'toolu_b', content: [{ type: 'text', text: 'line 1' }, { type: 'text', text: 'line 2' }], is_error: true },
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_b',
+                content: [
+                  { type: 'text', text: 'line 1' },
+                  { type: 'text', text: 'line 2' },
+                ],
+                is_error: true,
+              },
               { type: 'text', text: '<system-reminder>x</system-reminder>' },
               { type: 'text', text: 'and more', cache_control: { type: 'ephemeral' } },
             ],
@@ -153,16 +179,28 @@ describe('choosing a reply', () => {
 describe('automatic answers that leave the queue alone', () => {
   it('answers count_tokens, the max_tokens:1 probe and compaction without consuming the queue', async () => {
     api.enqueue(textReply('still queued'));
-    const count = await fetch(`${api.url}/v1/messages/count_tokens?beta=true`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    const count = await fetch(`${api.url}/v1/messages/count_tokens?beta=true`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(count.status).toBe(200);
     const counted = (await count.json()) as any;
     expect(Object.keys(counted)).toEqual(['input_tokens']);
     expect(counted.input_tokens).toBeGreaterThan(0);
 
-    const probe = await postMessages(api.url, { model: 'claude-x', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
-    expect(((await probe.json()) as any)).toMatchObject({ type: 'message', model: 'claude-x', content: [{ type: 'text' }] });
+    const probe = await postMessages(api.url, {
+      model: 'claude-x',
+      max_tokens: 1,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    });
+    expect((await probe.json()) as any).toMatchObject({
+      type: 'message',
+      model: 'claude-x',
+      content: [{ type: 'text' }],
+    });
 
-    const compaction = 'Your task is to create a detailed summary of the conversation so far. Respond with plain text only — an <analysis> block followed by a <summary> block.';
+    const compaction =
+      'Your task is to create a detailed summary of the conversation so far. Respond with plain text only — an <analysis> block followed by a <summary> block.';
     expect(await replyText(messagesBody({ messages: [{ role: 'user', content: compaction }] }))).toBe(COMPACTION_TEXT);
 
     expect(api.queued).toBe(1);
@@ -171,8 +209,14 @@ describe('automatic answers that leave the queue alone', () => {
   });
 
   it('lets a responder answer compaction requests', async () => {
-    api.setResponder((view) => (view.isCompaction ? textReply('<analysis>a</analysis><summary>custom</summary>') : undefined));
-    const text = await replyText(messagesBody({ messages: [{ role: 'user', content: 'Reply with an <analysis> block and then a <summary> block.' }] }));
+    api.setResponder((view) =>
+      view.isCompaction ? textReply('<analysis>a</analysis><summary>custom</summary>') : undefined,
+    );
+    const text = await replyText(
+      messagesBody({
+        messages: [{ role: 'user', content: 'Reply with an <analysis> block and then a <summary> block.' }],
+      }),
+    );
     expect(text).toBe('<analysis>a</analysis><summary>custom</summary>');
   });
 

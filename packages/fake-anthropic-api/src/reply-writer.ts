@@ -2,7 +2,15 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultErrorMessage, defaultErrorType, errorBody, statusForErrorType } from './error-body.js';
-import { blockEvents, formatSse, messageEvents, messageJson, messageStartEvent, PING_EVENT, resolveMessage } from './message-events.js';
+import {
+  blockEvents,
+  formatSse,
+  messageEvents,
+  messageJson,
+  messageStartEvent,
+  PING_EVENT,
+  resolveMessage,
+} from './message-events.js';
 import type { SseEvent } from './message-events.js';
 import type { FakeErrorReply, FakeReply } from './types.js';
 
@@ -36,7 +44,11 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
       startSse(ctx);
       const message = resolveMessage({ content: [] }, ctx.model);
       if (!(await writeEvents(ctx, [messageStartEvent(message), PING_EVENT], 0))) return;
-      const error = { type: 'error', error: { type: errorType, message: defaultErrorMessage(errorType) }, request_id: ctx.requestId };
+      const error = {
+        type: 'error',
+        error: { type: errorType, message: defaultErrorMessage(errorType) },
+        request_id: ctx.requestId,
+      };
       if (!(await writeEvents(ctx, [{ event: 'error', data: error }], 0))) return;
       ctx.res.end();
       return;
@@ -59,7 +71,12 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
 }
 
 /** Answers with a JSON body (and the request-id header). */
-export function writeJson(ctx: Pick<ReplyContext, 'res' | 'requestId'>, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function writeJson(
+  ctx: Pick<ReplyContext, 'res' | 'requestId'>,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (ctx.res.destroyed) return;
   ctx.res.writeHead(status, { 'content-type': 'application/json', 'request-id': ctx.requestId, ...headers });
   ctx.res.end(JSON.stringify(body));
@@ -67,10 +84,17 @@ export function writeJson(ctx: Pick<ReplyContext, 'res' | 'requestId'>, status: 
 
 function writeError(ctx: ReplyContext, reply: FakeErrorReply): void {
   const errorType = reply.errorType ?? defaultErrorType(reply.status);
-  const headers: Record<string, string> = { 'x-should-retry': reply.status >= 500 || reply.status === 429 || reply.status === 408 ? 'true' : 'false' };
+  const headers: Record<string, string> = {
+    'x-should-retry': reply.status >= 500 || reply.status === 429 || reply.status === 408 ? 'true' : 'false',
+  };
   const retryAfter = reply.retryAfterSeconds ?? (reply.status === 429 ? 1 : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-  writeJson(ctx, reply.status, errorBody(errorType, reply.message ?? defaultErrorMessage(errorType), ctx.requestId), headers);
+  writeJson(
+    ctx,
+    reply.status,
+    errorBody(errorType, reply.message ?? defaultErrorMessage(errorType), ctx.requestId),
+    headers,
+  );
 }
 
 async function writeHold(ctx: ReplyContext): Promise<void> {
@@ -109,7 +133,11 @@ async function writeDrop(ctx: ReplyContext, afterDeltas: number): Promise<void> 
 }
 
 function startSse(ctx: ReplyContext): void {
-  ctx.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': ctx.requestId });
+  ctx.res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': ctx.requestId,
+  });
   ctx.res.flushHeaders();
 }
 

@@ -40,7 +40,10 @@ export class RequestLog {
         kind,
         resolve,
         reject,
-        timer: setTimeout(() => this.#settle(waiter, () => reject(new Error(this.#describeTimeout(count, kind, timeoutMs)))), timeoutMs),
+        timer: setTimeout(
+          () => this.#settle(waiter, () => reject(new Error(this.#describeTimeout(count, kind, timeoutMs)))),
+          timeoutMs,
+        ),
       };
       this.#waiters.add(waiter);
     });

@@ -2,7 +2,8 @@ import type { FakeRequestView, FakeToolResult, RecordedRequestKind } from './typ
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Builds the responder's view of a `/v1/messages` body. */
 export function buildRequestView(body: unknown, headers: Record<string, string>): FakeRequestView {
@@ -25,7 +26,9 @@ export function buildRequestView(body: unknown, headers: Record<string, string>)
 function systemText(system: unknown): string {
   if (typeof system === 'string') return system;
   if (!Array.isArray(system)) return '';
-  return (system as unknown[]).map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : '')).join('\n');
+  return (system as unknown[])
+    .map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : ''))
+    .join('\n');
 }
 
 /** The tiny non-streaming `max_tokens: 1` probe the CLI sends after `set_model` to a full model name. */

@@ -17,9 +17,22 @@ describe('server', () => {
     expect(VERSION).toBe('0.1.0');
     expect(api.url).toBe(`http://127.0.0.1:${api.port}`);
     expect(api.port).toBeGreaterThan(0);
-    await readSse(await postMessages(api.url, messagesBody(), { headers: { 'content-type': 'application/json', 'x-claude-code-session-id': 'sess-1' } }));
+    await readSse(
+      await postMessages(api.url, messagesBody(), {
+        headers: { 'content-type': 'application/json', 'x-claude-code-session-id': 'sess-1' },
+      }),
+    );
     const [recorded] = api.requests;
-    expect(recorded).toMatchObject({ index: 0, method: 'POST', path: '/v1/messages', query: { beta: 'true' }, kind: 'turn', replyKind: 'message', unscripted: true, clientAborted: false });
+    expect(recorded).toMatchObject({
+      index: 0,
+      method: 'POST',
+      path: '/v1/messages',
+      query: { beta: 'true' },
+      kind: 'turn',
+      replyKind: 'message',
+      unscripted: true,
+      clientAborted: false,
+    });
     expect(recorded!.headers['x-claude-code-session-id']).toBe('sess-1');
     expect(recorded!.view!.sessionId).toBe('sess-1');
     expect((recorded!.body as any).messages[0].content[0].text).toBe('hello');
@@ -95,10 +108,14 @@ describe('close()', () => {
     api.enqueue(textReply('done'), holdReply());
     // An idle keep-alive connection (node:http agent with keepAlive).
     await new Promise<void>((resolve, reject) => {
-      const req = request(`${api.url}/v1/messages`, { method: 'POST', agent: new Agent({ keepAlive: true }) }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = request(
+        `${api.url}/v1/messages`,
+        { method: 'POST', agent: new Agent({ keepAlive: true }) },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(messagesBody()));
     });

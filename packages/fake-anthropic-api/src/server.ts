@@ -145,7 +145,11 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     if (!parsed.ok) {
       record.replyKind = 'bad_request';
       this.#log.add(record);
-      writeJson(ctx, 400, errorBody('invalid_request_error', `fake api: the body is not valid JSON (${parsed.error})`, requestId));
+      writeJson(
+        ctx,
+        400,
+        errorBody('invalid_request_error', `fake api: the body is not valid JSON (${parsed.error})`, requestId),
+      );
       return;
     }
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
@@ -164,7 +168,10 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     const view = buildRequestView(parsed.value, headers);
     record.view = view;
     record.kind = classifyMessagesRequest(parsed.value, view);
-    const choice = chooseReply(record.kind, view, { shiftQueued: () => this.#queue.shift(), responder: this.#responder });
+    const choice = chooseReply(record.kind, view, {
+      shiftQueued: () => this.#queue.shift(),
+      responder: this.#responder,
+    });
     record.replyKind = choice.reply.kind ?? 'message';
     record.unscripted = choice.unscripted;
     this.#log.add(record);

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dropConnectionReply, startFakeAnthropicApi, streamErrorReply, textReply, thinkingReply, toolUseReply } from './index.js';
+import {
+  dropConnectionReply,
+  startFakeAnthropicApi,
+  streamErrorReply,
+  textReply,
+  thinkingReply,
+  toolUseReply,
+} from './index.js';
 import type { FakeAnthropicApi } from './index.js';
 import { messagesBody, postMessages, readSse } from './http-client.test-helper.js';
 
@@ -13,7 +20,12 @@ afterEach(async () => {
 
 describe('streaming replies (SSE)', () => {
   it('streams a complete text message with the scripted usage and the echoed model', async () => {
-    api.enqueue(textReply('Hello there, this is split into five parts.', { chunks: 5, usage: { inputTokens: 123, outputTokens: 45, cacheReadTokens: 7, cacheCreationTokens: 9 } }));
+    api.enqueue(
+      textReply('Hello there, this is split into five parts.', {
+        chunks: 5,
+        usage: { inputTokens: 123, outputTokens: 45, cacheReadTokens: 7, cacheCreationTokens: 9 },
+      }),
+    );
     const response = await postMessages(api.url, messagesBody({ model: 'claude-opus-5-5' }));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -31,9 +43,20 @@ describe('streaming replies (SSE)', () => {
     ]);
     for (const event of events) expect(event.data.type).toBe(event.event);
     const start = events[0]!.data.message;
-    expect(start).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [], stop_reason: null });
+    expect(start).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-5-5',
+      content: [],
+      stop_reason: null,
+    });
     expect(start.id).toMatch(/^msg_/);
-    expect(start.usage).toEqual({ input_tokens: 123, cache_creation_input_tokens: 9, cache_read_input_tokens: 7, output_tokens: 0 });
+    expect(start.usage).toEqual({
+      input_tokens: 123,
+      cache_creation_input_tokens: 9,
+      cache_read_input_tokens: 7,
+      output_tokens: 0,
+    });
     const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta);
     expect(deltas.every((d) => d.type === 'text_delta')).toBe(true);
     expect(deltas.map((d) => d.text).join('')).toBe('Hello there, this is split into five parts.');
@@ -56,9 +79,21 @@ describe('streaming replies (SSE)', () => {
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
     ]);
-    const thinkingDeltas = events.filter((e) => e.event === 'content_block_delta' && e.data.index === 0).map((e) => e.data.delta);
-    expect(thinkingDeltas.map((d) => d.type)).toEqual(['thinking_delta', 'thinking_delta', 'thinking_delta', 'signature_delta']);
-    expect(thinkingDeltas.slice(0, 3).map((d) => d.thinking).join('')).toBe('Pondering the question.');
+    const thinkingDeltas = events
+      .filter((e) => e.event === 'content_block_delta' && e.data.index === 0)
+      .map((e) => e.data.delta);
+    expect(thinkingDeltas.map((d) => d.type)).toEqual([
+      'thinking_delta',
+      'thinking_delta',
+      'thinking_delta',
+      'signature_delta',
+    ]);
+    expect(
+      thinkingDeltas
+        .slice(0, 3)
+        .map((d) => d.thinking)
+        .join(''),
+    ).toBe('Pondering the question.');
     expect(thinkingDeltas[3]).toEqual({ type: 'signature_delta', signature: 'sig-123' });
   });
 
@@ -84,7 +119,13 @@ describe('streaming replies (SSE)', () => {
   });
 
   it('sends the whole tool input in one delta with chunks: 1', async () => {
-    api.enqueue(toolUseReply('Write', { file_path: '/tmp/some/long/path/notes.txt', content: 'hello\n'.repeat(20) }, { chunks: 1 }));
+    api.enqueue(
+      toolUseReply(
+        'Write',
+        { file_path: '/tmp/some/long/path/notes.txt', content: 'hello\n'.repeat(20) },
+        { chunks: 1 },
+      ),
+    );
     const { events } = await readSse(await postMessages(api.url, messagesBody()));
     const deltas = events.filter((e) => e.event === 'content_block_delta');
     expect(deltas).toHaveLength(1);
@@ -104,7 +145,13 @@ describe('streaming replies (SSE)', () => {
     api.enqueue(dropConnectionReply(2));
     const { events, error } = await readSse(await postMessages(api.url, messagesBody()));
     expect(error).toBeDefined();
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_delta']);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+    ]);
     expect(api.requests[0]!.clientAborted).toBe(false);
   });
 

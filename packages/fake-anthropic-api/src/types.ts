@@ -64,7 +64,12 @@ export interface FakeStreamErrorReply {
   errorType?: string;
 }
 
-export type FakeReply = FakeMessageReply | FakeErrorReply | FakeHoldReply | FakeDropConnectionReply | FakeStreamErrorReply;
+export type FakeReply =
+  | FakeMessageReply
+  | FakeErrorReply
+  | FakeHoldReply
+  | FakeDropConnectionReply
+  | FakeStreamErrorReply;
 
 /** What a responder sees of a `/v1/messages` request. */
 export interface FakeRequestView {

@@ -30,19 +30,23 @@ const sampleInputs: { readonly [Type in CommandType]: CommandInput<CommandOfType
 };
 
 describe('the command surface', () => {
-  it('has one method per command, each answering with that command\'s receipt', () => {
+  it("has one method per command, each answering with that command's receipt", () => {
     // Compile-time: a command without a receipt in the Receipt union would make its method answer never.
-    type CommandsWithoutReceipt = { [Type in CommandType]: [ReceiptOfType<Type>] extends [never] ? Type : never }[CommandType];
+    type CommandsWithoutReceipt = {
+      [Type in CommandType]: [ReceiptOfType<Type>] extends [never] ? Type : never;
+    }[CommandType];
     expectTypeOf<CommandsWithoutReceipt>().toEqualTypeOf<never>();
     expectTypeOf<keyof CommandMethods>().toEqualTypeOf<CommandMethodName>();
     expectTypeOf<TetherSurface['setModel']>().returns.resolves.toEqualTypeOf<ReceiptOfType<'set_model'>>();
-    expectTypeOf<Parameters<TetherSurface['runControl']>[0]>().toEqualTypeOf<CommandInput<CommandOfType<'run_control'>>>();
+    expectTypeOf<Parameters<TetherSurface['runControl']>[0]>().toEqualTypeOf<
+      CommandInput<CommandOfType<'run_control'>>
+    >();
 
     expect([...commandTypes].sort()).toEqual(Command.options.map((schema) => schema.shape.type.value).sort());
     expect(new Set(Object.values(commandMethodNames)).size).toBe(commandTypes.length);
   });
 
-  it('sends each method\'s command with its type and a generated commandId, or the one given', async () => {
+  it("sends each method's command with its type and a generated commandId, or the one given", async () => {
     const sent: Command[] = [];
     const methods = commandMethods(async (command) => {
       sent.push(command);
@@ -52,7 +56,11 @@ describe('the command surface', () => {
       const send = methods[commandMethodNames[type]] as (input: CommandInput<Command>) => Promise<Receipt>;
       const generated = await send(sampleInputs[type] as CommandInput<Command>);
       expect(generated.type).toBe(type);
-      expect(parseCommand(sent.at(-1))).toEqual({ ...sampleInputs[type], type, commandId: expect.stringMatching(/^cmd_[0-9a-f]{32}$/) });
+      expect(parseCommand(sent.at(-1))).toEqual({
+        ...sampleInputs[type],
+        type,
+        commandId: expect.stringMatching(/^cmd_[0-9a-f]{32}$/),
+      });
       await send({ ...sampleInputs[type], commandId: `mine-${type}` } as CommandInput<Command>);
       expect(sent.at(-1)).toMatchObject({ type, commandId: `mine-${type}` });
     }

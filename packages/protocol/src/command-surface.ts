@@ -39,7 +39,9 @@ export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { 
 
 /** One typed method per command: its input in, its receipt out. */
 export type CommandMethods = {
-  readonly [Type in CommandType as (typeof commandMethodNames)[Type]]: (input: CommandInput<CommandOfType<Type>>) => Promise<ReceiptOfType<Type>>;
+  readonly [Type in CommandType as (typeof commandMethodNames)[Type]]: (
+    input: CommandInput<CommandOfType<Type>>,
+  ) => Promise<ReceiptOfType<Type>>;
 };
 
 export interface SubscribeOptions {
@@ -65,7 +67,10 @@ export interface TetherSurface extends CommandMethods {
 }
 
 /** The command a typed method sends: its input with the type filled in and a commandId generated if none was given. */
-export function commandFromInput<Type extends CommandType>(type: Type, input: CommandInput<CommandOfType<Type>>): CommandOfType<Type> {
+export function commandFromInput<Type extends CommandType>(
+  type: Type,
+  input: CommandInput<CommandOfType<Type>>,
+): CommandOfType<Type> {
   return { ...input, type, commandId: input.commandId ?? newCommandId() } as CommandOfType<Type>;
 }
 

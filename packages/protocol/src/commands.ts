@@ -37,7 +37,12 @@ export const OpenSessionCommand = z
     if (tooLarge) context.issues.push(tooLarge);
     if (command.continueSession === undefined) {
       if (command.workspace === undefined) {
-        context.issues.push({ code: 'custom', path: ['workspace'], message: 'a new session needs a workspace, e.g. {"kind":"directory","path":"/repo"}', input: undefined });
+        context.issues.push({
+          code: 'custom',
+          path: ['workspace'],
+          message: 'a new session needs a workspace, e.g. {"kind":"directory","path":"/repo"}',
+          input: undefined,
+        });
       }
       return;
     }
@@ -45,7 +50,12 @@ export const OpenSessionCommand = z
       (key) => command[key as keyof typeof command] !== undefined,
     );
     for (const key of given) {
-      context.issues.push({ code: 'custom', path: [key], message: 'a reopened session keeps its stored settings; leave this out with continueSession', input: undefined });
+      context.issues.push({
+        code: 'custom',
+        path: [key],
+        message: 'a reopened session keeps its stored settings; leave this out with continueSession',
+        input: undefined,
+      });
     }
   });
 export type OpenSessionCommand = z.infer<typeof OpenSessionCommand>;
@@ -84,7 +94,17 @@ export const SetPermissionModeCommand = sessionScoped('set_permission_mode', {
 export type SetPermissionModeCommand = z.infer<typeof SetPermissionModeCommand>;
 
 /** Controls Tether knows how to run (the Claude CLI's slash commands, by neutral name). */
-export const ControlName = z.enum(['compact', 'clear', 'cost', 'context', 'review', 'security-review', 'init', 'pr-comments', 'model']);
+export const ControlName = z.enum([
+  'compact',
+  'clear',
+  'cost',
+  'context',
+  'review',
+  'security-review',
+  'init',
+  'pr-comments',
+  'model',
+]);
 export type ControlName = z.infer<typeof ControlName>;
 
 export const RunControlCommand = sessionScoped('run_control', {

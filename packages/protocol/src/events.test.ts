@@ -9,7 +9,15 @@ describe('protocol events', () => {
   });
 
   it('validates an event with its envelope and rejects unknown fields', () => {
-    const event = { type: 'run.message_delta', sessionId: `ses_${'b'.repeat(32)}`, seq: 3, at: '2026-11-29T00:00:00.000Z', runId: `run_${'c'.repeat(32)}`, blockId: 'm:0', text: 'hi' };
+    const event = {
+      type: 'run.message_delta',
+      sessionId: `ses_${'b'.repeat(32)}`,
+      seq: 3,
+      at: '2026-11-29T00:00:00.000Z',
+      runId: `run_${'c'.repeat(32)}`,
+      blockId: 'm:0',
+      text: 'hi',
+    };
     expect(ProtocolEvent.parse(event)).toEqual(event);
     expect(ProtocolEvent.safeParse({ ...event, surprise: true }).success).toBe(false);
     expect(ProtocolEvent.safeParse({ ...event, seq: 0 }).success).toBe(false);

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { SerializedAgentError } from './errors/agent-error.js';
 import { RunId, SessionId } from './identifiers.js';
 import { InputPart } from './input.js';
-import { CancelReason, InteractionAnswer, InteractionOutcome, InteractionRef, InteractionRequest } from './interactions.js';
+import {
+  CancelReason,
+  InteractionAnswer,
+  InteractionOutcome,
+  InteractionRef,
+  InteractionRequest,
+} from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
 import { TokenUsage } from './usage.js';
 import { Workspace } from './workspace.js';
@@ -233,7 +239,14 @@ let bodySchemas: ReadonlyMap<string, z.ZodType<EventBody>> | null = null;
  */
 export function eventBodySchema(type: string): z.ZodType<EventBody> | undefined {
   bodySchemas ??= new Map(
-    ProtocolEvent.options.map((option) => [option.shape.type.value, (option as unknown as z.ZodObject).omit({ sessionId: true, seq: true, at: true }) as unknown as z.ZodType<EventBody>]),
+    ProtocolEvent.options.map((option) => [
+      option.shape.type.value,
+      (option as unknown as z.ZodObject).omit({
+        sessionId: true,
+        seq: true,
+        at: true,
+      }) as unknown as z.ZodType<EventBody>,
+    ]),
   );
   return bodySchemas.get(type);
 }

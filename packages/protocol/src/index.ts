@@ -3,7 +3,14 @@ export { CommandId, SessionId, RunId, newSessionId, newRunId, newCommandId } fro
 export { PermissionMode } from './permission-mode.js';
 export { Workspace, DirectoryWorkspace } from './workspace.js';
 export { InputPart, TextInputPart } from './input.js';
-export { SessionConfiguration, EnvironmentVariableName, Effort, configurationLimits, describeConfiguration, sessionConfigurationKeys } from './session-configuration.js';
+export {
+  SessionConfiguration,
+  EnvironmentVariableName,
+  Effort,
+  configurationLimits,
+  describeConfiguration,
+  sessionConfigurationKeys,
+} from './session-configuration.js';
 export type { ConfigurationRefusal } from './session-configuration.js';
 export { TokenUsage, zeroUsage, addUsage } from './usage.js';
 export {
@@ -98,7 +105,14 @@ export {
 export type { InteractionKind } from './interactions.js';
 export { checkAnswer } from './validate-answer.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
-export { SessionSnapshot, SessionState, RunSnapshot, RunStatus, InteractionSnapshot, LastRun } from './session-snapshot.js';
+export {
+  SessionSnapshot,
+  SessionState,
+  RunSnapshot,
+  RunStatus,
+  InteractionSnapshot,
+  LastRun,
+} from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
 export { countsAsActivity, housekeepingEventTypes } from './session-activity.js';
 export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './errors/agent-error.js';

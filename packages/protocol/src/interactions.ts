@@ -3,7 +3,9 @@ import { PermissionMode } from './permission-mode.js';
 import { randomHex32 } from './random-hex.js';
 
 /** An unguessable reference to one interaction, valid only within its own session. */
-export const InteractionRef = z.string().regex(/^int_[a-z0-9]{32}$/, 'an interaction reference looks like int_ followed by 32 hex digits');
+export const InteractionRef = z
+  .string()
+  .regex(/^int_[a-z0-9]{32}$/, 'an interaction reference looks like int_ followed by 32 hex digits');
 export type InteractionRef = z.infer<typeof InteractionRef>;
 
 export function newInteractionRef(): InteractionRef {
@@ -96,7 +98,9 @@ export const DenyAnswer = z.strictObject({
 });
 
 export const QuestionAnswerItem = z.union([
-  z.strictObject({ selected: z.array(z.string().min(1).max(interactionBounds.labelLength)).min(1).max(interactionBounds.options.max) }),
+  z.strictObject({
+    selected: z.array(z.string().min(1).max(interactionBounds.labelLength)).min(1).max(interactionBounds.options.max),
+  }),
   z.strictObject({ text: z.string().min(1).max(interactionBounds.freeTextLength) }),
   z.strictObject({ skipped: z.literal(true) }),
 ]);
@@ -113,11 +117,26 @@ export const DeclineAnswer = z.strictObject({
   message: z.string().min(1).max(interactionBounds.denyMessageLength).optional(),
 });
 
-export const InteractionAnswer = z.discriminatedUnion('decision', [ApproveAnswer, DenyAnswer, AnswerQuestionsAnswer, DeclineAnswer]);
+export const InteractionAnswer = z.discriminatedUnion('decision', [
+  ApproveAnswer,
+  DenyAnswer,
+  AnswerQuestionsAnswer,
+  DeclineAnswer,
+]);
 export type InteractionAnswer = z.infer<typeof InteractionAnswer>;
 
 /** pending → resolving → a terminal outcome; pending/resolving → withdrawn | cancelled. */
-export const InteractionStatus = z.enum(['pending', 'resolving', 'approved', 'denied', 'answered', 'declined', 'send_failed', 'withdrawn', 'cancelled']);
+export const InteractionStatus = z.enum([
+  'pending',
+  'resolving',
+  'approved',
+  'denied',
+  'answered',
+  'declined',
+  'send_failed',
+  'withdrawn',
+  'cancelled',
+]);
 export type InteractionStatus = z.infer<typeof InteractionStatus>;
 
 export const InteractionOutcome = z.enum(['approved', 'denied', 'answered', 'declined']);

@@ -11,12 +11,24 @@ const secret = 'sk-ant-SECRET-do-not-echo';
 
 /** One valid command of each kind: the seeds that near-valid inputs are grown from. */
 const validCommands: Record<string, unknown>[] = [
-  { type: 'open_session', commandId: 'c1', workspace: { kind: 'directory', path: '/repo' }, model: 'sonnet', permissionMode: 'plan' },
+  {
+    type: 'open_session',
+    commandId: 'c1',
+    workspace: { kind: 'directory', path: '/repo' },
+    model: 'sonnet',
+    permissionMode: 'plan',
+  },
   { type: 'open_session', commandId: 'c2', continueSession: sessionId },
   { type: 'submit_turn', commandId: 'c3', sessionId, input: [{ type: 'text', text: 'hi' }] },
   { type: 'interrupt_run', commandId: 'c4', sessionId },
   { type: 'close_session', commandId: 'c5', sessionId },
-  { type: 'respond_interaction', commandId: 'c6', sessionId, interactionRef: `int_${'b'.repeat(32)}`, answer: { decision: 'approve', scope: 'once' } },
+  {
+    type: 'respond_interaction',
+    commandId: 'c6',
+    sessionId,
+    interactionRef: `int_${'b'.repeat(32)}`,
+    answer: { decision: 'approve', scope: 'once' },
+  },
   { type: 'set_permission_mode', commandId: 'c7', sessionId, mode: 'plan' },
   { type: 'run_control', commandId: 'c8', sessionId, name: 'compact', argument: 'keep the tests' },
   { type: 'set_model', commandId: 'c9', sessionId, model: 'sonnet' },
@@ -37,16 +49,38 @@ const nearValid = fc.oneof(
     const { [keys[index % keys.length]!]: _removed, ...rest } = command;
     return rest;
   }),
-  fc.tuple(seed, fc.string({ minLength: 1, maxLength: 20 }), fc.jsonValue()).map(([command, key, value]) => ({ ...command, [key]: value })),
-  fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 30 }) }), fc.record({ type: fc.string({ maxLength: 30 }) }), fc.jsonValue()), { maxLength: 4 }).map((input) => ({
-    type: 'submit_turn',
-    commandId: 'c',
-    sessionId,
-    input,
-  })),
+  fc
+    .tuple(seed, fc.string({ minLength: 1, maxLength: 20 }), fc.jsonValue())
+    .map(([command, key, value]) => ({ ...command, [key]: value })),
+  fc
+    .array(
+      fc.oneof(
+        fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 30 }) }),
+        fc.record({ type: fc.string({ maxLength: 30 }) }),
+        fc.jsonValue(),
+      ),
+      { maxLength: 4 },
+    )
+    .map((input) => ({
+      type: 'submit_turn',
+      commandId: 'c',
+      sessionId,
+      input,
+    })),
 );
 
-const untrusted = fc.oneof(fc.anything({ withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withSparseArray: true }), fc.jsonValue(), nearValid);
+const untrusted = fc.oneof(
+  fc.anything({
+    withNullPrototype: true,
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withSparseArray: true,
+  }),
+  fc.jsonValue(),
+  nearValid,
+);
 
 function outcomeOf(value: unknown): { command: unknown } | { error: unknown } {
   try {
@@ -83,7 +117,8 @@ describe('parseCommand (property-based)', () => {
       fc.property(seed, fc.nat(), hidden, (command, index, value) => {
         const keys = Object.keys(command).filter((key) => key !== 'type');
         const outcome = outcomeOf({ ...command, [keys[index % keys.length]!]: value });
-        if ('error' in outcome) expect(JSON.stringify((outcome.error as AgentError).toObject())).not.toContain('SECRET');
+        if ('error' in outcome)
+          expect(JSON.stringify((outcome.error as AgentError).toObject())).not.toContain('SECRET');
         else expect(JSON.stringify(outcome.command)).toContain(secret);
       }),
       { numRuns: 200 },

@@ -17,29 +17,62 @@ const sessionId = `ses_${'a'.repeat(32)}`;
 
 describe('parseCommand', () => {
   it('accepts each command with a type and a commandId', () => {
-    expect(parseCommand({ type: 'open_session', commandId: 'c1', workspace: { kind: 'directory', path: '/tmp' }, model: 'sonnet', permissionMode: 'plan' }).type).toBe('open_session');
-    expect(parseCommand({ type: 'open_session', commandId: 'c2', continueSession: sessionId }).type).toBe('open_session');
-    expect(parseCommand({ type: 'submit_turn', commandId: 'c3', sessionId, input: [{ type: 'text', text: 'hi' }] }).type).toBe('submit_turn');
+    expect(
+      parseCommand({
+        type: 'open_session',
+        commandId: 'c1',
+        workspace: { kind: 'directory', path: '/tmp' },
+        model: 'sonnet',
+        permissionMode: 'plan',
+      }).type,
+    ).toBe('open_session');
+    expect(parseCommand({ type: 'open_session', commandId: 'c2', continueSession: sessionId }).type).toBe(
+      'open_session',
+    );
+    expect(
+      parseCommand({ type: 'submit_turn', commandId: 'c3', sessionId, input: [{ type: 'text', text: 'hi' }] }).type,
+    ).toBe('submit_turn');
     expect(parseCommand({ type: 'interrupt_run', commandId: 'c4', sessionId }).type).toBe('interrupt_run');
     expect(parseCommand({ type: 'close_session', commandId: 'c5', sessionId }).type).toBe('close_session');
   });
 
   it('refuses unknown fields, unknown types and missing commandIds with invalid_command', () => {
-    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: 'x' }], extra: 1 }).code).toBe('invalid_command');
+    expect(
+      refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: 'x' }], extra: 1 }).code,
+    ).toBe('invalid_command');
     expect(refused({ type: 'launch_rockets', commandId: 'c' }).code).toBe('invalid_command');
     expect(refused({ type: 'close_session', sessionId }).code).toBe('invalid_command');
     expect(refused({ type: 'open_session', commandId: 'c' }).message).toContain('workspace');
   });
 
   it('never echoes the offending values back', () => {
-    const error = refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, environment: { 'NOT VALID': 'sk-ant-secret' } });
+    const error = refused({
+      type: 'open_session',
+      commandId: 'c',
+      workspace: { kind: 'directory', path: '/tmp' },
+      environment: { 'NOT VALID': 'sk-ant-secret' },
+    });
     expect(error.code).toBe('invalid_command');
     expect(JSON.stringify(error.toObject())).not.toContain('sk-ant-secret');
   });
 
   it('refuses configuration that could pose as a CLI flag', () => {
-    expect(refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, model: '--dangerously-skip-permissions' }).code).toBe('invalid_command');
-    expect(refused({ type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, allowedTools: ['--resume'] }).code).toBe('invalid_command');
+    expect(
+      refused({
+        type: 'open_session',
+        commandId: 'c',
+        workspace: { kind: 'directory', path: '/tmp' },
+        model: '--dangerously-skip-permissions',
+      }).code,
+    ).toBe('invalid_command');
+    expect(
+      refused({
+        type: 'open_session',
+        commandId: 'c',
+        workspace: { kind: 'directory', path: '/tmp' },
+        allowedTools: ['--resume'],
+      }).code,
+    ).toBe('invalid_command');
   });
 
   it('refuses inline JSON where a settings or MCP file path belongs, with reason inline_json', () => {
@@ -52,12 +85,16 @@ describe('parseCommand', () => {
         expect(error.message).toContain('path of a JSON file');
       }
     }
-    expect(parseCommand({ ...open, settingsPath: './{odd}.json', mcpConfigPath: '/etc/mcp.json' }).type).toBe('open_session');
+    expect(parseCommand({ ...open, settingsPath: './{odd}.json', mcpConfigPath: '/etc/mcp.json' }).type).toBe(
+      'open_session',
+    );
   });
 
   it('takes any appendSystemPrompt text, a leading "-" too, but no NUL and nothing over 100,000 UTF-8 bytes', () => {
     const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
-    expect(parseCommand({ ...open, appendSystemPrompt: '--dangerously-skip-permissions is not a flag here' }).type).toBe('open_session');
+    expect(
+      parseCommand({ ...open, appendSystemPrompt: '--dangerously-skip-permissions is not a flag here' }).type,
+    ).toBe('open_session');
     expect(refused({ ...open, appendSystemPrompt: 'a\0b' }).details).toMatchObject({ reason: 'nul_character' });
     // 40,000 characters, 120,000 bytes: under the character count, over the bytes a command line takes.
     expect(refused({ ...open, appendSystemPrompt: '€'.repeat(40_000) }).details).toMatchObject({ reason: 'too_large' });
@@ -66,18 +103,29 @@ describe('parseCommand', () => {
   it('bounds environment by count and total size, and refuses NUL in values', () => {
     const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`V${index}`, 'x']));
-    expect(refused({ ...open, environment: many }).details).toMatchObject({ reason: 'environment_too_many', issues: [{ path: 'environment' }] });
+    expect(refused({ ...open, environment: many }).details).toMatchObject({
+      reason: 'environment_too_many',
+      issues: [{ path: 'environment' }],
+    });
     const large = { A: 'x'.repeat(60_000), B: 'y'.repeat(60_000) };
     const error = refused({ ...open, environment: large });
     expect(error.details).toMatchObject({ reason: 'environment_too_large' });
     expect(error.message).toContain('100,000 bytes');
     expect(refused({ ...open, environment: { A: 'a\0b' } }).details).toMatchObject({ reason: 'nul_character' });
-    expect(parseCommand({ ...open, environment: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`V${index}`, 'x'.repeat(900)])) }).type).toBe('open_session');
+    expect(
+      parseCommand({
+        ...open,
+        environment: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`V${index}`, 'x'.repeat(900)])),
+      }).type,
+    ).toBe('open_session');
   });
 
   it('refuses a configuration whose values together would not fit a launch, each within its own bound', () => {
     const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
-    const rules = Array.from({ length: 200 }, (_, index) => `Bash(${String(index).padStart(3, '0')}${'x'.repeat(3000)})`);
+    const rules = Array.from(
+      { length: 200 },
+      (_, index) => `Bash(${String(index).padStart(3, '0')}${'x'.repeat(3000)})`,
+    );
     expect(parseCommand({ ...open, allowedTools: rules }).type).toBe('open_session');
     const error = refused({ ...open, allowedTools: rules, disallowedTools: rules });
     expect(error.details).toMatchObject({ reason: 'configuration_too_large' });
@@ -85,20 +133,29 @@ describe('parseCommand', () => {
   });
 
   it('keeps reopen settings-free: configuration with continueSession is refused', () => {
-    expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe('invalid_command');
+    expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe(
+      'invalid_command',
+    );
   });
 
   it('answers non-text input parts with capability_unsupported', () => {
     const error = refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'image', source: {} }] });
     expect(error.code).toBe('capability_unsupported');
-    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: '' }] }).code).toBe('invalid_command');
+    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: '' }] }).code).toBe(
+      'invalid_command',
+    );
   });
 });
 
 describe('AgentError', () => {
   it('serialises, survives duplicated package copies, and maps every code once', () => {
     const error = new AgentError({ code: 'provider_api_error', message: 'API failed', details: { httpStatus: 500 } });
-    expect(error.toObject()).toEqual({ code: 'provider_api_error', message: 'API failed', retryable: true, details: { httpStatus: 500 } });
+    expect(error.toObject()).toEqual({
+      code: 'provider_api_error',
+      message: 'API failed',
+      retryable: true,
+      details: { httpStatus: 500 },
+    });
     expect(AgentError.isInstance({ ...error, [Symbol.for('tether.agent-error')]: true })).toBe(true);
     expect(AgentError.isInstance(new Error('x'))).toBe(false);
     expect(AgentError.fromObject(error.toObject()).code).toBe('provider_api_error');

@@ -29,7 +29,10 @@ export function parseCommand(value: unknown): Command {
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);
     const reason = reasonOf(parsed.error.issues);
-    const summary = issues.map((issue) => `${issue.path}: ${issue.message}`).slice(0, 3).join('; ');
+    const summary = issues
+      .map((issue) => `${issue.path}: ${issue.message}`)
+      .slice(0, 3)
+      .join('; ');
     throw new AgentError({
       code: 'invalid_command',
       message: `The command is not valid (${summary}). Fix those fields and send it again with a new commandId.`,
@@ -51,7 +54,12 @@ export function parseCommand(value: unknown): Command {
         throw new AgentError({
           code: 'invalid_command',
           message: `Input part ${index} is not a valid text part: it needs {"type":"text","text":"..."} with 1 to 1,000,000 characters and no other fields.`,
-          details: { issues: describeIssues(text.error.issues).map((issue) => ({ ...issue, path: `input.${index}.${issue.path}` })) },
+          details: {
+            issues: describeIssues(text.error.issues).map((issue) => ({
+              ...issue,
+              path: `input.${index}.${issue.path}`,
+            })),
+          },
         });
       }
     });

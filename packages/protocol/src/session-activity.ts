@@ -6,7 +6,11 @@ import type { ProtocolEventType } from './events.js';
  * diagnostics. They do not count as a session's activity, so the session list does not reorder
  * itself on housekeeping.
  */
-export const housekeepingEventTypes: readonly ProtocolEventType[] = ['session.process_started', 'session.process_stopped', 'diagnostic'];
+export const housekeepingEventTypes: readonly ProtocolEventType[] = [
+  'session.process_started',
+  'session.process_stopped',
+  'diagnostic',
+];
 
 /** Whether an event of this type moves a session's lastActivityAt. */
 export function countsAsActivity(type: ProtocolEventType): boolean {

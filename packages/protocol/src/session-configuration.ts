@@ -5,7 +5,13 @@ import { PermissionMode } from './permission-mode.js';
  * Why a configuration was refused, in `details.reason` of the invalid_command error: stable
  * values a host can branch on (the issues list says which field).
  */
-export type ConfigurationRefusal = 'inline_json' | 'nul_character' | 'too_large' | 'environment_too_many' | 'environment_too_large' | 'configuration_too_large';
+export type ConfigurationRefusal =
+  | 'inline_json'
+  | 'nul_character'
+  | 'too_large'
+  | 'environment_too_many'
+  | 'environment_too_large'
+  | 'configuration_too_large';
 
 /** A refinement whose failure carries a ConfigurationRefusal (parseCommand reports it as details.reason). */
 function refusal(reason: ConfigurationRefusal, message: string) {
@@ -55,28 +61,60 @@ const toolRule = argumentValue.refine((value) => !/[\r\n]/.test(value), 'must be
  * with "{" once trimmed), and inline settings could install hooks that run commands with no
  * approval: only paths are accepted (name a file that starts with "{" as "./{…").
  */
-const configurationFilePath = argumentValue.refine((value) => !/^[{[]/.test(value.trim()), refusal('inline_json', 'must be the path of a JSON file; inline JSON is refused (write it to a file and pass its path)'));
+const configurationFilePath = argumentValue.refine(
+  (value) => !/^[{[]/.test(value.trim()),
+  refusal(
+    'inline_json',
+    'must be the path of a JSON file; inline JSON is refused (write it to a file and pass its path)',
+  ),
+);
 
 const appendSystemPrompt = z
   .string()
   .min(1)
   .max(configurationLimits.appendSystemPromptBytes)
   .refine((value) => !value.includes('\0'), noNul)
-  .refine((value) => utf8Bytes(value) <= configurationLimits.appendSystemPromptBytes, refusal('too_large', `must be at most ${configurationLimits.appendSystemPromptBytes.toLocaleString('en')} bytes in UTF-8`));
+  .refine(
+    (value) => utf8Bytes(value) <= configurationLimits.appendSystemPromptBytes,
+    refusal(
+      'too_large',
+      `must be at most ${configurationLimits.appendSystemPromptBytes.toLocaleString('en')} bytes in UTF-8`,
+    ),
+  );
 
 export const EnvironmentVariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
 
 const environment = z
-  .record(EnvironmentVariableName, z.string().max(configurationLimits.environmentBytes).refine((value) => !value.includes('\0'), noNul))
+  .record(
+    EnvironmentVariableName,
+    z
+      .string()
+      .max(configurationLimits.environmentBytes)
+      .refine((value) => !value.includes('\0'), noNul),
+  )
   .check((context) => {
     const entries = Object.entries(context.value);
     if (entries.length > configurationLimits.environmentVariables) {
-      context.issues.push({ code: 'custom', input: undefined, ...refusal('environment_too_many', `at most ${configurationLimits.environmentVariables} variables; this has ${entries.length}`) });
+      context.issues.push({
+        code: 'custom',
+        input: undefined,
+        ...refusal(
+          'environment_too_many',
+          `at most ${configurationLimits.environmentVariables} variables; this has ${entries.length}`,
+        ),
+      });
       return;
     }
     const bytes = entries.reduce((sum, [name, value]) => sum + utf8Bytes(name) + utf8Bytes(value) + 2, 0);
     if (bytes > configurationLimits.environmentBytes) {
-      context.issues.push({ code: 'custom', input: undefined, ...refusal('environment_too_large', `at most ${configurationLimits.environmentBytes.toLocaleString('en')} bytes in all (NAME=value, UTF-8); this has ${bytes.toLocaleString('en')}`) });
+      context.issues.push({
+        code: 'custom',
+        input: undefined,
+        ...refusal(
+          'environment_too_large',
+          `at most ${configurationLimits.environmentBytes.toLocaleString('en')} bytes in all (NAME=value, UTF-8); this has ${bytes.toLocaleString('en')}`,
+        ),
+      });
     }
   });
 
@@ -115,7 +153,8 @@ export const sessionConfigurationKeys = Object.keys(SessionConfiguration.shape) 
 function launchBytes(value: unknown): number {
   if (typeof value === 'string') return utf8Bytes(value) + 1;
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + launchBytes(item), 0);
-  if (value !== null && typeof value === 'object') return Object.entries(value).reduce((sum, [name, item]) => sum + utf8Bytes(name) + launchBytes(item) + 1, 0);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).reduce((sum, [name, item]) => sum + utf8Bytes(name) + launchBytes(item) + 1, 0);
   return 0;
 }
 
@@ -129,7 +168,10 @@ export function configurationSizeIssue(configuration: Partial<Record<keyof Sessi
   return {
     code: 'custom' as const,
     input: undefined,
-    ...refusal('configuration_too_large', `the configuration's values take ${bytes.toLocaleString('en')} bytes together; at most ${configurationLimits.totalBytes.toLocaleString('en')} fit a launch`),
+    ...refusal(
+      'configuration_too_large',
+      `the configuration's values take ${bytes.toLocaleString('en')} bytes together; at most ${configurationLimits.totalBytes.toLocaleString('en')} fit a launch`,
+    ),
   };
 }
 

@@ -16,7 +16,10 @@ function isHighSurrogate(code: number): boolean {
  * conversation), for redacted input (the title never holds text the log does not), and for input
  * that is only whitespace.
  */
-export function turnTitle(started: { readonly input: readonly InputPart[] | null; readonly control?: unknown }): string | null {
+export function turnTitle(started: {
+  readonly input: readonly InputPart[] | null;
+  readonly control?: unknown;
+}): string | null {
   if (started.control !== undefined || started.input === null) return null;
   const text = started.input
     .map((part) => part.text)

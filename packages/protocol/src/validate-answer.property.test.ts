@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AgentError, SerializedAgentError } from './errors/agent-error.js';
-import { type InteractionAnswer, type InteractionRequest, type QuestionAnswerItem, InteractionAnswer as InteractionAnswerSchema, InteractionRequest as InteractionRequestSchema } from './interactions.js';
+import {
+  type InteractionAnswer,
+  type InteractionRequest,
+  type QuestionAnswerItem,
+  InteractionAnswer as InteractionAnswerSchema,
+  InteractionRequest as InteractionRequestSchema,
+} from './interactions.js';
 import { checkAnswer } from './validate-answer.js';
 
 // Labels come from a small pool so that answers often pick real options, sometimes unknown ones.
@@ -10,7 +16,9 @@ const label = fc.constantFrom('Yes', 'No', 'Maybe', 'Later', 'Other');
 const question = fc.record({
   header: fc.string({ maxLength: 10 }),
   question: fc.string({ minLength: 1, maxLength: 20 }),
-  options: fc.uniqueArray(label, { minLength: 2, maxLength: 4 }).map((labels) => labels.map((text) => ({ label: text, description: '' }))),
+  options: fc
+    .uniqueArray(label, { minLength: 2, maxLength: 4 })
+    .map((labels) => labels.map((text) => ({ label: text, description: '' }))),
   multiSelect: fc.boolean(),
 });
 
@@ -28,7 +36,12 @@ const request: fc.Arbitrary<InteractionRequest> = fc.oneof(
     },
     { requiredKeys: ['kind', 'toolName', 'toolUseId', 'category', 'input', 'offerSessionApproval', 'defaultToNo'] },
   ),
-  fc.record({ kind: fc.constant('question_set' as const), toolUseId: fc.constant('toolu_2'), questions: fc.array(question, { minLength: 1, maxLength: 4 }), sensitive: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('question_set' as const),
+    toolUseId: fc.constant('toolu_2'),
+    questions: fc.array(question, { minLength: 1, maxLength: 4 }),
+    sensitive: fc.boolean(),
+  }),
 );
 
 const answerItem = fc.oneof(
@@ -38,14 +51,37 @@ const answerItem = fc.oneof(
 );
 
 const answer: fc.Arbitrary<InteractionAnswer> = fc.oneof(
-  fc.record({ decision: fc.constant('approve' as const), scope: fc.constantFrom('once' as const, 'session' as const, 'local_settings' as const), continueInMode: fc.constantFrom('plan' as const, 'auto_edit' as const) }, { requiredKeys: ['decision'] }),
-  fc.record({ decision: fc.constant('deny' as const), message: fc.string({ minLength: 1, maxLength: 20 }), interrupt: fc.boolean() }, { requiredKeys: ['decision'] }),
-  fc.record({ decision: fc.constant('answer' as const), answers: fc.array(answerItem, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ decision: fc.constant('decline' as const), message: fc.string({ minLength: 1, maxLength: 20 }) }, { requiredKeys: ['decision'] }),
+  fc.record(
+    {
+      decision: fc.constant('approve' as const),
+      scope: fc.constantFrom('once' as const, 'session' as const, 'local_settings' as const),
+      continueInMode: fc.constantFrom('plan' as const, 'auto_edit' as const),
+    },
+    { requiredKeys: ['decision'] },
+  ),
+  fc.record(
+    {
+      decision: fc.constant('deny' as const),
+      message: fc.string({ minLength: 1, maxLength: 20 }),
+      interrupt: fc.boolean(),
+    },
+    { requiredKeys: ['decision'] },
+  ),
+  fc.record({
+    decision: fc.constant('answer' as const),
+    answers: fc.array(answerItem, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record(
+    { decision: fc.constant('decline' as const), message: fc.string({ minLength: 1, maxLength: 20 }) },
+    { requiredKeys: ['decision'] },
+  ),
 );
 
 /** An answer that picks real options: exactly one for a single-select question. */
-function fittingAnswer(questions: readonly { options: readonly { label: string }[]; multiSelect: boolean }[], picks: readonly number[]): { decision: 'answer'; answers: QuestionAnswerItem[] } {
+function fittingAnswer(
+  questions: readonly { options: readonly { label: string }[]; multiSelect: boolean }[],
+  picks: readonly number[],
+): { decision: 'answer'; answers: QuestionAnswerItem[] } {
   return {
     decision: 'answer',
     answers: questions.map((item, index) => {
@@ -76,14 +112,29 @@ describe('checkAnswer (property-based)', () => {
 
   it('accepts an answer that picks real options for every question, and refuses one that names an unknown label', () => {
     fc.assert(
-      fc.property(fc.array(question, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { minLength: 4, maxLength: 4 }), fc.nat(), (questions, picks, target) => {
-        const interaction: InteractionRequest = { kind: 'question_set', toolUseId: 'toolu_3', questions, sensitive: false };
-        const fitting = fittingAnswer(questions, picks);
-        expect(checkAnswer(interaction, fitting)).toBeNull();
-        const index = target % questions.length;
-        const unknown = { ...fitting, answers: fitting.answers.map((item, position) => (position === index ? { selected: ['Not an option'] } : item)) };
-        expect(checkAnswer(interaction, unknown)?.details?.reason).toBe('unknown_label');
-      }),
+      fc.property(
+        fc.array(question, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+        fc.nat(),
+        (questions, picks, target) => {
+          const interaction: InteractionRequest = {
+            kind: 'question_set',
+            toolUseId: 'toolu_3',
+            questions,
+            sensitive: false,
+          };
+          const fitting = fittingAnswer(questions, picks);
+          expect(checkAnswer(interaction, fitting)).toBeNull();
+          const index = target % questions.length;
+          const unknown = {
+            ...fitting,
+            answers: fitting.answers.map((item, position) =>
+              position === index ? { selected: ['Not an option'] } : item,
+            ),
+          };
+          expect(checkAnswer(interaction, unknown)?.details?.reason).toBe('unknown_label');
+        },
+      ),
       { numRuns: 200 },
     );
   });

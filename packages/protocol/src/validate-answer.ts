@@ -20,7 +20,10 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
     }
     if (answer.decision === 'approve') {
       if ((answer.scope === 'session' || answer.scope === 'local_settings') && !request.offerSessionApproval) {
-        return unsupported('This prompt cannot be approved for the whole session (the agent offers no rule for it). Approve once or deny.', 'session_approval_not_offered');
+        return unsupported(
+          'This prompt cannot be approved for the whole session (the agent offers no rule for it). Approve once or deny.',
+          'session_approval_not_offered',
+        );
       }
       if (answer.continueInMode !== undefined && request.plan === undefined) {
         return unsupported('continueInMode applies only to approving a plan.', 'mode_not_applicable');
@@ -29,7 +32,10 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
     return null;
   }
   if (answer.decision !== 'answer' && answer.decision !== 'decline') {
-    return unsupported(`A question set is answered with "answer" or "decline", not "${answer.decision}".`, 'answer_kind');
+    return unsupported(
+      `A question set is answered with "answer" or "decline", not "${answer.decision}".`,
+      'answer_kind',
+    );
   }
   if (answer.decision === 'decline') return null;
   if (answer.answers.length !== request.questions.length) {
@@ -44,7 +50,10 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
     const labels = new Set(question.options.map((option) => option.label));
     const unknown = item.selected.filter((label) => !labels.has(label));
     if (unknown.length > 0) {
-      return invalid(`Answer ${index + 1} selects a label that is not among the question's options. Use the option labels exactly, or answer with {"text": "..."}.`, 'unknown_label');
+      return invalid(
+        `Answer ${index + 1} selects a label that is not among the question's options. Use the option labels exactly, or answer with {"text": "..."}.`,
+        'unknown_label',
+      );
     }
     if (new Set(item.selected).size !== item.selected.length) {
       return invalid(`Answer ${index + 1} selects the same option twice.`, 'duplicate_label');

@@ -26,7 +26,8 @@ export const claudeSdkCapabilities: AgentProviderV1Capabilities = Object.freeze(
   sessionCost: false,
 });
 
-export const claudeTransportCapabilities: Readonly<Record<ClaudeTransport, AgentProviderV1Capabilities>> = Object.freeze({
-  cli: claudeCapabilities,
-  sdk: claudeSdkCapabilities,
-});
+export const claudeTransportCapabilities: Readonly<Record<ClaudeTransport, AgentProviderV1Capabilities>> =
+  Object.freeze({
+    cli: claudeCapabilities,
+    sdk: claudeSdkCapabilities,
+  });

@@ -19,7 +19,14 @@ afterEach(async () => {
 });
 
 function sessionOptions() {
-  return { sessionId: 'ses_test', workspace: { kind: 'directory' as const, path: workspace }, configuration: {}, ephemeral: false, resumeProviderSessionId: null, emit: () => {} };
+  return {
+    sessionId: 'ses_test',
+    workspace: { kind: 'directory' as const, path: workspace },
+    configuration: {},
+    ephemeral: false,
+    resumeProviderSessionId: null,
+    emit: () => {},
+  };
 }
 
 const missing = () => Promise.reject(Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' }));
@@ -47,9 +54,16 @@ describe('createClaudeProvider transports', () => {
     // Nothing is loaded until a session needs it.
     expect(loads).toBe(0);
     const error = await provider.doOpenSession(sessionOptions()).catch((reason: unknown) => reason);
-    expect(error).toMatchObject({ code: 'provider_unavailable', retryable: true, details: { reason: 'sdk_not_installed' } });
+    expect(error).toMatchObject({
+      code: 'provider_unavailable',
+      retryable: true,
+      details: { reason: 'sdk_not_installed' },
+    });
     expect((error as Error).message).toContain('@anthropic-ai/claude-agent-sdk');
-    expect(await provider.doProbe()).toMatchObject({ available: false, problem: { code: 'provider_unavailable', details: { reason: 'sdk_not_installed' } } });
+    expect(await provider.doProbe()).toMatchObject({
+      available: false,
+      problem: { code: 'provider_unavailable', details: { reason: 'sdk_not_installed' } },
+    });
     installed = true;
     const session = await provider.doOpenSession(sessionOptions());
     await session.doStop('close');
@@ -60,7 +74,10 @@ describe('createClaudeProvider transports', () => {
     const cli = await createClaudeProvider({ claudePath }).doProbe();
     expect(cli).toMatchObject({ transport: 'cli' });
     expect(cli).not.toHaveProperty('library');
-    expect(await createClaudeProvider({ claudePath, transport: 'sdk' }).doProbe()).toMatchObject({ transport: 'sdk', library: { name: '@anthropic-ai/claude-agent-sdk', version: CLAUDE_AGENT_SDK_VERSION } });
+    expect(await createClaudeProvider({ claudePath, transport: 'sdk' }).doProbe()).toMatchObject({
+      transport: 'sdk',
+      library: { name: '@anthropic-ai/claude-agent-sdk', version: CLAUDE_AGENT_SDK_VERSION },
+    });
   });
 
   it('the cli transport never loads the SDK', async () => {
@@ -76,7 +93,10 @@ describe('createClaudeProvider transports', () => {
     const query = (() => {
       throw new Error('not called: no turn is sent');
     }) as never;
-    const provider = createClaudeProviderWith({ claudePath, transport: 'sdk', query }, { loadAgentSdk: () => ((loads += 1), missing()) });
+    const provider = createClaudeProviderWith(
+      { claudePath, transport: 'sdk', query },
+      { loadAgentSdk: () => ((loads += 1), missing()) },
+    );
     const session = await provider.doOpenSession(sessionOptions());
     await session.doStop('close');
     expect(loads).toBe(0);

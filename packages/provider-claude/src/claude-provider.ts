@@ -8,7 +8,13 @@ import type { ClaudeTransport, ConnectionFactory } from './connection/claude-con
 import { CliConnection } from './connection/cli-connection.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
-import { type AgentSdkLoader, claudeAgentSdkPackage, importAgentSdk, loadAgentSdkQuery, readInstalledAgentSdkVersion } from './sdk/load-agent-sdk.js';
+import {
+  type AgentSdkLoader,
+  claudeAgentSdkPackage,
+  importAgentSdk,
+  loadAgentSdkQuery,
+  readInstalledAgentSdkVersion,
+} from './sdk/load-agent-sdk.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { ProcessPool } from './session/process-pool.js';
@@ -84,11 +90,17 @@ export function createClaudeProvider(settings: ClaudeProviderSettings = {}): Age
   return createClaudeProviderWith(settings, {});
 }
 
-export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams: ClaudeProviderSeams): AgentProviderV1 {
+export function createClaudeProviderWith(
+  settings: ClaudeProviderSettings,
+  seams: ClaudeProviderSeams,
+): AgentProviderV1 {
   const transport = settings.transport ?? 'cli';
   const environment = () => settings.environment ?? process.env;
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
-  const warmPool = settings.warmPool && settings.warmPool.spares > 0 ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool }) : null;
+  const warmPool =
+    settings.warmPool && settings.warmPool.spares > 0
+      ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool })
+      : null;
   // Loaded once; a failure is not kept, so installing the SDK is all a retry needs.
   let sdkQuery: Promise<AgentSdkQueryFunction> | null = settings.query ? Promise.resolve(settings.query) : null;
   const agentSdkQuery = (): Promise<AgentSdkQueryFunction> => {
@@ -103,13 +115,15 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
   const checkBinary = (binaryPath: string): Promise<void> => {
     let check = checkedBinaries.get(binaryPath);
     if (!check) {
-      check = readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs }).then((answer) => {
-        // A version that cannot be read is not held against the binary: starting it says more.
-        const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
-        if (!tooOld) return;
-        checkedBinaries.delete(binaryPath);
-        throw tooOld;
-      });
+      check = readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs }).then(
+        (answer) => {
+          // A version that cannot be read is not held against the binary: starting it says more.
+          const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
+          if (!tooOld) return;
+          checkedBinaries.delete(binaryPath);
+          throw tooOld;
+        },
+      );
       checkedBinaries.set(binaryPath, check);
     }
     return check;
@@ -124,11 +138,18 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
     name: 'claude',
     capabilities: claudeTransportCapabilities[transport],
     async doProbe(options = {}): Promise<AgentProviderV1Availability> {
-      const probed = await probeClaudeBinary({ explicitPath: settings.claudePath, environment: environment(), timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs });
+      const probed = await probeClaudeBinary({
+        explicitPath: settings.claudePath,
+        environment: environment(),
+        timeoutMs: options.timeoutMs ?? settings.probeTimeoutMs,
+      });
       const availability = { ...probed, transport };
       if (transport !== 'sdk' || !availability.available) return availability;
       // An injected query is the host's own: its version is not ours to read.
-      const library = { name: claudeAgentSdkPackage, ...(settings.query ? {} : { version: readInstalledAgentSdkVersion() }) };
+      const library = {
+        name: claudeAgentSdkPackage,
+        ...(settings.query ? {} : { version: readInstalledAgentSdkVersion() }),
+      };
       try {
         await agentSdkQuery();
         return { ...availability, library };
@@ -138,7 +159,9 @@ export function createClaudeProviderWith(settings: ClaudeProviderSettings, seams
     },
     async doRecover(processes) {
       // Records without a start time cannot be verified against pid reuse, and are left alone.
-      const verifiable = processes.flatMap((record) => (record.startTime === null ? [] : [{ pid: record.pid, startTime: record.startTime, marker: record.marker }]));
+      const verifiable = processes.flatMap((record) =>
+        record.startTime === null ? [] : [{ pid: record.pid, startTime: record.startTime, marker: record.marker }],
+      );
       if (verifiable.length > 0) await reapOrphans(verifiable);
     },
     async doDispose() {

@@ -6,7 +6,12 @@ export { claudeCapabilities, claudeSdkCapabilities } from './claude-capabilities
 export { CLAUDE_CLI_MINIMUM_VERSION } from './binary/cli-version-window.js';
 // The sdk transport: the version window, and the types a host's own query() (or a test's) is checked against.
 export { CLAUDE_AGENT_SDK_VERSION, claudeAgentSdkVersionRange } from './sdk/load-agent-sdk.js';
-export type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkOptions, AgentSdkUserMessage } from './sdk/agent-sdk-types.js';
+export type {
+  AgentSdkQuery,
+  AgentSdkQueryFunction,
+  AgentSdkOptions,
+  AgentSdkUserMessage,
+} from './sdk/agent-sdk-types.js';
 // For tools that launch claude exactly as Tether does (the benchmark's raw loop, the testkit, the
 // transcript recorder, the fake API's own CLI tests): the stream-json protocol flags, the whole
 // command line and environment, and the binary the pinned Agent SDK package bundles.

@@ -3,7 +3,12 @@
 // test lets only test files and the testkit import it.
 export { pollUntil } from './process/poll-until.js';
 // The process probes, once: the testkit and the benchmark (bench/lib/proc.mjs) find and read processes with these too.
-export { isAlive, readProcessCommandLine, readProcessEnvironment, readProcessStatus } from './process/proc-filesystem.js';
+export {
+  isAlive,
+  readProcessCommandLine,
+  readProcessEnvironment,
+  readProcessStatus,
+} from './process/proc-filesystem.js';
 export type { ProcessStatus } from './process/proc-filesystem.js';
 export { processesWithEnvironment, snapshotDescendants } from './process/find-processes.js';
 export { ClaudeProcess } from './process/claude-process.js';

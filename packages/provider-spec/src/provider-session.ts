@@ -1,4 +1,12 @@
-import type { ContextUsage, ControlName, InputPart, InteractionAnswer, PermissionMode, SessionConfiguration, Workspace } from '@tether/protocol';
+import type {
+  ContextUsage,
+  ControlName,
+  InputPart,
+  InteractionAnswer,
+  PermissionMode,
+  SessionConfiguration,
+  Workspace,
+} from '@tether/protocol';
 import type { AgentProviderV1Part } from './provider-part.js';
 
 export interface AgentProviderV1SessionOptions {

@@ -1,11 +1,27 @@
 export { createAgentRuntime } from './runtime/agent-runtime.js';
-export type { AgentRuntime, AgentRuntimeOptions, CommandInput, FollowOptions, SubscribeOptions } from './runtime/runtime-types.js';
+export type {
+  AgentRuntime,
+  AgentRuntimeOptions,
+  CommandInput,
+  FollowOptions,
+  SubscribeOptions,
+} from './runtime/runtime-types.js';
 export type { ListSessionsOptions } from './runtime/session-listing.js';
 export type { ShutdownOptions } from './runtime/shutdown-grace.js';
 export { handleShutdownSignals, signalExitCode } from './runtime/shutdown-signals.js';
 export type { ShutdownSignal, ShutdownSignalOptions } from './runtime/shutdown-signals.js';
 export { createInMemoryStore } from './store/in-memory-store.js';
-export type { TetherStore, SessionRecord, RunRecord, InteractionRecord, StoredReceipt, CommitUnit, SessionCounts, SessionPageQuery, SessionPosition } from './store/tether-store.js';
+export type {
+  TetherStore,
+  SessionRecord,
+  RunRecord,
+  InteractionRecord,
+  StoredReceipt,
+  CommitUnit,
+  SessionCounts,
+  SessionPageQuery,
+  SessionPosition,
+} from './store/tether-store.js';
 export { newestFirst } from './store/session-order.js';
 export { createTether } from './simple/tether.js';
 export type { Tether, TetherSession, Turn, OpenOptions } from './simple/tether.js';

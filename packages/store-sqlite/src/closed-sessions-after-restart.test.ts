@@ -21,7 +21,11 @@ afterEach(async () => {
 });
 
 async function startRuntime(): Promise<AgentRuntime> {
-  return createAgentRuntime({ providers: [createMockProvider()], store: await openSqliteStore({ dataDir }), closedSessionCacheSize: 10 });
+  return createAgentRuntime({
+    providers: [createMockProvider()],
+    store: await openSqliteStore({ dataDir }),
+    closedSessionCacheSize: 10,
+  });
 }
 
 /** Every session, read page by page as the daemon does (a page's last session continues the listing). */
@@ -36,7 +40,13 @@ async function everyPage(runtime: AgentRuntime, options: { state?: SessionSnapsh
 }
 
 const types = (events: readonly ProtocolEvent[]) => events.map((event) => `${event.seq} ${event.type}`);
-const closedHistory = ['1 session.opened', '2 run.started', '3 run.message_delta', '4 run.completed', '5 session.closed'];
+const closedHistory = [
+  '1 session.opened',
+  '2 run.started',
+  '3 run.message_delta',
+  '4 run.completed',
+  '5 session.closed',
+];
 
 describe('many closed sessions over SQLite', () => {
   it('stay listed in order, readable, reopenable with their history and deletable, before and after a restart', async () => {
@@ -79,9 +89,17 @@ describe('many closed sessions over SQLite', () => {
       expect((await runtime.getSession(third)).state).toBe('closed');
       expect(types(await collectUntil(runtime, third, (event) => event.seq === 5))).toEqual(closedHistory);
       await runtime.openSession({ continueSession: third });
-      const { runId } = await runtime.submitTurn({ sessionId: third, input: [{ type: 'text', text: 'after the restart' }] });
+      const { runId } = await runtime.submitTurn({
+        sessionId: third,
+        input: [{ type: 'text', text: 'after the restart' }],
+      });
       await runtime.waitForRun(runId);
-      expect(types(await runtime.readEvents(third, { afterSeq: 5 }))).toEqual(['6 session.opened', '7 run.started', '8 run.message_delta', '9 run.completed']);
+      expect(types(await runtime.readEvents(third, { afterSeq: 5 }))).toEqual([
+        '6 session.opened',
+        '7 run.started',
+        '8 run.message_delta',
+        '9 run.completed',
+      ]);
       expect((await runtime.getSession(third)).lastSeq).toBe(9);
 
       const last = opened.at(-1)!;

@@ -113,7 +113,9 @@ describe('one runtime per data directory', () => {
     try {
       await Promise.all(racers.map((racer) => racer.waitForLine((line) => line === 'waiting')));
       for (const racer of racers) racer.send('go\n');
-      const outcomes = await Promise.all(racers.map((racer) => racer.waitForLine((line) => line === 'acquired' || line === 'refused')));
+      const outcomes = await Promise.all(
+        racers.map((racer) => racer.waitForLine((line) => line === 'acquired' || line === 'refused')),
+      );
       expect(outcomes.filter((outcome) => outcome === 'acquired')).toHaveLength(1);
       const winner = racers[outcomes.indexOf('acquired')]!;
       expect(parseLockOwner(readFileSync(lockPath, 'utf8'))).toBe(winner.pid);

@@ -1,7 +1,19 @@
 // Node built-ins only: a test's child process loads this file directly through Node's type
 // stripping, to hold a data directory the way another runtime would.
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 
 export const lockFileName = 'tether.lock';
@@ -12,7 +24,9 @@ export interface DataDirectoryLock {
   release(): void;
 }
 
-export type LockAttempt = { readonly acquired: true; readonly lock: DataDirectoryLock } | { readonly acquired: false; readonly ownerPid: number | null; readonly sameProcess: boolean };
+export type LockAttempt =
+  | { readonly acquired: true; readonly lock: DataDirectoryLock }
+  | { readonly acquired: false; readonly ownerPid: number | null; readonly sameProcess: boolean };
 
 interface HeldLock {
   readonly lockPath: string;
@@ -121,7 +135,10 @@ function tryCreateLock(lockPath: string): HeldLock | null {
   const temporaryPath = `${lockPath}.${process.pid}.${randomUUID()}.tmp`;
   const descriptor = openSync(temporaryPath, 'wx', 0o600);
   try {
-    writeSync(descriptor, `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }) })}\n`);
+    writeSync(
+      descriptor,
+      `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }) })}\n`,
+    );
     fsyncSync(descriptor);
     const { dev, ino } = fstatSync(descriptor);
     try {
@@ -258,7 +275,8 @@ export function acquireDataDirectoryLock(dataDir: string): LockAttempt {
     }
     const existing = readLock(lockPath);
     if (!existing) continue;
-    if (ownedByLiveProcess(existing)) return { acquired: false, ownerPid: parseLockOwner(existing), sameProcess: false };
+    if (ownedByLiveProcess(existing))
+      return { acquired: false, ownerPid: parseLockOwner(existing), sameProcess: false };
     takeOverStaleLock(lockPath);
   }
   // Other openers kept taking the lock over under us: report it as held rather than loop forever.

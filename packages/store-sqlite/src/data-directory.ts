@@ -6,7 +6,10 @@ import { checkPrivateDataFile } from './private-data-files.js';
 /** Takes the data directory for this runtime, or says who holds it and what to do. */
 export function claimDataDirectory(dataDir: string): DataDirectoryLock {
   // A lock someone else wrote could name any live process and keep every runtime out.
-  checkPrivateDataFile(path.join(dataDir, lockFileName), 'Remove it (no Tether process of yours can be using a lock it did not write), or use another --data-dir.');
+  checkPrivateDataFile(
+    path.join(dataDir, lockFileName),
+    'Remove it (no Tether process of yours can be using a lock it did not write), or use another --data-dir.',
+  );
   const attempt = acquireDataDirectoryLock(dataDir);
   if (attempt.acquired) return attempt.lock;
   if (attempt.sameProcess) {

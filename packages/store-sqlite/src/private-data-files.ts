@@ -1,4 +1,15 @@
-import { type Stats, chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import {
+  type Stats,
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { AgentError } from '@tether/protocol';
 
 // POSIX owners and mode bits: Windows has neither, and its ACLs are left to the user profile.
@@ -32,10 +43,17 @@ export function ensureDataDirectory(dataDir: string): void {
   if (created !== undefined) chmodSync(dataDir, 0o700);
   if (!posix) return;
   const stats = statSync(dataDir);
-  if (!stats.isDirectory()) throw unsafe(`The data directory ${dataDir} is not a directory. Pass --data-dir (or TETHER_HOME) a directory of your own.`, 'data_dir_not_directory');
+  if (!stats.isDirectory())
+    throw unsafe(
+      `The data directory ${dataDir} is not a directory. Pass --data-dir (or TETHER_HOME) a directory of your own.`,
+      'data_dir_not_directory',
+    );
   const owner = foreignOwner(stats);
   if (owner !== null) {
-    throw unsafe(`The data directory ${dataDir} ${owner}: its owner could plant a token or a daemon.json in it. Use a directory of your own (--data-dir or TETHER_HOME).`, 'data_dir_foreign');
+    throw unsafe(
+      `The data directory ${dataDir} ${owner}: its owner could plant a token or a daemon.json in it. Use a directory of your own (--data-dir or TETHER_HOME).`,
+      'data_dir_foreign',
+    );
   }
   if ((stats.mode & 0o022) !== 0) {
     throw unsafe(
@@ -63,11 +81,16 @@ export function checkPrivateDataFile(filePath: string, remedy: string): boolean 
 }
 
 function assertPrivate(filePath: string, stats: Stats, remedy: string): void {
-  if (!stats.isFile()) throw unsafe(`${filePath} is not a regular file, so it is not trusted. ${remedy}`, 'file_not_regular');
+  if (!stats.isFile())
+    throw unsafe(`${filePath} is not a regular file, so it is not trusted. ${remedy}`, 'file_not_regular');
   if (!posix) return;
   const owner = foreignOwner(stats);
   if (owner !== null) throw unsafe(`${filePath} ${owner}, so it is not trusted. ${remedy}`, 'file_foreign');
-  if ((stats.mode & 0o077) !== 0) throw unsafe(`${filePath} is readable or writable by other users (mode ${modeText(stats)}), so it is not trusted. ${remedy}`, 'file_not_private');
+  if ((stats.mode & 0o077) !== 0)
+    throw unsafe(
+      `${filePath} is readable or writable by other users (mode ${modeText(stats)}), so it is not trusted. ${remedy}`,
+      'file_not_private',
+    );
 }
 
 /**
@@ -82,7 +105,8 @@ export function readPrivateDataFile(filePath: string, remedy: string): string | 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw unsafe(`${filePath} is a symbolic link, so it is not trusted. ${remedy}`, 'file_not_regular');
+    if (code === 'ELOOP')
+      throw unsafe(`${filePath} is a symbolic link, so it is not trusted. ${remedy}`, 'file_not_regular');
     throw error;
   }
   try {

@@ -13,7 +13,6 @@ import type { InteractionRecord, RunRecord, SessionRecord, StoredReceipt } from 
 import type { SQLInputValue } from 'node:sqlite';
 import { storeFailure } from './store-failure.js';
 
-
 // Row shapes as the STRICT tables guarantee them; only the JSON inside needs checking.
 interface SessionRow {
   readonly session_id: string;
@@ -76,7 +75,10 @@ interface EventRow {
 type NamedParameters = Record<string, SQLInputValue>;
 
 function corrupted(what: string): never {
-  throw storeFailure(`The stored ${what} is unreadable (a corrupted row). Restore the data directory from a backup, or move it aside and start a new one.`, 'corrupted_row');
+  throw storeFailure(
+    `The stored ${what} is unreadable (a corrupted row). Restore the data directory from a backup, or move it aside and start a new one.`,
+    'corrupted_row',
+  );
 }
 
 /** Parses a JSON column that must hold an object. */
@@ -123,12 +125,21 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
 
 /** The columns the session listing indexes cover that change over a session's life (see store-statements.ts). */
 export function sessionListingParameters(session: SessionRecord): NamedParameters {
-  return { sessionId: session.sessionId, state: session.state, liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess) };
+  return {
+    sessionId: session.sessionId,
+    state: session.state,
+    liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess),
+  };
 }
 
 function lastRunFromRow(session: SessionRow): SessionRecord['lastRun'] {
-  if (session.last_run_id === null || session.last_run_outcome === null || session.last_run_completed_at === null) return null;
-  return { runId: session.last_run_id, outcome: session.last_run_outcome as RunOutcome, completedAt: session.last_run_completed_at };
+  if (session.last_run_id === null || session.last_run_outcome === null || session.last_run_completed_at === null)
+    return null;
+  return {
+    runId: session.last_run_id,
+    outcome: session.last_run_outcome as RunOutcome,
+    completedAt: session.last_run_completed_at,
+  };
 }
 
 export function sessionFromRow(row: unknown): SessionRecord {
@@ -145,7 +156,10 @@ export function sessionFromRow(row: unknown): SessionRecord {
     activeRunId: session.active_run_id,
     permissionMode: session.permission_mode as SessionRecord['permissionMode'],
     model: session.model ?? null,
-    liveProcess: session.live_process === null || session.live_process === undefined ? null : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
+    liveProcess:
+      session.live_process === null || session.live_process === undefined
+        ? null
+        : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
     providerSessionId: session.provider_session_id,
     usage: parseObject<TokenUsage>(session.usage, what),
     title: session.title,
@@ -233,6 +247,7 @@ export function eventFromRow(row: unknown): ProtocolEvent {
   const stored = row as EventRow;
   const what = `event ${stored.seq} of session ${stored.session_id}`;
   const event = parseObject<Partial<ProtocolEvent>>(stored.data, what);
-  if (event.sessionId !== stored.session_id || event.seq !== stored.seq || typeof event.type !== 'string') return corrupted(what);
+  if (event.sessionId !== stored.session_id || event.seq !== stored.seq || typeof event.type !== 'string')
+    return corrupted(what);
   return event as ProtocolEvent;
 }

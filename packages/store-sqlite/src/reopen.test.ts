@@ -9,7 +9,14 @@ import { createMockProvider } from '@tether/testkit';
 import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
-import { expectedSummaries, legacySessions, newId, redactedId, titledId, writeVersion3Sessions } from './__fixtures__/version-3-sessions.js';
+import {
+  expectedSummaries,
+  legacySessions,
+  newId,
+  redactedId,
+  titledId,
+  writeVersion3Sessions,
+} from './__fixtures__/version-3-sessions.js';
 import { openSqliteStore } from './index.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
@@ -37,7 +44,10 @@ function readSchema(): { version: number; sessionColumns: string[] } {
   const database = new DatabaseSync(path.join(dataDir, 'tether.db'), { readOnly: true });
   try {
     const version = Number(database.prepare('SELECT max(version) AS version FROM schema_migrations').get()!['version']);
-    const sessionColumns = database.prepare('SELECT name FROM pragma_table_info(?)').all('sessions').map((row) => String(row['name']));
+    const sessionColumns = database
+      .prepare('SELECT name FROM pragma_table_info(?)')
+      .all('sessions')
+      .map((row) => String(row['name']));
     return { version, sessionColumns };
   } finally {
     database.close();
@@ -53,7 +63,15 @@ function pendingApproval(): CommitUnit['interactions'][number] {
     sessionId,
     runId,
     status: 'pending',
-    request: { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false },
+    request: {
+      kind: 'approval',
+      toolName: 'Bash',
+      toolUseId: 'toolu-1',
+      category: 'command',
+      input: { command: 'ls' },
+      offerSessionApproval: true,
+      defaultToNo: false,
+    },
     requestedAt: at,
     settledAt: null,
   };
@@ -61,7 +79,11 @@ function pendingApproval(): CommitUnit['interactions'][number] {
 
 /** A unit with events `from`..`to` that also raises (or re-commits) the pending approval. */
 function unitWithInteraction(from: number, to: number): CommitUnit {
-  return { ...sampleUnit(from, to), sessions: [{ ...sessionRecord(to), state: 'waiting', permissionMode: 'auto_edit' }], interactions: [pendingApproval()] };
+  return {
+    ...sampleUnit(from, to),
+    sessions: [{ ...sessionRecord(to), state: 'waiting', permissionMode: 'auto_edit' }],
+    interactions: [pendingApproval()],
+  };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AgentError> {
@@ -133,10 +155,25 @@ describe('migrations', () => {
           `INSERT INTO sessions (session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, provider_session_id, usage, last_seq, created_at, updated_at)
            VALUES (?, ?, ?, ?, 0, 0, ?, ?, NULL, ?, 2, ?, ?)`,
         )
-        .run(sessionId, v1Session.provider, JSON.stringify(v1Session.workspace), JSON.stringify(v1Session.configuration), v1Session.state, runId, JSON.stringify(v1Session.usage), at, at);
-      legacy.prepare(`INSERT INTO runs (run_id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`).run(runId, sessionId, at);
-      const insertEvent = legacy.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)');
-      for (const event of messageDeltas(1, 2)) insertEvent.run(sessionId, event.seq, event.type, runId, at, JSON.stringify(event));
+        .run(
+          sessionId,
+          v1Session.provider,
+          JSON.stringify(v1Session.workspace),
+          JSON.stringify(v1Session.configuration),
+          v1Session.state,
+          runId,
+          JSON.stringify(v1Session.usage),
+          at,
+          at,
+        );
+      legacy
+        .prepare(`INSERT INTO runs (run_id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`)
+        .run(runId, sessionId, at);
+      const insertEvent = legacy.prepare(
+        'INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const event of messageDeltas(1, 2))
+        insertEvent.run(sessionId, event.seq, event.type, runId, at, JSON.stringify(event));
     });
 
     const store = await openSqliteStore({ dataDir });
@@ -160,20 +197,30 @@ describe('migrations', () => {
 
     const store = await openSqliteStore({ dataDir });
     const stored = await store.loadSessions();
-    expect(Object.fromEntries(stored.map(({ sessionId, title, lastRun, lastActivityAt }) => [sessionId, { title, lastRun, lastActivityAt }]))).toEqual(expectedSummaries);
+    expect(
+      Object.fromEntries(
+        stored.map(({ sessionId, title, lastRun, lastActivityAt }) => [sessionId, { title, lastRun, lastActivityAt }]),
+      ),
+    ).toEqual(expectedSummaries);
 
     // The runtime's snapshots show them as stored, and it keeps them up to date from there.
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ name: 'claude' })], store });
     const listed = await runtime.listSessions();
     expect(listed).toHaveLength(legacySessions.length);
     for (const snapshot of listed) expect(snapshot).toMatchObject(expectedSummaries[snapshot.sessionId]!);
-    const { runId } = await runtime.submitTurn({ sessionId: newId, input: [{ type: 'text', text: 'A first turn after the upgrade' }] });
+    const { runId } = await runtime.submitTurn({
+      sessionId: newId,
+      input: [{ type: 'text', text: 'A first turn after the upgrade' }],
+    });
     const run = await runtime.waitForRun(runId);
     await runtime.shutdown();
 
     const reopened = await openSqliteStore({ dataDir });
     try {
-      expect(await reopened.getSession(newId)).toMatchObject({ title: 'A first turn after the upgrade', lastRun: { runId, outcome: 'succeeded', completedAt: run.completedAt } });
+      expect(await reopened.getSession(newId)).toMatchObject({
+        title: 'A first turn after the upgrade',
+        lastRun: { runId, outcome: 'succeeded', completedAt: run.completedAt },
+      });
       expect(await reopened.getSession(titledId)).toMatchObject(expectedSummaries[titledId]!);
     } finally {
       await reopened.close();
@@ -184,7 +231,9 @@ describe('migrations', () => {
     createDatabaseAtVersion(dataDir, 3, (database) => {
       writeVersion3Sessions(database);
       // Stands in for a failure half-way through the backfill: the columns are added, then the first update aborts.
-      database.exec(`CREATE TRIGGER refuse_session_updates BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+      database.exec(
+        `CREATE TRIGGER refuse_session_updates BEFORE UPDATE ON sessions BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+      );
     });
 
     expect((await rejection(openSqliteStore({ dataDir }))).code).toBe('store_failure');
@@ -205,7 +254,9 @@ describe('migrations', () => {
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {
     await (await openSqliteStore({ dataDir })).close();
-    editDatabase(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from-the-future', '2030-01-01T00:00:00.000Z')`);
+    editDatabase(
+      `INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from-the-future', '2030-01-01T00:00:00.000Z')`,
+    );
 
     const error = await rejection(openSqliteStore({ dataDir }));
     expect(error.code).toBe('store_failure');
@@ -238,9 +289,20 @@ describe('session listing over SQLite', () => {
     const store = await openSqliteStore({ dataDir });
     try {
       // titledId and redactedId share a createdAt: the id breaks the tie, descending.
-      expect((await store.listSessions({ limit: 10 })).map((session) => session.sessionId)).toEqual([newId, redactedId, titledId]);
-      expect(await store.countSessionsByState()).toEqual({ idle: legacySessions.length, running: 0, waiting: 0, closed: 0 });
-      expect((await store.loadOpenSessions()).map((session) => session.sessionId)).toEqual([titledId, redactedId, newId].sort());
+      expect((await store.listSessions({ limit: 10 })).map((session) => session.sessionId)).toEqual([
+        newId,
+        redactedId,
+        titledId,
+      ]);
+      expect(await store.countSessionsByState()).toEqual({
+        idle: legacySessions.length,
+        running: 0,
+        waiting: 0,
+        closed: 0,
+      });
+      expect((await store.loadOpenSessions()).map((session) => session.sessionId)).toEqual(
+        [titledId, redactedId, newId].sort(),
+      );
     } finally {
       await store.close();
     }
@@ -249,9 +311,15 @@ describe('session listing over SQLite', () => {
   it('reads pages, counts and the start-up sessions through indexes, never a scan of the sessions table', async () => {
     await (await openSqliteStore({ dataDir })).close();
     const plans = [
-      queryPlan(`SELECT session_id FROM sessions WHERE state = 'closed' AND (created_at, session_id) < ('x', 'y') ORDER BY created_at DESC, session_id DESC LIMIT 5`),
-      queryPlan(`SELECT session_id FROM sessions WHERE (created_at, session_id) < ('x', 'y') ORDER BY created_at DESC, session_id DESC LIMIT 5`),
-      queryPlan(`SELECT session_id FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`),
+      queryPlan(
+        `SELECT session_id FROM sessions WHERE state = 'closed' AND (created_at, session_id) < ('x', 'y') ORDER BY created_at DESC, session_id DESC LIMIT 5`,
+      ),
+      queryPlan(
+        `SELECT session_id FROM sessions WHERE (created_at, session_id) < ('x', 'y') ORDER BY created_at DESC, session_id DESC LIMIT 5`,
+      ),
+      queryPlan(
+        `SELECT session_id FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
+      ),
       queryPlan('SELECT state, count(*) AS count FROM sessions GROUP BY state'),
     ];
     expect(plans[0]).toContain('sessions_by_state_newest_first');
@@ -304,7 +372,11 @@ describe('corrupted rows', () => {
 
       const reopened = await openSqliteStore({ dataDir });
       try {
-        for (const read of [reopened.listInteractions(sessionId), reopened.listInteractions(sessionId, { openOnly: true }), reopened.getInteraction(sessionId, interactionRef)]) {
+        for (const read of [
+          reopened.listInteractions(sessionId),
+          reopened.listInteractions(sessionId, { openOnly: true }),
+          reopened.getInteraction(sessionId, interactionRef),
+        ]) {
           const error = await rejection(read);
           expect(error.code).toBe('store_failure');
           expect(error.details?.reason).toBe('corrupted_row');

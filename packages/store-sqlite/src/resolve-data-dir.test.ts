@@ -5,11 +5,15 @@ import { resolveDataDir } from './index.js';
 
 describe('resolveDataDir', () => {
   it('prefers the explicit option over TETHER_HOME', () => {
-    expect(resolveDataDir({ dataDir: '/srv/explicit', environment: { TETHER_HOME: '/srv/from-environment' } })).toBe(path.resolve('/srv/explicit'));
+    expect(resolveDataDir({ dataDir: '/srv/explicit', environment: { TETHER_HOME: '/srv/from-environment' } })).toBe(
+      path.resolve('/srv/explicit'),
+    );
   });
 
   it('uses TETHER_HOME when there is no option', () => {
-    expect(resolveDataDir({ environment: { TETHER_HOME: '/srv/from-environment' } })).toBe(path.resolve('/srv/from-environment'));
+    expect(resolveDataDir({ environment: { TETHER_HOME: '/srv/from-environment' } })).toBe(
+      path.resolve('/srv/from-environment'),
+    );
   });
 
   it('falls back to ~/.tether', () => {

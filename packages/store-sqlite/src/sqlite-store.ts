@@ -39,7 +39,10 @@ function checkSequence(statements: StoreStatements, events: readonly ProtocolEve
   for (const event of events) {
     const previous = next.get(event.sessionId) ?? Number(statements.lastSeq.get(event.sessionId)?.['last_seq'] ?? 0);
     if (event.seq !== previous + 1) {
-      throw storeFailure(`Refused to store event ${event.seq} of a session whose next event is ${previous + 1}; nothing was written.`, 'sequence_conflict');
+      throw storeFailure(
+        `Refused to store event ${event.seq} of a session whose next event is ${previous + 1}; nothing was written.`,
+        'sequence_conflict',
+      );
     }
     next.set(event.sessionId, event.seq);
   }
@@ -76,8 +79,12 @@ function selectSessionPage(statements: StoreStatements, { limit, before, state }
   if (state !== undefined) parameters['state'] = state;
   const statement =
     state === undefined
-      ? before ? statements.selectSessionPageAfter : statements.selectSessionPage
-      : before ? statements.selectSessionPageOfStateAfter : statements.selectSessionPageOfState;
+      ? before
+        ? statements.selectSessionPageAfter
+        : statements.selectSessionPage
+      : before
+        ? statements.selectSessionPageOfStateAfter
+        : statements.selectSessionPageOfState;
   return statement.all(parameters).map(sessionFromRow);
 }
 
@@ -128,7 +135,9 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
       }),
     listInteractions: (sessionId, options = {}) =>
       use('read interactions', () =>
-        (options.openOnly ? statements.selectOpenInteractionsOfSession : statements.selectInteractionsOfSession).all(sessionId).map(interactionFromRow),
+        (options.openOnly ? statements.selectOpenInteractionsOfSession : statements.selectInteractionsOfSession)
+          .all(sessionId)
+          .map(interactionFromRow),
       ),
     getInteraction: (sessionId, interactionRef) =>
       use('read an interaction', () => {
@@ -146,7 +155,10 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
           for (const statement of statements.deleteSessionRows) statement.run(sessionId);
         }),
       ),
-    commit: (unit) => use('write the change; nothing was written', () => inImmediateTransaction(database, () => writeUnit(statements, unit))),
+    commit: (unit) =>
+      use('write the change; nothing was written', () =>
+        inImmediateTransaction(database, () => writeUnit(statements, unit)),
+      ),
     async close() {
       if (closed) return;
       closed = true;

@@ -20,7 +20,11 @@ export function guardStore<Result>(action: string, work: () => Result): Result {
   } catch (error) {
     if (AgentError.isInstance(error)) throw error;
     const cause = describeCause(error);
-    throw storeFailure(`The store could not ${action}${cause ? ` (${cause})` : ''}. Check the data directory (disk space, permissions) and retry.`, undefined, error);
+    throw storeFailure(
+      `The store could not ${action}${cause ? ` (${cause})` : ''}. Check the data directory (disk space, permissions) and retry.`,
+      undefined,
+      error,
+    );
   }
 }
 

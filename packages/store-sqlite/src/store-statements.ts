@@ -35,8 +35,12 @@ const interactionColumns = 'session_id, interaction_ref, run_id, status, request
 export function prepareStatements(database: DatabaseSync): StoreStatements {
   return {
     lastSeq: database.prepare('SELECT coalesce(max(seq), 0) AS last_seq FROM events WHERE session_id = ?'),
-    deleteSessionRows: ['events', 'interactions', 'runs', 'sessions'].map((table) => database.prepare(`DELETE FROM ${table} WHERE session_id = ?`)),
-    insertEvent: database.prepare('INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)'),
+    deleteSessionRows: ['events', 'interactions', 'runs', 'sessions'].map((table) =>
+      database.prepare(`DELETE FROM ${table} WHERE session_id = ?`),
+    ),
+    insertEvent: database.prepare(
+      'INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     // The listing indexes (migration 5) cover state, live_process and created_at. SQLite rewrites an
     // index for every column an UPDATE names, changed or not, so the commit-per-event upsert leaves
     // them out (created_at never changes) and the statement below writes state and live_process only
@@ -76,27 +80,41 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
     // The condition is written exactly as in the partial index's WHERE, and ordered as that index is, so SQLite reads only the index's rows.
-    selectOpenSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`),
+    selectOpenSessions: database.prepare(
+      `SELECT ${sessionColumns} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
+    ),
     // Newest first; a row value compares (created_at, session_id) as the cursor orders them, through the index.
-    selectSessionPage: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPage: database.prepare(
+      `SELECT ${sessionColumns} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $limit`,
+    ),
     selectSessionPageAfter: database.prepare(`
       SELECT ${sessionColumns} FROM sessions WHERE (created_at, session_id) < ($createdAt, $sessionId)
       ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
-    selectSessionPageOfState: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE state = $state ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
+    selectSessionPageOfState: database.prepare(
+      `SELECT ${sessionColumns} FROM sessions WHERE state = $state ORDER BY created_at DESC, session_id DESC LIMIT $limit`,
+    ),
     selectSessionPageOfStateAfter: database.prepare(`
       SELECT ${sessionColumns} FROM sessions WHERE state = $state AND (created_at, session_id) < ($createdAt, $sessionId)
       ORDER BY created_at DESC, session_id DESC LIMIT $limit`),
     countSessionsByState: database.prepare('SELECT state, count(*) AS count FROM sessions GROUP BY state'),
     selectSession: database.prepare(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
     selectRun: database.prepare(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
-    selectRunsOfSession: database.prepare(`SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`),
-    selectInteractionsOfSession: database.prepare(`SELECT ${interactionColumns} FROM interactions WHERE session_id = ? ORDER BY requested_at, position`),
+    selectRunsOfSession: database.prepare(
+      `SELECT ${runColumns} FROM runs WHERE session_id = ? ORDER BY started_at, rowid`,
+    ),
+    selectInteractionsOfSession: database.prepare(
+      `SELECT ${interactionColumns} FROM interactions WHERE session_id = ? ORDER BY requested_at, position`,
+    ),
     // The status condition is written exactly as in the partial index's WHERE, so SQLite uses that index.
     selectOpenInteractionsOfSession: database.prepare(`
       SELECT ${interactionColumns} FROM interactions
       WHERE session_id = ? AND status IN ('pending', 'resolving') ORDER BY requested_at, position`),
-    selectInteraction: database.prepare(`SELECT ${interactionColumns} FROM interactions WHERE session_id = ? AND interaction_ref = ?`),
+    selectInteraction: database.prepare(
+      `SELECT ${interactionColumns} FROM interactions WHERE session_id = ? AND interaction_ref = ?`,
+    ),
     selectReceipt: database.prepare('SELECT command_id, fingerprint, receipt, at FROM receipts WHERE command_id = ?'),
-    selectEvents: database.prepare('SELECT session_id, seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    selectEvents: database.prepare(
+      'SELECT session_id, seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
   };
 }

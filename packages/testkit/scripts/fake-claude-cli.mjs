@@ -37,7 +37,12 @@ let lastUuid = '';
 const argv = process.argv.slice(2);
 // The CLI transport passes `--session-id ID`; the Agent SDK passes `--session-id=ID`.
 const sessionFlag = argv.findIndex((value) => /^--(session-id|resume)(=|$)/.test(value));
-const session = sessionFlag < 0 ? 'no-session' : argv[sessionFlag].includes('=') ? argv[sessionFlag].split('=')[1] : argv[sessionFlag + 1];
+const session =
+  sessionFlag < 0
+    ? 'no-session'
+    : argv[sessionFlag].includes('=')
+      ? argv[sessionFlag].split('=')[1]
+      : argv[sessionFlag + 1];
 if (process.env.TETHER_FAKE_CLI_ARGV_FILE) {
   const { appendFileSync } = await import('node:fs');
   appendFileSync(process.env.TETHER_FAKE_CLI_ARGV_FILE, `${JSON.stringify(argv)}\n`);
@@ -64,7 +69,10 @@ for await (const text of lines) {
     if (!answer) continue;
     await runSteps(answer.before ?? [], lastUuid);
     const response = substitute(answer.response ?? {}, lastUuid);
-    const body = answer.error === undefined ? { subtype: 'success', request_id: message.request_id, response } : { subtype: 'error', request_id: message.request_id, error: answer.error };
+    const body =
+      answer.error === undefined
+        ? { subtype: 'success', request_id: message.request_id, response }
+        : { subtype: 'error', request_id: message.request_id, error: answer.error };
     process.stdout.write(`${JSON.stringify({ type: 'control_response', response: body })}\n`);
     await runSteps(answer.then ?? [], lastUuid);
     continue;

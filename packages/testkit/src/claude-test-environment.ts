@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeAnthropicApi, type FakeResponder, startFakeAnthropicApi } from '@tether/fake-anthropic-api';
-import { type ClaudeProviderSettings, type ClaudeTransport, bundledBinaryPath, createClaudeProvider } from '@tether/provider-claude';
+import {
+  type ClaudeProviderSettings,
+  type ClaudeTransport,
+  bundledBinaryPath,
+  createClaudeProvider,
+} from '@tether/provider-claude';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 
@@ -39,7 +44,9 @@ export interface ClaudeTestEnvironment {
 export function testClaudePath(): string {
   const bundled = bundledBinaryPath();
   if (!bundled) {
-    throw new Error('The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".');
+    throw new Error(
+      'The claude binary for tests is missing (@anthropic-ai/claude-agent-sdk platform package). Run "./dev npm ci".',
+    );
   }
   return bundled;
 }
@@ -74,7 +81,9 @@ export function claudeChildEnvironment(options: {
  * A fake Anthropic API on loopback plus a temporary HOME and workspace, with the explicit
  * environment the real claude binary needs to run against it: no credentials, no network.
  */
-export async function createClaudeTestEnvironment(options: ClaudeTestEnvironmentOptions = {}): Promise<ClaudeTestEnvironment> {
+export async function createClaudeTestEnvironment(
+  options: ClaudeTestEnvironmentOptions = {},
+): Promise<ClaudeTestEnvironment> {
   const claudePath = testClaudePath();
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-test-')));
   const home = path.join(root, 'home');
@@ -83,7 +92,13 @@ export async function createClaudeTestEnvironment(options: ClaudeTestEnvironment
   const temporary = path.join(root, 'tmp');
   await Promise.all([mkdir(home), mkdir(workspace), mkdir(temporary)]);
   const api = await startFakeAnthropicApi(options.responder ? { responder: options.responder } : {});
-  const environment = claudeChildEnvironment({ home, temporaryDirectory: temporary, apiUrl: api.url, maxRetries: options.maxRetries ?? 1, sandbox: options.sandbox === true });
+  const environment = claudeChildEnvironment({
+    home,
+    temporaryDirectory: temporary,
+    apiUrl: api.url,
+    maxRetries: options.maxRetries ?? 1,
+    sandbox: options.sandbox === true,
+  });
   const runtimes: AgentRuntime[] = [];
   const environmentHandle: ClaudeTestEnvironment = {
     api,

@@ -2,11 +2,19 @@ import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 
 /** Reads a session's events until one matches `until` (inclusive), waiting for live ones. */
-export async function collectUntil(runtime: AgentRuntime, sessionId: string, until: (event: ProtocolEvent) => boolean, options: { afterSeq?: number } = {}): Promise<ProtocolEvent[]> {
+export async function collectUntil(
+  runtime: AgentRuntime,
+  sessionId: string,
+  until: (event: ProtocolEvent) => boolean,
+  options: { afterSeq?: number } = {},
+): Promise<ProtocolEvent[]> {
   const controller = new AbortController();
   const events: ProtocolEvent[] = [];
   try {
-    for await (const event of runtime.subscribe(sessionId, { afterSeq: options.afterSeq ?? 0, signal: controller.signal })) {
+    for await (const event of runtime.subscribe(sessionId, {
+      afterSeq: options.afterSeq ?? 0,
+      signal: controller.signal,
+    })) {
       events.push(event);
       if (until(event)) return events;
     }
@@ -18,14 +26,21 @@ export async function collectUntil(runtime: AgentRuntime, sessionId: string, unt
 
 /** All events of one run, in order, once it has completed. */
 export async function runEvents(runtime: AgentRuntime, sessionId: string, runId: string): Promise<ProtocolEvent[]> {
-  const events = await collectUntil(runtime, sessionId, (event) => event.type === 'run.completed' && event.runId === runId);
+  const events = await collectUntil(
+    runtime,
+    sessionId,
+    (event) => event.type === 'run.completed' && event.runId === runId,
+  );
   return events.filter((event) => 'runId' in event && event.runId === runId);
 }
 
 /** The main answer of a run: its message deltas outside subagents, joined. */
 export function answerText(events: readonly ProtocolEvent[]): string {
   return events
-    .filter((event): event is Extract<ProtocolEvent, { type: 'run.message_delta' }> => event.type === 'run.message_delta' && event.parentToolUseId === undefined)
+    .filter(
+      (event): event is Extract<ProtocolEvent, { type: 'run.message_delta' }> =>
+        event.type === 'run.message_delta' && event.parentToolUseId === undefined,
+    )
     .map((event) => event.text)
     .join('');
 }
@@ -37,6 +52,11 @@ export async function waitForEvent<Type extends ProtocolEvent['type']>(
   type: Type,
   options: { afterSeq?: number; where?: (event: Extract<ProtocolEvent, { type: Type }>) => boolean } = {},
 ): Promise<Extract<ProtocolEvent, { type: Type }>> {
-  const events = await collectUntil(runtime, sessionId, (event) => event.type === type && (options.where?.(event as Extract<ProtocolEvent, { type: Type }>) ?? true), options);
+  const events = await collectUntil(
+    runtime,
+    sessionId,
+    (event) => event.type === type && (options.where?.(event as Extract<ProtocolEvent, { type: Type }>) ?? true),
+    options,
+  );
   return events.at(-1) as Extract<ProtocolEvent, { type: Type }>;
 }

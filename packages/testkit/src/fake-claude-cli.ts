@@ -35,7 +35,9 @@ export interface FakeCliControlAnswer {
 }
 
 /** The environment variable that carries the control answers, keyed by subtype (a list answers successive requests). */
-export function fakeCliControls(answers: Record<string, FakeCliControlAnswer | readonly FakeCliControlAnswer[]>): Record<string, string> {
+export function fakeCliControls(
+  answers: Record<string, FakeCliControlAnswer | readonly FakeCliControlAnswer[]>,
+): Record<string, string> {
   return { TETHER_FAKE_CLI_CONTROL: JSON.stringify(answers) };
 }
 
@@ -59,8 +61,20 @@ export function fakeCliResult(fields: Record<string, unknown> = {}): FakeCliStep
 export function fakeCliTurn(text: string): FakeCliStep[] {
   return [
     { line: { type: 'system', subtype: 'init', session_id: '$SESSION', user_message_uuids: ['$UUID'] } },
-    { line: { type: 'stream_event', event: { type: 'message_start', message: { id: 'msg_fake' } }, parent_tool_use_id: null } },
-    { line: { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, parent_tool_use_id: null } },
+    {
+      line: {
+        type: 'stream_event',
+        event: { type: 'message_start', message: { id: 'msg_fake' } },
+        parent_tool_use_id: null,
+      },
+    },
+    {
+      line: {
+        type: 'stream_event',
+        event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+        parent_tool_use_id: null,
+      },
+    },
     {
       line: {
         type: 'result',

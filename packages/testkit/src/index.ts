@@ -1,5 +1,11 @@
 export { createMockProvider, replyWith, mockCapabilities } from './mock-provider.js';
-export type { MockProvider, MockProviderOptions, MockProviderSession, MockTurnContext, MockTurnScript } from './mock-provider.js';
+export type {
+  MockProvider,
+  MockProviderOptions,
+  MockProviderSession,
+  MockTurnContext,
+  MockTurnScript,
+} from './mock-provider.js';
 export { claudeChildEnvironment, createClaudeTestEnvironment, testClaudePath } from './claude-test-environment.js';
 export type { ClaudeTestEnvironment, ClaudeTestEnvironmentOptions } from './claude-test-environment.js';
 export { collectUntil, runEvents, answerText, waitForEvent } from './collect-events.js';

@@ -67,11 +67,18 @@ export interface MockProviderOptions {
   readonly capabilities?: Partial<AgentProviderV1Capabilities>;
   readonly openError?: Error;
   /** Called for each stop; throw to simulate a teardown that fails. */
-  readonly stop?: (reason: AgentProviderV1StopReason, session: MockProviderSession, options: AgentProviderV1StopOptions) => void | Promise<void>;
+  readonly stop?: (
+    reason: AgentProviderV1StopReason,
+    session: MockProviderSession,
+    options: AgentProviderV1StopOptions,
+  ) => void | Promise<void>;
   /** Called for each interrupt (e.g. to emit the run's completion); throw to refuse it. */
   readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
-  readonly respond?: (response: { interactionRef: string; answer: InteractionAnswer }, session: MockProviderSession) => void | Promise<void>;
+  readonly respond?: (
+    response: { interactionRef: string; answer: InteractionAnswer },
+    session: MockProviderSession,
+  ) => void | Promise<void>;
   /** Whether the session's agent must restart to enter a mode. Default: true for bypass, always. */
   readonly requiresRestartFor?: (mode: PermissionMode, session: MockProviderSession) => boolean;
 }
@@ -109,7 +116,10 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
           await options.stop?.(reason, session, stopOptions);
         },
         async doControl({ runId, name, argument }) {
-          session.turns.push({ runId, input: [{ type: 'text', text: `/${name}${argument === undefined ? '' : ` ${argument}`}` }] });
+          session.turns.push({
+            runId,
+            input: [{ type: 'text', text: `/${name}${argument === undefined ? '' : ` ${argument}`}` }],
+          });
           session.emit({ type: 'control.completed', runId, name, status: 'succeeded', output: `${name} done` });
           session.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
         },
@@ -117,7 +127,13 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
           return model === 'sonnet' ? 'mock-sonnet-1' : model;
         },
         async doGetContextUsage() {
-          return { model: 'mock', totalTokens: 10, maxTokens: 100, percentage: 10, categories: [{ name: 'Messages', tokens: 10 }] };
+          return {
+            model: 'mock',
+            totalTokens: 10,
+            maxTokens: 100,
+            percentage: 10,
+            categories: [{ name: 'Messages', tokens: 10 }],
+          };
         },
         async doGetSessionCost() {
           return { report: 'Estimated cost: $0.00' };

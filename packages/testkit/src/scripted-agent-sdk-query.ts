@@ -1,4 +1,9 @@
-import type { AgentSdkOptions, AgentSdkQuery, AgentSdkQueryFunction, AgentSdkUserMessage } from '@tether/provider-claude';
+import type {
+  AgentSdkOptions,
+  AgentSdkQuery,
+  AgentSdkQueryFunction,
+  AgentSdkUserMessage,
+} from '@tether/provider-claude';
 
 /** What a scripted query's script can do: read Tether's input, yield frames, ask, end. */
 export interface ScriptedQueryContext {
@@ -15,11 +20,19 @@ export interface ScriptedQueryContext {
   /** Ends the message stream by throwing (the text must never reach Tether's events). */
   fail(message?: string): void;
   /** Calls canUseTool as the SDK does for a CLI prompt; `abort` takes the prompt back. */
-  ask(toolName: string, input: Record<string, unknown>, prompt: { toolUseId: string; requestId?: string; aborted?: boolean }): { answer: Promise<unknown>; signal: AbortSignal; abort(): void };
+  ask(
+    toolName: string,
+    input: Record<string, unknown>,
+    prompt: { toolUseId: string; requestId?: string; aborted?: boolean },
+  ): { answer: Promise<unknown>; signal: AbortSignal; abort(): void };
 }
 
 /** Control methods a test replaces (interrupt receipts, refusals, missing methods via `null`). */
-export type ScriptedQueryControls = { [Method in 'interrupt' | 'setPermissionMode' | 'setModel' | 'getContextUsage' | 'initializationResult']?: ((...args: never[]) => Promise<unknown>) | null };
+export type ScriptedQueryControls = {
+  [Method in 'interrupt' | 'setPermissionMode' | 'setModel' | 'getContextUsage' | 'initializationResult']?:
+    | ((...args: never[]) => Promise<unknown>)
+    | null;
+};
 
 export interface ScriptedQuery extends AgentSdkQuery {
   readonly options: AgentSdkOptions;
@@ -30,7 +43,10 @@ export interface ScriptedQuery extends AgentSdkQuery {
  * A deterministic stand-in for the Agent SDK's query(), for tests of the sdk transport: each
  * query() runs `script` with a context to read input, yield frames and call canUseTool.
  */
-export function scriptedAgentSdkQuery(script: (context: ScriptedQueryContext) => void | Promise<void>, controls: ScriptedQueryControls = {}): { query: AgentSdkQueryFunction; queries: ScriptedQuery[] } {
+export function scriptedAgentSdkQuery(
+  script: (context: ScriptedQueryContext) => void | Promise<void>,
+  controls: ScriptedQueryControls = {},
+): { query: AgentSdkQueryFunction; queries: ScriptedQuery[] } {
   const queries: ScriptedQuery[] = [];
   const query: AgentSdkQueryFunction = ({ prompt, options }) => {
     const buffered: unknown[] = [];
@@ -64,11 +80,18 @@ export function scriptedAgentSdkQuery(script: (context: ScriptedQueryContext) =>
       ask(toolName, toolInput, prompt) {
         const controller = new AbortController();
         if (prompt.aborted) controller.abort();
-        const answer = options.canUseTool(toolName, toolInput, { signal: controller.signal, toolUseID: prompt.toolUseId, ...(prompt.requestId ? { requestId: prompt.requestId } : {}) });
+        const answer = options.canUseTool(toolName, toolInput, {
+          signal: controller.signal,
+          toolUseID: prompt.toolUseId,
+          ...(prompt.requestId ? { requestId: prompt.requestId } : {}),
+        });
         return { answer, signal: controller.signal, abort: () => controller.abort() };
       },
     };
-    const method = <Name extends keyof ScriptedQueryControls>(name: Name, fallback: (...args: never[]) => Promise<unknown>) => {
+    const method = <Name extends keyof ScriptedQueryControls>(
+      name: Name,
+      fallback: (...args: never[]) => Promise<unknown>,
+    ) => {
       const given = controls[name];
       return given === null ? undefined : (given ?? fallback);
     };
@@ -108,7 +131,13 @@ export function scriptedAgentSdkQuery(script: (context: ScriptedQueryContext) =>
         notify();
       },
     };
-    const getContextUsage = method('getContextUsage', async () => ({ totalTokens: 10, maxTokens: 100, percentage: 10, model: 'scripted', categories: [] }));
+    const getContextUsage = method('getContextUsage', async () => ({
+      totalTokens: 10,
+      maxTokens: 100,
+      percentage: 10,
+      model: 'scripted',
+      categories: [],
+    }));
     if (getContextUsage) handle.getContextUsage = getContextUsage;
     const initializationResult = method('initializationResult', async () => ({ models: [] }));
     if (initializationResult) handle.initializationResult = initializationResult;
@@ -120,14 +149,43 @@ export function scriptedAgentSdkQuery(script: (context: ScriptedQueryContext) =>
 }
 
 /** The frames of one ordinary turn for the user line stamped `uuid`: lifecycle, init, a delta, a result. */
-export function scriptedTurnFrames(uuid: string, text: string, options: { sessionId?: string; stamped?: boolean } = {}): object[] {
+export function scriptedTurnFrames(
+  uuid: string,
+  text: string,
+  options: { sessionId?: string; stamped?: boolean } = {},
+): object[] {
   const sessionId = options.sessionId ?? '00000000-0000-4000-8000-000000000001';
   const stamps = options.stamped === false ? {} : { user_message_uuid: uuid, user_message_uuids: [uuid] };
   return [
     ...(options.stamped === false ? [] : [{ type: 'command_lifecycle', command_uuid: uuid, state: 'started' }]),
-    { type: 'system', subtype: 'init', session_id: sessionId, model: 'claude-scripted', permissionMode: 'default', ...(options.stamped === false ? {} : { user_message_uuids: [uuid] }) },
-    { type: 'stream_event', event: { type: 'message_start', message: { id: 'msg_scripted' } }, parent_tool_use_id: null, ...stamps },
-    { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, parent_tool_use_id: null },
-    { type: 'result', subtype: 'success', is_error: false, session_id: sessionId, num_turns: 1, errors: [], usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, ...stamps },
+    {
+      type: 'system',
+      subtype: 'init',
+      session_id: sessionId,
+      model: 'claude-scripted',
+      permissionMode: 'default',
+      ...(options.stamped === false ? {} : { user_message_uuids: [uuid] }),
+    },
+    {
+      type: 'stream_event',
+      event: { type: 'message_start', message: { id: 'msg_scripted' } },
+      parent_tool_use_id: null,
+      ...stamps,
+    },
+    {
+      type: 'stream_event',
+      event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+      parent_tool_use_id: null,
+    },
+    {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      session_id: sessionId,
+      num_turns: 1,
+      errors: [],
+      usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      ...stamps,
+    },
   ];
 }

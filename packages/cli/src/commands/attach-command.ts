@@ -27,9 +27,18 @@ export async function attachCommand(argv: readonly string[], context: CliContext
   const { client, values, positionals } = await daemonCommand(argv, context, attachUsage, promptOptions);
   const sessionId = oneSessionId(positionals, attachUsage);
   const json = values.json === true;
-  const mode = responderMode({ approve: approveOption(values.approve), answers: typeof values.answers === 'string' ? values.answers : undefined, json }, context);
+  const mode = responderMode(
+    {
+      approve: approveOption(values.approve),
+      answers: typeof values.answers === 'string' ? values.answers : undefined,
+      json,
+    },
+    context,
+  );
   const snapshot = await client.getSession(sessionId);
-  const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode.kind === 'terminal' });
+  const renderer = json
+    ? new JsonRenderer(context.stdout)
+    : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode.kind === 'terminal' });
   const responder = new InteractionResponder({ runtime: client, sessionId, mode, stderr: context.stderr });
   const controller = new AbortController();
   // Detaching leaves the session as it is: the daemon keeps running it.
@@ -66,6 +75,18 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   const [sessionId, prompt] = positionals as [string, string];
   oneSessionId([sessionId], sendUsage);
   const json = values.json === true;
-  const mode = responderMode({ approve: approveOption(values.approve), answers: typeof values.answers === 'string' ? values.answers : undefined, json }, context);
-  return driveTurn(client, { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode }, context, daemonTurnStopper(client));
+  const mode = responderMode(
+    {
+      approve: approveOption(values.approve),
+      answers: typeof values.answers === 'string' ? values.answers : undefined,
+      json,
+    },
+    context,
+  );
+  return driveTurn(
+    client,
+    { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode },
+    context,
+    daemonTurnStopper(client),
+  );
 }

@@ -16,21 +16,34 @@ export interface ParsedDaemonCommand {
 }
 
 /** Parses a daemon command's arguments (adding --server, --data-dir, --json). */
-export function parseDaemonCommand<Extra extends OptionSpec>(argv: readonly string[], context: CliContext, usage: string, extra: Extra = {} as Extra): ParsedDaemonCommand {
+export function parseDaemonCommand<Extra extends OptionSpec>(
+  argv: readonly string[],
+  context: CliContext,
+  usage: string,
+  extra: Extra = {} as Extra,
+): ParsedDaemonCommand {
   let parsed;
   try {
     parsed = parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: true,
-      options: { server: { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false }, ...extra },
+      options: {
+        server: { type: 'string' },
+        'data-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        ...extra,
+      },
     });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${usage}`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const dataDirOption = values['data-dir'];
-  const dataDir = resolveDataDir({ dataDir: typeof dataDirOption === 'string' ? path.resolve(context.cwd, dataDirOption) : undefined, environment: context.environment });
+  const dataDir = resolveDataDir({
+    dataDir: typeof dataDirOption === 'string' ? path.resolve(context.cwd, dataDirOption) : undefined,
+    environment: context.environment,
+  });
   const server = typeof values.server === 'string' ? values.server : undefined;
   return { values, positionals: parsed.positionals, dataDir, server };
 }
@@ -41,13 +54,18 @@ export async function daemonCommand<Extra extends OptionSpec>(
   context: CliContext,
   usage: string,
   extra: Extra = {} as Extra,
-): Promise<{ client: TetherClient; values: Record<string, string | boolean | string[] | undefined>; positionals: string[] }> {
+): Promise<{
+  client: TetherClient;
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}> {
   const { values, positionals, dataDir, server } = parseDaemonCommand(argv, context, usage, extra);
   const client = await requireDaemon({ server, dataDir, environment: context.environment });
   return { client, values, positionals };
 }
 
 export function oneSessionId(positionals: readonly string[], usage: string): string {
-  if (positionals.length !== 1 || !/^ses_[0-9a-f]{32}$/.test(positionals[0]!)) throw new UsageError(`Give one session id (ses_…).\n\n${usage}`);
+  if (positionals.length !== 1 || !/^ses_[0-9a-f]{32}$/.test(positionals[0]!))
+    throw new UsageError(`Give one session id (ses_…).\n\n${usage}`);
   return positionals[0]!;
 }

@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type FakeRequestView, startFakeAnthropicApi, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
+import {
+  type FakeRequestView,
+  startFakeAnthropicApi,
+  textReply,
+  thinkingReply,
+  toolUseReply,
+} from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { type ShutdownSignal, createAgentRuntime, signalExitCode } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
@@ -34,11 +40,15 @@ function demoResponder(workspace: string) {
       return textReply(`The file says: "${quoted}"`, { chunks: 8, usage: { inputTokens: 1800, outputTokens: 24 } });
     }
     if (request.lastUserText.includes('hello.txt')) {
-      return toolUseReply('Read', { file_path: path.join(workspace, 'hello.txt') }, { text: 'Let me read it.', usage: { inputTokens: 1500, outputTokens: 30 } });
+      return toolUseReply(
+        'Read',
+        { file_path: path.join(workspace, 'hello.txt') },
+        { text: 'Let me read it.', usage: { inputTokens: 1500, outputTokens: 30 } },
+      );
     }
     return thinkingReply(
       'The user wants a one-sentence introduction.',
-      'Hello! I am Tether\'s built-in fake model, but the claude CLI you are watching is real: Tether started it, streamed this answer through its durable event log, and will keep the conversation for the next turn.',
+      "Hello! I am Tether's built-in fake model, but the claude CLI you are watching is real: Tether started it, streamed this answer through its durable event log, and will keep the conversation for the next turn.",
       { chunks: 12, usage: { inputTokens: 1200, outputTokens: 48 } },
     );
   };
@@ -48,7 +58,15 @@ function demoResponder(workspace: string) {
 export async function demoCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'claude-path': { type: 'string' }, transport: { type: 'string' } } }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        'claude-path': { type: 'string' },
+        transport: { type: 'string' },
+      },
+    }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${demoUsage}`);
   }
@@ -75,7 +93,8 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       CLAUDE_CODE_MAX_RETRIES: '1',
       ...(context.environment.TETHER_CLAUDE_PATH ? { TETHER_CLAUDE_PATH: context.environment.TETHER_CLAUDE_PATH } : {}),
     };
-    const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+    const claudePath =
+      values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
     const provider = createClaudeProvider({ transport, environment, ...(claudePath ? { claudePath } : {}) });
     const availability = await provider.doProbe();
     if (!availability.available) {
@@ -95,8 +114,10 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
     try {
       const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
       if (!json) {
-        const via = transport === 'sdk' ? ' through the Agent SDK\'s query()' : '';
-        context.stderr.write(`Tether demo: the real claude CLI ${availability.version ?? ''} (${availability.binaryPath})${via} against the built-in fake model at ${api.url}. No account, no network.\n`);
+        const via = transport === 'sdk' ? " through the Agent SDK's query()" : '';
+        context.stderr.write(
+          `Tether demo: the real claude CLI ${availability.version ?? ''} (${availability.binaryPath})${via} against the built-in fake model at ${api.url}. No account, no network.\n`,
+        );
       }
       const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
       let afterSeq = 0;
@@ -110,7 +131,9 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       }
       await runtime.closeSession({ sessionId });
       if (!json) {
-        context.stderr.write('\nDone: two turns, one tool call, one conversation. With a real key, try: tether run "explain this repository"\n');
+        context.stderr.write(
+          '\nDone: two turns, one tool call, one conversation. With a real key, try: tether run "explain this repository"\n',
+        );
       }
       return 0;
     } catch (error) {

@@ -1,7 +1,12 @@
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLAUDE_AGENT_SDK_VERSION, CLAUDE_CLI_MINIMUM_VERSION, claudeAgentSdkVersionRange, createClaudeProvider } from '@tether/provider-claude';
+import {
+  CLAUDE_AGENT_SDK_VERSION,
+  CLAUDE_CLI_MINIMUM_VERSION,
+  claudeAgentSdkVersionRange,
+  createClaudeProvider,
+} from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
 import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
@@ -20,15 +25,32 @@ interface Check {
 async function checkDataDir(dataDir: string): Promise<Check> {
   try {
     const info = await stat(dataDir);
-    if (!info.isDirectory()) return { name: 'data dir', ok: false, detail: `${dataDir} is not a directory`, fix: 'Remove it or pass --data-dir / TETHER_HOME pointing at a directory.' };
+    if (!info.isDirectory())
+      return {
+        name: 'data dir',
+        ok: false,
+        detail: `${dataDir} is not a directory`,
+        fix: 'Remove it or pass --data-dir / TETHER_HOME pointing at a directory.',
+      };
     await access(dataDir, constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
-    return { name: 'data dir', ok: false, detail: `${dataDir} is not writable`, fix: 'Fix its permissions or choose another with --data-dir / TETHER_HOME.' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+    return {
+      name: 'data dir',
+      ok: false,
+      detail: `${dataDir} is not writable`,
+      fix: 'Fix its permissions or choose another with --data-dir / TETHER_HOME.',
+    };
   }
   const owner = dataDirectoryLockOwner(dataDir);
   if (owner?.running) return { name: 'data dir', ok: true, detail: `${dataDir} (in use by process ${owner.pid})` };
-  if (owner) return { name: 'data dir', ok: true, detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)` };
+  if (owner)
+    return {
+      name: 'data dir',
+      ok: true,
+      detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)`,
+    };
   return { name: 'data dir', ok: true, detail: dataDir };
 }
 
@@ -36,8 +58,10 @@ async function checkDataDir(dataDir: string): Promise<Check> {
 function claudeFix(problem: { details?: Record<string, unknown> } | undefined): string {
   const reason = problem?.details?.reason;
   // The sdk transport's own refusals (package missing or broken) say what to install; the binary was found.
-  if (typeof reason === 'string' && reason.startsWith('sdk_')) return 'Install the Agent SDK as the message says, or drop --transport sdk.';
-  if (reason === 'cli_too_old') return 'Update Claude Code: `claude update`, or npm install -g @anthropic-ai/claude-code@latest.';
+  if (typeof reason === 'string' && reason.startsWith('sdk_'))
+    return 'Install the Agent SDK as the message says, or drop --transport sdk.';
+  if (reason === 'cli_too_old')
+    return 'Update Claude Code: `claude update`, or npm install -g @anthropic-ai/claude-code@latest.';
   return 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.';
 }
 
@@ -54,33 +78,86 @@ function supportedVersions(): Check {
 export async function doctorCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, options: { json: { type: 'boolean', default: false }, 'data-dir': { type: 'string' }, 'claude-path': { type: 'string' }, transport: { type: 'string' } } }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        'data-dir': { type: 'string' },
+        'claude-path': { type: 'string' },
+        transport: { type: 'string' },
+      },
+    }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${doctorUsage}`);
   }
   const checks: Check[] = [];
   const major = Number.parseInt(process.versions.node.split('.')[0] ?? '0', 10);
-  checks.push(major >= 22 ? { name: 'node', ok: true, detail: `v${process.versions.node}` } : { name: 'node', ok: false, detail: `v${process.versions.node}`, fix: 'Tether and Claude Code need Node.js 22 or newer (./dev installs Node 24 for this repository).' });
+  checks.push(
+    major >= 22
+      ? { name: 'node', ok: true, detail: `v${process.versions.node}` }
+      : {
+          name: 'node',
+          ok: false,
+          detail: `v${process.versions.node}`,
+          fix: 'Tether and Claude Code need Node.js 22 or newer (./dev installs Node 24 for this repository).',
+        },
+  );
 
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
-  const availability = await createClaudeProvider({ transport, environment: context.environment, ...(claudePath ? { claudePath } : {}) }).doProbe({ timeoutMs: 10_000 });
+  const availability = await createClaudeProvider({
+    transport,
+    environment: context.environment,
+    ...(claudePath ? { claudePath } : {}),
+  }).doProbe({ timeoutMs: 10_000 });
   checks.push(
     availability.available
-      ? { name: 'claude', ok: true, detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}` }
-      : { name: 'claude', ok: false, detail: availability.problem?.message ?? 'not available', fix: claudeFix(availability.problem) },
+      ? {
+          name: 'claude',
+          ok: true,
+          detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}`,
+        }
+      : {
+          name: 'claude',
+          ok: false,
+          detail: availability.problem?.message ?? 'not available',
+          fix: claudeFix(availability.problem),
+        },
   );
   checks.push(supportedVersions());
 
   const hasKey = Boolean(context.environment.ANTHROPIC_API_KEY);
-  checks.push({ name: 'credentials', ok: true, detail: hasKey ? 'ANTHROPIC_API_KEY is set' : 'no ANTHROPIC_API_KEY: the claude CLI will use its own login (run `claude` once to sign in)' });
+  checks.push({
+    name: 'credentials',
+    ok: true,
+    detail: hasKey
+      ? 'ANTHROPIC_API_KEY is set'
+      : 'no ANTHROPIC_API_KEY: the claude CLI will use its own login (run `claude` once to sign in)',
+  });
   if (process.getuid?.() === 0) {
-    checks.push({ name: 'root', ok: true, detail: context.environment.IS_SANDBOX === '1' ? 'running as root with IS_SANDBOX=1: bypass mode allowed' : 'running as root: the claude CLI refuses bypass mode unless IS_SANDBOX=1 is set' });
+    checks.push({
+      name: 'root',
+      ok: true,
+      detail:
+        context.environment.IS_SANDBOX === '1'
+          ? 'running as root with IS_SANDBOX=1: bypass mode allowed'
+          : 'running as root: the claude CLI refuses bypass mode unless IS_SANDBOX=1 is set',
+    });
   }
-  const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
+  const dataDir = resolveDataDir({
+    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
+    environment: context.environment,
+  });
   checks.push(await checkDataDir(dataDir));
   const daemon = await readDaemonInfo(dataDir);
-  checks.push({ name: 'daemon', ok: true, detail: daemon ? `running at ${daemon.url} (pid ${daemon.pid}); tether run goes through it` : 'not running (tether serve starts one; tether run works without it)' });
+  checks.push({
+    name: 'daemon',
+    ok: true,
+    detail: daemon
+      ? `running at ${daemon.url} (pid ${daemon.pid}); tether run goes through it`
+      : 'not running (tether serve starts one; tether run works without it)',
+  });
 
   if (values.json) {
     context.stdout.write(`${JSON.stringify({ ok: checks.every((check) => check.ok), checks })}\n`);

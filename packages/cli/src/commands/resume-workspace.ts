@@ -14,5 +14,7 @@ async function canonical(directory: string): Promise<string> {
 export async function checkResumeWorkspace(sessionId: string, workspace: string, requested: string): Promise<void> {
   const [own, given] = await Promise.all([canonical(workspace), canonical(requested)]);
   if (own === given) return;
-  throw new UsageError(`--cwd ${requested} is not the workspace of ${sessionId} (${workspace}); a resumed session keeps its own directory. Drop --cwd, or start a new session there without --resume.`);
+  throw new UsageError(
+    `--cwd ${requested} is not the workspace of ${sessionId} (${workspace}); a resumed session keeps its own directory. Drop --cwd, or start a new session there without --resume.`,
+  );
 }

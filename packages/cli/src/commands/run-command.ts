@@ -94,13 +94,19 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     throw new UsageError(`--approve takes ask, allow-once or deny, not "${approve}".`);
   }
   if (values.answers !== undefined && approve !== 'ask') {
-    throw new UsageError('--answers supplies answers to prompts; it cannot be combined with --approve allow-once or deny.');
+    throw new UsageError(
+      '--answers supplies answers to prompts; it cannot be combined with --approve allow-once or deny.',
+    );
   }
   if (values.resume !== undefined && !SessionId.safeParse(values.resume).success) {
-    throw new UsageError(`"${values.resume}" is not a Tether session id (it looks like ses_ followed by 32 hex digits).`);
+    throw new UsageError(
+      `"${values.resume}" is not a Tether session id (it looks like ses_ followed by 32 hex digits).`,
+    );
   }
   if (values.resume !== undefined && (values.model !== undefined || mode !== undefined)) {
-    throw new UsageError('--model and --permission-mode set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.');
+    throw new UsageError(
+      '--model and --permission-mode set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.',
+    );
   }
   return {
     json: values.json ?? false,
@@ -112,20 +118,28 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     transport: parseTransport(values.transport),
     startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
-    resumeCwd: values.resume !== undefined && values.cwd !== undefined ? path.resolve(context.cwd, values.cwd) : undefined,
+    resumeCwd:
+      values.resume !== undefined && values.cwd !== undefined ? path.resolve(context.cwd, values.cwd) : undefined,
     approve,
-    answers: values.answers === undefined || values.answers === '-' ? values.answers : path.resolve(context.cwd, values.answers),
+    answers:
+      values.answers === undefined || values.answers === '-'
+        ? values.answers
+        : path.resolve(context.cwd, values.answers),
     server: values.server,
     prompt: positionals[0]!,
   };
 }
 
 /** How prompts get answered: at the terminal, from --answers, allowed once, or denied. */
-export function responderMode(options: { approve: 'ask' | 'allow-once' | 'deny'; answers: string | undefined; json: boolean }, context: CliContext): ResponderMode {
+export function responderMode(
+  options: { approve: 'ask' | 'allow-once' | 'deny'; answers: string | undefined; json: boolean },
+  context: CliContext,
+): ResponderMode {
   if (options.approve === 'deny') return { kind: 'deny' };
   if (options.approve === 'allow-once') return { kind: 'allow-once' };
   if (options.answers !== undefined) return { kind: 'answers', source: options.answers, stdin: context.stdin };
-  if (!options.json && context.terminal) return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
+  if (!options.json && context.terminal)
+    return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
   return { kind: 'deny' };
 }
 
@@ -134,7 +148,9 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);
   if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
-    context.stderr.write('tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n');
+    context.stderr.write(
+      'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
+    );
   }
   const request = {
     resume: options.resume,
@@ -165,7 +181,10 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     store: await openSqliteStore({ dataDir }),
   });
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
-  const stopper: TurnStopper = { terminate: (_signal, _sessionId, urgent) => void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }) };
+  const stopper: TurnStopper = {
+    terminate: (_signal, _sessionId, urgent) =>
+      void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
+  };
   try {
     return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, stopper);
   } finally {

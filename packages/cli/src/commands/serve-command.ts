@@ -43,21 +43,30 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     throw new UsageError(`${(error as Error).message}\n\n${serveUsage}`);
   }
   const port = values.port === undefined ? 7437 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);
   const maxOpenSessions = values['max-open-sessions'] === undefined ? undefined : Number(values['max-open-sessions']);
   if (maxOpenSessions !== undefined && (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1)) {
-    throw new UsageError(`--max-open-sessions takes a whole number of at least 1, not "${values['max-open-sessions']}".`);
+    throw new UsageError(
+      `--max-open-sessions takes a whole number of at least 1, not "${values['max-open-sessions']}".`,
+    );
   }
   const host = values.host ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
-    context.stderr.write(`tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`);
+    context.stderr.write(
+      `tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`,
+    );
   }
-  const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
+  const dataDir = resolveDataDir({
+    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
+    environment: context.environment,
+  });
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
-  if (!values['no-web'] && webDirectory === null) context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
+  if (!values['no-web'] && webDirectory === null)
+    context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
     host,
@@ -84,7 +93,10 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.
-  if (context.terminal) context.stderr.write(`token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`);
+  if (context.terminal)
+    context.stderr.write(
+      `token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`,
+    );
   else context.stderr.write('token: run `tether token` to show it (not printed: this output is not a terminal)\n');
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');

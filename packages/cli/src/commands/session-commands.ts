@@ -13,7 +13,8 @@ export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
 export const closeUsage = `usage: tether close SESSION ${common}`;
 
 function describe(session: SessionSnapshot): string {
-  const waiting = session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
+  const waiting =
+    session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
   return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(session.workspace.path)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
 }
 
@@ -23,7 +24,9 @@ export async function sessionsCommand(argv: readonly string[], context: CliConte
   const { values } = command;
   const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
   if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
-  const sessions = await withSessionReader(command, context, (reader) => reader.listAllSessions(state?.success ? { state: state.data } : {}));
+  const sessions = await withSessionReader(command, context, (reader) =>
+    reader.listAllSessions(state?.success ? { state: state.data } : {}),
+  );
   const ordered = [...sessions].sort((a, b) => Number(b.state === 'waiting') - Number(a.state === 'waiting'));
   if (values.json) {
     context.stdout.write(`${JSON.stringify(ordered)}\n`);
@@ -47,7 +50,10 @@ export async function showCommand(argv: readonly string[], context: CliContext):
   context.stdout.write(`${describe(session)}\n`);
   if (session.activeRunId) context.stdout.write(`  active run: ${session.activeRunId}\n`);
   for (const interaction of session.pendingInteractions) {
-    const what = interaction.request.kind === 'approval' ? `approval for ${terminalSafe(interaction.request.toolName)}` : `${interaction.request.questions.length} question(s)`;
+    const what =
+      interaction.request.kind === 'approval'
+        ? `approval for ${terminalSafe(interaction.request.toolName)}`
+        : `${interaction.request.questions.length} question(s)`;
     context.stdout.write(`  waiting: ${what} (ref ${interaction.interactionRef})\n`);
   }
   return 0;

@@ -11,14 +11,23 @@ export const tokenUsage = 'usage: tether token [--rotate] [--data-dir DIR]';
 export async function tokenCommand(argv: readonly string[], context: CliContext): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, options: { rotate: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: { rotate: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
+    }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${tokenUsage}`);
   }
-  const dataDir = resolveDataDir({ dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']), environment: context.environment });
+  const dataDir = resolveDataDir({
+    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
+    environment: context.environment,
+  });
   const token = values.rotate ? await rotateToken(dataDir) : await readToken(dataDir);
   if (!token) {
-    context.stderr.write(`tether token: no token yet in ${dataDir}; \`tether serve\` creates one on its first start.\n`);
+    context.stderr.write(
+      `tether token: no token yet in ${dataDir}; \`tether serve\` creates one on its first start.\n`,
+    );
     return 1;
   }
   context.stdout.write(`${token}\n`);

@@ -1,7 +1,8 @@
 import type { ClaudeTransport } from '@tether/provider-claude';
 import { UsageError } from '../usage-error.js';
 
-export const transportHelp = '--transport T      how Tether talks to Claude Code: cli (default, its stdio) or sdk (the Agent SDK\'s query())';
+export const transportHelp =
+  "--transport T      how Tether talks to Claude Code: cli (default, its stdio) or sdk (the Agent SDK's query())";
 
 /** The --transport value: cli (default) or sdk; anything else is a usage error naming both. */
 export function parseTransport(value: string | undefined): ClaudeTransport {

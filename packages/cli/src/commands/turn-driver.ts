@@ -49,7 +49,12 @@ export interface TurnStopper {
  * closed terminal) stop the run too and then exit 143 / 129; a second signal of any kind after one
  * of those, or a run that does not settle within the grace, ends everything at once.
  */
-export async function driveTurn(backend: TetherBackend, request: TurnRequest, context: CliContext, stopper: TurnStopper): Promise<number> {
+export async function driveTurn(
+  backend: TetherBackend,
+  request: TurnRequest,
+  context: CliContext,
+  stopper: TurnStopper,
+): Promise<number> {
   let sessionId: string | undefined;
   let responder: InteractionResponder | null = null;
   // The signal this command exits for, once it has to exit (set from the signal handlers).
@@ -89,7 +94,8 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     let afterSeq = 0;
     if (request.resume !== undefined) {
       const snapshot = await backend.getSession(request.resume);
-      if (request.resumeCwd !== undefined) await checkResumeWorkspace(request.resume, snapshot.workspace.path, request.resumeCwd);
+      if (request.resumeCwd !== undefined)
+        await checkResumeWorkspace(request.resume, snapshot.workspace.path, request.resumeCwd);
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
@@ -104,7 +110,10 @@ export async function driveTurn(backend: TetherBackend, request: TurnRequest, co
     const mode = request.responder;
     const renderer = request.json
       ? new JsonRenderer(context.stdout)
-      : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode?.kind === 'terminal', spinner: context.terminal !== undefined });
+      : new HumanRenderer(context.stdout, context.stderr, {
+          promptsShownElsewhere: mode?.kind === 'terminal',
+          spinner: context.terminal !== undefined,
+        });
     responder = mode ? new InteractionResponder({ runtime: backend, sessionId, mode, stderr: context.stderr }) : null;
     const activeResponder = responder;
     const sink = {

@@ -7,7 +7,9 @@ import { z } from 'zod';
 export const AnswerLine = z.strictObject({ ref: InteractionRef, answer: InteractionAnswer });
 export type AnswerLine = z.infer<typeof AnswerLine>;
 
-export type ParsedAnswerLine = { readonly ok: true; readonly line: AnswerLine } | { readonly ok: false; readonly problem: string };
+export type ParsedAnswerLine =
+  | { readonly ok: true; readonly line: AnswerLine }
+  | { readonly ok: false; readonly problem: string };
 
 export function parseAnswerLine(text: string): ParsedAnswerLine | null {
   const trimmed = text.trim();
@@ -19,12 +21,23 @@ export function parseAnswerLine(text: string): ParsedAnswerLine | null {
     return { ok: false, problem: 'not JSON' };
   }
   const parsed = AnswerLine.safeParse(value);
-  if (!parsed.success) return { ok: false, problem: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`).slice(0, 3).join('; ') };
+  if (!parsed.success)
+    return {
+      ok: false,
+      problem: parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`)
+        .slice(0, 3)
+        .join('; '),
+    };
   return { ok: true, line: parsed.data };
 }
 
 /** Reads answer lines from a file (or a FIFO) or from stdin ("-") as they arrive. */
-export function readAnswerLines(source: string, stdin: NodeJS.ReadableStream, onLine: (line: ParsedAnswerLine) => void): () => void {
+export function readAnswerLines(
+  source: string,
+  stdin: NodeJS.ReadableStream,
+  onLine: (line: ParsedAnswerLine) => void,
+): () => void {
   const input = source === '-' ? stdin : createReadStream(source, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Infinity });
   lines.on('line', (text) => {

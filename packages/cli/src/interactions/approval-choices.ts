@@ -17,15 +17,27 @@ export function editableCommand(request: ApprovalRequest): string | null {
 export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
   const choices: ApprovalChoice[] = [{ label: 'approve once', answer: { decision: 'approve', scope: 'once' } }];
   if (request.plan !== undefined) {
-    choices.push({ label: 'approve and continue with auto-accepted edits', answer: { decision: 'approve', continueInMode: 'auto_edit' } });
+    choices.push({
+      label: 'approve and continue with auto-accepted edits',
+      answer: { decision: 'approve', continueInMode: 'auto_edit' },
+    });
   }
-  if (request.offerSessionApproval) choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
+  if (request.offerSessionApproval)
+    choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
   choices.push({ label: 'deny', answer: { decision: 'deny' } });
   choices.push({ label: 'deny and stop the run', answer: { decision: 'deny', interrupt: true } });
-  if (editableCommand(request) !== null) choices.push({ label: 'edit the command, then approve it once', answer: { decision: 'approve', scope: 'once' }, editCommand: true });
+  if (editableCommand(request) !== null)
+    choices.push({
+      label: 'edit the command, then approve it once',
+      answer: { decision: 'approve', scope: 'once' },
+      editCommand: true,
+    });
   // Last, away from the cursor's start: the one choice that outlives the session.
   if (request.offerSessionApproval && request.plan === undefined) {
-    choices.push({ label: 'always allow in this project (writes .claude/settings.local.json)', answer: { decision: 'approve', scope: 'local_settings' } });
+    choices.push({
+      label: 'always allow in this project (writes .claude/settings.local.json)',
+      answer: { decision: 'approve', scope: 'local_settings' },
+    });
   }
   return choices;
 }
@@ -33,7 +45,10 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
 /** Where the cursor starts: never on approve when the agent says approve must not be pre-selected. */
 export function initialChoice(request: ApprovalRequest, choices: readonly ApprovalChoice[]): number {
   if (!request.defaultToNo) return 0;
-  return Math.max(0, choices.findIndex((choice) => choice.answer.decision === 'deny'));
+  return Math.max(
+    0,
+    choices.findIndex((choice) => choice.answer.decision === 'deny'),
+  );
 }
 
 export interface SelectionState {
@@ -45,11 +60,17 @@ export interface SelectionState {
  * One key press in a menu: arrows move, a digit picks (unless digits are off, as for prompts that
  * must not be approved by a stray keystroke), Enter confirms. Pure, so it is tested without a terminal.
  */
-export function selectionAfterKey(state: SelectionState, key: { name?: string; sequence?: string }, count: number, options: { digits: boolean } = { digits: true }): SelectionState {
+export function selectionAfterKey(
+  state: SelectionState,
+  key: { name?: string; sequence?: string },
+  count: number,
+  options: { digits: boolean } = { digits: true },
+): SelectionState {
   if (key.name === 'up' || key.name === 'k') return { ...state, index: (state.index - 1 + count) % count };
   if (key.name === 'down' || key.name === 'j') return { ...state, index: (state.index + 1) % count };
   if (key.name === 'return' || key.name === 'enter') return { ...state, chosen: state.index };
-  const digit = options.digits && key.sequence !== undefined && /^[1-9]$/.test(key.sequence) ? Number(key.sequence) - 1 : -1;
+  const digit =
+    options.digits && key.sequence !== undefined && /^[1-9]$/.test(key.sequence) ? Number(key.sequence) - 1 : -1;
   if (digit >= 0 && digit < count) return { index: digit, chosen: digit };
   return state;
 }

@@ -27,13 +27,27 @@ const question: Question = {
 
 describe('terminal answers', () => {
   it('offers approve for the session only when the agent allows it, and never pre-selects approve when told not to', () => {
-    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual(['approve once', 'approve for this session', 'deny', 'deny and stop the run', 'edit the command, then approve it once', 'always allow in this project (writes .claude/settings.local.json)']);
+    expect(approvalChoices(approval).map((choice) => choice.label)).toEqual([
+      'approve once',
+      'approve for this session',
+      'deny',
+      'deny and stop the run',
+      'edit the command, then approve it once',
+      'always allow in this project (writes .claude/settings.local.json)',
+    ]);
     // Only a command line is edited at the terminal (other input: the web UI or --answers).
-    expect(approvalChoices({ ...approval, input: { file_path: '/x' } }).some((choice) => choice.editCommand)).toBe(false);
+    expect(approvalChoices({ ...approval, input: { file_path: '/x' } }).some((choice) => choice.editCommand)).toBe(
+      false,
+    );
     expect(approvalChoices(approval).at(-1)!.answer).toEqual({ decision: 'approve', scope: 'local_settings' });
     const strict = { ...approval, offerSessionApproval: false, defaultToNo: true };
     const choices = approvalChoices(strict);
-    expect(choices.map((choice) => choice.label)).toEqual(['approve once', 'deny', 'deny and stop the run', 'edit the command, then approve it once']);
+    expect(choices.map((choice) => choice.label)).toEqual([
+      'approve once',
+      'deny',
+      'deny and stop the run',
+      'edit the command, then approve it once',
+    ]);
     expect(choices[initialChoice(strict, choices)]!.answer).toEqual({ decision: 'deny' });
   });
 
@@ -46,7 +60,10 @@ describe('terminal answers', () => {
     state = selectionAfterKey(state, { name: 'up' }, 3);
     expect(selectionAfterKey(state, { name: 'return' }, 3)).toEqual({ index: 2, chosen: 2 });
     expect(selectionAfterKey({ index: 0, chosen: null }, { sequence: '2' }, 3)).toEqual({ index: 1, chosen: 1 });
-    expect(selectionAfterKey({ index: 0, chosen: null }, { sequence: '2' }, 3, { digits: false })).toEqual({ index: 0, chosen: null });
+    expect(selectionAfterKey({ index: 0, chosen: null }, { sequence: '2' }, 3, { digits: false })).toEqual({
+      index: 0,
+      chosen: null,
+    });
   });
 
   it('reads a question reply as option numbers, free text, or a skip', () => {
@@ -68,7 +85,10 @@ describe('terminal answers', () => {
 describe('--answers lines', () => {
   it('accepts {"ref", "answer"} and explains what is wrong otherwise', () => {
     const ref = `int_${'a'.repeat(32)}`;
-    expect(parseAnswerLine(JSON.stringify({ ref, answer: { decision: 'approve' } }))).toEqual({ ok: true, line: { ref, answer: { decision: 'approve' } } });
+    expect(parseAnswerLine(JSON.stringify({ ref, answer: { decision: 'approve' } }))).toEqual({
+      ok: true,
+      line: { ref, answer: { decision: 'approve' } },
+    });
     expect(parseAnswerLine('')).toBeNull();
     expect(parseAnswerLine('nope')).toEqual({ ok: false, problem: 'not JSON' });
     const wrong = parseAnswerLine(JSON.stringify({ ref, answer: { decision: 'maybe' } }));

@@ -31,7 +31,9 @@ export class InteractionResponder {
     if (this.mode.kind === 'answers') {
       this.stopReading = readAnswerLines(this.mode.source, this.mode.stdin, (parsed) => {
         if (!parsed.ok) {
-          this.stderr.write(`tether: ignored an --answers line (${parsed.problem}). Each line is {"ref": "...", "answer": {...}}.\n`);
+          this.stderr.write(
+            `tether: ignored an --answers line (${parsed.problem}). Each line is {"ref": "...", "answer": {...}}.\n`,
+          );
           return;
         }
         void this.send(parsed.line.ref, parsed.line.answer);
@@ -49,7 +51,16 @@ export class InteractionResponder {
       return;
     }
     if (this.mode.kind === 'deny') {
-      void this.send(interactionRef, request.kind === 'approval' ? { decision: 'deny', message: 'Nobody can answer prompts in this run (no terminal and no --answers), so this was not permitted.' } : { decision: 'decline' });
+      void this.send(
+        interactionRef,
+        request.kind === 'approval'
+          ? {
+              decision: 'deny',
+              message:
+                'Nobody can answer prompts in this run (no terminal and no --answers), so this was not permitted.',
+            }
+          : { decision: 'decline' },
+      );
       return;
     }
     if (this.mode.kind === 'allow-once') {

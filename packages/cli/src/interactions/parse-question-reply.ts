@@ -10,7 +10,9 @@ export function parseQuestionReply(question: Question, reply: string): QuestionA
   const numbers = text.split(/\s*,\s*/);
   if (numbers.every((part) => /^\d+$/.test(part))) {
     const indexes = numbers.map((part) => Number(part) - 1);
-    const valid = indexes.every((index) => index >= 0 && index < question.options.length) && new Set(indexes).size === indexes.length;
+    const valid =
+      indexes.every((index) => index >= 0 && index < question.options.length) &&
+      new Set(indexes).size === indexes.length;
     if (valid && (question.multiSelect || indexes.length === 1)) {
       return { selected: indexes.map((index) => question.options[index]!.label) };
     }

@@ -1,7 +1,14 @@
 import { emitKeypressEvents } from 'node:readline';
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRequest, InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
-import { type ApprovalChoice, approvalChoices, editableCommand, initialChoice, selectionAfterKey, type SelectionState } from './approval-choices.js';
+import {
+  type ApprovalChoice,
+  approvalChoices,
+  editableCommand,
+  initialChoice,
+  selectionAfterKey,
+  type SelectionState,
+} from './approval-choices.js';
 import { describeApproval, describeQuestion } from './describe-interaction.js';
 import { parseQuestionReply } from './parse-question-reply.js';
 
@@ -18,7 +25,9 @@ export class TerminalPrompter {
 
   /** One prompt at a time, in the order they arrive. */
   ask(request: ApprovalRequest | QuestionSetRequest): Promise<InteractionAnswer> {
-    const next = this.queue.then(() => (request.kind === 'approval' ? this.approve(request) : this.answerQuestions(request)));
+    const next = this.queue.then(() =>
+      request.kind === 'approval' ? this.approve(request) : this.answerQuestions(request),
+    );
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -35,7 +44,8 @@ export class TerminalPrompter {
       if (!choice.editCommand) return choice.answer;
       const edited = await this.editCommand(editableCommand(request) ?? '');
       // An emptied line is a change of mind: back to the menu, nothing sent.
-      if (edited !== null) return { decision: 'approve', scope: 'once', updatedInput: { ...request.input, command: edited } };
+      if (edited !== null)
+        return { decision: 'approve', scope: 'once', updatedInput: { ...request.input, command: edited } };
       this.write(['  (nothing edited: choose again)']);
     }
   }
@@ -58,7 +68,11 @@ export class TerminalPrompter {
     let state: SelectionState = { index: initialChoice(request, choices), chosen: null };
     const render = (first: boolean) => {
       if (!first) this.output.write(`\u001b[${choices.length}A`);
-      choices.forEach((choice, index) => this.output.write(`\u001b[2K  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}\n`));
+      choices.forEach((choice, index) =>
+        this.output.write(
+          `\u001b[2K  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}\n`,
+        ),
+      );
     };
     // Raw mode first, so a key pressed while the menu is drawn is not echoed into it.
     emitKeypressEvents(this.input);

@@ -8,7 +8,10 @@ export interface Output {
 
 /** Strips terminal control sequences from untrusted model text before it reaches a terminal. */
 export function terminalSafe(text: string): string {
-  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g, '');
+  return text.replace(
+    /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g,
+    '',
+  );
 }
 
 function formatCost(costUsd: number | null): string {
@@ -18,7 +21,10 @@ function formatCost(costUsd: number | null): string {
 
 export function formatUsage(usage: TokenUsage | null): string {
   if (!usage) return 'no usage reported';
-  const cache = usage.cacheReadTokens + usage.cacheCreationTokens > 0 ? ` (+${usage.cacheReadTokens} cache read, ${usage.cacheCreationTokens} cache write)` : '';
+  const cache =
+    usage.cacheReadTokens + usage.cacheCreationTokens > 0
+      ? ` (+${usage.cacheReadTokens} cache read, ${usage.cacheCreationTokens} cache write)`
+      : '';
   return `${usage.inputTokens} in / ${usage.outputTokens} out tokens${cache} · ${formatCost(usage.costUsd)}`;
 }
 
@@ -59,15 +65,19 @@ export class HumanRenderer {
     if (!this.spinner) return;
     if (event.type === 'run.started') this.spinner.setState('running');
     else if (event.type === 'run.thinking_delta') this.spinner.setState('thinking');
-    else if (event.type === 'run.tool_activity') this.spinner.setState(event.status === 'invoked' ? `running ${terminalSafe(event.toolName)}` : 'running');
+    else if (event.type === 'run.tool_activity')
+      this.spinner.setState(event.status === 'invoked' ? `running ${terminalSafe(event.toolName)}` : 'running');
     else if (event.type === 'interaction.requested') {
       this.spinner.setState('waiting for you');
       if (this.promptsShownElsewhere) this.spinner.pause();
-    } else if (event.type === 'interaction.settled' || event.type === 'interaction.withdrawn' || event.type === 'interaction.cancelled') {
+    } else if (
+      event.type === 'interaction.settled' ||
+      event.type === 'interaction.withdrawn' ||
+      event.type === 'interaction.cancelled'
+    ) {
       this.spinner.setState('running');
       this.spinner.resume();
-    }
-    else if (event.type === 'run.retrying') this.spinner.setState('retrying the API');
+    } else if (event.type === 'run.retrying') this.spinner.setState('retrying the API');
     else if (event.type === 'run.queued') this.spinner.setState('queued for a free process');
     else if (event.type === 'run.interrupt_requested') this.spinner.setState('stopping');
   }
@@ -91,7 +101,9 @@ export class HumanRenderer {
         return;
       case 'interaction.requested':
         if (this.promptsShownElsewhere) return;
-        this.note(`  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval)` : 'questions'}: ref ${event.interactionRef}`);
+        this.note(
+          `  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval)` : 'questions'}: ref ${event.interactionRef}`,
+        );
         return;
       case 'interaction.settled':
         this.note(`  · ${event.outcome}${event.by === 'policy' ? ' by policy' : ''}`);
@@ -103,7 +115,9 @@ export class HumanRenderer {
         this.note('  · request cancelled (the run ended)');
         return;
       case 'run.retrying':
-        this.note(`  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`);
+        this.note(
+          `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
+        );
         return;
       default:
         return;

@@ -6,7 +6,10 @@ import path from 'node:path';
  * fake API with a fake key, and nothing inherited from the shell running the tests. Tests add what
  * they need on top.
  */
-export function commandEnvironment(paths: { root: string; apiUrl: string; claudePath: string }, extra: Record<string, string> = {}): Record<string, string> {
+export function commandEnvironment(
+  paths: { root: string; apiUrl: string; claudePath: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const { root, apiUrl, claudePath } = paths;
   return {
     PATH: [path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),

@@ -24,8 +24,15 @@ export interface SpawnTetherOptions {
 }
 
 /** Starts `tether ARGS` with exactly the given environment; `finished` settles when it exits. */
-export function spawnTether(args: readonly string[], options: SpawnTetherOptions): { child: ChildProcess; finished: Promise<FinishedTether> } {
-  const child = spawn(options.node ?? process.execPath, [tetherBin, ...args], { cwd: options.cwd, env: options.environment, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnTether(
+  args: readonly string[],
+  options: SpawnTetherOptions,
+): { child: ChildProcess; finished: Promise<FinishedTether> } {
+  const child = spawn(options.node ?? process.execPath, [tetherBin, ...args], {
+    cwd: options.cwd,
+    env: options.environment,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const finished = new Promise<FinishedTether>((resolve, reject) => {
     let stdout = '';
     let stderr = '';

@@ -97,11 +97,19 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     return taken;
   };
 
-  function streamEvents(sessionId: string, request: IncomingMessage, response: ServerResponse, query: URLSearchParams): void {
+  function streamEvents(
+    sessionId: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams,
+  ): void {
     if (failingSubscriptions.count > 0) {
       failingSubscriptions.count -= 1;
       const code = failingSubscriptions.status === 503 ? 'runtime_stopped' : 'internal_error';
-      sendError(response, new AgentError({ code, message: 'The fake daemon is failing this subscription on purpose.' }));
+      sendError(
+        response,
+        new AgentError({ code, message: 'The fake daemon is failing this subscription on purpose.' }),
+      );
       return;
     }
     if (!sessions.has(sessionId)) {
@@ -109,7 +117,9 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
       return;
     }
     const lastEventId = request.headers['last-event-id'];
-    const start = daemon.replayFromStart ? 0 : Number(typeof lastEventId === 'string' ? lastEventId : (query.get('after') ?? 0));
+    const start = daemon.replayFromStart
+      ? 0
+      : Number(typeof lastEventId === 'string' ? lastEventId : (query.get('after') ?? 0));
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     response.flushHeaders();
     for (const event of events.get(sessionId) ?? []) if (event.seq > start) response.write(frame(event));
@@ -130,7 +140,13 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     } catch {
       body = text;
     }
-    requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams, headers: request.headers, body });
+    requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+      body,
+    });
     changed();
 
     if (url.pathname === '/health') return sendJson(response, 200, { ok: true, version: '0.1.0' });
@@ -140,7 +156,8 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     }
     const sessionMatch = /^\/v1\/sessions\/([^/]+)(\/events)?$/.exec(url.pathname);
     if (request.method === 'POST' && url.pathname === '/v1/commands') {
-      if (typeof body !== 'object') return sendError(response, new AgentError({ code: 'invalid_command', message: 'The body is not JSON.' }));
+      if (typeof body !== 'object')
+        return sendError(response, new AgentError({ code: 'invalid_command', message: 'The body is not JSON.' }));
       let answer: CommandAnswer;
       try {
         answer = daemon.answerCommand(parseCommand(body));
@@ -158,19 +175,28 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     if (request.method === 'GET' && url.pathname === '/v1/providers') return sendJson(response, 200, sampleProviders);
     if (sessionMatch) {
       const sessionId = decodeURIComponent(sessionMatch[1]!);
-      if (request.method === 'GET' && sessionMatch[2]) return streamEvents(sessionId, request, response, url.searchParams);
+      if (request.method === 'GET' && sessionMatch[2])
+        return streamEvents(sessionId, request, response, url.searchParams);
       const snapshot = sessions.get(sessionId);
-      if (!snapshot) return sendError(response, new AgentError({ code: 'session_not_found', message: 'No session has that id.' }));
+      if (!snapshot)
+        return sendError(response, new AgentError({ code: 'session_not_found', message: 'No session has that id.' }));
       if (request.method === 'GET' && !sessionMatch[2]) return sendJson(response, 200, snapshot);
       if (request.method === 'DELETE' && !sessionMatch[2]) {
-        if (snapshot.state !== 'closed') return sendError(response, new AgentError({ code: 'session_open', message: 'The session is open; close it first.' }));
+        if (snapshot.state !== 'closed')
+          return sendError(
+            response,
+            new AgentError({ code: 'session_open', message: 'The session is open; close it first.' }),
+          );
         sessions.delete(sessionId);
         events.delete(sessionId);
         response.writeHead(204).end();
         return;
       }
     }
-    sendError(response, new AgentError({ code: 'route_not_found', message: `No route ${request.method} ${url.pathname}.` }));
+    sendError(
+      response,
+      new AgentError({ code: 'route_not_found', message: `No route ${request.method} ${url.pathname}.` }),
+    );
   }
 
   function listSessions(query: URLSearchParams, response: ServerResponse): void {
@@ -224,7 +250,8 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     },
     overflow(sessionId) {
       const lastSeq = events.get(sessionId)?.length ?? 0;
-      for (const stream of takeStreams(sessionId)) stream.end(`event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`);
+      for (const stream of takeStreams(sessionId))
+        stream.end(`event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`);
     },
     drop(sessionId, partial = '') {
       // Destroy only once what was written reached the socket, so the client really reads `partial`.

@@ -50,7 +50,13 @@ export function defaultReceipt(command: Command): Receipt {
     case 'close_session':
       return { ...base, type: command.type, sessionId: command.sessionId };
     case 'respond_interaction':
-      return { ...base, type: command.type, sessionId: command.sessionId, interactionRef: command.interactionRef, status: 'settled' };
+      return {
+        ...base,
+        type: command.type,
+        sessionId: command.sessionId,
+        interactionRef: command.interactionRef,
+        status: 'settled',
+      };
     case 'set_permission_mode':
       return { ...base, type: command.type, sessionId: command.sessionId, mode: command.mode };
     case 'set_model':

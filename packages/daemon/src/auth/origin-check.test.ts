@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { createOriginPolicy, isAllowedHost, judgeOrigin, passesOriginPolicy } from './origin-check.js';
 
-const policy = createOriginPolicy({ port: 7437, boundHost: '127.0.0.1', allowOrigins: ['http://localhost:5173/', 'https://app.example'] });
+const policy = createOriginPolicy({
+  port: 7437,
+  boundHost: '127.0.0.1',
+  allowOrigins: ['http://localhost:5173/', 'https://app.example'],
+});
 
 describe('the Host check', () => {
   it('accepts loopback names with the daemon port only', () => {
-    for (const host of ['127.0.0.1:7437', 'localhost:7437', 'LOCALHOST:7437', '[::1]:7437']) expect(isAllowedHost(host, policy), host).toBe(true);
-    for (const host of [undefined, '', '127.0.0.1', 'localhost:7438', 'evil.example:7437', 'localhost.evil.example:7437', '127.0.0.1.nip.io:7437', '[::2]:7437', 'localhost:7437:1']) {
+    for (const host of ['127.0.0.1:7437', 'localhost:7437', 'LOCALHOST:7437', '[::1]:7437'])
+      expect(isAllowedHost(host, policy), host).toBe(true);
+    for (const host of [
+      undefined,
+      '',
+      '127.0.0.1',
+      'localhost:7438',
+      'evil.example:7437',
+      'localhost.evil.example:7437',
+      '127.0.0.1.nip.io:7437',
+      '[::2]:7437',
+      'localhost:7437:1',
+    ]) {
       expect(isAllowedHost(host, policy), String(host)).toBe(false);
     }
   });
@@ -14,7 +29,11 @@ describe('the Host check', () => {
   it('adds the bound host when it is not a loopback one', () => {
     const lan = createOriginPolicy({ port: 7437, boundHost: '192.168.1.20' });
     expect(isAllowedHost('192.168.1.20:7437', lan)).toBe(true);
-    const wildcard = createOriginPolicy({ port: 7437, boundHost: '0.0.0.0', interfaceAddresses: ['10.0.0.5', 'fe80::1'] });
+    const wildcard = createOriginPolicy({
+      port: 7437,
+      boundHost: '0.0.0.0',
+      interfaceAddresses: ['10.0.0.5', 'fe80::1'],
+    });
     expect(isAllowedHost('10.0.0.5:7437', wildcard)).toBe(true);
     expect(isAllowedHost('[fe80::1]:7437', wildcard)).toBe(true);
     expect(isAllowedHost('10.0.0.6:7437', wildcard)).toBe(false);
@@ -29,7 +48,15 @@ describe('the Origin check', () => {
     expect(judgeOrigin('http://[::1]:7437', policy)).toBe('own');
     expect(judgeOrigin('http://localhost:5173', policy)).toBe('allowed');
     expect(judgeOrigin('https://app.example', policy)).toBe('allowed');
-    for (const origin of ['null', 'http://evil.example', 'https://localhost:7437', 'http://localhost:7438', 'http://localhost', 'file://', 'not a url']) {
+    for (const origin of [
+      'null',
+      'http://evil.example',
+      'https://localhost:7437',
+      'http://localhost:7438',
+      'http://localhost',
+      'file://',
+      'not a url',
+    ]) {
       expect(judgeOrigin(origin, policy), origin).toBe('refused');
     }
   });
@@ -41,6 +68,8 @@ describe('the Origin check', () => {
   });
 
   it('refuses an allowOrigins entry that is not an origin', () => {
-    expect(() => createOriginPolicy({ port: 1, boundHost: '127.0.0.1', allowOrigins: ['localhost:5173'] })).toThrow(/not an http\(s\) origin/);
+    expect(() => createOriginPolicy({ port: 1, boundHost: '127.0.0.1', allowOrigins: ['localhost:5173'] })).toThrow(
+      /not an http\(s\) origin/,
+    );
   });
 });

@@ -38,7 +38,12 @@ export function normalizeOrigin(origin: string): string | null {
   }
 }
 
-export function createOriginPolicy(options: { port: number; boundHost: string; interfaceAddresses?: readonly string[]; allowOrigins?: readonly string[] }): OriginPolicy {
+export function createOriginPolicy(options: {
+  port: number;
+  boundHost: string;
+  interfaceAddresses?: readonly string[];
+  allowOrigins?: readonly string[];
+}): OriginPolicy {
   const hostNames = new Set<string>(loopbackHostNames);
   if (isWildcardHost(options.boundHost)) {
     for (const address of options.interfaceAddresses ?? []) hostNames.add(hostNameForUrl(address));
@@ -48,7 +53,8 @@ export function createOriginPolicy(options: { port: number; boundHost: string; i
   const allowOrigins = new Set<string>();
   for (const origin of options.allowOrigins ?? []) {
     const normalized = normalizeOrigin(origin);
-    if (normalized === null) throw new Error(`allowOrigins: "${origin}" is not an http(s) origin such as "http://localhost:5173".`);
+    if (normalized === null)
+      throw new Error(`allowOrigins: "${origin}" is not an http(s) origin such as "http://localhost:5173".`);
     allowOrigins.add(normalized);
   }
   return { port: options.port, hostNames, allowOrigins };
@@ -76,10 +82,17 @@ export function judgeOrigin(originHeader: string | null | undefined, policy: Ori
   if (origin === null) return 'refused';
   if (policy.allowOrigins.has(origin)) return 'allowed';
   const url = new URL(origin);
-  return url.protocol === 'http:' && Number(url.port) === policy.port && policy.hostNames.has(url.hostname.toLowerCase()) ? 'own' : 'refused';
+  return url.protocol === 'http:' &&
+    Number(url.port) === policy.port &&
+    policy.hostNames.has(url.hostname.toLowerCase())
+    ? 'own'
+    : 'refused';
 }
 
 /** The whole check for one request: true when it may proceed. */
-export function passesOriginPolicy(headers: { host: string | null | undefined; origin: string | null | undefined }, policy: OriginPolicy): boolean {
+export function passesOriginPolicy(
+  headers: { host: string | null | undefined; origin: string | null | undefined },
+  policy: OriginPolicy,
+): boolean {
   return isAllowedHost(headers.host, policy) && judgeOrigin(headers.origin, policy) !== 'refused';
 }

@@ -8,7 +8,10 @@ import path from 'node:path';
  * replaces whatever was there, a file someone else planted included.
  */
 export async function writePrivateFile(filePath: string, content: string): Promise<void> {
-  const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = path.join(
+    path.dirname(filePath),
+    `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     await writeFile(temporary, content, { mode: 0o600, flag: 'wx' });
     await chmod(temporary, 0o600);

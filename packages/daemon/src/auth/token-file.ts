@@ -54,7 +54,9 @@ export async function ensureToken(dataDir: string): Promise<StartToken> {
     if (!AgentError.isInstance(error) || error.code !== 'data_dir_unsafe') throw error;
     return { token: await rotateToken(dataDir), replaced: error.details?.reason ?? 'file_not_private' };
   }
-  return existing === null ? { token: await rotateToken(dataDir), replaced: null } : { token: existing, replaced: null };
+  return existing === null
+    ? { token: await rotateToken(dataDir), replaced: null }
+    : { token: existing, replaced: null };
 }
 
 /**

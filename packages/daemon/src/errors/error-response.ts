@@ -1,4 +1,10 @@
-import { AgentError, type ErrorCode, type SerializedAgentError, httpStatusForCode, toAgentError } from '@tether/protocol';
+import {
+  AgentError,
+  type ErrorCode,
+  type SerializedAgentError,
+  httpStatusForCode,
+  toAgentError,
+} from '@tether/protocol';
 
 /** The one error body of the API: `{"error": SerializedAgentError}`. */
 export interface ErrorBody {
@@ -23,5 +29,8 @@ export function routeNotFound(method: string): AgentError {
 }
 
 export function daemonStopping(): AgentError {
-  return new AgentError({ code: 'runtime_stopped', message: 'The daemon is shutting down and starts no new work. Retry once it is running again.' });
+  return new AgentError({
+    code: 'runtime_stopped',
+    message: 'The daemon is shutting down and starts no new work. Retry once it is running again.',
+  });
 }

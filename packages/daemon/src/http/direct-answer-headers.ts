@@ -3,7 +3,9 @@ import { securityHeaders } from '../static/security-headers.js';
 
 /** CORS for an origin the user allowed (allowOrigins, `--allow-origin`); nothing for any other origin. */
 export function corsHeaders(origin: string | undefined, policy: OriginPolicy): Record<string, string> {
-  return origin !== undefined && judgeOrigin(origin, policy) === 'allowed' ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : {};
+  return origin !== undefined && judgeOrigin(origin, policy) === 'allowed'
+    ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+    : {};
 }
 
 /**

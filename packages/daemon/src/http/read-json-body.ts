@@ -3,7 +3,11 @@ import { AgentError } from '@tether/protocol';
 import { invalidRequest } from '../errors/error-response.js';
 
 export function bodyTooLarge(maxBytes: number): AgentError {
-  return new AgentError({ code: 'payload_too_large', message: `The request body is larger than ${maxBytes} bytes. Send a smaller command (fewer or shorter input parts).`, details: { reason: 'body_too_large' } });
+  return new AgentError({
+    code: 'payload_too_large',
+    message: `The request body is larger than ${maxBytes} bytes. Send a smaller command (fewer or shorter input parts).`,
+    details: { reason: 'body_too_large' },
+  });
 }
 
 /** The raw body, read as it arrives and refused as soon as it passes maxBytes, whether its length was declared or not (chunked). */
@@ -47,7 +51,8 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
  */
 export async function readJsonBody(incoming: IncomingMessage, maxBytes: number): Promise<unknown> {
   const body = await readBody(incoming, maxBytes);
-  if (body.length === 0) throw invalidRequest('The request has no body. Send one command as a JSON object.', 'empty_body');
+  if (body.length === 0)
+    throw invalidRequest('The request has no body. Send one command as a JSON object.', 'empty_body');
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch {

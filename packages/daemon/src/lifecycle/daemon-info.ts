@@ -42,7 +42,10 @@ export async function writeDaemonInfo(dataDir: string, info: DaemonInfo): Promis
  */
 export async function readDaemonInfo(dataDir: string): Promise<DaemonInfo | null> {
   // Local commands send the token to the url in this file: one someone else wrote is refused, never followed.
-  const text = readPrivateDataFile(infoPath(dataDir), 'Remove it: no daemon of yours wrote it, and the token is never sent to the address it names. Then start `tether serve` again.');
+  const text = readPrivateDataFile(
+    infoPath(dataDir),
+    'Remove it: no daemon of yours wrote it, and the token is never sent to the address it names. Then start `tether serve` again.',
+  );
   if (text === null) return null;
   let parsed: unknown;
   try {

@@ -25,8 +25,12 @@ function until<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefin
 
 /** Only a running or waiting session has an active run: those are in memory, so no closed one is read. */
 async function activeRuns(runtime: AgentRuntime): Promise<Array<{ sessionId: string; runId: string }>> {
-  const sessions = (await Promise.all((['running', 'waiting'] as const).map((state) => runtime.listSessions({ state })))).flat();
-  return sessions.flatMap((session) => (session.activeRunId === null ? [] : [{ sessionId: session.sessionId, runId: session.activeRunId }]));
+  const sessions = (
+    await Promise.all((['running', 'waiting'] as const).map((state) => runtime.listSessions({ state })))
+  ).flat();
+  return sessions.flatMap((session) =>
+    session.activeRunId === null ? [] : [{ sessionId: session.sessionId, runId: session.activeRunId }],
+  );
 }
 
 /**

@@ -11,7 +11,10 @@ export interface DaemonLogger {
 }
 
 function isLogger(value: DaemonLogger | LoggerOptions): value is DaemonLogger {
-  return typeof (value as Partial<DaemonLogger>).info === 'function' && typeof (value as Partial<DaemonLogger>).error === 'function';
+  return (
+    typeof (value as Partial<DaemonLogger>).info === 'function' &&
+    typeof (value as Partial<DaemonLogger>).error === 'function'
+  );
 }
 
 /**

@@ -5,7 +5,15 @@ import { DaemonMetrics } from './daemon-metrics.js';
 const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
 const interactionRef = `int_${'c'.repeat(32)}`;
-const approval = { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false } as const;
+const approval = {
+  kind: 'approval',
+  toolName: 'Bash',
+  toolUseId: 'toolu-1',
+  category: 'command',
+  input: { command: 'ls' },
+  offerSessionApproval: true,
+  defaultToNo: false,
+} as const;
 
 /** A runtime that only publishes what the test hands it and reports two idle sessions. */
 function fakeRuntime() {
@@ -15,7 +23,11 @@ function fakeRuntime() {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    countSessionsByState: async () => ({ ...Object.fromEntries(SessionState.options.map((state) => [state, 0])), idle: 2 }) as Record<SessionState, number>,
+    countSessionsByState: async () =>
+      ({ ...Object.fromEntries(SessionState.options.map((state) => [state, 0])), idle: 2 }) as Record<
+        SessionState,
+        number
+      >,
     publish: (event: ProtocolEvent) => listeners.forEach((listener) => listener(event)),
     listenerCount: () => listeners.size,
   };
@@ -25,10 +37,43 @@ describe('DaemonMetrics', () => {
   it('counts runs, events, processes, subscribers and requests, and times answers in a histogram', async () => {
     const runtime = fakeRuntime();
     const metrics = new DaemonMetrics(runtime);
-    runtime.publish({ type: 'session.process_started', sessionId, seq: 1, at: '2026-12-01T10:00:00.000Z', pid: 42, startTime: null, marker: 'm' });
-    runtime.publish({ type: 'interaction.requested', sessionId, seq: 2, at: '2026-12-01T10:00:00.000Z', runId, interactionRef, request: approval });
-    runtime.publish({ type: 'interaction.settled', sessionId, seq: 3, at: '2026-12-01T10:00:03.000Z', runId, interactionRef, outcome: 'approved', answer: { decision: 'approve' }, by: 'host' });
-    runtime.publish({ type: 'run.completed', sessionId, seq: 4, at: '2026-12-01T10:00:04.000Z', runId, outcome: 'succeeded' });
+    runtime.publish({
+      type: 'session.process_started',
+      sessionId,
+      seq: 1,
+      at: '2026-12-01T10:00:00.000Z',
+      pid: 42,
+      startTime: null,
+      marker: 'm',
+    });
+    runtime.publish({
+      type: 'interaction.requested',
+      sessionId,
+      seq: 2,
+      at: '2026-12-01T10:00:00.000Z',
+      runId,
+      interactionRef,
+      request: approval,
+    });
+    runtime.publish({
+      type: 'interaction.settled',
+      sessionId,
+      seq: 3,
+      at: '2026-12-01T10:00:03.000Z',
+      runId,
+      interactionRef,
+      outcome: 'approved',
+      answer: { decision: 'approve' },
+      by: 'host',
+    });
+    runtime.publish({
+      type: 'run.completed',
+      sessionId,
+      seq: 4,
+      at: '2026-12-01T10:00:04.000Z',
+      runId,
+      outcome: 'succeeded',
+    });
     metrics.subscriberOpened();
     metrics.subscriberOpened();
     metrics.subscriberClosed();
@@ -59,7 +104,14 @@ describe('DaemonMetrics', () => {
     const second = fakeRuntime();
     const firstMetrics = new DaemonMetrics(first);
     const secondMetrics = new DaemonMetrics(second);
-    first.publish({ type: 'run.completed', sessionId, seq: 1, at: '2026-12-01T10:00:00.000Z', runId, outcome: 'failed' });
+    first.publish({
+      type: 'run.completed',
+      sessionId,
+      seq: 1,
+      at: '2026-12-01T10:00:00.000Z',
+      runId,
+      outcome: 'failed',
+    });
     const firstText = await firstMetrics.render();
     const secondText = await secondMetrics.render();
     expect(firstText).toContain('tether_runs_total{outcome="failed"} 1');

@@ -34,7 +34,12 @@ export class DaemonMetrics {
   private readonly registry = new Registry();
   /** The daemon's own metrics and the process's, as one scrape. */
   private readonly exposed: Registry;
-  private readonly runs = new Counter({ name: 'tether_runs_total', help: 'Runs completed since the daemon started, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly runs = new Counter({
+    name: 'tether_runs_total',
+    help: 'Runs completed since the daemon started, by outcome.',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly answerSeconds = new Histogram({
     name: 'tether_interaction_answer_seconds',
     help: 'Time from interaction.requested to interaction.settled.',

@@ -11,17 +11,34 @@ const json = (name: string) => ({ 'application/json': { schema: reference(name) 
 
 /** The error answers a route can give, all with the one error body. */
 function errors(...statuses: number[]): JsonObject {
-  return Object.fromEntries(statuses.map((status) => [String(status), { description: 'An error (see the code).', content: json('ErrorResponse') }]));
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: 'An error (see the code).', content: json('ErrorResponse') },
+    ]),
+  );
 }
 
-const authErrors = { '401': { description: 'Missing or wrong bearer token (empty body).' }, '403': { description: 'Foreign Host or Origin (empty body).' } };
-const sessionIdParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^ses_[a-z0-9]{32}$' } };
+const authErrors = {
+  '401': { description: 'Missing or wrong bearer token (empty body).' },
+  '403': { description: 'Foreign Host or Origin (empty body).' },
+};
+const sessionIdParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^ses_[a-z0-9]{32}$' },
+};
 
 /** JSON Schemas of the given zod schemas, named, each a component. */
 function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'output'): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
-  const generated = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, io, unrepresentable: 'any' }) as { schemas: Record<string, JsonObject> };
+  const generated = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io,
+    unrepresentable: 'any',
+  }) as { schemas: Record<string, JsonObject> };
   return Object.fromEntries(
     Object.entries(generated.schemas).map(([id, schema]) => {
       // OpenAPI 3.1 speaks JSON Schema 2020-12 already; the per-schema $schema/$id would only confuse tools.
@@ -35,27 +52,49 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
 export function buildOpenApiDocument(): JsonObject {
   const schemas = {
     ...componentSchemas({ Command, WebSocketClientFrame: ClientFrame }, 'input'),
-    ...componentSchemas({ Receipt, ProtocolEvent, SessionSnapshot, SerializedAgentError, ErrorResponse, SessionPage, ProviderList, Health, WebSocketServerFrame: ServerFrame }, 'output'),
+    ...componentSchemas(
+      {
+        Receipt,
+        ProtocolEvent,
+        SessionSnapshot,
+        SerializedAgentError,
+        ErrorResponse,
+        SessionPage,
+        ProviderList,
+        Health,
+        WebSocketServerFrame: ServerFrame,
+      },
+      'output',
+    ),
   };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Tether daemon API',
       version: VERSION,
-      description: 'Commands, events and errors are those of docs/protocol.md. Every /v1 route needs Authorization: Bearer <token> (see docs/api.md).',
+      description:
+        'Commands, events and errors are those of docs/protocol.md. Every /v1 route needs Authorization: Bearer <token> (see docs/api.md).',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths: {
       '/health': {
-        get: { summary: 'Liveness (no token)', security: [], responses: { '200': { description: 'Running.', content: json('Health') } } },
+        get: {
+          summary: 'Liveness (no token)',
+          security: [],
+          responses: { '200': { description: 'Running.', content: json('Health') } },
+        },
       },
       '/v1/commands': {
         post: {
           summary: 'Send any command',
           description: 'A repeated commandId returns the original receipt.',
           requestBody: { required: true, content: json('Command') },
-          responses: { '200': { description: 'The receipt.', content: json('Receipt') }, ...authErrors, ...errors(400, 404, 409, 413, 422, 429, 500, 501, 502, 503, 504) },
+          responses: {
+            '200': { description: 'The receipt.', content: json('Receipt') },
+            ...authErrors,
+            ...errors(400, 404, 409, 413, 422, 429, 500, 501, 502, 503, 504),
+          },
         },
       },
       '/v1/sessions': {
@@ -64,13 +103,30 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [
             { name: 'state', in: 'query', schema: { type: 'string', enum: ['idle', 'running', 'waiting', 'closed'] } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-            { name: 'before', in: 'query', description: 'The "next" cursor of the previous page.', schema: { type: 'string' } },
+            {
+              name: 'before',
+              in: 'query',
+              description: 'The "next" cursor of the previous page.',
+              schema: { type: 'string' },
+            },
           ],
-          responses: { '200': { description: 'One page.', content: json('SessionPage') }, ...authErrors, ...errors(400) },
+          responses: {
+            '200': { description: 'One page.', content: json('SessionPage') },
+            ...authErrors,
+            ...errors(400),
+          },
         },
       },
       '/v1/sessions/{id}': {
-        get: { summary: 'A session snapshot', parameters: [sessionIdParameter], responses: { '200': { description: 'The snapshot.', content: json('SessionSnapshot') }, ...authErrors, ...errors(404) } },
+        get: {
+          summary: 'A session snapshot',
+          parameters: [sessionIdParameter],
+          responses: {
+            '200': { description: 'The snapshot.', content: json('SessionSnapshot') },
+            ...authErrors,
+            ...errors(404),
+          },
+        },
         delete: {
           summary: 'Delete a closed session and everything stored about it',
           parameters: [sessionIdParameter],
@@ -87,17 +143,41 @@ export function buildOpenApiDocument(): JsonObject {
             { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer', minimum: 0 } },
           ],
-          responses: { '200': { description: 'The stream; each data line is a ProtocolEvent.', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-event-schema': reference('ProtocolEvent') } } }, ...authErrors, ...errors(400, 404) },
+          responses: {
+            '200': {
+              description: 'The stream; each data line is a ProtocolEvent.',
+              content: {
+                'text/event-stream': { schema: { type: 'string' }, 'x-event-schema': reference('ProtocolEvent') },
+              },
+            },
+            ...authErrors,
+            ...errors(400, 404),
+          },
         },
       },
       '/v1/providers': {
-        get: { summary: 'Providers, their capabilities and availability', responses: { '200': { description: 'The providers.', content: json('ProviderList') }, ...authErrors } },
+        get: {
+          summary: 'Providers, their capabilities and availability',
+          responses: { '200': { description: 'The providers.', content: json('ProviderList') }, ...authErrors },
+        },
       },
       '/v1/metrics': {
-        get: { summary: 'Prometheus metrics (text format 0.0.4)', responses: { '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...authErrors } },
+        get: {
+          summary: 'Prometheus metrics (text format 0.0.4)',
+          responses: {
+            '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
+            ...authErrors,
+          },
+        },
       },
       '/v1/openapi.json': {
-        get: { summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } }, ...authErrors } },
+        get: {
+          summary: 'This document',
+          responses: {
+            '200': { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } },
+            ...authErrors,
+          },
+        },
       },
       '/v1/ws': {
         get: {

@@ -7,17 +7,18 @@ import { readJsonBody } from '../http/read-json-body.js';
 
 export function registerCommandRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.post('/v1/commands', async (context) => {
-      const body = await readJsonBody(context.env.incoming, maxCommandBytes).catch((error: unknown) => {
-        // The rest of an oversized body is never read, so this connection cannot carry another request.
-        if (AgentError.isInstance(error) && error.code === 'payload_too_large') context.header('Connection', 'close');
-        throw error;
-      });
-      const type = knownCommandType(body);
-      if (type) context.set('commandType', type);
-      const sessionId = typeof body === 'object' && body !== null ? (body as { sessionId?: unknown }).sessionId : undefined;
-      if (typeof sessionId === 'string' && /^ses_[a-z0-9]{32}$/.test(sessionId)) context.set('sessionId', sessionId);
-      const receipt = await dispatchCommand(state, body);
-      context.set('sessionId', receipt.sessionId);
-      return context.json(receipt, 200);
+    const body = await readJsonBody(context.env.incoming, maxCommandBytes).catch((error: unknown) => {
+      // The rest of an oversized body is never read, so this connection cannot carry another request.
+      if (AgentError.isInstance(error) && error.code === 'payload_too_large') context.header('Connection', 'close');
+      throw error;
+    });
+    const type = knownCommandType(body);
+    if (type) context.set('commandType', type);
+    const sessionId =
+      typeof body === 'object' && body !== null ? (body as { sessionId?: unknown }).sessionId : undefined;
+    if (typeof sessionId === 'string' && /^ses_[a-z0-9]{32}$/.test(sessionId)) context.set('sessionId', sessionId);
+    const receipt = await dispatchCommand(state, body);
+    context.set('sessionId', receipt.sessionId);
+    return context.json(receipt, 200);
   });
 }

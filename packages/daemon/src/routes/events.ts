@@ -34,7 +34,10 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
       onEnd: (reason, stats) => {
         forget();
         state.metrics.subscriberClosed();
-        state.logger.info({ route: '/v1/sessions/:id/events', sessionId, reason, events: stats.events, lastSeq: stats.lastSeq }, 'event stream ended');
+        state.logger.info(
+          { route: '/v1/sessions/:id/events', sessionId, reason, events: stats.events, lastSeq: stats.lastSeq },
+          'event stream ended',
+        );
       },
     });
     forget = state.connections.add(stream);

@@ -5,9 +5,17 @@ import { pageSessions, parsePageQuery } from '../sessions/session-page.js';
 
 export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.get('/v1/sessions', async (context) => {
-    const query = parsePageQuery({ state: context.req.query('state'), limit: context.req.query('limit'), before: context.req.query('before') });
+    const query = parsePageQuery({
+      state: context.req.query('state'),
+      limit: context.req.query('limit'),
+      before: context.req.query('before'),
+    });
     // One more than the page, to know whether a next page exists; the runtime reads no further.
-    const sessions = await state.runtime.listSessions({ limit: query.limit + 1, ...(query.state ? { state: query.state } : {}), ...(query.before ? { before: query.before } : {}) });
+    const sessions = await state.runtime.listSessions({
+      limit: query.limit + 1,
+      ...(query.state ? { state: query.state } : {}),
+      ...(query.before ? { before: query.before } : {}),
+    });
     return context.json(pageSessions(sessions, query), 200);
   });
 

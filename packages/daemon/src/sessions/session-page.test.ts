@@ -24,7 +24,9 @@ describe('session pages', () => {
   });
 
   it('filter by state, default to 50 and cap the limit at 500', () => {
-    expect(pageSessions(sessions, parsePageQuery({ state: 'closed' })).sessions.map((item) => item.sessionId.slice(-1))).toEqual(['2']);
+    expect(
+      pageSessions(sessions, parsePageQuery({ state: 'closed' })).sessions.map((item) => item.sessionId.slice(-1)),
+    ).toEqual(['2']);
     expect(parsePageQuery({}).limit).toBe(50);
     expect(parsePageQuery({ limit: '100000' }).limit).toBe(500);
   });

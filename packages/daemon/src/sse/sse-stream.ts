@@ -67,7 +67,8 @@ export class SseStream implements LiveConnection {
     void feedSession(options.runtime, options.sessionId, options.afterSeq, sink, this.abort.signal).then(
       () => this.end('session_gone'),
       // A deleted session is an expected end; anything else (a store failure) is logged as a failure.
-      (error: unknown) => this.end(AgentError.isInstance(error) && error.code === 'session_not_found' ? 'session_gone' : 'failed'),
+      (error: unknown) =>
+        this.end(AgentError.isInstance(error) && error.code === 'session_not_found' ? 'session_gone' : 'failed'),
     );
     void this.writeLoop();
   }

@@ -45,7 +45,13 @@ describe('where a stream starts', () => {
   });
 
   it('refuses what is not a sequence number', () => {
-    for (const [header, after] of [['-1', undefined], ['1.5', undefined], [undefined, 'abc'], [undefined, '1e3'], ['99999999999999999', undefined]] as const) {
+    for (const [header, after] of [
+      ['-1', undefined],
+      ['1.5', undefined],
+      [undefined, 'abc'],
+      [undefined, '1e3'],
+      ['99999999999999999', undefined],
+    ] as const) {
       expect(() => streamStartSeq(header, after)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
     }
   });

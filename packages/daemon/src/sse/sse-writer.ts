@@ -31,14 +31,18 @@ export const ssePingFrame: OutboxFrame = Buffer.from(': ping\n\n');
 function parseSeq(value: string, where: string): number {
   const trimmed = value.trim();
   if (!/^\d{1,15}$/.test(trimmed)) {
-    throw invalidRequest(`${where} must be a sequence number (a non-negative integer), the seq of the last event you have.`, 'invalid_start_seq');
+    throw invalidRequest(
+      `${where} must be a sequence number (a non-negative integer), the seq of the last event you have.`,
+      'invalid_start_seq',
+    );
   }
   return Number(trimmed);
 }
 
 /** Where a stream starts: Last-Event-ID when present (a reconnect), else ?after=SEQ, else 0. */
 export function streamStartSeq(lastEventId: string | undefined | null, after: string | undefined | null): number {
-  if (lastEventId !== undefined && lastEventId !== null && lastEventId.trim() !== '') return parseSeq(lastEventId, 'Last-Event-ID');
+  if (lastEventId !== undefined && lastEventId !== null && lastEventId.trim() !== '')
+    return parseSeq(lastEventId, 'Last-Event-ID');
   if (after !== undefined && after !== null && after !== '') return parseSeq(after, 'after');
   return 0;
 }

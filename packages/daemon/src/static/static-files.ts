@@ -68,6 +68,10 @@ export class StaticFiles {
 
 /** The answer for one static file (HEAD: the same headers, no body). */
 export function staticResponse(context: Context, file: StaticFile): Response {
-  const headers = { 'Content-Type': file.contentType, 'Cache-Control': file.cacheControl, 'Content-Length': String(file.body.byteLength) };
+  const headers = {
+    'Content-Type': file.contentType,
+    'Cache-Control': file.cacheControl,
+    'Content-Length': String(file.body.byteLength),
+  };
   return context.req.method === 'HEAD' ? context.body(null, 200, headers) : context.body(file.body, 200, headers);
 }

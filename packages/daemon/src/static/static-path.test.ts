@@ -13,7 +13,19 @@ describe('resolveStaticPath', () => {
   });
 
   it('refuses every spelling of a climb out of the root', () => {
-    for (const attempt of ['/../etc/passwd', '/assets/../../etc/passwd', '/%2e%2e/etc/passwd', '/%2E%2E%2Fetc%2Fpasswd', '/..%2fetc', '/assets/..%5c..%5cetc', '/a\\..\\b', '/.%2e/x', '/%00', '/x%00.html', '/%']) {
+    for (const attempt of [
+      '/../etc/passwd',
+      '/assets/../../etc/passwd',
+      '/%2e%2e/etc/passwd',
+      '/%2E%2E%2Fetc%2Fpasswd',
+      '/..%2fetc',
+      '/assets/..%5c..%5cetc',
+      '/a\\..\\b',
+      '/.%2e/x',
+      '/%00',
+      '/x%00.html',
+      '/%',
+    ]) {
       expect(resolveStaticPath(root, attempt), attempt).toBeNull();
     }
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { BoundedOutbox, type OutboxFrame } from './bounded-outbox.js';
 
 const bytes = (text: string): OutboxFrame => Buffer.from(text);
-const text = (frame: OutboxFrame | null | undefined): string | null | undefined => (frame ? Buffer.from(frame).toString() : frame);
+const text = (frame: OutboxFrame | null | undefined): string | null | undefined =>
+  frame ? Buffer.from(frame).toString() : frame;
 
 describe('the bounded outbox', () => {
   it('refuses a push past the frame or byte bound, but always takes a lone frame', () => {

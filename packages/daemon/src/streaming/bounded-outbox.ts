@@ -54,7 +54,8 @@ export class BoundedOutbox {
    * wait, such as a replay from the store. False when the outbox ended meanwhile.
    */
   async pushWhenRoom(frame: OutboxFrame): Promise<boolean> {
-    while (!this.ended && !this.fits(frame.byteLength)) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (!this.ended && !this.fits(frame.byteLength))
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     if (this.ended) return false;
     this.enqueue(frame);
     return true;
@@ -116,7 +117,9 @@ export class BoundedOutbox {
   }
 
   private fits(bytes: number): boolean {
-    return this.size === 0 || (this.size + 1 <= this.limits.maxFrames && this.queuedBytes + bytes <= this.limits.maxBytes);
+    return (
+      this.size === 0 || (this.size + 1 <= this.limits.maxFrames && this.queuedBytes + bytes <= this.limits.maxBytes)
+    );
   }
 
   private enqueue(frame: OutboxFrame): void {

@@ -35,7 +35,10 @@ export class ConnectionRegistry {
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, timeoutMs);
     });
-    await Promise.race([Promise.allSettled([...this.connections].map((connection) => connection.shutdown())), deadline]);
+    await Promise.race([
+      Promise.allSettled([...this.connections].map((connection) => connection.shutdown())),
+      deadline,
+    ]);
     clearTimeout(timer);
   }
 }

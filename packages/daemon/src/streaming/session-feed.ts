@@ -15,7 +15,13 @@ export interface FeedSink {
  * instead of slowing anyone down. Resolves when the feed ends; rejects with the runtime's error
  * (e.g. session_not_found, or a store failure).
  */
-export function feedSession(runtime: AgentRuntime, sessionId: string, afterSeq: number, sink: FeedSink, signal: AbortSignal): Promise<void> {
+export function feedSession(
+  runtime: AgentRuntime,
+  sessionId: string,
+  afterSeq: number,
+  sink: FeedSink,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal.aborted) return resolve();
     const end = () => {

@@ -51,7 +51,10 @@ export class WebSocketConnection implements LiveConnection {
     this.state = state;
     this.onClosed = callbacks.onClosed;
     this.onAuthenticated = callbacks.onAuthenticated;
-    this.outbox = new BoundedOutbox({ maxFrames: state.subscriberLimits.maxFrames, maxBytes: state.subscriberLimits.maxBytes });
+    this.outbox = new BoundedOutbox({
+      maxFrames: state.subscriberLimits.maxFrames,
+      maxBytes: state.subscriberLimits.maxBytes,
+    });
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     this.authTimer = setTimeout(() => this.close(closeCodes.unauthorized, 'auth frame expected'), authTimeoutMs);
     this.authTimer.unref();
@@ -105,13 +108,25 @@ export class WebSocketConnection implements LiveConnection {
       value = JSON.parse(data.toString());
     } catch {
       if (!this.authenticated) return this.close(closeCodes.unauthorized, 'auth frame expected');
-      this.send({ type: 'error', id: null, error: invalidFrame('Frames are JSON text, e.g. {"type":"subscribe","id":"c1","sessionId":"ses_…","afterSeq":0}.') });
+      this.send({
+        type: 'error',
+        id: null,
+        error: invalidFrame(
+          'Frames are JSON text, e.g. {"type":"subscribe","id":"c1","sessionId":"ses_…","afterSeq":0}.',
+        ),
+      });
       return;
     }
     if (!this.authenticated) return this.authenticate(value);
     const parsed = ClientFrame.safeParse(value);
     if (!parsed.success) {
-      this.send({ type: 'error', id: frameIdOf(value), error: invalidFrame('Unknown or malformed frame. Send subscribe, unsubscribe or command frames (see /v1/openapi.json).') });
+      this.send({
+        type: 'error',
+        id: frameIdOf(value),
+        error: invalidFrame(
+          'Unknown or malformed frame. Send subscribe, unsubscribe or command frames (see /v1/openapi.json).',
+        ),
+      });
       return;
     }
     const frame = parsed.data;
@@ -129,10 +144,14 @@ export class WebSocketConnection implements LiveConnection {
 
   private authenticate(value: unknown): void {
     const frame = AuthFrame.safeParse(value);
-    if (!frame.success || !this.state.tokens.verify(frame.data.token)) return this.close(closeCodes.unauthorized, 'unauthorized');
+    if (!frame.success || !this.state.tokens.verify(frame.data.token))
+      return this.close(closeCodes.unauthorized, 'unauthorized');
     clearTimeout(this.authTimer);
     if (!raisePayloadLimit(this.socket, maxCommandBytes)) {
-      this.state.logger.error({ route: '/v1/ws' }, 'cannot raise the WebSocket frame limit after auth (ws changed its receiver): closing');
+      this.state.logger.error(
+        { route: '/v1/ws' },
+        'cannot raise the WebSocket frame limit after auth (ws changed its receiver): closing',
+      );
       return this.close(1011, 'internal error');
     }
     this.authenticated = true;
@@ -155,10 +174,12 @@ export class WebSocketConnection implements LiveConnection {
     this.state.metrics.subscriberOpened();
     if (!this.send({ type: 'subscribed', id, sessionId })) return;
     // The event's JSON is shared by every subscriber (serialized-event.ts); only the envelope is per socket.
-    const eventFrame = (event: ProtocolEvent): OutboxFrame => Buffer.from(`{"type":"event","sessionId":${JSON.stringify(sessionId)},"event":${eventJson(event)}}`);
+    const eventFrame = (event: ProtocolEvent): OutboxFrame =>
+      Buffer.from(`{"type":"event","sessionId":${JSON.stringify(sessionId)},"event":${eventJson(event)}}`);
     const sink = {
       deliver: (event: ProtocolEvent) => this.sendFrame(eventFrame(event)),
-      deliverWhenRoom: async (event: ProtocolEvent) => !this.closing && (await this.outbox.pushWhenRoom(eventFrame(event))),
+      deliverWhenRoom: async (event: ProtocolEvent) =>
+        !this.closing && (await this.outbox.pushWhenRoom(eventFrame(event))),
     };
     feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch(() => {
       // The session went away (deleted): tell the client this subscription is over.
@@ -227,10 +248,14 @@ export class WebSocketConnection implements LiveConnection {
   private close(code: number, reason: string): void {
     if (this.closing) return;
     this.closing = true;
-    this.state.logger.info({ route: '/v1/ws', closeCode: code, reason, subscriptions: this.subscriptions.size }, 'websocket closed by the daemon');
+    this.state.logger.info(
+      { route: '/v1/ws', closeCode: code, reason, subscriptions: this.subscriptions.size },
+      'websocket closed by the daemon',
+    );
     this.stopSubscriptions();
     this.outbox.end({ discard: true });
-    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason);
+    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING)
+      this.socket.close(code, reason);
     this.cleanUp();
   }
 

@@ -14,7 +14,12 @@ export const AuthFrame = z.strictObject({ type: z.literal('auth'), token: z.stri
 export const unauthenticatedFrameMaxBytes = 4 * 1024;
 
 export const ClientFrame = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('subscribe'), id: FrameId, sessionId: SessionId, afterSeq: z.number().int().nonnegative().optional() }),
+  z.strictObject({
+    type: z.literal('subscribe'),
+    id: FrameId,
+    sessionId: SessionId,
+    afterSeq: z.number().int().nonnegative().optional(),
+  }),
   z.strictObject({ type: z.literal('unsubscribe'), id: FrameId, sessionId: SessionId }),
   // The command itself is validated by the runtime, exactly as POST /v1/commands does.
   z.strictObject({ type: z.literal('command'), id: FrameId, command: z.unknown() }),

@@ -20,7 +20,9 @@ const reasons: Record<number, string> = { 403: 'Forbidden', 404: 'Not Found', 50
 
 /** Answers an upgrade we will not take with a plain HTTP status, an empty body and the usual headers. */
 function refuse(socket: Duplex, status: number, headers: Record<string, string>): void {
-  const lines = Object.entries({ ...headers, Connection: 'close', 'Content-Length': '0' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const lines = Object.entries({ ...headers, Connection: 'close', 'Content-Length': '0' }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\n${lines.join('')}\r\n`);
   socket.destroy();
 }
@@ -30,7 +32,10 @@ function refuse(socket: Duplex, status: number, headers: Record<string, string>)
  * every request. The token comes in the first frame (browsers cannot set headers on a WebSocket);
  * until then a socket may send one small frame, and only a few such sockets may wait at once.
  */
-export function createUpgradeHandler(state: DaemonState): { handle: (request: IncomingMessage, socket: Duplex, head: Buffer) => void; close: () => void } {
+export function createUpgradeHandler(state: DaemonState): {
+  handle: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  close: () => void;
+} {
   // The command limit is set per socket once it authenticates (payload-limit.ts).
   const server = new WebSocketServer({ noServer: true, maxPayload: unauthenticatedFrameMaxBytes });
   let unauthenticated = 0;
@@ -39,7 +44,10 @@ export function createUpgradeHandler(state: DaemonState): { handle: (request: In
     const origin = Array.isArray(request.headers.origin) ? request.headers.origin[0] : request.headers.origin;
     const answer = (status: number) => {
       state.metrics.countRequest(route, status);
-      state.logger.info({ method: 'GET', route, status, durationMs: Math.round((performance.now() - started) * 10) / 10 }, 'upgrade');
+      state.logger.info(
+        { method: 'GET', route, status, durationMs: Math.round((performance.now() - started) * 10) / 10 },
+        'upgrade',
+      );
     };
     const refuseWith = (status: number, extra: Record<string, string> = {}) => {
       answer(status);

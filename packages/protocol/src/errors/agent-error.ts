@@ -24,7 +24,10 @@ export const ErrorDetails = z.strictObject({
   installedVersion: z.string().max(100).optional(),
   minimumVersion: z.string().max(100).optional(),
   /** Where a command failed validation: paths and messages, never the offending values. */
-  issues: z.array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) })).max(50).optional(),
+  issues: z
+    .array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) }))
+    .max(50)
+    .optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetails>;
 

@@ -34,16 +34,33 @@ describe('probeClaudeBinary', () => {
       available: false,
       binaryPath: binary,
       version: '2.0.77 (Claude Code)',
-      problem: { code: 'provider_unavailable', retryable: true, details: { reason: 'cli_too_old', binaryPath: binary, installedVersion: '2.0.77', minimumVersion: CLAUDE_CLI_MINIMUM_VERSION } },
+      problem: {
+        code: 'provider_unavailable',
+        retryable: true,
+        details: {
+          reason: 'cli_too_old',
+          binaryPath: binary,
+          installedVersion: '2.0.77',
+          minimumVersion: CLAUDE_CLI_MINIMUM_VERSION,
+        },
+      },
     });
     expect(availability.problem?.message).toContain('claude update');
     expect(availability.problem?.message).toContain('npm install -g @anthropic-ai/claude-code@latest');
   });
 
   it('accepts the floor itself and anything newer, and does not hold an unreadable version against the binary', async () => {
-    for (const output of [`${CLAUDE_CLI_MINIMUM_VERSION} (Claude Code)`, '2.1.400 (Claude Code)', '3.0.0', 'a development build']) {
+    for (const output of [
+      `${CLAUDE_CLI_MINIMUM_VERSION} (Claude Code)`,
+      '2.1.400 (Claude Code)',
+      '3.0.0',
+      'a development build',
+    ]) {
       const binary = await binaryPrinting(output);
-      expect(await probeClaudeBinary({ explicitPath: binary, environment })).toMatchObject({ available: true, version: output });
+      expect(await probeClaudeBinary({ explicitPath: binary, environment })).toMatchObject({
+        available: true,
+        version: output,
+      });
     }
   });
 

@@ -11,25 +11,38 @@ export interface ProbeOptions {
 }
 
 /** What `claude --version` printed (its first line), or why it could not be asked. Never throws. */
-export function readClaudeVersion(binaryPath: string, options: { environment: Readonly<Record<string, string | undefined>>; timeoutMs?: number | undefined }): Promise<{ version: string } | { problem: AgentError }> {
+export function readClaudeVersion(
+  binaryPath: string,
+  options: { environment: Readonly<Record<string, string | undefined>>; timeoutMs?: number | undefined },
+): Promise<{ version: string } | { problem: AgentError }> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return new Promise((resolve) => {
-    const child = execFile(binaryPath, ['--version'], { timeout: timeoutMs, encoding: 'utf8', env: { PATH: options.environment.PATH ?? '', HOME: options.environment.HOME ?? '' }, maxBuffer: 64 * 1024 }, (error, stdout) => {
-      if (!error) {
-        resolve({ version: stdout.trim().split('\n')[0]?.slice(0, 100) ?? '' });
-        return;
-      }
-      const timedOut = (error as NodeJS.ErrnoException & { killed?: boolean }).killed === true;
-      resolve({
-        problem: new AgentError({
-          code: 'provider_unavailable',
-          message: timedOut
-            ? `${binaryPath} --version did not answer within ${timeoutMs} ms. Check that it is a working claude CLI.`
-            : `${binaryPath} --version failed. Check that it is a working claude CLI (reinstall Claude Code if needed).`,
-          details: { binaryPath, reason: timedOut ? 'version_timeout' : 'version_failed' },
-        }),
-      });
-    });
+    const child = execFile(
+      binaryPath,
+      ['--version'],
+      {
+        timeout: timeoutMs,
+        encoding: 'utf8',
+        env: { PATH: options.environment.PATH ?? '', HOME: options.environment.HOME ?? '' },
+        maxBuffer: 64 * 1024,
+      },
+      (error, stdout) => {
+        if (!error) {
+          resolve({ version: stdout.trim().split('\n')[0]?.slice(0, 100) ?? '' });
+          return;
+        }
+        const timedOut = (error as NodeJS.ErrnoException & { killed?: boolean }).killed === true;
+        resolve({
+          problem: new AgentError({
+            code: 'provider_unavailable',
+            message: timedOut
+              ? `${binaryPath} --version did not answer within ${timeoutMs} ms. Check that it is a working claude CLI.`
+              : `${binaryPath} --version failed. Check that it is a working claude CLI (reinstall Claude Code if needed).`,
+            details: { binaryPath, reason: timedOut ? 'version_timeout' : 'version_failed' },
+          }),
+        });
+      },
+    );
     // Nothing is asked on stdin: a binary that reads it sees EOF instead of waiting for the timeout.
     child.stdin?.end();
   });

@@ -62,7 +62,11 @@ export function bundledBinaryPath(): string | undefined {
 }
 
 function unavailable(message: string, binaryPath?: string): AgentError {
-  return new AgentError({ code: 'provider_unavailable', message, details: { reason: 'binary_not_found', ...(binaryPath ? { binaryPath } : {}) } });
+  return new AgentError({
+    code: 'provider_unavailable',
+    message,
+    details: { reason: 'binary_not_found', ...(binaryPath ? { binaryPath } : {}) },
+  });
 }
 
 /**
@@ -73,13 +77,19 @@ export function resolveClaudeBinary(options: ResolveOptions): ResolvedBinary {
   if (options.explicitPath !== undefined) {
     const explicit = path.resolve(options.explicitPath);
     if (isExecutableFile(explicit)) return { path: explicit, source: 'option' };
-    throw unavailable(`The claude binary given as the claude path (${explicit}) does not exist or is not executable. Fix the path or leave it out to search PATH.`, explicit);
+    throw unavailable(
+      `The claude binary given as the claude path (${explicit}) does not exist or is not executable. Fix the path or leave it out to search PATH.`,
+      explicit,
+    );
   }
   const fromEnvironment = options.environment.TETHER_CLAUDE_PATH;
   if (fromEnvironment) {
     const resolved = path.resolve(fromEnvironment);
     if (isExecutableFile(resolved)) return { path: resolved, source: 'environment' };
-    throw unavailable(`TETHER_CLAUDE_PATH points at ${resolved}, which does not exist or is not executable. Fix or unset it.`, resolved);
+    throw unavailable(
+      `TETHER_CLAUDE_PATH points at ${resolved}, which does not exist or is not executable. Fix or unset it.`,
+      resolved,
+    );
   }
   const pathDirectories = (options.environment.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const directory of pathDirectories) {

@@ -12,20 +12,36 @@ describe('classifyRunEnd', () => {
   });
 
   it('maps an API error (reported as success + is_error) to provider_api_error with the status', () => {
-    const classified = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 500 }) });
+    const classified = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 500 }),
+    });
     expect(classified.outcome).toBe('failed');
     expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { httpStatus: 500 } });
   });
 
   it('maps a connection failure (no status) to provider_api_error without a status', () => {
-    const classified = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }) });
+    const classified = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }),
+    });
     expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'connection_failed' } });
   });
 
   it('tells "No conversation found", startup refusals and other execution errors apart', () => {
-    const noConversation = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, errors: ['No conversation found with session ID: x'] }) });
+    const noConversation = classifyRunEnd({
+      kind: 'result',
+      result: result({
+        subtype: 'error_during_execution',
+        is_error: true,
+        errors: ['No conversation found with session ID: x'],
+      }),
+    });
     expect(noConversation.error?.code).toBe('resume_not_found');
-    const bypass = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, startup_failure_reason: 'bypass_root' }) });
+    const bypass = classifyRunEnd({
+      kind: 'result',
+      result: result({ subtype: 'error_during_execution', is_error: true, startup_failure_reason: 'bypass_root' }),
+    });
     expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
     expect(bypass.error?.message).toContain('IS_SANDBOX=1');
     const other = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_max_turns', is_error: true }) });
@@ -33,26 +49,53 @@ describe('classifyRunEnd', () => {
   });
 
   it('tells a CLI with no credentials (auth_required) from an API that refused the key (provider_api_error 401)', () => {
-    const notLoggedIn = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }), apiError: 'authentication_failed' });
+    const notLoggedIn = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: null }),
+      apiError: 'authentication_failed',
+    });
     expect(notLoggedIn.error).toMatchObject({ code: 'auth_required' });
-    const badKey = classifyRunEnd({ kind: 'result', result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 401 }), apiError: 'authentication_failed' });
+    const badKey = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 401 }),
+      apiError: 'authentication_failed',
+    });
     expect(badKey.error).toMatchObject({ code: 'provider_api_error', details: { httpStatus: 401 } });
   });
 
-  it('reports a conversation id already in use from the CLI\'s startup refusal', () => {
-    const inUse = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: 'Error: Session ID 1234 is already in use.' });
+  it("reports a conversation id already in use from the CLI's startup refusal", () => {
+    const inUse = classifyRunEnd({
+      kind: 'process_exited',
+      exitCode: 1,
+      signal: null,
+      stderrTail: 'Error: Session ID 1234 is already in use.',
+    });
     expect(inUse.error).toMatchObject({ code: 'session_id_in_use', details: { reason: 'session_id_in_use' } });
   });
 
   it('maps aborted results to interrupted', () => {
-    expect(classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' }) }).outcome).toBe('interrupted');
+    expect(
+      classifyRunEnd({
+        kind: 'result',
+        result: result({ subtype: 'error_during_execution', is_error: true, terminal_reason: 'aborted_streaming' }),
+      }).outcome,
+    ).toBe('interrupted');
   });
 
   it('maps process endings: spawn failure, crash, clean exit without result, EOF', () => {
-    expect(classifyRunEnd({ kind: 'spawn_failed', binaryPath: '/x/claude', errorCode: 'ENOENT' }).error).toMatchObject({ code: 'provider_unavailable', details: { binaryPath: '/x/claude' } });
-    expect(classifyRunEnd({ kind: 'process_exited', exitCode: null, signal: 'SIGKILL', stderrTail: '' }).error).toMatchObject({ code: 'provider_crashed', details: { signal: 'SIGKILL' } });
-    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: 'boom' }).error?.code).toBe('provider_crashed');
-    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 0, signal: null, stderrTail: '' }).error?.code).toBe('provider_contract_violation');
+    expect(classifyRunEnd({ kind: 'spawn_failed', binaryPath: '/x/claude', errorCode: 'ENOENT' }).error).toMatchObject({
+      code: 'provider_unavailable',
+      details: { binaryPath: '/x/claude' },
+    });
+    expect(
+      classifyRunEnd({ kind: 'process_exited', exitCode: null, signal: 'SIGKILL', stderrTail: '' }).error,
+    ).toMatchObject({ code: 'provider_crashed', details: { signal: 'SIGKILL' } });
+    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: 'boom' }).error?.code).toBe(
+      'provider_crashed',
+    );
+    expect(classifyRunEnd({ kind: 'process_exited', exitCode: 0, signal: null, stderrTail: '' }).error?.code).toBe(
+      'provider_contract_violation',
+    );
     expect(classifyRunEnd({ kind: 'output_ended' }).error?.code).toBe('provider_contract_violation');
   });
 
@@ -60,7 +103,12 @@ describe('classifyRunEnd', () => {
     const secret = 'sk-ant-secret-value and the prompt text';
     const classified = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: secret });
     expect(JSON.stringify(classified)).not.toContain('sk-ant');
-    const bypass = classifyRunEnd({ kind: 'process_exited', exitCode: 1, signal: null, stderrTail: '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' });
+    const bypass = classifyRunEnd({
+      kind: 'process_exited',
+      exitCode: 1,
+      signal: null,
+      stderrTail: '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons',
+    });
     expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
   });
 });

@@ -7,7 +7,12 @@ export type RunEnding =
   /** apiError: the error token of the turn's synthetic API-error message, if any (e.g. authentication_failed). */
   | { readonly kind: 'result'; readonly result: ResultFrame; readonly apiError?: string | undefined }
   | { readonly kind: 'spawn_failed'; readonly binaryPath: string; readonly errorCode: string | undefined }
-  | { readonly kind: 'process_exited'; readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string }
+  | {
+      readonly kind: 'process_exited';
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+      readonly stderrTail: string;
+    }
   | { readonly kind: 'output_ended' }
   /** The transport's message stream threw and no process exit explains it (e.g. an SDK query that failed). */
   | { readonly kind: 'stream_failed' };
@@ -17,7 +22,11 @@ export interface RunClassification {
   readonly error?: SerializedAgentError;
 }
 
-function failed(code: ConstructorParameters<typeof AgentError>[0]['code'], message: string, details?: SerializedAgentError['details']): RunClassification {
+function failed(
+  code: ConstructorParameters<typeof AgentError>[0]['code'],
+  message: string,
+  details?: SerializedAgentError['details'],
+): RunClassification {
   return { outcome: 'failed', error: new AgentError({ code, message, ...(details ? { details } : {}) }).toObject() };
 }
 
@@ -25,7 +34,8 @@ const startupFailureMessages: Record<string, string> = {
   bypass_root:
     'The claude CLI refuses bypass permission mode when running as root unless IS_SANDBOX=1 is set in its environment. Set IS_SANDBOX=1 (only inside a sandbox) or choose another permission mode.',
   cwd_unavailable: 'The claude CLI could not use the workspace directory. Check that it exists and is readable.',
-  config_file_invalid: 'The claude CLI could not read its configuration file (~/.claude.json). Repair or remove it, then retry.',
+  config_file_invalid:
+    'The claude CLI could not read its configuration file (~/.claude.json). Repair or remove it, then retry.',
   shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
 };
 
@@ -37,7 +47,11 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
   }
   // No credentials at all ("Not logged in"): the CLI ends at once, with no HTTP status.
   if (apiError === 'authentication_failed' && (result.api_error_status ?? null) === null) {
-    return failed('auth_required', 'The claude CLI has no credentials. Set ANTHROPIC_API_KEY, or run `claude` once in a terminal to log in, then retry.', { reason: 'not_logged_in' });
+    return failed(
+      'auth_required',
+      'The claude CLI has no credentials. Set ANTHROPIC_API_KEY, or run `claude` once in a terminal to log in, then retry.',
+      { reason: 'not_logged_in' },
+    );
   }
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     const status = result.api_error_status ?? undefined;
@@ -49,7 +63,9 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
           : 'Retry; if it persists, check the API status and ANTHROPIC_BASE_URL.';
     return failed(
       'provider_api_error',
-      status === undefined ? `The model API could not be reached or failed mid-answer. ${hint}` : `The model API answered HTTP ${status}. ${hint}`,
+      status === undefined
+        ? `The model API could not be reached or failed mid-answer. ${hint}`
+        : `The model API answered HTTP ${status}. ${hint}`,
       status === undefined ? { reason: 'connection_failed' } : { httpStatus: status },
     );
   }
@@ -58,15 +74,24 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
     const reason = /^[a-z_]{1,60}$/.test(startupReason) ? startupReason : 'unknown';
     return failed(
       'provider_configuration_refused',
-      startupFailureMessages[reason] ?? `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
+      startupFailureMessages[reason] ??
+        `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
       { reason },
     );
   }
   if ((result.errors ?? []).some((error) => error.startsWith('No conversation found'))) {
-    return failed('resume_not_found', 'The conversation to resume no longer exists on this machine (it may have been deleted, or the session was ephemeral). Open a new session.', { reason: 'no_conversation' });
+    return failed(
+      'resume_not_found',
+      'The conversation to resume no longer exists on this machine (it may have been deleted, or the session was ephemeral). Open a new session.',
+      { reason: 'no_conversation' },
+    );
   }
   const reason = /^[a-z_]{1,60}$/.test(result.subtype) ? result.subtype : 'unknown';
-  return failed('provider_execution_error', 'The claude CLI ended the turn with an error. Retry the turn; if it keeps failing, check the CLI with `tether doctor`.', { reason });
+  return failed(
+    'provider_execution_error',
+    'The claude CLI ended the turn with an error. Retry the turn; if it keeps failing, check the CLI with `tether doctor`.',
+    { reason },
+  );
 }
 
 /**
@@ -86,7 +111,11 @@ export function spawnFailedError(binaryPath: string, errorCode: string | undefin
     errorCode === 'E2BIG'
       ? `Could not start the claude CLI at ${binaryPath} (E2BIG): its environment and arguments are larger than the system allows (a single variable may hold at most 128 KiB). Remove large variables from the environment Tether runs in, or shrink the session's configuration.`
       : `Could not start the claude CLI at ${binaryPath}${errorCode ? ` (${errorCode})` : ''}. Install Claude Code or point TETHER_CLAUDE_PATH (or --claude-path) at a working binary.`;
-  return new AgentError({ code: 'provider_unavailable', message, details: { binaryPath, reason: 'spawn_failed', ...(errorCode ? { systemErrorCode: errorCode } : {}) } });
+  return new AgentError({
+    code: 'provider_unavailable',
+    message,
+    details: { binaryPath, reason: 'spawn_failed', ...(errorCode ? { systemErrorCode: errorCode } : {}) },
+  });
 }
 
 export function classifyRunEnd(ending: RunEnding): RunClassification {
@@ -98,13 +127,25 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
     case 'process_exited': {
       const stderr = classifyStderr(ending.stderrTail);
       if (stderr === 'bypass_root') {
-        return failed('provider_configuration_refused', startupFailureMessages.bypass_root!, { reason: stderr, exitCode: ending.exitCode, signal: ending.signal });
+        return failed('provider_configuration_refused', startupFailureMessages.bypass_root!, {
+          reason: stderr,
+          exitCode: ending.exitCode,
+          signal: ending.signal,
+        });
       }
       if (stderr === 'no_conversation') {
-        return failed('resume_not_found', 'The conversation to resume no longer exists on this machine. Open a new session.', { reason: stderr });
+        return failed(
+          'resume_not_found',
+          'The conversation to resume no longer exists on this machine. Open a new session.',
+          { reason: stderr },
+        );
       }
       if (stderr === 'session_id_in_use') {
-        return failed('session_id_in_use', 'The claude CLI refused the conversation id because another conversation already uses it. Open a new session.', { reason: stderr });
+        return failed(
+          'session_id_in_use',
+          'The claude CLI refused the conversation id because another conversation already uses it. Open a new session.',
+          { reason: stderr },
+        );
       }
       if (ending.signal !== null || (ending.exitCode !== null && ending.exitCode !== 0)) {
         return failed(
@@ -113,14 +154,22 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
           { exitCode: ending.exitCode, signal: ending.signal, ...(stderr ? { reason: stderr } : {}) },
         );
       }
-      return failed('provider_contract_violation', 'The claude CLI exited without reporting the turn\'s result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.', { exitCode: ending.exitCode, reason: 'exit_without_result' });
+      return failed(
+        'provider_contract_violation',
+        "The claude CLI exited without reporting the turn's result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.",
+        { exitCode: ending.exitCode, reason: 'exit_without_result' },
+      );
     }
     case 'output_ended':
-      return failed('provider_contract_violation', 'The claude CLI closed its output without reporting the turn\'s result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.', { reason: 'output_ended_without_result' });
+      return failed(
+        'provider_contract_violation',
+        "The claude CLI closed its output without reporting the turn's result. Retry the turn; if it repeats, check the CLI version with `tether doctor`.",
+        { reason: 'output_ended_without_result' },
+      );
     case 'stream_failed':
       return failed(
         'provider_unavailable',
-        'The agent stopped delivering output with an error before the turn\'s result. Retry the turn; if it repeats, check the Claude Agent SDK and the claude CLI with `tether doctor`.',
+        "The agent stopped delivering output with an error before the turn's result. Retry the turn; if it repeats, check the Claude Agent SDK and the claude CLI with `tether doctor`.",
         { reason: 'stream_failed' },
       );
   }

@@ -31,25 +31,34 @@ const stdoutLine = fc.oneof(
 describe('LineDecoder (property-based)', () => {
   it('decodes arbitrary bytes cut at arbitrary points exactly as the unsplit stream, without throwing', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), cuts, fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }), (bytes, points, bound) => {
-        const whole = Buffer.from(bytes);
-        expect(decodeChunks(cut(whole, points), bound)).toEqual(decodeChunks([whole], bound));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 400 }),
+        cuts,
+        fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }),
+        (bytes, points, bound) => {
+          const whole = Buffer.from(bytes);
+          expect(decodeChunks(cut(whole, points), bound)).toEqual(decodeChunks([whole], bound));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('hands on every JSON line and reports each junk line, between blank lines and terminal escapes, whatever the chunking', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(stdoutLine, fc.constantFrom('\n', '\r\n')), { maxLength: 12 }), cuts, (lines, points) => {
-        const bytes = Buffer.from(lines.map(([line, ending]) => line.text + ending).join(''), 'utf8');
-        const expected = lines.flatMap(([line, ending]): DecodedLine[] => {
-          if (line.text === '') return [];
-          if (line.value === undefined) return [{ kind: 'junk', length: line.text.length + ending.length - 1 }];
-          return [{ kind: 'json', value: JSON.parse(JSON.stringify(line.value)) as unknown }];
-        });
-        expect(decodeChunks(cut(bytes, points))).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(stdoutLine, fc.constantFrom('\n', '\r\n')), { maxLength: 12 }),
+        cuts,
+        (lines, points) => {
+          const bytes = Buffer.from(lines.map(([line, ending]) => line.text + ending).join(''), 'utf8');
+          const expected = lines.flatMap(([line, ending]): DecodedLine[] => {
+            if (line.text === '') return [];
+            if (line.value === undefined) return [{ kind: 'junk', length: line.text.length + ending.length - 1 }];
+            return [{ kind: 'json', value: JSON.parse(JSON.stringify(line.value)) as unknown }];
+          });
+          expect(decodeChunks(cut(bytes, points))).toEqual(expected);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -21,7 +21,9 @@ describe('LineDecoder', () => {
   it('keeps multi-byte characters intact when a chunk splits them', () => {
     const bytes = Buffer.from('{"t":"héllo ✓"}\n', 'utf8');
     const split = bytes.indexOf(0xc3) + 1;
-    expect(decodeAll([bytes.subarray(0, split), bytes.subarray(split)])).toEqual([{ kind: 'json', value: { t: 'héllo ✓' } }]);
+    expect(decodeAll([bytes.subarray(0, split), bytes.subarray(split)])).toEqual([
+      { kind: 'json', value: { t: 'héllo ✓' } },
+    ]);
   });
 
   it('strips ANSI junk around a JSON line and reports lines that are not JSON', () => {
@@ -33,6 +35,9 @@ describe('LineDecoder', () => {
 
   it('drops a line over the bound without buffering it, and carries on', () => {
     const lines = decodeAll(['{"big":"', 'x'.repeat(50), 'y'.repeat(50), '"}\n{"ok":true}\n'], 64);
-    expect(lines).toEqual([{ kind: 'oversized', length: 110 }, { kind: 'json', value: { ok: true } }]);
+    expect(lines).toEqual([
+      { kind: 'oversized', length: 110 },
+      { kind: 'json', value: { ok: true } },
+    ]);
   });
 });

@@ -15,7 +15,10 @@ export type ClaudeTransport = 'cli' | 'sdk';
 /** A user line as every transport writes it (stream-json input), stamped with the turn's uuid. */
 export interface ClaudeUserMessage {
   readonly type: 'user';
-  readonly message: { readonly role: 'user'; readonly content: string | readonly { readonly type: 'text'; readonly text: string }[] };
+  readonly message: {
+    readonly role: 'user';
+    readonly content: string | readonly { readonly type: 'text'; readonly text: string }[];
+  };
   readonly parent_tool_use_id: null;
   readonly uuid: string;
 }
@@ -36,7 +39,10 @@ export type ClaudeControlRequest =
  * whose message stream ended or threw with no process exit to explain it reports that instead
  * (`processExit`: the clean exit of a process the transport closed after its own failure).
  */
-export type ConnectionEnding = ProcessExit | { readonly kind: 'stream_failed'; readonly processExit?: ProcessExit } | { readonly kind: 'stream_ended' };
+export type ConnectionEnding =
+  | ProcessExit
+  | { readonly kind: 'stream_failed'; readonly processExit?: ProcessExit }
+  | { readonly kind: 'stream_ended' };
 
 /** The exit of the connection's process, when it had one that exited. */
 export function processExitOf(ending: ConnectionEnding): Extract<ProcessExit, { kind: 'exited' }> | undefined {

@@ -4,7 +4,14 @@ import { ControlChannel } from '../control/control-channel.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
-import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, ConnectionListener, ConnectionProcess, LaunchPlan } from './claude-connection.js';
+import type {
+  ClaudeConnection,
+  ClaudeControlRequest,
+  ClaudeUserMessage,
+  ConnectionListener,
+  ConnectionProcess,
+  LaunchPlan,
+} from './claude-connection.js';
 
 /**
  * The cli transport: one `claude -p --input-format stream-json …` child of ours, its stdout
@@ -23,7 +30,11 @@ export class CliConnection implements ClaudeConnection {
     this.listener = options.listener;
     this.child = new ClaudeProcess({
       binaryPath: options.binaryPath,
-      argv: buildClaudeArguments({ configuration: plan.configuration, conversation: plan.conversation, ephemeral: plan.ephemeral }),
+      argv: buildClaudeArguments({
+        configuration: plan.configuration,
+        conversation: plan.conversation,
+        ephemeral: plan.ephemeral,
+      }),
       environment: plan.environment,
       cwd: plan.cwd,
       onLine: (line) => this.onLine(line),
@@ -88,7 +99,14 @@ export class CliConnection implements ClaudeConnection {
         const { request_id: requestId, request } = frame.frame;
         if (request.subtype === 'can_use_tool') return this.listener.onPrompt(requestId, request);
         // Requests Tether does not serve (hooks, MCP over stdio, ...) get an error answer, never silence.
-        this.child.write({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request subtype: ${request.subtype}` } });
+        this.child.write({
+          type: 'control_response',
+          response: {
+            subtype: 'error',
+            request_id: requestId,
+            error: `Unsupported control request subtype: ${request.subtype}`,
+          },
+        });
         return;
       }
       default:
@@ -97,7 +115,13 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onExit(exit: ProcessExit): void {
-    this.control.cancelAll(new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } }));
+    this.control.cancelAll(
+      new AgentError({
+        code: 'provider_crashed',
+        message: 'The claude CLI exited.',
+        details: { reason: 'process_exited' },
+      }),
+    );
     this.listener.onEnd(exit);
   }
 }

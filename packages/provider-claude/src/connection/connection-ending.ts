@@ -7,7 +7,12 @@ export function toRunEnding(ending: ConnectionEnding, binaryPath: string): RunEn
     case 'spawn_failed':
       return { kind: 'spawn_failed', binaryPath, errorCode: ending.errorCode };
     case 'exited':
-      return { kind: 'process_exited', exitCode: ending.exitCode, signal: ending.signal, stderrTail: ending.stderrTail };
+      return {
+        kind: 'process_exited',
+        exitCode: ending.exitCode,
+        signal: ending.signal,
+        stderrTail: ending.stderrTail,
+      };
     case 'stream_failed':
       return { kind: 'stream_failed' };
     case 'stream_ended':

@@ -29,21 +29,41 @@ export class ControlChannel {
   }
 
   /** Sends a control request and resolves with the CLI's success payload. */
-  request(subtype: string, payload: Record<string, unknown> = {}, options: { timeoutMs?: number } = {}): Promise<unknown> {
+  request(
+    subtype: string,
+    payload: Record<string, unknown> = {},
+    options: { timeoutMs?: number } = {},
+  ): Promise<unknown> {
     const requestId = `tether-${randomUUID()}`;
     return new Promise((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000;
       const timer = setTimeout(() => {
         this.pending.delete(requestId);
-        reject(new AgentError({ code: 'provider_contract_violation', message: `The claude CLI did not answer the ${subtype} request within ${timeoutMs} ms.`, details: { reason: 'control_timeout' } }));
+        reject(
+          new AgentError({
+            code: 'provider_contract_violation',
+            message: `The claude CLI did not answer the ${subtype} request within ${timeoutMs} ms.`,
+            details: { reason: 'control_timeout' },
+          }),
+        );
       }, timeoutMs);
       timer.unref();
       this.pending.set(requestId, { resolve, reject, timer });
-      const written = this.options.write({ type: 'control_request', request_id: requestId, request: { subtype, ...payload } });
+      const written = this.options.write({
+        type: 'control_request',
+        request_id: requestId,
+        request: { subtype, ...payload },
+      });
       if (!written) {
         clearTimeout(timer);
         this.pending.delete(requestId);
-        reject(new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not accepting input any more.', details: { reason: 'stdin_closed' } }));
+        reject(
+          new AgentError({
+            code: 'provider_crashed',
+            message: 'The claude CLI is not accepting input any more.',
+            details: { reason: 'stdin_closed' },
+          }),
+        );
       }
     });
   }
@@ -57,8 +77,17 @@ export class ControlChannel {
     if (frame.response.subtype === 'success') {
       pending.resolve(frame.response.response);
     } else {
-      const code = typeof frame.response.error_code === 'string' && /^[a-z_]{1,60}$/.test(frame.response.error_code) ? frame.response.error_code : 'error';
-      pending.reject(new AgentError({ code: 'provider_execution_error', message: 'The claude CLI refused the control request.', details: { reason: code } }));
+      const code =
+        typeof frame.response.error_code === 'string' && /^[a-z_]{1,60}$/.test(frame.response.error_code)
+          ? frame.response.error_code
+          : 'error';
+      pending.reject(
+        new AgentError({
+          code: 'provider_execution_error',
+          message: 'The claude CLI refused the control request.',
+          details: { reason: code },
+        }),
+      );
     }
     return true;
   }
@@ -71,7 +100,10 @@ export class ControlChannel {
     if (this.answered.has(requestId)) return Promise.resolve(false);
     this.answered.add(requestId);
     return new Promise((resolve) => {
-      const written = this.options.write({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } }, (error) => resolve(!error));
+      const written = this.options.write(
+        { type: 'control_response', response: { subtype: 'success', request_id: requestId, response } },
+        (error) => resolve(!error),
+      );
       if (!written) resolve(false);
     });
   }

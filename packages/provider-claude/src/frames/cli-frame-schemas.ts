@@ -172,7 +172,10 @@ const schemas = {
 
 /** Classifies one parsed stdout value. Unknown types are reported, never thrown. */
 export function parseCliFrame(value: unknown): CliFrame {
-  const type = typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string }).type : '';
+  const type =
+    typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
+      ? (value as { type: string }).type
+      : '';
   if (!Object.hasOwn(schemas, type)) return { kind: 'unknown', type: type.slice(0, 60) };
   const kind = type as keyof typeof schemas;
   const parsed = schemas[kind].safeParse(value);

@@ -1,4 +1,10 @@
-import { type ApprovalRequest, type InteractionRequest, type Question, type QuestionSetRequest, interactionBounds } from '@tether/protocol';
+import {
+  type ApprovalRequest,
+  type InteractionRequest,
+  type Question,
+  type QuestionSetRequest,
+  interactionBounds,
+} from '@tether/protocol';
 import { z } from 'zod';
 import { boundedInput, sanitizeText } from './sanitize-text.js';
 import { toolCategory } from './tool-category.js';
@@ -26,7 +32,14 @@ export interface InteractionOptions {
 }
 
 /** Why a question set is refused whole (a bounded token, recorded as a diagnostic). */
-export type QuestionRefusal = 'malformed_questions' | 'question_count' | 'option_count' | 'duplicate_question' | 'duplicate_label' | 'text_too_long' | 'prefilled_answers';
+export type QuestionRefusal =
+  | 'malformed_questions'
+  | 'question_count'
+  | 'option_count'
+  | 'duplicate_question'
+  | 'duplicate_label'
+  | 'text_too_long'
+  | 'prefilled_answers';
 
 export type BuiltInteraction = { readonly request: InteractionRequest } | { readonly refusal: QuestionRefusal };
 
@@ -45,28 +58,43 @@ function buildQuestionSet(request: ToolPermissionRequest): BuiltInteraction {
   const parsed = RawQuestions.safeParse(input.questions);
   if (!parsed.success) return { refusal: 'malformed_questions' };
   const raw = parsed.data;
-  if (raw.length < interactionBounds.questions.min || raw.length > interactionBounds.questions.max) return { refusal: 'question_count' };
+  if (raw.length < interactionBounds.questions.min || raw.length > interactionBounds.questions.max)
+    return { refusal: 'question_count' };
   const questions: Question[] = [];
   for (const item of raw) {
-    if (item.options.length < interactionBounds.options.min || item.options.length > interactionBounds.options.max) return { refusal: 'option_count' };
+    if (item.options.length < interactionBounds.options.min || item.options.length > interactionBounds.options.max)
+      return { refusal: 'option_count' };
     const labels = item.options.map((option) => option.label);
     if (new Set(labels).size !== labels.length) return { refusal: 'duplicate_label' };
     const tooLong =
       item.question.length === 0 ||
       item.question.length > interactionBounds.questionLength ||
       (item.header ?? '').length > interactionBounds.headerLength ||
-      item.options.some((option) => option.label.length === 0 || option.label.length > interactionBounds.labelLength || (option.description ?? '').length > interactionBounds.descriptionLength);
+      item.options.some(
+        (option) =>
+          option.label.length === 0 ||
+          option.label.length > interactionBounds.labelLength ||
+          (option.description ?? '').length > interactionBounds.descriptionLength,
+      );
     if (tooLong) return { refusal: 'text_too_long' };
     questions.push({
       header: sanitizeText(item.header, interactionBounds.headerLength) ?? '',
       question: sanitizeText(item.question, interactionBounds.questionLength) ?? item.question,
-      options: item.options.map((option) => ({ label: option.label, description: sanitizeText(option.description, interactionBounds.descriptionLength) ?? '' })),
+      options: item.options.map((option) => ({
+        label: option.label,
+        description: sanitizeText(option.description, interactionBounds.descriptionLength) ?? '',
+      })),
       multiSelect: item.multiSelect ?? false,
     });
   }
   // Answers are keyed by the full question text, so two equal questions could not be told apart.
   if (new Set(raw.map((item) => item.question)).size !== raw.length) return { refusal: 'duplicate_question' };
-  const request_: QuestionSetRequest = { kind: 'question_set', toolUseId: request.tool_use_id, questions, sensitive: false };
+  const request_: QuestionSetRequest = {
+    kind: 'question_set',
+    toolUseId: request.tool_use_id,
+    questions,
+    sensitive: false,
+  };
   return { request: request_ };
 }
 

@@ -3,7 +3,8 @@ import { cliPermissionModes } from '../launch/permission-modes.js';
 import type { ToolPermissionRequest } from './build-interaction.js';
 
 export const defaultDenyMessage = 'The user denied this tool call.';
-export const defaultDeclineMessage = 'The user declined to answer these questions. Continue without the answers, or ask in your reply.';
+export const defaultDeclineMessage =
+  'The user declined to answer these questions. Continue without the answers, or ask in your reply.';
 
 type Suggestion = NonNullable<ToolPermissionRequest['permission_suggestions']>[number];
 
@@ -13,7 +14,9 @@ type Suggestion = NonNullable<ToolPermissionRequest['permission_suggestions']>[n
  * the CLI suggests nothing narrower (as it does for file edits).
  */
 function sessionPermissions(suggestions: readonly Suggestion[], scope: 'session' | 'local_settings'): Suggestion[] {
-  const rules = suggestions.filter((suggestion) => suggestion.type === 'addRules' || suggestion.type === 'addDirectories');
+  const rules = suggestions.filter(
+    (suggestion) => suggestion.type === 'addRules' || suggestion.type === 'addDirectories',
+  );
   const chosen = rules.some((suggestion) => suggestion.type === 'addRules') ? rules : suggestions;
   return chosen.map((suggestion) => ({
     ...suggestion,
@@ -24,7 +27,9 @@ function sessionPermissions(suggestions: readonly Suggestion[], scope: 'session'
 /** The question texts exactly as the model wrote them: the CLI matches answers by them (not by header). */
 function rawQuestionTexts(request: ToolPermissionRequest): string[] {
   const questions = request.input.questions;
-  return Array.isArray(questions) ? questions.map((question) => String((question as { question?: unknown }).question ?? '')) : [];
+  return Array.isArray(questions)
+    ? questions.map((question) => String((question as { question?: unknown }).question ?? ''))
+    : [];
 }
 
 function questionAnswers(request: ToolPermissionRequest, answer: Extract<InteractionAnswer, { decision: 'answer' }>) {
@@ -41,7 +46,10 @@ function questionAnswers(request: ToolPermissionRequest, answer: Extract<Interac
 }
 
 /** The control_response payload for the CLI's can_use_tool request, from a host's answer. */
-export function buildPermissionResponse(request: ToolPermissionRequest, answer: InteractionAnswer): Record<string, unknown> {
+export function buildPermissionResponse(
+  request: ToolPermissionRequest,
+  answer: InteractionAnswer,
+): Record<string, unknown> {
   switch (answer.decision) {
     case 'approve': {
       const permissions =
@@ -58,7 +66,12 @@ export function buildPermissionResponse(request: ToolPermissionRequest, answer: 
       };
     }
     case 'deny':
-      return { behavior: 'deny', message: answer.message ?? defaultDenyMessage, ...(answer.interrupt ? { interrupt: true } : {}), toolUseID: request.tool_use_id };
+      return {
+        behavior: 'deny',
+        message: answer.message ?? defaultDenyMessage,
+        ...(answer.interrupt ? { interrupt: true } : {}),
+        toolUseID: request.tool_use_id,
+      };
     case 'answer': {
       const { answers, annotations } = questionAnswers(request, answer);
       return {

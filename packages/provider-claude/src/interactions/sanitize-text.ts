@@ -1,5 +1,6 @@
 // Terminal escapes (CSI, OSC, single-character) and other control characters except newline and tab.
-const unsafe = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g;
+const unsafe =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g;
 
 /** Text from the CLI made safe to store and show: no escapes or control characters, bounded. */
 export function sanitizeText(value: unknown, limit: number): string | undefined {
@@ -14,11 +15,18 @@ const stringLimit = 32 * 1024;
 /** A copy of a tool input for display, with very long strings shortened so one prompt cannot bloat the log. */
 export function boundedInput(input: Record<string, unknown>): Record<string, unknown> {
   const visit = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return value.length > stringLimit ? `${value.slice(0, stringLimit)}… [${value.length - stringLimit} more characters]` : value;
+    if (typeof value === 'string')
+      return value.length > stringLimit
+        ? `${value.slice(0, stringLimit)}… [${value.length - stringLimit} more characters]`
+        : value;
     if (depth > 20) return '[nested too deeply]';
     if (Array.isArray(value)) return value.slice(0, 1000).map((item) => visit(item, depth + 1));
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value as Record<string, unknown>).slice(0, 1000).map(([key, item]) => [key, visit(item, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .slice(0, 1000)
+          .map(([key, item]) => [key, visit(item, depth + 1)]),
+      );
     }
     return value;
   };

@@ -1,24 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { buildClaudeArguments, protocolArguments } from './build-arguments.js';
 
-const base = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--permission-prompt-tool', 'stdio'];
+const base = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--include-partial-messages',
+  '--permission-prompt-tool',
+  'stdio',
+];
 
 describe('buildClaudeArguments', () => {
   it('starts a new conversation with --session-id and never --resume', () => {
-    const argv = buildClaudeArguments({ configuration: {}, conversation: { kind: 'new', providerSessionId: 'new-id' }, ephemeral: false });
+    const argv = buildClaudeArguments({
+      configuration: {},
+      conversation: { kind: 'new', providerSessionId: 'new-id' },
+      ephemeral: false,
+    });
     expect(argv).toEqual([...base, '--session-id', 'new-id']);
     expect(argv).not.toContain('--resume');
   });
 
   it('continues a conversation with --resume and never --session-id', () => {
-    const argv = buildClaudeArguments({ configuration: {}, conversation: { kind: 'resume', providerSessionId: 'old-id' }, ephemeral: false });
+    const argv = buildClaudeArguments({
+      configuration: {},
+      conversation: { kind: 'resume', providerSessionId: 'old-id' },
+      ephemeral: false,
+    });
     expect(argv).toEqual([...base, '--resume', 'old-id']);
     expect(argv).not.toContain('--session-id');
   });
 
   it('omits the model when it is the default, and passes a pinned one', () => {
     const conversation = { kind: 'new', providerSessionId: 'id' } as const;
-    expect(buildClaudeArguments({ configuration: { model: 'default' }, conversation, ephemeral: false })).not.toContain('--model');
+    expect(buildClaudeArguments({ configuration: { model: 'default' }, conversation, ephemeral: false })).not.toContain(
+      '--model',
+    );
     expect(buildClaudeArguments({ configuration: {}, conversation, ephemeral: false })).not.toContain('--model');
     const pinned = buildClaudeArguments({ configuration: { model: 'sonnet' }, conversation, ephemeral: false });
     expect(pinned.slice(pinned.indexOf('--model'), pinned.indexOf('--model') + 2)).toEqual(['--model', 'sonnet']);
@@ -26,7 +46,9 @@ describe('buildClaudeArguments', () => {
 
   it('maps neutral permission modes to the CLI names and omits an unset one', () => {
     const conversation = { kind: 'new', providerSessionId: 'id' } as const;
-    expect(buildClaudeArguments({ configuration: {}, conversation, ephemeral: false })).not.toContain('--permission-mode');
+    expect(buildClaudeArguments({ configuration: {}, conversation, ephemeral: false })).not.toContain(
+      '--permission-mode',
+    );
     const cases = [
       ['plan', 'plan'],
       ['ask_before_edit', 'default'],
@@ -65,12 +87,22 @@ describe('buildClaudeArguments', () => {
     expect(joined).toContain('--mcp-config /etc/mcp.json');
     expect(argv).toContain('--append-system-prompt=Be brief.');
     expect(joined).toContain('--add-dir /data');
-    expect(argv.slice(argv.indexOf('--allowedTools'), argv.indexOf('--allowedTools') + 3)).toEqual(['--allowedTools', 'Read', 'Bash(git diff:*)']);
+    expect(argv.slice(argv.indexOf('--allowedTools'), argv.indexOf('--allowedTools') + 3)).toEqual([
+      '--allowedTools',
+      'Read',
+      'Bash(git diff:*)',
+    ]);
     expect(argv.slice(argv.indexOf('--disallowedTools'))).toEqual(['--disallowedTools', 'WebFetch']);
   });
 
   it('keeps a system-prompt append that looks like flags one argument, joined to its flag', () => {
-    const argv = buildClaudeArguments({ configuration: { appendSystemPrompt: '--dangerously-skip-permissions\n--model x' }, conversation: { kind: 'new', providerSessionId: 'id' }, ephemeral: false });
-    expect(argv.filter((value) => value.includes('dangerously'))).toEqual(['--append-system-prompt=--dangerously-skip-permissions\n--model x']);
+    const argv = buildClaudeArguments({
+      configuration: { appendSystemPrompt: '--dangerously-skip-permissions\n--model x' },
+      conversation: { kind: 'new', providerSessionId: 'id' },
+      ephemeral: false,
+    });
+    expect(argv.filter((value) => value.includes('dangerously'))).toEqual([
+      '--append-system-prompt=--dangerously-skip-permissions\n--model x',
+    ]);
   });
 });

@@ -30,12 +30,14 @@ export function buildClaudeArguments({ configuration, conversation, ephemeral }:
   const argv: string[] = [...protocolArguments];
   argv.push(conversation.kind === 'new' ? '--session-id' : '--resume', conversation.providerSessionId);
   if (configuration.model !== undefined && configuration.model !== 'default') argv.push('--model', configuration.model);
-  if (configuration.permissionMode !== undefined) argv.push('--permission-mode', cliPermissionModes[configuration.permissionMode]);
+  if (configuration.permissionMode !== undefined)
+    argv.push('--permission-mode', cliPermissionModes[configuration.permissionMode]);
   if (configuration.effort !== undefined) argv.push('--effort', configuration.effort);
   if (configuration.agent !== undefined) argv.push('--agent', configuration.agent);
   if (configuration.settingsPath !== undefined) argv.push('--settings', configuration.settingsPath);
   // Free text may start with "-": joined to its flag by "=", it can never be read as a flag of its own.
-  if (configuration.appendSystemPrompt !== undefined) argv.push(`--append-system-prompt=${configuration.appendSystemPrompt}`);
+  if (configuration.appendSystemPrompt !== undefined)
+    argv.push(`--append-system-prompt=${configuration.appendSystemPrompt}`);
   if (ephemeral) argv.push('--no-session-persistence');
   // Variadic flags take every following value up to the next flag, so each list is closed by
   // the flag after it; values were validated never to start with "-".

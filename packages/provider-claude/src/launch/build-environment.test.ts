@@ -3,20 +3,29 @@ import { buildClaudeEnvironment } from './build-environment.js';
 
 describe('buildClaudeEnvironment', () => {
   it('applies the protocol floor over what is inherited and removes CLAUDECODE', () => {
-    const environment = buildClaudeEnvironment({ inherited: { PATH: '/bin', TERM: 'xterm-256color', CLAUDECODE: '1', UNSET: undefined } });
+    const environment = buildClaudeEnvironment({
+      inherited: { PATH: '/bin', TERM: 'xterm-256color', CLAUDECODE: '1', UNSET: undefined },
+    });
     expect(environment).toMatchObject({ PATH: '/bin', TERM: 'dumb', CI: 'true' });
     expect('CLAUDECODE' in environment).toBe(false);
     expect('UNSET' in environment).toBe(false);
   });
 
   it('layers the session environment over the inherited one', () => {
-    const environment = buildClaudeEnvironment({ inherited: { A: 'inherited', B: 'inherited' }, session: { B: 'session' } });
+    const environment = buildClaudeEnvironment({
+      inherited: { A: 'inherited', B: 'inherited' },
+      session: { B: 'session' },
+    });
     expect(environment).toMatchObject({ A: 'inherited', B: 'session' });
   });
 
   it('strips OAuth tokens last (absent, not empty) but keeps ANTHROPIC_API_KEY', () => {
     const environment = buildClaudeEnvironment({
-      inherited: { CLAUDE_CODE_OAUTH_TOKEN: 'oauth', CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR: '3', ANTHROPIC_API_KEY: 'key' },
+      inherited: {
+        CLAUDE_CODE_OAUTH_TOKEN: 'oauth',
+        CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR: '3',
+        ANTHROPIC_API_KEY: 'key',
+      },
       session: { CLAUDE_CODE_OAUTH_TOKEN: 'from-session' },
     });
     expect('CLAUDE_CODE_OAUTH_TOKEN' in environment).toBe(false);
@@ -25,7 +34,10 @@ describe('buildClaudeEnvironment', () => {
   });
 
   it('keeps the inherited OAuth token when the host opts in', () => {
-    const environment = buildClaudeEnvironment({ inherited: { CLAUDE_CODE_OAUTH_TOKEN: 'oauth' }, keepInheritedOAuthToken: true });
+    const environment = buildClaudeEnvironment({
+      inherited: { CLAUDE_CODE_OAUTH_TOKEN: 'oauth' },
+      keepInheritedOAuthToken: true,
+    });
     expect(environment.CLAUDE_CODE_OAUTH_TOKEN).toBe('oauth');
   });
 

@@ -9,7 +9,12 @@ import { type SweepResult, sweepDescendants } from './sweep-descendants.js';
 
 export type ProcessExit =
   | { readonly kind: 'spawn_failed'; readonly errorCode: string | undefined }
-  | { readonly kind: 'exited'; readonly exitCode: number | null; readonly signal: string | null; readonly stderrTail: string };
+  | {
+      readonly kind: 'exited';
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+      readonly stderrTail: string;
+    };
 
 export interface ClaudeProcessOptions {
   readonly binaryPath: string;
@@ -101,7 +106,11 @@ export class ClaudeProcess {
     const sweep = () => {
       if (sweepStarted) return;
       sweepStarted = true;
-      sweepDescendants({ marker: this.marker, knownDescendants: [...this.knownDescendants.values()], ...(this.forced ? { graceMs: 0 } : {}) })
+      sweepDescendants({
+        marker: this.marker,
+        knownDescendants: [...this.knownDescendants.values()],
+        ...(this.forced ? { graceMs: 0 } : {}),
+      })
         .catch((): SweepResult => ({ supported: false, signalled: [], survivors: [] }))
         .then((result) => {
           markSwept(result);
@@ -185,7 +194,10 @@ export class ClaudeProcess {
    * spawnClaudeCodeProcess), stdout through `reader` and stdin through `writer` if given. Supervision stays here: its kill()
    * signals the process group, and the exit is still swept and reported through onExit.
    */
-  handedOver(reader: (stdout: Readable) => Readable = (stdout) => stdout, writer: (stdin: Writable) => Writable = (stdin) => stdin): HandedOverProcess {
+  handedOver(
+    reader: (stdout: Readable) => Readable = (stdout) => stdout,
+    writer: (stdin: Writable) => Writable = (stdin) => stdin,
+  ): HandedOverProcess {
     const child = this.child;
     const signal = (name: NodeJS.Signals) => {
       this.signalGroup(name);

@@ -3,7 +3,10 @@
  * held. For facts nothing announces (another process's exit is not an event Node can wait on).
  * The timers keep the event loop alive on purpose: a bounded wait during shutdown should finish.
  */
-export async function pollUntil(condition: () => boolean, options: { readonly timeoutMs: number; readonly intervalMs?: number }): Promise<boolean> {
+export async function pollUntil(
+  condition: () => boolean,
+  options: { readonly timeoutMs: number; readonly intervalMs?: number },
+): Promise<boolean> {
   const deadline = Date.now() + Math.max(0, options.timeoutMs);
   const intervalMs = options.intervalMs ?? 20;
   for (;;) {

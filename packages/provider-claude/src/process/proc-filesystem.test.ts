@@ -4,17 +4,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollUntil } from './poll-until.js';
-import { environmentIncludes, hasProcFilesystem, isAlive, listProcessIds, parseProcessStat, readProcessCommandLine, readProcessEnvironment, readProcessStatus } from './proc-filesystem.js';
+import {
+  environmentIncludes,
+  hasProcFilesystem,
+  isAlive,
+  listProcessIds,
+  parseProcessStat,
+  readProcessCommandLine,
+  readProcessEnvironment,
+  readProcessStatus,
+} from './proc-filesystem.js';
 
 const started: ChildProcess[] = [];
 const directories: string[] = [];
 
 afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-function start(command: string, args: readonly string[], environment: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' }): ChildProcess & { pid: number } {
+function start(
+  command: string,
+  args: readonly string[],
+  environment: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+): ChildProcess & { pid: number } {
   const child = spawn(command, args, { env: environment, stdio: 'ignore' });
   started.push(child);
   if (child.pid === undefined) throw new Error(`${command} did not start`);
@@ -22,7 +36,8 @@ function start(command: string, args: readonly string[], environment: Record<str
 }
 
 // 52 fields in today's kernels; only the first 22 matter here.
-const statTail = 'S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0';
+const statTail =
+  'S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0';
 
 describe('parseProcessStat', () => {
   it('reads the fields after the last ")" so a comm with ") (" and spaces cannot shift them', () => {
@@ -77,12 +92,22 @@ describe.runIf(process.platform === 'linux')('reading /proc', () => {
     symlinkSync('/bin/sleep', strange);
     const child = start(strange, ['30']);
     expect(await pollUntil(() => readProcessStatus(child.pid)?.command === 'a) (b c', { timeoutMs: 5_000 })).toBe(true);
-    expect(readProcessStatus(child.pid)).toMatchObject({ pid: child.pid, parentPid: process.pid, processGroup: readProcessStatus(process.pid)!.processGroup });
+    expect(readProcessStatus(child.pid)).toMatchObject({
+      pid: child.pid,
+      parentPid: process.pid,
+      processGroup: readProcessStatus(process.pid)!.processGroup,
+    });
   });
 
   it('reads an environment and matches whole entries only', () => {
-    const child = start('sleep', ['30'], { PATH: process.env.PATH ?? '/usr/bin:/bin', TETHER_TEST_ENTRY: 'abc', OTHER: 'x=TETHER_TEST_ENTRY=abc' });
-    expect(readProcessEnvironment(child.pid)).toEqual(expect.arrayContaining(['TETHER_TEST_ENTRY=abc', 'OTHER=x=TETHER_TEST_ENTRY=abc']));
+    const child = start('sleep', ['30'], {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TETHER_TEST_ENTRY: 'abc',
+      OTHER: 'x=TETHER_TEST_ENTRY=abc',
+    });
+    expect(readProcessEnvironment(child.pid)).toEqual(
+      expect.arrayContaining(['TETHER_TEST_ENTRY=abc', 'OTHER=x=TETHER_TEST_ENTRY=abc']),
+    );
     expect(environmentIncludes(child.pid, 'TETHER_TEST_ENTRY=abc')).toBe(true);
     expect(environmentIncludes(child.pid, 'TETHER_TEST_ENTRY=ab')).toBe(false);
     expect(environmentIncludes(child.pid, 'TEST_ENTRY=abc')).toBe(false);
@@ -114,13 +139,16 @@ describe.runIf(process.platform === 'linux')('isAlive', () => {
     // short child ends it stays a zombie for as long as its parent lives.
     const parent = start('sh', ['-c', 'sleep 0.05 & exec sleep 30']);
     let zombie: number | undefined;
-    const found = await pollUntil(() => {
-      zombie = listProcessIds().find((pid) => {
-        const status = readProcessStatus(pid);
-        return status?.parentPid === parent.pid && status.state === 'Z';
-      });
-      return zombie !== undefined;
-    }, { timeoutMs: 10_000 });
+    const found = await pollUntil(
+      () => {
+        zombie = listProcessIds().find((pid) => {
+          const status = readProcessStatus(pid);
+          return status?.parentPid === parent.pid && status.state === 'Z';
+        });
+        return zombie !== undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(found).toBe(true);
     expect(readProcessStatus(zombie!)?.state).toBe('Z');
     expect(isAlive(zombie!)).toBe(false);

@@ -52,13 +52,18 @@ export function parseProcessStat(text: string): ProcessStatus | undefined {
   if (open <= 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open));
   // After ") ": state is field 3, so field N is at index N - 3.
-  const fields = text.slice(close + 2).trim().split(' ');
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
   const state = fields[0];
-  const numbers = [fields[1], fields[2], fields[3], fields[19], fields[11], fields[12], fields[13], fields[14]].map((field) =>
-    field === undefined || !/^-?\d+$/.test(field) ? Number.NaN : Number(field),
+  const numbers = [fields[1], fields[2], fields[3], fields[19], fields[11], fields[12], fields[13], fields[14]].map(
+    (field) => (field === undefined || !/^-?\d+$/.test(field) ? Number.NaN : Number(field)),
   );
-  const [parentPid, processGroup, session, startTime, userTicks, systemTicks, childrenUserTicks, childrenSystemTicks] = numbers as [number, number, number, number, number, number, number, number];
-  if (!Number.isInteger(pid) || pid <= 0 || state === undefined || state.length !== 1 || numbers.some(Number.isNaN)) return undefined;
+  const [parentPid, processGroup, session, startTime, userTicks, systemTicks, childrenUserTicks, childrenSystemTicks] =
+    numbers as [number, number, number, number, number, number, number, number];
+  if (!Number.isInteger(pid) || pid <= 0 || state === undefined || state.length !== 1 || numbers.some(Number.isNaN))
+    return undefined;
   return {
     pid,
     command: text.slice(open + 2, close),
@@ -90,7 +95,10 @@ export function readProcessStatus(pid: number): ProcessStatus | undefined {
 export function readProcessEnvironment(pid: number): string[] | undefined {
   const raw = readRawEnvironment(pid);
   if (raw === undefined) return undefined;
-  return raw.toString('utf8').split('\0').filter((entry) => entry.length > 0);
+  return raw
+    .toString('utf8')
+    .split('\0')
+    .filter((entry) => entry.length > 0);
 }
 
 /**

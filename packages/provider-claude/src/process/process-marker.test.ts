@@ -17,16 +17,23 @@ describe('process markers', () => {
 
   it('accept only well-formed values, so an empty one never matches a stranger', () => {
     expect(isProcessMarker(createProcessMarker())).toBe(true);
-    for (const value of ['', 'abc', 'A'.repeat(32), `${createProcessMarker()}0`, undefined, 42]) expect(isProcessMarker(value)).toBe(false);
+    for (const value of ['', 'abc', 'A'.repeat(32), `${createProcessMarker()}0`, undefined, 42])
+      expect(isProcessMarker(value)).toBe(false);
   });
 
-  it.runIf(process.platform === 'linux')('are found in the environment of the process that carries them, and only there', () => {
-    const marker = createProcessMarker();
-    const child = spawn('sleep', ['30'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [processMarkerVariable]: marker }, stdio: 'ignore' });
-    started.push(child);
-    expect(carriesMarker(child.pid!, marker)).toBe(true);
-    expect(carriesMarker(child.pid!, createProcessMarker())).toBe(false);
-    expect(carriesMarker(child.pid!, '')).toBe(false);
-    expect(carriesMarker(process.pid, marker)).toBe(false);
-  });
+  it.runIf(process.platform === 'linux')(
+    'are found in the environment of the process that carries them, and only there',
+    () => {
+      const marker = createProcessMarker();
+      const child = spawn('sleep', ['30'], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [processMarkerVariable]: marker },
+        stdio: 'ignore',
+      });
+      started.push(child);
+      expect(carriesMarker(child.pid!, marker)).toBe(true);
+      expect(carriesMarker(child.pid!, createProcessMarker())).toBe(false);
+      expect(carriesMarker(child.pid!, '')).toBe(false);
+      expect(carriesMarker(process.pid, marker)).toBe(false);
+    },
+  );
 });

@@ -10,15 +10,23 @@ const markers: string[] = [];
 const started: ChildProcess[] = [];
 
 afterEach(() => {
-  for (const marker of markers.splice(0)) for (const { pid } of findMarkedProcesses(marker)) process.kill(pid, 'SIGKILL');
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const marker of markers.splice(0))
+    for (const { pid } of findMarkedProcesses(marker)) process.kill(pid, 'SIGKILL');
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** Stands in for a claude process a crashed runtime left: own session, a marker, a detached child. */
-async function leftBehind(script: string): Promise<{ pid: number; startTime: number; marker: string; child: ChildProcess }> {
+async function leftBehind(
+  script: string,
+): Promise<{ pid: number; startTime: number; marker: string; child: ChildProcess }> {
   const marker = createProcessMarker();
   markers.push(marker);
-  const child = spawn('sh', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [processMarkerVariable]: marker }, stdio: 'ignore', detached: true });
+  const child = spawn('sh', ['-c', script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [processMarkerVariable]: marker },
+    stdio: 'ignore',
+    detached: true,
+  });
   started.push(child);
   const startTime = readProcessStatus(child.pid!)!.startTime;
   return { pid: child.pid!, startTime, marker, child };
@@ -48,7 +56,9 @@ describe.runIf(process.platform === 'linux')('reapOrphans', () => {
 
   it('leaves a pid alone when its environment lacks the recorded marker', async () => {
     const other = await leftBehind('exec sleep 300');
-    const { reaped } = await reapOrphans([{ pid: other.pid, startTime: other.startTime, marker: createProcessMarker() }]);
+    const { reaped } = await reapOrphans([
+      { pid: other.pid, startTime: other.startTime, marker: createProcessMarker() },
+    ]);
     expect(reaped).toEqual([]);
     expect(isAlive(other.pid)).toBe(true);
   });
@@ -66,7 +76,12 @@ describe.runIf(process.platform === 'linux')('reapOrphans', () => {
   it('ignores malformed records and an empty list', async () => {
     const other = await leftBehind('exec sleep 300');
     expect(await reapOrphans([])).toEqual({ reaped: [] });
-    expect(await reapOrphans([{ pid: other.pid, startTime: other.startTime, marker: '' }, { pid: 1, startTime: 0, marker: other.marker }])).toEqual({ reaped: [] });
+    expect(
+      await reapOrphans([
+        { pid: other.pid, startTime: other.startTime, marker: '' },
+        { pid: 1, startTime: 0, marker: other.marker },
+      ]),
+    ).toEqual({ reaped: [] });
     expect(isAlive(other.pid)).toBe(true);
   });
 });

@@ -43,12 +43,16 @@ function judge(record: ClaudeProcessRecord): Verdict {
  * is contradicted by what runs and is left alone. Without /proc nothing can be verified and
  * nothing is done. Returns every marked process that was signalled (itself or through its group).
  */
-export async function reapOrphans(records: readonly ClaudeProcessRecord[], options: ReapOptions = {}): Promise<{ reaped: number[] }> {
+export async function reapOrphans(
+  records: readonly ClaudeProcessRecord[],
+  options: ReapOptions = {},
+): Promise<{ reaped: number[] }> {
   const sweeps = records.map(async (record) => {
     if (!isProcessMarker(record.marker) || !Number.isInteger(record.pid) || record.pid <= 1) return [];
     const verdict = judge(record);
     if (verdict === 'contradicted') return [];
-    const known: ProcessIdentity[] = verdict === 'alive' ? [{ pid: record.pid, startTime: record.startTime }, ...snapshotDescendants(record.pid)] : [];
+    const known: ProcessIdentity[] =
+      verdict === 'alive' ? [{ pid: record.pid, startTime: record.startTime }, ...snapshotDescendants(record.pid)] : [];
     const result = await sweepDescendants({ marker: record.marker, knownDescendants: known, ...options });
     return result.signalled;
   });

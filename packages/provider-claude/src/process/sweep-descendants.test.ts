@@ -11,8 +11,10 @@ const started: ChildProcess[] = [];
 
 afterEach(() => {
   // Only what these tests started: their children by pid, and what carries their markers.
-  for (const marker of markers.splice(0)) for (const { pid } of findMarkedProcesses(marker)) process.kill(pid, 'SIGKILL');
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const marker of markers.splice(0))
+    for (const { pid } of findMarkedProcesses(marker)) process.kill(pid, 'SIGKILL');
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 function newMarker(): string {
@@ -84,7 +86,9 @@ describe.runIf(process.platform === 'linux')('sweepDescendants', () => {
     // An ignored signal stays ignored across exec.
     const stubborn = shell('trap "" TERM; exec sleep 300', marker);
     // Once it is sleep, the trap is in place.
-    expect(await pollUntil(() => readProcessStatus(stubborn.pid)?.command === 'sleep', { timeoutMs: 10_000 })).toBe(true);
+    expect(await pollUntil(() => readProcessStatus(stubborn.pid)?.command === 'sleep', { timeoutMs: 10_000 })).toBe(
+      true,
+    );
     const began = Date.now();
     const result = await sweepDescendants({ marker, graceMs: 100 });
     expect(result).toEqual({ supported: true, signalled: [stubborn.pid], survivors: [] });
@@ -93,14 +97,21 @@ describe.runIf(process.platform === 'linux')('sweepDescendants', () => {
     expect(stubborn.signalCode).toBe('SIGKILL');
   });
 
-  it('reaches a member of a marked process\'s group that dropped the marker, without signalling it by pid', async () => {
+  it("reaches a member of a marked process's group that dropped the marker, without signalling it by pid", async () => {
     const marker = newMarker();
     const leader = shell('env -u TETHER_PROCESS_MARKER sleep 300 & exec sleep 300', marker);
     let dropped: number | undefined;
-    expect(await pollUntil(() => {
-      dropped = snapshotDescendants(leader.pid).find((identity) => readProcessStatus(identity.pid)?.command === 'sleep')?.pid;
-      return dropped !== undefined;
-    }, { timeoutMs: 10_000 })).toBe(true);
+    expect(
+      await pollUntil(
+        () => {
+          dropped = snapshotDescendants(leader.pid).find(
+            (identity) => readProcessStatus(identity.pid)?.command === 'sleep',
+          )?.pid;
+          return dropped !== undefined;
+        },
+        { timeoutMs: 10_000 },
+      ),
+    ).toBe(true);
     expect(readProcessStatus(dropped!)?.processGroup).toBe(leader.pid);
     const result = await sweepDescendants({ marker });
     expect(result.signalled).toEqual([leader.pid]);
@@ -111,7 +122,10 @@ describe.runIf(process.platform === 'linux')('sweepDescendants', () => {
     const marker = newMarker();
     const stranger = shell('exec sleep 300', undefined);
     const status = readProcessStatus(stranger.pid)!;
-    const result = await sweepDescendants({ marker, knownDescendants: [{ pid: stranger.pid, startTime: status.startTime }] });
+    const result = await sweepDescendants({
+      marker,
+      knownDescendants: [{ pid: stranger.pid, startTime: status.startTime }],
+    });
     expect(result).toEqual({ supported: true, signalled: [], survivors: [] });
     expect(isAlive(stranger.pid)).toBe(true);
   });

@@ -28,7 +28,9 @@ const defaultTimeoutMs = 3_000;
 
 function sameProcessAlive(identity: ProcessIdentity): boolean {
   const status = readProcessStatus(identity.pid);
-  return status !== undefined && status.state !== 'Z' && status.state !== 'X' && status.startTime === identity.startTime;
+  return (
+    status !== undefined && status.state !== 'Z' && status.state !== 'X' && status.startTime === identity.startTime
+  );
 }
 
 /** Every live process (never this one) whose environment carries the marker. */
@@ -43,7 +45,12 @@ export function findMarkedProcesses(marker: string): ProcessIdentity[] {
  * claude started its own), so it also reaches members that dropped the marker; this process's
  * own group is never signalled.
  */
-function signalMarked(identity: ProcessIdentity, marker: string, signal: NodeJS.Signals, ownGroup: number | undefined): boolean {
+function signalMarked(
+  identity: ProcessIdentity,
+  marker: string,
+  signal: NodeJS.Signals,
+  ownGroup: number | undefined,
+): boolean {
   if (identity.pid === process.pid || identity.pid <= 1) return false;
   const status = readProcessStatus(identity.pid);
   if (!status || status.state === 'Z' || status.state === 'X' || status.startTime !== identity.startTime) return false;
@@ -71,7 +78,8 @@ function signalMarked(identity: ProcessIdentity, marker: string, signal: NodeJS.
  * are only reached through a marked process's group.
  */
 export async function sweepDescendants(options: SweepOptions): Promise<SweepResult> {
-  if (!isProcessMarker(options.marker) || !hasProcFilesystem()) return { supported: hasProcFilesystem(), signalled: [], survivors: [] };
+  if (!isProcessMarker(options.marker) || !hasProcFilesystem())
+    return { supported: hasProcFilesystem(), signalled: [], survivors: [] };
   const { marker } = options;
   const graceMs = options.graceMs ?? defaultGraceMs;
   const deadline = Date.now() + (options.timeoutMs ?? defaultTimeoutMs);
@@ -80,7 +88,8 @@ export async function sweepDescendants(options: SweepOptions): Promise<SweepResu
   const collect = (): ProcessIdentity[] => {
     const targets = new Map(findMarkedProcesses(marker).map((identity) => [identity.pid, identity]));
     for (const identity of known) {
-      if (!targets.has(identity.pid) && sameProcessAlive(identity) && carriesMarker(identity.pid, marker)) targets.set(identity.pid, identity);
+      if (!targets.has(identity.pid) && sameProcessAlive(identity) && carriesMarker(identity.pid, marker))
+        targets.set(identity.pid, identity);
     }
     return [...targets.values()];
   };

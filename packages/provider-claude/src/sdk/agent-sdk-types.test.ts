@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentSdkQueryFunction } from './agent-sdk-types.js';
 
 describe('the structural Agent SDK types', () => {
-  it('accept the installed SDK\'s own query export without a cast', () => {
+  it("accept the installed SDK's own query export without a cast", () => {
     // A compile-time check (tsconfig.tests.json type-checks this file against the installed SDK).
     const official: AgentSdkQueryFunction = query;
     expect(typeof official).toBe('function');

@@ -24,13 +24,23 @@ type AgentSdkRule = { toolName: string; ruleContent?: string };
 
 /** PermissionUpdate: what an approval may change for later calls. */
 export type AgentSdkPermissionUpdate =
-  | { type: 'addRules' | 'replaceRules' | 'removeRules'; rules: AgentSdkRule[]; behavior: 'allow' | 'deny' | 'ask'; destination: AgentSdkRuleDestination }
+  | {
+      type: 'addRules' | 'replaceRules' | 'removeRules';
+      rules: AgentSdkRule[];
+      behavior: 'allow' | 'deny' | 'ask';
+      destination: AgentSdkRuleDestination;
+    }
   | { type: 'setMode'; mode: AgentSdkPermissionMode; destination: AgentSdkRuleDestination }
   | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: AgentSdkRuleDestination };
 
 /** PermissionResult: the answer to one canUseTool call (the same payload the CLI's control_response carries). */
 export type AgentSdkPermissionResult =
-  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; updatedPermissions?: AgentSdkPermissionUpdate[]; toolUseID?: string }
+  | {
+      behavior: 'allow';
+      updatedInput?: Record<string, unknown>;
+      updatedPermissions?: AgentSdkPermissionUpdate[];
+      toolUseID?: string;
+    }
   | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
 
 /** What canUseTool is told besides the tool's name and input: the can_use_tool request's fields, renamed. */
@@ -50,7 +60,11 @@ export interface AgentSdkPromptOptions {
   requestId?: string;
 }
 
-export type AgentSdkCanUseTool = (toolName: string, input: Record<string, unknown>, options: AgentSdkPromptOptions) => Promise<AgentSdkPermissionResult>;
+export type AgentSdkCanUseTool = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: AgentSdkPromptOptions,
+) => Promise<AgentSdkPermissionResult>;
 
 /** SpawnOptions: what the SDK would run, handed to spawnClaudeCodeProcess. */
 export interface AgentSdkSpawnOptions {
@@ -125,4 +139,7 @@ export interface AgentSdkQuery extends AsyncIterable<unknown> {
 }
 
 /** The shape of the SDK's `query` export, in streaming-input mode. */
-export type AgentSdkQueryFunction = (params: { prompt: AsyncIterable<AgentSdkUserMessage>; options: AgentSdkOptions }) => AgentSdkQuery;
+export type AgentSdkQueryFunction = (params: {
+  prompt: AsyncIterable<AgentSdkUserMessage>;
+  options: AgentSdkOptions;
+}) => AgentSdkQuery;

@@ -7,7 +7,8 @@ function answeredRequestIds(text: string): string[] {
   for (const line of text.split('\n')) {
     try {
       const value = JSON.parse(line) as { type?: unknown; response?: { request_id?: unknown } } | null;
-      if (value?.type === 'control_response' && typeof value.response?.request_id === 'string') ids.push(value.response.request_id);
+      if (value?.type === 'control_response' && typeof value.response?.request_id === 'string')
+        ids.push(value.response.request_id);
     } catch {
       // Not a whole JSON line: not an answer.
     }

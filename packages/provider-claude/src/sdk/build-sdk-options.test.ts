@@ -5,8 +5,14 @@ import { buildSdkOptions } from './build-sdk-options.js';
 const environment = { PATH: '/usr/bin', HOME: '/home/test', TERM: 'dumb' };
 
 describe('buildSdkOptions', () => {
-  it('a new conversation with nothing configured: the CLI\'s own system prompt, partial messages, our id', () => {
-    const plan = { configuration: {}, conversation: { kind: 'new' as const, providerSessionId: 'c0ffee00-0000-4000-8000-000000000000' }, ephemeral: false, cwd: '/work', environment };
+  it("a new conversation with nothing configured: the CLI's own system prompt, partial messages, our id", () => {
+    const plan = {
+      configuration: {},
+      conversation: { kind: 'new' as const, providerSessionId: 'c0ffee00-0000-4000-8000-000000000000' },
+      ephemeral: false,
+      cwd: '/work',
+      environment,
+    };
     expect(buildSdkOptions(plan, '/bin/claude')).toEqual({
       cwd: '/work',
       env: environment,
@@ -30,7 +36,13 @@ describe('buildSdkOptions', () => {
       appendSystemPrompt: 'Be brief.',
       additionalDirectories: ['/data'],
     };
-    const plan = { configuration, conversation: { kind: 'resume' as const, providerSessionId: 'c0ffee00-0000-4000-8000-000000000001' }, ephemeral: true, cwd: '/work', environment };
+    const plan = {
+      configuration,
+      conversation: { kind: 'resume' as const, providerSessionId: 'c0ffee00-0000-4000-8000-000000000001' },
+      ephemeral: true,
+      cwd: '/work',
+      environment,
+    };
     expect(buildSdkOptions(plan, '/bin/claude')).toEqual({
       cwd: '/work',
       env: environment,
@@ -50,11 +62,28 @@ describe('buildSdkOptions', () => {
       disallowedTools: ['WebFetch'],
     });
     // The same launch through the cli transport, for comparison.
-    expect(buildClaudeArguments(plan)).toEqual(expect.arrayContaining(['--resume', '--model', 'sonnet', '--permission-mode', 'acceptEdits', '--no-session-persistence', '--mcp-config', '/work/mcp.json']));
+    expect(buildClaudeArguments(plan)).toEqual(
+      expect.arrayContaining([
+        '--resume',
+        '--model',
+        'sonnet',
+        '--permission-mode',
+        'acceptEdits',
+        '--no-session-persistence',
+        '--mcp-config',
+        '/work/mcp.json',
+      ]),
+    );
   });
 
-  it('the default model is the CLI\'s own: no model option', () => {
-    const plan = { configuration: { model: 'default' }, conversation: { kind: 'new' as const, providerSessionId: 'x' }, ephemeral: false, cwd: '/work', environment };
+  it("the default model is the CLI's own: no model option", () => {
+    const plan = {
+      configuration: { model: 'default' },
+      conversation: { kind: 'new' as const, providerSessionId: 'x' },
+      ephemeral: false,
+      cwd: '/work',
+      environment,
+    };
     expect(buildSdkOptions(plan, '/bin/claude')).not.toHaveProperty('model');
   });
 });

@@ -17,19 +17,25 @@ export function buildSdkOptions(plan: LaunchPlan, binaryPath: string): AgentSdkL
     includePartialMessages: true,
     // Without this the SDK sends an empty system prompt, and the model would not see what it sees
     // through the cli transport.
-    systemPrompt: { type: 'preset', preset: 'claude_code', ...(configuration.appendSystemPrompt !== undefined ? { append: configuration.appendSystemPrompt } : {}) },
+    systemPrompt: {
+      type: 'preset',
+      preset: 'claude_code',
+      ...(configuration.appendSystemPrompt !== undefined ? { append: configuration.appendSystemPrompt } : {}),
+    },
   };
   // Decided from stored state, as for the CLI: a new conversation gets our id, a known one is resumed.
   if (conversation.kind === 'new') options.sessionId = conversation.providerSessionId;
   else options.resume = conversation.providerSessionId;
   if (configuration.model !== undefined && configuration.model !== 'default') options.model = configuration.model;
-  if (configuration.permissionMode !== undefined) options.permissionMode = cliPermissionModes[configuration.permissionMode];
+  if (configuration.permissionMode !== undefined)
+    options.permissionMode = cliPermissionModes[configuration.permissionMode];
   if (configuration.effort !== undefined) options.effort = configuration.effort;
   if (configuration.agent !== undefined) options.agent = configuration.agent;
   if (configuration.settingsPath !== undefined) options.settings = configuration.settingsPath;
   if (plan.ephemeral) options.persistSession = false;
   if (configuration.mcpConfigPath !== undefined) options.extraArgs = { 'mcp-config': configuration.mcpConfigPath };
-  if (configuration.additionalDirectories?.length) options.additionalDirectories = [...configuration.additionalDirectories];
+  if (configuration.additionalDirectories?.length)
+    options.additionalDirectories = [...configuration.additionalDirectories];
   if (configuration.allowedTools?.length) options.allowedTools = [...configuration.allowedTools];
   if (configuration.disallowedTools?.length) options.disallowedTools = [...configuration.disallowedTools];
   return options;

@@ -31,8 +31,13 @@ export const importAgentSdk: AgentSdkLoader = () => {
 export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
   try {
     const entry = fileURLToPath(import.meta.resolve(claudeAgentSdkPackage));
-    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-    return manifest.name === claudeAgentSdkPackage && typeof manifest.version === 'string' ? manifest.version : undefined;
+    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as {
+      name?: unknown;
+      version?: unknown;
+    };
+    return manifest.name === claudeAgentSdkPackage && typeof manifest.version === 'string'
+      ? manifest.version
+      : undefined;
   } catch {
     return undefined;
   }
@@ -41,7 +46,11 @@ export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
 /** Whether `version` lies in the declared window (an unparsable one does not). */
 export function isSupportedAgentSdkVersion(version: string): boolean {
   const core = numericCore(version);
-  return core !== undefined && compareVersions(core, numericCore(CLAUDE_AGENT_SDK_VERSION)!) >= 0 && compareVersions(core, numericCore(firstUntestedVersion)!) < 0;
+  return (
+    core !== undefined &&
+    compareVersions(core, numericCore(CLAUDE_AGENT_SDK_VERSION)!) >= 0 &&
+    compareVersions(core, numericCore(firstUntestedVersion)!) < 0
+  );
 }
 
 function isModuleNotFound(error: unknown): boolean {
@@ -60,11 +69,19 @@ function unavailable(reason: UnavailableReason, installed?: string): AgentError 
     sdk_version_unsupported: `${claudeAgentSdkPackage} ${installed} is installed; the sdk transport is tested with ${claudeAgentSdkVersionRange} only. Install a version in that range (${install}), or use transport 'cli'.`,
   };
   // Retryable: installing the package (or fixing it) is all it takes; nothing was started.
-  return new AgentError({ code: 'provider_unavailable', message: messages[reason], retryable: true, details: { reason, ...(installed ? { installedVersion: installed } : {}) } });
+  return new AgentError({
+    code: 'provider_unavailable',
+    message: messages[reason],
+    retryable: true,
+    details: { reason, ...(installed ? { installedVersion: installed } : {}) },
+  });
 }
 
 /** The SDK's query() function, or provider_unavailable saying which package (and version) to install. */
-export async function loadAgentSdkQuery(load: AgentSdkLoader = importAgentSdk, readVersion: AgentSdkVersionReader = readInstalledAgentSdkVersion): Promise<AgentSdkQueryFunction> {
+export async function loadAgentSdkQuery(
+  load: AgentSdkLoader = importAgentSdk,
+  readVersion: AgentSdkVersionReader = readInstalledAgentSdkVersion,
+): Promise<AgentSdkQueryFunction> {
   let namespace: unknown;
   try {
     namespace = await load();
@@ -75,6 +92,7 @@ export async function loadAgentSdkQuery(load: AgentSdkLoader = importAgentSdk, r
   if (typeof query !== 'function') throw unavailable('sdk_query_missing');
   // Checked after loading: what was imported is what the version describes (same resolution).
   const version = readVersion();
-  if (version !== undefined && !isSupportedAgentSdkVersion(version)) throw unavailable('sdk_version_unsupported', version);
+  if (version !== undefined && !isSupportedAgentSdkVersion(version))
+    throw unavailable('sdk_version_unsupported', version);
   return query as AgentSdkQueryFunction;
 }

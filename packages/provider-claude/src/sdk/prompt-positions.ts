@@ -20,8 +20,11 @@ export interface PositionMarker {
 /** The marker a message is, or undefined for any other message. */
 export function positionMarkerOf(message: unknown): PositionMarker | undefined {
   const value = message as { type?: unknown; subtype?: unknown; event?: unknown; request_id?: unknown } | null;
-  if (value?.type !== 'system' || value.subtype !== positionSubtype || typeof value.request_id !== 'string') return undefined;
-  return value.event === 'prompt' || value.event === 'withdrawal' ? { event: value.event, requestId: value.request_id } : undefined;
+  if (value?.type !== 'system' || value.subtype !== positionSubtype || typeof value.request_id !== 'string')
+    return undefined;
+  return value.event === 'prompt' || value.event === 'withdrawal'
+    ? { event: value.event, requestId: value.request_id }
+    : undefined;
 }
 
 function markerFor(line: string): string | undefined {
@@ -34,8 +37,15 @@ function markerFor(line: string): string | undefined {
     return undefined;
   }
   if (typeof value?.request_id !== 'string') return undefined;
-  const event = value.type === 'control_request' && value.request?.subtype === 'can_use_tool' ? 'prompt' : value.type === 'control_cancel_request' ? 'withdrawal' : undefined;
-  return event ? `${JSON.stringify({ type: 'system', subtype: positionSubtype, event, request_id: value.request_id })}\n` : undefined;
+  const event =
+    value.type === 'control_request' && value.request?.subtype === 'can_use_tool'
+      ? 'prompt'
+      : value.type === 'control_cancel_request'
+        ? 'withdrawal'
+        : undefined;
+  return event
+    ? `${JSON.stringify({ type: 'system', subtype: positionSubtype, event, request_id: value.request_id })}\n`
+    : undefined;
 }
 
 /** A copy of `source` (the CLI's stdout) with a marker line in front of each prompt and withdrawal. */

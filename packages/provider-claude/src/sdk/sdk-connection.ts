@@ -1,8 +1,22 @@
 import { AgentError } from '@tether/protocol';
-import type { ClaudeConnection, ClaudeControlRequest, ClaudeUserMessage, ConnectionEnding, ConnectionListener, ConnectionProcess, LaunchPlan } from '../connection/claude-connection.js';
+import type {
+  ClaudeConnection,
+  ClaudeControlRequest,
+  ClaudeUserMessage,
+  ConnectionEnding,
+  ConnectionListener,
+  ConnectionProcess,
+  LaunchPlan,
+} from '../connection/claude-connection.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
-import type { AgentSdkQuery, AgentSdkQueryFunction, AgentSdkSpawnOptions, AgentSdkSpawnedProcess, AgentSdkUserMessage } from './agent-sdk-types.js';
+import type {
+  AgentSdkQuery,
+  AgentSdkQueryFunction,
+  AgentSdkSpawnOptions,
+  AgentSdkSpawnedProcess,
+  AgentSdkUserMessage,
+} from './agent-sdk-types.js';
 import { AnswerDelivery } from './answer-delivery.js';
 import { buildSdkOptions } from './build-sdk-options.js';
 import { MessageQueue } from './message-queue.js';
@@ -26,7 +40,9 @@ function delay(ms: number): Promise<void> {
 }
 
 function definedEnvironment(environment: AgentSdkSpawnOptions['env']): Record<string, string> {
-  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /**
@@ -84,13 +100,27 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   send(message: ClaudeUserMessage): boolean {
-    const content = typeof message.message.content === 'string' ? message.message.content : message.message.content.map((part) => ({ type: 'text' as const, text: part.text }));
-    return this.input.push({ type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid: message.uuid as AgentSdkUserMessage['uuid'] });
+    const content =
+      typeof message.message.content === 'string'
+        ? message.message.content
+        : message.message.content.map((part) => ({ type: 'text' as const, text: part.text }));
+    return this.input.push({
+      type: 'user',
+      message: { role: 'user', content },
+      parent_tool_use_id: null,
+      uuid: message.uuid as AgentSdkUserMessage['uuid'],
+    });
   }
 
   request(request: ClaudeControlRequest, options: { timeoutMs?: number } = {}): Promise<unknown> {
     if (this.ended || !this.query) {
-      return Promise.reject(new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not accepting input any more.', details: { reason: 'stdin_closed' } }));
+      return Promise.reject(
+        new AgentError({
+          code: 'provider_crashed',
+          message: 'The claude CLI is not accepting input any more.',
+          details: { reason: 'stdin_closed' },
+        }),
+      );
     }
     return sdkControlRequest(this.query, request, { timeoutMs: options.timeoutMs ?? 30_000, ended: () => this.ended });
   }
@@ -134,7 +164,9 @@ export class SdkConnection implements ClaudeConnection {
     // The SDK's own close ends in this signal; the stop is ours either way.
     spawnOptions.signal.addEventListener('abort', () => void child.stop({ busy: true }), { once: true });
     this.prompts.usePositionMarkers();
-    return child.handedOver(markPromptPositions, (stdin) => this.answers.wrap(stdin, () => this.listener.onInputFailed()));
+    return child.handedOver(markPromptPositions, (stdin) =>
+      this.answers.wrap(stdin, () => this.listener.onInputFailed()),
+    );
   }
 
   private async pump(query: AgentSdkQuery): Promise<void> {
@@ -156,7 +188,12 @@ export class SdkConnection implements ClaudeConnection {
     if (marker) return this.prompts.onMarker(marker);
     const frame = parseCliFrame(message);
     // The SDK answers control traffic itself; an injected query that yields it gets it ignored.
-    if (frame.kind === 'control_request' || frame.kind === 'control_response' || frame.kind === 'control_cancel_request') return;
+    if (
+      frame.kind === 'control_request' ||
+      frame.kind === 'control_response' ||
+      frame.kind === 'control_cancel_request'
+    )
+      return;
     this.listener.onFrame(frame);
     this.prompts.afterFrame(frame);
   }

@@ -3,7 +3,11 @@ import type { ClaudeControlRequest } from '../connection/claude-connection.js';
 import type { AgentSdkQuery } from './agent-sdk-types.js';
 
 /** The reason codes are the runtime's own for the same refusal (its commands/ modules), so a host sees one code. */
-const unsupportedReasons = { initialize: 'initialize', get_context_usage: 'context_usage', get_session_cost: 'session_cost' } as const;
+const unsupportedReasons = {
+  initialize: 'initialize',
+  get_context_usage: 'context_usage',
+  get_session_cost: 'session_cost',
+} as const;
 
 function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {
   return new AgentError({
@@ -19,8 +23,12 @@ function unsupported(request: string, subtype: keyof typeof unsupportedReasons):
  */
 async function setModel(query: AgentSdkQuery, model: string | null): Promise<{ model?: string }> {
   await query.setModel(model ?? undefined);
-  const initialization = query.initializationResult ? ((await query.initializationResult()) as { models?: unknown } | undefined) : undefined;
-  const models = Array.isArray(initialization?.models) ? (initialization.models as { value?: unknown; resolvedModel?: unknown }[]) : [];
+  const initialization = query.initializationResult
+    ? ((await query.initializationResult()) as { models?: unknown } | undefined)
+    : undefined;
+  const models = Array.isArray(initialization?.models)
+    ? (initialization.models as { value?: unknown; resolvedModel?: unknown }[])
+    : [];
   const resolved = models.find((entry) => entry?.value === (model ?? 'default'))?.resolvedModel;
   if (typeof resolved === 'string') return { model: resolved };
   return model === null ? {} : { model };
@@ -50,31 +58,50 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
 /** The SDK's rejection as the cli transport reports a refused control request: its error code only, never its text. */
 function refused(error: unknown, ended: boolean): AgentError {
   if (AgentError.isInstance(error)) return error;
-  if (ended) return new AgentError({ code: 'provider_crashed', message: 'The claude CLI exited.', details: { reason: 'process_exited' } });
+  if (ended)
+    return new AgentError({
+      code: 'provider_crashed',
+      message: 'The claude CLI exited.',
+      details: { reason: 'process_exited' },
+    });
   const errorCode = (error as { errorCode?: unknown } | null)?.errorCode;
   const reason = typeof errorCode === 'string' && /^[a-z_]{1,60}$/.test(errorCode) ? errorCode : 'error';
-  return new AgentError({ code: 'provider_execution_error', message: 'The claude CLI refused the control request.', details: { reason } });
+  return new AgentError({
+    code: 'provider_execution_error',
+    message: 'The claude CLI refused the control request.',
+    details: { reason },
+  });
 }
 
 /** Makes a control request through the Query, bounded like the cli transport's control channel. */
-export function sdkControlRequest(query: AgentSdkQuery, request: ClaudeControlRequest, options: { timeoutMs: number; ended: () => boolean }): Promise<unknown> {
+export function sdkControlRequest(
+  query: AgentSdkQuery,
+  request: ClaudeControlRequest,
+  options: { timeoutMs: number; ended: () => boolean },
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new AgentError({ code: 'provider_contract_violation', message: `The claude CLI did not answer the ${request.subtype} request within ${options.timeoutMs} ms.`, details: { reason: 'control_timeout' } }));
+      reject(
+        new AgentError({
+          code: 'provider_contract_violation',
+          message: `The claude CLI did not answer the ${request.subtype} request within ${options.timeoutMs} ms.`,
+          details: { reason: 'control_timeout' },
+        }),
+      );
     }, options.timeoutMs);
     timer.unref();
     // Promise-wrapped: an injected query whose method throws at once is refused the same way.
     Promise.resolve()
       .then(() => call(query, request))
       .then(
-      (answer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(refused(error, options.ended()));
-      },
-    );
+        (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(refused(error, options.ended()));
+        },
+      );
   });
 }

@@ -28,7 +28,11 @@ function remember(set: Set<string>, id: string): void {
 }
 
 /** The can_use_tool request the CLI sent, rebuilt from the fields the SDK renamed for canUseTool. */
-function toRequest(toolName: string, input: Record<string, unknown>, options: AgentSdkPromptOptions): Record<string, unknown> {
+function toRequest(
+  toolName: string,
+  input: Record<string, unknown>,
+  options: AgentSdkPromptOptions,
+): Record<string, unknown> {
   const fields: [string, unknown][] = [
     ['permission_suggestions', options.suggestions],
     ['blocked_path', options.blockedPath],
@@ -39,7 +43,13 @@ function toRequest(toolName: string, input: Record<string, unknown>, options: Ag
     ['default_to_no', options.defaultToNo],
     ['suppress_always_allow_rule', options.suppressAlwaysAllowRule],
   ];
-  return { subtype: 'can_use_tool', tool_name: toolName, input, tool_use_id: options.toolUseID, ...Object.fromEntries(fields.filter(([, value]) => value !== undefined)) };
+  return {
+    subtype: 'can_use_tool',
+    tool_name: toolName,
+    input,
+    tool_use_id: options.toolUseID,
+    ...Object.fromEntries(fields.filter(([, value]) => value !== undefined)),
+  };
 }
 
 /**
@@ -72,7 +82,11 @@ export class SdkPromptBridge {
   }
 
   /** The canUseTool callback. */
-  ask(toolName: string, input: Record<string, unknown>, options: AgentSdkPromptOptions): Promise<AgentSdkPermissionResult> {
+  ask(
+    toolName: string,
+    input: Record<string, unknown>,
+    options: AgentSdkPromptOptions,
+  ): Promise<AgentSdkPermissionResult> {
     if (this.closedWith !== null) return Promise.resolve({ behavior: 'deny', message: this.closedWith });
     if (options.signal.aborted) return Promise.resolve({ behavior: 'deny', message: withdrawnMessage });
     this.fallbackId += 1;

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionMode, type SerializedAgentError, type SessionConfiguration } from '@tether/protocol';
+import {
+  AgentError,
+  type ContextUsage,
+  type InteractionAnswer,
+  type PermissionMode,
+  type SerializedAgentError,
+  type SessionConfiguration,
+} from '@tether/protocol';
 import type {
   AgentProviderV1Control,
   AgentProviderV1Part,
@@ -10,7 +17,14 @@ import type {
   AgentProviderV1Turn,
 } from '@tether/provider-spec';
 import { classifyRunEnd, spawnFailedError } from '../classify/classify-run-end.js';
-import { type ClaudeConnection, type ConnectionEnding, type ConnectionListener, processExitOf, userMessage, whileCurrent } from '../connection/claude-connection.js';
+import {
+  type ClaudeConnection,
+  type ConnectionEnding,
+  type ConnectionListener,
+  processExitOf,
+  userMessage,
+  whileCurrent,
+} from '../connection/claude-connection.js';
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { buildClaudeEnvironment } from '../launch/build-environment.js';
@@ -19,7 +33,13 @@ import { translateFrame } from '../translate/translate-frame.js';
 import { type ActiveTurn, type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import { acknowledgesInput } from './acknowledgement.js';
 import type { ClaudeSessionSettings } from './claude-session-settings.js';
-import { requestContextUsage, requestModel, requestPermissionMode, requestSessionCost, requiresRestart } from './control-requests.js';
+import {
+  requestContextUsage,
+  requestModel,
+  requestPermissionMode,
+  requestSessionCost,
+  requiresRestart,
+} from './control-requests.js';
 import { requestInterrupt } from './interrupt-request.js';
 import type { PoolMember } from './process-pool.js';
 import { OneShotTimer } from './one-shot-timer.js';
@@ -65,7 +85,11 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private launchedMode: PermissionMode | undefined;
   private interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** The current turn's input, kept until the CLI acknowledges it. */
-  private unacknowledged: { readonly turn: AgentProviderV1Turn; readonly control: string | undefined; retried: boolean } | null = null;
+  private unacknowledged: {
+    readonly turn: AgentProviderV1Turn;
+    readonly control: string | undefined;
+    retried: boolean;
+  } | null = null;
 
   constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
     this.options = options;
@@ -78,14 +102,22 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       conversationEstablished: options.resumeProviderSessionId !== null,
       correlation: settings.correlation,
     });
-    this.prompts = new ToolPrompts({ policy: settings, emit: (part) => this.emit(part), note: (code) => this.note(code) });
+    this.prompts = new ToolPrompts({
+      policy: settings,
+      emit: (part) => this.emit(part),
+      note: (code) => this.note(code),
+    });
     this.watchdog = new StallWatchdog({
       timeoutMs: settings.stallTimeoutMs,
       // Only time waiting on the model API counts: not the CLI starting up, a tool running, or the host deciding.
-      waitingOnApi: () => this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
+      waitingOnApi: () =>
+        this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
       onStall: () => this.onStall(),
     });
-    this.startupWatchdog = new OneShotTimer({ delayMs: settings.startupTimeoutMs, onFire: () => this.onStartupTimeout() });
+    this.startupWatchdog = new OneShotTimer({
+      delayMs: settings.startupTimeoutMs,
+      onFire: () => this.onStartupTimeout(),
+    });
     this.idleRelease = new OneShotTimer({
       delayMs: settings.idleReleaseMs,
       onFire: () => {
@@ -111,7 +143,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
     if (this.stopped) throw sessionClosed();
-    if (this.state.turn) throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
+    if (this.state.turn)
+      throw new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
     this.unacknowledged = { turn, control, retried: false };
     await this.send(turn, control);
   }
@@ -152,7 +185,16 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!this.connectionStarted) this.startupWatchdog.schedule();
     // A failed write means the agent is gone (its end handler retries or completes the run) or no
     // longer reads its input (onInputFailed).
-    if (!connection.send(userMessage(turn.input.map((part) => part.text), uuid)) && connection.running) this.onInputFailed(connection);
+    if (
+      !connection.send(
+        userMessage(
+          turn.input.map((part) => part.text),
+          uuid,
+        ),
+      ) &&
+      connection.running
+    )
+      this.onInputFailed(connection);
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
@@ -191,7 +233,8 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     )
       .catch((error: unknown) => {
         turn.interruptRequested = false;
-        if (AgentError.isInstance(error) && error.details?.reason === 'input_still_queued') this.note('claude.interrupt_input_still_queued');
+        if (AgentError.isInstance(error) && error.details?.reason === 'input_still_queued')
+          this.note('claude.interrupt_input_still_queued');
         throw error;
       })
       .finally(() => {
@@ -248,7 +291,12 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   // ---- the process pool ------------------------------------------------------------------
 
   canRelease(): boolean {
-    return this.connection !== null && this.state.turn === null && this.prompts.size === 0 && this.state.backgroundTasks === 0;
+    return (
+      this.connection !== null &&
+      this.state.turn === null &&
+      this.prompts.size === 0 &&
+      this.state.backgroundTasks === 0
+    );
   }
 
   release(): Promise<void> {
@@ -264,7 +312,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   private async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     await this.settings.checkBinary();
-    const spare = this.settings.warmPool && !this.state.conversationEstablished ? await this.settings.warmPool.take(this.launchKey()) : undefined;
+    const spare =
+      this.settings.warmPool && !this.state.conversationEstablished
+        ? await this.settings.warmPool.take(this.launchKey())
+        : undefined;
     if (spare) {
       if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
       await spare.member.release();
@@ -288,10 +339,19 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
 
   /** Spares are interchangeable only between sessions that would launch the agent the same way. */
   private launchKey(): string {
-    return JSON.stringify([this.settings.transport, this.settings.binaryPath, this.options.workspace.path, this.options.ephemeral, this.configuration]);
+    return JSON.stringify([
+      this.settings.transport,
+      this.settings.binaryPath,
+      this.options.workspace.path,
+      this.options.ephemeral,
+      this.configuration,
+    ]);
   }
 
-  private launch(conversation: { kind: 'new' | 'resume'; providerSessionId: string }, listener: ConnectionListener): ClaudeConnection {
+  private launch(
+    conversation: { kind: 'new' | 'resume'; providerSessionId: string },
+    listener: ConnectionListener,
+  ): ClaudeConnection {
     return this.settings.connect(
       {
         configuration: this.configuration,
@@ -352,14 +412,26 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     this.connectionStarted = started;
     this.launchedMode = this.configuration.permissionMode;
     const agent = connection.process;
-    if (agent) this.emit({ type: 'session.process_started', pid: agent.pid, startTime: agent.startTime ?? null, marker: agent.marker });
+    if (agent)
+      this.emit({
+        type: 'session.process_started',
+        pid: agent.pid,
+        startTime: agent.startTime ?? null,
+        marker: agent.marker,
+      });
   }
 
   private spawn(): ClaudeConnection {
     const providerSessionId = this.state.providerSessionId!;
-    const conversation = { kind: this.state.conversationEstablished ? ('resume' as const) : ('new' as const), providerSessionId };
+    const conversation = {
+      kind: this.state.conversationEstablished ? ('resume' as const) : ('new' as const),
+      providerSessionId,
+    };
     let connection: ClaudeConnection | null = null;
-    connection = this.launch(conversation, this.listenerFor(() => connection));
+    connection = this.launch(
+      conversation,
+      this.listenerFor(() => connection),
+    );
     this.beginConnection(connection, providerSessionId, false);
     return connection;
   }
@@ -391,7 +463,12 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private note(code: string): void {
     if (this.state.notedDiagnostics.has(code)) return;
     this.state.notedDiagnostics.add(code);
-    this.emit({ type: 'diagnostic', level: 'warning', code, ...(this.state.turn ? { runId: this.state.turn.runId } : {}) });
+    this.emit({
+      type: 'diagnostic',
+      level: 'warning',
+      code,
+      ...(this.state.turn ? { runId: this.state.turn.runId } : {}),
+    });
   }
 
   private onActivity(): void {
@@ -407,8 +484,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
   private onFrame(frame: CliFrame): void {
     this.onStarted();
     this.onActivity();
-    if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame)) this.onUnstampedProducer(this.state.turn);
-    if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid)) this.unacknowledged = null;
+    if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame))
+      this.onUnstampedProducer(this.state.turn);
+    if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid))
+      this.unacknowledged = null;
     const turn = this.state.turn;
     const pendingStop = turn && this.interrupting?.runId === turn.runId ? this.interrupting.done : null;
     // A result that overtakes the stop's receipt is classified on its own; the receipt decides below.
@@ -418,9 +497,16 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const failure = turn?.failure;
     if (turn && failure) {
       // A run we are stopping ends failed whatever the CLI reports for it.
-      for (const part of parts) this.emit(part.type === 'run.completed' && part.runId === turn.runId ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: failure } : part);
+      for (const part of parts)
+        this.emit(
+          part.type === 'run.completed' && part.runId === turn.runId
+            ? { type: 'run.completed', runId: turn.runId, outcome: 'failed', error: failure }
+            : part,
+        );
     } else if (turn && pendingStop) {
-      const ending = parts.filter((part) => (part.type === 'run.completed' || part.type === 'control.completed') && part.runId === turn.runId);
+      const ending = parts.filter(
+        (part) => (part.type === 'run.completed' || part.type === 'control.completed') && part.runId === turn.runId,
+      );
       for (const part of parts) if (!ending.includes(part)) this.emit(part);
       if (ending.length > 0) void this.afterReceipt(pendingStop, ending);
     } else {
@@ -441,17 +527,26 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (this.stopped) return;
     for (const part of ending) {
       if (!applied) this.emit(part);
-      else if (part.type === 'run.completed') this.emit({ type: 'run.completed', runId: part.runId, outcome: 'interrupted' });
+      else if (part.type === 'run.completed')
+        this.emit({ type: 'run.completed', runId: part.runId, outcome: 'interrupted' });
       else if (part.type === 'control.completed') this.emit({ ...part, status: 'failed' });
     }
   }
 
   /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
-  private endTurn(turn: ActiveTurn, classification: { outcome: 'succeeded' | 'failed' | 'interrupted'; error?: SerializedAgentError | undefined }): void {
+  private endTurn(
+    turn: ActiveTurn,
+    classification: { outcome: 'succeeded' | 'failed' | 'interrupted'; error?: SerializedAgentError | undefined },
+  ): void {
     if (this.state.turn !== turn) return;
     this.state.turn = null;
     this.unacknowledged = null;
-    this.emit({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+    this.emit({
+      type: 'run.completed',
+      runId: turn.runId,
+      outcome: classification.outcome,
+      ...(classification.error ? { error: classification.error } : {}),
+    });
     this.afterTurn(turn);
   }
 
@@ -471,7 +566,10 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     turn.failure = failure;
     this.note('claude.stall_detected');
     const connection = this.connection;
-    if (connection) void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), { firstTurnOfProcess: !this.state.turnStartedOnProcess }).catch(() => undefined);
+    if (connection)
+      void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), {
+        firstTurnOfProcess: !this.state.turnStartedOnProcess,
+      }).catch(() => undefined);
     // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
       if (this.state.turn === turn) void this.stopConnection('released');
@@ -531,7 +629,13 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     const turn = this.state.turn;
     if (!turn) return;
     const pending = this.unacknowledged;
-    if (pending && !pending.retried && ending.kind === 'exited' && !this.stopped && (this.stopReason === null || this.stopReason === 'idle')) {
+    if (
+      pending &&
+      !pending.retried &&
+      ending.kind === 'exited' &&
+      !this.stopped &&
+      (this.stopReason === null || this.stopReason === 'idle')
+    ) {
       // The process died before it said anything about this turn (e.g. it had just exited while
       // idle, or was being let go for a waiting session as the turn came in): the input never
       // reached the conversation, so send it once more to a new process.
@@ -540,7 +644,9 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
       void this.send(pending.turn, pending.control);
       return;
     }
-    const classification = turn.failure ? { outcome: 'failed' as const, error: turn.failure } : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
+    const classification = turn.failure
+      ? { outcome: 'failed' as const, error: turn.failure }
+      : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
     this.endTurn(turn, classification);
   }
 }

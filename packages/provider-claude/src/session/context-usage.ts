@@ -12,6 +12,9 @@ export function toContextUsage(response: Record<string, unknown> | undefined): C
     totalTokens: count(response?.totalTokens),
     maxTokens: count(response?.maxTokens),
     percentage: count(response?.percentage),
-    categories: categories.slice(0, 100).map((category) => ({ name: String(category.name ?? category.id ?? 'unknown').slice(0, 200), tokens: count(category.tokens) })),
+    categories: categories.slice(0, 100).map((category) => ({
+      name: String(category.name ?? category.id ?? 'unknown').slice(0, 200),
+      tokens: count(category.tokens),
+    })),
   };
 }

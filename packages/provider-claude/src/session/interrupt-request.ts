@@ -8,8 +8,15 @@ import type { ActiveTurn } from '../translate/translator-state.js';
  * The receipt's shape (a `cancelled` list or not) tells which rules apply, so a transport without
  * cancel_queued (the Agent SDK's interrupt()) and an older CLI get the older rules.
  */
-export async function requestInterrupt(connection: ClaudeConnection, turn: ActiveTurn, onCancelledBeforeStart: () => void, options: { firstTurnOfProcess: boolean }): Promise<{ applied: boolean }> {
-  const response = (await connection.request({ subtype: 'interrupt' }, { timeoutMs: 15_000 })) as { still_queued?: unknown; cancelled?: unknown } | undefined;
+export async function requestInterrupt(
+  connection: ClaudeConnection,
+  turn: ActiveTurn,
+  onCancelledBeforeStart: () => void,
+  options: { firstTurnOfProcess: boolean },
+): Promise<{ applied: boolean }> {
+  const response = (await connection.request({ subtype: 'interrupt' }, { timeoutMs: 15_000 })) as
+    | { still_queued?: unknown; cancelled?: unknown }
+    | undefined;
   const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
   const cancelled = Array.isArray(response?.cancelled) ? (response.cancelled as unknown[]) : undefined;
   if (cancelled?.includes(turn.uuid)) {
@@ -23,7 +30,11 @@ export async function requestInterrupt(connection: ClaudeConnection, turn: Activ
   if (cancelled === undefined && stillQueued.includes(turn.uuid) && !latched) {
     // Not stopped (a started turn's input re-queued, or input held behind earlier work); a retry can stop it once it runs.
     turn.interruptRequested = false;
-    throw new AgentError({ code: 'provider_rejected', message: 'The claude CLI did not apply the stop (the input was still queued). Interrupt again.', details: { reason: 'input_still_queued' } });
+    throw new AgentError({
+      code: 'provider_rejected',
+      message: 'The claude CLI did not apply the stop (the input was still queued). Interrupt again.',
+      details: { reason: 'input_still_queued' },
+    });
   }
   return { applied: true };
 }

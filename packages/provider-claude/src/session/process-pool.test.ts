@@ -31,9 +31,11 @@ function member(name: string, log: string[], options: { idle?: boolean; lastActi
 
 /** acquire, recording the grant and the queue position in `log`. */
 function acquire(pool: ProcessPool, who: ReturnType<typeof member>, log: string[]): Promise<void> {
-  return pool.acquire(who, (position) => log.push(`queued ${who.name} at ${position}`)).then(() => {
-    log.push(`granted ${who.name}`);
-  });
+  return pool
+    .acquire(who, (position) => log.push(`queued ${who.name} at ${position}`))
+    .then(() => {
+      log.push(`granted ${who.name}`);
+    });
 }
 
 /** A pool of `limit` slots whose first slot is held by a busy member, `holder`. */
@@ -46,7 +48,7 @@ async function poolWithHolder(limit: number, whenFull: 'queue' | 'fail') {
 }
 
 describe('ProcessPool', () => {
-  it('hands a waiter the slot of a holder that goes idle, once that holder\'s process has stopped', async () => {
+  it("hands a waiter the slot of a holder that goes idle, once that holder's process has stopped", async () => {
     const { log, pool, holder } = await poolWithHolder(1, 'queue');
     const waiter = member('waiter', log);
     const granted = acquire(pool, waiter, log);
@@ -76,7 +78,11 @@ describe('ProcessPool', () => {
     const second = member('second', log);
     const third = member('third', log);
     const grants = [acquire(pool, first, log), acquire(pool, second, log), acquire(pool, third, log)];
-    expect(log.filter((line) => line.startsWith('queued'))).toEqual(['queued first at 0', 'queued second at 1', 'queued third at 2']);
+    expect(log.filter((line) => line.startsWith('queued'))).toEqual([
+      'queued first at 0',
+      'queued second at 1',
+      'queued third at 2',
+    ]);
 
     newer.setIdle(true);
     older.setIdle(true);
@@ -89,7 +95,11 @@ describe('ProcessPool', () => {
     // The third waits for a holder to end or go idle, and gets the slot then.
     pool.release(first);
     await grants[2];
-    expect(log.filter((line) => line.startsWith('granted')).slice(2)).toEqual(['granted first', 'granted second', 'granted third']);
+    expect(log.filter((line) => line.startsWith('granted')).slice(2)).toEqual([
+      'granted first',
+      'granted second',
+      'granted third',
+    ]);
   });
 
   it('lets no newcomer past the queue: a freed slot goes to the first waiter', async () => {

@@ -131,7 +131,8 @@ export class ProcessPool {
   private leastRecentlyUsedIdle(): PoolMember | undefined {
     let oldest: PoolMember | undefined;
     for (const member of this.holders) {
-      if (member.canRelease() && (oldest === undefined || member.lastActiveAt() < oldest.lastActiveAt())) oldest = member;
+      if (member.canRelease() && (oldest === undefined || member.lastActiveAt() < oldest.lastActiveAt()))
+        oldest = member;
     }
     return oldest;
   }

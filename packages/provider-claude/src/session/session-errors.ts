@@ -4,7 +4,10 @@ import { AgentError, type SerializedAgentError } from '@tether/protocol';
 export const closingMessage = 'The session is closing, so this request was not permitted.';
 
 export function sessionClosed(): AgentError {
-  return new AgentError({ code: 'session_closed', message: 'This session\'s agent process was stopped. Reopen the session to continue.' });
+  return new AgentError({
+    code: 'session_closed',
+    message: "This session's agent process was stopped. Reopen the session to continue.",
+  });
 }
 
 function duration(ms: number): string {
@@ -35,7 +38,7 @@ export function unstampedError(): SerializedAgentError {
   return new AgentError({
     code: 'provider_contract_violation',
     message:
-      'The claude CLI does not stamp its output with the input it belongs to, so Tether cannot tell which turn its frames belong to. Update the CLI (`claude update`, or npm install -g @anthropic-ai/claude-code@latest), or set the provider\'s correlation to \'legacy-unstamped\'.',
+      "The claude CLI does not stamp its output with the input it belongs to, so Tether cannot tell which turn its frames belong to. Update the CLI (`claude update`, or npm install -g @anthropic-ai/claude-code@latest), or set the provider's correlation to 'legacy-unstamped'.",
     details: { reason: 'frames_unstamped' },
   }).toObject();
 }
@@ -44,7 +47,8 @@ export function unstampedError(): SerializedAgentError {
 export function inputClosedError(): SerializedAgentError {
   return new AgentError({
     code: 'provider_crashed',
-    message: 'The claude CLI stopped reading its input (its stdin closed), so an answer could not reach it and it was stopped. Retry the turn: the next one starts a new process that resumes the conversation.',
+    message:
+      'The claude CLI stopped reading its input (its stdin closed), so an answer could not reach it and it was stopped. Retry the turn: the next one starts a new process that resumes the conversation.',
     details: { reason: 'stdin_closed' },
   }).toObject();
 }

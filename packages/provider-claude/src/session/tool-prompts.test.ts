@@ -8,7 +8,11 @@ function prompts(policy: Partial<{ approvals: 'bridge' | 'deny'; questions: 'bri
   const parts: AgentProviderV1Part[] = [];
   const notes: string[] = [];
   const answers: [string, Record<string, unknown>][] = [];
-  const value = new ToolPrompts({ policy: { approvals: 'bridge', questions: 'bridge', toolInputDetail: 'full', ...policy }, emit: (part) => parts.push(part), note: (code) => notes.push(code) });
+  const value = new ToolPrompts({
+    policy: { approvals: 'bridge', questions: 'bridge', toolInputDetail: 'full', ...policy },
+    emit: (part) => parts.push(part),
+    note: (code) => notes.push(code),
+  });
   const write = (requestId: string, response: Record<string, unknown>) => {
     answers.push([requestId, response]);
     return true;

@@ -1,6 +1,10 @@
 import { AgentError, type InteractionAnswer, newInteractionRef } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
-import { type ToolPermissionRequest, buildInteraction, ToolPermissionRequest as ToolPermissionRequestSchema } from '../interactions/build-interaction.js';
+import {
+  type ToolPermissionRequest,
+  buildInteraction,
+  ToolPermissionRequest as ToolPermissionRequestSchema,
+} from '../interactions/build-interaction.js';
 import { buildPermissionResponse } from '../interactions/build-permission-response.js';
 
 export interface ToolPromptPolicy {
@@ -14,7 +18,8 @@ export interface ToolPromptPolicy {
 /** Writes one answer to one of the CLI's requests: whether its input took it (a promise when known only once written). */
 export type AnswerWriter = (requestId: string, response: Record<string, unknown>) => boolean | Promise<boolean>;
 
-const approvalsDeniedMessage = 'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
+const approvalsDeniedMessage =
+  'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.';
 const questionsDeniedMessage = 'Questions cannot be shown to the user in this session. Ask them in your reply instead.';
 const runEndedMessage = 'The turn this request belonged to has ended, so it was not permitted.';
 
@@ -35,7 +40,11 @@ export class ToolPrompts {
   private readonly note: (code: string) => void;
   private readonly open = new Map<string, OpenPrompt>();
 
-  constructor(options: { policy: ToolPromptPolicy; emit: (part: AgentProviderV1Part) => void; note: (code: string) => void }) {
+  constructor(options: {
+    policy: ToolPromptPolicy;
+    emit: (part: AgentProviderV1Part) => void;
+    note: (code: string) => void;
+  }) {
     this.policy = options.policy;
     this.emit = options.emit;
     this.note = options.note;
@@ -52,15 +61,22 @@ export class ToolPrompts {
       this.note(code);
     };
     const parsed = ToolPermissionRequestSchema.safeParse(raw);
-    if (!parsed.success) return deny('The tool request could not be read, so it was not permitted.', 'claude.prompt_malformed');
+    if (!parsed.success)
+      return deny('The tool request could not be read, so it was not permitted.', 'claude.prompt_malformed');
     const request = parsed.data;
-    if (runId === null) return deny('This tool request belongs to no active turn, so it was not permitted.', 'claude.prompt_without_run');
+    if (runId === null)
+      return deny('This tool request belongs to no active turn, so it was not permitted.', 'claude.prompt_without_run');
     const isQuestion = request.tool_name === 'AskUserQuestion';
-    if (isQuestion && this.policy.questions === 'deny') return deny(questionsDeniedMessage, 'claude.questions_denied_by_policy');
-    if (!isQuestion && this.policy.approvals === 'deny') return deny(approvalsDeniedMessage, 'claude.approvals_denied_by_policy');
+    if (isQuestion && this.policy.questions === 'deny')
+      return deny(questionsDeniedMessage, 'claude.questions_denied_by_policy');
+    if (!isQuestion && this.policy.approvals === 'deny')
+      return deny(approvalsDeniedMessage, 'claude.approvals_denied_by_policy');
     const built = buildInteraction(request, { toolInputDetail: this.policy.toolInputDetail });
     if ('refusal' in built) {
-      return deny(`These questions could not be shown to the user (${built.refusal.replaceAll('_', ' ')}). Ask in your reply instead.`, `claude.question_refused.${built.refusal}`);
+      return deny(
+        `These questions could not be shown to the user (${built.refusal.replaceAll('_', ' ')}). Ask in your reply instead.`,
+        `claude.question_refused.${built.refusal}`,
+      );
     }
     const interactionRef = newInteractionRef();
     this.open.set(interactionRef, { requestId, runId, request });
@@ -74,10 +90,18 @@ export class ToolPrompts {
   respond(interactionRef: string, answer: InteractionAnswer, write: AnswerWriter): void | Promise<void> {
     const prompt = this.open.get(interactionRef);
     if (!prompt) {
-      throw new AgentError({ code: 'interaction_already_settled', message: 'The claude CLI is no longer waiting for this answer (it withdrew the prompt or its turn ended).' });
+      throw new AgentError({
+        code: 'interaction_already_settled',
+        message: 'The claude CLI is no longer waiting for this answer (it withdrew the prompt or its turn ended).',
+      });
     }
     this.open.delete(interactionRef);
-    const notTaken = () => new AgentError({ code: 'provider_crashed', message: 'The claude CLI is not taking input any more, so the answer could not be delivered.', details: { reason: 'stdin_closed' } });
+    const notTaken = () =>
+      new AgentError({
+        code: 'provider_crashed',
+        message: 'The claude CLI is not taking input any more, so the answer could not be delivered.',
+        details: { reason: 'stdin_closed' },
+      });
     const written = write(prompt.requestId, buildPermissionResponse(prompt.request, answer));
     if (written === false) throw notTaken();
     if (written === true) return;

@@ -28,7 +28,7 @@ function startingConnection(events: string[]) {
 }
 
 describe('WarmPool in a full process pool', () => {
-  it('keeps a starting spare\'s slot until it is ready, then gives it to a waiting session', async () => {
+  it("keeps a starting spare's slot until it is ready, then gives it to a waiting session", async () => {
     const events: string[] = [];
     const pool = new ProcessPool({ limit: 1, whenFull: 'queue' });
     const warmPool = new WarmPool({ spares: 1, processPool: pool });
@@ -37,7 +37,9 @@ describe('WarmPool in a full process pool', () => {
     expect(pool.activeCount).toBe(1);
 
     const session = { canRelease: () => false, release: async () => undefined, lastActiveAt: () => Date.now() };
-    const granted = pool.acquire(session, (position) => events.push(`queued at ${position}`)).then(() => events.push('session granted'));
+    const granted = pool
+      .acquire(session, (position) => events.push(`queued at ${position}`))
+      .then(() => events.push('session granted'));
     // Stopping a spare that is still starting would leave its process running next to the session's.
     await Promise.resolve();
     expect(events).toEqual(['queued at 0']);

@@ -64,7 +64,10 @@ export class WarmPool {
     const all = [...this.ready.values()].flat();
     this.ready.clear();
     const launching = [...this.launching];
-    await Promise.allSettled([...all.map((spare) => spare.member.release()), ...launching.map((connection) => connection.stop({ busy: false }))]);
+    await Promise.allSettled([
+      ...all.map((spare) => spare.member.release()),
+      ...launching.map((connection) => connection.stop({ busy: false })),
+    ]);
   }
 
   private async startSpare(key: string, launch: Launcher): Promise<void> {
@@ -88,7 +91,10 @@ export class WarmPool {
       const connection: ClaudeConnection = launch(providerSessionId, {
         onFrame: (frame) => adopted?.onFrame(frame),
         onNote: (code) => adopted?.onNote(code),
-        onPrompt: (requestId, request) => (adopted ? adopted.onPrompt(requestId, request) : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' })),
+        onPrompt: (requestId, request) =>
+          adopted
+            ? adopted.onPrompt(requestId, request)
+            : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' }),
         onPromptWithdrawn: (requestId) => adopted?.onPromptWithdrawn(requestId),
         onInputFailed: () => adopted?.onInputFailed(),
         onEnd: (ending) => {

@@ -8,7 +8,10 @@ import { createTranslatorState } from './translator-state.js';
 
 function readNdjson(name: string): unknown[] {
   const file = fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 /**
@@ -16,8 +19,14 @@ function readNdjson(name: string): unknown[] {
  * line written to stdin becomes the active turn (run_1, run_2, …) once the previous one ended.
  */
 function replay(name: string, options: { providerSessionId?: string } = {}): AgentProviderV1Part[] {
-  const sends = readNdjson(`${name}.stdin.ndjson`).filter((line) => (line as { type?: string }).type === 'user') as { uuid: string }[];
-  const state = createTranslatorState({ providerSessionId: options.providerSessionId ?? null, reportedProviderSessionId: null, conversationEstablished: false });
+  const sends = readNdjson(`${name}.stdin.ndjson`).filter((line) => (line as { type?: string }).type === 'user') as {
+    uuid: string;
+  }[];
+  const state = createTranslatorState({
+    providerSessionId: options.providerSessionId ?? null,
+    reportedProviderSessionId: null,
+    conversationEstablished: false,
+  });
   const parts: AgentProviderV1Part[] = [];
   let next = 0;
   const startNext = () => {
@@ -46,7 +55,11 @@ describe('translating recorded CLI transcripts', () => {
   it('text turn: deltas in order, usage, then a succeeded completion', () => {
     const parts = replay('text-turn');
     const types = parts.map((part) => part.type);
-    expect(types.slice(0, 3)).toEqual(['session.mode_changed', 'session.model_changed', 'session.provider_session_changed']);
+    expect(types.slice(0, 3)).toEqual([
+      'session.mode_changed',
+      'session.model_changed',
+      'session.provider_session_changed',
+    ]);
     expect(parts[1]).toEqual({ type: 'session.model_changed', model: 'claude-opus-5-5', source: 'provider' });
     expect(parts[0]).toEqual({ type: 'session.mode_changed', mode: 'ask_before_edit', source: 'provider' });
     expect(types.filter((type) => type === 'run.message_delta').length).toBeGreaterThanOrEqual(5);
@@ -54,7 +67,12 @@ describe('translating recorded CLI transcripts', () => {
     expect(parts.at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
     expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
     const usage = parts.find((part) => part.type === 'run.usage');
-    expect(usage).toMatchObject({ runId: 'run_1', inputTokens: expect.any(Number), outputTokens: expect.any(Number), costUsd: expect.any(Number) });
+    expect(usage).toMatchObject({
+      runId: 'run_1',
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      costUsd: expect.any(Number),
+    });
   });
 
   it('two turns: each run gets its own deltas and completion; cost is the per-process difference', () => {
@@ -65,8 +83,12 @@ describe('translating recorded CLI transcripts', () => {
       ['run_2', 'succeeded'],
     ]);
     expect(text(parts, 'run.message_delta', 'run_1')).not.toBe(text(parts, 'run.message_delta', 'run_2'));
-    const results = readNdjson('two-turns.ndjson').filter((value) => (value as { type?: string }).type === 'result') as { total_cost_usd: number }[];
-    const costs = parts.filter((part) => part.type === 'run.usage').map((part) => (part as { costUsd: number }).costUsd);
+    const results = readNdjson('two-turns.ndjson').filter(
+      (value) => (value as { type?: string }).type === 'result',
+    ) as { total_cost_usd: number }[];
+    const costs = parts
+      .filter((part) => part.type === 'run.usage')
+      .map((part) => (part as { costUsd: number }).costUsd);
     expect(costs[0]).toBeCloseTo(results[0]!.total_cost_usd, 10);
     expect(costs[0]! + costs[1]!).toBeCloseTo(results[1]!.total_cost_usd, 10);
     // The conversation id is reported once, not once per turn.
@@ -77,8 +99,12 @@ describe('translating recorded CLI transcripts', () => {
     const parts = replay('thinking-turn');
     expect(text(parts, 'run.thinking_delta').length).toBeGreaterThan(0);
     expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
-    const thinkingBlocks = new Set(parts.filter((part) => part.type === 'run.thinking_delta').map((part) => (part as { blockId: string }).blockId));
-    const textBlocks = new Set(parts.filter((part) => part.type === 'run.message_delta').map((part) => (part as { blockId: string }).blockId));
+    const thinkingBlocks = new Set(
+      parts.filter((part) => part.type === 'run.thinking_delta').map((part) => (part as { blockId: string }).blockId),
+    );
+    const textBlocks = new Set(
+      parts.filter((part) => part.type === 'run.message_delta').map((part) => (part as { blockId: string }).blockId),
+    );
     expect([...thinkingBlocks].some((block) => textBlocks.has(block))).toBe(false);
   });
 
@@ -97,28 +123,46 @@ describe('translating recorded CLI transcripts', () => {
     const parts = replay('api-error-500');
     expect(parts.find((part) => part.type === 'run.retrying')).toMatchObject({ httpStatus: 500, attempt: 1 });
     expect(text(parts, 'run.message_delta')).toBe('');
-    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'provider_api_error', details: { httpStatus: 500 } } });
+    expect(parts.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'provider_api_error', details: { httpStatus: 500 } },
+    });
   });
 
-  it('unknown resume id: resume_not_found, and the startup result\'s throwaway id is not followed', () => {
+  it("unknown resume id: resume_not_found, and the startup result's throwaway id is not followed", () => {
     const parts = replay('resume-unknown', { providerSessionId: 'b9a91f66-0000-4000-8000-000000000000' });
     expect(parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(0);
-    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'failed', error: { code: 'resume_not_found' } });
+    expect(parts.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'resume_not_found' },
+    });
   });
 
   it('denied tool prompt: the tool fails, the model is called again, the run succeeds', () => {
     const parts = replay('permission-request-default-mode');
-    expect(parts.filter((part) => part.type === 'run.tool_activity').map((part) => part.status)).toEqual(['invoked', 'failed']);
+    expect(parts.filter((part) => part.type === 'run.tool_activity').map((part) => part.status)).toEqual([
+      'invoked',
+      'failed',
+    ]);
     expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
   });
 
   it('subagent (background): its text is attributed to the Agent tool call, never merged into the answer', () => {
     const parts = replay('subagent-background');
-    const agentCall = parts.find((part): part is Extract<AgentProviderV1Part, { type: 'run.tool_activity' }> => part.type === 'run.tool_activity' && part.toolName === 'Agent');
+    const agentCall = parts.find(
+      (part): part is Extract<AgentProviderV1Part, { type: 'run.tool_activity' }> =>
+        part.type === 'run.tool_activity' && part.toolName === 'Agent',
+    );
     expect(agentCall).toBeDefined();
-    const subagentText = parts.filter((part) => part.type === 'run.message_delta' && part.parentToolUseId !== undefined);
+    const subagentText = parts.filter(
+      (part) => part.type === 'run.message_delta' && part.parentToolUseId !== undefined,
+    );
     expect(subagentText.length).toBeGreaterThan(0);
-    expect(subagentText.every((part) => (part as { parentToolUseId: string }).parentToolUseId === agentCall!.toolUseId)).toBe(true);
+    expect(
+      subagentText.every((part) => (part as { parentToolUseId: string }).parentToolUseId === agentCall!.toolUseId),
+    ).toBe(true);
     expect(text(parts, 'run.message_delta')).not.toContain('Hello from the background subagent');
     // The CLI's own follow-up turn (started by the task notification) belongs to no run of ours.
     expect(parts.filter((part) => part.type === 'run.completed')).toHaveLength(1);
@@ -134,7 +178,11 @@ describe('translating recorded CLI transcripts', () => {
 
 describe('translator edge cases', () => {
   function state() {
-    const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true });
+    const value = createTranslatorState({
+      providerSessionId: 'conversation',
+      reportedProviderSessionId: 'conversation',
+      conversationEstablished: true,
+    });
     value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
     return value;
   }
@@ -142,22 +190,40 @@ describe('translator edge cases', () => {
   it('splits a delta longer than 100,000 characters', () => {
     const current = state();
     const huge = 'x'.repeat(250_001);
-    const parts = translateFrame(current, parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: huge } } }));
+    const parts = translateFrame(
+      current,
+      parseCliFrame({
+        type: 'stream_event',
+        parent_tool_use_id: null,
+        event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: huge } },
+      }),
+    );
     expect(parts.map((part) => (part as { text: string }).text.length)).toEqual([100_000, 100_000, 50_001]);
   });
 
   it('ignores a result stamped for input it did not submit', () => {
     const current = state();
-    const parts = translateFrame(current, parseCliFrame({ type: 'result', subtype: 'success', is_error: false, user_message_uuids: ['someone-else'] }));
-    expect(parts).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' }]);
+    const parts = translateFrame(
+      current,
+      parseCliFrame({ type: 'result', subtype: 'success', is_error: false, user_message_uuids: ['someone-else'] }),
+    );
+    expect(parts).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' },
+    ]);
     expect(current.turn).not.toBeNull();
   });
 
   it('drops frames when no run is active, noting it once', () => {
     const current = state();
     current.turn = null;
-    const frame = parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } } });
-    expect(translateFrame(current, frame)).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_without_run' }]);
+    const frame = parseCliFrame({
+      type: 'stream_event',
+      parent_tool_use_id: null,
+      event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } },
+    });
+    expect(translateFrame(current, frame)).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.frame_without_run' },
+    ]);
     expect(translateFrame(current, frame)).toEqual([]);
   });
 
@@ -171,11 +237,29 @@ describe('translator edge cases', () => {
 });
 
 describe('correlation by stamped uuids', () => {
-  const delta = (text: string) => parseCliFrame({ type: 'stream_event', parent_tool_use_id: null, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } } });
-  const result = (fields: Record<string, unknown> = {}) => parseCliFrame({ type: 'result', subtype: 'success', is_error: false, session_id: 'conversation', num_turns: 1, ...fields });
+  const delta = (text: string) =>
+    parseCliFrame({
+      type: 'stream_event',
+      parent_tool_use_id: null,
+      event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
+    });
+  const result = (fields: Record<string, unknown> = {}) =>
+    parseCliFrame({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      session_id: 'conversation',
+      num_turns: 1,
+      ...fields,
+    });
 
   function waiting(correlation?: 'stamped' | 'legacy-unstamped') {
-    const value = createTranslatorState({ providerSessionId: 'conversation', reportedProviderSessionId: 'conversation', conversationEstablished: true, ...(correlation ? { correlation } : {}) });
+    const value = createTranslatorState({
+      providerSessionId: 'conversation',
+      reportedProviderSessionId: 'conversation',
+      conversationEstablished: true,
+      ...(correlation ? { correlation } : {}),
+    });
     value.turn = { runId: 'run_1', uuid: 'send-1', started: false, toolsRunning: 0, interruptRequested: false };
     return value;
   }
@@ -183,47 +267,102 @@ describe('correlation by stamped uuids', () => {
   it('stamped: a turn the CLI ran for input we did not submit is dropped until our stamp arrives', () => {
     const current = waiting();
     // The CLI's own follow-up turn (e.g. for a finished background task) runs before ours.
-    expect(translateFrame(current, delta('not ours'))).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' }]);
-    expect(translateFrame(current, result())).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' }]);
+    expect(translateFrame(current, delta('not ours'))).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' },
+    ]);
+    expect(translateFrame(current, result())).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' },
+    ]);
     expect(current.turn).not.toBeNull();
     translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'send-1', state: 'queued' }));
     expect(current.turn?.started).toBe(false);
     translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'send-1', state: 'started' }));
-    expect(translateFrame(current, delta('ours'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' }]);
-    expect(translateFrame(current, result({ user_message_uuids: ['send-1'] })).at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+    expect(translateFrame(current, delta('ours'))).toEqual([
+      { type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' },
+    ]);
+    expect(translateFrame(current, result({ user_message_uuids: ['send-1'] })).at(-1)).toEqual({
+      type: 'run.completed',
+      runId: 'run_1',
+      outcome: 'succeeded',
+    });
   });
 
   it('stamped: a startup failure ends the turn though it names no input', () => {
     const current = waiting();
-    const parts = translateFrame(current, result({ subtype: 'error_during_execution', is_error: true, num_turns: 0, errors: ['No conversation found with session ID: x'] }));
-    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', runId: 'run_1', outcome: 'failed', error: { code: 'resume_not_found' } });
+    const parts = translateFrame(
+      current,
+      result({
+        subtype: 'error_during_execution',
+        is_error: true,
+        num_turns: 0,
+        errors: ['No conversation found with session ID: x'],
+      }),
+    );
+    expect(parts.at(-1)).toMatchObject({
+      type: 'run.completed',
+      runId: 'run_1',
+      outcome: 'failed',
+      error: { code: 'resume_not_found' },
+    });
   });
 
   it('legacy-unstamped: frames and the result belong to the turn in flight by position', () => {
     const current = waiting('legacy-unstamped');
-    expect(translateFrame(current, delta('hello'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'hello' }]);
-    expect(translateFrame(current, result()).at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+    expect(translateFrame(current, delta('hello'))).toEqual([
+      { type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'hello' },
+    ]);
+    expect(translateFrame(current, result()).at(-1)).toEqual({
+      type: 'run.completed',
+      runId: 'run_1',
+      outcome: 'succeeded',
+    });
     expect(current.correlation).toBe('legacy-unstamped');
   });
 
   it('legacy-unstamped lapses the moment a stamp is seen: stamped rules from then on', () => {
     const current = waiting('legacy-unstamped');
-    const lapsed = translateFrame(current, parseCliFrame({ type: 'command_lifecycle', command_uuid: 'someone-else', state: 'queued' }));
-    expect(lapsed).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.correlation_stamped', runId: 'run_1' }]);
+    const lapsed = translateFrame(
+      current,
+      parseCliFrame({ type: 'command_lifecycle', command_uuid: 'someone-else', state: 'queued' }),
+    );
+    expect(lapsed).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.correlation_stamped', runId: 'run_1' },
+    ]);
     expect(current.correlation).toBe('stamped');
-    expect(translateFrame(current, delta('not ours'))).toEqual([{ type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' }]);
-    translateFrame(current, parseCliFrame({ type: 'system', subtype: 'init', session_id: 'conversation', user_message_uuids: ['send-1'] }));
-    expect(translateFrame(current, delta('ours'))).toEqual([{ type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' }]);
+    expect(translateFrame(current, delta('not ours'))).toEqual([
+      { type: 'diagnostic', level: 'debug', code: 'claude.frame_for_other_input', runId: 'run_1' },
+    ]);
+    translateFrame(
+      current,
+      parseCliFrame({ type: 'system', subtype: 'init', session_id: 'conversation', user_message_uuids: ['send-1'] }),
+    );
+    expect(translateFrame(current, delta('ours'))).toEqual([
+      { type: 'run.message_delta', runId: 'run_1', blockId: 'message:0', text: 'ours' },
+    ]);
   });
 });
 
 describe('assistant errors', () => {
   it('become one warning diagnostic with an allowlisted token; the text never reaches the answer', () => {
-    const current = createTranslatorState({ providerSessionId: 'c', reportedProviderSessionId: 'c', conversationEstablished: true });
+    const current = createTranslatorState({
+      providerSessionId: 'c',
+      reportedProviderSessionId: 'c',
+      conversationEstablished: true,
+    });
     current.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
-    const frame = (error: string) => parseCliFrame({ type: 'assistant', error, is_api_error_message: true, message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500 secret details' }] } });
-    expect(translateFrame(current, frame('server_error'))).toEqual([{ type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.server_error', runId: 'run_1' }]);
+    const frame = (error: string) =>
+      parseCliFrame({
+        type: 'assistant',
+        error,
+        is_api_error_message: true,
+        message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500 secret details' }] },
+      });
+    expect(translateFrame(current, frame('server_error'))).toEqual([
+      { type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.server_error', runId: 'run_1' },
+    ]);
     expect(translateFrame(current, frame('server_error'))).toEqual([]);
-    expect(translateFrame(current, frame('a new token: with prose'))).toEqual([{ type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.unknown', runId: 'run_1' }]);
+    expect(translateFrame(current, frame('a new token: with prose'))).toEqual([
+      { type: 'diagnostic', level: 'warning', code: 'claude.assistant_error.unknown', runId: 'run_1' },
+    ]);
   });
 });

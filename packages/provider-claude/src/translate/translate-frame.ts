@@ -1,6 +1,13 @@
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
-import type { AssistantFrame, CliFrame, ResultFrame, StreamEventFrame, SystemFrame, UserFrame } from '../frames/cli-frame-schemas.js';
+import type {
+  AssistantFrame,
+  CliFrame,
+  ResultFrame,
+  StreamEventFrame,
+  SystemFrame,
+  UserFrame,
+} from '../frames/cli-frame-schemas.js';
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
 import { splitText } from './split-text.js';
@@ -10,7 +17,13 @@ type Parts = AgentProviderV1Part[];
 
 const mainStream = '';
 
-function noteOnce(state: TranslatorState, parts: Parts, code: string, runId?: string, level: 'debug' | 'warning' = 'debug'): void {
+function noteOnce(
+  state: TranslatorState,
+  parts: Parts,
+  code: string,
+  runId?: string,
+  level: 'debug' | 'warning' = 'debug',
+): void {
   if (state.notedDiagnostics.has(code)) return;
   state.notedDiagnostics.add(code);
   parts.push({ type: 'diagnostic', level, code, ...(runId ? { runId } : {}) });
@@ -33,7 +46,14 @@ const assistantErrors = new Set([
   'cloud_credential_error',
 ]);
 
-function pushText(parts: Parts, kind: 'run.message_delta' | 'run.thinking_delta', runId: string, blockId: string, text: string, parentToolUseId: string | null | undefined): void {
+function pushText(
+  parts: Parts,
+  kind: 'run.message_delta' | 'run.thinking_delta',
+  runId: string,
+  blockId: string,
+  text: string,
+  parentToolUseId: string | null | undefined,
+): void {
   if (text.length === 0) return;
   for (const piece of splitText(text)) {
     parts.push({ type: kind, runId, blockId, text: piece, ...(parentToolUseId ? { parentToolUseId } : {}) });
@@ -51,7 +71,11 @@ function followSessionId(state: TranslatorState, sessionId: string, parts: Parts
 
 function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Parts): void {
   // init and status lines both carry the mode in effect (status after a change).
-  if ((frame.subtype === 'init' || frame.subtype === 'status') && frame.permissionMode && frame.permissionMode !== state.reportedPermissionMode) {
+  if (
+    (frame.subtype === 'init' || frame.subtype === 'status') &&
+    frame.permissionMode &&
+    frame.permissionMode !== state.reportedPermissionMode
+  ) {
     const mode = toNeutralPermissionMode(frame.permissionMode);
     if (mode) {
       state.reportedPermissionMode = frame.permissionMode;
@@ -120,14 +144,23 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
       const toolName = block.name ?? 'unknown';
       state.toolNames.set(block.id, toolName);
       if (!frame.parent_tool_use_id && state.turn) state.turn.toolsRunning += 1;
-      parts.push({ type: 'run.tool_activity', runId, status: 'invoked', toolName, toolUseId: block.id, ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}) });
+      parts.push({
+        type: 'run.tool_activity',
+        runId,
+        status: 'invoked',
+        toolName,
+        toolUseId: block.id,
+        ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
+      });
       return;
     }
     // A message that never streamed (e.g. the CLI's non-streaming retry) still reaches the host.
     if (streamed) return;
     const blockId = `${messageId ?? 'message'}:complete-${index}`;
-    if (block.type === 'text' && block.text) pushText(parts, 'run.message_delta', runId, blockId, block.text, frame.parent_tool_use_id);
-    if (block.type === 'thinking' && block.thinking) pushText(parts, 'run.thinking_delta', runId, blockId, block.thinking, frame.parent_tool_use_id);
+    if (block.type === 'text' && block.text)
+      pushText(parts, 'run.message_delta', runId, blockId, block.text, frame.parent_tool_use_id);
+    if (block.type === 'thinking' && block.thinking)
+      pushText(parts, 'run.thinking_delta', runId, blockId, block.thinking, frame.parent_tool_use_id);
   });
 }
 
@@ -204,7 +237,12 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
       output: (frame.result ?? '').slice(0, 100_000),
     });
   }
-  parts.push({ type: 'run.completed', runId: turn.runId, outcome: classification.outcome, ...(classification.error ? { error: classification.error } : {}) });
+  parts.push({
+    type: 'run.completed',
+    runId: turn.runId,
+    outcome: classification.outcome,
+    ...(classification.error ? { error: classification.error } : {}),
+  });
   state.turn = null;
 }
 
@@ -245,7 +283,8 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
       break;
     case 'conversation_reset':
       // /clear: the conversation starts over under a new id (followed at the next init).
-      if (state.turn && attributedRunId(state) !== null) parts.push({ type: 'context.cleared', runId: state.turn.runId });
+      if (state.turn && attributedRunId(state) !== null)
+        parts.push({ type: 'context.cleared', runId: state.turn.runId });
       break;
     case 'command_lifecycle':
       // Its stamp was read above (a `started` one begins the turn).

@@ -50,7 +50,13 @@ function emptyDraft(): Draft {
 }
 
 function isEmpty(draft: Draft): boolean {
-  return draft.events.length === 0 && draft.sessions.size === 0 && draft.runs.size === 0 && draft.interactions.size === 0 && draft.receipts.length === 0;
+  return (
+    draft.events.length === 0 &&
+    draft.sessions.size === 0 &&
+    draft.runs.size === 0 &&
+    draft.interactions.size === 0 &&
+    draft.receipts.length === 0
+  );
 }
 
 function sessionIdsOf(draft: Draft): Set<string> {
@@ -77,7 +83,8 @@ function addChange(draft: Draft, change: Change): void {
   draft.events.push(...change.events);
   for (const session of change.sessions) draft.sessions.set(session.sessionId, session);
   for (const run of change.runs) draft.runs.set(run.runId, run);
-  for (const interaction of change.interactions) draft.interactions.set(`${interaction.sessionId}/${interaction.interactionRef}`, interaction);
+  for (const interaction of change.interactions)
+    draft.interactions.set(`${interaction.sessionId}/${interaction.interactionRef}`, interaction);
 }
 
 /**
@@ -148,10 +155,17 @@ export class EventWriter {
     this.scheduledFlush?.cancel();
     this.scheduledFlush = null;
     const draft = this.takeStaged();
-    if (!draft) return this.chain.then(() => undefined, () => undefined);
+    if (!draft)
+      return this.chain.then(
+        () => undefined,
+        () => undefined,
+      );
     // The window counts from the last commit that wrote something.
     this.lastFlushAt = performance.now();
-    return this.enqueue(draft, 'background').then(() => undefined, () => undefined);
+    return this.enqueue(draft, 'background').then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /**
@@ -188,7 +202,9 @@ export class EventWriter {
   }
 
   private enqueue(draft: Draft, kind: WriteKind): Promise<ProtocolEvent[]> {
-    const result = this.chain.then(() => (kind === 'background' ? this.writeWithRetries(draft) : this.write(draft, kind)));
+    const result = this.chain.then(() =>
+      kind === 'background' ? this.writeWithRetries(draft) : this.write(draft, kind),
+    );
     this.chain = result.catch(() => undefined);
     return result;
   }
@@ -202,7 +218,12 @@ export class EventWriter {
         if (delay === undefined) {
           const failure = AgentError.isInstance(error)
             ? error
-            : new AgentError({ code: 'store_failure', message: 'Events could not be stored; they were dropped after retries. Check the data directory (disk space, permissions).', cause: error });
+            : new AgentError({
+                code: 'store_failure',
+                message:
+                  'Events could not be stored; they were dropped after retries. Check the data directory (disk space, permissions).',
+                cause: error,
+              });
           const sessionIds = [...sessionIdsOf(draft)].filter((sessionId) => !this.failed.has(sessionId));
           for (const sessionId of sessionIds) this.failed.set(sessionId, failure);
           this.options.onDropped(sessionIds, failure);
@@ -227,10 +248,21 @@ export class EventWriter {
       lastSeq: next.get(session.sessionId) ?? this.lastSeqOf(session.sessionId),
     }));
     try {
-      await this.options.store.commit({ events, sessions, runs: [...draft.runs.values()], interactions: [...draft.interactions.values()], receipts: draft.receipts });
+      await this.options.store.commit({
+        events,
+        sessions,
+        runs: [...draft.runs.values()],
+        interactions: [...draft.interactions.values()],
+        receipts: draft.receipts,
+      });
     } catch (error) {
       if (AgentError.isInstance(error)) throw error;
-      throw new AgentError({ code: 'store_failure', message: 'The store could not write the change; nothing was written. Check the data directory (disk space, permissions) and retry.', cause: error });
+      throw new AgentError({
+        code: 'store_failure',
+        message:
+          'The store could not write the change; nothing was written. Check the data directory (disk space, permissions) and retry.',
+        cause: error,
+      });
     }
     for (const [sessionId, seq] of next) this.lastSeq.set(sessionId, seq);
     if (kind === 'repair') for (const sessionId of sessionIdsOf(draft)) this.failed.delete(sessionId);

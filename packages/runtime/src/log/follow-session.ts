@@ -34,7 +34,12 @@ const replayPageSize = 500;
  * before the store is read again; live events that arrive while it is being read wait and are
  * merged by seq. Returns a stop function.
  */
-export function followSession(hub: SubscriptionHub, store: TetherStore, sessionId: string, options: FollowOptions): () => void {
+export function followSession(
+  hub: SubscriptionHub,
+  store: TetherStore,
+  sessionId: string,
+  options: FollowOptions,
+): () => void {
   let last = options.afterSeq;
   let stopped = false;
   // True while the store is read: live events wait in `arrived` until the stored ones are handed on.
@@ -101,7 +106,11 @@ export function followSession(hub: SubscriptionHub, store: TetherStore, sessionI
         return;
       }
       // Events published but not found in the store would be a broken log: say so rather than skip them.
-      if (last === before) throw new AgentError({ code: 'internal_error', message: 'The event log has a gap the store cannot fill. Reconnect from the last seq received.' });
+      if (last === before)
+        throw new AgentError({
+          code: 'internal_error',
+          message: 'The event log has a gap the store cannot fill. Reconnect from the last seq received.',
+        });
     }
   };
 

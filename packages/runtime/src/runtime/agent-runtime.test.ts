@@ -17,7 +17,6 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-
 /** A turn the test finishes by hand, to hold a run open. */
 function heldTurns() {
   const turns: MockTurnContext[] = [];
@@ -27,7 +26,8 @@ function heldTurns() {
       turns.push(context);
       waiters.shift()?.(context);
     },
-    next: () => new Promise<MockTurnContext>((resolve) => (turns.length > 0 ? resolve(turns.shift()!) : waiters.push(resolve))),
+    next: () =>
+      new Promise<MockTurnContext>((resolve) => (turns.length > 0 ? resolve(turns.shift()!) : waiters.push(resolve))),
   };
 }
 
@@ -47,14 +47,21 @@ describe('agent runtime with a mock provider', () => {
       [3, 'run.message_delta'],
       [4, 'run.completed'],
     ]);
-    expect(events[1]).toMatchObject({ runId: receipt.runId, input: [{ type: 'text', text: 'hello' }], inputRedacted: false });
+    expect(events[1]).toMatchObject({
+      runId: receipt.runId,
+      input: [{ type: 'text', text: 'hello' }],
+      inputRedacted: false,
+    });
     expect((await runtime.getSession(opened.sessionId)).state).toBe('idle');
     await runtime.shutdown();
   });
 
   it('redacts the turn input when the host asks', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace }, redactInput: true });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: workspace },
+      redactInput: true,
+    });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'secret plan' }] });
     await runtime.waitForRun(runId);
     const started = (await runtime.readEvents(sessionId)).find((event) => event.type === 'run.started');
@@ -66,14 +73,23 @@ describe('agent runtime with a mock provider', () => {
   it('returns the original receipt for a repeated commandId and does nothing twice', async () => {
     const provider = createMockProvider();
     const runtime = await createAgentRuntime({ providers: [provider] });
-    const command = { type: 'open_session', commandId: 'open-1', workspace: { kind: 'directory', path: workspace } } as const;
+    const command = {
+      type: 'open_session',
+      commandId: 'open-1',
+      workspace: { kind: 'directory', path: workspace },
+    } as const;
     const [first, concurrent] = await Promise.all([runtime.dispatch(command), runtime.dispatch(command)]);
     const again = await runtime.dispatch(command);
     expect(concurrent).toEqual(first);
     expect(again).toEqual(first);
     expect(await runtime.listSessions()).toHaveLength(1);
 
-    const turn = { type: 'submit_turn', commandId: 'turn-1', sessionId: first.sessionId, input: [{ type: 'text', text: 'hi' }] } as const;
+    const turn = {
+      type: 'submit_turn',
+      commandId: 'turn-1',
+      sessionId: first.sessionId,
+      input: [{ type: 'text', text: 'hi' }],
+    } as const;
     const turnReceipt = await runtime.dispatch(turn);
     await runtime.waitForRun(turnReceipt.runId);
     expect(await runtime.dispatch(turn)).toEqual(turnReceipt);
@@ -105,19 +121,35 @@ describe('agent runtime with a mock provider', () => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     const before = await runtime.readEvents(sessionId);
 
-    const unknownField = await agentErrorOf(runtime.dispatch({ type: 'submit_turn', commandId: 'c1', sessionId, input: [{ type: 'text', text: 'x' }], model: 'x' }));
+    const unknownField = await agentErrorOf(
+      runtime.dispatch({
+        type: 'submit_turn',
+        commandId: 'c1',
+        sessionId,
+        input: [{ type: 'text', text: 'x' }],
+        model: 'x',
+      }),
+    );
     expect(unknownField.code).toBe('invalid_command');
-    const image = await agentErrorOf(runtime.dispatch({ type: 'submit_turn', commandId: 'c2', sessionId, input: [{ type: 'image', data: 'AAAA' }] }));
+    const image = await agentErrorOf(
+      runtime.dispatch({ type: 'submit_turn', commandId: 'c2', sessionId, input: [{ type: 'image', data: 'AAAA' }] }),
+    );
     expect(image.code).toBe('capability_unsupported');
-    const missing = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: path.join(workspace, 'nope') } }));
+    const missing = await agentErrorOf(
+      runtime.openSession({ workspace: { kind: 'directory', path: path.join(workspace, 'nope') } }),
+    );
     expect(missing.code).toBe('invalid_workspace');
     const file = path.join(workspace, 'file.txt');
     await writeFile(file, 'x');
     const notDirectory = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: file } }));
     expect(notDirectory.code).toBe('invalid_workspace');
-    const flagLike = await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace }, model: '--resume' }));
+    const flagLike = await agentErrorOf(
+      runtime.openSession({ workspace: { kind: 'directory', path: workspace }, model: '--resume' }),
+    );
     expect(flagLike.code).toBe('invalid_command');
-    const unknownSession = await agentErrorOf(runtime.submitTurn({ sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x' }] }));
+    const unknownSession = await agentErrorOf(
+      runtime.submitTurn({ sessionId: 'ses_00000000000000000000000000000000', input: [{ type: 'text', text: 'x' }] }),
+    );
     expect(unknownSession.code).toBe('session_not_found');
 
     expect(await runtime.readEvents(sessionId)).toEqual(before);
@@ -126,17 +158,25 @@ describe('agent runtime with a mock provider', () => {
   });
 
   it('answers interrupt_run with capability_unsupported when the provider cannot interrupt', async () => {
-    const runtime = await createAgentRuntime({ providers: [createMockProvider({ capabilities: { interrupt: false } })] });
+    const runtime = await createAgentRuntime({
+      providers: [createMockProvider({ capabilities: { interrupt: false } })],
+    });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     expect((await agentErrorOf(runtime.interruptRun({ sessionId }))).code).toBe('capability_unsupported');
     await runtime.shutdown();
   });
 
   it('answers get_session_cost with capability_unsupported when the provider has no cost report of its own (sessionCost: false)', async () => {
-    const runtime = await createAgentRuntime({ providers: [createMockProvider({ capabilities: { usage: true, sessionCost: false } })] });
+    const runtime = await createAgentRuntime({
+      providers: [createMockProvider({ capabilities: { usage: true, sessionCost: false } })],
+    });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    expect(await agentErrorOf(runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
-    expect((await runtime.dispatch({ type: 'get_context_usage', commandId: 'usage-1', sessionId })).usage.totalTokens).toBe(10);
+    expect(
+      await agentErrorOf(runtime.dispatch({ type: 'get_session_cost', commandId: 'cost-1', sessionId })),
+    ).toMatchObject({ code: 'capability_unsupported', details: { reason: 'session_cost' } });
+    expect(
+      (await runtime.dispatch({ type: 'get_context_usage', commandId: 'usage-1', sessionId })).usage.totalTokens,
+    ).toBe(10);
     await runtime.shutdown();
   });
 
@@ -147,7 +187,10 @@ describe('agent runtime with a mock provider', () => {
     expect(await runtime.openSession({ continueSession: sessionId })).toMatchObject({ sessionId });
     await runtime.closeSession({ sessionId });
     const before = await runtime.readEvents(sessionId);
-    expect(await agentErrorOf(runtime.openSession({ continueSession: sessionId }))).toMatchObject({ code: 'capability_unsupported', details: { reason: 'resume' } });
+    expect(await agentErrorOf(runtime.openSession({ continueSession: sessionId }))).toMatchObject({
+      code: 'capability_unsupported',
+      details: { reason: 'resume' },
+    });
     expect(await runtime.readEvents(sessionId)).toEqual(before);
     expect((await runtime.getSession(sessionId)).state).toBe('closed');
     await runtime.shutdown();
@@ -162,14 +205,26 @@ describe('agent runtime with a mock provider', () => {
     await runtime.closeSession({ sessionId });
     expect((await runtime.getSession(sessionId)).state).toBe('closed');
     expect(provider.sessions[0]!.stops).toEqual(['close']);
-    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }))).code).toBe('session_closed');
+    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] }))).code).toBe(
+      'session_closed',
+    );
 
     const reopened = await runtime.openSession({ continueSession: sessionId });
     expect(reopened.sessionId).toBe(sessionId);
     const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
     expect((await runtime.waitForRun(second.runId)).outcome).toBe('succeeded');
     const types = (await runtime.readEvents(sessionId)).map((event) => event.type);
-    expect(types).toEqual(['session.opened', 'run.started', 'run.message_delta', 'run.completed', 'session.closed', 'session.opened', 'run.started', 'run.message_delta', 'run.completed']);
+    expect(types).toEqual([
+      'session.opened',
+      'run.started',
+      'run.message_delta',
+      'run.completed',
+      'session.closed',
+      'session.opened',
+      'run.started',
+      'run.message_delta',
+      'run.completed',
+    ]);
     await runtime.shutdown();
   });
 
@@ -182,12 +237,17 @@ describe('agent runtime with a mock provider', () => {
     });
     const runtime = await createAgentRuntime({ providers: [provider] });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    const [first, second] = await Promise.allSettled([runtime.closeSession({ sessionId }), runtime.closeSession({ sessionId })]);
+    const [first, second] = await Promise.allSettled([
+      runtime.closeSession({ sessionId }),
+      runtime.closeSession({ sessionId }),
+    ]);
     expect(first.status).toBe('rejected');
     expect(second.status).toBe('rejected');
     expect(provider.sessions[0]!.stops).toEqual(['close']);
     // Fenced at once: no turn gets in while the teardown is retried.
-    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }))).code).toBe('session_closed');
+    expect((await agentErrorOf(runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }))).code).toBe(
+      'session_closed',
+    );
     await runtime.closeSession({ sessionId });
     expect(provider.sessions[0]!.stops).toEqual(['close', 'close']);
     await runtime.shutdown();
@@ -226,11 +286,18 @@ describe('agent runtime with a mock provider', () => {
 
   it('fails the run with the provider error when the turn cannot start', async () => {
     const runtime = await createAgentRuntime({
-      providers: [createMockProvider({ turn: () => Promise.reject(new AgentError({ code: 'provider_unavailable', message: 'no binary' })) })],
+      providers: [
+        createMockProvider({
+          turn: () => Promise.reject(new AgentError({ code: 'provider_unavailable', message: 'no binary' })),
+        }),
+      ],
     });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
-    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_unavailable' } });
+    expect(await runtime.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_unavailable' },
+    });
     expect((await runtime.getSession(sessionId)).state).toBe('idle');
     await runtime.shutdown();
   });
@@ -244,7 +311,11 @@ describe('agent runtime with a mock provider', () => {
     await turns.next();
     // The first runtime "dies" without shutting down; a second one loads the same store.
     const second = await createAgentRuntime({ providers: [createMockProvider()], store });
-    expect(await second.getRun(runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(await second.getRun(runId)).toMatchObject({
+      status: 'completed',
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
     const snapshot = await second.getSession(sessionId);
     expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null });
     const next = await second.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
@@ -264,7 +335,9 @@ describe('agent runtime with a mock provider', () => {
       turn.emit({ type: 'run.message_delta', runId, blockId: 'b', text: `${index},` });
       // Subscribers join at different moments, each from a different point in the log.
       if (index % 400 === 0) {
-        subscribers.push(collectUntil(runtime, sessionId, (event) => event.type === 'run.completed', { afterSeq: index % 3 }));
+        subscribers.push(
+          collectUntil(runtime, sessionId, (event) => event.type === 'run.completed', { afterSeq: index % 3 }),
+        );
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
@@ -274,7 +347,9 @@ describe('agent runtime with a mock provider', () => {
     expect(lastSeq).toBe(total + 3);
     results.forEach((events, index) => {
       const from = ((index * 400) % 3) + 1;
-      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq - from + 1 }, (_, offset) => from + offset));
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: lastSeq - from + 1 }, (_, offset) => from + offset),
+      );
     });
     await runtime.shutdown();
   });

@@ -12,7 +12,12 @@ import {
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
+import type {
+  AgentProviderV1,
+  AgentProviderV1Part,
+  AgentProviderV1Session,
+  AgentProviderV1StopOptions,
+} from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
@@ -65,9 +70,15 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.providers = [...this.providerMap.values()];
     const fallback = options.defaultProvider ?? this.providerNames[0];
     if (fallback === undefined || !this.providerMap.has(fallback)) {
-      throw new AgentError({ code: 'provider_unavailable', message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).' });
+      throw new AgentError({
+        code: 'provider_unavailable',
+        message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).',
+      });
     }
-    this.policy = { ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}), ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}) };
+    this.policy = {
+      ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
+      ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}),
+    };
     this.writer = new EventWriter({
       store,
       onCommitted: (events) => this.publish(events),
@@ -79,7 +90,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.log = new SessionLog(this.writer);
     this.entries = new SessionCache({
       closedCapacity: options.closedSessionCacheSize ?? 100,
-      load: (sessionId) => loadClosedSession({ store: this.store, writer: this.writer, providers: this.providerMap }, sessionId),
+      load: (sessionId) =>
+        loadClosedSession({ store: this.store, writer: this.writer, providers: this.providerMap }, sessionId),
       // Its counter is restored from the row if the session is needed again.
       onEvict: (entry) => this.writer.forget(entry.record.sessionId),
     });
@@ -99,7 +111,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
       entries: this.entries,
       providers: this.providerMap,
       defaultProvider: fallback,
-      openSessions: new OpenSessionLimit({ max: options.maxOpenSessions ?? defaultMaxOpenSessions, countOpen: () => this.entries.countOpen() }),
+      openSessions: new OpenSessionLimit({
+        max: options.maxOpenSessions ?? defaultMaxOpenSessions,
+        countOpen: () => this.entries.countOpen(),
+      }),
       write: async (entry, bodies, receipt, fingerprint) => {
         await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
       },
@@ -116,7 +131,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * left running, and completes its open runs and interactions.
    */
   load(): Promise<void> {
-    return recoverOpenSessions({ store: this.store, writer: this.writer, log: this.log, entries: this.entries, providers: this.providerMap });
+    return recoverOpenSessions({
+      store: this.store,
+      writer: this.writer,
+      log: this.log,
+      entries: this.entries,
+      providers: this.providerMap,
+    });
   }
 
   // ---- commands -------------------------------------------------------------------------
@@ -174,7 +195,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
     onContractViolation: (entry, runId, error) => {
       this.failRun(entry, runId, error);
       // The run is over for Tether; the agent must not keep working on it unobserved.
-      void entry.ensureProvider(this.emitFor(entry)).then((session) => session.doInterrupt({ runId })).catch(() => undefined);
+      void entry
+        .ensureProvider(this.emitFor(entry))
+        .then((session) => session.doInterrupt({ runId }))
+        .catch(() => undefined);
     },
   };
 
@@ -187,7 +211,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   /** Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. */
-  private async runProviderWork(entry: SessionEntry, runId: string, work: (session: AgentProviderV1Session) => Promise<void>): Promise<void> {
+  private async runProviderWork(
+    entry: SessionEntry,
+    runId: string,
+    work: (session: AgentProviderV1Session) => Promise<void>,
+  ): Promise<void> {
     try {
       await work(await entry.ensureProvider(this.emitFor(entry)));
     } catch (error) {
@@ -197,7 +225,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   private failRun(entry: SessionEntry, runId: string, error: SerializedAgentError): void {
     if (entry.record.activeRunId !== runId) return;
-    this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'));
+    this.log.stage(
+      entry,
+      withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'),
+    );
   }
 
   async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
@@ -209,7 +240,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   /** Stops a session's provider; a process the runtime ends is recorded as stopped (its output no longer reaches the log). */
-  private async stopProcess(entry: SessionEntry, reason: 'close' | 'release', options: AgentProviderV1StopOptions = {}): Promise<void> {
+  private async stopProcess(
+    entry: SessionEntry,
+    reason: 'close' | 'release',
+    options: AgentProviderV1StopOptions = {},
+  ): Promise<void> {
     await entry.stopProvider(reason, options);
     if (entry.record.liveProcess === null) return;
     this.log.stage(entry, [{ type: 'session.process_stopped', reason: reason === 'close' ? 'closed' : 'released' }]);
@@ -248,7 +283,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   async getRun(runId: string): Promise<RunSnapshot> {
     const run = await this.store.getRun(runId);
-    if (!run) throw new AgentError({ code: 'run_not_found', message: 'No run has that id. Use the runId from the submit_turn receipt.' });
+    if (!run)
+      throw new AgentError({
+        code: 'run_not_found',
+        message: 'No run has that id. Use the runId from the submit_turn receipt.',
+      });
     return run;
   }
 
@@ -278,7 +317,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await this.storeFailures.ensureConsistent(sessionId);
       const entry = this.entryOrThrow(sessionId);
       if (entry.record.state !== 'closed') {
-        throw new AgentError({ code: 'session_open', message: 'The session is still open. Close it (close_session) before deleting it.' });
+        throw new AgentError({
+          code: 'session_open',
+          message: 'The session is still open. Close it (close_session) before deleting it.',
+        });
       }
       await entry.teardown.catch(() => undefined);
       await this.writer.flush();
@@ -289,7 +331,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   async probeProviders(options: { timeoutMs?: number } = {}) {
-    const results = await Promise.all(this.providers.map(async (provider) => [provider.name, await provider.doProbe(options)] as const));
+    const results = await Promise.all(
+      this.providers.map(async (provider) => [provider.name, await provider.doProbe(options)] as const),
+    );
     return Object.fromEntries(results);
   }
 
@@ -322,12 +366,18 @@ class Runtime extends TypedCommands implements AgentRuntime {
           type: 'run.completed',
           runId,
           outcome: 'interrupted',
-          error: { code: 'runtime_stopped', message: 'The runtime shut down while this run was active.', retryable: true },
+          error: {
+            code: 'runtime_stopped',
+            message: 'The runtime shut down while this run was active.',
+            retryable: true,
+          },
         };
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
       await this.writer.flush();
-      await Promise.allSettled(this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })));
+      await Promise.allSettled(
+        this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })),
+      );
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.writer.flush();
       await this.store.close();
@@ -338,12 +388,20 @@ class Runtime extends TypedCommands implements AgentRuntime {
   /** Asks every active run to stop, as interrupt_run would, and waits (within the grace) for them to end. */
   private async settleActiveRuns(grace: ShutdownGrace): Promise<void> {
     if (grace.signal.aborted) return;
-    const active = this.entries.entries().flatMap((entry) => (entry.record.activeRunId === null ? [] : [{ sessionId: entry.record.sessionId, runId: entry.record.activeRunId }]));
+    const active = this.entries
+      .entries()
+      .flatMap((entry) =>
+        entry.record.activeRunId === null
+          ? []
+          : [{ sessionId: entry.record.sessionId, runId: entry.record.activeRunId }],
+      );
     await Promise.allSettled(
       active.map(({ sessionId, runId }) => {
         const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
         // Commands are refused once stopping began: this one goes straight to its handler.
-        this.withSession(sessionId, () => runCommand(this.commands, command, fingerprintCommand(command))).catch(() => undefined);
+        this.withSession(sessionId, () => runCommand(this.commands, command, fingerprintCommand(command))).catch(
+          () => undefined,
+        );
         return this.runWaiters.wait(runId, grace.signal);
       }),
     );
@@ -352,7 +410,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
 /** Settles (never rejects) when the signal aborts. */
 function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
 /** The session a command works on (none for opening a new one). */

@@ -33,7 +33,13 @@ async function closedSessions(runtime: AgentRuntime, count: number): Promise<str
 
 /** What a caller sees of a session, without what differs between two sessions (ids, times). */
 function observable(snapshot: SessionSnapshot) {
-  return { state: snapshot.state, lastSeq: snapshot.lastSeq, pendingInteractions: snapshot.pendingInteractions.length, title: snapshot.title, lastRun: snapshot.lastRun?.outcome };
+  return {
+    state: snapshot.state,
+    lastSeq: snapshot.lastSeq,
+    pendingInteractions: snapshot.pendingInteractions.length,
+    title: snapshot.title,
+    lastRun: snapshot.lastRun?.outcome,
+  };
 }
 
 const types = (events: readonly ProtocolEvent[]) => events.map((event) => `${event.seq} ${event.type}`);
@@ -65,9 +71,21 @@ describe('closed sessions beyond the cache', () => {
     expect(await runtime.countSessionsByState()).toEqual({ idle: 0, running: 0, waiting: 0, closed: 8 });
 
     const snapshot = await runtime.getSession(oldest);
-    expect(observable(snapshot)).toEqual({ state: 'closed', lastSeq: 5, pendingInteractions: 0, title: 'turn 0', lastRun: 'succeeded' });
+    expect(observable(snapshot)).toEqual({
+      state: 'closed',
+      lastSeq: 5,
+      pendingInteractions: 0,
+      title: 'turn 0',
+      lastRun: 'succeeded',
+    });
     const history = await runtime.readEvents(oldest);
-    expect(types(history)).toEqual(['1 session.opened', '2 run.started', '3 run.message_delta', '4 run.completed', '5 session.closed']);
+    expect(types(history)).toEqual([
+      '1 session.opened',
+      '2 run.started',
+      '3 run.message_delta',
+      '4 run.completed',
+      '5 session.closed',
+    ]);
     expect(await collectUntil(runtime, oldest, (event) => event.seq === 5)).toEqual(history);
 
     const readsBefore = sessionReads();
@@ -75,7 +93,12 @@ describe('closed sessions beyond the cache', () => {
     expect(sessionReads(), 'the closed session was read back from the store').toBeGreaterThan(readsBefore);
     const { runId } = await runtime.submitTurn({ sessionId: oldest, input: [{ type: 'text', text: 'again' }] });
     await runtime.waitForRun(runId);
-    expect(types(await runtime.readEvents(oldest, { afterSeq: 5 }))).toEqual(['6 session.opened', '7 run.started', '8 run.message_delta', '9 run.completed']);
+    expect(types(await runtime.readEvents(oldest, { afterSeq: 5 }))).toEqual([
+      '6 session.opened',
+      '7 run.started',
+      '8 run.message_delta',
+      '9 run.completed',
+    ]);
     expect(await runtime.countSessionsByState()).toEqual({ idle: 1, running: 0, waiting: 0, closed: 7 });
     expect((await runtime.listSessions({ state: 'idle' })).map((session) => session.sessionId)).toEqual([oldest]);
 
@@ -86,7 +109,9 @@ describe('closed sessions beyond the cache', () => {
     expect((await agentErrorOf(runtime.openSession({ continueSession: second }))).code).toBe('session_not_found');
     expect((await agentErrorOf(runtime.deleteSession(second))).code).toBe('session_not_found');
     expect((await agentErrorOf(runtime.deleteSession(oldest))).code).toBe('session_open');
-    expect((await runtime.listSessions()).map((session) => session.sessionId)).toEqual(newestFirstIds.filter((id) => id !== second));
+    expect((await runtime.listSessions()).map((session) => session.sessionId)).toEqual(
+      newestFirstIds.filter((id) => id !== second),
+    );
     await runtime.shutdown();
   });
 
@@ -105,8 +130,17 @@ describe('closed sessions beyond the cache', () => {
       expect(again.sessionId).toBe(sessionId);
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'after the reopen' }] });
       await runtime.waitForRun(runId);
-      await Promise.all([runtime.closeSession({ sessionId }), runtime.getSession(sessionId), runtime.closeSession({ sessionId })]);
-      const seen = { during: observable(during), events: types(events), after: observable(await runtime.getSession(sessionId)), log: types(await runtime.readEvents(sessionId)) };
+      await Promise.all([
+        runtime.closeSession({ sessionId }),
+        runtime.getSession(sessionId),
+        runtime.closeSession({ sessionId }),
+      ]);
+      const seen = {
+        during: observable(during),
+        events: types(events),
+        after: observable(await runtime.getSession(sessionId)),
+        log: types(await runtime.readEvents(sessionId)),
+      };
       await runtime.shutdown();
       return seen;
     }

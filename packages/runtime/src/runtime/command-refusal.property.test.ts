@@ -25,27 +25,72 @@ afterEach(async () => {
 });
 
 const interactionRef = `int_${'1'.repeat(32)}`;
-const approval: ApprovalRequest = { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: false, defaultToNo: true };
+const approval: ApprovalRequest = {
+  kind: 'approval',
+  toolName: 'Bash',
+  toolUseId: 'toolu-1',
+  category: 'command',
+  input: { command: 'ls' },
+  offerSessionApproval: false,
+  defaultToNo: true,
+};
 
 /** Commands aimed at the live session and its pending approval, most of them wrong in one way or another. */
 function commandFor(sessionId: string, runId: string) {
   const answer = fc.oneof(
-    fc.record({ decision: fc.constantFrom('approve', 'deny', 'answer', 'decline', 'maybe'), scope: fc.constantFrom('once', 'session', 'local_settings', 'forever') }, { requiredKeys: ['decision'] }),
+    fc.record(
+      {
+        decision: fc.constantFrom('approve', 'deny', 'answer', 'decline', 'maybe'),
+        scope: fc.constantFrom('once', 'session', 'local_settings', 'forever'),
+      },
+      { requiredKeys: ['decision'] },
+    ),
     fc.record({ decision: fc.constant('approve'), continueInMode: fc.constantFrom('plan', 'auto_edit') }),
-    fc.record({ decision: fc.constant('answer'), answers: fc.array(fc.record({ selected: fc.array(fc.string(), { maxLength: 2 }) }), { maxLength: 2 }) }),
+    fc.record({
+      decision: fc.constant('answer'),
+      answers: fc.array(fc.record({ selected: fc.array(fc.string(), { maxLength: 2 }) }), { maxLength: 2 }),
+    }),
     fc.jsonValue(),
   );
   const reference = fc.constantFrom(interactionRef, `int_${'2'.repeat(32)}`, 'int_short');
   const session = fc.constantFrom(sessionId, `ses_${'f'.repeat(32)}`, 'ses_nope');
   const commandId = fc.stringMatching(/^[a-z]{1,6}$/).map((suffix) => `cmd-${suffix}`);
-  return fc.oneof(
-    fc.record({ type: fc.constant('respond_interaction'), commandId, sessionId: session, interactionRef: reference, answer }),
-    fc.record({ type: fc.constant('submit_turn'), commandId, sessionId: session, input: fc.constantFrom([{ type: 'text', text: 'again' }], [{ type: 'image' }], [], 'text') }),
-    fc.record({ type: fc.constant('interrupt_run'), commandId, sessionId: session, runId: fc.constantFrom(`run_${'9'.repeat(32)}`, 'run_bad') }),
-    fc.record({ type: fc.constantFrom('set_permission_mode'), commandId, sessionId: session, mode: fc.constantFrom('bypass', 'yolo', 7) }),
-    fc.record({ type: fc.constantFrom('run_control', 'set_model', 'close_session'), commandId, sessionId: fc.constantFrom(`ses_${'f'.repeat(32)}`, 'ses_nope'), name: fc.constantFrom('compact', '--x') }),
-    fc.anything(),
-  ).map((command) => ({ command, runId }));
+  return fc
+    .oneof(
+      fc.record({
+        type: fc.constant('respond_interaction'),
+        commandId,
+        sessionId: session,
+        interactionRef: reference,
+        answer,
+      }),
+      fc.record({
+        type: fc.constant('submit_turn'),
+        commandId,
+        sessionId: session,
+        input: fc.constantFrom([{ type: 'text', text: 'again' }], [{ type: 'image' }], [], 'text'),
+      }),
+      fc.record({
+        type: fc.constant('interrupt_run'),
+        commandId,
+        sessionId: session,
+        runId: fc.constantFrom(`run_${'9'.repeat(32)}`, 'run_bad'),
+      }),
+      fc.record({
+        type: fc.constantFrom('set_permission_mode'),
+        commandId,
+        sessionId: session,
+        mode: fc.constantFrom('bypass', 'yolo', 7),
+      }),
+      fc.record({
+        type: fc.constantFrom('run_control', 'set_model', 'close_session'),
+        commandId,
+        sessionId: fc.constantFrom(`ses_${'f'.repeat(32)}`, 'ses_nope'),
+        name: fc.constantFrom('compact', '--x'),
+      }),
+      fc.anything(),
+    )
+    .map((command) => ({ command, runId }));
 }
 
 describe('command refusal (property-based)', () => {
@@ -67,7 +112,15 @@ describe('command refusal (property-based)', () => {
       session: await current.getSession(sessionId),
       run: await current.getRun(runId),
       sessions: await current.listSessions(),
-      provider: JSON.stringify(provider.sessions.map(({ turns, stops, responses, modes, interrupts }) => ({ turns, stops, responses, modes, interrupts }))),
+      provider: JSON.stringify(
+        provider.sessions.map(({ turns, stops, responses, modes, interrupts }) => ({
+          turns,
+          stops,
+          responses,
+          modes,
+          interrupts,
+        })),
+      ),
     });
     let refusals = 0;
     await fc.assert(

@@ -31,7 +31,12 @@ function streaming(deltas: number) {
 }
 
 /** Follows until `until` holds for an event; resolves with everything handed on. */
-function followUntil(runtime: Awaited<ReturnType<typeof createAgentRuntime>>, sessionId: string, afterSeq: number, until: (event: ProtocolEvent) => boolean): Promise<ProtocolEvent[]> {
+function followUntil(
+  runtime: Awaited<ReturnType<typeof createAgentRuntime>>,
+  sessionId: string,
+  afterSeq: number,
+  until: (event: ProtocolEvent) => boolean,
+): Promise<ProtocolEvent[]> {
   return new Promise((resolve, reject) => {
     const events: ProtocolEvent[] = [];
     runtime.follow(sessionId, {
@@ -119,7 +124,9 @@ describe('runtime.follow', () => {
 
   it('reports an unknown session to onError with session_not_found', async () => {
     const runtime = await createAgentRuntime({ providers: [streaming(1)] });
-    const error = await new Promise((resolve) => runtime.follow('ses_00000000000000000000000000000000', { afterSeq: 0, onEvent: () => true, onError: resolve }));
+    const error = await new Promise((resolve) =>
+      runtime.follow('ses_00000000000000000000000000000000', { afterSeq: 0, onEvent: () => true, onError: resolve }),
+    );
     expect(error).toMatchObject({ code: 'session_not_found' });
     await runtime.shutdown();
   });
@@ -161,7 +168,10 @@ describe('runtime.follow with onStoredEvent (a paced replay)', () => {
     const thirdRunId = await new Promise<string>((resolve, reject) => {
       let third: Promise<string> | undefined;
       const startThirdAfter = (event: ProtocolEvent) => {
-        if (event.type === 'run.completed' && event.runId === second.runId) third = runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'three' }] }).then((receipt) => receipt.runId);
+        if (event.type === 'run.completed' && event.runId === second.runId)
+          third = runtime
+            .submitTurn({ sessionId, input: [{ type: 'text', text: 'three' }] })
+            .then((receipt) => receipt.runId);
       };
       runtime.follow(sessionId, {
         afterSeq: 0,

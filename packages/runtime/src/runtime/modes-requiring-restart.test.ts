@@ -25,7 +25,8 @@ function agentProvider(options: { hold?: (context: MockTurnContext) => void } = 
   return createMockProvider({
     requiresRestartFor: (mode: PermissionMode, session) => mode === 'bypass' && running(session),
     turn: (context) => {
-      if (context.session.turns.length === 1) context.emit({ type: 'session.process_started', pid: 4242, startTime: null, marker: 'mock' });
+      if (context.session.turns.length === 1)
+        context.emit({ type: 'session.process_started', pid: 4242, startTime: null, marker: 'mock' });
       if (options.hold) return options.hold(context);
       context.emit({ type: 'run.completed', runId: context.runId, outcome: 'succeeded' });
     },
@@ -47,7 +48,10 @@ describe('modes that need the agent restarted', () => {
     const refused = await agentErrorOf(runtime.setPermissionMode({ sessionId, mode: 'bypass' }));
     expect(refused.code).toBe('requires_restart');
     expect(refused.message).toContain('restart: true');
-    expect(await runtime.getSession(sessionId)).toMatchObject({ permissionMode: null, modesRequiringRestart: ['bypass'] });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      permissionMode: null,
+      modesRequiringRestart: ['bypass'],
+    });
 
     const receipt = await runtime.setPermissionMode({ sessionId, mode: 'bypass', restart: true });
     expect(receipt.mode).toBe('bypass');
@@ -58,7 +62,11 @@ describe('modes that need the agent restarted', () => {
       { type: 'session.process_stopped', reason: 'released' },
       { type: 'session.mode_changed', mode: 'bypass', source: 'command' },
     ]);
-    expect(await runtime.getSession(sessionId)).toMatchObject({ permissionMode: 'bypass', modesRequiringRestart: [], configuration: { permissionMode: 'bypass' } });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      permissionMode: 'bypass',
+      modesRequiringRestart: [],
+      configuration: { permissionMode: 'bypass' },
+    });
 
     // The next turn starts the agent again (resuming the conversation) in the new mode.
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });
@@ -93,7 +101,11 @@ describe('modes that need the agent restarted', () => {
     const refused = await agentErrorOf(runtime.setPermissionMode({ sessionId, mode: 'bypass', restart: true }));
     expect(refused.code).toBe('run_active');
     expect(provider.sessions[0]!.stops).toEqual([]);
-    expect(await runtime.getSession(sessionId)).toMatchObject({ state: 'running', permissionMode: null, modesRequiringRestart: ['bypass'] });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      state: 'running',
+      permissionMode: null,
+      modesRequiringRestart: ['bypass'],
+    });
     turn.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     await runtime.waitForRun(runId);
     await runtime.shutdown();

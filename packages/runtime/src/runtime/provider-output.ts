@@ -1,4 +1,10 @@
-import type { DiagnosticLevel, EventBody, InteractionAnswer, QuestionSetRequest, SerializedAgentError } from '@tether/protocol';
+import type {
+  DiagnosticLevel,
+  EventBody,
+  InteractionAnswer,
+  QuestionSetRequest,
+  SerializedAgentError,
+} from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { acceptsProviderPart } from '../state/session-machine.js';
 import { refusedPartType } from './provider-part-check.js';
@@ -31,7 +37,13 @@ export interface ProviderOutputHandlers {
  * per code (a provider must not be able to grow the log without bound), and a run's end cancels
  * what it still holds.
  */
-export function acceptProviderPart(log: SessionLog, entry: SessionEntry, part: AgentProviderV1Part, policy: InteractionPolicy, handlers: ProviderOutputHandlers): void {
+export function acceptProviderPart(
+  log: SessionLog,
+  entry: SessionEntry,
+  part: AgentProviderV1Part,
+  policy: InteractionPolicy,
+  handlers: ProviderOutputHandlers,
+): void {
   const refused = refusedPartType(part);
   if (refused !== null) {
     refuseMalformedPart(log, entry, part, refused, handlers);
@@ -58,7 +70,10 @@ export function acceptProviderPart(log: SessionLog, entry: SessionEntry, part: A
       break;
     case 'interaction.requested': {
       if (entry.interactions.has(part.interactionRef)) return;
-      const request = part.request.kind === 'question_set' && policy.isSensitive?.(part.request) ? { ...part.request, sensitive: true } : part.request;
+      const request =
+        part.request.kind === 'question_set' && policy.isSensitive?.(part.request)
+          ? { ...part.request, sensitive: true }
+          : part.request;
       bodies = [{ ...part, request }];
       break;
     }
@@ -87,7 +102,13 @@ export function acceptProviderPart(log: SessionLog, entry: SessionEntry, part: A
  * no longer active and its later parts are dropped). A part that names another run, or arrives
  * while no run is active, is dropped and fails nothing.
  */
-function refuseMalformedPart(log: SessionLog, entry: SessionEntry, part: unknown, type: string, handlers: ProviderOutputHandlers): void {
+function refuseMalformedPart(
+  log: SessionLog,
+  entry: SessionEntry,
+  part: unknown,
+  type: string,
+  handlers: ProviderOutputHandlers,
+): void {
   const runId = entry.record.activeRunId;
   const partRunId: unknown = (part as { runId?: unknown } | null)?.runId;
   if (typeof partRunId === 'string' && partRunId !== runId) {

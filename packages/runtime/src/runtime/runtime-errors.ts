@@ -2,11 +2,17 @@ import { AgentError } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 
 export function runtimeStopped(): AgentError {
-  return new AgentError({ code: 'runtime_stopped', message: 'This runtime has shut down. Create a new runtime to continue.' });
+  return new AgentError({
+    code: 'runtime_stopped',
+    message: 'This runtime has shut down. Create a new runtime to continue.',
+  });
 }
 
 export function sessionNotFound(): AgentError {
-  return new AgentError({ code: 'session_not_found', message: 'No session has that id. Check the id, or open a new session with open_session.' });
+  return new AgentError({
+    code: 'session_not_found',
+    message: 'No session has that id. Check the id, or open a new session with open_session.',
+  });
 }
 
 export function commandIdReused(): AgentError {
@@ -18,5 +24,9 @@ export function commandIdReused(): AgentError {
 }
 
 export function unsupported(provider: AgentProviderV1, what: string, reason: string): AgentError {
-  return new AgentError({ code: 'capability_unsupported', message: `The ${provider.name} provider cannot ${what}.`, details: { reason } });
+  return new AgentError({
+    code: 'capability_unsupported',
+    message: `The ${provider.name} provider cannot ${what}.`,
+    details: { reason },
+  });
 }

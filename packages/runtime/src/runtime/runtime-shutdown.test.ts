@@ -49,7 +49,9 @@ describe('runtime.shutdown options', () => {
     // Ended by the agent's own stop, not by the runtime giving up on it.
     expect(await completed).toMatchObject({ status: 'completed', outcome: 'interrupted', error: null });
     expect(stops).toEqual([{ force: true }]);
-    expect((await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace } }))).code).toBe('runtime_stopped');
+    expect((await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace } }))).code).toBe(
+      'runtime_stopped',
+    );
   });
 
   it('a run that does not settle within the grace is recorded interrupted (runtime_stopped); a second call can cut the grace short', async () => {

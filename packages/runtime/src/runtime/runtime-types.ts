@@ -1,4 +1,16 @@
-import type { CommandInput, CommandType, PermissionMode, ProtocolEvent, QuestionSetRequest, Receipt, ReceiptFor, RunSnapshot, SessionSnapshot, SubscribeOptions, TetherSurface } from '@tether/protocol';
+import type {
+  CommandInput,
+  CommandType,
+  PermissionMode,
+  ProtocolEvent,
+  QuestionSetRequest,
+  Receipt,
+  ReceiptFor,
+  RunSnapshot,
+  SessionSnapshot,
+  SubscribeOptions,
+  TetherSurface,
+} from '@tether/protocol';
 import type { AgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
 import type { FollowOptions } from '../log/follow-session.js';

@@ -12,10 +12,19 @@ import {
   sessionConfigurationKeys,
   zeroUsage,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions, AgentProviderV1StopReason } from '@tether/provider-spec';
+import type {
+  AgentProviderV1,
+  AgentProviderV1Part,
+  AgentProviderV1Session,
+  AgentProviderV1StopOptions,
+  AgentProviderV1StopReason,
+} from '@tether/provider-spec';
 import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
 
-export function createSessionRecord(command: OpenSessionCommand, context: { provider: string; workspace: Workspace; at: string }): SessionRecord {
+export function createSessionRecord(
+  command: OpenSessionCommand,
+  context: { provider: string; workspace: Workspace; at: string },
+): SessionRecord {
   const configuration: Record<string, unknown> = {};
   for (const key of sessionConfigurationKeys) {
     if (command[key] !== undefined) configuration[key] = command[key];
@@ -63,7 +72,12 @@ export function toSessionSnapshot(entry: SessionEntry, lastSeq: number): Session
  * A snapshot from a record and its open interactions (a closed session read from the store has
  * none, and no agent that could need a restart).
  */
-export function snapshotOfRecord(record: SessionRecord, openInteractions: readonly InteractionRecord[], lastSeq: number, modesRequiringRestart: PermissionMode[] = []): SessionSnapshot {
+export function snapshotOfRecord(
+  record: SessionRecord,
+  openInteractions: readonly InteractionRecord[],
+  lastSeq: number,
+  modesRequiringRestart: PermissionMode[] = [],
+): SessionSnapshot {
   return {
     sessionId: record.sessionId,
     provider: record.provider,
@@ -123,7 +137,8 @@ export class SessionEntry {
   loadInteractions(store: TetherStore): Promise<void> {
     this.interactionsLoaded ??= store.listInteractions(this.record.sessionId).then((stored) => {
       for (const interaction of stored) {
-        if (!this.interactions.has(interaction.interactionRef)) this.interactions.set(interaction.interactionRef, interaction);
+        if (!this.interactions.has(interaction.interactionRef))
+          this.interactions.set(interaction.interactionRef, interaction);
       }
     });
     return this.interactionsLoaded;
@@ -165,7 +180,11 @@ export class SessionEntry {
   }
 
   /** A copy of what a command may change, to restore if its write fails. */
-  snapshotState(): { record: SessionRecord; activeRun: RunRecord | null; interactions: Map<string, InteractionRecord> } {
+  snapshotState(): {
+    record: SessionRecord;
+    activeRun: RunRecord | null;
+    interactions: Map<string, InteractionRecord>;
+  } {
     return { record: this.record, activeRun: this.activeRun, interactions: new Map(this.interactions) };
   }
 

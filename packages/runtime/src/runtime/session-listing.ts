@@ -39,7 +39,11 @@ export async function listSessions(source: ListingSource, options: ListSessionsO
   for (;;) {
     if (!exhausted) {
       const size = Math.min(storeBatchSize, Number.isFinite(limit) ? limit : storeBatchSize);
-      const batch = await source.store.listSessions({ limit: size, state: 'closed', ...(cursor ? { before: cursor } : {}) });
+      const batch = await source.store.listSessions({
+        limit: size,
+        state: 'closed',
+        ...(cursor ? { before: cursor } : {}),
+      });
       rows.push(...batch);
       exhausted = batch.length < size;
       cursor = batch.at(-1) ?? cursor;
@@ -47,18 +51,30 @@ export async function listSessions(source: ListingSource, options: ListSessionsO
       if (!exhausted && !Number.isFinite(limit)) continue;
     }
     const resident = new Map<string, SessionEntry>();
-    for (const entry of [...residentAtStart, ...source.resident()]) if (!entry.removed) resident.set(entry.record.sessionId, entry);
-    const matching = (position: SessionPosition & { state: SessionState }) => (state === undefined || position.state === state) && isAfter(position, before);
+    for (const entry of [...residentAtStart, ...source.resident()])
+      if (!entry.removed) resident.set(entry.record.sessionId, entry);
+    const matching = (position: SessionPosition & { state: SessionState }) =>
+      (state === undefined || position.state === state) && isAfter(position, before);
     const candidates: Array<SessionEntry | SessionRecord> = [
       ...[...resident.values()].filter((entry) => matching(entry.record)),
       ...rows.filter((row) => !resident.has(row.sessionId) && matching(row)),
     ];
-    const positionOf = (candidate: SessionEntry | SessionRecord) => ('record' in candidate ? candidate.record : candidate);
+    const positionOf = (candidate: SessionEntry | SessionRecord) =>
+      'record' in candidate ? candidate.record : candidate;
     candidates.sort((left, right) => newestFirst(positionOf(left), positionOf(right)));
     // Past the last row read, a closed session may still be unread: only what comes before it is complete.
-    const complete = exhausted || cursor === undefined ? candidates : candidates.filter((candidate) => newestFirst(positionOf(candidate), cursor!) <= 0);
+    const complete =
+      exhausted || cursor === undefined
+        ? candidates
+        : candidates.filter((candidate) => newestFirst(positionOf(candidate), cursor!) <= 0);
     if (exhausted || complete.length >= limit) {
-      return Promise.all(complete.slice(0, limit).map((candidate) => ('record' in candidate ? source.snapshotOfEntry(candidate) : source.snapshotOfRecord(candidate))));
+      return Promise.all(
+        complete
+          .slice(0, limit)
+          .map((candidate) =>
+            'record' in candidate ? source.snapshotOfEntry(candidate) : source.snapshotOfRecord(candidate),
+          ),
+      );
     }
   }
 }

@@ -22,11 +22,17 @@ export function now(): string {
  * Puts the cancellation of a run's open interactions right before its run.completed: whatever
  * ends a run (its result, a crash, a close, a shutdown) leaves no interaction pending.
  */
-export function withRunEndCancellations(entry: SessionEntry, bodies: readonly EventBody[], reason: CancelReason): EventBody[] {
+export function withRunEndCancellations(
+  entry: SessionEntry,
+  bodies: readonly EventBody[],
+  reason: CancelReason,
+): EventBody[] {
   const result: EventBody[] = [];
   for (const body of bodies) {
     if (body.type === 'run.completed') {
-      const open = [...entry.interactions.values()].filter((interaction) => interaction.runId === body.runId && isOpenInteraction(interaction.status));
+      const open = [...entry.interactions.values()].filter(
+        (interaction) => interaction.runId === body.runId && isOpenInteraction(interaction.status),
+      );
       result.push(...cancellations(open, reason));
     }
     result.push(body);

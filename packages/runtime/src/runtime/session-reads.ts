@@ -46,7 +46,8 @@ export class SessionReads {
     const record = await this.parts.store.getSession(sessionId);
     if (!record) throw sessionNotFound();
     // Never true while this runtime holds the store; an open row gets its interactions all the same.
-    const open = record.state === 'closed' ? [] : await this.parts.store.listInteractions(sessionId, { openOnly: true });
+    const open =
+      record.state === 'closed' ? [] : await this.parts.store.listInteractions(sessionId, { openOnly: true });
     return snapshotOfRecord(record, open, record.lastSeq);
   }
 
@@ -59,7 +60,11 @@ export class SessionReads {
   }
 
   subscribe(sessionId: string, options: SubscribeOptions): AsyncIterable<ProtocolEvent> {
-    const replay = () => subscribeWithReplay(this.parts.hub, this.parts.store, sessionId, { afterSeq: options.afterSeq ?? 0, signal: options.signal });
+    const replay = () =>
+      subscribeWithReplay(this.parts.hub, this.parts.store, sessionId, {
+        afterSeq: options.afterSeq ?? 0,
+        signal: options.signal,
+      });
     if (this.parts.entries.get(sessionId)) return replay();
     // Not in memory: only the store knows whether it exists, so the first step of the iteration tells.
     const requireSession = () => this.requireSession(sessionId);
@@ -90,7 +95,10 @@ export class SessionReads {
 
   async readEvents(sessionId: string, options: { afterSeq?: number; limit?: number }): Promise<ProtocolEvent[]> {
     await this.requireSession(sessionId);
-    return this.parts.store.readEvents(sessionId, { afterSeq: options.afterSeq ?? 0, limit: Math.min(options.limit ?? 1000, 10_000) });
+    return this.parts.store.readEvents(sessionId, {
+      afterSeq: options.afterSeq ?? 0,
+      limit: Math.min(options.limit ?? 1000, 10_000),
+    });
   }
 
   /** Throws session_not_found unless the session is in memory or stored. */

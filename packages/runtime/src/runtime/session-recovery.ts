@@ -28,14 +28,17 @@ export async function loadClosedSession(parts: RecoveryParts, sessionId: string)
  * Loads the open sessions (and closed ones whose process a crash may have left), ends what a
  * crashed predecessor left running, and completes its open runs and interactions.
  */
-export async function recoverOpenSessions(parts: RecoveryParts & { readonly log: SessionLog; readonly entries: SessionCache }): Promise<void> {
+export async function recoverOpenSessions(
+  parts: RecoveryParts & { readonly log: SessionLog; readonly entries: SessionCache },
+): Promise<void> {
   const { store, log, entries } = parts;
   const at = now();
   const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
   for (const record of await store.loadOpenSessions()) {
     const entry = entryOf(parts, record);
     entries.add(entry);
-    if (record.liveProcess !== null && entry.provider) leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
+    if (record.liveProcess !== null && entry.provider)
+      leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
     if (record.activeRunId === null) continue;
     entry.activeRun = (await store.getRun(record.activeRunId)) ?? null;
     await entry.loadInteractions(store);
@@ -45,7 +48,8 @@ export async function recoverOpenSessions(parts: RecoveryParts & { readonly log:
       outcome: 'failed',
       error: {
         code: 'runtime_restarted',
-        message: 'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
+        message:
+          'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
         retryable: true,
       },
     };

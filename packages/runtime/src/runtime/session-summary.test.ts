@@ -30,27 +30,44 @@ function heldTurns() {
       if (waiter) waiter(context);
       else turns.push(context);
     },
-    next: () => new Promise<MockTurnContext>((resolve) => (turns.length > 0 ? resolve(turns.shift()!) : waiters.push(resolve))),
+    next: () =>
+      new Promise<MockTurnContext>((resolve) => (turns.length > 0 ? resolve(turns.shift()!) : waiters.push(resolve))),
   };
 }
 
 describe('a session snapshot: title and last run', () => {
   it('is titled by its first turn (not a control), collapsed; the last run follows every completion', async () => {
-    const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: ({ runId, emit, input }) => emit({ type: 'run.completed', runId, outcome: input[0]!.text.includes('fail') ? 'failed' : 'succeeded' }) })] });
+    const runtime = await createAgentRuntime({
+      providers: [
+        createMockProvider({
+          turn: ({ runId, emit, input }) =>
+            emit({ type: 'run.completed', runId, outcome: input[0]!.text.includes('fail') ? 'failed' : 'succeeded' }),
+        }),
+      ],
+    });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
     expect(await runtime.getSession(sessionId)).toMatchObject({ title: null, lastRun: null });
 
     const control = await runtime.dispatch({ type: 'run_control', commandId: 'control-1', sessionId, name: 'compact' });
     const controlRun = await runtime.waitForRun(control.runId);
-    expect(await runtime.getSession(sessionId)).toMatchObject({ title: null, lastRun: { runId: control.runId, outcome: 'succeeded', completedAt: controlRun.completedAt } });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      title: null,
+      lastRun: { runId: control.runId, outcome: 'succeeded', completedAt: controlRun.completedAt },
+    });
 
-    const first = await runtime.submitTurn({ sessionId, input: [...text('  Please\n\nfail   this'), ...text('once ')] });
+    const first = await runtime.submitTurn({
+      sessionId,
+      input: [...text('  Please\n\nfail   this'), ...text('once ')],
+    });
     const firstRun = await runtime.waitForRun(first.runId);
     const second = await runtime.submitTurn({ sessionId, input: text('A second turn names nothing') });
     const secondRun = await runtime.waitForRun(second.runId);
 
     const [listed] = await runtime.listSessions();
-    expect(listed).toMatchObject({ title: 'Please fail this once', lastRun: { runId: second.runId, outcome: 'succeeded', completedAt: secondRun.completedAt } });
+    expect(listed).toMatchObject({
+      title: 'Please fail this once',
+      lastRun: { runId: second.runId, outcome: 'succeeded', completedAt: secondRun.completedAt },
+    });
     expect(firstRun.outcome).toBe('failed');
     expect(await runtime.getSession(sessionId)).toEqual(listed);
     await runtime.shutdown();
@@ -68,7 +85,10 @@ describe('a session snapshot: title and last run', () => {
 
   it('stays untitled while turns are redacted (as their events are), and takes the first turn recorded with its text', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace }, redactInput: true });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: workspace },
+      redactInput: true,
+    });
     const redacted = await runtime.submitTurn({ sessionId, input: text('secret plan') });
     await runtime.waitForRun(redacted.runId);
     const snapshot = await runtime.getSession(sessionId);
@@ -84,7 +104,10 @@ describe('a session snapshot: title and last run', () => {
 
   it('titles an ephemeral session like any other: it only keeps no conversation on the provider side', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace }, ephemeral: true });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: workspace },
+      ephemeral: true,
+    });
     await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: text('Quick question') })).runId);
     expect(await runtime.getSession(sessionId)).toMatchObject({ ephemeral: true, title: 'Quick question' });
     await runtime.shutdown();
@@ -104,15 +127,31 @@ describe('a session snapshot: title and last run', () => {
 
     // The first runtime "dies" without shutting down; a second one loads the same store.
     const second = await createAgentRuntime({ providers: [createMockProvider()], store });
-    expect(await second.getSession(closing.sessionId)).toMatchObject({ state: 'closed', title: 'Closed mid-run', lastRun: { runId: closedRun.runId, outcome: 'interrupted' } });
-    expect(await second.getSession(crashing.sessionId)).toMatchObject({ state: 'idle', title: 'Left running', lastRun: { runId: crashedRun.runId, outcome: 'failed' } });
+    expect(await second.getSession(closing.sessionId)).toMatchObject({
+      state: 'closed',
+      title: 'Closed mid-run',
+      lastRun: { runId: closedRun.runId, outcome: 'interrupted' },
+    });
+    expect(await second.getSession(crashing.sessionId)).toMatchObject({
+      state: 'idle',
+      title: 'Left running',
+      lastRun: { runId: crashedRun.runId, outcome: 'failed' },
+    });
     await second.shutdown();
   });
 });
 
 describe('a session snapshot: last activity', () => {
   const minute = (value: number) => `2026-12-01T10:${String(value).padStart(2, '0')}:00.000Z`;
-  const approval: ApprovalRequest = { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: false, defaultToNo: false };
+  const approval: ApprovalRequest = {
+    kind: 'approval',
+    toolName: 'Bash',
+    toolUseId: 'toolu-1',
+    category: 'command',
+    input: { command: 'ls' },
+    offerSessionApproval: false,
+    defaultToNo: false,
+  };
 
   it('moves with output and interactions, not with process or diagnostic housekeeping; updatedAt does the reverse', async () => {
     // Only the clock is faked: the log's own timers run as usual.
@@ -121,7 +160,11 @@ describe('a session snapshot: last activity', () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    expect(await runtime.getSession(sessionId)).toMatchObject({ createdAt: minute(1), updatedAt: minute(1), lastActivityAt: minute(1) });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      createdAt: minute(1),
+      updatedAt: minute(1),
+      lastActivityAt: minute(1),
+    });
 
     vi.setSystemTime(minute(2));
     const { runId } = await runtime.submitTurn({ sessionId, input: text('Go') });
@@ -147,7 +190,10 @@ describe('a session snapshot: last activity', () => {
     await runtime.interruptRun({ sessionId });
     turn.emit({ type: 'run.completed', runId, outcome: 'interrupted' });
     await runtime.waitForRun(runId);
-    expect(await runtime.getSession(sessionId)).toMatchObject({ lastActivityAt: minute(6), lastRun: { runId, outcome: 'interrupted', completedAt: minute(6) } });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      lastActivityAt: minute(6),
+      lastRun: { runId, outcome: 'interrupted', completedAt: minute(6) },
+    });
 
     vi.setSystemTime(minute(7));
     turn.emit({ type: 'session.process_stopped', reason: 'idle' });

@@ -25,7 +25,10 @@ export interface ShutdownSignalOptions {
  * and closes the store, then exits with the signal's code; a second signal skips what is left of
  * the grace. Returns a disposer that removes the handlers.
  */
-export function handleShutdownSignals(runtime: { shutdown(options?: ShutdownOptions): Promise<void> }, options: ShutdownSignalOptions = {}): () => void {
+export function handleShutdownSignals(
+  runtime: { shutdown(options?: ShutdownOptions): Promise<void> },
+  options: ShutdownSignalOptions = {},
+): () => void {
   const graceMs = options.graceMs ?? 1_000;
   const onShutdown = options.onShutdown ?? ((exitCode: number) => process.exit(exitCode));
   let first: ShutdownSignal | null = null;

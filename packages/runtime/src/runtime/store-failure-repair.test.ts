@@ -48,7 +48,15 @@ function storeThatFills() {
   return { store, control };
 }
 
-const approval: ApprovalRequest = { kind: 'approval', toolName: 'Bash', toolUseId: 'toolu-1', category: 'command', input: { command: 'ls' }, offerSessionApproval: false, defaultToNo: true };
+const approval: ApprovalRequest = {
+  kind: 'approval',
+  toolName: 'Bash',
+  toolUseId: 'toolu-1',
+  category: 'command',
+  input: { command: 'ls' },
+  offerSessionApproval: false,
+  defaultToNo: true,
+};
 const interactionRef = `int_${'1'.repeat(32)}`;
 
 /** A runtime whose first turn asks for an approval and is then held by the test; later turns answer "ok". */
@@ -114,8 +122,18 @@ async function consistentLog(current: AgentRuntime, sessionId: string, published
 }
 
 describe('output the store cannot take', () => {
-  it('fails the run store_failure, keeps memory at what is stored, refuses commands until the run\'s end is stored, then goes on', async () => {
-    const { runtime: current, store, control, provider, sessionId, runId, turn, firstDrop, published } = await streamingRun();
+  it("fails the run store_failure, keeps memory at what is stored, refuses commands until the run's end is stored, then goes on", async () => {
+    const {
+      runtime: current,
+      store,
+      control,
+      provider,
+      sessionId,
+      runId,
+      turn,
+      firstDrop,
+      published,
+    } = await streamingRun();
     const storedBefore = await current.readEvents(sessionId);
     streamIntoFullStore(turn, control);
     await firstDrop;
@@ -129,7 +147,11 @@ describe('output the store cannot take', () => {
     expect((await store.getSession(sessionId))!.state).toBe('waiting');
     expect(await current.getRun(runId)).toMatchObject({ status: 'running' });
     const refused = await agentErrorOf(current.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] }));
-    expect(refused).toMatchObject({ code: 'store_failure', retryable: true, details: { reason: 'session_not_stored' } });
+    expect(refused).toMatchObject({
+      code: 'store_failure',
+      retryable: true,
+      details: { reason: 'session_not_stored' },
+    });
     expect(await current.getSession(sessionId)).toEqual(during);
     expect(await current.readEvents(sessionId)).toEqual(storedBefore);
     // The agent's late output is not taken either.
@@ -139,7 +161,11 @@ describe('output the store cannot take', () => {
     control.full = false;
     const next = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });
     expect(await current.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
-    expect(await current.waitForRun(runId)).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'store_failure', details: { reason: 'output_not_stored' } } });
+    expect(await current.waitForRun(runId)).toMatchObject({
+      status: 'completed',
+      outcome: 'failed',
+      error: { code: 'store_failure', details: { reason: 'output_not_stored' } },
+    });
     const events = await consistentLog(current, sessionId, published);
     expect(events.slice(storedBefore.length).map((event) => event.type)).toEqual([
       'interaction.cancelled',
@@ -152,7 +178,7 @@ describe('output the store cannot take', () => {
     expect(provider.sessions).toHaveLength(2); // the next turn had a new agent
   });
 
-  it('stores the run\'s end by itself once the store takes writes again, without a command', async () => {
+  it("stores the run's end by itself once the store takes writes again, without a command", async () => {
     const { runtime: current, control, sessionId, runId, turn, firstDrop, published } = await streamingRun();
     streamIntoFullStore(turn, control);
     await firstDrop;
@@ -160,7 +186,11 @@ describe('output the store cannot take', () => {
     const ended = runEnds(current, runId);
     control.full = false;
     expect(await ended).toMatchObject({ outcome: 'failed', error: { code: 'store_failure' } });
-    expect(await current.getSession(sessionId)).toMatchObject({ state: 'idle', activeRunId: null, lastRun: { runId, outcome: 'failed' } });
+    expect(await current.getSession(sessionId)).toMatchObject({
+      state: 'idle',
+      activeRunId: null,
+      lastRun: { runId, outcome: 'failed' },
+    });
     await consistentLog(current, sessionId, published);
   });
 

@@ -13,7 +13,10 @@ export interface StoreFailureRepairParts {
   /** The session if it is in memory now. */
   readonly resident: (sessionId: string) => SessionEntry | undefined;
   /** Runs work with the session in memory and pinned (read back from the store if it left). */
-  readonly withSession: <Result>(sessionId: string, work: (entry: SessionEntry | undefined) => Promise<Result>) => Promise<Result>;
+  readonly withSession: <Result>(
+    sessionId: string,
+    work: (entry: SessionEntry | undefined) => Promise<Result>,
+  ) => Promise<Result>;
 }
 
 /** Retried this long after a failed attempt (the last delay repeats) until the store takes the repair. */
@@ -21,7 +24,8 @@ const retryDelaysMs = [250, 1_000, 2_000, 5_000];
 
 const outputNotStored: SerializedAgentError = {
   code: 'store_failure',
-  message: "The run's output could not be stored (is the data directory full or unwritable?), so its agent was stopped and the run ended here. Free space in the data directory, then submit the turn again.",
+  message:
+    "The run's output could not be stored (is the data directory full or unwritable?), so its agent was stopped and the run ended here. Free space in the data directory, then submit the turn again.",
   retryable: true,
   details: { reason: 'output_not_stored' },
 };
@@ -129,13 +133,25 @@ export class StoreFailureRepair {
       }
       const activeRun = record.activeRunId === null ? null : ((await store.getRun(record.activeRunId)) ?? null);
       const interactions = await store.listInteractions(sessionId);
-      entry.rebuildFrom({ record, activeRun, interactions: new Map(interactions.map((interaction) => [interaction.interactionRef, interaction])) });
+      entry.rebuildFrom({
+        record,
+        activeRun,
+        interactions: new Map(interactions.map((interaction) => [interaction.interactionRef, interaction])),
+      });
       writer.restoreLastSeq(sessionId, record.lastSeq);
       // The run's end is recorded once its agent has stopped: nothing works on it unobserved after that.
       await entry.teardown.catch(() => undefined);
       const bodies: EventBody[] = [];
-      if (record.activeRunId !== null) bodies.push(...withRunEndCancellations(entry, [{ type: 'run.completed', runId: record.activeRunId, outcome: 'failed', error: outputNotStored }], 'run_ended'));
-      if (record.liveProcess !== null && entry.isQuiet()) bodies.push({ type: 'session.process_stopped', reason: 'released' });
+      if (record.activeRunId !== null)
+        bodies.push(
+          ...withRunEndCancellations(
+            entry,
+            [{ type: 'run.completed', runId: record.activeRunId, outcome: 'failed', error: outputNotStored }],
+            'run_ended',
+          ),
+        );
+      if (record.liveProcess !== null && entry.isQuiet())
+        bodies.push({ type: 'session.process_stopped', reason: 'released' });
       try {
         await log.repair(entry, bodies);
       } catch (error) {

@@ -7,10 +7,12 @@ import { createAgentRuntime } from './agent-runtime.js';
 // The mock provider never touches its workspace; it only has to exist.
 const workspace = { kind: 'directory', path: os.tmpdir() } as const;
 
-describe('the runtime\'s typed command methods', () => {
-  it('has one for every command in the protocol\'s table', async () => {
+describe("the runtime's typed command methods", () => {
+  it("has one for every command in the protocol's table", async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const missing = commandTypes.filter((type) => typeof (runtime as unknown as Record<string, unknown>)[commandMethodNames[type]] !== 'function');
+    const missing = commandTypes.filter(
+      (type) => typeof (runtime as unknown as Record<string, unknown>)[commandMethodNames[type]] !== 'function',
+    );
     expect(missing).toEqual([]);
     await runtime.shutdown();
   });
@@ -20,7 +22,11 @@ describe('the runtime\'s typed command methods', () => {
     const { sessionId } = await runtime.openSession({ workspace });
 
     const control = await runtime.runControl({ sessionId, name: 'compact' });
-    expect(control).toMatchObject({ type: 'run_control', sessionId, commandId: expect.stringMatching(/^cmd_[0-9a-f]{32}$/) });
+    expect(control).toMatchObject({
+      type: 'run_control',
+      sessionId,
+      commandId: expect.stringMatching(/^cmd_[0-9a-f]{32}$/),
+    });
     expect(await runtime.waitForRun(control.runId)).toMatchObject({ runId: control.runId, outcome: 'succeeded' });
 
     const model = await runtime.setModel({ sessionId, model: 'sonnet', commandId: 'model-1' });

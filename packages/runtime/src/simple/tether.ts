@@ -1,4 +1,11 @@
-import type { PermissionMode, ProtocolEvent, RunSnapshot, SessionConfiguration, SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
+import type {
+  PermissionMode,
+  ProtocolEvent,
+  RunSnapshot,
+  SessionConfiguration,
+  SessionSnapshot,
+  SubmitTurnReceipt,
+} from '@tether/protocol';
 import type { AgentRuntime } from '../runtime/runtime-types.js';
 
 export interface OpenOptions extends SessionConfiguration {

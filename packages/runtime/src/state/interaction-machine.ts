@@ -20,7 +20,8 @@ function unknownInteraction(): Refusal {
   return {
     refusal: new AgentError({
       code: 'unknown_interaction',
-      message: 'This session has no interaction with that reference. Use the interactionRef from an interaction.requested event of the same session.',
+      message:
+        'This session has no interaction with that reference. Use the interactionRef from an interaction.requested event of the same session.',
     }),
   };
 }
@@ -44,8 +45,13 @@ export function startResolving(interaction: InteractionRecord | undefined): Inte
  * or the session is closed), interaction_already_settled (no longer pending), or the answer's own
  * refusal (it stays pending so a correct answer can still come).
  */
-export function decideRespond(session: SessionRecord | undefined, interaction: InteractionRecord | undefined, command: RespondInteractionCommand): Decided<RespondDecision> {
-  if (!session || session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId) return unknownInteraction();
+export function decideRespond(
+  session: SessionRecord | undefined,
+  interaction: InteractionRecord | undefined,
+  command: RespondInteractionCommand,
+): Decided<RespondDecision> {
+  if (!session || session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId)
+    return unknownInteraction();
   const resolving = startResolving(interaction);
   if (resolving === null) {
     return {
@@ -76,33 +82,57 @@ export function outcomeOf(answer: InteractionAnswer): InteractionOutcome {
 
 /** The answer as it may be stored and broadcast: sensitive question answers are left out. */
 export function recordableAnswer(interaction: InteractionRecord, answer: InteractionAnswer): InteractionAnswer | null {
-  if (interaction.request.kind === 'question_set' && interaction.request.sensitive && answer.decision === 'answer') return null;
+  if (interaction.request.kind === 'question_set' && interaction.request.sensitive && answer.decision === 'answer')
+    return null;
   return answer;
 }
 
 /** Events that close every open interaction, for a run that is ending (or a session closing). */
 export function cancellations(open: readonly InteractionRecord[], reason: CancelReason): EventBody[] {
-  return open.filter((interaction) => isOpenInteraction(interaction.status)).map((interaction) => ({
-    type: 'interaction.cancelled',
-    runId: interaction.runId,
-    interactionRef: interaction.interactionRef,
-    reason,
-  }));
+  return open
+    .filter((interaction) => isOpenInteraction(interaction.status))
+    .map((interaction) => ({
+      type: 'interaction.cancelled',
+      runId: interaction.runId,
+      interactionRef: interaction.interactionRef,
+      reason,
+    }));
 }
 
 /** An interaction after an event about it. */
-export function evolveInteraction(interaction: InteractionRecord | undefined, sessionId: string, event: EventBody, at: string): InteractionRecord | undefined {
+export function evolveInteraction(
+  interaction: InteractionRecord | undefined,
+  sessionId: string,
+  event: EventBody,
+  at: string,
+): InteractionRecord | undefined {
   switch (event.type) {
     case 'interaction.requested':
-      return { interactionRef: event.interactionRef, sessionId, runId: event.runId, status: 'pending', request: event.request, requestedAt: at, settledAt: null };
+      return {
+        interactionRef: event.interactionRef,
+        sessionId,
+        runId: event.runId,
+        status: 'pending',
+        request: event.request,
+        requestedAt: at,
+        settledAt: null,
+      };
     case 'interaction.settled':
-      return interaction && isOpenInteraction(interaction.status) ? { ...interaction, status: event.outcome, settledAt: at } : interaction;
+      return interaction && isOpenInteraction(interaction.status)
+        ? { ...interaction, status: event.outcome, settledAt: at }
+        : interaction;
     case 'interaction.send_failed':
-      return interaction && isOpenInteraction(interaction.status) ? { ...interaction, status: 'send_failed', settledAt: at } : interaction;
+      return interaction && isOpenInteraction(interaction.status)
+        ? { ...interaction, status: 'send_failed', settledAt: at }
+        : interaction;
     case 'interaction.withdrawn':
-      return interaction && isOpenInteraction(interaction.status) ? { ...interaction, status: 'withdrawn', settledAt: at } : interaction;
+      return interaction && isOpenInteraction(interaction.status)
+        ? { ...interaction, status: 'withdrawn', settledAt: at }
+        : interaction;
     case 'interaction.cancelled':
-      return interaction && isOpenInteraction(interaction.status) ? { ...interaction, status: 'cancelled', settledAt: at } : interaction;
+      return interaction && isOpenInteraction(interaction.status)
+        ? { ...interaction, status: 'cancelled', settledAt: at }
+        : interaction;
     default:
       return interaction;
   }

@@ -3,13 +3,28 @@ import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/tether-store.js';
 import { isRefusal } from './refusal.js';
-import { acceptsProviderPart, decideClose, decideInterrupt, decideOnOpenSession, decideReopen, decideRunControl, decideSubmitTurn, evolveRun, evolveSession } from './session-machine.js';
+import {
+  acceptsProviderPart,
+  decideClose,
+  decideInterrupt,
+  decideOnOpenSession,
+  decideReopen,
+  decideRunControl,
+  decideSubmitTurn,
+  evolveRun,
+  evolveSession,
+} from './session-machine.js';
 
 const at = '2026-11-29T00:00:00.000Z';
 const idle: SessionRecord = sampleSessionRecord();
 const runId = `run_${'b'.repeat(32)}`;
 const context = { newRunId: () => runId };
-const submit: SubmitTurnCommand = { type: 'submit_turn', commandId: 'c', sessionId: idle.sessionId, input: [{ type: 'text', text: 'hi' }] };
+const submit: SubmitTurnCommand = {
+  type: 'submit_turn',
+  commandId: 'c',
+  sessionId: idle.sessionId,
+  input: [{ type: 'text', text: 'hi' }],
+};
 
 /** given a history of events, the state they lead to */
 function given(...events: EventBody[]): SessionRecord {
@@ -21,7 +36,9 @@ describe('session state machine (pure decide / evolve)', () => {
     const decision = decideSubmitTurn(given(), submit, context);
     if (isRefusal(decision)) throw decision.refusal;
     expect(decision.runId).toBe(runId);
-    expect(decision.events).toEqual([{ type: 'run.started', runId, input: [{ type: 'text', text: 'hi' }], inputRedacted: false }]);
+    expect(decision.events).toEqual([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'hi' }], inputRedacted: false },
+    ]);
     expect(given(...decision.events)).toMatchObject({ state: 'running', activeRunId: runId });
   });
 
@@ -35,26 +52,55 @@ describe('session state machine (pure decide / evolve)', () => {
     expect(decideSubmitTurn(closed, submit, context)).toMatchObject({ refusal: { code: 'session_closed' } });
     const reopened = decideReopen(closed, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId });
     expect(reopened).toMatchObject({ events: [{ type: 'session.opened', reopened: true }] });
-    expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toEqual({ events: [] });
+    expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toEqual({
+      events: [],
+    });
   });
 
   it('a missing session is refused, not thrown: session_not_found from every decider', () => {
     const refused = { refusal: { code: 'session_not_found' } };
     expect(decideSubmitTurn(undefined, submit, context)).toMatchObject(refused);
-    expect(decideRunControl(undefined, { type: 'run_control', commandId: 'c', sessionId: idle.sessionId, name: 'compact' }, context)).toMatchObject(refused);
-    expect(decideReopen(undefined, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toMatchObject(refused);
-    expect(decideInterrupt(undefined, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toMatchObject(refused);
-    expect(decideClose(undefined, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId })).toMatchObject(refused);
+    expect(
+      decideRunControl(
+        undefined,
+        { type: 'run_control', commandId: 'c', sessionId: idle.sessionId, name: 'compact' },
+        context,
+      ),
+    ).toMatchObject(refused);
+    expect(
+      decideReopen(undefined, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId }),
+    ).toMatchObject(refused);
+    expect(
+      decideInterrupt(undefined, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId }),
+    ).toMatchObject(refused);
+    expect(decideClose(undefined, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId })).toMatchObject(
+      refused,
+    );
     expect(decideOnOpenSession(undefined, ' first.')).toMatchObject(refused);
-    expect(decideOnOpenSession(given({ type: 'session.closed', reason: 'requested' }), ' first.')).toMatchObject({ refusal: { code: 'session_closed', message: expect.stringContaining('continueSession first.') } });
+    expect(decideOnOpenSession(given({ type: 'session.closed', reason: 'requested' }), ' first.')).toMatchObject({
+      refusal: { code: 'session_closed', message: expect.stringContaining('continueSession first.') },
+    });
     expect(decideOnOpenSession(given(), ' first.')).toEqual({ events: [] });
   });
 
   it('interrupt applies to the active run only', () => {
     const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
-    expect(decideInterrupt(running, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({ events: [], runId });
-    expect(decideInterrupt(running, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId, runId: `run_${'c'.repeat(32)}` })).toEqual({ events: [], runId: null });
-    expect(decideInterrupt(given(), { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({ events: [], runId: null });
+    expect(decideInterrupt(running, { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({
+      events: [],
+      runId,
+    });
+    expect(
+      decideInterrupt(running, {
+        type: 'interrupt_run',
+        commandId: 'c',
+        sessionId: idle.sessionId,
+        runId: `run_${'c'.repeat(32)}`,
+      }),
+    ).toEqual({ events: [], runId: null });
+    expect(decideInterrupt(given(), { type: 'interrupt_run', commandId: 'c', sessionId: idle.sessionId })).toEqual({
+      events: [],
+      runId: null,
+    });
   });
 
   it('closing a running session completes its run as interrupted first', () => {
@@ -62,13 +108,29 @@ describe('session state machine (pure decide / evolve)', () => {
     const decision = decideClose(running, { type: 'close_session', commandId: 'c', sessionId: idle.sessionId });
     if (isRefusal(decision)) throw decision.refusal;
     expect(decision.events.map((event) => event.type)).toEqual(['run.completed', 'session.closed']);
-    expect(given(...[{ type: 'run.started', runId, input: null, inputRedacted: true } as EventBody, ...decision.events])).toMatchObject({ state: 'closed', activeRunId: null });
+    expect(
+      given(...[{ type: 'run.started', runId, input: null, inputRedacted: true } as EventBody, ...decision.events]),
+    ).toMatchObject({ state: 'closed', activeRunId: null });
   });
 
   it('accumulates usage per session and per run', () => {
-    const usage: EventBody = { type: 'run.usage', runId, inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cacheCreationTokens: 0, costUsd: 0.5 };
+    const usage: EventBody = {
+      type: 'run.usage',
+      runId,
+      inputTokens: 10,
+      outputTokens: 2,
+      cacheReadTokens: 1,
+      cacheCreationTokens: 0,
+      costUsd: 0.5,
+    };
     const state = given({ type: 'run.started', runId, input: null, inputRedacted: true }, usage, usage);
-    expect(state.usage).toEqual({ inputTokens: 20, outputTokens: 4, cacheReadTokens: 2, cacheCreationTokens: 0, costUsd: 1 });
+    expect(state.usage).toEqual({
+      inputTokens: 20,
+      outputTokens: 4,
+      cacheReadTokens: 2,
+      cacheCreationTokens: 0,
+      costUsd: 1,
+    });
     const run = [usage, { type: 'run.completed', runId, outcome: 'succeeded' } as EventBody].reduce(
       (current, event) => evolveRun(current, idle.sessionId, event, at),
       evolveRun(undefined, idle.sessionId, { type: 'run.started', runId, input: null, inputRedacted: true }, at),
@@ -79,7 +141,14 @@ describe('session state machine (pure decide / evolve)', () => {
   it('accepts provider parts only for the active run', () => {
     const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
     expect(acceptsProviderPart(running, { type: 'run.message_delta', runId, blockId: 'b', text: 'x' })).toBe(true);
-    expect(acceptsProviderPart(running, { type: 'run.message_delta', runId: `run_${'c'.repeat(32)}`, blockId: 'b', text: 'x' })).toBe(false);
+    expect(
+      acceptsProviderPart(running, {
+        type: 'run.message_delta',
+        runId: `run_${'c'.repeat(32)}`,
+        blockId: 'b',
+        text: 'x',
+      }),
+    ).toBe(false);
     expect(acceptsProviderPart(given(), { type: 'run.completed', runId, outcome: 'succeeded' })).toBe(false);
     expect(acceptsProviderPart(given(), { type: 'diagnostic', level: 'debug', code: 'x' })).toBe(true);
   });

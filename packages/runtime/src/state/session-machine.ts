@@ -46,7 +46,10 @@ function sessionNotFound(): Refusal {
 /** `then` completes the advice for the command refused: what to do once the session is reopened. */
 function sessionClosed(then: string): Refusal {
   return {
-    refusal: new AgentError({ code: 'session_closed', message: `The session is closed. Reopen it with open_session and continueSession${then}` }),
+    refusal: new AgentError({
+      code: 'session_closed',
+      message: `The session is closed. Reopen it with open_session and continueSession${then}`,
+    }),
   };
 }
 
@@ -67,14 +70,19 @@ export function decideReopen(state: SessionRecord | undefined, _command: OpenSes
   };
 }
 
-export function decideSubmitTurn(state: SessionRecord | undefined, command: SubmitTurnCommand, context: DecisionContext): Decided<RunDecision> {
+export function decideSubmitTurn(
+  state: SessionRecord | undefined,
+  command: SubmitTurnCommand,
+  context: DecisionContext,
+): Decided<RunDecision> {
   if (!state) return sessionNotFound();
   if (state.state === 'closed') return sessionClosed(' set to its id, then submit again.');
   if (state.activeRunId !== null) {
     return {
       refusal: new AgentError({
         code: 'run_active',
-        message: 'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
+        message:
+          'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
       }),
     };
   }
@@ -91,12 +99,27 @@ export function decideSubmitTurn(state: SessionRecord | undefined, command: Subm
  * A control is a run of its own. A name Tether does not know never reaches the agent: the run
  * starts and completes in the same decision, as unsupported.
  */
-export function decideRunControl(state: SessionRecord | undefined, command: RunControlCommand, context: DecisionContext): Decided<RunDecision> {
+export function decideRunControl(
+  state: SessionRecord | undefined,
+  command: RunControlCommand,
+  context: DecisionContext,
+): Decided<RunDecision> {
   const text = `/${command.name}${command.argument === undefined ? '' : ` ${command.argument}`}`;
-  const started = decideSubmitTurn(state, { type: 'submit_turn', commandId: command.commandId, sessionId: command.sessionId, input: [{ type: 'text', text }] }, context);
+  const started = decideSubmitTurn(
+    state,
+    {
+      type: 'submit_turn',
+      commandId: command.commandId,
+      sessionId: command.sessionId,
+      input: [{ type: 'text', text }],
+    },
+    context,
+  );
   if (isRefusal(started)) return started;
   const { runId } = started;
-  const events: EventBody[] = started.events.map((event) => (event.type === 'run.started' ? { ...event, control: { name: command.name } } : event));
+  const events: EventBody[] = started.events.map((event) =>
+    event.type === 'run.started' ? { ...event, control: { name: command.name } } : event,
+  );
   if (!ControlName.safeParse(command.name).success) {
     events.push(
       { type: 'control.completed', runId, name: command.name, status: 'unsupported', output: '' },
@@ -104,14 +127,21 @@ export function decideRunControl(state: SessionRecord | undefined, command: RunC
         type: 'run.completed',
         runId,
         outcome: 'failed',
-        error: { code: 'capability_unsupported', message: `Tether does not know the control "${command.name}". Known controls: ${ControlName.options.join(', ')}.`, retryable: false },
+        error: {
+          code: 'capability_unsupported',
+          message: `Tether does not know the control "${command.name}". Known controls: ${ControlName.options.join(', ')}.`,
+          retryable: false,
+        },
       },
     );
   }
   return { runId, events };
 }
 
-export function decideInterrupt(state: SessionRecord | undefined, command: InterruptRunCommand): Decided<InterruptDecision> {
+export function decideInterrupt(
+  state: SessionRecord | undefined,
+  command: InterruptRunCommand,
+): Decided<InterruptDecision> {
   if (!state) return sessionNotFound();
   if (state.activeRunId === null || (command.runId !== undefined && command.runId !== state.activeRunId)) {
     return { events: [], runId: null };
@@ -168,17 +198,27 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'session.model_changed': {
       // Same rule as the mode: a host's choice, or a change after the first report, is what the next process launches with.
       const follow = event.source === 'command' || (state.model !== null && state.model !== event.model);
-      return { ...state, model: event.model, configuration: follow ? { ...state.configuration, model: event.model } : state.configuration, updatedAt: at };
+      return {
+        ...state,
+        model: event.model,
+        configuration: follow ? { ...state.configuration, model: event.model } : state.configuration,
+        updatedAt: at,
+      };
     }
     case 'session.process_started':
-      return { ...state, liveProcess: { pid: event.pid, startTime: event.startTime, marker: event.marker }, updatedAt: at };
+      return {
+        ...state,
+        liveProcess: { pid: event.pid, startTime: event.startTime, marker: event.marker },
+        updatedAt: at,
+      };
     case 'session.process_stopped':
       return { ...state, liveProcess: null, updatedAt: at };
     case 'session.mode_changed': {
       // The launch configuration follows a mode the host set, or a change after the first report
       // (e.g. leaving plan mode), so a later process resumes in the mode the session is in. The
       // first report alone may just be the user's default, which must not be pinned.
-      const follow = event.source === 'command' || (state.permissionMode !== null && state.permissionMode !== event.mode);
+      const follow =
+        event.source === 'command' || (state.permissionMode !== null && state.permissionMode !== event.mode);
       return {
         ...state,
         permissionMode: event.mode,
@@ -187,7 +227,13 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
       };
     }
     case 'run.started':
-      return { ...state, state: 'running', activeRunId: event.runId, title: state.title ?? turnTitle(event), updatedAt: at };
+      return {
+        ...state,
+        state: 'running',
+        activeRunId: event.runId,
+        title: state.title ?? turnTitle(event),
+        updatedAt: at,
+      };
     case 'run.completed':
       if (state.activeRunId !== event.runId) return state;
       return {
@@ -223,7 +269,12 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
 }
 
 /** A run after an event of that run. */
-export function evolveRun(run: RunRecord | undefined, sessionId: string, event: EventBody, at: string): RunRecord | undefined {
+export function evolveRun(
+  run: RunRecord | undefined,
+  sessionId: string,
+  event: EventBody,
+  at: string,
+): RunRecord | undefined {
   switch (event.type) {
     case 'run.started':
       return {

@@ -1,6 +1,14 @@
 import { AgentError, isOpenInteraction, type ProtocolEvent } from '@tether/protocol';
 import { isAfter, newestFirst } from './session-order.js';
-import type { CommitUnit, InteractionRecord, RunRecord, SessionCounts, SessionRecord, StoredReceipt, TetherStore } from './tether-store.js';
+import type {
+  CommitUnit,
+  InteractionRecord,
+  RunRecord,
+  SessionCounts,
+  SessionRecord,
+  StoredReceipt,
+  TetherStore,
+} from './tether-store.js';
 
 function copy<T>(value: T): T {
   return structuredClone(value);
@@ -23,13 +31,17 @@ export function createInMemoryStore(): TetherStore {
   let closed = false;
 
   function assertOpen(): void {
-    if (closed) throw new AgentError({ code: 'store_failure', message: 'The store is closed. Create a new runtime to continue.' });
+    if (closed)
+      throw new AgentError({
+        code: 'store_failure',
+        message: 'The store is closed. Create a new runtime to continue.',
+      });
   }
 
   function checkSequence(unit: CommitUnit): void {
     const next = new Map<string, number>();
     for (const event of unit.events) {
-      const expected = (next.get(event.sessionId) ?? (events.get(event.sessionId)?.length ?? 0)) + 1;
+      const expected = (next.get(event.sessionId) ?? events.get(event.sessionId)?.length ?? 0) + 1;
       if (event.seq !== expected) {
         throw new AgentError({
           code: 'store_failure',

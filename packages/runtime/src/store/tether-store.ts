@@ -1,4 +1,15 @@
-import type { InteractionRequest, InteractionStatus, LastRun, PermissionMode, ProtocolEvent, Receipt, RunSnapshot, SessionConfiguration, TokenUsage, Workspace } from '@tether/protocol';
+import type {
+  InteractionRequest,
+  InteractionStatus,
+  LastRun,
+  PermissionMode,
+  ProtocolEvent,
+  Receipt,
+  RunSnapshot,
+  SessionConfiguration,
+  TokenUsage,
+  Workspace,
+} from '@tether/protocol';
 
 /** A session as the store keeps it: the projection the runtime reloads after a restart. */
 export interface SessionRecord {

@@ -17,7 +17,9 @@ function titleOfStoredEvent(data: string): string | null {
 /** Each session's title from its first run.started that gives one (controls and redacted turns do not). */
 function backfillTitles(database: DatabaseSync): void {
   const titles = new Map<string, string>();
-  const started = database.prepare(`SELECT session_id, data FROM events WHERE type = 'run.started' ORDER BY session_id, seq`);
+  const started = database.prepare(
+    `SELECT session_id, data FROM events WHERE type = 'run.started' ORDER BY session_id, seq`,
+  );
   for (const row of started.iterate()) {
     const sessionId = String(row['session_id']);
     if (titles.has(sessionId)) continue;

@@ -5,8 +5,15 @@ import { latestSchemaVersion, migrations } from './migrations.js';
 
 /** Brings the schema up to date, each missing migration (with its backfill) in its own transaction, recorded once. */
 export function applyMigrations(database: DatabaseSync, databasePath: string): void {
-  database.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
-  const applied = new Set(database.prepare('SELECT version FROM schema_migrations').all().map((row) => Number(row['version'])));
+  database.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+  );
+  const applied = new Set(
+    database
+      .prepare('SELECT version FROM schema_migrations')
+      .all()
+      .map((row) => Number(row['version'])),
+  );
   const newest = Math.max(0, ...applied);
   if (newest > latestSchemaVersion) {
     throw storeFailure(

@@ -6,6 +6,12 @@ import { sessionListingIndexesMigration } from './0005-session-listing-indexes.j
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
-export const migrations: readonly Migration[] = [initialMigration, interactionsMigration, sessionModelAndProcessMigration, sessionSummaryMigration, sessionListingIndexesMigration];
+export const migrations: readonly Migration[] = [
+  initialMigration,
+  interactionsMigration,
+  sessionModelAndProcessMigration,
+  sessionSummaryMigration,
+  sessionListingIndexesMigration,
+];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -5,7 +5,12 @@ import { type StoreUnderTest, sessionRecord } from './store-contract.js';
 import type { SessionRecord, TetherStore } from '@tether/runtime';
 
 function record(digit: string, createdAt: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  return sessionRecord(`ses_${digit.repeat(32)}`, { createdAt, updatedAt: createdAt, lastActivityAt: createdAt, ...overrides });
+  return sessionRecord(`ses_${digit.repeat(32)}`, {
+    createdAt,
+    updatedAt: createdAt,
+    lastActivityAt: createdAt,
+    ...overrides,
+  });
 }
 
 const second = (value: number) => `2026-01-01T00:00:0${value}.000Z`;
@@ -38,7 +43,16 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
 
     it('loads at start-up the open sessions and the closed ones that still record a process, by id', async () => {
       expect(await store.loadOpenSessions()).toEqual([sessions[0], sessions[3], sessions[4], sessions[5]]);
-      await store.commit({ events: [], sessions: [{ ...sessions[4]!, liveProcess: null }, { ...sessions[0]!, state: 'closed' }], runs: [], interactions: [], receipts: [] });
+      await store.commit({
+        events: [],
+        sessions: [
+          { ...sessions[4]!, liveProcess: null },
+          { ...sessions[0]!, state: 'closed' },
+        ],
+        runs: [],
+        interactions: [],
+        receipts: [],
+      });
       expect(digits(await store.loadOpenSessions())).toBe('46');
     });
 
@@ -51,7 +65,9 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
       expect(digits(await store.listSessions({ limit: 10, before: next.at(-1)! }))).toBe('1');
       expect(await store.listSessions({ limit: 10, before: sessions[0]! })).toEqual([]);
       // A position need not be a stored session: the order alone decides.
-      expect(digits(await store.listSessions({ limit: 10, before: { createdAt: second(2), sessionId: 'ses_zzz' } }))).toBe('431');
+      expect(
+        digits(await store.listSessions({ limit: 10, before: { createdAt: second(2), sessionId: 'ses_zzz' } })),
+      ).toBe('431');
       expect(await store.listSessions({ limit: 1 })).toEqual([sessions[5]]);
     });
 
@@ -72,7 +88,13 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
 
     it('counts sessions by state, every state present, and follows commits and deletes', async () => {
       expect(await store.countSessionsByState()).toEqual({ idle: 1, running: 1, waiting: 1, closed: 3 });
-      await store.commit({ events: [], sessions: [{ ...sessions[0]!, state: 'closed' }], runs: [], interactions: [], receipts: [] });
+      await store.commit({
+        events: [],
+        sessions: [{ ...sessions[0]!, state: 'closed' }],
+        runs: [],
+        interactions: [],
+        receipts: [],
+      });
       await store.deleteSession(sessions[1]!.sessionId);
       expect(await store.countSessionsByState()).toEqual({ idle: 0, running: 1, waiting: 1, closed: 3 });
       expect(digits(await store.listSessions({ limit: 10 }))).toBe('65431');

@@ -1,7 +1,14 @@
 // Test-only (it registers vitest suites): reached through @tether/testkit/store-contract, never the main entry.
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommitUnit, InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from '@tether/runtime';
+import type {
+  CommitUnit,
+  InteractionRecord,
+  RunRecord,
+  SessionRecord,
+  StoredReceipt,
+  TetherStore,
+} from '@tether/runtime';
 
 export interface StoreUnderTest {
   readonly store: TetherStore;
@@ -39,7 +46,17 @@ export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}
 }
 
 function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return { runId: id, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null, ...overrides };
+  return {
+    runId: id,
+    sessionId,
+    status: 'running',
+    outcome: null,
+    error: null,
+    usage: null,
+    startedAt: at,
+    completedAt: null,
+    ...overrides,
+  };
 }
 
 function interactionRef(hexDigit: string): string {
@@ -47,7 +64,10 @@ function interactionRef(hexDigit: string): string {
 }
 
 /** A pending approval by default; pass `kind: 'question_set'` for a question set. */
-function interactionRecord(ref: string, overrides: Partial<InteractionRecord> & { kind?: 'approval' | 'question_set' } = {}): InteractionRecord {
+function interactionRecord(
+  ref: string,
+  overrides: Partial<InteractionRecord> & { kind?: 'approval' | 'question_set' } = {},
+): InteractionRecord {
   const { kind = 'approval', ...rest } = overrides;
   const request: InteractionRecord['request'] =
     kind === 'approval'
@@ -77,11 +97,25 @@ function interactionRecord(ref: string, overrides: Partial<InteractionRecord> & 
           ],
           sensitive: true,
         };
-  return { interactionRef: ref, sessionId, runId, status: 'pending', request, requestedAt: at, settledAt: null, ...rest };
+  return {
+    interactionRef: ref,
+    sessionId,
+    runId,
+    status: 'pending',
+    request,
+    requestedAt: at,
+    settledAt: null,
+    ...rest,
+  };
 }
 
 function receipt(commandId: string, session = sessionId): StoredReceipt {
-  return { commandId, fingerprint: `fingerprint-of-${commandId}`, receipt: { type: 'open_session', commandId, sessionId: session }, at };
+  return {
+    commandId,
+    fingerprint: `fingerprint-of-${commandId}`,
+    receipt: { type: 'open_session', commandId, sessionId: session },
+    at,
+  };
 }
 
 /** Events `from`..`to` of a session: a diagnostic (no runId) first, then message deltas of a run. */
@@ -127,7 +161,9 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     it('reads back what a commit wrote', async () => {
       const session = sessionRecord(sessionId, { lastSeq: 3 });
       const run = runRecord(runId);
-      await store.commit(unit({ events: events(sessionId, 1, 3), sessions: [session], runs: [run], receipts: [receipt('cmd-1')] }));
+      await store.commit(
+        unit({ events: events(sessionId, 1, 3), sessions: [session], runs: [run], receipts: [receipt('cmd-1')] }),
+      );
 
       expect(await store.loadSessions()).toEqual([session]);
       expect(await store.getSession(sessionId)).toEqual(session);
@@ -151,7 +187,13 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
 
     it('deletes a session with its runs, events and interactions, and nothing of another session', async () => {
       const run = runRecord(runId);
-      await store.commit(unit({ events: [...events(sessionId, 1, 3), ...events(otherSessionId, 1, 2)], sessions: [sessionRecord(sessionId), sessionRecord(otherSessionId)], runs: [run] }));
+      await store.commit(
+        unit({
+          events: [...events(sessionId, 1, 3), ...events(otherSessionId, 1, 2)],
+          sessions: [sessionRecord(sessionId), sessionRecord(otherSessionId)],
+          runs: [run],
+        }),
+      );
       await store.deleteSession(sessionId);
       expect(await store.getSession(sessionId)).toBeUndefined();
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual([]);
@@ -162,7 +204,10 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     });
 
     it('round-trips the reported model and the live process, and clears them', async () => {
-      const live = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: { pid: 4242, startTime: 987654, marker: 'f'.repeat(32) } });
+      const live = sessionRecord(sessionId, {
+        model: 'claude-sonnet-5-5',
+        liveProcess: { pid: 4242, startTime: 987654, marker: 'f'.repeat(32) },
+      });
       await store.commit(unit({ sessions: [live] }));
       expect(await store.getSession(sessionId)).toEqual(live);
       const stopped = sessionRecord(sessionId, { model: 'claude-sonnet-5-5', liveProcess: null });
@@ -181,7 +226,15 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.getSession(sessionId)).toEqual(titled);
       expect(await store.loadSessions()).toEqual([titled, untitled]);
 
-      const later = { ...titled, lastRun: { runId: `run_${'d'.repeat(32)}`, outcome: 'interrupted' as const, completedAt: '2025-01-02T03:06:00.000Z' }, lastActivityAt: '2025-01-02T03:06:00.000Z' };
+      const later = {
+        ...titled,
+        lastRun: {
+          runId: `run_${'d'.repeat(32)}`,
+          outcome: 'interrupted' as const,
+          completedAt: '2025-01-02T03:06:00.000Z',
+        },
+        lastActivityAt: '2025-01-02T03:06:00.000Z',
+      };
       await store.commit(unit({ sessions: [later] }));
       expect(await store.getSession(sessionId)).toEqual(later);
       expect(await store.getSession(otherSessionId)).toEqual(untitled);
@@ -203,9 +256,14 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     describe('interactions', () => {
       it('reads back the interactions a commit wrote, written with its events', async () => {
         const approval = interactionRecord(interactionRef('1'));
-        const questions = interactionRecord(interactionRef('2'), { kind: 'question_set', requestedAt: '2025-01-02T03:04:06.000Z' });
+        const questions = interactionRecord(interactionRef('2'), {
+          kind: 'question_set',
+          requestedAt: '2025-01-02T03:04:06.000Z',
+        });
         const session = sessionRecord(sessionId, { state: 'waiting', activeRunId: runId, lastSeq: 2 });
-        await store.commit(unit({ events: events(sessionId, 1, 2), sessions: [session], interactions: [approval, questions] }));
+        await store.commit(
+          unit({ events: events(sessionId, 1, 2), sessions: [session], interactions: [approval, questions] }),
+        );
 
         expect(await store.listInteractions(sessionId)).toEqual([approval, questions]);
         expect(await store.getInteraction(sessionId, approval.interactionRef)).toEqual(approval);
@@ -222,7 +280,10 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         await store.commit(unit({ interactions: [resolving] }));
         expect(await store.getInteraction(sessionId, first.interactionRef)).toEqual(resolving);
 
-        const approved = interactionRecord(interactionRef('1'), { status: 'approved', settledAt: '2025-01-02T03:04:07.000Z' });
+        const approved = interactionRecord(interactionRef('1'), {
+          status: 'approved',
+          settledAt: '2025-01-02T03:04:07.000Z',
+        });
         await store.commit(unit({ interactions: [approved] }));
         expect(await store.getInteraction(sessionId, first.interactionRef)).toEqual(approved);
         expect(await store.listInteractions(sessionId)).toEqual([approved, second]);
@@ -251,7 +312,11 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
           interactionRecord(interactionRef('2'), { requestedAt: minute(2), status: 'pending' }),
           interactionRecord(interactionRef('3'), { requestedAt: minute(3), status: 'cancelled', settledAt: minute(4) }),
           interactionRecord(interactionRef('4'), { requestedAt: minute(4), status: 'resolving', kind: 'question_set' }),
-          interactionRecord(interactionRef('5'), { requestedAt: minute(5), status: 'send_failed', settledAt: minute(6) }),
+          interactionRecord(interactionRef('5'), {
+            requestedAt: minute(5),
+            status: 'send_failed',
+            settledAt: minute(6),
+          }),
           interactionRecord(interactionRef('6'), { requestedAt: minute(6), status: 'withdrawn', settledAt: minute(7) }),
           interactionRecord(interactionRef('7'), { requestedAt: minute(7), status: 'pending', kind: 'question_set' }),
         ];
@@ -274,7 +339,12 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
         expect(await store.listInteractions(otherSessionId, { openOnly: true })).toEqual([]);
 
         // Keyed by session and reference: the same reference in another session is another interaction.
-        const theirs = interactionRecord(ref, { sessionId: otherSessionId, status: 'declined', kind: 'question_set', settledAt: at });
+        const theirs = interactionRecord(ref, {
+          sessionId: otherSessionId,
+          status: 'declined',
+          kind: 'question_set',
+          settledAt: at,
+        });
         await store.commit(unit({ interactions: [theirs] }));
         expect(await store.getInteraction(sessionId, ref)).toEqual(ours);
         expect(await store.getInteraction(otherSessionId, ref)).toEqual(theirs);
@@ -305,12 +375,22 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       const finished = runRecord(runId, {
         status: 'completed',
         outcome: 'failed',
-        error: { code: 'provider_crashed', message: 'The agent process exited.', retryable: true, details: { exitCode: 1 } },
+        error: {
+          code: 'provider_crashed',
+          message: 'The agent process exited.',
+          retryable: true,
+          details: { exitCode: 1 },
+        },
         usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 1, cacheCreationTokens: 2, costUsd: 0.25 },
         completedAt: '2025-01-02T03:05:00.000Z',
       });
       const later = runRecord(laterRunId, { startedAt: '2025-01-02T03:06:00.000Z' });
-      const running = sessionRecord(sessionId, { state: 'running', activeRunId: laterRunId, providerSessionId: 'provider-1', updatedAt: '2025-01-02T03:06:00.000Z' });
+      const running = sessionRecord(sessionId, {
+        state: 'running',
+        activeRunId: laterRunId,
+        providerSessionId: 'provider-1',
+        updatedAt: '2025-01-02T03:06:00.000Z',
+      });
       await store.commit(unit({ sessions: [running], runs: [later, finished] }));
 
       expect(await store.loadSessions()).toEqual([running]);
@@ -348,7 +428,13 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       for (const [description, badEvents] of refused) {
         it(description, async () => {
           const stored = interactionRecord(interactionRef('1'));
-          await store.commit(unit({ events: events(sessionId, 1, 3), sessions: [sessionRecord(sessionId, { lastSeq: 3 })], interactions: [stored] }));
+          await store.commit(
+            unit({
+              events: events(sessionId, 1, 3),
+              sessions: [sessionRecord(sessionId, { lastSeq: 3 })],
+              interactions: [stored],
+            }),
+          );
           const rejected = unit({
             events: badEvents,
             sessions: [sessionRecord(sessionId, { state: 'closed', lastSeq: 6 }), sessionRecord(otherSessionId)],
@@ -377,7 +463,14 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     it('applies commits made concurrently in the order they were made', async () => {
       const commits = [];
       for (let batch = 0; batch < 10; batch += 1) {
-        commits.push(store.commit(unit({ events: events(sessionId, batch * 5 + 1, batch * 5 + 5), sessions: [sessionRecord(sessionId, { lastSeq: batch * 5 + 5 })] })));
+        commits.push(
+          store.commit(
+            unit({
+              events: events(sessionId, batch * 5 + 1, batch * 5 + 5),
+              sessions: [sessionRecord(sessionId, { lastSeq: batch * 5 + 5 })],
+            }),
+          ),
+        );
       }
       await Promise.all(commits);
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 })).toEqual(events(sessionId, 1, 50));
@@ -385,7 +478,9 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
     });
 
     it('refuses every call after close, and closes twice without complaint', async () => {
-      await store.commit(unit({ events: events(sessionId, 1, 1), sessions: [sessionRecord(sessionId, { lastSeq: 1 })] }));
+      await store.commit(
+        unit({ events: events(sessionId, 1, 1), sessions: [sessionRecord(sessionId, { lastSeq: 1 })] }),
+      );
       await store.close();
       await store.close();
       await expectStoreFailure(store.loadSessions());

@@ -40,7 +40,13 @@ export function Composer({ running, closed, stopping, onSend, onStop }: Composer
     <form className="composer" aria-label="Send a turn" onSubmit={submit}>
       <textarea
         aria-label="Message"
-        placeholder={closed ? 'This session is closed.' : running ? 'Wait for the run to finish, or stop it.' : 'Ask Claude… (Enter sends, Shift+Enter for a new line)'}
+        placeholder={
+          closed
+            ? 'This session is closed.'
+            : running
+              ? 'Wait for the run to finish, or stop it.'
+              : 'Ask Claude… (Enter sends, Shift+Enter for a new line)'
+        }
         rows={2}
         value={text}
         disabled={closed}

@@ -29,10 +29,19 @@ function modeLabel(mode: PermissionMode): string {
  * mode the running agent cannot enter live says so in the list, and choosing it offers the restart
  * (the agent stops now and starts again in that mode with the next turn) instead of failing.
  */
-export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRestart, onControl, onSetModel, onSetMode }: ControlsMenuProps) {
+export function ControlsMenu({
+  capabilities,
+  busy,
+  currentMode,
+  modesRequiringRestart,
+  onControl,
+  onSetModel,
+  onSetMode,
+}: ControlsMenuProps) {
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionMode>(currentMode ?? 'ask_before_edit');
-  if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode)) return null;
+  if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode))
+    return null;
   const submitModel = (event: FormEvent) => {
     event.preventDefault();
     if (model.trim() !== '') onSetModel(model.trim());
@@ -49,7 +58,13 @@ export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRe
         {capabilities.controls ? (
           <div className="controls-row" role="group" aria-label="Session controls">
             {controlButtons.map((control) => (
-              <button key={control.name} type="button" disabled={busy} aria-label={control.description} onClick={() => onControl(control.name)}>
+              <button
+                key={control.name}
+                type="button"
+                disabled={busy}
+                aria-label={control.description}
+                onClick={() => onControl(control.name)}
+              >
                 {control.label}
               </button>
             ))}
@@ -57,7 +72,13 @@ export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRe
         ) : null}
         {capabilities.setModel ? (
           <form className="controls-row" onSubmit={submitModel}>
-            <input type="text" aria-label="Model" placeholder="Model, e.g. sonnet" value={model} onChange={(event) => setModel(event.target.value)} />
+            <input
+              type="text"
+              aria-label="Model"
+              placeholder="Model, e.g. sonnet"
+              value={model}
+              onChange={(event) => setModel(event.target.value)}
+            />
             <button type="submit" disabled={model.trim() === ''}>
               Set model
             </button>
@@ -65,10 +86,16 @@ export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRe
         ) : null}
         {capabilities.setMode ? (
           <form className="controls-row" onSubmit={submitMode}>
-            <select aria-label="Permission mode" value={mode} onChange={(event) => setMode(PermissionMode.parse(event.target.value))}>
+            <select
+              aria-label="Permission mode"
+              value={mode}
+              onChange={(event) => setMode(PermissionMode.parse(event.target.value))}
+            >
               {PermissionMode.options.map((option) => (
                 <option key={option} value={option}>
-                  {modesRequiringRestart.includes(option) ? `${modeLabel(option)} (restarts the agent)` : modeLabel(option)}
+                  {modesRequiringRestart.includes(option)
+                    ? `${modeLabel(option)} (restarts the agent)`
+                    : modeLabel(option)}
                 </option>
               ))}
             </select>
@@ -77,8 +104,9 @@ export function ControlsMenu({ capabilities, busy, currentMode, modesRequiringRe
             </button>
             {restart ? (
               <p className="controls-note" role="note">
-                The running agent cannot switch to {modeLabel(mode)}. Restarting stops it now and starts it again in {modeLabel(mode)} with your next turn; the
-                conversation continues. {busy ? 'Available once the run ends.' : ''}
+                The running agent cannot switch to {modeLabel(mode)}. Restarting stops it now and starts it again in{' '}
+                {modeLabel(mode)} with your next turn; the conversation continues.{' '}
+                {busy ? 'Available once the run ends.' : ''}
               </p>
             ) : null}
           </form>

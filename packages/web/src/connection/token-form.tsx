@@ -23,13 +23,21 @@ export function TokenForm({ reason, onAccepted }: TokenFormProps) {
       await createTetherClient({ url: window.location.origin, token: candidate }).listSessions({ limit: 1 });
       onAccepted(candidate);
     } catch (error) {
-      setFailure(isTokenRefused(error) ? 'The daemon refused this token. Run `tether token` on the machine running the daemon to see the current one.' : describeFailure(error));
+      setFailure(
+        isTokenRefused(error)
+          ? 'The daemon refused this token. Run `tether token` on the machine running the daemon to see the current one.'
+          : describeFailure(error),
+      );
       setChecking(false);
     }
   };
   return (
     <main className="token-page">
-      <form className="card token-form" aria-label="Connect to the Tether daemon" onSubmit={(event) => void submit(event)}>
+      <form
+        className="card token-form"
+        aria-label="Connect to the Tether daemon"
+        onSubmit={(event) => void submit(event)}
+      >
         <h1>Tether</h1>
         <p>
           Paste the daemon's token. <code>tether token</code> shows it. It is kept in this tab only.
@@ -41,7 +49,14 @@ export function TokenForm({ reason, onAccepted }: TokenFormProps) {
         ) : null}
         <label>
           Daemon token
-          <input type="password" autoComplete="off" spellCheck={false} required value={token} onChange={(event) => setToken(event.target.value)} />
+          <input
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            required
+            value={token}
+            onChange={(event) => setToken(event.target.value)}
+          />
         </label>
         <div className="card-actions">
           <button type="submit" className="button-approve" disabled={checking || token.trim() === ''}>

@@ -8,16 +8,35 @@ const interactionRef = `int_${'c'.repeat(32)}`;
 
 function fold(bodies: EventBody[]) {
   let seq = 0;
-  return bodies.reduce((state, body) => applyEvent(state, { ...body, sessionId, seq: ++seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent), emptyConversation);
+  return bodies.reduce(
+    (state, body) =>
+      applyEvent(state, { ...body, sessionId, seq: ++seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent),
+    emptyConversation,
+  );
 }
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.01 };
-const approval = { kind: 'approval' as const, toolName: 'Bash', toolUseId: 'toolu_1', category: 'command' as const, input: { command: 'ls' }, offerSessionApproval: true, defaultToNo: false };
+const approval = {
+  kind: 'approval' as const,
+  toolName: 'Bash',
+  toolUseId: 'toolu_1',
+  category: 'command' as const,
+  input: { command: 'ls' },
+  offerSessionApproval: true,
+  defaultToNo: false,
+};
 
 describe('the conversation state', () => {
   it('streams text into its block, keeps thinking and tool rows in order, and sums usage', () => {
     const state = fold([
-      { type: 'session.opened', provider: 'claude', workspace: { kind: 'directory', path: '/repo' }, configuration: {}, ephemeral: false, reopened: false },
+      {
+        type: 'session.opened',
+        provider: 'claude',
+        workspace: { kind: 'directory', path: '/repo' },
+        configuration: {},
+        ephemeral: false,
+        reopened: false,
+      },
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hello' }], inputRedacted: false },
       { type: 'run.thinking_delta', runId, blockId: 't1', text: 'Let me ' },
       { type: 'run.thinking_delta', runId, blockId: 't1', text: 'think.' },
@@ -48,7 +67,15 @@ describe('the conversation state', () => {
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },
       { type: 'run.message_delta', runId, blockId: 'm1', text: 'abc' },
     ]);
-    const delta = { type: 'run.message_delta', runId, blockId: 'm1', text: 'abc', sessionId, seq: 2, at: 'x' } as ProtocolEvent;
+    const delta = {
+      type: 'run.message_delta',
+      runId,
+      blockId: 'm1',
+      text: 'abc',
+      sessionId,
+      seq: 2,
+      at: 'x',
+    } as ProtocolEvent;
     expect(applyEvent(once, delta)).toBe(once);
   });
 
@@ -59,27 +86,66 @@ describe('the conversation state', () => {
     ]);
     expect(openInteractions(requested).map((entry) => entry.interactionRef)).toEqual([interactionRef]);
     expect(activeRun(requested)?.parts).toEqual([{ kind: 'interaction', interactionRef }]);
-    const settled = applyEvent(requested, { type: 'interaction.settled', runId, interactionRef, outcome: 'approved', answer: { decision: 'approve' }, by: 'host', sessionId, seq: 3, at: 'x' });
+    const settled = applyEvent(requested, {
+      type: 'interaction.settled',
+      runId,
+      interactionRef,
+      outcome: 'approved',
+      answer: { decision: 'approve' },
+      by: 'host',
+      sessionId,
+      seq: 3,
+      at: 'x',
+    });
     expect(openInteractions(settled)).toEqual([]);
     expect(settled.interactions[interactionRef]?.result).toBe('approved');
-    const withdrawn = applyEvent(requested, { type: 'interaction.withdrawn', runId, interactionRef, sessionId, seq: 3, at: 'x' });
+    const withdrawn = applyEvent(requested, {
+      type: 'interaction.withdrawn',
+      runId,
+      interactionRef,
+      sessionId,
+      seq: 3,
+      at: 'x',
+    });
     expect(withdrawn.interactions[interactionRef]?.result).toBe('withdrawn');
   });
 
   it('moves agentSeq only on events that can change which modes need a restart', () => {
     const state = fold([
-      { type: 'session.opened', provider: 'claude', workspace: { kind: 'directory', path: '/repo' }, configuration: {}, ephemeral: false, reopened: false },
+      {
+        type: 'session.opened',
+        provider: 'claude',
+        workspace: { kind: 'directory', path: '/repo' },
+        configuration: {},
+        ephemeral: false,
+        reopened: false,
+      },
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },
       { type: 'session.process_started', pid: 42, startTime: null, marker: 'm' },
       { type: 'run.message_delta', runId, blockId: 'm1', text: 'Hello' },
       { type: 'run.completed', runId, outcome: 'succeeded' },
     ]);
     expect(state.agentSeq).toBe(3);
-    const stopped = applyEvent(state, { type: 'session.process_stopped', reason: 'released', sessionId, seq: 6, at: 'x' });
+    const stopped = applyEvent(state, {
+      type: 'session.process_stopped',
+      reason: 'released',
+      sessionId,
+      seq: 6,
+      at: 'x',
+    });
     expect(stopped.agentSeq).toBe(6);
-    const moded = applyEvent(stopped, { type: 'session.mode_changed', mode: 'bypass', source: 'command', sessionId, seq: 7, at: 'x' });
+    const moded = applyEvent(stopped, {
+      type: 'session.mode_changed',
+      mode: 'bypass',
+      source: 'command',
+      sessionId,
+      seq: 7,
+      at: 'x',
+    });
     expect(moded).toMatchObject({ agentSeq: 7, mode: 'bypass' });
-    expect(applyEvent(moded, { type: 'diagnostic', level: 'debug', code: 'x', sessionId, seq: 8, at: 'x' }).agentSeq).toBe(7);
+    expect(
+      applyEvent(moded, { type: 'diagnostic', level: 'debug', code: 'x', sessionId, seq: 8, at: 'x' }).agentSeq,
+    ).toBe(7);
   });
 
   it('marks a control run and keeps its output, and a stop request', () => {
@@ -89,6 +155,8 @@ describe('the conversation state', () => {
       { type: 'control.completed', runId, name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' },
     ]);
     expect(state.runs[0]).toMatchObject({ control: 'cost', input: null, stopRequested: true });
-    expect(state.runs[0]!.parts).toEqual([{ kind: 'control', name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' }]);
+    expect(state.runs[0]!.parts).toEqual([
+      { kind: 'control', name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' },
+    ]);
   });
 });

@@ -11,7 +11,15 @@ import {
 } from '@tether/protocol';
 
 /** What became of an interaction, as the conversation shows it. */
-export type InteractionResult = 'pending' | 'approved' | 'denied' | 'answered' | 'declined' | 'withdrawn' | 'cancelled' | 'send_failed';
+export type InteractionResult =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'answered'
+  | 'declined'
+  | 'withdrawn'
+  | 'cancelled'
+  | 'send_failed';
 
 export interface InteractionEntry {
   readonly interactionRef: string;
@@ -25,7 +33,12 @@ export interface InteractionEntry {
 export type RunPart =
   | { readonly kind: 'text'; readonly blockId: string; readonly text: string; readonly subagent: boolean }
   | { readonly kind: 'thinking'; readonly blockId: string; readonly text: string }
-  | { readonly kind: 'tool'; readonly toolUseId: string; readonly toolName: string; readonly status: 'invoked' | 'succeeded' | 'failed' }
+  | {
+      readonly kind: 'tool';
+      readonly toolUseId: string;
+      readonly toolName: string;
+      readonly status: 'invoked' | 'succeeded' | 'failed';
+    }
   | { readonly kind: 'interaction'; readonly interactionRef: string }
   | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string };
 
@@ -93,7 +106,13 @@ function updateRun(state: ConversationState, runId: string, change: (run: RunEnt
 }
 
 /** Appends streamed text to its block, or starts the block. */
-function appendText(run: RunEntry, kind: 'text' | 'thinking', blockId: string, text: string, subagent: boolean): RunEntry {
+function appendText(
+  run: RunEntry,
+  kind: 'text' | 'thinking',
+  blockId: string,
+  text: string,
+  subagent: boolean,
+): RunEntry {
   const parts = run.parts.slice();
   const index = parts.findLastIndex((part) => part.kind === kind && part.blockId === blockId);
   if (index === -1) parts.push(kind === 'text' ? { kind, blockId, text, subagent } : { kind, blockId, text });
@@ -104,7 +123,12 @@ function appendText(run: RunEntry, kind: 'text' | 'thinking', blockId: string, t
   return { ...run, parts };
 }
 
-function setInteraction(state: ConversationState, interactionRef: string, result: InteractionResult, answer: InteractionAnswer | null = null): ConversationState {
+function setInteraction(
+  state: ConversationState,
+  interactionRef: string,
+  result: InteractionResult,
+  answer: InteractionAnswer | null = null,
+): ConversationState {
   const entry = state.interactions[interactionRef];
   if (entry === undefined) return state;
   return { ...state, interactions: { ...state.interactions, [interactionRef]: { ...entry, result, answer } } };
@@ -150,7 +174,20 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
         ...state,
         runs: [
           ...state.runs,
-          { runId: event.runId, startedAt: event.at, input: inputText(event), inputRedacted: event.inputRedacted, control: event.control?.name ?? null, parts: [], usage: null, outcome: null, error: null, stopRequested: false, queuePosition: null, retry: null },
+          {
+            runId: event.runId,
+            startedAt: event.at,
+            input: inputText(event),
+            inputRedacted: event.inputRedacted,
+            control: event.control?.name ?? null,
+            parts: [],
+            usage: null,
+            outcome: null,
+            error: null,
+            stopRequested: false,
+            queuePosition: null,
+            retry: null,
+          },
         ],
       };
     case 'run.queued':
@@ -158,32 +195,80 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'run.interrupt_requested':
       return updateRun(state, event.runId, (run) => ({ ...run, stopRequested: true }));
     case 'run.message_delta':
-      return updateRun(state, event.runId, (run) => appendText({ ...run, queuePosition: null, retry: null }, 'text', event.blockId, event.text, event.parentToolUseId !== undefined));
+      return updateRun(state, event.runId, (run) =>
+        appendText(
+          { ...run, queuePosition: null, retry: null },
+          'text',
+          event.blockId,
+          event.text,
+          event.parentToolUseId !== undefined,
+        ),
+      );
     case 'run.thinking_delta':
-      return updateRun(state, event.runId, (run) => appendText({ ...run, queuePosition: null }, 'thinking', event.blockId, event.text, false));
+      return updateRun(state, event.runId, (run) =>
+        appendText({ ...run, queuePosition: null }, 'thinking', event.blockId, event.text, false),
+      );
     case 'run.retrying':
-      return updateRun(state, event.runId, (run) => ({ ...run, retry: { attempt: event.attempt, maxAttempts: event.maxAttempts } }));
+      return updateRun(state, event.runId, (run) => ({
+        ...run,
+        retry: { attempt: event.attempt, maxAttempts: event.maxAttempts },
+      }));
     case 'run.tool_activity':
       return updateRun(state, event.runId, (run) => {
         const parts = run.parts.slice();
         const index = parts.findLastIndex((part) => part.kind === 'tool' && part.toolUseId === event.toolUseId);
-        const row: RunPart = { kind: 'tool', toolUseId: event.toolUseId, toolName: event.toolName, status: event.status };
+        const row: RunPart = {
+          kind: 'tool',
+          toolUseId: event.toolUseId,
+          toolName: event.toolName,
+          status: event.status,
+        };
         if (index === -1) parts.push(row);
         else parts[index] = row;
         return { ...run, parts };
       });
     case 'run.usage': {
-      const usage: TokenUsage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, cacheReadTokens: event.cacheReadTokens, cacheCreationTokens: event.cacheCreationTokens, costUsd: event.costUsd };
-      return { ...updateRun(state, event.runId, (run) => ({ ...run, usage: run.usage === null ? usage : addUsage(run.usage, usage) })), totalUsage: addUsage(state.totalUsage, usage) };
+      const usage: TokenUsage = {
+        inputTokens: event.inputTokens,
+        outputTokens: event.outputTokens,
+        cacheReadTokens: event.cacheReadTokens,
+        cacheCreationTokens: event.cacheCreationTokens,
+        costUsd: event.costUsd,
+      };
+      return {
+        ...updateRun(state, event.runId, (run) => ({
+          ...run,
+          usage: run.usage === null ? usage : addUsage(run.usage, usage),
+        })),
+        totalUsage: addUsage(state.totalUsage, usage),
+      };
     }
     case 'run.completed':
-      return updateRun(state, event.runId, (run) => ({ ...run, outcome: event.outcome, error: event.error ?? null, queuePosition: null, retry: null }));
+      return updateRun(state, event.runId, (run) => ({
+        ...run,
+        outcome: event.outcome,
+        error: event.error ?? null,
+        queuePosition: null,
+        retry: null,
+      }));
     case 'control.completed':
-      return updateRun(state, event.runId, (run) => ({ ...run, parts: [...run.parts, { kind: 'control', name: event.name, status: event.status, output: event.output }] }));
+      return updateRun(state, event.runId, (run) => ({
+        ...run,
+        parts: [...run.parts, { kind: 'control', name: event.name, status: event.status, output: event.output }],
+      }));
     case 'interaction.requested': {
-      const entry: InteractionEntry = { interactionRef: event.interactionRef, runId: event.runId, request: event.request, result: 'pending', answer: null };
+      const entry: InteractionEntry = {
+        interactionRef: event.interactionRef,
+        runId: event.runId,
+        request: event.request,
+        result: 'pending',
+        answer: null,
+      };
       const withEntry = { ...state, interactions: { ...state.interactions, [event.interactionRef]: entry } };
-      return updateRun(withEntry, event.runId, (run) => ({ ...run, parts: [...run.parts, { kind: 'interaction', interactionRef: event.interactionRef }] }));
+      return updateRun(withEntry, event.runId, (run) => ({
+        ...run,
+        parts: [...run.parts, { kind: 'interaction', interactionRef: event.interactionRef }],
+      }));
     }
     case 'interaction.settled':
       return setInteraction(state, event.interactionRef, event.outcome, event.answer);

@@ -7,7 +7,10 @@ const toolStatusLabels = { invoked: 'running', succeeded: 'succeeded', failed: '
 
 function describeInteraction(entry: InteractionEntry | undefined): string {
   if (entry === undefined) return 'A prompt';
-  const what = entry.request.kind === 'approval' ? `Approval for ${entry.request.toolName}` : `${entry.request.questions.length === 1 ? 'A question' : `${entry.request.questions.length} questions`}`;
+  const what =
+    entry.request.kind === 'approval'
+      ? `Approval for ${entry.request.toolName}`
+      : `${entry.request.questions.length === 1 ? 'A question' : `${entry.request.questions.length} questions`}`;
   const scope = entry.answer?.decision === 'approve' && entry.answer.scope === 'session' ? ' for the session' : '';
   const results: Record<InteractionEntry['result'], string> = {
     pending: 'waiting for you',
@@ -22,7 +25,13 @@ function describeInteraction(entry: InteractionEntry | undefined): string {
   return `${what}: ${results[entry.result]}`;
 }
 
-function RunPartView({ part, interactions }: { readonly part: RunPart; readonly interactions: ConversationState['interactions'] }): ReactNode {
+function RunPartView({
+  part,
+  interactions,
+}: {
+  readonly part: RunPart;
+  readonly interactions: ConversationState['interactions'];
+}): ReactNode {
   switch (part.kind) {
     case 'text':
       return part.subagent ? (
@@ -43,12 +52,15 @@ function RunPartView({ part, interactions }: { readonly part: RunPart; readonly 
     case 'tool':
       return (
         <p className={`tool-row tool-${part.status}`}>
-          <span className="tool-name">{part.toolName}</span> <span className="tool-status">{toolStatusLabels[part.status]}</span>
+          <span className="tool-name">{part.toolName}</span>{' '}
+          <span className="tool-status">{toolStatusLabels[part.status]}</span>
         </p>
       );
     case 'interaction': {
       const entry = interactions[part.interactionRef];
-      return <p className={`interaction-row interaction-${entry?.result ?? 'pending'}`}>{describeInteraction(entry)}</p>;
+      return (
+        <p className={`interaction-row interaction-${entry?.result ?? 'pending'}`}>{describeInteraction(entry)}</p>
+      );
     }
     case 'control':
       return (
@@ -65,7 +77,13 @@ function RunPartView({ part, interactions }: { readonly part: RunPart; readonly 
 function RunStatusLine({ run }: { readonly run: RunEntry }) {
   const cost = run.usage === null ? null : `${formatTokens(run.usage)} · ${formatCost(run.usage.costUsd)}`;
   if (run.outcome === null) {
-    const doing = run.stopRequested ? 'Stopping…' : run.queuePosition !== null ? `Queued (${run.queuePosition} ahead)` : run.retry !== null ? `Retrying the model call (attempt ${run.retry.attempt} of ${run.retry.maxAttempts})…` : 'Running…';
+    const doing = run.stopRequested
+      ? 'Stopping…'
+      : run.queuePosition !== null
+        ? `Queued (${run.queuePosition} ahead)`
+        : run.retry !== null
+          ? `Retrying the model call (attempt ${run.retry.attempt} of ${run.retry.maxAttempts})…`
+          : 'Running…';
     return <p className="run-status run-status-active">{doing}</p>;
   }
   const outcome = run.outcome === 'succeeded' ? 'Succeeded' : run.outcome === 'interrupted' ? 'Stopped' : 'Failed';
@@ -79,7 +97,13 @@ function RunStatusLine({ run }: { readonly run: RunEntry }) {
 }
 
 /** One run: what was asked, then the answer, thinking, tools and prompts in the order they happened. */
-export function RunView({ run, interactions }: { readonly run: RunEntry; readonly interactions: ConversationState['interactions'] }) {
+export function RunView({
+  run,
+  interactions,
+}: {
+  readonly run: RunEntry;
+  readonly interactions: ConversationState['interactions'];
+}) {
   return (
     <article className="run" aria-label={run.control === null ? 'Turn' : `Control /${run.control}`}>
       {run.control !== null ? (

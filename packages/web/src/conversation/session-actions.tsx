@@ -30,11 +30,19 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
     }
   };
   if (confirming !== null) {
-    const question = confirming === 'delete' ? 'Delete this session and its whole history? This cannot be undone.' : 'Closing stops the run that is going on. Close anyway?';
+    const question =
+      confirming === 'delete'
+        ? 'Delete this session and its whole history? This cannot be undone.'
+        : 'Closing stops the run that is going on. Close anyway?';
     return (
       <div className="session-actions" role="group" aria-label="Confirm">
         <span>{question}</span>
-        <button type="button" className="button-deny" disabled={busy} onClick={act(confirming === 'delete' ? onDelete : onClose)}>
+        <button
+          type="button"
+          className="button-deny"
+          disabled={busy}
+          onClick={act(confirming === 'delete' ? onDelete : onClose)}
+        >
           {confirming === 'delete' ? 'Delete for good' : 'Close and stop'}
         </button>
         <button type="button" disabled={busy} onClick={() => setConfirming(null)}>
@@ -50,12 +58,23 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
           <button type="button" disabled={busy} aria-label="Reopen the session" onClick={act(onReopen)}>
             Reopen
           </button>
-          <button type="button" className="button-deny" disabled={busy} aria-label="Delete the session" onClick={() => setConfirming('delete')}>
+          <button
+            type="button"
+            className="button-deny"
+            disabled={busy}
+            aria-label="Delete the session"
+            onClick={() => setConfirming('delete')}
+          >
             Delete…
           </button>
         </>
       ) : (
-        <button type="button" disabled={busy} aria-label="Close the session" onClick={running ? () => setConfirming('close') : act(onClose)}>
+        <button
+          type="button"
+          disabled={busy}
+          aria-label="Close the session"
+          onClick={running ? () => setConfirming('close') : act(onClose)}
+        >
           Close session
         </button>
       )}

@@ -71,7 +71,11 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
         <h2 className="session-title">{conversation.workspacePath ?? 'Session'}</h2>
         <p className="session-facts">
           <span>{conversation.model ?? 'default model'}</span>
-          <span>{conversation.mode === null ? 'default mode' : (permissionModeLabels[conversation.mode] ?? conversation.mode)}</span>
+          <span>
+            {conversation.mode === null
+              ? 'default mode'
+              : (permissionModeLabels[conversation.mode] ?? conversation.mode)}
+          </span>
           <span>
             Total: {formatTokens(conversation.totalUsage)} · {formatCost(conversation.totalUsage.costUsd)}
           </span>
@@ -113,7 +117,9 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
         }}
       >
         {stream === 'connecting' && conversation.lastSeq === 0 ? <p className="muted">Loading…</p> : null}
-        {stream !== 'connecting' && conversation.runs.length === 0 ? <p className="muted">No turns yet. Say something below.</p> : null}
+        {stream !== 'connecting' && conversation.runs.length === 0 ? (
+          <p className="muted">No turns yet. Say something below.</p>
+        ) : null}
         {conversation.runs.map((entry) => (
           <RunView key={entry.runId} run={entry} interactions={conversation.interactions} />
         ))}
@@ -121,9 +127,18 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
       <div className="session-bottom">
         {prompts.map((prompt) =>
           prompt.request.kind === 'approval' ? (
-            <ApprovalCard key={prompt.interactionRef} request={prompt.request} onAnswer={answer(prompt.interactionRef)} />
+            <ApprovalCard
+              key={prompt.interactionRef}
+              request={prompt.request}
+              onAnswer={answer(prompt.interactionRef)}
+            />
           ) : (
-            <QuestionCard key={prompt.interactionRef} interactionRef={prompt.interactionRef} request={prompt.request} onAnswer={answer(prompt.interactionRef)} />
+            <QuestionCard
+              key={prompt.interactionRef}
+              interactionRef={prompt.interactionRef}
+              request={prompt.request}
+              onAnswer={answer(prompt.interactionRef)}
+            />
           ),
         )}
         {notice ? (
@@ -155,7 +170,12 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
             void command(() => client.setPermissionMode({ sessionId, mode, ...(restart ? { restart } : {}) }))
               .then((receipt) => {
                 const label = permissionModeLabels[receipt.mode] ?? receipt.mode;
-                setNotice({ kind: 'info', text: restart ? `Agent stopped: it starts again in ${label} mode with your next turn.` : `Permission mode set to ${label}.` });
+                setNotice({
+                  kind: 'info',
+                  text: restart
+                    ? `Agent stopped: it starts again in ${label} mode with your next turn.`
+                    : `Permission mode set to ${label}.`,
+                });
               })
               .catch(ignore)
               // A refusal may mean the agent started or stopped meanwhile: read the modes again.

@@ -38,7 +38,10 @@ export function useConversation(sessionId: string): LiveConversation {
     setFailure(null);
     void (async () => {
       try {
-        const events = client.subscribe(sessionId, { signal: controller.signal, onConnectionChange: (state) => setStream(state) });
+        const events = client.subscribe(sessionId, {
+          signal: controller.signal,
+          onConnectionChange: (state) => setStream(state),
+        });
         for await (const event of events) dispatch({ type: 'event', event });
       } catch (error) {
         if (controller.signal.aborted) return;

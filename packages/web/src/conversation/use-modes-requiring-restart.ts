@@ -7,7 +7,10 @@ import { useDaemon } from '../connection/daemon-context.js';
  * events do not carry it (the provider answers at read time), so it is read again whenever an event
  * that can change it arrives (`agentSeq`), and on demand after a mode change.
  */
-export function useModesRequiringRestart(sessionId: string, agentSeq: number): { readonly modes: readonly PermissionMode[]; readonly refresh: () => void } {
+export function useModesRequiringRestart(
+  sessionId: string,
+  agentSeq: number,
+): { readonly modes: readonly PermissionMode[]; readonly refresh: () => void } {
   const { client } = useDaemon();
   const [modes, setModes] = useState<readonly PermissionMode[]>([]);
   const [reads, setReads] = useState(0);

@@ -30,7 +30,9 @@ const continueModes: readonly { readonly value: '' | PermissionMode; readonly la
 ];
 
 function isTyping(target: EventTarget): boolean {
-  return target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
+  return (
+    target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement
+  );
 }
 
 /**
@@ -56,8 +58,14 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   }, []);
 
   const denyMessage = message.trim() === '' ? {} : { message: message.trim() };
-  const approveOnce = () => send({ decision: 'approve', scope: 'once', ...(isPlan && continueIn !== '' ? { continueInMode: continueIn } : {}) });
-  const approveEdited = (updatedInput: Record<string, unknown>) => void send({ decision: 'approve', scope: 'once', updatedInput });
+  const approveOnce = () =>
+    send({
+      decision: 'approve',
+      scope: 'once',
+      ...(isPlan && continueIn !== '' ? { continueInMode: continueIn } : {}),
+    });
+  const approveEdited = (updatedInput: Record<string, unknown>) =>
+    void send({ decision: 'approve', scope: 'once', updatedInput });
   const approveForSession = () => send({ decision: 'approve', scope: 'session' });
   const approveForProject = () => send({ decision: 'approve', scope: 'local_settings' });
   const deny = () => send({ decision: 'deny', ...denyMessage });
@@ -66,7 +74,16 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
     if (sending || editing || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
     const key = event.key.toLowerCase();
-    const action = key === 'a' && approveByKey ? approveOnce : key === 's' && approveByKey && request.offerSessionApproval ? approveForSession : key === 'd' ? deny : key === 'x' ? denyAndStop : null;
+    const action =
+      key === 'a' && approveByKey
+        ? approveOnce
+        : key === 's' && approveByKey && request.offerSessionApproval
+          ? approveForSession
+          : key === 'd'
+            ? deny
+            : key === 'x'
+              ? denyAndStop
+              : null;
     if (action === null) return;
     event.preventDefault();
     void action();
@@ -74,14 +91,24 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
 
   const title = `${request.toolName} ${categoryLabels[request.category]}`;
   // The CLI often repeats the tool's own description as its prompt text: show it once.
-  const inputDescription = typeof request.input?.['description'] === 'string' ? request.input['description'] : undefined;
+  const inputDescription =
+    typeof request.input?.['description'] === 'string' ? request.input['description'] : undefined;
   return (
-    <section className="card approval-card" role="region" aria-label={`Approval: ${request.toolName}`} tabIndex={-1} ref={card} onKeyDown={onKeyDown}>
+    <section
+      className="card approval-card"
+      role="region"
+      aria-label={`Approval: ${request.toolName}`}
+      tabIndex={-1}
+      ref={card}
+      onKeyDown={onKeyDown}
+    >
       <h3 className="card-title">
         {request.plan !== undefined ? 'The agent proposes a plan' : title}
         <span className="category-badge">{request.category.replace('_', ' ')}</span>
       </h3>
-      {request.title && request.title !== request.toolName ? <p className="approval-cli-title">{request.title}</p> : null}
+      {request.title && request.title !== request.toolName ? (
+        <p className="approval-cli-title">{request.title}</p>
+      ) : null}
       {request.description && request.description !== inputDescription ? <p>{request.description}</p> : null}
       {request.decisionReason ? (
         <p className="approval-reason">
@@ -96,11 +123,18 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
         </p>
       ) : null}
       <ApprovalInput request={request} />
-      {request.defaultToNo ? <p className="muted">The agent asks that approval is not pre-selected: approve with the button.</p> : null}
+      {request.defaultToNo ? (
+        <p className="muted">The agent asks that approval is not pre-selected: approve with the button.</p>
+      ) : null}
       {isPlan ? (
         <label className="approval-continue">
           Carry it out{' '}
-          <select aria-label="Mode to carry out the plan in" value={continueIn} disabled={sending} onChange={(event) => setContinueIn(event.target.value as '' | PermissionMode)}>
+          <select
+            aria-label="Mode to carry out the plan in"
+            value={continueIn}
+            disabled={sending}
+            onChange={(event) => setContinueIn(event.target.value as '' | PermissionMode)}
+          >
             {continueModes.map((mode) => (
               <option key={mode.value} value={mode.value}>
                 {mode.label}
@@ -109,36 +143,89 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
           </select>
         </label>
       ) : null}
-      {editing && request.input !== null ? <ApprovalEdit input={request.input} sending={sending} onApprove={approveEdited} onCancel={() => setEditing(false)} /> : null}
+      {editing && request.input !== null ? (
+        <ApprovalEdit
+          input={request.input}
+          sending={sending}
+          onApprove={approveEdited}
+          onCancel={() => setEditing(false)}
+        />
+      ) : null}
       {editing ? null : (
         <div className="card-actions">
-          <button type="button" className="button-approve" disabled={sending} aria-label="Approve once" aria-keyshortcuts={approveByKey ? 'A' : undefined} onClick={() => void approveOnce()}>
+          <button
+            type="button"
+            className="button-approve"
+            disabled={sending}
+            aria-label="Approve once"
+            aria-keyshortcuts={approveByKey ? 'A' : undefined}
+            onClick={() => void approveOnce()}
+          >
             Approve once{approveByKey ? <kbd>A</kbd> : null}
           </button>
           {request.offerSessionApproval ? (
-            <button type="button" disabled={sending} aria-label="Approve for this session" aria-keyshortcuts={approveByKey ? 'S' : undefined} onClick={() => void approveForSession()}>
+            <button
+              type="button"
+              disabled={sending}
+              aria-label="Approve for this session"
+              aria-keyshortcuts={approveByKey ? 'S' : undefined}
+              onClick={() => void approveForSession()}
+            >
               Approve for session{approveByKey ? <kbd>S</kbd> : null}
             </button>
           ) : null}
           {request.offerSessionApproval && !isPlan ? (
             // No shortcut: this one outlives the session (a rule in the project's .claude/settings.local.json).
-            <button type="button" disabled={sending} aria-label="Always allow in this project" title="Writes the rule to .claude/settings.local.json in the workspace" onClick={() => void approveForProject()}>
+            <button
+              type="button"
+              disabled={sending}
+              aria-label="Always allow in this project"
+              title="Writes the rule to .claude/settings.local.json in the workspace"
+              onClick={() => void approveForProject()}
+            >
               Always allow in project
             </button>
           ) : null}
           {editable ? (
-            <button type="button" disabled={sending} aria-label="Edit the input before approving" onClick={() => setEditing(true)}>
+            <button
+              type="button"
+              disabled={sending}
+              aria-label="Edit the input before approving"
+              onClick={() => setEditing(true)}
+            >
               Edit…
             </button>
           ) : null}
         </div>
       )}
       <div className="card-actions">
-        <input className="deny-message" type="text" aria-label="Message to the agent when denying (optional)" placeholder="Why not? (optional)" value={message} maxLength={2000} onChange={(event) => setMessage(event.target.value)} />
-        <button type="button" className="button-deny" disabled={sending} aria-label="Deny" aria-keyshortcuts="D" onClick={() => void deny()}>
+        <input
+          className="deny-message"
+          type="text"
+          aria-label="Message to the agent when denying (optional)"
+          placeholder="Why not? (optional)"
+          value={message}
+          maxLength={2000}
+          onChange={(event) => setMessage(event.target.value)}
+        />
+        <button
+          type="button"
+          className="button-deny"
+          disabled={sending}
+          aria-label="Deny"
+          aria-keyshortcuts="D"
+          onClick={() => void deny()}
+        >
           Deny<kbd>D</kbd>
         </button>
-        <button type="button" className="button-deny" disabled={sending} aria-label="Deny and stop the run" aria-keyshortcuts="X" onClick={() => void denyAndStop()}>
+        <button
+          type="button"
+          className="button-deny"
+          disabled={sending}
+          aria-label="Deny and stop the run"
+          aria-keyshortcuts="X"
+          onClick={() => void denyAndStop()}
+        >
           Deny and stop<kbd>X</kbd>
         </button>
       </div>

@@ -21,7 +21,9 @@ function editableCommand(input: Record<string, unknown>): string | null {
 
 function parseEdit(input: Record<string, unknown>, text: string): Parsed {
   if (editableCommand(input) !== null) {
-    return text.trim() === '' ? { problem: 'The command is empty. Type the command to run, or cancel the edit.' } : { input: { ...input, command: text } };
+    return text.trim() === ''
+      ? { problem: 'The command is empty. Type the command to run, or cancel the edit.' }
+      : { input: { ...input, command: text } };
   }
   let value: unknown;
   try {
@@ -29,7 +31,8 @@ function parseEdit(input: Record<string, unknown>, text: string): Parsed {
   } catch (error) {
     return { problem: `This is not valid JSON (${(error as Error).message}). Fix it, or cancel the edit.` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'The tool input must be a JSON object ({ … }). Fix it, or cancel the edit.' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'The tool input must be a JSON object ({ … }). Fix it, or cancel the edit.' };
   return { input: value as Record<string, unknown> };
 }
 
@@ -71,7 +74,13 @@ export function ApprovalEdit({ input, sending, onApprove, onCancel }: ApprovalEd
         </p>
       ) : null}
       <div className="card-actions">
-        <button type="button" className="button-approve" disabled={sending} aria-label="Approve the edited input" onClick={approve}>
+        <button
+          type="button"
+          className="button-approve"
+          disabled={sending}
+          aria-label="Approve the edited input"
+          onClick={approve}
+        >
           Approve edited
         </button>
         <button type="button" disabled={sending} onClick={onCancel}>

@@ -5,7 +5,9 @@ import { MarkdownText } from '../markdown/markdown-text.js';
 const maxShown = 20_000;
 
 function bounded(text: string): string {
-  return text.length > maxShown ? `${text.slice(0, maxShown)}\n… (${(text.length - maxShown).toLocaleString('en')} more characters)` : text;
+  return text.length > maxShown
+    ? `${text.slice(0, maxShown)}\n… (${(text.length - maxShown).toLocaleString('en')} more characters)`
+    : text;
 }
 
 function stringField(input: Record<string, unknown>, name: string): string | null {
@@ -15,7 +17,10 @@ function stringField(input: Record<string, unknown>, name: string): string | nul
 
 /** "-" lines for what goes, "+" lines for what comes: enough to judge an edit. */
 function DiffView({ removed, added }: { readonly removed: string; readonly added: string }) {
-  const lines = [...(removed === '' ? [] : removed.split('\n').map((line) => ({ sign: '-', line }))), ...added.split('\n').map((line) => ({ sign: '+', line }))];
+  const lines = [
+    ...(removed === '' ? [] : removed.split('\n').map((line) => ({ sign: '-', line }))),
+    ...added.split('\n').map((line) => ({ sign: '+', line })),
+  ];
   return (
     <pre className="diff" aria-label="Proposed change">
       {lines.map((entry, index) => (
@@ -66,7 +71,9 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
           <code>{url}</code>
         </p>
       ) : null}
-      {oldString !== null && newString !== null ? <DiffView removed={bounded(oldString)} added={bounded(newString)} /> : null}
+      {oldString !== null && newString !== null ? (
+        <DiffView removed={bounded(oldString)} added={bounded(newString)} />
+      ) : null}
       {content !== null && oldString === null ? <DiffView removed="" added={bounded(content)} /> : null}
       {!known ? (
         <pre className="approval-json" aria-label="Tool input">

@@ -13,7 +13,9 @@ export function toggleOption(question: Question, draft: QuestionDraft, label: st
   if (!question.multiSelect) return { ...draft, selected: checked ? [label] : [] };
   const others = draft.selected.filter((selected) => selected !== label);
   // Kept in the order the options are listed, whatever order they were ticked in.
-  const selected = checked ? question.options.map((option) => option.label).filter((option) => option === label || others.includes(option)) : others;
+  const selected = checked
+    ? question.options.map((option) => option.label).filter((option) => option === label || others.includes(option))
+    : others;
   return { ...draft, selected };
 }
 

@@ -15,7 +15,8 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
   const [drafts, setDrafts] = useState<readonly QuestionDraft[]>(() => request.questions.map(() => emptyDraft));
   const { sending, failure, send } = useAnswerSender(onAnswer);
 
-  const update = (index: number, change: (draft: QuestionDraft) => QuestionDraft) => setDrafts((previous) => previous.map((draft, at) => (at === index ? change(draft) : draft)));
+  const update = (index: number, change: (draft: QuestionDraft) => QuestionDraft) =>
+    setDrafts((previous) => previous.map((draft, at) => (at === index ? change(draft) : draft)));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void send({ decision: 'answer', answers: answersFor(request.questions, drafts) });
@@ -23,7 +24,11 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
 
   return (
     <form className="card question-card" aria-label="Questions from the agent" onSubmit={submit}>
-      <h3 className="card-title">{request.questions.length === 1 ? 'The agent asks you' : `The agent asks you ${request.questions.length} questions`}</h3>
+      <h3 className="card-title">
+        {request.questions.length === 1
+          ? 'The agent asks you'
+          : `The agent asks you ${request.questions.length} questions`}
+      </h3>
       {request.sensitive ? <p className="muted">Marked sensitive: your answers are not stored.</p> : null}
       {request.questions.map((question, index) => {
         const draft = drafts[index] ?? emptyDraft;
@@ -42,7 +47,9 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
                   name={group}
                   value={option.label}
                   checked={draft.selected.includes(option.label)}
-                  onChange={(event) => update(index, (current) => toggleOption(question, current, option.label, event.target.checked))}
+                  onChange={(event) =>
+                    update(index, (current) => toggleOption(question, current, option.label, event.target.checked))
+                  }
                 />
                 <span className="question-option-label">{option.label}</span>
                 {option.description ? <span className="question-option-description">{option.description}</span> : null}

@@ -36,7 +36,8 @@ function heading(level: number): Components['h1'] {
 const components: Components = {
   a({ node, href, children }) {
     // GFM footnote references and back-references point inside the answer: their text is enough.
-    if (node?.properties.dataFootnoteRef !== undefined || node?.properties.dataFootnoteBackref !== undefined) return <span>{children}</span>;
+    if (node?.properties.dataFootnoteRef !== undefined || node?.properties.dataFootnoteBackref !== undefined)
+      return <span>{children}</span>;
     const text = plainText(node);
     const target = href ?? '';
     // A bare URL (GFM autolink) already shows its whole target.
@@ -93,9 +94,20 @@ type RehypePlugins = Options['rehypePlugins'];
 const pieceLength = 1500;
 
 /** One top-level piece of an answer, rendered again only when its own text changes. */
-const MarkdownPiece = memo(function MarkdownPiece({ text, rehypePlugins }: { readonly text: string; readonly rehypePlugins: RehypePlugins }) {
+const MarkdownPiece = memo(function MarkdownPiece({
+  text,
+  rehypePlugins,
+}: {
+  readonly text: string;
+  readonly rehypePlugins: RehypePlugins;
+}) {
   return (
-    <Markdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={keepUrl}>
+    <Markdown
+      remarkPlugins={remarkPlugins}
+      rehypePlugins={rehypePlugins}
+      components={components}
+      urlTransform={keepUrl}
+    >
       {text}
     </Markdown>
   );

@@ -21,7 +21,13 @@ export function splitIntoPieces(text: string, minimumLength: number): string[] {
     const marker = fenceLine.exec(line);
     if (fence === null) {
       if (marker) fence = marker[1]!;
-      else if (length >= minimumLength && index > start && lines[index - 1]!.trim() === '' && line !== '' && !/^\s/.test(line)) {
+      else if (
+        length >= minimumLength &&
+        index > start &&
+        lines[index - 1]!.trim() === '' &&
+        line !== '' &&
+        !/^\s/.test(line)
+      ) {
         pieces.push(lines.slice(start, index).join('\n'));
         start = index;
         length = 0;

@@ -43,15 +43,31 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
       <h2>Open a new session</h2>
       <label>
         Working directory
-        <input type="text" required value={directory} placeholder="/home/me/project" spellCheck={false} onChange={(event) => setDirectory(event.target.value)} />
+        <input
+          type="text"
+          required
+          value={directory}
+          placeholder="/home/me/project"
+          spellCheck={false}
+          onChange={(event) => setDirectory(event.target.value)}
+        />
       </label>
       <label>
         Model
-        <input type="text" value={model} placeholder="default (the CLI's own)" spellCheck={false} onChange={(event) => setModel(event.target.value)} />
+        <input
+          type="text"
+          value={model}
+          placeholder="default (the CLI's own)"
+          spellCheck={false}
+          onChange={(event) => setModel(event.target.value)}
+        />
       </label>
       <label>
         Permission mode
-        <select value={mode} onChange={(event) => setMode(event.target.value === '' ? '' : PermissionMode.parse(event.target.value))}>
+        <select
+          value={mode}
+          onChange={(event) => setMode(event.target.value === '' ? '' : PermissionMode.parse(event.target.value))}
+        >
           <option value="">Default (your own setting)</option>
           {PermissionMode.options.map((option) => (
             <option key={option} value={option}>

@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 
-export type Route = { readonly name: 'list' } | { readonly name: 'new' } | { readonly name: 'session'; readonly sessionId: string };
+export type Route =
+  | { readonly name: 'list' }
+  | { readonly name: 'new' }
+  | { readonly name: 'session'; readonly sessionId: string };
 
 export function parseRoute(pathname: string): Route {
   const session = /^\/sessions\/(ses_[a-z0-9]{32})\/?$/.exec(pathname);

@@ -4,7 +4,17 @@ import { sessionPath } from '../routing/use-route.js';
 import { sessionTitle, statusLabels } from './session-order.js';
 import type { ListedSession, SessionList as SessionListData } from './use-session-list.js';
 
-function SessionListItem({ session, selected, now, onOpen }: { readonly session: ListedSession; readonly selected: boolean; readonly now: number; readonly onOpen: (path: string) => void }) {
+function SessionListItem({
+  session,
+  selected,
+  now,
+  onOpen,
+}: {
+  readonly session: ListedSession;
+  readonly selected: boolean;
+  readonly now: number;
+  readonly onOpen: (path: string) => void;
+}) {
   const { snapshot, status } = session;
   const title = sessionTitle(snapshot);
   const path = sessionPath(snapshot.sessionId);
@@ -28,7 +38,11 @@ function SessionListItem({ session, selected, now, onOpen }: { readonly session:
         <span className="session-item-facts">
           <span className="session-item-cwd">{snapshot.workspace.path}</span>
           <span>{snapshot.model ?? 'default model'}</span>
-          <span>{snapshot.permissionMode === null ? 'default mode' : (permissionModeLabels[snapshot.permissionMode] ?? snapshot.permissionMode)}</span>
+          <span>
+            {snapshot.permissionMode === null
+              ? 'default mode'
+              : (permissionModeLabels[snapshot.permissionMode] ?? snapshot.permissionMode)}
+          </span>
           <span>{formatCost(snapshot.usage.costUsd)}</span>
         </span>
       </a>
@@ -37,7 +51,15 @@ function SessionListItem({ session, selected, now, onOpen }: { readonly session:
 }
 
 /** Every session, waiting-for-you first, with what a supervisor needs to pick one. */
-export function SessionList({ list, selectedSessionId, onOpen }: { readonly list: SessionListData; readonly selectedSessionId: string | null; readonly onOpen: (path: string) => void }) {
+export function SessionList({
+  list,
+  selectedSessionId,
+  onOpen,
+}: {
+  readonly list: SessionListData;
+  readonly selectedSessionId: string | null;
+  readonly onOpen: (path: string) => void;
+}) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 15_000);
@@ -57,7 +79,13 @@ export function SessionList({ list, selectedSessionId, onOpen }: { readonly list
       {list.loaded && list.sessions.length === 0 ? <p className="empty">No sessions yet. Open one to start.</p> : null}
       <ul>
         {list.sessions.map((session) => (
-          <SessionListItem key={session.snapshot.sessionId} session={session} selected={session.snapshot.sessionId === selectedSessionId} now={now} onOpen={onOpen} />
+          <SessionListItem
+            key={session.snapshot.sessionId}
+            session={session}
+            selected={session.snapshot.sessionId === selectedSessionId}
+            now={now}
+            onOpen={onOpen}
+          />
         ))}
       </ul>
     </nav>

@@ -4,7 +4,12 @@ import { mergeSessionPages, orderSessions, sessionStatus, sessionTitle } from '.
 
 const runId = `run_${'f'.repeat(32)}`;
 
-function snapshot(id: string, state: SessionSnapshot['state'], lastActivityAt: string, overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
+function snapshot(
+  id: string,
+  state: SessionSnapshot['state'],
+  lastActivityAt: string,
+  overrides: Partial<SessionSnapshot> = {},
+): SessionSnapshot {
   return {
     sessionId: `ses_${id.repeat(32)}`,
     provider: 'claude',
@@ -43,7 +48,9 @@ describe('the session list order', () => {
   });
 
   it('calls an idle session whose last run failed "failed"', () => {
-    const lastRun = (outcome: 'failed' | 'succeeded' | 'interrupted') => ({ lastRun: { runId, outcome, completedAt: '2026-12-01T10:00:00Z' } });
+    const lastRun = (outcome: 'failed' | 'succeeded' | 'interrupted') => ({
+      lastRun: { runId, outcome, completedAt: '2026-12-01T10:00:00Z' },
+    });
     expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('failed')))).toBe('failed');
     expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('succeeded')))).toBe('idle');
     expect(sessionStatus(snapshot('1', 'idle', 'x', lastRun('interrupted')))).toBe('idle');
@@ -55,7 +62,9 @@ describe('the session list order', () => {
     expect(sessionTitle(snapshot('1', 'idle', 'x', { title: 'Fix the build' }))).toBe('Fix the build');
     expect(sessionTitle(snapshot('1', 'idle', 'x'))).toBe('No turns yet');
     expect(sessionTitle(snapshot('1', 'running', 'x', { activeRunId: runId }))).toBe('Untitled');
-    expect(sessionTitle(snapshot('1', 'idle', 'x', { lastRun: { runId, outcome: 'succeeded', completedAt: 'x' } }))).toBe('Untitled');
+    expect(
+      sessionTitle(snapshot('1', 'idle', 'x', { lastRun: { runId, outcome: 'succeeded', completedAt: 'x' } })),
+    ).toBe('Untitled');
   });
 });
 
@@ -64,6 +73,10 @@ describe('merging the polled pages', () => {
     const newest = [snapshot('1', 'idle', '2026-12-01T10:00:01Z'), snapshot('2', 'running', '2026-12-01T10:00:02Z')];
     const waiting = [snapshot('3', 'waiting', '2026-11-01T10:00:00Z')];
     const running = [snapshot('2', 'running', '2026-12-01T10:00:02Z')];
-    expect(mergeSessionPages([newest, waiting, running]).map((session) => session.sessionId)).toEqual([newest[0]!.sessionId, newest[1]!.sessionId, waiting[0]!.sessionId]);
+    expect(mergeSessionPages([newest, waiting, running]).map((session) => session.sessionId)).toEqual([
+      newest[0]!.sessionId,
+      newest[1]!.sessionId,
+      waiting[0]!.sessionId,
+    ]);
   });
 });

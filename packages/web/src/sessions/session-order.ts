@@ -4,7 +4,8 @@ import type { SessionSnapshot } from '@tether/protocol';
 export type SessionStatus = 'waiting' | 'running' | 'failed' | 'idle' | 'closed';
 
 export function sessionStatus(snapshot: SessionSnapshot): SessionStatus {
-  if (snapshot.state === 'waiting' || snapshot.state === 'running' || snapshot.state === 'closed') return snapshot.state;
+  if (snapshot.state === 'waiting' || snapshot.state === 'running' || snapshot.state === 'closed')
+    return snapshot.state;
   return snapshot.lastRun?.outcome === 'failed' ? 'failed' : 'idle';
 }
 
@@ -26,8 +27,20 @@ export const statusLabels: Record<SessionStatus, string> = {
 const statusRank: Record<SessionStatus, number> = { waiting: 0, running: 1, failed: 2, idle: 2, closed: 3 };
 
 /** Waiting-for-you first, then running, then the rest by last activity; closed ones last. */
-export function orderSessions<T extends { snapshot: SessionSnapshot; status: SessionStatus }>(sessions: readonly T[]): T[] {
-  return sessions.slice().sort((left, right) => statusRank[left.status] - statusRank[right.status] || (left.snapshot.lastActivityAt < right.snapshot.lastActivityAt ? 1 : left.snapshot.lastActivityAt > right.snapshot.lastActivityAt ? -1 : 0));
+export function orderSessions<T extends { snapshot: SessionSnapshot; status: SessionStatus }>(
+  sessions: readonly T[],
+): T[] {
+  return sessions
+    .slice()
+    .sort(
+      (left, right) =>
+        statusRank[left.status] - statusRank[right.status] ||
+        (left.snapshot.lastActivityAt < right.snapshot.lastActivityAt
+          ? 1
+          : left.snapshot.lastActivityAt > right.snapshot.lastActivityAt
+            ? -1
+            : 0),
+    );
 }
 
 /**

@@ -46,7 +46,10 @@ export function useSessionList(): SessionList {
       polling = true;
       clearTimeout(timer);
       try {
-        const [newest, open] = await Promise.all([client.listSessions({ limit: pageSize }), Promise.all(alwaysListed.map((state) => client.listAllSessions({ state })))]);
+        const [newest, open] = await Promise.all([
+          client.listSessions({ limit: pageSize }),
+          Promise.all(alwaysListed.map((state) => client.listAllSessions({ state }))),
+        ]);
         if (stopped) return;
         setSnapshots(mergeSessionPages([newest.sessions, ...open]));
         setLoaded(true);

@@ -78,7 +78,15 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
 }
 
 /** The app once a token was accepted: one client for every view, and the providers' capabilities. */
-export function ConnectedApp({ token, onTokenRefused, onSignOut }: { readonly token: string; readonly onTokenRefused: () => void; readonly onSignOut: () => void }) {
+export function ConnectedApp({
+  token,
+  onTokenRefused,
+  onSignOut,
+}: {
+  readonly token: string;
+  readonly onTokenRefused: () => void;
+  readonly onSignOut: () => void;
+}) {
   const client = useMemo(() => createTetherClient({ url: window.location.origin, token }), [token]);
   const [capabilities, setCapabilities] = useState<Readonly<Record<string, ProviderCapabilities>>>({});
   useEffect(() => {
@@ -86,7 +94,8 @@ export function ConnectedApp({ token, onTokenRefused, onSignOut }: { readonly to
     client
       .getProviders()
       .then((providers) => {
-        if (!stopped) setCapabilities(Object.fromEntries(providers.map((provider) => [provider.name, provider.capabilities])));
+        if (!stopped)
+          setCapabilities(Object.fromEntries(providers.map((provider) => [provider.name, provider.capabilities])));
       })
       .catch(() => {
         // Without them the controls menu stays hidden; everything else works.
@@ -95,7 +104,10 @@ export function ConnectedApp({ token, onTokenRefused, onSignOut }: { readonly to
       stopped = true;
     };
   }, [client]);
-  const connection = useMemo<DaemonConnection>(() => ({ client, capabilities, tokenRefused: onTokenRefused }), [client, capabilities, onTokenRefused]);
+  const connection = useMemo<DaemonConnection>(
+    () => ({ client, capabilities, tokenRefused: onTokenRefused }),
+    [client, capabilities, onTokenRefused],
+  );
   return (
     <DaemonContext.Provider value={connection}>
       <Workspace onSignOut={onSignOut} />

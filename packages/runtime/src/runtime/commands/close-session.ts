@@ -4,10 +4,18 @@ import { withRunEndCancellations } from '../session-log.js';
 import { type CommandContext, accepted } from './command-context.js';
 
 /** Ends the active run (interrupted) and the session, then stops its agent for good. */
-export async function closeSession(context: CommandContext, command: CloseSessionCommand, fingerprint: string): Promise<CloseSessionReceipt> {
+export async function closeSession(
+  context: CommandContext,
+  command: CloseSessionCommand,
+  fingerprint: string,
+): Promise<CloseSessionReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(found, decideClose(found?.record, command));
-  const receipt: CloseSessionReceipt = { type: 'close_session', commandId: command.commandId, sessionId: command.sessionId };
+  const receipt: CloseSessionReceipt = {
+    type: 'close_session',
+    commandId: command.commandId,
+    sessionId: command.sessionId,
+  };
   await context.write(entry, withRunEndCancellations(entry, decision.events, 'session_closed'), receipt, fingerprint);
   entry.clearAllTimers();
   await context.stopProcess(entry, 'close');

@@ -1,5 +1,11 @@
 import type { EventBody, Receipt } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1Capabilities, AgentProviderV1Part, AgentProviderV1Session, AgentProviderV1StopOptions } from '@tether/provider-spec';
+import type {
+  AgentProviderV1,
+  AgentProviderV1Capabilities,
+  AgentProviderV1Part,
+  AgentProviderV1Session,
+  AgentProviderV1StopOptions,
+} from '@tether/provider-spec';
 import type { EventWriter } from '../../log/event-writer.js';
 import { type Decided, isRefusal } from '../../state/refusal.js';
 import type { TetherStore } from '../../store/tether-store.js';
@@ -38,7 +44,10 @@ export interface CommandContext {
  * The command's session and what its decider accepted; the refusal is thrown, so the command
  * changes nothing. Every decider refuses a missing session, so an accepted command has one.
  */
-export function accepted<Accepted extends object>(entry: SessionEntry | undefined, decided: Decided<Accepted>): { entry: SessionEntry; decision: Accepted } {
+export function accepted<Accepted extends object>(
+  entry: SessionEntry | undefined,
+  decided: Decided<Accepted>,
+): { entry: SessionEntry; decision: Accepted } {
   if (isRefusal(decided)) throw decided.refusal;
   if (!entry) throw sessionNotFound();
   return { entry, decision: decided };
@@ -48,6 +57,11 @@ export function accepted<Accepted extends object>(entry: SessionEntry | undefine
  * Refuses with capability_unsupported what the session's provider declares it cannot do. Without
  * a provider (not configured in this runtime) the command goes on, to fail provider_unavailable.
  */
-export function requireCapability(provider: AgentProviderV1 | null, can: (capabilities: AgentProviderV1Capabilities) => boolean, what: string, reason: string): void {
+export function requireCapability(
+  provider: AgentProviderV1 | null,
+  can: (capabilities: AgentProviderV1Capabilities) => boolean,
+  what: string,
+  reason: string,
+): void {
   if (provider && !can(provider.capabilities)) throw unsupported(provider, what, reason);
 }

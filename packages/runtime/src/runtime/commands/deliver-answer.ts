@@ -10,7 +10,13 @@ import type { CommandContext } from './command-context.js';
  * provider, and says what happened: settled, send_failed, or nothing when the interaction was
  * withdrawn or cancelled meanwhile (only a delivered answer becomes terminal).
  */
-export async function deliverAnswer(context: CommandContext, entry: SessionEntry, resolving: InteractionRecord, answer: InteractionAnswer, by: 'host' | 'policy'): Promise<EventBody | null> {
+export async function deliverAnswer(
+  context: CommandContext,
+  entry: SessionEntry,
+  resolving: InteractionRecord,
+  answer: InteractionAnswer,
+  by: 'host' | 'policy',
+): Promise<EventBody | null> {
   entry.interactions.set(resolving.interactionRef, resolving);
   entry.clearTimer(resolving.interactionRef);
   let delivered = true;
@@ -22,14 +28,30 @@ export async function deliverAnswer(context: CommandContext, entry: SessionEntry
   if (entry.interactions.get(resolving.interactionRef)?.status !== 'resolving') return null;
   const base = { runId: resolving.runId, interactionRef: resolving.interactionRef };
   return delivered
-    ? { type: 'interaction.settled', ...base, outcome: outcomeOf(answer), answer: by === 'host' ? recordableAnswer(resolving, answer) : answer, by }
+    ? {
+        type: 'interaction.settled',
+        ...base,
+        outcome: outcomeOf(answer),
+        answer: by === 'host' ? recordableAnswer(resolving, answer) : answer,
+        by,
+      }
     : { type: 'interaction.send_failed', ...base };
 }
 
 /** A prompt nobody answered in time is denied, never allowed. */
-export async function denyOnTimeout(context: CommandContext, entry: SessionEntry, interactionRef: string): Promise<void> {
+export async function denyOnTimeout(
+  context: CommandContext,
+  entry: SessionEntry,
+  interactionRef: string,
+): Promise<void> {
   const resolving = startResolving(entry.interactions.get(interactionRef));
   if (resolving === null || context.isStopped()) return;
-  const body = await deliverAnswer(context, entry, resolving, resolving.request.kind === 'approval' ? timeoutDenial : timeoutDecline, 'policy');
+  const body = await deliverAnswer(
+    context,
+    entry,
+    resolving,
+    resolving.request.kind === 'approval' ? timeoutDenial : timeoutDecline,
+    'policy',
+  );
   if (body) context.log.stage(entry, [body]);
 }

@@ -6,12 +6,21 @@ import { checkWorkspace } from '../workspace-check.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
 /** A new session (holding a place under the open-session limit from the start), or a closed one reopened. */
-export function openSession(context: CommandContext, command: OpenSessionCommand, fingerprint: string): Promise<OpenSessionReceipt> {
+export function openSession(
+  context: CommandContext,
+  command: OpenSessionCommand,
+  fingerprint: string,
+): Promise<OpenSessionReceipt> {
   if (command.continueSession !== undefined) return reopen(context, command.continueSession, command, fingerprint);
   return context.openSessions.hold((counted) => openNew(context, command, fingerprint, counted));
 }
 
-async function openNew(context: CommandContext, command: OpenSessionCommand, fingerprint: string, counted: () => void): Promise<OpenSessionReceipt> {
+async function openNew(
+  context: CommandContext,
+  command: OpenSessionCommand,
+  fingerprint: string,
+  counted: () => void,
+): Promise<OpenSessionReceipt> {
   const providerName = command.provider ?? context.defaultProvider;
   const provider = context.providers.get(providerName);
   if (!provider) {
@@ -28,11 +37,29 @@ async function openNew(context: CommandContext, command: OpenSessionCommand, fin
   entry.markInteractionsLoaded();
   // Validates the configuration and finds the agent before anything is recorded; spawns nothing.
   await entry.attachProvider(context.emitFor(entry));
-  const receipt: OpenSessionReceipt = { type: 'open_session', commandId: command.commandId, sessionId: record.sessionId };
+  const receipt: OpenSessionReceipt = {
+    type: 'open_session',
+    commandId: command.commandId,
+    sessionId: record.sessionId,
+  };
   context.entries.add(entry);
   counted();
   try {
-    await context.write(entry, [{ type: 'session.opened', provider: providerName, workspace, configuration: describeConfiguration(record.configuration), ephemeral: record.ephemeral, reopened: false }], receipt, fingerprint);
+    await context.write(
+      entry,
+      [
+        {
+          type: 'session.opened',
+          provider: providerName,
+          workspace,
+          configuration: describeConfiguration(record.configuration),
+          ephemeral: record.ephemeral,
+          reopened: false,
+        },
+      ],
+      receipt,
+      fingerprint,
+    );
   } catch (error) {
     context.entries.remove(entry);
     await entry.stopProvider('close');
@@ -41,12 +68,23 @@ async function openNew(context: CommandContext, command: OpenSessionCommand, fin
   return receipt;
 }
 
-async function reopen(context: CommandContext, sessionId: string, command: OpenSessionCommand, fingerprint: string): Promise<OpenSessionReceipt> {
+async function reopen(
+  context: CommandContext,
+  sessionId: string,
+  command: OpenSessionCommand,
+  fingerprint: string,
+): Promise<OpenSessionReceipt> {
   const found = context.entries.get(sessionId);
   const { entry, decision } = accepted(found, decideReopen(found?.record, command));
   const reopening = decision.events.length > 0;
   // A provider that cannot continue a conversation would silently start a new one under the old history.
-  if (reopening) requireCapability(entry.provider, (can) => can.resume, "continue a closed session's conversation (resume); open a new session instead", 'resume');
+  if (reopening)
+    requireCapability(
+      entry.provider,
+      (can) => can.resume,
+      "continue a closed session's conversation (resume); open a new session instead",
+      'resume',
+    );
   await entry.teardown;
   const receipt: OpenSessionReceipt = { type: 'open_session', commandId: command.commandId, sessionId };
   const write = () => context.write(entry, decision.events, receipt, fingerprint);

@@ -4,10 +4,17 @@ import { type CommandContext, accepted } from './command-context.js';
 import { deliverAnswer } from './deliver-answer.js';
 
 /** Hands the host's answer to the agent; the first answer wins, and the receipt says whether it arrived. */
-export async function respondInteraction(context: CommandContext, command: RespondInteractionCommand, fingerprint: string): Promise<RespondInteractionReceipt> {
+export async function respondInteraction(
+  context: CommandContext,
+  command: RespondInteractionCommand,
+  fingerprint: string,
+): Promise<RespondInteractionReceipt> {
   const found = context.entries.get(command.sessionId);
   if (found) await found.loadInteractions(context.store);
-  const { entry, decision } = accepted(found, decideRespond(found?.record, found?.interactions.get(command.interactionRef), command));
+  const { entry, decision } = accepted(
+    found,
+    decideRespond(found?.record, found?.interactions.get(command.interactionRef), command),
+  );
   const body = await deliverAnswer(context, entry, decision.resolving, command.answer, 'host');
   if (!body) {
     const status = entry.interactions.get(command.interactionRef)?.status;
@@ -18,7 +25,13 @@ export async function respondInteraction(context: CommandContext, command: Respo
     });
   }
   const status = body.type === 'interaction.settled' ? 'settled' : 'send_failed';
-  const receipt: RespondInteractionReceipt = { type: 'respond_interaction', commandId: command.commandId, sessionId: command.sessionId, interactionRef: command.interactionRef, status };
+  const receipt: RespondInteractionReceipt = {
+    type: 'respond_interaction',
+    commandId: command.commandId,
+    sessionId: command.sessionId,
+    interactionRef: command.interactionRef,
+    status,
+  };
   await context.write(entry, [body], receipt, fingerprint);
   return receipt;
 }

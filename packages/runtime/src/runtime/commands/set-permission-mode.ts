@@ -1,14 +1,28 @@
-import { AgentError, type PermissionMode, type SetPermissionModeCommand, type SetPermissionModeReceipt } from '@tether/protocol';
+import {
+  AgentError,
+  type PermissionMode,
+  type SetPermissionModeCommand,
+  type SetPermissionModeReceipt,
+} from '@tether/protocol';
 import type { AgentProviderV1Session } from '@tether/provider-spec';
 import { decideOnOpenSession } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
 /** Changes the mode live; a mode the running agent cannot enter needs restart: true (the conversation resumes). */
-export async function setPermissionMode(context: CommandContext, command: SetPermissionModeCommand, fingerprint: string): Promise<SetPermissionModeReceipt> {
+export async function setPermissionMode(
+  context: CommandContext,
+  command: SetPermissionModeCommand,
+  fingerprint: string,
+): Promise<SetPermissionModeReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry } = accepted(found, decideOnOpenSession(found?.record, ', then change the mode.'));
-  requireCapability(entry.provider, (can) => can.setMode, 'change the permission mode of a running session', 'set_mode');
+  requireCapability(
+    entry.provider,
+    (can) => can.setMode,
+    'change the permission mode of a running session',
+    'set_mode',
+  );
   let session = await context.providerSession(entry);
   if (session.requiresRestartFor(command.mode)) {
     if (command.restart !== true) {
@@ -22,8 +36,18 @@ export async function setPermissionMode(context: CommandContext, command: SetPer
   }
   const mode = await session.doSetPermissionMode(command.mode);
   const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
-  const receipt: SetPermissionModeReceipt = { type: 'set_permission_mode', commandId: command.commandId, sessionId: command.sessionId, mode };
-  await context.write(entry, changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [], receipt, fingerprint);
+  const receipt: SetPermissionModeReceipt = {
+    type: 'set_permission_mode',
+    commandId: command.commandId,
+    sessionId: command.sessionId,
+    mode,
+  };
+  await context.write(
+    entry,
+    changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [],
+    receipt,
+    fingerprint,
+  );
   return receipt;
 }
 
@@ -31,7 +55,11 @@ export async function setPermissionMode(context: CommandContext, command: SetPer
  * Stops the agent so the mode applies from its next launch (the next turn resumes the conversation).
  * Never while a run is active: stopping the agent would end that run.
  */
-async function restartAgent(context: CommandContext, entry: SessionEntry, mode: PermissionMode): Promise<AgentProviderV1Session> {
+async function restartAgent(
+  context: CommandContext,
+  entry: SessionEntry,
+  mode: PermissionMode,
+): Promise<AgentProviderV1Session> {
   if (entry.record.activeRunId !== null) {
     throw new AgentError({
       code: 'run_active',
