@@ -1,5 +1,5 @@
 import { textReply } from '@tether/fake-anthropic-api';
-import { type ClaudeTransport } from '@tether/provider-claude';
+import type { ClaudeTransport } from '@tether/provider-claude';
 import { createClaudeTestEnvironment, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { transports } from './conformance-harness.js';

@@ -1,4 +1,4 @@
-import { AgentError, ProtocolEvent, type SubscribeOptions as SessionEventsOptions } from '@tether/protocol';
+import { type AgentError, ProtocolEvent, type SubscribeOptions as SessionEventsOptions } from '@tether/protocol';
 import { errorFromResponse, invalidResponseError, streamLostError, unreachableError } from './client-errors.js';
 import type { DaemonConnection } from './daemon-connection.js';
 import { type ReconnectSchedule, delayBeforeAttempt, waitUnlessAborted } from './reconnect-backoff.js';

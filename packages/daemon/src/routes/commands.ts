@@ -1,4 +1,4 @@
-import { type Hono } from 'hono';
+import type { Hono } from 'hono';
 import { AgentError } from '@tether/protocol';
 import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
