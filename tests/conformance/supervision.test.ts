@@ -8,7 +8,13 @@ import { describeTransports, history, neutralSequence, runSequence } from './con
 /** Finds what `probe` finds, polling (bounded): another process's start is not an event Node can wait on. */
 async function pollFor<Value>(probe: () => Value | undefined): Promise<Value> {
   let value: Value | undefined;
-  const found = await pollUntil(() => (value = probe()) !== undefined, { timeoutMs: 20_000 });
+  const found = await pollUntil(
+    () => {
+      value = probe();
+      return value !== undefined;
+    },
+    { timeoutMs: 20_000 },
+  );
   if (!found || value === undefined) throw new Error('timed out waiting for a process');
   return value;
 }

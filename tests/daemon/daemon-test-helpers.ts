@@ -152,8 +152,7 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
   let buffered = '';
   for await (const chunk of body) {
     buffered += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffered.indexOf('\n\n')) !== -1) {
+    for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n')) {
       const block = buffered.slice(0, end);
       buffered = buffered.slice(end + 2);
       const frame: Record<string, string> = {};
@@ -223,7 +222,7 @@ export class SocketClient {
   private waiters: Array<() => void> = [];
 
   constructor(url: string, headers: Record<string, string> = {}) {
-    this.socket = new WebSocket(url.replace(/^http/, 'ws') + '/v1/ws', { headers });
+    this.socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/ws`, { headers });
     this.socket.on('message', (data) => {
       this.frames.push(JSON.parse(data.toString()) as ServerFrame);
       this.wake();

@@ -145,6 +145,7 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     const table =
       '| file | change | lines |\n|---|---|--:|\n| packages/web/src/markdown/markdown-text.tsx | renderer | 100 |\n| packages/web/src/styles/code-highlight.css | theme | 110 |';
     const code =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript shown as a code sample, not a template.
       '```ts\nexport function greet(name: string): string {\n  return `Hello, ${name}`; // a comment that is longer than a phone is wide\n}\n```';
     suite.environment.api.enqueue(
       textReply(

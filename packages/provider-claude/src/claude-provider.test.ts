@@ -82,7 +82,15 @@ describe('createClaudeProvider transports', () => {
 
   it('the cli transport never loads the SDK', async () => {
     let loads = 0;
-    const provider = createClaudeProviderWith({ claudePath }, { loadAgentSdk: () => ((loads += 1), missing()) });
+    const provider = createClaudeProviderWith(
+      { claudePath },
+      {
+        loadAgentSdk: () => {
+          loads += 1;
+          return missing();
+        },
+      },
+    );
     const session = await provider.doOpenSession(sessionOptions());
     await session.doStop('close');
     expect(loads).toBe(0);
@@ -95,7 +103,12 @@ describe('createClaudeProvider transports', () => {
     }) as never;
     const provider = createClaudeProviderWith(
       { claudePath, transport: 'sdk', query },
-      { loadAgentSdk: () => ((loads += 1), missing()) },
+      {
+        loadAgentSdk: () => {
+          loads += 1;
+          return missing();
+        },
+      },
     );
     const session = await provider.doOpenSession(sessionOptions());
     await session.doStop('close');

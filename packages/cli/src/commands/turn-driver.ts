@@ -61,7 +61,8 @@ export async function driveTurn(
   const stop: { ending: ShutdownSignal | null } = { ending: null };
   let unsettledInterrupt: NodeJS.Timeout | undefined;
   const terminate = (signal: ShutdownSignal, urgent: boolean) => {
-    const ending = (stop.ending ??= signal);
+    stop.ending ??= signal;
+    const ending = stop.ending;
     context.exitAfter(signalDeadlineMs, signalExitCode(ending));
     stopper.terminate(ending, sessionId, urgent);
   };

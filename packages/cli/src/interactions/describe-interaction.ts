@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Question, QuestionSetRequest } from '@tether/protocol';
+import type { ApprovalRequest, Question } from '@tether/protocol';
 import { terminalSafe } from '../render/human-renderer.js';
 
 const inputPreviewLength = 600;
@@ -51,5 +51,3 @@ export function describeQuestion(question: Question, index: number, total: numbe
   );
   return lines;
 }
-
-export type { QuestionSetRequest };

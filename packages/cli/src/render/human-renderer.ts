@@ -9,6 +9,7 @@ export interface Output {
 /** Strips terminal control sequences from untrusted model text before it reaches a terminal. */
 export function terminalSafe(text: string): string {
   return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this strips.
     /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g,
     '',
   );

@@ -86,7 +86,10 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
   };
   const streamsOf = (sessionId: string) => {
     let set = streams.get(sessionId);
-    if (!set) streams.set(sessionId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      streams.set(sessionId, set);
+    }
     return set;
   };
   /** Removes the streams at once, so events appended right after are replayed, not streamed. */

@@ -8,6 +8,7 @@ export type DecodedLine =
   | { readonly kind: 'oversized'; readonly length: number };
 
 // CSI and OSC escape sequences a terminal-minded child might print around its output.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal escapes is the point.
 const ansiPattern = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g;
 
 function decodeLine(line: string): DecodedLine | null {

@@ -1,5 +1,6 @@
 // Terminal escapes (CSI, OSC, single-character) and other control characters except newline and tab.
 const unsafe =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this removes.
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g;
 
 /** Text from the CLI made safe to store and show: no escapes or control characters, bounded. */

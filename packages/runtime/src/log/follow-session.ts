@@ -6,6 +6,7 @@ export interface FollowOptions {
   /** Events after this seq are handed on. */
   readonly afterSeq: number;
   /** Called synchronously, in seq order, once per event; return false to stop following. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: returning nothing keeps following, as true does.
   readonly onEvent: (event: ProtocolEvent) => boolean | void;
   /**
    * For a consumer that takes a long history at its own pace (a bounded buffer, an iterator): the
@@ -14,6 +15,7 @@ export interface FollowOptions {
    * where they end, onEvent takes over (live events, and any stored meanwhile). Without it, every
    * event goes to onEvent.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: returning nothing keeps following, as true does.
   readonly onStoredEvent?: (event: ProtocolEvent) => Promise<boolean | void>;
   /** The store failed (or the events did not join up): following has stopped. */
   readonly onError?: (error: unknown) => void;
@@ -75,6 +77,7 @@ export function followSession(
     return !stopped && page.length === replayPageSize;
   };
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: returning nothing keeps following, as true does.
   const replay = async (onStoredEvent: (event: ProtocolEvent) => Promise<boolean | void>): Promise<void> => {
     const handStored = async (event: ProtocolEvent) => {
       last = event.seq;

@@ -50,7 +50,12 @@ function countingStore(): { store: TetherStore; sessionReads: () => number } {
   let reads = 0;
   const getSession = store.getSession.bind(store);
   return {
-    store: Object.assign(store, { getSession: (sessionId: string) => ((reads += 1), getSession(sessionId)) }),
+    store: Object.assign(store, {
+      getSession: (sessionId: string) => {
+        reads += 1;
+        return getSession(sessionId);
+      },
+    }),
     sessionReads: () => reads,
   };
 }

@@ -56,7 +56,7 @@ export function ControlsMenu({
       <summary>Controls</summary>
       <div className="controls-menu-body">
         {capabilities.controls ? (
-          <div className="controls-row" role="group" aria-label="Session controls">
+          <fieldset className="controls-row" aria-label="Session controls">
             {controlButtons.map((control) => (
               <button
                 key={control.name}
@@ -68,7 +68,7 @@ export function ControlsMenu({
                 {control.label}
               </button>
             ))}
-          </div>
+          </fieldset>
         ) : null}
         {capabilities.setModel ? (
           <form className="controls-row" onSubmit={submitModel}>

@@ -113,6 +113,7 @@ export function RunView({
       )}
       <div className="run-parts">
         {run.parts.map((part, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: parts are only ever appended, so a position names one part for good.
           <RunPartView key={index} part={part} interactions={interactions} />
         ))}
       </div>

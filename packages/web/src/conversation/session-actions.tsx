@@ -35,7 +35,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
         ? 'Delete this session and its whole history? This cannot be undone.'
         : 'Closing stops the run that is going on. Close anyway?';
     return (
-      <div className="session-actions" role="group" aria-label="Confirm">
+      <fieldset className="session-actions" aria-label="Confirm">
         <span>{question}</span>
         <button
           type="button"
@@ -48,11 +48,11 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
         <button type="button" disabled={busy} onClick={() => setConfirming(null)}>
           Cancel
         </button>
-      </div>
+      </fieldset>
     );
   }
   return (
-    <div className="session-actions" role="group" aria-label="Session actions">
+    <fieldset className="session-actions" aria-label="Session actions">
       {closed ? (
         <>
           <button type="button" disabled={busy} aria-label="Reopen the session" onClick={act(onReopen)}>
@@ -78,6 +78,6 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
           Close session
         </button>
       )}
-    </div>
+    </fieldset>
   );
 }

@@ -96,7 +96,6 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   return (
     <section
       className="card approval-card"
-      role="region"
       aria-label={`Approval: ${request.toolName}`}
       tabIndex={-1}
       ref={card}

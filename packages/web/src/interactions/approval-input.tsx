@@ -22,13 +22,16 @@ function DiffView({ removed, added }: { readonly removed: string; readonly added
     ...added.split('\n').map((line) => ({ sign: '+', line })),
   ];
   return (
-    <pre className="diff" aria-label="Proposed change">
-      {lines.map((entry, index) => (
-        <span key={index} className={entry.sign === '-' ? 'diff-removed' : 'diff-added'}>
-          {`${entry.sign} ${entry.line}\n`}
-        </span>
-      ))}
-    </pre>
+    <section aria-label="Proposed change">
+      <pre className="diff">
+        {lines.map((entry, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one diff never move, so a position names one line.
+          <span key={index} className={entry.sign === '-' ? 'diff-removed' : 'diff-added'}>
+            {`${entry.sign} ${entry.line}\n`}
+          </span>
+        ))}
+      </pre>
+    </section>
   );
 }
 
@@ -37,9 +40,9 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
   const input = request.input;
   if (request.plan !== undefined) {
     return (
-      <div className="approval-plan" aria-label="Plan">
+      <section className="approval-plan" aria-label="Plan">
         <MarkdownText text={bounded(request.plan)} />
-      </div>
+      </section>
     );
   }
   if (input === null) return <p className="muted">The daemon is configured not to show tool input.</p>;
@@ -55,9 +58,9 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
     <div className="approval-input">
       {description !== null && command !== null ? <p className="approval-description">{bounded(description)}</p> : null}
       {command !== null ? (
-        <pre className="approval-command" aria-label="Command">
-          {bounded(command)}
-        </pre>
+        <section aria-label="Command">
+          <pre className="approval-command">{bounded(command)}</pre>
+        </section>
       ) : null}
       {filePath !== null ? (
         <p className="approval-path">
@@ -76,9 +79,9 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
       ) : null}
       {content !== null && oldString === null ? <DiffView removed="" added={bounded(content)} /> : null}
       {!known ? (
-        <pre className="approval-json" aria-label="Tool input">
-          {bounded(JSON.stringify(input, null, 2))}
-        </pre>
+        <section aria-label="Tool input">
+          <pre className="approval-json">{bounded(JSON.stringify(input, null, 2))}</pre>
+        </section>
       ) : null}
     </div>
   );
