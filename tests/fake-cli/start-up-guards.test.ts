@@ -1,54 +1,23 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  CLAUDE_CLI_MINIMUM_VERSION,
-  type ClaudeProviderSettings,
-  type ClaudeTransport,
-  createClaudeProvider,
-} from '@tether/provider-claude';
-import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
+import { CLAUDE_CLI_MINIMUM_VERSION } from '@tether/provider-claude';
 import {
   type FakeCliStep,
   answerText,
   fakeClaudeCliPath,
-  fakeCliScript,
   fakeCliTurn,
   processesWithEnvironment,
   runEvents,
 } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
+import { useFakeRuntime } from './fake-runtime-harness.js';
 
 // Agents that never get going: one that starts and never writes a frame (the start-up watchdog),
 // one that never stamps its frames with the input they belong to (the default correlation), and one
 // older than the supported floor (refused before anything is started).
 
-let root: string;
-let runtime: AgentRuntime | undefined;
-
-beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'tether-startup-'));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  runtime = undefined;
-  await rm(root, { recursive: true, force: true });
-});
-
-async function open(transport: ClaudeTransport, turns: FakeCliStep[][], provider: ClaudeProviderSettings = {}) {
-  const environment = {
-    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: root,
-    ...fakeCliScript(turns),
-  };
-  runtime = await createAgentRuntime({
-    providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment, ...provider })],
-  });
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
-  return { runtime, sessionId };
-}
+const harness = useFakeRuntime('tether-startup-');
 
 /** The frames of an ordinary turn as a CLI that never stamps writes them. */
 function unstampedTurn(text: string): FakeCliStep[] {
@@ -72,9 +41,9 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
   it('a CLI that prints its version and then writes no frame fails provider_stalled (phase startup) within startupTimeoutMs, is killed, and the next turn works', async () => {
     const startupTimeoutMs = 600;
     // The first process hangs; the next one (same script) goes on with an ordinary turn.
-    const { runtime: current, sessionId } = await open(
+    const { runtime: current, sessionId } = await harness.open(
       transport,
-      [[{ raw: '2.1.332 (Claude Code)\n' }, { hang: path.join(root, 'hung-once') }, ...fakeCliTurn('back')]],
+      [[{ raw: '2.1.332 (Claude Code)\n' }, { hang: path.join(harness.root, 'hung-once') }, ...fakeCliTurn('back')]],
       { startupTimeoutMs },
     );
     const began = Date.now();
@@ -101,7 +70,10 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
   });
 
   it('a CLI that never stamps its frames fails each run with provider_contract_violation naming the fix, reported once, instead of hanging', async () => {
-    const { runtime: current, sessionId } = await open(transport, [unstampedTurn('lost'), unstampedTurn('lost again')]);
+    const { runtime: current, sessionId } = await harness.open(transport, [
+      unstampedTurn('lost'),
+      unstampedTurn('lost again'),
+    ]);
     for (const text of ['hello', 'again']) {
       const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text }] });
       const run = await current.waitForRun(runId);
@@ -119,7 +91,7 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
   });
 
   it('the same CLI works under correlation legacy-unstamped', async () => {
-    const { runtime: current, sessionId } = await open(transport, [unstampedTurn('by position')], {
+    const { runtime: current, sessionId } = await harness.open(transport, [unstampedTurn('by position')], {
       correlation: 'legacy-unstamped',
     });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
@@ -127,9 +99,11 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
   });
 
   it('a run on a CLI older than the floor fails provider_unavailable (cli_too_old) and starts nothing; after an update the next turn runs', async () => {
-    const binary = path.join(root, 'claude');
+    const binary = path.join(harness.root, 'claude');
     await claudeReporting(binary, '2.0.5');
-    const { runtime: current, sessionId } = await open(transport, [fakeCliTurn('updated')], { claudePath: binary });
+    const { runtime: current, sessionId } = await harness.open(transport, [fakeCliTurn('updated')], {
+      claudePath: binary,
+    });
     const first = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
     const run = await current.waitForRun(first.runId);
     expect(run).toMatchObject({

@@ -1,53 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { ProtocolEvent } from '@tether/protocol';
-import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
-import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
-import {
-  type FakeCliStep,
-  answerText,
-  fakeClaudeCliPath,
-  fakeCliScript,
-  fakeCliTurn,
-  processesWithEnvironment,
-  runEvents,
-} from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentRuntime } from '@tether/runtime';
+import { type FakeCliStep, answerText, fakeCliTurn, processesWithEnvironment, runEvents } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
+import { useFakeRuntime } from './fake-runtime-harness.js';
 
 // What the agent's pipes can do to a run: an enormous line, a line cut off, a CLI that goes quiet
 // mid-line, a CLI that stops reading its stdin. Each ends the run with a stable code in bounded
 // time, leaves no process behind, and the session's next turn works.
 
-let root: string;
-let runtime: AgentRuntime | undefined;
-
-beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'tether-stream-faults-'));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  runtime = undefined;
-  await rm(root, { recursive: true, force: true });
-});
+const harness = useFakeRuntime('tether-stream-faults-');
 
 /** Small watchdog times, so that a stall is found in well under a second. */
 const quickStall = { stallTimeoutMs: 400, stallGraceMs: 400 } as const;
-
-async function open(transport: ClaudeTransport, turns: FakeCliStep[][], provider: ClaudeProviderSettings = {}) {
-  const environment = {
-    PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
-    HOME: root,
-    ...fakeCliScript(turns),
-  };
-  runtime = await createAgentRuntime({
-    providers: [createClaudeProvider({ transport, claudePath: fakeClaudeCliPath(), environment, ...provider })],
-  });
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
-  return { runtime, sessionId };
-}
 
 async function timedTurn(current: AgentRuntime, sessionId: string, text = 'hello', signal?: AbortSignal) {
   const began = Date.now();
@@ -88,7 +54,7 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
   // The Agent SDK reads the CLI's stdout itself (no bound of Tether's applies there); see docs/reliability.md.
   it('drops an enormous line without buffering it, notes it once, and the turn goes on to its result', async () => {
     const [init, messageStart, delta, result] = fakeCliTurn('fine');
-    const { runtime: current, sessionId } = await open('cli', [
+    const { runtime: current, sessionId } = await harness.open('cli', [
       [init!, messageStart!, ...enormousLine('{"type":"assistant","padding":"', 65, '"}\n'), delta!, result!],
     ]);
     const { run } = await timedTurn(current, sessionId);
@@ -99,10 +65,10 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
   });
 
   it('an enormous result line (the CLI then waits for input) fails the run provider_stalled after the stall timeout, not a hang; the next turn works', async () => {
-    const gate = path.join(root, 'stalled-once');
+    const gate = path.join(harness.root, 'stalled-once');
     const hugeResult = enormousLine(`${resultFrame.slice(0, -1)},"padding":"`, 65, '"}\n');
     // The second process (the next turn) repeats the enormous line, then goes past the gate to a real result.
-    const { runtime: current, sessionId } = await open(
+    const { runtime: current, sessionId } = await harness.open(
       'cli',
       [[...turnOpening('lost'), ...hugeResult, { hang: gate }, ...fakeCliTurn('back')]],
       quickStall,
@@ -120,7 +86,7 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
 
 describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s transport]', (transport) => {
   it('a last line cut off mid-JSON, then exit 0: provider_contract_violation (exit without a result), and the next turn works', async () => {
-    const { runtime: current, sessionId } = await open(transport, [
+    const { runtime: current, sessionId } = await harness.open(transport, [
       [...turnOpening('partial'), { raw: resultFrame.slice(0, 40) }, { exit: 0 }],
     ]);
     const { run } = await timedTurn(current, sessionId);
@@ -137,8 +103,8 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
   });
 
   it('a CLI that goes silent in the middle of a line fails the run provider_stalled within the stall timeout and grace, and is stopped; the next turn works', async () => {
-    const gate = path.join(root, 'silent-once');
-    const { runtime: current, sessionId } = await open(
+    const gate = path.join(harness.root, 'silent-once');
+    const { runtime: current, sessionId } = await harness.open(
       transport,
       [
         [
@@ -168,7 +134,7 @@ describe.each(transports)('cut-off and silent output (scripted fake CLI) [%s tra
   it('a CLI that closed its stdin (the turn write fails with EPIPE) fails the run and is stopped; the next turn starts a new process', async () => {
     // Each process closes its stdin before its first result, and lives on: the next turn's write is sure to fail.
     const answered = fakeCliTurn('answered');
-    const { runtime: current, sessionId } = await open(transport, [
+    const { runtime: current, sessionId } = await harness.open(transport, [
       [...answered.slice(0, -1), { closeStdin: true }, answered.at(-1)!],
     ]);
     expect((await timedTurn(current, sessionId, 'first')).run.outcome).toBe('succeeded');

@@ -1,39 +1,24 @@
 import { getEventListeners } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { ClaudeProviderSettings } from '@tether/provider-claude';
-import { createClaudeProvider } from '@tether/provider-claude';
-import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
+import type { AgentRuntime } from '@tether/runtime';
 import {
   type ScriptedQueryContext,
   type ScriptedQueryControls,
   agentErrorOf,
-  fakeClaudeCliPath,
   runEvents,
   scriptedAgentSdkQuery,
   scriptedTurnFrames,
   waitForEvent,
 } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { neutralSequence, runSequence } from '../conformance/conformance-harness.js';
+import { useFakeRuntime } from '../fake-cli/fake-runtime-harness.js';
 
 // The sdk transport driven by a deterministic query() (the typed injection seam): what the real
 // SDK and binary will not do on demand (prompts taken back at a chosen moment, streams that end
 // or throw mid-turn, receipts of older CLIs, producers that never stamp, missing controls).
 
-let root: string;
-let runtime: AgentRuntime | undefined;
-
-beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'tether-fake-sdk-'));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  runtime = undefined;
-  await rm(root, { recursive: true, force: true });
-});
+const harness = useFakeRuntime('tether-fake-sdk-');
 
 type Turn = (context: ScriptedQueryContext, uuid: string, index: number) => void | Promise<void>;
 
@@ -53,19 +38,13 @@ async function open(
   options: { controls?: ScriptedQueryControls; provider?: ClaudeProviderSettings } = {},
 ) {
   const scripted = scriptedAgentSdkQuery(script, options.controls);
-  const environment = { PATH: '/usr/bin:/bin', HOME: root, IS_SANDBOX: '1' };
-  runtime = await createAgentRuntime({
-    providers: [
-      createClaudeProvider({
-        transport: 'sdk',
-        query: scripted.query,
-        claudePath: fakeClaudeCliPath(),
-        environment,
-        ...options.provider,
-      }),
-    ],
+  const environment = { PATH: '/usr/bin:/bin', HOME: harness.root, IS_SANDBOX: '1' };
+  const { runtime, sessionId } = await harness.start({
+    transport: 'sdk',
+    query: scripted.query,
+    environment,
+    ...options.provider,
   });
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: root } });
   return { runtime, sessionId, queries: scripted.queries };
 }
 
@@ -120,7 +99,7 @@ describe('the sdk transport over an injected query()', () => {
     ]);
     const options = queries[0]!.options;
     expect(options).toMatchObject({
-      cwd: root,
+      cwd: harness.root,
       includePartialMessages: true,
       systemPrompt: { type: 'preset', preset: 'claude_code' },
       sessionId: (await current.getSession(sessionId)).providerSessionId,
@@ -128,7 +107,7 @@ describe('the sdk transport over an injected query()', () => {
     // The child's environment is built exactly as for the cli transport: the host's variables plus the protocol floor.
     expect(options.env).toEqual({
       PATH: '/usr/bin:/bin',
-      HOME: root,
+      HOME: harness.root,
       IS_SANDBOX: '1',
       TERM: 'dumb',
       CI: 'true',
