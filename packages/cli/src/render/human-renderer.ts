@@ -1,4 +1,5 @@
 import type { ProtocolEvent, TokenUsage } from '@tether/protocol';
+import { stripTerminalEscapes } from '@tether/provider-claude';
 import type { TurnSummary } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
 
@@ -6,13 +7,13 @@ export interface Output {
   write(text: string): void;
 }
 
+// Control characters left after the escapes are gone, except tab, newline and carriage return.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this strips.
+const controlCharacters = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g;
+
 /** Strips terminal control sequences from untrusted model text before it reaches a terminal. */
 export function terminalSafe(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this strips.
-    /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g,
-    '',
-  );
+  return stripTerminalEscapes(text).replace(controlCharacters, '');
 }
 
 function formatCost(costUsd: number | null): string {

@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { stripTerminalEscapes } from './terminal-escapes.js';
 
 export const defaultMaxLineBytes = 64 * 1024 * 1024;
 
@@ -7,15 +8,12 @@ export type DecodedLine =
   | { readonly kind: 'junk'; readonly length: number }
   | { readonly kind: 'oversized'; readonly length: number };
 
-// CSI and OSC escape sequences a terminal-minded child might print around its output.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal escapes is the point.
-const ansiPattern = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/g;
-
 function decodeLine(line: string): DecodedLine | null {
   let text = line.endsWith('\r') ? line.slice(0, -1) : line;
   if (text.length === 0) return null;
   if (text.charCodeAt(0) !== 123 /* { */) {
-    text = text.replace(ansiPattern, '').trim();
+    // A terminal-minded child may print escape sequences around its output.
+    text = stripTerminalEscapes(text).trim();
     if (text.length === 0) return null;
   }
   try {

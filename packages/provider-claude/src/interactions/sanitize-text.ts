@@ -1,12 +1,13 @@
-// Terminal escapes (CSI, OSC, single-character) and other control characters except newline and tab.
-const unsafe =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this removes.
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g;
+import { stripTerminalEscapes } from '../codec/terminal-escapes.js';
+
+// Control characters left after the escapes are gone, except newline and tab.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this removes.
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g;
 
 /** Text from the CLI made safe to store and show: no escapes or control characters, bounded. */
 export function sanitizeText(value: unknown, limit: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const clean = value.replace(unsafe, '');
+  const clean = stripTerminalEscapes(value).replace(controlCharacters, '');
   if (clean.length === 0) return undefined;
   return clean.length > limit ? `${clean.slice(0, limit - 1)}…` : clean;
 }
