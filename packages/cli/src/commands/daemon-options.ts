@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import type { TetherClient } from '@tether/client';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { requireDaemon } from '../connect-daemon.js';
 import { UsageError } from '../usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 
-type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+type OptionSpec = ParseArgsConfig['options'];
 
 export interface ParsedDaemonCommand {
   readonly values: Record<string, string | boolean | string[] | undefined>;
@@ -22,11 +23,9 @@ export function parseDaemonCommand<Extra extends OptionSpec>(
   usage: string,
   extra: Extra = {} as Extra,
 ): ParsedDaemonCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
+  const parsed = parseCommandLine(
+    argv,
+    {
       allowPositionals: true,
       options: {
         server: { type: 'string' },
@@ -34,10 +33,9 @@ export function parseDaemonCommand<Extra extends OptionSpec>(
         json: { type: 'boolean', default: false },
         ...extra,
       },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${usage}`);
-  }
+    },
+    usage,
+  );
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const dataDirOption = values['data-dir'];
   const dataDir = resolveDataDir({

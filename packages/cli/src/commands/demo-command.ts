@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   type FakeRequestView,
   startFakeAnthropicApi,
@@ -16,9 +15,9 @@ import type { CliContext } from '../cli-context.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
-import { UsageError } from '../usage-error.js';
 import { parseTransport } from './transport-option.js';
 import { signalDeadlineMs, signalGraceMs } from './turn-driver.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 export const demoUsage = `usage: tether demo [--json] [--claude-path PATH] [--transport cli|sdk]
 
@@ -56,20 +55,17 @@ function demoResponder(workspace: string) {
 
 /** `tether demo`: Tether's main job end to end, with the built-in fake model. */
 export async function demoCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
+  const { values } = parseCommandLine(
+    argv,
+    {
       options: {
         json: { type: 'boolean', default: false },
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
       },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${demoUsage}`);
-  }
+    },
+    demoUsage,
+  );
   const json = values.json ?? false;
   const transport = parseTransport(values.transport);
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));

@@ -1,6 +1,5 @@
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   CLAUDE_AGENT_SDK_VERSION,
   CLAUDE_CLI_MINIMUM_VERSION,
@@ -10,8 +9,8 @@ import {
 import { readDaemonInfo } from '@tether/daemon';
 import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
-import { UsageError } from '../usage-error.js';
 import { parseTransport } from './transport-option.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk]';
 
@@ -76,21 +75,18 @@ function supportedVersions(): Check {
 
 /** `tether doctor`: what Tether would run with, and what to fix. */
 export async function doctorCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
+  const { values } = parseCommandLine(
+    argv,
+    {
       options: {
         json: { type: 'boolean', default: false },
         'data-dir': { type: 'string' },
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
       },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${doctorUsage}`);
-  }
+    },
+    doctorUsage,
+  );
   const checks: Check[] = [];
   const major = Number.parseInt(process.versions.node.split('.')[0] ?? '0', 10);
   checks.push(

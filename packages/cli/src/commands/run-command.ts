@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PermissionMode, SessionId } from '@tether/protocol';
 import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
@@ -13,6 +12,7 @@ import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { type TurnStopper, driveTurn, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
@@ -57,12 +57,10 @@ interface RunOptions {
 }
 
 function parseRunOptions(argv: readonly string[], context: CliContext): RunOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
       allowPositionals: true,
-      strict: true,
       options: {
         json: { type: 'boolean', default: false },
         cwd: { type: 'string' },
@@ -77,11 +75,9 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         transport: { type: 'string' },
         'startup-timeout': { type: 'string' },
       },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${runUsage}`);
-  }
-  const { values, positionals } = parsed;
+    },
+    runUsage,
+  );
   if (positionals.length !== 1 || positionals[0]!.trim().length === 0) {
     throw new UsageError(`tether run needs exactly one prompt argument (quote it).\n\n${runUsage}`);
   }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
@@ -8,6 +7,7 @@ import { UsageError } from '../usage-error.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
                     [--startup-timeout SECONDS] [--max-open-sessions N] [--no-web]
@@ -22,11 +22,9 @@ The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
 export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
+  const { values } = parseCommandLine(
+    argv,
+    {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
@@ -38,10 +36,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'startup-timeout': { type: 'string' },
         'max-open-sessions': { type: 'string' },
       },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${serveUsage}`);
-  }
+    },
+    serveUsage,
+  );
   const port = values.port === undefined ? 7437 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);

@@ -1,24 +1,20 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { readToken, rotateToken } from '@tether/daemon';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
-import { UsageError } from '../usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 export const tokenUsage = 'usage: tether token [--rotate] [--data-dir DIR]';
 
 /** `tether token`: the daemon's token for this data dir; --rotate replaces it (the old one stops working at once). */
 export async function tokenCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
+  const { values } = parseCommandLine(
+    argv,
+    {
       options: { rotate: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
-    }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${tokenUsage}`);
-  }
+    },
+    tokenUsage,
+  );
   const dataDir = resolveDataDir({
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     environment: context.environment,
