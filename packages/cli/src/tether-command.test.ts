@@ -1,40 +1,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type FakeAnthropicApi,
-  errorReply,
-  holdReply,
-  startFakeAnthropicApi,
-  textReply,
-  toolUseReply,
-} from '@tether/fake-anthropic-api';
+import { errorReply, holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, testClaudePath } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandEnvironment } from './test-support/command-environment.js';
+import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
 
-let root: string;
-let api: FakeAnthropicApi;
-let environment: Record<string, string>;
-
-beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-cli-')));
-  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace'))]);
-  api = await startFakeAnthropicApi();
-  // Everything the command (and the claude child it starts) sees, built explicitly.
-  environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() });
-});
-
-afterEach(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
+const fixture = useCommandFixture('tether-cli-', { tmp: false });
 
 interface Finished {
   readonly code: number | null;
@@ -53,8 +30,8 @@ function tether(
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: path.join(root, 'workspace'),
-      env: options.environment ?? environment,
+      cwd: path.join(fixture.root, 'workspace'),
+      env: options.environment ?? fixture.environment,
       stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
@@ -87,7 +64,9 @@ function sessionIdFrom(stderr: string): string {
 
 describe('tether run', () => {
   it('streams the answer on stdout, a usage summary on stderr, and exits 0', async () => {
-    api.enqueue(textReply('Hello from the fake model.', { chunks: 5, usage: { inputTokens: 10, outputTokens: 5 } }));
+    fixture.api.enqueue(
+      textReply('Hello from the fake model.', { chunks: 5, usage: { inputTokens: 10, outputTokens: 5 } }),
+    );
     const result = await tether(['run', 'Say hello']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Hello from the fake model.\n');
@@ -95,7 +74,7 @@ describe('tether run', () => {
   });
 
   it('prints exactly one neutral event per line with --json', async () => {
-    api.enqueue(textReply('JSON mode.', { chunks: 3 }));
+    fixture.api.enqueue(textReply('JSON mode.', { chunks: 3 }));
     const result = await tether(['run', '--json', 'Say it']);
     expect(result.code).toBe(0);
     const events = result.stdout
@@ -109,7 +88,7 @@ describe('tether run', () => {
   });
 
   it('continues a session after its process ended with --resume (the API request carries the history)', async () => {
-    api.enqueue(textReply('Remembered: KIWI.'), textReply('It was KIWI.'));
+    fixture.api.enqueue(textReply('Remembered: KIWI.'), textReply('It was KIWI.'));
     const first = await tether(['run', 'Remember KIWI']);
     expect(first.code).toBe(0);
     const sessionId = sessionIdFrom(first.stderr);
@@ -117,14 +96,14 @@ describe('tether run', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('It was KIWI.\n');
     const history = JSON.stringify(
-      (api.requests.filter((request) => request.kind === 'turn')[1]!.body as { messages: unknown }).messages,
+      (fixture.api.requests.filter((request) => request.kind === 'turn')[1]!.body as { messages: unknown }).messages,
     );
     expect(history).toContain('Remember KIWI');
     expect(history).toContain('Remembered: KIWI.');
   });
 
   it('exits 1 with the error code when the run fails', async () => {
-    api.enqueue(errorReply(500), errorReply(500));
+    fixture.api.enqueue(errorReply(500), errorReply(500));
     const result = await tether(['run', 'Fail please']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('[provider_api_error]');
@@ -141,11 +120,11 @@ describe('tether run', () => {
     const badTransport = await tether(['run', '--transport', 'grpc', 'hi']);
     expect(badTransport.code).toBe(2);
     expect(badTransport.stderr).toContain('--transport takes cli or sdk, not "grpc"');
-    expect(api.requests).toHaveLength(0);
+    expect(fixture.api.requests).toHaveLength(0);
   });
 
   it('refuses a data directory another process owns, naming that process', async () => {
-    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
     try {
       const result = await tether(['run', 'hi']);
       expect(result.code).toBe(1);
@@ -157,17 +136,17 @@ describe('tether run', () => {
   });
 
   it('reports a missing claude binary as provider_unavailable, naming the path', async () => {
-    const result = await tether(['run', '--claude-path', path.join(root, 'no-such-claude'), 'hi']);
+    const result = await tether(['run', '--claude-path', path.join(fixture.root, 'no-such-claude'), 'hi']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('[provider_unavailable]');
     expect(result.stderr).toContain('no-such-claude');
   });
 
   it('stops on Ctrl-C: the run completes interrupted, exit code 130, and the session can be resumed', async () => {
-    api.enqueue(holdReply(), textReply('Resumed fine.'));
+    fixture.api.enqueue(holdReply(), textReply('Resumed fine.'));
     let pid = 0;
     const finished = tether(['run', '--json', 'Take your time'], { onSpawn: (spawned) => (pid = spawned) });
-    await api.waitForRequests(1, { kind: 'turn' });
+    await fixture.api.waitForRequests(1, { kind: 'turn' });
     const signalledAt = performance.now();
     process.kill(pid, 'SIGINT');
     const result = await finished;
@@ -192,7 +171,7 @@ describe('tether run', () => {
     const streamed = new Promise<void>((resolve) => (streaming = resolve));
     const stopRequested = new Promise<void>((resolve) => (stopping = resolve));
     const finished = tether(['run', '--json', 'Take your time'], {
-      environment: { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([steps]) },
+      environment: { ...fixture.environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([steps]) },
       onSpawn: (spawned) => (pid = spawned),
       onStdoutLine: (line) => {
         if (line.includes('"run.message_delta"')) streaming();
@@ -212,7 +191,7 @@ describe('tether run', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; outcome?: string });
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
-    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
     try {
       const [session] = await store.loadSessions();
       expect(session?.state).toBe('closed');
@@ -222,9 +201,9 @@ describe('tether run', () => {
   });
 
   it('passes the caller environment through: bypass mode works with IS_SANDBOX=1', async () => {
-    api.enqueue(toolUseReply('Bash', { command: 'echo sandboxed', description: 'echo' }), textReply('Done.'));
+    fixture.api.enqueue(toolUseReply('Bash', { command: 'echo sandboxed', description: 'echo' }), textReply('Done.'));
     const result = await tether(['run', '--permission-mode', 'bypass', 'Run it'], {
-      environment: { ...environment, IS_SANDBOX: '1' },
+      environment: { ...fixture.environment, IS_SANDBOX: '1' },
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Bash succeeded');
@@ -235,7 +214,7 @@ describe('tether run and tool prompts', () => {
   const writeFile = { command: 'echo from-prompt > prompted.txt', description: 'Write a file' };
 
   it('--json with --answers -: prompts are printed as events and answered from stdin', async () => {
-    api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
+    fixture.api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
     const result = await tether(['run', '--json', '--answers', '-', 'Write it'], {
       onStdoutLine: (line, stdin) => {
         const event = JSON.parse(line) as { type: string; interactionRef?: string };
@@ -251,24 +230,24 @@ describe('tether run and tool prompts', () => {
       .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types).toContain('interaction.requested');
     expect(types).toContain('interaction.settled');
-    expect(readFileSync(path.join(root, 'workspace', 'prompted.txt'), 'utf8')).toBe('from-prompt\n');
+    expect(readFileSync(path.join(fixture.root, 'workspace', 'prompted.txt'), 'utf8')).toBe('from-prompt\n');
   });
 
   it('--approve allow-once approves each prompt once, visibly', async () => {
-    api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
+    fixture.api.enqueue(toolUseReply('Bash', writeFile), textReply('Written.'));
     const result = await tether(['run', '--approve', 'allow-once', 'Write it']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('allowed Bash once (--approve allow-once)');
-    expect(existsSync(path.join(root, 'workspace', 'prompted.txt'))).toBe(true);
+    expect(existsSync(path.join(fixture.root, 'workspace', 'prompted.txt'))).toBe(true);
   });
 
   it('denies prompts when there is no terminal and no --answers, and says so', async () => {
-    api.enqueue(toolUseReply('Bash', writeFile), textReply('Could not.'));
+    fixture.api.enqueue(toolUseReply('Bash', writeFile), textReply('Could not.'));
     const result = await tether(['run', 'Write it']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('tool prompts and questions will be denied');
-    expect(existsSync(path.join(root, 'workspace', 'prompted.txt'))).toBe(false);
-    expect(api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]).toMatchObject({
+    expect(existsSync(path.join(fixture.root, 'workspace', 'prompted.txt'))).toBe(false);
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]).toMatchObject({
       isError: true,
     });
   });
@@ -281,7 +260,7 @@ describe('tether run and tool prompts', () => {
 
 describe('tether demo and doctor', () => {
   it('runs the demo through the real claude binary with no credentials', async () => {
-    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = fixture.environment;
     const result = await tether(['demo', '--json'], { environment: withoutCredentials });
     expect(result.code).toBe(0);
     const events = result.stdout
@@ -298,7 +277,7 @@ describe('tether demo and doctor', () => {
   });
 
   it('runs the same demo through the Agent SDK transport with the same events', async () => {
-    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = fixture.environment;
     const [cli, sdk] = await Promise.all([
       tether(['demo', '--json'], { environment: withoutCredentials }),
       tether(['demo', '--json', '--transport', 'sdk'], { environment: withoutCredentials }),
@@ -327,17 +306,17 @@ describe('tether demo and doctor', () => {
     expect(throughSdk.checks.find((check) => check.name === 'claude')?.detail).toContain(
       'driven through @anthropic-ai/claude-agent-sdk 0.3.332',
     );
-    expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(environment.TETHER_HOME);
+    expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(fixture.environment.TETHER_HOME);
   });
 
   it('doctor names the process holding the data dir', async () => {
-    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
     try {
       const report = JSON.parse((await tether(['doctor', '--json'])).stdout) as {
         checks: { name: string; detail: string }[];
       };
       expect(report.checks.find((check) => check.name === 'data dir')?.detail).toBe(
-        `${environment.TETHER_HOME} (in use by process ${process.pid})`,
+        `${fixture.environment.TETHER_HOME} (in use by process ${process.pid})`,
       );
     } finally {
       await store.close();
@@ -351,7 +330,7 @@ describe('tether demo and doctor', () => {
     expect(report.checks.find((check) => check.name === 'supported')?.detail).toBe(
       'claude CLI 2.1.332 or newer (tested: 2.1.332); Agent SDK (--transport sdk) @anthropic-ai/claude-agent-sdk >=0.3.332 <0.4 (tested: 0.3.332)',
     );
-    const old = path.join(root, 'old-claude');
+    const old = path.join(fixture.root, 'old-claude');
     await writeFile(old, "#!/bin/sh\necho '2.0.5 (Claude Code)'\n");
     await chmod(old, 0o755);
     const result = await tether(['doctor', '--json', '--claude-path', old]);

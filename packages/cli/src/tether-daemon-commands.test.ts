@@ -1,35 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTetherClient } from '@tether/client';
-import { type FakeAnthropicApi, startFakeAnthropicApi, textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { testClaudePath } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandEnvironment } from './test-support/command-environment.js';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
 
-let root: string;
-let api: FakeAnthropicApi;
-let environment: Record<string, string>;
-let daemon: ChildProcess | undefined;
+const fixture = useCommandFixture('tether-daemon-cli-');
 
-beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-cli-')));
-  await Promise.all([
-    mkdir(path.join(root, 'home')),
-    mkdir(path.join(root, 'workspace')),
-    mkdir(path.join(root, 'tmp')),
-  ]);
-  api = await startFakeAnthropicApi();
-  environment = commandEnvironment(
-    { root, apiUrl: api.url, claudePath: testClaudePath() },
-    { TMPDIR: path.join(root, 'tmp') },
-  );
-});
+let daemon: ChildProcess | undefined;
 
 afterEach(async () => {
   if (daemon && daemon.exitCode === null) {
@@ -37,16 +19,14 @@ afterEach(async () => {
     await new Promise((resolve) => daemon!.once('close', resolve));
   }
   daemon = undefined;
-  await api.close();
-  await rm(root, { recursive: true, force: true });
 });
 
 /** Starts `tether serve` on a free port; resolves with its URL once it listens. */
 function serve(extra: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
     daemon = spawn(process.execPath, [bin, 'serve', '--port', '0', ...extra], {
-      cwd: root,
-      env: environment,
+      cwd: fixture.root,
+      env: fixture.environment,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -73,8 +53,8 @@ function tether(
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: path.join(root, 'workspace'),
-      env: { ...environment, ...extra },
+      cwd: path.join(fixture.root, 'workspace'),
+      env: { ...fixture.environment, ...extra },
       stdio: [onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -106,16 +86,16 @@ describe('tether commands through a daemon', () => {
     expect(await page.text()).toContain('<div id="root"></div>');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
 
-    api.enqueue(textReply('Answered by the daemon.'), textReply('Second turn.'));
+    fixture.api.enqueue(textReply('Answered by the daemon.'), textReply('Second turn.'));
     // The daemon owns the data dir: run goes through it instead of failing with data_dir_in_use.
     const run = await tether(['run', 'Hello daemon']);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Answered by the daemon.\n');
     const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
     // The default transport drives the CLI itself (the SDK's launches say sdk-ts: see the next test).
-    expect(api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.headers['user-agent']).not.toMatch(
-      /sdk-ts/,
-    );
+    expect(
+      fixture.api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.headers['user-agent'],
+    ).not.toMatch(/sdk-ts/);
 
     const listed = JSON.parse((await tether(['sessions', '--json'])).stdout) as { sessionId: string; state: string }[];
     expect(listed.map((session) => session.sessionId)).toEqual([sessionId]);
@@ -136,10 +116,10 @@ describe('tether commands through a daemon', () => {
     expect(closed.map((session) => session.sessionId)).toEqual([sessionId]);
 
     // --server with the token from the environment reaches the same daemon.
-    api.enqueue(textReply('Via --server.'));
+    fixture.api.enqueue(textReply('Via --server.'));
     const remote = await tether(['run', '--server', url, 'Hi'], {
       TETHER_TOKEN: token,
-      TETHER_HOME: path.join(root, 'elsewhere'),
+      TETHER_HOME: path.join(fixture.root, 'elsewhere'),
     });
     expect(remote.stdout).toBe('Via --server.\n');
   });
@@ -159,19 +139,19 @@ describe('tether commands through a daemon', () => {
         library: { name: '@anthropic-ai/claude-agent-sdk', version: '0.3.332' },
       },
     });
-    api.enqueue(textReply('Answered through the SDK.'));
+    fixture.api.enqueue(textReply('Answered through the SDK.'));
     const run = await tether(['run', 'Hello SDK']);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Answered through the SDK.\n');
     // The same binary, launched by the SDK: its requests name the SDK as their entry point.
-    const requests = api.requests.filter((request) => request.kind === 'turn');
+    const requests = fixture.api.requests.filter((request) => request.kind === 'turn');
     expect(requests.at(-1)!.view!.headers['user-agent']).toMatch(/sdk-ts/);
   });
 
   it('serve --max-open-sessions: one session too many is refused with capacity_exceeded until one closes', async () => {
     const url = await serve(['--max-open-sessions', '1']);
     const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
-    const workspace = { kind: 'directory' as const, path: path.join(root, 'workspace') };
+    const workspace = { kind: 'directory' as const, path: path.join(fixture.root, 'workspace') };
     const { sessionId } = await client.openSession({ workspace });
     const refused = await client.openSession({ workspace }).then(
       () => null,
@@ -193,15 +173,15 @@ describe('tether commands through a daemon', () => {
     const token = (await tether(['token'])).stdout.trim();
     const client = createTetherClient({ url, token });
     const { sessionId } = await client.openSession({
-      workspace: { kind: 'directory', path: path.join(root, 'workspace') },
+      workspace: { kind: 'directory', path: path.join(fixture.root, 'workspace') },
     });
-    api.enqueue(
+    fixture.api.enqueue(
       toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }),
       textReply('Done.'),
     );
     const attach = spawn(process.execPath, [bin, 'attach', sessionId, '--json', '--answers', '-'], {
-      cwd: root,
-      env: environment,
+      cwd: fixture.root,
+      env: fixture.environment,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
@@ -218,14 +198,14 @@ describe('tether commands through a daemon', () => {
     // Whether attach subscribes before or after the prompt appears, it answers it: a pending prompt is replayed.
     const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
     expect(await waitForRun(client, sessionId, runId)).toBe('succeeded');
-    expect(readFileSync(path.join(root, 'workspace', 'attached.txt'), 'utf8')).toBe('attached\n');
+    expect(readFileSync(path.join(fixture.root, 'workspace', 'attached.txt'), 'utf8')).toBe('attached\n');
     attach.kill('SIGINT');
     expect(await detached).toBe(0);
   });
 
   it('stops gracefully on SIGTERM and removes daemon.json', async () => {
     await serve();
-    const info = path.join(environment.TETHER_HOME!, 'daemon.json');
+    const info = path.join(fixture.environment.TETHER_HOME!, 'daemon.json');
     expect(existsSync(info)).toBe(true);
     const closed = new Promise<number | null>((resolve) => daemon!.once('close', resolve));
     daemon!.kill('SIGTERM');

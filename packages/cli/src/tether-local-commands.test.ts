@@ -1,46 +1,21 @@
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
-import os from 'node:os';
+import { symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { type FakeAnthropicApi, startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
+import { textReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { fakeClaudeCliPath, fakeCliScript, testClaudePath } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandEnvironment } from './test-support/command-environment.js';
+import { fakeClaudeCliPath, fakeCliScript } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
 
-let root: string;
-let workspace: string;
-let api: FakeAnthropicApi;
-let environment: Record<string, string>;
+const fixture = useCommandFixture('tether-local-', { directories: ['elsewhere'] });
 
-beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-local-')));
-  workspace = path.join(root, 'workspace');
-  await Promise.all([
-    mkdir(path.join(root, 'home')),
-    mkdir(workspace),
-    mkdir(path.join(root, 'elsewhere')),
-    mkdir(path.join(root, 'tmp')),
-  ]);
-  api = await startFakeAnthropicApi();
-  environment = commandEnvironment(
-    { root, apiUrl: api.url, claudePath: testClaudePath() },
-    { TMPDIR: path.join(root, 'tmp') },
-  );
-});
-
-afterEach(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
-
-function tether(args: readonly string[], env: Record<string, string> = environment): Promise<FinishedTether> {
-  return spawnTether(args, { cwd: workspace, environment: env }).finished;
+function tether(args: readonly string[], env: Record<string, string> = fixture.environment): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: fixture.workspace, environment: env }).finished;
 }
 
 async function firstSession(): Promise<string> {
-  api.enqueue(textReply('First answer.'));
+  fixture.api.enqueue(textReply('First answer.'));
   const first = await tether(['run', 'Remember KIWI']);
   expect(first.code, first.stderr).toBe(0);
   const match = /session (ses_[0-9a-f]{32})/.exec(first.stderr);
@@ -51,19 +26,26 @@ async function firstSession(): Promise<string> {
 describe('tether run --resume with --cwd', () => {
   it("accepts the session's own directory (also through a symlink) and refuses another one, changing nothing", async () => {
     const sessionId = await firstSession();
-    api.enqueue(textReply('Same place.'));
-    const viaLink = path.join(root, 'link-to-workspace');
-    await symlink(workspace, viaLink);
+    fixture.api.enqueue(textReply('Same place.'));
+    const viaLink = path.join(fixture.root, 'link-to-workspace');
+    await symlink(fixture.workspace, viaLink);
     const same = await tether(['run', '--resume', sessionId, '--cwd', viaLink, 'Again']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toBe('Same place.\n');
 
-    const turnsBefore = api.requests.filter((request) => request.kind === 'turn').length;
-    const elsewhere = await tether(['run', '--resume', sessionId, '--cwd', path.join(root, 'elsewhere'), 'Move']);
+    const turnsBefore = fixture.api.requests.filter((request) => request.kind === 'turn').length;
+    const elsewhere = await tether([
+      'run',
+      '--resume',
+      sessionId,
+      '--cwd',
+      path.join(fixture.root, 'elsewhere'),
+      'Move',
+    ]);
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toContain(`is not the workspace of ${sessionId} (${workspace})`);
+    expect(elsewhere.stderr).toContain(`is not the workspace of ${sessionId} (${fixture.workspace})`);
     expect(elsewhere.stderr).toContain('Drop --cwd');
-    expect(api.requests.filter((request) => request.kind === 'turn')).toHaveLength(turnsBefore);
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(turnsBefore);
     const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
     expect(shown.usage).toBeDefined();
     expect(shown.lastRun?.outcome).toBe('succeeded');
@@ -83,7 +65,7 @@ describe('tether sessions and show without a daemon', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const sessions = JSON.parse(listed.stdout) as SessionSnapshot[];
     expect(sessions.map((session) => session.sessionId)).toEqual([sessionId]);
-    expect(sessions[0]!.workspace.path).toBe(workspace);
+    expect(sessions[0]!.workspace.path).toBe(fixture.workspace);
 
     const human = await tether(['sessions']);
     expect(human.code).toBe(0);
@@ -99,7 +81,7 @@ describe('tether sessions and show without a daemon', () => {
   });
 
   it('say which process holds the data dir when another one does, and what to do', async () => {
-    const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+    const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
     try {
       for (const args of [['sessions'], ['show', `ses_${'0'.repeat(32)}`]]) {
         const result = await tether(args);
@@ -122,11 +104,15 @@ describe('tether run --startup-timeout', () => {
       expect(result.code, value).toBe(2);
       expect(result.stderr).toContain('--startup-timeout takes a positive number of seconds');
     }
-    expect(api.requests).toHaveLength(0);
+    expect(fixture.api.requests).toHaveLength(0);
   });
 
   it('reaches the provider: an agent that never writes a frame fails the run provider_stalled', async () => {
-    const silent = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([[{ hang: true }]]) };
+    const silent = {
+      ...fixture.environment,
+      TETHER_CLAUDE_PATH: fakeClaudeCliPath(),
+      ...fakeCliScript([[{ hang: true }]]),
+    };
     const result = await tether(['run', '--json', '--startup-timeout', '0.5', 'Anyone there?'], silent);
     expect(result.code).toBe(1);
     const completed = result.stdout

@@ -1,41 +1,12 @@
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { type FakeAnthropicApi, startFakeAnthropicApi, textReply } from '@tether/fake-anthropic-api';
+import { textReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
-import {
-  type FakeCliStep,
-  fakeClaudeCliPath,
-  fakeCliScript,
-  processesWithEnvironment,
-  testClaudePath,
-} from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandEnvironment } from './test-support/command-environment.js';
+import { type FakeCliStep, fakeClaudeCliPath, fakeCliScript, processesWithEnvironment } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
 
-let root: string;
-let api: FakeAnthropicApi;
-let environment: Record<string, string>;
-
-beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-signals-')));
-  await Promise.all([
-    mkdir(path.join(root, 'home')),
-    mkdir(path.join(root, 'workspace')),
-    mkdir(path.join(root, 'tmp')),
-  ]);
-  api = await startFakeAnthropicApi();
-  environment = commandEnvironment(
-    { root, apiUrl: api.url, claudePath: testClaudePath() },
-    { TMPDIR: path.join(root, 'tmp') },
-  );
-});
-
-afterEach(async () => {
-  await api.close();
-  await rm(root, { recursive: true, force: true });
-});
+const fixture = useCommandFixture('tether-signals-');
 
 interface StartedRun {
   readonly pid: number;
@@ -47,13 +18,13 @@ interface StartedRun {
 }
 
 /** `tether run --json PROMPT ...extra`, watched line by line. */
-function startRun(extra: readonly string[], env: Record<string, string> = environment): StartedRun {
+function startRun(extra: readonly string[], env: Record<string, string> = fixture.environment): StartedRun {
   let markerSeen!: (marker: string) => void;
   let deltaSeen!: () => void;
   const marker = new Promise<string>((resolve) => (markerSeen = resolve));
   const streaming = new Promise<void>((resolve) => (deltaSeen = resolve));
   const { child, finished } = spawnTether(['run', '--json', ...extra, 'Tell me a long story'], {
-    cwd: path.join(root, 'workspace'),
+    cwd: path.join(fixture.root, 'workspace'),
     environment: env,
     onStdoutLine: (line) => {
       const event = JSON.parse(line) as { type: string; marker?: string };
@@ -73,7 +44,7 @@ function events(stdout: string): { type: string; sessionId: string; runId?: stri
 
 /** What the data dir recorded for the session's runs, read after tether exited (which also proves the lock was released). */
 async function storedRuns(sessionId: string): Promise<{ status: string; outcome: string | null }[]> {
-  const store = await openSqliteStore({ dataDir: environment.TETHER_HOME! });
+  const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
   try {
     return (await store.listRuns(sessionId)).map((run) => ({ status: run.status, outcome: run.outcome }));
   } finally {
@@ -86,7 +57,7 @@ function leftovers(marker: string): number[] {
   return [
     ...new Set([
       ...processesWithEnvironment('TETHER_PROCESS_MARKER', marker),
-      ...processesWithEnvironment('HOME', environment.HOME!),
+      ...processesWithEnvironment('HOME', fixture.environment.HOME!),
     ]),
   ];
 }
@@ -101,7 +72,10 @@ describe('tether run and terminating signals', () => {
   it.each(midTurnCases)(
     '%s mid-turn (transport %s): the run ends interrupted, no process is left, the data dir is released, exit %i',
     async (signal, transport, code) => {
-      api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Resumed fine.'));
+      fixture.api.enqueue(
+        textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }),
+        textReply('Resumed fine.'),
+      );
       const run = startRun(['--transport', transport]);
       const marker = await run.marker;
       await run.streaming;
@@ -118,8 +92,8 @@ describe('tether run and terminating signals', () => {
       const sessionId = printed[0]!.sessionId;
       expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
       const resumed = spawnTether(['run', '--transport', transport, '--resume', sessionId, 'Again'], {
-        cwd: path.join(root, 'workspace'),
-        environment,
+        cwd: path.join(fixture.root, 'workspace'),
+        environment: fixture.environment,
       });
       const again = await resumed.finished;
       expect(again.code, again.stderr).toBe(0);
@@ -129,7 +103,7 @@ describe('tether run and terminating signals', () => {
 
   it('SIGTERM while the agent is still starting (it never writes a frame and ignores SIGTERM): nothing left, exit 143', async () => {
     const wedged: FakeCliStep[] = [{ ignore: 'SIGTERM' }, { hang: true }];
-    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    const env = { ...fixture.environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
     const run = startRun([], env);
     const marker = await run.marker;
     const signalledAt = performance.now();
@@ -145,7 +119,7 @@ describe('tether run and terminating signals', () => {
 
   it('Ctrl-C while the agent is wedged in start-up (it never answers the stop): the run is ended after a short wait, nothing left, exit 130', async () => {
     const wedged: FakeCliStep[] = [{ ignore: 'SIGTERM' }, { hang: true }];
-    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    const env = { ...fixture.environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
     const run = startRun([], env);
     const marker = await run.marker;
     const signalledAt = performance.now();
@@ -168,13 +142,13 @@ describe('tether run and terminating signals', () => {
       { ignore: 'SIGTERM' },
       { hang: true },
     ];
-    const env = { ...environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
+    const env = { ...fixture.environment, TETHER_CLAUDE_PATH: fakeClaudeCliPath(), ...fakeCliScript([wedged]) };
     let stopping!: () => void;
     const stopAnnounced = new Promise<void>((resolve) => (stopping = resolve));
     let markerSeen!: (marker: string) => void;
     const marker = new Promise<string>((resolve) => (markerSeen = resolve));
     const { child, finished } = spawnTether(['run', '--json', 'Hang, please'], {
-      cwd: path.join(root, 'workspace'),
+      cwd: path.join(fixture.root, 'workspace'),
       environment: env,
       onStdoutLine: (line) => {
         const event = JSON.parse(line) as { type: string; marker?: string };
@@ -204,8 +178,8 @@ async function serve(): Promise<{ stop: () => Promise<number | null> }> {
   const ready = new Promise<void>((resolve) => (listening = resolve));
   let stderr = '';
   const daemon = spawnTether(['serve', '--port', '0', '--no-web'], {
-    cwd: root,
-    environment,
+    cwd: fixture.root,
+    environment: fixture.environment,
     onStderr: (text) => {
       stderr += text;
       if (stderr.includes('listening on')) listening();
@@ -229,7 +203,10 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
   it("SIGTERM to a tether run going through the daemon stops the daemon's run, then exits 143; the daemon keeps the session", async () => {
     const daemon = await serve();
     try {
-      api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }), textReply('Still here.'));
+      fixture.api.enqueue(
+        textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }),
+        textReply('Still here.'),
+      );
       const run = startRun([]);
       await run.streaming;
       const signalledAt = performance.now();
@@ -240,9 +217,15 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
       );
       expect(result.code, result.stderr).toBe(143);
       const sessionId = events(result.stdout)[0]!.sessionId;
-      const shown = await spawnTether(['show', sessionId, '--json'], { cwd: root, environment }).finished;
+      const shown = await spawnTether(['show', sessionId, '--json'], {
+        cwd: fixture.root,
+        environment: fixture.environment,
+      }).finished;
       expect(JSON.parse(shown.stdout)).toMatchObject({ state: 'idle', lastRun: { outcome: 'interrupted' } });
-      const sent = await spawnTether(['send', sessionId, 'Are you there?'], { cwd: root, environment }).finished;
+      const sent = await spawnTether(['send', sessionId, 'Are you there?'], {
+        cwd: fixture.root,
+        environment: fixture.environment,
+      }).finished;
       expect(sent.code, sent.stderr).toBe(0);
       expect(sent.stdout).toBe('Still here.\n');
     } finally {
@@ -253,14 +236,17 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
   it('SIGHUP detaches tether attach with exit 129', async () => {
     const daemon = await serve();
     try {
-      api.enqueue(textReply('Hello.'));
-      const first = await spawnTether(['run', 'Hi'], { cwd: path.join(root, 'workspace'), environment }).finished;
+      fixture.api.enqueue(textReply('Hello.'));
+      const first = await spawnTether(['run', 'Hi'], {
+        cwd: path.join(fixture.root, 'workspace'),
+        environment: fixture.environment,
+      }).finished;
       const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
       let attached!: () => void;
       const isAttached = new Promise<void>((resolve) => (attached = resolve));
       const attach = spawnTether(['attach', sessionId], {
-        cwd: root,
-        environment,
+        cwd: fixture.root,
+        environment: fixture.environment,
         onStderr: (text) => text.includes('attached to') && attached(),
       });
       await isAttached;
@@ -272,11 +258,11 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
   });
 
   it('SIGTERM to tether demo: the agent is stopped, nothing is left, exit 143', async () => {
-    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = environment;
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = fixture.environment;
     let markerSeen!: (marker: string) => void;
     const agentStarted = new Promise<string>((resolve) => (markerSeen = resolve));
     const demo = spawnTether(['demo', '--json'], {
-      cwd: root,
+      cwd: fixture.root,
       environment: withoutCredentials,
       onStdoutLine: (line) => {
         const event = JSON.parse(line) as { type: string; marker?: string };
