@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { buildClaudeArguments, protocolArguments } from './build-arguments.js';
 
-const base = [
-  '-p',
-  '--input-format',
-  'stream-json',
-  '--output-format',
-  'stream-json',
-  '--verbose',
-  '--include-partial-messages',
-  '--permission-prompt-tool',
-  'stdio',
-];
+describe('protocolArguments', () => {
+  // What the stream-json protocol needs (../shared/claude-cli-protocol.md): print mode, stream-json both ways,
+  // --verbose (which -p with stream-json output requires), partial messages, and prompts over stdio.
+  it('asks for the headless stream-json protocol with streamed deltas and permission prompts over stdio', () => {
+    const flags: readonly string[] = protocolArguments;
+    const flag = (name: string) => flags[flags.indexOf(name) + 1];
+    expect(protocolArguments).toContain('-p');
+    expect(flag('--input-format')).toBe('stream-json');
+    expect(flag('--output-format')).toBe('stream-json');
+    expect(protocolArguments).toContain('--verbose');
+    expect(protocolArguments).toContain('--include-partial-messages');
+    expect(flag('--permission-prompt-tool')).toBe('stdio');
+  });
+});
 
 describe('buildClaudeArguments', () => {
   it('starts a new conversation with --session-id and never --resume', () => {
@@ -20,7 +23,7 @@ describe('buildClaudeArguments', () => {
       conversation: { kind: 'new', providerSessionId: 'new-id' },
       ephemeral: false,
     });
-    expect(argv).toEqual([...base, '--session-id', 'new-id']);
+    expect(argv).toEqual([...protocolArguments, '--session-id', 'new-id']);
     expect(argv).not.toContain('--resume');
   });
 
@@ -30,7 +33,7 @@ describe('buildClaudeArguments', () => {
       conversation: { kind: 'resume', providerSessionId: 'old-id' },
       ephemeral: false,
     });
-    expect(argv).toEqual([...base, '--resume', 'old-id']);
+    expect(argv).toEqual([...protocolArguments, '--resume', 'old-id']);
     expect(argv).not.toContain('--session-id');
   });
 
@@ -78,7 +81,7 @@ describe('buildClaudeArguments', () => {
       conversation: { kind: 'new', providerSessionId: 'id' },
       ephemeral: true,
     });
-    expect(argv.slice(0, protocolArguments.length)).toEqual(base);
+    expect(argv.slice(0, protocolArguments.length)).toEqual(protocolArguments);
     expect(argv).toContain('--no-session-persistence');
     const joined = argv.join(' ');
     expect(joined).toContain('--effort high');
