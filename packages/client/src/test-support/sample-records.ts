@@ -1,5 +1,6 @@
 import { newRunId, newSessionId, zeroUsage } from '@tether/protocol';
 import type { Command, EventBody, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
+import { mockCapabilities } from '@tether/testkit';
 
 /** A valid snapshot of an idle session; tests override what they look at. */
 export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
@@ -77,19 +78,7 @@ export const sampleProviders = {
   providers: [
     {
       name: 'claude',
-      capabilities: {
-        resume: true,
-        interrupt: true,
-        approvals: true,
-        questions: true,
-        controls: true,
-        usage: true,
-        setModel: true,
-        setMode: true,
-        fork: false,
-        rollback: false,
-        inputParts: ['text'],
-      },
+      capabilities: mockCapabilities,
       availability: { available: true, binaryPath: '/usr/local/bin/claude', source: 'path', version: '2.1.0' },
     },
   ],
