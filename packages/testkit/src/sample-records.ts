@@ -1,4 +1,4 @@
-import { zeroUsage } from '@tether/protocol';
+import { type ApprovalRequest, zeroUsage } from '@tether/protocol';
 import type { SessionRecord } from '@tether/runtime';
 
 /** A session row for unit tests of the state machines and stores: idle, nothing known yet. */
@@ -24,6 +24,20 @@ export function sampleSessionRecord(overrides: Partial<SessionRecord> = {}): Ses
     createdAt: at,
     updatedAt: at,
     lastActivityAt: at,
+    ...overrides,
+  };
+}
+
+/** An approval the agent asks for before running `ls`; tests override what they look at. */
+export function sampleApprovalRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    kind: 'approval',
+    toolName: 'Bash',
+    toolUseId: 'toolu-1',
+    category: 'command',
+    input: { command: 'ls' },
+    offerSessionApproval: false,
+    defaultToNo: true,
     ...overrides,
   };
 }

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AgentError, type ApprovalRequest, errorCodes } from '@tether/protocol';
-import { type MockTurnContext, createMockProvider, waitForEvent } from '@tether/testkit';
+import { AgentError, errorCodes } from '@tether/protocol';
+import { type MockTurnContext, createMockProvider, waitForEvent, sampleApprovalRequest } from '@tether/testkit';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRuntime } from './agent-runtime.js';
@@ -25,15 +25,7 @@ afterEach(async () => {
 });
 
 const interactionRef = `int_${'1'.repeat(32)}`;
-const approval: ApprovalRequest = {
-  kind: 'approval',
-  toolName: 'Bash',
-  toolUseId: 'toolu-1',
-  category: 'command',
-  input: { command: 'ls' },
-  offerSessionApproval: false,
-  defaultToNo: true,
-};
+const approval = sampleApprovalRequest();
 
 /** Commands aimed at the live session and its pending approval, most of them wrong in one way or another. */
 function commandFor(sessionId: string, runId: string) {

@@ -1,8 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ApprovalRequest } from '@tether/protocol';
-import { type MockTurnContext, collectUntil, createMockProvider, waitForEvent } from '@tether/testkit';
+import {
+  type MockTurnContext,
+  collectUntil,
+  createMockProvider,
+  waitForEvent,
+  sampleApprovalRequest,
+} from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import { createAgentRuntime } from './agent-runtime.js';
@@ -143,15 +148,7 @@ describe('a session snapshot: title and last run', () => {
 
 describe('a session snapshot: last activity', () => {
   const minute = (value: number) => `2026-12-01T10:${String(value).padStart(2, '0')}:00.000Z`;
-  const approval: ApprovalRequest = {
-    kind: 'approval',
-    toolName: 'Bash',
-    toolUseId: 'toolu-1',
-    category: 'command',
-    input: { command: 'ls' },
-    offerSessionApproval: false,
-    defaultToNo: false,
-  };
+  const approval = sampleApprovalRequest({ defaultToNo: false });
 
   it('moves with output and interactions, not with process or diagnostic housekeeping; updatedAt does the reverse', async () => {
     // Only the clock is faked: the log's own timers run as usual.

@@ -1,8 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AgentError, type ApprovalRequest, type ProtocolEvent } from '@tether/protocol';
-import { type MockTurnContext, agentErrorOf, createMockProvider, replyWith, waitForEvent } from '@tether/testkit';
+import { AgentError, type ProtocolEvent } from '@tether/protocol';
+import {
+  type MockTurnContext,
+  agentErrorOf,
+  createMockProvider,
+  replyWith,
+  waitForEvent,
+  sampleApprovalRequest,
+} from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { TetherStore } from '../store/tether-store.js';
@@ -48,15 +55,7 @@ function storeThatFills() {
   return { store, control };
 }
 
-const approval: ApprovalRequest = {
-  kind: 'approval',
-  toolName: 'Bash',
-  toolUseId: 'toolu-1',
-  category: 'command',
-  input: { command: 'ls' },
-  offerSessionApproval: false,
-  defaultToNo: true,
-};
+const approval = sampleApprovalRequest();
 const interactionRef = `int_${'1'.repeat(32)}`;
 
 /** A runtime whose first turn asks for an approval and is then held by the test; later turns answer "ok". */
