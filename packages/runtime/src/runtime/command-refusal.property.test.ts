@@ -1,28 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { AgentError, errorCodes } from '@tether/protocol';
 import { type MockTurnContext, createMockProvider, waitForEvent, sampleApprovalRequest } from '@tether/testkit';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgentRuntime } from './agent-runtime.js';
-import type { AgentRuntime } from './runtime-types.js';
+import { describe, expect, it } from 'vitest';
+import { runtimePerTest } from './runtime-per-test.test-helper.js';
 
 // A refused command must leave everything as it was: the log, the session, its run, its pending
 // interaction, and the provider (which must not have heard of it).
 
-let workspace: string;
-let runtime: AgentRuntime | undefined;
-
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(os.tmpdir(), 'tether-refusal-'));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  runtime = undefined;
-  await rm(workspace, { recursive: true, force: true });
-});
+const perTest = runtimePerTest('tether-refusal-');
 
 const interactionRef = `int_${'1'.repeat(32)}`;
 const approval = sampleApprovalRequest();
@@ -94,9 +79,8 @@ describe('command refusal (property-based)', () => {
         context.emit({ type: 'interaction.requested', runId: context.runId, interactionRef, request: approval });
       },
     });
-    runtime = await createAgentRuntime({ providers: [provider] });
-    const current = runtime;
-    const { sessionId } = await current.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const current = await perTest.start({ providers: [provider] });
+    const { sessionId } = await current.openSession({ workspace: { kind: 'directory', path: perTest.workspace } });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'Go' }] });
     await waitForEvent(current, sessionId, 'interaction.requested');
     const snapshot = async () => ({

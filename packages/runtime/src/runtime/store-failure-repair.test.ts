@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import {
   type MockTurnContext,
@@ -10,27 +7,16 @@ import {
   waitForEvent,
   sampleApprovalRequest,
 } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { TetherStore } from '../store/tether-store.js';
-import { createAgentRuntime } from './agent-runtime.js';
+import { runtimePerTest } from './runtime-per-test.test-helper.js';
 import type { AgentRuntime } from './runtime-types.js';
 
 // The store stops taking writes while a run streams (a full disk): the run must end failed
 // store_failure, in the store, exactly once; memory must never show what the store does not hold.
 
-let workspace: string;
-let runtime: AgentRuntime | undefined;
-
-beforeEach(async () => {
-  workspace = await mkdtemp(path.join(os.tmpdir(), 'tether-store-failure-'));
-});
-
-afterEach(async () => {
-  await runtime?.shutdown();
-  runtime = undefined;
-  await rm(workspace, { recursive: true, force: true });
-});
+const perTest = runtimePerTest('tether-store-failure-');
 
 /**
  * An in-memory store whose commits fail (as SQLite's do on a full disk) while `full`, or for the
@@ -76,7 +62,7 @@ async function streamingRun() {
   let onDropped!: () => void;
   const firstDrop = new Promise<void>((resolve) => (onDropped = resolve));
   const published: ProtocolEvent[] = [];
-  runtime = await createAgentRuntime({
+  const runtime = await perTest.start({
     providers: [provider],
     store,
     onBackgroundError: (error) => {
@@ -85,7 +71,7 @@ async function streamingRun() {
     },
   });
   runtime.observe((event) => void published.push(event));
-  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: perTest.workspace } });
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'work' }] });
   await waitForEvent(runtime, sessionId, 'interaction.requested');
   return { runtime, store, control, provider, sessionId, runId, turn: await firstTurn, firstDrop, dropped, published };
@@ -199,9 +185,8 @@ describe('output the store cannot take', () => {
     await firstDrop;
     expect(await agentErrorOf(current.waitForRun(runId))).toMatchObject({ code: 'store_failure' });
     await current.shutdown();
-    runtime = undefined;
     control.full = false;
-    runtime = await createAgentRuntime({ providers: [createMockProvider()], store });
+    const runtime = await perTest.start({ providers: [createMockProvider()], store });
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
     const events = await runtime.readEvents(sessionId, { limit: 1000 });
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
