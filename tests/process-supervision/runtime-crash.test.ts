@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { reapOrphans } from '@tether/provider-claude';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnTetherRun } from './spawn-tether-run.js';
 import { isAlive, pollUntil, readProcessStatus } from '@tether/provider-claude/test-support';
 import {
   claudeProcesses,
@@ -14,8 +13,6 @@ import {
   markerOf,
   waitForToolProcesses,
 } from './supervision-helpers.js';
-
-const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');
 
 let environment: ClaudeTestEnvironment | undefined;
 
@@ -36,24 +33,11 @@ async function crashTether(
     toolUseReply('Bash', { command: detachingCommand, description: 'Start background work' }),
     holdReply(),
   );
-  const tether: ChildProcess = spawn(
-    process.execPath,
-    [
-      tetherBin,
-      'run',
-      '--json',
-      '--permission-mode',
-      'bypass',
-      '--data-dir',
-      path.join(environment.home, 'tether-data'),
-      '--cwd',
-      environment.workspace,
-      'Start it.',
-    ],
-    {
-      env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    },
+  const tether = spawnTetherRun(
+    environment,
+    path.join(environment.home, 'tether-data'),
+    ['--permission-mode', 'bypass', 'Start it.'],
+    ['ignore', 'ignore', 'ignore'],
   );
   // The second request is the one after the tool's result: the tool has run.
   await environment.api.waitForRequests(2, { kind: 'turn' });

@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { AgentError } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-
-const tetherBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/cli/bin/tether.js');
+import { spawnTetherRun } from '../process-supervision/spawn-tether-run.js';
 
 let environment: ClaudeTestEnvironment;
 
@@ -23,14 +20,7 @@ describe('sessions survive runtime restarts', () => {
     environment = await createClaudeTestEnvironment();
     const dataDir = path.join(environment.home, 'tether-data');
     environment.api.enqueue(holdReply());
-    const child = spawn(
-      process.execPath,
-      [tetherBin, 'run', '--json', '--data-dir', dataDir, '--cwd', environment.workspace, 'Hold this.'],
-      {
-        env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawnTetherRun(environment, dataDir, ['Hold this.']);
     await environment.api.waitForRequests(1, { kind: 'turn' });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
@@ -53,25 +43,7 @@ describe('sessions survive runtime restarts', () => {
       }),
       holdReply(),
     );
-    const child = spawn(
-      process.execPath,
-      [
-        tetherBin,
-        'run',
-        '--json',
-        '--permission-mode',
-        'bypass',
-        '--data-dir',
-        dataDir,
-        '--cwd',
-        environment.workspace,
-        'Start it.',
-      ],
-      {
-        env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawnTetherRun(environment, dataDir, ['--permission-mode', 'bypass', 'Start it.']);
     await environment.api.waitForRequests(2, { kind: 'turn' });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
