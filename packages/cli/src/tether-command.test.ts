@@ -1,23 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { errorReply, holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
+import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-cli-', { tmp: false });
-
-interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 function tether(
   args: string[],
@@ -27,33 +18,18 @@ function tether(
     onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void;
     onStderr?: (text: string) => void;
   } = {},
-): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: path.join(fixture.root, 'workspace'),
-      env: options.environment ?? fixture.environment,
-      stdio: [options.onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    });
-    if (child.pid !== undefined) options.onSpawn?.(child.pid);
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      pending += chunk;
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        if (child.stdin) options.onStdoutLine?.(line, child.stdin);
-      }
-    });
-    child.stderr!.on('data', (chunk) => {
-      stderr += chunk;
-      options.onStderr?.(String(chunk));
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+): Promise<FinishedTether> {
+  const { child, finished } = spawnTether(args, {
+    cwd: fixture.workspace,
+    environment: options.environment ?? fixture.environment,
+    stdin: options.onStdoutLine ? 'pipe' : 'ignore',
+    onStdoutLine: (line) => {
+      if (child.stdin) options.onStdoutLine?.(line, child.stdin);
+    },
+    onStderr: options.onStderr,
   });
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
+  return finished;
 }
 
 function sessionIdFrom(stderr: string): string {

@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTetherClient } from '@tether/client';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/tether.js');
+import { type FinishedTether, spawnTether, tetherBin } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-daemon-cli-');
 
@@ -24,7 +22,7 @@ afterEach(async () => {
 /** Starts `tether serve` on a free port; resolves with its URL once it listens. */
 function serve(extra: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    daemon = spawn(process.execPath, [bin, 'serve', '--port', '0', ...extra], {
+    daemon = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', ...extra], {
       cwd: fixture.root,
       env: fixture.environment,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,39 +38,20 @@ function serve(extra: readonly string[] = []): Promise<string> {
   });
 }
 
-interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 function tether(
   args: string[],
   extra: Record<string, string> = {},
   onStdoutLine?: (line: string, stdin: NodeJS.WritableStream) => void,
-): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: path.join(fixture.root, 'workspace'),
-      env: { ...fixture.environment, ...extra },
-      stdio: [onStdoutLine ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      pending += chunk;
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        if (child.stdin) onStdoutLine?.(line, child.stdin);
-      }
-    });
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+): Promise<FinishedTether> {
+  const { child, finished } = spawnTether(args, {
+    cwd: fixture.workspace,
+    environment: { ...fixture.environment, ...extra },
+    stdin: onStdoutLine ? 'pipe' : 'ignore',
+    onStdoutLine: (line) => {
+      if (child.stdin) onStdoutLine?.(line, child.stdin);
+    },
   });
+  return finished;
 }
 
 describe('tether commands through a daemon', () => {
@@ -179,7 +158,7 @@ describe('tether commands through a daemon', () => {
       toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }),
       textReply('Done.'),
     );
-    const attach = spawn(process.execPath, [bin, 'attach', sessionId, '--json', '--answers', '-'], {
+    const attach = spawn(process.execPath, [tetherBin, 'attach', sessionId, '--json', '--answers', '-'], {
       cwd: fixture.root,
       env: fixture.environment,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -19,6 +19,8 @@ export interface SpawnTetherOptions {
   readonly environment: Record<string, string>;
   /** The node that runs bin/tether.js (default: the one running the tests). */
   readonly node?: string;
+  /** 'pipe' for a test that answers on the command's stdin (child.stdin); default 'ignore'. */
+  readonly stdin?: 'pipe' | 'ignore';
   readonly onStdoutLine?: (line: string) => void;
   readonly onStderr?: (text: string) => void;
 }
@@ -31,7 +33,7 @@ export function spawnTether(
   const child = spawn(options.node ?? process.execPath, [tetherBin, ...args], {
     cwd: options.cwd,
     env: options.environment,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
   const finished = new Promise<FinishedTether>((resolve, reject) => {
     let stdout = '';
