@@ -1,18 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
 import { pollUntil } from '@tether/provider-claude/test-support';
-import { expectNothingLeft, killTestProcesses, waitForToolProcesses } from './supervision-helpers.js';
+import { expectNothingLeft, sandboxPerTest, waitForToolProcesses } from './supervision-helpers.js';
 
-let environment: ClaudeTestEnvironment | undefined;
-
-afterEach(async () => {
-  killTestProcesses(environment);
-  await environment?.cleanup();
-  environment = undefined;
-});
+const sandbox = sandboxPerTest();
 
 function openDescriptors(): number {
   return readdirSync('/proc/self/fd').length;
@@ -37,7 +31,7 @@ async function cycle(environment: ClaudeTestEnvironment, runtime: AgentRuntime):
 
 describe.runIf(process.platform === 'linux')('resources across sessions', () => {
   it('keeps the open file descriptors of this process flat across 25 open/turn/close cycles (the soak), leaving no claude process behind', async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const environment = await sandbox();
     const runtime = await environment.runtime();
     // One cycle first: the first one opens what stays open for good (the store, the API's listener).
     await cycle(environment, runtime);

@@ -1,26 +1,20 @@
 import path from 'node:path';
 import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { reapOrphans } from '@tether/provider-claude';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
 import { spawnTetherRun } from './spawn-tether-run.js';
 import { isAlive, pollUntil, readProcessStatus } from '@tether/provider-claude/test-support';
 import {
   claudeProcesses,
   detachingCommand,
   expectNothingLeft,
-  killTestProcesses,
   markerOf,
   waitForToolProcesses,
+  sandboxPerTest,
 } from './supervision-helpers.js';
 
-let environment: ClaudeTestEnvironment | undefined;
-
-afterEach(async () => {
-  killTestProcesses(environment);
-  await environment?.cleanup();
-  environment = undefined;
-});
+const sandbox = sandboxPerTest();
 
 /**
  * `tether run` is SIGKILLed while its claude works on a held turn after a tool backgrounded
@@ -52,7 +46,7 @@ async function crashTether(
 
 describe.runIf(process.platform === 'linux')('after Tether itself crashed', () => {
   it('reapOrphans ends the still-running claude and everything its tools left', async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const environment = await sandbox();
     const record = await crashTether(environment);
     expect(isAlive(record.pid)).toBe(true);
     const tools = await waitForToolProcesses(environment, 3);
@@ -62,7 +56,7 @@ describe.runIf(process.platform === 'linux')('after Tether itself crashed', () =
   });
 
   it('reapOrphans ends what the tools left when claude itself has exited since', async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const environment = await sandbox();
     const record = await crashTether(environment);
     process.kill(record.pid, 'SIGKILL');
     // A ~200 MB process takes a moment to go: until then it is still R with an unreadable environment.
@@ -76,7 +70,7 @@ describe.runIf(process.platform === 'linux')('after Tether itself crashed', () =
   });
 
   it('reapOrphans leaves a live claude alone when the record does not match it', async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const environment = await sandbox();
     const record = await crashTether(environment);
     expect(await reapOrphans([{ ...record, startTime: record.startTime - 1 }])).toEqual({ reaped: [] });
     expect(isAlive(record.pid)).toBe(true);

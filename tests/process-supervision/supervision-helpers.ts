@@ -1,5 +1,5 @@
-import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
-import { expect } from 'vitest';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import { afterEach, expect } from 'vitest';
 import {
   pollUntil,
   readProcessCommandLine,
@@ -72,4 +72,18 @@ export function killTestProcesses(environment: ClaudeTestEnvironment | undefined
       // Gone meanwhile.
     }
   }
+}
+
+/** A sandboxed claude test environment per test; after the test, what it left running is killed and it is removed. */
+export function sandboxPerTest(): () => Promise<ClaudeTestEnvironment> {
+  let environment: ClaudeTestEnvironment | undefined;
+  afterEach(async () => {
+    killTestProcesses(environment);
+    await environment?.cleanup();
+    environment = undefined;
+  });
+  return async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    return environment;
+  };
 }

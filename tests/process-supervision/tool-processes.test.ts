@@ -1,21 +1,15 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
-import {
-  type ClaudeTestEnvironment,
-  answerText,
-  createClaudeTestEnvironment,
-  runEvents,
-  waitForEvent,
-} from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type ClaudeTestEnvironment, answerText, runEvents, waitForEvent } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
 import {
   claudeProcesses,
   commandOf,
   detachingCommand,
   expectNothingLeft,
-  killTestProcesses,
   markerOf,
   waitForToolProcesses,
+  sandboxPerTest,
 } from './supervision-helpers.js';
 
 /**
@@ -23,20 +17,14 @@ import {
  * however that process ends.
  */
 
-let environment: ClaudeTestEnvironment | undefined;
-
-afterEach(async () => {
-  killTestProcesses(environment);
-  await environment?.cleanup();
-  environment = undefined;
-});
+const sandbox = sandboxPerTest();
 
 async function bypassSession(): Promise<{
   environment: ClaudeTestEnvironment;
   runtime: AgentRuntime;
   sessionId: string;
 }> {
-  environment = await createClaudeTestEnvironment({ sandbox: true });
+  const environment = await sandbox();
   const runtime = await environment.runtime();
   const { sessionId } = await runtime.openSession({
     workspace: { kind: 'directory', path: environment.workspace },
@@ -46,8 +34,13 @@ async function bypassSession(): Promise<{
 }
 
 /** One turn whose Bash call backgrounds `command`; resolves once the run completed. */
-async function runTool(runtime: AgentRuntime, sessionId: string, command: string): Promise<void> {
-  environment!.api.enqueue(
+async function runTool(
+  environment: ClaudeTestEnvironment,
+  runtime: AgentRuntime,
+  sessionId: string,
+  command: string,
+): Promise<void> {
+  environment.api.enqueue(
     toolUseReply('Bash', { command, description: 'Start background work' }),
     textReply('Started.'),
   );
@@ -58,7 +51,7 @@ async function runTool(runtime: AgentRuntime, sessionId: string, command: string
 describe.runIf(process.platform === 'linux')('tool processes through the real claude binary', () => {
   it('detached tool commands inherit the marker and are gone after closeSession', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    await runTool(runtime, sessionId, detachingCommand);
+    await runTool(environment, runtime, sessionId, detachingCommand);
     const tools = await waitForToolProcesses(environment, 3);
     const [claude] = claudeProcesses(environment);
     const marker = markerOf(claude!);
@@ -88,7 +81,7 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
 
   it('runtime.shutdown() leaves nothing', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    await runTool(runtime, sessionId, detachingCommand);
+    await runTool(environment, runtime, sessionId, detachingCommand);
     await waitForToolProcesses(environment, 3);
     await runtime.shutdown();
     await expectNothingLeft(environment);
@@ -96,7 +89,7 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
 
   it('a CLI SIGKILLed from outside while idle leaves nothing, and the next turn resumes in a new process', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    await runTool(runtime, sessionId, detachingCommand);
+    await runTool(environment, runtime, sessionId, detachingCommand);
     await waitForToolProcesses(environment, 3);
     const [claude] = claudeProcesses(environment);
     const marker = markerOf(claude!);
