@@ -1,20 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pollUntil } from './poll-until.js';
+import { killedAfterEachTest } from './test-processes.test-helper.js';
 import { isAlive, readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
 import { reapOrphans } from './reap-orphans.js';
 import { findMarkedProcesses } from './sweep-descendants.js';
 
-const markers: string[] = [];
-const started: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const marker of markers.splice(0))
-    for (const { pid } of findMarkedProcesses(marker)) process.kill(pid, 'SIGKILL');
-  for (const child of started.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+const { markers, started } = killedAfterEachTest();
 
 /** Stands in for a claude process a crashed runtime left: own session, a marker, a detached child. */
 async function leftBehind(
