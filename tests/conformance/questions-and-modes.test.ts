@@ -2,29 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { createAgentRuntime } from '@tether/runtime';
-import { agentErrorOf, runEvents, waitForEvent } from '@tether/testkit';
+import { agentErrorOf, runEvents, sampleQuestions, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, lastToolResult, runSequence, sessionSequence } from './conformance-harness.js';
 
-const color = {
-  question: 'Which color should the button be?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'warm' },
-    { label: 'Blue', description: 'cool' },
-  ],
-  multiSelect: false,
-};
-const sizes = {
-  question: 'Which sizes should we ship?',
-  header: 'Sizes',
-  options: [
-    { label: 'Small', description: 's' },
-    { label: 'Medium', description: 'm' },
-    { label: 'Large', description: 'l' },
-  ],
-  multiSelect: true,
-};
+const { color, sizes } = sampleQuestions;
 
 const answered = [
   'run.started',

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { sampleQuestions } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import {
   browserSuite,
@@ -11,25 +12,7 @@ import {
   waitForRunEnd,
 } from './browser-harness.js';
 
-const color = {
-  question: 'Which color should the button be?',
-  header: 'Color',
-  options: [
-    { label: 'Red', description: 'warm' },
-    { label: 'Blue', description: 'cool' },
-  ],
-  multiSelect: false,
-};
-const sizes = {
-  question: 'Which sizes should we ship?',
-  header: 'Sizes',
-  options: [
-    { label: 'Small', description: 's' },
-    { label: 'Medium', description: 'm' },
-    { label: 'Large', description: 'l' },
-  ],
-  multiSelect: true,
-};
+const { color, sizes } = sampleQuestions;
 
 describeInBrowser('the web UI: approvals and questions in a real browser', () => {
   const suite = browserSuite();

@@ -41,3 +41,26 @@ export function sampleApprovalRequest(overrides: Partial<ApprovalRequest> = {}):
     ...overrides,
   };
 }
+
+/** Two AskUserQuestion questions (the tool input's shape): one single-choice, one multiple-choice. */
+export const sampleQuestions = {
+  color: {
+    question: 'Which color should the button be?',
+    header: 'Color',
+    options: [
+      { label: 'Red', description: 'warm' },
+      { label: 'Blue', description: 'cool' },
+    ],
+    multiSelect: false,
+  },
+  sizes: {
+    question: 'Which sizes should we ship?',
+    header: 'Sizes',
+    options: [
+      { label: 'Small', description: 's' },
+      { label: 'Medium', description: 'm' },
+      { label: 'Large', description: 'l' },
+    ],
+    multiSelect: true,
+  },
+};
