@@ -13,9 +13,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { readDaemonInfo, readToken, rotateToken } from '@tether/daemon';
-import { AgentError } from '@tether/protocol';
 import { readProcessStatus } from '@tether/provider-claude/test-support';
-import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { type ClaudeTestEnvironment, agentErrorOf } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { client, daemonPerTest, dataDirOf } from './daemon-test-helpers.js';
 
@@ -26,15 +25,6 @@ const posix = process.platform !== 'win32';
 const asRoot = posix && process.getuid?.() === 0;
 const otherUid = 65534;
 const planted = 'tether_planted-by-another-user';
-
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(AgentError.isInstance(error), `rejects with an AgentError, not ${String(error)}`).toBe(true);
-  return error as AgentError;
-}
 
 function modeOf(filePath: string): number {
   return statSync(filePath).mode & 0o777;
@@ -61,7 +51,7 @@ describe.skipIf(!posix)('the data directory', () => {
     const dataDir = dataDirOf(environment);
     mkdirSync(dataDir);
     chmodSync(dataDir, 0o777);
-    const error = await rejection(fixture.daemonOn(environment));
+    const error = await agentErrorOf(fixture.daemonOn(environment));
     expect(error.code).toBe('data_dir_unsafe');
     expect(error.details?.reason).toBe('data_dir_writable');
     expect(error.message).toContain(`chmod 700 ${dataDir}`);
@@ -70,7 +60,7 @@ describe.skipIf(!posix)('the data directory', () => {
     expect(existsSync(path.join(dataDir, 'tether.db'))).toBe(false);
     expect(modeOf(dataDir)).toBe(0o777);
     // Local commands refuse it too: no token is written where others could read or replace it.
-    expect((await rejection(rotateToken(dataDir))).code).toBe('data_dir_unsafe');
+    expect((await agentErrorOf(rotateToken(dataDir))).code).toBe('data_dir_unsafe');
   });
 
   it('of ours that others can only read (0755) is tightened to 0700', async () => {
@@ -87,7 +77,7 @@ describe.skipIf(!posix)('the data directory', () => {
     const dataDir = dataDirOf(environment);
     mkdirSync(dataDir, { mode: 0o700 });
     chownSync(dataDir, otherUid, otherUid);
-    const error = await rejection(fixture.daemonOn(environment));
+    const error = await agentErrorOf(fixture.daemonOn(environment));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'data_dir_foreign' } });
     expect(error.message).toContain(`owned by uid ${otherUid}`);
     expect(error.message).toContain('--data-dir');
@@ -102,7 +92,7 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
     writeFileSync(tokenPath, `${planted}\n`);
     chmodSync(tokenPath, 0o600);
     chownSync(tokenPath, otherUid, otherUid);
-    const error = await rejection(readToken(dataDir));
+    const error = await agentErrorOf(readToken(dataDir));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
     expect(error.message).toContain('tether token --rotate');
 
@@ -139,13 +129,13 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
       { mode: 0o600 },
     );
     chownSync(infoPath, otherUid, otherUid);
-    const error = await rejection(readDaemonInfo(dataDir));
+    const error = await agentErrorOf(readDaemonInfo(dataDir));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
     expect(error.message).toContain('Remove it');
     // Ours, but writable by others: refused the same way.
     chownSync(infoPath, process.getuid!(), process.getgid!());
     chmodSync(infoPath, 0o666);
-    expect((await rejection(readDaemonInfo(dataDir))).details?.reason).toBe('file_not_private');
+    expect((await agentErrorOf(readDaemonInfo(dataDir))).details?.reason).toBe('file_not_private');
   });
 
   it('a lock file another user wrote is refused instead of keeping the daemon out', async () => {
@@ -154,7 +144,7 @@ describe.skipIf(!asRoot)('files another user wrote', () => {
     const lockPath = path.join(dataDir, 'tether.lock');
     writeFileSync(lockPath, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }), { mode: 0o600 });
     chownSync(lockPath, otherUid, otherUid);
-    const error = await rejection(fixture.daemonOn(environment));
+    const error = await agentErrorOf(fixture.daemonOn(environment));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
     expect(error.message).toContain(lockPath);
   });
@@ -179,7 +169,7 @@ describe.skipIf(process.platform !== 'linux')('a stale lock', () => {
         );
 
       writeLock(realStart!);
-      const held = await rejection(fixture.daemonOn(environment));
+      const held = await agentErrorOf(fixture.daemonOn(environment));
       expect(held).toMatchObject({ code: 'data_dir_in_use', details: { ownerPid: unrelated.pid } });
 
       writeLock(realStart! - 1);

@@ -4,15 +4,7 @@ import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
 import { type FakeDaemon, startFakeDaemon } from './test-support/fake-daemon.js';
 import { sampleSnapshot } from './test-support/sample-records.js';
-
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!AgentError.isInstance(error)) throw new Error(`expected an AgentError, got ${String(error)}`);
-  return error;
-}
+import { agentErrorOf } from '@tether/testkit';
 
 describe('TetherClient commands and reads', () => {
   let daemon: FakeDaemon;
@@ -71,7 +63,7 @@ describe('TetherClient commands and reads', () => {
         message: 'The agent did not apply the stop; retry.',
         details: { reason: 'input_still_queued' },
       });
-    const error = await rejection(client.interruptRun({ sessionId: newSessionId() }));
+    const error = await agentErrorOf(client.interruptRun({ sessionId: newSessionId() }));
     expect(error.toObject()).toEqual({
       code: 'provider_rejected',
       message: 'The agent did not apply the stop; retry.',
@@ -79,18 +71,18 @@ describe('TetherClient commands and reads', () => {
       details: { reason: 'input_still_queued' },
     });
 
-    const invalid = await rejection(
+    const invalid = await agentErrorOf(
       client.dispatch({ type: 'set_model', commandId: 'bad id!', sessionId: newSessionId(), model: 'opus' }),
     );
     expect(invalid.code).toBe('invalid_command');
     expect(invalid.details?.issues?.[0]?.path).toBe('commandId');
 
-    expect((await rejection(client.getSession(newSessionId()))).code).toBe('session_not_found');
+    expect((await agentErrorOf(client.getSession(newSessionId()))).code).toBe('session_not_found');
   });
 
   it('maps an answer that is not a Tether error from its status', async () => {
     daemon.answerCommand = () => ({ httpStatus: 502, rawBody: '<html>Bad gateway</html>' });
-    const error = await rejection(client.closeSession({ sessionId: newSessionId() }));
+    const error = await agentErrorOf(client.closeSession({ sessionId: newSessionId() }));
     expect(error).toMatchObject({
       code: 'internal_error',
       retryable: true,
@@ -101,7 +93,7 @@ describe('TetherClient commands and reads', () => {
   it('refuses a receipt that does not validate or answers another command', async () => {
     const sessionId = newSessionId();
     daemon.answerCommand = (command) => ({ type: 'close_session', commandId: command.commandId, sessionId });
-    const wrongType = await rejection(client.setModel({ sessionId, model: 'opus' }));
+    const wrongType = await agentErrorOf(client.setModel({ sessionId, model: 'opus' }));
     expect(wrongType).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
     daemon.answerCommand = (command) => ({
       type: 'submit_turn',
@@ -109,7 +101,7 @@ describe('TetherClient commands and reads', () => {
       sessionId,
       runId: 'not-a-run-id',
     });
-    const invalid = await rejection(client.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }));
+    const invalid = await agentErrorOf(client.submitTurn({ sessionId, input: [{ type: 'text', text: 'x' }] }));
     expect(invalid.details?.issues?.[0]?.path).toBe('runId');
   });
 
@@ -120,10 +112,10 @@ describe('TetherClient commands and reads', () => {
     const longTitle = sampleSnapshot({ title: 'x'.repeat(201) });
     daemon.addSession(badRun);
     daemon.addSession(longTitle);
-    const error = await rejection(client.getSession(badRun.sessionId));
+    const error = await agentErrorOf(client.getSession(badRun.sessionId));
     expect(error).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
     expect(error.details?.issues?.[0]?.path).toBe('lastRun.runId');
-    expect((await rejection(client.getSession(longTitle.sessionId))).details?.issues?.[0]?.path).toBe('title');
+    expect((await agentErrorOf(client.getSession(longTitle.sessionId))).details?.issues?.[0]?.path).toBe('title');
   });
 
   it('reads which permission modes need a restart, and asks for the restart only when told to', async () => {
@@ -132,7 +124,7 @@ describe('TetherClient commands and reads', () => {
     expect((await client.getSession(session.sessionId)).modesRequiringRestart).toEqual(['bypass']);
     const unknownMode = sampleSnapshot({ modesRequiringRestart: ['yolo' as PermissionMode] });
     daemon.addSession(unknownMode);
-    expect((await rejection(client.getSession(unknownMode.sessionId))).details?.issues?.[0]?.path).toBe(
+    expect((await agentErrorOf(client.getSession(unknownMode.sessionId))).details?.issues?.[0]?.path).toBe(
       'modesRequiringRestart.0',
     );
 
@@ -145,17 +137,17 @@ describe('TetherClient commands and reads', () => {
 
   it('answers 401 with unauthorized, pointing at `tether token`', async () => {
     const wrong = createTetherClient({ url: daemon.url, token: 'wrong' });
-    const error = await rejection(wrong.openSession({ workspace: { kind: 'directory', path: '/repo' } }));
+    const error = await agentErrorOf(wrong.openSession({ workspace: { kind: 'directory', path: '/repo' } }));
     expect(error.code).toBe('unauthorized');
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('tether token');
-    expect((await rejection(wrong.listSessions())).code).toBe('unauthorized');
+    expect((await agentErrorOf(wrong.listSessions())).code).toBe('unauthorized');
   });
 
   it('answers runtime_stopped (retryable) when the daemon is not running', async () => {
     const stopped = await startFakeDaemon();
     await stopped.close();
-    const error = await rejection(createTetherClient({ url: stopped.url, token: 't' }).getProviders());
+    const error = await agentErrorOf(createTetherClient({ url: stopped.url, token: 't' }).getProviders());
     expect(error.code).toBe('runtime_stopped');
     expect(error.retryable).toBe(true);
     expect(error.message).toBe(`The Tether daemon at ${stopped.url} is not reachable; is \`tether serve\` running?`);
@@ -186,7 +178,7 @@ describe('TetherClient commands and reads', () => {
     expect(idle.map((snapshot) => snapshot.sessionId)).toEqual(
       newestFirst.filter((id) => id !== snapshots[2]!.sessionId),
     );
-    expect((await rejection(client.listSessions({ limit: 501 }))).code).toBe('invalid_command');
+    expect((await agentErrorOf(client.listSessions({ limit: 501 }))).code).toBe('invalid_command');
   });
 
   it('reads a session, deletes closed ones only, lists providers, checks health without the token', async () => {
@@ -200,7 +192,7 @@ describe('TetherClient commands and reads', () => {
     daemon.addSession(open);
     daemon.addSession(closed);
     expect(await client.getSession(open.sessionId)).toEqual(open);
-    expect((await rejection(client.deleteSession(open.sessionId))).code).toBe('session_open');
+    expect((await agentErrorOf(client.deleteSession(open.sessionId))).code).toBe('session_open');
     await expect(client.deleteSession(closed.sessionId)).resolves.toBeUndefined();
     expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
 

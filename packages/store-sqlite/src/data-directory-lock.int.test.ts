@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AgentError } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChildScript, startChildScript, type ChildScript } from './__fixtures__/child-script.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { parseLockOwner } from './data-directory-lock.js';
 import { openSqliteStore } from './index.js';
+import { agentErrorOf } from '@tether/testkit';
 
 const lockModuleUrl = pathToFileURL(fileURLToPath(new URL('./data-directory-lock.ts', import.meta.url))).href;
 
@@ -47,15 +47,6 @@ async function startLockHolder(): Promise<ChildScript> {
   return holder;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(AgentError.isInstance(error), 'rejects with an AgentError').toBe(true);
-  return error as AgentError;
-}
-
 /** A lock file as an earlier process of this user would have left it (private: others' locks are refused, see tests/daemon). */
 function writeLock(text: string): void {
   writeFileSync(lockPath, text, { mode: 0o600 });
@@ -72,7 +63,7 @@ describe('one runtime per data directory', () => {
   it('refuses a directory another process holds, naming that process', async () => {
     const holder = await startLockHolder();
     try {
-      const error = await rejection(openSqliteStore({ dataDir }));
+      const error = await agentErrorOf(openSqliteStore({ dataDir }));
       expect(error.code).toBe('data_dir_in_use');
       expect(error.details?.ownerPid).toBe(holder.pid);
       expect(error.message).toContain(`pid ${holder.pid}`);
@@ -85,7 +76,7 @@ describe('one runtime per data directory', () => {
 
   it('refuses a second open in the same process until the first is closed', async () => {
     const store = await openSqliteStore({ dataDir });
-    const error = await rejection(openSqliteStore({ dataDir: path.join(dataDir, '.') }));
+    const error = await agentErrorOf(openSqliteStore({ dataDir: path.join(dataDir, '.') }));
     expect(error.code).toBe('data_dir_in_use');
     expect(error.details?.ownerPid).toBe(process.pid);
     expect(await store.loadSessions(), 'the refused open left the first store working').toEqual([]);
@@ -144,7 +135,7 @@ describe('one runtime per data directory', () => {
     `);
     await holder.waitForLine((line) => line === 'ready');
     try {
-      const error = await rejection(openSqliteStore({ dataDir }));
+      const error = await agentErrorOf(openSqliteStore({ dataDir }));
       expect(error.code).toBe('data_dir_in_use');
       expect(existsSync(lockPath), 'the refused open let go of the lock file').toBe(false);
     } finally {

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { AgentError } from '@tether/protocol';
 import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRuntime } from '@tether/runtime';
-import { createMockProvider } from '@tether/testkit';
+import { createMockProvider, agentErrorOf } from '@tether/testkit';
 import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
@@ -86,15 +85,6 @@ function unitWithInteraction(from: number, to: number): CommitUnit {
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(AgentError.isInstance(error), 'rejects with an AgentError').toBe(true);
-  return error as AgentError;
-}
-
 describe('a reopened store', () => {
   it('holds everything committed before it was closed, and continues the sequence', async () => {
     const first = await openSqliteStore({ dataDir });
@@ -113,7 +103,7 @@ describe('a reopened store', () => {
       expect(await second.getInteraction(sessionId, interactionRef)).toEqual(pendingApproval());
       expect(await second.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual(messageDeltas(1, 3));
 
-      expect((await rejection(second.commit(sampleUnit(3, 3)))).details?.reason).toBe('sequence_conflict');
+      expect((await agentErrorOf(second.commit(sampleUnit(3, 3)))).details?.reason).toBe('sequence_conflict');
       await second.commit(sampleUnit(4, 5));
       expect((await second.getSession(sessionId))?.lastSeq).toBe(5);
     } finally {
@@ -236,7 +226,7 @@ describe('migrations', () => {
       );
     });
 
-    expect((await rejection(openSqliteStore({ dataDir }))).code).toBe('store_failure');
+    expect((await agentErrorOf(openSqliteStore({ dataDir }))).code).toBe('store_failure');
     const before = readSchema();
     expect(before.version).toBe(3);
     expect(before.sessionColumns).not.toContain('title');
@@ -258,7 +248,7 @@ describe('migrations', () => {
       `INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from-the-future', '2030-01-01T00:00:00.000Z')`,
     );
 
-    const error = await rejection(openSqliteStore({ dataDir }));
+    const error = await agentErrorOf(openSqliteStore({ dataDir }));
     expect(error.code).toBe('store_failure');
     expect(error.details?.reason).toBe('schema_too_new');
     expect(error.message).toMatch(/schema version 999.*Upgrade Tether/);
@@ -347,12 +337,12 @@ describe('corrupted rows', () => {
     try {
       expect(await reopened.readEvents(sessionId, { afterSeq: 0, limit: 1 })).toEqual(messageDeltas(1, 1));
       for (const afterSeq of [1, 2, 3]) {
-        const error = await rejection(reopened.readEvents(sessionId, { afterSeq, limit: 1 }));
+        const error = await agentErrorOf(reopened.readEvents(sessionId, { afterSeq, limit: 1 }));
         expect(error.code).toBe('store_failure');
         expect(error.details?.reason).toBe('corrupted_row');
       }
-      expect((await rejection(reopened.loadSessions())).details?.reason).toBe('corrupted_row');
-      expect((await rejection(reopened.getSession(sessionId))).code).toBe('store_failure');
+      expect((await agentErrorOf(reopened.loadSessions())).details?.reason).toBe('corrupted_row');
+      expect((await agentErrorOf(reopened.getSession(sessionId))).code).toBe('store_failure');
     } finally {
       await reopened.close();
     }
@@ -377,7 +367,7 @@ describe('corrupted rows', () => {
           reopened.listInteractions(sessionId, { openOnly: true }),
           reopened.getInteraction(sessionId, interactionRef),
         ]) {
-          const error = await rejection(read);
+          const error = await agentErrorOf(read);
           expect(error.code).toBe('store_failure');
           expect(error.details?.reason).toBe('corrupted_row');
         }
