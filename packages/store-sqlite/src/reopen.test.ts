@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { CommitUnit } from '@tether/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRuntime } from '@tether/runtime';
-import { createMockProvider, agentErrorOf } from '@tether/testkit';
+import { agentErrorOf, createMockProvider, sampleApprovalRequest } from '@tether/testkit';
 import { createDatabaseAtVersion } from './__fixtures__/legacy-database.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { messageDeltas, runId, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
@@ -62,15 +62,7 @@ function pendingApproval(): CommitUnit['interactions'][number] {
     sessionId,
     runId,
     status: 'pending',
-    request: {
-      kind: 'approval',
-      toolName: 'Bash',
-      toolUseId: 'toolu-1',
-      category: 'command',
-      input: { command: 'ls' },
-      offerSessionApproval: true,
-      defaultToNo: false,
-    },
+    request: sampleApprovalRequest({ offerSessionApproval: true, defaultToNo: false }),
     requestedAt: at,
     settledAt: null,
   };
