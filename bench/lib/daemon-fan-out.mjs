@@ -142,75 +142,16 @@ export async function measureFanout(
     // ping-pong above and again at the end shows the offset is 0 to within its round trip.
     const offsetMs = 0;
     const variants = [];
-    variants.push(
-      await fanoutVariant({
-        daemon,
-        client,
-        sessionId,
-        kind: 'raw',
-        count: 1,
-        turns: fanoutTurns,
-        deltas: fanoutDeltas,
-        offsetMs,
-        log,
-      }),
-    );
-    variants.push(
-      await fanoutVariant({
-        daemon,
-        client,
-        sessionId,
-        kind: 'raw',
-        count: subscribers,
-        turns: fanoutTurns,
-        deltas: fanoutDeltas,
-        offsetMs,
-        log,
-      }),
-    );
-    variants.push(
-      await fanoutVariant({
-        daemon,
-        client,
-        sessionId,
-        kind: 'client',
-        count: subscribers,
-        turns: fanoutTurns,
-        deltas: fanoutDeltas,
-        offsetMs,
-        log,
-      }),
-    );
+    // One measured variant after another, on the same daemon, session and clock.
+    const variant = (kind, count, turns, extra = {}) =>
+      fanoutVariant({ daemon, client, sessionId, kind, count, turns, deltas: fanoutDeltas, offsetMs, log, ...extra });
+    variants.push(await variant('raw', 1, fanoutTurns));
+    variants.push(await variant('raw', subscribers, fanoutTurns));
+    variants.push(await variant('client', subscribers, fanoutTurns));
     // The same turn paced like a model (pacedMs between the API's SSE events): latency per event when the fan-out is not saturated.
     if (pacedMs > 0 && pacedTurns > 0) {
-      variants.push(
-        await fanoutVariant({
-          daemon,
-          client,
-          sessionId,
-          kind: 'raw',
-          count: subscribers,
-          turns: pacedTurns,
-          deltas: fanoutDeltas,
-          delayMs: pacedMs,
-          offsetMs,
-          log,
-        }),
-      );
-      variants.push(
-        await fanoutVariant({
-          daemon,
-          client,
-          sessionId,
-          kind: 'client',
-          count: subscribers,
-          turns: pacedTurns,
-          deltas: fanoutDeltas,
-          delayMs: pacedMs,
-          offsetMs,
-          log,
-        }),
-      );
+      variants.push(await variant('raw', subscribers, pacedTurns, { delayMs: pacedMs }));
+      variants.push(await variant('client', subscribers, pacedTurns, { delayMs: pacedMs }));
     }
     const clockAfter = await clockOffset(daemon);
     const claude = claudeUnder(daemon.pid);
