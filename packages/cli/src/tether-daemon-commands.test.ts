@@ -147,7 +147,10 @@ describe('tether commands through a daemon', () => {
     );
   });
 
-  it('attach follows a session and answers its prompt from --answers; Ctrl-C detaches', async () => {
+  it.each([
+    ['before the prompt is raised', false],
+    ['while the prompt is already waiting', true],
+  ])('attach, started %s, shows the prompt, answers it from --answers; Ctrl-C detaches', async (_when, promptFirst) => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();
     const client = createTetherClient({ url, token });
@@ -158,6 +161,9 @@ describe('tether commands through a daemon', () => {
       toolUseReply('Bash', { command: 'echo attached > attached.txt', description: 'Write' }),
       textReply('Done.'),
     );
+    const submit = () => client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
+    const { runId } = promptFirst ? await submit() : { runId: undefined };
+    if (promptFirst) await waitForEvent(client, sessionId, 'interaction.requested');
     const attach = spawn(process.execPath, [tetherBin, 'attach', sessionId, '--json', '--answers', '-'], {
       cwd: fixture.root,
       env: fixture.environment,
@@ -165,6 +171,7 @@ describe('tether commands through a daemon', () => {
     });
     const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
     let pending = '';
+    // A host driving attach: it answers every prompt attach shows.
     attach.stdout.on('data', (chunk) => {
       pending += chunk;
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
@@ -174,9 +181,8 @@ describe('tether commands through a daemon', () => {
           attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
       }
     });
-    // Whether attach subscribes before or after the prompt appears, it answers it: a pending prompt is replayed.
-    const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
-    expect(await waitForRun(client, sessionId, runId)).toBe('succeeded');
+    const started = runId ?? (await submit()).runId;
+    expect(await waitForRun(client, sessionId, started)).toBe('succeeded');
     expect(readFileSync(path.join(fixture.root, 'workspace', 'attached.txt'), 'utf8')).toBe('attached\n');
     attach.kill('SIGINT');
     expect(await detached).toBe(0);
@@ -192,6 +198,16 @@ describe('tether commands through a daemon', () => {
     expect(existsSync(info)).toBe(false);
   });
 });
+
+async function waitForEvent(
+  client: ReturnType<typeof createTetherClient>,
+  sessionId: string,
+  type: string,
+): Promise<void> {
+  for await (const event of client.subscribe(sessionId, { afterSeq: 0 })) {
+    if (event.type === type) return;
+  }
+}
 
 async function waitForRun(
   client: ReturnType<typeof createTetherClient>,

@@ -56,8 +56,11 @@ export async function attachCommand(argv: readonly string[], context: CliContext
     const afterSeq = pending.size > 0 ? 0 : snapshot.lastSeq;
     for await (const event of client.subscribe(sessionId, { afterSeq, signal: controller.signal })) {
       const isNew = event.seq > snapshot.lastSeq;
-      if (isNew) renderer.event(event);
-      if (event.type === 'interaction.requested' && (isNew || pending.has(event.interactionRef))) {
+      const waiting = event.type === 'interaction.requested' && pending.has(event.interactionRef);
+      // A prompt that was already waiting is shown as well: whoever answers (a person, or a host
+      // reading --json and writing --answers) has to see it to answer it.
+      if (isNew || waiting) renderer.event(event);
+      if (event.type === 'interaction.requested' && (isNew || waiting)) {
         responder.onRequested(event as Extract<ProtocolEvent, { type: 'interaction.requested' }>);
       }
     }
