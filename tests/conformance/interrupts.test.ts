@@ -1,5 +1,5 @@
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { readProcessCommandLine } from '@tether/provider-claude/test-support';
+import { pollUntil, readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
 import {
   type ClaudeTestEnvironment,
@@ -93,10 +93,14 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
       'run.tool_activity:failed:Bash',
       'run.completed:interrupted',
     ]);
-    const commands = processesWithEnvironment('HOME', environment.home).map((pid) =>
-      (readProcessCommandLine(pid) ?? []).join(' '),
-    );
-    expect(commands.filter((command) => command.includes('tail'))).toEqual([]);
+    // The CLI ends its tool's process itself, around the time it reports the stop (under load, a few
+    // ms after): its exit is announced nowhere, so wait for it, bounded.
+    const toolCommands = () =>
+      processesWithEnvironment('HOME', environment.home)
+        .map((pid) => (readProcessCommandLine(pid) ?? []).join(' '))
+        .filter((command) => command.includes('tail'));
+    await pollUntil(() => toolCommands().length === 0, { timeoutMs: 5_000 });
+    expect(toolCommands()).toEqual([]);
     await nextTurnWorks(environment, runtime, sessionId, 'Run the long command.');
   });
 
