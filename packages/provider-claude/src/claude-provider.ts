@@ -1,5 +1,6 @@
 import { toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
+import { rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
 import { cliTooOld } from './binary/cli-version-window.js';
 import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
@@ -114,12 +115,16 @@ export function createClaudeProviderWith(
   const checkedBinaries = new Map<string, Promise<void>>();
   const checkBinary = (binaryPath: string): Promise<void> => {
     let check = checkedBinaries.get(binaryPath);
+    if (!check && versionCheckPassed(binaryPath)) check = Promise.resolve();
     if (!check) {
       check = readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs }).then(
         (answer) => {
           // A version that cannot be read is not held against the binary: starting it says more.
           const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
-          if (!tooOld) return;
+          if (!tooOld) {
+            if ('version' in answer) rememberVersionCheckPassed(binaryPath);
+            return;
+          }
           checkedBinaries.delete(binaryPath);
           throw tooOld;
         },
