@@ -31,13 +31,16 @@ describe('the Node version check of bin/tether.js', () => {
   });
 
   const node = oldNode();
-  it.runIf(node !== null)(
+  // In CI (whose machine has Debian's Node 20) a missing old Node fails this test; elsewhere it is skipped by name.
+  it.runIf(node !== null || process.env.CI !== undefined)(
     `on a real Node older than 22.12 (${node ?? 'none on this machine: TETHER_TEST_OLD_NODE'}): one clear line and exit 1, no stack trace`,
     async () => {
+      if (node === null)
+        throw new Error("No Node older than 22.12 found: install Debian's nodejs or set TETHER_TEST_OLD_NODE.");
       const { finished } = spawnTether(['run', 'hello'], {
         cwd: process.cwd(),
         environment: { PATH: '/usr/bin:/bin' },
-        node: node!,
+        node,
       });
       const result = await finished;
       expect(result.code).toBe(1);

@@ -17,8 +17,7 @@ function modeOf(filePath: string): string {
   return (statSync(filePath).mode & 0o777).toString(8);
 }
 
-// POSIX permissions: Windows has no equivalent of these mode bits.
-it.skipIf(process.platform === 'win32')('keeps the data directory and its files private to the user', async () => {
+it('keeps the data directory and its files private to the user', async () => {
   const dataDir = path.join(directory.path, 'nested', 'data');
   const store = await openSqliteStore({ dataDir });
   try {
@@ -32,28 +31,25 @@ it.skipIf(process.platform === 'win32')('keeps the data directory and its files 
   }
 });
 
-it.skipIf(process.platform === 'win32')(
-  'refuses an existing data directory others can write in, and tightens one they can only read',
-  async () => {
-    const open = path.join(directory.path, 'open');
-    mkdirSync(open);
-    chmodSync(open, 0o777);
-    await expect(openSqliteStore({ dataDir: open })).rejects.toMatchObject({
-      code: 'data_dir_unsafe',
-      details: { reason: 'data_dir_writable' },
-    });
-    expect(existsSync(path.join(open, 'tether.db')), 'nothing is written into it').toBe(false);
+it('refuses an existing data directory others can write in, and tightens one they can only read', async () => {
+  const open = path.join(directory.path, 'open');
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  await expect(openSqliteStore({ dataDir: open })).rejects.toMatchObject({
+    code: 'data_dir_unsafe',
+    details: { reason: 'data_dir_writable' },
+  });
+  expect(existsSync(path.join(open, 'tether.db')), 'nothing is written into it').toBe(false);
 
-    const readable = path.join(directory.path, 'readable');
-    mkdirSync(readable);
-    chmodSync(readable, 0o755);
-    const store = await openSqliteStore({ dataDir: readable });
-    await store.close();
-    expect(modeOf(readable)).toBe('700');
-  },
-);
+  const readable = path.join(directory.path, 'readable');
+  mkdirSync(readable);
+  chmodSync(readable, 0o755);
+  const store = await openSqliteStore({ dataDir: readable });
+  await store.close();
+  expect(modeOf(readable)).toBe('700');
+});
 
-it.skipIf(process.platform === 'win32')('refuses a lock file that is not private to the user', async () => {
+it('refuses a lock file that is not private to the user', async () => {
   const dataDir = path.join(directory.path, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
   writeFileSync(path.join(dataDir, 'tether.lock'), JSON.stringify({ pid: 1 }), { mode: 0o666 });

@@ -40,23 +40,19 @@ describe('the token file', () => {
     expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
   });
 
-  // POSIX permissions: Windows has no equivalent of these mode bits.
-  it.skipIf(process.platform === 'win32')(
-    'is not read once widened: readToken refuses it, and a starting daemon replaces its token',
-    async () => {
-      const { token } = await ensureToken(dataDir);
-      await chmod(tokenFilePath(dataDir), 0o644);
-      await expect(readToken(dataDir)).rejects.toMatchObject({
-        code: 'data_dir_unsafe',
-        message: expect.stringContaining('tether token --rotate'),
-      });
-      const started = await ensureToken(dataDir);
-      expect(started.replaced).toBe('file_not_private');
-      expect(started.token).not.toBe(token);
-      expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
-      expect(await readToken(dataDir)).toBe(started.token);
-    },
-  );
+  it('is not read once widened: readToken refuses it, and a starting daemon replaces its token', async () => {
+    const { token } = await ensureToken(dataDir);
+    await chmod(tokenFilePath(dataDir), 0o644);
+    await expect(readToken(dataDir)).rejects.toMatchObject({
+      code: 'data_dir_unsafe',
+      message: expect.stringContaining('tether token --rotate'),
+    });
+    const started = await ensureToken(dataDir);
+    expect(started.replaced).toBe('file_not_private');
+    expect(started.token).not.toBe(token);
+    expect(await modeOf(tokenFilePath(dataDir))).toBe(0o600);
+    expect(await readToken(dataDir)).toBe(started.token);
+  });
 });
 
 describe('the token guard', () => {
