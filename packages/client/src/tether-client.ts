@@ -119,6 +119,9 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     async deleteSession(sessionId) {
       await sendRequest(connection, { method: 'DELETE', path: sessionPath(sessionId) });
     },
+    // TODO(issue 13): GET /v1/providers/:name/models and GET /v1/sessions/:id/blobs/:sha256.
+    listModels: () => Promise.reject(new Error('Not built yet (issue 13).')),
+    readBlob: () => Promise.reject(new Error('Not built yet (issue 13).')),
     async health() {
       return parseHealth(
         connection.url,

@@ -27,6 +27,8 @@ const sampleInputs: { readonly [Type in CommandType]: CommandInput<CommandOfType
   set_model: { sessionId, model: 'sonnet' },
   get_context_usage: { sessionId },
   get_session_cost: { sessionId },
+  fork_session: { sessionId },
+  rewind_session: { sessionId, toRunId: `run_${'c'.repeat(32)}`, files: true },
 };
 
 describe('the command surface', () => {

@@ -1,5 +1,6 @@
 import type { Command, CommandType, Receipt } from './commands.js';
 import type { ProtocolEvent } from './events.js';
+import type { ModelList } from './models.js';
 import { newCommandId } from './identifiers.js';
 import type { SessionSnapshot } from './session-snapshot.js';
 
@@ -22,6 +23,10 @@ export const commandMethodNames = {
   set_model: 'setModel',
   get_context_usage: 'getContextUsage',
   get_session_cost: 'getSessionCost',
+  /** A new session continuing a copy of the conversation (all of it, or up to a run). */
+  fork_session: 'forkSession',
+  /** The conversation (and, with files, the workspace) back to just before a run. */
+  rewind_session: 'rewindSession',
 } as const satisfies { readonly [Type in CommandType]: string };
 
 /** Every command type, in the table's order. */
@@ -64,6 +69,16 @@ export interface TetherSurface extends CommandMethods {
   subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;
   /** Deletes a closed session and everything stored about it; an open one is refused with session_open. */
   deleteSession(sessionId: string): Promise<void>;
+  /** The agent's models (provider_unavailable when it cannot be asked; capability_unsupported when it has no list). */
+  listModels(provider?: string): Promise<ModelList>;
+  /** An image a turn of the session carried (run.started records its sha256); blob_not_found otherwise. */
+  readBlob(sessionId: string, sha256: string): Promise<StoredBlob>;
+}
+
+/** A content-addressed blob of a session (an image a turn carried). */
+export interface StoredBlob {
+  readonly mediaType: string;
+  readonly bytes: Uint8Array;
 }
 
 /** The command a typed method sends: its input with the type filled in and a commandId generated if none was given. */

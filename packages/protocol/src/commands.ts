@@ -61,8 +61,11 @@ export const OpenSessionCommand = z
 export type OpenSessionCommand = z.infer<typeof OpenSessionCommand>;
 
 export const SubmitTurnCommand = sessionScoped('submit_turn', {
-  /** Input parts; only `text` is supported today (others answer capability_unsupported). */
-  input: z.array(AnyInputPart).min(1).max(100),
+  /**
+   * Input parts: text, images (inline base64 or a path) and file references (SubmittedInputPart).
+   * Checked part by part in parseCommand: a part type Tether does not know answers capability_unsupported.
+   */
+  input: z.array(AnyInputPart).min(1).max(200),
   /** Overrides the session's redactInput for this turn. */
   redactInput: z.boolean().optional(),
 });
@@ -133,6 +136,27 @@ export type GetContextUsageCommand = z.infer<typeof GetContextUsageCommand>;
 export const GetSessionCostCommand = sessionScoped('get_session_cost', {});
 export type GetSessionCostCommand = z.infer<typeof GetSessionCostCommand>;
 
+/**
+ * A new session whose conversation is a copy of this one's: all of it, or up to and including the
+ * turn `atRunId` (a completed run of this session). Same provider, workspace and settings; the
+ * original is not changed. Without atRunId the session must have no active run.
+ */
+export const ForkSessionCommand = sessionScoped('fork_session', {
+  atRunId: RunId.optional(),
+});
+export type ForkSessionCommand = z.infer<typeof ForkSessionCommand>;
+
+/**
+ * The conversation continues from just before the turn `toRunId` (it and every later turn leave the
+ * agent's context; the log keeps them). With `files`, the workspace's files that the agent's edit
+ * tools changed since then are put back as they were before that turn (file checkpointing must be on).
+ */
+export const RewindSessionCommand = sessionScoped('rewind_session', {
+  toRunId: RunId,
+  files: z.boolean().optional(),
+});
+export type RewindSessionCommand = z.infer<typeof RewindSessionCommand>;
+
 export const Command = z.discriminatedUnion('type', [
   OpenSessionCommand,
   SubmitTurnCommand,
@@ -144,6 +168,8 @@ export const Command = z.discriminatedUnion('type', [
   SetModelCommand,
   GetContextUsageCommand,
   GetSessionCostCommand,
+  ForkSessionCommand,
+  RewindSessionCommand,
 ]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
@@ -211,6 +237,29 @@ export const GetSessionCostReceipt = sessionScoped('get_session_cost', {
 });
 export type GetSessionCostReceipt = z.infer<typeof GetSessionCostReceipt>;
 
+export const ForkSessionReceipt = sessionScoped('fork_session', {
+  /** The new session (open, idle): its first turn continues the copied conversation. */
+  forkSessionId: SessionId,
+  atRunId: RunId.nullable(),
+});
+export type ForkSessionReceipt = z.infer<typeof ForkSessionReceipt>;
+
+/** What a rewind put back on disk (the agent's own count). */
+export const RestoredFiles = z.strictObject({
+  /** Absolute paths of the files put back (or deleted: created after the turn). */
+  paths: z.array(z.string().max(4096)).max(10_000),
+  insertions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+export type RestoredFiles = z.infer<typeof RestoredFiles>;
+
+export const RewindSessionReceipt = sessionScoped('rewind_session', {
+  toRunId: RunId,
+  /** Null when files were not asked for. */
+  files: RestoredFiles.nullable(),
+});
+export type RewindSessionReceipt = z.infer<typeof RewindSessionReceipt>;
+
 export const Receipt = z.discriminatedUnion('type', [
   OpenSessionReceipt,
   SubmitTurnReceipt,
@@ -222,5 +271,7 @@ export const Receipt = z.discriminatedUnion('type', [
   SetModelReceipt,
   GetContextUsageReceipt,
   GetSessionCostReceipt,
+  ForkSessionReceipt,
+  RewindSessionReceipt,
 ]);
 export type Receipt = z.infer<typeof Receipt>;

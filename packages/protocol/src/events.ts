@@ -42,6 +42,31 @@ export const SessionOpenedEvent = sessionEvent('session.opened', {
   ephemeral: z.boolean(),
   /** True when a closed session was reopened with continueSession. */
   reopened: z.boolean(),
+  /** Set on a fork's first event: the session (and run, when one was named) its conversation was copied from. */
+  forkedFrom: z.strictObject({ sessionId: SessionId, runId: RunId.nullable() }).optional(),
+});
+
+/** A fork was made of this session (the fork's own session.opened names this one). */
+export const SessionForkedEvent = sessionEvent('session.forked', {
+  forkSessionId: SessionId,
+  /** The run the fork's conversation ends with; null: all of it. */
+  atRunId: RunId.nullable(),
+});
+
+/**
+ * The conversation went back to just before `toRunId`: that run and every later one are no longer
+ * in the agent's context (their events stay in the log). `files`: what was put back on disk, or
+ * null when files were not asked for.
+ */
+export const SessionRewoundEvent = sessionEvent('session.rewound', {
+  toRunId: RunId,
+  files: z
+    .strictObject({
+      paths: z.array(z.string().max(4096)).max(10_000),
+      insertions: z.number().int().nonnegative(),
+      deletions: z.number().int().nonnegative(),
+    })
+    .nullable(),
 });
 
 export const SessionClosedEvent = sessionEvent('session.closed', {
@@ -102,6 +127,19 @@ export const ContextClearedEvent = runEvent('context.cleared', {});
 export const RunQueuedEvent = runEvent('run.queued', {
   /** How many runs wait before this one (0 = next). */
   position: z.number().int().nonnegative(),
+});
+
+/**
+ * Where the agent's conversation stands after the run, in the agent's own ids: what fork_session and
+ * rewind_session cut at. Sent by the provider before run.completed, when it knows them.
+ */
+export const RunCheckpointedEvent = runEvent('run.checkpointed', {
+  /** The agent's conversation the run was part of. */
+  providerSessionId: z.string().min(1).max(300),
+  /** The agent's id of the run's input message (file checkpoints are kept under it). */
+  inputMessageId: z.string().min(1).max(300),
+  /** The agent's id of the run's last message; null when it answered nothing (the run cannot be cut after). */
+  lastMessageId: z.string().min(1).max(300).nullable(),
 });
 
 /** A host asked to stop the run; it ends with run.completed (normally interrupted). */
@@ -191,6 +229,8 @@ export const DiagnosticEvent = sessionEvent('diagnostic', {
 export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionOpenedEvent,
   SessionClosedEvent,
+  SessionForkedEvent,
+  SessionRewoundEvent,
   SessionProviderSessionChangedEvent,
   SessionModeChangedEvent,
   SessionModelChangedEvent,
@@ -198,6 +238,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionProcessStoppedEvent,
   RunStartedEvent,
   RunQueuedEvent,
+  RunCheckpointedEvent,
   RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,

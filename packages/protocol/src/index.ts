@@ -2,7 +2,23 @@ export { VERSION, PROTOCOL_VERSION } from './version.js';
 export { CommandId, SessionId, RunId, newSessionId, newRunId, newCommandId } from './identifiers.js';
 export { PermissionMode } from './permission-mode.js';
 export { Workspace, DirectoryWorkspace } from './workspace.js';
-export { InputPart, TextInputPart } from './input.js';
+export {
+  InputPart,
+  TextInputPart,
+  ImageMediaType,
+  ImageDataInputPart,
+  ImagePathInputPart,
+  FileInputPart,
+  SubmittedInputPart,
+  RecordedImagePart,
+  RecordedFilePart,
+  inputPartTypes,
+} from './input.js';
+export type { InputPartType } from './input.js';
+export { imageLimits } from './image-limits.js';
+export { inspectImage } from './inspect-image.js';
+export type { ImageFacts, ImageRefusal } from './inspect-image.js';
+export { ModelDescription, ModelList } from './models.js';
 export {
   SessionConfiguration,
   EnvironmentVariableName,
@@ -37,6 +53,11 @@ export {
   GetContextUsageReceipt,
   GetSessionCostCommand,
   GetSessionCostReceipt,
+  ForkSessionCommand,
+  ForkSessionReceipt,
+  RewindSessionCommand,
+  RewindSessionReceipt,
+  RestoredFiles,
   ContextUsage,
   ProviderName,
 } from './commands.js';
@@ -49,6 +70,7 @@ export type {
   CommandOfType,
   ReceiptFor,
   ReceiptOfType,
+  StoredBlob,
   SubscribeOptions,
   TetherSurface,
 } from './command-surface.js';
@@ -62,8 +84,11 @@ export {
   isRunTerminal,
   SessionOpenedEvent,
   SessionClosedEvent,
+  SessionForkedEvent,
+  SessionRewoundEvent,
   SessionProviderSessionChangedEvent,
   RunStartedEvent,
+  RunCheckpointedEvent,
   RunInterruptRequestedEvent,
   RunQueuedEvent,
   RunMessageDeltaEvent,

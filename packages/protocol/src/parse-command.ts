@@ -1,7 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { Command } from './commands.js';
 import { AgentError } from './errors/agent-error.js';
-import { TextInputPart } from './input.js';
+import { FileInputPart, ImageDataInputPart, ImagePathInputPart, TextInputPart, inputPartTypes } from './input.js';
 
 /** The stable reason a refinement attached to its issue (e.g. a configuration limit), if any. */
 function reasonOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
@@ -40,29 +40,42 @@ export function parseCommand(value: unknown): Command {
     });
   }
   const command = parsed.data;
-  if (command.type === 'submit_turn') {
-    command.input.forEach((part, index) => {
-      if (part.type !== 'text') {
-        throw new AgentError({
-          code: 'capability_unsupported',
-          message: `Input part ${index} has type "${part.type.slice(0, 40)}", but only "text" parts are supported. Send the content as text.`,
-          details: { reason: 'input_part_type' },
-        });
-      }
-      const text = TextInputPart.safeParse(part);
-      if (!text.success) {
-        throw new AgentError({
-          code: 'invalid_command',
-          message: `Input part ${index} is not a valid text part: it needs {"type":"text","text":"..."} with 1 to 1,000,000 characters and no other fields.`,
-          details: {
-            issues: describeIssues(text.error.issues).map((issue) => ({
-              ...issue,
-              path: `input.${index}.${issue.path}`,
-            })),
-          },
-        });
-      }
+  if (command.type === 'submit_turn') command.input.forEach(checkInputPart);
+  return command;
+}
+
+const partShapes: Record<string, { readonly schema: z.ZodType; readonly expected: string }> = {
+  text: { schema: TextInputPart, expected: '{"type":"text","text":"..."} with 1 to 1,000,000 characters' },
+  image: {
+    schema: z.union([ImageDataInputPart, ImagePathInputPart]),
+    expected:
+      '{"type":"image","mediaType":"image/png","data":"<base64>"} (image/png, image/jpeg, image/gif or image/webp) or {"type":"image","path":"<file>"}',
+  },
+  file: { schema: FileInputPart, expected: '{"type":"file","path":"<file in the workspace>"}' },
+};
+
+/** A submit_turn input part: a known type in its exact shape. */
+function checkInputPart(part: { readonly type: string }, index: number): void {
+  const shape = partShapes[part.type];
+  if (!shape) {
+    throw new AgentError({
+      code: 'capability_unsupported',
+      message: `Input part ${index} has type "${part.type.slice(0, 40)}", which Tether does not know. Send ${inputPartTypes.map((type) => `"${type}"`).join(', ')} parts.`,
+      details: { reason: 'input_part_type' },
     });
   }
-  return command;
+  const checked = shape.schema.safeParse(part);
+  if (!checked.success) {
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `Input part ${index} is not a valid ${part.type} part: it needs ${shape.expected}, and no other fields.`,
+      details: {
+        reason: 'input_part_shape',
+        issues: describeIssues(checked.error.issues).map((issue) => ({
+          ...issue,
+          path: `input.${index}.${issue.path}`,
+        })),
+      },
+    });
+  }
 }

@@ -15,8 +15,16 @@ export const ProviderCapabilities = z.looseObject({
   usage: z.boolean(),
   setModel: z.boolean(),
   setMode: z.boolean(),
+  /** fork_session: a new session from a copy of the conversation. */
   fork: z.boolean(),
-  rollback: z.boolean(),
+  /** rewind_session: the conversation back to before a run. */
+  rewind: z.boolean(),
+  /** rewind_session with files: the workspace's files back too (when the session's fileCheckpointing is on). */
+  rewindFiles: z.boolean(),
+  /** Image input parts. */
+  images: z.boolean(),
+  /** The agent's model list (GET /v1/providers/:name/models). */
+  modelList: z.boolean(),
   /** The agent's own cost report (get_session_cost); absent: as `usage`. False for the Claude sdk transport. */
   sessionCost: z.boolean().optional(),
   /** Input part types a turn may carry. */

@@ -142,6 +142,11 @@ export const SessionConfiguration = z.strictObject({
   /** Text added to the system prompt; any text (a leading "-" too), up to 100,000 UTF-8 bytes. */
   appendSystemPrompt: appendSystemPrompt.optional(),
   additionalDirectories: z.array(argumentValue).max(50).optional(),
+  /**
+   * Keep a copy of each file the agent's edit tools change, per turn, so rewind_session can put
+   * files back (default on; off: rewind_session with files is refused).
+   */
+  fileCheckpointing: z.boolean().optional(),
   /** Extra environment for the agent process (at most 100 variables, 100,000 bytes). Values are kept out of the event log. */
   environment: environment.optional(),
 });

@@ -27,6 +27,14 @@ export const RunSnapshot = z.strictObject({
   usage: TokenUsage.nullable(),
   startedAt: z.string(),
   completedAt: z.string().nullable(),
+  /** Where the agent's conversation stood after the run (run.checkpointed); null until reported, or never for an agent without one. */
+  checkpoint: z
+    .strictObject({
+      providerSessionId: z.string(),
+      inputMessageId: z.string(),
+      lastMessageId: z.string().nullable(),
+    })
+    .nullable(),
 });
 export type RunSnapshot = z.infer<typeof RunSnapshot>;
 
@@ -71,6 +79,8 @@ export const SessionSnapshot = z.strictObject({
   /** Interactions still waiting for (or being delivered from) the host. */
   pendingInteractions: z.array(InteractionSnapshot),
   providerSessionId: z.string().nullable(),
+  /** Set on a fork: the session (and run) its conversation was copied from. */
+  forkedFrom: z.strictObject({ sessionId: SessionId, runId: RunId.nullable() }).nullable(),
   usage: TokenUsage,
   /**
    * The text of the session's first turn, whitespace collapsed, at most 200 characters (cut with an

@@ -22,7 +22,7 @@ export function turnTitle(started: {
 }): string | null {
   if (started.control !== undefined || started.input === null) return null;
   const text = started.input
-    .map((part) => part.text)
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim();

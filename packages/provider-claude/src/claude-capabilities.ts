@@ -13,7 +13,10 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   setModel: true,
   setMode: true,
   fork: false,
-  rollback: false,
+  rewind: false,
+  rewindFiles: false,
+  images: false,
+  modelList: false,
   inputParts: ['text'],
 });
 

@@ -1,3 +1,4 @@
+import type { ModelList } from '@tether/protocol';
 import type { AgentProviderV1Availability } from './provider-availability.js';
 import type { AgentProviderV1Capabilities } from './provider-capabilities.js';
 import type { AgentProviderV1Session, AgentProviderV1SessionOptions } from './provider-session.js';
@@ -24,6 +25,12 @@ export interface AgentProviderV1 {
    * stop. Must only touch processes it can prove are those (pid reuse is real). Optional.
    */
   doRecover?(processes: readonly AgentProviderV1ProcessRecord[]): Promise<void>;
+  /**
+   * The agent's model list (capabilities.modelList). May start the agent once to ask it; the
+   * provider keeps the answer per agent version. Throws an AgentError (provider_unavailable) when
+   * the agent cannot be asked.
+   */
+  doListModels?(): Promise<ModelList>;
   /** Ends whatever the provider keeps outside sessions (e.g. spare processes). Called by the runtime on shutdown. Optional. */
   doDispose?(): Promise<void>;
 }

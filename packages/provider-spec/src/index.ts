@@ -4,6 +4,8 @@ export type { AgentProviderV1Capabilities } from './provider-capabilities.js';
 export type { AgentProviderV1Part, AgentProviderV1PartType } from './provider-part.js';
 export type {
   AgentProviderV1Control,
+  AgentProviderV1FileRewind,
+  AgentProviderV1InputPart,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
   AgentProviderV1StopOptions,

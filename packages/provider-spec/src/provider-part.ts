@@ -6,6 +6,7 @@ import type { EventBodyOfType } from '@tether/protocol';
  */
 export type AgentProviderV1Part = EventBodyOfType<
   | 'run.queued'
+  | 'run.checkpointed'
   | 'run.message_delta'
   | 'run.thinking_delta'
   | 'run.retrying'

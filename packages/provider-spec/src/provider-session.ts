@@ -1,7 +1,7 @@
 import type {
   ContextUsage,
   ControlName,
-  InputPart,
+  ImageMediaType,
   InteractionAnswer,
   PermissionMode,
   SessionConfiguration,
@@ -21,13 +21,51 @@ export interface AgentProviderV1SessionOptions {
    * null starts a new conversation. Never inferred from the mere presence of an id.
    */
   readonly resumeProviderSessionId: string | null;
+  /**
+   * Start the conversation as a copy of another one instead of a new one (fork_session, and the
+   * turn after rewind_session): the provider's conversation `providerSessionId`, cut after the
+   * message `afterMessageId` (null: all of it). The original is never changed. Only with
+   * resumeProviderSessionId null; once the copy exists the provider reports its id as usual
+   * (session.provider_session_changed) and the runtime resumes that from then on.
+   */
+  readonly copyConversation?: {
+    readonly providerSessionId: string;
+    readonly afterMessageId: string | null;
+  } | null;
   /** Receives every part the session produces, synchronously and in order. */
   readonly emit: (part: AgentProviderV1Part) => void;
 }
 
+/**
+ * A turn's input as the provider gets it: images with their bytes (validated by the runtime:
+ * format, size), file references resolved inside the workspace.
+ */
+export type AgentProviderV1InputPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mediaType: ImageMediaType; readonly data: string }
+  | {
+      readonly type: 'file';
+      /** Absolute. */
+      readonly path: string;
+      /** Relative to the workspace, "/"-separated (what the log records). */
+      readonly workspacePath: string;
+    };
+
 export interface AgentProviderV1Turn {
   readonly runId: string;
-  readonly input: readonly InputPart[];
+  readonly input: readonly AgentProviderV1InputPart[];
+}
+
+/** What a file rewind would change (dryRun) or changed. */
+export interface AgentProviderV1FileRewind {
+  /** False: nothing can be put back for that message; `reason` says why, `message` in words. */
+  readonly canRewind: boolean;
+  readonly reason?: 'checkpointing_off' | 'no_checkpoint';
+  readonly message?: string;
+  /** Absolute paths (dry run: the agent's count; after a real rewind: those of the dry run). */
+  readonly paths: readonly string[];
+  readonly insertions: number;
+  readonly deletions: number;
 }
 
 export interface AgentProviderV1Control {
@@ -86,6 +124,16 @@ export interface AgentProviderV1Session {
    * applies from the next launch.
    */
   doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode>;
+  /**
+   * Puts the workspace's files back as they were before the input message `inputMessageId` (a
+   * run.checkpointed's inputMessageId), or, with dryRun, only says what that would change. Starts
+   * the agent (resuming the conversation) if none runs. Optional: without it, or with
+   * capabilities.rewindFiles false, rewind_session with files is refused.
+   */
+  doRewindFiles?(request: {
+    readonly inputMessageId: string;
+    readonly dryRun: boolean;
+  }): Promise<AgentProviderV1FileRewind>;
   /** Whether entering `mode` needs a new process (so a host can tell in advance). */
   requiresRestartFor(mode: PermissionMode): boolean;
   /**

@@ -161,6 +161,9 @@ export function sessionFromRow(row: unknown): SessionRecord {
         ? null
         : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
     providerSessionId: session.provider_session_id,
+    // TODO(issue 13): columns for these (migration).
+    forkedFrom: null,
+    copyConversation: null,
     usage: parseObject<TokenUsage>(session.usage, what),
     title: session.title,
     lastRun: lastRunFromRow(session),
@@ -197,6 +200,7 @@ export function runFromRow(row: unknown): RunRecord {
     usage: parseNullableObject<TokenUsage>(run.usage, what),
     startedAt: run.started_at,
     completedAt: run.completed_at,
+    checkpoint: null,
   };
 }
 

@@ -1,7 +1,8 @@
-import type { InputPart, InteractionAnswer, PermissionMode } from '@tether/protocol';
+import type { InteractionAnswer, PermissionMode } from '@tether/protocol';
 import type {
   AgentProviderV1,
   AgentProviderV1Capabilities,
+  AgentProviderV1InputPart,
   AgentProviderV1Part,
   AgentProviderV1Session,
   AgentProviderV1SessionOptions,
@@ -11,7 +12,7 @@ import type {
 
 export interface MockTurnContext {
   readonly runId: string;
-  readonly input: readonly InputPart[];
+  readonly input: readonly AgentProviderV1InputPart[];
   readonly emit: (part: AgentProviderV1Part) => void;
   readonly session: MockProviderSession;
 }
@@ -21,7 +22,7 @@ export type MockTurnScript = (context: MockTurnContext) => void | Promise<void>;
 
 export interface MockProviderSession {
   readonly options: AgentProviderV1SessionOptions;
-  readonly turns: { runId: string; input: readonly InputPart[] }[];
+  readonly turns: { runId: string; input: readonly AgentProviderV1InputPart[] }[];
   readonly stops: AgentProviderV1StopReason[];
   /** Every answer delivered to this session, in order. */
   readonly responses: { interactionRef: string; answer: InteractionAnswer }[];
@@ -45,7 +46,10 @@ export const mockCapabilities: AgentProviderV1Capabilities = Object.freeze({
   setModel: true,
   setMode: true,
   fork: false,
-  rollback: false,
+  rewind: false,
+  rewindFiles: false,
+  images: false,
+  modelList: false,
   inputParts: ['text'],
 });
 

@@ -17,6 +17,8 @@ export function sampleSessionRecord(overrides: Partial<SessionRecord> = {}): Ses
     model: null,
     liveProcess: null,
     providerSessionId: null,
+    forkedFrom: null,
+    copyConversation: null,
     usage: zeroUsage,
     title: null,
     lastRun: null,

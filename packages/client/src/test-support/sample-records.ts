@@ -17,6 +17,7 @@ export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): Sessio
     modesRequiringRestart: [],
     pendingInteractions: [],
     providerSessionId: null,
+    forkedFrom: null,
     usage: { ...zeroUsage },
     title: null,
     lastRun: null,
@@ -71,6 +72,16 @@ export function defaultReceipt(command: Command): Receipt {
       };
     case 'get_session_cost':
       return { ...base, type: command.type, sessionId: command.sessionId, costUsd: null, report: '' };
+    case 'fork_session':
+      return {
+        ...base,
+        type: command.type,
+        sessionId: command.sessionId,
+        forkSessionId: newSessionId(),
+        atRunId: command.atRunId ?? null,
+      };
+    case 'rewind_session':
+      return { ...base, type: command.type, sessionId: command.sessionId, toRunId: command.toRunId, files: null };
   }
 }
 

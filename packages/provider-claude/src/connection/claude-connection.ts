@@ -1,4 +1,5 @@
 import type { SessionConfiguration } from '@tether/protocol';
+import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
 import type { CliPermissionMode } from '../launch/permission-modes.js';
@@ -118,8 +119,9 @@ export function whileCurrent(isCurrent: () => boolean, target: ConnectionListene
   };
 }
 
-/** The user line for a turn's text parts, stamped with its uuid. */
-export function userMessage(texts: readonly string[], uuid: string): ClaudeUserMessage {
+/** The user line for a turn's input, stamped with its uuid. */
+export function userMessage(input: readonly AgentProviderV1InputPart[], uuid: string): ClaudeUserMessage {
+  const texts = input.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const content = texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: 'text' as const, text }));
   return { type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid };
 }

@@ -185,16 +185,7 @@ export class ClaudeSession implements AgentProviderV1Session, PoolMember {
     if (!this.connectionStarted) this.startupWatchdog.schedule();
     // A failed write means the agent is gone (its end handler retries or completes the run) or no
     // longer reads its input (onInputFailed).
-    if (
-      !connection.send(
-        userMessage(
-          turn.input.map((part) => part.text),
-          uuid,
-        ),
-      ) &&
-      connection.running
-    )
-      this.onInputFailed(connection);
+    if (!connection.send(userMessage(turn.input, uuid)) && connection.running) this.onInputFailed(connection);
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------

@@ -3,6 +3,8 @@ import {
   type Command,
   type EventBody,
   type PermissionMode,
+  type ModelList,
+  type StoredBlob,
   type ProtocolEvent,
   type Receipt,
   type RunSnapshot,
@@ -312,6 +314,15 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return () => this.observers.delete(listener);
   }
 
+  // TODO(issue 13): the model list and the blobs (stubs so the tree builds while they are written).
+  listModels(_provider?: string): Promise<ModelList> {
+    return Promise.reject(notYet());
+  }
+
+  readBlob(_sessionId: string, _sha256: string): Promise<StoredBlob> {
+    return Promise.reject(notYet());
+  }
+
   async deleteSession(sessionId: string): Promise<void> {
     await this.withSession(sessionId, async () => {
       await this.storeFailures.ensureConsistent(sessionId);
@@ -426,4 +437,8 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const runtime = new Runtime(options, store);
   await runtime.load();
   return runtime;
+}
+
+function notYet(): AgentError {
+  return new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' });
 }

@@ -4,6 +4,7 @@ import type { AgentProviderV1PartType } from '@tether/provider-spec';
 /** The event types a provider may emit (the compiler keeps this in step with AgentProviderV1Part). */
 const providerPartTypes: Record<AgentProviderV1PartType, true> = {
   'run.queued': true,
+  'run.checkpointed': true,
   'run.message_delta': true,
   'run.thinking_delta': true,
   'run.retrying': true,

@@ -46,7 +46,11 @@ describe('a session snapshot: title and last run', () => {
       providers: [
         createMockProvider({
           turn: ({ runId, emit, input }) =>
-            emit({ type: 'run.completed', runId, outcome: input[0]!.text.includes('fail') ? 'failed' : 'succeeded' }),
+            emit({
+              type: 'run.completed',
+              runId,
+              outcome: JSON.stringify(input[0]).includes('fail') ? 'failed' : 'succeeded',
+            }),
         }),
       ],
     });

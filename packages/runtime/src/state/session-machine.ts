@@ -247,6 +247,9 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
       const { type: _type, runId: _runId, ...usage } = event;
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
+    case 'session.forked':
+    case 'session.rewound':
+    case 'run.checkpointed':
     case 'run.interrupt_requested':
     case 'run.queued':
     case 'control.completed':
@@ -286,6 +289,7 @@ export function evolveRun(
         usage: null,
         startedAt: at,
         completedAt: null,
+        checkpoint: null,
       };
     case 'run.usage': {
       if (!run) return run;

@@ -29,6 +29,14 @@ export interface SessionRecord {
   /** The session's agent process while it runs: what a restarted runtime needs to clean up after a crash. */
   readonly liveProcess: LiveProcess | null;
   readonly providerSessionId: string | null;
+  /** Set on a fork: the session (and run) its conversation was copied from. */
+  readonly forkedFrom: { readonly sessionId: string; readonly runId: string | null } | null;
+  /**
+   * The conversation the next agent process starts from as a copy (a fork not yet started, or the
+   * turn after a rewind); cleared once the provider reports the copy's own id. Null: resume
+   * providerSessionId (or start anew when that is null too).
+   */
+  readonly copyConversation: { readonly providerSessionId: string; readonly afterMessageId: string | null } | null;
   readonly usage: TokenUsage;
   /** The first recorded turn's text, cut for a list (null until then; see SessionSnapshot.title). */
   readonly title: string | null;

@@ -19,6 +19,8 @@ export function sessionRecord(lastSeq: number): SessionRecord {
     model: null,
     liveProcess: null,
     providerSessionId: null,
+    forkedFrom: null,
+    copyConversation: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     title: null,
     lastRun: null,
@@ -43,7 +45,7 @@ export function sampleUnit(from: number, to: number): CommitUnit {
   return {
     events: messageDeltas(from, to),
     sessions: [sessionRecord(to)],
-    runs: [{ runId, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null }],
+    runs: [{ runId, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null, checkpoint: null }],
     interactions: [],
     receipts: [{ commandId: `cmd-${from}`, fingerprint: 'fingerprint', receipt: { type: 'submit_turn', commandId: `cmd-${from}`, sessionId, runId }, at }],
   };

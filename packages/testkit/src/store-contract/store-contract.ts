@@ -34,6 +34,8 @@ export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}
     liveProcess: null,
     permissionMode: null,
     providerSessionId: null,
+    forkedFrom: null,
+    copyConversation: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     title: null,
     lastRun: null,
@@ -55,6 +57,7 @@ function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
     usage: null,
     startedAt: at,
     completedAt: null,
+    checkpoint: null,
     ...overrides,
   };
 }

@@ -283,6 +283,10 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_stopped':
     case 'context.cleared':
     case 'diagnostic':
+    // TODO(issue 13): show forks, rewinds and checkpoints.
+    case 'session.forked':
+    case 'session.rewound':
+    case 'run.checkpointed':
       return state;
   }
 }

@@ -23,6 +23,7 @@ function snapshot(
     modesRequiringRestart: [],
     pendingInteractions: [],
     providerSessionId: null,
+    forkedFrom: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
     title: null,
     lastRun: null,

@@ -1,4 +1,4 @@
-import type { Command, CommandType, Receipt } from '@tether/protocol';
+import { AgentError, type Command, type CommandType, type Receipt } from '@tether/protocol';
 import type { CommandContext } from './command-context.js';
 import { closeSession } from './close-session.js';
 import { getContextUsage } from './get-context-usage.js';
@@ -29,6 +29,10 @@ const commandHandlers: { readonly [Type in CommandType]: CommandHandler<Type> } 
   set_model: setModel,
   get_context_usage: getContextUsage,
   get_session_cost: getSessionCost,
+  // TODO(issue 13): fork and rewind (stubs so the tree builds while they are written).
+  fork_session: () => Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' })),
+  rewind_session: () =>
+    Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' })),
 };
 
 /** Runs a validated command with its session pinned in memory (the caller's part), and answers with its receipt. */
