@@ -370,6 +370,8 @@ describe('the daemon routes', () => {
         '/v1/sessions/{id}',
         '/v1/sessions/{id}/events',
         '/v1/providers',
+        '/v1/providers/{name}/models',
+        '/v1/sessions/{id}/blobs/{sha256}',
         '/v1/metrics',
         '/v1/ws',
       ]),
@@ -382,7 +384,35 @@ describe('the daemon routes', () => {
         'SessionSnapshot',
         'SerializedAgentError',
         'ErrorResponse',
+        'SubmittedInputPart',
+        'InputPart',
+        'ModelList',
       ]),
+    );
+    const schemas = document.components.schemas;
+    // The commands of issue 13, the parts a turn may carry (submit_turn's input names them), the events.
+    const command = JSON.stringify(schemas['Command']);
+    for (const type of ['"fork_session"', '"rewind_session"', '"atRunId"', '"toRunId"'])
+      expect(command).toContain(type);
+    expect(command).toContain('"#/components/schemas/SubmittedInputPart"');
+    const submitted = JSON.stringify(schemas['SubmittedInputPart']);
+    for (const field of ['"mediaType"', '"data"', '"path"', '"image/png"', '"image/webp"', '"file"'])
+      expect(submitted).toContain(field);
+    expect(JSON.stringify(schemas['InputPart'])).toContain('"sha256"');
+    const events = JSON.stringify(schemas['ProtocolEvent']);
+    for (const type of ['"session.forked"', '"session.rewound"', '"run.checkpointed"', '"forkedFrom"'])
+      expect(events).toContain(type);
+    expect(JSON.stringify(schemas['Receipt'])).toContain('"forkSessionId"');
+    expect(JSON.stringify(schemas['ModelList'])).toContain('"displayName"');
+    const paths = document.paths as Record<string, { get: { responses: Record<string, { content?: object }> } }>;
+    expect(Object.keys(paths['/v1/sessions/{id}/blobs/{sha256}']!.get.responses['200']!.content!)).toEqual([
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'image/webp',
+    ]);
+    expect(Object.keys(paths['/v1/providers/{name}/models']!.get.responses)).toEqual(
+      expect.arrayContaining(['200', '401', '404', '501', '503']),
     );
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
     expect(document.components.schemas['SessionSnapshot']?.required).toEqual(

@@ -1,4 +1,4 @@
-import { commandTypes } from '@tether/protocol';
+import { commandTypes, imageLimits } from '@tether/protocol';
 import { daemonStopping } from './errors/error-response.js';
 import type { DaemonState } from './daemon-state.js';
 
@@ -7,8 +7,15 @@ import type { DaemonState } from './daemon-state.js';
  * WebSocket `command` frame): both import it from here, neither from the other.
  */
 
-// A turn may carry 100 parts of up to 1,000,000 characters; this bounds what one command can make the daemon hold.
-export const maxCommandBytes = 64 * 1024 * 1024;
+/** Characters of base64 that carry `bytes` bytes. */
+const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
+
+/**
+ * What one command can make the daemon hold: a turn's images at their limit together, base64 in
+ * JSON (32 MiB), plus as much again for its text parts and the JSON around them (64 MiB in all).
+ * Past it: payload_too_large (413). Only commands carry a body this large; no other route reads one.
+ */
+export const maxCommandBytes = 2 * base64Length(imageLimits.maxTotalBytes);
 
 /** Commands that start new work, refused while the daemon drains (answers, interrupts and closes still go through). */
 const startsWork = new Set<string>(['open_session', 'submit_turn', 'run_control']);

@@ -1,4 +1,14 @@
-import { Command, ProtocolEvent, Receipt, SerializedAgentError, SessionSnapshot } from '@tether/protocol';
+import {
+  Command,
+  ImageMediaType,
+  InputPart,
+  ModelList,
+  ProtocolEvent,
+  Receipt,
+  SerializedAgentError,
+  SessionSnapshot,
+  SubmittedInputPart,
+} from '@tether/protocol';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { ClientFrame, ServerFrame } from '../websocket/websocket-frames.js';
@@ -29,6 +39,20 @@ const sessionIdParameter = {
   required: true,
   schema: { type: 'string', pattern: '^ses_[a-z0-9]{32}$' },
 };
+const providerNameParameter = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  description: 'A provider of GET /v1/providers (e.g. "claude").',
+  schema: { type: 'string' },
+};
+const sha256Parameter = {
+  name: 'sha256',
+  in: 'path',
+  required: true,
+  description: "The image's sha256 as run.started records it.",
+  schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+};
 
 /** JSON Schemas of the given zod schemas, named, each a component. */
 function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'output'): Record<string, JsonObject> {
@@ -48,13 +72,32 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
   );
 }
 
+/**
+ * submit_turn's input is checked part by part after the command's shape (an unknown part type is
+ * capability_unsupported, not a malformed command), so its schema takes any `{type}` object; the
+ * document names the parts a host may send instead.
+ */
+function documentSubmittedParts(command: JsonObject): JsonObject {
+  const variants = (command.oneOf ?? []) as JsonObject[];
+  for (const variant of variants) {
+    const properties = variant.properties as Record<string, JsonObject> | undefined;
+    if ((properties?.type as { const?: unknown } | undefined)?.const !== 'submit_turn' || !properties?.input) continue;
+    properties.input = { ...properties.input, items: reference('SubmittedInputPart') };
+  }
+  return command;
+}
+
 /** The OpenAPI 3.1 document of the daemon's API, generated from the protocol's zod schemas. */
 export function buildOpenApiDocument(): JsonObject {
+  const inputs = componentSchemas({ Command, SubmittedInputPart, WebSocketClientFrame: ClientFrame }, 'input');
   const schemas = {
-    ...componentSchemas({ Command, WebSocketClientFrame: ClientFrame }, 'input'),
+    ...inputs,
+    Command: documentSubmittedParts(inputs.Command!),
     ...componentSchemas(
       {
         Receipt,
+        InputPart,
+        ModelList,
         ProtocolEvent,
         SessionSnapshot,
         SerializedAgentError,
@@ -88,7 +131,8 @@ export function buildOpenApiDocument(): JsonObject {
       '/v1/commands': {
         post: {
           summary: 'Send any command',
-          description: 'A repeated commandId returns the original receipt.',
+          description:
+            'A repeated commandId returns the original receipt. A body past 64 MiB (room for a turn whose images are at imageLimits.maxTotalBytes, base64) is refused with 413 payload_too_large.',
           requestBody: { required: true, content: json('Command') },
           responses: {
             '200': { description: 'The receipt.', content: json('Receipt') },
@@ -133,6 +177,27 @@ export function buildOpenApiDocument(): JsonObject {
           responses: { '204': { description: 'Deleted.' }, ...authErrors, ...errors(404, 409) },
         },
       },
+      '/v1/sessions/{id}/blobs/{sha256}': {
+        get: {
+          summary: 'An image a turn of the session carried (its bytes)',
+          description:
+            'run.started records an image part by reference ({mediaType, sha256, byteLength, width, height}); this answers its bytes with Content-Type the media type. Content-addressed, so cacheable for good (Cache-Control: private, max-age=31536000, immutable). 404 blob_not_found unless this session carried it.',
+          parameters: [sessionIdParameter, sha256Parameter],
+          responses: {
+            '200': {
+              description: 'The bytes.',
+              content: Object.fromEntries(
+                ImageMediaType.options.map((mediaType) => [
+                  mediaType,
+                  { schema: { type: 'string', format: 'binary' } },
+                ]),
+              ),
+            },
+            ...authErrors,
+            ...errors(400, 404),
+          },
+        },
+      },
       '/v1/sessions/{id}/events': {
         get: {
           summary: 'Server-Sent Events: stored events after the start, then live ones',
@@ -159,6 +224,19 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'Providers, their capabilities and availability',
           responses: { '200': { description: 'The providers.', content: json('ProviderList') }, ...authErrors },
+        },
+      },
+      '/v1/providers/{name}/models': {
+        get: {
+          summary: "The agent's model list (kept per agent version)",
+          description:
+            'What to offer as `model` in open_session and set_model: ids (aliases or full names), display names, descriptions. 404 route_not_found for a provider that is not configured; 501 capability_unsupported when the provider has no list; 503 provider_unavailable when the agent cannot be asked.',
+          parameters: [providerNameParameter],
+          responses: {
+            '200': { description: 'The models.', content: json('ModelList') },
+            ...authErrors,
+            ...errors(404, 501, 503, 504),
+          },
         },
       },
       '/v1/metrics': {

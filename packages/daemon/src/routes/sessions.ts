@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
 import { pageSessions, parsePageQuery } from '../sessions/session-page.js';
@@ -21,6 +22,24 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
 
   app.get('/v1/sessions/:id', async (context) => {
     return context.json(await state.runtime.getSession(context.req.param('id')), 200);
+  });
+
+  app.get('/v1/sessions/:id/blobs/:sha256', async (context) => {
+    const sha256 = context.req.param('sha256');
+    if (!/^[0-9a-f]{64}$/.test(sha256))
+      throw invalidRequest(
+        'A blob is named by the lowercase hex SHA-256 of its bytes (64 characters), as run.started records it.',
+        'invalid_sha256',
+      );
+    const blob = await state.runtime.readBlob(context.req.param('id'), sha256);
+    // The store's bytes live in an ordinary ArrayBuffer (never a shared one): answered as they are, uncopied.
+    return context.body(blob.bytes as Uint8Array<ArrayBuffer>, 200, {
+      'Content-Type': blob.mediaType,
+      'Content-Length': String(blob.bytes.byteLength),
+      // Content-addressed: the bytes at this URL never change, so a browser keeps them (privately: it needed the token).
+      'Cache-Control': 'private, max-age=31536000, immutable',
+      ETag: `"${sha256}"`,
+    });
   });
 
   app.delete('/v1/sessions/:id', async (context) => {
