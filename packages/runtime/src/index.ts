@@ -18,6 +18,7 @@ export type {
   InteractionRecord,
   StoredReceipt,
   CommitUnit,
+  BlobRecord,
   SessionCounts,
   SessionPageQuery,
   SessionPosition,

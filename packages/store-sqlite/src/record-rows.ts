@@ -6,6 +6,7 @@ import type {
   RunOutcome,
   SessionConfiguration,
   SerializedAgentError,
+  StoredBlob,
   TokenUsage,
   Workspace,
 } from '@tether/protocol';
@@ -36,6 +37,8 @@ interface SessionRow {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_activity_at: string | null;
+  readonly forked_from: string | null;
+  readonly copy_conversation: string | null;
 }
 
 interface RunRow {
@@ -47,6 +50,7 @@ interface RunRow {
   readonly usage: string | null;
   readonly started_at: string;
   readonly completed_at: string | null;
+  readonly checkpoint: string | null;
 }
 
 interface InteractionRow {
@@ -64,6 +68,11 @@ interface ReceiptRow {
   readonly fingerprint: string;
   readonly receipt: string;
   readonly at: string;
+}
+
+interface BlobRow {
+  readonly media_type: string;
+  readonly bytes: Uint8Array;
 }
 
 interface EventRow {
@@ -97,6 +106,10 @@ function parseNullableObject<Value>(text: string | null, what: string): Value | 
   return text === null ? null : parseObject<Value>(text, what);
 }
 
+function jsonOrNull(value: object | null): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
 export function sessionParameters(session: SessionRecord): NamedParameters {
   return {
     sessionId: session.sessionId,
@@ -109,7 +122,7 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     activeRunId: session.activeRunId,
     permissionMode: session.permissionMode,
     model: session.model,
-    liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess),
+    liveProcess: jsonOrNull(session.liveProcess),
     providerSessionId: session.providerSessionId,
     usage: JSON.stringify(session.usage),
     title: session.title,
@@ -120,6 +133,8 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     lastActivityAt: session.lastActivityAt,
+    forkedFrom: jsonOrNull(session.forkedFrom),
+    copyConversation: jsonOrNull(session.copyConversation),
   };
 }
 
@@ -128,7 +143,7 @@ export function sessionListingParameters(session: SessionRecord): NamedParameter
   return {
     sessionId: session.sessionId,
     state: session.state,
-    liveProcess: session.liveProcess === null ? null : JSON.stringify(session.liveProcess),
+    liveProcess: jsonOrNull(session.liveProcess),
   };
 }
 
@@ -161,9 +176,8 @@ export function sessionFromRow(row: unknown): SessionRecord {
         ? null
         : parseObject<NonNullable<SessionRecord['liveProcess']>>(session.live_process, what),
     providerSessionId: session.provider_session_id,
-    // TODO(issue 13): columns for these (migration).
-    forkedFrom: null,
-    copyConversation: null,
+    forkedFrom: parseNullableObject<SessionRecord['forkedFrom']>(session.forked_from, what),
+    copyConversation: parseNullableObject<SessionRecord['copyConversation']>(session.copy_conversation, what),
     usage: parseObject<TokenUsage>(session.usage, what),
     title: session.title,
     lastRun: lastRunFromRow(session),
@@ -181,10 +195,11 @@ export function runParameters(run: RunRecord): NamedParameters {
     sessionId: run.sessionId,
     status: run.status,
     outcome: run.outcome,
-    error: run.error === null ? null : JSON.stringify(run.error),
-    usage: run.usage === null ? null : JSON.stringify(run.usage),
+    error: jsonOrNull(run.error),
+    usage: jsonOrNull(run.usage),
     startedAt: run.startedAt,
     completedAt: run.completedAt,
+    checkpoint: jsonOrNull(run.checkpoint),
   };
 }
 
@@ -200,7 +215,7 @@ export function runFromRow(row: unknown): RunRecord {
     usage: parseNullableObject<TokenUsage>(run.usage, what),
     startedAt: run.started_at,
     completedAt: run.completed_at,
-    checkpoint: null,
+    checkpoint: parseNullableObject<RunRecord['checkpoint']>(run.checkpoint, what),
   };
 }
 
@@ -244,6 +259,11 @@ export function receiptFromRow(row: unknown): StoredReceipt {
     receipt: parseObject<Receipt>(receipt.receipt, `receipt of command ${receipt.command_id}`),
     at: receipt.at,
   };
+}
+
+export function blobFromRow(row: unknown): StoredBlob {
+  const blob = row as BlobRow;
+  return { mediaType: blob.media_type, bytes: blob.bytes };
 }
 
 /** The event in a row, checked to be the one the row's columns say it is. */

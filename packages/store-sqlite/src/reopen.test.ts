@@ -104,6 +104,49 @@ describe('a reopened store', () => {
   });
 });
 
+describe('blobs on disk', () => {
+  /** How many blobs (bytes) and blob references the database holds. */
+  function countBlobRows(): { blobs: number; references: number } {
+    const database = new DatabaseSync(path.join(dataDir, 'tether.db'), { readOnly: true });
+    try {
+      const count = (table: string) =>
+        Number(database.prepare(`SELECT count(*) AS count FROM ${table}`).get()!['count']);
+      return { blobs: count('blobs'), references: count('blob_references') };
+    } finally {
+      database.close();
+    }
+  }
+
+  it('keeps one copy of bytes two sessions refer to, across a reopen, and none once both are deleted', async () => {
+    const bytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 255, 7]);
+    const sha256 = 'f'.repeat(64);
+    const otherSessionId = `ses_${'9'.repeat(32)}`;
+    const first = await openSqliteStore({ dataDir });
+    await first.commit({ ...sampleUnit(1, 1), blobs: [{ sha256, mediaType: 'image/png', bytes, sessionId }] });
+    await first.commit({
+      events: [],
+      sessions: [{ ...sessionRecord(0), sessionId: otherSessionId }],
+      runs: [],
+      interactions: [],
+      receipts: [],
+      blobs: [{ sha256, mediaType: 'image/png', bytes, sessionId: otherSessionId }],
+    });
+    await first.close();
+    expect(countBlobRows()).toEqual({ blobs: 1, references: 2 });
+
+    const second = await openSqliteStore({ dataDir });
+    try {
+      expect(await second.readBlob(sessionId, sha256)).toEqual({ mediaType: 'image/png', bytes });
+      await second.deleteSession(sessionId);
+      expect(await second.readBlob(otherSessionId, sha256)).toEqual({ mediaType: 'image/png', bytes });
+      await second.deleteSession(otherSessionId);
+    } finally {
+      await second.close();
+    }
+    expect(countBlobRows()).toEqual({ blobs: 0, references: 0 });
+  });
+});
+
 describe('migrations', () => {
   it('are applied and recorded once, not again on reopen', async () => {
     await (await openSqliteStore({ dataDir })).close();
@@ -122,6 +165,7 @@ describe('migrations', () => {
       [3, 'session-model-and-process'],
       [4, 'session-summary'],
       [5, 'session-listing-indexes'],
+      [6, 'blobs-forks-and-checkpoints'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -231,7 +275,7 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
-    expect(readSchema().version).toBe(5);
+    expect(readSchema().version).toBe(6);
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {

@@ -1,5 +1,9 @@
 import path from 'node:path';
-import { describeSessionListingContract, describeStoreContract } from '@tether/testkit/store-contract';
+import {
+  describeBlobContract,
+  describeSessionListingContract,
+  describeStoreContract,
+} from '@tether/testkit/store-contract';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 
@@ -17,3 +21,4 @@ async function makeStore() {
 
 describeStoreContract('SQLite store', makeStore);
 describeSessionListingContract('SQLite store', makeStore);
+describeBlobContract('SQLite store', makeStore);

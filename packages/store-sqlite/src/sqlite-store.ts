@@ -3,6 +3,7 @@ import type { ProtocolEvent } from '@tether/protocol';
 import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
 import {
+  blobFromRow,
   eventFromRow,
   interactionFromRow,
   interactionParameters,
@@ -61,6 +62,10 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
     statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);
+  }
+  for (const blob of unit.blobs) {
+    statements.insertBlob.run(blob.sha256, blob.mediaType, blob.bytes);
+    statements.insertBlobReference.run(blob.sessionId, blob.sha256);
   }
 }
 
@@ -148,6 +153,11 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
       use('read events', () => {
         const pageSize = rowLimit(limit);
         return pageSize === 0 ? [] : statements.selectEvents.all(sessionId, afterSeq, pageSize).map(eventFromRow);
+      }),
+    readBlob: (sessionId, sha256) =>
+      use('read a blob', () => {
+        const row = statements.selectBlob.get(sessionId, sha256);
+        return row && blobFromRow(row);
       }),
     deleteSession: (sessionId) =>
       use('delete the session; nothing was deleted', () =>

@@ -23,21 +23,40 @@ export interface StoreStatements {
   readonly selectInteraction: StatementSync;
   readonly selectReceipt: StatementSync;
   readonly selectEvents: StatementSync;
+  readonly insertBlob: StatementSync;
+  readonly insertBlobReference: StatementSync;
+  readonly selectBlob: StatementSync;
   readonly deleteSessionRows: readonly StatementSync[];
 }
 
 const sessionColumns =
-  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at';
-const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at';
+  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at, forked_from, copy_conversation';
+const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at, checkpoint';
 const interactionColumns = 'session_id, interaction_ref, run_id, status, request, requested_at, settled_at';
 
 /** Prepared once per open store and reused: commit is on the hot path of every streamed event. */
 export function prepareStatements(database: DatabaseSync): StoreStatements {
   return {
     lastSeq: database.prepare('SELECT coalesce(max(seq), 0) AS last_seq FROM events WHERE session_id = ?'),
-    deleteSessionRows: ['events', 'interactions', 'runs', 'sessions'].map((table) =>
-      database.prepare(`DELETE FROM ${table} WHERE session_id = ?`),
+    // The session's blobs no other session refers to go first, while its references still name them.
+    deleteSessionRows: [
+      database.prepare(`
+        DELETE FROM blobs WHERE sha256 IN (SELECT sha256 FROM blob_references WHERE session_id = ?1)
+          AND NOT EXISTS (SELECT 1 FROM blob_references AS other WHERE other.sha256 = blobs.sha256 AND other.session_id <> ?1)`),
+      ...['blob_references', 'events', 'interactions', 'runs', 'sessions'].map((table) =>
+        database.prepare(`DELETE FROM ${table} WHERE session_id = ?`),
+      ),
+    ],
+    // Content-addressed: the same bytes are stored once, whoever commits them again.
+    insertBlob: database.prepare(
+      'INSERT INTO blobs (sha256, media_type, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     ),
+    insertBlobReference: database.prepare(
+      'INSERT INTO blob_references (session_id, sha256) VALUES (?, ?) ON CONFLICT DO NOTHING',
+    ),
+    selectBlob: database.prepare(`
+      SELECT blobs.media_type, blobs.bytes FROM blob_references JOIN blobs USING (sha256)
+      WHERE blob_references.session_id = ? AND blob_references.sha256 = ?`),
     insertEvent: database.prepare(
       'INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)',
     ),
@@ -49,23 +68,25 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})
       VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $model, $liveProcess, $providerSessionId, $usage,
-        $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt)
+        $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt, $forkedFrom, $copyConversation)
       ON CONFLICT (session_id) DO UPDATE SET
         provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
         ephemeral = excluded.ephemeral, redact_input = excluded.redact_input,
         active_run_id = excluded.active_run_id, permission_mode = excluded.permission_mode, model = excluded.model, provider_session_id = excluded.provider_session_id,
         usage = excluded.usage, title = excluded.title, last_run_id = excluded.last_run_id, last_run_outcome = excluded.last_run_outcome,
         last_run_completed_at = excluded.last_run_completed_at, last_seq = excluded.last_seq,
-        updated_at = excluded.updated_at, last_activity_at = excluded.last_activity_at`),
+        updated_at = excluded.updated_at, last_activity_at = excluded.last_activity_at,
+        forked_from = excluded.forked_from, copy_conversation = excluded.copy_conversation`),
     updateSessionListingColumns: database.prepare(`
       UPDATE sessions SET state = $state, live_process = $liveProcess
       WHERE session_id = $sessionId AND (state IS NOT $state OR live_process IS NOT $liveProcess)`),
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
-      VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt)
+      VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt, $checkpoint)
       ON CONFLICT (run_id) DO UPDATE SET
         session_id = excluded.session_id, status = excluded.status, outcome = excluded.outcome, error = excluded.error,
-        usage = excluded.usage, started_at = excluded.started_at, completed_at = excluded.completed_at`),
+        usage = excluded.usage, started_at = excluded.started_at, completed_at = excluded.completed_at,
+        checkpoint = excluded.checkpoint`),
     // position is taken on first insertion only, so an upsert keeps the interaction's place in request order.
     upsertInteraction: database.prepare(`
       INSERT INTO interactions (${interactionColumns}, position)

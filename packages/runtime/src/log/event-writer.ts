@@ -1,5 +1,12 @@
 import { AgentError, type EventBody, type ProtocolEvent } from '@tether/protocol';
-import type { InteractionRecord, RunRecord, SessionRecord, StoredReceipt, TetherStore } from '../store/tether-store.js';
+import type {
+  BlobRecord,
+  InteractionRecord,
+  RunRecord,
+  SessionRecord,
+  StoredReceipt,
+  TetherStore,
+} from '../store/tether-store.js';
 
 export interface StagedEvent {
   readonly sessionId: string;
@@ -13,6 +20,8 @@ export interface Change {
   readonly sessions: readonly SessionRecord[];
   readonly runs: readonly RunRecord[];
   readonly interactions: readonly InteractionRecord[];
+  /** Bytes the events refer to (a turn's images): stored in the same transaction. */
+  readonly blobs?: readonly BlobRecord[];
 }
 
 interface Draft {
@@ -21,6 +30,7 @@ interface Draft {
   runs: Map<string, RunRecord>;
   interactions: Map<string, InteractionRecord>;
   receipts: StoredReceipt[];
+  blobs: BlobRecord[];
 }
 
 export interface EventWriterOptions {
@@ -46,7 +56,7 @@ const backgroundRetryDelaysMs = [20, 200, 1000];
 const coalesceMs = 5;
 
 function emptyDraft(): Draft {
-  return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [] };
+  return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [], blobs: [] };
 }
 
 function isEmpty(draft: Draft): boolean {
@@ -55,7 +65,8 @@ function isEmpty(draft: Draft): boolean {
     draft.sessions.size === 0 &&
     draft.runs.size === 0 &&
     draft.interactions.size === 0 &&
-    draft.receipts.length === 0
+    draft.receipts.length === 0 &&
+    draft.blobs.length === 0
   );
 }
 
@@ -64,6 +75,7 @@ function sessionIdsOf(draft: Draft): Set<string> {
   for (const staged of draft.events) ids.add(staged.sessionId);
   for (const run of draft.runs.values()) ids.add(run.sessionId);
   for (const interaction of draft.interactions.values()) ids.add(interaction.sessionId);
+  for (const blob of draft.blobs) ids.add(blob.sessionId);
   return ids;
 }
 
@@ -76,6 +88,7 @@ function without(draft: Draft, excluded: ReadonlyMap<string, unknown>): Draft {
     runs: new Map([...draft.runs].filter(([, run]) => kept(run.sessionId))),
     interactions: new Map([...draft.interactions].filter(([, interaction]) => kept(interaction.sessionId))),
     receipts: draft.receipts,
+    blobs: draft.blobs.filter((blob) => kept(blob.sessionId)),
   };
 }
 
@@ -85,6 +98,7 @@ function addChange(draft: Draft, change: Change): void {
   for (const run of change.runs) draft.runs.set(run.runId, run);
   for (const interaction of change.interactions)
     draft.interactions.set(`${interaction.sessionId}/${interaction.interactionRef}`, interaction);
+  draft.blobs.push(...(change.blobs ?? []));
 }
 
 /**
@@ -254,6 +268,7 @@ export class EventWriter {
         runs: [...draft.runs.values()],
         interactions: [...draft.interactions.values()],
         receipts: draft.receipts,
+        blobs: draft.blobs,
       });
     } catch (error) {
       if (AgentError.isInstance(error)) throw error;

@@ -117,8 +117,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
         max: options.maxOpenSessions ?? defaultMaxOpenSessions,
         countOpen: () => this.entries.countOpen(),
       }),
-      write: async (entry, bodies, receipt, fingerprint) => {
-        await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
+      write: async (entry, bodies, receipt, fingerprint, blobs) => {
+        await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() }, blobs);
+      },
+      writeTogether: async (parts, receipt, fingerprint) => {
+        await this.log.commitTogether(parts, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
       },
       emitFor: (entry) => this.emitFor(entry),
       providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),

@@ -2,7 +2,7 @@ import { type CancelReason, type EventBody, type ProtocolEvent, isOpenInteractio
 import type { Change, EventWriter } from '../log/event-writer.js';
 import { cancellations, evolveInteraction, sessionStateWith } from '../state/interaction-machine.js';
 import { evolveRun, evolveSession } from '../state/session-machine.js';
-import type { InteractionRecord, RunRecord, StoredReceipt } from '../store/tether-store.js';
+import type { BlobRecord, InteractionRecord, RunRecord, StoredReceipt } from '../store/tether-store.js';
 import type { SessionEntry } from './session-entry.js';
 
 let cachedMillisecond = 0;
@@ -111,20 +111,48 @@ export class SessionLog {
   }
 
   /**
-   * A command's effects: applied now and written with its receipt in one transaction. If the
-   * store refuses, the in-memory session is restored and the command fails with nothing written.
+   * A command's effects: applied now and written with its receipt (and the blobs its events refer
+   * to) in one transaction. If the store refuses, the in-memory session is restored and the
+   * command fails with nothing written.
    */
-  async commit(entry: SessionEntry, bodies: readonly EventBody[], receipt: StoredReceipt): Promise<ProtocolEvent[]> {
-    const failure = this.writer.failureOf(entry.record.sessionId);
-    if (failure) throw failure;
-    const before = entry.snapshotState();
-    const rebuilds = entry.rebuilds;
-    const change = this.apply(entry, bodies, receipt.at);
+  commit(
+    entry: SessionEntry,
+    bodies: readonly EventBody[],
+    receipt: StoredReceipt,
+    blobs: readonly BlobRecord[] = [],
+  ): Promise<ProtocolEvent[]> {
+    return this.commitTogether([{ entry, bodies }], receipt, blobs);
+  }
+
+  /**
+   * One command's effects on several sessions (a fork and its source), applied and written as one
+   * transaction: all of them are stored, or none and every session is restored.
+   */
+  async commitTogether(
+    parts: readonly { readonly entry: SessionEntry; readonly bodies: readonly EventBody[] }[],
+    receipt: StoredReceipt,
+    blobs: readonly BlobRecord[] = [],
+  ): Promise<ProtocolEvent[]> {
+    for (const { entry } of parts) {
+      const failure = this.writer.failureOf(entry.record.sessionId);
+      if (failure) throw failure;
+    }
+    const before = parts.map(({ entry }) => ({ entry, state: entry.snapshotState(), rebuilds: entry.rebuilds }));
+    const changes = parts.map(({ entry, bodies }) => this.apply(entry, bodies, receipt.at));
     try {
-      return await this.writer.commit(change, [receipt]);
+      return await this.writer.commit(
+        {
+          events: changes.flatMap((change) => change.events),
+          sessions: changes.flatMap((change) => change.sessions),
+          runs: changes.flatMap((change) => change.runs),
+          interactions: changes.flatMap((change) => change.interactions),
+          blobs,
+        },
+        [receipt],
+      );
     } catch (error) {
       // Memory rebuilt from the store meanwhile is newer than this command's copy.
-      if (entry.rebuilds === rebuilds) entry.restoreState(before);
+      for (const { entry, state, rebuilds } of before) if (entry.rebuilds === rebuilds) entry.restoreState(state);
       throw error;
     }
   }

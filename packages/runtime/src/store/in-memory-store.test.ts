@@ -1,4 +1,8 @@
-import { describeSessionListingContract, describeStoreContract } from '@tether/testkit/store-contract';
+import {
+  describeBlobContract,
+  describeSessionListingContract,
+  describeStoreContract,
+} from '@tether/testkit/store-contract';
 import { createInMemoryStore } from './in-memory-store.js';
 
 async function makeStore() {
@@ -8,3 +12,4 @@ async function makeStore() {
 
 describeStoreContract('in-memory store', makeStore);
 describeSessionListingContract('in-memory store', makeStore);
+describeBlobContract('in-memory store', makeStore);

@@ -28,6 +28,9 @@ export function createInMemoryStore(): TetherStore {
   const events = new Map<string, ProtocolEvent[]>();
   // Per session, so a reference can never reach another session's interaction.
   const interactions = new Map<string, Map<string, InteractionRecord>>();
+  // Each blob once, by hash; which sessions refer to it, by session (a session reads only its own).
+  const blobs = new Map<string, { mediaType: string; bytes: Uint8Array }>();
+  const blobReferences = new Map<string, Set<string>>();
   let closed = false;
 
   function assertOpen(): void {
@@ -135,6 +138,17 @@ export function createInMemoryStore(): TetherStore {
         interactions.set(interaction.sessionId, ofSession);
       }
       for (const receipt of copied.receipts) receipts.set(receipt.commandId, receipt);
+      for (const blob of copied.blobs) {
+        if (!blobs.has(blob.sha256)) blobs.set(blob.sha256, { mediaType: blob.mediaType, bytes: blob.bytes });
+        const referenced = blobReferences.get(blob.sessionId) ?? new Set<string>();
+        referenced.add(blob.sha256);
+        blobReferences.set(blob.sessionId, referenced);
+      }
+    },
+    async readBlob(sessionId, sha256) {
+      assertOpen();
+      const blob = blobReferences.get(sessionId)?.has(sha256) ? blobs.get(sha256) : undefined;
+      return blob && copy(blob);
     },
     async deleteSession(sessionId) {
       assertOpen();
@@ -142,6 +156,12 @@ export function createInMemoryStore(): TetherStore {
       events.delete(sessionId);
       interactions.delete(sessionId);
       for (const [runId, run] of runs) if (run.sessionId === sessionId) runs.delete(runId);
+      const referenced = blobReferences.get(sessionId) ?? new Set<string>();
+      blobReferences.delete(sessionId);
+      for (const sha256 of referenced) {
+        const stillReferenced = [...blobReferences.values()].some((others) => others.has(sha256));
+        if (!stillReferenced) blobs.delete(sha256);
+      }
     },
     async close() {
       closed = true;

@@ -7,6 +7,7 @@ import type {
   Receipt,
   RunSnapshot,
   SessionConfiguration,
+  StoredBlob,
   TokenUsage,
   Workspace,
 } from '@tether/protocol';
@@ -85,6 +86,20 @@ export interface CommitUnit {
   readonly runs: readonly RunRecord[];
   readonly interactions: readonly InteractionRecord[];
   readonly receipts: readonly StoredReceipt[];
+  /**
+   * Content-addressed bytes the unit's events refer to (a turn's images), each referenced by its
+   * session: written with the events or not at all, so a stored event never names a missing blob.
+   */
+  readonly blobs: readonly BlobRecord[];
+}
+
+/** A blob as a commit writes it: the bytes (stored once, whoever else refers to them) and the session that refers to them. */
+export interface BlobRecord {
+  /** Lowercase hex SHA-256 of `bytes`. */
+  readonly sha256: string;
+  readonly mediaType: string;
+  readonly bytes: Uint8Array;
+  readonly sessionId: string;
 }
 
 /** Where a page of sessions starts: after this session in newest-first order. */
@@ -128,7 +143,12 @@ export interface TetherStore {
   getInteraction(sessionId: string, interactionRef: string): Promise<InteractionRecord | undefined>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   readEvents(sessionId: string, options: { afterSeq: number; limit: number }): Promise<ProtocolEvent[]>;
-  /** Removes a session with its runs, events and interactions, in one transaction (receipts stay: they are keyed by command). */
+  /** A blob the session refers to (undefined when it refers to none with that hash, even if another session does). */
+  readBlob(sessionId: string, sha256: string): Promise<StoredBlob | undefined>;
+  /**
+   * Removes a session with its runs, events, interactions and blob references, and every blob no
+   * other session refers to, in one transaction (receipts stay: they are keyed by command).
+   */
   deleteSession(sessionId: string): Promise<void>;
   /** Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat. */
   commit(unit: CommitUnit): Promise<void>;

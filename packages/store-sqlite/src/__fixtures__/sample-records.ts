@@ -48,5 +48,6 @@ export function sampleUnit(from: number, to: number): CommitUnit {
     runs: [{ runId, sessionId, status: 'running', outcome: null, error: null, usage: null, startedAt: at, completedAt: null, checkpoint: null }],
     interactions: [],
     receipts: [{ commandId: `cmd-${from}`, fingerprint: 'fingerprint', receipt: { type: 'submit_turn', commandId: `cmd-${from}`, sessionId, runId }, at }],
+    blobs: [],
   };
 }

@@ -3,6 +3,7 @@ import { interactionsMigration } from './0002-interactions.js';
 import { sessionModelAndProcessMigration } from './0003-session-model-and-process.js';
 import { sessionSummaryMigration } from './0004-session-summary.js';
 import { sessionListingIndexesMigration } from './0005-session-listing-indexes.js';
+import { blobsForksAndCheckpointsMigration } from './0006-blobs-forks-and-checkpoints.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
@@ -12,6 +13,7 @@ export const migrations: readonly Migration[] = [
   sessionModelAndProcessMigration,
   sessionSummaryMigration,
   sessionListingIndexesMigration,
+  blobsForksAndCheckpointsMigration,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

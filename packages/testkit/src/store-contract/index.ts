@@ -3,3 +3,4 @@
 export { describeStoreContract } from './store-contract.js';
 export type { StoreUnderTest } from './store-contract.js';
 export { describeSessionListingContract } from './session-listing-contract.js';
+export { describeBlobContract } from './blob-contract.js';

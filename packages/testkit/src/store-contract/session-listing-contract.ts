@@ -35,7 +35,7 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
     beforeEach(async () => {
       subject = await makeStore();
       store = subject.store;
-      await store.commit({ events: [], sessions, runs: [], interactions: [], receipts: [] });
+      await store.commit({ events: [], sessions, runs: [], interactions: [], receipts: [], blobs: [] });
     });
     afterEach(async () => {
       await subject.cleanup();
@@ -52,6 +52,7 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
         runs: [],
         interactions: [],
         receipts: [],
+        blobs: [],
       });
       expect(digits(await store.loadOpenSessions())).toBe('46');
     });
@@ -94,6 +95,7 @@ export function describeSessionListingContract(name: string, makeStore: () => Pr
         runs: [],
         interactions: [],
         receipts: [],
+        blobs: [],
       });
       await store.deleteSession(sessions[1]!.sessionId);
       expect(await store.countSessionsByState()).toEqual({ idle: 0, running: 1, waiting: 1, closed: 3 });

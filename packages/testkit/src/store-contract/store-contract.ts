@@ -47,7 +47,7 @@ export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}
   };
 }
 
-function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
+export function runRecord(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
   return {
     runId: id,
     sessionId,
@@ -134,11 +134,11 @@ function events(session: string, from: number, to: number): ProtocolEvent[] {
   return made;
 }
 
-function unit(parts: Partial<CommitUnit>): CommitUnit {
-  return { events: [], sessions: [], runs: [], interactions: [], receipts: [], ...parts };
+export function unit(parts: Partial<CommitUnit>): CommitUnit {
+  return { events: [], sessions: [], runs: [], interactions: [], receipts: [], blobs: [], ...parts };
 }
 
-async function expectStoreFailure(promise: Promise<unknown>, reason?: string): Promise<void> {
+export async function expectStoreFailure(promise: Promise<unknown>, reason?: string): Promise<void> {
   const error = await promise.then(
     () => undefined,
     (thrown: unknown) => thrown,
@@ -495,6 +495,7 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await expectStoreFailure(store.getInteraction(sessionId, interactionRef('1')));
       await expectStoreFailure(store.readEvents(sessionId, { afterSeq: 0, limit: 10 }));
       await expectStoreFailure(store.commit(unit({ events: events(sessionId, 2, 2) })));
+      await expectStoreFailure(store.readBlob(sessionId, 'a'.repeat(64)));
     });
   });
 }

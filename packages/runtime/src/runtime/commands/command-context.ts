@@ -8,7 +8,7 @@ import type {
 } from '@tether/provider-spec';
 import type { EventWriter } from '../../log/event-writer.js';
 import { type Decided, isRefusal } from '../../state/refusal.js';
-import type { TetherStore } from '../../store/tether-store.js';
+import type { BlobRecord, TetherStore } from '../../store/tether-store.js';
 import type { OpenSessionLimit } from '../open-session-limit.js';
 import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
@@ -26,8 +26,20 @@ export interface CommandContext {
   /** The provider open_session uses when it names none. */
   readonly defaultProvider: string;
   readonly openSessions: OpenSessionLimit;
-  /** A command's effects, applied and written with its receipt in one transaction. */
-  write(entry: SessionEntry, bodies: readonly EventBody[], receipt: Receipt, fingerprint: string): Promise<void>;
+  /** A command's effects, applied and written with its receipt (and the blobs its events refer to) in one transaction. */
+  write(
+    entry: SessionEntry,
+    bodies: readonly EventBody[],
+    receipt: Receipt,
+    fingerprint: string,
+    blobs?: readonly BlobRecord[],
+  ): Promise<void>;
+  /** A command's effects on several sessions, applied and written with its receipt in one transaction. */
+  writeTogether(
+    parts: readonly { readonly entry: SessionEntry; readonly bodies: readonly EventBody[] }[],
+    receipt: Receipt,
+    fingerprint: string,
+  ): Promise<void>;
   /** Where the session's provider output goes. */
   emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void;
   /** The session's provider session, opened (the agent launched lazily) if it is not yet. */
