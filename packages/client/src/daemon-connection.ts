@@ -26,9 +26,9 @@ export interface DaemonRequest {
   readonly authenticated?: boolean;
 }
 
-/** Sends one request; answers the parsed JSON body (undefined for 204), or throws an AgentError. */
-export async function sendRequest(connection: DaemonConnection, request: DaemonRequest): Promise<unknown> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+/** Sends one request; answers the response when it is a success, else throws the AgentError it stands for. */
+async function fetchAnswer(connection: DaemonConnection, request: DaemonRequest, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
   if (request.authenticated !== false) headers.authorization = `Bearer ${connection.token}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -42,6 +42,12 @@ export async function sendRequest(connection: DaemonConnection, request: DaemonR
     throw unreachableError(connection.url, error);
   }
   if (!response.ok) throw await errorFromResponse(response, connection.url);
+  return response;
+}
+
+/** Sends one request; answers the parsed JSON body (undefined for 204), or throws an AgentError. */
+export async function sendRequest(connection: DaemonConnection, request: DaemonRequest): Promise<unknown> {
+  const response = await fetchAnswer(connection, request, 'application/json');
   if (response.status === 204) return undefined;
   let text: string;
   try {
@@ -56,5 +62,21 @@ export async function sendRequest(connection: DaemonConnection, request: DaemonR
       connection.url,
       `a body that is not JSON (${request.method} ${request.path.split('?')[0]})`,
     );
+  }
+}
+
+/** A GET whose answer is bytes (a blob): the body and its Content-Type, or an AgentError. */
+export async function readBytes(
+  connection: DaemonConnection,
+  path: string,
+): Promise<{ contentType: string; bytes: Uint8Array }> {
+  const response = await fetchAnswer(connection, { method: 'GET', path }, '*/*');
+  try {
+    return {
+      contentType: response.headers.get('content-type') ?? '',
+      bytes: new Uint8Array(await response.arrayBuffer()),
+    };
+  } catch (error) {
+    throw unreachableError(connection.url, error);
   }
 }

@@ -1,4 +1,11 @@
-import { ProviderDescription, Receipt, SessionSnapshot } from '@tether/protocol';
+import {
+  ImageMediaType,
+  ModelList,
+  ProviderDescription,
+  Receipt,
+  SessionSnapshot,
+  type StoredBlob,
+} from '@tether/protocol';
 import type { CommandType } from '@tether/protocol';
 import { invalidResponseError } from './client-errors.js';
 
@@ -62,4 +69,17 @@ export function parseHealth(url: string, body: unknown): DaemonHealth {
   if (!isFields(body) || body.ok !== true || typeof body.version !== 'string')
     throw invalidResponseError(url, 'a health answer');
   return { ok: true, version: body.version };
+}
+
+export function parseModelList(url: string, body: unknown): ModelList {
+  const parsed = ModelList.safeParse(body);
+  if (!parsed.success) throw invalidResponseError(url, 'a model list', parsed.error);
+  return parsed.data;
+}
+
+/** A blob's answer: image bytes under an image type Tether stores (anything else is not what the daemon keeps). */
+export function parseBlob(url: string, answer: { contentType: string; bytes: Uint8Array }): StoredBlob {
+  const mediaType = ImageMediaType.safeParse(answer.contentType.split(';')[0]!.trim().toLowerCase());
+  if (!mediaType.success) throw invalidResponseError(url, 'a blob that is not an image');
+  return { mediaType: mediaType.data, bytes: answer.bytes };
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
 import { type FakeDaemon, startFakeDaemon } from './test-support/fake-daemon.js';
-import { sampleSnapshot } from './test-support/sample-records.js';
+import { sampleModelList, sampleSnapshot } from './test-support/sample-records.js';
 import { agentErrorOf } from '@tether/testkit';
 
 describe('TetherClient commands and reads', () => {
@@ -205,5 +205,62 @@ describe('TetherClient commands and reads', () => {
 
     expect(await client.health()).toEqual({ ok: true, version: '0.1.0' });
     expect(daemon.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+
+  it("lists a provider's models (the daemon's first provider when none is named), validated", async () => {
+    expect(await client.listModels('claude')).toEqual(sampleModelList);
+    expect(daemon.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/providers/claude/models' });
+    expect(await client.listModels()).toEqual(sampleModelList);
+    expect(daemon.requests.slice(-2).map((request) => request.path)).toEqual([
+      '/v1/providers',
+      '/v1/providers/claude/models',
+    ]);
+    expect((await agentErrorOf(client.listModels('other'))).code).toBe('route_not_found');
+    daemon.answerModels = () =>
+      new AgentError({ code: 'capability_unsupported', message: 'This provider has no model list.' });
+    expect((await agentErrorOf(client.listModels('claude'))).code).toBe('capability_unsupported');
+    daemon.answerModels = () => ({ ...sampleModelList, models: [{ id: '' }] }) as never;
+    const invalid = await agentErrorOf(client.listModels('claude'));
+    expect(invalid).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
+    expect(invalid.details?.issues?.[0]?.path).toBe('models.0.id');
+  });
+
+  it("reads a session's blob as bytes with its media type; another session's or a non-image answer is refused", async () => {
+    const sessionId = newSessionId();
+    const sha256 = 'a'.repeat(64);
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 255]);
+    daemon.addBlob(sessionId, sha256, { contentType: 'image/png', bytes });
+    const blob = await client.readBlob(sessionId, sha256);
+    expect(blob.mediaType).toBe('image/png');
+    expect([...blob.bytes]).toEqual([...bytes]);
+    expect(daemon.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/sessions/${sessionId}/blobs/${sha256}` });
+    expect(daemon.requests.at(-1)!.headers.authorization).toBe(`Bearer ${daemon.token}`);
+
+    expect((await agentErrorOf(client.readBlob(newSessionId(), sha256))).code).toBe('blob_not_found');
+    const wrong = createTetherClient({ url: daemon.url, token: 'wrong' });
+    expect((await agentErrorOf(wrong.readBlob(sessionId, sha256))).code).toBe('unauthorized');
+    const page = 'b'.repeat(64);
+    daemon.addBlob(sessionId, page, { contentType: 'text/html', bytes: new TextEncoder().encode('<p>proxy</p>') });
+    expect(await agentErrorOf(client.readBlob(sessionId, page))).toMatchObject({
+      code: 'internal_error',
+      details: { reason: 'invalid_response' },
+    });
+  });
+
+  it('sends fork_session and rewind_session from the command table, answering typed receipts', async () => {
+    const sessionId = newSessionId();
+    const runId = newRunId();
+    const fork = await client.forkSession({ sessionId, atRunId: runId });
+    expect(daemon.requests.at(-1)!.body).toMatchObject({ type: 'fork_session', sessionId, atRunId: runId });
+    expect(fork).toMatchObject({ type: 'fork_session', sessionId, atRunId: runId });
+    expect(fork.forkSessionId).toMatch(/^ses_/);
+    const rewind = await client.rewindSession({ sessionId, toRunId: runId, files: true });
+    expect(daemon.requests.at(-1)!.body).toMatchObject({
+      type: 'rewind_session',
+      sessionId,
+      toRunId: runId,
+      files: true,
+    });
+    expect(rewind).toMatchObject({ type: 'rewind_session', toRunId: runId, files: null });
   });
 });

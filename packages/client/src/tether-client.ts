@@ -1,19 +1,23 @@
 import {
   type Command,
+  type ModelList,
   type ProtocolEvent,
   type ReceiptFor,
   type SessionSnapshot,
   type SessionState,
+  type StoredBlob,
   type TetherSurface,
   commandMethods,
 } from '@tether/protocol';
 import { invalidResponseError } from './client-errors.js';
-import { createDaemonConnection, sendRequest } from './daemon-connection.js';
+import { createDaemonConnection, readBytes, sendRequest } from './daemon-connection.js';
 import {
   type DaemonHealth,
   type ProviderInfo,
   type SessionPage,
+  parseBlob,
   parseHealth,
+  parseModelList,
   parseProviders,
   parseReceipt,
   parseSessionPage,
@@ -55,6 +59,10 @@ export interface TetherClient extends TetherSurface {
   /** Every matching session, following the cursors page by page. */
   listAllSessions(filter?: SessionFilter): Promise<SessionSnapshot[]>;
   getProviders(): Promise<ProviderInfo[]>;
+  /** The provider's models (GET /v1/providers/:name/models); without a name, the daemon's default provider's (the first it lists). */
+  listModels(provider?: string): Promise<ModelList>;
+  /** An image a turn of the session carried, as bytes with its media type (GET /v1/sessions/:id/blobs/:sha256). */
+  readBlob(sessionId: string, sha256: string): Promise<StoredBlob>;
   /** The public health check (sent without the token). */
   health(): Promise<DaemonHealth>;
 
@@ -88,6 +96,10 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     );
   }
 
+  async function getProviders(): Promise<ProviderInfo[]> {
+    return parseProviders(connection.url, await sendRequest(connection, { method: 'GET', path: '/v1/providers' }));
+  }
+
   return {
     dispatch,
     ...commandMethods(dispatch),
@@ -113,15 +125,25 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
         before = page.next;
       }
     },
-    async getProviders() {
-      return parseProviders(connection.url, await sendRequest(connection, { method: 'GET', path: '/v1/providers' }));
-    },
+    getProviders,
     async deleteSession(sessionId) {
       await sendRequest(connection, { method: 'DELETE', path: sessionPath(sessionId) });
     },
-    // TODO(issue 13): GET /v1/providers/:name/models and GET /v1/sessions/:id/blobs/:sha256.
-    listModels: () => Promise.reject(new Error('Not built yet (issue 13).')),
-    readBlob: () => Promise.reject(new Error('Not built yet (issue 13).')),
+    async listModels(provider) {
+      // The daemon lists its default provider first.
+      const name = provider ?? (await getProviders())[0]?.name;
+      if (name === undefined) throw invalidResponseError(connection.url, 'a provider list without a provider');
+      return parseModelList(
+        connection.url,
+        await sendRequest(connection, { method: 'GET', path: `/v1/providers/${encodeURIComponent(name)}/models` }),
+      );
+    },
+    async readBlob(sessionId, sha256) {
+      return parseBlob(
+        connection.url,
+        await readBytes(connection, `${sessionPath(sessionId)}/blobs/${encodeURIComponent(sha256)}`),
+      );
+    },
     async health() {
       return parseHealth(
         connection.url,

@@ -1,8 +1,8 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentError, httpStatusForCode, parseCommand, toAgentError } from '@tether/protocol';
-import type { Command, EventBody, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
-import { defaultReceipt, sampleProviders, withEnvelope } from './sample-records.js';
+import type { Command, EventBody, ModelList, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
+import { defaultReceipt, sampleModelList, sampleProviders, withEnvelope } from './sample-records.js';
 
 /**
  * A stand-in for `tether serve` with just what the client's tests need of docs/api.md: commands,
@@ -32,6 +32,10 @@ export interface FakeDaemon {
   readonly requests: RecordedRequest[];
   /** Decides the answer to each valid command (default: a plausible receipt). */
   answerCommand: (command: Command) => CommandAnswer;
+  /** Decides the answer to GET /v1/providers/:name/models (default: sampleModelList for claude, 404 otherwise). */
+  answerModels: (provider: string) => ModelList | AgentError | RawAnswer;
+  /** A blob GET /v1/sessions/:id/blobs/:sha256 answers (with this Content-Type); any other is blob_not_found. */
+  addBlob(sessionId: string, sha256: string, blob: { contentType: string; bytes: Uint8Array }): void;
   /** Misbehave: replay from seq 0 whatever the client asked, so it receives duplicates. */
   replayFromStart: boolean;
   addSession(snapshot: SessionSnapshot): void;
@@ -79,6 +83,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
   const streams = new Map<string, Set<ServerResponse>>();
   const waiters = new Set<() => void>();
   const requests: RecordedRequest[] = [];
+  const blobs = new Map<string, { contentType: string; bytes: Uint8Array }>();
   let failingSubscriptions = { status: 503 as 500 | 503, count: 0 };
 
   const changed = () => {
@@ -158,6 +163,28 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
       return;
     }
     const sessionMatch = /^\/v1\/sessions\/([^/]+)(\/events)?$/.exec(url.pathname);
+    const modelsMatch = /^\/v1\/providers\/([^/]+)\/models$/.exec(url.pathname);
+    if (request.method === 'GET' && modelsMatch) {
+      const answer = daemon.answerModels(decodeURIComponent(modelsMatch[1]!));
+      if (AgentError.isInstance(answer)) return sendError(response, answer);
+      if ('rawBody' in answer) {
+        response.writeHead(answer.httpStatus, { 'content-type': 'text/html' }).end(answer.rawBody);
+        return;
+      }
+      return sendJson(response, 200, answer);
+    }
+    const blobMatch = /^\/v1\/sessions\/([^/]+)\/blobs\/([^/]+)$/.exec(url.pathname);
+    if (request.method === 'GET' && blobMatch) {
+      const blob = blobs.get(`${decodeURIComponent(blobMatch[1]!)}/${decodeURIComponent(blobMatch[2]!)}`);
+      if (!blob)
+        return sendError(
+          response,
+          new AgentError({ code: 'blob_not_found', message: 'This session has no such blob.' }),
+        );
+      response.writeHead(200, { 'content-type': blob.contentType, 'content-length': blob.bytes.byteLength });
+      response.end(blob.bytes);
+      return;
+    }
     if (request.method === 'POST' && url.pathname === '/v1/commands') {
       if (typeof body !== 'object')
         return sendError(response, new AgentError({ code: 'invalid_command', message: 'The body is not JSON.' }));
@@ -232,6 +259,13 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     token,
     requests,
     answerCommand: defaultReceipt,
+    answerModels: (provider) =>
+      provider === 'claude'
+        ? sampleModelList
+        : new AgentError({ code: 'route_not_found', message: `No provider named "${provider}" is configured.` }),
+    addBlob(sessionId, sha256, blob) {
+      blobs.set(`${sessionId}/${sha256}`, blob);
+    },
     replayFromStart: false,
     addSession(snapshot) {
       sessions.set(snapshot.sessionId, snapshot);

@@ -1,5 +1,5 @@
 import { newRunId, newSessionId, zeroUsage } from '@tether/protocol';
-import type { Command, EventBody, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
+import type { Command, EventBody, ModelList, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
 import { mockCapabilities } from '@tether/testkit';
 
 /** A valid snapshot of an idle session; tests override what they look at. */
@@ -91,6 +91,24 @@ export const sampleProviders = {
       name: 'claude',
       capabilities: mockCapabilities,
       availability: { available: true, binaryPath: '/usr/local/bin/claude', source: 'path', version: '2.1.0' },
+    },
+  ],
+};
+
+/** A model list as the daemon answers GET /v1/providers/claude/models. */
+export const sampleModelList: ModelList = {
+  provider: 'claude',
+  agentVersion: '2.1.332',
+  models: [
+    {
+      id: 'sonnet',
+      displayName: 'Sonnet',
+      description: 'Fast and capable',
+      resolvedModel: 'claude-sonnet-4-5',
+      effortLevels: ['low', 'high'],
+      supportsFastMode: false,
+      supportsAdaptiveThinking: true,
+      supportsAutoMode: false,
     },
   ],
 };
