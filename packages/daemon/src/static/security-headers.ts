@@ -7,7 +7,8 @@ export const contentSecurityPolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self'",
+  // blob: for the images a turn carried, shown from object URLs of their bytes (fetched with the token).
+  "img-src 'self' blob:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",

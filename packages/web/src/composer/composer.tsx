@@ -1,30 +1,99 @@
-import { type FormEvent, type KeyboardEvent, useState } from 'react';
+import {
+  type ClipboardEvent,
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
+import type { ImageDataInputPart } from '@tether/protocol';
+import { type ImageAttachment, attachImage } from './image-attachments.js';
+import { ImagePreviews, type PreviewedImage } from './image-previews.js';
 
 export interface ComposerProps {
   readonly running: boolean;
   readonly closed: boolean;
   readonly stopping: boolean;
-  /** Resolves once the daemon recorded the turn; rejects to keep the text for another try. */
-  readonly onSend: (text: string) => Promise<void>;
+  /** False when the session's agent takes no images (its capabilities say so): pasting one says why. */
+  readonly acceptsImages: boolean;
+  /** Resolves once the daemon recorded the turn; rejects to keep the text and images for another try. */
+  readonly onSend: (text: string, images: readonly ImageDataInputPart[]) => Promise<void>;
   readonly onStop: () => void;
 }
 
-/** Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run. */
-export function Composer({ running, closed, stopping, onSend, onStop }: ComposerProps) {
+function hasFiles(transfer: DataTransfer | null): transfer is DataTransfer {
+  return transfer?.types.includes('Files') === true;
+}
+
+/**
+ * Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run. Images
+ * pasted or dropped on it wait as thumbnails (each removable) and go with the text.
+ */
+export function Composer({ running, closed, stopping, acceptsImages, onSend, onStop }: ComposerProps) {
   const [text, setText] = useState('');
+  const [images, setImages] = useState<readonly PreviewedImage[]>([]);
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
-  const canSend = !running && !closed && !sending && text.trim() !== '';
+  const [dropping, setDropping] = useState(false);
+  const nextId = useRef(0);
+  const previews = useRef(images);
+  previews.current = images;
+  // Thumbnails are object URLs of the files: give them back when the composer goes.
+  useEffect(() => () => previews.current.forEach((image) => URL.revokeObjectURL(image.previewUrl)), []);
+
+  const canSend = !running && !closed && !sending && (text.trim() !== '' || images.length > 0);
+  const clearImages = () => {
+    images.forEach((image) => URL.revokeObjectURL(image.previewUrl));
+    setImages([]);
+  };
   const send = async () => {
     if (!canSend) return;
     setSending(true);
     try {
-      await onSend(text);
+      await onSend(
+        text,
+        images.map((image) => image.attachment.part),
+      );
       setText('');
+      clearImages();
+      setRefusal(null);
     } catch {
-      // The session view shows why; the text stays for another try.
+      // The session view shows why; the text and images stay for another try.
     } finally {
       setSending(false);
     }
+  };
+  const addFiles = async (files: readonly File[]) => {
+    if (files.length === 0) return;
+    if (!acceptsImages) {
+      setRefusal("This session's agent does not take images.");
+      return;
+    }
+    let waiting: readonly ImageAttachment[] = previews.current.map((image) => image.attachment);
+    const added: PreviewedImage[] = [];
+    let refused: string | null = null;
+    for (const file of files) {
+      const result = attachImage(
+        `image-${nextId.current++}`,
+        file.name || 'The pasted image',
+        new Uint8Array(await file.arrayBuffer()),
+        waiting,
+      );
+      if (typeof result === 'string') {
+        refused ??= result;
+        continue;
+      }
+      waiting = [...waiting, result];
+      added.push({ attachment: result, previewUrl: URL.createObjectURL(file) });
+    }
+    setRefusal(refused);
+    if (added.length > 0) setImages((current) => [...current, ...added]);
+  };
+  const remove = (id: string) => {
+    const image = images.find((candidate) => candidate.attachment.id === id);
+    if (image !== undefined) URL.revokeObjectURL(image.previewUrl);
+    setImages(images.filter((candidate) => candidate.attachment.id !== id));
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -36,32 +105,72 @@ export function Composer({ running, closed, stopping, onSend, onStop }: Composer
       void send();
     }
   };
+  // Only pasted files are taken here; pasted text goes into the field as usual.
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    if (closed || event.clipboardData.files.length === 0) return;
+    event.preventDefault();
+    void addFiles([...event.clipboardData.files]);
+  };
+  const onDragOver = (event: DragEvent<HTMLFormElement>) => {
+    if (closed || !hasFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    setDropping(true);
+  };
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    setDropping(false);
+    if (closed || !hasFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    void addFiles([...event.dataTransfer.files]);
+  };
   return (
-    <form className="composer" aria-label="Send a turn" onSubmit={submit}>
-      <textarea
-        aria-label="Message"
-        placeholder={
-          closed
-            ? 'This session is closed.'
-            : running
-              ? 'Wait for the run to finish, or stop it.'
-              : 'Ask Claude… (Enter sends, Shift+Enter for a new line)'
-        }
-        rows={2}
-        value={text}
-        disabled={closed}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onKeyDown}
-      />
-      <div className="composer-actions">
-        {running ? (
-          <button type="button" className="button-stop" aria-label="Stop the run" disabled={stopping} onClick={onStop}>
-            {stopping ? 'Stopping…' : 'Stop'}
+    <form
+      className={`composer${dropping ? ' composer-dropping' : ''}`}
+      aria-label="Send a turn"
+      onSubmit={submit}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDropping(false)}
+      onDrop={onDrop}
+    >
+      <ImagePreviews images={images} onRemove={remove} />
+      {refusal === null ? null : (
+        <p className="notice notice-error composer-refusal" role="alert">
+          {refusal}
+        </p>
+      )}
+      <div className="composer-row">
+        <textarea
+          aria-label="Message"
+          placeholder={
+            closed
+              ? 'This session is closed.'
+              : running
+                ? 'Wait for the run to finish, or stop it.'
+                : 'Ask Claude… (Enter sends, Shift+Enter for a new line; paste or drop images)'
+          }
+          rows={2}
+          value={text}
+          disabled={closed}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={onKeyDown}
+          onPaste={onPaste}
+        />
+        <div className="composer-actions">
+          {running ? (
+            <button
+              type="button"
+              className="button-stop"
+              aria-label="Stop the run"
+              disabled={stopping}
+              onClick={onStop}
+            >
+              {stopping ? 'Stopping…' : 'Stop'}
+            </button>
+          ) : null}
+          <button type="submit" className="button-send" disabled={!canSend}>
+            Send
           </button>
-        ) : null}
-        <button type="submit" className="button-send" disabled={!canSend}>
-          Send
-        </button>
+        </div>
       </div>
     </form>
   );

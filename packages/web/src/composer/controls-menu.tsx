@@ -1,8 +1,12 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { PermissionMode, type ProviderCapabilities } from '@tether/protocol';
 import { permissionModeLabels } from '../format/format-values.js';
+import { ModelOptions } from '../models/model-options.js';
+import { useModelList } from '../models/use-model-list.js';
 
 export interface ControlsMenuProps {
+  /** The session's provider: whose models the model field offers. */
+  readonly provider: string | null;
   readonly capabilities: ProviderCapabilities | undefined;
   readonly busy: boolean;
   readonly currentMode: PermissionMode | null;
@@ -30,6 +34,7 @@ function modeLabel(mode: PermissionMode): string {
  * (the agent stops now and starts again in that mode with the next turn) instead of failing.
  */
 export function ControlsMenu({
+  provider,
   capabilities,
   busy,
   currentMode,
@@ -40,6 +45,8 @@ export function ControlsMenu({
 }: ControlsMenuProps) {
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionMode>(currentMode ?? 'ask_before_edit');
+  const modelListId = useId();
+  const models = useModelList(provider ?? undefined, provider !== null && capabilities?.modelList === true);
   if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode))
     return null;
   const submitModel = (event: FormEvent) => {
@@ -77,8 +84,12 @@ export function ControlsMenu({
               aria-label="Model"
               placeholder="Model, e.g. sonnet"
               value={model}
+              list={modelListId}
+              autoComplete="off"
+              spellCheck={false}
               onChange={(event) => setModel(event.target.value)}
             />
+            <ModelOptions id={modelListId} models={models} />
             <button type="submit" disabled={model.trim() === ''}>
               Set model
             </button>

@@ -3,6 +3,9 @@ import {
   type InteractionRequest,
   type PermissionMode,
   type ProtocolEvent,
+  type RecordedFilePart,
+  type RecordedImagePart,
+  type RestoredFiles,
   type RunOutcome,
   type SerializedAgentError,
   type TokenUsage,
@@ -42,11 +45,22 @@ export type RunPart =
   | { readonly kind: 'interaction'; readonly interactionRef: string }
   | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string };
 
+/** What a turn carried besides its text: images (by their blob's sha256) and workspace files. */
+export type RunAttachment = RecordedImagePart | RecordedFilePart;
+
+/** Where the agent's conversation stood after the run (run.checkpointed). */
+export interface RunCheckpoint {
+  readonly inputMessageId: string;
+  /** Null when the agent answered nothing: no fork can end with this run. */
+  readonly lastMessageId: string | null;
+}
+
 export interface RunEntry {
   readonly runId: string;
   readonly startedAt: string;
   /** The turn's text; null when redacted or for a control. */
   readonly input: string | null;
+  readonly attachments: readonly RunAttachment[];
   readonly inputRedacted: boolean;
   /** Set when the run is a control (compact, clear, cost, …). */
   readonly control: string | null;
@@ -57,6 +71,20 @@ export interface RunEntry {
   readonly stopRequested: boolean;
   readonly queuePosition: number | null;
   readonly retry: { readonly attempt: number; readonly maxAttempts: number } | null;
+  readonly checkpoint: RunCheckpoint | null;
+  /** A rewind took the conversation back to before this run (or an earlier one): the agent no longer has it. */
+  readonly rewound: boolean;
+  /** Set on the run a rewind went back to before; files: what was put back on disk (null: not asked). */
+  readonly rewoundTo: { readonly files: RestoredFiles | null } | null;
+  /** Sessions forked from this session with this run as their last turn. */
+  readonly forks: readonly string[];
+}
+
+/** Where a fork's conversation came from (session.opened.forkedFrom). */
+export interface ForkOrigin {
+  readonly sessionId: string;
+  /** The source's run the conversation ends with; null: all of the source's conversation. */
+  readonly runId: string | null;
 }
 
 /** A session as its events describe it: everything the session view shows, folded in seq order. */
@@ -67,6 +95,9 @@ export interface ConversationState {
   readonly model: string | null;
   readonly mode: PermissionMode | null;
   readonly closed: boolean;
+  readonly forkedFrom: ForkOrigin | null;
+  /** Forks of the whole conversation (no run named). */
+  readonly forks: readonly string[];
   /** The seq of the last event that can change which modes need an agent restart (process, mode, open, close). */
   readonly agentSeq: number;
   readonly runs: readonly RunEntry[];
@@ -81,6 +112,8 @@ export const emptyConversation: ConversationState = {
   model: null,
   mode: null,
   closed: false,
+  forkedFrom: null,
+  forks: [],
   agentSeq: 0,
   runs: [],
   interactions: {},
@@ -136,7 +169,28 @@ function setInteraction(
 
 function inputText(event: Extract<ProtocolEvent, { type: 'run.started' }>): string | null {
   if (event.input === null || event.control !== undefined) return null;
-  return event.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return event.input.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+function inputAttachments(event: Extract<ProtocolEvent, { type: 'run.started' }>): RunAttachment[] {
+  return (event.input ?? []).filter((part): part is RunAttachment => part.type !== 'text');
+}
+
+/** A completed turn the agent kept a checkpoint after: a fork can end with it. */
+export function canForkAt(run: RunEntry): boolean {
+  return run.control === null && run.outcome !== null && run.checkpoint?.lastMessageId != null;
+}
+
+/** A completed turn still in the agent's context: the conversation can go back to before it. */
+export function canRewindTo(run: RunEntry): boolean {
+  return run.control === null && run.outcome !== null && !run.rewound;
+}
+
+/** The number of the turn (1-based, controls not counted) a run is, or null when it is not a turn here. */
+export function turnNumber(state: ConversationState, runId: string): number | null {
+  const turns = state.runs.filter((run) => run.control === null);
+  const index = turns.findIndex((run) => run.runId === runId);
+  return index === -1 ? null : index + 1;
 }
 
 /** Folds one event in. Events at or below lastSeq were already folded and are ignored. */
@@ -162,7 +216,13 @@ function changesAgent(event: ProtocolEvent): boolean {
 function foldEvent(state: ConversationState, event: ProtocolEvent): ConversationState {
   switch (event.type) {
     case 'session.opened':
-      return { ...state, provider: event.provider, workspacePath: event.workspace.path, closed: false };
+      return {
+        ...state,
+        provider: event.provider,
+        workspacePath: event.workspace.path,
+        closed: false,
+        forkedFrom: event.forkedFrom ?? state.forkedFrom,
+      };
     case 'session.closed':
       return { ...state, closed: true };
     case 'session.model_changed':
@@ -178,6 +238,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             runId: event.runId,
             startedAt: event.at,
             input: inputText(event),
+            attachments: inputAttachments(event),
             inputRedacted: event.inputRedacted,
             control: event.control?.name ?? null,
             parts: [],
@@ -187,6 +248,10 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             stopRequested: false,
             queuePosition: null,
             retry: null,
+            checkpoint: null,
+            rewound: false,
+            rewoundTo: null,
+            forks: [],
           },
         ],
       };
@@ -283,10 +348,26 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_stopped':
     case 'context.cleared':
     case 'diagnostic':
-    // TODO(issue 13): show forks, rewinds and checkpoints.
-    case 'session.forked':
-    case 'session.rewound':
-    case 'run.checkpointed':
       return state;
+    case 'run.checkpointed':
+      return updateRun(state, event.runId, (run) => ({
+        ...run,
+        checkpoint: { inputMessageId: event.inputMessageId, lastMessageId: event.lastMessageId },
+      }));
+    case 'session.forked':
+      if (event.atRunId === null) return { ...state, forks: [...state.forks, event.forkSessionId] };
+      return updateRun(state, event.atRunId, (run) => ({ ...run, forks: [...run.forks, event.forkSessionId] }));
+    case 'session.rewound': {
+      const index = state.runs.findLastIndex((run) => run.runId === event.toRunId);
+      if (index === -1) return state;
+      return {
+        ...state,
+        runs: state.runs.map((run, position) =>
+          position < index
+            ? run
+            : { ...run, rewound: true, rewoundTo: position === index ? { files: event.files } : run.rewoundTo },
+        ),
+      };
+    }
   }
 }

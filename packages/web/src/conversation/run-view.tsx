@@ -1,7 +1,10 @@
 import type { ReactNode } from 'react';
 import { formatCost, formatTokens } from '../format/format-values.js';
 import { MarkdownText } from '../markdown/markdown-text.js';
+import { sessionPath } from '../routing/use-route.js';
 import type { ConversationState, InteractionEntry, RunEntry, RunPart } from './conversation-state.js';
+import { TurnActions, type TurnActionsProps } from './turn-actions.js';
+import { TurnAttachments } from './turn-attachments.js';
 
 const toolStatusLabels = { invoked: 'running', succeeded: 'succeeded', failed: 'failed' } as const;
 
@@ -96,20 +99,78 @@ function RunStatusLine({ run }: { readonly run: RunEntry }) {
   );
 }
 
-/** One run: what was asked, then the answer, thinking, tools and prompts in the order they happened. */
-export function RunView({
-  run,
-  interactions,
+/** Links to sessions forked from a turn (or from the whole conversation). */
+export function ForkLinks({
+  forks,
+  onOpenSession,
 }: {
+  readonly forks: readonly string[];
+  readonly onOpenSession: (sessionId: string) => void;
+}) {
+  if (forks.length === 0) return null;
+  return (
+    <p className="fork-links">
+      Forked into{' '}
+      {forks.map((forkSessionId, index) => (
+        <span key={forkSessionId}>
+          {index === 0 ? '' : ', '}
+          <a
+            href={sessionPath(forkSessionId)}
+            onClick={(event) => {
+              event.preventDefault();
+              onOpenSession(forkSessionId);
+            }}
+          >
+            {forkSessionId}
+          </a>
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function RewindNote({ run }: { readonly run: RunEntry }) {
+  if (!run.rewound) return null;
+  const files = run.rewoundTo?.files;
+  return (
+    <p className="rewind-note">
+      {run.rewoundTo === null ? 'Rewound' : 'Rewound to before this turn'}: no longer in the agent&apos;s context
+      {files == null
+        ? ''
+        : `; files restored (${files.paths.length} ${files.paths.length === 1 ? 'file' : 'files'}, +${files.insertions} −${files.deletions})`}
+      .
+    </p>
+  );
+}
+
+export interface RunViewProps {
+  readonly sessionId: string;
   readonly run: RunEntry;
   readonly interactions: ConversationState['interactions'];
-}) {
+  /** The turn's actions; null for a control run. */
+  readonly actions: TurnActionsProps | null;
+  readonly onOpenSession: (sessionId: string) => void;
+}
+
+/** One run: what was asked, then the answer, thinking, tools and prompts in the order they happened. */
+export function RunView({ sessionId, run, interactions, actions, onOpenSession }: RunViewProps) {
   return (
-    <article className="run" aria-label={run.control === null ? 'Turn' : `Control /${run.control}`}>
+    <article
+      className={`run${run.rewound ? ' run-rewound' : ''}`}
+      aria-label={
+        run.control === null ? `Turn${actions === null ? '' : ` ${actions.turn}`}` : `Control /${run.control}`
+      }
+    >
+      <RewindNote run={run} />
       {run.control !== null ? (
         <p className="turn-input turn-control">/{run.control}</p>
+      ) : run.input === null ? (
+        <p className="turn-input">(input redacted)</p>
       ) : (
-        <p className="turn-input">{run.input ?? '(input redacted)'}</p>
+        <>
+          {run.input === '' ? null : <p className="turn-input">{run.input}</p>}
+          <TurnAttachments sessionId={sessionId} attachments={run.attachments} />
+        </>
       )}
       <div className="run-parts">
         {run.parts.map((part, index) => (
@@ -118,6 +179,8 @@ export function RunView({
         ))}
       </div>
       <RunStatusLine run={run} />
+      {actions === null ? null : <TurnActions {...actions} />}
+      <ForkLinks forks={run.forks} onOpenSession={onOpenSession} />
     </article>
   );
 }

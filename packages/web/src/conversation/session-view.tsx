@@ -7,8 +7,10 @@ import { describeFailure, isTokenRefused } from '../connection/describe-failure.
 import { formatCost, formatTokens, permissionModeLabels } from '../format/format-values.js';
 import { ApprovalCard } from '../interactions/approval-card.js';
 import { QuestionCard } from '../interactions/question-card.js';
-import { activeRun, openInteractions } from './conversation-state.js';
-import { RunView } from './run-view.js';
+import { type RunEntry, activeRun, canForkAt, canRewindTo, openInteractions } from './conversation-state.js';
+import { ForkOrigin } from './fork-origin.js';
+import { ForkLinks, RunView } from './run-view.js';
+import type { TurnActionsProps } from './turn-actions.js';
 import { SessionActions } from './session-actions.js';
 import { useConversation } from './use-conversation.js';
 import { useModesRequiringRestart } from './use-modes-requiring-restart.js';
@@ -19,9 +21,11 @@ export interface SessionViewProps {
   readonly onStateChange: () => void;
   /** The session was deleted (here): leave its view. */
   readonly onDeleted: () => void;
+  /** Go to another session (a fork made here, or the one this was forked from). */
+  readonly onOpenSession: (sessionId: string) => void;
 }
 
-export function SessionView({ sessionId, onStateChange, onDeleted }: SessionViewProps) {
+export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession }: SessionViewProps) {
   const { client, capabilities, tokenRefused } = useDaemon();
   const { conversation, stream, failure } = useConversation(sessionId);
   const modesRequiringRestart = useModesRequiringRestart(sessionId, conversation.agentSeq);
@@ -65,6 +69,42 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
   };
   const ignore = () => {};
 
+  // Turns are numbered as the fork header of a fork counts them (turnNumber): controls do not count.
+  let turns = 0;
+  const turnActions = (entry: RunEntry, turn: number | null): TurnActionsProps | null => {
+    if (turn === null) return null;
+    const fork =
+      providerCapabilities?.fork === true && canForkAt(entry)
+        ? async () => {
+            const receipt = await command(() => client.forkSession({ sessionId, atRunId: entry.runId }));
+            onStateChange();
+            onOpenSession(receipt.forkSessionId);
+          }
+        : null;
+    const rewind =
+      providerCapabilities?.rewind === true && canRewindTo(entry) && run === null && !conversation.closed
+        ? async (files: boolean) => {
+            const receipt = await command(() =>
+              client.rewindSession({ sessionId, toRunId: entry.runId, ...(files ? { files } : {}) }),
+            );
+            const restored =
+              receipt.files === null
+                ? ''
+                : ` ${receipt.files.paths.length} ${receipt.files.paths.length === 1 ? 'file' : 'files'} restored.`;
+            setNotice({
+              kind: 'info',
+              text: `Rewound to before turn ${turn}: the next turn continues from there.${restored}`,
+            });
+          }
+        : null;
+    return {
+      turn,
+      onFork: fork,
+      onRewind: rewind,
+      offerFiles: providerCapabilities?.rewindFiles === true && entry.checkpoint !== null,
+    };
+  };
+
   return (
     <section className="session-view" aria-label="Session">
       <header className="session-header">
@@ -81,6 +121,9 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
           </span>
           {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
         </p>
+        {conversation.forkedFrom === null ? null : (
+          <ForkOrigin origin={conversation.forkedFrom} onOpenSession={onOpenSession} />
+        )}
         <SessionActions
           closed={conversation.closed}
           running={run !== null}
@@ -121,8 +164,16 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
           <p className="muted">No turns yet. Say something below.</p>
         ) : null}
         {conversation.runs.map((entry) => (
-          <RunView key={entry.runId} run={entry} interactions={conversation.interactions} />
+          <RunView
+            key={entry.runId}
+            sessionId={sessionId}
+            run={entry}
+            interactions={conversation.interactions}
+            actions={turnActions(entry, entry.control === null ? ++turns : null)}
+            onOpenSession={onOpenSession}
+          />
         ))}
+        <ForkLinks forks={conversation.forks} onOpenSession={onOpenSession} />
       </div>
       <div className="session-bottom">
         {prompts.map((prompt) =>
@@ -150,12 +201,15 @@ export function SessionView({ sessionId, onStateChange, onDeleted }: SessionView
           running={run !== null}
           closed={conversation.closed}
           stopping={run?.stopRequested ?? false}
-          onSend={async (text) => {
-            await command(() => client.submitTurn({ sessionId, input: [{ type: 'text', text }] }));
+          acceptsImages={providerCapabilities?.images !== false}
+          onSend={async (text, images) => {
+            const input = [...(text.trim() === '' ? [] : [{ type: 'text' as const, text }]), ...images];
+            await command(() => client.submitTurn({ sessionId, input }));
           }}
           onStop={() => void command(() => client.interruptRun({ sessionId })).catch(ignore)}
         />
         <ControlsMenu
+          provider={conversation.provider}
           capabilities={providerCapabilities}
           busy={run !== null || conversation.closed}
           currentMode={conversation.mode}

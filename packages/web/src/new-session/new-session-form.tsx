@@ -1,9 +1,11 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { PermissionMode } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { permissionModeLabels } from '../format/format-values.js';
 import { FailureNotice } from '../connection/failure-notice.js';
+import { ModelOptions } from '../models/model-options.js';
+import { useModelList } from '../models/use-model-list.js';
 
 export interface NewSessionFormProps {
   /** A working directory to start from (the most recent session's). */
@@ -19,6 +21,9 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
   const [mode, setMode] = useState<PermissionMode | ''>('');
   const [opening, setOpening] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const modelListId = useId();
+  // The daemon's default provider: the one this form opens sessions with.
+  const models = useModelList(undefined);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -57,10 +62,13 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
         <input
           type="text"
           value={model}
+          list={modelListId}
+          autoComplete="off"
           placeholder="default (the CLI's own)"
           spellCheck={false}
           onChange={(event) => setModel(event.target.value)}
         />
+        <ModelOptions id={modelListId} models={models} />
       </label>
       <label>
         Permission mode

@@ -59,6 +59,7 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
                 list.refresh();
                 navigate('/');
               }}
+              onOpenSession={(sessionId) => navigate(sessionPath(sessionId))}
             />
           </>
         ) : route.name === 'new' ? (
