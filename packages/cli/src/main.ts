@@ -4,6 +4,8 @@ import { demoCommand, demoUsage } from './commands/demo-command.js';
 import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
 import { attachCommand, attachUsage, sendCommand, sendUsage } from './commands/attach-command.js';
 import { runCommand, runUsage } from './commands/run-command.js';
+import { forkCommand, forkUsage, rewindCommand, rewindUsage } from './commands/conversation-commands.js';
+import { modelsCommand, modelsUsage } from './commands/models-command.js';
 import { serveCommand, serveUsage } from './commands/serve-command.js';
 import {
   closeCommand,
@@ -31,6 +33,27 @@ const commands: Record<string, (argv: readonly string[], context: CliContext) =>
   send: sendCommand,
   interrupt: interruptCommand,
   close: closeCommand,
+  fork: forkCommand,
+  rewind: rewindCommand,
+  models: modelsCommand,
+};
+
+/** Each command's own help, shown by `tether COMMAND --help`. */
+const commandUsages: Record<string, string> = {
+  run: runUsage,
+  demo: demoUsage,
+  doctor: doctorUsage,
+  serve: serveUsage,
+  token: tokenUsage,
+  sessions: sessionsUsage,
+  show: showUsage,
+  attach: attachUsage,
+  send: sendUsage,
+  interrupt: interruptUsage,
+  close: closeUsage,
+  fork: forkUsage,
+  rewind: rewindUsage,
+  models: modelsUsage,
 };
 
 export const mainUsage = `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
@@ -45,6 +68,9 @@ commands:
   tether attach     follow a session live and answer its prompts
   tether send       one turn in a daemon's session
   tether interrupt  stop a session's run; tether close SESSION closes it
+  tether fork       a new session continuing a copy of a conversation (all of it, or up to a turn)
+  tether rewind     a session's conversation (and files) back to just before a turn
+  tether models     the models the agent offers
 
 ${runUsage}
 
@@ -61,7 +87,11 @@ ${showUsage}
 ${attachUsage}
 ${sendUsage}
 ${interruptUsage}
-${closeUsage}`;
+${closeUsage}
+${forkUsage}
+${rewindUsage}
+
+${modelsUsage}`;
 
 /** Runs one `tether` invocation and returns its exit code. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {
@@ -80,6 +110,10 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       `tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
     );
     return 2;
+  }
+  if (rest[0] === '--help' || rest[0] === '-h') {
+    context.stdout.write(`${commandUsages[name]}\n`);
+    return 0;
   }
   try {
     return await command(rest, context);

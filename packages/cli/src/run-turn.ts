@@ -5,6 +5,7 @@ import {
   type TokenUsage,
   addUsage,
 } from '@tether/protocol';
+import { type TurnAttachments, turnInput } from './commands/attachment-options.js';
 import type { TetherBackend } from './tether-backend.js';
 
 export interface EventSink {
@@ -25,13 +26,13 @@ export interface TurnSummary {
  */
 export async function runTurn(
   runtime: TetherBackend,
-  options: { sessionId: string; prompt: string; afterSeq: number; sink: EventSink },
+  options: { sessionId: string; prompt: string; attachments?: TurnAttachments; afterSeq: number; sink: EventSink },
 ): Promise<TurnSummary> {
   const controller = new AbortController();
   const events = runtime.subscribe(options.sessionId, { afterSeq: options.afterSeq, signal: controller.signal });
   const { runId } = await runtime.submitTurn({
     sessionId: options.sessionId,
-    input: [{ type: 'text', text: options.prompt }],
+    input: turnInput(options.prompt, options.attachments),
   });
   let usage: TokenUsage | null = null;
   try {

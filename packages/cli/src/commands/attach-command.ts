@@ -9,10 +9,12 @@ import { daemonCommand, oneSessionId } from './daemon-options.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { driveTurn, signalDeadlineMs } from './turn-driver.js';
 import { responderMode } from './run-command.js';
+import { attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
 const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
 export const attachUsage = `usage: tether attach SESSION ${common}`;
-export const sendUsage = `usage: tether send SESSION ${common} "prompt"`;
+export const sendUsage = `usage: tether send SESSION [--image PATH]... [--file PATH]... ${common} "prompt"
+${attachmentHelp}`;
 
 const promptOptions = { approve: { type: 'string' as const }, answers: { type: 'string' as const } };
 
@@ -73,7 +75,10 @@ export async function attachCommand(argv: readonly string[], context: CliContext
 
 /** `tether send SESSION "prompt"`: one turn in a daemon's session, followed until it completes. */
 export async function sendCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, sendUsage, promptOptions);
+  const { client, values, positionals } = await daemonCommand(argv, context, sendUsage, {
+    ...promptOptions,
+    ...attachmentOptions,
+  });
   if (positionals.length !== 2) throw new UsageError(`Give a session id and one prompt.\n\n${sendUsage}`);
   const [sessionId, prompt] = positionals as [string, string];
   oneSessionId([sessionId], sendUsage);
@@ -88,7 +93,14 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   );
   return driveTurn(
     client,
-    { resume: sessionId, cwd: context.cwd, prompt, json, responder: mode },
+    {
+      resume: sessionId,
+      cwd: context.cwd,
+      prompt,
+      attachments: parseAttachments(values, context),
+      json,
+      responder: mode,
+    },
     context,
     daemonTurnStopper(client),
   );

@@ -13,9 +13,10 @@ import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { type TurnStopper, driveTurn, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { type TurnAttachments, attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
-                  [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
+                  [--image PATH]... [--file PATH]... [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
                   [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
@@ -24,6 +25,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--p
   --model M          a model name or alias for a new session
   --permission-mode  ${PermissionMode.options.join(' | ')}
   --resume SESSION   continue a session (its id is printed after every run)
+${attachmentHelp}
+                     (paths from the current directory; a daemon reads them on its own machine)
   --approve          ask (default: at a terminal; elsewhere prompts are denied), allow-once, deny
   --answers FILE|-   answers to prompts, one JSON object per line: {"ref": "...", "answer": {...}}
   --server URL       run through the daemon at URL (token: $TETHER_TOKEN or the data dir's)
@@ -54,6 +57,7 @@ interface RunOptions {
   readonly answers: string | undefined;
   readonly server: string | undefined;
   readonly prompt: string;
+  readonly attachments: TurnAttachments;
 }
 
 function parseRunOptions(argv: readonly string[], context: CliContext): RunOptions {
@@ -74,6 +78,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         server: { type: 'string' },
         transport: { type: 'string' },
         'startup-timeout': { type: 'string' },
+        ...attachmentOptions,
       },
     },
     runUsage,
@@ -123,6 +128,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         : path.resolve(context.cwd, values.answers),
     server: values.server,
     prompt: positionals[0]!,
+    attachments: parseAttachments(values, context),
   };
 }
 
@@ -154,6 +160,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     model: options.model,
     permissionMode: options.permissionMode,
     prompt: options.prompt,
+    attachments: options.attachments,
     json: options.json,
     ...(options.resumeCwd !== undefined ? { resumeCwd: options.resumeCwd } : {}),
   };

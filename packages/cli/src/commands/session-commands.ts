@@ -3,7 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
-import { withSessionReader } from './local-sessions.js';
+import { withLocalOrDaemon } from './local-or-daemon.js';
 
 const common = '[--server URL] [--data-dir DIR]';
 export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${common}
@@ -24,8 +24,8 @@ export async function sessionsCommand(argv: readonly string[], context: CliConte
   const { values } = command;
   const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
   if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
-  const sessions = await withSessionReader(command, context, (reader) =>
-    reader.listAllSessions(state?.success ? { state: state.data } : {}),
+  const sessions = await withLocalOrDaemon(command, context, (backend) =>
+    backend.listAllSessions(state?.success ? { state: state.data } : {}),
   );
   const ordered = [...sessions].sort((a, b) => Number(b.state === 'waiting') - Number(a.state === 'waiting'));
   if (values.json) {
@@ -42,7 +42,7 @@ export async function showCommand(argv: readonly string[], context: CliContext):
   const command = parseDaemonCommand(argv, context, showUsage);
   const { values, positionals } = command;
   const sessionId = oneSessionId(positionals, showUsage);
-  const session = await withSessionReader(command, context, (reader) => reader.getSession(sessionId));
+  const session = await withLocalOrDaemon(command, context, (backend) => backend.tether.getSession(sessionId));
   if (values.json) {
     context.stdout.write(`${JSON.stringify(session)}\n`);
     return 0;

@@ -6,6 +6,7 @@ import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import type { TetherBackend } from '../tether-backend.js';
+import type { TurnAttachments } from './attachment-options.js';
 import { checkResumeWorkspace } from './resume-workspace.js';
 
 export interface TurnRequest {
@@ -17,6 +18,8 @@ export interface TurnRequest {
   readonly model?: string | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly prompt: string;
+  /** Images and file references sent with the prompt. */
+  readonly attachments?: TurnAttachments | undefined;
   readonly json: boolean;
   /** How prompts are answered; `null` when the provider itself denies them. */
   readonly responder: ResponderMode | null;
@@ -123,7 +126,13 @@ export async function driveTurn(
         if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
       },
     };
-    const run = await runTurn(backend, { sessionId, prompt: request.prompt, afterSeq, sink });
+    const run = await runTurn(backend, {
+      sessionId,
+      prompt: request.prompt,
+      ...(request.attachments ? { attachments: request.attachments } : {}),
+      afterSeq,
+      sink,
+    });
     if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
     return stop.ending === null ? exitCodeForRun(run) : signalExitCode(stop.ending);
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { ProtocolEvent, TokenUsage } from '@tether/protocol';
+import type { InputPart, ProtocolEvent, TokenUsage } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
 import type { TurnSummary } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
@@ -28,6 +28,23 @@ export function formatUsage(usage: TokenUsage | null): string {
       ? ` (+${usage.cacheReadTokens} cache read, ${usage.cacheCreationTokens} cache write)`
       : '';
   return `${usage.inputTokens} in / ${usage.outputTokens} out tokens${cache} · ${formatCost(usage.costUsd)}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** A turn's images and file references in one line ("image/png 800×600 12.0 KB, file src/app.ts"); null when it has none. */
+function describeAttachments(input: readonly InputPart[] | null): string | null {
+  const attached = (input ?? []).flatMap((part) => {
+    if (part.type === 'image')
+      return [`${part.mediaType} ${part.width}×${part.height} ${formatBytes(part.byteLength)}`];
+    if (part.type === 'file') return [`file ${terminalSafe(part.path)}`];
+    return [];
+  });
+  return attached.length === 0 ? null : attached.join(', ');
 }
 
 /**
@@ -87,6 +104,11 @@ export class HumanRenderer {
   event(event: ProtocolEvent): void {
     this.track(event);
     switch (event.type) {
+      case 'run.started': {
+        const attachments = describeAttachments(event.input);
+        if (attachments !== null) this.note(`  · with ${attachments}`);
+        return;
+      }
       case 'run.message_delta': {
         if (event.parentToolUseId !== undefined) return;
         const text = terminalSafe(event.text);

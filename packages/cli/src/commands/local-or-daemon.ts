@@ -1,0 +1,86 @@
+import { AgentError, type SessionSnapshot, type SessionState } from '@tether/protocol';
+import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
+import { createAgentRuntime } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
+import type { CliContext } from '../cli-context.js';
+import { connectDaemon } from '../connect-daemon.js';
+import type { TetherBackend } from '../tether-backend.js';
+import type { ParsedDaemonCommand } from './daemon-options.js';
+
+/** Tether for one command: the daemon's client, or a runtime in this process. */
+export interface CommandBackend {
+  readonly tether: TetherBackend;
+  /** Every matching session (the daemon pages them; the runtime answers them at once). */
+  listAllSessions(filter: { state?: SessionState }): Promise<SessionSnapshot[]>;
+  /** True when no daemon runs and the command works on the data dir in this process. */
+  readonly inProcess: boolean;
+}
+
+/** How the in-process runtime is set up when no daemon runs (a daemon uses its own set-up). */
+export interface InProcessOptions {
+  /**
+   * 'data-dir' (default): the sessions of the data dir. 'none': no sessions at all (a command that
+   * reads none, such as the model list, then never waits for a data dir another process holds).
+   */
+  readonly store?: 'data-dir' | 'none';
+  readonly transport?: ClaudeTransport;
+}
+
+/**
+ * Runs `work` against the daemon that owns the data dir (or --server), or, with no daemon, against
+ * a runtime in this process over the data dir: whoever only ever used `tether run` can still list,
+ * read, fork and rewind their sessions. Opening the data dir is what any owner does (a run a
+ * crashed `tether run` left open is completed); one another process holds is refused, naming it.
+ */
+export async function withLocalOrDaemon<Result>(
+  command: ParsedDaemonCommand,
+  context: CliContext,
+  work: (backend: CommandBackend) => Promise<Result>,
+  options: InProcessOptions = {},
+): Promise<Result> {
+  const client = await connectDaemon({
+    server: command.server,
+    dataDir: command.dataDir,
+    environment: context.environment,
+  });
+  if (client)
+    return work({ tether: client, listAllSessions: (filter) => client.listAllSessions(filter), inProcess: false });
+  const store =
+    options.store === 'none'
+      ? undefined
+      : await openSqliteStore({ dataDir: command.dataDir }).catch((error: unknown) => {
+          throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
+            ? inUseByAnotherProcess(command.dataDir, error)
+            : error;
+        });
+  const runtime = await createAgentRuntime({
+    providers: [
+      createClaudeProvider({
+        environment: context.environment,
+        ...(options.transport ? { transport: options.transport } : {}),
+      }),
+    ],
+    ...(store ? { store } : {}),
+  }).catch(async (error: unknown) => {
+    await store?.close();
+    throw error;
+  });
+  try {
+    return await work({ tether: runtime, listAllSessions: (filter) => runtime.listSessions(filter), inProcess: true });
+  } finally {
+    await runtime.shutdown();
+  }
+}
+
+function inUseByAnotherProcess(dataDir: string, error: AgentError): AgentError {
+  const ownerPid = error.details?.ownerPid;
+  const who =
+    typeof ownerPid === 'number'
+      ? `process ${ownerPid} (a tether run or another program using Tether in-process, not a daemon)`
+      : 'another process';
+  return new AgentError({
+    code: 'data_dir_in_use',
+    message: `No Tether daemon is running for ${dataDir}, and ${who} holds it, so it cannot be read now. Try again when that process has finished (or stop it), or run \`tether serve\` so every command shares the data dir through the daemon.`,
+    ...(error.details ? { details: error.details } : {}),
+  });
+}

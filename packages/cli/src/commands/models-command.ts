@@ -1,0 +1,47 @@
+import type { ModelDescription } from '@tether/protocol';
+import type { CliContext } from '../cli-context.js';
+import { terminalSafe } from '../render/human-renderer.js';
+import { parseDaemonCommand } from './daemon-options.js';
+import { withLocalOrDaemon } from './local-or-daemon.js';
+import { parseTransport, transportHelp } from './transport-option.js';
+
+export const modelsUsage = `usage: tether models [--provider NAME] [--transport cli|sdk] [--json] [--server URL] [--data-dir DIR]
+  The models the agent offers (what --model and the web UI's picker take): id, name, description.
+  --provider NAME    whose list (default: the default provider, claude)
+  ${transportHelp}
+                     (in-process only: a daemon uses the transport it was started with)
+  --json             the list as the API answers it (GET /v1/providers/:name/models)`;
+
+function table(models: readonly ModelDescription[]): string {
+  const rows = models.map((model) => [model.id, model.displayName, model.description].map(terminalSafe));
+  const header = ['ID', 'NAME', 'DESCRIPTION'];
+  const widths = [0, 1].map((column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
+  return [header, ...rows]
+    .map(([id, name, description]) =>
+      `${id!.padEnd(widths[0]!)}  ${name!.padEnd(widths[1]!)}  ${description}`.trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** `tether models`: the agent's model list, from the daemon if one runs, else from the agent itself. */
+export async function modelsCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const command = parseDaemonCommand(argv, context, modelsUsage, {
+    provider: { type: 'string' },
+    transport: { type: 'string' },
+  });
+  const transport = parseTransport(command.values.transport as string | undefined);
+  const provider = command.values.provider as string | undefined;
+  // The list needs no session: in-process, the data dir is left alone (another process may hold it).
+  const list = await withLocalOrDaemon(command, context, (backend) => backend.tether.listModels(provider), {
+    store: 'none',
+    transport,
+  });
+  if (command.values.json) {
+    context.stdout.write(`${JSON.stringify(list)}\n`);
+    return 0;
+  }
+  if (list.models.length === 0) context.stderr.write('The agent lists no models.\n');
+  else context.stdout.write(table(list.models));
+  return 0;
+}
