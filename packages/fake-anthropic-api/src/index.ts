@@ -15,6 +15,7 @@ export { COMPACTION_TEXT, UNSCRIPTED_TEXT } from './choose-reply.js';
 export { isCompactionPrompt } from './request-view.js';
 export type {
   FakeAnthropicApi,
+  FakeAttachedFile,
   FakeBlock,
   FakeDropConnectionReply,
   FakeErrorReply,
@@ -25,6 +26,7 @@ export type {
   FakeResponder,
   FakeStreamErrorReply,
   FakeToolResult,
+  FakeUserBlock,
   FakeUsage,
   RecordedReplyKind,
   RecordedRequest,

@@ -1,3 +1,4 @@
+import { readAttachedFiles, readUserBlocks } from './request-content.js';
 import type { FakeRequestView, FakeToolResult, RecordedRequestKind } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -15,6 +16,8 @@ export function buildRequestView(body: unknown, headers: Record<string, string>)
     model: typeof record.model === 'string' ? record.model : '',
     streaming: record.stream === true,
     lastUserText: text,
+    lastUserBlocks: readUserBlocks(lastUser?.content),
+    attachedFiles: readAttachedFiles(record.messages),
     toolResults,
     isCompaction: toolResults.length === 0 && isCompactionPrompt(text),
     headers,

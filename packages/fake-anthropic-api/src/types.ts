@@ -81,6 +81,10 @@ export interface FakeRequestView {
   streaming: boolean;
   /** The text blocks of the last message whose role is `user`, joined with '\n'. */
   lastUserText: string;
+  /** Every block of that message, in order (a string content is one text block). */
+  lastUserBlocks: FakeUserBlock[];
+  /** The files the client attached as synthetic Read results (the claude CLI's @-mentions), from every user message. */
+  attachedFiles: FakeAttachedFile[];
   /** The tool_result blocks of that message. */
   toolResults: FakeToolResult[];
   /** The last user message asks for an `<analysis>` and a `<summary>` block (a compaction request). */
@@ -91,6 +95,21 @@ export interface FakeRequestView {
   sessionId: string | undefined;
   /** The request comes from a subagent (the CLI marks its billing system block with `cc_is_subagent=true`). */
   isSubagent: boolean;
+}
+
+/** One block of a user message as the fake read it. */
+export type FakeUserBlock =
+  | { type: 'text'; text: string }
+  /** A base64 image: its declared media type and its data exactly as sent. */
+  | { type: 'image'; mediaType: string; data: string }
+  | { type: 'other'; blockType: string };
+
+/** A file the client attached as a synthetic Read. */
+export interface FakeAttachedFile {
+  /** The Read's `file_path` (absolute). */
+  filePath: string;
+  /** The Read's result as the model sees it (line-numbered by the CLI: "1\tfirst line"). */
+  content: string;
 }
 
 export interface FakeToolResult {

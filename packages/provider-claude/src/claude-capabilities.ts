@@ -15,9 +15,9 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   fork: false,
   rewind: false,
   rewindFiles: false,
-  images: false,
+  images: true,
   modelList: false,
-  inputParts: ['text'],
+  inputParts: ['text', 'image', 'file'],
 });
 
 /**

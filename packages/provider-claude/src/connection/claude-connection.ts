@@ -1,9 +1,9 @@
 import type { SessionConfiguration } from '@tether/protocol';
-import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
 import type { CliPermissionMode } from '../launch/permission-modes.js';
 import type { ProcessExit } from '../process/claude-process.js';
+import type { ClaudeUserMessage } from './user-message.js';
 
 /**
  * The seam between a Claude session and whatever carries its stream-json traffic: the CLI's own
@@ -13,16 +13,8 @@ import type { ProcessExit } from '../process/claude-process.js';
  */
 export type ClaudeTransport = 'cli' | 'sdk';
 
-/** A user line as every transport writes it (stream-json input), stamped with the turn's uuid. */
-export interface ClaudeUserMessage {
-  readonly type: 'user';
-  readonly message: {
-    readonly role: 'user';
-    readonly content: string | readonly { readonly type: 'text'; readonly text: string }[];
-  };
-  readonly parent_tool_use_id: null;
-  readonly uuid: string;
-}
+// The user line's content lives with its builder; re-exported for the transports and the session.
+export { type ClaudeUserMessage, userMessage } from './user-message.js';
 
 /** The control requests a session sends. A transport without one rejects it with capability_unsupported. */
 export type ClaudeControlRequest =
@@ -117,11 +109,4 @@ export function whileCurrent(isCurrent: () => boolean, target: ConnectionListene
     onInputFailed: () => isCurrent() && target.onInputFailed(),
     onEnd: (ending) => isCurrent() && target.onEnd(ending),
   };
-}
-
-/** The user line for a turn's input, stamped with its uuid. */
-export function userMessage(input: readonly AgentProviderV1InputPart[], uuid: string): ClaudeUserMessage {
-  const texts = input.flatMap((part) => (part.type === 'text' ? [part.text] : []));
-  const content = texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: 'text' as const, text }));
-  return { type: 'user', message: { role: 'user', content }, parent_tool_use_id: null, uuid };
 }

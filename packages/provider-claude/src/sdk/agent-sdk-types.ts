@@ -8,10 +8,18 @@ import type { Readable, Writable } from 'node:stream';
  * against the installed version). Written against CLAUDE_AGENT_SDK_VERSION; names follow sdk.d.ts.
  */
 
+/** A content block of a user line: text, or an image with its bytes (base64). */
+type AgentSdkUserContentBlock =
+  | { type: 'text'; text: string }
+  | {
+      type: 'image';
+      source: { type: 'base64'; media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'; data: string };
+    };
+
 /** The user line Tether streams in (SDKUserMessage, as far as Tether fills it). */
 export interface AgentSdkUserMessage {
   type: 'user';
-  message: { role: 'user'; content: string | { type: 'text'; text: string }[] };
+  message: { role: 'user'; content: string | AgentSdkUserContentBlock[] };
   parent_tool_use_id: null;
   /** The correlation stamp: a fresh uuid per turn, echoed on the turn's frames. */
   uuid: UUID;

@@ -100,10 +100,9 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   send(message: ClaudeUserMessage): boolean {
+    // The blocks go through as they are: the SDK writes the line to the CLI unchanged.
     const content =
-      typeof message.message.content === 'string'
-        ? message.message.content
-        : message.message.content.map((part) => ({ type: 'text' as const, text: part.text }));
+      typeof message.message.content === 'string' ? message.message.content : [...message.message.content];
     return this.input.push({
       type: 'user',
       message: { role: 'user', content },

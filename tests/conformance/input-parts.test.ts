@@ -1,0 +1,122 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { textReply } from '@tether/fake-anthropic-api';
+import { answerText, runEvents } from '@tether/testkit';
+import { expect, it } from 'vitest';
+import { describeTransports, turnRequests } from './conformance-harness.js';
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(crc32(typed));
+  return Buffer.concat([length, typed, checksum]);
+}
+
+/** A small PNG a decoder accepts (one colour, 8-bit RGB), as base64: the CLI reads real images, not headers. */
+function solidPng(width: number, height: number, rgb: readonly [number, number, number]): string {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.from([0, ...Array.from({ length: width }, () => rgb).flat()]);
+  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', pixels),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]).toString('base64');
+}
+
+/** The blocks of the last user message of the latest turn request, images and the texts the host sent. */
+function sentBlocks(environment: Parameters<typeof turnRequests>[0]) {
+  return turnRequests(environment).at(-1)!.view!.lastUserBlocks;
+}
+
+describeTransports('image and file input parts', ({ start }) => {
+  it('an image part reaches the model as an image block with the same bytes and media type', async () => {
+    const environment = await start();
+    environment.api.enqueue(textReply('A red square.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const red = solidPng(4, 4, [255, 0, 0]);
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [
+        { type: 'image', mediaType: 'image/png', data: red },
+        { type: 'text', text: 'What is this?' },
+      ],
+    });
+    const events = await runEvents(runtime, sessionId, runId);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    expect(answerText(events)).toBe('A red square.');
+    const images = sentBlocks(environment).filter((block) => block.type === 'image');
+    expect(images).toEqual([{ type: 'image', mediaType: 'image/png', data: red }]);
+  });
+
+  it('two images and text keep their order', async () => {
+    const environment = await start();
+    environment.api.enqueue(textReply('Red, then blue.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const red = solidPng(4, 4, [255, 0, 0]);
+    const blue = solidPng(3, 2, [0, 0, 255]);
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [
+        { type: 'text', text: 'First:' },
+        { type: 'image', mediaType: 'image/png', data: red },
+        { type: 'text', text: 'Second:' },
+        { type: 'image', mediaType: 'image/png', data: blue },
+      ],
+    });
+    await runEvents(runtime, sessionId, runId);
+    // The CLI adds its own texts (reminders before, "[Image: source: …]" notes after): the host's blocks keep their order among them.
+    const sent = sentBlocks(environment).flatMap((block) =>
+      block.type === 'image'
+        ? [block.data]
+        : block.type === 'text' && /^(First|Second):/.test(block.text)
+          ? [block.text.trim()]
+          : [],
+    );
+    expect(sent).toEqual(['First:', red, 'Second:', blue]);
+  });
+
+  it('a file part reaches the model: the request carries the file content the CLI attached', async () => {
+    const environment = await start();
+    await mkdir(path.join(environment.workspace, 'docs'));
+    const notes = path.join(environment.workspace, 'docs', 'release notes.txt');
+    await writeFile(notes, 'PLUM-42 shipped on Tuesday\n');
+    const plain = path.join(environment.workspace, 'todo.md');
+    await writeFile(plain, 'water the ferns\n');
+    environment.api.enqueue(textReply('Noted.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [
+        { type: 'file', path: 'docs/release notes.txt' },
+        { type: 'text', text: 'Summarise both.' },
+        { type: 'file', path: plain },
+      ],
+    });
+    const events = await runEvents(runtime, sessionId, runId);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    const request = turnRequests(environment).at(-1)!.view!;
+    expect(request.attachedFiles.map((file) => file.filePath)).toEqual([notes, plain]);
+    expect(request.attachedFiles[0]!.content).toContain('PLUM-42 shipped on Tuesday');
+    expect(request.attachedFiles[1]!.content).toContain('water the ferns');
+    expect(request.lastUserText).toContain('Summarise both.');
+    const started = events.find((event) => event.type === 'run.started');
+    expect(started).toMatchObject({
+      input: [
+        { type: 'file', path: 'docs/release notes.txt' },
+        { type: 'text', text: 'Summarise both.' },
+        { type: 'file', path: 'todo.md' },
+      ],
+    });
+  });
+});
