@@ -138,12 +138,45 @@ describe('parseCommand', () => {
     );
   });
 
-  it('answers non-text input parts with capability_unsupported', () => {
-    const error = refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'image', source: {} }] });
-    expect(error.code).toBe('capability_unsupported');
-    expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type: 'text', text: '' }] }).code).toBe(
-      'invalid_command',
-    );
+  it('answers an input part type Tether does not know with capability_unsupported, and a known one of the wrong shape with invalid_command', () => {
+    const unknown = refused({
+      type: 'submit_turn',
+      commandId: 'c',
+      sessionId,
+      input: [{ type: 'audio', data: 'AAAA' }],
+    });
+    expect(unknown).toMatchObject({ code: 'capability_unsupported', details: { reason: 'input_part_type' } });
+    expect(unknown.message).toContain('"audio"');
+    for (const part of [
+      { type: 'text', text: '' },
+      { type: 'image', source: {} },
+      { type: 'image', data: 'AAAA' },
+      { type: 'image', mediaType: 'image/bmp', data: 'AAAA' },
+      { type: 'image', path: 'a.png', mediaType: 'image/png' },
+      { type: 'file', path: '' },
+    ]) {
+      const error = refused({
+        type: 'submit_turn',
+        commandId: 'c',
+        sessionId,
+        input: [{ type: 'text', text: 'x' }, part],
+      });
+      expect(error, JSON.stringify(part)).toMatchObject({
+        code: 'invalid_command',
+        details: { reason: 'input_part_shape' },
+      });
+      expect(error.message).toContain('Input part 1');
+    }
+  });
+
+  it('accepts images inline or by path and file references as submitted, for the runtime to check', () => {
+    const input = [
+      { type: 'text', text: 'look' },
+      { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+      { type: 'image', path: 'screenshots/failing.png' },
+      { type: 'file', path: 'src/index.ts' },
+    ];
+    expect(parseCommand({ type: 'submit_turn', commandId: 'c', sessionId, input })).toMatchObject({ input });
   });
 });
 

@@ -34,7 +34,14 @@ export {
   evolveSession,
   evolveRun,
 } from './state/session-machine.js';
-export type { Decision, DecisionContext, InterruptDecision, RunDecision } from './state/session-machine.js';
+export type {
+  Decision,
+  DecisionContext,
+  InterruptDecision,
+  RunDecision,
+  TurnDecision,
+  TurnDecisionContext,
+} from './state/session-machine.js';
 export { isRefusal } from './state/refusal.js';
 export type { Decided, Refusal } from './state/refusal.js';
 

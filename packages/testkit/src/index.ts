@@ -1,4 +1,4 @@
-export { createMockProvider, replyWith, mockCapabilities } from './mock-provider.js';
+export { createMockProvider, replyWith, replyWithCheckpoint, mockCapabilities } from './mock-provider.js';
 export type {
   MockProvider,
   MockProviderOptions,
@@ -19,3 +19,4 @@ export { agentErrorOf } from './rejection.js';
 export { sampleApprovalRequest, sampleQuestions, sampleSessionRecord } from './sample-records.js';
 export { scriptedAgentSdkQuery, scriptedTurnFrames } from './scripted-agent-sdk-query.js';
 export type { ScriptedQuery, ScriptedQueryContext, ScriptedQueryControls } from './scripted-agent-sdk-query.js';
+export { gifBytes, jpegBytes, pngBytes, webpBytes } from './sample-images.js';

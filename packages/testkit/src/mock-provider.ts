@@ -1,7 +1,8 @@
-import type { InteractionAnswer, PermissionMode } from '@tether/protocol';
+import type { InteractionAnswer, ModelList, PermissionMode } from '@tether/protocol';
 import type {
   AgentProviderV1,
   AgentProviderV1Capabilities,
+  AgentProviderV1FileRewind,
   AgentProviderV1InputPart,
   AgentProviderV1Part,
   AgentProviderV1Session,
@@ -28,6 +29,12 @@ export interface MockProviderSession {
   readonly responses: { interactionRef: string; answer: InteractionAnswer }[];
   readonly modes: PermissionMode[];
   readonly interrupts: string[];
+  /** Which provider session of the Tether session this is (1 for the first opened, 2 after a restart...). */
+  readonly ordinal: number;
+  /** Whether replyWithCheckpoint has reported this session's conversation id. */
+  reportedConversation: boolean;
+  /** Every file rewind asked of this session (dry runs too), in order. */
+  readonly fileRewinds: { inputMessageId: string; dryRun: boolean }[];
   /** Emits a part as the provider would, at any time (e.g. after the test decides). */
   emit(part: AgentProviderV1Part): void;
 }
@@ -62,6 +69,35 @@ export function replyWith(text: string): MockTurnScript {
 }
 
 /**
+ * A turn that answers `text` and reports a checkpoint as the Claude provider does: the session's
+ * conversation id first (a new one per provider session, as a fork's or a rewound session's new
+ * process reports), then the run's message ids (`input-<runId>`, `answer-<runId>`).
+ */
+export function replyWithCheckpoint(text = 'ok'): MockTurnScript {
+  return ({ runId, emit, session }) => {
+    const providerSessionId = conversationOf(session);
+    if (!session.reportedConversation) {
+      session.reportedConversation = true;
+      emit({ type: 'session.provider_session_changed', providerSessionId });
+    }
+    emit({ type: 'run.message_delta', runId, blockId: 'block-1', text });
+    emit({
+      type: 'run.checkpointed',
+      runId,
+      providerSessionId,
+      inputMessageId: `input-${runId}`,
+      lastMessageId: `answer-${runId}`,
+    });
+    emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+  };
+}
+
+/** The conversation a mock session works in: the one it resumed, else its own (named after the Tether session and its order). */
+function conversationOf(session: MockProviderSession): string {
+  return session.options.resumeProviderSessionId ?? `conversation-${session.options.sessionId}-${session.ordinal}`;
+}
+
+/**
  * A provider for unit tests of the runtime: records every call and runs a scripted function
  * per turn. Not for testing Claude behaviour — those tests drive the real binary.
  */
@@ -85,6 +121,13 @@ export interface MockProviderOptions {
   ) => void | Promise<void>;
   /** Whether the session's agent must restart to enter a mode. Default: true for bypass, always. */
   readonly requiresRestartFor?: (mode: PermissionMode, session: MockProviderSession) => boolean;
+  /** What a file rewind finds or does; without it the session has no doRewindFiles. */
+  readonly rewindFiles?: (
+    request: { inputMessageId: string; dryRun: boolean },
+    session: MockProviderSession,
+  ) => AgentProviderV1FileRewind | Promise<AgentProviderV1FileRewind>;
+  /** The provider's model list; without it the provider has no doListModels. */
+  readonly listModels?: () => ModelList | Promise<ModelList>;
 }
 
 export function createMockProvider(options: MockProviderOptions = {}): MockProvider {
@@ -107,8 +150,12 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         responses: [],
         modes: [],
         interrupts: [],
+        fileRewinds: [],
+        ordinal: sessions.filter((opened) => opened.options.sessionId === sessionOptions.sessionId).length + 1,
+        reportedConversation: false,
         emit: (part) => sessionOptions.emit(part),
       };
+      const rewindFiles = options.rewindFiles;
       sessions.push(session);
       return {
         async doTurn(turn) {
@@ -158,7 +205,16 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         requiresRestartFor(mode) {
           return options.requiresRestartFor ? options.requiresRestartFor(mode, session) : mode === 'bypass';
         },
+        ...(rewindFiles
+          ? {
+              async doRewindFiles(request: { inputMessageId: string; dryRun: boolean }) {
+                session.fileRewinds.push({ inputMessageId: request.inputMessageId, dryRun: request.dryRun });
+                return rewindFiles(request, session);
+              },
+            }
+          : {}),
       };
     },
+    ...(options.listModels ? { doListModels: async () => options.listModels!() } : {}),
   };
 }

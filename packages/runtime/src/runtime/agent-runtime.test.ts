@@ -131,10 +131,15 @@ describe('agent runtime with a mock provider', () => {
       }),
     );
     expect(unknownField.code).toBe('invalid_command');
+    // An image without its media type, and a part type Tether does not know.
     const image = await agentErrorOf(
       runtime.dispatch({ type: 'submit_turn', commandId: 'c2', sessionId, input: [{ type: 'image', data: 'AAAA' }] }),
     );
-    expect(image.code).toBe('capability_unsupported');
+    expect(image.code).toBe('invalid_command');
+    const audio = await agentErrorOf(
+      runtime.dispatch({ type: 'submit_turn', commandId: 'c3', sessionId, input: [{ type: 'audio', data: 'AAAA' }] }),
+    );
+    expect(audio.code).toBe('capability_unsupported');
     const missing = await agentErrorOf(
       runtime.openSession({ workspace: { kind: 'directory', path: path.join(workspace, 'nope') } }),
     );

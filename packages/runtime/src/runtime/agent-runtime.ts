@@ -36,7 +36,7 @@ import type { CommandContext } from './commands/command-context.js';
 import { runCommand } from './commands/command-table.js';
 import { denyOnTimeout } from './commands/deliver-answer.js';
 import { SessionLog, now, withRunEndCancellations } from './session-log.js';
-import { commandIdReused, runtimeStopped, sessionNotFound } from './runtime-errors.js';
+import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
@@ -317,13 +317,28 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return () => this.observers.delete(listener);
   }
 
-  // TODO(issue 13): the model list and the blobs (stubs so the tree builds while they are written).
-  listModels(_provider?: string): Promise<ModelList> {
-    return Promise.reject(notYet());
+  /** The agent's model list, from the named provider (the default one when none is named). */
+  async listModels(providerName?: string): Promise<ModelList> {
+    const name = providerName ?? this.commands.defaultProvider;
+    const provider = this.providerMap.get(name);
+    if (!provider) throw unknownProvider(name, this.providerNames);
+    if (!provider.doListModels || !provider.capabilities.modelList) {
+      throw unsupported(provider, 'list its models; type the model name instead', 'model_list');
+    }
+    return provider.doListModels();
   }
 
-  readBlob(_sessionId: string, _sha256: string): Promise<StoredBlob> {
-    return Promise.reject(notYet());
+  /** A blob (an image a turn carried) that the session's log refers to. */
+  async readBlob(sessionId: string, sha256: string): Promise<StoredBlob> {
+    const blob = /^[0-9a-f]{64}$/.test(sha256) ? await this.store.readBlob(sessionId, sha256) : undefined;
+    if (!blob) {
+      throw new AgentError({
+        code: 'blob_not_found',
+        message:
+          'This session has no blob with that hash. Use a sha256 from an image part of one of its run.started events.',
+      });
+    }
+    return blob;
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -440,8 +455,4 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   const runtime = new Runtime(options, store);
   await runtime.load();
   return runtime;
-}
-
-function notYet(): AgentError {
-  return new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' });
 }

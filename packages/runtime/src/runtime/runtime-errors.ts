@@ -30,3 +30,11 @@ export function unsupported(provider: AgentProviderV1, what: string, reason: str
     details: { reason },
   });
 }
+
+export function unknownProvider(name: string, available: readonly string[]): AgentError {
+  return new AgentError({
+    code: 'invalid_command',
+    message: `No provider named "${name}" is configured. Available: ${available.join(', ')}.`,
+    details: { reason: 'unknown_provider' },
+  });
+}

@@ -19,6 +19,7 @@ const at = '2026-11-29T00:00:00.000Z';
 const idle: SessionRecord = sampleSessionRecord();
 const runId = `run_${'b'.repeat(32)}`;
 const context = { newRunId: () => runId };
+const turnContext = { ...context, input: [{ type: 'text' as const, text: 'hi' }] };
 const submit: SubmitTurnCommand = {
   type: 'submit_turn',
   commandId: 'c',
@@ -33,7 +34,7 @@ function given(...events: EventBody[]): SessionRecord {
 
 describe('session state machine (pure decide / evolve)', () => {
   it('given an idle session, submit_turn decides run.started and evolves to running', () => {
-    const decision = decideSubmitTurn(given(), submit, context);
+    const decision = decideSubmitTurn(given(), submit, turnContext);
     if (isRefusal(decision)) throw decision.refusal;
     expect(decision.runId).toBe(runId);
     expect(decision.events).toEqual([
@@ -44,12 +45,12 @@ describe('session state machine (pure decide / evolve)', () => {
 
   it('given a running session, submit_turn is refused with run_active', () => {
     const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
-    expect(decideSubmitTurn(running, submit, context)).toMatchObject({ refusal: { code: 'run_active' } });
+    expect(decideSubmitTurn(running, submit, turnContext)).toMatchObject({ refusal: { code: 'run_active' } });
   });
 
   it('given a closed session, submit_turn is refused with session_closed and reopen decides session.opened', () => {
     const closed = given({ type: 'session.closed', reason: 'requested' });
-    expect(decideSubmitTurn(closed, submit, context)).toMatchObject({ refusal: { code: 'session_closed' } });
+    expect(decideSubmitTurn(closed, submit, turnContext)).toMatchObject({ refusal: { code: 'session_closed' } });
     const reopened = decideReopen(closed, { type: 'open_session', commandId: 'c', continueSession: idle.sessionId });
     expect(reopened).toMatchObject({ events: [{ type: 'session.opened', reopened: true }] });
     expect(decideReopen(given(), { type: 'open_session', commandId: 'c', continueSession: idle.sessionId })).toEqual({
@@ -59,7 +60,7 @@ describe('session state machine (pure decide / evolve)', () => {
 
   it('a missing session is refused, not thrown: session_not_found from every decider', () => {
     const refused = { refusal: { code: 'session_not_found' } };
-    expect(decideSubmitTurn(undefined, submit, context)).toMatchObject(refused);
+    expect(decideSubmitTurn(undefined, submit, turnContext)).toMatchObject(refused);
     expect(
       decideRunControl(
         undefined,

@@ -2,6 +2,7 @@ import {
   AgentError,
   type CloseSessionCommand,
   type EventBody,
+  type InputPart,
   type InterruptRunCommand,
   type OpenSessionCommand,
   type RunControlCommand,
@@ -70,11 +71,18 @@ export function decideReopen(state: SessionRecord | undefined, _command: OpenSes
   };
 }
 
-export function decideSubmitTurn(
-  state: SessionRecord | undefined,
-  command: SubmitTurnCommand,
-  context: DecisionContext,
-): Decided<RunDecision> {
+/** submit_turn's impure inputs: the run id, and the turn's input as read and checked (what run.started records). */
+export interface TurnDecisionContext extends DecisionContext {
+  readonly input: readonly InputPart[];
+}
+
+/** submit_turn: the run, and whether its input is recorded (not redacted), so its blobs are stored with it. */
+export interface TurnDecision extends RunDecision {
+  readonly inputRecorded: boolean;
+}
+
+/** Why a session cannot start a run now (missing, closed, busy); undefined when it can. */
+export function refuseNewRun(state: SessionRecord | undefined): Refusal | undefined {
   if (!state) return sessionNotFound();
   if (state.state === 'closed') return sessionClosed(' set to its id, then submit again.');
   if (state.activeRunId !== null) {
@@ -86,12 +94,22 @@ export function decideSubmitTurn(
       }),
     };
   }
+  return undefined;
+}
+
+export function decideSubmitTurn(
+  state: SessionRecord | undefined,
+  command: SubmitTurnCommand,
+  context: TurnDecisionContext,
+): Decided<TurnDecision> {
+  const refused = refuseNewRun(state);
+  if (refused || !state) return refused ?? sessionNotFound();
   const runId = context.newRunId();
   const redact = command.redactInput ?? state.redactInput;
-  const input = command.input.map((part) => ({ type: 'text' as const, text: String(part.text) }));
   return {
     runId,
-    events: [{ type: 'run.started', runId, input: redact ? null : input, inputRedacted: redact }],
+    inputRecorded: !redact,
+    events: [{ type: 'run.started', runId, input: redact ? null : [...context.input], inputRedacted: redact }],
   };
 }
 
@@ -113,7 +131,7 @@ export function decideRunControl(
       sessionId: command.sessionId,
       input: [{ type: 'text', text }],
     },
-    context,
+    { ...context, input: [{ type: 'text', text }] },
   );
   if (isRefusal(started)) return started;
   const { runId } = started;

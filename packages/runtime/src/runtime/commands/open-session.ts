@@ -1,6 +1,7 @@
-import { AgentError, type OpenSessionCommand, type OpenSessionReceipt, describeConfiguration } from '@tether/protocol';
+import { type OpenSessionCommand, type OpenSessionReceipt, describeConfiguration } from '@tether/protocol';
 import { decideReopen } from '../../state/session-machine.js';
 import { SessionEntry, createSessionRecord } from '../session-entry.js';
+import { unknownProvider } from '../runtime-errors.js';
 import { now } from '../session-log.js';
 import { checkWorkspace } from '../workspace-check.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
@@ -23,13 +24,7 @@ async function openNew(
 ): Promise<OpenSessionReceipt> {
   const providerName = command.provider ?? context.defaultProvider;
   const provider = context.providers.get(providerName);
-  if (!provider) {
-    throw new AgentError({
-      code: 'invalid_command',
-      message: `No provider named "${providerName}" is configured. Available: ${[...context.providers.keys()].join(', ')}.`,
-      details: { reason: 'unknown_provider' },
-    });
-  }
+  if (!provider) throw unknownProvider(providerName, [...context.providers.keys()]);
   // parseCommand requires a workspace for a new session.
   const workspace = await checkWorkspace(command.workspace!);
   const record = createSessionRecord(command, { provider: providerName, workspace, at: now() });

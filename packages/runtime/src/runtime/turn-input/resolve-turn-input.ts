@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import {
+  FileInputPart,
+  ImageDataInputPart,
+  ImagePathInputPart,
+  type InputPart,
+  type SubmitTurnCommand,
+  imageLimits,
+} from '@tether/protocol';
+import type { AgentProviderV1, AgentProviderV1InputPart } from '@tether/provider-spec';
+import { unsupported } from '../runtime-errors.js';
+import { inputRefusal } from './input-refusal.js';
+import { type ResolvedImage, resolveImage } from './resolve-image.js';
+import { resolveFileReference } from './resolve-file-reference.js';
+
+/** A turn's input, read and checked: what the log records, what the agent gets, and the bytes to store. */
+export interface ResolvedTurnInput {
+  readonly recorded: InputPart[];
+  readonly provider: AgentProviderV1InputPart[];
+  /** Each image's bytes once (by hash), for the store. */
+  readonly images: { readonly sha256: string; readonly mediaType: string; readonly bytes: Uint8Array }[];
+}
+
+type SubmittedPart = SubmitTurnCommand['input'][number];
+
+/**
+ * Refuses, before anything is read, a part type the session's provider cannot take. Without a
+ * provider (not configured here) the turn goes on, to fail provider_unavailable as any turn would.
+ */
+export function requireInputCapabilities(provider: AgentProviderV1 | null, input: readonly SubmittedPart[]): void {
+  if (!provider) return;
+  input.forEach((part, index) => {
+    const can = provider.capabilities;
+    if (!can.inputParts.includes(part.type) || (part.type === 'image' && !can.images)) {
+      const advice = part.type === 'file' ? 'name the file in the text instead' : 'send the content as text';
+      throw unsupported(
+        provider,
+        `take ${part.type} input parts (part ${index} is one); ${advice}, or use a provider that takes them`,
+        part.type === 'image' ? 'images' : 'input_part_type',
+      );
+    }
+  });
+}
+
+/**
+ * Reads and checks every part of a turn (images by their bytes, file references inside the
+ * workspace), all before anything is recorded: a turn is refused whole, with the first bad part.
+ * parseCommand has already checked each part's shape.
+ */
+export async function resolveTurnInput(input: readonly SubmittedPart[], workspace: string): Promise<ResolvedTurnInput> {
+  const imagesInTurn = input.filter((part) => part.type === 'image').length;
+  if (imagesInTurn > imageLimits.maxImages) {
+    throw inputRefusal(
+      'too_many_images',
+      `The turn carries ${imagesInTurn} images; the limit is ${imageLimits.maxImages}. Send fewer images per turn.`,
+    );
+  }
+  const recorded: InputPart[] = [];
+  const provider: AgentProviderV1InputPart[] = [];
+  const images = new Map<string, ResolvedImage>();
+  let totalImageBytes = 0;
+  for (const [index, part] of input.entries()) {
+    if (part.type === 'text') {
+      const text = String(part['text']);
+      recorded.push({ type: 'text', text });
+      provider.push({ type: 'text', text });
+    } else if (part.type === 'image') {
+      const image = await resolveImage(imagePart(part), { workspace, index, imagesInTurn });
+      totalImageBytes += image.bytes.length;
+      if (totalImageBytes > imageLimits.maxTotalBytes) {
+        throw inputRefusal(
+          'images_too_large_together',
+          `The turn's images add up to more than ${imageLimits.maxTotalBytes / 1024 / 1024} MB (at part ${index}). Send fewer or smaller images per turn.`,
+        );
+      }
+      const sha256 = createHash('sha256').update(image.bytes).digest('hex');
+      images.set(sha256, image);
+      const { mediaType, width, height } = image;
+      recorded.push({ type: 'image', mediaType, sha256, byteLength: image.bytes.length, width, height });
+      provider.push({ type: 'image', mediaType, data: Buffer.from(image.bytes).toString('base64') });
+    } else {
+      const file = await resolveFileReference(FileInputPart.parse(part), { workspace, index });
+      recorded.push({ type: 'file', path: file.workspacePath });
+      provider.push({ type: 'file', path: file.path, workspacePath: file.workspacePath });
+    }
+  }
+  return {
+    recorded,
+    provider,
+    images: [...images].map(([sha256, image]) => ({ sha256, mediaType: image.mediaType, bytes: image.bytes })),
+  };
+}
+
+function imagePart(part: SubmittedPart): ImageDataInputPart | ImagePathInputPart {
+  return 'data' in part ? ImageDataInputPart.parse(part) : ImagePathInputPart.parse(part);
+}
