@@ -30,12 +30,13 @@ export async function runTurn(
 ): Promise<TurnSummary> {
   const controller = new AbortController();
   const events = runtime.subscribe(options.sessionId, { afterSeq: options.afterSeq, signal: controller.signal });
-  const { runId } = await runtime.submitTurn({
-    sessionId: options.sessionId,
-    input: turnInput(options.prompt, options.attachments),
-  });
   let usage: TokenUsage | null = null;
   try {
+    // Inside the try: a refused turn (a bad image) ends the subscription too.
+    const { runId } = await runtime.submitTurn({
+      sessionId: options.sessionId,
+      input: turnInput(options.prompt, options.attachments),
+    });
     for await (const event of events) {
       options.sink.event(event);
       if (event.type === 'run.usage' && event.runId === runId) {
