@@ -16,7 +16,7 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   rewind: false,
   rewindFiles: false,
   images: true,
-  modelList: false,
+  modelList: true,
   inputParts: ['text', 'image', 'file'],
 });
 

@@ -1,12 +1,15 @@
-import { toAgentError } from '@tether/protocol';
+import { type ModelList, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
-import { rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
+import { binaryIdentity, rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
 import { cliTooOld } from './binary/cli-version-window.js';
 import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
 import { claudeTransportCapabilities } from './claude-capabilities.js';
 import type { ClaudeTransport, ConnectionFactory } from './connection/claude-connection.js';
 import { CliConnection } from './connection/cli-connection.js';
+import { buildClaudeEnvironment } from './launch/build-environment.js';
+import { askAgentForModels, modelListKey } from './models/list-models.js';
+import { rememberedModelList } from './models/model-list-cache.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
 import {
@@ -46,6 +49,8 @@ export interface ClaudeProviderSettings {
   readonly maxRetries?: number;
   /** Bound on the availability probe (`claude --version`). Default 10 s. */
   readonly probeTimeoutMs?: number;
+  /** Bound on reading the model list (the agent started once, for its initialize answer). Default 30 s. */
+  readonly modelListTimeoutMs?: number;
   /**
    * stamped (default): frames are attributed to a turn by the uuid stamped on its input, and frames
    * of input Tether did not submit are dropped. legacy-unstamped: for a producer that never stamps
@@ -168,6 +173,30 @@ export function createClaudeProviderWith(
         record.startTime === null ? [] : [{ pid: record.pid, startTime: record.startTime, marker: record.marker }],
       );
       if (verifiable.length > 0) await reapOrphans(verifiable);
+    },
+    async doListModels(): Promise<ModelList> {
+      const inherited = environment();
+      const binary = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: inherited });
+      await checkBinary(binary.path);
+      // The environment a session's agent gets: the list can depend on the settings it reads.
+      const childEnvironment = buildClaudeEnvironment({
+        inherited,
+        keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,
+        maxRetries: settings.maxRetries,
+      });
+      const identity = binaryIdentity(binary.path);
+      const connect = await connector(binary.path);
+      const { models, agentVersion } = await rememberedModelList(
+        identity === null ? null : modelListKey(identity, transport, childEnvironment),
+        () =>
+          askAgentForModels({
+            connect,
+            binaryPath: binary.path,
+            environment: childEnvironment,
+            timeoutMs: settings.modelListTimeoutMs ?? 30_000,
+          }),
+      );
+      return { provider: 'claude', agentVersion, models };
     },
     async doDispose() {
       await warmPool?.dispose();

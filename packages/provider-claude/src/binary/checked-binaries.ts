@@ -8,7 +8,8 @@ import { statSync } from 'node:fs';
  */
 const passed = new Set<string>();
 
-function identityOf(binaryPath: string): string | null {
+/** The file's identity: its path and what changes when it is replaced or rewritten. Null when it cannot be read. */
+export function binaryIdentity(binaryPath: string): string | null {
   try {
     const file = statSync(binaryPath);
     return `${binaryPath}\0${file.dev}:${file.ino}:${file.size}:${file.mtimeMs}`;
@@ -18,11 +19,11 @@ function identityOf(binaryPath: string): string | null {
 }
 
 export function versionCheckPassed(binaryPath: string): boolean {
-  const identity = identityOf(binaryPath);
+  const identity = binaryIdentity(binaryPath);
   return identity !== null && passed.has(identity);
 }
 
 export function rememberVersionCheckPassed(binaryPath: string): void {
-  const identity = identityOf(binaryPath);
+  const identity = binaryIdentity(binaryPath);
   if (identity !== null) passed.add(identity);
 }

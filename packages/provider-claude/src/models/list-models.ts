@@ -1,0 +1,123 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AgentError, type ModelDescription } from '@tether/protocol';
+import {
+  type ClaudeConnection,
+  type ConnectionEnding,
+  type ConnectionFactory,
+  processExitOf,
+} from '../connection/claude-connection.js';
+import { modelsOfInitializeAnswer } from './model-descriptions.js';
+
+export interface ModelListRequest {
+  /** The transport's connection factory: the list is read the way a session would talk to the agent. */
+  readonly connect: ConnectionFactory;
+  readonly binaryPath: string;
+  /** The child's whole environment, built as a session's is (its HOME's settings can shape the list). */
+  readonly environment: Record<string, string>;
+  /** Bound on the agent's answer; the process is ended either way. */
+  readonly timeoutMs: number;
+}
+
+export interface AgentModels {
+  readonly models: ModelDescription[];
+  readonly agentVersion: string | null;
+}
+
+const ignore = () => undefined;
+
+/**
+ * Starts the agent once, in an empty temporary folder and keeping no conversation, asks it the
+ * initialize request (its answer lists the models, built into the CLI: no API call is made; on the sdk
+ * transport this is the answer the SDK's supportedModels() reads), and ends it. A failure, or an answer
+ * listing no model, is provider_unavailable: the list is never silently empty.
+ */
+export async function askAgentForModels(request: ModelListRequest): Promise<AgentModels> {
+  const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-models-'));
+  let ending: ConnectionEnding | undefined;
+  let connection: ClaudeConnection | undefined;
+  try {
+    connection = request.connect(
+      {
+        configuration: {},
+        conversation: { kind: 'new', providerSessionId: randomUUID() },
+        ephemeral: true,
+        cwd,
+        environment: request.environment,
+      },
+      {
+        onFrame: ignore,
+        onNote: ignore,
+        // Nothing is asked of a process that runs no turn; a prompt would wait for nobody.
+        onPrompt: ignore,
+        onPromptWithdrawn: ignore,
+        onInputFailed: ignore,
+        onEnd: (end) => {
+          ending = end;
+        },
+      },
+    );
+    const answer = await connection.request({ subtype: 'initialize' }, { timeoutMs: request.timeoutMs });
+    const listed = modelsOfInitializeAnswer(answer);
+    if (listed.models.length === 0) {
+      throw new AgentError({
+        code: 'provider_unavailable',
+        message:
+          'Could not read the model list: the claude CLI answered without any model. Update the claude CLI; a model name can still be typed.',
+        details: { reason: 'model_list_empty', binaryPath: request.binaryPath },
+      });
+    }
+    return listed;
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.code === 'provider_unavailable') throw error;
+    // Stopped first (at once: it failed us): the sdk transport learns how its process ended only after its stream closed.
+    await connection?.stop({ busy: true });
+    throw failure(request.binaryPath, error, ending);
+  } finally {
+    await connection?.stop({ busy: false });
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+const advice =
+  'Check that the claude CLI starts in this environment (opening a session shows why it does not), then ask again; a model name can still be typed.';
+
+function failure(binaryPath: string, error: unknown, ending: ConnectionEnding | undefined): AgentError {
+  const timedOut = AgentError.isInstance(error) && error.details?.reason === 'control_timeout';
+  const exit = ending ? processExitOf(ending) : undefined;
+  const spawnFailed = ending?.kind === 'spawn_failed' ? ending : undefined;
+  const what = timedOut
+    ? 'it did not answer in time'
+    : spawnFailed
+      ? 'it could not be started'
+      : exit
+        ? 'it exited before it answered'
+        : 'it could not be asked';
+  return new AgentError({
+    code: 'provider_unavailable',
+    message: `Could not read the model list from the claude CLI: ${what}. ${advice}`,
+    details: {
+      reason: timedOut
+        ? 'model_list_timeout'
+        : spawnFailed
+          ? 'spawn_failed'
+          : exit
+            ? 'agent_exited'
+            : 'model_list_failed',
+      binaryPath,
+      ...(spawnFailed?.errorCode ? { systemErrorCode: spawnFailed.errorCode } : {}),
+      ...(exit && !timedOut ? { exitCode: exit.exitCode, signal: exit.signal } : {}),
+    },
+    cause: error,
+  });
+}
+
+/** What a model list is kept under: the same binary file, transport and environment give the same list. */
+export function modelListKey(identity: string, transport: string, environment: Record<string, string>): string {
+  const variables = Object.entries(environment).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify([identity, transport, variables]))
+    .digest('hex');
+}

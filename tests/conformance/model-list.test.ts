@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
+import { expect, it } from 'vitest';
+import { describeTransports } from './conformance-harness.js';
+
+/**
+ * A claude that writes one line per start to a log, then runs the real binary, or (a fault the real
+ * one will not produce) exits at once or never answers, except when asked its version: the starts a
+ * caller can count.
+ */
+async function countingClaude(
+  environment: ClaudeTestEnvironment,
+  behaviour: 'real' | 'exits' | 'silent' = 'real',
+): Promise<{ path: string; starts: () => Promise<string[]> }> {
+  const root = path.dirname(environment.home);
+  const binary = path.join(root, `claude-${behaviour}`);
+  const log = path.join(root, `${path.basename(binary)}.log`);
+  const real = `exec '${environment.claudePath}' "$@"`;
+  const run =
+    behaviour === 'real'
+      ? real
+      : `if [ "$1" = "--version" ]; then ${real}; fi\n${behaviour === 'exits' ? 'exit 3' : 'exec sleep 600'}`;
+  await writeFile(binary, `#!/bin/sh\necho "$*" >> '${log}'\n${run}\n`);
+  await chmod(binary, 0o755);
+  return {
+    path: binary,
+    // `claude --version` (the version check) is not a start of the agent.
+    starts: async () =>
+      (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line.includes('stream-json')),
+  };
+}
+
+describeTransports('the model list', ({ start }) => {
+  it("lists the agent's built-in models with their version, and asks the agent once per binary", async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const list = await runtime.listModels('claude');
+    expect(list.provider).toBe('claude');
+    const version = execFileSync(environment.claudePath, ['--version'], { env: environment.environment }).toString();
+    expect(list.agentVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(version.startsWith(list.agentVersion!)).toBe(true);
+    const ids = list.models.map((model) => model.id);
+    expect(ids).toEqual(expect.arrayContaining(['sonnet', 'opus']));
+    const sonnet = list.models.find((model) => model.id === 'sonnet')!;
+    expect(sonnet.displayName).not.toBe('');
+    expect(sonnet.resolvedModel).toMatch(/^claude-/);
+    expect(sonnet.effortLevels.length).toBeGreaterThan(0);
+    expect(await claude.starts()).toHaveLength(1);
+    // Nothing of that start is left running.
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+
+    expect(await runtime.listModels('claude')).toEqual(list);
+    // Another runtime in the same process: the list is kept per binary, not per provider.
+    const another = await environment.runtime({ provider: { claudePath: claude.path } });
+    expect(await another.listModels('claude')).toEqual(list);
+    expect(await claude.starts()).toHaveLength(1);
+  });
+
+  it('an agent that cannot answer is provider_unavailable, never an empty list, and a retry asks again', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment, 'exits');
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const error = await agentErrorOf(runtime.listModels('claude'));
+    expect(error.code).toBe('provider_unavailable');
+    expect(error.message).toMatch(/model list.*ask again/);
+    expect(error.details).toMatchObject({ reason: 'agent_exited', exitCode: 3, binaryPath: claude.path });
+    await agentErrorOf(runtime.listModels('claude'));
+    expect(await claude.starts()).toHaveLength(2);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('an agent that never answers is provider_unavailable after the bound, and is ended', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment, 'silent');
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path, modelListTimeoutMs: 300 } });
+    const error = await agentErrorOf(runtime.listModels('claude'));
+    expect(error.code).toBe('provider_unavailable');
+    expect(error.details?.reason).toBe('model_list_timeout');
+    expect(await claude.starts()).toHaveLength(1);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+});
