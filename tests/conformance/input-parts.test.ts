@@ -4,7 +4,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { textReply } from '@tether/fake-anthropic-api';
 import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, turnRequests } from './conformance-harness.js';
+import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
@@ -118,5 +118,24 @@ describeTransports('image and file input parts', ({ start }) => {
         { type: 'file', path: 'todo.md' },
       ],
     });
+  });
+
+  it('a folder part reaches the model as the listing the CLI attaches', async () => {
+    const environment = await start();
+    await mkdir(path.join(environment.workspace, 'fixtures'));
+    await writeFile(path.join(environment.workspace, 'fixtures', 'quince-report.csv'), 'a,b\n');
+    environment.api.enqueue(textReply('One file.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [
+        { type: 'text', text: 'What is in there?' },
+        { type: 'file', path: 'fixtures' },
+      ],
+    });
+    const events = await runEvents(runtime, sessionId, runId);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    expect(history(environment, 0)).toContain('quince-report.csv');
   });
 });
