@@ -1,42 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
+import { useTetherServe } from './test-support/serve-tether.js';
 import { type FinishedTether, spawnTether, tetherBin } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-daemon-cli-');
 
-let daemon: ChildProcess | undefined;
-
-afterEach(async () => {
-  if (daemon && daemon.exitCode === null) {
-    daemon.kill('SIGTERM');
-    await new Promise((resolve) => daemon!.once('close', resolve));
-  }
-  daemon = undefined;
-});
-
-/** Starts `tether serve` on a free port; resolves with its URL once it listens. */
-function serve(extra: readonly string[] = []): Promise<string> {
-  return new Promise((resolve, reject) => {
-    daemon = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', ...extra], {
-      cwd: fixture.root,
-      env: fixture.environment,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    daemon.stderr!.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    daemon.on('error', reject);
-    daemon.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${stderr}`)));
-  });
-}
+const served = useTetherServe(fixture);
+const { serve } = served;
 
 function tether(
   args: string[],
@@ -192,8 +167,9 @@ describe('tether commands through a daemon', () => {
     await serve();
     const info = path.join(fixture.environment.TETHER_HOME!, 'daemon.json');
     expect(existsSync(info)).toBe(true);
-    const closed = new Promise<number | null>((resolve) => daemon!.once('close', resolve));
-    daemon!.kill('SIGTERM');
+    const daemon = served.child!;
+    const closed = new Promise<number | null>((resolve) => daemon.once('close', resolve));
+    daemon.kill('SIGTERM');
     expect(await closed).toBe(0);
     expect(existsSync(info)).toBe(false);
   });

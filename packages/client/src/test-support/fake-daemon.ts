@@ -66,6 +66,14 @@ function sendError(response: ServerResponse, error: AgentError): void {
   sendJson(response, httpStatusForCode(error.code), { error: error.toObject() });
 }
 
+function isRawAnswer(answer: object): answer is RawAnswer {
+  return 'rawBody' in answer && 'httpStatus' in answer;
+}
+
+function sendRaw(response: ServerResponse, answer: RawAnswer): void {
+  response.writeHead(answer.httpStatus, { 'content-type': 'text/html' }).end(answer.rawBody);
+}
+
 function frame(event: ProtocolEvent): string {
   return `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
 }
@@ -167,10 +175,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
     if (request.method === 'GET' && modelsMatch) {
       const answer = daemon.answerModels(decodeURIComponent(modelsMatch[1]!));
       if (AgentError.isInstance(answer)) return sendError(response, answer);
-      if ('rawBody' in answer) {
-        response.writeHead(answer.httpStatus, { 'content-type': 'text/html' }).end(answer.rawBody);
-        return;
-      }
+      if (isRawAnswer(answer)) return sendRaw(response, answer);
       return sendJson(response, 200, answer);
     }
     const blobMatch = /^\/v1\/sessions\/([^/]+)\/blobs\/([^/]+)$/.exec(url.pathname);
@@ -195,10 +200,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
         answer = toAgentError(error);
       }
       if (AgentError.isInstance(answer)) return sendError(response, answer);
-      if ('rawBody' in answer) {
-        response.writeHead(answer.httpStatus, { 'content-type': 'text/html' }).end(answer.rawBody);
-        return;
-      }
+      if (isRawAnswer(answer)) return sendRaw(response, answer);
       return sendJson(response, 200, answer);
     }
     if (request.method === 'GET' && url.pathname === '/v1/sessions') return listSessions(url.searchParams, response);
