@@ -54,6 +54,37 @@ export function createSessionRecord(
   };
 }
 
+/**
+ * A fork's record: the source's provider, workspace, settings and title, a conversation of its own
+ * (copied from `copyConversation` when its agent first starts), nothing run yet.
+ */
+export function createForkRecord(
+  source: SessionRecord,
+  fork: {
+    sessionId: string;
+    at: string;
+    forkedFrom: NonNullable<SessionRecord['forkedFrom']>;
+    copyConversation: SessionRecord['copyConversation'];
+  },
+): SessionRecord {
+  return {
+    ...source,
+    sessionId: fork.sessionId,
+    state: 'idle',
+    activeRunId: null,
+    liveProcess: null,
+    providerSessionId: null,
+    forkedFrom: fork.forkedFrom,
+    copyConversation: fork.copyConversation,
+    usage: zeroUsage,
+    lastRun: null,
+    lastSeq: 0,
+    createdAt: fork.at,
+    updatedAt: fork.at,
+    lastActivityAt: fork.at,
+  };
+}
+
 function toInteractionSnapshot(interaction: InteractionRecord): InteractionSnapshot {
   return {
     interactionRef: interaction.interactionRef,
@@ -238,7 +269,9 @@ export class SessionEntry {
       workspace: this.record.workspace,
       configuration: this.record.configuration,
       ephemeral: this.record.ephemeral,
-      resumeProviderSessionId: this.record.providerSessionId,
+      // A pending copy (a fork not yet started, a rewind) is started from instead of resuming.
+      resumeProviderSessionId: this.record.copyConversation ? null : this.record.providerSessionId,
+      copyConversation: this.record.copyConversation,
       emit: (part) => {
         if (binding.active) emit(part);
       },

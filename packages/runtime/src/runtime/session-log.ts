@@ -2,7 +2,7 @@ import { type CancelReason, type EventBody, type ProtocolEvent, isOpenInteractio
 import type { Change, EventWriter } from '../log/event-writer.js';
 import { cancellations, evolveInteraction, sessionStateWith } from '../state/interaction-machine.js';
 import { evolveRun, evolveSession } from '../state/session-machine.js';
-import type { BlobRecord, InteractionRecord, RunRecord, StoredReceipt } from '../store/tether-store.js';
+import type { BlobRecord, InteractionRecord, RunRecord, SessionRecord, StoredReceipt } from '../store/tether-store.js';
 import type { SessionEntry } from './session-entry.js';
 
 let cachedMillisecond = 0;
@@ -38,6 +38,13 @@ export function withRunEndCancellations(
     result.push(body);
   }
   return result;
+}
+
+/** A command's events for one session, and what its decision changes on the record that the events do not carry. */
+export interface SessionChange {
+  readonly entry: SessionEntry;
+  readonly bodies: readonly EventBody[];
+  readonly amend?: (record: SessionRecord) => SessionRecord;
 }
 
 /**
@@ -129,7 +136,7 @@ export class SessionLog {
    * transaction: all of them are stored, or none and every session is restored.
    */
   async commitTogether(
-    parts: readonly { readonly entry: SessionEntry; readonly bodies: readonly EventBody[] }[],
+    parts: readonly SessionChange[],
     receipt: StoredReceipt,
     blobs: readonly BlobRecord[] = [],
   ): Promise<ProtocolEvent[]> {
@@ -138,7 +145,12 @@ export class SessionLog {
       if (failure) throw failure;
     }
     const before = parts.map(({ entry }) => ({ entry, state: entry.snapshotState(), rebuilds: entry.rebuilds }));
-    const changes = parts.map(({ entry, bodies }) => this.apply(entry, bodies, receipt.at));
+    const changes = parts.map(({ entry, bodies, amend }) => {
+      const change = this.apply(entry, bodies, receipt.at);
+      if (!amend) return change;
+      entry.record = amend(entry.record);
+      return { ...change, sessions: [entry.record] };
+    });
     try {
       return await this.writer.commit(
         {

@@ -35,7 +35,7 @@ export interface InterruptDecision extends Decision {
   readonly runId: string | null;
 }
 
-function sessionNotFound(): Refusal {
+export function sessionNotFound(): Refusal {
   return {
     refusal: new AgentError({
       code: 'session_not_found',
@@ -45,7 +45,7 @@ function sessionNotFound(): Refusal {
 }
 
 /** `then` completes the advice for the command refused: what to do once the session is reopened. */
-function sessionClosed(then: string): Refusal {
+export function sessionClosed(then: string): Refusal {
   return {
     refusal: new AgentError({
       code: 'session_closed',
@@ -212,7 +212,8 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'session.closed':
       return { ...state, state: 'closed', activeRunId: null, updatedAt: at };
     case 'session.provider_session_changed':
-      return { ...state, providerSessionId: event.providerSessionId, updatedAt: at };
+      // The copy a fork or rewind started from now exists under its own id: resume that from here on.
+      return { ...state, providerSessionId: event.providerSessionId, copyConversation: null, updatedAt: at };
     case 'session.model_changed': {
       // Same rule as the mode: a host's choice, or a change after the first report, is what the next process launches with.
       const follow = event.source === 'command' || (state.model !== null && state.model !== event.model);
@@ -265,8 +266,10 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
       const { type: _type, runId: _runId, ...usage } = event;
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
-    case 'session.forked':
     case 'session.rewound':
+      return { ...state, updatedAt: at };
+    // The source of a fork is not changed by it: the event only tells its readers.
+    case 'session.forked':
     case 'run.checkpointed':
     case 'run.interrupt_requested':
     case 'run.queued':
@@ -317,6 +320,11 @@ export function evolveRun(
     case 'run.completed':
       if (!run || run.status === 'completed') return run;
       return { ...run, status: 'completed', outcome: event.outcome, error: event.error ?? null, completedAt: at };
+    case 'run.checkpointed': {
+      if (!run) return run;
+      const { providerSessionId, inputMessageId, lastMessageId } = event;
+      return { ...run, checkpoint: { providerSessionId, inputMessageId, lastMessageId } };
+    }
     default:
       return run;
   }

@@ -13,7 +13,7 @@ import type { OpenSessionLimit } from '../open-session-limit.js';
 import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
 import type { SessionEntry } from '../session-entry.js';
-import type { SessionLog } from '../session-log.js';
+import type { SessionChange, SessionLog } from '../session-log.js';
 
 /** What every command works with: the runtime's parts, and what only the runtime itself can do. */
 export interface CommandContext {
@@ -35,11 +35,7 @@ export interface CommandContext {
     blobs?: readonly BlobRecord[],
   ): Promise<void>;
   /** A command's effects on several sessions, applied and written with its receipt in one transaction. */
-  writeTogether(
-    parts: readonly { readonly entry: SessionEntry; readonly bodies: readonly EventBody[] }[],
-    receipt: Receipt,
-    fingerprint: string,
-  ): Promise<void>;
+  writeTogether(parts: readonly SessionChange[], receipt: Receipt, fingerprint: string): Promise<void>;
   /** Where the session's provider output goes. */
   emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void;
   /** The session's provider session, opened (the agent launched lazily) if it is not yet. */

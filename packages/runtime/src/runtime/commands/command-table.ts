@@ -1,11 +1,13 @@
-import { AgentError, type Command, type CommandType, type Receipt } from '@tether/protocol';
+import type { Command, CommandType, Receipt } from '@tether/protocol';
 import type { CommandContext } from './command-context.js';
 import { closeSession } from './close-session.js';
+import { forkSession } from './fork-session.js';
 import { getContextUsage } from './get-context-usage.js';
 import { getSessionCost } from './get-session-cost.js';
 import { interruptRun } from './interrupt-run.js';
 import { openSession } from './open-session.js';
 import { respondInteraction } from './respond-interaction.js';
+import { rewindSession } from './rewind-session.js';
 import { runControl } from './run-control.js';
 import { setModel } from './set-model.js';
 import { setPermissionMode } from './set-permission-mode.js';
@@ -29,10 +31,8 @@ const commandHandlers: { readonly [Type in CommandType]: CommandHandler<Type> } 
   set_model: setModel,
   get_context_usage: getContextUsage,
   get_session_cost: getSessionCost,
-  // TODO(issue 13): fork and rewind (stubs so the tree builds while they are written).
-  fork_session: () => Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' })),
-  rewind_session: () =>
-    Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 13).' })),
+  fork_session: forkSession,
+  rewind_session: rewindSession,
 };
 
 /** Runs a validated command with its session pinned in memory (the caller's part), and answers with its receipt. */

@@ -1,0 +1,391 @@
+import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
+import {
+  type MockProvider,
+  type MockProviderOptions,
+  type MockTurnContext,
+  agentErrorOf,
+  createMockProvider,
+  replyWithCheckpoint,
+} from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import type { AgentRuntime } from './runtime-types.js';
+import { runtimePerTest } from './runtime-per-test.test-helper.js';
+
+const harness = runtimePerTest('tether-branches-');
+const branching = { fork: true, rewind: true, rewindFiles: true };
+const restored: AgentProviderV1FileRewind = {
+  canRewind: true,
+  paths: ['/workspace/notes.md'],
+  insertions: 3,
+  deletions: 1,
+};
+
+interface Setup {
+  runtime: AgentRuntime;
+  provider: MockProvider;
+  sessionId: string;
+  /** Turns held open (when `hold` is set), for the test to finish. */
+  held: MockTurnContext[];
+  hold: { on: boolean };
+  /** Submits a turn and waits for it to end; its runId. */
+  turn(text: string, sessionId?: string): Promise<string>;
+  /** The provider sessions opened for a Tether session, in order. */
+  providerSessions(sessionId: string): MockProvider['sessions'];
+}
+
+async function setUp(
+  options: MockProviderOptions = {},
+  open: { ephemeral?: boolean; fileCheckpointing?: boolean } = {},
+): Promise<Setup> {
+  const held: MockTurnContext[] = [];
+  const hold = { on: false };
+  const reply = replyWithCheckpoint();
+  const provider = createMockProvider({
+    turn: (context) => (hold.on ? void held.push(context) : reply(context)),
+    rewindFiles: () => restored,
+    ...options,
+    capabilities: { ...branching, ...options.capabilities },
+  });
+  const runtime = await harness.start({ providers: [provider] });
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: harness.workspace },
+    ...open,
+  });
+  return {
+    runtime,
+    provider,
+    sessionId,
+    held,
+    hold,
+    async turn(text, session = sessionId) {
+      const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
+      if (!hold.on) await runtime.waitForRun(runId);
+      return runId;
+    },
+    providerSessions: (session) => provider.sessions.filter((opened) => opened.options.sessionId === session),
+  };
+}
+
+/** What a refused command must leave as it was: every session's log and snapshot, and the agents (a dry run aside). */
+async function unchangedBy(setup: Setup, command: () => Promise<unknown>) {
+  const { runtime, provider } = setup;
+  const sessions = await runtime.listSessions();
+  const logs = await Promise.all(sessions.map((session) => runtime.readEvents(session.sessionId)));
+  const agentsOf = () =>
+    provider.sessions.map((session) => ({
+      stops: [...session.stops],
+      rewinds: session.fileRewinds.filter((rewind) => !rewind.dryRun).length,
+    }));
+  const agents = agentsOf();
+  const error = await agentErrorOf(command());
+  expect(await runtime.listSessions()).toEqual(sessions);
+  expect(await Promise.all(sessions.map((session) => runtime.readEvents(session.sessionId)))).toEqual(logs);
+  expect(agentsOf()).toEqual(agents);
+  return error;
+}
+
+describe('fork_session', () => {
+  it("forks at a run: the fork's agent copies the conversation up to it, both logs say so, the source goes on untouched", async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    await setup.turn('first');
+    const second = await setup.turn('second');
+    await setup.turn('third');
+    const conversation = `conversation-${sessionId}-1`;
+    expect((await runtime.getRun(second)).checkpoint).toEqual({
+      providerSessionId: conversation,
+      inputMessageId: `input-${second}`,
+      lastMessageId: `answer-${second}`,
+    });
+    const sourceBefore = await runtime.getSession(sessionId);
+
+    const receipt = await runtime.forkSession({ sessionId, atRunId: second });
+    const forkId = receipt.forkSessionId;
+    expect(receipt).toMatchObject({ type: 'fork_session', sessionId, atRunId: second });
+    const fork = await runtime.getSession(forkId);
+    expect(fork).toMatchObject({
+      state: 'idle',
+      forkedFrom: { sessionId, runId: second },
+      title: 'first',
+      providerSessionId: null,
+      workspace: sourceBefore.workspace,
+      lastRun: null,
+    });
+    expect(await runtime.readEvents(forkId)).toMatchObject([
+      { type: 'session.opened', seq: 1, forkedFrom: { sessionId, runId: second }, reopened: false },
+    ]);
+    expect((await runtime.readEvents(sessionId)).at(-1)).toMatchObject({
+      type: 'session.forked',
+      forkSessionId: forkId,
+      atRunId: second,
+    });
+
+    await setup.turn('in the fork', forkId);
+    const [forkAgent] = setup.providerSessions(forkId);
+    expect(forkAgent!.options).toMatchObject({
+      resumeProviderSessionId: null,
+      copyConversation: { providerSessionId: conversation, afterMessageId: `answer-${second}` },
+    });
+    // Once the copy reported its own id, the fork resumes that.
+    expect((await runtime.getSession(forkId)).providerSessionId).toBe(`conversation-${forkId}-1`);
+
+    const sourceAfter = await runtime.getSession(sessionId);
+    expect(sourceAfter).toMatchObject({
+      providerSessionId: conversation,
+      forkedFrom: null,
+      lastRun: sourceBefore.lastRun,
+    });
+    expect(setup.providerSessions(sessionId).map((agent) => agent.stops)).toEqual([[]]);
+    await setup.turn('the source continues');
+    expect(setup.providerSessions(sessionId)).toHaveLength(1);
+  });
+
+  it('forks the whole conversation without atRunId, a pending copy as it stands, and an empty session as a fresh one', async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    const empty = await runtime.forkSession({ sessionId });
+    expect(empty.atRunId).toBeNull();
+    await setup.turn('in the empty fork', empty.forkSessionId);
+    expect(setup.providerSessions(empty.forkSessionId)[0]!.options).toMatchObject({
+      resumeProviderSessionId: null,
+      copyConversation: null,
+    });
+
+    await setup.turn('first');
+    const whole = await runtime.forkSession({ sessionId });
+    const copy = { providerSessionId: `conversation-${sessionId}-1`, afterMessageId: null };
+    await setup.turn('in the whole fork', whole.forkSessionId);
+    expect(setup.providerSessions(whole.forkSessionId)[0]!.options.copyConversation).toEqual(copy);
+
+    // A fork of a fork that has not started yet copies what the first would have.
+    const first = await runtime.forkSession({ sessionId });
+    const second = await runtime.forkSession({ sessionId: first.forkSessionId });
+    await setup.turn('in the fork of the fork', second.forkSessionId);
+    expect(setup.providerSessions(second.forkSessionId)[0]!.options.copyConversation).toEqual(copy);
+    expect((await runtime.getSession(second.forkSessionId)).forkedFrom).toEqual({
+      sessionId: first.forkSessionId,
+      runId: null,
+    });
+  });
+
+  it('forks a closed session', async () => {
+    const setup = await setUp();
+    const run = await setup.turn('first');
+    await setup.runtime.closeSession({ sessionId: setup.sessionId });
+    const { forkSessionId } = await setup.runtime.forkSession({ sessionId: setup.sessionId, atRunId: run });
+    expect((await setup.runtime.getSession(forkSessionId)).state).toBe('idle');
+    expect((await setup.runtime.getSession(setup.sessionId)).state).toBe('closed');
+  });
+
+  it('answers a retried command with the same receipt, forking once', async () => {
+    const setup = await setUp();
+    await setup.turn('first');
+    const first = await setup.runtime.forkSession({ sessionId: setup.sessionId, commandId: 'fork-once' });
+    const again = await setup.runtime.forkSession({ sessionId: setup.sessionId, commandId: 'fork-once' });
+    expect(again).toEqual(first);
+    expect(await setup.runtime.listSessions()).toHaveLength(2);
+    expect(
+      (await setup.runtime.readEvents(setup.sessionId)).filter((event) => event.type === 'session.forked'),
+    ).toHaveLength(1);
+  });
+
+  it('refuses, changing nothing: an unknown or unfinished run, a run without a checkpoint, an active run, an ephemeral session, a provider that cannot fork', async () => {
+    const setup = await setUp({ turn: undefined });
+    const { runtime, sessionId } = setup;
+    const unchecked = await setup.turn('answered without a checkpoint');
+    expect(await unchangedBy(setup, () => runtime.forkSession({ sessionId, atRunId: unchecked }))).toMatchObject({
+      code: 'checkpoint_unavailable',
+      details: { reason: 'no_checkpoint' },
+    });
+    expect(
+      await unchangedBy(setup, () => runtime.forkSession({ sessionId, atRunId: `run_${'0'.repeat(32)}` })),
+    ).toMatchObject({ code: 'run_not_found' });
+    expect(await unchangedBy(setup, () => runtime.forkSession({ sessionId: `ses_${'0'.repeat(32)}` }))).toMatchObject({
+      code: 'session_not_found',
+    });
+
+    const busy = await setUp();
+    busy.hold.on = true;
+    const active = await busy.turn('held');
+    expect(await unchangedBy(busy, () => busy.runtime.forkSession({ sessionId: busy.sessionId }))).toMatchObject({
+      code: 'run_active',
+    });
+    expect(
+      await unchangedBy(busy, () => busy.runtime.forkSession({ sessionId: busy.sessionId, atRunId: active })),
+    ).toMatchObject({ code: 'run_active' });
+
+    const ephemeral = await setUp({}, { ephemeral: true });
+    expect(
+      await unchangedBy(ephemeral, () => ephemeral.runtime.forkSession({ sessionId: ephemeral.sessionId })),
+    ).toMatchObject({ code: 'invalid_command', details: { reason: 'ephemeral_session' } });
+
+    const unable = await setUp({ capabilities: { fork: false } });
+    expect(await unchangedBy(unable, () => unable.runtime.forkSession({ sessionId: unable.sessionId }))).toMatchObject({
+      code: 'capability_unsupported',
+      details: { reason: 'fork' },
+    });
+  });
+});
+
+describe('rewind_session', () => {
+  it('continues from before the run: recorded, the agent stopped and started again from the cut point', async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    const first = await setup.turn('first');
+    const second = await setup.turn('second');
+    const third = await setup.turn('third');
+    const conversation = `conversation-${sessionId}-1`;
+
+    const receipt = await runtime.rewindSession({ sessionId, toRunId: third });
+    expect(receipt).toMatchObject({ type: 'rewind_session', toRunId: third, files: null });
+    expect((await runtime.readEvents(sessionId)).at(-1)).toMatchObject({
+      type: 'session.rewound',
+      toRunId: third,
+      files: null,
+    });
+    expect(setup.providerSessions(sessionId)[0]!.stops).toEqual(['release']);
+
+    const fourth = await setup.turn('fourth');
+    expect(setup.providerSessions(sessionId)[1]!.options).toMatchObject({
+      resumeProviderSessionId: null,
+      copyConversation: { providerSessionId: conversation, afterMessageId: `answer-${second}` },
+    });
+    expect((await runtime.getSession(sessionId)).providerSessionId).toBe(`conversation-${sessionId}-2`);
+
+    // Rewinding the turn after a rewind cuts where that turn started: after the second, not the third it replaced.
+    await runtime.rewindSession({ sessionId, toRunId: fourth });
+    await setup.turn('fifth');
+    expect(setup.providerSessions(sessionId)[2]!.options.copyConversation).toEqual({
+      providerSessionId: conversation,
+      afterMessageId: `answer-${second}`,
+    });
+
+    // Back to before the first turn: nothing to copy, nothing to resume.
+    await runtime.rewindSession({ sessionId, toRunId: first });
+    expect((await runtime.getSession(sessionId)).providerSessionId).toBeNull();
+    await setup.turn('anew');
+    expect(setup.providerSessions(sessionId)[3]!.options).toMatchObject({
+      resumeProviderSessionId: null,
+      copyConversation: null,
+    });
+  });
+
+  it('puts the files back first with files: a dry run, then the rewind, recorded with what changed', async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    await setup.turn('first');
+    const second = await setup.turn('second');
+    const receipt = await runtime.rewindSession({ sessionId, toRunId: second, files: true });
+    const files = { paths: restored.paths, insertions: 3, deletions: 1 };
+    expect(receipt.files).toEqual(files);
+    expect(setup.providerSessions(sessionId)[0]!.fileRewinds).toEqual([
+      { inputMessageId: `input-${second}`, dryRun: true },
+      { inputMessageId: `input-${second}`, dryRun: false },
+    ]);
+    expect((await runtime.readEvents(sessionId)).find((event) => event.type === 'session.rewound')).toMatchObject({
+      toRunId: second,
+      files,
+    });
+  });
+
+  it("refuses with the agent's reason when its dry run finds nothing to put back, changing nothing", async () => {
+    const setup = await setUp({
+      rewindFiles: () => ({
+        canRewind: false,
+        reason: 'no_checkpoint',
+        message: 'No file checkpoint found for this message.',
+        paths: [],
+        insertions: 0,
+        deletions: 0,
+      }),
+    });
+    const run = await setup.turn('first');
+    const error = await unchangedBy(setup, () =>
+      setup.runtime.rewindSession({ sessionId: setup.sessionId, toRunId: run, files: true }),
+    );
+    expect(error).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
+    expect(error.message).toContain('No file checkpoint found for this message.');
+    expect(setup.providerSessions(setup.sessionId)[0]!.fileRewinds).toEqual([
+      { inputMessageId: `input-${run}`, dryRun: true },
+    ]);
+  });
+
+  it('answers a retried command with the same receipt, rewinding once', async () => {
+    const setup = await setUp();
+    const run = await setup.turn('first');
+    const first = await setup.runtime.rewindSession({
+      sessionId: setup.sessionId,
+      toRunId: run,
+      commandId: 'rewind-once',
+    });
+    const again = await setup.runtime.rewindSession({
+      sessionId: setup.sessionId,
+      toRunId: run,
+      commandId: 'rewind-once',
+    });
+    expect(again).toEqual(first);
+    expect(
+      (await setup.runtime.readEvents(setup.sessionId)).filter((event) => event.type === 'session.rewound'),
+    ).toHaveLength(1);
+  });
+
+  it('refuses, changing nothing: closed, active run, unknown run, no checkpoint for files, checkpointing off, ephemeral, missing capabilities', async () => {
+    const setup = await setUp({ turn: undefined });
+    const { runtime, sessionId } = setup;
+    const unchecked = await setup.turn('answered without a checkpoint');
+    expect(
+      await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: unchecked, files: true })),
+    ).toMatchObject({
+      code: 'checkpoint_unavailable',
+      details: { reason: 'no_checkpoint' },
+    });
+    expect(
+      await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: `run_${'0'.repeat(32)}` })),
+    ).toMatchObject({ code: 'run_not_found' });
+    await runtime.closeSession({ sessionId });
+    expect(await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: unchecked }))).toMatchObject({
+      code: 'session_closed',
+    });
+
+    const busy = await setUp();
+    const done = await busy.turn('done');
+    busy.hold.on = true;
+    await busy.turn('held');
+    expect(
+      await unchangedBy(busy, () => busy.runtime.rewindSession({ sessionId: busy.sessionId, toRunId: done })),
+    ).toMatchObject({
+      code: 'run_active',
+    });
+
+    const off = await setUp({}, { fileCheckpointing: false });
+    const offRun = await off.turn('first');
+    expect(
+      await unchangedBy(off, () =>
+        off.runtime.rewindSession({ sessionId: off.sessionId, toRunId: offRun, files: true }),
+      ),
+    ).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'file_checkpointing_off' } });
+
+    const ephemeral = await setUp({}, { ephemeral: true });
+    const ephemeralRun = await ephemeral.turn('first');
+    expect(
+      await unchangedBy(ephemeral, () =>
+        ephemeral.runtime.rewindSession({ sessionId: ephemeral.sessionId, toRunId: ephemeralRun }),
+      ),
+    ).toMatchObject({ code: 'invalid_command', details: { reason: 'ephemeral_session' } });
+
+    const unable = await setUp({ capabilities: { rewind: false } });
+    const unableRun = await unable.turn('first');
+    expect(
+      await unchangedBy(unable, () =>
+        unable.runtime.rewindSession({ sessionId: unable.sessionId, toRunId: unableRun }),
+      ),
+    ).toMatchObject({ code: 'capability_unsupported', details: { reason: 'rewind' } });
+    const noFiles = await setUp({ capabilities: { rewindFiles: false } });
+    const noFilesRun = await noFiles.turn('first');
+    expect(
+      await unchangedBy(noFiles, () =>
+        noFiles.runtime.rewindSession({ sessionId: noFiles.sessionId, toRunId: noFilesRun, files: true }),
+      ),
+    ).toMatchObject({ code: 'capability_unsupported', details: { reason: 'rewind_files' } });
+  });
+});

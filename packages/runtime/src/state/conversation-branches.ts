@@ -1,0 +1,167 @@
+import { AgentError, type EventBody, type ForkSessionCommand, type RewindSessionCommand } from '@tether/protocol';
+import type { RunRecord, SessionRecord } from '../store/tether-store.js';
+import type { Decision } from './session-machine.js';
+import type { Decided, Refusal } from './refusal.js';
+import { sessionClosed, sessionNotFound } from './session-machine.js';
+
+/** Where a conversation is copied from: the agent's conversation, cut after a message (null: all of it). */
+export type ConversationCopy = NonNullable<SessionRecord['copyConversation']>;
+
+/** fork_session: what the new session starts from, and the source's event. */
+export interface ForkDecision extends Decision {
+  /** What the fork's agent copies; null: the source has no conversation yet, the fork starts fresh. */
+  readonly copyConversation: ConversationCopy | null;
+  readonly forkedFrom: { readonly sessionId: string; readonly runId: string | null };
+}
+
+/** rewind_session: where the conversation continues from, and what file rewind to ask for. */
+export interface RewindDecision extends Decision {
+  /** Null: no earlier turn left anything to copy, so the conversation starts anew. */
+  readonly copyConversation: ConversationCopy | null;
+  /** The agent's id of toRunId's input message, when files are to be put back. */
+  readonly fileRewindMessageId: string | null;
+}
+
+function refusal(code: 'run_active' | 'run_not_found', message: string): Refusal {
+  return { refusal: new AgentError({ code, message }) };
+}
+
+function checkpointUnavailable(reason: 'no_checkpoint' | 'file_checkpointing_off', message: string): Refusal {
+  return { refusal: new AgentError({ code: 'checkpoint_unavailable', message, details: { reason } }) };
+}
+
+function ephemeralRefusal(what: string): Refusal {
+  return {
+    refusal: new AgentError({
+      code: 'invalid_command',
+      message: `An ephemeral session keeps no conversation to ${what}. Open a session without ephemeral to branch it.`,
+      details: { reason: 'ephemeral_session' },
+    }),
+  };
+}
+
+const runActive = (then: string) =>
+  refusal(
+    'run_active',
+    `The session has an active run. Wait for its run.completed event (or interrupt it), then ${then}.`,
+  );
+
+function completedRun(runs: readonly RunRecord[], runId: string, then: string): RunRecord | Refusal {
+  const run = runs.find((candidate) => candidate.runId === runId);
+  if (!run)
+    return refusal('run_not_found', 'The session has no run with that id. Use a runId from its run.started events.');
+  if (run.status !== 'completed') return runActive(then);
+  return run;
+}
+
+/**
+ * A fork of `state`: at `atRunId` (its checkpoint after that turn), or of the whole conversation as
+ * it stands (no active run then). The source may be closed; it is not changed, only told.
+ */
+export function decideFork(
+  state: SessionRecord | undefined,
+  command: ForkSessionCommand,
+  context: { readonly runs: readonly RunRecord[]; readonly forkSessionId: string },
+): Decided<ForkDecision> {
+  if (!state) return sessionNotFound();
+  if (state.ephemeral) return ephemeralRefusal('copy');
+  const atRunId = command.atRunId ?? null;
+  let copyConversation: ConversationCopy | null;
+  if (atRunId !== null) {
+    const run = completedRun(context.runs, atRunId, 'fork at it');
+    if ('refusal' in run) return run;
+    const checkpoint = run.checkpoint;
+    if (checkpoint?.lastMessageId == null) {
+      return checkpointUnavailable(
+        'no_checkpoint',
+        'The agent kept no point to copy the conversation at after that run (it answered nothing, or ended before saying where it stood). Fork at another run, or without atRunId.',
+      );
+    }
+    copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
+  } else {
+    if (state.activeRunId !== null) return runActive('fork (or fork at a completed run with atRunId)');
+    copyConversation =
+      state.copyConversation ??
+      (state.providerSessionId === null ? null : { providerSessionId: state.providerSessionId, afterMessageId: null });
+  }
+  const events: EventBody[] = [{ type: 'session.forked', forkSessionId: context.forkSessionId, atRunId }];
+  return { events, copyConversation, forkedFrom: { sessionId: state.sessionId, runId: atRunId } };
+}
+
+/**
+ * The runs the conversation held when `runId` started, oldest first: every earlier run, less those
+ * a rewind took out before then. Reads the session's run.started and session.rewound events in log order.
+ */
+export function runsContinuedBy(events: Iterable<EventBody>, runId: string): string[] {
+  const live: string[] = [];
+  for (const event of events) {
+    if (event.type === 'run.started') {
+      if (event.runId === runId) return live;
+      live.push(event.runId);
+    } else if (event.type === 'session.rewound') {
+      const cut = live.indexOf(event.toRunId);
+      if (cut >= 0) live.splice(cut);
+    }
+  }
+  return live;
+}
+
+/**
+ * A rewind to just before `toRunId`: the conversation continues as a copy cut after the last turn
+ * before it that the agent kept a point for (of the turns `toRunId` itself continued), or anew.
+ */
+export function decideRewind(
+  state: SessionRecord | undefined,
+  command: RewindSessionCommand,
+  context: { readonly runs: readonly RunRecord[]; readonly continued: readonly string[] },
+): Decided<RewindDecision> {
+  if (!state) return sessionNotFound();
+  if (state.state === 'closed') return sessionClosed(' set to its id, then rewind it.');
+  if (state.ephemeral) return ephemeralRefusal('rewind');
+  if (state.activeRunId !== null) return runActive('rewind');
+  const target = completedRun(context.runs, command.toRunId, 'rewind');
+  if ('refusal' in target) return target;
+  let fileRewindMessageId: string | null = null;
+  if (command.files) {
+    if (state.configuration.fileCheckpointing === false) {
+      return checkpointUnavailable(
+        'file_checkpointing_off',
+        'The session was opened with fileCheckpointing off, so the agent kept no copies of the files. Rewind without files.',
+      );
+    }
+    fileRewindMessageId = target.checkpoint?.inputMessageId ?? null;
+    if (fileRewindMessageId === null) {
+      return checkpointUnavailable(
+        'no_checkpoint',
+        'The agent kept no file checkpoint for that run (it ended before saying where it stood). Rewind without files, or to another run.',
+      );
+    }
+  }
+  const byId = new Map(context.runs.map((run) => [run.runId, run]));
+  let copyConversation: ConversationCopy | null = null;
+  for (const runId of [...context.continued].reverse()) {
+    const checkpoint = byId.get(runId)?.checkpoint;
+    if (checkpoint?.lastMessageId != null) {
+      copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
+      break;
+    }
+  }
+  return {
+    events: [{ type: 'session.rewound', toRunId: command.toRunId, files: null }],
+    copyConversation,
+    fileRewindMessageId,
+  };
+}
+
+/**
+ * The session after a rewind was recorded: its next agent starts from the copy, or from nothing
+ * (no conversation to resume). session.rewound does not carry the cut point, so this is applied
+ * with it, from the rewind's decision.
+ */
+export function continueFrom(state: SessionRecord, copyConversation: ConversationCopy | null): SessionRecord {
+  return {
+    ...state,
+    copyConversation,
+    providerSessionId: copyConversation === null ? null : state.providerSessionId,
+  };
+}
