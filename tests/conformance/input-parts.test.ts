@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { textReply } from '@tether/fake-anthropic-api';
-import { answerText, runEvents } from '@tether/testkit';
+import type { SubmittedInputPart } from '@tether/protocol';
+import { type ClaudeTestEnvironment, answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
@@ -32,26 +33,33 @@ function solidPng(width: number, height: number, rgb: readonly [number, number, 
 }
 
 /** The blocks of the last user message of the latest turn request, images and the texts the host sent. */
-function sentBlocks(environment: Parameters<typeof turnRequests>[0]) {
+function sentBlocks(environment: ClaudeTestEnvironment) {
   return turnRequests(environment).at(-1)!.view!.lastUserBlocks;
+}
+
+/** One turn with `input` in a new session of the environment's workspace, the model answering `reply`: its events. */
+async function runTurn(environment: ClaudeTestEnvironment, input: SubmittedInputPart[], reply: string) {
+  environment.api.enqueue(textReply(reply));
+  const runtime = await environment.runtime();
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+  const { runId } = await runtime.submitTurn({ sessionId, input });
+  const events = await runEvents(runtime, sessionId, runId);
+  expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  return events;
 }
 
 describeTransports('image and file input parts', ({ start }) => {
   it('an image part reaches the model as an image block with the same bytes and media type', async () => {
     const environment = await start();
-    environment.api.enqueue(textReply('A red square.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const red = solidPng(4, 4, [255, 0, 0]);
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [
+    const events = await runTurn(
+      environment,
+      [
         { type: 'image', mediaType: 'image/png', data: red },
         { type: 'text', text: 'What is this?' },
       ],
-    });
-    const events = await runEvents(runtime, sessionId, runId);
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+      'A red square.',
+    );
     expect(answerText(events)).toBe('A red square.');
     const images = sentBlocks(environment).filter((block) => block.type === 'image');
     expect(images).toEqual([{ type: 'image', mediaType: 'image/png', data: red }]);
@@ -59,21 +67,18 @@ describeTransports('image and file input parts', ({ start }) => {
 
   it('two images and text keep their order', async () => {
     const environment = await start();
-    environment.api.enqueue(textReply('Red, then blue.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const red = solidPng(4, 4, [255, 0, 0]);
     const blue = solidPng(3, 2, [0, 0, 255]);
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [
+    await runTurn(
+      environment,
+      [
         { type: 'text', text: 'First:' },
         { type: 'image', mediaType: 'image/png', data: red },
         { type: 'text', text: 'Second:' },
         { type: 'image', mediaType: 'image/png', data: blue },
       ],
-    });
-    await runEvents(runtime, sessionId, runId);
+      'Red, then blue.',
+    );
     // The CLI adds its own texts (reminders before, "[Image: source: …]" notes after): the host's blocks keep their order among them.
     const sent = sentBlocks(environment).flatMap((block) =>
       block.type === 'image'
@@ -92,19 +97,15 @@ describeTransports('image and file input parts', ({ start }) => {
     await writeFile(notes, 'PLUM-42 shipped on Tuesday\n');
     const plain = path.join(environment.workspace, 'todo.md');
     await writeFile(plain, 'water the ferns\n');
-    environment.api.enqueue(textReply('Noted.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [
+    const events = await runTurn(
+      environment,
+      [
         { type: 'file', path: 'docs/release notes.txt' },
         { type: 'text', text: 'Summarise both.' },
         { type: 'file', path: plain },
       ],
-    });
-    const events = await runEvents(runtime, sessionId, runId);
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+      'Noted.',
+    );
     const request = turnRequests(environment).at(-1)!.view!;
     expect(request.attachedFiles.map((file) => file.filePath)).toEqual([notes, plain]);
     expect(request.attachedFiles[0]!.content).toContain('PLUM-42 shipped on Tuesday');
@@ -124,18 +125,14 @@ describeTransports('image and file input parts', ({ start }) => {
     const environment = await start();
     await mkdir(path.join(environment.workspace, 'fixtures'));
     await writeFile(path.join(environment.workspace, 'fixtures', 'quince-report.csv'), 'a,b\n');
-    environment.api.enqueue(textReply('One file.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [
+    await runTurn(
+      environment,
+      [
         { type: 'text', text: 'What is in there?' },
         { type: 'file', path: 'fixtures' },
       ],
-    });
-    const events = await runEvents(runtime, sessionId, runId);
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+      'One file.',
+    );
     expect(history(environment, 0)).toContain('quince-report.csv');
   });
 });
