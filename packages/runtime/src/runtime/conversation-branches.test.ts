@@ -7,11 +7,17 @@ import {
   createMockProvider,
   replyWithCheckpoint,
 } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgentRuntime } from './agent-runtime.js';
 import type { AgentRuntime } from './runtime-types.js';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 
 const harness = runtimePerTest('tether-branches-');
+// Several runtimes per test (one per provider set-up), each shut down after it.
+const started: AgentRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((runtime) => runtime.shutdown()));
+});
 const branching = { fork: true, rewind: true, rewindFiles: true };
 const restored: AgentProviderV1FileRewind = {
   canRewind: true,
@@ -46,7 +52,8 @@ async function setUp(
     ...options,
     capabilities: { ...branching, ...options.capabilities },
   });
-  const runtime = await harness.start({ providers: [provider] });
+  const runtime = await createAgentRuntime({ providers: [provider] });
+  started.push(runtime);
   const { sessionId } = await runtime.openSession({
     workspace: { kind: 'directory', path: harness.workspace },
     ...open,
@@ -357,35 +364,34 @@ describe('rewind_session', () => {
       code: 'run_active',
     });
 
-    const off = await setUp({}, { fileCheckpointing: false });
-    const offRun = await off.turn('first');
-    expect(
-      await unchangedBy(off, () =>
-        off.runtime.rewindSession({ sessionId: off.sessionId, toRunId: offRun, files: true }),
-      ),
-    ).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'file_checkpointing_off' } });
-
-    const ephemeral = await setUp({}, { ephemeral: true });
-    const ephemeralRun = await ephemeral.turn('first');
-    expect(
-      await unchangedBy(ephemeral, () =>
-        ephemeral.runtime.rewindSession({ sessionId: ephemeral.sessionId, toRunId: ephemeralRun }),
-      ),
-    ).toMatchObject({ code: 'invalid_command', details: { reason: 'ephemeral_session' } });
-
-    const unable = await setUp({ capabilities: { rewind: false } });
-    const unableRun = await unable.turn('first');
-    expect(
-      await unchangedBy(unable, () =>
-        unable.runtime.rewindSession({ sessionId: unable.sessionId, toRunId: unableRun }),
-      ),
-    ).toMatchObject({ code: 'capability_unsupported', details: { reason: 'rewind' } });
-    const noFiles = await setUp({ capabilities: { rewindFiles: false } });
-    const noFilesRun = await noFiles.turn('first');
-    expect(
-      await unchangedBy(noFiles, () =>
-        noFiles.runtime.rewindSession({ sessionId: noFiles.sessionId, toRunId: noFilesRun, files: true }),
-      ),
-    ).toMatchObject({ code: 'capability_unsupported', details: { reason: 'rewind_files' } });
+    const refusals: {
+      options?: MockProviderOptions;
+      open?: { ephemeral?: boolean; fileCheckpointing?: boolean };
+      files?: boolean;
+      expected: object;
+    }[] = [
+      {
+        open: { fileCheckpointing: false },
+        files: true,
+        expected: { code: 'checkpoint_unavailable', details: { reason: 'file_checkpointing_off' } },
+      },
+      { open: { ephemeral: true }, expected: { code: 'invalid_command', details: { reason: 'ephemeral_session' } } },
+      {
+        options: { capabilities: { rewind: false } },
+        expected: { code: 'capability_unsupported', details: { reason: 'rewind' } },
+      },
+      {
+        options: { capabilities: { rewindFiles: false } },
+        files: true,
+        expected: { code: 'capability_unsupported', details: { reason: 'rewind_files' } },
+      },
+    ];
+    for (const { options, open, files, expected } of refusals) {
+      const refused = await setUp(options, open);
+      const toRunId = await refused.turn('first');
+      const rewind = () =>
+        refused.runtime.rewindSession({ sessionId: refused.sessionId, toRunId, files: files ?? false });
+      expect(await unchangedBy(refused, rewind)).toMatchObject(expected);
+    }
   });
 });

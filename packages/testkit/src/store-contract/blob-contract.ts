@@ -2,8 +2,15 @@
 import { createHash } from 'node:crypto';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { BlobRecord, TetherStore } from '@tether/runtime';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type StoreUnderTest, expectStoreFailure, runRecord, sessionRecord, unit } from './store-contract.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  type StoreUnderTest,
+  expectStoreFailure,
+  runRecord,
+  sessionRecord,
+  storePerTest,
+  unit,
+} from './store-contract.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const forkId = `ses_${'b'.repeat(32)}`;
@@ -37,14 +44,10 @@ function openedEvent(session: string, seq: number): ProtocolEvent {
 /** Blobs (a turn's images) and what forks and rewinds keep on records. Run with describeStoreContract. */
 export function describeBlobContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
   describe(`${name}: TetherStore blobs, forks and checkpoints`, () => {
-    let subject: StoreUnderTest;
+    const currentStore = storePerTest(makeStore);
     let store: TetherStore;
-    beforeEach(async () => {
-      subject = await makeStore();
-      store = subject.store;
-    });
-    afterEach(async () => {
-      await subject.cleanup();
+    beforeEach(() => {
+      store = currentStore();
     });
 
     const read = async (session: string, stored: BlobRecord) => {

@@ -148,6 +148,19 @@ export async function expectStoreFailure(promise: Promise<unknown>, reason?: str
   if (reason) expect((error as AgentError).details?.reason).toBe(reason);
 }
 
+/** A fresh store for each test of the enclosing describe, cleaned up after it; call the result inside a test. */
+export function storePerTest(makeStore: () => Promise<StoreUnderTest>): () => TetherStore {
+  let subject: StoreUnderTest | undefined;
+  beforeEach(async () => {
+    subject = await makeStore();
+  });
+  afterEach(async () => {
+    await subject?.cleanup();
+    subject = undefined;
+  });
+  return () => subject!.store;
+}
+
 /** The semantics every TetherStore must have; run against each implementation. */
 export function describeStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
   describe(`${name}: TetherStore contract`, () => {

@@ -1,13 +1,9 @@
-import {
-  type ForkSessionCommand,
-  type ForkSessionReceipt,
-  describeConfiguration,
-  newSessionId,
-} from '@tether/protocol';
+import { type ForkSessionCommand, type ForkSessionReceipt, newSessionId } from '@tether/protocol';
 import { decideFork } from '../../state/conversation-branches.js';
-import { SessionEntry, createForkRecord } from '../session-entry.js';
+import { createForkRecord } from '../session-entry.js';
 import { now } from '../session-log.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import { admitNewSession, openedEvent } from './open-session.js';
 
 /**
  * A new session whose agent starts from a copy of the source's conversation (all of it, or up to
@@ -33,10 +29,6 @@ export async function forkSession(
       forkedFrom: decision.forkedFrom,
       copyConversation: decision.copyConversation,
     });
-    const fork = new SessionEntry(record, entry.provider);
-    fork.markInteractionsLoaded();
-    // Finds the agent and checks the settings before anything is recorded; spawns nothing.
-    await fork.attachProvider(context.emitFor(fork));
     const receipt: ForkSessionReceipt = {
       type: 'fork_session',
       commandId: command.commandId,
@@ -44,31 +36,16 @@ export async function forkSession(
       forkSessionId,
       atRunId: decision.forkedFrom.runId,
     };
-    context.entries.add(fork);
-    counted();
-    const opened = {
-      type: 'session.opened' as const,
-      provider: record.provider,
-      workspace: record.workspace,
-      configuration: describeConfiguration(record.configuration),
-      ephemeral: false,
-      reopened: false,
-      forkedFrom: decision.forkedFrom,
-    };
-    try {
-      await context.writeTogether(
+    await admitNewSession(context, record, entry.provider, counted, (fork) =>
+      context.writeTogether(
         [
-          { entry: fork, bodies: [opened] },
+          { entry: fork, bodies: [openedEvent(record, decision.forkedFrom)] },
           { entry, bodies: decision.events },
         ],
         receipt,
         fingerprint,
-      );
-    } catch (error) {
-      context.entries.remove(fork);
-      await fork.stopProvider('close');
-      throw error;
-    }
+      ),
+    );
     return receipt;
   });
 }

@@ -1,4 +1,11 @@
-import { type OpenSessionCommand, type OpenSessionReceipt, describeConfiguration } from '@tether/protocol';
+import {
+  type EventBodyOfType,
+  type OpenSessionCommand,
+  type OpenSessionReceipt,
+  describeConfiguration,
+} from '@tether/protocol';
+import type { AgentProviderV1 } from '@tether/provider-spec';
+import type { SessionRecord } from '../../store/tether-store.js';
 import { decideReopen } from '../../state/session-machine.js';
 import { SessionEntry, createSessionRecord } from '../session-entry.js';
 import { unknownProvider } from '../runtime-errors.js';
@@ -28,39 +35,58 @@ async function openNew(
   // parseCommand requires a workspace for a new session.
   const workspace = await checkWorkspace(command.workspace!);
   const record = createSessionRecord(command, { provider: providerName, workspace, at: now() });
-  const entry = new SessionEntry(record, provider);
-  entry.markInteractionsLoaded();
-  // Validates the configuration and finds the agent before anything is recorded; spawns nothing.
-  await entry.attachProvider(context.emitFor(entry));
   const receipt: OpenSessionReceipt = {
     type: 'open_session',
     commandId: command.commandId,
     sessionId: record.sessionId,
   };
+  await admitNewSession(context, record, provider, counted, (entry) =>
+    context.write(entry, [openedEvent(record)], receipt, fingerprint),
+  );
+  return receipt;
+}
+
+/** A new session's first event. */
+export function openedEvent(
+  record: SessionRecord,
+  forkedFrom?: SessionRecord['forkedFrom'],
+): EventBodyOfType<'session.opened'> {
+  return {
+    type: 'session.opened',
+    provider: record.provider,
+    workspace: record.workspace,
+    configuration: describeConfiguration(record.configuration),
+    ephemeral: record.ephemeral,
+    reopened: false,
+    ...(forkedFrom ? { forkedFrom } : {}),
+  };
+}
+
+/**
+ * Puts a new session in memory, counted as open, once its provider accepted it (the configuration
+ * checked and the agent found; nothing spawned), and records its opening with `write`; a write that
+ * fails takes it out again, with nothing recorded.
+ */
+export async function admitNewSession(
+  context: CommandContext,
+  record: SessionRecord,
+  provider: AgentProviderV1 | null,
+  counted: () => void,
+  write: (entry: SessionEntry) => Promise<void>,
+): Promise<SessionEntry> {
+  const entry = new SessionEntry(record, provider);
+  entry.markInteractionsLoaded();
+  await entry.attachProvider(context.emitFor(entry));
   context.entries.add(entry);
   counted();
   try {
-    await context.write(
-      entry,
-      [
-        {
-          type: 'session.opened',
-          provider: providerName,
-          workspace,
-          configuration: describeConfiguration(record.configuration),
-          ephemeral: record.ephemeral,
-          reopened: false,
-        },
-      ],
-      receipt,
-      fingerprint,
-    );
+    await write(entry);
   } catch (error) {
     context.entries.remove(entry);
     await entry.stopProvider('close');
     throw error;
   }
-  return receipt;
+  return entry;
 }
 
 async function reopen(
