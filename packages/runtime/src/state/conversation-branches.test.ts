@@ -1,0 +1,71 @@
+import type { EventBody } from '@tether/protocol';
+import { sampleSessionRecord } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../store/tether-store.js';
+import { continueFrom, runsContinuedBy } from './conversation-branches.js';
+import { evolveRun, evolveSession } from './session-machine.js';
+
+const at = '2026-12-01T00:00:00.000Z';
+const run = (letter: string) => `run_${letter.repeat(32)}`;
+const started = (letter: string): EventBody => ({
+  type: 'run.started',
+  runId: run(letter),
+  input: null,
+  inputRedacted: true,
+});
+const rewound = (letter: string): EventBody => ({ type: 'session.rewound', toRunId: run(letter), files: null });
+const copy = { providerSessionId: 'conversation-1', afterMessageId: 'message-2' };
+
+describe('forks and rewinds in the state machine', () => {
+  it('keeps a run checkpoint on its run record', () => {
+    const running = evolveRun(undefined, 'ses', started('a'), at) as RunRecord;
+    const checkpoint = { providerSessionId: 'conversation-1', inputMessageId: 'input-1', lastMessageId: null };
+    expect(evolveRun(running, 'ses', { type: 'run.checkpointed', runId: run('a'), ...checkpoint }, at)).toEqual({
+      ...running,
+      checkpoint,
+    });
+    expect(
+      evolveRun(undefined, 'ses', { type: 'run.checkpointed', runId: run('a'), ...checkpoint }, at),
+    ).toBeUndefined();
+  });
+
+  it("clears a pending copy once the agent reports the copy's own conversation", () => {
+    const forked = sampleSessionRecord({ copyConversation: copy });
+    const started = evolveSession(
+      forked,
+      { type: 'session.provider_session_changed', providerSessionId: 'copy-1' },
+      at,
+    );
+    expect(started).toMatchObject({ copyConversation: null, providerSessionId: 'copy-1' });
+  });
+
+  it('leaves the source of a fork as it was, and a rewind to the decision that comes with it', () => {
+    const source = sampleSessionRecord({ providerSessionId: 'conversation-1' });
+    // Recorded in its log (so it counts as activity), nothing else of it moves.
+    expect(evolveSession(source, { type: 'session.forked', forkSessionId: 'ses_fork', atRunId: null }, at)).toEqual({
+      ...source,
+      lastActivityAt: at,
+    });
+    expect(continueFrom(source, copy)).toMatchObject({ copyConversation: copy, providerSessionId: 'conversation-1' });
+    // Nothing to copy: nothing to resume either, the next agent starts anew.
+    expect(continueFrom(source, null)).toMatchObject({ copyConversation: null, providerSessionId: null });
+  });
+
+  it('knows which turns a run continued: earlier ones, less those a rewind took out before it started', () => {
+    const log = [
+      started('a'),
+      started('b'),
+      started('c'),
+      rewound('b'),
+      started('d'),
+      started('e'),
+      rewound('a'),
+      started('f'),
+    ];
+    expect(runsContinuedBy(log, run('a'))).toEqual([]);
+    expect(runsContinuedBy(log, run('c'))).toEqual([run('a'), run('b')]);
+    expect(runsContinuedBy(log, run('d'))).toEqual([run('a')]);
+    expect(runsContinuedBy(log, run('e'))).toEqual([run('a'), run('d')]);
+    expect(runsContinuedBy(log, run('f'))).toEqual([]);
+  });
+});
