@@ -385,6 +385,12 @@ describe('rewind_session', () => {
         files: true,
         expected: { code: 'capability_unsupported', details: { reason: 'rewind_files' } },
       },
+      // Declared, but the provider session has no doRewindFiles.
+      {
+        options: { rewindFiles: undefined },
+        files: true,
+        expected: { code: 'capability_unsupported', details: { reason: 'rewind_files' } },
+      },
     ];
     for (const { options, open, files, expected } of refusals) {
       const refused = await setUp(options, open);

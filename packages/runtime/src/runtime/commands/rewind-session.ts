@@ -30,6 +30,14 @@ async function runsContinuedByRun(store: TetherStore, sessionId: string, runId: 
   return runsContinuedBy(events, runId);
 }
 
+function rewindFilesUnsupported(provider: string): AgentError {
+  return new AgentError({
+    code: 'capability_unsupported',
+    message: `The ${provider} provider cannot put a workspace's files back (rewind with files); rewind without files.`,
+    details: { reason: 'rewind_files' },
+  });
+}
+
 function refusedFileRewind(rewind: AgentProviderV1FileRewind): AgentError {
   return new AgentError({
     code: 'checkpoint_unavailable',
@@ -70,13 +78,8 @@ export async function rewindSession(
   let files: RestoredFiles | null = null;
   if (decision.fileRewindMessageId !== null) {
     const session = await context.providerSession(entry);
-    if (!session.doRewindFiles) {
-      throw new AgentError({
-        code: 'capability_unsupported',
-        message: `The ${entry.record.provider} provider cannot put a workspace's files back (rewind with files); rewind without files.`,
-        details: { reason: 'rewind_files' },
-      });
-    }
+    // A provider that declares rewindFiles without the method is refused like one that does not declare it.
+    if (!session.doRewindFiles) throw rewindFilesUnsupported(entry.record.provider);
     const request = { inputMessageId: decision.fileRewindMessageId };
     const dryRun = await session.doRewindFiles({ ...request, dryRun: true });
     if (!dryRun.canRewind) throw refusedFileRewind(dryRun);
