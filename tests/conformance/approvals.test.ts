@@ -37,6 +37,7 @@ const approvedTool = [
   'run.tool_activity:succeeded:Bash',
   'run.message_delta…',
   'run.usage',
+  'run.checkpointed',
   'run.completed:succeeded',
 ];
 const deniedTool = [
@@ -47,6 +48,7 @@ const deniedTool = [
   'run.tool_activity:failed:Bash',
   'run.message_delta…',
   'run.usage',
+  'run.checkpointed',
   'run.completed:succeeded',
 ];
 
@@ -147,6 +149,7 @@ describeTransports('tool approvals', ({ start }) => {
       'interaction.settled:denied:host',
       'run.tool_activity:failed:Bash',
       'run.usage',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     expect(turnRequests(environment)).toHaveLength(1);
@@ -178,6 +181,7 @@ describeTransports('tool approvals', ({ start }) => {
       'run.tool_activity:succeeded:Bash',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
@@ -219,6 +223,7 @@ describeTransports('tool approvals', ({ start }) => {
       'run.tool_activity:succeeded:Bash',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
   });
@@ -263,6 +268,7 @@ describeTransports('tool approvals', ({ start }) => {
       'run.tool_activity:failed:Bash',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     const position = (token: string, occurrence: number) =>
@@ -397,6 +403,7 @@ describeTransports('tool approvals', ({ start }) => {
       'run.tool_activity:failed:Bash',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });

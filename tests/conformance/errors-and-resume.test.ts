@@ -38,6 +38,8 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
       'run.started',
       'run.retrying:500',
       'diagnostic:warning:claude.assistant_error.server_error',
+      // The failed turn is in the transcript (its input has a file checkpoint); no answer to cut after.
+      'run.checkpointed',
       'run.completed:failed:provider_api_error',
     ]);
     expect(events.find((event) => event.type === 'run.retrying')).toMatchObject({
@@ -94,6 +96,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
       ...firstTurnOpening,
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
       'session.closed',
       'session.process_stopped:closed',
@@ -103,6 +106,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
       'session.process_started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
   });

@@ -57,6 +57,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
       'run.started',
       'run.message_delta…',
       'run.interrupt_requested',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     const partial = answerText(events);
@@ -74,6 +75,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     expect(stopped(runSequence(await runEvents(runtime, sessionId, runId), runId))).toEqual([
       'run.started',
       'run.interrupt_requested',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     await nextTurnWorks(environment, runtime, sessionId, 'Hold on.');
@@ -91,6 +93,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
       'run.tool_activity:invoked:Bash',
       'run.interrupt_requested',
       'run.tool_activity:failed:Bash',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     // The CLI ends its tool's process itself, around the time it reports the stop (under load, a few
@@ -118,6 +121,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
       'run.interrupt_requested',
       'interaction.withdrawn',
       'run.tool_activity:failed:Bash',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     expect((await runtime.getSession(sessionId)).pendingInteractions).toEqual([]);
@@ -148,6 +152,7 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
     expect(stopped(runSequence(events, runId))).toEqual([
       'run.started',
       'run.interrupt_requested',
+      'run.checkpointed',
       'run.completed:interrupted',
     ]);
     expect((await runtime.interruptRun({ sessionId })).runId).toBeNull();

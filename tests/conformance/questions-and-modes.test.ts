@@ -16,6 +16,7 @@ const answered = [
   'run.tool_activity:succeeded:AskUserQuestion',
   'run.message_delta…',
   'run.usage',
+  'run.checkpointed',
   'run.completed:succeeded',
 ];
 
@@ -114,6 +115,7 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
       'run.tool_activity:failed:AskUserQuestion',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
@@ -158,6 +160,7 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
       'run.tool_activity:failed:AskUserQuestion',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
@@ -188,6 +191,7 @@ describeTransports('permission modes', ({ start }) => {
       'run.tool_activity:succeeded:Write',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(existsSync(path.join(environment.workspace, 'auto.txt'))).toBe(true);

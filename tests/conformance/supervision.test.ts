@@ -82,6 +82,7 @@ describeTransports('process supervision', ({ start }) => {
       'run.queued',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
   });
@@ -100,6 +101,7 @@ describeTransports('process supervision', ({ start }) => {
       'run.started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(

@@ -29,6 +29,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       ...firstTurnOpening,
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(events.filter((event) => event.type === 'run.message_delta')).toHaveLength(6);
@@ -58,6 +59,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.thinking_delta…',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     const thinking = events
@@ -90,10 +92,12 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       ...firstTurnOpening,
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
       'run.started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(turnRequests(environment)).toHaveLength(2);
@@ -129,6 +133,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.tool_activity:succeeded:Bash',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     const messageBlocks = new Set(

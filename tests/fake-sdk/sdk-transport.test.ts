@@ -87,6 +87,7 @@ describe('the sdk transport over an injected query()', () => {
       'run.started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     // No process of its own: nothing to record for supervision.
@@ -103,6 +104,7 @@ describe('the sdk transport over an injected query()', () => {
       includePartialMessages: true,
       systemPrompt: { type: 'preset', preset: 'claude_code' },
       sessionId: (await current.getSession(sessionId)).providerSessionId,
+      enableFileCheckpointing: true,
     });
     // The child's environment is built exactly as for the cli transport: the host's variables plus the protocol floor.
     expect(options.env).toEqual({
@@ -112,6 +114,7 @@ describe('the sdk transport over an injected query()', () => {
       TERM: 'dumb',
       CI: 'true',
       CLAUDE_CODE_STARTUP_FAILURE_RESULTS: '1',
+      CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true',
     });
   });
 
@@ -161,6 +164,7 @@ describe('the sdk transport over an injected query()', () => {
       'interaction.settled:approved:host',
       'run.tool_activity:succeeded:Bash',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(answers).toEqual([{ behavior: 'allow', updatedInput: { command: 'ls -a' }, toolUseID: 'toolu_1' }]);
@@ -210,6 +214,7 @@ describe('the sdk transport over an injected query()', () => {
       'interaction.withdrawn',
       'run.tool_activity:invoked:Bash',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(seen).toEqual([
@@ -433,6 +438,7 @@ describe('start-up watchdog', () => {
       'run.started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     expect(queries).toHaveLength(2);
@@ -472,6 +478,7 @@ describe('correlation with a producer that never stamps', () => {
       'run.started',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
     const second = await turn(current, sessionId);
@@ -480,6 +487,7 @@ describe('correlation with a producer that never stamps', () => {
       'diagnostic:debug:claude.correlation_stamped',
       'run.message_delta…',
       'run.usage',
+      'run.checkpointed',
       'run.completed:succeeded',
     ]);
   });

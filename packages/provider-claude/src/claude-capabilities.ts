@@ -12,9 +12,10 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   sessionCost: true,
   setModel: true,
   setMode: true,
-  fork: false,
-  rewind: false,
-  rewindFiles: false,
+  // Proven on both transports by tests/conformance/fork-and-rewind.test.ts.
+  fork: true,
+  rewind: true,
+  rewindFiles: true,
   images: true,
   modelList: true,
   inputParts: ['text', 'image', 'file'],

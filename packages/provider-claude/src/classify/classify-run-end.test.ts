@@ -48,6 +48,27 @@ describe('classifyRunEnd', () => {
     expect(other.error).toMatchObject({ code: 'provider_execution_error', details: { reason: 'error_max_turns' } });
   });
 
+  it('reports a copy cut at an entry the transcript no longer has as resume_not_found (reason no_message), from the result or stderr', () => {
+    const fromResult = classifyRunEnd({
+      kind: 'result',
+      result: result({
+        subtype: 'error_during_execution',
+        is_error: true,
+        num_turns: 0,
+        errors: ['No message found with message.uuid of: 0f6a3a9e-0000-4000-8000-000000000000'],
+      }),
+    });
+    expect(fromResult.error).toMatchObject({ code: 'resume_not_found', details: { reason: 'no_message' } });
+    expect(fromResult.error?.message).toContain('Fork or rewind at another run');
+    const fromStderr = classifyRunEnd({
+      kind: 'process_exited',
+      exitCode: 1,
+      signal: null,
+      stderrTail: 'No message found with message.uuid of: 0f6a3a9e-0000-4000-8000-000000000000\n',
+    });
+    expect(fromStderr.error).toEqual(fromResult.error);
+  });
+
   it('tells a CLI with no credentials (auth_required) from an API that refused the key (provider_api_error 401)', () => {
     const notLoggedIn = classifyRunEnd({
       kind: 'result',

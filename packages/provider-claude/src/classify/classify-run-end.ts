@@ -39,6 +39,13 @@ const startupFailureMessages: Record<string, string> = {
   shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
 };
 
+/** A copy of a conversation (fork, rewind) cut at a transcript entry the agent no longer has. */
+const copyPointGone = failed(
+  'resume_not_found',
+  "The point this conversation was to be copied from is no longer in the agent's transcript (it was deleted, or that conversation was changed outside Tether). Fork or rewind at another run, or open a new session.",
+  { reason: 'no_message' },
+);
+
 function classifyResult(result: ResultFrame, apiError: string | undefined): RunClassification {
   if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
   const terminalReason = result.terminal_reason ?? undefined;
@@ -86,6 +93,8 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       { reason: 'no_conversation' },
     );
   }
+  if ((result.errors ?? []).some((error) => error.startsWith('No message found with message.uuid')))
+    return copyPointGone;
   const reason = /^[a-z_]{1,60}$/.test(result.subtype) ? result.subtype : 'unknown';
   return failed(
     'provider_execution_error',
@@ -98,7 +107,7 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
  * The one mapping from how a run ended to its outcome and error code: spawn failure →
  * provider_unavailable; signal or non-zero exit before a result → provider_crashed; exit 0 or
  * EOF with no result → provider_contract_violation; API error result → provider_api_error with
- * the HTTP status; "No conversation found" → resume_not_found; other execution errors →
+ * the HTTP status; "No conversation found" or a copy's missing cut point → resume_not_found; other execution errors →
  * provider_execution_error; a transport's stream that threw with no process exit to explain it →
  * provider_unavailable.
  */
@@ -140,6 +149,7 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
           { reason: stderr },
         );
       }
+      if (stderr === 'no_message') return copyPointGone;
       if (stderr === 'session_id_in_use') {
         return failed(
           'session_id_in_use',

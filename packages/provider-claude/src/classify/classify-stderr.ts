@@ -2,6 +2,7 @@
 const stderrPatterns: readonly (readonly [string, RegExp])[] = [
   ['bypass_root', /cannot be used with root\/sudo privileges/],
   ['no_conversation', /No conversation found with session ID/],
+  ['no_message', /No message found with message\.uuid of/],
   ['session_id_in_use', /Session ID \S+ is already in use/],
   ['unknown_option', /error: unknown option/i],
   ['invalid_input_line', /Error parsing streaming input line/],

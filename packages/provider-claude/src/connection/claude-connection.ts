@@ -25,7 +25,9 @@ export type ClaudeControlRequest =
   /** null: the CLI's default model. */
   | { readonly subtype: 'set_model'; readonly model: string | null }
   | { readonly subtype: 'get_context_usage' }
-  | { readonly subtype: 'get_session_cost' };
+  | { readonly subtype: 'get_session_cost' }
+  /** Files back as they were before that user message (dry_run: only what that would change). */
+  | { readonly subtype: 'rewind_files'; readonly user_message_id: string; readonly dry_run: boolean };
 
 /**
  * How a connection ended. A process of ours reports its exit (or its spawn failure); a transport

@@ -64,6 +64,8 @@ export type ContentBlock = z.infer<typeof ContentBlock>;
 
 export const AssistantFrame = z.looseObject({
   type: z.literal('assistant'),
+  /** The transcript entry's id: what --resume-session-at accepts to cut the conversation after it. */
+  uuid: z.string().nullish(),
   parent_tool_use_id: z.string().nullish(),
   user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,

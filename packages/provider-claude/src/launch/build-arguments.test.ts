@@ -37,6 +37,37 @@ describe('buildClaudeArguments', () => {
     expect(argv).not.toContain('--session-id');
   });
 
+  it('copies a conversation under a new id with --fork-session, cut with --resume-session-at when given', () => {
+    const copy = (afterMessageId: string | null) =>
+      buildClaudeArguments({
+        configuration: {},
+        conversation: {
+          kind: 'copy',
+          providerSessionId: 'copy-id',
+          sourceProviderSessionId: 'source-id',
+          afterMessageId,
+        },
+        ephemeral: false,
+      });
+    expect(copy(null)).toEqual([
+      ...protocolArguments,
+      '--resume',
+      'source-id',
+      '--fork-session',
+      '--session-id',
+      'copy-id',
+    ]);
+    expect(copy('entry-id').slice(protocolArguments.length)).toEqual([
+      '--resume',
+      'source-id',
+      '--fork-session',
+      '--session-id',
+      'copy-id',
+      '--resume-session-at',
+      'entry-id',
+    ]);
+  });
+
   it('omits the model when it is the default, and passes a pinned one', () => {
     const conversation = { kind: 'new', providerSessionId: 'id' } as const;
     expect(buildClaudeArguments({ configuration: { model: 'default' }, conversation, ephemeral: false })).not.toContain(

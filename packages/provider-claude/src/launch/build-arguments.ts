@@ -4,7 +4,37 @@ import { cliPermissionModes } from './permission-modes.js';
 /** How the process relates to the conversation: decided from stored state, never guessed. */
 export type ConversationStart =
   | { readonly kind: 'new'; readonly providerSessionId: string }
-  | { readonly kind: 'resume'; readonly providerSessionId: string };
+  | { readonly kind: 'resume'; readonly providerSessionId: string }
+  /**
+   * A new conversation `providerSessionId` that starts as a copy of `sourceProviderSessionId`, cut
+   * after the transcript entry `afterMessageId` (null: all of it). The source is never changed.
+   */
+  | {
+      readonly kind: 'copy';
+      readonly providerSessionId: string;
+      readonly sourceProviderSessionId: string;
+      readonly afterMessageId: string | null;
+    };
+
+/** The flags that start, continue or copy a conversation. */
+function conversationArguments(conversation: ConversationStart): string[] {
+  switch (conversation.kind) {
+    case 'new':
+      return ['--session-id', conversation.providerSessionId];
+    case 'resume':
+      return ['--resume', conversation.providerSessionId];
+    case 'copy':
+      // --fork-session leaves the source alone: without it --resume-session-at would branch it in place.
+      return [
+        '--resume',
+        conversation.sourceProviderSessionId,
+        '--fork-session',
+        '--session-id',
+        conversation.providerSessionId,
+        ...(conversation.afterMessageId === null ? [] : ['--resume-session-at', conversation.afterMessageId]),
+      ];
+  }
+}
 
 export interface ArgumentOptions {
   readonly configuration: SessionConfiguration;
@@ -28,7 +58,7 @@ export const protocolArguments = [
 /** The claude command line for a session, as a value (tests assert it without spawning). */
 export function buildClaudeArguments({ configuration, conversation, ephemeral }: ArgumentOptions): string[] {
   const argv: string[] = [...protocolArguments];
-  argv.push(conversation.kind === 'new' ? '--session-id' : '--resume', conversation.providerSessionId);
+  argv.push(...conversationArguments(conversation));
   if (configuration.model !== undefined && configuration.model !== 'default') argv.push('--model', configuration.model);
   if (configuration.permissionMode !== undefined)
     argv.push('--permission-mode', cliPermissionModes[configuration.permissionMode]);

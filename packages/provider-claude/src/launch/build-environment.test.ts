@@ -46,4 +46,18 @@ describe('buildClaudeEnvironment', () => {
     expect(environment.IS_SANDBOX).toBe('1');
     expect(environment.CLAUDE_CODE_MAX_RETRIES).toBe('2');
   });
+
+  it('turns file checkpoints on unless the session says false, whatever was inherited or set as a variable', () => {
+    expect(buildClaudeEnvironment({ inherited: {} }).CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING).toBe('true');
+    expect(
+      buildClaudeEnvironment({ inherited: { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: '0' }, fileCheckpointing: true })
+        .CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING,
+    ).toBe('true');
+    const off = buildClaudeEnvironment({
+      inherited: { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true' },
+      session: { CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true' },
+      fileCheckpointing: false,
+    });
+    expect('CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING' in off).toBe(false);
+  });
 });

@@ -1,6 +1,9 @@
 /** Variables that select a subscription login instead of an API key; removed unless the host opts out. */
 export const strippedAuthVariables = ['CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR'] as const;
 
+/** The one switch for the CLI's file checkpoints (no flag or setting turns them on; ../shared/claude-cli-protocol-wave2.md §5). */
+export const fileCheckpointingVariable = 'CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING';
+
 export interface EnvironmentOptions {
   /** What the host process would pass on: usually process.env. */
   readonly inherited: Readonly<Record<string, string | undefined>>;
@@ -10,6 +13,8 @@ export interface EnvironmentOptions {
   readonly keepInheritedOAuthToken?: boolean;
   /** Caps the CLI's own API retries (CLAUDE_CODE_MAX_RETRIES). */
   readonly maxRetries?: number | undefined;
+  /** Keep file checkpoints for rewind (the session's fileCheckpointing; on unless false). */
+  readonly fileCheckpointing?: boolean | undefined;
 }
 
 /**
@@ -29,6 +34,9 @@ export function buildClaudeEnvironment(options: EnvironmentOptions): Record<stri
   environment.CLAUDE_CODE_STARTUP_FAILURE_RESULTS = '1';
   if (options.maxRetries !== undefined) environment.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries);
   for (const [name, value] of Object.entries(options.session ?? {})) environment[name] = value;
+  // The typed setting decides, whatever was inherited or set as a variable: the session reports rewinds by it.
+  if (options.fileCheckpointing === false) delete environment[fileCheckpointingVariable];
+  else environment[fileCheckpointingVariable] = 'true';
   // A CLAUDECODE inherited from a surrounding Claude Code session would make the child think it is nested.
   delete environment.CLAUDECODE;
   if (!options.keepInheritedOAuthToken) {

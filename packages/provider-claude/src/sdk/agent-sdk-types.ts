@@ -111,6 +111,12 @@ export interface AgentSdkLaunchOptions {
   systemPrompt: { type: 'preset'; preset: 'claude_code'; append?: string };
   sessionId?: string;
   resume?: string;
+  /** With resume: continue under a new id (sessionId) and leave the resumed conversation as it was. */
+  forkSession?: boolean;
+  /** With resume: keep the conversation only up to and including this transcript entry. */
+  resumeSessionAt?: string;
+  /** Keep file checkpoints so rewindFiles() can put files back. */
+  enableFileCheckpointing?: boolean;
   persistSession?: boolean;
   model?: string;
   permissionMode?: AgentSdkPermissionMode;
@@ -141,6 +147,8 @@ export interface AgentSdkQuery extends AsyncIterable<unknown> {
   /** Resolves with nothing: the resolved model is not reported. */
   setModel(model?: string): Promise<unknown>;
   getContextUsage?(): Promise<unknown>;
+  /** Puts files back as they were before the user message (dry run: only says what would change). */
+  rewindFiles?(userMessageId: string, options?: { dryRun?: boolean }): Promise<unknown>;
   /** The CLI's initialize answer (models with their resolved names, among others). */
   initializationResult?(): Promise<unknown>;
   close(): void;

@@ -86,4 +86,32 @@ describe('buildSdkOptions', () => {
     };
     expect(buildSdkOptions(plan, '/bin/claude')).not.toHaveProperty('model');
   });
+
+  it('a copy is a fork of its source under our id, cut where asked; file checkpoints follow the environment', () => {
+    const plan = {
+      configuration: {},
+      conversation: {
+        kind: 'copy' as const,
+        providerSessionId: 'copy-id',
+        sourceProviderSessionId: 'source-id',
+        afterMessageId: 'entry-id',
+      },
+      ephemeral: false,
+      cwd: '/work',
+      environment: { ...environment, CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: 'true' },
+    };
+    expect(buildSdkOptions(plan, '/bin/claude')).toMatchObject({
+      resume: 'source-id',
+      forkSession: true,
+      sessionId: 'copy-id',
+      resumeSessionAt: 'entry-id',
+      enableFileCheckpointing: true,
+    });
+    const whole = buildSdkOptions(
+      { ...plan, conversation: { ...plan.conversation, afterMessageId: null }, environment },
+      '/bin/claude',
+    );
+    expect(whole).not.toHaveProperty('resumeSessionAt');
+    expect(whole).not.toHaveProperty('enableFileCheckpointing');
+  });
 });

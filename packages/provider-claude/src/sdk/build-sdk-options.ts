@@ -1,4 +1,5 @@
 import type { LaunchPlan } from '../connection/claude-connection.js';
+import { fileCheckpointingVariable } from '../launch/build-environment.js';
 import { cliPermissionModes } from '../launch/permission-modes.js';
 import type { AgentSdkLaunchOptions } from './agent-sdk-types.js';
 
@@ -23,9 +24,19 @@ export function buildSdkOptions(plan: LaunchPlan, binaryPath: string): AgentSdkL
       ...(configuration.appendSystemPrompt !== undefined ? { append: configuration.appendSystemPrompt } : {}),
     },
   };
-  // Decided from stored state, as for the CLI: a new conversation gets our id, a known one is resumed.
+  // Decided from stored state, as for the CLI: a new conversation gets our id, a known one is
+  // resumed, a copy is a fork of its source under our id.
   if (conversation.kind === 'new') options.sessionId = conversation.providerSessionId;
-  else options.resume = conversation.providerSessionId;
+  else if (conversation.kind === 'resume') options.resume = conversation.providerSessionId;
+  else {
+    options.resume = conversation.sourceProviderSessionId;
+    options.forkSession = true;
+    options.sessionId = conversation.providerSessionId;
+    if (conversation.afterMessageId !== null) options.resumeSessionAt = conversation.afterMessageId;
+  }
+  // The SDK's option only sets this variable, which the environment already carries; said here too
+  // so the SDK knows rewindFiles() may be used.
+  if (plan.environment[fileCheckpointingVariable] === 'true') options.enableFileCheckpointing = true;
   if (configuration.model !== undefined && configuration.model !== 'default') options.model = configuration.model;
   if (configuration.permissionMode !== undefined)
     options.permissionMode = cliPermissionModes[configuration.permissionMode];

@@ -7,6 +7,7 @@ const unsupportedReasons = {
   initialize: 'initialize',
   get_context_usage: 'context_usage',
   get_session_cost: 'session_cost',
+  rewind_files: 'rewind_files',
 } as const;
 
 function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {
@@ -52,6 +53,9 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
       return query.getContextUsage();
     case 'get_session_cost':
       return Promise.reject(unsupported('session cost request', 'get_session_cost'));
+    case 'rewind_files':
+      if (!query.rewindFiles) return Promise.reject(unsupported('file rewind request', 'rewind_files'));
+      return query.rewindFiles(request.user_message_id, { dryRun: request.dry_run });
   }
 }
 

@@ -3,6 +3,10 @@ import { AgentError, type SerializedAgentError } from '@tether/protocol';
 /** What the agent is told when a session closes with its prompts still open. */
 export const closingMessage = 'The session is closing, so this request was not permitted.';
 
+export function turnActive(): AgentError {
+  return new AgentError({ code: 'run_active', message: 'The claude CLI is still working on the previous turn.' });
+}
+
 export function sessionClosed(): AgentError {
   return new AgentError({
     code: 'session_closed',

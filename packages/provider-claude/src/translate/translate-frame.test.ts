@@ -52,7 +52,7 @@ function text(parts: AgentProviderV1Part[], type: 'run.message_delta' | 'run.thi
 }
 
 describe('translating recorded CLI transcripts', () => {
-  it('text turn: deltas in order, usage, then a succeeded completion', () => {
+  it('text turn: deltas in order, usage, the checkpoint, then a succeeded completion', () => {
     const parts = replay('text-turn');
     const types = parts.map((part) => part.type);
     expect(types.slice(0, 3)).toEqual([
@@ -63,7 +63,14 @@ describe('translating recorded CLI transcripts', () => {
     expect(parts[1]).toEqual({ type: 'session.model_changed', model: 'claude-opus-5-5', source: 'provider' });
     expect(parts[0]).toEqual({ type: 'session.mode_changed', mode: 'ask_before_edit', source: 'provider' });
     expect(types.filter((type) => type === 'run.message_delta').length).toBeGreaterThanOrEqual(5);
-    expect(types.slice(-2)).toEqual(['run.usage', 'run.completed']);
+    expect(types.slice(-3)).toEqual(['run.usage', 'run.checkpointed', 'run.completed']);
+    expect(parts.at(-2)).toEqual({
+      type: 'run.checkpointed',
+      runId: 'run_1',
+      providerSessionId: 'bde56503-3d8b-4fc2-88bb-3bb84e14fb91',
+      inputMessageId: '7be82d97-76e1-4e8b-ac67-c125ca6bd525',
+      lastMessageId: '9d0ac063-d182-49c8-928d-516b079ae32f',
+    });
     expect(parts.at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
     expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
     const usage = parts.find((part) => part.type === 'run.usage');
@@ -117,11 +124,18 @@ describe('translating recorded CLI transcripts', () => {
     ]);
     expect(tools[0]!.toolUseId).toBe(tools[1]!.toolUseId);
     expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    // The cut point is the answer after the tool, not the message that called it.
+    expect(parts.at(-2)).toMatchObject({
+      type: 'run.checkpointed',
+      lastMessageId: 'f8b77746-d6dd-40e5-ac74-eb054fd9c3ae',
+    });
   });
 
   it('API error 500: a retry event, no error text as the answer, failed with the status', () => {
     const parts = replay('api-error-500');
     expect(parts.find((part) => part.type === 'run.retrying')).toMatchObject({ httpStatus: 500, attempt: 1 });
+    // The CLI's synthetic error message is no answer to cut after; the input still has its file checkpoint.
+    expect(parts.find((part) => part.type === 'run.checkpointed')).toMatchObject({ lastMessageId: null });
     expect(text(parts, 'run.message_delta')).toBe('');
     expect(parts.at(-1)).toMatchObject({
       type: 'run.completed',
@@ -133,6 +147,7 @@ describe('translating recorded CLI transcripts', () => {
   it("unknown resume id: resume_not_found, and the startup result's throwaway id is not followed", () => {
     const parts = replay('resume-unknown', { providerSessionId: 'b9a91f66-0000-4000-8000-000000000000' });
     expect(parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(0);
+    expect(parts.filter((part) => part.type === 'run.checkpointed')).toHaveLength(0);
     expect(parts.at(-1)).toMatchObject({
       type: 'run.completed',
       outcome: 'failed',
@@ -211,6 +226,40 @@ describe('translator edge cases', () => {
       { type: 'diagnostic', level: 'debug', code: 'claude.result_for_other_input', runId: 'run_1' },
     ]);
     expect(current.turn).not.toBeNull();
+  });
+
+  it('checkpoints after the main answer only: a subagent message is not a cut point; none for a control or an ephemeral session', () => {
+    const answer = (uuid: string, parent: string | null) =>
+      parseCliFrame({
+        type: 'assistant',
+        uuid,
+        parent_tool_use_id: parent,
+        message: { id: `msg_${uuid}`, content: [{ type: 'text', text: 'x' }] },
+      });
+    const result = parseCliFrame({ type: 'result', subtype: 'success', is_error: false, session_id: 'conversation' });
+    const current = state();
+    translateFrame(current, answer('main-answer', null));
+    translateFrame(current, answer('subagent-answer', 'toolu_1'));
+    expect(translateFrame(current, result)).toContainEqual({
+      type: 'run.checkpointed',
+      runId: 'run_1',
+      providerSessionId: 'conversation',
+      inputMessageId: 'send-1',
+      lastMessageId: 'main-answer',
+    });
+    const control = state();
+    control.turn = { ...control.turn!, control: 'compact' };
+    translateFrame(control, answer('control-answer', null));
+    expect(translateFrame(control, result).map((part) => part.type)).toEqual(['control.completed', 'run.completed']);
+    const ephemeral = createTranslatorState({
+      providerSessionId: 'conversation',
+      reportedProviderSessionId: 'conversation',
+      conversationEstablished: true,
+      keepsTranscript: false,
+    });
+    ephemeral.turn = state().turn;
+    translateFrame(ephemeral, answer('ephemeral-answer', null));
+    expect(translateFrame(ephemeral, result).map((part) => part.type)).toEqual(['run.completed']);
   });
 
   it('drops frames when no run is active, noting it once', () => {

@@ -9,6 +9,7 @@ import type {
   UserFrame,
 } from '../frames/cli-frame-schemas.js';
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
+import { checkpointOf } from './checkpoint.js';
 import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
 import { splitText } from './split-text.js';
 import type { TranslatorState } from './translator-state.js';
@@ -137,6 +138,8 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
     noteOnce(state, parts, `claude.assistant_error.${token}`, runId, 'warning');
     return;
   }
+  // A subagent's messages live in their own transcript: only the main conversation can be cut after.
+  if (!frame.parent_tool_use_id && frame.uuid && state.turn) state.turn.lastMessageId = frame.uuid;
   const messageId = frame.message.id ?? undefined;
   const streamed = messageId !== undefined && state.streamedMessageIds.has(messageId);
   (frame.message.content ?? []).forEach((block, index) => {
@@ -228,6 +231,8 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   const classified = classifyRunEnd({ kind: 'result', result: frame, apiError: turn.apiError });
   // A stop the host asked for ends the run as interrupted even when the result landed first.
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
+  const checkpoint = startupFailure ? null : checkpointOf(state, turn);
+  if (checkpoint) parts.push(checkpoint);
   if (turn.control !== undefined) {
     parts.push({
       type: 'control.completed',

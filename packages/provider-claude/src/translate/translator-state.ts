@@ -20,6 +20,11 @@ export interface ActiveTurn {
    * ends failed with this error, whatever the agent reports for it.
    */
   failure?: SerializedAgentError;
+  /**
+   * The transcript id of the turn's latest answer of the main conversation (an `assistant` frame's
+   * uuid): where a copy of the conversation can be cut after this turn (run.checkpointed).
+   */
+  lastMessageId?: string;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
 }
@@ -36,6 +41,8 @@ export interface TranslatorState {
   stampSeen: boolean;
   /** The conversation id the process uses (the one passed to --session-id / --resume, then followed). */
   providerSessionId: string | null;
+  /** The agent writes a transcript (not an ephemeral session): its turns can be copied and rewound. */
+  readonly keepsTranscript: boolean;
   /** The conversation id the runtime was last told about. */
   reportedProviderSessionId: string | null;
   /** The CLI has accepted a turn of this conversation (so a later process can --resume it). */
@@ -69,12 +76,14 @@ export function createTranslatorState(options: {
   reportedProviderSessionId: string | null;
   conversationEstablished: boolean;
   correlation?: Correlation;
+  keepsTranscript?: boolean;
 }): TranslatorState {
   return {
     turn: null,
     correlation: options.correlation ?? 'stamped',
     stampSeen: false,
     providerSessionId: options.providerSessionId,
+    keepsTranscript: options.keepsTranscript ?? true,
     reportedProviderSessionId: options.reportedProviderSessionId,
     conversationEstablished: options.conversationEstablished,
     turnStartedOnProcess: false,

@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import type { PermissionMode, SessionConfiguration } from '@tether/protocol';
+import type { AgentProviderV1Part, AgentProviderV1SessionOptions, AgentProviderV1Turn } from '@tether/provider-spec';
+import { spawnFailedError } from '../classify/classify-run-end.js';
+import {
+  type ClaudeConnection,
+  type ConnectionEnding,
+  type ConnectionListener,
+  whileCurrent,
+} from '../connection/claude-connection.js';
+import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import type { ConversationStart } from '../launch/build-arguments.js';
+import { attributedRunId } from '../translate/correlation.js';
+import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
+import type { ClaudeSessionSettings } from './claude-session-settings.js';
+import { type PendingCopy, conversationStart, launchKey, launchPlan } from './launch-plan.js';
+import { OneShotTimer } from './one-shot-timer.js';
+import type { PoolMember } from './process-pool.js';
+import { sessionClosed } from './session-errors.js';
+import { StallWatchdog } from './stall-watchdog.js';
+import { type AnswerWriter, ToolPrompts } from './tool-prompts.js';
+import type { Launcher, Spare } from './warm-pool.js';
+
+/** Why the session stopped its agent (reported by session.process_stopped). */
+type StopReason = 'idle' | 'closed' | 'released';
+
+/**
+ * The agent side of a Claude session: the state it keeps across its agents, how an agent is
+ * started (spawned, or a warm spare adopted), told apart from the one it replaced, and stopped,
+ * and what the process pool asks of it. What the agent says is handled by AgentOutput, the turns
+ * by ClaudeSession.
+ */
+export abstract class AgentLifecycle implements PoolMember {
+  protected readonly options: AgentProviderV1SessionOptions;
+  protected readonly settings: ClaudeSessionSettings;
+  protected readonly emit: (part: AgentProviderV1Part) => void;
+  protected readonly prompts: ToolPrompts;
+  protected readonly watchdog: StallWatchdog;
+  /**
+   * Notices an agent handed a turn that never writes its first frame (a wedged binary, an MCP server
+   * that never answers, a login prompt): the stall watchdog only arms once the agent calls the API.
+   * Scheduled when a turn is written to an agent that has not spoken yet, cancelled by its first frame.
+   */
+  protected readonly startupWatchdog: OneShotTimer;
+  protected connection: ClaudeConnection | null = null;
+  /** The current agent has written a frame (or, a spare, answered initialize): it is past its start-up. */
+  protected connectionStarted = false;
+  protected state: TranslatorState;
+  protected stopped = false;
+  protected stopReason: StopReason | null = null;
+  protected lastActivity = Date.now();
+  protected readonly idleRelease: OneShotTimer;
+  /** The conversation the first agent copies; moot once the session's own conversation exists. */
+  protected readonly copy: PendingCopy | null;
+  /** The configuration the next process starts with (mode and model follow live changes). */
+  protected configuration: SessionConfiguration;
+  /** The permission mode the running agent was launched with. */
+  protected launchedMode: PermissionMode | undefined;
+  protected interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
+  /** The current turn's input, kept until the CLI acknowledges it. */
+  protected unacknowledged: {
+    readonly turn: AgentProviderV1Turn;
+    readonly control: string | undefined;
+    retried: boolean;
+  } | null = null;
+
+  constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
+    this.options = options;
+    this.settings = settings;
+    this.emit = options.emit;
+    this.configuration = options.configuration;
+    this.copy = options.resumeProviderSessionId === null ? (options.copyConversation ?? null) : null;
+    this.state = createTranslatorState({
+      providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
+      reportedProviderSessionId: options.resumeProviderSessionId,
+      conversationEstablished: options.resumeProviderSessionId !== null,
+      correlation: settings.correlation,
+      keepsTranscript: !options.ephemeral,
+    });
+    this.prompts = new ToolPrompts({
+      policy: settings,
+      emit: (part) => this.emit(part),
+      note: (code) => this.note(code),
+    });
+    this.watchdog = new StallWatchdog({
+      timeoutMs: settings.stallTimeoutMs,
+      // Only time waiting on the model API counts: not the CLI starting up, a tool running, or the host deciding.
+      waitingOnApi: () =>
+        this.state.turn?.requesting === true && this.state.turn.toolsRunning === 0 && this.prompts.size === 0,
+      onStall: () => this.onStall(),
+    });
+    this.startupWatchdog = new OneShotTimer({
+      delayMs: settings.startupTimeoutMs,
+      onFire: () => this.onStartupTimeout(),
+    });
+    this.idleRelease = new OneShotTimer({
+      delayMs: settings.idleReleaseMs,
+      onFire: () => {
+        // A process with background tasks keeps running: stopping it would kill them.
+        if (this.canRelease()) void this.release();
+        else if (this.connection && this.state.turn === null) this.scheduleIdleRelease();
+      },
+    });
+    settings.pool.register(this);
+    // Spares are started only for a binary that passed the version check (the first turn reports a failed one).
+    if (settings.warmPool && this.startsNewConversation()) {
+      const warmPool = settings.warmPool;
+      void settings.checkBinary().then(
+        () => {
+          if (!this.stopped) warmPool.prepare(this.launchKey(), this.launcher());
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  /** The running agent, starting one (resuming the conversation) when none runs. */
+  protected async runningConnection(): Promise<ClaudeConnection> {
+    if (this.stopped) throw sessionClosed();
+    const connection = this.connection ?? (await this.startConnection(null));
+    if (!connection) throw sessionClosed();
+    return connection;
+  }
+
+  /** Answers go to whichever agent is running now; false when none is. */
+  protected answerWriter(): AnswerWriter {
+    return (requestId, response) => this.connection?.answerPrompt(requestId, response) ?? false;
+  }
+
+  // ---- the process pool ------------------------------------------------------------------
+
+  canRelease(): boolean {
+    return (
+      this.connection !== null &&
+      this.state.turn === null &&
+      this.prompts.size === 0 &&
+      this.state.backgroundTasks === 0
+    );
+  }
+
+  release(): Promise<void> {
+    return this.stopConnection('idle');
+  }
+
+  lastActiveAt(): number {
+    return this.lastActivity;
+  }
+
+  // ---- agent lifecycle -------------------------------------------------------------------
+
+  /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
+  protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
+    await this.settings.checkBinary();
+    const spare =
+      this.settings.warmPool && this.startsNewConversation()
+        ? await this.settings.warmPool.take(this.launchKey())
+        : undefined;
+    if (spare) {
+      if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
+      await spare.member.release();
+    }
+    await this.settings.pool.acquire(this, (position) => {
+      if (runId !== null) this.emit({ type: 'run.queued', runId, position });
+    });
+    if (this.stopped || (runId !== null && this.state.turn?.runId !== runId)) {
+      this.settings.pool.release(this);
+      return null;
+    }
+    if (this.connection) return this.connection;
+    try {
+      return this.spawn();
+    } catch (error) {
+      // spawn() throws synchronously for some failures (E2BIG): the slot goes back, the run fails as a failed start does.
+      this.settings.pool.release(this);
+      throw spawnFailedError(this.settings.binaryPath, (error as NodeJS.ErrnoException).code);
+    }
+  }
+
+  /** Spares start new conversations: a session that resumes or copies one cannot use them. */
+  protected startsNewConversation(): boolean {
+    return !this.state.conversationEstablished && this.copy === null;
+  }
+
+  protected launchKey(): string {
+    return launchKey(this.options, this.settings, this.configuration);
+  }
+
+  protected launch(conversation: ConversationStart, listener: ConnectionListener): ClaudeConnection {
+    return this.settings.connect(launchPlan(this.options, this.settings, this.configuration, conversation), listener);
+  }
+
+  protected launcher(): Launcher {
+    return (providerSessionId, listener) => this.launch({ kind: 'new', providerSessionId }, listener);
+  }
+
+  /** What the session hears from its agent: one listener per connection, ignored once that connection is replaced. */
+  protected listenerFor(connection: () => ClaudeConnection | null): ConnectionListener {
+    return whileCurrent(() => connection() !== null && this.connection === connection(), {
+      onFrame: (frame) => this.onFrame(frame),
+      onNote: (code) => {
+        this.onActivity();
+        this.note(code);
+      },
+      onPrompt: (requestId, request) => {
+        this.onStarted();
+        this.onActivity();
+        // A prompt before our turn began belongs to input we did not submit: it is denied.
+        this.prompts.onRequest(requestId, request, attributedRunId(this.state), this.answerWriter());
+      },
+      onPromptWithdrawn: (requestId) => {
+        this.onActivity();
+        this.prompts.withdraw(requestId);
+      },
+      onInputFailed: () => this.onInputFailed(connection()),
+      onEnd: (ending) => this.onEnd(ending),
+    });
+  }
+
+  /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */
+  protected beginConnection(connection: ClaudeConnection, providerSessionId: string, started: boolean): void {
+    const previous = this.state;
+    this.state = createTranslatorState({
+      providerSessionId,
+      reportedProviderSessionId: previous.reportedProviderSessionId,
+      conversationEstablished: previous.conversationEstablished,
+      // Once a producer was seen to stamp, a later process of it stamps too.
+      correlation: previous.correlation,
+      keepsTranscript: previous.keepsTranscript,
+    });
+    this.state.turn = previous.turn;
+    this.stopReason = null;
+    this.connection = connection;
+    this.connectionStarted = started;
+    this.launchedMode = this.configuration.permissionMode;
+    const agent = connection.process;
+    if (agent)
+      this.emit({
+        type: 'session.process_started',
+        pid: agent.pid,
+        startTime: agent.startTime ?? null,
+        marker: agent.marker,
+      });
+  }
+
+  protected spawn(): ClaudeConnection {
+    const providerSessionId = this.state.providerSessionId!;
+    const conversation = conversationStart(providerSessionId, this.state.conversationEstablished, this.copy);
+    let connection: ClaudeConnection | null = null;
+    connection = this.launch(
+      conversation,
+      this.listenerFor(() => connection),
+    );
+    this.beginConnection(connection, providerSessionId, false);
+    return connection;
+  }
+
+  /** Takes over an initialized spare: its slot, its agent and the conversation id it was started with. */
+  protected adopt(spare: Spare): ClaudeConnection {
+    this.settings.pool.transfer(spare.member, this);
+    spare.adopt(this.listenerFor(() => spare.connection));
+    // A spare answered initialize: its start-up is behind it.
+    this.beginConnection(spare.connection, spare.providerSessionId, true);
+    this.settings.warmPool?.prepare(this.launchKey(), this.launcher());
+    return spare.connection;
+  }
+
+  protected async stopConnection(reason: StopReason, force = false): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    this.stopReason = reason;
+    await connection.stop({ busy: this.state.turn !== null, force });
+  }
+
+  protected scheduleIdleRelease(): void {
+    if (this.stopped) this.idleRelease.cancel();
+    else this.idleRelease.schedule();
+  }
+
+  protected abstract note(code: string): void;
+  protected abstract onActivity(): void;
+  protected abstract onStarted(): void;
+  protected abstract onFrame(frame: CliFrame): void;
+  protected abstract onInputFailed(connection: ClaudeConnection | null): void;
+  protected abstract onEnd(ending: ConnectionEnding): void;
+  protected abstract onStall(): void;
+  protected abstract onStartupTimeout(): void;
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { SerializedAgentError } from '@tether/protocol';
+import type { AgentProviderV1Part, AgentProviderV1Turn } from '@tether/provider-spec';
+import { classifyRunEnd } from '../classify/classify-run-end.js';
+import { type ClaudeConnection, type ConnectionEnding, processExitOf } from '../connection/claude-connection.js';
+import { toRunEnding } from '../connection/connection-ending.js';
+import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import { checkpointOf } from '../translate/checkpoint.js';
+import { revealsUnstampedProducer } from '../translate/correlation.js';
+import { translateFrame } from '../translate/translate-frame.js';
+import type { ActiveTurn } from '../translate/translator-state.js';
+import { acknowledgesInput } from './acknowledgement.js';
+import { AgentLifecycle } from './agent-lifecycle.js';
+import { requestInterrupt } from './interrupt-request.js';
+import { endingAfterReceipt, failedEnding, holdEnding } from './run-ending.js';
+import { inputClosedError, stalledError, unstampedError } from './session-errors.js';
+
+/** How long an agent whose input failed may take to exit on its own before it counts as no longer reading. */
+const inputClosedGraceMs = 1_000;
+
+/**
+ * What a Claude session does with what its agent says and how its turns end: frames translated
+ * and emitted (a run we fail, or whose stop awaits its receipt, ends as we decide), the
+ * watchdogs' verdicts, broken input, and the agent's end (a turn it never saw is sent again).
+ */
+export abstract class AgentOutput extends AgentLifecycle {
+  // ---- output ----------------------------------------------------------------------------
+
+  protected note(code: string): void {
+    if (this.state.notedDiagnostics.has(code)) return;
+    this.state.notedDiagnostics.add(code);
+    this.emit({
+      type: 'diagnostic',
+      level: 'warning',
+      code,
+      ...(this.state.turn ? { runId: this.state.turn.runId } : {}),
+    });
+  }
+
+  protected onActivity(): void {
+    this.lastActivity = Date.now();
+    if (this.state.turn) this.watchdog.touch();
+  }
+
+  protected onStarted(): void {
+    this.connectionStarted = true;
+    this.startupWatchdog.cancel();
+  }
+
+  protected onFrame(frame: CliFrame): void {
+    this.onStarted();
+    this.onActivity();
+    if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame))
+      this.onUnstampedProducer(this.state.turn);
+    if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid))
+      this.unacknowledged = null;
+    const turn = this.state.turn;
+    const pendingStop = turn && this.interrupting?.runId === turn.runId ? this.interrupting.done : null;
+    // A result that overtakes the stop's receipt is classified on its own; the receipt decides below.
+    if (turn && pendingStop && frame.kind === 'result') turn.interruptRequested = false;
+    const parts = translateFrame(this.state, frame);
+    if (turn && pendingStop && this.state.turn === turn) turn.interruptRequested = true;
+    const failure = turn?.failure;
+    if (turn && failure) {
+      for (const part of failedEnding(parts, turn.runId, failure)) this.emit(part);
+    } else if (turn && pendingStop) {
+      const { now, held } = holdEnding(parts, turn.runId);
+      for (const part of now) this.emit(part);
+      if (held.length > 0) void this.afterReceipt(pendingStop, held);
+    } else {
+      for (const part of parts) this.emit(part);
+    }
+    if (turn && this.state.turn === null) this.afterTurn(turn);
+    // Between turns (e.g. the last background task ended): the process may have just become releasable.
+    else if (this.state.turn === null) this.settings.pool.offerIdle();
+  }
+
+  /** A run's ending held for its stop's receipt: interrupted if the stop was applied, its own outcome otherwise. */
+  protected async afterReceipt(receipt: Promise<{ applied: boolean }>, ending: AgentProviderV1Part[]): Promise<void> {
+    const applied = await receipt.then(
+      (answer) => answer.applied,
+      () => false,
+    );
+    // Nothing is emitted once the session has stopped (the runtime ends the run itself).
+    if (this.stopped) return;
+    for (const part of endingAfterReceipt(applied, ending)) this.emit(part);
+  }
+
+  /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
+  protected endTurn(
+    turn: ActiveTurn,
+    classification: { outcome: 'succeeded' | 'failed' | 'interrupted'; error?: SerializedAgentError | undefined },
+  ): void {
+    if (this.state.turn !== turn) return;
+    this.state.turn = null;
+    this.unacknowledged = null;
+    // A stopped turn that answered something is in the transcript up to that answer: a cut point too.
+    const checkpoint =
+      classification.outcome === 'interrupted' && turn.lastMessageId !== undefined
+        ? checkpointOf(this.state, turn)
+        : null;
+    if (checkpoint) this.emit(checkpoint);
+    this.emit({
+      type: 'run.completed',
+      runId: turn.runId,
+      outcome: classification.outcome,
+      ...(classification.error ? { error: classification.error } : {}),
+    });
+    this.afterTurn(turn);
+  }
+
+  protected afterTurn(turn: ActiveTurn): void {
+    this.prompts.forgetRun(turn.runId, this.answerWriter());
+    this.watchdog.stop();
+    this.startupWatchdog.cancel();
+    if (this.connection) this.scheduleIdleRelease();
+    // A session waiting for a process need not wait for the idle timer: this one may be let go now.
+    this.settings.pool.offerIdle();
+  }
+
+  protected onStall(): void {
+    const turn = this.state.turn;
+    if (!turn || turn.failure) return;
+    const failure = stalledError('api', this.settings.stallTimeoutMs);
+    turn.failure = failure;
+    this.note('claude.stall_detected');
+    const connection = this.connection;
+    if (connection)
+      void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), {
+        firstTurnOfProcess: !this.state.turnStartedOnProcess,
+      }).catch(() => undefined);
+    // If the stop does not settle in time, the agent goes; its end fails the run.
+    const grace = setTimeout(() => {
+      if (this.state.turn === turn) void this.stopConnection('released');
+    }, this.settings.stallGraceMs);
+    grace.unref();
+  }
+
+  /** The agent was handed a turn and wrote nothing: it is killed, the run fails, the next turn starts a new one. */
+  protected onStartupTimeout(): void {
+    const turn = this.state.turn;
+    if (!turn || turn.failure || !this.connection || this.connectionStarted) return;
+    turn.failure = stalledError('startup', this.settings.startupTimeoutMs);
+    this.note('claude.startup_timeout');
+    // The process's end fails the run (onEnd), so no later turn can be written to it meanwhile.
+    void this.stopConnection('released');
+  }
+
+  /** Reported once per process; the process goes, since a turn nobody can follow would run on unobserved. */
+  protected onUnstampedProducer(turn: ActiveTurn): void {
+    turn.failure = unstampedError();
+    this.note('claude.frames_unstamped');
+    void this.stopConnection('released');
+  }
+
+  /**
+   * A write to the agent failed. An agent that is exiting fails writes too, and its end decides the
+   * run (a turn it never saw is sent again); one still running a moment later no longer reads its
+   * input: nothing can reach it again, neither a turn, an answer nor a stop, so it goes and its end
+   * fails the run.
+   */
+  protected onInputFailed(connection: ClaudeConnection | null): void {
+    const timer = setTimeout(() => {
+      if (connection === null || this.connection !== connection || !connection.running) return;
+      const turn = this.state.turn;
+      if (turn && !turn.failure) turn.failure = inputClosedError();
+      this.note('claude.stdin_closed');
+      void this.stopConnection('released');
+    }, inputClosedGraceMs);
+    timer.unref();
+  }
+
+  protected onEnd(ending: ConnectionEnding): void {
+    this.connection = null;
+    this.startupWatchdog.cancel();
+    this.settings.pool.release(this);
+    this.idleRelease.cancel();
+    this.prompts.clear();
+    const exit = processExitOf(ending);
+    if (exit) {
+      const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
+      this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
+    }
+    if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
+      // Nothing was recorded under this id; a fresh one avoids "Session ID is already in use".
+      this.state.providerSessionId = randomUUID();
+    }
+    const turn = this.state.turn;
+    if (!turn) return;
+    const pending = this.unacknowledged;
+    if (
+      pending &&
+      !pending.retried &&
+      ending.kind === 'exited' &&
+      !this.stopped &&
+      (this.stopReason === null || this.stopReason === 'idle')
+    ) {
+      // The process died before it said anything about this turn (e.g. it had just exited while
+      // idle, or was being let go for a waiting session as the turn came in): the input never
+      // reached the conversation, so send it once more to a new process.
+      pending.retried = true;
+      this.state.turn = null;
+      void this.send(pending.turn, pending.control);
+      return;
+    }
+    const classification = turn.failure
+      ? { outcome: 'failed' as const, error: turn.failure }
+      : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
+    this.endTurn(turn, classification);
+  }
+
+  /** Hands a turn to the agent (starting one when none runs). */
+  protected abstract send(turn: AgentProviderV1Turn, control?: string): Promise<void>;
+}

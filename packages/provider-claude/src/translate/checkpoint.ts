@@ -1,0 +1,22 @@
+import type { AgentProviderV1Part } from '@tether/provider-spec';
+import type { ActiveTurn, TranslatorState } from './translator-state.js';
+
+/**
+ * Where the conversation stands after `turn` (run.checkpointed): the conversation it ran in, the
+ * uuid stamped on its input (the agent keeps file checkpoints under it) and its last answer's
+ * transcript id (a copy can be cut after it). None for a control: /clear starts another
+ * conversation, /compact replaces this one with a summary, and the others add nothing to cut
+ * after. None either while no conversation exists the agent could copy (a refused start, an
+ * ephemeral session).
+ */
+export function checkpointOf(state: TranslatorState, turn: ActiveTurn): AgentProviderV1Part | null {
+  if (turn.control !== undefined || !state.keepsTranscript) return null;
+  if (!state.conversationEstablished || state.providerSessionId === null) return null;
+  return {
+    type: 'run.checkpointed',
+    runId: turn.runId,
+    providerSessionId: state.providerSessionId,
+    inputMessageId: turn.uuid,
+    lastMessageId: turn.lastMessageId ?? null,
+  };
+}
