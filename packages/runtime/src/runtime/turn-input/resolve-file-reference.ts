@@ -43,5 +43,14 @@ export async function resolveFileReference(
       `Input part ${index}: ${named} is outside the session's workspace ${context.workspace}${resolved === named ? '' : ` (it leads to ${resolved})`}. Reference files inside the workspace only, or attach the content as text.`,
     );
   }
-  return { path: resolved, workspacePath: relative === '' ? '.' : relative.split(path.sep).join('/') };
+  const workspacePath = relative === '' ? '.' : relative.split(path.sep).join('/');
+  // Agents take a file as a mention in the prompt (Claude Code: @path): "#" starts a line range
+  // there, and a path with both whitespace and '"' cannot be quoted, so such a file would silently not arrive.
+  if (workspacePath.includes('#') || (/\s/.test(workspacePath) && workspacePath.includes('"'))) {
+    throw inputRefusal(
+      'file_not_mentionable',
+      `Input part ${index}: ${workspacePath} cannot be passed as a file reference (a "#", or whitespace together with '"', in its path). Rename it, or attach its content as text.`,
+    );
+  }
+  return { path: resolved, workspacePath };
 }

@@ -186,6 +186,8 @@ describe('submit_turn with images and file references', () => {
       Buffer.concat([pngBytes(10, 10), Buffer.alloc(imageLimits.maxBytes)]),
     );
     await writeFile(path.join(workspace, 'notes.png'), 'plain text, named like an image');
+    await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
+    await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
     const cases: [unknown[], string, RegExp][] = [
       [[{ type: 'image', mediaType: 'image/png', data: 'not base64!' }], 'image_invalid_base64', /base64/],
       [
@@ -216,6 +218,8 @@ describe('submit_turn with images and file references', () => {
       [[{ type: 'file', path: '../secret.txt' }], 'file_outside_workspace', /outside/],
       [[{ type: 'file', path: 'link.txt' }], 'file_outside_workspace', /leads to/],
       [[{ type: 'file', path: 'src/nothing.ts' }], 'file_not_found', /does not exist/],
+      [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
+      [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
     ];
     for (const [input, reason, message] of cases) {
       const error = await refusedTurn([{ type: 'text', text: 'look' }, ...input]);
