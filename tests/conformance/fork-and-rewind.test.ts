@@ -12,11 +12,17 @@ import { type ProviderConversation, openProviderConversation } from './provider-
  * must make the copy and put the files back. Observed through what the model is sent and the files.
  */
 
-/** The history the model was sent in the first request of the turn whose prompt is `prompt`. */
-function historyOf(environment: ClaudeTestEnvironment, prompt: string): string {
+/** What the history the model was sent with `prompt` (its turn's first request) holds and lacks. */
+function expectHistory(
+  environment: ClaudeTestEnvironment,
+  prompt: string,
+  expected: { readonly holds: readonly string[]; readonly lacks: readonly string[] },
+): void {
   const request = turnRequests(environment).find((candidate) => candidate.view?.lastUserText.includes(prompt));
   if (!request) throw new Error(`The model was never asked "${prompt}".`);
-  return JSON.stringify((request.body as { messages: unknown }).messages);
+  const history = JSON.stringify((request.body as { messages: unknown }).messages);
+  for (const text of expected.holds) expect(history).toContain(text);
+  for (const text of expected.lacks) expect(history).not.toContain(text);
 }
 
 function writeReply(file: string, content: string) {
@@ -66,32 +72,27 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     });
     const cherry = await fork.turn('Prompt cherry.');
     expect(cherry.completion.outcome).toBe('succeeded');
-    const forked = historyOf(environment, 'Prompt cherry.');
-    expect(forked).toContain('Prompt apple.');
-    expect(forked).toContain('Reply apple.');
-    expect(forked).not.toContain('Prompt banana.');
-    expect(forked).not.toContain('Reply banana.');
+    expectHistory(environment, 'Prompt cherry.', {
+      holds: ['Prompt apple.', 'Reply apple.'],
+      lacks: ['Prompt banana.', 'Reply banana.'],
+    });
     // A conversation of its own: a new id, reported once, named by its checkpoints.
     expect(fork.providerSessionId()).toEqual(expect.any(String));
     expect(fork.providerSessionId()).not.toBe(original.providerSessionId());
     expect(cherry.checkpoint?.providerSessionId).toBe(fork.providerSessionId());
+    expect(fork.parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(1);
 
     await original.turn('Prompt date.');
-    const continued = historyOf(environment, 'Prompt date.');
-    expect(continued).toContain('Prompt banana.');
-    expect(continued).not.toContain('Prompt cherry.');
-
-    expect(fork.parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(1);
+    expectHistory(environment, 'Prompt date.', { holds: ['Prompt banana.'], lacks: ['Prompt cherry.'] });
 
     // Once the copy exists it is resumed like any conversation (the runtime passes its reported id).
     await fork.session.doStop('release');
     const reopened = await open(environment, { resumeProviderSessionId: fork.providerSessionId()! });
     await reopened.turn('Prompt elderberry.');
-    const resumed = historyOf(environment, 'Prompt elderberry.');
-    expect(resumed).toContain('Prompt apple.');
-    expect(resumed).toContain('Prompt cherry.');
-    expect(resumed).not.toContain('Prompt banana.');
-    expect(resumed).not.toContain('Prompt date.');
+    expectHistory(environment, 'Prompt elderberry.', {
+      holds: ['Prompt apple.', 'Prompt cherry.'],
+      lacks: ['Prompt banana.', 'Prompt date.'],
+    });
   });
 
   it('rewind: files written by later turns are put back (a file they created is gone), and a copy cut before them no longer has them', async () => {
@@ -139,11 +140,10 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
       },
     });
     await copy.turn('Prompt three.');
-    const history = historyOf(environment, 'Prompt three.');
-    expect(history).toContain('Prompt one.');
-    expect(history).toContain('Wrote one.');
-    expect(history).not.toContain('Prompt two.');
-    expect(history).not.toContain('Wrote two.');
+    expectHistory(environment, 'Prompt three.', {
+      holds: ['Prompt one.', 'Wrote one.'],
+      lacks: ['Prompt two.', 'Wrote two.'],
+    });
     // File checkpoints of the conversation it was copied from still work in the copy's agent.
     await copy.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId, dryRun: false });
     expect(readFileSync(edited, 'utf8')).toBe('version zero');
