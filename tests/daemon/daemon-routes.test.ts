@@ -397,6 +397,9 @@ describe('the daemon routes', () => {
     for (const type of ['"fork_session"', '"rewind_session"', '"atRunId"', '"toRunId"'])
       expect(command).toContain(type);
     expect(command).toContain('"#/components/schemas/SubmittedInputPart"');
+    expect(JSON.stringify(schemas['WebSocketClientFrame'])).toContain(
+      '"command":{"$ref":"#/components/schemas/Command"}',
+    );
     const submitted = JSON.stringify(schemas['SubmittedInputPart']);
     for (const field of ['"mediaType"', '"data"', '"path"', '"image/png"', '"image/webp"', '"file"'])
       expect(submitted).toContain(field);

@@ -72,27 +72,36 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
   );
 }
 
+/** The variant of a oneOf whose `type` is the given constant, with its properties. */
+function variantOfType(schema: JsonObject | undefined, type: string): Record<string, JsonObject> | undefined {
+  const variants = (schema?.oneOf ?? []) as JsonObject[];
+  const variant = variants.find(
+    (candidate) =>
+      ((candidate.properties as Record<string, { const?: unknown }> | undefined)?.type?.const ?? null) === type,
+  );
+  return variant?.properties as Record<string, JsonObject> | undefined;
+}
+
 /**
+ * Where the schemas are looser than what a host should send, the document names the real shape:
  * submit_turn's input is checked part by part after the command's shape (an unknown part type is
- * capability_unsupported, not a malformed command), so its schema takes any `{type}` object; the
- * document names the parts a host may send instead.
+ * capability_unsupported, not a malformed command), so its schema takes any `{type}` object; a
+ * WebSocket `command` frame's command is checked by the runtime like a POSTed one.
  */
-function documentSubmittedParts(command: JsonObject): JsonObject {
-  const variants = (command.oneOf ?? []) as JsonObject[];
-  for (const variant of variants) {
-    const properties = variant.properties as Record<string, JsonObject> | undefined;
-    if ((properties?.type as { const?: unknown } | undefined)?.const !== 'submit_turn' || !properties?.input) continue;
-    properties.input = { ...properties.input, items: reference('SubmittedInputPart') };
-  }
-  return command;
+function documentLooseInputs(inputs: Record<string, JsonObject>): Record<string, JsonObject> {
+  const submitTurn = variantOfType(inputs.Command, 'submit_turn');
+  if (submitTurn?.input) submitTurn.input = { ...submitTurn.input, items: reference('SubmittedInputPart') };
+  const commandFrame = variantOfType(inputs.WebSocketClientFrame, 'command');
+  if (commandFrame) commandFrame.command = reference('Command');
+  return inputs;
 }
 
 /** The OpenAPI 3.1 document of the daemon's API, generated from the protocol's zod schemas. */
 export function buildOpenApiDocument(): JsonObject {
-  const inputs = componentSchemas({ Command, SubmittedInputPart, WebSocketClientFrame: ClientFrame }, 'input');
   const schemas = {
-    ...inputs,
-    Command: documentSubmittedParts(inputs.Command!),
+    ...documentLooseInputs(
+      componentSchemas({ Command, SubmittedInputPart, WebSocketClientFrame: ClientFrame }, 'input'),
+    ),
     ...componentSchemas(
       {
         Receipt,
