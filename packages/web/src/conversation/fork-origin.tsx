@@ -1,70 +1,140 @@
 import { useEffect, useState } from 'react';
 import type { TetherClient } from '@tether/client';
-import { sessionPath } from '../routing/use-route.js';
 import { useDaemon } from '../connection/daemon-context.js';
-import { type ForkOrigin as Origin, applyEvent, emptyConversation, turnNumber } from './conversation-state.js';
+import { sessionPath } from '../routing/use-route.js';
+import {
+  type ConversationState,
+  type ForkOrigin,
+  type RunEntry,
+  applyEvent,
+  emptyConversation,
+  turnNumber,
+} from './conversation-state.js';
+import { RunView } from './run-view.js';
 
-interface SourceFacts {
+/** What a fork shows of the session it came from. */
+export interface ForkSource {
+  readonly origin: ForkOrigin;
+  /** Null until read, and when the source has none. */
   readonly title: string | null;
-  /** The source's turn number the fork ends with; null when unknown or the whole conversation. */
+  /** The source's turn number the fork ends with; null for the whole conversation, or until read. */
   readonly turn: number | null;
+  /** The source's runs the fork's conversation holds (the fork's log starts after them). */
+  readonly runs: readonly RunEntry[];
+  readonly interactions: ConversationState['interactions'];
+  /** The source cannot be read any more (deleted). */
   readonly missing: boolean;
 }
 
-/** Replays the source's events up to the run the fork ends with, to number that turn as its view does. */
-async function sourceFacts(client: TetherClient, origin: Origin, signal: AbortSignal): Promise<SourceFacts> {
+/**
+ * Replays the source's events up to the end of the run the fork ends with (all of them, for a fork
+ * of the whole conversation): its turns as its own view shows them, numbered the same way.
+ */
+async function readSource(client: TetherClient, origin: ForkOrigin, signal: AbortSignal): Promise<ForkSource> {
   const snapshot = await client.getSession(origin.sessionId);
-  if (origin.runId === null) return { title: snapshot.title, turn: null, missing: false };
   let state = emptyConversation;
-  for await (const event of client.subscribe(origin.sessionId, { signal })) {
-    state = applyEvent(state, event);
-    if (event.type === 'run.started' && event.runId === origin.runId) break;
-    if (event.seq >= snapshot.lastSeq) break;
+  if (snapshot.lastSeq > 0) {
+    for await (const event of client.subscribe(origin.sessionId, { signal })) {
+      state = applyEvent(state, event);
+      if (event.type === 'run.completed' && event.runId === origin.runId) break;
+      if (event.seq >= snapshot.lastSeq) break;
+    }
   }
-  return { title: snapshot.title, turn: turnNumber(state, origin.runId), missing: false };
+  const end = origin.runId === null ? state.runs.length : state.runs.findIndex((run) => run.runId === origin.runId) + 1;
+  return {
+    origin,
+    title: snapshot.title,
+    turn: origin.runId === null ? null : turnNumber(state, origin.runId),
+    runs: state.runs.slice(0, end),
+    interactions: state.interactions,
+    missing: false,
+  };
+}
+
+/** The session a fork came from, read once per view; null for a session that is not a fork. */
+export function useForkSource(origin: ForkOrigin | null): ForkSource | null {
+  const { client } = useDaemon();
+  const [source, setSource] = useState<ForkSource | null>(null);
+  useEffect(() => {
+    if (origin === null) return;
+    const controller = new AbortController();
+    const unread: ForkSource = { origin, title: null, turn: null, runs: [], interactions: {}, missing: false };
+    setSource(unread);
+    readSource(client, origin, controller.signal).then(setSource, () => {
+      // Deleted since, or unreadable: the fork still names where it came from, by id.
+      if (!controller.signal.aborted) setSource({ ...unread, missing: true });
+    });
+    return () => controller.abort();
+  }, [client, origin]);
+  return origin === null ? null : source;
+}
+
+function SourceName({
+  source,
+  onOpenSession,
+}: {
+  readonly source: ForkSource;
+  readonly onOpenSession: (sessionId: string) => void;
+}) {
+  const name = source.title ?? source.origin.sessionId;
+  if (source.missing) return <span>{name} (no longer available)</span>;
+  return (
+    <a
+      href={sessionPath(source.origin.sessionId)}
+      onClick={(event) => {
+        event.preventDefault();
+        onOpenSession(source.origin.sessionId);
+      }}
+    >
+      {name}
+    </a>
+  );
 }
 
 /** "Forked from <source> at turn N", with a link to the source. */
-export function ForkOrigin({
-  origin,
+export function ForkOriginLine({
+  source,
   onOpenSession,
 }: {
-  readonly origin: Origin;
+  readonly source: ForkSource;
   readonly onOpenSession: (sessionId: string) => void;
 }) {
-  const { client } = useDaemon();
-  const [facts, setFacts] = useState<SourceFacts | null>(null);
-  useEffect(() => {
-    const controller = new AbortController();
-    sourceFacts(client, origin, controller.signal).then(
-      (found) => setFacts(found),
-      () => {
-        // Deleted since, or unreadable: the fork still names where it came from, by id.
-        if (!controller.signal.aborted) setFacts({ title: null, turn: null, missing: true });
-      },
-    );
-    return () => controller.abort();
-  }, [client, origin]);
-  const name = facts?.title ?? origin.sessionId;
   const where =
-    origin.runId === null ? ' (the whole conversation)' : facts?.turn == null ? '' : ` at turn ${facts.turn}`;
+    source.origin.runId === null ? ' (the whole conversation)' : source.turn === null ? '' : ` at turn ${source.turn}`;
   return (
     <p className="fork-origin">
-      Forked from{' '}
-      {facts?.missing ? (
-        <span>{name} (no longer available)</span>
-      ) : (
-        <a
-          href={sessionPath(origin.sessionId)}
-          onClick={(event) => {
-            event.preventDefault();
-            onOpenSession(origin.sessionId);
-          }}
-        >
-          {name}
-        </a>
-      )}
+      Forked from <SourceName source={source} onOpenSession={onOpenSession} />
       {where}
     </p>
+  );
+}
+
+/** The turns a fork's conversation starts with, as the source shows them: read-only, folded open. */
+export function InheritedTurns({
+  source,
+  onOpenSession,
+}: {
+  readonly source: ForkSource;
+  readonly onOpenSession: (sessionId: string) => void;
+}) {
+  if (source.runs.length === 0) return null;
+  const turns = source.runs.filter((run) => run.control === null).length;
+  return (
+    <details className="inherited-turns" open>
+      <summary>
+        The conversation so far: {turns} {turns === 1 ? 'turn' : 'turns'} from{' '}
+        <SourceName source={source} onOpenSession={onOpenSession} />
+      </summary>
+      {source.runs.map((run) => (
+        <RunView
+          key={run.runId}
+          sessionId={source.origin.sessionId}
+          run={run}
+          interactions={source.interactions}
+          actions={null}
+          onOpenSession={onOpenSession}
+        />
+      ))}
+    </details>
   );
 }

@@ -8,7 +8,7 @@ import { formatCost, formatTokens, permissionModeLabels } from '../format/format
 import { ApprovalCard } from '../interactions/approval-card.js';
 import { QuestionCard } from '../interactions/question-card.js';
 import { type RunEntry, activeRun, canForkAt, canRewindTo, openInteractions } from './conversation-state.js';
-import { ForkOrigin } from './fork-origin.js';
+import { ForkOriginLine, InheritedTurns, useForkSource } from './fork-origin.js';
 import { ForkLinks, RunView } from './run-view.js';
 import type { TurnActionsProps } from './turn-actions.js';
 import { SessionActions } from './session-actions.js';
@@ -29,6 +29,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
   const { client, capabilities, tokenRefused } = useDaemon();
   const { conversation, stream, failure } = useConversation(sessionId);
   const modesRequiringRestart = useModesRequiringRestart(sessionId, conversation.agentSeq);
+  const forkSource = useForkSource(conversation.forkedFrom);
   const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
@@ -121,9 +122,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           </span>
           {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
         </p>
-        {conversation.forkedFrom === null ? null : (
-          <ForkOrigin origin={conversation.forkedFrom} onOpenSession={onOpenSession} />
-        )}
+        {forkSource === null ? null : <ForkOriginLine source={forkSource} onOpenSession={onOpenSession} />}
         <SessionActions
           closed={conversation.closed}
           running={run !== null}
@@ -160,8 +159,13 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
         }}
       >
         {stream === 'connecting' && conversation.lastSeq === 0 ? <p className="muted">Loading…</p> : null}
+        {forkSource === null ? null : <InheritedTurns source={forkSource} onOpenSession={onOpenSession} />}
         {stream !== 'connecting' && conversation.runs.length === 0 ? (
-          <p className="muted">No turns yet. Say something below.</p>
+          <p className="muted">
+            {forkSource === null
+              ? 'No turns yet. Say something below.'
+              : 'No new turns yet. Continue the conversation below.'}
+          </p>
         ) : null}
         {conversation.runs.map((entry) => (
           <RunView
