@@ -67,6 +67,19 @@ function lastTurnRequest(suite: ReturnType<typeof browserSuite>): string {
   return JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body);
 }
 
+/** Sends each question in turn, the fake model answering it, and waits for each run to succeed. */
+async function converse(
+  suite: ReturnType<typeof browserSuite>,
+  page: Page,
+  exchanges: readonly (readonly [question: string, answer: string])[],
+): Promise<void> {
+  for (const [question, answer] of exchanges) {
+    suite.environment.api.enqueue(textReply(answer));
+    await sendTurn(page, question);
+    await waitForRunEnd(page, 'Succeeded');
+  }
+}
+
 describeInBrowser('the web UI: images, forks and rewinds in a real browser', () => {
   const suite = browserSuite();
 
@@ -130,12 +143,10 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
   it('forks from a turn and lands on the fork, which says where it came from and carries only that far', async () => {
     const page = await suite.connectedPage();
     const sourceId = await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(textReply('First answer.'));
-    await sendTurn(page, 'The first question.');
-    await waitForRunEnd(page, 'Succeeded');
-    suite.environment.api.enqueue(textReply('Second answer.'));
-    await sendTurn(page, 'The second question.');
-    await waitForRunEnd(page, 'Succeeded');
+    await converse(suite, page, [
+      ['The first question.', 'First answer.'],
+      ['The second question.', 'Second answer.'],
+    ]);
 
     await page.getByRole('article', { name: 'Turn 1' }).getByRole('button', { name: 'Fork from here' }).click();
     await page.waitForURL((url) => url.pathname.startsWith('/sessions/') && !url.pathname.includes(sourceId));
@@ -150,9 +161,7 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     expect(await inherited.getByRole('button').count()).toBe(0);
     await saveScreenshot(page, 'fork-origin');
 
-    suite.environment.api.enqueue(textReply('Answer in the fork.'));
-    await sendTurn(page, 'A question in the fork.');
-    await waitForRunEnd(page, 'Succeeded');
+    await converse(suite, page, [['A question in the fork.', 'Answer in the fork.']]);
     const forkRequest = lastTurnRequest(suite);
     expect(forkRequest).toContain('The first question.');
     expect(forkRequest).not.toContain('The second question.');
@@ -167,12 +176,10 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
   it('rewinds to a turn after a confirmation: that turn and later ones are marked, and leave the context', async () => {
     const page = await suite.connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
-    suite.environment.api.enqueue(textReply('Kept answer.'));
-    await sendTurn(page, 'A turn to keep.');
-    await waitForRunEnd(page, 'Succeeded');
-    suite.environment.api.enqueue(textReply('Dropped answer.'));
-    await sendTurn(page, 'A turn to drop.');
-    await waitForRunEnd(page, 'Succeeded');
+    await converse(suite, page, [
+      ['A turn to keep.', 'Kept answer.'],
+      ['A turn to drop.', 'Dropped answer.'],
+    ]);
 
     const second = page.getByRole('article', { name: 'Turn 2' });
     await second.getByRole('button', { name: 'Rewind to here' }).click();
@@ -185,9 +192,7 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     expect(await second.getByRole('button', { name: 'Rewind to here' }).count()).toBe(0);
     await saveScreenshot(page, 'rewound-turn');
 
-    suite.environment.api.enqueue(textReply('After the rewind.'));
-    await sendTurn(page, 'And now?');
-    await waitForRunEnd(page, 'Succeeded');
+    await converse(suite, page, [['And now?', 'After the rewind.']]);
     const request = lastTurnRequest(suite);
     expect(request).toContain('A turn to keep.');
     expect(request).not.toContain('A turn to drop.');

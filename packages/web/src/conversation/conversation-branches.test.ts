@@ -1,22 +1,13 @@
-import type { EventBody, ProtocolEvent } from '@tether/protocol';
+import type { EventBody } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { applyEvent, canForkAt, canRewindTo, emptyConversation, turnNumber } from './conversation-state.js';
+import { applyEvent, canForkAt, canRewindTo, turnNumber } from './conversation-state.js';
+import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
 
-const sessionId = `ses_${'a'.repeat(32)}`;
 const sourceId = `ses_${'d'.repeat(32)}`;
 const forkId = `ses_${'e'.repeat(32)}`;
 const runIds = ['1', '2', '3', '4'].map((digit) => `run_${digit.repeat(32)}`);
 const [first, second, third, fourth] = runIds as [string, string, string, string];
 const sha256 = 'f'.repeat(64);
-
-function fold(bodies: EventBody[]) {
-  let seq = 0;
-  return bodies.reduce(
-    (state, body) =>
-      applyEvent(state, { ...body, sessionId, seq: ++seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent),
-    emptyConversation,
-  );
-}
 
 function turn(runId: string, text: string, lastMessageId: string | null = `msg-${runId}`): EventBody[] {
   return [
@@ -124,17 +115,7 @@ describe('the conversation state: input parts, checkpoints, forks and rewinds', 
   });
 
   it('notes where a fork came from, and the forks made of a run or of the whole conversation', () => {
-    const fork = fold([
-      {
-        type: 'session.opened',
-        provider: 'claude',
-        workspace: { kind: 'directory', path: '/repo' },
-        configuration: {},
-        ephemeral: false,
-        reopened: false,
-        forkedFrom: { sessionId: sourceId, runId: first },
-      },
-    ]);
+    const fork = fold([openedBody({ forkedFrom: { sessionId: sourceId, runId: first } })]);
     expect(fork.forkedFrom).toEqual({ sessionId: sourceId, runId: first });
 
     const source = fold([

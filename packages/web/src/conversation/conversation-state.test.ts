@@ -1,19 +1,10 @@
-import type { EventBody, ProtocolEvent } from '@tether/protocol';
+import type { ProtocolEvent } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { activeRun, applyEvent, emptyConversation, openInteractions } from './conversation-state.js';
+import { activeRun, applyEvent, openInteractions } from './conversation-state.js';
+import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
 
-const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
 const interactionRef = `int_${'c'.repeat(32)}`;
-
-function fold(bodies: EventBody[]) {
-  let seq = 0;
-  return bodies.reduce(
-    (state, body) =>
-      applyEvent(state, { ...body, sessionId, seq: ++seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent),
-    emptyConversation,
-  );
-}
 
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.01 };
 const approval = {
@@ -29,14 +20,7 @@ const approval = {
 describe('the conversation state', () => {
   it('streams text into its block, keeps thinking and tool rows in order, and sums usage', () => {
     const state = fold([
-      {
-        type: 'session.opened',
-        provider: 'claude',
-        workspace: { kind: 'directory', path: '/repo' },
-        configuration: {},
-        ephemeral: false,
-        reopened: false,
-      },
+      openedBody(),
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hello' }], inputRedacted: false },
       { type: 'run.thinking_delta', runId, blockId: 't1', text: 'Let me ' },
       { type: 'run.thinking_delta', runId, blockId: 't1', text: 'think.' },
@@ -112,14 +96,7 @@ describe('the conversation state', () => {
 
   it('moves agentSeq only on events that can change which modes need a restart', () => {
     const state = fold([
-      {
-        type: 'session.opened',
-        provider: 'claude',
-        workspace: { kind: 'directory', path: '/repo' },
-        configuration: {},
-        ephemeral: false,
-        reopened: false,
-      },
+      openedBody(),
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },
       { type: 'session.process_started', pid: 42, startTime: null, marker: 'm' },
       { type: 'run.message_delta', runId, blockId: 'm1', text: 'Hello' },
