@@ -167,15 +167,13 @@ describe('tether run --image and --file', () => {
     ).toEqual([{ type: 'image', mediaType: 'image/png', data: (await readFile(redSquare)).toString('base64') }]);
   });
 
-  it('refuses a .png holding text with exit code 2 before anything is recorded: no request, the session has no run', async () => {
+  it('refuses a .png holding text with exit code 2 before anything is recorded: no request, and the session it opened is gone', async () => {
     await writeFile(path.join(fixture.workspace, 'fake.png'), 'not an image at all\n');
     const result = await tether(['run', '--image', 'fake.png', 'What is this?']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('[invalid_command]');
     expect(turnRequests()).toHaveLength(0);
-    const sessions = (await tetherJson<SessionSnapshot[]>(['sessions', '--json']))[0]!;
-    expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ lastRun: null, activeRunId: null });
+    expect((await tetherJson<SessionSnapshot[]>(['sessions', '--json']))[0]).toEqual([]);
   });
 });
 

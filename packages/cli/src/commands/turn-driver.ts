@@ -1,4 +1,4 @@
-import type { PermissionMode, ProtocolEvent } from '@tether/protocol';
+import { AgentError, type PermissionMode, type ProtocolEvent } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
@@ -94,6 +94,8 @@ export async function driveTurn(
         .finally(() => terminate(signal, true));
     }
   });
+  /** A session this command opened, until its first turn is accepted. */
+  let openedForTurn: string | null = null;
   try {
     let afterSeq = 0;
     if (request.resume !== undefined) {
@@ -110,6 +112,7 @@ export async function driveTurn(
         ...(request.permissionMode !== undefined ? { permissionMode: request.permissionMode } : {}),
       });
       sessionId = opened.sessionId;
+      openedForTurn = sessionId;
     }
     const mode = request.responder;
     const renderer = request.json
@@ -138,10 +141,29 @@ export async function driveTurn(
   } catch (error) {
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
     if (stop.ending !== null) return signalExitCode(stop.ending);
+    // The turn itself was refused (a bad image, a file outside the workspace): the session opened
+    // for it holds nothing, so it goes too, and bad input leaves nothing behind.
+    if (openedForTurn !== null && isTurnRefusal(error)) await discardSession(backend, openedForTurn);
     throw error;
   } finally {
     clearTimeout(unsettledInterrupt);
     removeInterrupt();
     responder?.close();
+  }
+}
+
+function isTurnRefusal(error: unknown): boolean {
+  return AgentError.isInstance(error) && (error.code === 'invalid_command' || error.code === 'capability_unsupported');
+}
+
+async function discardSession(backend: TetherBackend, sessionId: string): Promise<void> {
+  try {
+    const snapshot = await backend.getSession(sessionId);
+    // Only a session no run ever started in: anything else is the user's history.
+    if (snapshot.lastRun !== null || snapshot.activeRunId !== null) return;
+    await backend.closeSession({ sessionId });
+    await backend.deleteSession(sessionId);
+  } catch {
+    // Best effort: the refusal is what the user needs to see.
   }
 }
