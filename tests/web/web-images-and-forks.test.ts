@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import { textReply } from '@tether/fake-anthropic-api';
+import { type FakeReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import {
@@ -67,13 +69,17 @@ function lastTurnRequest(suite: ReturnType<typeof browserSuite>): string {
   return JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body);
 }
 
-/** Sends each question in turn, the fake model answering it, and waits for each run to succeed. */
+/**
+ * Sends each question in turn, the fake model answering it (a text, or the model calls a tool and
+ * then says that text), and waits for each run to succeed.
+ */
 async function converse(
   suite: ReturnType<typeof browserSuite>,
   page: Page,
-  exchanges: readonly (readonly [question: string, answer: string])[],
+  exchanges: readonly (readonly [question: string, answer: string, toolCall?: FakeReply])[],
 ): Promise<void> {
-  for (const [question, answer] of exchanges) {
+  for (const [question, answer, toolCall] of exchanges) {
+    if (toolCall !== undefined) suite.environment.api.enqueue(toolCall);
     suite.environment.api.enqueue(textReply(answer));
     await sendTurn(page, question);
     await waitForRunEnd(page, 'Succeeded');
@@ -173,21 +179,39 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     expect(await page.getByRole('article', { name: /^Turn/ }).count()).toBe(2);
   });
 
-  it('rewinds to a turn after a confirmation: that turn and later ones are marked, and leave the context', async () => {
+  it('rewinds to a turn after a confirmation, files too: that turn and later ones are marked, and leave the context', async () => {
     const page = await suite.connectedPage();
-    await openSessionInPage(page, suite.environment.workspace);
+    const file = path.join(suite.environment.workspace, 'rewound.txt');
+    writeFileSync(file, 'version zero');
+    const write = (content: string) => toolUseReply('Write', { file_path: file, content });
+    // Auto-edit: the writes need no approval.
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Working directory').fill(suite.environment.workspace);
+    await page.getByLabel('Permission mode').selectOption('auto_edit');
+    await page.getByRole('button', { name: 'Open session' }).click();
+    await page.getByText('No turns yet. Say something below.').waitFor();
     await converse(suite, page, [
-      ['A turn to keep.', 'Kept answer.'],
-      ['A turn to drop.', 'Dropped answer.'],
+      ['A turn to keep.', 'Kept answer.', write('version one')],
+      ['A turn to drop.', 'Dropped answer.', write('version two')],
     ]);
+    expect(readFileSync(file, 'utf8')).toBe('version two');
 
     const second = page.getByRole('article', { name: 'Turn 2' });
     await second.getByRole('button', { name: 'Rewind to here' }).click();
     const confirm = second.getByRole('group', { name: 'Confirm the rewind to turn 2' });
     expect(await confirm.innerText()).toContain('The agent forgets this turn and every later one');
+    await confirm.getByLabel('Also restore files to how they were before this turn').check();
     await confirm.getByRole('button', { name: 'Rewind', exact: true }).click();
-    await second.getByText("Rewound to before this turn: no longer in the agent's context.").waitFor();
-    await page.getByRole('status').getByText('Rewound to before turn 2').waitFor();
+    await second
+      .getByText("Rewound to before this turn: no longer in the agent's context; files restored (1 file", {
+        exact: false,
+      })
+      .waitFor();
+    await page
+      .getByRole('status')
+      .getByText('Rewound to before turn 2: the next turn continues from there. 1 file restored.')
+      .waitFor();
+    expect(readFileSync(file, 'utf8')).toBe('version one');
     expect(await page.getByRole('article', { name: 'Turn 1' }).locator('.rewind-note').count()).toBe(0);
     expect(await second.getByRole('button', { name: 'Rewind to here' }).count()).toBe(0);
     await saveScreenshot(page, 'rewound-turn');
