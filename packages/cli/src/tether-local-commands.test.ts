@@ -65,7 +65,7 @@ describe('tether sessions and show without a daemon', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const sessions = JSON.parse(listed.stdout) as SessionSnapshot[];
     expect(sessions.map((session) => session.sessionId)).toEqual([sessionId]);
-    expect(sessions[0]!.workspace.path).toBe(fixture.workspace);
+    expect(sessions[0]!.workspace).toEqual({ kind: 'directory', path: fixture.workspace });
 
     const human = await tether(['sessions']);
     expect(human.code).toBe(0);

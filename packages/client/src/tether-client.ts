@@ -126,6 +126,8 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
       }
     },
     getProviders,
+    // TODO(issue 14): GET /v1/sessions/:id/diff.
+    getSessionDiff: () => Promise.reject(new Error('Not built yet (issue 14).')),
     async deleteSession(sessionId) {
       await sendRequest(connection, { method: 'DELETE', path: sessionPath(sessionId) });
     },

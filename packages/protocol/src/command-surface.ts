@@ -1,6 +1,7 @@
 import type { Command, CommandType, Receipt } from './commands.js';
 import type { ProtocolEvent } from './events.js';
 import type { ModelList } from './models.js';
+import type { SessionDiff } from './workspace.js';
 import { newCommandId } from './identifiers.js';
 import type { SessionSnapshot } from './session-snapshot.js';
 
@@ -67,12 +68,24 @@ export interface TetherSurface extends CommandMethods {
   getSession(sessionId: string): Promise<SessionSnapshot>;
   /** The session's events with seq > afterSeq, stored then live: each once, in order. */
   subscribe(sessionId: string, options?: SubscribeOptions): AsyncIterable<ProtocolEvent>;
-  /** Deletes a closed session and everything stored about it; an open one is refused with session_open. */
-  deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Deletes a closed session and everything stored about it; an open one is refused with
+   * session_open. A kept workspace holding work (a worktree with uncommitted changes or commits
+   * beyond its base) is refused with workspace_has_changes unless discardWorkspaceChanges; one with
+   * no work is removed (a directory workspace is never touched).
+   */
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<void>;
+  /** The session's work against the commit its workspace started from (capability_unsupported for a plain directory). */
+  getSessionDiff(sessionId: string, options?: { readonly maxBytes?: number }): Promise<SessionDiff>;
   /** The agent's models (provider_unavailable when it cannot be asked; capability_unsupported when it has no list). */
   listModels(provider?: string): Promise<ModelList>;
   /** An image a turn of the session carried (run.started records its sha256); blob_not_found otherwise. */
   readBlob(sessionId: string, sha256: string): Promise<StoredBlob>;
+}
+
+export interface DeleteSessionOptions {
+  /** Remove the session's worktree and branch even though they hold uncommitted work or commits. */
+  readonly discardWorkspaceChanges?: boolean;
 }
 
 /** A content-addressed blob of a session (an image a turn carried). */

@@ -11,7 +11,7 @@ import {
 } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
 import { TokenUsage } from './usage.js';
-import { Workspace } from './workspace.js';
+import { ChangedFile, Workspace, WorkspaceStatus } from './workspace.js';
 
 const envelope = {
   sessionId: SessionId,
@@ -44,6 +44,16 @@ export const SessionOpenedEvent = sessionEvent('session.opened', {
   reopened: z.boolean(),
   /** Set on a fork's first event: the session (and run, when one was named) its conversation was copied from. */
   forkedFrom: z.strictObject({ sessionId: SessionId, runId: RunId.nullable() }).optional(),
+});
+
+/** The session's workspace was prepared (a worktree created, or a directory checked): the agent runs in workspace.directory. */
+export const SessionWorkspaceReadyEvent = sessionEvent('session.workspace_ready', {
+  workspace: WorkspaceStatus,
+});
+
+/** The session closed (or is being deleted) and its workspace was released: removed, or kept and why. */
+export const SessionWorkspaceReleasedEvent = sessionEvent('session.workspace_released', {
+  workspace: WorkspaceStatus,
 });
 
 /** A fork was made of this session (the fork's own session.opened names this one). */
@@ -142,6 +152,16 @@ export const RunCheckpointedEvent = runEvent('run.checkpointed', {
   lastMessageId: z.string().min(1).max(300).nullable(),
 });
 
+/**
+ * After a run ended: the files of the workspace it changed, against their state when it started
+ * (from git; only for workspaces that can tell, e.g. git worktrees).
+ */
+export const RunFilesChangedEvent = runEvent('run.files_changed', {
+  files: z.array(ChangedFile).max(10_000),
+  /** More files changed than are listed. */
+  truncated: z.boolean(),
+});
+
 /** A host asked to stop the run; it ends with run.completed (normally interrupted). */
 export const RunInterruptRequestedEvent = runEvent('run.interrupt_requested', {});
 
@@ -231,6 +251,8 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionClosedEvent,
   SessionForkedEvent,
   SessionRewoundEvent,
+  SessionWorkspaceReadyEvent,
+  SessionWorkspaceReleasedEvent,
   SessionProviderSessionChangedEvent,
   SessionModeChangedEvent,
   SessionModelChangedEvent,
@@ -239,6 +261,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   RunStartedEvent,
   RunQueuedEvent,
   RunCheckpointedEvent,
+  RunFilesChangedEvent,
   RunInterruptRequestedEvent,
   RunMessageDeltaEvent,
   RunThinkingDeltaEvent,

@@ -1,7 +1,17 @@
 export { VERSION, PROTOCOL_VERSION } from './version.js';
 export { CommandId, SessionId, RunId, newSessionId, newRunId, newCommandId } from './identifiers.js';
 export { PermissionMode } from './permission-mode.js';
-export { Workspace, DirectoryWorkspace } from './workspace.js';
+export {
+  Workspace,
+  DirectoryWorkspace,
+  GitWorktreeWorkspace,
+  WorktreeFacts,
+  WorkspaceStatus,
+  ChangedFile,
+  SessionDiff,
+  agentDirectory,
+} from './workspace.js';
+export type { WorkspaceKind } from './workspace.js';
 export {
   InputPart,
   TextInputPart,
@@ -71,6 +81,7 @@ export type {
   ReceiptFor,
   ReceiptOfType,
   StoredBlob,
+  DeleteSessionOptions,
   SubscribeOptions,
   TetherSurface,
 } from './command-surface.js';
@@ -86,6 +97,9 @@ export {
   SessionClosedEvent,
   SessionForkedEvent,
   SessionRewoundEvent,
+  SessionWorkspaceReadyEvent,
+  SessionWorkspaceReleasedEvent,
+  RunFilesChangedEvent,
   SessionProviderSessionChangedEvent,
   RunStartedEvent,
   RunCheckpointedEvent,

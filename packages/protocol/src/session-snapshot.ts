@@ -6,7 +6,7 @@ import { InteractionRef, InteractionRequest, InteractionStatus } from './interac
 import { PermissionMode } from './permission-mode.js';
 import { sessionTitleMaxLength } from './session-title.js';
 import { TokenUsage } from './usage.js';
-import { Workspace } from './workspace.js';
+import { Workspace, WorkspaceStatus } from './workspace.js';
 
 /**
  * idle: open, no run; running: a run is active; waiting: a run waits for the host (an approval or
@@ -61,7 +61,10 @@ export const SessionSnapshot = z.strictObject({
   sessionId: SessionId,
   provider: z.string(),
   state: SessionState,
+  /** The workspace as the host asked for it. */
   workspace: Workspace,
+  /** What Tether made of it: where the agent runs, the worktree and branch, kept or removed once released; null for sessions recorded before workspaces were tracked. */
+  workspaceStatus: WorkspaceStatus.nullable(),
   configuration: z.record(z.string(), z.unknown()),
   ephemeral: z.boolean(),
   activeRunId: RunId.nullable(),

@@ -1,10 +1,100 @@
 import { z } from 'zod';
 
+const absolutePath = z.string().min(1).max(4096);
+
+/** A git ref as git takes it; never an option ("-…"), never whitespace or NUL. */
+const gitRefName = z
+  .string()
+  .min(1)
+  .max(250)
+  .refine((value) => !value.startsWith('-') && !/[\s\0]/.test(value), 'a git ref such as "main" or a commit id');
+
 export const DirectoryWorkspace = z.strictObject({
   kind: z.literal('directory'),
-  path: z.string().min(1).max(4096),
+  path: absolutePath,
 });
+export type DirectoryWorkspace = z.infer<typeof DirectoryWorkspace>;
 
-/** Where a session works. Git worktrees come later as another kind. */
-export const Workspace = z.discriminatedUnion('kind', [DirectoryWorkspace]);
+/**
+ * A git worktree of `repository` that Tether creates for the session, on a new branch, so sessions
+ * on one repository never edit the same files. Released when the session is closed or deleted:
+ * removed with its branch when it holds no work, kept otherwise.
+ */
+export const GitWorktreeWorkspace = z.strictObject({
+  kind: z.literal('git_worktree'),
+  /** The repository (its main checkout or any folder inside it). */
+  repository: absolutePath,
+  /** Where the branch starts (default: the repository's current HEAD). */
+  baseRef: gitRefName.optional(),
+  /** The new branch (default: tether/<short session id>); refused if it exists. */
+  branch: gitRefName.optional(),
+});
+export type GitWorktreeWorkspace = z.infer<typeof GitWorktreeWorkspace>;
+
+/** Where a session works, as the host asked for it. */
+export const Workspace = z.discriminatedUnion('kind', [DirectoryWorkspace, GitWorktreeWorkspace]);
 export type Workspace = z.infer<typeof Workspace>;
+export type WorkspaceKind = Workspace['kind'];
+
+/** A worktree Tether made for a session: where, on which branch, from which commit. */
+export const WorktreeFacts = z.strictObject({
+  /** The repository's top-level folder (its main checkout). */
+  repository: absolutePath,
+  /** The worktree's folder: where the agent runs. */
+  path: absolutePath,
+  branch: z.string().max(250),
+  /** The commit the branch started at (full id). */
+  baseCommit: z.string().regex(/^[0-9a-f]{40,64}$/),
+});
+export type WorktreeFacts = z.infer<typeof WorktreeFacts>;
+
+/**
+ * What became of a session's workspace: prepared (the agent runs in `directory`), or released when
+ * the session closed: removed (nothing of the user's was in it) or kept (and why).
+ */
+export const WorkspaceStatus = z.strictObject({
+  kind: z.string().max(50),
+  /** Where the agent runs. */
+  directory: absolutePath,
+  worktree: WorktreeFacts.nullable(),
+  state: z.enum(['ready', 'kept', 'removed']),
+  /** Why a released workspace was kept: it has uncommitted changes, commits beyond its base, or another open session uses it. */
+  keptBecause: z.enum(['uncommitted_changes', 'commits_beyond_base', 'in_use']).nullable(),
+});
+export type WorkspaceStatus = z.infer<typeof WorkspaceStatus>;
+
+/** One file a run (or a session) changed, as git counts it. */
+export const ChangedFile = z.strictObject({
+  /** Relative to the workspace, "/"-separated. */
+  path: z.string().max(4096),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  /** For a rename: where it came from. */
+  previousPath: z.string().max(4096).optional(),
+  /** Lines added and removed; null for a binary file. */
+  added: z.number().int().nonnegative().nullable(),
+  removed: z.number().int().nonnegative().nullable(),
+  binary: z.boolean(),
+});
+export type ChangedFile = z.infer<typeof ChangedFile>;
+
+/** GET /v1/sessions/:id/diff: the session's work against the commit its workspace started from. */
+export const SessionDiff = z.strictObject({
+  sessionId: z.string(),
+  baseCommit: z.string(),
+  branch: z.string().nullable(),
+  files: z.array(ChangedFile).max(100_000),
+  /** Unified diff (git's), binary files named but not shown, cut at the size limit. */
+  diff: z.string(),
+  /** True when `diff` was cut at the size limit (the file list is always whole). */
+  truncated: z.boolean(),
+});
+export type SessionDiff = z.infer<typeof SessionDiff>;
+
+/**
+ * Where a session's agent runs: the prepared workspace's directory, or, for a session recorded
+ * before workspaces were tracked, the directory it named.
+ */
+export function agentDirectory(workspace: Workspace, status: WorkspaceStatus | null): string {
+  if (status) return status.directory;
+  return workspace.kind === 'directory' ? workspace.path : workspace.repository;
+}

@@ -4,15 +4,16 @@ import type {
   ImageMediaType,
   InteractionAnswer,
   PermissionMode,
+  DirectoryWorkspace,
   SessionConfiguration,
-  Workspace,
 } from '@tether/protocol';
 import type { AgentProviderV1Part } from './provider-part.js';
 
 export interface AgentProviderV1SessionOptions {
   /** Tether's session id (for diagnostics and process markers, not the provider's own id). */
   readonly sessionId: string;
-  readonly workspace: Workspace;
+  /** Where the agent runs: a directory the runtime prepared (a plain folder, or a worktree it made). */
+  readonly workspace: DirectoryWorkspace;
   readonly configuration: SessionConfiguration;
   /** Keep no resumable conversation on the provider side. */
   readonly ephemeral: boolean;

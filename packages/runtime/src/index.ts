@@ -12,6 +12,12 @@ export { handleShutdownSignals, signalExitCode } from './runtime/shutdown-signal
 export type { ShutdownSignal, ShutdownSignalOptions } from './runtime/shutdown-signals.js';
 export { createInMemoryStore } from './store/in-memory-store.js';
 export type {
+  WorkspaceAcquirer,
+  PreparedWorkspace,
+  WorkspaceBaseline,
+  ReleaseOptions,
+} from './workspace/workspace-acquirer.js';
+export type {
   TetherStore,
   SessionRecord,
   RunRecord,

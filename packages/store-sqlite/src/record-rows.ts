@@ -164,6 +164,8 @@ export function sessionFromRow(row: unknown): SessionRecord {
     sessionId: session.session_id,
     provider: session.provider,
     workspace: parseObject<Workspace>(session.workspace, what),
+    // TODO(issue 14): a column for it.
+    workspaceStatus: null,
     configuration: parseObject<SessionConfiguration>(session.configuration, what),
     ephemeral: session.ephemeral === 1,
     redactInput: session.redact_input === 1,

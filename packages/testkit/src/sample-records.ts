@@ -8,6 +8,7 @@ export function sampleSessionRecord(overrides: Partial<SessionRecord> = {}): Ses
     sessionId: `ses_${'a'.repeat(32)}`,
     provider: 'mock',
     workspace: { kind: 'directory', path: '/tmp' },
+    workspaceStatus: null,
     configuration: {},
     ephemeral: false,
     redactInput: false,

@@ -1,4 +1,4 @@
-import { SessionState, type SessionSnapshot } from '@tether/protocol';
+import { SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
@@ -15,7 +15,7 @@ export const closeUsage = `usage: tether close SESSION ${common}`;
 function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(session.workspace.path)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */

@@ -1,4 +1,4 @@
-import { AgentError, type PermissionMode, type ProtocolEvent } from '@tether/protocol';
+import { AgentError, type PermissionMode, type ProtocolEvent, agentDirectory } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
@@ -101,7 +101,11 @@ export async function driveTurn(
     if (request.resume !== undefined) {
       const snapshot = await backend.getSession(request.resume);
       if (request.resumeCwd !== undefined)
-        await checkResumeWorkspace(request.resume, snapshot.workspace.path, request.resumeCwd);
+        await checkResumeWorkspace(
+          request.resume,
+          agentDirectory(snapshot.workspace, snapshot.workspaceStatus),
+          request.resumeCwd,
+        );
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;

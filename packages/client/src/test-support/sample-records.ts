@@ -9,6 +9,7 @@ export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): Sessio
     provider: 'claude',
     state: 'idle',
     workspace: { kind: 'directory', path: '/repo' },
+    workspaceStatus: null,
     configuration: {},
     ephemeral: false,
     activeRunId: null,

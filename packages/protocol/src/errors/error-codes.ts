@@ -5,6 +5,8 @@
 export const errorCodeTable = {
   invalid_command: { httpStatus: 400, exitCode: 2, retryable: false },
   invalid_workspace: { httpStatus: 400, exitCode: 2, retryable: false },
+  /** delete of a session whose worktree holds work, without discardWorkspaceChanges. */
+  workspace_has_changes: { httpStatus: 409, exitCode: 1, retryable: false },
   capability_unsupported: { httpStatus: 501, exitCode: 2, retryable: false },
   session_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
   session_closed: { httpStatus: 409, exitCode: 1, retryable: false },

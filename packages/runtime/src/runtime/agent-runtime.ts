@@ -9,6 +9,7 @@ import {
   type Receipt,
   type RunSnapshot,
   type SerializedAgentError,
+  type SessionDiff,
   type SessionSnapshot,
   newCommandId,
   parseCommand,
@@ -329,6 +330,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   /** A blob (an image a turn carried) that the session's log refers to. */
+  // TODO(issue 14): the session's diff through its workspace acquirer.
+  getSessionDiff(_sessionId: string): Promise<SessionDiff> {
+    return Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 14).' }));
+  }
+
   async readBlob(sessionId: string, sha256: string): Promise<StoredBlob> {
     const blob = /^[0-9a-f]{64}$/.test(sha256) ? await this.store.readBlob(sessionId, sha256) : undefined;
     if (!blob) {

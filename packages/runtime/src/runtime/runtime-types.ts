@@ -17,6 +17,7 @@ import type { FollowOptions } from '../log/follow-session.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import type { ShutdownOptions } from './shutdown-grace.js';
+import type { WorkspaceAcquirer } from '../workspace/workspace-acquirer.js';
 
 export interface AgentRuntimeOptions {
   /** The providers hosts can open sessions with; the runtime never imports a concrete one. */
@@ -44,6 +45,11 @@ export interface AgentRuntimeOptions {
    * Sessions already open when the runtime starts are all loaded, whatever their number.
    */
   readonly maxOpenSessions?: number;
+  /**
+   * Workspace kinds beyond the built-in `directory` (e.g. `git_worktree` from @tether/workspace-git),
+   * chosen by a workspace's `kind`; one given for a built-in kind replaces it.
+   */
+  readonly workspaces?: readonly WorkspaceAcquirer[];
   /** Host policy: mark a question set sensitive, so its answers are redacted in the log and in events. */
   readonly isSensitive?: (request: QuestionSetRequest) => boolean;
 }

@@ -1,4 +1,5 @@
 import {
+  agentDirectory,
   AgentError,
   type InteractionSnapshot,
   type OpenSessionCommand,
@@ -33,6 +34,8 @@ export function createSessionRecord(
     sessionId: newSessionId(),
     provider: context.provider,
     workspace: context.workspace,
+    // TODO(issue 14): what the workspace acquirer prepared.
+    workspaceStatus: null,
     configuration: configuration as SessionConfiguration,
     ephemeral: command.ephemeral ?? false,
     redactInput: command.redactInput ?? false,
@@ -116,6 +119,7 @@ export function snapshotOfRecord(
     provider: record.provider,
     state: record.state,
     workspace: record.workspace,
+    workspaceStatus: record.workspaceStatus,
     configuration: describeConfiguration(record.configuration),
     ephemeral: record.ephemeral,
     activeRunId: record.activeRunId,
@@ -266,7 +270,7 @@ export class SessionEntry {
     this.binding = binding;
     const opening = provider.doOpenSession({
       sessionId: this.record.sessionId,
-      workspace: this.record.workspace,
+      workspace: { kind: 'directory', path: agentDirectory(this.record.workspace, this.record.workspaceStatus) },
       configuration: this.record.configuration,
       ephemeral: this.record.ephemeral,
       // A pending copy (a fork not yet started, a rewind) is started from instead of resuming.

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { AgentError, type Workspace } from '@tether/protocol';
 
 /** A workspace must be an existing directory, checked before anything is spawned. */
-export async function checkWorkspace(workspace: Workspace): Promise<Workspace> {
+export async function checkWorkspace(requested: Workspace): Promise<Workspace> {
+  // TODO(issue 14): git_worktree through its acquirer.
+  const workspace =
+    requested.kind === 'directory' ? requested : { kind: 'directory' as const, path: requested.repository };
   if (!path.isAbsolute(workspace.path)) {
     throw new AgentError({
       code: 'invalid_workspace',

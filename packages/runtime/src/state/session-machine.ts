@@ -269,6 +269,10 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'session.rewound':
       return { ...state, updatedAt: at };
     // The source of a fork is not changed by it: the event only tells its readers.
+    // TODO(issue 14): the workspace's status on the record.
+    case 'session.workspace_ready':
+    case 'session.workspace_released':
+    case 'run.files_changed':
     case 'session.forked':
     case 'run.checkpointed':
     case 'run.interrupt_requested':

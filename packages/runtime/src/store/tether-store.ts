@@ -10,6 +10,7 @@ import type {
   StoredBlob,
   TokenUsage,
   Workspace,
+  WorkspaceStatus,
 } from '@tether/protocol';
 
 /** A session as the store keeps it: the projection the runtime reloads after a restart. */
@@ -17,6 +18,8 @@ export interface SessionRecord {
   readonly sessionId: string;
   readonly provider: string;
   readonly workspace: Workspace;
+  /** What the workspace acquirer made of it (null for sessions recorded before workspaces were tracked). */
+  readonly workspaceStatus: WorkspaceStatus | null;
   /** The full configuration, environment values included: kept in the session row, never in events. */
   readonly configuration: SessionConfiguration;
   readonly ephemeral: boolean;

@@ -10,6 +10,7 @@ export function sessionRecord(lastSeq: number): SessionRecord {
     sessionId,
     provider: 'claude',
     workspace: { kind: 'directory', path: '/work/project' },
+    workspaceStatus: null,
     configuration: { model: 'sonnet' },
     ephemeral: false,
     redactInput: false,

@@ -25,6 +25,7 @@ export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}
     sessionId: id,
     provider: 'claude',
     workspace: { kind: 'directory', path: '/work/project' },
+    workspaceStatus: null,
     configuration: { model: 'sonnet', environment: { API_TOKEN: 'kept-in-the-session-row' } },
     ephemeral: false,
     redactInput: true,

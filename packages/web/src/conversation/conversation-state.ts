@@ -10,6 +10,7 @@ import {
   type SerializedAgentError,
   type TokenUsage,
   addUsage,
+  agentDirectory,
   zeroUsage,
 } from '@tether/protocol';
 
@@ -219,7 +220,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
       return {
         ...state,
         provider: event.provider,
-        workspacePath: event.workspace.path,
+        workspacePath: agentDirectory(event.workspace, null),
         closed: false,
         forkedFrom: event.forkedFrom ?? state.forkedFrom,
       };
@@ -347,6 +348,10 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_started':
     case 'session.process_stopped':
     case 'context.cleared':
+    // TODO(issue 14): the workspace, its release and a run's changed files.
+    case 'session.workspace_ready':
+    case 'session.workspace_released':
+    case 'run.files_changed':
     case 'diagnostic':
       return state;
     case 'run.checkpointed':

@@ -1,3 +1,4 @@
+import { agentDirectory } from '@tether/protocol';
 import { useEffect, useState } from 'react';
 import { formatCost, formatRelativeTime, permissionModeLabels } from '../format/format-values.js';
 import { sessionPath } from '../routing/use-route.js';
@@ -36,7 +37,7 @@ function SessionListItem({
         </span>
         <span className="session-item-title">{title}</span>
         <span className="session-item-facts">
-          <span className="session-item-cwd">{snapshot.workspace.path}</span>
+          <span className="session-item-cwd">{agentDirectory(snapshot.workspace, snapshot.workspaceStatus)}</span>
           <span>{snapshot.model ?? 'default model'}</span>
           <span>
             {snapshot.permissionMode === null

@@ -15,6 +15,7 @@ function snapshot(
     provider: 'claude',
     state,
     workspace: { kind: 'directory', path: '/repo' },
+    workspaceStatus: null,
     configuration: {},
     ephemeral: false,
     activeRunId: null,

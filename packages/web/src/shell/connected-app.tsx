@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { createTetherClient } from '@tether/client';
-import type { ProviderCapabilities } from '@tether/protocol';
+import { type ProviderCapabilities, agentDirectory } from '@tether/protocol';
 import { DaemonContext, type DaemonConnection } from '../connection/daemon-context.js';
 import { SessionView } from '../conversation/session-view.js';
 import { NewSessionForm } from '../new-session/new-session-form.js';
@@ -64,7 +64,7 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
           </>
         ) : route.name === 'new' ? (
           <NewSessionForm
-            suggestedDirectory={list.sessions[0]?.snapshot.workspace.path ?? ''}
+            suggestedDirectory={list.sessions[0] ? agentDirectory(list.sessions[0].snapshot.workspace, null) : ''}
             onOpened={(sessionId) => {
               list.refresh();
               navigate(sessionPath(sessionId));

@@ -1,4 +1,4 @@
-import { type SubmitTurnCommand, type SubmitTurnReceipt, newRunId } from '@tether/protocol';
+import { type SubmitTurnCommand, type SubmitTurnReceipt, agentDirectory, newRunId } from '@tether/protocol';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
 import { requireInputCapabilities, resolveTurnInput } from '../turn-input/resolve-turn-input.js';
 import { type CommandContext, accepted } from './command-context.js';
@@ -17,7 +17,10 @@ export async function submitTurn(
   const blocked = refuseNewRun(before?.record);
   if (blocked) throw blocked.refusal;
   requireInputCapabilities(before?.provider ?? null, command.input);
-  const input = await resolveTurnInput(command.input, before!.record.workspace.path);
+  const input = await resolveTurnInput(
+    command.input,
+    agentDirectory(before!.record.workspace, before!.record.workspaceStatus),
+  );
   // Decided after the input was read: another command may have started a run meanwhile.
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(
