@@ -60,6 +60,8 @@ export const WorkspaceStatus = z.strictObject({
   state: z.enum(['ready', 'kept', 'removed']),
   /** Why a released workspace was kept: it has uncommitted changes, commits beyond its base, or another open session uses it. */
   keptBecause: z.enum(['uncommitted_changes', 'commits_beyond_base', 'in_use']).nullable(),
+  /** How many files differ from the base commit, as of the last run's end (null: not known, or not a worktree). */
+  changedFiles: z.number().int().nonnegative().nullable(),
 });
 export type WorkspaceStatus = z.infer<typeof WorkspaceStatus>;
 
