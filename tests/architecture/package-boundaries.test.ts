@@ -11,13 +11,14 @@ const allowed: Record<string, string[]> = {
   'provider-spec': ['protocol'],
   runtime: ['protocol', 'provider-spec'],
   'store-sqlite': ['protocol', 'runtime'],
+  'workspace-git': ['protocol', 'runtime'],
   'fake-anthropic-api': [],
   'provider-claude': ['protocol', 'provider-spec'],
   testkit: ['protocol', 'provider-spec', 'runtime', 'fake-anthropic-api', 'provider-claude'],
   client: ['protocol'],
   web: ['protocol', 'client'],
-  daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'provider-claude'],
-  cli: ['protocol', 'runtime', 'store-sqlite', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon'],
+  daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude'],
+  cli: ['protocol', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon'],
 };
 
 /**
