@@ -18,7 +18,8 @@ const allowed: Record<string, string[]> = {
   client: ['protocol'],
   web: ['protocol', 'client'],
   daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude'],
-  cli: ['protocol', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon'],
+  acp: ['protocol'],
+  cli: ['protocol', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon', 'acp'],
 };
 
 /**

@@ -1,0 +1,2 @@
+// TODO(issue 15): the ACP agent.
+export const VERSION = '0.1.0';
