@@ -9,6 +9,7 @@ import type {
   StoredBlob,
   TokenUsage,
   Workspace,
+  WorkspaceStatus,
 } from '@tether/protocol';
 import type { InteractionRecord, RunRecord, SessionRecord, StoredReceipt } from '@tether/runtime';
 import type { SQLInputValue } from 'node:sqlite';
@@ -39,6 +40,7 @@ interface SessionRow {
   readonly last_activity_at: string | null;
   readonly forked_from: string | null;
   readonly copy_conversation: string | null;
+  readonly workspace_status: string | null;
 }
 
 interface RunRow {
@@ -135,6 +137,7 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     lastActivityAt: session.lastActivityAt,
     forkedFrom: jsonOrNull(session.forkedFrom),
     copyConversation: jsonOrNull(session.copyConversation),
+    workspaceStatus: jsonOrNull(session.workspaceStatus),
   };
 }
 
@@ -164,8 +167,7 @@ export function sessionFromRow(row: unknown): SessionRecord {
     sessionId: session.session_id,
     provider: session.provider,
     workspace: parseObject<Workspace>(session.workspace, what),
-    // TODO(issue 14): a column for it.
-    workspaceStatus: null,
+    workspaceStatus: parseNullableObject<WorkspaceStatus>(session.workspace_status, what),
     configuration: parseObject<SessionConfiguration>(session.configuration, what),
     ephemeral: session.ephemeral === 1,
     redactInput: session.redact_input === 1,

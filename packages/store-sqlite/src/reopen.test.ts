@@ -166,6 +166,7 @@ describe('migrations', () => {
       [4, 'session-summary'],
       [5, 'session-listing-indexes'],
       [6, 'blobs-forks-and-checkpoints'],
+      [7, 'session-workspace-status'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -275,7 +276,20 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
-    expect(readSchema().version).toBe(6);
+    expect(readSchema().version).toBe(7);
+  });
+
+  it('bring a version 6 database up to date, its sessions read back with no workspace status (not tracked)', async () => {
+    createDatabaseAtVersion(dataDir, 6, writeVersion3Sessions);
+    const store = await openSqliteStore({ dataDir });
+    try {
+      const sessions = await store.loadOpenSessions();
+      expect(sessions).toHaveLength(legacySessions.length);
+      for (const session of sessions) expect(session.workspaceStatus).toBeNull();
+    } finally {
+      await store.close();
+    }
+    expect(readSchema().sessionColumns).toContain('workspace_status');
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {

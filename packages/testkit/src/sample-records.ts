@@ -1,4 +1,4 @@
-import { type ApprovalRequest, zeroUsage } from '@tether/protocol';
+import { type ApprovalRequest, type WorkspaceStatus, zeroUsage } from '@tether/protocol';
 import type { SessionRecord } from '@tether/runtime';
 
 /** A session row for unit tests of the state machines and stores: idle, nothing known yet. */
@@ -27,6 +27,20 @@ export function sampleSessionRecord(overrides: Partial<SessionRecord> = {}): Ses
     createdAt: at,
     updatedAt: at,
     lastActivityAt: at,
+    ...overrides,
+  };
+}
+
+/** A worktree Tether prepared for a session: ready, on tether/aaaaaaaa from a fixed base commit; tests override the rest. */
+export function sampleWorktreeStatus(overrides: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
+  const directory = '/data/worktrees/ses_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+  return {
+    kind: 'git_worktree',
+    directory,
+    worktree: { repository: '/work/project', path: directory, branch: 'tether/aaaaaaaa', baseCommit: 'b'.repeat(40) },
+    state: 'ready',
+    keptBecause: null,
+    changedFiles: null,
     ...overrides,
   };
 }

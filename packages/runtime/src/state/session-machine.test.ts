@@ -1,5 +1,5 @@
 import type { EventBody, SubmitTurnCommand } from '@tether/protocol';
-import { sampleSessionRecord } from '@tether/testkit';
+import { sampleSessionRecord, sampleWorktreeStatus } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/tether-store.js';
 import { isRefusal } from './refusal.js';
@@ -137,6 +137,23 @@ describe('session state machine (pure decide / evolve)', () => {
       evolveRun(undefined, idle.sessionId, { type: 'run.started', runId, input: null, inputRedacted: true }, at),
     );
     expect(run).toMatchObject({ status: 'completed', outcome: 'succeeded', usage: { inputTokens: 10, costUsd: 0.5 } });
+  });
+
+  it('records the workspace status session.workspace_ready and session.workspace_released carry', () => {
+    const ready = sampleWorktreeStatus();
+    const kept = sampleWorktreeStatus({ state: 'kept', keptBecause: 'commits_beyond_base' });
+    expect(given({ type: 'session.workspace_ready', workspace: ready }).workspaceStatus).toEqual(ready);
+    expect(
+      given({ type: 'session.workspace_ready', workspace: ready }, { type: 'session.workspace_released', workspace: kept })
+        .workspaceStatus,
+    ).toEqual(kept);
+    const later = '2026-11-29T00:00:01.000Z';
+    const changed = evolveSession(
+      given({ type: 'session.workspace_ready', workspace: ready }),
+      { type: 'run.files_changed', runId, files: [], truncated: false },
+      later,
+    );
+    expect(changed).toMatchObject({ workspaceStatus: ready, updatedAt: later });
   });
 
   it('accepts provider parts only for the active run', () => {

@@ -267,12 +267,14 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
       return { ...state, usage: addUsage(state.usage, usage), updatedAt: at };
     }
     case 'session.rewound':
+    // What a run changed is in the event; the workspace's count against its base is amended by the
+    // runtime alongside it (it is not derived from the run's files).
+    case 'run.files_changed':
       return { ...state, updatedAt: at };
-    // The source of a fork is not changed by it: the event only tells its readers.
-    // TODO(issue 14): the workspace's status on the record.
     case 'session.workspace_ready':
     case 'session.workspace_released':
-    case 'run.files_changed':
+      return { ...state, workspaceStatus: event.workspace, updatedAt: at };
+    // The source of a fork is not changed by it: the event only tells its readers.
     case 'session.forked':
     case 'run.checkpointed':
     case 'run.interrupt_requested':

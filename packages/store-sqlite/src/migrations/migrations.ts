@@ -4,6 +4,7 @@ import { sessionModelAndProcessMigration } from './0003-session-model-and-proces
 import { sessionSummaryMigration } from './0004-session-summary.js';
 import { sessionListingIndexesMigration } from './0005-session-listing-indexes.js';
 import { blobsForksAndCheckpointsMigration } from './0006-blobs-forks-and-checkpoints.js';
+import { sessionWorkspaceStatusMigration } from './0007-session-workspace-status.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
@@ -14,6 +15,7 @@ export const migrations: readonly Migration[] = [
   sessionSummaryMigration,
   sessionListingIndexesMigration,
   blobsForksAndCheckpointsMigration,
+  sessionWorkspaceStatusMigration,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

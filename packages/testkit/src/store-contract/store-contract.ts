@@ -9,6 +9,7 @@ import type {
   StoredReceipt,
   TetherStore,
 } from '@tether/runtime';
+import { sampleWorktreeStatus } from '../sample-records.js';
 
 export interface StoreUnderTest {
   readonly store: TetherStore;
@@ -255,6 +256,27 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       await store.commit(unit({ sessions: [later] }));
       expect(await store.getSession(sessionId)).toEqual(later);
       expect(await store.getSession(otherSessionId)).toEqual(untitled);
+    });
+
+    it('round-trips a worktree workspace and its status as it moves from ready to kept, and a status never known', async () => {
+      const workspace = { kind: 'git_worktree' as const, repository: '/work/project', baseRef: 'main' };
+      const ready = sessionRecord(sessionId, {
+        workspace,
+        workspaceStatus: sampleWorktreeStatus({ changedFiles: 0 }),
+      });
+      const untracked = sessionRecord(otherSessionId);
+      await store.commit(unit({ sessions: [ready, untracked] }));
+      expect(await store.getSession(sessionId)).toEqual(ready);
+      expect(await store.loadSessions()).toEqual([ready, untracked]);
+
+      const kept = {
+        ...ready,
+        state: 'closed' as const,
+        workspaceStatus: sampleWorktreeStatus({ state: 'kept', keptBecause: 'uncommitted_changes', changedFiles: 3 }),
+      };
+      await store.commit(unit({ sessions: [kept] }));
+      expect(await store.getSession(sessionId)).toEqual(kept);
+      expect((await store.getSession(otherSessionId))?.workspaceStatus).toBeNull();
     });
 
     it('round-trips a waiting session and its permission mode, and a mode set back to unknown', async () => {
