@@ -144,8 +144,10 @@ describe('session state machine (pure decide / evolve)', () => {
     const kept = sampleWorktreeStatus({ state: 'kept', keptBecause: 'commits_beyond_base' });
     expect(given({ type: 'session.workspace_ready', workspace: ready }).workspaceStatus).toEqual(ready);
     expect(
-      given({ type: 'session.workspace_ready', workspace: ready }, { type: 'session.workspace_released', workspace: kept })
-        .workspaceStatus,
+      given(
+        { type: 'session.workspace_ready', workspace: ready },
+        { type: 'session.workspace_released', workspace: kept },
+      ).workspaceStatus,
     ).toEqual(kept);
     const later = '2026-11-29T00:00:01.000Z';
     const changed = evolveSession(
