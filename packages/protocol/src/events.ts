@@ -191,17 +191,35 @@ export const RunToolActivityEvent = runEvent('run.tool_activity', {
   toolName: z.string().min(1).max(300),
   toolUseId: ToolUseId,
   parentToolUseId,
+  /**
+   * invoked: the tool's input as the agent gave it (e.g. a file path, an edit's old and new text, a
+   * todo list), when its JSON fits toolActivityLimits.inputBytes; otherwise absent and inputOmitted.
+   */
+  input: z.record(z.string(), z.unknown()).optional(),
+  inputOmitted: z.literal(true).optional(),
+  /** succeeded / failed: the tool result's text, cut at toolActivityLimits.outputCharacters (outputTruncated then). */
+  output: z.string().max(20_000).optional(),
+  outputTruncated: z.literal(true).optional(),
 });
+
+/** Bounds on what run.tool_activity carries of a tool's input and result. */
+export const toolActivityLimits = { inputBytes: 64 * 1024, outputCharacters: 20_000 } as const;
 
 export const RunUsageEvent = runEvent('run.usage', TokenUsage.shape);
 
 export const RunOutcome = z.enum(['succeeded', 'failed', 'interrupted']);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
+/** Why the model stopped, when the agent says: the Messages API's stop reasons (anything else is "other"). */
+export const StopReason = z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'other']);
+export type StopReason = z.infer<typeof StopReason>;
+
 export const RunCompletedEvent = runEvent('run.completed', {
   outcome: RunOutcome,
   /** Present when the outcome is failed (and when an interrupt had a reason). */
   error: SerializedAgentError.optional(),
+  /** The model's last stop reason in the run, when the agent reports it (e.g. max_tokens, refusal). */
+  stopReason: StopReason.optional(),
 });
 
 /** The agent asks the host: an approval of a tool call, or a set of questions. */

@@ -89,6 +89,8 @@ export { parseCommand } from './parse-command.js';
 export {
   ProtocolEvent,
   RunOutcome,
+  StopReason,
+  toolActivityLimits,
   DiagnosticLevel,
   protocolEventTypes,
   eventBodySchema,
