@@ -1,4 +1,5 @@
 import {
+  type ChangedFile,
   type InteractionAnswer,
   type InteractionRequest,
   type PermissionMode,
@@ -9,6 +10,7 @@ import {
   type RunOutcome,
   type SerializedAgentError,
   type TokenUsage,
+  type WorkspaceStatus,
   addUsage,
   agentDirectory,
   zeroUsage,
@@ -49,6 +51,13 @@ export type RunPart =
 /** What a turn carried besides its text: images (by their blob's sha256) and workspace files. */
 export type RunAttachment = RecordedImagePart | RecordedFilePart;
 
+/** The files a run changed in its workspace (run.files_changed), as git counts them. */
+export interface RunChangedFiles {
+  readonly files: readonly ChangedFile[];
+  /** More files changed than are listed. */
+  readonly truncated: boolean;
+}
+
 /** Where the agent's conversation stood after the run (run.checkpointed). */
 export interface RunCheckpoint {
   readonly inputMessageId: string;
@@ -79,6 +88,8 @@ export interface RunEntry {
   readonly rewoundTo: { readonly files: RestoredFiles | null } | null;
   /** Sessions forked from this session with this run as their last turn. */
   readonly forks: readonly string[];
+  /** What the run changed in the workspace; null until known (or for a workspace that does not track it). */
+  readonly changedFiles: RunChangedFiles | null;
 }
 
 /** Where a fork's conversation came from (session.opened.forkedFrom). */
@@ -93,6 +104,10 @@ export interface ConversationState {
   readonly lastSeq: number;
   readonly provider: string | null;
   readonly workspacePath: string | null;
+  /** What Tether made of the workspace (a worktree, its branch; kept or removed once released); null until told. */
+  readonly workspace: WorkspaceStatus | null;
+  /** The seq of the last event after which the workspace's status may read differently (ready, released, a run's changes). */
+  readonly workspaceSeq: number;
   readonly model: string | null;
   readonly mode: PermissionMode | null;
   readonly closed: boolean;
@@ -110,6 +125,8 @@ export const emptyConversation: ConversationState = {
   lastSeq: 0,
   provider: null,
   workspacePath: null,
+  workspace: null,
+  workspaceSeq: 0,
   model: null,
   mode: null,
   closed: false,
@@ -253,6 +270,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             rewound: false,
             rewoundTo: null,
             forks: [],
+            changedFiles: null,
           },
         ],
       };
@@ -348,12 +366,19 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_started':
     case 'session.process_stopped':
     case 'context.cleared':
-    // TODO(issue 14): the workspace, its release and a run's changed files.
-    case 'session.workspace_ready':
-    case 'session.workspace_released':
-    case 'run.files_changed':
     case 'diagnostic':
       return state;
+    case 'session.workspace_ready':
+    case 'session.workspace_released':
+      return { ...state, workspace: event.workspace, workspaceSeq: event.seq };
+    case 'run.files_changed':
+      return {
+        ...updateRun(state, event.runId, (run) => ({
+          ...run,
+          changedFiles: { files: event.files, truncated: event.truncated },
+        })),
+        workspaceSeq: event.seq,
+      };
     case 'run.checkpointed':
       return updateRun(state, event.runId, (run) => ({
         ...run,

@@ -1,0 +1,59 @@
+import type { WorkspaceStatus } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { changedFileName, changedFilesLabel, formatLineCounts, summarizeWorktree } from './workspace-summary.js';
+
+const worktree = {
+  repository: '/home/me/project',
+  path: '/data/worktrees/ses_1',
+  branch: 'tether/0123abcd',
+  baseCommit: 'a'.repeat(40),
+};
+const ready: WorkspaceStatus = {
+  kind: 'git_worktree',
+  directory: worktree.path,
+  worktree,
+  state: 'ready',
+  keptBecause: null,
+  changedFiles: 2,
+};
+
+describe('a worktree as the page shows it', () => {
+  it('names the repository, branch and changed-file count while in use', () => {
+    expect(summarizeWorktree(ready)).toEqual({
+      repository: '/home/me/project',
+      branch: 'tether/0123abcd',
+      path: '/data/worktrees/ses_1',
+      changes: '2 changed files',
+      release: null,
+    });
+    expect(summarizeWorktree({ ...ready, changedFiles: null })?.changes).toBeNull();
+  });
+
+  it('says where a kept worktree is and why it was kept, and that a clean one was removed', () => {
+    expect(summarizeWorktree({ ...ready, state: 'kept', keptBecause: 'uncommitted_changes' })?.release).toBe(
+      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has uncommitted changes.',
+    );
+    expect(summarizeWorktree({ ...ready, state: 'kept', keptBecause: 'commits_beyond_base' })?.release).toBe(
+      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: its branch has commits beyond the base.',
+    );
+    expect(summarizeWorktree({ ...ready, state: 'removed', changedFiles: 0 })?.release).toBe(
+      'Worktree and branch tether/0123abcd removed: nothing in them was changed.',
+    );
+  });
+
+  it('is nothing for a plain directory or an unknown workspace', () => {
+    expect(
+      summarizeWorktree({ ...ready, kind: 'directory', directory: '/repo', worktree: null, changedFiles: null }),
+    ).toBeNull();
+    expect(summarizeWorktree(null)).toBeNull();
+  });
+
+  it('counts files and lines in words', () => {
+    expect([0, 1, 7].map(changedFilesLabel)).toEqual(['no changes', '1 changed file', '7 changed files']);
+    const file = { path: 'b.txt', status: 'modified', added: 3, removed: 1, binary: false } as const;
+    expect(formatLineCounts(file)).toBe('+3 −1');
+    expect(formatLineCounts({ ...file, added: null, removed: null, binary: true })).toBe('binary');
+    expect(changedFileName(file)).toBe('b.txt');
+    expect(changedFileName({ ...file, status: 'renamed', previousPath: 'a.txt' })).toBe('a.txt → b.txt');
+  });
+});

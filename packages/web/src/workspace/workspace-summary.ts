@@ -1,0 +1,57 @@
+import type { ChangedFile, WorkspaceStatus } from '@tether/protocol';
+
+/** A worktree session's workspace as the header and the list show it. */
+export interface WorktreeSummary {
+  readonly repository: string;
+  readonly branch: string;
+  /** The worktree's folder. */
+  readonly path: string;
+  /** "3 changed files", "no changes"; null when not known yet. */
+  readonly changes: string | null;
+  /** What became of it once the session released it (where it was kept, and why); null while in use. */
+  readonly release: string | null;
+}
+
+const keptReasons = {
+  uncommitted_changes: 'it has uncommitted changes',
+  commits_beyond_base: 'its branch has commits beyond the base',
+  in_use: 'another open session works in it',
+} as const;
+
+export function changedFilesLabel(count: number | null): string | null {
+  if (count === null) return null;
+  if (count === 0) return 'no changes';
+  return count === 1 ? '1 changed file' : `${count} changed files`;
+}
+
+/** Null for a workspace that is not a worktree (a plain directory), or not known yet. */
+export function summarizeWorktree(status: WorkspaceStatus | null): WorktreeSummary | null {
+  const worktree = status?.worktree;
+  if (status == null || worktree == null) return null;
+  const release =
+    status.state === 'kept'
+      ? `Worktree kept at ${worktree.path} on branch ${worktree.branch}${
+          status.keptBecause === null ? '' : `: ${keptReasons[status.keptBecause]}`
+        }.`
+      : status.state === 'removed'
+        ? `Worktree and branch ${worktree.branch} removed: nothing in them was changed.`
+        : null;
+  return {
+    repository: worktree.repository,
+    branch: worktree.branch,
+    path: worktree.path,
+    changes: changedFilesLabel(status.changedFiles),
+    release,
+  };
+}
+
+/** "+12 −3", or "binary" when git counts no lines. */
+export function formatLineCounts(file: ChangedFile): string {
+  if (file.binary || file.added === null || file.removed === null) return 'binary';
+  return `+${file.added} −${file.removed}`;
+}
+
+/** The file's path, with where it came from for a rename. */
+export function changedFileName(file: ChangedFile): string {
+  return file.previousPath === undefined ? file.path : `${file.previousPath} → ${file.path}`;
+}
