@@ -3,6 +3,7 @@ import {
   ModelList,
   ProviderDescription,
   Receipt,
+  SessionDiff,
   SessionSnapshot,
   type StoredBlob,
 } from '@tether/protocol';
@@ -46,6 +47,12 @@ export function parseReceipt(url: string, commandType: CommandType, body: unknow
 export function parseSnapshot(url: string, body: unknown): SessionSnapshot {
   const parsed = SessionSnapshot.safeParse(body);
   if (!parsed.success) throw invalidResponseError(url, 'a session snapshot', parsed.error);
+  return parsed.data;
+}
+
+export function parseSessionDiff(url: string, body: unknown): SessionDiff {
+  const parsed = SessionDiff.safeParse(body);
+  if (!parsed.success) throw invalidResponseError(url, 'a session diff', parsed.error);
   return parsed.data;
 }
 

@@ -1,4 +1,4 @@
-import { AgentError, type PermissionMode, newRunId, newSessionId } from '@tether/protocol';
+import { AgentError, type PermissionMode, type SessionDiff, newRunId, newSessionId } from '@tether/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
@@ -205,6 +205,67 @@ describe('TetherClient commands and reads', () => {
 
     expect(await client.health()).toEqual({ ok: true, version: '0.1.0' });
     expect(daemon.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+
+  it("reads a session's diff (maxBytes passed on), validated; a directory workspace's refusal is typed", async () => {
+    const sessionId = newSessionId();
+    const diff: SessionDiff = {
+      sessionId,
+      baseCommit: 'a'.repeat(40),
+      branch: 'tether/0123abcd',
+      files: [{ path: 'notes.txt', status: 'added', added: 2, removed: 0, binary: false }],
+      diff: 'diff --git a/notes.txt b/notes.txt\n',
+      truncated: false,
+    };
+    daemon.answerDiff = (id) =>
+      id === sessionId ? diff : new AgentError({ code: 'session_not_found', message: 'No.' });
+    expect(await client.getSessionDiff(sessionId, { maxBytes: 4096 })).toEqual(diff);
+    expect(daemon.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/sessions/${sessionId}/diff` });
+    expect(daemon.requests.at(-1)!.query.get('maxBytes')).toBe('4096');
+    await client.getSessionDiff(sessionId);
+    expect(daemon.requests.at(-1)!.query.has('maxBytes')).toBe(false);
+
+    daemon.answerDiff = () =>
+      new AgentError({
+        code: 'capability_unsupported',
+        message: 'A directory has no diff.',
+        details: { reason: 'workspace_diff' },
+      });
+    expect(await agentErrorOf(client.getSessionDiff(sessionId))).toMatchObject({
+      code: 'capability_unsupported',
+      details: { reason: 'workspace_diff' },
+    });
+    daemon.answerDiff = () => ({ ...diff, files: [{ path: 'x', status: 'copied' }] }) as never;
+    const invalid = await agentErrorOf(client.getSessionDiff(sessionId));
+    expect(invalid).toMatchObject({ code: 'internal_error', details: { reason: 'invalid_response' } });
+    expect(invalid.details?.issues?.[0]?.path).toMatch(/^files\.0\./);
+  });
+
+  it('deletes a session whose worktree holds work only when told to discard it; the refusal is typed', async () => {
+    const closed = sampleSnapshot({ state: 'closed' });
+    daemon.addSession(closed);
+    daemon.refuseDelete = (_snapshot, query) =>
+      query.get('discardWorkspaceChanges') === 'true'
+        ? null
+        : new AgentError({
+            code: 'workspace_has_changes',
+            message: 'The worktree /data/worktrees/x (branch tether/x) holds uncommitted changes.',
+            details: { reason: 'uncommitted_changes' },
+          });
+    expect(await agentErrorOf(client.deleteSession(closed.sessionId))).toMatchObject({
+      code: 'workspace_has_changes',
+      message: 'The worktree /data/worktrees/x (branch tether/x) holds uncommitted changes.',
+      details: { reason: 'uncommitted_changes' },
+    });
+    expect(daemon.requests.at(-1)!.query.has('discardWorkspaceChanges')).toBe(false);
+    expect((await agentErrorOf(client.deleteSession(closed.sessionId, { discardWorkspaceChanges: false }))).code).toBe(
+      'workspace_has_changes',
+    );
+    expect(daemon.requests.at(-1)!.query.has('discardWorkspaceChanges')).toBe(false);
+    await expect(client.deleteSession(closed.sessionId, { discardWorkspaceChanges: true })).resolves.toBeUndefined();
+    expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
+    expect(daemon.requests.at(-1)!.query.get('discardWorkspaceChanges')).toBe('true');
+    expect((await agentErrorOf(client.getSession(closed.sessionId))).code).toBe('session_not_found');
   });
 
   it("lists a provider's models (the daemon's first provider when none is named), validated", async () => {

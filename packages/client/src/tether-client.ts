@@ -1,8 +1,10 @@
 import {
   type Command,
+  type DeleteSessionOptions,
   type ModelList,
   type ProtocolEvent,
   type ReceiptFor,
+  type SessionDiff,
   type SessionSnapshot,
   type SessionState,
   type StoredBlob,
@@ -20,6 +22,7 @@ import {
   parseModelList,
   parseProviders,
   parseReceipt,
+  parseSessionDiff,
   parseSessionPage,
   parseSnapshot,
 } from './daemon-responses.js';
@@ -61,6 +64,18 @@ export interface TetherClient extends TetherSurface {
   getProviders(): Promise<ProviderInfo[]>;
   /** The provider's models (GET /v1/providers/:name/models); without a name, the daemon's default provider's (the first it lists). */
   listModels(provider?: string): Promise<ModelList>;
+  /**
+   * The session's work against the commit its worktree started from (GET /v1/sessions/:id/diff):
+   * every changed file with its line counts and the unified diff, cut at maxBytes (the daemon's
+   * default 1 MiB, at most 16 MiB). capability_unsupported for a directory workspace.
+   */
+  getSessionDiff(sessionId: string, options?: { readonly maxBytes?: number }): Promise<SessionDiff>;
+  /**
+   * Deletes a closed session (DELETE /v1/sessions/:id): session_open while it is open;
+   * workspace_has_changes (its message names the worktree and branch) when its worktree holds work, unless
+   * discardWorkspaceChanges, which removes the worktree and its branch too.
+   */
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<void>;
   /** An image a turn of the session carried, as bytes with its media type (GET /v1/sessions/:id/blobs/:sha256). */
   readBlob(sessionId: string, sha256: string): Promise<StoredBlob>;
   /** The public health check (sent without the token). */
@@ -126,10 +141,16 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
       }
     },
     getProviders,
-    // TODO(issue 14): GET /v1/sessions/:id/diff.
-    getSessionDiff: () => Promise.reject(new Error('Not built yet (issue 14).')),
-    async deleteSession(sessionId) {
-      await sendRequest(connection, { method: 'DELETE', path: sessionPath(sessionId) });
+    async getSessionDiff(sessionId, diffOptions = {}) {
+      const query = diffOptions.maxBytes === undefined ? '' : `?maxBytes=${encodeURIComponent(diffOptions.maxBytes)}`;
+      return parseSessionDiff(
+        connection.url,
+        await sendRequest(connection, { method: 'GET', path: `${sessionPath(sessionId)}/diff${query}` }),
+      );
+    },
+    async deleteSession(sessionId, deleteOptions = {}) {
+      const query = deleteOptions.discardWorkspaceChanges === true ? '?discardWorkspaceChanges=true' : '';
+      await sendRequest(connection, { method: 'DELETE', path: `${sessionPath(sessionId)}${query}` });
     },
     async listModels(provider) {
       // The daemon lists its default provider first.

@@ -1,7 +1,15 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentError, httpStatusForCode, parseCommand, toAgentError } from '@tether/protocol';
-import type { Command, EventBody, ModelList, ProtocolEvent, Receipt, SessionSnapshot } from '@tether/protocol';
+import type {
+  Command,
+  EventBody,
+  ModelList,
+  ProtocolEvent,
+  Receipt,
+  SessionDiff,
+  SessionSnapshot,
+} from '@tether/protocol';
 import { defaultReceipt, sampleModelList, sampleProviders, withEnvelope } from './sample-records.js';
 
 /**
@@ -34,6 +42,13 @@ export interface FakeDaemon {
   answerCommand: (command: Command) => CommandAnswer;
   /** Decides the answer to GET /v1/providers/:name/models (default: sampleModelList for claude, 404 otherwise). */
   answerModels: (provider: string) => ModelList | AgentError | RawAnswer;
+  /** Decides the answer to GET /v1/sessions/:id/diff (default: capability_unsupported, as for a directory workspace). */
+  answerDiff: (sessionId: string, query: URLSearchParams) => SessionDiff | AgentError | RawAnswer;
+  /**
+   * Decides whether DELETE /v1/sessions/:id is refused (default: session_open for an open session);
+   * null deletes it.
+   */
+  refuseDelete: (snapshot: SessionSnapshot, query: URLSearchParams) => AgentError | null;
   /** A blob GET /v1/sessions/:id/blobs/:sha256 answers (with this Content-Type); any other is blob_not_found. */
   addBlob(sessionId: string, sha256: string, blob: { contentType: string; bytes: Uint8Array }): void;
   /** Misbehave: replay from seq 0 whatever the client asked, so it receives duplicates. */
@@ -178,6 +193,13 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
       if (isRawAnswer(answer)) return sendRaw(response, answer);
       return sendJson(response, 200, answer);
     }
+    const diffMatch = /^\/v1\/sessions\/([^/]+)\/diff$/.exec(url.pathname);
+    if (request.method === 'GET' && diffMatch) {
+      const answer = daemon.answerDiff(decodeURIComponent(diffMatch[1]!), url.searchParams);
+      if (AgentError.isInstance(answer)) return sendError(response, answer);
+      if (isRawAnswer(answer)) return sendRaw(response, answer);
+      return sendJson(response, 200, answer);
+    }
     const blobMatch = /^\/v1\/sessions\/([^/]+)\/blobs\/([^/]+)$/.exec(url.pathname);
     if (request.method === 'GET' && blobMatch) {
       const blob = blobs.get(`${decodeURIComponent(blobMatch[1]!)}/${decodeURIComponent(blobMatch[2]!)}`);
@@ -214,11 +236,8 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
         return sendError(response, new AgentError({ code: 'session_not_found', message: 'No session has that id.' }));
       if (request.method === 'GET' && !sessionMatch[2]) return sendJson(response, 200, snapshot);
       if (request.method === 'DELETE' && !sessionMatch[2]) {
-        if (snapshot.state !== 'closed')
-          return sendError(
-            response,
-            new AgentError({ code: 'session_open', message: 'The session is open; close it first.' }),
-          );
+        const refusal = daemon.refuseDelete(snapshot, url.searchParams);
+        if (refusal) return sendError(response, refusal);
         sessions.delete(sessionId);
         events.delete(sessionId);
         response.writeHead(204).end();
@@ -265,6 +284,15 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
       provider === 'claude'
         ? sampleModelList
         : new AgentError({ code: 'route_not_found', message: `No provider named "${provider}" is configured.` }),
+    answerDiff: () =>
+      new AgentError({
+        code: 'capability_unsupported',
+        message: 'This session works in a plain directory: there is no diff to show.',
+      }),
+    refuseDelete: (snapshot) =>
+      snapshot.state === 'closed'
+        ? null
+        : new AgentError({ code: 'session_open', message: 'The session is open; close it first.' }),
     addBlob(sessionId, sha256, blob) {
       blobs.set(`${sessionId}/${sha256}`, blob);
     },
