@@ -6,6 +6,7 @@ import './styles/layout.css';
 import './styles/conversation.css';
 import './styles/cards.css';
 import './styles/code-highlight.css';
+import './styles/workspace.css';
 
 const container = document.getElementById('root');
 if (container === null) throw new Error('index.html has no #root element.');

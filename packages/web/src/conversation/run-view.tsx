@@ -5,6 +5,7 @@ import { sessionPath } from '../routing/use-route.js';
 import type { ConversationState, InteractionEntry, RunEntry, RunPart } from './conversation-state.js';
 import { TurnActions, type TurnActionsProps } from './turn-actions.js';
 import { TurnAttachments } from './turn-attachments.js';
+import { RunChangedFilesView } from '../workspace/run-changed-files.js';
 
 const toolStatusLabels = { invoked: 'running', succeeded: 'succeeded', failed: 'failed' } as const;
 
@@ -179,6 +180,7 @@ export function RunView({ sessionId, run, interactions, actions, onOpenSession }
         ))}
       </div>
       <RunStatusLine run={run} />
+      <RunChangedFilesView changed={run.changedFiles} />
       {actions === null ? null : <TurnActions {...actions} />}
       <ForkLinks forks={run.forks} onOpenSession={onOpenSession} />
     </article>

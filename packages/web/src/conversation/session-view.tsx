@@ -14,6 +14,9 @@ import type { TurnActionsProps } from './turn-actions.js';
 import { SessionActions } from './session-actions.js';
 import { useConversation } from './use-conversation.js';
 import { useModesRequiringRestart } from './use-modes-requiring-restart.js';
+import { sessionDiffPath } from '../routing/use-route.js';
+import { useWorkspaceStatus } from '../workspace/use-workspace-status.js';
+import { WorkspaceLine } from '../workspace/workspace-line.js';
 
 /** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
 export interface SessionViewProps {
@@ -23,13 +26,16 @@ export interface SessionViewProps {
   readonly onDeleted: () => void;
   /** Go to another session (a fork made here, or the one this was forked from). */
   readonly onOpenSession: (sessionId: string) => void;
+  /** Go to this session's diff (a worktree session). */
+  readonly onOpenDiff: () => void;
 }
 
-export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession }: SessionViewProps) {
+export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession, onOpenDiff }: SessionViewProps) {
   const { client, capabilities, tokenRefused } = useDaemon();
   const { conversation, stream, failure } = useConversation(sessionId);
   const modesRequiringRestart = useModesRequiringRestart(sessionId, conversation.agentSeq);
   const forkSource = useForkSource(conversation.forkedFrom);
+  const workspace = useWorkspaceStatus(sessionId, conversation);
   const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
@@ -122,6 +128,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           </span>
           {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
         </p>
+        <WorkspaceLine status={workspace} diffPath={sessionDiffPath(sessionId)} onOpenDiff={onOpenDiff} />
         {forkSource === null ? null : <ForkOriginLine source={forkSource} onOpenSession={onOpenSession} />}
         <SessionActions
           closed={conversation.closed}

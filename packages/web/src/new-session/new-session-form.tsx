@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { PermissionMode } from '@tether/protocol';
+import { PermissionMode, type Workspace } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { permissionModeLabels } from '../format/format-values.js';
@@ -13,10 +13,24 @@ export interface NewSessionFormProps {
   readonly onOpened: (sessionId: string) => void;
 }
 
-/** Opens a session: where it works, with which model, in which permission mode. */
+/** Where the session works: the directory itself, or a new worktree of the repository it is in. */
+function chosenWorkspace(directory: string, worktree: boolean, baseRef: string, branch: string): Workspace {
+  if (!worktree) return { kind: 'directory', path: directory.trim() };
+  return {
+    kind: 'git_worktree',
+    repository: directory.trim(),
+    ...(baseRef.trim() === '' ? {} : { baseRef: baseRef.trim() }),
+    ...(branch.trim() === '' ? {} : { branch: branch.trim() }),
+  };
+}
+
+/** Opens a session: where it works (a directory, or a worktree of its own), with which model, in which permission mode. */
 export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormProps) {
   const { client, tokenRefused } = useDaemon();
   const [directory, setDirectory] = useState(suggestedDirectory);
+  const [worktree, setWorktree] = useState(false);
+  const [baseRef, setBaseRef] = useState('');
+  const [branch, setBranch] = useState('');
   const [model, setModel] = useState('');
   const [mode, setMode] = useState<PermissionMode | ''>('');
   const [opening, setOpening] = useState(false);
@@ -31,7 +45,7 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
     setFailure(null);
     try {
       const receipt = await client.openSession({
-        workspace: { kind: 'directory', path: directory.trim() },
+        workspace: chosenWorkspace(directory, worktree, baseRef, branch),
         ...(model.trim() === '' ? {} : { model: model.trim() }),
         ...(mode === '' ? {} : { permissionMode: mode }),
       });
@@ -47,7 +61,7 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
     <form className="new-session card" aria-label="Open a new session" onSubmit={(event) => void submit(event)}>
       <h2>Open a new session</h2>
       <label>
-        Working directory
+        {worktree ? 'Repository' : 'Working directory'}
         <input
           type="text"
           required
@@ -57,6 +71,34 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
           onChange={(event) => setDirectory(event.target.value)}
         />
       </label>
+      <label className="checkbox-label">
+        <input type="checkbox" checked={worktree} onChange={(event) => setWorktree(event.target.checked)} />
+        In a new git worktree (its own folder and branch: other sessions on the repository are not touched)
+      </label>
+      {worktree ? (
+        <>
+          <label>
+            Base ref
+            <input
+              type="text"
+              value={baseRef}
+              placeholder="HEAD (the repository's current commit)"
+              spellCheck={false}
+              onChange={(event) => setBaseRef(event.target.value)}
+            />
+          </label>
+          <label>
+            Branch
+            <input
+              type="text"
+              value={branch}
+              placeholder="tether/<short session id>"
+              spellCheck={false}
+              onChange={(event) => setBranch(event.target.value)}
+            />
+          </label>
+        </>
+      ) : null}
       <label>
         Model
         <input

@@ -3,17 +3,23 @@ import { useCallback, useEffect, useState } from 'react';
 export type Route =
   | { readonly name: 'list' }
   | { readonly name: 'new' }
-  | { readonly name: 'session'; readonly sessionId: string };
+  | { readonly name: 'session'; readonly sessionId: string }
+  | { readonly name: 'diff'; readonly sessionId: string };
 
 export function parseRoute(pathname: string): Route {
-  const session = /^\/sessions\/(ses_[a-z0-9]{32})\/?$/.exec(pathname);
-  if (session) return { name: 'session', sessionId: session[1]! };
+  const session = /^\/sessions\/(ses_[a-z0-9]{32})(\/diff)?\/?$/.exec(pathname);
+  if (session) return { name: session[2] === undefined ? 'session' : 'diff', sessionId: session[1]! };
   if (pathname === '/new' || pathname === '/new/') return { name: 'new' };
   return { name: 'list' };
 }
 
 export function sessionPath(sessionId: string): string {
   return `/sessions/${sessionId}`;
+}
+
+/** The session's changes against its worktree's base. */
+export function sessionDiffPath(sessionId: string): string {
+  return `/sessions/${sessionId}/diff`;
 }
 
 /** The route from the address bar, and a navigate that uses history (the daemon answers any app path with the app). */

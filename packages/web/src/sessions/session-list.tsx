@@ -2,6 +2,7 @@ import { agentDirectory } from '@tether/protocol';
 import { useEffect, useState } from 'react';
 import { formatCost, formatRelativeTime, permissionModeLabels } from '../format/format-values.js';
 import { sessionPath } from '../routing/use-route.js';
+import { summarizeWorktree } from '../workspace/workspace-summary.js';
 import { sessionTitle, statusLabels } from './session-order.js';
 import type { ListedSession, SessionList as SessionListData } from './use-session-list.js';
 
@@ -19,6 +20,7 @@ function SessionListItem({
   const { snapshot, status } = session;
   const title = sessionTitle(snapshot);
   const path = sessionPath(snapshot.sessionId);
+  const worktree = summarizeWorktree(snapshot.workspaceStatus);
   return (
     <li className={`session-item session-item-${status}${selected ? ' session-item-selected' : ''}`}>
       <a
@@ -37,7 +39,18 @@ function SessionListItem({
         </span>
         <span className="session-item-title">{title}</span>
         <span className="session-item-facts">
-          <span className="session-item-cwd">{agentDirectory(snapshot.workspace, snapshot.workspaceStatus)}</span>
+          {worktree === null ? (
+            <span className="session-item-cwd">{agentDirectory(snapshot.workspace, snapshot.workspaceStatus)}</span>
+          ) : (
+            <>
+              <span className="session-item-cwd">{worktree.repository}</span>
+              <span className="session-item-branch">Branch {worktree.branch}</span>
+              {worktree.changes === null ? null : <span>{worktree.changes}</span>}
+              {snapshot.workspaceStatus?.state === 'kept' ? (
+                <span className="session-item-cwd">kept at {worktree.path}</span>
+              ) : null}
+            </>
+          )}
           <span>{snapshot.model ?? 'default model'}</span>
           <span>
             {snapshot.permissionMode === null

@@ -4,14 +4,15 @@ import { type ProviderCapabilities, agentDirectory } from '@tether/protocol';
 import { DaemonContext, type DaemonConnection } from '../connection/daemon-context.js';
 import { SessionView } from '../conversation/session-view.js';
 import { NewSessionForm } from '../new-session/new-session-form.js';
-import { sessionPath, useRoute } from '../routing/use-route.js';
+import { sessionDiffPath, sessionPath, useRoute } from '../routing/use-route.js';
 import { SessionList } from '../sessions/session-list.js';
 import { useSessionList } from '../sessions/use-session-list.js';
+import { SessionDiffView } from '../workspace/session-diff-view.js';
 
 function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
   const [route, navigate] = useRoute();
   const list = useSessionList();
-  const selected = route.name === 'session' ? route.sessionId : null;
+  const selected = route.name === 'session' || route.name === 'diff' ? route.sessionId : null;
   return (
     <div className={`layout${route.name === 'list' ? '' : ' layout-detail'}`}>
       <header className="app-header">
@@ -60,8 +61,16 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
                 navigate('/');
               }}
               onOpenSession={(sessionId) => navigate(sessionPath(sessionId))}
+              onOpenDiff={() => navigate(sessionDiffPath(route.sessionId))}
             />
           </>
+        ) : route.name === 'diff' ? (
+          <SessionDiffView
+            key={route.sessionId}
+            sessionId={route.sessionId}
+            conversationPath={sessionPath(route.sessionId)}
+            onOpenConversation={() => navigate(sessionPath(route.sessionId))}
+          />
         ) : route.name === 'new' ? (
           <NewSessionForm
             suggestedDirectory={list.sessions[0] ? agentDirectory(list.sessions[0].snapshot.workspace, null) : ''}
