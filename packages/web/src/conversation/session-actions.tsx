@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 
 export interface SessionActionsProps {
   readonly closed: boolean;
@@ -6,7 +6,9 @@ export interface SessionActionsProps {
   /** Each resolves once the daemon recorded it; a refusal is shown by the session view. */
   readonly onClose: () => Promise<void>;
   readonly onReopen: () => Promise<void>;
-  readonly onDelete: () => Promise<void>;
+  readonly onDelete: (discardWorkspaceChanges: boolean) => Promise<void>;
+  /** Set when the session's kept worktree holds work that deleting would lose: where it is and why it was kept. */
+  readonly keptWork: string | null;
 }
 
 type Confirming = 'close' | 'delete' | null;
@@ -15,9 +17,11 @@ type Confirming = 'close' | 'delete' | null;
  * Close, reopen, delete. Closing is undone by reopening, so it asks first only when it would stop a
  * run; deleting removes the history for good, so it always asks, and only a closed session offers it.
  */
-export function SessionActions({ closed, running, onClose, onReopen, onDelete }: SessionActionsProps) {
+export function SessionActions({ closed, running, onClose, onReopen, onDelete, keptWork }: SessionActionsProps) {
   const [confirming, setConfirming] = useState<Confirming>(null);
+  const [discard, setDiscard] = useState(false);
   const [busy, setBusy] = useState(false);
+  const discardId = useId();
   const act = (action: () => Promise<void>) => async () => {
     setBusy(true);
     try {
@@ -27,6 +31,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
     } finally {
       setBusy(false);
       setConfirming(null);
+      setDiscard(false);
     }
   };
   if (confirming !== null) {
@@ -37,11 +42,23 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete }:
     return (
       <fieldset className="session-actions" aria-label="Confirm">
         <span>{question}</span>
+        {confirming === 'delete' && keptWork !== null ? (
+          // Deleting never throws work away unasked: without the tick the daemon refuses and says why.
+          <label htmlFor={discardId}>
+            <input
+              id={discardId}
+              type="checkbox"
+              checked={discard}
+              onChange={(event) => setDiscard(event.target.checked)}
+            />{' '}
+            {keptWork} Also remove the worktree and its branch, discarding that work
+          </label>
+        ) : null}
         <button
           type="button"
           className="button-deny"
           disabled={busy}
-          onClick={act(confirming === 'delete' ? onDelete : onClose)}
+          onClick={act(confirming === 'delete' ? () => onDelete(discard) : onClose)}
         >
           {confirming === 'delete' ? 'Delete for good' : 'Close and stop'}
         </button>

@@ -17,6 +17,7 @@ import { useModesRequiringRestart } from './use-modes-requiring-restart.js';
 import { sessionDiffPath } from '../routing/use-route.js';
 import { useWorkspaceStatus } from '../workspace/use-workspace-status.js';
 import { WorkspaceLine } from '../workspace/workspace-line.js';
+import { keptWork } from '../workspace/workspace-summary.js';
 
 /** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
 export interface SessionViewProps {
@@ -139,10 +140,13 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           onReopen={async () => {
             await command(() => client.openSession({ continueSession: sessionId }));
           }}
-          onDelete={async () => {
-            await command(() => client.deleteSession(sessionId));
+          onDelete={async (discardWorkspaceChanges) => {
+            await command(() =>
+              client.deleteSession(sessionId, discardWorkspaceChanges ? { discardWorkspaceChanges } : undefined),
+            );
             onDeleted();
           }}
+          keptWork={keptWork(workspace)}
         />
       </header>
       {stream === 'reconnecting' ? (

@@ -1,6 +1,12 @@
 import type { WorkspaceStatus } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { changedFileName, changedFilesLabel, formatLineCounts, summarizeWorktree } from './workspace-summary.js';
+import {
+  changedFileName,
+  changedFilesLabel,
+  formatLineCounts,
+  keptWork,
+  summarizeWorktree,
+} from './workspace-summary.js';
 
 const worktree = {
   repository: '/home/me/project',
@@ -39,6 +45,15 @@ describe('a worktree as the page shows it', () => {
     expect(summarizeWorktree({ ...ready, state: 'removed', changedFiles: 0 })?.release).toBe(
       'Worktree and branch tether/0123abcd removed: nothing in them was changed.',
     );
+  });
+
+  it('names the work deleting the session would lose: only a worktree kept for its own work', () => {
+    expect(keptWork({ ...ready, state: 'kept', keptBecause: 'commits_beyond_base' })).toBe(
+      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: its branch has commits beyond the base.',
+    );
+    expect(keptWork({ ...ready, state: 'kept', keptBecause: 'in_use' })).toBeNull();
+    expect(keptWork(ready)).toBeNull();
+    expect(keptWork({ ...ready, state: 'removed' })).toBeNull();
   });
 
   it('is nothing for a plain directory or an unknown workspace', () => {

@@ -45,6 +45,12 @@ export function summarizeWorktree(status: WorkspaceStatus | null): WorktreeSumma
   };
 }
 
+/** Where the session's kept worktree is and what work in it deleting the session would lose; null when none. */
+export function keptWork(status: WorkspaceStatus | null): string | null {
+  if (status?.state !== 'kept' || status.keptBecause === 'in_use' || status.keptBecause === null) return null;
+  return summarizeWorktree(status)?.release ?? null;
+}
+
 /** "+12 −3", or "binary" when git counts no lines. */
 export function formatLineCounts(file: ChangedFile): string {
   if (file.binary || file.added === null || file.removed === null) return 'binary';
