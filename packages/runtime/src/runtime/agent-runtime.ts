@@ -9,6 +9,7 @@ import {
   type Receipt,
   type RunSnapshot,
   type SerializedAgentError,
+  type DeleteSessionOptions,
   type SessionDiff,
   type SessionSnapshot,
   newCommandId,
@@ -43,6 +44,9 @@ import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.j
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { StoreFailureRepair } from './store-failure-repair.js';
 import { TypedCommands } from './typed-commands.js';
+import { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
+import { RunWorkspaceChanges } from './run-workspace-changes.js';
+import { type WorkspaceParts, releaseAtClose, releaseForDelete } from './session-workspace.js';
 
 class Runtime extends TypedCommands implements AgentRuntime {
   readonly providerNames: readonly string[];
@@ -59,6 +63,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly runWaiters: RunWaiters;
   private readonly storeFailures: StoreFailureRepair;
   private readonly commands: CommandContext;
+  private readonly workspaces: WorkspaceAcquirers;
+  private readonly runChanges: RunWorkspaceChanges;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
@@ -91,6 +97,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       },
     });
     this.log = new SessionLog(this.writer);
+    this.workspaces = new WorkspaceAcquirers(options.workspaces);
+    this.runChanges = new RunWorkspaceChanges({ workspaces: this.workspaces, log: this.log });
     this.entries = new SessionCache({
       closedCapacity: options.closedSessionCacheSize ?? 100,
       load: (sessionId) =>
@@ -118,6 +126,12 @@ class Runtime extends TypedCommands implements AgentRuntime {
         max: options.maxOpenSessions ?? defaultMaxOpenSessions,
         countOpen: () => this.entries.countOpen(),
       }),
+      workspaces: this.workspaces,
+      releaseWorkspace: async (entry) => {
+        // The last run's comparison reads the workspace: it goes first.
+        await this.runChanges.settled(entry.record.sessionId);
+        await releaseAtClose(this.workspaceParts(), entry);
+      },
       write: async (entry, bodies, receipt, fingerprint, blobs) => {
         await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() }, blobs);
       },
@@ -137,13 +151,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * left running, and completes its open runs and interactions.
    */
   load(): Promise<void> {
-    return recoverOpenSessions({
-      store: this.store,
-      writer: this.writer,
-      log: this.log,
-      entries: this.entries,
-      providers: this.providerMap,
-    });
+    return recoverOpenSessions({ ...this.workspaceParts(), store: this.store, providers: this.providerMap });
+  }
+
+  private workspaceParts(): WorkspaceParts {
+    return { workspaces: this.workspaces, entries: this.entries, log: this.log, writer: this.writer };
   }
 
   // ---- commands -------------------------------------------------------------------------
@@ -223,7 +235,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     work: (session: AgentProviderV1Session) => Promise<void>,
   ): Promise<void> {
     try {
-      await work(await entry.ensureProvider(this.emitFor(entry)));
+      const baseline = this.runChanges.begin(entry, runId);
+      if (baseline === null) await work(await entry.ensureProvider(this.emitFor(entry)));
+      else {
+        // The agent may start meanwhile; the turn reaches it only once the baseline is taken.
+        const [session] = await Promise.all([entry.ensureProvider(this.emitFor(entry)), baseline]);
+        await work(session);
+      }
     } catch (error) {
       this.failRun(entry, runId, toAgentError(error).toObject());
     }
@@ -265,6 +283,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       for (const observer of this.observers) for (const event of events) observer(event);
     } finally {
       this.runWaiters.notify(events);
+      this.runChanges.published(events);
     }
   }
 
@@ -329,12 +348,19 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return provider.doListModels();
   }
 
-  /** A blob (an image a turn carried) that the session's log refers to. */
-  // TODO(issue 14): the session's diff through its workspace acquirer.
-  getSessionDiff(_sessionId: string): Promise<SessionDiff> {
-    return Promise.reject(new AgentError({ code: 'internal_error', message: 'Not built yet (issue 14).' }));
+  /** The session's work against the commit its workspace started from, through its workspace's acquirer. */
+  async getSessionDiff(sessionId: string, options: { readonly maxBytes?: number } = {}): Promise<SessionDiff> {
+    const maxBytes = diffMaxBytes(options.maxBytes);
+    return this.withSession(sessionId, async () => {
+      const record = this.entryOrThrow(sessionId).record;
+      const status = record.workspaceStatus;
+      const acquirer = status === null ? undefined : this.workspaces.of(status.kind);
+      if (!status || !acquirer?.diff) throw workspaceDiffUnsupported(record.workspace.kind);
+      return acquirer.diff(status, { sessionId, maxBytes });
+    });
   }
 
+  /** A blob (an image a turn carried) that the session's log refers to. */
   async readBlob(sessionId: string, sha256: string): Promise<StoredBlob> {
     const blob = /^[0-9a-f]{64}$/.test(sha256) ? await this.store.readBlob(sessionId, sha256) : undefined;
     if (!blob) {
@@ -347,7 +373,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return blob;
   }
 
-  async deleteSession(sessionId: string): Promise<void> {
+  async deleteSession(sessionId: string, options: DeleteSessionOptions = {}): Promise<void> {
     await this.withSession(sessionId, async () => {
       await this.storeFailures.ensureConsistent(sessionId);
       const entry = this.entryOrThrow(sessionId);
@@ -358,6 +384,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
         });
       }
       await entry.teardown.catch(() => undefined);
+      await this.runChanges.settled(sessionId);
+      await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
       await this.writer.flush();
       await this.store.deleteSession(sessionId);
       this.entries.remove(entry);
@@ -414,6 +442,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })),
       );
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
+      await this.runChanges.settled();
       await this.writer.flush();
       await this.store.close();
     })();
@@ -448,6 +477,28 @@ function abortion(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) =>
     signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
   );
+}
+
+/** The largest diff getSessionDiff returns whole, unless asked for less (or more, up to the cap). */
+const defaultDiffMaxBytes = 1024 * 1024;
+const diffMaxBytesCap = 64 * 1024 * 1024;
+
+function diffMaxBytes(requested: number | undefined): number {
+  if (requested === undefined) return defaultDiffMaxBytes;
+  if (Number.isInteger(requested) && requested >= 1 && requested <= diffMaxBytesCap) return requested;
+  throw new AgentError({
+    code: 'invalid_command',
+    message: `maxBytes must be a whole number from 1 to ${diffMaxBytesCap}. Leave it out for ${defaultDiffMaxBytes}.`,
+    details: { reason: 'invalid_max_bytes' },
+  });
+}
+
+function workspaceDiffUnsupported(kind: string): AgentError {
+  return new AgentError({
+    code: 'capability_unsupported',
+    message: `A ${kind} workspace has no diff: Tether did not make it, so it knows no base to compare with. Open the session in a git worktree (kind git_worktree) to review its work as a diff.`,
+    details: { reason: 'workspace_diff' },
+  });
 }
 
 /** The session a command works on (none for opening a new one). */

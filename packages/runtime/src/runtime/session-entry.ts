@@ -7,9 +7,9 @@ import {
   type SessionConfiguration,
   type SessionSnapshot,
   type Workspace,
+  type WorkspaceStatus,
   describeConfiguration,
   isOpenInteraction,
-  newSessionId,
   sessionConfigurationKeys,
   zeroUsage,
 } from '@tether/protocol';
@@ -24,18 +24,23 @@ import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '.
 
 export function createSessionRecord(
   command: OpenSessionCommand,
-  context: { provider: string; workspace: Workspace; at: string },
+  context: {
+    sessionId: string;
+    provider: string;
+    workspace: Workspace;
+    workspaceStatus: WorkspaceStatus;
+    at: string;
+  },
 ): SessionRecord {
   const configuration: Record<string, unknown> = {};
   for (const key of sessionConfigurationKeys) {
     if (command[key] !== undefined) configuration[key] = command[key];
   }
   return {
-    sessionId: newSessionId(),
+    sessionId: context.sessionId,
     provider: context.provider,
     workspace: context.workspace,
-    // TODO(issue 14): what the workspace acquirer prepared.
-    workspaceStatus: null,
+    workspaceStatus: context.workspaceStatus,
     configuration: configuration as SessionConfiguration,
     ephemeral: command.ephemeral ?? false,
     redactInput: command.redactInput ?? false,

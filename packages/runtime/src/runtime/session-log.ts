@@ -102,6 +102,20 @@ export class SessionLog {
   }
 
   /**
+   * Background output with a change of the record its events do not carry (e.g. a count read from
+   * the workspace): amended, then applied and written with the next batch, like stage.
+   */
+  stageAmended(
+    entry: SessionEntry,
+    bodies: readonly EventBody[],
+    amend: (record: SessionRecord) => SessionRecord,
+  ): void {
+    if (this.writer.failureOf(entry.record.sessionId)) return;
+    entry.record = amend(entry.record);
+    this.writer.stage(this.apply(entry, bodies, now()));
+  }
+
+  /**
    * The change that makes a session whose output was dropped consistent again (its memory already
    * rebuilt from the store): applied and written once; if the store refuses, memory goes back to
    * the stored state and the session stays failed.

@@ -2,9 +2,9 @@ import type { EventBody } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
 import type { SessionRecord, TetherStore } from '../store/tether-store.js';
-import type { SessionCache } from './session-cache.js';
 import { SessionEntry } from './session-entry.js';
-import { type SessionLog, now, withRunEndCancellations } from './session-log.js';
+import { now, withRunEndCancellations } from './session-log.js';
+import { type WorkspaceParts, restoreAtStartup } from './session-workspace.js';
 
 export interface RecoveryParts {
   readonly store: TetherStore;
@@ -25,18 +25,17 @@ export async function loadClosedSession(parts: RecoveryParts, sessionId: string)
 }
 
 /**
- * Loads the open sessions (and closed ones whose process a crash may have left), ends what a
- * crashed predecessor left running, and completes its open runs and interactions.
+ * Loads the open sessions (and closed ones whose process a crash may have left), restores their
+ * workspaces, ends what a crashed predecessor left running, and completes its open runs and interactions.
  */
-export async function recoverOpenSessions(
-  parts: RecoveryParts & { readonly log: SessionLog; readonly entries: SessionCache },
-): Promise<void> {
+export async function recoverOpenSessions(parts: RecoveryParts & WorkspaceParts): Promise<void> {
   const { store, log, entries } = parts;
   const at = now();
   const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
   for (const record of await store.loadOpenSessions()) {
     const entry = entryOf(parts, record);
     entries.add(entry);
+    if (record.state !== 'closed') await restoreAtStartup(parts, entry);
     if (record.liveProcess !== null && entry.provider)
       leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
     if (record.activeRunId === null) continue;

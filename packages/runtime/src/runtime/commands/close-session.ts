@@ -3,7 +3,7 @@ import { decideClose } from '../../state/session-machine.js';
 import { withRunEndCancellations } from '../session-log.js';
 import { type CommandContext, accepted } from './command-context.js';
 
-/** Ends the active run (interrupted) and the session, then stops its agent for good. */
+/** Ends the active run (interrupted) and the session, stops its agent for good, then releases its workspace. */
 export async function closeSession(
   context: CommandContext,
   command: CloseSessionCommand,
@@ -18,6 +18,8 @@ export async function closeSession(
   };
   await context.write(entry, withRunEndCancellations(entry, decision.events, 'session_closed'), receipt, fingerprint);
   entry.clearAllTimers();
+  // Never under a running agent: the worktree may be removed.
   await context.stopProcess(entry, 'close');
+  await context.releaseWorkspace(entry);
   return receipt;
 }

@@ -14,6 +14,7 @@ import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
 import type { SessionEntry } from '../session-entry.js';
 import type { SessionChange, SessionLog } from '../session-log.js';
+import type { WorkspaceAcquirers } from '../../workspace/workspace-acquirers.js';
 
 /** What every command works with: the runtime's parts, and what only the runtime itself can do. */
 export interface CommandContext {
@@ -26,6 +27,8 @@ export interface CommandContext {
   /** The provider open_session uses when it names none. */
   readonly defaultProvider: string;
   readonly openSessions: OpenSessionLimit;
+  /** The acquirers of the workspace kinds this runtime can make. */
+  readonly workspaces: WorkspaceAcquirers;
   /** A command's effects, applied and written with its receipt (and the blobs its events refer to) in one transaction. */
   write(
     entry: SessionEntry,
@@ -44,6 +47,8 @@ export interface CommandContext {
   startRun(entry: SessionEntry, runId: string, work: (session: AgentProviderV1Session) => Promise<void>): void;
   /** Stops the session's agent process; close ends the conversation, release keeps it resumable. */
   stopProcess(entry: SessionEntry, reason: 'close' | 'release', options?: AgentProviderV1StopOptions): Promise<void>;
+  /** After the session closed and its agent stopped: its workspace released, once its last run was compared. */
+  releaseWorkspace(entry: SessionEntry): Promise<void>;
   /** The runtime is shutting down (a policy answer is no longer sent). */
   isStopped(): boolean;
 }

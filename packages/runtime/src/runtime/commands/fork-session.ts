@@ -3,11 +3,12 @@ import { decideFork } from '../../state/conversation-branches.js';
 import { createForkRecord } from '../session-entry.js';
 import { now } from '../session-log.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
-import { admitNewSession, openedEvent } from './open-session.js';
+import { admitNewSession, openedEvent, readyEvents } from './open-session.js';
+import { restoreWorkspace } from '../session-workspace.js';
 
 /**
  * A new session whose agent starts from a copy of the source's conversation (all of it, or up to
- * a run). The fork's opening and the source's session.forked are one transaction with the receipt:
+ * a run), in the source's workspace (the same directory: a worktree is shared, not copied). The fork's opening and the source's session.forked are one transaction with the receipt:
  * neither session ever names a fork the other does not have.
  */
 export async function forkSession(
@@ -22,13 +23,21 @@ export async function forkSession(
   const source = context.entries.get(command.sessionId);
   const forkSessionId = newSessionId();
   const { entry, decision } = accepted(source, decideFork(source?.record, command, { runs, forkSessionId }));
+  // The fork works in its source's workspace; a closed source's may have been released (made again then).
+  const sourceStatus = entry.record.workspaceStatus;
+  const workspaceStatus =
+    sourceStatus?.state === 'ready' ? sourceStatus : await restoreWorkspace(context.workspaces, entry.record);
   return context.openSessions.hold(async (counted) => {
-    const record = createForkRecord(entry.record, {
-      sessionId: forkSessionId,
-      at: now(),
-      forkedFrom: decision.forkedFrom,
-      copyConversation: decision.copyConversation,
-    });
+    const record = {
+      ...createForkRecord(entry.record, {
+        sessionId: forkSessionId,
+        at: now(),
+        forkedFrom: decision.forkedFrom,
+        copyConversation: decision.copyConversation,
+      }),
+      workspaceStatus,
+    };
+    const opening = [openedEvent(record, decision.forkedFrom), ...readyEvents(workspaceStatus)];
     const receipt: ForkSessionReceipt = {
       type: 'fork_session',
       commandId: command.commandId,
@@ -39,7 +48,7 @@ export async function forkSession(
     await admitNewSession(context, record, entry.provider, counted, (fork) =>
       context.writeTogether(
         [
-          { entry: fork, bodies: [openedEvent(record, decision.forkedFrom)] },
+          { entry: fork, bodies: opening },
           { entry, bodies: decision.events },
         ],
         receipt,

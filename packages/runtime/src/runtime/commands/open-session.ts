@@ -2,7 +2,10 @@ import {
   type EventBodyOfType,
   type OpenSessionCommand,
   type OpenSessionReceipt,
+  type Workspace,
+  type WorkspaceStatus,
   describeConfiguration,
+  newSessionId,
 } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { SessionRecord } from '../../store/tether-store.js';
@@ -10,7 +13,7 @@ import { decideReopen } from '../../state/session-machine.js';
 import { SessionEntry, createSessionRecord } from '../session-entry.js';
 import { unknownProvider } from '../runtime-errors.js';
 import { now } from '../session-log.js';
-import { checkWorkspace } from '../workspace-check.js';
+import { announcesWorkspace, restoreWorkspace } from '../session-workspace.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
 /** A new session (holding a place under the open-session limit from the start), or a closed one reopened. */
@@ -33,16 +36,30 @@ async function openNew(
   const provider = context.providers.get(providerName);
   if (!provider) throw unknownProvider(providerName, [...context.providers.keys()]);
   // parseCommand requires a workspace for a new session.
-  const workspace = await checkWorkspace(command.workspace!);
-  const record = createSessionRecord(command, { provider: providerName, workspace, at: now() });
-  const receipt: OpenSessionReceipt = {
-    type: 'open_session',
-    commandId: command.commandId,
-    sessionId: record.sessionId,
-  };
-  await admitNewSession(context, record, provider, counted, (entry) =>
-    context.write(entry, [openedEvent(record)], receipt, fingerprint),
-  );
+  const requested = command.workspace!;
+  const acquirer = context.workspaces.of(requested.kind);
+  // The id comes first: the acquirer names what it makes after it (a worktree's folder and branch).
+  const sessionId = newSessionId();
+  const prepared = await acquirer.prepare({ sessionId, workspace: requested });
+  const workspace: Workspace =
+    requested.kind === 'directory' ? { kind: 'directory', path: prepared.directory } : requested;
+  const record = createSessionRecord(command, {
+    sessionId,
+    provider: providerName,
+    workspace,
+    workspaceStatus: prepared,
+    at: now(),
+  });
+  const receipt: OpenSessionReceipt = { type: 'open_session', commandId: command.commandId, sessionId };
+  try {
+    await admitNewSession(context, record, provider, counted, (entry) =>
+      context.write(entry, [openedEvent(record), ...readyEvents(prepared)], receipt, fingerprint),
+    );
+  } catch (error) {
+    // Nothing was recorded: the workspace made for it would be left behind, named by no session.
+    await acquirer.release(prepared, { discardChanges: false, inUse: false }).catch(() => undefined);
+    throw error;
+  }
   return receipt;
 }
 
@@ -60,6 +77,14 @@ export function openedEvent(
     reopened: false,
     ...(forkedFrom ? { forkedFrom } : {}),
   };
+}
+
+/**
+ * session.workspace_ready for a workspace Tether made; none for a plain directory, which session.opened
+ * already names and Tether never changes (its status is on the record all the same).
+ */
+export function readyEvents(workspace: WorkspaceStatus | null): EventBodyOfType<'session.workspace_ready'>[] {
+  return workspace === null || !announcesWorkspace(workspace) ? [] : [{ type: 'session.workspace_ready', workspace }];
 }
 
 /**
@@ -107,8 +132,12 @@ async function reopen(
       'resume',
     );
   await entry.teardown;
+  // Its worktree may have been removed at close (it held no work): made again before anything is recorded.
+  const restored = reopening ? await restoreWorkspace(context.workspaces, entry.record) : null;
+  const bodies = [...decision.events, ...readyEvents(restored)];
+  const amend = restored ? (record: SessionRecord) => ({ ...record, workspaceStatus: restored }) : undefined;
   const receipt: OpenSessionReceipt = { type: 'open_session', commandId: command.commandId, sessionId };
-  const write = () => context.write(entry, decision.events, receipt, fingerprint);
+  const write = () => context.writeTogether([{ entry, bodies, ...(amend ? { amend } : {}) }], receipt, fingerprint);
   // Reopening a closed session opens one more; an open one stays as it is.
   await (reopening ? context.openSessions.hold(write) : write());
   return receipt;

@@ -1,0 +1,142 @@
+import { AgentError, type WorkspaceStatus } from '@tether/protocol';
+import type { EventWriter } from '../log/event-writer.js';
+import type { SessionRecord } from '../store/tether-store.js';
+import type { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
+import type { SessionCache } from './session-cache.js';
+import type { SessionEntry } from './session-entry.js';
+import type { SessionLog } from './session-log.js';
+
+/** What restoring and releasing a session's workspace works with. */
+export interface WorkspaceParts {
+  readonly workspaces: WorkspaceAcquirers;
+  readonly entries: SessionCache;
+  readonly log: SessionLog;
+  readonly writer: EventWriter;
+}
+
+/**
+ * The session's workspace made ready again (a worktree re-created if it was removed): before a
+ * closed session is reopened or forked. Throws what the acquirer says when it cannot be; null for
+ * a session recorded before workspaces were tracked.
+ */
+export async function restoreWorkspace(
+  workspaces: WorkspaceAcquirers,
+  record: SessionRecord,
+): Promise<WorkspaceStatus | null> {
+  const status = record.workspaceStatus;
+  if (status === null) return null;
+  return workspaces.of(status.kind).restore(status, { sessionId: record.sessionId });
+}
+
+/**
+ * At start-up, for an open session: its workspace restored, recorded when that changed it. One
+ * that cannot be is a diagnostic and the session stays (its next turn fails where the agent runs).
+ */
+export async function restoreAtStartup(parts: WorkspaceParts, entry: SessionEntry): Promise<void> {
+  const status = entry.record.workspaceStatus;
+  if (status?.state !== 'ready') return;
+  try {
+    const restored = await restoreWorkspace(parts.workspaces, entry.record);
+    if (restored && !sameStatus(restored, status)) recordStatus(parts, entry, 'session.workspace_ready', restored);
+  } catch {
+    parts.log.stage(entry, [{ type: 'diagnostic', level: 'error', code: 'workspace.restore_failed' }]);
+  }
+}
+
+/**
+ * After close_session stopped the agent: the workspace released (removed when it holds no work,
+ * kept otherwise) and session.workspace_released recorded. A failure is a diagnostic and the
+ * workspace stays ready: closing the session again retries, and delete releases it.
+ */
+export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry): Promise<void> {
+  const status = entry.record.workspaceStatus;
+  if (status?.state !== 'ready') return;
+  try {
+    const released = await parts.workspaces
+      .of(status.kind)
+      .release(status, { discardChanges: false, inUse: inUseByAnother(parts.entries, entry, status) });
+    recordStatus(parts, entry, 'session.workspace_released', released);
+  } catch {
+    parts.log.stage(entry, [{ type: 'diagnostic', level: 'warning', code: 'workspace.release_failed' }]);
+  }
+  await parts.writer.flush();
+}
+
+/**
+ * Before a closed session is deleted: its workspace released once more (work may have been added
+ * or removed since the close), with the caller's discard. Refused with workspace_has_changes while
+ * it holds work and the caller did not say to discard it; nothing is removed then.
+ */
+export async function releaseForDelete(
+  parts: WorkspaceParts,
+  entry: SessionEntry,
+  discardChanges: boolean,
+): Promise<void> {
+  const status = entry.record.workspaceStatus;
+  if (status === null || status.state === 'removed') return;
+  const acquirer = parts.workspaces.of(status.kind);
+  let released: WorkspaceStatus;
+  try {
+    released = await acquirer.release(status, {
+      discardChanges,
+      inUse: inUseByAnother(parts.entries, entry, status),
+    });
+  } catch (error) {
+    // Asked to discard: whatever is left of the workspace goes with the session.
+    if (discardChanges) return;
+    throw error;
+  }
+  if (released.keptBecause === 'uncommitted_changes' || released.keptBecause === 'commits_beyond_base')
+    throw workspaceHasChanges(released, released.keptBecause);
+  if (!sameStatus(released, status)) {
+    recordStatus(parts, entry, 'session.workspace_released', released);
+    await parts.writer.flush();
+  }
+}
+
+/**
+ * Whether a workspace's changes are told as events (session.workspace_ready and _released): those
+ * Tether makes are; a plain directory is named by session.opened and never changed by Tether, so
+ * its status is kept on the record only and existing logs read as they always did.
+ */
+export function announcesWorkspace(status: WorkspaceStatus): boolean {
+  return status.kind !== 'directory';
+}
+
+function recordStatus(
+  parts: WorkspaceParts,
+  entry: SessionEntry,
+  type: 'session.workspace_ready' | 'session.workspace_released',
+  workspace: WorkspaceStatus,
+): void {
+  if (announcesWorkspace(workspace)) parts.log.stage(entry, [{ type, workspace }]);
+  else parts.log.stageAmended(entry, [], (record) => ({ ...record, workspaceStatus: workspace }));
+}
+
+/** Another open session works in the same directory (a fork shares its source's): it must stay. */
+function inUseByAnother(entries: SessionCache, entry: SessionEntry, status: WorkspaceStatus): boolean {
+  return entries
+    .entries()
+    .some(
+      (other) =>
+        other !== entry &&
+        other.record.state !== 'closed' &&
+        other.record.workspaceStatus?.directory === status.directory,
+    );
+}
+
+function workspaceHasChanges(status: WorkspaceStatus, why: 'uncommitted_changes' | 'commits_beyond_base'): AgentError {
+  const where = status.worktree
+    ? `The worktree ${status.worktree.path} (branch ${status.worktree.branch})`
+    : `The workspace ${status.directory}`;
+  const holds = why === 'uncommitted_changes' ? 'uncommitted changes' : 'commits beyond the commit it started from';
+  return new AgentError({
+    code: 'workspace_has_changes',
+    message: `${where} holds ${holds}. Merge or copy what you want to keep, then delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch.`,
+    details: { reason: why },
+  });
+}
+
+function sameStatus(left: WorkspaceStatus, right: WorkspaceStatus): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}
