@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { WorktreeFacts } from '@tether/protocol';
+import type { PreparedWorkspace, WorkspaceAcquirer } from '@tether/runtime';
+import { changedFilesBetween } from './changed-files.js';
+import { prepareWorktree } from './prepare-worktree.js';
+import { releaseWorktree } from './release-worktree.js';
+import { restoreWorktree } from './restore-worktree.js';
+import { type GitContext, gitEnvironment } from './run-git.js';
+import { sessionDiff } from './session-diff.js';
+import { snapshotWorktree } from './worktree-snapshot.js';
+import { workspaceRefusal } from './workspace-refusal.js';
+
+export interface GitWorktreeAcquirerOptions {
+  /** The folder Tether owns for worktrees, one per session (`<root>/<sessionId>`); created 0700. */
+  readonly root: string;
+  /** The git binary (default: `git` on the environment's PATH). */
+  readonly gitPath?: string | undefined;
+  /**
+   * The environment git starts from (default: this process's). GIT_* variables that would point git at
+   * another repository or index are dropped; GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set.
+   */
+  readonly environment?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/** A git command that runs longer than this is stopped: a hung hook or filter must not hold a session forever. */
+const gitTimeoutMs = 120_000;
+
+/**
+ * Workspaces of kind git_worktree: each session gets its own worktree of the repository on a new branch,
+ * so many sessions can work on one repository at once. See docs/decisions/2026-12-01-workspace-acquirers-and-release.md.
+ */
+export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): WorkspaceAcquirer {
+  const root = path.resolve(options.root);
+  const git: GitContext = {
+    gitPath: options.gitPath ?? 'git',
+    environment: gitEnvironment(options.environment ?? process.env),
+    timeoutMs: gitTimeoutMs,
+  };
+  return {
+    kind: 'git_worktree',
+    prepare: (request) => prepareWorktree(git, root, request),
+    restore: (prepared) => restoreWorktree(git, prepared),
+    release: (prepared, releaseOptions) => releaseWorktree(git, prepared, releaseOptions),
+    baseline: (prepared) => snapshotWorktree(git, worktreeOf(prepared).path),
+    changedSince: async (prepared, baseline, { limit }) => {
+      const worktree = worktreeOf(prepared);
+      const files = await changedFilesBetween(git, worktree.path, baseline, await snapshotWorktree(git, worktree.path));
+      return { files: files.slice(0, limit), truncated: files.length > limit };
+    },
+    diff: (prepared, diffOptions) => sessionDiff(git, worktreeOf(prepared), diffOptions),
+  };
+}
+
+function worktreeOf(prepared: PreparedWorkspace): WorktreeFacts {
+  if (prepared.worktree) return prepared.worktree;
+  throw workspaceRefusal(
+    'unsupported_kind',
+    `The git worktree acquirer was handed a ${prepared.kind} workspace with no worktree. Use the acquirer of that kind.`,
+  );
+}

@@ -1,0 +1,200 @@
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AgentError, newSessionId } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { createGitWorktreeAcquirer } from './git-worktree-acquirer.js';
+import { branches, type GitPlayground, gitIn, gitPlayground, worktreeFolders } from './git-repository.test-helper.js';
+
+async function refusal(promise: Promise<unknown>): Promise<AgentError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the prepare to be refused');
+    },
+    (reason: unknown) => reason,
+  );
+  if (!AgentError.isInstance(error)) throw error;
+  return error;
+}
+
+/** Nothing a refused prepare could have made: no worktree folder, no registration, no new branch. */
+async function expectNothingLeft(playground: GitPlayground, branchesBefore: string[]): Promise<void> {
+  const folders = await readdir(playground.root).catch(() => []);
+  expect(folders).toEqual([]);
+  expect(worktreeFolders(playground)).toEqual([playground.repository]);
+  expect(branches(playground)).toEqual(branchesBefore);
+}
+
+describe('prepare', () => {
+  it('makes a worktree on a new tether/<short id> branch at HEAD and leaves the main checkout alone', async () => {
+    const playground = await gitPlayground();
+    const head = playground.git(playground.repository, 'rev-parse', 'HEAD').trim();
+    const sessionId = newSessionId();
+
+    const prepared = await playground.acquirer.prepare({
+      sessionId,
+      workspace: { kind: 'git_worktree', repository: playground.repository },
+    });
+
+    const worktreePath = path.join(playground.root, sessionId);
+    const branch = `tether/${sessionId.slice('ses_'.length, 'ses_'.length + 8)}`;
+    expect(prepared).toEqual({
+      kind: 'git_worktree',
+      directory: worktreePath,
+      worktree: { repository: playground.repository, path: worktreePath, branch, baseCommit: head },
+      state: 'ready',
+      keptBecause: null,
+      changedFiles: 0,
+    });
+    expect(playground.git(worktreePath, 'branch', '--show-current').trim()).toBe(branch);
+    expect(playground.git(worktreePath, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(await readFile(path.join(worktreePath, 'src/app.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(worktreeFolders(playground)).toEqual([playground.repository, worktreePath]);
+    expect(playground.git(playground.repository, 'branch', '--show-current').trim()).toBe('main');
+    expect(playground.git(playground.repository, 'status', '--porcelain')).toBe('');
+    expect((await stat(playground.root)).mode & 0o777).toBe(0o700);
+  });
+
+  it('starts from baseRef and names the branch as asked, from any folder inside the repository', async () => {
+    const playground = await gitPlayground();
+    const first = playground.git(playground.repository, 'rev-parse', 'HEAD').trim();
+    playground.git(playground.repository, 'tag', 'v1');
+    await writeFile(path.join(playground.repository, 'README.md'), 'hello again\n');
+    playground.git(playground.repository, 'commit', '--quiet', '--all', '-m', 'second');
+
+    const prepared = await playground.acquirer.prepare({
+      sessionId: newSessionId(),
+      workspace: {
+        kind: 'git_worktree',
+        repository: path.join(playground.repository, 'src'),
+        baseRef: 'v1',
+        branch: 'feature/from-v1',
+      },
+    });
+
+    expect(prepared.worktree).toMatchObject({
+      repository: playground.repository,
+      branch: 'feature/from-v1',
+      baseCommit: first,
+    });
+    expect(playground.git(prepared.directory, 'branch', '--show-current').trim()).toBe('feature/from-v1');
+    expect(await readFile(path.join(prepared.directory, 'README.md'), 'utf8')).toBe('hello\n');
+  });
+
+  it('ignores GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE inherited from its own environment', async () => {
+    const playground = await gitPlayground();
+    const elsewhere = await gitPlayground();
+    const acquirer = createGitWorktreeAcquirer({
+      root: playground.root,
+      environment: {
+        ...playground.environment,
+        GIT_DIR: path.join(elsewhere.repository, '.git'),
+        GIT_WORK_TREE: elsewhere.repository,
+        GIT_INDEX_FILE: path.join(elsewhere.repository, '.git', 'index'),
+      },
+    });
+
+    const prepared = await acquirer.prepare({
+      sessionId: newSessionId(),
+      workspace: { kind: 'git_worktree', repository: playground.repository },
+    });
+
+    expect(prepared.worktree?.repository).toBe(playground.repository);
+    expect(worktreeFolders(playground)).toEqual([playground.repository, prepared.directory]);
+    expect(worktreeFolders(elsewhere)).toEqual([elsewhere.repository]);
+  });
+
+  describe('refuses, saying what to do, and leaves nothing behind', () => {
+    it('a folder that is not a git repository', async () => {
+      const playground = await gitPlayground();
+      const plain = path.join(playground.folder, 'plain');
+      await mkdir(plain);
+      const error = await refusal(
+        playground.acquirer.prepare({
+          sessionId: newSessionId(),
+          workspace: { kind: 'git_worktree', repository: plain },
+        }),
+      );
+      expect(error.code).toBe('invalid_workspace');
+      expect(error.details?.reason).toBe('not_a_git_repository');
+      expect(error.message).toContain(plain);
+      expect(error.message).toContain('git init');
+      await expectNothingLeft(playground, ['main']);
+    });
+
+    it('a bare repository', async () => {
+      const playground = await gitPlayground();
+      const bare = path.join(playground.folder, 'bare.git');
+      playground.git(playground.folder, 'clone', '--quiet', '--bare', playground.repository, bare);
+      const error = await refusal(
+        playground.acquirer.prepare({
+          sessionId: newSessionId(),
+          workspace: { kind: 'git_worktree', repository: bare },
+        }),
+      );
+      expect(error.details?.reason).toBe('bare_repository');
+      expect(error.message).toContain('git clone');
+      expect(await readdir(playground.root).catch(() => [])).toEqual([]);
+      expect(playground.git(bare, 'worktree', 'list', '--porcelain')).not.toContain(playground.root);
+    });
+
+    it('an unknown base ref', async () => {
+      const playground = await gitPlayground();
+      const error = await refusal(playground.prepare({ baseRef: 'no-such-branch' }));
+      expect(error.details?.reason).toBe('unknown_ref');
+      expect(error.message).toContain('no-such-branch');
+      await expectNothingLeft(playground, ['main']);
+    });
+
+    it('a repository with no commits yet', async () => {
+      const playground = await gitPlayground();
+      const empty = path.join(playground.folder, 'empty');
+      await mkdir(empty);
+      gitIn(playground.environment, empty, ['init', '--quiet']);
+      const error = await refusal(
+        playground.acquirer.prepare({
+          sessionId: newSessionId(),
+          workspace: { kind: 'git_worktree', repository: empty },
+        }),
+      );
+      expect(error.details?.reason).toBe('unknown_ref');
+      expect(error.message).toContain('no commits yet');
+      expect(await readdir(playground.root).catch(() => [])).toEqual([]);
+    });
+
+    it('a branch that exists already', async () => {
+      const playground = await gitPlayground();
+      playground.git(playground.repository, 'branch', 'taken');
+      const error = await refusal(playground.prepare({ branch: 'taken' }));
+      expect(error.details?.reason).toBe('branch_exists');
+      expect(error.message).toContain('git branch -D taken');
+      await expectNothingLeft(playground, ['main', 'taken']);
+    });
+
+    it('a branch whose name clashes with an existing one (a/b next to a)', async () => {
+      const playground = await gitPlayground();
+      playground.git(playground.repository, 'branch', 'work/one');
+      const error = await refusal(playground.prepare({ branch: 'work' }));
+      expect(error.details?.reason).toBe('branch_exists');
+      await expectNothingLeft(playground, ['main', 'work/one']);
+    });
+
+    it.each(['bad..name', 'ends.lock', 'with space', '@{-1}'])('an invalid branch name: %s', async (branch) => {
+      const playground = await gitPlayground();
+      const error = await refusal(playground.prepare({ branch }));
+      expect(error.details?.reason).toBe('invalid_branch');
+      expect(error.message).toContain('Pick another name');
+      await expectNothingLeft(playground, ['main']);
+    });
+
+    it('a worktree git could only half make (a failing post-checkout hook): folder, registration and branch go', async () => {
+      const playground = await gitPlayground();
+      const hook = path.join(playground.repository, '.git', 'hooks', 'post-checkout');
+      await writeFile(hook, '#!/bin/sh\necho "checkout refused by hook" >&2\nexit 1\n');
+      await chmod(hook, 0o755);
+      const error = await refusal(playground.prepare({ branch: 'half-made' }));
+      expect(error.details?.reason).toBe('git_failed');
+      expect(error.message).toContain('worktree');
+      await expectNothingLeft(playground, ['main']);
+    });
+  });
+});

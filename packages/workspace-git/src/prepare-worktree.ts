@@ -1,0 +1,169 @@
+import { mkdir, realpath, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Workspace } from '@tether/protocol';
+import type { PreparedWorkspace } from '@tether/runtime';
+import { runGitRetryingLocks } from './git-lock-retry.js';
+import { branchExists, resolveCommit } from './git-refs.js';
+import { type GitContext, type GitResult, gitComplaint, gitFailed, runGit } from './run-git.js';
+import { isDirectory } from './worktree-presence.js';
+import { workspaceRefusal } from './workspace-refusal.js';
+
+export interface PrepareRequest {
+  readonly sessionId: string;
+  readonly workspace: Workspace;
+}
+
+/**
+ * A new worktree of the repository at the base commit, on a new branch, in `<root>/<sessionId>`.
+ * Every check runs before anything is made; if making it fails half-way, what was made is taken away.
+ */
+export async function prepareWorktree(
+  git: GitContext,
+  root: string,
+  request: PrepareRequest,
+): Promise<PreparedWorkspace> {
+  const { workspace, sessionId } = request;
+  if (workspace.kind !== 'git_worktree') {
+    throw workspaceRefusal(
+      'unsupported_kind',
+      `The git worktree acquirer prepares git_worktree workspaces, not ${workspace.kind}. Register the acquirer for that kind.`,
+    );
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(sessionId)) {
+    throw workspaceRefusal(
+      'invalid_session_id',
+      `The session id ${sessionId} cannot name a folder. Use a Tether session id.`,
+    );
+  }
+  const repository = await repositoryTopLevel(git, workspace.repository);
+  const baseCommit = await baseCommitOf(git, repository, workspace.baseRef);
+  const branch = workspace.branch ?? defaultBranch(sessionId);
+  await checkNewBranch(git, repository, branch);
+  const worktreePath = path.join(await ownedRoot(root), sessionId);
+  if (await isDirectory(worktreePath)) {
+    throw workspaceRefusal(
+      'worktree_path_taken',
+      `The folder ${worktreePath} already exists, so Tether cannot make the session's worktree there. Move it away and retry.`,
+    );
+  }
+  const added = await runGitRetryingLocks(git, {
+    cwd: repository,
+    args: ['worktree', 'add', '-b', branch, worktreePath, baseCommit],
+  });
+  if (added.exitCode !== 0) {
+    const branchWasOurs = !branchTaken(added);
+    await undoWorktree(git, { repository, worktreePath, branch: branchWasOurs ? branch : null });
+    if (branchTaken(added)) throw branchExistsRefusal(repository, branch);
+    throw gitFailed({ cwd: repository, args: ['worktree', 'add'] }, added);
+  }
+  return {
+    kind: 'git_worktree',
+    directory: worktreePath,
+    worktree: { repository, path: worktreePath, branch, baseCommit },
+    state: 'ready',
+    keptBecause: null,
+    changedFiles: 0,
+  };
+}
+
+/** `tether/` and the first 8 hex digits of the session id's random part: short, and distinct per session. */
+export function defaultBranch(sessionId: string): string {
+  const random = sessionId.replace(/^ses_/, '').replace(/[^A-Za-z0-9]/g, '');
+  return `tether/${random.slice(0, 8)}`;
+}
+
+async function repositoryTopLevel(git: GitContext, folder: string): Promise<string> {
+  if (!path.isAbsolute(folder)) {
+    throw workspaceRefusal(
+      'not_absolute',
+      'The repository path must be absolute. Resolve it (e.g. against your current directory) and try again.',
+    );
+  }
+  if (!(await isDirectory(folder))) {
+    throw workspaceRefusal(
+      'missing',
+      `The repository folder ${folder} does not exist or cannot be read. Pass a git checkout.`,
+    );
+  }
+  const bare = await runGit(git, { cwd: folder, args: ['rev-parse', '--is-bare-repository'] });
+  if (bare.exitCode !== 0) throw notARepository(folder, bare);
+  if (bare.stdout.toString('utf8').trim() === 'true') {
+    throw workspaceRefusal(
+      'bare_repository',
+      `${folder} is a bare repository: it has no working files to start from. Pass a checkout of it (git clone ${folder}).`,
+    );
+  }
+  const topLevel = await runGit(git, { cwd: folder, args: ['rev-parse', '--show-toplevel'] });
+  if (topLevel.exitCode !== 0) throw notARepository(folder, topLevel);
+  return topLevel.stdout.toString('utf8').trim();
+}
+
+function notARepository(folder: string, result: GitResult): Error {
+  return workspaceRefusal(
+    'not_a_git_repository',
+    `${folder} is not in a git working tree (git says: ${gitComplaint(result)}). Pass the folder of a git checkout, or run git init and make a first commit there.`,
+  );
+}
+
+async function baseCommitOf(git: GitContext, repository: string, baseRef: string | undefined): Promise<string> {
+  const ref = baseRef ?? 'HEAD';
+  // A ref starting with "-" would be read as an option; the protocol refuses those, this is for other callers.
+  const commit = ref.startsWith('-') ? null : await resolveCommit(git, repository, ref);
+  if (commit) return commit;
+  if ((await resolveCommit(git, repository, 'HEAD')) === null) {
+    throw workspaceRefusal(
+      'unknown_ref',
+      `The repository ${repository} has no commits yet, so there is nothing to start a worktree from. Make a first commit and retry.`,
+    );
+  }
+  throw workspaceRefusal(
+    'unknown_ref',
+    `The repository ${repository} has no branch, tag or commit named ${ref}. Pass an existing one as the base (git branch -a lists them).`,
+  );
+}
+
+async function checkNewBranch(git: GitContext, repository: string, branch: string): Promise<void> {
+  // --branch also expands shorthands such as @{-1}; only a name that comes back unchanged is taken as it is.
+  const checked = branch.startsWith('-')
+    ? null
+    : await runGit(git, { cwd: repository, args: ['check-ref-format', '--branch', branch] });
+  const valid = checked?.exitCode === 0 && checked.stdout.toString('utf8').trim() === branch;
+  if (!valid) {
+    throw workspaceRefusal(
+      'invalid_branch',
+      `${branch} is not a valid branch name (see git check-ref-format). Pick another name, such as tether/my-task.`,
+    );
+  }
+  if (await branchExists(git, repository, branch)) throw branchExistsRefusal(repository, branch);
+}
+
+function branchExistsRefusal(repository: string, branch: string): Error {
+  return workspaceRefusal(
+    'branch_exists',
+    `The repository ${repository} already has a branch ${branch} (or one whose name clashes with it). Pick another branch name, or delete that branch first (git branch -D ${branch}).`,
+  );
+}
+
+/** git refused to create the branch: it appeared since the check (another session), or clashes with a/b vs a. */
+function branchTaken(result: GitResult): boolean {
+  return /a branch named '[^']*' already exists|exists; cannot create/.test(result.stderr);
+}
+
+/** The root, made private on first use, as git will print it (symbolic links resolved) so paths compare equal. */
+async function ownedRoot(root: string): Promise<string> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  return realpath(root);
+}
+
+/** Takes away what a failed `worktree add` left: its folder and registration, and the branch it created. */
+async function undoWorktree(
+  git: GitContext,
+  made: { repository: string; worktreePath: string; branch: string | null },
+): Promise<void> {
+  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
+  await rm(made.worktreePath, { recursive: true, force: true });
+  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'prune'] });
+  if (made.branch && (await branchExists(git, made.repository, made.branch))) {
+    await runGitRetryingLocks(git, { cwd: made.repository, args: ['branch', '-D', made.branch] });
+  }
+}

@@ -1,0 +1,77 @@
+import type { WorktreeFacts } from '@tether/protocol';
+import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
+import { runGitRetryingLocks } from './git-lock-retry.js';
+import { branchExists } from './git-refs.js';
+import { type GitContext, gitFailed, gitText } from './run-git.js';
+import { changedFilesAgainstBase } from './session-diff.js';
+import { worktreePresent } from './worktree-presence.js';
+
+/**
+ * Keeps a worktree that holds anything of the user's (uncommitted or untracked files, commits beyond the base)
+ * or that another open session works in; removes it and its branch otherwise. discardChanges removes work too,
+ * but never a worktree in use: that would pull the folder from under a running session.
+ */
+export async function releaseWorktree(
+  git: GitContext,
+  prepared: PreparedWorkspace,
+  options: ReleaseOptions,
+): Promise<PreparedWorkspace> {
+  const worktree = prepared.worktree;
+  if (!worktree || prepared.state === 'removed') return prepared;
+  if (options.inUse) return { ...prepared, state: 'kept', keptBecause: 'in_use' };
+  const present = await worktreePresent(git, worktree.path);
+  if (!options.discardChanges) {
+    const keptBecause =
+      present && (await hasUncommittedWork(git, worktree.path))
+        ? 'uncommitted_changes'
+        : (await hasCommitsBeyondBase(git, worktree, present))
+          ? 'commits_beyond_base'
+          : null;
+    if (keptBecause) {
+      const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
+      return { ...prepared, state: 'kept', keptBecause, changedFiles };
+    }
+  }
+  await removeWorktree(git, worktree, present);
+  return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
+}
+
+/** Modified, staged or untracked files (ignored ones are build output, which git itself removes with a worktree). */
+async function hasUncommittedWork(git: GitContext, worktreePath: string): Promise<boolean> {
+  const status = await gitText(git, {
+    cwd: worktreePath,
+    args: ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    // A status refresh would write the agent's index; this look must not take its lock.
+    environment: { GIT_OPTIONAL_LOCKS: '0' },
+  });
+  return status.length > 0;
+}
+
+/** Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have. */
+async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<boolean> {
+  const tips = present ? ['HEAD'] : [];
+  if (await branchExists(git, worktree.repository, worktree.branch)) tips.push(`refs/heads/${worktree.branch}`);
+  if (tips.length === 0) return false;
+  const count = await gitText(git, {
+    cwd: present ? worktree.path : worktree.repository,
+    args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit],
+  });
+  return Number.parseInt(count, 10) > 0;
+}
+
+async function removeWorktree(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<void> {
+  const repository = worktree.repository;
+  // A folder deleted by hand leaves a registration behind; prune drops it so `git worktree list` stays true.
+  const call = present
+    ? { cwd: repository, args: ['worktree', 'remove', '--force', worktree.path] }
+    : { cwd: repository, args: ['worktree', 'prune'] };
+  const removed = await runGitRetryingLocks(git, call);
+  if (removed.exitCode !== 0) throw gitFailed(call, removed);
+  if (!(await branchExists(git, repository, worktree.branch))) return;
+  const deleteBranch = { cwd: repository, args: ['branch', '-D', worktree.branch] };
+  const deleted = await runGitRetryingLocks(git, deleteBranch);
+  // Someone checked the branch out elsewhere since: it is theirs now, and git rightly keeps it.
+  if (deleted.exitCode !== 0 && !/checked out at|used by worktree/i.test(deleted.stderr)) {
+    throw gitFailed(deleteBranch, deleted);
+  }
+}

@@ -1,0 +1,67 @@
+import { mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { WorktreeFacts } from '@tether/protocol';
+import type { PreparedWorkspace } from '@tether/runtime';
+import { runGitRetryingLocks } from './git-lock-retry.js';
+import { branchExists, resolveCommit } from './git-refs.js';
+import { type GitContext, gitFailed, runGit } from './run-git.js';
+import { changedFilesAgainstBase } from './session-diff.js';
+import { isDirectory, worktreePresent } from './worktree-presence.js';
+import { workspaceRefusal } from './workspace-refusal.js';
+
+/**
+ * Makes a session's worktree usable again: as it is when it is there; otherwise (its folder deleted, or
+ * removed by a clean release) re-added at the same path on its branch, the branch re-created at the base
+ * commit when it is gone too.
+ */
+export async function restoreWorktree(git: GitContext, prepared: PreparedWorkspace): Promise<PreparedWorkspace> {
+  const worktree = prepared.worktree;
+  if (!worktree) return prepared;
+  if (await worktreePresent(git, worktree.path)) return { ...prepared, state: 'ready', keptBecause: null };
+  await readdWorktree(git, worktree);
+  // Re-added from a kept branch, it holds that branch's commits; re-created at the base, nothing.
+  const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
+  return { ...prepared, state: 'ready', keptBecause: null, changedFiles };
+}
+
+async function readdWorktree(git: GitContext, worktree: WorktreeFacts): Promise<void> {
+  const { repository, branch, baseCommit } = worktree;
+  const stillARepository =
+    (await isDirectory(repository)) &&
+    (await runGit(git, { cwd: repository, args: ['rev-parse', '--git-dir'] })).exitCode === 0;
+  if (!stillARepository) {
+    throw workspaceRefusal(
+      'not_a_git_repository',
+      `The session's repository ${repository} is gone or no longer a git repository, so its worktree cannot be re-created. Put the repository back, or open a new session.`,
+    );
+  }
+  if ((await isDirectory(worktree.path)) && (await readdir(worktree.path)).length > 0) {
+    throw workspaceRefusal(
+      'worktree_path_taken',
+      `The session's worktree folder ${worktree.path} holds files but is no longer a git worktree. Move them away and reopen the session.`,
+    );
+  }
+  const pruned = await runGitRetryingLocks(git, { cwd: repository, args: ['worktree', 'prune'] });
+  if (pruned.exitCode !== 0) throw gitFailed({ cwd: repository, args: ['worktree', 'prune'] }, pruned);
+  let args: string[];
+  if (await branchExists(git, repository, branch)) {
+    args = ['worktree', 'add', worktree.path, branch];
+  } else if (await resolveCommit(git, repository, baseCommit)) {
+    args = ['worktree', 'add', '-b', branch, worktree.path, baseCommit];
+  } else {
+    throw workspaceRefusal(
+      'unknown_ref',
+      `Neither the branch ${branch} nor the base commit ${baseCommit} is in ${repository} any more, so the worktree cannot be re-created. Open a new session.`,
+    );
+  }
+  await mkdir(path.dirname(worktree.path), { recursive: true, mode: 0o700 });
+  const added = await runGitRetryingLocks(git, { cwd: repository, args });
+  if (added.exitCode === 0) return;
+  if (/already checked out at|already used by worktree/i.test(added.stderr)) {
+    throw workspaceRefusal(
+      'branch_checked_out',
+      `The session's branch ${branch} is checked out in another folder, so its worktree cannot be re-created. Switch that checkout to another branch and reopen the session.`,
+    );
+  }
+  throw gitFailed({ cwd: repository, args }, added);
+}

@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import { AgentError } from '@tether/protocol';
+
+/** How git is run for every call: which binary, and the environment it starts from (GIT_* already dropped). */
+export interface GitContext {
+  readonly gitPath: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+}
+
+export interface GitCall {
+  readonly cwd: string;
+  readonly args: readonly string[];
+  /** Added to the context's environment for this call only (e.g. GIT_INDEX_FILE for a snapshot). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Bytes of stdout kept; more fails the call, unless `cutOutput` (then the rest is dropped and git stopped). */
+  readonly maxOutputBytes?: number;
+  readonly cutOutput?: boolean;
+}
+
+export interface GitResult {
+  readonly exitCode: number;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+  /** stdout was cut at maxOutputBytes (only with cutOutput). */
+  readonly cut: boolean;
+}
+
+const defaultMaxOutputBytes = 16 * 1024 * 1024;
+const maxStderrBytes = 64 * 1024;
+
+/**
+ * Variables that may stay: where git finds its own configuration and helpers. Every other GIT_* is dropped,
+ * because a daemon started from a git hook or inside a checkout inherits GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE
+ * and the like, which would point every command at the wrong repository or index.
+ */
+const keptGitVariables = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM', 'GIT_EXEC_PATH']);
+
+export function gitEnvironment(base: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    if (name.startsWith('GIT_') && !keptGitVariables.has(name)) continue;
+    environment[name] = value;
+  }
+  // Never wait on a prompt nobody can answer; messages in English, so the few Tether recognises parse.
+  environment.GIT_TERMINAL_PROMPT = '0';
+  environment.LC_ALL = 'C';
+  return environment;
+}
+
+/**
+ * Runs git (no shell) and answers whatever it exited with. Throws only when git could not be run, ran past
+ * the timeout, or printed more than the call allows: each an AgentError saying what to do.
+ */
+export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
+  const maxOutputBytes = call.maxOutputBytes ?? defaultMaxOutputBytes;
+  return new Promise((resolve, reject) => {
+    const child = spawn(git.gitPath, call.args, {
+      cwd: call.cwd,
+      env: { ...git.environment, ...call.environment },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = '';
+    let cut = false;
+    let overflow = false;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, git.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (cut || overflow) return;
+      const room = maxOutputBytes - stdoutBytes;
+      if (chunk.length <= room) {
+        stdout.push(chunk);
+        stdoutBytes += chunk.length;
+        return;
+      }
+      if (call.cutOutput) {
+        stdout.push(chunk.subarray(0, room));
+        stdoutBytes += room;
+        cut = true;
+      } else {
+        overflow = true;
+      }
+      child.kill('SIGKILL');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < maxStderrBytes) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(
+        new AgentError({
+          code: 'invalid_workspace',
+          message: `git could not be started (${git.gitPath} in ${call.cwd}: ${error.code ?? error.message}). Check that git is installed (or that gitPath points at it) and that the folder exists, then retry.`,
+          details: { reason: 'git_unavailable', ...(error.code ? { systemErrorCode: error.code } : {}) },
+          cause: error,
+        }),
+      );
+    });
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      const command = `git ${subcommandOf(call.args)}`;
+      if (timedOut) {
+        reject(
+          new AgentError({
+            code: 'invalid_workspace',
+            message: `${command} in ${call.cwd} did not finish within ${git.timeoutMs} ms. Check the repository (a huge worktree, a slow disk or a hook that waits) and retry.`,
+            details: { reason: 'git_timeout' },
+          }),
+        );
+        return;
+      }
+      if (overflow) {
+        reject(
+          new AgentError({
+            code: 'invalid_workspace',
+            message: `${command} in ${call.cwd} printed more than ${maxOutputBytes} bytes. The worktree holds more changes than Tether reads at once; commit or remove some and retry.`,
+            details: { reason: 'git_output_too_large' },
+          }),
+        );
+        return;
+      }
+      resolve({ exitCode: cut ? 0 : (exitCode ?? 1), stdout: Buffer.concat(stdout), stderr, cut });
+    });
+  });
+}
+
+/** The git command a call runs (`worktree`, `diff-tree`…), past any `-c name=value` before it. */
+function subcommandOf(args: readonly string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? '';
+    if (arg === '-c' || arg === '-C') index++;
+    else return arg;
+  }
+  return '';
+}
+
+/** git's own explanation of a failure: its first `fatal:`/`error:` line, or its first line. */
+export function gitComplaint(result: GitResult): string {
+  const lines = result.stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  const complaint = lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? `exit code ${result.exitCode}`;
+  return complaint.slice(0, 500);
+}
+
+/** The AgentError for a git command that failed where Tether did not expect it to. */
+export function gitFailed(call: GitCall, result: GitResult): AgentError {
+  return new AgentError({
+    code: 'invalid_workspace',
+    message: `git ${subcommandOf(call.args)} failed in ${call.cwd}: ${gitComplaint(result)}. Fix the repository (running the same git command shows why) and retry.`,
+    details: { reason: 'git_failed', exitCode: result.exitCode },
+  });
+}
+
+/** Runs git and answers its stdout as text; a non-zero exit is an AgentError (git_failed). */
+export async function gitText(git: GitContext, call: GitCall): Promise<string> {
+  const result = await runGit(git, call);
+  if (result.exitCode !== 0) throw gitFailed(call, result);
+  return result.stdout.toString('utf8');
+}

@@ -1,0 +1,70 @@
+import type { ChangedFile, SessionDiff, WorktreeFacts } from '@tether/protocol';
+import { changedFilesBetween } from './changed-files.js';
+import { branchExists } from './git-refs.js';
+import { type GitContext, gitFailed, runGit } from './run-git.js';
+import { worktreePresent } from './worktree-presence.js';
+import { snapshotWorktree } from './worktree-snapshot.js';
+
+/** SessionDiff.files holds at most this many (its schema's bound); the diff text says the rest. */
+const maxListedFiles = 100_000;
+
+/**
+ * What holds the session's work now: the worktree's snapshot (commits, uncommitted and untracked work alike);
+ * its branch when the folder is gone (the committed work survives); the base itself when both are gone.
+ */
+async function currentWork(git: GitContext, worktree: WorktreeFacts): Promise<{ cwd: string; tree: string }> {
+  if (await worktreePresent(git, worktree.path)) {
+    return { cwd: worktree.path, tree: await snapshotWorktree(git, worktree.path) };
+  }
+  if (await branchExists(git, worktree.repository, worktree.branch)) {
+    return { cwd: worktree.repository, tree: `refs/heads/${worktree.branch}` };
+  }
+  return { cwd: worktree.repository, tree: worktree.baseCommit };
+}
+
+/** Every file that differs from the base commit (WorkspaceStatus.changedFiles counts them). */
+export async function changedFilesAgainstBase(git: GitContext, worktree: WorktreeFacts): Promise<ChangedFile[]> {
+  const work = await currentWork(git, worktree);
+  return changedFilesBetween(git, work.cwd, worktree.baseCommit, work.tree);
+}
+
+/**
+ * The session's whole work against its base commit as git's unified diff, cut at `maxBytes` (at a line
+ * end, so no line or character is split). Binary files are named ("Binary files … differ"), not shown.
+ */
+export async function sessionDiff(
+  git: GitContext,
+  worktree: WorktreeFacts,
+  options: { readonly sessionId: string; readonly maxBytes: number },
+): Promise<SessionDiff> {
+  const work = await currentWork(git, worktree);
+  const files = await changedFilesBetween(git, work.cwd, worktree.baseCommit, work.tree);
+  const summary = {
+    sessionId: options.sessionId,
+    baseCommit: worktree.baseCommit,
+    branch: worktree.branch,
+    files: files.slice(0, maxListedFiles),
+  };
+  if (files.length === 0 || options.maxBytes <= 0) return { ...summary, diff: '', truncated: files.length > 0 };
+  const call = {
+    cwd: work.cwd,
+    args: [
+      'diff-tree',
+      '-r',
+      '-p',
+      '-M',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      worktree.baseCommit,
+      work.tree,
+    ],
+    maxOutputBytes: options.maxBytes,
+    cutOutput: true,
+  };
+  const patch = await runGit(git, call);
+  if (patch.exitCode !== 0) throw gitFailed(call, patch);
+  if (!patch.cut) return { ...summary, diff: patch.stdout.toString('utf8'), truncated: false };
+  const lastLineEnd = patch.stdout.lastIndexOf(0x0a);
+  return { ...summary, diff: patch.stdout.subarray(0, lastLineEnd + 1).toString('utf8'), truncated: true };
+}

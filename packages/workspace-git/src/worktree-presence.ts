@@ -1,0 +1,18 @@
+import { realpath, stat } from 'node:fs/promises';
+import { type GitContext, runGit } from './run-git.js';
+
+export async function isDirectory(folder: string): Promise<boolean> {
+  return stat(folder).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
+}
+
+/** The folder is there and is the top of a git worktree (not just any folder, nor one inside another checkout). */
+export async function worktreePresent(git: GitContext, worktreePath: string): Promise<boolean> {
+  if (!(await isDirectory(worktreePath))) return false;
+  const result = await runGit(git, { cwd: worktreePath, args: ['rev-parse', '--show-toplevel'] });
+  if (result.exitCode !== 0) return false;
+  const topLevel = result.stdout.toString('utf8').trim();
+  return topLevel === (await realpath(worktreePath));
+}
