@@ -82,6 +82,51 @@ const scenarios = {
       await s.waitFor(isResult);
     },
   },
+  'max-tokens-stop': {
+    async run(s) {
+      // Every answer is cut at the output limit: the CLI asks the model to continue (three times), then gives up.
+      s.api.setResponder(() => ({
+        kind: 'message',
+        content: [{ type: 'text', text: 'This answer is cut off at the output limit', chunks: 2 }],
+        stopReason: 'max_tokens',
+      }));
+      s.send('Write a very long essay.');
+      await s.waitFor(isResult);
+    },
+  },
+  'refusal-stop': {
+    async run(s) {
+      // The fake writes whatever stop reason it is given; the CLI retries a refusal once, then gives up.
+      s.api.setResponder(() => ({
+        kind: 'message',
+        content: [{ type: 'text', text: 'I cannot help with that', chunks: 2 }],
+        stopReason: 'refusal',
+      }));
+      s.send('Do something refused.');
+      await s.waitFor(isResult);
+    },
+  },
+  'edit-tool-bypass': {
+    bypass: true,
+    async run(s) {
+      writeFileSync(path.join(s.cwd, 'notes.txt'), 'hello world\n');
+      s.api.enqueue(
+        toolUseReply(
+          'Read',
+          { file_path: path.join(s.cwd, 'notes.txt') },
+          { text: 'Reading the file first.', chunks: 1 },
+        ),
+        toolUseReply(
+          'Edit',
+          { file_path: path.join(s.cwd, 'notes.txt'), old_string: 'hello world', new_string: 'hello tether' },
+          { chunks: 1 },
+        ),
+        textReply('The file now says hello tether.'),
+      );
+      s.send('Change world to tether in notes.txt.');
+      await s.waitFor(isResult);
+    },
+  },
   'api-error-500': {
     maxRetries: 1,
     async run(s) {

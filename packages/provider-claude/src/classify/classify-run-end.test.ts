@@ -28,6 +28,24 @@ describe('classifyRunEnd', () => {
     expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'connection_failed' } });
   });
 
+  it('tells an answer cut at the output limit and a refused answer from a connection failure (the CLI gives neither a status)', () => {
+    const ended = { is_error: true, terminal_reason: 'api_error', api_error_status: null } as const;
+    const cut = classifyRunEnd({
+      kind: 'result',
+      result: result({ ...ended, stop_reason: 'stop_sequence' }),
+      apiError: 'max_output_tokens',
+    });
+    expect(cut.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'max_output_tokens' } });
+    expect(cut.error?.message).toContain('CLAUDE_CODE_MAX_OUTPUT_TOKENS');
+    const refused = classifyRunEnd({
+      kind: 'result',
+      result: result({ ...ended, stop_reason: 'refusal' }),
+      apiError: 'invalid_request',
+    });
+    expect(refused.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'refusal' } });
+    expect(refused.error?.message).toContain('Rephrase the request');
+  });
+
   it('tells "No conversation found", startup refusals and other execution errors apart', () => {
     const noConversation = classifyRunEnd({
       kind: 'result',

@@ -60,6 +60,21 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       { reason: 'not_logged_in' },
     );
   }
+  // The model answered, but not usefully: the CLI ends these as API errors with no HTTP status.
+  if (apiError === 'max_output_tokens') {
+    return failed(
+      'provider_api_error',
+      "The model's answer reached its output token limit, again after the claude CLI asked it to continue. Ask for a shorter answer or smaller steps, or raise CLAUDE_CODE_MAX_OUTPUT_TOKENS.",
+      { reason: 'max_output_tokens' },
+    );
+  }
+  if (result.stop_reason === 'refusal') {
+    return failed(
+      'provider_api_error',
+      'The model declined to answer (its safeguards stopped the response). Rephrase the request, or continue in a new session or with another model.',
+      { reason: 'refusal' },
+    );
+  }
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     const status = result.api_error_status ?? undefined;
     const hint =

@@ -45,6 +45,7 @@ export const StreamEventFrame = z.looseObject({
         type: z.string().nullish(),
         text: z.string().nullish(),
         thinking: z.string().nullish(),
+        stop_reason: z.string().nullish(),
       })
       .nullish(),
   }),
@@ -59,6 +60,9 @@ export const ContentBlock = z.looseObject({
   thinking: z.string().nullish(),
   tool_use_id: z.string().nullish(),
   is_error: z.boolean().nullish(),
+  // Unknown on purpose: a tool_use's input and a tool_result's content are read defensively, never refused.
+  input: z.unknown().optional(),
+  content: z.unknown().optional(),
 });
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
@@ -74,6 +78,8 @@ export const AssistantFrame = z.looseObject({
   message: z.looseObject({
     id: z.string().nullish(),
     content: z.array(ContentBlock).nullish(),
+    /** null while the message streams (the stream's message_delta carries it); set on a non-streamed one. */
+    stop_reason: z.string().nullish(),
   }),
 });
 export type AssistantFrame = z.infer<typeof AssistantFrame>;
@@ -100,6 +106,8 @@ export const ResultFrame = z.looseObject({
   errors: z.array(z.string()).nullish(),
   startup_failure_reason: z.string().nullish(),
   num_turns: z.number().nullish(),
+  /** The stop reason of the turn's last message, synthetic ones included (an API error's reads stop_sequence). */
+  stop_reason: z.string().nullish(),
   result: z.string().nullish(),
   user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,

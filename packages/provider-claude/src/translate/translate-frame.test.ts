@@ -1,48 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { describe, expect, it } from 'vitest';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { readNdjson, replay } from './replay-transcript.test-helper.js';
 import { translateFrame } from './translate-frame.js';
 import { createTranslatorState } from './translator-state.js';
-
-function readNdjson(name: string): unknown[] {
-  const file = fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as unknown);
-}
-
-/**
- * Replays a recorded CLI transcript through the translator the way a session does: each user
- * line written to stdin becomes the active turn (run_1, run_2, …) once the previous one ended.
- */
-function replay(name: string, options: { providerSessionId?: string } = {}): AgentProviderV1Part[] {
-  const sends = readNdjson(`${name}.stdin.ndjson`).filter((line) => (line as { type?: string }).type === 'user') as {
-    uuid: string;
-  }[];
-  const state = createTranslatorState({
-    providerSessionId: options.providerSessionId ?? null,
-    reportedProviderSessionId: null,
-    conversationEstablished: false,
-  });
-  const parts: AgentProviderV1Part[] = [];
-  let next = 0;
-  const startNext = () => {
-    const send = sends[next];
-    if (!send) return;
-    next += 1;
-    state.turn = { runId: `run_${next}`, uuid: send.uuid, started: false, toolsRunning: 0, interruptRequested: false };
-  };
-  startNext();
-  for (const value of readNdjson(`${name}.ndjson`)) {
-    const frame = parseCliFrame(value);
-    parts.push(...translateFrame(state, frame));
-    if (state.turn === null) startNext();
-  }
-  return parts;
-}
 
 function text(parts: AgentProviderV1Part[], type: 'run.message_delta' | 'run.thinking_delta', runId = 'run_1'): string {
   return parts
@@ -71,7 +32,12 @@ describe('translating recorded CLI transcripts', () => {
       inputMessageId: '7be82d97-76e1-4e8b-ac67-c125ca6bd525',
       lastMessageId: '9d0ac063-d182-49c8-928d-516b079ae32f',
     });
-    expect(parts.at(-1)).toEqual({ type: 'run.completed', runId: 'run_1', outcome: 'succeeded' });
+    expect(parts.at(-1)).toEqual({
+      type: 'run.completed',
+      runId: 'run_1',
+      outcome: 'succeeded',
+      stopReason: 'end_turn',
+    });
     expect(text(parts, 'run.message_delta').length).toBeGreaterThan(0);
     const usage = parts.find((part) => part.type === 'run.usage');
     expect(usage).toMatchObject({
@@ -115,7 +81,7 @@ describe('translating recorded CLI transcripts', () => {
     expect([...thinkingBlocks].some((block) => textBlocks.has(block))).toBe(false);
   });
 
-  it('tool use: invoked then succeeded, named, with text before and after in different blocks', () => {
+  it('tool use: invoked with its input, succeeded with its output, with text before and after in different blocks', () => {
     const parts = replay('tool-use-bypass');
     const tools = parts.filter((part) => part.type === 'run.tool_activity');
     expect(tools.map((part) => [part.status, part.toolName])).toEqual([
@@ -123,7 +89,11 @@ describe('translating recorded CLI transcripts', () => {
       ['succeeded', 'Bash'],
     ]);
     expect(tools[0]!.toolUseId).toBe(tools[1]!.toolUseId);
-    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    expect(tools[0]!.input).toEqual({ command: 'echo hi', description: 'Print hi' });
+    expect(tools[1]!.output).toBe('hi');
+    expect(tools.some((part) => 'inputOmitted' in part || 'outputTruncated' in part)).toBe(false);
+    // The model's own end of the turn (the CLI's result says end_turn too).
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
     // The cut point is the answer after the tool, not the message that called it.
     expect(parts.at(-2)).toMatchObject({
       type: 'run.checkpointed',
@@ -142,6 +112,53 @@ describe('translating recorded CLI transcripts', () => {
       outcome: 'failed',
       error: { code: 'provider_api_error', details: { httpStatus: 500 } },
     });
+    // The model never answered: the stop_sequence of the CLI's synthetic error message is not its stop.
+    expect(parts.at(-1)).not.toHaveProperty('stopReason');
+  });
+
+  it('answer cut at the output limit: max_tokens though the CLI continued it three times and ended with a synthetic stop_sequence', () => {
+    const parts = replay('max-tokens-stop');
+    expect(parts.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'provider_api_error', details: { reason: 'max_output_tokens' } },
+      stopReason: 'max_tokens',
+    });
+    // The CLI's error text is no part of the answer; the model's cut text is.
+    expect(text(parts, 'run.message_delta')).toContain('This answer is cut off at the output limit');
+    expect(text(parts, 'run.message_delta')).not.toContain('API Error');
+  });
+
+  it('refused answer: stopReason refusal, failed with the reason, not a connection failure', () => {
+    const parts = replay('refusal-stop');
+    expect(parts.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'provider_api_error', details: { reason: 'refusal' } },
+      stopReason: 'refusal',
+    });
+  });
+
+  it("Edit after Read: the Edit's input carries the path and the old and new text; the Read's output the file's text", () => {
+    const parts = replay('edit-tool-bypass');
+    const tools = parts.filter((part) => part.type === 'run.tool_activity');
+    expect(tools.map((part) => [part.status, part.toolName])).toEqual([
+      ['invoked', 'Read'],
+      ['succeeded', 'Read'],
+      ['invoked', 'Edit'],
+      ['succeeded', 'Edit'],
+    ]);
+    expect(tools[0]!.input).toEqual({ file_path: '/tmp/WORKSPACE/notes.txt' });
+    expect(tools[1]!.output).toContain('hello world');
+    expect(tools[2]!.input).toEqual({
+      file_path: '/tmp/WORKSPACE/notes.txt',
+      old_string: 'hello world',
+      new_string: 'hello tether',
+      // The CLI fills in the default before the frame is written.
+      replace_all: false,
+    });
+    expect(tools[3]!.output).toContain('notes.txt');
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
   });
 
   it("unknown resume id: resume_not_found, and the startup result's throwaway id is not followed", () => {
@@ -155,12 +172,12 @@ describe('translating recorded CLI transcripts', () => {
     });
   });
 
-  it('denied tool prompt: the tool fails, the model is called again, the run succeeds', () => {
+  it("denied tool prompt: the tool fails with the denial's message, the model is called again, the run succeeds", () => {
     const parts = replay('permission-request-default-mode');
-    expect(parts.filter((part) => part.type === 'run.tool_activity').map((part) => part.status)).toEqual([
-      'invoked',
-      'failed',
-    ]);
+    const tools = parts.filter((part) => part.type === 'run.tool_activity');
+    expect(tools.map((part) => part.status)).toEqual(['invoked', 'failed']);
+    expect(tools[0]!.input).toEqual({ file_path: '/tmp/WORKSPACE/notes.txt', content: 'hello\n' });
+    expect(tools[1]!.output).toBe('approvals are not enabled');
     expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
   });
 
@@ -187,7 +204,13 @@ describe('translating recorded CLI transcripts', () => {
   it('subagent (foreground): the prompt frame carries the parent id and adds nothing to the answer', () => {
     const parts = replay('subagent-frames');
     expect(text(parts, 'run.message_delta')).toBe('The subagent said hello.');
-    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    // An array content's text blocks: the subagent's report, handed back.
+    const agentResult = parts.find((part) => part.type === 'run.tool_activity' && part.status === 'succeeded');
+    expect(agentResult).toMatchObject({
+      toolName: 'Agent',
+      output: expect.stringContaining('Hello from the subagent.'),
+    });
+    expect(parts.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
   });
 });
 

@@ -12,6 +12,8 @@ import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { checkpointOf } from './checkpoint.js';
 import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
 import { splitText } from './split-text.js';
+import { stopReasonOf } from './stop-reason.js';
+import { inputDetail, outputDetail } from './tool-activity-detail.js';
 import type { TranslatorState } from './translator-state.js';
 
 type Parts = AgentProviderV1Part[];
@@ -118,6 +120,12 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
     if (event.message?.id) state.currentMessageIds.set(stream, event.message.id);
     return;
   }
+  // A subagent's stops are its own; an interrupt's synthetic message_delta has a null one.
+  if (event.type === 'message_delta') {
+    if (stream === mainStream && event.delta?.stop_reason && state.turn)
+      state.turn.stopReason = event.delta.stop_reason;
+    return;
+  }
   if (event.type !== 'content_block_delta' || !event.delta) return;
   const messageId = state.currentMessageIds.get(stream) ?? 'message';
   const blockId = `${messageId}:${event.index ?? 0}`;
@@ -140,6 +148,8 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
   }
   // A subagent's messages live in their own transcript: only the main conversation can be cut after.
   if (!frame.parent_tool_use_id && frame.uuid && state.turn) state.turn.lastMessageId = frame.uuid;
+  if (!frame.parent_tool_use_id && frame.message.stop_reason && state.turn)
+    state.turn.stopReason = frame.message.stop_reason;
   const messageId = frame.message.id ?? undefined;
   const streamed = messageId !== undefined && state.streamedMessageIds.has(messageId);
   (frame.message.content ?? []).forEach((block, index) => {
@@ -154,6 +164,7 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
         toolName,
         toolUseId: block.id,
         ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
+        ...inputDetail(block.input),
       });
       return;
     }
@@ -180,6 +191,7 @@ function translateUser(state: TranslatorState, frame: UserFrame, runId: string, 
       toolName: state.toolNames.get(block.tool_use_id) ?? 'unknown',
       toolUseId: block.tool_use_id,
       ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
+      ...outputDetail(block.content),
     });
   }
 }
@@ -242,11 +254,13 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
       output: (frame.result ?? '').slice(0, 100_000),
     });
   }
+  const stopReason = stopReasonOf(turn, frame, classification.outcome);
   parts.push({
     type: 'run.completed',
     runId: turn.runId,
     outcome: classification.outcome,
     ...(classification.error ? { error: classification.error } : {}),
+    ...(stopReason ? { stopReason } : {}),
   });
   state.turn = null;
 }

@@ -25,6 +25,8 @@ export interface ActiveTurn {
    * uuid): where a copy of the conversation can be cut after this turn (run.checkpointed).
    */
   lastMessageId?: string;
+  /** The model's last stop reason in this turn, as the API named it (main conversation only). */
+  stopReason?: string;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
 }
