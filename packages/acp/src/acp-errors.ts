@@ -1,0 +1,26 @@
+import { RequestError } from '@agentclientprotocol/sdk';
+import { type SerializedAgentError, toAgentError } from '@tether/protocol';
+
+/** JSON-RPC's own codes for the Tether codes that mean the same thing; anything else is an internal error. */
+const jsonRpcCodes: Partial<Record<SerializedAgentError['code'], number>> = {
+  invalid_command: -32602,
+  invalid_workspace: -32602,
+  capability_unsupported: -32602,
+  payload_too_large: -32602,
+  session_not_found: -32002,
+  auth_required: -32000,
+};
+
+/**
+ * A Tether error as the JSON-RPC error a client receives: its message as the message, and the
+ * whole error (code, message, retryable, details) as data, so a client can branch on Tether's code.
+ */
+export function requestErrorOf(error: SerializedAgentError): RequestError {
+  return new RequestError(jsonRpcCodes[error.code] ?? -32603, error.message, error);
+}
+
+/** Any thrown value as the JSON-RPC error to answer with (a RequestError passes through). */
+export function toRequestError(thrown: unknown): RequestError {
+  if (thrown instanceof RequestError) return thrown;
+  return requestErrorOf(toAgentError(thrown).toObject());
+}

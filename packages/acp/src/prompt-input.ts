@@ -1,0 +1,78 @@
+import { fileURLToPath } from 'node:url';
+import type { ContentBlock } from '@agentclientprotocol/sdk';
+import { AgentError, ControlName, ImageMediaType, type SubmittedInputPart } from '@tether/protocol';
+
+/** What a prompt asks for: a turn with input parts, or one of Tether's controls (a slash command). */
+export type PromptRequestPlan =
+  | { readonly kind: 'turn'; readonly input: SubmittedInputPart[] }
+  | { readonly kind: 'control'; readonly name: string; readonly argument?: string };
+
+function unsupported(message: string): AgentError {
+  return new AgentError({ code: 'capability_unsupported', message });
+}
+
+function imagePart(mimeType: string | null | undefined, data: string): SubmittedInputPart {
+  const mediaType = ImageMediaType.safeParse(mimeType);
+  if (!mediaType.success) {
+    throw unsupported(`An image of type ${String(mimeType)} cannot be sent; use PNG, JPEG, GIF or WebP.`);
+  }
+  return { type: 'image', mediaType: mediaType.data, data };
+}
+
+function resourcePart(block: Extract<ContentBlock, { type: 'resource' }>): SubmittedInputPart {
+  const { resource } = block;
+  if ('text' in resource) {
+    // The model sees the resource's text with the name it came from, as Claude Code shows an attachment.
+    return { type: 'text', text: `<resource uri="${resource.uri}">\n${resource.text}\n</resource>` };
+  }
+  if (resource.mimeType?.startsWith('image/')) return imagePart(resource.mimeType, resource.blob);
+  throw unsupported(
+    `The embedded resource ${resource.uri} is binary (${resource.mimeType ?? 'no type'}); only text and images can be sent.`,
+  );
+}
+
+/** One content block as Tether input: a file link becomes a file part, any other link its name and address. */
+export function inputPartOf(block: ContentBlock): SubmittedInputPart | null {
+  switch (block.type) {
+    case 'text':
+      return block.text === '' ? null : { type: 'text', text: block.text };
+    case 'image':
+      return imagePart(block.mimeType, block.data);
+    case 'resource_link':
+      if (block.uri.startsWith('file://')) return { type: 'file', path: fileURLToPath(block.uri) };
+      return { type: 'text', text: `[${block.name}](${block.uri})` };
+    case 'resource':
+      return resourcePart(block);
+    default:
+      throw unsupported(`Prompt content of type ${block.type} cannot be sent; use text, images or resources.`);
+  }
+}
+
+/** A prompt that is only `/name [argument]`, with name one of Tether's controls (except `model`, a config option). */
+function controlOf(blocks: readonly ContentBlock[]): PromptRequestPlan | null {
+  const [first] = blocks;
+  if (blocks.length !== 1 || first?.type !== 'text') return null;
+  const match = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/.exec(first.text.trim());
+  if (!match) return null;
+  const name = ControlName.safeParse(match[1]);
+  if (!name.success || name.data === 'model') return null;
+  const argument = match[2]?.trim();
+  return { kind: 'control', name: name.data, ...(argument ? { argument } : {}) };
+}
+
+/** What a session/prompt asks Tether to do; unsupported content is refused whole before anything runs. */
+export function planPrompt(blocks: readonly ContentBlock[]): PromptRequestPlan {
+  const control = controlOf(blocks);
+  if (control) return control;
+  const input = blocks.flatMap((block) => {
+    const part = inputPartOf(block);
+    return part ? [part] : [];
+  });
+  if (input.length === 0) {
+    throw new AgentError({
+      code: 'invalid_command',
+      message: 'The prompt is empty; send some text, an image or a resource.',
+    });
+  }
+  return { kind: 'turn', input };
+}

@@ -1,0 +1,199 @@
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  AgentError,
+  type EventOfType,
+  type InteractionRequest,
+  type ProtocolEvent,
+  toAgentError,
+  turnTitle,
+} from '@tether/protocol';
+import type { AcpHost } from './acp-host.js';
+import { updatesForEvent } from './session-updates.js';
+
+type Completed = EventOfType<'run.completed'>;
+
+/** An interaction the client is asked about: aborted when it is settled elsewhere or the follower stops. */
+export interface OpenInteraction {
+  readonly interactionRef: string;
+  readonly request: InteractionRequest;
+  readonly signal: AbortSignal;
+}
+
+export interface SessionFollowerOptions {
+  readonly host: AcpHost;
+  readonly sessionId: string;
+  /** The session's directory (recorded file parts are relative to it). */
+  readonly directory: string;
+  /** Follow events after this seq (0 replays the whole log). */
+  readonly afterSeq: number;
+  /** Whether the session already has a title (a first turn gives it one, announced once). */
+  readonly titled: boolean;
+  /** Interactions open when following started without a replay (session/resume). */
+  readonly pendingAtStart: readonly { interactionRef: string; request: InteractionRequest }[];
+  notify(update: SessionUpdate): Promise<void>;
+  /** The session's settings changed (its mode or model): the client's config options are out of date. */
+  onSettingsChanged(): void;
+  /** Ask the client; called for live interactions only (a replayed one that is still open, once caught up). */
+  ask(interaction: OpenInteraction): void;
+  onError(error: AgentError): void;
+}
+
+/** Runs completed recently, kept for a prompt whose run ended before its receipt came back. */
+const completedRunsKept = 20;
+
+/**
+ * Follows one session's events for one connection, in order: turns them into session/update
+ * notifications (each awaited, so a prompt's answer never overtakes its output), hands open
+ * interactions to the client, and tells the prompts waiting on a run when it ends.
+ */
+export class SessionFollower {
+  readonly #options: SessionFollowerOptions;
+  readonly #abort = new AbortController();
+  readonly #completed = new Map<string, Completed>();
+  readonly #runWaiters = new Map<string, { resolve(event: Completed): void; reject(error: AgentError): void }>();
+  readonly #seqWaiters: { seq: number; resolve(): void; reject(error: AgentError): void }[] = [];
+  readonly #open = new Map<string, { request: InteractionRequest; asking: AbortController | null }>();
+  readonly #ownRuns = new Set<string>();
+  #expectingOwnRun = false;
+  #titled: boolean;
+  #lastSeq: number;
+  #replayUntil = 0;
+  #failure: AgentError | null = null;
+  readonly done: Promise<void>;
+
+  constructor(options: SessionFollowerOptions, replayUntil = 0) {
+    this.#options = options;
+    this.#titled = options.titled;
+    this.#lastSeq = options.afterSeq;
+    this.#replayUntil = replayUntil;
+    for (const pending of options.pendingAtStart)
+      this.#open.set(pending.interactionRef, { request: pending.request, asking: null });
+    this.done = this.#run();
+  }
+
+  get sessionId(): string {
+    return this.#options.sessionId;
+  }
+
+  /** The next run to start is this connection's own prompt (its input is not echoed back to the client). */
+  expectOwnRun(expecting: boolean): void {
+    this.#expectingOwnRun = expecting;
+  }
+
+  markOwnRun(runId: string): void {
+    this.#ownRuns.add(runId);
+  }
+
+  /** Resolves with the run's run.completed, whether it already passed or is still to come. */
+  waitForRun(runId: string): Promise<Completed> {
+    const completed = this.#completed.get(runId);
+    if (completed) return Promise.resolve(completed);
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => this.#runWaiters.set(runId, { resolve, reject }));
+  }
+
+  /** Resolves once every event up to `seq` has been handled (its notifications sent). */
+  reached(seq: number): Promise<void> {
+    if (this.#lastSeq >= seq) return Promise.resolve();
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => this.#seqWaiters.push({ seq, resolve, reject }));
+  }
+
+  /** Stops following; questions still being asked are withdrawn from the client. */
+  stop(): void {
+    this.#abort.abort();
+  }
+
+  async #run(): Promise<void> {
+    const { host, sessionId } = this.#options;
+    this.#askOpen();
+    try {
+      for await (const event of host.subscribe(sessionId, { afterSeq: this.#lastSeq, signal: this.#abort.signal })) {
+        await this.#handle(event);
+        if (this.#abort.signal.aborted) break;
+      }
+      this.#end(
+        new AgentError({
+          code: 'session_not_found',
+          message: 'The session stopped being followed (the connection or the session closed).',
+        }),
+      );
+    } catch (error) {
+      const failure = toAgentError(error);
+      if (!this.#abort.signal.aborted) this.#options.onError(failure);
+      this.#end(failure);
+    }
+  }
+
+  async #handle(event: ProtocolEvent): Promise<void> {
+    const replaying = event.seq <= this.#replayUntil;
+    if (event.type === 'run.started' && this.#expectingOwnRun && !replaying) {
+      this.#expectingOwnRun = false;
+      this.#ownRuns.add(event.runId);
+    }
+    const own = 'runId' in event && event.runId !== undefined && this.#ownRuns.has(event.runId);
+    const updates = updatesForEvent(event, { showInput: replaying || !own, directory: this.#options.directory });
+    if (event.type === 'run.started' && !this.#titled) {
+      const title = turnTitle(event);
+      if (title !== null) {
+        this.#titled = true;
+        updates.push({ sessionUpdate: 'session_info_update', title, updatedAt: event.at });
+      }
+    }
+    for (const update of updates) await this.#options.notify(update);
+    if (!replaying && (event.type === 'session.mode_changed' || event.type === 'session.model_changed')) {
+      this.#options.onSettingsChanged();
+    }
+    this.#track(event, replaying);
+    this.#lastSeq = event.seq;
+    if (event.seq === this.#replayUntil) this.#askOpen();
+    for (const waiter of this.#seqWaiters.filter((candidate) => candidate.seq <= event.seq)) {
+      this.#seqWaiters.splice(this.#seqWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+
+  #track(event: ProtocolEvent, replaying: boolean): void {
+    switch (event.type) {
+      case 'interaction.requested':
+        this.#open.set(event.interactionRef, { request: event.request, asking: null });
+        if (!replaying) this.#askOpen();
+        return;
+      case 'interaction.settled':
+      case 'interaction.withdrawn':
+      case 'interaction.cancelled':
+      case 'interaction.send_failed':
+        this.#open.get(event.interactionRef)?.asking?.abort();
+        this.#open.delete(event.interactionRef);
+        return;
+      case 'run.completed': {
+        this.#completed.set(event.runId, event);
+        if (this.#completed.size > completedRunsKept) this.#completed.delete(this.#completed.keys().next().value!);
+        const waiter = this.#runWaiters.get(event.runId);
+        this.#runWaiters.delete(event.runId);
+        waiter?.resolve(event);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Asks the client about every open interaction not being asked yet. */
+  #askOpen(): void {
+    for (const [interactionRef, open] of this.#open) {
+      if (open.asking) continue;
+      open.asking = new AbortController();
+      const signal = AbortSignal.any([open.asking.signal, this.#abort.signal]);
+      this.#options.ask({ interactionRef, request: open.request, signal });
+    }
+  }
+
+  #end(failure: AgentError): void {
+    this.#failure = failure;
+    for (const open of this.#open.values()) open.asking?.abort();
+    for (const waiter of this.#runWaiters.values()) waiter.reject(failure);
+    this.#runWaiters.clear();
+    for (const waiter of this.#seqWaiters.splice(0)) waiter.reject(failure);
+  }
+}

@@ -1,0 +1,23 @@
+import type { StopReason } from '@agentclientprotocol/sdk';
+import type { EventOfType, SerializedAgentError } from '@tether/protocol';
+
+/** How a prompt ends: a stop reason, or the error the prompt answers with. */
+export type PromptEnding = { readonly stopReason: StopReason } | { readonly error: SerializedAgentError };
+
+const runFailedWithoutError: SerializedAgentError = {
+  code: 'internal_error',
+  message: 'The run failed without saying why. Retry the prompt; if it persists, report it.',
+  retryable: false,
+};
+
+/**
+ * The prompt's answer from its run's end. A prompt the client cancelled ends cancelled whatever
+ * the run did after; a failed run is an error, never a quiet end_turn.
+ */
+export function promptEnding(completed: EventOfType<'run.completed'>, cancelRequested: boolean): PromptEnding {
+  if (cancelRequested || completed.outcome === 'interrupted') return { stopReason: 'cancelled' };
+  if (completed.outcome === 'failed') return { error: completed.error ?? runFailedWithoutError };
+  if (completed.stopReason === 'max_tokens') return { stopReason: 'max_tokens' };
+  if (completed.stopReason === 'refusal') return { stopReason: 'refusal' };
+  return { stopReason: 'end_turn' };
+}

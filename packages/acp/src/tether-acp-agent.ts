@@ -1,0 +1,383 @@
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type InitializeRequest,
+  type InitializeResponse,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
+  type LoadSessionResponse,
+  type NewSessionRequest,
+  type NewSessionResponse,
+  type PromptRequest,
+  type PromptResponse,
+  RequestError,
+  type SessionConfigOption,
+  type SessionUpdate,
+  type SetSessionConfigOptionRequest,
+  methods,
+} from '@agentclientprotocol/sdk';
+import {
+  AgentError,
+  type InteractionAnswer,
+  type ModelList,
+  PermissionMode,
+  type SessionSnapshot,
+  VERSION,
+  toAgentError,
+} from '@tether/protocol';
+import type { AcpHost, AcpLog } from './acp-host.js';
+import { requestErrorOf } from './acp-errors.js';
+import { availableCommands } from './available-commands.js';
+import { initializeResponseOf } from './initialize-response.js';
+import { type McpConfigurationFile, writeMcpConfiguration } from './mcp-configuration.js';
+import { approvalAnswerOf, permissionRequestOf } from './permission-request.js';
+import { planPrompt } from './prompt-input.js';
+import { questionAnswerOf, questionElicitationOf, questionsUnsupportedAnswer } from './question-elicitation.js';
+import { type OpenInteraction, SessionFollower } from './session-follower.js';
+import { sessionDirectory, sessionInfoOf } from './session-info.js';
+import { configOptions, modeOptionId, modelOptionId, sessionModes } from './session-modes.js';
+import { promptEnding } from './stop-reason.js';
+
+/** A prompt this connection is serving. */
+interface ServedPrompt {
+  runId: string | null;
+  cancelRequested: boolean;
+}
+
+/** A session this connection follows (made, loaded or resumed here). */
+interface ServedSession {
+  readonly follower: SessionFollower;
+  readonly prompts: Set<ServedPrompt>;
+  /** The MCP configuration this connection wrote for the session (session/new with servers). */
+  readonly mcpConfiguration: McpConfigurationFile | null;
+}
+
+const sessionsPerPage = 100;
+
+/** Those codes mean the interaction ended some other way: another host answered first, or the run ended. */
+const settledElsewhere = new Set(['interaction_already_settled', 'unknown_interaction', 'session_closed']);
+
+/**
+ * The ACP agent over one AcpHost, for one connection: every ACP method as a Tether command or
+ * read, and every followed session's events as session/update notifications.
+ */
+export class TetherAcpAgent {
+  readonly #host: AcpHost;
+  readonly #log: AcpLog;
+  readonly #sessions = new Map<string, ServedSession>();
+  /** Answers being given to Tether (a client's pick, or a denial): waited for when the connection ends. */
+  readonly #answering = new Set<Promise<void>>();
+  #client: AgentContext | null = null;
+  #clientCapabilities: ClientCapabilities = {};
+  #models: Promise<ModelList | null> | null = null;
+  #closed = false;
+
+  constructor(host: AcpHost, log: AcpLog) {
+    this.#host = host;
+    this.#log = log;
+  }
+
+  bind(client: AgentContext): void {
+    this.#client = client;
+  }
+
+  async initialize(request: InitializeRequest): Promise<InitializeResponse> {
+    this.#clientCapabilities = request.clientCapabilities ?? {};
+    const capabilities = await this.#host.providerCapabilities();
+    return initializeResponseOf(request, capabilities, VERSION);
+  }
+
+  async newSession(request: NewSessionRequest): Promise<NewSessionResponse> {
+    const mcpConfiguration = await writeMcpConfiguration(request.mcpServers);
+    let snapshot: SessionSnapshot;
+    try {
+      const { sessionId } = await this.#host.openSession({
+        workspace: { kind: 'directory', path: request.cwd },
+        ...(mcpConfiguration ? { mcpConfigPath: mcpConfiguration.path } : {}),
+      });
+      snapshot = await this.#host.getSession(sessionId);
+    } catch (error) {
+      await mcpConfiguration?.remove();
+      throw error;
+    }
+    this.#log.info('session opened', { sessionId: snapshot.sessionId });
+    this.#serve(snapshot, { replay: false, mcpConfiguration });
+    return {
+      sessionId: snapshot.sessionId,
+      modes: sessionModes(snapshot),
+      configOptions: await this.#configOptions(snapshot),
+    };
+  }
+
+  /** session/load: the stored conversation as notifications, exactly once, then what happens next. */
+  async loadSession(sessionId: string): Promise<LoadSessionResponse> {
+    const snapshot = await this.#openForClient(sessionId);
+    const served = this.#serve(snapshot, { replay: true, mcpConfiguration: null });
+    await served.follower.reached(snapshot.lastSeq);
+    return { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+  }
+
+  /** session/resume: what happens from now on, without the history. */
+  async resumeSession(sessionId: string): Promise<LoadSessionResponse> {
+    const snapshot = await this.#openForClient(sessionId);
+    this.#serve(snapshot, { replay: false, mcpConfiguration: null });
+    return { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+  }
+
+  async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const page = await this.#host.listSessionPage({
+      limit: sessionsPerPage,
+      ...(request.cursor ? { cursor: request.cursor } : {}),
+    });
+    const sessions = page.sessions
+      .map(sessionInfoOf)
+      .filter((session) => request.cwd === undefined || request.cwd === null || session.cwd === request.cwd);
+    return { sessions, nextCursor: page.nextCursor };
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    await this.#host.closeSession({ sessionId });
+    const served = this.#sessions.get(sessionId);
+    if (!served) return;
+    // The prompts still running end with the session: let the follower see the close first.
+    const { lastSeq } = await this.#host.getSession(sessionId);
+    await served.follower.reached(lastSeq).catch(() => {});
+    await this.#release(sessionId, served);
+  }
+
+  async prompt(request: PromptRequest): Promise<PromptResponse> {
+    const served = this.#served(request.sessionId);
+    const plan = planPrompt(request.prompt);
+    const prompt: ServedPrompt = { runId: null, cancelRequested: false };
+    const { sessionId } = request;
+    served.prompts.add(prompt);
+    served.follower.expectOwnRun(true);
+    try {
+      const { runId } =
+        plan.kind === 'turn'
+          ? await this.#host.submitTurn({ sessionId, input: plan.input })
+          : await this.#host.runControl({
+              sessionId,
+              name: plan.name,
+              ...(plan.argument ? { argument: plan.argument } : {}),
+            });
+      served.follower.markOwnRun(runId);
+      prompt.runId = runId;
+      // A cancel that came while the run was being submitted applies to it now.
+      if (prompt.cancelRequested) await this.#interrupt(sessionId, runId);
+      const ending = promptEnding(await served.follower.waitForRun(runId), prompt.cancelRequested);
+      if ('error' in ending) {
+        this.#log.info('prompt failed', { sessionId, runId, code: ending.error.code });
+        throw requestErrorOf(ending.error);
+      }
+      return { stopReason: ending.stopReason };
+    } finally {
+      served.follower.expectOwnRun(false);
+      served.prompts.delete(prompt);
+    }
+  }
+
+  /** session/cancel: the prompts this connection is serving stop; each ends cancelled. */
+  async cancel(sessionId: string): Promise<void> {
+    const served = this.#sessions.get(sessionId);
+    if (!served) return;
+    for (const prompt of served.prompts) {
+      prompt.cancelRequested = true;
+      if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
+    }
+  }
+
+  async setMode(sessionId: string, modeId: string): Promise<void> {
+    const mode = PermissionMode.safeParse(modeId);
+    if (!mode.success) {
+      throw requestErrorOf({
+        code: 'invalid_command',
+        message: `Unknown mode "${modeId}"; use one of ${PermissionMode.options.join(', ')}.`,
+        retryable: false,
+      });
+    }
+    try {
+      await this.#host.setPermissionMode({ sessionId, mode: mode.data });
+    } catch (error) {
+      // A mode the running agent cannot enter live applies by restarting it, which only an idle session allows.
+      if (!AgentError.isInstance(error) || error.code !== 'requires_restart') throw error;
+      const snapshot = await this.#host.getSession(sessionId);
+      if (snapshot.activeRunId !== null) {
+        throw new AgentError({
+          code: 'requires_restart',
+          message: `The mode ${mode.data} restarts the agent, which cannot happen during a turn; set it again once the turn ends.`,
+        });
+      }
+      await this.#host.setPermissionMode({ sessionId, mode: mode.data, restart: true });
+    }
+  }
+
+  async setConfigOption(request: SetSessionConfigOptionRequest): Promise<SessionConfigOption[]> {
+    const { sessionId, configId, value } = request;
+    if (typeof value !== 'string')
+      throw RequestError.invalidParams(undefined, `The option ${configId} takes a value id.`);
+    if (configId === modeOptionId) await this.setMode(sessionId, value);
+    else if (configId === modelOptionId) await this.#host.setModel({ sessionId, model: value });
+    else throw RequestError.invalidParams(undefined, `Unknown config option "${configId}"; use mode or model.`);
+    return this.#configOptions(await this.#host.getSession(sessionId));
+  }
+
+  /** The client went away: deny what it was asked, stop the runs it was waiting for, stop following. */
+  async dispose(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#answering]);
+    await Promise.allSettled(
+      [...this.#sessions].map(async ([sessionId, served]) => {
+        for (const prompt of served.prompts) if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
+        await this.#release(sessionId, served);
+      }),
+    );
+  }
+
+  async #openForClient(sessionId: string): Promise<SessionSnapshot> {
+    const snapshot = await this.#host.getSession(sessionId);
+    if (snapshot.state !== 'closed') return snapshot;
+    await this.#host.openSession({ continueSession: sessionId });
+    return this.#host.getSession(sessionId);
+  }
+
+  #served(sessionId: string): ServedSession {
+    const served = this.#sessions.get(sessionId);
+    if (!served) throw RequestError.sessionNotFound(sessionId);
+    return served;
+  }
+
+  #serve(
+    snapshot: SessionSnapshot,
+    options: { replay: boolean; mcpConfiguration: McpConfigurationFile | null },
+  ): ServedSession {
+    const { sessionId } = snapshot;
+    const previous = this.#sessions.get(sessionId);
+    previous?.follower.stop();
+    const follower = new SessionFollower(
+      {
+        host: this.#host,
+        sessionId,
+        directory: sessionDirectory(snapshot),
+        afterSeq: options.replay ? 0 : snapshot.lastSeq,
+        titled: options.replay ? false : snapshot.title !== null,
+        pendingAtStart: options.replay
+          ? []
+          : snapshot.pendingInteractions.filter((interaction) => interaction.status === 'pending'),
+        notify: (update) => this.#notify(sessionId, update),
+        onSettingsChanged: () => void this.#announceSettings(sessionId),
+        ask: (interaction) => this.#ask(sessionId, interaction),
+        onError: (error) => this.#log.error('session follow failed', { sessionId, code: error.code }),
+      },
+      options.replay ? snapshot.lastSeq : 0,
+    );
+    const served: ServedSession = {
+      follower,
+      prompts: previous?.prompts ?? new Set(),
+      mcpConfiguration: options.mcpConfiguration ?? previous?.mcpConfiguration ?? null,
+    };
+    this.#sessions.set(sessionId, served);
+    // After the response that tells the client the session exists (notifications before it could be dropped).
+    setImmediate(
+      () =>
+        void this.#notify(sessionId, {
+          sessionUpdate: 'available_commands_update',
+          availableCommands: availableCommands(),
+        }),
+    );
+    return served;
+  }
+
+  async #release(sessionId: string, served: ServedSession): Promise<void> {
+    served.follower.stop();
+    if (this.#sessions.get(sessionId) === served) this.#sessions.delete(sessionId);
+    await served.mcpConfiguration?.remove();
+  }
+
+  async #interrupt(sessionId: string, runId: string): Promise<void> {
+    try {
+      await this.#host.interruptRun({ sessionId, runId });
+    } catch (error) {
+      this.#log.info('interrupt refused', { sessionId, runId, code: toAgentError(error).code });
+    }
+  }
+
+  async #notify(sessionId: string, update: SessionUpdate): Promise<void> {
+    if (this.#closed || !this.#client) return;
+    try {
+      await this.#client.notify(methods.client.session.update, { sessionId, update });
+    } catch {
+      // The connection closed under the notification: dispose() handles the rest.
+    }
+  }
+
+  async #configOptions(snapshot: SessionSnapshot): Promise<SessionConfigOption[]> {
+    return configOptions(snapshot, await this.#modelList());
+  }
+
+  /** The agent's models, asked once per connection; none when the agent cannot list them. */
+  #modelList(): Promise<ModelList | null> {
+    this.#models ??= this.#host
+      .providerCapabilities()
+      .then((capabilities) => (capabilities.modelList ? this.#host.listModels() : null))
+      .catch((error: unknown) => {
+        this.#log.info('model list unavailable', { code: toAgentError(error).code });
+        return null;
+      });
+    return this.#models;
+  }
+
+  async #announceSettings(sessionId: string): Promise<void> {
+    try {
+      const options = await this.#configOptions(await this.#host.getSession(sessionId));
+      await this.#notify(sessionId, { sessionUpdate: 'config_option_update', configOptions: options });
+    } catch (error) {
+      this.#log.info('config options unavailable', { sessionId, code: toAgentError(error).code });
+    }
+  }
+
+  /** Asks the client about an interaction and gives Tether its answer; whichever host answers first wins. */
+  #ask(sessionId: string, interaction: OpenInteraction): void {
+    const answering = this.#askClient(sessionId, interaction)
+      .then(async (answer) => {
+        if (answer === null || interaction.signal.aborted) return;
+        await this.#host.respondInteraction({ sessionId, interactionRef: interaction.interactionRef, answer });
+      })
+      .catch((error: unknown) => {
+        const { code } = toAgentError(error);
+        if (!settledElsewhere.has(code)) this.#log.error('answer not delivered', { sessionId, code });
+      })
+      .finally(() => this.#answering.delete(answering));
+    this.#answering.add(answering);
+  }
+
+  /** The client's answer; null when the interaction ended elsewhere first. A client that fails or vanishes denies. */
+  async #askClient(sessionId: string, interaction: OpenInteraction): Promise<InteractionAnswer | null> {
+    const client = this.#client;
+    const { request, signal } = interaction;
+    const options = { cancellationSignal: signal, stopWaitingOnCancel: true };
+    try {
+      if (!client) throw new Error('no client');
+      if (request.kind === 'approval') {
+        const response = await client.request(
+          methods.client.session.requestPermission,
+          permissionRequestOf(sessionId, request),
+          options,
+        );
+        return approvalAnswerOf(request, response.outcome);
+      }
+      if (!this.#clientCapabilities.elicitation?.form) return questionsUnsupportedAnswer;
+      const response = await client.request(
+        methods.client.elicitation.create,
+        questionElicitationOf(sessionId, request),
+        options,
+      );
+      return questionAnswerOf(request, response);
+    } catch {
+      if (signal.aborted) return null;
+      return request.kind === 'approval'
+        ? { decision: 'deny', message: 'The user could not be asked (their editor did not answer).' }
+        : { decision: 'decline', message: 'The user could not be asked (their editor did not answer).' };
+    }
+  }
+}

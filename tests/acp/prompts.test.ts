@@ -1,0 +1,117 @@
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { methods } from '@tether/acp/test-support';
+import { processesWithEnvironment, waitForEvent } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAcp } from './acp-harness.js';
+
+/** A 1×1 PNG a decoder accepts (the CLI decodes images before it sends them). */
+const onePixelPng = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+describe('ACP prompts against the real binary', () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function start(...args: Parameters<typeof startAcp>) {
+    const started = await startAcp(...args);
+    cleanup = started.cleanup;
+    return started;
+  }
+
+  it('advertises what works, then answers a prompt with its chunks and end_turn', async () => {
+    const { environment, pair } = await start();
+    environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
+    const { sessionId, modes, configOptions } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    expect(modes?.currentModeId).toBe('ask_before_edit');
+    expect(configOptions?.map((option) => option.id)).toContain('mode');
+    const response = await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Say hello.' }],
+    });
+    expect(response).toEqual({ stopReason: 'end_turn' });
+    expect(pair.updatesOf(sessionId, 'agent_message_chunk').length).toBeGreaterThan(1);
+    expect(pair.agentText(sessionId)).toBe('Hello from the fake model.');
+    // The client sent the prompt itself: it is not echoed back.
+    expect(pair.updatesOf(sessionId, 'user_message_chunk')).toEqual([]);
+    expect(pair.updatesOf(sessionId, 'session_info_update')).toEqual([
+      { sessionUpdate: 'session_info_update', title: 'Say hello.', updatedAt: expect.any(String) },
+    ]);
+    const commands = pair.updatesOf(sessionId, 'available_commands_update')[0]?.availableCommands ?? [];
+    expect(commands.map((command) => command.name)).toEqual(
+      expect.arrayContaining(['compact', 'clear', 'cost', 'context', 'review', 'init']),
+    );
+  });
+
+  it('sends images and an embedded resource to the model', async () => {
+    const { environment, pair } = await start();
+    environment.api.enqueue(textReply('I see them.'));
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const response = await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'Look at this.' },
+        { type: 'image', mimeType: 'image/png', data: onePixelPng },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///notes/plan.md', mimeType: 'text/markdown', text: 'PLAN-TEXT-42' },
+        },
+      ],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    const [turn] = environment.api.requests.filter((request) => request.kind === 'turn');
+    const blocks = turn!.view!.lastUserBlocks;
+    expect(blocks.filter((block) => block.type === 'image')).toEqual([
+      { type: 'image', mediaType: 'image/png', data: onePixelPng },
+    ]);
+    expect(turn!.view!.lastUserText).toContain('<resource uri="file:///notes/plan.md">\nPLAN-TEXT-42\n</resource>');
+  });
+
+  it('cancels a prompt mid-stream: cancelled, and no agent process left', async () => {
+    const { environment, runtime, pair } = await start();
+    environment.api.enqueue(textReply('word '.repeat(200), { chunks: 100, delayMs: 50 }));
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const answered = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Talk slowly.' }],
+    });
+    await waitForEvent(runtime, sessionId, 'run.message_delta');
+    await pair.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect(await answered).toEqual({ stopReason: 'cancelled' });
+    expect((await runtime.getSession(sessionId)).lastRun?.outcome).toBe('interrupted');
+    // What `tether acp` does when its client goes: the connection ends, then the runtime.
+    await pair.close();
+    await runtime.shutdown();
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('answers a prompt whose agent crashed mid-turn with an error carrying the code', async () => {
+    const { environment, runtime, pair } = await start();
+    environment.api.enqueue(holdReply());
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const answered = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Crash now.' }],
+    });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    await expect(answered).rejects.toMatchObject({
+      code: -32603,
+      data: { code: 'provider_crashed', retryable: true },
+    });
+    expect((await runtime.getSession(sessionId)).lastRun?.outcome).toBe('failed');
+  });
+});
