@@ -16,6 +16,8 @@ export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
 // provider-claude's /proc scanner (the one supervision uses), here so tests reach it with the rest of their kit.
 export { processesWithEnvironment } from '@tether/provider-claude/test-support';
 export { agentErrorOf } from './rejection.js';
+export { createFakeWorkspaceAcquirer } from './fake-workspace-acquirer.js';
+export type { FakeWorkspaceAcquirer, FakeWorkspaceCall, FakeWorkspaceStep } from './fake-workspace-acquirer.js';
 export { sampleApprovalRequest, sampleQuestions, sampleSessionRecord, sampleWorktreeStatus } from './sample-records.js';
 export { scriptedAgentSdkQuery, scriptedTurnFrames } from './scripted-agent-sdk-query.js';
 export type { ScriptedQuery, ScriptedQueryContext, ScriptedQueryControls } from './scripted-agent-sdk-query.js';
