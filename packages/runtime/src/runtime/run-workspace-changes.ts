@@ -5,7 +5,7 @@ import type { SessionEntry } from './session-entry.js';
 import type { SessionLog } from './session-log.js';
 
 /** At most this many files are listed in a run's run.files_changed (truncated says if more changed). */
-export const runChangedFilesLimit = 1000;
+const runChangedFilesLimit = 1000;
 
 interface TrackedRun {
   readonly entry: SessionEntry;
@@ -84,9 +84,10 @@ export class RunWorkspaceChanges {
     try {
       const changes = await run.acquirer.changedSince!(status, baseline, { limit: runChangedFilesLimit });
       body = { type: 'run.files_changed', runId, files: changes.files, truncated: changes.truncated };
-      // The whole list against the base (not this run's): what lists and headers count.
+      // The whole list against the base (not this run's): what lists and headers count. maxBytes 0
+      // asks for the file list only, without the patch.
       if (run.acquirer.diff) {
-        const diff = await run.acquirer.diff(status, { sessionId: run.entry.record.sessionId, maxBytes: 1 });
+        const diff = await run.acquirer.diff(status, { sessionId: run.entry.record.sessionId, maxBytes: 0 });
         changedFiles = diff.files.length;
       }
     } catch {

@@ -43,7 +43,10 @@ export interface WorkspaceAcquirer {
     baseline: WorkspaceBaseline,
     options: { readonly limit: number },
   ): Promise<{ readonly files: ChangedFile[]; readonly truncated: boolean }>;
-  /** The session's whole work against the workspace's base (capability_unsupported without it). */
+  /**
+   * The session's whole work against the workspace's base (capability_unsupported without it).
+   * maxBytes 0 asks for the file list only (the runtime counts a workspace's changed files so).
+   */
   diff?(
     prepared: PreparedWorkspace,
     options: { readonly sessionId: string; readonly maxBytes: number },
