@@ -1,0 +1,129 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { methods } from '@tether/acp/test-support';
+import { waitForEvent } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectClient, runtimeHost, startAcp } from './acp-harness.js';
+
+describe('ACP sessions against the real binary', () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function start(...args: Parameters<typeof startAcp>) {
+    const started = await startAcp(...args);
+    cleanup = started.cleanup;
+    return started;
+  }
+
+  it('session/load replays the conversation exactly once, then follows the next turn live', async () => {
+    const { environment, runtime, pair } = await start();
+    environment.api.enqueue(textReply('First answer.', { chunks: 3 }), textReply('Second answer.'));
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'One.' }] });
+    const liveChunks = pair.updatesOf(sessionId, 'agent_message_chunk').length;
+
+    const second = await connectClient(runtimeHost(runtime));
+    try {
+      await second.agent.request(methods.agent.session.load, { sessionId, cwd: environment.workspace, mcpServers: [] });
+      expect(second.updatesOf(sessionId, 'user_message_chunk')).toEqual([
+        { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'One.' } },
+      ]);
+      expect(second.updatesOf(sessionId, 'agent_message_chunk')).toHaveLength(liveChunks);
+      expect(second.agentText(sessionId)).toBe('First answer.');
+      await second.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Two.' }] });
+      expect(second.agentText(sessionId)).toBe('First answer.Second answer.');
+      expect(second.updatesOf(sessionId, 'user_message_chunk')).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('session/list shows sessions opened elsewhere, with their titles; resume and close work on them', async () => {
+    const { environment, runtime, pair } = await start();
+    environment.api.enqueue(textReply('Made elsewhere.'));
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hello from the CLI.' }] })).runId,
+    );
+    const listed = await pair.agent.request(methods.agent.session.list, {});
+    expect(listed.sessions).toEqual([
+      { sessionId, cwd: environment.workspace, title: 'Hello from the CLI.', updatedAt: expect.any(String) },
+    ]);
+    expect(listed.nextCursor ?? null).toBeNull();
+    const elsewhere = await pair.agent.request(methods.agent.session.list, { cwd: '/somewhere/else' });
+    expect(elsewhere.sessions).toEqual([]);
+    const resumed = await pair.agent.request(methods.agent.session.resume, { sessionId, cwd: environment.workspace });
+    expect(resumed.modes?.currentModeId).toBe('ask_before_edit');
+    expect(pair.updatesOf(sessionId, 'agent_message_chunk')).toEqual([]);
+    await pair.agent.request(methods.agent.session.close, { sessionId });
+    expect((await runtime.getSession(sessionId)).state).toBe('closed');
+  });
+
+  it('passes the MCP servers as a private configuration file, removed when the session closes', async () => {
+    const { environment, runtime, pair } = await start();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [
+        { name: 'local', command: '/usr/bin/true', args: ['--flag'], env: [{ name: 'TOKEN', value: 'secret' }] },
+        {
+          type: 'http',
+          name: 'remote',
+          url: 'https://mcp.example.test/',
+          headers: [{ name: 'Authorization', value: 'Bearer x' }],
+        },
+      ],
+    });
+    const configPath = (await runtime.getSession(sessionId)).configuration.mcpConfigPath as string;
+    expect(statSync(configPath).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(configPath, 'utf8'))).toEqual({
+      mcpServers: {
+        local: { type: 'stdio', command: '/usr/bin/true', args: ['--flag'], env: { TOKEN: 'secret' } },
+        remote: { type: 'http', url: 'https://mcp.example.test/', headers: { Authorization: 'Bearer x' } },
+      },
+    });
+    await pair.agent.request(methods.agent.session.close, { sessionId });
+    expect(existsSync(configPath)).toBe(false);
+  });
+
+  it('an unknown session answers session/prompt with the protocol error for it', async () => {
+    const { pair } = await start();
+    await expect(
+      pair.agent.request(methods.agent.session.prompt, {
+        sessionId: 'ses_unknown',
+        prompt: [{ type: 'text', text: 'Hi.' }],
+      }),
+    ).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('the editor going away mid-turn ends the run and denies the approval it was asked', async () => {
+    const { environment, runtime, pair } = await start({ onPermission: () => new Promise(() => {}) });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }),
+      holdReply(),
+    );
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const answered = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Go.' }],
+    });
+    answered.catch(() => {});
+    const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
+    await pair.close();
+    const settled = await waitForEvent(runtime, sessionId, 'interaction.settled', {
+      where: (event) => event.interactionRef === requested.interactionRef,
+    });
+    expect(settled.outcome).toBe('denied');
+    const completed = await waitForEvent(runtime, sessionId, 'run.completed');
+    expect(completed.outcome).toBe('interrupted');
+    expect(existsSync(`${environment.workspace}/late.txt`)).toBe(false);
+  });
+});
