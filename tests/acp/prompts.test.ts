@@ -47,6 +47,25 @@ describe('ACP prompts against the real binary', () => {
     );
   });
 
+  it('ends a prompt whose answer reached the output limit with max_tokens', async () => {
+    const { environment, pair } = await start();
+    environment.api.setResponder(() => ({
+      kind: 'message',
+      content: [{ type: 'text', text: 'This essay is cut off', chunks: 2 }],
+      stopReason: 'max_tokens',
+    }));
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const response = await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Write a long essay.' }],
+    });
+    expect(response).toEqual({ stopReason: 'max_tokens' });
+    expect(pair.agentText(sessionId)).toContain('This essay is cut off');
+  });
+
   it('sends images and an embedded resource to the model', async () => {
     const { environment, pair } = await start();
     environment.api.enqueue(textReply('I see them.'));

@@ -12,12 +12,13 @@ const runFailedWithoutError: SerializedAgentError = {
 
 /**
  * The prompt's answer from its run's end. A prompt the client cancelled ends cancelled whatever
- * the run did after; a failed run is an error, never a quiet end_turn.
+ * the run did after; any other failed run is an error, never a quiet end_turn.
  */
 export function promptEnding(completed: EventOfType<'run.completed'>, cancelRequested: boolean): PromptEnding {
   if (cancelRequested || completed.outcome === 'interrupted') return { stopReason: 'cancelled' };
-  if (completed.outcome === 'failed') return { error: completed.error ?? runFailedWithoutError };
+  // Claude Code ends an answer cut at the output limit, or refused, as a failed run; ACP has a stop reason for each.
   if (completed.stopReason === 'max_tokens') return { stopReason: 'max_tokens' };
   if (completed.stopReason === 'refusal') return { stopReason: 'refusal' };
+  if (completed.outcome === 'failed') return { error: completed.error ?? runFailedWithoutError };
   return { stopReason: 'end_turn' };
 }

@@ -1,0 +1,75 @@
+import { AgentError } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { planPrompt } from './prompt-input.js';
+
+function refusal(run: () => unknown): AgentError {
+  try {
+    run();
+  } catch (error) {
+    if (AgentError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('ACP prompt content as Tether input', () => {
+  it('text, an image, a file link, another link and an embedded text resource, in order', () => {
+    expect(
+      planPrompt([
+        { type: 'text', text: 'Review these.' },
+        { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
+        { type: 'resource_link', name: 'main.ts', uri: 'file:///repo/src/main.ts' },
+        { type: 'resource_link', name: 'Issue 7', uri: 'https://example.test/issues/7' },
+        { type: 'resource', resource: { uri: 'file:///repo/notes.md', text: 'Remember the tests.' } },
+      ]),
+    ).toEqual({
+      kind: 'turn',
+      input: [
+        { type: 'text', text: 'Review these.' },
+        { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+        { type: 'file', path: '/repo/src/main.ts' },
+        { type: 'text', text: '[Issue 7](https://example.test/issues/7)' },
+        { type: 'text', text: '<resource uri="file:///repo/notes.md">\nRemember the tests.\n</resource>' },
+      ],
+    });
+  });
+
+  it("an embedded image resource is an image; Tether's controls as slash commands are controls", () => {
+    expect(
+      planPrompt([{ type: 'resource', resource: { uri: 'x:/a.png', mimeType: 'image/png', blob: 'AAAA' } }]),
+    ).toEqual({
+      kind: 'turn',
+      input: [{ type: 'image', mediaType: 'image/png', data: 'AAAA' }],
+    });
+    expect(planPrompt([{ type: 'text', text: '/compact keep the API notes' }])).toEqual({
+      kind: 'control',
+      name: 'compact',
+      argument: 'keep the API notes',
+    });
+    expect(planPrompt([{ type: 'text', text: '/clear' }])).toEqual({ kind: 'control', name: 'clear' });
+    // Not a control: an unknown name, the model (a config option), or a slash command with more content.
+    expect(planPrompt([{ type: 'text', text: '/deploy now' }]).kind).toBe('turn');
+    expect(planPrompt([{ type: 'text', text: '/model opus' }]).kind).toBe('turn');
+    expect(
+      planPrompt([
+        { type: 'text', text: '/compact' },
+        { type: 'text', text: 'more' },
+      ]).kind,
+    ).toBe('turn');
+  });
+
+  it('refuses what Tether cannot send, whole, saying what can be', () => {
+    expect(refusal(() => planPrompt([{ type: 'audio', mimeType: 'audio/wav', data: 'AAAA' }]))).toMatchObject({
+      code: 'capability_unsupported',
+    });
+    expect(refusal(() => planPrompt([{ type: 'image', mimeType: 'image/bmp', data: 'AAAA' }])).message).toContain(
+      'PNG, JPEG, GIF or WebP',
+    );
+    expect(
+      refusal(() =>
+        planPrompt([{ type: 'resource', resource: { uri: 'x:/a.zip', mimeType: 'application/zip', blob: 'AAAA' } }]),
+      ),
+    ).toMatchObject({ code: 'capability_unsupported' });
+    expect(refusal(() => planPrompt([{ type: 'text', text: '' }]))).toMatchObject({ code: 'invalid_command' });
+  });
+});
