@@ -4,6 +4,7 @@ import type { PreparedWorkspace, WorkspaceAcquirer } from '@tether/runtime';
 import { changedFilesBetween } from './changed-files.js';
 import { prepareWorktree } from './prepare-worktree.js';
 import { releaseWorktree } from './release-worktree.js';
+import { createRepositoryQueue } from './repository-queue.js';
 import { restoreWorktree } from './restore-worktree.js';
 import { type GitContext, gitEnvironment } from './run-git.js';
 import { sessionDiff } from './session-diff.js';
@@ -36,11 +37,12 @@ export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): 
     environment: gitEnvironment(options.environment ?? process.env),
     timeoutMs: gitTimeoutMs,
   };
+  const queue = createRepositoryQueue();
   return {
     kind: 'git_worktree',
-    prepare: (request) => prepareWorktree(git, root, request),
-    restore: (prepared) => restoreWorktree(git, prepared),
-    release: (prepared, releaseOptions) => releaseWorktree(git, prepared, releaseOptions),
+    prepare: (request) => prepareWorktree(git, queue, root, request),
+    restore: (prepared) => restoreWorktree(git, queue, prepared),
+    release: (prepared, releaseOptions) => releaseWorktree(git, queue, prepared, releaseOptions),
     baseline: (prepared) => snapshotWorktree(git, worktreeOf(prepared).path),
     changedSince: async (prepared, baseline, { limit }) => {
       const worktree = worktreeOf(prepared);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Workspace } from '@tether/protocol';
 import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
+import type { RepositoryQueue } from './repository-queue.js';
 import { branchExists, resolveCommit } from './git-refs.js';
 import { type GitContext, type GitResult, gitComplaint, gitFailed, runGit } from './run-git.js';
 import { isDirectory } from './worktree-presence.js';
@@ -19,6 +20,7 @@ export interface PrepareRequest {
  */
 export async function prepareWorktree(
   git: GitContext,
+  queue: RepositoryQueue,
   root: string,
   request: PrepareRequest,
 ): Promise<PreparedWorkspace> {
@@ -46,16 +48,7 @@ export async function prepareWorktree(
       `The folder ${worktreePath} already exists, so Tether cannot make the session's worktree there. Move it away and retry.`,
     );
   }
-  const added = await runGitRetryingLocks(git, {
-    cwd: repository,
-    args: ['worktree', 'add', '-b', branch, worktreePath, baseCommit],
-  });
-  if (added.exitCode !== 0) {
-    const branchWasOurs = !branchTaken(added);
-    await undoWorktree(git, { repository, worktreePath, branch: branchWasOurs ? branch : null });
-    if (branchTaken(added)) throw branchExistsRefusal(repository, branch);
-    throw gitFailed({ cwd: repository, args: ['worktree', 'add'] }, added);
-  }
+  await queue(repository, () => makeWorktree(git, { repository, worktreePath, branch, baseCommit }));
   return {
     kind: 'git_worktree',
     directory: worktreePath,
@@ -144,9 +137,31 @@ function branchExistsRefusal(repository: string, branch: string): Error {
   );
 }
 
-/** git refused to create the branch: it appeared since the check (another session), or clashes with a/b vs a. */
-function branchTaken(result: GitResult): boolean {
-  return /a branch named '[^']*' already exists|exists; cannot create/.test(result.stderr);
+interface WorktreeToMake {
+  readonly repository: string;
+  readonly worktreePath: string;
+  readonly branch: string;
+  readonly baseCommit: string;
+}
+
+/**
+ * The branch first, then the worktree on it: made apart, so a failure of the second knows the branch is
+ * ours to delete (a `worktree add -b` that fails half-way may or may not have made it).
+ */
+async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void> {
+  const { repository, worktreePath, branch, baseCommit } = made;
+  const createBranch = { cwd: repository, args: ['branch', '--no-track', branch, baseCommit] };
+  const created = await runGitRetryingLocks(git, createBranch);
+  if (created.exitCode !== 0) {
+    // It appeared since the check (another process), or its name clashes with one (a/b next to a).
+    if (/already exists|exists; cannot create/.test(created.stderr)) throw branchExistsRefusal(repository, branch);
+    throw gitFailed(createBranch, created);
+  }
+  const addWorktree = { cwd: repository, args: ['worktree', 'add', worktreePath, branch] };
+  const added = await runGitRetryingLocks(git, addWorktree);
+  if (added.exitCode === 0) return;
+  await undoWorktree(git, made);
+  throw gitFailed(addWorktree, added);
 }
 
 /** The root, made private on first use, as git will print it (symbolic links resolved) so paths compare equal. */
@@ -155,15 +170,10 @@ async function ownedRoot(root: string): Promise<string> {
   return realpath(root);
 }
 
-/** Takes away what a failed `worktree add` left: its folder and registration, and the branch it created. */
-async function undoWorktree(
-  git: GitContext,
-  made: { repository: string; worktreePath: string; branch: string | null },
-): Promise<void> {
+/** Takes away what a failed `worktree add` left (its folder and registration) and the branch made for it. */
+async function undoWorktree(git: GitContext, made: WorktreeToMake): Promise<void> {
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
   await rm(made.worktreePath, { recursive: true, force: true });
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'prune'] });
-  if (made.branch && (await branchExists(git, made.repository, made.branch))) {
-    await runGitRetryingLocks(git, { cwd: made.repository, args: ['branch', '-D', made.branch] });
-  }
+  await runGitRetryingLocks(git, { cwd: made.repository, args: ['branch', '-D', made.branch] });
 }

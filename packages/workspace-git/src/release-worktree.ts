@@ -2,6 +2,7 @@ import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import { branchExists } from './git-refs.js';
+import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { worktreePresent } from './worktree-presence.js';
@@ -13,6 +14,7 @@ import { worktreePresent } from './worktree-presence.js';
  */
 export async function releaseWorktree(
   git: GitContext,
+  queue: RepositoryQueue,
   prepared: PreparedWorkspace,
   options: ReleaseOptions,
 ): Promise<PreparedWorkspace> {
@@ -32,7 +34,7 @@ export async function releaseWorktree(
       return { ...prepared, state: 'kept', keptBecause, changedFiles };
     }
   }
-  await removeWorktree(git, worktree, present);
+  await queue(worktree.repository, () => removeWorktree(git, worktree, present));
   return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
 }
 

@@ -4,6 +4,7 @@ import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import { branchExists, resolveCommit } from './git-refs.js';
+import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, runGit } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isDirectory, worktreePresent } from './worktree-presence.js';
@@ -14,11 +15,15 @@ import { workspaceRefusal } from './workspace-refusal.js';
  * removed by a clean release) re-added at the same path on its branch, the branch re-created at the base
  * commit when it is gone too.
  */
-export async function restoreWorktree(git: GitContext, prepared: PreparedWorkspace): Promise<PreparedWorkspace> {
+export async function restoreWorktree(
+  git: GitContext,
+  queue: RepositoryQueue,
+  prepared: PreparedWorkspace,
+): Promise<PreparedWorkspace> {
   const worktree = prepared.worktree;
   if (!worktree) return prepared;
   if (await worktreePresent(git, worktree.path)) return { ...prepared, state: 'ready', keptBecause: null };
-  await readdWorktree(git, worktree);
+  await queue(worktree.repository, () => readdWorktree(git, worktree));
   // Re-added from a kept branch, it holds that branch's commits; re-created at the base, nothing.
   const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
   return { ...prepared, state: 'ready', keptBecause: null, changedFiles };

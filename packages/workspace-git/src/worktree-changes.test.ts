@@ -1,5 +1,6 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { newSessionId } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { gitPlayground, writeFiles } from './git-repository.test-helper.js';
 
@@ -88,5 +89,27 @@ describe('baseline and changedSince', () => {
       ],
       truncated: true,
     });
+  });
+
+  it('sees an edit git cannot tell from its cached stats (same size, same second as the index was written)', async () => {
+    const playground = await gitPlayground();
+    // Only size and modification time then tell an edit apart (ctime changes with any edit, so it is not trusted here).
+    playground.git(playground.repository, 'config', 'core.trustctime', 'false');
+    const prepared = await playground.prepare();
+    const file = path.join(prepared.directory, 'src/app.txt');
+    const userIndex = path.join(playground.repository, '.git', 'worktrees', path.basename(prepared.directory), 'index');
+    // The index caches the file at a whole second in the past, and was itself written in that second: git must
+    // look into the file, since a same-size edit in that second would leave the cached stats as they were.
+    const second = Math.floor(Date.now() / 1000) - 10;
+    await utimes(file, second, second);
+    playground.git(prepared.directory, 'update-index', '--refresh');
+    await writeFile(file, 'one\nTWO\nthree\n');
+    await utimes(file, second, second);
+    await utimes(userIndex, second, second);
+
+    const diff = await playground.acquirer.diff?.(prepared, { sessionId: newSessionId(), maxBytes: 10_000 });
+
+    expect(diff?.files).toEqual([{ path: 'src/app.txt', status: 'modified', added: 1, removed: 1, binary: false }]);
+    expect(playground.git(prepared.directory, 'status', '--porcelain')).toBe(' M src/app.txt\n');
   });
 });

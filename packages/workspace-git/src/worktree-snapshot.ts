@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type GitContext, gitText } from './run-git.js';
@@ -19,10 +19,7 @@ export async function snapshotWorktree(git: GitContext, worktreePath: string): P
     const environment = { GIT_INDEX_FILE: temporaryIndex };
     // Starting from a copy of the user's index (not `read-tree HEAD`) keeps its cached file stats, so
     // `add -A` hashes only the files that changed instead of every file in the worktree.
-    const copied = await copyFile(userIndex, temporaryIndex).then(
-      () => true,
-      () => false,
-    );
+    const copied = await copyIndex(userIndex, temporaryIndex);
     if (!copied) await gitText(git, { cwd: worktreePath, args: ['read-tree', 'HEAD'], environment });
     // The copy must stay a plain index: no split index or file-system monitor state shared with the user's.
     const plainIndex = ['-c', 'core.splitIndex=false', '-c', 'core.fsmonitor=false'];
@@ -30,5 +27,22 @@ export async function snapshotWorktree(git: GitContext, worktreePath: string): P
     return (await gitText(git, { cwd: worktreePath, args: [...plainIndex, 'write-tree'], environment })).trim();
   } finally {
     await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A copy of the index that git trusts no more than the original: git re-reads a file whose cached time is not
+ * older than the index file itself (it may have changed within the same clock tick), so the copy keeps the
+ * original's time, a millisecond earlier to be safe. With the copy's own, newer time, an edit made in the
+ * same second as the index was written, and of the same size, would pass for unchanged.
+ */
+async function copyIndex(userIndex: string, temporaryIndex: string): Promise<boolean> {
+  try {
+    const original = await stat(userIndex);
+    await copyFile(userIndex, temporaryIndex);
+    await utimes(temporaryIndex, original.atime, (original.mtimeMs - 1) / 1000);
+    return true;
+  } catch {
+    return false;
   }
 }

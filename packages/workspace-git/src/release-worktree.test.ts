@@ -1,0 +1,146 @@
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { branches, gitPlayground, worktreeFolders, writeFiles } from './git-repository.test-helper.js';
+
+const keep = { discardChanges: false, inUse: false };
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('release', () => {
+  it('removes a clean worktree and its branch, leaving `git worktree list` consistent', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'clean' });
+
+    const released = await playground.acquirer.release(prepared, keep);
+
+    expect(released).toEqual({ ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main']);
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+    expect(playground.git(playground.repository, 'worktree', 'prune', '--dry-run', '--verbose')).toBe('');
+    // Releasing again (a retried close) changes nothing.
+    expect(await playground.acquirer.release(released, keep)).toEqual(released);
+  });
+
+  it('keeps a worktree with uncommitted changes, and one with only an untracked file', async () => {
+    const playground = await gitPlayground();
+    const edited = await playground.prepare({ branch: 'edited' });
+    await writeFile(path.join(edited.directory, 'src/app.txt'), 'changed\n');
+    const untracked = await playground.prepare({ branch: 'untracked' });
+    await writeFile(path.join(untracked.directory, 'new.txt'), 'new\n');
+
+    expect(await playground.acquirer.release(edited, keep)).toEqual({
+      ...edited,
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+      changedFiles: 1,
+    });
+    expect(await playground.acquirer.release(untracked, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+    });
+    expect(await readFile(path.join(edited.directory, 'src/app.txt'), 'utf8')).toBe('changed\n');
+    expect(await readFile(path.join(untracked.directory, 'new.txt'), 'utf8')).toBe('new\n');
+    expect(branches(playground)).toEqual(['edited', 'main', 'untracked']);
+    expect(worktreeFolders(playground).sort()).toEqual(
+      [playground.repository, edited.directory, untracked.directory].sort(),
+    );
+  });
+
+  it('removes a worktree that holds only ignored files (build output, as git itself does)', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare();
+    await writeFiles(prepared.directory, { 'build/output.txt': 'ignored\n' });
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+  });
+
+  it('keeps a worktree whose branch has commits beyond the base, even when the folder itself is clean', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'committed' });
+    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
+    playground.git(prepared.directory, 'add', 'feature.txt');
+    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+
+    expect(await playground.acquirer.release(prepared, keep)).toEqual({
+      ...prepared,
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+      changedFiles: 1,
+    });
+    expect(await exists(path.join(prepared.directory, 'feature.txt'))).toBe(true);
+    expect(branches(playground)).toContain('committed');
+  });
+
+  it('keeps the branch with its commits when the folder was deleted by hand, and drops the stale registration', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'committed' });
+    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
+    playground.git(prepared.directory, 'add', 'feature.txt');
+    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await rm(prepared.directory, { recursive: true, force: true });
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+    expect(branches(playground)).toContain('committed');
+  });
+
+  it('removes a clean worktree whose folder was deleted by hand: registration pruned, branch deleted', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'gone' });
+    await rm(prepared.directory, { recursive: true, force: true });
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+    expect(branches(playground)).toEqual(['main']);
+  });
+
+  it('keeps a worktree another open session uses, even when asked to discard', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare();
+
+    for (const discardChanges of [false, true]) {
+      expect(await playground.acquirer.release(prepared, { discardChanges, inUse: true })).toEqual({
+        ...prepared,
+        state: 'kept',
+        keptBecause: 'in_use',
+      });
+    }
+    expect(await exists(prepared.directory)).toBe(true);
+  });
+
+  it('removes work, commits and branch when told to discard changes', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'discarded' });
+    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
+    playground.git(prepared.directory, 'add', 'feature.txt');
+    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await writeFile(path.join(prepared.directory, 'scratch.txt'), 'uncommitted\n');
+
+    const released = await playground.acquirer.release(prepared, { discardChanges: true, inUse: false });
+
+    expect(released).toMatchObject({ state: 'removed', keptBecause: null });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main']);
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+  });
+
+  it('leaves the branch to whoever checked it out elsewhere since (it is theirs now)', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'borrowed' });
+    await rm(prepared.directory, { recursive: true, force: true });
+    playground.git(playground.repository, 'worktree', 'prune');
+    playground.git(playground.repository, 'switch', '--quiet', 'borrowed');
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+    expect(branches(playground)).toContain('borrowed');
+    expect(playground.git(playground.repository, 'branch', '--show-current').trim()).toBe('borrowed');
+  });
+});

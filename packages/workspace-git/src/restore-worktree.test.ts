@@ -1,0 +1,72 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AgentError } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { branches, gitPlayground, worktreeFolders } from './git-repository.test-helper.js';
+
+describe('restore', () => {
+  it('answers a worktree that is there as it is, ready again', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare();
+    await writeFile(path.join(prepared.directory, 'work.txt'), 'in progress\n');
+    const kept = await playground.acquirer.release(prepared, { discardChanges: false, inUse: false });
+
+    const restored = await playground.acquirer.restore(kept, { sessionId: 'ses_restored' });
+
+    expect(restored).toEqual({ ...kept, state: 'ready', keptBecause: null });
+    expect(await readFile(path.join(prepared.directory, 'work.txt'), 'utf8')).toBe('in progress\n');
+  });
+
+  it('re-adds a worktree whose folder was deleted by hand, on its branch with its commits', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'kept-work' });
+    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
+    playground.git(prepared.directory, 'add', 'feature.txt');
+    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    const tip = playground.git(prepared.directory, 'rev-parse', 'HEAD').trim();
+    await rm(prepared.directory, { recursive: true, force: true });
+
+    const restored = await playground.acquirer.restore(prepared, { sessionId: 'ses_restored' });
+
+    expect(restored).toEqual({ ...prepared, state: 'ready', keptBecause: null, changedFiles: 1 });
+    expect(playground.git(prepared.directory, 'branch', '--show-current').trim()).toBe('kept-work');
+    expect(playground.git(prepared.directory, 'rev-parse', 'HEAD').trim()).toBe(tip);
+    expect(await readFile(path.join(prepared.directory, 'feature.txt'), 'utf8')).toBe('done\n');
+    expect(worktreeFolders(playground)).toEqual([playground.repository, prepared.directory]);
+  });
+
+  it('re-creates the branch at the base commit after a clean release removed both', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'reopened' });
+    const removed = await playground.acquirer.release(prepared, { discardChanges: false, inUse: false });
+    expect(branches(playground)).toEqual(['main']);
+    // The repository moved on meanwhile; the session's worktree still starts where it started.
+    await writeFile(path.join(playground.repository, 'README.md'), 'later\n');
+    playground.git(playground.repository, 'commit', '--quiet', '--all', '-m', 'later');
+
+    const restored = await playground.acquirer.restore(removed, { sessionId: 'ses_restored' });
+
+    expect(restored).toEqual({ ...prepared, state: 'ready', keptBecause: null, changedFiles: 0 });
+    expect(branches(playground)).toEqual(['main', 'reopened']);
+    expect(playground.git(prepared.directory, 'rev-parse', 'HEAD').trim()).toBe(prepared.worktree?.baseCommit);
+    expect(await readFile(path.join(prepared.directory, 'README.md'), 'utf8')).toBe('hello\n');
+  });
+
+  it('refuses, saying why, when the branch is checked out elsewhere or the repository is gone', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'borrowed' });
+    await rm(prepared.directory, { recursive: true, force: true });
+    playground.git(playground.repository, 'worktree', 'prune');
+    playground.git(playground.repository, 'switch', '--quiet', 'borrowed');
+
+    const checkedOut = await playground.acquirer
+      .restore(prepared, { sessionId: 'ses_restored' })
+      .catch((error) => error);
+    expect(AgentError.isInstance(checkedOut) && checkedOut.details?.reason).toBe('branch_checked_out');
+
+    await rm(playground.repository, { recursive: true, force: true });
+    const gone = await playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }).catch((error) => error);
+    expect(AgentError.isInstance(gone) && gone.details?.reason).toBe('not_a_git_repository');
+    expect(AgentError.isInstance(gone) && gone.message).toContain(playground.repository);
+  });
+});
