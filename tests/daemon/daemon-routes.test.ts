@@ -374,6 +374,7 @@ describe('the daemon routes', () => {
         '/v1/providers',
         '/v1/providers/{name}/models',
         '/v1/sessions/{id}/blobs/{sha256}',
+        '/v1/sessions/{id}/diff',
         '/v1/metrics',
         '/v1/ws',
       ]),
@@ -389,6 +390,10 @@ describe('the daemon routes', () => {
         'SubmittedInputPart',
         'InputPart',
         'ModelList',
+        'Workspace',
+        'WorkspaceStatus',
+        'ChangedFile',
+        'SessionDiff',
       ]),
     );
     const schemas = document.components.schemas;
@@ -408,8 +413,20 @@ describe('the daemon routes', () => {
     for (const type of ['"session.forked"', '"session.rewound"', '"run.checkpointed"', '"forkedFrom"'])
       expect(events).toContain(type);
     expect(JSON.stringify(schemas['Receipt'])).toContain('"forkSessionId"');
+    // Issue 14: the git_worktree workspace, what became of it, the events, the diff and delete's option.
+    expect(command).toContain('"git_worktree"');
+    for (const field of ['"baseRef"', '"branch"', '"repository"']) expect(command).toContain(field);
+    expect(JSON.stringify(schemas['WorkspaceStatus'])).toContain('"keptBecause"');
+    expect(JSON.stringify(schemas['SessionSnapshot'])).toContain('"#/components/schemas/WorkspaceStatus"');
+    for (const type of ['"session.workspace_ready"', '"session.workspace_released"', '"run.files_changed"'])
+      expect(events).toContain(type);
+    expect(events).toContain('"#/components/schemas/ChangedFile"');
+    expect(schemas['SessionDiff']?.required).toEqual(
+      expect.arrayContaining(['baseCommit', 'branch', 'files', 'diff', 'truncated']),
+    );
     expect(JSON.stringify(schemas['ModelList'])).toContain('"displayName"');
-    const paths = document.paths as Record<string, { get: { responses: Record<string, { content?: object }> } }>;
+    type Operation = { parameters?: { name: string }[]; responses: Record<string, { content?: object }> };
+    const paths = document.paths as Record<string, { get: Operation; delete?: Operation }>;
     expect(Object.keys(paths['/v1/sessions/{id}/blobs/{sha256}']!.get.responses['200']!.content!)).toEqual([
       'image/png',
       'image/jpeg',
@@ -419,6 +436,12 @@ describe('the daemon routes', () => {
     expect(Object.keys(paths['/v1/providers/{name}/models']!.get.responses)).toEqual(
       expect.arrayContaining(['200', '401', '404', '501', '503']),
     );
+    const diff = paths['/v1/sessions/{id}/diff']!.get;
+    expect(JSON.stringify(diff.parameters?.find((parameter) => parameter.name === 'maxBytes'))).toContain('"maximum"');
+    expect(JSON.stringify(diff.responses['200'])).toContain('"#/components/schemas/SessionDiff"');
+    const remove = paths['/v1/sessions/{id}']!.delete!;
+    expect(remove.parameters?.map((parameter) => parameter.name)).toContain('discardWorkspaceChanges');
+    expect(Object.keys(remove.responses)).toEqual(expect.arrayContaining(['204', '400', '404', '409']));
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
     expect(document.components.schemas['SessionSnapshot']?.required).toEqual(
       expect.arrayContaining(['title', 'lastRun', 'lastActivityAt', 'modesRequiringRestart']),

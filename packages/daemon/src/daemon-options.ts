@@ -1,4 +1,4 @@
-import type { AgentRuntime } from '@tether/runtime';
+import type { AgentRuntime, WorkspaceAcquirer } from '@tether/runtime';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { LoggerOptions } from 'pino';
 import type { DaemonLogger } from './logging/create-logger.js';
@@ -18,6 +18,13 @@ export interface DaemonOptions {
   readonly shutdownGraceMs?: number;
   /** A pino logger (or anything with its methods), or options for a new one writing JSON to stdout. */
   readonly logger?: DaemonLogger | LoggerOptions;
+  /**
+   * Where git_worktree sessions get their worktrees (default <dataDir>/worktrees): one folder per
+   * session, created private to this user.
+   */
+  readonly worktreeRoot?: string;
+  /** Workspace kinds beyond directory and git_worktree (a host's own); one given for either of those replaces it. */
+  readonly workspaces?: readonly WorkspaceAcquirer[];
   /** At most this many open sessions (the runtime's maxOpenSessions, default 5,000); beyond it open_session answers capacity_exceeded. */
   readonly maxOpenSessions?: number;
   /** Events a subscriber may fall behind by before it is cut off (default 10,000). */

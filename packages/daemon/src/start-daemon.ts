@@ -5,8 +5,9 @@ import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { AgentError } from '@tether/protocol';
 import { createClaudeProvider } from '@tether/provider-claude';
-import { type AgentRuntime, createAgentRuntime } from '@tether/runtime';
+import { type AgentRuntime, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
+import { createGitWorktreeAcquirer } from '@tether/workspace-git';
 import { createOriginPolicy, hostNameForUrl, isWildcardHost, loopbackHostNames } from './auth/origin-check.js';
 import { ensureToken } from './auth/token-file.js';
 import { TokenGuard } from './auth/token-guard.js';
@@ -119,6 +120,14 @@ async function openStaticFiles(directory: string | undefined): Promise<StaticFil
   return files;
 }
 
+/** The git worktree kind (under the data dir unless told otherwise), and the host's own kinds, which win. */
+function workspaceAcquirers(options: DaemonOptions, dataDir: string): WorkspaceAcquirer[] {
+  const own = options.workspaces ?? [];
+  if (own.some((acquirer) => acquirer.kind === 'git_worktree')) return [...own];
+  const root = path.resolve(options.worktreeRoot ?? path.join(dataDir, 'worktrees'));
+  return [createGitWorktreeAcquirer({ root }), ...own];
+}
+
 async function createRuntime(options: DaemonOptions, dataDir: string, logger: DaemonLogger): Promise<AgentRuntime> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
   const store = await openSqliteStore({ dataDir });
@@ -126,6 +135,7 @@ async function createRuntime(options: DaemonOptions, dataDir: string, logger: Da
     return await createAgentRuntime({
       providers: options.providers ?? [createClaudeProvider()],
       store,
+      workspaces: workspaceAcquirers(options, dataDir),
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
       onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
     });

@@ -3,14 +3,19 @@ import {
   ImageMediaType,
   InputPart,
   ModelList,
+  ChangedFile,
   ProtocolEvent,
   Receipt,
   SerializedAgentError,
+  SessionDiff,
   SessionSnapshot,
   SubmittedInputPart,
+  Workspace,
+  WorkspaceStatus,
 } from '@tether/protocol';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
+import { defaultDiffBytes, maxDiffBytes } from '../sessions/session-queries.js';
 import { ClientFrame, ServerFrame } from '../websocket/websocket-frames.js';
 import { ErrorResponse, Health, ProviderList, SessionPage } from './api-schemas.js';
 
@@ -109,6 +114,10 @@ export function buildOpenApiDocument(): JsonObject {
         ModelList,
         ProtocolEvent,
         SessionSnapshot,
+        Workspace,
+        WorkspaceStatus,
+        ChangedFile,
+        SessionDiff,
         SerializedAgentError,
         ErrorResponse,
         SessionPage,
@@ -182,8 +191,39 @@ export function buildOpenApiDocument(): JsonObject {
         },
         delete: {
           summary: 'Delete a closed session and everything stored about it',
-          parameters: [sessionIdParameter],
-          responses: { '204': { description: 'Deleted.' }, ...authErrors, ...errors(404, 409) },
+          description:
+            "409 session_open for an open session (close it first). A git_worktree session's kept worktree goes too when it holds no work; one with uncommitted changes or commits beyond its base is refused with 409 workspace_has_changes (its message names the worktree and branch) unless ?discardWorkspaceChanges=true, which removes the worktree and its branch. A directory workspace is never touched.",
+          parameters: [
+            sessionIdParameter,
+            {
+              name: 'discardWorkspaceChanges',
+              in: 'query',
+              description: "Remove the session's worktree and branch even though they hold work.",
+              schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+            },
+          ],
+          responses: { '204': { description: 'Deleted.' }, ...authErrors, ...errors(400, 404, 409) },
+        },
+      },
+      '/v1/sessions/{id}/diff': {
+        get: {
+          summary: "The session's work against the commit its worktree started from",
+          description:
+            "For a git_worktree session: every changed file (committed on its branch or not, untracked ones included, .gitignore respected) with its line counts, and git's unified diff (binary files named, not shown), cut at maxBytes (truncated says so; the file list is always whole). 501 capability_unsupported for a directory workspace.",
+          parameters: [
+            sessionIdParameter,
+            {
+              name: 'maxBytes',
+              in: 'query',
+              description: 'Cut the unified diff at this many bytes.',
+              schema: { type: 'integer', minimum: 1, maximum: maxDiffBytes, default: defaultDiffBytes },
+            },
+          ],
+          responses: {
+            '200': { description: 'The diff.', content: json('SessionDiff') },
+            ...authErrors,
+            ...errors(400, 404, 501),
+          },
         },
       },
       '/v1/sessions/{id}/blobs/{sha256}': {

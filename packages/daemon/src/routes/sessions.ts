@@ -3,6 +3,7 @@ import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
 import { pageSessions, parsePageQuery } from '../sessions/session-page.js';
+import { parseDiffMaxBytes, parseDiscardWorkspaceChanges } from '../sessions/session-queries.js';
 
 export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.get('/v1/sessions', async (context) => {
@@ -42,9 +43,15 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
     });
   });
 
+  app.get('/v1/sessions/:id/diff', async (context) => {
+    const maxBytes = parseDiffMaxBytes(context.req.query('maxBytes'));
+    return context.json(await state.runtime.getSessionDiff(context.req.param('id'), { maxBytes }), 200);
+  });
+
   app.delete('/v1/sessions/:id', async (context) => {
     const sessionId = context.req.param('id');
-    await state.runtime.deleteSession(sessionId);
+    const discardWorkspaceChanges = parseDiscardWorkspaceChanges(context.req.query('discardWorkspaceChanges'));
+    await state.runtime.deleteSession(sessionId, { discardWorkspaceChanges });
     // Streams following it would otherwise wait for events that can no longer come.
     state.connections.forgetSession(sessionId);
     return context.body(null, 204);
