@@ -66,6 +66,31 @@ describe('ACP prompts against the real binary', () => {
     expect(pair.agentText(sessionId)).toContain('This essay is cut off');
   });
 
+  it("runs Tether's controls as slash commands: /cost shows its output once, /compact compacts through the model", async () => {
+    const { environment, pair } = await start();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Remember LIME.' }],
+    });
+    const before = pair.agentText(sessionId);
+    expect(
+      await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/cost' }] }),
+    ).toEqual({ stopReason: 'end_turn' });
+    const costText = pair.agentText(sessionId).slice(before.length);
+    expect(costText.split('Estimated cost')).toHaveLength(2);
+    expect(
+      await pair.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: '/compact keep only the fruit' }],
+      }),
+    ).toEqual({ stopReason: 'end_turn' });
+    expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
+  });
+
   it('sends images and an embedded resource to the model', async () => {
     const { environment, pair } = await start();
     environment.api.enqueue(textReply('I see them.'));

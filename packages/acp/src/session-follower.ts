@@ -54,6 +54,8 @@ export class SessionFollower {
   readonly #seqWaiters: { seq: number; resolve(): void; reject(error: AgentError): void }[] = [];
   readonly #open = new Map<string, { request: InteractionRequest; asking: AbortController | null }>();
   readonly #ownRuns = new Set<string>();
+  /** Runs that streamed answer text, for as long as they run. */
+  readonly #answeredRuns = new Set<string>();
   #expectingOwnRun = false;
   #titled: boolean;
   #lastSeq: number;
@@ -132,7 +134,12 @@ export class SessionFollower {
       this.#ownRuns.add(event.runId);
     }
     const own = 'runId' in event && event.runId !== undefined && this.#ownRuns.has(event.runId);
-    const updates = updatesForEvent(event, { showInput: replaying || !own, directory: this.#options.directory });
+    if (event.type === 'run.message_delta') this.#answeredRuns.add(event.runId);
+    const updates = updatesForEvent(event, {
+      showInput: replaying || !own,
+      directory: this.#options.directory,
+      answeredRuns: this.#answeredRuns,
+    });
     if (event.type === 'run.started' && !this.#titled) {
       const title = turnTitle(event);
       if (title !== null) {
@@ -167,6 +174,7 @@ export class SessionFollower {
         this.#open.delete(event.interactionRef);
         return;
       case 'run.completed': {
+        this.#answeredRuns.delete(event.runId);
         this.#completed.set(event.runId, event);
         if (this.#completed.size > completedRunsKept) this.#completed.delete(this.#completed.keys().next().value!);
         const waiter = this.#runWaiters.get(event.runId);

@@ -13,8 +13,8 @@ function recorded(body: EventBody): ProtocolEvent {
   return { ...body, sessionId, seq, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent;
 }
 
-function updates(body: EventBody, showInput = false) {
-  return updatesForEvent(recorded(body), { showInput, directory });
+function updates(body: EventBody, showInput = false, answeredRuns: ReadonlySet<string> = new Set()) {
+  return updatesForEvent(recorded(body), { showInput, directory, answeredRuns });
 }
 
 describe('Tether events as session/update notifications', () => {
@@ -203,5 +203,14 @@ describe('Tether events as session/update notifications', () => {
       updates({ type: 'control.completed', runId, name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' }),
     ).toEqual([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Total cost: $0.01' } }]);
     expect(updates({ type: 'control.completed', runId, name: 'clear', status: 'succeeded', output: '' })).toEqual([]);
+    // The CLI streams /cost's text as an answer too: shown once.
+    const cost: EventBody = {
+      type: 'control.completed',
+      runId,
+      name: 'cost',
+      status: 'succeeded',
+      output: 'Total cost: $0.01',
+    };
+    expect(updates(cost, false, new Set([runId]))).toEqual([]);
   });
 });

@@ -12,6 +12,8 @@ export interface UpdateOptions {
   readonly showInput: boolean;
   /** The session's directory: recorded file parts are relative to it. */
   readonly directory: string;
+  /** Runs whose answer already streamed (a control's output then repeats it). */
+  readonly answeredRuns: ReadonlySet<string>;
 }
 
 /** The tools whose completion must keep the diff the call showed (their result text says only "updated"). */
@@ -100,7 +102,9 @@ export function updatesForEvent(event: ProtocolEvent, options: UpdateOptions): S
     case 'run.tool_activity':
       return toolUpdates(event);
     case 'control.completed':
-      return event.output.trim() === '' ? [] : [{ sessionUpdate: 'agent_message_chunk', content: text(event.output) }];
+      return event.output.trim() === '' || options.answeredRuns.has(event.runId)
+        ? []
+        : [{ sessionUpdate: 'agent_message_chunk', content: text(event.output) }];
     case 'session.mode_changed':
       return [{ sessionUpdate: 'current_mode_update', currentModeId: event.mode }];
     default:

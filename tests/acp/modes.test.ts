@@ -1,0 +1,75 @@
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAcp } from './acp-harness.js';
+
+describe('ACP modes and config options against the real binary', () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  it("set_mode enters plan mode; approving the plan's exit moves the agent on, and the client hears of it", async () => {
+    const asked: RequestPermissionRequest[] = [];
+    const started = await startAcp({
+      onPermission: (request) => {
+        asked.push(request);
+        return { outcome: { outcome: 'selected', optionId: 'plan_accept_edits' } };
+      },
+    });
+    cleanup = started.cleanup;
+    const { environment, runtime, pair } = started;
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await pair.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+    expect((await runtime.getSession(sessionId)).permissionMode).toBe('plan');
+    // As a model does in plan mode: write the plan to the file the CLI names in its system prompt, then ask to exit.
+    const plan = '# The plan\n\n1. Change the thing\n';
+    environment.api.setResponder((view) => {
+      const planFile =
+        /[^"\\ ]*\.claude\/plans\/[^"\\ ]*\.md/.exec(JSON.stringify(view.body))?.[0] ?? 'no plan file named';
+      environment.api.setResponder(() => {
+        environment.api.setResponder(() => textReply('Proceeding.'));
+        return toolUseReply('ExitPlanMode', {});
+      });
+      return toolUseReply('Write', { file_path: planFile, content: plan });
+    });
+    const response = await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Plan it.' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.toolCall).toMatchObject({ kind: 'switch_mode', content: [{ content: { text: plan } }] });
+    expect(pair.updatesOf(sessionId, 'current_mode_update').map((update) => update.currentModeId)).toEqual([
+      'plan',
+      'auto_edit',
+    ]);
+    const configUpdates = pair.updatesOf(sessionId, 'config_option_update');
+    expect(configUpdates.at(-1)?.configOptions.find((option) => option.id === 'mode')).toMatchObject({
+      currentValue: 'auto_edit',
+    });
+  });
+
+  it('an unknown mode or config option is refused with what to use', async () => {
+    const started = await startAcp();
+    cleanup = started.cleanup;
+    const { environment, pair } = started;
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await expect(
+      pair.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'invalid_command' },
+    });
+    await expect(
+      pair.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'colour', value: 'blue' }),
+    ).rejects.toMatchObject({ code: -32602 });
+  });
+});
