@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Daemon, DaemonOptions } from '@tether/daemon';
+import type { SessionSnapshot } from '@tether/protocol';
 import {
   type ClaudeTestEnvironment,
   type ClaudeTestEnvironmentOptions,
@@ -128,6 +129,14 @@ export async function sendTurn(page: Page, text: string): Promise<void> {
   await page.getByLabel('Message', { exact: true }).fill(text);
   await page.getByLabel('Message', { exact: true }).press('Enter');
   await page.locator('.turn-input', { hasText: text }).waitFor();
+}
+
+/** The session's snapshot, read from the daemon as any client reads it. */
+export async function readSnapshot(daemon: Daemon, sessionId: string): Promise<SessionSnapshot> {
+  const response = await fetch(`${daemon.url}/v1/sessions/${sessionId}`, {
+    headers: { authorization: `Bearer ${daemon.token}` },
+  });
+  return (await response.json()) as SessionSnapshot;
 }
 
 /** The conversation's visible text. */

@@ -1,10 +1,10 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
-import type { SessionSnapshot } from '@tether/protocol';
 import { expect, it } from 'vitest';
 import {
   browserSuite,
   describeInBrowser,
   openSessionInPage,
+  readSnapshot,
   saveScreenshot,
   sendTurn,
   waitForRunEnd,
@@ -14,12 +14,7 @@ describeInBrowser('the web UI: permission modes in a real browser', () => {
   // Bypass is what the real CLI cannot enter live; as root it starts in bypass only inside a sandbox.
   const suite = browserSuite({ sandbox: true });
 
-  async function snapshotOf(sessionId: string): Promise<SessionSnapshot> {
-    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
-      headers: { authorization: `Bearer ${suite.daemon.token}` },
-    });
-    return (await response.json()) as SessionSnapshot;
-  }
+  const snapshotOf = (sessionId: string) => readSnapshot(suite.daemon, sessionId);
 
   it('marks the modes that restart the agent; choosing one offers the restart, and the next turn runs in that mode', async () => {
     const page = await suite.connectedPage();

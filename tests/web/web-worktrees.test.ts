@@ -2,9 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import type { SessionSnapshot } from '@tether/protocol';
 import { expect, it } from 'vitest';
-import { browserSuite, describeInBrowser, saveScreenshot, sendTurn, waitForRunEnd } from './browser-harness.js';
+import {
+  browserSuite,
+  describeInBrowser,
+  readSnapshot,
+  saveScreenshot,
+  sendTurn,
+  waitForRunEnd,
+} from './browser-harness.js';
 
 describeInBrowser('the web UI: a session in its own git worktree, in a real browser', () => {
   const suite = browserSuite();
@@ -30,12 +36,7 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
     return repository;
   }
 
-  async function snapshotOf(sessionId: string): Promise<SessionSnapshot> {
-    const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
-      headers: { authorization: `Bearer ${suite.daemon.token}` },
-    });
-    return (await response.json()) as SessionSnapshot;
-  }
+  const snapshotOf = (sessionId: string) => readSnapshot(suite.daemon, sessionId);
 
   it('opens a session in a worktree through the form, shows what a turn changed, the branch and count, and the diff', async () => {
     const page = await suite.connectedPage();

@@ -1,4 +1,4 @@
-import type { EventBody, ProtocolEvent } from '@tether/protocol';
+import type { EventBody, ProtocolEvent, WorkspaceStatus } from '@tether/protocol';
 import { type ConversationState, applyEvent, emptyConversation } from './conversation-state.js';
 
 /** For the fold's unit tests: the session their events belong to. */
@@ -28,6 +28,20 @@ export function openedBody(extra: Partial<Extract<EventBody, { type: 'session.op
     configuration: {},
     ephemeral: false,
     reopened: false,
+    ...extra,
+  };
+}
+
+/** A worktree in use, as session.workspace_ready and the snapshot carry it; `extra` changes what a test looks at. */
+export function worktreeStatus(extra: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
+  const path = '/data/worktrees/ses_1';
+  return {
+    kind: 'git_worktree',
+    directory: path,
+    worktree: { repository: '/repo', path, branch: 'tether/0123abcd', baseCommit: 'c'.repeat(40) },
+    state: 'ready',
+    keptBecause: null,
+    changedFiles: 2,
     ...extra,
   };
 }

@@ -1,23 +1,9 @@
-import type { WorkspaceStatus } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { applyEvent } from './conversation-state.js';
-import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
+import { fold, openedBody, testSessionId as sessionId, worktreeStatus } from './conversation-test-events.js';
 
 const runId = `run_${'b'.repeat(32)}`;
-const worktree = {
-  repository: '/repo',
-  path: '/data/worktrees/ses_a',
-  branch: 'tether/aaaaaaaa',
-  baseCommit: 'c'.repeat(40),
-};
-const ready: WorkspaceStatus = {
-  kind: 'git_worktree',
-  directory: worktree.path,
-  worktree,
-  state: 'ready',
-  keptBecause: null,
-  changedFiles: 0,
-};
+const ready = worktreeStatus({ changedFiles: 0 });
 const written = { path: 'notes.txt', status: 'added', added: 2, removed: 0, binary: false } as const;
 const picture = { path: 'logo.png', status: 'modified', added: null, removed: null, binary: true } as const;
 

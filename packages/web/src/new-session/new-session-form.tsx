@@ -24,6 +24,27 @@ function chosenWorkspace(directory: string, worktree: boolean, baseRef: string, 
   };
 }
 
+/** An optional git name (a ref, a branch): empty means git's default, said by the placeholder. */
+function GitNameField(props: {
+  readonly label: string;
+  readonly value: string;
+  readonly placeholder: string;
+  readonly onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type="text"
+        value={props.value}
+        placeholder={props.placeholder}
+        spellCheck={false}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+    </label>
+  );
+}
+
 /** Opens a session: where it works (a directory, or a worktree of its own), with which model, in which permission mode. */
 export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormProps) {
   const { client, tokenRefused } = useDaemon();
@@ -77,26 +98,13 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
       </label>
       {worktree ? (
         <>
-          <label>
-            Base ref
-            <input
-              type="text"
-              value={baseRef}
-              placeholder="HEAD (the repository's current commit)"
-              spellCheck={false}
-              onChange={(event) => setBaseRef(event.target.value)}
-            />
-          </label>
-          <label>
-            Branch
-            <input
-              type="text"
-              value={branch}
-              placeholder="tether/<short session id>"
-              spellCheck={false}
-              onChange={(event) => setBranch(event.target.value)}
-            />
-          </label>
+          <GitNameField
+            label="Base ref"
+            value={baseRef}
+            placeholder="HEAD (the repository's current commit)"
+            onChange={setBaseRef}
+          />
+          <GitNameField label="Branch" value={branch} placeholder="tether/<short session id>" onChange={setBranch} />
         </>
       ) : null}
       <label>

@@ -1,4 +1,3 @@
-import type { WorkspaceStatus } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   changedFileName,
@@ -7,26 +6,14 @@ import {
   keptWork,
   summarizeWorktree,
 } from './workspace-summary.js';
+import { worktreeStatus } from '../conversation/conversation-test-events.js';
 
-const worktree = {
-  repository: '/home/me/project',
-  path: '/data/worktrees/ses_1',
-  branch: 'tether/0123abcd',
-  baseCommit: 'a'.repeat(40),
-};
-const ready: WorkspaceStatus = {
-  kind: 'git_worktree',
-  directory: worktree.path,
-  worktree,
-  state: 'ready',
-  keptBecause: null,
-  changedFiles: 2,
-};
+const ready = worktreeStatus();
 
 describe('a worktree as the page shows it', () => {
   it('names the repository, branch and changed-file count while in use', () => {
     expect(summarizeWorktree(ready)).toEqual({
-      repository: '/home/me/project',
+      repository: '/repo',
       branch: 'tether/0123abcd',
       path: '/data/worktrees/ses_1',
       changes: '2 changed files',
