@@ -1,5 +1,7 @@
 import { access } from 'node:fs/promises';
+import { newSessionId } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
+import { createGitWorktreeAcquirer } from './git-worktree-acquirer.js';
 import { branches, gitPlayground, worktreeFolders } from './git-repository.test-helper.js';
 
 describe('ten sessions on one repository at once', () => {
@@ -26,5 +28,31 @@ describe('ten sessions on one repository at once', () => {
     expect(worktreeFolders(playground)).toEqual([playground.repository]);
     expect(branches(playground)).toEqual(['main']);
     for (const folder of folders) await expect(access(folder)).rejects.toThrow();
+  });
+
+  it('each get their own worktree when ten separate acquirers (as ten Tether processes would) race on git alone', async () => {
+    const playground = await gitPlayground();
+    const acquirers = Array.from({ length: 10 }, () =>
+      createGitWorktreeAcquirer({ root: playground.root, environment: playground.environment }),
+    );
+
+    const prepared = await Promise.all(
+      acquirers.map((acquirer) =>
+        acquirer.prepare({
+          sessionId: newSessionId(),
+          workspace: { kind: 'git_worktree', repository: playground.repository },
+        }),
+      ),
+    );
+    expect(worktreeFolders(playground).sort()).toEqual(
+      [playground.repository, ...prepared.map((workspace) => workspace.directory)].sort(),
+    );
+
+    const released = await Promise.all(
+      prepared.map((workspace, index) => acquirers[index]?.release(workspace, { discardChanges: false, inUse: false })),
+    );
+    expect(released.map((workspace) => workspace?.state)).toEqual(Array(10).fill('removed'));
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+    expect(branches(playground)).toEqual(['main']);
   });
 });

@@ -60,7 +60,7 @@ export async function prepareWorktree(
 }
 
 /** `tether/` and the first 8 hex digits of the session id's random part: short, and distinct per session. */
-export function defaultBranch(sessionId: string): string {
+function defaultBranch(sessionId: string): string {
   const random = sessionId.replace(/^ses_/, '').replace(/[^A-Za-z0-9]/g, '');
   return `tether/${random.slice(0, 8)}`;
 }
