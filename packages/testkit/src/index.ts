@@ -22,3 +22,6 @@ export { sampleApprovalRequest, sampleQuestions, sampleSessionRecord, sampleWork
 export { scriptedAgentSdkQuery, scriptedTurnFrames } from './scripted-agent-sdk-query.js';
 export type { ScriptedQuery, ScriptedQueryContext, ScriptedQueryControls } from './scripted-agent-sdk-query.js';
 export { gifBytes, jpegBytes, pngBytes, webpBytes } from './sample-images.js';
+export { createGitRepository } from './git-repository.js';
+export type { GitRunner } from './git-repository.js';
+export { workingDirectoryResponder } from './working-directory-responder.js';
