@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
 import { waitForEvent } from '@tether/testkit';
@@ -65,7 +67,7 @@ describe('ACP sessions against the real binary', () => {
     expect((await runtime.getSession(sessionId)).state).toBe('closed');
   });
 
-  it('passes the MCP servers as a private configuration file, removed when the session closes', async () => {
+  it('passes the MCP servers as a private configuration file, kept while the session is open, removed when it closes', async () => {
     const { environment, runtime, pair } = await start();
     const { sessionId } = await pair.agent.request(methods.agent.session.new, {
       cwd: environment.workspace,
@@ -87,8 +89,17 @@ describe('ACP sessions against the real binary', () => {
         remote: { type: 'http', url: 'https://mcp.example.test/', headers: { Authorization: 'Bearer x' } },
       },
     });
+    const kept = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [{ name: 'local', command: '/usr/bin/true', args: [], env: [] }],
+    });
+    const keptPath = (await runtime.getSession(kept.sessionId)).configuration.mcpConfigPath as string;
     await pair.agent.request(methods.agent.session.close, { sessionId });
     expect(existsSync(configPath)).toBe(false);
+    // A session still open when its client leaves keeps its file: its agent reads it again at the next launch.
+    await pair.close();
+    expect(existsSync(keptPath)).toBe(true);
+    await rm(path.dirname(keptPath), { recursive: true, force: true });
   });
 
   it('an unknown session answers session/prompt with the protocol error for it', async () => {

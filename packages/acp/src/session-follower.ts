@@ -33,6 +33,8 @@ export interface SessionFollowerOptions {
   notify(update: SessionUpdate): Promise<void>;
   /** The session's settings changed (its mode or model): the client's config options are out of date. */
   onSettingsChanged(): void;
+  /** The session closed (here or through another host). */
+  onClosed(): void;
   /** Ask the client; called for live interactions only (a replayed one that is still open, once caught up). */
   ask(interaction: OpenInteraction): void;
   onError(error: AgentError): void;
@@ -151,6 +153,7 @@ export class SessionFollower {
     if (!replaying && (event.type === 'session.mode_changed' || event.type === 'session.model_changed')) {
       this.#options.onSettingsChanged();
     }
+    if (!replaying && event.type === 'session.closed') this.#options.onClosed();
     this.#track(event, replaying);
     this.#lastSeq = event.seq;
     if (event.seq === this.#replayUntil) this.#askOpen();

@@ -50,6 +50,8 @@ interface ServedSession {
   readonly prompts: Set<ServedPrompt>;
   /** The MCP configuration this connection wrote for the session (session/new with servers). */
   readonly mcpConfiguration: McpConfigurationFile | null;
+  /** Set once the session closed: its MCP file being removed. */
+  released?: Promise<void>;
 }
 
 const sessionsPerPage = 100;
@@ -136,8 +138,8 @@ export class TetherAcpAgent {
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    await this.#host.closeSession({ sessionId });
     const served = this.#sessions.get(sessionId);
+    await this.#host.closeSession({ sessionId });
     if (!served) return;
     // The prompts still running end with the session: let the follower see the close first.
     const { lastSeq } = await this.#host.getSession(sessionId);
@@ -222,16 +224,21 @@ export class TetherAcpAgent {
     return this.#configOptions(await this.#host.getSession(sessionId));
   }
 
-  /** The client went away: deny what it was asked, stop the runs it was waiting for, stop following. */
+  /**
+   * The client went away: deny what it was asked, stop the runs it was waiting for, stop following.
+   * The sessions stay open in Tether, and so do their MCP files: the agent reads them again at its
+   * next launch (another client, the web UI, a later `tether acp`); they go when the session closes.
+   */
   async dispose(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#answering]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
         for (const prompt of served.prompts) if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
-        await this.#release(sessionId, served);
+        served.follower.stop();
       }),
     );
+    this.#sessions.clear();
   }
 
   async #openForClient(sessionId: string): Promise<SessionSnapshot> {
@@ -266,6 +273,7 @@ export class TetherAcpAgent {
           : snapshot.pendingInteractions.filter((interaction) => interaction.status === 'pending'),
         notify: (update) => this.#notify(sessionId, update),
         onSettingsChanged: () => void this.#announceSettings(sessionId),
+        onClosed: () => void this.#release(sessionId, served),
         ask: (interaction) => this.#ask(sessionId, interaction),
         onError: (error) => this.#log.error('session follow failed', { sessionId, code: error.code }),
       },
@@ -288,10 +296,12 @@ export class TetherAcpAgent {
     return served;
   }
 
-  async #release(sessionId: string, served: ServedSession): Promise<void> {
+  /** Stops following a closed session and removes its MCP file; once, however many ways the close is seen. */
+  #release(sessionId: string, served: ServedSession): Promise<void> {
     served.follower.stop();
     if (this.#sessions.get(sessionId) === served) this.#sessions.delete(sessionId);
-    await served.mcpConfiguration?.remove();
+    served.released ??= served.mcpConfiguration?.remove() ?? Promise.resolve();
+    return served.released;
   }
 
   async #interrupt(sessionId: string, runId: string): Promise<void> {
