@@ -12,6 +12,7 @@ import {
   type DeleteSessionOptions,
   type SessionDiff,
   type SessionSnapshot,
+  type WorkspaceStatus,
   newCommandId,
   parseCommand,
   toAgentError,
@@ -356,6 +357,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       const status = record.workspaceStatus;
       const acquirer = status === null ? undefined : this.workspaces.of(status.kind);
       if (!status || !acquirer?.diff) throw workspaceDiffUnsupported(record.workspace.kind);
+      // Removed at close because it held no work: there is nothing to compare, and nothing left to ask.
+      if (status.state === 'removed') return noWork(sessionId, status);
       return acquirer.diff(status, { sessionId, maxBytes });
     });
   }
@@ -491,6 +494,11 @@ function diffMaxBytes(requested: number | undefined): number {
     message: `maxBytes must be a whole number from 1 to ${diffMaxBytesCap}. Leave it out for ${defaultDiffMaxBytes}.`,
     details: { reason: 'invalid_max_bytes' },
   });
+}
+
+function noWork(sessionId: string, status: WorkspaceStatus): SessionDiff {
+  const baseCommit = status.worktree?.baseCommit ?? '';
+  return { sessionId, baseCommit, branch: status.worktree?.branch ?? null, files: [], diff: '', truncated: false };
 }
 
 function workspaceDiffUnsupported(kind: string): AgentError {

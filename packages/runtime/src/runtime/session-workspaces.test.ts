@@ -263,7 +263,7 @@ describe('a session in a workspace its acquirer makes', () => {
     expect(provider.sessions.at(-1)!.options.workspace.path).toBe(directory);
   });
 
-  it('answers the session diff through its acquirer', async () => {
+  it('answers the session diff through its acquirer, and an empty one once its worktree was removed', async () => {
     const { sessionId } = await runtime.openSession({ workspace: worktree('feature/diff') });
     acquirer.setChanges({ session: [changed('a.txt'), changed('b.txt')] });
     const diff = await runtime.getSessionDiff(sessionId, { maxBytes: 20 });
@@ -271,6 +271,19 @@ describe('a session in a workspace its acquirer makes', () => {
     expect(diff.files.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
     expect(diff.diff).toHaveLength(20);
     expect((await agentErrorOf(runtime.getSessionDiff(sessionId, { maxBytes: 0 }))).code).toBe('invalid_command');
+
+    acquirer.setChanges({ session: [] });
+    await runtime.closeSession({ sessionId });
+    const diffCalls = steps().filter((step) => step === 'diff').length;
+    expect(await runtime.getSessionDiff(sessionId)).toEqual({
+      sessionId,
+      baseCommit: '0'.repeat(40),
+      branch: 'feature/diff',
+      files: [],
+      diff: '',
+      truncated: false,
+    });
+    expect(steps().filter((step) => step === 'diff')).toHaveLength(diffCalls);
   });
 });
 
