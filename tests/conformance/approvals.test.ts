@@ -8,8 +8,10 @@ import { agentErrorOf, answerText, runEvents, waitForEvent } from '@tether/testk
 import { expect, it } from 'vitest';
 import {
   describeTransports,
+  invokedToken,
   lastToolResult,
   neutralSequence,
+  returnedToken,
   runSequence,
   turnRequests,
 } from './conformance-harness.js';
@@ -28,28 +30,31 @@ async function promptFor(
   return { runId, requested };
 }
 
+/** The CLI's result text for a command that printed nothing. */
+const noOutput = '(Bash completed with no output)';
+
 /** A tool prompt, approved and run: the sequence both transports must produce. */
-const approvedTool = [
+const approvedTool = (input: Record<string, unknown>) => [
   'run.started',
-  'run.tool_activity:invoked:Bash',
+  invokedToken('Bash', input),
   'interaction.requested:approval:Bash',
   'interaction.settled:approved:host',
-  'run.tool_activity:succeeded:Bash',
+  returnedToken('succeeded', 'Bash', noOutput),
   'run.message_delta…',
   'run.usage',
   'run.checkpointed',
-  'run.completed:succeeded',
+  'run.completed:succeeded:end_turn',
 ];
-const deniedTool = [
+const deniedTool = (input: Record<string, unknown>, message: string) => [
   'run.started',
-  'run.tool_activity:invoked:Bash',
+  invokedToken('Bash', input),
   'interaction.requested:approval:Bash',
   'interaction.settled:denied:host',
-  'run.tool_activity:failed:Bash',
+  returnedToken('failed', 'Bash', message),
   'run.message_delta…',
   'run.usage',
   'run.checkpointed',
-  'run.completed:succeeded',
+  'run.completed:succeeded:end_turn',
 ];
 
 describeTransports('tool approvals', ({ start }) => {
@@ -62,10 +67,8 @@ describeTransports('tool approvals', ({ start }) => {
 
   it('raises a Bash prompt as an approval and runs the command once approved', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }),
-      textReply('Written.'),
-    );
+    const approvedInput = { command: 'echo approved > approved.txt', description: 'Write a file' };
+    environment.api.enqueue(toolUseReply('Bash', approvedInput), textReply('Written.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write the file.');
     expect(requested.request).toEqual({
       kind: 'approval',
@@ -90,17 +93,15 @@ describeTransports('tool approvals', ({ start }) => {
       answer: { decision: 'approve' },
     });
     expect(receipt).toMatchObject({ status: 'settled', interactionRef: requested.interactionRef });
-    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool(approvedInput));
     expect(readFileSync(path.join(environment.workspace, 'approved.txt'), 'utf8')).toBe('approved\n');
     expect((await runtime.getSession(sessionId)).pendingInteractions).toEqual([]);
   });
 
   it('denies with a message: the tool result carries it, the model is called again, nothing runs', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: 'echo nope > denied.txt', description: 'Write' }),
-      textReply('Understood.'),
-    );
+    const deniedInput = { command: 'echo nope > denied.txt', description: 'Write' };
+    environment.api.enqueue(toolUseReply('Bash', deniedInput), textReply('Understood.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Try it.');
     await runtime.respondInteraction({
       sessionId,
@@ -108,7 +109,7 @@ describeTransports('tool approvals', ({ start }) => {
       answer: { decision: 'deny', message: 'Not in this repository, please.' },
     });
     const events = await runEvents(runtime, sessionId, runId);
-    expect(runSequence(events, runId)).toEqual(deniedTool);
+    expect(runSequence(events, runId)).toEqual(deniedTool(deniedInput, 'Not in this repository, please.'));
     expect(lastToolResult(environment)).toMatchObject({ isError: true, content: 'Not in this repository, please.' });
     expect(answerText(events)).toBe('Understood.');
     expect(existsSync(path.join(environment.workspace, 'denied.txt'))).toBe(false);
@@ -116,17 +117,16 @@ describeTransports('tool approvals', ({ start }) => {
 
   it("runs the host-edited input instead of the model's", async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: 'echo model > edited.txt', description: 'Write' }),
-      textReply('Done.'),
-    );
+    const modelInput = { command: 'echo model > edited.txt', description: 'Write' };
+    environment.api.enqueue(toolUseReply('Bash', modelInput), textReply('Done.'));
     const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
     await runtime.respondInteraction({
       sessionId,
       interactionRef: requested.interactionRef,
       answer: { decision: 'approve', updatedInput: { command: 'echo host > edited.txt', description: 'Write' } },
     });
-    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool);
+    // The invoked event carries what the model asked for; the host's edit is what ran.
+    expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual(approvedTool(modelInput));
     expect(readFileSync(path.join(environment.workspace, 'edited.txt'), 'utf8')).toBe('host\n');
   });
 
@@ -144,10 +144,14 @@ describeTransports('tool approvals', ({ start }) => {
     });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'echo x > stop.txt', description: 'Write' }),
       'interaction.requested:approval:Bash',
       'interaction.settled:denied:host',
-      'run.tool_activity:failed:Bash',
+      returnedToken(
+        'failed',
+        'Bash',
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+      ),
       'run.usage',
       'run.checkpointed',
       'run.completed:interrupted',
@@ -177,12 +181,12 @@ describeTransports('tool approvals', ({ start }) => {
     const events = await runEvents(runtime, sessionId, second.runId);
     expect(runSequence(events, second.runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
-      'run.tool_activity:succeeded:Bash',
+      invokedToken('Bash', touch),
+      returnedToken('succeeded', 'Bash', noOutput),
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(existsSync(path.join(environment.workspace, '.claude', 'settings.local.json'))).toBe(false);
   });
@@ -219,23 +223,25 @@ describeTransports('tool approvals', ({ start }) => {
     const events = await runEvents(runtime, other.sessionId, second.runId);
     expect(runSequence(events, second.runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
-      'run.tool_activity:succeeded:Bash',
+      invokedToken('Bash', touch),
+      returnedToken('succeeded', 'Bash', noOutput),
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
   });
 
   it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {
     const { environment, runtime, sessionId } = await open();
+    const firstCall = { command: 'echo one > one.txt', description: 'First' };
+    const secondCall = { command: 'echo two > two.txt', description: 'Second' };
     environment.api.enqueue(
       {
         kind: 'message',
         content: [
-          { type: 'tool_use', name: 'Bash', input: { command: 'echo one > one.txt', description: 'First' } },
-          { type: 'tool_use', name: 'Bash', input: { command: 'echo two > two.txt', description: 'Second' } },
+          { type: 'tool_use', name: 'Bash', input: firstCall },
+          { type: 'tool_use', name: 'Bash', input: secondCall },
         ],
       },
       textReply('Both handled.'),
@@ -260,16 +266,16 @@ describeTransports('tool approvals', ({ start }) => {
     // scheduling (seen both ways): each settlement is checked against its own prompt and tool instead.
     expect(sequence.filter((token) => !token.startsWith('interaction.settled'))).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', firstCall),
       'interaction.requested:approval:Bash',
-      'run.tool_activity:invoked:Bash',
-      'run.tool_activity:succeeded:Bash',
+      invokedToken('Bash', secondCall),
+      returnedToken('succeeded', 'Bash', noOutput),
       'interaction.requested:approval:Bash',
-      'run.tool_activity:failed:Bash',
+      returnedToken('failed', 'Bash', 'The user denied this tool call.'),
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     const position = (token: string, occurrence: number) =>
       sequence.findIndex(
@@ -279,9 +285,9 @@ describeTransports('tool approvals', ({ start }) => {
     const approved = sequence.indexOf('interaction.settled:approved:host');
     const denied = sequence.indexOf('interaction.settled:denied:host');
     expect(approved).toBeGreaterThan(position('interaction.requested:approval:Bash', 0));
-    expect(approved).toBeLessThan(position('run.tool_activity:succeeded:Bash', 0));
+    expect(approved).toBeLessThan(position(returnedToken('succeeded', 'Bash', noOutput), 0));
     expect(denied).toBeGreaterThan(position('interaction.requested:approval:Bash', 1));
-    expect(denied).toBeLessThan(position('run.tool_activity:failed:Bash', 0));
+    expect(denied).toBeLessThan(position(returnedToken('failed', 'Bash', 'The user denied this tool call.'), 0));
     expect(existsSync(path.join(environment.workspace, 'one.txt'))).toBe(true);
     expect(existsSync(path.join(environment.workspace, 'two.txt'))).toBe(false);
   });
@@ -354,7 +360,7 @@ describeTransports('tool approvals', ({ start }) => {
     const events = await runtime.readEvents(sessionId);
     expect(runSequence(events, runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'echo x > closed.txt', description: 'Write' }),
       'interaction.requested:approval:Bash',
       'interaction.cancelled:session_closed',
       'run.completed:interrupted:session_closed',
@@ -398,13 +404,17 @@ describeTransports('tool approvals', ({ start }) => {
     const events = await runEvents(runtime, sessionId, runId);
     expect(runSequence(events, runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'echo x > policy.txt', description: 'Write' }),
       'diagnostic:warning:claude.approvals_denied_by_policy',
-      'run.tool_activity:failed:Bash',
+      returnedToken(
+        'failed',
+        'Bash',
+        'This tool call was not permitted: the host does not accept tool approvals in this session. Continue without it.',
+      ),
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
     expect(lastToolResult(environment).content).toContain('not permitted');
@@ -412,21 +422,23 @@ describeTransports('tool approvals', ({ start }) => {
 
   it('denies, never allows, a prompt nobody answered in time (host policy)', async () => {
     const environment = await start();
+    const lateInput = { command: 'echo late > late.txt', description: 'Write' };
     const runtime = await createAgentRuntime({ providers: [environment.provider()], interactionTimeoutMs: 300 });
     try {
       const { sessionId } = await runtime.openSession({
         workspace: { kind: 'directory', path: environment.workspace },
       });
-      environment.api.enqueue(
-        toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }),
-        textReply('Moving on.'),
-      );
+      environment.api.enqueue(toolUseReply('Bash', lateInput), textReply('Moving on.'));
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write.' }] });
       const events = await runEvents(runtime, sessionId, runId);
+      const denied = deniedTool(
+        lateInput,
+        'Nobody answered this request in time, so it was not permitted. Continue without it.',
+      );
       expect(runSequence(events, runId)).toEqual([
-        ...deniedTool.slice(0, 3),
+        ...denied.slice(0, 3),
         'interaction.settled:denied:policy',
-        ...deniedTool.slice(4),
+        ...denied.slice(4),
       ]);
       expect(lastToolResult(environment)).toMatchObject({ isError: true });
       expect(existsSync(path.join(environment.workspace, 'late.txt'))).toBe(false);

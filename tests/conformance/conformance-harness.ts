@@ -45,17 +45,53 @@ export function describeTransports(name: string, body: (context: TransportContex
   });
 }
 
+/**
+ * What a tool event carries of the call: the input as JSON, keys sorted (invoked), or the result's text as JSON
+ * (succeeded / failed), each after a space; a bound that applied is named.
+ */
+function toolDetail(event: Extract<ProtocolEvent, { type: 'run.tool_activity' }>): string {
+  if (event.inputOmitted) return ' (input omitted)';
+  if (event.input) return ` ${sortedJson(event.input)}`;
+  if (event.output !== undefined)
+    return ` → ${JSON.stringify(event.output)}${event.outputTruncated ? ' (truncated)' : ''}`;
+  return '';
+}
+
+/** JSON with every object's keys sorted: the CLI may reorder a tool input's fields (it adds defaults). */
+function sortedJson(value: unknown): string {
+  const sorted = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(sorted);
+    if (item === null || typeof item !== 'object') return item;
+    return Object.fromEntries(
+      Object.entries(item as Record<string, unknown>)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, entry]) => [key, sorted(entry)]),
+    );
+  };
+  return JSON.stringify(sorted(value));
+}
+
+/** The token of a tool call the model made with this input (run.tool_activity invoked). */
+export function invokedToken(toolName: string, input: Record<string, unknown>): string {
+  return `run.tool_activity:invoked:${toolName} ${sortedJson(input)}`;
+}
+
+/** The token of a tool call that returned this text (run.tool_activity succeeded / failed). */
+export function returnedToken(status: 'succeeded' | 'failed', toolName: string, output: string): string {
+  return `run.tool_activity:${status}:${toolName} → ${JSON.stringify(output)}`;
+}
+
 /** One event as a neutral token: its type and the fields that mean something, no ids or times. */
 function token(event: ProtocolEvent): string {
   switch (event.type) {
     case 'run.started':
       return event.control ? `run.started:${event.control.name}` : 'run.started';
     case 'run.tool_activity':
-      return `run.tool_activity:${event.status}:${event.toolName}`;
+      return `run.tool_activity:${event.status}:${event.toolName}${toolDetail(event)}`;
     case 'run.retrying':
       return `run.retrying:${event.httpStatus ?? 'connection'}`;
     case 'run.completed':
-      return `run.completed:${event.outcome}${event.error ? `:${event.error.code}` : ''}`;
+      return `run.completed:${event.outcome}${event.error ? `:${event.error.code}` : ''}${event.stopReason ? `:${event.stopReason}` : ''}`;
     case 'interaction.requested':
       return `interaction.requested:${event.request.kind}${event.request.kind === 'approval' ? `:${event.request.toolName}` : ''}`;
     case 'interaction.settled':

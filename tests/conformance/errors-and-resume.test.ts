@@ -97,7 +97,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
       'session.closed',
       'session.process_stopped:closed',
       'session.opened',
@@ -107,7 +107,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
   });
 

@@ -30,7 +30,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(events.filter((event) => event.type === 'run.message_delta')).toHaveLength(6);
     expect(answerText(events)).toBe('The quick brown fox jumps over the lazy dog.');
@@ -60,7 +60,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     const thinking = events
       .filter((event) => event.type === 'run.thinking_delta')
@@ -93,12 +93,12 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
       'run.started',
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(turnRequests(environment)).toHaveLength(2);
     expect(history(environment, 1)).toContain('Remember a secret word.');
@@ -129,12 +129,12 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
     expect(runSequence(events, runId)).toEqual([
       'run.started',
       'run.message_delta…',
-      'run.tool_activity:invoked:Bash',
-      'run.tool_activity:succeeded:Bash',
+      'run.tool_activity:invoked:Bash {"command":"echo tether-tool-output","description":"Print a marker"}',
+      'run.tool_activity:succeeded:Bash → "tether-tool-output"',
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     const messageBlocks = new Set(
       events

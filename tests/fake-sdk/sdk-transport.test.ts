@@ -11,7 +11,7 @@ import {
   waitForEvent,
 } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { neutralSequence, runSequence } from '../conformance/conformance-harness.js';
+import { invokedToken, neutralSequence, returnedToken, runSequence } from '../conformance/conformance-harness.js';
 import { useFakeRuntime } from '../fake-cli/fake-runtime-harness.js';
 
 // The sdk transport driven by a deterministic query() (the typed injection seam): what the real
@@ -88,7 +88,7 @@ describe('the sdk transport over an injected query()', () => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     // No process of its own: nothing to record for supervision.
     expect(neutralSequence(await current.readEvents(sessionId)).slice(0, 5)).toEqual([
@@ -159,13 +159,13 @@ describe('the sdk transport over an injected query()', () => {
     const events = await runEvents(current, sessionId, runId);
     expect(runSequence(events, runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'ls' }),
       'interaction.requested:approval:Bash',
       'interaction.settled:approved:host',
-      'run.tool_activity:succeeded:Bash',
+      returnedToken('succeeded', 'Bash', 'out'),
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(answers).toEqual([{ behavior: 'allow', updatedInput: { command: 'ls -a' }, toolUseID: 'toolu_1' }]);
   });
@@ -209,13 +209,13 @@ describe('the sdk transport over an injected query()', () => {
     const events = await runEvents(current, sessionId, runId);
     expect(runSequence(events, runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'ls' }),
       'interaction.requested:approval:Bash',
       'interaction.withdrawn',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', { command: 'ls' }),
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(seen).toEqual([
       { answer: { behavior: 'deny', message: expect.stringContaining('withdrawn') }, listeners: 0 },
@@ -439,7 +439,7 @@ describe('start-up watchdog', () => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(queries).toHaveLength(2);
   });
@@ -479,7 +479,7 @@ describe('correlation with a producer that never stamps', () => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     const second = await turn(current, sessionId);
     expect(runSequence(second.events, second.runId)).toEqual([
@@ -488,7 +488,7 @@ describe('correlation with a producer that never stamps', () => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
   });
 });

@@ -148,7 +148,7 @@ export function scriptedAgentSdkQuery(
   return { query, queries };
 }
 
-/** The frames of one ordinary turn for the user line stamped `uuid`: lifecycle, init, a delta, a result. */
+/** The frames of one ordinary turn for the user line stamped `uuid`: lifecycle, init, a delta, the stop, a result. */
 export function scriptedTurnFrames(
   uuid: string,
   text: string,
@@ -178,11 +178,17 @@ export function scriptedTurnFrames(
       parent_tool_use_id: null,
     },
     {
+      type: 'stream_event',
+      event: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null } },
+      parent_tool_use_id: null,
+    },
+    {
       type: 'result',
       subtype: 'success',
       is_error: false,
       session_id: sessionId,
       num_turns: 1,
+      stop_reason: 'end_turn',
       errors: [],
       usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
       ...stamps,

@@ -76,6 +76,7 @@ export abstract class AgentLifecycle implements PoolMember {
       conversationEstablished: options.resumeProviderSessionId !== null,
       correlation: settings.correlation,
       keepsTranscript: !options.ephemeral,
+      toolInputDetail: settings.toolInputDetail,
     });
     this.prompts = new ToolPrompts({
       policy: settings,
@@ -226,6 +227,7 @@ export abstract class AgentLifecycle implements PoolMember {
       // Once a producer was seen to stamp, a later process of it stamps too.
       correlation: previous.correlation,
       keepsTranscript: previous.keepsTranscript,
+      toolInputDetail: previous.toolInputDetail,
     });
     this.state.turn = previous.turn;
     this.stopReason = null;

@@ -5,11 +5,12 @@ import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { translateFrame } from './translate-frame.js';
 import { createTranslatorState, type TranslatorState } from './translator-state.js';
 
-function state(): TranslatorState {
+function state(toolInputDetail: 'full' | 'none' = 'full'): TranslatorState {
   const value = createTranslatorState({
     providerSessionId: 'conversation',
     reportedProviderSessionId: 'conversation',
     conversationEstablished: true,
+    toolInputDetail,
   });
   value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
   return value;
@@ -101,5 +102,66 @@ describe("a tool result's text on run.tool_activity (succeeded / failed)", () =>
     // A pair straddling the limit is left out whole.
     const [pair] = returned(current, `${'a'.repeat(limit - 1)}😀tail`);
     expect(pair).toMatchObject({ output: 'a'.repeat(limit - 1), outputTruncated: true });
+  });
+});
+
+describe('toolInputDetail none', () => {
+  it("keeps both the tool's input and its result's text out of run.tool_activity", () => {
+    const current = state('none');
+    const [call] = invoked(current, { command: 'echo secret-token-123' });
+    const [result] = returned(current, 'secret-token-123');
+    expect(call).toEqual({
+      type: 'run.tool_activity',
+      runId: 'run_1',
+      status: 'invoked',
+      toolName: 'Write',
+      toolUseId: 'toolu_1',
+    });
+    expect(result).toEqual({
+      type: 'run.tool_activity',
+      runId: 'run_1',
+      status: 'succeeded',
+      toolName: 'Write',
+      toolUseId: 'toolu_1',
+    });
+  });
+});
+
+describe('AskUserQuestion', () => {
+  it("carries the questions, never the result's text (the answers live in the interaction, redacted when sensitive)", () => {
+    const current = state();
+    const questions = [
+      { question: 'What is the deploy password?', header: 'Password', options: [], multiSelect: false },
+    ];
+    const [call] = translateFrame(
+      current,
+      parseCliFrame({
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: {
+          id: 'msg_1',
+          content: [{ type: 'tool_use', id: 'toolu_q', name: 'AskUserQuestion', input: { questions } }],
+        },
+      }),
+    );
+    expect(call).toMatchObject({ toolName: 'AskUserQuestion', input: { questions } });
+    const [result] = translateFrame(
+      current,
+      parseCliFrame({
+        type: 'user',
+        parent_tool_use_id: null,
+        message: {
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_q',
+              content: 'Your questions have been answered: "…"="hunter2"',
+            },
+          ],
+        },
+      }),
+    );
+    expect(result).toMatchObject({ status: 'succeeded', toolName: 'AskUserQuestion' });
+    expect(result).not.toHaveProperty('output');
   });
 });

@@ -164,7 +164,7 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
         toolName,
         toolUseId: block.id,
         ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
-        ...inputDetail(block.input),
+        ...(state.toolInputDetail === 'full' ? inputDetail(block.input) : {}),
       });
       return;
     }
@@ -178,20 +178,31 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
   });
 }
 
+/**
+ * Whether a tool's result text may enter run.tool_activity. Not under toolInputDetail none: a result
+ * can repeat what the tool was given (a command's echo, a file's text). Never for AskUserQuestion:
+ * its result spells out the user's answers, which the interaction's settlement already carries,
+ * redacted when the host marks the question set sensitive.
+ */
+function resultTextShown(state: TranslatorState, toolName: string): boolean {
+  return state.toolInputDetail === 'full' && toolName !== 'AskUserQuestion';
+}
+
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
   const content = frame.message.content;
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (block.type !== 'tool_result' || !block.tool_use_id) continue;
     if (!frame.parent_tool_use_id && state.turn && state.turn.toolsRunning > 0) state.turn.toolsRunning -= 1;
+    const toolName = state.toolNames.get(block.tool_use_id) ?? 'unknown';
     parts.push({
       type: 'run.tool_activity',
       runId,
       status: block.is_error ? 'failed' : 'succeeded',
-      toolName: state.toolNames.get(block.tool_use_id) ?? 'unknown',
+      toolName,
       toolUseId: block.tool_use_id,
       ...(frame.parent_tool_use_id ? { parentToolUseId: frame.parent_tool_use_id } : {}),
-      ...outputDetail(block.content),
+      ...(resultTextShown(state, toolName) ? outputDetail(block.content) : {}),
     });
   }
 }

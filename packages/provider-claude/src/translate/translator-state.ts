@@ -45,6 +45,8 @@ export interface TranslatorState {
   providerSessionId: string | null;
   /** The agent writes a transcript (not an ephemeral session): its turns can be copied and rewound. */
   readonly keepsTranscript: boolean;
+  /** none: no tool input, nor the text a tool returned, enters run.tool_activity (the durable log). */
+  readonly toolInputDetail: 'full' | 'none';
   /** The conversation id the runtime was last told about. */
   reportedProviderSessionId: string | null;
   /** The CLI has accepted a turn of this conversation (so a later process can --resume it). */
@@ -79,6 +81,7 @@ export function createTranslatorState(options: {
   conversationEstablished: boolean;
   correlation?: Correlation;
   keepsTranscript?: boolean;
+  toolInputDetail?: 'full' | 'none';
 }): TranslatorState {
   return {
     turn: null,
@@ -86,6 +89,7 @@ export function createTranslatorState(options: {
     stampSeen: false,
     providerSessionId: options.providerSessionId,
     keepsTranscript: options.keepsTranscript ?? true,
+    toolInputDetail: options.toolInputDetail ?? 'full',
     reportedProviderSessionId: options.reportedProviderSessionId,
     conversationEstablished: options.conversationEstablished,
     turnStartedOnProcess: false,
