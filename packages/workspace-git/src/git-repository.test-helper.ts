@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newSessionId } from '@tether/protocol';
+import { AgentError, newSessionId } from '@tether/protocol';
 import type { PreparedWorkspace, WorkspaceAcquirer } from '@tether/runtime';
 import { afterEach } from 'vitest';
 import { createGitWorktreeAcquirer } from './git-worktree-acquirer.js';
@@ -19,7 +19,9 @@ export interface GitPlayground {
   readonly acquirer: WorkspaceAcquirer;
   /** git in `cwd` with the test's identity and environment; its stdout. */
   git(cwd: string, ...args: string[]): string;
-  prepare(options?: { baseRef?: string; branch?: string }): Promise<PreparedWorkspace>;
+  prepare(options?: { repository?: string; baseRef?: string; branch?: string }): Promise<PreparedWorkspace>;
+  /** Writes `name` in `folder` and commits it there (as the agent would on its branch). */
+  commitFile(folder: string, name: string, content: string): Promise<void>;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -77,6 +79,11 @@ export async function gitPlayground(options: { files?: Record<string, string> } 
         sessionId: newSessionId(),
         workspace: { kind: 'git_worktree', repository, ...prepareOptions },
       }),
+    commitFile: async (cwd, name, content) => {
+      await writeFiles(cwd, { [name]: content });
+      git(cwd, 'add', name);
+      git(cwd, 'commit', '--quiet', '-m', `add ${name}`);
+    },
   };
 }
 
@@ -94,4 +101,23 @@ export function branches(playground: GitPlayground): string[] {
     .git(playground.repository, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')
     .split('\n')
     .filter((line) => line.length > 0);
+}
+
+/** The AgentError a promise is rejected with (a test failure if it resolves, or rejects with anything else). */
+export async function agentErrorOf(promise: Promise<unknown>): Promise<AgentError> {
+  const error = await promise.then(
+    () => new Error('expected an AgentError, but it succeeded'),
+    (reason: unknown) => reason,
+  );
+  if (!AgentError.isInstance(error)) throw error;
+  return error;
+}
+
+/** A session's worktree whose folder the user deleted, its branch since checked out in the main checkout. */
+export async function branchBorrowedByTheMainCheckout(playground: GitPlayground): Promise<PreparedWorkspace> {
+  const prepared = await playground.prepare({ branch: 'borrowed' });
+  await rm(prepared.directory, { recursive: true, force: true });
+  playground.git(playground.repository, 'worktree', 'prune');
+  playground.git(playground.repository, 'switch', '--quiet', 'borrowed');
+  return prepared;
 }

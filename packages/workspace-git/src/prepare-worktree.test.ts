@@ -1,20 +1,16 @@
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError, newSessionId } from '@tether/protocol';
+import { newSessionId } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { createGitWorktreeAcquirer } from './git-worktree-acquirer.js';
-import { branches, type GitPlayground, gitIn, gitPlayground, worktreeFolders } from './git-repository.test-helper.js';
-
-async function refusal(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the prepare to be refused');
-    },
-    (reason: unknown) => reason,
-  );
-  if (!AgentError.isInstance(error)) throw error;
-  return error;
-}
+import {
+  agentErrorOf,
+  branches,
+  type GitPlayground,
+  gitIn,
+  gitPlayground,
+  worktreeFolders,
+} from './git-repository.test-helper.js';
 
 /** Nothing a refused prepare could have made: no worktree folder, no registration, no new branch. */
 async function expectNothingLeft(playground: GitPlayground, branchesBefore: string[]): Promise<void> {
@@ -58,17 +54,12 @@ describe('prepare', () => {
     const playground = await gitPlayground();
     const first = playground.git(playground.repository, 'rev-parse', 'HEAD').trim();
     playground.git(playground.repository, 'tag', 'v1');
-    await writeFile(path.join(playground.repository, 'README.md'), 'hello again\n');
-    playground.git(playground.repository, 'commit', '--quiet', '--all', '-m', 'second');
+    await playground.commitFile(playground.repository, 'README.md', 'hello again\n');
 
-    const prepared = await playground.acquirer.prepare({
-      sessionId: newSessionId(),
-      workspace: {
-        kind: 'git_worktree',
-        repository: path.join(playground.repository, 'src'),
-        baseRef: 'v1',
-        branch: 'feature/from-v1',
-      },
+    const prepared = await playground.prepare({
+      repository: path.join(playground.repository, 'src'),
+      baseRef: 'v1',
+      branch: 'feature/from-v1',
     });
 
     expect(prepared.worktree).toMatchObject({
@@ -108,12 +99,7 @@ describe('prepare', () => {
       const playground = await gitPlayground();
       const plain = path.join(playground.folder, 'plain');
       await mkdir(plain);
-      const error = await refusal(
-        playground.acquirer.prepare({
-          sessionId: newSessionId(),
-          workspace: { kind: 'git_worktree', repository: plain },
-        }),
-      );
+      const error = await agentErrorOf(playground.prepare({ repository: plain }));
       expect(error.code).toBe('invalid_workspace');
       expect(error.details?.reason).toBe('not_a_git_repository');
       expect(error.message).toContain(plain);
@@ -125,12 +111,7 @@ describe('prepare', () => {
       const playground = await gitPlayground();
       const bare = path.join(playground.folder, 'bare.git');
       playground.git(playground.folder, 'clone', '--quiet', '--bare', playground.repository, bare);
-      const error = await refusal(
-        playground.acquirer.prepare({
-          sessionId: newSessionId(),
-          workspace: { kind: 'git_worktree', repository: bare },
-        }),
-      );
+      const error = await agentErrorOf(playground.prepare({ repository: bare }));
       expect(error.details?.reason).toBe('bare_repository');
       expect(error.message).toContain('git clone');
       expect(await readdir(playground.root).catch(() => [])).toEqual([]);
@@ -139,7 +120,7 @@ describe('prepare', () => {
 
     it('an unknown base ref', async () => {
       const playground = await gitPlayground();
-      const error = await refusal(playground.prepare({ baseRef: 'no-such-branch' }));
+      const error = await agentErrorOf(playground.prepare({ baseRef: 'no-such-branch' }));
       expect(error.details?.reason).toBe('unknown_ref');
       expect(error.message).toContain('no-such-branch');
       await expectNothingLeft(playground, ['main']);
@@ -150,12 +131,7 @@ describe('prepare', () => {
       const empty = path.join(playground.folder, 'empty');
       await mkdir(empty);
       gitIn(playground.environment, empty, ['init', '--quiet']);
-      const error = await refusal(
-        playground.acquirer.prepare({
-          sessionId: newSessionId(),
-          workspace: { kind: 'git_worktree', repository: empty },
-        }),
-      );
+      const error = await agentErrorOf(playground.prepare({ repository: empty }));
       expect(error.details?.reason).toBe('unknown_ref');
       expect(error.message).toContain('no commits yet');
       expect(await readdir(playground.root).catch(() => [])).toEqual([]);
@@ -164,7 +140,7 @@ describe('prepare', () => {
     it('a branch that exists already', async () => {
       const playground = await gitPlayground();
       playground.git(playground.repository, 'branch', 'taken');
-      const error = await refusal(playground.prepare({ branch: 'taken' }));
+      const error = await agentErrorOf(playground.prepare({ branch: 'taken' }));
       expect(error.details?.reason).toBe('branch_exists');
       expect(error.message).toContain('git branch -D taken');
       await expectNothingLeft(playground, ['main', 'taken']);
@@ -173,14 +149,14 @@ describe('prepare', () => {
     it('a branch whose name clashes with an existing one (a/b next to a)', async () => {
       const playground = await gitPlayground();
       playground.git(playground.repository, 'branch', 'work/one');
-      const error = await refusal(playground.prepare({ branch: 'work' }));
+      const error = await agentErrorOf(playground.prepare({ branch: 'work' }));
       expect(error.details?.reason).toBe('branch_exists');
       await expectNothingLeft(playground, ['main', 'work/one']);
     });
 
     it.each(['bad..name', 'ends.lock', 'with space', '@{-1}'])('an invalid branch name: %s', async (branch) => {
       const playground = await gitPlayground();
-      const error = await refusal(playground.prepare({ branch }));
+      const error = await agentErrorOf(playground.prepare({ branch }));
       expect(error.details?.reason).toBe('invalid_branch');
       expect(error.message).toContain('Pick another name');
       await expectNothingLeft(playground, ['main']);
@@ -191,7 +167,7 @@ describe('prepare', () => {
       const hook = path.join(playground.repository, '.git', 'hooks', 'post-checkout');
       await writeFile(hook, '#!/bin/sh\necho "checkout refused by hook" >&2\nexit 1\n');
       await chmod(hook, 0o755);
-      const error = await refusal(playground.prepare({ branch: 'half-made' }));
+      const error = await agentErrorOf(playground.prepare({ branch: 'half-made' }));
       expect(error.details?.reason).toBe('git_failed');
       expect(error.message).toContain('worktree');
       await expectNothingLeft(playground, ['main']);

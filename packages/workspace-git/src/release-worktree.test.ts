@@ -1,7 +1,13 @@
 import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { branches, gitPlayground, worktreeFolders, writeFiles } from './git-repository.test-helper.js';
+import {
+  branchBorrowedByTheMainCheckout,
+  branches,
+  gitPlayground,
+  worktreeFolders,
+  writeFiles,
+} from './git-repository.test-helper.js';
 
 const keep = { discardChanges: false, inUse: false };
 
@@ -63,9 +69,7 @@ describe('release', () => {
   it('keeps a worktree whose branch has commits beyond the base, even when the folder itself is clean', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'committed' });
-    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
-    playground.git(prepared.directory, 'add', 'feature.txt');
-    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await playground.commitFile(prepared.directory, 'feature.txt', 'done\n');
 
     expect(await playground.acquirer.release(prepared, keep)).toEqual({
       ...prepared,
@@ -80,9 +84,7 @@ describe('release', () => {
   it('keeps the branch with its commits when the folder was deleted by hand, and drops the stale registration', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'committed' });
-    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
-    playground.git(prepared.directory, 'add', 'feature.txt');
-    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await playground.commitFile(prepared.directory, 'feature.txt', 'done\n');
     await rm(prepared.directory, { recursive: true, force: true });
 
     expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
@@ -119,9 +121,7 @@ describe('release', () => {
   it('removes work, commits and branch when told to discard changes', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'discarded' });
-    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
-    playground.git(prepared.directory, 'add', 'feature.txt');
-    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await playground.commitFile(prepared.directory, 'feature.txt', 'done\n');
     await writeFile(path.join(prepared.directory, 'scratch.txt'), 'uncommitted\n');
 
     const released = await playground.acquirer.release(prepared, { discardChanges: true, inUse: false });
@@ -134,10 +134,7 @@ describe('release', () => {
 
   it('leaves the branch to whoever checked it out elsewhere since (it is theirs now)', async () => {
     const playground = await gitPlayground();
-    const prepared = await playground.prepare({ branch: 'borrowed' });
-    await rm(prepared.directory, { recursive: true, force: true });
-    playground.git(playground.repository, 'worktree', 'prune');
-    playground.git(playground.repository, 'switch', '--quiet', 'borrowed');
+    const prepared = await branchBorrowedByTheMainCheckout(playground);
 
     expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
     expect(branches(playground)).toContain('borrowed');

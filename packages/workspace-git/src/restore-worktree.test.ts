@@ -1,8 +1,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { branches, gitPlayground, worktreeFolders } from './git-repository.test-helper.js';
+import {
+  agentErrorOf,
+  branchBorrowedByTheMainCheckout,
+  branches,
+  gitPlayground,
+  worktreeFolders,
+} from './git-repository.test-helper.js';
 
 describe('restore', () => {
   it('answers a worktree that is there as it is, ready again', async () => {
@@ -20,9 +25,7 @@ describe('restore', () => {
   it('re-adds a worktree whose folder was deleted by hand, on its branch with its commits', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'kept-work' });
-    await writeFile(path.join(prepared.directory, 'feature.txt'), 'done\n');
-    playground.git(prepared.directory, 'add', 'feature.txt');
-    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'feature');
+    await playground.commitFile(prepared.directory, 'feature.txt', 'done\n');
     const tip = playground.git(prepared.directory, 'rev-parse', 'HEAD').trim();
     await rm(prepared.directory, { recursive: true, force: true });
 
@@ -41,8 +44,7 @@ describe('restore', () => {
     const removed = await playground.acquirer.release(prepared, { discardChanges: false, inUse: false });
     expect(branches(playground)).toEqual(['main']);
     // The repository moved on meanwhile; the session's worktree still starts where it started.
-    await writeFile(path.join(playground.repository, 'README.md'), 'later\n');
-    playground.git(playground.repository, 'commit', '--quiet', '--all', '-m', 'later');
+    await playground.commitFile(playground.repository, 'README.md', 'later\n');
 
     const restored = await playground.acquirer.restore(removed, { sessionId: 'ses_restored' });
 
@@ -54,19 +56,15 @@ describe('restore', () => {
 
   it('refuses, saying why, when the branch is checked out elsewhere or the repository is gone', async () => {
     const playground = await gitPlayground();
-    const prepared = await playground.prepare({ branch: 'borrowed' });
-    await rm(prepared.directory, { recursive: true, force: true });
-    playground.git(playground.repository, 'worktree', 'prune');
-    playground.git(playground.repository, 'switch', '--quiet', 'borrowed');
+    const prepared = await branchBorrowedByTheMainCheckout(playground);
 
-    const checkedOut = await playground.acquirer
-      .restore(prepared, { sessionId: 'ses_restored' })
-      .catch((error) => error);
-    expect(AgentError.isInstance(checkedOut) && checkedOut.details?.reason).toBe('branch_checked_out');
+    const checkedOut = await agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));
+    expect(checkedOut.details?.reason).toBe('branch_checked_out');
+    expect(checkedOut.message).toContain('Switch that checkout to another branch');
 
     await rm(playground.repository, { recursive: true, force: true });
-    const gone = await playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }).catch((error) => error);
-    expect(AgentError.isInstance(gone) && gone.details?.reason).toBe('not_a_git_repository');
-    expect(AgentError.isInstance(gone) && gone.message).toContain(playground.repository);
+    const gone = await agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));
+    expect(gone.details?.reason).toBe('not_a_git_repository');
+    expect(gone.message).toContain(playground.repository);
   });
 });

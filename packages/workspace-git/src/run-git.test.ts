@@ -1,9 +1,9 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AgentError } from '@tether/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGitRetryingLocks } from './git-lock-retry.js';
+import { agentErrorOf } from './git-repository.test-helper.js';
 import { type GitContext, gitEnvironment, runGit } from './run-git.js';
 
 let folder = '';
@@ -18,15 +18,6 @@ async function fakeGit(script: string, timeoutMs = 10_000): Promise<GitContext> 
   await writeFile(gitPath, `#!/bin/sh\n${script}\n`);
   await chmod(gitPath, 0o755);
   return { gitPath, environment: { PATH: '/usr/bin:/bin', COUNTER: path.join(folder, 'calls') }, timeoutMs };
-}
-
-async function agentError(promise: Promise<unknown>): Promise<AgentError> {
-  const error = await promise.then(
-    () => new Error('expected a failure'),
-    (reason: unknown) => reason,
-  );
-  if (!AgentError.isInstance(error)) throw error;
-  return error;
 }
 
 describe('gitEnvironment', () => {
@@ -60,21 +51,21 @@ describe('gitEnvironment', () => {
 describe('runGit', () => {
   it('stops a git that runs past the timeout', async () => {
     const git = await fakeGit('exec sleep 30', 200);
-    const error = await agentError(runGit(git, { cwd: folder, args: ['status'] }));
+    const error = await agentErrorOf(runGit(git, { cwd: folder, args: ['status'] }));
     expect(error.details?.reason).toBe('git_timeout');
     expect(error.message).toContain('git status');
   });
 
   it('says when git cannot be started', async () => {
     const git = { ...(await fakeGit('exit 0')), gitPath: path.join(tmpdir(), 'no-such-folder', 'git') };
-    const error = await agentError(runGit(git, { cwd: folder, args: ['status'] }));
+    const error = await agentErrorOf(runGit(git, { cwd: folder, args: ['status'] }));
     expect(error.details).toMatchObject({ reason: 'git_unavailable', systemErrorCode: 'ENOENT' });
     expect(error.message).toContain('gitPath');
   });
 
   it('refuses more output than the call allows, or cuts it there when asked', async () => {
     const git = await fakeGit('head -c 200000 /dev/zero');
-    const error = await agentError(runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000 }));
+    const error = await agentErrorOf(runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000 }));
     expect(error.details?.reason).toBe('git_output_too_large');
 
     const cut = await runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000, cutOutput: true });

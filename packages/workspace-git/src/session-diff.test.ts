@@ -8,9 +8,7 @@ import { type GitPlayground, gitPlayground, writeFiles } from './git-repository.
 /** A worktree holding every kind of work: a commit on its branch, an uncommitted edit, an untracked text file and an untracked binary. */
 async function worktreeWithWork(playground: GitPlayground) {
   const prepared = await playground.prepare({ branch: 'feature/diff' });
-  await writeFiles(prepared.directory, { 'committed.txt': 'made in a commit\n' });
-  playground.git(prepared.directory, 'add', 'committed.txt');
-  playground.git(prepared.directory, 'commit', '--quiet', '-m', 'the agent committed');
+  await playground.commitFile(prepared.directory, 'committed.txt', 'made in a commit\n');
   await writeFiles(prepared.directory, {
     'src/app.txt': 'one\nTWO\nthree\n',
     'untracked.txt': 'not added anywhere\n',

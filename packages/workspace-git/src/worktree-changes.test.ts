@@ -76,9 +76,8 @@ describe('baseline and changedSince', () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare();
     const baseline = await playground.acquirer.baseline?.(prepared);
-    await writeFiles(prepared.directory, { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
-    playground.git(prepared.directory, 'add', 'a.txt');
-    playground.git(prepared.directory, 'commit', '--quiet', '-m', 'the agent committed');
+    await playground.commitFile(prepared.directory, 'a.txt', 'a\n');
+    await writeFiles(prepared.directory, { 'b.txt': 'b\n', 'c.txt': 'c\n' });
 
     const changes = await playground.acquirer.changedSince?.(prepared, baseline ?? '', { limit: 2 });
 
