@@ -28,7 +28,8 @@ const gitTimeoutMs = 120_000;
 
 /**
  * Workspaces of kind git_worktree: each session gets its own worktree of the repository on a new branch,
- * so many sessions can work on one repository at once. See docs/decisions/2026-12-01-workspace-acquirers-and-release.md.
+ * so many sessions can work on one repository at once. Why it works as it does:
+ * docs/decisions/2026-12-01-workspace-acquirers-and-release.md and 2026-12-01-git-worktree-snapshots-and-concurrency.md.
  */
 export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): WorkspaceAcquirer {
   const root = path.resolve(options.root);
