@@ -16,6 +16,7 @@ import {
 import type { ProviderCapabilities } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach } from 'vitest';
 
 /**
  * The AcpHost over a runtime in this process, as a test builds it (the CLI has the production one):
@@ -146,5 +147,19 @@ export async function startAcp(
       await pair.close().catch(() => {});
       await environment.cleanup();
     },
+  };
+}
+
+/** startAcp for the tests of one describe block: each test's environment is cleaned up after it. */
+export function useAcp(): typeof startAcp {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+  return async (...args) => {
+    const started = await startAcp(...args);
+    cleanup = started.cleanup;
+    return started;
   };
 }

@@ -2,27 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
-import { sampleQuestions } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ClientBehaviour, startAcp } from './acp-harness.js';
+import { type ClaudeTestEnvironment, sampleQuestions } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { type ClientBehaviour, useAcp } from './acp-harness.js';
 
 const { color, sizes } = sampleQuestions;
 
 /** The tool-call result text the model was sent in the latest turn request. */
-function lastToolResult(environment: Awaited<ReturnType<typeof startAcp>>['environment']) {
+function lastToolResult(environment: ClaudeTestEnvironment) {
   return environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.view!.toolResults[0]!;
 }
 
 describe('ACP approvals and questions against the real binary', () => {
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-  });
+  const startAcp = useAcp();
 
   async function start(behaviour: ClientBehaviour) {
     const started = await startAcp(behaviour);
-    cleanup = started.cleanup;
     const { sessionId } = await started.pair.agent.request(methods.agent.session.new, {
       cwd: started.environment.workspace,
       mcpServers: [],

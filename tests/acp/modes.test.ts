@@ -1,14 +1,10 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startAcp } from './acp-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useAcp } from './acp-harness.js';
 
 describe('ACP modes and config options against the real binary', () => {
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-  });
+  const startAcp = useAcp();
 
   it("set_mode enters plan mode; approving the plan's exit moves the agent on, and the client hears of it", async () => {
     const asked: RequestPermissionRequest[] = [];
@@ -18,7 +14,6 @@ describe('ACP modes and config options against the real binary', () => {
         return { outcome: { outcome: 'selected', optionId: 'plan_accept_edits' } };
       },
     });
-    cleanup = started.cleanup;
     const { environment, runtime, pair } = started;
     const { sessionId } = await pair.agent.request(methods.agent.session.new, {
       cwd: environment.workspace,
@@ -56,7 +51,6 @@ describe('ACP modes and config options against the real binary', () => {
 
   it('an unknown mode or config option is refused with what to use', async () => {
     const started = await startAcp();
-    cleanup = started.cleanup;
     const { environment, pair } = started;
     const { sessionId } = await pair.agent.request(methods.agent.session.new, {
       cwd: environment.workspace,

@@ -1,24 +1,14 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
 import { processesWithEnvironment, waitForEvent } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startAcp } from './acp-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useAcp } from './acp-harness.js';
 
 /** A 1×1 PNG a decoder accepts (the CLI decodes images before it sends them). */
 const onePixelPng = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('ACP prompts against the real binary', () => {
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-  });
-
-  async function start(...args: Parameters<typeof startAcp>) {
-    const started = await startAcp(...args);
-    cleanup = started.cleanup;
-    return started;
-  }
+  const start = useAcp();
 
   it('advertises what works, then answers a prompt with its chunks and end_turn', async () => {
     const { environment, pair } = await start();

@@ -4,21 +4,11 @@ import path from 'node:path';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
 import { waitForEvent } from '@tether/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, runtimeHost, startAcp } from './acp-harness.js';
+import { describe, expect, it } from 'vitest';
+import { connectClient, runtimeHost, useAcp } from './acp-harness.js';
 
 describe('ACP sessions against the real binary', () => {
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await cleanup?.();
-    cleanup = undefined;
-  });
-
-  async function start(...args: Parameters<typeof startAcp>) {
-    const started = await startAcp(...args);
-    cleanup = started.cleanup;
-    return started;
-  }
+  const start = useAcp();
 
   it('session/load replays the conversation exactly once, then follows the next turn live', async () => {
     const { environment, runtime, pair } = await start();

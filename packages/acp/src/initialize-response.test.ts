@@ -1,23 +1,7 @@
-import type { ProviderCapabilities } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { initializeResponseOf } from './initialize-response.js';
 
-const claude: ProviderCapabilities = {
-  resume: true,
-  interrupt: true,
-  approvals: true,
-  questions: true,
-  controls: true,
-  usage: true,
-  setModel: true,
-  setMode: true,
-  fork: true,
-  rewind: true,
-  rewindFiles: true,
-  images: true,
-  modelList: true,
-  inputParts: ['text', 'image', 'file'],
-};
+const claude = { images: true, resume: true };
 
 describe('initialize', () => {
   it('speaks the client version it knows and advertises only what works', () => {

@@ -8,7 +8,7 @@ import type { ProviderCapabilities } from '@tether/protocol';
  */
 export function initializeResponseOf(
   request: InitializeRequest,
-  capabilities: ProviderCapabilities,
+  capabilities: Pick<ProviderCapabilities, 'images' | 'resume'>,
   version: string,
 ): InitializeResponse {
   return {

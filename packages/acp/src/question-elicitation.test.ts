@@ -1,33 +1,16 @@
 import type { QuestionSetRequest } from '@tether/protocol';
+import { sampleQuestions } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { questionAnswerOf, questionElicitationOf } from './question-elicitation.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 
+const { color, sizes } = sampleQuestions;
 const questions: QuestionSetRequest = {
   kind: 'question_set',
   toolUseId: 'toolu_q',
   sensitive: false,
-  questions: [
-    {
-      header: 'Color',
-      question: 'Which color should the button be?',
-      options: [
-        { label: 'Red', description: 'warm' },
-        { label: 'Blue', description: 'cool' },
-      ],
-      multiSelect: false,
-    },
-    {
-      header: 'Sizes',
-      question: 'Which sizes should we ship?',
-      options: [
-        { label: 'Small', description: 's' },
-        { label: 'Large', description: 'l' },
-      ],
-      multiSelect: true,
-    },
-  ],
+  questions: [color, sizes],
 };
 
 describe('questions as an elicitation form', () => {
@@ -51,7 +34,7 @@ describe('questions as an elicitation form', () => {
     });
     expect(properties.question_2).toMatchObject({
       type: 'array',
-      items: { anyOf: [{ const: 'Small' }, { const: 'Large' }] },
+      items: { anyOf: [{ const: 'Small' }, { const: 'Medium' }, { const: 'Large' }] },
     });
     expect(properties.question_1_other).toMatchObject({ type: 'string' });
   });

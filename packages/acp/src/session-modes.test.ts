@@ -1,32 +1,9 @@
-import type { ModelList, SessionSnapshot } from '@tether/protocol';
+import type { ModelList } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { configOptions, sessionModes } from './session-modes.js';
+import { type SessionSettings, configOptions, sessionModes } from './session-modes.js';
 
-function snapshot(fields: Partial<SessionSnapshot>): SessionSnapshot {
-  return {
-    sessionId: `ses_${'a'.repeat(32)}`,
-    provider: 'claude',
-    state: 'idle',
-    workspace: { kind: 'directory', path: '/repo' },
-    workspaceStatus: null,
-    configuration: {},
-    ephemeral: false,
-    activeRunId: null,
-    model: null,
-    permissionMode: null,
-    modesRequiringRestart: [],
-    pendingInteractions: [],
-    providerSessionId: null,
-    forkedFrom: null,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
-    title: null,
-    lastRun: null,
-    lastSeq: 1,
-    createdAt: '2026-12-01T10:00:00.000Z',
-    updatedAt: '2026-12-01T10:00:00.000Z',
-    lastActivityAt: '2026-12-01T10:00:00.000Z',
-    ...fields,
-  };
+function snapshot(fields: Partial<SessionSettings>): SessionSettings {
+  return { configuration: {}, permissionMode: null, modesRequiringRestart: [], model: null, ...fields };
 }
 
 const models: ModelList = {

@@ -13,13 +13,19 @@ const modeNames: Record<PermissionMode, { name: string; description: string }> =
 /** Claude Code starts in its default mode when the session names none and before it reports one. */
 const assumedMode: PermissionMode = 'ask_before_edit';
 
-export function currentMode(snapshot: SessionSnapshot): PermissionMode {
+/** What of a session its modes and options are read from. */
+export type SessionSettings = Pick<
+  SessionSnapshot,
+  'configuration' | 'permissionMode' | 'modesRequiringRestart' | 'model'
+>;
+
+export function currentMode(snapshot: SessionSettings): PermissionMode {
   const configured = PermissionMode.safeParse(snapshot.configuration.permissionMode);
   return snapshot.permissionMode ?? (configured.success ? configured.data : assumedMode);
 }
 
 /** The permission modes as ACP modes; one the running agent cannot enter live says it restarts it. */
-export function sessionModes(snapshot: SessionSnapshot): SessionModeState {
+export function sessionModes(snapshot: SessionSettings): SessionModeState {
   const availableModes: SessionMode[] = PermissionMode.options.map((mode) => ({
     id: mode,
     name: modeNames[mode].name,
@@ -37,7 +43,7 @@ export const modelOptionId = 'model';
  * The session's config options: its permission mode and, when the agent lists its models, its
  * model (the model in effect is matched to the alias that resolves to it).
  */
-export function configOptions(snapshot: SessionSnapshot, models: ModelList | null): SessionConfigOption[] {
+export function configOptions(snapshot: SessionSettings, models: ModelList | null): SessionConfigOption[] {
   const modes = sessionModes(snapshot);
   const options: SessionConfigOption[] = [
     {
