@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { createGitRepository } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import {
   browserSuite,
@@ -15,32 +15,17 @@ import {
 describeInBrowser('the web UI: a session in its own git worktree, in a real browser', () => {
   const suite = browserSuite();
 
-  /** git in a folder, with an environment of its own (nothing from this shell redirects it); its output. */
-  function git(folder: string, ...args: string[]): string {
-    return execFileSync('git', ['-c', 'user.name=Tether Test', '-c', 'user.email=test@example.invalid', ...args], {
-      cwd: folder,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: suite.environment.home, LC_ALL: 'C' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
-  }
-
-  /** A repository with one commit on main, under the test's temporary home. */
-  function makeRepository(): string {
-    const repository = path.join(suite.environment.home, 'repository');
-    mkdirSync(repository);
-    git(repository, 'init', '--initial-branch=main');
-    writeFileSync(path.join(repository, 'README.md'), 'A repository.\n');
-    git(repository, 'add', 'README.md');
-    git(repository, 'commit', '-m', 'First commit');
-    return repository;
-  }
-
   const snapshotOf = (sessionId: string) => readSnapshot(suite.daemon, sessionId);
 
   it('opens a session in a worktree through the form, shows what a turn changed, the branch and count, and the diff', async () => {
     const page = await suite.connectedPage();
-    const repository = makeRepository();
+    // A repository with one commit on main, under the test's temporary home; git told nothing by this shell.
+    const repository = path.join(suite.environment.home, 'repository');
+    const git = await createGitRepository(
+      repository,
+      { 'README.md': 'A repository.\n' },
+      { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: suite.environment.home, LC_ALL: 'C' },
+    );
     await page.getByRole('button', { name: 'New session' }).click();
     await page.getByLabel('Working directory').fill(repository);
     await page.getByLabel('In a new git worktree', { exact: false }).check();
@@ -119,6 +104,6 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
     await confirm.getByRole('button', { name: 'Delete for good' }).click();
     await page.waitForURL((url) => url.pathname === '/');
     expect(existsSync(worktree!.path)).toBe(false);
-    expect(git(repository, 'branch', '--list', 'web/notes')).toBe('');
+    expect(git('branch', '--list', 'web/notes').trim()).toBe('');
   });
 });
