@@ -13,6 +13,7 @@ import {
   neutralSequence,
   returnedToken,
   runSequence,
+  toolRejectedText,
   turnRequests,
 } from './conformance-harness.js';
 
@@ -147,11 +148,7 @@ describeTransports('tool approvals', ({ start }) => {
       invokedToken('Bash', { command: 'echo x > stop.txt', description: 'Write' }),
       'interaction.requested:approval:Bash',
       'interaction.settled:denied:host',
-      returnedToken(
-        'failed',
-        'Bash',
-        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
-      ),
+      returnedToken('failed', 'Bash', toolRejectedText),
       'run.usage',
       'run.checkpointed',
       'run.completed:interrupted',

@@ -57,6 +57,10 @@ function toolDetail(event: Extract<ProtocolEvent, { type: 'run.tool_activity' }>
   return '';
 }
 
+/** The CLI's result text for a tool call the user rejected, or that a stop cut off before it ran. */
+export const toolRejectedText =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+
 /** JSON with every object's keys sorted: the CLI may reorder a tool input's fields (it adds defaults). */
 function sortedJson(value: unknown): string {
   const sorted = (item: unknown): unknown => {

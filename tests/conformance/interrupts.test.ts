@@ -9,7 +9,15 @@ import {
   waitForEvent,
 } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, history, runSequence, turnRequests } from './conformance-harness.js';
+import {
+  describeTransports,
+  history,
+  invokedToken,
+  returnedToken,
+  runSequence,
+  toolRejectedText,
+  turnRequests,
+} from './conformance-harness.js';
 
 /** After a stop, the same session answers the next turn and its request carries the interrupted one. */
 async function nextTurnWorks(
@@ -83,16 +91,22 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
 
   it("while a tool runs: the tool's process is gone, the session stays", async () => {
     const { environment, runtime, sessionId } = await open({ sandbox: true, permissionMode: 'bypass' });
-    environment.api.enqueue(toolUseReply('Bash', { command: 'tail -f /dev/null', description: 'Wait forever' }));
+    const forever = { command: 'tail -f /dev/null', description: 'Wait forever' };
+    environment.api.enqueue(toolUseReply('Bash', forever));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the long command.' }] });
     await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.status === 'invoked' });
     await runtime.interruptRun({ sessionId });
     const events = await runEvents(runtime, sessionId, runId);
     expect(stopped(runSequence(events, runId))).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', forever),
       'run.interrupt_requested',
-      'run.tool_activity:failed:Bash',
+      // The CLI corrects its rejection wording for a call that was already running.
+      returnedToken(
+        'failed',
+        'Bash',
+        `${toolRejectedText} Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands.`,
+      ),
       'run.checkpointed',
       'run.completed:interrupted',
     ]);
@@ -109,18 +123,19 @@ describeTransports('interrupts in each phase of a run', ({ start }) => {
 
   it('while an approval is pending: the agent withdraws the prompt, a late answer is refused', async () => {
     const { environment, runtime, sessionId } = await open();
-    environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > pending.txt', description: 'Write' }));
+    const pending = { command: 'echo x > pending.txt', description: 'Write' };
+    environment.api.enqueue(toolUseReply('Bash', pending));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write it.' }] });
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
     await runtime.interruptRun({ sessionId });
     const events = await runEvents(runtime, sessionId, runId);
     expect(stopped(runSequence(events, runId))).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Bash',
+      invokedToken('Bash', pending),
       'interaction.requested:approval:Bash',
       'run.interrupt_requested',
       'interaction.withdrawn',
-      'run.tool_activity:failed:Bash',
+      returnedToken('failed', 'Bash', toolRejectedText),
       'run.checkpointed',
       'run.completed:interrupted',
     ]);

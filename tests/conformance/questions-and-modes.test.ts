@@ -4,20 +4,28 @@ import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { createAgentRuntime } from '@tether/runtime';
 import { agentErrorOf, runEvents, sampleQuestions, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, lastToolResult, runSequence, sessionSequence } from './conformance-harness.js';
+import {
+  describeTransports,
+  invokedToken,
+  lastToolResult,
+  returnedToken,
+  runSequence,
+  sessionSequence,
+} from './conformance-harness.js';
 
 const { color, sizes } = sampleQuestions;
 
+// The questions reach the log as the call's input; the result's text (the answers) never does.
 const answered = [
   'run.started',
-  'run.tool_activity:invoked:AskUserQuestion',
+  invokedToken('AskUserQuestion', { questions: [color, sizes] }),
   'interaction.requested:question_set',
   'interaction.settled:answered:host',
   'run.tool_activity:succeeded:AskUserQuestion',
   'run.message_delta…',
   'run.usage',
   'run.checkpointed',
-  'run.completed:succeeded',
+  'run.completed:succeeded:end_turn',
 ];
 
 describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
@@ -105,18 +113,17 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
   });
 
   it('refuses question sets past the neutral bounds whole: no interaction, a denial the model sees, one diagnostic', async () => {
-    const { environment, runtime, sessionId, runId } = await askQuestions([
-      { ...color, question: `${'Why? '.repeat(500)}Which one?` },
-    ]);
+    const tooLong = { ...color, question: `${'Why? '.repeat(500)}Which one?` };
+    const { environment, runtime, sessionId, runId } = await askQuestions([tooLong]);
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:AskUserQuestion',
+      invokedToken('AskUserQuestion', { questions: [tooLong] }),
       'diagnostic:warning:claude.question_refused.text_too_long',
       'run.tool_activity:failed:AskUserQuestion',
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
     expect(lastToolResult(environment).content).toContain('could not be shown');
@@ -155,13 +162,13 @@ describeTransports('structured questions (AskUserQuestion)', ({ start }) => {
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Ask me.' }] });
     expect(runSequence(await runEvents(runtime, sessionId, runId), runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:AskUserQuestion',
+      invokedToken('AskUserQuestion', { questions: [color] }),
       'diagnostic:warning:claude.questions_denied_by_policy',
       'run.tool_activity:failed:AskUserQuestion',
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
     expect(lastToolResult(environment).content).toContain('Ask them in your reply');
@@ -173,9 +180,10 @@ describeTransports('permission modes', ({ start }) => {
     const environment = await start();
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const file = path.join(environment.workspace, 'auto.txt');
     environment.api.enqueue(
       textReply('Hello.'),
-      toolUseReply('Write', { file_path: path.join(environment.workspace, 'auto.txt'), content: 'auto' }),
+      toolUseReply('Write', { file_path: file, content: 'auto' }),
       textReply('Written without asking.'),
     );
     await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
@@ -187,14 +195,18 @@ describeTransports('permission modes', ({ start }) => {
     const events = await runEvents(runtime, sessionId, second.runId);
     expect(runSequence(events, second.runId)).toEqual([
       'run.started',
-      'run.tool_activity:invoked:Write',
-      'run.tool_activity:succeeded:Write',
+      invokedToken('Write', { file_path: file, content: 'auto' }),
+      returnedToken(
+        'succeeded',
+        'Write',
+        `File created successfully at: ${file} (file state is current in your context — no need to Read it back)`,
+      ),
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
-    expect(existsSync(path.join(environment.workspace, 'auto.txt'))).toBe(true);
+    expect(existsSync(file)).toBe(true);
     // The agent's own status line and the command's answer may arrive in either order: one change each way, no repeats.
     const changes = (await runtime.readEvents(sessionId))
       .filter((event) => event.type === 'session.mode_changed')

@@ -83,7 +83,7 @@ describeTransports('process supervision', ({ start }) => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
   });
 
@@ -102,7 +102,7 @@ describeTransports('process supervision', ({ start }) => {
       'run.message_delta…',
       'run.usage',
       'run.checkpointed',
-      'run.completed:succeeded',
+      'run.completed:succeeded:end_turn',
     ]);
     expect(
       (await runtime.readEvents(one.sessionId)).find((event) => event.type === 'session.process_stopped'),
