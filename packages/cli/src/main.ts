@@ -7,9 +7,12 @@ import { runCommand, runUsage } from './commands/run-command.js';
 import { forkCommand, forkUsage, rewindCommand, rewindUsage } from './commands/conversation-commands.js';
 import { modelsCommand, modelsUsage } from './commands/models-command.js';
 import { serveCommand, serveUsage } from './commands/serve-command.js';
+import { diffCommand, diffUsage } from './commands/diff-command.js';
 import {
   closeCommand,
   closeUsage,
+  deleteCommand,
+  deleteUsage,
   interruptCommand,
   interruptUsage,
   sessionsCommand,
@@ -33,6 +36,8 @@ const commands: Record<string, (argv: readonly string[], context: CliContext) =>
   send: sendCommand,
   interrupt: interruptCommand,
   close: closeCommand,
+  delete: deleteCommand,
+  diff: diffCommand,
   fork: forkCommand,
   rewind: rewindCommand,
   models: modelsCommand,
@@ -51,6 +56,8 @@ const commandUsages: Record<string, string> = {
   send: sendUsage,
   interrupt: interruptUsage,
   close: closeUsage,
+  delete: deleteUsage,
+  diff: diffUsage,
   fork: forkUsage,
   rewind: rewindUsage,
   models: modelsUsage,
@@ -68,6 +75,8 @@ commands:
   tether attach     follow a session live and answer its prompts
   tether send       one turn in a daemon's session
   tether interrupt  stop a session's run; tether close SESSION closes it
+  tether delete     a closed session and what is stored about it (its worktree too, if it holds no work)
+  tether diff       a worktree session's changed files and diff against its base
   tether fork       a new session continuing a copy of a conversation (all of it, or up to a turn)
   tether rewind     a session's conversation (and files) back to just before a turn
   tether models     the models the agent offers
@@ -88,6 +97,8 @@ ${attachUsage}
 ${sendUsage}
 ${interruptUsage}
 ${closeUsage}
+${deleteUsage}
+${diffUsage}
 ${forkUsage}
 ${rewindUsage}
 

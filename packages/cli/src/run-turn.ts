@@ -20,17 +20,42 @@ export interface TurnSummary {
 }
 
 /**
+ * Whether the run's workspace comparison is over: its run.files_changed, or the warning that says
+ * there will be none (docs/protocol.md, "Workspaces").
+ */
+function endsComparison(event: ProtocolEvent, runId: string): boolean {
+  if (event.type === 'run.files_changed') return event.runId === runId;
+  return (
+    event.type === 'diagnostic' &&
+    event.runId === runId &&
+    (event.code === 'workspace.baseline_failed' || event.code === 'workspace.changes_unreadable')
+  );
+}
+
+/**
  * Submits one turn and feeds every event of the session from `afterSeq` to the sink until the
  * run completes; the summary comes from the events themselves. Subscribing before submitting
- * means nothing is missed.
+ * means nothing is missed. In a workspace that compares runs (a git worktree), the files the run
+ * changed are told after its run.completed: with `filesChanged`, the sink gets them too.
  */
 export async function runTurn(
   runtime: TetherBackend,
-  options: { sessionId: string; prompt: string; attachments?: TurnAttachments; afterSeq: number; sink: EventSink },
+  options: {
+    sessionId: string;
+    prompt: string;
+    attachments?: TurnAttachments;
+    afterSeq: number;
+    sink: EventSink;
+    /** Keep reading after run.completed until the run's run.files_changed (or the warning that replaces it). */
+    filesChanged?: boolean;
+  },
 ): Promise<TurnSummary> {
   const controller = new AbortController();
   const events = runtime.subscribe(options.sessionId, { afterSeq: options.afterSeq, signal: controller.signal });
   let usage: TokenUsage | null = null;
+  let completed: TurnSummary | null = null;
+  // A baseline that failed is told before the run ends: then no comparison follows it.
+  let comparing = options.filesChanged === true;
   try {
     // Inside the try: a refused turn (a bad image) ends the subscription too.
     const { runId } = await runtime.submitTurn({
@@ -43,13 +68,16 @@ export async function runTurn(
         const { type: _type, runId: _runId, sessionId: _sessionId, seq: _seq, at: _at, ...tokens } = event;
         usage = usage ? addUsage(usage, tokens) : tokens;
       }
-      if (event.type === 'run.completed' && event.runId === runId) {
-        return { runId, outcome: event.outcome, error: event.error ?? null, usage };
-      }
+      if (endsComparison(event, runId)) comparing = false;
+      if (event.type === 'run.completed' && event.runId === runId)
+        completed = { runId, outcome: event.outcome, error: event.error ?? null, usage };
+      if (completed !== null && !comparing) return completed;
     }
   } finally {
     controller.abort();
   }
+  // A runtime shutting down ends the stream; a completed run stands without its file list.
+  if (completed !== null) return completed;
   throw new Error('The event stream ended before the run completed.');
 }
 

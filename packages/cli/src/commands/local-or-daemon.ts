@@ -1,9 +1,9 @@
 import { AgentError, type SessionSnapshot, type SessionState } from '@tether/protocol';
-import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
-import { createAgentRuntime } from '@tether/runtime';
+import type { ClaudeTransport } from '@tether/provider-claude';
 import { openSqliteStore } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { connectDaemon } from '../connect-daemon.js';
+import { createLocalRuntime } from '../local-runtime.js';
 import type { TetherBackend } from '../tether-backend.js';
 import type { ParsedDaemonCommand } from './daemon-options.js';
 
@@ -53,14 +53,11 @@ export async function withLocalOrDaemon<Result>(
             ? inUseByAnotherProcess(command.dataDir, error)
             : error;
         });
-  const runtime = await createAgentRuntime({
-    providers: [
-      createClaudeProvider({
-        environment: context.environment,
-        ...(options.transport ? { transport: options.transport } : {}),
-      }),
-    ],
-    ...(store ? { store } : {}),
+  const runtime = await createLocalRuntime({
+    claude: { environment: context.environment, ...(options.transport ? { transport: options.transport } : {}) },
+    store,
+    dataDir: command.dataDir,
+    environment: context.environment,
   }).catch(async (error: unknown) => {
     await store?.close();
     throw error;

@@ -9,11 +9,21 @@ async function canonical(directory: string): Promise<string> {
 
 /**
  * `--cwd` with `--resume` is accepted only when it names the session's own workspace (a symlink or
- * a relative path to it included): a resumed session cannot move to another directory.
+ * a relative path to it included), or for a worktree session the repository it was made from (what
+ * `tether run --worktree --cwd REPO` was given): a resumed session cannot move to another directory.
  */
-export async function checkResumeWorkspace(sessionId: string, workspace: string, requested: string): Promise<void> {
-  const [own, given] = await Promise.all([canonical(workspace), canonical(requested)]);
-  if (own === given) return;
+export async function checkResumeWorkspace(
+  sessionId: string,
+  workspace: string,
+  requested: string,
+  repository?: string,
+): Promise<void> {
+  const [own, given, origin] = await Promise.all([
+    canonical(workspace),
+    canonical(requested),
+    repository === undefined ? undefined : canonical(repository),
+  ]);
+  if (own === given || origin === given) return;
   throw new UsageError(
     `--cwd ${requested} is not the workspace of ${sessionId} (${workspace}); a resumed session keeps its own directory. Drop --cwd, or start a new session there without --resume.`,
   );

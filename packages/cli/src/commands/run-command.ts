@@ -1,27 +1,33 @@
 import path from 'node:path';
 import { PermissionMode, SessionId } from '@tether/protocol';
-import { type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
-import { createAgentRuntime } from '@tether/runtime';
+import type { ClaudeTransport } from '@tether/provider-claude';
 import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
+import { createLocalRuntime } from '../local-runtime.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
-import { type TurnStopper, driveTurn, signalGraceMs } from './turn-driver.js';
+import { type TurnStopper, type WorktreeRequest, driveTurn, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { type TurnAttachments, attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
-export const runUsage = `usage: tether run [--json] [--cwd DIR] [--model M] [--permission-mode MODE] [--resume SESSION]
-                  [--image PATH]... [--file PATH]... [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL]
-                  [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
+export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--base REF] [--branch NAME]] [--model M]
+                  [--permission-mode MODE] [--resume SESSION] [--image PATH]... [--file PATH]...
+                  [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]
+                  [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
   --cwd DIR          the workspace directory (default: the current directory); with --resume
                      only the session's own directory is accepted
+  --worktree         work in a new git worktree of the repository at --cwd, on a new branch
+                     (default tether/<short session id>), so sessions never edit the same files;
+                     closing the session removes it if it holds no work and keeps it otherwise
+  --base REF         with --worktree: where the branch starts (default: the repository's HEAD)
+  --branch NAME      with --worktree: the new branch's name (refused if it exists)
   --model M          a model name or alias for a new session
   --permission-mode  ${PermissionMode.options.join(' | ')}
   --resume SESSION   continue a session (its id is printed after every run)
@@ -32,6 +38,8 @@ ${attachmentHelp}
   --server URL       run through the daemon at URL (token: $TETHER_TOKEN or the data dir's)
                      (when a daemon owns the data dir, run goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
+  --worktree-root DIR  where worktrees are made (default: <data dir>/worktrees; in-process only:
+                     a daemon uses its own, set by tether serve --worktree-root)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
   ${transportHelp}
                      (in-process only: a daemon uses the transport it was started with)
@@ -44,6 +52,9 @@ exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 
 interface RunOptions {
   readonly json: boolean;
   readonly cwd: string;
+  /** --worktree: a new git worktree of the repository at cwd. */
+  readonly worktree: WorktreeRequest | undefined;
+  readonly worktreeRoot: string | undefined;
   readonly model: string | undefined;
   readonly permissionMode: PermissionMode | undefined;
   readonly resume: string | undefined;
@@ -68,6 +79,10 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
       options: {
         json: { type: 'boolean', default: false },
         cwd: { type: 'string' },
+        worktree: { type: 'boolean', default: false },
+        base: { type: 'string' },
+        branch: { type: 'string' },
+        'worktree-root': { type: 'string' },
         model: { type: 'string' },
         'permission-mode': { type: 'string' },
         resume: { type: 'string' },
@@ -109,9 +124,25 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
       '--model and --permission-mode set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.',
     );
   }
+  if (!values.worktree && (values.base !== undefined || values.branch !== undefined)) {
+    throw new UsageError('--base and --branch set up a worktree: add --worktree (with --cwd naming the repository).');
+  }
+  if (values.worktree && values.resume !== undefined) {
+    throw new UsageError(
+      '--worktree sets up a new session; a resumed session keeps its own workspace. Drop --worktree, or start a new session without --resume.',
+    );
+  }
   return {
     json: values.json ?? false,
     cwd: path.resolve(context.cwd, values.cwd ?? '.'),
+    worktree: values.worktree
+      ? {
+          ...(values.base !== undefined ? { baseRef: values.base } : {}),
+          ...(values.branch !== undefined ? { branch: values.branch } : {}),
+        }
+      : undefined,
+    worktreeRoot:
+      values['worktree-root'] === undefined ? undefined : path.resolve(context.cwd, values['worktree-root']),
     model: values.model,
     permissionMode: mode as PermissionMode | undefined,
     resume: values.resume,
@@ -157,6 +188,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   const request = {
     resume: options.resume,
     cwd: options.cwd,
+    worktree: options.worktree,
     model: options.model,
     permissionMode: options.permissionMode,
     prompt: options.prompt,
@@ -171,17 +203,18 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
   const denyInProvider = mode.kind === 'deny';
-  const runtime = await createAgentRuntime({
-    providers: [
-      createClaudeProvider({
-        transport: options.transport,
-        ...(options.claudePath ? { claudePath: options.claudePath } : {}),
-        environment: context.environment,
-        ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
-        ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
-      }),
-    ],
+  const runtime = await createLocalRuntime({
+    claude: {
+      transport: options.transport,
+      ...(options.claudePath ? { claudePath: options.claudePath } : {}),
+      environment: context.environment,
+      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+      ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
+    },
     store: await openSqliteStore({ dataDir }),
+    dataDir,
+    environment: context.environment,
+    worktreeRoot: options.worktreeRoot,
   });
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {

@@ -10,7 +10,7 @@ import { webUiDirectory } from '../web-ui-directory.js';
 import { parseCommandLine } from './parse-command-line.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--max-open-sessions N] [--no-web]
+                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
@@ -18,6 +18,7 @@ and the web UI at / (docs/web.md) unless --no-web.
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
+--worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
@@ -35,6 +36,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'no-web': { type: 'boolean' },
         'startup-timeout': { type: 'string' },
         'max-open-sessions': { type: 'string' },
+        'worktree-root': { type: 'string' },
       },
     },
     serveUsage,
@@ -78,6 +80,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     ],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
     ...(maxOpenSessions === undefined ? {} : { maxOpenSessions }),
+    ...(values['worktree-root'] === undefined
+      ? {}
+      : { worktreeRoot: path.resolve(context.cwd, values['worktree-root']) }),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
   });
   // The stop handlers (SIGINT, SIGTERM, SIGHUP) are in place before anyone can learn the URL.

@@ -1,6 +1,7 @@
-import { SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
+import { AgentError, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
+import { describeWorktree, worktreeColumns } from '../render/workspace-summary.js';
 import { UsageError } from '../usage-error.js';
 import { daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
@@ -10,12 +11,19 @@ export const sessionsUsage = `usage: tether sessions [--json] [--state idle|runn
   (from the daemon if one runs, else from the data dir itself)`;
 export const showUsage = `usage: tether show SESSION [--json] ${common}`;
 export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
-export const closeUsage = `usage: tether close SESSION ${common}`;
+export const closeUsage = `usage: tether close SESSION ${common}
+  Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
+  no work is removed with its branch; one with changes or commits is kept, and this says where.`;
+export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${common}
+  Deletes a closed session and everything stored about it (close it first). Its worktree goes too
+  when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
+  unless --discard-changes, which removes the worktree and its branch with the work in them.
+  (Through the daemon if one runs, else the data dir.)`;
 
 function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */
@@ -48,6 +56,8 @@ export async function showCommand(argv: readonly string[], context: CliContext):
     return 0;
   }
   context.stdout.write(`${describe(session)}\n`);
+  const worktree = describeWorktree(session.workspaceStatus);
+  if (worktree !== null) context.stdout.write(`  ${worktree}\n`);
   if (session.activeRunId) context.stdout.write(`  active run: ${session.activeRunId}\n`);
   for (const interaction of session.pendingInteractions) {
     const what =
@@ -70,7 +80,43 @@ export async function interruptCommand(argv: readonly string[], context: CliCont
 /** `tether close SESSION`: closes the session (its process ends; reopen with run --resume). */
 export async function closeCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const { client, positionals } = await daemonCommand(argv, context, closeUsage);
-  await client.closeSession({ sessionId: oneSessionId(positionals, closeUsage) });
-  context.stderr.write('closed\n');
+  const sessionId = oneSessionId(positionals, closeUsage);
+  await client.closeSession({ sessionId });
+  const worktree = describeWorktree((await client.getSession(sessionId)).workspaceStatus);
+  context.stderr.write(worktree === null ? 'closed\n' : `closed; ${worktree}\n`);
   return 0;
+}
+
+/** `tether delete SESSION [--discard-changes]`: a closed session and what is stored about it, its worktree too when it holds no work. */
+export async function deleteCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const command = parseDaemonCommand(argv, context, deleteUsage, {
+    'discard-changes': { type: 'boolean', default: false },
+  });
+  const sessionId = oneSessionId(command.positionals, deleteUsage);
+  const discardWorkspaceChanges = command.values['discard-changes'] === true;
+  const deleted = await withLocalOrDaemon(command, context, async (backend) => {
+    const snapshot = await backend.tether.getSession(sessionId);
+    await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges }).catch((error: unknown) => {
+      throw AgentError.isInstance(error) && error.code === 'workspace_has_changes'
+        ? withDiscardHint(error, sessionId)
+        : error;
+    });
+    return snapshot;
+  });
+  const status = deleted.workspaceStatus;
+  const removed =
+    status?.worktree && status.state !== 'removed' && status.keptBecause !== 'in_use'
+      ? ` with its worktree ${terminalSafe(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`
+      : '';
+  context.stderr.write(`deleted ${sessionId}${removed}\n`);
+  return 0;
+}
+
+/** The refusal as the daemon or runtime words it, plus the flag that overrides it here. */
+function withDiscardHint(error: AgentError, sessionId: string): AgentError {
+  return new AgentError({
+    code: error.code,
+    message: `${error.message} To delete it with that work: tether delete ${sessionId} --discard-changes`,
+    ...(error.details ? { details: error.details } : {}),
+  });
 }

@@ -4,10 +4,17 @@ import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
+import { describeWorktree } from '../render/workspace-summary.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
 import type { TetherBackend } from '../tether-backend.js';
 import type { TurnAttachments } from './attachment-options.js';
 import { checkResumeWorkspace } from './resume-workspace.js';
+
+/** Where a worktree session's branch starts and what it is called (both optional). */
+export interface WorktreeRequest {
+  readonly baseRef?: string;
+  readonly branch?: string;
+}
 
 export interface TurnRequest {
   /** Continue this session; otherwise a new one is opened in `cwd`. */
@@ -15,6 +22,8 @@ export interface TurnRequest {
   /** With `resume`: refuse (usage error, nothing changed) unless the session's workspace is this directory. */
   readonly resumeCwd?: string | undefined;
   readonly cwd: string;
+  /** A new session in a new git worktree of the repository at `cwd` (instead of `cwd` itself). */
+  readonly worktree?: WorktreeRequest | undefined;
   readonly model?: string | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly prompt: string;
@@ -98,20 +107,26 @@ export async function driveTurn(
   let openedForTurn: string | null = null;
   try {
     let afterSeq = 0;
+    // A git worktree tells each run's changed files after the run: the turn waits for them.
+    let worktreeSession = request.worktree !== undefined;
     if (request.resume !== undefined) {
       const snapshot = await backend.getSession(request.resume);
+      worktreeSession = snapshot.workspace.kind === 'git_worktree';
       if (request.resumeCwd !== undefined)
         await checkResumeWorkspace(
           request.resume,
           agentDirectory(snapshot.workspace, snapshot.workspaceStatus),
           request.resumeCwd,
+          snapshot.workspaceStatus?.worktree?.repository,
         );
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
     } else {
       const opened = await backend.openSession({
-        workspace: { kind: 'directory', path: request.cwd },
+        workspace: request.worktree
+          ? { kind: 'git_worktree', repository: request.cwd, ...request.worktree }
+          : { kind: 'directory', path: request.cwd },
         ...(request.model !== undefined ? { model: request.model } : {}),
         ...(request.permissionMode !== undefined ? { permissionMode: request.permissionMode } : {}),
       });
@@ -134,13 +149,18 @@ export async function driveTurn(
       },
     };
     const run = await runTurn(backend, {
+      filesChanged: worktreeSession,
       sessionId,
       prompt: request.prompt,
       ...(request.attachments ? { attachments: request.attachments } : {}),
       afterSeq,
       sink,
     });
-    if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
+    if (renderer instanceof HumanRenderer) {
+      renderer.summary(run, sessionId);
+      // Informational: a backend stopping under a signal must not turn the run's outcome into an error.
+      if (stop.ending === null) await reportWorktree(backend, sessionId, context).catch(() => undefined);
+    }
     return stop.ending === null ? exitCodeForRun(run) : signalExitCode(stop.ending);
   } catch (error) {
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
@@ -154,6 +174,18 @@ export async function driveTurn(
     removeInterrupt();
     responder?.close();
   }
+}
+
+/** After a worktree session's turn: where its work is and how to look at it (nothing for a plain directory). */
+async function reportWorktree(backend: TetherBackend, sessionId: string, context: CliContext): Promise<void> {
+  const snapshot = await backend.getSession(sessionId);
+  const worktree = describeWorktree(snapshot.workspaceStatus);
+  if (worktree === null) return;
+  const open = snapshot.state !== 'closed';
+  context.stderr.write(
+    `  ${worktree}${open ? '; kept while the session is open' : ''}\n` +
+      `  review: tether diff ${sessionId}${open ? ` · close: tether close ${sessionId} (keeps the worktree if it holds work)` : ''}\n`,
+  );
 }
 
 function isTurnRefusal(error: unknown): boolean {

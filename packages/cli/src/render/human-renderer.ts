@@ -1,4 +1,4 @@
-import type { InputPart, ProtocolEvent, TokenUsage } from '@tether/protocol';
+import type { ChangedFile, InputPart, ProtocolEvent, TokenUsage } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
 import type { TurnSummary } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
@@ -45,6 +45,22 @@ function describeAttachments(input: readonly InputPart[] | null): string | null 
     return [];
   });
   return attached.length === 0 ? null : attached.join(', ');
+}
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** A run's changed files in one line ("2 files changed: a.txt +3 −1, logo.png (binary)"). */
+function describeChangedFiles(files: readonly ChangedFile[], truncated: boolean): string {
+  if (files.length === 0) return 'no files changed';
+  const shown = files.slice(0, 10).map((file) => {
+    const name = terminalSafe(file.previousPath ? `${file.previousPath} → ${file.path}` : file.path);
+    if (file.binary) return `${name} (binary)`;
+    return `${name} +${file.added ?? 0} −${file.removed ?? 0}`;
+  });
+  const more = files.length > shown.length || truncated ? ', …' : '';
+  return `${plural(files.length, 'file')}${truncated ? ' (at least)' : ''} changed: ${shown.join(', ')}${more}`;
 }
 
 /**
@@ -137,6 +153,9 @@ export class HumanRenderer {
         return;
       case 'interaction.cancelled':
         this.note('  · request cancelled (the run ended)');
+        return;
+      case 'run.files_changed':
+        this.note(`  · ${describeChangedFiles(event.files, event.truncated)}`);
         return;
       case 'run.retrying':
         this.note(

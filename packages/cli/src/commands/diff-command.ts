@@ -1,0 +1,53 @@
+import type { ChangedFile } from '@tether/protocol';
+import type { CliContext } from '../cli-context.js';
+import { plural, terminalSafe } from '../render/human-renderer.js';
+import { UsageError } from '../usage-error.js';
+import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
+import { withLocalOrDaemon } from './local-or-daemon.js';
+
+export const diffUsage = `usage: tether diff SESSION [--json] [--max-bytes N] [--server URL] [--data-dir DIR]
+  A worktree session's work against the commit its branch started from: the changed files with
+  their added/removed lines (on stderr), then git's unified diff (on stdout; binary files named,
+  not shown), cut at --max-bytes (default 1 MiB). --json prints the whole answer, the diff's bytes
+  exactly. (Through the daemon if one runs, else the data dir.)`;
+
+const statusLetter: Record<ChangedFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
+
+function describeFile(file: ChangedFile): string {
+  const name = terminalSafe(file.previousPath === undefined ? file.path : `${file.previousPath} → ${file.path}`);
+  const lines = file.binary ? 'binary' : `+${file.added ?? 0} −${file.removed ?? 0}`;
+  return `  ${statusLetter[file.status]} ${name}  ${lines}`;
+}
+
+function parseMaxBytes(value: string | boolean | string[] | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < 1)
+    throw new UsageError(`--max-bytes takes a whole number of bytes of at least 1, not "${String(value)}".`);
+  return Number(value);
+}
+
+/** `tether diff SESSION`: a worktree session's changed files and unified diff (from the daemon, or the data dir without one). */
+export async function diffCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const command = parseDaemonCommand(argv, context, diffUsage, { 'max-bytes': { type: 'string' } });
+  const sessionId = oneSessionId(command.positionals, diffUsage);
+  const maxBytes = parseMaxBytes(command.values['max-bytes']);
+  const diff = await withLocalOrDaemon(command, context, (backend) =>
+    backend.tether.getSessionDiff(sessionId, maxBytes === undefined ? {} : { maxBytes }),
+  );
+  if (command.values.json) {
+    context.stdout.write(`${JSON.stringify(diff)}\n`);
+    return 0;
+  }
+  const branch = diff.branch === null ? '' : ` on branch ${terminalSafe(diff.branch)}`;
+  context.stderr.write(
+    `${plural(diff.files.length, 'file')} changed${branch} since ${diff.baseCommit.slice(0, 12)}${diff.files.length > 0 ? ':' : ''}\n`,
+  );
+  for (const file of diff.files) context.stderr.write(`${describeFile(file)}\n`);
+  // The agent wrote these files: what reaches a terminal is stripped of control sequences (--json has the exact bytes).
+  context.stdout.write(terminalSafe(diff.diff));
+  if (diff.truncated)
+    context.stderr.write(
+      `(the diff was cut at ${maxBytes ?? 'the default'} bytes; --max-bytes N shows more, and the file list above is whole)\n`,
+    );
+  return 0;
+}

@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { type ClaudeProviderSettings, createClaudeProvider } from '@tether/provider-claude';
+import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
+import { createGitWorktreeAcquirer } from '@tether/workspace-git';
+
+export interface LocalRuntimeOptions {
+  /** The Claude provider's settings (transport, binary, environment, what it denies). */
+  readonly claude: ClaudeProviderSettings;
+  /** The data dir's store; none for a command that reads no session. */
+  readonly store?: TetherStore | undefined;
+  readonly dataDir: string;
+  /** The environment git runs with (the command's own, like the agent's). */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  /** Where git_worktree sessions get their worktrees (default <dataDir>/worktrees, like `tether serve`). */
+  readonly worktreeRoot?: string | undefined;
+}
+
+/**
+ * The runtime a command runs in this process when no daemon owns the data dir: Claude, the data
+ * dir's store, and git worktree workspaces. The one place the CLI puts a runtime together, so
+ * `tether run` and the session commands run without a daemon can all open, restore and release
+ * the same worktrees.
+ */
+export function createLocalRuntime(options: LocalRuntimeOptions): Promise<AgentRuntime> {
+  const root = options.worktreeRoot ?? path.join(options.dataDir, 'worktrees');
+  return createAgentRuntime({
+    providers: [createClaudeProvider(options.claude)],
+    ...(options.store ? { store: options.store } : {}),
+    workspaces: [createGitWorktreeAcquirer({ root, environment: options.environment })],
+  });
+}

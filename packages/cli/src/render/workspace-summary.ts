@@ -1,0 +1,34 @@
+import type { WorkspaceStatus } from '@tether/protocol';
+import { plural, terminalSafe } from './human-renderer.js';
+
+const keptBecause = {
+  uncommitted_changes: 'it has uncommitted changes',
+  commits_beyond_base: 'its branch has commits beyond its base',
+  in_use: 'another open session works in it',
+} as const;
+
+/** A worktree session's branch and changed-file count for one line of `tether sessions`; '' for any other workspace. */
+export function worktreeColumns(status: WorkspaceStatus | null): string {
+  const worktree = status?.worktree;
+  if (!status || !worktree) return '';
+  const branch = ` · branch ${terminalSafe(worktree.branch)}`;
+  if (status.state === 'removed') return `${branch} (worktree removed)`;
+  const changed = status.changedFiles === null ? '' : ` · ${plural(status.changedFiles, 'file')} changed`;
+  return `${branch}${changed}${status.state === 'kept' ? ' (worktree kept)' : ''}`;
+}
+
+/**
+ * What became of a worktree, in a sentence a person can act on: where it is and on which branch,
+ * or that it was removed; null for a workspace that is not a worktree.
+ */
+export function describeWorktree(status: WorkspaceStatus | null): string | null {
+  const worktree = status?.worktree;
+  if (!status || !worktree) return null;
+  const where = `${terminalSafe(worktree.path)} on branch ${terminalSafe(worktree.branch)}`;
+  const changed = status.changedFiles === null ? '' : ` (${plural(status.changedFiles, 'file')} changed)`;
+  if (status.state === 'removed')
+    return `worktree removed with its branch ${terminalSafe(worktree.branch)}: it held no changes`;
+  if (status.state === 'kept')
+    return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecause[status.keptBecause] : 'it holds work'}`;
+  return `worktree ${where}${changed}`;
+}

@@ -1,0 +1,202 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
+import { type GitRunner, createGitRepository, workingDirectoryResponder } from '@tether/testkit';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
+import { useTetherServe } from './test-support/serve-tether.js';
+import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+
+const fixture = useCommandFixture('tether-worktree-');
+const { serve } = useTetherServe(fixture);
+
+let repository: string;
+let git: GitRunner;
+
+beforeEach(async () => {
+  repository = path.join(fixture.root, 'repository');
+  git = await createGitRepository(repository, { 'README.md': 'hello\n' }, fixture.environment);
+  // The agent writes notes.txt (with the prompt after "Write ") in whatever folder it runs in: the session's worktree.
+  fixture.api.setResponder(
+    workingDirectoryResponder((directory, request) => {
+      if (request.toolResults.length > 0) return textReply('Done.');
+      // The prompt is the message's last line (the CLI puts its reminders before it).
+      const write = /(?:^|\n)Write ([^\n]*)$/.exec(request.lastUserText);
+      if (!write) return textReply('Nothing to change.');
+      return toolUseReply('Write', {
+        file_path: path.join(directory, 'notes.txt'),
+        content: write[1]!.replaceAll('|', '\n'),
+      });
+    }),
+  );
+});
+
+function tether(args: readonly string[]): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: fixture.workspace, environment: fixture.environment }).finished;
+}
+
+async function succeeds(args: readonly string[]): Promise<FinishedTether> {
+  const result = await tether(args);
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+function sessionIdIn(text: string): string {
+  const match = /session (ses_[0-9a-f]{32})/.exec(text);
+  if (!match) throw new Error(`no session id in: ${text}`);
+  return match[1]!;
+}
+
+const turnRequests = () => fixture.api.requests.filter((request) => request.kind === 'turn');
+const branches = () => git('branch', '--list', '--format=%(refname:short)').trim().split('\n').sort();
+
+describe('tether run --worktree, diff, sessions and show without a daemon', () => {
+  it("runs in a worktree of its own: the turn's changed files, where the worktree is, the diff, the list's branch and count", async () => {
+    const run = await succeeds([
+      'run',
+      '--worktree',
+      '--cwd',
+      repository,
+      '--permission-mode',
+      'auto_edit',
+      'Write one|two|',
+    ]);
+    const sessionId = sessionIdIn(run.stderr);
+    const branch = `tether/${sessionId.slice(4, 12)}`;
+    const worktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
+    expect(run.stdout).toBe('Done.\n');
+    expect(run.stderr).toContain('  · 1 file changed: notes.txt +2 −0\n');
+    expect(run.stderr).toContain(
+      `  worktree ${worktree} on branch ${branch} (1 file changed); kept while the session is open\n`,
+    );
+    expect(run.stderr).toContain(`  review: tether diff ${sessionId} · close: tether close ${sessionId}`);
+    expect(readFileSync(path.join(worktree, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(existsSync(path.join(repository, 'notes.txt'))).toBe(false);
+    expect(git('status', '--porcelain')).toBe('');
+
+    const diff = await succeeds(['diff', sessionId]);
+    expect(diff.stdout).toContain('+++ b/notes.txt\n');
+    expect(diff.stdout).toContain('+one\n+two\n');
+    expect(diff.stderr).toContain(
+      `1 file changed on branch ${branch} since ${git('rev-parse', 'HEAD').slice(0, 12)}:\n`,
+    );
+    expect(diff.stderr).toContain('  A notes.txt  +2 −0\n');
+    const json = JSON.parse((await succeeds(['diff', sessionId, '--json'])).stdout) as SessionDiff;
+    expect(json).toMatchObject({ sessionId, branch, truncated: false, files: [{ path: 'notes.txt', added: 2 }] });
+    const cut = await succeeds(['diff', sessionId, '--max-bytes', '10']);
+    expect(cut.stderr).toContain('(the diff was cut at 10 bytes');
+
+    expect((await succeeds(['sessions'])).stdout).toContain(`${worktree} · branch ${branch} · 1 file changed`);
+    expect((await succeeds(['show', sessionId])).stdout).toContain(
+      `\n  worktree ${worktree} on branch ${branch} (1 file changed)\n`,
+    );
+
+    // Resumed from the repository's folder (what --worktree was given): the next run's files, in --json too.
+    const again = await succeeds(['run', '--json', '--resume', sessionId, '--cwd', repository, 'Write one|three|']);
+    const events = again.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ProtocolEvent);
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.files_changed',
+      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, binary: false }],
+    });
+    expect(events.at(-2)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  });
+});
+
+describe('tether close, delete and diff through a daemon', () => {
+  it('close says where a worktree with work is kept and that a clean one was removed; delete refuses that work without --discard-changes', async () => {
+    await serve();
+    const busy = await succeeds([
+      'run',
+      '--worktree',
+      '--branch',
+      'feature/notes',
+      '--cwd',
+      repository,
+      '--permission-mode',
+      'auto_edit',
+      'Write draft|',
+    ]);
+    const busyId = sessionIdIn(busy.stderr);
+    const busyWorktree = path.join(fixture.root, 'data', 'worktrees', busyId);
+    expect(busy.stderr).toContain(`  worktree ${busyWorktree} on branch feature/notes (1 file changed)`);
+    expect((await succeeds(['diff', busyId])).stdout).toContain('+draft\n');
+
+    const clean = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
+    const cleanId = sessionIdIn(clean.stderr);
+    expect(clean.stderr).toContain('  · no files changed\n');
+    const cleanBranch = `tether/${cleanId.slice(4, 12)}`;
+    expect(branches()).toEqual(['feature/notes', 'main', cleanBranch].sort());
+
+    const closedClean = await succeeds(['close', cleanId]);
+    expect(closedClean.stderr).toBe(`closed; worktree removed with its branch ${cleanBranch}: it held no changes\n`);
+    expect(existsSync(path.join(fixture.root, 'data', 'worktrees', cleanId))).toBe(false);
+    const closedBusy = await succeeds(['close', busyId]);
+    expect(closedBusy.stderr).toBe(
+      `closed; worktree kept at ${busyWorktree} on branch feature/notes (1 file changed): it has uncommitted changes\n`,
+    );
+    expect((await succeeds(['sessions'])).stdout).toContain('· branch feature/notes · 1 file changed (worktree kept)');
+
+    const refused = await tether(['delete', busyId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[workspace_has_changes]');
+    expect(refused.stderr).toContain(`tether delete ${busyId} --discard-changes`);
+    expect(readFileSync(path.join(busyWorktree, 'notes.txt'), 'utf8')).toBe('draft\n');
+
+    const deleted = await succeeds(['delete', busyId, '--discard-changes']);
+    expect(deleted.stderr).toBe(`deleted ${busyId} with its worktree ${busyWorktree} and branch feature/notes\n`);
+    expect(existsSync(busyWorktree)).toBe(false);
+    expect(branches()).toEqual(['main']);
+    expect((await tether(['show', busyId])).code).toBe(1);
+    await succeeds(['delete', cleanId]);
+    expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+  });
+});
+
+describe('refusals and help', () => {
+  it('a folder that is not a repository, an unknown base: exit 2, no turn; --base without --worktree is a usage error', async () => {
+    const plain = await tether(['run', '--worktree', '--cwd', fixture.workspace, 'Write x|']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('[invalid_workspace]');
+    const unknownBase = await tether(['run', '--worktree', '--base', 'nope', '--cwd', repository, 'Write x|']);
+    expect(unknownBase.code).toBe(2);
+    expect(unknownBase.stderr).toContain('[invalid_workspace]');
+    expect(unknownBase.stderr).toContain('nope');
+    expect(turnRequests()).toHaveLength(0);
+    expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+
+    const baseAlone = await tether(['run', '--base', 'main', 'x']);
+    expect(baseAlone.code).toBe(2);
+    expect(baseAlone.stderr).toContain('add --worktree');
+    const resumed = await tether(['run', '--worktree', '--resume', `ses_${'0'.repeat(32)}`, 'x']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('a resumed session keeps its own workspace');
+    const badSize = await tether(['diff', `ses_${'0'.repeat(32)}`, '--max-bytes', '0']);
+    expect(badSize.code).toBe(2);
+    expect(badSize.stderr).toContain('--max-bytes takes a whole number');
+  });
+
+  it('a directory session has no diff: capability_unsupported, exit 2', async () => {
+    const run = await succeeds(['run', 'Look around']);
+    const diff = await tether(['diff', sessionIdIn(run.stderr)]);
+    expect(diff.code).toBe(2);
+    expect(diff.stderr).toContain('[capability_unsupported]');
+  });
+
+  it('diff, delete, close, run and serve print their usage with the new options, exit 0', async () => {
+    const usage = async (command: string) => (await succeeds([command, '--help'])).stdout;
+    expect(await usage('diff')).toContain('usage: tether diff SESSION [--json] [--max-bytes N]');
+    expect(await usage('delete')).toContain('usage: tether delete SESSION [--discard-changes]');
+    expect(await usage('close')).toContain('kept, and this says where');
+    const run = await usage('run');
+    for (const option of ['--worktree', '--base REF', '--branch NAME', '--worktree-root DIR'])
+      expect(run).toContain(option);
+    expect(await usage('serve')).toContain('--worktree-root DIR');
+    const main = (await succeeds(['--help'])).stdout;
+    expect(main).toContain('tether diff ');
+    expect(main).toContain('tether delete ');
+  });
+});
