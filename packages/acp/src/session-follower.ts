@@ -75,8 +75,9 @@ export class SessionFollower {
     this.done = this.#run();
   }
 
-  get sessionId(): string {
-    return this.#options.sessionId;
+  /** Why following stopped (the host failed, or the session or connection closed); null while it follows. */
+  get failure(): AgentError | null {
+    return this.#failure;
   }
 
   /** The next run to start is this connection's own prompt (its input is not echoed back to the client). */

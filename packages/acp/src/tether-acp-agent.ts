@@ -251,6 +251,8 @@ export class TetherAcpAgent {
   #served(sessionId: string): ServedSession {
     const served = this.#sessions.get(sessionId);
     if (!served) throw RequestError.sessionNotFound(sessionId);
+    // A turn nobody could follow would never be answered: refuse it before it starts.
+    if (served.follower.failure) throw served.follower.failure;
     return served;
   }
 
