@@ -103,12 +103,25 @@ describe('tether run --worktree, diff, sessions and show without a daemon', () =
       files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, binary: false }],
     });
     expect(events.at(-2)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+
+    const elsewhere = path.join(fixture.root, 'elsewhere');
+    const rooted = await succeeds([
+      'run',
+      '--worktree',
+      '--worktree-root',
+      elsewhere,
+      '--cwd',
+      repository,
+      'Look around',
+    ]);
+    expect(rooted.stderr).toContain(`  worktree ${path.join(elsewhere, sessionIdIn(rooted.stderr))} on branch `);
   });
 });
 
 describe('tether close, delete and diff through a daemon', () => {
   it('close says where a worktree with work is kept and that a clean one was removed; delete refuses that work without --discard-changes', async () => {
-    await serve();
+    const worktrees = path.join(fixture.root, 'served-worktrees');
+    await serve(['--worktree-root', worktrees]);
     const busy = await succeeds([
       'run',
       '--worktree',
@@ -121,7 +134,7 @@ describe('tether close, delete and diff through a daemon', () => {
       'Write draft|',
     ]);
     const busyId = sessionIdIn(busy.stderr);
-    const busyWorktree = path.join(fixture.root, 'data', 'worktrees', busyId);
+    const busyWorktree = path.join(worktrees, busyId);
     expect(busy.stderr).toContain(`  worktree ${busyWorktree} on branch feature/notes (1 file changed)`);
     expect((await succeeds(['diff', busyId])).stdout).toContain('+draft\n');
 
@@ -133,7 +146,7 @@ describe('tether close, delete and diff through a daemon', () => {
 
     const closedClean = await succeeds(['close', cleanId]);
     expect(closedClean.stderr).toBe(`closed; worktree removed with its branch ${cleanBranch}: it held no changes\n`);
-    expect(existsSync(path.join(fixture.root, 'data', 'worktrees', cleanId))).toBe(false);
+    expect(existsSync(path.join(worktrees, cleanId))).toBe(false);
     const closedBusy = await succeeds(['close', busyId]);
     expect(closedBusy.stderr).toBe(
       `closed; worktree kept at ${busyWorktree} on branch feature/notes (1 file changed): it has uncommitted changes\n`,
