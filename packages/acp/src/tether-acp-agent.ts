@@ -104,11 +104,13 @@ export class TetherAcpAgent {
     }
     this.#log.info('session opened', { sessionId: snapshot.sessionId });
     this.#serve(snapshot, { replay: false, mcpConfiguration });
-    return {
+    const response = {
       sessionId: snapshot.sessionId,
       modes: sessionModes(snapshot),
       configOptions: await this.#configOptions(snapshot),
     };
+    this.#announceCommandsAfterResponse(snapshot.sessionId);
+    return response;
   }
 
   /** session/load: the stored conversation as notifications, exactly once, then what happens next. */
@@ -116,14 +118,21 @@ export class TetherAcpAgent {
     const snapshot = await this.#openForClient(sessionId);
     const served = this.#serve(snapshot, { replay: true, mcpConfiguration: null });
     await served.follower.reached(snapshot.lastSeq);
-    return { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+    return this.#settingsResponse(snapshot);
   }
 
   /** session/resume: what happens from now on, without the history. */
   async resumeSession(sessionId: string): Promise<LoadSessionResponse> {
     const snapshot = await this.#openForClient(sessionId);
     this.#serve(snapshot, { replay: false, mcpConfiguration: null });
-    return { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+    return this.#settingsResponse(snapshot);
+  }
+
+  /** The modes and options a load or resume answers with; the commands follow the answer. */
+  async #settingsResponse(snapshot: SessionSnapshot): Promise<LoadSessionResponse> {
+    const response = { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+    this.#announceCommandsAfterResponse(snapshot.sessionId);
+    return response;
   }
 
   async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
@@ -287,15 +296,20 @@ export class TetherAcpAgent {
       mcpConfiguration: options.mcpConfiguration ?? previous?.mcpConfiguration ?? null,
     };
     this.#sessions.set(sessionId, served);
-    // After the response that tells the client the session exists (notifications before it could be dropped).
-    setImmediate(
-      () =>
-        void this.#notify(sessionId, {
-          sessionUpdate: 'available_commands_update',
-          availableCommands: availableCommands(),
-        }),
-    );
     return served;
+  }
+
+  /**
+   * The commands, once the response that tells the client about the session is on its way: called
+   * as a handler's last step, so the SDK queues the response (in this turn's microtasks) before it.
+   */
+  #announceCommandsAfterResponse(sessionId: string): void {
+    setImmediate(() => {
+      void this.#notify(sessionId, {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: availableCommands(),
+      });
+    });
   }
 
   /** Stops following a closed session and removes its MCP file; once, however many ways the close is seen. */
