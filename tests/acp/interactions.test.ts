@@ -58,7 +58,10 @@ describe('ACP approvals and questions against the real binary', () => {
     expect(pair.updatesOf(sessionId, 'tool_call')).toMatchObject([
       { toolCallId, kind: 'execute', title: 'echo approved > approved.txt', status: 'pending' },
     ]);
-    expect(pair.updatesOf(sessionId, 'tool_call_update')).toMatchObject([{ toolCallId, status: 'completed' }]);
+    expect(pair.updatesOf(sessionId, 'tool_call_update')).toMatchObject([
+      { toolCallId, status: 'in_progress' },
+      { toolCallId, status: 'completed' },
+    ]);
     expect(pair.agentText(sessionId)).toBe('Written.');
   });
 

@@ -143,6 +143,13 @@ export class SessionFollower {
       directory: this.#options.directory,
       answeredRuns: this.#answeredRuns,
     });
+    if (event.type === 'interaction.settled' && event.outcome === 'approved') {
+      // The approved tool now runs: its call moves on from pending (the event names only the interaction).
+      const request = this.#open.get(event.interactionRef)?.request;
+      if (request?.kind === 'approval') {
+        updates.push({ sessionUpdate: 'tool_call_update', toolCallId: request.toolUseId, status: 'in_progress' });
+      }
+    }
     if (event.type === 'run.started' && !this.#titled) {
       const title = turnTitle(event);
       if (title !== null) {
