@@ -197,7 +197,13 @@ describe('sessions in git worktrees, through the daemon', () => {
     expect(existsSync(clean.directory)).toBe(false);
     expect(branchesOf(repository)).toEqual(['feature/busy', 'main']);
 
+    const busyFrames = sseFrames((await openEventStream(setup.daemon, busy.sessionId)).body!);
     await setup.api.command({ type: 'close_session', sessionId: busy.sessionId });
+    const busyReleased = await readEventsUntil(busyFrames, (event) => event.type === 'session.workspace_released');
+    await busyFrames.return(undefined);
+    expect(busyReleased.at(-1)).toMatchObject({
+      workspace: { state: 'kept', keptBecause: 'uncommitted_changes', worktree: { path: busy.directory } },
+    });
     const kept = (await snapshotOf(setup.api, busy.sessionId)).workspaceStatus;
     expect(kept).toMatchObject({
       state: 'kept',
