@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
@@ -178,8 +179,16 @@ describe('refusals and help', () => {
     expect(unknownBase.code).toBe(2);
     expect(unknownBase.stderr).toContain('[invalid_workspace]');
     expect(unknownBase.stderr).toContain('nope');
+    // A turn refused at submit takes the session opened for it along, worktree and branch included.
+    const notAnImage = path.join(fixture.root, 'not-an-image.png');
+    await writeFile(notAnImage, 'plain text');
+    const refusedTurn = await tether(['run', '--worktree', '--cwd', repository, '--image', notAnImage, 'Write x|']);
+    expect(refusedTurn.code).toBe(2);
+    expect(refusedTurn.stderr).toContain('[invalid_command]');
     expect(turnRequests()).toHaveLength(0);
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+    expect(branches()).toEqual(['main']);
+    expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
 
     const baseAlone = await tether(['run', '--base', 'main', 'x']);
     expect(baseAlone.code).toBe(2);
