@@ -36,6 +36,17 @@ function claudeBinary() {
   return bundled;
 }
 
+/** A scenario whose every model answer is `text`, stopped for `stopReason`. */
+function stopsEveryAnswer(stopReason, text, prompt) {
+  return {
+    async run(s) {
+      s.api.setResponder(() => ({ kind: 'message', content: [{ type: 'text', text, chunks: 2 }], stopReason }));
+      s.send(prompt);
+      await s.waitFor(isResult);
+    },
+  };
+}
+
 /** @type {Record<string, { bypass?: boolean; maxRetries?: number; args?: () => string[]; extraFiles?: boolean; run: (s: Session) => Promise<void> }>} */
 const scenarios = {
   'text-turn': {
@@ -82,30 +93,14 @@ const scenarios = {
       await s.waitFor(isResult);
     },
   },
-  'max-tokens-stop': {
-    async run(s) {
-      // Every answer is cut at the output limit: the CLI asks the model to continue (three times), then gives up.
-      s.api.setResponder(() => ({
-        kind: 'message',
-        content: [{ type: 'text', text: 'This answer is cut off at the output limit', chunks: 2 }],
-        stopReason: 'max_tokens',
-      }));
-      s.send('Write a very long essay.');
-      await s.waitFor(isResult);
-    },
-  },
-  'refusal-stop': {
-    async run(s) {
-      // The fake writes whatever stop reason it is given; the CLI retries a refusal once, then gives up.
-      s.api.setResponder(() => ({
-        kind: 'message',
-        content: [{ type: 'text', text: 'I cannot help with that', chunks: 2 }],
-        stopReason: 'refusal',
-      }));
-      s.send('Do something refused.');
-      await s.waitFor(isResult);
-    },
-  },
+  // Every answer is cut at the output limit: the CLI asks the model to continue (three times), then gives up.
+  'max-tokens-stop': stopsEveryAnswer(
+    'max_tokens',
+    'This answer is cut off at the output limit',
+    'Write a very long essay.',
+  ),
+  // The fake writes whatever stop reason it is given; the CLI retries a refusal once, then gives up.
+  'refusal-stop': stopsEveryAnswer('refusal', 'I cannot help with that', 'Do something refused.'),
   'edit-tool-bypass': {
     bypass: true,
     async run(s) {

@@ -5,6 +5,7 @@ import {
   type ClaudeTestEnvironment,
   type ClaudeTestEnvironmentOptions,
   createClaudeTestEnvironment,
+  runEvents,
 } from '@tether/testkit';
 import { afterEach, describe } from 'vitest';
 
@@ -140,6 +141,17 @@ export async function sessionSequence(runtime: AgentRuntime, sessionId: string):
 /** The neutral sequence of one run's events. */
 export function runSequence(events: readonly ProtocolEvent[], runId: string): string[] {
   return neutralSequence(events.filter((event) => 'runId' in event && event.runId === runId));
+}
+
+/** One turn of a new bypass-mode session (start the environment with `sandbox: true`), followed to its end. */
+export async function bypassTurn(environment: ClaudeTestEnvironment, text: string) {
+  const runtime = await environment.runtime();
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: environment.workspace },
+    permissionMode: 'bypass',
+  });
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+  return { runtime, sessionId, runId, events: await runEvents(runtime, sessionId, runId) };
 }
 
 /** The request bodies the fake API received for model turns, in order. */

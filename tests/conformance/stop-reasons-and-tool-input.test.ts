@@ -3,7 +3,14 @@ import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports, invokedToken, returnedToken, runSequence, turnRequests } from './conformance-harness.js';
+import {
+  bypassTurn,
+  describeTransports,
+  invokedToken,
+  returnedToken,
+  runSequence,
+  turnRequests,
+} from './conformance-harness.js';
 
 describeTransports("the model's stop reason and a tool call's input", ({ start }) => {
   it('an answer cut at the output limit ends max_tokens, not as a connection failure', async () => {
@@ -47,16 +54,7 @@ describeTransports("the model's stop reason and a tool call's input", ({ start }
       toolUseReply('Edit', { file_path: file, old_string: 'hello world', new_string: 'hello tether' }),
       textReply('The file now says hello tether.'),
     );
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: environment.workspace },
-      permissionMode: 'bypass',
-    });
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [{ type: 'text', text: 'Change world to tether in notes.txt.' }],
-    });
-    const events = await runEvents(runtime, sessionId, runId);
+    const { runId, events } = await bypassTurn(environment, 'Change world to tether in notes.txt.');
     // The CLI adds the default replace_all to what the model sent.
     const editInput = { file_path: file, old_string: 'hello world', new_string: 'hello tether', replace_all: false };
     expect(runSequence(events, runId)).toEqual([

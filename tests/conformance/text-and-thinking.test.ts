@@ -2,6 +2,7 @@ import { textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-a
 import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import {
+  bypassTurn,
   describeTransports,
   firstTurnOpening,
   history,
@@ -116,16 +117,7 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       ),
       textReply('The command printed the marker.'),
     );
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: environment.workspace },
-      permissionMode: 'bypass',
-    });
-    const { runId } = await runtime.submitTurn({
-      sessionId,
-      input: [{ type: 'text', text: 'Run the marker command.' }],
-    });
-    const events = await runEvents(runtime, sessionId, runId);
+    const { runId, events } = await bypassTurn(environment, 'Run the marker command.');
     expect(runSequence(events, runId)).toEqual([
       'run.started',
       'run.message_delta…',

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { translateFrame } from './translate-frame.js';
-import { createTranslatorState, type TranslatorState } from './translator-state.js';
+import { stateWithTurn } from './translator.test-helper.js';
+import type { TranslatorState } from './translator-state.js';
 
-function state(): TranslatorState {
-  const value = createTranslatorState({
-    providerSessionId: 'conversation',
-    reportedProviderSessionId: 'conversation',
-    conversationEstablished: true,
-  });
-  value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
-  return value;
-}
+const state = stateWithTurn;
 
 const stop = (reason: string | null, parent: string | null = null) =>
   parseCliFrame({

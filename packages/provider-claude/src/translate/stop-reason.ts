@@ -3,7 +3,7 @@ import type { ResultFrame } from '../frames/cli-frame-schemas.js';
 import type { ActiveTurn } from './translator-state.js';
 
 /** A Messages API stop reason as the protocol names it: a value it does not know reads `other`. */
-export function toStopReason(raw: string): StopReason {
+function toStopReason(raw: string): StopReason {
   const parsed = StopReason.safeParse(raw);
   return parsed.success ? parsed.data : 'other';
 }

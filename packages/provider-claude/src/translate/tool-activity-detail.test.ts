@@ -3,18 +3,10 @@ import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { describe, expect, it } from 'vitest';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { translateFrame } from './translate-frame.js';
-import { createTranslatorState, type TranslatorState } from './translator-state.js';
+import { stateWithTurn } from './translator.test-helper.js';
+import type { TranslatorState } from './translator-state.js';
 
-function state(toolInputDetail: 'full' | 'none' = 'full'): TranslatorState {
-  const value = createTranslatorState({
-    providerSessionId: 'conversation',
-    reportedProviderSessionId: 'conversation',
-    conversationEstablished: true,
-    toolInputDetail,
-  });
-  value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
-  return value;
-}
+const state = (toolInputDetail: 'full' | 'none' = 'full') => stateWithTurn({ toolInputDetail });
 
 function invoked(current: TranslatorState, input: unknown): AgentProviderV1Part[] {
   return translateFrame(

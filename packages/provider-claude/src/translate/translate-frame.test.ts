@@ -1,7 +1,7 @@
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { describe, expect, it } from 'vitest';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
-import { readNdjson, replay } from './replay-transcript.test-helper.js';
+import { readNdjson, replay, stateWithTurn } from './translator.test-helper.js';
 import { translateFrame } from './translate-frame.js';
 import { createTranslatorState } from './translator-state.js';
 
@@ -215,15 +215,7 @@ describe('translating recorded CLI transcripts', () => {
 });
 
 describe('translator edge cases', () => {
-  function state() {
-    const value = createTranslatorState({
-      providerSessionId: 'conversation',
-      reportedProviderSessionId: 'conversation',
-      conversationEstablished: true,
-    });
-    value.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
-    return value;
-  }
+  const state = stateWithTurn;
 
   it('splits a delta longer than 100,000 characters', () => {
     const current = state();

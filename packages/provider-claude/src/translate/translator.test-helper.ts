@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { translateFrame } from './translate-frame.js';
-import { createTranslatorState } from './translator-state.js';
+import { createTranslatorState, type TranslatorState } from './translator-state.js';
 
 export function readNdjson(name: string): unknown[] {
   const file = fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
@@ -41,4 +41,16 @@ export function replay(name: string, options: { providerSessionId?: string } = {
     if (state.turn === null) startNext();
   }
   return parts;
+}
+
+/** A process's translator with turn run_1 (input send-1) under way, of an established conversation. */
+export function stateWithTurn(options: { toolInputDetail?: 'full' | 'none' } = {}): TranslatorState {
+  const state = createTranslatorState({
+    providerSessionId: 'conversation',
+    reportedProviderSessionId: 'conversation',
+    conversationEstablished: true,
+    ...options,
+  });
+  state.turn = { runId: 'run_1', uuid: 'send-1', started: true, toolsRunning: 0, interruptRequested: false };
+  return state;
 }
