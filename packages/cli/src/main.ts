@@ -1,5 +1,6 @@
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
+import { acpCommand, acpUsage } from './commands/acp-command.js';
 import { demoCommand, demoUsage } from './commands/demo-command.js';
 import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
 import { attachCommand, attachUsage, sendCommand, sendUsage } from './commands/attach-command.js';
@@ -41,6 +42,7 @@ const commands: Record<string, (argv: readonly string[], context: CliContext) =>
   fork: forkCommand,
   rewind: rewindCommand,
   models: modelsCommand,
+  acp: acpCommand,
 };
 
 /** Each command's own help, shown by `tether COMMAND --help`. */
@@ -61,6 +63,7 @@ const commandUsages: Record<string, string> = {
   fork: forkUsage,
   rewind: rewindUsage,
   models: modelsUsage,
+  acp: acpUsage,
 };
 
 export const mainUsage = `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
@@ -80,6 +83,7 @@ commands:
   tether fork       a new session continuing a copy of a conversation (all of it, or up to a turn)
   tether rewind     a session's conversation (and files) back to just before a turn
   tether models     the models the agent offers
+  tether acp        an Agent Client Protocol agent on stdin/stdout, for editors (docs/acp.md)
 
 ${runUsage}
 
@@ -102,7 +106,9 @@ ${diffUsage}
 ${forkUsage}
 ${rewindUsage}
 
-${modelsUsage}`;
+${modelsUsage}
+
+${acpUsage}`;
 
 /** Runs one `tether` invocation and returns its exit code. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {

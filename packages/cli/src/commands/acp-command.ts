@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { type AcpHost, type AcpLog, runAcpAgent } from '@tether/acp';
+import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
+import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
+import { daemonAcpHost } from '../acp/daemon-acp-host.js';
+import { runtimeAcpHost } from '../acp/runtime-acp-host.js';
+import { outputStream, stoppableInput } from '../acp/stdio-streams.js';
+import type { CliContext } from '../cli-context.js';
+import { connectDaemon } from '../connect-daemon.js';
+import { createLocalRuntime } from '../local-runtime.js';
+import { UsageError } from '../usage-error.js';
+import { parseCommandLine } from './parse-command-line.js';
+import { parseStartupTimeout } from './startup-timeout-option.js';
+import { parseTransport, transportHelp } from './transport-option.js';
+import { signalDeadlineMs, signalGraceMs } from './turn-driver.js';
+
+export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--worktree-root DIR] [--claude-path PATH]
+                  [--transport cli|sdk] [--startup-timeout SECONDS]
+
+  An Agent Client Protocol agent on stdin/stdout, for editors and tools that speak ACP (Zed,
+  JetBrains, Neovim, acpx): nothing but protocol on stdout, logs on stderr (docs/acp.md).
+  Ends when the client closes stdin (or on SIGINT, SIGTERM, SIGHUP): the runs its prompts were
+  waiting for are interrupted and, in-process, every agent process ends.
+
+  --server URL       bridge to the daemon at URL (token: $TETHER_TOKEN or the data dir's): its
+                     sessions keep running when the editor quits
+                     (when a daemon owns the data dir, acp goes through it on its own)
+  --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
+  --worktree-root DIR  where worktrees are made (default: <data dir>/worktrees; in-process only)
+  --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
+  ${transportHelp}
+                     (in-process only: a daemon uses the transport it was started with)
+  --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
+                     nothing for this long (default 120; in-process only)
+
+exit codes: 0 the client closed the connection, 2 usage error, 130/143/129 stopped by
+SIGINT/SIGTERM/SIGHUP`;
+
+function parseAcpOptions(argv: readonly string[], context: CliContext) {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
+      allowPositionals: true,
+      options: {
+        server: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'worktree-root': { type: 'string' },
+        'claude-path': { type: 'string' },
+        transport: { type: 'string' },
+        'startup-timeout': { type: 'string' },
+      },
+    },
+    acpUsage,
+  );
+  if (positionals.length > 0)
+    throw new UsageError(`tether acp takes no arguments (prompts come from the ACP client).\n\n${acpUsage}`);
+  const resolved = (value: string | undefined) => (value === undefined ? undefined : path.resolve(context.cwd, value));
+  return {
+    server: values.server,
+    dataDir: resolveDataDir({ dataDir: resolved(values['data-dir']), environment: context.environment }),
+    worktreeRoot: resolved(values['worktree-root']),
+    claudePath: resolved(values['claude-path']),
+    transport: parseTransport(values.transport),
+    startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
+  };
+}
+
+/** Log lines on stderr: stdout belongs to the protocol. */
+function stderrLog(context: CliContext): AcpLog {
+  const write = (message: string, fields?: Readonly<Record<string, unknown>>) =>
+    context.stderr.write(`tether acp: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
+  return { info: write, error: write };
+}
+
+/**
+ * `tether acp`: serves one ACP client over stdin/stdout, through the daemon at --server (or the
+ * local one that owns the data dir), else with a runtime in this process that shuts down, every
+ * agent process with it, when the client goes away or a signal arrives.
+ */
+export async function acpCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const options = parseAcpOptions(argv, context);
+  const log = stderrLog(context);
+  const input = stoppableInput(context.stdin);
+  const serve = (host: AcpHost) => runAcpAgent({ host, input: input.stream, output: outputStream(context.stdout), log });
+  let ending: ShutdownSignal | null = null;
+  const daemon = await connectDaemon({ server: options.server, dataDir: options.dataDir, environment: context.environment });
+  if (daemon) {
+    const removeStop = context.onInterrupt((_count, signal) => {
+      ending ??= signal;
+      context.exitAfter(signalDeadlineMs, signalExitCode(ending));
+      // As if the editor quit: the agent interrupts what its prompts were waiting for, the sessions stay in the daemon.
+      input.stop();
+    });
+    try {
+      await serve(daemonAcpHost(daemon));
+    } finally {
+      removeStop();
+    }
+    return ending === null ? 0 : signalExitCode(ending);
+  }
+  const runtime = await createLocalRuntime({
+    claude: {
+      transport: options.transport,
+      ...(options.claudePath ? { claudePath: options.claudePath } : {}),
+      environment: context.environment,
+      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    },
+    store: await openSqliteStore({ dataDir: options.dataDir }),
+    dataDir: options.dataDir,
+    environment: context.environment,
+    worktreeRoot: options.worktreeRoot,
+  });
+  // A signal ends the runs, the agent's processes and the store within the grace (at once on a second one), as for `tether run`.
+  const removeStop = context.onInterrupt((count, signal) => {
+    ending ??= signal;
+    context.exitAfter(signalDeadlineMs, signalExitCode(ending));
+    void runtime.shutdown({ graceMs: count > 1 ? 0 : signalGraceMs, force: true });
+    input.stop();
+  });
+  try {
+    await serve(runtimeAcpHost(runtime));
+  } finally {
+    await runtime.shutdown();
+    removeStop();
+  }
+  return ending === null ? 0 : signalExitCode(ending);
+}
