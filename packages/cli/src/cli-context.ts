@@ -18,6 +18,12 @@ export interface CliContext {
   readonly onInterrupt: (listener: (count: number, signal: ShutdownSignal) => void) => () => void;
   /** The last resort after a signal: exit with `code` if the process is still running `ms` from now. */
   readonly exitAfter: (ms: number, code: number) => void;
+  /**
+   * Calls the listener when nobody reads stdout or stderr any more (EPIPE: the reading process
+   * died), instead of the write error ending this process with its children still running; what is
+   * written after that is dropped. Returns the remover.
+   */
+  readonly onOutputClosed?: (listener: () => void) => () => void;
 }
 
 const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -43,6 +49,16 @@ export function processContext(): CliContext {
       });
       return () => {
         for (const { signal, handler } of handlers) process.off(signal, handler);
+      };
+    },
+    onOutputClosed(listener) {
+      const handler = (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') listener();
+        else throw error;
+      };
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', handler);
+      return () => {
+        for (const stream of [process.stdout, process.stderr]) stream.off('error', handler);
       };
     },
     exitAfter(ms, code) {

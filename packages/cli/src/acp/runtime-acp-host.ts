@@ -22,7 +22,8 @@ function decodeCursor(cursor: string): PagePosition {
   }
   throw new AgentError({
     code: 'invalid_command',
-    message: 'The session list cursor is not one this agent gave out. Use the nextCursor of a previous page, or leave it out.',
+    message:
+      'The session list cursor is not one this agent gave out. Use the nextCursor of a previous page, or leave it out.',
   });
 }
 

@@ -13,7 +13,8 @@ export function stoppableInput(source: NodeJS.ReadableStream): { stream: Readabl
         controller.close();
       };
       const onData = (chunk: Buffer | string) => {
-        if (!ended) controller.enqueue(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : new Uint8Array(chunk));
+        if (!ended)
+          controller.enqueue(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : new Uint8Array(chunk));
       };
       source.on('data', onData);
       source.once('end', end);

@@ -79,16 +79,35 @@ function stderrLog(context: CliContext): AcpLog {
  */
 export async function acpCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseAcpOptions(argv, context);
-  const log = stderrLog(context);
   const input = stoppableInput(context.stdin);
-  const serve = (host: AcpHost) => runAcpAgent({ host, input: input.stream, output: outputStream(context.stdout), log });
+  // An editor that died mid-write has quit: end as on EOF (the write error would kill this process, not its agents).
+  const removeOutputWatch = context.onOutputClosed?.(() => input.stop());
+  try {
+    return await serveClient(options, context, input);
+  } finally {
+    removeOutputWatch?.();
+  }
+}
+
+async function serveClient(
+  options: ReturnType<typeof parseAcpOptions>,
+  context: CliContext,
+  input: ReturnType<typeof stoppableInput>,
+): Promise<number> {
+  const log = stderrLog(context);
+  const serve = (host: AcpHost) =>
+    runAcpAgent({ host, input: input.stream, output: outputStream(context.stdout), log });
   let ending: ShutdownSignal | null = null;
-  const daemon = await connectDaemon({ server: options.server, dataDir: options.dataDir, environment: context.environment });
+  const daemon = await connectDaemon({
+    server: options.server,
+    dataDir: options.dataDir,
+    environment: context.environment,
+  });
   if (daemon) {
     const removeStop = context.onInterrupt((_count, signal) => {
       ending ??= signal;
       context.exitAfter(signalDeadlineMs, signalExitCode(ending));
-      // As if the editor quit: the agent interrupts what its prompts were waiting for, the sessions stay in the daemon.
+      // As if the editor quit: the agent interrupts what its prompts were waiting for; the sessions stay in the daemon.
       input.stop();
     });
     try {

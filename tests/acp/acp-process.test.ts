@@ -1,0 +1,314 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { createTetherClient } from '@tether/client';
+import { readToken } from '@tether/daemon';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { methods } from '@tether/acp/test-support';
+import type { ProtocolEvent } from '@tether/protocol';
+import { openSqliteStore } from '@tether/store-sqlite';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type AcpChild, acpEnvironment, quitEditor, spawnAcp, tetherBin } from './acp-child.js';
+
+const editorScript = path.join(path.dirname(tetherBin), '../../../tests/acp/fixtures/minimal-editor.mjs');
+
+let environment: ClaudeTestEnvironment | undefined;
+const started: AcpChild[] = [];
+const serving: { kill(): void; closed: Promise<unknown> }[] = [];
+
+afterEach(async () => {
+  for (const acp of started.splice(0)) if (acp.child.exitCode === null) acp.child.kill('SIGKILL');
+  for (const server of serving.splice(0)) {
+    server.kill();
+    await server.closed;
+  }
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+async function setUp() {
+  environment = await createClaudeTestEnvironment();
+  const dataDir = path.join(environment.home, 'tether-data');
+  return { environment, dataDir, env: acpEnvironment(environment) };
+}
+
+async function acp(args: readonly string[], options: Parameters<typeof spawnAcp>[1]) {
+  const child = await spawnAcp(args, options);
+  started.push(child);
+  return child;
+}
+
+/** Every live process this test started: each carries the test's HOME (tether and its claude children). */
+function leftovers(): number[] {
+  return processesWithEnvironment('HOME', environment!.home);
+}
+
+async function storedRuns(dataDir: string, sessionId: string) {
+  const store = await openSqliteStore({ dataDir });
+  try {
+    return (await store.listRuns(sessionId)).map((run) => ({ status: run.status, outcome: run.outcome }));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs `tether ARGS` to the end with the test's environment. */
+function tether(args: readonly string[], env: Record<string, string>, cwd: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [tetherBin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `tether serve` on the data dir; resolves with its URL once it listens. */
+function serve(dataDir: string, env: Record<string, string>, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--data-dir', dataDir], {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    serving.push({ kill: () => child.kill('SIGTERM'), closed: new Promise((done) => child.once('close', done)) });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${stderr}`)));
+  });
+}
+
+function expectOnlyProtocolOnStdout(child: AcpChild) {
+  expect(child.stdoutLines.length).toBeGreaterThan(0);
+  for (const line of child.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+}
+
+describe('tether acp as a child process, against the real binary and the fake model', () => {
+  it('answers a prompt with its chunks and end_turn, writes nothing but protocol on stdout, and ends with its client', async () => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const response = await child.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Say hello.' }],
+    });
+    expect(response).toEqual({ stopReason: 'end_turn' });
+    expect(child.agentText(sessionId)).toBe('Hello from the fake model.');
+    const ended = await quitEditor(child);
+    expect(ended.code).toBe(0);
+    expectOnlyProtocolOnStdout(child);
+    expect(ended.stderr).not.toContain('Say hello.');
+    expect(leftovers()).toEqual([]);
+    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'succeeded' }]);
+  });
+
+  it('cancelled mid-stream: the prompt ends cancelled, the run is interrupted, and no process is left once the editor quits', async () => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const prompt = child.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Tell me a long story.' }],
+    });
+    await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
+    await child.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect(await prompt).toEqual({ stopReason: 'cancelled' });
+    expect((await quitEditor(child)).code).toBe(0);
+    expect(leftovers()).toEqual([]);
+    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+    ['SIGINT', 130],
+  ] as const)('%s mid-turn: the run ends interrupted, every agent process ends, exit %i', async (signal, code) => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(holdReply());
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const prompt = child.agent
+      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Wait for it.' }] })
+      .catch((error: unknown) => error);
+    await vi.waitFor(() => expect(environment.api.requests.some((request) => request.kind === 'turn')).toBe(true), {
+      timeout: 30_000,
+    });
+    child.child.kill(signal);
+    const ended = await child.finished;
+    expect(ended.code).toBe(code);
+    // Answered before the agent went (cancelled), or the connection closed under it: never left hanging.
+    const answer = await prompt;
+    expect(answer instanceof Error || (answer as { stopReason?: string }).stopReason === 'cancelled').toBe(true);
+    expect(leftovers()).toEqual([]);
+    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it('the editor killed mid-turn: tether acp sees its stdin close, the run ends interrupted, nothing is orphaned', async () => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
+    const editor = spawn(
+      process.execPath,
+      [editorScript, tetherBin, environment.workspace, '--', '--data-dir', dataDir],
+      { cwd: environment.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const editorClosed = new Promise((resolve) => editor.once('close', resolve));
+    // The editor's stderr is the agent's (inherited, as an editor does): its log tells how the agent ended.
+    let agentLog = '';
+    editor.stderr.on('data', (chunk) => (agentLog += chunk));
+    let agentPid = 0;
+    let sessionId = '';
+    await new Promise<void>((resolve) => {
+      readline.createInterface({ input: editor.stdout }).on('line', (line) => {
+        const message = JSON.parse(line) as {
+          agentPid?: number;
+          result?: { sessionId?: string };
+          params?: { update?: { sessionUpdate?: string } };
+        };
+        if (message.agentPid) agentPid = message.agentPid;
+        if (message.result?.sessionId) sessionId = message.result.sessionId;
+        if (message.params?.update?.sessionUpdate === 'agent_message_chunk') resolve();
+      });
+    });
+    editor.kill('SIGKILL');
+    await editorClosed;
+    // The agent, orphaned, must notice and end everything on its own.
+    await vi.waitFor(() => expect(leftovers()).toEqual([]), { timeout: 20_000, interval: 100 });
+    expect(agentPid).toBeGreaterThan(0);
+    expect(agentLog).toContain('acp connection closed');
+    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it('the editor stops reading its stdout mid-turn (its end of the pipe gone): tether acp ends as if it quit, nothing is orphaned', async () => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    void child.agent
+      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Tell me a long story.' }] })
+      .catch(() => {});
+    await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
+    child.child.stdout!.destroy();
+    // Its stdin stays open: only the failed writes tell the agent that nobody listens.
+    const ended = await child.finished;
+    expect(ended).toMatchObject({ code: 0, signal: null });
+    expect(ended.stderr).not.toContain('EPIPE');
+    expect(leftovers()).toEqual([]);
+    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it('session/list shows a session made by `tether run` on the same data dir, with its title', async () => {
+    const { environment, dataDir, env } = await setUp();
+    environment.api.enqueue(textReply('Ran from the terminal.'));
+    const run = await tether(
+      ['run', '--json', '--data-dir', dataDir, '--cwd', environment.workspace, 'Summarise the repository'],
+      env,
+      environment.workspace,
+    );
+    expect(run.code).toBe(0);
+    const sessionId = (JSON.parse(run.stdout.trimEnd().split('\n')[0]!) as { sessionId: string }).sessionId;
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessions } = await child.agent.request(methods.agent.session.list, {});
+    expect(sessions).toEqual([
+      expect.objectContaining({ sessionId, cwd: environment.workspace, title: 'Summarise the repository' }),
+    ]);
+    expect((await quitEditor(child)).code).toBe(0);
+  });
+
+  it('through --server: the session outlives the editor, and `tether show` sees it', async () => {
+    const { environment, dataDir, env } = await setUp();
+    const url = await serve(dataDir, env, environment.workspace);
+    environment.api.enqueue(textReply('Answered by the daemon.'));
+    const child = await acp(['--server', url, '--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const response = await child.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Hello daemon.' }],
+    });
+    expect(response).toEqual({ stopReason: 'end_turn' });
+    expect(child.agentText(sessionId)).toBe('Answered by the daemon.');
+    expect((await quitEditor(child)).code).toBe(0);
+    const shown = await tether(['show', sessionId, '--json', '--data-dir', dataDir], env, environment.workspace);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ sessionId, state: 'idle', title: 'Hello daemon.' });
+  });
+
+  it("through --server: an approval answered on the daemon's side settles the client's pending request (first answer wins)", async () => {
+    const { environment, dataDir, env } = await setUp();
+    const url = await serve(dataDir, env, environment.workspace);
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo from-daemon > answered.txt', description: 'Write a file' }),
+      textReply('Written.'),
+    );
+    let withdrawn!: () => void;
+    const requestWithdrawn = new Promise<void>((resolve) => (withdrawn = resolve));
+    const child = await acp(['--server', url, '--data-dir', dataDir], {
+      environment: env,
+      cwd: environment.workspace,
+      // The editor's user never answers: the request stays open until the agent withdraws it.
+      onPermission: (_request, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            withdrawn();
+            resolve({ outcome: { outcome: 'cancelled' } });
+          }),
+        ),
+    });
+    const { sessionId } = await child.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const prompt = child.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Write the file.' }],
+    });
+    const daemon = createTetherClient({ url, token: (await readToken(dataDir))! });
+    const abort = new AbortController();
+    let requested: Extract<ProtocolEvent, { type: 'interaction.requested' }> | undefined;
+    for await (const event of daemon.subscribe(sessionId, { signal: abort.signal })) {
+      if (event.type === 'interaction.requested') {
+        requested = event;
+        abort.abort();
+      }
+    }
+    await daemon.respondInteraction({
+      sessionId,
+      interactionRef: requested!.interactionRef,
+      answer: { decision: 'approve' },
+    });
+    await requestWithdrawn;
+    expect(await prompt).toEqual({ stopReason: 'end_turn' });
+    expect(child.agentText(sessionId)).toBe('Written.');
+    const updates = child.notifications
+      .filter((notification) => notification.sessionId === sessionId)
+      .map(({ update }) => update);
+    expect(updates.filter((update) => update.sessionUpdate === 'tool_call_update')).toMatchObject([
+      { status: 'in_progress' },
+      { status: 'completed' },
+    ]);
+    expect((await quitEditor(child)).code).toBe(0);
+  });
+});
