@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acpEnvironment, tetherBin } from './acp-child.js';
+
+/** The pinned acpx (0.19.1), a third-party ACP client, run as a user runs it. */
+const acpxBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/acpx/dist/cli.js');
+
+let environment: ClaudeTestEnvironment | undefined;
+afterEach(async () => {
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+interface JsonRpcMessage {
+  readonly id?: number;
+  readonly method?: string;
+  readonly params?: unknown;
+  readonly result?: unknown;
+}
+
+function acpx(args: readonly string[], env: Record<string, string>, cwd: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [acpxBin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('acpx drives tether acp', () => {
+  it('runs a prompt whose tool call needs an approval: approved by --approve-all, the tool runs, the answer comes back', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo hello > hello.txt', description: 'Write hello.txt' }),
+      textReply('I wrote hello.txt.'),
+    );
+    const agent = `${process.execPath} ${tetherBin} acp --data-dir ${dataDir}`;
+    const result = await acpx(
+      [
+        '--agent',
+        agent,
+        '--cwd',
+        environment.workspace,
+        '--format',
+        'json',
+        '--approve-all',
+        'exec',
+        'Write hello.txt saying hello',
+      ],
+      acpEnvironment(environment),
+      environment.workspace,
+    );
+    expect(result.code).toBe(0);
+    // acpx's JSON output is the conversation's JSON-RPC messages, one a line.
+    const messages = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as JsonRpcMessage);
+    // Each side numbers its own requests: acpx's answer is the next message with the request's id.
+    const asked = messages.findIndex((message) => message.method === 'session/request_permission');
+    const permission = messages[asked];
+    expect(permission?.params).toMatchObject({ toolCall: { title: 'echo hello > hello.txt', kind: 'execute' } });
+    const answer = messages.slice(asked + 1).find((message) => message.id === permission?.id);
+    expect(answer?.result).toEqual({ outcome: { outcome: 'selected', optionId: 'allow_once' } });
+    const updates = messages
+      .filter((message) => message.method === 'session/update')
+      .map((message) => (message.params as { update: { sessionUpdate: string; status?: string } }).update);
+    expect(
+      updates.filter((update) => update.sessionUpdate === 'tool_call_update').map((update) => update.status),
+    ).toEqual(['in_progress', 'completed']);
+    expect(updates.filter((update) => update.sessionUpdate === 'agent_message_chunk')).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'I wrote hello.txt.' } },
+    ]);
+    expect(messages.at(-1)).toMatchObject({ result: { stopReason: 'end_turn' } });
+    expect(readFileSync(path.join(environment.workspace, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(existsSync(dataDir)).toBe(true);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+});
