@@ -40,6 +40,7 @@ import { measureDaemon, summarizeDaemon } from './lib/daemon-scenario.mjs';
 import { measureTransports, summarizeTransports } from './lib/transport-comparison.mjs';
 import { measureLoad } from './lib/load-scenario.mjs';
 import { fmt, printReport } from './lib/report-lines.mjs';
+import { measureAcp, summarizeAcp } from './lib/acp-comparison.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -54,16 +55,28 @@ const lifecycleQuietWaitPerPairMs = 3_000;
 const lifecycleQuietWaitTotalMs = 30_000;
 /** The transport scenario's quiet wait in all (its 8 pairs take ~20 s; with the waits it stays under a minute). */
 const transportQuietWaitTotalMs = 15_000;
-const allScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'soak', 'transports', 'daemon', 'load'];
+const allScenarios = [
+  'main',
+  'interrupt',
+  'lifecycle',
+  'crash',
+  'memory',
+  'soak',
+  'transports',
+  'daemon',
+  'load',
+  'acp',
+];
 const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load (default: all but soak and load)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp (default: all but soak, load and acp)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
   '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
   '         daemon: [--daemon-sessions N (20)] [--daemon-repetitions N (3)] [--daemon-deltas N (200)] [--subscribers N (100)] [--fanout-deltas N (500)] [--fanout-turns N (3)]\n' +
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
-  '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]';
+  '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
+  '         acp: [--acp-repetitions N (5)]';
 
 function parseArguments(argv) {
   const options = {
@@ -89,6 +102,7 @@ function parseArguments(argv) {
     loadSessions: 1000,
     loadTurns: 50,
     loadProcesses: 8,
+    acpRepetitions: 5,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -125,6 +139,7 @@ function parseArguments(argv) {
     else if (flag === '--load-sessions') options.loadSessions = Number(value());
     else if (flag === '--load-turns') options.loadTurns = Number(value());
     else if (flag === '--load-processes') options.loadProcesses = Number(value());
+    else if (flag === '--acp-repetitions') options.acpRepetitions = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -147,6 +162,7 @@ function parseArguments(argv) {
     'loadSessions',
     'loadTurns',
     'loadProcesses',
+    'acpRepetitions',
   ]) {
     if (!Number.isInteger(options[name]) || options[name] < 1)
       throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
@@ -313,6 +329,7 @@ async function main() {
         soakCycles: options.soakCycles,
         transportRepetitions: options.transportRepetitions,
         load: { sessions: options.loadSessions, turns: options.loadTurns, processes: options.loadProcesses },
+        acpRepetitions: options.acpRepetitions,
         daemon: {
           sessions: options.daemonSessions,
           repetitions: options.daemonRepetitions,
@@ -377,6 +394,11 @@ async function main() {
           log: (line) => console.log(line),
         },
       );
+    if (selected('acp'))
+      report.acp = await runAcpScenario({
+        options,
+        context: { claudePath, environment, workspace, prompt, apiPid: api.pid, root },
+      });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
@@ -674,6 +696,17 @@ async function runTransportScenario({ options, context }) {
     repoRoot,
   });
   return { ...summarizeTransports(result), quietWaitMs: gate.waitedMs };
+}
+
+async function runAcpScenario({ options, context }) {
+  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
+  const result = await measureAcp(context, {
+    repetitions: options.acpRepetitions,
+    gate,
+    log: (line) => console.log(line),
+    repoRoot,
+  });
+  return { ...summarizeAcp(result), quietWaitMs: gate.waitedMs };
 }
 
 async function runDaemonScenario({ options, context }) {

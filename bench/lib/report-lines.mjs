@@ -1,6 +1,7 @@
 // The benchmark's printed report: one block of lines per scenario, from the JSON the run writes
 // (bench/run-benchmarks.mjs measures; this only formats).
 import path from 'node:path';
+import { zedPackage } from './acp-comparison.mjs';
 
 export function fmt(value, digits = 0) {
   if (!Number.isFinite(value)) return 'n/a';
@@ -28,6 +29,7 @@ export function printReport(report, thresholds) {
   if (report.transports) lines.push(...transportReportLines(report));
   if (report.daemon) lines.push(...daemonReportLines(report));
   if (report.load) lines.push(...loadReportLines(report.load));
+  if (report.acp) lines.push(...acpReportLines(report));
   lines.push(`  load average ${fmt(report.loadAverage.start, 2)} -> ${fmt(report.loadAverage.end, 2)}`);
   lines.push(
     `  details: ${path.relative(process.cwd(), options.output) || options.output}; took ${fmt(report.durationSeconds, 1)} s`,
@@ -398,4 +400,36 @@ function loadReportLines(load) {
     `    daemon memory per idle open session: ${fmt(load.memory.perIdleSession.rssKb, 1)} KiB RSS (${fmt(load.memory.perIdleSession.heapKb, 1)} KiB heap), after a full GC; claude processes alive at the end: ${load.claudeAliveAtEnd}`,
   );
   return lines;
+}
+
+/** The ACP scenario (bench/lib/acp-comparison.mjs): tether acp beside the reference adapter. */
+function acpReportLines(report) {
+  const entry = report.acp;
+  const row = (label, stats, scale = 1, digits = 0) =>
+    `  ${pad(label, 52)}${pad(fmt(stats.zed.median / scale, digits), 10, true)}${pad(fmt(stats.tether.median / scale, digits), 10, true)}${pad(fmt(stats.ratio.median, 3), 8, true)}` +
+    `${pad(`${fmt(stats.ratio.ci95[0], 2)}-${fmt(stats.ratio.ci95[1], 2)}`, 13, true)}${pad(`${fmt(stats.ratio.min, 2)}-${fmt(stats.ratio.max, 2)}`, 13, true)}${pad(stats.ratio.n, 4, true)}`;
+  const both = (values) => `zed ${values.zed.join(', ')} / tether ${values.tether.join(', ')}`;
+  return [
+    '',
+    `  ACP scenario: a cold then a warm prompt (${report.options.deltas} deltas each) from a minimal ACP client over stdio, to`,
+    `    ${zedPackage} (zed; Agent SDK inside, CLAUDE_CODE_EXECUTABLE = the same claude) and tether acp (in-process, cli transport);`,
+    `    each leg a fresh agent process; ${entry.repetitions} pairs + 1 warm-up leg each, order alternating`,
+    `  ${pad('medians; ratio = tether/zed, paired', 52)}${pad('zed (a)', 10, true)}${pad('tether (b)', 10, true)}${pad('b/a', 8, true)}${pad('95% CI', 13, true)}${pad('min-max', 13, true)}${pad('n', 4, true)}`,
+    row('spawn -> initialize answered (ms)', entry.start),
+    row('session/new answered (ms)', entry.newSession),
+    row('cold: session/prompt -> first agent_message_chunk (ms)', entry.coldFirstChunk),
+    row('cold: session/prompt -> answer (ms)', entry.coldTurn),
+    row('warm: session/prompt -> first agent_message_chunk (ms)', entry.warmFirstChunk, 1, 1),
+    row('warm: session/prompt -> answer (ms)', entry.warmTurn),
+    row('agent process CPU, cold turn (ms)', entry.agentCpuCold),
+    row('agent process CPU, warm turn (ms)', entry.agentCpuWarm),
+    row('claude CPU under the agent, warm turn (ms)', entry.claudeCpuWarm),
+    row('agent process RSS after the turns (MiB)', entry.agentRss, 1024, 1),
+    row('agent process peak RSS, VmHWM (MiB)', entry.agentPeak, 1024, 1),
+    row('claude processes RSS after the turns (MiB)', entry.claudeRss, 1024, 1),
+    row('stdin closed -> agent exited (ms)', entry.exitMs),
+    `    stop reasons ${both(entry.stopReasons)}; chunks per warm turn ${both(entry.chunks)}; words ${both(entry.words)}`,
+    `    processes under the agent ${both(entry.processes)}; exit ${both(entry.exits)}; processes with the bench HOME left after a leg: ${entry.leftoverProcesses}`,
+    `    quiet pairs ${entry.quietPairs} of ${entry.repetitions}, rest of the machine median ${fmt(entry.otherLoadCores.median, 2)} cores; waited ${fmt(entry.quietWaitMs / 1000, 1)} s for quiet`,
+  ];
 }

@@ -1,0 +1,228 @@
+/**
+ * The ACP scenario: the same two prompts (a cold then a warm turn; the fake model answers each with
+ * the main scenario's 2,000 text deltas) sent by a minimal ACP client over stdio to two agents, in
+ * pairs whose order alternates:
+ *   tether  `tether acp` (in-process runtime over SQLite, the Claude provider's cli transport);
+ *   zed     @zed-industries/claude-agent-acp, the reference adapter (Agent SDK query() inside it),
+ *           pointed at the same claude binary through its CLAUDE_CODE_EXECUTABLE.
+ * Measured on the client side: session/prompt -> first agent_message_chunk, and -> the prompt's
+ * answer; on the agent side, from /proc: the agent process's own CPU per turn and its RSS (the
+ * claude processes under it are counted apart: the same CLI in both).
+ */
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { claudeUnder, cpuOf, killLeftoverProcesses } from './claude-processes.mjs';
+import { runPairs } from './paired-runs.mjs';
+import { descendantsOf, memoryOf, processCpuMs } from './proc.mjs';
+import { bootstrapMedianInterval, median, summarize } from './stats.mjs';
+
+export const acpAgents = ['tether', 'zed'];
+export const zedPackage = '@zed-industries/claude-agent-acp';
+/** How long a leg may take in all, and an agent to exit once its client closed stdin. */
+const legTimeoutMs = 120_000;
+const exitGraceMs = 10_000;
+
+/** How each agent is started: the same explicit environment, the same claude binary. */
+function agentLaunch(agent, { claudePath, environment, repoRoot, dataDir }) {
+  if (agent === 'tether')
+    return {
+      argv: [path.join(repoRoot, 'packages', 'cli', 'bin', 'tether.js'), 'acp', '--data-dir', dataDir],
+      env: { ...environment, TETHER_CLAUDE_PATH: claudePath },
+    };
+  return {
+    argv: [path.join(repoRoot, 'node_modules', zedPackage, 'dist', 'index.js')],
+    env: { ...environment, CLAUDE_CODE_EXECUTABLE: claudePath },
+  };
+}
+
+/** JSON-RPC over the agent's stdio, newline-delimited, as ACP frames it. */
+function connect(child, { onUpdate }) {
+  let nextId = 1;
+  const waiting = new Map();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.method === 'session/update') onUpdate(message.params, performance.now());
+    else if (message.method !== undefined && message.id !== undefined) {
+      // A permission request (none is expected for a text answer): allow, so a turn never hangs.
+      const option = message.params?.options?.find((candidate) => candidate.kind === 'allow_once');
+      const result =
+        message.method === 'session/request_permission'
+          ? { outcome: option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' } }
+          : null;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
+    } else if (message.id !== undefined && waiting.has(message.id)) {
+      const { resolve, reject } = waiting.get(message.id);
+      waiting.delete(message.id);
+      if (message.error) reject(new Error(`${message.error.message} (${JSON.stringify(message.error.data ?? {})})`));
+      else resolve({ result: message.result, at: performance.now() });
+    }
+  });
+  return {
+    request(method, params) {
+      const id = nextId++;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+    },
+  };
+}
+
+/** One leg: a fresh agent process, initialize, session/new, two prompts, then the client quits. */
+export async function runAcpLeg(agent, context, { repoRoot, leg }) {
+  const { workspace, prompt } = context;
+  const dataDir = path.join(context.root, 'acp-data', `${agent}-${leg}`);
+  await mkdir(dataDir, { recursive: true });
+  const launch = agentLaunch(agent, { ...context, repoRoot, dataDir });
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, launch.argv, {
+    cwd: workspace,
+    env: launch.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const closed = new Promise((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
+  const timer = setTimeout(() => child.kill('SIGKILL'), legTimeoutMs);
+  let turn;
+  const client = connect(child, {
+    onUpdate: (params, at) => {
+      if (turn === undefined || params.update.sessionUpdate !== 'agent_message_chunk') return;
+      turn.chunks += 1;
+      turn.text += params.update.content?.type === 'text' ? params.update.content.text : '';
+      turn.firstChunkAt ??= at;
+    },
+  });
+  try {
+    const failed = closed.then(({ code, signal }) => {
+      throw new Error(`the ${agent} agent exited (${signal ?? code}) during the leg: ${stderr.trim().slice(-800)}`);
+    });
+    const during = (promise) => Promise.race([promise, failed]);
+    await during(client.request('initialize', { protocolVersion: 1, clientCapabilities: {} }));
+    const initializedAt = performance.now();
+    const { result } = await during(client.request('session/new', { cwd: workspace, mcpServers: [] }));
+    const sessionReadyAt = performance.now();
+    const turns = [];
+    for (let index = 0; index < 2; index += 1) {
+      const claudeBefore = claudeUnder(child.pid);
+      const agentCpu = processCpuMs(child.pid);
+      const claudeCpu = cpuOf(claudeBefore.pids);
+      turn = { chunks: 0, text: '', firstChunkAt: undefined, sentAt: performance.now() };
+      const answer = await during(
+        client.request('session/prompt', { sessionId: result.sessionId, prompt: [{ type: 'text', text: prompt }] }),
+      );
+      // Claude processes started during a cold turn are counted from their start.
+      const claudeNew = claudeUnder(child.pid).pids.filter((pid) => !claudeBefore.pids.includes(pid));
+      turns.push({
+        stopReason: answer.result.stopReason,
+        firstChunkMs: turn.firstChunkAt - turn.sentAt,
+        turnMs: answer.at - turn.sentAt,
+        chunks: turn.chunks,
+        words: turn.text.trim().split(/\s+/).filter(Boolean).length,
+        agentCpuMs: processCpuMs(child.pid) - agentCpu,
+        claudeCpuMs: claudeCpu() + claudeNew.reduce((sum, pid) => sum + (processCpuMs(pid) || 0), 0),
+      });
+    }
+    turn = undefined;
+    const agentMemory = memoryOf(child.pid);
+    const claude = claudeUnder(child.pid);
+    const processes = descendantsOf(child.pid).map((process) => process.comm);
+    const quitAt = performance.now();
+    child.stdin.end();
+    const exitTimer = setTimeout(() => child.kill('SIGKILL'), exitGraceMs);
+    const exit = await closed;
+    clearTimeout(exitTimer);
+    return {
+      agent,
+      startMs: initializedAt - spawnedAt,
+      newSessionMs: sessionReadyAt - initializedAt,
+      turns,
+      agentRssKb: agentMemory.rssKb,
+      agentHwmKb: agentMemory.hwmKb,
+      claudeRssKb: claude.rssKb,
+      processes,
+      exitMs: exit.at - quitAt,
+      exit: exit.signal ?? exit.code,
+    };
+  } finally {
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+function describePair(pair, legs) {
+  const leg = (name) => {
+    const { turns, agentRssKb } = pair[name];
+    const ms = (value) => value.toFixed(0);
+    return `${name} 1st chunk ${ms(turns[0].firstChunkMs)}/${ms(turns[1].firstChunkMs)} turn ${ms(turns[0].turnMs)}/${ms(turns[1].turnMs)} ms agent CPU ${ms(turns[1].agentCpuMs)} ms RSS ${ms(agentRssKb / 1024)} MiB`;
+  };
+  return `${legs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
+}
+
+export async function measureAcp(context, { repetitions, gate, log, repoRoot }) {
+  const home = context.environment.HOME;
+  let legs = 0;
+  const run = async (agent) => {
+    legs += 1;
+    const result = await runAcpLeg(agent, context, { repoRoot, leg: legs });
+    result.leftover = await killLeftoverProcesses(home);
+    return result;
+  };
+  // Warm-up (not counted): each agent's files in the page cache, the CLI's first start in this HOME.
+  const warmUp = {};
+  for (const agent of acpAgents) warmUp[agent] = await run(agent);
+  log(`bench: acp warm-up ${describePair({ ...warmUp, otherLoadCores: Number.NaN }, acpAgents)}`);
+  const pairs = await runPairs({ legs: acpAgents, repetitions, gate, label: 'acp', log, describePair, run });
+  return { pairs, warmUp };
+}
+
+/** Each agent's distribution of one figure and the paired ratios tether/zed. */
+function paired(pairs, pick) {
+  const usable = pairs.filter((pair) => Number.isFinite(pick(pair.tether)) && Number.isFinite(pick(pair.zed)));
+  const ratios = usable.map((pair) => pick(pair.tether) / pick(pair.zed));
+  const interval = bootstrapMedianInterval(ratios);
+  return {
+    zed: summarize(usable.map((pair) => pick(pair.zed))),
+    tether: summarize(usable.map((pair) => pick(pair.tether))),
+    ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+  };
+}
+
+export function summarizeAcp({ pairs, warmUp }) {
+  const cold = (leg) => leg.turns[0];
+  const warm = (leg) => leg.turns[1];
+  const each = (pick) =>
+    Object.fromEntries(acpAgents.map((agent) => [agent, [...new Set(pairs.map((pair) => pick(pair[agent])))]]));
+  return {
+    repetitions: pairs.length,
+    quietPairs: pairs.filter((pair) => pair.quiet).length,
+    otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
+    start: paired(pairs, (leg) => leg.startMs),
+    newSession: paired(pairs, (leg) => leg.newSessionMs),
+    coldFirstChunk: paired(pairs, (leg) => cold(leg).firstChunkMs),
+    coldTurn: paired(pairs, (leg) => cold(leg).turnMs),
+    warmFirstChunk: paired(pairs, (leg) => warm(leg).firstChunkMs),
+    warmTurn: paired(pairs, (leg) => warm(leg).turnMs),
+    agentCpuCold: paired(pairs, (leg) => cold(leg).agentCpuMs),
+    agentCpuWarm: paired(pairs, (leg) => warm(leg).agentCpuMs),
+    claudeCpuWarm: paired(pairs, (leg) => warm(leg).claudeCpuMs),
+    agentRss: paired(pairs, (leg) => leg.agentRssKb),
+    agentPeak: paired(pairs, (leg) => leg.agentHwmKb),
+    claudeRss: paired(pairs, (leg) => leg.claudeRssKb),
+    exitMs: paired(pairs, (leg) => leg.exitMs),
+    stopReasons: each((leg) => leg.turns.map((turn) => turn.stopReason).join('/')),
+    chunks: each((leg) => warm(leg).chunks),
+    words: each((leg) => warm(leg).words),
+    processes: each((leg) => leg.processes.join('+') || 'none'),
+    exits: each((leg) => leg.exit),
+    leftoverProcesses: pairs.reduce((sum, pair) => sum + pair.tether.leftover + pair.zed.leftover, 0),
+    medianChunksPerTurn: median(pairs.flatMap((pair) => acpAgents.map((agent) => warm(pair[agent]).chunks))),
+    warmUp,
+    pairs,
+  };
+}
