@@ -19,7 +19,17 @@ const allowed: Record<string, string[]> = {
   web: ['protocol', 'client'],
   daemon: ['protocol', 'provider-spec', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude'],
   acp: ['protocol'],
-  cli: ['protocol', 'runtime', 'store-sqlite', 'workspace-git', 'provider-claude', 'fake-anthropic-api', 'client', 'daemon', 'acp'],
+  cli: [
+    'protocol',
+    'runtime',
+    'store-sqlite',
+    'workspace-git',
+    'provider-claude',
+    'fake-anthropic-api',
+    'client',
+    'daemon',
+    'acp',
+  ],
 };
 
 /**

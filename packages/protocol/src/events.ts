@@ -211,7 +211,15 @@ export const RunOutcome = z.enum(['succeeded', 'failed', 'interrupted']);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 /** Why the model stopped, when the agent says: the Messages API's stop reasons (anything else is "other"). */
-export const StopReason = z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'other']);
+export const StopReason = z.enum([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'other',
+]);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const RunCompletedEvent = runEvent('run.completed', {
