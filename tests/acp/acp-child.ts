@@ -115,6 +115,30 @@ export async function spawnAcp(args: readonly string[], options: AcpChildOptions
   };
 }
 
+/** Runs `node SCRIPT ARGS` to its end with exactly the given environment: its exit code and output. */
+export function runNodeScript(script: string, args: readonly string[], env: Record<string, string>, cwd: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** session/new in the directory: the session's id. */
+export async function newSession(acp: AcpChild, cwd: string): Promise<string> {
+  const { sessionId } = await acp.agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  return sessionId;
+}
+
+/** One text prompt: its answer. */
+export function promptText(acp: AcpChild, sessionId: string, text: string) {
+  return acp.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+}
+
 /** Ends `tether acp` as an editor that quits does: its stdin closes. */
 export async function quitEditor(acp: AcpChild) {
   acp.child.stdin!.end();

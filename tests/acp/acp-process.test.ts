@@ -9,7 +9,16 @@ import type { ProtocolEvent } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type AcpChild, acpEnvironment, quitEditor, spawnAcp, tetherBin } from './acp-child.js';
+import {
+  type AcpChild,
+  acpEnvironment,
+  newSession,
+  promptText,
+  quitEditor,
+  runNodeScript,
+  spawnAcp,
+  tetherBin,
+} from './acp-child.js';
 
 const editorScript = path.join(path.dirname(tetherBin), '../../../tests/acp/fixtures/minimal-editor.mjs');
 
@@ -55,15 +64,7 @@ async function storedRuns(dataDir: string, sessionId: string) {
 
 /** Runs `tether ARGS` to the end with the test's environment. */
 function tether(args: readonly string[], env: Record<string, string>, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [tetherBin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNodeScript(tetherBin, args, env, cwd);
 }
 
 /** `tether serve` on the data dir; resolves with its URL once it listens. */
@@ -95,14 +96,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
     const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const response = await child.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Say hello.' }],
-    });
+    const sessionId = await newSession(child, environment.workspace);
+    const response = await promptText(child, sessionId, 'Say hello.');
     expect(response).toEqual({ stopReason: 'end_turn' });
     expect(child.agentText(sessionId)).toBe('Hello from the fake model.');
     const ended = await quitEditor(child);
@@ -117,14 +112,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
     const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const prompt = child.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Tell me a long story.' }],
-    });
+    const sessionId = await newSession(child, environment.workspace);
+    const prompt = promptText(child, sessionId, 'Tell me a long story.');
     await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
     await child.agent.notify(methods.agent.session.cancel, { sessionId });
     expect(await prompt).toEqual({ stopReason: 'cancelled' });
@@ -141,13 +130,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(holdReply());
     const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const prompt = child.agent
-      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Wait for it.' }] })
-      .catch((error: unknown) => error);
+    const sessionId = await newSession(child, environment.workspace);
+    const prompt = promptText(child, sessionId, 'Wait for it.').catch((error: unknown) => error);
     await vi.waitFor(() => expect(environment.api.requests.some((request) => request.kind === 'turn')).toBe(true), {
       timeout: 30_000,
     });
@@ -200,13 +184,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
     const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    void child.agent
-      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Tell me a long story.' }] })
-      .catch(() => {});
+    const sessionId = await newSession(child, environment.workspace);
+    void promptText(child, sessionId, 'Tell me a long story.').catch(() => {});
     await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
     child.child.stdout!.destroy();
     // Its stdin stays open: only the failed writes tell the agent that nobody listens.
@@ -240,14 +219,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const url = await serve(dataDir, env, environment.workspace);
     environment.api.enqueue(textReply('Answered by the daemon.'));
     const child = await acp(['--server', url, '--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const response = await child.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Hello daemon.' }],
-    });
+    const sessionId = await newSession(child, environment.workspace);
+    const response = await promptText(child, sessionId, 'Hello daemon.');
     expect(response).toEqual({ stopReason: 'end_turn' });
     expect(child.agentText(sessionId)).toBe('Answered by the daemon.');
     expect((await quitEditor(child)).code).toBe(0);
@@ -277,14 +250,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
           }),
         ),
     });
-    const { sessionId } = await child.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const prompt = child.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Write the file.' }],
-    });
+    const sessionId = await newSession(child, environment.workspace);
+    const prompt = promptText(child, sessionId, 'Write the file.');
     const daemon = createTetherClient({ url, token: (await readToken(dataDir))! });
     const abort = new AbortController();
     let requested: Extract<ProtocolEvent, { type: 'interaction.requested' }> | undefined;

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acpEnvironment, tetherBin } from './acp-child.js';
+import { acpEnvironment, runNodeScript, tetherBin } from './acp-child.js';
 
 /** The pinned acpx (0.19.1), a third-party ACP client, run as a user runs it. */
 const acpxBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/acpx/dist/cli.js');
@@ -24,15 +23,7 @@ interface JsonRpcMessage {
 }
 
 function acpx(args: readonly string[], env: Record<string, string>, cwd: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [acpxBin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNodeScript(acpxBin, args, env, cwd);
 }
 
 describe('acpx drives tether acp', () => {

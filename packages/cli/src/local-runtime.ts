@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type ClaudeProviderSettings, createClaudeProvider } from '@tether/provider-claude';
+import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
 
@@ -13,6 +13,23 @@ export interface LocalRuntimeOptions {
   readonly environment: Readonly<Record<string, string | undefined>>;
   /** Where git_worktree sessions get their worktrees (default <dataDir>/worktrees, like `tether serve`). */
   readonly worktreeRoot?: string | undefined;
+}
+
+/** The Claude settings a command's in-process options give (--transport, --claude-path, --startup-timeout). */
+export function inProcessClaudeSettings(
+  options: {
+    readonly transport: ClaudeTransport;
+    readonly claudePath: string | undefined;
+    readonly startupTimeoutMs: number | undefined;
+  },
+  environment: Readonly<Record<string, string | undefined>>,
+): ClaudeProviderSettings {
+  return {
+    transport: options.transport,
+    ...(options.claudePath ? { claudePath: options.claudePath } : {}),
+    environment,
+    ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { runtimeAcpHost } from '../acp/runtime-acp-host.js';
 import { outputStream, stoppableInput } from '../acp/stdio-streams.js';
 import type { CliContext } from '../cli-context.js';
 import { connectDaemon } from '../connect-daemon.js';
-import { createLocalRuntime } from '../local-runtime.js';
+import { createLocalRuntime, inProcessClaudeSettings } from '../local-runtime.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
@@ -118,12 +118,7 @@ async function serveClient(
     return ending === null ? 0 : signalExitCode(ending);
   }
   const runtime = await createLocalRuntime({
-    claude: {
-      transport: options.transport,
-      ...(options.claudePath ? { claudePath: options.claudePath } : {}),
-      environment: context.environment,
-      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
-    },
+    claude: inProcessClaudeSettings(options, context.environment),
     store: await openSqliteStore({ dataDir: options.dataDir }),
     dataDir: options.dataDir,
     environment: context.environment,

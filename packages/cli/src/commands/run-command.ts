@@ -6,7 +6,7 @@ import type { CliContext } from '../cli-context.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
-import { createLocalRuntime } from '../local-runtime.js';
+import { createLocalRuntime, inProcessClaudeSettings } from '../local-runtime.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
@@ -205,10 +205,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   const denyInProvider = mode.kind === 'deny';
   const runtime = await createLocalRuntime({
     claude: {
-      transport: options.transport,
-      ...(options.claudePath ? { claudePath: options.claudePath } : {}),
-      environment: context.environment,
-      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+      ...inProcessClaudeSettings(options, context.environment),
       ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
     },
     store: await openSqliteStore({ dataDir }),
