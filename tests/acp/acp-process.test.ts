@@ -92,21 +92,27 @@ function expectOnlyProtocolOnStdout(child: AcpChild) {
 }
 
 describe('tether acp as a child process, against the real binary and the fake model', () => {
-  it('answers a prompt with its chunks and end_turn, writes nothing but protocol on stdout, and ends with its client', async () => {
-    const { environment, dataDir, env } = await setUp();
-    environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const sessionId = await newSession(child, environment.workspace);
-    const response = await promptText(child, sessionId, 'Say hello.');
-    expect(response).toEqual({ stopReason: 'end_turn' });
-    expect(child.agentText(sessionId)).toBe('Hello from the fake model.');
-    const ended = await quitEditor(child);
-    expect(ended.code).toBe(0);
-    expectOnlyProtocolOnStdout(child);
-    expect(ended.stderr).not.toContain('Say hello.');
-    expect(leftovers()).toEqual([]);
-    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'succeeded' }]);
-  });
+  it.each(['cli', 'sdk'])(
+    'answers a prompt with its chunks and end_turn, writes nothing but protocol on stdout, and ends with its client (transport %s)',
+    async (transport) => {
+      const { environment, dataDir, env } = await setUp();
+      environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
+      const child = await acp(['--data-dir', dataDir, '--transport', transport], {
+        environment: env,
+        cwd: environment.workspace,
+      });
+      const sessionId = await newSession(child, environment.workspace);
+      const response = await promptText(child, sessionId, 'Say hello.');
+      expect(response).toEqual({ stopReason: 'end_turn' });
+      expect(child.agentText(sessionId)).toBe('Hello from the fake model.');
+      const ended = await quitEditor(child);
+      expect(ended.code).toBe(0);
+      expectOnlyProtocolOnStdout(child);
+      expect(ended.stderr).not.toContain('Say hello.');
+      expect(leftovers()).toEqual([]);
+      expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'succeeded' }]);
+    },
+  );
 
   it('cancelled mid-stream: the prompt ends cancelled, the run is interrupted, and no process is left once the editor quits', async () => {
     const { environment, dataDir, env } = await setUp();
