@@ -14,6 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { claudeUnder, cpuOf, killLeftoverProcesses } from './claude-processes.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { descendantsOf, memoryOf, processCpuMs } from './proc.mjs';
@@ -33,7 +34,7 @@ function agentLaunch(agent, { claudePath, environment, repoRoot, dataDir }) {
       env: { ...environment, TETHER_CLAUDE_PATH: claudePath },
     };
   return {
-    argv: [path.join(repoRoot, 'node_modules', zedPackage, 'dist', 'index.js')],
+    argv: [fileURLToPath(import.meta.resolve('@zed-industries/claude-agent-acp/dist/index.js'))],
     env: { ...environment, CLAUDE_CODE_EXECUTABLE: claudePath },
   };
 }

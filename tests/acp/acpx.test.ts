@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acpEnvironment, runNodeScript, tetherBin } from './acp-child.js';
 
 /** The pinned acpx (0.19.1), a third-party ACP client, run as a user runs it. */
-const acpxBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/acpx/dist/cli.js');
+const acpxBin = fileURLToPath(import.meta.resolve('acpx'));
 
 let environment: ClaudeTestEnvironment | undefined;
 afterEach(async () => {
