@@ -202,6 +202,21 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
   });
 
+  it('--help shows its usage on stdout; an argument or a bad option is a usage error on stderr, exit 2', async () => {
+    const { environment, env } = await setUp();
+    const help = await tether(['acp', '--help'], env, environment.workspace);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: tether acp [--server URL]');
+    for (const args of [
+      ['acp', 'a prompt'],
+      ['acp', '--transport', 'pipe'],
+    ]) {
+      const refused = await tether(args, env, environment.workspace);
+      expect(refused).toMatchObject({ code: 2, stdout: '' });
+      expect(refused.stderr).toMatch(/^tether acp: /);
+    }
+  });
+
   it('session/list shows a session made by `tether run` on the same data dir, with its title', async () => {
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('Ran from the terminal.'));
