@@ -52,6 +52,8 @@ interface ServedSession {
   readonly mcpConfiguration: McpConfigurationFile | null;
   /** Set once the session closed: its MCP file being removed. */
   released?: Promise<void>;
+  /** The client was answered before the model list was known: the options are announced when it is. */
+  modelOptionPending?: boolean;
 }
 
 const sessionsPerPage = 100;
@@ -72,6 +74,8 @@ export class TetherAcpAgent {
   #client: AgentContext | null = null;
   #clientCapabilities: ClientCapabilities = {};
   #models: Promise<ModelList | null> | null = null;
+  /** The model list once read (null: none); undefined while it is being read. */
+  #knownModels: ModelList | null | undefined = undefined;
   #closed = false;
 
   constructor(host: AcpHost, log: AcpLog) {
@@ -86,6 +90,8 @@ export class TetherAcpAgent {
   async initialize(request: InitializeRequest): Promise<InitializeResponse> {
     this.#clientCapabilities = request.clientCapabilities ?? {};
     const capabilities = await this.#host.providerCapabilities();
+    // Read in the background: listing starts a short-lived agent, which no session should wait for.
+    this.#modelList();
     return initializeResponseOf(request, capabilities, VERSION);
   }
 
@@ -103,11 +109,11 @@ export class TetherAcpAgent {
       throw error;
     }
     this.#log.info('session opened', { sessionId: snapshot.sessionId });
-    this.#serve(snapshot, { replay: false, mcpConfiguration });
+    const served = this.#serve(snapshot, { replay: false, mcpConfiguration });
     const response = {
       sessionId: snapshot.sessionId,
       modes: sessionModes(snapshot),
-      configOptions: await this.#configOptions(snapshot),
+      configOptions: this.#optionsForAnswer(snapshot, served),
     };
     this.#announceCommandsAfterResponse(snapshot.sessionId);
     return response;
@@ -118,19 +124,19 @@ export class TetherAcpAgent {
     const snapshot = await this.#openForClient(sessionId);
     const served = this.#serve(snapshot, { replay: true, mcpConfiguration: null });
     await served.follower.reached(snapshot.lastSeq);
-    return this.#settingsResponse(snapshot);
+    return this.#settingsResponse(snapshot, served);
   }
 
   /** session/resume: what happens from now on, without the history. */
   async resumeSession(sessionId: string): Promise<LoadSessionResponse> {
     const snapshot = await this.#openForClient(sessionId);
-    this.#serve(snapshot, { replay: false, mcpConfiguration: null });
-    return this.#settingsResponse(snapshot);
+    const served = this.#serve(snapshot, { replay: false, mcpConfiguration: null });
+    return this.#settingsResponse(snapshot, served);
   }
 
   /** The modes and options a load or resume answers with; the commands follow the answer. */
-  async #settingsResponse(snapshot: SessionSnapshot): Promise<LoadSessionResponse> {
-    const response = { modes: sessionModes(snapshot), configOptions: await this.#configOptions(snapshot) };
+  #settingsResponse(snapshot: SessionSnapshot, served: ServedSession): LoadSessionResponse {
+    const response = { modes: sessionModes(snapshot), configOptions: this.#optionsForAnswer(snapshot, served) };
     this.#announceCommandsAfterResponse(snapshot.sessionId);
     return response;
   }
@@ -240,7 +246,8 @@ export class TetherAcpAgent {
    */
   async dispose(): Promise<void> {
     this.#closed = true;
-    await Promise.allSettled([...this.#answering]);
+    // The listing agent ends on its own (answered or timed out); once it has, nothing of this connection runs.
+    await Promise.allSettled([...this.#answering, this.#models]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
         for (const prompt of served.prompts) if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
@@ -337,25 +344,51 @@ export class TetherAcpAgent {
     }
   }
 
-  async #configOptions(snapshot: SessionSnapshot): Promise<SessionConfigOption[]> {
-    return configOptions(snapshot, await this.#modelList());
+  /** The options as known now: without the model option while the model list is still being read. */
+  #configOptions(snapshot: SessionSnapshot): SessionConfigOption[] {
+    this.#modelList();
+    return configOptions(snapshot, this.#knownModels ?? null);
   }
 
-  /** The agent's models, asked once per connection; none when the agent cannot list them. */
-  #modelList(): Promise<ModelList | null> {
+  /** The options a session's answer carries; announced again once the model list arrives, if it had to go without. */
+  #optionsForAnswer(snapshot: SessionSnapshot, served: ServedSession): SessionConfigOption[] {
+    const options = this.#configOptions(snapshot);
+    served.modelOptionPending = this.#knownModels === undefined;
+    return options;
+  }
+
+  /**
+   * The agent's models, asked once per connection, in the background; none when the agent cannot
+   * list them (or fails to: the model is then free text, as without the option).
+   */
+  #modelList(): void {
     this.#models ??= this.#host
       .providerCapabilities()
       .then((capabilities) => (capabilities.modelList ? this.#host.listModels() : null))
       .catch((error: unknown) => {
         this.#log.info('model list unavailable', { code: toAgentError(error).code });
         return null;
+      })
+      .then((models) => {
+        this.#knownModels = models;
+        this.#announceModelOption();
+        return models;
       });
-    return this.#models;
+  }
+
+  /** The sessions answered without the model option get it: after their answer, which is already queued. */
+  #announceModelOption(): void {
+    const listed = (this.#knownModels?.models.length ?? 0) > 0;
+    for (const [sessionId, served] of this.#sessions) {
+      if (!served.modelOptionPending) continue;
+      served.modelOptionPending = false;
+      if (listed) setImmediate(() => void this.#announceSettings(sessionId));
+    }
   }
 
   async #announceSettings(sessionId: string): Promise<void> {
     try {
-      const options = await this.#configOptions(await this.#host.getSession(sessionId));
+      const options = this.#configOptions(await this.#host.getSession(sessionId));
       await this.#notify(sessionId, { sessionUpdate: 'config_option_update', configOptions: options });
     } catch (error) {
       this.#log.info('config options unavailable', { sessionId, code: toAgentError(error).code });

@@ -21,11 +21,14 @@ describe("tether acp's hosts", () => {
       opened.push(
         (await host.openSession({ workspace: { kind: 'directory', path: environment.workspace } })).sessionId,
       );
+    // The runtime's own order (newest first; sessions opened in the same millisecond by id): pages follow it.
+    const newestFirst = (await runtime.listSessions({ limit: 3 })).map((session) => session.sessionId);
+    expect(newestFirst.toSorted()).toEqual(opened.toSorted());
     const first = await host.listSessionPage({ limit: 2 });
-    expect(first.sessions.map((session) => session.sessionId)).toEqual([opened[2], opened[1]]);
+    expect(first.sessions.map((session) => session.sessionId)).toEqual(newestFirst.slice(0, 2));
     expect(first.nextCursor).toEqual(expect.any(String));
     const second = await host.listSessionPage({ limit: 2, cursor: first.nextCursor! });
-    expect(second).toEqual({ sessions: [expect.objectContaining({ sessionId: opened[0] })], nextCursor: null });
+    expect(second).toEqual({ sessions: [expect.objectContaining({ sessionId: newestFirst[2] })], nextCursor: null });
     await expect(host.listSessionPage({ limit: 2, cursor: 'not-a-cursor' })).rejects.toMatchObject({
       code: 'invalid_command',
     } satisfies Partial<AgentError>);
