@@ -1,72 +1,97 @@
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
-import { acpCommand, acpUsage } from './commands/acp-command.js';
-import { demoCommand, demoUsage } from './commands/demo-command.js';
-import { doctorCommand, doctorUsage } from './commands/doctor-command.js';
-import { attachCommand, attachUsage, sendCommand, sendUsage } from './commands/attach-command.js';
-import { runCommand, runUsage } from './commands/run-command.js';
-import { forkCommand, forkUsage, rewindCommand, rewindUsage } from './commands/conversation-commands.js';
-import { modelsCommand, modelsUsage } from './commands/models-command.js';
-import { serveCommand, serveUsage } from './commands/serve-command.js';
-import { diffCommand, diffUsage } from './commands/diff-command.js';
-import {
-  closeCommand,
-  closeUsage,
-  deleteCommand,
-  deleteUsage,
-  interruptCommand,
-  interruptUsage,
-  sessionsCommand,
-  sessionsUsage,
-  showCommand,
-  showUsage,
-} from './commands/session-commands.js';
-import { tokenCommand, tokenUsage } from './commands/token-command.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
-const commands: Record<string, (argv: readonly string[], context: CliContext) => Promise<number>> = {
-  run: runCommand,
-  demo: demoCommand,
-  doctor: doctorCommand,
-  serve: serveCommand,
-  token: tokenCommand,
-  sessions: sessionsCommand,
-  show: showCommand,
-  attach: attachCommand,
-  send: sendCommand,
-  interrupt: interruptCommand,
-  close: closeCommand,
-  delete: deleteCommand,
-  diff: diffCommand,
-  fork: forkCommand,
-  rewind: rewindCommand,
-  models: modelsCommand,
-  acp: acpCommand,
+type Command = (argv: readonly string[], context: CliContext) => Promise<number>;
+
+/** A command and its own help (`tether COMMAND --help`). */
+interface LoadedCommand {
+  readonly run: Command;
+  readonly usage: string;
+}
+
+/**
+ * Each command's modules, loaded only when it runs: a command pays for its own dependencies, not for
+ * every other command's (the daemon's server, the store, both transports), before it starts.
+ */
+const commands: Record<string, () => Promise<LoadedCommand>> = {
+  run: async () => {
+    const { runCommand, runUsage } = await import('./commands/run-command.js');
+    return { run: runCommand, usage: runUsage };
+  },
+  demo: async () => {
+    const { demoCommand, demoUsage } = await import('./commands/demo-command.js');
+    return { run: demoCommand, usage: demoUsage };
+  },
+  doctor: async () => {
+    const { doctorCommand, doctorUsage } = await import('./commands/doctor-command.js');
+    return { run: doctorCommand, usage: doctorUsage };
+  },
+  serve: async () => {
+    const { serveCommand, serveUsage } = await import('./commands/serve-command.js');
+    return { run: serveCommand, usage: serveUsage };
+  },
+  token: async () => {
+    const { tokenCommand, tokenUsage } = await import('./commands/token-command.js');
+    return { run: tokenCommand, usage: tokenUsage };
+  },
+  sessions: async () => {
+    const { sessionsCommand, sessionsUsage } = await import('./commands/session-commands.js');
+    return { run: sessionsCommand, usage: sessionsUsage };
+  },
+  show: async () => {
+    const { showCommand, showUsage } = await import('./commands/session-commands.js');
+    return { run: showCommand, usage: showUsage };
+  },
+  attach: async () => {
+    const { attachCommand, attachUsage } = await import('./commands/attach-command.js');
+    return { run: attachCommand, usage: attachUsage };
+  },
+  send: async () => {
+    const { sendCommand, sendUsage } = await import('./commands/attach-command.js');
+    return { run: sendCommand, usage: sendUsage };
+  },
+  interrupt: async () => {
+    const { interruptCommand, interruptUsage } = await import('./commands/session-commands.js');
+    return { run: interruptCommand, usage: interruptUsage };
+  },
+  close: async () => {
+    const { closeCommand, closeUsage } = await import('./commands/session-commands.js');
+    return { run: closeCommand, usage: closeUsage };
+  },
+  delete: async () => {
+    const { deleteCommand, deleteUsage } = await import('./commands/session-commands.js');
+    return { run: deleteCommand, usage: deleteUsage };
+  },
+  diff: async () => {
+    const { diffCommand, diffUsage } = await import('./commands/diff-command.js');
+    return { run: diffCommand, usage: diffUsage };
+  },
+  fork: async () => {
+    const { forkCommand, forkUsage } = await import('./commands/conversation-commands.js');
+    return { run: forkCommand, usage: forkUsage };
+  },
+  rewind: async () => {
+    const { rewindCommand, rewindUsage } = await import('./commands/conversation-commands.js');
+    return { run: rewindCommand, usage: rewindUsage };
+  },
+  models: async () => {
+    const { modelsCommand, modelsUsage } = await import('./commands/models-command.js');
+    return { run: modelsCommand, usage: modelsUsage };
+  },
+  acp: async () => {
+    const { acpCommand, acpUsage } = await import('./commands/acp-command.js');
+    return { run: acpCommand, usage: acpUsage };
+  },
 };
 
-/** Each command's own help, shown by `tether COMMAND --help`. */
-const commandUsages: Record<string, string> = {
-  run: runUsage,
-  demo: demoUsage,
-  doctor: doctorUsage,
-  serve: serveUsage,
-  token: tokenUsage,
-  sessions: sessionsUsage,
-  show: showUsage,
-  attach: attachUsage,
-  send: sendUsage,
-  interrupt: interruptUsage,
-  close: closeUsage,
-  delete: deleteUsage,
-  diff: diffUsage,
-  fork: forkUsage,
-  rewind: rewindUsage,
-  models: modelsUsage,
-  acp: acpUsage,
-};
-
-export const mainUsage = `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
+/** `tether --help`: the overview, then every command's own help (which loads every command). */
+export async function mainUsage(): Promise<string> {
+  const usages = Object.fromEntries(
+    await Promise.all(Object.entries(commands).map(async ([name, load]) => [name, (await load()).usage] as const)),
+  );
+  return `tether ${VERSION}: drive Claude Code headlessly through one neutral protocol.
 
 commands:
   tether demo       a scripted conversation through the real claude CLI and a built-in fake model
@@ -85,55 +110,57 @@ commands:
   tether models     the models the agent offers
   tether acp        an Agent Client Protocol agent on stdin/stdout, for editors (docs/acp.md)
 
-${runUsage}
+${usages.run}
 
-${demoUsage}
+${usages.demo}
 
-${doctorUsage}
+${usages.doctor}
 
-${serveUsage}
+${usages.serve}
 
-${tokenUsage}
+${usages.token}
 
-${sessionsUsage}
-${showUsage}
-${attachUsage}
-${sendUsage}
-${interruptUsage}
-${closeUsage}
-${deleteUsage}
-${diffUsage}
-${forkUsage}
-${rewindUsage}
+${usages.sessions}
+${usages.show}
+${usages.attach}
+${usages.send}
+${usages.interrupt}
+${usages.close}
+${usages.delete}
+${usages.diff}
+${usages.fork}
+${usages.rewind}
 
-${modelsUsage}
+${usages.models}
 
-${acpUsage}`;
+${usages.acp}`;
+}
 
 /** Runs one `tether` invocation and returns its exit code. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    (name === undefined ? context.stderr : context.stdout).write(`${mainUsage}\n`);
+    (name === undefined ? context.stderr : context.stdout).write(`${await mainUsage()}\n`);
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === 'version') {
     context.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     context.stderr.write(
       `tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
     );
     return 2;
   }
+  const command = await load();
   if (rest[0] === '--help' || rest[0] === '-h') {
-    context.stdout.write(`${commandUsages[name]}\n`);
+    context.stdout.write(`${command.usage}\n`);
     return 0;
   }
   try {
-    return await command(rest, context);
+    return await command.run(rest, context);
   } catch (error) {
     if (error instanceof UsageError) {
       context.stderr.write(`tether ${name}: ${error.message}\n`);
