@@ -250,6 +250,29 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(JSON.parse(shown.stdout)).toMatchObject({ sessionId, state: 'idle', title: 'Hello daemon.' });
   });
 
+  it('through --server: a turn the editor started goes on after it quits, and completes in the daemon', async () => {
+    const { environment, dataDir, env } = await setUp();
+    const url = await serve(dataDir, env, environment.workspace);
+    environment.api.enqueue(textReply('still going '.repeat(40), { chunks: 40, delayMs: 25 }));
+    const child = await acp(['--server', url, '--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const sessionId = await newSession(child, environment.workspace);
+    const prompt = promptText(child, sessionId, 'Keep going without me.').catch((error: unknown) => error);
+    await vi.waitFor(() => expect(child.agentText(sessionId)).not.toBe(''), { timeout: 30_000 });
+    expect((await quitEditor(child)).code).toBe(0);
+    // The connection closed under the prompt: it is answered or dropped, never left hanging.
+    await prompt;
+    // The session's one run, followed from the daemon: it ends on its own, with the whole answer.
+    const daemon = createTetherClient({ url, token: (await readToken(dataDir))! });
+    let completed: ProtocolEvent | undefined;
+    for await (const event of daemon.subscribe(sessionId)) {
+      if (event.type === 'run.completed') {
+        completed = event;
+        break;
+      }
+    }
+    expect(completed).toMatchObject({ outcome: 'succeeded' });
+  });
+
   it("through --server: an approval answered on the daemon's side settles the client's pending request (first answer wins)", async () => {
     const { environment, dataDir, env } = await setUp();
     const url = await serve(dataDir, env, environment.workspace);

@@ -30,4 +30,10 @@ export interface RunAcpAgentOptions {
   /** Protocol only (stdout). */
   readonly output: WritableStream<Uint8Array>;
   readonly log: AcpLog;
+  /**
+   * When the client goes away, leave the runs its prompts were waiting for running instead of
+   * interrupting them: for a host whose sessions live on without this process (a daemon), where the
+   * web UI or `tether attach` can follow them. Its open approvals are still denied.
+   */
+  readonly runsOutliveClient?: boolean;
 }

@@ -19,10 +19,13 @@ function answering<Context, Result>(
 /**
  * Serves one ACP client over newline-delimited JSON (stdin/stdout for `tether acp`). Resolves when
  * the client closes the connection, after ending what it left: its open approvals denied, the runs
- * its prompts were waiting for interrupted, its sessions no longer followed (they stay open in Tether).
+ * its prompts were waiting for interrupted (left running with runsOutliveClient), its sessions no
+ * longer followed (they stay open in Tether).
  */
 export async function runAcpAgent(options: RunAcpAgentOptions): Promise<void> {
-  const tether = new TetherAcpAgent(options.host, options.log);
+  const tether = new TetherAcpAgent(options.host, options.log, {
+    ...(options.runsOutliveClient !== undefined ? { runsOutliveClient: options.runsOutliveClient } : {}),
+  });
   const app = agent({ name: 'tether' })
     .onRequest(
       methods.agent.initialize,

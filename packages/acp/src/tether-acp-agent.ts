@@ -78,7 +78,10 @@ export class TetherAcpAgent {
   #knownModels: ModelList | null | undefined = undefined;
   #closed = false;
 
-  constructor(host: AcpHost, log: AcpLog) {
+  readonly #runsOutliveClient: boolean;
+
+  constructor(host: AcpHost, log: AcpLog, options: { readonly runsOutliveClient?: boolean } = {}) {
+    this.#runsOutliveClient = options.runsOutliveClient === true;
     this.#host = host;
     this.#log = log;
   }
@@ -240,7 +243,8 @@ export class TetherAcpAgent {
   }
 
   /**
-   * The client went away: deny what it was asked, stop the runs it was waiting for, stop following.
+   * The client went away: deny what it was asked, stop the runs it was waiting for (unless they
+   * outlive the client: a daemon's), stop following.
    * The sessions stay open in Tether, and so do their MCP files: the agent reads them again at its
    * next launch (another client, the web UI, a later `tether acp`); they go when the session closes.
    */
@@ -250,7 +254,9 @@ export class TetherAcpAgent {
     await Promise.allSettled([...this.#answering, this.#models]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
-        for (const prompt of served.prompts) if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
+        if (!this.#runsOutliveClient)
+          for (const prompt of served.prompts)
+            if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
         served.follower.stop();
       }),
     );

@@ -95,8 +95,8 @@ async function serveClient(
   input: ReturnType<typeof stoppableInput>,
 ): Promise<number> {
   const log = stderrLog(context);
-  const serve = (host: AcpHost) =>
-    runAcpAgent({ host, input: input.stream, output: outputStream(context.stdout), log });
+  const serve = (host: AcpHost, runsOutliveClient: boolean) =>
+    runAcpAgent({ host, input: input.stream, output: outputStream(context.stdout), log, runsOutliveClient });
   let ending: ShutdownSignal | null = null;
   const daemon = await connectDaemon({
     server: options.server,
@@ -107,11 +107,12 @@ async function serveClient(
     const removeStop = context.onInterrupt((_count, signal) => {
       ending ??= signal;
       context.exitAfter(signalDeadlineMs, signalExitCode(ending));
-      // As if the editor quit: the agent interrupts what its prompts were waiting for; the sessions stay in the daemon.
+      // As if the editor quit: the runs go on in the daemon (the web UI and tether attach can follow them).
       input.stop();
     });
     try {
-      await serve(daemonAcpHost(daemon));
+      // The daemon owns the sessions: a turn the editor started goes on after the editor quits.
+      await serve(daemonAcpHost(daemon), true);
     } finally {
       removeStop();
     }
@@ -132,7 +133,7 @@ async function serveClient(
     input.stop();
   });
   try {
-    await serve(runtimeAcpHost(runtime));
+    await serve(runtimeAcpHost(runtime), false);
   } finally {
     await runtime.shutdown();
     removeStop();
