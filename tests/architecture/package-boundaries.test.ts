@@ -11,6 +11,7 @@ const allowed: Record<string, string[]> = {
   'provider-spec': ['protocol'],
   runtime: ['protocol', 'provider-spec'],
   'store-sqlite': ['protocol', 'runtime'],
+  'store-postgres': ['protocol', 'runtime'],
   'workspace-git': ['protocol', 'runtime'],
   'fake-anthropic-api': [],
   'provider-claude': ['protocol', 'provider-spec'],
