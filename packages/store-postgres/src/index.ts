@@ -1,2 +1,4 @@
-// TODO(issue 16): openPostgresStore.
+export { openPostgresStore } from './open-postgres-store.js';
+export type { PostgresStoreOptions } from './open-postgres-store.js';
+
 export const VERSION = '0.1.0';

@@ -25,3 +25,5 @@ export { gifBytes, jpegBytes, pngBytes, webpBytes } from './sample-images.js';
 export { createGitRepository } from './git-repository.js';
 export type { GitRunner } from './git-repository.js';
 export { workingDirectoryResponder } from './working-directory-responder.js';
+export { startTestPostgres } from './test-postgres.js';
+export type { TestPostgres } from './test-postgres.js';

@@ -1,0 +1,172 @@
+import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
+import type { Pool, PoolClient } from 'pg';
+import { advanceEventHeads, plannedAppends } from './append-check.js';
+import {
+  blobFromRow,
+  eventColumnArrays,
+  eventFromRow,
+  interactionFromRow,
+  interactionParameters,
+  receiptFromRow,
+  receiptParameters,
+  runFromRow,
+  runParameters,
+  sessionFromRow,
+  sessionParameters,
+} from './record-rows.js';
+import { guardStore, sqlState, storeFailure } from './store-failure.js';
+import { statements } from './store-statements.js';
+import { inTransaction } from './transaction.js';
+
+const uniqueViolation = '23505';
+
+/** PostgreSQL's LIMIT for a page size: 0 for zero or less, null (no limit) for an unbounded one. */
+function rowLimit(limit: number): number | null {
+  if (Number.isNaN(limit) || limit <= 0) return 0;
+  return Number.isFinite(limit) ? Math.trunc(limit) : null;
+}
+
+async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
+  const appends = plannedAppends(unit.events);
+  await advanceEventHeads(client, appends);
+  if (unit.events.length > 0) {
+    try {
+      await client.query({ name: 'tether-insert-events', text: statements.insertEvents, values: eventColumnArrays(unit.events) });
+    } catch (error) {
+      // The heads already guard the sequence; the key is the backstop should a row exist without its head.
+      if (sqlState(error) !== uniqueViolation) throw error;
+      throw storeFailure('Refused to store an event whose seq is already stored; nothing was written.', 'sequence_conflict', error);
+    }
+  }
+  for (const session of unit.sessions) {
+    await client.query({ name: 'tether-upsert-session', text: statements.upsertSession, values: sessionParameters(session) });
+  }
+  for (const run of unit.runs) {
+    await client.query({ name: 'tether-upsert-run', text: statements.upsertRun, values: runParameters(run) });
+  }
+  for (const interaction of unit.interactions) {
+    await client.query({
+      name: 'tether-upsert-interaction',
+      text: statements.upsertInteraction,
+      values: interactionParameters(interaction),
+    });
+  }
+  for (const receipt of unit.receipts) {
+    await client.query({ name: 'tether-upsert-receipt', text: statements.upsertReceipt, values: receiptParameters(receipt) });
+  }
+  for (const blob of unit.blobs) {
+    await client.query(statements.insertBlob, [blob.sha256, blob.mediaType, Buffer.from(blob.bytes)]);
+    await client.query(statements.insertBlobReference, [blob.sessionId, blob.sha256]);
+  }
+}
+
+async function countSessionsByState(pool: Pool): Promise<SessionCounts> {
+  const counts: SessionCounts = { idle: 0, running: 0, waiting: 0, closed: 0 };
+  const { rows } = await pool.query<{ state: string; count: string }>(statements.countSessionsByState);
+  for (const row of rows) {
+    if (row.state in counts) counts[row.state as keyof SessionCounts] = Number(row.count);
+  }
+  return counts;
+}
+
+async function selectSessionPage(pool: Pool, { limit, before, state }: SessionPageQuery): Promise<SessionRecord[]> {
+  const pageSize = rowLimit(limit);
+  if (pageSize === 0) return [];
+  const { rows } = await pool.query(statements.selectSessionPage, [
+    pageSize,
+    before?.createdAt ?? null,
+    before?.sessionId ?? null,
+    state ?? null,
+  ]);
+  return rows.map(sessionFromRow);
+}
+
+/**
+ * The port over a migrated database, through a pool. Writes (commit, deleteSession) go one at a time
+ * in the order they were called, each in its own transaction: a runtime's commits must land in the
+ * order it made them, and the pool would otherwise race them. A read waits for the writes called
+ * before it, so it sees them, as with the other stores; reads run side by side.
+ */
+export function createPostgresStore(pool: Pool): TetherStore {
+  let closed = false;
+  let writes: Promise<unknown> = Promise.resolve();
+
+  function refuseWhenClosed(): void {
+    if (closed) throw storeFailure('The store is closed. Create a new runtime to continue.', 'store_closed');
+  }
+
+  async function read<Result>(action: string, work: () => Promise<Result>): Promise<Result> {
+    refuseWhenClosed();
+    await writes;
+    return guardStore(action, work);
+  }
+
+  function write(action: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
+    try {
+      refuseWhenClosed();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const written = writes.then(() => guardStore(action, () => inTransaction(pool, work)));
+    writes = written.catch(() => undefined);
+    return written;
+  }
+
+  async function one<Row>(text: string, values: unknown[], fromRow: (row: unknown) => Row): Promise<Row | undefined> {
+    const { rows } = await pool.query(text, values);
+    return rows[0] === undefined ? undefined : fromRow(rows[0]);
+  }
+
+  async function all<Row>(text: string, values: unknown[], fromRow: (row: unknown) => Row): Promise<Row[]> {
+    const { rows } = await pool.query(text, values);
+    return rows.map(fromRow);
+  }
+
+  return {
+    kind: 'postgres',
+    loadSessions: () => read('read sessions', () => all(statements.selectSessions, [], sessionFromRow)),
+    loadOpenSessions: () => read('read open sessions', () => all(statements.selectOpenSessions, [], sessionFromRow)),
+    listSessions: (query) => read('read sessions', () => selectSessionPage(pool, query)),
+    countSessionsByState: () => read('count sessions', () => countSessionsByState(pool)),
+    getSession: (sessionId) => read('read a session', () => one(statements.selectSession, [sessionId], sessionFromRow)),
+    getRun: (runId) => read('read a run', () => one(statements.selectRun, [runId], runFromRow)),
+    listRuns: (sessionId) => read('read runs', () => all(statements.selectRunsOfSession, [sessionId], runFromRow)),
+    findReceipt: (commandId) =>
+      read('read a receipt', () => one(statements.selectReceipt, [commandId], receiptFromRow)),
+    listInteractions: (sessionId, options = {}) =>
+      read('read interactions', () =>
+        all(
+          options.openOnly ? statements.selectOpenInteractionsOfSession : statements.selectInteractionsOfSession,
+          [sessionId],
+          interactionFromRow,
+        ),
+      ),
+    getInteraction: (sessionId, interactionRef) =>
+      read('read an interaction', () =>
+        one(statements.selectInteraction, [sessionId, interactionRef], interactionFromRow),
+      ),
+    readEvents: (sessionId, { afterSeq, limit }) =>
+      read('read events', async () => {
+        const pageSize = rowLimit(limit);
+        if (pageSize === 0) return [];
+        const { rows } = await pool.query({
+          name: 'tether-select-events',
+          text: statements.selectEvents,
+          values: [sessionId, afterSeq, pageSize],
+        });
+        return rows.map(eventFromRow);
+      }),
+    readBlob: (sessionId, sha256) => read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
+    deleteSession: (sessionId) =>
+      write('delete the session; nothing was deleted', async (client) => {
+        for (const statement of statements.deleteSessionRows) await client.query(statement, [sessionId]);
+      }),
+    commit: (unit) => write('write the change; nothing was written', (client) => writeUnit(client, unit)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writes;
+      await guardStore('close the connection pool', () => pool.end());
+    },
+  };
+}

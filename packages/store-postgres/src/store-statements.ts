@@ -1,0 +1,57 @@
+import { interactionColumns, runColumns, sessionColumns } from './record-rows.js';
+
+function placeholders(count: number): string {
+  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(', ');
+}
+
+/** `INSERT … ON CONFLICT (key) DO UPDATE` every column but the key: a record committed again replaces the row, keeping its position. */
+function upsert(table: string, columns: readonly string[], key: readonly string[]): string {
+  const updated = columns.filter((column) => !key.includes(column));
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})
+    ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updated.map((column) => `${column} = excluded.${column}`).join(', ')}`;
+}
+
+const sessionList = sessionColumns.join(', ');
+const runList = runColumns.join(', ');
+const interactionList = interactionColumns.join(', ');
+
+/** The store's SQL. Text that orders (ids, timestamps) is COLLATE "C" in the schema, so ORDER BY compares code units as SQLite does. */
+export const statements = {
+  upsertSession: upsert('sessions', sessionColumns, ['session_id']),
+  upsertRun: upsert('runs', runColumns, ['run_id']),
+  upsertInteraction: upsert('interactions', interactionColumns, ['session_id', 'interaction_ref']),
+  upsertReceipt: upsert('receipts', ['command_id', 'fingerprint', 'receipt', 'at'], ['command_id']),
+  // One statement for all of a unit's events, whatever their number.
+  insertEvents: `INSERT INTO events (session_id, seq, type, run_id, at, data)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::json[])`,
+  // Content-addressed: the same bytes are stored once, whoever commits them again.
+  insertBlob: 'INSERT INTO blobs (sha256, media_type, bytes) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+  insertBlobReference: 'INSERT INTO blob_references (session_id, sha256) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+  // The session's blobs no other session refers to go first, while its references still name them.
+  deleteSessionRows: [
+    `DELETE FROM blobs WHERE sha256 IN (SELECT sha256 FROM blob_references WHERE session_id = $1)
+      AND NOT EXISTS (SELECT 1 FROM blob_references AS other WHERE other.sha256 = blobs.sha256 AND other.session_id <> $1)`,
+    ...['blob_references', 'event_heads', 'events', 'interactions', 'runs', 'sessions'].map(
+      (table) => `DELETE FROM ${table} WHERE session_id = $1`,
+    ),
+  ],
+  selectSessions: `SELECT ${sessionList} FROM sessions ORDER BY position`,
+  selectOpenSessions: `SELECT ${sessionList} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
+  // Newest first; a row value compares (created_at, session_id) as the cursor orders them. $1 is the
+  // limit (NULL: no limit), $2/$3 the position after which the page starts, $4 the state (NULL: any).
+  selectSessionPage: `SELECT ${sessionList} FROM sessions
+    WHERE ($2::text IS NULL OR (created_at, session_id) < ($2::text, $3::text)) AND ($4::text IS NULL OR state = $4::text)
+    ORDER BY created_at DESC, session_id DESC LIMIT $1`,
+  countSessionsByState: 'SELECT state, count(*) AS count FROM sessions GROUP BY state',
+  selectSession: `SELECT ${sessionList} FROM sessions WHERE session_id = $1`,
+  selectRun: `SELECT ${runList} FROM runs WHERE run_id = $1`,
+  selectRunsOfSession: `SELECT ${runList} FROM runs WHERE session_id = $1 ORDER BY started_at, position`,
+  selectInteractionsOfSession: `SELECT ${interactionList} FROM interactions WHERE session_id = $1 ORDER BY requested_at, position`,
+  selectOpenInteractionsOfSession: `SELECT ${interactionList} FROM interactions
+    WHERE session_id = $1 AND status IN ('pending', 'resolving') ORDER BY requested_at, position`,
+  selectInteraction: `SELECT ${interactionList} FROM interactions WHERE session_id = $1 AND interaction_ref = $2`,
+  selectReceipt: 'SELECT command_id, fingerprint, receipt, at FROM receipts WHERE command_id = $1',
+  selectEvents: 'SELECT session_id, seq, data FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+  selectBlob: `SELECT blobs.media_type, blobs.bytes FROM blob_references JOIN blobs USING (sha256)
+    WHERE blob_references.session_id = $1 AND blob_references.sha256 = $2`,
+} as const;
