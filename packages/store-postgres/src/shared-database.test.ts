@@ -1,0 +1,205 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { TetherStore } from '@tether/runtime';
+import { agentErrorOf, sampleSessionRecord, startTestPostgres, type TestPostgres } from '@tether/testkit';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore } from './index.js';
+
+// Several stores (each its own pool, as several daemons would have) on one database of a real server.
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const opened: TetherStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function openStore(url: string): Promise<TetherStore> {
+  const store = await openPostgresStore({ url, maxConnections: 2 });
+  opened.push(store);
+  return store;
+}
+
+async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const at = '2026-12-01T00:00:00.000Z';
+
+/** Events from..to of the session, each naming the writer that made it. */
+function eventsBy(writer: string, from: number, to: number): ProtocolEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, index) => ({
+    type: 'diagnostic' as const,
+    sessionId,
+    seq: from + index,
+    at,
+    level: 'info' as const,
+    code: writer,
+  }));
+}
+
+function unitOf(events: ProtocolEvent[], extra: { sessions?: ReturnType<typeof sampleSessionRecord>[] } = {}) {
+  return { events, sessions: extra.sessions ?? [], runs: [], interactions: [], receipts: [], blobs: [] };
+}
+
+function seqs(events: readonly ProtocolEvent[]): number[] {
+  return events.map((event) => event.seq);
+}
+
+function oneTo(last: number): number[] {
+  return Array.from({ length: last }, (_, index) => index + 1);
+}
+
+describe('PostgreSQL store: writers sharing a database', () => {
+  it('of two pools appending from the same seq, stores exactly one and refuses the other with sequence_conflict', async () => {
+    const url = await server!.createDatabase();
+    const [first, second] = await Promise.all([openStore(url), openStore(url)]);
+    for (let round = 0; round < 10; round += 1) {
+      const from = round * 3 + 1;
+      const outcomes = await Promise.allSettled([
+        first.commit(unitOf(eventsBy('first', from, from + 2))),
+        second.commit(unitOf(eventsBy('second', from, from + 2))),
+      ]);
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+      expect(refused?.reason).toMatchObject({ code: 'store_failure', details: { reason: 'sequence_conflict' } });
+    }
+    const stored = await second.readEvents(sessionId, { afterSeq: 0, limit: 100 });
+    expect(seqs(stored)).toEqual(oneTo(30));
+    // Each unit landed whole: a round's three events come from one writer.
+    for (let round = 0; round < 10; round += 1) {
+      const writers = new Set(stored.slice(round * 3, round * 3 + 3).map((event) => (event as { code: string }).code));
+      expect(writers.size).toBe(1);
+    }
+  });
+
+  it('wakes two writers held on the same session together, and lets only one of them append', async () => {
+    const url = await server!.createDatabase();
+    const [first, second] = await Promise.all([openStore(url), openStore(url)]);
+    await first.commit(unitOf(eventsBy('first', 1, 2)));
+    // A transaction holding the session's head makes both writers wait inside theirs, having read the same head.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      const racing = Promise.allSettled([
+        first.commit(unitOf(eventsBy('first', 3, 4))),
+        second.commit(unitOf(eventsBy('second', 3, 5))),
+      ]);
+      await expect
+        .poll(
+          async () =>
+            (
+              await query<{ waiting: string }>(
+                url,
+                `SELECT count(*) AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              )
+            )[0]?.waiting,
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe('2');
+      await holder.query('COMMIT');
+      const outcomes = await racing;
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+      expect(refused?.reason).toMatchObject({ code: 'store_failure', details: { reason: 'sequence_conflict' } });
+      const winner = outcomes[0]!.status === 'fulfilled' ? 4 : 5;
+      expect(seqs(await first.readEvents(sessionId, { afterSeq: 0, limit: 100 }))).toEqual(oneTo(winner));
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('leaves no gap and no duplicate when two pools keep appending, each catching up after a refusal', async () => {
+    const url = await server!.createDatabase();
+    const writers = await Promise.all([openStore(url), openStore(url)]);
+    async function append(store: TetherStore, name: string, units: number): Promise<void> {
+      for (let written = 0; written < units; ) {
+        const stored = await store.readEvents(sessionId, { afterSeq: 0, limit: Number.POSITIVE_INFINITY });
+        const next = stored.length + 1;
+        try {
+          await store.commit(unitOf(eventsBy(name, next, next + 1)));
+          written += 1;
+        } catch (error) {
+          expect(error).toMatchObject({ code: 'store_failure', details: { reason: 'sequence_conflict' } });
+        }
+      }
+    }
+    await Promise.all([append(writers[0]!, 'first', 15), append(writers[1]!, 'second', 15)]);
+    const stored = await writers[0]!.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+    expect(seqs(stored)).toEqual(oneTo(60));
+    expect((await query<{ last_seq: string }>(url, 'SELECT last_seq FROM event_heads'))[0]?.last_seq).toBe('60');
+  });
+
+  it('migrates a new database once when four stores open it together', async () => {
+    const url = await server!.createDatabase();
+    const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
+    expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
+      { version: 1, name: 'initial' },
+    ]);
+    await stores[0]!.commit(unitOf(eventsBy('first', 1, 1)));
+    expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
+  });
+
+  it('refuses a database a newer Tether migrated, naming the versions', async () => {
+    const url = await server!.createDatabase();
+    await (await openPostgresStore({ url })).close();
+    await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', $1)`, [at]);
+    const error = await agentErrorOf(openPostgresStore({ url }));
+    expect(error.code).toBe('store_failure');
+    expect(error.details?.['reason']).toBe('schema_too_new');
+    expect(error.message).toContain('schema version 99');
+  });
+
+  it('writes nothing of a unit that fails half-way, and the session goes on from where it was', async () => {
+    const url = await server!.createDatabase();
+    const store = await openStore(url);
+    await store.commit(unitOf(eventsBy('first', 1, 2), { sessions: [sampleSessionRecord({ sessionId, lastSeq: 2 })] }));
+    // The events, the head and the first session row are written before the second row fails:
+    // a seq beyond what PostgreSQL's bigint holds.
+    const otherSessionId = `ses_${'b'.repeat(32)}`;
+    const halfWay = unitOf(eventsBy('first', 3, 5), {
+      sessions: [
+        sampleSessionRecord({ sessionId, lastSeq: 5, state: 'running' }),
+        sampleSessionRecord({ sessionId: otherSessionId, lastSeq: Number.MAX_VALUE }),
+      ],
+    });
+    const error = await agentErrorOf(store.commit(halfWay));
+    expect(error.code).toBe('store_failure');
+    expect(error.message).toMatch(/^The store could not write the change; nothing was written \(SQLSTATE \w{5}\)/);
+
+    expect(seqs(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 }))).toEqual([1, 2]);
+    expect(await store.loadSessions()).toEqual([sampleSessionRecord({ sessionId, lastSeq: 2 })]);
+    await store.commit(unitOf(eventsBy('first', 3, 3)));
+    expect(seqs(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 }))).toEqual([1, 2, 3]);
+  });
+
+  it('reports a server it cannot reach as store_failure, naming where without the password', async () => {
+    const error = await agentErrorOf(
+      openPostgresStore({ url: 'postgres://tether:not-to-be-shown@127.0.0.1:1/tether' }),
+    );
+    expect(error.code).toBe('store_failure');
+    expect(error.message).toContain('127.0.0.1:1/tether');
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(error.message).not.toContain('not-to-be-shown');
+  });
+
+  it('refuses a store URL that is not a postgres:// URL before connecting', async () => {
+    const error = await agentErrorOf(openPostgresStore({ url: 'mysql://tether@127.0.0.1/tether' }));
+    expect(error.code).toBe('store_failure');
+    expect(error.details?.['reason']).toBe('invalid_url');
+  });
+});
