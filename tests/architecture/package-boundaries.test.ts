@@ -24,6 +24,7 @@ const allowed: Record<string, string[]> = {
     'protocol',
     'runtime',
     'store-sqlite',
+    'store-postgres',
     'workspace-git',
     'provider-claude',
     'fake-anthropic-api',

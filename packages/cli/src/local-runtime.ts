@@ -2,11 +2,12 @@ import path from 'node:path';
 import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
+import { withoutStoreUrl } from './commands/store-option.js';
 
 export interface LocalRuntimeOptions {
   /** The Claude provider's settings (transport, binary, environment, what it denies). */
   readonly claude: ClaudeProviderSettings;
-  /** The data dir's store; none for a command that reads no session. */
+  /** The store (openStore's); none for a command that reads no session. */
   readonly store?: TetherStore | undefined;
   readonly dataDir: string;
   /** The environment git runs with (the command's own, like the agent's). */
@@ -40,9 +41,12 @@ export function inProcessClaudeSettings(
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): Promise<AgentRuntime> {
   const root = options.worktreeRoot ?? path.join(options.dataDir, 'worktrees');
+  const claude = options.claude.environment
+    ? { ...options.claude, environment: withoutStoreUrl(options.claude.environment) }
+    : options.claude;
   return createAgentRuntime({
-    providers: [createClaudeProvider(options.claude)],
+    providers: [createClaudeProvider(claude)],
     ...(options.store ? { store: options.store } : {}),
-    workspaces: [createGitWorktreeAcquirer({ root, environment: options.environment })],
+    workspaces: [createGitWorktreeAcquirer({ root, environment: withoutStoreUrl(options.environment) })],
   });
 }

@@ -1,11 +1,21 @@
-import type { AgentRuntime, WorkspaceAcquirer } from '@tether/runtime';
+import type { AgentRuntime, TetherStore, WorkspaceAcquirer } from '@tether/runtime';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { LoggerOptions } from 'pino';
 import type { DaemonLogger } from './logging/create-logger.js';
 
 export interface DaemonOptions {
-  /** The data directory: the SQLite store, `daemon-token` and `daemon.json` live here (see resolveDataDir). */
+  /**
+   * The data directory: `daemon-token`, `daemon.json`, the worktrees and, unless openStore says
+   * otherwise, the SQLite store live here (see resolveDataDir). One daemon at a time per data dir.
+   */
   readonly dataDir: string;
+  /**
+   * Opens the store the runtime keeps sessions in (default: the SQLite store in dataDir). Called once
+   * at start, after the options are checked; the daemon closes what it returns. A store kept
+   * elsewhere (PostgreSQL) must still take dataDir's lock, so that one daemon owns the token and
+   * daemon.json (the CLI's openStore does).
+   */
+  readonly openStore?: (dataDir: string) => Promise<TetherStore>;
   /** Interface to bind (default 127.0.0.1). Anything else is reachable from elsewhere: the CLI should warn. */
   readonly host?: string;
   /** Port to listen on (default 7437; 0 picks a free one, see Daemon.port). */

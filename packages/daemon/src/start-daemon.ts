@@ -130,7 +130,8 @@ function workspaceAcquirers(options: DaemonOptions, dataDir: string): WorkspaceA
 
 async function createRuntime(options: DaemonOptions, dataDir: string, logger: DaemonLogger): Promise<AgentRuntime> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
-  const store = await openSqliteStore({ dataDir });
+  const openStore = options.openStore ?? ((directory: string) => openSqliteStore({ dataDir: directory }));
+  const store = await openStore(dataDir);
   try {
     return await createAgentRuntime({
       providers: options.providers ?? [createClaudeProvider()],
@@ -146,9 +147,9 @@ async function createRuntime(options: DaemonOptions, dataDir: string, logger: Da
 }
 
 /**
- * Starts the daemon: the SQLite store and the runtime over `dataDir`, the token, then the HTTP API
- * and the WebSocket endpoint on one port, and `daemon.json`. Installs no signal handlers: the
- * caller (e.g. `tether serve`) calls close() on SIGTERM/SIGINT.
+ * Starts the daemon: the store (SQLite in `dataDir` unless options.openStore) and the runtime, the
+ * token, then the HTTP API and the WebSocket endpoint on one port, and `daemon.json`. Installs no
+ * signal handlers: the caller (e.g. `tether serve`) calls close() on SIGTERM/SIGINT.
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   checkOptions(options);

@@ -3,6 +3,7 @@ export type { SqliteStoreOptions } from './open-sqlite-store.js';
 export type { SqliteStore } from './sqlite-store.js';
 export { resolveDataDir } from './resolve-data-dir.js';
 export { dataDirectoryLockOwner } from './data-directory-lock.js';
+export { lockDataDirectory } from './data-directory.js';
 export { ensureDataDirectory, readPrivateDataFile } from './private-data-files.js';
 export type { ResolveDataDirOptions } from './resolve-data-dir.js';
 

@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { claimDataDirectory } from './data-directory.js';
+import { lockDataDirectory } from './data-directory.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
 import { openDatabase } from './open-database.js';
 import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
-import { ensureDataDirectory } from './private-data-files.js';
 import { guardStore } from './store-failure.js';
 
 export interface SqliteStoreOptions {
@@ -20,10 +19,7 @@ const databaseFileName = 'tether.db';
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const dataDir = path.resolve(options.dataDir);
   const databasePath = path.join(dataDir, databaseFileName);
-  const lock = guardStore(`open the data directory ${dataDir}`, () => {
-    ensureDataDirectory(dataDir);
-    return claimDataDirectory(dataDir);
-  });
+  const lock = lockDataDirectory(dataDir);
   try {
     return guardStore(`open the database ${databasePath}`, () => {
       const database = openDatabase(databasePath);

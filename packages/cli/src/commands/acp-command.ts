@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type AcpHost, type AcpLog, runAcpAgent } from '@tether/acp';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
-import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
+import { resolveDataDir } from '@tether/store-sqlite';
 import { daemonAcpHost } from '../acp/daemon-acp-host.js';
 import { runtimeAcpHost } from '../acp/runtime-acp-host.js';
 import { outputStream, stoppableInput } from '../acp/stdio-streams.js';
@@ -10,12 +10,14 @@ import { connectDaemon } from '../connect-daemon.js';
 import { createLocalRuntime, inProcessClaudeSettings } from '../local-runtime.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { openStore } from '../open-store.js';
+import { parseStoreLocation, storeHelp } from './store-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 
-export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--worktree-root DIR] [--claude-path PATH]
-                  [--transport cli|sdk] [--startup-timeout SECONDS]
+export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--store URL] [--worktree-root DIR]
+                  [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS]
 
   An Agent Client Protocol agent on stdin/stdout, for editors and tools that speak ACP (Zed,
   JetBrains, Neovim, acpx): nothing but protocol on stdout, logs on stderr (docs/acp.md).
@@ -26,6 +28,8 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--wo
                      sessions keep running when the editor quits
                      (when a daemon owns the data dir, acp goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
+  ${storeHelp}
+                     (in-process only: a daemon uses the store it was started with)
   --worktree-root DIR  where worktrees are made (default: <data dir>/worktrees; in-process only)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
   ${transportHelp}
@@ -44,6 +48,7 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
       options: {
         server: { type: 'string' },
         'data-dir': { type: 'string' },
+        store: { type: 'string' },
         'worktree-root': { type: 'string' },
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
@@ -58,6 +63,7 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
   return {
     server: values.server,
     dataDir: resolveDataDir({ dataDir: resolved(values['data-dir']), environment: context.environment }),
+    store: parseStoreLocation(values.store, context.environment),
     worktreeRoot: resolved(values['worktree-root']),
     claudePath: resolved(values['claude-path']),
     transport: parseTransport(values.transport),
@@ -120,7 +126,7 @@ async function serveClient(
   }
   const runtime = await createLocalRuntime({
     claude: inProcessClaudeSettings(options, context.environment),
-    store: await openSqliteStore({ dataDir: options.dataDir }),
+    store: await openStore(options.dataDir, options.store),
     dataDir: options.dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,

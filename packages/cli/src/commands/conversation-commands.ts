@@ -4,8 +4,9 @@ import { terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
+import { storeOption } from './store-option.js';
 
-const common = '[--json] [--server URL] [--data-dir DIR]';
+const common = '[--json] [--server URL] [--data-dir DIR] [--store URL]';
 export const forkUsage = `usage: tether fork SESSION [--at RUN] ${common}
   A new session continuing a copy of SESSION's conversation: all of it, or up to and including
   the turn RUN (a run id from tether show/--json). The original is untouched. Prints the new
@@ -24,7 +25,7 @@ function runIdOption(value: unknown, option: string, usage: string): string {
 
 /** `tether fork SESSION [--at RUN]`: a new session with a copy of the conversation. */
 export async function forkCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const command = parseDaemonCommand(argv, context, forkUsage, { at: { type: 'string' } });
+  const command = parseDaemonCommand(argv, context, forkUsage, { at: { type: 'string' }, ...storeOption });
   const sessionId = oneSessionId(command.positionals, forkUsage);
   const atRunId = command.values.at === undefined ? undefined : runIdOption(command.values.at, '--at', forkUsage);
   const receipt = await withLocalOrDaemon(command, context, (backend) =>
@@ -47,6 +48,7 @@ export async function rewindCommand(argv: readonly string[], context: CliContext
   const command = parseDaemonCommand(argv, context, rewindUsage, {
     to: { type: 'string' },
     files: { type: 'boolean', default: false },
+    ...storeOption,
   });
   const sessionId = oneSessionId(command.positionals, rewindUsage);
   const toRunId = runIdOption(command.values.to, '--to', rewindUsage);

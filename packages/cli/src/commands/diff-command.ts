@@ -4,8 +4,9 @@ import { plural, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
+import { storeOption } from './store-option.js';
 
-export const diffUsage = `usage: tether diff SESSION [--json] [--max-bytes N] [--server URL] [--data-dir DIR]
+export const diffUsage = `usage: tether diff SESSION [--json] [--max-bytes N] [--server URL] [--data-dir DIR] [--store URL]
   A worktree session's work against the commit its branch started from: the changed files with
   their added/removed lines (on stderr), then git's unified diff (on stdout; binary files named,
   not shown), cut at --max-bytes (default 1 MiB). --json prints the whole answer, the diff's bytes
@@ -28,7 +29,7 @@ function parseMaxBytes(value: string | boolean | string[] | undefined): number |
 
 /** `tether diff SESSION`: a worktree session's changed files and unified diff (from the daemon, or the data dir without one). */
 export async function diffCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const command = parseDaemonCommand(argv, context, diffUsage, { 'max-bytes': { type: 'string' } });
+  const command = parseDaemonCommand(argv, context, diffUsage, { 'max-bytes': { type: 'string' }, ...storeOption });
   const sessionId = oneSessionId(command.positionals, diffUsage);
   const maxBytes = parseMaxBytes(command.values['max-bytes']);
   const diff = await withLocalOrDaemon(command, context, (backend) =>

@@ -1,9 +1,10 @@
 import { AgentError, type SessionSnapshot, type SessionState } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
-import { openSqliteStore } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { connectDaemon } from '../connect-daemon.js';
 import { createLocalRuntime } from '../local-runtime.js';
+import { openStore } from '../open-store.js';
+import { parseStoreLocation } from './store-option.js';
 import type { TetherBackend } from '../tether-backend.js';
 import type { ParsedDaemonCommand } from './daemon-options.js';
 
@@ -19,8 +20,9 @@ export interface CommandBackend {
 /** How the in-process runtime is set up when no daemon runs (a daemon uses its own set-up). */
 export interface InProcessOptions {
   /**
-   * 'data-dir' (default): the sessions of the data dir. 'none': no sessions at all (a command that
-   * reads none, such as the model list, then never waits for a data dir another process holds).
+   * 'data-dir' (default): the sessions of the data dir, or of the database --store / TETHER_STORE_URL
+   * names. 'none': no sessions at all (a command that reads none, such as the model list, then never
+   * waits for a data dir another process holds).
    */
   readonly store?: 'data-dir' | 'none';
   readonly transport?: ClaudeTransport;
@@ -38,6 +40,14 @@ export async function withLocalOrDaemon<Result>(
   work: (backend: CommandBackend) => Promise<Result>,
   options: InProcessOptions = {},
 ): Promise<Result> {
+  // Read first: a bad --store (or TETHER_STORE_URL) is a usage error even when a daemon answers.
+  const location =
+    options.store === 'none'
+      ? undefined
+      : parseStoreLocation(
+          typeof command.values.store === 'string' ? command.values.store : undefined,
+          context.environment,
+        );
   const client = await connectDaemon({
     server: command.server,
     dataDir: command.dataDir,
@@ -46,9 +56,9 @@ export async function withLocalOrDaemon<Result>(
   if (client)
     return work({ tether: client, listAllSessions: (filter) => client.listAllSessions(filter), inProcess: false });
   const store =
-    options.store === 'none'
+    location === undefined
       ? undefined
-      : await openSqliteStore({ dataDir: command.dataDir }).catch((error: unknown) => {
+      : await openStore(command.dataDir, location).catch((error: unknown) => {
           throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
             ? inUseByAnotherProcess(command.dataDir, error)
             : error;

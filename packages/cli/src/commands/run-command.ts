@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { PermissionMode, SessionId } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
-import { openSqliteStore, resolveDataDir } from '@tether/store-sqlite';
+import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
@@ -13,12 +13,14 @@ import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { type TurnStopper, type WorktreeRequest, driveTurn, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { openStore } from '../open-store.js';
+import { type StoreLocation, parseStoreLocation, storeHelp } from './store-option.js';
 import { type TurnAttachments, attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--base REF] [--branch NAME]] [--model M]
                   [--permission-mode MODE] [--resume SESSION] [--image PATH]... [--file PATH]...
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]
-                  [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
+                  [--store URL] [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
   --cwd DIR          the workspace directory (default: the current directory); with --resume
@@ -38,6 +40,8 @@ ${attachmentHelp}
   --server URL       run through the daemon at URL (token: $TETHER_TOKEN or the data dir's)
                      (when a daemon owns the data dir, run goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
+  ${storeHelp}
+                     (in-process only: a daemon uses the store it was started with)
   --worktree-root DIR  where worktrees are made (default: <data dir>/worktrees; in-process only:
                      a daemon uses its own, set by tether serve --worktree-root)
   --claude-path PATH the claude executable (default: TETHER_CLAUDE_PATH, PATH, usual locations)
@@ -59,6 +63,7 @@ interface RunOptions {
   readonly permissionMode: PermissionMode | undefined;
   readonly resume: string | undefined;
   readonly dataDir: string | undefined;
+  readonly store: StoreLocation;
   readonly claudePath: string | undefined;
   readonly transport: ClaudeTransport;
   readonly startupTimeoutMs: number | undefined;
@@ -87,6 +92,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         'permission-mode': { type: 'string' },
         resume: { type: 'string' },
         'data-dir': { type: 'string' },
+        store: { type: 'string' },
         'claude-path': { type: 'string' },
         approve: { type: 'string' },
         answers: { type: 'string' },
@@ -147,6 +153,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     permissionMode: mode as PermissionMode | undefined,
     resume: values.resume,
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
+    store: parseStoreLocation(values.store, context.environment),
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     transport: parseTransport(values.transport),
     startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
@@ -208,7 +215,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
       ...inProcessClaudeSettings(options, context.environment),
       ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
     },
-    store: await openSqliteStore({ dataDir }),
+    store: await openStore(dataDir, options.store),
     dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,

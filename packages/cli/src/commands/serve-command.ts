@@ -8,9 +8,11 @@ import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { openStore } from '../open-store.js';
+import { parseStoreLocation, storeHelp, withoutStoreUrl } from './store-option.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
+                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--store URL] [--no-web]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
@@ -19,6 +21,7 @@ and the web UI at / (docs/web.md) unless --no-web.
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
+${storeHelp}
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
@@ -37,6 +40,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'startup-timeout': { type: 'string' },
         'max-open-sessions': { type: 'string' },
         'worktree-root': { type: 'string' },
+        store: { type: 'string' },
       },
     },
     serveUsage,
@@ -60,6 +64,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     environment: context.environment,
   });
+  const store = parseStoreLocation(values.store, context.environment);
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
@@ -68,12 +73,13 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
+    openStore: (directory) => openStore(directory, store),
     host,
     port,
     providers: [
       createClaudeProvider({
         transport,
-        environment: context.environment,
+        environment: withoutStoreUrl(context.environment),
         ...(claudePath ? { claudePath } : {}),
         ...(startupTimeoutMs !== undefined ? { startupTimeoutMs } : {}),
       }),
@@ -92,7 +98,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       resolve();
     });
   });
-  context.stderr.write(`Tether daemon listening on ${daemon.url} (data: ${dataDir})\n`);
+  const where = store.kind === 'postgres' ? `data: ${dataDir}, sessions: ${store.description}` : `data: ${dataDir}`;
+  context.stderr.write(`Tether daemon listening on ${daemon.url} (${where})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.
   if (context.terminal)

@@ -5,16 +5,19 @@ import { describeWorktree, worktreeColumns } from '../render/workspace-summary.j
 import { UsageError } from '../usage-error.js';
 import { daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
+import { storeOption } from './store-option.js';
 
 const common = '[--server URL] [--data-dir DIR]';
-export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${common}
+// --store URL: where the sessions are when no daemon runs (docs/store-postgres.md).
+const local = `${common} [--store URL]`;
+export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${local}
   (from the daemon if one runs, else from the data dir itself)`;
-export const showUsage = `usage: tether show SESSION [--json] ${common}`;
+export const showUsage = `usage: tether show SESSION [--json] ${local}`;
 export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
 export const closeUsage = `usage: tether close SESSION ${common}
   Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
   no work is removed with its branch; one with changes or commits is kept, and this says where.`;
-export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${common}
+export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${local}
   Deletes a closed session and everything stored about it (close it first). Its worktree goes too
   when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
   unless --discard-changes, which removes the worktree and its branch with the work in them.
@@ -28,7 +31,7 @@ function describe(session: SessionSnapshot): string {
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */
 export async function sessionsCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const command = parseDaemonCommand(argv, context, sessionsUsage, { state: { type: 'string' } });
+  const command = parseDaemonCommand(argv, context, sessionsUsage, { state: { type: 'string' }, ...storeOption });
   const { values } = command;
   const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
   if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
@@ -47,7 +50,7 @@ export async function sessionsCommand(argv: readonly string[], context: CliConte
 
 /** `tether show SESSION`: one session's snapshot (from the daemon, or the data dir without one). */
 export async function showCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const command = parseDaemonCommand(argv, context, showUsage);
+  const command = parseDaemonCommand(argv, context, showUsage, storeOption);
   const { values, positionals } = command;
   const sessionId = oneSessionId(positionals, showUsage);
   const session = await withLocalOrDaemon(command, context, (backend) => backend.tether.getSession(sessionId));
@@ -91,6 +94,7 @@ export async function closeCommand(argv: readonly string[], context: CliContext)
 export async function deleteCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const command = parseDaemonCommand(argv, context, deleteUsage, {
     'discard-changes': { type: 'boolean', default: false },
+    ...storeOption,
   });
   const sessionId = oneSessionId(command.positionals, deleteUsage);
   const discardWorkspaceChanges = command.values['discard-changes'] === true;

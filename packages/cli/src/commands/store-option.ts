@@ -1,0 +1,81 @@
+import { UsageError } from '../usage-error.js';
+
+/** The environment variable --store defaults to. */
+export const storeUrlVariable = 'TETHER_STORE_URL';
+
+export const storeHelp = `--store URL        keep sessions in PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)
+                     instead of the data dir's SQLite database (default: $${storeUrlVariable});
+                     the data dir still holds the token and the worktrees (docs/store-postgres.md)`;
+
+/** Where sessions are kept: the data dir's SQLite database, or a PostgreSQL database. */
+export type StoreLocation =
+  | { readonly kind: 'data-dir' }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** The URL without its password or query, fit for logs and messages. */
+      readonly description: string;
+      /** The strings (the password, raw and decoded) that must never reach output. */
+      readonly secrets: readonly string[];
+    };
+
+const acceptedForms =
+  'postgres://USER:PASSWORD@HOST:PORT/DATABASE or postgresql://…; leave it out to keep sessions in the data dir';
+
+/**
+ * --store URL, else TETHER_STORE_URL (an empty one counts as unset), else the data dir. Anything but
+ * a postgres:// or postgresql:// URL is a usage error; the message never repeats the value, which
+ * may hold a password.
+ */
+export function parseStoreLocation(
+  flag: string | undefined,
+  environment: Readonly<Record<string, string | undefined>>,
+): StoreLocation {
+  const fromVariable = environment[storeUrlVariable];
+  const value = flag ?? (fromVariable === '' ? undefined : fromVariable);
+  if (value === undefined) return { kind: 'data-dir' };
+  const source = flag === undefined ? storeUrlVariable : '--store';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source} is not a URL: it takes ${acceptedForms}.`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new UsageError(`${source} takes ${acceptedForms}, not a ${url.protocol}// URL.`);
+  if (url.hostname === '') throw new UsageError(`${source} names no host: it takes ${acceptedForms}.`);
+  return {
+    kind: 'postgres',
+    url: value,
+    description: `${url.protocol}//${url.username === '' ? '' : `${url.username}@`}${url.host}${url.pathname}`,
+    secrets: secretsOf(url),
+  };
+}
+
+function secretsOf(url: URL): string[] {
+  const passwords = [url.password, ...url.searchParams.getAll('password')].filter((secret) => secret !== '');
+  return [...new Set(passwords.flatMap((secret) => [secret, safeDecode(secret)]))];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The environment the agent's processes get: the command's own without TETHER_STORE_URL, whose
+ * password the agent (and whatever its tools print into the transcript) has no business seeing.
+ */
+export function withoutStoreUrl(
+  environment: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string | undefined>> {
+  if (environment[storeUrlVariable] === undefined) return environment;
+  const { [storeUrlVariable]: _removed, ...rest } = environment;
+  return rest;
+}
+
+/** The --store option of the commands that open the sessions in this process when no daemon runs. */
+export const storeOption = { store: { type: 'string' } } as const;

@@ -1,0 +1,178 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { textReply } from '@tether/fake-anthropic-api';
+import { type TestPostgres, startTestPostgres } from '@tether/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
+import { type FinishedTether, spawnTether, tetherBin } from './test-support/spawn-tether.js';
+
+const fixture = useCommandFixture('tether-postgres-');
+
+let postgres: TestPostgres;
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+});
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+function tether(args: readonly string[], extra: Record<string, string> = {}): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: fixture.workspace, environment: { ...fixture.environment, ...extra } }).finished;
+}
+
+/** A data dir of its own under the test's root (the fixture's default is <root>/data). */
+function dataDir(name: string): Record<string, string> {
+  return { TETHER_HOME: path.join(fixture.root, name) };
+}
+
+function passwordOf(url: string): string {
+  const password = new URL(url).password;
+  // A test that looks for an empty string in the output could not fail.
+  expect(password.length).toBeGreaterThan(8);
+  return password;
+}
+
+interface ServedDaemon {
+  readonly url: string;
+  /** Everything it wrote so far, stdout (its JSON log) and stderr. */
+  output(): string;
+}
+
+const daemons: ChildProcess[] = [];
+afterEach(async () => {
+  await Promise.all(
+    daemons.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }),
+  );
+});
+
+/** `tether serve --port 0 ARGS`, keeping all its output; resolves once it listens (stopped after the test). */
+function serve(args: readonly string[], extra: Record<string, string>): Promise<ServedDaemon> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
+      cwd: fixture.root,
+      env: { ...fixture.environment, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    daemons.push(child);
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ url: match[1]!, output: () => output });
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${output}`)));
+  });
+}
+
+function sessionIdIn(text: string): string {
+  const match = /session (ses_[0-9a-f]{32})/.exec(text);
+  if (!match) throw new Error(`no session id in: ${text}`);
+  return match[1]!;
+}
+
+describe('tether on a PostgreSQL store', () => {
+  it('serve --store runs a turn, and a second daemon on another data dir lists it from the same database', async () => {
+    const database = await postgres.createDatabase();
+    const password = passwordOf(database);
+    const first = await serve(['--store', database], dataDir('first'));
+    expect(first.output()).toContain(
+      `sessions: postgres://tether@${new URL(database).host}${new URL(database).pathname}`,
+    );
+
+    fixture.api.enqueue(textReply('Stored in PostgreSQL.'));
+    // The daemon owns the first data dir: run goes through it.
+    const run = await tether(['run', 'Hello'], dataDir('first'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('Stored in PostgreSQL.\n');
+    const sessionId = sessionIdIn(run.stderr);
+    // The data dir keeps the token, daemon.json and the lock; the sessions are not in it.
+    expect(existsSync(path.join(fixture.root, 'first', 'daemon-token'))).toBe(true);
+    expect(existsSync(path.join(fixture.root, 'first', 'tether.db'))).toBe(false);
+
+    // The second daemon is given the URL by the environment instead of the flag.
+    const second = await serve([], { ...dataDir('second'), TETHER_STORE_URL: database });
+    const listed = await tether(['sessions', '--json'], dataDir('second'));
+    expect(listed.code, listed.stderr).toBe(0);
+    const sessions = JSON.parse(listed.stdout) as { sessionId: string; lastRun?: { outcome?: string } }[];
+    expect(sessions.map((session) => session.sessionId)).toEqual([sessionId]);
+    const shown = JSON.parse((await tether(['show', sessionId, '--json'], dataDir('second'))).stdout) as {
+      lastRun?: { outcome?: string };
+    };
+    expect(shown.lastRun?.outcome).toBe('succeeded');
+
+    for (const output of [first.output(), second.output(), run.stdout, run.stderr, listed.stderr])
+      expect(output).not.toContain(password);
+  });
+
+  it('run --store runs a turn in-process, and sessions with TETHER_STORE_URL on another data dir shows it', async () => {
+    const database = await postgres.createDatabase();
+    const password = passwordOf(database);
+    fixture.api.enqueue(textReply('In-process, in PostgreSQL.'));
+    // The flag wins over a variable that names something else.
+    const run = await tether(['run', '--store', database, 'Hello'], {
+      ...dataDir('one'),
+      TETHER_STORE_URL: 'mysql://nobody@nowhere/none',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('In-process, in PostgreSQL.\n');
+    const sessionId = sessionIdIn(run.stderr);
+    expect(existsSync(path.join(fixture.root, 'one', 'tether.db'))).toBe(false);
+
+    const listed = await tether(['sessions', '--json'], { ...dataDir('two'), TETHER_STORE_URL: database });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { sessionId: string }[]).map((session) => session.sessionId)).toEqual([
+      sessionId,
+    ]);
+    // Without the store, the other data dir has no sessions of its own.
+    const local = await tether(['sessions', '--json'], dataDir('two'));
+    expect(JSON.parse(local.stdout)).toEqual([]);
+    for (const output of [run.stdout, run.stderr, listed.stdout, listed.stderr]) expect(output).not.toContain(password);
+  });
+
+  it('a wrong password fails serve and run at start with store_failure (exit 1), the password in no output', async () => {
+    const url = new URL(await postgres.createDatabase());
+    url.password = 'wrong-SECRET-4d1c9e';
+    const wrong = url.toString();
+    for (const args of [
+      ['serve', '--port', '0', '--no-web', '--store', wrong],
+      ['run', '--store', wrong, 'Hello'],
+      ['sessions', '--store', wrong],
+    ]) {
+      const result = await tether(args, dataDir('refused'));
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('[store_failure]');
+      expect(result.stderr).toContain(`127.0.0.1:${url.port}`);
+      expect(`${result.stdout}${result.stderr}`).not.toContain('wrong-SECRET');
+    }
+    // Nothing reached the model, no daemon was announced, and the data dir's lock was given back.
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
+    expect(existsSync(path.join(fixture.root, 'refused', 'daemon.json'))).toBe(false);
+    expect(existsSync(path.join(fixture.root, 'refused', 'tether.lock'))).toBe(false);
+  });
+
+  it('refuses a store URL that is not PostgreSQL as a usage error naming the accepted forms, and --help shows no password', async () => {
+    for (const [args, extra] of [
+      [['serve', '--store', 'sqlite://u:wrong-SECRET@h/x'], {}],
+      [['run', 'Hello'], { TETHER_STORE_URL: 'mysql://u:wrong-SECRET@h/x' }],
+      [['acp', '--store', 'wrong-SECRET'], {}],
+    ] as const) {
+      const result = await tether(args, extra);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('postgres://USER:PASSWORD@HOST:PORT/DATABASE or postgresql://');
+      expect(result.stderr).not.toContain('wrong-SECRET');
+    }
+    const help = await tether(['serve', '--help'], { TETHER_STORE_URL: 'postgres://u:wrong-SECRET@h/x' });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--store URL');
+    expect(`${help.stdout}${help.stderr}`).not.toContain('wrong-SECRET');
+  });
+});
