@@ -72,12 +72,11 @@ async function countSessionsByState(pool: Pool): Promise<SessionCounts> {
 async function selectSessionPage(pool: Pool, { limit, before, state }: SessionPageQuery): Promise<SessionRecord[]> {
   const pageSize = rowLimit(limit);
   if (pageSize === 0) return [];
-  const { rows } = await pool.query(statements.selectSessionPage, [
-    pageSize,
-    before?.createdAt ?? null,
-    before?.sessionId ?? null,
-    state ?? null,
-  ]);
+  const values: unknown[] = [pageSize];
+  if (before) values.push(before.createdAt, before.sessionId);
+  if (state !== undefined) values.push(state);
+  const text = statements.selectSessionPage({ after: before !== undefined, ofState: state !== undefined });
+  const { rows } = await pool.query(text, values);
   return rows.map(sessionFromRow);
 }
 

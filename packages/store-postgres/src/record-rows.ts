@@ -34,7 +34,7 @@ interface SessionRow {
   readonly forked_from: Json;
   readonly copy_conversation: Json;
   readonly usage: Json;
-  readonly title: string | null;
+  readonly title: Json;
   readonly last_run_id: string | null;
   readonly last_run_outcome: string | null;
   readonly last_run_completed_at: string | null;
@@ -104,6 +104,11 @@ function nullableObjectOf<Value>(value: Json, what: string): Value | null {
   return value === null || value === undefined ? null : objectOf<Value>(value, what);
 }
 
+function titleOf(value: Json, what: string): string | null {
+  if (value === null || typeof value === 'string') return value;
+  return corrupted(what);
+}
+
 /** A json parameter: the text node-postgres sends as is (it would turn an array into a PostgreSQL array). */
 function json(value: object): string {
   return JSON.stringify(value);
@@ -159,7 +164,7 @@ export function sessionParameters(session: SessionRecord): unknown[] {
     jsonOrNull(session.forkedFrom),
     jsonOrNull(session.copyConversation),
     json(session.usage),
-    session.title,
+    session.title === null ? null : JSON.stringify(session.title),
     session.lastRun?.runId ?? null,
     session.lastRun?.outcome ?? null,
     session.lastRun?.completedAt ?? null,
@@ -200,7 +205,7 @@ export function sessionFromRow(row: unknown): SessionRecord {
     forkedFrom: nullableObjectOf<SessionRecord['forkedFrom']>(session.forked_from, what),
     copyConversation: nullableObjectOf<SessionRecord['copyConversation']>(session.copy_conversation, what),
     usage: objectOf<TokenUsage>(session.usage, what),
-    title: session.title,
+    title: titleOf(session.title, what),
     lastRun: lastRunFromRow(session),
     lastSeq: Number(session.last_seq),
     createdAt: session.created_at,

@@ -37,11 +37,17 @@ export const statements = {
   ],
   selectSessions: `SELECT ${sessionList} FROM sessions ORDER BY position`,
   selectOpenSessions: `SELECT ${sessionList} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
-  // Newest first; a row value compares (created_at, session_id) as the cursor orders them. $1 is the
-  // limit (NULL: no limit), $2/$3 the position after which the page starts, $4 the state (NULL: any).
-  selectSessionPage: `SELECT ${sessionList} FROM sessions
-    WHERE ($2::text IS NULL OR (created_at, session_id) < ($2::text, $3::text)) AND ($4::text IS NULL OR state = $4::text)
-    ORDER BY created_at DESC, session_id DESC LIMIT $1`,
+  // Newest first; a row value compares (created_at, session_id) as the cursor orders them. One text per
+  // shape of query, so each is planned on its own index: $1 is the limit (NULL: none), then the
+  // position the page starts after (createdAt, sessionId) if given, then the state if given.
+  selectSessionPage({ after, ofState }: { after: boolean; ofState: boolean }): string {
+    const conditions = [
+      ...(after ? ['(created_at, session_id) < ($2, $3)'] : []),
+      ...(ofState ? [`state = $${after ? 4 : 2}`] : []),
+    ];
+    return `SELECT ${sessionList} FROM sessions ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+      ORDER BY created_at DESC, session_id DESC LIMIT $1`;
+  },
   countSessionsByState: 'SELECT state, count(*) AS count FROM sessions GROUP BY state',
   selectSession: `SELECT ${sessionList} FROM sessions WHERE session_id = $1`,
   selectRun: `SELECT ${runList} FROM runs WHERE run_id = $1`,

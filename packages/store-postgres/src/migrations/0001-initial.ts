@@ -2,7 +2,8 @@ import type { Migration } from './migration.js';
 
 // The schema store-sqlite reached after its seven migrations, in one step (see the ADR
 // 2026-12-01-postgres-schema-and-append-check.md). Records are `json`, not `jsonb`: kept as the
-// runtime wrote them, and able to hold "\u0000", which jsonb refuses. Text the store orders by is
+// runtime wrote them, and able to hold "\u0000", which jsonb refuses (and text: so the title, the
+// one free text on the row, is a json string too). Text the store orders by is
 // COLLATE "C", so pages and cursors order as the other stores do, whatever the database's locale.
 // `position` columns record first insertion (an upsert keeps the row's): the order sessions load in,
 // and the tie-breaks of runs and interactions. No foreign keys, as in SQLite: the port does not
@@ -29,7 +30,7 @@ export const initialMigration: Migration = {
       forked_from json,
       copy_conversation json,
       usage json NOT NULL,
-      title text,
+      title json,
       last_run_id text,
       last_run_outcome text,
       last_run_completed_at text,
