@@ -187,6 +187,42 @@ describe('PostgreSQL store: writers sharing a database', () => {
     expect(seqs(await store.readEvents(sessionId, { afterSeq: 0, limit: 100 }))).toEqual([1, 2, 3]);
   });
 
+  it('reports a connection that breaks mid-commit as store_failure, writes nothing, and commits again on a new one', async () => {
+    const url = await server!.createDatabase();
+    const store = await openStore(url);
+    await store.commit(unitOf(eventsBy('first', 1, 1)));
+    // The commit waits on the head a transaction holds, so its connection can be ended in the middle.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      const cut = store.commit(unitOf(eventsBy('first', 2, 3)));
+      await expect
+        .poll(
+          async () =>
+            (
+              await query<{ ended: boolean }>(
+                url,
+                `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              )
+            ).length,
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1);
+      const error = await agentErrorOf(cut);
+      expect(error.code).toBe('store_failure');
+      expect(error.message).toMatch(/^The store could not write the change; nothing was written/);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    expect(seqs(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
+    await store.commit(unitOf(eventsBy('first', 2, 3)));
+    expect(seqs(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3]);
+  });
+
   it('reports a server it cannot reach as store_failure, naming where without the password', async () => {
     const error = await agentErrorOf(
       openPostgresStore({ url: 'postgres://tether:not-to-be-shown@127.0.0.1:1/tether' }),

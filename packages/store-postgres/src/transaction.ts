@@ -1,21 +1,46 @@
 import type { Pool, PoolClient } from 'pg';
+import { sqlState, storeFailure } from './store-failure.js';
+
+/**
+ * COMMIT sent, and the connection lost before the answer: the server may have committed or not. A
+ * refusal with a SQLSTATE (a failed check at commit) did roll back, and is reported as any other.
+ */
+async function commitOrReport(client: PoolClient): Promise<void> {
+  try {
+    await client.query('COMMIT');
+  } catch (error) {
+    if (sqlState(error) !== undefined) throw error;
+    throw storeFailure(
+      'The connection to the database broke while the change was being committed, so it may or may not have been written. Read it back before retrying.',
+      'commit_outcome_unknown',
+      error,
+    );
+  }
+}
 
 /** Runs `work` on one pooled connection inside one transaction; anything thrown rolls it all back. */
 export async function inTransaction<Result>(pool: Pool, work: (client: PoolClient) => Promise<Result>): Promise<Result> {
   const client = await pool.connect();
-  let broken: unknown;
+  // A checked-out connection that breaks emits 'error' (the pool listens only while it is idle):
+  // unheard, that would end the process. The statement in flight rejects as well, which is what
+  // the caller reports; the connection is then released destroyed, not back to the pool.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    await commitOrReport(client);
     return result;
   } catch (error) {
-    // A rollback that fails means the connection is gone: release it destroyed, not back to the pool.
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-      broken = rollbackError;
+      broken ??= rollbackError instanceof Error ? rollbackError : new Error('The rollback failed.');
     });
     throw error;
   } finally {
-    client.release(broken instanceof Error ? broken : undefined);
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
