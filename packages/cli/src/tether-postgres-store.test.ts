@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { textReply } from '@tether/fake-anthropic-api';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type TestPostgres, startTestPostgres } from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
@@ -98,6 +98,12 @@ describe('tether on a PostgreSQL store', () => {
     expect(existsSync(path.join(fixture.root, 'first', 'daemon-token'))).toBe(true);
     expect(existsSync(path.join(fixture.root, 'first', 'tether.db'))).toBe(false);
 
+    // Still one daemon per data dir, whatever the store.
+    const again = await tether(['serve', '--port', '0', '--no-web', '--store', database], dataDir('first'));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('[data_dir_in_use]');
+    expect(again.stderr).not.toContain(password);
+
     // The second daemon is given the URL by the environment instead of the flag.
     const second = await serve([], { ...dataDir('second'), TETHER_STORE_URL: database });
     const listed = await tether(['sessions', '--json'], dataDir('second'));
@@ -136,6 +142,24 @@ describe('tether on a PostgreSQL store', () => {
     const local = await tether(['sessions', '--json'], dataDir('two'));
     expect(JSON.parse(local.stdout)).toEqual([]);
     for (const output of [run.stdout, run.stderr, listed.stdout, listed.stderr]) expect(output).not.toContain(password);
+  });
+
+  it("keeps TETHER_STORE_URL from the agent's processes", async () => {
+    const database = await postgres.createDatabase();
+    const password = passwordOf(database);
+    fixture.api.enqueue(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, for the agent's shell to make
+      toolUseReply('Bash', { command: 'echo "store=[${TETHER_STORE_URL:-none}]"', description: 'Show it' }),
+      textReply('Nothing to see.'),
+    );
+    const run = await tether(['run', '--approve', 'allow-once', 'Show the store'], {
+      ...dataDir('agent'),
+      TETHER_STORE_URL: database,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const toolResult = fixture.api.requests.filter((request) => request.kind === 'turn')[1]!.view!.toolResults[0]!;
+    expect(JSON.stringify(toolResult.content)).toContain('store=[none]');
+    expect(`${run.stdout}${run.stderr}`).not.toContain(password);
   });
 
   it('a wrong password fails serve and run at start with store_failure (exit 1), the password in no output', async () => {
