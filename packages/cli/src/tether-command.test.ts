@@ -6,7 +6,7 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-cli-', { tmp: false });
 
@@ -30,12 +30,6 @@ function tether(
   });
   if (child.pid !== undefined) options.onSpawn?.(child.pid);
   return finished;
-}
-
-function sessionIdFrom(stderr: string): string {
-  const match = /session (ses_[0-9a-f]{32})/.exec(stderr);
-  if (!match) throw new Error(`no session id in: ${stderr}`);
-  return match[1]!;
 }
 
 describe('tether run', () => {

@@ -5,7 +5,7 @@ import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type TestPostgres, startTestPostgres } from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-import { type FinishedTether, spawnTether, tetherBin } from './test-support/spawn-tether.js';
+import { type FinishedTether, sessionIdFrom, spawnTether, tetherBin } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-postgres-');
 
@@ -73,12 +73,6 @@ function serve(args: readonly string[], extra: Record<string, string>): Promise<
   });
 }
 
-function sessionIdIn(text: string): string {
-  const match = /session (ses_[0-9a-f]{32})/.exec(text);
-  if (!match) throw new Error(`no session id in: ${text}`);
-  return match[1]!;
-}
-
 describe('tether on a PostgreSQL store', () => {
   it('serve --store runs a turn, and a second daemon on another data dir lists it from the same database', async () => {
     const database = await postgres.createDatabase();
@@ -93,7 +87,7 @@ describe('tether on a PostgreSQL store', () => {
     const run = await tether(['run', 'Hello'], dataDir('first'));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('Stored in PostgreSQL.\n');
-    const sessionId = sessionIdIn(run.stderr);
+    const sessionId = sessionIdFrom(run.stderr);
     // The data dir keeps the token, daemon.json and the lock; the sessions are not in it.
     expect(existsSync(path.join(fixture.root, 'first', 'daemon-token'))).toBe(true);
     expect(existsSync(path.join(fixture.root, 'first', 'tether.db'))).toBe(false);
@@ -130,7 +124,7 @@ describe('tether on a PostgreSQL store', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('In-process, in PostgreSQL.\n');
-    const sessionId = sessionIdIn(run.stderr);
+    const sessionId = sessionIdFrom(run.stderr);
     expect(existsSync(path.join(fixture.root, 'one', 'tether.db'))).toBe(false);
 
     const listed = await tether(['sessions', '--json'], { ...dataDir('two'), TETHER_STORE_URL: database });

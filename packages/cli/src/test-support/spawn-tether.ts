@@ -25,6 +25,13 @@ export interface SpawnTetherOptions {
   readonly onStderr?: (text: string) => void;
 }
 
+/** The session id `tether run` names on stderr (`session ses_…`). */
+export function sessionIdFrom(stderr: string): string {
+  const match = /session (ses_[0-9a-f]{32})/.exec(stderr);
+  if (!match) throw new Error(`no session id in: ${stderr}`);
+  return match[1]!;
+}
+
 /** Starts `tether ARGS` with exactly the given environment; `finished` settles when it exits. */
 export function spawnTether(
   args: readonly string[],
