@@ -30,6 +30,8 @@ export type {
   SessionPosition,
 } from './store/tether-store.js';
 export { newestFirst } from './store/session-order.js';
+export { storedRowReaders } from './store/stored-rows.js';
+export type { RowReading } from './store/stored-rows.js';
 export { createTether } from './simple/tether.js';
 export type { Tether, TetherSession, Turn, OpenOptions } from './simple/tether.js';
 export {

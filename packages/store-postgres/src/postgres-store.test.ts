@@ -5,21 +5,16 @@ import {
 } from '@tether/testkit/store-contract';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { InteractionRecord } from '@tether/runtime';
-import { sampleApprovalRequest, sampleSessionRecord, startTestPostgres, type TestPostgres } from '@tether/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleApprovalRequest, sampleSessionRecord } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
 // One real server for the file, a fresh database for each test.
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 async function makeStore() {
-  const store = await openPostgresStore({ url: await server!.createDatabase() });
+  const store = await openPostgresStore({ url: await server().createDatabase() });
   return { store, cleanup: () => store.close() };
 }
 
@@ -53,7 +48,14 @@ describe('PostgreSQL store: text PostgreSQL text columns cannot hold', () => {
         requestedAt: session.createdAt,
         settledAt: null,
       };
-      await store.commit({ events: [event], sessions: [session], runs: [], interactions: [interaction], receipts: [], blobs: [] });
+      await store.commit({
+        events: [event],
+        sessions: [session],
+        runs: [],
+        interactions: [interaction],
+        receipts: [],
+        blobs: [],
+      });
 
       expect(await store.getSession(sessionId)).toEqual(session);
       expect(await store.readEvents(sessionId, { afterSeq: 0, limit: 10 })).toEqual([event]);

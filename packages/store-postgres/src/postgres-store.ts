@@ -31,15 +31,27 @@ async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
   await advanceEventHeads(client, appends);
   if (unit.events.length > 0) {
     try {
-      await client.query({ name: 'tether-insert-events', text: statements.insertEvents, values: eventColumnArrays(unit.events) });
+      await client.query({
+        name: 'tether-insert-events',
+        text: statements.insertEvents,
+        values: eventColumnArrays(unit.events),
+      });
     } catch (error) {
       // The heads already guard the sequence; the key is the backstop should a row exist without its head.
       if (sqlState(error) !== uniqueViolation) throw error;
-      throw storeFailure('Refused to store an event whose seq is already stored; nothing was written.', 'sequence_conflict', error);
+      throw storeFailure(
+        'Refused to store an event whose seq is already stored; nothing was written.',
+        'sequence_conflict',
+        error,
+      );
     }
   }
   for (const session of unit.sessions) {
-    await client.query({ name: 'tether-upsert-session', text: statements.upsertSession, values: sessionParameters(session) });
+    await client.query({
+      name: 'tether-upsert-session',
+      text: statements.upsertSession,
+      values: sessionParameters(session),
+    });
   }
   for (const run of unit.runs) {
     await client.query({ name: 'tether-upsert-run', text: statements.upsertRun, values: runParameters(run) });
@@ -52,7 +64,11 @@ async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
     });
   }
   for (const receipt of unit.receipts) {
-    await client.query({ name: 'tether-upsert-receipt', text: statements.upsertReceipt, values: receiptParameters(receipt) });
+    await client.query({
+      name: 'tether-upsert-receipt',
+      text: statements.upsertReceipt,
+      values: receiptParameters(receipt),
+    });
   }
   for (const blob of unit.blobs) {
     await client.query(statements.insertBlob, [blob.sha256, blob.mediaType, Buffer.from(blob.bytes)]);
@@ -155,7 +171,8 @@ export function createPostgresStore(pool: Pool): TetherStore {
         });
         return rows.map(eventFromRow);
       }),
-    readBlob: (sessionId, sha256) => read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
+    readBlob: (sessionId, sha256) =>
+      read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
     deleteSession: (sessionId) =>
       write('delete the session; nothing was deleted', async (client) => {
         for (const statement of statements.deleteSessionRows) await client.query(statement, [sessionId]);

@@ -1,18 +1,13 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
-import { agentErrorOf, sampleSessionRecord, startTestPostgres, type TestPostgres } from '@tether/testkit';
+import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
 // Several stores (each its own pool, as several daemons would have) on one database of a real server.
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 const opened: TetherStore[] = [];
 afterEach(async () => {
@@ -33,6 +28,15 @@ async function query<Row extends pg.QueryResultRow>(url: string, text: string, v
   } finally {
     await client.end();
   }
+}
+
+/** The backends of the database waiting for a lock: the writers a holding transaction keeps waiting. */
+async function waitingForLocks(url: string): Promise<number[]> {
+  const rows = await query<{ pid: number }>(
+    url,
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return rows.map((row) => row.pid);
 }
 
 const sessionId = `ses_${'a'.repeat(32)}`;
@@ -64,7 +68,7 @@ function oneTo(last: number): number[] {
 
 describe('PostgreSQL store: writers sharing a database', () => {
   it('of two pools appending from the same seq, stores exactly one and refuses the other with sequence_conflict', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const [first, second] = await Promise.all([openStore(url), openStore(url)]);
     for (let round = 0; round < 10; round += 1) {
       const from = round * 3 + 1;
@@ -86,7 +90,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('wakes two writers held on the same session together, and lets only one of them append', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const [first, second] = await Promise.all([openStore(url), openStore(url)]);
     await first.commit(unitOf(eventsBy('first', 1, 2)));
     // A transaction holding the session's head makes both writers wait inside theirs, having read the same head.
@@ -99,18 +103,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
         first.commit(unitOf(eventsBy('first', 3, 4))),
         second.commit(unitOf(eventsBy('second', 3, 5))),
       ]);
-      await expect
-        .poll(
-          async () =>
-            (
-              await query<{ waiting: string }>(
-                url,
-                `SELECT count(*) AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-              )
-            )[0]?.waiting,
-          { timeout: 10_000, interval: 20 },
-        )
-        .toBe('2');
+      await expect.poll(async () => (await waitingForLocks(url)).length, { timeout: 10_000, interval: 20 }).toBe(2);
       await holder.query('COMMIT');
       const outcomes = await racing;
       expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
@@ -124,7 +117,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('leaves no gap and no duplicate when two pools keep appending, each catching up after a refusal', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const writers = await Promise.all([openStore(url), openStore(url)]);
     async function append(store: TetherStore, name: string, units: number): Promise<void> {
       for (let written = 0; written < units; ) {
@@ -145,7 +138,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('migrates a new database once when four stores open it together', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
     expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
       { version: 1, name: 'initial' },
@@ -155,7 +148,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('refuses a database a newer Tether migrated, naming the versions', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     await (await openPostgresStore({ url })).close();
     await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', $1)`, [at]);
     const error = await agentErrorOf(openPostgresStore({ url }));
@@ -165,7 +158,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('writes nothing of a unit that fails half-way, and the session goes on from where it was', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const store = await openStore(url);
     await store.commit(unitOf(eventsBy('first', 1, 2), { sessions: [sampleSessionRecord({ sessionId, lastSeq: 2 })] }));
     // The events, the head and the first session row are written before the second row fails:
@@ -188,7 +181,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
   });
 
   it('reports a connection that breaks mid-commit as store_failure, writes nothing, and commits again on a new one', async () => {
-    const url = await server!.createDatabase();
+    const url = await server().createDatabase();
     const store = await openStore(url);
     await store.commit(unitOf(eventsBy('first', 1, 1)));
     // The commit waits on the head a transaction holds, so its connection can be ended in the middle.
@@ -198,19 +191,9 @@ describe('PostgreSQL store: writers sharing a database', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
       const cut = store.commit(unitOf(eventsBy('first', 2, 3)));
-      await expect
-        .poll(
-          async () =>
-            (
-              await query<{ ended: boolean }>(
-                url,
-                `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-                 WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-              )
-            ).length,
-          { timeout: 10_000, interval: 20 },
-        )
-        .toBe(1);
+      await expect.poll(async () => (await waitingForLocks(url)).length, { timeout: 10_000, interval: 20 }).toBe(1);
+      const [waiting] = await waitingForLocks(url);
+      await query(url, 'SELECT pg_terminate_backend($1)', [waiting]);
       const error = await agentErrorOf(cut);
       expect(error.code).toBe('store_failure');
       expect(error.message).toMatch(/^The store could not write the change; nothing was written/);

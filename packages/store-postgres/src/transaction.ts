@@ -19,7 +19,10 @@ async function commitOrReport(client: PoolClient): Promise<void> {
 }
 
 /** Runs `work` on one pooled connection inside one transaction; anything thrown rolls it all back. */
-export async function inTransaction<Result>(pool: Pool, work: (client: PoolClient) => Promise<Result>): Promise<Result> {
+export async function inTransaction<Result>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<Result>,
+): Promise<Result> {
   const client = await pool.connect();
   // A checked-out connection that breaks emits 'error' (the pool listens only while it is idle):
   // unheard, that would end the process. The statement in flight rejects as well, which is what

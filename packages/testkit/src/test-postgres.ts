@@ -35,7 +35,8 @@ async function freePort(): Promise<number> {
   });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('No free port was given for the test PostgreSQL server.');
+  if (address === null || typeof address === 'string')
+    throw new Error('No free port was given for the test PostgreSQL server.');
   return address.port;
 }
 
