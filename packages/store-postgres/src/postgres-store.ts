@@ -46,29 +46,15 @@ async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
       );
     }
   }
-  for (const session of unit.sessions) {
-    await client.query({
-      name: 'tether-upsert-session',
-      text: statements.upsertSession,
-      values: sessionParameters(session),
-    });
-  }
-  for (const run of unit.runs) {
-    await client.query({ name: 'tether-upsert-run', text: statements.upsertRun, values: runParameters(run) });
-  }
-  for (const interaction of unit.interactions) {
-    await client.query({
-      name: 'tether-upsert-interaction',
-      text: statements.upsertInteraction,
-      values: interactionParameters(interaction),
-    });
-  }
-  for (const receipt of unit.receipts) {
-    await client.query({
-      name: 'tether-upsert-receipt',
-      text: statements.upsertReceipt,
-      values: receiptParameters(receipt),
-    });
+  // Named, so each connection prepares a statement once and reuses it for every later commit.
+  const upserts: [name: string, text: string, rows: unknown[][]][] = [
+    ['tether-upsert-session', statements.upsertSession, unit.sessions.map(sessionParameters)],
+    ['tether-upsert-run', statements.upsertRun, unit.runs.map(runParameters)],
+    ['tether-upsert-interaction', statements.upsertInteraction, unit.interactions.map(interactionParameters)],
+    ['tether-upsert-receipt', statements.upsertReceipt, unit.receipts.map(receiptParameters)],
+  ];
+  for (const [name, text, rows] of upserts) {
+    for (const values of rows) await client.query({ name, text, values });
   }
   for (const blob of unit.blobs) {
     await client.query(statements.insertBlob, [blob.sha256, blob.mediaType, Buffer.from(blob.bytes)]);
