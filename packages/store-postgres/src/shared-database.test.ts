@@ -1,6 +1,8 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
 import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestServer } from './__fixtures__/test-server.js';
@@ -135,6 +137,45 @@ describe('PostgreSQL store: writers sharing a database', () => {
     const stored = await writers[0]!.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
     expect(seqs(stored)).toEqual(oneTo(60));
     expect((await query<{ last_seq: string }>(url, 'SELECT last_seq FROM event_heads'))[0]?.last_seq).toBe('60');
+  });
+
+  it('leaves no gap and no duplicate when two processes keep appending to one session', async () => {
+    const url = await server().createDatabase();
+    await (await openPostgresStore({ url })).close();
+    // Each process appends 20 units of two events, re-reading the session after a refusal. The
+    // built package: Node loads a dependency's dist/, as a deployed daemon would.
+    const script = `
+      import { openPostgresStore } from '@tether/store-postgres';
+      const { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId } = process.env;
+      const store = await openPostgresStore({ url, maxConnections: 1 });
+      for (let written = 0; written < 20; ) {
+        const next = (await store.readEvents(sessionId, { afterSeq: 0, limit: Infinity })).length + 1;
+        const events = [next, next + 1].map((seq) => ({
+          type: 'diagnostic', sessionId, seq, at: new Date().toISOString(), level: 'info', code: writer,
+        }));
+        try {
+          await store.commit({ events, sessions: [], runs: [], interactions: [], receipts: [], blobs: [] });
+          written += 1;
+        } catch (error) {
+          if (error?.details?.reason !== 'sequence_conflict') throw error;
+        }
+      }
+      await store.close();`;
+    const appendFrom = (writer: string) =>
+      promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], {
+        env: { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId },
+      });
+    await Promise.all([appendFrom('first'), appendFrom('second')]);
+
+    const stored = await (await openStore(url)).readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+    expect(seqs(stored)).toEqual(oneTo(80));
+    const byWriter = (writer: string) => stored.filter((event) => (event as { code: string }).code === writer);
+    expect(byWriter('first')).toHaveLength(40);
+    expect(byWriter('second')).toHaveLength(40);
+    // Every unit landed whole: each odd seq and the one after it come from one writer.
+    for (let index = 0; index < 80; index += 2) {
+      expect((stored[index] as { code: string }).code).toBe((stored[index + 1] as { code: string }).code);
+    }
   });
 
   it('migrates a new database once when four stores open it together', async () => {
