@@ -142,10 +142,11 @@ describe('PostgreSQL store: writers sharing a database', () => {
   it('leaves no gap and no duplicate when two processes keep appending to one session', async () => {
     const url = await server().createDatabase();
     await (await openPostgresStore({ url })).close();
-    // Each process appends 20 units of two events, re-reading the session after a refusal. The
-    // built package: Node loads a dependency's dist/, as a deployed daemon would.
+    // Each process appends 20 units of two events, re-reading the session after a refusal. It loads
+    // the built package (dist/), as a deployed daemon would.
+    const builtPackage = new URL('../dist/index.js', import.meta.url).href;
     const script = `
-      import { openPostgresStore } from '@tether/store-postgres';
+      import { openPostgresStore } from ${JSON.stringify(builtPackage)};
       const { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId } = process.env;
       const store = await openPostgresStore({ url, maxConnections: 1 });
       for (let written = 0; written < 20; ) {
