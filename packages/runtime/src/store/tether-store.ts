@@ -121,8 +121,10 @@ export interface SessionPageQuery {
 export type SessionCounts = Record<SessionRecord['state'], number>;
 
 /**
- * The runtime's storage port. Implementations: the in-memory store (tests) and SQLite
- * (@tether/store-sqlite). The runtime is the only writer while it holds the store.
+ * The runtime's storage port. Implementations: the in-memory store (tests), SQLite
+ * (@tether/store-sqlite) and PostgreSQL (@tether/store-postgres). The runtime is the only writer of
+ * its sessions while it holds the store; PostgreSQL still refuses a second writer's unit that does
+ * not continue a session's stored sequence (see commit).
  */
 export interface TetherStore {
   readonly kind: string;
@@ -153,7 +155,10 @@ export interface TetherStore {
    * other session refers to, in one transaction (receipts stay: they are keyed by command).
    */
   deleteSession(sessionId: string): Promise<void>;
-  /** Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat. */
+  /**
+   * Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat
+   * (store_failure, details.reason sequence_conflict), checked against what is stored.
+   */
   commit(unit: CommitUnit): Promise<void>;
   close(): Promise<void>;
 }
