@@ -74,10 +74,11 @@ function serve(args: readonly string[], extra: Record<string, string>): Promise<
 }
 
 describe('tether on a PostgreSQL store', () => {
-  it('serve --store runs a turn, and a second daemon on another data dir lists it from the same database', async () => {
+  it('serve --store runs a turn; a second daemon on the same database waits its turn, then lists it', async () => {
     const database = await postgres.createDatabase();
     const password = passwordOf(database);
     const first = await serve(['--store', database], dataDir('first'));
+    const firstDaemon = daemons.at(-1)!;
     expect(first.output()).toContain(
       `sessions: postgres://tether@${new URL(database).host}${new URL(database).pathname}`,
     );
@@ -97,6 +98,19 @@ describe('tether on a PostgreSQL store', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('[data_dir_in_use]');
     expect(again.stderr).not.toContain(password);
+
+    // One runtime per database until sessions are leased: a second daemon is refused while the first runs.
+    const beside = await tether(['serve', '--port', '0', '--no-web'], {
+      ...dataDir('second'),
+      TETHER_STORE_URL: database,
+    });
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toContain('[data_dir_in_use]');
+    expect(beside.stderr).toContain('--server');
+    expect(beside.stderr).not.toContain(password);
+    const firstClosed = new Promise((resolve) => firstDaemon.once('close', resolve));
+    firstDaemon.kill('SIGTERM');
+    await firstClosed;
 
     // The second daemon is given the URL by the environment instead of the flag.
     const second = await serve([], { ...dataDir('second'), TETHER_STORE_URL: database });

@@ -1,5 +1,6 @@
 import type { TetherStore } from '@tether/runtime';
 import pg from 'pg';
+import { type DatabaseHold, holdDatabase } from './database-hold.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
 import { createPostgresStore } from './postgres-store.js';
 import { guardStore, storeFailure } from './store-failure.js';
@@ -9,6 +10,12 @@ export interface PostgresStoreOptions {
   readonly url: string;
   /** The pool's size (default 10): connections this store opens at most. */
   readonly maxConnections?: number;
+  /**
+   * Let other stores use the database at the same time (tests of the database's own guarantees, and
+   * tools that only read). Off by default: a runtime holds its database alone (database-hold.ts),
+   * and a second one is refused with data_dir_in_use (reason database_in_use).
+   */
+  readonly shareDatabase?: boolean;
 }
 
 const defaultMaxConnections = 10;
@@ -35,8 +42,9 @@ function describeTarget(url: string): string {
 
 /**
  * Opens a pool on the database and brings its schema up to date (under an advisory lock, so daemons
- * opening the same database together migrate it once). Several stores, in one process or many, may
- * share a database: the database, not the process, keeps each session's sequence whole.
+ * opening the same database together migrate it once), then holds the database for this runtime
+ * (unless shareDatabase). Stores that share a database keep each session's sequence whole: the
+ * database, not the process, guards it.
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<TetherStore> {
   const target = describeTarget(options.url);
@@ -44,11 +52,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // A pooled connection that breaks while idle is dropped by the pool; the next query on a fresh one
   // reports any lasting trouble. Without a listener the event would end the process.
   pool.on('error', () => undefined);
+  let hold: DatabaseHold | null = null;
   try {
     await guardStore(`prepare the database ${target}`, () => applyMigrations(pool, target));
+    if (options.shareDatabase !== true)
+      hold = await guardStore(`hold the database ${target}`, () => holdDatabase(options.url, target));
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
   }
-  return createPostgresStore(pool);
+  const store = createPostgresStore(pool);
+  if (!hold) return store;
+  const held = hold;
+  const closeStore = store.close.bind(store);
+  return Object.assign(store, {
+    async close() {
+      try {
+        await closeStore();
+      } finally {
+        await held.release();
+      }
+    },
+  });
 }

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 async function openStore(url: string): Promise<TetherStore> {
-  const store = await openPostgresStore({ url, maxConnections: 2 });
+  const store = await openPostgresStore({ url, maxConnections: 2, shareDatabase: true });
   opened.push(store);
   return store;
 }
@@ -141,14 +141,14 @@ describe('PostgreSQL store: writers sharing a database', () => {
 
   it('leaves no gap and no duplicate when two processes keep appending to one session', async () => {
     const url = await server().createDatabase();
-    await (await openPostgresStore({ url })).close();
+    await (await openPostgresStore({ url, shareDatabase: true })).close();
     // Each process appends 20 units of two events, re-reading the session after a refusal. It loads
     // the built package (dist/), as a deployed daemon would.
     const builtPackage = new URL('../dist/index.js', import.meta.url).href;
     const script = `
       import { openPostgresStore } from ${JSON.stringify(builtPackage)};
       const { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId } = process.env;
-      const store = await openPostgresStore({ url, maxConnections: 1 });
+      const store = await openPostgresStore({ url, maxConnections: 1, shareDatabase: true });
       for (let written = 0; written < 20; ) {
         const next = (await store.readEvents(sessionId, { afterSeq: 0, limit: Infinity })).length + 1;
         const events = [next, next + 1].map((seq) => ({
@@ -189,11 +189,24 @@ describe('PostgreSQL store: writers sharing a database', () => {
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
   });
 
+  it('holds the database for one runtime: a second store is refused until the first closes', async () => {
+    const url = await server().createDatabase();
+    const first = await openPostgresStore({ url });
+    const refused = await agentErrorOf(openPostgresStore({ url }));
+    expect(refused.code).toBe('data_dir_in_use');
+    expect(refused.details?.['reason']).toBe('database_in_use');
+    expect(refused.message).toContain('--server');
+    await first.close();
+    const second = await openPostgresStore({ url });
+    expect(await second.loadSessions()).toEqual([]);
+    await second.close();
+  });
+
   it('refuses a database a newer Tether migrated, naming the versions', async () => {
     const url = await server().createDatabase();
-    await (await openPostgresStore({ url })).close();
+    await (await openPostgresStore({ url, shareDatabase: true })).close();
     await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', $1)`, [at]);
-    const error = await agentErrorOf(openPostgresStore({ url }));
+    const error = await agentErrorOf(openPostgresStore({ url, shareDatabase: true }));
     expect(error.code).toBe('store_failure');
     expect(error.details?.['reason']).toBe('schema_too_new');
     expect(error.message).toContain('schema version 99');
