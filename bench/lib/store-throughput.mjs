@@ -55,6 +55,7 @@ async function commitDirect({ store, session, deltas, batchSize }) {
       runs: [],
       interactions: [],
       receipts: [],
+      blobs: [],
     });
   }
   session.lastSeq = lastSeq;
