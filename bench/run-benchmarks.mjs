@@ -9,7 +9,8 @@
 // RSS; plus the transport scenario (bench/lib/transport-comparison.mjs): the main scenario's turns
 // through the Claude provider's cli and sdk transports, paired; plus, only when asked for (--scenarios load),
 // the load scenario (bench/lib/load-scenario.mjs): 1,000 open sessions, 50 turns at once on random
-// ones with 8 processes, through a daemon. It reports; it does not fail the
+// ones with 8 processes, through a daemon; plus, only when asked for (--scenarios peers), the peers
+// scenario (bench/lib/peer-comparison.mjs): raw loop, Agent SDK query() and Tether per round. It reports; it does not fail the
 // build (exit 0 whatever the figures; non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
@@ -41,6 +42,7 @@ import { measureTransports, summarizeTransports } from './lib/transport-comparis
 import { measureLoad } from './lib/load-scenario.mjs';
 import { fmt, printReport } from './lib/report-lines.mjs';
 import { measureAcp, summarizeAcp } from './lib/acp-comparison.mjs';
+import { measurePeers, peerTableLines, summarizePeers } from './lib/peer-comparison.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -66,17 +68,19 @@ const allScenarios = [
   'daemon',
   'load',
   'acp',
+  'peers',
 ];
 const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp (default: all but soak, load and acp)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp,peers (default: all but soak, load, acp and peers)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
   '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
   '         daemon: [--daemon-sessions N (20)] [--daemon-repetitions N (3)] [--daemon-deltas N (200)] [--subscribers N (100)] [--fanout-deltas N (500)] [--fanout-turns N (3)]\n' +
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
   '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
-  '         acp: [--acp-repetitions N (5)]';
+  '         acp: [--acp-repetitions N (5)]\n' +
+  '         peers: [--peer-repetitions N (7)]';
 
 function parseArguments(argv) {
   const options = {
@@ -103,6 +107,7 @@ function parseArguments(argv) {
     loadTurns: 50,
     loadProcesses: 8,
     acpRepetitions: 5,
+    peerRepetitions: 7,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -140,6 +145,7 @@ function parseArguments(argv) {
     else if (flag === '--load-turns') options.loadTurns = Number(value());
     else if (flag === '--load-processes') options.loadProcesses = Number(value());
     else if (flag === '--acp-repetitions') options.acpRepetitions = Number(value());
+    else if (flag === '--peer-repetitions') options.peerRepetitions = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -163,6 +169,7 @@ function parseArguments(argv) {
     'loadTurns',
     'loadProcesses',
     'acpRepetitions',
+    'peerRepetitions',
   ]) {
     if (!Number.isInteger(options[name]) || options[name] < 1)
       throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
@@ -330,6 +337,7 @@ async function main() {
         transportRepetitions: options.transportRepetitions,
         load: { sessions: options.loadSessions, turns: options.loadTurns, processes: options.loadProcesses },
         acpRepetitions: options.acpRepetitions,
+        peerRepetitions: options.peerRepetitions,
         daemon: {
           sessions: options.daemonSessions,
           repetitions: options.daemonRepetitions,
@@ -399,11 +407,17 @@ async function main() {
         options,
         context: { claudePath, environment, workspace, prompt, apiPid: api.pid, root },
       });
+    if (selected('peers'))
+      report.peers = await runPeerScenario({
+        options,
+        context: { claudePath, environment, workspace, prompt, apiPid: api.pid, root },
+      });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
     await writeFile(options.output, `${JSON.stringify(report, null, 2)}\n`);
     printReport(report, { target, quietCores });
+    if (report.peers) console.log(`\n${peerTableLines(report.peers).join('\n')}`);
   } finally {
     await api?.stop();
     await rm(root, { recursive: true, force: true });
@@ -707,6 +721,18 @@ async function runAcpScenario({ options, context }) {
     repoRoot,
   });
   return { ...summarizeAcp(result), quietWaitMs: gate.waitedMs };
+}
+
+async function runPeerScenario({ options, context }) {
+  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
+  const result = await measurePeers(context, {
+    repetitions: options.peerRepetitions,
+    gate,
+    log: (line) => console.log(line),
+    repoRoot,
+    warmPool: options.warmPool ?? warmPoolAvailable(repoRoot),
+  });
+  return { ...summarizePeers(result), quietWaitMs: gate.waitedMs };
 }
 
 async function runDaemonScenario({ options, context }) {

@@ -1,0 +1,183 @@
+/**
+ * The peers scenario: in each round, the raw loop, the Agent SDK's query() and Tether (in-process
+ * runtime over SQLite) each drive the same claude binary against the same fake API, one after the
+ * other in an order that rotates, each leg in a fresh host process of its own
+ * (bench/peer-leg-host.mjs) so its host CPU and RSS are the driver's alone. Every leg measures:
+ *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
+ *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
+ *   rss     the host process's RSS after the cold turn;
+ *   interrupt  right after the first delta of a slow turn → the turn ended;
+ *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
+ *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool.
+ * Every figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { killLeftoverProcesses } from './claude-processes.mjs';
+import { rawLaunch } from './claude-setup.mjs';
+import { runPairs } from './paired-runs.mjs';
+import { SHORT, SLOW } from './scripted-prompts.mjs';
+import { bootstrapMedianInterval, summarize } from './stats.mjs';
+
+export const peerLegs = ['raw', 'sdk', 'tether'];
+const legTimeoutMs = 180_000;
+
+async function runLegProcess(leg, context, repoRoot) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bench', 'peer-leg-host.mjs')], {
+    cwd: repoRoot,
+    env: process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), legTimeoutMs);
+  const line = new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+  const exit = new Promise((resolve) => child.once('close', resolve));
+  child.stdin.end(JSON.stringify({ leg, context }));
+  const code = await exit;
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`the ${leg} peer leg failed (exit ${code}): ${stderr.trim().slice(-1500)}`);
+  return JSON.parse(await line);
+}
+
+function describePair(pair) {
+  const ms = (value) => (Number.isFinite(value) ? value.toFixed(0) : '-');
+  const leg = (name) => {
+    const result = pair[name];
+    const prewarmed =
+      name === 'sdk'
+        ? `startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`
+        : `prewarmed ${ms(result.prewarmed?.firstDeltaMs)}`;
+    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)} ${prewarmed}`;
+  };
+  return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
+}
+
+export async function measurePeers(context, { repetitions, gate, log, repoRoot, warmPool }) {
+  const legContext = {
+    claudePath: context.claudePath,
+    environment: context.environment,
+    ...(({ argv, env }) => ({ rawArgv: argv, rawEnv: env }))(
+      rawLaunch({ environment: context.environment, providerSessionId: '00000000-0000-4000-8000-000000000000' }),
+    ),
+    workspace: context.workspace,
+    root: context.root,
+    apiPid: context.apiPid,
+    prompt: context.prompt,
+    short: SHORT,
+    slow: SLOW,
+    warmPool,
+  };
+  const run = async (leg) => {
+    // A fixed --session-id would collide from leg to leg: each raw launch gets its own.
+    const rawArgv = legContext.rawArgv.map((value, index, argv) =>
+      argv[index - 1] === '--session-id' ? randomUUID() : value,
+    );
+    const result = await runLegProcess(leg, { ...legContext, rawArgv }, repoRoot);
+    result.leftover = await killLeftoverProcesses(context.environment.HOME);
+    return result;
+  };
+  const warmUp = {};
+  for (const leg of peerLegs) warmUp[leg] = await run(leg);
+  log(`bench: peers warm-up ${describePair({ ...warmUp, otherLoadCores: Number.NaN })}`);
+  const pairs = await runPairs({ legs: peerLegs, repetitions, gate, label: 'peers', log, describePair, run });
+  return { pairs, warmUp };
+}
+
+/** One figure: each driver's median and its paired ratio to the raw loop of the same round (95 % CI). */
+function toRaw(pairs, pickRaw, picks) {
+  const figure = { raw: summarize(pairs.map((pair) => pickRaw(pair.raw))) };
+  for (const [name, pick] of Object.entries(picks)) {
+    const [leg] = name.split(':');
+    const usable = pairs.filter((pair) => Number.isFinite(pick(pair[leg])) && Number.isFinite(pickRaw(pair.raw)));
+    const ratios = usable.map((pair) => pick(pair[leg]) / pickRaw(pair.raw));
+    const interval = bootstrapMedianInterval(ratios);
+    figure[name] = {
+      ...summarize(usable.map((pair) => pick(pair[leg]))),
+      ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+    };
+  }
+  return figure;
+}
+
+const same = (pick) => ({ sdk: pick, tether: pick });
+const per1k = (leg) => (leg.warm.cpuMs / Math.max(1, leg.warm.deltas)) * 1000;
+
+export function summarizePeers({ pairs, warmUp }) {
+  return {
+    repetitions: pairs.length,
+    quietPairs: pairs.filter((pair) => pair.quiet).length,
+    otherLoadCores: summarize(pairs.map((pair) => pair.otherLoadCores)),
+    coldFirstDelta: toRaw(
+      pairs,
+      (leg) => leg.cold.firstDeltaMs,
+      same((leg) => leg.cold.firstDeltaMs),
+    ),
+    coldTurn: toRaw(
+      pairs,
+      (leg) => leg.cold.turnMs,
+      same((leg) => leg.cold.turnMs),
+    ),
+    warmTurn: toRaw(
+      pairs,
+      (leg) => leg.warm.turnMs,
+      same((leg) => leg.warm.turnMs),
+    ),
+    cpuPer1kDeltas: toRaw(pairs, per1k, same(per1k)),
+    rssAfterOneTurnMb: toRaw(
+      pairs,
+      (leg) => leg.rssAfterOneTurnKb / 1024,
+      same((leg) => leg.rssAfterOneTurnKb / 1024),
+    ),
+    prewarmedFirstDelta: toRaw(pairs, (leg) => leg.prewarmed.firstDeltaMs, {
+      'sdk:startup': (leg) => leg.startup.firstDeltaMs,
+      'sdk:prewarm': (leg) => leg.prewarmed.firstDeltaMs,
+      tether: (leg) => leg.prewarmed?.firstDeltaMs ?? Number.NaN,
+    }),
+    interrupt: toRaw(
+      pairs,
+      (leg) => leg.interruptMs,
+      same((leg) => leg.interruptMs),
+    ),
+    warmDeltas: Object.fromEntries(
+      peerLegs.map((leg) => [leg, [...new Set(pairs.map((pair) => pair[leg].warm.deltas))]]),
+    ),
+    sdkClaims: [...new Set(pairs.map((pair) => pair.sdk.claim))],
+    leftoverProcesses: pairs.reduce(
+      (sum, pair) => sum + peerLegs.reduce((legs, leg) => legs + pair[leg].leftover, 0),
+      0,
+    ),
+    warmUp,
+    pairs,
+  };
+}
+
+/** The table the issue asks for: the raw loop's median, then each driver's median ratio [95 % CI]. */
+export function peerTableLines(summary) {
+  const number = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+  const cell = (entry, unit) =>
+    entry
+      ? `${number(entry.median, unit === 'MB' ? 0 : 0)} ${unit} ×${number(entry.ratio.median, 2)} [${number(entry.ratio.ci95[0], 2)}–${number(entry.ratio.ci95[1], 2)}]`
+      : '-';
+  const row = (label, figure, unit, sdkKeys = ['sdk']) =>
+    `| ${label} | ${number(figure.raw.median)} ${unit} | ${sdkKeys.map((key) => `${key === 'sdk' ? '' : `${key.split(':')[1]}: `}${cell(figure[key], unit)}`).join('; ')} | ${cell(figure.tether, unit)} |`;
+  return [
+    `peers: ${summary.repetitions} rounds (${summary.quietPairs} quiet); median, then ×ratio to the raw loop of the same round [95 % CI]`,
+    '| | raw loop | Agent SDK query() | Tether (runtime + SQLite, in-process) |',
+    '|---|---|---|---|',
+    row('warm 2,000-delta turn, submit → result', summary.warmTurn, 'ms'),
+    row('host CPU per 1,000 deltas (warm turn)', summary.cpuPer1kDeltas, 'ms'),
+    row('cold: open → first delta', summary.coldFirstDelta, 'ms'),
+    row('cold: open → result (2,000 deltas)', summary.coldTurn, 'ms'),
+    row('new session, prewarmed: open → first delta', summary.prewarmedFirstDelta, 'ms', [
+      'sdk:startup',
+      'sdk:prewarm',
+    ]),
+    row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
+    row('interrupt → turn ended', summary.interrupt, 'ms'),
+  ];
+}

@@ -1,0 +1,106 @@
+/**
+ * The peers scenario's raw leg, run in its own host process: the least a host must do (spawn the
+ * CLI with Tether's argv and environment, split stdout into lines, JSON.parse each one), so its
+ * CPU and RSS are the floor the other drivers are measured against. It imports nothing heavy.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { onLines } from './stdout-lines.mjs';
+import { cpuMs, isTextDeltaFrame, peerTurnTimer } from './peer-turn-timer.mjs';
+import { waitForIdleSpare } from './warm-pool.mjs';
+
+function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
+  const child = spawn(claudePath, [...rawArgv, ...extraArgs], { cwd, env: rawEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const timer = peerTurnTimer();
+  const responses = new Map();
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  child.stdin.on('error', () => {});
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  exited.then(() => timer.fail(new Error(`raw claude exited during the leg: ${stderr.slice(-800)}`)));
+  onLines(child.stdout, (line) => {
+    const frame = JSON.parse(line);
+    if (frame.type === 'stream_event') {
+      if (isTextDeltaFrame(frame)) timer.delta();
+    } else if (frame.type === 'result') timer.result(frame.is_error === true ? frame : null);
+    else if (frame.type === 'control_response') responses.get(frame.response?.request_id)?.(frame.response);
+  });
+  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const user = (text) => ({
+    type: 'user',
+    message: { role: 'user', content: text },
+    parent_tool_use_id: null,
+    uuid: randomUUID(),
+  });
+  return {
+    child,
+    timer,
+    send,
+    user,
+    request(request) {
+      const id = `peer_${randomUUID()}`;
+      const answered = new Promise((resolve) => responses.set(id, resolve));
+      send({ type: 'control_request', request_id: id, request });
+      return answered;
+    },
+    async dispose() {
+      child.stdin.end();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
+export async function runRawPeerLeg(context) {
+  const { workspace, prompt, short, slow } = context;
+  const result = {};
+  // (a) cold: spawn + the prompt → first delta, → result; (d) RSS after it; (b, c) a warm turn.
+  const start = performance.now();
+  const claude = startClaude(context, { cwd: workspace });
+  const cold = claude.timer.turn(start);
+  claude.send(claude.user(prompt));
+  result.cold = await cold;
+  result.rssAfterOneTurnKb = process.memoryUsage().rss / 1024;
+  const cpu = process.cpuUsage();
+  const warmStart = performance.now();
+  const warm = claude.timer.turn(warmStart);
+  claude.send(claude.user(prompt));
+  result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  // (f) interrupt right after the first delta of a slow turn → its result.
+  const interrupted = claude.timer.turn(performance.now(), {
+    onFirstDelta: () => {
+      result.interruptStart = performance.now();
+      claude.request({ subtype: 'interrupt', cancel_queued: true });
+    },
+    allowError: true,
+  });
+  claude.send(claude.user(slow));
+  const ended = await interrupted;
+  result.interruptMs = ended.endedAt - result.interruptStart;
+  delete result.interruptStart;
+  await claude.dispose();
+  // (e) a parked spare (--await-claim), initialized and idle, claimed for a folder never seen before.
+  const parking = `${context.root}/parking-raw-${randomUUID()}`;
+  const folder = `${context.root}/fresh-raw-${randomUUID()}`;
+  await Promise.all([mkdir(parking, { recursive: true }), mkdir(folder, { recursive: true })]);
+  const spare = startClaude(context, { cwd: parking, extraArgs: ['--await-claim'] });
+  await spare.request({ subtype: 'initialize' });
+  await waitForIdleSpare({ apiPid: context.apiPid });
+  const claimStart = performance.now();
+  const claimedTurn = spare.timer.turn(claimStart);
+  spare.send({
+    type: 'control_request',
+    request_id: `claim_${randomUUID()}`,
+    request: { subtype: 'claim_session', cwd: folder, workspace_trust: { accepted: true, directory: folder } },
+  });
+  spare.send(spare.user(short));
+  result.prewarmed = await claimedTurn;
+  await spare.dispose();
+  return result;
+}

@@ -1,0 +1,138 @@
+/**
+ * The peers scenario's Agent SDK leg, run in its own host process: `query()` with streaming input
+ * (two turns on one process), `interrupt()`, then a new session through `startup()` and through
+ * `prewarm()` + `claim()`, all on the bench's claude binary (pathToClaudeCodeExecutable) with the
+ * raw loop's environment.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { prewarm, query, startup } from '@anthropic-ai/claude-agent-sdk';
+import { cpuMs, isTextDeltaFrame, peerTurnTimer } from './peer-turn-timer.mjs';
+import { waitForIdleSpare } from './warm-pool.mjs';
+
+/** Streaming input: user messages pushed one at a time; end() closes stdin. */
+function inputQueue() {
+  const waiting = [];
+  let wake;
+  let ended = false;
+  return {
+    push(text) {
+      waiting.push({
+        type: 'user',
+        message: { role: 'user', content: text },
+        parent_tool_use_id: null,
+        session_id: '',
+      });
+      wake?.();
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (waiting.length > 0) yield waiting.shift();
+        else if (ended) return;
+        else await new Promise((resolve) => (wake = resolve));
+      }
+    },
+  };
+}
+
+/** Reads a Query's messages into a turn timer; resolves when the Query ends. */
+function consume(q) {
+  const timer = peerTurnTimer();
+  const done = (async () => {
+    for await (const message of q) {
+      if (message.type === 'stream_event') {
+        if (isTextDeltaFrame(message)) timer.delta();
+      } else if (message.type === 'result') timer.result(message.is_error ? message : null);
+    }
+  })();
+  done.then(
+    () => timer.fail(new Error('the SDK query ended during the leg')),
+    (error) => timer.fail(error),
+  );
+  return { timer, done: done.catch(() => {}) };
+}
+
+async function endQuery(q, input, done) {
+  input.end();
+  const kill = setTimeout(() => q.close(), 5_000);
+  await done;
+  clearTimeout(kill);
+}
+
+export async function runSdkPeerLeg(context) {
+  const { claudePath, rawEnv, workspace, prompt, short, slow } = context;
+  const options = {
+    pathToClaudeCodeExecutable: claudePath,
+    env: rawEnv,
+    cwd: workspace,
+    includePartialMessages: true,
+    settingSources: [],
+    stderr: () => {},
+  };
+  const result = {};
+  // (a) cold: query() + the prompt → first delta, → result; (d) RSS after it; (b, c) a warm turn.
+  const input = inputQueue();
+  const start = performance.now();
+  const q = query({ prompt: input, options });
+  const { timer, done } = consume(q);
+  const cold = timer.turn(start);
+  input.push(prompt);
+  result.cold = await cold;
+  result.rssAfterOneTurnKb = process.memoryUsage().rss / 1024;
+  const cpu = process.cpuUsage();
+  const warm = timer.turn(performance.now());
+  input.push(prompt);
+  result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  // (f) interrupt() right after the first delta of a slow turn → its result.
+  let interruptStart;
+  const interrupted = timer.turn(performance.now(), {
+    onFirstDelta: () => {
+      interruptStart = performance.now();
+      q.interrupt().catch(() => {});
+    },
+    allowError: true,
+  });
+  input.push(slow);
+  result.interruptMs = (await interrupted).endedAt - interruptStart;
+  await endQuery(q, input, done);
+
+  // (e) startup(): the process started and initialized for a known folder, then the first query.
+  const startupFolder = `${context.root}/fresh-sdk-startup-${randomUUID()}`;
+  await mkdir(startupFolder, { recursive: true });
+  const warmQuery = await startup({ options: { ...options, cwd: startupFolder } });
+  await waitForIdleSpare({ apiPid: context.apiPid });
+  const startupInput = inputQueue();
+  const startupStart = performance.now();
+  const startupQuery = warmQuery.query(startupInput);
+  const startupRead = consume(startupQuery);
+  const startupTurn = startupRead.timer.turn(startupStart);
+  startupInput.push(short);
+  result.startup = await startupTurn;
+  await endQuery(startupQuery, startupInput, startupRead.done);
+
+  // (e) prewarm(): a parked spare (no folder yet), claimed for a folder never seen before.
+  const parking = `${context.root}/parking-sdk-${randomUUID()}`;
+  const claimFolder = `${context.root}/fresh-sdk-claim-${randomUUID()}`;
+  await Promise.all([mkdir(parking, { recursive: true }), mkdir(claimFolder, { recursive: true })]);
+  const spare = await prewarm({ options: { ...options, cwd: parking } });
+  await waitForIdleSpare({ apiPid: context.apiPid });
+  const claimInput = inputQueue();
+  const claimStart = performance.now();
+  const claimQuery = spare.claim({ prompt: claimInput, options: { cwd: claimFolder } });
+  const claimRead = consume(claimQuery);
+  const claimTurn = claimRead.timer.turn(claimStart);
+  claimInput.push(short);
+  const claimed = spare.claimed.then(
+    () => 'claimed',
+    (error) => `refused: ${error.message}`,
+  );
+  result.prewarmed = await claimTurn;
+  result.claim = await claimed;
+  await endQuery(claimQuery, claimInput, claimRead.done);
+  return result;
+}

@@ -1,0 +1,66 @@
+/**
+ * The peers scenario's Tether leg, run in its own host process: the main scenario's Tether (an
+ * in-process runtime over SQLite, the Claude provider), through the lifecycle harness; the new
+ * session prewarmed goes through the provider's warm pool as the lifecycle scenario measures it.
+ */
+import { performance } from 'node:perf_hooks';
+import { cpuMs } from './peer-turn-timer.mjs';
+import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
+import { waitForIdleSpare } from './warm-pool.mjs';
+
+const isDelta = (runId) => (event) => event.type === 'run.message_delta' && event.runId === runId;
+
+export async function runTetherPeerLeg(context) {
+  const { workspace, prompt, short, slow, warmPool } = context;
+  const directory = { kind: 'directory', path: workspace };
+  const result = {};
+  const tether = await startTether(context);
+  let watch;
+  try {
+    // (a) cold: openSession + the prompt → first delta, → run.completed; (d) RSS after it; (b, c) a warm turn.
+    const start = performance.now();
+    const { sessionId } = await tether.runtime.openSession({ workspace: directory });
+    watch = new EventWatch(tether.runtime, sessionId);
+    const cold = await tetherTurn(tether.runtime, watch, sessionId, prompt, { start });
+    result.cold = { firstDeltaMs: cold.firstDeltaMs, turnMs: cold.turnMs };
+    result.rssAfterOneTurnKb = process.memoryUsage().rss / 1024;
+    const cpu = process.cpuUsage();
+    const mark = watch.mark();
+    const warm = await tetherTurn(tether.runtime, watch, sessionId, prompt);
+    const usage = process.cpuUsage(cpu);
+    const deltas = watch.events.slice(mark).filter((entry) => isDelta(warm.runId)(entry.event)).length;
+    result.warm = { firstDeltaMs: warm.firstDeltaMs, turnMs: warm.turnMs, deltas, cpuMs: cpuMs(usage) };
+    // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.
+    const slowMark = watch.mark();
+    const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
+    await watch.waitFor(isDelta(runId), slowMark);
+    const interruptStart = performance.now();
+    await tether.runtime.interruptRun({ sessionId, runId });
+    const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, slowMark);
+    if (completed.event.outcome !== 'interrupted')
+      throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
+    result.interruptMs = completed.at - interruptStart;
+  } finally {
+    await watch?.stop();
+    await tether.dispose();
+  }
+  if (!warmPool) return result;
+  // (e) the warm pool's spare, replaced and idle, adopted by a new session (in the same folder and
+  // configuration as the session that started the pool: what the pool can serve today).
+  const pool = await startTether({ ...context, provider: { warmPool: { spares: 1 } } });
+  let poolWatch;
+  try {
+    const first = await pool.runtime.openSession({ workspace: directory });
+    await pool.runtime.closeSession({ sessionId: first.sessionId });
+    await waitForIdleSpare({ apiPid: context.apiPid });
+    const start = performance.now();
+    const { sessionId } = await pool.runtime.openSession({ workspace: directory });
+    poolWatch = new EventWatch(pool.runtime, sessionId);
+    const turn = await tetherTurn(pool.runtime, poolWatch, sessionId, short, { start });
+    result.prewarmed = { firstDeltaMs: turn.firstDeltaMs, turnMs: turn.turnMs };
+  } finally {
+    await poolWatch?.stop();
+    await pool.dispose();
+  }
+  return result;
+}

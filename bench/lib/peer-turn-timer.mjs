@@ -1,0 +1,53 @@
+/**
+ * One turn at a time, timed from a start the caller gives: → first text delta, → the turn's end
+ * (result). Shared by the peers scenario's raw and Agent SDK legs, which see the same CLI frames.
+ */
+import { performance } from 'node:perf_hooks';
+
+export const isTextDeltaFrame = (frame) =>
+  frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
+
+/** CPU (ms) of a process.cpuUsage() difference. */
+export const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+
+export function peerTurnTimer() {
+  let current;
+  let failure;
+  return {
+    /** Resolves with { firstDeltaMs, turnMs, deltas, endedAt } at the turn's result (rejects on an error result). */
+    turn(start, { onFirstDelta, allowError = false } = {}) {
+      if (failure) return Promise.reject(failure);
+      return new Promise((resolve, reject) => {
+        current = { start, deltas: 0, firstAt: NaN, onFirstDelta, allowError, resolve, reject };
+      });
+    },
+    delta() {
+      if (!current) return;
+      current.deltas += 1;
+      if (current.deltas === 1) {
+        current.firstAt = performance.now();
+        current.onFirstDelta?.();
+      }
+    },
+    result(errorFrame) {
+      const turn = current;
+      if (!turn) return;
+      current = undefined;
+      const endedAt = performance.now();
+      if (errorFrame && !turn.allowError)
+        turn.reject(new Error(`the turn ended with an error result: ${JSON.stringify(errorFrame).slice(0, 400)}`));
+      else
+        turn.resolve({
+          firstDeltaMs: turn.firstAt - turn.start,
+          turnMs: endedAt - turn.start,
+          deltas: turn.deltas,
+          endedAt,
+        });
+    },
+    fail(error) {
+      failure = error;
+      current?.reject(error);
+      current = undefined;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// One leg of the peers scenario (bench/lib/peer-comparison.mjs) in a host process of its own, so
+// its CPU and RSS are the driver's alone: reads the context as JSON on stdin, runs the named leg,
+// prints its result as one JSON line. Only the leg's own driver is imported.
+import { text } from 'node:stream/consumers';
+
+const drivers = {
+  raw: async () => (await import('./lib/peer-raw-leg.mjs')).runRawPeerLeg,
+  sdk: async () => (await import('./lib/peer-sdk-leg.mjs')).runSdkPeerLeg,
+  tether: async () => (await import('./lib/peer-tether-leg.mjs')).runTetherPeerLeg,
+};
+
+try {
+  const { leg, context } = JSON.parse(await text(process.stdin));
+  const run = await drivers[leg]();
+  const result = await run(context);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`peer leg failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}
