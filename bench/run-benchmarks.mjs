@@ -701,39 +701,40 @@ async function runLifecycleScenarios({ options, context, selected }) {
   return result;
 }
 
-async function runTransportScenario({ options, context }) {
+/** The transport, acp and peers scenarios: paired legs behind the same quiet gate, then their summary. */
+async function runPairedScenario({ options, context, measure, summarizeResult, repetitions, settings = {} }) {
   const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
-  const result = await measureTransports(context, {
+  const result = await measure(context, { repetitions, gate, log: (line) => console.log(line), repoRoot, ...settings });
+  return { ...summarizeResult(result), quietWaitMs: gate.waitedMs };
+}
+
+const runTransportScenario = ({ options, context }) =>
+  runPairedScenario({
+    options,
+    context,
+    measure: measureTransports,
+    summarizeResult: summarizeTransports,
     repetitions: options.transportRepetitions,
-    gate,
-    log: (line) => console.log(line),
-    repoRoot,
   });
-  return { ...summarizeTransports(result), quietWaitMs: gate.waitedMs };
-}
 
-async function runAcpScenario({ options, context }) {
-  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
-  const result = await measureAcp(context, {
+const runAcpScenario = ({ options, context }) =>
+  runPairedScenario({
+    options,
+    context,
+    measure: measureAcp,
+    summarizeResult: summarizeAcp,
     repetitions: options.acpRepetitions,
-    gate,
-    log: (line) => console.log(line),
-    repoRoot,
   });
-  return { ...summarizeAcp(result), quietWaitMs: gate.waitedMs };
-}
 
-async function runPeerScenario({ options, context }) {
-  const gate = quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: transportQuietWaitTotalMs });
-  const result = await measurePeers(context, {
+const runPeerScenario = ({ options, context }) =>
+  runPairedScenario({
+    options,
+    context,
+    measure: measurePeers,
+    summarizeResult: summarizePeers,
     repetitions: options.peerRepetitions,
-    gate,
-    log: (line) => console.log(line),
-    repoRoot,
-    warmPool: options.warmPool ?? warmPoolAvailable(repoRoot),
+    settings: { warmPool: options.warmPool ?? warmPoolAvailable(repoRoot) },
   });
-  return { ...summarizePeers(result), quietWaitMs: gate.waitedMs };
-}
 
 async function runDaemonScenario({ options, context }) {
   const gate = quietGate(options, { perPairMs: quietWaitPerPairMs, totalMs: lifecycleQuietWaitTotalMs });

@@ -146,6 +146,7 @@ export function summarizePeers({ pairs, warmUp }) {
     warmDeltas: Object.fromEntries(
       peerLegs.map((leg) => [leg, [...new Set(pairs.map((pair) => pair[leg].warm.deltas))]]),
     ),
+    sdkArgv: warmUp.sdk.argv,
     sdkClaims: [...new Set(pairs.map((pair) => pair.sdk.claim))],
     leftoverProcesses: pairs.reduce(
       (sum, pair) => sum + peerLegs.reduce((legs, leg) => legs + pair[leg].leftover, 0),

@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { prewarm, query, startup } from '@anthropic-ai/claude-agent-sdk';
 import { cpuMs, isTextDeltaFrame, peerTurnTimer } from './peer-turn-timer.mjs';
+import { childrenOf, commandLine } from './proc.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 /** Streaming input: user messages pushed one at a time; end() closes stdin. */
@@ -71,7 +72,6 @@ export async function runSdkPeerLeg(context) {
     env: rawEnv,
     cwd: workspace,
     includePartialMessages: true,
-    settingSources: [],
     stderr: () => {},
   };
   const result = {};
@@ -84,6 +84,9 @@ export async function runSdkPeerLeg(context) {
   input.push(prompt);
   result.cold = await cold;
   result.rssAfterOneTurnKb = process.memoryUsage().rss / 1024;
+  // The SDK's own launch line (its flags, not the raw loop's), for the report.
+  const child = childrenOf(process.pid).find((candidate) => candidate.pid !== context.apiPid);
+  result.argv = child ? commandLine(child.pid)?.slice(1) : undefined;
   const cpu = process.cpuUsage();
   const warm = timer.turn(performance.now());
   input.push(prompt);
