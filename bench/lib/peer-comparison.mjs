@@ -5,6 +5,7 @@
  * (bench/peer-leg-host.mjs) so its host CPU and RSS are the driver's alone. Every leg measures:
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
  *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
+ *           then a short turn on it;
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
@@ -52,7 +53,7 @@ function describePair(pair) {
       name === 'sdk'
         ? `startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`
         : `prewarmed ${ms(result.prewarmed?.firstDeltaMs)}`;
-    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)} ${prewarmed}`;
+    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} short ${ms(result.warmShort.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)} ${prewarmed}`;
   };
   return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
 }
@@ -127,6 +128,11 @@ export function summarizePeers({ pairs, warmUp }) {
       (leg) => leg.warm.turnMs,
       same((leg) => leg.warm.turnMs),
     ),
+    warmShortTurn: toRaw(
+      pairs,
+      (leg) => leg.warmShort.turnMs,
+      same((leg) => leg.warmShort.turnMs),
+    ),
     cpuPer1kDeltas: toRaw(pairs, per1k, same(per1k)),
     rssAfterOneTurnMb: toRaw(
       pairs,
@@ -173,6 +179,7 @@ export function peerTableLines(summary) {
     row('warm 2,000-delta turn, submit → result', summary.warmTurn, 'ms'),
     row('host CPU per 1,000 deltas (warm turn)', summary.cpuPer1kDeltas, 'ms'),
     row('cold: open → first delta', summary.coldFirstDelta, 'ms'),
+    row('warm short turn, submit → result', summary.warmShortTurn, 'ms'),
     row('cold: open → result (2,000 deltas)', summary.coldTurn, 'ms'),
     row('new session, prewarmed: open → first delta', summary.prewarmedFirstDelta, 'ms', [
       'sdk:startup',

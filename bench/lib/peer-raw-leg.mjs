@@ -72,6 +72,9 @@ export async function runRawPeerLeg(context) {
   const warm = claude.timer.turn(warmStart);
   claude.send(claude.user(prompt));
   result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  const warmShort = claude.timer.turn(performance.now());
+  claude.send(claude.user(short));
+  result.warmShort = await warmShort;
   // (f) interrupt right after the first delta of a slow turn → its result.
   const interrupted = claude.timer.turn(performance.now(), {
     onFirstDelta: () => {

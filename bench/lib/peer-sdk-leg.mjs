@@ -91,6 +91,9 @@ export async function runSdkPeerLeg(context) {
   const warm = timer.turn(performance.now());
   input.push(prompt);
   result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  const warmShort = timer.turn(performance.now());
+  input.push(short);
+  result.warmShort = await warmShort;
   // (f) interrupt() right after the first delta of a slow turn → its result.
   let interruptStart;
   const interrupted = timer.turn(performance.now(), {

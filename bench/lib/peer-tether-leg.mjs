@@ -30,6 +30,8 @@ export async function runTetherPeerLeg(context) {
     const usage = process.cpuUsage(cpu);
     const deltas = watch.events.slice(mark).filter((entry) => isDelta(warm.runId)(entry.event)).length;
     result.warm = { firstDeltaMs: warm.firstDeltaMs, turnMs: warm.turnMs, deltas, cpuMs: cpuMs(usage) };
+    const warmShort = await tetherTurn(tether.runtime, watch, sessionId, short);
+    result.warmShort = { firstDeltaMs: warmShort.firstDeltaMs, turnMs: warmShort.turnMs };
     // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.
     const slowMark = watch.mark();
     const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
