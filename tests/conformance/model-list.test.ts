@@ -3,7 +3,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClaudeTestEnvironment } from '@tether/testkit';
 import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
 
 /**
@@ -81,6 +81,17 @@ describeTransports('the model list', ({ start }) => {
     expect(error.code).toBe('provider_unavailable');
     expect(error.details?.reason).toBe('model_list_timeout');
     expect(await claude.starts()).toHaveLength(1);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('a runtime shutting down while the list is read ends that agent at once, and the read fails', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment, 'silent');
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path, modelListTimeoutMs: 600_000 } });
+    const listing = agentErrorOf(runtime.listModels('claude'));
+    await vi.waitFor(async () => expect(await claude.starts()).toHaveLength(1), { timeout: 30_000 });
+    await runtime.shutdown();
+    expect((await listing).code).toBe('provider_unavailable');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 });

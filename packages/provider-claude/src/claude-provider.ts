@@ -103,6 +103,9 @@ export function createClaudeProviderWith(
   const transport = settings.transport ?? 'cli';
   const environment = () => settings.environment ?? process.env;
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
+  /** Ended by doDispose: the model-list reads this provider started, and their agents. */
+  const disposal = new AbortController();
+  const modelReads = new Set<Promise<unknown>>();
   const warmPool =
     settings.warmPool && settings.warmPool.spares > 0
       ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool })
@@ -188,17 +191,28 @@ export function createClaudeProviderWith(
       const connect = await connector(binary.path);
       const { models, agentVersion } = await rememberedModelList(
         identity === null ? null : modelListKey(identity, transport, childEnvironment),
-        () =>
-          askAgentForModels({
+        () => {
+          const read = askAgentForModels({
             connect,
             binaryPath: binary.path,
             environment: childEnvironment,
             timeoutMs: settings.modelListTimeoutMs ?? 30_000,
-          }),
+            signal: disposal.signal,
+          });
+          modelReads.add(read);
+          read.then(
+            () => modelReads.delete(read),
+            () => modelReads.delete(read),
+          );
+          return read;
+        },
       );
       return { provider: 'claude', agentVersion, models };
     },
     async doDispose() {
+      // A model list still being read ends with the host, like every other agent process.
+      disposal.abort();
+      await Promise.allSettled([...modelReads]);
       await warmPool?.dispose();
     },
     async doOpenSession(options) {

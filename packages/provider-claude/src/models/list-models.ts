@@ -19,6 +19,8 @@ export interface ModelListRequest {
   readonly environment: Record<string, string>;
   /** Bound on the agent's answer; the process is ended either way. */
   readonly timeoutMs: number;
+  /** Ends the agent at once (the provider is being disposed: the host is exiting); the read then fails. */
+  readonly signal?: AbortSignal;
 }
 
 export interface AgentModels {
@@ -38,6 +40,8 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
   const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-models-'));
   let ending: ConnectionEnding | undefined;
   let connection: ClaudeConnection | undefined;
+  const stopAtOnce = () => void connection?.stop({ busy: true, force: true });
+  request.signal?.addEventListener('abort', stopAtOnce, { once: true });
   try {
     connection = request.connect(
       {
@@ -59,6 +63,7 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
         },
       },
     );
+    if (request.signal?.aborted) stopAtOnce();
     const answer = await connection.request({ subtype: 'initialize' }, { timeoutMs: request.timeoutMs });
     const listed = modelsOfInitializeAnswer(answer);
     if (listed.models.length === 0) {
@@ -76,6 +81,7 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
     await connection?.stop({ busy: true });
     throw failure(request.binaryPath, error, ending);
   } finally {
+    request.signal?.removeEventListener('abort', stopAtOnce);
     await connection?.stop({ busy: false });
     await rm(cwd, { recursive: true, force: true });
   }
