@@ -250,8 +250,8 @@ export class TetherAcpAgent {
    */
   async dispose(): Promise<void> {
     this.#closed = true;
-    // The listing agent ends on its own (answered or timed out); once it has, nothing of this connection runs.
-    await Promise.allSettled([...this.#answering, this.#models]);
+    // The model list is not waited for: it belongs to the host, whose shutdown ends a listing agent at once.
+    await Promise.allSettled([...this.#answering]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
         if (!this.#runsOutliveClient)
