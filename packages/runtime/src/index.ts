@@ -29,6 +29,12 @@ export type {
   SessionPageQuery,
   SessionPosition,
 } from './store/tether-store.js';
+export type {
+  SessionCoordination,
+  SessionClaim,
+  SessionHolder,
+  AppendNotice,
+} from './store/session-coordination.js';
 export { newestFirst } from './store/session-order.js';
 export { storedRowReaders } from './store/stored-rows.js';
 export type { RowReading } from './store/stored-rows.js';

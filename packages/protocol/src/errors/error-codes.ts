@@ -34,6 +34,7 @@ export const errorCodeTable = {
   provider_stalled: { httpStatus: 504, exitCode: 1, retryable: true },
   auth_required: { httpStatus: 401, exitCode: 1, retryable: false },
   session_id_in_use: { httpStatus: 409, exitCode: 1, retryable: false },
+  session_owned_elsewhere: { httpStatus: 409, exitCode: 1, retryable: true },
   capacity_exceeded: { httpStatus: 429, exitCode: 1, retryable: true },
   payload_too_large: { httpStatus: 413, exitCode: 2, retryable: false },
   resume_not_found: { httpStatus: 404, exitCode: 1, retryable: false },

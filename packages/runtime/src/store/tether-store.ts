@@ -12,6 +12,7 @@ import type {
   Workspace,
   WorkspaceStatus,
 } from '@tether/protocol';
+import type { SessionCoordination } from './session-coordination.js';
 
 /** A session as the store keeps it: the projection the runtime reloads after a restart. */
 export interface SessionRecord {
@@ -128,6 +129,11 @@ export type SessionCounts = Record<SessionRecord['state'], number>;
  */
 export interface TetherStore {
   readonly kind: string;
+  /**
+   * Present on a store several runtimes share (PostgreSQL): the runtime then drives only the
+   * sessions it holds a lease on. Absent: every session in the store is this runtime's.
+   */
+  readonly coordination?: SessionCoordination;
   /** Every session, in the order first committed (tests and tools; the runtime loads only what start-up needs). */
   loadSessions(): Promise<SessionRecord[]>;
   /**
