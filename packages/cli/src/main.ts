@@ -167,10 +167,20 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       return 2;
     }
     if (AgentError.isInstance(error)) {
-      context.stderr.write(`tether ${name}: ${error.message} [${error.code}]\n`);
+      context.stderr.write(`tether ${name}: ${error.message} [${error.code}]\n${ownerHint(error)}`);
       return exitCodeForCode(error.code);
     }
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * For a command refused because another daemon sharing the store drives the session: how to send it
+ * there (the refused command left no trace, so sending it again is safe).
+ */
+function ownerHint(error: AgentError): string {
+  const ownerUrl = error.details?.ownerUrl;
+  if (error.code !== 'session_owned_elsewhere' || typeof ownerUrl !== 'string') return '';
+  return `  the daemon driving this session is at ${ownerUrl}: run the command again with --server ${ownerUrl} (and that daemon's token in TETHER_TOKEN)\n`;
 }

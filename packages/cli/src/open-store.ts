@@ -3,32 +3,71 @@ import type { TetherStore } from '@tether/runtime';
 import { openPostgresStore } from '@tether/store-postgres';
 import { lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
 import type { StoreLocation } from './commands/store-option.js';
+import { type RunningPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+import { storeOwnerId } from './store-owner-id.js';
+
+/** How a store shared by several daemons is run (PostgreSQL only; the data dir's SQLite ignores it). */
+export interface SharedStoreSettings {
+  /** How long a lease outlives its holder's last heartbeat (default: the store's, 15 s). */
+  readonly leaseTtlMs?: number | undefined;
+}
+
+/** What the messages may say about a PostgreSQL database, and what they never may. */
+interface PostgresTarget {
+  readonly description: string;
+  readonly secrets: readonly string[];
+}
 
 /**
- * The one place the CLI chooses a store: the data dir's SQLite database, or PostgreSQL. With
- * PostgreSQL the data dir is still taken (its lock) for as long as the store is open, since it
- * still holds what is local to this machine (the daemon's token and daemon.json, the worktrees):
- * one process at a time per data dir, as with SQLite. Either way the caller gets one store whose
- * close() gives everything back.
+ * The one place the CLI chooses a store: the data dir's SQLite database, or PostgreSQL (at a URL,
+ * or a server started here on the data dir's cluster). With PostgreSQL the data dir is still taken
+ * (its lock) for as long as the store is open, since it still holds what is local to this machine
+ * (the daemon's token and daemon.json, the worktrees, the owner id): one process at a time per data
+ * dir, as with SQLite. Either way the caller gets one store whose close() gives everything back.
  */
-export async function openStore(dataDir: string, location: StoreLocation): Promise<TetherStore> {
+export async function openStore(
+  dataDir: string,
+  location: StoreLocation,
+  settings: SharedStoreSettings = {},
+): Promise<TetherStore> {
   if (location.kind === 'data-dir') return openSqliteStore({ dataDir });
   const lock = lockDataDirectory(dataDir);
+  let server: RunningPostgres | undefined;
+  let target: PostgresTarget = location.kind === 'postgres' ? location : { description: 'embedded', secrets: [] };
   try {
-    const store = await openPostgresStore({ url: location.url });
-    return releasingOnClose(store, lock);
+    const ownerId = await storeOwnerId(dataDir);
+    let url: string;
+    if (location.kind === 'embedded-postgres') {
+      server = await startEmbeddedPostgres(dataDir);
+      target = { description: server.description, secrets: [server.password] };
+      url = server.url;
+    } else url = location.url;
+    const store = await openPostgresStore({
+      url,
+      ownerId,
+      ...(settings.leaseTtlMs === undefined ? {} : { leaseTtlMs: settings.leaseTtlMs }),
+    });
+    return releasingOnClose(store, async () => {
+      try {
+        await server?.stop();
+      } finally {
+        lock.release();
+      }
+    });
   } catch (error) {
+    await server?.stop().catch(() => undefined);
     lock.release();
-    throw withoutSecrets(error, location);
+    throw withoutSecrets(error, target);
   }
 }
 
-function releasingOnClose(store: TetherStore, lock: { release(): void }): TetherStore {
+/** The store, whose close() also gives back what was taken for it (after the store's own close). */
+function releasingOnClose(store: TetherStore, release: () => Promise<void>): TetherStore {
   const close = async () => {
     try {
       await store.close();
     } finally {
-      lock.release();
+      await release();
     }
   };
   return new Proxy(store, {
@@ -45,8 +84,8 @@ function releasingOnClose(store: TetherStore, lock: { release(): void }): Tether
  * output, log or exit message ever holds it. An error that is not an AgentError becomes
  * store_failure naming the database by its description.
  */
-function withoutSecrets(error: unknown, location: Extract<StoreLocation, { kind: 'postgres' }>): AgentError {
-  const scrub = (text: string) => location.secrets.reduce((result, secret) => result.split(secret).join('***'), text);
+function withoutSecrets(error: unknown, target: PostgresTarget): AgentError {
+  const scrub = (text: string) => target.secrets.reduce((result, secret) => result.split(secret).join('***'), text);
   if (AgentError.isInstance(error))
     return new AgentError({
       code: error.code,
@@ -56,7 +95,7 @@ function withoutSecrets(error: unknown, location: Extract<StoreLocation, { kind:
     });
   return new AgentError({
     code: 'store_failure',
-    message: `The PostgreSQL store at ${location.description} could not be opened (${scrub(String((error as Error)?.message ?? error))}). Check the URL, the server and the credentials, then retry.`,
+    message: `The PostgreSQL store at ${target.description} could not be opened (${scrub(String((error as Error)?.message ?? error))}). Check the URL, the server and the credentials, then retry.`,
     details: { reason: 'store_open_failed' },
   });
 }

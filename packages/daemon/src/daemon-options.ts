@@ -16,6 +16,12 @@ export interface DaemonOptions {
    * daemon.json (the CLI's openStore does).
    */
   readonly openStore?: (dataDir: string) => Promise<TetherStore>;
+  /**
+   * With a store shared by several daemons (PostgreSQL; the store has `coordination`): the URL the
+   * others name when they refuse a command for a session this daemon drives (session_owned_elsewhere).
+   * Default: the URL it listens on (Daemon.url); set it when clients reach this daemon through a proxy.
+   */
+  readonly advertiseUrl?: string;
   /** Interface to bind (default 127.0.0.1). Anything else is reachable from elsewhere: the CLI should warn. */
   readonly host?: string;
   /** Port to listen on (default 7437; 0 picks a free one, see Daemon.port). */

@@ -6,6 +6,7 @@ export type { DaemonLogger } from './logging/create-logger.js';
 export { readDaemonInfo } from './lifecycle/daemon-info.js';
 export type { DaemonInfo } from './lifecycle/daemon-info.js';
 export { readToken, rotateToken } from './auth/token-file.js';
+export { writePrivateFile } from './auth/private-files.js';
 
 /**
  * Starts the daemon. Its server (HTTP, WebSocket, logging, metrics) is loaded here, not with this

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { AgentError } from '@tether/protocol';
 import { createClaudeProvider } from '@tether/provider-claude';
-import { type AgentRuntime, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
+import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
 import { createOriginPolicy, hostNameForUrl, isWildcardHost, loopbackHostNames } from './auth/origin-check.js';
@@ -128,18 +128,23 @@ function workspaceAcquirers(options: DaemonOptions, dataDir: string): WorkspaceA
   return [createGitWorktreeAcquirer({ root }), ...own];
 }
 
-async function createRuntime(options: DaemonOptions, dataDir: string, logger: DaemonLogger): Promise<AgentRuntime> {
+async function createRuntime(
+  options: DaemonOptions,
+  dataDir: string,
+  logger: DaemonLogger,
+): Promise<{ runtime: AgentRuntime; store: TetherStore }> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
   const openStore = options.openStore ?? ((directory: string) => openSqliteStore({ dataDir: directory }));
   const store = await openStore(dataDir);
   try {
-    return await createAgentRuntime({
+    const runtime = await createAgentRuntime({
       providers: options.providers ?? [createClaudeProvider()],
       store,
       workspaces: workspaceAcquirers(options, dataDir),
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
       onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
     });
+    return { runtime, store };
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
@@ -158,7 +163,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logger = createLogger(options.logger);
   // Checked before the store is opened: a bad option must not leave a half-started daemon.
   const staticFiles = await openStaticFiles(options.staticDirectory);
-  const runtime = await createRuntime(options, dataDir, logger);
+  const { runtime, store } = await createRuntime(options, dataDir, logger);
 
   let server: Server | undefined;
   let tokens: TokenGuard | undefined;
@@ -226,6 +231,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const tokenCheck = setInterval(() => tokenGuard.refresh(), state.pingIntervalMs);
     tokenCheck.unref();
 
+    // Other daemons sharing the store name this address when they refuse a command for a session
+    // this one drives (session_owned_elsewhere): only now is there one to name.
+    if (store.coordination) {
+      const advertised = options.advertiseUrl ?? url;
+      await store.coordination.advertise(advertised);
+      logger.info(
+        { advertised, ownerId: store.coordination.ownerId },
+        'address advertised to the daemons sharing the store',
+      );
+    }
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
     logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
     if (!isLoopbackHost(host))

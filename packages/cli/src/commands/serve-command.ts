@@ -10,9 +10,11 @@ import { webUiDirectory } from '../web-ui-directory.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
 import { parseStoreLocation, storeHelp, withoutStoreUrl } from './store-option.js';
+import { parseAdvertiseUrl, parseLeaseTtl, sharedStoreHelp } from './shared-store-options.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--store URL] [--no-web]
+                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
+                    [--store URL|embedded-postgres] [--lease-ttl SECONDS] [--advertise-url URL]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
@@ -22,6 +24,9 @@ and the web UI at / (docs/web.md) unless --no-web.
 capacity_exceeded until some are closed.
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
 ${storeHelp}
+${sharedStoreHelp}
+Several daemons may share one PostgreSQL database: each drives the sessions it holds, and refuses
+commands for another's with session_owned_elsewhere, naming that daemon's URL (docs/store-postgres.md).
 The first start creates a token (shown once; \`tether token\` shows it again).`;
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
@@ -41,6 +46,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'max-open-sessions': { type: 'string' },
         'worktree-root': { type: 'string' },
         store: { type: 'string' },
+        'lease-ttl': { type: 'string' },
+        'advertise-url': { type: 'string' },
       },
     },
     serveUsage,
@@ -65,6 +72,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     environment: context.environment,
   });
   const store = parseStoreLocation(values.store, context.environment);
+  const leaseTtlMs = parseLeaseTtl(values['lease-ttl']);
+  const advertiseUrl = parseAdvertiseUrl(values['advertise-url']);
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
@@ -73,7 +82,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
-    openStore: (directory) => openStore(directory, store),
+    openStore: (directory) => openStore(directory, store, { leaseTtlMs }),
+    ...(advertiseUrl === undefined ? {} : { advertiseUrl }),
     host,
     port,
     providers: [
@@ -98,7 +108,12 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       resolve();
     });
   });
-  const where = store.kind === 'postgres' ? `data: ${dataDir}, sessions: ${store.description}` : `data: ${dataDir}`;
+  const where =
+    store.kind === 'postgres'
+      ? `data: ${dataDir}, sessions: ${store.description}`
+      : store.kind === 'embedded-postgres'
+        ? `data: ${dataDir}, sessions: embedded PostgreSQL`
+        : `data: ${dataDir}`;
   context.stderr.write(`Tether daemon listening on ${daemon.url} (${where})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.

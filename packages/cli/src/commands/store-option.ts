@@ -3,13 +3,20 @@ import { UsageError } from '../usage-error.js';
 /** The environment variable --store defaults to. */
 export const storeUrlVariable = 'TETHER_STORE_URL';
 
+/** The --store value that starts a PostgreSQL server of its own on the data dir. */
+export const embeddedPostgresValue = 'embedded-postgres';
+
 export const storeHelp = `--store URL        keep sessions in PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)
                      instead of the data dir's SQLite database (default: $${storeUrlVariable});
-                     the data dir still holds the token and the worktrees (docs/store-postgres.md)`;
+                     the data dir still holds the token and the worktrees (docs/store-postgres.md);
+                     --store ${embeddedPostgresValue} starts a PostgreSQL server of its own on 127.0.0.1
+                     (its cluster made on first use, kept with the data dir) for a single-machine trial`;
 
 /** Where sessions are kept: the data dir's SQLite database, or a PostgreSQL database. */
 export type StoreLocation =
   | { readonly kind: 'data-dir' }
+  /** A PostgreSQL server this process starts on the data dir's cluster (embedded-postgres.ts). */
+  | { readonly kind: 'embedded-postgres' }
   | {
       readonly kind: 'postgres';
       readonly url: string;
@@ -19,11 +26,10 @@ export type StoreLocation =
       readonly secrets: readonly string[];
     };
 
-const acceptedForms =
-  'postgres://USER:PASSWORD@HOST:PORT/DATABASE or postgresql://…; leave it out to keep sessions in the data dir';
+const acceptedForms = `postgres://USER:PASSWORD@HOST:PORT/DATABASE or postgresql://…, or ${embeddedPostgresValue}; leave it out to keep sessions in the data dir`;
 
 /**
- * --store URL, else TETHER_STORE_URL (an empty one counts as unset), else the data dir. Anything but
+ * --store URL (or embedded-postgres), else TETHER_STORE_URL (an empty one counts as unset), else the data dir. Anything but
  * a postgres:// or postgresql:// URL is a usage error; the message never repeats the value, which
  * may hold a password.
  */
@@ -34,6 +40,7 @@ export function parseStoreLocation(
   const fromVariable = environment[storeUrlVariable];
   const value = flag ?? (fromVariable === '' ? undefined : fromVariable);
   if (value === undefined) return { kind: 'data-dir' };
+  if (value === embeddedPostgresValue) return { kind: 'embedded-postgres' };
   const source = flag === undefined ? storeUrlVariable : '--store';
   let url: URL;
   try {

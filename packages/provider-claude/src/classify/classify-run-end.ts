@@ -39,6 +39,14 @@ const startupFailureMessages: Record<string, string> = {
   shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
 };
 
+/**
+ * Claude Code keeps each conversation's transcript under its config dir (`$CLAUDE_CONFIG_DIR`, default
+ * `~/.claude`), in `projects/<workspace path>/`: a session whose turns ran on another machine (several
+ * daemons sharing a store) can only resume where that folder is shared and the workspace path is the same.
+ */
+const conversationGoneMessage =
+  "The conversation to resume is not in this machine's Claude Code transcripts (it was deleted, the session was ephemeral, or its earlier turns ran on another machine). Daemons sharing a store must share the claude config dir's projects folder ($CLAUDE_CONFIG_DIR, default ~/.claude, e.g. a shared volume) and run sessions in identical workspace paths (docs/store-postgres.md). Otherwise open a new session.";
+
 /** A copy of a conversation (fork, rewind) cut at a transcript entry the agent no longer has. */
 const copyPointGone = failed(
   'resume_not_found',
@@ -102,11 +110,7 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
     );
   }
   if ((result.errors ?? []).some((error) => error.startsWith('No conversation found'))) {
-    return failed(
-      'resume_not_found',
-      'The conversation to resume no longer exists on this machine (it may have been deleted, or the session was ephemeral). Open a new session.',
-      { reason: 'no_conversation' },
-    );
+    return failed('resume_not_found', conversationGoneMessage, { reason: 'no_conversation' });
   }
   if ((result.errors ?? []).some((error) => error.startsWith('No message found with message.uuid')))
     return copyPointGone;
@@ -158,11 +162,7 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
         });
       }
       if (stderr === 'no_conversation') {
-        return failed(
-          'resume_not_found',
-          'The conversation to resume no longer exists on this machine. Open a new session.',
-          { reason: stderr },
-        );
+        return failed('resume_not_found', conversationGoneMessage, { reason: stderr });
       }
       if (stderr === 'no_message') return copyPointGone;
       if (stderr === 'session_id_in_use') {

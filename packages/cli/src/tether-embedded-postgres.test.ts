@@ -1,0 +1,160 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { textReply } from '@tether/fake-anthropic-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
+import { type FinishedTether, sessionIdFrom, spawnTether, tetherBin } from './test-support/spawn-tether.js';
+
+const fixture = useCommandFixture('tether-embedded-postgres-');
+
+const daemons: ChildProcess[] = [];
+/** Clusters made outside the test's directory (as root they live under /var/lib/tether). */
+const clusters: string[] = [];
+afterEach(async () => {
+  await Promise.all(daemons.splice(0).map((child) => stopped(child, 'SIGTERM')));
+  await Promise.all(clusters.splice(0).map((cluster) => rm(cluster, { recursive: true, force: true })));
+});
+
+async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill(signal);
+  await closed;
+}
+
+const dataDir = () => path.join(fixture.root, 'data');
+const environment = () => ({ ...fixture.environment, TETHER_HOME: dataDir() });
+
+function tether(args: readonly string[]): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: fixture.workspace, environment: environment() }).finished;
+}
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+}
+
+/** `tether serve --port 0 --no-web ARGS` until it listens (stopped after the test if still running). */
+function serve(args: readonly string[]): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
+      cwd: fixture.root,
+      env: environment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    daemons.push(child);
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]!, output: () => output });
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${output}`)));
+  });
+}
+
+interface ClusterRecord {
+  readonly clusterDirectory: string;
+  readonly password: string;
+}
+
+function clusterRecord(): ClusterRecord {
+  const file = path.join(dataDir(), 'embedded-postgres.json');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const record = JSON.parse(readFileSync(file, 'utf8')) as ClusterRecord;
+  const clusterDirectory = path.resolve(dataDir(), record.clusterDirectory);
+  if (!clusterDirectory.startsWith(fixture.root)) clusters.push(clusterDirectory);
+  // A test that looks for an empty password in the output could not fail.
+  expect(record.password.length).toBeGreaterThanOrEqual(16);
+  return { clusterDirectory, password: record.password };
+}
+
+function ownerId(): string {
+  const file = path.join(dataDir(), 'store-owner-id');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  return readFileSync(file, 'utf8').trim();
+}
+
+describe('tether serve --store embedded-postgres', () => {
+  it('starts PostgreSQL on the data dir, runs a turn, stops it with the daemon, and a second serve reuses the cluster', async () => {
+    const first = await serve(['--store', 'embedded-postgres', '--lease-ttl', '5']);
+    expect(first.output()).toContain('sessions: embedded PostgreSQL');
+    const cluster = clusterRecord();
+    const owner = ownerId();
+    expect(owner).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // The server runs while the daemon does: its lock file names it.
+    expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(true);
+
+    fixture.api.enqueue(textReply('Kept in the embedded PostgreSQL.'));
+    const run = await tether(['run', 'Hello']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('Kept in the embedded PostgreSQL.\n');
+    const sessionId = sessionIdFrom(run.stderr);
+    // Sessions are in PostgreSQL, not in a SQLite file of the data dir.
+    expect(existsSync(path.join(dataDir(), 'tether.db'))).toBe(false);
+
+    // SIGHUP (a closed terminal) takes the daemon's graceful path, which stops the server too.
+    await stopped(first.child, 'SIGHUP');
+    expect(first.child.exitCode).toBe(0);
+    expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
+
+    const second = await serve(['--store', 'embedded-postgres']);
+    // The same cluster, password and owner: nothing was made anew.
+    expect(clusterRecord()).toEqual(cluster);
+    expect(ownerId()).toBe(owner);
+    const listed = await tether(['sessions', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const sessions = JSON.parse(listed.stdout) as { sessionId: string; lastRun?: { outcome?: string } }[];
+    expect(sessions.map((session) => [session.sessionId, session.lastRun?.outcome])).toEqual([
+      [sessionId, 'succeeded'],
+    ]);
+
+    await stopped(second.child, 'SIGTERM');
+    expect(second.child.exitCode).toBe(0);
+    expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
+    for (const output of [first.output(), second.output(), run.stdout, run.stderr, listed.stderr])
+      expect(output).not.toContain(cluster.password);
+  });
+
+  it('tether run --store embedded-postgres runs a turn in-process on the same cluster', async () => {
+    fixture.api.enqueue(textReply('In-process, embedded.'));
+    const run = await tether(['run', '--store', 'embedded-postgres', 'Hello']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('In-process, embedded.\n');
+    const cluster = clusterRecord();
+    // The server ended with the command.
+    expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
+    const listed = await tether(['sessions', '--store', 'embedded-postgres', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { sessionId: string }[]).map((session) => session.sessionId)).toEqual([
+      sessionIdFrom(run.stderr),
+    ]);
+  });
+});
+
+describe('tether serve options for a shared store', () => {
+  it('refuses a bad --lease-ttl or --advertise-url as a usage error, starting nothing', async () => {
+    for (const [option, value, expected] of [
+      ['--lease-ttl', '0', '--lease-ttl takes a number of seconds from 1 to 3600 (e.g. 15), not "0"'],
+      ['--lease-ttl', 'soon', 'not "soon"'],
+      ['--lease-ttl', '7200', 'not "7200"'],
+      ['--advertise-url', 'ftp://10.0.0.5', '--advertise-url takes an http:// or https:// URL'],
+      ['--advertise-url', 'http://user:secret@10.0.0.5', 'with no user or password'],
+    ] as const) {
+      const result = await tether(['serve', '--port', '0', '--no-web', option, value]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(expected);
+      expect(result.stderr).not.toContain('secret');
+    }
+    expect(existsSync(path.join(dataDir(), 'daemon.json'))).toBe(false);
+    const help = await tether(['serve', '--help']);
+    expect(help.stdout).toContain('--lease-ttl SECONDS');
+    expect(help.stdout).toContain('--store embedded-postgres');
+  });
+});
