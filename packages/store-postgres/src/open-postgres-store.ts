@@ -1,9 +1,12 @@
 import type { TetherStore } from '@tether/runtime';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { type DatabaseHold, holdDatabase } from './database-hold.js';
+import { HeldLeases } from './held-leases.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
+import { createCoordination } from './postgres-coordination.js';
 import { createPostgresStore } from './postgres-store.js';
 import { guardStore, storeFailure } from './store-failure.js';
+import { WriteQueue } from './write-queue.js';
 
 export interface PostgresStoreOptions {
   /** A postgres:// (or postgresql://) connection URL: host, port, database, user and password. */
@@ -11,14 +14,17 @@ export interface PostgresStoreOptions {
   /** The pool's size (default 10): connections this store opens at most. */
   readonly maxConnections?: number;
   /**
-   * Let other stores use the database at the same time (tests of the database's own guarantees, and
-   * tools that only read). Off by default: a runtime holds its database alone (database-hold.ts),
-   * and a second one is refused with data_dir_in_use (reason database_in_use).
+   * This runtime's identity among those sharing the database: the owner of the session leases it
+   * takes. Stable per data directory, so a restarted daemon takes its sessions back at once (default:
+   * a random one, which makes its previous incarnation's leases wait for their ttl).
    */
-  readonly shareDatabase?: boolean;
+  readonly ownerId?: string;
+  /** How long a lease outlives its holder's last heartbeat, in ms (default 15000); the heartbeat runs every third of it. */
+  readonly leaseTtlMs?: number;
 }
 
 const defaultMaxConnections = 10;
+const defaultLeaseTtlMs = 15_000;
 
 /** Where the URL points, for messages: host, port and database, never the user or password. */
 function describeTarget(url: string): string {
@@ -42,36 +48,36 @@ function describeTarget(url: string): string {
 
 /**
  * Opens a pool on the database and brings its schema up to date (under an advisory lock, so daemons
- * opening the same database together migrate it once), then holds the database for this runtime
- * (unless shareDatabase). Stores that share a database keep each session's sequence whole: the
- * database, not the process, guards it.
+ * opening the same database together migrate it once), then registers this runtime among those
+ * sharing it (its heartbeat row) so it can take session leases: the store's `coordination`.
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<TetherStore> {
   const target = describeTarget(options.url);
+  const leaseTtlMs = options.leaseTtlMs ?? defaultLeaseTtlMs;
+  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs <= 0)
+    throw storeFailure(
+      `The lease ttl must be a whole number of milliseconds above 0, not ${leaseTtlMs}.`,
+      'invalid_lease_ttl',
+    );
   const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? defaultMaxConnections });
   // A pooled connection that breaks while idle is dropped by the pool; the next query on a fresh one
   // reports any lasting trouble. Without a listener the event would end the process.
   pool.on('error', () => undefined);
-  let hold: DatabaseHold | null = null;
+  const writes = new WriteQueue();
+  const held = new HeldLeases(options.ownerId ?? randomUUID());
+  const coordination = createCoordination({ pool, writes, held, leaseTtlMs });
   try {
     await guardStore(`prepare the database ${target}`, () => applyMigrations(pool, target));
-    if (options.shareDatabase !== true)
-      hold = await guardStore(`hold the database ${target}`, () => holdDatabase(options.url, target));
+    await coordination.start();
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const store = createPostgresStore(pool);
-  if (!hold) return store;
-  const held = hold;
-  const closeStore = store.close.bind(store);
-  return Object.assign(store, {
-    async close() {
-      try {
-        await closeStore();
-      } finally {
-        await held.release();
-      }
-    },
+  return createPostgresStore({
+    pool,
+    writes,
+    held,
+    coordination: coordination.coordination,
+    closeCoordination: () => coordination.close(),
   });
 }

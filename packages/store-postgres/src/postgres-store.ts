@@ -1,6 +1,17 @@
-import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
+import { AgentError } from '@tether/protocol';
+import type {
+  CommitUnit,
+  SessionCoordination,
+  SessionCounts,
+  SessionPageQuery,
+  SessionRecord,
+  TetherStore,
+} from '@tether/runtime';
 import type { Pool, PoolClient } from 'pg';
 import { advanceEventHeads, plannedAppends } from './append-check.js';
+import type { HeldLeases } from './held-leases.js';
+import { checkLeases, sessionsTouched } from './lease-fence.js';
+import { leaseStatements } from './lease-statements.js';
 import {
   blobFromRow,
   eventColumnArrays,
@@ -17,6 +28,7 @@ import {
 import { guardStore, sqlState, storeFailure } from './store-failure.js';
 import { statements } from './store-statements.js';
 import { inTransaction } from './transaction.js';
+import type { WriteQueue } from './write-queue.js';
 
 const uniqueViolation = '23505';
 
@@ -26,8 +38,9 @@ function rowLimit(limit: number): number | null {
   return Number.isFinite(limit) ? Math.trunc(limit) : null;
 }
 
-async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
+async function writeUnit(client: PoolClient, held: HeldLeases, unit: CommitUnit): Promise<Map<string, number>> {
   const appends = plannedAppends(unit.events);
+  const holding = await checkLeases(client, held, sessionsTouched(unit));
   await advanceEventHeads(client, appends);
   if (unit.events.length > 0) {
     try {
@@ -60,6 +73,20 @@ async function writeUnit(client: PoolClient, unit: CommitUnit): Promise<void> {
     await client.query(statements.insertBlob, [blob.sha256, blob.mediaType, Buffer.from(blob.bytes)]);
     await client.query(statements.insertBlobReference, [blob.sessionId, blob.sha256]);
   }
+  return holding;
+}
+
+async function deleteSessionRows(
+  client: PoolClient,
+  held: HeldLeases,
+  sessionId: string,
+): Promise<Map<string, number>> {
+  await checkLeases(client, held, [sessionId]);
+  // Forgotten before the lease row goes, so the heartbeat never takes the deletion for a loss.
+  held.forget([sessionId]);
+  for (const statement of statements.deleteSessionRows) await client.query(statement, [sessionId]);
+  await client.query(leaseStatements.deleteLease, [sessionId]);
+  return new Map();
 }
 
 async function countSessionsByState(pool: Pool): Promise<SessionCounts> {
@@ -82,15 +109,30 @@ async function selectSessionPage(pool: Pool, { limit, before, state }: SessionPa
   return rows.map(sessionFromRow);
 }
 
+/** What the store is built from: the pool, its write queue, its leases and how it shares the database. */
+export interface PostgresStoreParts {
+  readonly pool: Pool;
+  readonly writes: WriteQueue;
+  readonly held: HeldLeases;
+  readonly coordination: SessionCoordination;
+  /** Ends the coordination (heartbeat, listener, this runtime's leases) once the writes have drained, before the pool ends. */
+  readonly closeCoordination: () => Promise<void>;
+}
+
 /**
  * The port over a migrated database, through a pool. Writes (commit, deleteSession) go one at a time
- * in the order they were called, each in its own transaction: a runtime's commits must land in the
- * order it made them, and the pool would otherwise race them. A read waits for the writes called
- * before it, so it sees them, as with the other stores; reads run side by side.
+ * in the order they were called (the write queue), each in its own transaction, checking in it that
+ * this store holds the lease of every session it writes (lease-fence.ts). A read waits for the
+ * writes called before it, so it sees them, as with the other stores; reads run side by side.
  */
-export function createPostgresStore(pool: Pool): TetherStore {
+export function createPostgresStore({
+  pool,
+  writes,
+  held,
+  coordination,
+  closeCoordination,
+}: PostgresStoreParts): TetherStore {
   let closed = false;
-  let writes: Promise<unknown> = Promise.resolve();
 
   function refuseWhenClosed(): void {
     if (closed) throw storeFailure('The store is closed. Create a new runtime to continue.', 'store_closed');
@@ -98,21 +140,22 @@ export function createPostgresStore(pool: Pool): TetherStore {
 
   async function read<Result>(action: string, work: () => Promise<Result>): Promise<Result> {
     refuseWhenClosed();
-    await writes;
+    await writes.drained();
     return guardStore(action, work);
   }
 
-  function write(action: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
+  async function write(action: string, work: (client: PoolClient) => Promise<Map<string, number>>): Promise<void> {
+    refuseWhenClosed();
     try {
-      refuseWhenClosed();
+      const holding = await writes.run(() => guardStore(action, () => inTransaction(pool, work)));
+      for (const [sessionId, token] of holding) held.hold(sessionId, token);
     } catch (error) {
-      return Promise.reject(error);
+      // Sessions another runtime took are no longer this store's: none of their writes can pass again.
+      if (AgentError.isInstance(error) && error.details?.['reason'] === 'lease_lost')
+        held.forget(error.details.sessionIds ?? []);
+      throw error;
     }
-    const written = writes.then(() => guardStore(action, () => inTransaction(pool, work)));
-    writes = written.catch(() => undefined);
-    return written;
   }
-
   async function one<Row>(text: string, values: unknown[], fromRow: (row: unknown) => Row): Promise<Row | undefined> {
     const { rows } = await pool.query(text, values);
     return rows[0] === undefined ? undefined : fromRow(rows[0]);
@@ -125,6 +168,7 @@ export function createPostgresStore(pool: Pool): TetherStore {
 
   return {
     kind: 'postgres',
+    coordination,
     loadSessions: () => read('read sessions', () => all(statements.selectSessions, [], sessionFromRow)),
     loadOpenSessions: () => read('read open sessions', () => all(statements.selectOpenSessions, [], sessionFromRow)),
     listSessions: (query) => read('read sessions', () => selectSessionPage(pool, query)),
@@ -160,14 +204,13 @@ export function createPostgresStore(pool: Pool): TetherStore {
     readBlob: (sessionId, sha256) =>
       read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
     deleteSession: (sessionId) =>
-      write('delete the session; nothing was deleted', async (client) => {
-        for (const statement of statements.deleteSessionRows) await client.query(statement, [sessionId]);
-      }),
-    commit: (unit) => write('write the change; nothing was written', (client) => writeUnit(client, unit)),
+      write('delete the session; nothing was deleted', (client) => deleteSessionRows(client, held, sessionId)),
+    commit: (unit) => write('write the change; nothing was written', (client) => writeUnit(client, held, unit)),
     async close() {
       if (closed) return;
       closed = true;
-      await writes;
+      await writes.drained();
+      await closeCoordination();
       await guardStore('close the connection pool', () => pool.end());
     },
   };

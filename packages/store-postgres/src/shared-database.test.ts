@@ -7,9 +7,13 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
+import { initialMigration } from './migrations/0001-initial.js';
 
 // Several stores (each its own pool, as several daemons would have) on one database of a real server.
+// They share one owner id (as a daemon and its restarted self do), so the leases let them all write the
+// same session and what is tested is the database's append check itself.
 const server = useTestServer();
+const ownerId = 'shared-owner';
 
 const opened: TetherStore[] = [];
 afterEach(async () => {
@@ -17,7 +21,7 @@ afterEach(async () => {
 });
 
 async function openStore(url: string): Promise<TetherStore> {
-  const store = await openPostgresStore({ url, maxConnections: 2, shareDatabase: true });
+  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
   opened.push(store);
   return store;
 }
@@ -141,14 +145,14 @@ describe('PostgreSQL store: writers sharing a database', () => {
 
   it('leaves no gap and no duplicate when two processes keep appending to one session', async () => {
     const url = await server().createDatabase();
-    await (await openPostgresStore({ url, shareDatabase: true })).close();
+    await (await openPostgresStore({ url })).close();
     // Each process appends 20 units of two events, re-reading the session after a refusal. It loads
     // the built package (dist/), as a deployed daemon would.
     const builtPackage = new URL('../dist/index.js', import.meta.url).href;
     const script = `
       import { openPostgresStore } from ${JSON.stringify(builtPackage)};
-      const { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId } = process.env;
-      const store = await openPostgresStore({ url, maxConnections: 1, shareDatabase: true });
+      const { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId, OWNER_ID: ownerId } = process.env;
+      const store = await openPostgresStore({ url, maxConnections: 1, ownerId });
       for (let written = 0; written < 20; ) {
         const next = (await store.readEvents(sessionId, { afterSeq: 0, limit: Infinity })).length + 1;
         const events = [next, next + 1].map((seq) => ({
@@ -164,7 +168,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
       await store.close();`;
     const appendFrom = (writer: string) =>
       promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], {
-        env: { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId },
+        env: { STORE_URL: url, WRITER: writer, SESSION_ID: sessionId, OWNER_ID: ownerId },
       });
     await Promise.all([appendFrom('first'), appendFrom('second')]);
 
@@ -184,29 +188,42 @@ describe('PostgreSQL store: writers sharing a database', () => {
     const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
     expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
       { version: 1, name: 'initial' },
+      { version: 2, name: 'session leases' },
     ]);
     await stores[0]!.commit(unitOf(eventsBy('first', 1, 1)));
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
   });
 
-  it('holds the database for one runtime: a second store is refused until the first closes', async () => {
+  it('migrates a database at version 1 to version 2 once when four stores open it together, keeping its events', async () => {
     const url = await server().createDatabase();
-    const first = await openPostgresStore({ url });
-    const refused = await agentErrorOf(openPostgresStore({ url }));
-    expect(refused.code).toBe('data_dir_in_use');
-    expect(refused.details?.['reason']).toBe('database_in_use');
-    expect(refused.message).toContain('--server');
-    await first.close();
-    const second = await openPostgresStore({ url });
-    expect(await second.loadSessions()).toEqual([]);
-    await second.close();
+    // The schema as a Tether from before leases left it, with a session's events in it.
+    await query(url, initialMigration.sql);
+    await query(
+      url,
+      'CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)',
+    );
+    await query(url, `INSERT INTO schema_migrations VALUES (1, 'initial', $1)`, [at]);
+    await query(url, `INSERT INTO event_heads VALUES ($1, 1)`, [sessionId]);
+    await query(url, `INSERT INTO events VALUES ($1, 1, 'diagnostic', NULL, $2, $3)`, [
+      sessionId,
+      at,
+      JSON.stringify(eventsBy('old', 1, 1)[0]),
+    ]);
+
+    const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(url)));
+    expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
+      { version: 1, name: 'initial' },
+      { version: 2, name: 'session leases' },
+    ]);
+    await stores[0]!.commit(unitOf(eventsBy('first', 2, 2)));
+    expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2]);
   });
 
   it('refuses a database a newer Tether migrated, naming the versions', async () => {
     const url = await server().createDatabase();
-    await (await openPostgresStore({ url, shareDatabase: true })).close();
+    await (await openPostgresStore({ url })).close();
     await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', $1)`, [at]);
-    const error = await agentErrorOf(openPostgresStore({ url, shareDatabase: true }));
+    const error = await agentErrorOf(openPostgresStore({ url }));
     expect(error.code).toBe('store_failure');
     expect(error.details?.['reason']).toBe('schema_too_new');
     expect(error.message).toContain('schema version 99');

@@ -23,6 +23,8 @@ export const ErrorDetails = z.strictObject({
   /** The version of an agent binary or library that was found, and the oldest one supported (provider_unavailable). */
   installedVersion: z.string().max(100).optional(),
   minimumVersion: z.string().max(100).optional(),
+  /** The sessions a refused store write touched that another runtime holds now (store_failure, reason lease_lost). */
+  sessionIds: z.array(z.string().max(200)).max(1000).optional(),
   /** Where a command failed validation: paths and messages, never the offending values. */
   issues: z
     .array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) }))

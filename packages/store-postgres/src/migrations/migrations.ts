@@ -1,7 +1,8 @@
 import { initialMigration } from './0001-initial.js';
+import { sessionLeasesMigration } from './0002-session-leases.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initialMigration];
+export const migrations: readonly Migration[] = [initialMigration, sessionLeasesMigration];
 
 export const latestSchemaVersion = Math.max(...migrations.map((migration) => migration.version));

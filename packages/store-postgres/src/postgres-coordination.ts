@@ -1,0 +1,89 @@
+import type { AppendNotice, SessionCoordination } from '@tether/runtime';
+import type { Pool } from 'pg';
+import { claimSession } from './claim-session.js';
+import type { HeldLeases } from './held-leases.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { leaseStatements } from './lease-statements.js';
+import { ListenerSet } from './listener-set.js';
+import { guardStore } from './store-failure.js';
+import { inTransaction } from './transaction.js';
+import type { WriteQueue } from './write-queue.js';
+
+export interface CoordinationOptions {
+  readonly pool: Pool;
+  readonly writes: WriteQueue;
+  readonly held: HeldLeases;
+  readonly leaseTtlMs: number;
+}
+
+export interface PostgresCoordination {
+  readonly coordination: SessionCoordination;
+  /** Registers this runtime (its row in `runtimes`) and starts the heartbeat. */
+  start(): Promise<void>;
+  /** Stops the heartbeat and hands every lease of this owner back, then forgets the runtime's row. */
+  close(): Promise<void>;
+}
+
+/** The SessionCoordination of a PostgreSQL store: leases, heartbeat, orphans, and append notices. */
+export function createCoordination({ pool, writes, held, leaseTtlMs }: CoordinationOptions): PostgresCoordination {
+  const lostListeners = new ListenerSet<readonly string[]>();
+  const appendListeners = new ListenerSet<AppendNotice | 'resync'>();
+  let address: string | null = null;
+  let heartbeat: Heartbeat | undefined;
+
+  const coordination: SessionCoordination = {
+    ownerId: held.ownerId,
+    // Often enough that a dead holder's sessions are taken over soon after its leases lapse.
+    sweepIntervalMs: leaseTtlMs,
+    claim: (sessionId) => guardStore('claim the session', () => claimSession(pool, held, sessionId)),
+    // Queued behind the writes called before it: a commit already made lands under the lease.
+    release: (sessionIds) =>
+      writes.run(() =>
+        guardStore('release the sessions', async () => {
+          if (sessionIds.length === 0) return;
+          // Forgotten first, so the heartbeat never takes the released rows for lost ones.
+          held.forget(sessionIds);
+          await pool.query(leaseStatements.releaseLeases, [held.ownerId, sessionIds]);
+        }),
+      ),
+    findOrphans: () =>
+      guardStore('look for sessions no runtime holds', async () => {
+        const { rows } = await pool.query<{ session_id: string }>(leaseStatements.selectOrphans, [held.ownerId]);
+        return rows.map((row) => row.session_id);
+      }),
+    onAppended: (listener) => appendListeners.add(listener),
+    onLost: (listener) => lostListeners.add(listener),
+    advertise: (advertised) =>
+      guardStore('advertise the runtime address', async () => {
+        address = advertised;
+        await pool.query(leaseStatements.advertise, [held.ownerId, advertised]);
+      }),
+  };
+
+  return {
+    coordination,
+    async start() {
+      heartbeat = startHeartbeat({
+        pool,
+        held,
+        leaseTtlMs,
+        address: () => address,
+        onLost: (sessionIds) => lostListeners.emit(sessionIds),
+      });
+      await guardStore('register the runtime', () => heartbeat!.beat()).catch(async (error: unknown) => {
+        await heartbeat?.stop();
+        throw error;
+      });
+    },
+    async close() {
+      await heartbeat?.stop();
+      // Best effort: a store that cannot reach the server now still closes, and its leases lapse
+      // after the ttl instead of at once.
+      await inTransaction(pool, async (client) => {
+        await client.query(leaseStatements.releaseAllLeases, [held.ownerId]);
+        await client.query(leaseStatements.forgetRuntime, [held.ownerId]);
+      }).catch(() => undefined);
+      held.forget(held.snapshot().keys());
+    },
+  };
+}
