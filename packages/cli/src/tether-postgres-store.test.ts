@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type TestPostgres, startTestPostgres } from '@tether/testkit';
@@ -73,8 +73,18 @@ function serve(args: readonly string[], extra: Record<string, string>): Promise<
   });
 }
 
+/** POST /v1/commands to a daemon with the token of its data dir. */
+function postCommand(url: string, directory: string, command: object): Promise<Response> {
+  const token = readFileSync(path.join(fixture.root, directory, 'daemon-token'), 'utf8').trim();
+  return fetch(`${url}/v1/commands`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(command),
+  });
+}
+
 describe('tether on a PostgreSQL store', () => {
-  it('serve --store runs a turn; a second daemon on the same database waits its turn, then lists it', async () => {
+  it('serve --store runs a turn; a second daemon on the same database starts beside it, refuses its session naming it, then lists it', async () => {
     const database = await postgres.createDatabase();
     const password = passwordOf(database);
     const first = await serve(['--store', database], dataDir('first'));
@@ -89,8 +99,9 @@ describe('tether on a PostgreSQL store', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('Stored in PostgreSQL.\n');
     const sessionId = sessionIdFrom(run.stderr);
-    // The data dir keeps the token, daemon.json and the lock; the sessions are not in it.
+    // The data dir keeps the token, daemon.json, the lock and the owner id; the sessions are not in it.
     expect(existsSync(path.join(fixture.root, 'first', 'daemon-token'))).toBe(true);
+    expect(existsSync(path.join(fixture.root, 'first', 'store-owner-id'))).toBe(true);
     expect(existsSync(path.join(fixture.root, 'first', 'tether.db'))).toBe(false);
 
     // Still one daemon per data dir, whatever the store.
@@ -99,21 +110,35 @@ describe('tether on a PostgreSQL store', () => {
     expect(again.stderr).toContain('[data_dir_in_use]');
     expect(again.stderr).not.toContain(password);
 
-    // One runtime per database until sessions are leased: a second daemon is refused while the first runs.
-    const beside = await tether(['serve', '--port', '0', '--no-web'], {
-      ...dataDir('second'),
-      TETHER_STORE_URL: database,
-    });
-    expect(beside.code).toBe(1);
-    expect(beside.stderr).toContain('[data_dir_in_use]');
-    expect(beside.stderr).toContain('--server');
-    expect(beside.stderr).not.toContain(password);
+    // A second daemon on its own data dir starts on the same database (given the URL by the environment).
+    const second = await serve([], { ...dataDir('second'), TETHER_STORE_URL: database });
+    // A command for the first daemon's session, sent to the second, is refused naming the first.
+    const refused = await tether(['send', sessionId, 'More'], dataDir('second'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[session_owned_elsewhere]');
+    expect(refused.stderr).toContain(`--server ${first.url}`);
+    const commandId = 'cmd-sent-to-the-wrong-daemon';
+    const submit = {
+      type: 'submit_turn',
+      commandId,
+      sessionId,
+      input: [{ type: 'text', text: 'More, at the owner' }],
+    };
+    const refusal = await postCommand(second.url, 'second', submit);
+    expect(refusal.status).toBe(409);
+    const refusalBody = (await refusal.json()) as { error: { code: string; details?: { ownerUrl?: string } } };
+    expect(refusalBody.error.code).toBe('session_owned_elsewhere');
+    expect(refusalBody.error.details?.ownerUrl).toBe(first.url);
+    // The refused command left no receipt: the same commandId runs at the owner.
+    fixture.api.enqueue(textReply('Carried out by the owner.'));
+    const accepted = await postCommand(first.url, 'first', submit);
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    await fixture.api.waitForRequests(2, { kind: 'turn' });
+
+    // A clean stop gives the session up: the second daemon then drives it and lists it.
     const firstClosed = new Promise((resolve) => firstDaemon.once('close', resolve));
     firstDaemon.kill('SIGTERM');
     await firstClosed;
-
-    // The second daemon is given the URL by the environment instead of the flag.
-    const second = await serve([], { ...dataDir('second'), TETHER_STORE_URL: database });
     const listed = await tether(['sessions', '--json'], dataDir('second'));
     expect(listed.code, listed.stderr).toBe(0);
     const sessions = JSON.parse(listed.stdout) as { sessionId: string; lastRun?: { outcome?: string } }[];
@@ -123,7 +148,7 @@ describe('tether on a PostgreSQL store', () => {
     };
     expect(shown.lastRun?.outcome).toBe('succeeded');
 
-    for (const output of [first.output(), second.output(), run.stdout, run.stderr, listed.stderr])
+    for (const output of [first.output(), second.output(), run.stdout, run.stderr, refused.stderr, listed.stderr])
       expect(output).not.toContain(password);
   });
 
