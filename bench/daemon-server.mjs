@@ -1,7 +1,8 @@
 // The Tether daemon in its own process, for the daemon scenario (bench/lib/daemon-scenario.mjs):
 // startDaemon from the built @tether/daemon (packages/daemon/dist) on 127.0.0.1, port 0, over a
 // data dir, with one Claude provider configured with the bench's explicit environment.
-// Configuration: BENCH_DAEMON_CONFIG = JSON {dataDir, claudePath, environment, maxProcesses, stamps}.
+// Configuration: BENCH_DAEMON_CONFIG = JSON {dataDir, claudePath, environment, maxProcesses, stamps, idleReleaseMs}
+// (idleReleaseMs: the provider's idle release, left at its default of 15 minutes when absent).
 // Prints one JSON line {"url","token","pid"} on stdout once listening; closes the daemon (and exits)
 // when stdin closes or on SIGTERM.
 //
@@ -30,6 +31,7 @@ const claude = createClaudeProvider({
   claudePath: config.claudePath,
   environment: config.environment,
   maxProcesses: config.maxProcesses ?? 20,
+  ...(config.idleReleaseMs === undefined ? {} : { idleReleaseMs: config.idleReleaseMs }),
 });
 /** sessionId → [[type, ms]] of emitted parts, for watched sessions only. */
 const emits = new Map();

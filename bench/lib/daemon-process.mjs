@@ -10,7 +10,14 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 
 /** Starts bench/daemon-server.mjs; resolves once it printed {url, token, pid}. */
-export async function startDaemonProcess({ repoRoot, claudePath, environment, maxProcesses, stamps = false }) {
+export async function startDaemonProcess({
+  repoRoot,
+  claudePath,
+  environment,
+  maxProcesses,
+  stamps = false,
+  idleReleaseMs,
+}) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-daemon-'));
   // BENCH_DAEMON_CPU_PROF=DIR: a V8 CPU profile of each daemon process, written to DIR when it exits (diagnosis only).
   const profile = process.env.BENCH_DAEMON_CPU_PROF
@@ -23,7 +30,7 @@ export async function startDaemonProcess({ repoRoot, claudePath, environment, ma
       cwd: repoRoot,
       env: {
         ...process.env,
-        BENCH_DAEMON_CONFIG: JSON.stringify({ dataDir, claudePath, environment, maxProcesses, stamps }),
+        BENCH_DAEMON_CONFIG: JSON.stringify({ dataDir, claudePath, environment, maxProcesses, stamps, idleReleaseMs }),
       },
       stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
     },

@@ -24,13 +24,13 @@ import { quantile, round } from './stats.mjs';
 import { EventWatch } from './tether-harness.mjs';
 
 /** Daemon RSS and heap after a full GC in the daemon, in KiB. */
-async function settledMemory(daemon) {
+export async function settledMemory(daemon) {
   const usage = await daemon.request({ type: 'memory', gc: true }, 60_000);
   return { rssKb: memoryOf(daemon.pid).rssKb, heapUsedKb: usage.heapUsed / 1024 };
 }
 
 /** `count` distinct indexes below `total`, in random order. */
-function pickDistinct(count, total) {
+export function pickDistinct(count, total) {
   const indexes = Array.from({ length: total }, (_, index) => index);
   for (let index = 0; index < count; index += 1) {
     const swap = index + Math.floor(Math.random() * (total - index));
@@ -40,7 +40,7 @@ function pickDistinct(count, total) {
 }
 
 /** p50/p99/max of a list of ms, rounded; null when empty. */
-function spread(values) {
+export function spread(values) {
   if (values.length === 0) return null;
   return {
     p50: round(quantile(values, 0.5)),
@@ -48,6 +48,20 @@ function spread(values) {
     max: round(Math.max(...values)),
     count: values.length,
   };
+}
+
+/** Opens `count` sessions on the workspace folder, 20 at a time: as fast as the daemon takes them, without one burst of 1,000 requests. Their ids, in order. */
+export async function openMany(client, workspace, count) {
+  const ids = [];
+  for (let index = 0; index < count; index += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, count - index) }, () =>
+        client.openSession({ workspace: { kind: 'directory', path: workspace } }),
+      ),
+    );
+    ids.push(...batch.map((receipt) => receipt.sessionId));
+  }
+  return ids;
 }
 
 export async function measureLoad(context, { sessions, turns, maxProcesses = 8, repoRoot, log }) {
@@ -63,16 +77,7 @@ export async function measureLoad(context, { sessions, turns, maxProcesses = 8, 
     const client = createTetherClient({ url: daemon.url, token: daemon.token });
     const before = await settledMemory(daemon);
     const openStarted = performance.now();
-    const ids = [];
-    // Opened 20 at a time: as fast as the daemon takes them, without one burst of 1,000 requests.
-    for (let index = 0; index < sessions; index += 20) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(20, sessions - index) }, () =>
-          client.openSession({ workspace: { kind: 'directory', path: context.workspace } }),
-        ),
-      );
-      ids.push(...batch.map((receipt) => receipt.sessionId));
-    }
+    const ids = await openMany(client, context.workspace, sessions);
     const openMs = performance.now() - openStarted;
     const after = await settledMemory(daemon);
     const perSession = {
