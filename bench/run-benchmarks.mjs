@@ -10,7 +10,9 @@
 // through the Claude provider's cli and sdk transports, paired; plus, only when asked for (--scenarios load),
 // the load scenario (bench/lib/load-scenario.mjs): 1,000 open sessions, 50 turns at once on random
 // ones with 8 processes, through a daemon; plus, only when asked for (--scenarios peers), the peers
-// scenario (bench/lib/peer-comparison.mjs): raw loop, Agent SDK query() and Tether per round. It reports; it does not fail the
+// scenario (bench/lib/peer-comparison.mjs): raw loop, Agent SDK query() and Tether per round; plus, only when asked for
+// (--scenarios store), the store scenario (bench/lib/store-scale-out.mjs): appends, replay and cross-daemon fan-out on
+// SQLite and PostgreSQL with 1-3 store processes. It reports; it does not fail the
 // build (exit 0 whatever the figures; non-zero only when something is broken).
 //
 // Usage: ./dev npm run bench
@@ -43,8 +45,8 @@ import { measureLoad } from './lib/load-scenario.mjs';
 import { fmt, printReport } from './lib/report-lines.mjs';
 import { measureAcp, summarizeAcp } from './lib/acp-comparison.mjs';
 import { measurePeers, peerTableLines, summarizePeers } from './lib/peer-comparison.mjs';
-import { measureOpenSessions } from './lib/open-sessions.mjs';
-import { openSessionsReportLines } from './lib/open-sessions-report.mjs';
+import { measureStoreScaleOut } from './lib/store-scale-out.mjs';
+import { storeScaleOutLines } from './lib/store-scale-out-report.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -71,11 +73,11 @@ const allScenarios = [
   'load',
   'acp',
   'peers',
-  'sessions',
+  'store',
 ];
 const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp,peers (default: all but soak, load, acp and peers)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp,peers,store (default: all but soak, load, acp, peers and store)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
   '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
@@ -83,8 +85,7 @@ const usage =
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
   '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
   '         acp: [--acp-repetitions N (5)]\n' +
-  '         peers: [--peer-repetitions N (7)]\n' +
-  '         sessions: [--open-sessions N (1000)] [--open-turns N (50)] [--open-processes N (8)] [--open-resumes N (5)]';
+  '         peers: [--peer-repetitions N (7)]';
 
 function parseArguments(argv) {
   const options = {
@@ -112,10 +113,6 @@ function parseArguments(argv) {
     loadProcesses: 8,
     acpRepetitions: 5,
     peerRepetitions: 7,
-    openSessions: 1000,
-    openTurns: 50,
-    openProcesses: 8,
-    openResumes: 5,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -154,10 +151,6 @@ function parseArguments(argv) {
     else if (flag === '--load-processes') options.loadProcesses = Number(value());
     else if (flag === '--acp-repetitions') options.acpRepetitions = Number(value());
     else if (flag === '--peer-repetitions') options.peerRepetitions = Number(value());
-    else if (flag === '--open-sessions') options.openSessions = Number(value());
-    else if (flag === '--open-turns') options.openTurns = Number(value());
-    else if (flag === '--open-processes') options.openProcesses = Number(value());
-    else if (flag === '--open-resumes') options.openResumes = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -182,10 +175,6 @@ function parseArguments(argv) {
     'loadProcesses',
     'acpRepetitions',
     'peerRepetitions',
-    'openSessions',
-    'openTurns',
-    'openProcesses',
-    'openResumes',
   ]) {
     if (!Number.isInteger(options[name]) || options[name] < 1)
       throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
@@ -332,14 +321,18 @@ async function main() {
       `bench: claude ${machine.claude} (${claudePath}); fake API pid ${api.pid} at ${api.url}; scenarios ${options.scenarios.join(', ')}`,
     );
 
-    // Warm-up pair (not counted; always run): page cache, the CLI's HOME (its very first start in a
-    // fresh HOME takes seconds), Node's JIT. Also checks launch parity.
-    const warmRaw = await runRawTurns(common);
-    const warmTether = await runTetherTurns({ ...common, inspectChild: true });
-    const launchParity = compareLaunch(warmTether.launch, environment);
-    console.log(
-      `bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? `identical${launchParity.ignored?.length ? ` (apart from ${launchParity.ignored.join(', ')})` : ''}` : JSON.stringify(launchParity.differences ?? launchParity.note)}`,
-    );
+    // Warm-up pair (not counted): page cache, the CLI's HOME (its very first start in a
+    // fresh HOME takes seconds), Node's JIT. Also checks launch parity. The store scenario drives no claude.
+    const drivesClaude = options.scenarios.some((name) => name !== 'store');
+    const warmRaw = drivesClaude ? await runRawTurns(common) : null;
+    const warmTether = drivesClaude ? await runTetherTurns({ ...common, inspectChild: true }) : null;
+    const launchParity = warmTether
+      ? compareLaunch(warmTether.launch, environment)
+      : { checked: false, note: 'not checked: no scenario drove claude' };
+    if (warmTether)
+      console.log(
+        `bench: warm-up cold turn raw ${fmt(warmRaw.turns[0].turnMs)} ms, Tether ${fmt(warmTether.turns[0].turnMs)} ms; launch parity ${launchParity.identical ? `identical${launchParity.ignored?.length ? ` (apart from ${launchParity.ignored.join(', ')})` : ''}` : JSON.stringify(launchParity.differences ?? launchParity.note)}`,
+      );
 
     const report = {
       date: new Date().toISOString(),
@@ -372,7 +365,7 @@ async function main() {
       launchParity,
       loadAverage: { start: loadAtStart, end: NaN },
       store: null,
-      warmUp: {
+      warmUp: warmTether && {
         raw: warmRaw,
         tether: {
           ...warmTether,
@@ -428,25 +421,15 @@ async function main() {
         options,
         context: { claudePath, environment, workspace, prompt, apiPid: api.pid, root },
       });
-    if (selected('sessions'))
-      report.sessions = await measureOpenSessions(
-        { claudePath, environment, workspace },
-        {
-          sessions: options.openSessions,
-          turns: options.openTurns,
-          maxProcesses: options.openProcesses,
-          resumes: options.openResumes,
-          repoRoot,
-          log: (line) => console.log(line),
-        },
-      );
+    if (selected('store'))
+      report.storeScaleOut = await measureStoreScaleOut({ repoRoot, log: (line) => console.log(line) });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });
     await writeFile(options.output, `${JSON.stringify(report, null, 2)}\n`);
     printReport(report, { target, quietCores });
     if (report.peers) console.log(`\n${peerTableLines(report.peers).join('\n')}`);
-    if (report.sessions) console.log(openSessionsReportLines(report.sessions).join('\n'));
+    if (report.storeScaleOut) console.log(storeScaleOutLines(report.storeScaleOut).join('\n'));
   } finally {
     await api?.stop();
     await rm(root, { recursive: true, force: true });

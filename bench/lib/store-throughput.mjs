@@ -13,6 +13,8 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { createMockProvider } from '@tether/testkit';
 import { median } from './stats.mjs';
 
+const blockId = 'msg_01BenchBenchBenchBenchBench:0';
+
 function word(index) {
   return `w${String(index + 1).padStart(4, '0')} `;
 }
@@ -33,32 +35,47 @@ async function sessionFromRuntime(dataDir, workspace) {
   return { store, session };
 }
 
-/** Commits `deltas` message deltas of one run in batches of `batchSize`, as the writer does; returns events/s. */
-async function commitDirect({ store, session, deltas, batchSize }) {
-  const runId = newRunId();
-  const { sessionId } = session;
-  const blockId = 'msg_01BenchBenchBenchBenchBench:0';
-  let lastSeq = session.lastSeq;
-  const started = performance.now();
-  for (let from = 0; from < deltas; from += batchSize) {
-    const events = [];
-    const to = Math.min(deltas, from + batchSize);
-    const at = new Date().toISOString();
-    for (let index = from; index < to; index += 1) {
-      lastSeq += 1;
-      events.push({ type: 'run.message_delta', runId, blockId, text: word(index), sessionId, seq: lastSeq, at });
+/**
+ * One commit unit as the runtime's writer stages provider output: `count` message deltas for each
+ * write's session, then that session's record (running, at its new lastSeq). Advances each write's
+ * lastSeq. A write is { session, runId, lastSeq }.
+ */
+export function deltaUnit(writes, count) {
+  const at = new Date().toISOString();
+  const events = [];
+  const sessions = [];
+  for (const write of writes) {
+    const { sessionId } = write.session;
+    for (let index = 0; index < count; index += 1) {
+      events.push({
+        type: 'run.message_delta',
+        runId: write.runId,
+        blockId,
+        text: word(write.lastSeq % 9999),
+        sessionId,
+        seq: write.lastSeq + 1,
+        at,
+      });
+      write.lastSeq += 1;
     }
-    // The writer stages the session record with every batch of provider output.
-    await store.commit({
-      events,
-      sessions: [{ ...session, state: 'running', activeRunId: runId, lastSeq, updatedAt: at }],
-      runs: [],
-      interactions: [],
-      receipts: [],
-      blobs: [],
+    sessions.push({
+      ...write.session,
+      state: 'running',
+      activeRunId: write.runId,
+      lastSeq: write.lastSeq,
+      updatedAt: at,
     });
   }
-  session.lastSeq = lastSeq;
+  return { events, sessions, runs: [], interactions: [], receipts: [], blobs: [] };
+}
+
+/** Commits `deltas` message deltas of one run in batches of `batchSize`, as the writer does; returns events/s. */
+async function commitDirect({ store, session, deltas, batchSize }) {
+  const write = { session, runId: newRunId(), lastSeq: session.lastSeq };
+  const started = performance.now();
+  for (let from = 0; from < deltas; from += batchSize)
+    await store.commit(deltaUnit([write], Math.min(deltas, from + batchSize) - from));
+  session.lastSeq = write.lastSeq;
   return deltas / ((performance.now() - started) / 1000);
 }
 
@@ -93,7 +110,7 @@ async function mockTurn({ root, deltas, perTick }) {
       for (let index = 0; index < deltas; index += 1) {
         // perTick: a pause every perTick deltas, as output arriving in stdout chunks would have.
         if (perTick && index > 0 && index % perTick === 0) await new Promise((resolve) => setImmediate(resolve));
-        emit({ type: 'run.message_delta', runId, blockId: 'msg_01BenchBenchBenchBenchBench:0', text: word(index) });
+        emit({ type: 'run.message_delta', runId, blockId, text: word(index) });
       }
       emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     },
