@@ -47,6 +47,8 @@ import { measureAcp, summarizeAcp } from './lib/acp-comparison.mjs';
 import { measurePeers, peerTableLines, summarizePeers } from './lib/peer-comparison.mjs';
 import { measureStoreScaleOut } from './lib/store-scale-out.mjs';
 import { storeScaleOutLines } from './lib/store-scale-out-report.mjs';
+import { measureOpenSessions } from './lib/open-sessions.mjs';
+import { openSessionsReportLines } from './lib/open-sessions-report.mjs';
 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const target = 1.05;
@@ -74,6 +76,7 @@ const allScenarios = [
   'acp',
   'peers',
   'store',
+  'sessions',
 ];
 const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
 const usage =
@@ -85,7 +88,8 @@ const usage =
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
   '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
   '         acp: [--acp-repetitions N (5)]\n' +
-  '         peers: [--peer-repetitions N (7)]';
+  '         peers: [--peer-repetitions N (7)]\n' +
+  '         sessions: [--open-sessions N (1000)] [--open-turns N (50)] [--open-processes N (8)] [--open-resumes N (5)]';
 
 function parseArguments(argv) {
   const options = {
@@ -113,6 +117,10 @@ function parseArguments(argv) {
     loadProcesses: 8,
     acpRepetitions: 5,
     peerRepetitions: 7,
+    openSessions: 1000,
+    openTurns: 50,
+    openProcesses: 8,
+    openResumes: 5,
   };
   for (let index = 0; index < argv.length; index += 1) {
     const [flag, inline] = argv[index].split('=', 2);
@@ -151,6 +159,10 @@ function parseArguments(argv) {
     else if (flag === '--load-processes') options.loadProcesses = Number(value());
     else if (flag === '--acp-repetitions') options.acpRepetitions = Number(value());
     else if (flag === '--peer-repetitions') options.peerRepetitions = Number(value());
+    else if (flag === '--open-sessions') options.openSessions = Number(value());
+    else if (flag === '--open-turns') options.openTurns = Number(value());
+    else if (flag === '--open-processes') options.openProcesses = Number(value());
+    else if (flag === '--open-resumes') options.openResumes = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -175,6 +187,10 @@ function parseArguments(argv) {
     'loadProcesses',
     'acpRepetitions',
     'peerRepetitions',
+    'openSessions',
+    'openTurns',
+    'openProcesses',
+    'openResumes',
   ]) {
     if (!Number.isInteger(options[name]) || options[name] < 1)
       throw new Error(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} must be a positive integer`);
@@ -421,6 +437,18 @@ async function main() {
         options,
         context: { claudePath, environment, workspace, prompt, apiPid: api.pid, root },
       });
+    if (selected('sessions'))
+      report.sessions = await measureOpenSessions(
+        { claudePath, environment, workspace },
+        {
+          sessions: options.openSessions,
+          turns: options.openTurns,
+          maxProcesses: options.openProcesses,
+          resumes: options.openResumes,
+          repoRoot,
+          log: (line) => console.log(line),
+        },
+      );
     if (selected('store'))
       report.storeScaleOut = await measureStoreScaleOut({ repoRoot, log: (line) => console.log(line) });
     report.loadAverage.end = loadAverage();
@@ -430,6 +458,7 @@ async function main() {
     printReport(report, { target, quietCores });
     if (report.peers) console.log(`\n${peerTableLines(report.peers).join('\n')}`);
     if (report.storeScaleOut) console.log(storeScaleOutLines(report.storeScaleOut).join('\n'));
+    if (report.sessions) console.log(openSessionsReportLines(report.sessions).join('\n'));
   } finally {
     await api?.stop();
     await rm(root, { recursive: true, force: true });
