@@ -1,28 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-import { type FinishedTether, sessionIdFrom, spawnTether, tetherBin } from './test-support/spawn-tether.js';
+import { type ServedTether, stopTether, useTetherDaemons } from './test-support/serve-tether.js';
+import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-embedded-postgres-');
 
-const daemons: ChildProcess[] = [];
 /** Clusters made outside the test's directory (as root they live under /var/lib/tether). */
-const clusters: string[] = [];
+const clusters = new Set<string>();
+// Registered before the daemons' stop, so it runs after it (after-hooks run in reverse).
 afterEach(async () => {
-  await Promise.all(daemons.splice(0).map((child) => stopped(child, 'SIGTERM')));
-  await Promise.all(clusters.splice(0).map((cluster) => rm(cluster, { recursive: true, force: true })));
+  await Promise.all([...clusters].map((cluster) => rm(cluster, { recursive: true, force: true })));
+  clusters.clear();
 });
-
-async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const closed = new Promise((resolve) => child.once('close', resolve));
-  child.kill(signal);
-  await closed;
-}
+const daemons = useTetherDaemons(fixture);
 
 const dataDir = () => path.join(fixture.root, 'data');
 const environment = () => ({ ...fixture.environment, TETHER_HOME: dataDir() });
@@ -31,32 +25,9 @@ function tether(args: readonly string[]): Promise<FinishedTether> {
   return spawnTether(args, { cwd: fixture.workspace, environment: environment() }).finished;
 }
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  output(): string;
-}
-
-/** `tether serve --port 0 --no-web ARGS` until it listens (stopped after the test if still running). */
-function serve(args: readonly string[]): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
-      cwd: fixture.root,
-      env: environment(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    daemons.push(child);
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]!, output: () => output });
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('error', reject);
-    child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${output}`)));
-  });
+/** `tether serve --port 0 --no-web ARGS` on the test's data dir, once it listens. */
+function serve(args: readonly string[]): Promise<ServedTether> {
+  return daemons.start(args, environment());
 }
 
 interface ClusterRecord {
@@ -69,7 +40,7 @@ function clusterRecord(): ClusterRecord {
   expect(statSync(file).mode & 0o777).toBe(0o600);
   const record = JSON.parse(readFileSync(file, 'utf8')) as ClusterRecord;
   const clusterDirectory = path.resolve(dataDir(), record.clusterDirectory);
-  if (!clusterDirectory.startsWith(fixture.root)) clusters.push(clusterDirectory);
+  if (!clusterDirectory.startsWith(fixture.root)) clusters.add(clusterDirectory);
   // A test that looks for an empty password in the output could not fail.
   expect(record.password.length).toBeGreaterThanOrEqual(16);
   return { clusterDirectory, password: record.password };
@@ -100,7 +71,7 @@ describe('tether serve --store embedded-postgres', () => {
     expect(existsSync(path.join(dataDir(), 'tether.db'))).toBe(false);
 
     // SIGHUP (a closed terminal) takes the daemon's graceful path, which stops the server too.
-    await stopped(first.child, 'SIGHUP');
+    await stopTether(first.child, 'SIGHUP');
     expect(first.child.exitCode).toBe(0);
     expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
 
@@ -115,7 +86,7 @@ describe('tether serve --store embedded-postgres', () => {
       [sessionId, 'succeeded'],
     ]);
 
-    await stopped(second.child, 'SIGTERM');
+    await stopTether(second.child, 'SIGTERM');
     expect(second.child.exitCode).toBe(0);
     expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
     for (const output of [first.output(), second.output(), run.stdout, run.stderr, listed.stderr])

@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type TestPostgres, startTestPostgres } from '@tether/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
-import { type FinishedTether, sessionIdFrom, spawnTether, tetherBin } from './test-support/spawn-tether.js';
+import { type ServedTether, stopTether, useTetherDaemons } from './test-support/serve-tether.js';
+import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-postgres-');
 
@@ -33,44 +33,11 @@ function passwordOf(url: string): string {
   return password;
 }
 
-interface ServedDaemon {
-  readonly url: string;
-  /** Everything it wrote so far, stdout (its JSON log) and stderr. */
-  output(): string;
-}
+const daemons = useTetherDaemons(fixture);
 
-const daemons: ChildProcess[] = [];
-afterEach(async () => {
-  await Promise.all(
-    daemons.splice(0).map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const closed = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGTERM');
-      await closed;
-    }),
-  );
-});
-
-/** `tether serve --port 0 ARGS`, keeping all its output; resolves once it listens (stopped after the test). */
-function serve(args: readonly string[], extra: Record<string, string>): Promise<ServedDaemon> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
-      cwd: fixture.root,
-      env: { ...fixture.environment, ...extra },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    daemons.push(child);
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ url: match[1]!, output: () => output });
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('error', reject);
-    child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${output}`)));
-  });
+/** `tether serve --port 0 --no-web ARGS` on the fixture's environment plus `extra`, once it listens. */
+function serve(args: readonly string[], extra: Record<string, string>): Promise<ServedTether> {
+  return daemons.start(args, { ...fixture.environment, ...extra });
 }
 
 /** POST /v1/commands to a daemon with the token of its data dir. */
@@ -88,7 +55,6 @@ describe('tether on a PostgreSQL store', () => {
     const database = await postgres.createDatabase();
     const password = passwordOf(database);
     const first = await serve(['--store', database], dataDir('first'));
-    const firstDaemon = daemons.at(-1)!;
     expect(first.output()).toContain(
       `sessions: postgres://tether@${new URL(database).host}${new URL(database).pathname}`,
     );
@@ -136,9 +102,7 @@ describe('tether on a PostgreSQL store', () => {
     await fixture.api.waitForRequests(2, { kind: 'turn' });
 
     // A clean stop gives the session up: the second daemon then drives it and lists it.
-    const firstClosed = new Promise((resolve) => firstDaemon.once('close', resolve));
-    firstDaemon.kill('SIGTERM');
-    await firstClosed;
+    await stopTether(first.child, 'SIGTERM');
     const listed = await tether(['sessions', '--json'], dataDir('second'));
     expect(listed.code, listed.stderr).toBe(0);
     const sessions = JSON.parse(listed.stdout) as { sessionId: string; lastRun?: { outcome?: string } }[];

@@ -46,3 +46,54 @@ export function useTetherServe(fixture: CommandFixture): TetherServe {
     },
   };
 }
+
+/** A `tether serve` a test started with useTetherDaemons. */
+export interface ServedTether {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything it wrote so far, stdout (its JSON log) and stderr. */
+  output(): string;
+}
+
+/**
+ * Several `tether serve` per test, each with an environment of its own (another data dir, a store
+ * URL): start() resolves once it listens; all are stopped (SIGTERM, awaited) after each test.
+ */
+export function useTetherDaemons(fixture: CommandFixture): {
+  start(args: readonly string[], environment: Record<string, string>): Promise<ServedTether>;
+} {
+  const started: ChildProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((child) => stopTether(child, 'SIGTERM')));
+  });
+  return {
+    start(args, environment) {
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
+          cwd: fixture.root,
+          env: environment,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        started.push(child);
+        let output = '';
+        const collect = (chunk: Buffer) => {
+          output += chunk;
+          const match = /listening on (http:\/\/\S+)/.exec(output);
+          if (match) resolve({ child, url: match[1]!, output: () => output });
+        };
+        child.stdout!.on('data', collect);
+        child.stderr!.on('data', collect);
+        child.on('error', reject);
+        child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${output}`)));
+      });
+    },
+  };
+}
+
+/** Sends `signal` to a `tether serve` still running and waits for it to exit. */
+export async function stopTether(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill(signal);
+  await closed;
+}
