@@ -79,9 +79,14 @@ export interface ClaudeProviderSettings {
   /** How long a stalled run's stop may take before its process is killed (default 30 s). */
   readonly stallGraceMs?: number;
   /**
-   * Off by default. Keep this many initialized spare processes per launch configuration (workspace,
-   * model, mode, settings) and hand one to the next new session, so its first turn costs what a warm
-   * turn costs. Spares hold process slots and are the first released when the limit is reached.
+   * Off by default. Keep this many initialized spare processes per launch configuration and hand one
+   * to the next new session, so its first turn costs what a warm turn costs. cli transport: spares
+   * wait parked (`--await-claim`) in an empty folder of their own and are claimed for the session's
+   * folder, so any folder is served (a configuration's model, settings, tools and environment still
+   * have to match; the permission mode travels with the claim); a refused claim starts that session
+   * cold, with a `claude.spare_claim_refused.<reason>` diagnostic. sdk transport: spares are started
+   * in a session's folder and serve only new sessions there. Spares hold process slots and are the
+   * first released when the limit is reached.
    */
   readonly warmPool?: { readonly spares: number };
 }
@@ -108,7 +113,7 @@ export function createClaudeProviderWith(
   const modelReads = new Set<Promise<unknown>>();
   const warmPool =
     settings.warmPool && settings.warmPool.spares > 0
-      ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool })
+      ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool, parking: transport === 'cli' })
       : null;
   // Loaded once; a failure is not kept, so installing the SDK is all a retry needs.
   let sdkQuery: Promise<AgentSdkQueryFunction> | null = settings.query ? Promise.resolve(settings.query) : null;

@@ -27,7 +27,9 @@ export type ClaudeControlRequest =
   | { readonly subtype: 'get_context_usage' }
   | { readonly subtype: 'get_session_cost' }
   /** Files back as they were before that user message (dry_run: only what that would change). */
-  | { readonly subtype: 'rewind_files'; readonly user_message_id: string; readonly dry_run: boolean };
+  | { readonly subtype: 'rewind_files'; readonly user_message_id: string; readonly dry_run: boolean }
+  /** Binds a parked spare (started with awaitClaim) to a session's folder; refused with a reason token. */
+  | { readonly subtype: 'claim_session'; readonly cwd: string; readonly permission_mode?: CliPermissionMode };
 
 /**
  * How a connection ended. A process of ours reports its exit (or its spawn failure); a transport
@@ -94,6 +96,8 @@ export interface LaunchPlan {
   readonly conversation: ConversationStart;
   readonly ephemeral: boolean;
   readonly cwd: string;
+  /** Start parked (cli transport only): cwd is a neutral folder, and a claim_session request names the session's. */
+  readonly awaitClaim?: boolean;
   /** The child's whole environment, built by buildClaudeEnvironment (nothing inherited by accident). */
   readonly environment: Record<string, string>;
 }

@@ -34,6 +34,7 @@ export class CliConnection implements ClaudeConnection {
         configuration: plan.configuration,
         conversation: plan.conversation,
         ephemeral: plan.ephemeral,
+        awaitClaim: plan.awaitClaim,
       }),
       environment: plan.environment,
       cwd: plan.cwd,

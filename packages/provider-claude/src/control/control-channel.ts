@@ -15,6 +15,15 @@ export interface ControlChannelOptions {
 }
 
 /**
+ * The CLI's reason token for a refusal: its error_code, or else the token its error text starts
+ * with ("cwd_not_found: …"); never the text itself, which is the CLI's prose.
+ */
+function refusalReason(errorCode: string | null | undefined, error: string | null | undefined): string {
+  if (typeof errorCode === 'string' && /^[a-z_]{1,60}$/.test(errorCode)) return errorCode;
+  return /^([a-z_]{1,60}):/.exec(error ?? '')?.[1] ?? 'error';
+}
+
+/**
  * The host side of the CLI's control protocol: our requests get an id, a timeout and a way to
  * be cancelled; answers are matched by request_id; answers to the CLI's own requests go out
  * exactly once per id.
@@ -77,10 +86,7 @@ export class ControlChannel {
     if (frame.response.subtype === 'success') {
       pending.resolve(frame.response.response);
     } else {
-      const code =
-        typeof frame.response.error_code === 'string' && /^[a-z_]{1,60}$/.test(frame.response.error_code)
-          ? frame.response.error_code
-          : 'error';
+      const code = refusalReason(frame.response.error_code, frame.response.error);
       pending.reject(
         new AgentError({
           code: 'provider_execution_error',

@@ -27,6 +27,16 @@ describe('buildClaudeArguments', () => {
     expect(argv).not.toContain('--resume');
   });
 
+  it('parks a spare with --await-claim, its conversation id fixed already', () => {
+    const argv = buildClaudeArguments({
+      configuration: {},
+      conversation: { kind: 'new', providerSessionId: 'spare-id' },
+      ephemeral: false,
+      awaitClaim: true,
+    });
+    expect(argv).toEqual([...protocolArguments, '--session-id', 'spare-id', '--await-claim']);
+  });
+
   it('continues a conversation with --resume and never --session-id', () => {
     const argv = buildClaudeArguments({
       configuration: {},

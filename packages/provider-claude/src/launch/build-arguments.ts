@@ -40,6 +40,8 @@ export interface ArgumentOptions {
   readonly configuration: SessionConfiguration;
   readonly conversation: ConversationStart;
   readonly ephemeral: boolean;
+  /** A warm spare parked before its folder is known, claimed for one later (claim_session). */
+  readonly awaitClaim?: boolean;
 }
 
 /** The flags Tether owns: nothing in a session's configuration can add or replace these. */
@@ -56,9 +58,15 @@ export const protocolArguments = [
 ] as const;
 
 /** The claude command line for a session, as a value (tests assert it without spawning). */
-export function buildClaudeArguments({ configuration, conversation, ephemeral }: ArgumentOptions): string[] {
+export function buildClaudeArguments({
+  configuration,
+  conversation,
+  ephemeral,
+  awaitClaim,
+}: ArgumentOptions): string[] {
   const argv: string[] = [...protocolArguments];
   argv.push(...conversationArguments(conversation));
+  if (awaitClaim) argv.push('--await-claim');
   if (configuration.model !== undefined && configuration.model !== 'default') argv.push('--model', configuration.model);
   if (configuration.permissionMode !== undefined)
     argv.push('--permission-mode', cliPermissionModes[configuration.permissionMode]);

@@ -8,6 +8,7 @@ const unsupportedReasons = {
   get_context_usage: 'context_usage',
   get_session_cost: 'session_cost',
   rewind_files: 'rewind_files',
+  claim_session: 'claim_session',
 } as const;
 
 function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {
@@ -56,6 +57,9 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
     case 'rewind_files':
       if (!query.rewindFiles) return Promise.reject(unsupported('file rewind request', 'rewind_files'));
       return query.rewindFiles(request.user_message_id, { dryRun: request.dry_run });
+    case 'claim_session':
+      // The sdk transport's spares are started in their session's folder: there is nothing to claim.
+      return Promise.reject(unsupported('claim of a parked spare', 'claim_session'));
   }
 }
 

@@ -10,13 +10,16 @@ import {
 } from '../connection/claude-connection.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
+import { cliPermissionModes } from '../launch/permission-modes.js';
 import { attributedRunId } from '../translate/correlation.js';
 import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
 import type { ClaudeSessionSettings } from './claude-session-settings.js';
-import { type PendingCopy, conversationStart, launchKey, launchPlan } from './launch-plan.js';
+import { type PendingCopy, conversationStart, launchPlan } from './launch-plan.js';
 import { OneShotTimer } from './one-shot-timer.js';
 import type { PoolMember } from './process-pool.js';
 import { sessionClosed } from './session-errors.js';
+import { type ClaimRefusal, claimSpare } from './spare-claim.js';
+import { claimablePermissionMode, parkedConfiguration, spareKey } from './spare-key.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { type AnswerWriter, ToolPrompts } from './tool-prompts.js';
 import type { Launcher, Spare } from './warm-pool.js';
@@ -57,6 +60,8 @@ export abstract class AgentLifecycle implements PoolMember {
   /** The permission mode the running agent was launched with. */
   protected launchedMode: PermissionMode | undefined;
   protected interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
+  /** A spare refused this session's claim (its folder cannot be claimed): it starts cold from then on. */
+  protected spareRefused = false;
   /** The current turn's input, kept until the CLI acknowledges it. */
   protected unacknowledged: {
     readonly turn: AgentProviderV1Turn;
@@ -104,11 +109,12 @@ export abstract class AgentLifecycle implements PoolMember {
     });
     settings.pool.register(this);
     // Spares are started only for a binary that passed the version check (the first turn reports a failed one).
-    if (settings.warmPool && this.startsNewConversation()) {
+    const key = this.spareKey();
+    if (settings.warmPool && key !== null) {
       const warmPool = settings.warmPool;
       void settings.checkBinary().then(
         () => {
-          if (!this.stopped) warmPool.prepare(this.launchKey(), this.launcher());
+          if (!this.stopped) warmPool.prepare(key, this.launcher());
         },
         () => undefined,
       );
@@ -152,12 +158,11 @@ export abstract class AgentLifecycle implements PoolMember {
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     await this.settings.checkBinary();
-    const spare =
-      this.settings.warmPool && this.startsNewConversation()
-        ? await this.settings.warmPool.take(this.launchKey())
-        : undefined;
-    if (spare) {
-      if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare);
+    // A parked spare is claimed together with a turn: a refused claim then starts that turn cold.
+    const key = runId !== null || !this.parksSpares() ? this.spareKey() : null;
+    const spare = this.settings.warmPool && key !== null ? await this.settings.warmPool.take(key) : undefined;
+    if (spare && key !== null) {
+      if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare, key);
       await spare.member.release();
     }
     await this.settings.pool.acquire(this, (position) => {
@@ -182,8 +187,15 @@ export abstract class AgentLifecycle implements PoolMember {
     return !this.state.conversationEstablished && this.copy === null;
   }
 
-  protected launchKey(): string {
-    return launchKey(this.options, this.settings, this.configuration);
+  /** cli transport: spares wait parked in the pool's folder and are claimed for the session's. */
+  protected parksSpares(): boolean {
+    return this.settings.transport === 'cli';
+  }
+
+  /** The spares this session can take now; null when none can serve it. */
+  protected spareKey(): string | null {
+    if (!this.startsNewConversation() || this.spareRefused) return null;
+    return spareKey(this.options, this.settings, this.configuration);
   }
 
   protected launch(conversation: ConversationStart, listener: ConnectionListener): ClaudeConnection {
@@ -191,7 +203,20 @@ export abstract class AgentLifecycle implements PoolMember {
   }
 
   protected launcher(): Launcher {
-    return (providerSessionId, listener) => this.launch({ kind: 'new', providerSessionId }, listener);
+    if (!this.parksSpares())
+      return ({ providerSessionId }, listener) => this.launch({ kind: 'new', providerSessionId }, listener);
+    // Captured now: the spare serves whichever session takes it, not this one's later changes.
+    const { options, settings } = this;
+    const configuration = parkedConfiguration(this.configuration);
+    return ({ providerSessionId, parkingFolder }, listener) =>
+      settings.connect(
+        {
+          ...launchPlan(options, settings, configuration, { kind: 'new', providerSessionId }),
+          cwd: parkingFolder ?? options.workspace.path,
+          awaitClaim: true,
+        },
+        listener,
+      );
   }
 
   /** What the session hears from its agent: one listener per connection, ignored once that connection is replaced. */
@@ -256,13 +281,26 @@ export abstract class AgentLifecycle implements PoolMember {
     return connection;
   }
 
-  /** Takes over an initialized spare: its slot, its agent and the conversation id it was started with. */
-  protected adopt(spare: Spare): ClaudeConnection {
+  /**
+   * Takes over an initialized spare: its slot, its agent and the conversation id it was started
+   * with. A parked one is claimed for the session's folder (and mode); the turn written next
+   * travels with the claim.
+   */
+  protected adopt(spare: Spare, key: string): ClaudeConnection {
     this.settings.pool.transfer(spare.member, this);
-    spare.adopt(this.listenerFor(() => spare.connection));
+    const listener = this.listenerFor(() => spare.connection);
+    if (this.parksSpares()) {
+      const mode = claimablePermissionMode(this.configuration);
+      claimSpare(
+        spare,
+        { cwd: this.options.workspace.path, permissionMode: mode === undefined ? undefined : cliPermissionModes[mode] },
+        listener,
+        (refusal) => void this.onClaimRefused(spare.connection, refusal),
+      );
+    } else spare.adopt(listener);
     // A spare answered initialize: its start-up is behind it.
     this.beginConnection(spare.connection, spare.providerSessionId, true);
-    this.settings.warmPool?.prepare(this.launchKey(), this.launcher());
+    this.settings.warmPool?.prepare(key, this.launcher());
     return spare.connection;
   }
 
@@ -284,6 +322,7 @@ export abstract class AgentLifecycle implements PoolMember {
   protected abstract onFrame(frame: CliFrame): void;
   protected abstract onInputFailed(connection: ClaudeConnection | null): void;
   protected abstract onEnd(ending: ConnectionEnding): void;
+  protected abstract onClaimRefused(connection: ClaudeConnection, refusal: ClaimRefusal): Promise<void>;
   protected abstract onStall(): void;
   protected abstract onStartupTimeout(): void;
 }

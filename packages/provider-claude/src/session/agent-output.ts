@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SerializedAgentError } from '@tether/protocol';
+import { type SerializedAgentError, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1Part, AgentProviderV1Turn } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import { type ClaudeConnection, type ConnectionEnding, processExitOf } from '../connection/claude-connection.js';
@@ -10,6 +10,7 @@ import { revealsUnstampedProducer } from '../translate/correlation.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import type { ActiveTurn } from '../translate/translator-state.js';
 import { acknowledgesInput } from './acknowledgement.js';
+import type { ClaimRefusal } from './spare-claim.js';
 import { AgentLifecycle } from './agent-lifecycle.js';
 import { requestInterrupt } from './interrupt-request.js';
 import { endingAfterReceipt, failedEnding, holdEnding } from './run-ending.js';
@@ -207,6 +208,37 @@ export abstract class AgentOutput extends AgentLifecycle {
       ? { outcome: 'failed' as const, error: turn.failure }
       : classifyRunEnd(toRunEnding(ending, this.settings.binaryPath));
     this.endTurn(turn, classification);
+  }
+
+  /**
+   * A spare refused the claim, or ended before answering it: the spare goes, the session never takes
+   * another, and its turn (which the spare never ran) starts cold, with a diagnostic saying why.
+   * An end the session asked for (it is closing) is an end like any other.
+   */
+  protected async onClaimRefused(connection: ClaudeConnection, refusal: ClaimRefusal): Promise<void> {
+    if (this.connection !== connection) return;
+    if (refusal.ending && (this.stopped || this.stopReason !== null)) return this.onEnd(refusal.ending);
+    // A closing session's stop of the spare is already under way.
+    if (this.stopped) return;
+    this.spareRefused = true;
+    this.note(`claude.spare_claim_refused.${refusal.reason}`);
+    await connection.stop({ busy: false, force: true });
+    if (this.connection !== connection) return;
+    this.connection = null;
+    this.emit({ type: 'session.process_stopped', reason: 'released' });
+    // Nothing was recorded under the spare's id; a fresh one, as after any start that came to nothing.
+    if (!this.state.conversationEstablished) this.state.providerSessionId = randomUUID();
+    const turn = this.state.turn;
+    const pending = this.unacknowledged;
+    if (!turn || !pending || this.stopped) return;
+    if (turn.interruptRequested) return this.endTurn(turn, { outcome: 'interrupted' });
+    this.state.turn = null;
+    try {
+      await this.send(pending.turn, pending.control);
+    } catch (error) {
+      // The cold start failed as a first start fails (e.g. the binary cannot be run): the run ends with its error.
+      this.emit({ type: 'run.completed', runId: turn.runId, outcome: 'failed', error: toAgentError(error).toObject() });
+    }
   }
 
   /** Hands a turn to the agent (starting one when none runs). */

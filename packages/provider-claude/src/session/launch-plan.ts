@@ -49,18 +49,3 @@ export function launchPlan(
     }),
   };
 }
-
-/** Spares are interchangeable only between sessions that would launch the agent the same way. */
-export function launchKey(
-  options: AgentProviderV1SessionOptions,
-  settings: ClaudeSessionSettings,
-  configuration: SessionConfiguration,
-): string {
-  return JSON.stringify([
-    settings.transport,
-    settings.binaryPath,
-    options.workspace.path,
-    options.ephemeral,
-    configuration,
-  ]);
-}

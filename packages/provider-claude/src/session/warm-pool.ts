@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { ClaudeConnection, ConnectionListener } from '../connection/claude-connection.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
 
-/** Starts a connection for a new conversation with the given id, its output going to `listener`. */
-export type Launcher = (providerSessionId: string, listener: ConnectionListener) => ClaudeConnection;
+/** What a spare is started with: its conversation id and, for parked spares, the neutral folder it waits in. */
+export interface SpareLaunch {
+  readonly providerSessionId: string;
+  /** The pool's own empty folder (parked spares only; null otherwise). */
+  readonly parkingFolder: string | null;
+}
+
+/** Starts a spare's connection for a new conversation, its output going to `listener`. */
+export type Launcher = (spare: SpareLaunch, listener: ConnectionListener) => ClaudeConnection;
 
 /** An initialized agent connection waiting for a new session with the same launch configuration. */
 export interface Spare {
@@ -19,11 +29,14 @@ export interface Spare {
 /**
  * Keeps `spares` initialized claude processes per launch configuration, so a new session's first
  * turn costs what a warm turn costs instead of a CLI start-up. Spares hold process slots and are
- * the first released when the pool needs room.
+ * the first released when the pool needs room. With `parking`, spares wait in one empty folder the
+ * pool owns (created with the first spare, removed at dispose) until a session claims one for its own.
  */
 export class WarmPool {
   private readonly spares: number;
   private readonly processPool: ProcessPool;
+  private readonly parking: boolean;
+  private parkingFolder: Promise<string> | null = null;
   private readonly ready = new Map<string, Spare[]>();
   private readonly starting = new Map<string, number>();
   /** Sessions waiting for a spare that is still starting, per configuration. */
@@ -32,9 +45,10 @@ export class WarmPool {
   /** Spares still starting up: ended at once on dispose, not left to finish. */
   private readonly launching = new Set<ClaudeConnection>();
 
-  constructor(options: { spares: number; processPool: ProcessPool }) {
+  constructor(options: { spares: number; processPool: ProcessPool; parking?: boolean }) {
     this.spares = options.spares;
     this.processPool = options.processPool;
+    this.parking = options.parking ?? false;
   }
 
   /** Tops up the spares for a configuration, in the background, only where a process slot is free. */
@@ -68,6 +82,15 @@ export class WarmPool {
       ...all.map((spare) => spare.member.release()),
       ...launching.map((connection) => connection.stop({ busy: false })),
     ]);
+    // Only once no spare waits in it: a claimed one has moved to its session's folder.
+    const parkingFolder = await this.parkingFolder?.catch(() => null);
+    if (parkingFolder) await rm(parkingFolder, { recursive: true, force: true });
+  }
+
+  /** The parking folder, made once: empty, so a claim finds no project settings, agents or CLAUDE.md of its own. */
+  private parkingFolderPath(): Promise<string> {
+    this.parkingFolder ??= mkdtemp(path.join(os.tmpdir(), 'tether-spares-'));
+    return this.parkingFolder;
   }
 
   private async startSpare(key: string, launch: Launcher): Promise<void> {
@@ -87,22 +110,30 @@ export class WarmPool {
     try {
       if (!this.processPool.tryAcquire(member)) return;
       const providerSessionId = randomUUID();
+      const parkingFolder = this.parking ? await this.parkingFolderPath() : null;
+      if (this.disposed) {
+        this.processPool.release(member);
+        return;
+      }
       // Until a session adopts it, a spare has no turn: its frames mean nothing and a prompt cannot be one of ours.
-      const connection: ClaudeConnection = launch(providerSessionId, {
-        onFrame: (frame) => adopted?.onFrame(frame),
-        onNote: (code) => adopted?.onNote(code),
-        onPrompt: (requestId, request) =>
-          adopted
-            ? adopted.onPrompt(requestId, request)
-            : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' }),
-        onPromptWithdrawn: (requestId) => adopted?.onPromptWithdrawn(requestId),
-        onInputFailed: () => adopted?.onInputFailed(),
-        onEnd: (ending) => {
-          if (adopted) return adopted.onEnd(ending);
-          this.forget(key, spare);
-          this.processPool.release(member);
+      const connection: ClaudeConnection = launch(
+        { providerSessionId, parkingFolder },
+        {
+          onFrame: (frame) => adopted?.onFrame(frame),
+          onNote: (code) => adopted?.onNote(code),
+          onPrompt: (requestId, request) =>
+            adopted
+              ? adopted.onPrompt(requestId, request)
+              : void connection.answerPrompt(requestId, { behavior: 'deny', message: 'No turn is active.' }),
+          onPromptWithdrawn: (requestId) => adopted?.onPromptWithdrawn(requestId),
+          onInputFailed: () => adopted?.onInputFailed(),
+          onEnd: (ending) => {
+            if (adopted) return adopted.onEnd(ending);
+            this.forget(key, spare);
+            this.processPool.release(member);
+          },
         },
-      });
+      );
       this.launching.add(connection);
       // initialize makes the CLI load everything a first turn needs; its answer means "ready".
       try {

@@ -1,0 +1,84 @@
+import { AgentError } from '@tether/protocol';
+import type { ConnectionEnding, ConnectionListener } from '../connection/claude-connection.js';
+import type { CliPermissionMode } from '../launch/permission-modes.js';
+import type { Spare } from './warm-pool.js';
+
+/** What a parked spare is claimed for: the session's folder and, when a claim can carry it, its mode. */
+export interface SpareClaim {
+  readonly cwd: string;
+  readonly permissionMode: CliPermissionMode | undefined;
+}
+
+/** Why a claim failed, as a diagnostic-safe token (the CLI's reason, e.g. cwd_not_found; never its text). */
+export type ClaimRefusal = {
+  readonly reason: string;
+  /** Set when the spare ended before answering (then its end is the reason). */
+  readonly ending?: ConnectionEnding;
+};
+
+/** The claim is answered within this long, or it counts as refused (the session then starts cold). */
+const claimTimeoutMs = 30_000;
+
+function reasonOf(error: unknown): string {
+  const reason = AgentError.isInstance(error) ? error.details?.reason : undefined;
+  return typeof reason === 'string' && /^[a-z0-9_]{1,50}$/.test(reason) ? reason : 'unknown';
+}
+
+/**
+ * Claims a parked spare for a session and hands the spare's output to `listener` once the claim is
+ * accepted. The caller writes its turn right after this returns, so the claim and the turn travel
+ * together. Until the answer everything the spare says is held: the answer can arrive in the same
+ * read as the turn's first frames, and on a refusal the spare answers the turn with a not_claimed
+ * error result, which must never reach the session. A refusal (an error answer, no answer in time,
+ * or the spare ending first) drops what was held and all that follows, and calls `onRefused` once;
+ * the caller lets the spare go and starts the session cold.
+ */
+export function claimSpare(
+  spare: Spare,
+  claim: SpareClaim,
+  listener: ConnectionListener,
+  onRefused: (refusal: ClaimRefusal) => void,
+): void {
+  let state: 'claiming' | 'claimed' | 'refused' = 'claiming';
+  let held: (() => void)[] = [];
+  const pass = (deliver: () => void): void => {
+    if (state === 'claimed') deliver();
+    else if (state === 'claiming') held.push(deliver);
+  };
+  const refuse = (refusal: ClaimRefusal): void => {
+    if (state !== 'claiming') return;
+    state = 'refused';
+    held = [];
+    onRefused(refusal);
+  };
+  spare.adopt({
+    onFrame: (frame) => pass(() => listener.onFrame(frame)),
+    onNote: (code) => pass(() => listener.onNote(code)),
+    onPrompt: (requestId, request) => pass(() => listener.onPrompt(requestId, request)),
+    onPromptWithdrawn: (requestId) => pass(() => listener.onPromptWithdrawn(requestId)),
+    onInputFailed: () => pass(() => listener.onInputFailed()),
+    onEnd: (ending) => {
+      if (state === 'claimed') listener.onEnd(ending);
+      else refuse({ reason: 'spare_exited', ending });
+    },
+  });
+  spare.connection
+    .request(
+      {
+        subtype: 'claim_session',
+        cwd: claim.cwd,
+        ...(claim.permissionMode === undefined ? {} : { permission_mode: claim.permissionMode }),
+      },
+      { timeoutMs: claimTimeoutMs },
+    )
+    .then(
+      () => {
+        if (state !== 'claiming') return;
+        state = 'claimed';
+        const pending = held;
+        held = [];
+        for (const deliver of pending) deliver();
+      },
+      (error: unknown) => refuse({ reason: reasonOf(error) }),
+    );
+}
