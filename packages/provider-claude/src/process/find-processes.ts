@@ -16,14 +16,40 @@ function isFinished(state: string): boolean {
   return state === 'Z' || state === 'X';
 }
 
+/** The process if it is live (never this one, nor init) and its environment holds exactly `entry`. */
+function withEnvironment(pid: number, entry: string): ProcessIdentity | undefined {
+  if (pid === process.pid || pid <= 1) return undefined;
+  const status = readProcessStatus(pid);
+  if (!status || isFinished(status.state)) return undefined;
+  return environmentIncludes(pid, entry) === true ? { pid, startTime: status.startTime } : undefined;
+}
+
 /** Every live process (never this one, nor init) whose environment holds exactly `entry` (NAME=value); empty without /proc. */
 export function findProcessesWithEnvironment(entry: string): ProcessIdentity[] {
   const found: ProcessIdentity[] = [];
   for (const pid of listProcessIds()) {
-    if (pid === process.pid || pid <= 1) continue;
-    const status = readProcessStatus(pid);
-    if (!status || isFinished(status.state)) continue;
-    if (environmentIncludes(pid, entry) === true) found.push({ pid, startTime: status.startTime });
+    const identity = withEnvironment(pid, entry);
+    if (identity) found.push(identity);
+  }
+  return found;
+}
+
+/**
+ * findProcessesWithEnvironment for a host that must stay responsive (a daemon sweeping after every
+ * claude exit): two /proc reads per process of the whole host are hundreds of blocking syscalls,
+ * and on a loaded machine each one can wait for the CPU, so one scan held the event loop for up to
+ * ~250 ms. Here the event loop runs between slices of `processesPerSlice` processes.
+ */
+export async function findProcessesWithEnvironmentInSlices(
+  entry: string,
+  { processesPerSlice = 8 }: { readonly processesPerSlice?: number } = {},
+): Promise<ProcessIdentity[]> {
+  const found: ProcessIdentity[] = [];
+  const pids = listProcessIds();
+  for (let index = 0; index < pids.length; index += 1) {
+    if (index > 0 && index % processesPerSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const identity = withEnvironment(pids[index]!, entry);
+    if (identity) found.push(identity);
   }
   return found;
 }

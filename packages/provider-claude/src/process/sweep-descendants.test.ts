@@ -4,7 +4,7 @@ import { pollUntil } from './poll-until.js';
 import { killedAfterEachTest } from './test-processes.test-helper.js';
 import { isAlive, readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
-import { snapshotDescendants } from './find-processes.js';
+import { findProcessesWithEnvironmentInSlices, snapshotDescendants } from './find-processes.js';
 import { findMarkedProcesses, sweepDescendants } from './sweep-descendants.js';
 
 const { markers, started } = killedAfterEachTest();
@@ -41,6 +41,27 @@ describe.runIf(process.platform === 'linux')('finding processes', () => {
     shell('exec sleep 30', undefined);
     expect(findMarkedProcesses(marker).map(({ pid }) => pid)).toEqual([marked.pid]);
     expect(findMarkedProcesses('')).toEqual([]);
+  });
+
+  it('finds the same processes in slices, the event loop running between them', async () => {
+    const marker = newMarker();
+    const marked = shell('exec sleep 30', marker);
+    shell('exec sleep 30', newMarker());
+    let turns = 0;
+    let scanning = true;
+    const turn = () => {
+      if (!scanning) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const found = await findProcessesWithEnvironmentInSlices(`${processMarkerVariable}=${marker}`, {
+      processesPerSlice: 1,
+    });
+    scanning = false;
+    expect(found.map(({ pid }) => pid)).toEqual([marked.pid]);
+    // This process and the two shells at least: one slice each, the loop turning between them.
+    expect(turns).toBeGreaterThanOrEqual(2);
   });
 
   it('walks descendants by parent pid, with their start times', async () => {

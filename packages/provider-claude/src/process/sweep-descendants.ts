@@ -1,4 +1,8 @@
-import { type ProcessIdentity, findProcessesWithEnvironment } from './find-processes.js';
+import {
+  type ProcessIdentity,
+  findProcessesWithEnvironment,
+  findProcessesWithEnvironmentInSlices,
+} from './find-processes.js';
 import { carriesMarker, isProcessMarker, processMarkerVariable } from './process-marker.js';
 import { hasProcFilesystem, readProcessStatus } from './proc-filesystem.js';
 import { pollUntil } from './poll-until.js';
@@ -85,8 +89,10 @@ export async function sweepDescendants(options: SweepOptions): Promise<SweepResu
   const deadline = Date.now() + (options.timeoutMs ?? defaultTimeoutMs);
   const ownGroup = readProcessStatus(process.pid)?.processGroup;
   const known = options.knownDescendants ?? [];
-  const collect = (): ProcessIdentity[] => {
-    const targets = new Map(findMarkedProcesses(marker).map((identity) => [identity.pid, identity]));
+  // In slices: the sweep runs after every claude exit, inside the host's event loop.
+  const collect = async (): Promise<ProcessIdentity[]> => {
+    const marked = await findProcessesWithEnvironmentInSlices(`${processMarkerVariable}=${marker}`);
+    const targets = new Map(marked.map((identity) => [identity.pid, identity]));
     for (const identity of known) {
       if (!targets.has(identity.pid) && sameProcessAlive(identity) && carriesMarker(identity.pid, marker))
         targets.set(identity.pid, identity);
@@ -94,7 +100,7 @@ export async function sweepDescendants(options: SweepOptions): Promise<SweepResu
     return [...targets.values()];
   };
   const signalled = new Set<number>();
-  let targets = collect();
+  let targets = await collect();
   let signal: NodeJS.Signals = 'SIGTERM';
   while (targets.length > 0 && Date.now() < deadline) {
     for (const identity of targets) {
@@ -106,7 +112,7 @@ export async function sweepDescendants(options: SweepOptions): Promise<SweepResu
     const waitMs = Math.min(signal === 'SIGTERM' ? graceMs : 250, deadline - Date.now());
     await pollUntil(() => current.every((identity) => !sameProcessAlive(identity)), { timeoutMs: waitMs });
     // Look again: a process may have forked meanwhile. Whatever is left gets no second grace.
-    targets = collect();
+    targets = await collect();
     signal = 'SIGKILL';
   }
   return { supported: true, signalled: [...signalled], survivors: targets.map((identity) => identity.pid) };
