@@ -9,6 +9,9 @@ export const ErrorDetails = z.strictObject({
   httpStatus: z.number().int().optional(),
   /** The process that owns a data directory (data_dir_in_use). */
   ownerPid: z.number().int().optional(),
+  /** The daemon that drives a session, among several sharing a store (session_owned_elsewhere): its owner id and advertised URL (null if none). */
+  ownerId: z.string().max(200).optional(),
+  ownerUrl: z.string().max(2000).nullable().optional(),
   /** A short machine-readable reason token. */
   reason: z.string().max(100).optional(),
   /** The agent binary involved (provider_unavailable). */

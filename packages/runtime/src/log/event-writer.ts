@@ -7,6 +7,7 @@ import type {
   StoredReceipt,
   TetherStore,
 } from '../store/tether-store.js';
+import { lostSessionsOf } from '../store/lease-lost.js';
 
 export interface StagedEvent {
   readonly sessionId: string;
@@ -42,6 +43,12 @@ export interface EventWriterOptions {
    * later change of these sessions (a command's is refused) until `repair` stores one for each.
    */
   readonly onDropped: (sessionIds: readonly string[], error: AgentError) => void;
+  /**
+   * A shared store refused a unit because another runtime took these sessions' leases: nothing of
+   * theirs is written again (what was staged is dropped, their counters forgotten), and a background
+   * unit is written without them at once (never retried for them).
+   */
+  readonly onLeaseLost?: (sessionIds: readonly string[]) => void;
 }
 
 /** How a unit is written: a command's once (it fails to its caller), background output with retries, a repair once. */
@@ -138,6 +145,13 @@ export class EventWriter {
     return this.failed.get(sessionId);
   }
 
+  /** Drops what is staged for these sessions and forgets them: another runtime writes them now. */
+  discard(sessionIds: readonly string[]): void {
+    const excluded = new Map(sessionIds.map((sessionId) => [sessionId, true]));
+    this.staged = without(this.staged, excluded);
+    for (const sessionId of sessionIds) this.forget(sessionId);
+  }
+
   /** A deleted session's counter goes with it (and a failure: what is stored of it is all there is). */
   forget(sessionId: string): void {
     this.lastSeq.delete(sessionId);
@@ -223,11 +237,20 @@ export class EventWriter {
     return result;
   }
 
-  private async writeWithRetries(draft: Draft): Promise<ProtocolEvent[]> {
+  private async writeWithRetries(unit: Draft): Promise<ProtocolEvent[]> {
+    let draft = unit;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.write(draft, 'background');
       } catch (error) {
+        const lost = lostSessionsOf(error);
+        const rest = lost.length === 0 ? draft : without(draft, new Map(lost.map((sessionId) => [sessionId, true])));
+        if (sessionIdsOf(rest).size < sessionIdsOf(draft).size) {
+          // The lost sessions' output can never be written; the others' is written without it, now.
+          draft = rest;
+          attempt -= 1;
+          continue;
+        }
         const delay = backgroundRetryDelaysMs[attempt];
         if (delay === undefined) {
           const failure = AgentError.isInstance(error)
@@ -271,6 +294,11 @@ export class EventWriter {
         blobs: draft.blobs,
       });
     } catch (error) {
+      const lost = lostSessionsOf(error);
+      if (lost.length > 0) {
+        this.discard(lost);
+        this.options.onLeaseLost?.(lost);
+      }
       if (AgentError.isInstance(error)) throw error;
       throw new AgentError({
         code: 'store_failure',

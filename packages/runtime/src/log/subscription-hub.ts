@@ -27,6 +27,11 @@ export class SubscriptionHub {
     }
   }
 
+  /** The sessions someone follows live now. */
+  followedSessions(): string[] {
+    return [...this.listeners.keys()];
+  }
+
   subscriberCount(sessionId: string): number {
     return this.listeners.get(sessionId)?.size ?? 0;
   }

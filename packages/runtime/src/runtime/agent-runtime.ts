@@ -34,7 +34,12 @@ import type { SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import { SessionReads } from './session-reads.js';
-import { loadClosedSession, recoverOpenSessions } from './session-recovery.js';
+import { type SessionRecoveryParts, loadSession, recoverOpenSessions } from './session-recovery.js';
+import { SessionOwnership } from './session-ownership.js';
+import { lostSessionsOf } from '../store/lease-lost.js';
+import { dropLostSessions } from './lost-sessions.js';
+import { OrphanSweep } from './orphan-sweep.js';
+import { RemoteAppends } from './remote-appends.js';
 import type { CommandContext } from './commands/command-context.js';
 import { runCommand } from './commands/command-table.js';
 import { denyOnTimeout } from './commands/deliver-answer.js';
@@ -67,6 +72,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly workspaces: WorkspaceAcquirers;
   private readonly runChanges: RunWorkspaceChanges;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
+  private readonly ownership: SessionOwnership;
+  private readonly onBackgroundError: (error: unknown) => void;
+  /** With a store shared by several runtimes: what follows other runtimes' sessions and takes over orphans. */
+  private sharing: { sweep: OrphanSweep; remote: RemoteAppends; stopLost: () => void } | null = null;
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
   private forceStop = false;
@@ -74,7 +83,16 @@ class Runtime extends TypedCommands implements AgentRuntime {
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
     super();
     this.store = store;
-    this.runWaiters = new RunWaiters((runId) => this.getRun(runId));
+    this.ownership = new SessionOwnership(store.coordination);
+    const shared = this.ownership.shared;
+    this.onBackgroundError = (error) => options.onBackgroundError?.(toAgentError(error));
+    this.runWaiters = new RunWaiters(
+      (runId) => this.getRun(runId),
+      // Another runtime's run ends there: its end may already be stored, unpublished here.
+      shared
+        ? (sessionId) => void (this.entries.get(sessionId) ? undefined : this.runWaiters.recheck(sessionId))
+        : undefined,
+    );
     this.providerMap = new Map(options.providers.map((provider) => [provider.name, provider]));
     this.providerNames = [...this.providerMap.keys()];
     this.providers = [...this.providerMap.values()];
@@ -96,18 +114,22 @@ class Runtime extends TypedCommands implements AgentRuntime {
         this.storeFailures.dropped(sessionIds);
         options.onBackgroundError?.(error);
       },
+      onLeaseLost: (sessionIds) => this.loseSessions(sessionIds),
     });
     this.log = new SessionLog(this.writer);
     this.workspaces = new WorkspaceAcquirers(options.workspaces);
     this.runChanges = new RunWorkspaceChanges({ workspaces: this.workspaces, log: this.log });
     this.entries = new SessionCache({
-      closedCapacity: options.closedSessionCacheSize ?? 100,
-      load: (sessionId) =>
-        loadClosedSession({ store: this.store, writer: this.writer, providers: this.providerMap }, sessionId),
-      // Its counter is restored from the row if the session is needed again.
-      onEvict: (entry) => this.writer.forget(entry.record.sessionId),
+      // Shared, a closed session leaves at once: its lease goes back, for any runtime to reopen it.
+      closedCapacity: shared ? 0 : (options.closedSessionCacheSize ?? 100),
+      load: (sessionId) => loadSession(this.recoveryParts(), sessionId),
+      onEvict: (entry) => {
+        // Its counter is restored from the row if the session is needed again.
+        this.writer.forget(entry.record.sessionId);
+        this.ownership.release([entry.record.sessionId]);
+      },
     });
-    this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries });
+    this.reads = new SessionReads({ store, hub: this.hub, writer: this.writer, entries: this.entries, shared });
     this.storeFailures = new StoreFailureRepair({
       store,
       writer: this.writer,
@@ -123,6 +145,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       entries: this.entries,
       providers: this.providerMap,
       defaultProvider: fallback,
+      ownership: this.ownership,
       openSessions: new OpenSessionLimit({
         max: options.maxOpenSessions ?? defaultMaxOpenSessions,
         countOpen: () => this.entries.countOpen(),
@@ -151,8 +174,38 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * Loads the open sessions (closed ones are read when needed), ends what a crashed predecessor
    * left running, and completes its open runs and interactions.
    */
-  load(): Promise<void> {
-    return recoverOpenSessions({ ...this.workspaceParts(), store: this.store, providers: this.providerMap });
+  async load(): Promise<void> {
+    await recoverOpenSessions(this.recoveryParts());
+    const coordination = this.store.coordination;
+    if (!coordination) return;
+    this.sharing = {
+      sweep: new OrphanSweep({
+        coordination,
+        isResident: (sessionId) => this.entries.get(sessionId) !== undefined,
+        // Through the cache, as a command would: claimed, read and recovered, then let go if closed.
+        adopt: (sessionId) => this.withSession(sessionId, async () => undefined),
+        onError: this.onBackgroundError,
+      }),
+      remote: new RemoteAppends({
+        store: this.store,
+        coordination,
+        isResident: (sessionId) => this.entries.get(sessionId) !== undefined,
+        isWatched: (sessionId) => this.hub.subscriberCount(sessionId) > 0 || this.runWaiters.isWaitedOn(sessionId),
+        watchedSessions: () => new Set([...this.hub.followedSessions(), ...this.runWaiters.waitedSessions()]),
+        publish: (events) => this.publishRemote(events),
+        mayHaveMissed: (sessionId) => void this.runWaiters.recheck(sessionId),
+        onError: this.onBackgroundError,
+      }),
+      stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds)),
+    };
+  }
+
+  private recoveryParts(): SessionRecoveryParts {
+    return { ...this.workspaceParts(), store: this.store, providers: this.providerMap, ownership: this.ownership };
+  }
+
+  private loseSessions(sessionIds: readonly string[]): void {
+    dropLostSessions({ entries: this.entries, writer: this.writer, storeFailures: this.storeFailures }, sessionIds);
   }
 
   private workspaceParts(): WorkspaceParts {
@@ -182,10 +235,17 @@ class Runtime extends TypedCommands implements AgentRuntime {
       }
       if (this.stopped) throw runtimeStopped();
       const sessionId = sessionIdOf(command);
-      return this.withSession(sessionId, async () => {
-        if (sessionId !== undefined) await this.storeFailures.ensureConsistent(sessionId);
-        return runCommand(this.commands, command, fingerprint);
-      });
+      try {
+        return await this.withSession(sessionId, async () => {
+          if (sessionId !== undefined) await this.storeFailures.ensureConsistent(sessionId);
+          return runCommand(this.commands, command, fingerprint);
+        });
+      } catch (error) {
+        // Another runtime took the session while the command ran: it is the one to send the command to.
+        if (sessionId !== undefined && AgentError.isInstance(error) && lostSessionsOf(error).includes(sessionId))
+          throw await this.ownership.refusalAfterLoss(sessionId, error);
+        throw error;
+      }
     })();
     this.inflight.set(command.commandId, { fingerprint, promise });
     try {
@@ -277,6 +337,15 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   // ---- publishing and reads -------------------------------------------------------------
+
+  /** Another runtime's events, read from the store: for followers and run waiters here (observers see only this runtime's own). */
+  private publishRemote(events: readonly ProtocolEvent[]): void {
+    try {
+      this.hub.publish(events);
+    } finally {
+      this.runWaiters.notify(events);
+    }
+  }
 
   private publish(events: readonly ProtocolEvent[]): void {
     try {
@@ -413,6 +482,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
     const grace = new ShutdownGrace(options.graceMs ?? 0);
     this.shutdownGrace = grace;
     this.stopped = (async () => {
+      // No session is taken over from now on; what this runtime holds goes back with the store's close.
+      this.sharing?.remote.stop();
+      await this.sharing?.sweep.stop();
       const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
       const bounded = options.graceMs !== undefined || options.force === true;
@@ -447,6 +519,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.runChanges.settled();
       await this.writer.flush();
+      this.sharing?.stopLost();
       await this.store.close();
     })();
     return this.stopped;

@@ -13,10 +13,50 @@ interface Waiter {
 export class RunWaiters {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly unstorable = new Map<string, AgentError>();
+  /** The session of each run waited for (known once the run was read). */
+  private readonly sessionOfRun = new Map<string, string>();
   private readonly readRun: (runId: string) => Promise<RunSnapshot>;
+  private readonly onWaiting: ((sessionId: string) => void) | undefined;
 
-  constructor(readRun: (runId: string) => Promise<RunSnapshot>) {
+  /**
+   * onWaiting: a run of this session is now waited for (found still running). A runtime sharing its
+   * store learns of another runtime's runs ending through it.
+   */
+  constructor(readRun: (runId: string) => Promise<RunSnapshot>, onWaiting?: (sessionId: string) => void) {
     this.readRun = readRun;
+    this.onWaiting = onWaiting;
+  }
+
+  /** Whether a run of this session is waited for. */
+  isWaitedOn(sessionId: string): boolean {
+    for (const [runId, waited] of this.sessionOfRun) if (waited === sessionId && this.waiters.has(runId)) return true;
+    return false;
+  }
+
+  /** The sessions whose runs are waited for. */
+  waitedSessions(): Set<string> {
+    const sessions = new Set<string>();
+    for (const [runId, sessionId] of this.sessionOfRun) if (this.waiters.has(runId)) sessions.add(sessionId);
+    return sessions;
+  }
+
+  /** Reads the waited runs of this session again and resolves those that completed (their end may not have been seen here). */
+  async recheck(sessionId: string): Promise<void> {
+    const runIds = [...this.sessionOfRun].flatMap(([runId, waited]) => (waited === sessionId ? [runId] : []));
+    await Promise.all(
+      runIds.map(async (runId) => {
+        const run = await this.readRun(runId).catch(() => undefined);
+        if (run?.status === 'completed') this.resolve(runId, run);
+      }),
+    );
+  }
+
+  private resolve(runId: string, run: RunSnapshot): void {
+    const waiters = this.waiters.get(runId);
+    this.sessionOfRun.delete(runId);
+    if (!waiters) return;
+    this.waiters.delete(runId);
+    for (const waiter of waiters) waiter.resolve(run);
   }
 
   async wait(runId: string, signal?: AbortSignal): Promise<RunSnapshot> {
@@ -25,7 +65,10 @@ export class RunWaiters {
     let waiter!: Waiter;
     const forget = () => {
       waiters.delete(waiter);
-      if (waiters.size === 0 && this.waiters.get(runId) === waiters) this.waiters.delete(runId);
+      if (waiters.size === 0 && this.waiters.get(runId) === waiters) {
+        this.waiters.delete(runId);
+        this.sessionOfRun.delete(runId);
+      }
     };
     const waiting = new Promise<RunSnapshot>((resolve, reject) => {
       const onAbort = () => {
@@ -51,6 +94,10 @@ export class RunWaiters {
         forget();
         return run;
       }
+      if (this.waiters.get(runId) === waiters && !this.sessionOfRun.has(runId)) {
+        this.sessionOfRun.set(runId, run.sessionId);
+        this.onWaiting?.(run.sessionId);
+      }
     } catch (error) {
       forget();
       throw error;
@@ -71,6 +118,7 @@ export class RunWaiters {
       const waiters = this.waiters.get(event.runId);
       if (!waiters) continue;
       this.waiters.delete(event.runId);
+      this.sessionOfRun.delete(event.runId);
       this.readRun(event.runId).then(
         (run) => {
           for (const waiter of waiters) waiter.resolve(run);
@@ -87,6 +135,7 @@ export class RunWaiters {
     const waiters = this.waiters.get(runId);
     if (!waiters) return;
     this.waiters.delete(runId);
+    this.sessionOfRun.delete(runId);
     for (const waiter of waiters) waiter.reject(error);
   }
 }

@@ -1,5 +1,6 @@
 import { AgentError } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
+import type { SessionHolder } from '../store/session-coordination.js';
 
 export function runtimeStopped(): AgentError {
   return new AgentError({
@@ -36,5 +37,15 @@ export function unknownProvider(name: string, available: readonly string[]): Age
     code: 'invalid_command',
     message: `No provider named "${name}" is configured. Available: ${available.join(', ')}.`,
     details: { reason: 'unknown_provider' },
+  });
+}
+
+/** A command on a session another runtime sharing the store drives: it goes to that runtime. */
+export function sessionOwnedElsewhere(holder: SessionHolder): AgentError {
+  const where = holder.address === null ? `the daemon with owner id ${holder.ownerId}` : holder.address;
+  return new AgentError({
+    code: 'session_owned_elsewhere',
+    message: `Another Tether daemon sharing this store drives this session: ${where}. Send the command there with the same commandId, or retry here once that daemon has stopped (its lease then expires and this daemon takes the session over).`,
+    details: { ownerId: holder.ownerId, ownerUrl: holder.address },
   });
 }

@@ -11,9 +11,14 @@ export interface ListSessionsOptions {
   readonly state?: SessionState;
 }
 
-/** What a listing reads: the sessions in memory (the truth for them) and the store (closed sessions). */
+/**
+ * What a listing reads: the sessions in memory (the truth for them) and the store (closed sessions;
+ * every session when it is shared, since other runtimes' open sessions are not in this one's memory).
+ */
 export interface ListingSource {
   readonly store: TetherStore;
+  /** Other runtimes share the store. */
+  readonly shared: boolean;
   resident(): SessionEntry[];
   snapshotOfEntry(entry: SessionEntry): Promise<SessionSnapshot>;
   snapshotOfRecord(record: SessionRecord): SessionSnapshot;
@@ -32,8 +37,9 @@ export async function listSessions(source: ListingSource, options: ListSessionsO
   if (!(limit > 0)) return [];
   const { before, state } = options;
   const residentAtStart = source.resident();
-  // Only closed sessions can be missing from memory: a listing of an open state never reads the store.
-  let exhausted = state !== undefined && state !== 'closed';
+  // Alone on its store, only closed sessions can be missing from memory: a listing of an open state never reads the store.
+  let exhausted = !source.shared && state !== undefined && state !== 'closed';
+  const storeState = source.shared ? state : 'closed';
   let cursor = before;
   const rows: SessionRecord[] = [];
   for (;;) {
@@ -41,7 +47,7 @@ export async function listSessions(source: ListingSource, options: ListSessionsO
       const size = Math.min(storeBatchSize, Number.isFinite(limit) ? limit : storeBatchSize);
       const batch = await source.store.listSessions({
         limit: size,
-        state: 'closed',
+        ...(storeState ? { state: storeState } : {}),
         ...(cursor ? { before: cursor } : {}),
       });
       rows.push(...batch);
@@ -82,6 +88,8 @@ export async function listSessions(source: ListingSource, options: ListSessionsO
 /** Open sessions by state from memory; closed ones as every stored session that is not open in memory. */
 export async function countSessionsByState(source: ListingSource): Promise<SessionCounts> {
   const stored = await source.store.countSessionsByState();
+  // Shared, most open sessions are other runtimes': the rows count them (this runtime's lag its memory by a commit at most).
+  if (source.shared) return stored;
   const counts: SessionCounts = { idle: 0, running: 0, waiting: 0, closed: 0 };
   for (const entry of source.resident()) if (entry.record.state !== 'closed') counts[entry.record.state] += 1;
   const storedTotal = stored.idle + stored.running + stored.waiting + stored.closed;

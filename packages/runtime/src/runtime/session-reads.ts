@@ -15,6 +15,8 @@ export interface SessionReadsParts {
   readonly hub: SubscriptionHub;
   readonly writer: EventWriter;
   readonly entries: SessionCache;
+  /** Other runtimes share the store (their open sessions are read from it). */
+  readonly shared: boolean;
 }
 
 /**
@@ -31,6 +33,7 @@ export class SessionReads {
     const { store, writer, entries } = parts;
     this.listing = {
       store,
+      shared: parts.shared,
       resident: () => entries.entries(),
       snapshotOfEntry: async (entry) => {
         await entry.loadInteractions(store);
@@ -45,7 +48,7 @@ export class SessionReads {
     if (entry) return this.listing.snapshotOfEntry(entry);
     const record = await this.parts.store.getSession(sessionId);
     if (!record) throw sessionNotFound();
-    // Never true while this runtime holds the store; an open row gets its interactions all the same.
+    // Open here only when another runtime sharing the store drives it.
     const open =
       record.state === 'closed' ? [] : await this.parts.store.listInteractions(sessionId, { openOnly: true });
     return snapshotOfRecord(record, open, record.lastSeq);

@@ -1,9 +1,10 @@
-import type { EventBody } from '@tether/protocol';
+import { AgentError, type EventBody } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
 import type { SessionRecord, TetherStore } from '../store/tether-store.js';
 import { SessionEntry } from './session-entry.js';
 import { now, withRunEndCancellations } from './session-log.js';
+import type { SessionOwnership } from './session-ownership.js';
 import { type WorkspaceParts, restoreAtStartup } from './session-workspace.js';
 
 export interface RecoveryParts {
@@ -11,6 +12,22 @@ export interface RecoveryParts {
   readonly writer: EventWriter;
   readonly providers: ReadonlyMap<string, AgentProviderV1>;
 }
+
+/** What recovering sessions works with: the store, the sessions' workspaces, and which sessions are this runtime's. */
+export type SessionRecoveryParts = RecoveryParts & WorkspaceParts & { readonly ownership: SessionOwnership };
+
+/**
+ * Why a recovered session's active run ended: this runtime's own predecessor stopped (a store it
+ * holds alone), or the runtime that drove the session, one of several sharing the store, stopped.
+ */
+type Predecessor = 'this_runtime' | 'driving_runtime';
+
+const runEndMessages: Record<Predecessor, string> = {
+  this_runtime:
+    'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
+  driving_runtime:
+    "The daemon driving this session stopped while this run was active (it shut down, crashed, or lost the database for longer than its lease), and this daemon took the session over; the run's result is unknown. Submit the turn again if it is still needed: the conversation continues here.",
+};
 
 function entryOf(parts: RecoveryParts, record: SessionRecord): SessionEntry {
   parts.writer.restoreLastSeq(record.sessionId, record.lastSeq);
@@ -25,16 +42,77 @@ export async function loadClosedSession(parts: RecoveryParts, sessionId: string)
 }
 
 /**
- * Loads the open sessions (and closed ones whose process a crash may have left), restores their
- * workspaces, ends what a crashed predecessor left running, and completes its open runs and interactions.
+ * A session that is not in memory, read back for a command (or adopted by the orphan sweep). With a
+ * store this runtime holds alone only closed sessions can be missing from memory. With a shared one,
+ * the session is claimed first (session_owned_elsewhere while another live runtime drives it), read
+ * again once held (its last holder can no longer write), and recovered if it is open: what its
+ * holder left running is ended here.
  */
-export async function recoverOpenSessions(parts: RecoveryParts & WorkspaceParts): Promise<void> {
-  const { store, log, entries } = parts;
-  const at = now();
-  const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
-  for (const record of await store.loadOpenSessions()) {
+export async function loadSession(parts: SessionRecoveryParts, sessionId: string): Promise<SessionEntry | undefined> {
+  if (!parts.ownership.shared) return loadClosedSession(parts, sessionId);
+  await parts.writer.flush();
+  // An unknown id claims nothing.
+  if (!(await parts.store.getSession(sessionId))) return undefined;
+  await parts.ownership.claim(sessionId);
+  const record = await parts.store.getSession(sessionId);
+  if (!record) {
+    parts.ownership.release([sessionId]);
+    return undefined;
+  }
+  const entry = entryOf(parts, record);
+  if (record.state !== 'closed' || record.liveProcess !== null)
+    await recoverSessions(parts, [entry], 'driving_runtime');
+  return entry;
+}
+
+/**
+ * At start-up: loads the open sessions (and closed ones whose process a crash may have left) and
+ * recovers them. With a shared store only those this runtime can claim: one another live runtime
+ * drives stays there.
+ */
+export async function recoverOpenSessions(parts: SessionRecoveryParts): Promise<void> {
+  const { store, entries, ownership } = parts;
+  const recovered: SessionEntry[] = [];
+  for (const loaded of await store.loadOpenSessions()) {
+    const record = ownership.shared ? await claimed(parts, loaded.sessionId) : loaded;
+    if (!record) continue;
     const entry = entryOf(parts, record);
     entries.add(entry);
+    recovered.push(entry);
+  }
+  await recoverSessions(parts, recovered, ownership.shared ? 'driving_runtime' : 'this_runtime');
+  // Closed sessions loaded only for their left-over process may leave memory now.
+  for (const entry of entries.entries()) entries.touch(entry);
+}
+
+/** The session's row once this runtime holds it; undefined when another live runtime does (or it is gone). */
+async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<SessionRecord | undefined> {
+  try {
+    await parts.ownership.claim(sessionId);
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.code === 'session_owned_elsewhere') return undefined;
+    throw error;
+  }
+  const record = await parts.store.getSession(sessionId);
+  if (!record) parts.ownership.release([sessionId]);
+  return record;
+}
+
+/**
+ * Restores the sessions' workspaces, ends what a stopped predecessor left running (its recorded
+ * agent process, if it runs on this machine: the provider checks), and completes its open runs
+ * (failed, runtime_restarted) and interactions.
+ */
+async function recoverSessions(
+  parts: SessionRecoveryParts,
+  recovered: readonly SessionEntry[],
+  predecessor: Predecessor,
+): Promise<void> {
+  const { store, log } = parts;
+  const at = now();
+  const leftOver = new Map<AgentProviderV1, SessionEntry[]>();
+  for (const entry of recovered) {
+    const record = entry.record;
     if (record.state !== 'closed') await restoreAtStartup(parts, entry);
     if (record.liveProcess !== null && entry.provider)
       leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
@@ -45,20 +123,13 @@ export async function recoverOpenSessions(parts: RecoveryParts & WorkspaceParts)
       type: 'run.completed',
       runId: record.activeRunId,
       outcome: 'failed',
-      error: {
-        code: 'runtime_restarted',
-        message:
-          'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
-        retryable: true,
-      },
+      error: { code: 'runtime_restarted', message: runEndMessages[predecessor], retryable: true },
     };
     log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_restarted'), at);
   }
-  for (const [provider, recovered] of leftOver) {
-    await provider.doRecover?.(recovered.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
-    for (const entry of recovered) log.stage(entry, [{ type: 'session.process_stopped', reason: 'restarted' }], at);
+  for (const [provider, stopped] of leftOver) {
+    await provider.doRecover?.(stopped.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
+    for (const entry of stopped) log.stage(entry, [{ type: 'session.process_stopped', reason: 'restarted' }], at);
   }
   await parts.writer.flush();
-  // Closed sessions loaded only for their left-over process may leave memory now.
-  for (const entry of entries.entries()) entries.touch(entry);
 }

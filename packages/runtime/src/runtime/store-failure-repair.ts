@@ -81,6 +81,13 @@ export class StoreFailureRepair {
     }
   }
 
+  /** The session is no longer this runtime's (another took its lease): nothing of it is repaired here. */
+  abandon(sessionId: string): void {
+    const pending = this.pending.get(sessionId);
+    if (pending?.timer) clearTimeout(pending.timer);
+    this.pending.delete(sessionId);
+  }
+
   /** Before a command on the session: its log must be consistent (one more attempt now if not), else store_failure. */
   async ensureConsistent(sessionId: string): Promise<void> {
     if (!this.pending.has(sessionId)) return;
@@ -116,7 +123,7 @@ export class StoreFailureRepair {
   }
 
   private retryLater(sessionId: string, pending: Pending): void {
-    if (this.closed) return;
+    if (this.closed || this.pending.get(sessionId) !== pending) return;
     const delay = retryDelaysMs[Math.min(pending.retries, retryDelaysMs.length - 1)]!;
     pending.retries += 1;
     pending.timer = setTimeout(() => void this.attempt(sessionId), delay);

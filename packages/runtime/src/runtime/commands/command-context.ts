@@ -14,6 +14,7 @@ import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
 import type { SessionEntry } from '../session-entry.js';
 import type { SessionChange, SessionLog } from '../session-log.js';
+import type { SessionOwnership } from '../session-ownership.js';
 import type { WorkspaceAcquirers } from '../../workspace/workspace-acquirers.js';
 
 /** What every command works with: the runtime's parts, and what only the runtime itself can do. */
@@ -27,6 +28,8 @@ export interface CommandContext {
   /** The provider open_session uses when it names none. */
   readonly defaultProvider: string;
   readonly openSessions: OpenSessionLimit;
+  /** Which sessions this runtime may drive (a new one is claimed before its first commit). */
+  readonly ownership: SessionOwnership;
   /** The acquirers of the workspace kinds this runtime can make. */
   readonly workspaces: WorkspaceAcquirers;
   /** A command's effects, applied and written with its receipt (and the blobs its events refer to) in one transaction. */

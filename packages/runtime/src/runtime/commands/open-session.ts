@@ -89,8 +89,8 @@ export function readyEvents(workspace: WorkspaceStatus | null): EventBodyOfType<
 
 /**
  * Puts a new session in memory, counted as open, once its provider accepted it (the configuration
- * checked and the agent found; nothing spawned), and records its opening with `write`; a write that
- * fails takes it out again, with nothing recorded.
+ * checked and the agent found; nothing spawned), claims it, and records its opening with `write`; a
+ * write that fails takes it out again, with nothing recorded.
  */
 export async function admitNewSession(
   context: CommandContext,
@@ -105,9 +105,12 @@ export async function admitNewSession(
   context.entries.add(entry);
   counted();
   try {
+    // A store shared with other runtimes writes only the sessions this one holds.
+    await context.ownership.claim(record.sessionId);
     await write(entry);
   } catch (error) {
     context.entries.remove(entry);
+    context.ownership.release([record.sessionId]);
     await entry.stopProvider('close');
     throw error;
   }

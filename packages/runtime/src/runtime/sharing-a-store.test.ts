@@ -1,0 +1,174 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import { type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { runtimePerTest } from './runtime-per-test.test-helper.js';
+import { SharedStoreDouble } from './shared-store.test-helper.js';
+import { createAgentRuntime } from './agent-runtime.js';
+import type { AgentRuntime } from './runtime-types.js';
+
+// The runtime's side of sharing a store, over a double of the store layer (store-postgres's
+// runtimes-sharing.test.ts runs the same over a real PostgreSQL).
+const test = runtimePerTest('tether-sharing-');
+const running: AgentRuntime[] = [];
+
+async function start(shared: SharedStoreDouble, ownerId: string, turn?: MockTurnScript) {
+  const provider = createMockProvider(turn ? { turn } : {});
+  const store = shared.storeFor(ownerId);
+  const runtime = await createAgentRuntime({ providers: [provider], store });
+  running.push(runtime);
+  return { runtime, provider, store };
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(running.splice(0).map((runtime) => runtime.shutdown({ force: true })));
+}
+
+const text = (value: string) => [{ type: 'text' as const, text: value }];
+const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
+const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
+
+/** Follows until an event matches; resolves with everything handed on. */
+function followUntil(runtime: AgentRuntime, sessionId: string, until: (event: ProtocolEvent) => boolean) {
+  return new Promise<ProtocolEvent[]>((resolve, reject) => {
+    const events: ProtocolEvent[] = [];
+    runtime.follow(sessionId, {
+      afterSeq: 0,
+      onEvent: (event) => {
+        events.push(event);
+        if (!until(event)) return true;
+        resolve(events);
+        return false;
+      },
+      onError: reject,
+    });
+  });
+}
+
+describe('a runtime sharing its store with others', () => {
+  it("refuses commands on another runtime's session (session_owned_elsewhere, nothing changed) and skips it at start-up", async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a');
+      await a.store.coordination!.advertise('http://daemon-a.test:7777');
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      const b = await start(shared, 'owner-b');
+      const before = await a.runtime.readEvents(sessionId);
+      const refusal = await agentErrorOf(b.runtime.submitTurn({ sessionId, input: text('hi') }));
+      expect(refusal).toMatchObject({
+        code: 'session_owned_elsewhere',
+        details: { ownerId: 'owner-a', ownerUrl: 'http://daemon-a.test:7777' },
+      });
+      expect(await a.runtime.readEvents(sessionId)).toEqual(before);
+      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-a');
+      expect(b.provider.sessions).toHaveLength(0);
+      // Listed and read there all the same (an open session of another runtime, from its row).
+      expect((await b.runtime.listSessions()).map((session) => session.sessionId)).toEqual([sessionId]);
+      expect(await b.runtime.countSessionsByState()).toMatchObject({ idle: 1, closed: 0 });
+    } finally {
+      await stopAll();
+    }
+  });
+
+  it("hands another runtime's events to followers and run waiters in order, but not to observers", async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a', async ({ runId, emit }) => {
+        for (let index = 0; index < 30; index += 1) {
+          emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      });
+      const b = await start(shared, 'owner-b');
+      const observed: ProtocolEvent[] = [];
+      b.runtime.observe((event) => observed.push(event));
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      const followed = followUntil(b.runtime, sessionId, (event) => event.type === 'run.completed');
+      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+      expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+      const events = await followed;
+      expect(seqs(events)).toEqual(oneTo(events.length));
+      expect(events).toEqual(await a.runtime.readEvents(sessionId, { limit: events.length }));
+      expect(observed).toEqual([]);
+    } finally {
+      await stopAll();
+    }
+  });
+
+  it("takes a stalled runtime's session over in a sweep, ending its run runtime_restarted; the stale one drops it", async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+      const b = await start(shared, 'owner-b');
+      const ended = b.runtime.waitForRun(runId);
+      shared.stall('owner-a');
+      expect(await ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+
+      shared.heartbeat('owner-a');
+      // The stale runtime's agent is stopped at once, forced: its output can no longer be written.
+      await expect.poll(() => a.provider.sessions[0]?.stops).toEqual(['release']);
+      const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId, input: text('again') }));
+      expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+      const next = await b.runtime.submitTurn({ sessionId, input: text('there') });
+      expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+    } finally {
+      await stopAll();
+    }
+  });
+
+  it('drops a session whose commit is refused for a lost lease without retrying it, and refuses its next command', async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+      const b = await start(shared, 'owner-b');
+      shared.stall('owner-a');
+      await b.runtime.waitForRun(runId);
+      const afterTakeover = await b.runtime.readEvents(sessionId);
+
+      // A's agent goes on, unaware; its heartbeat has not noticed yet.
+      const agent = a.provider.sessions[0]!;
+      agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'stale' });
+      await expect.poll(() => agent.stops).toEqual(['release']);
+      agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'later' });
+      expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [sessionId] }]);
+      expect(await b.runtime.readEvents(sessionId)).toEqual(afterTakeover);
+      const refusal = await agentErrorOf(a.runtime.interruptRun({ sessionId }));
+      expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+    } finally {
+      await stopAll();
+    }
+  });
+
+  it('lets a closed session leave memory at once and gives its lease back, for any runtime to reopen', async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a');
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      await a.runtime.closeSession({ sessionId });
+      expect(shared.leases.has(sessionId)).toBe(false);
+      const b = await start(shared, 'owner-b');
+      await b.runtime.openSession({ continueSession: sessionId });
+      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+      const { runId } = await b.runtime.submitTurn({ sessionId, input: text('back') });
+      expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    } finally {
+      await stopAll();
+    }
+  });
+
+  it('claims a new session before its first commit', async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a');
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      expect(shared.leases.get(sessionId)).toEqual({ ownerId: 'owner-a', token: 1 });
+    } finally {
+      await stopAll();
+    }
+  });
+});
