@@ -7,6 +7,7 @@ import { writePrivateFile } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
 import { readPrivateDataFile } from '@tether/store-sqlite';
 import { z } from 'zod';
+import { startPostgresServer } from './postgres-server-process.js';
 
 /** The data dir's file naming the cluster and holding its password (mode 0600). */
 export const embeddedPostgresFileName = 'embedded-postgres.json';
@@ -19,7 +20,7 @@ export const embeddedPostgresFileName = 'embedded-postgres.json';
 export const rootClusterParent = '/var/lib/tether/embedded-postgres';
 
 const user = 'tether';
-const database = 'tether';
+const database = 'postgres';
 
 const recordSchema = z.object({
   /** Absolute, or relative to the data dir. */
@@ -73,14 +74,13 @@ async function unusedLoopbackPort(): Promise<number> {
   return port;
 }
 
-const processEvents = ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+const processEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
 
 /**
  * embedded-postgres registers, when first loaded, handlers (async-exit-hook) that stop its servers
- * and exit the process on SIGINT, SIGTERM, SIGHUP and beforeExit: they would cut the database away
- * under the daemon's graceful shutdown (and override its exit code). Those are removed here, the
- * process's own shutdown stops the server; its `exit` handler stays, a last resort that signals the
- * server when the process exits some other way.
+ * and exit the process on SIGINT, SIGTERM, SIGHUP and beforeExit, and one on exit that throws: they
+ * would cut the database away under the daemon's graceful shutdown and override its exit code. They
+ * are removed; only its initialise() (initdb) is used, and the server is ours (postgres-server-process.ts).
  */
 async function loadEmbeddedPostgres() {
   const emitter: NodeJS.EventEmitter = process;
@@ -135,44 +135,33 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPos
     await mkdir(rootClusterParent, { recursive: true, mode: 0o711 });
     await chmod(rootClusterParent, 0o711);
   }
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const port = await unusedLoopbackPort();
   const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDirectory,
-    user,
-    password: record.password,
-    authMethod: 'scram-sha-256',
-    port,
-    persistent: true,
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message: unknown) => log.push(String(message)),
-    onError: (message: unknown) => log.push(String(message)),
-  });
-  try {
-    if (!existsSync(path.join(clusterDirectory, 'PG_VERSION')))
-      await (asRoot ? withTemporaryDirectory(rootClusterParent, () => server.initialise()) : server.initialise());
-    await server.start();
-  } catch (error) {
-    await server.stop().catch(() => undefined);
-    throw startFailure(clusterDirectory, log, error);
-  }
-  try {
-    const client = server.getPgClient('postgres', '127.0.0.1');
-    await client.connect();
+  if (!existsSync(path.join(clusterDirectory, 'PG_VERSION'))) {
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const cluster = new EmbeddedPostgres({
+      databaseDir: clusterDirectory,
+      user,
+      password: record.password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: asRoot,
+      onLog: (message: unknown) => log.push(String(message)),
+      onError: (message: unknown) => log.push(String(message)),
+    });
     try {
-      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-      if (found.rowCount === 0) await client.query(`CREATE DATABASE ${database}`);
-    } finally {
-      await client.end();
+      await (asRoot ? withTemporaryDirectory(rootClusterParent, () => cluster.initialise()) : cluster.initialise());
+    } catch (error) {
+      throw startFailure(clusterDirectory, log, error);
     }
-  } catch (error) {
-    await server.stop().catch(() => undefined);
-    throw startFailure(clusterDirectory, log, error);
   }
+  const port = await unusedLoopbackPort();
+  const server = await startPostgresServer({ clusterDirectory, port, log }).catch((error: unknown) => {
+    throw startFailure(clusterDirectory, log, error);
+  });
+  // The cluster is Tether's alone: its default database (made by initdb) holds the sessions.
+  const url = `postgres://${user}:${record.password}@127.0.0.1:${port}/${database}`;
   return {
-    url: `postgres://${user}:${record.password}@127.0.0.1:${port}/${database}`,
+    url,
     description: `embedded PostgreSQL at postgres://${user}@127.0.0.1:${port}/${database} (cluster ${clusterDirectory})`,
     password: record.password,
     stop: () => server.stop(),

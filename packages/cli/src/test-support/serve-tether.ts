@@ -60,19 +60,25 @@ export interface ServedTether {
  * URL): start() resolves once it listens; all are stopped (SIGTERM, awaited) after each test.
  */
 export function useTetherDaemons(fixture: CommandFixture): {
-  start(args: readonly string[], environment: Record<string, string>): Promise<ServedTether>;
+  /** ownProcessGroup: a group of its own, as a shell's job, so a test can signal the whole group (a terminal's Ctrl-C). */
+  start(
+    args: readonly string[],
+    environment: Record<string, string>,
+    options?: { readonly ownProcessGroup?: boolean },
+  ): Promise<ServedTether>;
 } {
   const started: ChildProcess[] = [];
   afterEach(async () => {
     await Promise.all(started.splice(0).map((child) => stopTether(child, 'SIGTERM')));
   });
   return {
-    start(args, environment) {
+    start(args, environment, options = {}) {
       return new Promise((resolve, reject) => {
         const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--no-web', ...args], {
           cwd: fixture.root,
           env: environment,
           stdio: ['ignore', 'pipe', 'pipe'],
+          detached: options.ownProcessGroup === true,
         });
         started.push(child);
         let output = '';
