@@ -65,7 +65,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   pool.on('error', () => undefined);
   const writes = new WriteQueue();
   const held = new HeldLeases(options.ownerId ?? randomUUID());
-  const coordination = createCoordination({ pool, writes, held, leaseTtlMs });
+  const coordination = createCoordination({ url: options.url, pool, writes, held, leaseTtlMs });
   try {
     await guardStore(`prepare the database ${target}`, () => applyMigrations(pool, target));
     await coordination.start();

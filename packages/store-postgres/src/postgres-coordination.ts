@@ -5,11 +5,14 @@ import type { HeldLeases } from './held-leases.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { leaseStatements } from './lease-statements.js';
 import { ListenerSet } from './listener-set.js';
+import { createNoticeListener } from './notice-listener.js';
 import { guardStore } from './store-failure.js';
 import { inTransaction } from './transaction.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface CoordinationOptions {
+  /** Where the notice listener connects (its own connection, outside the pool). */
+  readonly url: string;
   readonly pool: Pool;
   readonly writes: WriteQueue;
   readonly held: HeldLeases;
@@ -20,14 +23,16 @@ export interface PostgresCoordination {
   readonly coordination: SessionCoordination;
   /** Registers this runtime (its row in `runtimes`) and starts the heartbeat. */
   start(): Promise<void>;
-  /** Stops the heartbeat and hands every lease of this owner back, then forgets the runtime's row. */
+  /** Stops the heartbeat and the notice listener, hands every lease of this owner back, and forgets the runtime's row. */
   close(): Promise<void>;
 }
 
 /** The SessionCoordination of a PostgreSQL store: leases, heartbeat, orphans, and append notices. */
-export function createCoordination({ pool, writes, held, leaseTtlMs }: CoordinationOptions): PostgresCoordination {
+export function createCoordination({ url, pool, writes, held, leaseTtlMs }: CoordinationOptions): PostgresCoordination {
   const lostListeners = new ListenerSet<readonly string[]>();
   const appendListeners = new ListenerSet<AppendNotice | 'resync'>();
+  // Connected when the first listener arrives: a runtime that follows nothing holds no connection for it.
+  const notices = createNoticeListener({ url, onNotice: (notice) => appendListeners.emit(notice) });
   let address: string | null = null;
   let heartbeat: Heartbeat | undefined;
 
@@ -51,7 +56,11 @@ export function createCoordination({ pool, writes, held, leaseTtlMs }: Coordinat
         const { rows } = await pool.query<{ session_id: string }>(leaseStatements.selectOrphans, [held.ownerId]);
         return rows.map((row) => row.session_id);
       }),
-    onAppended: (listener) => appendListeners.add(listener),
+    onAppended: (listener) => {
+      const remove = appendListeners.add(listener);
+      notices.start();
+      return remove;
+    },
     onLost: (listener) => lostListeners.add(listener),
     advertise: (advertised) =>
       guardStore('advertise the runtime address', async () => {
@@ -76,7 +85,7 @@ export function createCoordination({ pool, writes, held, leaseTtlMs }: Coordinat
       });
     },
     async close() {
-      await heartbeat?.stop();
+      await Promise.all([heartbeat?.stop(), notices.close()]);
       // Best effort: a store that cannot reach the server now still closes, and its leases lapse
       // after the ttl instead of at once.
       await inTransaction(pool, async (client) => {

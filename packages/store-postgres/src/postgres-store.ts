@@ -9,6 +9,7 @@ import type {
 } from '@tether/runtime';
 import type { Pool, PoolClient } from 'pg';
 import { advanceEventHeads, plannedAppends } from './append-check.js';
+import { notifyAppends } from './append-notices.js';
 import type { HeldLeases } from './held-leases.js';
 import { checkLeases, sessionsTouched } from './lease-fence.js';
 import { leaseStatements } from './lease-statements.js';
@@ -42,6 +43,7 @@ async function writeUnit(client: PoolClient, held: HeldLeases, unit: CommitUnit)
   const appends = plannedAppends(unit.events);
   const holding = await checkLeases(client, held, sessionsTouched(unit));
   await advanceEventHeads(client, appends);
+  await notifyAppends(client, appends);
   if (unit.events.length > 0) {
     try {
       await client.query({

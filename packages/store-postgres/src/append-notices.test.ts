@@ -1,0 +1,121 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { AppendNotice, SessionCoordination, TetherStore } from '@tether/runtime';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestServer } from './__fixtures__/test-server.js';
+import { openPostgresStore } from './index.js';
+
+// Two stores standing for two daemons on one database: what one appends, the other hears of.
+const server = useTestServer();
+
+const opened: TetherStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function openStore(url: string, ownerId: string): Promise<TetherStore & { coordination: SessionCoordination }> {
+  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
+  opened.push(store);
+  if (store.coordination === undefined) throw new Error('A PostgreSQL store has a coordination.');
+  return store as TetherStore & { coordination: SessionCoordination };
+}
+
+async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The backends of the database listening for append notices (a store's notice listener, once connected). */
+async function listeners(url: string): Promise<number[]> {
+  const rows = await query<{ pid: number }>(
+    url,
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN tether_appends'`,
+  );
+  return rows.map((row) => row.pid);
+}
+
+const first = `ses_${'a'.repeat(32)}`;
+const second = `ses_${'b'.repeat(32)}`;
+const at = '2026-12-01T00:00:00.000Z';
+
+function eventsOf(sessionId: string, from: number, to: number): ProtocolEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, index) => ({
+    type: 'diagnostic' as const,
+    sessionId,
+    seq: from + index,
+    at,
+    level: 'info' as const,
+    code: 'notice-test',
+  }));
+}
+
+function unitOf(events: ProtocolEvent[]) {
+  return { events, sessions: [], runs: [], interactions: [], receipts: [], blobs: [] };
+}
+
+describe('PostgreSQL store: append notices', () => {
+  it("tells another store of each commit's sessions and last seqs, in commit order", async () => {
+    const url = await server().createDatabase();
+    const [writer, follower] = await Promise.all([openStore(url, 'daemon-a'), openStore(url, 'daemon-b')]);
+    const heard: (AppendNotice | 'resync')[] = [];
+    follower.coordination.onAppended((notice) => heard.push(notice));
+    await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toHaveLength(1);
+
+    await writer.commit(unitOf(eventsOf(first, 1, 2)));
+    await writer.commit(unitOf([...eventsOf(second, 1, 1), ...eventsOf(first, 3, 3)]));
+    await writer.commit(unitOf(eventsOf(second, 2, 4)));
+    // A commit without events notifies nothing.
+    await writer.commit(unitOf([]));
+    const expected = [
+      { sessionId: first, seq: 2 },
+      { sessionId: first, seq: 3 },
+      { sessionId: second, seq: 1 },
+      { sessionId: second, seq: 4 },
+    ];
+    await expect.poll(() => heard.length, { timeout: 10_000, interval: 20 }).toBe(expected.length);
+    // Within one commit sessions come in id order; commits come in the order they committed.
+    expect(heard).toEqual(expected);
+  });
+
+  it('says resync when its connection is ended, then hears notices again', async () => {
+    const url = await server().createDatabase();
+    const [writer, follower] = await Promise.all([openStore(url, 'daemon-a'), openStore(url, 'daemon-b')]);
+    const heard: (AppendNotice | 'resync')[] = [];
+    const stopHearing = follower.coordination.onAppended((notice) => heard.push(notice));
+    await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toHaveLength(1);
+    await writer.commit(unitOf(eventsOf(first, 1, 1)));
+    await expect.poll(() => heard, { timeout: 10_000, interval: 20 }).toEqual([{ sessionId: first, seq: 1 }]);
+
+    const [listener] = await listeners(url);
+    await query(url, 'SELECT pg_terminate_backend($1)', [listener]);
+    await expect.poll(() => heard, { timeout: 10_000, interval: 20 }).toContain('resync');
+    await writer.commit(unitOf(eventsOf(first, 2, 2)));
+    await expect
+      .poll(() => heard.slice(heard.indexOf('resync')), { timeout: 10_000, interval: 20 })
+      .toEqual(['resync', { sessionId: first, seq: 2 }]);
+    expect(await listeners(url)).not.toContain(listener);
+
+    // A listener removed hears nothing more; another one still does.
+    const other: (AppendNotice | 'resync')[] = [];
+    follower.coordination.onAppended((notice) => other.push(notice));
+    stopHearing();
+    const before = heard.length;
+    await writer.commit(unitOf(eventsOf(first, 3, 3)));
+    await expect.poll(() => other, { timeout: 10_000, interval: 20 }).toEqual([{ sessionId: first, seq: 3 }]);
+    expect(heard).toHaveLength(before);
+  });
+
+  it('ends its notice connection when the store closes', async () => {
+    const url = await server().createDatabase();
+    const follower = await openPostgresStore({ url, ownerId: 'daemon-b' });
+    follower.coordination?.onAppended(() => undefined);
+    await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toHaveLength(1);
+    await follower.close();
+    await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toEqual([]);
+  });
+});
