@@ -450,7 +450,11 @@ async function main() {
         },
       );
     if (selected('store'))
-      report.storeScaleOut = await measureStoreScaleOut({ repoRoot, log: (line) => console.log(line) });
+      report.storeScaleOut = await measureStoreScaleOut({
+        repoRoot,
+        log: (line) => console.log(line),
+        gate: quietGate(options, { perPairMs: lifecycleQuietWaitPerPairMs, totalMs: lifecycleQuietWaitTotalMs }),
+      });
     report.loadAverage.end = loadAverage();
     report.durationSeconds = round((Date.now() - started) / 1000, 1);
     await mkdir(path.dirname(options.output), { recursive: true });

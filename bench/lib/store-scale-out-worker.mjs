@@ -154,8 +154,8 @@ async function open({ kind, dataDir, url, ownerId }) {
   store =
     kind === 'sqlite'
       ? await openSqliteStore({ dataDir })
-      : // shareDatabase: the hold before leases existed; ownerId: each process its own lease owner.
-        await openPostgresStore({ url, ownerId, shareDatabase: true, maxConnections: 4 });
+      : // Each process its own lease owner: a commit touching another owner's session is refused.
+        await openPostgresStore({ url, ownerId, maxConnections: 4 });
   return { coordination: store.coordination !== undefined && typeof store.coordination.onAppended === 'function' };
 }
 

@@ -15,6 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { clockOffset, monotonicMs } from './monotonic-clock.mjs';
+import { descendantsOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
 import { measureHubLatency } from './store-scale-out-hub.mjs';
 import { startStoreWorker } from './store-scale-out-process.mjs';
 import { startBenchPostgres } from './store-scale-out-postgres.mjs';
@@ -40,6 +41,23 @@ const summary = (values) => ({
   max: round(Math.max(...values), 2),
 });
 
+/**
+ * Runs `work` and gives the cores the rest of the machine used meanwhile: all but this process and
+ * its descendants (the workers, the PostgreSQL server). Other helpers share this machine.
+ */
+async function withOtherLoad(work) {
+  const pids = descendantsOf(process.pid).map(({ pid }) => pid);
+  const before = new Map(pids.map((pid) => [pid, processCpuMs(pid) || 0]));
+  const busy = machineBusyMs();
+  const self = selfCpuMs();
+  const started = monotonicMs();
+  const result = await work();
+  const elapsed = monotonicMs() - started;
+  // A process gone meanwhile has its CPU counted as the rest of the machine's: an upper bound.
+  const ownMs = pids.reduce((sum, pid) => sum + ((processCpuMs(pid) || before.get(pid)) - before.get(pid)), 0);
+  return { result, otherCores: round((machineBusyMs() - busy - (selfCpuMs() - self) - ownMs) / elapsed, 2) };
+}
+
 /** Starts `count` workers on one store, each with its own sessions. */
 async function startWorkers({ repoRoot, count, storeFor, label }) {
   const workers = [];
@@ -59,8 +77,10 @@ async function startWorkers({ repoRoot, count, storeFor, label }) {
 /** The first `processes` workers append at once for `durationMs`; aggregate events/s over the window. */
 async function appendRound(workers, processes, shape, durationMs) {
   const startAt = monotonicMs() + 150;
-  const results = await Promise.all(
-    workers.slice(0, processes).map((worker) => worker.request({ type: 'append', ...shape, startAt, durationMs })),
+  const { result: results, otherCores } = await withOtherLoad(() =>
+    Promise.all(
+      workers.slice(0, processes).map((worker) => worker.request({ type: 'append', ...shape, startAt, durationMs })),
+    ),
   );
   const events = results.reduce((sum, result) => sum + result.events, 0);
   const windowMs = Math.max(...results.map((result) => result.endedAt)) - startAt;
@@ -72,19 +92,21 @@ async function appendRound(workers, processes, shape, durationMs) {
     unitsPerSecond: Math.round(results.reduce((sum, result) => sum + result.units, 0) / (windowMs / 1000)),
     perProcessEventsPerSecond: results.map((result) => Math.round(result.events / (windowMs / 1000))),
     commitMs: summary(results.flatMap((result) => result.commitMs)),
+    otherCores,
   };
 }
 
-async function measureAppends(workers, processCounts, durationMs, log, label) {
+async function measureAppends(workers, processCounts, { durationMs, gate, log, label }) {
   for (const worker of workers) await worker.request({ type: 'create', count: sessionsPerProcess });
   // Warm-up (not counted): statements prepared, pages and connections in use.
   await appendRound(workers, workers.length, shapes[0], 300);
   const rows = [];
   for (const processes of processCounts) {
     for (const shape of shapes) {
+      await gate?.beforePair();
       const row = await appendRound(workers, processes, shape, durationMs);
       log(
-        `bench: store ${label} appends, ${processes} process(es), ${shape.name} (${row.eventsPerUnit}/unit): ${row.eventsPerSecond.toLocaleString('en')} events/s, commit p50 ${row.commitMs.p50} ms p99 ${row.commitMs.p99} ms`,
+        `bench: store ${label} appends, ${processes} process(es), ${shape.name} (${row.eventsPerUnit}/unit): ${row.eventsPerSecond.toLocaleString('en')} events/s, commit p50 ${row.commitMs.p50} ms p99 ${row.commitMs.p99} ms; rest of the machine ${row.otherCores} cores`,
       );
       rows.push(row);
     }
@@ -93,21 +115,26 @@ async function measureAppends(workers, processCounts, durationMs, log, label) {
 }
 
 /** One process fills a 100k-event session; then 1, 2, 3 processes replay it at once (2 rounds each). */
-async function measureReplay(workers, processCounts, events, log, label) {
+async function measureReplay(workers, processCounts, { events, gate, log, label }) {
   const { sessionId } = await workers[0].request({ type: 'fill', events, unitSize: 1000 }, 180_000);
   const rows = [];
   for (const processes of processCounts) {
     const rounds = [];
-    for (let round = 0; round < 2; round += 1) {
-      const startAt = monotonicMs() + 150;
-      rounds.push(
-        await Promise.all(
-          workers
-            .slice(0, processes)
-            .map((worker) => worker.request({ type: 'replay', sessionId, pageSize: replayPageSize, startAt }, 120_000)),
-        ),
-      );
-    }
+    await gate?.beforePair();
+    const { otherCores } = await withOtherLoad(async () => {
+      for (let round = 0; round < 2; round += 1) {
+        const startAt = monotonicMs() + 150;
+        rounds.push(
+          await Promise.all(
+            workers
+              .slice(0, processes)
+              .map((worker) =>
+                worker.request({ type: 'replay', sessionId, pageSize: replayPageSize, startAt }, 120_000),
+              ),
+          ),
+        );
+      }
+    });
     const best = rounds.reduce((left, right) =>
       Math.max(...left.map((result) => result.ms)) <= Math.max(...right.map((result) => result.ms)) ? left : right,
     );
@@ -120,6 +147,7 @@ async function measureReplay(workers, processCounts, events, log, label) {
       eventsPerSecondPerProcess: Math.round(best[0].events / (slowestMs / 1000)),
       aggregateEventsPerSecond: Math.round((processes * best[0].events) / (slowestMs / 1000)),
       roundsMs: rounds.map((result) => result.map((entry) => round(entry.ms, 0))),
+      otherCores,
     };
     log(
       `bench: store ${label} replay of ${row.events.toLocaleString('en')} events, ${processes} process(es) at once: ${row.msPerProcess.join(' / ')} ms, ${row.eventsPerSecondPerProcess.toLocaleString('en')} events/s each`,
@@ -142,7 +170,7 @@ async function followersHave(followers, lastSeqs, timeoutMs) {
 }
 
 /** Worker 0 writes paced units over 4 sessions; workers 1..n follow them through onAppended. */
-async function measureFanOut(workers, followerCounts, { units, intervalMs }, log) {
+async function measureFanOut(workers, followerCounts, { units, intervalMs, gate, log }) {
   const writer = workers[0];
   const { sessionIds } = await writer.request({ type: 'create', count: 4 });
   const unit = { sessionIds, eventsPerSession: 4, intervalMs };
@@ -160,7 +188,11 @@ async function measureFanOut(workers, followerCounts, { units, intervalMs }, log
       await Promise.all(followers.map((follower) => follower.request({ type: 'stopFollowing' })));
       return { skipped: `no append notice reached ${count} follower(s) within 10 s (does this store send them yet?)` };
     }
-    const { committed } = await writer.request({ type: 'appendPaced', ...unit, units }, 120_000);
+    await gate?.beforePair();
+    const { result: paced, otherCores } = await withOtherLoad(() =>
+      writer.request({ type: 'appendPaced', ...unit, units }, 120_000),
+    );
+    const { committed } = paced;
     const complete = await followersHave(followers, committed.at(-1).lastSeqs, 10_000);
     const arrivals = await Promise.all(followers.map((follower) => follower.request({ type: 'stopFollowing' })));
     const fromResolved = [];
@@ -189,6 +221,7 @@ async function measureFanOut(workers, followerCounts, { units, intervalMs }, log
       fromCommitResolvedMs: summary(fromResolved),
       fromCommitSentMs: summary(fromSent),
       writerCommitMs: summary(committed.map((entry) => entry.resolvedAt - entry.sentAt)),
+      otherCores,
     };
     log(
       `bench: store postgres fan-out to ${count} follower process(es): p50 ${row.fromCommitResolvedMs.p50} ms, p99 ${row.fromCommitResolvedMs.p99} ms after the commit resolved (${row.fromCommitResolvedMs.n} arrivals, ${missing} missing)`,
@@ -208,6 +241,7 @@ async function clockCheck(workers) {
 export async function measureStoreScaleOut({
   repoRoot,
   log = () => {},
+  gate,
   appendMs = 2_000,
   processCounts = [1, 2, 3],
   replayEvents = 100_000,
@@ -229,8 +263,8 @@ export async function measureStoreScaleOut({
     });
     try {
       result.sqlite = {
-        appends: await measureAppends(sqlite, [1], appendMs, log, 'sqlite'),
-        replay: await measureReplay(sqlite, [1], replayEvents, log, 'sqlite'),
+        appends: await measureAppends(sqlite, [1], { durationMs: appendMs, gate, log, label: 'sqlite' }),
+        replay: await measureReplay(sqlite, [1], { events: replayEvents, gate, log, label: 'sqlite' }),
       };
       result.hub = await measureHubLatency({ units: fanoutUnits, intervalMs: fanoutIntervalMs });
       log(
@@ -252,17 +286,16 @@ export async function measureStoreScaleOut({
     try {
       result.clock = await clockCheck(durable);
       result.postgresDurable = {
-        appends: await measureAppends(
-          durable.slice(0, Math.max(...processCounts)),
-          processCounts,
-          appendMs,
+        appends: await measureAppends(durable.slice(0, Math.max(...processCounts)), processCounts, {
+          durationMs: appendMs,
+          gate,
           log,
-          'postgres',
-        ),
-        replay: await measureReplay(durable, processCounts, replayEvents, log, 'postgres'),
+          label: 'postgres',
+        }),
+        replay: await measureReplay(durable, processCounts, { events: replayEvents, gate, log, label: 'postgres' }),
       };
       result.fanOut = durable[1].coordination
-        ? await measureFanOut(durable, processCounts, { units: fanoutUnits, intervalMs: fanoutIntervalMs }, log)
+        ? await measureFanOut(durable, processCounts, { units: fanoutUnits, intervalMs: fanoutIntervalMs, gate, log })
         : { skipped: 'this build of @tether/store-postgres has no coordination.onAppended' };
     } finally {
       await Promise.all(durable.map((worker) => worker.stop()));
@@ -279,11 +312,17 @@ export async function measureStoreScaleOut({
     });
     try {
       result.postgresAsync = {
-        appends: await measureAppends(asynchronous, processCounts, appendMs, log, 'postgres (synchronous_commit off)'),
+        appends: await measureAppends(asynchronous, processCounts, {
+          durationMs: appendMs,
+          gate,
+          log,
+          label: 'postgres (synchronous_commit off)',
+        }),
       };
     } finally {
       await Promise.all(asynchronous.map((worker) => worker.stop()));
     }
+    result.quietWaitMs = gate?.waitedMs ?? 0;
     return result;
   } finally {
     await postgres.stop();
