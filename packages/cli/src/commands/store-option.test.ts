@@ -36,6 +36,13 @@ describe('--store and TETHER_STORE_URL', () => {
     );
   });
 
+  it('start a PostgreSQL server of their own for embedded-postgres, from the flag or the variable', () => {
+    expect(parseStoreLocation('embedded-postgres', {})).toEqual({ kind: 'embedded-postgres' });
+    expect(parseStoreLocation(undefined, { TETHER_STORE_URL: 'embedded-postgres' })).toEqual({
+      kind: 'embedded-postgres',
+    });
+  });
+
   it('take the flag over the variable', () => {
     const location = parseStoreLocation('postgres://flag.example/db', { TETHER_STORE_URL: 'mysql://u:p@h/db' });
     expect(location).toMatchObject({ kind: 'postgres', description: 'postgres://flag.example/db' });
