@@ -19,7 +19,7 @@ import { descendantsOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mj
 import { measureHubLatency } from './store-scale-out-hub.mjs';
 import { startStoreWorker } from './store-scale-out-process.mjs';
 import { startBenchPostgres } from './store-scale-out-postgres.mjs';
-import { quantile, round } from './stats.mjs';
+import { median, quantile, round } from './stats.mjs';
 
 /**
  * Unit shapes, from packages/runtime/src/log/event-writer.ts: a daemon has one EventWriter, which
@@ -74,7 +74,7 @@ async function startWorkers({ repoRoot, count, storeFor, label }) {
   return workers;
 }
 
-/** The first `processes` workers append at once for `durationMs`; aggregate events/s over the window. */
+/** The first `processes` workers append at once for `durationMs`: events, units and commit times. */
 async function appendRound(workers, processes, shape, durationMs) {
   const startAt = monotonicMs() + 150;
   const { result: results, otherCores } = await withOtherLoad(() =>
@@ -82,36 +82,49 @@ async function appendRound(workers, processes, shape, durationMs) {
       workers.slice(0, processes).map((worker) => worker.request({ type: 'append', ...shape, startAt, durationMs })),
     ),
   );
-  const events = results.reduce((sum, result) => sum + result.events, 0);
-  const windowMs = Math.max(...results.map((result) => result.endedAt)) - startAt;
+  const seconds = (Math.max(...results.map((result) => result.endedAt)) - startAt) / 1000;
   return {
-    shape: shape.name,
-    eventsPerUnit: shape.sessionsPerUnit * shape.eventsPerSession,
-    processes,
-    eventsPerSecond: Math.round(events / (windowMs / 1000)),
-    unitsPerSecond: Math.round(results.reduce((sum, result) => sum + result.units, 0) / (windowMs / 1000)),
-    perProcessEventsPerSecond: results.map((result) => Math.round(result.events / (windowMs / 1000))),
-    commitMs: summary(results.flatMap((result) => result.commitMs)),
+    eventsPerSecond: results.reduce((sum, result) => sum + result.events, 0) / seconds,
+    unitsPerSecond: results.reduce((sum, result) => sum + result.units, 0) / seconds,
+    commitMs: results.flatMap((result) => result.commitMs),
     otherCores,
   };
 }
 
-async function measureAppends(workers, processCounts, { durationMs, gate, log, label }) {
+/**
+ * Every (processes, shape) configuration `rounds` times, interleaved (1, 2, 3 processes, then again),
+ * so the rest of the machine's load, which changes from second to second here, falls on all alike;
+ * each row gives the median round.
+ */
+async function measureAppends(workers, processCounts, { durationMs, rounds, gate, log, label }) {
   for (const worker of workers) await worker.request({ type: 'create', count: sessionsPerProcess });
   // Warm-up (not counted): statements prepared, pages and connections in use.
   await appendRound(workers, workers.length, shapes[0], 300);
-  const rows = [];
-  for (const processes of processCounts) {
-    for (const shape of shapes) {
+  const configurations = processCounts.flatMap((processes) =>
+    shapes.map((shape) => ({ processes, shape, rounds: [] })),
+  );
+  for (let round = 0; round < rounds; round += 1) {
+    for (const configuration of configurations) {
       await gate?.beforePair();
-      const row = await appendRound(workers, processes, shape, durationMs);
-      log(
-        `bench: store ${label} appends, ${processes} process(es), ${shape.name} (${row.eventsPerUnit}/unit): ${row.eventsPerSecond.toLocaleString('en')} events/s, commit p50 ${row.commitMs.p50} ms p99 ${row.commitMs.p99} ms; rest of the machine ${row.otherCores} cores`,
-      );
-      rows.push(row);
+      configuration.rounds.push(await appendRound(workers, configuration.processes, configuration.shape, durationMs));
     }
   }
-  return rows;
+  return configurations.map(({ processes, shape, rounds: measured }) => {
+    const row = {
+      shape: shape.name,
+      eventsPerUnit: shape.sessionsPerUnit * shape.eventsPerSession,
+      processes,
+      eventsPerSecond: Math.round(median(measured.map((entry) => entry.eventsPerSecond))),
+      unitsPerSecond: Math.round(median(measured.map((entry) => entry.unitsPerSecond))),
+      roundsEventsPerSecond: measured.map((entry) => Math.round(entry.eventsPerSecond)),
+      commitMs: summary(measured.flatMap((entry) => entry.commitMs)),
+      otherCores: median(measured.map((entry) => entry.otherCores)),
+    };
+    log(
+      `bench: store ${label} appends, ${processes} process(es), ${shape.name} (${row.eventsPerUnit}/unit): ${row.eventsPerSecond.toLocaleString('en')} events/s (rounds ${row.roundsEventsPerSecond.join(', ')}), commit p50 ${row.commitMs.p50} ms p99 ${row.commitMs.p99} ms; rest of the machine ${row.otherCores} cores`,
+    );
+    return row;
+  });
 }
 
 /** One process fills a 100k-event session; then 1, 2, 3 processes replay it at once (2 rounds each). */
@@ -242,13 +255,15 @@ export async function measureStoreScaleOut({
   repoRoot,
   log = () => {},
   gate,
-  appendMs = 2_000,
+  appendMs = 1_000,
+  appendRounds = 3,
   processCounts = [1, 2, 3],
   replayEvents = 100_000,
   fanoutUnits = 150,
   fanoutIntervalMs = 20,
 }) {
-  const result = { shapes, sessionsPerProcess, replayPageSize, appendMs };
+  const result = { shapes, sessionsPerProcess, replayPageSize, appendMs, appendRounds };
+  const appending = { durationMs: appendMs, rounds: appendRounds, gate, log };
   const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-store-'));
   const postgres = await startBenchPostgres();
   result.postgres = { version: postgres.version, settings: postgres.settings };
@@ -263,7 +278,7 @@ export async function measureStoreScaleOut({
     });
     try {
       result.sqlite = {
-        appends: await measureAppends(sqlite, [1], { durationMs: appendMs, gate, log, label: 'sqlite' }),
+        appends: await measureAppends(sqlite, [1], { ...appending, label: 'sqlite' }),
         replay: await measureReplay(sqlite, [1], { events: replayEvents, gate, log, label: 'sqlite' }),
       };
       result.hub = await measureHubLatency({ units: fanoutUnits, intervalMs: fanoutIntervalMs });
@@ -287,9 +302,7 @@ export async function measureStoreScaleOut({
       result.clock = await clockCheck(durable);
       result.postgresDurable = {
         appends: await measureAppends(durable.slice(0, Math.max(...processCounts)), processCounts, {
-          durationMs: appendMs,
-          gate,
-          log,
+          ...appending,
           label: 'postgres',
         }),
         replay: await measureReplay(durable, processCounts, { events: replayEvents, gate, log, label: 'postgres' }),
@@ -313,9 +326,7 @@ export async function measureStoreScaleOut({
     try {
       result.postgresAsync = {
         appends: await measureAppends(asynchronous, processCounts, {
-          durationMs: appendMs,
-          gate,
-          log,
+          ...appending,
           label: 'postgres (synchronous_commit off)',
         }),
       };
