@@ -27,6 +27,8 @@ export class SharedStoreDouble {
     }
   >();
   private readonly appendListeners = new Set<(notice: AppendNotice | 'resync') => void>();
+  /** While true, append notices are lost (a broken notification connection). */
+  muted = false;
   /** Every commit refused for a lost lease, by owner and sessions. */
   readonly refused: { ownerId: string; sessionIds: string[] }[] = [];
 
@@ -112,6 +114,7 @@ export class SharedStoreDouble {
             for (const event of unit.events) last.set(event.sessionId, event.seq);
             // Delivered after the commit, as PostgreSQL delivers a NOTIFY.
             setImmediate(() => {
+              if (this.muted) return;
               for (const [sessionId, seq] of last)
                 for (const listener of this.appendListeners) listener({ sessionId, seq });
             });

@@ -95,6 +95,32 @@ describe('a runtime sharing its store with others', () => {
     }
   });
 
+  it('catches followers up from the store after a resync, when notices were missed', async () => {
+    const shared = new SharedStoreDouble();
+    try {
+      const a = await start(shared, 'owner-a');
+      const b = await start(shared, 'owner-b');
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+      const first = await a.runtime.submitTurn({ sessionId, input: text('one') });
+      const followed = followUntil(
+        b.runtime,
+        sessionId,
+        (event) => event.type === 'run.completed' && event.runId !== first.runId,
+      );
+      await b.runtime.waitForRun(first.runId);
+      shared.muted = true;
+      const second = await a.runtime.submitTurn({ sessionId, input: text('two') });
+      await a.runtime.waitForRun(second.runId);
+      shared.muted = false;
+      shared.resync();
+      const events = await followed;
+      expect(events.at(-1)).toMatchObject({ type: 'run.completed', runId: second.runId });
+      expect(seqs(events)).toEqual(oneTo(events.length));
+    } finally {
+      await stopAll();
+    }
+  });
+
   it("takes a stalled runtime's session over in a sweep, ending its run runtime_restarted; the stale one drops it", async () => {
     const shared = new SharedStoreDouble();
     try {

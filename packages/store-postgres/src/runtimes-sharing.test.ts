@@ -1,0 +1,330 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { ProtocolEvent } from '@tether/protocol';
+import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
+import { type MockProvider, type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useTestServer } from './__fixtures__/test-server.js';
+import { openPostgresStore } from './index.js';
+
+// Two runtimes (as two daemons would run them) sharing one database of a real server.
+const server = useTestServer();
+
+/** Short, so a runtime that stops renewing loses its sessions within a test. */
+const leaseTtlMs = 1_000;
+
+/**
+ * A runtime's way to its database, through a relay the test can cut: with it cut the runtime is,
+ * for the others, a dead machine (no heartbeat, no writes), and back again, a stale owner.
+ */
+interface DatabaseLink {
+  readonly url: string;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+async function openLink(url: string): Promise<DatabaseLink> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  let cut = false;
+  const relay: Server = createServer((client) => {
+    if (cut) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', end);
+      socket.on('close', end);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    relay.once('error', reject);
+    relay.listen(0, '127.0.0.1', resolve);
+  });
+  const address = relay.address();
+  if (address === null || typeof address === 'string') throw new Error('The relay got no port.');
+  const relayed = new URL(url);
+  relayed.port = String(address.port);
+  return {
+    url: relayed.toString(),
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      cut = false;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    },
+  };
+}
+
+interface Daemon {
+  readonly ownerId: string;
+  readonly runtime: AgentRuntime;
+  readonly store: TetherStore;
+  readonly provider: MockProvider;
+  readonly link: DatabaseLink;
+}
+
+const started: Daemon[] = [];
+let workspace = '';
+
+beforeEach(async () => {
+  workspace = await mkdtemp(path.join(os.tmpdir(), 'tether-sharing-'));
+});
+
+afterEach(async () => {
+  for (const daemon of started.splice(0)) {
+    daemon.link.restore();
+    await daemon.runtime.shutdown({ force: true });
+    await daemon.link.close();
+  }
+  await rm(workspace, { recursive: true, force: true });
+});
+
+async function startDaemon(url: string, ownerId: string, turn?: MockTurnScript): Promise<Daemon> {
+  const link = await openLink(url);
+  const store = await openPostgresStore({ url: link.url, ownerId, leaseTtlMs, maxConnections: 4 });
+  const provider = createMockProvider(turn ? { turn } : {});
+  const runtime = await createAgentRuntime({ providers: [provider], store });
+  const daemon = { ownerId, runtime, store, provider, link };
+  started.push(daemon);
+  return daemon;
+}
+
+/** Two runtimes on a new database; B's agent answers each turn at once unless given its own script. */
+async function twoDaemons(
+  turnOnA?: MockTurnScript,
+  turnOnB?: MockTurnScript,
+): Promise<{ url: string; a: Daemon; b: Daemon }> {
+  const url = await server().createDatabase();
+  const a = await startDaemon(url, 'owner-a', turnOnA);
+  const b = await startDaemon(url, 'owner-b', turnOnB);
+  return { url, a, b };
+}
+
+/** Follows a session through a runtime, keeping every event handed on; waitFor resolves at the first that matches. */
+function follow(runtime: AgentRuntime, sessionId: string) {
+  const events: ProtocolEvent[] = [];
+  const waiting = new Set<{ match: (event: ProtocolEvent) => boolean; resolve: (event: ProtocolEvent) => void }>();
+  let failure: unknown;
+  const stop = runtime.follow(sessionId, {
+    afterSeq: 0,
+    onEvent: (event) => {
+      events.push(event);
+      for (const waiter of waiting)
+        if (waiter.match(event)) {
+          waiting.delete(waiter);
+          waiter.resolve(event);
+        }
+    },
+    onError: (error) => {
+      failure = error;
+    },
+  });
+  return {
+    events,
+    stop,
+    get failure() {
+      return failure;
+    },
+    waitFor(match: (event: ProtocolEvent) => boolean): Promise<ProtocolEvent> {
+      const found = events.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => waiting.add({ match, resolve }));
+    },
+  };
+}
+
+/** A promise the test settles: a turn that waits on it stays running until then. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
+const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
+const text = (value: string) => [{ type: 'text' as const, text: value }];
+
+describe('runtimes sharing a PostgreSQL store', () => {
+  it("hands a turn on A's session to B's followers live, every event in order with no gap and no duplicate", async () => {
+    const released = gate();
+    const { a, b } = await twoDaemons(async ({ runId, emit }) => {
+      emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'first ' });
+      await released.opened;
+      for (let index = 0; index < 40; index += 1) {
+        emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    });
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const followed = follow(b.runtime, sessionId);
+    await followed.waitFor((event) => event.type === 'session.opened');
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+    const waited = b.runtime.waitForRun(runId);
+    // Seen through B while A's run is still running: handed on live, not read back once it ended.
+    await followed.waitFor((event) => event.type === 'run.message_delta' && event.text === 'first ');
+    expect((await a.runtime.getSession(sessionId)).activeRunId).toBe(runId);
+    released.open();
+    await followed.waitFor((event) => event.type === 'run.completed');
+    expect(await waited).toMatchObject({ runId, status: 'completed', outcome: 'succeeded' });
+    followed.stop();
+    const stored = await a.runtime.readEvents(sessionId, { limit: 10_000 });
+    const handedOn = followed.events.slice(0, stored.length);
+    expect(seqs(handedOn)).toEqual(oneTo(stored.length));
+    expect(handedOn).toEqual(stored);
+    expect(followed.failure).toBeUndefined();
+  });
+
+  it("refuses commands sent to B for A's session with session_owned_elsewhere naming A, and changes nothing", async () => {
+    const { a, b } = await twoDaemons();
+    await a.store.coordination!.advertise('http://daemon-a.test:7777');
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('one') });
+    await a.runtime.waitForRun(runId);
+    const before = await a.runtime.readEvents(sessionId, { limit: 10_000 });
+
+    const refusals = [
+      await agentErrorOf(b.runtime.submitTurn({ sessionId, input: text('two') })),
+      await agentErrorOf(b.runtime.closeSession({ sessionId })),
+      await agentErrorOf(b.runtime.deleteSession(sessionId)),
+    ];
+    for (const refusal of refusals) {
+      expect(refusal).toMatchObject({
+        code: 'session_owned_elsewhere',
+        details: { ownerId: 'owner-a', ownerUrl: 'http://daemon-a.test:7777' },
+      });
+      expect(refusal.message).toContain('http://daemon-a.test:7777');
+    }
+    expect(await a.runtime.readEvents(sessionId, { limit: 10_000 })).toEqual(before);
+    expect(b.provider.sessions).toHaveLength(0);
+    // B reads it all the same, from the rows A writes.
+    expect(await b.runtime.getSession(sessionId)).toMatchObject({ state: 'idle', lastSeq: before.length });
+    // A still drives it.
+    const next = await a.runtime.submitTurn({ sessionId, input: text('three') });
+    expect(await a.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it("takes over A's open sessions within a sweep once A shuts down, and runs the next turn there", async () => {
+    const { url, a, b } = await twoDaemons();
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const first = await a.runtime.submitTurn({ sessionId, input: text('one') });
+    await a.runtime.waitForRun(first.runId);
+    await a.runtime.shutdown();
+
+    // B's sweep takes the lease (nothing is written: the session was left idle, its agent stopped).
+    await expect
+      .poll(
+        async () =>
+          (
+            await query<{ owner_id: string }>(url, 'SELECT owner_id FROM session_leases WHERE session_id = $1', [
+              sessionId,
+            ])
+          ).map((row) => row.owner_id),
+        { timeout: 10 * leaseTtlMs, interval: 50 },
+      )
+      .toEqual(['owner-b']);
+    const next = await b.runtime.submitTurn({ sessionId, input: text('two') });
+    expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(b.provider.sessions).toHaveLength(1);
+  });
+
+  /** A's session with a turn running on A that never ends by itself, followed through B. */
+  async function turnRunningOnA() {
+    const { url, a, b } = await twoDaemons(async ({ runId, emit, session }) => {
+      emit({
+        type: 'session.provider_session_changed',
+        providerSessionId: `conversation-${session.options.sessionId}`,
+      });
+      emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'working' });
+      // Stays running (as an agent mid-turn would) until its session stops.
+      await new Promise(() => undefined);
+    });
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const followed = follow(b.runtime, sessionId);
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('one') });
+    await followed.waitFor((event) => event.type === 'run.message_delta' && event.text === 'working');
+    return { url, a, b, sessionId, runId, followed };
+  }
+
+  it("ends a dead A's active run failed runtime_restarted once its lease expires, and the next turn succeeds on B", async () => {
+    const { a, b, sessionId, runId, followed } = await turnRunningOnA();
+    const ended = b.runtime.waitForRun(runId);
+    a.link.cut();
+
+    const run = await ended;
+    expect(run).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(run.error?.message).toContain('daemon driving this session stopped');
+    await followed.waitFor((event) => event.type === 'run.completed' && event.runId === runId);
+
+    // B resumes the conversation A's agent reported.
+    const next = await b.runtime.submitTurn({ sessionId, input: text('two') });
+    const completion = await followed.waitFor((event) => event.type === 'run.completed' && event.runId === next.runId);
+    expect(completion).toMatchObject({ type: 'run.completed' });
+    expect(b.provider.sessions[0]?.options.resumeProviderSessionId).toBe(`conversation-${sessionId}`);
+    const stored = await b.runtime.readEvents(sessionId, { limit: 10_000 });
+    expect(seqs(stored)).toEqual(oneTo(stored.length));
+    expect(seqs(followed.events.slice(0, stored.length))).toEqual(oneTo(stored.length));
+  });
+
+  it('refuses a stale A: its output is not written, its entry goes, and its next command is sent to B', async () => {
+    const { a, b, sessionId, runId } = await turnRunningOnA();
+    const ended = b.runtime.waitForRun(runId);
+    a.link.cut();
+    await ended;
+    const atTakeover = await b.runtime.readEvents(sessionId, { limit: 10_000 });
+
+    // A comes back, unaware, and its agent goes on with the run B ended.
+    a.link.restore();
+    const aAgent = a.provider.sessions[0]!;
+    aAgent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'stale output' });
+    aAgent.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    // A stops its agent, forced (its output can no longer be written), once it finds the lease gone.
+    await expect.poll(() => aAgent.stops, { timeout: 10 * leaseTtlMs, interval: 20 }).toContain('release');
+
+    const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId, input: text('from A') }));
+    expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+    // B drives it: its next turn is stored right after the takeover, with nothing of A's in between.
+    const next = await b.runtime.submitTurn({ sessionId, input: text('from B') });
+    await b.runtime.waitForRun(next.runId);
+    const stored = await b.runtime.readEvents(sessionId, { limit: 10_000 });
+    expect(stored.slice(0, atTakeover.length)).toEqual(atTakeover);
+    expect(seqs(stored)).toEqual(oneTo(stored.length));
+    const afterTakeover = stored.slice(atTakeover.length);
+    expect(afterTakeover[0]).toMatchObject({ type: 'run.started', runId: next.runId });
+    expect(afterTakeover.some((event) => event.type === 'run.message_delta' && event.text === 'stale output')).toBe(
+      false,
+    );
+  });
+});
