@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { storeFailure } from './store-failure.js';
 
 /** What a unit appends to one session: seqs firstSeq..lastSeq, with no gap. */
-interface SessionAppend {
+export interface SessionAppend {
   readonly sessionId: string;
   readonly firstSeq: number;
   readonly lastSeq: number;

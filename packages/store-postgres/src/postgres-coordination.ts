@@ -6,6 +6,7 @@ import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { leaseStatements } from './lease-statements.js';
 import { ListenerSet } from './listener-set.js';
 import { createNoticeListener } from './notice-listener.js';
+import { rerunWhenOutcomeUnknown, retryConnectionLoss } from './connection-retry.js';
 import { guardStore } from './store-failure.js';
 import { inTransaction } from './transaction.js';
 import type { WriteQueue } from './write-queue.js';
@@ -35,16 +36,21 @@ export function createCoordination({ url, pool, writes, held, leaseTtlMs }: Coor
   const notices = createNoticeListener({ url, onNotice: (notice) => appendListeners.emit(notice) });
   let address: string | null = null;
   let heartbeat: Heartbeat | undefined;
+  /** Retried over a connection loss, as the store's reads and writes are; every failure a store_failure. */
+  const reliably = <Result>(action: string, work: () => Promise<Result>) =>
+    guardStore(action, () => retryConnectionLoss(action, work));
 
   const coordination: SessionCoordination = {
     ownerId: held.ownerId,
     // Often enough that a dead holder's sessions are taken over soon after its leases lapse.
     sweepIntervalMs: leaseTtlMs,
-    claim: (sessionId) => guardStore('claim the session', () => claimSession(pool, held, sessionId)),
+    // A claim run twice claims once: the second finds the lease its own, token unchanged.
+    claim: (sessionId) =>
+      reliably('claim the session', () => rerunWhenOutcomeUnknown(() => claimSession(pool, held, sessionId))),
     // Queued behind the writes called before it: a commit already made lands under the lease.
     release: (sessionIds) =>
       writes.run(() =>
-        guardStore('release the sessions', async () => {
+        reliably('release the sessions', async () => {
           if (sessionIds.length === 0) return;
           // Forgotten first, so the heartbeat never takes the released rows for lost ones.
           held.forget(sessionIds);
@@ -52,7 +58,7 @@ export function createCoordination({ url, pool, writes, held, leaseTtlMs }: Coor
         }),
       ),
     findOrphans: () =>
-      guardStore('look for sessions no runtime holds', async () => {
+      reliably('look for sessions no runtime holds', async () => {
         const { rows } = await pool.query<{ session_id: string }>(leaseStatements.selectOrphans, [held.ownerId]);
         return rows.map((row) => row.session_id);
       }),
@@ -63,7 +69,7 @@ export function createCoordination({ url, pool, writes, held, leaseTtlMs }: Coor
     },
     onLost: (listener) => lostListeners.add(listener),
     advertise: (advertised) =>
-      guardStore('advertise the runtime address', async () => {
+      reliably('advertise the runtime address', async () => {
         address = advertised;
         await pool.query(leaseStatements.advertise, [held.ownerId, advertised]);
       }),

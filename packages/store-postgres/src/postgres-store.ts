@@ -8,8 +8,10 @@ import type {
   TetherStore,
 } from '@tether/runtime';
 import type { Pool, PoolClient } from 'pg';
-import { advanceEventHeads, plannedAppends } from './append-check.js';
+import { advanceEventHeads, plannedAppends, type SessionAppend } from './append-check.js';
 import { notifyAppends } from './append-notices.js';
+import { commitOutcome } from './commit-outcome.js';
+import { isCommitOutcomeUnknown, retryConnectionLoss } from './connection-retry.js';
 import type { HeldLeases } from './held-leases.js';
 import { checkLeases, sessionsTouched } from './lease-fence.js';
 import { leaseStatements } from './lease-statements.js';
@@ -39,8 +41,12 @@ function rowLimit(limit: number): number | null {
   return Number.isFinite(limit) ? Math.trunc(limit) : null;
 }
 
-async function writeUnit(client: PoolClient, held: HeldLeases, unit: CommitUnit): Promise<Map<string, number>> {
-  const appends = plannedAppends(unit.events);
+async function writeUnit(
+  client: PoolClient,
+  held: HeldLeases,
+  unit: CommitUnit,
+  appends: readonly SessionAppend[],
+): Promise<Map<string, number>> {
   const holding = await checkLeases(client, held, sessionsTouched(unit));
   await advanceEventHeads(client, appends);
   await notifyAppends(client, appends);
@@ -143,13 +149,43 @@ export function createPostgresStore({
   async function read<Result>(action: string, work: () => Promise<Result>): Promise<Result> {
     refuseWhenClosed();
     await writes.drained();
-    return guardStore(action, work);
+    return guardStore(action, () => retryConnectionLoss(action, work));
   }
 
-  async function write(action: string, work: (client: PoolClient) => Promise<Map<string, number>>): Promise<void> {
+  /**
+   * One transaction, run again after a connection loss (it surely rolled back). A lost answer to
+   * COMMIT is settled by reading the heads (commit-outcome.ts): stored, it succeeded; not stored,
+   * it runs again; neither, commit_outcome_unknown stands.
+   */
+  function transact(
+    action: string,
+    work: (client: PoolClient) => Promise<Map<string, number>>,
+    appends: readonly SessionAppend[],
+  ): Promise<Map<string, number>> {
+    return retryConnectionLoss(action, async () => {
+      let produced = new Map<string, number>();
+      try {
+        return await inTransaction(pool, async (client) => {
+          produced = await work(client);
+          return produced;
+        });
+      } catch (error) {
+        if (!isCommitOutcomeUnknown(error)) throw error;
+        const outcome = await retryConnectionLoss(action, () => commitOutcome(pool, appends));
+        if (outcome === 'committed') return produced;
+        throw outcome === 'not_committed' ? error.cause : error;
+      }
+    });
+  }
+
+  async function write(
+    action: string,
+    work: (client: PoolClient) => Promise<Map<string, number>>,
+    appends: readonly SessionAppend[] = [],
+  ): Promise<void> {
     refuseWhenClosed();
     try {
-      const holding = await writes.run(() => guardStore(action, () => inTransaction(pool, work)));
+      const holding = await writes.run(() => guardStore(action, () => transact(action, work, appends)));
       for (const [sessionId, token] of holding) held.hold(sessionId, token);
     } catch (error) {
       // Sessions another runtime took are no longer this store's: none of their writes can pass again.
@@ -207,7 +243,12 @@ export function createPostgresStore({
       read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
     deleteSession: (sessionId) =>
       write('delete the session; nothing was deleted', (client) => deleteSessionRows(client, held, sessionId)),
-    commit: (unit) => write('write the change; nothing was written', (client) => writeUnit(client, held, unit)),
+    commit: async (unit) => {
+      refuseWhenClosed();
+      // Refused before anything is sent when the unit itself skips or repeats a seq.
+      const appends = plannedAppends(unit.events);
+      await write('write the change; nothing was written', (client) => writeUnit(client, held, unit, appends), appends);
+    },
     async close() {
       if (closed) return;
       closed = true;

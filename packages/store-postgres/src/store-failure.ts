@@ -4,7 +4,7 @@ import { AgentError } from '@tether/protocol';
  * A short, non-secret description of a low-level failure: PostgreSQL's SQLSTATE or an errno code.
  * Never the server's message: it can quote the values a statement carried (a key, a title).
  */
-function describeCause(error: unknown): string | undefined {
+export function describeCause(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code } = error as { code?: unknown };
   if (typeof code !== 'string') return undefined;

@@ -1,15 +1,17 @@
 import type { Pool, PoolClient } from 'pg';
-import { sqlState, storeFailure } from './store-failure.js';
+import { isConnectionLoss } from './connection-retry.js';
+import { storeFailure } from './store-failure.js';
 
 /**
- * COMMIT sent, and the connection lost before the answer: the server may have committed or not. A
- * refusal with a SQLSTATE (a failed check at commit) did roll back, and is reported as any other.
+ * COMMIT sent, and the connection lost before the answer (or ended by the server while it
+ * committed): the server may have committed or not. A refusal the server decided (a failed check at
+ * commit) did roll back, and is reported as any other.
  */
 async function commitOrReport(client: PoolClient): Promise<void> {
   try {
     await client.query('COMMIT');
   } catch (error) {
-    if (sqlState(error) !== undefined) throw error;
+    if (!isConnectionLoss(error)) throw error;
     throw storeFailure(
       'The connection to the database broke while the change was being committed, so it may or may not have been written. Read it back before retrying.',
       'commit_outcome_unknown',

@@ -8,6 +8,11 @@ import path from 'node:path';
 export interface TestPostgres {
   /** A new, empty database on the server: its connection URL (user, password, 127.0.0.1, port, name). */
   createDatabase(): Promise<string>;
+  /**
+   * Stops the server (a fast shutdown: open connections are ended) keeping its data, runs
+   * `whileStopped` if given (to act during the outage), then starts it again on the same port.
+   */
+  restart(options?: { whileStopped?: () => Promise<void> }): Promise<void>;
   /** Stops the server and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -59,7 +64,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     user,
     password,
     port,
-    persistent: false,
+    // Kept on stop, so restart() finds its databases; stop() below removes the directory itself.
+    persistent: true,
     createPostgresUser: true,
     postgresFlags: [
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -91,6 +97,14 @@ export async function startTestPostgres(): Promise<TestPostgres> {
         await client.end();
       }
       return `postgres://${user}:${password}@127.0.0.1:${port}/${name}`;
+    },
+    async restart({ whileStopped } = {}) {
+      await server.stop();
+      try {
+        await whileStopped?.();
+      } finally {
+        await server.start();
+      }
     },
     async stop() {
       await server.stop();

@@ -1,0 +1,167 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { AppendNotice, SessionCoordination, TetherStore } from '@tether/runtime';
+import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestServer } from './__fixtures__/test-server.js';
+import { openPostgresStore } from './index.js';
+
+// The server is restarted under open stores (its own server for this file): what was committed
+// stays, what is written during the outage lands once it is back, or fails with store_failure when
+// it stays away past the store's retry bound (about 10 s).
+const server = useTestServer();
+
+const opened: TetherStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function openStore(url: string, ownerId: string): Promise<TetherStore & { coordination: SessionCoordination }> {
+  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
+  opened.push(store);
+  if (store.coordination === undefined) throw new Error('A PostgreSQL store has a coordination.');
+  return store as TetherStore & { coordination: SessionCoordination };
+}
+
+async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function listeners(url: string): Promise<number[]> {
+  const rows = await query<{ pid: number }>(
+    url,
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN tether_appends'`,
+  );
+  return rows.map((row) => row.pid);
+}
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const at = '2026-12-01T00:00:00.000Z';
+
+function eventsOf(from: number, to: number): ProtocolEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, index) => ({
+    type: 'diagnostic' as const,
+    sessionId,
+    seq: from + index,
+    at,
+    level: 'info' as const,
+    code: 'outage-test',
+  }));
+}
+
+function unitOf(from: number, to: number) {
+  const session = sampleSessionRecord({ sessionId, lastSeq: to });
+  return { events: eventsOf(from, to), sessions: [session], runs: [], interactions: [], receipts: [], blobs: [] };
+}
+
+function seqs(events: readonly ProtocolEvent[]): number[] {
+  return events.map((event) => event.seq);
+}
+
+describe('PostgreSQL store: connection loss', () => {
+  it('lands a commit made while the server is down once it is back, and its followers resync', async () => {
+    const url = await server().createDatabase();
+    const [writer, follower] = await Promise.all([openStore(url, 'daemon-a'), openStore(url, 'daemon-b')]);
+    const heard: (AppendNotice | 'resync')[] = [];
+    follower.coordination.onAppended((notice) => heard.push(notice));
+    await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toHaveLength(1);
+    await writer.coordination.claim(sessionId);
+    await writer.commit(unitOf(1, 2));
+
+    let duringOutage: Promise<void> | undefined;
+    let readAfterIt: Promise<ProtocolEvent[]> | undefined;
+    let countedDuringOutage: Promise<unknown> | undefined;
+    await server().restart({
+      whileStopped: async () => {
+        await expect(query(url, 'SELECT 1')).rejects.toThrow();
+        duringOutage = writer.commit(unitOf(3, 4));
+        // A read waits for the writes called before it; another store's read just waits for the server.
+        readAfterIt = writer.readEvents(sessionId, { afterSeq: 0, limit: 10 });
+        countedDuringOutage = follower.countSessionsByState();
+      },
+    });
+    await duringOutage;
+    expect(seqs(await readAfterIt!)).toEqual([1, 2, 3, 4]);
+    expect(await countedDuringOutage).toEqual({ idle: 1, running: 0, waiting: 0, closed: 0 });
+    expect(seqs(await follower.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3, 4]);
+    expect((await follower.getSession(sessionId))?.lastSeq).toBe(4);
+
+    // The follower's notice connection came back and said so; it hears the writer's appends again.
+    await expect.poll(() => heard, { timeout: 15_000, interval: 20 }).toContain('resync');
+    await writer.commit(unitOf(5, 5));
+    await expect
+      .poll(() => heard.slice(heard.lastIndexOf('resync') + 1), { timeout: 10_000, interval: 20 })
+      .toContainEqual({ sessionId, seq: 5 });
+    // Its lease held through the outage: the other store still finds it taken.
+    expect(await follower.coordination.claim(sessionId)).toMatchObject({ status: 'held_elsewhere' });
+  }, 60_000);
+
+  it('fails a commit with store_failure store_unreachable when the server stays down past the retry bound, having written nothing', async () => {
+    const url = await server().createDatabase();
+    const writer = await openStore(url, 'daemon-a');
+    await writer.commit(unitOf(1, 1));
+    const started = Date.now();
+    await server().restart({
+      whileStopped: async () => {
+        const error = await agentErrorOf(writer.commit(unitOf(2, 3)));
+        expect(error.code).toBe('store_failure');
+        expect(error.details?.['reason']).toBe('store_unreachable');
+        expect(error.message).toContain('write the change; nothing was written');
+        expect(error.message).not.toContain(new URL(url).password);
+      },
+    });
+    // It retried for about 10 s before giving up.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(8_000);
+    expect(seqs(await writer.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
+    await writer.commit(unitOf(2, 3));
+    expect(seqs(await writer.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3]);
+  }, 60_000);
+
+  it('settles a commit whose connection is ended while it commits by reading the heads, and stores it once', async () => {
+    const url = await server().createDatabase();
+    const writer = await openStore(url, 'daemon-a');
+    await writer.commit(unitOf(1, 1));
+    // A deferred trigger makes COMMIT wait on an advisory lock the test holds, so the connection can
+    // be ended in the middle of COMMIT itself.
+    await query(
+      url,
+      `CREATE FUNCTION wait_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_advisory_lock_shared(42); PERFORM pg_advisory_unlock_shared(42); RETURN NULL; END $$`,
+    );
+    await query(
+      url,
+      `CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION wait_at_commit()`,
+    );
+    const gate = new pg.Client({ connectionString: url });
+    await gate.connect();
+    try {
+      await gate.query('SELECT pg_advisory_lock(42)');
+      const committing = writer.commit(unitOf(2, 3));
+      const committers = async () =>
+        (
+          await query<{ pid: number }>(
+            url,
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query = 'COMMIT'`,
+          )
+        ).map((row) => row.pid);
+      await expect.poll(committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
+      const [cut] = await committers();
+      await query(url, 'SELECT pg_terminate_backend($1)', [cut]);
+      await expect
+        .poll(async () => (await committers()).filter((pid) => pid !== cut), { timeout: 10_000, interval: 20 })
+        .toHaveLength(1);
+      await gate.query('SELECT pg_advisory_unlock(42)');
+      await committing;
+    } finally {
+      await gate.end();
+    }
+    expect(seqs(await writer.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3]);
+  });
+});
