@@ -1,8 +1,10 @@
 /**
  * The peers scenario's Tether leg, run in its own host process: the main scenario's Tether (an
  * in-process runtime over SQLite, the Claude provider), through the lifecycle harness; the new
- * session prewarmed goes through the provider's warm pool as the lifecycle scenario measures it.
+ * session prewarmed claims the provider's warm-pool spare for a folder never seen before.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { cpuMs } from './peer-turn-timer.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
@@ -47,16 +49,18 @@ export async function runTetherPeerLeg(context) {
     await tether.dispose();
   }
   if (!warmPool) return result;
-  // (e) the warm pool's spare, replaced and idle, adopted by a new session (in the same folder and
-  // configuration as the session that started the pool: what the pool can serve today).
+  // (e) the warm pool's spare, parked (--await-claim) and idle, claimed by a new session in a folder
+  // never seen before (the session that started the pool opened in the main workspace).
   const pool = await startTether({ ...context, provider: { warmPool: { spares: 1 } } });
   let poolWatch;
   try {
     const first = await pool.runtime.openSession({ workspace: directory });
     await pool.runtime.closeSession({ sessionId: first.sessionId });
+    const fresh = `${context.root}/fresh-tether-${randomUUID()}`;
+    await mkdir(fresh, { recursive: true });
     await waitForIdleSpare({ apiPid: context.apiPid });
     const start = performance.now();
-    const { sessionId } = await pool.runtime.openSession({ workspace: directory });
+    const { sessionId } = await pool.runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
     poolWatch = new EventWatch(pool.runtime, sessionId);
     const turn = await tetherTurn(pool.runtime, poolWatch, sessionId, short, { start });
     result.prewarmed = { firstDeltaMs: turn.firstDeltaMs, turnMs: turn.turnMs };

@@ -24,6 +24,9 @@ import { StallWatchdog } from './stall-watchdog.js';
 import { type AnswerWriter, ToolPrompts } from './tool-prompts.js';
 import type { Launcher, Spare } from './warm-pool.js';
 
+/** How far into the turn that took a spare its replacement starts at the latest. */
+const spareReplacementDelayMs = 2_000;
+
 /** Why the session stopped its agent (reported by session.process_stopped). */
 type StopReason = 'idle' | 'closed' | 'released';
 
@@ -62,6 +65,8 @@ export abstract class AgentLifecycle implements PoolMember {
   protected interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** A spare refused this session's claim (its folder cannot be claimed): it starts cold from then on. */
   protected spareRefused = false;
+  /** Starts the spare that replaces the one this session took, once its first turn is under way (adopt). */
+  protected spareReplacement: (() => void) | null = null;
   /** The current turn's input, kept until the CLI acknowledges it. */
   protected unacknowledged: {
     readonly turn: AgentProviderV1Turn;
@@ -300,8 +305,23 @@ export abstract class AgentLifecycle implements PoolMember {
     } else spare.adopt(listener);
     // A spare answered initialize: its start-up is behind it.
     this.beginConnection(spare.connection, spare.providerSessionId, true);
-    this.settings.warmPool?.prepare(key, this.launcher());
+    // Not now: on a small machine a spare's start-up (a second of CPU) would compete with the very
+    // turn the spare is there to speed up. It starts when that turn or process ends, or a while into a long turn.
+    const warmPool = this.settings.warmPool;
+    const launcher = this.launcher();
+    const timer = setTimeout(() => this.replaceSpare(), spareReplacementDelayMs);
+    timer.unref();
+    this.spareReplacement = () => {
+      clearTimeout(timer);
+      warmPool?.prepare(key, launcher);
+    };
     return spare.connection;
+  }
+
+  protected replaceSpare(): void {
+    const replace = this.spareReplacement;
+    this.spareReplacement = null;
+    replace?.();
   }
 
   protected async stopConnection(reason: StopReason, force = false): Promise<void> {

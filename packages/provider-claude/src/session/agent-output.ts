@@ -111,6 +111,7 @@ export abstract class AgentOutput extends AgentLifecycle {
   }
 
   protected afterTurn(turn: ActiveTurn): void {
+    this.replaceSpare();
     this.prompts.forgetRun(turn.runId, this.answerWriter());
     this.watchdog.stop();
     this.startupWatchdog.cancel();
@@ -172,6 +173,7 @@ export abstract class AgentOutput extends AgentLifecycle {
   }
 
   protected onEnd(ending: ConnectionEnding): void {
+    this.replaceSpare();
     this.connection = null;
     this.startupWatchdog.cancel();
     this.settings.pool.release(this);
