@@ -1,6 +1,6 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 import { SharedStoreDouble } from './shared-store.test-helper.js';
 import { createAgentRuntime } from './agent-runtime.js';
@@ -19,8 +19,19 @@ async function start(shared: SharedStoreDouble, ownerId: string, turn?: MockTurn
   return { runtime, provider, store };
 }
 
-async function stopAll(): Promise<void> {
+afterEach(async () => {
   await Promise.all(running.splice(0).map((runtime) => runtime.shutdown({ force: true })));
+});
+
+/** A's session with a run that never ends by itself, taken over by B once A stalls (B ended the run). */
+async function takenOverFromStalledA(shared: SharedStoreDouble) {
+  const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+  const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+  const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+  const b = await start(shared, 'owner-b');
+  const ended = b.runtime.waitForRun(runId);
+  shared.stall('owner-a');
+  return { a, b, sessionId, runId, ended: await ended };
 }
 
 const text = (value: string) => [{ type: 'text' as const, text: value }];
@@ -47,154 +58,116 @@ function followUntil(runtime: AgentRuntime, sessionId: string, until: (event: Pr
 describe('a runtime sharing its store with others', () => {
   it("refuses commands on another runtime's session (session_owned_elsewhere, nothing changed) and skips it at start-up", async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a');
-      await a.store.coordination!.advertise('http://daemon-a.test:7777');
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      const b = await start(shared, 'owner-b');
-      const before = await a.runtime.readEvents(sessionId);
-      const refusal = await agentErrorOf(b.runtime.submitTurn({ sessionId, input: text('hi') }));
-      expect(refusal).toMatchObject({
-        code: 'session_owned_elsewhere',
-        details: { ownerId: 'owner-a', ownerUrl: 'http://daemon-a.test:7777' },
-      });
-      expect(await a.runtime.readEvents(sessionId)).toEqual(before);
-      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-a');
-      expect(b.provider.sessions).toHaveLength(0);
-      // Listed and read there all the same (an open session of another runtime, from its row).
-      expect((await b.runtime.listSessions()).map((session) => session.sessionId)).toEqual([sessionId]);
-      expect(await b.runtime.countSessionsByState()).toMatchObject({ idle: 1, closed: 0 });
-    } finally {
-      await stopAll();
-    }
+    const a = await start(shared, 'owner-a');
+    await a.store.coordination!.advertise('http://daemon-a.test:7777');
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const b = await start(shared, 'owner-b');
+    const before = await a.runtime.readEvents(sessionId);
+    const refusal = await agentErrorOf(b.runtime.submitTurn({ sessionId, input: text('hi') }));
+    expect(refusal).toMatchObject({
+      code: 'session_owned_elsewhere',
+      details: { ownerId: 'owner-a', ownerUrl: 'http://daemon-a.test:7777' },
+    });
+    expect(await a.runtime.readEvents(sessionId)).toEqual(before);
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-a');
+    expect(b.provider.sessions).toHaveLength(0);
+    // Listed and read there all the same (an open session of another runtime, from its row).
+    expect((await b.runtime.listSessions()).map((session) => session.sessionId)).toEqual([sessionId]);
+    expect(await b.runtime.countSessionsByState()).toMatchObject({ idle: 1, closed: 0 });
   });
 
   it("hands another runtime's events to followers and run waiters in order, but not to observers", async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a', async ({ runId, emit }) => {
-        for (let index = 0; index < 30; index += 1) {
-          emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-      });
-      const b = await start(shared, 'owner-b');
-      const observed: ProtocolEvent[] = [];
-      b.runtime.observe((event) => observed.push(event));
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      const followed = followUntil(b.runtime, sessionId, (event) => event.type === 'run.completed');
-      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
-      expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
-      const events = await followed;
-      expect(seqs(events)).toEqual(oneTo(events.length));
-      expect(events).toEqual(await a.runtime.readEvents(sessionId, { limit: events.length }));
-      expect(observed).toEqual([]);
-    } finally {
-      await stopAll();
-    }
+    const a = await start(shared, 'owner-a', async ({ runId, emit }) => {
+      for (let index = 0; index < 30; index += 1) {
+        emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    });
+    const b = await start(shared, 'owner-b');
+    const observed: ProtocolEvent[] = [];
+    b.runtime.observe((event) => observed.push(event));
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const followed = followUntil(b.runtime, sessionId, (event) => event.type === 'run.completed');
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+    expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    const events = await followed;
+    expect(seqs(events)).toEqual(oneTo(events.length));
+    expect(events).toEqual(await a.runtime.readEvents(sessionId, { limit: events.length }));
+    expect(observed).toEqual([]);
   });
 
   it('catches followers up from the store after a resync, when notices were missed', async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a');
-      const b = await start(shared, 'owner-b');
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      const first = await a.runtime.submitTurn({ sessionId, input: text('one') });
-      const followed = followUntil(
-        b.runtime,
-        sessionId,
-        (event) => event.type === 'run.completed' && event.runId !== first.runId,
-      );
-      await b.runtime.waitForRun(first.runId);
-      shared.muted = true;
-      const second = await a.runtime.submitTurn({ sessionId, input: text('two') });
-      await a.runtime.waitForRun(second.runId);
-      shared.muted = false;
-      shared.resync();
-      const events = await followed;
-      expect(events.at(-1)).toMatchObject({ type: 'run.completed', runId: second.runId });
-      expect(seqs(events)).toEqual(oneTo(events.length));
-    } finally {
-      await stopAll();
-    }
+    const a = await start(shared, 'owner-a');
+    const b = await start(shared, 'owner-b');
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const first = await a.runtime.submitTurn({ sessionId, input: text('one') });
+    const followed = followUntil(
+      b.runtime,
+      sessionId,
+      (event) => event.type === 'run.completed' && event.runId !== first.runId,
+    );
+    await b.runtime.waitForRun(first.runId);
+    shared.muted = true;
+    const second = await a.runtime.submitTurn({ sessionId, input: text('two') });
+    await a.runtime.waitForRun(second.runId);
+    shared.muted = false;
+    shared.resync();
+    const events = await followed;
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', runId: second.runId });
+    expect(seqs(events)).toEqual(oneTo(events.length));
   });
 
   it("takes a stalled runtime's session over in a sweep, ending its run runtime_restarted; the stale one drops it", async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
-      const b = await start(shared, 'owner-b');
-      const ended = b.runtime.waitForRun(runId);
-      shared.stall('owner-a');
-      expect(await ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
-      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+    const { a, b, sessionId, ended } = await takenOverFromStalledA(shared);
+    expect(ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
 
-      shared.heartbeat('owner-a');
-      // The stale runtime's agent is stopped at once, forced: its output can no longer be written.
-      await expect.poll(() => a.provider.sessions[0]?.stops).toEqual(['release']);
-      const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId, input: text('again') }));
-      expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
-      const next = await b.runtime.submitTurn({ sessionId, input: text('there') });
-      expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
-    } finally {
-      await stopAll();
-    }
+    shared.heartbeat('owner-a');
+    // The stale runtime's agent is stopped at once, forced: its output can no longer be written.
+    await expect.poll(() => a.provider.sessions[0]?.stops).toEqual(['release']);
+    const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId, input: text('again') }));
+    expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+    const next = await b.runtime.submitTurn({ sessionId, input: text('there') });
+    expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
   });
 
   it('drops a session whose commit is refused for a lost lease without retrying it, and refuses its next command', async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
-      const b = await start(shared, 'owner-b');
-      shared.stall('owner-a');
-      await b.runtime.waitForRun(runId);
-      const afterTakeover = await b.runtime.readEvents(sessionId);
+    const { a, b, sessionId, runId } = await takenOverFromStalledA(shared);
+    const afterTakeover = await b.runtime.readEvents(sessionId);
 
-      // A's agent goes on, unaware; its heartbeat has not noticed yet.
-      const agent = a.provider.sessions[0]!;
-      agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'stale' });
-      await expect.poll(() => agent.stops).toEqual(['release']);
-      agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'later' });
-      expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [sessionId] }]);
-      expect(await b.runtime.readEvents(sessionId)).toEqual(afterTakeover);
-      const refusal = await agentErrorOf(a.runtime.interruptRun({ sessionId }));
-      expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
-    } finally {
-      await stopAll();
-    }
+    // A's agent goes on, unaware; its heartbeat has not noticed yet.
+    const agent = a.provider.sessions[0]!;
+    agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'stale' });
+    await expect.poll(() => agent.stops).toEqual(['release']);
+    agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'later' });
+    expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [sessionId] }]);
+    expect(await b.runtime.readEvents(sessionId)).toEqual(afterTakeover);
+    const refusal = await agentErrorOf(a.runtime.interruptRun({ sessionId }));
+    expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
   });
 
   it('lets a closed session leave memory at once and gives its lease back, for any runtime to reopen', async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a');
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      await a.runtime.closeSession({ sessionId });
-      expect(shared.leases.has(sessionId)).toBe(false);
-      const b = await start(shared, 'owner-b');
-      await b.runtime.openSession({ continueSession: sessionId });
-      expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
-      const { runId } = await b.runtime.submitTurn({ sessionId, input: text('back') });
-      expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
-    } finally {
-      await stopAll();
-    }
+    const a = await start(shared, 'owner-a');
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    await a.runtime.closeSession({ sessionId });
+    expect(shared.leases.has(sessionId)).toBe(false);
+    const b = await start(shared, 'owner-b');
+    await b.runtime.openSession({ continueSession: sessionId });
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+    const { runId } = await b.runtime.submitTurn({ sessionId, input: text('back') });
+    expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
   });
 
   it('claims a new session before its first commit', async () => {
     const shared = new SharedStoreDouble();
-    try {
-      const a = await start(shared, 'owner-a');
-      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-      expect(shared.leases.get(sessionId)).toEqual({ ownerId: 'owner-a', token: 1 });
-    } finally {
-      await stopAll();
-    }
+    const a = await start(shared, 'owner-a');
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    expect(shared.leases.get(sessionId)).toEqual({ ownerId: 'owner-a', token: 1 });
   });
 });
