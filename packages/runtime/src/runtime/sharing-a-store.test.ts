@@ -151,6 +151,30 @@ describe('a runtime sharing its store with others', () => {
     expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
   });
 
+  it('writes the other sessions of a background unit refused for one lost lease, at once', async () => {
+    const shared = new SharedStoreDouble();
+    const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+    const workspace = { kind: 'directory' as const, path: test.workspace };
+    const lost = (await a.runtime.openSession({ workspace })).sessionId;
+    const kept = (await a.runtime.openSession({ workspace })).sessionId;
+    const lostRun = await a.runtime.submitTurn({ sessionId: lost, input: text('go') });
+    const keptRun = await a.runtime.submitTurn({ sessionId: kept, input: text('go') });
+    // Another runtime took `lost` alone (its fencing token raised); A has not noticed.
+    shared.leases.set(lost, { ownerId: 'owner-b', token: 2 });
+    const [lostAgent, keptAgent] = a.provider.sessions;
+    // Staged in the same tick: one background unit.
+    lostAgent!.emit({ type: 'run.message_delta', runId: lostRun.runId, blockId: 'b:0', text: 'not mine' });
+    keptAgent!.emit({ type: 'run.message_delta', runId: keptRun.runId, blockId: 'b:0', text: 'mine' });
+    await expect.poll(() => lostAgent!.stops).toEqual(['release']);
+    await expect
+      .poll(async () => (await a.runtime.readEvents(kept)).some((event) => event.type === 'run.message_delta'))
+      .toBe(true);
+    expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [lost] }]);
+    expect((await a.runtime.readEvents(lost)).some((event) => event.type === 'run.message_delta')).toBe(false);
+    expect(keptAgent!.stops).toEqual([]);
+    expect(await a.runtime.getSession(kept)).toMatchObject({ state: 'running', activeRunId: keptRun.runId });
+  });
+
   it('lets a closed session leave memory at once and gives its lease back, for any runtime to reopen', async () => {
     const shared = new SharedStoreDouble();
     const a = await start(shared, 'owner-a');
