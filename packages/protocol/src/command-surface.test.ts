@@ -20,6 +20,7 @@ const sampleInputs: { readonly [Type in CommandType]: CommandInput<CommandOfType
   open_session: { workspace: { kind: 'directory', path: '/repo' } },
   submit_turn: { sessionId, input: [{ type: 'text', text: 'hi' }] },
   interrupt_run: { sessionId },
+  cancel_queued_input: { sessionId, inputId: `inp_${'d'.repeat(32)}` },
   close_session: { sessionId },
   respond_interaction: { sessionId, interactionRef: `int_${'b'.repeat(32)}`, answer: { decision: 'deny' } },
   set_permission_mode: { sessionId, mode: 'plan' },

@@ -15,6 +15,8 @@ export const commandMethodNames = {
   /** Answers as soon as the run is recorded; follow it through the session's events. */
   submit_turn: 'submitTurn',
   interrupt_run: 'interruptRun',
+  /** A queued follow-up withdrawn before it starts (input_not_queued once it started, was folded in or ended). */
+  cancel_queued_input: 'cancelQueuedInput',
   close_session: 'closeSession',
   /** An approval or a question set; the first answer wins. */
   respond_interaction: 'respondInteraction',

@@ -3,6 +3,8 @@ import { CommandId, RunId, SessionId } from './identifiers.js';
 import { AnyInputPart } from './input.js';
 import { InteractionAnswer, InteractionRef } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
+import { ContextUsage } from './plan-limits.js';
+import { InputDelivery, InputId } from './queued-inputs.js';
 import { SessionConfiguration, configurationSizeIssue, sessionConfigurationKeys } from './session-configuration.js';
 import { Workspace } from './workspace.js';
 
@@ -68,13 +70,30 @@ export const SubmitTurnCommand = sessionScoped('submit_turn', {
   input: z.array(AnyInputPart).min(1).max(200),
   /** Overrides the session's redactInput for this turn. */
   redactInput: z.boolean().optional(),
+  /**
+   * What to do when a run is active: without it the turn is refused (run_active), as before;
+   * after_turn queues it as the next run, steer hands it into the running turn (InputDelivery).
+   * On an idle session the turn starts at once either way.
+   */
+  delivery: InputDelivery.optional(),
 });
 export type SubmitTurnCommand = z.infer<typeof SubmitTurnCommand>;
 
 export const InterruptRunCommand = sessionScoped('interrupt_run', {
   runId: RunId.optional(),
+  /**
+   * Also cancel the session's queued after_turn inputs (input.cancelled, interrupted). Without it
+   * they run next, in order. Steered inputs that have not reached the model are cancelled either way.
+   */
+  cancelQueued: z.boolean().optional(),
 });
 export type InterruptRunCommand = z.infer<typeof InterruptRunCommand>;
+
+/** Withdraws a queued input before it starts (after_turn), or before the agent took it (steer). */
+export const CancelQueuedInputCommand = sessionScoped('cancel_queued_input', {
+  inputId: InputId,
+});
+export type CancelQueuedInputCommand = z.infer<typeof CancelQueuedInputCommand>;
 
 export const CloseSessionCommand = sessionScoped('close_session', {});
 export type CloseSessionCommand = z.infer<typeof CloseSessionCommand>;
@@ -161,6 +180,7 @@ export const Command = z.discriminatedUnion('type', [
   OpenSessionCommand,
   SubmitTurnCommand,
   InterruptRunCommand,
+  CancelQueuedInputCommand,
   CloseSessionCommand,
   RespondInteractionCommand,
   SetPermissionModeCommand,
@@ -178,7 +198,12 @@ export const OpenSessionReceipt = sessionScoped('open_session', {});
 export type OpenSessionReceipt = z.infer<typeof OpenSessionReceipt>;
 
 export const SubmitTurnReceipt = sessionScoped('submit_turn', {
+  /** The run that carries the turn: started now, the run a queued after_turn input will start as, or the running run a steer went into. */
   runId: RunId,
+  /** Present when the turn was queued (a delivery was given and a run was active). */
+  inputId: InputId.optional(),
+  /** True when the turn did not start at once but was queued (after_turn) or sent into the running run (steer). */
+  queued: z.boolean().optional(),
 });
 export type SubmitTurnReceipt = z.infer<typeof SubmitTurnReceipt>;
 
@@ -187,6 +212,11 @@ export const InterruptRunReceipt = sessionScoped('interrupt_run', {
   runId: RunId.nullable(),
 });
 export type InterruptRunReceipt = z.infer<typeof InterruptRunReceipt>;
+
+export const CancelQueuedInputReceipt = sessionScoped('cancel_queued_input', {
+  inputId: InputId,
+});
+export type CancelQueuedInputReceipt = z.infer<typeof CancelQueuedInputReceipt>;
 
 export const CloseSessionReceipt = sessionScoped('close_session', {});
 export type CloseSessionReceipt = z.infer<typeof CloseSessionReceipt>;
@@ -215,14 +245,6 @@ export const SetModelReceipt = sessionScoped('set_model', {
 });
 export type SetModelReceipt = z.infer<typeof SetModelReceipt>;
 
-export const ContextUsage = z.strictObject({
-  model: z.string().max(200).nullable(),
-  totalTokens: z.number().nonnegative(),
-  maxTokens: z.number().nonnegative(),
-  percentage: z.number().nonnegative(),
-  categories: z.array(z.strictObject({ name: z.string().max(200), tokens: z.number().nonnegative() })).max(100),
-});
-export type ContextUsage = z.infer<typeof ContextUsage>;
 
 export const GetContextUsageReceipt = sessionScoped('get_context_usage', {
   usage: ContextUsage,
@@ -264,6 +286,7 @@ export const Receipt = z.discriminatedUnion('type', [
   OpenSessionReceipt,
   SubmitTurnReceipt,
   InterruptRunReceipt,
+  CancelQueuedInputReceipt,
   CloseSessionReceipt,
   RespondInteractionReceipt,
   SetPermissionModeReceipt,

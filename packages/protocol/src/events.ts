@@ -10,6 +10,8 @@ import {
   InteractionRequest,
 } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
+import { ContextUsage, PlanLimits } from './plan-limits.js';
+import { InputCancelReason, InputDelivery, InputId } from './queued-inputs.js';
 import { TokenUsage } from './usage.js';
 import { ChangedFile, Workspace, WorkspaceStatus } from './workspace.js';
 
@@ -29,8 +31,13 @@ function runEvent<Type extends string, Shape extends z.ZodRawShape>(type: Type, 
   return z.strictObject({ type: z.literal(type), ...envelope, runId: RunId, ...shape });
 }
 
-const BlockId = z.string().min(1).max(300);
-const ToolUseId = z.string().min(1).max(300);
+/** The longest text one delta event carries: a longer text is split over several, and deltas coalesced up to it. */
+export const deltaTextLimit = 100_000;
+/** The longest block or tool-use id an event carries. */
+export const eventIdLengthLimit = 300;
+
+const BlockId = z.string().min(1).max(eventIdLengthLimit);
+const ToolUseId = z.string().min(1).max(eventIdLengthLimit);
 /** Set when the frame came from a subagent: the tool call that started it. Absent for the main answer. */
 const parentToolUseId = ToolUseId.optional();
 
@@ -168,13 +175,13 @@ export const RunInterruptRequestedEvent = runEvent('run.interrupt_requested', {}
 export const RunMessageDeltaEvent = runEvent('run.message_delta', {
   /** The content block the text belongs to: text before and after a tool call has different ids. */
   blockId: BlockId,
-  text: z.string().max(100_000),
+  text: z.string().max(deltaTextLimit),
   parentToolUseId,
 });
 
 export const RunThinkingDeltaEvent = runEvent('run.thinking_delta', {
   blockId: BlockId,
-  text: z.string().max(100_000),
+  text: z.string().max(deltaTextLimit),
   parentToolUseId,
 });
 
@@ -262,6 +269,50 @@ export const InteractionSendFailedEvent = runEvent('interaction.send_failed', {
   interactionRef: InteractionRef,
 });
 
+/**
+ * A turn submitted while a run was active was queued (after_turn) or sent into the running run
+ * (steer). `runId` is the run it will start as (after_turn) or the running run (steer). Exactly one
+ * of input.started, input.folded or input.cancelled ends it.
+ */
+export const InputQueuedEvent = sessionEvent('input.queued', {
+  inputId: InputId,
+  delivery: InputDelivery,
+  runId: RunId,
+  /** The input as run.started records it; null when redacted. */
+  input: z.array(InputPart).nullable(),
+  inputRedacted: z.boolean(),
+});
+
+/** A queued after_turn input started as its own run (its run.started follows). */
+export const InputStartedEvent = runEvent('input.started', {
+  inputId: InputId,
+});
+
+/** A steered input reached the agent inside the running run `runId`. */
+export const InputFoldedEvent = runEvent('input.folded', {
+  inputId: InputId,
+});
+
+/** A queued input ended without running (InputCancelReason); `runId` as on its input.queued. */
+export const InputCancelledEvent = sessionEvent('input.cancelled', {
+  inputId: InputId,
+  runId: RunId,
+  reason: InputCancelReason,
+  /** Set with agent_refused: what the agent said, as an error. */
+  error: SerializedAgentError.optional(),
+});
+
+/** The account's plan limits as the agent last reported them (see PlanLimits). */
+export const SessionLimitsChangedEvent = sessionEvent('session.limits_changed', {
+  limits: PlanLimits,
+});
+
+/** How full the agent's context window is, measured after a run. */
+export const SessionContextMeasuredEvent = sessionEvent('session.context_measured', {
+  runId: RunId.optional(),
+  contextUsage: ContextUsage,
+});
+
 export const DiagnosticLevel = z.enum(['debug', 'info', 'warning', 'error']);
 export type DiagnosticLevel = z.infer<typeof DiagnosticLevel>;
 
@@ -286,6 +337,12 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   SessionProcessStoppedEvent,
   RunStartedEvent,
   RunQueuedEvent,
+  InputQueuedEvent,
+  InputStartedEvent,
+  InputFoldedEvent,
+  InputCancelledEvent,
+  SessionLimitsChangedEvent,
+  SessionContextMeasuredEvent,
   RunCheckpointedEvent,
   RunFilesChangedEvent,
   RunInterruptRequestedEvent,

@@ -61,6 +61,8 @@ export {
   SetModelReceipt,
   GetContextUsageCommand,
   GetContextUsageReceipt,
+  CancelQueuedInputCommand,
+  CancelQueuedInputReceipt,
   GetSessionCostCommand,
   GetSessionCostReceipt,
   ForkSessionCommand,
@@ -68,10 +70,11 @@ export {
   RewindSessionCommand,
   RewindSessionReceipt,
   RestoredFiles,
-  ContextUsage,
   ProviderName,
 } from './commands.js';
 export type { CommandType } from './commands.js';
+export { ContextUsage, LimitWindow, PlanLimits } from './plan-limits.js';
+export { InputCancelReason, InputDelivery, InputId, QueuedInput, newInputId } from './queued-inputs.js';
 export { commandMethodNames, commandTypes, commandFromInput, commandMethods } from './command-surface.js';
 export type {
   CommandInput,
@@ -95,6 +98,8 @@ export {
   protocolEventTypes,
   eventBodySchema,
   isRunTerminal,
+  deltaTextLimit,
+  eventIdLengthLimit,
   SessionOpenedEvent,
   SessionClosedEvent,
   SessionForkedEvent,
@@ -125,6 +130,12 @@ export {
   InteractionWithdrawnEvent,
   InteractionCancelledEvent,
   InteractionSendFailedEvent,
+  InputQueuedEvent,
+  InputStartedEvent,
+  InputFoldedEvent,
+  InputCancelledEvent,
+  SessionLimitsChangedEvent,
+  SessionContextMeasuredEvent,
 } from './events.js';
 export {
   InteractionRef,

@@ -29,6 +29,12 @@ export const ProviderCapabilities = z.looseObject({
   sessionCost: z.boolean().optional(),
   /** Input part types a turn may carry. */
   inputParts: z.array(z.string()),
+  /** submit_turn with delivery steer (the session's doSteer); absent: false. */
+  steer: z.boolean().optional(),
+  /** The account's plan limits (session.limits_changed parts); absent: false. */
+  planLimits: z.boolean().optional(),
+  /** Per-session budgets (maxCostUsd, maxTurns) enforced by the agent; absent: false. */
+  budgets: z.boolean().optional(),
 });
 export type ProviderCapabilities = z.infer<typeof ProviderCapabilities>;
 

@@ -149,6 +149,13 @@ export const SessionConfiguration = z.strictObject({
   fileCheckpointing: z.boolean().optional(),
   /** Extra environment for the agent process (at most 100 variables, 100,000 bytes). Values are kept out of the event log. */
   environment: environment.optional(),
+  /**
+   * The session's budget in USD (its runs' cost together, as usage reports it): a run that passes
+   * it ends failed with budget_exceeded, and a turn submitted once it is spent is refused with it.
+   */
+  maxCostUsd: z.number().positive().max(1_000_000).optional(),
+  /** The most model round trips (agentic turns) one run may take; a run that needs more ends failed with budget_exceeded. */
+  maxTurns: z.number().int().positive().max(10_000).optional(),
 });
 export type SessionConfiguration = z.infer<typeof SessionConfiguration>;
 

@@ -4,6 +4,8 @@ import { RunId, SessionId } from './identifiers.js';
 import { RunOutcome } from './events.js';
 import { InteractionRef, InteractionRequest, InteractionStatus } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
+import { ContextUsage, PlanLimits } from './plan-limits.js';
+import { QueuedInput } from './queued-inputs.js';
 import { sessionTitleMaxLength } from './session-title.js';
 import { TokenUsage } from './usage.js';
 import { Workspace, WorkspaceStatus } from './workspace.js';
@@ -81,6 +83,12 @@ export const SessionSnapshot = z.strictObject({
   modesRequiringRestart: z.array(PermissionMode),
   /** Interactions still waiting for (or being delivered from) the host. */
   pendingInteractions: z.array(InteractionSnapshot),
+  /** Follow-ups sent while a run was active that have not started, been folded in or been cancelled yet, oldest first. */
+  queuedInputs: z.array(QueuedInput),
+  /** The account's plan limits as last reported (PlanLimits says when an account has none); null until the agent reported anything. */
+  limits: PlanLimits.nullable(),
+  /** How full the context window was after the last run; null until measured. */
+  contextUsage: ContextUsage.nullable(),
   providerSessionId: z.string().nullable(),
   /** Set on a fork: the session (and run) its conversation was copied from. */
   forkedFrom: z.strictObject({ sessionId: SessionId, runId: RunId.nullable() }).nullable(),

@@ -23,6 +23,10 @@ export type AgentProviderV1Part = EventBodyOfType<
   | 'interaction.requested'
   | 'interaction.withdrawn'
   | 'diagnostic'
+  | 'input.folded'
+  | 'input.cancelled'
+  | 'session.limits_changed'
+  | 'session.context_measured'
 >;
 
 export type AgentProviderV1PartType = AgentProviderV1Part['type'];

@@ -114,6 +114,20 @@ export interface AgentProviderV1Session {
    */
   doInterrupt(interrupt: { readonly runId: string }): Promise<{ readonly applied: boolean }>;
   /**
+   * Hands a follow-up to the agent while the run `runId` is active, to take into that run at its
+   * next opportunity (capabilities.steer). Resolves once the agent has it. The run does not end
+   * before every steered input ended: each gets one `input.folded` part (it reached the model,
+   * inside this run, even when the agent answers it after the text it was writing) or one
+   * `input.cancelled` part (the run was interrupted before it did, or the agent refused it), and
+   * only then the run's `run.completed`. Rejects with an AgentError when it cannot be sent (the run
+   * is not active, the process is gone); nothing was sent then.
+   */
+  doSteer?(steer: {
+    readonly runId: string;
+    readonly inputId: string;
+    readonly input: readonly AgentProviderV1InputPart[];
+  }): Promise<void>;
+  /**
    * Delivers the host's answer to an interaction this session raised (an `interaction.requested`
    * part). Resolves once the agent has it; rejects with an AgentError when it cannot be delivered.
    * The runtime has already checked the answer against the request.

@@ -17,6 +17,9 @@ export function sampleSnapshot(overrides: Partial<SessionSnapshot> = {}): Sessio
     permissionMode: null,
     modesRequiringRestart: [],
     pendingInteractions: [],
+    queuedInputs: [],
+    limits: null,
+    contextUsage: null,
     providerSessionId: null,
     forkedFrom: null,
     usage: { ...zeroUsage },
@@ -52,6 +55,8 @@ export function defaultReceipt(command: Command): Receipt {
       return { ...base, type: command.type, sessionId: command.sessionId, runId: command.runId ?? null };
     case 'close_session':
       return { ...base, type: command.type, sessionId: command.sessionId };
+    case 'cancel_queued_input':
+      return { ...base, type: command.type, sessionId: command.sessionId, inputId: command.inputId };
     case 'respond_interaction':
       return {
         ...base,

@@ -35,6 +35,8 @@ export const errorCodeTable = {
   auth_required: { httpStatus: 401, exitCode: 1, retryable: false },
   session_id_in_use: { httpStatus: 409, exitCode: 1, retryable: false },
   session_owned_elsewhere: { httpStatus: 409, exitCode: 1, retryable: true },
+  input_not_queued: { httpStatus: 409, exitCode: 1, retryable: false },
+  budget_exceeded: { httpStatus: 409, exitCode: 1, retryable: false },
   capacity_exceeded: { httpStatus: 429, exitCode: 1, retryable: true },
   payload_too_large: { httpStatus: 413, exitCode: 2, retryable: false },
   resume_not_found: { httpStatus: 404, exitCode: 1, retryable: false },

@@ -274,6 +274,26 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'session.workspace_ready':
     case 'session.workspace_released':
       return { ...state, workspaceStatus: event.workspace, updatedAt: at };
+    case 'input.queued': {
+      const queued = {
+        inputId: event.inputId,
+        delivery: event.delivery,
+        runId: event.runId,
+        queuedAt: at,
+        preview: turnTitle(event),
+      };
+      return { ...state, queuedInputs: [...(state.queuedInputs ?? []), queued], updatedAt: at };
+    }
+    case 'input.started':
+    case 'input.folded':
+    case 'input.cancelled': {
+      const queuedInputs = (state.queuedInputs ?? []).filter((queued) => queued.inputId !== event.inputId);
+      return { ...state, queuedInputs, updatedAt: at };
+    }
+    case 'session.limits_changed':
+      return { ...state, limits: event.limits, updatedAt: at };
+    case 'session.context_measured':
+      return { ...state, contextUsage: event.contextUsage, updatedAt: at };
     // The source of a fork is not changed by it: the event only tells its readers.
     case 'session.forked':
     case 'run.checkpointed':

@@ -1,7 +1,10 @@
 import type {
   InteractionRequest,
+  ContextUsage,
   InteractionStatus,
   LastRun,
+  PlanLimits,
+  QueuedInput,
   PermissionMode,
   ProtocolEvent,
   Receipt,
@@ -47,6 +50,15 @@ export interface SessionRecord {
   readonly title: string | null;
   /** How the most recent completed run ended (null until one completes). */
   readonly lastRun: LastRun | null;
+  /**
+   * Follow-ups not yet started, folded in or cancelled (input.queued and what ends it), oldest
+   * first. Optional so records written before follow-ups existed read as none.
+   */
+  readonly queuedInputs?: readonly QueuedInput[];
+  /** The account's plan limits as last reported (session.limits_changed); absent or null until then. */
+  readonly limits?: PlanLimits | null;
+  /** The context window after the last measured run (session.context_measured); absent or null until then. */
+  readonly contextUsage?: ContextUsage | null;
   /** The seq of the last stored event of this session (0 before the first). */
   readonly lastSeq: number;
   readonly createdAt: string;

@@ -367,6 +367,13 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_stopped':
     case 'context.cleared':
     case 'diagnostic':
+    // Follow-ups and limits: shown from the session snapshot (TODO(issue 19): in the conversation too).
+    case 'input.queued':
+    case 'input.started':
+    case 'input.folded':
+    case 'input.cancelled':
+    case 'session.limits_changed':
+    case 'session.context_measured':
       return state;
     case 'session.workspace_ready':
     case 'session.workspace_released':

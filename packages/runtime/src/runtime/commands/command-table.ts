@@ -1,5 +1,6 @@
 import type { Command, CommandType, Receipt } from '@tether/protocol';
 import type { CommandContext } from './command-context.js';
+import { cancelQueuedInput } from './cancel-queued-input.js';
 import { closeSession } from './close-session.js';
 import { forkSession } from './fork-session.js';
 import { getContextUsage } from './get-context-usage.js';
@@ -24,6 +25,7 @@ const commandHandlers: { readonly [Type in CommandType]: CommandHandler<Type> } 
   open_session: openSession,
   submit_turn: submitTurn,
   interrupt_run: interruptRun,
+  cancel_queued_input: cancelQueuedInput,
   close_session: closeSession,
   respond_interaction: respondInteraction,
   set_permission_mode: setPermissionMode,

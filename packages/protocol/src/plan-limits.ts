@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * One window of the account's plan limits as the agent reports it (Claude: five_hour, seven_day,
+ * seven_day_opus, seven_day_sonnet, overage, …; an agent's own names pass through).
+ */
+export const LimitWindow = z.strictObject({
+  window: z.string().min(1).max(100),
+  /** allowed, allowed_warning (close to the limit), rejected (at it: turns fail until resetsAt); null when not reported. */
+  status: z.enum(['allowed', 'allowed_warning', 'rejected']).nullable(),
+  /** How much of the window is used, 0–100 (may pass 100 with overage); null when not reported. */
+  usedPercent: z.number().min(0).nullable(),
+  /** ISO-8601; null when not reported. */
+  resetsAt: z.string().max(40).nullable(),
+});
+export type LimitWindow = z.infer<typeof LimitWindow>;
+
+/**
+ * The account's plan limits as last reported. Subscription accounts have them; API-key (and cloud
+ * provider) accounts do not: `available` false with the reason, rather than an empty list that
+ * would read as "no limit reached".
+ */
+export const PlanLimits = z.strictObject({
+  available: z.boolean(),
+  /** Why there are none: api_key_account, not_reported (the agent said nothing yet), or the agent's own reason. */
+  unavailableReason: z.string().max(100).nullable(),
+  windows: z.array(LimitWindow).max(50),
+  /** When Tether learned this (ISO-8601). */
+  reportedAt: z.string().max(40),
+});
+export type PlanLimits = z.infer<typeof PlanLimits>;
+
+/** How full the agent's context window is (get_context_usage, and after each run). */
+export const ContextUsage = z.strictObject({
+  model: z.string().max(200).nullable(),
+  totalTokens: z.number().nonnegative(),
+  maxTokens: z.number().nonnegative(),
+  percentage: z.number().nonnegative(),
+  categories: z.array(z.strictObject({ name: z.string().max(200), tokens: z.number().nonnegative() })).max(100),
+});
+export type ContextUsage = z.infer<typeof ContextUsage>;
