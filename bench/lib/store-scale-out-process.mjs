@@ -1,5 +1,5 @@
 /**
- * Starts bench/lib/store-scale-out-worker.mjs as a separate Node process (a "daemon" with its own
+ * Starts bench/store-scale-out-worker.mjs as a separate Node process (a "daemon" with its own
  * store) and talks to it over IPC: request(message) resolves with its answer, stop() ends it (stdin
  * EOF: the worker closes its store and exits; SIGKILL after 10 s).
  */
@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 
 export async function startStoreWorker({ repoRoot, name }) {
-  const child = fork(path.join(repoRoot, 'bench', 'lib', 'store-scale-out-worker.mjs'), [], {
+  const child = fork(path.join(repoRoot, 'bench', 'store-scale-out-worker.mjs'), [], {
     cwd: repoRoot,
     stdio: ['pipe', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,6 +1,6 @@
 /**
  * The store scenario (issue 16): SQLite and PostgreSQL side by side, each "daemon" a separate Node
- * process with its own store (bench/lib/store-scale-out-worker.mjs), writing only its own sessions.
+ * process with its own store (bench/store-scale-out-worker.mjs), writing only its own sessions.
  * (1) Durable appends per second, committed as the runtime's EventWriter commits them: one unit in
  *     flight per process, each unit several sessions' events plus their session rows; 1, 2 and 3
  *     processes on PostgreSQL (SQLite's data directory takes one process: its lock refuses a second).

@@ -1,5 +1,5 @@
 /**
- * One "daemon" of the store scale-out scenario (bench/lib/store-scale-out.mjs): a Node process with
+ * One "daemon" of the store scenario (bench/lib/store-scale-out.mjs): a Node process with
  * its own store (its own SQLite handle, or its own PostgreSQL pool and owner id) that writes only its
  * own sessions, replays a long session, or follows another process's appends through
  * store.coordination.onAppended. It answers the bench over the IPC channel; every time it reports is
@@ -9,9 +9,9 @@ import { newRunId, newSessionId } from '@tether/protocol';
 import { openPostgresStore } from '@tether/store-postgres';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { sampleSessionRecord } from '@tether/testkit';
-import { exitWithParent } from './exit-with-parent.mjs';
-import { monotonicMs } from './monotonic-clock.mjs';
-import { deltaUnit } from './store-throughput.mjs';
+import { exitWithParent } from './lib/exit-with-parent.mjs';
+import { monotonicMs } from './lib/monotonic-clock.mjs';
+import { deltaUnit } from './lib/store-throughput.mjs';
 
 let store = null;
 /** The sessions this process writes: id → { session, runId, lastSeq } (a write, for deltaUnit). */
