@@ -1,62 +1,22 @@
-import type { ProtocolEvent } from '@tether/protocol';
-import type { AppendNotice, SessionCoordination, TetherStore } from '@tether/runtime';
-import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { AppendNotice } from '@tether/runtime';
+import { describe, expect, it } from 'vitest';
+import {
+  diagnosticEvents as eventsOf,
+  noticeListeners as listeners,
+  query,
+  unitOf,
+  useStores,
+} from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
 // Two stores standing for two daemons on one database: what one appends, the other hears of.
 const server = useTestServer();
-
-const opened: TetherStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-
-async function openStore(url: string, ownerId: string): Promise<TetherStore & { coordination: SessionCoordination }> {
-  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
-  opened.push(store);
-  if (store.coordination === undefined) throw new Error('A PostgreSQL store has a coordination.');
-  return store as TetherStore & { coordination: SessionCoordination };
-}
-
-async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** The backends of the database listening for append notices (a store's notice listener, once connected). */
-async function listeners(url: string): Promise<number[]> {
-  const rows = await query<{ pid: number }>(
-    url,
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN tether_appends'`,
-  );
-  return rows.map((row) => row.pid);
-}
+const openShared = useStores();
+const openStore = (url: string, ownerId: string) => openShared({ url, maxConnections: 2, ownerId });
 
 const first = `ses_${'a'.repeat(32)}`;
 const second = `ses_${'b'.repeat(32)}`;
-const at = '2026-12-01T00:00:00.000Z';
-
-function eventsOf(sessionId: string, from: number, to: number): ProtocolEvent[] {
-  return Array.from({ length: to - from + 1 }, (_, index) => ({
-    type: 'diagnostic' as const,
-    sessionId,
-    seq: from + index,
-    at,
-    level: 'info' as const,
-    code: 'notice-test',
-  }));
-}
-
-function unitOf(events: ProtocolEvent[]) {
-  return { events, sessions: [], runs: [], interactions: [], receipts: [], blobs: [] };
-}
 
 describe('PostgreSQL store: append notices', () => {
   it("tells another store of each commit's sessions and last seqs, in commit order", async () => {

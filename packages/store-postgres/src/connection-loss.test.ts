@@ -1,67 +1,29 @@
 import type { ProtocolEvent } from '@tether/protocol';
-import type { AppendNotice, SessionCoordination, TetherStore } from '@tether/runtime';
+import type { AppendNotice } from '@tether/runtime';
 import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  diagnosticEvents,
+  noticeListeners as listeners,
+  query,
+  seqs,
+  unitOf as unitWith,
+  useStores,
+} from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
-import { openPostgresStore } from './index.js';
 
 // The server is restarted under open stores (its own server for this file): what was committed
 // stays, what is written during the outage lands once it is back, or fails with store_failure when
 // it stays away past the store's retry bound (about 10 s).
 const server = useTestServer();
-
-const opened: TetherStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-
-async function openStore(url: string, ownerId: string): Promise<TetherStore & { coordination: SessionCoordination }> {
-  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
-  opened.push(store);
-  if (store.coordination === undefined) throw new Error('A PostgreSQL store has a coordination.');
-  return store as TetherStore & { coordination: SessionCoordination };
-}
-
-async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function listeners(url: string): Promise<number[]> {
-  const rows = await query<{ pid: number }>(
-    url,
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN tether_appends'`,
-  );
-  return rows.map((row) => row.pid);
-}
+const openShared = useStores();
+const openStore = (url: string, ownerId: string) => openShared({ url, maxConnections: 2, ownerId });
 
 const sessionId = `ses_${'a'.repeat(32)}`;
-const at = '2026-12-01T00:00:00.000Z';
-
-function eventsOf(from: number, to: number): ProtocolEvent[] {
-  return Array.from({ length: to - from + 1 }, (_, index) => ({
-    type: 'diagnostic' as const,
-    sessionId,
-    seq: from + index,
-    at,
-    level: 'info' as const,
-    code: 'outage-test',
-  }));
-}
-
+/** Events from..to of the session, with its row. */
 function unitOf(from: number, to: number) {
-  const session = sampleSessionRecord({ sessionId, lastSeq: to });
-  return { events: eventsOf(from, to), sessions: [session], runs: [], interactions: [], receipts: [], blobs: [] };
-}
-
-function seqs(events: readonly ProtocolEvent[]): number[] {
-  return events.map((event) => event.seq);
+  return unitWith(diagnosticEvents(sessionId, from, to), [sampleSessionRecord({ sessionId, lastSeq: to })]);
 }
 
 describe('PostgreSQL store: connection loss', () => {

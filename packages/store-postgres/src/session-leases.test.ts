@@ -1,40 +1,24 @@
-import type { ProtocolEvent } from '@tether/protocol';
-import type { SessionCoordination, TetherStore } from '@tether/runtime';
+import type { SessionCoordination } from '@tether/runtime';
 import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { diagnosticEvents, query, unitOf, useStores } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
 // Stores on one database standing for daemons sharing it, each with its own owner id. Short lease
 // ttls, so a holder that stops renewing is taken over within a test's time.
 const server = useTestServer();
+const openShared = useStores();
 
-const opened: TetherStore[] = [];
 const holders: pg.Client[] = [];
 afterEach(async () => {
   await Promise.all(holders.splice(0).map((client) => client.end().catch(() => undefined)));
-  await Promise.all(opened.splice(0).map((store) => store.close()));
 });
 
 const leaseTtlMs = 1000;
 
-async function openStore(url: string, ownerId: string): Promise<TetherStore & { coordination: SessionCoordination }> {
-  const store = await openPostgresStore({ url, maxConnections: 3, ownerId, leaseTtlMs });
-  opened.push(store);
-  if (store.coordination === undefined) throw new Error('A PostgreSQL store has a coordination.');
-  return store as TetherStore & { coordination: SessionCoordination };
-}
-
-async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const openStore = (url: string, ownerId: string) => openShared({ url, maxConnections: 3, ownerId, leaseTtlMs });
 
 /**
  * Stops a runtime's heartbeat as a stuck daemon's would stop: a transaction locks its row, so its
@@ -72,22 +56,7 @@ const sessionId = `ses_${'a'.repeat(32)}`;
 const otherSessionId = `ses_${'b'.repeat(32)}`;
 const thirdSessionId = `ses_${'c'.repeat(32)}`;
 const fourthSessionId = `ses_${'d'.repeat(32)}`;
-const at = '2026-12-01T00:00:00.000Z';
-
-function eventsOf(session: string, from: number, to: number): ProtocolEvent[] {
-  return Array.from({ length: to - from + 1 }, (_, index) => ({
-    type: 'diagnostic' as const,
-    sessionId: session,
-    seq: from + index,
-    at,
-    level: 'info' as const,
-    code: 'lease-test',
-  }));
-}
-
-function unitOf(events: ProtocolEvent[], sessions: ReturnType<typeof sampleSessionRecord>[] = []) {
-  return { events, sessions, runs: [], interactions: [], receipts: [], blobs: [] };
-}
+const eventsOf = (sessionId: string, from: number, to: number) => diagnosticEvents(sessionId, from, to);
 
 describe('PostgreSQL store: session leases', () => {
   it('gives a session to the first claimer and names it, with its advertised address, to the next', async () => {

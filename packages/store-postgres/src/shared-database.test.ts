@@ -1,10 +1,10 @@
-import type { ProtocolEvent } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
 import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { diagnosticEvents, query, seqs, unitOf, useStores, waitingForLocks } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 import { initialMigration } from './migrations/0001-initial.js';
@@ -15,58 +15,14 @@ import { initialMigration } from './migrations/0001-initial.js';
 const server = useTestServer();
 const ownerId = 'shared-owner';
 
-const opened: TetherStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-
-async function openStore(url: string): Promise<TetherStore> {
-  const store = await openPostgresStore({ url, maxConnections: 2, ownerId });
-  opened.push(store);
-  return store;
-}
-
-async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** The backends of the database waiting for a lock: the writers a holding transaction keeps waiting. */
-async function waitingForLocks(url: string): Promise<number[]> {
-  const rows = await query<{ pid: number }>(
-    url,
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-  );
-  return rows.map((row) => row.pid);
-}
+const openShared = useStores();
+const openStore = (url: string) => openShared({ url, maxConnections: 2, ownerId });
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const at = '2026-12-01T00:00:00.000Z';
 
 /** Events from..to of the session, each naming the writer that made it. */
-function eventsBy(writer: string, from: number, to: number): ProtocolEvent[] {
-  return Array.from({ length: to - from + 1 }, (_, index) => ({
-    type: 'diagnostic' as const,
-    sessionId,
-    seq: from + index,
-    at,
-    level: 'info' as const,
-    code: writer,
-  }));
-}
-
-function unitOf(events: ProtocolEvent[], extra: { sessions?: ReturnType<typeof sampleSessionRecord>[] } = {}) {
-  return { events, sessions: extra.sessions ?? [], runs: [], interactions: [], receipts: [], blobs: [] };
-}
-
-function seqs(events: readonly ProtocolEvent[]): number[] {
-  return events.map((event) => event.seq);
-}
+const eventsBy = (writer: string, from: number, to: number) => diagnosticEvents(sessionId, from, to, writer);
 
 function oneTo(last: number): number[] {
   return Array.from({ length: last }, (_, index) => index + 1);
@@ -234,16 +190,14 @@ describe('PostgreSQL store: writers sharing a database', () => {
   it('writes nothing of a unit that fails half-way, and the session goes on from where it was', async () => {
     const url = await server().createDatabase();
     const store = await openStore(url);
-    await store.commit(unitOf(eventsBy('first', 1, 2), { sessions: [sampleSessionRecord({ sessionId, lastSeq: 2 })] }));
+    await store.commit(unitOf(eventsBy('first', 1, 2), [sampleSessionRecord({ sessionId, lastSeq: 2 })]));
     // The events, the head and the first session row are written before the second row fails:
     // a seq beyond what PostgreSQL's bigint holds.
     const otherSessionId = `ses_${'b'.repeat(32)}`;
-    const halfWay = unitOf(eventsBy('first', 3, 5), {
-      sessions: [
-        sampleSessionRecord({ sessionId, lastSeq: 5, state: 'running' }),
-        sampleSessionRecord({ sessionId: otherSessionId, lastSeq: Number.MAX_VALUE }),
-      ],
-    });
+    const halfWay = unitOf(eventsBy('first', 3, 5), [
+      sampleSessionRecord({ sessionId, lastSeq: 5, state: 'running' }),
+      sampleSessionRecord({ sessionId: otherSessionId, lastSeq: Number.MAX_VALUE }),
+    ]);
     const error = await agentErrorOf(store.commit(halfWay));
     expect(error.code).toBe('store_failure');
     expect(error.message).toMatch(/^The store could not write the change; nothing was written \(SQLSTATE \w{5}\)/);
