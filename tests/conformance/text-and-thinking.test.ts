@@ -33,7 +33,10 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
       'run.checkpointed',
       'run.completed:succeeded:end_turn',
     ]);
-    expect(events.filter((event) => event.type === 'run.message_delta')).toHaveLength(6);
+    // Six deltas from the agent; those of one block that wait for the same commit arrive as one event.
+    const deltas = events.filter((event) => event.type === 'run.message_delta');
+    expect(deltas.length).toBeGreaterThanOrEqual(1);
+    expect(deltas.length).toBeLessThanOrEqual(6);
     expect(answerText(events)).toBe('The quick brown fox jumps over the lazy dog.');
     const usage = events.find((event) => event.type === 'run.usage');
     expect(usage).toMatchObject({

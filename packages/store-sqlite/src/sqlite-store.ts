@@ -34,11 +34,27 @@ function runIdOf(event: ProtocolEvent): string | null {
   return (event as { runId?: string }).runId ?? null;
 }
 
-/** Refuses (before any write) events that do not continue each session's stored sequence exactly. */
-function checkSequence(statements: StoreStatements, events: readonly ProtocolEvent[]): void {
+/**
+ * Each session's last stored seq as this connection knows it: read once, then kept as it commits.
+ * The database is held under SQLite's exclusive lock, so no other connection can add events.
+ */
+type StoredSeqs = Map<string, number>;
+
+/**
+ * Refuses (before any write) events that do not continue each session's stored sequence exactly;
+ * returns each session's last seq once they are stored.
+ */
+function checkSequence(
+  statements: StoreStatements,
+  storedSeqs: StoredSeqs,
+  events: readonly ProtocolEvent[],
+): Map<string, number> {
   const next = new Map<string, number>();
   for (const event of events) {
-    const previous = next.get(event.sessionId) ?? Number(statements.lastSeq.get(event.sessionId)?.['last_seq'] ?? 0);
+    const previous =
+      next.get(event.sessionId) ??
+      storedSeqs.get(event.sessionId) ??
+      Number(statements.lastSeq.get(event.sessionId)?.['last_seq'] ?? 0);
     if (event.seq !== previous + 1) {
       throw storeFailure(
         `Refused to store event ${event.seq} of a session whose next event is ${previous + 1}; nothing was written.`,
@@ -47,10 +63,11 @@ function checkSequence(statements: StoreStatements, events: readonly ProtocolEve
     }
     next.set(event.sessionId, event.seq);
   }
+  return next;
 }
 
-function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
-  checkSequence(statements, unit.events);
+function writeUnit(statements: StoreStatements, storedSeqs: StoredSeqs, unit: CommitUnit): Map<string, number> {
+  const lastSeqs = checkSequence(statements, storedSeqs, unit.events);
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
@@ -67,6 +84,7 @@ function writeUnit(statements: StoreStatements, unit: CommitUnit): void {
     statements.insertBlob.run(blob.sha256, blob.mediaType, blob.bytes);
     statements.insertBlobReference.run(blob.sessionId, blob.sha256);
   }
+  return lastSeqs;
 }
 
 /** SQLite's LIMIT for a page size: nothing for zero or less, everything for an unbounded one. */
@@ -106,6 +124,7 @@ function countSessionsByState(statements: StoreStatements): SessionCounts {
 export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
   const { database, lock } = parts;
   const statements = prepareStatements(database);
+  const storedSeqs: StoredSeqs = new Map();
   let closed = false;
 
   // The work is synchronous, so calls run in the order they were made, concurrent or not.
@@ -160,15 +179,18 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
         return row && blobFromRow(row);
       }),
     deleteSession: (sessionId) =>
-      use('delete the session; nothing was deleted', () =>
+      use('delete the session; nothing was deleted', () => {
         inImmediateTransaction(database, () => {
           for (const statement of statements.deleteSessionRows) statement.run(sessionId);
-        }),
-      ),
+        });
+        storedSeqs.delete(sessionId);
+      }),
     commit: (unit) =>
-      use('write the change; nothing was written', () =>
-        inImmediateTransaction(database, () => writeUnit(statements, unit)),
-      ),
+      use('write the change; nothing was written', () => {
+        const lastSeqs = inImmediateTransaction(database, () => writeUnit(statements, storedSeqs, unit));
+        // Only what was committed: a unit rolled back leaves the known seqs as they were.
+        for (const [sessionId, seq] of lastSeqs) storedSeqs.set(sessionId, seq);
+      }),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainStreamEvent } from './stream-event-fast-path.js';
 
 // Loose on purpose: the CLI adds fields between versions. Only what Tether reads is declared.
 
@@ -187,6 +188,10 @@ export function parseCliFrame(value: unknown): CliFrame {
       ? (value as { type: string }).type
       : '';
   if (!Object.hasOwn(schemas, type)) return { kind: 'unknown', type: type.slice(0, 60) };
+  if (type === 'stream_event') {
+    const frame = plainStreamEvent(value as Record<string, unknown>);
+    if (frame) return { kind: 'stream_event', frame };
+  }
   const kind = type as keyof typeof schemas;
   const parsed = schemas[kind].safeParse(value);
   if (!parsed.success) return { kind: 'malformed', type: kind };

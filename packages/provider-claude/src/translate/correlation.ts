@@ -25,7 +25,12 @@ const none: Stamps = { uuids: [], starts: false };
 
 function carried(uuids: readonly string[] | null | undefined, uuid: string | null | undefined): readonly string[] {
   if (uuids && uuids.length > 0) return uuids;
-  return uuid ? [uuid] : [];
+  return uuid ? [uuid] : none.uuids;
+}
+
+/** What a frame names, or `none` when it names nothing (most stream events: no object per delta then). */
+function stamps(uuids: readonly string[], starts: boolean): Stamps {
+  return uuids.length === 0 ? none : { uuids, starts };
 }
 
 /** The input uuids a frame names. */
@@ -34,13 +39,13 @@ export function stampsOf(frame: CliFrame): Stamps {
     case 'command_lifecycle':
       return { uuids: [frame.frame.command_uuid], starts: frame.frame.state === 'started' };
     case 'system':
-      return { uuids: carried(frame.frame.user_message_uuids, undefined), starts: true };
+      return stamps(carried(frame.frame.user_message_uuids, undefined), true);
     case 'stream_event':
     case 'assistant':
     case 'result':
-      return { uuids: carried(frame.frame.user_message_uuids, frame.frame.user_message_uuid), starts: true };
+      return stamps(carried(frame.frame.user_message_uuids, frame.frame.user_message_uuid), true);
     case 'conversation_reset':
-      return { uuids: carried(undefined, frame.frame.user_message_uuid), starts: true };
+      return stamps(carried(undefined, frame.frame.user_message_uuid), true);
     default:
       return none;
   }

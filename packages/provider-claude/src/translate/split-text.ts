@@ -1,7 +1,7 @@
-export const maximumDeltaLength = 100_000;
+import { deltaTextLimit } from '@tether/protocol';
 
 /** Splits text into pieces of at most `limit` UTF-16 units without cutting a surrogate pair. */
-export function splitText(text: string, limit = maximumDeltaLength): string[] {
+export function splitText(text: string, limit = deltaTextLimit): string[] {
   if (text.length <= limit) return [text];
   const pieces: string[] = [];
   let start = 0;

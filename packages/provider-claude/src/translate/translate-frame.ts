@@ -1,3 +1,4 @@
+import { deltaTextLimit } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type {
@@ -49,6 +50,17 @@ const assistantErrors = new Set([
   'cloud_credential_error',
 ]);
 
+function deltaPart(
+  kind: 'run.message_delta' | 'run.thinking_delta',
+  runId: string,
+  blockId: string,
+  text: string,
+  parentToolUseId: string | null | undefined,
+): AgentProviderV1Part {
+  // Built without a spread: this runs once per streamed delta.
+  return parentToolUseId ? { type: kind, runId, blockId, text, parentToolUseId } : { type: kind, runId, blockId, text };
+}
+
 function pushText(
   parts: Parts,
   kind: 'run.message_delta' | 'run.thinking_delta',
@@ -58,9 +70,11 @@ function pushText(
   parentToolUseId: string | null | undefined,
 ): void {
   if (text.length === 0) return;
-  for (const piece of splitText(text)) {
-    parts.push({ type: kind, runId, blockId, text: piece, ...(parentToolUseId ? { parentToolUseId } : {}) });
+  if (text.length <= deltaTextLimit) {
+    parts.push(deltaPart(kind, runId, blockId, text, parentToolUseId));
+    return;
   }
+  for (const piece of splitText(text)) parts.push(deltaPart(kind, runId, blockId, piece, parentToolUseId));
 }
 
 /** Follows the CLI's conversation id (it changes with /clear) and tells the runtime once per change. */

@@ -8,6 +8,7 @@ import type {
   TetherStore,
 } from '../store/tether-store.js';
 import { lostSessionsOf } from '../store/lease-lost.js';
+import { addStagedEvent } from './delta-coalescing.js';
 
 export interface StagedEvent {
   readonly sessionId: string;
@@ -100,12 +101,12 @@ function without(draft: Draft, excluded: ReadonlyMap<string, unknown>): Draft {
 }
 
 function addChange(draft: Draft, change: Change): void {
-  draft.events.push(...change.events);
+  for (const staged of change.events) addStagedEvent(draft.events, staged);
   for (const session of change.sessions) draft.sessions.set(session.sessionId, session);
   for (const run of change.runs) draft.runs.set(run.runId, run);
   for (const interaction of change.interactions)
     draft.interactions.set(`${interaction.sessionId}/${interaction.interactionRef}`, interaction);
-  draft.blobs.push(...(change.blobs ?? []));
+  if (change.blobs) draft.blobs.push(...change.blobs);
 }
 
 /**

@@ -337,7 +337,8 @@ describe('agent runtime with a mock provider', () => {
     const total = 2_000;
     const subscribers: Promise<ProtocolEvent[]>[] = [];
     for (let index = 0; index < total; index += 1) {
-      turn.emit({ type: 'run.message_delta', runId, blockId: 'b', text: `${index},` });
+      // Each its own block, so each stays its own event (deltas of one block waiting together are joined).
+      turn.emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index},` });
       // Subscribers join at different moments, each from a different point in the log.
       if (index % 400 === 0) {
         subscribers.push(

@@ -17,12 +17,15 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-/** A turn of `deltas` deltas, each in its own tick, so events are published while a follower catches up. */
+/**
+ * A turn of `deltas` deltas, each in its own tick, so events are published while a follower catches
+ * up. Each is a block of its own: deltas of one block waiting for the same commit would be joined.
+ */
 function streaming(deltas: number) {
   return createMockProvider({
     async turn({ runId, emit }) {
       for (let index = 0; index < deltas; index += 1) {
-        emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: `${index} ` });
+        emit({ type: 'run.message_delta', runId, blockId: `b:${index}`, text: `${index} ` });
         await new Promise((resolve) => setImmediate(resolve));
       }
       emit({ type: 'run.completed', runId, outcome: 'succeeded' });

@@ -5,6 +5,8 @@ import { evolveRun, evolveSession } from '../state/session-machine.js';
 import type { BlobRecord, InteractionRecord, RunRecord, SessionRecord, StoredReceipt } from '../store/tether-store.js';
 import type { SessionEntry } from './session-entry.js';
 
+const nothing: readonly never[] = [];
+
 let cachedMillisecond = 0;
 let cachedTimestamp = '';
 
@@ -60,8 +62,9 @@ export class SessionLog {
 
   /** Evolves the session in memory; returns what to write. */
   apply(entry: SessionEntry, bodies: readonly EventBody[], at: string): Change {
-    const runs: RunRecord[] = [];
-    const interactions: InteractionRecord[] = [];
+    // Allocated only when something is added (a streamed delta changes neither).
+    let runs: RunRecord[] | undefined;
+    let interactions: InteractionRecord[] | undefined;
     const sessionId = entry.record.sessionId;
     for (const body of bodies) {
       if (body.type.startsWith('interaction.') && 'interactionRef' in body) {
@@ -69,6 +72,7 @@ export class SessionLog {
         const next = evolveInteraction(current, sessionId, body, at);
         if (next && next !== current) {
           entry.interactions.set(body.interactionRef, next);
+          interactions ??= [];
           interactions.push(next);
           if (!isOpenInteraction(next.status)) entry.clearTimer(body.interactionRef);
         }
@@ -77,18 +81,21 @@ export class SessionLog {
         const next = evolveRun(current, sessionId, body, at);
         if (next && next !== current) {
           entry.activeRun = next.status === 'running' ? next : null;
+          runs ??= [];
           runs.push(next);
         }
         if (body.type === 'run.completed') entry.interruptRequested.delete(body.runId);
       }
       entry.record = evolveSession(entry.record, body, at);
     }
-    entry.record = { ...entry.record, state: sessionStateWith(entry.record, entry.openInteractionCount()) };
+    // Records are never changed in place: a new copy only when the state moves (not once per delta).
+    const state = sessionStateWith(entry.record, entry.openInteractionCount());
+    if (state !== entry.record.state) entry.record = { ...entry.record, state };
     return {
       events: bodies.map((body) => ({ sessionId, body, at })),
       sessions: [entry.record],
-      runs,
-      interactions,
+      runs: runs ?? nothing,
+      interactions: interactions ?? nothing,
     };
   }
 
