@@ -2,7 +2,7 @@ import { AgentError } from '@tether/protocol';
 import { describeCause, sqlState, storeFailure } from './store-failure.js';
 
 /** How long a store operation keeps retrying a lost connection before it reports store_unreachable. */
-export const retryBudgetMs = 10_000;
+const retryBudgetMs = 10_000;
 const firstDelayMs = 100;
 const longestDelayMs = 3_200;
 

@@ -11,10 +11,6 @@ export class ListenerSet<News> {
     };
   }
 
-  get size(): number {
-    return this.#listeners.size;
-  }
-
   emit(news: News): void {
     for (const listener of this.#listeners) {
       try {

@@ -194,6 +194,7 @@ export function createPostgresStore({
       throw error;
     }
   }
+
   async function one<Row>(text: string, values: unknown[], fromRow: (row: unknown) => Row): Promise<Row | undefined> {
     const { rows } = await pool.query(text, values);
     return rows[0] === undefined ? undefined : fromRow(rows[0]);
