@@ -213,5 +213,14 @@ export function runCompleted(runId: string) {
 }
 
 export function isDelta(runId: string) {
-  return (event: ProtocolEvent) => event.type === 'run.message_delta' && event.runId === runId;
+  return (event: ProtocolEvent): event is Extract<ProtocolEvent, { type: 'run.message_delta' }> =>
+    event.type === 'run.message_delta' && event.runId === runId;
+}
+
+/** The text the run's deltas carry, joined. */
+export function replyText(events: readonly ProtocolEvent[], runId: string): string {
+  return events
+    .filter(isDelta(runId))
+    .map((event) => event.text)
+    .join('');
 }

@@ -1,5 +1,5 @@
 import { textReply } from '@tether/fake-anthropic-api';
-import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
+import type { ProtocolEvent, SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { pollUntil } from '@tether/provider-claude/test-support';
 import {
   type ClaudeTestEnvironment,
@@ -15,6 +15,7 @@ import {
   type ServedDaemon,
   isDelta,
   oneTo,
+  replyText,
   replayFromDatabase,
   replayThrough,
   runCompleted,
@@ -102,6 +103,12 @@ function turnRequestsHolding(environment: ClaudeTestEnvironment, needle: string)
   );
 }
 
+/** The run id of the session's last completed run as the daemon knows it (in memory: ahead of the database). */
+async function lastRunOf(daemon: ServedDaemon, sessionId: string): Promise<string | undefined> {
+  const response = await daemon.api.request('GET', `/v1/sessions/${sessionId}`);
+  return ((await response.json()) as SessionSnapshot).lastRun?.runId;
+}
+
 const takenOver = (runId: string) => (event: ProtocolEvent) =>
   runCompleted(runId)(event) && event.outcome === 'failed' && event.error?.code === 'runtime_restarted';
 
@@ -123,12 +130,7 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     const seen = atB.events;
     expect(seqs(seen)).toEqual(oneTo(seen.length));
     expect(seen.at(-1)).toEqual(completed);
-    expect(
-      seen
-        .filter(isDelta(runId))
-        .map((event) => (event as { text: string }).text)
-        .join(''),
-    ).toBe('Streamed across daemons, one chunk at a time.');
+    expect(replyText(seen, runId)).toBe('Streamed across daemons, one chunk at a time.');
     // What A's own log holds, and what the database holds, event for event.
     expect(seen).toEqual(await replayThrough(a, sessionId, completed.seq));
     expect(seen).toEqual(await replayFromDatabase(database, sessionId));
@@ -233,5 +235,39 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     const afterTakeover = stored.slice(atTakeover.length);
     expect(afterTakeover.filter((event) => 'runId' in event && event.runId === stale)).toEqual([]);
     expect(afterTakeover.every((event) => !('runId' in event) || event.runId === next)).toBe(true);
+  });
+
+  it("keeps B's follower of A's session going over a PostgreSQL restart mid-turn: no gap, nothing committed lost, the next turn runs", async () => {
+    const { environment, database } = await setUp();
+    // The default lease (15 s) outlasts the outage: the restart is no failover.
+    const a = await serve('a', database);
+    const b = await serve('b', database);
+    const sessionId = await openSession(a.api, environment.workspace);
+    const atB = await follow(b, sessionId);
+
+    const reply = Array.from({ length: 20 }, (_, index) => `part${index}`).join(' ');
+    environment.api.enqueue(textReply(reply, { chunks: 20, delayMs: 100 }));
+    const during = await submitTurn(a, sessionId, 'Write through the outage.');
+    await atB.waitFor(isDelta(during), 'the first delta');
+    const beforeRestart = [...atB.events];
+    await postgres.restart({
+      // The database stays down until A's claude has finished the turn: all the rest of it is
+      // written (retried) and handed on across daemons only once the server is back.
+      whileStopped: () => expect.poll(() => lastRunOf(a, sessionId), { timeout: 10_000, interval: 50 }).toBe(during),
+    });
+    const completed = await atB.waitFor(runCompleted(during), 'run.completed after the restart');
+    expect(completed).toMatchObject({ outcome: 'succeeded' });
+    expect(replyText(atB.events, during)).toBe(reply);
+
+    environment.api.enqueue(textReply('After the restart.'));
+    const after = await submitTurn(a, sessionId, 'And once it is back?');
+    expect(await atB.waitFor(runCompleted(after), 'the next run.completed')).toMatchObject({ outcome: 'succeeded' });
+
+    const seen = atB.events;
+    expect(seqs(seen)).toEqual(oneTo(seen.length));
+    expect(seen.slice(0, beforeRestart.length)).toEqual(beforeRestart);
+    const stored = await replayFromDatabase(database, sessionId);
+    expect(stored).toEqual(seen);
+    expect(await replayThrough(a, sessionId, seen.at(-1)!.seq)).toEqual(seen);
   });
 });
