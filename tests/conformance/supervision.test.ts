@@ -2,22 +2,8 @@ import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createAgentRuntime } from '@tether/runtime';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { pollUntil, readProcessEnvironment } from '@tether/provider-claude/test-support';
+import { pollFor, readProcessEnvironment } from '@tether/provider-claude/test-support';
 import { describeTransports, history, neutralSequence, runSequence } from './conformance-harness.js';
-
-/** Finds what `probe` finds, polling (bounded): another process's start is not an event Node can wait on. */
-async function pollFor<Value>(probe: () => Value | undefined): Promise<Value> {
-  let value: Value | undefined;
-  const found = await pollUntil(
-    () => {
-      value = probe();
-      return value !== undefined;
-    },
-    { timeoutMs: 20_000 },
-  );
-  if (!found || value === undefined) throw new Error('timed out waiting for a process');
-  return value;
-}
 
 describeTransports('process supervision', ({ start }) => {
   it("records when a session's process starts and stops, with what a restart needs to clean up", async () => {

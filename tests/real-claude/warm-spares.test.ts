@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionConfiguration } from '@tether/protocol';
-import { pollUntil, readProcessEnvironment } from '@tether/provider-claude/test-support';
+import { pollFor, readProcessEnvironment } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
 import {
   type ClaudeTestEnvironment,
@@ -33,20 +33,6 @@ function agentProcesses(): number[] {
   return processesWithEnvironment('HOME', environment.home).filter((pid) =>
     readProcessEnvironment(pid)?.some((entry) => entry.startsWith('TETHER_PROCESS_MARKER=')),
   );
-}
-
-/** Polls (bounded) until `probe` finds something: another process's start is not an event Node can wait on. */
-async function pollFor<Value>(probe: () => Value | undefined): Promise<Value> {
-  let value: Value | undefined;
-  const found = await pollUntil(
-    () => {
-      value = probe();
-      return value !== undefined;
-    },
-    { timeoutMs: 20_000 },
-  );
-  if (!found || value === undefined) throw new Error('timed out waiting for a process');
-  return value;
 }
 
 /** The one agent process running besides `busy`: the spare. */

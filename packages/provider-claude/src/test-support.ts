@@ -1,7 +1,7 @@
 // @tether/provider-claude/test-support: what the process-supervision tests (tests/process-supervision,
 // tests/conformance, tests/daemon) need to see of supervision itself. Not for hosts: the boundary
 // test lets only test files and the testkit import it.
-export { pollUntil } from './process/poll-until.js';
+export { pollFor, pollUntil } from './process/poll-until.js';
 // The process probes, once: the testkit and the benchmark (bench/lib/proc.mjs) find and read processes with these too.
 export {
   isAlive,

@@ -16,3 +16,20 @@ export async function pollUntil(
     await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, remaining)));
   }
 }
+
+/** What `probe` finds, polling (bounded); rejects when it finds nothing within `timeoutMs` (default 20 s). */
+export async function pollFor<Value>(
+  probe: () => Value | undefined,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<Value> {
+  let value: Value | undefined;
+  const found = await pollUntil(
+    () => {
+      value = probe();
+      return value !== undefined;
+    },
+    { timeoutMs: options.timeoutMs ?? 20_000 },
+  );
+  if (!found || value === undefined) throw new Error('Timed out polling for a process fact.');
+  return value;
+}
