@@ -56,21 +56,24 @@ afterEach(async () => {
   environment = undefined;
 });
 
-async function setUp(): Promise<{ environment: ClaudeTestEnvironment; database: string }> {
+/**
+ * A fresh database, daemons A and B on it (both given `args`), a session opened at A, and a client
+ * of B following that session's events from its start.
+ */
+async function twoDaemons(args: readonly string[] = []) {
   environment = await createClaudeTestEnvironment();
-  return { environment, database: await postgres.createDatabase() };
-}
-
-async function serve(name: string, database: string, args: readonly string[] = []): Promise<ServedDaemon> {
-  const daemon = await serveDaemon(environment!, name, database, args);
-  daemons.push(daemon);
-  return daemon;
-}
-
-async function follow(daemon: ServedDaemon, sessionId: string): Promise<EventFollower> {
-  const follower = await EventFollower.open(daemon, sessionId);
-  followers.push(follower);
-  return follower;
+  const database = await postgres.createDatabase();
+  const [a, b] = await Promise.all(
+    ['a', 'b'].map(async (name) => {
+      const daemon = await serveDaemon(environment!, name, database, args);
+      daemons.push(daemon);
+      return daemon;
+    }),
+  );
+  const sessionId = await openSession(a!.api, environment.workspace);
+  const atB = await EventFollower.open(b!, sessionId);
+  followers.push(atB);
+  return { environment, database, a: a!, b: b!, sessionId, atB };
 }
 
 async function submitTurn(daemon: ServedDaemon, sessionId: string, prompt: string): Promise<string> {
@@ -114,12 +117,8 @@ const takenOver = (runId: string) => (event: ProtocolEvent) =>
 
 describe('two tether daemons sharing one PostgreSQL database', () => {
   it("streams a turn driven by daemon A live through daemon B's SSE, every event once and in order, as A's log holds it", async () => {
-    const { environment, database } = await setUp();
-    const a = await serve('a', database);
-    const b = await serve('b', database);
-    const sessionId = await openSession(a.api, environment.workspace);
     // Followed at B from before the turn starts.
-    const atB = await follow(b, sessionId);
+    const { environment, database, a, sessionId, atB } = await twoDaemons();
     await atB.waitFor((event) => event.type === 'session.opened', 'session.opened');
 
     environment.api.enqueue(textReply('Streamed across daemons, one chunk at a time.', { chunks: 12, delayMs: 20 }));
@@ -137,11 +136,7 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
   });
 
   it('after kill -9 of the owner mid-turn, the survivor ends its run runtime_restarted once the lease lapses and runs the next turn with the conversation intact', async () => {
-    const { environment, database } = await setUp();
-    const a = await serve('a', database, ['--lease-ttl', '2']);
-    const b = await serve('b', database, ['--lease-ttl', '2']);
-    const sessionId = await openSession(a.api, environment.workspace);
-    const atB = await follow(b, sessionId);
+    const { environment, database, a, b, sessionId, atB } = await twoDaemons(['--lease-ttl', '2']);
 
     environment.api.enqueue(textReply('Noted: the password is PELICAN-42.'));
     const first = await submitTurn(a, sessionId, 'Remember the password PELICAN-42.');
@@ -183,11 +178,7 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
   });
 
   it('a stale owner (SIGSTOPped past its lease, then continued) writes nothing more and is refused session_owned_elsewhere', async () => {
-    const { environment, database } = await setUp();
-    const a = await serve('a', database, ['--lease-ttl', '2']);
-    const b = await serve('b', database, ['--lease-ttl', '2']);
-    const sessionId = await openSession(a.api, environment.workspace);
-    const atB = await follow(b, sessionId);
+    const { environment, database, a, b, sessionId, atB } = await twoDaemons(['--lease-ttl', '2']);
 
     environment.api.enqueue(slowReply());
     const stale = await submitTurn(a, sessionId, 'Write slowly.');
@@ -238,12 +229,8 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
   });
 
   it("keeps B's follower of A's session going over a PostgreSQL restart mid-turn: no gap, nothing committed lost, the next turn runs", async () => {
-    const { environment, database } = await setUp();
     // The default lease (15 s) outlasts the outage: the restart is no failover.
-    const a = await serve('a', database);
-    const b = await serve('b', database);
-    const sessionId = await openSession(a.api, environment.workspace);
-    const atB = await follow(b, sessionId);
+    const { environment, database, a, sessionId, atB } = await twoDaemons();
 
     const reply = Array.from({ length: 20 }, (_, index) => `part${index}`).join(' ');
     environment.api.enqueue(textReply(reply, { chunks: 20, delayMs: 100 }));
