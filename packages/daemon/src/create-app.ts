@@ -4,6 +4,7 @@ import { describeError, invalidRequest, routeNotFound } from './errors/error-res
 import { registerCommandRoutes } from './routes/commands.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerLinkRoutes } from './notifications/link-routes.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerOpenApiRoutes } from './routes/openapi.js';
 import { registerProviderRoutes } from './routes/providers.js';
@@ -23,7 +24,7 @@ function stackFrames(error: unknown): string | undefined {
 
 /**
  * The daemon's app, assembled from the routes and http/'s plumbing (which therefore holds no route):
- * the origin check and the token in front of every /v1 route, one error mapping behind;
+ * the origin check and the token in front of every /v1 route but the one-time links, one error mapping behind;
  * the web UI's public files (when the daemon was given them) at every other path.
  */
 export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
@@ -32,6 +33,8 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   app.use('*', securityHeadersMiddleware());
   app.use('*', originGuard(state));
   registerHealthRoutes(app);
+  // Before the token check: a one-time link is its own credential, good for one answer only.
+  registerLinkRoutes(app, state);
   app.use('/v1/*', requireToken(state));
   registerCommandRoutes(app, state);
   registerSessionRoutes(app, state);

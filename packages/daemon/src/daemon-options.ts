@@ -2,6 +2,7 @@ import type { AgentRuntime, TetherStore, WorkspaceAcquirer } from '@tether/runti
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { LoggerOptions } from 'pino';
 import type { DaemonLogger } from './logging/create-logger.js';
+import type { NotificationOptions } from './notifications/notification-options.js';
 
 export interface DaemonOptions {
   /**
@@ -20,8 +21,14 @@ export interface DaemonOptions {
    * With a store shared by several daemons (PostgreSQL; the store has `coordination`): the URL the
    * others name when they refuse a command for a session this daemon drives (session_owned_elsewhere).
    * Default: the URL it listens on (Daemon.url); set it when clients reach this daemon through a proxy.
+   * Notifications' links point here too, so set it to an address the people notified can reach.
    */
   readonly advertiseUrl?: string;
+  /**
+   * Where to POST notifications (an interaction requested, a run completed or failed, a session
+   * waiting), signed, retried, never holding up a run; see docs/notifications.md. Checked at start.
+   */
+  readonly notifications?: NotificationOptions;
   /** Interface to bind (default 127.0.0.1). Anything else is reachable from elsewhere: the CLI should warn. */
   readonly host?: string;
   /** Port to listen on (default 7437; 0 picks a free one, see Daemon.port). */

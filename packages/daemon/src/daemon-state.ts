@@ -3,6 +3,7 @@ import type { OriginPolicy } from './auth/origin-check.js';
 import type { TokenGuard } from './auth/token-guard.js';
 import type { DaemonLogger } from './logging/create-logger.js';
 import type { DaemonMetrics } from './metrics/daemon-metrics.js';
+import type { OneTimeLinks } from './notifications/one-time-links.js';
 import type { OutboxLimits } from './streaming/bounded-outbox.js';
 import type { ConnectionRegistry } from './streaming/connection-registry.js';
 import type { StaticFiles } from './static/static-files.js';
@@ -20,6 +21,8 @@ export interface DaemonState {
   readonly pingIntervalMs: number;
   /** The web UI's built files, served at every non-API path; null when the daemon serves no UI. */
   readonly staticFiles: StaticFiles | null;
+  /** Notifications' one-time answer links (/v1/links/<token>); empty without notifications. */
+  readonly links: OneTimeLinks;
   /** True from the start of close(): no new work, no new connections. */
   draining: boolean;
 }

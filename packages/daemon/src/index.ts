@@ -3,6 +3,11 @@ import type { Daemon, DaemonOptions } from './daemon-options.js';
 export { VERSION } from './version.js';
 export type { Daemon, DaemonOptions } from './daemon-options.js';
 export type { DaemonLogger } from './logging/create-logger.js';
+export type {
+  NotificationKind,
+  NotificationOptions,
+  NotificationReceiver,
+} from './notifications/notification-options.js';
 export { readDaemonInfo } from './lifecycle/daemon-info.js';
 export type { DaemonInfo } from './lifecycle/daemon-info.js';
 export { readToken, rotateToken } from './auth/token-file.js';

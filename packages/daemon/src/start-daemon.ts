@@ -30,6 +30,8 @@ import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
+import { type DaemonNotifications, createDaemonNotifications } from './notifications/daemon-notifications.js';
+import { resolveNotifications } from './notifications/notification-config.js';
 import { StaticFiles } from './static/static-files.js';
 import { ConnectionRegistry } from './streaming/connection-registry.js';
 import { createUpgradeHandler } from './websocket/websocket-upgrade.js';
@@ -163,11 +165,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logger = createLogger(options.logger);
   // Checked before the store is opened: a bad option must not leave a half-started daemon.
   const staticFiles = await openStaticFiles(options.staticDirectory);
+  const notificationSetup = await resolveNotifications(options.notifications);
   const { runtime, store } = await createRuntime(options, dataDir, logger);
 
   let server: Server | undefined;
   let tokens: TokenGuard | undefined;
   let metrics: DaemonMetrics | undefined;
+  let notifications: DaemonNotifications | undefined;
   try {
     const startToken = await ensureToken(dataDir);
     if (startToken.replaced !== null)
@@ -177,6 +181,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       );
     tokens = new TokenGuard(dataDir, startToken.token);
     metrics = new DaemonMetrics(runtime);
+    notifications = await createDaemonNotifications({
+      options: options.notifications,
+      resolved: notificationSetup,
+      dataDir,
+      runtime,
+      logger,
+      servesWebUi: staticFiles !== null,
+    });
+    if (notifications.metrics !== null) metrics.expose(notifications.metrics.registry);
     const state: DaemonState = {
       runtime,
       tokens,
@@ -190,6 +203,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       pingIntervalMs: options.pingIntervalMs ?? defaultPingIntervalMs,
       staticFiles,
+      links: notifications.links,
       draining: false,
     };
     const app = createApp(state);
@@ -241,6 +255,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         'address advertised to the daemons sharing the store',
       );
     }
+    // Links in notifications must reach this daemon from where people read them: the advertised address.
+    const daemonNotifications = notifications;
+    daemonNotifications.start(options.advertiseUrl ?? url);
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
     logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
     if (!isLoopbackHost(host))
@@ -269,6 +286,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
                 'runtime shutdown failed',
               ),
             );
+          // After the runs' last events were observed; what is still queued or retrying is dropped (and counted).
+          daemonNotifications.close();
           await state.connections.shutdownAll(connectionCloseMs);
           upgrades.close();
           httpServer.closeAllConnections();
@@ -295,6 +314,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     server?.close();
     tokens?.stop();
     metrics?.stop();
+    notifications?.close();
     await runtime.shutdown().catch(() => undefined);
     throw error;
   }

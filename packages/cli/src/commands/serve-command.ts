@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startDaemon } from '@tether/daemon';
+import { type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
@@ -15,6 +15,7 @@ import { parseAdvertiseUrl, parseLeaseTtl, sharedStoreHelp } from './shared-stor
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
                     [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
                     [--store URL|embedded-postgres] [--lease-ttl SECONDS] [--advertise-url URL]
+                    [--notify URL]... [--notify-config FILE] [--notify-allow-http]
 
 Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (default port 7437),
 and the web UI at / (docs/web.md) unless --no-web.
@@ -23,11 +24,32 @@ and the web UI at / (docs/web.md) unless --no-web.
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
+--notify URL POSTs a signed JSON notification to URL when a run asks for approval or a question, and
+when a run completes or fails (repeatable); --notify-config FILE chooses events per receiver (also
+session_waiting after N seconds) and per-receiver secrets. Receivers must be https:// or loopback
+http:// unless --notify-allow-http. Approvals carry one-time approve/deny links to this daemon (at
+--advertise-url when set). Signing secret: <data dir>/notification-secret (docs/notifications.md).
 ${storeHelp}
 ${sharedStoreHelp}
 Several daemons may share one PostgreSQL database: each drives the sessions it holds, and refuses
 commands for another's with session_owned_elsewhere, naming that daemon's URL (docs/store-postgres.md).
 The first start creates a token (shown once; \`tether token\` shows it again).`;
+
+/** --notify, --notify-config and --notify-allow-http as the daemon's notification options (it checks the URLs and the file). */
+function notificationOptions(
+  values: { notify?: string[]; 'notify-config'?: string; 'notify-allow-http'?: boolean },
+  cwd: string,
+): NotificationOptions | undefined {
+  if (values.notify === undefined && values['notify-config'] === undefined) {
+    if (values['notify-allow-http']) throw new UsageError('--notify-allow-http goes with --notify or --notify-config.');
+    return undefined;
+  }
+  return {
+    receivers: (values.notify ?? []).map((url) => ({ url })),
+    ...(values['notify-config'] === undefined ? {} : { configFile: path.resolve(cwd, values['notify-config']) }),
+    ...(values['notify-allow-http'] ? { allowPlainHttp: true } : {}),
+  };
+}
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
 export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
@@ -48,6 +70,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         store: { type: 'string' },
         'lease-ttl': { type: 'string' },
         'advertise-url': { type: 'string' },
+        notify: { type: 'string', multiple: true },
+        'notify-config': { type: 'string' },
+        'notify-allow-http': { type: 'boolean' },
       },
     },
     serveUsage,
@@ -77,6 +102,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
+  const notifications = notificationOptions(values, context.cwd);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
   if (!values['no-web'] && webDirectory === null)
     context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
@@ -100,6 +126,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       ? {}
       : { worktreeRoot: path.resolve(context.cwd, values['worktree-root']) }),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
+    ...(notifications === undefined ? {} : { notifications }),
   });
   // The stop handlers (SIGINT, SIGTERM, SIGHUP) are in place before anyone can learn the URL.
   const stopped = new Promise<void>((resolve) => {

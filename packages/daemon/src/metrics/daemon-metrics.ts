@@ -33,7 +33,7 @@ function processMetrics(): Registry {
 export class DaemonMetrics {
   private readonly registry = new Registry();
   /** The daemon's own metrics and the process's, as one scrape. */
-  private readonly exposed: Registry;
+  private exposed: Registry;
   private readonly runs = new Counter({
     name: 'tether_runs_total',
     help: 'Runs completed since the daemon started, by outcome.',
@@ -100,6 +100,11 @@ export class DaemonMetrics {
 
   stop(): void {
     this.stopObserving();
+  }
+
+  /** Metrics kept by another part of the daemon (notifications), in the same scrape. */
+  expose(registry: Registry): void {
+    this.exposed = Registry.merge([this.exposed, registry]);
   }
 
   subscriberOpened(): void {

@@ -306,6 +306,24 @@ export function buildOpenApiDocument(): JsonObject {
           },
         },
       },
+      '/v1/links/{token}': {
+        get: {
+          summary: "A notification's one-time link: what it would answer (never answers)",
+          description:
+            'No bearer token: the one-time token in the path is the credential, good for one answer to one interaction (docs/notifications.md). HTML for a browser (Accept: text/html), JSON otherwise. 410 link_unavailable once used, expired, or its interaction ended.',
+          security: [],
+          parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'What the link answers.' }, ...errors(410) },
+        },
+        post: {
+          summary: "Uses a notification's one-time link: answers its interaction through respond_interaction",
+          description:
+            "First answer wins; the interaction's other links are void from here. 410 link_unavailable for a second use; 409 when the interaction was answered another way first.",
+          security: [],
+          parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'Answered.' }, ...errors(409, 410, 502) },
+        },
+      },
       '/v1/ws': {
         get: {
           summary: 'WebSocket: commands and subscriptions on one connection',

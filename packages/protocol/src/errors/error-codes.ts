@@ -18,6 +18,8 @@ export const errorCodeTable = {
   run_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
   unknown_interaction: { httpStatus: 404, exitCode: 1, retryable: false },
   interaction_already_settled: { httpStatus: 409, exitCode: 1, retryable: false },
+  /** A one-time link of a notification that was used, expired, or whose interaction ended (docs/notifications.md). */
+  link_unavailable: { httpStatus: 410, exitCode: 1, retryable: false },
   requires_restart: { httpStatus: 409, exitCode: 1, retryable: false },
   /** fork_session / rewind_session at a point the agent kept nothing for (details.reason says which). */
   checkpoint_unavailable: { httpStatus: 409, exitCode: 1, retryable: false },

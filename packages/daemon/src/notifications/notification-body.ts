@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { InteractionRequest, RunOutcome, SessionSnapshot, StopReason } from '@tether/protocol';
+import type { NotificationKind } from './notification-options.js';
+
+/** Bounds on the text a notification carries: enough to decide from a phone, never a whole prompt. */
+export const notificationTextLimits = { summary: 200, question: 500, label: 100, title: 200 } as const;
+
+export interface InteractionSummary {
+  readonly ref: string;
+  readonly kind: InteractionRequest['kind'];
+  /** The tool that asks (AskUserQuestion for questions). */
+  readonly tool: string;
+  /** approval: the tool's category (command, file_write, …). */
+  readonly category?: string;
+  /** approval: the agent's one-line description of the call, when it gave one; never the tool's input (a command may hold a secret). */
+  readonly summary: string | null;
+  /** question_set: each question and its option labels. */
+  readonly questions?: ReadonlyArray<{ header: string; question: string; options: string[] }>;
+}
+
+export interface NotificationLinks {
+  /** The session in the web UI (which asks for its own token); absent when the daemon serves no UI. */
+  readonly open?: string;
+  /** One-time: answers the approval with "approve once". */
+  readonly approve?: string;
+  /** One-time: answers the approval with "deny". */
+  readonly deny?: string;
+}
+
+/** What a receiver gets (docs/notifications.md). */
+export interface NotificationBody {
+  readonly version: 1;
+  /** Stays the same over retries: a receiver drops a repeat it has seen. */
+  readonly id: string;
+  readonly kind: NotificationKind;
+  /** When the event happened (ISO-8601). */
+  readonly at: string;
+  readonly session: { id: string; title: string | null; workspacePath: string | null };
+  readonly runId: string | null;
+  readonly interaction?: InteractionSummary;
+  readonly run?: { outcome: RunOutcome; errorCode?: string; stopReason?: StopReason };
+  readonly waitingSeconds?: number;
+  readonly links: NotificationLinks;
+}
+
+function isControl(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/** Control characters out, whitespace collapsed, cut with an ellipsis: text from the model stays one short line. */
+export function boundedText(text: string, limit: number): string {
+  const flat = Array.from(text, (character) => (isControl(character.codePointAt(0) ?? 0) ? ' ' : character))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1).trimEnd()}…`;
+}
+
+function approvalSummary(request: Extract<InteractionRequest, { kind: 'approval' }>): string | null {
+  const described = request.description ?? request.input?.['description'];
+  return typeof described === 'string' && described.trim() !== ''
+    ? boundedText(described, notificationTextLimits.summary)
+    : null;
+}
+
+export function summarizeInteraction(interactionRef: string, request: InteractionRequest): InteractionSummary {
+  if (request.kind === 'approval')
+    return {
+      ref: interactionRef,
+      kind: 'approval',
+      tool: request.toolName,
+      category: request.category,
+      summary: approvalSummary(request),
+    };
+  return {
+    ref: interactionRef,
+    kind: 'question_set',
+    tool: 'AskUserQuestion',
+    summary: null,
+    questions: request.questions.map((question) => ({
+      header: boundedText(question.header, notificationTextLimits.label),
+      question: boundedText(question.question, notificationTextLimits.question),
+      options: question.options.map((option) => boundedText(option.label, notificationTextLimits.label)),
+    })),
+  };
+}
+
+/** The session as a notification names it; null facts when the session is gone already. */
+export function sessionFacts(sessionId: string, snapshot: SessionSnapshot | null): NotificationBody['session'] {
+  if (snapshot === null) return { id: sessionId, title: null, workspacePath: null };
+  const workspace = snapshot.workspace;
+  return {
+    id: sessionId,
+    title: snapshot.title === null ? null : boundedText(snapshot.title, notificationTextLimits.title),
+    workspacePath:
+      snapshot.workspaceStatus?.directory ?? (workspace.kind === 'directory' ? workspace.path : workspace.repository),
+  };
+}
+
+export function newNotificationId(): string {
+  return `ntf_${randomBytes(16).toString('hex')}`;
+}

@@ -1,0 +1,132 @@
+import { readFile } from 'node:fs/promises';
+import { AgentError } from '@tether/protocol';
+import { z } from 'zod';
+import {
+  type NotificationKind,
+  type NotificationOptions,
+  type NotificationReceiver,
+  defaultNotificationKinds,
+  defaultSessionWaitingSeconds,
+  notificationKinds,
+} from './notification-options.js';
+import { type DeliverySettings, defaultDeliverySettings } from './receiver-queue.js';
+import { checkReceiverUrl, receiverLabel } from './receiver-url.js';
+
+const ReceiverEntry = z.strictObject({
+  url: z.string().min(1).max(4096),
+  events: z.array(z.enum(notificationKinds)).min(1).optional(),
+  secret: z.string().min(16).max(512).optional(),
+  sessionWaitingSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+    .optional(),
+});
+
+/** The config file's format (docs/notifications.md). */
+export const NotificationConfigFile = z.strictObject({
+  allowPlainHttp: z.boolean().optional(),
+  receivers: z.array(ReceiverEntry).min(1).max(32),
+});
+
+/** A receiver checked and with its defaults filled in. */
+export interface ResolvedReceiver {
+  readonly name: string;
+  readonly url: URL;
+  readonly kinds: ReadonlySet<NotificationKind>;
+  /** null: sign with the data dir's generated secret. */
+  readonly secret: string | null;
+  readonly sessionWaitingMs: number;
+}
+
+function invalidConfig(message: string): AgentError {
+  return new AgentError({ code: 'invalid_command', message, details: { reason: 'notification_config_invalid' } });
+}
+
+async function readConfigFile(filePath: string): Promise<z.infer<typeof NotificationConfigFile>> {
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (error) {
+    throw invalidConfig(
+      `The notification config ${filePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalidConfig(`The notification config ${filePath} is not JSON; see docs/notifications.md for its format.`);
+  }
+  const parsed = NotificationConfigFile.safeParse(json);
+  if (!parsed.success) {
+    // Paths and messages only: a value may be a secret.
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`);
+    throw invalidConfig(
+      `The notification config ${filePath} is not valid (${issues.slice(0, 5).join('; ')}); see docs/notifications.md.`,
+    );
+  }
+  return parsed.data;
+}
+
+export interface ResolvedNotifications {
+  readonly receivers: readonly ResolvedReceiver[];
+  readonly settings: DeliverySettings;
+}
+
+function deliverySettings(options: NotificationOptions): DeliverySettings {
+  const settings = { ...defaultDeliverySettings, ...options.delivery };
+  for (const [name, value] of Object.entries(settings))
+    if (!Number.isFinite(value) || value < (name === 'firstRetryMs' ? 0 : 1))
+      throw invalidConfig(`notifications.delivery.${name} must be a positive number, not ${String(value)}.`);
+  return settings;
+}
+
+function checkSecret(secret: string | undefined, where: string): void {
+  if (secret !== undefined && (secret.length < 16 || secret.length > 512))
+    throw invalidConfig(`${where}: a secret must be 16 to 512 characters long.`);
+}
+
+/**
+ * Every receiver, from the options and the config file, checked before the daemon opens anything:
+ * a bad receiver stops the start with a message that says what to change.
+ */
+export async function resolveNotifications(options: NotificationOptions | undefined): Promise<ResolvedNotifications> {
+  if (options === undefined) return { receivers: [], settings: defaultDeliverySettings };
+  const settings = deliverySettings(options);
+  if (options.linkTtlMs !== undefined && (!Number.isFinite(options.linkTtlMs) || options.linkTtlMs < 1000))
+    throw invalidConfig(`notifications.linkTtlMs must be at least 1,000 ms, not ${String(options.linkTtlMs)}.`);
+  const given: Array<{ entry: NotificationReceiver; where: string }> = (options.receivers ?? []).map(
+    (entry, index) => ({ entry, where: `Notification receiver ${index + 1}` }),
+  );
+  let allowPlainHttp = options.allowPlainHttp === true;
+  if (options.configFile !== undefined) {
+    const file = await readConfigFile(options.configFile);
+    allowPlainHttp ||= file.allowPlainHttp === true;
+    file.receivers.forEach((entry, index) =>
+      given.push({ entry, where: `Receiver ${index + 1} of ${options.configFile}` }),
+    );
+  }
+  const names = new Set<string>();
+  const receivers = given.map(({ entry, where }, index) => {
+    const url = checkReceiverUrl(entry.url, where, allowPlainHttp);
+    checkSecret(entry.secret, where);
+    const kinds = new Set(entry.events ?? defaultNotificationKinds);
+    for (const kind of kinds)
+      if (!(notificationKinds as readonly string[]).includes(kind))
+        throw invalidConfig(`${where}: "${kind}" is not an event kind; use ${notificationKinds.join(', ')}.`);
+    const name = entry.name ?? receiverLabel(url, index + 1);
+    if (names.has(name)) throw invalidConfig(`${where}: the name "${name}" is taken by another receiver.`);
+    names.add(name);
+    const waitingSeconds = entry.sessionWaitingSeconds ?? defaultSessionWaitingSeconds;
+    if (!Number.isFinite(waitingSeconds) || waitingSeconds <= 0)
+      throw invalidConfig(`${where}: sessionWaitingSeconds must be a positive number of seconds.`);
+    return { name, url, kinds, secret: entry.secret ?? null, sessionWaitingMs: waitingSeconds * 1000 };
+  });
+  return { receivers, settings };
+}

@@ -1,0 +1,237 @@
+import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
+import type { AgentRuntime } from '@tether/runtime';
+import type { DaemonLogger } from '../logging/create-logger.js';
+import type { ResolvedReceiver } from './notification-config.js';
+import {
+  type InteractionSummary,
+  type NotificationBody,
+  type NotificationLinks,
+  newNotificationId,
+  sessionFacts,
+  summarizeInteraction,
+} from './notification-body.js';
+import type { NotificationMetrics } from './notification-metrics.js';
+import type { NotificationKind } from './notification-options.js';
+import type { OneTimeLinks } from './one-time-links.js';
+import { type DeliverySettings, ReceiverQueue } from './receiver-queue.js';
+import { WaitingTimers } from './waiting-timers.js';
+
+type RequestedEvent = Extract<ProtocolEvent, { type: 'interaction.requested' }>;
+
+export interface NotifierReceiver extends ResolvedReceiver {
+  readonly signingSecret: string;
+}
+
+export interface NotifierOptions {
+  readonly runtime: Pick<AgentRuntime, 'observe' | 'getSession'>;
+  readonly receivers: readonly NotifierReceiver[];
+  readonly links: OneTimeLinks;
+  readonly metrics: NotificationMetrics;
+  readonly settings: DeliverySettings;
+  readonly logger: DaemonLogger;
+  /** Whether the daemon serves the web UI (else notifications carry no "open" link). */
+  readonly servesWebUi: boolean;
+}
+
+/**
+ * Turns the runtime's events into notifications: it observes every event (after it is stored) and
+ * only queues work from there; bodies are built and sent later, off the event path, so no receiver
+ * can slow a run. Interactions' one-time links are minted here and voided when they settle.
+ */
+export class Notifier {
+  private readonly queues = new Map<string, ReceiverQueue>();
+  private readonly waiting: WaitingTimers;
+  private stopObserving: (() => void) | null = null;
+  private baseUrl = '';
+  private closed = false;
+  private readonly options: NotifierOptions;
+
+  constructor(options: NotifierOptions) {
+    this.options = options;
+    for (const receiver of options.receivers)
+      this.queues.set(
+        receiver.name,
+        new ReceiverQueue(
+          { name: receiver.name, url: receiver.url, secret: receiver.signingSecret },
+          options.settings,
+          options.metrics,
+          options.logger,
+        ),
+      );
+    const thresholds = options.receivers
+      .filter((receiver) => receiver.kinds.has('session_waiting'))
+      .map((receiver) => receiver.sessionWaitingMs);
+    this.waiting = new WaitingTimers(thresholds, (event, thresholdMs) => this.sendWaiting(event, thresholdMs));
+  }
+
+  /** Starts observing, once the daemon knows the address links must point to (its advertised URL, or where it listens). */
+  start(baseUrl: string): void {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.stopObserving = this.options.runtime.observe((event) => this.observed(event));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopObserving?.();
+    this.waiting.close();
+    for (const queue of this.queues.values()) queue.close();
+  }
+
+  /** Runs inside the runtime's publish: bookkeeping only, never I/O, never a throw. */
+  private observed(event: ProtocolEvent): void {
+    switch (event.type) {
+      case 'interaction.requested':
+        this.waiting.requested(event);
+        this.later(() => this.sendRequested(event));
+        break;
+      case 'interaction.settled':
+      case 'interaction.withdrawn':
+      case 'interaction.cancelled':
+      case 'interaction.send_failed':
+        this.options.links.drop(event.interactionRef);
+        this.waiting.ended(event.interactionRef);
+        break;
+      case 'run.completed': {
+        const kind: NotificationKind = event.outcome === 'failed' ? 'run_failed' : 'run_completed';
+        if (!this.wanted(kind)) break;
+        this.later(async () => {
+          const run: NotificationBody['run'] = {
+            outcome: event.outcome,
+            ...(event.error === undefined ? {} : { errorCode: event.error.code }),
+            ...(event.stopReason === undefined ? {} : { stopReason: event.stopReason }),
+          };
+          const snapshot = await this.snapshot(event.sessionId);
+          this.send(kind, this.receiversOf(kind), {
+            event,
+            snapshot,
+            extra: { run },
+            links: this.sessionLinks(event.sessionId),
+          });
+        });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private wanted(kind: NotificationKind): boolean {
+    return this.options.receivers.some((receiver) => receiver.kinds.has(kind));
+  }
+
+  private receiversOf(kind: NotificationKind, filter: (receiver: NotifierReceiver) => boolean = () => true) {
+    return this.options.receivers.filter((receiver) => receiver.kinds.has(kind) && filter(receiver));
+  }
+
+  /** Off the publish call stack; a failure is logged, never thrown into the runtime. */
+  private later(work: () => Promise<void>): void {
+    setImmediate(() => {
+      if (this.closed) return;
+      work().catch((error: unknown) =>
+        this.options.logger.error(
+          { errorName: error instanceof Error ? error.name : typeof error },
+          'a notification could not be prepared',
+        ),
+      );
+    });
+  }
+
+  private async snapshot(sessionId: string): Promise<SessionSnapshot | null> {
+    try {
+      return await this.options.runtime.getSession(sessionId);
+    } catch {
+      return null;
+    }
+  }
+
+  private sessionLinks(sessionId: string): NotificationLinks {
+    return this.options.servesWebUi ? { open: `${this.baseUrl}/sessions/${sessionId}` } : {};
+  }
+
+  /** The links of an interaction: the session's, plus one-time approve and deny links for an approval. */
+  private interactionLinks(sessionId: string, interaction: InteractionSummary): NotificationLinks {
+    const links = this.sessionLinks(sessionId);
+    if (interaction.kind !== 'approval') return links;
+    const target = {
+      sessionId,
+      interactionRef: interaction.ref,
+      tool: interaction.tool,
+      summary: interaction.summary,
+    };
+    return {
+      ...links,
+      approve: `${this.baseUrl}/v1/links/${this.options.links.mint(target, 'approve')}`,
+      deny: `${this.baseUrl}/v1/links/${this.options.links.mint(target, 'deny')}`,
+    };
+  }
+
+  private async sendRequested(event: RequestedEvent): Promise<void> {
+    if (!this.wanted('interaction_requested')) return;
+    const snapshot = await this.snapshot(event.sessionId);
+    const interaction = summarizeInteraction(event.interactionRef, event.request);
+    // Answered while the snapshot was read: no links to mint for it.
+    if (!isPending(snapshot, event.interactionRef)) return;
+    this.send('interaction_requested', this.receiversOf('interaction_requested'), {
+      event,
+      snapshot,
+      extra: { interaction },
+      links: this.interactionLinks(event.sessionId, interaction),
+    });
+  }
+
+  private async sendWaiting(event: RequestedEvent, thresholdMs: number): Promise<void> {
+    if (this.closed) return;
+    const snapshot = await this.snapshot(event.sessionId);
+    if (!isPending(snapshot, event.interactionRef)) return;
+    const interaction = summarizeInteraction(event.interactionRef, event.request);
+    this.send(
+      'session_waiting',
+      this.receiversOf('session_waiting', (receiver) => receiver.sessionWaitingMs === thresholdMs),
+      {
+        event,
+        snapshot,
+        extra: { interaction, waitingSeconds: Math.round(thresholdMs / 1000) },
+        links: this.interactionLinks(event.sessionId, interaction),
+      },
+    );
+  }
+
+  private send(
+    kind: NotificationKind,
+    receivers: readonly NotifierReceiver[],
+    parts: {
+      event: ProtocolEvent & { runId?: string };
+      snapshot: SessionSnapshot | null;
+      extra: Partial<NotificationBody>;
+      links: NotificationLinks;
+    },
+  ): void {
+    if (this.closed || receivers.length === 0) return;
+    const body: NotificationBody = {
+      version: 1,
+      id: newNotificationId(),
+      kind,
+      at: parts.event.at,
+      session: sessionFacts(parts.event.sessionId, parts.snapshot),
+      runId: parts.event.runId ?? null,
+      ...parts.extra,
+      links: parts.links,
+    };
+    const eventAt = Date.parse(parts.event.at);
+    const outgoing = {
+      id: body.id,
+      kind,
+      body: JSON.stringify(body),
+      eventAt: Number.isFinite(eventAt) ? eventAt : Date.now(),
+    };
+    for (const receiver of receivers) this.queues.get(receiver.name)?.push(outgoing);
+  }
+}
+
+function isPending(snapshot: SessionSnapshot | null, interactionRef: string): boolean {
+  return (
+    snapshot?.pendingInteractions.some(
+      (interaction) => interaction.interactionRef === interactionRef && interaction.status === 'pending',
+    ) ?? false
+  );
+}

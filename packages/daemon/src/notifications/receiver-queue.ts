@@ -1,0 +1,180 @@
+import type { DaemonLogger } from '../logging/create-logger.js';
+import { VERSION } from '../version.js';
+import type { NotificationMetrics } from './notification-metrics.js';
+import { signNotification, signatureHeader, timestampHeader } from './notification-signature.js';
+
+export interface DeliverySettings {
+  readonly attempts: number;
+  readonly firstRetryMs: number;
+  readonly attemptTimeoutMs: number;
+  readonly queueLimit: number;
+}
+
+export const defaultDeliverySettings: DeliverySettings = {
+  attempts: 5,
+  // 4, 8, 16, 32 s between the 5 attempts (each cut by up to half by jitter): about a minute at most.
+  firstRetryMs: 4_000,
+  attemptTimeoutMs: 10_000,
+  queueLimit: 100,
+};
+
+/** Deliveries to one receiver at a time: enough that one stalled delivery does not hold up the next ones. */
+const maxInFlight = 4;
+
+export interface OutgoingNotification {
+  readonly id: string;
+  readonly kind: string;
+  readonly body: string;
+  /** When the event happened (ms since epoch): latency is measured from it. */
+  readonly eventAt: number;
+}
+
+interface Destination {
+  readonly name: string;
+  readonly url: URL;
+  readonly secret: string;
+}
+
+type AttemptResult = 'sent' | 'retry' | 'refused';
+
+/**
+ * One receiver's deliveries: a bounded queue (the oldest dropped and counted when full), a few
+ * deliveries at once, each retried with exponential backoff and jitter. push() only queues: no
+ * caller, least of all the runtime's event path, ever waits for a receiver.
+ */
+export class ReceiverQueue {
+  private readonly waiting: OutgoingNotification[] = [];
+  private inFlight = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly controllers = new Set<AbortController>();
+  private closed = false;
+
+  private readonly destination: Destination;
+  private readonly settings: DeliverySettings;
+  private readonly metrics: NotificationMetrics;
+  private readonly logger: DaemonLogger;
+
+  constructor(
+    destination: Destination,
+    settings: DeliverySettings,
+    metrics: NotificationMetrics,
+    logger: DaemonLogger,
+  ) {
+    this.destination = destination;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.logger = logger;
+  }
+
+  push(notification: OutgoingNotification): void {
+    if (this.closed) return;
+    this.waiting.push(notification);
+    if (this.waiting.length > this.settings.queueLimit) {
+      this.waiting.shift();
+      this.metrics.dropped.inc({ receiver: this.destination.name });
+      this.logger.warn({ receiver: this.destination.name }, 'notification queue full: the oldest was dropped');
+    }
+    this.updatePending();
+    this.startNext();
+  }
+
+  /** Stops every delivery now: what is queued or still retrying is dropped (and counted). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const controller of this.controllers) controller.abort();
+    const unsent = this.waiting.length + this.inFlight;
+    if (unsent > 0) this.metrics.dropped.inc({ receiver: this.destination.name }, unsent);
+    this.waiting.length = 0;
+    this.inFlight = 0;
+    this.updatePending();
+  }
+
+  private updatePending(): void {
+    this.metrics.pending.set({ receiver: this.destination.name }, this.waiting.length + this.inFlight);
+  }
+
+  private startNext(): void {
+    while (!this.closed && this.inFlight < maxInFlight && this.waiting.length > 0) {
+      const next = this.waiting.shift() as OutgoingNotification;
+      this.inFlight += 1;
+      void this.deliver(next, 1);
+    }
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.inFlight -= 1;
+    this.updatePending();
+    this.startNext();
+  }
+
+  private async deliver(notification: OutgoingNotification, attempt: number): Promise<void> {
+    const result = await this.attempt(notification);
+    if (this.closed) return;
+    const receiver = this.destination.name;
+    if (result === 'sent') {
+      this.metrics.sent.inc({ receiver });
+      this.metrics.latency.observe({ receiver }, Math.max(0, Date.now() - notification.eventAt) / 1000);
+      this.logger.debug({ receiver, kind: notification.kind, attempt }, 'notification delivered');
+      this.finish();
+      return;
+    }
+    if (result === 'retry' && attempt < this.settings.attempts) {
+      this.metrics.retried.inc({ receiver });
+      this.logger.debug({ receiver, kind: notification.kind, attempt }, 'a notification attempt failed: retrying');
+      const base = this.settings.firstRetryMs * 2 ** (attempt - 1);
+      // Equal jitter: receivers that failed together (one outage) do not all come back at once.
+      const delay = base / 2 + Math.random() * (base / 2);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void this.deliver(notification, attempt + 1);
+      }, delay);
+      timer.unref();
+      this.timers.add(timer);
+      return;
+    }
+    this.metrics.failed.inc({ receiver });
+    this.logger.warn(
+      { receiver, kind: notification.kind, attempts: attempt },
+      result === 'refused' ? 'a receiver refused a notification' : 'a notification could not be delivered',
+    );
+    this.finish();
+  }
+
+  private async attempt(notification: OutgoingNotification): Promise<AttemptResult> {
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const timeout = setTimeout(() => controller.abort(), this.settings.attemptTimeoutMs);
+    timeout.unref();
+    try {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const response = await fetch(this.destination.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `tether/${VERSION}`,
+          [timestampHeader]: timestamp,
+          [signatureHeader]: signNotification(this.destination.secret, timestamp, notification.body),
+          'X-Tether-Event': notification.kind,
+          'X-Tether-Delivery': notification.id,
+        },
+        body: notification.body,
+        // A redirect could carry the body (and its links) somewhere the owner never named.
+        redirect: 'manual',
+        signal: controller.signal,
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return 'sent';
+      if (response.status === 408 || response.status === 429 || response.status >= 500) return 'retry';
+      return 'refused';
+    } catch {
+      // Refused connection, reset, DNS failure, timeout: all worth another try.
+      return 'retry';
+    } finally {
+      clearTimeout(timeout);
+      this.controllers.delete(controller);
+    }
+  }
+}
