@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { ProtocolEvent } from '@tether/protocol';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 import { type MockProvider, type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { noticeListeners, query, seqs } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
@@ -117,6 +117,8 @@ async function twoDaemons(
   const url = await server().createDatabase();
   const a = await startDaemon(url, 'owner-a', turnOnA);
   const b = await startDaemon(url, 'owner-b', turnOnB);
+  // Both hear appends from here on (a listener connects once its runtime starts).
+  await expect.poll(async () => (await noticeListeners(url)).length, { timeout: 10_000, interval: 20 }).toBe(2);
   return { url, a, b };
 }
 
@@ -162,17 +164,6 @@ function gate(): { opened: Promise<void>; open(): void } {
   return { opened, open };
 }
 
-async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
 const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 
