@@ -6,6 +6,7 @@ import { createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import { createAgentRuntime } from './agent-runtime.js';
+import { followUntil } from './follow-until.test-helper.js';
 
 let workspace: string;
 
@@ -30,28 +31,6 @@ function streaming(deltas: number) {
       }
       emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     },
-  });
-}
-
-/** Follows until `until` holds for an event; resolves with everything handed on. */
-function followUntil(
-  runtime: Awaited<ReturnType<typeof createAgentRuntime>>,
-  sessionId: string,
-  afterSeq: number,
-  until: (event: ProtocolEvent) => boolean,
-): Promise<ProtocolEvent[]> {
-  return new Promise((resolve, reject) => {
-    const events: ProtocolEvent[] = [];
-    runtime.follow(sessionId, {
-      afterSeq,
-      onEvent: (event) => {
-        events.push(event);
-        if (!until(event)) return true;
-        resolve(events);
-        return false;
-      },
-      onError: reject,
-    });
   });
 }
 

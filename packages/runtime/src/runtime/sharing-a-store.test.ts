@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 import { SharedStoreDouble } from './shared-store.test-helper.js';
 import { createAgentRuntime } from './agent-runtime.js';
+import { followUntil } from './follow-until.test-helper.js';
 import type { AgentRuntime } from './runtime-types.js';
 
 // The runtime's side of sharing a store, over a double of the store layer (store-postgres's
@@ -37,23 +38,6 @@ async function takenOverFromStalledA(shared: SharedStoreDouble) {
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
 const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
-
-/** Follows until an event matches; resolves with everything handed on. */
-function followUntil(runtime: AgentRuntime, sessionId: string, until: (event: ProtocolEvent) => boolean) {
-  return new Promise<ProtocolEvent[]>((resolve, reject) => {
-    const events: ProtocolEvent[] = [];
-    runtime.follow(sessionId, {
-      afterSeq: 0,
-      onEvent: (event) => {
-        events.push(event);
-        if (!until(event)) return true;
-        resolve(events);
-        return false;
-      },
-      onError: reject,
-    });
-  });
-}
 
 describe('a runtime sharing its store with others', () => {
   it("refuses commands on another runtime's session (session_owned_elsewhere, nothing changed) and skips it at start-up", async () => {
@@ -89,7 +73,7 @@ describe('a runtime sharing its store with others', () => {
     const observed: ProtocolEvent[] = [];
     b.runtime.observe((event) => observed.push(event));
     const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-    const followed = followUntil(b.runtime, sessionId, (event) => event.type === 'run.completed');
+    const followed = followUntil(b.runtime, sessionId, 0, (event) => event.type === 'run.completed');
     const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
     expect(await b.runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
     const events = await followed;
@@ -107,6 +91,7 @@ describe('a runtime sharing its store with others', () => {
     const followed = followUntil(
       b.runtime,
       sessionId,
+      0,
       (event) => event.type === 'run.completed' && event.runId !== first.runId,
     );
     await b.runtime.waitForRun(first.runId);
