@@ -3,6 +3,7 @@ export type {
   MockProvider,
   MockProviderOptions,
   MockProviderSession,
+  MockSteer,
   MockTurnContext,
   MockTurnScript,
 } from './mock-provider.js';

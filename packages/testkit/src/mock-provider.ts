@@ -29,6 +29,8 @@ export interface MockProviderSession {
   readonly responses: { interactionRef: string; answer: InteractionAnswer }[];
   readonly modes: PermissionMode[];
   readonly interrupts: string[];
+  /** Every follow-up steered into a run of this session (doSteer), in order. */
+  readonly steers: MockSteer[];
   /** Which provider session of the Tether session this is (1 for the first opened, 2 after a restart...). */
   readonly ordinal: number;
   /** Whether replyWithCheckpoint has reported this session's conversation id. */
@@ -37,6 +39,13 @@ export interface MockProviderSession {
   readonly fileRewinds: { inputMessageId: string; dryRun: boolean }[];
   /** Emits a part as the provider would, at any time (e.g. after the test decides). */
   emit(part: AgentProviderV1Part): void;
+}
+
+/** A follow-up handed to the agent while its run is active (doSteer). */
+export interface MockSteer {
+  readonly runId: string;
+  readonly inputId: string;
+  readonly input: readonly AgentProviderV1InputPart[];
 }
 
 export interface MockProvider extends AgentProviderV1 {
@@ -114,6 +123,11 @@ export interface MockProviderOptions {
   ) => void | Promise<void>;
   /** Called for each interrupt (e.g. to emit the run's completion); throw to refuse it. */
   readonly interrupt?: (runId: string, session: MockProviderSession) => void | Promise<void>;
+  /**
+   * What a steer does (e.g. emit its input.folded or input.cancelled part, now or later); throw to
+   * refuse it. With it the provider can steer (capabilities.steer, doSteer); without it, it cannot.
+   */
+  readonly steer?: (steer: MockSteer, session: MockProviderSession) => void | Promise<void>;
   /** Called for each answer; throw to simulate a delivery failure. */
   readonly respond?: (
     response: { interactionRef: string; answer: InteractionAnswer },
@@ -136,7 +150,7 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
   return {
     specificationVersion: 'agent-provider-v1',
     name: options.name ?? 'mock',
-    capabilities: { ...mockCapabilities, ...options.capabilities },
+    capabilities: { ...mockCapabilities, ...(options.steer ? { steer: true } : {}), ...options.capabilities },
     sessions,
     async doProbe() {
       return { available: true, binaryPath: '/mock', source: 'option', version: 'mock' };
@@ -150,12 +164,14 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         responses: [],
         modes: [],
         interrupts: [],
+        steers: [],
         fileRewinds: [],
         ordinal: sessions.filter((opened) => opened.options.sessionId === sessionOptions.sessionId).length + 1,
         reportedConversation: false,
         emit: (part) => sessionOptions.emit(part),
       };
       const rewindFiles = options.rewindFiles;
+      const steer = options.steer;
       sessions.push(session);
       return {
         async doTurn(turn) {
@@ -205,6 +221,14 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         requiresRestartFor(mode) {
           return options.requiresRestartFor ? options.requiresRestartFor(mode, session) : mode === 'bypass';
         },
+        ...(steer
+          ? {
+              async doSteer(request: MockSteer) {
+                session.steers.push({ runId: request.runId, inputId: request.inputId, input: request.input });
+                await steer(request, session);
+              },
+            }
+          : {}),
         ...(rewindFiles
           ? {
               async doRewindFiles(request: { inputMessageId: string; dryRun: boolean }) {

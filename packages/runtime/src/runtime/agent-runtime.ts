@@ -28,7 +28,13 @@ import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
-import { type InteractionPolicy, type ProviderOutputHandlers, acceptProviderPart } from './provider-output.js';
+import {
+  type InteractionPolicy,
+  type ProviderOutputHandlers,
+  acceptProviderPart,
+  noteOnce,
+} from './provider-output.js';
+import { InputQueue } from './input-queue.js';
 import type { AgentRuntime, AgentRuntimeOptions, FollowOptions, SubscribeOptions } from './runtime-types.js';
 import type { SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
@@ -71,6 +77,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly commands: CommandContext;
   private readonly workspaces: WorkspaceAcquirers;
   private readonly runChanges: RunWorkspaceChanges;
+  private readonly inputs: InputQueue;
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private readonly ownership: SessionOwnership;
   private readonly onBackgroundError: (error: unknown) => void;
@@ -119,6 +126,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.log = new SessionLog(this.writer);
     this.workspaces = new WorkspaceAcquirers(options.workspaces);
     this.runChanges = new RunWorkspaceChanges({ workspaces: this.workspaces, log: this.log });
+    this.inputs = new InputQueue({
+      log: this.log,
+      writer: this.writer,
+      startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
+      isStopped: () => this.stopped !== null,
+      resident: (sessionId) => this.entries.get(sessionId),
+    });
     this.entries = new SessionCache({
       // Shared, a closed session leaves at once: its lease goes back, for any runtime to reopen it.
       closedCapacity: shared ? 0 : (options.closedSessionCacheSize ?? 100),
@@ -151,6 +165,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         countOpen: () => this.entries.countOpen(),
       }),
       workspaces: this.workspaces,
+      inputs: this.inputs,
       releaseWorkspace: async (entry) => {
         // The last run's comparison reads the workspace: it goes first.
         await this.runChanges.settled(entry.record.sessionId);
@@ -285,7 +300,14 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return (part) => {
       // Output the log cannot take is not applied either: the session is being rebuilt from the store.
       if (this.writer.failureOf(entry.record.sessionId)) return;
+      if (!this.inputs.acceptsInputPart(entry, part)) {
+        noteOnce(this.log, entry, 'runtime.part_for_unknown_input');
+        return;
+      }
       acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
+      // In the same tick as the run's end: no command sees the session idle before its queue moves on.
+      // (A provider may pass anything, even null: the part check above refused it, nothing more to do.)
+      if ((part as AgentProviderV1Part | null)?.type === 'run.completed') this.inputs.continueAfterRun(entry);
     };
   }
 
@@ -314,6 +336,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       entry,
       withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'),
     );
+    this.inputs.continueAfterRun(entry);
   }
 
   async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
@@ -354,6 +377,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     } finally {
       this.runWaiters.notify(events);
       this.runChanges.published(events);
+      this.inputs.published(events);
     }
   }
 
@@ -386,7 +410,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return run;
   }
 
-  waitForRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunSnapshot> {
+  async waitForRun(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunSnapshot> {
+    // A queued input's run (its receipt's runId) exists once the input starts.
+    const started = this.inputs.whenStarted(runId);
+    if (started)
+      await (options.signal
+        ? Promise.race([started, abortion(options.signal).then(() => options.signal?.throwIfAborted())])
+        : started);
     return this.runWaiters.wait(runId, options.signal);
   }
 

@@ -1,6 +1,7 @@
 import { AgentError, type EventBody } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
+import { queuedInputCancellations } from '../state/session-machine.js';
 import type { SessionRecord, TetherStore } from '../store/tether-store.js';
 import { SessionEntry } from './session-entry.js';
 import { now, withRunEndCancellations } from './session-log.js';
@@ -100,8 +101,8 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 
 /**
  * Restores the sessions' workspaces, ends what a stopped predecessor left running (its recorded
- * agent process, if it runs on this machine: the provider checks), and completes its open runs
- * (failed, runtime_restarted) and interactions.
+ * agent process, if it runs on this machine: the provider checks), cancels its queued inputs and
+ * completes its open runs (failed, runtime_restarted) and interactions.
  */
 async function recoverSessions(
   parts: SessionRecoveryParts,
@@ -116,6 +117,9 @@ async function recoverSessions(
     if (record.state !== 'closed') await restoreAtStartup(parts, entry);
     if (record.liveProcess !== null && entry.provider)
       leftOver.set(entry.provider, [...(leftOver.get(entry.provider) ?? []), entry]);
+    // A queue's content lived in the stopped runtime's memory: nothing queued starts by itself, and nothing is lost silently.
+    const queued = record.queuedInputs ?? [];
+    if (queued.length > 0) log.stage(entry, queuedInputCancellations(queued, 'runtime_restarted'), at);
     if (record.activeRunId === null) continue;
     entry.activeRun = (await store.getRun(record.activeRunId)) ?? null;
     await entry.loadInteractions(store);

@@ -1,9 +1,14 @@
 import {
   AgentError,
+  type CancelQueuedInputCommand,
   type CloseSessionCommand,
   type EventBody,
+  type InputCancelReason,
+  type InputDelivery,
   type InputPart,
   type InterruptRunCommand,
+  type QueuedInput,
+  type SerializedAgentError,
   type OpenSessionCommand,
   type RunControlCommand,
   ControlName,
@@ -11,6 +16,7 @@ import {
   addUsage,
   countsAsActivity,
   describeConfiguration,
+  newInputId,
   turnTitle,
 } from '@tether/protocol';
 import type { RunRecord, SessionRecord } from '../store/tether-store.js';
@@ -71,30 +77,64 @@ export function decideReopen(state: SessionRecord | undefined, _command: OpenSes
   };
 }
 
-/** submit_turn's impure inputs: the run id, and the turn's input as read and checked (what run.started records). */
+/** submit_turn's impure inputs: the run id, the input id of a follow-up, and the turn's input as read and checked (what run.started records). */
 export interface TurnDecisionContext extends DecisionContext {
   readonly input: readonly InputPart[];
+  readonly newInputId?: () => string;
 }
 
-/** submit_turn: the run, and whether its input is recorded (not redacted), so its blobs are stored with it. */
+/**
+ * submit_turn: the run, and whether its input is recorded (not redacted), so its blobs are stored
+ * with it. `queued` when a run was active and the host gave a delivery: after_turn waits to start
+ * as `runId`; steer goes into the running run `runId`.
+ */
 export interface TurnDecision extends RunDecision {
   readonly inputRecorded: boolean;
+  readonly queued?: { readonly inputId: string; readonly delivery: InputDelivery };
 }
 
-/** Why a session cannot start a run now (missing, closed, busy); undefined when it can. */
-export function refuseNewRun(state: SessionRecord | undefined): Refusal | undefined {
+function runActive(message: string): Refusal {
+  return { refusal: new AgentError({ code: 'run_active', message }) };
+}
+
+/** The session's queued after_turn inputs, oldest first: they start, in this order, once no run is active. */
+export function queuedAfterTurn(state: SessionRecord): QueuedInput[] {
+  return (state.queuedInputs ?? []).filter((queued) => queued.delivery === 'after_turn');
+}
+
+/** Whether a new run has to wait: one is active, or queued follow-ups start first. */
+function isBusy(state: SessionRecord): boolean {
+  return state.activeRunId !== null || queuedAfterTurn(state).length > 0;
+}
+
+/** The session's budget is spent: no new run starts (the cost as the agent reported it). */
+export function budgetSpent(state: SessionRecord): AgentError | undefined {
+  const { maxCostUsd } = state.configuration;
+  const spent = state.usage.costUsd;
+  if (maxCostUsd === undefined || spent === null || spent < maxCostUsd) return undefined;
+  return new AgentError({
+    code: 'budget_exceeded',
+    message: `The session has spent $${spent.toFixed(4)} of its $${maxCostUsd} budget (maxCostUsd). Open a new session, or continue this one with a larger maxCostUsd.`,
+    details: { reason: 'max_cost' },
+  });
+}
+
+/**
+ * Why a session cannot take a turn now (missing, closed, busy, its budget spent); undefined when
+ * it can. With a delivery a busy session takes it as a follow-up.
+ */
+export function refuseNewRun(state: SessionRecord | undefined, delivery?: InputDelivery): Refusal | undefined {
   if (!state) return sessionNotFound();
   if (state.state === 'closed') return sessionClosed(' set to its id, then submit again.');
-  if (state.activeRunId !== null) {
-    return {
-      refusal: new AgentError({
-        code: 'run_active',
-        message:
-          'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again.',
-      }),
-    };
+  if (delivery === undefined && isBusy(state)) {
+    return runActive(
+      state.activeRunId !== null
+        ? 'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again; or submit with delivery after_turn (queued as the next run) or steer (into the running turn).'
+        : 'The session has queued follow-ups that start first. Submit with delivery after_turn to queue behind them, or wait until they ran.',
+    );
   }
-  return undefined;
+  const spent = budgetSpent(state);
+  return spent ? { refusal: spent } : undefined;
 }
 
 export function decideSubmitTurn(
@@ -102,15 +142,43 @@ export function decideSubmitTurn(
   command: SubmitTurnCommand,
   context: TurnDecisionContext,
 ): Decided<TurnDecision> {
-  const refused = refuseNewRun(state);
+  const refused = refuseNewRun(state, command.delivery);
   if (refused || !state) return refused ?? sessionNotFound();
-  const runId = context.newRunId();
   const redact = command.redactInput ?? state.redactInput;
+  const input = redact ? null : [...context.input];
+  if (!isBusy(state) || command.delivery === undefined) {
+    const runId = context.newRunId();
+    return { runId, inputRecorded: !redact, events: [{ type: 'run.started', runId, input, inputRedacted: redact }] };
+  }
+  const delivery = command.delivery;
+  if (delivery === 'steer' && state.activeRunId === null) {
+    return runActive(
+      'No run is active to steer into: queued follow-ups are about to start. Submit with delivery after_turn, or steer once the next run is active.',
+    );
+  }
+  const inputId = (context.newInputId ?? newInputId)();
+  const runId = delivery === 'steer' ? state.activeRunId! : context.newRunId();
   return {
     runId,
     inputRecorded: !redact,
-    events: [{ type: 'run.started', runId, input: redact ? null : [...context.input], inputRedacted: redact }],
+    queued: { inputId, delivery },
+    events: [{ type: 'input.queued', inputId, delivery, runId, input, inputRedacted: redact }],
   };
+}
+
+/** How queued inputs end when something else ends them (an interrupt, a close, a restart). */
+export function queuedInputCancellations(
+  queued: readonly QueuedInput[],
+  reason: InputCancelReason,
+  error?: SerializedAgentError,
+): EventBody[] {
+  return queued.map((input) => ({
+    type: 'input.cancelled',
+    inputId: input.inputId,
+    runId: input.runId,
+    reason,
+    ...(error ? { error } : {}),
+  }));
 }
 
 /**
@@ -156,21 +224,56 @@ export function decideRunControl(
   return { runId, events };
 }
 
+/**
+ * interrupt_run: the active run to stop (null: none is active, or another is). With cancelQueued
+ * the session's queued after_turn inputs are cancelled first, so the run's end starts none of them.
+ */
 export function decideInterrupt(
   state: SessionRecord | undefined,
   command: InterruptRunCommand,
 ): Decided<InterruptDecision> {
   if (!state) return sessionNotFound();
-  if (state.activeRunId === null || (command.runId !== undefined && command.runId !== state.activeRunId)) {
-    return { events: [], runId: null };
+  const other = command.runId !== undefined && command.runId !== state.activeRunId;
+  const events = command.cancelQueued && !other ? queuedInputCancellations(queuedAfterTurn(state), 'interrupted') : [];
+  if (state.activeRunId === null || other) return { events, runId: null };
+  return { events, runId: state.activeRunId };
+}
+
+/**
+ * cancel_queued_input: an after_turn input still waiting is withdrawn. A steer was handed to the
+ * agent when it was submitted (only an interrupt stops it now); an unknown id, or one that started,
+ * was folded in or ended, is past withdrawing.
+ */
+export function decideCancelQueuedInput(
+  state: SessionRecord | undefined,
+  command: CancelQueuedInputCommand,
+): Decided<Decision> {
+  if (!state) return sessionNotFound();
+  const queued = (state.queuedInputs ?? []).find((input) => input.inputId === command.inputId);
+  if (!queued) {
+    return {
+      refusal: new AgentError({
+        code: 'input_not_queued',
+        message: `No input ${command.inputId} waits in this session: it started, was folded into its run or ended already (see its input.* events), or the id is not this session's.`,
+      }),
+    };
   }
-  return { events: [], runId: state.activeRunId };
+  if (queued.delivery === 'steer') {
+    return {
+      refusal: new AgentError({
+        code: 'input_not_queued',
+        message: `Input ${command.inputId} was steered: it is with the agent already and cannot be withdrawn. Interrupt the run (interrupt_run) to stop it before the agent takes it in.`,
+        details: { reason: 'steered' },
+      }),
+    };
+  }
+  return { events: queuedInputCancellations([queued], 'withdrawn') };
 }
 
 export function decideClose(state: SessionRecord | undefined, _command: CloseSessionCommand): Decided<Decision> {
   if (!state) return sessionNotFound();
   if (state.state === 'closed') return { events: [] };
-  const events: EventBody[] = [];
+  const events = queuedInputCancellations(state.queuedInputs ?? [], 'session_closed');
   if (state.activeRunId !== null) {
     events.push({
       type: 'run.completed',

@@ -1,17 +1,26 @@
-import { AgentError, type CancelQueuedInputCommand, type CancelQueuedInputReceipt } from '@tether/protocol';
-import type { CommandContext } from './command-context.js';
+import type { CancelQueuedInputCommand, CancelQueuedInputReceipt } from '@tether/protocol';
+import { decideCancelQueuedInput } from '../../state/session-machine.js';
+import { type CommandContext, accepted } from './command-context.js';
 
 /**
- * Withdraws a queued follow-up (input.cancelled, withdrawn). TODO(issue 19): the runtime's queue;
- * until it exists no input is ever queued, so every id is refused.
+ * Withdraws a queued after_turn input before it starts (input.cancelled, withdrawn): it never
+ * reaches the agent. A steer was handed to the agent when it was submitted, and one that started,
+ * was folded in or ended is past withdrawing: both are refused with input_not_queued.
  */
 export async function cancelQueuedInput(
-  _context: CommandContext,
+  context: CommandContext,
   command: CancelQueuedInputCommand,
-  _fingerprint: string,
+  fingerprint: string,
 ): Promise<CancelQueuedInputReceipt> {
-  throw new AgentError({
-    code: 'input_not_queued',
-    message: `No queued input ${command.inputId} waits in this session: it started, was folded into its run or ended already (see its input.* events).`,
-  });
+  const found = context.entries.get(command.sessionId);
+  const { entry, decision } = accepted(found, decideCancelQueuedInput(found?.record, command));
+  const receipt: CancelQueuedInputReceipt = {
+    type: 'cancel_queued_input',
+    commandId: command.commandId,
+    sessionId: command.sessionId,
+    inputId: command.inputId,
+  };
+  await context.write(entry, decision.events, receipt, fingerprint);
+  context.inputs.drop(command.inputId);
+  return receipt;
 }

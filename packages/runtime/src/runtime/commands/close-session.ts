@@ -3,7 +3,7 @@ import { decideClose } from '../../state/session-machine.js';
 import { withRunEndCancellations } from '../session-log.js';
 import { type CommandContext, accepted } from './command-context.js';
 
-/** Ends the active run (interrupted) and the session, stops its agent for good, then releases its workspace. */
+/** Cancels queued inputs (session_closed), ends the active run (interrupted) and the session, stops its agent for good, then releases its workspace. */
 export async function closeSession(
   context: CommandContext,
   command: CloseSessionCommand,

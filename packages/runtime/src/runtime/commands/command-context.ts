@@ -9,6 +9,7 @@ import type {
 import type { EventWriter } from '../../log/event-writer.js';
 import { type Decided, isRefusal } from '../../state/refusal.js';
 import type { BlobRecord, TetherStore } from '../../store/tether-store.js';
+import type { InputQueue } from '../input-queue.js';
 import type { OpenSessionLimit } from '../open-session-limit.js';
 import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
@@ -30,6 +31,8 @@ export interface CommandContext {
   readonly openSessions: OpenSessionLimit;
   /** Which sessions this runtime may drive (a new one is claimed before its first commit). */
   readonly ownership: SessionOwnership;
+  /** The sessions' follow-ups: after_turn inputs' content until they start, and what starts them. */
+  readonly inputs: InputQueue;
   /** The acquirers of the workspace kinds this runtime can make. */
   readonly workspaces: WorkspaceAcquirers;
   /** A command's effects, applied and written with its receipt (and the blobs its events refer to) in one transaction. */

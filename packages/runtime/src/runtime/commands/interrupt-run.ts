@@ -2,7 +2,11 @@ import { type InterruptRunCommand, type InterruptRunReceipt, toAgentError } from
 import { decideInterrupt } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
-/** Asks the agent to stop the active run; the run ends (interrupted) with the agent's answer, not here. */
+/**
+ * Asks the agent to stop the active run; the run ends (interrupted) with the agent's answer, not
+ * here. With cancelQueued the session's queued after_turn inputs are cancelled first (otherwise
+ * they run next); steers the agent has not taken end with the run either way.
+ */
 export async function interruptRun(
   context: CommandContext,
   command: InterruptRunCommand,
@@ -19,14 +23,16 @@ export async function interruptRun(
     runId,
   };
   if (runId === null) {
-    // Nothing is running: a no-op receipt, and nobody waits for a result that will not come.
-    await context.write(entry, [], receipt, fingerprint);
+    // Nothing is running: a receipt (with the queue's cancellations, if asked), and nobody waits for a result that will not come.
+    await context.write(entry, decision.events, receipt, fingerprint);
     return receipt;
   }
-  // The intent is durable before the round-trip, so a result that lands first still ends the run as a stop.
-  if (!entry.interruptRequested.has(runId)) {
+  // The intent is durable before the round-trip, so a result that lands first still ends the run as
+  // a stop, and starts no input the host cancelled.
+  const intent = entry.interruptRequested.has(runId) ? [] : [{ type: 'run.interrupt_requested' as const, runId }];
+  if (intent.length > 0 || decision.events.length > 0) {
     entry.interruptRequested.add(runId);
-    context.log.stage(entry, [{ type: 'run.interrupt_requested', runId }]);
+    context.log.stage(entry, [...decision.events, ...intent]);
     await context.writer.flush();
   }
   const session = await context.providerSession(entry);

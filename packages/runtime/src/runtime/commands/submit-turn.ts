@@ -1,11 +1,22 @@
-import { type SubmitTurnCommand, type SubmitTurnReceipt, agentDirectory, newRunId } from '@tether/protocol';
+import {
+  type SubmitTurnCommand,
+  type SubmitTurnReceipt,
+  agentDirectory,
+  newInputId,
+  newRunId,
+  toAgentError,
+} from '@tether/protocol';
+import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
+import type { SessionEntry } from '../session-entry.js';
 import { requireInputCapabilities, resolveTurnInput } from '../turn-input/resolve-turn-input.js';
-import { type CommandContext, accepted } from './command-context.js';
+import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
 /**
  * Reads and checks the turn's input, records the run (with the images' bytes, unless redacted, in
- * the same transaction), then hands the turn to the agent in the background (the receipt does not wait for it).
+ * the same transaction), then hands the turn to the agent in the background (the receipt does not
+ * wait for it). With a delivery, a turn submitted while a run is active is a follow-up instead:
+ * queued as the next run (after_turn) or handed into the running run (steer).
  */
 export async function submitTurn(
   context: CommandContext,
@@ -14,8 +25,9 @@ export async function submitTurn(
 ): Promise<SubmitTurnReceipt> {
   const before = context.entries.get(command.sessionId);
   // A session that cannot take the turn says so before any file is read.
-  const blocked = refuseNewRun(before?.record);
+  const blocked = refuseNewRun(before?.record, command.delivery);
   if (blocked) throw blocked.refusal;
+  if (command.delivery === 'steer' && before?.record.activeRunId) requireSteering(before);
   requireInputCapabilities(before?.provider ?? null, command.input);
   const input = await resolveTurnInput(
     command.input,
@@ -25,17 +37,63 @@ export async function submitTurn(
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(
     found,
-    decideSubmitTurn(found?.record, command, { newRunId, input: input.recorded }),
+    decideSubmitTurn(found?.record, command, { newRunId, newInputId, input: input.recorded }),
   );
-  const { runId } = decision;
+  const { runId, queued } = decision;
+  if (queued?.delivery === 'steer') requireSteering(entry);
   const receipt: SubmitTurnReceipt = {
     type: 'submit_turn',
     commandId: command.commandId,
     sessionId: command.sessionId,
     runId,
+    ...(queued ? { inputId: queued.inputId, queued: true } : {}),
   };
   const blobs = decision.inputRecorded ? input.images.map((image) => ({ ...image, sessionId: command.sessionId })) : [];
-  await context.write(entry, decision.events, receipt, fingerprint, blobs);
-  context.startRun(entry, runId, (session) => session.doTurn({ runId, input: input.provider }));
+  // Held before the write: the active run may end (and start the next input) the moment it is stored.
+  if (queued?.delivery === 'after_turn') {
+    context.inputs.hold(queued.inputId, {
+      runId,
+      recorded: decision.inputRecorded ? input.recorded : null,
+      provider: input.provider,
+    });
+  }
+  try {
+    await context.write(entry, decision.events, receipt, fingerprint, blobs);
+  } catch (error) {
+    if (queued) context.inputs.drop(queued.inputId);
+    throw error;
+  }
+  if (!queued) context.startRun(entry, runId, (session) => session.doTurn({ runId, input: input.provider }));
+  else if (queued.delivery === 'steer') void steer(context, entry, runId, queued.inputId, input.provider);
   return receipt;
+}
+
+function requireSteering(entry: SessionEntry): void {
+  requireCapability(
+    entry.provider,
+    (can) => can.steer === true,
+    'take a follow-up into the running turn; submit it with delivery after_turn instead',
+    'steer',
+  );
+}
+
+/** Hands the steer to the agent; one it cannot take ends at once (agent_refused, with why). */
+async function steer(
+  context: CommandContext,
+  entry: SessionEntry,
+  runId: string,
+  inputId: string,
+  input: readonly AgentProviderV1InputPart[],
+): Promise<void> {
+  try {
+    const session = await context.providerSession(entry);
+    if (!session.doSteer) throw new Error(`The ${entry.record.provider} provider's session has no doSteer.`);
+    await session.doSteer({ runId, inputId, input });
+  } catch (error) {
+    const stillQueued = (entry.record.queuedInputs ?? []).some((queued) => queued.inputId === inputId);
+    if (!stillQueued) return;
+    context.log.stage(entry, [
+      { type: 'input.cancelled', inputId, runId, reason: 'agent_refused', error: toAgentError(error).toObject() },
+    ]);
+  }
 }

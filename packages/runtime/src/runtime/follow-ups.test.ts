@@ -1,0 +1,368 @@
+import { AgentError, type ProtocolEvent } from '@tether/protocol';
+import {
+  type MockProviderOptions,
+  type MockTurnContext,
+  agentErrorOf,
+  collectUntil,
+  createMockProvider,
+  waitForEvent,
+} from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { runtimePerTest } from './runtime-per-test.test-helper.js';
+
+const per = runtimePerTest('tether-follow-ups-');
+
+/** Turns the test ends by hand: each one streams a delta and waits. */
+function heldTurns() {
+  const turns: MockTurnContext[] = [];
+  const waiters: ((turn: MockTurnContext) => void)[] = [];
+  return {
+    script: (context: MockTurnContext) => {
+      context.emit({ type: 'run.message_delta', runId: context.runId, blockId: 'b1', text: 'working' });
+      const waiter = waiters.shift();
+      if (waiter) waiter(context);
+      else turns.push(context);
+    },
+    next: () =>
+      new Promise<MockTurnContext>((resolve) => (turns.length > 0 ? resolve(turns.shift()!) : waiters.push(resolve))),
+  };
+}
+
+const text = (value: string) => [{ type: 'text' as const, text: value }];
+
+async function started(options: MockProviderOptions = {}) {
+  const turns = heldTurns();
+  const provider = createMockProvider({ turn: turns.script, ...options });
+  const runtime = await per.start({ providers: [provider] });
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: per.workspace } });
+  const first = await runtime.submitTurn({ sessionId, input: text('first') });
+  const firstTurn = await turns.next();
+  return { runtime, provider, turns, sessionId, first, firstTurn };
+}
+
+function complete(turn: MockTurnContext, outcome: 'succeeded' | 'interrupted' = 'succeeded') {
+  turn.emit({ type: 'run.completed', runId: turn.runId, outcome });
+}
+
+const typesOf = (events: readonly ProtocolEvent[]) => events.map((event) => event.type);
+
+describe('follow-ups queued after the turn', () => {
+  it('queues while a run streams (event and snapshot), then start in order as the runs their receipts named', async () => {
+    const { runtime, provider, turns, sessionId, firstTurn } = await started();
+    const second = await runtime.submitTurn({ sessionId, input: text('second  one'), delivery: 'after_turn' });
+    const third = await runtime.submitTurn({ sessionId, input: text('third'), delivery: 'after_turn' });
+    expect(second).toMatchObject({
+      queued: true,
+      inputId: expect.stringMatching(/^inp_/),
+      runId: expect.stringMatching(/^run_/),
+    });
+    expect(third.runId).not.toBe(second.runId);
+    const queuedEvent = await waitForEvent(runtime, sessionId, 'input.queued');
+    expect(queuedEvent).toMatchObject({
+      inputId: second.inputId,
+      delivery: 'after_turn',
+      runId: second.runId,
+      input: text('second  one'),
+      inputRedacted: false,
+    });
+    const snapshot = await runtime.getSession(sessionId);
+    expect(snapshot.state).toBe('running');
+    expect(snapshot.queuedInputs).toEqual([
+      expect.objectContaining({
+        inputId: second.inputId,
+        delivery: 'after_turn',
+        runId: second.runId,
+        preview: 'second one',
+      }),
+      expect.objectContaining({ inputId: third.inputId, runId: third.runId, preview: 'third' }),
+    ]);
+
+    complete(firstTurn);
+    const secondTurn = await turns.next();
+    expect(secondTurn.runId).toBe(second.runId);
+    expect(secondTurn.input).toEqual(text('second  one'));
+    expect((await runtime.getSession(sessionId)).queuedInputs.map((queued) => queued.inputId)).toEqual([third.inputId]);
+    complete(secondTurn);
+    const thirdTurn = await turns.next();
+    expect(thirdTurn.runId).toBe(third.runId);
+    complete(thirdTurn);
+    await runtime.waitForRun(third.runId);
+
+    const events = await runtime.readEvents(sessionId);
+    const lifecycle = events
+      .filter(
+        (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
+      )
+      .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
+    expect(lifecycle).toEqual([
+      `run.started ${firstTurn.runId}`,
+      `input.queued ${second.runId}`,
+      `input.queued ${third.runId}`,
+      `run.completed ${firstTurn.runId}`,
+      `input.started ${second.runId}`,
+      `run.started ${second.runId}`,
+      `run.completed ${second.runId}`,
+      `input.started ${third.runId}`,
+      `run.started ${third.runId}`,
+      `run.completed ${third.runId}`,
+    ]);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.input)).toEqual([
+      text('first'),
+      text('second  one'),
+      text('third'),
+    ]);
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('starts at once, as before, on an idle session; without a delivery a busy session still refuses', async () => {
+    const { runtime, sessionId, firstTurn } = await started();
+    const refused = await agentErrorOf(runtime.submitTurn({ sessionId, input: text('plain') }));
+    expect(refused.code).toBe('run_active');
+    complete(firstTurn);
+    await runtime.waitForRun(firstTurn.runId);
+    const idle = await runtime.submitTurn({ sessionId, input: text('now'), delivery: 'after_turn' });
+    expect(idle.queued).toBeUndefined();
+    expect(idle.inputId).toBeUndefined();
+    expect((await runtime.getSession(sessionId)).activeRunId).toBe(idle.runId);
+  });
+
+  it('records a redacted follow-up without its text, and the agent still gets it', async () => {
+    const { runtime, provider, turns, sessionId, firstTurn } = await started();
+    const queued = await runtime.submitTurn({
+      sessionId,
+      input: text('secret follow-up'),
+      delivery: 'after_turn',
+      redactInput: true,
+    });
+    expect((await runtime.getSession(sessionId)).queuedInputs[0]).toMatchObject({ preview: null });
+    complete(firstTurn);
+    complete(await turns.next());
+    await runtime.waitForRun(queued.runId);
+    expect(JSON.stringify(await runtime.readEvents(sessionId))).not.toContain('secret follow-up');
+    expect(provider.sessions[0]!.turns[1]!.input).toEqual(text('secret follow-up'));
+  });
+
+  it('withdraws a queued input before it starts: it never reaches the agent; a started one is past withdrawing', async () => {
+    const { runtime, provider, turns, sessionId, firstTurn } = await started();
+    const withdrawn = await runtime.submitTurn({ sessionId, input: text('never mind'), delivery: 'after_turn' });
+    const kept = await runtime.submitTurn({ sessionId, input: text('keep'), delivery: 'after_turn' });
+    const receipt = await runtime.cancelQueuedInput({ sessionId, inputId: withdrawn.inputId! });
+    expect(receipt.inputId).toBe(withdrawn.inputId);
+    expect(await waitForEvent(runtime, sessionId, 'input.cancelled')).toMatchObject({
+      inputId: withdrawn.inputId,
+      runId: withdrawn.runId,
+      reason: 'withdrawn',
+    });
+    expect((await runtime.getSession(sessionId)).queuedInputs.map((queued) => queued.inputId)).toEqual([kept.inputId]);
+    const again = await agentErrorOf(runtime.cancelQueuedInput({ sessionId, inputId: withdrawn.inputId! }));
+    expect(again.code).toBe('input_not_queued');
+
+    complete(firstTurn);
+    const keptTurn = await turns.next();
+    expect(keptTurn.runId).toBe(kept.runId);
+    const tooLate = await agentErrorOf(runtime.cancelQueuedInput({ sessionId, inputId: kept.inputId! }));
+    expect(tooLate.code).toBe('input_not_queued');
+    complete(keptTurn);
+    await runtime.waitForRun(kept.runId);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.input)).toEqual([text('first'), text('keep')]);
+    const events = await runtime.readEvents(sessionId);
+    expect(events.some((event) => event.type === 'run.started' && event.runId === withdrawn.runId)).toBe(false);
+  });
+
+  it('an interrupt with cancelQueued cancels the queue; without it the queue runs next', async () => {
+    const { runtime, provider, turns, sessionId, firstTurn } = await started({
+      interrupt: (runId, session) => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }),
+    });
+    const dropped = await runtime.submitTurn({ sessionId, input: text('dropped'), delivery: 'after_turn' });
+    await runtime.interruptRun({ sessionId, cancelQueued: true });
+    const run = await runtime.waitForRun(firstTurn.runId);
+    expect(run.outcome).toBe('interrupted');
+    const events = await runtime.readEvents(sessionId);
+    expect(events.find((event) => event.type === 'input.cancelled')).toMatchObject({
+      inputId: dropped.inputId,
+      reason: 'interrupted',
+    });
+    expect((await runtime.getSession(sessionId)).state).toBe('idle');
+
+    const again = await runtime.submitTurn({ sessionId, input: text('again') });
+    const againTurn = await turns.next();
+    const next = await runtime.submitTurn({ sessionId, input: text('runs next'), delivery: 'after_turn' });
+    await runtime.interruptRun({ sessionId });
+    const nextTurn = await turns.next();
+    expect(nextTurn.runId).toBe(next.runId);
+    expect((await runtime.getRun(again.runId)).outcome).toBe('interrupted');
+    expect(againTurn.runId).toBe(again.runId);
+    complete(nextTurn);
+    await runtime.waitForRun(next.runId);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.input)).toEqual([
+      text('first'),
+      text('again'),
+      text('runs next'),
+    ]);
+  });
+
+  it('close cancels every queued input (session_closed) before the session closes', async () => {
+    const { runtime, provider, sessionId, first } = await started();
+    const one = await runtime.submitTurn({ sessionId, input: text('one'), delivery: 'after_turn' });
+    const two = await runtime.submitTurn({ sessionId, input: text('two'), delivery: 'after_turn' });
+    await runtime.closeSession({ sessionId });
+    const events = await collectUntil(runtime, sessionId, (event) => event.type === 'session.closed');
+    const tail = events.filter(
+      (event) => event.type === 'input.cancelled' || event.type.endsWith('.closed') || event.type === 'run.completed',
+    );
+    expect(tail.map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`)).toEqual([
+      `input.cancelled ${one.runId}`,
+      `input.cancelled ${two.runId}`,
+      `run.completed ${first.runId}`,
+      'session.closed ',
+    ]);
+    expect(
+      tail.slice(0, 2).every((event) => event.type === 'input.cancelled' && event.reason === 'session_closed'),
+    ).toBe(true);
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+    expect(provider.sessions[0]!.turns).toHaveLength(1);
+  });
+
+  it('a run that fails (the agent crashed) does not cancel the queue: the next input runs', async () => {
+    const { runtime, turns, sessionId, firstTurn } = await started();
+    const next = await runtime.submitTurn({ sessionId, input: text('after the crash'), delivery: 'after_turn' });
+    firstTurn.emit({
+      type: 'run.completed',
+      runId: firstTurn.runId,
+      outcome: 'failed',
+      error: { code: 'provider_crashed', message: 'gone', retryable: true },
+    });
+    const nextTurn = await turns.next();
+    expect(nextTurn.runId).toBe(next.runId);
+    complete(nextTurn);
+    expect((await runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
+  });
+
+  it('concurrent follow-ups from several callers: one run at a time, each input run once, in the order queued', async () => {
+    const running = { count: 0, most: 0 };
+    const turns = heldTurns();
+    const provider = createMockProvider({
+      turn: (context) => {
+        running.count += 1;
+        running.most = Math.max(running.most, running.count);
+        turns.script(context);
+      },
+    });
+    const runtime = await per.start({ providers: [provider] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: per.workspace } });
+    await runtime.submitTurn({ sessionId, input: text('first') });
+    const texts = Array.from({ length: 12 }, (_, index) => `follow-up ${index}`);
+    const receipts = await Promise.all(
+      texts.map((value) => runtime.submitTurn({ sessionId, input: text(value), delivery: 'after_turn' })),
+    );
+    // Finish each turn as it arrives, while more sends race with the runs' ends.
+    const late = ['late 0', 'late 1', 'late 2'];
+    const lateReceipts: Promise<{ runId: string }>[] = [];
+    for (let index = 0; index < texts.length + late.length + 1; index += 1) {
+      const turn = await turns.next();
+      if (index < late.length) {
+        lateReceipts.push(runtime.submitTurn({ sessionId, input: text(late[index]!), delivery: 'after_turn' }));
+      }
+      running.count -= 1;
+      complete(turn);
+    }
+    const allReceipts = [...receipts, ...(await Promise.all(lateReceipts))];
+    for (const receipt of allReceipts) expect((await runtime.waitForRun(receipt.runId)).outcome).toBe('succeeded');
+    expect(running.most).toBe(1);
+    expect(provider.sessions).toHaveLength(1);
+    const sent = provider.sessions[0]!.turns.map((turn) => (turn.input[0] as { text: string }).text);
+    expect(sent.slice(0, texts.length + 1)).toEqual(['first', ...texts]);
+    expect([...sent].sort()).toEqual(['first', ...texts, ...late].sort());
+    const events = await runtime.readEvents(sessionId);
+    const queuedOrder = events.flatMap((event) => (event.type === 'input.queued' ? [event.runId] : []));
+    const startOrder = events.flatMap((event) => (event.type === 'input.started' ? [event.runId] : []));
+    expect(startOrder).toEqual(queuedOrder);
+    expect(new Set(startOrder).size).toBe(texts.length + late.length);
+    expect(typesOf(events).filter((type) => type === 'run.started')).toHaveLength(texts.length + late.length + 1);
+    let active = 0;
+    for (const event of events) {
+      if (event.type === 'run.started') active += 1;
+      if (event.type === 'run.completed') active -= 1;
+      expect(active).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe('follow-ups steered into the running turn', () => {
+  it('hands the input to the agent; once folded in the snapshot clears and the run completes once', async () => {
+    const { runtime, provider, sessionId, first, firstTurn } = await started({ steer: () => undefined });
+    const steered = await runtime.submitTurn({ sessionId, input: text('also check the tests'), delivery: 'steer' });
+    expect(steered).toMatchObject({ runId: first.runId, queued: true, inputId: expect.stringMatching(/^inp_/) });
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([
+      expect.objectContaining({ inputId: steered.inputId, delivery: 'steer', runId: first.runId }),
+    ]);
+    const session = provider.sessions[0]!;
+    await expect.poll(() => session.steers.length).toBe(1);
+    expect(session.steers[0]).toEqual({
+      runId: first.runId,
+      inputId: steered.inputId,
+      input: text('also check the tests'),
+    });
+
+    session.emit({ type: 'input.folded', runId: first.runId, inputId: steered.inputId! });
+    await waitForEvent(runtime, sessionId, 'input.folded');
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+    complete(firstTurn);
+    await runtime.waitForRun(first.runId);
+    const events = await runtime.readEvents(sessionId);
+    expect(typesOf(events).filter((type) => type === 'run.completed' || type === 'run.started')).toEqual([
+      'run.started',
+      'run.completed',
+    ]);
+    expect(session.turns).toHaveLength(1);
+  });
+
+  it('is refused capability_unsupported, changing nothing, when the provider cannot steer', async () => {
+    const { runtime, sessionId, firstTurn } = await started();
+    const before = await runtime.readEvents(sessionId);
+    const refused = await agentErrorOf(runtime.submitTurn({ sessionId, input: text('steer me'), delivery: 'steer' }));
+    expect(refused.code).toBe('capability_unsupported');
+    expect(refused.details?.reason).toBe('steer');
+    expect(await runtime.readEvents(sessionId)).toEqual(before);
+    complete(firstTurn);
+  });
+
+  it('a steer the agent refuses ends agent_refused with its error; one it never settled ends with the run', async () => {
+    const { runtime, sessionId, first, firstTurn } = await started({
+      steer: (request) => {
+        if ((request.input[0] as { text: string }).text === 'refused')
+          throw new AgentError({ code: 'provider_rejected', message: 'not now' });
+      },
+    });
+    const refused = await runtime.submitTurn({ sessionId, input: text('refused'), delivery: 'steer' });
+    const cancelled = await waitForEvent(runtime, sessionId, 'input.cancelled');
+    expect(cancelled).toMatchObject({
+      inputId: refused.inputId,
+      reason: 'agent_refused',
+      error: { message: 'not now' },
+    });
+
+    const pending = await runtime.submitTurn({ sessionId, input: text('pending'), delivery: 'steer' });
+    const notWithdrawable = await agentErrorOf(runtime.cancelQueuedInput({ sessionId, inputId: pending.inputId! }));
+    expect(notWithdrawable.code).toBe('input_not_queued');
+    complete(firstTurn, 'interrupted');
+    const ended = await waitForEvent(runtime, sessionId, 'input.cancelled', {
+      where: (event) => event.inputId === pending.inputId,
+    });
+    expect(ended).toMatchObject({ runId: first.runId, reason: 'interrupted' });
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('a provider part naming an input that is not a pending steer of the run never enters the log', async () => {
+    const { runtime, provider, sessionId, first, firstTurn } = await started({ steer: () => undefined });
+    const queued = await runtime.submitTurn({ sessionId, input: text('after'), delivery: 'after_turn' });
+    provider.sessions[0]!.emit({ type: 'input.folded', runId: first.runId, inputId: queued.inputId! });
+    complete(firstTurn);
+    await runtime.waitForRun(first.runId);
+    const events = await runtime.readEvents(sessionId);
+    expect(typesOf(events)).not.toContain('input.folded');
+    expect(events.find((event) => event.type === 'diagnostic')).toMatchObject({
+      code: 'runtime.part_for_unknown_input',
+    });
+  });
+});

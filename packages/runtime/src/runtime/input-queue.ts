@@ -1,0 +1,185 @@
+import { AgentError, type EventBody, type InputPart, type ProtocolEvent, type QueuedInput } from '@tether/protocol';
+import type { AgentProviderV1InputPart, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
+import type { EventWriter } from '../log/event-writer.js';
+import { budgetSpent, queuedAfterTurn, queuedInputCancellations } from '../state/session-machine.js';
+import type { SessionEntry } from './session-entry.js';
+import type { SessionLog } from './session-log.js';
+
+/**
+ * A queued after_turn input's content, held in memory until it starts: the log keeps it as the host
+ * sent it (or not at all, redacted), the agent needs it as read (files resolved, images' bytes).
+ */
+export interface HeldInput {
+  /** The run it will start as. */
+  readonly runId: string;
+  readonly recorded: readonly InputPart[] | null;
+  readonly provider: readonly AgentProviderV1InputPart[];
+}
+
+export interface InputQueueParts {
+  readonly log: SessionLog;
+  readonly writer: EventWriter;
+  /** Starts a run's provider work in the background (as submit_turn does). */
+  readonly startRun: (
+    entry: SessionEntry,
+    runId: string,
+    work: (session: AgentProviderV1Session) => Promise<void>,
+  ) => void;
+  /** The runtime is shutting down: nothing queued starts (a restart cancels it, runtime_restarted). */
+  readonly isStopped: () => boolean;
+  /** The session if it is in memory now. */
+  readonly resident: (sessionId: string) => SessionEntry | undefined;
+}
+
+/**
+ * The follow-ups of the runtime's sessions: which inputs wait (the session record's queuedInputs,
+ * kept by the events) and, for after_turn ones, their content (here, in memory only). When a
+ * session's run ends, its steers the agent never settled are cancelled and its oldest after_turn
+ * input starts as the next run, in the same tick, so no command sees the session idle in between.
+ */
+export class InputQueue {
+  private readonly parts: InputQueueParts;
+  private readonly held = new Map<string, HeldInput>();
+  /** Callers waiting for a queued input's run to exist (waitForRun on its receipt's runId), by run id. */
+  private readonly startWaiters = new Map<string, Set<{ resolve: () => void; reject: (error: AgentError) => void }>>();
+
+  constructor(parts: InputQueueParts) {
+    this.parts = parts;
+  }
+
+  /** Keeps an after_turn input's content until it starts or is cancelled (before its input.queued is written). */
+  hold(inputId: string, input: HeldInput): void {
+    this.held.set(inputId, input);
+  }
+
+  /** Its input.queued was not written, or it was cancelled: nothing to keep. */
+  drop(inputId: string): void {
+    const held = this.held.get(inputId);
+    if (!held) return;
+    this.held.delete(inputId);
+    this.settleWaiters(held.runId, notStarted(held.runId));
+  }
+
+  /**
+   * Resolves once the queued input that starts as `runId` has started and its run is stored;
+   * rejects (run_not_found) if it is cancelled first. Undefined when no input here waits to start as it.
+   */
+  whenStarted(runId: string): Promise<void> | undefined {
+    if (![...this.held.values()].some((held) => held.runId === runId)) return undefined;
+    return new Promise((resolve, reject) => {
+      const waiters = this.startWaiters.get(runId) ?? new Set();
+      waiters.add({ resolve, reject });
+      this.startWaiters.set(runId, waiters);
+    });
+  }
+
+  private settleWaiters(runId: string, error?: AgentError): void {
+    const waiters = this.startWaiters.get(runId);
+    if (!waiters) return;
+    this.startWaiters.delete(runId);
+    for (const waiter of waiters) error ? waiter.reject(error) : waiter.resolve();
+  }
+
+  /**
+   * A run of the session may have ended (its run.completed applied): its unsettled steers end, then
+   * the next queued after_turn input starts. Does nothing while a run is active, and is safe to call
+   * more than once for one end.
+   */
+  continueAfterRun(entry: SessionEntry): void {
+    const { log, writer, isStopped } = this.parts;
+    if (isStopped() || writer.failureOf(entry.record.sessionId)) return;
+    const unsettled = (entry.record.queuedInputs ?? []).filter(
+      (queued) => queued.delivery === 'steer' && queued.runId !== entry.record.activeRunId,
+    );
+    if (unsettled.length > 0)
+      log.stage(
+        entry,
+        unsettled.map((queued) => steerEnding(entry, queued)),
+      );
+    for (;;) {
+      const record = entry.record;
+      if (record.state === 'closed' || record.activeRunId !== null) return;
+      const next = queuedAfterTurn(record)[0];
+      if (!next) return;
+      const spent = budgetSpent(record);
+      if (spent) {
+        log.stage(entry, queuedInputCancellations(queuedAfterTurn(record), 'agent_refused', spent.toObject()));
+        return;
+      }
+      const held = this.held.get(next.inputId);
+      if (!held) {
+        // Queued by a runtime that stopped (its recovery cancels those): the content is not here.
+        log.stage(entry, queuedInputCancellations([next], 'runtime_restarted'));
+        continue;
+      }
+      this.start(entry, next, held);
+      return;
+    }
+  }
+
+  private start(entry: SessionEntry, next: QueuedInput, held: HeldInput): void {
+    const { runId, inputId } = next;
+    const started: EventBody[] = [
+      { type: 'input.started', runId, inputId },
+      { type: 'run.started', runId, input: held.recorded ? [...held.recorded] : null, inputRedacted: !held.recorded },
+    ];
+    this.parts.log.stage(entry, started);
+    // The writer dropped it (the session's output cannot be stored): the repair's end starts it later.
+    if (entry.record.activeRunId !== runId) return;
+    const input = held.provider;
+    this.parts.startRun(entry, runId, (session) => session.doTurn({ runId, input }));
+  }
+
+  /**
+   * After events were stored and published: content of inputs that ended is let go, and sessions
+   * whose run ended continue (the one path for ends the runtime did not stage itself, e.g. a repair).
+   */
+  published(events: readonly ProtocolEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'input.started') {
+        this.held.delete(event.inputId);
+        this.settleWaiters(event.runId);
+      } else if (event.type === 'input.cancelled') this.drop(event.inputId);
+      else if (event.type === 'run.completed') {
+        const entry = this.parts.resident(event.sessionId);
+        if (entry) this.continueAfterRun(entry);
+      }
+    }
+  }
+
+  /**
+   * Whether a provider's input.folded or input.cancelled part names a steer of this run that has
+   * not ended: anything else (an after_turn input, which only the runtime ends; an unknown id; a
+   * second end) never enters the log.
+   */
+  acceptsInputPart(entry: SessionEntry, part: AgentProviderV1Part): boolean {
+    // A part that is no object at all is the provider-part check's to refuse.
+    const named = part as { type?: unknown; inputId?: unknown; runId?: unknown } | null;
+    if (named?.type !== 'input.folded' && named?.type !== 'input.cancelled') return true;
+    return (entry.record.queuedInputs ?? []).some(
+      (queued) => queued.inputId === named.inputId && queued.delivery === 'steer' && queued.runId === named.runId,
+    );
+  }
+}
+
+/** How a steer the agent never settled ends with its run: interrupted with it, else refused (the run ended first). */
+function steerEnding(entry: SessionEntry, queued: QueuedInput): EventBody {
+  const lastRun = entry.record.lastRun;
+  if (lastRun?.runId === queued.runId && lastRun.outcome === 'interrupted') {
+    return queuedInputCancellations([queued], 'interrupted')[0]!;
+  }
+  const outcome = lastRun?.runId === queued.runId ? lastRun.outcome : 'ended';
+  return queuedInputCancellations([queued], 'agent_refused', {
+    code: 'provider_rejected',
+    message: `The run ended (${outcome}) before the agent took this input in. Submit it again as a new turn.`,
+    retryable: true,
+    details: { reason: 'run_ended' },
+  })[0]!;
+}
+
+function notStarted(runId: string): AgentError {
+  return new AgentError({
+    code: 'run_not_found',
+    message: `Run ${runId} never started: the input queued as it was cancelled (see its input.cancelled event).`,
+  });
+}
