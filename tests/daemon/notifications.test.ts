@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
-import { agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
+import { agentErrorOf, createClaudeTestEnvironment, sampleQuestions } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingLogger, daemonPerTest, dataDirOf, openSession, startTestDaemon } from './daemon-test-helpers.js';
 import { TestReceiver, metricValue, refusingUrl, signatureIsValid } from './notifications-test-receiver.js';
@@ -272,6 +272,60 @@ describe('notifications', () => {
     await daemon.runtime.waitForRun(runId);
     const events: ProtocolEvent[] = await daemon.runtime.readEvents(sessionId);
     expect(events.filter((event) => event.type === 'interaction.settled')).toMatchObject([{ outcome: 'denied' }]);
+  });
+
+  it('a question set is sent with its questions and only the open link; a failed run as run_failed with its code', async () => {
+    const hook = await receiver();
+    const { environment, daemon, api } = await start({
+      notifications: { receivers: [{ url: hook.url, events: ['interaction_requested', 'run_failed'] }] },
+    });
+    const sessionId = await openSession(api, environment.workspace);
+    environment.api.enqueue(
+      toolUseReply('AskUserQuestion', { questions: [sampleQuestions.color] }),
+      textReply('Thanks.'),
+      errorReply(500),
+      errorReply(500),
+    );
+    const asking = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Ask me.' }],
+    });
+    const asked = await hook.waitFor((notification) => notification.body.kind === 'interaction_requested');
+    expect(asked.body).toMatchObject({
+      runId: asking.runId,
+      interaction: {
+        kind: 'question_set',
+        tool: 'AskUserQuestion',
+        questions: [{ header: 'Color', question: 'Which color should the button be?', options: ['Red', 'Blue'] }],
+      },
+    });
+    // Questions need an answer only a person can type or pick: no one-time links, and no UI served here to open.
+    expect(asked.body.links).toEqual({});
+    await api.command({
+      type: 'respond_interaction',
+      sessionId,
+      interactionRef: (asked.body['interaction'] as { ref: string }).ref,
+      answer: { decision: 'answer', answers: [{ selected: ['Blue'] }] },
+    });
+    expect(await daemon.runtime.waitForRun(asking.runId)).toMatchObject({ outcome: 'succeeded' });
+
+    const failing = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Again.' }],
+    });
+    expect(await daemon.runtime.waitForRun(failing.runId)).toMatchObject({ outcome: 'failed' });
+    const failed = await hook.waitFor((notification) => notification.body.kind === 'run_failed');
+    expect(failed.body).toMatchObject({
+      runId: failing.runId,
+      run: { outcome: 'failed', errorCode: 'provider_api_error' },
+    });
+    // run_completed was not chosen: the succeeded run sent nothing.
+    expect(hook.received.map((notification) => notification.body.kind)).toEqual([
+      'interaction_requested',
+      'run_failed',
+    ]);
   });
 
   it('refuses at start a plain-http receiver beyond this machine, and a config file that is not valid', async () => {

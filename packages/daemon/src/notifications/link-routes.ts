@@ -4,6 +4,7 @@ import type { DaemonState } from '../daemon-state.js';
 import { dispatchCommand } from '../dispatch-command.js';
 import { describeError } from '../errors/error-response.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
+import { wantsHtml } from '../static/static-path.js';
 import { answeredPage, confirmationPage, refusalPage } from './link-page.js';
 import type { LinkChoice, LinkGrant } from './one-time-links.js';
 
@@ -23,14 +24,14 @@ function linkUnavailable(): AgentError {
 }
 
 /** A browser (which asked for HTML) gets a page; anything else (a chat app's action, a script) gets JSON. */
-function wantsHtml(context: Context<DaemonEnvironment>): boolean {
-  return (context.req.header('accept') ?? '').includes('text/html');
+function answersWithPage(context: Context<DaemonEnvironment>): boolean {
+  return wantsHtml(context.req.header('accept'));
 }
 
 function refuse(context: Context<DaemonEnvironment>, error: unknown) {
   const { status, body, code } = describeError(error);
   context.set('errorCode', code);
-  return wantsHtml(context)
+  return answersWithPage(context)
     ? context.html(refusalPage('Not answered', body.error.message), status as 410, noStore)
     : context.json(body, status as 410, noStore);
 }
@@ -56,7 +57,7 @@ export function registerLinkRoutes(app: Hono<DaemonEnvironment>, state: DaemonSt
     const grant = state.links.peek(context.req.param('token'));
     if (grant === null) return refuse(context, linkUnavailable());
     context.set('sessionId', grant.sessionId);
-    return wantsHtml(context)
+    return answersWithPage(context)
       ? context.html(confirmationPage(grant), 200, noStore)
       : context.json(
           {
@@ -84,7 +85,7 @@ export function registerLinkRoutes(app: Hono<DaemonEnvironment>, state: DaemonSt
       return refuse(context, error);
     }
     const delivered = receipt.status === 'settled';
-    return wantsHtml(context)
+    return answersWithPage(context)
       ? context.html(answeredPage(grant, delivered), delivered ? 200 : 502, noStore)
       : context.json(
           {

@@ -1,0 +1,89 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { AgentError } from '@tether/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveNotifications } from './notification-config.js';
+
+/** The AgentError a promise is rejected with (a test failure when it resolves or throws anything else). */
+async function agentErrorOf(promise: Promise<unknown>): Promise<AgentError> {
+  const error = await promise.then(
+    () => new Error('expected a refusal'),
+    (reason: unknown) => reason,
+  );
+  if (!AgentError.isInstance(error)) throw error;
+  return error;
+}
+
+let directory: string | undefined;
+afterEach(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+async function configFile(content: unknown): Promise<string> {
+  directory = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-config-'));
+  const file = path.join(directory, 'notify.json');
+  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('notification receivers', () => {
+  it('takes https anywhere and plain http on loopback, with the default events', async () => {
+    const { receivers, settings } = await resolveNotifications({
+      receivers: [{ url: 'https://relay.example/hook/SECRET-PATH' }, { url: 'http://127.0.0.1:9000/hook' }],
+    });
+    expect(receivers.map((receiver) => receiver.name)).toEqual(['1-relay.example', '2-127.0.0.1:9000']);
+    expect([...receivers[0]!.kinds]).toEqual(['interaction_requested', 'run_completed', 'run_failed']);
+    expect(receivers[0]!.secret).toBeNull();
+    expect(settings).toMatchObject({ attempts: 5, queueLimit: 100 });
+  });
+
+  it('refuses plain http beyond loopback unless allowed, and URLs with credentials, without repeating them', async () => {
+    const insecure = await agentErrorOf(resolveNotifications({ receivers: [{ url: 'http://10.0.0.5/hook' }] }));
+    expect(insecure).toMatchObject({ code: 'invalid_command', details: { reason: 'notification_url_insecure' } });
+    expect(insecure.message).toContain('--notify-allow-http');
+    const allowed = await resolveNotifications({ receivers: [{ url: 'http://10.0.0.5/hook' }], allowPlainHttp: true });
+    expect(allowed.receivers).toHaveLength(1);
+    const credentials = await agentErrorOf(
+      resolveNotifications({ receivers: [{ url: 'https://user:hunter2-password@relay.example/' }] }),
+    );
+    expect(credentials.details).toMatchObject({ reason: 'notification_url_invalid' });
+    expect(credentials.message).not.toContain('hunter2');
+    const scheme = await agentErrorOf(resolveNotifications({ receivers: [{ url: 'ftp://relay.example/' }] }));
+    expect(scheme.details).toMatchObject({ reason: 'notification_url_invalid' });
+  });
+
+  it('reads a config file: events, secrets and thresholds per receiver; a bad one says where', async () => {
+    const file = await configFile({
+      receivers: [
+        {
+          url: 'https://ntfy.example/tether',
+          events: ['interaction_requested', 'session_waiting'],
+          sessionWaitingSeconds: 120,
+          secret: 'a-secret-of-sixteen+',
+          name: 'ntfy',
+        },
+      ],
+    });
+    const { receivers } = await resolveNotifications({ configFile: file, receivers: [{ url: 'https://b.example/' }] });
+    expect(receivers).toMatchObject([
+      { name: '1-b.example' },
+      { name: 'ntfy', secret: 'a-secret-of-sixteen+', sessionWaitingMs: 120_000 },
+    ]);
+    expect([...receivers[1]!.kinds]).toEqual(['interaction_requested', 'session_waiting']);
+
+    const short = await agentErrorOf(
+      resolveNotifications({
+        configFile: await configFile({ receivers: [{ url: 'https://a.example', secret: 'short' }] }),
+      }),
+    );
+    expect(short.details).toMatchObject({ reason: 'notification_config_invalid' });
+    expect(short.message).toContain('receivers.0.secret');
+    expect(short.message).not.toContain('"short"');
+    const notJson = await agentErrorOf(resolveNotifications({ configFile: await configFile('{receivers:') }));
+    expect(notJson.message).toContain('is not JSON');
+    const missing = await agentErrorOf(resolveNotifications({ configFile: '/nonexistent/notify.json' }));
+    expect(missing.message).toContain('ENOENT');
+  });
+});
