@@ -22,7 +22,8 @@ const longestRetryMs = 5_000;
  * append notices. When it breaks (the server restarted, the connection was ended) it reconnects,
  * waiting 100 ms, then twice as long each failed attempt up to 5 s, for as long as the store is
  * open; once listening again it reports 'resync', since notices sent meanwhile are lost. The first
- * connection reports 'resync' too when it needed more than one attempt.
+ * connection reports 'resync' as well: notices committed between the listener's registration and
+ * its LISTEN taking effect reach no one, and whoever follows a session then reads what it missed.
  */
 export function createNoticeListener({ url, onNotice }: NoticeListenerOptions): NoticeListener {
   let started = false;
@@ -30,7 +31,8 @@ export function createNoticeListener({ url, onNotice }: NoticeListenerOptions): 
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryMs = firstRetryMs;
-  let missed = false;
+  // The first LISTEN counts as a reconnection: nothing was heard before it.
+  let missed = true;
 
   function retryLater(): void {
     if (closed || retryTimer !== undefined) return;
