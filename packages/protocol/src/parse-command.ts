@@ -25,7 +25,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]) {
  * input parts of a kind Tether cannot pass on → capability_unsupported.
  */
 export function parseCommand(value: unknown): Command {
-  const parsed = Command.safeParse(value);
+  // jitless: zod would compile a fast path on a schema's first parse, which costs more than it saves
+  // on anything not parsed thousands of times (a host's commands are not), and delays a first turn.
+  const parsed = Command.safeParse(value, { jitless: true });
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);
     const reason = reasonOf(parsed.error.issues);
@@ -64,7 +66,7 @@ function checkInputPart(part: { readonly type: string }, index: number): void {
       details: { reason: 'input_part_type' },
     });
   }
-  const checked = shape.schema.safeParse(part);
+  const checked = shape.schema.safeParse(part, { jitless: true });
   if (!checked.success) {
     throw new AgentError({
       code: 'invalid_command',

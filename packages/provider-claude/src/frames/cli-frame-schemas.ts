@@ -193,7 +193,9 @@ export function parseCliFrame(value: unknown): CliFrame {
     if (frame) return { kind: 'stream_event', frame };
   }
   const kind = type as keyof typeof schemas;
-  const parsed = schemas[kind].safeParse(value);
+  // Not compiled (jitless): past the stream_event shortcut, frames of a type are few per turn, and
+  // compiling each schema on its first parse delayed the first turn's output.
+  const parsed = schemas[kind].safeParse(value, { jitless: true });
   if (!parsed.success) return { kind: 'malformed', type: kind };
   return { kind, frame: parsed.data } as CliFrame;
 }

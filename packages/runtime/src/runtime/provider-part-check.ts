@@ -65,7 +65,8 @@ export function refusedPartType(part: unknown): AgentProviderV1PartType | 'unkno
   if (typeof type !== 'string' || !Object.hasOwn(providerPartTypes, type)) return 'unknown';
   const isDelta = type === 'run.message_delta' || type === 'run.thinking_delta';
   if (isDelta && isPlainDelta(part as Record<string, unknown>)) return null;
-  if (!eventBodySchema(type)!.safeParse(part).success) return type as AgentProviderV1PartType;
+  // Not compiled (jitless): past the delta shortcut, each type is checked a few times a turn.
+  if (!eventBodySchema(type)!.safeParse(part, { jitless: true }).success) return type as AgentProviderV1PartType;
   if (isDelta) acceptedRunId = (part as { runId: string }).runId;
   return null;
 }
