@@ -106,7 +106,18 @@ function toRaw(pairs, pickRaw, picks) {
 }
 
 const same = (pick) => ({ sdk: pick, tether: pick });
-const per1k = (leg) => (leg.warm.cpuMs / Math.max(1, leg.warm.deltas)) * 1000;
+/**
+ * Per 1,000 of the agent's deltas: every leg streamed as many as the raw leg of its round counted
+ * (the same fake model), whatever number of events carried them (Tether joins a block's deltas
+ * that wait for the same commit, so its event count is lower).
+ */
+const per1k = (leg) => (leg.warm.cpuMs / Math.max(1, leg.warm.agentDeltas)) * 1000;
+const withAgentDeltas = (pair) => ({
+  ...pair,
+  ...Object.fromEntries(
+    peerLegs.map((leg) => [leg, { ...pair[leg], warm: { ...pair[leg].warm, agentDeltas: pair.raw.warm.deltas } }]),
+  ),
+});
 
 export function summarizePeers({ pairs, warmUp }) {
   return {
@@ -133,7 +144,7 @@ export function summarizePeers({ pairs, warmUp }) {
       (leg) => leg.warmShort.turnMs,
       same((leg) => leg.warmShort.turnMs),
     ),
-    cpuPer1kDeltas: toRaw(pairs, per1k, same(per1k)),
+    cpuPer1kDeltas: toRaw(pairs.map(withAgentDeltas), per1k, same(per1k)),
     rssAfterOneTurnMb: toRaw(
       pairs,
       (leg) => leg.rssAfterOneTurnKb / 1024,
