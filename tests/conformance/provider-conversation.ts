@@ -21,6 +21,11 @@ export interface ProviderConversation {
   turn(text: string): Promise<TurnEnd>;
   /** The conversation id the provider last reported (session.provider_session_changed). */
   providerSessionId(): string | undefined;
+  /** The first part (already emitted or to come) of this type that matches. */
+  next<Type extends AgentProviderV1Part['type']>(
+    type: Type,
+    where?: (part: Extract<AgentProviderV1Part, { type: Type }>) => boolean,
+  ): Promise<Extract<AgentProviderV1Part, { type: Type }>>;
 }
 
 export interface TurnEnd {
@@ -40,6 +45,7 @@ export async function openProviderConversation(
     readonly configuration?: SessionConfiguration;
     readonly copyConversation?: AgentProviderV1SessionOptions['copyConversation'];
     readonly resumeProviderSessionId?: string;
+    readonly spentCostUsd?: number;
   } = {},
 ): Promise<ProviderConversation> {
   const parts: AgentProviderV1Part[] = [];
@@ -52,6 +58,7 @@ export async function openProviderConversation(
     ephemeral: false,
     resumeProviderSessionId: options.resumeProviderSessionId ?? null,
     copyConversation: options.copyConversation ?? null,
+    ...(options.spentCostUsd !== undefined ? { spentCostUsd: options.spentCostUsd } : {}),
     emit: (part) => {
       parts.push(part);
       for (const listener of listeners) listener(part);
@@ -75,10 +82,27 @@ export async function openProviderConversation(
     await session.doTurn({ runId, input: [{ type: 'text', text }] });
     return { runId, ended: end };
   };
+  const next = <Type extends AgentProviderV1Part['type']>(
+    type: Type,
+    where: (part: Extract<AgentProviderV1Part, { type: Type }>) => boolean = () => true,
+  ) =>
+    new Promise<Extract<AgentProviderV1Part, { type: Type }>>((resolve) => {
+      const matches = (part: AgentProviderV1Part): part is Extract<AgentProviderV1Part, { type: Type }> =>
+        part.type === type && where(part as Extract<AgentProviderV1Part, { type: Type }>);
+      const seen = parts.find(matches);
+      if (seen) return resolve(seen);
+      const listener = (part: AgentProviderV1Part) => {
+        if (!matches(part)) return;
+        listeners.delete(listener);
+        resolve(part);
+      };
+      listeners.add(listener);
+    });
   return {
     session,
     parts,
     start,
+    next,
     turn: async (text) => (await start(text)).ended,
     providerSessionId: () =>
       parts.findLast(

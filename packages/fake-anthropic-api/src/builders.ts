@@ -1,13 +1,15 @@
-import type { FakeBlock, FakeErrorReply, FakeReply, FakeUsage } from './types.js';
+import type { FakeBlock, FakeErrorReply, FakeMessageReply, FakeReply, FakeUsage } from './types.js';
 
 /** A text-only assistant message. */
 export function textReply(
   text: string,
-  options: { chunks?: number; usage?: Partial<FakeUsage>; delayMs?: number } = {},
+  options: { chunks?: number; usage?: Partial<FakeUsage>; delayMs?: number; headers?: Record<string, string> } = {},
 ): FakeReply {
   const block: FakeBlock =
     options.chunks === undefined ? { type: 'text', text } : { type: 'text', text, chunks: options.chunks };
-  return withOptional({ kind: 'message', content: [block] }, options.usage, options.delayMs);
+  const reply: FakeMessageReply = { kind: 'message', content: [block] };
+  if (options.headers !== undefined) reply.headers = options.headers;
+  return withOptional(reply, options.usage, options.delayMs);
 }
 
 /** An assistant message that calls one tool (optionally after some text); stop_reason `tool_use`. */
@@ -65,7 +67,7 @@ export function streamErrorReply(errorType = 'overloaded_error'): FakeReply {
 }
 
 function withOptional(
-  reply: { kind: 'message'; content: FakeBlock[]; usage?: Partial<FakeUsage>; delayMs?: number },
+  reply: FakeMessageReply,
   usage: Partial<FakeUsage> | undefined,
   delayMs: number | undefined,
 ): FakeReply {

@@ -59,10 +59,10 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
       const delayMs = reply.delayMs ?? 0;
       if (!ctx.streaming) {
         if (delayMs > 0 && !(await pause(delayMs, ctx.signal))) return;
-        writeJson(ctx, 200, messageJson(message));
+        writeJson(ctx, 200, messageJson(message), reply.headers);
         return;
       }
-      startSse(ctx);
+      startSse(ctx, reply.headers);
       if (!(await writeEvents(ctx, messageEvents(message), delayMs))) return;
       ctx.res.end();
       return;
@@ -132,8 +132,9 @@ async function writeDrop(ctx: ReplyContext, afterDeltas: number): Promise<void> 
   ctx.destroy();
 }
 
-function startSse(ctx: ReplyContext): void {
+function startSse(ctx: ReplyContext, headers: Record<string, string> = {}): void {
   ctx.res.writeHead(200, {
+    ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'request-id': ctx.requestId,

@@ -30,6 +30,8 @@ export interface FakeMessageReply {
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
   /** Pause between SSE events (streaming) or before the answer (non-streaming). */
   delayMs?: number;
+  /** Extra response headers (e.g. `anthropic-ratelimit-unified-*`, which the claude CLI reads for plan limits). */
+  headers?: Record<string, string>;
 }
 
 /** An HTTP error with an Anthropic error body. */

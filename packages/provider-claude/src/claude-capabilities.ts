@@ -19,6 +19,10 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
   images: true,
   modelList: true,
   inputParts: ['text', 'image', 'file'],
+  // Proven on both transports by tests/conformance/follow-ups-steer.test.ts and limits-and-budgets.test.ts.
+  steer: true,
+  planLimits: true,
+  budgets: true,
 });
 
 /**

@@ -33,6 +33,11 @@ export interface AgentProviderV1SessionOptions {
     readonly providerSessionId: string;
     readonly afterMessageId: string | null;
   } | null;
+  /**
+   * What the session's runs cost so far (their run.usage costUsd together), so a provider that
+   * enforces configuration.maxCostUsd gives a new agent process only what is left; absent: 0.
+   */
+  readonly spentCostUsd?: number;
   /** Receives every part the session produces, synchronously and in order. */
   readonly emit: (part: AgentProviderV1Part) => void;
 }
@@ -127,6 +132,13 @@ export interface AgentProviderV1Session {
     readonly inputId: string;
     readonly input: readonly AgentProviderV1InputPart[];
   }): Promise<void>;
+  /**
+   * Takes back a steered input (doSteer) the agent has not taken into the run yet
+   * (cancel_queued_input). withdrawn true: the agent dropped it and its `input.cancelled` part
+   * (withdrawn) was emitted before this resolved. false: the agent already took it (its
+   * `input.folded` part came or follows) or no steered input has that id.
+   */
+  doWithdrawSteer?(withdraw: { readonly inputId: string }): Promise<{ readonly withdrawn: boolean }>;
   /**
    * Delivers the host's answer to an interaction this session raised (an `interaction.requested`
    * part). Resolves once the agent has it; rejects with an AgentError when it cannot be delivered.

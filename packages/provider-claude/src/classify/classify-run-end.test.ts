@@ -62,8 +62,34 @@ describe('classifyRunEnd', () => {
     });
     expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
     expect(bypass.error?.message).toContain('IS_SANDBOX=1');
-    const other = classifyRunEnd({ kind: 'result', result: result({ subtype: 'error_max_turns', is_error: true }) });
-    expect(other.error).toMatchObject({ code: 'provider_execution_error', details: { reason: 'error_max_turns' } });
+    const other = classifyRunEnd({
+      kind: 'result',
+      result: result({ subtype: 'error_max_structured_output_retries', is_error: true }),
+    });
+    expect(other.error).toMatchObject({
+      code: 'provider_execution_error',
+      details: { reason: 'error_max_structured_output_retries' },
+    });
+  });
+
+  it("reports the session's budgets (--max-turns, --max-budget-usd) as budget_exceeded with the budget that ran out", () => {
+    const turns = classifyRunEnd({
+      kind: 'result',
+      result: result({ subtype: 'error_max_turns', is_error: true, terminal_reason: 'max_turns' }),
+    });
+    expect(turns).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'budget_exceeded', details: { reason: 'max_turns' } },
+    });
+    const cost = classifyRunEnd({
+      kind: 'result',
+      result: result({ subtype: 'error_max_budget_usd', is_error: true, terminal_reason: 'budget_exhausted' }),
+    });
+    expect(cost).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'budget_exceeded', details: { reason: 'max_cost' } },
+    });
+    expect(cost.error?.message).toContain('maxCostUsd');
   });
 
   it('reports a copy cut at an entry the transcript no longer has as resume_not_found (reason no_message), from the result or stderr', () => {

@@ -54,6 +54,20 @@ const copyPointGone = failed(
   { reason: 'no_message' },
 );
 
+/** The session's budgets (--max-turns, --max-budget-usd) as the CLI ends a run that passes them. */
+const budgetReasons: Record<string, { reason: string; message: string }> = {
+  error_max_turns: {
+    reason: 'max_turns',
+    message:
+      "The run took as many model round trips as the session's maxTurns allows, so the claude CLI stopped it. Continue with a new turn, or raise maxTurns.",
+  },
+  error_max_budget_usd: {
+    reason: 'max_cost',
+    message:
+      "The session's cost reached its maxCostUsd budget, so the claude CLI stopped the run. Raise maxCostUsd (or open a new session) to continue.",
+  },
+};
+
 function classifyResult(result: ResultFrame, apiError: string | undefined): RunClassification {
   if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
   const terminalReason = result.terminal_reason ?? undefined;
@@ -99,6 +113,8 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       status === undefined ? { reason: 'connection_failed' } : { httpStatus: status },
     );
   }
+  const budget = budgetReasons[result.subtype];
+  if (budget) return failed('budget_exceeded', budget.message, { reason: budget.reason });
   const startupReason = result.startup_failure_reason ?? undefined;
   if (startupReason !== undefined) {
     const reason = /^[a-z_]{1,60}$/.test(startupReason) ? startupReason : 'unknown';

@@ -24,8 +24,13 @@ export type ClaudeControlRequest =
   | { readonly subtype: 'set_permission_mode'; readonly mode: CliPermissionMode }
   /** null: the CLI's default model. */
   | { readonly subtype: 'set_model'; readonly model: string | null }
-  | { readonly subtype: 'get_context_usage' }
+  /** summary: from the last answer's usage, without the per-category token counts (no API calls). */
+  | { readonly subtype: 'get_context_usage'; readonly detail?: 'summary' }
   | { readonly subtype: 'get_session_cost' }
+  /** The account's plan limits (skip_behaviors: without the scan of local transcripts). */
+  | { readonly subtype: 'get_usage'; readonly skip_behaviors: true }
+  /** Drops a user line the CLI has not taken into a turn yet: { cancelled } says whether it did. */
+  | { readonly subtype: 'cancel_async_message'; readonly message_uuid: string }
   /** Files back as they were before that user message (dry_run: only what that would change). */
   | { readonly subtype: 'rewind_files'; readonly user_message_id: string; readonly dry_run: boolean }
   /** Binds a parked spare (started with awaitClaim) to a session's folder; refused with a reason token. */

@@ -18,6 +18,8 @@ export interface ClaudeUserMessage {
   };
   readonly parent_tool_use_id: null;
   readonly uuid: string;
+  /** Set on a line sent while a turn runs (a steer): next folds it next to a tool's result, else runs it right after. */
+  readonly priority?: 'next';
 }
 
 /** Paths the CLI reads whole after an unquoted `@`: anything else is quoted. */

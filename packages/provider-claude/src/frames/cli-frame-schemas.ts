@@ -129,6 +129,13 @@ export const CommandLifecycleFrame = z.looseObject({
 });
 export type CommandLifecycleFrame = z.infer<typeof CommandLifecycleFrame>;
 
+/** The account's plan limits changed (subscription accounts; SDKRateLimitEvent). */
+export const RateLimitEventFrame = z.looseObject({
+  type: z.literal('rate_limit_event'),
+  rate_limit_info: z.unknown().optional(),
+});
+export type RateLimitEventFrame = z.infer<typeof RateLimitEventFrame>;
+
 export const ControlRequestFrame = z.looseObject({
   type: z.literal('control_request'),
   request_id: z.string(),
@@ -162,6 +169,7 @@ export type CliFrame =
   | { readonly kind: 'result'; readonly frame: ResultFrame }
   | { readonly kind: 'command_lifecycle'; readonly frame: CommandLifecycleFrame }
   | { readonly kind: 'conversation_reset'; readonly frame: ConversationResetFrame }
+  | { readonly kind: 'rate_limit_event'; readonly frame: RateLimitEventFrame }
   | { readonly kind: 'control_request'; readonly frame: ControlRequestFrame }
   | { readonly kind: 'control_response'; readonly frame: ControlResponseFrame }
   | { readonly kind: 'control_cancel_request'; readonly frame: ControlCancelRequestFrame }
@@ -176,6 +184,7 @@ const schemas = {
   result: ResultFrame,
   command_lifecycle: CommandLifecycleFrame,
   conversation_reset: ConversationResetFrame,
+  rate_limit_event: RateLimitEventFrame,
   control_request: ControlRequestFrame,
   control_response: ControlResponseFrame,
   control_cancel_request: ControlCancelRequestFrame,

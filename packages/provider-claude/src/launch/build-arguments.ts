@@ -77,6 +77,8 @@ export function buildClaudeArguments({
   if (configuration.appendSystemPrompt !== undefined)
     argv.push(`--append-system-prompt=${configuration.appendSystemPrompt}`);
   if (ephemeral) argv.push('--no-session-persistence');
+  if (configuration.maxTurns !== undefined) argv.push('--max-turns', String(configuration.maxTurns));
+  if (configuration.maxCostUsd !== undefined) argv.push('--max-budget-usd', String(configuration.maxCostUsd));
   // Variadic flags take every following value up to the next flag, so each list is closed by
   // the flag after it; values were validated never to start with "-".
   if (configuration.mcpConfigPath !== undefined) argv.push('--mcp-config', configuration.mcpConfigPath);

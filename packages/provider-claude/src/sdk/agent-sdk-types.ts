@@ -23,6 +23,8 @@ export interface AgentSdkUserMessage {
   parent_tool_use_id: null;
   /** The correlation stamp: a fresh uuid per turn, echoed on the turn's frames. */
   uuid: UUID;
+  /** How a line sent while a turn runs is taken: next (folded next to a tool's result, else the next turn). */
+  priority?: 'now' | 'next' | 'later';
 }
 
 export type AgentSdkPermissionMode = 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'dontAsk' | 'auto';
@@ -118,6 +120,10 @@ export interface AgentSdkLaunchOptions {
   /** Keep file checkpoints so rewindFiles() can put files back. */
   enableFileCheckpointing?: boolean;
   persistSession?: boolean;
+  /** The most model round trips one turn may take (--max-turns). */
+  maxTurns?: number;
+  /** What this process may spend, in USD (--max-budget-usd). */
+  maxBudgetUsd?: number;
   model?: string;
   permissionMode?: AgentSdkPermissionMode;
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -141,12 +147,20 @@ export interface AgentSdkOptions extends AgentSdkLaunchOptions {
  * control as unsupported.
  */
 export interface AgentSdkQuery extends AsyncIterable<unknown> {
-  /** Resolves with the interrupt receipt ({ still_queued }), or undefined on older CLIs. No cancel_queued. */
-  interrupt(): Promise<unknown>;
+  /**
+   * Resolves with the interrupt receipt ({ still_queued }, and { cancelled } with cancelQueued), or
+   * undefined on older CLIs. sdk.d.ts 0.3.332 declares no argument, but its implementation passes
+   * cancelQueued on as cancel_queued; an SDK that ignores it gives the older receipt.
+   */
+  interrupt(options?: { cancelQueued?: boolean }): Promise<unknown>;
   setPermissionMode(mode: AgentSdkPermissionMode): Promise<unknown>;
   /** Resolves with nothing: the resolved model is not reported. */
   setModel(model?: string): Promise<unknown>;
-  getContextUsage?(): Promise<unknown>;
+  getContextUsage?(options?: { detail?: 'summary' | 'full' }): Promise<unknown>;
+  /** Drops a steered user line the CLI has not taken yet: whether it did (not in sdk.d.ts 0.3.332; its implementation has it). */
+  cancelAsyncMessage?(messageUuid: string): Promise<unknown>;
+  /** get_usage: the account's plan limits (rate_limits_available false for API-key accounts). */
+  usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET?(options?: { skipBehaviors?: boolean }): Promise<unknown>;
   /** Puts files back as they were before the user message (dry run: only says what would change). */
   rewindFiles?(userMessageId: string, options?: { dryRun?: boolean }): Promise<unknown>;
   /** The CLI's initialize answer (models with their resolved names, among others). */

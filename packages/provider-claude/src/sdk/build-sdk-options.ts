@@ -44,6 +44,8 @@ export function buildSdkOptions(plan: LaunchPlan, binaryPath: string): AgentSdkL
   if (configuration.agent !== undefined) options.agent = configuration.agent;
   if (configuration.settingsPath !== undefined) options.settings = configuration.settingsPath;
   if (plan.ephemeral) options.persistSession = false;
+  if (configuration.maxTurns !== undefined) options.maxTurns = configuration.maxTurns;
+  if (configuration.maxCostUsd !== undefined) options.maxBudgetUsd = configuration.maxCostUsd;
   if (configuration.mcpConfigPath !== undefined) options.extraArgs = { 'mcp-config': configuration.mcpConfigPath };
   if (configuration.additionalDirectories?.length)
     options.additionalDirectories = [...configuration.additionalDirectories];

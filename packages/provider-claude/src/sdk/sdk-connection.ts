@@ -108,6 +108,7 @@ export class SdkConnection implements ClaudeConnection {
       message: { role: 'user', content },
       parent_tool_use_id: null,
       uuid: message.uuid as AgentSdkUserMessage['uuid'],
+      ...(message.priority ? { priority: message.priority } : {}),
     });
   }
 

@@ -9,6 +9,8 @@ const unsupportedReasons = {
   get_session_cost: 'session_cost',
   rewind_files: 'rewind_files',
   claim_session: 'claim_session',
+  get_usage: 'plan_limits',
+  cancel_async_message: 'steer',
 } as const;
 
 function unsupported(request: string, subtype: keyof typeof unsupportedReasons): AgentError {
@@ -43,20 +45,29 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
       if (!query.initializationResult) return Promise.reject(unsupported('initialize request', 'initialize'));
       return query.initializationResult();
     case 'interrupt':
-      // No cancel_queued here: the receipt then follows the older rules (interrupt-request.ts).
-      return query.interrupt().then((receipt) => receipt ?? {});
+      // A stop means stop, as on the cli transport; an SDK that ignores cancelQueued gives the older receipt (interrupt-request.ts).
+      return query.interrupt({ cancelQueued: true }).then((receipt) => receipt ?? {});
     case 'set_permission_mode':
       return query.setPermissionMode(request.mode).then((answer) => answer ?? {});
     case 'set_model':
       return setModel(query, request.model);
     case 'get_context_usage':
       if (!query.getContextUsage) return Promise.reject(unsupported('context usage request', 'get_context_usage'));
-      return query.getContextUsage();
+      return query.getContextUsage(request.detail ? { detail: request.detail } : undefined);
     case 'get_session_cost':
       return Promise.reject(unsupported('session cost request', 'get_session_cost'));
     case 'rewind_files':
       if (!query.rewindFiles) return Promise.reject(unsupported('file rewind request', 'rewind_files'));
       return query.rewindFiles(request.user_message_id, { dryRun: request.dry_run });
+    case 'get_usage':
+      if (!query.usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET)
+        return Promise.reject(unsupported('plan limits request', 'get_usage'));
+      return query.usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET({ skipBehaviors: true });
+    case 'cancel_async_message':
+      if (!query.cancelAsyncMessage)
+        return Promise.reject(unsupported('withdrawal of a sent message', 'cancel_async_message'));
+      // The SDK resolves with the answer's `cancelled` alone.
+      return query.cancelAsyncMessage(request.message_uuid).then((cancelled) => ({ cancelled: cancelled === true }));
     case 'claim_session':
       // The sdk transport's spares are started in their session's folder: there is nothing to claim.
       return Promise.reject(unsupported('claim of a parked spare', 'claim_session'));

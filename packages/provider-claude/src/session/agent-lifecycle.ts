@@ -10,6 +10,7 @@ import {
 } from '../connection/claude-connection.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
+import { budgetedConfiguration } from '../launch/budget.js';
 import { cliPermissionModes } from '../launch/permission-modes.js';
 import { attributedRunId } from '../translate/correlation.js';
 import { type TranslatorState, createTranslatorState } from '../translate/translator-state.js';
@@ -67,6 +68,8 @@ export abstract class AgentLifecycle implements PoolMember {
   protected spareRefused = false;
   /** Starts the spare that replaces the one this session took, once its first turn is under way (adopt). */
   protected spareReplacement: (() => void) | null = null;
+  /** What the session's runs cost so far (its budget's spent part: a new process gets what is left). */
+  protected spentCostUsd: number;
   /** The current turn's input, kept until the CLI acknowledges it. */
   protected unacknowledged: {
     readonly turn: AgentProviderV1Turn;
@@ -77,8 +80,9 @@ export abstract class AgentLifecycle implements PoolMember {
   constructor(options: AgentProviderV1SessionOptions, settings: ClaudeSessionSettings) {
     this.options = options;
     this.settings = settings;
-    this.emit = options.emit;
+    this.emit = (part) => this.emitPart(part, options.emit);
     this.configuration = options.configuration;
+    this.spentCostUsd = options.spentCostUsd ?? 0;
     this.copy = options.resumeProviderSessionId === null ? (options.copyConversation ?? null) : null;
     this.state = createTranslatorState({
       providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
@@ -199,12 +203,15 @@ export abstract class AgentLifecycle implements PoolMember {
 
   /** The spares this session can take now; null when none can serve it. */
   protected spareKey(): string | null {
-    if (!this.startsNewConversation() || this.spareRefused) return null;
+    // A spare was launched with the whole budget: a session that spent some of it starts its own.
+    if (!this.startsNewConversation() || this.spareRefused || (this.spentCostUsd > 0 && this.configuration.maxCostUsd))
+      return null;
     return spareKey(this.options, this.settings, this.configuration);
   }
 
   protected launch(conversation: ConversationStart, listener: ConnectionListener): ClaudeConnection {
-    return this.settings.connect(launchPlan(this.options, this.settings, this.configuration, conversation), listener);
+    const configuration = budgetedConfiguration(this.configuration, this.spentCostUsd);
+    return this.settings.connect(launchPlan(this.options, this.settings, configuration, conversation), listener);
   }
 
   protected launcher(): Launcher {
@@ -336,6 +343,7 @@ export abstract class AgentLifecycle implements PoolMember {
     else this.idleRelease.schedule();
   }
 
+  protected abstract emitPart(part: AgentProviderV1Part, emit: (part: AgentProviderV1Part) => void): void;
   protected abstract note(code: string): void;
   protected abstract onActivity(): void;
   protected abstract onStarted(): void;

@@ -15,6 +15,8 @@ import { AgentLifecycle } from './agent-lifecycle.js';
 import { requestInterrupt } from './interrupt-request.js';
 import { endingAfterReceipt, failedEnding, holdEnding } from './run-ending.js';
 import { inputClosedError, stalledError, unstampedError } from './session-errors.js';
+import { SessionReports } from './session-reports.js';
+import { SteeredInputs } from './steered-inputs.js';
 
 /** How long an agent whose input failed may take to exit on its own before it counts as no longer reading. */
 const inputClosedGraceMs = 1_000;
@@ -25,7 +27,30 @@ const inputClosedGraceMs = 1_000;
  * watchdogs' verdicts, broken input, and the agent's end (a turn it never saw is sent again).
  */
 export abstract class AgentOutput extends AgentLifecycle {
+  /** Follow-ups written into the running turn (doSteer) that the agent has not taken yet. */
+  protected readonly steered = new SteeredInputs();
+  /** A run's ending held while it goes on as the turn of an input steered into it (continueForSteers). */
+  protected heldCompletion: AgentProviderV1Part[] | null = null;
+  protected readonly reports = new SessionReports({
+    emit: (part) => this.emit(part),
+    current: () => (this.stopped ? null : this.connection),
+  });
+
   // ---- output ----------------------------------------------------------------------------
+
+  /**
+   * Every part goes out through here: a run's steered inputs that never reached the model end before
+   * its run.completed, its cost counts toward the budget, and the context is measured after it.
+   */
+  protected emitPart(part: AgentProviderV1Part, emit: (part: AgentProviderV1Part) => void): void {
+    if (part.type === 'run.completed') {
+      for (const cancelled of this.steered.endRun(part.runId, part.outcome, part.error)) emit(cancelled);
+      this.heldCompletion = null;
+    }
+    if (part.type === 'run.usage' && part.costUsd) this.spentCostUsd += part.costUsd;
+    emit(part);
+    if (part.type === 'run.completed') this.reports.measureContext(part.runId);
+  }
 
   protected note(code: string): void {
     if (this.state.notedDiagnostics.has(code)) return;
@@ -51,6 +76,10 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected onFrame(frame: CliFrame): void {
     this.onStarted();
     this.onActivity();
+    if (this.connection) this.reports.askLimits(this.connection);
+    if (frame.kind === 'rate_limit_event') this.reports.onRateLimitEvent(frame.frame);
+    const steerParts = this.steered.onFrame(frame, this.interrupting !== null);
+    for (const part of steerParts) this.emit(part);
     if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame))
       this.onUnstampedProducer(this.state.turn);
     if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid))
@@ -69,11 +98,53 @@ export abstract class AgentOutput extends AgentLifecycle {
       for (const part of now) this.emit(part);
       if (held.length > 0) void this.afterReceipt(pendingStop, held);
     } else {
-      for (const part of parts) this.emit(part);
+      for (const part of this.continueForSteers(turn, parts)) this.emit(part);
     }
     if (turn && this.state.turn === null) this.afterTurn(turn);
     // Between turns (e.g. the last background task ended): the process may have just become releasable.
     else if (this.state.turn === null) this.settings.pool.offerIdle();
+    if (steerParts.some((part) => part.type === 'input.cancelled')) this.settleContinuation();
+  }
+
+  /**
+   * A turn ended while inputs steered into its run are still queued in the agent (the CLI runs a
+   * follow-up sent while text streams as the next turn): that turn belongs to the same run, which
+   * goes on with its frames attributed to the oldest such input. The ending waits for theirs.
+   */
+  protected continueForSteers(turn: ActiveTurn | null, parts: AgentProviderV1Part[]): AgentProviderV1Part[] {
+    if (!turn || this.state.turn !== null || turn.interruptRequested || turn.control !== undefined) return parts;
+    const next = this.steered.oldestPending(turn.runId);
+    const ending = parts.filter((part) => part.type === 'run.completed' && part.runId === turn.runId);
+    if (next === undefined || ending.length === 0) return parts;
+    this.heldCompletion = ending;
+    turn.uuid = next;
+    turn.started = false;
+    turn.toolsRunning = 0;
+    turn.requesting = false;
+    delete turn.stopReason;
+    delete turn.apiError;
+    this.state.turn = turn;
+    return parts.filter((part) => !ending.includes(part));
+  }
+
+  /**
+   * A steered input ended without running: a run that went on only for it ends now, as its last
+   * turn ended (interrupted when a stop was asked meanwhile), or waits for the next one.
+   */
+  protected settleContinuation(): void {
+    const turn = this.state.turn;
+    const held = this.heldCompletion;
+    if (!turn || !held || turn.started) return;
+    const next = this.steered.oldestPending(turn.runId);
+    if (next !== undefined) {
+      turn.uuid = next;
+      return;
+    }
+    this.heldCompletion = null;
+    this.state.turn = null;
+    this.unacknowledged = null;
+    for (const part of endingAfterReceipt(turn.interruptRequested, held)) this.emit(part);
+    this.afterTurn(turn);
   }
 
   /** A run's ending held for its stop's receipt: interrupted if the stop was applied, its own outcome otherwise. */

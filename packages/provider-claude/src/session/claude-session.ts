@@ -3,6 +3,7 @@ import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionM
 import type {
   AgentProviderV1Control,
   AgentProviderV1FileRewind,
+  AgentProviderV1InputPart,
   AgentProviderV1Session,
   AgentProviderV1StopOptions,
   AgentProviderV1StopReason,
@@ -21,6 +22,7 @@ import {
 import { rewindFiles } from './file-rewind.js';
 import { requestInterrupt } from './interrupt-request.js';
 import { closingMessage, sessionClosed, turnActive } from './session-errors.js';
+import { steerRefused, withdrawSteer } from './steer-requests.js';
 
 /**
  * One Claude conversation. Its agent (a connection over the session's transport) starts with the
@@ -77,6 +79,43 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // A failed write means the agent is gone (its end handler retries or completes the run) or no
     // longer reads its input (onInputFailed).
     if (!connection.send(userMessage(turn.input, uuid)) && connection.running) this.onInputFailed(connection);
+  }
+
+  // ---- follow-ups steered into the running turn ------------------------------------------
+
+  async doSteer(steer: { runId: string; inputId: string; input: readonly AgentProviderV1InputPart[] }): Promise<void> {
+    if (this.stopped) throw sessionClosed();
+    const turn = this.state.turn;
+    const connection = this.connection;
+    if (!turn || turn.runId !== steer.runId) throw steerRefused('run_not_active');
+    // A slash command's result completes its control: nothing may ride along with it.
+    if (turn.control !== undefined) throw steerRefused('control_run');
+    if (turn.interruptRequested || turn.failure) throw steerRefused('run_ending');
+    if (!connection?.running) throw steerRefused('agent_not_started');
+    const uuid = randomUUID();
+    this.steered.add({ inputId: steer.inputId, runId: steer.runId, uuid });
+    // next: folded next to a running tool's result, else run right after the text being written.
+    if (!connection.send({ ...userMessage(steer.input, uuid), priority: 'next' })) {
+      this.steered.forget(uuid);
+      throw steerRefused('agent_not_reading');
+    }
+    this.watchdog.touch();
+  }
+
+  async doWithdrawSteer({ inputId }: { inputId: string }): Promise<{ withdrawn: boolean }> {
+    const uuid = this.steered.uuidOf(inputId);
+    const connection = this.connection;
+    if (uuid === undefined || !connection) return { withdrawn: false };
+    this.steered.markWithdrawing(uuid);
+    let dropped = false;
+    try {
+      dropped = await withdrawSteer(connection, uuid);
+    } finally {
+      const part = this.steered.withdrawn(uuid, dropped);
+      if (part) this.emit(part);
+      this.settleContinuation();
+    }
+    return { withdrawn: dropped };
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------

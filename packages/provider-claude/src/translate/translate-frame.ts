@@ -333,6 +333,9 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
     case 'command_lifecycle':
       // Its stamp was read above (a `started` one begins the turn).
       break;
+    case 'rate_limit_event':
+      // Plan limits are the session's (session/plan-limits.ts), not the run's.
+      break;
     case 'unknown':
     case 'control_request':
     case 'control_response':

@@ -4,7 +4,11 @@ import type { Correlation } from './correlation.js';
 /** The turn the CLI is working on for us: the run it belongs to and the uuid stamped on its input. */
 export interface ActiveTurn {
   readonly runId: string;
-  readonly uuid: string;
+  /**
+   * The stamp frames are attributed by: the turn's input, then, when the run goes on as the turn of
+   * an input steered into it (session/steered-inputs.ts), that input's.
+   */
+  uuid: string;
   /** The CLI has begun this input's turn (a stamp naming it: lifecycle started, init, status, stream, result). */
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */

@@ -1,0 +1,149 @@
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { type ProtocolEvent, newInputId } from '@tether/protocol';
+import type { AgentProviderV1Part } from '@tether/provider-spec';
+import { answerText } from '@tether/testkit';
+import { afterEach, expect, it } from 'vitest';
+import { describeTransports, neutralSequence, turnRequests } from './conformance-harness.js';
+import { type ProviderConversation, openProviderConversation } from './provider-conversation.js';
+
+const followUp = 'Also mention bananas.';
+
+/** A run's parts as neutral tokens, a steered input's part with its id replaced by its name. */
+function runTokens(parts: readonly AgentProviderV1Part[], runId: string, names: Record<string, string>): string[] {
+  const tokens = parts
+    .filter((part) => 'runId' in part && part.runId === runId)
+    .map((part) => {
+      if (part.type === 'input.folded') return `input.folded:${names[part.inputId]}`;
+      if (part.type === 'input.cancelled') return `input.cancelled:${names[part.inputId]}:${part.reason}`;
+      return neutralSequence([part as unknown as ProtocolEvent])[0]!;
+    });
+  return tokens.filter((token, index) => !(token.endsWith('…') && tokens[index - 1] === token));
+}
+
+function steerTokens(parts: readonly AgentProviderV1Part[], runId: string, names: Record<string, string>): string[] {
+  return runTokens(parts, runId, names).filter(
+    (token) => token.startsWith('input.') || token.startsWith('run.completed'),
+  );
+}
+
+describeTransports('follow-ups steered into the running turn', ({ start }) => {
+  const opened: ProviderConversation[] = [];
+  // Each conversation's agent ends before its environment's folders go.
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((conversation) => conversation.session.doStop('close')));
+  });
+  async function opening(...args: Parameters<typeof openProviderConversation>): Promise<ProviderConversation> {
+    const conversation = await openProviderConversation(...args);
+    opened.push(conversation);
+    return conversation;
+  }
+
+  async function open(options: { sandbox?: boolean } = {}) {
+    const environment = await start({ sandbox: options.sandbox ?? false });
+    const conversation = await opening(environment, {
+      configuration: options.sandbox ? { permissionMode: 'bypass' } : {},
+    });
+    return { environment, conversation };
+  }
+
+  it("while a tool runs: the model's next request carries it beside the tool result, inside the same run", async () => {
+    const { environment, conversation } = await open({ sandbox: true });
+    const command = { command: 'sleep 2; echo slept', description: 'Sleep' };
+    environment.api.enqueue(toolUseReply('Bash', command), textReply('Done with both.'));
+    const { runId, ended } = await conversation.start('Run the tool.');
+    await conversation.next('run.tool_activity', (part) => part.status === 'invoked');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    const { completion } = await ended;
+    expect(completion.outcome).toBe('succeeded');
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })).toEqual([
+      'input.folded:steer',
+      'run.completed:succeeded:end_turn',
+    ]);
+    const requests = turnRequests(environment);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.view!.toolResults.map((result) => result.content)).toEqual(['slept']);
+    expect(requests[1]!.view!.lastUserText).toContain(followUp);
+    expect(answerText(conversation.parts as unknown as ProtocolEvent[])).toBe('Done with both.');
+  });
+
+  it('while text streams: the agent answers it after the text, and the run ends once, after both', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(textReply('word '.repeat(40), { chunks: 20, delayMs: 60 }), textReply('Bananas answered.'));
+    const { runId, ended } = await conversation.start('Talk slowly.');
+    await conversation.next('run.message_delta');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    const { completion } = await ended;
+    expect(completion.outcome).toBe('succeeded');
+    const tokens = runTokens(conversation.parts, runId, { [inputId]: 'steer' });
+    expect(tokens.filter((token) => token.startsWith('run.completed'))).toEqual(['run.completed:succeeded:end_turn']);
+    expect(tokens.at(-1)).toBe('run.completed:succeeded:end_turn');
+    expect(tokens).toContain('input.folded:steer');
+    // Both answers are the run's: the follow-up's after the text it was sent during.
+    expect(answerText(conversation.parts as unknown as ProtocolEvent[])).toBe(`${'word '.repeat(40)}Bananas answered.`);
+    const requests = turnRequests(environment);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.view!.lastUserText).toContain(followUp);
+  });
+
+  it('interrupted with a steer pending: the steer ends cancelled (interrupted) and never reaches the model', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(textReply('word '.repeat(200), { chunks: 100, delayMs: 50 }));
+    const { runId, ended } = await conversation.start('Talk slowly.');
+    await conversation.next('run.message_delta');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    expect(await conversation.session.doInterrupt({ runId })).toEqual({ applied: true });
+    const { completion } = await ended;
+    expect(completion.outcome).toBe('interrupted');
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })).toEqual([
+      'input.cancelled:steer:interrupted',
+      'run.completed:interrupted',
+    ]);
+    // The next turn is the only one after it, and carries nothing of the steer.
+    environment.api.enqueue(textReply('Back again.'));
+    await conversation.turn('Are you there?');
+    const requests = turnRequests(environment);
+    expect(requests).toHaveLength(2);
+    expect(JSON.stringify(requests.map((request) => request.body))).not.toContain(followUp);
+  });
+
+  it('withdrawn before the agent took it: cancelled (withdrawn), the run ends with its own turn only', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(textReply('word '.repeat(40), { chunks: 20, delayMs: 60 }));
+    const { runId, ended } = await conversation.start('Talk slowly.');
+    await conversation.next('run.message_delta');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    expect(await conversation.session.doWithdrawSteer!({ inputId })).toEqual({ withdrawn: true });
+    const { completion } = await ended;
+    expect(completion.outcome).toBe('succeeded');
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })).toEqual([
+      'input.cancelled:steer:withdrawn',
+      'run.completed:succeeded:end_turn',
+    ]);
+    expect(turnRequests(environment)).toHaveLength(1);
+    // Withdrawing again finds nothing to take back.
+    expect(await conversation.session.doWithdrawSteer!({ inputId })).toEqual({ withdrawn: false });
+  });
+
+  it('refuses a steer into a run that is not in progress (nothing sent)', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(textReply('Hello.'));
+    const { runId } = await conversation.start('Hi.').then(async ({ runId, ended }) => {
+      await ended;
+      return { runId };
+    });
+    const refusal = await conversation.session.doSteer!({
+      runId,
+      inputId: newInputId(),
+      input: [{ type: 'text', text: followUp }],
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toMatchObject({ code: 'provider_rejected', details: { reason: 'run_not_active' } });
+    expect(turnRequests(environment)).toHaveLength(1);
+  });
+});
