@@ -14,11 +14,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { startTestPostgres } from '@tether/testkit';
 import { clockOffset, monotonicMs } from './monotonic-clock.mjs';
 import { descendantsOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
 import { measureHubLatency } from './store-scale-out-hub.mjs';
 import { startStoreWorker } from './store-scale-out-process.mjs';
-import { startBenchPostgres } from './store-scale-out-postgres.mjs';
 import { median, quantile, round } from './stats.mjs';
 
 /**
@@ -265,9 +265,11 @@ export async function measureStoreScaleOut({
   const result = { shapes, sessionsPerProcess, replayPageSize, appendMs, appendRounds };
   const appending = { durationMs: appendMs, rounds: appendRounds, gate, log };
   const root = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-store-'));
-  const postgres = await startBenchPostgres();
-  result.postgres = { version: postgres.version, settings: postgres.settings };
-  log(`bench: store: PostgreSQL ${postgres.version} (${JSON.stringify(postgres.settings)})`);
+  // Durability on (the testkit's default turns it off): every commit flushed to disk, as a real deployment's.
+  const postgres = await startTestPostgres({ durable: true, maxConnections: 200 });
+  const { server_version: version, ...settings } = await postgres.settings();
+  result.postgres = { version, settings };
+  log(`bench: store: PostgreSQL ${version} (${JSON.stringify(settings)})`);
   try {
     // SQLite: one process (its data directory lock refuses a second).
     const sqlite = await startWorkers({
@@ -291,7 +293,7 @@ export async function measureStoreScaleOut({
 
     // PostgreSQL, commits flushed to disk before they return (synchronous_commit on): appends,
     // replay, fan-out (4 processes: a writer and up to 3 followers).
-    const durableUrl = await postgres.createDatabase('bench_durable');
+    const durableUrl = await postgres.createDatabase();
     const durable = await startWorkers({
       repoRoot,
       count: Math.max(4, ...processCounts),
@@ -316,7 +318,7 @@ export async function measureStoreScaleOut({
 
     // PostgreSQL with synchronous_commit off (the database's commits return before the WAL flush, as
     // SQLite's synchronous=NORMAL does): appends only.
-    const asyncUrl = await postgres.createDatabase('bench_async', { synchronousCommit: false });
+    const asyncUrl = await postgres.createDatabase({ synchronousCommit: false });
     const asynchronous = await startWorkers({
       repoRoot,
       count: Math.max(...processCounts),

