@@ -25,8 +25,8 @@ function json(value: object): string {
   return JSON.stringify(value);
 }
 
-function jsonOrNull(value: object | null): string | null {
-  return value === null ? null : JSON.stringify(value);
+function jsonOrNull(value: object | null | undefined): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
 /** The columns of `sessions` the upsert writes, in the order of sessionParameters. */
@@ -55,6 +55,9 @@ export const sessionColumns = [
   'created_at',
   'updated_at',
   'last_activity_at',
+  'queued_inputs',
+  'limits',
+  'context_usage',
 ] as const;
 
 export function sessionParameters(session: SessionRecord): unknown[] {
@@ -83,6 +86,9 @@ export function sessionParameters(session: SessionRecord): unknown[] {
     session.createdAt,
     session.updatedAt,
     session.lastActivityAt,
+    jsonOrNull(session.queuedInputs),
+    jsonOrNull(session.limits),
+    jsonOrNull(session.contextUsage),
   ];
 }
 

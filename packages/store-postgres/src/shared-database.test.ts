@@ -147,12 +147,13 @@ describe('PostgreSQL store: writers sharing a database', () => {
     expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
       { version: 1, name: 'initial' },
       { version: 2, name: 'session leases' },
+      { version: 3, name: 'session follow-ups and limits' },
     ]);
     await stores[0]!.commit(unitOf(eventsBy('first', 1, 1)));
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
   });
 
-  it('migrates a database at version 1 to version 2 once when four stores open it together, keeping its events', async () => {
+  it('migrates a database at version 1 to the latest once when four stores open it together, keeping its events', async () => {
     const url = await server().createDatabase();
     // The schema as a Tether from before leases left it, with a session's events in it.
     await query(url, initialMigration.sql);
@@ -172,6 +173,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
     expect(await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
       { version: 1, name: 'initial' },
       { version: 2, name: 'session leases' },
+      { version: 3, name: 'session follow-ups and limits' },
     ]);
     await stores[0]!.commit(unitOf(eventsBy('first', 2, 2)));
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2]);

@@ -21,8 +21,8 @@ interface BlobRow {
 
 type NamedParameters = Record<string, SQLInputValue>;
 
-function jsonOrNull(value: object | null): string | null {
-  return value === null ? null : JSON.stringify(value);
+function jsonOrNull(value: object | null | undefined): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
 export function sessionParameters(session: SessionRecord): NamedParameters {
@@ -51,6 +51,9 @@ export function sessionParameters(session: SessionRecord): NamedParameters {
     forkedFrom: jsonOrNull(session.forkedFrom),
     copyConversation: jsonOrNull(session.copyConversation),
     workspaceStatus: jsonOrNull(session.workspaceStatus),
+    queuedInputs: jsonOrNull(session.queuedInputs),
+    limits: jsonOrNull(session.limits),
+    contextUsage: jsonOrNull(session.contextUsage),
   };
 }
 

@@ -167,6 +167,7 @@ describe('migrations', () => {
       [5, 'session-listing-indexes'],
       [6, 'blobs-forks-and-checkpoints'],
       [7, 'session-workspace-status'],
+      [8, 'session-follow-ups-and-limits'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -276,7 +277,7 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
-    expect(readSchema().version).toBe(7);
+    expect(readSchema().version).toBe(8);
   });
 
   it('bring a version 6 database up to date, its sessions read back with no workspace status (not tracked)', async () => {

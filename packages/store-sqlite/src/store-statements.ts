@@ -30,7 +30,7 @@ export interface StoreStatements {
 }
 
 const sessionColumns =
-  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at, forked_from, copy_conversation, workspace_status';
+  'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at, forked_from, copy_conversation, workspace_status, queued_inputs, limits, context_usage';
 const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at, checkpoint';
 const interactionColumns = 'session_id, interaction_ref, run_id, status, request, requested_at, settled_at';
 
@@ -68,7 +68,8 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     upsertSession: database.prepare(`
       INSERT INTO sessions (${sessionColumns})
       VALUES ($sessionId, $provider, $workspace, $configuration, $ephemeral, $redactInput, $state, $activeRunId, $permissionMode, $model, $liveProcess, $providerSessionId, $usage,
-        $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt, $forkedFrom, $copyConversation, $workspaceStatus)
+        $title, $lastRunId, $lastRunOutcome, $lastRunCompletedAt, $lastSeq, $createdAt, $updatedAt, $lastActivityAt, $forkedFrom, $copyConversation, $workspaceStatus,
+        $queuedInputs, $limits, $contextUsage)
       ON CONFLICT (session_id) DO UPDATE SET
         provider = excluded.provider, workspace = excluded.workspace, configuration = excluded.configuration,
         ephemeral = excluded.ephemeral, redact_input = excluded.redact_input,
@@ -77,7 +78,8 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
         last_run_completed_at = excluded.last_run_completed_at, last_seq = excluded.last_seq,
         updated_at = excluded.updated_at, last_activity_at = excluded.last_activity_at,
         forked_from = excluded.forked_from, copy_conversation = excluded.copy_conversation,
-        workspace_status = excluded.workspace_status`),
+        workspace_status = excluded.workspace_status, queued_inputs = excluded.queued_inputs,
+        limits = excluded.limits, context_usage = excluded.context_usage`),
     updateSessionListingColumns: database.prepare(`
       UPDATE sessions SET state = $state, live_process = $liveProcess
       WHERE session_id = $sessionId AND (state IS NOT $state OR live_process IS NOT $liveProcess)`),

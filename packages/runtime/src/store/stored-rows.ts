@@ -1,8 +1,11 @@
 import {
   AgentError,
+  type ContextUsage,
   type InteractionKind,
   type InteractionRequest,
+  type PlanLimits,
   type ProtocolEvent,
+  type QueuedInput,
   type Receipt,
   type RunOutcome,
   type SerializedAgentError,
@@ -52,6 +55,10 @@ interface SessionRow {
   readonly created_at: string;
   readonly updated_at: string;
   readonly last_activity_at: string | null;
+  /** Absent in rows read by a query that predates them; null in rows written before them. */
+  readonly queued_inputs?: unknown;
+  readonly limits?: unknown;
+  readonly context_usage?: unknown;
 }
 
 interface RunRow {
@@ -114,6 +121,30 @@ function nullableObjectOf<Value>(column: unknown, what: string, reading: RowRead
   return column === null || column === undefined ? null : objectOf<Value>(column, what, reading);
 }
 
+/** A nullable JSON column that, when set, must hold an array. */
+function nullableArrayOf<Value>(column: unknown, what: string, reading: RowReading): Value[] | null {
+  if (column === null || column === undefined) return null;
+  let value: unknown;
+  try {
+    value = reading.json(column);
+  } catch {
+    return corrupted(what, reading);
+  }
+  return Array.isArray(value) ? (value as Value[]) : corrupted(what, reading);
+}
+
+/** The follow-ups, plan limits and context usage of a session row; left out where none were ever recorded. */
+function followUpsAndLimitsOf(session: SessionRow, what: string, reading: RowReading): Partial<SessionRecord> {
+  const queuedInputs = nullableArrayOf<QueuedInput>(session.queued_inputs, what, reading);
+  const limits = nullableObjectOf<PlanLimits>(session.limits, what, reading);
+  const contextUsage = nullableObjectOf<ContextUsage>(session.context_usage, what, reading);
+  return {
+    ...(queuedInputs ? { queuedInputs } : {}),
+    ...(limits ? { limits } : {}),
+    ...(contextUsage ? { contextUsage } : {}),
+  };
+}
+
 function lastRunOf(session: SessionRow): SessionRecord['lastRun'] {
   if (session.last_run_id === null || session.last_run_outcome === null || session.last_run_completed_at === null)
     return null;
@@ -151,6 +182,7 @@ function readSessionRow(row: unknown, reading: RowReading): SessionRecord {
     updatedAt: session.updated_at,
     // Null only in SQLite rows its migration 4 had not filled; the fallback types the nullable column.
     lastActivityAt: session.last_activity_at ?? session.created_at,
+    ...followUpsAndLimitsOf(session, what, reading),
   };
 }
 

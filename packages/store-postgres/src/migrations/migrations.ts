@@ -1,8 +1,13 @@
 import { initialMigration } from './0001-initial.js';
 import { sessionLeasesMigration } from './0002-session-leases.js';
+import { sessionFollowUpsAndLimitsMigration } from './0003-session-follow-ups-and-limits.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in version order. */
-export const migrations: readonly Migration[] = [initialMigration, sessionLeasesMigration];
+export const migrations: readonly Migration[] = [
+  initialMigration,
+  sessionLeasesMigration,
+  sessionFollowUpsAndLimitsMigration,
+];
 
 export const latestSchemaVersion = Math.max(...migrations.map((migration) => migration.version));

@@ -5,6 +5,7 @@ import { sessionSummaryMigration } from './0004-session-summary.js';
 import { sessionListingIndexesMigration } from './0005-session-listing-indexes.js';
 import { blobsForksAndCheckpointsMigration } from './0006-blobs-forks-and-checkpoints.js';
 import { sessionWorkspaceStatusMigration } from './0007-session-workspace-status.js';
+import { sessionFollowUpsAndLimitsMigration } from './0008-session-follow-ups-and-limits.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
@@ -16,6 +17,7 @@ export const migrations: readonly Migration[] = [
   sessionListingIndexesMigration,
   blobsForksAndCheckpointsMigration,
   sessionWorkspaceStatusMigration,
+  sessionFollowUpsAndLimitsMigration,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;

@@ -233,6 +233,54 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect((await store.loadSessions())[0]).toEqual(stopped);
     });
 
+    it('round-trips the queued inputs, plan limits and context usage, moves them on, and reads none where none were recorded', async () => {
+      const queued = sessionRecord(sessionId, {
+        state: 'running',
+        activeRunId: runId,
+        queuedInputs: [
+          {
+            inputId: `inp_${'1'.repeat(32)}`,
+            delivery: 'after_turn',
+            runId: `run_${'e'.repeat(32)}`,
+            queuedAt: at,
+            preview: 'then run the “tests” 😀',
+          },
+          { inputId: `inp_${'2'.repeat(32)}`, delivery: 'steer', runId, queuedAt: at, preview: null },
+        ],
+        limits: {
+          available: true,
+          unavailableReason: null,
+          windows: [
+            { window: 'five_hour', status: 'allowed_warning', usedPercent: 81.5, resetsAt: '2025-01-02T08:00:00.000Z' },
+            { window: 'seven_day', status: null, usedPercent: null, resetsAt: null },
+          ],
+          reportedAt: at,
+        },
+        contextUsage: {
+          model: 'claude-sonnet-5-5',
+          totalTokens: 51_000,
+          maxTokens: 200_000,
+          percentage: 25.5,
+          categories: [{ name: 'Messages', tokens: 40_000 }],
+        },
+      });
+      const never = sessionRecord(otherSessionId);
+      await store.commit(unit({ sessions: [queued, never] }));
+      expect(await store.getSession(sessionId)).toEqual(queued);
+      expect(await store.loadSessions()).toEqual([queued, never]);
+      expect(await store.loadOpenSessions()).toEqual([queued, never]);
+      const neverRead = await store.getSession(otherSessionId);
+      expect(neverRead?.queuedInputs ?? []).toEqual([]);
+      expect(neverRead?.limits ?? null).toBeNull();
+
+      const drained = { ...queued, state: 'idle' as const, activeRunId: null, queuedInputs: [] };
+      await store.commit(unit({ sessions: [drained] }));
+      expect(await store.getSession(sessionId)).toEqual(drained);
+      expect((await store.listSessions({ limit: 10 })).find((session) => session.sessionId === sessionId)).toEqual(
+        drained,
+      );
+    });
+
     it('round-trips the title, the last run and the last activity, and moves them on', async () => {
       const titled = sessionRecord(sessionId, {
         title: 'Fix the “build” — then 😀 ship it…',
