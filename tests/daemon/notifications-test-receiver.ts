@@ -87,7 +87,19 @@ export function signatureIsValid(notification: ReceivedNotification, secret: str
 }
 
 /** One sample's value from the Prometheus text, or undefined when it is not there. */
-export function metricValue(text: string, name: string, receiver: string): number | undefined {
+function metricValue(text: string, name: string, receiver: string): number | undefined {
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{receiver="${receiver}"}`));
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+/** A receiver's delivery figures from a /v1/metrics scrape. */
+export function deliveryFigures(text: string, receiver: string) {
+  return {
+    sent: metricValue(text, 'tether_notifications_sent_total', receiver),
+    failed: metricValue(text, 'tether_notifications_failed_total', receiver),
+    retried: metricValue(text, 'tether_notifications_retried_total', receiver),
+    dropped: metricValue(text, 'tether_notifications_dropped_total', receiver),
+    pending: metricValue(text, 'tether_notifications_pending', receiver),
+    delivered: metricValue(text, 'tether_notification_delivery_seconds_count', receiver),
+  };
 }
