@@ -155,6 +155,9 @@ describe('notifications', () => {
     expect(finished.body.links).not.toHaveProperty('approve');
 
     await logger.waitFor(delivered('phone', 'run_completed'));
+    // The log names routes by pattern: neither a link's token nor the secret is ever written.
+    expect(JSON.stringify(logger.lines)).not.toContain(linkToken);
+    expect(JSON.stringify(logger.lines)).not.toContain(secret);
     const scrape = await metrics(daemon);
     expect(deliveryFigures(scrape, 'phone')).toEqual({
       sent: 2,

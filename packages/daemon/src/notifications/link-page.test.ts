@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { confirmationPage } from './link-page.js';
+
+describe('the one-time link page', () => {
+  it('shows model-authored text as text, never as markup', () => {
+    const page = confirmationPage({
+      sessionId: 'ses_1',
+      interactionRef: 'int_1',
+      tool: 'Bash"><img src=x onerror=alert(1)>',
+      summary: '<script>fetch("/v1/sessions")</script> & more',
+      choice: 'approve',
+      expiresAt: Date.UTC(2026, 11, 1, 20, 0, 0),
+    });
+    expect(page).not.toContain('<script>');
+    expect(page).not.toContain('<img');
+    expect(page).toContain('&lt;script&gt;fetch(&quot;/v1/sessions&quot;)&lt;/script&gt; &amp; more');
+    expect(page).toContain('<form method="post">');
+    expect(page).toContain('2026-12-01T20:00:00.000Z');
+  });
+});
