@@ -128,6 +128,11 @@ export interface MockProviderOptions {
    * refuse it. With it the provider can steer (capabilities.steer, doSteer); without it, it cannot.
    */
   readonly steer?: (steer: MockSteer, session: MockProviderSession) => void | Promise<void>;
+  /**
+   * Whether the agent gives a steer back (doWithdrawSteer): true emits its input.cancelled
+   * (withdrawn) as a provider must; without it the session has no doWithdrawSteer.
+   */
+  readonly withdrawSteer?: (inputId: string, session: MockProviderSession) => boolean | Promise<boolean>;
   /** Called for each answer; throw to simulate a delivery failure. */
   readonly respond?: (
     response: { interactionRef: string; answer: InteractionAnswer },
@@ -172,6 +177,7 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
       };
       const rewindFiles = options.rewindFiles;
       const steer = options.steer;
+      const withdrawSteer = options.withdrawSteer;
       sessions.push(session);
       return {
         async doTurn(turn) {
@@ -226,6 +232,17 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
               async doSteer(request: MockSteer) {
                 session.steers.push({ runId: request.runId, inputId: request.inputId, input: request.input });
                 await steer(request, session);
+              },
+            }
+          : {}),
+        ...(withdrawSteer
+          ? {
+              async doWithdrawSteer({ inputId }: { inputId: string }) {
+                const steered = session.steers.find((request) => request.inputId === inputId);
+                const withdrawn = steered !== undefined && (await withdrawSteer(inputId, session));
+                if (withdrawn)
+                  session.emit({ type: 'input.cancelled', inputId, runId: steered.runId, reason: 'withdrawn' });
+                return { withdrawn };
               },
             }
           : {}),

@@ -353,6 +353,42 @@ describe('follow-ups steered into the running turn', () => {
     expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
   });
 
+  it('withdraws a steer the agent has not taken in; one it took is refused input_not_queued', async () => {
+    const folded = new Set<string>();
+    const { runtime, provider, sessionId, first, firstTurn } = await started({
+      steer: () => undefined,
+      withdrawSteer: (inputId) => !folded.has(inputId),
+    });
+    const back = await runtime.submitTurn({ sessionId, input: text('take this back'), delivery: 'steer' });
+    const kept = await runtime.submitTurn({ sessionId, input: text('keep this'), delivery: 'steer' });
+    const session = provider.sessions[0]!;
+    await expect.poll(() => session.steers.length).toBe(2);
+
+    const receipt = await runtime.cancelQueuedInput({ sessionId, inputId: back.inputId! });
+    expect(receipt.inputId).toBe(back.inputId);
+    const cancelled = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'input.cancelled');
+    expect(cancelled).toEqual([
+      expect.objectContaining({ inputId: back.inputId, runId: first.runId, reason: 'withdrawn' }),
+    ]);
+
+    folded.add(kept.inputId!);
+    session.emit({ type: 'input.folded', runId: first.runId, inputId: kept.inputId! });
+    const refused = await agentErrorOf(runtime.cancelQueuedInput({ sessionId, inputId: kept.inputId! }));
+    expect(refused.code).toBe('input_not_queued');
+    complete(firstTurn);
+    await runtime.waitForRun(first.runId);
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('a steer cannot be withdrawn from a provider that cannot take one back', async () => {
+    const { runtime, sessionId, firstTurn } = await started({ steer: () => undefined });
+    const steered = await runtime.submitTurn({ sessionId, input: text('too late'), delivery: 'steer' });
+    const refused = await agentErrorOf(runtime.cancelQueuedInput({ sessionId, inputId: steered.inputId! }));
+    expect(refused).toMatchObject({ code: 'input_not_queued', details: { reason: 'steered' } });
+    complete(firstTurn, 'interrupted');
+    await runtime.waitForRun(firstTurn.runId);
+  });
+
   it('a provider part naming an input that is not a pending steer of the run never enters the log', async () => {
     const { runtime, provider, sessionId, first, firstTurn } = await started({ steer: () => undefined });
     const queued = await runtime.submitTurn({ sessionId, input: text('after'), delivery: 'after_turn' });

@@ -239,34 +239,34 @@ export function decideInterrupt(
   return { events, runId: state.activeRunId };
 }
 
+/** cancel_queued_input: the cancellation of an after_turn input, or the steer to take back from the agent. */
+export interface CancelQueuedDecision extends Decision {
+  readonly steer?: QueuedInput;
+}
+
+/** The refusal of cancel_queued_input for an input that no longer waits (or never did here). */
+export function inputNotQueued(inputId: string): Refusal {
+  return {
+    refusal: new AgentError({
+      code: 'input_not_queued',
+      message: `No input ${inputId} waits in this session: it started, was folded into its run or ended already (see its input.* events), or the id is not this session's.`,
+    }),
+  };
+}
+
 /**
- * cancel_queued_input: an after_turn input still waiting is withdrawn. A steer was handed to the
- * agent when it was submitted (only an interrupt stops it now); an unknown id, or one that started,
- * was folded in or ended, is past withdrawing.
+ * cancel_queued_input: an after_turn input still waiting is withdrawn here; a steer not yet folded
+ * in is the agent's to give back (the command asks it). An unknown id, or one that started, was
+ * folded in or ended, is past withdrawing.
  */
 export function decideCancelQueuedInput(
   state: SessionRecord | undefined,
   command: CancelQueuedInputCommand,
-): Decided<Decision> {
+): Decided<CancelQueuedDecision> {
   if (!state) return sessionNotFound();
   const queued = (state.queuedInputs ?? []).find((input) => input.inputId === command.inputId);
-  if (!queued) {
-    return {
-      refusal: new AgentError({
-        code: 'input_not_queued',
-        message: `No input ${command.inputId} waits in this session: it started, was folded into its run or ended already (see its input.* events), or the id is not this session's.`,
-      }),
-    };
-  }
-  if (queued.delivery === 'steer') {
-    return {
-      refusal: new AgentError({
-        code: 'input_not_queued',
-        message: `Input ${command.inputId} was steered: it is with the agent already and cannot be withdrawn. Interrupt the run (interrupt_run) to stop it before the agent takes it in.`,
-        details: { reason: 'steered' },
-      }),
-    };
-  }
+  if (!queued) return inputNotQueued(command.inputId);
+  if (queued.delivery === 'steer') return { events: [], steer: queued };
   return { events: queuedInputCancellations([queued], 'withdrawn') };
 }
 
