@@ -1,0 +1,75 @@
+import { type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NotificationMetrics } from './notification-metrics.js';
+import { ReceiverQueue, defaultDeliverySettings } from './receiver-queue.js';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const stalled: ServerResponse[] = [];
+const closers: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const response of stalled.splice(0)) response.destroy();
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+/** A receiver that takes requests and never answers; resolves each arrival's delivery id in order. */
+async function stallingReceiver(): Promise<{ url: URL; arrived: string[]; next(): Promise<void> }> {
+  const arrived: string[] = [];
+  let wake: () => void = () => undefined;
+  const server = createServer((request, response) => {
+    arrived.push(String(request.headers['x-tether-delivery']));
+    stalled.push(response);
+    wake();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`),
+    arrived,
+    next: () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      }),
+  };
+}
+
+const notification = (id: string) => ({ id, kind: 'run_completed', body: '{}', eventAt: Date.now() });
+
+describe('a receiver queue', () => {
+  it('delivers 4 at a time, keeps queueLimit waiting, drops the oldest past it and counts it', async () => {
+    const receiver = await stallingReceiver();
+    const metrics = new NotificationMetrics(['slow']);
+    const queue = new ReceiverQueue(
+      { name: 'slow', url: receiver.url, secret: 'secret-0123456789abcdef' },
+      { ...defaultDeliverySettings, queueLimit: 2 },
+      metrics,
+      silent,
+    );
+    let fourArrived = receiver.next();
+    for (const id of ['a', 'b', 'c', 'd']) queue.push(notification(id));
+    while (receiver.arrived.length < 4) {
+      await fourArrived;
+      fourArrived = receiver.next();
+    }
+    // Four in flight and stalled; the queue holds two more, and a third pushes the oldest waiting out.
+    for (const id of ['e', 'f', 'g']) queue.push(notification(id));
+    const figures = async () => {
+      const text = await metrics.registry.metrics();
+      const value = (name: string) => Number(new RegExp(`^${name}\\{receiver="slow"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { dropped: value('tether_notifications_dropped_total'), pending: value('tether_notifications_pending') };
+    };
+    expect(await figures()).toEqual({ dropped: 1, pending: 6 });
+    expect([...receiver.arrived].sort()).toEqual(['a', 'b', 'c', 'd']);
+
+    // Closing drops what is left (4 in flight, 2 waiting), counted too.
+    queue.close();
+    expect(await figures()).toEqual({ dropped: 7, pending: 0 });
+  });
+});
