@@ -1,0 +1,94 @@
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import type { ProtocolEvent } from '@tether/protocol';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, waitForEvent } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+
+let environment: ClaudeTestEnvironment;
+
+afterEach(async () => {
+  await environment?.cleanup();
+});
+
+/** The conversation the model was sent in each model turn, as text. */
+function sentHistories(): string[] {
+  return environment.api.requests
+    .filter((request) => request.kind === 'turn')
+    .map((request) => JSON.stringify((request.body as { messages: unknown }).messages));
+}
+
+const lifecycle = (events: readonly ProtocolEvent[]) =>
+  events
+    .filter(
+      (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
+    )
+    .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
+
+// The runtime's follow-ups over the real binary and the fake API, through the default transport
+// (what the provider does with a steer runs once per transport in tests/conformance).
+describe('follow-ups sent while a run works', () => {
+  async function runningTool() {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'bypass',
+    });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'sleep 2; echo slept', description: 'Sleep' }),
+      textReply('First done.'),
+      textReply('Second done.'),
+    );
+    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the tool.' }] });
+    await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.status === 'invoked' });
+    return { runtime, sessionId, first };
+  }
+
+  it('after_turn: queued while the tool runs, then run as the next run, its own turn for the model', async () => {
+    const { runtime, sessionId, first } = await runningTool();
+    const queued = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Now mention bananas.' }],
+      delivery: 'after_turn',
+    });
+    expect(queued).toMatchObject({ queued: true, inputId: expect.stringMatching(/^inp_/) });
+    expect((await runtime.getSession(sessionId)).queuedInputs).toHaveLength(1);
+
+    expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
+    expect((await runtime.getRun(first.runId)).outcome).toBe('succeeded');
+    expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
+      `run.started ${first.runId}`,
+      `input.queued ${queued.runId}`,
+      `run.completed ${first.runId}`,
+      `input.started ${queued.runId}`,
+      `run.started ${queued.runId}`,
+      `run.completed ${queued.runId}`,
+    ]);
+    const histories = sentHistories();
+    expect(histories).toHaveLength(3);
+    expect(histories.slice(0, 2).some((history) => history.includes('bananas'))).toBe(false);
+    expect(histories[2]).toContain('Now mention bananas.');
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('steer: handed into the running turn, the model gets it beside the tool result, and no extra run starts', async () => {
+    const { runtime, sessionId, first } = await runningTool();
+    const steered = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Also mention bananas.' }],
+      delivery: 'steer',
+    });
+    expect(steered).toMatchObject({ runId: first.runId, queued: true });
+    expect((await runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
+    const events = await runtime.readEvents(sessionId);
+    expect(lifecycle(events)).toEqual([
+      `run.started ${first.runId}`,
+      `input.queued ${first.runId}`,
+      `input.folded ${first.runId}`,
+      `run.completed ${first.runId}`,
+    ]);
+    const histories = sentHistories();
+    expect(histories).toHaveLength(2);
+    expect(histories[1]).toContain('Also mention bananas.');
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+});
