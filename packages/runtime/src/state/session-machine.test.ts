@@ -48,6 +48,53 @@ describe('session state machine (pure decide / evolve)', () => {
     expect(decideSubmitTurn(running, submit, turnContext)).toMatchObject({ refusal: { code: 'run_active' } });
   });
 
+  it('given a running session, a follow-up is queued as the next run (after_turn) or into the running run (steer)', () => {
+    const running = given({ type: 'run.started', runId, input: null, inputRedacted: true });
+    const nextRunId = `run_${'c'.repeat(32)}`;
+    const inputId = `inp_${'d'.repeat(32)}`;
+    const followUp = { newRunId: () => nextRunId, newInputId: () => inputId, input: turnContext.input };
+    const queued = decideSubmitTurn(running, { ...submit, delivery: 'after_turn' }, followUp);
+    expect(queued).toMatchObject({
+      runId: nextRunId,
+      queued: { inputId, delivery: 'after_turn' },
+      events: [{ type: 'input.queued', inputId, delivery: 'after_turn', runId: nextRunId, inputRedacted: false }],
+    });
+    const steered = decideSubmitTurn(running, { ...submit, delivery: 'steer' }, followUp);
+    expect(steered).toMatchObject({ runId, queued: { delivery: 'steer' }, events: [{ runId, delivery: 'steer' }] });
+
+    // Idle again with the follow-up still queued: it starts first, a plain turn or a steer waits.
+    if (isRefusal(queued)) throw queued.refusal;
+    const waiting = given({ type: 'run.started', runId, input: null, inputRedacted: true }, ...queued.events, {
+      type: 'run.completed',
+      runId,
+      outcome: 'succeeded',
+    });
+    expect(decideSubmitTurn(waiting, submit, turnContext)).toMatchObject({ refusal: { code: 'run_active' } });
+    expect(decideSubmitTurn(waiting, { ...submit, delivery: 'steer' }, followUp)).toMatchObject({
+      refusal: { code: 'run_active' },
+    });
+    expect(decideSubmitTurn(waiting, { ...submit, delivery: 'after_turn' }, followUp)).toMatchObject({
+      events: [{ type: 'input.queued' }],
+    });
+  });
+
+  it('refuses a turn with budget_exceeded once the recorded cost reached maxCostUsd', () => {
+    const spent = sampleSessionRecord({
+      configuration: { maxCostUsd: 0.5 },
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.5 },
+    });
+    expect(decideSubmitTurn(spent, submit, turnContext)).toMatchObject({
+      refusal: { code: 'budget_exceeded', details: { reason: 'max_cost' } },
+    });
+    const left = { ...spent, usage: { ...spent.usage, costUsd: 0.49 } };
+    expect(decideSubmitTurn(left, submit, turnContext)).toMatchObject({ runId });
+    expect(decideSubmitTurn({ ...spent, usage: { ...spent.usage, costUsd: null } }, submit, turnContext)).toMatchObject(
+      {
+        runId,
+      },
+    );
+  });
+
   it('given a closed session, submit_turn is refused with session_closed and reopen decides session.opened', () => {
     const closed = given({ type: 'session.closed', reason: 'requested' });
     expect(decideSubmitTurn(closed, submit, turnContext)).toMatchObject({ refusal: { code: 'session_closed' } });
