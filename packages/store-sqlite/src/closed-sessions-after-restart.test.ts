@@ -1,29 +1,16 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import { type AgentRuntime, createAgentRuntime, newestFirst } from '@tether/runtime';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentErrorOf, collectUntil, createMockProvider } from '@tether/testkit';
-import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
+import { dataDirectoryPerTest } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 
-let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
-let dataDir: string;
-let workspace: string;
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-  dataDir = path.join(directory.path, 'data');
-  workspace = path.join(directory.path, 'workspace');
-  await mkdir(workspace);
-});
-afterEach(async () => {
-  await directory.remove();
-});
+const directories = dataDirectoryPerTest();
 
 async function startRuntime(): Promise<AgentRuntime> {
   return createAgentRuntime({
     providers: [createMockProvider()],
-    store: await openSqliteStore({ dataDir }),
+    store: await openSqliteStore({ dataDir: directories.dataDir }),
     closedSessionCacheSize: 10,
   });
 }
@@ -53,7 +40,9 @@ describe('many closed sessions over SQLite', () => {
     let runtime = await startRuntime();
     const opened: string[] = [];
     for (let index = 0; index < 300; index += 1) {
-      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: directories.workspace },
+      });
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: `turn ${index}` }] });
       await runtime.waitForRun(runId);
       await runtime.closeSession({ sessionId });

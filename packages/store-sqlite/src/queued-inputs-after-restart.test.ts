@@ -1,30 +1,20 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { createAgentRuntime } from '@tether/runtime';
 import { createMockProvider, waitForEvent } from '@tether/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
+import { describe, expect, it } from 'vitest';
+import { dataDirectoryPerTest } from './__fixtures__/temporary-directory.js';
 import { openSqliteStore } from './index.js';
 
-let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
-let dataDir: string;
-let workspace: string;
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-  dataDir = path.join(directory.path, 'data');
-  workspace = path.join(directory.path, 'workspace');
-  await mkdir(workspace);
-});
-afterEach(async () => {
-  await directory.remove();
-});
+const directories = dataDirectoryPerTest();
 
 describe('queued follow-ups over SQLite', () => {
   it('are stored with the session, and a restarted runtime cancels them (runtime_restarted) instead of running them', async () => {
     // The first runtime's turn never ends: it is still running when the runtime stops.
     const first = createMockProvider({ turn: () => undefined });
-    const before = await createAgentRuntime({ providers: [first], store: await openSqliteStore({ dataDir }) });
-    const { sessionId } = await before.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const before = await createAgentRuntime({
+      providers: [first],
+      store: await openSqliteStore({ dataDir: directories.dataDir }),
+    });
+    const { sessionId } = await before.openSession({ workspace: { kind: 'directory', path: directories.workspace } });
     const running = await before.submitTurn({ sessionId, input: [{ type: 'text', text: 'long task' }] });
     const queued = await before.submitTurn({
       sessionId,
@@ -33,7 +23,7 @@ describe('queued follow-ups over SQLite', () => {
     });
     await before.shutdown({ graceMs: 0 });
 
-    const store = await openSqliteStore({ dataDir });
+    const store = await openSqliteStore({ dataDir: directories.dataDir });
     expect((await store.getSession(sessionId))?.queuedInputs).toEqual([
       expect.objectContaining({
         inputId: queued.inputId,
