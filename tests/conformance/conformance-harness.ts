@@ -135,12 +135,21 @@ export function neutralSequence(events: readonly ProtocolEvent[]): string[] {
 
 /** The neutral sequence of everything a session recorded so far. */
 export async function sessionSequence(runtime: AgentRuntime, sessionId: string): Promise<string[]> {
-  return neutralSequence(await runtime.readEvents(sessionId));
+  return neutralSequence(withoutReports(await runtime.readEvents(sessionId)));
 }
 
 /** The neutral sequence of one run's events. */
 export function runSequence(events: readonly ProtocolEvent[], runId: string): string[] {
-  return neutralSequence(events.filter((event) => 'runId' in event && event.runId === runId));
+  return neutralSequence(withoutReports(events).filter((event) => 'runId' in event && event.runId === runId));
+}
+
+/**
+ * Events without the session's background reports (plan limits, the context measured after a run):
+ * the agent answers those requests whenever it gets to them, so where they land among a run's
+ * events is timing, not protocol. limits-and-budgets.test.ts asserts them.
+ */
+export function withoutReports(events: readonly ProtocolEvent[]): ProtocolEvent[] {
+  return events.filter((event) => event.type !== 'session.limits_changed' && event.type !== 'session.context_measured');
 }
 
 /** One turn of a new bypass-mode session (start the environment with `sandbox: true`), followed to its end. */

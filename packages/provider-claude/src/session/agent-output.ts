@@ -49,7 +49,7 @@ export abstract class AgentOutput extends AgentLifecycle {
     }
     if (part.type === 'run.usage' && part.costUsd) this.spentCostUsd += part.costUsd;
     emit(part);
-    if (part.type === 'run.completed') this.reports.measureContext(part.runId);
+    if (part.type === 'run.completed') this.reports.measureContext();
   }
 
   protected note(code: string): void {

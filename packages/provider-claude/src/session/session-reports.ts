@@ -46,15 +46,19 @@ export class SessionReports {
     if (window) this.report(limitsWithWindow(this.limits, window, new Date().toISOString()));
   }
 
-  /** After a run's end: how full the context is now. Skipped when no agent runs. */
-  measureContext(runId: string): void {
+  /**
+   * After a run's end: how full the context is now. Skipped when no agent runs. Without the run's id:
+   * the answer comes after the run ended, and the runtime keeps a part naming a run only while that
+   * run is active.
+   */
+  measureContext(): void {
     const connection = this.current();
     if (!connection?.running) return;
     connection.request({ subtype: 'get_context_usage', detail: 'summary' }, { timeoutMs: reportTimeoutMs }).then(
       (answer) => {
         if (this.current() !== connection) return;
         const contextUsage = toContextUsage(answer as Record<string, unknown> | undefined);
-        this.emit({ type: 'session.context_measured', runId, contextUsage });
+        this.emit({ type: 'session.context_measured', contextUsage });
       },
       () => undefined,
     );
