@@ -242,8 +242,12 @@ export function createPostgresStore({
       }),
     readBlob: (sessionId, sha256) =>
       read('read a blob', () => one(statements.selectBlob, [sessionId, sha256], blobFromRow)),
-    deleteSession: (sessionId) =>
-      write('delete the session; nothing was deleted', (client) => deleteSessionRows(client, held, sessionId)),
+    deleteSession: async (sessionId) => {
+      await write('delete the session; nothing was deleted', (client) => deleteSessionRows(client, held, sessionId));
+      // Forgotten again once the lease row is gone: a claim that ended while the deletion ran held
+      // the lease the deletion removed, and the heartbeat would report the session lost.
+      held.forget([sessionId]);
+    },
     commit: async (unit) => {
       refuseWhenClosed();
       // Refused before anything is sent when the unit itself skips or repeats a seq.

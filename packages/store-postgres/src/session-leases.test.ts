@@ -151,6 +151,28 @@ describe('PostgreSQL store: session leases', () => {
     });
   });
 
+  it('holds a deleted session no longer: its heartbeat never reports it lost', async () => {
+    const url = await server().createDatabase();
+    const store = await openStore(url, 'daemon-a');
+    const lost: (readonly string[])[] = [];
+    store.coordination.onLost((sessionIds) => lost.push(sessionIds));
+    await store.coordination.claim(sessionId);
+    await store.coordination.claim(otherSessionId);
+    await store.commit(unitOf(eventsOf(sessionId, 1, 2), [sampleSessionRecord({ sessionId, lastSeq: 2 })]));
+
+    await store.deleteSession(sessionId);
+    expect(await tokenOf(url, sessionId)).toBeUndefined();
+    // Another runtime takes the kept session, so a heartbeat has something to report: only that one.
+    await query(url, 'UPDATE session_leases SET owner_id = $2, token = token + 1 WHERE session_id = $1', [
+      otherSessionId,
+      'daemon-b',
+    ]);
+    await expect.poll(() => lost, { timeout: 10_000, interval: 20 }).toEqual([[otherSessionId]]);
+    // A session of the same id written again is claimed afresh, as any session no one holds.
+    await store.commit(unitOf(eventsOf(sessionId, 1, 1)));
+    expect(await tokenOf(url, sessionId)).toEqual({ owner_id: 'daemon-a', token: '1' });
+  });
+
   it('lists open sessions no live runtime holds as orphans, not closed ones nor those held', async () => {
     const url = await server().createDatabase();
     const [holder, finder] = await Promise.all([openStore(url, 'daemon-a'), openStore(url, 'daemon-b')]);
