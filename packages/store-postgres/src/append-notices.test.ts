@@ -50,9 +50,7 @@ describe('PostgreSQL store: append notices', () => {
     const stopHearing = follower.coordination.onAppended((notice) => heard.push(notice));
     await expect.poll(() => listeners(url), { timeout: 10_000, interval: 20 }).toHaveLength(1);
     await writer.commit(unitOf(eventsOf(first, 1, 1)));
-    await expect
-      .poll(() => heard, { timeout: 10_000, interval: 20 })
-      .toEqual(['resync', { sessionId: first, seq: 1 }]);
+    await expect.poll(() => heard, { timeout: 10_000, interval: 20 }).toEqual(['resync', { sessionId: first, seq: 1 }]);
 
     const [listener] = await listeners(url);
     await query(url, 'SELECT pg_terminate_backend($1)', [listener]);

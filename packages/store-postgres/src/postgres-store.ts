@@ -41,6 +41,28 @@ function rowLimit(limit: number): number | null {
   return Number.isFinite(limit) ? Math.trunc(limit) : null;
 }
 
+/** Sessions per upsert statement: far below PostgreSQL's 65,535 parameters, and few statement texts per connection. */
+const sessionsPerUpsert = 64;
+
+/**
+ * The unit's sessions, each once (the last record of one given twice, at the place of its first),
+ * in one statement per 64: one round trip for a commit's sessions, not one each.
+ */
+async function upsertSessions(client: PoolClient, sessions: readonly SessionRecord[]): Promise<void> {
+  const latest = new Map<string, SessionRecord>();
+  for (const session of sessions) latest.set(session.sessionId, session);
+  const rows = [...latest.values()];
+  for (let start = 0; start < rows.length; start += sessionsPerUpsert) {
+    const batch = rows.slice(start, start + sessionsPerUpsert);
+    // Named per row count, so a connection prepares each size once and reuses it for later commits.
+    await client.query({
+      name: `tether-upsert-sessions-${batch.length}`,
+      text: statements.upsertSessions(batch.length),
+      values: batch.flatMap(sessionParameters),
+    });
+  }
+}
+
 async function writeUnit(
   client: PoolClient,
   held: HeldLeases,
@@ -67,9 +89,9 @@ async function writeUnit(
       );
     }
   }
+  await upsertSessions(client, unit.sessions);
   // Named, so each connection prepares a statement once and reuses it for every later commit.
   const upserts: [name: string, text: string, rows: unknown[][]][] = [
-    ['tether-upsert-session', statements.upsertSession, unit.sessions.map(sessionParameters)],
     ['tether-upsert-run', statements.upsertRun, unit.runs.map(runParameters)],
     ['tether-upsert-interaction', statements.upsertInteraction, unit.interactions.map(interactionParameters)],
     ['tether-upsert-receipt', statements.upsertReceipt, unit.receipts.map(receiptParameters)],

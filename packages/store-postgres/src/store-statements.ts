@@ -1,13 +1,20 @@
 import { interactionColumns, runColumns, sessionColumns } from './record-rows.js';
 
-function placeholders(count: number): string {
-  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(', ');
+/** `($1, …, $n)` for each of `rows` rows of `columns` parameters, numbered on from row to row. */
+function placeholders(columns: number, rows = 1): string {
+  return Array.from(
+    { length: rows },
+    (_, row) => `(${Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`).join(', ')})`,
+  ).join(', ');
 }
 
-/** `INSERT … ON CONFLICT (key) DO UPDATE` every column but the key: a record committed again replaces the row, keeping its position. */
-function upsert(table: string, columns: readonly string[], key: readonly string[]): string {
+/**
+ * `INSERT … ON CONFLICT (key) DO UPDATE` every column but the key, for `rows` rows at once: a record
+ * committed again replaces the row, keeping its position. Each parameter takes its column's type.
+ */
+function upsert(table: string, columns: readonly string[], key: readonly string[], rows = 1): string {
   const updated = columns.filter((column) => !key.includes(column));
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders(columns.length, rows)}
     ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updated.map((column) => `${column} = excluded.${column}`).join(', ')}`;
 }
 
@@ -17,7 +24,8 @@ const interactionList = interactionColumns.join(', ');
 
 /** The store's SQL. Text that orders (ids, timestamps) is COLLATE "C" in the schema, so ORDER BY compares code units as SQLite does. */
 export const statements = {
-  upsertSession: upsert('sessions', sessionColumns, ['session_id']),
+  /** All of a unit's sessions in one statement (each session once: a row may not be updated twice in one). */
+  upsertSessions: (rows: number) => upsert('sessions', sessionColumns, ['session_id'], rows),
   upsertRun: upsert('runs', runColumns, ['run_id']),
   upsertInteraction: upsert('interactions', interactionColumns, ['session_id', 'interaction_ref']),
   upsertReceipt: upsert('receipts', ['command_id', 'fingerprint', 'receipt', 'at'], ['command_id']),
