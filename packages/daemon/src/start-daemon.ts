@@ -29,6 +29,7 @@ import type { DaemonState } from './daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';
+import { logLeaseChange } from './logging/lease-change-log.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { type DaemonNotifications, createDaemonNotifications } from './notifications/daemon-notifications.js';
 import { resolveNotifications } from './notifications/notification-config.js';
@@ -145,6 +146,7 @@ async function createRuntime(
       workspaces: workspaceAcquirers(options, dataDir),
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
       onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
+      onLeaseChange: logLeaseChange(logger),
     });
     return { runtime, store };
   } catch (error) {

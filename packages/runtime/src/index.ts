@@ -4,6 +4,7 @@ export type {
   AgentRuntimeOptions,
   CommandInput,
   FollowOptions,
+  LeaseChange,
   SubscribeOptions,
 } from './runtime/runtime-types.js';
 export type { ListSessionsOptions } from './runtime/session-listing.js';

@@ -35,7 +35,13 @@ import {
   noteOnce,
 } from './provider-output.js';
 import { InputQueue } from './input-queue.js';
-import type { AgentRuntime, AgentRuntimeOptions, FollowOptions, SubscribeOptions } from './runtime-types.js';
+import type {
+  AgentRuntime,
+  AgentRuntimeOptions,
+  FollowOptions,
+  LeaseChange,
+  SubscribeOptions,
+} from './runtime-types.js';
 import type { SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
@@ -81,6 +87,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
   private readonly ownership: SessionOwnership;
   private readonly onBackgroundError: (error: unknown) => void;
+  private readonly onLeaseChange: (change: LeaseChange) => void;
   /** With a store shared by several runtimes: what follows other runtimes' sessions and takes over orphans. */
   private sharing: { sweep: OrphanSweep; remote: RemoteAppends; stopLost: () => void } | null = null;
   private stopped: Promise<void> | null = null;
@@ -93,6 +100,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.ownership = new SessionOwnership(store.coordination);
     const shared = this.ownership.shared;
     this.onBackgroundError = (error) => options.onBackgroundError?.(toAgentError(error));
+    this.onLeaseChange = (change) => options.onLeaseChange?.(change);
     this.runWaiters = new RunWaiters(
       (runId) => this.getRun(runId),
       // Another runtime's run ends there: its end may already be stored, unpublished here.
@@ -121,7 +129,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         this.storeFailures.dropped(sessionIds);
         options.onBackgroundError?.(error);
       },
-      onLeaseLost: (sessionIds) => this.loseSessions(sessionIds),
+      onLeaseLost: (sessionIds) => this.loseSessions(sessionIds, 'refused_commit'),
     });
     this.log = new SessionLog(this.writer);
     this.workspaces = new WorkspaceAcquirers(options.workspaces);
@@ -198,7 +206,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
         coordination,
         isResident: (sessionId) => this.entries.get(sessionId) !== undefined,
         // Through the cache, as a command would: claimed, read and recovered, then let go if closed.
-        adopt: (sessionId) => this.withSession(sessionId, async () => undefined),
+        adopt: async (sessionId) => {
+          await this.withSession(sessionId, async () => undefined);
+          this.onLeaseChange({ change: 'adopted', sessionId });
+        },
         onError: this.onBackgroundError,
       }),
       remote: new RemoteAppends({
@@ -211,7 +222,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         mayHaveMissed: (sessionId) => void this.runWaiters.recheck(sessionId),
         onError: this.onBackgroundError,
       }),
-      stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds)),
+      stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds, 'heartbeat')),
     };
   }
 
@@ -219,7 +230,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return { ...this.workspaceParts(), store: this.store, providers: this.providerMap, ownership: this.ownership };
   }
 
-  private loseSessions(sessionIds: readonly string[]): void {
+  private loseSessions(sessionIds: readonly string[], noticedBy: 'heartbeat' | 'refused_commit'): void {
+    this.onLeaseChange({ change: 'lost', sessionIds, noticedBy });
     dropLostSessions({ entries: this.entries, writer: this.writer, storeFailures: this.storeFailures }, sessionIds);
   }
 

@@ -19,6 +19,16 @@ import type { ListSessionsOptions } from './session-listing.js';
 import type { ShutdownOptions } from './shutdown-grace.js';
 import type { WorkspaceAcquirer } from '../workspace/workspace-acquirer.js';
 
+/** A session that changed hands without a command (see AgentRuntimeOptions.onLeaseChange). */
+export type LeaseChange =
+  | {
+      readonly change: 'lost';
+      readonly sessionIds: readonly string[];
+      /** How this runtime found out: its heartbeat read the lease, or a commit was refused (lease_lost). */
+      readonly noticedBy: 'heartbeat' | 'refused_commit';
+    }
+  | { readonly change: 'adopted'; readonly sessionId: string };
+
 export interface AgentRuntimeOptions {
   /** The providers hosts can open sessions with; the runtime never imports a concrete one. */
   readonly providers: readonly AgentProviderV1[];
@@ -32,6 +42,12 @@ export interface AgentRuntimeOptions {
    * active runs end failed store_failure once that can be stored); this is for logs and alerts.
    */
   readonly onBackgroundError?: (error: AgentError) => void;
+  /**
+   * Called when, with a store other runtimes share, a session changes hands without a command: this
+   * runtime lost its lease (another took it over) or adopted a session whose runtime stopped. The
+   * runtime handles both; this is for logs.
+   */
+  readonly onLeaseChange?: (change: LeaseChange) => void;
   /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
   readonly interactionTimeoutMs?: number;
   /**

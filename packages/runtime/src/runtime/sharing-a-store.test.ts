@@ -5,7 +5,7 @@ import { runtimePerTest } from './runtime-per-test.test-helper.js';
 import { SharedStoreDouble } from './shared-store.test-helper.js';
 import { createAgentRuntime } from './agent-runtime.js';
 import { followUntil } from './follow-until.test-helper.js';
-import type { AgentRuntime } from './runtime-types.js';
+import type { AgentRuntime, LeaseChange } from './runtime-types.js';
 
 // The runtime's side of sharing a store, over a double of the store layer (store-postgres's
 // runtimes-sharing.test.ts runs the same over a real PostgreSQL).
@@ -15,9 +15,14 @@ const running: AgentRuntime[] = [];
 async function start(shared: SharedStoreDouble, ownerId: string, turn?: MockTurnScript) {
   const provider = createMockProvider(turn ? { turn } : {});
   const store = shared.storeFor(ownerId);
-  const runtime = await createAgentRuntime({ providers: [provider], store });
+  const leaseChanges: LeaseChange[] = [];
+  const runtime = await createAgentRuntime({
+    providers: [provider],
+    store,
+    onLeaseChange: (change) => leaseChanges.push(change),
+  });
   running.push(runtime);
-  return { runtime, provider, store };
+  return { runtime, provider, store, leaseChanges };
 }
 
 afterEach(async () => {
@@ -110,10 +115,13 @@ describe('a runtime sharing its store with others', () => {
     const { a, b, sessionId, ended } = await takenOverFromStalledA(shared);
     expect(ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
     expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+    // Told once the adoption (claim, load, recovery) has ended, just after the run's end was stored.
+    await expect.poll(() => b.leaseChanges).toEqual([{ change: 'adopted', sessionId }]);
 
     shared.heartbeat('owner-a');
     // The stale runtime's agent is stopped at once, forced: its output can no longer be written.
     await expect.poll(() => a.provider.sessions[0]?.stops).toEqual(['release']);
+    expect(a.leaseChanges).toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'heartbeat' }]);
     const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId, input: text('again') }));
     expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
     const next = await b.runtime.submitTurn({ sessionId, input: text('there') });
@@ -131,6 +139,7 @@ describe('a runtime sharing its store with others', () => {
     await expect.poll(() => agent.stops).toEqual(['release']);
     agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'later' });
     expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [sessionId] }]);
+    expect(a.leaseChanges).toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'refused_commit' }]);
     expect(await b.runtime.readEvents(sessionId)).toEqual(afterTakeover);
     const refusal = await agentErrorOf(a.runtime.interruptRun({ sessionId }));
     expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
