@@ -2,9 +2,9 @@ import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ProtocolEvent, newInputId } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { answerText } from '@tether/testkit';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeTransports, neutralSequence, turnRequests } from './conformance-harness.js';
-import { type ProviderConversation, openProviderConversation } from './provider-conversation.js';
+import { conversationsClosedAfterEach } from './provider-conversation.js';
 
 const followUp = 'Also mention bananas.';
 
@@ -27,16 +27,7 @@ function steerTokens(parts: readonly AgentProviderV1Part[], runId: string, names
 }
 
 describeTransports('follow-ups steered into the running turn', ({ start }) => {
-  const opened: ProviderConversation[] = [];
-  // Each conversation's agent ends before its environment's folders go.
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((conversation) => conversation.session.doStop('close')));
-  });
-  async function opening(...args: Parameters<typeof openProviderConversation>): Promise<ProviderConversation> {
-    const conversation = await openProviderConversation(...args);
-    opened.push(conversation);
-    return conversation;
-  }
+  const opening = conversationsClosedAfterEach();
 
   async function open(options: { sandbox?: boolean } = {}) {
     const environment = await start({ sandbox: options.sandbox ?? false });

@@ -1,8 +1,8 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeTransports, turnRequests } from './conformance-harness.js';
-import { type ProviderConversation, openProviderConversation } from './provider-conversation.js';
+import { type ProviderConversation, conversationsClosedAfterEach } from './provider-conversation.js';
 
 /** The unified rate-limit headers a subscription account's answers carry (the only family the CLI reads). */
 function rateLimitHeaders(): Record<string, string> {
@@ -29,16 +29,7 @@ function measuredAfter(conversation: ProviderConversation, completion: AgentProv
 const expensive = { inputTokens: 100_000, outputTokens: 1_000 };
 
 describeTransports('plan limits, context usage and budgets', ({ start }) => {
-  const opened: ProviderConversation[] = [];
-  // Each conversation's agent ends before its environment's folders go.
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((conversation) => conversation.session.doStop('close')));
-  });
-  async function opening(...args: Parameters<typeof openProviderConversation>): Promise<ProviderConversation> {
-    const conversation = await openProviderConversation(...args);
-    opened.push(conversation);
-    return conversation;
-  }
+  const opening = conversationsClosedAfterEach();
 
   it('plan limits: an API-key account has none (said so), even when the API sends the unified rate-limit headers', async () => {
     const environment = await start();

@@ -7,6 +7,7 @@ import type {
   AgentProviderV1SessionOptions,
 } from '@tether/provider-spec';
 import type { ClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach } from 'vitest';
 
 export type Checkpoint = Extract<AgentProviderV1Part, { type: 'run.checkpointed' }>;
 type Completion = Extract<AgentProviderV1Part, { type: 'run.completed' }>;
@@ -109,5 +110,21 @@ export async function openProviderConversation(
         (part): part is Extract<AgentProviderV1Part, { type: 'session.provider_session_changed' }> =>
           part.type === 'session.provider_session_changed',
       )?.providerSessionId,
+  };
+}
+
+/**
+ * openProviderConversation for a describe block whose conversations are closed after each test, so
+ * each agent ends before its environment's folders go. Call it in the block's body.
+ */
+export function conversationsClosedAfterEach(): typeof openProviderConversation {
+  const opened: ProviderConversation[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((conversation) => conversation.session.doStop('close')));
+  });
+  return async (...args) => {
+    const conversation = await openProviderConversation(...args);
+    opened.push(conversation);
+    return conversation;
   };
 }
