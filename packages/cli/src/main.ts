@@ -56,6 +56,10 @@ const commands: Record<string, () => Promise<LoadedCommand>> = {
     const { interruptCommand, interruptUsage } = await import('./commands/session-commands.js');
     return { run: interruptCommand, usage: interruptUsage };
   },
+  'cancel-input': async () => {
+    const { cancelInputCommand, cancelInputUsage } = await import('./commands/session-commands.js');
+    return { run: cancelInputCommand, usage: cancelInputUsage };
+  },
   close: async () => {
     const { closeCommand, closeUsage } = await import('./commands/session-commands.js');
     return { run: closeCommand, usage: closeUsage };
@@ -103,6 +107,7 @@ commands:
   tether attach     follow a session live and answer its prompts
   tether send       one turn in a daemon's session
   tether interrupt  stop a session's run; tether close SESSION closes it
+  tether cancel-input  withdraw a follow-up queued with tether send --queue/--steer before it starts
   tether delete     a closed session and what is stored about it (its worktree too, if it holds no work)
   tether diff       a worktree session's changed files and diff against its base
   tether fork       a new session continuing a copy of a conversation (all of it, or up to a turn)
@@ -125,6 +130,7 @@ ${usages.show}
 ${usages.attach}
 ${usages.send}
 ${usages.interrupt}
+${usages['cancel-input']}
 ${usages.close}
 ${usages.delete}
 ${usages.diff}

@@ -1,7 +1,10 @@
 import {
+  type InputCancelReason,
+  type InputDelivery,
   type ProtocolEvent,
   type RunOutcome,
   type SerializedAgentError,
+  type SubmitTurnReceipt,
   type TokenUsage,
   addUsage,
 } from '@tether/protocol';
@@ -17,6 +20,8 @@ export interface TurnSummary {
   readonly outcome: RunOutcome;
   readonly error: SerializedAgentError | null;
   readonly usage: TokenUsage | null;
+  /** Set when the turn was a follow-up that ended without running (outcome then reads interrupted). */
+  readonly inputCancelled: InputCancelReason | null;
 }
 
 /**
@@ -48,6 +53,10 @@ export async function runTurn(
     sink: EventSink;
     /** Keep reading after run.completed until the run's run.files_changed (or the warning that replaces it). */
     filesChanged?: boolean;
+    /** While a run is active: queue the turn as the next run (after_turn) or hand it into the running one (steer). */
+    delivery?: InputDelivery;
+    /** Told once the turn is recorded (a queued one carries its inputId). */
+    onSubmitted?: (receipt: SubmitTurnReceipt) => void;
   },
 ): Promise<TurnSummary> {
   const controller = new AbortController();
@@ -58,19 +67,26 @@ export async function runTurn(
   let comparing = options.filesChanged === true;
   try {
     // Inside the try: a refused turn (a bad image) ends the subscription too.
-    const { runId } = await runtime.submitTurn({
+    const receipt = await runtime.submitTurn({
       sessionId: options.sessionId,
       input: turnInput(options.prompt, options.attachments),
+      ...(options.delivery ? { delivery: options.delivery } : {}),
     });
+    options.onSubmitted?.(receipt);
+    const { runId, inputId } = receipt;
+    // A queued turn waits behind another run: that run's events are someone else's turn.
+    const waitsItsTurn = receipt.queued === true && options.delivery === 'after_turn';
     for await (const event of events) {
-      options.sink.event(event);
+      if (!waitsItsTurn || !('runId' in event) || event.runId === runId) options.sink.event(event);
+      if (event.type === 'input.cancelled' && event.inputId === inputId)
+        return { runId, outcome: 'interrupted', error: event.error ?? null, usage: null, inputCancelled: event.reason };
       if (event.type === 'run.usage' && event.runId === runId) {
         const { type: _type, runId: _runId, sessionId: _sessionId, seq: _seq, at: _at, ...tokens } = event;
         usage = usage ? addUsage(usage, tokens) : tokens;
       }
       if (endsComparison(event, runId)) comparing = false;
       if (event.type === 'run.completed' && event.runId === runId)
-        completed = { runId, outcome: event.outcome, error: event.error ?? null, usage };
+        completed = { runId, outcome: event.outcome, error: event.error ?? null, usage, inputCancelled: null };
       if (completed !== null && !comparing) return completed;
     }
   } finally {
@@ -82,6 +98,7 @@ export async function runTurn(
 }
 
 export function exitCodeForRun(run: TurnSummary): number {
+  if (run.inputCancelled === 'agent_refused') return 1;
   if (run.outcome === 'succeeded') return 0;
   if (run.outcome === 'interrupted') return 130;
   return 1;

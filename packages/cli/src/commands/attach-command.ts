@@ -1,4 +1,4 @@
-import type { ProtocolEvent } from '@tether/protocol';
+import { AgentError, type InputDelivery, type ProtocolEvent } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder } from '../interactions/interaction-responder.js';
@@ -13,7 +13,10 @@ import { attachmentHelp, attachmentOptions, parseAttachments } from './attachmen
 
 const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
 export const attachUsage = `usage: tether attach SESSION ${common}`;
-export const sendUsage = `usage: tether send SESSION [--image PATH]... [--file PATH]... ${common} "prompt"
+export const sendUsage = `usage: tether send SESSION [--queue|--steer] [--image PATH]... [--file PATH]... ${common} "prompt"
+  While a run is active: --queue runs the prompt as the next run (in order, after what is already
+  queued), --steer hands it into the running turn at the agent's next opportunity; without either
+  the send is refused (run_active). Ctrl-C withdraws a follow-up that has not started yet.
 ${attachmentHelp}`;
 
 const promptOptions = { approve: { type: 'string' as const }, answers: { type: 'string' as const } };
@@ -78,7 +81,12 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   const { client, values, positionals } = await daemonCommand(argv, context, sendUsage, {
     ...promptOptions,
     ...attachmentOptions,
+    queue: { type: 'boolean', default: false },
+    steer: { type: 'boolean', default: false },
   });
+  if (values.queue === true && values.steer === true) throw new UsageError(`Give --queue or --steer, not both.`);
+  const delivery: InputDelivery | undefined =
+    values.queue === true ? 'after_turn' : values.steer === true ? 'steer' : undefined;
   if (positionals.length !== 2) throw new UsageError(`Give a session id and one prompt.\n\n${sendUsage}`);
   const [sessionId, prompt] = positionals as [string, string];
   oneSessionId([sessionId], sendUsage);
@@ -99,9 +107,21 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
       prompt,
       attachments: parseAttachments(values, context),
       json,
+      delivery,
       responder: mode,
     },
     context,
     daemonTurnStopper(client),
-  );
+  ).catch((error: unknown) => {
+    throw AgentError.isInstance(error) && error.code === 'run_active' ? withFollowUpHint(error) : error;
+  });
+}
+
+/** The refusal as the runtime words it, plus the flags that make the same send a follow-up. */
+function withFollowUpHint(error: AgentError): AgentError {
+  return new AgentError({
+    code: error.code,
+    message: `${error.message} With tether send: --queue runs it as the next run, --steer hands it into the running turn.`,
+    ...(error.details ? { details: error.details } : {}),
+  });
 }

@@ -1,5 +1,6 @@
-import { AgentError, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
+import { AgentError, InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
+import { followUpColumns } from '../render/follow-up-summary.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
 import { describeWorktree, worktreeColumns } from '../render/workspace-summary.js';
 import { UsageError } from '../usage-error.js';
@@ -13,7 +14,12 @@ const local = `${common} [--store URL]`;
 export const sessionsUsage = `usage: tether sessions [--json] [--state idle|running|waiting|closed] ${local}
   (from the daemon if one runs, else from the data dir itself)`;
 export const showUsage = `usage: tether show SESSION [--json] ${local}`;
-export const interruptUsage = `usage: tether interrupt SESSION ${common}`;
+export const interruptUsage = `usage: tether interrupt SESSION [--cancel-queued] [--json] ${common}
+  Stops the session's active run. Follow-ups queued with tether send --queue then run next, in
+  order; --cancel-queued cancels them instead. Steered ones not yet taken in are cancelled either way.`;
+export const cancelInputUsage = `usage: tether cancel-input SESSION INPUT [--json] ${common}
+  Withdraws a follow-up (inp_…, from tether send's output or tether show) before it starts or, for
+  a steered one, before the agent took it in (input_not_queued, exit 1, once it has).`;
 export const closeUsage = `usage: tether close SESSION ${common}
   Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
   no work is removed with its branch; one with changes or commits is kept, and this says where.`;
@@ -26,7 +32,7 @@ export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${l
 function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${waiting}`;
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${followUpColumns(session)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */
@@ -69,14 +75,49 @@ export async function showCommand(argv: readonly string[], context: CliContext):
         : `${interaction.request.questions.length} question(s)`;
     context.stdout.write(`  waiting: ${what} (ref ${interaction.interactionRef})\n`);
   }
+  for (const queued of session.queuedInputs) {
+    const how = queued.delivery === 'after_turn' ? `queued as ${queued.runId}` : `steered into ${queued.runId}`;
+    const preview = queued.preview === null ? '(redacted)' : JSON.stringify(terminalSafe(queued.preview));
+    context.stdout.write(`  ${how}: ${queued.inputId} ${preview}\n`);
+  }
   return 0;
 }
 
-/** `tether interrupt SESSION`: stops the session's active run. */
+/** `tether interrupt SESSION [--cancel-queued]`: stops the session's active run (and its queued follow-ups). */
 export async function interruptCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, positionals } = await daemonCommand(argv, context, interruptUsage);
-  const receipt = await client.interruptRun({ sessionId: oneSessionId(positionals, interruptUsage) });
-  context.stderr.write(receipt.runId ? `stopping run ${receipt.runId}\n` : 'nothing was running\n');
+  const { client, values, positionals } = await daemonCommand(argv, context, interruptUsage, {
+    'cancel-queued': { type: 'boolean', default: false },
+  });
+  const cancelQueued = values['cancel-queued'] === true;
+  const receipt = await client.interruptRun({
+    sessionId: oneSessionId(positionals, interruptUsage),
+    ...(cancelQueued ? { cancelQueued } : {}),
+  });
+  if (values.json) {
+    context.stdout.write(`${JSON.stringify(receipt)}\n`);
+    return 0;
+  }
+  const queue = cancelQueued ? ' and cancelling its queued follow-ups' : '';
+  context.stderr.write(
+    receipt.runId
+      ? `stopping run ${receipt.runId}${queue}\n`
+      : `nothing was running${queue ? '; queued follow-ups cancelled' : ''}\n`,
+  );
+  return 0;
+}
+
+/** `tether cancel-input SESSION INPUT`: withdraws a queued follow-up before it starts. */
+export async function cancelInputCommand(argv: readonly string[], context: CliContext): Promise<number> {
+  const { client, values, positionals } = await daemonCommand(argv, context, cancelInputUsage);
+  const [sessionId, inputId] = positionals;
+  if (positionals.length !== 2 || !InputId.safeParse(inputId).success)
+    throw new UsageError(`Give a session id (ses_…) and an input id (inp_…).\n\n${cancelInputUsage}`);
+  const receipt = await client.cancelQueuedInput({
+    sessionId: oneSessionId([sessionId!], cancelInputUsage),
+    inputId: inputId!,
+  });
+  if (values.json) context.stdout.write(`${JSON.stringify(receipt)}\n`);
+  else context.stderr.write(`withdrew ${receipt.inputId}\n`);
   return 0;
 }
 

@@ -1,4 +1,10 @@
-import { AgentError, type PermissionMode, type ProtocolEvent, agentDirectory } from '@tether/protocol';
+import {
+  AgentError,
+  type InputDelivery,
+  type PermissionMode,
+  type ProtocolEvent,
+  agentDirectory,
+} from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
@@ -30,6 +36,8 @@ export interface TurnRequest {
   /** Images and file references sent with the prompt. */
   readonly attachments?: TurnAttachments | undefined;
   readonly json: boolean;
+  /** While a run is active: queue the turn (after_turn) or steer it into the running turn; without it, run_active. */
+  readonly delivery?: InputDelivery | undefined;
   /** How prompts are answered; `null` when the provider itself denies them. */
   readonly responder: ResponderMode | null;
 }
@@ -68,6 +76,13 @@ export async function driveTurn(
   stopper: TurnStopper,
 ): Promise<number> {
   let sessionId: string | undefined;
+  // A follow-up not yet started or folded in: stopping withdraws it rather than stop another turn's run.
+  let pendingInput: string | null = null;
+  const withdrawPending = (session: string, inputId: string) =>
+    backend.cancelQueuedInput({ sessionId: session, inputId }).then(
+      () => undefined,
+      () => undefined,
+    );
   let responder: InteractionResponder | null = null;
   // The signal this command exits for, once it has to exit (set from the signal handlers).
   const stop: { ending: ShutdownSignal | null } = { ending: null };
@@ -76,7 +91,8 @@ export async function driveTurn(
     stop.ending ??= signal;
     const ending = stop.ending;
     context.exitAfter(signalDeadlineMs, signalExitCode(ending));
-    stopper.terminate(ending, sessionId, urgent);
+    if (pendingInput === null || sessionId === undefined || urgent) return stopper.terminate(ending, sessionId, urgent);
+    void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, undefined, urgent));
   };
   const removeInterrupt = context.onInterrupt((count, signal) => {
     if (stop.ending !== null) {
@@ -87,7 +103,11 @@ export async function driveTurn(
       context.stderr.write(`\n■ ${signal}: stopping the run and exiting…\n`);
       return terminate(signal, false);
     }
-    if (count === 1) {
+    if (count === 1 && pendingInput !== null) {
+      context.stderr.write('\n■ withdrawing the queued follow-up…\n');
+      const withdrawing = pendingInput;
+      void withdrawPending(sessionId, withdrawing);
+    } else if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
       backend.interruptRun({ sessionId }).catch(() => terminate(signal, false));
       unsettledInterrupt = setTimeout(() => {
@@ -146,6 +166,9 @@ export async function driveTurn(
       event(event: ProtocolEvent) {
         renderer.event(event);
         if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
+        const ended =
+          event.type === 'input.started' || event.type === 'input.folded' || event.type === 'input.cancelled';
+        if (ended && event.inputId === pendingInput) pendingInput = null;
       },
     };
     const run = await runTurn(backend, {
@@ -155,6 +178,10 @@ export async function driveTurn(
       ...(request.attachments ? { attachments: request.attachments } : {}),
       afterSeq,
       sink,
+      ...(request.delivery ? { delivery: request.delivery } : {}),
+      onSubmitted: (receipt) => {
+        if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
+      },
     });
     if (renderer instanceof HumanRenderer) {
       renderer.summary(run, sessionId);

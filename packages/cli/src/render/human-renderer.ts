@@ -114,6 +114,8 @@ export class HumanRenderer {
       this.spinner.resume();
     } else if (event.type === 'run.retrying') this.spinner.setState('retrying the API');
     else if (event.type === 'run.queued') this.spinner.setState('queued for a free process');
+    else if (event.type === 'input.queued' && event.delivery === 'after_turn')
+      this.spinner.setState('queued behind the running turn');
     else if (event.type === 'run.interrupt_requested') this.spinner.setState('stopping');
   }
 
@@ -157,6 +159,22 @@ export class HumanRenderer {
       case 'run.files_changed':
         this.note(`  · ${describeChangedFiles(event.files, event.truncated)}`);
         return;
+      case 'input.queued':
+        this.note(
+          event.delivery === 'after_turn'
+            ? `  · queued as the next run (input ${event.inputId}; tether cancel-input withdraws it)`
+            : `  · sent into the running turn (input ${event.inputId})`,
+        );
+        return;
+      case 'input.started':
+        this.note(`  · queued input ${event.inputId} started`);
+        return;
+      case 'input.folded':
+        this.note(`  · input ${event.inputId} folded into the running turn`);
+        return;
+      case 'input.cancelled':
+        this.note(`  · input ${event.inputId} cancelled (${event.reason.replaceAll('_', ' ')})`);
+        return;
       case 'run.retrying':
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
@@ -172,6 +190,13 @@ export class HumanRenderer {
     if (this.wroteAnswer && !this.endsWithNewline) {
       this.stdout.write('\n');
       this.endsWithNewline = true;
+    }
+    if (run.inputCancelled !== null) {
+      this.stderr.write(
+        `■ not sent: the follow-up was cancelled (${run.inputCancelled.replaceAll('_', ' ')}) · session ${sessionId}\n`,
+      );
+      if (run.error) this.stderr.write(`  ${run.error.message} [${run.error.code}]\n`);
+      return;
     }
     const mark = run.outcome === 'succeeded' ? '✓' : run.outcome === 'interrupted' ? '■' : '✗';
     this.stderr.write(`${mark} ${run.outcome} · ${formatUsage(run.usage)} · session ${sessionId}\n`);
