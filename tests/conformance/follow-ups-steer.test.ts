@@ -78,6 +78,24 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     expect(requests[1]!.view!.lastUserText).toContain(followUp);
   });
 
+  it('sent right after the turn, before the agent said anything: taken into the same run, which ends once', async () => {
+    const { environment, conversation } = await open();
+    environment.api.setResponder((request) =>
+      textReply(request.lastUserText.includes(followUp) ? 'Bananas answered.' : 'First answer.'),
+    );
+    const { runId, ended } = await conversation.start('Say something.');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    const { completion } = await ended;
+    expect(completion.outcome).toBe('succeeded');
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })).toEqual([
+      'input.folded:steer',
+      'run.completed:succeeded:end_turn',
+    ]);
+    expect(answerText(conversation.parts as unknown as ProtocolEvent[])).toContain('Bananas answered.');
+    expect(turnRequests(environment).at(-1)!.view!.lastUserText).toContain(followUp);
+  });
+
   it('interrupted with a steer pending: the steer ends cancelled (interrupted) and never reaches the model', async () => {
     const { environment, conversation } = await open();
     environment.api.enqueue(textReply('word '.repeat(200), { chunks: 100, delayMs: 50 }));

@@ -79,6 +79,8 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // A failed write means the agent is gone (its end handler retries or completes the run) or no
     // longer reads its input (onInputFailed).
     if (!connection.send(userMessage(turn.input, uuid)) && connection.running) this.onInputFailed(connection);
+    // Steers sent before the agent started, or to one that died before taking the turn, go with it.
+    for (const message of this.steered.pendingMessages(turn.runId)) connection.send(message);
   }
 
   // ---- follow-ups steered into the running turn ------------------------------------------
@@ -91,11 +93,13 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // A slash command's result completes its control: nothing may ride along with it.
     if (turn.control !== undefined) throw steerRefused('control_run');
     if (turn.interruptRequested || turn.failure) throw steerRefused('run_ending');
-    if (!connection?.running) throw steerRefused('agent_not_started');
     const uuid = randomUUID();
-    this.steered.add({ inputId: steer.inputId, runId: steer.runId, uuid });
     // next: folded next to a running tool's result, else run right after the text being written.
-    if (!connection.send({ ...userMessage(steer.input, uuid), priority: 'next' })) {
+    const message = { ...userMessage(steer.input, uuid), priority: 'next' as const };
+    this.steered.add({ inputId: steer.inputId, runId: steer.runId, uuid, message });
+    // The turn still waits for its agent: the line is written right after the turn's own (send).
+    if (!connection) return;
+    if (!connection.send(message)) {
       this.steered.forget(uuid);
       throw steerRefused('agent_not_reading');
     }

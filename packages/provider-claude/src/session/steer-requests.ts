@@ -7,8 +7,6 @@ const refusals = {
     'The run in progress is a control (a slash command), which takes no follow-up. Send it after the control ends.',
   run_ending:
     'The run in progress is being stopped, so nothing was sent. Send the message as a new turn once it ended.',
-  agent_not_started:
-    'The agent for this run has not started yet, so nothing was sent. Steer again in a moment, or queue the message with delivery after_turn.',
   agent_not_reading: 'The claude CLI no longer reads its input, so nothing was sent. Send the message as a new turn.',
 } as const;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { userMessage } from '../connection/user-message.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { SteeredInputs } from './steered-inputs.js';
 
@@ -10,10 +11,14 @@ function result(uuids: string[]): CliFrame {
   return { kind: 'result', frame: { type: 'result', subtype: 'success', user_message_uuids: uuids } };
 }
 
+function line(uuid: string) {
+  return { ...userMessage([{ type: 'text', text: `about ${uuid}` }], uuid), priority: 'next' as const };
+}
+
 function inputs(): SteeredInputs {
   const steered = new SteeredInputs();
-  steered.add({ inputId: 'inp_a', runId: 'run-1', uuid: 'u-a' });
-  steered.add({ inputId: 'inp_b', runId: 'run-1', uuid: 'u-b' });
+  steered.add({ inputId: 'inp_a', runId: 'run-1', uuid: 'u-a', message: line('u-a') });
+  steered.add({ inputId: 'inp_b', runId: 'run-1', uuid: 'u-b', message: line('u-b') });
   return steered;
 }
 
@@ -37,7 +42,7 @@ describe('SteeredInputs', () => {
 
   it('names why the CLI cancelled one: withdrawn, interrupted, else refused with an error', () => {
     const steered = inputs();
-    steered.add({ inputId: 'inp_c', runId: 'run-1', uuid: 'u-c' });
+    steered.add({ inputId: 'inp_c', runId: 'run-1', uuid: 'u-c', message: line('u-c') });
     steered.markWithdrawing('u-a');
     expect(steered.onFrame(lifecycle('u-a', 'cancelled'), true)).toMatchObject([{ reason: 'withdrawn' }]);
     expect(steered.onFrame(lifecycle('u-b', 'cancelled'), true)).toMatchObject([{ reason: 'interrupted' }]);
@@ -70,10 +75,13 @@ describe('SteeredInputs', () => {
     expect(inputs().endRun('run-2', 'failed', error)).toEqual([]);
   });
 
-  it('finds an input by its Tether id until it ended', () => {
+  it("finds an input by its Tether id, and the run's lines to write again, until it ended", () => {
     const steered = inputs();
+    expect(steered.pendingMessages('run-1').map((message) => message.uuid)).toEqual(['u-a', 'u-b']);
+    expect(steered.pendingMessages('run-2')).toEqual([]);
     expect(steered.uuidOf('inp_b')).toBe('u-b');
     steered.onFrame(lifecycle('u-b', 'started'), false);
     expect(steered.uuidOf('inp_b')).toBeUndefined();
+    expect(steered.pendingMessages('run-1').map((message) => message.priority)).toEqual(['next']);
   });
 });

@@ -1,5 +1,6 @@
 import { AgentError, type InputCancelReason, type SerializedAgentError } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
+import type { ClaudeUserMessage } from '../connection/user-message.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 
 /** A follow-up written into a running turn (doSteer) that has not reached the model yet. */
@@ -8,6 +9,8 @@ interface SteeredInput {
   readonly runId: string;
   /** The uuid stamped on its user line: how the CLI names it (command_lifecycle, user_message_uuids). */
   readonly uuid: string;
+  /** Its user line, written again to a process that takes the run over (one that never saw it). */
+  readonly message: ClaudeUserMessage;
 }
 
 type CancelledPart = Extract<AgentProviderV1Part, { type: 'input.cancelled' }>;
@@ -32,6 +35,11 @@ export class SteeredInputs {
   /** Forgets one that was never handed over (the write failed). */
   forget(uuid: string): void {
     this.pending.delete(uuid);
+  }
+
+  /** The lines of the run's pending inputs, oldest first. */
+  pendingMessages(runId: string): ClaudeUserMessage[] {
+    return [...this.pending.values()].filter((input) => input.runId === runId).map((input) => input.message);
   }
 
   uuidOf(inputId: string): string | undefined {
