@@ -209,14 +209,19 @@ export abstract class AgentLifecycle implements PoolMember {
     return spareKey(this.options, this.settings, this.configuration);
   }
 
-  protected launch(conversation: ConversationStart, listener: ConnectionListener): ClaudeConnection {
-    const configuration = budgetedConfiguration(this.configuration, this.spentCostUsd);
+  /** `spentCostUsd`: what of the budget is gone for the process (0 for a spare: it serves a new session). */
+  protected launch(
+    conversation: ConversationStart,
+    listener: ConnectionListener,
+    spentCostUsd = this.spentCostUsd,
+  ): ClaudeConnection {
+    const configuration = budgetedConfiguration(this.configuration, spentCostUsd);
     return this.settings.connect(launchPlan(this.options, this.settings, configuration, conversation), listener);
   }
 
   protected launcher(): Launcher {
     if (!this.parksSpares())
-      return ({ providerSessionId }, listener) => this.launch({ kind: 'new', providerSessionId }, listener);
+      return ({ providerSessionId }, listener) => this.launch({ kind: 'new', providerSessionId }, listener, 0);
     // Captured now: the spare serves whichever session takes it, not this one's later changes.
     const { options, settings } = this;
     const configuration = parkedConfiguration(this.configuration);
@@ -328,7 +333,8 @@ export abstract class AgentLifecycle implements PoolMember {
   protected replaceSpare(): void {
     const replace = this.spareReplacement;
     this.spareReplacement = null;
-    replace?.();
+    // A closing session (or a host shutting down) does not start one: the next session's open does.
+    if (!this.stopped) replace?.();
   }
 
   protected async stopConnection(reason: StopReason, force = false): Promise<void> {
