@@ -166,7 +166,21 @@ export class EventWriter {
    */
   stage(change: Change): void {
     addChange(this.staged, change);
-    const urgent = change.events.some((staged) => staged.body.type === 'run.completed');
+    this.schedule(change.events.some((staged) => staged.body.type === 'run.completed'));
+  }
+
+  /**
+   * A streamed text or thinking delta with its session's record after it: staged like a change of
+   * that one event (joined into the block's waiting event when there is one), without building a
+   * change for each of a turn's thousands of deltas.
+   */
+  stageDelta(staged: StagedEvent, session: SessionRecord): void {
+    addStagedEvent(this.staged.events, staged);
+    this.staged.sessions.set(session.sessionId, session);
+    this.schedule(false);
+  }
+
+  private schedule(urgent: boolean): void {
     if (this.scheduledFlush && !urgent) return;
     this.scheduledFlush?.cancel();
     const wait = urgent ? 0 : coalesceMs - (performance.now() - this.lastFlushAt);

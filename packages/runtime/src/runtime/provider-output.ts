@@ -53,6 +53,10 @@ export function acceptProviderPart(
     noteOnce(log, entry, 'runtime.part_for_inactive_run');
     return;
   }
+  if (part.type === 'run.message_delta' || part.type === 'run.thinking_delta') {
+    log.stageDelta(entry, part);
+    return;
+  }
   let bodies: EventBody[] = [part];
   switch (part.type) {
     case 'diagnostic':

@@ -1,4 +1,10 @@
-import { type CancelReason, type EventBody, type ProtocolEvent, isOpenInteraction } from '@tether/protocol';
+import {
+  type CancelReason,
+  type EventBody,
+  type EventBodyOfType,
+  type ProtocolEvent,
+  isOpenInteraction,
+} from '@tether/protocol';
 import type { Change, EventWriter } from '../log/event-writer.js';
 import { cancellations, evolveInteraction, sessionStateWith } from '../state/interaction-machine.js';
 import { evolveRun, evolveSession } from '../state/session-machine.js';
@@ -6,6 +12,8 @@ import type { BlobRecord, InteractionRecord, RunRecord, SessionRecord, StoredRec
 import type { SessionEntry } from './session-entry.js';
 
 const nothing: readonly never[] = [];
+
+type DeltaBody = EventBodyOfType<'run.message_delta'> | EventBodyOfType<'run.thinking_delta'>;
 
 let cachedMillisecond = 0;
 let cachedTimestamp = '';
@@ -106,6 +114,18 @@ export class SessionLog {
   stage(entry: SessionEntry, bodies: readonly EventBody[], at = now()): void {
     if (this.writer.failureOf(entry.record.sessionId)) return;
     this.writer.stage(this.apply(entry, bodies, at));
+  }
+
+  /**
+   * A streamed text or thinking delta: staged as `stage` would, without its general path (this runs
+   * once per delta). A delta moves no run, interaction or state; only the session's last activity.
+   */
+  stageDelta(entry: SessionEntry, body: DeltaBody): void {
+    const sessionId = entry.record.sessionId;
+    if (this.writer.failureOf(sessionId)) return;
+    const at = now();
+    entry.record = evolveSession(entry.record, body, at);
+    this.writer.stageDelta({ sessionId, body, at }, entry.record);
   }
 
   /**
