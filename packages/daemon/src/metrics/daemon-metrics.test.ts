@@ -125,4 +125,76 @@ describe('DaemonMetrics', () => {
     firstMetrics.stop();
     secondMetrics.stop();
   });
+  it('counts waiting follow-ups by delivery and keeps the latest plan limits per window, with bounded labels', async () => {
+    const runtime = fakeRuntime();
+    const metrics = new DaemonMetrics(runtime);
+    const at = '2026-12-01T10:00:00.000Z';
+    const inputId = (digit: string) => `inp_${digit.repeat(32)}`;
+    const queued = (seq: number, id: string, delivery: 'after_turn' | 'steer') =>
+      runtime.publish({
+        type: 'input.queued',
+        sessionId,
+        seq,
+        at,
+        inputId: id,
+        delivery,
+        runId,
+        input: null,
+        inputRedacted: true,
+      });
+    queued(1, inputId('1'), 'after_turn');
+    queued(2, inputId('2'), 'after_turn');
+    queued(3, inputId('3'), 'steer');
+    runtime.publish({ type: 'input.started', sessionId, seq: 4, at, runId, inputId: inputId('1') });
+    runtime.publish({ type: 'input.folded', sessionId, seq: 5, at, runId, inputId: inputId('3') });
+    let text = await metrics.render();
+    expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 1');
+    expect(text).toContain('tether_queued_inputs{delivery="steer"} 0');
+    expect(text).toContain('tether_plan_limits_available 0');
+
+    const limits = (windows: unknown[]) =>
+      runtime.publish({
+        type: 'session.limits_changed',
+        sessionId,
+        seq: 6,
+        at,
+        limits: { available: true, unavailableReason: null, windows, reportedAt: at },
+      } as ProtocolEvent);
+    limits([
+      { window: 'five_hour', status: 'allowed_warning', usedPercent: 42, resetsAt: '2026-12-01T14:00:00.000Z' },
+      { window: 'seven_day', status: 'allowed', usedPercent: null, resetsAt: null },
+      { window: 'ses_not a window "name"', status: 'allowed', usedPercent: 1, resetsAt: null },
+    ]);
+    text = await metrics.render();
+    expect(text).toContain('tether_plan_limits_available 1');
+    expect(text).toContain('tether_plan_limit_used_percent{window="five_hour"} 42');
+    expect(text).toContain(
+      `tether_plan_limit_resets_at_seconds{window="five_hour"} ${Date.parse('2026-12-01T14:00:00Z') / 1000}`,
+    );
+    expect(text).not.toContain('seven_day"} ');
+    expect(text).not.toContain('not a window');
+
+    // The next report replaces the windows; an API-key account has none.
+    runtime.publish({
+      type: 'input.cancelled',
+      sessionId,
+      seq: 7,
+      at,
+      runId,
+      inputId: inputId('2'),
+      reason: 'session_closed',
+    });
+    runtime.publish({
+      type: 'session.limits_changed',
+      sessionId,
+      seq: 8,
+      at,
+      limits: { available: false, unavailableReason: 'api_key_account', windows: [], reportedAt: at },
+    });
+    text = await metrics.render();
+    expect(text).toContain('tether_plan_limits_available 0');
+    expect(text).not.toContain('five_hour');
+    expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 0');
+    metrics.stop();
+  });
 });

@@ -1,4 +1,4 @@
-import { type ProtocolEvent, RunOutcome, SessionState } from '@tether/protocol';
+import { InputDelivery, type PlanLimits, type ProtocolEvent, RunOutcome, SessionState } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -7,6 +7,10 @@ export const prometheusContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
 // Seconds a host takes to answer a prompt: from an instant (policy) to a person away for an hour.
 const answerBuckets = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600];
+
+// A window's name becomes a label value: only short snake_case names, and no more than this many of them.
+const windowName = /^[a-z0-9_]{1,40}$/;
+const maxWindows = 20;
 
 let processRegistry: Registry | undefined;
 
@@ -52,6 +56,25 @@ export class DaemonMetrics {
     labelNames: ['route', 'status'],
     registers: [this.registry],
   });
+  private readonly limitUsed = new Gauge({
+    name: 'tether_plan_limit_used_percent',
+    help: 'How much of each plan-limit window is used (0-100, more with overage), as the agent last reported it for any session.',
+    labelNames: ['window'],
+    registers: [this.registry],
+  });
+  private readonly limitResets = new Gauge({
+    name: 'tether_plan_limit_resets_at_seconds',
+    help: 'When each plan-limit window resets (unix time), as last reported.',
+    labelNames: ['window'],
+    registers: [this.registry],
+  });
+  private readonly limitsAvailable = new Gauge({
+    name: 'tether_plan_limits_available',
+    help: '1 when the account reports plan limits, 0 when it has none (an API-key account) or no agent reported yet.',
+    registers: [this.registry],
+  });
+  /** Follow-ups queued or steered and not yet started, folded in or cancelled, by id and how they were sent. */
+  private readonly queuedInputs = new Map<string, InputDelivery>();
   /** Sessions whose agent process was seen to start and not yet to stop. */
   private readonly sessionsWithProcess = new Set<string>();
   /** When each open interaction was requested (ms since epoch), by reference. */
@@ -93,6 +116,17 @@ export class DaemonMetrics {
       help: 'Open event subscriptions (SSE streams and WebSocket subscriptions).',
       registers: [this.registry],
       collect: (): void => subscribers.set(this.subscriberCount),
+    });
+    const queued = new Gauge({
+      name: 'tether_queued_inputs',
+      help: 'Follow-ups waiting across open sessions (queued as a next run, or steered and not yet taken in), by delivery.',
+      labelNames: ['delivery'],
+      registers: [this.registry],
+      collect: (): void => {
+        const counts = new Map(InputDelivery.options.map((delivery) => [delivery, 0]));
+        for (const delivery of this.queuedInputs.values()) counts.set(delivery, (counts.get(delivery) ?? 0) + 1);
+        for (const [delivery, count] of counts) queued.set({ delivery }, count);
+      },
     });
     this.exposed = Registry.merge([this.registry, processMetrics()]);
     this.stopObserving = runtime.observe((event) => this.record(event));
@@ -146,8 +180,34 @@ export class DaemonMetrics {
       case 'interaction.send_failed':
         this.requestedAt.delete(event.interactionRef);
         break;
+      case 'input.queued':
+        this.queuedInputs.set(event.inputId, event.delivery);
+        break;
+      case 'input.started':
+      case 'input.folded':
+      case 'input.cancelled':
+        this.queuedInputs.delete(event.inputId);
+        break;
+      case 'session.limits_changed':
+        this.recordLimits(event.limits);
+        break;
       default:
         break;
+    }
+  }
+
+  /** The latest report replaces the last: a window it no longer names is dropped. */
+  private recordLimits(limits: PlanLimits): void {
+    // A session that has not heard from the agent yet says nothing about the account.
+    if (!limits.available && limits.unavailableReason === 'not_reported') return;
+    this.limitsAvailable.set(limits.available ? 1 : 0);
+    this.limitUsed.reset();
+    this.limitResets.reset();
+    const windows = limits.windows.filter((window) => windowName.test(window.window)).slice(0, maxWindows);
+    for (const window of windows) {
+      if (window.usedPercent !== null) this.limitUsed.set({ window: window.window }, window.usedPercent);
+      const resetsAt = window.resetsAt === null ? Number.NaN : Date.parse(window.resetsAt);
+      if (!Number.isNaN(resetsAt)) this.limitResets.set({ window: window.window }, Math.floor(resetsAt / 1000));
     }
   }
 
