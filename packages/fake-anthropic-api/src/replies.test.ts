@@ -232,3 +232,18 @@ describe('automatic answers that leave the queue alone', () => {
     expect(message.content[0].id).toMatch(/^toolu_/);
   });
 });
+
+describe('response headers', () => {
+  it("adds a message reply's headers to the SSE and the JSON answer, never over the fake's own", async () => {
+    const headers = { 'anthropic-ratelimit-unified-status': 'allowed_warning', 'content-type': 'text/plain' };
+    api.enqueue(textReply('streamed', { headers }), textReply('plain', { headers }));
+    const streamed = await postMessages(api.url, messagesBody({ stream: true }));
+    expect(streamed.headers.get('anthropic-ratelimit-unified-status')).toBe('allowed_warning');
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    await readSse(streamed);
+    const plain = await postMessages(api.url, messagesBody({ stream: undefined }));
+    expect(plain.headers.get('anthropic-ratelimit-unified-status')).toBe('allowed_warning');
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    expect(((await plain.json()) as { content: { text: string }[] }).content[0]!.text).toBe('plain');
+  });
+});

@@ -78,7 +78,7 @@ export function writeJson(
   headers: Record<string, string> = {},
 ): void {
   if (ctx.res.destroyed) return;
-  ctx.res.writeHead(status, { 'content-type': 'application/json', 'request-id': ctx.requestId, ...headers });
+  ctx.res.writeHead(status, { ...headers, 'content-type': 'application/json', 'request-id': ctx.requestId });
   ctx.res.end(JSON.stringify(body));
 }
 
