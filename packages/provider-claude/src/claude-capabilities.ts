@@ -27,7 +27,8 @@ export const claudeCapabilities: AgentProviderV1Capabilities = Object.freeze({
 
 /**
  * The sdk transport: the same, less what the Agent SDK's Query has no method for. Its interrupt()
- * cannot ask for cancel_queued, so stops follow the older receipt rules (docs/providers.md).
+ * asks for cancel_queued through an argument sdk.d.ts does not declare; an SDK that ignores it gives
+ * the older receipt rules (docs/providers.md).
  */
 export const claudeSdkCapabilities: AgentProviderV1Capabilities = Object.freeze({
   ...claudeCapabilities,
