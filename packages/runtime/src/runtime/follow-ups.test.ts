@@ -402,3 +402,32 @@ describe('follow-ups steered into the running turn', () => {
     });
   });
 });
+
+describe('a session budget across agent processes', () => {
+  it("hands each new agent process what the session's runs cost so far, so a budget holds across restarts", async () => {
+    const provider = createMockProvider({
+      turn: (context) => {
+        context.emit({
+          type: 'run.usage',
+          runId: context.runId,
+          inputTokens: 1,
+          outputTokens: 1,
+          cacheReadTokens: 0,
+          cacheCreationTokens: 0,
+          costUsd: 0.25,
+        });
+        context.emit({ type: 'run.completed', runId: context.runId, outcome: 'succeeded' });
+      },
+    });
+    const runtime = await per.start({ providers: [provider] });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: per.workspace },
+      maxCostUsd: 1,
+    });
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: text('first') })).runId);
+    await runtime.closeSession({ sessionId });
+    await runtime.openSession({ continueSession: sessionId });
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: text('second') })).runId);
+    expect(provider.sessions.map((session) => session.options.spentCostUsd)).toEqual([0, 0.25]);
+  });
+});

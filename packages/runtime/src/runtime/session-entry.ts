@@ -284,6 +284,8 @@ export class SessionEntry {
       // A pending copy (a fork not yet started, a rewind) is started from instead of resuming.
       resumeProviderSessionId: this.record.copyConversation ? null : this.record.providerSessionId,
       copyConversation: this.record.copyConversation,
+      // A new process gets only what is left of the session's budget (maxCostUsd).
+      spentCostUsd: this.record.usage.costUsd ?? 0,
       emit: (part) => {
         if (binding.active) emit(part);
       },
