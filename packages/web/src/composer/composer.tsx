@@ -7,7 +7,7 @@ import {
   useRef,
   useState,
 } from 'react';
-import type { ImageDataInputPart } from '@tether/protocol';
+import type { ImageDataInputPart, InputDelivery } from '@tether/protocol';
 import { type ImageAttachment, attachImage } from './image-attachments.js';
 import { ImagePreviews, type PreviewedImage } from './image-previews.js';
 
@@ -17,8 +17,13 @@ export interface ComposerProps {
   readonly stopping: boolean;
   /** False when the session's agent takes no images (its capabilities say so): pasting one says why. */
   readonly acceptsImages: boolean;
-  /** Resolves once the daemon recorded the turn; rejects to keep the text and images for another try. */
-  readonly onSend: (text: string, images: readonly ImageDataInputPart[]) => Promise<void>;
+  /** False when the session's agent cannot take a follow-up into a running turn: no steer toggle. */
+  readonly canSteer: boolean;
+  /**
+   * Resolves once the daemon recorded the turn; rejects to keep the text and images for another
+   * try. `delivery` says what to do if a run is active: queue it as the next turn, or steer it in.
+   */
+  readonly onSend: (text: string, images: readonly ImageDataInputPart[], delivery: InputDelivery) => Promise<void>;
   readonly onStop: () => void;
 }
 
@@ -27,10 +32,13 @@ function hasFiles(transfer: DataTransfer | null): transfer is DataTransfer {
 }
 
 /**
- * Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run. Images
- * pasted or dropped on it wait as thumbnails (each removable) and go with the text.
+ * Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run. While a
+ * run works the composer stays open: Enter queues the message as the next turn, and with the steer
+ * toggle (or Ctrl/Cmd+Enter) it goes into the running turn instead. Images pasted or dropped on it
+ * wait as thumbnails (each removable) and go with the text.
  */
-export function Composer({ running, closed, stopping, acceptsImages, onSend, onStop }: ComposerProps) {
+export function Composer({ running, closed, stopping, acceptsImages, canSteer, onSend, onStop }: ComposerProps) {
+  const [steer, setSteer] = useState(false);
   const [text, setText] = useState('');
   const [images, setImages] = useState<readonly PreviewedImage[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -42,18 +50,19 @@ export function Composer({ running, closed, stopping, acceptsImages, onSend, onS
   // Thumbnails are object URLs of the files: give them back when the composer goes.
   useEffect(() => () => previews.current.forEach((image) => URL.revokeObjectURL(image.previewUrl)), []);
 
-  const canSend = !running && !closed && !sending && (text.trim() !== '' || images.length > 0);
+  const canSend = !closed && !sending && (text.trim() !== '' || images.length > 0);
   const clearImages = () => {
     images.forEach((image) => URL.revokeObjectURL(image.previewUrl));
     setImages([]);
   };
-  const send = async () => {
+  const send = async (steering: boolean) => {
     if (!canSend) return;
     setSending(true);
     try {
       await onSend(
         text,
         images.map((image) => image.attachment.part),
+        steering && running && canSteer ? 'steer' : 'after_turn',
       );
       setText('');
       clearImages();
@@ -97,14 +106,16 @@ export function Composer({ running, closed, stopping, acceptsImages, onSend, onS
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void send();
+    void send(steer);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
-      void send();
+      // Ctrl/Cmd+Enter steers whatever the toggle says; Enter follows the toggle.
+      void send(steer || event.ctrlKey || event.metaKey);
     }
   };
+  const steerable = running && canSteer;
   // Only pasted files are taken here; pasted text goes into the field as usual.
   const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
     if (closed || event.clipboardData.files.length === 0) return;
@@ -145,7 +156,11 @@ export function Composer({ running, closed, stopping, acceptsImages, onSend, onS
             closed
               ? 'This session is closed.'
               : running
-                ? 'Wait for the run to finish, or stop it.'
+                ? steerable
+                  ? steer
+                    ? 'Steer the running turn… (Enter steers; Shift+Enter for a new line)'
+                    : 'Follow up… (Enter queues it as the next turn, Ctrl/Cmd+Enter steers it into this one)'
+                  : 'Follow up… (Enter queues it as the next turn)'
                 : 'Ask Claude… (Enter sends, Shift+Enter for a new line; paste or drop images)'
           }
           rows={2}
@@ -156,6 +171,11 @@ export function Composer({ running, closed, stopping, acceptsImages, onSend, onS
           onPaste={onPaste}
         />
         <div className="composer-actions">
+          {steerable ? (
+            <label className="composer-steer" title="Ctrl/Cmd+Enter steers without the toggle">
+              <input type="checkbox" checked={steer} onChange={(event) => setSteer(event.target.checked)} /> Steer
+            </label>
+          ) : null}
           {running ? (
             <button
               type="button"
@@ -168,7 +188,7 @@ export function Composer({ running, closed, stopping, acceptsImages, onSend, onS
             </button>
           ) : null}
           <button type="submit" className="button-send" disabled={!canSend}>
-            Send
+            {!running ? 'Send' : steer && steerable ? 'Steer' : 'Queue'}
           </button>
         </div>
       </div>

@@ -1,5 +1,10 @@
 import {
   type ChangedFile,
+  type ContextUsage,
+  type InputCancelReason,
+  type InputDelivery,
+  type InputPart,
+  type PlanLimits,
   type InteractionAnswer,
   type InteractionRequest,
   type PermissionMode,
@@ -46,7 +51,22 @@ export type RunPart =
       readonly status: 'invoked' | 'succeeded' | 'failed';
     }
   | { readonly kind: 'interaction'; readonly interactionRef: string }
-  | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string };
+  | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string }
+  /** A follow-up sent while this run worked that ended here: steered into it, or cancelled while it waited. */
+  | { readonly kind: 'follow_up'; readonly inputId: string; readonly followUp: FollowUp };
+
+/** A turn sent while a run was active (input.queued), until it started, was folded in or was cancelled. */
+export interface FollowUp {
+  readonly inputId: string;
+  readonly delivery: InputDelivery;
+  /** after_turn: the run it starts as; steer: the run it was sent into. */
+  readonly runId: string;
+  /** Its text; null when redacted. */
+  readonly text: string | null;
+  readonly status: 'queued' | 'started' | 'folded' | 'cancelled';
+  readonly cancelReason: InputCancelReason | null;
+  readonly error: SerializedAgentError | null;
+}
 
 /** What a turn carried besides its text: images (by their blob's sha256) and workspace files. */
 export type RunAttachment = RecordedImagePart | RecordedFilePart;
@@ -90,6 +110,8 @@ export interface RunEntry {
   readonly forks: readonly string[];
   /** What the run changed in the workspace; null until known (or for a workspace that does not track it). */
   readonly changedFiles: RunChangedFiles | null;
+  /** Set when the run is a follow-up that was queued while another run worked (input.started). */
+  readonly fromQueue: string | null;
 }
 
 /** Where a fork's conversation came from (session.opened.forkedFrom). */
@@ -119,6 +141,12 @@ export interface ConversationState {
   readonly runs: readonly RunEntry[];
   readonly interactions: Readonly<Record<string, InteractionEntry>>;
   readonly totalUsage: TokenUsage;
+  /** Follow-ups by input id, every one seen (waitingFollowUps lists those still waiting). */
+  readonly followUps: Readonly<Record<string, FollowUp>>;
+  /** The account's plan limits as the agent last reported them; null until it did. */
+  readonly limits: PlanLimits | null;
+  /** How full the agent's context was, measured after the last run; null until measured. */
+  readonly contextUsage: ContextUsage | null;
 }
 
 export const emptyConversation: ConversationState = {
@@ -136,11 +164,45 @@ export const emptyConversation: ConversationState = {
   runs: [],
   interactions: {},
   totalUsage: zeroUsage,
+  followUps: {},
+  limits: null,
+  contextUsage: null,
 };
 
 export function activeRun(state: ConversationState): RunEntry | null {
   const last = state.runs.at(-1);
   return last !== undefined && last.outcome === null ? last : null;
+}
+
+/** Follow-ups not yet started, folded in or cancelled, oldest first: they can still be withdrawn. */
+export function waitingFollowUps(state: ConversationState): FollowUp[] {
+  return Object.values(state.followUps).filter((followUp) => followUp.status === 'queued');
+}
+
+function textOf(input: readonly InputPart[] | null): string | null {
+  if (input === null) return null;
+  return input.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+/**
+ * Ends a follow-up. One that ends inside a run (steered in, or cancelled while it waited behind the
+ * run) shows there, where it happened; one that started is its own run.
+ */
+function endFollowUp(
+  state: ConversationState,
+  inputId: string,
+  change: Pick<FollowUp, 'status'> & Partial<Pick<FollowUp, 'cancelReason' | 'error'>>,
+  inRun: string | null,
+): ConversationState {
+  const followUp = state.followUps[inputId];
+  if (followUp === undefined) return state;
+  const ended: FollowUp = { ...followUp, ...change };
+  const next = { ...state, followUps: { ...state.followUps, [inputId]: ended } };
+  if (inRun === null) return next;
+  return updateRun(next, inRun, (run) => ({
+    ...run,
+    parts: [...run.parts, { kind: 'follow_up', inputId, followUp: ended }],
+  }));
 }
 
 /** Interactions still waiting for an answer, oldest first. */
@@ -186,8 +248,7 @@ function setInteraction(
 }
 
 function inputText(event: Extract<ProtocolEvent, { type: 'run.started' }>): string | null {
-  if (event.input === null || event.control !== undefined) return null;
-  return event.input.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  return event.control !== undefined ? null : textOf(event.input);
 }
 
 function inputAttachments(event: Extract<ProtocolEvent, { type: 'run.started' }>): RunAttachment[] {
@@ -271,6 +332,10 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             rewoundTo: null,
             forks: [],
             changedFiles: null,
+            fromQueue:
+              Object.values(state.followUps).find(
+                (followUp) => followUp.runId === event.runId && followUp.status === 'started',
+              )?.inputId ?? null,
           },
         ],
       };
@@ -367,14 +432,41 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'session.process_stopped':
     case 'context.cleared':
     case 'diagnostic':
-    // Follow-ups and limits: shown from the session snapshot (TODO(issue 19): in the conversation too).
-    case 'input.queued':
-    case 'input.started':
-    case 'input.folded':
-    case 'input.cancelled':
-    case 'session.limits_changed':
-    case 'session.context_measured':
       return state;
+    case 'input.queued':
+      return {
+        ...state,
+        followUps: {
+          ...state.followUps,
+          [event.inputId]: {
+            inputId: event.inputId,
+            delivery: event.delivery,
+            runId: event.runId,
+            text: textOf(event.input),
+            status: 'queued',
+            cancelReason: null,
+            error: null,
+          },
+        },
+      };
+    case 'input.started':
+      return endFollowUp(state, event.inputId, { status: 'started' }, null);
+    case 'input.folded':
+      return endFollowUp(state, event.inputId, { status: 'folded' }, event.runId);
+    case 'input.cancelled': {
+      // Shown in the run it waited behind or was steered into: the last one there is.
+      const lastRun = state.runs.at(-1)?.runId ?? null;
+      return endFollowUp(
+        state,
+        event.inputId,
+        { status: 'cancelled', cancelReason: event.reason, error: event.error ?? null },
+        lastRun,
+      );
+    }
+    case 'session.limits_changed':
+      return { ...state, limits: event.limits };
+    case 'session.context_measured':
+      return { ...state, contextUsage: event.contextUsage };
     case 'session.workspace_ready':
     case 'session.workspace_released':
       return { ...state, workspace: event.workspace, workspaceSeq: event.seq };

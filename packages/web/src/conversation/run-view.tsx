@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import { formatCost, formatTokens } from '../format/format-values.js';
 import { MarkdownText } from '../markdown/markdown-text.js';
 import { sessionPath } from '../routing/use-route.js';
-import type { ConversationState, InteractionEntry, RunEntry, RunPart } from './conversation-state.js';
+import type { InputCancelReason } from '@tether/protocol';
+import type { ConversationState, FollowUp, InteractionEntry, RunEntry, RunPart } from './conversation-state.js';
 import { TurnActions, type TurnActionsProps } from './turn-actions.js';
 import { TurnAttachments } from './turn-attachments.js';
 import { RunChangedFilesView } from '../workspace/run-changed-files.js';
@@ -66,6 +67,8 @@ function RunPartView({
         <p className={`interaction-row interaction-${entry?.result ?? 'pending'}`}>{describeInteraction(entry)}</p>
       );
     }
+    case 'follow_up':
+      return <FollowUpEnd followUp={part.followUp} />;
     case 'control':
       return (
         <div className="control-output">
@@ -76,6 +79,36 @@ function RunPartView({
         </div>
       );
   }
+}
+
+const cancelReasons: Record<InputCancelReason, string> = {
+  withdrawn: 'withdrawn',
+  interrupted: 'the run was stopped',
+  session_closed: 'the session was closed',
+  runtime_restarted: 'the daemon restarted',
+  agent_refused: 'the agent did not take it',
+};
+
+/** A follow-up that ended in this run: steered into it, or cancelled while it waited. */
+function FollowUpEnd({ followUp }: { readonly followUp: FollowUp }) {
+  const text = followUp.text === null ? '(input redacted)' : followUp.text;
+  if (followUp.status === 'folded')
+    return (
+      <div className="follow-up follow-up-folded">
+        <p className="turn-input">{text}</p>
+        <p className="follow-up-note">Folded into this run</p>
+      </div>
+    );
+  const why = followUp.cancelReason === null ? '' : ` (${cancelReasons[followUp.cancelReason]})`;
+  return (
+    <div className="follow-up follow-up-cancelled">
+      <p className="turn-input">{text}</p>
+      <p className="follow-up-note">
+        {followUp.delivery === 'steer' ? 'Steer' : 'Queued follow-up'} cancelled{why}
+        {followUp.error ? `: ${followUp.error.message}` : ''}
+      </p>
+    </div>
+  );
 }
 
 function RunStatusLine({ run }: { readonly run: RunEntry }) {
@@ -163,6 +196,7 @@ export function RunView({ sessionId, run, interactions, actions, onOpenSession }
       }
     >
       <RewindNote run={run} />
+      {run.fromQueue === null ? null : <p className="follow-up-note">Queued follow-up, run after the turn before</p>}
       {run.control !== null ? (
         <p className="turn-input turn-control">/{run.control}</p>
       ) : run.input === null ? (

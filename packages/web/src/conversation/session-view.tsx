@@ -7,7 +7,16 @@ import { describeFailure, isTokenRefused } from '../connection/describe-failure.
 import { formatCost, formatTokens, permissionModeLabels } from '../format/format-values.js';
 import { ApprovalCard } from '../interactions/approval-card.js';
 import { QuestionCard } from '../interactions/question-card.js';
-import { type RunEntry, activeRun, canForkAt, canRewindTo, openInteractions } from './conversation-state.js';
+import { formatContextUsage, formatPlanLimits } from '../format/format-limits.js';
+import {
+  type RunEntry,
+  activeRun,
+  canForkAt,
+  canRewindTo,
+  openInteractions,
+  waitingFollowUps,
+} from './conversation-state.js';
+import { WaitingFollowUps } from './waiting-follow-ups.js';
 import { ForkOriginLine, InheritedTurns, useForkSource } from './fork-origin.js';
 import { ForkLinks, RunView } from './run-view.js';
 import type { TurnActionsProps } from './turn-actions.js';
@@ -48,6 +57,8 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
   }, [conversation]);
 
   const run = activeRun(conversation);
+  const limits = formatPlanLimits(conversation.limits);
+  const context = formatContextUsage(conversation.contextUsage);
   const prompts = openInteractions(conversation);
   // The list polls; when this session starts, ends or waits, tell it now rather than at its next poll.
   const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}`;
@@ -127,6 +138,8 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           <span>
             Total: {formatTokens(conversation.totalUsage)} · {formatCost(conversation.totalUsage.costUsd)}
           </span>
+          {limits === null ? null : <span className="session-limits">{limits}</span>}
+          {context === null ? null : <span className="session-context">{context}</span>}
           {conversation.closed ? <span className="status-badge status-closed">Closed</span> : null}
         </p>
         <WorkspaceLine status={workspace} diffPath={sessionDiffPath(sessionId)} onOpenDiff={onOpenDiff} />
@@ -189,6 +202,19 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           />
         ))}
         <ForkLinks forks={conversation.forks} onOpenSession={onOpenSession} />
+        <WaitingFollowUps
+          followUps={waitingFollowUps(conversation)}
+          onWithdraw={async (inputId) => {
+            try {
+              await client.cancelQueuedInput({ sessionId, inputId });
+            } catch (error) {
+              // It started, was taken in or ended meanwhile: the conversation shows what became of it.
+              if (AgentError.isInstance(error) && error.code === 'input_not_queued') return;
+              if (isTokenRefused(error)) return tokenRefused();
+              setNotice({ kind: 'error', text: describeFailure(error) });
+            }
+          }}
+        />
       </div>
       <div className="session-bottom">
         {prompts.map((prompt) =>
@@ -217,9 +243,11 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           closed={conversation.closed}
           stopping={run?.stopRequested ?? false}
           acceptsImages={providerCapabilities?.images !== false}
-          onSend={async (text, images) => {
+          canSteer={providerCapabilities?.steer === true}
+          onSend={async (text, images, delivery) => {
             const input = [...(text.trim() === '' ? [] : [{ type: 'text' as const, text }]), ...images];
-            await command(() => client.submitTurn({ sessionId, input }));
+            // A delivery is always given: a run another client started meanwhile queues the turn instead of refusing it.
+            await command(() => client.submitTurn({ sessionId, input, delivery }));
           }}
           onStop={() => void command(() => client.interruptRun({ sessionId })).catch(ignore)}
         />

@@ -1,0 +1,66 @@
+import { textReply } from '@tether/fake-anthropic-api';
+import { expect, it } from 'vitest';
+import {
+  browserSuite,
+  describeInBrowser,
+  openSessionInPage,
+  readSnapshot,
+  saveScreenshot,
+  sendTurn,
+  waitForRunEnd,
+} from './browser-harness.js';
+
+describeInBrowser('the web UI: follow-ups sent while a run works', () => {
+  const suite = browserSuite();
+
+  it('Enter queues a follow-up while a run streams; it waits under the conversation, one is withdrawn, the other runs next', async () => {
+    const page = await suite.connectedPage();
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(
+      textReply('slow '.repeat(400), { chunks: 200, delayMs: 50 }),
+      textReply('Bananas, as asked.'),
+    );
+    await sendTurn(page, 'Talk slowly.');
+    await page.getByText('slow slow slow', { exact: false }).waitFor();
+    const message = page.getByLabel('Message', { exact: true });
+    // The composer stays open while the run works, and says what Enter does now.
+    expect(await message.isDisabled()).toBe(false);
+    expect(await message.getAttribute('placeholder')).toContain('Enter queues it as the next turn');
+
+    await message.fill('Then mention bananas.');
+    await message.press('Enter');
+    const waiting = page.getByRole('list', { name: 'Waiting follow-ups' });
+    await waiting.getByText('Then mention bananas.').waitFor();
+    await message.fill('<b>Withdraw</b> me.');
+    await message.press('Enter');
+    await waiting.getByText('<b>Withdraw</b> me.').waitFor();
+    expect(await waiting.getByText('Queued as the next turn').count()).toBe(2);
+    expect((await readSnapshot(suite.daemon, sessionId)).queuedInputs.map((queued) => queued.preview)).toEqual([
+      'Then mention bananas.',
+      '<b>Withdraw</b> me.',
+    ]);
+    await saveScreenshot(page, 'session-view-follow-ups');
+
+    await page.getByRole('button', { name: 'Withdraw: <b>Withdraw</b> me.' }).click();
+    // It leaves the waiting list and shows, struck out, in the run it waited behind.
+    await waiting.getByText('<b>Withdraw</b> me.').waitFor({ state: 'detached' });
+    await page.locator('.run').first().getByText('Queued follow-up cancelled (withdrawn)').waitFor();
+
+    // The run ends; the queued follow-up becomes the next run, with its answer.
+    await page.locator('.run').nth(1).getByText('Queued follow-up, run after the turn before').waitFor();
+    await waitForRunEnd(page, 'Succeeded');
+    await page.locator('.run').nth(1).getByText('Bananas, as asked.').waitFor();
+    expect(await page.locator('.run').count()).toBe(2);
+    await waiting.waitFor({ state: 'detached' });
+    expect(await page.locator('.conversation b').count()).toBe(0);
+    const sentToModel = suite.environment.api.requests
+      .filter((request) => request.kind === 'turn')
+      .map((request) => JSON.stringify(request.body));
+    expect(sentToModel.some((body) => body.includes('Then mention bananas.'))).toBe(true);
+    expect(sentToModel.some((body) => body.includes('Withdraw'))).toBe(false);
+
+    // The header: an API-key account has no plan limits (said so), and the context after the run.
+    await page.locator('.session-limits', { hasText: 'No plan limits: API key account' }).waitFor();
+    await page.locator('.session-context', { hasText: /^Context \d+% full after the last run$/ }).waitFor();
+  });
+});
