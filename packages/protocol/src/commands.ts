@@ -245,7 +245,6 @@ export const SetModelReceipt = sessionScoped('set_model', {
 });
 export type SetModelReceipt = z.infer<typeof SetModelReceipt>;
 
-
 export const GetContextUsageReceipt = sessionScoped('get_context_usage', {
   usage: ContextUsage,
 });
