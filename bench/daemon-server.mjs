@@ -33,13 +33,16 @@ const claude = createClaudeProvider({
   maxProcesses: config.maxProcesses ?? 20,
   ...(config.idleReleaseMs === undefined ? {} : { idleReleaseMs: config.idleReleaseMs }),
 });
-/** sessionId → [[type, ms]] of emitted parts, for watched sessions only. */
+// A text delta's stamp also carries its text's length: one published event may carry several
+// emitted deltas (a block's waiting deltas are joined), so the bench pairs them by text offset.
+const textLength = (item) => (item.type === 'run.message_delta' ? item.text.length : 0);
+/** sessionId → [[type, ms, text length]] of emitted parts, for watched sessions only. */
 const emits = new Map();
 const provider = config.stamps
-  ? observeEmits(claude, (sessionId, part) => emits.get(sessionId)?.push([part.type, nowMs()]))
+  ? observeEmits(claude, (sessionId, part) => emits.get(sessionId)?.push([part.type, nowMs(), textLength(part)]))
   : claude;
 
-/** sessionId → [[seq, type, ms]] of published events, for watched sessions only. */
+/** sessionId → [[seq, type, ms, text length]] of published events, for watched sessions only. */
 const published = new Map();
 if (config.stamps) {
   // The runtime's own module instance (ESM caches by real path: node_modules/@tether/runtime is a link to packages/runtime).
@@ -51,7 +54,7 @@ if (config.stamps) {
   SubscriptionHub.prototype.publish = function stampedPublish(events) {
     if (published.size > 0) {
       const at = nowMs();
-      for (const event of events) published.get(event.sessionId)?.push([event.seq, event.type, at]);
+      for (const event of events) published.get(event.sessionId)?.push([event.seq, event.type, at, textLength(event)]);
     }
     return publish.call(this, events);
   };

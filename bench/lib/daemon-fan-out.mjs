@@ -45,7 +45,7 @@ async function fanoutVariant({ daemon, client, sessionId, kind, count, turns, de
       results.push(result);
       const latency = percentiles(result.latencies);
       log?.(
-        `bench: daemon fan-out ${kind} x${count}${delayMs ? ` paced ${delayMs} ms` : ''} turn ${turn + 1}: ${result.deltas} deltas, ${result.events} events, ${result.deliveries} deliveries (${result.missing} missing) in ${result.turnMs.toFixed(0)} ms; ` +
+        `bench: daemon fan-out ${kind} x${count}${delayMs ? ` paced ${delayMs} ms` : ''} turn ${turn + 1}: ${result.emittedDeltas} deltas in ${result.deltaEvents} delta events, ${result.events} events, ${result.deliveries} deliveries (${result.missing} missing) in ${result.turnMs.toFixed(0)} ms; ` +
           `publish → receipt p50 ${latency.p50.toFixed(2)} p99 ${latency.p99.toFixed(2)} max ${latency.max.toFixed(1)} ms; CPU daemon ${result.cpu.daemonMs.toFixed(0)} bench ${result.cpu.benchMs.toFixed(0)} claude ${result.cpu.claudeMs.toFixed(0)} ms`,
       );
     }
@@ -69,7 +69,8 @@ async function fanoutVariant({ daemon, client, sessionId, kind, count, turns, de
       emitToReceipt: percentiles(all((result) => result.emitToReceipt)),
       turnMs: summarize(results.map((result) => result.turnMs)),
       events: results.map((result) => result.events),
-      deltas: results.map((result) => result.deltas),
+      deltas: results.map((result) => result.emittedDeltas),
+      deltaEvents: results.map((result) => result.deltaEvents),
       deliveries: results.reduce((sum, result) => sum + result.deliveries, 0),
       missing: results.reduce((sum, result) => sum + result.missing, 0),
       overflows: subscribers.reduce((sum, subscriber) => sum + subscriber.overflows, 0),

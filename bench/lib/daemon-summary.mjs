@@ -28,7 +28,12 @@ export function summarizeDaemon(result, { bootstrapMedianInterval }) {
         inProcess: summarize(pairs.map((pair) => pair.inProcess[name].wallMs)).median,
         daemon: summarize(pairs.map((pair) => pair.daemon[name].wallMs)).median,
       },
-      deltas: [...new Set(pairs.flatMap((pair) => [...pair.inProcess[name].deltas, ...pair.daemon[name].deltas]))],
+      textChars: [
+        ...new Set(pairs.flatMap((pair) => [...pair.inProcess[name].textChars, ...pair.daemon[name].textChars])),
+      ],
+      deltaEvents: [
+        ...new Set(pairs.flatMap((pair) => [...pair.inProcess[name].deltaEvents, ...pair.daemon[name].deltaEvents])),
+      ],
     };
   };
   const median = (pick) => summarize(pairs.map(pick)).median;

@@ -29,15 +29,18 @@ async function concurrentRound(sessions, submit, prompt) {
         throw new Error(
           `daemon scenario: a run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`,
         );
+      // One event may carry several of the agent's deltas: count the text, and the events apart.
       const deltas = watch.events
         .slice(mark)
-        .filter((entry) => entry.event.type === 'run.message_delta' && entry.event.runId === runId).length;
-      return { turnMs: completed.at - start, deltas };
+        .filter((entry) => entry.event.type === 'run.message_delta' && entry.event.runId === runId);
+      const textChars = deltas.reduce((sum, entry) => sum + entry.event.text.length, 0);
+      return { turnMs: completed.at - start, deltaEvents: deltas.length, textChars };
     }),
   );
   return {
     turnMs: results.map((result) => result.turnMs),
-    deltas: results.map((result) => result.deltas),
+    deltaEvents: results.map((result) => result.deltaEvents),
+    textChars: results.map((result) => result.textChars),
     wallMs: performance.now() - started,
   };
 }

@@ -52,7 +52,7 @@ export async function fanoutTurn({ daemon, client, sessionId, subscribers, promp
   const firstLatencies = [];
   let missing = 0;
   const deltaSeqs = [];
-  for (const [seq, type, at] of published) {
+  for (const [seq, type, at, textLength] of published) {
     const publishedAt = at - offsetMs;
     let first = Infinity;
     let last = -Infinity;
@@ -70,25 +70,41 @@ export async function fanoutTurn({ daemon, client, sessionId, subscribers, promp
       spreads.push(last - first);
       firstLatencies.push(first - publishedAt);
     }
-    if (type === 'run.message_delta') deltaSeqs.push([seq, publishedAt]);
+    if (type === 'run.message_delta') deltaSeqs.push([seq, publishedAt, textLength]);
   }
-  // Provider emit → publish (the writer's coalescing + the SQLite commit), delta by delta in order.
+  // Provider emit → publish (the writer's batching + the SQLite commit), per emitted delta. One
+  // published event may carry several emitted deltas (a block's waiting deltas are joined), so an
+  // emitted delta is paired with the event carrying the start of its text: the turn's deltas in
+  // order, by text offset (only this turn's run is in flight, its text in seq order).
   const emittedDeltas = emitted.filter(([type]) => type === 'run.message_delta');
   const commitWaits = [];
   const emitToReceipt = [];
-  for (let index = 0; index < Math.min(emittedDeltas.length, deltaSeqs.length); index += 1) {
-    const emittedAt = emittedDeltas[index][1] - offsetMs;
-    const [seq, publishedAt] = deltaSeqs[index];
+  let event = 0;
+  let eventEnd = deltaSeqs[0]?.[2] ?? 0;
+  let offset = 0;
+  for (const [, at, length] of emittedDeltas) {
+    while (event < deltaSeqs.length && offset >= eventEnd) {
+      event += 1;
+      eventEnd += deltaSeqs[event]?.[2] ?? 0;
+    }
+    offset += length;
+    if (event >= deltaSeqs.length) break;
+    const emittedAt = at - offsetMs;
+    const [seq, publishedAt] = deltaSeqs[event];
     commitWaits.push(publishedAt - emittedAt);
     for (const subscriber of subscribers)
       if (subscriber.times[seq] !== undefined) emitToReceipt.push(subscriber.times[seq] - emittedAt);
   }
+  const emittedChars = emittedDeltas.reduce((sum, [, , length]) => sum + length, 0);
+  const publishedChars = deltaSeqs.reduce((sum, [, , length]) => sum + length, 0);
+  if (emittedChars !== publishedChars)
+    throw new Error(`daemon scenario: ${emittedChars} text characters emitted but ${publishedChars} published`);
   // Each subscriber's times are kept per seq; drop this turn's to bound memory.
   for (const subscriber of subscribers) subscriber.times = [];
   return {
     turnMs,
     events: published.length,
-    deltas: deltaSeqs.length,
+    deltaEvents: deltaSeqs.length,
     emittedDeltas: emittedDeltas.length,
     deliveries: latencies.length,
     missing,

@@ -38,6 +38,7 @@ export async function runRawTurns({
       start: performance.now(),
       firstDeltaMs: NaN,
       deltas: 0,
+      textChars: 0,
       lines: 0,
     };
     if (spawnIt) {
@@ -60,6 +61,7 @@ export async function runRawTurns({
       turnMs,
       firstDeltaMs: current.firstDeltaMs,
       deltas: current.deltas,
+      textChars: current.textChars,
       lines: current.lines,
       cpuMs,
       childCpuMs,
@@ -101,6 +103,7 @@ export async function runRawTurns({
         const event = frame.event;
         if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
           current.deltas += 1;
+          current.textChars += event.delta.text.length;
           if (current.deltas === 1) current.firstDeltaMs = performance.now() - current.start;
         }
       } else if (frame.type === 'result') {

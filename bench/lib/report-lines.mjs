@@ -89,9 +89,10 @@ function mainReportLines(report, { target, quietCores }) {
   lines.push(cell('fake API CPU per turn', `${fmt(cpu.api.raw)} ms`, `${fmt(cpu.api.tether)} ms`));
   lines.push(
     cell(
-      'deltas seen / events delivered',
-      fmt(report.counts.rawDeltas),
-      `${fmt(report.counts.tetherDeltas)} / ${fmt(report.counts.tetherDelivered)}`,
+      'agent deltas (text chars)',
+      `${fmt(report.counts.rawDeltas)} (${fmt(report.counts.rawTextChars)})`,
+      `in ${fmt(report.counts.tetherDeltaEvents)} events (${fmt(report.counts.tetherTextChars)})`,
+      `${fmt(report.counts.tetherDelivered)} events delivered in all; a delta event may carry several deltas`,
     ),
   );
   lines.push(
@@ -280,7 +281,7 @@ function transportReportLines(report) {
     `    agent = every process under the host, read while idle after the 2nd turn: cli ${entry.agentProcesses.cli.join(', ')} / sdk ${entry.agentProcesses.sdk.join(', ')}`,
   );
   lines.push(
-    `    deltas per warm turn ${both(entry.deltas)}, events delivered ${both(entry.delivered)}; runtime.shutdown() ${both(entry.shutdownMs)} ms, host exit after its result ${both(entry.exitAfterResultMs)} ms, hosts kept alive: ${entry.lingered}`,
+    `    delta events (text chars) per warm turn ${both(entry.deltaEvents)} (${both(entry.textChars)}), events delivered ${both(entry.delivered)}; runtime.shutdown() ${both(entry.shutdownMs)} ms, host exit after its result ${both(entry.exitAfterResultMs)} ms, hosts kept alive: ${entry.lingered}`,
   );
   const diagnostics = [
     ...entry.diagnostics.cli.map((code) => `cli ${code}`),
@@ -334,7 +335,7 @@ function daemonReportLines(report) {
     `    event-loop delay in the warm round (p99 / max, ms): runtime's process: in-process (bench) ${fmt(loop.inProcessHostP99, 1)} / ${fmt(loop.inProcessHostMax, 1)}, daemon ${fmt(loop.daemonHostP99, 1)} / ${fmt(loop.daemonHostMax, 1)}; client (bench) in the daemon leg ${fmt(loop.clientP99, 1)} / ${fmt(loop.clientMax, 1)}`,
   );
   lines.push(
-    `    host CPU for the warm round: in-process ${fmt(daemon.hostCpu.warmInProcessMs)} ms; daemon process ${fmt(daemon.hostCpu.warmDaemonMs)} ms + client (bench) ${fmt(daemon.hostCpu.warmClientMs)} ms; deltas per turn seen: ${daemon.warm.deltas.join('/')}`,
+    `    host CPU for the warm round: in-process ${fmt(daemon.hostCpu.warmInProcessMs)} ms; daemon process ${fmt(daemon.hostCpu.warmDaemonMs)} ms + client (bench) ${fmt(daemon.hostCpu.warmClientMs)} ms; text chars per turn seen: ${daemon.warm.textChars.join('/')} in ${Math.min(...daemon.warm.deltaEvents)}-${Math.max(...daemon.warm.deltaEvents)} delta events`,
   );
   lines.push(
     `    the ${daemon.sessions} claude CLIs used ${fmt(daemon.hostCpu.warmClaudeInProcessMs)} ms (in-process leg) / ${fmt(daemon.hostCpu.warmClaudeDaemonMs)} ms (daemon leg) of CPU in the warm round (for scale against the host CPU above)`,
@@ -366,7 +367,7 @@ function daemonReportLines(report) {
     `    columns: p50/p99/max publish -> receipt; 1st rcpt = publish -> the first subscriber's receipt; spread = first to last subscriber's receipt of one event;`,
   );
   lines.push(
-    `    emit->pub = provider emitted the delta -> published (writer coalescing + commit); turn = submit -> every subscriber has run.completed; CPU per turn (ms), µs/delivery = daemon CPU / deliveries`,
+    `    emit->pub = provider emitted the delta -> published in the event carrying its first character (writer batching + commit); turn = submit -> every subscriber has run.completed; CPU per turn (ms), µs/delivery = daemon CPU / deliveries`,
   );
   lines.push(
     `    missing deliveries ${fanout.variants.reduce((sum, variant) => sum + variant.missing, 0)}, overflows ${fanout.variants.reduce((sum, variant) => sum + variant.overflows, 0)}, subscriber errors ${fanout.variants.reduce((sum, variant) => sum + variant.errors, 0)}; tether_subscribers gauge ${fanout.variants.map((variant) => variant.subscriberGauge).join('/')}`,

@@ -69,8 +69,11 @@ export async function runTetherTurns({
         if (!current) continue;
         current.delivered += 1;
         if (event.type === 'run.message_delta') {
-          current.deltas += 1;
-          if (current.deltas === 1) current.firstDeltaMs = performance.now() - current.start;
+          // One event may carry several of the agent's deltas (a block's waiting deltas are joined):
+          // count the events and the text they carry, never the events as deltas.
+          current.deltaEvents += 1;
+          current.textChars += event.text.length;
+          if (current.deltaEvents === 1) current.firstDeltaMs = performance.now() - current.start;
         } else if (event.type === 'run.completed') {
           const turn = current;
           current = null;
@@ -100,7 +103,8 @@ export async function runTetherTurns({
       });
       current = {
         resolve,
-        deltas: 0,
+        deltaEvents: 0,
+        textChars: 0,
         delivered: 0,
         firstDeltaMs: NaN,
         apiCpuStart: processCpuMs(apiPid),
@@ -131,7 +135,8 @@ export async function runTetherTurns({
       results.push({
         turnMs: turn.turnMs,
         firstDeltaMs: turn.firstDeltaMs,
-        deltas: turn.deltas,
+        deltaEvents: turn.deltaEvents,
+        textChars: turn.textChars,
         delivered: turn.delivered,
         cpuMs: turn.cpuMs,
         childCpuMs,
