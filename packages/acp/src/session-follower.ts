@@ -10,7 +10,8 @@ import {
 import type { AcpHost } from './acp-host.js';
 import { updatesForEvent } from './session-updates.js';
 
-type Completed = EventOfType<'run.completed'>;
+/** How a run a prompt waits for ends: it completed, or, queued behind another run, it was cancelled before it started. */
+export type RunEnd = EventOfType<'run.completed'> | EventOfType<'input.cancelled'>;
 
 /** An interaction the client is asked about: aborted when it is settled elsewhere or the follower stops. */
 export interface OpenInteraction {
@@ -51,11 +52,13 @@ const completedRunsKept = 20;
 export class SessionFollower {
   readonly #options: SessionFollowerOptions;
   readonly #abort = new AbortController();
-  readonly #completed = new Map<string, Completed>();
-  readonly #runWaiters = new Map<string, { resolve(event: Completed): void; reject(error: AgentError): void }>();
+  readonly #completed = new Map<string, RunEnd>();
+  readonly #runWaiters = new Map<string, { resolve(event: RunEnd): void; reject(error: AgentError): void }>();
   readonly #seqWaiters: { seq: number; resolve(): void; reject(error: AgentError): void }[] = [];
   readonly #open = new Map<string, { request: InteractionRequest; asking: AbortController | null }>();
   readonly #ownRuns = new Set<string>();
+  /** Inputs queued as a next run (after_turn) and not yet started or cancelled: the run each will start as. */
+  readonly #queuedRuns = new Map<string, string>();
   /** Runs that streamed answer text, for as long as they run. */
   readonly #answeredRuns = new Set<string>();
   #expectingOwnRun = false;
@@ -89,8 +92,11 @@ export class SessionFollower {
     this.#ownRuns.add(runId);
   }
 
-  /** Resolves with the run's run.completed, whether it already passed or is still to come. */
-  waitForRun(runId: string): Promise<Completed> {
+  /**
+   * Resolves with the run's run.completed, whether it already passed or is still to come; for a run
+   * a queued input was to start as, with its input.cancelled if it never started.
+   */
+  waitForRun(runId: string): Promise<RunEnd> {
     const completed = this.#completed.get(runId);
     if (completed) return Promise.resolve(completed);
     if (this.#failure) return Promise.reject(this.#failure);
@@ -184,18 +190,31 @@ export class SessionFollower {
         this.#open.get(event.interactionRef)?.asking?.abort();
         this.#open.delete(event.interactionRef);
         return;
-      case 'run.completed': {
-        this.#answeredRuns.delete(event.runId);
-        this.#completed.set(event.runId, event);
-        if (this.#completed.size > completedRunsKept) this.#completed.delete(this.#completed.keys().next().value!);
-        const waiter = this.#runWaiters.get(event.runId);
-        this.#runWaiters.delete(event.runId);
-        waiter?.resolve(event);
+      case 'input.queued':
+        if (event.delivery === 'after_turn') this.#queuedRuns.set(event.inputId, event.runId);
         return;
-      }
+      case 'input.started':
+        this.#queuedRuns.delete(event.inputId);
+        return;
+      case 'input.cancelled':
+        // A steer's run goes on; a queued input's run never starts, and whoever waits for it is told now.
+        if (this.#queuedRuns.delete(event.inputId)) this.#runEnded(event.runId, event);
+        return;
+      case 'run.completed':
+        this.#answeredRuns.delete(event.runId);
+        this.#runEnded(event.runId, event);
+        return;
       default:
         return;
     }
+  }
+
+  #runEnded(runId: string, end: RunEnd): void {
+    this.#completed.set(runId, end);
+    if (this.#completed.size > completedRunsKept) this.#completed.delete(this.#completed.keys().next().value!);
+    const waiter = this.#runWaiters.get(runId);
+    this.#runWaiters.delete(runId);
+    waiter?.resolve(end);
   }
 
   /** Asks the client about every open interaction not being asked yet. */

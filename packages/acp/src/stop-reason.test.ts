@@ -51,4 +51,20 @@ describe('how a prompt ends', () => {
     expect(promptEnding(completed({ outcome: 'failed', error: crashed }), false)).toEqual({ error: crashed });
     expect(promptEnding(completed({ outcome: 'failed' }), false)).toMatchObject({ error: { code: 'internal_error' } });
   });
+
+  it('a prompt queued behind another run that never started ends cancelled, or with the refusal', () => {
+    const cancelled = (reason: EventOfType<'input.cancelled'>['reason']): EventOfType<'input.cancelled'> => ({
+      type: 'input.cancelled',
+      sessionId: `ses_${'a'.repeat(32)}`,
+      runId: `run_${'b'.repeat(32)}`,
+      inputId: `inp_${'c'.repeat(32)}`,
+      seq: 9,
+      at: '2026-12-01T10:00:00.000Z',
+      reason,
+      ...(reason === 'agent_refused' ? { error: crashed } : {}),
+    });
+    for (const reason of ['withdrawn', 'interrupted', 'session_closed', 'runtime_restarted'] as const)
+      expect(promptEnding(cancelled(reason), false)).toEqual({ stopReason: 'cancelled' });
+    expect(promptEnding(cancelled('agent_refused'), false)).toEqual({ error: crashed });
+  });
 });

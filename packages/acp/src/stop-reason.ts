@@ -12,9 +12,18 @@ const runFailedWithoutError: SerializedAgentError = {
 
 /**
  * The prompt's answer from its run's end. A prompt the client cancelled ends cancelled whatever
- * the run did after; any other failed run is an error, never a quiet end_turn.
+ * the run did after; any other failed run is an error, never a quiet end_turn. A prompt queued
+ * behind another run that never started ends cancelled (withdrawn, interrupted, the session
+ * closed, Tether restarted), or with the agent's refusal.
  */
-export function promptEnding(completed: EventOfType<'run.completed'>, cancelRequested: boolean): PromptEnding {
+export function promptEnding(
+  completed: EventOfType<'run.completed'> | EventOfType<'input.cancelled'>,
+  cancelRequested: boolean,
+): PromptEnding {
+  if (completed.type === 'input.cancelled')
+    return completed.reason === 'agent_refused' && completed.error
+      ? { error: completed.error }
+      : { stopReason: 'cancelled' };
   if (cancelRequested || completed.outcome === 'interrupted') return { stopReason: 'cancelled' };
   // Claude Code ends an answer cut at the output limit, or refused, as a failed run; ACP has a stop reason for each.
   if (completed.stopReason === 'max_tokens') return { stopReason: 'max_tokens' };

@@ -41,6 +41,8 @@ import { promptEnding } from './stop-reason.js';
 /** A prompt this connection is serving. */
 interface ServedPrompt {
   runId: string | null;
+  /** Set when the prompt came while a run was active and waits to run after it (queued as runId). */
+  inputId: string | null;
   cancelRequested: boolean;
 }
 
@@ -168,23 +170,31 @@ export class TetherAcpAgent {
   async prompt(request: PromptRequest): Promise<PromptResponse> {
     const served = this.#served(request.sessionId);
     const plan = planPrompt(request.prompt);
-    const prompt: ServedPrompt = { runId: null, cancelRequested: false };
+    const prompt: ServedPrompt = { runId: null, inputId: null, cancelRequested: false };
     const { sessionId } = request;
     served.prompts.add(prompt);
     served.follower.expectOwnRun(true);
     try {
-      const { runId } =
+      // A prompt while another runs (a client that queues prompts, or another host's turn) waits
+      // for it and runs next: after_turn. On an idle session it starts at once, as without it.
+      const receipt =
         plan.kind === 'turn'
-          ? await this.#host.submitTurn({ sessionId, input: plan.input })
+          ? await this.#host.submitTurn({ sessionId, input: plan.input, delivery: 'after_turn' })
           : await this.#host.runControl({
               sessionId,
               name: plan.name,
               ...(plan.argument ? { argument: plan.argument } : {}),
             });
+      const { runId } = receipt;
       served.follower.markOwnRun(runId);
       prompt.runId = runId;
+      if ('inputId' in receipt && receipt.inputId !== undefined) {
+        prompt.inputId = receipt.inputId;
+        // Its run is known before it starts: the next run to start may be another host's.
+        served.follower.expectOwnRun(false);
+      }
       // A cancel that came while the run was being submitted applies to it now.
-      if (prompt.cancelRequested) await this.#interrupt(sessionId, runId);
+      if (prompt.cancelRequested) await this.#stop(sessionId, [prompt]);
       const ending = promptEnding(await served.follower.waitForRun(runId), prompt.cancelRequested);
       if ('error' in ending) {
         this.#log.info('prompt failed', { sessionId, runId, code: ending.error.code });
@@ -197,13 +207,40 @@ export class TetherAcpAgent {
     }
   }
 
-  /** session/cancel: the prompts this connection is serving stop; each ends cancelled. */
+  /**
+   * session/cancel: the prompts this connection is serving stop; each ends cancelled. Those still
+   * queued behind a run are withdrawn (never run); the running one is interrupted.
+   */
   async cancel(sessionId: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
     if (!served) return;
-    for (const prompt of served.prompts) {
-      prompt.cancelRequested = true;
-      if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
+    for (const prompt of served.prompts) prompt.cancelRequested = true;
+    await this.#stop(sessionId, [...served.prompts]);
+  }
+
+  /**
+   * Withdraws the prompts still queued first (interrupting the running run first would start the
+   * next queued one), then interrupts the runs of those that started. Another host's queued turns
+   * are left alone.
+   */
+  async #stop(sessionId: string, prompts: readonly ServedPrompt[]): Promise<void> {
+    const running = new Set<string>();
+    for (const prompt of prompts) {
+      if (prompt.inputId !== null && (await this.#withdraw(sessionId, prompt.inputId))) continue;
+      if (prompt.runId !== null) running.add(prompt.runId);
+    }
+    for (const runId of running) await this.#interrupt(sessionId, runId);
+  }
+
+  /** True when the queued input was withdrawn; false when it had started (or ended) already. */
+  async #withdraw(sessionId: string, inputId: string): Promise<boolean> {
+    try {
+      await this.#host.cancelQueuedInput({ sessionId, inputId });
+      return true;
+    } catch (error) {
+      const code = toAgentError(error).code;
+      if (code !== 'input_not_queued') this.#log.info('withdraw refused', { sessionId, inputId, code });
+      return false;
     }
   }
 
@@ -254,9 +291,7 @@ export class TetherAcpAgent {
     await Promise.allSettled([...this.#answering]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
-        if (!this.#runsOutliveClient)
-          for (const prompt of served.prompts)
-            if (prompt.runId !== null) await this.#interrupt(sessionId, prompt.runId);
+        if (!this.#runsOutliveClient) await this.#stop(sessionId, [...served.prompts]);
         served.follower.stop();
       }),
     );

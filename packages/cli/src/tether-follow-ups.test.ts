@@ -1,6 +1,7 @@
 import { createTetherClient } from '@tether/client';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
+import { pollFor } from '@tether/provider-claude/test-support';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
@@ -46,6 +47,8 @@ async function sessionWithHeldRun() {
   fixture.api.enqueue(holdReply());
   const first = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Take your time.' }] });
   await fixture.api.waitForRequests(1, { kind: 'turn' });
+  // The stream is held once the fake API registered it: a release before that would miss it.
+  await pollFor(() => (fixture.api.heldCount === 1 ? true : undefined));
   return { client, sessionId, first };
 }
 

@@ -1,0 +1,97 @@
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { methods } from '@tether/acp/test-support';
+import { pollFor } from '@tether/provider-claude/test-support';
+import { waitForEvent } from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useAcp } from './acp-harness.js';
+
+/** Whether any model request carried this text. */
+function modelSaw(environment: { api: { requests: readonly { kind: string; body: unknown }[] } }, text: string) {
+  return environment.api.requests.some(
+    (request) => request.kind === 'turn' && JSON.stringify(request.body).includes(text),
+  );
+}
+
+describe('ACP prompts sent while a prompt of the same session runs', () => {
+  const start = useAcp();
+
+  async function heldPrompt() {
+    const started = await start();
+    const { environment, pair } = started;
+    environment.api.enqueue(holdReply());
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const first = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Take your time.' }],
+    });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    // The stream is held once the fake API registered it: a release before that would miss it.
+    await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
+    return { ...started, sessionId, first };
+  }
+
+  it('queues the second prompt as the next run: each answers when its own run ends, in order', async () => {
+    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
+    const order: string[] = [];
+    void first.then(() => order.push('first'));
+    const second = pair.agent
+      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Then mention bananas.' }] })
+      .then((response) => {
+        order.push('second');
+        return response;
+      });
+    const queued = await waitForEvent(runtime, sessionId, 'input.queued');
+    expect(queued.delivery).toBe('after_turn');
+    expect((await runtime.getSession(sessionId)).queuedInputs).toHaveLength(1);
+
+    environment.api.enqueue(textReply('First done.'), textReply('Bananas.'));
+    environment.api.releaseHeld();
+    expect(await first).toEqual({ stopReason: 'end_turn' });
+    expect(await second).toEqual({ stopReason: 'end_turn' });
+    expect(order).toEqual(['first', 'second']);
+    expect(pair.agentText(sessionId)).toBe('First done.Bananas.');
+    // Both prompts are the client's own: neither is echoed back.
+    expect(pair.updatesOf(sessionId, 'user_message_chunk')).toEqual([]);
+    const session = await runtime.getSession(sessionId);
+    expect(session.lastRun?.runId).toBe(queued.runId);
+    expect(session.queuedInputs).toEqual([]);
+    expect(modelSaw(environment, 'Then mention bananas.')).toBe(true);
+  });
+
+  it('session/cancel withdraws the queued prompt (it never reaches the model) and interrupts the running one', async () => {
+    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
+    const second = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Never run this.' }],
+    });
+    const queued = await waitForEvent(runtime, sessionId, 'input.queued');
+    await pair.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect(await second).toEqual({ stopReason: 'cancelled' });
+    expect(await first).toEqual({ stopReason: 'cancelled' });
+    const cancelled = await waitForEvent(runtime, sessionId, 'input.cancelled');
+    expect(cancelled).toMatchObject({ inputId: queued.inputId, reason: 'withdrawn' });
+    const session = await runtime.getSession(sessionId);
+    expect(session.lastRun?.outcome).toBe('interrupted');
+    expect(session.lastRun?.runId).not.toBe(queued.runId);
+    expect(session.queuedInputs).toEqual([]);
+    expect(modelSaw(environment, 'Never run this.')).toBe(false);
+  });
+
+  it('a queued prompt withdrawn by another host ends cancelled; the running one goes on', async () => {
+    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
+    const second = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Withdrawn elsewhere.' }],
+    });
+    const queued = await waitForEvent(runtime, sessionId, 'input.queued');
+    await runtime.cancelQueuedInput({ sessionId, inputId: queued.inputId });
+    expect(await second).toEqual({ stopReason: 'cancelled' });
+    environment.api.enqueue(textReply('First done.'));
+    environment.api.releaseHeld();
+    expect(await first).toEqual({ stopReason: 'end_turn' });
+    expect(modelSaw(environment, 'Withdrawn elsewhere.')).toBe(false);
+  });
+});
