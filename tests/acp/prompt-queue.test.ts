@@ -30,7 +30,15 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     await environment.api.waitForRequests(1, { kind: 'turn' });
     // The stream is held once the fake API registered it: a release before that would miss it.
     await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
-    return { ...started, sessionId, first };
+    /** A second prompt, resolved with its answer's promise once Tether queued it. */
+    const queuePrompt = async (text: string) => {
+      const answered = pair.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text }],
+      });
+      return { answered, queued: await waitForEvent(started.runtime, sessionId, 'input.queued') };
+    };
+    return { ...started, sessionId, first, queuePrompt };
   }
 
   it('queues the second prompt as the next run: each answers when its own run ends, in order', async () => {
@@ -62,12 +70,8 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   });
 
   it('session/cancel withdraws the queued prompt (it never reaches the model) and interrupts the running one', async () => {
-    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
-    const second = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Never run this.' }],
-    });
-    const queued = await waitForEvent(runtime, sessionId, 'input.queued');
+    const { environment, runtime, pair, sessionId, first, queuePrompt } = await heldPrompt();
+    const { answered: second, queued } = await queuePrompt('Never run this.');
     await pair.agent.notify(methods.agent.session.cancel, { sessionId });
     expect(await second).toEqual({ stopReason: 'cancelled' });
     expect(await first).toEqual({ stopReason: 'cancelled' });
@@ -81,12 +85,8 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   });
 
   it('a queued prompt withdrawn by another host ends cancelled; the running one goes on', async () => {
-    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
-    const second = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Withdrawn elsewhere.' }],
-    });
-    const queued = await waitForEvent(runtime, sessionId, 'input.queued');
+    const { environment, runtime, sessionId, first, queuePrompt } = await heldPrompt();
+    const { answered: second, queued } = await queuePrompt('Withdrawn elsewhere.');
     await runtime.cancelQueuedInput({ sessionId, inputId: queued.inputId });
     expect(await second).toEqual({ stopReason: 'cancelled' });
     environment.api.enqueue(textReply('First done.'));

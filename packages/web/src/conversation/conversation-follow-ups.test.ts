@@ -1,3 +1,4 @@
+import type { EventBody } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { formatContextUsage, formatPlanLimits } from '../format/format-limits.js';
 import { waitingFollowUps } from './conversation-state.js';
@@ -8,36 +9,30 @@ const second = `run_${'2'.repeat(32)}`;
 const input = (digit: string) => `inp_${digit.repeat(32)}`;
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 
+/** A run, then a follow-up queued behind it and one steered into it (redacted). */
+const queuedBehindFirst: EventBody[] = [
+  openedBody(),
+  { type: 'run.started', runId: first, input: text('Work.'), inputRedacted: false },
+  {
+    type: 'input.queued',
+    inputId: input('a'),
+    delivery: 'after_turn',
+    runId: second,
+    input: text('Next.'),
+    inputRedacted: false,
+  },
+  { type: 'input.queued', inputId: input('b'), delivery: 'steer', runId: first, input: null, inputRedacted: true },
+];
+
 describe('follow-ups, plan limits and context usage in the conversation', () => {
   it('a queued follow-up waits, then becomes the next run; a steered one ends folded into the running run', () => {
-    const waiting = fold([
-      openedBody(),
-      { type: 'run.started', runId: first, input: text('Work.'), inputRedacted: false },
-      {
-        type: 'input.queued',
-        inputId: input('a'),
-        delivery: 'after_turn',
-        runId: second,
-        input: text('Next.'),
-        inputRedacted: false,
-      },
-      { type: 'input.queued', inputId: input('b'), delivery: 'steer', runId: first, input: null, inputRedacted: true },
-    ]);
+    const waiting = fold(queuedBehindFirst);
     expect(waitingFollowUps(waiting).map((followUp) => [followUp.inputId, followUp.delivery, followUp.text])).toEqual([
       [input('a'), 'after_turn', 'Next.'],
       [input('b'), 'steer', null],
     ]);
     const ended = fold([
-      openedBody(),
-      { type: 'run.started', runId: first, input: text('Work.'), inputRedacted: false },
-      {
-        type: 'input.queued',
-        inputId: input('a'),
-        delivery: 'after_turn',
-        runId: second,
-        input: text('Next.'),
-        inputRedacted: false,
-      },
+      ...queuedBehindFirst.slice(0, 3),
       {
         type: 'input.queued',
         inputId: input('b'),
@@ -67,16 +62,7 @@ describe('follow-ups, plan limits and context usage in the conversation', () => 
 
   it('a cancelled follow-up shows in the run it waited behind, with why', () => {
     const state = fold([
-      openedBody(),
-      { type: 'run.started', runId: first, input: text('Work.'), inputRedacted: false },
-      {
-        type: 'input.queued',
-        inputId: input('a'),
-        delivery: 'after_turn',
-        runId: second,
-        input: text('Next.'),
-        inputRedacted: false,
-      },
+      ...queuedBehindFirst.slice(0, 3),
       { type: 'run.completed', runId: first, outcome: 'interrupted' },
       { type: 'input.cancelled', inputId: input('a'), runId: second, reason: 'interrupted' },
     ]);
