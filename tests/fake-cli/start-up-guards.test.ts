@@ -1,6 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CLAUDE_CLI_MINIMUM_VERSION } from '@tether/provider-claude';
+import { readProcessCommandLine, snapshotDescendants } from '@tether/provider-claude/test-support';
 import {
   type FakeCliStep,
   answerText,
@@ -15,7 +16,7 @@ import { useFakeRuntime } from './fake-runtime-harness.js';
 
 // Agents that never get going: one that starts and never writes a frame (the start-up watchdog),
 // one that never stamps its frames with the input they belong to (the default correlation), and one
-// older than the supported floor (refused before anything is started).
+// older than the supported floor (refused: the agent started beside the version check is stopped unreported).
 
 const harness = useFakeRuntime('tether-startup-');
 
@@ -98,7 +99,7 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
     expect(answerText(await runEvents(current, sessionId, runId))).toBe('by position');
   });
 
-  it('a run on a CLI older than the floor fails provider_unavailable (cli_too_old) and starts nothing; after an update the next turn runs', async () => {
+  it('a run on a CLI older than the floor fails provider_unavailable (cli_too_old), reports no process and leaves none; after an update the next turn runs', async () => {
     const binary = path.join(harness.root, 'claude');
     await claudeReporting(binary, '2.0.5');
     const { runtime: current, sessionId } = await harness.open(transport, [fakeCliTurn('updated')], {
@@ -120,6 +121,10 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
     });
     expect(run.error?.message).toContain('claude update');
     expect((await current.readEvents(sessionId)).some((event) => event.type === 'session.process_started')).toBe(false);
+    const agents = snapshotDescendants(process.pid).filter(({ pid }) =>
+      readProcessCommandLine(pid)?.includes(fakeClaudeCliPath()),
+    );
+    expect(agents).toEqual([]);
 
     await claudeReporting(binary, CLAUDE_CLI_MINIMUM_VERSION);
     const second = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });

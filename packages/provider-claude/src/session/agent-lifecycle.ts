@@ -8,6 +8,7 @@ import {
   type ConnectionListener,
   whileCurrent,
 } from '../connection/claude-connection.js';
+import { heldListener } from '../connection/held-listener.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import type { ConversationStart } from '../launch/build-arguments.js';
 import { budgetedConfiguration } from '../launch/budget.js';
@@ -68,6 +69,8 @@ export abstract class AgentLifecycle implements PoolMember {
   protected spareRefused = false;
   /** Starts the spare that replaces the one this session took, once its first turn is under way (adopt). */
   protected spareReplacement: (() => void) | null = null;
+  /** An agent being started while the binary's version check is still out (spawn). */
+  protected starting: Promise<ClaudeConnection | null> | null = null;
   /** What the session's runs cost so far (its budget's spent part: a new process gets what is left). */
   protected spentCostUsd: number;
   /** The current turn's input, kept until the CLI acknowledges it. */
@@ -166,7 +169,10 @@ export abstract class AgentLifecycle implements PoolMember {
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
-    await this.settings.checkBinary();
+    // Beside the start, not before it: `claude --version` (once per binary and process) would add
+    // its ~25 ms to the first cold start. Spares exist only for a binary that passed it.
+    const binaryChecked = this.settings.checkBinary();
+    binaryChecked.catch(() => undefined);
     // A parked spare is claimed together with a turn: a refused claim then starts that turn cold.
     const key = runId !== null || !this.parksSpares() ? this.spareKey() : null;
     const spare = this.settings.warmPool && key !== null ? await this.settings.warmPool.take(key) : undefined;
@@ -182,13 +188,11 @@ export abstract class AgentLifecycle implements PoolMember {
       return null;
     }
     if (this.connection) return this.connection;
-    try {
-      return this.spawn();
-    } catch (error) {
-      // spawn() throws synchronously for some failures (E2BIG): the slot goes back, the run fails as a failed start does.
-      this.settings.pool.release(this);
-      throw spawnFailedError(this.settings.binaryPath, (error as NodeJS.ErrnoException).code);
-    }
+    // A second caller while the first start waits for the check shares it (one agent per session).
+    this.starting ??= this.spawn(binaryChecked).finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
   }
 
   /** Spares start new conversations: a session that resumes or copies one cannot use them. */
@@ -286,15 +290,36 @@ export abstract class AgentLifecycle implements PoolMember {
       });
   }
 
-  protected spawn(): ClaudeConnection {
+  /**
+   * Starts an agent while the binary's version check may still be out: the agent becomes the
+   * session's (session.process_started, and what it said meanwhile heard) only once the check
+   * passed; for a refused binary it is stopped, never reported, and the check's error is thrown.
+   */
+  protected async spawn(binaryChecked: Promise<void>): Promise<ClaudeConnection | null> {
     const providerSessionId = this.state.providerSessionId!;
     const conversation = conversationStart(providerSessionId, this.state.conversationEstablished, this.copy);
     let connection: ClaudeConnection | null = null;
-    connection = this.launch(
-      conversation,
-      this.listenerFor(() => connection),
+    const held = heldListener(this.listenerFor(() => connection));
+    try {
+      connection = this.launch(conversation, held.listener);
+    } catch (error) {
+      // spawn() throws synchronously for some failures (E2BIG): the slot goes back, the run fails as a failed start does.
+      this.settings.pool.release(this);
+      await binaryChecked;
+      throw spawnFailedError(this.settings.binaryPath, (error as NodeJS.ErrnoException).code);
+    }
+    const refusal = await binaryChecked.then(
+      () => null,
+      (error: unknown) => error,
     );
+    if (refusal !== null || this.stopped) {
+      await connection.stop({ busy: false, force: true });
+      this.settings.pool.release(this);
+      if (refusal !== null) throw refusal;
+      return null;
+    }
     this.beginConnection(connection, providerSessionId, false);
+    held.open();
     return connection;
   }
 
