@@ -63,4 +63,27 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     await page.locator('.session-limits', { hasText: 'No plan limits: API key account' }).waitFor();
     await page.locator('.session-context', { hasText: /^Context \d+% full after the last run$/ }).waitFor();
   });
+
+  it('Ctrl+Enter steers a follow-up into the running turn: it shows as folded into that run, and no run of its own starts', async () => {
+    const page = await suite.connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(
+      textReply('slow '.repeat(400), { chunks: 200, delayMs: 50 }),
+      textReply('Hi as well.'),
+    );
+    await sendTurn(page, 'Talk slowly.');
+    await page.getByText('slow slow slow', { exact: false }).waitFor();
+    const message = page.getByLabel('Message', { exact: true });
+    await page.locator('.composer-steer').waitFor();
+    await message.fill('Also say hi.');
+    await message.press('Control+Enter');
+    await page.getByRole('list', { name: 'Waiting follow-ups' }).getByText('Steering into the running turn').waitFor();
+    const run = page.locator('.run').first();
+    await run.locator('.follow-up-folded', { hasText: 'Also say hi.' }).getByText('Folded into this run').waitFor();
+    await waitForRunEnd(page, 'Succeeded');
+    await run.getByText('Hi as well.').waitFor();
+    expect(await page.locator('.run').count()).toBe(1);
+    const sentToModel = suite.environment.api.requests.filter((request) => request.kind === 'turn');
+    expect(JSON.stringify(sentToModel.at(-1)!.body)).toContain('Also say hi.');
+  });
 });
