@@ -145,8 +145,9 @@ describe('a subscriber that replays a history larger than its bound', () => {
     // More than two replay pages of events, against a bound of ten: only a paced replay gets through.
     const long = createMockProvider({
       turn: ({ runId, emit }) => {
+        // A block each: deltas of one block may be joined into one event, and this needs 1,200 events.
         for (let index = 0; index < 1_200; index += 1)
-          emit({ type: 'run.message_delta', runId, blockId: 'b1', text: `${index} ` });
+          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} ` });
         emit({ type: 'run.completed', runId, outcome: 'succeeded' });
       },
     });
