@@ -70,6 +70,24 @@ describe('follow-ups sent while a run works', () => {
     expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
   });
 
+  it("after_turn: a follow-up that starts at the run's end is not kept waiting by a context measurement: the context is measured after it, not between", async () => {
+    const { runtime, sessionId } = await runningTool();
+    const queued = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Now mention bananas.' }],
+      delivery: 'after_turn',
+    });
+    expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
+    // The first measurement: none between the first run's end and the follow-up's line (the CLI
+    // answers a request before it reads a line written after it).
+    const measured = await waitForEvent(runtime, sessionId, 'session.context_measured');
+    const followUpEnd = (await runtime.readEvents(sessionId)).find(
+      (event) => event.type === 'run.completed' && event.runId === queued.runId,
+    );
+    expect(measured.seq).toBeGreaterThan(followUpEnd?.seq ?? Number.POSITIVE_INFINITY);
+    expect(measured.contextUsage.totalTokens).toBeGreaterThan(0);
+  });
+
   it('steer: handed into the running turn, the model gets it beside the tool result, and no extra run starts', async () => {
     const { runtime, sessionId, first } = await runningTool();
     const steered = await runtime.submitTurn({

@@ -13,6 +13,7 @@ import { acknowledgesInput } from './acknowledgement.js';
 import type { ClaimRefusal } from './spare-claim.js';
 import { AgentLifecycle } from './agent-lifecycle.js';
 import { requestInterrupt } from './interrupt-request.js';
+import { OneShotTimer } from './one-shot-timer.js';
 import { endingAfterReceipt, failedEnding, holdEnding } from './run-ending.js';
 import { inputClosedError, stalledError, unstampedError } from './session-errors.js';
 import { SessionReports } from './session-reports.js';
@@ -20,6 +21,13 @@ import { SteeredInputs } from './steered-inputs.js';
 
 /** How long an agent whose input failed may take to exit on its own before it counts as no longer reading. */
 const inputClosedGraceMs = 1_000;
+
+/**
+ * How long after a run's end the context is measured, unless a turn starts first (then it is
+ * measured after that one): the CLI works out its answer before it reads a line written after the
+ * request, so a turn sent right after the end waited for it (a few ms; up to ~150 ms on a busy 2-core machine).
+ */
+const contextMeasurementDelayMs = 500;
 
 /**
  * What a Claude session does with what its agent says and how its turns end: frames translated
@@ -35,12 +43,18 @@ export abstract class AgentOutput extends AgentLifecycle {
     emit: (part) => this.emit(part),
     current: () => (this.stopped ? null : this.connection),
   });
+  protected readonly contextMeasurement = new OneShotTimer({
+    delayMs: contextMeasurementDelayMs,
+    onFire: () => {
+      if (this.state.turn === null) this.reports.measureContext();
+    },
+  });
 
   // ---- output ----------------------------------------------------------------------------
 
   /**
    * Every part goes out through here: a run's steered inputs that never reached the model end before
-   * its run.completed, its cost counts toward the budget, and the context is measured after it.
+   * its run.completed, its cost counts toward the budget, and the context is measured a moment after it.
    */
   protected emitPart(part: AgentProviderV1Part, emit: (part: AgentProviderV1Part) => void): void {
     if (part.type === 'run.completed') {
@@ -49,7 +63,7 @@ export abstract class AgentOutput extends AgentLifecycle {
     }
     if (part.type === 'run.usage' && part.costUsd) this.spentCostUsd += part.costUsd;
     emit(part);
-    if (part.type === 'run.completed') this.reports.measureContext();
+    if (part.type === 'run.completed') this.contextMeasurement.schedule();
   }
 
   protected note(code: string): void {

@@ -60,6 +60,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     };
     this.state.turn = active;
     this.idleRelease.cancel();
+    this.contextMeasurement.cancel();
     let connection: ClaudeConnection | null;
     try {
       connection = this.connection ?? (await this.startConnection(turn.runId));
@@ -127,6 +128,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doStop(reason: AgentProviderV1StopReason, options: AgentProviderV1StopOptions = {}): Promise<void> {
     this.stopped = true;
     this.idleRelease.cancel();
+    this.contextMeasurement.cancel();
     this.watchdog.stop();
     this.startupWatchdog.cancel();
     // Nothing is left waiting and nothing is allowed on the way out.
