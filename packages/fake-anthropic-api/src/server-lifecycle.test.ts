@@ -68,6 +68,18 @@ describe('held streams', () => {
     expect(api.requests[0]!.clientAborted).toBe(false);
   });
 
+  it('counts a held reply as held once its request is recorded, so a release right after waitForRequests is never lost', async () => {
+    api.enqueue(holdReply());
+    const answered = postMessages(api.url, messagesBody()).then(readSse);
+    await api.waitForRequests(1);
+    // At once, before the stream is set up: the release applies when it is.
+    expect(api.heldCount).toBe(1);
+    api.releaseHeld();
+    const rest = await answered;
+    expect(rest.error).toBeDefined();
+    expect(api.heldCount).toBe(0);
+  });
+
   it('notices a client that aborts a held stream', async () => {
     api.enqueue(holdReply());
     const controller = new AbortController();

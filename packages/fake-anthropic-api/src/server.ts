@@ -174,20 +174,37 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     });
     record.replyKind = choice.reply.kind ?? 'message';
     record.unscripted = choice.unscripted;
+    // A held reply counts as held from the moment its request is recorded: a test that saw the
+    // request and calls releaseHeld() before the stream is set up must not see its release lost.
+    let releasedEarly = false;
+    const releaseEarly = () => {
+      releasedEarly = true;
+    };
+    if (choice.reply.kind === 'hold') this.#held.add(releaseEarly);
     this.#log.add(record);
-    await writeReply(choice.reply, {
-      ...ctx,
-      model: view.model,
-      streaming: view.streaming,
-      signal: controller.signal,
-      hold: (release) => {
-        this.#held.add(release);
-        return () => this.#held.delete(release);
-      },
-      destroy: () => {
-        closedByFake = true;
-        res.destroy();
-      },
-    });
+    try {
+      await writeReply(choice.reply, {
+        ...ctx,
+        model: view.model,
+        streaming: view.streaming,
+        signal: controller.signal,
+        hold: (release) => {
+          this.#held.delete(releaseEarly);
+          if (releasedEarly) {
+            release();
+            return () => undefined;
+          }
+          this.#held.add(release);
+          return () => this.#held.delete(release);
+        },
+        destroy: () => {
+          closedByFake = true;
+          res.destroy();
+        },
+      });
+    } finally {
+      // A reply that ended before it set up its hold (the client went away) leaves nothing held.
+      this.#held.delete(releaseEarly);
+    }
   }
 }
