@@ -8,6 +8,7 @@ const drivers = {
   raw: async () => (await import('./lib/peer-raw-leg.mjs')).runRawPeerLeg,
   sdk: async () => (await import('./lib/peer-sdk-leg.mjs')).runSdkPeerLeg,
   tether: async () => (await import('./lib/peer-tether-leg.mjs')).runTetherPeerLeg,
+  acp: async () => (await import('./lib/peer-acp-leg.mjs')).runAcpPeerLeg,
 };
 
 try {

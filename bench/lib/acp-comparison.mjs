@@ -9,19 +9,17 @@
  * answer; on the agent side, from /proc: the agent process's own CPU per turn and its RSS (the
  * claude processes under it are counted apart: the same CLI in both).
  */
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client.mjs';
 import { claudeUnder, cpuOf, killLeftoverProcesses } from './claude-processes.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { descendantsOf, memoryOf, processCpuMs } from './proc.mjs';
 import { bootstrapMedianInterval, median, summarize } from './stats.mjs';
 
 export const acpAgents = ['tether', 'zed'];
-export const zedPackage = '@zed-industries/claude-agent-acp';
+export { zedPackage } from './acp-client.mjs';
 /** How long a leg may take in all, and an agent to exit once its client closed stdin. */
 const legTimeoutMs = 120_000;
 const exitGraceMs = 10_000;
@@ -33,41 +31,7 @@ function agentLaunch(agent, { claudePath, environment, repoRoot, dataDir }) {
       argv: [path.join(repoRoot, 'packages', 'cli', 'bin', 'tether.js'), 'acp', '--data-dir', dataDir],
       env: { ...environment, TETHER_CLAUDE_PATH: claudePath },
     };
-  return {
-    argv: [fileURLToPath(import.meta.resolve('@zed-industries/claude-agent-acp/dist/index.js'))],
-    env: { ...environment, CLAUDE_CODE_EXECUTABLE: claudePath },
-  };
-}
-
-/** JSON-RPC over the agent's stdio, newline-delimited, as ACP frames it. */
-function connect(child, { onUpdate }) {
-  let nextId = 1;
-  const waiting = new Map();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line);
-    if (message.method === 'session/update') onUpdate(message.params, performance.now());
-    else if (message.method !== undefined && message.id !== undefined) {
-      // A permission request (none is expected for a text answer): allow, so a turn never hangs.
-      const option = message.params?.options?.find((candidate) => candidate.kind === 'allow_once');
-      const result =
-        message.method === 'session/request_permission'
-          ? { outcome: option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' } }
-          : null;
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
-    } else if (message.id !== undefined && waiting.has(message.id)) {
-      const { resolve, reject } = waiting.get(message.id);
-      waiting.delete(message.id);
-      if (message.error) reject(new Error(`${message.error.message} (${JSON.stringify(message.error.data ?? {})})`));
-      else resolve({ result: message.result, at: performance.now() });
-    }
-  });
-  return {
-    request(method, params) {
-      const id = nextId++;
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
-    },
-  };
+  return claudeAgentAcpLaunch({ claudePath, environment });
 }
 
 /** One leg: a fresh agent process, initialize, session/new, two prompts, then the client quits. */
@@ -76,34 +40,12 @@ export async function runAcpLeg(agent, context, { repoRoot, leg }) {
   const dataDir = path.join(context.root, 'acp-data', `${agent}-${leg}`);
   await mkdir(dataDir, { recursive: true });
   const launch = agentLaunch(agent, { ...context, repoRoot, dataDir });
+  const chunks = messageChunks();
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, launch.argv, {
-    cwd: workspace,
-    env: launch.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
-  const closed = new Promise((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal, at: performance.now() })),
-  );
-  const timer = setTimeout(() => child.kill('SIGKILL'), legTimeoutMs);
-  let turn;
-  const client = connect(child, {
-    onUpdate: (params, at) => {
-      if (turn === undefined || params.update.sessionUpdate !== 'agent_message_chunk') return;
-      turn.chunks += 1;
-      turn.text += params.update.content?.type === 'text' ? params.update.content.text : '';
-      turn.firstChunkAt ??= at;
-    },
-  });
+  const agentProcess = startAcpAgent({ ...launch, cwd: workspace, label: agent }, chunks);
+  const { child, client, during } = agentProcess;
+  const timer = setTimeout(agentProcess.kill, legTimeoutMs);
   try {
-    const failed = closed.then(({ code, signal }) => {
-      throw new Error(`the ${agent} agent exited (${signal ?? code}) during the leg: ${stderr.trim().slice(-800)}`);
-    });
-    const during = (promise) => Promise.race([promise, failed]);
     await during(client.request('initialize', { protocolVersion: 1, clientCapabilities: {} }));
     const initializedAt = performance.now();
     const { result } = await during(client.request('session/new', { cwd: workspace, mcpServers: [] }));
@@ -113,10 +55,11 @@ export async function runAcpLeg(agent, context, { repoRoot, leg }) {
       const claudeBefore = claudeUnder(child.pid);
       const agentCpu = processCpuMs(child.pid);
       const claudeCpu = cpuOf(claudeBefore.pids);
-      turn = { chunks: 0, text: '', firstChunkAt: undefined, sentAt: performance.now() };
+      chunks.begin(performance.now());
       const answer = await during(
         client.request('session/prompt', { sessionId: result.sessionId, prompt: [{ type: 'text', text: prompt }] }),
       );
+      const turn = chunks.end();
       // Claude processes started during a cold turn are counted from their start.
       const claudeNew = claudeUnder(child.pid).pids.filter((pid) => !claudeBefore.pids.includes(pid));
       turns.push({
@@ -129,15 +72,10 @@ export async function runAcpLeg(agent, context, { repoRoot, leg }) {
         claudeCpuMs: claudeCpu() + claudeNew.reduce((sum, pid) => sum + (processCpuMs(pid) || 0), 0),
       });
     }
-    turn = undefined;
     const agentMemory = memoryOf(child.pid);
     const claude = claudeUnder(child.pid);
     const processes = descendantsOf(child.pid).map((process) => process.comm);
-    const quitAt = performance.now();
-    child.stdin.end();
-    const exitTimer = setTimeout(() => child.kill('SIGKILL'), exitGraceMs);
-    const exit = await closed;
-    clearTimeout(exitTimer);
+    const exit = await agentProcess.quit(exitGraceMs);
     return {
       agent,
       startMs: initializedAt - spawnedAt,
@@ -147,12 +85,12 @@ export async function runAcpLeg(agent, context, { repoRoot, leg }) {
       agentHwmKb: agentMemory.hwmKb,
       claudeRssKb: claude.rssKb,
       processes,
-      exitMs: exit.at - quitAt,
-      exit: exit.signal ?? exit.code,
+      exitMs: exit.ms,
+      exit: exit.exit,
     };
   } finally {
     clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    agentProcess.kill();
   }
 }
 

@@ -1,15 +1,18 @@
 /**
- * The peers scenario: in each round, the raw loop, the Agent SDK's query() and Tether (in-process
+ * The peers scenario: in each round, the raw loop, the Agent SDK's query(), the reference ACP adapter
+ * @zed-industries/claude-agent-acp (a child of its leg's host, driven over ACP) and Tether (in-process
  * runtime over SQLite) each drive the same claude binary against the same fake API, one after the
  * other in an order that rotates, each leg in a fresh host process of its own
- * (bench/peer-leg-host.mjs) so its host CPU and RSS are the driver's alone. Every leg measures:
+ * (bench/peer-leg-host.mjs) so its host CPU and RSS are the driver's alone (the ACP leg's: the host's
+ * plus the adapter's). Every leg measures:
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
  *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
  *           then a short turn on it;
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
- *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool.
+ *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool;
+ *           none for the ACP adapter, which cannot start claude before a session.
  * Every figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
  */
 import { spawn } from 'node:child_process';
@@ -22,7 +25,7 @@ import { runPairs } from './paired-runs.mjs';
 import { SHORT, SLOW } from './scripted-prompts.mjs';
 import { bootstrapMedianInterval, summarize } from './stats.mjs';
 
-export const peerLegs = ['raw', 'sdk', 'tether'];
+export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
 const legTimeoutMs = 180_000;
 
 async function runLegProcess(leg, context, repoRoot) {
@@ -49,11 +52,11 @@ function describePair(pair) {
   const ms = (value) => (Number.isFinite(value) ? value.toFixed(0) : '-');
   const leg = (name) => {
     const result = pair[name];
-    const prewarmed =
-      name === 'sdk'
-        ? `startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`
-        : `prewarmed ${ms(result.prewarmed?.firstDeltaMs)}`;
-    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} short ${ms(result.warmShort.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)} ${prewarmed}`;
+    let prewarmed = ` prewarmed ${ms(result.prewarmed?.firstDeltaMs)}`;
+    if (name === 'sdk')
+      prewarmed = ` startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`;
+    if (name === 'acp') prewarmed = '';
+    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} short ${ms(result.warmShort.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)}${prewarmed}`;
   };
   return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
 }
@@ -105,11 +108,12 @@ function toRaw(pairs, pickRaw, picks) {
   return figure;
 }
 
-const same = (pick) => ({ sdk: pick, tether: pick });
+const same = (pick) => ({ sdk: pick, acp: pick, tether: pick });
 /**
  * Per 1,000 of the agent's deltas: every leg streamed as many as the raw leg of its round counted
  * (the same fake model), whatever number of events carried them (Tether joins a block's deltas
- * that wait for the same commit, so its event count is lower).
+ * that wait for the same commit, so its event count is lower). The ACP leg's CPU is its host's plus
+ * the adapter process's.
  */
 const per1k = (leg) => (leg.warm.cpuMs / Math.max(1, leg.warm.agentDeltas)) * 1000;
 const withAgentDeltas = (pair) => ({
@@ -165,6 +169,18 @@ export function summarizePeers({ pairs, warmUp }) {
     ),
     sdkArgv: warmUp.sdk.argv,
     sdkClaims: [...new Set(pairs.map((pair) => pair.sdk.claim))],
+    acpArgv: warmUp.acp.argv,
+    acpAdapterStartMs: summarize(pairs.map((pair) => pair.acp.adapterStartMs)),
+    acpSessionNewMs: summarize(pairs.map((pair) => pair.acp.newSessionMs)),
+    acpWarmCpuMs: {
+      host: summarize(pairs.map((pair) => pair.acp.warm.hostCpuMs)),
+      adapter: summarize(pairs.map((pair) => pair.acp.warm.adapterCpuMs)),
+    },
+    acpRssMb: {
+      host: summarize(pairs.map((pair) => pair.acp.hostRssKb / 1024)),
+      adapter: summarize(pairs.map((pair) => pair.acp.adapterRssKb / 1024)),
+    },
+    acpExits: [...new Set(pairs.map((pair) => pair.acp.adapterExit))],
     leftoverProcesses: pairs.reduce(
       (sum, pair) => sum + peerLegs.reduce((legs, leg) => legs + pair[leg].leftover, 0),
       0,
@@ -181,12 +197,13 @@ export function peerTableLines(summary) {
     entry
       ? `${number(entry.median, unit === 'MB' ? 0 : 0)} ${unit} ×${number(entry.ratio.median, 2)} [${number(entry.ratio.ci95[0], 2)}–${number(entry.ratio.ci95[1], 2)}]`
       : '-';
+  // A driver with no such figure (the ACP adapter has no prewarmed session) gets "—".
   const row = (label, figure, unit, sdkKeys = ['sdk']) =>
-    `| ${label} | ${number(figure.raw.median)} ${unit} | ${sdkKeys.map((key) => `${key === 'sdk' ? '' : `${key.split(':')[1]}: `}${cell(figure[key], unit)}`).join('; ')} | ${cell(figure.tether, unit)} |`;
+    `| ${label} | ${number(figure.raw.median)} ${unit} | ${sdkKeys.map((key) => `${key === 'sdk' ? '' : `${key.split(':')[1]}: `}${cell(figure[key], unit)}`).join('; ')} | ${figure.acp ? cell(figure.acp, unit) : '—'} | ${cell(figure.tether, unit)} |`;
   return [
     `peers: ${summary.repetitions} rounds (${summary.quietPairs} quiet); median, then ×ratio to the raw loop of the same round [95 % CI]`,
-    '| | raw loop | Agent SDK query() | Tether (runtime + SQLite, in-process) |',
-    '|---|---|---|---|',
+    '| | raw loop | Agent SDK query() | claude-agent-acp (host + adapter) | Tether (runtime + SQLite, in-process) |',
+    '|---|---|---|---|---|',
     row('warm 2,000-delta turn, submit → result', summary.warmTurn, 'ms'),
     row('host CPU per 1,000 deltas (warm turn)', summary.cpuPer1kDeltas, 'ms'),
     row('cold: open → first delta', summary.coldFirstDelta, 'ms'),
@@ -198,5 +215,7 @@ export function peerTableLines(summary) {
     ]),
     row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
     row('interrupt → turn ended', summary.interrupt, 'ms'),
+    `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
+    `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];
 }
