@@ -28,21 +28,31 @@ export interface ServedDaemon {
 
 /**
  * `tether serve --port 0 --no-web --data-dir <root>/<name> --store DATABASE ARGS`, as a user would
- * start it, once it listens. Every daemon of a test gets the test environment's HOME: claude keeps
- * its conversations under ~/.claude, and a session taken over by another daemon resumes there only
- * if that daemon's claude reads the same directory (docs/store-postgres.md: the storage every daemon
- * must share). The data dirs differ: each holds its daemon's token, lock and owner id.
+ * start it, once it listens (database null: no --store, the data dir's SQLite). Every daemon of a
+ * test gets the test environment's HOME: claude keeps its conversations under ~/.claude, and a
+ * session taken over by another daemon resumes there only if that daemon's claude reads the same
+ * directory (docs/store-postgres.md: the storage every daemon must share). The data dirs differ: each holds its daemon's token, lock and owner id.
  */
 export function serveDaemon(
   environment: ClaudeTestEnvironment,
   name: string,
-  database: string,
+  database: string | null,
   args: readonly string[] = [],
 ): Promise<ServedDaemon> {
   const dataDir = path.join(path.dirname(environment.home), `daemon-${name}`);
   const child = spawn(
     process.execPath,
-    [tetherBin, 'serve', '--port', '0', '--no-web', '--data-dir', dataDir, '--store', database, ...args],
+    [
+      tetherBin,
+      'serve',
+      '--port',
+      '0',
+      '--no-web',
+      '--data-dir',
+      dataDir,
+      ...(database === null ? [] : ['--store', database]),
+      ...args,
+    ],
     {
       cwd: environment.workspace,
       env: { ...environment.environment, TETHER_CLAUDE_PATH: environment.claudePath, [daemonMarker]: dataDir },
@@ -80,6 +90,28 @@ export function serveDaemon(
       if (!listening) reject(new Error(`tether serve ${name} exited (${code ?? signal}): ${output}`));
     });
   });
+}
+
+/**
+ * What a test leaves, ended (for its afterEach): its followers closed, its daemons stopped, whatever
+ * a daemon killed there left running (its claude carries the test's HOME) killed, its environment removed.
+ */
+export async function endTestDaemons(
+  environment: ClaudeTestEnvironment | undefined,
+  daemons: ServedDaemon[],
+  followers: EventFollower[],
+): Promise<void> {
+  for (const follower of followers.splice(0)) follower.close();
+  await Promise.all(daemons.splice(0).map((daemon) => stopDaemon(daemon)));
+  if (environment)
+    for (const pid of processesWithEnvironment('HOME', environment.home)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  await environment?.cleanup();
 }
 
 /** Sends `signal` to a daemon still running (continuing it first, should it be stopped) and waits for its exit. */

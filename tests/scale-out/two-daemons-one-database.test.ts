@@ -5,7 +5,6 @@ import {
   type ClaudeTestEnvironment,
   type TestPostgres,
   createClaudeTestEnvironment,
-  processesWithEnvironment,
   startTestPostgres,
 } from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { commandId, openSession } from '../daemon/daemon-test-helpers.js';
 import {
   EventFollower,
   type ServedDaemon,
+  endTestDaemons,
   isDelta,
   oneTo,
   replyText,
@@ -41,18 +41,7 @@ let environment: ClaudeTestEnvironment | undefined;
 const daemons: ServedDaemon[] = [];
 const followers: EventFollower[] = [];
 afterEach(async () => {
-  for (const follower of followers.splice(0)) follower.close();
-  await Promise.all(daemons.splice(0).map((daemon) => stopDaemon(daemon)));
-  // Whatever a daemon killed here left running (its claude carries the test's HOME).
-  if (environment)
-    for (const pid of processesWithEnvironment('HOME', environment.home)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  await environment?.cleanup();
+  await endTestDaemons(environment, daemons, followers);
   environment = undefined;
 });
 
