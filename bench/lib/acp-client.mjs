@@ -99,15 +99,18 @@ export function startAcpAgent({ argv, env, cwd, label }, { onUpdate }) {
 
 /**
  * Follows one prompt at a time: the agent_message_chunk updates between begin() and end(), their
- * text, and when the first one was read (onFirstChunk is called right then).
+ * text, and when the first one was read (onFirstChunk is called right then). Empty text chunks are
+ * left out: the reference adapter sends one for each text block's start, before its first delta.
  */
 export function messageChunks() {
   let turn;
   return {
     onUpdate(params, at) {
       if (turn === undefined || params.update.sessionUpdate !== 'agent_message_chunk') return;
+      const { content } = params.update;
+      if (content?.type === 'text' && content.text === '') return;
       turn.chunks += 1;
-      turn.text += params.update.content?.type === 'text' ? params.update.content.text : '';
+      turn.text += content?.type === 'text' ? content.text : '';
       if (turn.firstChunkAt !== undefined) return;
       turn.firstChunkAt = at;
       turn.onFirstChunk?.();
