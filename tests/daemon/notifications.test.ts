@@ -1,24 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
-import {
-  type ClaudeTestEnvironment,
-  agentErrorOf,
-  createClaudeTestEnvironment,
-  sampleQuestions,
-} from '@tether/testkit';
+import { agentErrorOf, createClaudeTestEnvironment, sampleQuestions } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type Client,
-  RecordingLogger,
-  daemonPerTest,
-  dataDirOf,
-  openSession,
-  startTestDaemon,
-} from './daemon-test-helpers.js';
+import { RecordingLogger, daemonPerTest, dataDirOf, openSession, startTestDaemon } from './daemon-test-helpers.js';
 import { TestReceiver, deliveryFigures, refusingUrl, signatureIsValid } from './notifications-test-receiver.js';
+import { metrics, startApprovalRun, webDirectory } from './notifications-test-session.js';
 
 const { start } = daemonPerTest();
 const receivers: TestReceiver[] = [];
@@ -35,40 +23,6 @@ async function receiver(behaviour?: Parameters<typeof TestReceiver.start>[0]): P
   return started;
 }
 
-/** A stand-in for the web UI's build, so the daemon serves a UI and notifications carry an "open" link. */
-async function webDirectory(): Promise<string> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-web-'));
-  temporaryDirectories.push(root);
-  await mkdir(root, { recursive: true });
-  await writeFile(path.join(root, 'index.html'), '<!doctype html><title>Tether</title>');
-  return root;
-}
-
-const approvalTurn = [
-  toolUseReply('Bash', { command: 'echo hi > approved.txt', description: 'Write a file' }),
-  textReply('Done.'),
-] as const;
-
-/** Opens a session and starts a run whose Bash call waits for an approval. */
-async function startApprovalRun(
-  environment: ClaudeTestEnvironment,
-  api: Client,
-): Promise<{ sessionId: string; runId: string }> {
-  const sessionId = await openSession(api, environment.workspace);
-  environment.api.enqueue(...approvalTurn);
-  const { runId } = await api.command<SubmitTurnReceipt>({
-    type: 'submit_turn',
-    sessionId,
-    input: [{ type: 'text', text: 'Write it.' }],
-  });
-  return { sessionId, runId };
-}
-
-async function metrics(daemon: { url: string; token: string }): Promise<string> {
-  const response = await fetch(`${daemon.url}/v1/metrics`, { headers: { authorization: `Bearer ${daemon.token}` } });
-  return response.text();
-}
-
 const delivered = (receiverName: string, kind: string) => (line: Record<string, unknown>) =>
   line['message'] === 'notification delivered' && line['receiver'] === receiverName && line['kind'] === kind;
 
@@ -79,7 +33,7 @@ describe('notifications', () => {
     const logger = new RecordingLogger();
     const { environment, daemon, api } = await start({
       logger,
-      staticDirectory: await webDirectory(),
+      staticDirectory: await webDirectory(temporaryDirectories),
       notifications: { receivers: [{ url: hook.url, secret, name: 'phone' }] },
     });
     const { sessionId, runId } = await startApprovalRun(environment, api);

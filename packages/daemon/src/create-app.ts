@@ -5,6 +5,7 @@ import { registerCommandRoutes } from './routes/commands.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerLinkRoutes } from './notifications/link-routes.js';
+import { registerPushRoutes } from './notifications/push-routes.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerOpenApiRoutes } from './routes/openapi.js';
 import { registerProviderRoutes } from './routes/providers.js';
@@ -41,6 +42,7 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   registerEventRoutes(app, state);
   registerProviderRoutes(app, state);
   registerMetricsRoutes(app, state);
+  registerPushRoutes(app, state);
   registerOpenApiRoutes(app);
   app.get('/v1/ws', () => {
     throw invalidRequest(

@@ -4,6 +4,7 @@ import type { TokenGuard } from './auth/token-guard.js';
 import type { DaemonLogger } from './logging/create-logger.js';
 import type { DaemonMetrics } from './metrics/daemon-metrics.js';
 import type { OneTimeLinks } from './notifications/one-time-links.js';
+import type { WebPush } from './notifications/web-push.js';
 import type { OutboxLimits } from './streaming/bounded-outbox.js';
 import type { ConnectionRegistry } from './streaming/connection-registry.js';
 import type { StaticFiles } from './static/static-files.js';
@@ -23,6 +24,8 @@ export interface DaemonState {
   readonly staticFiles: StaticFiles | null;
   /** Notifications' one-time answer links (/v1/links/<token>); empty without notifications. */
   readonly links: OneTimeLinks;
+  /** Web Push's key and browsers (/v1/push/*); null when it is off. */
+  readonly webPush: WebPush | null;
   /** True from the start of close(): no new work, no new connections. */
   draining: boolean;
 }

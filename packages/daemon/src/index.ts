@@ -7,6 +7,7 @@ export type {
   NotificationKind,
   NotificationOptions,
   NotificationReceiver,
+  WebPushOptions,
 } from './notifications/notification-options.js';
 export { readDaemonInfo } from './lifecycle/daemon-info.js';
 export type { DaemonInfo } from './lifecycle/daemon-info.js';

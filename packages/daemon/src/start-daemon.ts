@@ -206,6 +206,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       pingIntervalMs: options.pingIntervalMs ?? defaultPingIntervalMs,
       staticFiles,
       links: notifications.links,
+      webPush: notifications.webPush,
       draining: false,
     };
     const app = createApp(state);

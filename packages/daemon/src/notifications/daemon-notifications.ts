@@ -6,11 +6,14 @@ import { type NotificationOptions, defaultLinkTtlMs } from './notification-optio
 import { ensureNotificationSecret } from './notification-secret.js';
 import { Notifier } from './notifier.js';
 import { OneTimeLinks } from './one-time-links.js';
+import { WebPush } from './web-push.js';
+import { webhookSender } from './webhook-sender.js';
 
-/** What the daemon holds of notifications: the links its route answers, and the notifier (null with no receivers). */
+/** What the daemon holds of notifications: the links its route answers, Web Push (null when off), and the notifier. */
 export interface DaemonNotifications {
   readonly links: OneTimeLinks;
   readonly metrics: NotificationMetrics | null;
+  readonly webPush: WebPush | null;
   start(baseUrl: string): void;
   close(): void;
 }
@@ -18,7 +21,7 @@ export interface DaemonNotifications {
 /**
  * The notifier over the runtime, for receivers already checked (resolveNotifications, before anything
  * was opened). Receivers without their own secret sign with the data dir's, whose file (never its
- * content) the log names.
+ * content) the log names. With Web Push on, every registered browser is one more receiver.
  */
 export async function createDaemonNotifications(parts: {
   readonly options: NotificationOptions | undefined;
@@ -30,26 +33,35 @@ export async function createDaemonNotifications(parts: {
 }): Promise<DaemonNotifications> {
   const links = new OneTimeLinks(parts.options?.linkTtlMs ?? defaultLinkTtlMs);
   const { receivers, settings } = parts.resolved;
-  if (receivers.length === 0) return { links, metrics: null, start: () => undefined, close: () => undefined };
+  const pushSettings = parts.resolved.webPush;
+  if (receivers.length === 0 && pushSettings === null)
+    return { links, metrics: null, webPush: null, start: () => undefined, close: () => undefined };
   const shared = receivers.some((receiver) => receiver.secret === null)
     ? await ensureNotificationSecret(parts.dataDir)
     : null;
+  const webPush = pushSettings === null ? null : await WebPush.open(parts.dataDir, pushSettings, parts.logger);
   const metrics = new NotificationMetrics(receivers.map((receiver) => receiver.name));
   const notifier = new Notifier({
     runtime: parts.runtime,
     receivers: receivers.map((receiver) => ({
-      ...receiver,
-      signingSecret: receiver.secret ?? (shared?.secret as string),
+      name: receiver.name,
+      kinds: receiver.kinds,
+      sessionWaitingMs: receiver.sessionWaitingMs,
+      send: webhookSender(receiver.url, receiver.secret ?? (shared?.secret as string)),
     })),
+    laterWaitingThresholdsMs:
+      pushSettings?.kinds.has('session_waiting') === true ? [pushSettings.sessionWaitingMs] : [],
     links,
     metrics,
     settings,
     logger: parts.logger,
     servesWebUi: parts.servesWebUi,
   });
+  webPush?.attach(notifier);
   return {
     links,
     metrics,
+    webPush,
     start(baseUrl) {
       notifier.start(baseUrl);
       parts.logger.info(
@@ -57,6 +69,9 @@ export async function createDaemonNotifications(parts: {
           receivers: receivers.map((receiver) => receiver.name),
           linkBase: baseUrl,
           ...(shared === null ? {} : { secretFile: shared.filePath }),
+          ...(webPush === null
+            ? {}
+            : { webPushKeyFile: webPush.keyFile, pushSubscriptions: webPush.subscriptionCount }),
         },
         'notifications on',
       );

@@ -5,6 +5,7 @@ import {
   type NotificationKind,
   type NotificationOptions,
   type NotificationReceiver,
+  type WebPushOptions,
   defaultNotificationKinds,
   defaultSessionWaitingSeconds,
   notificationKinds,
@@ -28,10 +29,24 @@ const ReceiverEntry = z.strictObject({
     .optional(),
 });
 
+const WebPushEntry = z.strictObject({
+  subject: z.string().min(1).max(512),
+  events: z.array(z.enum(notificationKinds)).min(1).optional(),
+  sessionWaitingSeconds: ReceiverEntry.shape.sessionWaitingSeconds,
+  ttlSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .optional(),
+  maxSubscriptions: z.number().int().min(1).max(1000).optional(),
+});
+
 /** The config file's format (docs/notifications.md). */
 export const NotificationConfigFile = z.strictObject({
   allowPlainHttp: z.boolean().optional(),
-  receivers: z.array(ReceiverEntry).min(1).max(32),
+  receivers: z.array(ReceiverEntry).max(32).default([]),
+  webPush: WebPushEntry.optional(),
 });
 
 /** A receiver checked and with its defaults filled in. */
@@ -74,9 +89,62 @@ async function readConfigFile(filePath: string): Promise<z.infer<typeof Notifica
   return parsed.data;
 }
 
+/** Web Push, checked and with its defaults filled in; null when off. */
+export interface ResolvedWebPush {
+  readonly subject: string;
+  readonly kinds: ReadonlySet<NotificationKind>;
+  readonly sessionWaitingMs: number;
+  readonly ttlSeconds: number;
+  readonly maxSubscriptions: number;
+  readonly allowLoopbackHttpEndpoints: boolean;
+}
+
 export interface ResolvedNotifications {
   readonly receivers: readonly ResolvedReceiver[];
   readonly settings: DeliverySettings;
+  readonly webPush: ResolvedWebPush | null;
+}
+
+const defaultPushTtlSeconds = 3600;
+const defaultMaxSubscriptions = 20;
+
+function checkKinds(kinds: ReadonlySet<string>, where: string): void {
+  for (const kind of kinds)
+    if (!(notificationKinds as readonly string[]).includes(kind))
+      throw invalidConfig(`${where}: "${kind}" is not an event kind; use ${notificationKinds.join(', ')}.`);
+}
+
+function positiveSeconds(value: number, where: string, name: string): number {
+  if (!Number.isFinite(value) || value <= 0)
+    throw invalidConfig(`${where}: ${name} must be a positive number of seconds.`);
+  return value;
+}
+
+function resolveWebPush(options: WebPushOptions, where: string): ResolvedWebPush {
+  const subject = options.subject;
+  // RFC 8292 §2.1: the push service's operator contacts the sender through it.
+  if (!/^mailto:[^\s@]+@[^\s@]+$/.test(subject) && !/^https:\/\/[^\s]+$/.test(subject))
+    throw invalidConfig(
+      `${where}: subject must be a mailto: or https: URL the push services can contact you at (for example "mailto:you@example.com").`,
+    );
+  const kinds = new Set(options.events ?? defaultNotificationKinds);
+  checkKinds(kinds, where);
+  const ttlSeconds = options.ttlSeconds ?? defaultPushTtlSeconds;
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 0)
+    throw invalidConfig(`${where}: ttlSeconds must be a whole number of seconds, 0 or more.`);
+  const maxSubscriptions = options.maxSubscriptions ?? defaultMaxSubscriptions;
+  if (!Number.isInteger(maxSubscriptions) || maxSubscriptions < 1 || maxSubscriptions > 1000)
+    throw invalidConfig(`${where}: maxSubscriptions must be a whole number from 1 to 1,000.`);
+  return {
+    subject,
+    kinds,
+    sessionWaitingMs:
+      positiveSeconds(options.sessionWaitingSeconds ?? defaultSessionWaitingSeconds, where, 'sessionWaitingSeconds') *
+      1000,
+    ttlSeconds,
+    maxSubscriptions,
+    allowLoopbackHttpEndpoints: options.allowLoopbackHttpEndpoints === true,
+  };
 }
 
 function deliverySettings(options: NotificationOptions): DeliverySettings {
@@ -97,7 +165,7 @@ function checkSecret(secret: string | undefined, where: string): void {
  * a bad receiver stops the start with a message that says what to change.
  */
 export async function resolveNotifications(options: NotificationOptions | undefined): Promise<ResolvedNotifications> {
-  if (options === undefined) return { receivers: [], settings: defaultDeliverySettings };
+  if (options === undefined) return { receivers: [], settings: defaultDeliverySettings, webPush: null };
   const settings = deliverySettings(options);
   if (options.linkTtlMs !== undefined && (!Number.isFinite(options.linkTtlMs) || options.linkTtlMs < 1000))
     throw invalidConfig(`notifications.linkTtlMs must be at least 1,000 ms, not ${String(options.linkTtlMs)}.`);
@@ -105,9 +173,13 @@ export async function resolveNotifications(options: NotificationOptions | undefi
     (entry, index) => ({ entry, where: `Notification receiver ${index + 1}` }),
   );
   let allowPlainHttp = options.allowPlainHttp === true;
+  let webPush = options.webPush === undefined ? null : resolveWebPush(options.webPush, 'notifications.webPush');
   if (options.configFile !== undefined) {
     const file = await readConfigFile(options.configFile);
     allowPlainHttp ||= file.allowPlainHttp === true;
+    // The host's own options win over the file's.
+    if (webPush === null && file.webPush !== undefined)
+      webPush = resolveWebPush(file.webPush, `webPush of ${options.configFile}`);
     file.receivers.forEach((entry, index) =>
       given.push({ entry, where: `Receiver ${index + 1} of ${options.configFile}` }),
     );
@@ -117,16 +189,16 @@ export async function resolveNotifications(options: NotificationOptions | undefi
     const url = checkReceiverUrl(entry.url, where, allowPlainHttp);
     checkSecret(entry.secret, where);
     const kinds = new Set(entry.events ?? defaultNotificationKinds);
-    for (const kind of kinds)
-      if (!(notificationKinds as readonly string[]).includes(kind))
-        throw invalidConfig(`${where}: "${kind}" is not an event kind; use ${notificationKinds.join(', ')}.`);
+    checkKinds(kinds, where);
     const name = entry.name ?? receiverLabel(url, index + 1);
     if (names.has(name)) throw invalidConfig(`${where}: the name "${name}" is taken by another receiver.`);
     names.add(name);
-    const waitingSeconds = entry.sessionWaitingSeconds ?? defaultSessionWaitingSeconds;
-    if (!Number.isFinite(waitingSeconds) || waitingSeconds <= 0)
-      throw invalidConfig(`${where}: sessionWaitingSeconds must be a positive number of seconds.`);
+    const waitingSeconds = positiveSeconds(
+      entry.sessionWaitingSeconds ?? defaultSessionWaitingSeconds,
+      where,
+      'sessionWaitingSeconds',
+    );
     return { name, url, kinds, secret: entry.secret ?? null, sessionWaitingMs: waitingSeconds * 1000 };
   });
-  return { receivers, settings };
+  return { receivers, settings, webPush };
 }

@@ -46,9 +46,12 @@ export class NotificationMetrics {
 
   /** Every receiver appears in the scrape from the start, at zero. */
   constructor(receiverNames: readonly string[]) {
-    for (const receiver of receiverNames) {
-      for (const counter of [this.sent, this.failed, this.retried, this.dropped]) counter.inc({ receiver }, 0);
-      this.pending.set({ receiver }, 0);
-    }
+    for (const receiver of receiverNames) this.track(receiver);
+  }
+
+  /** A receiver in the scrape, at zero if it is new (one added later: a browser's push subscription). */
+  track(receiver: string): void {
+    for (const counter of [this.sent, this.failed, this.retried, this.dropped]) counter.inc({ receiver }, 0);
+    this.pending.set({ receiver }, 0);
   }
 }

@@ -35,6 +35,22 @@ export interface NotificationDeliveryOptions {
   readonly queueLimit?: number;
 }
 
+/** Web Push to the browsers where someone enabled notifications in the web UI (docs/notifications.md). */
+export interface WebPushOptions {
+  /** Who runs this daemon, for the push services (VAPID's `sub`): a mailto: or https: URL. Required: it turns Web Push on. */
+  readonly subject: string;
+  /** The kinds pushed (default: interaction_requested, run_completed, run_failed). */
+  readonly events?: readonly NotificationKind[];
+  /** session_waiting's threshold for pushes (default 300 s). */
+  readonly sessionWaitingSeconds?: number;
+  /** How long a push service keeps a message for a browser that is offline (TTL header; default 3,600 s, the links' lifetime). */
+  readonly ttlSeconds?: number;
+  /** Browsers registered at most (default 20); past it a new one is refused with capacity_exceeded. */
+  readonly maxSubscriptions?: number;
+  /** Tests only: accept subscription endpoints on http:// to this machine (a local stand-in for a push service). */
+  readonly allowLoopbackHttpEndpoints?: boolean;
+}
+
 export interface NotificationOptions {
   /** Receivers given directly (e.g. `tether serve --notify URL`). */
   readonly receivers?: readonly NotificationReceiver[];
@@ -45,6 +61,8 @@ export interface NotificationOptions {
   readonly delivery?: NotificationDeliveryOptions;
   /** How long an interaction's one-time links stay usable (default 3,600,000 ms). */
   readonly linkTtlMs?: number;
+  /** Web Push to browsers (off unless given; the config file's "webPush" too). */
+  readonly webPush?: WebPushOptions;
 }
 
 export const defaultSessionWaitingSeconds = 300;

@@ -1,7 +1,6 @@
 import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import type { DaemonLogger } from '../logging/create-logger.js';
-import type { ResolvedReceiver } from './notification-config.js';
 import {
   type InteractionSummary,
   type NotificationBody,
@@ -13,18 +12,25 @@ import {
 import type { NotificationMetrics } from './notification-metrics.js';
 import type { NotificationKind } from './notification-options.js';
 import type { OneTimeLinks } from './one-time-links.js';
-import { type DeliverySettings, ReceiverQueue } from './receiver-queue.js';
+import { type DeliverySettings, type NotificationSender, ReceiverQueue } from './receiver-queue.js';
 import { WaitingTimers } from './waiting-timers.js';
 
 type RequestedEvent = Extract<ProtocolEvent, { type: 'interaction.requested' }>;
 
-export interface NotifierReceiver extends ResolvedReceiver {
-  readonly signingSecret: string;
+/** Anything that gets notifications: a webhook, a browser's push subscription; they differ only in how they send. */
+export interface NotifierReceiver {
+  readonly name: string;
+  readonly kinds: ReadonlySet<NotificationKind>;
+  readonly sessionWaitingMs: number;
+  readonly send: NotificationSender;
 }
 
 export interface NotifierOptions {
   readonly runtime: Pick<AgentRuntime, 'observe' | 'getSession'>;
+  /** The receivers known at start (webhooks). */
   readonly receivers: readonly NotifierReceiver[];
+  /** session_waiting thresholds of receivers added later (push subscriptions): timers start with the interaction. */
+  readonly laterWaitingThresholdsMs?: readonly number[];
   readonly links: OneTimeLinks;
   readonly metrics: NotificationMetrics;
   readonly settings: DeliverySettings;
@@ -39,7 +45,7 @@ export interface NotifierOptions {
  * can slow a run. Interactions' one-time links are minted here and voided when they settle.
  */
 export class Notifier {
-  private readonly queues = new Map<string, ReceiverQueue>();
+  private readonly receivers = new Map<string, { receiver: NotifierReceiver; queue: ReceiverQueue }>();
   private readonly waiting: WaitingTimers;
   private stopObserving: (() => void) | null = null;
   private baseUrl = '';
@@ -48,20 +54,34 @@ export class Notifier {
 
   constructor(options: NotifierOptions) {
     this.options = options;
-    for (const receiver of options.receivers)
-      this.queues.set(
-        receiver.name,
-        new ReceiverQueue(
-          { name: receiver.name, url: receiver.url, secret: receiver.signingSecret },
-          options.settings,
-          options.metrics,
-          options.logger,
-        ),
-      );
+    for (const receiver of options.receivers) this.addReceiver(receiver);
     const thresholds = options.receivers
       .filter((receiver) => receiver.kinds.has('session_waiting'))
       .map((receiver) => receiver.sessionWaitingMs);
-    this.waiting = new WaitingTimers(thresholds, (event, thresholdMs) => this.sendWaiting(event, thresholdMs));
+    this.waiting = new WaitingTimers(
+      [...thresholds, ...(options.laterWaitingThresholdsMs ?? [])],
+      (event, thresholdMs) => this.sendWaiting(event, thresholdMs),
+    );
+  }
+
+  /** A receiver from now on (a browser that enabled notifications); its name is its label in metrics. */
+  addReceiver(receiver: NotifierReceiver): void {
+    if (this.closed) return;
+    this.removeReceiver(receiver.name);
+    this.options.metrics.track(receiver.name);
+    const queue = new ReceiverQueue(
+      { name: receiver.name, send: receiver.send },
+      this.options.settings,
+      this.options.metrics,
+      this.options.logger,
+    );
+    this.receivers.set(receiver.name, { receiver, queue });
+  }
+
+  /** Stops a receiver: what it still had queued is dropped (and counted). */
+  removeReceiver(name: string): void {
+    this.receivers.get(name)?.queue.close();
+    this.receivers.delete(name);
   }
 
   /** Starts observing, once the daemon knows the address links must point to (its advertised URL, or where it listens). */
@@ -74,7 +94,7 @@ export class Notifier {
     this.closed = true;
     this.stopObserving?.();
     this.waiting.close();
-    for (const queue of this.queues.values()) queue.close();
+    for (const { queue } of this.receivers.values()) queue.close();
   }
 
   /** Runs inside the runtime's publish: bookkeeping only, never I/O, never a throw. */
@@ -116,11 +136,13 @@ export class Notifier {
   }
 
   private wanted(kind: NotificationKind): boolean {
-    return this.options.receivers.some((receiver) => receiver.kinds.has(kind));
+    return this.receiversOf(kind).length > 0;
   }
 
   private receiversOf(kind: NotificationKind, filter: (receiver: NotifierReceiver) => boolean = () => true) {
-    return this.options.receivers.filter((receiver) => receiver.kinds.has(kind) && filter(receiver));
+    return [...this.receivers.values()]
+      .map(({ receiver }) => receiver)
+      .filter((receiver) => receiver.kinds.has(kind) && filter(receiver));
   }
 
   /** Off the publish call stack; a failure is logged, never thrown into the runtime. */
@@ -224,7 +246,7 @@ export class Notifier {
       body: JSON.stringify(body),
       eventAt: Number.isFinite(eventAt) ? eventAt : Date.now(),
     };
-    for (const receiver of receivers) this.queues.get(receiver.name)?.push(outgoing);
+    for (const receiver of receivers) this.receivers.get(receiver.name)?.queue.push(outgoing);
   }
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotificationMetrics } from './notification-metrics.js';
 import { ReceiverQueue, defaultDeliverySettings } from './receiver-queue.js';
+import { webhookSender } from './webhook-sender.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const stalled: ServerResponse[] = [];
@@ -47,7 +48,7 @@ describe('a receiver queue', () => {
     const receiver = await stallingReceiver();
     const metrics = new NotificationMetrics(['slow']);
     const queue = new ReceiverQueue(
-      { name: 'slow', url: receiver.url, secret: 'secret-0123456789abcdef' },
+      { name: 'slow', send: webhookSender(receiver.url, 'secret-0123456789abcdef') },
       { ...defaultDeliverySettings, queueLimit: 2 },
       metrics,
       silent,

@@ -1,7 +1,5 @@
 import type { DaemonLogger } from '../logging/create-logger.js';
-import { VERSION } from '../version.js';
 import type { NotificationMetrics } from './notification-metrics.js';
-import { signNotification, signatureHeader, timestampHeader } from './notification-signature.js';
 
 export interface DeliverySettings {
   readonly attempts: number;
@@ -29,13 +27,23 @@ export interface OutgoingNotification {
   readonly eventAt: number;
 }
 
+/** What one attempt came to: accepted, worth another try, or refused for good. */
+export type AttemptResult = 'sent' | 'retry' | 'refused';
+
+/** One kind of receiver's way of sending (a signed webhook POST, a Web Push message); a throw counts as 'retry'. */
+export type NotificationSender = (notification: OutgoingNotification, signal: AbortSignal) => Promise<AttemptResult>;
+
 interface Destination {
   readonly name: string;
-  readonly url: URL;
-  readonly secret: string;
+  readonly send: NotificationSender;
 }
 
-type AttemptResult = 'sent' | 'retry' | 'refused';
+/** How an HTTP status is taken: 2xx accepted; 408, 429 and 5xx worth a retry; anything else (4xx, a redirect) a no. */
+export function attemptResultOf(status: number): AttemptResult {
+  if (status >= 200 && status < 300) return 'sent';
+  if (status === 408 || status === 429 || status >= 500) return 'retry';
+  return 'refused';
+}
 
 /**
  * One receiver's deliveries: a bounded queue (the oldest dropped and counted when full), a few
@@ -149,26 +157,7 @@ export class ReceiverQueue {
     const timeout = setTimeout(() => controller.abort(), this.settings.attemptTimeoutMs);
     timeout.unref();
     try {
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const response = await fetch(this.destination.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': `tether/${VERSION}`,
-          [timestampHeader]: timestamp,
-          [signatureHeader]: signNotification(this.destination.secret, timestamp, notification.body),
-          'X-Tether-Event': notification.kind,
-          'X-Tether-Delivery': notification.id,
-        },
-        body: notification.body,
-        // A redirect could carry the body (and its links) somewhere the owner never named.
-        redirect: 'manual',
-        signal: controller.signal,
-      });
-      await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return 'sent';
-      if (response.status === 408 || response.status === 429 || response.status >= 500) return 'retry';
-      return 'refused';
+      return await this.destination.send(notification, controller.signal);
     } catch {
       // Refused connection, reset, DNS failure, timeout: all worth another try.
       return 'retry';

@@ -5,7 +5,7 @@ function refused(message: string, reason: string): AgentError {
   return new AgentError({ code: 'invalid_command', message, details: { reason } });
 }
 
-function isLoopbackHostName(hostName: string): boolean {
+export function isLoopbackHostName(hostName: string): boolean {
   return (loopbackHostNames as readonly string[]).includes(hostName) || /^127\.\d+\.\d+\.\d+$/.test(hostName);
 }
 

@@ -306,6 +306,35 @@ export function buildOpenApiDocument(): JsonObject {
           },
         },
       },
+      '/v1/push/key': {
+        get: {
+          summary: "The daemon's VAPID public key, for the web UI's push subscription",
+          description:
+            '{publicKey}: the uncompressed P-256 point, base64url (applicationServerKey). 501 capability_unsupported when Web Push is off (docs/notifications.md).',
+          responses: { '200': { description: 'The key.' }, ...authErrors, ...errors(501) },
+        },
+      },
+      '/v1/push/subscriptions': {
+        post: {
+          summary: "Registers a browser's push subscription (its PushSubscription.toJSON())",
+          description:
+            'It then gets the notifications as Web Push messages. 201 {id} when new, 200 when known; 400 invalid_command for an endpoint that is not https or bad keys; 429 capacity_exceeded past webPush.maxSubscriptions; 501 when Web Push is off.',
+          responses: {
+            '200': { description: 'Known already.' },
+            '201': { description: 'Registered.' },
+            ...authErrors,
+            ...errors(400, 429, 501),
+          },
+        },
+        delete: {
+          summary: "Forgets a browser's push subscription ({endpoint})",
+          responses: {
+            '200': { description: '{removed}: whether it was registered.' },
+            ...authErrors,
+            ...errors(400, 501),
+          },
+        },
+      },
       '/v1/links/{token}': {
         get: {
           summary: "A notification's one-time link: what it would answer (never answers)",
