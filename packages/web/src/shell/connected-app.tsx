@@ -4,12 +4,13 @@ import { type ProviderCapabilities, agentDirectory } from '@tether/protocol';
 import { DaemonContext, type DaemonConnection } from '../connection/daemon-context.js';
 import { SessionView } from '../conversation/session-view.js';
 import { NewSessionForm } from '../new-session/new-session-form.js';
+import { NotificationToggle } from '../notifications/notification-toggle.js';
 import { sessionDiffPath, sessionPath, useRoute } from '../routing/use-route.js';
 import { SessionList } from '../sessions/session-list.js';
 import { useSessionList } from '../sessions/use-session-list.js';
 import { SessionDiffView } from '../workspace/session-diff-view.js';
 
-function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
+function Workspace({ token, onSignOut }: { readonly token: string; readonly onSignOut: () => void }) {
   const [route, navigate] = useRoute();
   const list = useSessionList();
   const selected = route.name === 'session' || route.name === 'diff' ? route.sessionId : null;
@@ -28,6 +29,7 @@ function Workspace({ onSignOut }: { readonly onSignOut: () => void }) {
           Tether
         </a>
         <div className="app-header-actions">
+          <NotificationToggle token={token} />
           <button type="button" onClick={() => navigate('/new')}>
             New session
           </button>
@@ -120,7 +122,7 @@ export function ConnectedApp({
   );
   return (
     <DaemonContext.Provider value={connection}>
-      <Workspace onSignOut={onSignOut} />
+      <Workspace token={token} onSignOut={onSignOut} />
     </DaemonContext.Provider>
   );
 }
