@@ -11,16 +11,37 @@ export interface ReceivedNotification {
 /** How the receiver answers: at once with a status, or never (until closed), like a stalled service. */
 export type ReceiverBehaviour = { readonly status: number } | 'stall';
 
-/** A notification receiver on 127.0.0.1 that records every POST and lets a test wait for one. */
-export class TestReceiver {
-  readonly received: ReceivedNotification[] = [];
+/** What a test server received, in order, and a way to wait for one that matches. */
+export class Arrivals<Item> {
+  readonly received: Item[] = [];
   private waiters: Array<() => void> = [];
+
+  /** The first arrival that matches, waiting for it. */
+  async waitFor(match: (item: Item) => boolean): Promise<Item> {
+    for (;;) {
+      const found = this.received.find(match);
+      if (found) return found;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  protected record(item: Item): void {
+    this.received.push(item);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** A notification receiver on 127.0.0.1 that records every POST and lets a test wait for one. */
+export class TestReceiver extends Arrivals<ReceivedNotification> {
   private readonly stalled: ServerResponse[] = [];
 
   readonly url: string;
   private readonly server: Server;
 
   private constructor(server: Server, url: string) {
+    super();
     this.server = server;
     this.url = url;
   }
@@ -42,26 +63,10 @@ export class TestReceiver {
     return receiver;
   }
 
-  /** The first notification that matches, waiting for it. */
-  async waitFor(match: (notification: ReceivedNotification) => boolean): Promise<ReceivedNotification> {
-    for (;;) {
-      const found = this.received.find(match);
-      if (found) return found;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
   async close(): Promise<void> {
     for (const response of this.stalled) response.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private record(notification: ReceivedNotification): void {
-    this.received.push(notification);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 }
 

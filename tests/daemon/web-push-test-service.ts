@@ -1,6 +1,7 @@
 import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, verify } from 'node:crypto';
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Arrivals } from './notifications-test-receiver.js';
 
 /** A browser's side of a subscription: the P-256 key pair and auth secret pushManager.subscribe() makes. */
 export class TestBrowserKeys {
@@ -101,15 +102,14 @@ export interface PushRequest {
 }
 
 /** A push service stand-in on 127.0.0.1: records each message and answers with the status a test sets. */
-export class TestPushService {
-  readonly received: PushRequest[] = [];
+export class TestPushService extends Arrivals<PushRequest> {
   /** The status the next messages get (201, as push services answer; 410 when the subscription is gone). */
   status = 201;
-  private waiters: Array<() => void> = [];
   readonly origin: string;
   private readonly server: Server;
 
   private constructor(server: Server, origin: string) {
+    super();
     this.server = server;
     this.origin = origin;
   }
@@ -130,23 +130,8 @@ export class TestPushService {
     return service;
   }
 
-  async waitFor(match: (request: PushRequest) => boolean): Promise<PushRequest> {
-    for (;;) {
-      const found = this.received.find(match);
-      if (found) return found;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private record(request: PushRequest): void {
-    this.received.push(request);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 }

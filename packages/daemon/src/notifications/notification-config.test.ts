@@ -86,4 +86,29 @@ describe('notification receivers', () => {
     const missing = await agentErrorOf(resolveNotifications({ configFile: '/nonexistent/notify.json' }));
     expect(missing.message).toContain('ENOENT');
   });
+
+  it('turns Web Push on from the options or the file, with a subject push services can write to', async () => {
+    const fromFile = await resolveNotifications({
+      configFile: await configFile({ webPush: { subject: 'mailto:ops@example.com', events: ['run_failed'] } }),
+    });
+    expect(fromFile.receivers).toEqual([]);
+    expect(fromFile.webPush).toMatchObject({
+      subject: 'mailto:ops@example.com',
+      ttlSeconds: 3600,
+      maxSubscriptions: 20,
+      allowLoopbackHttpEndpoints: false,
+    });
+    expect([...fromFile.webPush!.kinds]).toEqual(['run_failed']);
+    expect((await resolveNotifications({ receivers: [] })).webPush).toBeNull();
+
+    const noContact = await agentErrorOf(resolveNotifications({ webPush: { subject: 'ops team' } }));
+    expect(noContact.details).toMatchObject({ reason: 'notification_config_invalid' });
+    expect(noContact.message).toContain('mailto: or https:');
+    const badKind = await agentErrorOf(
+      resolveNotifications({
+        webPush: { subject: 'https://ops.example', events: ['everything' as 'run_failed'] },
+      }),
+    );
+    expect(badKind.message).toContain('"everything" is not an event kind');
+  });
 });
