@@ -68,8 +68,12 @@ async function openSession(data) {
   const same = windows.find((client) => client.url === target);
   if (same) return same.focus();
   const ours = windows.find((client) => new URL(client.url).origin === self.location.origin);
-  if (ours) return ours.navigate(target).then((client) => (client ?? ours).focus());
-  return self.clients.openWindow(target);
+  if (ours === undefined) return self.clients.openWindow(target);
+  // navigate() works only on a tab this worker controls: any other gets a new window instead.
+  return ours
+    .focus()
+    .then((focused) => focused.navigate(target))
+    .catch(() => self.clients.openWindow(target));
 }
 
 self.addEventListener('notificationclick', (event) => {
