@@ -17,7 +17,8 @@ export const zedPackage = '@zed-industries/claude-agent-acp';
  */
 export function claudeAgentAcpLaunch({ claudePath, environment }) {
   return {
-    argv: [fileURLToPath(import.meta.resolve(`${zedPackage}/dist/index.js`))],
+    // Spelled out (not built from zedPackage) so the dependency check sees what is used.
+    argv: [fileURLToPath(import.meta.resolve('@zed-industries/claude-agent-acp/dist/index.js'))],
     env: { ...environment, CLAUDE_CODE_EXECUTABLE: claudePath },
   };
 }
