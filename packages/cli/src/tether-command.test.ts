@@ -255,12 +255,19 @@ describe('tether demo and doctor', () => {
       tether(['demo', '--json', '--transport', 'sdk'], { environment: withoutCredentials }),
     ]);
     expect([cli.code, sdk.code]).toEqual([0, 0]);
-    // Event types in order, consecutive deltas as one: how finely the text was chunked is the fake model's timing.
-    const types = (stdout: string) =>
+    const allTypes = (stdout: string) =>
       stdout
         .trimEnd()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { type: string }).type)
+        .map((line) => (JSON.parse(line) as { type: string }).type);
+    // The agent's own reports (plan limits, context) land whenever it sends them: compared as a set.
+    const reports = new Set(['session.limits_changed', 'session.context_measured']);
+    const reported = (stdout: string) => new Set(allTypes(stdout).filter((type) => reports.has(type)));
+    expect(reported(sdk.stdout)).toEqual(reported(cli.stdout));
+    // The rest in order, consecutive deltas as one: how finely the text was chunked is the fake model's timing.
+    const types = (stdout: string) =>
+      allTypes(stdout)
+        .filter((type) => !reports.has(type))
         .filter((type, index, all) => !(type.endsWith('_delta') && all[index - 1] === type));
     expect(types(sdk.stdout)).toEqual(types(cli.stdout));
     expect(types(sdk.stdout)).toContain('run.tool_activity');
