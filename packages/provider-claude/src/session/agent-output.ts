@@ -79,7 +79,7 @@ export abstract class AgentOutput extends AgentLifecycle {
 
   protected onActivity(): void {
     this.lastActivity = Date.now();
-    if (this.state.turn) this.watchdog.touch();
+    if (this.state.turn) this.watchdog.touch(this.lastActivity);
   }
 
   protected onStarted(): void {

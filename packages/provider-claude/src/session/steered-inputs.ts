@@ -15,6 +15,8 @@ interface SteeredInput {
 
 type CancelledPart = Extract<AgentProviderV1Part, { type: 'input.cancelled' }>;
 
+const noParts: readonly AgentProviderV1Part[] = [];
+
 /**
  * The steered inputs the agent holds and has not taken into the turn yet, and how each ends: folded
  * when the CLI starts it (lifecycle `started`: next to a tool's result, or as the turn it runs right
@@ -67,8 +69,9 @@ export class SteeredInputs {
    * What a frame says about steered inputs. `interrupting`: a stop of the run is under way, so an
    * input the CLI cancels now was cancelled by it.
    */
-  onFrame(frame: CliFrame, interrupting: boolean): AgentProviderV1Part[] {
-    if (this.pending.size === 0) return [];
+  onFrame(frame: CliFrame, interrupting: boolean): readonly AgentProviderV1Part[] {
+    // Nothing steered (nearly every frame of a turn): no array per frame.
+    if (this.pending.size === 0) return noParts;
     if (frame.kind === 'command_lifecycle') {
       const uuid = frame.frame.command_uuid;
       if (frame.frame.state === 'started' || frame.frame.state === 'completed') {

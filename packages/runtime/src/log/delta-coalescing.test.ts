@@ -33,6 +33,17 @@ describe('addStagedEvent', () => {
     expect(joined).toEqual([staged(text('Hello, world'))]);
   });
 
+  it('leaves the staged deltas it joined as they were (only its own joined event grows)', () => {
+    const first = staged(text('a'));
+    const second = staged(text('b'));
+    const third = staged(text('c'));
+    const joined = batch(first, second, third, staged(text('d')));
+    expect(joined).toEqual([staged(text('abcd'))]);
+    expect([first, second, third].map((event) => (event.body as { text: string }).text)).toEqual(['a', 'b', 'c']);
+    // A later batch that starts from one of them again joins from its own text.
+    expect(batch(second, staged(text('x')))).toEqual([staged(text('bx'))]);
+  });
+
   it('keeps apart what is not the same block of the same kind, run, subagent and session', () => {
     const thinking: EventBody = { type: 'run.thinking_delta', runId, blockId: 'm:0', text: 'b' };
     const subagent: EventBody = { ...text('c'), parentToolUseId: 'toolu_1' };

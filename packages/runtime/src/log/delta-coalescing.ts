@@ -10,19 +10,23 @@ function isDelta(body: EventBody): body is DeltaBody {
   return body.type === 'run.message_delta' || body.type === 'run.thinking_delta';
 }
 
-/** The two deltas as one, when the second continues the first's block and the text stays within the limit. */
-function joined(previous: EventBody, next: DeltaBody): DeltaBody | null {
-  if (
-    !isDelta(previous) ||
-    previous.type !== next.type ||
-    previous.runId !== next.runId ||
-    previous.blockId !== next.blockId ||
-    previous.parentToolUseId !== next.parentToolUseId ||
-    previous.text.length + next.text.length > deltaTextLimit
-  )
-    return null;
-  return { ...previous, text: previous.text + next.text };
+/** Whether the second delta continues the first's block and the joined text stays within the limit. */
+function joins(previous: EventBody, next: DeltaBody): previous is DeltaBody {
+  return (
+    isDelta(previous) &&
+    previous.type === next.type &&
+    previous.runId === next.runId &&
+    previous.blockId === next.blockId &&
+    previous.parentToolUseId === next.parentToolUseId &&
+    previous.text.length + next.text.length <= deltaTextLimit
+  );
 }
+
+/**
+ * Joined events this module made itself: nobody else holds them, so the next delta of the block is
+ * appended in place instead of copying the event and its body once per delta.
+ */
+const ownJoins = new WeakSet<StagedEvent>();
 
 /**
  * Adds an event to a batch not yet written. A text or thinking delta that continues the block of
@@ -37,12 +41,16 @@ export function addStagedEvent(events: StagedEvent[], staged: StagedEvent): void
     for (let index = events.length - 1; index >= 0 && index >= events.length - lookBack; index -= 1) {
       const previous = events[index]!;
       if (previous.sessionId !== staged.sessionId) continue;
-      const combined = joined(previous.body, body);
-      if (combined) {
-        events[index] = { ...previous, body: combined as EventBody };
+      const previousBody = previous.body;
+      if (!joins(previousBody, body)) break;
+      if (ownJoins.has(previous)) {
+        (previousBody as { text: string }).text += body.text;
         return;
       }
-      break;
+      const combined = { ...previous, body: { ...previousBody, text: previousBody.text + body.text } as EventBody };
+      ownJoins.add(combined);
+      events[index] = combined;
+      return;
     }
   }
   events.push(staged);
