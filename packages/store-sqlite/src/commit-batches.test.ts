@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
-import { messageDeltas, sampleUnit, sessionId } from './__fixtures__/sample-records.js';
+import { messageDeltas, sampleUnit, sessionId, sessionRecord } from './__fixtures__/sample-records.js';
 import { openSqliteStore, type SqliteStore } from './index.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
@@ -30,4 +30,30 @@ it('stores 20 batches of 100 events, all readable in order', async () => {
   }
   expect(read).toEqual(messageDeltas(1, 2000));
   expect((await store.getSession(sessionId))?.lastSeq).toBe(2000);
+});
+
+// A commit that moves only the session's progress (seq, times) writes those columns alone; the row
+// must still read back as the last record committed, whatever changed in between or was refused.
+it('reads back the last committed session record across progress-only, full and refused commits', async () => {
+  const base = sampleUnit(1, 1);
+  await store.commit(base);
+  const progressed = { ...sessionRecord(2), lastActivityAt: '2025-01-02T03:04:06.000Z' };
+  await store.commit({ ...base, events: messageDeltas(2, 2), sessions: [progressed], receipts: [] });
+  expect(await store.getSession(sessionId)).toEqual(progressed);
+  const renamed = {
+    ...sessionRecord(3),
+    title: 'Renamed',
+    state: 'idle' as const,
+    updatedAt: '2025-01-02T03:04:07.000Z',
+  };
+  await store.commit({ ...base, events: messageDeltas(3, 3), sessions: [renamed], receipts: [] });
+  expect(await store.getSession(sessionId)).toEqual(renamed);
+  // Refused (seq 5 does not follow 3): nothing of it is written, and the next commit starts from the stored row.
+  const refused = { ...renamed, lastSeq: 5, title: 'Never stored' };
+  await expect(
+    store.commit({ ...base, events: messageDeltas(5, 5), sessions: [refused], receipts: [] }),
+  ).rejects.toThrow();
+  const after = { ...renamed, lastSeq: 4, lastActivityAt: '2025-01-02T03:04:08.000Z' };
+  await store.commit({ ...base, events: messageDeltas(4, 4), sessions: [after], receipts: [] });
+  expect(await store.getSession(sessionId)).toEqual(after);
 });

@@ -40,6 +40,20 @@ function runIdOf(event: ProtocolEvent): string | null {
  */
 type StoredSeqs = Map<string, number>;
 
+/** Each session's row as this connection last wrote it (the parameters it was written with). */
+type StoredSessions = Map<string, Readonly<Record<string, SQLInputValue>>>;
+
+/** The columns a streamed turn's commits change; a session whose other columns are as stored gets only these. */
+const progressColumns = new Set(['lastSeq', 'updatedAt', 'lastActivityAt']);
+
+function progressOnly(
+  stored: Readonly<Record<string, SQLInputValue>>,
+  next: Readonly<Record<string, SQLInputValue>>,
+): boolean {
+  for (const column in next) if (!progressColumns.has(column) && next[column] !== stored[column]) return false;
+  return true;
+}
+
 /**
  * Refuses (before any write) events that do not continue each session's stored sequence exactly;
  * returns each session's last seq once they are stored.
@@ -66,14 +80,37 @@ function checkSequence(
   return next;
 }
 
-function writeUnit(statements: StoreStatements, storedSeqs: StoredSeqs, unit: CommitUnit): Map<string, number> {
-  const lastSeqs = checkSequence(statements, storedSeqs, unit.events);
+/** What a unit wrote, remembered once its transaction is committed. */
+interface Written {
+  readonly lastSeqs: Map<string, number>;
+  readonly sessions: Map<string, Readonly<Record<string, SQLInputValue>>>;
+}
+
+function writeUnit(
+  statements: StoreStatements,
+  stored: { seqs: StoredSeqs; sessions: StoredSessions },
+  unit: CommitUnit,
+): Written {
+  const lastSeqs = checkSequence(statements, stored.seqs, unit.events);
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
+  const sessions = new Map<string, Readonly<Record<string, SQLInputValue>>>();
   for (const session of unit.sessions) {
-    statements.upsertSession.run(sessionParameters(session));
-    statements.updateSessionListingColumns.run(sessionListingParameters(session));
+    const parameters = sessionParameters(session);
+    const before = stored.sessions.get(session.sessionId);
+    if (before && progressOnly(before, parameters)) {
+      statements.updateSessionProgress.run(
+        session.lastSeq,
+        session.updatedAt,
+        session.lastActivityAt,
+        session.sessionId,
+      );
+    } else {
+      statements.upsertSession.run(parameters);
+      statements.updateSessionListingColumns.run(sessionListingParameters(session));
+    }
+    sessions.set(session.sessionId, parameters);
   }
   for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
@@ -84,7 +121,7 @@ function writeUnit(statements: StoreStatements, storedSeqs: StoredSeqs, unit: Co
     statements.insertBlob.run(blob.sha256, blob.mediaType, blob.bytes);
     statements.insertBlobReference.run(blob.sessionId, blob.sha256);
   }
-  return lastSeqs;
+  return { lastSeqs, sessions };
 }
 
 /** SQLite's LIMIT for a page size: nothing for zero or less, everything for an unbounded one. */
@@ -125,6 +162,7 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
   const { database, lock } = parts;
   const statements = prepareStatements(database);
   const storedSeqs: StoredSeqs = new Map();
+  const storedSessions: StoredSessions = new Map();
   let closed = false;
 
   // The work is synchronous, so calls run in the order they were made, concurrent or not.
@@ -184,12 +222,16 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
           for (const statement of statements.deleteSessionRows) statement.run(sessionId);
         });
         storedSeqs.delete(sessionId);
+        storedSessions.delete(sessionId);
       }),
     commit: (unit) =>
       use('write the change; nothing was written', () => {
-        const lastSeqs = inImmediateTransaction(database, () => writeUnit(statements, storedSeqs, unit));
-        // Only what was committed: a unit rolled back leaves the known seqs as they were.
-        for (const [sessionId, seq] of lastSeqs) storedSeqs.set(sessionId, seq);
+        const written = inImmediateTransaction(database, () =>
+          writeUnit(statements, { seqs: storedSeqs, sessions: storedSessions }, unit),
+        );
+        // Only what was committed: a unit rolled back leaves the known seqs and rows as they were.
+        for (const [sessionId, seq] of written.lastSeqs) storedSeqs.set(sessionId, seq);
+        for (const [sessionId, parameters] of written.sessions) storedSessions.set(sessionId, parameters);
       }),
     async close() {
       if (closed) return;

@@ -5,6 +5,7 @@ export interface StoreStatements {
   readonly insertEvent: StatementSync;
   readonly upsertSession: StatementSync;
   readonly updateSessionListingColumns: StatementSync;
+  readonly updateSessionProgress: StatementSync;
   readonly upsertRun: StatementSync;
   readonly upsertInteraction: StatementSync;
   readonly upsertReceipt: StatementSync;
@@ -83,6 +84,11 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     updateSessionListingColumns: database.prepare(`
       UPDATE sessions SET state = $state, live_process = $liveProcess
       WHERE session_id = $sessionId AND (state IS NOT $state OR live_process IS NOT $liveProcess)`),
+    // A streamed turn's commits move only these columns: one short UPDATE instead of the upsert's
+    // 27 named parameters and the listing check (see sqlite-store.ts, progressOnly).
+    updateSessionProgress: database.prepare(
+      'UPDATE sessions SET last_seq = ?, updated_at = ?, last_activity_at = ? WHERE session_id = ?',
+    ),
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
       VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt, $checkpoint)
