@@ -20,7 +20,7 @@ interface PageNavigator {
   readonly serviceWorker: {
     readonly ready: Promise<{
       scope: string;
-      active: { scriptURL: string } | null;
+      active: { scriptURL: string; state: string } | null;
       getNotifications(): Promise<
         Array<Omit<ShownNotification, 'actions'> & { actions?: ShownNotification['actions'] }>
       >;
@@ -87,9 +87,13 @@ describeInBrowser('the web UI: Web Push in a real browser', () => {
 
       // The switch appears once the daemon said Web Push is on and the worker is registered, at scope "/".
       await page.getByRole('button', { name: 'Notifications: off' }).waitFor();
+      // `ready` resolves while the worker may still be activating, and a push delivered then can be
+      // lost: wait until it is activated.
       const worker = await page.evaluate(async () => {
         const registration = await (navigator as unknown as PageNavigator).serviceWorker.ready;
-        return { scope: registration.scope, script: registration.active?.scriptURL };
+        const active = registration.active!;
+        while (active.state !== 'activated') await new Promise((resolve) => setTimeout(resolve, 20));
+        return { scope: registration.scope, script: active.scriptURL };
       });
       expect(worker).toEqual({ scope: `${origin}/`, script: `${origin}/service-worker.js` });
       const registrationId = await registered;

@@ -57,3 +57,25 @@ it('reads back the last committed session record across progress-only, full and 
   await store.commit({ ...base, events: messageDeltas(4, 4), sessions: [after], receipts: [] });
   expect(await store.getSession(sessionId)).toEqual(after);
 });
+
+// What the store remembers of the sessions it wrote is bounded (a long-running daemon writes many);
+// a session it forgot is read from the database again, and checked as strictly.
+it('keeps checking and writing a session it has forgotten after many others were written', async () => {
+  const base = sampleUnit(1, 1);
+  await store.commit(base);
+  for (let index = 0; index < 1_001; index += 1) {
+    const other = `ses_${index.toString(16).padStart(32, '0')}`;
+    await store.commit({
+      ...base,
+      events: messageDeltas(1, 1).map((event) => ({ ...event, sessionId: other })),
+      sessions: [{ ...sessionRecord(1), sessionId: other }],
+      receipts: [],
+    });
+  }
+  await expect(
+    store.commit({ ...base, events: messageDeltas(3, 3), sessions: [sessionRecord(3)], receipts: [] }),
+  ).rejects.toMatchObject({ code: 'store_failure', details: { reason: 'sequence_conflict' } });
+  const progressed = { ...sessionRecord(2), lastActivityAt: '2025-01-02T03:04:09.000Z' };
+  await store.commit({ ...base, events: messageDeltas(2, 2), sessions: [progressed], receipts: [] });
+  expect(await store.getSession(sessionId)).toEqual(progressed);
+});

@@ -40,6 +40,20 @@ function runIdOf(event: ProtocolEvent): string | null {
  */
 type StoredSeqs = Map<string, number>;
 
+/**
+ * How many sessions the store remembers what it last wrote of (seq, row): the most recently
+ * written. Beyond them a commit reads what it needs from the database, so memory follows the
+ * sessions being written, not every session a long-running daemon ever wrote.
+ */
+const rememberedSessions = 1_000;
+
+/** Sets `key` as the most recently written, forgetting the least recently written beyond the bound. */
+function remember<Value>(memory: Map<string, Value>, key: string, value: Value): void {
+  memory.delete(key);
+  memory.set(key, value);
+  if (memory.size > rememberedSessions) memory.delete(memory.keys().next().value!);
+}
+
 /** Each session's row as this connection last wrote it (the parameters it was written with). */
 type StoredSessions = Map<string, Readonly<Record<string, SQLInputValue>>>;
 
@@ -230,8 +244,8 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
           writeUnit(statements, { seqs: storedSeqs, sessions: storedSessions }, unit),
         );
         // Only what was committed: a unit rolled back leaves the known seqs and rows as they were.
-        for (const [sessionId, seq] of written.lastSeqs) storedSeqs.set(sessionId, seq);
-        for (const [sessionId, parameters] of written.sessions) storedSessions.set(sessionId, parameters);
+        for (const [sessionId, seq] of written.lastSeqs) remember(storedSeqs, sessionId, seq);
+        for (const [sessionId, parameters] of written.sessions) remember(storedSessions, sessionId, parameters);
       }),
     async close() {
       if (closed) return;
