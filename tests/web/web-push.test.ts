@@ -20,7 +20,11 @@ interface PageNavigator {
   readonly serviceWorker: {
     readonly ready: Promise<{
       scope: string;
-      active: { scriptURL: string; state: string } | null;
+      active: {
+        scriptURL: string;
+        state: string;
+        addEventListener(type: 'statechange', listener: () => void): void;
+      } | null;
       getNotifications(): Promise<
         Array<Omit<ShownNotification, 'actions'> & { actions?: ShownNotification['actions'] }>
       >;
@@ -38,7 +42,10 @@ function registrationIdOf(cdp: CDPSession, scope: string): Promise<string> {
   });
 }
 
-/** Until the worker shows `count` notifications (checked every 20 ms; the test's timeout bounds it). */
+/**
+ * Until the worker shows `count` notifications. A page gets no event when its worker shows one, so
+ * getNotifications() is asked again every 20 ms (the test's timeout bounds it).
+ */
 function waitForNotifications(page: Page, count: number): Promise<void> {
   return page.evaluate(async (expected) => {
     const registration = await (navigator as unknown as PageNavigator).serviceWorker.ready;
@@ -92,7 +99,10 @@ describeInBrowser('the web UI: Web Push in a real browser', () => {
       const worker = await page.evaluate(async () => {
         const registration = await (navigator as unknown as PageNavigator).serviceWorker.ready;
         const active = registration.active!;
-        while (active.state !== 'activated') await new Promise((resolve) => setTimeout(resolve, 20));
+        if (active.state !== 'activated')
+          await new Promise<void>((resolve) =>
+            active.addEventListener('statechange', () => active.state === 'activated' && resolve()),
+          );
         return { scope: registration.scope, script: active.scriptURL };
       });
       expect(worker).toEqual({ scope: `${origin}/`, script: `${origin}/service-worker.js` });
