@@ -4,7 +4,7 @@ import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
 import { readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
-import { type ProcessIdentity, snapshotDescendants } from './find-processes.js';
+import { type ProcessIdentity, snapshotDescendants, snapshotDescendantsInSlices } from './find-processes.js';
 import { type SweepResult, sweepDescendants } from './sweep-descendants.js';
 
 export type ProcessExit =
@@ -174,11 +174,24 @@ export class ClaudeProcess {
     }, streamCloseGraceMs).unref();
   }
 
-  /** Records the child's current descendants, to sweep them by identity even after they are reparented. */
+  /**
+   * Records the child's current descendants, to sweep them by identity even after they are
+   * reparented. A walk of the whole host's /proc that holds the event loop (up to ~250 ms on a
+   * loaded machine): only where the signal that follows must not wait for a sliced walk.
+   */
   private rememberDescendants(): void {
     const pid = this.child.pid;
     if (pid === undefined || this.childGone) return;
     for (const identity of snapshotDescendants(pid)) this.knownDescendants.set(identity.pid, identity);
+  }
+
+  /** rememberDescendants with the event loop running during the walk, for a stop that can wait for it. */
+  private async rememberDescendantsInSlices(): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined || this.childGone) return;
+    const found = await snapshotDescendantsInSlices(pid);
+    // A sweep that started meanwhile (the child exited) has taken the list already; the marker still finds these.
+    for (const identity of found) this.knownDescendants.set(identity.pid, identity);
   }
 
   get pid(): number | undefined {
@@ -254,8 +267,10 @@ export class ClaudeProcess {
    * on SIGTERM) skips the graces: SIGKILL to the group at once, and the sweep kills without waiting.
    */
   async stop(options: { busy: boolean; force?: boolean }): Promise<void> {
-    if (options.force) this.kill();
-    await this.end(options);
+    if (options.force) {
+      this.kill();
+      await this.exited;
+    } else await this.end(options);
     await this.swept;
   }
 
@@ -263,25 +278,34 @@ export class ClaudeProcess {
   private kill(): void {
     if (this.hasExited || this.childGone) return;
     this.forced = true;
+    // Synchronous: a host that must exit now does not wait for a sliced walk, and the SIGKILL must follow it at once.
     this.rememberDescendants();
     this.signalGroup('SIGKILL');
   }
 
   private async end(options: { busy: boolean }): Promise<void> {
     if (this.hasExited) return;
-    this.child.stdin.end();
-    if (!options.busy) {
-      // An idle CLI usually exits on EOF alone; remember its tree in case it does not.
+    if (options.busy) {
+      this.child.stdin.end();
+      // Synchronous, right before the signal: a busy stop cuts a turn someone waits on, and a sliced
+      // walk would hold the SIGTERM back for as long as the walk takes on a loaded host.
       this.rememberDescendants();
+      this.signalGroup('SIGTERM');
+    } else {
+      // Before the EOF, in slices: an idle CLI's tree holds still until the EOF, and none of its
+      // children can yet have been reparented by its exit. The daemon's event loop runs meanwhile.
+      await this.rememberDescendantsInSlices();
+      this.child.stdin.end();
       await Promise.race([this.exited, delay(gracefulExitMs)]);
       if (this.hasExited) return;
+      // It ignored the EOF for seconds already: look again (it may have started something on the EOF).
+      await this.rememberDescendantsInSlices();
+      this.signalGroup('SIGTERM');
     }
-    // One /proc walk right before the signal (it blocks the event loop for a few ms on a busy host).
-    this.rememberDescendants();
-    this.signalGroup('SIGTERM');
     await Promise.race([this.exited, delay(terminateGraceMs)]);
     if (this.hasExited) return;
-    this.rememberDescendants();
+    // Seconds after the SIGTERM nobody waits on this walk: in slices on both paths.
+    await this.rememberDescendantsInSlices();
     this.signalGroup('SIGKILL');
     await this.exited;
   }

@@ -1,4 +1,4 @@
-import { environmentIncludes, listProcessIds, readProcessStatus } from './proc-filesystem.js';
+import { type ProcessStatus, environmentIncludes, listProcessIds, readProcessStatus } from './proc-filesystem.js';
 
 /**
  * Finding processes in /proc: by an entry of their environment, or by descent. Supervision finds a
@@ -16,42 +16,72 @@ function isFinished(state: string): boolean {
   return state === 'Z' || state === 'X';
 }
 
+export interface SliceOptions {
+  /** How many processes are read between two turns of the event loop. Default 8. */
+  readonly processesPerSlice?: number;
+}
+
+/** The process's status if it is live. */
+function liveStatus(pid: number): ProcessStatus | undefined {
+  const status = readProcessStatus(pid);
+  return status && !isFinished(status.state) ? status : undefined;
+}
+
 /** The process if it is live (never this one, nor init) and its environment holds exactly `entry`. */
 function withEnvironment(pid: number, entry: string): ProcessIdentity | undefined {
   if (pid === process.pid || pid <= 1) return undefined;
-  const status = readProcessStatus(pid);
-  if (!status || isFinished(status.state)) return undefined;
+  const status = liveStatus(pid);
+  if (!status) return undefined;
   return environmentIncludes(pid, entry) === true ? { pid, startTime: status.startTime } : undefined;
 }
 
-/** Every live process (never this one, nor init) whose environment holds exactly `entry` (NAME=value); empty without /proc. */
-export function findProcessesWithEnvironment(entry: string): ProcessIdentity[] {
-  const found: ProcessIdentity[] = [];
+/** Lets the event loop run (timers, I/O) before the walk goes on. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** What `visit` makes of each process of the host, in one synchronous walk; empty without /proc. */
+function visitProcesses<T>(visit: (pid: number) => T | undefined): T[] {
+  const found: T[] = [];
   for (const pid of listProcessIds()) {
-    const identity = withEnvironment(pid, entry);
-    if (identity) found.push(identity);
+    const result = visit(pid);
+    if (result !== undefined) found.push(result);
   }
   return found;
 }
 
 /**
- * findProcessesWithEnvironment for a host that must stay responsive (a daemon sweeping after every
- * claude exit): two /proc reads per process of the whole host are hundreds of blocking syscalls,
- * and on a loaded machine each one can wait for the CPU, so one scan held the event loop for up to
- * ~250 ms. Here the event loop runs between slices of `processesPerSlice` processes.
+ * visitProcesses for a host that must stay responsive (a daemon stopping and sweeping claudes all
+ * day): a walk of the whole host is hundreds of blocking /proc reads, and on a loaded machine each
+ * one can wait for the CPU, so one walk held the event loop for up to ~250 ms. Here the event
+ * loop runs between slices of `processesPerSlice` processes. A process started after the walk
+ * began is not seen, so it suits a tree that holds still or a caller that looks again.
  */
-export async function findProcessesWithEnvironmentInSlices(
-  entry: string,
-  { processesPerSlice = 8 }: { readonly processesPerSlice?: number } = {},
-): Promise<ProcessIdentity[]> {
-  const found: ProcessIdentity[] = [];
+async function visitProcessesInSlices<T>(
+  visit: (pid: number) => T | undefined,
+  { processesPerSlice = 8 }: SliceOptions,
+): Promise<T[]> {
+  const found: T[] = [];
   const pids = listProcessIds();
   for (let index = 0; index < pids.length; index += 1) {
-    if (index > 0 && index % processesPerSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const identity = withEnvironment(pids[index]!, entry);
-    if (identity) found.push(identity);
+    if (index > 0 && index % processesPerSlice === 0) await nextTurn();
+    const result = visit(pids[index]!);
+    if (result !== undefined) found.push(result);
   }
   return found;
+}
+
+/** Every live process (never this one, nor init) whose environment holds exactly `entry` (NAME=value); empty without /proc. */
+export function findProcessesWithEnvironment(entry: string): ProcessIdentity[] {
+  return visitProcesses((pid) => withEnvironment(pid, entry));
+}
+
+/** findProcessesWithEnvironment with the event loop running between slices (visitProcessesInSlices). */
+export function findProcessesWithEnvironmentInSlices(
+  entry: string,
+  options: SliceOptions = {},
+): Promise<ProcessIdentity[]> {
+  return visitProcessesInSlices((pid) => withEnvironment(pid, entry), options);
 }
 
 /** The pids of live processes whose environment has NAME=value: how a test finds a session's claude by its unique HOME. */
@@ -59,15 +89,13 @@ export function processesWithEnvironment(name: string, value: string): number[] 
   return findProcessesWithEnvironment(`${name}=${value}`).map(({ pid }) => pid);
 }
 
-/** The live descendants of a process by parent-pid walk (not the process itself); empty without /proc. */
-export function snapshotDescendants(rootPid: number): ProcessIdentity[] {
+/** The descendants of `rootPid` among `statuses`, by parent pid (breadth first, not the root itself). */
+function descendantsAmong(rootPid: number, statuses: readonly ProcessStatus[]): ProcessIdentity[] {
   const children = new Map<number, ProcessIdentity[]>();
-  for (const pid of listProcessIds()) {
-    const status = readProcessStatus(pid);
-    if (!status || isFinished(status.state)) continue;
-    const siblings = children.get(status.parentPid) ?? [];
-    siblings.push({ pid, startTime: status.startTime });
-    children.set(status.parentPid, siblings);
+  for (const { pid, parentPid, startTime } of statuses) {
+    const siblings = children.get(parentPid) ?? [];
+    siblings.push({ pid, startTime });
+    children.set(parentPid, siblings);
   }
   const found: ProcessIdentity[] = [];
   const queue = [rootPid];
@@ -81,4 +109,21 @@ export function snapshotDescendants(rootPid: number): ProcessIdentity[] {
     }
   }
   return found;
+}
+
+/** The live descendants of a process by parent-pid walk (not the process itself); empty without /proc. */
+export function snapshotDescendants(rootPid: number): ProcessIdentity[] {
+  return descendantsAmong(rootPid, visitProcesses(liveStatus));
+}
+
+/**
+ * snapshotDescendants with the event loop running between slices (visitProcessesInSlices): right
+ * only while the tree holds still (an idle claude), since a process reparented during the walk
+ * (its parent exited) is no longer seen as a descendant.
+ */
+export async function snapshotDescendantsInSlices(
+  rootPid: number,
+  options: SliceOptions = {},
+): Promise<ProcessIdentity[]> {
+  return descendantsAmong(rootPid, await visitProcessesInSlices(liveStatus, options));
 }

@@ -1,6 +1,6 @@
 import { isProcessMarker, processMarkerVariable } from './process-marker.js';
 import { environmentIncludes, readProcessStatus } from './proc-filesystem.js';
-import { type ProcessIdentity, snapshotDescendants } from './find-processes.js';
+import { type ProcessIdentity, snapshotDescendantsInSlices } from './find-processes.js';
 import { sweepDescendants } from './sweep-descendants.js';
 
 /** What a runtime stores about each claude process it starts, to clean up after its own crash. */
@@ -51,8 +51,12 @@ export async function reapOrphans(
     if (!isProcessMarker(record.marker) || !Number.isInteger(record.pid) || record.pid <= 1) return [];
     const verdict = judge(record);
     if (verdict === 'contradicted') return [];
+    // In slices: one whole-host walk per record would hold a starting daemon's event loop. A tree that
+    // changes meanwhile loses nothing: the sweep below finds every marked process by its marker.
     const known: ProcessIdentity[] =
-      verdict === 'alive' ? [{ pid: record.pid, startTime: record.startTime }, ...snapshotDescendants(record.pid)] : [];
+      verdict === 'alive'
+        ? [{ pid: record.pid, startTime: record.startTime }, ...(await snapshotDescendantsInSlices(record.pid))]
+        : [];
     const result = await sweepDescendants({ marker: record.marker, knownDescendants: known, ...options });
     return result.signalled;
   });

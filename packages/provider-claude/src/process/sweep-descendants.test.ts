@@ -4,7 +4,11 @@ import { pollUntil } from './poll-until.js';
 import { killedAfterEachTest } from './test-processes.test-helper.js';
 import { isAlive, readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
-import { findProcessesWithEnvironmentInSlices, snapshotDescendants } from './find-processes.js';
+import {
+  findProcessesWithEnvironmentInSlices,
+  snapshotDescendants,
+  snapshotDescendantsInSlices,
+} from './find-processes.js';
 import { findMarkedProcesses, sweepDescendants } from './sweep-descendants.js';
 
 const { markers, started } = killedAfterEachTest();
@@ -71,6 +75,28 @@ describe.runIf(process.platform === 'linux')('finding processes', () => {
     for (const identity of snapshotDescendants(parent.pid)) {
       expect(readProcessStatus(identity.pid)).toMatchObject({ parentPid: parent.pid, startTime: identity.startTime });
     }
+  });
+
+  it("walks descendants in slices: a child's grandchild is found, and a timer runs during the walk", async () => {
+    // sh -> sh -> sleep: the inner shell forks sleep (a builtin follows it, so it does not exec it).
+    const parent = shell('sh -c "sleep 30; :" & wait', newMarker());
+    const commands = () => snapshotDescendants(parent.pid).map(({ pid }) => readProcessStatus(pid)?.command);
+    expect(await pollUntil(() => commands().join() === 'sh,sleep', { timeoutMs: 10_000 })).toBe(true);
+    let walking = true;
+    let firedDuringWalk: boolean | undefined;
+    setTimeout(() => {
+      firedDuringWalk = walking;
+    }, 0);
+    // The synchronous walk holds the event loop: no timer can run before it returns.
+    const reference = snapshotDescendants(parent.pid);
+    expect(firedDuringWalk).toBeUndefined();
+    const found = await snapshotDescendantsInSlices(parent.pid, { processesPerSlice: 1 });
+    walking = false;
+    expect(firedDuringWalk).toBe(true);
+    expect(found).toEqual(reference);
+    const [child, grandchild] = found;
+    expect(readProcessStatus(child!.pid)).toMatchObject({ parentPid: parent.pid, command: 'sh' });
+    expect(readProcessStatus(grandchild!.pid)).toMatchObject({ parentPid: child!.pid, command: 'sleep' });
   });
 });
 
