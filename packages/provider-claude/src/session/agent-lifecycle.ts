@@ -169,10 +169,6 @@ export abstract class AgentLifecycle implements PoolMember {
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
-    // Beside the start, not before it: `claude --version` (once per binary and process) would add
-    // its ~25 ms to the first cold start. Spares exist only for a binary that passed it.
-    const binaryChecked = this.settings.checkBinary();
-    binaryChecked.catch(() => undefined);
     // A parked spare is claimed together with a turn: a refused claim then starts that turn cold.
     const key = runId !== null || !this.parksSpares() ? this.spareKey() : null;
     const spare = this.settings.warmPool && key !== null ? await this.settings.warmPool.take(key) : undefined;
@@ -189,7 +185,7 @@ export abstract class AgentLifecycle implements PoolMember {
     }
     if (this.connection) return this.connection;
     // A second caller while the first start waits for the check shares it (one agent per session).
-    this.starting ??= this.spawn(binaryChecked).finally(() => {
+    this.starting ??= this.spawn().finally(() => {
       this.starting = null;
     });
     return this.starting;
@@ -295,7 +291,7 @@ export abstract class AgentLifecycle implements PoolMember {
    * session's (session.process_started, and what it said meanwhile heard) only once the check
    * passed; for a refused binary it is stopped, never reported, and the check's error is thrown.
    */
-  protected async spawn(binaryChecked: Promise<void>): Promise<ClaudeConnection | null> {
+  protected async spawn(): Promise<ClaudeConnection | null> {
     const providerSessionId = this.state.providerSessionId!;
     const conversation = conversationStart(providerSessionId, this.state.conversationEstablished, this.copy);
     let connection: ClaudeConnection | null = null;
@@ -305,10 +301,13 @@ export abstract class AgentLifecycle implements PoolMember {
     } catch (error) {
       // spawn() throws synchronously for some failures (E2BIG): the slot goes back, the run fails as a failed start does.
       this.settings.pool.release(this);
-      await binaryChecked;
+      await this.settings.checkBinary();
       throw spawnFailedError(this.settings.binaryPath, (error as NodeJS.ErrnoException).code);
     }
-    const refusal = await binaryChecked.then(
+    // After the spawn, not before it: `claude --version` (once per binary and process) is a spawn
+    // of its own, and the agent's start-up (~300 ms) need not wait for it. Spares exist only for a
+    // binary that passed it.
+    const refusal = await this.settings.checkBinary().then(
       () => null,
       (error: unknown) => error,
     );
