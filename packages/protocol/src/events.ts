@@ -378,22 +378,19 @@ export function isRunTerminal(event: ProtocolEvent | EventBody): event is EventO
   return event.type === 'run.completed';
 }
 
-let bodySchemas: ReadonlyMap<string, z.ZodType<EventBody>> | null = null;
+const bodySchemas = new Map<string, z.ZodType<EventBody>>();
 
 /**
  * The schema of an event's body (the event without the envelope the log gives it), for checking a
- * body before it is stored; undefined for a type the protocol does not have. Built on first use.
+ * body before it is stored; undefined for a type the protocol does not have. Built on first use of
+ * each type: all of them at once cost a session's first turn a few ms before its first delta.
  */
 export function eventBodySchema(type: string): z.ZodType<EventBody> | undefined {
-  bodySchemas ??= new Map(
-    ProtocolEvent.options.map((option) => [
-      option.shape.type.value,
-      (option as unknown as z.ZodObject).omit({
-        sessionId: true,
-        seq: true,
-        at: true,
-      }) as unknown as z.ZodType<EventBody>,
-    ]),
-  );
-  return bodySchemas.get(type);
+  let schema = bodySchemas.get(type);
+  if (schema) return schema;
+  const option = ProtocolEvent.options.find((candidate) => candidate.shape.type.value === type);
+  if (!option) return undefined;
+  schema = (option as unknown as z.ZodObject).omit({ sessionId: true, seq: true, at: true }) as unknown as z.ZodType<EventBody>;
+  bodySchemas.set(type, schema);
+  return schema;
 }
