@@ -19,6 +19,25 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]) {
   }));
 }
 
+const commandSchemas = new Map<string, z.ZodType<Command>>();
+
+/**
+ * The schema of the command's own type, else the whole union (whose refusal names the type). The
+ * union's first parse prepares every command type's schema, a few ms of a session's first turn.
+ */
+function schemaOf(value: unknown): z.ZodType<Command> {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string') return Command;
+  let schema = commandSchemas.get(type);
+  if (!schema) {
+    const option = Command.options.find((candidate) => candidate.shape.type.value === type);
+    if (!option) return Command;
+    schema = option as z.ZodType<Command>;
+    commandSchemas.set(type, schema);
+  }
+  return schema;
+}
+
 /**
  * Validates an untrusted command. Bad shapes → invalid_command listing where (never the values),
  * with details.reason when a named limit was broken (see ConfigurationRefusal);
@@ -27,7 +46,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]) {
 export function parseCommand(value: unknown): Command {
   // jitless: zod would compile a fast path on a schema's first parse, which costs more than it saves
   // on anything not parsed thousands of times (a host's commands are not), and delays a first turn.
-  const parsed = Command.safeParse(value, { jitless: true });
+  const parsed = schemaOf(value).safeParse(value, { jitless: true });
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);
     const reason = reasonOf(parsed.error.issues);
