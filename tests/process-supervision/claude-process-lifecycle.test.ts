@@ -77,15 +77,6 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
     expect(tagged()).toEqual([]);
   });
 
-  it('sweeps after an idle stop whose child ignores the EOF (SIGTERM after the grace)', async () => {
-    // sleep never reads stdin: the EOF alone does not end it.
-    const { child, exits } = start('setsid sleep 300 >/dev/null 2>&1 & exec sleep 300');
-    await waitForTagged(2);
-    await child.stop({ busy: false });
-    expect(exits[0]).toMatchObject({ kind: 'exited', signal: 'SIGTERM' });
-    expect(tagged()).toEqual([]);
-  });
-
   it('a forced stop SIGKILLs the idle child at once and sweeps', async () => {
     const { child, exits } = start('setsid sleep 300 >/dev/null 2>&1 & cat >/dev/null');
     await waitForTagged(2);
@@ -94,10 +85,14 @@ describe.runIf(process.platform === 'linux')('ClaudeProcess supervision', () => 
     expect(tagged()).toEqual([]);
   });
 
-  it('sweeps after a SIGTERM stop', async () => {
+  it.each([
+    { busy: true, path: 'a busy stop' },
+    { busy: false, path: 'an idle stop whose child ignores the EOF, after the grace' },
+  ])('sweeps after a SIGTERM stop: $path', async ({ busy }) => {
+    // sleep never reads stdin: the EOF alone does not end it.
     const { child, exits } = start('setsid sleep 300 >/dev/null 2>&1 & exec sleep 300');
     await waitForTagged(2);
-    await child.stop({ busy: true });
+    await child.stop({ busy });
     expect(exits[0]).toMatchObject({ kind: 'exited', signal: 'SIGTERM' });
     expect(tagged()).toEqual([]);
   });
