@@ -295,6 +295,7 @@ export class ClaudeProcess {
       // Before the EOF, in slices: an idle CLI's tree holds still until the EOF, and none of its
       // children can yet have been reparented by its exit. The daemon's event loop runs meanwhile.
       await this.rememberDescendantsInSlices();
+      if (this.hasExited) return;
       this.child.stdin.end();
       await Promise.race([this.exited, delay(gracefulExitMs)]);
       if (this.hasExited) return;
