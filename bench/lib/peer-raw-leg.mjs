@@ -88,7 +88,18 @@ export async function runRawPeerLeg(context) {
   result.interruptMs = ended.endedAt - result.interruptStart;
   delete result.interruptStart;
   await claude.dispose();
-  // (e) a parked spare (--await-claim), initialized and idle, claimed for a folder never seen before.
+  result.prewarmed = await measureRawPrewarmed(context);
+  return result;
+}
+
+/**
+ * (e) a parked spare (--await-claim), initialized and idle, claimed for a folder never seen before:
+ * the claim (the folder only, as Tether and the SDK send it) and the user line written together.
+ * No workspace_trust: a print-mode process needs none, and recording it makes the claim write the
+ * CLI's config file on the way to the first delta.
+ */
+export async function measureRawPrewarmed(context) {
+  const { short } = context;
   const parking = `${context.root}/parking-raw-${randomUUID()}`;
   const folder = `${context.root}/fresh-raw-${randomUUID()}`;
   await Promise.all([mkdir(parking, { recursive: true }), mkdir(folder, { recursive: true })]);
@@ -100,10 +111,10 @@ export async function runRawPeerLeg(context) {
   spare.send({
     type: 'control_request',
     request_id: `claim_${randomUUID()}`,
-    request: { subtype: 'claim_session', cwd: folder, workspace_trust: { accepted: true, directory: folder } },
+    request: { subtype: 'claim_session', cwd: folder },
   });
   spare.send(spare.user(short));
-  result.prewarmed = await claimedTurn;
+  const prewarmed = await claimedTurn;
   await spare.dispose();
-  return result;
+  return prewarmed;
 }

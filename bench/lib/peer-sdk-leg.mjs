@@ -106,7 +106,13 @@ export async function runSdkPeerLeg(context) {
   input.push(slow);
   result.interruptMs = (await interrupted).endedAt - interruptStart;
   await endQuery(q, input, done);
+  return { ...result, ...(await measureSdkPrewarmed(context, options)) };
+}
 
+/** (e) a new session through startup() and through prewarm() + claim(), each in a folder never seen before. */
+export async function measureSdkPrewarmed(context, options) {
+  const { short } = context;
+  const result = {};
   // (e) startup(): the process started and initialized for a known folder, then the first query.
   const startupFolder = `${context.root}/fresh-sdk-startup-${randomUUID()}`;
   await mkdir(startupFolder, { recursive: true });

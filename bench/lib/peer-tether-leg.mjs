@@ -48,25 +48,32 @@ export async function runTetherPeerLeg(context) {
     await watch?.stop();
     await tether.dispose();
   }
-  if (!warmPool) return result;
+  if (warmPool) result.prewarmed = await measureTetherPrewarmed(context);
+  return result;
+}
+
+export async function measureTetherPrewarmed(context) {
+  const { workspace, short } = context;
+  const directory = { kind: 'directory', path: workspace };
   // (e) the warm pool's spare, parked (--await-claim) and idle, claimed by a new session in a folder
   // never seen before (the session that started the pool opened in the main workspace).
   const pool = await startTether({ ...context, provider: { warmPool: { spares: 1 } } });
   let poolWatch;
   try {
+    // Closed only once the spare is up and idle: a session closed before the binary check answered
+    // would leave the pool without a spare, and the measured session would wait for one to start.
     const first = await pool.runtime.openSession({ workspace: directory });
-    await pool.runtime.closeSession({ sessionId: first.sessionId });
     const fresh = `${context.root}/fresh-tether-${randomUUID()}`;
     await mkdir(fresh, { recursive: true });
     await waitForIdleSpare({ apiPid: context.apiPid });
+    await pool.runtime.closeSession({ sessionId: first.sessionId });
     const start = performance.now();
     const { sessionId } = await pool.runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
     poolWatch = new EventWatch(pool.runtime, sessionId);
     const turn = await tetherTurn(pool.runtime, poolWatch, sessionId, short, { start });
-    result.prewarmed = { firstDeltaMs: turn.firstDeltaMs, turnMs: turn.turnMs };
+    return { firstDeltaMs: turn.firstDeltaMs, turnMs: turn.turnMs };
   } finally {
     await poolWatch?.stop();
     await pool.dispose();
   }
-  return result;
 }

@@ -7,13 +7,16 @@ import { childrenOf, processCpuMs } from './proc.mjs';
 /**
  * The warm pool's spare is ready when a claude child that belongs to no session exists and has
  * gone idle (initialize answered): its CPU time stops growing. Bounded; resolves with the ms waited.
+ * Throws when no spare appeared at all: a leg measured then would time a spare's start-up, not a claim.
  */
 export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
   const started = performance.now();
   let previous = new Map();
   let stableRounds = 0;
+  let seen = false;
   while (performance.now() - started < timeoutMs) {
     const spares = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
+    seen ||= spares.length > 0;
     const cpu = new Map(spares.map((child) => [child.pid, processCpuMs(child.pid)]));
     const idle =
       spares.length > 0 &&
@@ -23,6 +26,7 @@ export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
     previous = cpu;
     await sleep(100);
   }
+  if (!seen) throw new Error(`no spare process appeared within ${timeoutMs} ms`);
   return performance.now() - started;
 }
 
