@@ -120,6 +120,28 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
     const started = events.find((event) => event.type === 'session.process_started') as { marker: string };
     expect(processesWithEnvironment('TETHER_PROCESS_MARKER', started.marker)).toEqual([]);
   });
+
+  it('an answer after an earlier write to the closed stdin failed: send_failed, never settled', async () => {
+    const [init, start] = fakeCliTurn('never');
+    // The streaming turn makes the host ask for plan limits (get_usage) after the close: that write
+    // fails first, and the Agent SDK then drops every later write, the answer's included.
+    const { runtime: current, sessionId } = await open(
+      [[init!, { closeStdin: true }, start!, prompt('r5')]],
+      transport,
+    );
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    const requested = await waitForEvent(current, sessionId, 'interaction.requested');
+    const receipt = await current.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
+    expect(receipt).toMatchObject({ status: 'send_failed' });
+    expect(await current.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } },
+    });
+  });
 });
 
 describe('interaction endings across a runtime restart (scripted CLI)', () => {
