@@ -72,6 +72,9 @@ export async function runSdkPeerLeg(context) {
     env: rawEnv,
     cwd: workspace,
     includePartialMessages: true,
+    // Claude Code's own system prompt, as the raw loop, Tether and the ACP adapter have it (the
+    // SDK's default is an empty one: a smaller request than the other legs make).
+    systemPrompt: { type: 'preset', preset: 'claude_code' },
     stderr: () => {},
   };
   const result = {};
