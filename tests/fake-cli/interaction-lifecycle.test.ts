@@ -95,10 +95,18 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
     expect((await current.getSession(sessionId)).pendingInteractions).toEqual([]);
   });
 
-  it('an answer the agent can no longer take (its stdin closed): send_failed, and the run still ends', async () => {
-    const [init] = fakeCliTurn('never');
+  const [init, streaming] = fakeCliTurn('never');
+  it.each([
     // The CLI closes its stdin, then raises a prompt, and lives on: the answer's write is sure to fail.
-    const { runtime: current, sessionId } = await open([[init!, { closeStdin: true }, prompt('r4')]], transport);
+    ['an answer the agent can no longer take (its stdin closed)', [init!, { closeStdin: true }, prompt('r4')]],
+    // The streaming turn makes the host ask for plan limits (get_usage) after the close: that write fails
+    // first, and the Agent SDK then drops every later write, the answer's included (it must not read as settled).
+    [
+      'an answer after an earlier write to the closed stdin failed',
+      [init!, { closeStdin: true }, streaming!, prompt('r5')],
+    ],
+  ] satisfies [string, FakeCliStep[]][])('%s: send_failed, and the run still ends', async (_name, steps) => {
+    const { runtime: current, sessionId } = await open([steps], transport);
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
     const requested = await waitForEvent(current, sessionId, 'interaction.requested');
     const receipt = await current.respondInteraction({
@@ -119,28 +127,6 @@ describe.each(transports)('interaction endings (scripted CLI) [%s transport]', (
     ]);
     const started = events.find((event) => event.type === 'session.process_started') as { marker: string };
     expect(processesWithEnvironment('TETHER_PROCESS_MARKER', started.marker)).toEqual([]);
-  });
-
-  it('an answer after an earlier write to the closed stdin failed: send_failed, never settled', async () => {
-    const [init, start] = fakeCliTurn('never');
-    // The streaming turn makes the host ask for plan limits (get_usage) after the close: that write
-    // fails first, and the Agent SDK then drops every later write, the answer's included.
-    const { runtime: current, sessionId } = await open(
-      [[init!, { closeStdin: true }, start!, prompt('r5')]],
-      transport,
-    );
-    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
-    const requested = await waitForEvent(current, sessionId, 'interaction.requested');
-    const receipt = await current.respondInteraction({
-      sessionId,
-      interactionRef: requested.interactionRef,
-      answer: { decision: 'approve' },
-    });
-    expect(receipt).toMatchObject({ status: 'send_failed' });
-    expect(await current.waitForRun(runId)).toMatchObject({
-      outcome: 'failed',
-      error: { code: 'provider_crashed', details: { reason: 'stdin_closed' } },
-    });
   });
 });
 
