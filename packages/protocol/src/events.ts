@@ -390,7 +390,11 @@ export function eventBodySchema(type: string): z.ZodType<EventBody> | undefined 
   if (schema) return schema;
   const option = ProtocolEvent.options.find((candidate) => candidate.shape.type.value === type);
   if (!option) return undefined;
-  schema = (option as unknown as z.ZodObject).omit({ sessionId: true, seq: true, at: true }) as unknown as z.ZodType<EventBody>;
+  schema = (option as unknown as z.ZodObject).omit({
+    sessionId: true,
+    seq: true,
+    at: true,
+  }) as unknown as z.ZodType<EventBody>;
   bodySchemas.set(type, schema);
   return schema;
 }
