@@ -17,8 +17,9 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
- * Warm spares on the cli transport: parked (`--await-claim`) in a folder of their own and claimed
- * for whichever folder the next compatible session opens in (../shared/claude-cli-protocol-wave2.md §8).
+ * Warm spares on both transports: parked (`--await-claim`; on the sdk transport through the Agent
+ * SDK's prewarm() and SpareProcess.claim) in a folder of their own and claimed for whichever folder
+ * the next compatible session opens in (../shared/claude-cli-protocol-wave2.md §8).
  * What a caller can see: which process a session's first turn ran on, where the agent worked, the
  * diagnostic of a refused claim, and what is left running after shutdown.
  */
@@ -67,9 +68,9 @@ async function turn(runtime: AgentRuntime, directory: string, text: string, conf
 /** Where the agent says it works: the CLI names its cwd in every request's system prompt. */
 const echoWorkingDirectory = workingDirectoryResponder((directory) => textReply(`Working in ${directory}.`));
 
-describe('warm spares for any folder (cli transport)', () => {
+describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport)', (transport) => {
   it('a parked spare serves a new session in a folder never seen before, and is replaced in the background', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory });
+    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     const first = await turn(runtime, environment.workspace, 'Where are you?');
     const [firstPid] = startedPids(first.all);
@@ -121,7 +122,7 @@ describe('warm spares for any folder (cli transport)', () => {
   });
 
   it("a tool runs in the claiming session's folder (bypass: the spare is launched in it, not claimed into it)", async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
+    environment = await createClaudeTestEnvironment({ sandbox: true, transport });
     environment.api.enqueue(textReply('Ready.'));
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     const bypass: SessionConfiguration = { permissionMode: 'bypass' };
@@ -139,7 +140,7 @@ describe('warm spares for any folder (cli transport)', () => {
   });
 
   it('a session whose configuration a claim cannot carry starts cold and leaves the spare alone', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory });
+    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     const first = await turn(runtime, environment.workspace, 'Start.');
     const spare = await spareBesides(startedPids(first.all));
@@ -153,7 +154,7 @@ describe('warm spares for any folder (cli transport)', () => {
   });
 
   it("a claimed spare's turn reaches the model before the plan limits are asked, and the limits still come", async () => {
-    environment = await createClaudeTestEnvironment();
+    environment = await createClaudeTestEnvironment({ transport });
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     environment.api.enqueue(textReply('Started.'));
     const first = await turn(runtime, environment.workspace, 'Start.');
@@ -177,7 +178,7 @@ describe('warm spares for any folder (cli transport)', () => {
   });
 
   it('a refused claim starts the turn cold, with a diagnostic, and the turn succeeds', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory });
+    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     const first = await turn(runtime, environment.workspace, 'Start.');
     const spare = await spareBesides(startedPids(first.all));

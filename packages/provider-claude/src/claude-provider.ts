@@ -16,6 +16,7 @@ import {
   type AgentSdkLoader,
   claudeAgentSdkPackage,
   importAgentSdk,
+  loadAgentSdkPrewarm,
   loadAgentSdkQuery,
   readInstalledAgentSdkVersion,
 } from './sdk/load-agent-sdk.js';
@@ -111,9 +112,11 @@ export function createClaudeProviderWith(
   /** Ended by doDispose: the model-list reads this provider started, and their agents. */
   const disposal = new AbortController();
   const modelReads = new Set<Promise<unknown>>();
+  // sdk transport: spares are parked through the SDK's prewarm(), which an injected query() comes without.
+  const parking = transport === 'cli' || settings.query === undefined;
   const warmPool =
     settings.warmPool && settings.warmPool.spares > 0
-      ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool, parking: transport === 'cli' })
+      ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool, parking })
       : null;
   // Loaded once; a failure is not kept, so installing the SDK is all a retry needs.
   let sdkQuery: Promise<AgentSdkQueryFunction> | null = settings.query ? Promise.resolve(settings.query) : null;
@@ -149,7 +152,8 @@ export function createClaudeProviderWith(
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (transport === 'cli') return (plan, listener) => new CliConnection({ binaryPath, plan, listener });
     const query = await agentSdkQuery();
-    return (plan, listener) => new SdkConnection({ query, binaryPath, plan, listener });
+    const prewarm = settings.query ? undefined : await loadAgentSdkPrewarm(seams.loadAgentSdk ?? importAgentSdk);
+    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener });
   };
   return {
     specificationVersion: 'agent-provider-v1',

@@ -101,7 +101,10 @@ export interface LaunchPlan {
   readonly conversation: ConversationStart;
   readonly ephemeral: boolean;
   readonly cwd: string;
-  /** Start parked (cli transport only): cwd is a neutral folder, and a claim_session request names the session's. */
+  /**
+   * Start parked (cli: --await-claim; sdk: prewarm()): cwd is a neutral folder, and a claim_session
+   * request names the session's.
+   */
   readonly awaitClaim?: boolean;
   /** The child's whole environment, built by buildClaudeEnvironment (nothing inherited by accident). */
   readonly environment: Record<string, string>;

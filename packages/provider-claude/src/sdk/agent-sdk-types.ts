@@ -173,3 +173,26 @@ export type AgentSdkQueryFunction = (params: {
   prompt: AsyncIterable<AgentSdkUserMessage>;
   options: AgentSdkOptions;
 }) => AgentSdkQuery;
+
+/** ClaimOptions, as far as a claim carries what Tether's does (the folder and the claimable mode). */
+export interface AgentSdkClaimOptions {
+  cwd: string;
+  permissionMode?: AgentSdkPermissionMode;
+}
+
+/**
+ * SpareProcess: a parked CLI (`--await-claim`) that prewarm() started. claim() writes the claim and
+ * then streams the prompt, returning the session's Query; `claimed` rejects with a message that
+ * starts with the CLI's reason token (`cwd_not_found: …`, `spare_exited: …`) when it was refused.
+ */
+export interface AgentSdkSpareProcess {
+  claim(params: { prompt: AsyncIterable<AgentSdkUserMessage>; options: AgentSdkClaimOptions }): AgentSdkQuery;
+  readonly claimed: Promise<unknown>;
+  close(): void;
+}
+
+/** The shape of the SDK's `prewarm` export: resolves once the parked process answered initialize. */
+export type AgentSdkPrewarmFunction = (params: {
+  options: AgentSdkOptions;
+  initializeTimeoutMs?: number;
+}) => Promise<AgentSdkSpareProcess>;

@@ -7,6 +7,7 @@ import {
   claudeAgentSdkPackage,
   claudeAgentSdkVersionRange,
   isSupportedAgentSdkVersion,
+  loadAgentSdkPrewarm,
   loadAgentSdkQuery,
   readInstalledAgentSdkVersion,
 } from './load-agent-sdk.js';
@@ -64,6 +65,11 @@ describe('loading the Agent SDK', () => {
       expect(typeof (await loadAgentSdkQuery(loaded, () => version))).toBe('function');
     // A version that cannot be read is not held against the SDK.
     expect(typeof (await loadAgentSdkQuery(loaded, () => undefined))).toBe('function');
+  });
+
+  it("prewarm: the installed SDK's own, or undefined for a module without one (then spares are not parked)", async () => {
+    expect(typeof (await loadAgentSdkPrewarm())).toBe('function');
+    expect(await loadAgentSdkPrewarm(() => Promise.resolve({ query() {} }))).toBeUndefined();
   });
 
   it('the installed SDK is the version the seam was written against, inside the declared peer window', () => {

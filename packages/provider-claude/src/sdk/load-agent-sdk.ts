@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentError } from '@tether/protocol';
 import { compareVersions, numericCore } from '../versions/compare-versions.js';
-import type { AgentSdkQueryFunction } from './agent-sdk-types.js';
+import type { AgentSdkPrewarmFunction, AgentSdkQueryFunction } from './agent-sdk-types.js';
 
 /** The Agent SDK version the sdk transport was written and tested against: the window's floor. */
 export const CLAUDE_AGENT_SDK_VERSION = '0.3.332';
@@ -95,4 +95,15 @@ export async function loadAgentSdkQuery(
   if (version !== undefined && !isSupportedAgentSdkVersion(version))
     throw unavailable('sdk_version_unsupported', version);
   return query as AgentSdkQueryFunction;
+}
+
+/**
+ * The SDK's prewarm() (parked spares, claimed for any folder), or undefined when the module has none.
+ * Called after loadAgentSdkQuery succeeded, so the module is loaded and its version checked already.
+ */
+export async function loadAgentSdkPrewarm(
+  load: AgentSdkLoader = importAgentSdk,
+): Promise<AgentSdkPrewarmFunction | undefined> {
+  const prewarm = ((await load()) as { prewarm?: unknown } | null)?.prewarm;
+  return typeof prewarm === 'function' ? (prewarm as AgentSdkPrewarmFunction) : undefined;
 }

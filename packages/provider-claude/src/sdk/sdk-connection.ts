@@ -9,16 +9,21 @@ import type {
   LaunchPlan,
 } from '../connection/claude-connection.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import type { CliPermissionMode } from '../launch/permission-modes.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type {
+  AgentSdkOptions,
+  AgentSdkPrewarmFunction,
   AgentSdkQuery,
   AgentSdkQueryFunction,
+  AgentSdkSpareProcess,
   AgentSdkSpawnOptions,
   AgentSdkSpawnedProcess,
   AgentSdkUserMessage,
 } from './agent-sdk-types.js';
 import { AnswerDelivery } from './answer-delivery.js';
 import { buildSdkOptions } from './build-sdk-options.js';
+import { claimRefusal } from './claim-refusal.js';
 import { MessageQueue } from './message-queue.js';
 import { markPromptPositions, positionMarkerOf } from './prompt-positions.js';
 import { SdkPromptBridge } from './sdk-prompt-bridge.js';
@@ -26,6 +31,8 @@ import { sdkControlRequest } from './sdk-control-requests.js';
 
 export interface SdkConnectionOptions {
   readonly query: AgentSdkQueryFunction;
+  /** The SDK's prewarm(): a plan with awaitClaim starts a parked spare through it. */
+  readonly prewarm?: AgentSdkPrewarmFunction | undefined;
   readonly binaryPath: string;
   readonly plan: LaunchPlan;
   readonly listener: ConnectionListener;
@@ -34,6 +41,8 @@ export interface SdkConnectionOptions {
 /** How long the SDK's stream may end ahead of our own exit report (the stderr tail comes with it). */
 const exitReportGraceMs = 5_000;
 const closedMessage = 'The agent stopped, so this request was not permitted.';
+/** As long as the warm pool waits for a spare's initialize answer. */
+const prewarmTimeoutMs = 30_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -51,6 +60,8 @@ function definedEnvironment(environment: AgentSdkSpawnOptions['env']): Record<st
  * spawnClaudeCodeProcess into a ClaudeProcess of ours, so supervision (process group, marker,
  * sweep, stderr tail for the classifier) is the cli transport's. The SDK's messages are the CLI's
  * stream-json frames: they go to the listener as they are; canUseTool becomes the same prompt path.
+ * A plan with awaitClaim starts a parked spare with the SDK's prewarm() instead: its Query exists
+ * once a claim_session request claims it (SpareProcess.claim, with the same streaming input).
  */
 export class SdkConnection implements ClaudeConnection {
   readonly transport = 'sdk' as const;
@@ -58,7 +69,11 @@ export class SdkConnection implements ClaudeConnection {
   private readonly input = new MessageQueue<AgentSdkUserMessage>();
   private readonly prompts: SdkPromptBridge;
   private readonly answers = new AnswerDelivery();
-  private readonly query: AgentSdkQuery | null;
+  private query: AgentSdkQuery | null = null;
+  /** A parked spare (awaitClaim): settles once it answered initialize; its claim makes `query`. */
+  private readonly parked: Promise<AgentSdkSpareProcess> | null = null;
+  private spare: AgentSdkSpareProcess | undefined;
+  private stopping = false;
   private child: ClaudeProcess | undefined;
   private exit: ProcessExit | undefined;
   private ended = false;
@@ -71,16 +86,20 @@ export class SdkConnection implements ClaudeConnection {
   constructor(options: SdkConnectionOptions) {
     this.listener = options.listener;
     this.prompts = new SdkPromptBridge(() => this.listener);
+    const sdkOptions: AgentSdkOptions = {
+      ...buildSdkOptions(options.plan, options.binaryPath),
+      canUseTool: (toolName, input, promptOptions) => this.prompts.ask(toolName, input, promptOptions),
+      spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd),
+    };
+    if (options.plan.awaitClaim) {
+      this.parked = this.park(options.prewarm, sdkOptions);
+      // Its failure is the connection's end (park reports it); whoever asks for readiness hears it too.
+      this.parked.catch(() => undefined);
+      return;
+    }
     let query: AgentSdkQuery | null = null;
     try {
-      query = options.query({
-        prompt: this.input,
-        options: {
-          ...buildSdkOptions(options.plan, options.binaryPath),
-          canUseTool: (toolName, input, promptOptions) => this.prompts.ask(toolName, input, promptOptions),
-          spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd),
-        },
-      });
+      query = options.query({ prompt: this.input, options: sdkOptions });
     } catch {
       // A query() that refuses its options never runs: the run fails like a stream that threw, or
       // as a failed start when it was our spawn (called from inside query()) that threw.
@@ -113,6 +132,11 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   request(request: ClaudeControlRequest, options: { timeoutMs?: number } = {}): Promise<unknown> {
+    if (!this.ended && this.parked && !this.query) {
+      // Parked: ready once prewarm() resolved (its initialize answered); the claim makes the Query.
+      if (request.subtype === 'initialize') return this.parked.then(() => ({}));
+      if (request.subtype === 'claim_session') return this.claim(request.cwd, request.permission_mode);
+    }
     if (this.ended || !this.query) {
       return Promise.reject(
         new AgentError({
@@ -132,14 +156,65 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   async stop(options: { busy: boolean; force?: boolean }): Promise<void> {
+    this.stopping = true;
     this.input.end();
     // Our own escalation (EOF, SIGTERM, SIGKILL to the group, then the sweep), as for the cli transport.
     if (this.child) await this.child.stop(options);
     else this.query?.close();
+    // A spare still starting: prewarm() fails once its process is gone, or spawns it and spawn() stops it.
+    if (this.parked && !this.spare) await this.parked.catch(() => undefined);
     // Nothing may reach the session after its stop: wait for the SDK's stream to end (bounded).
     await Promise.race([this.finished, delay(exitReportGraceMs)]);
     this.finish(this.exit ?? { kind: 'stream_ended' });
     this.query?.close();
+    // Before a claim this discards the spare; after one it is the Query's close again.
+    this.spare?.close();
+  }
+
+  /** Starts the parked spare; its end before a claim is the connection's end (the pool lets it go). */
+  private async park(
+    prewarm: AgentSdkPrewarmFunction | undefined,
+    options: AgentSdkOptions,
+  ): Promise<AgentSdkSpareProcess> {
+    try {
+      if (!prewarm) throw new Error('The Agent SDK has no prewarm()');
+      const spare = await prewarm({ options, initializeTimeoutMs: prewarmTimeoutMs });
+      this.spare = spare;
+      void this.child?.exited.then(async () => {
+        if (!this.query) this.finish(await this.ending(false));
+      });
+      // Stopped while it started: its process is gone or going (spawn() stopped it), the spare is discarded.
+      if (this.stopping) spare.close();
+      return spare;
+    } catch (error) {
+      this.finish(await this.ending(true));
+      throw error;
+    }
+  }
+
+  /**
+   * SpareProcess.claim with the connection's streaming input: the SDK writes the claim, then the
+   * turn the session pushes right after, so the two travel together as on the cli transport. A
+   * refusal rejects with the CLI's reason; the Query then answers the turn with a not_claimed error
+   * result and ends, and so does this connection.
+   */
+  private claim(cwd: string, permissionMode: CliPermissionMode | undefined): Promise<unknown> {
+    const spare = this.spare;
+    if (!spare) return Promise.reject(claimRefusal(undefined, true));
+    let query: AgentSdkQuery;
+    try {
+      query = spare.claim({
+        prompt: this.input,
+        options: { cwd, ...(permissionMode === undefined ? {} : { permissionMode }) },
+      });
+    } catch (error) {
+      return Promise.reject(claimRefusal(error, true));
+    }
+    this.query = query;
+    void this.pump(query);
+    return spare.claimed.catch((error: unknown) => {
+      throw claimRefusal(error, false);
+    });
   }
 
   /** spawnClaudeCodeProcess: the command the SDK built, run as a supervised child of ours. */
@@ -161,6 +236,7 @@ export class SdkConnection implements ClaudeConnection {
       throw error;
     }
     this.child = child;
+    if (this.stopping) void child.stop({ busy: false, force: true });
     // The SDK's own close ends in this signal; the stop is ours either way.
     spawnOptions.signal.addEventListener('abort', () => void child.stop({ busy: true }), { once: true });
     this.prompts.usePositionMarkers();

@@ -69,7 +69,7 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
       // The SDK resolves with the answer's `cancelled` alone.
       return query.cancelAsyncMessage(request.message_uuid).then((cancelled) => ({ cancelled: cancelled === true }));
     case 'claim_session':
-      // The sdk transport's spares are started in their session's folder: there is nothing to claim.
+      // Only a parked connection (prewarm()) is claimed, by SdkConnection itself: a running query() has nothing to claim.
       return Promise.reject(unsupported('claim of a parked spare', 'claim_session'));
   }
 }

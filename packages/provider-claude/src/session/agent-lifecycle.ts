@@ -196,9 +196,9 @@ export abstract class AgentLifecycle implements PoolMember {
     return !this.state.conversationEstablished && this.copy === null;
   }
 
-  /** cli transport: spares wait parked in the pool's folder and are claimed for the session's. */
+  /** Spares wait parked in the pool's folder and are claimed for the session's (cli; sdk through prewarm()). */
   protected parksSpares(): boolean {
-    return this.settings.transport === 'cli';
+    return this.settings.warmPool?.parks === true;
   }
 
   /** The spares this session can take now; null when none can serve it. */
@@ -206,7 +206,7 @@ export abstract class AgentLifecycle implements PoolMember {
     // A spare was launched with the whole budget: a session that spent some of it starts its own.
     if (!this.startsNewConversation() || this.spareRefused || (this.spentCostUsd > 0 && this.configuration.maxCostUsd))
       return null;
-    return spareKey(this.options, this.settings, this.configuration);
+    return spareKey(this.options, this.settings, this.configuration, this.parksSpares());
   }
 
   /** `spentCostUsd`: what of the budget is gone for the process (0 for a spare: it serves a new session). */

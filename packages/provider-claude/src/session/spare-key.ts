@@ -34,16 +34,18 @@ function parkable(configuration: SessionConfiguration): boolean {
 }
 
 /**
- * The spares a session can take, or null when none can serve it. cli transport: parked spares,
- * shared by every folder (the folder and the claimable mode are not in the key). sdk transport:
- * spares started in the session's own folder, so only sessions in that folder share them.
+ * The spares a session can take, or null when none can serve it. Parked spares (cli, and sdk through
+ * the SDK's prewarm()) are shared by every folder: the folder and the claimable mode are not in the
+ * key. Otherwise (sdk with an injected query()) spares start in the session's own folder, so only
+ * sessions in that folder share them.
  */
 export function spareKey(
   options: AgentProviderV1SessionOptions,
   settings: ClaudeSessionSettings,
   configuration: SessionConfiguration,
+  parking: boolean,
 ): string | null {
-  if (settings.transport === 'sdk')
+  if (!parking)
     return JSON.stringify([
       settings.transport,
       settings.binaryPath,

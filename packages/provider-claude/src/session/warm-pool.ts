@@ -45,6 +45,11 @@ export class WarmPool {
   /** Spares still starting up: ended at once on dispose, not left to finish. */
   private readonly launching = new Set<ClaudeConnection>();
 
+  /** Whether spares wait parked and are claimed for the taking session's folder. */
+  get parks(): boolean {
+    return this.parking;
+  }
+
   constructor(options: { spares: number; processPool: ProcessPool; parking?: boolean }) {
     this.spares = options.spares;
     this.processPool = options.processPool;
