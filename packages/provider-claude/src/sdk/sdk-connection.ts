@@ -27,7 +27,7 @@ import { claimRefusal } from './claim-refusal.js';
 import { MessageQueue } from './message-queue.js';
 import { markPromptPositions, positionMarkerOf } from './prompt-positions.js';
 import { SdkPromptBridge } from './sdk-prompt-bridge.js';
-import { sdkControlRequest } from './sdk-control-requests.js';
+import { boundedRequest, sdkControlRequest } from './sdk-control-requests.js';
 
 export interface SdkConnectionOptions {
   readonly query: AgentSdkQueryFunction;
@@ -135,7 +135,11 @@ export class SdkConnection implements ClaudeConnection {
     if (!this.ended && this.parked && !this.query) {
       // Parked: ready once prewarm() resolved (its initialize answered); the claim makes the Query.
       if (request.subtype === 'initialize') return this.parked.then(() => ({}));
-      if (request.subtype === 'claim_session') return this.claim(request.cwd, request.permission_mode);
+      if (request.subtype === 'claim_session')
+        return boundedRequest(request.subtype, () => this.claim(request.cwd, request.permission_mode), {
+          timeoutMs: options.timeoutMs ?? 30_000,
+          ended: () => this.ended,
+        });
     }
     if (this.ended || !this.query) {
       return Promise.reject(

@@ -98,12 +98,21 @@ export function sdkControlRequest(
   request: ClaudeControlRequest,
   options: { timeoutMs: number; ended: () => boolean },
 ): Promise<unknown> {
+  return boundedRequest(request.subtype, () => call(query, request), options);
+}
+
+/** A request the SDK makes (`make`), answered within `timeoutMs` or refused control_timeout, as on the cli transport. */
+export function boundedRequest(
+  subtype: ClaudeControlRequest['subtype'],
+  make: () => Promise<unknown>,
+  options: { timeoutMs: number; ended: () => boolean },
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(
         new AgentError({
           code: 'provider_contract_violation',
-          message: `The claude CLI did not answer the ${request.subtype} request within ${options.timeoutMs} ms.`,
+          message: `The claude CLI did not answer the ${subtype} request within ${options.timeoutMs} ms.`,
           details: { reason: 'control_timeout' },
         }),
       );
@@ -111,7 +120,7 @@ export function sdkControlRequest(
     timer.unref();
     // Promise-wrapped: an injected query whose method throws at once is refused the same way.
     Promise.resolve()
-      .then(() => call(query, request))
+      .then(make)
       .then(
         (answer) => {
           clearTimeout(timer);
