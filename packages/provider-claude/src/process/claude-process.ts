@@ -216,6 +216,9 @@ export class ClaudeProcess {
       this.signalGroup(name);
       return true;
     };
+    // The Agent SDK adds an 'exit' listener per waitForExit() (a prewarmed spare's claim makes it 11
+    // with ours): a fixed number, not a leak, so Node's warning at 10 would only alarm an operator.
+    child.setMaxListeners(Math.max(child.getMaxListeners(), 32));
     return {
       stdin: writer(child.stdin),
       stdout: reader(child.stdout),
