@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionConfiguration } from '@tether/protocol';
 import { pollFor, readProcessEnvironment } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
@@ -11,7 +11,6 @@ import {
   createClaudeTestEnvironment,
   processesWithEnvironment,
   runEvents,
-  waitForEvent,
   workingDirectoryResponder,
 } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -151,30 +150,6 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
     expect(startedPids(second.all)).not.toContain(spare);
     expect(agentProcesses()).toContain(spare);
     expect(readlinkSync(`/proc/${spare}/cwd`)).not.toBe(other);
-  });
-
-  it("a claimed spare's turn reaches the model before the plan limits are asked, and the limits still come", async () => {
-    environment = await createClaudeTestEnvironment({ transport });
-    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
-    environment.api.enqueue(textReply('Started.'));
-    const first = await turn(runtime, environment.workspace, 'Start.');
-    const spare = await spareBesides(startedPids(first.all));
-    const fresh = await folder('limits-after-the-request');
-    // The model answers with message_start, then nothing: the turn waits on it.
-    environment.api.enqueue(holdReply());
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Wait.' }] });
-    await environment.api.waitForRequests(2, { kind: 'turn' });
-    // The CLI answers a control request before it goes on with the turn: asked at the claim, get_usage
-    // was answered before this request was made.
-    const atRequest = await runtime.readEvents(sessionId);
-    expect(startedPids(atRequest)).toEqual([spare]);
-    expect(atRequest.filter((event) => event.type === 'session.limits_changed')).toEqual([]);
-    // Asked once the model streams (the held reply's message_start).
-    const limits = await waitForEvent(runtime, sessionId, 'session.limits_changed');
-    expect(limits.limits).toMatchObject({ available: false, unavailableReason: 'api_key_account' });
-    await runtime.interruptRun({ sessionId, runId });
-    expect((await runtime.waitForRun(runId)).outcome).toBe('interrupted');
   });
 
   it('a refused claim starts the turn cold, with a diagnostic, and the turn succeeds', async () => {

@@ -16,8 +16,8 @@ import {
   type AgentSdkLoader,
   claudeAgentSdkPackage,
   importAgentSdk,
-  loadAgentSdkPrewarm,
-  loadAgentSdkQuery,
+  type LoadedAgentSdk,
+  loadAgentSdk,
   readInstalledAgentSdkVersion,
 } from './sdk/load-agent-sdk.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
@@ -119,13 +119,15 @@ export function createClaudeProviderWith(
       ? new WarmPool({ spares: settings.warmPool.spares, processPool: pool, parking })
       : null;
   // Loaded once; a failure is not kept, so installing the SDK is all a retry needs.
-  let sdkQuery: Promise<AgentSdkQueryFunction> | null = settings.query ? Promise.resolve(settings.query) : null;
-  const agentSdkQuery = (): Promise<AgentSdkQueryFunction> => {
-    sdkQuery ??= loadAgentSdkQuery(seams.loadAgentSdk ?? importAgentSdk).catch((error: unknown) => {
-      sdkQuery = null;
+  let sdk: Promise<LoadedAgentSdk> | null = settings.query
+    ? Promise.resolve({ query: settings.query, prewarm: undefined })
+    : null;
+  const agentSdk = (): Promise<LoadedAgentSdk> => {
+    sdk ??= loadAgentSdk(seams.loadAgentSdk ?? importAgentSdk).catch((error: unknown) => {
+      sdk = null;
       throw error;
     });
-    return sdkQuery;
+    return sdk;
   };
   // Once per binary path, before its first start. A refusal is not kept: updating the CLI is all a retry needs.
   const checkedBinaries = new Map<string, Promise<void>>();
@@ -151,8 +153,7 @@ export function createClaudeProviderWith(
   };
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (transport === 'cli') return (plan, listener) => new CliConnection({ binaryPath, plan, listener });
-    const query = await agentSdkQuery();
-    const prewarm = settings.query ? undefined : await loadAgentSdkPrewarm(seams.loadAgentSdk ?? importAgentSdk);
+    const { query, prewarm } = await agentSdk();
     return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener });
   };
   return {
@@ -173,7 +174,7 @@ export function createClaudeProviderWith(
         ...(settings.query ? {} : { version: readInstalledAgentSdkVersion() }),
       };
       try {
-        await agentSdkQuery();
+        await agentSdk();
         return { ...availability, library };
       } catch (error) {
         return { ...availability, library, available: false, problem: toAgentError(error).toObject() };

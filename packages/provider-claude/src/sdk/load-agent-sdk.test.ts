@@ -7,8 +7,7 @@ import {
   claudeAgentSdkPackage,
   claudeAgentSdkVersionRange,
   isSupportedAgentSdkVersion,
-  loadAgentSdkPrewarm,
-  loadAgentSdkQuery,
+  loadAgentSdk,
   readInstalledAgentSdkVersion,
 } from './load-agent-sdk.js';
 
@@ -26,7 +25,7 @@ function inWindow(version: string): boolean {
 
 describe('loading the Agent SDK', () => {
   it('not installed: a retryable provider_unavailable that names the package and the versions to install', async () => {
-    const error = await loadAgentSdkQuery(() => Promise.reject(notFound())).catch((reason: unknown) => reason);
+    const error = await loadAgentSdk(() => Promise.reject(notFound())).catch((reason: unknown) => reason);
     expect(error).toMatchObject({
       code: 'provider_unavailable',
       retryable: true,
@@ -38,21 +37,21 @@ describe('loading the Agent SDK', () => {
 
   it('installed but broken, or without query(): provider_unavailable with its own reason', async () => {
     expect(
-      await loadAgentSdkQuery(() => Promise.reject(new SyntaxError('bad module'))).catch((reason: unknown) => reason),
+      await loadAgentSdk(() => Promise.reject(new SyntaxError('bad module'))).catch((reason: unknown) => reason),
     ).toMatchObject({ code: 'provider_unavailable', details: { reason: 'sdk_load_failed' } });
     expect(
-      await loadAgentSdkQuery(() => Promise.resolve({ startup() {} })).catch((reason: unknown) => reason),
+      await loadAgentSdk(() => Promise.resolve({ startup() {} })).catch((reason: unknown) => reason),
     ).toMatchObject({ code: 'provider_unavailable', details: { reason: 'sdk_query_missing' } });
   });
 
   it("loads the installed SDK's query()", async () => {
-    expect(typeof (await loadAgentSdkQuery())).toBe('function');
+    expect(typeof (await loadAgentSdk()).query).toBe('function');
   });
 
   it('refuses an installed SDK outside the tested window, naming the version found and the window', async () => {
     const loaded = () => Promise.resolve({ query() {} });
     for (const version of ['0.4.0', '0.3.331', '1.0.0', 'next']) {
-      const error = await loadAgentSdkQuery(loaded, () => version).catch((reason: unknown) => reason);
+      const error = await loadAgentSdk(loaded, () => version).catch((reason: unknown) => reason);
       expect(error).toMatchObject({
         code: 'provider_unavailable',
         retryable: true,
@@ -62,14 +61,14 @@ describe('loading the Agent SDK', () => {
       expect((error as Error).message).toContain(claudeAgentSdkVersionRange);
     }
     for (const version of ['0.3.332', '0.3.400'])
-      expect(typeof (await loadAgentSdkQuery(loaded, () => version))).toBe('function');
+      expect(typeof (await loadAgentSdk(loaded, () => version)).query).toBe('function');
     // A version that cannot be read is not held against the SDK.
-    expect(typeof (await loadAgentSdkQuery(loaded, () => undefined))).toBe('function');
+    expect(typeof (await loadAgentSdk(loaded, () => undefined)).query).toBe('function');
   });
 
   it("prewarm: the installed SDK's own, or undefined for a module without one (then spares are not parked)", async () => {
-    expect(typeof (await loadAgentSdkPrewarm())).toBe('function');
-    expect(await loadAgentSdkPrewarm(() => Promise.resolve({ query() {} }))).toBeUndefined();
+    expect(typeof (await loadAgentSdk()).prewarm).toBe('function');
+    expect((await loadAgentSdk(() => Promise.resolve({ query() {} }), () => undefined)).prewarm).toBeUndefined();
   });
 
   it('the installed SDK is the version the seam was written against, inside the declared peer window', () => {

@@ -77,33 +77,32 @@ function unavailable(reason: UnavailableReason, installed?: string): AgentError 
   });
 }
 
-/** The SDK's query() function, or provider_unavailable saying which package (and version) to install. */
-export async function loadAgentSdkQuery(
+/** What the sdk transport uses of the Agent SDK: query(), and prewarm() when the module has it (parked spares). */
+export interface LoadedAgentSdk {
+  readonly query: AgentSdkQueryFunction;
+  readonly prewarm: AgentSdkPrewarmFunction | undefined;
+}
+
+/** The SDK's functions, loaded once; or provider_unavailable saying which package (and version) to install. */
+export async function loadAgentSdk(
   load: AgentSdkLoader = importAgentSdk,
   readVersion: AgentSdkVersionReader = readInstalledAgentSdkVersion,
-): Promise<AgentSdkQueryFunction> {
+): Promise<LoadedAgentSdk> {
   let namespace: unknown;
   try {
     namespace = await load();
   } catch (error) {
     throw unavailable(isModuleNotFound(error) ? 'sdk_not_installed' : 'sdk_load_failed');
   }
-  const query = (namespace as { query?: unknown } | null)?.query;
+  const { query, prewarm } = (namespace ?? {}) as { query?: unknown; prewarm?: unknown };
   if (typeof query !== 'function') throw unavailable('sdk_query_missing');
   // Checked after loading: what was imported is what the version describes (same resolution).
   const version = readVersion();
   if (version !== undefined && !isSupportedAgentSdkVersion(version))
     throw unavailable('sdk_version_unsupported', version);
-  return query as AgentSdkQueryFunction;
-}
-
-/**
- * The SDK's prewarm() (parked spares, claimed for any folder), or undefined when the module has none.
- * Called after loadAgentSdkQuery succeeded, so the module is loaded and its version checked already.
- */
-export async function loadAgentSdkPrewarm(
-  load: AgentSdkLoader = importAgentSdk,
-): Promise<AgentSdkPrewarmFunction | undefined> {
-  const prewarm = ((await load()) as { prewarm?: unknown } | null)?.prewarm;
-  return typeof prewarm === 'function' ? (prewarm as AgentSdkPrewarmFunction) : undefined;
+  return {
+    query: query as AgentSdkQueryFunction,
+    // Without it (a module that lacks prewarm) spares are not parked.
+    prewarm: typeof prewarm === 'function' ? (prewarm as AgentSdkPrewarmFunction) : undefined,
+  };
 }

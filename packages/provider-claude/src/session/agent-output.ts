@@ -90,11 +90,10 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected onFrame(frame: CliFrame): void {
     this.onStarted();
     this.onActivity();
-    // Not while a turn is on its way to the model: the CLI answers a request before it reads on, so
-    // get_usage written then delays the turn's API request (a claimed spare's first delta +5-20 ms).
-    // Once the model streams, or between turns, it costs the turn nothing.
-    if (this.connection && (this.state.turn === null || frame.kind === 'stream_event' || frame.kind === 'result'))
-      this.reports.askLimits(this.connection);
+    // At the first frame, not once the model streams: asked then, the answer could come after the
+    // run's end (or never, for a session closed right after a short turn), so when the limits are
+    // reported would be a race. The CLI answers it before the turn's API request (a few ms).
+    if (this.connection) this.reports.askLimits(this.connection);
     if (frame.kind === 'rate_limit_event') this.reports.onRateLimitEvent(frame.frame);
     const steerParts = this.steered.onFrame(frame, this.interrupting !== null);
     for (const part of steerParts) this.emit(part);

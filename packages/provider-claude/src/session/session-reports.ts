@@ -25,7 +25,7 @@ export class SessionReports {
     this.current = options.current;
   }
 
-  /** Once per agent process (once its first turn streams, or between turns): the plan limits as get_usage reports them. */
+  /** Once per agent process, after its first frame: the plan limits as get_usage reports them. */
   askLimits(connection: ClaudeConnection): void {
     if (this.limitsAskedOf === connection) return;
     this.limitsAskedOf = connection;
