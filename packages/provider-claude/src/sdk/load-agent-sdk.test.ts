@@ -68,7 +68,14 @@ describe('loading the Agent SDK', () => {
 
   it("prewarm: the installed SDK's own, or undefined for a module without one (then spares are not parked)", async () => {
     expect(typeof (await loadAgentSdk()).prewarm).toBe('function');
-    expect((await loadAgentSdk(() => Promise.resolve({ query() {} }), () => undefined)).prewarm).toBeUndefined();
+    expect(
+      (
+        await loadAgentSdk(
+          () => Promise.resolve({ query() {} }),
+          () => undefined,
+        )
+      ).prewarm,
+    ).toBeUndefined();
   });
 
   it('the installed SDK is the version the seam was written against, inside the declared peer window', () => {
