@@ -43,15 +43,27 @@ function registrationIdOf(cdp: CDPSession, scope: string): Promise<string> {
 }
 
 /**
- * Until the worker shows `count` notifications. A page gets no event when its worker shows one, so
- * getNotifications() is asked again every 20 ms (the test's timeout bounds it).
+ * The notifications the page's worker displayed, as DevTools' background-services log reports them
+ * ("Notification displayed", recorded from now on): `shown(count)` resolves once that many were.
  */
-function waitForNotifications(page: Page, count: number): Promise<void> {
-  return page.evaluate(async (expected) => {
-    const registration = await (navigator as unknown as PageNavigator).serviceWorker.ready;
-    while ((await registration.getNotifications()).length < expected)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-  }, count);
+async function displayedNotifications(cdp: CDPSession): Promise<{ shown(count: number): Promise<void> }> {
+  let displayed = 0;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  cdp.on('BackgroundService.backgroundServiceEventReceived', ({ backgroundServiceEvent }) => {
+    if (backgroundServiceEvent.service !== 'notifications' || backgroundServiceEvent.eventName !== 'Notification displayed')
+      return;
+    displayed += 1;
+    for (const waiter of waiters.filter((candidate) => candidate.count <= displayed)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  await cdp.send('BackgroundService.setRecording', { shouldRecord: true, service: 'notifications' });
+  await cdp.send('BackgroundService.startObserving', { service: 'notifications' });
+  return {
+    shown: (count) =>
+      count <= displayed ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+  };
 }
 
 function shownNotifications(page: Page): Promise<ShownNotification[]> {
@@ -91,6 +103,7 @@ describeInBrowser('the web UI: Web Push in a real browser', () => {
       const cdp = await context.newCDPSession(page);
       const registered = registrationIdOf(cdp, `${origin}/`);
       await cdp.send('ServiceWorker.enable');
+      const notifications = await displayedNotifications(cdp);
 
       // The switch appears once the daemon said Web Push is on and the worker is registered, at scope "/".
       await page.getByRole('button', { name: 'Notifications: off' }).waitFor();
@@ -125,7 +138,7 @@ describeInBrowser('the web UI: Web Push in a real browser', () => {
         },
       };
       await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(body) });
-      await waitForNotifications(page, 1);
+      await notifications.shown(1);
       expect(await shownNotifications(page)).toEqual([
         {
           title: 'Needs you: Fix <b>the</b> login test',
@@ -153,7 +166,7 @@ describeInBrowser('the web UI: Web Push in a real browser', () => {
           links: { open: body.links.open },
         }),
       });
-      await waitForNotifications(page, 2);
+      await notifications.shown(2);
       expect((await shownNotifications(page)).find((shown) => shown.tag === 'ntf_2')).toEqual({
         title: 'Failed: Fix <b>the</b> login test',
         body: 'The run failed (provider_api_error).',
