@@ -50,7 +50,10 @@ async function displayedNotifications(cdp: CDPSession): Promise<{ shown(count: n
   let displayed = 0;
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   cdp.on('BackgroundService.backgroundServiceEventReceived', ({ backgroundServiceEvent }) => {
-    if (backgroundServiceEvent.service !== 'notifications' || backgroundServiceEvent.eventName !== 'Notification displayed')
+    if (
+      backgroundServiceEvent.service !== 'notifications' ||
+      backgroundServiceEvent.eventName !== 'Notification displayed'
+    )
       return;
     displayed += 1;
     for (const waiter of waiters.filter((candidate) => candidate.count <= displayed)) {
