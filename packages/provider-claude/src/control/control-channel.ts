@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentError } from '@tether/protocol';
 import type { ControlResponseFrame } from '../frames/cli-frame-schemas.js';
+import { refusalReason } from './refusal-reason.js';
 
 interface PendingRequest {
   readonly resolve: (response: unknown) => void;
@@ -12,15 +13,6 @@ export interface ControlChannelOptions {
   /** Writes one line to the CLI; false when it could not be written; `onWritten` learns whether it reached the pipe. */
   readonly write: (message: object, onWritten?: (error: Error | null | undefined) => void) => boolean;
   readonly defaultTimeoutMs?: number;
-}
-
-/**
- * The CLI's reason token for a refusal: its error_code, or else the token its error text starts
- * with ("cwd_not_found: …"); never the text itself, which is the CLI's prose.
- */
-function refusalReason(errorCode: string | null | undefined, error: string | null | undefined): string {
-  if (typeof errorCode === 'string' && /^[a-z_]{1,60}$/.test(errorCode)) return errorCode;
-  return /^([a-z_]{1,60}):/.exec(error ?? '')?.[1] ?? 'error';
 }
 
 /**
@@ -86,7 +78,7 @@ export class ControlChannel {
     if (frame.response.subtype === 'success') {
       pending.resolve(frame.response.response);
     } else {
-      const code = refusalReason(frame.response.error_code, frame.response.error);
+      const code = refusalReason(frame.response.error_code, frame.response.error) ?? 'error';
       pending.reject(
         new AgentError({
           code: 'provider_execution_error',

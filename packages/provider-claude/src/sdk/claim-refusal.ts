@@ -1,4 +1,5 @@
 import { AgentError } from '@tether/protocol';
+import { refusalReason } from '../control/refusal-reason.js';
 
 /**
  * The SDK's refusal of a claim as the cli transport reports one (spare-claim.ts reads
@@ -7,8 +8,7 @@ import { AgentError } from '@tether/protocol';
  * without a token when the spare had already exited or was closed.
  */
 export function claimRefusal(error: unknown, thrownByClaim: boolean): AgentError {
-  const message = error instanceof Error ? error.message : '';
-  const token = /^([a-z0-9_]{1,50}):/.exec(message)?.[1];
+  const token = refusalReason(undefined, error instanceof Error ? error.message : '');
   return new AgentError({
     code: 'provider_execution_error',
     message: 'The claude CLI refused to claim the parked spare.',
