@@ -8,14 +8,18 @@ export type DecodedLine =
   | { readonly kind: 'junk'; readonly length: number }
   | { readonly kind: 'oversized'; readonly length: number };
 
-function decodeLine(line: string): DecodedLine | null {
+/**
+ * A line's parse, or null for nothing (blank, or taken as text by `takeLine`). A terminal-minded
+ * child may print escape sequences around its output.
+ */
+function decodeLine(line: string, takeLine: ((text: string) => boolean) | undefined): DecodedLine | null {
   let text = line.endsWith('\r') ? line.slice(0, -1) : line;
   if (text.length === 0) return null;
   if (text.charCodeAt(0) !== 123 /* { */) {
-    // A terminal-minded child may print escape sequences around its output.
     text = stripTerminalEscapes(text).trim();
     if (text.length === 0) return null;
   }
+  if (takeLine?.(text)) return null;
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch {
@@ -30,12 +34,18 @@ function decodeLine(line: string): DecodedLine | null {
 export class LineDecoder {
   private readonly decoder = new StringDecoder('utf8');
   private readonly maxLineBytes: number;
+  private readonly takeLine: ((text: string) => boolean) | undefined;
   private partial = '';
   private discarding = false;
   private discardedLength = 0;
 
-  constructor(options: { maxLineBytes?: number } = {}) {
+  /**
+   * `takeLine` may take a line as text before it is parsed (true: taken, nothing is emitted for it):
+   * a consumer that recognises its most frequent line from the text spares the parse.
+   */
+  constructor(options: { maxLineBytes?: number; takeLine?: (text: string) => boolean } = {}) {
     this.maxLineBytes = options.maxLineBytes ?? defaultMaxLineBytes;
+    this.takeLine = options.takeLine;
   }
 
   push(chunk: Buffer | string, onLine: (line: DecodedLine) => void): void {
@@ -56,7 +66,7 @@ export class LineDecoder {
         onLine({ kind: 'oversized', length: line.length });
         continue;
       }
-      const decoded = decodeLine(line);
+      const decoded = decodeLine(line, this.takeLine);
       if (decoded) onLine(decoded);
     }
     const rest = text.slice(start);
@@ -80,7 +90,7 @@ export class LineDecoder {
       this.discarding = false;
       return;
     }
-    const decoded = decodeLine(rest);
+    const decoded = decodeLine(rest, this.takeLine);
     if (decoded) onLine(decoded);
   }
 }

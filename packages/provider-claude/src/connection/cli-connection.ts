@@ -2,6 +2,7 @@ import { AgentError } from '@tether/protocol';
 import type { DecodedLine } from '../codec/line-decoder.js';
 import { ControlChannel } from '../control/control-channel.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { TextDeltaJoiner } from '../frames/text-delta-joining.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type {
@@ -23,6 +24,8 @@ export class CliConnection implements ClaudeConnection {
   private readonly child: ClaudeProcess;
   private readonly control: ControlChannel;
   private readonly listener: ConnectionListener;
+  /** A read's consecutive deltas of one block go on as one frame (frames/text-delta-joining.ts). */
+  private readonly deltas = new TextDeltaJoiner((frame) => this.onValue(frame));
   private inputFailed = false;
 
   constructor(options: { binaryPath: string; plan: LaunchPlan; listener: ConnectionListener }) {
@@ -39,6 +42,8 @@ export class CliConnection implements ClaudeConnection {
       environment: plan.environment,
       cwd: plan.cwd,
       onLine: (line) => this.onLine(line),
+      takeLine: (text) => this.deltas.takeLine(text),
+      afterRead: () => this.deltas.afterRead(),
       onExit: (exit) => this.onExit(exit),
     });
     this.control = new ControlChannel({
@@ -86,9 +91,15 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onLine(line: DecodedLine): void {
+    if (line.kind === 'json' && this.deltas.offer(line.value)) return;
+    this.deltas.flush();
     if (line.kind === 'junk') return this.listener.onNote('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.listener.onNote('claude.stdout_line_too_long');
-    const frame = parseCliFrame(line.value);
+    this.onValue(line.value);
+  }
+
+  private onValue(value: unknown): void {
+    const frame = parseCliFrame(value);
     switch (frame.kind) {
       case 'control_response':
         this.control.handleResponse(frame.frame);
@@ -116,6 +127,7 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onExit(exit: ProcessExit): void {
+    this.deltas.flush();
     this.control.cancelAll(
       new AgentError({
         code: 'provider_crashed',

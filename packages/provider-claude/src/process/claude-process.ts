@@ -23,6 +23,10 @@ export interface ClaudeProcessOptions {
   readonly cwd: string;
   /** Receives stdout line by line; without it stdout is left for handedOver()'s reader (the Agent SDK). */
   readonly onLine?: (line: DecodedLine) => void;
+  /** Takes a stdout line as text before it is parsed (true: taken; see LineDecoder). */
+  readonly takeLine?: (text: string) => boolean;
+  /** Called once the lines of one stdout read (or its end) were all given to onLine. */
+  readonly afterRead?: () => void;
   readonly onExit: (exit: ProcessExit) => void;
 }
 
@@ -76,7 +80,7 @@ export class ClaudeProcess {
   /** Start time from /proc (clock ticks after boot), to tell this child from a later one with its pid; undefined off Linux. */
   readonly startTime: number | undefined;
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly decoder = new LineDecoder();
+  private readonly decoder: LineDecoder;
   private stderrTail = '';
   private hasExited = false;
   /** The OS process is gone ('exit'), though its streams may still be open. */
@@ -96,6 +100,7 @@ export class ClaudeProcess {
       markSwept = resolve;
     });
     this.marker = createProcessMarker();
+    this.decoder = new LineDecoder({ takeLine: options.takeLine });
     const finish = (exit: ProcessExit) => {
       if (this.hasExited) return;
       this.hasExited = true;
@@ -114,7 +119,7 @@ export class ClaudeProcess {
         .catch((): SweepResult => ({ supported: false, signalled: [], survivors: [] }))
         .then((result) => {
           markSwept(result);
-          this.closeStreamsLater(options.onLine);
+          this.closeStreamsLater(options);
         });
     };
     this.child = spawn(options.binaryPath, options.argv, {
@@ -128,10 +133,9 @@ export class ClaudeProcess {
     this.child.stdin.on('error', () => {
       // EPIPE after the child died: the exit handler reports what happened to the turn.
     });
-    const onLine = options.onLine;
-    if (onLine) {
-      this.child.stdout.on('data', (chunk: Buffer) => this.decoder.push(chunk, onLine));
-      this.child.stdout.on('end', () => this.decoder.end(onLine));
+    if (options.onLine) {
+      this.child.stdout.on('data', (chunk: Buffer) => this.readLines(options, chunk));
+      this.child.stdout.on('end', () => this.readLines(options, null));
     }
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailLimit);
@@ -164,11 +168,20 @@ export class ClaudeProcess {
    * escaped the sweep by dropping the marker) could keep open forever: after the sweep and a
    * short grace, stop reading so the exit is still reported.
    */
-  private closeStreamsLater(onLine: ((line: DecodedLine) => void) | undefined): void {
+  /** A read's lines (null: the stream's end, and a last line without a newline). */
+  private readLines(options: ClaudeProcessOptions, chunk: Buffer | null): void {
+    const onLine = options.onLine;
+    if (!onLine) return;
+    if (chunk) this.decoder.push(chunk, onLine);
+    else this.decoder.end(onLine);
+    options.afterRead?.();
+  }
+
+  private closeStreamsLater(options: ClaudeProcessOptions): void {
     if (this.hasExited) return;
     setTimeout(() => {
       if (this.hasExited) return;
-      if (onLine && !this.child.stdout.readableEnded) this.decoder.end(onLine);
+      if (!this.child.stdout.readableEnded) this.readLines(options, null);
       this.child.stdout.destroy();
       this.child.stderr.destroy();
     }, streamCloseGraceMs).unref();

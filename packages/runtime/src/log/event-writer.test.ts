@@ -1,0 +1,59 @@
+import { sampleSessionRecord } from '@tether/testkit';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CommitUnit, TetherStore } from '../store/tether-store.js';
+import { EventWriter } from './event-writer.js';
+
+// Only commit is reached by staged output; the rest of the store is not this layer's concern.
+function recordingStore(): { store: TetherStore; commitTimes: number[] } {
+  const commitTimes: number[] = [];
+  const store = {
+    commit: async (_unit: CommitUnit) => {
+      commitTimes.push(performance.now());
+    },
+  } as unknown as TetherStore;
+  return { store, commitTimes };
+}
+
+describe('EventWriter commit pacing', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('commits a burst at once, then within 5 ms, and once it has streamed 50 ms, once per display frame', async () => {
+    const { store, commitTimes } = recordingStore();
+    const writer = new EventWriter({ store, onCommitted: () => {}, onDropped: () => {} });
+    const session = sampleSessionRecord();
+    const runId = 'run_0123456789abcdef0123456789abcdef';
+    // A delta every millisecond for 200 ms, then a quiet spell, then one more.
+    const stageDelta = (text: string) =>
+      writer.stageDelta(
+        { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text }, at: '' },
+        session,
+      );
+    await vi.advanceTimersByTimeAsync(1_000);
+    const start = performance.now();
+    for (let millisecond = 0; millisecond < 200; millisecond += 1) {
+      stageDelta('x');
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    await vi.advanceTimersByTimeAsync(100);
+    const gaps = commitTimes.slice(1).map((time, index) => time - commitTimes[index]!);
+    const startsAt = commitTimes.map((time) => time - start);
+    expect(startsAt[0]).toBe(0);
+    for (const [index, gap] of gaps.entries()) {
+      if (startsAt[index + 1]! <= 50) expect(gap).toBeLessThanOrEqual(5);
+      else expect(gap).toBeGreaterThanOrEqual(16);
+    }
+    // 200 ms of streaming: ~11 commits in the first 50 ms, then ~9 instead of ~30.
+    expect(commitTimes.length).toBeLessThan(25);
+    const before = commitTimes.length;
+    const quietEnd = performance.now();
+    stageDelta('y');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(commitTimes).toHaveLength(before + 1);
+    expect(commitTimes.at(-1)! - quietEnd).toBe(0);
+  });
+});
