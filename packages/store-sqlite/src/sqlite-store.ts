@@ -54,17 +54,23 @@ function remember<Value>(memory: Map<string, Value>, key: string, value: Value):
   if (memory.size > rememberedSessions) memory.delete(memory.keys().next().value!);
 }
 
-/** Each session's row as this connection last wrote it (the parameters it was written with). */
-type StoredSessions = Map<string, Readonly<Record<string, SQLInputValue>>>;
+/** Each session's record as this connection last wrote it. */
+type StoredSessions = Map<string, SessionRecord>;
 
-/** The columns a streamed turn's commits change; a session whose other columns are as stored gets only these. */
-const progressColumns = new Set(['lastSeq', 'updatedAt', 'lastActivityAt']);
+/** The fields a streamed turn's commits change; a session whose other fields are as stored gets only these. */
+const progressFields = new Set(['lastSeq', 'updatedAt', 'lastActivityAt']);
 
-function progressOnly(
-  stored: Readonly<Record<string, SQLInputValue>>,
-  next: Readonly<Record<string, SQLInputValue>>,
-): boolean {
-  for (const column in next) if (!progressColumns.has(column) && next[column] !== stored[column]) return false;
+/**
+ * Whether `next` differs from the record last written only in its progress. Records are never changed
+ * in place (the runtime copies one to change it), so a field holding the same value or object is
+ * unchanged: no column is serialized to find out, which a streamed turn's every commit did. A field
+ * whose object was replaced by an equal one counts as changed (the whole row is written; still right).
+ */
+function progressOnly(stored: SessionRecord, next: SessionRecord): boolean {
+  const before = stored as unknown as Record<string, unknown>;
+  const after = next as unknown as Record<string, unknown>;
+  for (const field in after) if (!progressFields.has(field) && after[field] !== before[field]) return false;
+  for (const field in before) if (!(field in after)) return false;
   return true;
 }
 
@@ -97,7 +103,7 @@ function checkSequence(
 /** What a unit wrote, remembered once its transaction is committed. */
 interface Written {
   readonly lastSeqs: Map<string, number>;
-  readonly sessions: Map<string, Readonly<Record<string, SQLInputValue>>>;
+  readonly sessions: Map<string, SessionRecord>;
 }
 
 function writeUnit(
@@ -109,11 +115,10 @@ function writeUnit(
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
-  const sessions = new Map<string, Readonly<Record<string, SQLInputValue>>>();
+  const sessions = new Map<string, SessionRecord>();
   for (const session of unit.sessions) {
-    const parameters = sessionParameters(session);
     const before = stored.sessions.get(session.sessionId);
-    if (before && progressOnly(before, parameters)) {
+    if (before && progressOnly(before, session)) {
       statements.updateSessionProgress.run(
         session.lastSeq,
         session.updatedAt,
@@ -121,10 +126,10 @@ function writeUnit(
         session.sessionId,
       );
     } else {
-      statements.upsertSession.run(parameters);
+      statements.upsertSession.run(sessionParameters(session));
       statements.updateSessionListingColumns.run(sessionListingParameters(session));
     }
-    sessions.set(session.sessionId, parameters);
+    sessions.set(session.sessionId, session);
   }
   for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
@@ -245,7 +250,7 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
         );
         // Only what was committed: a unit rolled back leaves the known seqs and rows as they were.
         for (const [sessionId, seq] of written.lastSeqs) remember(storedSeqs, sessionId, seq);
-        for (const [sessionId, parameters] of written.sessions) remember(storedSessions, sessionId, parameters);
+        for (const [sessionId, session] of written.sessions) remember(storedSessions, sessionId, session);
       }),
     async close() {
       if (closed) return;
