@@ -24,7 +24,7 @@ export class CliConnection implements ClaudeConnection {
   private readonly child: ClaudeProcess;
   private readonly control: ControlChannel;
   private readonly listener: ConnectionListener;
-  /** A read's consecutive deltas of one block go on as one frame (frames/text-delta-joining.ts). */
+  /** A block's streamed deltas go on as one frame, at most every 5 ms (frames/text-delta-joining.ts). */
   private readonly deltas = new TextDeltaJoiner((frame) => this.onValue(frame));
   private inputFailed = false;
 

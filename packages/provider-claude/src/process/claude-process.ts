@@ -163,11 +163,6 @@ export class ClaudeProcess {
     this.processGroup = status?.processGroup ?? (pid !== undefined && process.platform !== 'win32' ? pid : undefined);
   }
 
-  /**
-   * 'close' waits for stdout and stderr to close, which a process that inherited them (and
-   * escaped the sweep by dropping the marker) could keep open forever: after the sweep and a
-   * short grace, stop reading so the exit is still reported.
-   */
   /** A read's lines (null: the stream's end, and a last line without a newline). */
   private readLines(options: ClaudeProcessOptions, chunk: Buffer | null): void {
     const onLine = options.onLine;
@@ -177,6 +172,11 @@ export class ClaudeProcess {
     options.afterRead?.();
   }
 
+  /**
+   * 'close' waits for stdout and stderr to close, which a process that inherited them (and
+   * escaped the sweep by dropping the marker) could keep open forever: after the sweep and a
+   * short grace, stop reading so the exit is still reported.
+   */
   private closeStreamsLater(options: ClaudeProcessOptions): void {
     if (this.hasExited) return;
     setTimeout(() => {
