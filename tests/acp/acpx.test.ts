@@ -71,7 +71,11 @@ describe('acpx drives tether acp', () => {
     expect(updates.filter((update) => update.sessionUpdate === 'agent_message_chunk')).toEqual([
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'I wrote hello.txt.' } },
     ]);
-    expect(messages.at(-1)).toMatchObject({ result: { stopReason: 'end_turn' } });
+    // The prompt's answer: acpx's session/prompt request, answered under its id. A settings update (the
+    // model option, once the agent's model list is read in the background) may follow it.
+    const prompt = messages.find((message) => message.method === 'session/prompt');
+    const promptAnswer = messages.filter((message) => message.id === prompt?.id && message.method === undefined);
+    expect(promptAnswer.map((message) => message.result)).toContainEqual({ stopReason: 'end_turn' });
     expect(readFileSync(path.join(environment.workspace, 'hello.txt'), 'utf8')).toBe('hello\n');
     expect(existsSync(dataDir)).toBe(true);
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
