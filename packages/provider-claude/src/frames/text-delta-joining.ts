@@ -52,7 +52,7 @@ function textFieldOf(value: unknown): 'text' | 'thinking' | null {
  * are decoded by JSON.parse, which refuses what the whole line's parse would have refused.
  */
 const continuationLine =
-  /^\{"type":"stream_event","event":\{"type":"content_block_delta","index":(0|[1-9][0-9]*),"delta":\{(?:"type":"text_delta","text":"((?:[ !#-\[\]-\uFFFF]|\\.)*)"|"type":"thinking_delta","thinking":"((?:[ !#-\[\]-\uFFFF]|\\.)*)")\}\},"session_id":"[ !#-\[\]-\uFFFF]*","parent_tool_use_id":null,"uuid":"[ !#-\[\]-\uFFFF]*"(?:,"thinking_display":"[ !#-\[\]-\uFFFF]*")?(?:,"api_message_id":"[ !#-\[\]-\uFFFF]*")?\}$/;
+  /^\{"type":"stream_event","event":\{"type":"content_block_delta","index":(0|[1-9][0-9]*),"delta":\{(?:"type":"text_delta","text":"((?:[ !#-[\]-\uFFFF]|\\.)*)"|"type":"thinking_delta","thinking":"((?:[ !#-[\]-\uFFFF]|\\.)*)")\}\},"session_id":"[ !#-[\]-\uFFFF]*","parent_tool_use_id":null,"uuid":"[ !#-[\]-\uFFFF]*"(?:,"thinking_display":"[ !#-[\]-\uFFFF]*")?(?:,"api_message_id":"[ !#-[\]-\uFFFF]*")?\}$/;
 
 /** A JSON string literal's body as text; undefined when JSON would refuse it. */
 function decodeStringBody(body: string): string | undefined {
