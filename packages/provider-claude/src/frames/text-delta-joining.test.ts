@@ -156,6 +156,15 @@ describe('TextDeltaJoiner', () => {
       expect(joiner.takeLine(refused)).toBe(false);
     }
   });
+
+  it('parses a very long delta line instead of reading it as text, and still joins its text', () => {
+    // The pattern's backtracking grows with the line: read as text, a 10 MB line overflowed the stack.
+    const long = 'x'.repeat(5_000_000) + '\\"'.repeat(2_500_000);
+    const out = throughJoiner([
+      `${deltaLine({ kind: 'text', index: 0, text: 'a' })}\n${deltaLine({ kind: 'text', index: 0, text: long })}\n${otherLine}\n`,
+    ]);
+    expect(out).toEqual([{ kind: 'text', index: 0, text: `a${long}` }, { kind: 'other:stream_event' }]);
+  });
 });
 
 describe('TextDeltaJoiner (property-based)', () => {

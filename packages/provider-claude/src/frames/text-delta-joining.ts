@@ -54,6 +54,12 @@ function textFieldOf(value: unknown): 'text' | 'thinking' | null {
 const continuationLine =
   /^\{"type":"stream_event","event":\{"type":"content_block_delta","index":(0|[1-9][0-9]*),"delta":\{(?:"type":"text_delta","text":"((?:[ !#-[\]-\uFFFF]|\\.)*)"|"type":"thinking_delta","thinking":"((?:[ !#-[\]-\uFFFF]|\\.)*)")\}\},"session_id":"[ !#-[\]-\uFFFF]*","parent_tool_use_id":null,"uuid":"[ !#-[\]-\uFFFF]*"(?:,"thinking_display":"[ !#-[\]-\uFFFF]*")?(?:,"api_message_id":"[ !#-[\]-\uFFFF]*")?\}$/;
 
+/**
+ * The longest line read as text: the pattern's backtracking grows with the line (a 10 MB line overflows
+ * the stack); a CLI's deltas are a few tokens, and a longer line is parsed as any other.
+ */
+const longestTakenLine = 64 * 1024;
+
 /** A JSON string literal's body as text; undefined when JSON would refuse it. */
 function decodeStringBody(body: string): string | undefined {
   if (!body.includes('\\')) return body;
@@ -119,7 +125,7 @@ export class TextDeltaJoiner {
    */
   takeLine(line: string): boolean {
     const held = this.held;
-    if (!held || held.parentToolUseId !== null) return false;
+    if (!held || held.parentToolUseId !== null || line.length > longestTakenLine) return false;
     const match = continuationLine.exec(line);
     if (!match || Number(match[1]) !== held.index) return false;
     const body = held.field === 'text' ? match[2] : match[3];
