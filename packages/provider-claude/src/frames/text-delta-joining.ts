@@ -1,17 +1,17 @@
 import { plainStreamEvent } from './stream-event-fast-path.js';
 
 /**
- * How often a block's streamed text is handed on while it streams: the same interval the runtime's
- * writer commits a streaming session at (runtime's log/event-writer.ts), so holding it here adds no
- * wait that the commit would not have added anyway.
+ * How often a block's streamed text is handed on while it streams: well within the display frame the
+ * runtime's writer commits streamed output at (16 ms, runtime's log/event-writer.ts), so text held here
+ * mostly waits for a commit it would have waited for anyway.
  */
 export const textReleaseIntervalMs = 5;
 
 /**
  * A streamed turn prints one stream_event line per text or thinking delta: thousands a turn. Each
  * went through everything after the decoder (the frame's checks, the translator, the runtime's
- * part, its session record, the writer), while the runtime commits a streaming session's text at
- * most once per 5 ms anyway. Consecutive deltas of one content block are therefore handed on as one
+ * part, its session record, the writer), while the runtime commits streamed text at most once per
+ * display frame anyway. Consecutive deltas of one content block are therefore handed on as one
  * frame, their texts joined: the first after a quiet spell at the end of the read that brought it
  * (as before: the first byte waits for nothing), later ones at most once per interval, and whatever
  * is held goes before any other line, at the stream's end and when the process exits. The text is

@@ -22,7 +22,7 @@ describe('EventWriter commit pacing', () => {
     vi.useRealTimers();
   });
 
-  it('commits a burst at once, then within 5 ms, and once it has streamed 50 ms, once per display frame', async () => {
+  it('commits a burst at once, then at most once per display frame (16 ms)', async () => {
     const { store, commitTimes } = recordingStore();
     const writer = new EventWriter({ store, onCommitted: () => {}, onDropped: () => {} });
     const session = sampleSessionRecord();
@@ -41,14 +41,10 @@ describe('EventWriter commit pacing', () => {
     }
     await vi.advanceTimersByTimeAsync(100);
     const gaps = commitTimes.slice(1).map((time, index) => time - commitTimes[index]!);
-    const startsAt = commitTimes.map((time) => time - start);
-    expect(startsAt[0]).toBe(0);
-    for (const [index, gap] of gaps.entries()) {
-      if (startsAt[index + 1]! <= 50) expect(gap).toBeLessThanOrEqual(5);
-      else expect(gap).toBeGreaterThanOrEqual(16);
-    }
-    // 200 ms of streaming: ~11 commits in the first 50 ms, then ~9 instead of ~30.
-    expect(commitTimes.length).toBeLessThan(25);
+    expect(commitTimes[0]! - start).toBe(0);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(16);
+    // 200 ms of streaming: 13 commits instead of one a millisecond (or 40 at a 5 ms window).
+    expect(commitTimes.length).toBeLessThanOrEqual(14);
     const before = commitTimes.length;
     const quietEnd = performance.now();
     stageDelta('y');

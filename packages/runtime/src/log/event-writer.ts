@@ -59,18 +59,12 @@ const backgroundRetryDelaysMs = [20, 200, 1000];
 
 /**
  * The CLI writes about one line per pipe read, so committing every tick meant one transaction per
- * event. A burst is committed at once after a quiet spell, then at most once per `coalesceMs`.
+ * event. A burst is committed at once after a quiet spell (the first byte waits for nothing), then at
+ * most once per display frame: text reaching a screen faster than it refreshes is not seen sooner,
+ * while each commit costs ~0.3 ms of CPU on a busy 2-core machine (a 2,000-delta turn: ~20 commits at
+ * the 5 ms this was, ~7 at 16 ms).
  */
-const coalesceMs = 5;
-
-/**
- * Once a burst has gone on for `streamingAfterMs` (an answer streaming), at most once per display
- * frame: text reaching a screen faster than it refreshes is not seen sooner, while each commit costs
- * ~0.3 ms of CPU on a busy 2-core machine (a 2,000-delta turn: ~20 commits at 5 ms, ~8 this way).
- * A burst ends with a spell of `streamingAfterMs` without a commit.
- */
-const streamingCoalesceMs = 16;
-const streamingAfterMs = 50;
+const coalesceMs = 16;
 
 function emptyDraft(): Draft {
   return { events: [], sessions: new Map(), runs: new Map(), interactions: new Map(), receipts: [], blobs: [] };
@@ -134,7 +128,6 @@ export class EventWriter {
   private scheduledFlush: { cancel(): void } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private lastFlushAt = 0;
-  private burstStartedAt = 0;
   /** Sessions whose output was dropped, with why: nothing of theirs is written until a repair. */
   private readonly failed = new Map<string, AgentError>();
 
@@ -193,9 +186,7 @@ export class EventWriter {
   private schedule(urgent: boolean): void {
     if (this.scheduledFlush && !urgent) return;
     this.scheduledFlush?.cancel();
-    const now = performance.now();
-    const window = now - this.burstStartedAt >= streamingAfterMs ? streamingCoalesceMs : coalesceMs;
-    const wait = urgent ? 0 : window - (now - this.lastFlushAt);
+    const wait = urgent ? 0 : coalesceMs - (performance.now() - this.lastFlushAt);
     if (wait <= 0) {
       const immediate = setImmediate(() => void this.flush());
       this.scheduledFlush = { cancel: () => clearImmediate(immediate) };
@@ -216,9 +207,7 @@ export class EventWriter {
         () => undefined,
       );
     // The window counts from the last commit that wrote something.
-    const now = performance.now();
-    if (now - this.lastFlushAt >= streamingAfterMs) this.burstStartedAt = now;
-    this.lastFlushAt = now;
+    this.lastFlushAt = performance.now();
     return this.enqueue(draft, 'background').then(
       () => undefined,
       () => undefined,
