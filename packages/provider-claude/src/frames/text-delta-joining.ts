@@ -7,20 +7,7 @@ import { plainStreamEvent } from './stream-event-fast-path.js';
  */
 export const textReleaseIntervalMs = 5;
 
-/**
- * A streamed turn prints one stream_event line per text or thinking delta: thousands a turn. Each
- * went through everything after the decoder (the frame's checks, the translator, the runtime's
- * part, its session record, the writer), while the runtime commits streamed text at most once per
- * display frame anyway. Consecutive deltas of one content block are therefore handed on as one
- * frame, their texts joined: the first after a quiet spell at the end of the read that brought it
- * (as before: the first byte waits for nothing), later ones at most once per interval, and whatever
- * is held goes before any other line, at the stream's end and when the process exits. The text is
- * the same text of the same block, byte for byte.
- *
- * Only deltas the translator reads nothing else from are joined: unstamped (a stamp starts a turn,
- * so it is read on its own), of one block (event index and subagent), of one kind (text or thinking).
- * Their uuids are not read by anything; the joined frame keeps the first's.
- */
+/** A block's delta being held: the first one's frame, and the text joined so far. */
 interface HeldDelta {
   /** The first delta's parsed line, ours alone: its text is replaced by the joined text on release. */
   readonly frame: Record<string, unknown>;
@@ -70,6 +57,20 @@ function decodeStringBody(body: string): string | undefined {
   }
 }
 
+/**
+ * A streamed turn prints one stream_event line per text or thinking delta: thousands a turn. Each
+ * went through everything after the decoder (the frame's checks, the translator, the runtime's
+ * part, its session record, the writer), while the runtime commits streamed text at most once per
+ * display frame anyway. Consecutive deltas of one content block are therefore handed on as one
+ * frame, their texts joined: the first after a quiet spell at the end of the read that brought it
+ * (as before: the first byte waits for nothing), later ones at most once per interval, and whatever
+ * is held goes before any other line, at the stream's end and when the process exits. The text is
+ * the same text of the same block, byte for byte.
+ *
+ * Only deltas the translator reads nothing else from are joined: unstamped (a stamp starts a turn,
+ * so it is read on its own), of one block (event index and subagent), of one kind (text or thinking).
+ * Their uuids are not read by anything; the joined frame keeps the first's.
+ */
 export class TextDeltaJoiner {
   private held: HeldDelta | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
