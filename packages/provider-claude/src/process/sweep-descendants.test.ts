@@ -77,17 +77,18 @@ describe.runIf(process.platform === 'linux')('finding processes', () => {
     }
   });
 
-  it("walks descendants in slices: a child's grandchild is found, and a timer runs during the walk", async () => {
+  it("walks descendants in slices: a child's grandchild is found, and the event loop turns during the walk", async () => {
     // sh -> sh -> sleep: the inner shell forks sleep (a builtin follows it, so it does not exec it).
     const parent = shell('sh -c "sleep 30; :" & wait', newMarker());
     const commands = () => snapshotDescendants(parent.pid).map(({ pid }) => readProcessStatus(pid)?.command);
     expect(await pollUntil(() => commands().join() === 'sh,sleep', { timeoutMs: 10_000 })).toBe(true);
     let walking = true;
     let firedDuringWalk: boolean | undefined;
-    setTimeout(() => {
+    // A probe, not a wait: it runs at the event loop's next turn, which the sliced walk must yield to.
+    setImmediate(() => {
       firedDuringWalk = walking;
-    }, 0);
-    // The synchronous walk holds the event loop: no timer can run before it returns.
+    });
+    // The synchronous walk holds the event loop: the probe cannot run before it returns.
     const reference = snapshotDescendants(parent.pid);
     expect(firedDuringWalk).toBeUndefined();
     const found = await snapshotDescendantsInSlices(parent.pid, { processesPerSlice: 1 });
