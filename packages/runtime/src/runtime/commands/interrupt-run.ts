@@ -27,20 +27,24 @@ export async function interruptRun(
     await context.write(entry, decision.events, receipt, fingerprint);
     return receipt;
   }
-  // The intent is durable before the round-trip, so a result that lands first still ends the run as
-  // a stop, and starts no input the host cancelled.
+  const session = await context.providerSession(entry);
+  // The intent is staged before the request is written, so a result that lands first still ends the
+  // run as a stop and starts no input the host cancelled, and the log has the intent before that end.
+  // Its commit runs while the agent stops, not before the request: the agent is not kept waiting.
   const intent = entry.interruptRequested.has(runId) ? [] : [{ type: 'run.interrupt_requested' as const, runId }];
+  let intentStored: Promise<void> = Promise.resolve();
   if (intent.length > 0 || decision.events.length > 0) {
     entry.interruptRequested.add(runId);
     context.log.stage(entry, [...decision.events, ...intent]);
-    await context.writer.flush();
+    intentStored = context.writer.flush();
   }
-  const session = await context.providerSession(entry);
   try {
     await session.doInterrupt({ runId });
   } catch (error) {
     entry.interruptRequested.delete(runId);
     throw toAgentError(error);
+  } finally {
+    await intentStored;
   }
   await context.write(entry, [], receipt, fingerprint);
   return receipt;
