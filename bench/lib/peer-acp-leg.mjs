@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client.mjs';
-import { cpuMs } from './peer-turn-timer.mjs';
+import { cpuMs, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine, memoryOf, processCpuMs } from './proc.mjs';
 
 /**
@@ -74,6 +74,10 @@ export async function runAcpPeerLeg(context) {
     const hostCpuMs = cpuMs(process.cpuUsage(hostCpu));
     const adapterCpuMs = processCpuMs(child.pid) - adapterCpu;
     result.warm = { ...warm, hostCpuMs, adapterCpuMs, cpuMs: hostCpuMs + adapterCpuMs };
+    result.steady = await measureSteadyTurns(
+      async () => expectEndTurn(await turn(session.sessionId, prompt), 'steady'),
+      () => cpuMs(process.cpuUsage()) + processCpuMs(child.pid),
+    );
     // (c) a short turn on the same process.
     result.warmShort = expectEndTurn(await turn(session.sessionId, short), 'short');
     // (f) session/cancel when the first chunk of a slow turn arrives → the prompt's answer (cancelled).

@@ -7,7 +7,8 @@
  * plus the adapter's). Every leg measures:
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
  *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
- *           then a short turn on it;
+ *   steady  four more such turns on it: the medians of their times and CPU (a long-running host's turns,
+ *           past the first warm turn's unoptimised code); then a short turn on it;
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
@@ -56,7 +57,7 @@ function describePair(pair) {
     if (name === 'sdk')
       prewarmed = ` startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`;
     if (name === 'acp') prewarmed = '';
-    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} short ${ms(result.warmShort.turnMs)} CPU ${ms(result.warm.cpuMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)}${prewarmed}`;
+    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} (CPU ${ms(result.warm.cpuMs)}) steady ${ms(result.steady.turnMs)} (CPU ${ms(result.steady.cpuMs)}) short ${ms(result.warmShort.turnMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)}${prewarmed}`;
   };
   return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
 }
@@ -116,10 +117,18 @@ const same = (pick) => ({ sdk: pick, acp: pick, tether: pick });
  * the adapter process's.
  */
 const per1k = (leg) => (leg.warm.cpuMs / Math.max(1, leg.warm.agentDeltas)) * 1000;
+const steadyPer1k = (leg) => (leg.steady.cpuMs / Math.max(1, leg.steady.agentDeltas)) * 1000;
 const withAgentDeltas = (pair) => ({
   ...pair,
   ...Object.fromEntries(
-    peerLegs.map((leg) => [leg, { ...pair[leg], warm: { ...pair[leg].warm, agentDeltas: pair.raw.warm.deltas } }]),
+    peerLegs.map((leg) => [
+      leg,
+      {
+        ...pair[leg],
+        warm: { ...pair[leg].warm, agentDeltas: pair.raw.warm.deltas },
+        steady: { ...pair[leg].steady, agentDeltas: pair.raw.steady.deltas },
+      },
+    ]),
   ),
 });
 
@@ -143,6 +152,12 @@ export function summarizePeers({ pairs, warmUp }) {
       (leg) => leg.warm.turnMs,
       same((leg) => leg.warm.turnMs),
     ),
+    steadyWarmTurn: toRaw(
+      pairs,
+      (leg) => leg.steady.turnMs,
+      same((leg) => leg.steady.turnMs),
+    ),
+    steadyCpuPer1kDeltas: toRaw(pairs.map(withAgentDeltas), steadyPer1k, same(steadyPer1k)),
     warmShortTurn: toRaw(
       pairs,
       (leg) => leg.warmShort.turnMs,
@@ -206,6 +221,8 @@ export function peerTableLines(summary) {
     '|---|---|---|---|---|',
     row('warm 2,000-delta turn, submit → result', summary.warmTurn, 'ms'),
     row('host CPU per 1,000 deltas (warm turn)', summary.cpuPer1kDeltas, 'ms'),
+    row('steady warm 2,000-delta turn (median of the next 4)', summary.steadyWarmTurn, 'ms'),
+    row('host CPU per 1,000 deltas (steady turns)', summary.steadyCpuPer1kDeltas, 'ms'),
     row('cold: open → first delta', summary.coldFirstDelta, 'ms'),
     row('warm short turn, submit → result', summary.warmShortTurn, 'ms'),
     row('cold: open → result (2,000 deltas)', summary.coldTurn, 'ms'),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { onLines } from './stdout-lines.mjs';
-import { cpuMs, isTextDeltaFrame, peerTurnTimer } from './peer-turn-timer.mjs';
+import { cpuMs, isTextDeltaFrame, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
@@ -72,6 +72,11 @@ export async function runRawPeerLeg(context) {
   const warm = claude.timer.turn(warmStart);
   claude.send(claude.user(prompt));
   result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  result.steady = await measureSteadyTurns(() => {
+    const turn = claude.timer.turn(performance.now());
+    claude.send(claude.user(prompt));
+    return turn;
+  });
   const warmShort = claude.timer.turn(performance.now());
   claude.send(claude.user(short));
   result.warmShort = await warmShort;

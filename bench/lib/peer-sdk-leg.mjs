@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { prewarm, query, startup } from '@anthropic-ai/claude-agent-sdk';
-import { cpuMs, isTextDeltaFrame, peerTurnTimer } from './peer-turn-timer.mjs';
+import { cpuMs, isTextDeltaFrame, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine } from './proc.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -94,6 +94,11 @@ export async function runSdkPeerLeg(context) {
   const warm = timer.turn(performance.now());
   input.push(prompt);
   result.warm = { ...(await warm), cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  result.steady = await measureSteadyTurns(() => {
+    const turn = timer.turn(performance.now());
+    input.push(prompt);
+    return turn;
+  });
   const warmShort = timer.turn(performance.now());
   input.push(short);
   result.warmShort = await warmShort;

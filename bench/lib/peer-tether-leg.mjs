@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { cpuMs } from './peer-turn-timer.mjs';
+import { cpuMs, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -32,6 +32,12 @@ export async function runTetherPeerLeg(context) {
     const usage = process.cpuUsage(cpu);
     const deltas = watch.events.slice(mark).filter((entry) => isDelta(warm.runId)(entry.event)).length;
     result.warm = { firstDeltaMs: warm.firstDeltaMs, turnMs: warm.turnMs, deltas, cpuMs: cpuMs(usage) };
+    result.steady = await measureSteadyTurns(async () => {
+      const steadyMark = watch.mark();
+      const turn = await tetherTurn(tether.runtime, watch, sessionId, prompt);
+      const steadyDeltas = watch.events.slice(steadyMark).filter((entry) => isDelta(turn.runId)(entry.event)).length;
+      return { turnMs: turn.turnMs, deltas: steadyDeltas };
+    });
     const warmShort = await tetherTurn(tether.runtime, watch, sessionId, short);
     result.warmShort = { firstDeltaMs: warmShort.firstDeltaMs, turnMs: warmShort.turnMs };
     // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.

@@ -3,12 +3,37 @@
  * (result). Shared by the peers scenario's raw and Agent SDK legs, which see the same CLI frames.
  */
 import { performance } from 'node:perf_hooks';
+import { median } from './stats.mjs';
 
 export const isTextDeltaFrame = (frame) =>
   frame.event?.type === 'content_block_delta' && frame.event.delta?.type === 'text_delta';
 
 /** CPU (ms) of a process.cpuUsage() difference. */
 export const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+
+/** How many 2,000-delta turns follow the first warm one on the same process, for the steady figures. */
+export const steadyTurns = 4;
+
+/**
+ * The steady warm turn: `steadyTurns` more turns on the same process, each timed and its CPU taken
+ * (`cpuNow`: the driver's CPU so far, in ms), reported as medians. A fresh host's first warm turn
+ * still runs much of its driver's code unoptimised (each leg's host is new), and one turn a round is
+ * at the mercy of the machine's moment; a long-running host's turns look like these.
+ */
+export async function measureSteadyTurns(turn, cpuNow = () => cpuMs(process.cpuUsage())) {
+  const turns = [];
+  for (let index = 0; index < steadyTurns; index += 1) {
+    const before = cpuNow();
+    const { turnMs, deltas } = await turn();
+    turns.push({ turnMs, deltas, cpuMs: cpuNow() - before });
+  }
+  return {
+    turnMs: median(turns.map((entry) => entry.turnMs)),
+    cpuMs: median(turns.map((entry) => entry.cpuMs)),
+    deltas: turns[0].deltas,
+    turns,
+  };
+}
 
 export function peerTurnTimer() {
   let current;
