@@ -22,6 +22,7 @@ import {
 } from './sdk/load-agent-sdk.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
+import { StdoutChannels } from './process/stdout-channels.js';
 import { ProcessPool } from './session/process-pool.js';
 import { WarmPool } from './session/warm-pool.js';
 
@@ -151,8 +152,16 @@ export function createClaudeProviderWith(
     }
     return check;
   };
+  // cli transport: each process's stdout is a channel read paced, connected ahead of its start.
+  const stdoutChannels = transport === 'cli' ? new StdoutChannels() : null;
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
-    if (transport === 'cli') return (plan, listener) => new CliConnection({ binaryPath, plan, listener });
+    if (stdoutChannels) {
+      await stdoutChannels.prepare();
+      return (plan, listener) => {
+        const stdoutChannel = stdoutChannels.take();
+        return new CliConnection({ binaryPath, plan, listener, ...(stdoutChannel ? { stdoutChannel } : {}) });
+      };
+    }
     const { query, prewarm } = await agentSdk();
     return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener });
   };
@@ -224,6 +233,7 @@ export function createClaudeProviderWith(
       disposal.abort();
       await Promise.allSettled([...modelReads]);
       await warmPool?.dispose();
+      await stdoutChannels?.dispose();
     },
     async doOpenSession(options) {
       const inherited = environment();

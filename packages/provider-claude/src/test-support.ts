@@ -12,4 +12,5 @@ export {
 export type { ProcessStatus } from './process/proc-filesystem.js';
 export { processesWithEnvironment, snapshotDescendants } from './process/find-processes.js';
 export { ClaudeProcess } from './process/claude-process.js';
+export { StdoutChannel } from './process/stdout-channel.js';
 export type { ProcessExit } from './process/claude-process.js';

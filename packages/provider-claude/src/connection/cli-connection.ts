@@ -5,6 +5,7 @@ import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { TextDeltaJoiner } from '../frames/text-delta-joining.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
+import type { StdoutChannel } from '../process/stdout-channel.js';
 import type {
   ClaudeConnection,
   ClaudeControlRequest,
@@ -28,7 +29,13 @@ export class CliConnection implements ClaudeConnection {
   private readonly deltas = new TextDeltaJoiner((frame) => this.onValue(frame));
   private inputFailed = false;
 
-  constructor(options: { binaryPath: string; plan: LaunchPlan; listener: ConnectionListener }) {
+  /** `stdoutChannel`: the child's stdout read paced (process/stdout-channel.ts); a pipe without it. */
+  constructor(options: {
+    binaryPath: string;
+    plan: LaunchPlan;
+    listener: ConnectionListener;
+    stdoutChannel?: StdoutChannel;
+  }) {
     const { plan } = options;
     this.listener = options.listener;
     this.child = new ClaudeProcess({
@@ -44,6 +51,7 @@ export class CliConnection implements ClaudeConnection {
       onLine: (line) => this.onLine(line),
       takeLine: (text) => this.deltas.takeLine(text),
       afterRead: () => this.deltas.afterRead(),
+      ...(options.stdoutChannel ? { stdoutChannel: options.stdoutChannel } : {}),
       onExit: (exit) => this.onExit(exit),
     });
     this.control = new ControlChannel({

@@ -1,10 +1,11 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
 import { readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
 import { type ProcessIdentity, snapshotDescendants, snapshotDescendantsInSlices } from './find-processes.js';
+import type { StdoutChannel } from './stdout-channel.js';
 import { type SweepResult, sweepDescendants } from './sweep-descendants.js';
 
 export type ProcessExit =
@@ -27,6 +28,11 @@ export interface ClaudeProcessOptions {
   readonly takeLine?: (text: string) => boolean;
   /** Called once the lines of one stdout read (or its end) were all given to onLine. */
   readonly afterRead?: () => void;
+  /**
+   * The child's stdout as a channel of ours, read paced (see stdout-channel.ts); only with onLine.
+   * Without it (or without onLine) stdout is a pipe.
+   */
+  readonly stdoutChannel?: StdoutChannel;
   readonly onExit: (exit: ProcessExit) => void;
 }
 
@@ -79,7 +85,9 @@ export class ClaudeProcess {
   readonly processGroup: number | undefined;
   /** Start time from /proc (clock ticks after boot), to tell this child from a later one with its pid; undefined off Linux. */
   readonly startTime: number | undefined;
-  private readonly child: ChildProcessWithoutNullStreams;
+  /** stdout is null when it is a channel of ours. */
+  private readonly child: ChildProcessByStdio<Writable, Readable | null, Readable>;
+  private readonly stdoutChannel: StdoutChannel | undefined;
   private readonly decoder: LineDecoder;
   private stderrTail = '';
   private hasExited = false;
@@ -122,20 +130,44 @@ export class ClaudeProcess {
           this.closeStreamsLater(options);
         });
     };
-    this.child = spawn(options.binaryPath, options.argv, {
-      cwd: options.cwd,
-      env: { ...options.environment, [processMarkerVariable]: this.marker },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // Its own process group, so a stop reaches the CLI and whatever it started in that group.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    // A channel only for output read here: a transport that reads stdout itself gets a pipe.
+    const channel = options.onLine ? options.stdoutChannel : undefined;
+    if (!channel) options.stdoutChannel?.close();
+    this.stdoutChannel = channel;
+    try {
+      this.child = spawn(options.binaryPath, options.argv, {
+        cwd: options.cwd,
+        env: { ...options.environment, [processMarkerVariable]: this.marker },
+        stdio: ['pipe', channel ? channel.childEnd : 'pipe', 'pipe'],
+        // Its own process group, so a stop reaches the CLI and whatever it started in that group.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
+    } catch (error) {
+      channel?.close();
+      throw error;
+    }
     this.child.stdin.on('error', () => {
       // EPIPE after the child died: the exit handler reports what happened to the turn.
     });
-    if (options.onLine) {
-      this.child.stdout.on('data', (chunk: Buffer) => this.readLines(options, chunk));
-      this.child.stdout.on('end', () => this.readLines(options, null));
+    // The exit is reported once every line was handled: 'close' waits for a pipe's end, not a channel's.
+    let stdoutOpen = channel !== undefined;
+    let closedWith: ProcessExit | null = null;
+    const finishOnceRead = () => {
+      if (closedWith && !stdoutOpen) finish(closedWith);
+    };
+    if (channel) {
+      channel.start({
+        onData: (chunk) => this.readLines(options, chunk),
+        onEnd: () => {
+          this.readLines(options, null);
+          stdoutOpen = false;
+          finishOnceRead();
+        },
+      });
+    } else if (options.onLine) {
+      this.child.stdout?.on('data', (chunk: Buffer) => this.readLines(options, chunk));
+      this.child.stdout?.on('end', () => this.readLines(options, null));
     }
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailLimit);
@@ -151,10 +183,11 @@ export class ClaudeProcess {
       this.childGone = true;
       sweep();
     });
-    // 'close' comes after stdout has ended, so every line is handled before the exit.
+    // 'close' comes after a pipe's stdout has ended (a channel's end is awaited above).
     this.child.on('close', (exitCode, signal) => {
       if (this.child.pid === undefined) return;
-      finish({ kind: 'exited', exitCode, signal, stderrTail: this.stderrTail });
+      closedWith = { kind: 'exited', exitCode, signal, stderrTail: this.stderrTail };
+      finishOnceRead();
     });
     const pid = this.child.pid;
     // spawn() returns after exec, so the group (setsid) and the start time are final here.
@@ -181,8 +214,9 @@ export class ClaudeProcess {
     if (this.hasExited) return;
     setTimeout(() => {
       if (this.hasExited) return;
-      if (!this.child.stdout.readableEnded) this.readLines(options, null);
-      this.child.stdout.destroy();
+      if (this.stdoutChannel) this.stdoutChannel.close();
+      else if (this.child.stdout && !this.child.stdout.readableEnded) this.readLines(options, null);
+      this.child.stdout?.destroy();
       this.child.stderr.destroy();
     }, streamCloseGraceMs).unref();
   }
@@ -225,6 +259,9 @@ export class ClaudeProcess {
     writer: (stdin: Writable) => Writable = (stdin) => stdin,
   ): HandedOverProcess {
     const child = this.child;
+    // Only a process started without onLine is handed over, and its stdout is always a pipe.
+    if (!child.stdout) throw new Error('This process reads its stdout itself; it cannot be handed over.');
+    const stdout = child.stdout;
     const signal = (name: NodeJS.Signals) => {
       this.signalGroup(name);
       return true;
@@ -234,7 +271,7 @@ export class ClaudeProcess {
     child.setMaxListeners(Math.max(child.getMaxListeners(), 32));
     return {
       stdin: writer(child.stdin),
-      stdout: reader(child.stdout),
+      stdout: reader(stdout),
       get killed() {
         return child.killed;
       },
@@ -257,6 +294,7 @@ export class ClaudeProcess {
    */
   write(message: object, onWritten?: (error: Error | null | undefined) => void): boolean {
     if (this.hasExited || this.child.stdin.destroyed || this.child.stdin.writableEnded) return false;
+    this.stdoutChannel?.expectAnswer();
     this.child.stdin.write(encodeLine(message), onWritten);
     return true;
   }
