@@ -13,6 +13,12 @@ import { performance } from 'node:perf_hooks';
  */
 export const stdoutReadPaceMs = 2;
 
+/**
+ * After a write to the child, how long reads are not paced: what it says back (a control
+ * response, a stopped turn's result) comes within a few milliseconds and is read as it comes.
+ */
+const answerWindowMs = 20;
+
 /** Far more than a burst's 2 ms of lines (~12 KB for CLI 2.1.332 streaming as fast as it can). */
 const readBufferBytes = 64 * 1024;
 const newline = 0x0a;
@@ -45,6 +51,8 @@ export class StdoutChannel {
   private resumeTimer: NodeJS.Timeout | null = null;
   /** The last read, or the end of the last pause (what is read then still belongs to the burst). */
   private lastReadAt = Number.NEGATIVE_INFINITY;
+  /** Until then (the answer window after a write) reads are not paced. */
+  private unpacedUntil = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   private constructor(childEnd: net.Socket, socket: net.Socket) {
@@ -108,10 +116,10 @@ export class StdoutChannel {
 
   /**
    * The child was written to (a turn, a control request, an answer): what it says back is read as
-   * soon as it comes, not after the pause of a burst it may be answering in.
+   * it comes, not after the pause of a burst it may be answering in (a stop's result, for one).
    */
   expectAnswer(): void {
-    this.lastReadAt = Number.NEGATIVE_INFINITY;
+    this.unpacedUntil = performance.now() + answerWindowMs;
     if (!this.resumeTimer) return;
     clearTimeout(this.resumeTimer);
     this.resumeTimer = null;
@@ -135,7 +143,7 @@ export class StdoutChannel {
     this.reader?.onData(chunk);
     if (this.closed) return false;
     const now = performance.now();
-    const inBurst = now - this.lastReadAt < stdoutReadPaceMs;
+    const inBurst = now - this.lastReadAt < stdoutReadPaceMs && now >= this.unpacedUntil;
     this.lastReadAt = now;
     // A read that ends inside a line is followed at once: the rest of the line is on its way, and a
     // long line (a large tool result) would otherwise crawl in at a buffer per pause.
