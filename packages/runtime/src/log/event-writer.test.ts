@@ -52,4 +52,36 @@ describe('EventWriter commit pacing', () => {
     expect(commitTimes).toHaveLength(before + 1);
     expect(commitTimes.at(-1)! - quietEnd).toBe(0);
   });
+
+  it("commits a run's end with what was staged before it, before any timer or I/O turn of the event loop", async () => {
+    const { store, commitTimes } = recordingStore();
+    const committed: string[][] = [];
+    const writer = new EventWriter({
+      store,
+      onCommitted: (events) => committed.push(events.map((event) => event.type)),
+      onDropped: () => {},
+    });
+    const session = sampleSessionRecord();
+    const runId = 'run_0123456789abcdef0123456789abcdef';
+    writer.stageDelta(
+      { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text: 'x' }, at: '' },
+      session,
+    );
+    writer.stage({
+      events: [
+        {
+          sessionId: session.sessionId,
+          body: { type: 'run.completed', runId, outcome: 'succeeded', stopReason: 'end_turn' },
+          at: '',
+        },
+      ],
+      sessions: [session],
+      runs: [],
+      interactions: [],
+    });
+    // Timers and setImmediate are fake and never advanced: only microtasks run here.
+    for (let turn = 0; turn < 20 && committed.length === 0; turn += 1) await Promise.resolve();
+    expect(committed).toEqual([['run.message_delta', 'run.completed']]);
+    expect(commitTimes).toHaveLength(1);
+  });
 });

@@ -186,7 +186,21 @@ export class EventWriter {
   private schedule(urgent: boolean): void {
     if (this.scheduledFlush && !urgent) return;
     this.scheduledFlush?.cancel();
-    const wait = urgent ? 0 : coalesceMs - (performance.now() - this.lastFlushAt);
+    if (urgent) {
+      // Once the output in hand is staged (the rest of the read that brought the run's end), not a
+      // turn of the event loop later: someone waits for the end.
+      let cancelled = false;
+      queueMicrotask(() => {
+        if (!cancelled) void this.flush();
+      });
+      this.scheduledFlush = {
+        cancel: () => {
+          cancelled = true;
+        },
+      };
+      return;
+    }
+    const wait = coalesceMs - (performance.now() - this.lastFlushAt);
     if (wait <= 0) {
       const immediate = setImmediate(() => void this.flush());
       this.scheduledFlush = { cancel: () => clearImmediate(immediate) };
