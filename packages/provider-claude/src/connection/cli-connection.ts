@@ -28,6 +28,8 @@ export class CliConnection implements ClaudeConnection {
   /** A block's streamed deltas go on as one frame, at most every 5 ms (frames/text-delta-joining.ts). */
   private readonly deltas = new TextDeltaJoiner((frame) => this.onValue(frame));
   private inputFailed = false;
+  /** The last stdout line was a streamed delta: the next read may wait to take more of them at once. */
+  private streaming = false;
 
   /** `stdoutChannel`: the child's stdout read paced (process/stdout-channel.ts); a pipe without it. */
   constructor(options: {
@@ -49,9 +51,12 @@ export class CliConnection implements ClaudeConnection {
       environment: plan.environment,
       cwd: plan.cwd,
       onLine: (line) => this.onLine(line),
-      takeLine: (text) => this.deltas.takeLine(text),
+      takeLine: (text) => {
+        this.streaming = this.deltas.takeLine(text);
+        return this.streaming;
+      },
       afterRead: () => this.deltas.afterRead(),
-      ...(options.stdoutChannel ? { stdoutChannel: options.stdoutChannel } : {}),
+      ...(options.stdoutChannel ? { stdoutChannel: options.stdoutChannel, streaming: () => this.streaming } : {}),
       onExit: (exit) => this.onExit(exit),
     });
     this.control = new ControlChannel({
@@ -99,7 +104,8 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onLine(line: DecodedLine): void {
-    if (line.kind === 'json' && this.deltas.offer(line.value)) return;
+    this.streaming = line.kind === 'json' && this.deltas.offer(line.value);
+    if (this.streaming) return;
     this.deltas.flush();
     if (line.kind === 'junk') return this.listener.onNote('claude.stdout_not_json');
     if (line.kind === 'oversized') return this.listener.onNote('claude.stdout_line_too_long');

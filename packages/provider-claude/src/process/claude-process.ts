@@ -33,6 +33,8 @@ export interface ClaudeProcessOptions {
    * Without it (or without onLine) stdout is a pipe.
    */
   readonly stdoutChannel?: StdoutChannel;
+  /** With a channel: whether the lines read last are a stream whose next read may wait (default: yes). */
+  readonly streaming?: () => boolean;
   readonly onExit: (exit: ProcessExit) => void;
 }
 
@@ -159,6 +161,7 @@ export class ClaudeProcess {
     if (channel) {
       channel.start({
         onData: (chunk) => this.readLines(options, chunk),
+        streaming: options.streaming ?? (() => true),
         onEnd: () => {
           this.readLines(options, null);
           stdoutOpen = false;

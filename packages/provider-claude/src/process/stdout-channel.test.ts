@@ -7,7 +7,7 @@ import { StdoutChannel, stdoutReadPaceMs } from './stdout-channel.js';
 import { StdoutChannels } from './stdout-channels.js';
 
 /** A node child running `script` (CommonJS), its stdout a channel of ours, every read timed. */
-async function startNode(script: string) {
+async function startNode(script: string, streaming?: () => boolean) {
   const lines: unknown[] = [];
   const reads: number[] = [];
   const exits: { exit: ProcessExit; linesBefore: number }[] = [];
@@ -17,6 +17,7 @@ async function startNode(script: string) {
     environment: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     cwd: process.cwd(),
     stdoutChannel: await StdoutChannel.open(),
+    ...(streaming ? { streaming } : {}),
     onLine: (line: DecodedLine) => lines.push(line.kind === 'json' ? line.value : line),
     afterRead: () => reads.push(performance.now()),
     onExit: (exit) => exits.push({ exit, linesBefore: lines.length }),
@@ -88,6 +89,21 @@ describe.runIf(process.platform !== 'win32')('a child stdout read through a chan
     started.push(child);
     while (lines.length === 0) await new Promise((resolve) => setImmediate(resolve));
     expect((lines[0] as { padding: string }).padding).toHaveLength(128 * 64 * 1024);
+  });
+
+  it('never holds back the read after lines the reader says are not a stream', { timeout: 20_000 }, async () => {
+    // Fake timers: a read that waited for the pace would never be resumed.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { child, lines } = await startNode(
+      `
+      const fs = require('node:fs');
+      for (let n = 0; n < 500; n += 1) fs.writeSync(1, JSON.stringify({ n }) + '\\n');
+      process.stdin.resume();`,
+      () => false,
+    );
+    started.push(child);
+    while (lines.length < 500) await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.at(-1)).toEqual({ n: 499 });
   });
 
   it('hands on every line before the exit, also of a child that exits while reading waits', async () => {

@@ -27,6 +27,12 @@ const newline = 0x0a;
 export interface StdoutReader {
   /** One read's bytes: a view of the channel's buffer, valid only during the call. */
   onData(chunk: Buffer): void;
+  /**
+   * Whether the read just handed on ended inside a stream of lines that may wait to be read together
+   * (streamed text). Anything else (a block's start, a tool call, a result) is followed by a read at
+   * once: what comes next, a block's first text for one, is not held back.
+   */
+  streaming(): boolean;
   /** The child's end was closed by everyone holding it (the child and what inherited its stdout). */
   onEnd(): void;
 }
@@ -147,7 +153,7 @@ export class StdoutChannel {
     this.lastReadAt = now;
     // A read that ends inside a line is followed at once: the rest of the line is on its way, and a
     // long line (a large tool result) would otherwise crawl in at a buffer per pause.
-    if (!inBurst || chunk[chunk.length - 1] !== newline) return true;
+    if (!inBurst || chunk[chunk.length - 1] !== newline || !this.reader?.streaming()) return true;
     this.resumeTimer = setTimeout(() => {
       this.resumeTimer = null;
       this.lastReadAt = performance.now();
