@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -35,13 +36,6 @@ export interface StdoutReader {
   streaming(): boolean;
   /** The child's end was closed by everyone holding it (the child and what inherited its stdout). */
   onEnd(): void;
-}
-
-function once<Value>(emitter: net.Server | net.Socket, event: string): Promise<Value> {
-  return new Promise((resolve, reject) => {
-    emitter.once(event, resolve);
-    emitter.once('error', reject);
-  });
 }
 
 /**
@@ -82,7 +76,7 @@ export class StdoutChannel {
     try {
       server.listen(path.join(folder, 'stdout.sock'));
       await once(server, 'listening');
-      const accepted = once<net.Socket>(server, 'connection');
+      const accepted = once(server, 'connection') as Promise<[net.Socket]>;
       let channel: StdoutChannel | null = null;
       const buffer = Buffer.allocUnsafe(readBufferBytes);
       const socket = net.connect({
@@ -95,7 +89,7 @@ export class StdoutChannel {
       // Nothing is read before a child has the other end: until then the pair only waits.
       socket.pause();
       try {
-        const [childEnd] = await Promise.all([accepted, once(socket, 'connect')]);
+        const [[childEnd]] = await Promise.all([accepted, once(socket, 'connect')]);
         channel = new StdoutChannel(childEnd, socket);
         childEnd.unref();
         socket.unref();
