@@ -96,6 +96,10 @@ export class StdoutChannel {
         return channel;
       } catch (error) {
         socket.destroy();
+        void accepted.then(
+          ([childEnd]) => childEnd.destroy(),
+          () => undefined,
+        );
         throw error;
       }
     } finally {

@@ -28,7 +28,11 @@ export class StdoutChannels {
   /** A ready channel, removed from the spares (which are topped up); undefined when none is. */
   take(): StdoutChannel | undefined {
     let channel = this.ready.shift();
-    while (channel?.ended) channel = this.ready.shift();
+    // One that failed while it waited (its socket errored) is let go, both ends closed.
+    while (channel?.ended) {
+      channel.close();
+      channel = this.ready.shift();
+    }
     this.failed = false;
     this.topUp();
     return channel;
