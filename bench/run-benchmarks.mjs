@@ -88,7 +88,7 @@ const usage =
   '                 [--fanout-paced-ms N (10; 0 = no paced variant)] [--fanout-paced-turns N (1)]\n' +
   '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
   '         acp: [--acp-repetitions N (5)]\n' +
-  '         peers: [--peer-repetitions N (7)]\n' +
+  '         peers: [--peer-repetitions N (11)]\n' +
   '         sessions: [--open-sessions N (1000)] [--open-turns N (50)] [--open-processes N (8)] [--open-resumes N (5)]';
 
 function parseArguments(argv) {
@@ -116,7 +116,7 @@ function parseArguments(argv) {
     loadTurns: 50,
     loadProcesses: 8,
     acpRepetitions: 5,
-    peerRepetitions: 7,
+    peerRepetitions: 11,
     openSessions: 1000,
     openTurns: 50,
     openProcesses: 8,
