@@ -22,7 +22,8 @@ export class StdoutChannels {
   /** Resolves once a channel is ready or could not be made (never rejects: a pipe serves then). */
   async prepare(): Promise<void> {
     this.topUp();
-    await this.opening;
+    // One ready is enough: a session's open does not wait for the second spare's connection.
+    if (this.ready.length === 0) await this.opening;
   }
 
   /** A ready channel, removed from the spares (which are topped up); undefined when none is. */
