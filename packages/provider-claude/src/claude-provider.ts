@@ -154,6 +154,9 @@ export function createClaudeProviderWith(
   };
   // cli transport: each process's stdout is a channel read paced, connected ahead of its start.
   const stdoutChannels = transport === 'cli' ? new StdoutChannels() : null;
+  // Connected from the provider's creation: the first session's open (on a host's cold path) need not
+  // wait the few ms the first pair takes (the listener's module, the folder, the connections).
+  void stdoutChannels?.prepare();
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (stdoutChannels) {
       await stdoutChannels.prepare();

@@ -1,3 +1,4 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -132,6 +133,17 @@ describe.runIf(process.platform !== 'win32')('stdout channels connected ahead', 
     first?.close();
     second?.close();
     await channels.dispose();
+  });
+
+  it('leaves no folder behind: the private one a pair connects through is gone once the pair is ready', async () => {
+    const parent = await mkdtemp(path.join(os.tmpdir(), 'tether-channel-parent-'));
+    try {
+      const channel = await StdoutChannel.open(parent);
+      expect(await readdir(parent)).toEqual([]);
+      channel.close();
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 
   it('closes what is still ready when disposed', async () => {
