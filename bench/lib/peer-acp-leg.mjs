@@ -91,6 +91,11 @@ export async function runAcpPeerLeg(context) {
     if (cancelled.stopReason !== 'cancelled')
       throw new Error(`claude-agent-acp: the cancelled turn ended ${cancelled.stopReason}`);
     result.interruptMs = cancelled.endedAt - cancelAt;
+    // (g) the adapter's second session: session/new starts another claude (the adapter has no way to
+    // end the first one's, which stays idle), cold, in the same folder.
+    const secondStart = performance.now();
+    const { result: second } = await during(client.request('session/new', { cwd: workspace, mcpServers: [] }));
+    result.secondCold = expectEndTurn(await turn(second.sessionId, prompt, { start: secondStart }), 'second cold');
     const exit = await adapter.quit(exitGraceMs);
     result.adapterExit = exit.exit;
     return result;

@@ -11,17 +11,19 @@
  *           past the first warm turn's unoptimised code); then a short turn on it;
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended;
+ *   second cold  the host's second session (its first ended; the adapter's stays): open → first delta,
+ *           its CLI cold again but the driver's own code already run once;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
  *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool;
  *           none for the ACP adapter, which cannot start claude before a session.
  * Every figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { killLeftoverProcesses } from './claude-processes.mjs';
 import { rawLaunch } from './claude-setup.mjs';
+import { withFreshSessionId } from './fresh-session-id.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { SHORT, SLOW } from './scripted-prompts.mjs';
 import { bootstrapMedianInterval, summarize } from './stats.mjs';
@@ -79,10 +81,11 @@ export async function measurePeers(context, { repetitions, gate, log, repoRoot, 
   };
   const run = async (leg) => {
     // A fixed --session-id would collide from leg to leg: each raw launch gets its own.
-    const rawArgv = legContext.rawArgv.map((value, index, argv) =>
-      argv[index - 1] === '--session-id' ? randomUUID() : value,
+    const result = await runLegProcess(
+      leg,
+      { ...legContext, rawArgv: withFreshSessionId(legContext.rawArgv) },
+      repoRoot,
     );
-    const result = await runLegProcess(leg, { ...legContext, rawArgv }, repoRoot);
     result.leftover = await killLeftoverProcesses(context.environment.HOME);
     return result;
   };
@@ -141,6 +144,11 @@ export function summarizePeers({ pairs, warmUp }) {
       pairs,
       (leg) => leg.cold.firstDeltaMs,
       same((leg) => leg.cold.firstDeltaMs),
+    ),
+    secondColdFirstDelta: toRaw(
+      pairs,
+      (leg) => leg.secondCold.firstDeltaMs,
+      same((leg) => leg.secondCold.firstDeltaMs),
     ),
     coldTurn: toRaw(
       pairs,
@@ -224,6 +232,7 @@ export function peerTableLines(summary) {
     row('steady warm 2,000-delta turn (median of the next 4)', summary.steadyWarmTurn, 'ms'),
     row('host CPU per 1,000 deltas (steady turns)', summary.steadyCpuPer1kDeltas, 'ms'),
     row('cold: open → first delta', summary.coldFirstDelta, 'ms'),
+    row("cold, the host's second session: open → first delta", summary.secondColdFirstDelta, 'ms'),
     row('warm short turn, submit → result', summary.warmShortTurn, 'ms'),
     row('cold: open → result (2,000 deltas)', summary.coldTurn, 'ms'),
     row('new session, prewarmed: open → first delta', summary.prewarmedFirstDelta, 'ms', [

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { withFreshSessionId } from './fresh-session-id.mjs';
 import { onLines } from './stdout-lines.mjs';
 import { cpuMs, isTextDeltaFrame, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
@@ -93,8 +94,24 @@ export async function runRawPeerLeg(context) {
   result.interruptMs = ended.endedAt - result.interruptStart;
   delete result.interruptStart;
   await claude.dispose();
+  result.secondCold = await measureRawSecondSession(context);
   result.prewarmed = await measureRawPrewarmed(context);
   return result;
+}
+
+/**
+ * (g) the host's second session: a new claude process (its first one ended), cold, in the same
+ * folder; the host's own code has run once already.
+ */
+async function measureRawSecondSession(context) {
+  const { workspace, prompt } = context;
+  const start = performance.now();
+  const claude = startClaude({ ...context, rawArgv: withFreshSessionId(context.rawArgv) }, { cwd: workspace });
+  const turn = claude.timer.turn(start);
+  claude.send(claude.user(prompt));
+  const second = await turn;
+  await claude.dispose();
+  return second;
 }
 
 /**

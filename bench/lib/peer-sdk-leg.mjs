@@ -114,7 +114,21 @@ export async function runSdkPeerLeg(context) {
   input.push(slow);
   result.interruptMs = (await interrupted).endedAt - interruptStart;
   await endQuery(q, input, done);
+  result.secondCold = await measureSdkSecondSession(options, prompt);
   return { ...result, ...(await measureSdkPrewarmed(context, options)) };
+}
+
+/** (g) the host's second session: a new query() (its first one ended), its claude cold, in the same folder. */
+async function measureSdkSecondSession(options, prompt) {
+  const input = inputQueue();
+  const start = performance.now();
+  const q = query({ prompt: input, options });
+  const { timer, done } = consume(q);
+  const turn = timer.turn(start);
+  input.push(prompt);
+  const second = await turn;
+  await endQuery(q, input, done);
+  return second;
 }
 
 /** (e) a new session through startup() and through prewarm() + claim(), each in a folder never seen before. */

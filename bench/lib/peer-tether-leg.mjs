@@ -50,12 +50,28 @@ export async function runTetherPeerLeg(context) {
     if (completed.event.outcome !== 'interrupted')
       throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
     result.interruptMs = completed.at - interruptStart;
+    // (g) the host's second session: the first closed (its process ended), a new one opened in the same
+    // folder, its CLI cold; the runtime's own code has run once already.
+    await tether.runtime.closeSession({ sessionId });
+    result.secondCold = await measureTetherSecondSession(tether, directory, prompt);
   } finally {
     await watch?.stop();
     await tether.dispose();
   }
   if (warmPool) result.prewarmed = await measureTetherPrewarmed(context);
   return result;
+}
+
+async function measureTetherSecondSession(tether, directory, prompt) {
+  const start = performance.now();
+  const { sessionId } = await tether.runtime.openSession({ workspace: directory });
+  const watch = new EventWatch(tether.runtime, sessionId);
+  try {
+    const turn = await tetherTurn(tether.runtime, watch, sessionId, prompt, { start });
+    return { firstDeltaMs: turn.firstDeltaMs, turnMs: turn.turnMs };
+  } finally {
+    await watch.stop();
+  }
 }
 
 export async function measureTetherPrewarmed(context) {
