@@ -58,6 +58,17 @@ function consume(q) {
   return { timer, done: done.catch(() => {}) };
 }
 
+/** A new query() with streaming input and its first prompt sent: the Query, and that turn timed from the call. */
+function startQuery(options, prompt) {
+  const input = inputQueue();
+  const start = performance.now();
+  const q = query({ prompt: input, options });
+  const { timer, done } = consume(q);
+  const first = timer.turn(start);
+  input.push(prompt);
+  return { q, input, timer, done, first };
+}
+
 async function endQuery(q, input, done) {
   input.end();
   const kill = setTimeout(() => q.close(), 5_000);
@@ -79,13 +90,8 @@ export async function runSdkPeerLeg(context) {
   };
   const result = {};
   // (a) cold: query() + the prompt → first delta, → result; (d) RSS after it; (b, c) a warm turn.
-  const input = inputQueue();
-  const start = performance.now();
-  const q = query({ prompt: input, options });
-  const { timer, done } = consume(q);
-  const cold = timer.turn(start);
-  input.push(prompt);
-  result.cold = await cold;
+  const { q, input, timer, done, first } = startQuery(options, prompt);
+  result.cold = await first;
   result.rssAfterOneTurnKb = process.memoryUsage().rss / 1024;
   // The SDK's own launch line (its flags, not the raw loop's), for the report.
   const child = childrenOf(process.pid).find((candidate) => candidate.pid !== context.apiPid);
@@ -120,13 +126,8 @@ export async function runSdkPeerLeg(context) {
 
 /** (g) the host's second session: a new query() (its first one ended), its claude cold, in the same folder. */
 async function measureSdkSecondSession(options, prompt) {
-  const input = inputQueue();
-  const start = performance.now();
-  const q = query({ prompt: input, options });
-  const { timer, done } = consume(q);
-  const turn = timer.turn(start);
-  input.push(prompt);
-  const second = await turn;
+  const { q, input, done, first } = startQuery(options, prompt);
+  const second = await first;
   await endQuery(q, input, done);
   return second;
 }
