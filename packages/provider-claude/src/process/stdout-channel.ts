@@ -7,18 +7,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Closing the listener removed its socket file, so the folder is empty: removed at once (an async
- * recursive rm took ~10 ms of a host's first session open), in the background if that failed.
- */
-function removeFolder(folder: string): void {
-  try {
-    rmdirSync(folder);
-  } catch {
-    void rm(folder, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-/**
  * While a child's stdout streams, how long after a read the next waits. The CLI writes every
  * streamed delta with a write of its own, and a reader that takes each as it comes pays a wake-up
  * and a read for every line (~1,000 for a 2,000-delta turn: most of a host's CPU in it, and CPU
@@ -179,5 +167,17 @@ export class StdoutChannel {
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
     this.resumeTimer = null;
     this.reader?.onEnd();
+  }
+}
+
+/**
+ * Closing the listener removed its socket file, so the folder is empty: removed at once (an async
+ * recursive rm took ~10 ms of a host's first session open), in the background if that failed.
+ */
+function removeFolder(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    void rm(folder, { recursive: true, force: true }).catch(() => undefined);
   }
 }
