@@ -1,9 +1,10 @@
-// Builds every package (tsc project references), then type-checks and bundles the web UI (Vite),
-// whose dist/ `tether serve` hands to the daemon.
+// Builds every package (tsc project references) and bundles each into one file per entry, then
+// type-checks and bundles the web UI (Vite), whose dist/ `tether serve` hands to the daemon.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundlePackages } from './bundle-packages.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
@@ -16,6 +17,7 @@ function run(args) {
 }
 
 run([tsc, '-b', ...process.argv.slice(2)]);
+await bundlePackages(root);
 // The UI is browser code (DOM types, JSX): its own tsconfig, no emit; Vite does the bundling.
 run([tsc, '-p', 'packages/web/tsconfig.json']);
 run([vite, 'build', 'packages/web', '--logLevel', 'warn']);

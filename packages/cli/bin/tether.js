@@ -10,9 +10,9 @@ if (problem !== null) {
   process.exit(1);
 }
 try {
-  await import('../dist/bin.js');
+  await import('../dist/bundle/bin.js');
 } catch (error) {
-  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/bin.js')) {
+  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/bundle/bin.js')) {
     process.stderr.write(
       'tether: the packages are not built yet. Run "./dev npm run build" (or "./dev npm ci") first.\n',
     );
