@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client.mjs';
-import { cpuMs, measureSteadyTurns } from './peer-turn-timer.mjs';
+import { cpuMs, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine, memoryOf, processCpuMs } from './proc.mjs';
 
 /**
@@ -78,8 +78,10 @@ export async function runAcpPeerLeg(context) {
       async () => expectEndTurn(await turn(session.sessionId, prompt), 'steady'),
       () => cpuMs(process.cpuUsage()) + processCpuMs(child.pid),
     );
-    // (c) a short turn on the same process.
-    result.warmShort = expectEndTurn(await turn(session.sessionId, short), 'short');
+    // (c) short turns on the same process.
+    result.warmShort = await measureShortTurns(async () =>
+      expectEndTurn(await turn(session.sessionId, short), 'short'),
+    );
     // (f) session/cancel when the first chunk of a slow turn arrives → the prompt's answer (cancelled).
     let cancelAt;
     const cancelled = await turn(session.sessionId, slow, {

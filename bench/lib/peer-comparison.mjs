@@ -8,7 +8,7 @@
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
  *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
  *   steady  four more such turns on it: the medians of their times and CPU (a long-running host's turns,
- *           past the first warm turn's unoptimised code); then a short turn on it;
+ *           past the first warm turn's unoptimised code); then five short turns on it (their medians);
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended;
  *   second cold  the host's second session (its first ended; the adapter's stays): open → first delta,

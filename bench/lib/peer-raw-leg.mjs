@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { withFreshSessionId } from './fresh-session-id.mjs';
 import { onLines } from './stdout-lines.mjs';
-import { cpuMs, isTextDeltaFrame, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
+import { cpuMs, isTextDeltaFrame, measureShortTurns, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
@@ -78,9 +78,11 @@ export async function runRawPeerLeg(context) {
     claude.send(claude.user(prompt));
     return turn;
   });
-  const warmShort = claude.timer.turn(performance.now());
-  claude.send(claude.user(short));
-  result.warmShort = await warmShort;
+  result.warmShort = await measureShortTurns(() => {
+    const turn = claude.timer.turn(performance.now());
+    claude.send(claude.user(short));
+    return turn;
+  });
   // (f) interrupt right after the first delta of a slow turn → its result.
   const interrupted = claude.timer.turn(performance.now(), {
     onFirstDelta: () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { prewarm, query, startup } from '@anthropic-ai/claude-agent-sdk';
-import { cpuMs, isTextDeltaFrame, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
+import { cpuMs, isTextDeltaFrame, measureShortTurns, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine } from './proc.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -105,9 +105,11 @@ export async function runSdkPeerLeg(context) {
     input.push(prompt);
     return turn;
   });
-  const warmShort = timer.turn(performance.now());
-  input.push(short);
-  result.warmShort = await warmShort;
+  result.warmShort = await measureShortTurns(() => {
+    const turn = timer.turn(performance.now());
+    input.push(short);
+    return turn;
+  });
   // (f) interrupt() right after the first delta of a slow turn → its result.
   let interruptStart;
   const interrupted = timer.turn(performance.now(), {

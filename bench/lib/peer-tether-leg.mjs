@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { cpuMs, measureSteadyTurns } from './peer-turn-timer.mjs';
+import { cpuMs, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -38,8 +38,7 @@ export async function runTetherPeerLeg(context) {
       const steadyDeltas = watch.events.slice(steadyMark).filter((entry) => isDelta(turn.runId)(entry.event)).length;
       return { turnMs: turn.turnMs, deltas: steadyDeltas };
     });
-    const warmShort = await tetherTurn(tether.runtime, watch, sessionId, short);
-    result.warmShort = { firstDeltaMs: warmShort.firstDeltaMs, turnMs: warmShort.turnMs };
+    result.warmShort = await measureShortTurns(() => tetherTurn(tether.runtime, watch, sessionId, short));
     // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.
     const slowMark = watch.mark();
     const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
