@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { ClaudeTestEnvironment } from '@tether/testkit';
 import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
@@ -81,6 +82,24 @@ describeTransports('the model list', ({ start }) => {
     expect(error.code).toBe('provider_unavailable');
     expect(error.details?.reason).toBe('model_list_timeout');
     expect(await claude.starts()).toHaveLength(1);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it("reads the list at the lowest CPU priority: beside a session's agent starting, it takes only what is left", async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment, 'silent');
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path, modelListTimeoutMs: 600_000 } });
+    const listing = agentErrorOf(runtime.listModels('claude'));
+    await vi.waitFor(
+      () => {
+        const listers = processesWithEnvironment('HOME', environment.home);
+        expect(listers).toHaveLength(1);
+        expect(os.getPriority(listers[0])).toBe(os.constants.priority.PRIORITY_LOW);
+      },
+      { timeout: 30_000 },
+    );
+    await runtime.shutdown();
+    expect((await listing).code).toBe('provider_unavailable');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 

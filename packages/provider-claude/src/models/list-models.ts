@@ -64,6 +64,7 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
       },
     );
     if (request.signal?.aborted) stopAtOnce();
+    runInBackground(connection.process?.pid);
     const answer = await connection.request({ subtype: 'initialize' }, { timeoutMs: request.timeoutMs });
     const listed = modelsOfInitializeAnswer(answer);
     if (listed.models.length === 0) {
@@ -84,6 +85,20 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
     request.signal?.removeEventListener('abort', stopAtOnce);
     await connection?.stop({ busy: false });
     await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The list is read beside sessions (tether acp reads it from initialize on, just as a first prompt's
+ * agent starts): at the lowest CPU priority its start-up never slows a session's agent on a small
+ * machine, and on an idle one it runs as fast as before.
+ */
+function runInBackground(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    os.setPriority(pid, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // Gone already, or not ours to change: it runs at its own priority.
   }
 }
 
