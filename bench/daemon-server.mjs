@@ -9,16 +9,14 @@
 // Side channel (IPC, only when `stamps` is on): the bench asks for the moments, on this process's
 // CLOCK_MONOTONIC (process.hrtime, the same clock in every process of the host), at which
 //   - the provider emitted each part of a watched session (its `emit` wrapped: a CLI line translated),
-//   - the runtime published each event of that session: SubscriptionHub.prototype.publish (the
+//   - the runtime published each event of that session: its SubscriptionHub's publish (the
 //     runtime's fan-out to its live subscribers, called once per committed batch, right after the
 //     commit) is wrapped in this process to stamp the batch before handing it on. A consumer of
 //     runtime.subscribe would not do: with 100 other subscribers in the microtask queue it sees
 //     the k-th event of a batch only after k rounds of theirs, i.e. late.
 // Nothing else is recorded; with `stamps` off nothing is wrapped at all. On request it also reports
 // process.memoryUsage(), after a full GC when asked (the bench starts it with --expose-gc).
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { exitWithParent } from './lib/exit-with-parent.mjs';
@@ -44,19 +42,21 @@ const provider = config.stamps
 
 /** sessionId → [[seq, type, ms, text length]] of published events, for watched sessions only. */
 const published = new Map();
-if (config.stamps) {
-  // The runtime's own module instance (ESM caches by real path: node_modules/@tether/runtime is a link to packages/runtime).
-  const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-  const { SubscriptionHub } = await import(
-    pathToFileURL(path.join(repoRoot, 'packages', 'runtime', 'dist', 'log', 'subscription-hub.js')).href
-  );
-  const publish = SubscriptionHub.prototype.publish;
-  SubscriptionHub.prototype.publish = function stampedPublish(events) {
+/**
+ * Wraps the runtime's hub (`hub`, a TypeScript-private field: the packages load bundled, so the class
+ * is not reachable as a module of its own) to stamp each batch before handing it on.
+ */
+function stampPublishes(runtime) {
+  const hub = runtime.hub;
+  if (typeof hub?.publish !== 'function')
+    throw new Error("the daemon's runtime has no hub to stamp: bench/daemon-server.mjs needs updating");
+  const publish = hub.publish.bind(hub);
+  hub.publish = function stampedPublish(events) {
     if (published.size > 0) {
       const at = nowMs();
       for (const event of events) published.get(event.sessionId)?.push([event.seq, event.type, at, textLength(event)]);
     }
-    return publish.call(this, events);
+    return publish(events);
   };
 }
 
@@ -75,6 +75,7 @@ const daemon = await startDaemon({
   logger,
   shutdownGraceMs: 2_000,
 });
+if (config.stamps) stampPublishes(daemon.runtime);
 process.stdout.write(`${JSON.stringify({ url: daemon.url, token: daemon.token, pid: process.pid })}\n`);
 
 function watch(sessionId) {
