@@ -61,6 +61,7 @@ export class SessionFollower {
   readonly #queuedRuns = new Map<string, string>();
   /** Runs that streamed answer text, for as long as they run. */
   readonly #answeredRuns = new Set<string>();
+  #announcedMode: string | undefined;
   #expectingOwnRun = false;
   #titled: boolean;
   #lastSeq: number;
@@ -148,7 +149,9 @@ export class SessionFollower {
       showInput: replaying || !own,
       directory: this.#options.directory,
       answeredRuns: this.#answeredRuns,
+      announcedMode: this.#announcedMode,
     });
+    if (event.type === 'session.mode_changed') this.#announcedMode = event.mode;
     if (event.type === 'interaction.settled' && event.outcome === 'approved') {
       // The approved tool now runs: its call moves on from pending (the event names only the interaction).
       const request = this.#open.get(event.interactionRef)?.request;

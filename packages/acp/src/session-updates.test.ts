@@ -199,6 +199,11 @@ describe('Tether events as session/update notifications', () => {
     expect(updates({ type: 'session.mode_changed', mode: 'auto_edit', source: 'provider' })).toEqual([
       { sessionUpdate: 'current_mode_update', currentModeId: 'auto_edit' },
     ]);
+    // The same mode again (recorded from the agent and from the command that asked for it): said once.
+    const again = recorded({ type: 'session.mode_changed', mode: 'plan', source: 'command' });
+    expect(
+      updatesForEvent(again, { showInput: false, directory, answeredRuns: new Set(), announcedMode: 'plan' }),
+    ).toEqual([]);
     expect(
       updates({ type: 'control.completed', runId, name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' }),
     ).toEqual([{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Total cost: $0.01' } }]);

@@ -14,6 +14,11 @@ export interface UpdateOptions {
   readonly directory: string;
   /** Runs whose answer already streamed (a control's output then repeats it). */
   readonly answeredRuns: ReadonlySet<string>;
+  /**
+   * The mode the client last heard of: the same mode again (a change a command made, recorded once
+   * from the agent and once from the command) is not repeated.
+   */
+  readonly announcedMode?: string | undefined;
 }
 
 /** The tools whose completion must keep the diff the call showed (their result text says only "updated"). */
@@ -106,7 +111,9 @@ export function updatesForEvent(event: ProtocolEvent, options: UpdateOptions): S
         ? []
         : [{ sessionUpdate: 'agent_message_chunk', content: text(event.output) }];
     case 'session.mode_changed':
-      return [{ sessionUpdate: 'current_mode_update', currentModeId: event.mode }];
+      return event.mode === options.announcedMode
+        ? []
+        : [{ sessionUpdate: 'current_mode_update', currentModeId: event.mode }];
     default:
       return [];
   }

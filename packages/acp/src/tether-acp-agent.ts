@@ -104,9 +104,11 @@ export class TetherAcpAgent {
     const mcpConfiguration = await writeMcpConfiguration(request.mcpServers);
     let snapshot: SessionSnapshot;
     try {
+      // The agent starts while the user writes the first prompt, not when it is sent.
       const { sessionId } = await this.#host.openSession({
         workspace: { kind: 'directory', path: request.cwd },
         ...(mcpConfiguration ? { mcpConfigPath: mcpConfiguration.path } : {}),
+        startAgent: true,
       });
       snapshot = await this.#host.getSession(sessionId);
     } catch (error) {
@@ -301,7 +303,7 @@ export class TetherAcpAgent {
   async #openForClient(sessionId: string): Promise<SessionSnapshot> {
     const snapshot = await this.#host.getSession(sessionId);
     if (snapshot.state !== 'closed') return snapshot;
-    await this.#host.openSession({ continueSession: sessionId });
+    await this.#host.openSession({ continueSession: sessionId, startAgent: true });
     return this.#host.getSession(sessionId);
   }
 

@@ -31,6 +31,12 @@ export const OpenSessionCommand = z
     ephemeral: z.boolean().optional(),
     /** Store and publish `run.started` without the turn's input text. */
     redactInput: z.boolean().optional(),
+    /**
+     * Start the session's agent now, in the background, so its first turn does not wait for the
+     * agent's start-up (an editor's new chat). Not a stored setting; no effect on a provider without
+     * `doStart`. A start that fails is a `diagnostic` (`agent.start_failed`); the first turn then starts it.
+     */
+    startAgent: z.boolean().optional(),
     ...SessionConfiguration.shape,
   })
   .check((context) => {

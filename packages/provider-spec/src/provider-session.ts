@@ -106,6 +106,13 @@ export interface AgentProviderV1Session {
    * `control.completed` part and then one `run.completed` part.
    */
   doControl(control: AgentProviderV1Control): Promise<void>;
+  /**
+   * Starts the agent's process ahead of the session's next turn (open_session's startAgent), so that
+   * turn does not wait for the agent's start-up; the process is then released like any idle one.
+   * Resolves once it runs (at once when one already does); rejects with an AgentError when it cannot
+   * start (the next turn tries again). Optional: without it, startAgent has no effect.
+   */
+  doStart?(): Promise<void>;
   /** Switches the model live; resolves with the model now in effect (an alias resolved). */
   doSetModel(model: string): Promise<string>;
   doGetContextUsage(): Promise<ContextUsage>;

@@ -37,6 +37,8 @@ export interface MockProviderSession {
   reportedConversation: boolean;
   /** Every file rewind asked of this session (dry runs too), in order. */
   readonly fileRewinds: { inputMessageId: string; dryRun: boolean }[];
+  /** How often the runtime asked this session to start its agent ahead of a turn (doStart). */
+  starts: number;
   /** Emits a part as the provider would, at any time (e.g. after the test decides). */
   emit(part: AgentProviderV1Part): void;
 }
@@ -145,6 +147,8 @@ export interface MockProviderOptions {
     request: { inputMessageId: string; dryRun: boolean },
     session: MockProviderSession,
   ) => AgentProviderV1FileRewind | Promise<AgentProviderV1FileRewind>;
+  /** What starting the agent ahead of a turn does (throw to fail it); without it the session has no doStart. */
+  readonly start?: (session: MockProviderSession) => void | Promise<void>;
   /** The provider's model list; without it the provider has no doListModels. */
   readonly listModels?: () => ModelList | Promise<ModelList>;
 }
@@ -171,11 +175,13 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         interrupts: [],
         steers: [],
         fileRewinds: [],
+        starts: 0,
         ordinal: sessions.filter((opened) => opened.options.sessionId === sessionOptions.sessionId).length + 1,
         reportedConversation: false,
         emit: (part) => sessionOptions.emit(part),
       };
       const rewindFiles = options.rewindFiles;
+      const start = options.start;
       const steer = options.steer;
       const withdrawSteer = options.withdrawSteer;
       sessions.push(session);
@@ -227,6 +233,14 @@ export function createMockProvider(options: MockProviderOptions = {}): MockProvi
         requiresRestartFor(mode) {
           return options.requiresRestartFor ? options.requiresRestartFor(mode, session) : mode === 'bypass';
         },
+        ...(start
+          ? {
+              async doStart() {
+                session.starts += 1;
+                await start(session);
+              },
+            }
+          : {}),
         ...(steer
           ? {
               async doSteer(request: MockSteer) {

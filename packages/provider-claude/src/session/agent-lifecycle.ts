@@ -133,6 +133,15 @@ export abstract class AgentLifecycle implements PoolMember {
     }
   }
 
+  /**
+   * The running agent, or the one starting (launched with the mode and model as they were then:
+   * a change made meanwhile is sent to it once it runs); null when none runs or starts.
+   */
+  protected async currentAgent(): Promise<ClaudeConnection | null> {
+    if (this.connection) return this.connection;
+    return this.starting ? this.starting.catch(() => null) : null;
+  }
+
   /** The running agent, starting one (resuming the conversation) when none runs. */
   protected async runningConnection(): Promise<ClaudeConnection> {
     if (this.stopped) throw sessionClosed();
@@ -275,7 +284,6 @@ export abstract class AgentLifecycle implements PoolMember {
     this.stopReason = null;
     this.connection = connection;
     this.connectionStarted = started;
-    this.launchedMode = this.configuration.permissionMode;
     const agent = connection.process;
     if (agent)
       this.emit({
@@ -296,6 +304,9 @@ export abstract class AgentLifecycle implements PoolMember {
     const conversation = conversationStart(providerSessionId, this.state.conversationEstablished, this.copy);
     let connection: ClaudeConnection | null = null;
     const held = heldListener(this.listenerFor(() => connection));
+    // What it is launched with, not what the configuration says once the check below answered: a mode
+    // set meanwhile is sent to it live (currentAgent).
+    this.launchedMode = this.configuration.permissionMode;
     try {
       connection = this.launch(conversation, held.listener);
     } catch (error) {
@@ -339,7 +350,8 @@ export abstract class AgentLifecycle implements PoolMember {
         (refusal) => void this.onClaimRefused(spare.connection, refusal),
       );
     } else spare.adopt(listener);
-    // A spare answered initialize: its start-up is behind it.
+    // A spare answered initialize: its start-up is behind it. The claim gave it the session's mode.
+    this.launchedMode = this.configuration.permissionMode;
     this.beginConnection(spare.connection, spare.providerSessionId, true);
     // Not now: on a small machine a spare's start-up (a second of CPU) would compete with the very
     // turn the spare is there to speed up. It starts when that turn or process ends, or a while into a long turn.

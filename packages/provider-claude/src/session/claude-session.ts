@@ -26,7 +26,8 @@ import { steerRefused, withdrawSteer } from './steer-requests.js';
 
 /**
  * One Claude conversation. Its agent (a connection over the session's transport) starts with the
- * first turn (the user line is written at spawn, without waiting for initialize) and can end without
+ * first turn (the user line is written at spawn, without waiting for initialize), or ahead of it
+ * (doStart: no line written until the turn), and can end without
  * the conversation ending — a crash, an idle release, a runtime shutdown — after which the next turn
  * starts a new one with --resume. A session opened with copyConversation starts its first agent as a
  * copy of that conversation under its own new id, and resumes its own from then on. The agent's
@@ -180,18 +181,26 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   requiresRestartFor(mode: PermissionMode): boolean {
     // The CLI refuses to enter bypass mode live unless it was launched in it.
-    return this.connection !== null && mode === 'bypass' && this.launchedMode !== 'bypass';
+    return (this.connection !== null || this.starting !== null) && mode === 'bypass' && this.launchedMode !== 'bypass';
   }
 
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
     if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
     this.configuration = { ...this.configuration, permissionMode: mode };
-    return this.connection ? requestPermissionMode(this.connection, mode) : mode;
+    const agent = await this.currentAgent();
+    return agent ? requestPermissionMode(agent, mode) : mode;
+  }
+
+  async doStart(): Promise<void> {
+    await this.runningConnection();
+    // Started for a turn that may not come: released like any idle agent if none does.
+    if (this.connection && !this.state.turn) this.scheduleIdleRelease();
   }
 
   async doSetModel(model: string): Promise<string> {
     this.configuration = { ...this.configuration, model };
-    return this.connection ? requestModel(this.connection, model) : model;
+    const agent = await this.currentAgent();
+    return agent ? requestModel(agent, model) : model;
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {

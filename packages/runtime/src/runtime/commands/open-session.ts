@@ -51,16 +51,34 @@ async function openNew(
     at: now(),
   });
   const receipt: OpenSessionReceipt = { type: 'open_session', commandId: command.commandId, sessionId };
+  let entry: SessionEntry;
   try {
-    await admitNewSession(context, record, provider, counted, (entry) =>
-      context.write(entry, [openedEvent(record), ...readyEvents(prepared)], receipt, fingerprint),
+    entry = await admitNewSession(context, record, provider, counted, (admitted) =>
+      context.write(admitted, [openedEvent(record), ...readyEvents(prepared)], receipt, fingerprint),
     );
   } catch (error) {
     // Nothing was recorded: the workspace made for it would be left behind, named by no session.
     await acquirer.release(prepared, { discardChanges: false, inUse: false }).catch(() => undefined);
     throw error;
   }
+  if (command.startAgent) startAgent(context, entry);
   return receipt;
+}
+
+/**
+ * Starts the session's agent in the background once its opening is recorded (the receipt does not
+ * wait for it): an editor's new chat, whose first prompt then skips the agent's start-up. A start
+ * that fails is told as a diagnostic, unless the session was closed meanwhile; the first turn starts
+ * the agent again and reports what stops it.
+ */
+function startAgent(context: CommandContext, entry: SessionEntry): void {
+  void context
+    .providerSession(entry)
+    .then((session) => session.doStart?.())
+    .catch(() => {
+      if (entry.record.state === 'closed') return;
+      context.log.stage(entry, [{ type: 'diagnostic', level: 'warning', code: 'agent.start_failed' }]);
+    });
 }
 
 /** A new session's first event. */
@@ -143,5 +161,6 @@ async function reopen(
   const write = () => context.writeTogether([{ entry, bodies, ...(amend ? { amend } : {}) }], receipt, fingerprint);
   // Reopening a closed session opens one more; an open one stays as it is.
   await (reopening ? context.openSessions.hold(write) : write());
+  if (command.startAgent) startAgent(context, entry);
   return receipt;
 }
