@@ -6,12 +6,13 @@
  *   zed     @zed-industries/claude-agent-acp, the reference adapter (Agent SDK query() inside it),
  *           pointed at the same claude binary through its CLAUDE_CODE_EXECUTABLE.
  * Measured on the client side: session/prompt -> first agent_message_chunk, and -> the prompt's
- * answer; on the agent side, from /proc: the agent process's own CPU per turn and its RSS (the
+ * answer; then a second session, prompted 1.5 s after session/new (a user writing the prompt); on the agent side, from /proc: the agent process's own CPU per turn and its RSS (the
  * claude processes under it are counted apart: the same CLI in both).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client.mjs';
 import { claudeUnder, cpuOf, killLeftoverProcesses } from './claude-processes.mjs';
 import { runPairs } from './paired-runs.mjs';
@@ -22,6 +23,11 @@ export const acpAgents = ['tether', 'zed'];
 export { zedPackage } from './acp-client.mjs';
 /** How long a leg may take in all, and an agent to exit once its client closed stdin. */
 const legTimeoutMs = 120_000;
+/**
+ * A user's moment between opening a chat and sending its first prompt, for the second session of a
+ * leg: what an agent does at session/new (start claude, or not) shows in that prompt's first chunk.
+ */
+const userWritingMs = 1_500;
 const exitGraceMs = 10_000;
 
 /** How each agent is started: the same explicit environment, the same claude binary. */
@@ -75,12 +81,29 @@ export async function runAcpLeg(agent, context, { repoRoot, leg }) {
     const agentMemory = memoryOf(child.pid);
     const claude = claudeUnder(child.pid);
     const processes = descendantsOf(child.pid).map((process) => process.comm);
+    // A second session, prompted as a user does: a moment after it opened (not a synchronisation).
+    const second = await during(client.request('session/new', { cwd: workspace, mcpServers: [] }));
+    await sleep(userWritingMs);
+    chunks.begin(performance.now());
+    const written = await during(
+      client.request('session/prompt', {
+        sessionId: second.result.sessionId,
+        prompt: [{ type: 'text', text: prompt }],
+      }),
+    );
+    const writtenTurn = chunks.end();
+    const promptAfterWriting = {
+      stopReason: written.result.stopReason,
+      firstChunkMs: writtenTurn.firstChunkAt - writtenTurn.sentAt,
+      turnMs: written.at - writtenTurn.sentAt,
+    };
     const exit = await agentProcess.quit(exitGraceMs);
     return {
       agent,
       startMs: initializedAt - spawnedAt,
       newSessionMs: sessionReadyAt - initializedAt,
       turns,
+      promptAfterWriting,
       agentRssKb: agentMemory.rssKb,
       agentHwmKb: agentMemory.hwmKb,
       claudeRssKb: claude.rssKb,
@@ -147,6 +170,7 @@ export function summarizeAcp({ pairs, warmUp }) {
     coldTurn: paired(pairs, (leg) => cold(leg).turnMs),
     warmFirstChunk: paired(pairs, (leg) => warm(leg).firstChunkMs),
     warmTurn: paired(pairs, (leg) => warm(leg).turnMs),
+    writtenFirstChunk: paired(pairs, (leg) => leg.promptAfterWriting.firstChunkMs),
     agentCpuCold: paired(pairs, (leg) => cold(leg).agentCpuMs),
     agentCpuWarm: paired(pairs, (leg) => warm(leg).agentCpuMs),
     claudeCpuWarm: paired(pairs, (leg) => warm(leg).claudeCpuMs),
@@ -154,7 +178,7 @@ export function summarizeAcp({ pairs, warmUp }) {
     agentPeak: paired(pairs, (leg) => leg.agentHwmKb),
     claudeRss: paired(pairs, (leg) => leg.claudeRssKb),
     exitMs: paired(pairs, (leg) => leg.exitMs),
-    stopReasons: each((leg) => leg.turns.map((turn) => turn.stopReason).join('/')),
+    stopReasons: each((leg) => [...leg.turns, leg.promptAfterWriting].map((turn) => turn.stopReason).join('/')),
     chunks: each((leg) => warm(leg).chunks),
     words: each((leg) => warm(leg).words),
     processes: each((leg) => leg.processes.join('+') || 'none'),

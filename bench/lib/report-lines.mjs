@@ -422,6 +422,7 @@ function acpReportLines(report) {
     row('cold: session/prompt -> answer (ms)', entry.coldTurn),
     row('warm: session/prompt -> first agent_message_chunk (ms)', entry.warmFirstChunk, 1, 1),
     row('warm: session/prompt -> answer (ms)', entry.warmTurn),
+    row('new session, prompted 1.5 s later -> first chunk (ms)', entry.writtenFirstChunk),
     row('agent process CPU, cold turn (ms)', entry.agentCpuCold),
     row('agent process CPU, warm turn (ms)', entry.agentCpuWarm),
     row('claude CPU under the agent, warm turn (ms)', entry.claudeCpuWarm),
