@@ -1,10 +1,22 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { AgentError } from '@tether/protocol';
-import { createMockProvider } from '@tether/testkit';
+import { type MockProvider, createMockProvider } from '@tether/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 
 const harness = runtimePerTest('tether-start-agent-');
+
+/** A runtime over `provider`, what it publishes, and a session opened with startAgent. */
+async function openStartingAgent(provider: MockProvider) {
+  const runtime = await harness.start({ providers: [provider] });
+  const published: ProtocolEvent[] = [];
+  runtime.observe((event) => published.push(event));
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: harness.workspace },
+    startAgent: true,
+  });
+  return { runtime, published, sessionId };
+}
 
 describe('open_session with startAgent', () => {
   it("starts the session's agent once its opening is recorded, without the receipt waiting for it", async () => {
@@ -48,13 +60,7 @@ describe('open_session with startAgent', () => {
         throw new AgentError({ code: 'provider_unavailable', message: 'The agent could not start.' });
       },
     });
-    const runtime = await harness.start({ providers: [provider] });
-    const published: ProtocolEvent[] = [];
-    runtime.observe((event) => published.push(event));
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: harness.workspace },
-      startAgent: true,
-    });
+    const { runtime, published, sessionId } = await openStartingAgent(provider);
     await vi.waitFor(() =>
       expect(published.filter((event) => event.type === 'diagnostic')).toEqual([
         expect.objectContaining({ sessionId, level: 'warning', code: 'agent.start_failed' }),
@@ -67,13 +73,7 @@ describe('open_session with startAgent', () => {
 
   it('a provider without doStart: startAgent changes nothing', async () => {
     const provider = createMockProvider();
-    const runtime = await harness.start({ providers: [provider] });
-    const published: ProtocolEvent[] = [];
-    runtime.observe((event) => published.push(event));
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: harness.workspace },
-      startAgent: true,
-    });
+    const { runtime, published, sessionId } = await openStartingAgent(provider);
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Go.' }] });
     expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
     expect(published.filter((event) => event.type === 'diagnostic')).toEqual([]);
