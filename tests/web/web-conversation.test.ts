@@ -1,5 +1,5 @@
 import { errorReply, textReply } from '@tether/fake-anthropic-api';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { client, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 import {
   browserSuite,
@@ -8,6 +8,7 @@ import {
   occurrences,
   openSessionInPage,
   phoneViewport,
+  readSnapshot,
   saveScreenshot,
   sendTurn,
   waitForRunEnd,
@@ -38,7 +39,13 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
 
   it('opens a session, sends a turn and shows the answer as it streams, with usage and cost', async () => {
     const page = await connectedPage();
-    await openSessionInPage(page, suite.environment.workspace);
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    // The form asks for the agent at once (startAgent): it runs before the first prompt is written, so
+    // a mode it was not launched in (bypass) would need a restart.
+    await vi.waitFor(
+      async () => expect((await readSnapshot(suite.daemon, sessionId)).modesRequiringRestart).toEqual(['bypass']),
+      { timeout: 30_000 },
+    );
     const answer = Array.from({ length: 40 }, (_, index) => `part${index + 1}`).join(' ');
     suite.environment.api.enqueue(
       textReply(`## Streamed\n\n${answer}`, {

@@ -69,6 +69,8 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
         workspace: chosenWorkspace(directory, worktree, baseRef, branch),
         ...(model.trim() === '' ? {} : { model: model.trim() }),
         ...(mode === '' ? {} : { permissionMode: mode }),
+        // The agent starts while the user writes the first prompt, not when it is sent.
+        startAgent: true,
       });
       onOpened(receipt.sessionId);
     } catch (error) {
