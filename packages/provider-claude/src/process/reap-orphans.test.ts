@@ -25,9 +25,18 @@ async function leftBehind(
   return { pid: child.pid!, startTime, marker, child };
 }
 
+/** The marked processes once there are `count` of them: the list that was counted, not a second read. */
 async function waitForMarked(marker: string, count: number): Promise<number[]> {
-  expect(await pollUntil(() => findMarkedProcesses(marker).length === count, { timeoutMs: 10_000 })).toBe(true);
-  return findMarkedProcesses(marker).map(({ pid }) => pid);
+  let found: number[] = [];
+  const counted = await pollUntil(
+    () => {
+      found = findMarkedProcesses(marker).map(({ pid }) => pid);
+      return found.length === count;
+    },
+    { timeoutMs: 10_000 },
+  );
+  expect(counted).toBe(true);
+  return found;
 }
 
 describe.runIf(process.platform === 'linux')('reapOrphans', () => {
