@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { createTetherClient } from '@tether/client';
 import { readToken } from '@tether/daemon';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
+import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
@@ -46,6 +48,15 @@ async function acp(args: readonly string[], options: Parameters<typeof spawnAcp>
   const child = await spawnAcp(args, options);
   started.push(child);
   return child;
+}
+
+/** A process's working directory, or null once it is gone. */
+function cwdOf(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
 }
 
 /** Every live process this test started: each carries the test's HOME (tether and its claude children). */
@@ -149,6 +160,26 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(answer instanceof Error || (answer as { stopReason?: string }).stopReason === 'cancelled').toBe(true);
     expect(leftovers()).toEqual([]);
     expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+  });
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+    ['SIGINT', 130],
+  ] as const)('%s before any prompt: the agent session/new started ends too, exit %i', async (signal, code) => {
+    const { environment, dataDir, env } = await setUp();
+    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    await newSession(child, environment.workspace);
+    // session/new starts the session's claude in the background (startAgent): it runs in the workspace.
+    const workspace = realpathSync(environment.workspace);
+    const sessionAgents = () =>
+      leftovers().filter(
+        (pid) => cwdOf(pid) === workspace && (readProcessCommandLine(pid) ?? []).includes('stream-json'),
+      );
+    await vi.waitFor(() => expect(sessionAgents()).toHaveLength(1), { timeout: 30_000 });
+    child.child.kill(signal);
+    expect((await child.finished).code).toBe(code);
+    expect(leftovers()).toEqual([]);
   });
 
   it('the editor killed mid-turn: tether acp sees its stdin close, the run ends interrupted, nothing is orphaned', async () => {
