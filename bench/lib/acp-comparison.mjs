@@ -6,8 +6,9 @@
  *   zed     @zed-industries/claude-agent-acp, the reference adapter (Agent SDK query() inside it),
  *           pointed at the same claude binary through its CLAUDE_CODE_EXECUTABLE.
  * Measured on the client side: session/prompt -> first agent_message_chunk, and -> the prompt's
- * answer; then a second session, prompted 1.5 s after session/new (a user writing the prompt); on the agent side, from /proc: the agent process's own CPU per turn and its RSS (the
- * claude processes under it are counted apart: the same CLI in both).
+ * answer; then a second session, prompted 1.5 s after session/new (a user writing the prompt); on
+ * the agent side, from /proc: the agent process's own CPU per turn and its RSS (the claude processes
+ * under it are counted apart: the same CLI in both).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
