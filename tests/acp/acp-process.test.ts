@@ -50,6 +50,13 @@ async function acp(args: readonly string[], options: Parameters<typeof spawnAcp>
   return child;
 }
 
+/** Each signal tether acp ends on, with the exit code it ends with. */
+const signalExits = [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+  ['SIGINT', 130],
+] as const;
+
 /** A process's working directory, or null once it is gone. */
 function cwdOf(pid: number): string | null {
   try {
@@ -139,48 +146,46 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
   });
 
-  it.each([
-    ['SIGTERM', 143],
-    ['SIGHUP', 129],
-    ['SIGINT', 130],
-  ] as const)('%s mid-turn: the run ends interrupted, every agent process ends, exit %i', async (signal, code) => {
-    const { environment, dataDir, env } = await setUp();
-    environment.api.enqueue(holdReply());
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    const sessionId = await newSession(child, environment.workspace);
-    const prompt = promptText(child, sessionId, 'Wait for it.').catch((error: unknown) => error);
-    await vi.waitFor(() => expect(environment.api.requests.some((request) => request.kind === 'turn')).toBe(true), {
-      timeout: 30_000,
-    });
-    child.child.kill(signal);
-    const ended = await child.finished;
-    expect(ended.code).toBe(code);
-    // Answered before the agent went (cancelled), or the connection closed under it: never left hanging.
-    const answer = await prompt;
-    expect(answer instanceof Error || (answer as { stopReason?: string }).stopReason === 'cancelled').toBe(true);
-    expect(leftovers()).toEqual([]);
-    expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
-  });
+  it.each(signalExits)(
+    '%s mid-turn: the run ends interrupted, every agent process ends, exit %i',
+    async (signal, code) => {
+      const { environment, dataDir, env } = await setUp();
+      environment.api.enqueue(holdReply());
+      const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+      const sessionId = await newSession(child, environment.workspace);
+      const prompt = promptText(child, sessionId, 'Wait for it.').catch((error: unknown) => error);
+      await vi.waitFor(() => expect(environment.api.requests.some((request) => request.kind === 'turn')).toBe(true), {
+        timeout: 30_000,
+      });
+      child.child.kill(signal);
+      const ended = await child.finished;
+      expect(ended.code).toBe(code);
+      // Answered before the agent went (cancelled), or the connection closed under it: never left hanging.
+      const answer = await prompt;
+      expect(answer instanceof Error || (answer as { stopReason?: string }).stopReason === 'cancelled').toBe(true);
+      expect(leftovers()).toEqual([]);
+      expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    },
+  );
 
-  it.each([
-    ['SIGTERM', 143],
-    ['SIGHUP', 129],
-    ['SIGINT', 130],
-  ] as const)('%s before any prompt: the agent session/new started ends too, exit %i', async (signal, code) => {
-    const { environment, dataDir, env } = await setUp();
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
-    await newSession(child, environment.workspace);
-    // session/new starts the session's claude in the background (startAgent): it runs in the workspace.
-    const workspace = realpathSync(environment.workspace);
-    const sessionAgents = () =>
-      leftovers().filter(
-        (pid) => cwdOf(pid) === workspace && (readProcessCommandLine(pid) ?? []).includes('stream-json'),
-      );
-    await vi.waitFor(() => expect(sessionAgents()).toHaveLength(1), { timeout: 30_000 });
-    child.child.kill(signal);
-    expect((await child.finished).code).toBe(code);
-    expect(leftovers()).toEqual([]);
-  });
+  it.each(signalExits)(
+    '%s before any prompt: the agent session/new started ends too, exit %i',
+    async (signal, code) => {
+      const { environment, dataDir, env } = await setUp();
+      const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+      await newSession(child, environment.workspace);
+      // session/new starts the session's claude in the background (startAgent): it runs in the workspace.
+      const workspace = realpathSync(environment.workspace);
+      const sessionAgents = () =>
+        leftovers().filter(
+          (pid) => cwdOf(pid) === workspace && (readProcessCommandLine(pid) ?? []).includes('stream-json'),
+        );
+      await vi.waitFor(() => expect(sessionAgents()).toHaveLength(1), { timeout: 30_000 });
+      child.child.kill(signal);
+      expect((await child.finished).code).toBe(code);
+      expect(leftovers()).toEqual([]);
+    },
+  );
 
   it('the editor killed mid-turn: tether acp sees its stdin close, the run ends interrupted, nothing is orphaned', async () => {
     const { environment, dataDir, env } = await setUp();
