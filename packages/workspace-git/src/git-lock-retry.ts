@@ -3,11 +3,13 @@ import { type GitCall, type GitContext, type GitResult, runGit } from './run-git
 
 /**
  * What git says when another git process is in the middle of something: it holds a lock this command needs
- * (an index, a ref, packed-refs, the config), or it is writing a worktree's administrative files that this
- * command reads. Well-behaved git finishes those in milliseconds, so waiting a little and trying again succeeds.
+ * (an index, a ref, packed-refs, the config), or it is writing or removing a worktree's administrative files
+ * while this command reads every worktree's (git dies on a folder that went between its listing and its
+ * reading: "Invalid path '…/worktrees/…': No such file or directory"). Well-behaved git finishes those in
+ * milliseconds, so waiting a little and trying again succeeds.
  */
 const anotherGitAtWork =
-  /\.lock'?: File exists|could not lock config file [^\n]*: File exists|failed to read [^\n]*worktrees\/[^\n]*\/(commondir|gitdir)/;
+  /\.lock'?: File exists|could not lock config file [^\n]*: File exists|failed to read [^\n]*worktrees\/[^\n]*\/(commondir|gitdir)|Invalid path '[^'\n]*\/worktrees\/[^'\n]*': No such file or directory/;
 
 const retryDelaysMs = [20, 40, 80, 160, 320, 640, 1000, 1000, 1000, 1000];
 

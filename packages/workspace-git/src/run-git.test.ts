@@ -98,6 +98,19 @@ describe('runGitRetryingLocks', () => {
     expect(await readFile(path.join(folder, 'calls'), 'utf8')).toBe('3\n');
   });
 
+  it('tries again when another git removed a worktree this one was reading', async () => {
+    const vanishedOnce = [
+      'calls=$(($(cat "$COUNTER" 2>/dev/null || echo 0) + 1)); echo $calls > "$COUNTER"',
+      // What git 2.39 printed when ten worktree removals on one repository raced.
+      `if [ $calls -le 1 ]; then echo "fatal: Invalid path '/repository/.git/worktrees/ses_aa84': No such file or directory" >&2; exit 128; fi`,
+      'echo removed',
+    ].join('\n');
+    const git = await fakeGit(vanishedOnce);
+    const result = await runGitRetryingLocks(git, { cwd: folder, args: ['worktree', 'remove', '--force', '/w'] });
+    expect(result).toMatchObject({ exitCode: 0 });
+    expect(await readFile(path.join(folder, 'calls'), 'utf8')).toBe('2\n');
+  });
+
   it('answers any other failure at once', async () => {
     const git = await fakeGit('echo x >> "$COUNTER"; echo "fatal: invalid reference: nope" >&2; exit 128');
     const result = await runGitRetryingLocks(git, { cwd: folder, args: ['worktree', 'add'] });
