@@ -96,6 +96,25 @@ describe('createClaudeProvider transports', () => {
     expect(loads).toBe(0);
   });
 
+  it('prepares ahead of any session without starting an agent or loading the SDK, on either transport', async () => {
+    for (const transport of ['cli', 'sdk'] as const) {
+      let loads = 0;
+      const provider = createClaudeProviderWith(
+        // A binary that does not exist: an agent started here would fail the preparation.
+        { claudePath: '/nonexistent/claude', transport },
+        {
+          loadAgentSdk: () => {
+            loads += 1;
+            return missing();
+          },
+        },
+      );
+      await expect(provider.doPrepare?.()).resolves.toBeUndefined();
+      expect(loads).toBe(0);
+      await provider.doDispose?.();
+    }
+  });
+
   it('an injected query is used as given: the SDK is never loaded', async () => {
     let loads = 0;
     const query = (() => {

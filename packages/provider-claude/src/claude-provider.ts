@@ -154,8 +154,8 @@ export function createClaudeProviderWith(
   };
   // cli transport: each process's stdout is a channel read paced, connected ahead of its start.
   const stdoutChannels = transport === 'cli' ? new StdoutChannels() : null;
-  // Connected from the provider's creation: the first session's open (on a host's cold path) need not
-  // wait the few ms the first pair takes (the listener's module, the folder, the connections).
+  // Connected from the provider's creation, and awaited by the runtime as it starts (doPrepare): the
+  // first session's open need not wait the few turns of the event loop the first pair takes.
   void stdoutChannels?.prepare();
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (stdoutChannels) {
@@ -230,6 +230,9 @@ export function createClaudeProviderWith(
         },
       );
       return { provider: 'claude', agentVersion, models };
+    },
+    async doPrepare() {
+      await stdoutChannels?.prepare();
     },
     async doDispose() {
       // A model list still being read ends with the host, like every other agent process.

@@ -26,6 +26,13 @@ export interface AgentProviderV1 {
    */
   doRecover?(processes: readonly AgentProviderV1ProcessRecord[]): Promise<void>;
   /**
+   * Makes ready, ahead of any session, what starting a session's agent would otherwise wait for
+   * (Claude: the connection its first process's output is read through). The runtime awaits it while
+   * it starts, so a host's first session does not. Never rejects: what could not be prepared is made,
+   * or done without, when the agent starts. Starts no agent process. Optional.
+   */
+  doPrepare?(): Promise<void>;
+  /**
    * The agent's model list (capabilities.modelList). May start the agent once to ask it; the
    * provider keeps the answer per agent version. Throws an AgentError (provider_unavailable) when
    * the agent cannot be asked.

@@ -198,7 +198,12 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * left running, and completes its open runs and interactions.
    */
   async load(): Promise<void> {
-    await recoverOpenSessions(this.recoveryParts());
+    // Beside the recovery: a host's first session, often opened right after, then spawns its agent
+    // without first waiting on the provider's set-up (and on whatever else the event loop runs meanwhile).
+    await Promise.all([
+      recoverOpenSessions(this.recoveryParts()),
+      ...this.providers.map((provider) => provider.doPrepare?.().catch(() => undefined)),
+    ]);
     const coordination = this.store.coordination;
     if (!coordination) return;
     this.sharing = {
