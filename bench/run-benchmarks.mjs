@@ -7,10 +7,11 @@
 // open/turn/close cycles; plus the daemon scenario (bench/lib/daemon-scenario.mjs): 20 concurrent
 // turns through `startDaemon` in its own process vs in-process, fan-out to 100 subscribers, daemon
 // RSS; plus the transport scenario (bench/lib/transport-comparison.mjs): the main scenario's turns
-// through the Claude provider's cli and sdk transports, paired; plus, only when asked for (--scenarios load),
-// the load scenario (bench/lib/load-scenario.mjs): 1,000 open sessions, 50 turns at once on random
-// ones with 8 processes, through a daemon; plus, only when asked for (--scenarios peers), the peers
-// scenario (bench/lib/peer-comparison.mjs): raw loop, Agent SDK query() and Tether per round; plus, only when asked for
+// through the Claude provider's cli and sdk transports, paired; plus the peers scenario
+// (bench/lib/peer-comparison.mjs): the raw loop, the Agent SDK, claude-agent-acp and Tether per round;
+// plus the sessions scenario (bench/lib/open-sessions.mjs): 1,000 open sessions in one daemon, 50 turns
+// at once; plus, only when asked for (--scenarios load), the load scenario (bench/lib/load-scenario.mjs):
+// 1,000 open sessions, 50 turns at once on random ones with 8 processes, through a daemon; plus, only when asked for
 // (--scenarios store), the store scenario (bench/lib/store-scale-out.mjs): appends, replay and cross-daemon fan-out on
 // SQLite and PostgreSQL with 1-3 store processes. It reports; it does not fail the
 // build (exit 0 whatever the figures; non-zero only when something is broken).
@@ -78,9 +79,20 @@ const allScenarios = [
   'store',
   'sessions',
 ];
-const defaultScenarios = ['main', 'interrupt', 'lifecycle', 'crash', 'memory', 'transports', 'daemon'];
+// Issue 17's figures in one run: the peers side by side and 1,000 open sessions belong to the default.
+const defaultScenarios = [
+  'main',
+  'interrupt',
+  'lifecycle',
+  'crash',
+  'memory',
+  'transports',
+  'daemon',
+  'peers',
+  'sessions',
+];
 const usage =
-  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,soak,load,acp,peers,store (default: all but soak, load, acp, peers and store)] [--soak (adds soak)]\n' +
+  'usage: node bench/run-benchmarks.mjs [--scenarios main,interrupt,lifecycle,crash,memory,transports,daemon,peers,sessions,soak,load,acp,store (default: all but soak, load, acp and store)] [--soak (adds soak)]\n' +
   '         [--repetitions N (main, default 10)] [--deltas N (main, default 2000)] [--no-store]\n' +
   '         [--lifecycle-repetitions N (interrupt, lifecycle, crash; default 12)] [--sessions N (memory, default 20)] [--soak-cycles N (default 200)]\n' +
   '         [--warm-pool | --no-warm-pool (default: on when the built provider has warmPool)] [--transport-repetitions N (transports, default 8)] [--no-wait] [--output file]\n' +
