@@ -50,6 +50,11 @@ async function acp(args: readonly string[], options: Parameters<typeof spawnAcp>
   return child;
 }
 
+/** tether acp on the set-up's data directory (after `leading` arguments), started in its workspace. */
+function acpIn(setup: Awaited<ReturnType<typeof setUp>>, leading: readonly string[] = []) {
+  return acp([...leading, '--data-dir', setup.dataDir], { environment: setup.env, cwd: setup.environment.workspace });
+}
+
 /** Each signal tether acp ends on, with the exit code it ends with. */
 const signalExits = [
   ['SIGTERM', 143],
@@ -115,10 +120,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     async (transport) => {
       const { environment, dataDir, env } = await setUp();
       environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
-      const child = await acp(['--data-dir', dataDir, '--transport', transport], {
-        environment: env,
-        cwd: environment.workspace,
-      });
+      const child = await acpIn({ environment, dataDir, env }, ['--transport', transport]);
       const sessionId = await newSession(child, environment.workspace);
       const response = await promptText(child, sessionId, 'Say hello.');
       expect(response).toEqual({ stopReason: 'end_turn' });
@@ -135,7 +137,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
   it('cancelled mid-stream: the prompt ends cancelled, the run is interrupted, and no process is left once the editor quits', async () => {
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const child = await acpIn({ environment, dataDir, env });
     const sessionId = await newSession(child, environment.workspace);
     const prompt = promptText(child, sessionId, 'Tell me a long story.');
     await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
@@ -151,7 +153,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     async (signal, code) => {
       const { environment, dataDir, env } = await setUp();
       environment.api.enqueue(holdReply());
-      const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+      const child = await acpIn({ environment, dataDir, env });
       const sessionId = await newSession(child, environment.workspace);
       const prompt = promptText(child, sessionId, 'Wait for it.').catch((error: unknown) => error);
       await vi.waitFor(() => expect(environment.api.requests.some((request) => request.kind === 'turn')).toBe(true), {
@@ -172,7 +174,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     '%s before any prompt: the agent session/new started ends too, exit %i',
     async (signal, code) => {
       const { environment, dataDir, env } = await setUp();
-      const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+      const child = await acpIn({ environment, dataDir, env });
       await newSession(child, environment.workspace);
       // session/new starts the session's claude in the background (startAgent): it runs in the workspace.
       const workspace = realpathSync(environment.workspace);
@@ -225,7 +227,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
   it('the editor stops reading its stdout mid-turn (its end of the pipe gone): tether acp ends as if it quit, nothing is orphaned', async () => {
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const child = await acpIn({ environment, dataDir, env });
     const sessionId = await newSession(child, environment.workspace);
     void promptText(child, sessionId, 'Tell me a long story.').catch(() => {});
     await child.waitForUpdate((notification) => notification.update.sessionUpdate === 'agent_message_chunk');
@@ -263,7 +265,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     );
     expect(run.code).toBe(0);
     const sessionId = (JSON.parse(run.stdout.trimEnd().split('\n')[0]!) as { sessionId: string }).sessionId;
-    const child = await acp(['--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const child = await acpIn({ environment, dataDir, env });
     const { sessions } = await child.agent.request(methods.agent.session.list, {});
     expect(sessions).toEqual([
       expect.objectContaining({ sessionId, cwd: environment.workspace, title: 'Summarise the repository' }),
@@ -275,7 +277,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     const url = await serve(dataDir, env, environment.workspace);
     environment.api.enqueue(textReply('Answered by the daemon.'));
-    const child = await acp(['--server', url, '--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const child = await acpIn({ environment, dataDir, env }, ['--server', url]);
     const sessionId = await newSession(child, environment.workspace);
     const response = await promptText(child, sessionId, 'Hello daemon.');
     expect(response).toEqual({ stopReason: 'end_turn' });
@@ -290,7 +292,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const { environment, dataDir, env } = await setUp();
     const url = await serve(dataDir, env, environment.workspace);
     environment.api.enqueue(textReply('still going '.repeat(40), { chunks: 40, delayMs: 25 }));
-    const child = await acp(['--server', url, '--data-dir', dataDir], { environment: env, cwd: environment.workspace });
+    const child = await acpIn({ environment, dataDir, env }, ['--server', url]);
     const sessionId = await newSession(child, environment.workspace);
     const prompt = promptText(child, sessionId, 'Keep going without me.').catch((error: unknown) => error);
     await vi.waitFor(() => expect(child.agentText(sessionId)).not.toBe(''), { timeout: 30_000 });
