@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import type { ProtocolEvent, Receipt } from '@tether/protocol';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
-import { afterEach } from 'vitest';
+import { afterEach, onTestFailed } from 'vitest';
 import { WebSocket } from 'ws';
 
 export const silentLogger = { level: 'silent' } as const;
@@ -78,7 +78,13 @@ export function daemonPerTest(): DaemonFixture {
       return environment;
     },
     async daemonOn(made, options = {}) {
-      daemon = await startTestDaemon(made, options);
+      // The daemon's log is silent unless a test fails: then what it said (e.g. why a stream ended) is printed.
+      const logger = options.logger ?? new RecordingLogger();
+      if (logger instanceof RecordingLogger)
+        onTestFailed(() => {
+          console.error(`the daemon's log:\n${logger.lines.map((line) => JSON.stringify(line)).join('\n')}`);
+        });
+      daemon = await startTestDaemon(made, { ...options, logger });
       return daemon;
     },
     async start(options = {}) {
@@ -146,29 +152,43 @@ export interface SseFrame {
   readonly comment?: string;
 }
 
-/** Parses an SSE body into frames as they arrive (a minimal client: enough to check the framing exactly). */
-export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+/**
+ * Parses an SSE body into frames as they arrive (a minimal client: enough to check the framing exactly).
+ * The body is locked at once, not at the first read: fetch cancels the body of a Response that was
+ * garbage-collected while nobody had started reading it, and a test often opens a stream, drops the
+ * Response and sends a command before it reads.
+ */
+export function sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+  return framesOf(body.getReader());
+}
+
+async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<SseFrame> {
   const decoder = new TextDecoder();
   let buffered = '';
-  for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true });
-    for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n')) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      const frame: Record<string, string> = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) frame['comment'] = line.slice(1).trim();
-        else {
-          const colon = line.indexOf(':');
-          frame[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      buffered += decoder.decode(chunk.value, { stream: true });
+      for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n')) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const frame: Record<string, string> = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) frame['comment'] = line.slice(1).trim();
+          else {
+            const colon = line.indexOf(':');
+            frame[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '');
+          }
         }
+        yield frame;
       }
-      yield frame;
     }
+  } finally {
+    // Returned early (the test has what it waited for): the connection is closed, as a client going away does.
+    await reader.cancel().catch(() => {});
   }
 }
 
-/** Opens an SSE stream of a session (with the token in the header, as a fetch client does). */
+/** Opens an SSE stream of a session (with the token in the header, as a fetch client does); throws unless it answered 200. */
 export async function openEventStream(
   daemon: { url: string; token: string },
   sessionId: string,
@@ -182,6 +202,8 @@ export async function openEventStream(
     },
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (response.status !== 200)
+    throw new Error(`the event stream of ${sessionId} answered ${response.status}: ${await response.text()}`);
   return response;
 }
 
