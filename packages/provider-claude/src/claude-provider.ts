@@ -25,6 +25,7 @@ import { ClaudeSession } from './session/claude-session.js';
 import { StdoutChannels } from './process/stdout-channels.js';
 import { ProcessPool } from './session/process-pool.js';
 import { WarmPool } from './session/warm-pool.js';
+import { rehearseOutputReading } from './translate/output-rehearsal.js';
 
 export interface ClaudeProviderSettings {
   /**
@@ -232,7 +233,10 @@ export function createClaudeProviderWith(
       return { provider: 'claude', agentVersion, models };
     },
     async doPrepare() {
-      await stdoutChannels?.prepare();
+      const channel = stdoutChannels?.prepare();
+      // While the channel connects: the first turn's output then meets code that has run before.
+      rehearseOutputReading();
+      await channel;
     },
     async doDispose() {
       // A model list still being read ends with the host, like every other agent process.

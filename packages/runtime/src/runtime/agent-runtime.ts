@@ -28,6 +28,7 @@ import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import { fingerprintCommand } from './command-fingerprint.js';
+import { rehearseFirstTurn } from './first-turn-rehearsal.js';
 import {
   type InteractionPolicy,
   type ProviderOutputHandlers,
@@ -198,6 +199,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * left running, and completes its open runs and interactions.
    */
   async load(): Promise<void> {
+    rehearseFirstTurn();
     // Beside the recovery: a host's first session, often opened right after, then spawns its agent
     // without first waiting on the provider's set-up (and on whatever else the event loop runs meanwhile).
     await Promise.all([
