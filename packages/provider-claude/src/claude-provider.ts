@@ -155,8 +155,9 @@ export function createClaudeProviderWith(
   };
   // cli transport: each process's stdout is a channel read paced, connected ahead of its start.
   const stdoutChannels = transport === 'cli' ? new StdoutChannels() : null;
-  // Connected from the provider's creation, and awaited by the runtime as it starts (doPrepare): the
-  // first session's open need not wait the few turns of the event loop the first pair takes.
+  // Connected from the provider's creation, and all of them awaited by the runtime as it starts
+  // (doPrepare): the first sessions' opens neither wait for a pair nor share their turns of the event
+  // loop with one still connecting.
   void stdoutChannels?.prepare();
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (stdoutChannels) {
@@ -233,10 +234,10 @@ export function createClaudeProviderWith(
       return { provider: 'claude', agentVersion, models };
     },
     async doPrepare() {
-      const channel = stdoutChannels?.prepare();
-      // While the channel connects: the first turn's output then meets code that has run before.
+      const channels = stdoutChannels?.fill();
+      // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
-      await channel;
+      await channels;
     },
     async doDispose() {
       // A model list still being read ends with the host, like every other agent process.

@@ -135,6 +135,17 @@ describe.runIf(process.platform !== 'win32')('stdout channels connected ahead', 
     await channels.dispose();
   });
 
+  it('has every spare ready once filled, each a channel of its own', async () => {
+    const channels = new StdoutChannels({ spares: 3 });
+    await channels.fill();
+    const taken = [channels.take(), channels.take(), channels.take()];
+    expect(taken.map((channel) => channel?.ended)).toEqual([false, false, false]);
+    expect(new Set(taken).size).toBe(3);
+    expect(channels.take()).toBeUndefined();
+    for (const channel of taken) channel?.close();
+    await channels.dispose();
+  });
+
   it('leaves no folder behind: the private one a pair connects through is gone once the pair is ready', async () => {
     const parent = await mkdtemp(path.join(os.tmpdir(), 'tether-channel-parent-'));
     try {
@@ -156,6 +167,7 @@ describe.runIf(process.platform !== 'win32')('stdout channels connected ahead', 
   it('prepares nothing where no channel can be made (a process then gets a pipe)', async () => {
     const channels = new StdoutChannels({ parent: path.join(os.tmpdir(), 'tether-no-such-folder', 'below') });
     await channels.prepare();
+    await channels.fill();
     expect(channels.take()).toBeUndefined();
     await channels.dispose();
   });

@@ -26,6 +26,15 @@ export class StdoutChannels {
     if (this.ready.length === 0) await this.opening;
   }
 
+  /**
+   * Resolves once every spare is connected (or one could not be made). For a host's start: its first
+   * sessions then open with no connection still being made in the turns of the event loop before
+   * their agents are spawned.
+   */
+  async fill(): Promise<void> {
+    for (this.topUp(); this.opening; this.topUp()) await this.opening;
+  }
+
   /** A ready channel, removed from the spares (which are topped up); undefined when none is. */
   take(): StdoutChannel | undefined {
     let channel = this.ready.shift();
