@@ -30,21 +30,21 @@ export async function interruptRun(
   const session = await context.providerSession(entry);
   // The intent is staged before the request is written, so a result that lands first still ends the
   // run as a stop and starts no input the host cancelled, and the log has the intent before that end.
-  // Its commit runs while the agent stops, not before the request: the agent is not kept waiting.
+  // It is committed with the receipt (or the stream's next commit), not on its own right after the
+  // request: a commit there competed with the agent stopping, and a stop ended ~1 ms later
+  // (docs/benchmarks.md, "Peers on the eighth day").
   const intent = entry.interruptRequested.has(runId) ? [] : [{ type: 'run.interrupt_requested' as const, runId }];
-  let intentStored: Promise<void> = Promise.resolve();
   if (intent.length > 0 || decision.events.length > 0) {
     entry.interruptRequested.add(runId);
     context.log.stage(entry, [...decision.events, ...intent]);
-    intentStored = context.writer.flush();
   }
   try {
     await session.doInterrupt({ runId });
   } catch (error) {
     entry.interruptRequested.delete(runId);
+    // What was staged stays (the intent, the queue's cancellations), and is in the log by the time the caller hears.
+    await context.writer.flush();
     throw toAgentError(error);
-  } finally {
-    await intentStored;
   }
   await context.write(entry, [], receipt, fingerprint);
   return receipt;
