@@ -1,6 +1,6 @@
 /**
- * Paired measurements: the legs of a pair (or triple) run back to back in an order that rotates
- * from pair to pair, so drift over the run favours no leg, and each pair records how busy the rest
+ * Paired measurements: the legs of a pair (or triple, …) run back to back in an order that changes
+ * from pair to pair (legOrder), so drift over the run favours no leg, and each pair records how busy the rest
  * of the machine was, so a pair measured under someone else's load can be told apart.
  */
 import { performance } from 'node:perf_hooks';
@@ -14,10 +14,25 @@ function startOtherLoadMeter() {
   return { end: () => (machineBusyMs() - busy - (treeCpuMs() - own)) / (performance.now() - started) };
 }
 
-/** The order of the legs in pair (or triple) number `index`: rotating, to cancel drift. */
+/**
+ * The order of the legs in pair (or triple, …) number `index`. Over a cycle every leg runs in every
+ * position and right after every other leg equally often (a Williams design: as many orders as legs for
+ * an even number of them, twice as many for an odd one), so neither drift nor what the leg before left
+ * behind (the page cache, memory being given back, a disk still writing) favours one. A plain rotation
+ * ran each of four legs after the same one three rounds in four. For two legs it is the alternation.
+ */
 function legOrder(legs, index) {
-  const shift = index % legs.length;
-  return [...legs.slice(shift), ...legs.slice(0, shift)];
+  const count = legs.length;
+  // The first order is 0, 1, n-1, 2, n-2, …; the others add their number to each position.
+  const first = [0];
+  for (let low = 1, high = count - 1; first.length < count; ) {
+    first.push(low++);
+    if (first.length < count) first.push(high--);
+  }
+  const cycle = count % 2 === 0 ? count : 2 * count;
+  const row = index % cycle;
+  const shifted = first.map((position) => legs[(position + row) % count]);
+  return row >= count ? shifted.reverse() : shifted;
 }
 
 function describe(leg) {

@@ -2,7 +2,7 @@
  * The peers scenario: in each round, the raw loop, the Agent SDK's query(), the reference ACP adapter
  * @zed-industries/claude-agent-acp (a child of its leg's host, driven over ACP) and Tether (in-process
  * runtime over SQLite) each drive the same claude binary against the same fake API, one after the
- * other in an order that rotates, each leg in a fresh host process of its own
+ * other in an order that changes from round to round (paired-runs.mjs), each leg in a fresh host process of its own
  * (bench/peer-leg-host.mjs) so its host CPU and RSS are the driver's alone (the ACP leg's: the host's
  * plus the adapter's). Every leg measures:
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
