@@ -27,9 +27,10 @@ export interface AgentProviderV1 {
   doRecover?(processes: readonly AgentProviderV1ProcessRecord[]): Promise<void>;
   /**
    * Makes ready, ahead of any session, what starting a session's agent would otherwise wait for
-   * (Claude: the connection its first process's output is read through). The runtime awaits it while
-   * it starts, so a host's first session does not. Never rejects: what could not be prepared is made,
-   * or done without, when the agent starts. Starts no agent process. Optional.
+   * (Claude: the connections its processes' output is read through, and its output reading run once
+   * on a recorded turn so a first turn does not pay for code running for the first time). The runtime
+   * awaits it while it starts, so a host's first session does not. Never rejects: what could not be
+   * prepared is made, or done without, when the agent starts. Starts no agent process. Optional.
    */
   doPrepare?(): Promise<void>;
   /**

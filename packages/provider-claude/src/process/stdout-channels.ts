@@ -32,7 +32,9 @@ export class StdoutChannels {
    * their agents are spawned.
    */
   async fill(): Promise<void> {
-    for (this.topUp(); this.opening; this.topUp()) await this.opening;
+    // Each connection, once made, starts the next one (topUp) until every spare is there.
+    this.topUp();
+    while (this.opening) await this.opening;
   }
 
   /** A ready channel, removed from the spares (which are topped up); undefined when none is. */

@@ -12,6 +12,8 @@ export function replayRecordedTurns(): AgentProviderV1Part[] {
   return replayTranscript(frames, [{ uuid: answered }, { uuid: stopped, interrupted: true }]);
 }
 
+let rehearsed = false;
+
 /**
  * Reads a recorded agent's output once, through the frame checks and the translator, and throws the
  * result away. The first time a process runs them (zod's schemas set up, V8 compiling and learning
@@ -21,6 +23,9 @@ export function replayRecordedTurns(): AgentProviderV1Part[] {
  * head start, nothing depends on it.
  */
 export function rehearseOutputReading(): void {
+  // What it warms up belongs to the process: a second provider in it has nothing left to learn.
+  if (rehearsed) return;
+  rehearsed = true;
   try {
     replayRecordedTurns();
   } catch {

@@ -29,6 +29,8 @@ export const rehearsedParts: readonly unknown[] = [
   { type: 'run.completed', runId, outcome: 'interrupted' },
 ];
 
+let rehearsed = false;
+
 /**
  * Runs the samples above through the command checks and the checks of an agent's output once, as
  * the runtime starts, and throws the results away: the first time a process runs them (zod's
@@ -38,6 +40,9 @@ export const rehearsedParts: readonly unknown[] = [
  * stored or published. Never throws: it is a head start, nothing depends on it.
  */
 export function rehearseFirstTurn(): void {
+  // What it warms up belongs to the process: a second runtime in it has nothing left to learn.
+  if (rehearsed) return;
+  rehearsed = true;
   try {
     for (const command of rehearsedCommands) fingerprintCommand(parseCommand(command));
     for (const part of rehearsedParts) refusedPartType(part);
