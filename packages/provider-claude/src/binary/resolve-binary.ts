@@ -49,12 +49,14 @@ export function usualInstallDirectories(environment: Readonly<Record<string, str
   ];
 }
 
+/** The Agent SDK's package that carries the claude binary for this platform. */
+export const bundledBinaryPackage = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
+
 /** The binary shipped by @anthropic-ai/claude-agent-sdk's platform package, if installed. */
 export function bundledBinaryPath(): string | undefined {
   const require = createRequire(import.meta.url);
-  const packageName = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
   try {
-    const candidate = path.join(path.dirname(require.resolve(`${packageName}/package.json`)), executableName);
+    const candidate = path.join(path.dirname(require.resolve(`${bundledBinaryPackage}/package.json`)), executableName);
     return isExecutableFile(candidate) ? candidate : undefined;
   } catch {
     return undefined;

@@ -27,20 +27,25 @@ export const importAgentSdk: AgentSdkLoader = () => {
   return import(specifier);
 };
 
-/** Reads the version from the package.json next to the SDK's entry point (the package does not export it). */
-export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
+/** The installed SDK's package.json, read next to its entry point (the package does not export it); undefined when it cannot be read. */
+export function readAgentSdkManifest(): Readonly<Record<string, unknown>> | undefined {
   try {
     const entry = fileURLToPath(import.meta.resolve(claudeAgentSdkPackage));
-    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as {
-      name?: unknown;
-      version?: unknown;
-    };
-    return manifest.name === claudeAgentSdkPackage && typeof manifest.version === 'string'
-      ? manifest.version
+    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as unknown;
+    return typeof manifest === 'object' &&
+      manifest !== null &&
+      (manifest as { name?: unknown }).name === claudeAgentSdkPackage
+      ? (manifest as Record<string, unknown>)
       : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Reads the version from the package.json next to the SDK's entry point. */
+export const readInstalledAgentSdkVersion: AgentSdkVersionReader = () => {
+  const version = readAgentSdkManifest()?.['version'];
+  return typeof version === 'string' ? version : undefined;
 };
 
 /** Whether `version` lies in the declared window (an unparsable one does not). */
