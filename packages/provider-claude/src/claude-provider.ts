@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { type ModelList, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
+import { bundledBinaryVersion } from './binary/bundled-binary-version.js';
 import { binaryIdentity, rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
 import { cliTooOld } from './binary/cli-version-window.js';
 import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
@@ -131,24 +133,28 @@ export function createClaudeProviderWith(
     });
     return sdk;
   };
-  // Once per binary path, before its first start. A refusal is not kept: updating the CLI is all a retry needs.
+  // Once per binary path, beside its first start (the bundled binary's version is read from its
+  // package, without a run). A refusal is not kept: updating the CLI is all a retry needs.
   const checkedBinaries = new Map<string, Promise<void>>();
   const checkBinary = (binaryPath: string): Promise<void> => {
     let check = checkedBinaries.get(binaryPath);
     if (!check && versionCheckPassed(binaryPath)) check = Promise.resolve();
     if (!check) {
-      check = readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs }).then(
-        (answer) => {
-          // A version that cannot be read is not held against the binary: starting it says more.
-          const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
-          if (!tooOld) {
-            if ('version' in answer) rememberVersionCheckPassed(binaryPath);
-            return;
-          }
-          checkedBinaries.delete(binaryPath);
-          throw tooOld;
-        },
-      );
+      const shipped = bundledBinaryVersion(binaryPath);
+      const asked: ReturnType<typeof readClaudeVersion> =
+        shipped === undefined
+          ? readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs })
+          : Promise.resolve({ version: shipped });
+      check = asked.then((answer) => {
+        // A version that cannot be read is not held against the binary: starting it says more.
+        const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
+        if (!tooOld) {
+          if ('version' in answer) rememberVersionCheckPassed(binaryPath);
+          return;
+        }
+        checkedBinaries.delete(binaryPath);
+        throw tooOld;
+      });
       checkedBinaries.set(binaryPath, check);
     }
     return check;
@@ -237,6 +243,8 @@ export function createClaudeProviderWith(
       const channels = stdoutChannels?.fill();
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
+      // Its first call fills the entropy cache the first agent's conversation id is then drawn from.
+      randomUUID();
       await channels;
     },
     async doDispose() {

@@ -1,4 +1,4 @@
-import { parseCommand } from '@tether/protocol';
+import { newSessionId, parseCommand } from '@tether/protocol';
 import { fingerprintCommand } from './command-fingerprint.js';
 import { refusedPartType } from './provider-part-check.js';
 
@@ -34,9 +34,9 @@ let rehearsed = false;
 /**
  * Runs the samples above through the command checks and the checks of an agent's output once, as
  * the runtime starts, and throws the results away: the first time a process runs them (zod's
- * schemas set up, V8 compiling and learning their code) costs a few milliseconds that a host's first
- * session would otherwise pay before its agent is even started, and its first stop before the stop
- * reaches the agent (docs/decisions/2026-12-02-first-turn-code-run-at-start-up.md). Nothing is
+ * schemas set up, V8 compiling and learning their code, Node loading Web Crypto for the ids) costs
+ * a few milliseconds that a host's first session would otherwise pay before its agent is even
+ * started, and its first stop before the stop reaches the agent (docs/decisions/2026-12-02-first-turn-code-run-at-start-up.md). Nothing is
  * stored or published. Never throws: it is a head start, nothing depends on it.
  */
 export function rehearseFirstTurn(): void {
@@ -46,6 +46,8 @@ export function rehearseFirstTurn(): void {
   try {
     for (const command of rehearsedCommands) fingerprintCommand(parseCommand(command));
     for (const part of rehearsedParts) refusedPartType(part);
+    // The ids' random source (Web Crypto) is loaded on its first use: 1-3 ms a first open paid.
+    newSessionId();
   } catch {
     // Only a head start: the first real command is checked all the same.
   }
