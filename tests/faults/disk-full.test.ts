@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import {
   createClaudeTestEnvironment,
   processesWithEnvironment,
 } from '@tether/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 
 // A full disk under the data dir, for real: a size-limited tmpfs. Mounting needs root (CI and the
@@ -141,9 +141,13 @@ describe('the data dir runs out of space', () => {
       api,
       sessionId,
       first,
-    } = await sessionOnSmallDisk(textReply('Lost answer.'), textReply('Next.'));
+    } = await sessionOnSmallDisk(textReply('Lost answer.', { delayMs: 800 }), textReply('Next.'));
     // The run is recorded (its receipt is back); everything it produces from now on cannot be.
     const second = await running.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
+    // The store checkpoints its log once it rests, which frees the log's space: the disk is filled
+    // after that (the reply is held back 800 ms an event), so nothing can make room for the output.
+    const log = path.join(dataDir, 'tether.db-wal');
+    await vi.waitFor(() => expect(statSync(log).size).toBe(0), { timeout: 5_000, interval: 10 });
     const filler = fillUp(mounted);
     // Its end is stored at once if the store still finds room for that one small write; while it
     // cannot, waiting for the run says store_failure instead of waiting for ever.

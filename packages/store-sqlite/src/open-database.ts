@@ -24,6 +24,8 @@ export function openDatabase(databasePath: string): DatabaseSync {
     database.exec('PRAGMA locking_mode = EXCLUSIVE');
     database.exec('PRAGMA journal_mode = WAL');
     database.exec('PRAGMA synchronous = NORMAL');
+    // Checkpointed when the store rests, not inside whichever commit fills the log (IdleCheckpoint).
+    database.exec('PRAGMA wal_autocheckpoint = 0');
     database.exec('PRAGMA foreign_keys = ON');
     database.exec('BEGIN IMMEDIATE; COMMIT');
     database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);

@@ -2,6 +2,7 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
+import { IdleCheckpoint } from './idle-checkpoint.js';
 import {
   blobFromRow,
   eventFromRow,
@@ -182,6 +183,7 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
   const statements = prepareStatements(database);
   const storedSeqs: StoredSeqs = new Map();
   const storedSessions: StoredSessions = new Map();
+  const idleCheckpoint = new IdleCheckpoint(database);
   let closed = false;
 
   // The work is synchronous, so calls run in the order they were made, concurrent or not.
@@ -242,6 +244,7 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
         });
         storedSeqs.delete(sessionId);
         storedSessions.delete(sessionId);
+        idleCheckpoint.committed();
       }),
     commit: (unit) =>
       use('write the change; nothing was written', () => {
@@ -251,10 +254,12 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
         // Only what was committed: a unit rolled back leaves the known seqs and rows as they were.
         for (const [sessionId, seq] of written.lastSeqs) remember(storedSeqs, sessionId, seq);
         for (const [sessionId, session] of written.sessions) remember(storedSessions, sessionId, session);
+        idleCheckpoint.committed();
       }),
     async close() {
       if (closed) return;
       closed = true;
+      idleCheckpoint.close();
       try {
         guardStore('close the database', () => database.close());
       } finally {
