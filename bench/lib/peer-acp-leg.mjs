@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client.mjs';
-import { cpuMs, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
+import { cpuMs, measureInterrupts, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine, memoryOf, processCpuMs } from './proc.mjs';
 
 /**
@@ -79,20 +79,24 @@ export async function runAcpPeerLeg(context) {
       () => cpuMs(process.cpuUsage()) + processCpuMs(child.pid),
     );
     // (c) short turns on the same process.
-    result.warmShort = await measureShortTurns(async () =>
-      expectEndTurn(await turn(session.sessionId, short), 'short'),
-    );
+    const shortTurn = async () => expectEndTurn(await turn(session.sessionId, short), 'short');
+    result.warmShort = await measureShortTurns(shortTurn);
     // (f) session/cancel when the first chunk of a slow turn arrives → the prompt's answer (cancelled).
-    let cancelAt;
-    const cancelled = await turn(session.sessionId, slow, {
-      onFirstChunk: () => {
-        cancelAt = performance.now();
-        client.notify('session/cancel', { sessionId: session.sessionId });
-      },
-    });
-    if (cancelled.stopReason !== 'cancelled')
-      throw new Error(`claude-agent-acp: the cancelled turn ended ${cancelled.stopReason}`);
-    result.interruptMs = cancelled.endedAt - cancelAt;
+    Object.assign(
+      result,
+      await measureInterrupts(async () => {
+        let cancelAt;
+        const cancelled = await turn(session.sessionId, slow, {
+          onFirstChunk: () => {
+            cancelAt = performance.now();
+            client.notify('session/cancel', { sessionId: session.sessionId });
+          },
+        });
+        if (cancelled.stopReason !== 'cancelled')
+          throw new Error(`claude-agent-acp: the cancelled turn ended ${cancelled.stopReason}`);
+        return cancelled.endedAt - cancelAt;
+      }, shortTurn),
+    );
     // (g) the adapter's second session: session/new starts another claude (the adapter has no way to
     // end the first one's, which stays idle), cold, in the same folder.
     const secondStart = performance.now();

@@ -10,7 +10,7 @@
  *   steady  four more such turns on it: the medians of their times and CPU (a long-running host's turns,
  *           past the first warm turn's unoptimised code); then five short turns on it (their medians);
  *   rss     the host process's RSS after the cold turn;
- *   interrupt  right after the first delta of a slow turn → the turn ended;
+ *   interrupt  right after the first delta of a slow turn → the turn ended; three such stops, their median;
  *   second cold  the host's second session (its first ended; the adapter's stays): open → first delta,
  *           its CLI cold again but the driver's own code already run once;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
@@ -240,7 +240,7 @@ export function peerTableLines(summary) {
       'sdk:prewarm',
     ]),
     row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
-    row('interrupt → turn ended', summary.interrupt, 'ms'),
+    row('interrupt → turn ended (median of three stops)', summary.interrupt, 'ms'),
     `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
     `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];

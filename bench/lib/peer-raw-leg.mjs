@@ -9,7 +9,14 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { withFreshSessionId } from './fresh-session-id.mjs';
 import { onLines } from './stdout-lines.mjs';
-import { cpuMs, isTextDeltaFrame, measureShortTurns, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
+import {
+  cpuMs,
+  isTextDeltaFrame,
+  measureInterrupts,
+  measureShortTurns,
+  measureSteadyTurns,
+  peerTurnTimer,
+} from './peer-turn-timer.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
@@ -78,23 +85,28 @@ export async function runRawPeerLeg(context) {
     claude.send(claude.user(prompt));
     return turn;
   });
-  result.warmShort = await measureShortTurns(() => {
+  const shortTurn = () => {
     const turn = claude.timer.turn(performance.now());
     claude.send(claude.user(short));
     return turn;
-  });
+  };
+  result.warmShort = await measureShortTurns(shortTurn);
   // (f) interrupt right after the first delta of a slow turn → its result.
-  const interrupted = claude.timer.turn(performance.now(), {
-    onFirstDelta: () => {
-      result.interruptStart = performance.now();
-      claude.request({ subtype: 'interrupt', cancel_queued: true });
-    },
-    allowError: true,
-  });
-  claude.send(claude.user(slow));
-  const ended = await interrupted;
-  result.interruptMs = ended.endedAt - result.interruptStart;
-  delete result.interruptStart;
+  Object.assign(
+    result,
+    await measureInterrupts(async () => {
+      let interruptStart;
+      const interrupted = claude.timer.turn(performance.now(), {
+        onFirstDelta: () => {
+          interruptStart = performance.now();
+          claude.request({ subtype: 'interrupt', cancel_queued: true });
+        },
+        allowError: true,
+      });
+      claude.send(claude.user(slow));
+      return (await interrupted).endedAt - interruptStart;
+    }, shortTurn),
+  );
   await claude.dispose();
   result.secondCold = await measureRawSecondSession(context);
   result.prewarmed = await measureRawPrewarmed(context);

@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { prewarm, query, startup } from '@anthropic-ai/claude-agent-sdk';
-import { cpuMs, isTextDeltaFrame, measureShortTurns, measureSteadyTurns, peerTurnTimer } from './peer-turn-timer.mjs';
+import {
+  cpuMs,
+  isTextDeltaFrame,
+  measureInterrupts,
+  measureShortTurns,
+  measureSteadyTurns,
+  peerTurnTimer,
+} from './peer-turn-timer.mjs';
 import { childrenOf, commandLine } from './proc.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -105,22 +112,28 @@ export async function runSdkPeerLeg(context) {
     input.push(prompt);
     return turn;
   });
-  result.warmShort = await measureShortTurns(() => {
+  const shortTurn = () => {
     const turn = timer.turn(performance.now());
     input.push(short);
     return turn;
-  });
+  };
+  result.warmShort = await measureShortTurns(shortTurn);
   // (f) interrupt() right after the first delta of a slow turn → its result.
-  let interruptStart;
-  const interrupted = timer.turn(performance.now(), {
-    onFirstDelta: () => {
-      interruptStart = performance.now();
-      q.interrupt().catch(() => {});
-    },
-    allowError: true,
-  });
-  input.push(slow);
-  result.interruptMs = (await interrupted).endedAt - interruptStart;
+  Object.assign(
+    result,
+    await measureInterrupts(async () => {
+      let interruptStart;
+      const interrupted = timer.turn(performance.now(), {
+        onFirstDelta: () => {
+          interruptStart = performance.now();
+          q.interrupt().catch(() => {});
+        },
+        allowError: true,
+      });
+      input.push(slow);
+      return (await interrupted).endedAt - interruptStart;
+    }, shortTurn),
+  );
   await endQuery(q, input, done);
   result.secondCold = await measureSdkSecondSession(options, prompt);
   return { ...result, ...(await measureSdkPrewarmed(context, options)) };

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { cpuMs, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
+import { cpuMs, measureInterrupts, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -38,17 +38,26 @@ export async function runTetherPeerLeg(context) {
       const steadyDeltas = watch.events.slice(steadyMark).filter((entry) => isDelta(turn.runId)(entry.event)).length;
       return { turnMs: turn.turnMs, deltas: steadyDeltas };
     });
-    result.warmShort = await measureShortTurns(() => tetherTurn(tether.runtime, watch, sessionId, short));
+    const shortTurn = () => tetherTurn(tether.runtime, watch, sessionId, short);
+    result.warmShort = await measureShortTurns(shortTurn);
     // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.
-    const slowMark = watch.mark();
-    const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
-    await watch.waitFor(isDelta(runId), slowMark);
-    const interruptStart = performance.now();
-    await tether.runtime.interruptRun({ sessionId, runId });
-    const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, slowMark);
-    if (completed.event.outcome !== 'interrupted')
-      throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
-    result.interruptMs = completed.at - interruptStart;
+    Object.assign(
+      result,
+      await measureInterrupts(async () => {
+        const slowMark = watch.mark();
+        const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
+        await watch.waitFor(isDelta(runId), slowMark);
+        const interruptStart = performance.now();
+        await tether.runtime.interruptRun({ sessionId, runId });
+        const completed = await watch.waitFor(
+          (event) => event.type === 'run.completed' && event.runId === runId,
+          slowMark,
+        );
+        if (completed.event.outcome !== 'interrupted')
+          throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
+        return completed.at - interruptStart;
+      }, shortTurn),
+    );
     // (g) the host's second session: the first closed (its process ended), a new one opened in the same
     // folder, its CLI cold; the runtime's own code has run once already.
     await tether.runtime.closeSession({ sessionId });
