@@ -10,7 +10,8 @@
  *   steady  four more such turns on it: the medians of their times and CPU (a long-running host's turns,
  *           past the first warm turn's unoptimised code); then five short turns on it (their medians);
  *   rss     the host process's RSS after the cold turn;
- *   interrupt  right after the first delta of a slow turn → the turn ended; three such stops, their median;
+ *   interrupt  right after the first delta of a slow turn → the turn ended: the process's first stop, then
+ *           the median of three more, each after a short turn;
  *   second cold  the host's second session (its first ended; the adapter's stays): open → first delta,
  *           its CLI cold again but the driver's own code already run once;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
@@ -59,7 +60,7 @@ function describePair(pair) {
     if (name === 'sdk')
       prewarmed = ` startup ${ms(result.startup.firstDeltaMs)} prewarm ${ms(result.prewarmed.firstDeltaMs)}`;
     if (name === 'acp') prewarmed = '';
-    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} (CPU ${ms(result.warm.cpuMs)}) steady ${ms(result.steady.turnMs)} (CPU ${ms(result.steady.cpuMs)}) short ${ms(result.warmShort.turnMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.interruptMs)}${prewarmed}`;
+    return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} (CPU ${ms(result.warm.cpuMs)}) steady ${ms(result.steady.turnMs)} (CPU ${ms(result.steady.cpuMs)}) short ${ms(result.warmShort.turnMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.firstInterruptMs)}/${ms(result.interruptMs)}${prewarmed}`;
   };
   return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
 }
@@ -182,6 +183,11 @@ export function summarizePeers({ pairs, warmUp }) {
       'sdk:prewarm': (leg) => leg.prewarmed.firstDeltaMs,
       tether: (leg) => leg.prewarmed?.firstDeltaMs ?? Number.NaN,
     }),
+    firstInterrupt: toRaw(
+      pairs,
+      (leg) => leg.firstInterruptMs,
+      same((leg) => leg.firstInterruptMs),
+    ),
     interrupt: toRaw(
       pairs,
       (leg) => leg.interruptMs,
@@ -240,7 +246,8 @@ export function peerTableLines(summary) {
       'sdk:prewarm',
     ]),
     row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
-    row('interrupt → turn ended (median of three stops)', summary.interrupt, 'ms'),
+    row("interrupt → turn ended, the process's first stop", summary.firstInterrupt, 'ms'),
+    row('interrupt → turn ended (median of the next three stops)', summary.interrupt, 'ms'),
     `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
     `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];
