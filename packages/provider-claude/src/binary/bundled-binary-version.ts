@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { readAgentSdkManifest } from '../sdk/load-agent-sdk.js';
+import { readPackageManifest } from '../versions/package-manifest.js';
 import { bundledBinaryPackage, bundledBinaryPath } from './resolve-binary.js';
 
 function sameFile(left: string, right: string): boolean {
@@ -10,15 +11,6 @@ function sameFile(left: string, right: string): boolean {
     return one.dev === other.dev && one.ino === other.ino;
   } catch {
     return false;
-  }
-}
-
-function manifestVersion(manifestPath: string, expectedName: string): string | undefined {
-  try {
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name?: unknown; version?: unknown };
-    return manifest.name === expectedName && typeof manifest.version === 'string' ? manifest.version : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -34,9 +26,10 @@ function manifestVersion(manifestPath: string, expectedName: string): string | u
 export function bundledBinaryVersion(binaryPath: string): string | undefined {
   const bundled = bundledBinaryPath();
   if (bundled === undefined || !sameFile(binaryPath, bundled)) return undefined;
-  const platformVersion = manifestVersion(path.join(path.dirname(bundled), 'package.json'), bundledBinaryPackage);
+  const platform = readPackageManifest(path.join(path.dirname(bundled), 'package.json'), bundledBinaryPackage);
+  const platformVersion = platform?.['version'];
   const sdk = readAgentSdkManifest();
-  if (platformVersion === undefined || sdk?.['version'] !== platformVersion) return undefined;
+  if (typeof platformVersion !== 'string' || sdk?.['version'] !== platformVersion) return undefined;
   const version = sdk['claudeCodeVersion'];
   return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version.slice(0, 100) : undefined;
 }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentError } from '@tether/protocol';
 import { compareVersions, numericCore } from '../versions/compare-versions.js';
+import { readPackageManifest } from '../versions/package-manifest.js';
 import type { AgentSdkPrewarmFunction, AgentSdkQueryFunction } from './agent-sdk-types.js';
 
 /** The Agent SDK version the sdk transport was written and tested against: the window's floor. */
@@ -31,12 +31,7 @@ export const importAgentSdk: AgentSdkLoader = () => {
 export function readAgentSdkManifest(): Readonly<Record<string, unknown>> | undefined {
   try {
     const entry = fileURLToPath(import.meta.resolve(claudeAgentSdkPackage));
-    const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as unknown;
-    return typeof manifest === 'object' &&
-      manifest !== null &&
-      (manifest as { name?: unknown }).name === claudeAgentSdkPackage
-      ? (manifest as Record<string, unknown>)
-      : undefined;
+    return readPackageManifest(path.join(path.dirname(entry), 'package.json'), claudeAgentSdkPackage);
   } catch {
     return undefined;
   }
