@@ -67,10 +67,10 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
   it('an enormous result line (the CLI then waits for input) fails the run provider_stalled after the stall timeout, not a hang; the next turn works', async () => {
     const gate = path.join(harness.root, 'stalled-once');
     const hugeResult = enormousLine(`${resultFrame.slice(0, -1)},"padding":"`, 65, '"}\n');
-    // The second process (the next turn) repeats the enormous line, then goes past the gate to a real result.
+    // Only the first process writes the enormous line and waits; the second (the next turn) answers at once.
     const { runtime: current, sessionId } = await harness.open(
       'cli',
-      [[...turnOpening('lost'), ...hugeResult, { hang: gate }, ...fakeCliTurn('back')]],
+      [[{ once: gate, steps: [...turnOpening('lost'), ...hugeResult, { hang: true }] }, ...fakeCliTurn('back')]],
       quickStall,
     );
     const { run, elapsed } = await timedTurn(current, sessionId);

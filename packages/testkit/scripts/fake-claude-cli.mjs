@@ -12,6 +12,8 @@
 //   {"hang": true}       stop reading and writing for good (a wedged CLI); only a signal ends it
 //   {"hang": "<file>"}   the same, only while <file> does not exist yet (it is created), so a later
 //                        process running the same script goes on with its next step
+//   {"once": "<file>", "steps": [...]}  those steps only while <file> does not exist yet (it is
+//                        created), so a later process running the same script skips them
 //   {"ignore": "SIGTERM"} ignore that signal from now on (only SIGKILL ends a wedged CLI then)
 //   {"closeStdin": true} close its stdin (the host's next write fails with EPIPE), go on with the
 //                        remaining steps, then stay alive (only a signal ends it)
@@ -116,6 +118,7 @@ async function runEach(steps, uuid) {
       process.stdout.write('', () => process.exit(step.exit));
       await new Promise(() => {});
     }
+    if (step.once !== undefined && firstTime(step.once)) await runEach(step.steps, uuid);
     if (step.kill) process.kill(process.pid, step.kill);
     if (step.ignore) process.on(step.ignore, () => {});
     if (step.closeStdin) {

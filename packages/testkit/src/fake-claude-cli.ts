@@ -11,6 +11,8 @@ export type FakeCliStep =
   | { readonly ignore: NodeJS.Signals }
   /** Stops reading and writing for good (a wedged CLI); only a signal ends it. With a file path: only while that file does not exist yet (it is created), so a later process of the same script goes on. */
   | { readonly hang: true | string }
+  /** Plays `steps` only while that file does not exist yet (it is created): a later process of the same script skips them. */
+  | { readonly once: string; readonly steps: readonly FakeCliStep[] }
   /** Closes its stdin (the host's next write fails with EPIPE), goes on with the remaining steps, then stays alive until signalled. */
   | { readonly closeStdin: true };
 

@@ -1,4 +1,11 @@
-import { type ProcessStatus, environmentIncludes, listProcessIds, readProcessStatus } from './proc-filesystem.js';
+import { pollUntil } from './poll-until.js';
+import {
+  type ProcessStatus,
+  environmentIncludes,
+  listProcessIds,
+  lookUpEnvironmentEntry,
+  readProcessStatus,
+} from './proc-filesystem.js';
 
 /**
  * Finding processes in /proc: by an entry of their environment, or by descent. Supervision finds a
@@ -76,12 +83,46 @@ export function findProcessesWithEnvironment(entry: string): ProcessIdentity[] {
   return visitProcesses((pid) => withEnvironment(pid, entry));
 }
 
-/** findProcessesWithEnvironment with the event loop running between slices (visitProcessesInSlices). */
-export function findProcessesWithEnvironmentInSlices(
+/** How long a process whose environment read empty is looked at again (an execve takes well under this). */
+const emptyEnvironmentRecheckMs = 200;
+
+/**
+ * findProcessesWithEnvironment with the event loop running between slices (visitProcessesInSlices).
+ * A process in the middle of an execve reads as having no environment at all, and a sweep that
+ * missed it left it running (seen: a tool's `setsid sleep` exec'ing as its claude was killed), so
+ * a live process that read empty is read again until it reads something, ends, or
+ * emptyEnvironmentRecheckMs pass (one started with no environment never will).
+ */
+export async function findProcessesWithEnvironmentInSlices(
   entry: string,
   options: SliceOptions = {},
 ): Promise<ProcessIdentity[]> {
-  return visitProcessesInSlices((pid) => withEnvironment(pid, entry), options);
+  const readEmpty: ProcessIdentity[] = [];
+  const found = await visitProcessesInSlices((pid) => {
+    if (pid === process.pid || pid <= 1) return undefined;
+    const status = liveStatus(pid);
+    if (!status) return undefined;
+    const lookUp = lookUpEnvironmentEntry(pid, entry);
+    // Kernel threads (kthreadd, pid 2, and its children) never have an environment.
+    if (lookUp === 'empty' && pid !== 2 && status.parentPid !== 2) readEmpty.push({ pid, startTime: status.startTime });
+    return lookUp === 'present' ? { pid, startTime: status.startTime } : undefined;
+  }, options);
+  if (readEmpty.length === 0) return found;
+  // Each one's first answer that is not "empty" counts: it may be inside its next execve by the end.
+  let unsettled = readEmpty;
+  await pollUntil(
+    () => {
+      unsettled = unsettled.filter((identity) => {
+        if (liveStatus(identity.pid)?.startTime !== identity.startTime) return false;
+        const lookUp = lookUpEnvironmentEntry(identity.pid, entry);
+        if (lookUp === 'present') found.push(identity);
+        return lookUp === 'empty';
+      });
+      return unsettled.length === 0;
+    },
+    { timeoutMs: emptyEnvironmentRecheckMs, intervalMs: 2 },
+  );
+  return found;
 }
 
 /** The pids of live processes whose environment has NAME=value: how a test finds a session's claude by its unique HOME. */

@@ -106,16 +106,27 @@ export function readProcessEnvironment(pid: number): string[] | undefined {
  * undefined when it cannot be read. Searches the raw bytes: scanning every process stays cheap.
  */
 export function environmentIncludes(pid: number, entry: string): boolean | undefined {
+  const found = lookUpEnvironmentEntry(pid, entry);
+  return found === undefined ? undefined : found === 'present';
+}
+
+/**
+ * environmentIncludes, telling an environment that read as nothing apart: a process in the middle
+ * of an execve reads so (Linux fills in the new image's environment only after mapping it), as
+ * does one started with none (env -i), so only a second look tells them apart.
+ */
+export function lookUpEnvironmentEntry(pid: number, entry: string): 'present' | 'absent' | 'empty' | undefined {
   const raw = readRawEnvironment(pid);
   if (raw === undefined) return undefined;
+  if (raw.length === 0) return 'empty';
   const needle = Buffer.from(entry, 'utf8');
   for (let at = raw.indexOf(needle); at !== -1; at = raw.indexOf(needle, at + 1)) {
     const startsEntry = at === 0 || raw[at - 1] === 0;
     const end = at + needle.length;
     const endsEntry = end === raw.length || raw[end] === 0;
-    if (startsEntry && endsEntry) return true;
+    if (startsEntry && endsEntry) return 'present';
   }
-  return false;
+  return 'absent';
 }
 
 function readRawEnvironment(pid: number): Buffer | undefined {
