@@ -5,6 +5,7 @@ import {
   listProcessIds,
   lookUpEnvironmentEntry,
   readProcessStatus,
+  startedWithoutEnvironment,
 } from './proc-filesystem.js';
 
 /**
@@ -83,15 +84,22 @@ export function findProcessesWithEnvironment(entry: string): ProcessIdentity[] {
   return visitProcesses((pid) => withEnvironment(pid, entry));
 }
 
-/** How long a process whose environment read empty is looked at again (an execve takes well under this). */
+/** How long a process inside an execve is looked at again (an execve takes well under this). */
 const emptyEnvironmentRecheckMs = 200;
+
+/**
+ * Whether a process whose environment read empty may be inside an execve: not a kernel thread
+ * (kthreadd, pid 2, and its children never have one) nor a process started with none.
+ */
+function mayBeInsideExecve(pid: number, status: ProcessStatus | undefined = liveStatus(pid)): boolean {
+  return status !== undefined && pid !== 2 && status.parentPid !== 2 && !startedWithoutEnvironment(pid);
+}
 
 /**
  * findProcessesWithEnvironment with the event loop running between slices (visitProcessesInSlices).
  * A process in the middle of an execve reads as having no environment at all, and a sweep that
  * missed it left it running (seen: a tool's `setsid sleep` exec'ing as its claude was killed), so
- * a live process that read empty is read again until it reads something, ends, or
- * emptyEnvironmentRecheckMs pass (one started with no environment never will).
+ * such a process is read again until it reads something, ends, or emptyEnvironmentRecheckMs pass.
  */
 export async function findProcessesWithEnvironmentInSlices(
   entry: string,
@@ -103,8 +111,7 @@ export async function findProcessesWithEnvironmentInSlices(
     const status = liveStatus(pid);
     if (!status) return undefined;
     const lookUp = lookUpEnvironmentEntry(pid, entry);
-    // Kernel threads (kthreadd, pid 2, and its children) never have an environment.
-    if (lookUp === 'empty' && pid !== 2 && status.parentPid !== 2) readEmpty.push({ pid, startTime: status.startTime });
+    if (lookUp === 'empty' && mayBeInsideExecve(pid, status)) readEmpty.push({ pid, startTime: status.startTime });
     return lookUp === 'present' ? { pid, startTime: status.startTime } : undefined;
   }, options);
   if (readEmpty.length === 0) return found;
@@ -116,7 +123,7 @@ export async function findProcessesWithEnvironmentInSlices(
         if (liveStatus(identity.pid)?.startTime !== identity.startTime) return false;
         const lookUp = lookUpEnvironmentEntry(identity.pid, entry);
         if (lookUp === 'present') found.push(identity);
-        return lookUp === 'empty';
+        return lookUp === 'empty' && mayBeInsideExecve(identity.pid);
       });
       return unsettled.length === 0;
     },

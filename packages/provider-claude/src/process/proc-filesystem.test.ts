@@ -13,6 +13,8 @@ import {
   readProcessCommandLine,
   readProcessEnvironment,
   readProcessStatus,
+  startedWithoutEnvironment,
+  lookUpEnvironmentEntry,
 } from './proc-filesystem.js';
 
 const started: ChildProcess[] = [];
@@ -112,6 +114,17 @@ describe.runIf(process.platform === 'linux')('reading /proc', () => {
     expect(environmentIncludes(child.pid, 'TETHER_TEST_ENTRY=ab')).toBe(false);
     expect(environmentIncludes(child.pid, 'TEST_ENTRY=abc')).toBe(false);
     expect(environmentIncludes(child.pid, 'TETHER_TEST_ENTRY=abcd')).toBe(false);
+  });
+
+  it('tells a process started with no environment from one that has one', async () => {
+    const bare = start('/usr/bin/env', ['-i', '/bin/sleep', '30'], {});
+    const child = start('sleep', ['30'], { PATH: process.env.PATH ?? '/usr/bin:/bin' });
+    // Until env's own execve of sleep, env had the (empty) environment it was given, too.
+    expect(await pollUntil(() => readProcessStatus(bare.pid)?.command === 'sleep', { timeoutMs: 10_000 })).toBe(true);
+    expect(lookUpEnvironmentEntry(bare.pid, 'PATH=/usr/bin:/bin')).toBe('empty');
+    expect(startedWithoutEnvironment(bare.pid)).toBe(true);
+    expect(startedWithoutEnvironment(child.pid)).toBe(false);
+    expect(startedWithoutEnvironment(0)).toBe(false);
   });
 
   it('says undefined for a pid that does not exist', () => {

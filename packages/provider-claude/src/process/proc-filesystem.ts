@@ -88,6 +88,25 @@ export function readProcessStatus(pid: number): ProcessStatus | undefined {
 }
 
 /**
+ * Whether the process was started with no environment at all (env -i), from env_start and env_end
+ * in its stat (fields 50 and 51, Linux 3.5+): equal and not zero. During an execve env_end is still
+ * 0 while the environment already reads empty, which is how the two are told apart.
+ */
+export function startedWithoutEnvironment(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  let text: string;
+  try {
+    text = readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // After the last ") ", field N is at index N - 3.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const [start, end] = [fields[47], fields[48]];
+  return end !== undefined && end !== '0' && start === end;
+}
+
+/**
  * The environment the process was started with (NAME=value entries), or undefined when it is
  * gone, not ours to read, or there is no /proc. A process's later setenv calls are not seen;
  * what it passes on to its children is, in their own entries.
