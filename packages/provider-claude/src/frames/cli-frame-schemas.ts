@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainResultFrame } from './result-frame-fast-path.js';
 import { plainStreamEvent } from './stream-event-fast-path.js';
 
 // Loose on purpose: the CLI adds fields between versions. Only what Tether reads is declared.
@@ -200,6 +201,9 @@ export function parseCliFrame(value: unknown): CliFrame {
   if (type === 'stream_event') {
     const frame = plainStreamEvent(value as Record<string, unknown>);
     if (frame) return { kind: 'stream_event', frame };
+  } else if (type === 'result') {
+    const frame = plainResultFrame(value as Record<string, unknown>);
+    if (frame) return { kind: 'result', frame };
   }
   const kind = type as keyof typeof schemas;
   // Not compiled (jitless): past the stream_event shortcut, frames of a type are few per turn, and

@@ -1,4 +1,5 @@
 import type { StreamEventFrame } from './cli-frame-schemas.js';
+import { isNullishString, isPlainObject } from './plain-values.js';
 
 /**
  * A stream_event is most of what the CLI prints while it streams (one per text or thinking delta),
@@ -8,20 +9,6 @@ import type { StreamEventFrame } from './cli-frame-schemas.js';
  * copy of itself). Anything else (a message_start's message, a content block, a uuid list, an
  * unusual value) is left to the schema, so what is refused stays exactly what the schema refuses.
  */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    Object.getPrototypeOf(value) === Object.prototype &&
-    // The schema's copy drops an own __proto__ key: such a value would parse to something else.
-    !Object.hasOwn(value, '__proto__')
-  );
-}
-
-function isNullishString(value: unknown): boolean {
-  return value == null || typeof value === 'string';
-}
-
 function isPlainDelta(delta: unknown): boolean {
   if (delta == null) return true;
   return (

@@ -1,4 +1,4 @@
-import { deltaTextLimit, eventBodySchema, eventIdLengthLimit } from '@tether/protocol';
+import { RunOutcome, StopReason, deltaTextLimit, eventBodySchema, eventIdLengthLimit } from '@tether/protocol';
 import type { AgentProviderV1PartType } from '@tether/provider-spec';
 
 /** The event types a provider may emit (the compiler keeps this in step with AgentProviderV1Part). */
@@ -28,30 +28,94 @@ const providerPartTypes: Record<AgentProviderV1PartType, true> = {
 };
 
 const deltaKeys: Record<string, true> = { type: true, runId: true, blockId: true, text: true, parentToolUseId: true };
+const usageKeys: Record<string, true> = {
+  type: true,
+  runId: true,
+  inputTokens: true,
+  outputTokens: true,
+  cacheReadTokens: true,
+  cacheCreationTokens: true,
+  costUsd: true,
+};
+const completedKeys: Record<string, true> = { type: true, runId: true, outcome: true, stopReason: true };
+const checkpointKeys: Record<string, true> = {
+  type: true,
+  runId: true,
+  providerSessionId: true,
+  inputMessageId: true,
+  lastMessageId: true,
+};
+/** The bound RunCheckpointedEvent puts on the agent's ids (the property test holds the two together). */
+const agentIdLengthLimit = 300;
+const outcomes = new Set<unknown>(RunOutcome.options);
+const stopReasons = new Set<unknown>(StopReason.options);
 
-/** A run id the protocol's schema accepted in an earlier delta: the same text is accepted again. */
+/** A run id the protocol's schema accepted in an earlier part: the same text is accepted again. */
 let acceptedRunId: string | null = null;
 
 function isBoundedText(value: unknown, minimum: number, maximum: number): boolean {
   return typeof value === 'string' && value.length >= minimum && value.length <= maximum;
 }
 
-/**
- * Whether a text or thinking delta is certainly well formed, without its zod schema: a streamed
- * answer is thousands of them, and the schema cost more than storing them. Only a plain object
- * with exactly the delta's fields, each within the schema's bounds, and a run id the schema already
- * accepted passes; anything else is left to the schema, so nothing it refuses gets through.
- */
-function isPlainDelta(part: Record<string, unknown>): boolean {
+function isCount(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** A plain object of the run the schema already accepted, with no field but `keys`. */
+function isPlainPartOfAcceptedRun(part: Record<string, unknown>, keys: Record<string, true>): boolean {
   if (acceptedRunId === null || part['runId'] !== acceptedRunId) return false;
   if (Object.getPrototypeOf(part) !== Object.prototype) return false;
-  for (const key in part) if (deltaKeys[key] !== true) return false;
-  const parent = part['parentToolUseId'];
-  return (
-    isBoundedText(part['blockId'], 1, eventIdLengthLimit) &&
-    isBoundedText(part['text'], 0, deltaTextLimit) &&
-    (parent === undefined || isBoundedText(parent, 1, eventIdLengthLimit))
-  );
+  for (const key in part) if (keys[key] !== true) return false;
+  return true;
+}
+
+/**
+ * Whether a part is certainly well formed, without its zod schema: a streamed answer is thousands
+ * of deltas, and the schema cost more than storing them; a turn's end (its usage, checkpoint and end)
+ * waited ~0.15 ms for the schema, on a host whose code had gone cold while the model answered.
+ * Only a plain object with exactly its type's fields, each within the schema's bounds, and a run
+ * id the schema already accepted passes; anything else (a failed run's error, say) is left to the
+ * schema, so nothing it refuses gets through.
+ */
+function isPlainPart(type: string, part: Record<string, unknown>): boolean {
+  if (type === 'run.message_delta' || type === 'run.thinking_delta') {
+    if (!isPlainPartOfAcceptedRun(part, deltaKeys)) return false;
+    const parent = part['parentToolUseId'];
+    return (
+      isBoundedText(part['blockId'], 1, eventIdLengthLimit) &&
+      isBoundedText(part['text'], 0, deltaTextLimit) &&
+      (parent === undefined || isBoundedText(parent, 1, eventIdLengthLimit))
+    );
+  }
+  if (type === 'run.usage') {
+    const cost = part['costUsd'];
+    return (
+      isPlainPartOfAcceptedRun(part, usageKeys) &&
+      isCount(part['inputTokens']) &&
+      isCount(part['outputTokens']) &&
+      isCount(part['cacheReadTokens']) &&
+      isCount(part['cacheCreationTokens']) &&
+      (cost === null || (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0))
+    );
+  }
+  if (type === 'run.checkpointed') {
+    const last = part['lastMessageId'];
+    return (
+      isPlainPartOfAcceptedRun(part, checkpointKeys) &&
+      isBoundedText(part['providerSessionId'], 1, agentIdLengthLimit) &&
+      isBoundedText(part['inputMessageId'], 1, agentIdLengthLimit) &&
+      (last === null || isBoundedText(last, 1, agentIdLengthLimit))
+    );
+  }
+  if (type === 'run.completed') {
+    const stopReason = part['stopReason'];
+    return (
+      isPlainPartOfAcceptedRun(part, completedKeys) &&
+      outcomes.has(part['outcome']) &&
+      (stopReason === undefined || stopReasons.has(stopReason))
+    );
+  }
+  return false;
 }
 
 /**
@@ -63,10 +127,10 @@ export function refusedPartType(part: unknown): AgentProviderV1PartType | 'unkno
   if (typeof part !== 'object' || part === null) return 'unknown';
   const type: unknown = (part as { type?: unknown }).type;
   if (typeof type !== 'string' || !Object.hasOwn(providerPartTypes, type)) return 'unknown';
-  const isDelta = type === 'run.message_delta' || type === 'run.thinking_delta';
-  if (isDelta && isPlainDelta(part as Record<string, unknown>)) return null;
-  // Not compiled (jitless): past the delta shortcut, each type is checked a few times a turn.
+  if (isPlainPart(type, part as Record<string, unknown>)) return null;
+  // Not compiled (jitless): past the shortcuts, each type is checked a few times a turn.
   if (!eventBodySchema(type)!.safeParse(part, { jitless: true }).success) return type as AgentProviderV1PartType;
-  if (isDelta) acceptedRunId = (part as { runId: string }).runId;
+  const runId: unknown = (part as { runId?: unknown }).runId;
+  if (typeof runId === 'string') acceptedRunId = runId;
   return null;
 }
