@@ -2,30 +2,15 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCliFrame, ResultFrame } from './cli-frame-schemas.js';
+import {
+  anyField,
+  holdFastPathToSchema,
+  mostly,
+  optional,
+  parsedBySchemaAlone,
+  record,
+} from './frame-arbitraries.test-helper.js';
 import { plainResultFrame } from './result-frame-fast-path.js';
-
-// The fast path must never widen what the schema accepts, nor change what a frame parses to: for
-// any value, parseCliFrame answers as the schema alone would.
-
-const anyField = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ maxLength: 6 }) },
-  { weight: 2, arbitrary: fc.constant(null) },
-  { weight: 2, arbitrary: fc.constant(undefined) },
-  fc.double(),
-  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 0, -1, 1.5),
-  fc.boolean(),
-  fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }),
-  fc.array(fc.anything(), { maxLength: 2 }),
-  fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue(), { maxKeys: 2 }),
-  fc.anything(),
-);
-
-/** Mostly a plausible value, sometimes anything at all. */
-const mostly = (plausible: fc.Arbitrary<unknown>) =>
-  fc.oneof({ weight: 12, arbitrary: plausible }, { weight: 1, arbitrary: anyField });
-
-/** Absent (undefined) half the time. */
-const optional = (arbitrary: fc.Arbitrary<unknown>) => fc.option(arbitrary, { nil: undefined, freq: 2 });
 
 const nullish = (arbitrary: fc.Arbitrary<unknown>) =>
   optional(mostly(fc.oneof({ weight: 3, arbitrary }, fc.constant(null))));
@@ -33,13 +18,6 @@ const nullish = (arbitrary: fc.Arbitrary<unknown>) =>
 const number = fc.oneof({ weight: 6, arbitrary: fc.nat(1000) }, fc.double({ min: 0, max: 1 }));
 const text = fc.string({ maxLength: 8 });
 const texts = fc.array(text, { maxLength: 3 });
-
-function withAbsentKeys(record: Record<string, unknown>, keepUndefined: boolean): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined || keepUndefined));
-}
-
-const record = <Shape extends Record<string, fc.Arbitrary<unknown>>>(shape: Shape) =>
-  fc.record(shape).chain((value) => fc.boolean().map((keep) => withAbsentKeys(value, keep)));
 
 const usage = record({
   input_tokens: nullish(number),
@@ -76,31 +54,11 @@ const resultFrame = record({
   modelUsage: optional(anyField),
 });
 
-/** The same value as JSON.parse gives it (what the CLI's stdout becomes), when it survives JSON. */
-const asParsedJson = (value: unknown) => {
-  const json = JSON.stringify(value);
-  return json === undefined ? value : JSON.parse(json);
-};
-
-function schemaOnly(value: unknown) {
-  const parsed = ResultFrame.safeParse(value);
-  return parsed.success ? { kind: 'result', frame: parsed.data } : { kind: 'malformed', type: 'result' };
-}
+const schemaOnly = (value: unknown) => parsedBySchemaAlone(value, 'result', ResultFrame);
 
 describe('the result frame fast path', () => {
   it('accepts only what the schema accepts, and parses it to what the schema gives', () => {
-    let taken = 0;
-    fc.assert(
-      fc.property(resultFrame, fc.boolean(), (generated, throughJson) => {
-        const value = throughJson ? asParsedJson(generated) : generated;
-        const fast = plainResultFrame(value as Record<string, unknown>);
-        if (fast !== null) taken += 1;
-        if (fast !== null) expect(ResultFrame.safeParse(value)).toEqual({ success: true, data: fast });
-        if (typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'result')
-          expect(parseCliFrame(value)).toEqual(schemaOnly(value));
-      }),
-      { numRuns: 3000 },
-    );
+    const taken = holdFastPathToSchema(resultFrame, 'result', ResultFrame, plainResultFrame);
     // The generated values exercise the fast path itself, not only the fall-through to the schema.
     expect(taken).toBeGreaterThan(100);
   });
