@@ -14,6 +14,11 @@ const harness = useFakeRuntime('tether-stream-faults-');
 
 /** Small watchdog times, so that a stall is found in well under a second. */
 const quickStall = { stallTimeoutMs: 400, stallGraceMs: 400 } as const;
+/**
+ * For a line of 65 MiB: only whole lines re-arm the watchdog, and on a loaded 2-core machine the
+ * line took longer to arrive than quickStall allows (the run stalled before it was found too long).
+ */
+const enormousLineStall = { stallTimeoutMs: 3_000, stallGraceMs: 400 } as const;
 
 async function timedTurn(current: AgentRuntime, sessionId: string, text = 'hello', signal?: AbortSignal) {
   const began = Date.now();
@@ -71,11 +76,11 @@ describe('stdout lines beyond the 64 MiB bound (scripted fake CLI) [cli transpor
     const { runtime: current, sessionId } = await harness.open(
       'cli',
       [[{ once: gate, steps: [...turnOpening('lost'), ...hugeResult, { hang: true }] }, ...fakeCliTurn('back')]],
-      quickStall,
+      enormousLineStall,
     );
     const { run, elapsed } = await timedTurn(current, sessionId);
     expect(run).toMatchObject({ outcome: 'failed', error: { code: 'provider_stalled' } });
-    expect(elapsed).toBeLessThan(quickStall.stallTimeoutMs + quickStall.stallGraceMs + 5_000);
+    expect(elapsed).toBeLessThan(enormousLineStall.stallTimeoutMs + enormousLineStall.stallGraceMs + 5_000);
     const events = await current.readEvents(sessionId);
     expect(diagnostics(events, 'claude.stdout_line_too_long')).toHaveLength(1);
     expectNoProcessLeft(events);

@@ -191,6 +191,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
       stopProcess: (entry, reason, options) => this.stopProcess(entry, reason, options),
       isStopped: () => this.stopped !== null,
+      runEnded: (runId, timeoutMs) => this.runWaiters.ended(runId, timeoutMs),
     };
   }
 

@@ -169,6 +169,26 @@ describe('follow-ups queued after the turn', () => {
     expect(events.some((event) => event.type === 'run.started' && event.runId === withdrawn.runId)).toBe(false);
   });
 
+  it("an interrupt's receipt comes once the agent ended the run, or after a bound when it does not", async () => {
+    // The agent ends the run a moment after the stop (as the CLI does, ~8 ms later).
+    const late = await started({
+      interrupt: (runId, session) => {
+        setTimeout(() => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }), 30);
+      },
+    });
+    await late.runtime.interruptRun({ sessionId: late.sessionId });
+    expect(await late.runtime.getRun(late.firstTurn.runId)).toMatchObject({
+      status: 'completed',
+      outcome: 'interrupted',
+    });
+    // An agent that never ends the run still gets the stop's receipt (the run goes on).
+    const deaf = await started({ interrupt: () => {} });
+    const receipt = await deaf.runtime.interruptRun({ sessionId: deaf.sessionId });
+    expect(receipt.runId).toBe(deaf.firstTurn.runId);
+    expect((await deaf.runtime.getRun(deaf.firstTurn.runId)).status).toBe('running');
+    complete(deaf.firstTurn);
+  });
+
   it('an interrupt with cancelQueued cancels the queue; without it the queue runs next', async () => {
     const { runtime, provider, turns, sessionId, firstTurn } = await started({
       interrupt: (runId, session) => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }),

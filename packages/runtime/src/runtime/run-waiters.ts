@@ -13,6 +13,8 @@ interface Waiter {
 export class RunWaiters {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly unstorable = new Map<string, AgentError>();
+  /** Those told when a run's end is published here, without reading the run (ended()). */
+  private readonly endWatchers = new Map<string, Set<() => void>>();
   /** The session of each run waited for (known once the run was read). */
   private readonly sessionOfRun = new Map<string, string>();
   private readonly readRun: (runId: string) => Promise<RunSnapshot>;
@@ -110,10 +112,36 @@ export class RunWaiters {
     return waiting;
   }
 
+  /**
+   * Resolves once this runtime publishes the run's end (or cannot store it), or after `timeoutMs`,
+   * whichever comes first; never rejects and reads nothing. For a run known to be running: call it
+   * before whatever may end the run.
+   */
+  ended(runId: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const watchers = this.endWatchers.get(runId) ?? new Set<() => void>();
+      this.endWatchers.set(runId, watchers);
+      const done = () => {
+        clearTimeout(timer);
+        watchers.delete(done);
+        if (watchers.size === 0 && this.endWatchers.get(runId) === watchers) this.endWatchers.delete(runId);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      watchers.add(done);
+    });
+  }
+
+  private endWatched(runId: string): void {
+    const watchers = this.endWatchers.get(runId);
+    if (watchers) for (const done of [...watchers]) done();
+  }
+
   /** Resolves the waiters of every run these just-published events complete. */
   notify(events: readonly ProtocolEvent[]): void {
     for (const event of events) {
       if (event.type !== 'run.completed') continue;
+      this.endWatched(event.runId);
       this.unstorable.delete(event.runId);
       const waiters = this.waiters.get(event.runId);
       if (!waiters) continue;
@@ -132,6 +160,7 @@ export class RunWaiters {
   /** The run ended but its end cannot be stored yet: its waiters (now and until it is) get this error. */
   fail(runId: string, error: AgentError): void {
     this.unstorable.set(runId, error);
+    this.endWatched(runId);
     const waiters = this.waiters.get(runId);
     if (!waiters) return;
     this.waiters.delete(runId);

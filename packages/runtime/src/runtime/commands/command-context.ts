@@ -57,6 +57,8 @@ export interface CommandContext {
   releaseWorkspace(entry: SessionEntry): Promise<void>;
   /** The runtime is shutting down (a policy answer is no longer sent). */
   isStopped(): boolean;
+  /** Resolves when the run's end is published here, or after timeoutMs (RunWaiters.ended). */
+  runEnded(runId: string, timeoutMs: number): Promise<void>;
 }
 
 /**

@@ -2,6 +2,9 @@ import { type InterruptRunCommand, type InterruptRunReceipt, toAgentError } from
 import { decideInterrupt } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 
+/** How long a stop's receipt waits for the run's end before it is committed anyway. */
+const receiptHoldMs = 100;
+
 /**
  * Asks the agent to stop the active run; the run ends (interrupted) with the agent's answer, not
  * here. With cancelQueued the session's queued after_turn inputs are cancelled first (otherwise
@@ -28,6 +31,8 @@ export async function interruptRun(
     return receipt;
   }
   const session = await context.providerSession(entry);
+  // Watched from before the stop is written, so an end that comes at once is not missed.
+  const ended = context.runEnded(runId, receiptHoldMs);
   // The intent is staged before the request is written, so a result that lands first still ends the
   // run as a stop and starts no input the host cancelled, and the log has the intent before that end.
   // It is committed with the receipt (or the stream's next commit), not on its own right after the
@@ -46,6 +51,10 @@ export async function interruptRun(
     await context.writer.flush();
     throw toAgentError(error);
   }
+  // The receipt is committed once the run has ended (or receiptHoldMs passed): a commit while the
+  // agent stops competes with it for the CPU, and the stop ended later (docs/benchmarks.md, "Peers on
+  // the tenth day"). What the stop needs durably, its intent, goes with the stream's next commit.
+  await ended;
   await context.write(entry, [], receipt, fingerprint);
   return receipt;
 }
