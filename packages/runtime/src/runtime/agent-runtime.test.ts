@@ -32,6 +32,27 @@ function heldTurns() {
 }
 
 describe('agent runtime with a mock provider', () => {
+  it('a wait for a run that had already ended leaves nothing behind when its signal aborts later', async () => {
+    const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
+    await runtime.waitForRun(runId);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const controller = new AbortController();
+      expect(await runtime.waitForRun(runId, { signal: controller.signal })).toMatchObject({ status: 'completed' });
+      controller.abort(new Error('the caller gave up later'));
+      // Node reports a rejection nobody handled once the microtasks ran: after this turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await runtime.shutdown();
+    }
+  });
+
   it('opens a session and answers a turn: receipt first, completion through events', async () => {
     const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
     const opened = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });

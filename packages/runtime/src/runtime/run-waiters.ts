@@ -65,15 +65,17 @@ export class RunWaiters {
     const waiters = this.waiters.get(runId) ?? new Set();
     this.waiters.set(runId, waiters);
     let waiter!: Waiter;
+    let onAbort = () => {};
     const forget = () => {
       waiters.delete(waiter);
+      signal?.removeEventListener('abort', onAbort);
       if (waiters.size === 0 && this.waiters.get(runId) === waiters) {
         this.waiters.delete(runId);
         this.sessionOfRun.delete(runId);
       }
     };
     const waiting = new Promise<RunSnapshot>((resolve, reject) => {
-      const onAbort = () => {
+      onAbort = () => {
         forget();
         reject(signal?.reason ?? new Error('aborted'));
       };
@@ -89,6 +91,10 @@ export class RunWaiters {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+    // Returned only when the run is still running once read: on the other ways out (found completed,
+    // a failed read) nobody awaits it, and a signal aborting then (a shutdown's grace timing out) made
+    // an unhandled rejection of it.
+    waiting.catch(() => {});
     waiters.add(waiter);
     try {
       const run = await this.readRun(runId);
