@@ -50,6 +50,11 @@ try {
 } catch {
   failed = Math.max(failed, 1);
 }
+if (run.status !== 0 && failed === 0) {
+  // Every test passed, yet vitest failed the run: an unhandled error (printed above) counts as a failure.
+  console.log(`\n!!! vitest exited ${run.status ?? run.signal} with no failed test: see "Unhandled Errors" above.\n`);
+  failed = 1;
+}
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 if (browserTestsSkipped > 0) {
   console.log(
