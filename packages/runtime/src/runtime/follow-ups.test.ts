@@ -170,7 +170,9 @@ describe('follow-ups queued after the turn', () => {
   });
 
   it("an interrupt's receipt comes once the agent ended the run, or after a bound when it does not", async () => {
-    // The agent ends the run a moment after the stop (as the CLI does, ~8 ms later).
+    // The agent ends the run a moment after the stop (as the CLI does, ~8 ms later). A timer on the
+    // agent's side, not the test's: "the receipt did not come before the run's end" has no event of its
+    // own to wait for (ended at once, the old receipt also came after it: checked).
     const late = await started({
       interrupt: (runId, session) => {
         setTimeout(() => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }), 30);
