@@ -1,4 +1,15 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Package tests that start real processes (the tether CLI and its daemon, PostgreSQL, git
+ * worktrees) or say so by their name (*.int.test.ts): each file in a fresh worker, as tests/ are.
+ */
+const processTests = [
+  'packages/cli/src/tether-*.test.ts',
+  'packages/store-postgres/src/**/*.test.ts',
+  'packages/workspace-git/src/**/*.test.ts',
+  '**/*.int.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -11,7 +22,6 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
     globalSetup: ['scripts/vitest-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -19,5 +29,23 @@ export default defineConfig({
     // The real claude binary uses ~1.4 cores while streaming; more workers only add contention.
     maxWorkers: 2,
     fileParallelism: true,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'units',
+          include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...processTests],
+          // ~140 files of a few ms each: a fresh worker per file cost ~0.45 s apiece and its imports
+          // again (51 s for them on a 2-core machine, 17 s without), the suite's CPU the real-CLI
+          // tests need. They keep no state between files: every one passes run alone or together.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'processes', include: ['tests/**/*.test.ts', ...processTests] },
+      },
+    ],
   },
 });
