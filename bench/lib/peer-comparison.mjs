@@ -26,6 +26,7 @@ import { killLeftoverProcesses } from './claude-processes.mjs';
 import { rawLaunch } from './claude-setup.mjs';
 import { withFreshSessionId } from './fresh-session-id.mjs';
 import { runPairs } from './paired-runs.mjs';
+import { interruptStops } from './peer-turn-timer.mjs';
 import { SHORT, SLOW } from './scripted-prompts.mjs';
 import { bootstrapMedianInterval, summarize } from './stats.mjs';
 
@@ -247,7 +248,7 @@ export function peerTableLines(summary) {
     ]),
     row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
     row("interrupt → turn ended, the process's first stop", summary.firstInterrupt, 'ms'),
-    row('interrupt → turn ended (median of the next three stops)', summary.interrupt, 'ms'),
+    row(`interrupt → turn ended (median of the next ${interruptStops} stops)`, summary.interrupt, 'ms'),
     `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
     `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];

@@ -35,8 +35,11 @@ export async function measureSteadyTurns(turn, cpuNow = () => cpuMs(process.cpuU
   };
 }
 
-/** How many short turns a leg runs on its warm process, for the warm short turn's figure. */
-export const shortTurns = 5;
+/**
+ * How many short turns a leg runs on its warm process, for the warm short turn's figure. Nine, not
+ * five: on a slow 2-core machine one leg's short turns spread from 29 to 111 ms in the raw loop alone.
+ */
+export const shortTurns = 9;
 
 /**
  * The warm short turn: `shortTurns` of them on the same process, one after another, reported as the
@@ -52,14 +55,14 @@ export async function measureShortTurns(turn) {
   };
 }
 
-/** How many slow turns a leg stops, one after another on its warm process, for the interrupt's figure. */
-export const interruptStops = 3;
+/** How many slow turns a leg stops after its first stop, one after another on its warm process, for the interrupt's figure. */
+export const interruptStops = 5;
 
 /**
  * The interrupt: slow turns, each stopped at its first delta (`stop` resolves with the ms from the
  * stop asked to the turn ended). The process's first stop is reported on its own: the CLI's first
  * interrupt takes it 15-25 ms more in every driver (its own code running for the first time), which
- * left the median of three stops the larger of the other two. Then `interruptStops` more, reported as
+ * left a median of three stops the larger of the other two. Then `interruptStops` more, reported as
  * their median (one stop a round moved from 7 to 39 ms in the raw loop alone). Each stop after the
  * first follows a short turn (`shortTurn`), as the first follows the short turns: what a stopped turn
  * still prints after its end (an ACP adapter's last chunks carry no turn) goes to that turn, not to
