@@ -11,10 +11,15 @@ import {
 export const detachingCommand =
   'nohup sleep 300 > /dev/null 2>&1 & setsid sleep 300 > /dev/null 2>&1 & tail -f /dev/null > /dev/null 2>&1 &';
 
-/** What detachingCommand leaves once every fork has become its command. */
+/**
+ * What detachingCommand leaves once every fork has become its command. The name in stat changes
+ * before an execve is done, while the new image's environment and arguments still read empty: a
+ * `nohup` caught there looks like `sleep` but is missing from a HOME scan a moment later. Its
+ * arguments reading as the command too means the exec is over.
+ */
 function isDetachedCommand(pid: number): boolean {
   const command = commandOf(pid);
-  return command === 'sleep' || command === 'tail';
+  return (command === 'sleep' || command === 'tail') && readProcessCommandLine(pid)?.[0] === command;
 }
 
 /** Every live process of this test: each one carries the test's unique HOME. */
