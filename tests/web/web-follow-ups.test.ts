@@ -45,6 +45,8 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     // It leaves the waiting list and shows, struck out, in the run it waited behind.
     await waiting.getByText('<b>Withdraw</b> me.').waitFor({ state: 'detached' });
     await page.locator('.run').first().getByText('Queued follow-up cancelled (withdrawn)').waitFor();
+    // Nothing more needs the stream slow: the rest of it at once.
+    suite.environment.api.hurryPacedReplies();
 
     // The run ends; the queued follow-up becomes the next run, with its answer.
     await page.locator('.run').nth(1).getByText('Queued follow-up, run after the turn before').waitFor();

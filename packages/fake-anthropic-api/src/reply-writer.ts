@@ -26,6 +26,8 @@ export interface ReplyContext {
   hold(release: () => void): () => void;
   /** Destroys the socket on purpose (not counted as a client abort). */
   destroy(): void;
+  /** Aborted by `hurryPacedReplies()`: the reply writes the rest of its events without pausing. */
+  hurry: AbortSignal;
 }
 
 const DROP_TEXT = 'This reply is cut short by a dropped connection, on purpose.';
@@ -58,7 +60,7 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
       const message = resolveMessage(reply, ctx.model);
       const delayMs = reply.delayMs ?? 0;
       if (!ctx.streaming) {
-        if (delayMs > 0 && !(await pause(delayMs, ctx.signal))) return;
+        if (delayMs > 0 && !(await pause(delayMs, ctx))) return;
         writeJson(ctx, 200, messageJson(message), reply.headers);
         return;
       }
@@ -145,7 +147,7 @@ function startSse(ctx: ReplyContext, headers: Record<string, string> = {}): void
 /** Writes events in order, pausing `delayMs` between them; false when the client went away. */
 async function writeEvents(ctx: ReplyContext, events: SseEvent[], delayMs: number): Promise<boolean> {
   for (const [i, event] of events.entries()) {
-    if (i > 0 && delayMs > 0 && !(await pause(delayMs, ctx.signal))) return false;
+    if (i > 0 && delayMs > 0 && !(await pause(delayMs, ctx))) return false;
     if (ctx.signal.aborted || ctx.res.destroyed) return false;
     if (!(await write(ctx.res, formatSse(event), ctx.signal))) return false;
   }
@@ -165,11 +167,14 @@ function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise
   });
 }
 
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
+/** Waits `ms`, or less once the reply is hurried; false when the client went away. */
+async function pause(ms: number, ctx: ReplyContext): Promise<boolean> {
+  if (!ctx.hurry.aborted) {
+    try {
+      await sleep(ms, undefined, { signal: AbortSignal.any([ctx.signal, ctx.hurry]) });
+    } catch {
+      // Hurried or gone: which one is told below.
+    }
   }
+  return !ctx.signal.aborted;
 }

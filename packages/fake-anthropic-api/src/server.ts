@@ -32,6 +32,7 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
   readonly #queue: FakeReply[] = [];
   readonly #held = new Set<() => void>();
   readonly #inFlight = new Set<AbortController>();
+  readonly #paced = new Set<AbortController>();
   #responder: FakeResponder | undefined;
   #port = 0;
   #closing: Promise<void> | undefined;
@@ -89,6 +90,10 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
 
   releaseHeld(): void {
     for (const release of [...this.#held]) release();
+  }
+
+  hurryPacedReplies(): void {
+    for (const hurry of this.#paced) hurry.abort();
   }
 
   close(): Promise<void> {
@@ -182,9 +187,12 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     };
     if (choice.reply.kind === 'hold') this.#held.add(releaseEarly);
     this.#log.add(record);
+    const hurry = new AbortController();
+    this.#paced.add(hurry);
     try {
       await writeReply(choice.reply, {
         ...ctx,
+        hurry: hurry.signal,
         model: view.model,
         streaming: view.streaming,
         signal: controller.signal,
@@ -205,6 +213,7 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     } finally {
       // A reply that ended before it set up its hold (the client went away) leaves nothing held.
       this.#held.delete(releaseEarly);
+      this.#paced.delete(hurry);
     }
   }
 }

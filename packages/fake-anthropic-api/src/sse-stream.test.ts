@@ -8,7 +8,7 @@ import {
   toolUseReply,
 } from './index.js';
 import type { FakeAnthropicApi } from './index.js';
-import { messagesBody, postMessages, readSse } from './http-client.test-helper.js';
+import { messagesBody, postMessages, readSse, readSseUntil } from './http-client.test-helper.js';
 
 let api: FakeAnthropicApi;
 beforeEach(async () => {
@@ -160,6 +160,25 @@ describe('streaming replies (SSE)', () => {
     const started = Date.now();
     const { events } = await readSse(await postMessages(api.url, messagesBody()));
     expect(events).toHaveLength(8);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(7 * 20 - 10);
+  });
+
+  it('hurryPacedReplies() lets a paced reply write the rest at once, a pause in progress included; later replies keep their pace', async () => {
+    // Paced like this the reply would need ~4 minutes, past the test's time limit.
+    api.enqueue(textReply('slow '.repeat(40), { chunks: 40, delayMs: 5_000 }));
+    const response = await postMessages(api.url, messagesBody());
+    expect((await readSseUntil(response, (e) => e.event === 'message_start')).map((e) => e.event)).toEqual([
+      'message_start',
+    ]);
+    api.hurryPacedReplies();
+    const rest = await readSse(response);
+    expect(rest.error).toBeUndefined();
+    expect(rest.events.filter((e) => e.event === 'content_block_delta')).toHaveLength(40);
+    expect(rest.events.at(-1)!.event).toBe('message_stop');
+
+    api.enqueue({ content: [{ type: 'text', text: 'slow', chunks: 2 }], delayMs: 20 });
+    const started = Date.now();
+    expect((await readSse(await postMessages(api.url, messagesBody()))).events).toHaveLength(8);
     expect(Date.now() - started).toBeGreaterThanOrEqual(7 * 20 - 10);
   });
 });

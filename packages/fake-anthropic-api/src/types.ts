@@ -194,6 +194,11 @@ export interface FakeAnthropicApi {
   waitForRequests(count: number, options?: WaitForRequestsOptions): Promise<RecordedRequest[]>;
   /** Ends every held-open stream by closing its socket. */
   releaseHeld(): void;
+  /**
+   * Lets every reply being written now (`delayMs`) write the rest of its events without pausing,
+   * for a test that has seen what it needed from a slow stream. Replies that start later keep their pace.
+   */
+  hurryPacedReplies(): void;
   /** Stops the server, ends held streams and destroys keep-alive sockets. */
   close(): Promise<void>;
 }
