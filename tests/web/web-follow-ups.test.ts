@@ -80,6 +80,9 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     await message.fill('Also say hi.');
     await message.press('Control+Enter');
     await page.getByRole('list', { name: 'Waiting follow-ups' }).getByText('Steering into the running turn').waitFor();
+    // The agent has the steer by now (it is written before the UI hears of it) and takes it when this
+    // stream ends, whenever that is: no need to wait out the pacing.
+    suite.environment.api.hurryPacedReplies();
     const run = page.locator('.run').first();
     await run.locator('.follow-up-folded', { hasText: 'Also say hi.' }).getByText('Folded into this run').waitFor();
     await waitForRunEnd(page, 'Succeeded');
