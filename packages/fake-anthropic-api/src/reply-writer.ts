@@ -26,8 +26,8 @@ export interface ReplyContext {
   hold(release: () => void): () => void;
   /** Destroys the socket on purpose (not counted as a client abort). */
   destroy(): void;
-  /** Aborted by `hurryPacedReplies()`: the reply writes the rest of its events without pausing. */
-  hurry: AbortSignal;
+  /** Aborted by `hurryPacedReplies()` or when the client goes away: ends every pause of the reply. */
+  pacing: AbortSignal;
 }
 
 const DROP_TEXT = 'This reply is cut short by a dropped connection, on purpose.';
@@ -169,12 +169,7 @@ function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise
 
 /** Waits `ms`, or less once the reply is hurried; false when the client went away. */
 async function pause(ms: number, ctx: ReplyContext): Promise<boolean> {
-  if (!ctx.hurry.aborted) {
-    try {
-      await sleep(ms, undefined, { signal: AbortSignal.any([ctx.signal, ctx.hurry]) });
-    } catch {
-      // Hurried or gone: which one is told below.
-    }
-  }
+  // Hurried or gone, the sleep ends early either way: the signal says which.
+  if (!ctx.pacing.aborted) await sleep(ms, undefined, { signal: ctx.pacing }).catch(() => undefined);
   return !ctx.signal.aborted;
 }

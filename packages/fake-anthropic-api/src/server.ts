@@ -192,7 +192,7 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     try {
       await writeReply(choice.reply, {
         ...ctx,
-        hurry: hurry.signal,
+        pacing: AbortSignal.any([controller.signal, hurry.signal]),
         model: view.model,
         streaming: view.streaming,
         signal: controller.signal,
