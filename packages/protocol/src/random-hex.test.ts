@@ -4,9 +4,9 @@ import { InteractionRef, newInteractionRef } from './interactions.js';
 import { randomHex32 } from './random-hex.js';
 
 describe('randomHex32', () => {
-  it('gives 32 lower-case hex digits, different each time', () => {
-    const values = new Set(Array.from({ length: 200 }, () => randomHex32()));
-    expect(values.size).toBe(200);
+  it('gives 32 lower-case hex digits, different each time, across the blocks its bytes are drawn in', () => {
+    const values = new Set(Array.from({ length: 600 }, () => randomHex32()));
+    expect(values.size).toBe(600);
     for (const value of values) expect(value).toMatch(/^[0-9a-f]{32}$/);
   });
 
