@@ -36,10 +36,13 @@ export async function measureSteadyTurns(turn, cpuNow = () => cpuMs(process.cpuU
 }
 
 /**
- * How many short turns a leg runs on its warm process, for the warm short turn's figure. Nine, not
- * five: on a slow 2-core machine one leg's short turns spread from 29 to 111 ms in the raw loop alone.
+ * How many short turns a leg runs on its warm process, for the warm short turn's figure. On a slow
+ * 2-core machine one leg's short turns spread from 29 to 111 ms in the raw loop alone; with nine a
+ * leg the row's 95 % interval was ±10-15 % wide, larger than the difference it was to show (a host's
+ * own ~0.3-2.5 ms between turns of ~40 ms, measured in the hosts on 2026-12-03). Twenty-five add
+ * ~1 s a leg.
  */
-export const shortTurns = 9;
+export const shortTurns = 25;
 
 /**
  * The warm short turn: `shortTurns` of them on the same process, one after another, reported as the
@@ -55,8 +58,12 @@ export async function measureShortTurns(turn) {
   };
 }
 
-/** How many slow turns a leg stops after its first stop, one after another on its warm process, for the interrupt's figure. */
-export const interruptStops = 5;
+/**
+ * How many slow turns a leg stops after its first stop, one after another on its warm process, for the
+ * interrupt's figure: nine, for the reason the short turns are twenty-five (a stop is ~7 ms, and a
+ * host's own part of it ~0.2-1.3 ms).
+ */
+export const interruptStops = 9;
 
 /**
  * The interrupt: slow turns, each stopped at its first delta (`stop` resolves with the ms from the
