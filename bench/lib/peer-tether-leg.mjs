@@ -97,6 +97,10 @@ export async function measureTetherPrewarmed(context) {
     await mkdir(fresh, { recursive: true });
     await waitForIdleSpare({ apiPid: context.apiPid });
     await pool.runtime.closeSession({ sessionId: first.sessionId });
+    // The closed session's claude ends, and the machine is quiet again, before the clock starts, as
+    // the raw and SDK legs' earlier processes have ended before theirs: timed at once, the claim
+    // shared the 2 cores with that process's teardown.
+    await waitForIdleSpare({ apiPid: context.apiPid });
     const start = performance.now();
     const { sessionId } = await pool.runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
     poolWatch = new EventWatch(pool.runtime, sessionId);
