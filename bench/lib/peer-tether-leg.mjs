@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { cpuMs, measureInterrupts, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
+import { processEnded } from './process-stop-timing.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -60,7 +61,9 @@ export async function runTetherPeerLeg(context) {
     );
     // (g) the host's second session: the first closed (its process ended), a new one opened in the same
     // folder, its CLI cold; the runtime's own code has run once already.
+    const firstPid = watch.latestPid();
     await tether.runtime.closeSession({ sessionId });
+    await processEnded(firstPid);
     result.secondCold = await measureTetherSecondSession(tether, directory, prompt);
   } finally {
     await watch?.stop();

@@ -33,6 +33,18 @@ export function watchDeath(pid) {
 }
 
 /**
+ * Resolves once the process has finished (polled every ~2 ms), or after `timeoutMs` whatever it does:
+ * a leg that ends a session without waiting for its process (Tether's closeSession resolves before
+ * the CLI has exited) waits here, as the raw loop and the SDK wait for theirs, before its next clock.
+ */
+export async function processEnded(pid, timeoutMs = 10_000) {
+  const started = performance.now();
+  while (pid !== undefined && !processFinished(pid) && performance.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/**
  * Signals this process sends (process.kill wrapped for the duration of a scenario): when Tether's
  * stop path actually signals the CLI, relative to the close request. Bench-side only.
  */
