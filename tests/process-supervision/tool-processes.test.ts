@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, answerText, runEvents, waitForEvent } from '@tether/testkit';
@@ -62,6 +64,33 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
 
     await runtime.closeSession({ sessionId });
     await expectNothingLeft(environment);
+  });
+
+  it('the agent and what its tools start run 10 nicer than the host by default (agentNice), and as the host with agentNice 0', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    await runTool(environment, runtime, sessionId, detachingCommand);
+    const tools = await waitForToolProcesses(environment, 3);
+    const [claude] = claudeProcesses(environment);
+    const yielding = Math.min(19, getPriority() + 10);
+    expect([claude!, ...tools].map((pid) => getPriority(pid))).toEqual([yielding, yielding, yielding, yielding]);
+    // Where the kernel schedules by session (autogroup), the agent's session yields as a whole too.
+    const autogroupNice = (pid: number | 'self') =>
+      Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
+    if (existsSync('/proc/self/autogroup'))
+      expect(autogroupNice(claude!)).toBe(Math.min(19, autogroupNice('self') + 10));
+    await runtime.closeSession({ sessionId });
+    await expectNothingLeft(environment);
+
+    const asHost = await environment.runtime({ provider: { agentNice: 0 } });
+    const opened = await asHost.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'bypass',
+    });
+    environment.api.enqueue(textReply('Here.'));
+    const { runId } = await asHost.submitTurn({ sessionId: opened.sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await asHost.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    const [plain] = claudeProcesses(environment);
+    expect(getPriority(plain!)).toBe(getPriority());
   });
 
   it('closeSession while a tool runs (SIGTERM path) leaves nothing', async () => {

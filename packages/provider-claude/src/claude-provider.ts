@@ -22,6 +22,7 @@ import {
   loadAgentSdk,
   readInstalledAgentSdkVersion,
 } from './sdk/load-agent-sdk.js';
+import { agentNiceOf } from './process/agent-priority.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { StdoutChannels } from './process/stdout-channels.js';
@@ -68,6 +69,14 @@ export interface ClaudeProviderSettings {
   readonly questions?: 'bridge' | 'deny';
   /** full (default): approvals carry the tool input for display; none: no tool input enters the durable log. */
   readonly toolInputDetail?: 'full' | 'none';
+  /**
+   * How much nicer than the host each claude process (and what it starts) runs, added to the host's
+   * own nice value as `nice -n` does: 0-19 (default 10). On a saturated machine the agents then yield
+   * the CPU to their host, so a daemon's events, stops and answers keep flowing while many agents
+   * stream; nothing changes while a core is free. 0: as the host. Linux only
+   * (docs/decisions/2026-12-03-agents-yield-the-cpu-to-their-host.md).
+   */
+  readonly agentNice?: number;
   /** At most this many claude processes at once across the provider's sessions (default 8). */
   readonly maxProcesses?: number;
   /** At the process limit: queue the turn (default, with a run.queued event) or fail it with capacity_exceeded. */
@@ -112,6 +121,7 @@ export function createClaudeProviderWith(
 ): AgentProviderV1 {
   const transport = settings.transport ?? 'cli';
   const environment = () => settings.environment ?? process.env;
+  const nice = agentNiceOf(settings.agentNice);
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
   /** Ended by doDispose: the model-list reads this provider started, and their agents. */
   const disposal = new AbortController();
@@ -170,11 +180,11 @@ export function createClaudeProviderWith(
       await stdoutChannels.prepare();
       return (plan, listener) => {
         const stdoutChannel = stdoutChannels.take();
-        return new CliConnection({ binaryPath, plan, listener, ...(stdoutChannel ? { stdoutChannel } : {}) });
+        return new CliConnection({ binaryPath, plan, listener, nice, ...(stdoutChannel ? { stdoutChannel } : {}) });
       };
     }
     const { query, prewarm } = await agentSdk();
-    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener });
+    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, nice });
   };
   return {
     specificationVersion: 'agent-provider-v1',

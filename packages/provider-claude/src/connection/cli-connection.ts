@@ -37,6 +37,8 @@ export class CliConnection implements ClaudeConnection {
     plan: LaunchPlan;
     listener: ConnectionListener;
     stdoutChannel?: StdoutChannel;
+    /** How much nicer than the host the child runs (process/agent-priority.ts). */
+    nice?: number;
   }) {
     const { plan } = options;
     this.listener = options.listener;
@@ -50,6 +52,7 @@ export class CliConnection implements ClaudeConnection {
       }),
       environment: plan.environment,
       cwd: plan.cwd,
+      ...(options.nice === undefined ? {} : { nice: options.nice }),
       onLine: (line) => this.onLine(line),
       takeLine: (text) => {
         this.streaming = this.deltas.takeLine(text);

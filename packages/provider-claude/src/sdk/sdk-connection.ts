@@ -36,6 +36,8 @@ export interface SdkConnectionOptions {
   readonly binaryPath: string;
   readonly plan: LaunchPlan;
   readonly listener: ConnectionListener;
+  /** How much nicer than the host the child runs (process/agent-priority.ts). */
+  readonly nice?: number;
 }
 
 /** How long the SDK's stream may end ahead of our own exit report (the stderr tail comes with it). */
@@ -89,7 +91,7 @@ export class SdkConnection implements ClaudeConnection {
     const sdkOptions: AgentSdkOptions = {
       ...buildSdkOptions(options.plan, options.binaryPath),
       canUseTool: (toolName, input, promptOptions) => this.prompts.ask(toolName, input, promptOptions),
-      spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd),
+      spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd, options.nice),
     };
     if (options.plan.awaitClaim) {
       this.parked = this.park(options.prewarm, sdkOptions);
@@ -222,7 +224,7 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   /** spawnClaudeCodeProcess: the command the SDK built, run as a supervised child of ours. */
-  private spawn(spawnOptions: AgentSdkSpawnOptions, cwd: string): AgentSdkSpawnedProcess {
+  private spawn(spawnOptions: AgentSdkSpawnOptions, cwd: string, nice: number | undefined): AgentSdkSpawnedProcess {
     let child: ClaudeProcess;
     try {
       child = new ClaudeProcess({
@@ -230,6 +232,7 @@ export class SdkConnection implements ClaudeConnection {
         argv: spawnOptions.args,
         environment: definedEnvironment(spawnOptions.env),
         cwd: spawnOptions.cwd ?? cwd,
+        ...(nice === undefined ? {} : { nice }),
         onExit: (exit) => {
           this.exit = exit;
         },

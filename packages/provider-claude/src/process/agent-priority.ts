@@ -1,0 +1,77 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { AgentError } from '@tether/protocol';
+
+/** Linux nice values: -20 (the most CPU) to 19 (yields the most). */
+const niceRange = { lowest: -20, highest: 19 } as const;
+
+/** How much nicer than the host the agents run unless told otherwise: ~a tenth of its share while the CPU is contended. */
+const defaultAgentNice = 10;
+
+/** The provider's agentNice setting, checked: a whole number from 0 to 19, 10 when absent. */
+export function agentNiceOf(setting: number | undefined): number {
+  if (setting === undefined) return defaultAgentNice;
+  if (!Number.isInteger(setting) || setting < 0 || setting > niceRange.highest) {
+    throw new AgentError({
+      code: 'provider_configuration_refused',
+      message: `agentNice must be a whole number from 0 (the agents run as the host does) to ${niceRange.highest} (they yield the most), not ${String(setting)}. Leave it out for the default, ${defaultAgentNice}.`,
+      details: { reason: 'agent_nice_out_of_range' },
+    });
+  }
+  return setting;
+}
+
+function clampNice(value: number): number {
+  return Math.min(niceRange.highest, Math.max(niceRange.lowest, value));
+}
+
+/** This process's autogroup nice ("/autogroup-25 nice 0"), or undefined where there are no autogroups. */
+function ownAutogroupNice(): number | undefined {
+  try {
+    const match = / nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes a just-started agent (and what it starts) yield the CPU to its host when the machine is
+ * saturated: eight agents streaming on two cores otherwise held a daemon's event loop for up to a
+ * second, delaying every session's events, stops and answers
+ * (docs/decisions/2026-12-03-agents-yield-the-cpu-to-their-host.md). Nothing changes while a core is free.
+ *
+ * `by` is added to the host's own nice value, as `nice -n` does, capped at 19. Linux schedules either
+ * by autogroup (a process in the root CPU cgroup: each session is one group, and the agent has a
+ * session of its own) or by task (inside a CPU cgroup, as in a container): the agent's group gets the
+ * host's group's nice plus `by` for the first, every current thread of the agent the host's own nice
+ * plus `by` for the second; threads and processes started later inherit it from the thread that
+ * starts them. Raising a nice needs no privilege. Best effort, and nothing off Linux: a kernel without
+ * autogroups, or a thread that ended meanwhile, leaves the rest as it is.
+ */
+export function lowerAgentPriority(pid: number, by: number): void {
+  if (process.platform !== 'linux' || by <= 0) return;
+  const groupNice = ownAutogroupNice();
+  if (groupNice !== undefined) {
+    try {
+      writeFileSync(`/proc/${pid}/autogroup`, String(clampNice(groupNice + by)));
+    } catch {
+      // The agent is gone already, or its kernel refuses: its threads' nice below still applies in a cgroup.
+    }
+  }
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return;
+  }
+  const threadNice = clampNice(getPriority() + by);
+  // The main thread (its id is the pid) comes first in the listing: the threads it starts next inherit its value.
+  for (const thread of threads) {
+    try {
+      setPriority(Number(thread), threadNice);
+    } catch {
+      // The thread ended between the listing and here.
+    }
+  }
+}
