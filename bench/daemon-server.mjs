@@ -1,8 +1,9 @@
 // The Tether daemon in its own process, for the daemon scenario (bench/lib/daemon-scenario.mjs):
 // startDaemon from the built @tether/daemon (packages/daemon/dist) on 127.0.0.1, port 0, over a
 // data dir, with one Claude provider configured with the bench's explicit environment.
-// Configuration: BENCH_DAEMON_CONFIG = JSON {dataDir, claudePath, environment, maxProcesses, stamps, idleReleaseMs}
-// (idleReleaseMs: the provider's idle release, left at its default of 15 minutes when absent).
+// Configuration: BENCH_DAEMON_CONFIG = JSON {dataDir, claudePath, environment, maxProcesses, stamps, idleReleaseMs, agentNice}
+// (idleReleaseMs: the provider's idle release, left at its default of 15 minutes when absent; agentNice:
+// how much nicer than the daemon its agents run, the provider's default of 10 when absent).
 // Prints one JSON line {"url","token","pid"} on stdout once listening; closes the daemon (and exits)
 // when stdin closes or on SIGTERM.
 //
@@ -30,6 +31,7 @@ const claude = createClaudeProvider({
   environment: config.environment,
   maxProcesses: config.maxProcesses ?? 20,
   ...(config.idleReleaseMs === undefined ? {} : { idleReleaseMs: config.idleReleaseMs }),
+  ...(config.agentNice === undefined ? {} : { agentNice: config.agentNice }),
 });
 // A text delta's stamp also carries its text's length: one published event may carry several
 // emitted deltas (a block's waiting deltas are joined), so the bench pairs them by text offset.

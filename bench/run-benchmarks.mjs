@@ -101,7 +101,7 @@ const usage =
   '         load: [--load-sessions N (1000)] [--load-turns N (50)] [--load-processes N (8)]\n' +
   '         acp: [--acp-repetitions N (5)]\n' +
   '         peers: [--peer-repetitions N (11)]\n' +
-  '         sessions: [--open-sessions N (1000)] [--open-turns N (50)] [--open-processes N (8)] [--open-resumes N (5)]';
+  "         sessions: [--open-sessions N (1000)] [--open-turns N (50)] [--open-processes N (8)] [--open-resumes N (5)] [--open-agent-nice N (the provider's agentNice, 10)]";
 
 function parseArguments(argv) {
   const options = {
@@ -175,6 +175,7 @@ function parseArguments(argv) {
     else if (flag === '--open-turns') options.openTurns = Number(value());
     else if (flag === '--open-processes') options.openProcesses = Number(value());
     else if (flag === '--open-resumes') options.openResumes = Number(value());
+    else if (flag === '--open-agent-nice') options.openAgentNice = Number(value());
     else if (flag === '--help' || flag === '-h') {
       console.log(usage);
       process.exit(0);
@@ -457,6 +458,7 @@ async function main() {
           turns: options.openTurns,
           maxProcesses: options.openProcesses,
           resumes: options.openResumes,
+          ...(options.openAgentNice === undefined ? {} : { agentNice: options.openAgentNice }),
           repoRoot,
           log: (line) => console.log(line),
         },

@@ -17,6 +17,7 @@ export async function startDaemonProcess({
   maxProcesses,
   stamps = false,
   idleReleaseMs,
+  agentNice,
 }) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tether-bench-daemon-'));
   // BENCH_DAEMON_CPU_PROF=DIR: a V8 CPU profile of each daemon process, written to DIR when it exits (diagnosis only).
@@ -30,7 +31,15 @@ export async function startDaemonProcess({
       cwd: repoRoot,
       env: {
         ...process.env,
-        BENCH_DAEMON_CONFIG: JSON.stringify({ dataDir, claudePath, environment, maxProcesses, stamps, idleReleaseMs }),
+        BENCH_DAEMON_CONFIG: JSON.stringify({
+          dataDir,
+          claudePath,
+          environment,
+          maxProcesses,
+          stamps,
+          idleReleaseMs,
+          agentNice,
+        }),
       },
       stdio: ['pipe', 'pipe', 'inherit', 'ipc'],
     },

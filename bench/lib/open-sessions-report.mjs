@@ -15,7 +15,7 @@ export function openSessionsReportLines(result) {
     lost.orphansAfterStop === 0;
   return [
     '',
-    `  Sessions scenario: ${result.sessions} open sessions in one daemon (own process, ${result.maxProcesses} processes, idle release ${result.idleReleaseMs} ms), ${result.turns} turns of ${result.turnDeltas} deltas at once on random ones`,
+    `  Sessions scenario: ${result.sessions} open sessions in one daemon (own process, ${result.maxProcesses} processes, idle release ${result.idleReleaseMs} ms, agents' nice ${result.agentNice === 'default' ? 'the default' : `+${result.agentNice}`}), ${result.turns} turns of ${result.turnDeltas} deltas at once on random ones`,
     `    opened in ${fmt(result.openMs / 1000, 2)} s; daemon RSS after GC ${fmt(memory.noneRssKb / 1024, 1)} MiB with 0 -> ${fmt(memory.openRssKb / 1024, 1)} MiB with ${result.sessions}: ` +
       `${fmt(memory.perIdleSession.rssKb, 1)} KiB per idle open session (heap ${fmt(memory.perIdleSession.heapKb, 1)} KiB; goal < 1 MB: ${verdict(perSessionMb < 1)}); after the turns, all released: ${fmt(memory.perIdleSessionAfterTurns.rssKb, 1)} KiB`,
     `    with ${result.sessions} open: first page ${spreadText(reads.firstPage)}; whole listing ${spreadText(reads.fullListing)} (50 a page), ${spreadText(reads.fullListingLargestPages)} (500 a page); snapshot ${spreadText(reads.snapshot)}`,

@@ -113,7 +113,7 @@ const perSession = (after, before, count) => ({
 
 export async function measureOpenSessions(
   context,
-  { sessions, turns, maxProcesses = 8, resumes = 5, idleReleaseMs = 1_000, repoRoot, log },
+  { sessions, turns, maxProcesses = 8, resumes = 5, idleReleaseMs = 1_000, agentNice, repoRoot, log },
 ) {
   if (turns + resumes > sessions)
     throw new Error('sessions scenario: the turns and resumes need at least as many sessions (--open-sessions)');
@@ -125,6 +125,7 @@ export async function measureOpenSessions(
     maxProcesses,
     stamps: true,
     idleReleaseMs,
+    agentNice,
   });
   const followed = [];
   let stopped = null;
@@ -249,6 +250,7 @@ export async function measureOpenSessions(
       turns,
       maxProcesses,
       idleReleaseMs,
+      agentNice: agentNice ?? 'default',
       turnDeltas,
       openMs: round(openMs),
       memory: {
