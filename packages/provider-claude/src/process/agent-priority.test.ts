@@ -10,16 +10,6 @@ import { killedAfterEachTest } from './test-processes.test-helper.js';
 
 const { started } = killedAfterEachTest();
 
-function refusal(run: () => unknown): AgentError {
-  try {
-    run();
-  } catch (error) {
-    if (AgentError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
-
 /** Field 19 of /proc/<pid>/task/<tid>/stat, read after the last ")" (the command name may hold spaces). */
 function threadNices(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).map((thread) => {
@@ -39,13 +29,14 @@ describe('agentNice', () => {
   });
 
   it('refuses what is not a whole number from 0 to 19 with provider_configuration_refused, saying what to give, when the provider is created', () => {
-    for (const setting of [-1, 20, 2.5, Number.NaN]) {
-      const error = refusal(() => agentNiceOf(setting));
-      expect(error.code).toBe('provider_configuration_refused');
-      expect(error.details).toEqual({ reason: 'agent_nice_out_of_range' });
-      expect(error.message).toContain('from 0 (the agents run as the host does) to 19');
-    }
-    expect(refusal(() => createClaudeProvider({ agentNice: 25 })).code).toBe('provider_configuration_refused');
+    const refusal = expect.objectContaining({
+      name: AgentError.name,
+      code: 'provider_configuration_refused',
+      details: { reason: 'agent_nice_out_of_range' },
+      message: expect.stringContaining('from 0 (the agents run as the host does) to 19'),
+    });
+    for (const setting of [-1, 20, 2.5, Number.NaN]) expect(() => agentNiceOf(setting)).toThrow(refusal);
+    expect(() => createClaudeProvider({ agentNice: 25 })).toThrow(refusal);
   });
 });
 
