@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { processesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
@@ -119,6 +121,23 @@ describe('tether commands through a daemon', () => {
     expect((await client.openSession({ workspace })).sessionId).toMatch(/^ses_/);
     expect((await tether(['serve', '--max-open-sessions', 'lots'])).stderr).toContain(
       '--max-open-sessions takes a whole number',
+    );
+  });
+
+  it('serve --agent-nice 0 runs the agents as the daemon runs; outside 0-19 it is a usage error', async () => {
+    await serve(['--agent-nice', '0']);
+    fixture.api.enqueue(textReply('At the daemon priority.'));
+    expect((await tether(['run', 'Hello'])).code).toBe(0);
+    // The session's claude stays up, idle, after the turn.
+    const agents = processesWithEnvironment('HOME', fixture.environment.HOME!).filter(
+      (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'claude',
+    );
+    expect(agents).toHaveLength(1);
+    expect(getPriority(agents[0]!)).toBe(getPriority(served.child!.pid!));
+    const refused = await tether(['serve', '--agent-nice', '20']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--agent-nice takes a whole number from 0 (agents run as the daemon does) to 19, not "20"',
     );
   });
 

@@ -13,7 +13,7 @@ import { parseStoreLocation, storeHelp, withoutStoreUrl } from './store-option.j
 import { parseAdvertiseUrl, parseLeaseTtl, sharedStoreHelp } from './shared-store-options.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
+                    [--startup-timeout SECONDS] [--agent-nice N] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
                     [--store URL|embedded-postgres] [--lease-ttl SECONDS] [--advertise-url URL]
                     [--notify URL]... [--notify-config FILE] [--notify-allow-http]
 
@@ -21,6 +21,8 @@ Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (de
 and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
+--agent-nice runs each claude that much nicer than the daemon, 0-19 (default 10: on a saturated
+machine the agents yield the CPU, and the daemon's events and answers keep flowing; 0: as the daemon).
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
@@ -51,6 +53,18 @@ function notificationOptions(
   };
 }
 
+/** --agent-nice N: how much nicer than the daemon its agents run; undefined keeps the provider's default (10). */
+function parseAgentNice(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const nice = Number(value);
+  if (value.trim() === '' || !Number.isInteger(nice) || nice < 0 || nice > 19) {
+    throw new UsageError(
+      `--agent-nice takes a whole number from 0 (agents run as the daemon does) to 19, not "${value}".`,
+    );
+  }
+  return nice;
+}
+
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
 export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const { values } = parseCommandLine(
@@ -65,6 +79,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         transport: { type: 'string' },
         'no-web': { type: 'boolean' },
         'startup-timeout': { type: 'string' },
+        'agent-nice': { type: 'string' },
         'max-open-sessions': { type: 'string' },
         'worktree-root': { type: 'string' },
         store: { type: 'string' },
@@ -86,6 +101,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       `--max-open-sessions takes a whole number of at least 1, not "${values['max-open-sessions']}".`,
     );
   }
+  const agentNice = parseAgentNice(values['agent-nice']);
   const host = values.host ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
     context.stderr.write(
@@ -118,6 +134,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         environment: withoutStoreUrl(context.environment),
         ...(claudePath ? { claudePath } : {}),
         ...(startupTimeoutMs !== undefined ? { startupTimeoutMs } : {}),
+        ...(agentNice === undefined ? {} : { agentNice }),
       }),
     ],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
