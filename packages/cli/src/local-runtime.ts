@@ -16,12 +16,13 @@ export interface LocalRuntimeOptions {
   readonly worktreeRoot?: string | undefined;
 }
 
-/** The Claude settings a command's in-process options give (--transport, --claude-path, --startup-timeout). */
+/** The Claude settings a command's in-process options give (--transport, --claude-path, --startup-timeout, --agent-nice). */
 export function inProcessClaudeSettings(
   options: {
     readonly transport: ClaudeTransport;
     readonly claudePath: string | undefined;
     readonly startupTimeoutMs: number | undefined;
+    readonly agentNice: number | undefined;
   },
   environment: Readonly<Record<string, string | undefined>>,
 ): ClaudeProviderSettings {
@@ -30,6 +31,7 @@ export function inProcessClaudeSettings(
     ...(options.claudePath ? { claudePath: options.claudePath } : {}),
     environment,
     ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    ...(options.agentNice !== undefined ? { agentNice: options.agentNice } : {}),
   };
 }
 

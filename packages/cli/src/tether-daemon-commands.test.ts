@@ -137,7 +137,7 @@ describe('tether commands through a daemon', () => {
     const refused = await tether(['serve', '--agent-nice', '20']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      '--agent-nice takes a whole number from 0 (agents run as the daemon does) to 19, not "20"',
+      '--agent-nice takes a whole number from 0 (agents run as Tether does) to 19, not "20"',
     );
   });
 

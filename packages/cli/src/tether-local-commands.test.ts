@@ -97,6 +97,21 @@ describe('tether sessions and show without a daemon', () => {
   });
 });
 
+describe('tether run and tether acp --agent-nice', () => {
+  it('takes a whole number from 0 to 19; anything else is a usage error before anything runs', async () => {
+    for (const command of ['run', 'acp']) {
+      for (const value of ['20', '-1', '2.5', 'low', '']) {
+        const result = await tether([command, `--agent-nice=${value}`, ...(command === 'run' ? ['hi'] : [])]);
+        expect(result.code, `${command} ${value}`).toBe(2);
+        expect(result.stderr).toContain(
+          `--agent-nice takes a whole number from 0 (agents run as Tether does) to 19, not "${value}"`,
+        );
+      }
+    }
+    expect(fixture.api.requests).toHaveLength(0);
+  });
+});
+
 describe('tether run --startup-timeout', () => {
   it('takes a positive number of seconds', async () => {
     for (const value of ['0', '-3', 'soon', '']) {

@@ -12,12 +12,13 @@ import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
 import { parseStoreLocation, storeHelp } from './store-option.js';
+import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 
 export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--store URL] [--worktree-root DIR]
-                  [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS]
+                  [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] [--agent-nice N]
 
   An Agent Client Protocol agent on stdin/stdout, for editors and tools that speak ACP (Zed,
   JetBrains, Neovim, acpx): nothing but protocol on stdout, logs on stderr (docs/acp.md).
@@ -36,6 +37,8 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--st
                      (in-process only: a daemon uses the transport it was started with)
   --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
                      nothing for this long (default 120; in-process only)
+  --agent-nice N     run claude N nicer than tether, 0-19 (default 10: it yields the CPU when the
+                     machine is saturated; 0: as tether; in-process only)
 
 exit codes: 0 the client closed the connection, 2 usage error, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP`;
@@ -53,6 +56,7 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
         'startup-timeout': { type: 'string' },
+        'agent-nice': { type: 'string' },
       },
     },
     acpUsage,
@@ -68,6 +72,7 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
     claudePath: resolved(values['claude-path']),
     transport: parseTransport(values.transport),
     startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
+    agentNice: parseAgentNice(values['agent-nice']),
   };
 }
 

@@ -7,6 +7,7 @@ import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
 import { createLocalRuntime, inProcessClaudeSettings } from '../local-runtime.js';
+import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
@@ -20,7 +21,7 @@ import { type TurnAttachments, attachmentHelp, attachmentOptions, parseAttachmen
 export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--base REF] [--branch NAME]] [--model M]
                   [--permission-mode MODE] [--resume SESSION] [--image PATH]... [--file PATH]...
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]
-                  [--store URL] [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] "prompt"
+                  [--store URL] [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] [--agent-nice N] "prompt"
 
   --json             one neutral event per line on stdout, nothing else
   --cwd DIR          the workspace directory (default: the current directory); with --resume
@@ -49,6 +50,8 @@ ${attachmentHelp}
                      (in-process only: a daemon uses the transport it was started with)
   --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
                      nothing for this long (default 120; in-process only, like --transport)
+  --agent-nice N     run claude N nicer than tether, 0-19 (default 10: it yields the CPU when the
+                     machine is saturated; 0: as tether; in-process only, like --transport)
 
 exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM,
 129 stopped by SIGHUP (the run is stopped and recorded as interrupted, the agent's processes ended)`;
@@ -67,6 +70,7 @@ interface RunOptions {
   readonly claudePath: string | undefined;
   readonly transport: ClaudeTransport;
   readonly startupTimeoutMs: number | undefined;
+  readonly agentNice: number | undefined;
   /** Given with --resume: the session's workspace must be this directory. */
   readonly resumeCwd: string | undefined;
   readonly approve: 'ask' | 'allow-once' | 'deny';
@@ -99,6 +103,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         server: { type: 'string' },
         transport: { type: 'string' },
         'startup-timeout': { type: 'string' },
+        'agent-nice': { type: 'string' },
         ...attachmentOptions,
       },
     },
@@ -157,6 +162,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     transport: parseTransport(values.transport),
     startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
+    agentNice: parseAgentNice(values['agent-nice']),
     resumeCwd:
       values.resume !== undefined && values.cwd !== undefined ? path.resolve(context.cwd, values.cwd) : undefined,
     approve,

@@ -4,6 +4,7 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
+import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
@@ -51,18 +52,6 @@ function notificationOptions(
     ...(values['notify-config'] === undefined ? {} : { configFile: path.resolve(cwd, values['notify-config']) }),
     ...(values['notify-allow-http'] ? { allowPlainHttp: true } : {}),
   };
-}
-
-/** --agent-nice N: how much nicer than the daemon its agents run; undefined keeps the provider's default (10). */
-function parseAgentNice(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const nice = Number(value);
-  if (value.trim() === '' || !Number.isInteger(nice) || nice < 0 || nice > 19) {
-    throw new UsageError(
-      `--agent-nice takes a whole number from 0 (agents run as the daemon does) to 19, not "${value}".`,
-    );
-  }
-  return nice;
 }
 
 /** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
