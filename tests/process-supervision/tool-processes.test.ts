@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { autogroupNiceOf } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
 import { type ClaudeTestEnvironment, answerText, runEvents, waitForEvent } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
@@ -74,10 +74,8 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
     const yielding = Math.min(19, getPriority() + 10);
     expect([claude!, ...tools].map((pid) => getPriority(pid))).toEqual([yielding, yielding, yielding, yielding]);
     // Where the kernel schedules by session (autogroup), the agent's session yields as a whole too.
-    const autogroupNice = (pid: number | 'self') =>
-      Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
-    if (existsSync('/proc/self/autogroup'))
-      expect(autogroupNice(claude!)).toBe(Math.min(19, autogroupNice('self') + 10));
+    const hostGroup = autogroupNiceOf('self');
+    if (hostGroup !== undefined) expect(autogroupNiceOf(claude!)).toBe(Math.min(19, hostGroup + 10));
     await runtime.closeSession({ sessionId });
     await expectNothingLeft(environment);
 

@@ -21,6 +21,7 @@ export { bundledBinaryPath } from './binary/resolve-binary.js';
 // For hosts that show the agent's text on a terminal: the escape sequences Tether strips from it.
 export { stripTerminalEscapes } from './codec/terminal-escapes.js';
 // Start-up clean-up after a crash, for hosts that keep their own process records.
+export { isAgentNice } from './process/agent-priority.js';
 export { reapOrphans } from './process/reap-orphans.js';
 export type { ClaudeProcessRecord } from './process/reap-orphans.js';
 

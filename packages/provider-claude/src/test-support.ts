@@ -11,6 +11,7 @@ export {
 } from './process/proc-filesystem.js';
 export type { ProcessStatus } from './process/proc-filesystem.js';
 export { processesWithEnvironment, snapshotDescendants } from './process/find-processes.js';
+export { autogroupNiceOf } from './process/agent-priority.js';
 export { ClaudeProcess } from './process/claude-process.js';
 export { StdoutChannel } from './process/stdout-channel.js';
 export type { ProcessExit } from './process/claude-process.js';

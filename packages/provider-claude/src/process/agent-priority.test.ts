@@ -4,7 +4,7 @@ import { getPriority } from 'node:os';
 import { AgentError } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { createClaudeProvider } from '../claude-provider.js';
-import { agentNiceOf, lowerAgentPriority } from './agent-priority.js';
+import { agentNiceOf, autogroupNiceOf, lowerAgentPriority } from './agent-priority.js';
 import { pollUntil } from './poll-until.js';
 import { killedAfterEachTest } from './test-processes.test-helper.js';
 
@@ -16,10 +16,6 @@ function threadNices(pid: number): number[] {
     const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   });
-}
-
-function autogroupNice(pid: number | 'self'): number {
-  return Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
 }
 
 describe('agentNice', () => {
@@ -57,7 +53,8 @@ describe.runIf(process.platform === 'linux')('lowerAgentPriority', () => {
     expect(threadNices(pid).length).toBeGreaterThan(1);
     lowerAgentPriority(pid, 10);
     expect(new Set(threadNices(pid))).toEqual(new Set([Math.min(19, getPriority() + 10)]));
-    if (existsSync('/proc/self/autogroup')) expect(autogroupNice(pid)).toBe(Math.min(19, autogroupNice('self') + 10));
+    const hostGroup = autogroupNiceOf('self');
+    if (hostGroup !== undefined) expect(autogroupNiceOf(pid)).toBe(Math.min(19, hostGroup + 10));
   });
 
   it('leaves the child as it is with 0, and says nothing about a child already gone', async () => {

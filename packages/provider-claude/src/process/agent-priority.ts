@@ -8,10 +8,15 @@ const niceRange = { lowest: -20, highest: 19 } as const;
 /** How much nicer than the host the agents run unless told otherwise: ~a tenth of its share while the CPU is contended. */
 const defaultAgentNice = 10;
 
+/** Whether `value` can be an agentNice: a whole number from 0 (as the host) to 19. */
+export function isAgentNice(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= niceRange.highest;
+}
+
 /** The provider's agentNice setting, checked: a whole number from 0 to 19, 10 when absent. */
 export function agentNiceOf(setting: number | undefined): number {
   if (setting === undefined) return defaultAgentNice;
-  if (!Number.isInteger(setting) || setting < 0 || setting > niceRange.highest) {
+  if (!isAgentNice(setting)) {
     throw new AgentError({
       code: 'provider_configuration_refused',
       message: `agentNice must be a whole number from 0 (the agents run as the host does) to ${niceRange.highest} (they yield the most), not ${String(setting)}. Leave it out for the default, ${defaultAgentNice}.`,
@@ -25,10 +30,10 @@ function clampNice(value: number): number {
   return Math.min(niceRange.highest, Math.max(niceRange.lowest, value));
 }
 
-/** This process's autogroup nice ("/autogroup-25 nice 0"), or undefined where there are no autogroups. */
-function ownAutogroupNice(): number | undefined {
+/** A process's autogroup nice ("/autogroup-25 nice 0"), or undefined where there are no autogroups (or no such process). */
+export function autogroupNiceOf(pid: number | 'self'): number | undefined {
   try {
-    const match = / nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'));
+    const match = / nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
     return match ? Number(match[1]) : undefined;
   } catch {
     return undefined;
@@ -51,7 +56,7 @@ function ownAutogroupNice(): number | undefined {
  */
 export function lowerAgentPriority(pid: number, by: number): void {
   if (process.platform !== 'linux' || by <= 0) return;
-  const groupNice = ownAutogroupNice();
+  const groupNice = autogroupNiceOf('self');
   if (groupNice !== undefined) {
     try {
       writeFileSync(`/proc/${pid}/autogroup`, String(clampNice(groupNice + by)));
