@@ -22,6 +22,8 @@ export function openSessionsReportLines(result) {
     `    during the turns: first page ${spreadText(duringTurns.firstPage)}; snapshot ${spreadText(duringTurns.snapshot)}; most claude processes at once ${duringTurns.mostProcesses} (limit ${result.maxProcesses})`,
     `    ${result.turns} turns at once: all completed in ${fmt(burst.allCompletedMs / 1000, 2)} s; turn ${spreadText(burst.turnCompleted)}; wait for a process ${spreadText(burst.waitForProcess)}; ` +
       `${burst.queued.count} queued, positions seen ${burst.queued.positions.length > 0 ? `${burst.queued.positions[0]}..${burst.queued.positions.at(-1)}` : 'none'}`,
+    `    CPU over the turns: the agents ${fmt(burst.cpu.agentsMs / 1000, 1)} s (${fmt(burst.cpu.agentsMsPerTurn, 0)} ms a turn), the daemon ${fmt(burst.cpu.daemonMs / 1000, 1)} s (${fmt(burst.cpu.daemonMsPerTurn, 1)} ms a turn); ` +
+      `the agents had ${fmt(burst.cpu.agentsShareOfCores * 100, 1)} % of the ${burst.cpu.cores} cores`,
     `    fan-out, daemon publish -> SSE follower: ${spreadText(fanOut)} over ${fanOut.count ?? 0} events`,
     `    daemon event-loop delay p99: ${fmt(loopDelay.turns?.p99, 1)} ms over the turns (max ${fmt(loopDelay.turns?.max, 1)}), ${fmt(loopDelay.opening?.p99, 1)} ms while opening; /v1/metrics (100 ms sampling) p99 ${fmt(loopDelay.metricsP99Ms, 1)} ms`,
     `    resume (a released session's next turn -> first delta): ${spreadText(resume.firstDelta)}; a cold first turn ${spreadText(resume.coldFirstDelta)}; resume/cold ${fmt(resume.ratio.p50, 2)}; ${resume.withResumeFlag} of ${resume.pairs} started with --resume`,

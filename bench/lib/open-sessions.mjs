@@ -24,6 +24,7 @@
  *    SSE replay are exactly 1..lastSeq; the whole listing has N sessions; after the daemon stops, no
  *    claude process with the bench HOME is left (killed and counted if any).
  */
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createTetherClient } from '@tether/client';
 import { claudeUnder, killLeftoverProcesses } from './claude-processes.mjs';
@@ -31,7 +32,7 @@ import { startDaemonProcess } from './daemon-process.mjs';
 import { openMany, pickDistinct, settledMemory, spread } from './load-scenario.mjs';
 import { monotonicMs } from './monotonic-clock.mjs';
 import { checkEventLogs, measureReads, sampleDuringTurns, scrapeMetrics } from './open-sessions-reads.mjs';
-import { commandLine } from './proc.mjs';
+import { commandLine, processTreeCpuMs } from './proc.mjs';
 import { SHORT, turnPrompt } from './scripted-prompts.mjs';
 import { round } from './stats.mjs';
 import { EventWatch } from './tether-harness.mjs';
@@ -106,6 +107,25 @@ async function loopDelay(daemon, type) {
     : { p50: round(answer.p50, 2), p99: round(answer.p99, 2), max: round(answer.max, 1) };
 }
 
+/**
+ * The CPU the agents (the daemon's descendants) and the daemon used over the turns, and the agents'
+ * share of the machine: how much of every core they had. The machine's speed moves from run to run
+ * (the same claude starts take 25 % more CPU in one run than in another), so the share, not the wall
+ * time, shows what the host's own work took from the agents.
+ */
+function cpuOver(before, after, wallMs, turns) {
+  const agentsMs = after.descendantsMs - before.descendantsMs;
+  const daemonMs = after.ownMs - before.ownMs;
+  return {
+    agentsMs: round(agentsMs),
+    daemonMs: round(daemonMs),
+    agentsMsPerTurn: round(agentsMs / turns),
+    daemonMsPerTurn: round(daemonMs / turns, 1),
+    agentsShareOfCores: round(agentsMs / (wallMs * availableParallelism()), 3),
+    cores: availableParallelism(),
+  };
+}
+
 const perSession = (after, before, count) => ({
   rssKb: round((after.rssKb - before.rssKb) / count, 1),
   heapKb: round((after.heapUsedKb - before.heapUsedKb) / count, 1),
@@ -159,6 +179,7 @@ export async function measureOpenSessions(
       running: () => running,
       countProcesses: () => claudeUnder(daemon.pid).count,
     });
+    const cpuBefore = processTreeCpuMs(daemon.pid);
     const burstStarted = performance.now();
     const results = await Promise.all(
       followed.map((session) => followedTurn(client, session, turnPrompt(turnDeltas), 600_000)),
@@ -166,6 +187,7 @@ export async function measureOpenSessions(
       running = false;
     });
     const burstMs = performance.now() - burstStarted;
+    const burstCpu = cpuOver(cpuBefore, processTreeCpuMs(daemon.pid), burstMs, turns);
     const burstLoop = await loopDelay(daemon, 'loop-stop');
     const metrics = await scrapeMetrics(daemon);
     const duringTurns = await sampling;
@@ -174,7 +196,7 @@ export async function measureOpenSessions(
     const positions = [...new Set(queued.map((result) => result.queuedPosition))].sort((a, b) => a - b);
     log(
       `bench: sessions: ${turns} turns at once, ${maxProcesses} processes: all completed in ${round(burstMs / 1000, 2)} s; ${queued.length} queued (positions ${positions[0] ?? '-'}..${positions.at(-1) ?? '-'}, ${positions.length} distinct); ` +
-        `fan-out publish -> follower p50 ${fanOut.p50} p99 ${fanOut.p99} ms (${fanOut.count} events, ${fanOut.missing} missing); event-loop delay p99 ${burstLoop?.p99} ms (metrics ${round(metrics.nodejs_eventloop_lag_p99_seconds * 1000, 1)} ms); most claude processes ${duringTurns.mostProcesses}`,
+        `fan-out publish -> follower p50 ${fanOut.p50} p99 ${fanOut.p99} ms (${fanOut.count} events, ${fanOut.missing} missing); event-loop delay p99 ${burstLoop?.p99} ms (metrics ${round(metrics.nodejs_eventloop_lag_p99_seconds * 1000, 1)} ms); most claude processes ${duringTurns.mostProcesses}; CPU: the agents ${round(burstCpu.agentsMs / 1000, 1)} s, the daemon ${round(burstCpu.daemonMs / 1000, 1)} s, the agents had ${round(burstCpu.agentsShareOfCores * 100, 1)} % of the cores`,
     );
 
     // Every followed session's process goes after idleReleaseMs: then all N sessions are idle with none.
@@ -267,6 +289,7 @@ export async function measureOpenSessions(
         turnCompleted: spread(results.slice(0, turns).map((result) => result.completedMs)),
         waitForProcess: spread(results.slice(0, turns).map((result) => result.waitForProcessMs)),
         queued: { count: queued.length, positions },
+        cpu: burstCpu,
       },
       fanOut,
       loopDelay: {

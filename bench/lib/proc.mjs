@@ -118,15 +118,22 @@ export function rssKb(pid = 'self') {
 }
 
 /**
- * CPU of this process tree, in ms: this process (with the children it has reaped: cutime and
- * cstime) plus every live descendant. The machine's busy time minus this is other people's work.
+ * CPU of a process and of everything under it, in ms: `ownMs` its own threads; `descendantsMs` the
+ * children it has reaped (cutime and cstime, with what they reaped) plus every live descendant.
+ * NaN for both once the process is gone.
  */
+export function processTreeCpuMs(pid) {
+  const root = readProcessStatus(pid);
+  if (root === undefined) return { ownMs: NaN, descendantsMs: NaN };
+  let descendantsMs = ticksToMs(root.waitedChildrenCpuTicks);
+  for (const { pid: descendant } of snapshotDescendants(pid)) descendantsMs += processCpuMs(descendant) || 0;
+  return { ownMs: ticksToMs(root.cpuTicks), descendantsMs };
+}
+
+/** CPU of this process tree, in ms. The machine's busy time minus this is other people's work. */
 export function treeCpuMs() {
-  const self = readProcessStatus(process.pid);
-  if (self === undefined) return NaN;
-  let total = ticksToMs(self.cpuTicks + self.waitedChildrenCpuTicks);
-  for (const { pid } of snapshotDescendants(process.pid)) total += processCpuMs(pid) || 0;
-  return total;
+  const { ownMs, descendantsMs } = processTreeCpuMs(process.pid);
+  return ownMs + descendantsMs;
 }
 
 /** Number of open file descriptors of this process. */
