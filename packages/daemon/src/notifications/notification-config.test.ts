@@ -15,14 +15,15 @@ async function agentErrorOf(promise: Promise<unknown>): Promise<AgentError> {
   return error;
 }
 
-let directory: string | undefined;
+// Every folder a test made: some tests write more than one config file.
+const directories: string[] = [];
 afterEach(async () => {
-  if (directory) await rm(directory, { recursive: true, force: true });
-  directory = undefined;
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
 
 async function configFile(content: unknown): Promise<string> {
-  directory = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-config-'));
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-config-'));
+  directories.push(directory);
   const file = path.join(directory, 'notify.json');
   await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
