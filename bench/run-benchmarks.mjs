@@ -18,11 +18,10 @@
 //
 // Usage: ./dev npm run bench
 //        ./dev node bench/run-benchmarks.mjs [--scenarios LIST] [--soak] [--repetitions N] [--deltas N] [--transport-repetitions N] [--no-store] [--no-wait] [--output file]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup.mjs';
 import { loadAverage } from './lib/proc.mjs';
@@ -48,6 +47,7 @@ import { measureAcp, summarizeAcp } from './lib/acp-comparison.mjs';
 import { measurePeers, peerTableLines, summarizePeers } from './lib/peer-comparison.mjs';
 import { measureStoreScaleOut } from './lib/store-scale-out.mjs';
 import { storeScaleOutLines } from './lib/store-scale-out-report.mjs';
+import { startFakeApiProcess } from './lib/fake-api-process.mjs';
 import { measureOpenSessions } from './lib/open-sessions.mjs';
 import { openSessionsReportLines } from './lib/open-sessions-report.mjs';
 
@@ -221,42 +221,6 @@ function parseArguments(argv) {
   return options;
 }
 
-/** The fake API in its own process; resolves once it printed its URL. */
-async function startFakeApiProcess(deltas) {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bench', 'fake-api-server.mjs')], {
-    cwd: repoRoot,
-    env: { ...process.env, BENCH_DELTAS: String(deltas) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  try {
-    const info = await new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error('the fake API process did not report its URL within 15 s')),
-        15_000,
-      );
-      child.once('error', (error) => reject(new Error(`could not start the fake API process: ${error.message}`)));
-      child.once('exit', (code) => reject(new Error(`the fake API process exited early (code ${code})`)));
-      createInterface({ input: child.stdout }).once('line', (line) => {
-        clearTimeout(timer);
-        resolve(JSON.parse(line));
-      });
-    });
-    return {
-      ...info,
-      async stop() {
-        child.stdin.end();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      },
-    };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
-
 function claudeVersion(claudePath, environment) {
   const result = spawnSync(claudePath, ['--version'], { env: environment, encoding: 'utf8', timeout: 20_000 });
   return (result.stdout ?? '').trim() || 'unknown';
@@ -335,7 +299,7 @@ async function main() {
   const selected = (name) => options.scenarios.includes(name);
   let api;
   try {
-    api = await startFakeApiProcess(options.deltas);
+    api = await startFakeApiProcess(repoRoot, options.deltas);
     const environment = await baseEnvironment({ root, apiUrl: api.url });
     const common = { claudePath, environment, workspace, prompt, apiPid: api.pid, turns: 2 };
     const machine = {

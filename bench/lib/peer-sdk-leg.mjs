@@ -19,19 +19,24 @@ import {
 import { childrenOf, commandLine } from './proc.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
-/** Streaming input: user messages pushed one at a time; end() closes stdin. */
-function inputQueue() {
+/**
+ * Streaming input: user messages pushed one at a time; end() closes stdin. `record` sees each message
+ * before it is queued (a host keeping a log of its own).
+ */
+export function inputQueue(record) {
   const waiting = [];
   let wake;
   let ended = false;
   return {
     push(text) {
-      waiting.push({
+      const message = {
         type: 'user',
         message: { role: 'user', content: text },
         parent_tool_use_id: null,
         session_id: '',
-      });
+      };
+      record?.(message);
+      waiting.push(message);
       wake?.();
     },
     end() {
@@ -48,11 +53,12 @@ function inputQueue() {
   };
 }
 
-/** Reads a Query's messages into a turn timer; resolves when the Query ends. */
-function consume(q) {
+/** Reads a Query's messages into a turn timer (each seen by `record` first); resolves when the Query ends. */
+export function consume(q, record) {
   const timer = peerTurnTimer();
   const done = (async () => {
     for await (const message of q) {
+      record?.(message);
       if (message.type === 'stream_event') {
         if (isTextDeltaFrame(message)) timer.delta();
       } else if (message.type === 'result') timer.result(message.is_error ? message : null);
@@ -66,26 +72,26 @@ function consume(q) {
 }
 
 /** A new query() with streaming input and its first prompt sent: the Query, and that turn timed from the call. */
-function startQuery(options, prompt) {
-  const input = inputQueue();
+export function startQuery(options, prompt, record) {
+  const input = inputQueue(record);
   const start = performance.now();
   const q = query({ prompt: input, options });
-  const { timer, done } = consume(q);
+  const { timer, done } = consume(q, record);
   const first = timer.turn(start);
   input.push(prompt);
   return { q, input, timer, done, first };
 }
 
-async function endQuery(q, input, done) {
+export async function endQuery(q, input, done) {
   input.end();
   const kill = setTimeout(() => q.close(), 5_000);
   await done;
   clearTimeout(kill);
 }
 
-export async function runSdkPeerLeg(context) {
-  const { claudePath, rawEnv, workspace, prompt, short, slow } = context;
-  const options = {
+/** query()'s options for the leg: the bench's claude binary with the raw loop's environment. */
+export function sdkOptions({ claudePath, rawEnv, workspace }) {
+  return {
     pathToClaudeCodeExecutable: claudePath,
     env: rawEnv,
     cwd: workspace,
@@ -95,6 +101,11 @@ export async function runSdkPeerLeg(context) {
     systemPrompt: { type: 'preset', preset: 'claude_code' },
     stderr: () => {},
   };
+}
+
+export async function runSdkPeerLeg(context) {
+  const { prompt, short, slow } = context;
+  const options = sdkOptions(context);
   const result = {};
   // (a) cold: query() + the prompt → first delta, → result; (d) RSS after it; (b, c) a warm turn.
   const { q, input, timer, done, first } = startQuery(options, prompt);
@@ -112,31 +123,36 @@ export async function runSdkPeerLeg(context) {
     input.push(prompt);
     return turn;
   });
+  Object.assign(result, await measureSdkShortTurnsAndStops({ q, input, timer }, { short, slow }));
+  await endQuery(q, input, done);
+  result.secondCold = await measureSdkSecondSession(options, prompt);
+  return { ...result, ...(await measureSdkPrewarmed(context, options)) };
+}
+
+/**
+ * (h) the warm short turns, then (f) interrupt() right after the first delta of a slow turn → its
+ * result: the first stop, then the next ones, each after a short turn.
+ */
+export async function measureSdkShortTurnsAndStops({ q, input, timer }, { short, slow }) {
   const shortTurn = () => {
     const turn = timer.turn(performance.now());
     input.push(short);
     return turn;
   };
-  result.warmShort = await measureShortTurns(shortTurn);
-  // (f) interrupt() right after the first delta of a slow turn → its result.
-  Object.assign(
-    result,
-    await measureInterrupts(async () => {
-      let interruptStart;
-      const interrupted = timer.turn(performance.now(), {
-        onFirstDelta: () => {
-          interruptStart = performance.now();
-          q.interrupt().catch(() => {});
-        },
-        allowError: true,
-      });
-      input.push(slow);
-      return (await interrupted).endedAt - interruptStart;
-    }, shortTurn),
-  );
-  await endQuery(q, input, done);
-  result.secondCold = await measureSdkSecondSession(options, prompt);
-  return { ...result, ...(await measureSdkPrewarmed(context, options)) };
+  const warmShort = await measureShortTurns(shortTurn);
+  const stops = await measureInterrupts(async () => {
+    let interruptStart;
+    const interrupted = timer.turn(performance.now(), {
+      onFirstDelta: () => {
+        interruptStart = performance.now();
+        q.interrupt().catch(() => {});
+      },
+      allowError: true,
+    });
+    input.push(slow);
+    return (await interrupted).endedAt - interruptStart;
+  }, shortTurn);
+  return { warmShort, ...stops };
 }
 
 /** (g) the host's second session: a new query() (its first one ended), its claude cold, in the same folder. */

@@ -39,26 +39,7 @@ export async function runTetherPeerLeg(context) {
       const steadyDeltas = watch.events.slice(steadyMark).filter((entry) => isDelta(turn.runId)(entry.event)).length;
       return { turnMs: turn.turnMs, deltas: steadyDeltas };
     });
-    const shortTurn = () => tetherTurn(tether.runtime, watch, sessionId, short);
-    result.warmShort = await measureShortTurns(shortTurn);
-    // (f) interruptRun when the first delta of a slow turn is delivered → run.completed delivered.
-    Object.assign(
-      result,
-      await measureInterrupts(async () => {
-        const slowMark = watch.mark();
-        const { runId } = await tether.runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
-        await watch.waitFor(isDelta(runId), slowMark);
-        const interruptStart = performance.now();
-        await tether.runtime.interruptRun({ sessionId, runId });
-        const completed = await watch.waitFor(
-          (event) => event.type === 'run.completed' && event.runId === runId,
-          slowMark,
-        );
-        if (completed.event.outcome !== 'interrupted')
-          throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
-        return completed.at - interruptStart;
-      }, shortTurn),
-    );
+    Object.assign(result, await measureTetherShortTurnsAndStops(tether.runtime, watch, sessionId, { short, slow }));
     // (g) the host's second session: the first closed (its process ended), a new one opened in the same
     // folder, its CLI cold; the runtime's own code has run once already.
     const firstPid = watch.latestPid();
@@ -71,6 +52,27 @@ export async function runTetherPeerLeg(context) {
   }
   if (warmPool) result.prewarmed = await measureTetherPrewarmed(context);
   return result;
+}
+
+/**
+ * (h) the warm short turns, then (f) interruptRun when the first delta of a slow turn is delivered →
+ * run.completed delivered: the first stop, then the next ones, each after a short turn.
+ */
+export async function measureTetherShortTurnsAndStops(runtime, watch, sessionId, { short, slow }) {
+  const shortTurn = () => tetherTurn(runtime, watch, sessionId, short);
+  const warmShort = await measureShortTurns(shortTurn);
+  const stops = await measureInterrupts(async () => {
+    const slowMark = watch.mark();
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
+    await watch.waitFor(isDelta(runId), slowMark);
+    const interruptStart = performance.now();
+    await runtime.interruptRun({ sessionId, runId });
+    const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, slowMark);
+    if (completed.event.outcome !== 'interrupted')
+      throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
+    return completed.at - interruptStart;
+  }, shortTurn);
+  return { warmShort, ...stops };
 }
 
 async function measureTetherSecondSession(tether, directory, prompt) {
