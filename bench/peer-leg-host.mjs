@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One leg of the peers scenario (bench/lib/peer-comparison.mjs) in a host process of its own, so
+// One leg of the peers scenario (bench/lib/peer-comparison.mjs, or bench/durable-log-comparison.mjs) in a host process of its own, so
 // its CPU and RSS are the driver's alone: reads the context as JSON on stdin, runs the named leg,
 // prints its result as one JSON line. Only the leg's own driver is imported.
 import { text } from 'node:stream/consumers';
@@ -9,6 +9,10 @@ const drivers = {
   sdk: async () => (await import('./lib/peer-sdk-leg.mjs')).runSdkPeerLeg,
   tether: async () => (await import('./lib/peer-tether-leg.mjs')).runTetherPeerLeg,
   acp: async () => (await import('./lib/peer-acp-leg.mjs')).runAcpPeerLeg,
+  // bench/durable-log-comparison.mjs: short turns and stops only.
+  'sdk-short': async () => (await import('./lib/durable-log-legs.mjs')).runSdkShortLeg,
+  'sdk-durable-short': async () => (await import('./lib/durable-log-legs.mjs')).runSdkDurableShortLeg,
+  'tether-short': async () => (await import('./lib/durable-log-legs.mjs')).runTetherShortLeg,
 };
 
 try {

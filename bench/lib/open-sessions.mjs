@@ -116,13 +116,14 @@ async function loopDelay(daemon, type) {
 function cpuOver(before, after, wallMs, turns) {
   const agentsMs = after.descendantsMs - before.descendantsMs;
   const daemonMs = after.ownMs - before.ownMs;
+  const cores = availableParallelism();
   return {
     agentsMs: round(agentsMs),
     daemonMs: round(daemonMs),
     agentsMsPerTurn: round(agentsMs / turns),
     daemonMsPerTurn: round(daemonMs / turns, 1),
-    agentsShareOfCores: round(agentsMs / (wallMs * availableParallelism()), 3),
-    cores: availableParallelism(),
+    agentsShareOfCores: round(agentsMs / (wallMs * cores), 3),
+    cores,
   };
 }
 

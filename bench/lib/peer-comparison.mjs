@@ -33,7 +33,8 @@ import { bootstrapMedianInterval, summarize } from './stats.mjs';
 export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
 const legTimeoutMs = 180_000;
 
-async function runLegProcess(leg, context, repoRoot) {
+/** One leg in a fresh host (bench/peer-leg-host.mjs): its context in on stdin, its result back as one JSON line. */
+export async function runLegProcess(leg, context, repoRoot) {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bench', 'peer-leg-host.mjs')], {
     cwd: repoRoot,
     env: process.env,
