@@ -58,6 +58,50 @@ it('reads back the last committed session record across progress-only, full and 
   expect(await store.getSession(sessionId)).toEqual(after);
 });
 
+// A commit writes only the columns whose fields changed (session-updates.ts): a run's end (state,
+// last run, usage), a field that is gone, an object replaced. Each must read back as committed, in
+// the listing by state too, and after the store is reopened (from the row, not from memory).
+it('reads back a session whose commits changed a few fields each, in its listing and after a reopen', async () => {
+  const base = sampleUnit(1, 1);
+  const withLimits = {
+    ...sessionRecord(1),
+    limits: {
+      available: false,
+      unavailableReason: 'api_key_account',
+      windows: [],
+      reportedAt: '2025-01-02T03:04:05.500Z',
+    },
+  };
+  await store.commit({ ...base, sessions: [withLimits] });
+  const ended = {
+    ...withLimits,
+    lastSeq: 2,
+    state: 'idle' as const,
+    activeRunId: null,
+    lastRun: { runId: base.runs[0]!.runId, outcome: 'succeeded' as const, completedAt: '2025-01-02T03:04:06.000Z' },
+    usage: { ...withLimits.usage, inputTokens: 10, outputTokens: 5 },
+    updatedAt: '2025-01-02T03:04:06.000Z',
+  };
+  await store.commit({ ...base, events: messageDeltas(2, 2), sessions: [ended], receipts: [] });
+  expect(await store.getSession(sessionId)).toEqual(ended);
+  expect(await store.listSessions({ limit: 10, state: 'idle' })).toEqual([ended]);
+  expect(await store.listSessions({ limit: 10, state: 'running' })).toEqual([]);
+  const { limits: _limits, ...withoutLimits } = ended;
+  const moved = {
+    ...withoutLimits,
+    lastSeq: 3,
+    workspace: { kind: 'directory' as const, path: '/work/other' },
+    title: 'Moved',
+  };
+  await store.commit({ ...base, events: messageDeltas(3, 3), sessions: [moved], receipts: [] });
+  const expected = moved;
+  expect(await store.getSession(sessionId)).toEqual(expected);
+  await store.close();
+  store = await openSqliteStore({ dataDir: path.join(directory.path, 'data') });
+  expect(await store.getSession(sessionId)).toEqual(expected);
+  expect(await store.countSessionsByState()).toEqual({ idle: 1, running: 0, waiting: 0, closed: 0 });
+});
+
 // What the store remembers of the sessions it wrote is bounded (a long-running daemon writes many);
 // a session it forgot is read from the database again, and checked as strictly.
 it('keeps checking and writing a session it has forgotten after many others were written', async () => {

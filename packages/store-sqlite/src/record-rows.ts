@@ -19,42 +19,77 @@ interface BlobRow {
   readonly bytes: Uint8Array;
 }
 
-type NamedParameters = Record<string, SQLInputValue>;
+export type NamedParameters = Record<string, SQLInputValue>;
 
 function jsonOrNull(value: object | null | undefined): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-export function sessionParameters(session: SessionRecord): NamedParameters {
-  return {
-    sessionId: session.sessionId,
-    provider: session.provider,
-    workspace: JSON.stringify(session.workspace),
-    configuration: JSON.stringify(session.configuration),
-    ephemeral: session.ephemeral ? 1 : 0,
-    redactInput: session.redactInput ? 1 : 0,
-    state: session.state,
-    activeRunId: session.activeRunId,
-    permissionMode: session.permissionMode,
-    model: session.model,
-    liveProcess: jsonOrNull(session.liveProcess),
-    providerSessionId: session.providerSessionId,
-    usage: JSON.stringify(session.usage),
-    title: session.title,
-    lastRunId: session.lastRun?.runId ?? null,
-    lastRunOutcome: session.lastRun?.outcome ?? null,
-    lastRunCompletedAt: session.lastRun?.completedAt ?? null,
-    lastSeq: session.lastSeq,
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
-    lastActivityAt: session.lastActivityAt,
-    forkedFrom: jsonOrNull(session.forkedFrom),
-    copyConversation: jsonOrNull(session.copyConversation),
-    workspaceStatus: jsonOrNull(session.workspaceStatus),
-    queuedInputs: jsonOrNull(session.queuedInputs),
-    limits: jsonOrNull(session.limits),
-    contextUsage: jsonOrNull(session.contextUsage),
+type FieldParameters = (session: SessionRecord, parameters: NamedParameters) => void;
+type Field = keyof SessionRecord;
+
+const plain =
+  (field: Field): FieldParameters =>
+  (session, parameters) => {
+    parameters[field] = (session[field] ?? null) as SQLInputValue;
   };
+const flag =
+  (field: Field): FieldParameters =>
+  (session, parameters) => {
+    parameters[field] = session[field] ? 1 : 0;
+  };
+const json =
+  (field: Field): FieldParameters =>
+  (session, parameters) => {
+    parameters[field] = jsonOrNull(session[field] as object | null | undefined);
+  };
+
+/**
+ * Each session field's columns, as named parameters: a parameter is its column's name in camelCase
+ * (columnOf). A commit that changes a few fields binds and writes only theirs (session-updates.ts).
+ */
+export const sessionFieldParameters: { readonly [Name in keyof Required<SessionRecord>]: FieldParameters } = {
+  sessionId: plain('sessionId'),
+  provider: plain('provider'),
+  workspace: json('workspace'),
+  configuration: json('configuration'),
+  ephemeral: flag('ephemeral'),
+  redactInput: flag('redactInput'),
+  state: plain('state'),
+  activeRunId: plain('activeRunId'),
+  permissionMode: plain('permissionMode'),
+  model: plain('model'),
+  liveProcess: json('liveProcess'),
+  providerSessionId: plain('providerSessionId'),
+  usage: json('usage'),
+  title: plain('title'),
+  lastRun: (session, parameters) => {
+    parameters['lastRunId'] = session.lastRun?.runId ?? null;
+    parameters['lastRunOutcome'] = session.lastRun?.outcome ?? null;
+    parameters['lastRunCompletedAt'] = session.lastRun?.completedAt ?? null;
+  },
+  lastSeq: plain('lastSeq'),
+  createdAt: plain('createdAt'),
+  updatedAt: plain('updatedAt'),
+  lastActivityAt: plain('lastActivityAt'),
+  forkedFrom: json('forkedFrom'),
+  copyConversation: json('copyConversation'),
+  workspaceStatus: json('workspaceStatus'),
+  queuedInputs: json('queuedInputs'),
+  limits: json('limits'),
+  contextUsage: json('contextUsage'),
+};
+
+/** The column a session parameter is written to: its name in snake case. */
+export function columnOf(parameter: string): string {
+  return parameter.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** Every column of the session's row, for the upsert that writes it whole. */
+export function sessionParameters(session: SessionRecord): NamedParameters {
+  const parameters: NamedParameters = {};
+  for (const write of Object.values(sessionFieldParameters)) write(session, parameters);
+  return parameters;
 }
 
 /** The columns the session listing indexes cover that change over a session's life (see store-statements.ts). */
@@ -66,18 +101,19 @@ export function sessionListingParameters(session: SessionRecord): NamedParameter
   };
 }
 
-export function runParameters(run: RunRecord): NamedParameters {
-  return {
-    runId: run.runId,
-    sessionId: run.sessionId,
-    status: run.status,
-    outcome: run.outcome,
-    error: jsonOrNull(run.error),
-    usage: jsonOrNull(run.usage),
-    startedAt: run.startedAt,
-    completedAt: run.completedAt,
-    checkpoint: jsonOrNull(run.checkpoint),
-  };
+/** A run's columns in the order of runColumns (store-statements.ts), bound by position: it is written at every run's start and end. */
+export function runParameters(run: RunRecord): SQLInputValue[] {
+  return [
+    run.runId,
+    run.sessionId,
+    run.status,
+    run.outcome,
+    jsonOrNull(run.error),
+    jsonOrNull(run.usage),
+    run.startedAt,
+    run.completedAt,
+    jsonOrNull(run.checkpoint),
+  ];
 }
 
 export function interactionParameters(interaction: InteractionRecord): NamedParameters {

@@ -16,6 +16,7 @@ import {
   sessionParameters,
 } from './record-rows.js';
 import { guardStore, storeFailure } from './store-failure.js';
+import { SessionUpdates } from './session-updates.js';
 import { prepareStatements, type StoreStatements } from './store-statements.js';
 import { inImmediateTransaction } from './transaction.js';
 
@@ -58,23 +59,6 @@ function remember<Value>(memory: Map<string, Value>, key: string, value: Value):
 /** Each session's record as this connection last wrote it. */
 type StoredSessions = Map<string, SessionRecord>;
 
-/** The fields a streamed turn's commits change; a session whose other fields are as stored gets only these. */
-const progressFields = new Set(['lastSeq', 'updatedAt', 'lastActivityAt']);
-
-/**
- * Whether `next` differs from the record last written only in its progress. Records are never changed
- * in place (the runtime copies one to change it), so a field holding the same value or object is
- * unchanged: no column is serialized to find out, which a streamed turn's every commit did. A field
- * whose object was replaced by an equal one counts as changed (the whole row is written; still right).
- */
-function progressOnly(stored: SessionRecord, next: SessionRecord): boolean {
-  const before = stored as unknown as Record<string, unknown>;
-  const after = next as unknown as Record<string, unknown>;
-  for (const field in after) if (!progressFields.has(field) && after[field] !== before[field]) return false;
-  for (const field in before) if (!(field in after)) return false;
-  return true;
-}
-
 /**
  * Refuses (before any write) events that do not continue each session's stored sequence exactly;
  * returns each session's last seq once they are stored.
@@ -109,6 +93,7 @@ interface Written {
 
 function writeUnit(
   statements: StoreStatements,
+  sessionUpdates: SessionUpdates,
   stored: { seqs: StoredSeqs; sessions: StoredSessions },
   unit: CommitUnit,
 ): Written {
@@ -119,20 +104,13 @@ function writeUnit(
   const sessions = new Map<string, SessionRecord>();
   for (const session of unit.sessions) {
     const before = stored.sessions.get(session.sessionId);
-    if (before && progressOnly(before, session)) {
-      statements.updateSessionProgress.run(
-        session.lastSeq,
-        session.updatedAt,
-        session.lastActivityAt,
-        session.sessionId,
-      );
-    } else {
+    if (!before || !sessionUpdates.write(before, session)) {
       statements.upsertSession.run(sessionParameters(session));
       statements.updateSessionListingColumns.run(sessionListingParameters(session));
     }
     sessions.set(session.sessionId, session);
   }
-  for (const run of unit.runs) statements.upsertRun.run(runParameters(run));
+  for (const run of unit.runs) statements.upsertRun.run(...runParameters(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
     statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);
@@ -181,6 +159,7 @@ function countSessionsByState(statements: StoreStatements): SessionCounts {
 export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
   const { database, lock } = parts;
   const statements = prepareStatements(database);
+  const sessionUpdates = new SessionUpdates(database);
   const storedSeqs: StoredSeqs = new Map();
   const storedSessions: StoredSessions = new Map();
   const idleCheckpoint = new IdleCheckpoint(database);
@@ -249,7 +228,7 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
     commit: (unit) =>
       use('write the change; nothing was written', () => {
         const written = inImmediateTransaction(database, () =>
-          writeUnit(statements, { seqs: storedSeqs, sessions: storedSessions }, unit),
+          writeUnit(statements, sessionUpdates, { seqs: storedSeqs, sessions: storedSessions }, unit),
         );
         // Only what was committed: a unit rolled back leaves the known seqs and rows as they were.
         for (const [sessionId, seq] of written.lastSeqs) remember(storedSeqs, sessionId, seq);

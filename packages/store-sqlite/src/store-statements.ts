@@ -5,7 +5,6 @@ export interface StoreStatements {
   readonly insertEvent: StatementSync;
   readonly upsertSession: StatementSync;
   readonly updateSessionListingColumns: StatementSync;
-  readonly updateSessionProgress: StatementSync;
   readonly upsertRun: StatementSync;
   readonly upsertInteraction: StatementSync;
   readonly upsertReceipt: StatementSync;
@@ -84,17 +83,14 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
     updateSessionListingColumns: database.prepare(`
       UPDATE sessions SET state = $state, live_process = $liveProcess
       WHERE session_id = $sessionId AND (state IS NOT $state OR live_process IS NOT $liveProcess)`),
-    // A streamed turn's commits move only these columns: one short UPDATE instead of the upsert's
-    // 27 named parameters and the listing check (see sqlite-store.ts, progressOnly).
-    updateSessionProgress: database.prepare(
-      'UPDATE sessions SET last_seq = ?, updated_at = ?, last_activity_at = ? WHERE session_id = ?',
-    ),
+    // A run's session and start are set once (run.started) and never change; naming them here rewrote
+    // the runs_by_session index at every run's end, on the way to publishing it.
     upsertRun: database.prepare(`
       INSERT INTO runs (${runColumns})
-      VALUES ($runId, $sessionId, $status, $outcome, $error, $usage, $startedAt, $completedAt, $checkpoint)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (run_id) DO UPDATE SET
-        session_id = excluded.session_id, status = excluded.status, outcome = excluded.outcome, error = excluded.error,
-        usage = excluded.usage, started_at = excluded.started_at, completed_at = excluded.completed_at,
+        status = excluded.status, outcome = excluded.outcome, error = excluded.error,
+        usage = excluded.usage, completed_at = excluded.completed_at,
         checkpoint = excluded.checkpoint`),
     // position is taken on first insertion only, so an upsert keeps the interaction's place in request order.
     upsertInteraction: database.prepare(`
