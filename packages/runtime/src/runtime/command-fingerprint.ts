@@ -1,22 +1,38 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Command } from '@tether/protocol';
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, entry]) => entry !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonical(entry)}`).join(',')}}`;
+/**
+ * JSON with every object's keys sorted and undefined members left out. Written to build the text in
+ * one pass: it runs on every command before its effects are committed, and the spread, sort and
+ * join of each object's entries it was built with cost as much as the hash.
+ */
+function canonical(value: unknown, skippedKey?: string): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      // As Array.prototype.join writes what JSON cannot hold (undefined): nothing.
+      text += `${index === 0 ? '' : ','}${canonical(value[index]) ?? ''}`;
+    }
+    return `${text}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(record).sort()) {
+    const entry = record[key];
+    if (entry === undefined || key === skippedKey) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonical(entry)}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
 /**
  * Identifies what a command asks for, without its commandId. A hash, so a redacted prompt's
- * text is not kept in the receipts table.
+ * text is not kept in the receipts table. Stored with each receipt, so it must never change for the
+ * same command (command-fingerprint.test.ts holds known values).
  */
 export function fingerprintCommand(command: Command): string {
-  const { commandId: _commandId, ...rest } = command;
-  return createHash('sha256').update(canonical(rest)).digest('hex');
+  return hash('sha256', canonical(command, 'commandId')!);
 }
