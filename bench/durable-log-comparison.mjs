@@ -11,7 +11,9 @@
  *                handles it, one transaction each;
  *   tether       an in-process runtime over SQLite (the peers scenario's Tether leg).
  * Each leg takes two short turns, then the peers legs' 25 short turns and 10 stops. Printed: each
- * leg's medians, and its ratios to the plain SDK leg of the same round (the median over rounds).
+ * leg's medians, and its ratios to the plain SDK leg of the same round (the median over rounds). Then
+ * 20 more of each, timed around the CLI (bench/lib/stdio-timestamps.mjs): the leg's own part of a
+ * turn and of a stop, before claude hears of it and after its result is read, the median over rounds.
  *
  *   ./dev npm run build && ./dev node bench/durable-log-comparison.mjs [--rounds N (9)]
  */
@@ -47,9 +49,13 @@ async function compare(rounds) {
     for (let round = 0; round < rounds; round += 1) {
       const line = [];
       for (const name of names.map((_, index) => names[(index + round) % names.length])) {
-        const { warmShort, firstInterruptMs, interruptMs } = await runLegProcess(legs[name], context, repoRoot);
+        const { warmShort, firstInterruptMs, interruptMs, ownParts } = await runLegProcess(
+          legs[name],
+          context,
+          repoRoot,
+        );
         await killLeftoverProcesses(environment.HOME);
-        const result = { warmShortMs: warmShort.turnMs, firstInterruptMs, interruptMs };
+        const result = { warmShortMs: warmShort.turnMs, firstInterruptMs, interruptMs, ownParts };
         results[name].push(result);
         line.push(`${name} ${figures.map((figure) => result[figure].toFixed(2)).join('/')}`);
       }
@@ -62,6 +68,13 @@ async function compare(rounds) {
       );
       console.log(
         `${name.padEnd(12)} short turn ${medians[0]} ms (x${ratios[0]} the SDK's), first stop ${medians[1]} ms (x${ratios[1]}), next stops ${medians[2]} ms (x${ratios[2]})`,
+      );
+    }
+    console.log('Own part around the CLI (ms; before: call → written to claude; after: result read → end seen):');
+    for (const name of names) {
+      const part = (figure) => median(results[name].map((result) => result.ownParts[figure])).toFixed(3);
+      console.log(
+        `${name.padEnd(12)} short turn ${part('turnBefore')} + ${part('turnAfter')}, stop ${part('stopBefore')} + ${part('stopAfter')}`,
       );
     }
   } finally {
