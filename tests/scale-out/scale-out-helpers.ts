@@ -164,7 +164,7 @@ export class EventFollower {
         throw new Error(
           `no ${what} on ${this.daemon.name}'s stream within ${options.timeoutMs ?? 20_000} ms; it delivered: ${this.events
             .map((event) => `${event.seq}:${event.type}`)
-            .join(' ')}`,
+            .join(' ')}; ${this.daemon.name}'s output ends: ${this.daemon.output().slice(-3000)}`,
         );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
