@@ -37,7 +37,7 @@ export type {
   AppendNotice,
 } from './store/session-coordination.js';
 export { newestFirst } from './store/session-order.js';
-export { storedRowReaders } from './store/stored-rows.js';
+export { runRowColumns, runRowValues, storedRowReaders } from './store/stored-rows.js';
 export type { RowReading } from './store/stored-rows.js';
 export { createTether } from './simple/tether.js';
 export type { Tether, TetherSession, Turn, OpenOptions } from './simple/tether.js';

@@ -1,11 +1,12 @@
 import { AgentError } from '@tether/protocol';
-import type {
-  CommitUnit,
-  SessionCoordination,
-  SessionCounts,
-  SessionPageQuery,
-  SessionRecord,
-  TetherStore,
+import {
+  type CommitUnit,
+  runRowValues,
+  type SessionCoordination,
+  type SessionCounts,
+  type SessionPageQuery,
+  type SessionRecord,
+  type TetherStore,
 } from '@tether/runtime';
 import type { Pool, PoolClient } from 'pg';
 import { advanceEventHeads, plannedAppends, type SessionAppend } from './append-check.js';
@@ -24,7 +25,6 @@ import {
   receiptFromRow,
   receiptParameters,
   runFromRow,
-  runParameters,
   sessionFromRow,
   sessionParameters,
 } from './record-rows.js';
@@ -92,7 +92,7 @@ async function writeUnit(
   await upsertSessions(client, unit.sessions);
   // Named, so each connection prepares a statement once and reuses it for every later commit.
   const upserts: [name: string, text: string, rows: unknown[][]][] = [
-    ['tether-upsert-run', statements.upsertRun, unit.runs.map(runParameters)],
+    ['tether-upsert-run', statements.upsertRun, unit.runs.map(runRowValues)],
     ['tether-upsert-interaction', statements.upsertInteraction, unit.interactions.map(interactionParameters)],
     ['tether-upsert-receipt', statements.upsertReceipt, unit.receipts.map(receiptParameters)],
   ];

@@ -2,7 +2,6 @@ import type { ProtocolEvent, StoredBlob } from '@tether/protocol';
 import {
   type InteractionRecord,
   type RowReading,
-  type RunRecord,
   type SessionRecord,
   type StoredReceipt,
   storedRowReaders,
@@ -89,32 +88,6 @@ export function sessionParameters(session: SessionRecord): unknown[] {
     jsonOrNull(session.queuedInputs),
     jsonOrNull(session.limits),
     jsonOrNull(session.contextUsage),
-  ];
-}
-
-export const runColumns = [
-  'run_id',
-  'session_id',
-  'status',
-  'outcome',
-  'error',
-  'usage',
-  'started_at',
-  'completed_at',
-  'checkpoint',
-] as const;
-
-export function runParameters(run: RunRecord): unknown[] {
-  return [
-    run.runId,
-    run.sessionId,
-    run.status,
-    run.outcome,
-    jsonOrNull(run.error),
-    jsonOrNull(run.usage),
-    run.startedAt,
-    run.completedAt,
-    jsonOrNull(run.checkpoint),
   ];
 }
 

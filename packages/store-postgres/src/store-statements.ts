@@ -1,4 +1,5 @@
-import { interactionColumns, runColumns, sessionColumns } from './record-rows.js';
+import { runRowColumns as runColumns } from '@tether/runtime';
+import { interactionColumns, sessionColumns } from './record-rows.js';
 
 /** `($1, …, $n)` for each of `rows` rows of `columns` parameters, numbered on from row to row. */
 function placeholders(columns: number, rows = 1): string {

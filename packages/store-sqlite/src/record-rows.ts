@@ -1,11 +1,5 @@
 import type { StoredBlob } from '@tether/protocol';
-import {
-  type InteractionRecord,
-  type RowReading,
-  type RunRecord,
-  type SessionRecord,
-  storedRowReaders,
-} from '@tether/runtime';
+import { type InteractionRecord, type RowReading, type SessionRecord, storedRowReaders } from '@tether/runtime';
 import type { SQLInputValue } from 'node:sqlite';
 
 // JSON columns are text here; the runtime's readers report one that does not parse as a corrupted row.
@@ -99,21 +93,6 @@ export function sessionListingParameters(session: SessionRecord): NamedParameter
     state: session.state,
     liveProcess: jsonOrNull(session.liveProcess),
   };
-}
-
-/** A run's columns in the order of runColumns (store-statements.ts), bound by position: it is written at every run's start and end. */
-export function runParameters(run: RunRecord): SQLInputValue[] {
-  return [
-    run.runId,
-    run.sessionId,
-    run.status,
-    run.outcome,
-    jsonOrNull(run.error),
-    jsonOrNull(run.usage),
-    run.startedAt,
-    run.completedAt,
-    jsonOrNull(run.checkpoint),
-  ];
 }
 
 export function interactionParameters(interaction: InteractionRecord): NamedParameters {

@@ -1,6 +1,13 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { ProtocolEvent } from '@tether/protocol';
-import type { CommitUnit, SessionCounts, SessionPageQuery, SessionRecord, TetherStore } from '@tether/runtime';
+import {
+  type CommitUnit,
+  runRowValues,
+  type SessionCounts,
+  type SessionPageQuery,
+  type SessionRecord,
+  type TetherStore,
+} from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
 import { IdleCheckpoint } from './idle-checkpoint.js';
 import {
@@ -10,7 +17,6 @@ import {
   interactionParameters,
   receiptFromRow,
   runFromRow,
-  runParameters,
   sessionFromRow,
   sessionListingParameters,
   sessionParameters,
@@ -110,7 +116,7 @@ function writeUnit(
     }
     sessions.set(session.sessionId, session);
   }
-  for (const run of unit.runs) statements.upsertRun.run(...runParameters(run));
+  for (const run of unit.runs) statements.upsertRun.run(...runRowValues(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
   for (const receipt of unit.receipts) {
     statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);

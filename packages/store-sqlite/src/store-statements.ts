@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { runRowColumns } from '@tether/runtime';
 
 export interface StoreStatements {
   readonly lastSeq: StatementSync;
@@ -31,7 +32,7 @@ export interface StoreStatements {
 
 const sessionColumns =
   'session_id, provider, workspace, configuration, ephemeral, redact_input, state, active_run_id, permission_mode, model, live_process, provider_session_id, usage, title, last_run_id, last_run_outcome, last_run_completed_at, last_seq, created_at, updated_at, last_activity_at, forked_from, copy_conversation, workspace_status, queued_inputs, limits, context_usage';
-const runColumns = 'run_id, session_id, status, outcome, error, usage, started_at, completed_at, checkpoint';
+const runColumns = runRowColumns.join(', ');
 const interactionColumns = 'session_id, interaction_ref, run_id, status, request, requested_at, settled_at';
 
 /** Prepared once per open store and reused: commit is on the hot path of every streamed event. */

@@ -243,6 +243,38 @@ function readEventRow(row: unknown, reading: RowReading): ProtocolEvent {
   return event as ProtocolEvent;
 }
 
+/** A run's columns, as both database stores keep them, in the order of runRowValues. */
+export const runRowColumns = [
+  'run_id',
+  'session_id',
+  'status',
+  'outcome',
+  'error',
+  'usage',
+  'started_at',
+  'completed_at',
+  'checkpoint',
+] as const;
+
+function jsonTextOrNull(value: object | null | undefined): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** A run's row, the values of runRowColumns in order, its JSON columns as text (the reverse of readRunRow). */
+export function runRowValues(run: RunRecord): (string | null)[] {
+  return [
+    run.runId,
+    run.sessionId,
+    run.status,
+    run.outcome,
+    jsonTextOrNull(run.error),
+    jsonTextOrNull(run.usage),
+    run.startedAt,
+    run.completedAt,
+    jsonTextOrNull(run.checkpoint),
+  ];
+}
+
 /** The readers of a store's rows, each turning a row into its record or refusing it as corrupted_row. */
 export function storedRowReaders(reading: RowReading) {
   return {
