@@ -7,8 +7,8 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
-import { endQuery, measureSdkShortTurnsAndStops, sdkOptions, startQuery } from './peer-sdk-leg.mjs';
-import { measureTetherShortTurnsAndStops } from './peer-tether-leg.mjs';
+import { endQuery, measureSdkShortTurnsAndStops, sdkOptions, sdkStop, startQuery } from './peer-sdk-leg.mjs';
+import { measureTetherShortTurnsAndStops, tetherStop } from './peer-tether-leg.mjs';
 import { median } from './stats.mjs';
 import { installStdioTimestamps, restartStdioTimestamps, stdioTimestamp } from './stdio-timestamps.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
@@ -39,17 +39,8 @@ async function sdkOwnParts({ q, input, timer }, { short, slow }) {
     const turn = timer.turn(start);
     input.push(short);
     parts.add('turn', start, (await turn).endedAt);
-    let stopStart;
-    const stopped = timer.turn(performance.now(), {
-      onFirstDelta: () => {
-        restartStdioTimestamps();
-        stopStart = performance.now();
-        q.interrupt().catch(() => {});
-      },
-      allowError: true,
-    });
-    input.push(slow);
-    parts.add('stop', stopStart, (await stopped).endedAt);
+    const stop = await sdkStop({ q, input, timer }, slow, restartStdioTimestamps);
+    parts.add('stop', stop.startedAt, stop.endedAt);
   }
   return parts.medians();
 }
@@ -60,14 +51,8 @@ async function tetherOwnParts(runtime, watch, sessionId, { short, slow }) {
     restartStdioTimestamps();
     const start = performance.now();
     parts.add('turn', start, (await tetherTurn(runtime, watch, sessionId, short, { start })).completedAt);
-    const mark = watch.mark();
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
-    await watch.waitFor((event) => event.type === 'run.message_delta' && event.runId === runId, mark);
-    restartStdioTimestamps();
-    const stopStart = performance.now();
-    await runtime.interruptRun({ sessionId, runId });
-    const ended = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, mark);
-    parts.add('stop', stopStart, ended.at);
+    const stop = await tetherStop(runtime, watch, sessionId, slow, restartStdioTimestamps);
+    parts.add('stop', stop.startedAt, stop.endedAt);
   }
   return parts.medians();
 }

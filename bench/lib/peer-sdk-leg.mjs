@@ -141,18 +141,29 @@ export async function measureSdkShortTurnsAndStops({ q, input, timer }, { short,
   };
   const warmShort = await measureShortTurns(shortTurn);
   const stops = await measureInterrupts(async () => {
-    let interruptStart;
-    const interrupted = timer.turn(performance.now(), {
-      onFirstDelta: () => {
-        interruptStart = performance.now();
-        q.interrupt().catch(() => {});
-      },
-      allowError: true,
-    });
-    input.push(slow);
-    return (await interrupted).endedAt - interruptStart;
+    const { startedAt, endedAt } = await sdkStop({ q, input, timer }, slow);
+    return endedAt - startedAt;
   }, shortTurn);
   return { warmShort, ...stops };
+}
+
+/**
+ * A slow turn stopped by interrupt() at its first delta: when the stop was asked (`beforeStop` runs
+ * right before) and when its result was read.
+ */
+export async function sdkStop({ q, input, timer }, slow, beforeStop = () => {}) {
+  let startedAt;
+  const interrupted = timer.turn(performance.now(), {
+    onFirstDelta: () => {
+      beforeStop();
+      startedAt = performance.now();
+      q.interrupt().catch(() => {});
+    },
+    allowError: true,
+  });
+  input.push(slow);
+  const { endedAt } = await interrupted;
+  return { startedAt, endedAt };
 }
 
 /** (g) the host's second session: a new query() (its first one ended), its claude cold, in the same folder. */

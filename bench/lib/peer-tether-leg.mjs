@@ -62,17 +62,27 @@ export async function measureTetherShortTurnsAndStops(runtime, watch, sessionId,
   const shortTurn = () => tetherTurn(runtime, watch, sessionId, short);
   const warmShort = await measureShortTurns(shortTurn);
   const stops = await measureInterrupts(async () => {
-    const slowMark = watch.mark();
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
-    await watch.waitFor(isDelta(runId), slowMark);
-    const interruptStart = performance.now();
-    await runtime.interruptRun({ sessionId, runId });
-    const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, slowMark);
-    if (completed.event.outcome !== 'interrupted')
-      throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
-    return completed.at - interruptStart;
+    const { startedAt, endedAt } = await tetherStop(runtime, watch, sessionId, slow);
+    return endedAt - startedAt;
   }, shortTurn);
   return { warmShort, ...stops };
+}
+
+/**
+ * A slow turn stopped by interruptRun once its first delta is delivered: when the stop was asked
+ * (`beforeStop` runs right before) and when its run.completed (interrupted) was delivered.
+ */
+export async function tetherStop(runtime, watch, sessionId, slow, beforeStop = () => {}) {
+  const slowMark = watch.mark();
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
+  await watch.waitFor(isDelta(runId), slowMark);
+  beforeStop();
+  const startedAt = performance.now();
+  await runtime.interruptRun({ sessionId, runId });
+  const completed = await watch.waitFor((event) => event.type === 'run.completed' && event.runId === runId, slowMark);
+  if (completed.event.outcome !== 'interrupted')
+    throw new Error(`tether: the interrupted run ended ${completed.event.outcome}`);
+  return { startedAt, endedAt: completed.at };
 }
 
 async function measureTetherSecondSession(tether, directory, prompt) {

@@ -9,8 +9,6 @@ import { columnOf, type NamedParameters, sessionFieldParameters } from './record
  */
 const maximumShapes = 64;
 
-const fieldsWithColumns = new Set(Object.keys(sessionFieldParameters));
-
 /**
  * The fields of `next` that differ from the record last stored, sorted; null when one of them has no
  * columns here. Records are never changed in place (the runtime copies one to change it), so a field
@@ -23,7 +21,7 @@ function changedFields(stored: SessionRecord, next: SessionRecord): string[] | n
   const changed: string[] = [];
   for (const field in after) if (after[field] !== before[field]) changed.push(field);
   for (const field in before) if (!(field in after)) changed.push(field);
-  if (changed.some((field) => !fieldsWithColumns.has(field))) return null;
+  if (changed.some((field) => !Object.hasOwn(sessionFieldParameters, field))) return null;
   return changed.sort();
 }
 
