@@ -17,6 +17,8 @@ import {
   writeVersion3Sessions,
 } from './__fixtures__/version-3-sessions.js';
 import { openSqliteStore } from './index.js';
+import { latestSchemaVersion } from './migrations/migrations.js';
+import { columnOf, sessionParameters } from './record-rows.js';
 
 let directory: Awaited<ReturnType<typeof makeTemporaryDirectory>>;
 let dataDir: string;
@@ -168,6 +170,7 @@ describe('migrations', () => {
       [6, 'blobs-forks-and-checkpoints'],
       [7, 'session-workspace-status'],
       [8, 'session-follow-ups-and-limits'],
+      [9, 'fewer-pages-a-commit'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();
@@ -277,7 +280,7 @@ describe('migrations', () => {
     } finally {
       await store.close();
     }
-    expect(readSchema().version).toBe(8);
+    expect(readSchema().version).toBe(latestSchemaVersion);
   });
 
   it('bring a version 6 database up to date, its sessions read back with no workspace status (not tracked)', async () => {
@@ -291,6 +294,77 @@ describe('migrations', () => {
       await store.close();
     }
     expect(readSchema().sessionColumns).toContain('workspace_status');
+  });
+
+  it('bring a version 8 database up to date, its events, receipts and start-up sessions read back from the rebuilt tables', async () => {
+    const open = { ...sessionRecord(3), sessionId: `ses_${'b'.repeat(32)}` };
+    const crashed = {
+      ...sessionRecord(0),
+      sessionId: `ses_${'a'.repeat(32)}`,
+      state: 'closed' as const,
+      activeRunId: null,
+      liveProcess: { pid: 4242, startTime: 77, marker: 'f'.repeat(32) },
+    };
+    const closed = {
+      ...sessionRecord(0),
+      sessionId: `ses_${'c'.repeat(32)}`,
+      state: 'closed' as const,
+      activeRunId: null,
+    };
+    const earlier = sampleUnit(1, 3);
+    createDatabaseAtVersion(dataDir, 8, (legacy) => {
+      for (const session of [closed, open, crashed]) {
+        const parameters = sessionParameters(session);
+        const names = Object.keys(parameters);
+        legacy
+          .prepare(
+            `INSERT INTO sessions (${names.map(columnOf).join(', ')}) VALUES (${names.map((name) => `$${name}`).join(', ')})`,
+          )
+          .run(parameters);
+      }
+      const insertEvent = legacy.prepare(
+        'INSERT INTO events (session_id, seq, type, run_id, at, data) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const event of earlier.events)
+        insertEvent.run(
+          open.sessionId,
+          event.seq,
+          event.type,
+          runId,
+          at,
+          JSON.stringify({ ...event, sessionId: open.sessionId }),
+        );
+      const [receipt] = earlier.receipts;
+      legacy
+        .prepare('INSERT INTO receipts (command_id, fingerprint, receipt, at) VALUES (?, ?, ?, ?)')
+        .run(receipt!.commandId, receipt!.fingerprint, JSON.stringify(receipt!.receipt), receipt!.at);
+    });
+
+    const store = await openSqliteStore({ dataDir });
+    try {
+      expect((await store.loadOpenSessions()).map((session) => session.sessionId)).toEqual([
+        crashed.sessionId,
+        open.sessionId,
+      ]);
+      expect(await store.readEvents(open.sessionId, { afterSeq: 1, limit: 10 })).toEqual(
+        earlier.events.slice(1).map((event) => ({ ...event, sessionId: open.sessionId })),
+      );
+      expect(await store.findReceipt('cmd-1')).toEqual(earlier.receipts[0]);
+      // The log goes on where it was, and a receipt committed again replaces the stored one.
+      const next = sampleUnit(4, 5);
+      await store.commit({
+        ...next,
+        events: next.events.map((event) => ({ ...event, sessionId: open.sessionId })),
+        sessions: [{ ...next.sessions[0]!, sessionId: open.sessionId }],
+        receipts: [{ ...earlier.receipts[0]!, fingerprint: 'again' }],
+      });
+      expect((await store.readEvents(open.sessionId, { afterSeq: 0, limit: 10 })).map((event) => event.seq)).toEqual([
+        1, 2, 3, 4, 5,
+      ]);
+      expect((await store.findReceipt('cmd-1'))?.fingerprint).toBe('again');
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuse a database from a newer Tether, with a message saying to upgrade', async () => {
@@ -358,17 +432,23 @@ describe('session listing over SQLite', () => {
       queryPlan(
         `SELECT session_id FROM sessions WHERE (created_at, session_id) < ('x', 'y') ORDER BY created_at DESC, session_id DESC LIMIT 5`,
       ),
-      queryPlan(
-        `SELECT session_id FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
-      ),
+      queryPlan(`
+        SELECT session_id FROM sessions INDEXED BY sessions_by_state_newest_first WHERE state < 'closed' OR state > 'closed'
+        UNION ALL
+        SELECT session_id FROM sessions INDEXED BY sessions_with_live_process WHERE live_process IS NOT NULL AND state = 'closed'
+        ORDER BY session_id`),
       queryPlan('SELECT state, count(*) AS count FROM sessions GROUP BY state'),
     ];
     expect(plans[0]).toContain('sessions_by_state_newest_first');
     expect(plans[1]).toContain('sessions_newest_first');
-    expect(plans[2]).toContain('sessions_loaded_at_start');
+    expect(plans[2]).toMatch(
+      /sessions_by_state_newest_first \(state<\?\).*sessions_by_state_newest_first \(state>\?\)/,
+    );
+    expect(plans[2]).toContain('SCAN sessions USING INDEX sessions_with_live_process');
     expect(plans[3]).toContain('COVERING INDEX sessions_by_state_newest_first');
     for (const plan of plans) expect(plan).not.toMatch(/SCAN sessions(?! USING)/);
-    for (const plan of plans) expect(plan).not.toContain('TEMP B-TREE');
+    // Only the start-up read sorts: the open sessions, once.
+    for (const plan of [plans[0], plans[1], plans[3]]) expect(plan).not.toContain('TEMP B-TREE');
   });
 });
 

@@ -106,10 +106,14 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
-    // The condition is written exactly as in the partial index's WHERE, and ordered as that index is, so SQLite reads only the index's rows.
-    selectOpenSessions: database.prepare(
-      `SELECT ${sessionColumns} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
-    ),
+    // What start-up loads: the open sessions (two ranges of the index by state, so any state but
+    // closed), and the closed ones whose process a crash may have left (the partial index on
+    // live_process). Named, because to skip the sort SQLite would rather read every session in id order.
+    selectOpenSessions: database.prepare(`
+      SELECT ${sessionColumns} FROM sessions INDEXED BY sessions_by_state_newest_first WHERE state < 'closed' OR state > 'closed'
+      UNION ALL
+      SELECT ${sessionColumns} FROM sessions INDEXED BY sessions_with_live_process WHERE live_process IS NOT NULL AND state = 'closed'
+      ORDER BY session_id`),
     // Newest first; a row value compares (created_at, session_id) as the cursor orders them, through the index.
     selectSessionPage: database.prepare(
       `SELECT ${sessionColumns} FROM sessions ORDER BY created_at DESC, session_id DESC LIMIT $limit`,

@@ -6,6 +6,7 @@ import { sessionListingIndexesMigration } from './0005-session-listing-indexes.j
 import { blobsForksAndCheckpointsMigration } from './0006-blobs-forks-and-checkpoints.js';
 import { sessionWorkspaceStatusMigration } from './0007-session-workspace-status.js';
 import { sessionFollowUpsAndLimitsMigration } from './0008-session-follow-ups-and-limits.js';
+import { fewerPagesACommitMigration } from './0009-fewer-pages-a-commit.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   blobsForksAndCheckpointsMigration,
   sessionWorkspaceStatusMigration,
   sessionFollowUpsAndLimitsMigration,
+  fewerPagesACommitMigration,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;
