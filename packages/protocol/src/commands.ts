@@ -68,12 +68,15 @@ export const OpenSessionCommand = z
   });
 export type OpenSessionCommand = z.infer<typeof OpenSessionCommand>;
 
+/** The most input parts one turn may carry. */
+export const inputPartsLimit = 200;
+
 export const SubmitTurnCommand = sessionScoped('submit_turn', {
   /**
    * Input parts: text, images (inline base64 or a path) and file references (SubmittedInputPart).
    * Checked part by part in parseCommand: a part type Tether does not know answers capability_unsupported.
    */
-  input: z.array(AnyInputPart).min(1).max(200),
+  input: z.array(AnyInputPart).min(1).max(inputPartsLimit),
   /** Overrides the session's redactInput for this turn. */
   redactInput: z.boolean().optional(),
   /**

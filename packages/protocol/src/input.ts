@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
+/** The longest text one input part may carry, in UTF-16 code units. */
+export const textInputLengthLimit = 1_000_000;
+
 export const TextInputPart = z.strictObject({
   type: z.literal('text'),
-  text: z.string().min(1).max(1_000_000),
+  text: z.string().min(1).max(textInputLengthLimit),
 });
 export type TextInputPart = z.infer<typeof TextInputPart>;
 

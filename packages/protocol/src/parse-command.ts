@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Command } from './commands.js';
 import { AgentError } from './errors/agent-error.js';
 import { FileInputPart, ImageDataInputPart, ImagePathInputPart, TextInputPart, inputPartTypes } from './input.js';
+import { parseFrequentCommand } from './parse-command-fast-path.js';
 
 /** The stable reason a refinement attached to its issue (e.g. a configuration limit), if any. */
 function reasonOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
@@ -44,6 +45,8 @@ function schemaOf(value: unknown): z.ZodType<Command> {
  * input parts of a kind Tether cannot pass on → capability_unsupported.
  */
 export function parseCommand(value: unknown): Command {
+  const frequent = parseFrequentCommand(value);
+  if (frequent !== undefined) return frequent;
   // jitless: zod would compile a fast path on a schema's first parse, which costs more than it saves
   // on anything not parsed thousands of times (a host's commands are not), and delays a first turn.
   const parsed = schemaOf(value).safeParse(value, { jitless: true });
