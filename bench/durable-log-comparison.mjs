@@ -74,7 +74,7 @@ async function compare(rounds) {
     for (const name of names) {
       const part = (figure) => median(results[name].map((result) => result.ownParts[figure])).toFixed(3);
       console.log(
-        `${name.padEnd(12)} short turn ${part('turnBefore')} + ${part('turnAfter')}, stop ${part('stopBefore')} + ${part('stopAfter')}`,
+        `${name.padEnd(12)} short turn ${part('turnBefore')} + ${part('turnAfter')} (claude ${part('turnCli')}), stop ${part('stopBefore')} + ${part('stopAfter')} (claude ${part('stopCli')})`,
       );
     }
   } finally {

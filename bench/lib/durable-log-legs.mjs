@@ -21,11 +21,14 @@ const ownPartRounds = 20;
  * written to claude; after, from the result read to the turn's end seen by the caller. Medians, ms.
  */
 function ownParts() {
-  const figures = { turnBefore: [], turnAfter: [], stopBefore: [], stopAfter: [] };
+  const figures = { turnBefore: [], turnCli: [], turnAfter: [], stopBefore: [], stopCli: [], stopAfter: [] };
   return {
     add(kind, start, endedAt) {
-      figures[`${kind}Before`].push(stdioTimestamp(kind === 'turn' ? 'turn-written' : 'stop-written') - start);
-      figures[`${kind}After`].push(endedAt - stdioTimestamp('result-read'));
+      const written = stdioTimestamp(kind === 'turn' ? 'turn-written' : 'stop-written');
+      const resultRead = stdioTimestamp('result-read');
+      figures[`${kind}Before`].push(written - start);
+      figures[`${kind}Cli`].push(resultRead - written);
+      figures[`${kind}After`].push(endedAt - resultRead);
     },
     medians: () => Object.fromEntries(Object.entries(figures).map(([name, values]) => [name, median(values)])),
   };
