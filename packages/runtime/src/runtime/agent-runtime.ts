@@ -27,7 +27,7 @@ import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
-import { fingerprintCommand } from './command-fingerprint.js';
+import { type CommandFingerprint, lazyFingerprint } from './command-fingerprint.js';
 import { rehearseFirstTurn } from './first-turn-rehearsal.js';
 import {
   type InteractionPolicy,
@@ -85,7 +85,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly workspaces: WorkspaceAcquirers;
   private readonly runChanges: RunWorkspaceChanges;
   private readonly inputs: InputQueue;
-  private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<Receipt> }>();
+  private readonly inflight = new Map<string, { fingerprint: CommandFingerprint; promise: Promise<Receipt> }>();
   private readonly ownership: SessionOwnership;
   private readonly onBackgroundError: (error: unknown) => void;
   private readonly onLeaseChange: (change: LeaseChange) => void;
@@ -181,10 +181,20 @@ class Runtime extends TypedCommands implements AgentRuntime {
         await releaseAtClose(this.workspaceParts(), entry);
       },
       write: async (entry, bodies, receipt, fingerprint, blobs) => {
-        await this.log.commit(entry, bodies, { commandId: receipt.commandId, fingerprint, receipt, at: now() }, blobs);
+        await this.log.commit(
+          entry,
+          bodies,
+          { commandId: receipt.commandId, fingerprint: fingerprint(), receipt, at: now() },
+          blobs,
+        );
       },
       writeTogether: async (parts, receipt, fingerprint) => {
-        await this.log.commitTogether(parts, { commandId: receipt.commandId, fingerprint, receipt, at: now() });
+        await this.log.commitTogether(parts, {
+          commandId: receipt.commandId,
+          fingerprint: fingerprint(),
+          receipt,
+          at: now(),
+        });
       },
       emitFor: (entry) => this.emitFor(entry),
       providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
@@ -256,16 +266,16 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private async execute(raw: unknown): Promise<Receipt> {
     if (this.stopped) throw runtimeStopped();
     const command = parseCommand(raw);
-    const fingerprint = fingerprintCommand(command);
+    const fingerprint = lazyFingerprint(command);
     const running = this.inflight.get(command.commandId);
     if (running) {
-      if (running.fingerprint !== fingerprint) throw commandIdReused();
+      if (running.fingerprint() !== fingerprint()) throw commandIdReused();
       return running.promise;
     }
     const promise = (async () => {
       const stored = await this.store.findReceipt(command.commandId);
       if (stored) {
-        if (stored.fingerprint !== fingerprint) throw commandIdReused();
+        if (stored.fingerprint !== fingerprint()) throw commandIdReused();
         return stored.receipt;
       }
       if (this.stopped) throw runtimeStopped();
@@ -589,7 +599,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       active.map(({ sessionId, runId }) => {
         const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
         // Commands are refused once stopping began: this one goes straight to its handler.
-        this.withSession(sessionId, () => runCommand(this.commands, command, fingerprintCommand(command))).catch(
+        this.withSession(sessionId, () => runCommand(this.commands, command, lazyFingerprint(command))).catch(
           () => undefined,
         );
         return this.runWaiters.wait(runId, grace.signal);

@@ -191,6 +191,29 @@ describe('follow-ups queued after the turn', () => {
     complete(deaf.firstTurn);
   });
 
+  it("a stop's receipt, written once the run has ended, answers its command again and refuses its commandId for another", async () => {
+    const { runtime, sessionId, firstTurn } = await started({
+      interrupt: (runId, session) => {
+        setTimeout(() => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }), 5);
+      },
+    });
+    const stop = { type: 'interrupt_run', commandId: 'stop-1', sessionId } as const;
+    // The second, in flight with the first, is told apart by what it asks for: the same command waits with it.
+    const [receipt, same, other] = await Promise.allSettled([
+      runtime.dispatch(stop),
+      runtime.dispatch(stop),
+      runtime.dispatch({ ...stop, cancelQueued: true }),
+    ]);
+    expect(receipt).toMatchObject({ status: 'fulfilled', value: { runId: firstTurn.runId } });
+    expect(same).toEqual(receipt);
+    expect(other).toMatchObject({ status: 'rejected', reason: { details: { reason: 'command_id_reused' } } });
+    // Stored, the receipt answers the same command, and still refuses another.
+    expect(await runtime.dispatch(stop)).toEqual((receipt as PromiseFulfilledResult<unknown>).value);
+    expect((await agentErrorOf(runtime.dispatch({ ...stop, cancelQueued: true }))).details?.reason).toBe(
+      'command_id_reused',
+    );
+  });
+
   it('an interrupt with cancelQueued cancels the queue; without it the queue runs next', async () => {
     const { runtime, provider, turns, sessionId, firstTurn } = await started({
       interrupt: (runId, session) => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }),

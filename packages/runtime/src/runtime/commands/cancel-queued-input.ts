@@ -7,6 +7,7 @@ import {
 import { decideCancelQueuedInput, inputNotQueued, queuedInputCancellations } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
 import { type CommandContext, accepted } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /**
  * Withdraws a queued follow-up: an after_turn input before it starts (it never reaches the agent),
@@ -16,7 +17,7 @@ import { type CommandContext, accepted } from './command-context.js';
 export async function cancelQueuedInput(
   context: CommandContext,
   command: CancelQueuedInputCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<CancelQueuedInputReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(found, decideCancelQueuedInput(found?.record, command));

@@ -2,12 +2,13 @@ import type { CloseSessionCommand, CloseSessionReceipt } from '@tether/protocol'
 import { decideClose } from '../../state/session-machine.js';
 import { withRunEndCancellations } from '../session-log.js';
 import { type CommandContext, accepted } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** Cancels queued inputs (session_closed), ends the active run (interrupted) and the session, stops its agent for good, then releases its workspace. */
 export async function closeSession(
   context: CommandContext,
   command: CloseSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<CloseSessionReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(found, decideClose(found?.record, command));

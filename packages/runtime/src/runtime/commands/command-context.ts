@@ -17,6 +17,7 @@ import type { SessionEntry } from '../session-entry.js';
 import type { SessionChange, SessionLog } from '../session-log.js';
 import type { SessionOwnership } from '../session-ownership.js';
 import type { WorkspaceAcquirers } from '../../workspace/workspace-acquirers.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** What every command works with: the runtime's parts, and what only the runtime itself can do. */
 export interface CommandContext {
@@ -40,11 +41,11 @@ export interface CommandContext {
     entry: SessionEntry,
     bodies: readonly EventBody[],
     receipt: Receipt,
-    fingerprint: string,
+    fingerprint: CommandFingerprint,
     blobs?: readonly BlobRecord[],
   ): Promise<void>;
   /** A command's effects on several sessions, applied and written with its receipt in one transaction. */
-  writeTogether(parts: readonly SessionChange[], receipt: Receipt, fingerprint: string): Promise<void>;
+  writeTogether(parts: readonly SessionChange[], receipt: Receipt, fingerprint: CommandFingerprint): Promise<void>;
   /** Where the session's provider output goes. */
   emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void;
   /** The session's provider session, opened (the agent launched lazily) if it is not yet. */

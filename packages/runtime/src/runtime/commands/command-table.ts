@@ -13,11 +13,12 @@ import { runControl } from './run-control.js';
 import { setModel } from './set-model.js';
 import { setPermissionMode } from './set-permission-mode.js';
 import { submitTurn } from './submit-turn.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 type CommandHandler<Type extends CommandType> = (
   context: CommandContext,
   command: Extract<Command, { type: Type }>,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ) => Promise<Extract<Receipt, { type: Type }>>;
 
 /** Every command type's handler: a command without one does not compile. */
@@ -38,7 +39,11 @@ const commandHandlers: { readonly [Type in CommandType]: CommandHandler<Type> } 
 };
 
 /** Runs a validated command with its session pinned in memory (the caller's part), and answers with its receipt. */
-export function runCommand(context: CommandContext, command: Command, fingerprint: string): Promise<Receipt> {
+export function runCommand(
+  context: CommandContext,
+  command: Command,
+  fingerprint: CommandFingerprint,
+): Promise<Receipt> {
   // The table pairs each type with its handler; TypeScript cannot follow that pairing through the union.
   const handler = commandHandlers[command.type] as CommandHandler<CommandType>;
   return handler(context, command, fingerprint);

@@ -5,6 +5,7 @@ import { now } from '../session-log.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import { admitNewSession, openedEvent, readyEvents } from './open-session.js';
 import { restoreWorkspace } from '../session-workspace.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /**
  * A new session whose agent starts from a copy of the source's conversation (all of it, or up to
@@ -14,7 +15,7 @@ import { restoreWorkspace } from '../session-workspace.js';
 export async function forkSession(
   context: CommandContext,
   command: ForkSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<ForkSessionReceipt> {
   const found = context.entries.get(command.sessionId);
   if (found) requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');

@@ -1,12 +1,13 @@
 import type { GetContextUsageCommand, GetContextUsageReceipt } from '@tether/protocol';
 import { decideOnOpenSession } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** The agent's own account of its context window; records nothing but the receipt. */
 export async function getContextUsage(
   context: CommandContext,
   command: GetContextUsageCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<GetContextUsageReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry } = accepted(found, decideOnOpenSession(found?.record, ' first.'));

@@ -1,12 +1,13 @@
 import type { GetSessionCostCommand, GetSessionCostReceipt } from '@tether/protocol';
 import { decideOnOpenSession } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** The session's cost as Tether counted it, with the agent's own report beside it; records nothing but the receipt. */
 export async function getSessionCost(
   context: CommandContext,
   command: GetSessionCostCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<GetSessionCostReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry } = accepted(found, decideOnOpenSession(found?.record, ' first.'));

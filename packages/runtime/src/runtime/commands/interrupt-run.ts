@@ -1,6 +1,7 @@
 import { type InterruptRunCommand, type InterruptRunReceipt, toAgentError } from '@tether/protocol';
 import { decideInterrupt } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** How long a stop's receipt waits for the run's end before it is committed anyway. */
 const receiptHoldMs = 100;
@@ -13,7 +14,7 @@ const receiptHoldMs = 100;
 export async function interruptRun(
   context: CommandContext,
   command: InterruptRunCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<InterruptRunReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(found, decideInterrupt(found?.record, command));

@@ -15,12 +15,13 @@ import { unknownProvider } from '../runtime-errors.js';
 import { now } from '../session-log.js';
 import { announcesWorkspace, restoreWorkspace } from '../session-workspace.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** A new session (holding a place under the open-session limit from the start), or a closed one reopened. */
 export function openSession(
   context: CommandContext,
   command: OpenSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<OpenSessionReceipt> {
   if (command.continueSession !== undefined) return reopen(context, command.continueSession, command, fingerprint);
   return context.openSessions.hold((counted) => openNew(context, command, fingerprint, counted));
@@ -29,7 +30,7 @@ export function openSession(
 async function openNew(
   context: CommandContext,
   command: OpenSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
   counted: () => void,
 ): Promise<OpenSessionReceipt> {
   const providerName = command.provider ?? context.defaultProvider;
@@ -139,7 +140,7 @@ async function reopen(
   context: CommandContext,
   sessionId: string,
   command: OpenSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<OpenSessionReceipt> {
   const found = context.entries.get(sessionId);
   const { entry, decision } = accepted(found, decideReopen(found?.record, command));

@@ -2,12 +2,13 @@ import { AgentError, type RespondInteractionCommand, type RespondInteractionRece
 import { decideRespond } from '../../state/interaction-machine.js';
 import { type CommandContext, accepted } from './command-context.js';
 import { deliverAnswer } from './deliver-answer.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** Hands the host's answer to the agent; the first answer wins, and the receipt says whether it arrived. */
 export async function respondInteraction(
   context: CommandContext,
   command: RespondInteractionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<RespondInteractionReceipt> {
   const found = context.entries.get(command.sessionId);
   if (found) await found.loadInteractions(context.store);

@@ -9,6 +9,7 @@ import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
 import { continueFrom, decideRewind, runsContinuedBy } from '../../state/conversation-branches.js';
 import type { TetherStore } from '../../store/tether-store.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 const eventPage = 1000;
 
@@ -54,7 +55,7 @@ function refusedFileRewind(rewind: AgentProviderV1FileRewind): AgentError {
 export async function rewindSession(
   context: CommandContext,
   command: RewindSessionCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<RewindSessionReceipt> {
   const found = context.entries.get(command.sessionId);
   if (found) {

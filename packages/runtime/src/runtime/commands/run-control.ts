@@ -1,12 +1,13 @@
 import { type ControlName, type RunControlCommand, type RunControlReceipt, newRunId } from '@tether/protocol';
 import { decideRunControl } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** A control (slash command) as a run of its own; one Tether does not know completes at once, unsupported. */
 export async function runControl(
   context: CommandContext,
   command: RunControlCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<RunControlReceipt> {
   const found = context.entries.get(command.sessionId);
   if (found) requireCapability(found.provider, (can) => can.controls, 'run controls (slash commands)', 'controls');

@@ -1,12 +1,13 @@
 import type { SetModelCommand, SetModelReceipt } from '@tether/protocol';
 import { decideOnOpenSession } from '../../state/session-machine.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** Changes the model live; recorded only when the agent's model (or the one it launches with) changes. */
 export async function setModel(
   context: CommandContext,
   command: SetModelCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<SetModelReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry } = accepted(found, decideOnOpenSession(found?.record, ' first.'));

@@ -8,12 +8,13 @@ import type { AgentProviderV1Session } from '@tether/provider-spec';
 import { decideOnOpenSession } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** Changes the mode live; a mode the running agent cannot enter needs restart: true (the conversation resumes). */
 export async function setPermissionMode(
   context: CommandContext,
   command: SetPermissionModeCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<SetPermissionModeReceipt> {
   const found = context.entries.get(command.sessionId);
   const { entry } = accepted(found, decideOnOpenSession(found?.record, ', then change the mode.'));

@@ -11,6 +11,7 @@ import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
 import { requireInputCapabilities, resolveTurnInput } from '../turn-input/resolve-turn-input.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /**
  * Reads and checks the turn's input, records the run (with the images' bytes, unless redacted, in
@@ -21,7 +22,7 @@ import { type CommandContext, accepted, requireCapability } from './command-cont
 export async function submitTurn(
   context: CommandContext,
   command: SubmitTurnCommand,
-  fingerprint: string,
+  fingerprint: CommandFingerprint,
 ): Promise<SubmitTurnReceipt> {
   const before = context.entries.get(command.sessionId);
   // A session that cannot take the turn says so before any file is read.
