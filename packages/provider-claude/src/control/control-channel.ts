@@ -6,7 +6,7 @@ import { refusalReason } from './refusal-reason.js';
 interface PendingRequest {
   readonly resolve: (response: unknown) => void;
   readonly reject: (error: AgentError) => void;
-  readonly timer: NodeJS.Timeout | undefined;
+  timer: NodeJS.Timeout | undefined;
 }
 
 export interface ControlChannelOptions {
@@ -37,26 +37,30 @@ export class ControlChannel {
   ): Promise<unknown> {
     const requestId = `tether-${randomUUID()}`;
     return new Promise((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000;
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId);
-        reject(
-          new AgentError({
-            code: 'provider_contract_violation',
-            message: `The claude CLI did not answer the ${subtype} request within ${timeoutMs} ms.`,
-            details: { reason: 'control_timeout' },
-          }),
-        );
-      }, timeoutMs);
-      timer.unref();
-      this.pending.set(requestId, { resolve, reject, timer });
+      const pending = { resolve, reject, timer: undefined as NodeJS.Timeout | undefined };
+      this.pending.set(requestId, pending);
       const written = this.options.write({
         type: 'control_request',
         request_id: requestId,
         request: { subtype, ...payload },
       });
-      if (!written) {
-        clearTimeout(timer);
+      if (written) {
+        // Set once the request is written: a timer made before it delayed a stop's request (~0.02 ms,
+        // cold). An answer the write itself brought (a transport in this process) needs none.
+        if (this.pending.get(requestId) !== pending) return;
+        const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000;
+        pending.timer = setTimeout(() => {
+          this.pending.delete(requestId);
+          reject(
+            new AgentError({
+              code: 'provider_contract_violation',
+              message: `The claude CLI did not answer the ${subtype} request within ${timeoutMs} ms.`,
+              details: { reason: 'control_timeout' },
+            }),
+          );
+        }, timeoutMs);
+        pending.timer.unref();
+      } else {
         this.pending.delete(requestId);
         reject(
           new AgentError({
