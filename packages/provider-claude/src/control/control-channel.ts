@@ -37,7 +37,7 @@ export class ControlChannel {
   ): Promise<unknown> {
     const requestId = `tether-${randomUUID()}`;
     return new Promise((resolve, reject) => {
-      const pending = { resolve, reject, timer: undefined as NodeJS.Timeout | undefined };
+      const pending: PendingRequest = { resolve, reject, timer: undefined };
       this.pending.set(requestId, pending);
       const written = this.options.write({
         type: 'control_request',

@@ -192,18 +192,22 @@ describe('follow-ups queued after the turn', () => {
   });
 
   it("a stop's receipt, written once the run has ended, answers its command again and refuses its commandId for another", async () => {
-    const { runtime, sessionId, firstTurn } = await started({
-      interrupt: (runId, session) => {
-        setTimeout(() => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }), 5);
-      },
+    let reachedAgent!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      reachedAgent = resolve;
     });
+    const { runtime, sessionId, firstTurn } = await started({ interrupt: () => reachedAgent() });
     const stop = { type: 'interrupt_run', commandId: 'stop-1', sessionId } as const;
     // The second, in flight with the first, is told apart by what it asks for: the same command waits with it.
-    const [receipt, same, other] = await Promise.allSettled([
+    const dispatched = Promise.allSettled([
       runtime.dispatch(stop),
       runtime.dispatch(stop),
       runtime.dispatch({ ...stop, cancelQueued: true }),
     ]);
+    // The stop's receipt waits for the run's end, which the agent gives once asked.
+    await asked;
+    complete(firstTurn, 'interrupted');
+    const [receipt, same, other] = await dispatched;
     expect(receipt).toMatchObject({ status: 'fulfilled', value: { runId: firstTurn.runId } });
     expect(same).toEqual(receipt);
     expect(other).toMatchObject({ status: 'rejected', reason: { details: { reason: 'command_id_reused' } } });

@@ -128,9 +128,7 @@ export class RunWaiters {
       const watchers = this.endWatchers.get(runId) ?? new Set<() => void>();
       this.endWatchers.set(runId, watchers);
       let timer: NodeJS.Timeout | undefined;
-      let settled = false;
       const done = () => {
-        settled = true;
         clearTimeout(timer);
         watchers.delete(done);
         if (watchers.size === 0 && this.endWatchers.get(runId) === watchers) this.endWatchers.delete(runId);
@@ -140,7 +138,7 @@ export class RunWaiters {
       // The bound starts once the caller's synchronous work is done: a stop watches its run's end, then
       // writes its request, and a timer made there (cold, ~0.03 ms) delayed the write.
       queueMicrotask(() => {
-        if (!settled) timer = setTimeout(done, timeoutMs);
+        if (watchers.has(done)) timer = setTimeout(done, timeoutMs);
       });
     });
   }
