@@ -11,9 +11,10 @@
  *                handles it, one transaction each;
  *   tether       an in-process runtime over SQLite (the peers scenario's Tether leg).
  * Each leg takes two short turns, then the peers legs' 25 short turns and 10 stops. Printed: each
- * leg's medians, and its ratios to the plain SDK leg of the same round (the median over rounds). Then
- * 20 more of each, timed around the CLI (bench/lib/stdio-timestamps.mjs): the leg's own part of a
- * turn and of a stop, before claude hears of it and after its result is read, the median over rounds.
+ * leg's medians, and its ratios to the plain SDK leg of the same round (the median over rounds); then
+ * each leg's own part of a short turn and of a stop, timed around the CLI as the peers legs time it
+ * (bench/lib/stdio-timestamps.mjs): before claude hears of it and after its result is read, the median
+ * over rounds.
  *
  *   ./dev npm run build && ./dev node bench/durable-log-comparison.mjs [--rounds N (9)]
  */

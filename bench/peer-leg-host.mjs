@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // One leg of the peers scenario (bench/lib/peer-comparison.mjs, or bench/durable-log-comparison.mjs) in a host process of its own, so
 // its CPU and RSS are the driver's alone: reads the context as JSON on stdin, runs the named leg,
-// prints its result as one JSON line. Only the leg's own driver is imported.
+// prints its result as one JSON line. Only the leg's own driver is imported (and the stdio timestamps
+// every leg's short turns and stops are timed with).
 import { text } from 'node:stream/consumers';
+import { installStdioTimestamps } from './lib/stdio-timestamps.mjs';
+
+// Before any driver opens its claude: each times its short turns and stops around the CLI.
+installStdioTimestamps();
 
 const drivers = {
   raw: async () => (await import('./lib/peer-raw-leg.mjs')).runRawPeerLeg,

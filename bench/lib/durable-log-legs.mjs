@@ -1,64 +1,15 @@
 /**
  * The legs of bench/durable-log-comparison.mjs, each run in a host of its own (bench/peer-leg-host.mjs):
  * two short turns, then the peers legs' short turns and stops, through the Agent SDK (plain, or keeping
- * a durable log of every message) or Tether; then more of both, each timed around the CLI's own part
- * (the driver's own part: from the call to the write to claude, and from the result read to the end seen).
+ * a durable log of every message) or Tether, each also timed around the CLI as the peers legs' are (the
+ * driver's own part: from the call to the write to claude, and from the result read to the end seen).
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DatabaseSync } from 'node:sqlite';
-import { endQuery, measureSdkShortTurnsAndStops, sdkOptions, sdkStop, startQuery } from './peer-sdk-leg.mjs';
-import { measureTetherShortTurnsAndStops, tetherStop } from './peer-tether-leg.mjs';
-import { median } from './stats.mjs';
-import { installStdioTimestamps, restartStdioTimestamps, stdioTimestamp } from './stdio-timestamps.mjs';
+import { endQuery, measureSdkShortTurnsAndStops, sdkOptions, startQuery } from './peer-sdk-leg.mjs';
+import { measureTetherShortTurnsAndStops } from './peer-tether-leg.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
-
-/** How many short turns and stops a leg times around the CLI, after the peers legs' ones. */
-const ownPartRounds = 20;
-
-/**
- * The driver's own part of each short turn and stop: before, from the call to the turn (or stop)
- * written to claude; after, from the result read to the turn's end seen by the caller. Medians, ms.
- */
-function ownParts() {
-  const figures = { turnBefore: [], turnCli: [], turnAfter: [], stopBefore: [], stopCli: [], stopAfter: [] };
-  return {
-    add(kind, start, endedAt) {
-      const written = stdioTimestamp(kind === 'turn' ? 'turn-written' : 'stop-written');
-      const resultRead = stdioTimestamp('result-read');
-      figures[`${kind}Before`].push(written - start);
-      figures[`${kind}Cli`].push(resultRead - written);
-      figures[`${kind}After`].push(endedAt - resultRead);
-    },
-    medians: () => Object.fromEntries(Object.entries(figures).map(([name, values]) => [name, median(values)])),
-  };
-}
-
-async function sdkOwnParts({ q, input, timer }, { short, slow }) {
-  const parts = ownParts();
-  for (let round = 0; round < ownPartRounds; round += 1) {
-    restartStdioTimestamps();
-    const start = performance.now();
-    const turn = timer.turn(start);
-    input.push(short);
-    parts.add('turn', start, (await turn).endedAt);
-    const stop = await sdkStop({ q, input, timer }, slow, restartStdioTimestamps);
-    parts.add('stop', stop.startedAt, stop.endedAt);
-  }
-  return parts.medians();
-}
-
-async function tetherOwnParts(runtime, watch, sessionId, { short, slow }) {
-  const parts = ownParts();
-  for (let round = 0; round < ownPartRounds; round += 1) {
-    restartStdioTimestamps();
-    const start = performance.now();
-    parts.add('turn', start, (await tetherTurn(runtime, watch, sessionId, short, { start })).completedAt);
-    const stop = await tetherStop(runtime, watch, sessionId, slow, restartStdioTimestamps);
-    parts.add('stop', stop.startedAt, stop.endedAt);
-  }
-  return parts.medians();
-}
 
 /**
  * An append-only log of every message, one transaction a message (what a careful SDK host would keep),
@@ -80,14 +31,12 @@ function durableLog(file) {
 }
 
 async function sdkShortTurnsAndStops(context, record) {
-  installStdioTimestamps();
   const { q, input, timer, done, first } = startQuery(sdkOptions(context), context.short, record);
   await first;
   const warm = timer.turn(performance.now());
   input.push(context.short);
   await warm;
   const measured = await measureSdkShortTurnsAndStops({ q, input, timer }, context);
-  measured.ownParts = await sdkOwnParts({ q, input, timer }, context);
   await endQuery(q, input, done);
   return measured;
 }
@@ -99,15 +48,12 @@ export const runSdkDurableShortLeg = (context) =>
   sdkShortTurnsAndStops(context, durableLog(path.join(context.root, `messages-${process.pid}.db`)));
 
 export async function runTetherShortLeg(context) {
-  installStdioTimestamps();
   const tether = await startTether(context);
   const { sessionId } = await tether.runtime.openSession({ workspace: { kind: 'directory', path: context.workspace } });
   const watch = new EventWatch(tether.runtime, sessionId);
   try {
     for (let turn = 0; turn < 2; turn += 1) await tetherTurn(tether.runtime, watch, sessionId, context.short);
-    const measured = await measureTetherShortTurnsAndStops(tether.runtime, watch, sessionId, context);
-    measured.ownParts = await tetherOwnParts(tether.runtime, watch, sessionId, context);
-    return measured;
+    return await measureTetherShortTurnsAndStops(tether.runtime, watch, sessionId, context);
   } finally {
     await watch.stop();
     await tether.dispose();

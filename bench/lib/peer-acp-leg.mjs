@@ -84,6 +84,7 @@ export async function runAcpPeerLeg(context) {
     // (f) session/cancel when the first chunk of a slow turn arrives → the prompt's answer (cancelled).
     Object.assign(
       result,
+      // No own parts: the host talks ACP to the adapter, and the adapter's own stdio to claude is out of sight.
       await measureInterrupts(async () => {
         let cancelAt;
         const cancelled = await turn(session.sessionId, slow, {
@@ -94,7 +95,7 @@ export async function runAcpPeerLeg(context) {
         });
         if (cancelled.stopReason !== 'cancelled')
           throw new Error(`claude-agent-acp: the cancelled turn ended ${cancelled.stopReason}`);
-        return cancelled.endedAt - cancelAt;
+        return { startedAt: cancelAt, endedAt: cancelled.endedAt };
       }, shortTurn),
     );
     // (g) the adapter's second session: session/new starts another claude (the adapter has no way to

@@ -8,16 +8,19 @@
  *   cold    open → first delta and → result of a 2,000-delta turn (the process starts on it);
  *   warm    a second 2,000-delta turn on the same process, on its own, and the host's CPU in it;
  *   steady  four more such turns on it: the medians of their times and CPU (a long-running host's turns,
- *           past the first warm turn's unoptimised code); then five short turns on it (their medians);
+ *           past the first warm turn's unoptimised code); then 25 short turns on it (their medians);
  *   rss     the host process's RSS after the cold turn;
  *   interrupt  right after the first delta of a slow turn → the turn ended: the process's first stop, then
- *           the median of three more, each after a short turn;
+ *           the median of nine more, each after a short turn;
+ *   own parts  the short turns and the next stops timed around the CLI as well (stdio-timestamps.mjs):
+ *           the host's own part before the line reaches claude and after its result is read; reported
+ *           in milliseconds, not as ratios, and not for the ACP leg, whose adapter alone sees claude;
  *   second cold  the host's second session (its first ended; the adapter's stays): open → first delta,
  *           its CLI cold again but the driver's own code already run once;
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
  *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool;
  *           none for the ACP adapter, which cannot start claude before a session.
- * Every figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
+ * Every other figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -29,6 +32,7 @@ import { runPairs } from './paired-runs.mjs';
 import { interruptStops } from './peer-turn-timer.mjs';
 import { SHORT, SLOW } from './scripted-prompts.mjs';
 import { bootstrapMedianInterval, summarize } from './stats.mjs';
+import { ownPartNames } from './stdio-timestamps.mjs';
 
 export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
 const legTimeoutMs = 180_000;
@@ -195,6 +199,15 @@ export function summarizePeers({ pairs, warmUp }) {
       (leg) => leg.interruptMs,
       same((leg) => leg.interruptMs),
     ),
+    // Milliseconds, not ratios: a host's own part is a few tenths of a millisecond, the raw loop's less.
+    ownParts: Object.fromEntries(
+      ownPartLegs.map((leg) => [
+        leg,
+        Object.fromEntries(
+          ownPartNames.map((name) => [name, summarize(pairs.map((pair) => pair[leg].ownParts[name]))]),
+        ),
+      ]),
+    ),
     warmDeltas: Object.fromEntries(
       peerLegs.map((leg) => [leg, [...new Set(pairs.map((pair) => pair[leg].warm.deltas))]]),
     ),
@@ -219,6 +232,21 @@ export function summarizePeers({ pairs, warmUp }) {
     warmUp,
     pairs,
   };
+}
+
+/**
+ * The drivers whose own part is timed around the CLI: the ACP leg's host talks ACP to the adapter,
+ * which alone sees claude's stdio.
+ */
+const ownPartLegs = ['raw', 'sdk', 'tether'];
+
+/** A row of each driver's own part of a short turn or a stop: before + after (the CLI's part), medians over rounds, ms. */
+function ownPartRow(label, kind, ownParts) {
+  const cell = (leg) => {
+    const part = (name) => ownParts[leg][`${kind}${name}`].median;
+    return `${part('Before').toFixed(3)} + ${part('After').toFixed(3)} (claude ${part('Cli').toFixed(1)})`;
+  };
+  return `| own part of a ${label}: before + after the CLI's (ms) | ${cell('raw')} | ${cell('sdk')} | — | ${cell('tether')} |`;
 }
 
 /** The table the issue asks for: the raw loop's median, then each driver's median ratio [95 % CI]. */
@@ -250,6 +278,8 @@ export function peerTableLines(summary) {
     row('host RSS after one turn', summary.rssAfterOneTurnMb, 'MB'),
     row("interrupt → turn ended, the process's first stop", summary.firstInterrupt, 'ms'),
     row(`interrupt → turn ended (median of the next ${interruptStops} stops)`, summary.interrupt, 'ms'),
+    ownPartRow('short turn', 'turn', summary.ownParts),
+    ownPartRow('stop', 'stop', summary.ownParts),
     `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
     `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];

@@ -17,6 +17,7 @@ import {
   measureSteadyTurns,
   peerTurnTimer,
 } from './peer-turn-timer.mjs';
+import { OwnParts } from './stdio-timestamps.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
@@ -90,23 +91,32 @@ export async function runRawPeerLeg(context) {
     claude.send(claude.user(short));
     return turn;
   };
-  result.warmShort = await measureShortTurns(shortTurn);
+  const ownParts = new OwnParts();
+  result.warmShort = await measureShortTurns(shortTurn, ownParts);
   // (f) interrupt right after the first delta of a slow turn → its result.
   Object.assign(
     result,
-    await measureInterrupts(async () => {
-      let interruptStart;
-      const interrupted = claude.timer.turn(performance.now(), {
-        onFirstDelta: () => {
-          interruptStart = performance.now();
-          claude.request({ subtype: 'interrupt', cancel_queued: true });
-        },
-        allowError: true,
-      });
-      claude.send(claude.user(slow));
-      return (await interrupted).endedAt - interruptStart;
-    }, shortTurn),
+    await measureInterrupts(
+      async (beforeStop) => {
+        let startedAt;
+        const interrupted = claude.timer.turn(performance.now(), {
+          onFirstDelta: () => {
+            beforeStop();
+            startedAt = performance.now();
+            claude.request({ subtype: 'interrupt', cancel_queued: true });
+          },
+          allowError: true,
+        });
+        claude.send(claude.user(slow));
+        // Awaited first: startedAt is set only when the first delta arrives.
+        const { endedAt } = await interrupted;
+        return { startedAt, endedAt };
+      },
+      shortTurn,
+      ownParts,
+    ),
   );
+  result.ownParts = ownParts.medians();
   await claude.dispose();
   result.secondCold = await measureRawSecondSession(context);
   result.prewarmed = await measureRawPrewarmed(context);

@@ -17,6 +17,7 @@ import {
   peerTurnTimer,
 } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine } from './proc.mjs';
+import { OwnParts } from './stdio-timestamps.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
 /**
@@ -139,19 +140,21 @@ export async function measureSdkShortTurnsAndStops({ q, input, timer }, { short,
     input.push(short);
     return turn;
   };
-  const warmShort = await measureShortTurns(shortTurn);
-  const stops = await measureInterrupts(async () => {
-    const { startedAt, endedAt } = await sdkStop({ q, input, timer }, slow);
-    return endedAt - startedAt;
-  }, shortTurn);
-  return { warmShort, ...stops };
+  const ownParts = new OwnParts();
+  const warmShort = await measureShortTurns(shortTurn, ownParts);
+  const stops = await measureInterrupts(
+    (beforeStop) => sdkStop({ q, input, timer }, slow, beforeStop),
+    shortTurn,
+    ownParts,
+  );
+  return { warmShort, ...stops, ownParts: ownParts.medians() };
 }
 
 /**
  * A slow turn stopped by interrupt() at its first delta: when the stop was asked (`beforeStop` runs
  * right before) and when its result was read.
  */
-export async function sdkStop({ q, input, timer }, slow, beforeStop = () => {}) {
+async function sdkStop({ q, input, timer }, slow, beforeStop = () => {}) {
   let startedAt;
   const interrupted = timer.turn(performance.now(), {
     onFirstDelta: () => {

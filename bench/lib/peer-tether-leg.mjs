@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { cpuMs, measureInterrupts, measureShortTurns, measureSteadyTurns } from './peer-turn-timer.mjs';
 import { processEnded } from './process-stop-timing.mjs';
+import { OwnParts } from './stdio-timestamps.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
 import { waitForIdleSpare } from './warm-pool.mjs';
 
@@ -60,19 +61,21 @@ export async function runTetherPeerLeg(context) {
  */
 export async function measureTetherShortTurnsAndStops(runtime, watch, sessionId, { short, slow }) {
   const shortTurn = () => tetherTurn(runtime, watch, sessionId, short);
-  const warmShort = await measureShortTurns(shortTurn);
-  const stops = await measureInterrupts(async () => {
-    const { startedAt, endedAt } = await tetherStop(runtime, watch, sessionId, slow);
-    return endedAt - startedAt;
-  }, shortTurn);
-  return { warmShort, ...stops };
+  const ownParts = new OwnParts();
+  const warmShort = await measureShortTurns(shortTurn, ownParts);
+  const stops = await measureInterrupts(
+    (beforeStop) => tetherStop(runtime, watch, sessionId, slow, beforeStop),
+    shortTurn,
+    ownParts,
+  );
+  return { warmShort, ...stops, ownParts: ownParts.medians() };
 }
 
 /**
  * A slow turn stopped by interruptRun once its first delta is delivered: when the stop was asked
  * (`beforeStop` runs right before) and when its run.completed (interrupted) was delivered.
  */
-export async function tetherStop(runtime, watch, sessionId, slow, beforeStop = () => {}) {
+async function tetherStop(runtime, watch, sessionId, slow, beforeStop = () => {}) {
   const slowMark = watch.mark();
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: slow }] });
   await watch.waitFor(isDelta(runId), slowMark);

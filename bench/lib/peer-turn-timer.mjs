@@ -47,10 +47,17 @@ export const shortTurns = 25;
 /**
  * The warm short turn: `shortTurns` of them on the same process, one after another, reported as the
  * median of each figure. One ~30 ms turn a round moved by half of itself from one round to the next.
+ * `turn` resolves with at least { turnMs, endedAt }. With `ownParts` (bench/lib/stdio-timestamps.mjs),
+ * each turn is also timed around the CLI: the driver's own part before and after it.
  */
-export async function measureShortTurns(turn) {
+export async function measureShortTurns(turn, ownParts) {
   const turns = [];
-  for (let index = 0; index < shortTurns; index += 1) turns.push(await turn());
+  for (let index = 0; index < shortTurns; index += 1) {
+    ownParts?.begin();
+    const entry = await turn();
+    ownParts?.add('turn', entry.endedAt - entry.turnMs, entry.endedAt);
+    turns.push(entry);
+  }
   return {
     firstDeltaMs: median(turns.map((entry) => entry.firstDeltaMs)),
     turnMs: median(turns.map((entry) => entry.turnMs)),
@@ -66,20 +73,24 @@ export async function measureShortTurns(turn) {
 export const interruptStops = 9;
 
 /**
- * The interrupt: slow turns, each stopped at its first delta (`stop` resolves with the ms from the
- * stop asked to the turn ended). The process's first stop is reported on its own: the CLI's first
+ * The interrupt: slow turns, each stopped at its first delta. `stop(beforeStop)` calls `beforeStop`
+ * right before it asks for the stop, and resolves with { startedAt, endedAt }: when the stop was asked,
+ * when the turn's end was seen. The process's first stop is reported on its own: the CLI's first
  * interrupt takes it 15-25 ms more in every driver (its own code running for the first time), which
  * left a median of three stops the larger of the other two. Then `interruptStops` more, reported as
- * their median (one stop a round moved from 7 to 39 ms in the raw loop alone). Each stop after the
- * first follows a short turn (`shortTurn`), as the first follows the short turns: what a stopped turn
- * still prints after its end (an ACP adapter's last chunks carry no turn) goes to that turn, not to
- * the next stop's first delta.
+ * their median (one stop a round moved from 7 to 39 ms in the raw loop alone), and with `ownParts`
+ * each timed around the CLI. Each stop after the first follows a short turn (`shortTurn`), as the
+ * first follows the short turns: what a stopped turn still prints after its end (an ACP adapter's
+ * last chunks carry no turn) goes to that turn, not to the next stop's first delta.
  */
-export async function measureInterrupts(stop, shortTurn) {
+export async function measureInterrupts(stop, shortTurn, ownParts) {
   const stops = [];
   for (let index = 0; index <= interruptStops; index += 1) {
     if (index > 0) await shortTurn();
-    stops.push(await stop());
+    const timed = index > 0 ? ownParts : undefined;
+    const { startedAt, endedAt } = await stop(() => timed?.begin());
+    timed?.add('stop', startedAt, endedAt);
+    stops.push(endedAt - startedAt);
   }
   return { firstInterruptMs: stops[0], interruptMs: median(stops.slice(1)), interrupts: stops };
 }

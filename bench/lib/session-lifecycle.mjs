@@ -79,8 +79,8 @@ async function tetherLifecycle(context, tether, closeKind, { withWarmTurn = true
       leg.warmFirstDeltaMs = warm.firstDeltaMs;
       leg.warmTurnMs = warm.turnMs;
       // The provider emitted run.completed (the result line, translated) → the subscriber got it.
-      const emit = emits.findLast((entry) => entry.type === 'run.completed' && entry.at <= warm.completedAt);
-      leg.warmCompletedLagMs = emit ? warm.completedAt - emit.at : NaN;
+      const emit = emits.findLast((entry) => entry.type === 'run.completed' && entry.at <= warm.endedAt);
+      leg.warmCompletedLagMs = emit ? warm.endedAt - emit.at : NaN;
     }
     const pid = watch.latestPid();
     let mark = watch.mark();

@@ -134,5 +134,5 @@ export async function tetherTurn(runtime, watch, sessionId, text, { start = perf
       `tether: the run ended ${completed.event.outcome}: ${JSON.stringify(completed.event.error ?? null)}`,
     );
   const first = await delta;
-  return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start, completedAt: completed.at };
+  return { runId, firstDeltaMs: first.at - start, turnMs: completed.at - start, endedAt: completed.at };
 }
