@@ -71,11 +71,6 @@ export function installStdioTimestamps() {
   };
 }
 
-function record() {
-  seen = new Map();
-  recording = true;
-}
-
 /** performance.now() of the first `kind` ('turn-written', 'stop-written', 'result-read') of the recording. */
 function stdioTimestamp(kind) {
   const at = seen.get(kind);
@@ -97,7 +92,8 @@ export class OwnParts {
   }
 
   begin() {
-    record();
+    seen = new Map();
+    recording = true;
   }
 
   /** kind 'turn' or 'stop'; `start`: when it was asked; `endedAt`: when its end was seen. */

@@ -26,7 +26,7 @@ import type {
 import { EventWriter } from '../log/event-writer.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
-import type { SessionCounts, TetherStore } from '../store/tether-store.js';
+import type { SessionCounts, StoredReceipt, TetherStore } from '../store/tether-store.js';
 import { type CommandFingerprint, lazyFingerprint } from './command-fingerprint.js';
 import { rehearseFirstTurn } from './first-turn-rehearsal.js';
 import {
@@ -66,6 +66,11 @@ import { TypedCommands } from './typed-commands.js';
 import { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
 import { RunWorkspaceChanges } from './run-workspace-changes.js';
 import { type WorkspaceParts, releaseAtClose, releaseForDelete } from './session-workspace.js';
+
+/** A command's receipt as the store keeps it: its fingerprint is computed here, when it is written. */
+function storedReceipt(receipt: Receipt, fingerprint: CommandFingerprint): StoredReceipt {
+  return { commandId: receipt.commandId, fingerprint: fingerprint(), receipt, at: now() };
+}
 
 class Runtime extends TypedCommands implements AgentRuntime {
   readonly providerNames: readonly string[];
@@ -181,20 +186,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
         await releaseAtClose(this.workspaceParts(), entry);
       },
       write: async (entry, bodies, receipt, fingerprint, blobs) => {
-        await this.log.commit(
-          entry,
-          bodies,
-          { commandId: receipt.commandId, fingerprint: fingerprint(), receipt, at: now() },
-          blobs,
-        );
+        await this.log.commit(entry, bodies, storedReceipt(receipt, fingerprint), blobs);
       },
       writeTogether: async (parts, receipt, fingerprint) => {
-        await this.log.commitTogether(parts, {
-          commandId: receipt.commandId,
-          fingerprint: fingerprint(),
-          receipt,
-          at: now(),
-        });
+        await this.log.commitTogether(parts, storedReceipt(receipt, fingerprint));
       },
       emitFor: (entry) => this.emitFor(entry),
       providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
