@@ -13,6 +13,7 @@ import {
   EventFollower,
   type ServedDaemon,
   endTestDaemons,
+  holdEventHead,
   isDelta,
   oneTo,
   replyText,
@@ -166,14 +167,18 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     expect(stored).toEqual(atB.events);
   });
 
-  it('a stale owner (SIGSTOPped past its lease, then continued) writes nothing more and is refused session_owned_elsewhere', async () => {
+  it('a stale owner (SIGSTOPped inside a commit, past its lease, then continued) writes nothing more and is refused session_owned_elsewhere', async () => {
     const { environment, database, a, b, sessionId, atB } = await twoDaemons(['--lease-ttl', '2']);
 
     environment.api.enqueue(slowReply());
     const stale = await submitTurn(a, sessionId, 'Write slowly.');
     await atB.waitFor(isDelta(stale), 'the first delta');
-    // A stops; its claude streams on into A's pipe.
+    // A stops inside a commit: its transaction holds the session's lease FOR SHARE, which a takeover
+    // must wait for, and will never end by itself. Its claude streams on into A's pipe.
+    const head = await holdEventHead(database, sessionId);
+    await head.writerWaiting();
     a.child.kill('SIGSTOP');
+    await head.release();
     const stoppedAt = atB.events.length;
     await atB.waitFor(takenOver(stale), 'the run ended runtime_restarted', { from: stoppedAt });
     const takeover = await atB.waitFor(

@@ -59,7 +59,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       `The lease ttl must be a whole number of milliseconds above 0, not ${leaseTtlMs}.`,
       'invalid_lease_ttl',
     );
-  const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? defaultMaxConnections });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? defaultMaxConnections,
+    // A commit holds its sessions' leases FOR SHARE until it ends, and a takeover waits for it. A
+    // runtime frozen inside one (stopped, paused, cut off) would hold them for ever: the server ends
+    // a transaction left idle for a lease's ttl, by when its lease has lapsed anyway.
+    idle_in_transaction_session_timeout: leaseTtlMs,
+  });
   // A pooled connection that breaks while idle is dropped by the pool; the next query on a fresh one
   // reports any lasting trouble. Without a listener the event would end the process.
   pool.on('error', () => undefined);

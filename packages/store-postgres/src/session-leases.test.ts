@@ -1,8 +1,11 @@
 import type { SessionCoordination } from '@tether/runtime';
 import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnosticEvents, query, unitOf, useStores } from './__fixtures__/database-fixtures.js';
+import { diagnosticEvents, query, unitOf, useStores, waitingForLocks } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
@@ -129,6 +132,61 @@ describe('PostgreSQL store: session leases', () => {
     // Nor can it delete it; the survivor writes on.
     expect((await agentErrorOf(stale.deleteSession(sessionId))).details).toMatchObject({ reason: 'lease_lost' });
     await survivor.commit(unitOf(eventsOf(sessionId, 3, 3)));
+  });
+
+  it('takes over a holder frozen inside a commit: the server ends its transaction after the ttl, and its commit is refused', async () => {
+    const url = await server().createDatabase();
+    // The holder is a process of its own (the built package, as a daemon loads it), so it can be
+    // stopped. It commits event 1, then event 2 when told, and prints each outcome.
+    const builtPackage = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { createInterface } from 'node:readline';
+      import { openPostgresStore } from ${JSON.stringify(builtPackage)};
+      const { STORE_URL: url, SESSION_ID: sessionId } = process.env;
+      const store = await openPostgresStore({ url, maxConnections: 2, ownerId: 'frozen', leaseTtlMs: ${leaseTtlMs} });
+      const commit = (seq) =>
+        store.commit({
+          events: [{ type: 'diagnostic', sessionId, seq, at: new Date().toISOString(), level: 'info', code: 'frozen' }],
+          sessions: [], runs: [], interactions: [], receipts: [], blobs: [],
+        }).then(() => 'committed', (error) => error?.details?.reason ?? String(error));
+      console.log(await commit(1));
+      for await (const line of createInterface({ input: process.stdin })) console.log(await commit(Number(line)));`;
+    const holder = spawn(process.execPath, ['--input-type=module', '--eval', script], {
+      env: { STORE_URL: url, SESSION_ID: sessionId },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const outcomes = createInterface({ input: holder.stdout })[Symbol.asyncIterator]();
+    try {
+      expect((await outcomes.next()).value).toBe('committed');
+      // The holder's next commit locks the session's lease FOR SHARE, then waits for the head locked
+      // here; it is stopped there, and the head released, so its transaction sits idle holding the lease.
+      const head = new pg.Client({ connectionString: url });
+      holders.push(head);
+      await head.connect();
+      await head.query('BEGIN');
+      await head.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      holder.stdin.write('2\n');
+      await expect.poll(async () => (await waitingForLocks(url)).length, { timeout: 10_000, interval: 20 }).toBe(1);
+      holder.kill('SIGSTOP');
+      await head.query('COMMIT');
+
+      const survivor = await openStore(url, 'survivor');
+      await claimOnceLapsed(survivor.coordination, sessionId);
+      expect(await tokenOf(url, sessionId)).toEqual({ owner_id: 'survivor', token: '2' });
+      await survivor.commit(unitOf(eventsOf(sessionId, 2, 2)));
+
+      holder.kill('SIGCONT');
+      expect((await outcomes.next()).value).toBe('lease_lost');
+      expect(
+        (await survivor.readEvents(sessionId, { afterSeq: 0, limit: 10 })).map(
+          (event) => (event as { code: string }).code,
+        ),
+      ).toEqual(['frozen', 'test']);
+    } finally {
+      holder.kill('SIGCONT');
+      holder.kill('SIGKILL');
+      if (holder.exitCode === null && holder.signalCode === null) await once(holder, 'close');
+    }
   });
 
   it('reports the sessions another runtime took through onLost once its heartbeat runs again', async () => {
