@@ -12,6 +12,7 @@ import {
   useStores,
 } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
+import { retryConnectionLoss } from './connection-retry.js';
 
 // The server is restarted under open stores (its own server for this file): what was committed
 // stays, what is written during the outage lands once it is back, or fails with store_failure when
@@ -127,5 +128,32 @@ describe('PostgreSQL store: connection loss', () => {
       await gate.end();
     }
     expect(seqs(await writer.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3]);
+  });
+
+  it('runs a transaction again when the server ended it for sitting idle past its bound (25P03), as it ends a frozen commit', async () => {
+    const url = await server().createDatabase();
+    const errors: unknown[] = [];
+    let attempts = 0;
+    const answer = await retryConnectionLoss('read one', async () => {
+      attempts += 1;
+      const client = new pg.Client({ connectionString: url, idle_in_transaction_session_timeout: 100 });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        await client.query('BEGIN');
+        // The first attempt stalls the whole process past the bound, as a daemon stopped mid-commit:
+        // its next statement is sent before it reads that the server ended the connection.
+        if (attempts === 1) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+        return (await client.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one;
+      } catch (error) {
+        errors.push(error);
+        throw error;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    });
+    expect(answer).toBe(1);
+    expect(attempts).toBe(2);
+    expect(errors).toMatchObject([{ code: '25P03' }]);
   });
 });

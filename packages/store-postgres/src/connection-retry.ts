@@ -11,14 +11,20 @@ const brokenConnection =
   /connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i;
 
 /**
+ * SQLSTATEs of a connection the server ended: 57P01–57P03 (shutting down, or not yet started), and
+ * 25P03, a transaction left idle past the lease ttl (open-postgres-store.ts). Its transaction rolled back.
+ */
+const connectionEnded = ['57P01', '57P02', '57P03', '25P03'];
+
+/**
  * A failure of the connection rather than of the statement: nothing the server decided. SQLSTATE
- * class 08 (connection exception) and 57P01–57P03 (the server shutting down, or not yet started), an
- * errno (ECONNREFUSED, ECONNRESET…), or pg's own words for a broken connection.
+ * class 08 (connection exception) or a connection the server ended, an errno (ECONNREFUSED,
+ * ECONNRESET…), or pg's own words for a broken connection.
  */
 export function isConnectionLoss(error: unknown): boolean {
   if (AgentError.isInstance(error)) return false;
   const state = sqlState(error);
-  if (state !== undefined) return state.startsWith('08') || ['57P01', '57P02', '57P03'].includes(state);
+  if (state !== undefined) return state.startsWith('08') || connectionEnded.includes(state);
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
   return error instanceof Error && brokenConnection.test(error.message);
