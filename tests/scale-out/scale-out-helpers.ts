@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openPostgresStore } from '@tether/store-postgres';
-import pg from 'pg';
 import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import { type Client, client, openEventStream, sseFrames } from '../daemon/daemon-test-helpers.js';
@@ -221,36 +220,6 @@ export async function replayThrough(
   } finally {
     follower.close();
   }
-}
-
-/**
- * Locks the session's event head in a transaction of the test's own, so the next commit to the
- * session waits inside its transaction (having locked the session's lease FOR SHARE) until release.
- */
-export async function holdEventHead(database: string, sessionId: string) {
-  const holder = new pg.Client({ connectionString: database });
-  await holder.connect();
-  await holder.query('BEGIN');
-  await holder.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
-  const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const holderPid = rows[0]!.pid;
-  return {
-    /** Resolves once another backend waits for a lock this transaction holds: a commit is inside its transaction. */
-    async writerWaiting(): Promise<void> {
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-        const waiting = await holder.query('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [
-          holderPid,
-        ]);
-        if (waiting.rows.length > 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no commit to ${sessionId} waited for its event head within 10 s`);
-    },
-    async release(): Promise<void> {
-      await holder.query('COMMIT');
-      await holder.end();
-    },
-  };
 }
 
 /** The session's log read straight from the database, by a store of its own (no daemon in between). */

@@ -1,6 +1,7 @@
 import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { pollUntil } from '@tether/provider-claude/test-support';
+import { stopInsideCommit } from '@tether/store-postgres/test-support';
 import {
   type ClaudeTestEnvironment,
   type TestPostgres,
@@ -13,7 +14,6 @@ import {
   EventFollower,
   type ServedDaemon,
   endTestDaemons,
-  holdEventHead,
   isDelta,
   oneTo,
   replyText,
@@ -175,10 +175,7 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     await atB.waitFor(isDelta(stale), 'the first delta');
     // A stops inside a commit: its transaction holds the session's lease FOR SHARE, which a takeover
     // must wait for, and will never end by itself. Its claude streams on into A's pipe.
-    const head = await holdEventHead(database, sessionId);
-    await head.writerWaiting();
-    a.child.kill('SIGSTOP');
-    await head.release();
+    await stopInsideCommit({ url: database, sessionId, stop: () => a.child.kill('SIGSTOP') });
     const stoppedAt = atB.events.length;
     await atB.waitFor(takenOver(stale), 'the run ended runtime_restarted', { from: stoppedAt });
     const takeover = await atB.waitFor(

@@ -5,9 +5,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnosticEvents, query, unitOf, useStores, waitingForLocks } from './__fixtures__/database-fixtures.js';
+import { diagnosticEvents, query, unitOf, useStores } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
+import { stopInsideCommit } from './test-support.js';
 
 // Stores on one database standing for daemons sharing it, each with its own owner id. Short lease
 // ttls, so a holder that stops renewing is taken over within a test's time.
@@ -158,17 +159,12 @@ describe('PostgreSQL store: session leases', () => {
     const outcomes = createInterface({ input: holder.stdout })[Symbol.asyncIterator]();
     try {
       expect((await outcomes.next()).value).toBe('committed');
-      // The holder's next commit locks the session's lease FOR SHARE, then waits for the head locked
-      // here; it is stopped there, and the head released, so its transaction sits idle holding the lease.
-      const head = new pg.Client({ connectionString: url });
-      holders.push(head);
-      await head.connect();
-      await head.query('BEGIN');
-      await head.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
-      holder.stdin.write('2\n');
-      await expect.poll(async () => (await waitingForLocks(url)).length, { timeout: 10_000, interval: 20 }).toBe(1);
-      holder.kill('SIGSTOP');
-      await head.query('COMMIT');
+      await stopInsideCommit({
+        url,
+        sessionId,
+        commit: () => holder.stdin.write('2\n'),
+        stop: () => holder.kill('SIGSTOP'),
+      });
 
       const survivor = await openStore(url, 'survivor');
       await claimOnceLapsed(survivor.coordination, sessionId);
