@@ -174,7 +174,8 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     const stale = await submitTurn(a, sessionId, 'Write slowly.');
     await atB.waitFor(isDelta(stale), 'the first delta');
     // A stops inside a commit: its transaction holds the session's lease FOR SHARE, which a takeover
-    // must wait for, and will never end by itself. Its claude streams on into A's pipe.
+    // waits for until the server ends that transaction, idle past the lease ttl. A's claude streams on
+    // into A's pipe.
     await stopInsideCommit({ url: database, sessionId, stop: () => a.child.kill('SIGSTOP') });
     const stoppedAt = atB.events.length;
     await atB.waitFor(takenOver(stale), 'the run ended runtime_restarted', { from: stoppedAt });

@@ -19,7 +19,8 @@ export interface StopInsideCommitOptions {
  * Leaves a runtime stopped inside a commit, holding its session's lease. The session's event head is
  * locked in a transaction of this helper's own, so the runtime's next commit to the session locks
  * the lease FOR SHARE, then waits. Once it waits, `stop` stops the runtime and the head is released:
- * the runtime's transaction goes on to hold the lease, idle, for as long as the runtime is stopped.
+ * the runtime's transaction goes on to hold the lease, idle, until the server ends it (after the
+ * lease ttl: open-postgres-store.ts).
  */
 export async function stopInsideCommit({ url, sessionId, commit, stop }: StopInsideCommitOptions): Promise<void> {
   const holder = new pg.Client({ connectionString: url });
