@@ -16,6 +16,8 @@ type Completion = Extract<AgentProviderV1Part, { type: 'run.completed' }>;
 export interface ProviderConversation {
   readonly session: AgentProviderV1Session;
   readonly parts: readonly AgentProviderV1Part[];
+  /** At each call of the session's messageEnded, how many parts it had emitted. */
+  readonly messageEnds: readonly number[];
   /** Starts a text turn and resolves once it began (the agent has it), without waiting for its end. */
   start(text: string): Promise<{ readonly runId: string; readonly ended: Promise<TurnEnd> }>;
   /** Runs a text turn to its end. */
@@ -50,6 +52,7 @@ export async function openProviderConversation(
   } = {},
 ): Promise<ProviderConversation> {
   const parts: AgentProviderV1Part[] = [];
+  const messageEnds: number[] = [];
   const listeners = new Set<(part: AgentProviderV1Part) => void>();
   const provider = options.provider ?? environment.provider();
   const session = await provider.doOpenSession({
@@ -64,6 +67,7 @@ export async function openProviderConversation(
       parts.push(part);
       for (const listener of listeners) listener(part);
     },
+    messageEnded: () => messageEnds.push(parts.length),
   });
   const ended = (runId: string) =>
     new Promise<TurnEnd>((resolve) => {
@@ -102,6 +106,7 @@ export async function openProviderConversation(
   return {
     session,
     parts,
+    messageEnds,
     start,
     next,
     turn: async (text) => (await start(text)).ended,

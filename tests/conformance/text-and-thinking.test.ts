@@ -10,8 +10,11 @@ import {
   sessionSequence,
   turnRequests,
 } from './conformance-harness.js';
+import { conversationsClosedAfterEach } from './provider-conversation.js';
 
 describeTransports('text, thinking and tool turns', ({ start }) => {
+  const opening = conversationsClosedAfterEach();
+
   it('streams the answer as deltas, reports the fake API usage, and completes', async () => {
     const environment = await start();
     environment.api.enqueue(
@@ -139,5 +142,28 @@ describeTransports('text, thinking and tool turns', ({ start }) => {
     expect(messageBlocks.size).toBe(2);
     expect(answerText(events)).toBe('Running it.The command printed the marker.');
     expect(turnRequests(environment)[1]!.view?.toolResults[0]?.content).toContain('tether-tool-output');
+  });
+
+  it('says when each message ended: after its text and tool call, before the run ends', async () => {
+    const environment = await start({ sandbox: true });
+    const conversation = await opening(environment, { configuration: { permissionMode: 'bypass' } });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo ended', description: 'Print' }, { text: 'Running it.' }),
+      textReply('It printed ended.', { chunks: 4 }),
+    );
+    const { completion } = await conversation.turn('Run it.');
+    expect(completion.outcome).toBe('succeeded');
+    const types = conversation.parts.map((part) => part.type);
+    const invoked = types.indexOf('run.tool_activity');
+    const lastDelta = types.lastIndexOf('run.message_delta');
+    const usage = types.indexOf('run.usage');
+    // One call per API message: the tool call's, then the answer's, each before what the next brought.
+    expect(conversation.messageEnds).toHaveLength(2);
+    const [first, second] = conversation.messageEnds as [number, number];
+    expect(first).toBeGreaterThan(invoked);
+    expect(first).toBeLessThanOrEqual(types.indexOf('run.tool_activity', invoked + 1));
+    expect(second).toBeGreaterThan(lastDelta);
+    expect(second).toBeLessThanOrEqual(usage);
+    expect(types.indexOf('run.completed')).toBeGreaterThanOrEqual(second);
   });
 });

@@ -40,6 +40,13 @@ export interface AgentProviderV1SessionOptions {
   readonly spentCostUsd?: number;
   /** Receives every part the session produces, synchronously and in order. */
   readonly emit: (part: AgentProviderV1Part) => void;
+  /**
+   * Called after the parts of a message the agent finished (its text and tool calls are complete).
+   * The runtime then stores and publishes what was emitted at once, instead of holding the
+   * message's last streamed text for its coalescing window; absent or never called, that text goes
+   * out with the next commit, at most one window later.
+   */
+  readonly messageEnded?: () => void;
 }
 
 /**

@@ -117,6 +117,9 @@ export abstract class AgentOutput extends AgentLifecycle {
     } else {
       for (const part of this.continueForSteers(turn, parts)) this.emit(part);
     }
+    // What the message streamed is complete: stored and published now, not a coalescing window later
+    // (a short turn's result comes 3-9 ms after, a stop's 1-3 ms).
+    if (frame.kind === 'stream_event' && frame.frame.event.type === 'message_stop') this.options.messageEnded?.();
     if (turn && this.state.turn === null) this.afterTurn(turn);
     // Between turns (e.g. the last background task ended): the process may have just become releasable.
     else if (this.state.turn === null) this.settings.pool.offerIdle();

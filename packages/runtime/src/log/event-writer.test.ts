@@ -84,4 +84,34 @@ describe('EventWriter commit pacing', () => {
     expect(committed).toEqual([['run.message_delta', 'run.completed']]);
     expect(commitTimes).toHaveLength(1);
   });
+
+  it('commits a message’s last text when the message ends, not at the window, and nothing when nothing is staged', async () => {
+    const { store, commitTimes } = recordingStore();
+    const committed: string[] = [];
+    const writer = new EventWriter({
+      store,
+      onCommitted: (events) =>
+        committed.push(...events.map((event) => (event.type === 'run.message_delta' ? event.text : event.type))),
+      onDropped: () => {},
+    });
+    const session = sampleSessionRecord();
+    const runId = 'run_0123456789abcdef0123456789abcdef';
+    const stageDelta = (text: string) =>
+      writer.stageDelta(
+        { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text }, at: '' },
+        session,
+      );
+    await vi.advanceTimersByTimeAsync(1_000);
+    stageDelta('first');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(committed).toEqual(['first']);
+    // Within the window: held for its timer, which is fake and never advanced from here on.
+    stageDelta('last');
+    writer.flushSoon();
+    for (let turn = 0; turn < 20 && committed.length === 1; turn += 1) await Promise.resolve();
+    expect(committed).toEqual(['first', 'last']);
+    writer.flushSoon();
+    for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
+    expect(commitTimes).toHaveLength(2);
+  });
 });

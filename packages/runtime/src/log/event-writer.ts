@@ -183,6 +183,14 @@ export class EventWriter {
     this.schedule(false);
   }
 
+  /**
+   * Commits what is staged once the output in hand is staged, not at the coalescing window: the
+   * agent finished a message, and its last text should not wait for more that is not coming.
+   */
+  flushSoon(): void {
+    if (!isEmpty(this.staged)) this.schedule(true);
+  }
+
   private schedule(urgent: boolean): void {
     if (this.scheduledFlush && !urgent) return;
     this.scheduledFlush?.cancel();

@@ -43,7 +43,7 @@ import type {
   LeaseChange,
   SubscribeOptions,
 } from './runtime-types.js';
-import type { SessionEntry } from './session-entry.js';
+import type { ProviderOutput, SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import { SessionReads } from './session-reads.js';
@@ -191,8 +191,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       writeTogether: async (parts, receipt, fingerprint) => {
         await this.log.commitTogether(parts, storedReceipt(receipt, fingerprint));
       },
-      emitFor: (entry) => this.emitFor(entry),
-      providerSession: (entry) => entry.ensureProvider(this.emitFor(entry)),
+      outputFor: (entry) => this.outputFor(entry),
+      providerSession: (entry) => entry.ensureProvider(this.outputFor(entry)),
       startRun: (entry, runId, work) => void this.runProviderWork(entry, runId, work),
       stopProcess: (entry, reason, options) => this.stopProcess(entry, reason, options),
       isStopped: () => this.stopped !== null,
@@ -315,24 +315,27 @@ class Runtime extends TypedCommands implements AgentRuntime {
       this.failRun(entry, runId, error);
       // The run is over for Tether; the agent must not keep working on it unobserved.
       void entry
-        .ensureProvider(this.emitFor(entry))
+        .ensureProvider(this.outputFor(entry))
         .then((session) => session.doInterrupt({ runId }))
         .catch(() => undefined);
     },
   };
 
-  private emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void {
-    return (part) => {
-      // Output the log cannot take is not applied either: the session is being rebuilt from the store.
-      if (this.writer.failureOf(entry.record.sessionId)) return;
-      if (!this.inputs.acceptsInputPart(entry, part)) {
-        noteOnce(this.log, entry, 'runtime.part_for_unknown_input');
-        return;
-      }
-      acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
-      // In the same tick as the run's end: no command sees the session idle before its queue moves on.
-      // (A provider may pass anything, even null: the part check above refused it, nothing more to do.)
-      if ((part as AgentProviderV1Part | null)?.type === 'run.completed') this.inputs.continueAfterRun(entry);
+  private outputFor(entry: SessionEntry): ProviderOutput {
+    return {
+      emit: (part) => {
+        // Output the log cannot take is not applied either: the session is being rebuilt from the store.
+        if (this.writer.failureOf(entry.record.sessionId)) return;
+        if (!this.inputs.acceptsInputPart(entry, part)) {
+          noteOnce(this.log, entry, 'runtime.part_for_unknown_input');
+          return;
+        }
+        acceptProviderPart(this.log, entry, part, this.policy, this.outputHandlers);
+        // In the same tick as the run's end: no command sees the session idle before its queue moves on.
+        // (A provider may pass anything, even null: the part check above refused it, nothing more to do.)
+        if ((part as AgentProviderV1Part | null)?.type === 'run.completed') this.inputs.continueAfterRun(entry);
+      },
+      messageEnded: () => this.writer.flushSoon(),
     };
   }
 
@@ -344,10 +347,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
   ): Promise<void> {
     try {
       const baseline = this.runChanges.begin(entry, runId);
-      if (baseline === null) await work(await entry.ensureProvider(this.emitFor(entry)));
+      if (baseline === null) await work(await entry.ensureProvider(this.outputFor(entry)));
       else {
         // The agent may start meanwhile; the turn reaches it only once the baseline is taken.
-        const [session] = await Promise.all([entry.ensureProvider(this.emitFor(entry)), baseline]);
+        const [session] = await Promise.all([entry.ensureProvider(this.outputFor(entry)), baseline]);
         await work(session);
       }
     } catch (error) {
@@ -367,7 +370,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   async requiresRestartFor(sessionId: string, mode: PermissionMode): Promise<boolean> {
     return this.withSession(sessionId, async () => {
       const entry = this.entryOrThrow(sessionId);
-      const session = await entry.ensureProvider(this.emitFor(entry));
+      const session = await entry.ensureProvider(this.outputFor(entry));
       return session.requiresRestartFor(mode);
     });
   }

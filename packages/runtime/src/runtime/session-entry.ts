@@ -15,12 +15,15 @@ import {
 } from '@tether/protocol';
 import type {
   AgentProviderV1,
-  AgentProviderV1Part,
   AgentProviderV1Session,
+  AgentProviderV1SessionOptions,
   AgentProviderV1StopOptions,
   AgentProviderV1StopReason,
 } from '@tether/provider-spec';
 import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
+
+/** Where a provider session's output goes. */
+export type ProviderOutput = Required<Pick<AgentProviderV1SessionOptions, 'emit' | 'messageEnded'>>;
 
 export function createSessionRecord(
   command: OpenSessionCommand,
@@ -262,8 +265,8 @@ export class SessionEntry {
     return session === null ? [] : PermissionMode.options.filter((mode) => session.requiresRestartFor(mode));
   }
 
-  /** Opens the provider session; its output reaches `emit` until the session is stopped. */
-  attachProvider(emit: (part: AgentProviderV1Part) => void): Promise<AgentProviderV1Session> {
+  /** Opens the provider session; its output reaches `output` until the session is stopped. */
+  attachProvider(output: ProviderOutput): Promise<AgentProviderV1Session> {
     const provider = this.provider;
     if (!provider) {
       return Promise.reject(
@@ -287,7 +290,10 @@ export class SessionEntry {
       // A new process gets only what is left of the session's budget (maxCostUsd).
       spentCostUsd: this.record.usage.costUsd ?? 0,
       emit: (part) => {
-        if (binding.active) emit(part);
+        if (binding.active) output.emit(part);
+      },
+      messageEnded: () => {
+        if (binding.active) output.messageEnded();
       },
     });
     this.opening = opening;
@@ -302,8 +308,8 @@ export class SessionEntry {
     return opening;
   }
 
-  ensureProvider(emit: (part: AgentProviderV1Part) => void): Promise<AgentProviderV1Session> {
-    return this.opening ?? this.attachProvider(emit);
+  ensureProvider(output: ProviderOutput): Promise<AgentProviderV1Session> {
+    return this.opening ?? this.attachProvider(output);
   }
 
   /**

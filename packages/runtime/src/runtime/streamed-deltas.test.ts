@@ -96,4 +96,28 @@ describe('streamed deltas', () => {
     expect(textOf(await runtime.readEvents(sessionId))).toBe('first second');
     await runtime.shutdown();
   });
+
+  it('commits what a message streamed as soon as the provider says the message ended', async () => {
+    const runtime = await createAgentRuntime({
+      providers: [
+        createMockProvider({
+          turn: async ({ runId, emit, session }) => {
+            emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: 'ended' });
+            session.options.messageEnded?.();
+            // Microtasks only: a commit at the coalescing window (a timer) or the next check phase cannot come here.
+            for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
+            emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: ' later' });
+            emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+          },
+        }),
+      ],
+    });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    await runtime.waitForRun(runId);
+    // Held for the window, the two would have been joined into one event of the same commit.
+    const deltas = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.message_delta');
+    expect(deltas.map((event) => event.text)).toEqual(['ended', ' later']);
+    await runtime.shutdown();
+  });
 });

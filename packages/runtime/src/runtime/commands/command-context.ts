@@ -2,7 +2,6 @@ import type { EventBody, Receipt } from '@tether/protocol';
 import type {
   AgentProviderV1,
   AgentProviderV1Capabilities,
-  AgentProviderV1Part,
   AgentProviderV1Session,
   AgentProviderV1StopOptions,
 } from '@tether/provider-spec';
@@ -13,7 +12,7 @@ import type { InputQueue } from '../input-queue.js';
 import type { OpenSessionLimit } from '../open-session-limit.js';
 import { sessionNotFound, unsupported } from '../runtime-errors.js';
 import type { SessionCache } from '../session-cache.js';
-import type { SessionEntry } from '../session-entry.js';
+import type { ProviderOutput, SessionEntry } from '../session-entry.js';
 import type { SessionChange, SessionLog } from '../session-log.js';
 import type { SessionOwnership } from '../session-ownership.js';
 import type { WorkspaceAcquirers } from '../../workspace/workspace-acquirers.js';
@@ -47,7 +46,7 @@ export interface CommandContext {
   /** A command's effects on several sessions, applied and written with its receipt in one transaction. */
   writeTogether(parts: readonly SessionChange[], receipt: Receipt, fingerprint: CommandFingerprint): Promise<void>;
   /** Where the session's provider output goes. */
-  emitFor(entry: SessionEntry): (part: AgentProviderV1Part) => void;
+  outputFor(entry: SessionEntry): ProviderOutput;
   /** The session's provider session, opened (the agent launched lazily) if it is not yet. */
   providerSession(entry: SessionEntry): Promise<AgentProviderV1Session>;
   /** Starts a run's provider work in the background; a failure to start fails the run. */

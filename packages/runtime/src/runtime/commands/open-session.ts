@@ -120,7 +120,7 @@ export async function admitNewSession(
 ): Promise<SessionEntry> {
   const entry = new SessionEntry(record, provider);
   entry.markInteractionsLoaded();
-  await entry.attachProvider(context.emitFor(entry));
+  await entry.attachProvider(context.outputFor(entry));
   context.entries.add(entry);
   counted();
   try {
