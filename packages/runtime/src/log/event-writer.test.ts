@@ -1,6 +1,6 @@
 import { sampleSessionRecord } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CommitUnit, TetherStore } from '../store/tether-store.js';
+import type { CommitUnit, SessionRecord, TetherStore } from '../store/tether-store.js';
 import { EventWriter } from './event-writer.js';
 
 // Only commit is reached by staged output; the rest of the store is not this layer's concern.
@@ -12,6 +12,17 @@ function recordingStore(): { store: TetherStore; commitTimes: number[] } {
     },
   } as unknown as TetherStore;
   return { store, commitTimes };
+}
+
+const runId = 'run_0123456789abcdef0123456789abcdef';
+
+/** Stages one text delta of the session's block m:0, as the runtime stages streamed text. */
+function deltaStager(writer: EventWriter, session: SessionRecord): (text: string) => void {
+  return (text) =>
+    writer.stageDelta(
+      { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text }, at: '' },
+      session,
+    );
 }
 
 describe('EventWriter commit pacing', () => {
@@ -26,13 +37,8 @@ describe('EventWriter commit pacing', () => {
     const { store, commitTimes } = recordingStore();
     const writer = new EventWriter({ store, onCommitted: () => {}, onDropped: () => {} });
     const session = sampleSessionRecord();
-    const runId = 'run_0123456789abcdef0123456789abcdef';
     // A delta every millisecond for 200 ms, then a quiet spell, then one more.
-    const stageDelta = (text: string) =>
-      writer.stageDelta(
-        { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text }, at: '' },
-        session,
-      );
+    const stageDelta = deltaStager(writer, session);
     await vi.advanceTimersByTimeAsync(1_000);
     const start = performance.now();
     for (let millisecond = 0; millisecond < 200; millisecond += 1) {
@@ -62,7 +68,6 @@ describe('EventWriter commit pacing', () => {
       onDropped: () => {},
     });
     const session = sampleSessionRecord();
-    const runId = 'run_0123456789abcdef0123456789abcdef';
     writer.stageDelta(
       { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text: 'x' }, at: '' },
       session,
@@ -95,12 +100,7 @@ describe('EventWriter commit pacing', () => {
       onDropped: () => {},
     });
     const session = sampleSessionRecord();
-    const runId = 'run_0123456789abcdef0123456789abcdef';
-    const stageDelta = (text: string) =>
-      writer.stageDelta(
-        { sessionId: session.sessionId, body: { type: 'run.message_delta', runId, blockId: 'm:0', text }, at: '' },
-        session,
-      );
+    const stageDelta = deltaStager(writer, session);
     await vi.advanceTimersByTimeAsync(1_000);
     stageDelta('first');
     await vi.advanceTimersByTimeAsync(0);
