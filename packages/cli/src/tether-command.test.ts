@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
 
-const fixture = useCommandFixture('tether-cli-', { tmp: false });
+const fixture = useCommandFixture('tether-cli-');
 
 function tether(
   args: string[],

@@ -18,7 +18,7 @@ let child: ChildProcess | undefined;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-tty-')));
-  await Promise.all([mkdir(path.join(root, 'home')), mkdir(path.join(root, 'workspace'))]);
+  await Promise.all(['home', 'workspace', 'tmp'].map((directory) => mkdir(path.join(root, directory))));
   api = await startFakeAnthropicApi();
 });
 
@@ -32,7 +32,11 @@ function atTerminal(
   prompt: string,
   keys: { after: string; type: string }[],
 ): Promise<{ code: number | null; output: string }> {
-  const environment = commandEnvironment({ root, apiUrl: api.url, claudePath: testClaudePath() }, { TERM: 'xterm' });
+  // TMPDIR under root: the CLI keeps files there (claude-<uid>/, cc-socks/), which go with the test.
+  const environment = commandEnvironment(
+    { root, apiUrl: api.url, claudePath: testClaudePath() },
+    { TERM: 'xterm', TMPDIR: path.join(root, 'tmp') },
+  );
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${JSON.stringify(prompt)}`;
   return new Promise((resolve, reject) => {
     const spawned = spawn('script', ['-qfec', command, '/dev/null'], {

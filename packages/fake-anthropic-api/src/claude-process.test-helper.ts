@@ -47,9 +47,12 @@ function claudeBinaryPath(): string {
 export function startClaude(options: StartClaudeOptions): ClaudeProcess {
   const home = mkdtempSync(path.join(tmpdir(), 'fake-api-home-'));
   const cwd = mkdtempSync(path.join(tmpdir(), 'fake-api-ws-'));
+  // The CLI keeps its own files under $TMPDIR (claude-<uid>/, cc-socks/): a private one goes with the process.
+  const temporary = mkdtempSync(path.join(tmpdir(), 'fake-api-tmp-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
+    TMPDIR: temporary,
     ANTHROPIC_BASE_URL: options.baseUrl,
     ANTHROPIC_API_KEY: 'sk-test',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -143,8 +146,7 @@ export function startClaude(options: StartClaudeOptions): ClaudeProcess {
         await closed;
         clearTimeout(timer);
       }
-      rmSync(home, { recursive: true, force: true });
-      rmSync(cwd, { recursive: true, force: true });
+      for (const directory of [home, cwd, temporary]) rmSync(directory, { recursive: true, force: true });
     },
   };
 }

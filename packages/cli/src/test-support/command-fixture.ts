@@ -8,29 +8,28 @@ import { commandEnvironment } from './command-environment.js';
 
 /** What each `tether` command test starts from; fresh for every test. */
 export interface CommandFixture {
-  /** The test's directory: home/, workspace/ (and tmp/ and the extra directories asked for) under it. */
+  /** The test's directory: home/, workspace/, tmp/ (and the extra directories asked for) under it. */
   readonly root: string;
   readonly workspace: string;
   readonly api: FakeAnthropicApi;
-  /** commandEnvironment() for root, the fake API and the pinned claude (TMPDIR under root unless tmp: false). */
+  /** commandEnvironment() for root, the fake API and the pinned claude, with TMPDIR under root (the CLI keeps files there). */
   readonly environment: Record<string, string>;
 }
 
 /** Registers the per-test set-up (directories, fake API, environment) and its tear-down; call at the top of a test file. */
 export function useCommandFixture(
   prefix: string,
-  options: { readonly tmp?: boolean; readonly directories?: readonly string[] } = {},
+  options: { readonly directories?: readonly string[] } = {},
 ): CommandFixture {
-  const tmp = options.tmp ?? true;
   let current: CommandFixture | undefined;
   beforeEach(async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-    const directories = ['home', 'workspace', ...(tmp ? ['tmp'] : []), ...(options.directories ?? [])];
+    const directories = ['home', 'workspace', 'tmp', ...(options.directories ?? [])];
     await Promise.all(directories.map((directory) => mkdir(path.join(root, directory))));
     const api = await startFakeAnthropicApi();
     const environment = commandEnvironment(
       { root, apiUrl: api.url, claudePath: testClaudePath() },
-      tmp ? { TMPDIR: path.join(root, 'tmp') } : {},
+      { TMPDIR: path.join(root, 'tmp') },
     );
     current = { root, workspace: path.join(root, 'workspace'), api, environment };
   });
