@@ -36,32 +36,37 @@ function nextEvent(
   });
 }
 
+type MockTurn = NonNullable<Parameters<typeof createMockProvider>[0]>['turn'];
+
+/** Runs one turn of a mock provider that plays `turn`, and returns the text deltas the log kept. */
+async function storedDeltasOf(turn: MockTurn) {
+  const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn })] });
+  try {
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    await runtime.waitForRun(runId);
+    const events = await runtime.readEvents(sessionId);
+    return events.flatMap((event) => (event.type === 'run.message_delta' ? [event] : []));
+  } finally {
+    await runtime.shutdown();
+  }
+}
+
 const textOf = (events: readonly ProtocolEvent[]) =>
   events.map((event) => (event.type === 'run.message_delta' ? event.text : '')).join('');
 
 describe('streamed deltas', () => {
   it('joins the deltas of one block that wait for the same commit into one event, text unchanged', async () => {
     const pieces = ['Hel', 'lo', ', ', 'wor', 'ld', ' \u{1F600}'];
-    const runtime = await createAgentRuntime({
-      providers: [
-        createMockProvider({
-          turn: ({ runId, emit }) => {
-            for (const text of pieces) emit({ type: 'run.message_delta', runId, blockId: 'm:0', text });
-            emit({ type: 'run.message_delta', runId, blockId: 'm:1', text: 'next block' });
-            emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-          },
-        }),
-      ],
+    const deltas = await storedDeltasOf(({ runId, emit }) => {
+      for (const text of pieces) emit({ type: 'run.message_delta', runId, blockId: 'm:0', text });
+      emit({ type: 'run.message_delta', runId, blockId: 'm:1', text: 'next block' });
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
-    await runtime.waitForRun(runId);
-    const deltas = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.message_delta');
     expect(deltas.map((event) => [event.blockId, event.text])).toEqual([
       ['m:0', pieces.join('')],
       ['m:1', 'next block'],
     ]);
-    await runtime.shutdown();
   });
 
   it('publishes a block’s first delta without waiting for more: a later one is an event of its own', async () => {
@@ -98,26 +103,15 @@ describe('streamed deltas', () => {
   });
 
   it('commits what a message streamed as soon as the provider says the message ended', async () => {
-    const runtime = await createAgentRuntime({
-      providers: [
-        createMockProvider({
-          turn: async ({ runId, emit, session }) => {
-            emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: 'ended' });
-            session.options.messageEnded?.();
-            // Microtasks only: a commit at the coalescing window (a timer) or the next check phase cannot come here.
-            for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
-            emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: ' later' });
-            emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-          },
-        }),
-      ],
+    const deltas = await storedDeltasOf(async ({ runId, emit, session }) => {
+      emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: 'ended' });
+      session.options.messageEnded?.();
+      // Microtasks only: a commit at the coalescing window (a timer) or the next check phase cannot come here.
+      for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
+      emit({ type: 'run.message_delta', runId, blockId: 'm:0', text: ' later' });
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     });
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
-    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
-    await runtime.waitForRun(runId);
     // Held for the window, the two would have been joined into one event of the same commit.
-    const deltas = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.message_delta');
     expect(deltas.map((event) => event.text)).toEqual(['ended', ' later']);
-    await runtime.shutdown();
   });
 });
