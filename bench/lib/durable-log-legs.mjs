@@ -1,5 +1,6 @@
 /**
- * The legs of bench/durable-log-comparison.mjs, each run in a host of its own (bench/peer-leg-host.mjs):
+ * The legs of bench/durable-log-comparison.mjs (the durable one is also the peers scenario's durable
+ * floor, bench/lib/peer-comparison.mjs), each run in a host of its own (bench/peer-leg-host.mjs):
  * two short turns, then the peers legs' short turns and stops, through the Agent SDK (plain, or keeping
  * a durable log of every message) or Tether, each also timed around the CLI as the peers legs' are (the
  * driver's own part: from the call to the write to claude, and from the result read to the end seen).

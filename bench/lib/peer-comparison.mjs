@@ -20,6 +20,8 @@
  *   prewarmed  a new session with a process already started: raw `--await-claim` + claim_session,
  *           the SDK's startup() and prewarm() + claim (folders never seen before), Tether's warm pool;
  *           none for the ACP adapter, which cannot start claude before a session.
+ * A fifth leg in the same rounds, the durable floor (the Agent SDK keeping a SQLite log), takes only the
+ * short turns and the stops, with their own parts; Tether is also reported as its ratio to it.
  * Every other figure is reported as the paired ratio to the raw loop of the same round, with its 95 % CI.
  */
 import { spawn } from 'node:child_process';
@@ -35,6 +37,16 @@ import { bootstrapMedianInterval, summarize } from './stats.mjs';
 import { ownPartNames } from './stdio-timestamps.mjs';
 
 export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
+/**
+ * Not a peer but a second floor beside the raw loop: the least a durable host does. The Agent SDK with
+ * every message committed to SQLite before it is sent or handled (bench/lib/durable-log-legs.mjs), run in
+ * the same rounds, takes only the short turns and the stops: the two rows where the commits a durable
+ * host must make are a visible part of the turn
+ * (docs/decisions/2026-12-03-durable-events-bound-the-short-turn-and-the-stop.md).
+ */
+const durableFloorLeg = 'sdk-durable';
+/** The driver bench/peer-leg-host.mjs runs for a leg, where its name there differs. */
+const hostLegOf = { [durableFloorLeg]: 'sdk-durable-short' };
 const legTimeoutMs = 180_000;
 
 /** One leg in a fresh host (bench/peer-leg-host.mjs): its context in on stdin, its result back as one JSON line. */
@@ -68,7 +80,8 @@ function describePair(pair) {
     if (name === 'acp') prewarmed = '';
     return `${name} cold ${ms(result.cold.firstDeltaMs)}/${ms(result.cold.turnMs)} warm ${ms(result.warm.turnMs)} (CPU ${ms(result.warm.cpuMs)}) steady ${ms(result.steady.turnMs)} (CPU ${ms(result.steady.cpuMs)}) short ${ms(result.warmShort.turnMs)} RSS ${ms(result.rssAfterOneTurnKb / 1024)} MiB int ${ms(result.firstInterruptMs)}/${ms(result.interruptMs)}${prewarmed}`;
   };
-  return `${peerLegs.map(leg).join('  ')}  other load ${pair.otherLoadCores.toFixed(2)}`;
+  const floor = pair[durableFloorLeg];
+  return `${peerLegs.map(leg).join('  ')}  ${durableFloorLeg} short ${ms(floor.warmShort.turnMs)} int ${ms(floor.firstInterruptMs)}/${ms(floor.interruptMs)}  other load ${pair.otherLoadCores.toFixed(2)}`;
 }
 
 export async function measurePeers(context, { repetitions, gate, log, repoRoot, warmPool }) {
@@ -89,17 +102,18 @@ export async function measurePeers(context, { repetitions, gate, log, repoRoot, 
   const run = async (leg) => {
     // A fixed --session-id would collide from leg to leg: each raw launch gets its own.
     const result = await runLegProcess(
-      leg,
+      hostLegOf[leg] ?? leg,
       { ...legContext, rawArgv: withFreshSessionId(legContext.rawArgv) },
       repoRoot,
     );
     result.leftover = await killLeftoverProcesses(context.environment.HOME);
     return result;
   };
+  const legs = [...peerLegs, durableFloorLeg];
   const warmUp = {};
-  for (const leg of peerLegs) warmUp[leg] = await run(leg);
+  for (const leg of legs) warmUp[leg] = await run(leg);
   log(`bench: peers warm-up ${describePair({ ...warmUp, otherLoadCores: Number.NaN })}`);
-  const pairs = await runPairs({ legs: peerLegs, repetitions, gate, label: 'peers', log, describePair, run });
+  const pairs = await runPairs({ legs, repetitions, gate, label: 'peers', log, describePair, run });
   return { pairs, warmUp };
 }
 
@@ -120,6 +134,15 @@ function toRaw(pairs, pickRaw, picks) {
 }
 
 const same = (pick) => ({ sdk: pick, acp: pick, tether: pick });
+/** As `same`, and the durable floor's figure too: the rows its leg measures. */
+const withFloor = (pick) => ({ ...same(pick), [durableFloorLeg]: pick });
+
+/** Tether's paired ratio to the durable floor of the same round, with its 95 % CI. */
+function toDurableFloor(pairs, pick) {
+  const ratios = pairs.map((pair) => pick(pair.tether) / pick(pair[durableFloorLeg])).filter(Number.isFinite);
+  const interval = bootstrapMedianInterval(ratios);
+  return { ...summarize(ratios), ci95: [interval.low, interval.high] };
+}
 /**
  * Per 1,000 of the agent's deltas: every leg streamed as many as the raw leg of its round counted
  * (the same fake model), whatever number of events carried them (Tether joins a block's deltas
@@ -176,7 +199,7 @@ export function summarizePeers({ pairs, warmUp }) {
     warmShortTurn: toRaw(
       pairs,
       (leg) => leg.warmShort.turnMs,
-      same((leg) => leg.warmShort.turnMs),
+      withFloor((leg) => leg.warmShort.turnMs),
     ),
     cpuPer1kDeltas: toRaw(pairs.map(withAgentDeltas), per1k, same(per1k)),
     rssAfterOneTurnMb: toRaw(
@@ -192,13 +215,18 @@ export function summarizePeers({ pairs, warmUp }) {
     firstInterrupt: toRaw(
       pairs,
       (leg) => leg.firstInterruptMs,
-      same((leg) => leg.firstInterruptMs),
+      withFloor((leg) => leg.firstInterruptMs),
     ),
     interrupt: toRaw(
       pairs,
       (leg) => leg.interruptMs,
-      same((leg) => leg.interruptMs),
+      withFloor((leg) => leg.interruptMs),
     ),
+    tetherToDurableFloor: {
+      warmShortTurn: toDurableFloor(pairs, (leg) => leg.warmShort.turnMs),
+      firstInterrupt: toDurableFloor(pairs, (leg) => leg.firstInterruptMs),
+      interrupt: toDurableFloor(pairs, (leg) => leg.interruptMs),
+    },
     // Milliseconds, not ratios: a host's own part is a few tenths of a millisecond, the raw loop's less.
     ownParts: Object.fromEntries(
       ownPartLegs.map((leg) => [
@@ -226,7 +254,7 @@ export function summarizePeers({ pairs, warmUp }) {
     },
     acpExits: [...new Set(pairs.map((pair) => pair.acp.adapterExit))],
     leftoverProcesses: pairs.reduce(
-      (sum, pair) => sum + peerLegs.reduce((legs, leg) => legs + pair[leg].leftover, 0),
+      (sum, pair) => sum + [...peerLegs, durableFloorLeg].reduce((legs, leg) => legs + pair[leg].leftover, 0),
       0,
     ),
     warmUp,
@@ -238,24 +266,27 @@ export function summarizePeers({ pairs, warmUp }) {
  * The drivers whose own part is timed around the CLI: the ACP leg's host talks ACP to the adapter,
  * which alone sees claude's stdio.
  */
-const ownPartLegs = ['raw', 'sdk', 'tether'];
+const ownPartLegs = ['raw', 'sdk', 'tether', durableFloorLeg];
 
-/** A row of each driver's own part of a short turn or a stop: before + after (the CLI's part), medians over rounds, ms. */
+/** A driver's own part of a short turn or a stop: before + after (the CLI's part), medians over rounds, ms. */
+function ownPartCell(ownParts, leg, kind) {
+  const part = (name) => ownParts[leg][`${kind}${name}`].median;
+  return `${part('Before').toFixed(3)} + ${part('After').toFixed(3)} (claude ${part('Cli').toFixed(1)})`;
+}
+
+/** A row of each driver's own part of a short turn or a stop. */
 function ownPartRow(label, kind, ownParts) {
-  const cell = (leg) => {
-    const part = (name) => ownParts[leg][`${kind}${name}`].median;
-    return `${part('Before').toFixed(3)} + ${part('After').toFixed(3)} (claude ${part('Cli').toFixed(1)})`;
-  };
+  const cell = (leg) => ownPartCell(ownParts, leg, kind);
   return `| own part of a ${label}: before + after the CLI's (ms) | ${cell('raw')} | ${cell('sdk')} | — | ${cell('tether')} |`;
 }
 
 /** The table the issue asks for: the raw loop's median, then each driver's median ratio [95 % CI]. */
 export function peerTableLines(summary) {
   const number = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-  const cell = (entry, unit) =>
-    entry
-      ? `${number(entry.median, unit === 'MB' ? 0 : 0)} ${unit} ×${number(entry.ratio.median, 2)} [${number(entry.ratio.ci95[0], 2)}–${number(entry.ratio.ci95[1], 2)}]`
-      : '-';
+  const ratioCell = (ratio) => `×${number(ratio.median, 2)} [${number(ratio.ci95[0], 2)}–${number(ratio.ci95[1], 2)}]`;
+  const cell = (entry, unit) => (entry ? `${number(entry.median)} ${unit} ${ratioCell(entry.ratio)}` : '-');
+  const floor = (figure) => cell(figure[durableFloorLeg], 'ms');
+  const toFloor = summary.tetherToDurableFloor;
   // A driver with no such figure (the ACP adapter has no prewarmed session) gets "—".
   const row = (label, figure, unit, sdkKeys = ['sdk']) =>
     `| ${label} | ${number(figure.raw.median)} ${unit} | ${sdkKeys.map((key) => `${key === 'sdk' ? '' : `${key.split(':')[1]}: `}${cell(figure[key], unit)}`).join('; ')} | ${figure.acp ? cell(figure.acp, unit) : '—'} | ${cell(figure.tether, unit)} |`;
@@ -280,6 +311,8 @@ export function peerTableLines(summary) {
     row(`interrupt → turn ended (median of the next ${interruptStops} stops)`, summary.interrupt, 'ms'),
     ownPartRow('short turn', 'turn', summary.ownParts),
     ownPartRow('stop', 'stop', summary.ownParts),
+    `durable floor (the Agent SDK, every message committed to SQLite before it is sent or handled), ×ratio to the raw loop: warm short turn ${floor(summary.warmShortTurn)}; the process's first stop ${floor(summary.firstInterrupt)}; the next stops ${floor(summary.interrupt)}; own part of a short turn ${ownPartCell(summary.ownParts, durableFloorLeg, 'turn')}, of a stop ${ownPartCell(summary.ownParts, durableFloorLeg, 'stop')} ms`,
+    `Tether, ×ratio to the durable floor of the same round: warm short turn ${ratioCell(toFloor.warmShortTurn)}; the process's first stop ${ratioCell(toFloor.firstInterrupt)}; the next stops ${ratioCell(toFloor.interrupt)}`,
     `claude-agent-acp: adapter spawn → initialize answered ${number(summary.acpAdapterStartMs.median)} ms (before the clock), session/new ${number(summary.acpSessionNewMs.median)} ms; warm-turn CPU host ${number(summary.acpWarmCpuMs.host.median)} + adapter ${number(summary.acpWarmCpuMs.adapter.median)} ms; RSS host ${number(summary.acpRssMb.host.median)} + adapter ${number(summary.acpRssMb.adapter.median)} MB; chunks per warm turn ${summary.warmDeltas.acp.join('/')}; adapter exits ${summary.acpExits.join('/')}`,
     `claude-agent-acp's claude argv: ${(summary.acpArgv ?? []).join(' ')}`,
   ];
