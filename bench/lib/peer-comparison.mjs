@@ -47,6 +47,8 @@ export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
 const durableFloorLeg = 'sdk-durable';
 /** The driver bench/peer-leg-host.mjs runs for a leg, where its name there differs. */
 const hostLegOf = { [durableFloorLeg]: 'sdk-durable-short' };
+/** Every leg a round runs. */
+const roundLegs = [...peerLegs, durableFloorLeg];
 const legTimeoutMs = 180_000;
 
 /** One leg in a fresh host (bench/peer-leg-host.mjs): its context in on stdin, its result back as one JSON line. */
@@ -109,11 +111,10 @@ export async function measurePeers(context, { repetitions, gate, log, repoRoot, 
     result.leftover = await killLeftoverProcesses(context.environment.HOME);
     return result;
   };
-  const legs = [...peerLegs, durableFloorLeg];
   const warmUp = {};
-  for (const leg of legs) warmUp[leg] = await run(leg);
+  for (const leg of roundLegs) warmUp[leg] = await run(leg);
   log(`bench: peers warm-up ${describePair({ ...warmUp, otherLoadCores: Number.NaN })}`);
-  const pairs = await runPairs({ legs, repetitions, gate, label: 'peers', log, describePair, run });
+  const pairs = await runPairs({ legs: roundLegs, repetitions, gate, label: 'peers', log, describePair, run });
   return { pairs, warmUp };
 }
 
@@ -143,6 +144,7 @@ function toDurableFloor(pairs, pick) {
   const interval = bootstrapMedianInterval(ratios);
   return { ...summarize(ratios), ci95: [interval.low, interval.high] };
 }
+
 /**
  * Per 1,000 of the agent's deltas: every leg streamed as many as the raw leg of its round counted
  * (the same fake model), whatever number of events carried them (Tether joins a block's deltas
@@ -254,7 +256,7 @@ export function summarizePeers({ pairs, warmUp }) {
     },
     acpExits: [...new Set(pairs.map((pair) => pair.acp.adapterExit))],
     leftoverProcesses: pairs.reduce(
-      (sum, pair) => sum + [...peerLegs, durableFloorLeg].reduce((legs, leg) => legs + pair[leg].leftover, 0),
+      (sum, pair) => sum + roundLegs.reduce((legs, leg) => legs + pair[leg].leftover, 0),
       0,
     ),
     warmUp,
