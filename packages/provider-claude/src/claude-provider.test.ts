@@ -1,7 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { versionCheckPassed } from './binary/checked-binaries.js';
+import { bundledBinaryPath } from './binary/resolve-binary.js';
 import { claudeCapabilities, claudeSdkCapabilities } from './claude-capabilities.js';
 import { createClaudeProvider, createClaudeProviderWith } from './claude-provider.js';
 import { CLAUDE_AGENT_SDK_VERSION } from './sdk/load-agent-sdk.js';
@@ -113,6 +116,26 @@ describe('createClaudeProvider transports', () => {
       expect(loads).toBe(0);
       await provider.doDispose?.();
     }
+  });
+
+  it("checks the bundled binary's version as it prepares, from its package; a binary only a run can tell is not run", async () => {
+    const bundled = bundledBinaryPath();
+    if (!bundled) throw new Error('The bundled claude binary is missing: run "./dev npm ci".');
+    // A link of its own: a path no other test checked in this process.
+    const link = path.join(workspace, 'bundled-claude');
+    await symlink(bundled, link);
+    const ran = path.join(workspace, 'ran');
+    const other = path.join(workspace, 'claude');
+    await writeFile(other, `#!/bin/sh\ntouch '${ran}'\necho '2.1.332 (Claude Code)'\n`);
+    await chmod(other, 0o755);
+    for (const binary of [link, other]) {
+      const provider = createClaudeProvider({ claudePath: binary });
+      await provider.doPrepare?.();
+      await provider.doDispose?.();
+    }
+    expect(versionCheckPassed(link)).toBe(true);
+    expect(versionCheckPassed(other)).toBe(false);
+    expect(existsSync(ran)).toBe(false);
   });
 
   it('an injected query is used as given: the SDK is never loaded', async () => {

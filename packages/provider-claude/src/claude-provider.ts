@@ -143,31 +143,50 @@ export function createClaudeProviderWith(
     });
     return sdk;
   };
-  // Once per binary path, beside its first start (the bundled binary's version is read from its
-  // package, without a run). A refusal is not kept: updating the CLI is all a retry needs.
+  // Once per binary path: a bundled binary's as the host starts (its version read from its package,
+  // without a run), any other beside its first start. A refusal is not kept: updating the CLI is all
+  // a retry needs.
   const checkedBinaries = new Map<string, Promise<void>>();
-  const checkBinary = (binaryPath: string): Promise<void> => {
-    let check = checkedBinaries.get(binaryPath);
-    if (!check && versionCheckPassed(binaryPath)) check = Promise.resolve();
-    if (!check) {
-      const shipped = bundledBinaryVersion(binaryPath);
-      const asked: ReturnType<typeof readClaudeVersion> =
-        shipped === undefined
-          ? readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs })
-          : Promise.resolve({ version: shipped });
-      check = asked.then((answer) => {
-        // A version that cannot be read is not held against the binary: starting it says more.
-        const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
-        if (!tooOld) {
-          if ('version' in answer) rememberVersionCheckPassed(binaryPath);
-          return;
-        }
-        checkedBinaries.delete(binaryPath);
-        throw tooOld;
-      });
-      checkedBinaries.set(binaryPath, check);
-    }
+  const beginCheck = (binaryPath: string, shipped: string | undefined): Promise<void> => {
+    const asked: ReturnType<typeof readClaudeVersion> =
+      shipped === undefined
+        ? readClaudeVersion(binaryPath, { environment: environment(), timeoutMs: settings.probeTimeoutMs })
+        : Promise.resolve({ version: shipped });
+    const check = asked.then((answer) => {
+      // A version that cannot be read is not held against the binary: starting it says more.
+      const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
+      if (!tooOld) {
+        if ('version' in answer) rememberVersionCheckPassed(binaryPath);
+        return;
+      }
+      checkedBinaries.delete(binaryPath);
+      throw tooOld;
+    });
+    checkedBinaries.set(binaryPath, check);
     return check;
+  };
+  const checkBinary = (binaryPath: string): Promise<void> => {
+    const check = checkedBinaries.get(binaryPath);
+    if (check) return check;
+    if (versionCheckPassed(binaryPath)) return Promise.resolve();
+    return beginCheck(binaryPath, bundledBinaryVersion(binaryPath));
+  };
+  /**
+   * As the host starts, the check of a bundled binary, whose manifests tell its version: reading them
+   * beside the first agent's start cost it a few milliseconds of the host's CPU. A binary only a run
+   * can tell is left to its first start, and one not found to the first session's error.
+   */
+  const checkBundledBinaryAhead = (): void => {
+    let binaryPath: string;
+    try {
+      binaryPath = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: environment() }).path;
+    } catch {
+      return;
+    }
+    if (checkedBinaries.has(binaryPath) || versionCheckPassed(binaryPath)) return;
+    const shipped = bundledBinaryVersion(binaryPath);
+    // A refusal is told by the first session's start, which asks again.
+    if (shipped !== undefined) beginCheck(binaryPath, shipped).catch(() => undefined);
   };
   // cli transport: each process's stdout is a channel read paced, connected ahead of its start.
   const stdoutChannels = transport === 'cli' ? new StdoutChannels() : null;
@@ -255,6 +274,7 @@ export function createClaudeProviderWith(
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.
       randomUUID();
+      checkBundledBinaryAhead();
       await channels;
     },
     async doDispose() {
