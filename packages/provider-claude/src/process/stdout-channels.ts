@@ -1,13 +1,6 @@
 import { StdoutChannel } from './stdout-channel.js';
 
 /**
- * How long a take waits to connect the next pair while another is still ready: a take is an agent
- * starting, and connecting a pair beside its start-up (a socket bound, listened on, connected and
- * accepted) shares the host's cores with it. Longer than a claude start (~0.5-1 s).
- */
-const refillDelayMs = 2_000;
-
-/**
  * Stdout channels connected ahead of the processes that take them, so a spawn (synchronous) finds
  * one ready: connecting a pair takes a few turns of the event loop. With none ready (more starts at
  * once than spares, or a system where a pair cannot be made) a process gets a plain pipe, as before.
@@ -17,7 +10,6 @@ export class StdoutChannels {
   private readonly parent: string | undefined;
   private readonly ready: StdoutChannel[] = [];
   private opening: Promise<void> | null = null;
-  private refill: NodeJS.Timeout | null = null;
   /** The last attempt failed: the next is made on the next take, not in a loop. */
   private failed = false;
   private disposed = false;
@@ -54,21 +46,14 @@ export class StdoutChannels {
       channel = this.ready.shift();
     }
     this.failed = false;
-    if (this.ready.length === 0) this.topUp();
-    else this.refill ??= setTimeout(() => this.refillNow(), refillDelayMs).unref();
+    this.topUp();
     return channel;
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    if (this.refill) clearTimeout(this.refill);
     await this.opening;
     for (const channel of this.ready.splice(0)) channel.close();
-  }
-
-  private refillNow(): void {
-    this.refill = null;
-    this.topUp();
   }
 
   private topUp(): void {
