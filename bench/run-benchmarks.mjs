@@ -27,7 +27,7 @@ import { baseEnvironment, findClaudeBinary, rawLaunch } from './lib/claude-setup
 import { loadAverage } from './lib/proc.mjs';
 import { waitForQuiet } from './lib/quiet.mjs';
 import { runRawTurns } from './lib/raw-loop.mjs';
-import { bootstrapMedianInterval, median, quantile, round, summarize } from './lib/stats.mjs';
+import { median, quantile, round, summarize, summarizeRatios } from './lib/stats.mjs';
 import { measureRuntimeMock, measureStoreDirect } from './lib/store-throughput.mjs';
 import { runTetherTurns } from './lib/tether-turn.mjs';
 import {
@@ -258,18 +258,13 @@ function compareLaunch(launch, environment) {
   };
 }
 
-function withInterval(stats, values) {
-  const interval = bootstrapMedianInterval(values);
-  return { ...stats, ci95: [interval.low, interval.high] };
-}
-
 /** Per-metric stats over pairs: each leg's distribution and the paired ratios b/a. */
 function compare(pairs, pick) {
   const ratios = pairs.map((pair) => pick(pair.tether) / pick(pair.raw));
   return {
     raw: summarize(pairs.map((pair) => pick(pair.raw))),
     tether: summarize(pairs.map((pair) => pick(pair.tether))),
-    ratio: withInterval(summarize(ratios), ratios),
+    ratio: summarizeRatios(ratios),
   };
 }
 
@@ -539,7 +534,7 @@ function comparePaired(pairs, pickA, pickB, legA = 'raw', legB = 'tether') {
   return {
     raw: summarize(usable.map((pair) => pickA(pair[legA]))),
     tether: summarize(usable.map((pair) => pickB(pair[legB]))),
-    ratio: withInterval(summarize(ratios), ratios),
+    ratio: summarizeRatios(ratios),
   };
 }
 
@@ -778,7 +773,7 @@ async function runDaemonScenario({ options, context }) {
     log: (line) => console.log(line),
     repoRoot,
   });
-  return { ...summarizeDaemon(result, { bootstrapMedianInterval }), quietWaitMs: gate.waitedMs };
+  return { ...summarizeDaemon(result), quietWaitMs: gate.waitedMs };
 }
 
 main().catch((error) => {

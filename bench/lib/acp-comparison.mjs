@@ -18,7 +18,7 @@ import { claudeAgentAcpLaunch, messageChunks, startAcpAgent } from './acp-client
 import { claudeUnder, cpuOf, killLeftoverProcesses } from './claude-processes.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { descendantsOf, memoryOf, processCpuMs } from './proc.mjs';
-import { bootstrapMedianInterval, median, summarize } from './stats.mjs';
+import { median, summarize, summarizeRatios } from './stats.mjs';
 
 export const acpAgents = ['tether', 'zed'];
 export { zedPackage } from './acp-client.mjs';
@@ -147,12 +147,10 @@ export async function measureAcp(context, { repetitions, gate, log, repoRoot }) 
 /** Each agent's distribution of one figure and the paired ratios tether/zed. */
 function paired(pairs, pick) {
   const usable = pairs.filter((pair) => Number.isFinite(pick(pair.tether)) && Number.isFinite(pick(pair.zed)));
-  const ratios = usable.map((pair) => pick(pair.tether) / pick(pair.zed));
-  const interval = bootstrapMedianInterval(ratios);
   return {
     zed: summarize(usable.map((pair) => pick(pair.zed))),
     tether: summarize(usable.map((pair) => pick(pair.tether))),
-    ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+    ratio: summarizeRatios(usable.map((pair) => pick(pair.tether) / pick(pair.zed))),
   };
 }
 

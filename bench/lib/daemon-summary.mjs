@@ -1,24 +1,20 @@
 /** The daemon scenario's figures, drawn from the raw result measureDaemon returns. */
-import { quantile, summarize } from './stats.mjs';
+import { quantile, summarize, summarizeRatios } from './stats.mjs';
 
 /**
  * The figures: per turn kind (cold, warm), each leg's p50/p99 pooled over every repetition's turns,
  * and per repetition the ratios daemon/in-process of the round's p50 and of its p99 (their median
  * over repetitions, with the bootstrap CI when there are at least 3).
  */
-export function summarizeDaemon(result, { bootstrapMedianInterval }) {
+export function summarizeDaemon(result) {
   const { pairs } = result;
-  const ratioStats = (values) => {
-    const interval = bootstrapMedianInterval(values);
-    return { ...summarize(values), ci95: [interval.low, interval.high] };
-  };
   const kind = (name) => {
     const pooled = (leg) => {
       const values = pairs.flatMap((pair) => pair[leg][name].turnMs);
       return { n: values.length, p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: Math.max(...values) };
     };
     const per = (leg, q) => pairs.map((pair) => quantile(pair[leg][name].turnMs, q));
-    const ratio = (q) => ratioStats(per('daemon', q).map((value, index) => value / per('inProcess', q)[index]));
+    const ratio = (q) => summarizeRatios(per('daemon', q).map((value, index) => value / per('inProcess', q)[index]));
     return {
       inProcess: pooled('inProcess'),
       daemon: pooled('daemon'),

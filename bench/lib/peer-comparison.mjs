@@ -33,7 +33,7 @@ import { withFreshSessionId } from './fresh-session-id.mjs';
 import { runPairs } from './paired-runs.mjs';
 import { interruptStops } from './peer-turn-timer.mjs';
 import { SHORT, SLOW } from './scripted-prompts.mjs';
-import { bootstrapMedianInterval, summarize } from './stats.mjs';
+import { summarize, summarizeRatios } from './stats.mjs';
 import { ownPartNames } from './stdio-timestamps.mjs';
 
 export const peerLegs = ['raw', 'sdk', 'acp', 'tether'];
@@ -124,11 +124,9 @@ function toRaw(pairs, pickRaw, picks) {
   for (const [name, pick] of Object.entries(picks)) {
     const [leg] = name.split(':');
     const usable = pairs.filter((pair) => Number.isFinite(pick(pair[leg])) && Number.isFinite(pickRaw(pair.raw)));
-    const ratios = usable.map((pair) => pick(pair[leg]) / pickRaw(pair.raw));
-    const interval = bootstrapMedianInterval(ratios);
     figure[name] = {
       ...summarize(usable.map((pair) => pick(pair[leg]))),
-      ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+      ratio: summarizeRatios(usable.map((pair) => pick(pair[leg]) / pickRaw(pair.raw))),
     };
   }
   return figure;
@@ -140,9 +138,7 @@ const withFloor = (pick) => ({ ...same(pick), [durableFloorLeg]: pick });
 
 /** Tether's paired ratio to the durable floor of the same round, with its 95 % CI. */
 function toDurableFloor(pairs, pick) {
-  const ratios = pairs.map((pair) => pick(pair.tether) / pick(pair[durableFloorLeg])).filter(Number.isFinite);
-  const interval = bootstrapMedianInterval(ratios);
-  return { ...summarize(ratios), ci95: [interval.low, interval.high] };
+  return summarizeRatios(pairs.map((pair) => pick(pair.tether) / pick(pair[durableFloorLeg])).filter(Number.isFinite));
 }
 
 /**

@@ -59,3 +59,9 @@ export function bootstrapMedianInterval(values, { level = 0.95, resamples = 5000
   }
   return { low: quantile(medians, (1 - level) / 2), high: quantile(medians, 1 - (1 - level) / 2) };
 }
+
+/** Paired ratios' distribution with the 95 % bootstrap interval of their median. */
+export function summarizeRatios(ratios) {
+  const interval = bootstrapMedianInterval(ratios);
+  return { ...summarize(ratios), ci95: [interval.low, interval.high] };
+}

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { killLeftoverProcesses } from './claude-processes.mjs';
 import { runPairs } from './paired-runs.mjs';
-import { bootstrapMedianInterval, median, summarize } from './stats.mjs';
+import { median, summarize, summarizeRatios } from './stats.mjs';
 
 export const transports = ['cli', 'sdk'];
 /** How long a host may take to exit by itself after printing its result (an open handle would keep it). */
@@ -114,12 +114,10 @@ export async function measureTransports(context, { repetitions, gate, log, repoR
 /** Each transport's distribution of one figure and the paired ratios sdk/cli (median with its 95 % bootstrap CI). */
 function paired(pairs, pick) {
   const usable = pairs.filter((pair) => Number.isFinite(pick(pair.cli)) && Number.isFinite(pick(pair.sdk)));
-  const ratios = usable.map((pair) => pick(pair.sdk) / pick(pair.cli));
-  const interval = bootstrapMedianInterval(ratios);
   return {
     cli: summarize(usable.map((pair) => pick(pair.cli))),
     sdk: summarize(usable.map((pair) => pick(pair.sdk))),
-    ratio: { ...summarize(ratios), ci95: [interval.low, interval.high] },
+    ratio: summarizeRatios(usable.map((pair) => pick(pair.sdk) / pick(pair.cli))),
   };
 }
 
