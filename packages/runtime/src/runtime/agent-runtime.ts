@@ -205,10 +205,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
    * left running, and completes its open runs and interactions.
    */
   async load(): Promise<void> {
-    rehearseFirstTurn();
     // Beside the recovery: a host's first session, often opened right after, then spawns its agent
     // without first waiting on the provider's set-up (and on whatever else the event loop runs meanwhile).
     await Promise.all([
+      rehearseFirstTurn(createAgentRuntime),
       recoverOpenSessions(this.recoveryParts()),
       ...this.providers.map((provider) => provider.doPrepare?.().catch(() => undefined)),
     ]);

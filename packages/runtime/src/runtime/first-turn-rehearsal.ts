@@ -1,54 +1,84 @@
-import { newSessionId, parseCommand } from '@tether/protocol';
-import { fingerprintCommand } from './command-fingerprint.js';
-import { refusedPartType } from './provider-part-check.js';
+import { tmpdir } from 'node:os';
+import type { ProtocolEvent } from '@tether/protocol';
+import { createInMemoryStore } from '../store/in-memory-store.js';
+import { createRehearsalProvider } from './rehearsal-provider.js';
+import type { AgentRuntime, AgentRuntimeOptions } from './runtime-types.js';
 
-const sessionId = `ses_${'0'.repeat(32)}`;
-const runId = `run_${'0'.repeat(32)}`;
+/** A rehearsal that stalls must not hold the runtime's start: past this, the host starts without the head start. */
+const rehearsalLimitMs = 2_000;
 
-/** A command of each kind a session's first turn takes: opened, a turn submitted, stopped. */
-export const rehearsedCommands: readonly unknown[] = [
-  { type: 'open_session', commandId: 'rehearsal-open', workspace: { kind: 'directory', path: '/' } },
-  { type: 'submit_turn', commandId: 'rehearsal-submit', sessionId, input: [{ type: 'text', text: 'Hello.' }] },
-  { type: 'interrupt_run', commandId: 'rehearsal-interrupt', sessionId, runId },
-];
-
-/** A part of each kind every turn's agent output is checked for: started, streamed, counted, ended (or stopped). */
-export const rehearsedParts: readonly unknown[] = [
-  { type: 'session.process_started', pid: 1, startTime: null, marker: 'rehearsal' },
-  { type: 'run.message_delta', runId, blockId: 'block', text: 'Hello.' },
-  {
-    type: 'run.usage',
-    runId,
-    inputTokens: 1,
-    outputTokens: 1,
-    cacheReadTokens: 0,
-    cacheCreationTokens: 0,
-    costUsd: null,
-  },
-  { type: 'run.completed', runId, outcome: 'succeeded', stopReason: 'end_turn' },
-  { type: 'run.completed', runId, outcome: 'interrupted' },
-];
+type CreateRuntime = (options: AgentRuntimeOptions) => Promise<AgentRuntime>;
 
 let rehearsed = false;
 
 /**
- * Runs the samples above through the command checks and the checks of an agent's output once, as
- * the runtime starts, and throws the results away: the first time a process runs them (zod's
- * schemas set up, V8 compiling and learning their code, Node loading Web Crypto for the ids) costs
- * a few milliseconds that a host's first session would otherwise pay before its agent is even
- * started, and its first stop before the stop reaches the agent (docs/decisions/2026-12-02-first-turn-code-run-at-start-up.md). Nothing is
- * stored or published. Never throws: it is a head start, nothing depends on it.
+ * Takes one session through what a host's first session does (opened and followed, a turn answered,
+ * a turn stopped after its first delta, closed) once, as the first runtime of the process starts, on
+ * a runtime of its own over an in-memory store and an agent that answers at once, and throws it all
+ * away. V8 compiles each function on its first call: a fresh host's first session paid ~5 ms for it
+ * before its agent was even spawned, and ~7 ms more of CPU beside the agent's start-up
+ * (docs/decisions/2026-12-02-first-turn-code-run-at-start-up.md). Nothing reaches the host's store,
+ * its followers or any process. Never throws: it is a head start, nothing depends on it.
  */
-export function rehearseFirstTurn(): void {
+export async function rehearseFirstTurn(createRuntime: CreateRuntime): Promise<void> {
   // What it warms up belongs to the process: a second runtime in it has nothing left to learn.
   if (rehearsed) return;
   rehearsed = true;
+  let limit: NodeJS.Timeout | undefined;
+  const stalled = new Promise<void>((resolve) => {
+    limit = setTimeout(resolve, rehearsalLimitMs);
+    limit.unref();
+  });
   try {
-    for (const command of rehearsedCommands) fingerprintCommand(parseCommand(command));
-    for (const part of rehearsedParts) refusedPartType(part);
-    // The ids' random source (Web Crypto) is loaded on its first use: 1-3 ms a first open paid.
-    newSessionId();
+    await Promise.race([rehearseSession(createRuntime), stalled]);
   } catch {
-    // Only a head start: the first real command is checked all the same.
+    // Only a head start: the first real session takes the same path all the same.
+  } finally {
+    clearTimeout(limit);
+  }
+}
+
+/** The rehearsal itself: the types of the events its follower was delivered, in order. */
+export async function rehearseSession(createRuntime: CreateRuntime): Promise<string[]> {
+  const runtime = await createRuntime({
+    providers: [createRehearsalProvider()],
+    store: createInMemoryStore(),
+    onBackgroundError: () => undefined,
+  });
+  const following = new AbortController();
+  try {
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: tmpdir() } });
+    const follower = new Follower(runtime.subscribe(sessionId, { signal: following.signal }));
+    const answered = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hello.' }] });
+    await follower.until((event) => event.type === 'run.completed' && event.runId === answered.runId);
+    const stopped = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hello.' }] });
+    await follower.until((event) => event.type === 'run.message_delta' && event.runId === stopped.runId);
+    await runtime.interruptRun({ sessionId, runId: stopped.runId });
+    await follower.until((event) => event.type === 'run.completed' && event.runId === stopped.runId);
+    await runtime.closeSession({ sessionId });
+    await follower.until((event) => event.type === 'session.closed');
+    return follower.delivered;
+  } finally {
+    following.abort();
+    await runtime.shutdown();
+  }
+}
+
+/** Reads a subscription up to the next event a step waits for, keeping the types of all it was delivered. */
+class Follower {
+  readonly delivered: string[] = [];
+  private readonly events: AsyncIterator<ProtocolEvent>;
+
+  constructor(events: AsyncIterable<ProtocolEvent>) {
+    this.events = events[Symbol.asyncIterator]();
+  }
+
+  async until(wanted: (event: ProtocolEvent) => boolean): Promise<void> {
+    for (;;) {
+      const next = await this.events.next();
+      if (next.done) throw new Error('the rehearsal session stopped being followed');
+      this.delivered.push(next.value.type);
+      if (wanted(next.value)) return;
+    }
   }
 }
