@@ -35,17 +35,19 @@ export function createRehearsalProvider(): AgentProviderV1 {
       return { available: true };
     },
     async doOpenSession(options) {
-      return new RehearsalSession(options.emit);
+      return new RehearsalSession(options.emit, options.messageEnded ?? (() => undefined));
     },
   };
 }
 
 class RehearsalSession implements AgentProviderV1Session {
   private readonly emit: (part: AgentProviderV1Part) => void;
+  private readonly messageEnded: () => void;
   private turns = 0;
 
-  constructor(emit: (part: AgentProviderV1Part) => void) {
+  constructor(emit: (part: AgentProviderV1Part) => void, messageEnded: () => void) {
     this.emit = emit;
+    this.messageEnded = messageEnded;
   }
 
   async doTurn({ runId }: AgentProviderV1Turn): Promise<void> {
@@ -55,6 +57,8 @@ class RehearsalSession implements AgentProviderV1Session {
       this.emit({ type: 'session.process_started', pid: process.pid, startTime: null, marker: 'rehearsal' });
     }
     this.emit({ type: 'run.message_delta', runId, blockId: 'block-1', text: 'Hello.' });
+    // As the agent's message_stop does: the delta is committed now, not at the writer's coalescing window.
+    this.messageEnded();
     if (this.turns > 1) return;
     this.emit({
       type: 'run.usage',
