@@ -258,22 +258,14 @@ function compareLaunch(launch, environment) {
   };
 }
 
-/** Per-metric stats over pairs: each leg's distribution and the paired ratios b/a. */
-function compare(pairs, pick) {
-  const ratios = pairs.map((pair) => pick(pair.tether) / pick(pair.raw));
-  return {
-    raw: summarize(pairs.map((pair) => pick(pair.raw))),
-    tether: summarize(pairs.map((pair) => pick(pair.tether))),
-    ratio: summarizeRatios(ratios),
-  };
-}
-
+/** Per-metric stats over the main scenario's pairs: each leg's distribution and the paired ratios Tether/raw. */
 function metrics(pairs) {
+  const same = (pick) => comparePaired(pairs, pick, pick);
   return {
-    coldTurn: compare(pairs, (leg) => leg.turns[0].turnMs),
-    coldFirstDelta: compare(pairs, (leg) => leg.turns[0].firstDeltaMs),
-    warmTurn: compare(pairs, (leg) => leg.turns[1].turnMs),
-    warmFirstDelta: compare(pairs, (leg) => leg.turns[1].firstDeltaMs),
+    coldTurn: same((leg) => leg.turns[0].turnMs),
+    coldFirstDelta: same((leg) => leg.turns[0].firstDeltaMs),
+    warmTurn: same((leg) => leg.turns[1].turnMs),
+    warmFirstDelta: same((leg) => leg.turns[1].firstDeltaMs),
   };
 }
 
