@@ -15,8 +15,8 @@ let rehearsed = false;
  * Takes one session through what a host's first session does (opened and followed, a turn answered,
  * a turn stopped after its first delta, closed) once, as the first runtime of the process starts, on
  * a runtime of its own over an in-memory store and an agent that answers at once, and throws it all
- * away. V8 compiles each function on its first call: a fresh host's first session paid ~5 ms for it
- * before its agent was even spawned, and ~7 ms more of CPU beside the agent's start-up
+ * away. V8 compiles each function on its first call: without this, a fresh host's first session
+ * reached its agent's spawn 3.4 ms later and used ~4 ms more of the host's CPU before the first delta
  * (docs/decisions/2026-12-02-first-turn-code-run-at-start-up.md). Nothing reaches the host's store,
  * its followers or any process. Never throws: it is a head start, nothing depends on it.
  */
