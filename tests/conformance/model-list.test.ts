@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ClaudeTestEnvironment } from '@tether/testkit';
 import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
+import { textReply } from '@tether/fake-anthropic-api';
 import { expect, it, vi } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
 
@@ -14,16 +15,20 @@ import { describeTransports } from './conformance-harness.js';
  */
 async function countingClaude(
   environment: ClaudeTestEnvironment,
-  behaviour: 'real' | 'exits' | 'silent' = 'real',
+  behaviour: 'real' | 'exits' | 'silent' | 'silent-lister' = 'real',
 ): Promise<{ path: string; starts: () => Promise<string[]> }> {
   const root = path.dirname(environment.home);
   const binary = path.join(root, `claude-${behaviour}`);
   const log = path.join(root, `${path.basename(binary)}.log`);
   const real = `exec '${environment.claudePath}' "$@"`;
-  const run =
-    behaviour === 'real'
-      ? real
-      : `if [ "$1" = "--version" ]; then ${real}; fi\n${behaviour === 'exits' ? 'exit 3' : 'exec sleep 600'}`;
+  const faults = {
+    real,
+    exits: `if [ "$1" = "--version" ]; then ${real}; fi\nexit 3`,
+    silent: `if [ "$1" = "--version" ]; then ${real}; fi\nexec sleep 600`,
+    // Only the model list's start (in its own temporary folder) never answers; a session's runs.
+    'silent-lister': `case "$PWD" in */tether-models-*) exec sleep 600;; esac\n${real}`,
+  };
+  const run = faults[behaviour];
   await writeFile(binary, `#!/bin/sh\necho "$*" >> '${log}'\n${run}\n`);
   await chmod(binary, 0o755);
   return {
@@ -87,17 +92,28 @@ describeTransports('the model list', ({ start }) => {
 
   it("reads the list at the lowest CPU priority: beside a session's agent starting, it takes only what is left", async () => {
     const environment = await start();
-    const claude = await countingClaude(environment, 'silent');
+    const claude = await countingClaude(environment, 'silent-lister');
     const runtime = await environment.runtime({ provider: { claudePath: claude.path, modelListTimeoutMs: 600_000 } });
     const listing = agentErrorOf(runtime.listModels('claude'));
+    let lister = 0;
     await vi.waitFor(
       () => {
         const listers = processesWithEnvironment('HOME', environment.home);
         expect(listers).toHaveLength(1);
-        expect(os.getPriority(listers[0])).toBe(os.constants.priority.PRIORITY_LOW);
+        lister = listers[0]!;
+        expect(os.getPriority(lister)).toBe(os.constants.priority.PRIORITY_LOW);
       },
       { timeout: 30_000 },
     );
+    // The read is not an agent beside the session's: that one, alone, runs as the host does.
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    environment.api.enqueue(textReply('Here.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    const agents = processesWithEnvironment('HOME', environment.home).filter((pid) => pid !== lister);
+    expect(agents).toHaveLength(1);
+    expect(os.getPriority(agents[0])).toBe(os.getPriority());
+    expect(os.getPriority(lister)).toBe(os.constants.priority.PRIORITY_LOW);
     await runtime.shutdown();
     expect((await listing).code).toBe('provider_unavailable');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);

@@ -66,29 +66,49 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
     await expectNothingLeft(environment);
   });
 
-  it('the agent and what its tools start run 10 nicer than the host by default (agentNice), and as the host with agentNice 0', async () => {
+  it('a lone agent runs as the host; from a second one on, both and what their tools start run 10 nicer (agentNice), and as the host with agentNice 0', async () => {
     const { environment, runtime, sessionId } = await bypassSession();
-    await runTool(environment, runtime, sessionId, detachingCommand);
-    const tools = await waitForToolProcesses(environment, 3);
-    const [claude] = claudeProcesses(environment);
-    const yielding = Math.min(19, getPriority() + 10);
-    expect([claude!, ...tools].map((pid) => getPriority(pid))).toEqual([yielding, yielding, yielding, yielding]);
-    // Where the kernel schedules by session (autogroup), the agent's session yields as a whole too.
     const hostGroup = autogroupNiceOf('self');
-    if (hostGroup !== undefined) expect(autogroupNiceOf(claude!)).toBe(Math.min(19, hostGroup + 10));
-    await runtime.closeSession({ sessionId });
-    await expectNothingLeft(environment);
+    environment.api.enqueue(textReply('Alone.'));
+    const lone = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await runtime.waitForRun(lone.runId)).toMatchObject({ outcome: 'succeeded' });
+    const [first] = claudeProcesses(environment);
+    expect(getPriority(first!)).toBe(getPriority());
+    if (hostGroup !== undefined) expect(autogroupNiceOf(first!)).toBe(hostGroup);
 
-    const asHost = await environment.runtime({ provider: { agentNice: 0 } });
-    const opened = await asHost.openSession({
+    const second = await runtime.openSession({
       workspace: { kind: 'directory', path: environment.workspace },
       permissionMode: 'bypass',
     });
-    environment.api.enqueue(textReply('Here.'));
-    const { runId } = await asHost.submitTurn({ sessionId: opened.sessionId, input: [{ type: 'text', text: 'Hi.' }] });
-    expect(await asHost.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
-    const [plain] = claudeProcesses(environment);
-    expect(getPriority(plain!)).toBe(getPriority());
+    await runTool(environment, runtime, second.sessionId, detachingCommand);
+    const tools = await waitForToolProcesses(environment, 3);
+    const agents = claudeProcesses(environment);
+    expect(agents).toHaveLength(2);
+    const yielding = Math.min(19, getPriority() + 10);
+    expect([...agents, ...tools].map((pid) => getPriority(pid))).toEqual(Array(5).fill(yielding));
+    // Where the kernel schedules by session (autogroup), each agent's session yields as a whole too.
+    if (hostGroup !== undefined)
+      for (const agent of agents) expect(autogroupNiceOf(agent)).toBe(Math.min(19, hostGroup + 10));
+    await runtime.closeSession({ sessionId });
+    await runtime.closeSession({ sessionId: second.sessionId });
+    await expectNothingLeft(environment);
+
+    const asHost = await environment.runtime({ provider: { agentNice: 0 } });
+    for (const text of ['One.', 'Two.']) {
+      const opened = await asHost.openSession({
+        workspace: { kind: 'directory', path: environment.workspace },
+        permissionMode: 'bypass',
+      });
+      environment.api.enqueue(textReply(text));
+      const { runId } = await asHost.submitTurn({
+        sessionId: opened.sessionId,
+        input: [{ type: 'text', text: 'Hi.' }],
+      });
+      expect(await asHost.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    }
+    const plain = claudeProcesses(environment);
+    expect(plain).toHaveLength(2);
+    expect(plain.map((pid) => getPriority(pid))).toEqual([getPriority(), getPriority()]);
   });
 
   it('closeSession while a tool runs (SIGTERM path) leaves nothing', async () => {

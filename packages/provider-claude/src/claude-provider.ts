@@ -22,7 +22,7 @@ import {
   loadAgentSdk,
   readInstalledAgentSdkVersion,
 } from './sdk/load-agent-sdk.js';
-import { agentNiceOf } from './process/agent-priority.js';
+import { AgentPriorities, agentNiceOf } from './process/agent-priority.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { StdoutChannels } from './process/stdout-channels.js';
@@ -70,11 +70,13 @@ export interface ClaudeProviderSettings {
   /** full (default): approvals carry the tool input for display; none: no tool input enters the durable log. */
   readonly toolInputDetail?: 'full' | 'none';
   /**
-   * How much nicer than the host each claude process (and what it starts) runs, added to the host's
-   * own nice value as `nice -n` does: 0-19 (default 10). On a saturated machine the agents then yield
-   * the CPU to their host, so a daemon's events, stops and answers keep flowing while many agents
-   * stream; nothing changes while a core is free. 0: as the host. Linux only
-   * (docs/decisions/2026-12-03-agents-yield-the-cpu-to-their-host.md).
+   * How much nicer than the host each claude process (and what it starts) runs once the provider has
+   * more than one, added to the host's own nice value as `nice -n` does: 0-19 (default 10). On a
+   * saturated machine the agents then yield the CPU to their host, so a daemon's events, stops and
+   * answers keep flowing while many agents stream; nothing changes while a core is free. A lone
+   * agent runs as the host does. 0: always as the host. Linux only
+   * (docs/decisions/2026-12-03-agents-yield-the-cpu-to-their-host.md,
+   * docs/decisions/2026-12-04-a-lone-agent-runs-as-its-host.md).
    */
   readonly agentNice?: number;
   /** At most this many claude processes at once across the provider's sessions (default 8). */
@@ -121,7 +123,7 @@ export function createClaudeProviderWith(
 ): AgentProviderV1 {
   const transport = settings.transport ?? 'cli';
   const environment = () => settings.environment ?? process.env;
-  const nice = agentNiceOf(settings.agentNice);
+  const priority = new AgentPriorities(agentNiceOf(settings.agentNice));
   const pool = new ProcessPool({ limit: settings.maxProcesses ?? 8, whenFull: settings.whenAtProcessLimit ?? 'queue' });
   /** Ended by doDispose: the model-list reads this provider started, and their agents. */
   const disposal = new AbortController();
@@ -199,11 +201,11 @@ export function createClaudeProviderWith(
       await stdoutChannels.prepare();
       return (plan, listener) => {
         const stdoutChannel = stdoutChannels.take();
-        return new CliConnection({ binaryPath, plan, listener, nice, ...(stdoutChannel ? { stdoutChannel } : {}) });
+        return new CliConnection({ binaryPath, plan, listener, priority, ...(stdoutChannel ? { stdoutChannel } : {}) });
       };
     }
     const { query, prewarm } = await agentSdk();
-    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, nice });
+    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, priority });
   };
   return {
     specificationVersion: 'agent-provider-v1',

@@ -37,8 +37,8 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--st
                      (in-process only: a daemon uses the transport it was started with)
   --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
                      nothing for this long (default 120; in-process only)
-  --agent-nice N     run claude N nicer than tether, 0-19 (default 10: it yields the CPU when the
-                     machine is saturated; 0: as tether; in-process only)
+  --agent-nice N     run claude N nicer than tether while more than one runs, 0-19 (default 10:
+                     agents yield the CPU when they saturate the machine; 0: as tether; in-process only)
 
 exit codes: 0 the client closed the connection, 2 usage error, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP`;

@@ -50,8 +50,9 @@ ${attachmentHelp}
                      (in-process only: a daemon uses the transport it was started with)
   --startup-timeout SECONDS  fail the run (provider_stalled) when a starting claude writes
                      nothing for this long (default 120; in-process only, like --transport)
-  --agent-nice N     run claude N nicer than tether, 0-19 (default 10: it yields the CPU when the
-                     machine is saturated; 0: as tether; in-process only, like --transport)
+  --agent-nice N     run claude N nicer than tether while more than one runs, 0-19 (default 10:
+                     agents yield the CPU when they saturate the machine; 0: as tether;
+                     in-process only, like --transport)
 
 exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM,
 129 stopped by SIGHUP (the run is stopped and recorded as interrupted, the agent's processes ended)`;

@@ -22,8 +22,9 @@ Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (de
 and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
---agent-nice runs each claude that much nicer than the daemon, 0-19 (default 10: on a saturated
-machine the agents yield the CPU, and the daemon's events and answers keep flowing; 0: as the daemon).
+--agent-nice runs each claude that much nicer than the daemon while more than one runs, 0-19 (default
+10: on a saturated machine the agents yield the CPU, and the daemon's events and answers keep flowing;
+0: as the daemon; a lone claude always runs as the daemon).
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).

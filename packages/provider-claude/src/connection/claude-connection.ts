@@ -106,6 +106,11 @@ export interface LaunchPlan {
    * request names the session's.
    */
   readonly awaitClaim?: boolean;
+  /**
+   * A read beside the sessions (the model list), run at the lowest priority by its reader: not one of
+   * the agents whose number decides theirs (process/agent-priority.ts).
+   */
+  readonly background?: boolean;
   /** The child's whole environment, built by buildClaudeEnvironment (nothing inherited by accident). */
   readonly environment: Record<string, string>;
 }

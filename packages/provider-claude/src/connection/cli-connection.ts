@@ -4,6 +4,7 @@ import { ControlChannel } from '../control/control-channel.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { TextDeltaJoiner } from '../frames/text-delta-joining.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
+import type { AgentPriority } from '../process/agent-priority.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type { StdoutChannel } from '../process/stdout-channel.js';
 import type {
@@ -37,8 +38,8 @@ export class CliConnection implements ClaudeConnection {
     plan: LaunchPlan;
     listener: ConnectionListener;
     stdoutChannel?: StdoutChannel;
-    /** How much nicer than the host the child runs (process/agent-priority.ts). */
-    nice?: number;
+    /** How the child's priority follows the host's other agents (process/agent-priority.ts). */
+    priority?: AgentPriority;
   }) {
     const { plan } = options;
     this.listener = options.listener;
@@ -52,7 +53,7 @@ export class CliConnection implements ClaudeConnection {
       }),
       environment: plan.environment,
       cwd: plan.cwd,
-      ...(options.nice === undefined ? {} : { nice: options.nice }),
+      ...(options.priority && !plan.background ? { priority: options.priority } : {}),
       onLine: (line) => this.onLine(line),
       takeLine: (text) => {
         this.streaming = this.deltas.takeLine(text);

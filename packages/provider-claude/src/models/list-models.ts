@@ -48,6 +48,7 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
         configuration: {},
         conversation: { kind: 'new', providerSessionId: randomUUID() },
         ephemeral: true,
+        background: true,
         cwd,
         environment: request.environment,
       },

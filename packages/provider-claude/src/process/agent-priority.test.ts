@@ -4,7 +4,7 @@ import { getPriority } from 'node:os';
 import { AgentError } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
 import { createClaudeProvider } from '../claude-provider.js';
-import { agentNiceOf, autogroupNiceOf, lowerAgentPriority } from './agent-priority.js';
+import { AgentPriorities, agentNiceOf, autogroupNiceOf, lowerAgentPriority } from './agent-priority.js';
 import { pollUntil } from './poll-until.js';
 import { killedAfterEachTest } from './test-processes.test-helper.js';
 
@@ -16,6 +16,17 @@ function threadNices(pid: number): number[] {
     const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   });
+}
+
+/** A Node child: several threads (V8's, libuv's) by the time it has printed. */
+async function threadedChild(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true,
+  });
+  started.push(child);
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return child.pid!;
 }
 
 describe('agentNice', () => {
@@ -37,17 +48,6 @@ describe('agentNice', () => {
 });
 
 describe.runIf(process.platform === 'linux')('lowerAgentPriority', () => {
-  /** A Node child: several threads (V8's, libuv's) by the time it has printed. */
-  async function threadedChild(): Promise<number> {
-    const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      detached: true,
-    });
-    started.push(child);
-    await new Promise((resolve) => child.stdout.once('data', resolve));
-    return child.pid!;
-  }
-
   it("sets every thread of the child, and its own session's group, to the host's nice plus `by`", async () => {
     const pid = await threadedChild();
     expect(threadNices(pid).length).toBeGreaterThan(1);
@@ -64,5 +64,43 @@ describe.runIf(process.platform === 'linux')('lowerAgentPriority', () => {
     process.kill(pid, 'SIGKILL');
     expect(await pollUntil(() => !existsSync(`/proc/${pid}`), { timeoutMs: 5_000 })).toBe(true);
     expect(() => lowerAgentPriority(pid, 10)).not.toThrow();
+  });
+});
+
+describe.runIf(process.platform === 'linux')('AgentPriorities', () => {
+  const hostGroup = autogroupNiceOf('self');
+  const yielding = Math.min(19, getPriority() + 10);
+  const runsAs = (pid: number, nice: number, group: number | undefined) => {
+    expect(new Set(threadNices(pid))).toEqual(new Set([nice]));
+    if (group !== undefined) expect(autogroupNiceOf(pid)).toBe(group);
+  };
+
+  it('leaves a lone agent as the host; a second lowers both, and a third joins them lowered', async () => {
+    const priorities = new AgentPriorities(10);
+    const first = await threadedChild();
+    priorities.started(first);
+    runsAs(first, getPriority(), hostGroup);
+    const second = await threadedChild();
+    priorities.started(second);
+    const third = await threadedChild();
+    priorities.started(third);
+    for (const pid of [first, second, third])
+      runsAs(pid, yielding, hostGroup === undefined ? undefined : Math.min(19, hostGroup + 10));
+  });
+
+  it('counts only live agents: once the others exited, the next one is alone again', async () => {
+    const priorities = new AgentPriorities(10);
+    const ended = [await threadedChild(), await threadedChild()].map((pid) => priorities.started(pid));
+    for (const exited of ended) exited();
+    const next = await threadedChild();
+    priorities.started(next);
+    runsAs(next, getPriority(), hostGroup);
+  });
+
+  it('lowers nobody with 0', async () => {
+    const priorities = new AgentPriorities(0);
+    const agents = [await threadedChild(), await threadedChild()];
+    for (const pid of agents) priorities.started(pid);
+    for (const pid of agents) runsAs(pid, getPriority(), hostGroup);
   });
 });

@@ -80,3 +80,42 @@ export function lowerAgentPriority(pid: number, by: number): void {
     }
   }
 }
+
+/** What a spawned agent tells about itself, so its priority follows how many agents the host has. */
+export interface AgentPriority {
+  /** A just-spawned agent (after exec); the returned function is called once it exited. */
+  started(pid: number): () => void;
+}
+
+/**
+ * One provider's agents' priority. A lone agent runs as its host does: it cannot crowd the host out
+ * (it uses ~1.4 cores while it streams, and the kernel shares the CPU between the two), and lowered it
+ * yielded to every other program too, such as a local API server, which cost its start 12-17 ms
+ * on 2 cores (docs/decisions/2026-12-04-a-lone-agent-runs-as-its-host.md). From the second live agent
+ * on, every one of them runs `by` nicer (lowerAgentPriority), those already running lowered then:
+ * that is when agents can saturate the machine. A nice is never raised again (that needs privilege),
+ * so an agent lowered once stays lowered.
+ */
+export class AgentPriorities implements AgentPriority {
+  private readonly by: number;
+  /** The live agents, each with whether it was lowered. */
+  private readonly live = new Map<number, boolean>();
+
+  constructor(by: number) {
+    this.by = by;
+  }
+
+  started(pid: number): () => void {
+    this.live.set(pid, false);
+    if (this.by > 0 && this.live.size > 1) {
+      for (const [agent, lowered] of this.live) {
+        if (lowered) continue;
+        lowerAgentPriority(agent, this.by);
+        this.live.set(agent, true);
+      }
+    }
+    return () => {
+      this.live.delete(pid);
+    };
+  }
+}

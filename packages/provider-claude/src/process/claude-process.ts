@@ -2,7 +2,7 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
-import { lowerAgentPriority } from './agent-priority.js';
+import type { AgentPriority } from './agent-priority.js';
 import { readProcessStatus } from './proc-filesystem.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
 import { type ProcessIdentity, snapshotDescendants, snapshotDescendantsInSlices } from './find-processes.js';
@@ -23,8 +23,8 @@ export interface ClaudeProcessOptions {
   readonly argv: readonly string[];
   readonly environment: Record<string, string>;
   readonly cwd: string;
-  /** How much nicer than the host the child (and what it starts) runs: see agent-priority.ts. Default: as the host. */
-  readonly nice?: number;
+  /** How the child's (and what it starts) priority follows the host's other agents: see agent-priority.ts. Default: as the host. */
+  readonly priority?: AgentPriority;
   /** Receives stdout line by line; without it stdout is left for handedOver()'s reader (the Agent SDK). */
   readonly onLine?: (line: DecodedLine) => void;
   /** Takes a stdout line as text before it is parsed (true: taken; see LineDecoder). */
@@ -197,7 +197,7 @@ export class ClaudeProcess {
     });
     const pid = this.child.pid;
     // spawn() returns after exec, so the group (setsid) and the start time are final here.
-    if (pid !== undefined && options.nice !== undefined) lowerAgentPriority(pid, options.nice);
+    if (pid !== undefined && options.priority) this.child.once('exit', options.priority.started(pid));
     const status = pid === undefined ? undefined : readProcessStatus(pid);
     this.startTime = status?.startTime;
     this.processGroup = status?.processGroup ?? (pid !== undefined && process.platform !== 'win32' ? pid : undefined);

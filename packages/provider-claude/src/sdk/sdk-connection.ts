@@ -10,6 +10,7 @@ import type {
 } from '../connection/claude-connection.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import type { CliPermissionMode } from '../launch/permission-modes.js';
+import type { AgentPriority } from '../process/agent-priority.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type {
   AgentSdkOptions,
@@ -36,8 +37,8 @@ export interface SdkConnectionOptions {
   readonly binaryPath: string;
   readonly plan: LaunchPlan;
   readonly listener: ConnectionListener;
-  /** How much nicer than the host the child runs (process/agent-priority.ts). */
-  readonly nice?: number;
+  /** How the child's priority follows the host's other agents (process/agent-priority.ts). */
+  readonly priority?: AgentPriority;
 }
 
 /** How long the SDK's stream may end ahead of our own exit report (the stderr tail comes with it). */
@@ -91,7 +92,8 @@ export class SdkConnection implements ClaudeConnection {
     const sdkOptions: AgentSdkOptions = {
       ...buildSdkOptions(options.plan, options.binaryPath),
       canUseTool: (toolName, input, promptOptions) => this.prompts.ask(toolName, input, promptOptions),
-      spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd, options.nice),
+      spawnClaudeCodeProcess: (spawnOptions) =>
+        this.spawn(spawnOptions, options.plan.cwd, options.plan.background ? undefined : options.priority),
     };
     if (options.plan.awaitClaim) {
       this.parked = this.park(options.prewarm, sdkOptions);
@@ -224,7 +226,11 @@ export class SdkConnection implements ClaudeConnection {
   }
 
   /** spawnClaudeCodeProcess: the command the SDK built, run as a supervised child of ours. */
-  private spawn(spawnOptions: AgentSdkSpawnOptions, cwd: string, nice: number | undefined): AgentSdkSpawnedProcess {
+  private spawn(
+    spawnOptions: AgentSdkSpawnOptions,
+    cwd: string,
+    priority: AgentPriority | undefined,
+  ): AgentSdkSpawnedProcess {
     let child: ClaudeProcess;
     try {
       child = new ClaudeProcess({
@@ -232,7 +238,7 @@ export class SdkConnection implements ClaudeConnection {
         argv: spawnOptions.args,
         environment: definedEnvironment(spawnOptions.env),
         cwd: spawnOptions.cwd ?? cwd,
-        ...(nice === undefined ? {} : { nice }),
+        ...(priority ? { priority } : {}),
         onExit: (exit) => {
           this.exit = exit;
         },
