@@ -7,7 +7,7 @@ import { cliTooOld } from './binary/cli-version-window.js';
 import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
 import { claudeTransportCapabilities } from './claude-capabilities.js';
-import type { ClaudeTransport, ConnectionFactory } from './connection/claude-connection.js';
+import type { ClaudeTransport, ConnectionFactory, LaunchPlan } from './connection/claude-connection.js';
 import { CliConnection } from './connection/cli-connection.js';
 import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { askAgentForModels, modelListKey } from './models/list-models.js';
@@ -196,16 +196,24 @@ export function createClaudeProviderWith(
   // (doPrepare): the first sessions' opens neither wait for a pair nor share their turns of the event
   // loop with one still connecting.
   void stdoutChannels?.prepare();
+  // A read beside the sessions (the model list) is not one of the agents whose number decides their priority.
+  const priorityOf = (plan: LaunchPlan) => (plan.background ? {} : { priority });
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (stdoutChannels) {
       await stdoutChannels.prepare();
       return (plan, listener) => {
         const stdoutChannel = stdoutChannels.take();
-        return new CliConnection({ binaryPath, plan, listener, priority, ...(stdoutChannel ? { stdoutChannel } : {}) });
+        return new CliConnection({
+          binaryPath,
+          plan,
+          listener,
+          ...priorityOf(plan),
+          ...(stdoutChannel ? { stdoutChannel } : {}),
+        });
       };
     }
     const { query, prewarm } = await agentSdk();
-    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, priority });
+    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, ...priorityOf(plan) });
   };
   return {
     specificationVersion: 'agent-provider-v1',

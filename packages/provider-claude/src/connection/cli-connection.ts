@@ -53,7 +53,7 @@ export class CliConnection implements ClaudeConnection {
       }),
       environment: plan.environment,
       cwd: plan.cwd,
-      ...(options.priority && !plan.background ? { priority: options.priority } : {}),
+      ...(options.priority ? { priority: options.priority } : {}),
       onLine: (line) => this.onLine(line),
       takeLine: (text) => {
         this.streaming = this.deltas.takeLine(text);

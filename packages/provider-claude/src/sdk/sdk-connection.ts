@@ -92,8 +92,7 @@ export class SdkConnection implements ClaudeConnection {
     const sdkOptions: AgentSdkOptions = {
       ...buildSdkOptions(options.plan, options.binaryPath),
       canUseTool: (toolName, input, promptOptions) => this.prompts.ask(toolName, input, promptOptions),
-      spawnClaudeCodeProcess: (spawnOptions) =>
-        this.spawn(spawnOptions, options.plan.cwd, options.plan.background ? undefined : options.priority),
+      spawnClaudeCodeProcess: (spawnOptions) => this.spawn(spawnOptions, options.plan.cwd, options.priority),
     };
     if (options.plan.awaitClaim) {
       this.parked = this.park(options.prewarm, sdkOptions);
