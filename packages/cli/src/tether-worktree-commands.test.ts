@@ -205,6 +205,43 @@ describe('refusals and help', () => {
     expect(badSize.stderr).toContain('--max-bytes takes a whole number');
   });
 
+  it("--file names the repository's file: the agent reads the worktree's copy; one the worktree lacks is refused, nothing left", async () => {
+    await writeFile(path.join(repository, 'README.md'), 'hello\nan edit not committed\n');
+    const run = await succeeds([
+      'run',
+      '--worktree',
+      '--cwd',
+      repository,
+      '--file',
+      path.join(repository, 'README.md'),
+      'Look around',
+    ]);
+    const worktree = path.join(fixture.root, 'data', 'worktrees', sessionIdIn(run.stderr));
+    expect(run.stderr).toContain('file README.md');
+    const attached = turnRequests().at(-1)!.view!.attachedFiles;
+    expect(attached.map((file) => file.filePath)).toEqual([path.join(worktree, 'README.md')]);
+    expect(attached[0]!.content).toContain('hello');
+    expect(attached[0]!.content).not.toContain('an edit not committed');
+
+    await writeFile(path.join(repository, 'untracked.txt'), 'only in the main checkout\n');
+    const requestsBefore = turnRequests().length;
+    const refused = await tether([
+      'run',
+      '--worktree',
+      '--cwd',
+      repository,
+      '--file',
+      path.join(repository, 'untracked.txt'),
+      'Look',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('[invalid_command]');
+    expect(refused.stderr).toContain(`the session's worktree has no untracked.txt`);
+    expect(turnRequests()).toHaveLength(requestsBefore);
+    expect(branches()).toEqual(['main', `tether/${sessionIdIn(run.stderr).slice(4, 12)}`]);
+    expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+  });
+
   it('a directory session has no diff: capability_unsupported, exit 2', async () => {
     const run = await succeeds(['run', 'Look around']);
     const diff = await tether(['diff', sessionIdIn(run.stderr)]);

@@ -30,10 +30,11 @@ export async function submitTurn(
   if (blocked) throw blocked.refusal;
   if (command.delivery === 'steer' && before?.record.activeRunId) requireSteering(before);
   requireInputCapabilities(before?.provider ?? null, command.input);
-  const input = await resolveTurnInput(
-    command.input,
-    agentDirectory(before!.record.workspace, before!.record.workspaceStatus),
-  );
+  const { workspace, workspaceStatus } = before!.record;
+  const input = await resolveTurnInput(command.input, {
+    workspace: agentDirectory(workspace, workspaceStatus),
+    repository: workspaceStatus?.worktree?.repository,
+  });
   // Decided after the input was read: another command may have started a run meanwhile.
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(

@@ -11,16 +11,28 @@ export interface ResolvedFileReference {
   readonly workspacePath: string;
 }
 
+export interface FileReferenceContext {
+  /** The folder the agent works in. */
+  readonly workspace: string;
+  /** When the workspace is a git worktree: the repository's main checkout it was made from. */
+  readonly repository?: string | undefined;
+  /** The part's position in the turn, for the refusal's message. */
+  readonly index: number;
+}
+
 /**
  * Resolves a file reference against the workspace. Symlinks are followed first (realpath), so a
- * link that points out of the workspace is refused like a path that does.
+ * link that points out of the workspace is refused like a path that does. In a worktree session a
+ * path in the repository it was made from names the worktree's copy: the host knows the repository
+ * (it asked for the worktree by it), while the worktree's folder is named after the new session.
  */
 export async function resolveFileReference(
   part: FileInputPart,
-  context: { readonly workspace: string; readonly index: number },
+  context: FileReferenceContext,
 ): Promise<ResolvedFileReference> {
   const { index } = context;
-  const named = path.resolve(context.workspace, part.path);
+  const asked = path.resolve(context.workspace, part.path);
+  const named = await inWorktree(asked, context);
   let resolved: string;
   let root: string;
   try {
@@ -28,7 +40,9 @@ export async function resolveFileReference(
   } catch {
     throw inputRefusal(
       'file_not_found',
-      `Input part ${index}: ${named} does not exist. Reference a file or directory inside the workspace (a relative path is resolved against it).`,
+      named === asked
+        ? `Input part ${index}: ${named} does not exist. Reference a file or directory inside the workspace (a relative path is resolved against it).`
+        : `Input part ${index}: the session's worktree has no ${path.relative(context.workspace, named) || '.'} (${asked} is in the repository the worktree was made from; what was not committed there is not in it). Commit the file, or attach its content as text.`,
     );
   }
   try {
@@ -36,13 +50,13 @@ export async function resolveFileReference(
   } catch {
     root = context.workspace; // A workspace that vanished: the path cannot be inside it, refused below.
   }
-  const relative = path.relative(root, resolved);
-  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+  if (!isInside(root, resolved)) {
     throw inputRefusal(
       'file_outside_workspace',
       `Input part ${index}: ${named} is outside the session's workspace ${context.workspace}${resolved === named ? '' : ` (it leads to ${resolved})`}. Reference files inside the workspace only, or attach the content as text.`,
     );
   }
+  const relative = path.relative(root, resolved);
   const workspacePath = relative === '' ? '.' : relative.split(path.sep).join('/');
   // Agents take a file as a mention in the prompt (Claude Code: @path): "#" starts a line range
   // there, and a path with both whitespace and '"' cannot be quoted, so such a file would silently not arrive.
@@ -53,4 +67,21 @@ export async function resolveFileReference(
     );
   }
   return { path: resolved, workspacePath };
+}
+
+/** A path inside the worktree's repository (but not inside the worktree itself) moved to the same place in the worktree. */
+async function inWorktree(asked: string, context: FileReferenceContext): Promise<string> {
+  if (context.repository === undefined || isInside(context.workspace, asked)) return asked;
+  // The repository's path as git gave it is real; the path asked for may go through a link to it.
+  const real = await realpath(asked).catch(() => asked);
+  for (const candidate of [asked, real]) {
+    if (isInside(context.repository, candidate))
+      return path.join(context.workspace, path.relative(context.repository, candidate));
+  }
+  return asked;
+}
+
+function isInside(folder: string, candidate: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative === '' || !(relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative));
 }

@@ -44,10 +44,14 @@ export function requireInputCapabilities(provider: AgentProviderV1 | null, input
 
 /**
  * Reads and checks every part of a turn (images by their bytes, file references inside the
- * workspace), all before anything is recorded: a turn is refused whole, with the first bad part.
+ * workspace, or in a worktree's repository), all before anything is recorded: a turn is refused whole, with the first bad part.
  * parseCommand has already checked each part's shape.
  */
-export async function resolveTurnInput(input: readonly SubmittedPart[], workspace: string): Promise<ResolvedTurnInput> {
+export async function resolveTurnInput(
+  input: readonly SubmittedPart[],
+  where: { readonly workspace: string; readonly repository?: string | undefined },
+): Promise<ResolvedTurnInput> {
+  const { workspace } = where;
   const imagesInTurn = input.filter((part) => part.type === 'image').length;
   if (imagesInTurn > imageLimits.maxImages) {
     throw inputRefusal(
@@ -79,7 +83,7 @@ export async function resolveTurnInput(input: readonly SubmittedPart[], workspac
       recorded.push({ type: 'image', mediaType, sha256, byteLength: image.bytes.length, width, height });
       provider.push({ type: 'image', mediaType, data: Buffer.from(image.bytes).toString('base64') });
     } else {
-      const file = await resolveFileReference(FileInputPart.parse(part), { workspace, index });
+      const file = await resolveFileReference(FileInputPart.parse(part), { ...where, index });
       recorded.push({ type: 'file', path: file.workspacePath });
       provider.push({ type: 'file', path: file.path, workspacePath: file.workspacePath });
     }
