@@ -41,7 +41,7 @@ export async function resolveFileReference(
     throw inputRefusal(
       'file_not_found',
       named === asked
-        ? `Input part ${index}: ${named} does not exist. Reference a file or directory inside the workspace (a relative path is resolved against it).`
+        ? `Input part ${index}: ${named} does not exist. Reference a file or directory inside the workspace${path.isAbsolute(part.path) ? '' : ' (a relative path is resolved against it)'}.`
         : `Input part ${index}: the session's worktree has no ${path.relative(context.workspace, named) || '.'} (${asked} is in the repository the worktree was made from; what was not committed there is not in it). Commit the file, or attach its content as text.`,
     );
   }

@@ -34,7 +34,7 @@ async function readImageFile(part: ImagePathInputPart, workspace: string, index:
   const cannotRead = () =>
     inputRefusal(
       'image_unreadable_file',
-      `Input part ${index}: the image file ${file} does not exist or cannot be read. Check the path (a relative one is resolved against the workspace) and its permissions.`,
+      `Input part ${index}: the image file ${file} does not exist or cannot be read. Check the path${path.isAbsolute(part.path) ? '' : ' (a relative one is resolved against the workspace)'} and its permissions.`,
     );
   let size: number;
   try {

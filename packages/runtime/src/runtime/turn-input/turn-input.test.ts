@@ -217,7 +217,10 @@ describe('submit_turn with images and file references', () => {
       ],
       [[{ type: 'file', path: '../secret.txt' }], 'file_outside_workspace', /outside/],
       [[{ type: 'file', path: 'link.txt' }], 'file_outside_workspace', /leads to/],
-      [[{ type: 'file', path: 'src/nothing.ts' }], 'file_not_found', /does not exist/],
+      [[{ type: 'file', path: 'src/nothing.ts' }], 'file_not_found', /does not exist.*a relative path is resolved/],
+      // An absolute path (what the CLI sends, made absolute against its own directory) is told no such hint.
+      [[{ type: 'file', path: path.join(workspace, 'nothing.ts') }], 'file_not_found', /inside the workspace\.$/],
+      [[{ type: 'image', path: path.join(workspace, 'missing.png') }], 'image_unreadable_file', /Check the path and/],
       [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
     ];
