@@ -107,4 +107,34 @@ describe('a turn through the daemon', () => {
       socket.close();
     }
   });
+
+  it('answers subscribe and unsubscribe sent in one burst in their order, and sends no event after unsubscribed', async () => {
+    const { environment, daemon, api } = await start();
+    const sessionId = await openSession(api, environment.workspace);
+    const socket = await SocketClient.connect(daemon);
+    try {
+      // The subscribe looks the session up before it registers: an unsubscribe right behind it must wait for that.
+      socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 1 });
+      socket.send({ type: 'unsubscribe', id: 'u1', sessionId });
+      await socket.waitFor((frame) => frame.id === 'u1');
+      expect(socket.frames.filter((frame) => frame.type !== 'ready').map((frame) => frame.id)).toEqual(['s1', 'u1']);
+
+      environment.api.enqueue(textReply('Nobody listens on this socket.'));
+      const receipt = await api.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'Hi.' }],
+      });
+      // Another subscriber sees the run end: by then the unsubscribed socket would have had its events.
+      const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+      await readEventsUntil(frames, completes(receipt.runId));
+      await frames.return(undefined);
+      // A round trip on the socket after the run ended: whatever it had queued before has arrived.
+      socket.send({ type: 'unsubscribe', id: 'u2', sessionId });
+      await socket.waitFor((frame) => frame.id === 'u2');
+      expect(socket.frames.filter((frame) => frame.type === 'event')).toEqual([]);
+    } finally {
+      socket.close();
+    }
+  });
 });

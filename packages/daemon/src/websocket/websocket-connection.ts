@@ -35,6 +35,8 @@ export class WebSocketConnection implements LiveConnection {
   private readonly state: DaemonState;
   private readonly outbox: BoundedOutbox;
   private readonly subscriptions = new Map<string, AbortController>();
+  /** The subscribe and unsubscribe frames not yet applied, in the order they came (inOrder). */
+  private subscriptionChanges: Promise<void> = Promise.resolve();
   private authenticated = false;
   private closing = false;
   private cleanedUp = false;
@@ -132,11 +134,12 @@ export class WebSocketConnection implements LiveConnection {
     const frame = parsed.data;
     switch (frame.type) {
       case 'subscribe':
-        return this.subscribe(frame.id, frame.sessionId, frame.afterSeq ?? 0);
+        return this.inOrder(() => this.subscribe(frame.id, frame.sessionId, frame.afterSeq ?? 0));
       case 'unsubscribe':
-        this.endSubscription(frame.sessionId);
-        this.send({ type: 'unsubscribed', id: frame.id, sessionId: frame.sessionId });
-        return;
+        return this.inOrder(() => {
+          this.endSubscription(frame.sessionId);
+          this.send({ type: 'unsubscribed', id: frame.id, sessionId: frame.sessionId });
+        });
       case 'command':
         return this.command(frame.id, frame.command);
     }
@@ -157,6 +160,17 @@ export class WebSocketConnection implements LiveConnection {
     this.authenticated = true;
     this.onAuthenticated();
     this.send({ type: 'ready' });
+  }
+
+  /**
+   * Subscribes and unsubscribes take effect, and are answered, in the order they were sent: a
+   * subscribe looks its session up before it registers, and an unsubscribe sent right behind it
+   * would otherwise be answered first and end nothing, leaving the subscription live.
+   */
+  private inOrder(change: () => Promise<void> | void): Promise<void> {
+    const next = this.subscriptionChanges.then(change);
+    this.subscriptionChanges = next.catch(() => undefined);
+    return next;
   }
 
   private async subscribe(id: string, sessionId: string, afterSeq: number): Promise<void> {
