@@ -1,10 +1,11 @@
 // What a local process without the token can do to the daemon: every defence of docs/security.md's
 // "Who can reach the port" table against a real daemon.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
 import { WebSocket } from 'ws';
 import {
   SocketClient,
@@ -15,6 +16,7 @@ import {
   spawnDaemonChild,
 } from './daemon-test-helpers.js';
 
+const execFileAsync = promisify(execFile);
 const fixture = daemonPerTest();
 const { start } = fixture;
 let child: ChildProcess | undefined;
@@ -238,7 +240,7 @@ describe('request bodies', () => {
       headers: { ...headers, 'content-length': String(65 * mebibyte) },
     });
     expect(declaredTooLarge.status).toBe(413);
-    // Its body is never read, so the connection is not kept for another request.
+    // Its body is not kept, so the connection is not kept for another request either.
     expect(declaredTooLarge.headers.connection).toBe('close');
     expect(JSON.parse(declaredTooLarge.body)).toMatchObject({ error: { code: 'payload_too_large' } });
     // Chunked, the size is known only as it arrives: refused once it passes the limit.
@@ -251,6 +253,22 @@ describe('request bodies', () => {
     });
     expect(chunkedTooLarge.status).toBe(413);
     expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+  });
+
+  it('a client still sending an oversized body it declared reads the 413, not a reset connection, every time', async () => {
+    const { daemon } = await start();
+    // The client in a process of its own, as a client on another machine would be: it is still
+    // sending when the daemon answers, and prints the status it read, or the error that replaced it.
+    const sender = `
+      fetch(process.argv[1], {
+        method: 'POST',
+        headers: { authorization: 'Bearer ${daemon.token}', 'content-type': 'application/json' },
+        body: Buffer.alloc(${70 * mebibyte}, 0x20),
+      }).then((response) => console.log(response.status), (error) => console.log(error.cause?.code ?? error.message));`;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const { stdout } = await execFileAsync(process.execPath, ['-e', sender, `${daemon.url}/v1/commands`]);
+      expect(stdout.trim().split('\n')[0], `attempt ${attempt}`).toBe('413');
+    }
   });
 });
 

@@ -10,10 +10,44 @@ export function bodyTooLarge(maxBytes: number): AgentError {
   });
 }
 
-/** The raw body, read as it arrives and refused as soon as it passes maxBytes, whether its length was declared or not (chunked). */
+/** How long, and how much more, an oversized body is read and dropped before it is refused. */
+const drainMs = 2_000;
+
+/**
+ * An oversized body refused once the client has sent the rest of it (dropped as it comes), or after
+ * drainMs or another maxBytes: a socket closed while it still receives is reset, and a client still
+ * sending then loses the 413 for a write error. A body declared past twice the limit is refused at once.
+ */
+function refuseAfterDraining(incoming: IncomingMessage, maxBytes: number, drainedAlready: number): Promise<never> {
+  const declared = Number(incoming.headers['content-length']);
+  const refusal = bodyTooLarge(maxBytes);
+  if ((Number.isFinite(declared) && declared > 2 * maxBytes) || incoming.readableEnded) return Promise.reject(refusal);
+  return new Promise((_resolve, reject) => {
+    let drained = drainedAlready;
+    const done = () => {
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', done);
+      incoming.off('error', done);
+      incoming.off('close', done);
+      reject(refusal);
+    };
+    const onData = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > 2 * maxBytes) done();
+    };
+    const timer = setTimeout(done, drainMs);
+    incoming.on('data', onData);
+    incoming.on('end', done);
+    incoming.on('error', done);
+    incoming.on('close', done);
+  });
+}
+
+/** The raw body, read as it arrives and refused once it passes maxBytes, whether its length was declared or not (chunked). */
 function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(incoming.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  if (Number.isFinite(declared) && declared > maxBytes) return refuseAfterDraining(incoming, maxBytes, 0);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -25,10 +59,9 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= maxBytes) return void chunks.push(chunk);
-      // Keep nothing more: the HTTP adapter drains (and then cuts) what the client still sends.
       stop();
       chunks.length = 0;
-      reject(bodyTooLarge(maxBytes));
+      refuseAfterDraining(incoming, maxBytes, size).catch(reject);
     };
     const onEnd = () => {
       stop();

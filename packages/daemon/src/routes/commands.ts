@@ -8,7 +8,7 @@ import { readJsonBody } from '../http/read-json-body.js';
 export function registerCommandRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.post('/v1/commands', async (context) => {
     const body = await readJsonBody(context.env.incoming, maxCommandBytes).catch((error: unknown) => {
-      // The rest of an oversized body is never read, so this connection cannot carry another request.
+      // The rest of an oversized body is dropped, and how much of it came is not sure: the connection carries no other request.
       if (AgentError.isInstance(error) && error.code === 'payload_too_large') context.header('Connection', 'close');
       throw error;
     });
