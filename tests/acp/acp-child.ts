@@ -46,8 +46,8 @@ export interface AcpChildOptions {
   ) => Promise<RequestPermissionResponse> | RequestPermissionResponse;
 }
 
-/** `tether acp ARGS` as a child process with the SDK's client on its stdin/stdout, initialized. */
-export async function spawnAcp(args: readonly string[], options: AcpChildOptions): Promise<AcpChild> {
+/** `tether acp ARGS` as a child process, every stdio a pipe (stdin stays open, as an editor's does): nothing said to it yet. */
+export function startAcpProcess(args: readonly string[], options: Pick<AcpChildOptions, 'environment' | 'cwd'>) {
   const child = spawn(process.execPath, [tetherBin, 'acp', ...args], {
     cwd: options.cwd,
     env: options.environment,
@@ -61,6 +61,12 @@ export async function spawnAcp(args: readonly string[], options: AcpChildOptions
       child.on('close', (code, signal) => resolve({ code, signal, stderr }));
     },
   );
+  return { child, finished };
+}
+
+/** `tether acp ARGS` as a child process with the SDK's client on its stdin/stdout, initialized. */
+export async function spawnAcp(args: readonly string[], options: AcpChildOptions): Promise<AcpChild> {
+  const { child, finished } = startAcpProcess(args, options);
   // A copy of stdout for the assertion that nothing but protocol is written there.
   const stdoutLines: string[] = [];
   let pending = '';

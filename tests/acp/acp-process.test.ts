@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readlinkSync, realpathSync } from 'node:fs';
+import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { createTetherClient } from '@tether/client';
@@ -9,7 +9,12 @@ import { methods } from '@tether/acp/test-support';
 import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  createClaudeTestEnvironment,
+  createGitRepository,
+  processesWithEnvironment,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type AcpChild,
@@ -19,13 +24,14 @@ import {
   quitEditor,
   runNodeScript,
   spawnAcp,
+  startAcpProcess,
   tetherBin,
 } from './acp-child.js';
 
 const editorScript = path.join(path.dirname(tetherBin), '../../../tests/acp/fixtures/minimal-editor.mjs');
 
 let environment: ClaudeTestEnvironment | undefined;
-const started: AcpChild[] = [];
+const started: Pick<AcpChild, 'child'>[] = [];
 const serving: { kill(): void; closed: Promise<unknown> }[] = [];
 
 afterEach(async () => {
@@ -255,6 +261,55 @@ describe('tether acp as a child process, against the real binary and the fake mo
     }
   });
 
+  it.each([
+    // Another in-process tether acp, its client connected, holds the data dir.
+    {
+      cause: 'the data dir is in use by another Tether process',
+      holder: true,
+      args: [],
+      code: 1,
+      said: '[data_dir_in_use]',
+    },
+    // Nothing listens on port 1: the connection is refused at once.
+    {
+      cause: 'the store is out of reach',
+      holder: false,
+      args: ['--store', 'postgres://tether:not-a-secret@127.0.0.1:1/tether'],
+      code: 1,
+      said: '[store_failure]',
+    },
+    {
+      cause: '--server has no token',
+      holder: false,
+      args: ['--server', 'http://127.0.0.1:1'],
+      code: 2,
+      said: 'No token for',
+    },
+  ])(
+    'cannot start because $cause: says so on stderr and exits $code at once, its client still connected and asking',
+    async ({ holder, args, code, said }) => {
+      const setup = await setUp();
+      const { environment, dataDir, env } = setup;
+      if (holder) await acpIn(setup);
+      const { child, finished } = startAcpProcess([...args, '--data-dir', dataDir], {
+        environment: env,
+        cwd: environment.workspace,
+      });
+      started.push({ child });
+      let stdout = '';
+      child.stdout!.on('data', (chunk) => (stdout += chunk));
+      // As an editor starts an agent: initialize at once, stdin left open for what follows.
+      child.stdin!.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+      );
+      const ended = await finished;
+      expect(ended).toMatchObject({ code, signal: null });
+      expect(ended.stderr).toMatch(/^tether acp: /);
+      expect(ended.stderr).toContain(said);
+      expect(stdout).toBe('');
+    },
+  );
+
   it('session/list shows a session made by `tether run` on the same data dir, with its title', async () => {
     const { environment, dataDir, env } = await setUp();
     environment.api.enqueue(textReply('Ran from the terminal.'));
@@ -270,6 +325,45 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(sessions).toEqual([
       expect.objectContaining({ sessionId, cwd: environment.workspace, title: 'Summarise the repository' }),
     ]);
+    expect((await quitEditor(child)).code).toBe(0);
+  });
+
+  it('a worktree session (`tether run --worktree`) loads in the repository it was made from, its tools running in its worktree; another folder is refused', async () => {
+    const { environment, dataDir, env } = await setUp();
+    const repository = path.join(environment.workspace, 'repository');
+    await createGitRepository(
+      repository,
+      { 'README.md': 'hello\n' },
+      { PATH: '/usr/bin:/bin', HOME: environment.home },
+    );
+    environment.api.enqueue(textReply('Started in a worktree.'));
+    const run = await tether(
+      ['run', '--json', '--worktree', '--data-dir', dataDir, '--cwd', repository, 'Start here'],
+      env,
+      repository,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = (JSON.parse(run.stdout.trimEnd().split('\n')[0]!) as { sessionId: string }).sessionId;
+    const worktree = path.join(dataDir, 'worktrees', sessionId);
+    const child = await acp(['--data-dir', dataDir], {
+      environment: env,
+      cwd: repository,
+      onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }),
+    });
+    await expect(
+      child.agent.request(methods.agent.session.load, { sessionId, cwd: environment.workspace, mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'invalid_workspace' },
+      message: expect.stringContaining(`belongs to ${worktree} (a worktree of ${repository})`),
+    });
+    await child.agent.request(methods.agent.session.load, { sessionId, cwd: `${repository}/`, mcpServers: [] });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'pwd > where.txt', description: 'Say where' }),
+      textReply('Done.'),
+    );
+    expect(await promptText(child, sessionId, 'Where are you?')).toEqual({ stopReason: 'end_turn' });
+    expect(readFileSync(path.join(worktree, 'where.txt'), 'utf8')).toBe(`${worktree}\n`);
     expect((await quitEditor(child)).code).toBe(0);
   });
 

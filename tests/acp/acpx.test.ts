@@ -26,6 +26,25 @@ function acpx(args: readonly string[], env: Record<string, string>, cwd: string)
   return runNodeScript(acpxBin, args, env, cwd);
 }
 
+/** acpx's JSON output: the conversation's JSON-RPC messages, one a line. */
+function conversation(stdout: string): JsonRpcMessage[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as JsonRpcMessage);
+}
+
+/**
+ * The answer to the first request of `method`: the next message with its id. Each side numbers its own
+ * requests, so only in a conversation where the other side asks nothing meanwhile.
+ */
+function answerTo(messages: readonly JsonRpcMessage[], method: string): JsonRpcMessage | undefined {
+  const asked = messages.findIndex((message) => message.method === method);
+  return messages
+    .slice(asked + 1)
+    .find((message) => message.id === messages[asked]?.id && message.method === undefined);
+}
+
 describe('acpx drives tether acp', () => {
   it('runs a prompt whose tool call needs an approval: approved by --approve-all, the tool runs, the answer comes back', async () => {
     environment = await createClaudeTestEnvironment();
@@ -51,11 +70,7 @@ describe('acpx drives tether acp', () => {
       environment.workspace,
     );
     expect(result.code).toBe(0);
-    // acpx's JSON output is the conversation's JSON-RPC messages, one a line.
-    const messages = result.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as JsonRpcMessage);
+    const messages = conversation(result.stdout);
     // Each side numbers its own requests: acpx's answer is the next message with the request's id.
     const asked = messages.findIndex((message) => message.method === 'session/request_permission');
     const permission = messages[asked];
@@ -78,6 +93,31 @@ describe('acpx drives tether acp', () => {
     expect(promptAnswer.map((message) => message.result)).toContainEqual({ stopReason: 'end_turn' });
     expect(readFileSync(path.join(environment.workspace, 'hello.txt'), 'utf8')).toBe('hello\n');
     expect(existsSync(dataDir)).toBe(true);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('--model: the session is opened on the model asked for and advertises it at once, without waiting for the model list', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(textReply('Hello from Haiku.'));
+    const agent = `${process.execPath} ${tetherBin} acp --data-dir ${dataDir}`;
+    const result = await acpx(
+      ['--agent', agent, '--cwd', environment.workspace, '--format', 'json', '--model', 'haiku', 'exec', 'Say hi'],
+      acpEnvironment(environment),
+      environment.workspace,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const messages = conversation(result.stdout);
+    const opened = answerTo(messages, 'session/new')?.result as { configOptions?: { id: string }[] } | undefined;
+    expect(opened?.configOptions?.find((option) => option.id === 'model')).toMatchObject({
+      currentValue: 'haiku',
+      options: expect.arrayContaining([expect.objectContaining({ value: 'haiku' })]),
+    });
+    expect(answerTo(messages, 'session/prompt')?.result).toEqual({ stopReason: 'end_turn' });
+    // Claude Code ran the turn on the model the alias stands for.
+    expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
+      model: expect.stringMatching(/haiku/),
+    });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 });

@@ -49,6 +49,33 @@ describe('ACP modes and config options against the real binary', () => {
     });
   });
 
+  it('a model id the list lacks is taken (Claude Code accepts any), and the model option reports it as the current value', async () => {
+    const { environment, runtime, pair } = await startAcp();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    // The list the option is built from (read once per process, shared with the agent's own read) lacks the id.
+    expect((await runtime.listModels()).models.map((model) => model.id)).not.toContain('gpt-17');
+    const { configOptions } = await pair.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: 'model',
+      value: 'gpt-17',
+    });
+    expect(configOptions.find((option) => option.id === 'model')).toMatchObject({
+      currentValue: 'gpt-17',
+      options: expect.arrayContaining([
+        { value: 'gpt-17', name: 'gpt-17' },
+        expect.objectContaining({ value: 'default' }),
+      ]),
+    });
+    environment.api.enqueue(textReply('Answered.'));
+    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
+    expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
+      model: 'gpt-17',
+    });
+  });
+
   it('an unknown mode or config option is refused with what to use', async () => {
     const started = await startAcp();
     const { environment, pair } = started;

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
@@ -55,6 +55,79 @@ describe('ACP sessions against the real binary', () => {
     expect(pair.updatesOf(sessionId, 'agent_message_chunk')).toEqual([]);
     await pair.agent.request(methods.agent.session.close, { sessionId });
     expect((await runtime.getSession(sessionId)).state).toBe('closed');
+  });
+
+  it("session/load and session/resume refuse a cwd that is not the session's folder, changing nothing; the folder spelled otherwise loads, and its tools run there", async () => {
+    const { environment, runtime, pair } = await start();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await pair.agent.request(methods.agent.session.close, { sessionId });
+    const elsewhere = path.join(environment.home, 'elsewhere');
+    await mkdir(elsewhere);
+    const editor = await connectClient(runtimeHost(runtime), {
+      onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }),
+    });
+    try {
+      for (const method of [methods.agent.session.load, methods.agent.session.resume]) {
+        const refused = editor.agent.request(method, { sessionId, cwd: elsewhere, mcpServers: [] });
+        await expect(refused).rejects.toMatchObject({
+          code: -32602,
+          data: { code: 'invalid_workspace' },
+          message: expect.stringContaining(`belongs to ${environment.workspace}, not ${elsewhere}`),
+        });
+      }
+      // Refused before anything changed: still closed, nothing followed, no agent started.
+      expect((await runtime.getSession(sessionId)).state).toBe('closed');
+      await expect(
+        editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] }),
+      ).rejects.toMatchObject({ code: -32002 });
+
+      // The same folder with a trailing "/." is that folder.
+      await editor.agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd: `${environment.workspace}/.`,
+        mcpServers: [],
+      });
+      environment.api.enqueue(
+        toolUseReply('Bash', { command: 'pwd > where.txt', description: 'Say where' }),
+        textReply('Done.'),
+      );
+      const answer = await editor.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'Where are you?' }],
+      });
+      expect(answer).toEqual({ stopReason: 'end_turn' });
+      expect(readFileSync(path.join(environment.workspace, 'where.txt'), 'utf8')).toBe(`${environment.workspace}\n`);
+    } finally {
+      await editor.close();
+    }
+  });
+
+  it('one spelling per folder: session/new stores it without a trailing slash, session/list matches any spelling, a relative cwd is refused', async () => {
+    const { environment, runtime, pair } = await start();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: `${environment.workspace}/`,
+      mcpServers: [],
+    });
+    expect((await runtime.getSession(sessionId)).workspace).toEqual({ kind: 'directory', path: environment.workspace });
+    const listed = { sessionId, cwd: environment.workspace, title: null, updatedAt: expect.any(String) };
+    for (const cwd of [environment.workspace, `${environment.workspace}/`, `${environment.workspace}/./`]) {
+      expect((await pair.agent.request(methods.agent.session.list, { cwd })).sessions).toEqual([listed]);
+    }
+    for (const request of [
+      pair.agent.request(methods.agent.session.list, { cwd: 'workspace' }),
+      pair.agent.request(methods.agent.session.new, { cwd: 'workspace', mcpServers: [] }),
+      pair.agent.request(methods.agent.session.load, { sessionId, cwd: '.', mcpServers: [] }),
+    ]) {
+      await expect(request).rejects.toMatchObject({
+        code: -32602,
+        data: { code: 'invalid_command' },
+        message: expect.stringContaining('must be an absolute path'),
+      });
+    }
+    expect(await runtime.listSessions({ limit: 10 })).toHaveLength(1);
   });
 
   it('passes the MCP servers as a private configuration file, kept while the session is open, removed when it closes', async () => {

@@ -37,11 +37,11 @@ export async function runAcpAgent(options: RunAcpAgentOptions): Promise<void> {
     )
     .onRequest(
       methods.agent.session.load,
-      answering(({ params }) => tether.loadSession(params.sessionId)),
+      answering(({ params }) => tether.loadSession(params.sessionId, params.cwd)),
     )
     .onRequest(
       methods.agent.session.resume,
-      answering(({ params }) => tether.resumeSession(params.sessionId)),
+      answering(({ params }) => tether.resumeSession(params.sessionId, params.cwd)),
     )
     .onRequest(
       methods.agent.session.list,

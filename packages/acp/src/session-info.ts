@@ -1,10 +1,9 @@
 import type { SessionInfo } from '@agentclientprotocol/sdk';
-import type { SessionSnapshot } from '@tether/protocol';
+import { type SessionSnapshot, agentDirectory } from '@tether/protocol';
 
 /** Where the session's agent works: the prepared directory (a worktree's folder), else the one asked for. */
 export function sessionDirectory(snapshot: SessionSnapshot): string {
-  if (snapshot.workspaceStatus) return snapshot.workspaceStatus.directory;
-  return snapshot.workspace.kind === 'directory' ? snapshot.workspace.path : snapshot.workspace.repository;
+  return agentDirectory(snapshot.workspace, snapshot.workspaceStatus);
 }
 
 /** A Tether session as session/list shows it (any origin: ACP, `tether run`, the daemon API, the web UI). */

@@ -1,6 +1,6 @@
 import type { ModelList } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { type SessionSettings, configOptions, sessionModes } from './session-modes.js';
+import { type SessionSettings, configOptions, requestedModelOf, sessionModes } from './session-modes.js';
 
 function snapshot(fields: Partial<SessionSettings>): SessionSettings {
   return { configuration: {}, permissionMode: null, modesRequiringRestart: [], model: null, ...fields };
@@ -52,14 +52,50 @@ describe('permission modes and the model as ACP modes and config options', () =>
     expect(modes.find((mode) => mode.id === 'bypass')?.description).toContain('restarts the agent');
   });
 
-  it('the model option matches the model in effect to the alias that resolves to it; no list, no model option', () => {
-    const options = configOptions(snapshot({ model: 'claude-sonnet-5' }), models);
+  it('the model option matches the model in effect to the alias that resolves to it, else to the alias it was given', () => {
+    const options = configOptions(snapshot({ model: 'claude-sonnet-5' }), models, true);
     expect(options.map((option) => option.id)).toEqual(['mode', 'model']);
     expect(options[1]).toMatchObject({
       category: 'model',
       currentValue: 'sonnet',
       options: [{ value: 'default' }, { value: 'sonnet' }],
     });
-    expect(configOptions(snapshot({}), null).map((option) => option.id)).toEqual(['mode']);
+    // Given as an alias and reported resolved: the alias, even where another alias resolves to the same model first.
+    const aliased = snapshot({ model: 'claude-opus-5-5', configuration: { model: 'sonnet' } });
+    expect(configOptions(aliased, models, true)[1]).toMatchObject({ currentValue: 'sonnet' });
+    expect(configOptions(snapshot({}), models, true)[1]).toMatchObject({ currentValue: 'default' });
+  });
+
+  it('a model the list lacks (Claude Code takes any id) is the current value, added to the choices', () => {
+    const options = configOptions(snapshot({ model: 'gpt-17', configuration: { model: 'gpt-17' } }), models, true);
+    expect(options[1]).toMatchObject({
+      currentValue: 'gpt-17',
+      options: [{ value: 'default' }, { value: 'sonnet' }, { value: 'gpt-17', name: 'gpt-17' }],
+    });
+  });
+
+  it('before the list is read (or without one): the model in effect and the default; nothing when the model cannot be set', () => {
+    expect(configOptions(snapshot({}), null, true)[1]).toMatchObject({
+      currentValue: 'default',
+      options: [{ value: 'default', name: 'Default' }],
+    });
+    expect(configOptions(snapshot({ configuration: { model: 'haiku' } }), null, true)[1]).toMatchObject({
+      currentValue: 'haiku',
+      options: [{ value: 'default' }, { value: 'haiku' }],
+    });
+    expect(configOptions(snapshot({}), null, false).map((option) => option.id)).toEqual(['mode']);
+    expect(configOptions(snapshot({}), models, false).map((option) => option.id)).toEqual(['mode', 'model']);
+  });
+
+  it("reads the model asked for in session/new's _meta as Claude's ACP adapter does", () => {
+    expect(requestedModelOf({ claudeCode: { options: { model: 'haiku' } } })).toBe('haiku');
+    for (const meta of [
+      undefined,
+      null,
+      {},
+      { claudeCode: { options: { model: 3 } } },
+      { claudeCode: { options: { model: ' ' } } },
+    ])
+      expect(requestedModelOf(meta)).toBeUndefined();
   });
 });

@@ -1,5 +1,10 @@
-import type { SessionConfigOption, SessionMode, SessionModeState } from '@agentclientprotocol/sdk';
-import { type ModelList, PermissionMode, type SessionSnapshot } from '@tether/protocol';
+import type {
+  SessionConfigOption,
+  SessionConfigSelectOption,
+  SessionMode,
+  SessionModeState,
+} from '@agentclientprotocol/sdk';
+import { type ModelDescription, type ModelList, PermissionMode, type SessionSnapshot } from '@tether/protocol';
 
 const modeNames: Record<PermissionMode, { name: string; description: string }> = {
   plan: { name: 'Plan', description: 'Read and plan; no edits or commands until the plan is approved' },
@@ -39,11 +44,35 @@ export function sessionModes(snapshot: SessionSettings): SessionModeState {
 export const modeOptionId = 'mode';
 export const modelOptionId = 'model';
 
+/** Tether's name for the provider's own default model (set_model takes it to go back to it). */
+const defaultModel = 'default';
+
 /**
- * The session's config options: its permission mode and, when the agent lists its models, its
- * model (the model in effect is matched to the alias that resolves to it).
+ * The model in effect as a value of the model option: the model the session was given or set to
+ * when the list names it, else the alias the agent's reported model resolves from, else that model
+ * as named (Claude Code takes any id: one the list lacks is still the model in effect), else the
+ * provider's default.
  */
-export function configOptions(snapshot: SessionSettings, models: ModelList | null): SessionConfigOption[] {
+function modelInEffect(snapshot: SessionSettings, listed: readonly ModelDescription[]): string {
+  const configured = typeof snapshot.configuration.model === 'string' ? snapshot.configuration.model : null;
+  const named = [configured, snapshot.model].find((model) => listed.some((listedModel) => listedModel.id === model));
+  if (named) return named;
+  const resolving = listed.find((model) => snapshot.model !== null && model.resolvedModel === snapshot.model);
+  return resolving?.id ?? configured ?? snapshot.model ?? defaultModel;
+}
+
+/**
+ * The session's config options: its permission mode and its model. The model option lists the
+ * agent's models once they are known (`models`; null while they are being read, or when the agent
+ * cannot list them) and always holds the model in effect, so a client sees the model the session
+ * runs and can ask for another as soon as the session is answered. There is none when the model
+ * can neither be listed nor set.
+ */
+export function configOptions(
+  snapshot: SessionSettings,
+  models: ModelList | null,
+  modelSettable: boolean,
+): SessionConfigOption[] {
   const modes = sessionModes(snapshot);
   const options: SessionConfigOption[] = [
     {
@@ -59,25 +88,31 @@ export function configOptions(snapshot: SessionSettings, models: ModelList | nul
       })),
     },
   ];
-  if (models && models.models.length > 0) {
-    const inEffect = snapshot.model;
-    const current =
-      models.models.find((model) => model.id === inEffect || (inEffect !== null && model.resolvedModel === inEffect)) ??
-      models.models.find((model) => model.id === 'default') ??
-      models.models[0];
-    const choices = models.models.map((model) => ({
-      value: model.id,
-      name: model.displayName,
-      description: model.description,
-    }));
-    options.push({
-      id: modelOptionId,
-      name: 'Model',
-      category: 'model',
-      type: 'select',
-      currentValue: current?.id ?? choices[0]!.value,
-      options: choices,
-    });
-  }
+  const listed = models?.models ?? [];
+  if (listed.length === 0 && !modelSettable) return options;
+  const choices: SessionConfigSelectOption[] =
+    listed.length > 0
+      ? listed.map((model) => ({ value: model.id, name: model.displayName, description: model.description }))
+      : [{ value: defaultModel, name: 'Default', description: "The agent's default model" }];
+  const current = modelInEffect(snapshot, listed);
+  if (!choices.some((choice) => choice.value === current)) choices.push({ value: current, name: current });
+  options.push({
+    id: modelOptionId,
+    name: 'Model',
+    category: 'model',
+    type: 'select',
+    currentValue: current,
+    options: choices,
+  });
   return options;
+}
+
+/**
+ * The model a client asks for in session/new's `_meta`, as Claude's ACP adapter reads it
+ * (`claudeCode.options.model`, handed to the Agent SDK): acpx sends `--model` that way.
+ */
+export function requestedModelOf(meta: unknown): string | undefined {
+  const model = (meta as { claudeCode?: { options?: { model?: unknown } } } | null | undefined)?.claudeCode?.options
+    ?.model;
+  return typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined;
 }

@@ -21,6 +21,7 @@ import {
   type InteractionAnswer,
   type ModelList,
   PermissionMode,
+  type ProviderCapabilities,
   type SessionSnapshot,
   VERSION,
   toAgentError,
@@ -33,9 +34,10 @@ import { type McpConfigurationFile, writeMcpConfiguration } from './mcp-configur
 import { approvalAnswerOf, permissionRequestOf } from './permission-request.js';
 import { planPrompt } from './prompt-input.js';
 import { questionAnswerOf, questionElicitationOf, questionsUnsupportedAnswer } from './question-elicitation.js';
+import { clientDirectory, DirectoryMatcher, requireSessionDirectory } from './session-directory.js';
 import { type OpenInteraction, SessionFollower } from './session-follower.js';
 import { sessionDirectory, sessionInfoOf } from './session-info.js';
-import { configOptions, modeOptionId, modelOptionId, sessionModes } from './session-modes.js';
+import { configOptions, modeOptionId, modelOptionId, requestedModelOf, sessionModes } from './session-modes.js';
 import { promptEnding } from './stop-reason.js';
 
 /** A prompt this connection is serving. */
@@ -75,6 +77,8 @@ export class TetherAcpAgent {
   readonly #answering = new Set<Promise<void>>();
   #client: AgentContext | null = null;
   #clientCapabilities: ClientCapabilities = {};
+  /** The provider's, read at initialize: whether the model can be set decides the model option before its list is read. */
+  #capabilities: ProviderCapabilities | null = null;
   #models: Promise<ModelList | null> | null = null;
   /** The model list once read (null: none); undefined while it is being read. */
   #knownModels: ModelList | null | undefined = undefined;
@@ -95,18 +99,22 @@ export class TetherAcpAgent {
   async initialize(request: InitializeRequest): Promise<InitializeResponse> {
     this.#clientCapabilities = request.clientCapabilities ?? {};
     const capabilities = await this.#host.providerCapabilities();
+    this.#capabilities = capabilities;
     // Read in the background: listing starts a short-lived agent, which no session should wait for.
     this.#modelList();
     return initializeResponseOf(request, capabilities, VERSION);
   }
 
   async newSession(request: NewSessionRequest): Promise<NewSessionResponse> {
+    const directory = clientDirectory(request.cwd);
+    const model = requestedModelOf(request._meta);
     const mcpConfiguration = await writeMcpConfiguration(request.mcpServers);
     let snapshot: SessionSnapshot;
     try {
       // The agent starts while the user writes the first prompt, not when it is sent.
       const { sessionId } = await this.#host.openSession({
-        workspace: { kind: 'directory', path: request.cwd },
+        workspace: { kind: 'directory', path: directory },
+        ...(model === undefined ? {} : { model }),
         ...(mcpConfiguration ? { mcpConfigPath: mcpConfiguration.path } : {}),
         startAgent: true,
       });
@@ -127,16 +135,16 @@ export class TetherAcpAgent {
   }
 
   /** session/load: the stored conversation as notifications, exactly once, then what happens next. */
-  async loadSession(sessionId: string): Promise<LoadSessionResponse> {
-    const snapshot = await this.#openForClient(sessionId);
+  async loadSession(sessionId: string, cwd: string): Promise<LoadSessionResponse> {
+    const snapshot = await this.#openForClient(sessionId, cwd);
     const served = this.#serve(snapshot, { replay: true, mcpConfiguration: null });
     await served.follower.reached(snapshot.lastSeq);
     return this.#settingsResponse(snapshot, served);
   }
 
   /** session/resume: what happens from now on, without the history. */
-  async resumeSession(sessionId: string): Promise<LoadSessionResponse> {
-    const snapshot = await this.#openForClient(sessionId);
+  async resumeSession(sessionId: string, cwd: string): Promise<LoadSessionResponse> {
+    const snapshot = await this.#openForClient(sessionId, cwd);
     const served = this.#serve(snapshot, { replay: false, mcpConfiguration: null });
     return this.#settingsResponse(snapshot, served);
   }
@@ -148,14 +156,18 @@ export class TetherAcpAgent {
     return response;
   }
 
+  /** With a cwd: the sessions session/load accepts in that folder. */
   async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
+    const cwd = request.cwd === undefined || request.cwd === null ? null : clientDirectory(request.cwd);
     const page = await this.#host.listSessionPage({
       limit: sessionsPerPage,
       ...(request.cursor ? { cursor: request.cursor } : {}),
     });
-    const sessions = page.sessions
-      .map(sessionInfoOf)
-      .filter((session) => request.cwd === undefined || request.cwd === null || session.cwd === request.cwd);
+    const matcher = new DirectoryMatcher();
+    const accepted = await Promise.all(
+      page.sessions.map((snapshot) => (cwd === null ? true : matcher.accepts(snapshot, cwd))),
+    );
+    const sessions = page.sessions.filter((_, index) => accepted[index]).map(sessionInfoOf);
     return { sessions, nextCursor: page.nextCursor };
   }
 
@@ -300,8 +312,11 @@ export class TetherAcpAgent {
     this.#sessions.clear();
   }
 
-  async #openForClient(sessionId: string): Promise<SessionSnapshot> {
+  /** The session, reopened if closed, once the client's cwd is known to be its folder (refused before anything changes). */
+  async #openForClient(sessionId: string, cwd: string): Promise<SessionSnapshot> {
+    const directory = clientDirectory(cwd);
     const snapshot = await this.#host.getSession(sessionId);
+    await requireSessionDirectory(snapshot, directory);
     if (snapshot.state !== 'closed') return snapshot;
     await this.#host.openSession({ continueSession: sessionId, startAgent: true });
     return this.#host.getSession(sessionId);
@@ -387,13 +402,13 @@ export class TetherAcpAgent {
     }
   }
 
-  /** The options as known now: without the model option while the model list is still being read. */
+  /** The options as known now: while the model list is being read, the model option holds the model in effect and the default. */
   #configOptions(snapshot: SessionSnapshot): SessionConfigOption[] {
     this.#modelList();
-    return configOptions(snapshot, this.#knownModels ?? null);
+    return configOptions(snapshot, this.#knownModels ?? null, this.#capabilities?.setModel === true);
   }
 
-  /** The options a session's answer carries; announced again once the model list arrives, if it had to go without. */
+  /** The options a session's answer carries; announced again once the model list arrives, if it had to go without it. */
   #optionsForAnswer(snapshot: SessionSnapshot, served: ServedSession): SessionConfigOption[] {
     const options = this.#configOptions(snapshot);
     served.modelOptionPending = this.#knownModels === undefined;
@@ -419,7 +434,7 @@ export class TetherAcpAgent {
       });
   }
 
-  /** The sessions answered without the model option get it: after their answer, which is already queued. */
+  /** The sessions answered before the list was read get the whole list: after their answer, which is already queued. */
   #announceModelOption(): void {
     const listed = (this.#knownModels?.models.length ?? 0) > 0;
     for (const [sessionId, served] of this.#sessions) {

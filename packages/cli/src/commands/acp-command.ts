@@ -40,8 +40,9 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--st
   --agent-nice N     run claude N nicer than tether while more than one runs, 0-19 (default 10:
                      agents yield the CPU when they saturate the machine; 0: as tether; in-process only)
 
-exit codes: 0 the client closed the connection, 2 usage error, 130/143/129 stopped by
-SIGINT/SIGTERM/SIGHUP`;
+exit codes: 0 the client closed the connection, 1 Tether could not start (e.g. the data dir in use
+by another Tether process, the store out of reach: said on stderr, at once, the client's requests
+unanswered), 2 usage error (also --server without a token), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP`;
 
 function parseAcpOptions(argv: readonly string[], context: CliContext) {
   const { values, positionals } = parseCommandLine(
@@ -95,6 +96,11 @@ export async function acpCommand(argv: readonly string[], context: CliContext): 
   const removeOutputWatch = context.onOutputClosed?.(() => input.stop());
   try {
     return await serveClient(options, context, input);
+  } catch (error) {
+    // Tether could not start (the data dir in use, the store out of reach): nothing will answer the
+    // client, and stdin read on would keep this process, and the editor waiting on it, alive.
+    input.stop();
+    throw error;
   } finally {
     removeOutputWatch?.();
   }
