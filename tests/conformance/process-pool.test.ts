@@ -1,7 +1,8 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { textReply } from '@tether/fake-anthropic-api';
+import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
-import { describeTransports } from './conformance-harness.js';
+import { describeTransports, runSequence, turnRequests } from './conformance-harness.js';
 
 describeTransports('process pool', ({ start }) => {
   it('more sessions than processes: an idle process makes room at once, and queued turns start in queue order', async () => {
@@ -48,5 +49,78 @@ describeTransports('process pool', ({ start }) => {
       'idle',
       'idle',
     ]);
+  });
+
+  it("a turn for a session whose idle process is being let go for another session's waits for it to end, then resumes the conversation in a new process", async () => {
+    const environment = await start();
+    environment.api.setResponder((request) => {
+      if (request.lastUserText.includes('Remember PEAR.')) return textReply('Noted: PEAR.');
+      // Streamed for longer than a stopping process is given after its EOF (2 s): a stopping process
+      // that took this turn would be cut off in the middle of it (provider_crashed, exit code 143).
+      if (request.lastUserText.includes('Which fruit?')) return textReply('It was PEAR.', { chunks: 4, delayMs: 300 });
+      return textReply('Answered.');
+    });
+    // One process: the second session's turn takes the slot of the first session's idle process.
+    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    const published: ProtocolEvent[] = [];
+    runtime.observe((event) => published.push(event));
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const one = (await runtime.openSession({ workspace })).sessionId;
+    const two = (await runtime.openSession({ workspace })).sessionId;
+    const first = await runtime.submitTurn({ sessionId: one, input: [{ type: 'text', text: 'Remember PEAR.' }] });
+    expect(await runtime.waitForRun(first.runId)).toMatchObject({ outcome: 'succeeded' });
+
+    // In the same tick, in this order: the second session's turn has the pool start stopping the
+    // first session's idle process (the least recently used), and the first session's turn arrives
+    // while that stop is under way.
+    const [other, again] = await Promise.all([
+      runtime.submitTurn({ sessionId: two, input: [{ type: 'text', text: 'Hello.' }] }),
+      runtime.submitTurn({ sessionId: one, input: [{ type: 'text', text: 'Which fruit?' }] }),
+    ]);
+    const againEvents = await runEvents(runtime, one, again.runId);
+    const otherEvents = await runEvents(runtime, two, other.runId);
+
+    expect(answerText(otherEvents)).toBe('Answered.');
+    expect(runSequence(otherEvents, other.runId)).toEqual([
+      'run.started',
+      'run.message_delta…',
+      'run.usage',
+      'run.checkpointed',
+      'run.completed:succeeded:end_turn',
+    ]);
+    // The turn never went to the process being stopped: it waited for the slot (the other session
+    // holds it, busy), then a new process resumed the conversation.
+    expect(runSequence(againEvents, again.runId)).toEqual([
+      'run.started',
+      'run.queued',
+      'run.message_delta…',
+      'run.usage',
+      'run.checkpointed',
+      'run.completed:succeeded:end_turn',
+    ]);
+    expect(answerText(againEvents)).toBe('It was PEAR.');
+    const oneEvents = await runtime.readEvents(one);
+    expect(oneEvents.filter((event) => event.type === 'session.process_started')).toHaveLength(2);
+    expect(oneEvents.flatMap((event) => (event.type === 'session.process_stopped' ? [event.reason] : []))).toEqual([
+      'idle',
+    ]);
+    // The turn was taken while the old process was being stopped, and queued only once it had ended.
+    const at = (predicate: (event: ProtocolEvent) => boolean) => oneEvents.findIndex(predicate);
+    const order = [
+      at((event) => event.type === 'run.started' && event.runId === again.runId),
+      at((event) => event.type === 'session.process_stopped'),
+      at((event) => event.type === 'run.queued'),
+      oneEvents.findLastIndex((event) => event.type === 'session.process_started'),
+    ];
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(
+      published.filter(
+        (event) =>
+          (event.type === 'run.completed' && event.outcome !== 'succeeded') ||
+          (event.type === 'diagnostic' && event.code === 'claude.stdin_closed'),
+      ),
+    ).toEqual([]);
+    const fruit = turnRequests(environment).find((request) => request.view?.lastUserText.includes('Which fruit?'));
+    expect(JSON.stringify((fruit!.body as { messages: unknown }).messages)).toContain('Remember PEAR.');
   });
 });

@@ -73,6 +73,12 @@ export abstract class AgentLifecycle implements PoolMember {
   protected starting: Promise<ClaudeConnection | null> | null = null;
   /** What the session's runs cost so far (its budget's spent part: a new process gets what is left). */
   protected spentCostUsd: number;
+  /**
+   * The agent being let go while idle (idle timer, or its slot given to another session's turn) and
+   * that stop, until it has ended: it takes nothing more (a turn arriving meanwhile waits for the stop,
+   * then starts a new agent that resumes the conversation: send), and what it still says is not heard.
+   */
+  protected releasing: { readonly connection: ClaudeConnection; readonly done: Promise<void> } | null = null;
   /** The current turn's input, kept until the CLI acknowledges it. */
   protected unacknowledged: {
     readonly turn: AgentProviderV1Turn;
@@ -133,17 +139,30 @@ export abstract class AgentLifecycle implements PoolMember {
     }
   }
 
+  /** The running agent that takes input: none while the one running is being let go. */
+  protected get liveConnection(): ClaudeConnection | null {
+    return this.releasing === null ? this.connection : null;
+  }
+
   /**
    * The running agent, or the one starting (launched with the mode and model as they were then:
-   * a change made meanwhile is sent to it once it runs); null when none runs or starts.
+   * a change made meanwhile is sent to it once it runs); null when none runs or starts (an agent
+   * being let go counts as none: the change applies from the next launch).
    */
   protected async currentAgent(): Promise<ClaudeConnection | null> {
+    if (this.releasing) return null;
     if (this.connection) return this.connection;
     return this.starting ? this.starting.catch(() => null) : null;
   }
 
-  /** The running agent, starting one (resuming the conversation) when none runs. */
+  /** Once an agent being let go has ended (at once when none is): it is never handed anything more. */
+  protected async releaseEnded(): Promise<void> {
+    while (this.releasing) await this.releasing.done;
+  }
+
+  /** The running agent, starting one (resuming the conversation) when none runs or the one running is being let go. */
   protected async runningConnection(): Promise<ClaudeConnection> {
+    await this.releaseEnded();
     if (this.stopped) throw sessionClosed();
     const connection = this.connection ?? (await this.startConnection(null));
     if (!connection) throw sessionClosed();
@@ -166,8 +185,23 @@ export abstract class AgentLifecycle implements PoolMember {
     );
   }
 
+  /**
+   * Marked before anything else can run (the pool picks and releases a victim in one step, and a
+   * turn sets the session busy in the step it arrives), so a turn either comes first (the process
+   * is not idle: no release) or finds the release under way and waits for it (send).
+   */
   release(): Promise<void> {
-    return this.stopConnection('idle');
+    const connection = this.connection;
+    if (!connection) return Promise.resolve();
+    // The idle timer's release and the pool's may meet: one stop, one end.
+    if (this.releasing?.connection === connection) return this.releasing.done;
+    const done = this.stopConnection('idle')
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.releasing?.connection === connection) this.releasing = null;
+      });
+    this.releasing = { connection, done };
+    return done;
   }
 
   lastActiveAt(): number {
@@ -245,9 +279,14 @@ export abstract class AgentLifecycle implements PoolMember {
       );
   }
 
-  /** What the session hears from its agent: one listener per connection, ignored once that connection is replaced. */
+  /**
+   * What the session hears from its agent: one listener per connection, ignored once that connection
+   * is replaced. Of an agent being let go only the end is heard: it has no turn, and what it might
+   * still say must not be taken for that of a turn waiting for the next agent.
+   */
   protected listenerFor(connection: () => ClaudeConnection | null): ConnectionListener {
-    return whileCurrent(() => connection() !== null && this.connection === connection(), {
+    const current = () => connection() !== null && this.connection === connection();
+    const heard = whileCurrent(() => current() && this.releasing?.connection !== connection(), {
       onFrame: (frame) => this.onFrame(frame),
       onNote: (code) => {
         this.onActivity();
@@ -264,8 +303,14 @@ export abstract class AgentLifecycle implements PoolMember {
         this.prompts.withdraw(requestId);
       },
       onInputFailed: () => this.onInputFailed(connection()),
-      onEnd: (ending) => this.onEnd(ending),
+      onEnd: () => undefined,
     });
+    return {
+      ...heard,
+      onEnd: (ending) => {
+        if (current()) this.onEnd(ending);
+      },
+    };
   }
 
   /** Per-process memory (cost baseline, open messages) starts again; the conversation and the turn carry over. */

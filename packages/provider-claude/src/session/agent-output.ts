@@ -264,6 +264,8 @@ export abstract class AgentOutput extends AgentLifecycle {
   }
 
   protected onEnd(ending: ConnectionEnding): void {
+    // Let go while idle: a turn present now arrived meanwhile, never reached it, and waits for this end (send).
+    const released = this.releasing !== null && this.releasing.connection === this.connection;
     this.replaceSpare();
     this.connection = null;
     this.startupWatchdog.cancel();
@@ -280,7 +282,7 @@ export abstract class AgentOutput extends AgentLifecycle {
       this.state.providerSessionId = randomUUID();
     }
     const turn = this.state.turn;
-    if (!turn) return;
+    if (!turn || released) return;
     const pending = this.unacknowledged;
     if (
       pending &&
@@ -290,8 +292,7 @@ export abstract class AgentOutput extends AgentLifecycle {
       (this.stopReason === null || this.stopReason === 'idle')
     ) {
       // The process died before it said anything about this turn (e.g. it had just exited while
-      // idle, or was being let go for a waiting session as the turn came in): the input never
-      // reached the conversation, so send it once more to a new process.
+      // idle): the input never reached the conversation, so send it once more to a new process.
       pending.retried = true;
       this.state.turn = null;
       void this.send(pending.turn, pending.control);

@@ -64,6 +64,12 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     this.contextMeasurement.cancel();
     let connection: ClaudeConnection | null;
     try {
+      // An agent being let go takes no turn: once it has ended, the turn starts a new one (resuming
+      // the conversation) through the pool, queued like any other when no slot is free.
+      if (this.releasing) {
+        await this.releaseEnded();
+        if (this.stopped || this.state.turn !== active) return;
+      }
       connection = this.connection ?? (await this.startConnection(turn.runId));
     } catch (error) {
       // Nothing was started (e.g. the binary is too old): the turn is not in flight; its run fails with the error.
@@ -90,7 +96,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doSteer(steer: { runId: string; inputId: string; input: readonly AgentProviderV1InputPart[] }): Promise<void> {
     if (this.stopped) throw sessionClosed();
     const turn = this.state.turn;
-    const connection = this.connection;
+    const connection = this.liveConnection;
     if (!turn || turn.runId !== steer.runId) throw steerRefused('run_not_active');
     // A slash command's result completes its control: nothing may ride along with it.
     if (turn.control !== undefined) throw steerRefused('control_run');
@@ -110,7 +116,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   async doWithdrawSteer({ inputId }: { inputId: string }): Promise<{ withdrawn: boolean }> {
     const uuid = this.steered.uuidOf(inputId);
-    const connection = this.connection;
+    const connection = this.liveConnection;
     if (uuid === undefined || !connection) return { withdrawn: false };
     this.steered.markWithdrawing(uuid);
     let dropped = false;
@@ -145,14 +151,15 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // Provisional until the receipt: a result arriving first is held until then (onFrame), and a
     // stop that fails or is refused leaves the run the outcome its own result gives.
     turn.interruptRequested = true;
-    if (!this.connection) {
-      // Waiting for a process slot (or none started): the run ends here, nothing reached the CLI.
+    const connection = this.liveConnection;
+    if (!connection) {
+      // Waiting for a process slot or for the end of one being let go (or none started): the run ends here, nothing reached the CLI.
       this.endTurn(turn, { outcome: 'interrupted' });
       return Promise.resolve({ applied: true });
     }
     const firstTurnOfProcess = !this.state.turnStartedOnProcess;
     const done = requestInterrupt(
-      this.connection,
+      connection,
       turn,
       () => {
         if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
@@ -181,7 +188,9 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   requiresRestartFor(mode: PermissionMode): boolean {
     // The CLI refuses to enter bypass mode live unless it was launched in it.
-    return (this.connection !== null || this.starting !== null) && mode === 'bypass' && this.launchedMode !== 'bypass';
+    return (
+      (this.liveConnection !== null || this.starting !== null) && mode === 'bypass' && this.launchedMode !== 'bypass'
+    );
   }
 
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {

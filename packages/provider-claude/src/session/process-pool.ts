@@ -4,7 +4,10 @@ import { AgentError } from '@tether/protocol';
 export interface PoolMember {
   /** True when the member has a process that is idle (no turn, no prompt, no background task). */
   canRelease(): boolean;
-  /** Stops the member's idle process (the conversation stays resumable). */
+  /**
+   * Stops the member's idle process (the conversation stays resumable). From the call on, that
+   * process takes nothing more: a turn arriving meanwhile waits for the stop and asks for a slot again.
+   */
   release(): Promise<void>;
   /** When the member's process last did anything, for least-recently-used release. */
   lastActiveAt(): number;
@@ -118,6 +121,7 @@ export class ProcessPool {
       if (this.holders.size >= this.limit) {
         const victim = this.leastRecentlyUsedIdle();
         if (!victim) return;
+        // Chosen and told in one step: no turn can reach the victim's process in between.
         this.holders.delete(victim);
         // A release that fails still ended the process's claim on the slot: the waiter goes ahead.
         stopped = victim.release().catch(() => undefined);
