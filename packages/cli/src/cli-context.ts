@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { ShutdownSignal } from '@tether/runtime';
 import type { Output } from './render/human-renderer.js';
 
@@ -13,25 +14,88 @@ export interface CliContext {
   readonly terminal: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream } | undefined;
   /**
    * Calls the listener when the user or the system asks to stop: Ctrl-C (SIGINT), a supervisor
-   * (SIGTERM), a closed terminal (SIGHUP). The count says how many signals so far.
+   * (SIGTERM), a closed terminal (SIGHUP). The count says how many signals so far. Nobody reading
+   * stdout or stderr any more (EPIPE) counts as SIGHUP, unless an onOutputClosed listener takes it.
    */
   readonly onInterrupt: (listener: (count: number, signal: ShutdownSignal) => void) => () => void;
   /** The last resort after a signal: exit with `code` if the process is still running `ms` from now. */
   readonly exitAfter: (ms: number, code: number) => void;
   /**
-   * Calls the listener when nobody reads stdout or stderr any more (EPIPE: the reading process
-   * died), instead of the write error ending this process with its children still running; what is
-   * written after that is dropped. Returns the remover.
+   * For a command that ends its own way when nobody reads stdout or stderr any more (EPIPE: the
+   * reading process died): the listener is called instead of the onInterrupt ones. What is written
+   * after that is dropped either way. Returns the remover.
    */
   readonly onOutputClosed?: (listener: () => void) => () => void;
 }
 
 const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-export function processContext(): CliContext {
+/**
+ * stdout and stderr, watched once for the whole process. Node reports a write to a pipe whose reader
+ * has gone only later, as an 'error' event on the stream (whether the write itself was sync or
+ * async), and with no listener that event kills the process and leaves its agents running: so it
+ * is always listened to here, what is written after it is dropped, and the closure goes to whoever
+ * is driving something. A command that only prints has no such listener: it stops printing.
+ */
+export interface WatchedOutput {
+  readonly stdout: Output;
+  readonly stderr: Output;
+  /** A command's own ending for a closed output (tether acp: as when the editor quits). */
+  onClosed(listener: () => void): () => void;
+  /** The generic ending: a closed output as SIGHUP, its reader went away as a terminal does. */
+  onClosedAsStop(listener: () => void): () => void;
+}
+
+let watched: WatchedOutput | undefined;
+
+/** The process's stdout and stderr in production; a test's own streams otherwise. */
+export function watchOutput(streams: { readonly stdout: Writable; readonly stderr: Writable }): WatchedOutput {
+  let closed: keyof typeof streams | null = null;
+  // Handed to a listener: one closure is one ending, however many listeners come later.
+  let handled = false;
+  const own = new Set<() => void>();
+  const asStop = new Set<() => void>();
+  const write = (name: keyof typeof streams, text: string) => {
+    const stream = streams[name];
+    if (!stream.destroyed && stream.writable) stream.write(text);
+  };
+  const deliver = () => {
+    if (closed === null || handled) return;
+    const listeners = own.size > 0 ? [...own] : [...asStop];
+    // Nothing listens yet: the first command that does gets it when it starts listening.
+    if (listeners.length === 0) return;
+    handled = true;
+    if (own.size === 0) write('stderr', `■ ${closed} closed (nobody reads it any more): ending as on SIGHUP\n`);
+    for (const listener of listeners) listener();
+  };
+  for (const name of ['stdout', 'stderr'] as const) {
+    // Any write error leaves the stream destroyed: whatever the code, there is nowhere left to write.
+    streams[name].on('error', () => {
+      if (closed !== null) return;
+      closed = name;
+      deliver();
+    });
+  }
+  const subscribe = (listeners: Set<() => void>, listener: () => void) => {
+    listeners.add(listener);
+    // After the caller has its remover, as a signal would come.
+    if (closed !== null && !handled) queueMicrotask(deliver);
+    return () => void listeners.delete(listener);
+  };
   return {
-    stdout: { write: (text) => void process.stdout.write(text) },
-    stderr: { write: (text) => void process.stderr.write(text) },
+    stdout: { write: (text) => write('stdout', text) },
+    stderr: { write: (text) => write('stderr', text) },
+    onClosed: (listener) => subscribe(own, listener),
+    onClosedAsStop: (listener) => subscribe(asStop, listener),
+  };
+}
+
+export function processContext(): CliContext {
+  watched ??= watchOutput({ stdout: process.stdout, stderr: process.stderr });
+  const output = watched;
+  return {
+    stdout: output.stdout,
+    stderr: output.stderr,
     environment: process.env,
     cwd: process.cwd(),
     stdin: process.stdin,
@@ -39,28 +103,26 @@ export function processContext(): CliContext {
       process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
     onInterrupt(listener) {
       let count = 0;
+      const stop = (signal: ShutdownSignal) => {
+        count += 1;
+        listener(count, signal);
+      };
       const handlers = stopSignals.map((signal) => {
-        const handler = () => {
-          count += 1;
-          listener(count, signal);
-        };
+        const handler = () => stop(signal);
         process.on(signal, handler);
         return { signal, handler };
       });
+      // Once stopping for a signal, a closed output is part of the same ending (a closed terminal
+      // sends SIGHUP and then fails the writes), not a second signal that would skip the grace.
+      const removeOutputWatch = output.onClosedAsStop(() => {
+        if (count === 0) stop('SIGHUP');
+      });
       return () => {
         for (const { signal, handler } of handlers) process.off(signal, handler);
+        removeOutputWatch();
       };
     },
-    onOutputClosed(listener) {
-      const handler = (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') listener();
-        else throw error;
-      };
-      for (const stream of [process.stdout, process.stderr]) stream.on('error', handler);
-      return () => {
-        for (const stream of [process.stdout, process.stderr]) stream.off('error', handler);
-      };
-    },
+    onOutputClosed: (listener) => output.onClosed(listener),
     exitAfter(ms, code) {
       // Unreferenced: it never keeps a process that is done anyway alive.
       setTimeout(() => process.exit(code), ms).unref();

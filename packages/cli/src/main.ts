@@ -1,3 +1,6 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
 import { UsageError } from './usage-error.js';
@@ -166,6 +169,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     return 0;
   }
   try {
+    if (name !== 'demo' && name !== 'doctor') await checkDataDir(rest, context);
     return await command.run(rest, context);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -179,6 +183,40 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * Every command but demo (which makes its own) finds its data dir the same way: --data-dir, else
+ * TETHER_HOME, else ~/.tether. One that exists and is not a directory would fail each of them
+ * somewhere inside (reading daemon.json, taking the lock) with a bare ENOTDIR: it is refused here,
+ * once, before anything is touched. Doctor reports it as one of its rows instead.
+ */
+async function checkDataDir(argv: readonly string[], context: CliContext): Promise<void> {
+  // Lenient: the command's own strict parse reports malformed arguments, with its usage.
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: false,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' } },
+  });
+  const option = values['data-dir'];
+  if (option === true) return;
+  const { resolveDataDir } = await import('@tether/store-sqlite');
+  const given = typeof option === 'string' ? path.resolve(context.cwd, option) : undefined;
+  const dataDir = resolveDataDir({ dataDir: given, environment: context.environment });
+  let what: string;
+  try {
+    if ((await stat(dataDir)).isDirectory()) return;
+    what = 'is not a directory';
+  } catch (error) {
+    // A missing one is made on first use; what else fails is the command's to report.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return;
+    what = 'is not a directory (a file stands in its path)';
+  }
+  const from = given !== undefined ? '--data-dir' : context.environment.TETHER_HOME ? 'TETHER_HOME' : 'the default';
+  throw new UsageError(
+    `the data dir ${dataDir} (${from}) ${what}: remove the file, or point --data-dir or TETHER_HOME at a directory.`,
+  );
 }
 
 /**

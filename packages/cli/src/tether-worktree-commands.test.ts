@@ -123,6 +123,24 @@ describe('tether run --worktree, diff, sessions and show without a daemon', () =
   });
 });
 
+describe('tether close and delete without a daemon', () => {
+  it('a session made by tether run alone is closed (its clean worktree and branch removed) and deleted from the data dir', async () => {
+    const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
+    const sessionId = sessionIdIn(run.stderr);
+    const open = await tether(['delete', sessionId]);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain('[session_open]');
+    expect(open.stderr).toContain(`tether close ${sessionId}, then delete it`);
+
+    const closed = await succeeds(['close', sessionId]);
+    expect(closed.stderr).toMatch(/^closed; worktree removed with its branch/m);
+    expect(branches()).toEqual(['main']);
+    expect(JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout)).toMatchObject({ state: 'closed' });
+    await succeeds(['delete', sessionId]);
+    expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+  });
+});
+
 describe('tether close, delete and diff through a daemon', () => {
   it('close says where a worktree with work is kept and that a clean one was removed; delete refuses that work without --discard-changes', async () => {
     const worktrees = path.join(fixture.root, 'served-worktrees');

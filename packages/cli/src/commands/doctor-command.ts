@@ -7,6 +7,7 @@ import {
   createClaudeProvider,
 } from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
+import { AgentError } from '@tether/protocol';
 import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { parseTransport } from './transport-option.js';
@@ -22,19 +23,20 @@ interface Check {
 }
 
 async function checkDataDir(dataDir: string): Promise<Check> {
+  const notADirectory = (why: string): Check => ({
+    name: 'data dir',
+    ok: false,
+    detail: `${dataDir} is not a directory${why}`,
+    fix: 'Remove the file or pass --data-dir / TETHER_HOME pointing at a directory.',
+  });
   try {
     const info = await stat(dataDir);
-    if (!info.isDirectory())
-      return {
-        name: 'data dir',
-        ok: false,
-        detail: `${dataDir} is not a directory`,
-        fix: 'Remove it or pass --data-dir / TETHER_HOME pointing at a directory.',
-      };
+    if (!info.isDirectory()) return notADirectory('');
     await access(dataDir, constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+    if (code === 'ENOTDIR') return notADirectory(' (a file stands in its path)');
     return {
       name: 'data dir',
       ok: false,
@@ -51,6 +53,32 @@ async function checkDataDir(dataDir: string): Promise<Check> {
       detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)`,
     };
   return { name: 'data dir', ok: true, detail: dataDir };
+}
+
+/** The daemon that owns the data dir, if any. */
+async function checkDaemon(dataDir: string, dataDirOk: boolean): Promise<Check> {
+  try {
+    const daemon = await readDaemonInfo(dataDir);
+    return {
+      name: 'daemon',
+      ok: true,
+      detail: daemon
+        ? `running at ${daemon.url} (pid ${daemon.pid}); tether run goes through it`
+        : 'not running (tether serve starts one; tether run works without it)',
+    };
+  } catch (error) {
+    // The data dir's row already says what is wrong (a file, say) and how to fix it.
+    if (!dataDirOk) return { name: 'daemon', ok: true, detail: 'unknown until the data dir is fixed' };
+    // Doctor lists every problem with its fix: one unreadable file must not hide the other rows.
+    return {
+      name: 'daemon',
+      ok: false,
+      detail: `${path.join(dataDir, 'daemon.json')} could not be read: ${(error as Error).message}`,
+      fix: AgentError.isInstance(error)
+        ? 'Do what the message says.'
+        : 'Make it readable for you, or remove it when no tether serve is running.',
+    };
+  }
 }
 
 /** What to do about a claude that is not available, by the problem's reason. */
@@ -145,15 +173,9 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
     dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
     environment: context.environment,
   });
-  checks.push(await checkDataDir(dataDir));
-  const daemon = await readDaemonInfo(dataDir);
-  checks.push({
-    name: 'daemon',
-    ok: true,
-    detail: daemon
-      ? `running at ${daemon.url} (pid ${daemon.pid}); tether run goes through it`
-      : 'not running (tether serve starts one; tether run works without it)',
-  });
+  const dataDirCheck = await checkDataDir(dataDir);
+  checks.push(dataDirCheck);
+  checks.push(await checkDaemon(dataDir, dataDirCheck.ok));
 
   if (values.json) {
     context.stdout.write(`${JSON.stringify({ ok: checks.every((check) => check.ok), checks })}\n`);

@@ -1,8 +1,10 @@
 import path from 'node:path';
-import { PermissionMode, SessionId } from '@tether/protocol';
+import { AgentError, PermissionMode, SessionId } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
+import { signalExitCode } from '@tether/runtime';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
+import { checkAnswersSource } from '../interactions/answers-source.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
 import { TerminalPrompter } from '../interactions/terminal-prompter.js';
 import { connectDaemon } from '../connect-daemon.js';
@@ -11,7 +13,7 @@ import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
-import { type TurnStopper, type WorktreeRequest, driveTurn, signalGraceMs } from './turn-driver.js';
+import { type TurnStopper, type WorktreeRequest, driveTurn, signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
@@ -37,7 +39,9 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--b
 ${attachmentHelp}
                      (paths from the current directory; a daemon reads them on its own machine)
   --approve          ask (default: at a terminal; elsewhere prompts are denied), allow-once, deny
-  --answers FILE|-   answers to prompts, one JSON object per line: {"ref": "...", "answer": {...}}
+  --answers FILE|-   answers to prompts, one JSON object per line: {"ref": "...", "answer": {...}};
+                     a file is followed as it grows (like tail -f) until the run ends, - (stdin)
+                     and a FIFO are read to their end (then prompts are denied)
   --server URL       run through the daemon at URL (token: $TETHER_TOKEN or the data dir's)
                      (when a daemon owns the data dir, run goes through it on its own)
   --data-dir DIR     where sessions are stored (default: $TETHER_HOME or ~/.tether)
@@ -184,7 +188,10 @@ export function responderMode(
 ): ResponderMode {
   if (options.approve === 'deny') return { kind: 'deny' };
   if (options.approve === 'allow-once') return { kind: 'allow-once' };
-  if (options.answers !== undefined) return { kind: 'answers', source: options.answers, stdin: context.stdin };
+  if (options.answers !== undefined) {
+    if (options.answers !== '-') checkAnswersSource(options.answers);
+    return { kind: 'answers', source: options.answers, stdin: context.stdin };
+  }
   if (!options.json && context.terminal)
     return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
   return { kind: 'deny' };
@@ -227,17 +234,60 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,
   });
+  let interrupted: string | null = null;
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {
     terminate: (_signal, _sessionId, urgent) =>
       void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
+    interruptedByUser: (sessionId) => (interrupted = sessionId),
   };
+  // A signal while closing down hurries it along instead of killing this process mid-way. After a
+  // first Ctrl-C stopped the run, a Ctrl-C then is the second: it closes the session, once the
+  // runtime is down (it takes no command while it shuts down). Listening from before the turn: one
+  // that came as driveTurn stops listening would otherwise find no listener (and kill this process)
+  // or be dropped with driveTurn's.
+  let closingDown = false;
+  let closing: string | null = null;
+  const removeHurry = context.onInterrupt((_count, signal) => {
+    if (!closingDown) return;
+    context.exitAfter(signalDeadlineMs, signalExitCode(signal));
+    if (signal === 'SIGINT' && interrupted !== null && closing === null) {
+      context.stderr.write('\n■ closing the session…\n');
+      closing = interrupted;
+    }
+    void runtime.shutdown({ graceMs: 0, force: true });
+  });
   try {
     return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, stopper);
   } finally {
-    // A signal while closing down hurries it along instead of killing this process mid-way.
-    const removeHurry = context.onInterrupt(() => void runtime.shutdown({ graceMs: 0, force: true }));
+    closingDown = true;
     await runtime.shutdown();
+    if (closing !== null) await closeAfterShutdown(closing, options, dataDir, context);
     removeHurry();
+  }
+}
+
+/** Closes a session once this command's runtime is down, in a runtime of its own over the same store. */
+async function closeAfterShutdown(sessionId: string, options: RunOptions, dataDir: string, context: CliContext) {
+  try {
+    const store = await openStore(dataDir, options.store);
+    const runtime = await createLocalRuntime({
+      claude: inProcessClaudeSettings(options, context.environment),
+      store,
+      dataDir,
+      environment: context.environment,
+      worktreeRoot: options.worktreeRoot,
+    }).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    try {
+      await runtime.closeSession({ sessionId });
+    } finally {
+      await runtime.shutdown({ graceMs: 0, force: true });
+    }
+  } catch (error) {
+    const message = AgentError.isInstance(error) ? `${error.message} [${error.code}]` : String(error);
+    context.stderr.write(`tether run: the session was not closed: ${message}\n`);
   }
 }

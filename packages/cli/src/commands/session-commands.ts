@@ -20,9 +20,10 @@ export const interruptUsage = `usage: tether interrupt SESSION [--cancel-queued]
 export const cancelInputUsage = `usage: tether cancel-input SESSION INPUT [--json] ${common}
   Withdraws a follow-up (inp_…, from tether send's output or tether show) before it starts or, for
   a steered one, before the agent took it in (input_not_queued, exit 1, once it has).`;
-export const closeUsage = `usage: tether close SESSION ${common}
+export const closeUsage = `usage: tether close SESSION ${local}
   Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
-  no work is removed with its branch; one with changes or commits is kept, and this says where.`;
+  no work is removed with its branch; one with changes or commits is kept, and this says where.
+  (Through the daemon if one runs, else the data dir.)`;
 export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${local}
   Deletes a closed session and everything stored about it (close it first). Its worktree goes too
   when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
@@ -121,12 +122,15 @@ export async function cancelInputCommand(argv: readonly string[], context: CliCo
   return 0;
 }
 
-/** `tether close SESSION`: closes the session (its process ends; reopen with run --resume). */
+/** `tether close SESSION`: closes the session (its process ends; reopen with run --resume), through the daemon or, without one, the data dir. */
 export async function closeCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, positionals } = await daemonCommand(argv, context, closeUsage);
-  const sessionId = oneSessionId(positionals, closeUsage);
-  await client.closeSession({ sessionId });
-  const worktree = describeWorktree((await client.getSession(sessionId)).workspaceStatus);
+  const command = parseDaemonCommand(argv, context, closeUsage, storeOption);
+  const sessionId = oneSessionId(command.positionals, closeUsage);
+  const closed = await withLocalOrDaemon(command, context, async ({ tether }) => {
+    await tether.closeSession({ sessionId });
+    return tether.getSession(sessionId);
+  });
+  const worktree = describeWorktree(closed.workspaceStatus);
   context.stderr.write(worktree === null ? 'closed\n' : `closed; ${worktree}\n`);
   return 0;
 }
@@ -142,9 +146,12 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   const deleted = await withLocalOrDaemon(command, context, async (backend) => {
     const snapshot = await backend.tether.getSession(sessionId);
     await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges }).catch((error: unknown) => {
-      throw AgentError.isInstance(error) && error.code === 'workspace_has_changes'
-        ? withDiscardHint(error, sessionId)
-        : error;
+      if (!AgentError.isInstance(error)) throw error;
+      if (error.code === 'workspace_has_changes')
+        throw withHint(error, `To delete it with that work: tether delete ${sessionId} --discard-changes`);
+      if (error.code === 'session_open')
+        throw withHint(error, `With the CLI: tether close ${sessionId}, then delete it.`);
+      throw error;
     });
     return snapshot;
   });
@@ -157,11 +164,11 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   return 0;
 }
 
-/** The refusal as the daemon or runtime words it, plus the flag that overrides it here. */
-function withDiscardHint(error: AgentError, sessionId: string): AgentError {
+/** The refusal as the daemon or runtime words it, plus what to type here. */
+function withHint(error: AgentError, hint: string): AgentError {
   return new AgentError({
     code: error.code,
-    message: `${error.message} To delete it with that work: tether delete ${sessionId} --discard-changes`,
+    message: `${error.message} ${hint}`,
     ...(error.details ? { details: error.details } : {}),
   });
 }

@@ -60,6 +60,13 @@ export interface TurnStopper {
    * skips the grace. driveTurn then returns `signal`'s exit code.
    */
   terminate(signal: ShutdownSignal, sessionId: string | undefined, urgent: boolean): void;
+  /**
+   * Told when a first Ctrl-C has stopped the run and driveTurn is returning. A second Ctrl-C until
+   * this process exits still closes the session (docs/cli.md), but driveTurn no longer hears it:
+   * the command does, as it alone knows whether its backend still takes a command then (an
+   * in-process runtime shutting down does not).
+   */
+  interruptedByUser?(sessionId: string): void;
 }
 
 /**
@@ -87,14 +94,20 @@ export async function driveTurn(
   // The signal this command exits for, once it has to exit (set from the signal handlers).
   const stop: { ending: ShutdownSignal | null } = { ending: null };
   let unsettledInterrupt: NodeJS.Timeout | undefined;
+  // A first Ctrl-C stopped the run (the session stays), or a second one is closing it.
+  let interrupted: 'run' | 'session' | null = null;
+  // --answers could not be read: the run is stopped and the command fails.
+  let answersFailed = false;
   const terminate = (signal: ShutdownSignal, urgent: boolean) => {
     stop.ending ??= signal;
     const ending = stop.ending;
-    context.exitAfter(signalDeadlineMs, signalExitCode(ending));
     if (pendingInput === null || sessionId === undefined || urgent) return stopper.terminate(ending, sessionId, urgent);
     void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, undefined, urgent));
   };
   const removeInterrupt = context.onInterrupt((count, signal) => {
+    // Whatever the signal and however the run goes on stopping, this process ends: something left
+    // holding it (a wedged agent, a source still open) must not keep it past the deadline.
+    context.exitAfter(signalDeadlineMs, signalExitCode(stop.ending ?? signal));
     if (stop.ending !== null) {
       context.stderr.write('\n■ second signal: stopping now\n');
       return terminate(signal, true);
@@ -109,6 +122,7 @@ export async function driveTurn(
       void withdrawPending(sessionId, withdrawing);
     } else if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
+      interrupted = 'run';
       backend.interruptRun({ sessionId }).catch(() => terminate(signal, false));
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
@@ -116,6 +130,7 @@ export async function driveTurn(
       }, interruptSettleMs);
     } else if (count === 2) {
       context.stderr.write('\n■ closing the session…\n');
+      interrupted = 'session';
       const closing = sessionId;
       backend
         .closeSession({ sessionId: closing })
@@ -160,12 +175,37 @@ export async function driveTurn(
           promptsShownElsewhere: mode?.kind === 'terminal',
           spinner: context.terminal !== undefined,
         });
-    responder = mode ? new InteractionResponder({ runtime: backend, sessionId, mode, stderr: context.stderr }) : null;
+    const turnSession = sessionId;
+    // Once --answers cannot be read, what it was to answer cannot be: the run stops rather than go
+    // on with its prompts denied (a follow-up still queued is withdrawn), once there is one to stop.
+    const stopForAnswers = () => {
+      if (pendingInput !== null) void withdrawPending(turnSession, pendingInput);
+      else backend.interruptRun({ sessionId: turnSession }).catch(() => undefined);
+    };
+    let submitted = false;
+    responder = mode
+      ? new InteractionResponder({
+          runtime: backend,
+          sessionId,
+          mode,
+          stderr: context.stderr,
+          onAnswersFailed: () => {
+            answersFailed = true;
+            if (submitted) stopForAnswers();
+          },
+        })
+      : null;
     const activeResponder = responder;
     const sink = {
       event(event: ProtocolEvent) {
         renderer.event(event);
         if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
+        if (
+          event.type === 'interaction.settled' ||
+          event.type === 'interaction.withdrawn' ||
+          event.type === 'interaction.cancelled'
+        )
+          activeResponder?.onOver(event.interactionRef);
         const ended =
           event.type === 'input.started' || event.type === 'input.folded' || event.type === 'input.cancelled';
         if (ended && event.inputId === pendingInput) pendingInput = null;
@@ -181,6 +221,8 @@ export async function driveTurn(
       ...(request.delivery ? { delivery: request.delivery } : {}),
       onSubmitted: (receipt) => {
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
+        submitted = true;
+        if (answersFailed) stopForAnswers();
       },
     });
     if (renderer instanceof HumanRenderer) {
@@ -188,7 +230,8 @@ export async function driveTurn(
       // Informational: a backend stopping under a signal must not turn the run's outcome into an error.
       if (stop.ending === null) await reportWorktree(backend, sessionId, context).catch(() => undefined);
     }
-    return stop.ending === null ? exitCodeForRun(run) : signalExitCode(stop.ending);
+    if (stop.ending !== null) return signalExitCode(stop.ending);
+    return answersFailed && run.outcome !== 'succeeded' ? 1 : exitCodeForRun(run);
   } catch (error) {
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
     if (stop.ending !== null) return signalExitCode(stop.ending);
@@ -200,6 +243,8 @@ export async function driveTurn(
     clearTimeout(unsettledInterrupt);
     removeInterrupt();
     responder?.close();
+    if (interrupted === 'run' && stop.ending === null && sessionId !== undefined)
+      stopper.interruptedByUser?.(sessionId);
   }
 }
 

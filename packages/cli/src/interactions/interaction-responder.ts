@@ -1,4 +1,4 @@
-import { AgentError, type EventOfType, type InteractionAnswer } from '@tether/protocol';
+import { AgentError, type EventOfType, type InteractionAnswer, type InteractionRequest } from '@tether/protocol';
 import type { TetherBackend } from '../tether-backend.js';
 import type { Output } from '../render/human-renderer.js';
 import { terminalSafe } from '../render/human-renderer.js';
@@ -21,22 +21,48 @@ export class InteractionResponder {
   private readonly sessionId: string;
   private readonly mode: ResponderMode;
   private readonly stderr: Output;
+  private readonly onAnswersFailed: (() => void) | undefined;
   private stopReading: (() => void) | null = null;
+  /** Prompts still waiting for an --answers line: denied if the source ends before one comes. */
+  private readonly waiting = new Map<string, InteractionRequest>();
+  /** Why no answer can come from --answers any more; null while one can. */
+  private answersOver: 'ended' | 'unreadable' | null = null;
+  private toldAnswersEnded = false;
 
-  constructor(options: { runtime: TetherBackend; sessionId: string; mode: ResponderMode; stderr: Output }) {
+  constructor(options: {
+    runtime: TetherBackend;
+    sessionId: string;
+    mode: ResponderMode;
+    stderr: Output;
+    /** Told once --answers cannot be read (after saying so on stderr); without it, prompts are denied from then on. */
+    onAnswersFailed?: () => void;
+  }) {
     this.runtime = options.runtime;
     this.sessionId = options.sessionId;
     this.mode = options.mode;
     this.stderr = options.stderr;
+    this.onAnswersFailed = options.onAnswersFailed;
     if (this.mode.kind === 'answers') {
-      this.stopReading = readAnswerLines(this.mode.source, this.mode.stdin, (parsed) => {
-        if (!parsed.ok) {
+      const source = this.mode.source === '-' ? 'stdin' : this.mode.source;
+      this.stopReading = readAnswerLines(this.mode.source, this.mode.stdin, {
+        line: (parsed) => {
+          if (!parsed.ok) {
+            this.stderr.write(
+              `tether: ignored an --answers line (${parsed.problem}). Each line is {"ref": "...", "answer": {...}}.\n`,
+            );
+            return;
+          }
+          this.waiting.delete(parsed.line.ref);
+          void this.send(parsed.line.ref, parsed.line.answer);
+        },
+        ended: () => this.noMoreAnswers('ended'),
+        failed: (error) => {
           this.stderr.write(
-            `tether: ignored an --answers line (${parsed.problem}). Each line is {"ref": "...", "answer": {...}}.\n`,
+            `tether: could not read --answers ${terminalSafe(source)} (${terminalSafe(error.message)}); ${this.onAnswersFailed ? 'stopping the run' : 'prompts are denied from now on'}.\n`,
           );
-          return;
-        }
-        void this.send(parsed.line.ref, parsed.line.answer);
+          this.noMoreAnswers('unreadable');
+          this.onAnswersFailed?.();
+        },
       });
     }
   }
@@ -50,17 +76,13 @@ export class InteractionResponder {
       );
       return;
     }
+    if (this.mode.kind === 'answers') {
+      if (this.answersOver === null) this.waiting.set(interactionRef, request);
+      else this.denyUnanswerable(interactionRef, request);
+      return;
+    }
     if (this.mode.kind === 'deny') {
-      void this.send(
-        interactionRef,
-        request.kind === 'approval'
-          ? {
-              decision: 'deny',
-              message:
-                'Nobody can answer prompts in this run (no terminal and no --answers), so this was not permitted.',
-            }
-          : { decision: 'decline' },
-      );
+      void this.send(interactionRef, denial(request, 'no terminal and no --answers'));
       return;
     }
     if (this.mode.kind === 'allow-once') {
@@ -72,6 +94,30 @@ export class InteractionResponder {
         void this.send(interactionRef, { decision: 'decline' });
       }
     }
+  }
+
+  /** The interaction is over (settled, withdrawn, cancelled): nobody is to answer it any more. */
+  onOver(interactionRef: string): void {
+    this.waiting.delete(interactionRef);
+  }
+
+  /** Once --answers can give nothing more, prompts go as when nobody can answer: denied, not waited for forever. */
+  private noMoreAnswers(why: 'ended' | 'unreadable'): void {
+    this.answersOver = why;
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const [interactionRef, request] of waiting) this.denyUnanswerable(interactionRef, request);
+  }
+
+  private denyUnanswerable(interactionRef: string, request: InteractionRequest): void {
+    if (this.answersOver === 'ended' && !this.toldAnswersEnded) {
+      this.toldAnswersEnded = true;
+      this.stderr.write(
+        'tether: --answers has ended (nothing more can be read from it): tool prompts and questions will be denied.\n',
+      );
+    }
+    const why = this.answersOver === 'ended' ? 'the --answers input has ended' : 'the --answers input cannot be read';
+    void this.send(interactionRef, denial(request, why));
   }
 
   private async send(interactionRef: string, answer: InteractionAnswer): Promise<void> {
@@ -86,4 +132,11 @@ export class InteractionResponder {
   close(): void {
     this.stopReading?.();
   }
+}
+
+/** What the agent gets when nobody can answer: an approval denied with the reason the model sees, a question set declined. */
+function denial(request: InteractionRequest, why: string): InteractionAnswer {
+  return request.kind === 'approval'
+    ? { decision: 'deny', message: `Nobody can answer prompts in this run (${why}), so this was not permitted.` }
+    : { decision: 'decline' };
 }

@@ -1,0 +1,64 @@
+import { openSqliteStore } from '@tether/store-sqlite';
+import {
+  fakeClaudeCliPath,
+  fakeCliControls,
+  fakeCliResult,
+  fakeCliScript,
+  fakeCliTurn,
+  processesWithEnvironment,
+} from '@tether/testkit';
+import { describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
+import { spawnTether } from './test-support/spawn-tether.js';
+
+const fixture = useCommandFixture('tether-second-interrupt-');
+
+describe('tether run and a double Ctrl-C', () => {
+  it('a second Ctrl-C that comes once the first has stopped the run, while tether closes down, still closes the session', async () => {
+    // A CLI that stops its turn when asked, then neither reads nor exits: releasing it at the end
+    // takes seconds, which holds open what is only a few hundred milliseconds with the real one.
+    const environment = {
+      ...fixture.environment,
+      TETHER_CLAUDE_PATH: fakeClaudeCliPath(),
+      ...fakeCliScript([fakeCliTurn('working').slice(0, 3)]),
+      ...fakeCliControls({
+        interrupt: {
+          response: { still_queued: [] },
+          // biome-ignore lint/suspicious/noThenProperty: the fake CLI's step key (what follows its answer), never awaited
+          then: [
+            fakeCliResult({ subtype: 'error_during_execution', is_error: true, errors: ['[ede_diagnostic] aborted'] }),
+            { hang: true },
+          ],
+        },
+      }),
+    };
+    let interrupts = 0;
+    const { child, finished } = spawnTether(['run', '--json', 'Take your time'], {
+      cwd: fixture.workspace,
+      environment,
+      onStdoutLine: (line) => {
+        const event = JSON.parse(line) as { type: string };
+        // The first on the first text; the second once that run has completed, as a person tapping
+        // Ctrl-C twice lands it when the stop was quick: tether is then shutting its runtime down.
+        const second = event.type === 'run.completed' && interrupts === 1;
+        if ((event.type === 'run.message_delta' && interrupts === 0) || second) {
+          interrupts += 1;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    const result = await finished;
+    expect(interrupts).toBe(2);
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toContain('closing the session');
+    expect(processesWithEnvironment('HOME', fixture.environment.HOME!)).toEqual([]);
+    const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
+    try {
+      const [session] = await store.loadSessions();
+      expect(session?.state).toBe('closed');
+      expect((await store.listRuns(session!.sessionId)).map((run) => run.outcome)).toEqual(['interrupted']);
+    } finally {
+      await store.close();
+    }
+  });
+});
