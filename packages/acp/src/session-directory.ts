@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentError, type SessionSnapshot } from '@tether/protocol';
+import { AgentError, type SessionSnapshot, sessionDirectories } from '@tether/protocol';
 import { sessionDirectory } from './session-info.js';
 
 /**
@@ -23,16 +23,6 @@ async function canonical(directory: string): Promise<string> {
   return realpath(directory).catch(() => path.resolve(directory));
 }
 
-/**
- * The folders a client may name as a session's cwd, as `tether run --resume --cwd` accepts them:
- * where its agent works and, for a worktree session, the repository it was made from.
- */
-function acceptedDirectories(snapshot: SessionSnapshot): string[] {
-  const repository = snapshot.workspaceStatus?.worktree?.repository;
-  const own = sessionDirectory(snapshot);
-  return repository === undefined ? [own] : [own, repository];
-}
-
 /** Compares canonical folders, each read once per use (a session/list page names the same folders again and again). */
 export class DirectoryMatcher {
   readonly #canonical = new Map<string, Promise<string>>();
@@ -48,7 +38,9 @@ export class DirectoryMatcher {
 
   /** Whether the session's agent works in `cwd` (a client directory), by the rule session/load applies. */
   async accepts(snapshot: SessionSnapshot, cwd: string): Promise<boolean> {
-    const [given, ...accepted] = await Promise.all([cwd, ...acceptedDirectories(snapshot)].map((d) => this.#of(d)));
+    const [given, ...accepted] = await Promise.all(
+      [cwd, ...sessionDirectories(snapshot.workspace, snapshot.workspaceStatus)].map((d) => this.#of(d)),
+    );
     return accepted.includes(given!);
   }
 }

@@ -7,6 +7,7 @@ import { processesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
+import { storedRuns } from './test-support/stored-records.js';
 
 const fixture = useCommandFixture('tether-answers-');
 
@@ -59,15 +60,6 @@ async function storedSessions(): Promise<{ sessionId: string; state: string }[]>
   }
 }
 
-async function storedRuns(sessionId: string): Promise<{ status: string; outcome: string | null }[]> {
-  const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
-  try {
-    return (await store.listRuns(sessionId)).map((stored) => ({ status: stored.status, outcome: stored.outcome }));
-  } finally {
-    await store.close();
-  }
-}
-
 function promptedFile(): string | null {
   const file = path.join(fixture.workspace, 'prompted.txt');
   return existsSync(file) ? readFileSync(file, 'utf8') : null;
@@ -100,7 +92,9 @@ describe('tether run --answers: a source that cannot be read', () => {
     expect(result.stderr).toContain('tether: could not read --answers /proc/self/mem (EIO');
     expect(result.stderr).toContain('stopping the run');
     expect(leftovers()).toEqual([]);
-    expect(await storedRuns(sessionIdFrom(result.stderr))).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    expect(await storedRuns(fixture.environment.TETHER_HOME!, sessionIdFrom(result.stderr))).toEqual([
+      { status: 'completed', outcome: 'interrupted' },
+    ]);
     expect(promptedFile()).toBeNull();
   });
 });

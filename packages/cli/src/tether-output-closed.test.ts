@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
-import { openSqliteStore } from '@tether/store-sqlite';
 import { processesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
 import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
+import { storedRuns } from './test-support/stored-records.js';
 
 const fixture = useCommandFixture('tether-output-closed-');
 const daemon = useTetherServe(fixture);
@@ -17,16 +17,6 @@ const crash = /EPIPE|Unhandled 'error' event|\n\s+at /;
 /** A turn that streams for about 10 s unless stopped: its output outlives any reader that goes away early. */
 function longStory(): void {
   fixture.api.enqueue(textReply('once upon a time '.repeat(200), { chunks: 200, delayMs: 50 }));
-}
-
-/** What the data dir recorded for the session's runs, read after tether exited (which also proves the lock was released). */
-async function storedRuns(sessionId: string): Promise<{ status: string; outcome: string | null }[]> {
-  const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
-  try {
-    return (await store.listRuns(sessionId)).map((run) => ({ status: run.status, outcome: run.outcome }));
-  } finally {
-    await store.close();
-  }
 }
 
 /** Every live process started for this test (tether itself, every agent): each carries the test's HOME. */
@@ -79,7 +69,9 @@ describe('a command driving a run whose stdout reader goes away ends it as on SI
     expect(result.stderr).not.toMatch(crash);
     expect(result.stderr).toContain('stdout closed');
     expect(leftovers()).toEqual([]);
-    expect(await storedRuns(sessionId!)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    expect(await storedRuns(fixture.environment.TETHER_HOME!, sessionId!)).toEqual([
+      { status: 'completed', outcome: 'interrupted' },
+    ]);
   });
 
   it('tether run (human mode, the answer cut after its first bytes as by head -c): the same ending', async () => {
@@ -92,7 +84,9 @@ describe('a command driving a run whose stdout reader goes away ends it as on SI
     expect(result.stderr).not.toMatch(crash);
     expect(result.stderr).toMatch(/■ interrupted/);
     expect(leftovers()).toEqual([]);
-    expect(await storedRuns(sessionIdFrom(result.stderr))).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    expect(await storedRuns(fixture.environment.TETHER_HOME!, sessionIdFrom(result.stderr))).toEqual([
+      { status: 'completed', outcome: 'interrupted' },
+    ]);
   });
 
   it("through the daemon: tether attach detaches, tether send interrupts the daemon's run, both exit 129; the session stays", async () => {

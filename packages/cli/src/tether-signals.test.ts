@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
-import { openSqliteStore } from '@tether/store-sqlite';
 import { type FakeCliStep, fakeClaudeCliPath, fakeCliScript, processesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+import { storedRuns } from './test-support/stored-records.js';
 
 const fixture = useCommandFixture('tether-signals-');
 
@@ -40,16 +40,6 @@ function events(stdout: string): { type: string; sessionId: string; runId?: stri
     .trimEnd()
     .split('\n')
     .map((line) => JSON.parse(line) as { type: string; sessionId: string; runId?: string; outcome?: string });
-}
-
-/** What the data dir recorded for the session's runs, read after tether exited (which also proves the lock was released). */
-async function storedRuns(sessionId: string): Promise<{ status: string; outcome: string | null }[]> {
-  const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
-  try {
-    return (await store.listRuns(sessionId)).map((run) => ({ status: run.status, outcome: run.outcome }));
-  } finally {
-    await store.close();
-  }
 }
 
 /** Every live process started for this test: each carries the test's HOME (and each agent its marker). */
@@ -90,7 +80,9 @@ describe('tether run and terminating signals', () => {
       const printed = events(result.stdout);
       expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
       const sessionId = printed[0]!.sessionId;
-      expect(await storedRuns(sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+      expect(await storedRuns(fixture.environment.TETHER_HOME!, sessionId)).toEqual([
+        { status: 'completed', outcome: 'interrupted' },
+      ]);
       const resumed = spawnTether(['run', '--transport', transport, '--resume', sessionId, 'Again'], {
         cwd: path.join(fixture.root, 'workspace'),
         environment: fixture.environment,
@@ -114,7 +106,9 @@ describe('tether run and terminating signals', () => {
     expect(leftovers(marker)).toEqual([]);
     const printed = events(result.stdout);
     expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
-    expect(await storedRuns(printed[0]!.sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    expect(await storedRuns(fixture.environment.TETHER_HOME!, printed[0]!.sessionId)).toEqual([
+      { status: 'completed', outcome: 'interrupted' },
+    ]);
   });
 
   it('Ctrl-C while the agent is wedged in start-up (it never answers the stop): the run is ended after a short wait, nothing left, exit 130', async () => {
@@ -133,7 +127,9 @@ describe('tether run and terminating signals', () => {
     expect(leftovers(marker)).toEqual([]);
     const printed = events(result.stdout);
     expect(printed.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
-    expect(await storedRuns(printed[0]!.sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
+    expect(await storedRuns(fixture.environment.TETHER_HOME!, printed[0]!.sessionId)).toEqual([
+      { status: 'completed', outcome: 'interrupted' },
+    ]);
   });
 
   it('a second signal stops everything at once, without waiting for the run to settle', async () => {

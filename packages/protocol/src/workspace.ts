@@ -100,3 +100,14 @@ export function agentDirectory(workspace: Workspace, status: WorkspaceStatus | n
   if (status) return status.directory;
   return workspace.kind === 'directory' ? workspace.path : workspace.repository;
 }
+
+/**
+ * The directories a host may name a session by when it resumes or loads it: where its agent runs
+ * and, for a worktree session, the repository the worktree was made from (what the host asked for
+ * it by). Compared by the caller, which can resolve links on its own machine.
+ */
+export function sessionDirectories(workspace: Workspace, status: WorkspaceStatus | null): string[] {
+  const own = agentDirectory(workspace, status);
+  const repository = status?.worktree?.repository;
+  return repository === undefined ? [own] : [own, repository];
+}

@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { type SessionSnapshot, sessionDirectories } from '@tether/protocol';
 import { UsageError } from '../usage-error.js';
 
 async function canonical(directory: string): Promise<string> {
@@ -12,19 +13,11 @@ async function canonical(directory: string): Promise<string> {
  * a relative path to it included), or for a worktree session the repository it was made from (what
  * `tether run --worktree --cwd REPO` was given): a resumed session cannot move to another directory.
  */
-export async function checkResumeWorkspace(
-  sessionId: string,
-  workspace: string,
-  requested: string,
-  repository?: string,
-): Promise<void> {
-  const [own, given, origin] = await Promise.all([
-    canonical(workspace),
-    canonical(requested),
-    repository === undefined ? undefined : canonical(repository),
-  ]);
-  if (own === given || origin === given) return;
+export async function checkResumeWorkspace(snapshot: SessionSnapshot, requested: string): Promise<void> {
+  const directories = sessionDirectories(snapshot.workspace, snapshot.workspaceStatus);
+  const [given, ...accepted] = await Promise.all([requested, ...directories].map(canonical));
+  if (accepted.includes(given!)) return;
   throw new UsageError(
-    `--cwd ${requested} is not the workspace of ${sessionId} (${workspace}); a resumed session keeps its own directory. Drop --cwd, or start a new session there without --resume.`,
+    `--cwd ${requested} is not the workspace of ${snapshot.sessionId} (${directories[0]}); a resumed session keeps its own directory. Drop --cwd, or start a new session there without --resume.`,
   );
 }

@@ -1,10 +1,4 @@
-import {
-  AgentError,
-  type InputDelivery,
-  type PermissionMode,
-  type ProtocolEvent,
-  agentDirectory,
-} from '@tether/protocol';
+import { AgentError, type InputDelivery, type PermissionMode, type ProtocolEvent } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
@@ -147,13 +141,7 @@ export async function driveTurn(
     if (request.resume !== undefined) {
       const snapshot = await backend.getSession(request.resume);
       worktreeSession = snapshot.workspace.kind === 'git_worktree';
-      if (request.resumeCwd !== undefined)
-        await checkResumeWorkspace(
-          request.resume,
-          agentDirectory(snapshot.workspace, snapshot.workspaceStatus),
-          request.resumeCwd,
-          snapshot.workspaceStatus?.worktree?.repository,
-        );
+      if (request.resumeCwd !== undefined) await checkResumeWorkspace(snapshot, request.resumeCwd);
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
