@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
@@ -138,6 +139,27 @@ describe('tether close and delete without a daemon', () => {
     expect(JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout)).toMatchObject({ state: 'closed' });
     await succeeds(['delete', sessionId]);
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+  });
+
+  it('a worktree git cannot read (a repository nested in it) is left as it is, and close says so', async () => {
+    const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
+    const sessionId = sessionIdIn(run.stderr);
+    const worktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
+    const nested = path.join(worktree, 'nested');
+    // A repository with no commit yet: git refuses to add it to the worktree's own index.
+    await mkdir(nested);
+    execFileSync('git', ['init', '--quiet'], {
+      cwd: nested,
+      env: { ...fixture.environment, GIT_CONFIG_NOSYSTEM: '1' },
+    });
+    await writeFile(path.join(nested, 'work.txt'), 'important\n');
+    const closed = await succeeds(['close', sessionId]);
+    expect(closed.stderr).toContain(
+      `closed; the worktree ${worktree} on branch tether/${sessionId.slice(4, 12)} was left as it is`,
+    );
+    expect(closed.stderr).toContain(`tether diff ${sessionId} shows git's error`);
+    expect(readFileSync(path.join(nested, 'work.txt'), 'utf8')).toBe('important\n');
+    expect(branches()).toEqual(['main', `tether/${sessionId.slice(4, 12)}`]);
   });
 });
 

@@ -22,8 +22,9 @@ export const cancelInputUsage = `usage: tether cancel-input SESSION INPUT [--jso
   a steered one, before the agent took it in (input_not_queued, exit 1, once it has).`;
 export const closeUsage = `usage: tether close SESSION ${local}
   Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
-  no work is removed with its branch; one with changes or commits is kept, and this says where.
-  (Through the daemon if one runs, else the data dir.)`;
+  no work is removed with its branch; one with changes or commits is kept, and this says where;
+  one git cannot read is left as it is, and this says so. (Through the daemon if one runs, else
+  the data dir.)`;
 export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${local}
   Deletes a closed session and everything stored about it (close it first). Its worktree goes too
   when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
@@ -130,7 +131,15 @@ export async function closeCommand(argv: readonly string[], context: CliContext)
     await tether.closeSession({ sessionId });
     return tether.getSession(sessionId);
   });
-  const worktree = describeWorktree(closed.workspaceStatus);
+  const status = closed.workspaceStatus;
+  if (status?.worktree && status.state === 'ready') {
+    // The release failed (a diagnostic, no text): the worktree stays as it was, and this must not read as if all went well.
+    context.stderr.write(
+      `closed; the worktree ${terminalSafe(status.worktree.path)} on branch ${terminalSafe(status.worktree.branch)} was left as it is: Tether could not check it for work, so it removed nothing (tether diff ${sessionId} shows git's error). Fix that, then tether close or tether delete releases it.\n`,
+    );
+    return 0;
+  }
+  const worktree = describeWorktree(status);
   context.stderr.write(worktree === null ? 'closed\n' : `closed; ${worktree}\n`);
   return 0;
 }
