@@ -3,7 +3,7 @@ import { plural, terminalSafe } from './human-renderer.js';
 
 const keptBecause = {
   uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base: 'its branch has commits beyond its base',
+  commits_beyond_base: 'it has commits its base does not (on its branch or its checked-out HEAD)',
   in_use: 'another open session works in it',
 } as const;
 

@@ -14,7 +14,7 @@ export interface WorktreeSummary {
 
 const keptReasons = {
   uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base: 'its branch has commits beyond the base',
+  commits_beyond_base: 'it has commits the base does not (on its branch or its checked-out HEAD)',
   in_use: 'another open session works in it',
 } as const;
 
