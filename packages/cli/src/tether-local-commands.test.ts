@@ -70,6 +70,10 @@ describe('tether sessions and show without a daemon', () => {
     const human = await tether(['sessions']);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(sessionId);
+    // A session id given to sessions is a mistake for show: said, not ignored.
+    const stray = await tether(['sessions', sessionId]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('tether sessions takes no arguments (for one session: tether show SESSION)');
 
     const shown = await tether(['show', sessionId, '--json']);
     expect(shown.code, shown.stderr).toBe(0);

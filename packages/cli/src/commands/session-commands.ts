@@ -41,6 +41,10 @@ function describe(session: SessionSnapshot): string {
 export async function sessionsCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const command = parseDaemonCommand(argv, context, sessionsUsage, { state: { type: 'string' }, ...storeOption });
   const { values } = command;
+  if (command.positionals.length > 0)
+    throw new UsageError(
+      `tether sessions takes no arguments (for one session: tether show SESSION).\n\n${sessionsUsage}`,
+    );
   const state = values.state === undefined ? undefined : SessionState.safeParse(values.state);
   if (state && !state.success) throw new UsageError(`--state takes ${SessionState.options.join(', ')}.`);
   const sessions = await withLocalOrDaemon(command, context, (backend) =>
