@@ -86,6 +86,12 @@ describe('tether run', () => {
     const noPrompt = await tether(['run']);
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain('usage: tether run');
+    // Quoted but empty: said in one line, not as a missing argument with the whole usage.
+    const emptyPrompt = await tether(['run', '  ']);
+    expect(emptyPrompt.code).toBe(2);
+    expect(emptyPrompt.stderr).toBe(
+      'tether run: the prompt is empty. Give the text of the turn, e.g. tether run "explain this repository".\n',
+    );
     const badMode = await tether(['run', '--permission-mode', 'yolo', 'hi']);
     expect(badMode.code).toBe(2);
     expect(badMode.stderr).toContain('Unknown permission mode');

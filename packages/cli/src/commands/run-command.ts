@@ -114,7 +114,10 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     },
     runUsage,
   );
-  if (positionals.length !== 1 || positionals[0]!.trim().length === 0) {
+  if (positionals.length === 1 && positionals[0]!.trim().length === 0) {
+    throw new UsageError('the prompt is empty. Give the text of the turn, e.g. tether run "explain this repository".');
+  }
+  if (positionals.length !== 1) {
     throw new UsageError(`tether run needs exactly one prompt argument (quote it).\n\n${runUsage}`);
   }
   const mode = values['permission-mode'];
