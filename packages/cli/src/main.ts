@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
+import { notADirectory } from './data-dir-shape.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
@@ -204,15 +204,8 @@ async function checkDataDir(argv: readonly string[], context: CliContext): Promi
   const { resolveDataDir } = await import('@tether/store-sqlite');
   const given = typeof option === 'string' ? path.resolve(context.cwd, option) : undefined;
   const dataDir = resolveDataDir({ dataDir: given, environment: context.environment });
-  let what: string;
-  try {
-    if ((await stat(dataDir)).isDirectory()) return;
-    what = 'is not a directory';
-  } catch (error) {
-    // A missing one is made on first use; what else fails is the command's to report.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return;
-    what = 'is not a directory (a file stands in its path)';
-  }
+  const what = await notADirectory(dataDir);
+  if (what === null) return;
   const from = given !== undefined ? '--data-dir' : context.environment.TETHER_HOME ? 'TETHER_HOME' : 'the default';
   throw new UsageError(
     `the data dir ${dataDir} (${from}) ${what}: remove the file, or point --data-dir or TETHER_HOME at a directory.`,

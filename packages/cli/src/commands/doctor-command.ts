@@ -1,4 +1,4 @@
-import { access, constants, stat } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import {
   CLAUDE_AGENT_SDK_VERSION,
@@ -10,6 +10,7 @@ import { readDaemonInfo } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
 import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
+import { notADirectory } from '../data-dir-shape.js';
 import { parseTransport } from './transport-option.js';
 import { parseCommandLine } from './parse-command-line.js';
 
@@ -23,20 +24,19 @@ interface Check {
 }
 
 async function checkDataDir(dataDir: string): Promise<Check> {
-  const notADirectory = (why: string): Check => ({
-    name: 'data dir',
-    ok: false,
-    detail: `${dataDir} is not a directory${why}`,
-    fix: 'Remove the file or pass --data-dir / TETHER_HOME pointing at a directory.',
-  });
+  const shape = await notADirectory(dataDir);
+  if (shape !== null)
+    return {
+      name: 'data dir',
+      ok: false,
+      detail: `${dataDir} ${shape}`,
+      fix: 'Remove the file or pass --data-dir / TETHER_HOME pointing at a directory.',
+    };
   try {
-    const info = await stat(dataDir);
-    if (!info.isDirectory()) return notADirectory('');
     await access(dataDir, constants.W_OK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
-    if (code === 'ENOTDIR') return notADirectory(' (a file stands in its path)');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
     return {
       name: 'data dir',
       ok: false,
