@@ -31,11 +31,16 @@ import {
 const editorScript = path.join(path.dirname(tetherBin), '../../../tests/acp/fixtures/minimal-editor.mjs');
 
 let environment: ClaudeTestEnvironment | undefined;
-const started: Pick<AcpChild, 'child'>[] = [];
+const started: Pick<AcpChild, 'child' | 'finished'>[] = [];
 const serving: { kill(): void; closed: Promise<unknown> }[] = [];
 
 afterEach(async () => {
-  for (const acp of started.splice(0)) if (acp.child.exitCode === null) acp.child.kill('SIGKILL');
+  // SIGTERM, as an editor ends an agent it no longer needs: a SIGKILLed tether acp cannot end its agents
+  // (the model list's read among them), and one left starting wrote into the removed HOME again.
+  for (const acp of started.splice(0)) {
+    if (acp.child.exitCode === null && acp.child.signalCode === null) acp.child.kill('SIGTERM');
+    await acp.finished.catch(() => undefined);
+  }
   for (const server of serving.splice(0)) {
     server.kill();
     await server.closed;
@@ -295,7 +300,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
         environment: env,
         cwd: environment.workspace,
       });
-      started.push({ child });
+      started.push({ child, finished });
       let stdout = '';
       child.stdout!.on('data', (chunk) => (stdout += chunk));
       // As an editor starts an agent: initialize at once, stdin left open for what follows.

@@ -67,23 +67,11 @@ export async function expectNothingLeft(environment: ClaudeTestEnvironment, time
   expect(testProcesses(environment).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
 }
 
-/** Kills whatever the test left (only its own processes: they carry its HOME). */
-export function killTestProcesses(environment: ClaudeTestEnvironment | undefined): void {
-  if (!environment) return;
-  for (const pid of testProcesses(environment)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-}
-
-/** A sandboxed claude test environment per test; after the test, what it left running is killed and it is removed. */
+/** A sandboxed claude test environment per test; after the test, what it left running (a test that failed) is killed and it is removed. */
 export function sandboxPerTest(): () => Promise<ClaudeTestEnvironment> {
   let environment: ClaudeTestEnvironment | undefined;
   afterEach(async () => {
-    killTestProcesses(environment);
+    await environment?.killProcessesLeft();
     await environment?.cleanup();
     environment = undefined;
   });

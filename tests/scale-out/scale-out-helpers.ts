@@ -103,14 +103,7 @@ export async function endTestDaemons(
 ): Promise<void> {
   for (const follower of followers.splice(0)) follower.close();
   await Promise.all(daemons.splice(0).map((daemon) => stopDaemon(daemon)));
-  if (environment)
-    for (const pid of processesWithEnvironment('HOME', environment.home)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+  await environment?.killProcessesLeft();
   await environment?.cleanup();
 }
 

@@ -8,6 +8,7 @@ import {
   bundledBinaryPath,
   createClaudeProvider,
 } from '@tether/provider-claude';
+import { pollUntil, processesWithEnvironment, readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 
@@ -34,6 +35,15 @@ export interface ClaudeTestEnvironment {
   provider(settings?: ClaudeProviderSettings): AgentProviderV1;
   /** A runtime over a Claude provider in this environment; shut down by cleanup(). */
   runtime(options?: { store?: TetherStore; provider?: ClaudeProviderSettings }): Promise<AgentRuntime>;
+  /**
+   * For a test that killed a Tether process on purpose (SIGKILL leaves its agents to end on their own):
+   * SIGKILLs every process still carrying this HOME and waits until they are gone. Returns their pids.
+   */
+  killProcessesLeft(): Promise<number[]>;
+  /**
+   * Shuts the runtimes down, then fails (after killing them) if any process carrying this HOME is
+   * still running: every process Tether starts ends with it. Then removes the HOME and workspace.
+   */
   cleanup(): Promise<void>;
 }
 
@@ -118,11 +128,42 @@ export async function createClaudeTestEnvironment(
       runtimes.push(runtime);
       return runtime;
     },
+    killProcessesLeft: () => killProcessesWithHome(home),
     async cleanup() {
       await Promise.allSettled(runtimes.map((runtime) => runtime.shutdown()));
       await api.close();
+      // Described before they are killed: what they were is the failure's whole message.
+      const left = processesWithEnvironment('HOME', home).map(describeProcess);
+      await killProcessesWithHome(home);
+      // A process left running would write into the HOME again after its removal.
       await rm(root, { recursive: true, force: true });
+      if (left.length > 0) {
+        throw new Error(
+          `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that kills a Tether process calls killProcessesLeft() first): ${left.join('; ')}`,
+        );
+      }
     },
   };
   return environmentHandle;
+}
+
+/** SIGKILLs every live process whose environment has this HOME and waits (at most 10 s) until none is left. */
+async function killProcessesWithHome(home: string): Promise<number[]> {
+  const killed = processesWithEnvironment('HOME', home);
+  for (const pid of killed) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  if (killed.length > 0) {
+    await pollUntil(() => processesWithEnvironment('HOME', home).length === 0, { timeoutMs: 10_000, intervalMs: 10 });
+  }
+  return killed;
+}
+
+function describeProcess(pid: number): string {
+  const commandLine = readProcessCommandLine(pid);
+  return `${pid} ${commandLine ? commandLine.join(' ').slice(0, 300) : '(gone)'}`;
 }
