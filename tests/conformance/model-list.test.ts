@@ -115,18 +115,29 @@ describeTransports('the model list', ({ start }) => {
     expect(os.getPriority(agents[0])).toBe(os.getPriority());
     expect(os.getPriority(lister)).toBe(os.constants.priority.PRIORITY_LOW);
     await runtime.shutdown();
-    expect((await listing).code).toBe('provider_unavailable');
+    expect((await listing).code).toBe('runtime_stopped');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 
-  it('a runtime shutting down while the list is read ends that agent at once, and the read fails', async () => {
+  it('a runtime shutting down while the list is read ends that agent at once, and the read fails runtime_stopped', async () => {
     const environment = await start();
     const claude = await countingClaude(environment, 'silent');
     const runtime = await environment.runtime({ provider: { claudePath: claude.path, modelListTimeoutMs: 600_000 } });
     const listing = agentErrorOf(runtime.listModels('claude'));
     await vi.waitFor(async () => expect(await claude.starts()).toHaveLength(1), { timeout: 30_000 });
     await runtime.shutdown();
-    expect((await listing).code).toBe('provider_unavailable');
+    expect((await listing).code).toBe('runtime_stopped');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('a provider disposed (its host shutting down) starts no agent for a list asked after that', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const provider = environment.provider({ claudePath: claude.path });
+    await provider.doDispose?.();
+    const error = await agentErrorOf(provider.doListModels!());
+    expect(error).toMatchObject({ code: 'provider_unavailable', details: { reason: 'provider_disposed' } });
+    expect(error.message).toContain('shutting down');
+    expect(await claude.starts()).toEqual([]);
   });
 });

@@ -37,6 +37,8 @@ const ignore = () => undefined;
  * listing no model, is provider_unavailable: the list is never silently empty.
  */
 export async function askAgentForModels(request: ModelListRequest): Promise<AgentModels> {
+  // Nothing is started for a host on its way out: an agent started after its provider's disposal would outlive it.
+  if (request.signal?.aborted) throw disposedBeforeStart(request.binaryPath);
   const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-models-'));
   let ending: ConnectionEnding | undefined;
   let connection: ClaudeConnection | undefined;
@@ -64,6 +66,7 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
         },
       },
     );
+    // Disposed while the folder was made: the agent just started is ended at once, and the read fails.
     if (request.signal?.aborted) stopAtOnce();
     runInBackground(connection.process?.pid);
     const answer = await connection.request({ subtype: 'initialize' }, { timeoutMs: request.timeoutMs });
@@ -101,6 +104,14 @@ function runInBackground(pid: number | undefined): void {
   } catch {
     // Gone already, or not ours to change: it runs at its own priority.
   }
+}
+
+function disposedBeforeStart(binaryPath: string): AgentError {
+  return new AgentError({
+    code: 'provider_unavailable',
+    message: 'The model list was not read: its host is shutting down. Ask again once it has started again.',
+    details: { reason: 'provider_disposed', binaryPath },
+  });
 }
 
 const advice =

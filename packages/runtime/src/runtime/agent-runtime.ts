@@ -467,13 +467,21 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   /** The agent's model list, from the named provider (the default one when none is named). */
   async listModels(providerName?: string): Promise<ModelList> {
+    // Reading the list starts an agent: none is started once shutting down began.
+    if (this.stopped) throw runtimeStopped();
     const name = providerName ?? this.commands.defaultProvider;
     const provider = this.providerMap.get(name);
     if (!provider) throw unknownProvider(name, this.providerNames);
     if (!provider.doListModels || !provider.capabilities.modelList) {
       throw unsupported(provider, 'list its models; type the model name instead', 'model_list');
     }
-    return provider.doListModels();
+    try {
+      return await provider.doListModels();
+    } catch (error) {
+      // The read was ended by the shutdown (its agent stopped with the others): say that, not why an agent failed.
+      if (this.stopped) throw runtimeStopped();
+      throw error;
+    }
   }
 
   /** The session's work against the commit its workspace started from, through its workspace's acquirer. */

@@ -77,6 +77,32 @@ describe('runtime.listModels', () => {
       message: 'The agent did not answer.',
     });
   });
+
+  it('once shutting down began: a read in flight that the shutdown ended, and a new request, are runtime_stopped', async () => {
+    let failRead: (error: Error) => void = () => undefined;
+    const asked: string[] = [];
+    const runtime = await harness.start({
+      providers: [
+        createMockProvider({
+          capabilities: { modelList: true },
+          listModels: () => {
+            asked.push('list');
+            return new Promise<ModelList>((_resolve, reject) => {
+              failRead = reject;
+            });
+          },
+        }),
+      ],
+    });
+    const inFlight = agentErrorOf(runtime.listModels());
+    const stopping = runtime.shutdown();
+    // What a provider's disposal makes of a read it ends: its agent stopped before it answered.
+    failRead(new AgentError({ code: 'provider_unavailable', message: 'It exited before it answered.' }));
+    expect(await inFlight).toMatchObject({ code: 'runtime_stopped' });
+    await stopping;
+    expect(await agentErrorOf(runtime.listModels())).toMatchObject({ code: 'runtime_stopped' });
+    expect(asked).toEqual(['list']);
+  });
 });
 
 describe('runtime.readBlob', () => {
