@@ -1,4 +1,5 @@
 import { errorReply, textReply } from '@tether/fake-anthropic-api';
+import type { Page } from 'playwright-core';
 import { expect, it, vi } from 'vitest';
 import { client, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
 import {
@@ -14,6 +15,14 @@ import {
   waitForRunEnd,
   webDist,
 } from './browser-harness.js';
+
+/** A page on a session the daemon does not have: no composer, no session actions, not loading. */
+async function expectNothingToActOn(page: Page): Promise<void> {
+  const session = page.getByRole('region', { name: 'Session' });
+  expect(await session.getByLabel('Message', { exact: true }).count()).toBe(0);
+  expect(await session.getByRole('button').count()).toBe(0);
+  expect(await session.getByText('Loading…').count()).toBe(0);
+}
 
 describeInBrowser('the web UI: conversations in a real browser', () => {
   const suite = browserSuite();
@@ -32,6 +41,10 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     // Kept for the tab: a reload does not ask again.
     await page.reload();
     await page.getByRole('navigation', { name: 'Sessions' }).waitFor();
+    // Its name is the label it shows (WCAG 2.5.3); the longer wording is its title.
+    expect(await page.getByRole('button', { name: 'Sign out' }).getAttribute('title')).toBe(
+      'Forget the token in this tab',
+    );
     expect(page.url()).not.toContain(daemon.token);
     expect(await page.evaluate('sessionStorage.length')).toBe(1);
     expect(await page.evaluate('localStorage.length')).toBe(0);
@@ -103,7 +116,7 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     suite.environment.api.enqueue(textReply('still talking '.repeat(200), { chunks: 100, delayMs: 50 }));
     await sendTurn(page, 'Keep talking.');
     await page.getByText('still talking still talking', { exact: false }).waitFor();
-    await page.getByRole('button', { name: 'Close the session' }).click();
+    await page.getByRole('button', { name: 'Close session' }).click();
     const confirm = page.getByRole('group', { name: 'Confirm' });
     expect(await confirm.innerText()).toContain('Closing stops the run');
     await confirm.getByRole('button', { name: 'Close and stop' }).click();
@@ -121,7 +134,7 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
       JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body),
     ).toContain('Keep talking.');
 
-    await page.getByRole('button', { name: 'Close the session' }).click();
+    await page.getByRole('button', { name: 'Close session' }).click();
     await page.locator('.session-header .status-closed').waitFor();
     await page.getByRole('button', { name: 'Delete the session' }).click();
     await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Delete for good' }).click();
@@ -131,6 +144,30 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     });
     expect(response.status).toBe(404);
     await page.locator('.session-item', { hasText: 'Keep talking.' }).waitFor({ state: 'detached' });
+  });
+
+  it('an unknown session id shows that there is no such session, with the way back and nothing to act on', async () => {
+    const page = await connectedPage();
+    await page.goto(`${suite.daemon.url}/sessions/ses_${'0'.repeat(32)}`);
+    await page.getByRole('heading', { name: 'This session does not exist (or was deleted)' }).waitFor();
+    await expectNothingToActOn(page);
+    await page.getByRole('link', { name: 'Back to the session list' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+  });
+
+  it('a session deleted from another tab turns into "does not exist" there, not a reconnect that never ends', async () => {
+    const deleting = await connectedPage();
+    const sessionId = await openSessionInPage(deleting, suite.environment.workspace);
+    const watching = await connectedPage();
+    await watching.goto(`${suite.daemon.url}/sessions/${sessionId}`);
+    await watching.getByText('No turns yet. Say something below.').waitFor();
+    await deleting.getByRole('button', { name: 'Close session' }).click();
+    await deleting.getByRole('button', { name: 'Delete the session' }).click();
+    await deleting.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Delete for good' }).click();
+    await deleting.waitForURL((url) => url.pathname === '/');
+    await watching.getByRole('heading', { name: 'This session does not exist (or was deleted)' }).waitFor();
+    await expectNothingToActOn(watching);
+    expect(await watching.getByText('Reconnecting…', { exact: false }).count()).toBe(0);
   });
 
   it('after a reload mid-stream shows the whole answer exactly once', async () => {

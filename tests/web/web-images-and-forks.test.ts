@@ -9,6 +9,7 @@ import {
   browserSuite,
   describeInBrowser,
   openSessionInPage,
+  readSnapshot,
   saveScreenshot,
   sendTurn,
   waitForRunEnd,
@@ -165,6 +166,12 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     await inherited.getByText('First answer.').waitFor();
     expect(await inherited.innerText()).not.toContain('The second question.');
     expect(await inherited.getByRole('button').count()).toBe(0);
+    // The fork runs with its source's model and mode, which its own events never name (they are not new to it).
+    const fork = await readSnapshot(suite.daemon, forkId);
+    expect([fork.model, fork.permissionMode]).not.toContain(null);
+    const facts = page.locator('.session-header .session-facts');
+    await facts.getByText(fork.model!, { exact: true }).waitFor();
+    expect(await facts.innerText()).not.toContain('default mode');
     await saveScreenshot(page, 'fork-origin');
 
     await converse(suite, page, [['A question in the fork.', 'Answer in the fork.']]);
@@ -238,5 +245,18 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     await expect.poll(suggested).toEqual(models.map((model) => model.id));
     await field.fill('a-model-of-my-own');
     expect(await field.inputValue()).toBe('a-model-of-my-own');
+  });
+
+  it('a session opened with a model and mode says so in its header before the agent first reports them', async () => {
+    const page = await suite.connectedPage();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Working directory').fill(suite.environment.workspace);
+    await page.getByLabel('Model').fill('claude-chosen-in-the-form');
+    await page.getByLabel('Permission mode').selectOption('plan');
+    await page.getByRole('button', { name: 'Open session' }).click();
+    await page.getByText('No turns yet. Say something below.').waitFor();
+    const facts = page.locator('.session-header .session-facts');
+    await facts.getByText('claude-chosen-in-the-form', { exact: true }).waitFor();
+    await facts.getByText('Plan', { exact: true }).waitFor();
   });
 });

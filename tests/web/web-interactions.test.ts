@@ -34,7 +34,7 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await card.waitFor();
     expect(await card.getByLabel('Command').innerText()).toBe('echo approved > approved.txt');
     expect(await card.innerText()).toContain('command');
-    expect(await card.getByRole('button', { name: 'Approve for this session' }).isVisible()).toBe(true);
+    expect(await card.getByRole('button', { name: 'Approve for session' }).isVisible()).toBe(true);
     await saveScreenshot(page, 'approval-card');
     await card.getByRole('button', { name: 'Approve once' }).click();
     await card.waitFor({ state: 'detached' });
@@ -45,7 +45,7 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     expect(await page.locator('.interaction-row').innerText()).toBe('Approval for Bash: approved');
   });
 
-  it('denies with a message the model receives; nothing runs', async () => {
+  it('denies with a message the model receives, sent by Enter in its field; nothing runs', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     suite.environment.api.enqueue(
@@ -54,8 +54,9 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     );
     await sendTurn(page, 'Try it.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
-    await card.getByLabel('Message to the agent when denying (optional)').fill('Not in this repository, please.');
-    await card.getByRole('button', { name: 'Deny', exact: true }).click();
+    const why = card.getByLabel('Message to the agent when denying (optional)');
+    await why.fill('Not in this repository, please.');
+    await why.press('Enter');
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
     expect(lastToolResult().isError).toBe(true);
@@ -89,11 +90,14 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     expect(result.content).toContain(`"${sizes.question}"="Small, Large"`);
   });
 
-  it('an answer in one page removes the card in the other at once; keyboard shortcuts answer', async () => {
+  it('an answer in one page removes the card in the other at once; the shortcuts work right after sending', async () => {
     const first = await connectedPage();
     const sessionId = await openSessionInPage(first, suite.environment.workspace);
     const second = await connectedPage();
     await second.goto(`${suite.daemon.url}/sessions/${sessionId}`);
+    // Someone is writing in the second page: the card must not take the keyboard from that draft.
+    const draft = second.getByLabel('Message', { exact: true });
+    await draft.fill('A draft of my own');
     suite.environment.api.enqueue(
       toolUseReply('Bash', { command: 'echo both > both.txt', description: 'Write' }),
       textReply('Done from two pages.'),
@@ -105,11 +109,14 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     // The list puts the waiting session first and says so.
     await second.locator('.session-item').first().getByText('Waiting for you').waitFor();
     await saveScreenshot(second, 'session-list');
-    await cardInSecond.focus();
-    await cardInSecond.press('a');
+    expect(await draft.evaluate((field) => field === field.ownerDocument.activeElement)).toBe(true);
+    // The first page sent with Enter and touched nothing since: the card has the keyboard, not the composer.
+    await first.keyboard.press('a');
     await Promise.all([cardInFirst.waitFor({ state: 'detached' }), cardInSecond.waitFor({ state: 'detached' })]);
     await waitForRunEnd(first, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'both.txt'))).toBe(true);
+    expect(await first.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    expect(await draft.inputValue()).toBe('A draft of my own');
   });
 
   it('always allow in this project: the rule lands in .claude/settings.local.json', async () => {
@@ -121,7 +128,7 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     );
     await sendTurn(page, 'Write it for good.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
-    await card.getByRole('button', { name: 'Always allow in this project' }).click();
+    await card.getByRole('button', { name: 'Always allow in project' }).click();
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
     const settingsFile = path.join(suite.environment.workspace, '.claude', 'settings.local.json');
@@ -145,11 +152,11 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     const editor = card.getByLabel('Command to run instead');
     expect(await editor.inputValue()).toBe('echo model > model.txt');
     await editor.fill('   ');
-    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.getByRole('button', { name: 'Approve edited' }).click();
     expect(await card.getByRole('alert').innerText()).toContain('The command is empty');
     await editor.fill('echo edited > edited.txt');
     await saveScreenshot(page, 'approval-edit');
-    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.getByRole('button', { name: 'Approve edited' }).click();
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'edited.txt'))).toBe(true);
@@ -169,10 +176,10 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await card.getByRole('button', { name: 'Edit the input before approving' }).click();
     const editor = card.getByLabel('Tool input to use instead (JSON)');
     await editor.fill('{ "file_path": ');
-    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.getByRole('button', { name: 'Approve edited' }).click();
     expect(await card.getByRole('alert').innerText()).toContain('not valid JSON');
     await editor.fill(JSON.stringify({ file_path: target, content: 'from the person\n' }));
-    await card.getByRole('button', { name: 'Approve the edited input' }).click();
+    await card.getByRole('button', { name: 'Approve edited' }).click();
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Succeeded');
     expect(readFileSync(target, 'utf8')).toBe('from the person\n');
@@ -217,6 +224,21 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     expect(((await snapshot.json()) as { permissionMode: string }).permissionMode).toBe('auto_edit');
   });
 
+  it('Stop while an approval waits: the prompt is shown as withdrawn because the run was stopped', async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }));
+    await sendTurn(page, 'Ask, then be stopped.');
+    const card = page.getByRole('region', { name: 'Approval: Bash' });
+    await card.waitFor();
+    await page.getByRole('button', { name: 'Stop the run', exact: true }).click();
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Stopped');
+    expect(await page.locator('.interaction-row').innerText()).toBe(
+      'Approval for Bash: withdrawn: the run was stopped',
+    );
+  });
+
   it('deny and stop (X) ends the run', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
@@ -227,8 +249,7 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await sendTurn(page, 'Try, and be stopped.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();
-    await card.focus();
-    await card.press('x');
+    await page.keyboard.press('x');
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Stopped');
     expect(existsSync(path.join(suite.environment.workspace, 'stopped.txt'))).toBe(false);

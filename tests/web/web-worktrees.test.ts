@@ -84,7 +84,7 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
 
     // Closed with its work: the worktree is kept, and the header says where and on which branch.
     await view.getByRole('link', { name: '← The conversation' }).click();
-    await page.getByRole('button', { name: 'Close the session' }).click();
+    await page.getByRole('button', { name: 'Close session' }).click();
     await workspaceLine
       .getByText(`Worktree kept at ${worktree!.path} on branch web/notes: it has uncommitted changes.`)
       .waitFor();

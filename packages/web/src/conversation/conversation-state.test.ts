@@ -92,6 +92,17 @@ describe('the conversation state', () => {
       at: 'x',
     });
     expect(withdrawn.interactions[interactionRef]?.result).toBe('withdrawn');
+    expect(withdrawn.interactions[interactionRef]?.withdrawnByStop).toBe(false);
+  });
+
+  it('tells a prompt withdrawn because its run was being stopped from one the agent withdrew', () => {
+    const stopped = fold([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Do it' }], inputRedacted: false },
+      { type: 'interaction.requested', runId, interactionRef, request: approval },
+      { type: 'run.interrupt_requested', runId },
+      { type: 'interaction.withdrawn', runId, interactionRef },
+    ]);
+    expect(stopped.interactions[interactionRef]).toMatchObject({ result: 'withdrawn', withdrawnByStop: true });
   });
 
   it('moves agentSeq only on events that can change which modes need a restart', () => {

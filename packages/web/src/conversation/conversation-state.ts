@@ -38,6 +38,8 @@ export interface InteractionEntry {
   readonly request: InteractionRequest;
   readonly result: InteractionResult;
   readonly answer: InteractionAnswer | null;
+  /** Withdrawn while its run was being stopped: the stop took it away, not the agent's own choice. */
+  readonly withdrawnByStop: boolean;
 }
 
 /** One piece of a run, in the order it happened. */
@@ -241,10 +243,14 @@ function setInteraction(
   interactionRef: string,
   result: InteractionResult,
   answer: InteractionAnswer | null = null,
+  withdrawnByStop = false,
 ): ConversationState {
   const entry = state.interactions[interactionRef];
   if (entry === undefined) return state;
-  return { ...state, interactions: { ...state.interactions, [interactionRef]: { ...entry, result, answer } } };
+  return {
+    ...state,
+    interactions: { ...state.interactions, [interactionRef]: { ...entry, result, answer, withdrawnByStop } },
+  };
 }
 
 function inputText(event: Extract<ProtocolEvent, { type: 'run.started' }>): string | null {
@@ -412,6 +418,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
         request: event.request,
         result: 'pending',
         answer: null,
+        withdrawnByStop: false,
       };
       const withEntry = { ...state, interactions: { ...state.interactions, [event.interactionRef]: entry } };
       return updateRun(withEntry, event.runId, (run) => ({
@@ -421,8 +428,11 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     }
     case 'interaction.settled':
       return setInteraction(state, event.interactionRef, event.outcome, event.answer);
-    case 'interaction.withdrawn':
-      return setInteraction(state, event.interactionRef, 'withdrawn');
+    case 'interaction.withdrawn': {
+      // The CLI withdraws an open prompt when it is interrupted, as it does when the agent changes its mind.
+      const stopping = state.runs.findLast((run) => run.runId === event.runId)?.stopRequested === true;
+      return setInteraction(state, event.interactionRef, 'withdrawn', null, stopping);
+    }
     case 'interaction.cancelled':
       return setInteraction(state, event.interactionRef, 'cancelled');
     case 'interaction.send_failed':

@@ -23,7 +23,7 @@ function describeInteraction(entry: InteractionEntry | undefined): string {
     denied: entry.answer?.decision === 'deny' && entry.answer.interrupt ? 'denied, run stopped' : 'denied',
     answered: 'answered',
     declined: 'declined',
-    withdrawn: 'withdrawn by the agent',
+    withdrawn: entry.withdrawnByStop ? 'withdrawn: the run was stopped' : 'withdrawn by the agent',
     cancelled: 'cancelled (the run ended)',
     send_failed: 'could not be delivered',
   };

@@ -86,12 +86,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
           </button>
         </>
       ) : (
-        <button
-          type="button"
-          disabled={busy}
-          aria-label="Close the session"
-          onClick={running ? () => setConfirming('close') : act(onClose)}
-        >
+        <button type="button" disabled={busy} onClick={running ? () => setConfirming('close') : act(onClose)}>
           Close session
         </button>
       )}

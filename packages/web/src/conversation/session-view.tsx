@@ -5,6 +5,7 @@ import { ControlsMenu } from '../composer/controls-menu.js';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { formatCost, formatTokens, permissionModeLabels } from '../format/format-values.js';
+import { modeLabel, modelLabel } from '../sessions/session-settings.js';
 import { ApprovalCard } from '../interactions/approval-card.js';
 import { QuestionCard } from '../interactions/question-card.js';
 import { formatContextUsage, formatPlanLimits } from '../format/format-limits.js';
@@ -21,8 +22,9 @@ import { ForkOriginLine, InheritedTurns, useForkSource } from './fork-origin.js'
 import { ForkLinks, RunView } from './run-view.js';
 import type { TurnActionsProps } from './turn-actions.js';
 import { SessionActions } from './session-actions.js';
+import { SessionMissing } from './session-missing.js';
 import { useConversation } from './use-conversation.js';
-import { useModesRequiringRestart } from './use-modes-requiring-restart.js';
+import { useSessionSettings } from './use-session-settings.js';
 import { sessionDiffPath } from '../routing/use-route.js';
 import { useWorkspaceStatus } from '../workspace/use-workspace-status.js';
 import { WorkspaceLine } from '../workspace/workspace-line.js';
@@ -32,18 +34,21 @@ import { keptWork } from '../workspace/workspace-summary.js';
 export interface SessionViewProps {
   readonly sessionId: string;
   readonly onStateChange: () => void;
-  /** The session was deleted (here): leave its view. */
-  readonly onDeleted: () => void;
+  /** Leave the view for the session list: the session was deleted (here), or the daemon has none by this id. */
+  readonly onLeave: () => void;
   /** Go to another session (a fork made here, or the one this was forked from). */
   readonly onOpenSession: (sessionId: string) => void;
   /** Go to this session's diff (a worktree session). */
   readonly onOpenDiff: () => void;
 }
 
-export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession, onOpenDiff }: SessionViewProps) {
+export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, onOpenDiff }: SessionViewProps) {
   const { client, capabilities, tokenRefused } = useDaemon();
-  const { conversation, stream, failure } = useConversation(sessionId);
-  const modesRequiringRestart = useModesRequiringRestart(sessionId, conversation.agentSeq);
+  const { conversation, stream, failure, missing } = useConversation(sessionId);
+  const snapshot = useSessionSettings(sessionId, conversation.agentSeq);
+  // The events are the latest word; before any names the model or mode, the snapshot knows (a fork, a new session).
+  const model = conversation.model ?? snapshot.model;
+  const mode = conversation.mode ?? snapshot.mode;
   const forkSource = useForkSource(conversation.forkedFrom);
   const workspace = useWorkspaceStatus(sessionId, conversation);
   const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
@@ -61,7 +66,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
   const context = formatContextUsage(conversation.contextUsage);
   const prompts = openInteractions(conversation);
   // The list polls; when this session starts, ends or waits, tell it now rather than at its next poll.
-  const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}`;
+  const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}:${missing}`;
   useEffect(() => onStateChange(), [stateKey, onStateChange]);
   const providerCapabilities = conversation.provider === null ? undefined : capabilities[conversation.provider];
 
@@ -124,17 +129,15 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
     };
   };
 
+  if (missing) return <SessionMissing sessionId={sessionId} onLeave={onLeave} />;
+
   return (
     <section className="session-view" aria-label="Session">
       <header className="session-header">
         <h2 className="session-title">{conversation.workspacePath ?? 'Session'}</h2>
         <p className="session-facts">
-          <span>{conversation.model ?? 'default model'}</span>
-          <span>
-            {conversation.mode === null
-              ? 'default mode'
-              : (permissionModeLabels[conversation.mode] ?? conversation.mode)}
-          </span>
+          <span>{modelLabel(model)}</span>
+          <span>{modeLabel(mode)}</span>
           <span>
             Total: {formatTokens(conversation.totalUsage)} · {formatCost(conversation.totalUsage.costUsd)}
           </span>
@@ -157,7 +160,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
             await command(() =>
               client.deleteSession(sessionId, discardWorkspaceChanges ? { discardWorkspaceChanges } : undefined),
             );
-            onDeleted();
+            onLeave();
           }}
           keptWork={keptWork(workspace)}
         />
@@ -255,8 +258,8 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
           provider={conversation.provider}
           capabilities={providerCapabilities}
           busy={run !== null || conversation.closed}
-          currentMode={conversation.mode}
-          modesRequiringRestart={modesRequiringRestart.modes}
+          currentMode={mode}
+          modesRequiringRestart={snapshot.modesRequiringRestart}
           onControl={(name) => void command(() => client.runControl({ sessionId, name })).catch(ignore)}
           onSetModel={(model) =>
             void command(() => client.setModel({ sessionId, model }))
@@ -276,7 +279,7 @@ export function SessionView({ sessionId, onStateChange, onDeleted, onOpenSession
               })
               .catch(ignore)
               // A refusal may mean the agent started or stopped meanwhile: read the modes again.
-              .finally(modesRequiringRestart.refresh)
+              .finally(snapshot.refresh)
           }
         />
       </div>

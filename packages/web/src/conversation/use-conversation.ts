@@ -1,11 +1,12 @@
 import { useEffect, useReducer, useState } from 'react';
 import type { ConnectionState } from '@tether/client';
-import type { ProtocolEvent } from '@tether/protocol';
+import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { type ConversationState, applyEvent, emptyConversation } from './conversation-state.js';
 
-export type StreamState = 'connecting' | ConnectionState;
+/** 'ended': the stream stopped for good (see failure); the client no longer reconnects. */
+export type StreamState = 'connecting' | ConnectionState | 'ended';
 
 type Action = { readonly type: 'event'; readonly event: ProtocolEvent } | { readonly type: 'reset' };
 
@@ -16,8 +17,10 @@ function reduce(state: ConversationState, action: Action): ConversationState {
 export interface LiveConversation {
   readonly conversation: ConversationState;
   readonly stream: StreamState;
-  /** Set when the stream cannot go on (session deleted, an event this page cannot read). */
+  /** Set when the stream cannot go on (an event this page cannot read, …). */
   readonly failure: string | null;
+  /** The daemon has no session with this id: it never existed, or was deleted (here or elsewhere). */
+  readonly missing: boolean;
 }
 
 /**
@@ -30,12 +33,14 @@ export function useConversation(sessionId: string): LiveConversation {
   const [conversation, dispatch] = useReducer(reduce, emptyConversation);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [failure, setFailure] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
 
   useEffect(() => {
     const controller = new AbortController();
     dispatch({ type: 'reset' });
     setStream('connecting');
     setFailure(null);
+    setMissing(false);
     void (async () => {
       try {
         const events = client.subscribe(sessionId, {
@@ -46,11 +51,14 @@ export function useConversation(sessionId: string): LiveConversation {
       } catch (error) {
         if (controller.signal.aborted) return;
         if (isTokenRefused(error)) return tokenRefused();
-        setFailure(describeFailure(error));
+        // The client gives up only on what retrying cannot change: neither loading nor reconnecting goes on.
+        setStream('ended');
+        if (AgentError.isInstance(error) && error.code === 'session_not_found') setMissing(true);
+        else setFailure(describeFailure(error));
       }
     })();
     return () => controller.abort();
   }, [client, sessionId, tokenRefused]);
 
-  return { conversation, stream, failure };
+  return { conversation, stream, failure, missing };
 }

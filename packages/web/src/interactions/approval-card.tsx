@@ -1,9 +1,10 @@
-import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent, useRef, useState } from 'react';
 import type { ApprovalRequest, InteractionAnswer, PermissionMode } from '@tether/protocol';
 import { ApprovalEdit } from './approval-edit.js';
 import { ApprovalInput } from './approval-input.js';
 import { FailureNotice } from '../connection/failure-notice.js';
 import { useAnswerSender } from './use-answer-sender.js';
+import { useFocusOnArrival } from './use-focus-on-arrival.js';
 
 const categoryLabels: Record<ApprovalRequest['category'], string> = {
   command: 'runs a command',
@@ -51,11 +52,7 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
   // Approve must not be one stray keystroke away when the agent says so.
   const approveByKey = !request.defaultToNo;
 
-  useEffect(() => {
-    // Take the keyboard for the shortcuts, unless the person is typing somewhere.
-    const active = document.activeElement;
-    if (active === null || active === document.body) card.current?.focus();
-  }, []);
+  useFocusOnArrival(card);
 
   const denyMessage = message.trim() === '' ? {} : { message: message.trim() };
   const approveOnce = () =>
@@ -166,7 +163,8 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
             <button
               type="button"
               disabled={sending}
-              aria-label="Approve for this session"
+              aria-label="Approve for session"
+              title="Approve this and the same again for the rest of this session"
               aria-keyshortcuts={approveByKey ? 'S' : undefined}
               onClick={() => void approveForSession()}
             >
@@ -178,7 +176,6 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
             <button
               type="button"
               disabled={sending}
-              aria-label="Always allow in this project"
               title="Writes the rule to .claude/settings.local.json in the workspace"
               onClick={() => void approveForProject()}
             >
@@ -206,6 +203,12 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
           value={message}
           maxLength={2000}
           onChange={(event) => setMessage(event.target.value)}
+          onKeyDown={(event) => {
+            // As in a question's own-words field: Enter sends, here the denial with its message.
+            if (event.key !== 'Enter' || event.nativeEvent.isComposing || sending) return;
+            event.preventDefault();
+            void deny();
+          }}
         />
         <button
           type="button"

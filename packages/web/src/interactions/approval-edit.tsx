@@ -78,7 +78,7 @@ export function ApprovalEdit({ input, sending, onApprove, onCancel }: ApprovalEd
           type="button"
           className="button-approve"
           disabled={sending}
-          aria-label="Approve the edited input"
+          title="Approve the edited input"
           onClick={approve}
         >
           Approve edited

@@ -1,8 +1,9 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import type { InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
 import { type QuestionDraft, answersFor, emptyDraft, toggleOption } from './question-answers.js';
 import { FailureNotice } from '../connection/failure-notice.js';
 import { useAnswerSender } from './use-answer-sender.js';
+import { useFocusOnArrival } from './use-focus-on-arrival.js';
 
 export interface QuestionCardProps {
   readonly interactionRef: string;
@@ -14,6 +15,9 @@ export interface QuestionCardProps {
 export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCardProps) {
   const [drafts, setDrafts] = useState<readonly QuestionDraft[]>(() => request.questions.map(() => emptyDraft));
   const { sending, failure, send } = useAnswerSender(onAnswer);
+  const card = useRef<HTMLFormElement>(null);
+  // Tab then goes straight to the first option.
+  useFocusOnArrival(card);
 
   const update = (index: number, change: (draft: QuestionDraft) => QuestionDraft) =>
     setDrafts((previous) => previous.map((draft, at) => (at === index ? change(draft) : draft)));
@@ -23,7 +27,13 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
   };
 
   return (
-    <form className="card question-card" aria-label="Questions from the agent" onSubmit={submit}>
+    <form
+      className="card question-card"
+      aria-label="Questions from the agent"
+      tabIndex={-1}
+      ref={card}
+      onSubmit={submit}
+    >
       <h3 className="card-title">
         {request.questions.length === 1
           ? 'The agent asks you'

@@ -1,9 +1,10 @@
 import { agentDirectory } from '@tether/protocol';
 import { useEffect, useState } from 'react';
-import { formatCost, formatRelativeTime, permissionModeLabels } from '../format/format-values.js';
+import { formatCost, formatRelativeTime } from '../format/format-values.js';
 import { sessionPath } from '../routing/use-route.js';
 import { summarizeWorktree } from '../workspace/workspace-summary.js';
 import { sessionTitle, statusLabels } from './session-order.js';
+import { modeLabel, modelLabel, snapshotSettings } from './session-settings.js';
 import type { ListedSession, SessionList as SessionListData } from './use-session-list.js';
 
 function SessionListItem({
@@ -21,6 +22,7 @@ function SessionListItem({
   const title = sessionTitle(snapshot);
   const path = sessionPath(snapshot.sessionId);
   const worktree = summarizeWorktree(snapshot.workspaceStatus);
+  const settings = snapshotSettings(snapshot);
   return (
     <li className={`session-item session-item-${status}${selected ? ' session-item-selected' : ''}`}>
       <a
@@ -51,12 +53,8 @@ function SessionListItem({
               ) : null}
             </>
           )}
-          <span>{snapshot.model ?? 'default model'}</span>
-          <span>
-            {snapshot.permissionMode === null
-              ? 'default mode'
-              : (permissionModeLabels[snapshot.permissionMode] ?? snapshot.permissionMode)}
-          </span>
+          <span>{modelLabel(settings.model)}</span>
+          <span>{modeLabel(settings.mode)}</span>
           <span>{formatCost(snapshot.usage.costUsd)}</span>
         </span>
       </a>

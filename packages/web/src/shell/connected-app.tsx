@@ -33,7 +33,7 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
           <button type="button" onClick={() => navigate('/new')}>
             New session
           </button>
-          <button type="button" aria-label="Forget the token in this tab" onClick={onSignOut}>
+          <button type="button" title="Forget the token in this tab" onClick={onSignOut}>
             Sign out
           </button>
         </div>
@@ -58,7 +58,7 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
               key={route.sessionId}
               sessionId={route.sessionId}
               onStateChange={list.refresh}
-              onDeleted={() => {
+              onLeave={() => {
                 list.refresh();
                 navigate('/');
               }}
