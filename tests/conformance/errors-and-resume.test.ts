@@ -217,6 +217,43 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     }
   });
 
+  it('after bypass refused as root, context usage says so (not that the agent exited), and a mode or model change applies to the next launch', async () => {
+    const environment = await start({ sandbox: false });
+    environment.api.setResponder(() => textReply('In ask mode.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'bypass',
+    });
+    const refusedTurn = async () =>
+      runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+    const run = await refusedTurn();
+    if (process.getuid?.() !== 0) {
+      // Only root is refused bypass (tests/fake-cli/start-up-guards.test.ts plays the refusal as any user).
+      expect(run.outcome).toBe('succeeded');
+      return;
+    }
+    expect(run.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
+    // Asked while the refused agent may still be exiting, and again: the refusal, every time.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await agentErrorOf(runtime.getContextUsage({ sessionId }))).toObject()).toEqual(run.error);
+    }
+    expect(await runtime.setModel({ sessionId, model: 'sonnet' })).toMatchObject({ model: 'sonnet' });
+    // A new launch (another model, still bypass) is refused in turn: the read says why.
+    expect(await agentErrorOf(runtime.getContextUsage({ sessionId }))).toMatchObject({
+      code: 'provider_configuration_refused',
+      details: { reason: 'bypass_root' },
+    });
+    expect((await refusedTurn()).error).toMatchObject({ code: 'provider_configuration_refused' });
+    // Right after the refused turn, while its agent may still be exiting: the mode applies to the next launch.
+    expect(await runtime.setPermissionMode({ sessionId, mode: 'ask_before_edit' })).toMatchObject({
+      mode: 'ask_before_edit',
+    });
+    expect((await runtime.getContextUsage({ sessionId })).usage.maxTokens).toBeGreaterThan(0);
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Now?' }] });
+    expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('In ask mode.');
+  });
+
   it('fails at once with auth_required when the agent has no credentials at all', async () => {
     const environment = await start();
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = environment.environment;

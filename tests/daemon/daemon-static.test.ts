@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Daemon } from '@tether/daemon';
 import { agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon } from './daemon-test-helpers.js';
+import { RecordingLogger, client, openEventStream, openSession, startTestDaemon } from './daemon-test-helpers.js';
 
 // One daemon for the file: every test only reads.
 let root: string;
@@ -103,6 +103,58 @@ describe('the daemon serves the web UI', () => {
   it('serves the UI to its own origin and refuses a foreign one', async () => {
     expect((await get('/', { origin: daemon.url })).status).toBe(200);
     expect((await get('/', { origin: 'http://evil.example' })).status).toBe(403);
+  });
+});
+
+describe('request labels on a daemon serving the web UI', () => {
+  it("gives each API route its own label in the metrics and the request log, the UI's files one of theirs, and only unmatched paths 'unmatched'", async () => {
+    const environment = await createClaudeTestEnvironment();
+    const logger = new RecordingLogger();
+    const labelled = await startTestDaemon(environment, { staticDirectory: path.join(root, 'web'), logger });
+    try {
+      const api = client(labelled);
+      const sessionId = await openSession(api, environment.workspace);
+      const authorized = { authorization: `Bearer ${labelled.token}` };
+      const at = (route: string, headers: Record<string, string> = authorized) =>
+        fetch(`${labelled.url}${route}`, { headers });
+      expect((await at(`/v1/sessions/${sessionId}`)).status).toBe(200);
+      expect((await at('/v1/sessions')).status).toBe(200);
+      expect((await at('/v1/sessions', {})).status).toBe(401);
+      expect((await at('/health', {})).status).toBe(200);
+      expect((await at('/', {})).status).toBe(200);
+      expect((await at('/assets/app-1.js', {})).status).toBe(200);
+      expect((await at('/v1/nothing-here')).status).toBe(404);
+      expect((await at('/no-such-file.txt', {})).status).toBe(404);
+      const controller = new AbortController();
+      const stream = await openEventStream(labelled, sessionId, { signal: controller.signal });
+      expect(stream.status).toBe(200);
+      controller.abort();
+      const ended = await logger.waitFor((line) => line.message === 'event stream ended');
+      // The stream's request line (written as its handler returned, before it ended) names the route its end names.
+      expect(ended.route).toBe('/v1/sessions/:id/events');
+      expect(logger.lines.filter((line) => line.message === 'request' && line.route === ended.route)).toHaveLength(1);
+
+      const metrics = await (await at('/v1/metrics')).text();
+      const counted = (route: string, status: number) =>
+        new RegExp(`tether_http_requests_total\\{route="${route.replaceAll('/', '\\/')}",status="${status}"\\} [1-9]`);
+      expect(metrics).toMatch(counted('/v1/commands', 200));
+      expect(metrics).toMatch(counted('/v1/sessions/:id', 200));
+      expect(metrics).toMatch(counted('/v1/sessions', 200));
+      expect(metrics).toMatch(counted('/v1/sessions', 401));
+      expect(metrics).toMatch(counted('/health', 200));
+      expect(metrics).toMatch(counted('web_ui', 200));
+      expect(metrics).toMatch(counted('unmatched', 404));
+      // Two unknown paths, nothing else: every API request was labelled with its route.
+      expect(metrics).toContain('tether_http_requests_total{route="unmatched",status="404"} 2');
+      expect(metrics).not.toMatch(/route="unmatched",status="(200|401)"/);
+
+      const requestLines = logger.lines.filter((line) => line.message === 'request');
+      expect(requestLines.find((line) => line.route === '/v1/sessions/:id')).toMatchObject({ status: 200, sessionId });
+      expect(requestLines.filter((line) => line.route === 'unmatched').map((line) => line.status)).toEqual([404, 404]);
+    } finally {
+      await labelled.close();
+      await environment.cleanup();
+    }
   });
 });
 

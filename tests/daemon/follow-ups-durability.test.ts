@@ -1,5 +1,6 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
+import { pollFor } from '@tether/provider-claude/test-support';
 import { type ClaudeTestEnvironment, answerText, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -133,6 +134,48 @@ describe('a follow-up queued behind a running turn', () => {
     expect(ofRun(log, followUp.runId).map((event) => event.type)).toEqual(['input.queued', 'input.cancelled']);
     expect(modelSaw(api, 'Queued before the crash.')).toBe(false);
     expect(turnsAsking(api, 'Still there?')).toHaveLength(1);
+  });
+
+  it('stays queued through a graceful stop (SIGTERM): the running turn finishes, no follow-up starts or reaches the model; the next start cancels each runtime_restarted', async () => {
+    const { daemon: stopped, sessionId, runId, events, api } = await sessionWithHeldRun();
+    const followUps = [];
+    for (const text of ['First queued before the stop.', 'Second queued before the stop.', 'Third one too.'])
+      followUps.push(await queueFollowUp(stopped, events, sessionId, text));
+
+    const exited = new Promise((resolve) => stopped.child.once('close', resolve));
+    stopped.child.kill('SIGTERM');
+    await pollFor(() => (stopped.output().includes('waiting for active runs to finish') ? true : undefined));
+    // The running turn gets its answer within the grace (its held request's retry is answered). A
+    // follow-up that started would be answered at once too, and so be seen.
+    api.enqueue(textReply('Finished within the grace.'), ...followUps.map((_, i) => textReply(`Answer ${i + 1}.`)));
+    api.releaseHeld();
+    await exited;
+    expect(await events.waitFor(runEnded(runId), 'the running turn ended')).toMatchObject({ outcome: 'succeeded' });
+    expect(answerText(ofRun(events.events, runId))).toBe('Finished within the grace.');
+    // From the stop on nothing queued started, and nothing was interrupted for being "still active".
+    expect(events.events.filter((event) => event.type.startsWith('input.') && event.type !== 'input.queued')).toEqual(
+      [],
+    );
+    expect(events.events.filter((event) => event.type === 'run.started').map((event) => event.runId)).toEqual([runId]);
+    expect(stopped.output()).not.toContain('interrupting runs still active');
+    for (const followUp of followUps) expect(modelSaw(api, followUp.text)).toBe(false);
+
+    // The next start ends each of them the one documented way.
+    const daemon = await serve(environment!);
+    const after = await follow(daemon, sessionId);
+    for (const followUp of followUps) {
+      const cancelled = await after.waitFor(
+        (event) => event.type === 'input.cancelled' && event.inputId === followUp.inputId,
+        `${followUp.text} ended`,
+      );
+      expect(cancelled).toMatchObject({ runId: followUp.runId, reason: 'runtime_restarted' });
+      expect(ofRun(after.events, followUp.runId).map((event) => event.type)).toEqual([
+        'input.queued',
+        'input.cancelled',
+      ]);
+    }
+    expect(await snapshotOf(daemon, sessionId)).toMatchObject({ state: 'idle', activeRunId: null, queuedInputs: [] });
+    for (const followUp of followUps) expect(modelSaw(api, followUp.text)).toBe(false);
   });
 
   it('interrupted with cancelQueued true: each queued follow-up ends cancelled (interrupted) and never reaches the model', async () => {

@@ -4,8 +4,11 @@ import { CLAUDE_CLI_MINIMUM_VERSION } from '@tether/provider-claude';
 import { readProcessCommandLine, snapshotDescendants } from '@tether/provider-claude/test-support';
 import {
   type FakeCliStep,
+  agentErrorOf,
   answerText,
   fakeClaudeCliPath,
+  fakeCliControls,
+  fakeCliScript,
   fakeCliTurn,
   processesWithEnvironment,
   runEvents,
@@ -15,8 +18,9 @@ import { transports } from '../conformance/conformance-harness.js';
 import { useFakeRuntime } from './fake-runtime-harness.js';
 
 // Agents that never get going: one that starts and never writes a frame (the start-up watchdog),
-// one that never stamps its frames with the input they belong to (the default correlation), and one
-// older than the supported floor (refused: the agent started beside the version check is stopped unreported).
+// one that never stamps its frames with the input they belong to (the default correlation), one
+// older than the supported floor (refused: the agent started beside the version check is stopped
+// unreported), and one that refuses its launch configuration (bypass as root).
 
 const harness = useFakeRuntime('tether-startup-');
 
@@ -30,6 +34,20 @@ function unstampedTurn(text: string): FakeCliStep[] {
 }
 
 /** A claude that reports `version` and otherwise behaves as the scripted fake CLI. */
+/** The result the claude CLI writes when it refuses bypass mode as root, just before it exits (CLI 2.1.332, unstamped). */
+const bypassRootRefusal: FakeCliStep = {
+  line: {
+    type: 'result',
+    subtype: 'error_during_execution',
+    is_error: true,
+    num_turns: 0,
+    stop_reason: null,
+    session_id: '$SESSION',
+    errors: ['--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons'],
+    startup_failure_reason: 'bypass_root',
+  },
+};
+
 async function claudeReporting(binary: string, version: string): Promise<void> {
   await writeFile(
     binary,
@@ -97,6 +115,60 @@ describe.each(transports)('agents that never get going (scripted fake CLI) [%s t
     });
     const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
     expect(answerText(await runEvents(current, sessionId, runId))).toBe('by position');
+  });
+
+  /**
+   * A session whose first turn the agent refuses as bypass as root. The refused agent has written its
+   * refusal and is still exiting (here it only goes at EOF, so the window stays open); a request that
+   * reached it would end it, as the real CLI's exit does.
+   */
+  async function refusedSession() {
+    const { runtime: current, sessionId } = await harness.start({
+      transport,
+      environment: {
+        PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+        HOME: harness.root,
+        ...fakeCliScript([[bypassRootRefusal]]),
+        ...fakeCliControls({
+          set_permission_mode: { before: [{ exit: 1 }] },
+          set_model: { before: [{ exit: 1 }] },
+          get_context_usage: { before: [bypassRootRefusal, { exit: 1 }] },
+        }),
+      },
+    });
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'hello' }] });
+    const run = await current.waitForRun(runId);
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_configuration_refused', details: { reason: 'bypass_root' } },
+    });
+    const processesStarted = async () =>
+      (await current.readEvents(sessionId)).filter((event) => event.type === 'session.process_started').length;
+    return { current, sessionId, refusal: run.error!, processesStarted };
+  }
+
+  it('right after a start refused as root, a model or mode change applies to the next launch (resolves with it), never a crash of the exiting agent', async () => {
+    const { current, sessionId } = await refusedSession();
+    expect(await current.setModel({ sessionId, model: 'sonnet' })).toMatchObject({ model: 'sonnet' });
+    expect(await current.setPermissionMode({ sessionId, mode: 'ask_before_edit' })).toMatchObject({
+      mode: 'ask_before_edit',
+    });
+    expect(await current.getSession(sessionId)).toMatchObject({ model: 'sonnet', permissionMode: 'ask_before_edit' });
+  });
+
+  it('after a start refused as root, context usage gets that refusal: at once while nothing changed, from the next launch after a change', async () => {
+    const { current, sessionId, refusal, processesStarted } = await refusedSession();
+    // Nothing changed since the refusal: the same refusal, and no agent started to be refused again.
+    expect((await agentErrorOf(current.getContextUsage({ sessionId }))).toObject()).toEqual(refusal);
+    expect(await processesStarted()).toBe(1);
+    expect(await current.setModel({ sessionId, model: 'sonnet' })).toMatchObject({ model: 'sonnet' });
+    // A launch with the new model is refused too: the read says so, not that the agent exited.
+    expect(await agentErrorOf(current.getContextUsage({ sessionId }))).toMatchObject({
+      code: 'provider_configuration_refused',
+      details: { reason: 'bypass_root' },
+      message: refusal.message,
+    });
+    expect(await processesStarted()).toBe(2);
   });
 
   it('a run on a CLI older than the floor fails provider_unavailable (cli_too_old), reports no process and leaves none; after an update the next turn runs', async () => {

@@ -1,43 +1,95 @@
-import { createTetherClient, type TetherClient } from '@tether/client';
+import { type ConnectionState, type TetherClient, createTetherClient } from '@tether/client';
 import { readDaemonInfo, readToken } from '@tether/daemon';
+import type { Output } from './render/human-renderer.js';
 import { UsageError } from './usage-error.js';
+
+interface DaemonLocation {
+  server?: string | undefined;
+  dataDir: string;
+  environment: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where an event subscription says that the daemon stopped answering (once, until it answers
+   * again, which it says too); without it a subscription reconnects silently.
+   */
+  notices?: Output | undefined;
+}
 
 /**
  * The daemon to talk to: the one at `server` (token from TETHER_TOKEN or the data dir), or the
  * local daemon that owns the data dir (found from its daemon.json, no copy-paste needed); null when
  * there is none.
  */
-export async function connectDaemon(options: {
-  server?: string | undefined;
-  dataDir: string;
-  environment: Readonly<Record<string, string | undefined>>;
-}): Promise<TetherClient | null> {
+export async function connectDaemon(options: DaemonLocation): Promise<TetherClient | null> {
   if (options.server !== undefined) {
     const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
     if (!token)
       throw new UsageError(
         `No token for ${options.server}: set TETHER_TOKEN (shown by \`tether token\` on the daemon's machine).`,
       );
-    return createTetherClient({ url: options.server, token });
+    return clientOf(options.server, token, options.notices);
   }
   // Null as well when the daemon that wrote daemon.json has gone (readDaemonInfo asks the data dir's lock).
   const info = await readDaemonInfo(options.dataDir);
   if (!info) return null;
   const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
   if (!token) return null;
-  return createTetherClient({ url: info.url, token });
+  return clientOf(info.url, token, options.notices);
 }
 
 /** Like connectDaemon, but a daemon is required: says how to start one when there is none. */
-export async function requireDaemon(options: {
-  server?: string | undefined;
-  dataDir: string;
-  environment: Readonly<Record<string, string | undefined>>;
-}): Promise<TetherClient> {
+export async function requireDaemon(options: DaemonLocation): Promise<TetherClient> {
   const client = await connectDaemon(options);
   if (!client)
     throw new UsageError(
       `No Tether daemon is running for ${options.dataDir}. Start one with \`tether serve\`, or pass --server URL.`,
     );
   return client;
+}
+
+function clientOf(url: string, token: string, notices: Output | undefined): TetherClient {
+  const client = createTetherClient({ url, token });
+  return notices ? withConnectionNotices(client, url, notices) : client;
+}
+
+/** How long a subscription goes without its stream before it says so: a stream the daemon only cut short comes back sooner. */
+const quietBeforeNoticeMs = 1_000;
+
+/**
+ * The client, its subscriptions telling `notices` when the daemon has not answered for a moment
+ * (stopped, restarting, out of reach) and when it answers again. They keep reconnecting as before
+ * (every `tether` command that follows a session: run and send through a daemon, attach): the line
+ * only says why nothing is happening, and how to stop waiting.
+ */
+function withConnectionNotices(client: TetherClient, url: string, notices: Output): TetherClient {
+  return {
+    ...client,
+    async *subscribe(sessionId, options = {}) {
+      let told = false;
+      let quiet: NodeJS.Timeout | undefined;
+      const onConnectionChange = (state: ConnectionState) => {
+        options.onConnectionChange?.(state);
+        if (state === 'reconnecting') {
+          // Once per loss, however many attempts it takes.
+          if (quiet !== undefined || told) return;
+          quiet = setTimeout(() => {
+            quiet = undefined;
+            told = true;
+            notices.write(`\n■ the daemon at ${url} is not answering; reconnecting… (Ctrl-C to stop waiting)\n`);
+          }, quietBeforeNoticeMs);
+          quiet.unref();
+          return;
+        }
+        clearTimeout(quiet);
+        quiet = undefined;
+        if (!told) return;
+        told = false;
+        notices.write(`■ the daemon at ${url} answers again\n`);
+      };
+      try {
+        yield* client.subscribe(sessionId, { ...options, onConnectionChange });
+      } finally {
+        clearTimeout(quiet);
+      }
+    },
+  };
 }

@@ -45,6 +45,8 @@ export async function openStore(
     const store = await openPostgresStore({
       url,
       ownerId,
+      // The data dir's id: a copy of it running beside this one is refused, not let in to take its sessions.
+      exclusiveOwner: true,
       ...(settings.leaseTtlMs === undefined ? {} : { leaseTtlMs: settings.leaseTtlMs }),
     });
     return releasingOnClose(store, async () => {

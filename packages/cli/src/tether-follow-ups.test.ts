@@ -1,20 +1,42 @@
+import type { ChildProcess } from 'node:child_process';
 import { createTetherClient } from '@tether/client';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import { pollFor } from '@tether/provider-claude/test-support';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-follow-ups-');
-const { serve } = useTetherServe(fixture);
+const served = useTetherServe(fixture);
+const { serve } = served;
 
 type Client = ReturnType<typeof createTetherClient>;
 
-function tether(args: string[]): { finished: Promise<FinishedTether>; signal: (name: NodeJS.Signals) => void } {
-  const { child, finished } = spawnTether(args, { cwd: fixture.workspace, environment: fixture.environment });
-  return { finished, signal: (name) => child.kill(name) };
+// A test that fails half-way leaves no `tether` behind (one still waiting for its daemon, say).
+const started = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of started) child.kill('SIGKILL');
+  started.clear();
+});
+
+function tether(args: string[]): {
+  finished: Promise<FinishedTether>;
+  signal: (name: NodeJS.Signals) => void;
+  /** What it wrote on stderr so far. */
+  stderr: () => string;
+} {
+  let stderr = '';
+  const { child, finished } = spawnTether(args, {
+    cwd: fixture.workspace,
+    environment: fixture.environment,
+    onStderr: (text) => (stderr += text),
+  });
+  started.add(child);
+  const forget = () => void started.delete(child);
+  finished.then(forget, forget);
+  return { finished, signal: (name) => child.kill(name), stderr: () => stderr };
 }
 
 const run = (args: string[]) => tether(args).finished;
@@ -49,7 +71,7 @@ async function sessionWithHeldRun() {
   await fixture.api.waitForRequests(1, { kind: 'turn' });
   // The stream is held once the fake API registered it: a release before that would miss it.
   await pollFor(() => (fixture.api.heldCount === 1 ? true : undefined));
-  return { client, sessionId, first };
+  return { client, sessionId, first, url };
 }
 
 /** Starts `tether send ARGS` and resolves with the inputId once the daemon recorded it queued. */
@@ -148,5 +170,75 @@ describe('tether send to a running session', () => {
     const session = await client.getSession(sessionId);
     expect(session.lastRun?.runId).toBe(first.runId);
     expect(session.queuedInputs).toEqual([]);
+  });
+});
+
+describe('tether send and the daemon around it', () => {
+  it('a queued send outlives a graceful daemon stop: one line says the daemon is not answering, and once it is back the follow-up was not sent (runtime restarted)', async () => {
+    const { client, sessionId, url } = await sessionWithHeldRun();
+    const queued = await queue(client, sessionId, ['--queue', 'Queued before the stop.']);
+    const stopping = served.child!;
+    const exited = new Promise((resolve) => stopping.once('close', resolve));
+    stopping.kill('SIGTERM');
+    await pollFor(() => (served.output().includes('waiting for active runs to finish') ? true : undefined));
+    // The running turn ends within the grace; a follow-up that started would be answered too.
+    fixture.api.enqueue(textReply('First done.'), textReply('The follow-up ran.'));
+    fixture.api.releaseHeld();
+    await exited;
+    expect(served.output()).not.toContain('interrupting runs still active');
+    await pollFor(() => (queued.stderr().includes('is not answering') ? true : undefined));
+
+    // The same daemon again (same data dir, same address): it cancels what was left queued.
+    await serve(['--port', new URL(url).port]);
+    const sent = await queued.finished;
+    expect(sent.code).toBe(130);
+    expect(sent.stdout).toBe('');
+    const notices = sent.stderr.match(/the daemon at \S+ is not answering; reconnecting… \(Ctrl-C to stop waiting\)/g);
+    expect(notices).toEqual([`the daemon at ${url} is not answering; reconnecting… (Ctrl-C to stop waiting)`]);
+    expect(sent.stderr).toContain(`the daemon at ${url} answers again`);
+    expect(sent.stderr).toContain(`■ not sent: the follow-up was cancelled (runtime restarted) · session ${sessionId}`);
+    expect(modelSaw('Queued before the stop.')).toBe(false);
+  });
+
+  it("a running send shows only its own turn: another caller's follow-ups are not noted, and stdout is the answer unbroken", async () => {
+    const url = await serve();
+    const client = createTetherClient({ url, token: (await run(['token'])).stdout.trim() });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: fixture.workspace } });
+    const answer = 'One two three four five six seven eight.';
+    fixture.api.enqueue(textReply(answer, { chunks: 8, delayMs: 200 }));
+    const { lastSeq } = await client.getSession(sessionId);
+    const sent = tether(['send', sessionId, 'Count for me.']);
+    // Mid-answer, another caller queues a follow-up and withdraws it.
+    await nextEvent(client, sessionId, 'run.message_delta', lastSeq);
+    const other = await client.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Someone else asks.' }],
+      delivery: 'after_turn',
+    });
+    await client.cancelQueuedInput({ sessionId, inputId: other.inputId! });
+    const finished = await sent.finished;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toBe(`${answer}\n`);
+    expect(finished.stderr).not.toContain(other.inputId!);
+    expect(finished.stderr).toContain('✓ succeeded');
+  });
+
+  it('an empty prompt is the one-line usage error tether run gives, for send as for run', async () => {
+    const url = await serve();
+    const client = createTetherClient({ url, token: (await run(['token'])).stdout.trim() });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: fixture.workspace } });
+    for (const args of [
+      ['send', sessionId, '--steer', ''],
+      ['send', sessionId, '--queue', '  '],
+      ['send', sessionId, ''],
+      ['run', ''],
+    ]) {
+      const refused = await run(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toMatch(
+        /^tether (send|run): the prompt is empty\. Give the text of the turn, e\.g\. tether (send|run) [^\n]+\.\n$/,
+      );
+    }
+    expect((await client.getSession(sessionId)).lastSeq).toBe(1);
   });
 });

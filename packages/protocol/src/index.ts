@@ -167,6 +167,14 @@ export {
   LastRun,
 } from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
+export {
+  checkPageLimit,
+  checkSessionIdArgument,
+  checkSessionPosition,
+  checkSessionState,
+  checkStartSeq,
+  wholeNumberOf,
+} from './read-queries.js';
 export { countsAsActivity, housekeepingEventTypes } from './session-activity.js';
 export { AgentError, SerializedAgentError, ErrorDetails, toAgentError } from './errors/agent-error.js';
 export type { AgentErrorOptions } from './errors/agent-error.js';

@@ -22,12 +22,29 @@ export async function notifyAppends(
   });
 }
 
-/** A notice's payload as an AppendNotice; undefined for anything else on the channel. */
-export function parseAppendNotice(payload: string | undefined): AppendNotice | undefined {
+/**
+ * The payload of a deletion's notice, sent on the same channel in the transaction that deletes the
+ * session (lease-statements.ts, deleteLease): `{"s":"<session id>","d":true}`.
+ */
+export function deletionPayload(sessionIdParameter: string): string {
+  return `json_build_object('s', ${sessionIdParameter}::text, 'd', true)::text`;
+}
+
+/** What a notice on the channel says: a session's appends, or its deletion. */
+export type HeardNotice =
+  | { readonly kind: 'appended'; readonly notice: AppendNotice }
+  | { readonly kind: 'deleted'; readonly sessionId: string };
+
+/** A notice's payload as what it says; undefined for anything else on the channel. */
+export function parseNotice(payload: string | undefined): HeardNotice | undefined {
   if (payload === undefined) return undefined;
   try {
-    const { s, q } = JSON.parse(payload) as { s?: unknown; q?: unknown };
-    return typeof s === 'string' && typeof q === 'number' && Number.isInteger(q) ? { sessionId: s, seq: q } : undefined;
+    const { s, q, d } = JSON.parse(payload) as { s?: unknown; q?: unknown; d?: unknown };
+    if (typeof s !== 'string') return undefined;
+    if (d === true) return { kind: 'deleted', sessionId: s };
+    return typeof q === 'number' && Number.isInteger(q)
+      ? { kind: 'appended', notice: { sessionId: s, seq: q } }
+      : undefined;
   } catch {
     return undefined;
   }

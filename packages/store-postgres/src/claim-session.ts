@@ -22,7 +22,7 @@ async function claimOnce(pool: Pool, ownerId: string, sessionId: string): Promis
   return inTransaction(pool, async (client) => {
     const inserted = await client.query<{ token: string }>(leaseStatements.insertLease, [ownerId, sessionId]);
     if (inserted.rows[0] !== undefined) return { claim: { status: 'claimed' }, token: Number(inserted.rows[0].token) };
-    const { rows } = await client.query<LeaseForClaim>(leaseStatements.selectLeaseForClaim, [sessionId]);
+    const { rows } = await client.query<LeaseForClaim>(leaseStatements.selectLeaseForClaim, [sessionId, ownerId]);
     const lease = rows[0];
     if (lease === undefined) return undefined;
     // This owner's previous incarnation (one runtime per owner id at a time) is gone: its token stands.
@@ -37,8 +37,9 @@ async function claimOnce(pool: Pool, ownerId: string, sessionId: string): Promis
 
 /**
  * Takes a session's lease: absent (token 1), this owner's already (token kept), or its holder
- * stopped renewing (token + 1, which fences the old holder's commits out). The row is locked for
- * the claim, so of two runtimes claiming together one wins and the other finds it held.
+ * stopped renewing for a whole ttl while this runtime renewed (token + 1, which fences the old
+ * holder's commits out; lease-statements.ts, holderDead). The row is locked for the claim, so of
+ * two runtimes claiming together one wins and the other finds it held.
  */
 export async function claimSession(pool: Pool, held: HeldLeases, sessionId: string): Promise<SessionClaim> {
   for (;;) {

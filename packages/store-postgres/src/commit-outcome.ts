@@ -1,5 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { StoredReceipt } from '@tether/runtime';
 import type { Pool } from 'pg';
 import type { SessionAppend } from './append-check.js';
+import { receiptFromRow } from './record-rows.js';
+import { statements } from './store-statements.js';
 
 type Outcome = 'committed' | 'not_committed' | 'unknown';
 
@@ -7,10 +11,17 @@ type Outcome = 'committed' | 'not_committed' | 'unknown';
  * Whether a unit whose answer to COMMIT was lost was stored, read from the heads of the sessions it
  * appended to (only this store writes them while it holds their leases): all at or past the unit's
  * last seqs, it was; all still just before its first ones, it was not. A unit that appends nothing
- * is taken as not stored: its upserts give the same rows when it is written again.
+ * is read from its receipts, each written once: all stored as the unit carries them, it was;
+ * otherwise it is taken as not stored (run again, it is refused receipt_exists if another runtime
+ * stored one of them meanwhile). Without receipts either, its upserts give the same rows when it is
+ * written again.
  */
-export async function commitOutcome(pool: Pool, appends: readonly SessionAppend[]): Promise<Outcome> {
-  if (appends.length === 0) return 'not_committed';
+export async function commitOutcome(
+  pool: Pool,
+  appends: readonly SessionAppend[],
+  receipts: readonly StoredReceipt[] = [],
+): Promise<Outcome> {
+  if (appends.length === 0) return receiptsStored(pool, receipts);
   const { rows } = await pool.query<{ session_id: string; last_seq: string }>(
     'SELECT session_id, last_seq FROM event_heads WHERE session_id = ANY($1::text[])',
     [appends.map((append) => append.sessionId)],
@@ -20,4 +31,13 @@ export async function commitOutcome(pool: Pool, appends: readonly SessionAppend[
   if (appends.every((append) => headOf(append.sessionId) >= append.lastSeq)) return 'committed';
   if (appends.every((append) => headOf(append.sessionId) === append.firstSeq - 1)) return 'not_committed';
   return 'unknown';
+}
+
+async function receiptsStored(pool: Pool, receipts: readonly StoredReceipt[]): Promise<Outcome> {
+  if (receipts.length === 0) return 'not_committed';
+  const { rows } = await pool.query(statements.selectReceipts, [receipts.map((receipt) => receipt.commandId)]);
+  const stored = new Map(rows.map((row) => receiptFromRow(row)).map((receipt) => [receipt.commandId, receipt]));
+  return receipts.every((receipt) => isDeepStrictEqual(stored.get(receipt.commandId), receipt))
+    ? 'committed'
+    : 'not_committed';
 }

@@ -44,13 +44,29 @@ async function findLost(pool: Pool, held: HeldLeases): Promise<string[]> {
  * not agree) and checks, each time, that the sessions it holds are still its own. A beat that fails
  * (the server unreachable) is simply missed: the next one tries again, and if none succeeds within
  * the ttl the leases lapse, which is what they are for.
+ *
+ * The row also keeps where this runtime's unbroken run of renewals began (renewing_since): at its
+ * first renewal, and again at the first one after a renewal failed here, or that landed more than two
+ * beats after the last (the process stalled, or the beat hung on a connection that was cut off). A
+ * database outage the runtimes shared thus starts every run afresh, and none of them takes the
+ * others' sessions before those had a whole ttl to renew (lease-statements.ts, holderDead).
  */
 export function startHeartbeat({ pool, held, leaseTtlMs, address, onLost }: HeartbeatOptions): Heartbeat {
+  const intervalMs = Math.max(1, Math.floor(leaseTtlMs / 3));
   let inFlight: Promise<void> | undefined;
   let stopped = false;
+  /** No renewal of this process has landed since it started, or since one failed: a new run begins. */
+  let resumed = true;
 
   async function renew(): Promise<void> {
-    await pool.query(leaseStatements.renewRuntime, [held.ownerId, address(), leaseTtlMs]);
+    try {
+      await pool.query(leaseStatements.renewRuntime, [held.ownerId, address(), leaseTtlMs, resumed]);
+    } catch (error) {
+      // Perhaps it landed and only the answer was lost: the next run then starts a little later.
+      resumed = true;
+      throw error;
+    }
+    resumed = false;
     const lost = await findLost(pool, held);
     if (lost.length > 0 && !stopped) onLost(lost);
   }
@@ -62,12 +78,9 @@ export function startHeartbeat({ pool, held, leaseTtlMs, address, onLost }: Hear
     return inFlight;
   }
 
-  const timer = setInterval(
-    () => {
-      beat().catch(() => undefined);
-    },
-    Math.max(1, Math.floor(leaseTtlMs / 3)),
-  );
+  const timer = setInterval(() => {
+    beat().catch(() => undefined);
+  }, intervalMs);
   timer.unref();
   return {
     beat,

@@ -1,10 +1,9 @@
-import type { AppendNotice } from '@tether/runtime';
 import pg from 'pg';
-import { appendChannel, parseAppendNotice } from './append-notices.js';
+import { appendChannel, type HeardNotice, parseNotice } from './append-notices.js';
 
 export interface NoticeListenerOptions {
   readonly url: string;
-  readonly onNotice: (notice: AppendNotice | 'resync') => void;
+  readonly onNotice: (notice: HeardNotice | 'resync') => void;
 }
 
 export interface NoticeListener {
@@ -19,11 +18,12 @@ const longestRetryMs = 5_000;
 
 /**
  * One connection of its own (LISTEN holds a connection for good, so not a pooled one) listening for
- * append notices. When it breaks (the server restarted, the connection was ended) it reconnects,
- * waiting 100 ms, then twice as long each failed attempt up to 5 s, for as long as the store is
- * open; once listening again it reports 'resync', since notices sent meanwhile are lost. The first
- * connection reports 'resync' as well: notices committed between the listener's registration and
- * its LISTEN taking effect reach no one, and whoever follows a session then reads what it missed.
+ * append notices (and deletions', on the same channel). When it breaks (the server restarted, the
+ * connection was ended) it reconnects, waiting 100 ms, then twice as long each failed attempt up to
+ * 5 s, for as long as the store is open; once listening again it reports 'resync', since notices
+ * sent meanwhile are lost. The first connection reports 'resync' as well: notices committed between
+ * the listener's registration and its LISTEN taking effect reach no one, and whoever follows a
+ * session then reads what it missed.
  */
 export function createNoticeListener({ url, onNotice }: NoticeListenerOptions): NoticeListener {
   let started = false;
@@ -60,7 +60,7 @@ export function createNoticeListener({ url, onNotice }: NoticeListenerOptions): 
     connection.on('end', onBroken);
     connection.on('notification', (message) => {
       if (message.channel !== appendChannel) return;
-      const notice = parseAppendNotice(message.payload);
+      const notice = parseNotice(message.payload);
       if (notice !== undefined) onNotice(notice);
     });
     try {

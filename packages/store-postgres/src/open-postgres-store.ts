@@ -21,6 +21,13 @@ export interface PostgresStoreOptions {
   readonly ownerId?: string;
   /** How long a lease outlives its holder's last heartbeat, in ms (default 15000); the heartbeat runs every third of it. */
   readonly leaseTtlMs?: number;
+  /**
+   * The owner id names one process (a data dir's store-owner-id): refuse to open, store_failure
+   * with reason owner_id_in_use and nothing written, while another process renews it. Opening after
+   * a predecessor that died less than its ttl ago waits at most two of its heartbeat intervals for
+   * that to show. Default false (processes may share an owner id on purpose, as tests do).
+   */
+  readonly exclusiveOwner?: boolean;
 }
 
 const defaultMaxConnections = 10;
@@ -72,7 +79,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   pool.on('error', () => undefined);
   const writes = new WriteQueue();
   const held = new HeldLeases(options.ownerId ?? randomUUID());
-  const coordination = createCoordination({ url: options.url, pool, writes, held, leaseTtlMs });
+  const coordination = createCoordination({
+    url: options.url,
+    pool,
+    writes,
+    held,
+    leaseTtlMs,
+    exclusiveOwner: options.exclusiveOwner ? { target } : undefined,
+  });
   try {
     await guardStore(`prepare the database ${target}`, () => applyMigrations(pool, target));
     await coordination.start();

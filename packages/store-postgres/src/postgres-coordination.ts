@@ -6,6 +6,7 @@ import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { leaseStatements } from './lease-statements.js';
 import { ListenerSet } from './listener-set.js';
 import { createNoticeListener } from './notice-listener.js';
+import { refuseLiveTwin } from './owner-in-use.js';
 import { rerunWhenOutcomeUnknown, retryConnectionLoss } from './connection-retry.js';
 import { guardStore } from './store-failure.js';
 import { inTransaction } from './transaction.js';
@@ -18,6 +19,8 @@ export interface CoordinationOptions {
   readonly writes: WriteQueue;
   readonly held: HeldLeases;
   readonly leaseTtlMs: number;
+  /** Refuse to start while another live process renews this owner id (owner-in-use.ts), naming the database so. */
+  readonly exclusiveOwner?: { readonly target: string } | undefined;
 }
 
 export interface PostgresCoordination {
@@ -29,11 +32,26 @@ export interface PostgresCoordination {
 }
 
 /** The SessionCoordination of a PostgreSQL store: leases, heartbeat, orphans, and append notices. */
-export function createCoordination({ url, pool, writes, held, leaseTtlMs }: CoordinationOptions): PostgresCoordination {
+export function createCoordination({
+  url,
+  pool,
+  writes,
+  held,
+  leaseTtlMs,
+  exclusiveOwner,
+}: CoordinationOptions): PostgresCoordination {
   const lostListeners = new ListenerSet<readonly string[]>();
   const appendListeners = new ListenerSet<AppendNotice | 'resync'>();
+  const deletionListeners = new ListenerSet<string>();
   // Connected when the first listener arrives: a runtime that follows nothing holds no connection for it.
-  const notices = createNoticeListener({ url, onNotice: (notice) => appendListeners.emit(notice) });
+  const notices = createNoticeListener({
+    url,
+    onNotice: (notice) => {
+      if (notice === 'resync') appendListeners.emit(notice);
+      else if (notice.kind === 'appended') appendListeners.emit(notice.notice);
+      else deletionListeners.emit(notice.sessionId);
+    },
+  });
   let address: string | null = null;
   let heartbeat: Heartbeat | undefined;
   /** Retried over a connection loss, as the store's reads and writes are; every failure a store_failure. */
@@ -67,6 +85,11 @@ export function createCoordination({ url, pool, writes, held, leaseTtlMs }: Coor
       notices.start();
       return remove;
     },
+    onDeleted: (listener) => {
+      const remove = deletionListeners.add(listener);
+      notices.start();
+      return remove;
+    },
     onLost: (listener) => lostListeners.add(listener),
     advertise: (advertised) =>
       reliably('advertise the runtime address', async () => {
@@ -78,6 +101,8 @@ export function createCoordination({ url, pool, writes, held, leaseTtlMs }: Coor
   return {
     coordination,
     async start() {
+      if (exclusiveOwner)
+        await guardStore('check the owner id is free', () => refuseLiveTwin(pool, held.ownerId, exclusiveOwner.target));
       heartbeat = startHeartbeat({
         pool,
         held,

@@ -6,7 +6,9 @@ import {
   type SessionCounts,
   type SessionPageQuery,
   type SessionRecord,
+  type StoredReceipt,
   type TetherStore,
+  receiptExists,
 } from '@tether/runtime';
 import type { Pool, PoolClient } from 'pg';
 import { advanceEventHeads, plannedAppends, type SessionAppend } from './append-check.js';
@@ -63,6 +65,22 @@ async function upsertSessions(client: PoolClient, sessions: readonly SessionReco
   }
 }
 
+/**
+ * The unit's receipts, written before the rest of it (after the lease check): each is stored once. One whose command id is already
+ * stored refuses the whole unit (receipt_exists). Another runtime's transaction inserting the same
+ * command id holds this insert until it ends: committed, this unit is refused; rolled back, it goes on.
+ */
+async function insertReceipts(client: PoolClient, receipts: readonly StoredReceipt[]): Promise<void> {
+  for (const receipt of receipts) {
+    const { rowCount } = await client.query({
+      name: 'tether-insert-receipt',
+      text: statements.insertReceipt,
+      values: receiptParameters(receipt),
+    });
+    if (rowCount === 0) throw receiptExists();
+  }
+}
+
 async function writeUnit(
   client: PoolClient,
   held: HeldLeases,
@@ -70,6 +88,7 @@ async function writeUnit(
   appends: readonly SessionAppend[],
 ): Promise<Map<string, number>> {
   const holding = await checkLeases(client, held, sessionsTouched(unit));
+  await insertReceipts(client, unit.receipts);
   await advanceEventHeads(client, appends);
   await notifyAppends(client, appends);
   if (unit.events.length > 0) {
@@ -94,7 +113,6 @@ async function writeUnit(
   const upserts: [name: string, text: string, rows: unknown[][]][] = [
     ['tether-upsert-run', statements.upsertRun, unit.runs.map(runRowValues)],
     ['tether-upsert-interaction', statements.upsertInteraction, unit.interactions.map(interactionParameters)],
-    ['tether-upsert-receipt', statements.upsertReceipt, unit.receipts.map(receiptParameters)],
   ];
   for (const [name, text, rows] of upserts) {
     for (const values of rows) await client.query({ name, text, values });
@@ -176,13 +194,15 @@ export function createPostgresStore({
 
   /**
    * One transaction, run again after a connection loss (it surely rolled back). A lost answer to
-   * COMMIT is settled by reading the heads (commit-outcome.ts): stored, it succeeded; not stored,
-   * it runs again; neither, commit_outcome_unknown stands.
+   * COMMIT is settled by reading the heads, or the receipts of a unit that appends nothing
+   * (commit-outcome.ts): stored, it succeeded; not stored, it runs again; neither,
+   * commit_outcome_unknown stands.
    */
   function transact(
     action: string,
     work: (client: PoolClient) => Promise<Map<string, number>>,
     appends: readonly SessionAppend[],
+    receipts: readonly StoredReceipt[],
   ): Promise<Map<string, number>> {
     return retryConnectionLoss(action, async () => {
       let produced = new Map<string, number>();
@@ -193,7 +213,7 @@ export function createPostgresStore({
         });
       } catch (error) {
         if (!isCommitOutcomeUnknown(error)) throw error;
-        const outcome = await retryConnectionLoss(action, () => commitOutcome(pool, appends));
+        const outcome = await retryConnectionLoss(action, () => commitOutcome(pool, appends, receipts));
         if (outcome === 'committed') return produced;
         throw outcome === 'not_committed' ? error.cause : error;
       }
@@ -204,10 +224,11 @@ export function createPostgresStore({
     action: string,
     work: (client: PoolClient) => Promise<Map<string, number>>,
     appends: readonly SessionAppend[] = [],
+    receipts: readonly StoredReceipt[] = [],
   ): Promise<void> {
     refuseWhenClosed();
     try {
-      const holding = await writes.run(() => guardStore(action, () => transact(action, work, appends)));
+      const holding = await writes.run(() => guardStore(action, () => transact(action, work, appends, receipts)));
       for (const [sessionId, token] of holding) held.hold(sessionId, token);
     } catch (error) {
       // Sessions another runtime took are no longer this store's: none of their writes can pass again.
@@ -274,7 +295,12 @@ export function createPostgresStore({
       refuseWhenClosed();
       // Refused before anything is sent when the unit itself skips or repeats a seq.
       const appends = plannedAppends(unit.events);
-      await write('write the change; nothing was written', (client) => writeUnit(client, held, unit, appends), appends);
+      await write(
+        'write the change; nothing was written',
+        (client) => writeUnit(client, held, unit, appends),
+        appends,
+        unit.receipts,
+      );
     },
     async close() {
       if (closed) return;

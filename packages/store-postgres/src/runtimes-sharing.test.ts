@@ -3,15 +3,22 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProtocolEvent } from '@tether/protocol';
-import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
+import {
+  type AgentRuntime,
+  type LeaseChange,
+  type SessionCoordination,
+  type TetherStore,
+  createAgentRuntime,
+} from '@tether/runtime';
 import { type MockProvider, type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { noticeListeners, query, seqs } from './__fixtures__/database-fixtures.js';
+import { noticeListeners, query, seqs, useHeartbeatStalls } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 
 // Two runtimes (as two daemons would run them) sharing one database of a real server.
 const server = useTestServer();
+const stallHeartbeat = useHeartbeatStalls();
 
 /** Short, so a runtime that stops renewing loses its sessions within a test. */
 const leaseTtlMs = 1_000;
@@ -81,6 +88,10 @@ interface Daemon {
   readonly store: TetherStore;
   readonly provider: MockProvider;
   readonly link: DatabaseLink;
+  /** Every lease change the runtime told its host of (onLeaseChange). */
+  readonly leaseChanges: LeaseChange[];
+  /** How many of the runtime's orphan searches have answered so far (with `sweepIntervalMs`). */
+  readonly sweeps: () => number;
 }
 
 const started: Daemon[] = [];
@@ -99,14 +110,77 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-async function startDaemon(url: string, ownerId: string, turn?: MockTurnScript): Promise<Daemon> {
+/**
+ * The store as the runtime sees it, sweeping every `sweepIntervalMs` instead of every ttl (so a
+ * test knows a sweep ran soon after something changed) and counting the orphan searches answered.
+ */
+function sweepingEvery(store: TetherStore, sweepIntervalMs: number, swept: () => void): TetherStore {
+  const inner = store.coordination!;
+  const coordination: SessionCoordination = {
+    ...inner,
+    sweepIntervalMs,
+    findOrphans: async () => {
+      const orphans = await inner.findOrphans();
+      swept();
+      return orphans;
+    },
+  };
+  return new Proxy(store, {
+    get: (target, property, receiver) =>
+      property === 'coordination' ? coordination : (Reflect.get(target, property, receiver) as unknown),
+  });
+}
+
+async function startDaemon(
+  url: string,
+  ownerId: string,
+  turn?: MockTurnScript,
+  options: { sweepIntervalMs?: number; leaseTtlMs?: number } = {},
+): Promise<Daemon> {
   const link = await openLink(url);
-  const store = await openPostgresStore({ url: link.url, ownerId, leaseTtlMs, maxConnections: 4 });
+  const opened = await openPostgresStore({
+    url: link.url,
+    ownerId,
+    leaseTtlMs: options.leaseTtlMs ?? leaseTtlMs,
+    maxConnections: 4,
+  });
+  let sweeps = 0;
+  const store =
+    options.sweepIntervalMs === undefined
+      ? opened
+      : sweepingEvery(opened, options.sweepIntervalMs, () => {
+          sweeps += 1;
+        });
   const provider = createMockProvider(turn ? { turn } : {});
-  const runtime = await createAgentRuntime({ providers: [provider], store });
-  const daemon = { ownerId, runtime, store, provider, link };
+  const leaseChanges: LeaseChange[] = [];
+  const runtime = await createAgentRuntime({
+    providers: [provider],
+    store,
+    onLeaseChange: (change) => leaseChanges.push(change),
+  });
+  const daemon = { ownerId, runtime, store, provider, link, leaseChanges, sweeps: () => sweeps };
   started.push(daemon);
   return daemon;
+}
+
+/** Who holds each of these sessions' leases now (null: no one). */
+async function holdersOf(url: string, sessionIds: readonly string[]): Promise<(string | null)[]> {
+  const rows = await query<{ session_id: string; owner_id: string }>(
+    url,
+    'SELECT session_id, owner_id FROM session_leases WHERE session_id = ANY($1::text[])',
+    [sessionIds],
+  );
+  const owners = new Map(rows.map((row) => [row.session_id, row.owner_id]));
+  return sessionIds.map((sessionId) => owners.get(sessionId) ?? null);
+}
+
+/** The owners whose runtime renewed its row within its ttl, by the database's clock. */
+async function aliveRuntimes(url: string): Promise<string[]> {
+  const rows = await query<{ owner_id: string }>(
+    url,
+    `SELECT owner_id FROM runtimes WHERE heartbeat_at + lease_ttl_ms * interval '1 millisecond' > now() ORDER BY owner_id`,
+  );
+  return rows.map((row) => row.owner_id);
 }
 
 /** Two runtimes on a new database; B's agent answers each turn at once unless given its own script. */
@@ -162,6 +236,19 @@ function gate(): { opened: Promise<void>; open(): void } {
     open = resolve;
   });
   return { opened, open };
+}
+
+/** The promise's value, or a failure naming what did not happen within `ms`. */
+async function within<Value>(ms: number, what: string, promise: Promise<Value>): Promise<Value> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
@@ -317,5 +404,134 @@ describe('runtimes sharing a PostgreSQL store', () => {
     expect(afterTakeover.some((event) => event.type === 'run.message_delta' && event.text === 'stale output')).toBe(
       false,
     );
+  });
+
+  it("keeps every live runtime's sessions where they are over a database outage they all shared, and takes a dead one's over after it", async () => {
+    const url = await server().createDatabase();
+    // Sweeping often, so a sweep surely runs between A's return and B's; a longer ttl than the
+    // other tests', for B to come back well within it on a busy machine.
+    const options = { sweepIntervalMs: 50, leaseTtlMs: 2_000 };
+    const a = await startDaemon(url, 'owner-a', undefined, options);
+    const b = await startDaemon(url, 'owner-b', undefined, options);
+    const d = await startDaemon(url, 'owner-d', undefined, options);
+    const warmSession = async (daemon: Daemon) => {
+      const { sessionId } = await daemon.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      // Its agent stays up after the turn, for the next one.
+      const { runId } = await daemon.runtime.submitTurn({ sessionId, input: text('warm up') });
+      await daemon.runtime.waitForRun(runId);
+      return sessionId;
+    };
+    const onA = await warmSession(a);
+    const onB = await warmSession(b);
+    const onD = await warmSession(d);
+
+    // The database is out of reach for everyone, longer than the ttl: every heartbeat is stale.
+    for (const daemon of [a, b, d]) daemon.link.cut();
+    await expect.poll(() => aliveRuntimes(url), { timeout: 15_000, interval: 50 }).toEqual([]);
+    // A gets through first: it renews, and sweeps, while B (as alive as A) has not renewed yet.
+    a.link.restore();
+    await expect.poll(() => aliveRuntimes(url), { timeout: 10_000, interval: 10 }).toEqual(['owner-a']);
+
+    const sweptBefore = a.sweeps();
+    await expect.poll(() => a.sweeps(), { timeout: 10_000, interval: 10 }).toBeGreaterThan(sweptBefore);
+    // B's session is still B's: a command for it on A is sent to B, and A's sweep left it alone.
+    const refusal = await agentErrorOf(a.runtime.submitTurn({ sessionId: onB, input: text('mine now?') }));
+    expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+    b.link.restore();
+
+    // D never comes back: its session is taken over all the same, about a ttl after A and B are back.
+    await expect
+      .poll(() => [...a.leaseChanges, ...b.leaseChanges], { timeout: 15_000, interval: 20 })
+      .toContainEqual({ change: 'adopted', sessionId: onD });
+    expect([...a.leaseChanges, ...b.leaseChanges]).toEqual([{ change: 'adopted', sessionId: onD }]);
+    expect(await holdersOf(url, [onA, onB])).toEqual(['owner-a', 'owner-b']);
+    // Their agents were never stopped.
+    expect(a.provider.sessions.map((session) => session.stops)).toEqual([[]]);
+    expect(b.provider.sessions.map((session) => session.stops)).toEqual([[]]);
+    const next = await b.runtime.submitTurn({ sessionId: onB, input: text('still here') });
+    expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(b.provider.sessions).toHaveLength(1);
+  });
+
+  it("ends the run at A's own followers as soon as A finds the session lost, from the store, with no gap and no duplicate", async () => {
+    const { url, a, b } = await twoDaemons(async ({ runId, emit }) => {
+      emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'working' });
+      await new Promise(() => undefined);
+    });
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const atA = follow(a.runtime, sessionId);
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('slow') });
+    await atA.waitFor((event) => event.type === 'run.message_delta' && event.text === 'working');
+    // A session B drives, followed through A too: notices reach A in commit order, so once A hands
+    // on a later event of it, A has heard every notice committed before.
+    const barrier = (await b.runtime.openSession({ workspace: { kind: 'directory', path: workspace } })).sessionId;
+    const barrierAtA = follow(a.runtime, barrier);
+    await barrierAtA.waitFor((event) => event.type === 'session.opened');
+
+    // A stops renewing (stuck), still hearing notices; B takes the session over and ends the run.
+    const ended = b.runtime.waitForRun(runId);
+    const resume = await stallHeartbeat(url, 'owner-a');
+    expect(await ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    await expect
+      .poll(() => b.leaseChanges, { timeout: 10_000, interval: 20 })
+      .toContainEqual({
+        change: 'adopted',
+        sessionId,
+      });
+    const turn = await b.runtime.submitTurn({ sessionId: barrier, input: text('after the takeover') });
+    await barrierAtA.waitFor((event) => event.type === 'run.completed' && event.runId === turn.runId);
+    // A heard of B's writes while it still took the session for its own: its follower has none of them yet.
+    expect(atA.events.some((event) => event.type === 'run.completed')).toBe(false);
+
+    // A renews again, finds the lease gone and gives the session up: its follower now follows the store.
+    await resume();
+    await expect
+      .poll(() => a.leaseChanges, { timeout: 10_000, interval: 20 })
+      .toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'heartbeat' }]);
+    const stored = await b.runtime.readEvents(sessionId, { limit: 10_000 });
+    const last = stored.at(-1)!;
+    expect(stored.some((event) => event.type === 'run.completed' && event.runId === runId)).toBe(true);
+    await within(
+      5_000,
+      `A's follower handed on seq ${last.seq} (${last.type})`,
+      atA.waitFor((event) => event.seq === last.seq),
+    );
+    expect(seqs(atA.events)).toEqual(oneTo(stored.length));
+    expect(atA.events).toEqual(stored);
+    expect(atA.failure).toBeUndefined();
+  });
+
+  it('ends the followers of a deleted session on every runtime, a notice missed meanwhile or not', async () => {
+    const { a, b } = await twoDaemons();
+    const closedSession = async () => {
+      const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      await a.runtime.closeSession({ sessionId });
+      return sessionId;
+    };
+    const first = await closedSession();
+    const second = await closedSession();
+    const firstAtB = follow(b.runtime, first);
+    const secondAtB = follow(b.runtime, second);
+    await firstAtB.waitFor((event) => event.type === 'session.closed');
+    await secondAtB.waitFor((event) => event.type === 'session.closed');
+
+    await a.runtime.deleteSession(first);
+    await expect
+      .poll(() => firstAtB.failure, { timeout: 5_000, interval: 10 })
+      .toMatchObject({
+        code: 'session_not_found',
+      });
+    expect(secondAtB.failure).toBeUndefined();
+
+    // Deleted while B's notice connection is down: B finds it gone when it listens again (resync).
+    b.link.cut();
+    await a.runtime.deleteSession(second);
+    b.link.restore();
+    await expect
+      .poll(() => secondAtB.failure, { timeout: 10_000, interval: 10 })
+      .toMatchObject({
+        code: 'session_not_found',
+      });
+    expect(await agentErrorOf(b.runtime.getSession(second))).toMatchObject({ code: 'session_not_found' });
   });
 });

@@ -3,9 +3,8 @@ import { agentErrorOf, sampleSessionRecord } from '@tether/testkit';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
-import { diagnosticEvents, query, unitOf, useStores } from './__fixtures__/database-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { diagnosticEvents, query, unitOf, useHeartbeatStalls, useStores } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { openPostgresStore } from './index.js';
 import { stopInsideCommit } from './test-support.js';
@@ -14,30 +13,11 @@ import { stopInsideCommit } from './test-support.js';
 // ttls, so a holder that stops renewing is taken over within a test's time.
 const server = useTestServer();
 const openShared = useStores();
-
-const holders: pg.Client[] = [];
-afterEach(async () => {
-  await Promise.all(holders.splice(0).map((client) => client.end().catch(() => undefined)));
-});
+const stallHeartbeat = useHeartbeatStalls();
 
 const leaseTtlMs = 1000;
 
 const openStore = (url: string, ownerId: string) => openShared({ url, maxConnections: 3, ownerId, leaseTtlMs });
-
-/**
- * Stops a runtime's heartbeat as a stuck daemon's would stop: a transaction locks its row, so its
- * renewals wait, and its leases lapse once the ttl passes. Releasing the lock lets them through.
- */
-async function stallHeartbeat(url: string, ownerId: string): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: url });
-  holders.push(client);
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query('SELECT owner_id FROM runtimes WHERE owner_id = $1 FOR UPDATE', [ownerId]);
-  return async () => {
-    await client.query('ROLLBACK');
-  };
-}
 
 async function tokenOf(url: string, sessionId: string): Promise<{ owner_id: string; token: string } | undefined> {
   return (
@@ -278,5 +258,113 @@ describe('PostgreSQL store: session leases', () => {
     await written;
     expect(await tokenOf(url, sessionId)).toBeUndefined();
     expect(await tokenOf(url, otherSessionId)).toEqual({ owner_id: 'daemon-b', token: '1' });
+  });
+
+  it('judges no holder dead while its own heartbeat hangs, and gives one a whole ttl once it renews again', async () => {
+    const url = await server().createDatabase();
+    const [holder, judge] = await Promise.all([openStore(url, 'daemon-a'), openStore(url, 'daemon-b')]);
+    await holder.commit(unitOf([], [sampleSessionRecord({ sessionId, state: 'idle' })]));
+    // Both heartbeats hang (a network cut that drops packets, say) past the ttl: by the database's
+    // clock neither renewed for longer than a lease lives.
+    const resumeHolder = await stallHeartbeat(url, 'daemon-a');
+    const resumeJudge = await stallHeartbeat(url, 'daemon-b');
+    await expect
+      .poll(
+        async () =>
+          (
+            await query<{ owner_id: string }>(
+              url,
+              `SELECT owner_id FROM runtimes WHERE heartbeat_at + lease_ttl_ms * interval '1 millisecond' > now()`,
+            )
+          ).length,
+        { timeout: 10_000, interval: 20 },
+      )
+      .toBe(0);
+    // The judge's own heartbeat has not landed: it takes no one for dead.
+    expect(await judge.coordination.findOrphans()).toEqual([]);
+    expect(await judge.coordination.claim(sessionId)).toMatchObject({ status: 'held_elsewhere' });
+    // Its hung beat lands (late: a new run of renewals), the holder's not yet: still the holder's.
+    await resumeJudge();
+    await expect
+      .poll(
+        async () =>
+          (
+            await query(
+              url,
+              `SELECT 1 FROM runtimes WHERE owner_id = 'daemon-b' AND heartbeat_at > now() - interval '1 second' AND renewing_since > now() - interval '1 second'`,
+            )
+          ).length,
+        {
+          timeout: 10_000,
+          interval: 10,
+        },
+      )
+      .toBe(1);
+    expect(await judge.coordination.findOrphans()).toEqual([]);
+    expect(await judge.coordination.claim(sessionId)).toMatchObject({ status: 'held_elsewhere' });
+    // The holder never comes back: a ttl into the judge's new run, its session is the judge's to take.
+    await expect.poll(() => judge.coordination.findOrphans(), { timeout: 10_000, interval: 20 }).toEqual([sessionId]);
+    expect(await judge.coordination.claim(sessionId)).toEqual({ status: 'claimed' });
+    await resumeHolder();
+  });
+
+  it("refuses to open a second store with a live runtime's owner id (a copied data dir), writing nothing: the first keeps its sessions and address", async () => {
+    const url = await server().createDatabase();
+    const live = await openStore(url, 'daemon-a');
+    await live.coordination.advertise('http://daemon-a.test:7777');
+    await live.coordination.claim(sessionId);
+    await live.commit(unitOf(eventsOf(sessionId, 1, 1), [sampleSessionRecord({ sessionId, lastSeq: 1 })]));
+
+    const refusal = await agentErrorOf(
+      openPostgresStore({ url, ownerId: 'daemon-a', leaseTtlMs, maxConnections: 2, exclusiveOwner: true }),
+    );
+    expect(refusal).toMatchObject({ code: 'store_failure', details: { reason: 'owner_id_in_use' } });
+    expect(refusal.message).toContain('daemon-a');
+    expect(refusal.message).toContain('http://daemon-a.test:7777');
+    expect(refusal.message).toContain('its own data dir');
+    expect(refusal.message).toContain('delete the store-owner-id file');
+    // Nothing of the first changed: its row, its lease, its commits; another runtime is sent to it.
+    expect(await query(url, 'SELECT owner_id, address FROM runtimes')).toEqual([
+      { owner_id: 'daemon-a', address: 'http://daemon-a.test:7777' },
+    ]);
+    expect(await tokenOf(url, sessionId)).toEqual({ owner_id: 'daemon-a', token: '1' });
+    await live.commit(unitOf(eventsOf(sessionId, 2, 2)));
+    const other = await openStore(url, 'daemon-b');
+    expect(await other.coordination.claim(sessionId)).toEqual({
+      status: 'held_elsewhere',
+      holder: { ownerId: 'daemon-a', address: 'http://daemon-a.test:7777' },
+    });
+  });
+
+  it('opens with an owner id whose previous process died within its ttl once its heartbeat is seen stopped, and takes its leases back', async () => {
+    const url = await server().createDatabase();
+    await openStore(url, 'daemon-b');
+    // What a process killed a moment ago leaves: a fresh row no one renews (its ttl 6 s, a beat every
+    // 2 s), and its lease.
+    const diedAt = performance.now();
+    await query(
+      url,
+      `INSERT INTO runtimes (owner_id, address, heartbeat_at, lease_ttl_ms) VALUES ($1, $2, now(), $3)`,
+      ['daemon-a', 'http://daemon-a.test:7777', 6_000],
+    );
+    await query(url, 'INSERT INTO session_leases (session_id, owner_id, token) VALUES ($1, $2, 3)', [
+      sessionId,
+      'daemon-a',
+    ]);
+    const restarted = await openShared({
+      url,
+      ownerId: 'daemon-a',
+      leaseTtlMs,
+      maxConnections: 2,
+      exclusiveOwner: true,
+    });
+    // Two of its beats without one: before the row would have lapsed.
+    expect(performance.now() - diedAt).toBeLessThan(6_000);
+    expect(await restarted.coordination.claim(sessionId)).toEqual({ status: 'claimed' });
+    await restarted.commit(unitOf(eventsOf(sessionId, 1, 1)));
+    expect(await tokenOf(url, sessionId)).toEqual({ owner_id: 'daemon-a', token: '3' });
+    // A row its runtime removed at a clean close, or one that lapsed, is no one's: opened at once.
+    await restarted.close();
+    await openShared({ url, ownerId: 'daemon-a', leaseTtlMs, maxConnections: 2, exclusiveOwner: true });
   });
 });

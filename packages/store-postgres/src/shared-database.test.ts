@@ -148,6 +148,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
       { version: 1, name: 'initial' },
       { version: 2, name: 'session leases' },
       { version: 3, name: 'session follow-ups and limits' },
+      { version: 4, name: 'runtime renewal runs' },
     ]);
     await stores[0]!.commit(unitOf(eventsBy('first', 1, 1)));
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1]);
@@ -174,6 +175,7 @@ describe('PostgreSQL store: writers sharing a database', () => {
       { version: 1, name: 'initial' },
       { version: 2, name: 'session leases' },
       { version: 3, name: 'session follow-ups and limits' },
+      { version: 4, name: 'runtime renewal runs' },
     ]);
     await stores[0]!.commit(unitOf(eventsBy('first', 2, 2)));
     expect(seqs(await stores[3]!.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2]);

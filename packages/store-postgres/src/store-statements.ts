@@ -29,7 +29,11 @@ export const statements = {
   upsertSessions: (rows: number) => upsert('sessions', sessionColumns, ['session_id'], rows),
   upsertRun: upsert('runs', runColumns, ['run_id']),
   upsertInteraction: upsert('interactions', interactionColumns, ['session_id', 'interaction_ref']),
-  upsertReceipt: upsert('receipts', ['command_id', 'fingerprint', 'receipt', 'at'], ['command_id']),
+  // Written once, never replaced: a command id already stored (or committed meanwhile by another
+  // runtime's transaction, which this one waits for) inserts nothing, and the commit is refused.
+  insertReceipt: `INSERT INTO receipts (command_id, fingerprint, receipt, at) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (command_id) DO NOTHING`,
+  selectReceipts: 'SELECT command_id, fingerprint, receipt, at FROM receipts WHERE command_id = ANY($1::text[])',
   // One statement for all of a unit's events, whatever their number.
   insertEvents: `INSERT INTO events (session_id, seq, type, run_id, at, data)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::json[])`,

@@ -351,18 +351,25 @@ describe('migrations', () => {
         earlier.events.slice(1).map((event) => ({ ...event, sessionId: open.sessionId })),
       );
       expect(await store.findReceipt('cmd-1')).toEqual(earlier.receipts[0]);
-      // The log goes on where it was, and a receipt committed again replaces the stored one.
+      // The log goes on where it was; a receipt committed again is refused with all of its unit, the stored one kept.
       const next = sampleUnit(4, 5);
-      await store.commit({
+      const continued = {
         ...next,
         events: next.events.map((event) => ({ ...event, sessionId: open.sessionId })),
         sessions: [{ ...next.sessions[0]!, sessionId: open.sessionId }],
-        receipts: [{ ...earlier.receipts[0]!, fingerprint: 'again' }],
-      });
+      };
+      const again = await agentErrorOf(
+        store.commit({ ...continued, receipts: [{ ...earlier.receipts[0]!, fingerprint: 'again' }] }),
+      );
+      expect(again).toMatchObject({ code: 'store_failure', details: { reason: 'receipt_exists' } });
+      expect((await store.readEvents(open.sessionId, { afterSeq: 0, limit: 10 })).map((event) => event.seq)).toEqual([
+        1, 2, 3,
+      ]);
+      await store.commit(continued);
       expect((await store.readEvents(open.sessionId, { afterSeq: 0, limit: 10 })).map((event) => event.seq)).toEqual([
         1, 2, 3, 4, 5,
       ]);
-      expect((await store.findReceipt('cmd-1'))?.fingerprint).toBe('again');
+      expect(await store.findReceipt('cmd-1')).toEqual(earlier.receipts[0]);
     } finally {
       await store.close();
     }

@@ -6,6 +6,7 @@ import {
   type SessionCounts,
   type SessionPageQuery,
   type SessionRecord,
+  receiptExists,
   type TetherStore,
 } from '@tether/runtime';
 import type { DataDirectoryLock } from './data-directory-lock.js';
@@ -104,6 +105,16 @@ function writeUnit(
   unit: CommitUnit,
 ): Written {
   const lastSeqs = checkSequence(statements, stored.seqs, unit.events);
+  // First: a receipt already stored refuses the unit before anything else of it is written.
+  for (const receipt of unit.receipts) {
+    const { changes } = statements.insertReceipt.run(
+      receipt.commandId,
+      receipt.fingerprint,
+      JSON.stringify(receipt.receipt),
+      receipt.at,
+    );
+    if (Number(changes) === 0) throw receiptExists();
+  }
   for (const event of unit.events) {
     statements.insertEvent.run(event.sessionId, event.seq, event.type, runIdOf(event), event.at, JSON.stringify(event));
   }
@@ -118,9 +129,6 @@ function writeUnit(
   }
   for (const run of unit.runs) statements.upsertRun.run(...runRowValues(run));
   for (const interaction of unit.interactions) statements.upsertInteraction.run(interactionParameters(interaction));
-  for (const receipt of unit.receipts) {
-    statements.upsertReceipt.run(receipt.commandId, receipt.fingerprint, JSON.stringify(receipt.receipt), receipt.at);
-  }
   for (const blob of unit.blobs) {
     statements.insertBlob.run(blob.sha256, blob.mediaType, blob.bytes);
     statements.insertBlobReference.run(blob.sessionId, blob.sha256);

@@ -8,7 +8,7 @@ export interface StoreStatements {
   readonly updateSessionListingColumns: StatementSync;
   readonly upsertRun: StatementSync;
   readonly upsertInteraction: StatementSync;
-  readonly upsertReceipt: StatementSync;
+  readonly insertReceipt: StatementSync;
   readonly selectSessions: StatementSync;
   readonly selectOpenSessions: StatementSync;
   readonly selectSessionPage: StatementSync;
@@ -101,9 +101,10 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (session_id, interaction_ref) DO UPDATE SET
         run_id = excluded.run_id, status = excluded.status, request = excluded.request,
         requested_at = excluded.requested_at, settled_at = excluded.settled_at`),
-    upsertReceipt: database.prepare(`
+    // Written once: a command id already stored changes nothing (no row counted), and the commit is refused.
+    insertReceipt: database.prepare(`
       INSERT INTO receipts (command_id, fingerprint, receipt, at) VALUES (?, ?, ?, ?)
-      ON CONFLICT (command_id) DO UPDATE SET fingerprint = excluded.fingerprint, receipt = excluded.receipt, at = excluded.at`),
+      ON CONFLICT (command_id) DO NOTHING`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
     // What start-up loads: the open sessions (two ranges of the index by state, so any state but

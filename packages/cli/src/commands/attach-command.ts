@@ -5,7 +5,8 @@ import { InteractionResponder } from '../interactions/interaction-responder.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { UsageError } from '../usage-error.js';
-import { daemonCommand, oneSessionId } from './daemon-options.js';
+import { checkPromptText } from './prompt-argument.js';
+import { connectToDaemon, daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { driveTurn, signalDeadlineMs } from './turn-driver.js';
 import { responderMode } from './run-command.js';
@@ -78,18 +79,22 @@ export async function attachCommand(argv: readonly string[], context: CliContext
 
 /** `tether send SESSION "prompt"`: one turn in a daemon's session, followed until it completes. */
 export async function sendCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, sendUsage, {
+  const command = parseDaemonCommand(argv, context, sendUsage, {
     ...promptOptions,
     ...attachmentOptions,
     queue: { type: 'boolean', default: false },
     steer: { type: 'boolean', default: false },
   });
+  const { values, positionals } = command;
   if (values.queue === true && values.steer === true) throw new UsageError(`Give --queue or --steer, not both.`);
   const delivery: InputDelivery | undefined =
     values.queue === true ? 'after_turn' : values.steer === true ? 'steer' : undefined;
   if (positionals.length !== 2) throw new UsageError(`Give a session id and one prompt.\n\n${sendUsage}`);
   const [sessionId, prompt] = positionals as [string, string];
   oneSessionId([sessionId], sendUsage);
+  checkPromptText(prompt, `tether send ${sessionId} "now add a test"`);
+  // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
+  const client = await connectToDaemon(command, context);
   const json = values.json === true;
   const mode = responderMode(
     {

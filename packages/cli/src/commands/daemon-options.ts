@@ -57,9 +57,22 @@ export async function daemonCommand<Extra extends OptionSpec>(
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }> {
-  const { values, positionals, dataDir, server } = parseDaemonCommand(argv, context, usage, extra);
-  const client = await requireDaemon({ server, dataDir, environment: context.environment });
-  return { client, values, positionals };
+  const command = parseDaemonCommand(argv, context, usage, extra);
+  const client = await connectToDaemon(command, context);
+  return { client, values: command.values, positionals: command.positionals };
+}
+
+/**
+ * The daemon of a parsed command (one is required). Its event streams say on stderr when the
+ * daemon stops answering, and when it answers again.
+ */
+export function connectToDaemon(command: ParsedDaemonCommand, context: CliContext): Promise<TetherClient> {
+  return requireDaemon({
+    server: command.server,
+    dataDir: command.dataDir,
+    environment: context.environment,
+    notices: context.stderr,
+  });
 }
 
 export function oneSessionId(positionals: readonly string[], usage: string): string {

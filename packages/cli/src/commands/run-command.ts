@@ -15,6 +15,7 @@ import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { type TurnStopper, type WorktreeRequest, driveTurn, signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
+import { checkPromptText } from './prompt-argument.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
 import { type StoreLocation, parseStoreLocation, storeHelp } from './store-option.js';
@@ -114,9 +115,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     },
     runUsage,
   );
-  if (positionals.length === 1 && positionals[0]!.trim().length === 0) {
-    throw new UsageError('the prompt is empty. Give the text of the turn, e.g. tether run "explain this repository".');
-  }
+  if (positionals.length === 1) checkPromptText(positionals[0]!, 'tether run "explain this repository"');
   if (positionals.length !== 1) {
     throw new UsageError(`tether run needs exactly one prompt argument (quote it).\n\n${runUsage}`);
   }
@@ -221,7 +220,12 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     ...(options.resumeCwd !== undefined ? { resumeCwd: options.resumeCwd } : {}),
   };
   const dataDir = resolveDataDir({ dataDir: options.dataDir, environment: context.environment });
-  const daemon = await connectDaemon({ server: options.server, dataDir, environment: context.environment });
+  const daemon = await connectDaemon({
+    server: options.server,
+    dataDir,
+    environment: context.environment,
+    notices: context.stderr,
+  });
   if (daemon) {
     return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }

@@ -171,6 +171,10 @@ export async function driveTurn(
       else backend.interruptRun({ sessionId: turnSession }).catch(() => undefined);
     };
     let submitted = false;
+    // This turn's run, once submitted: another caller's run (a follow-up queued behind this turn)
+    // and its inputs are not this turn's, so they are neither shown nor answered here (--json
+    // still prints every event of the session, as documented).
+    let turnRunId: string | null = null;
     responder = mode
       ? new InteractionResponder({
           runtime: backend,
@@ -186,7 +190,9 @@ export async function driveTurn(
     const activeResponder = responder;
     const sink = {
       event(event: ProtocolEvent) {
-        renderer.event(event);
+        const ofThisTurn = turnRunId === null || !('runId' in event) || event.runId === turnRunId;
+        if (ofThisTurn || request.json) renderer.event(event);
+        if (!ofThisTurn) return;
         if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
         if (
           event.type === 'interaction.settled' ||
@@ -208,6 +214,7 @@ export async function driveTurn(
       sink,
       ...(request.delivery ? { delivery: request.delivery } : {}),
       onSubmitted: (receipt) => {
+        turnRunId = receipt.runId;
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
         submitted = true;
         if (answersFailed) stopForAnswers();

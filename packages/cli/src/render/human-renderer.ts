@@ -65,12 +65,16 @@ function describeChangedFiles(files: readonly ChangedFile[], truncated: boolean)
 
 /**
  * Renders a run for a person: the answer on stdout as it streams, progress and the summary on
- * stderr (so stdout stays just the answer when piped).
+ * stderr (so stdout stays just the answer when piped: nothing else is ever written there, not even
+ * the line break that keeps a note off the answer's line on a terminal).
  */
 export class HumanRenderer {
   private readonly stdout: Output;
   private readonly stderr: Output;
-  private endsWithNewline = true;
+  /** Whether what stdout got so far ends a line (the summary ends the answer's last one there). */
+  private answerEndsWithNewline = true;
+  /** Whether a terminal showing both streams is in the middle of the answer's line (a note starts a new one). */
+  private answerLineOpen = false;
   private wroteAnswer = false;
 
   /** Whether interaction prompts are shown by someone else (the terminal prompter). */
@@ -88,11 +92,10 @@ export class HumanRenderer {
 
   private note(text: string): void {
     this.spinner?.beforeOutput(true);
-    if (!this.endsWithNewline) {
-      this.stdout.write('\n');
-      this.endsWithNewline = true;
-    }
-    this.stderr.write(`${text}\n`);
+    // Off the answer's line on a terminal, by a line break on stderr: stdout is the answer's text only.
+    const lineBreak = this.answerLineOpen ? '\n' : '';
+    this.answerLineOpen = false;
+    this.stderr.write(`${lineBreak}${text}\n`);
   }
 
   /** The state the spinner shows, from the run's events. */
@@ -134,7 +137,8 @@ export class HumanRenderer {
         this.spinner?.beforeOutput(text.endsWith('\n'));
         this.stdout.write(text);
         this.wroteAnswer = true;
-        this.endsWithNewline = text.endsWith('\n');
+        this.answerEndsWithNewline = text.endsWith('\n');
+        this.answerLineOpen = !this.answerEndsWithNewline;
         return;
       }
       case 'run.tool_activity':
@@ -187,9 +191,10 @@ export class HumanRenderer {
 
   summary(run: TurnSummary, sessionId: string): void {
     this.spinner?.stop();
-    if (this.wroteAnswer && !this.endsWithNewline) {
+    if (this.wroteAnswer && !this.answerEndsWithNewline) {
       this.stdout.write('\n');
-      this.endsWithNewline = true;
+      this.answerEndsWithNewline = true;
+      this.answerLineOpen = false;
     }
     if (run.inputCancelled !== null) {
       this.stderr.write(

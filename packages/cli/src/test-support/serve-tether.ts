@@ -9,11 +9,14 @@ export interface TetherServe {
   serve(extra?: readonly string[]): Promise<string>;
   /** The running `tether serve`, for a test that signals it itself. */
   readonly child: ChildProcess | undefined;
+  /** Everything the last one started wrote so far: its JSON log (stdout) and its messages (stderr). */
+  output(): string;
 }
 
 /** Registers the clean-up after each test; call at the top of a test file, after useCommandFixture. */
 export function useTetherServe(fixture: CommandFixture): TetherServe {
   let child: ChildProcess | undefined;
+  let output = '';
   afterEach(async () => {
     if (child && child.exitCode === null) {
       const closed = new Promise((resolve) => child!.once('close', resolve));
@@ -31,8 +34,13 @@ export function useTetherServe(fixture: CommandFixture): TetherServe {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         child = started;
+        output = '';
         let stderr = '';
+        started.stdout!.on('data', (chunk) => {
+          output += chunk;
+        });
         started.stderr!.on('data', (chunk) => {
+          output += chunk;
           stderr += chunk;
           const match = /listening on (http:\/\/\S+)/.exec(stderr);
           if (match) resolve(match[1]!);
@@ -44,6 +52,7 @@ export function useTetherServe(fixture: CommandFixture): TetherServe {
     get child() {
       return child;
     },
+    output: () => output,
   };
 }
 

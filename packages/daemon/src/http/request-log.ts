@@ -1,16 +1,34 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
+import { matchedRoutes } from 'hono/route';
 import type { DaemonEnvironment } from './request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
 
-/** The route pattern that answered (e.g. "/v1/sessions/:id"), or "unmatched": never the raw path. */
+/** The label of every request the web UI's files answered (its catch-all route has no pattern worth a label). */
+const webUiRouteLabel = 'web_ui';
+
+/**
+ * The route pattern the request matched (e.g. "/v1/sessions/:id"), "web_ui" for the web UI's files,
+ * or "unmatched": never the raw path. The pattern is the API route's even when a check in front of
+ * it answered (a 401 names the route it guarded). Hono lists every route matching the path,
+ * middleware and the web UI's catch-all `/*` (registered last, it matches every GET) included: the
+ * last match is that catch-all, not the route that answered.
+ */
 export function routeLabel(context: Context): string {
+  let routes: ReturnType<typeof matchedRoutes>;
   try {
-    const path = routePath(context, -1);
-    return path.includes('*') ? 'unmatched' : path;
+    routes = matchedRoutes(context);
   } catch {
     return 'unmatched';
   }
+  // A handler (middleware is registered for ALL methods) with a pattern of its own: an API route.
+  const route = routes.find((matched) => matched.method !== 'ALL' && !matched.path.includes('*'));
+  if (route) return route.path;
+  // No API route: a path of the web UI (its catch-all matched; never one under /v1, the API's),
+  // unless it had no such file (the app's not-found answer).
+  const path = context.req.path;
+  const underApi = path === '/v1' || path.startsWith('/v1/');
+  const webUi = routes.some((matched) => matched.method !== 'ALL' && matched.path.includes('*'));
+  return webUi && !underApi && context.get('errorCode') !== 'route_not_found' ? webUiRouteLabel : 'unmatched';
 }
 
 /** One structured line and one counter per request: method, route, status, duration, session, error code. */

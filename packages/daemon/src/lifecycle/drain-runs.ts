@@ -36,9 +36,12 @@ async function activeRuns(runtime: AgentRuntime): Promise<Array<{ sessionId: str
 /**
  * The first half of a graceful shutdown: active runs get `graceMs` to finish (their run.completed
  * is awaited), then the rest are interrupted, so each ends `interrupted` by a real stop rather than
- * being cut off by the runtime's shutdown.
+ * being cut off by the runtime's shutdown. From its start no queued follow-up starts (a run that
+ * ends would otherwise hand its session to the next one): they stay queued, and the next start
+ * cancels them `runtime_restarted` (docs/protocol.md, "Follow-ups").
  */
 export async function drainRuns(runtime: AgentRuntime, graceMs: number, logger: DaemonLogger): Promise<void> {
+  runtime.beginShutdown();
   const running = await activeRuns(runtime);
   if (running.length === 0) return;
   logger.info({ runs: running.length, graceMs }, 'waiting for active runs to finish');

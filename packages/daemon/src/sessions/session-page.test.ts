@@ -35,10 +35,20 @@ describe('session pages', () => {
     const position = { createdAt: '2026-01-01T00:00:02.000Z', sessionId: 'ses_x' };
     expect(decodeCursor(encodeCursor(position))).toEqual(position);
     for (const bad of ['garbage', Buffer.from('{"a":1}').toString('base64url'), '']) {
-      expect(() => decodeCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
+      expect(() => decodeCursor(bad)).toThrow(
+        expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_cursor' } }),
+      );
     }
-    for (const query of [{ state: 'asleep' }, { limit: '0' }, { limit: '-3' }, { limit: 'ten' }]) {
-      expect(() => parsePageQuery(query)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
+    // The reasons runtime.listSessions gives for the same mistakes (the protocol's read-queries rules).
+    for (const [query, reason] of [
+      [{ state: 'asleep' }, 'invalid_state'],
+      [{ limit: '0' }, 'invalid_limit'],
+      [{ limit: '-3' }, 'invalid_limit'],
+      [{ limit: 'ten' }, 'invalid_limit'],
+    ] as const) {
+      expect(() => parsePageQuery(query)).toThrow(
+        expect.objectContaining({ code: 'invalid_command', details: { reason } }),
+      );
     }
   });
 });

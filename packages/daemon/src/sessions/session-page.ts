@@ -1,7 +1,12 @@
-import { SessionState, type SessionSnapshot } from '@tether/protocol';
+import {
+  type SessionSnapshot,
+  type SessionState,
+  checkPageLimit,
+  checkSessionPosition,
+  checkSessionState,
+  wholeNumberOf,
+} from '@tether/protocol';
 import { newestFirst } from '@tether/runtime';
-import { z } from 'zod';
-import { invalidRequest } from '../errors/error-response.js';
 
 export const defaultPageLimit = 50;
 export const maxPageLimit = 500;
@@ -12,22 +17,22 @@ interface CursorPosition {
   readonly sessionId: string;
 }
 
-const CursorShape = z.tuple([z.string().max(100), z.string().max(100)]);
-
 export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.sessionId])).toString('base64url');
 }
 
 export function decodeCursor(cursor: string): CursorPosition {
+  let decoded: unknown;
   try {
-    const [createdAt, sessionId] = CursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return { createdAt, sessionId };
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidRequest(
-      'The "before" cursor is not one this daemon gave out. Use the "next" value of a previous page, or leave it out.',
-      'invalid_cursor',
-    );
+    decoded = undefined;
   }
+  const [createdAt, sessionId] = Array.isArray(decoded) && decoded.length === 2 ? decoded : [];
+  return checkSessionPosition(
+    { createdAt, sessionId },
+    'The "before" cursor is not one this daemon gave out. Use the "next" value of a previous page, or leave it out.',
+  );
 }
 
 export interface PageQuery {
@@ -36,25 +41,17 @@ export interface PageQuery {
   readonly before?: CursorPosition;
 }
 
-/** Reads ?state, ?limit and ?before; anything malformed is invalid_command. A limit above the maximum is capped. */
+/**
+ * Reads ?state, ?limit and ?before by the protocol's rules for reads (the runtime's own methods keep
+ * the same): anything malformed is invalid_command. A limit above the maximum is capped.
+ */
 export function parsePageQuery(query: {
   state?: string | undefined;
   limit?: string | undefined;
   before?: string | undefined;
 }): PageQuery {
-  let state: SessionState | undefined;
-  if (query.state !== undefined) {
-    const parsed = SessionState.safeParse(query.state);
-    if (!parsed.success)
-      throw invalidRequest(`"state" must be one of ${SessionState.options.join(', ')}.`, 'invalid_state');
-    state = parsed.data;
-  }
-  let limit = defaultPageLimit;
-  if (query.limit !== undefined) {
-    if (!/^\d{1,6}$/.test(query.limit) || Number(query.limit) < 1)
-      throw invalidRequest(`"limit" must be a whole number from 1 to ${maxPageLimit}.`, 'invalid_limit');
-    limit = Math.min(Number(query.limit), maxPageLimit);
-  }
+  const state = query.state === undefined ? undefined : checkSessionState(query.state);
+  const limit = query.limit === undefined ? defaultPageLimit : checkPageLimit(wholeNumberOf(query.limit), maxPageLimit);
   return {
     limit,
     ...(state ? { state } : {}),

@@ -1,5 +1,4 @@
-import type { ProtocolEvent } from '@tether/protocol';
-import { invalidRequest } from '../errors/error-response.js';
+import { type ProtocolEvent, checkStartSeq, wholeNumberOf } from '@tether/protocol';
 import type { OutboxFrame } from '../streaming/bounded-outbox.js';
 import { eventJson } from '../streaming/serialized-event.js';
 
@@ -28,15 +27,9 @@ export function sseOverflowFrame(lastSeq: number): OutboxFrame {
 /** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */
 export const ssePingFrame: OutboxFrame = Buffer.from(': ping\n\n');
 
+/** By the protocol's rule for where a read of a log starts (runtime.readEvents and follow keep the same). */
 function parseSeq(value: string, where: string): number {
-  const trimmed = value.trim();
-  if (!/^\d{1,15}$/.test(trimmed)) {
-    throw invalidRequest(
-      `${where} must be a sequence number (a non-negative integer), the seq of the last event you have.`,
-      'invalid_start_seq',
-    );
-  }
-  return Number(trimmed);
+  return checkStartSeq(wholeNumberOf(value), where);
 }
 
 /** Where a stream starts: Last-Event-ID when present (a reconnect), else ?after=SEQ, else 0. */

@@ -28,6 +28,55 @@ describe('classifyRunEnd', () => {
     expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { reason: 'connection_failed' } });
   });
 
+  it.each([
+    { status: 400, fix: "session's configuration" },
+    { status: 401, fix: 'ANTHROPIC_API_KEY' },
+    { status: 403, fix: 'ANTHROPIC_API_KEY' },
+    { status: 404, fix: "session's model name" },
+    { status: 413, fix: 'smaller input' },
+    { status: 422, fix: "session's configuration" },
+  ])(
+    'an API that refused the request itself ($status) is not retryable, and the message says what to fix',
+    ({ status, fix }) => {
+      const classified = classifyRunEnd({
+        kind: 'result',
+        result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: status }),
+      });
+      expect(classified.error).toMatchObject({
+        code: 'provider_api_error',
+        retryable: false,
+        details: { httpStatus: status },
+      });
+      expect(classified.error?.message).toContain(fix);
+      expect(classified.error?.message).not.toMatch(/\bRetry\b/);
+    },
+  );
+
+  it.each([408, 429, 500, 502, 503, 529])('an API failure a retry can get past (%i) is retryable', (status) => {
+    const classified = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: status }),
+    });
+    expect(classified.error).toMatchObject({
+      code: 'provider_api_error',
+      retryable: true,
+      details: { httpStatus: status },
+    });
+    expect(classified.error?.message).toMatch(/retry/i);
+  });
+
+  it('a lost connection is retryable; an answer cut at the output limit or refused by the model is not (the turn must change)', () => {
+    const ended = { is_error: true, terminal_reason: 'api_error', api_error_status: null } as const;
+    expect(classifyRunEnd({ kind: 'result', result: result(ended) }).error).toMatchObject({
+      details: { reason: 'connection_failed' },
+      retryable: true,
+    });
+    const cut = classifyRunEnd({ kind: 'result', result: result(ended), apiError: 'max_output_tokens' });
+    expect(cut.error).toMatchObject({ details: { reason: 'max_output_tokens' }, retryable: false });
+    const refused = classifyRunEnd({ kind: 'result', result: result({ ...ended, stop_reason: 'refusal' }) });
+    expect(refused.error).toMatchObject({ details: { reason: 'refusal' }, retryable: false });
+  });
+
   it('tells an answer cut at the output limit and a refused answer from a connection failure (the CLI gives neither a status)', () => {
     const ended = { is_error: true, terminal_reason: 'api_error', api_error_status: null } as const;
     const cut = classifyRunEnd({

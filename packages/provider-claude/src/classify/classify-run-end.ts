@@ -26,8 +26,63 @@ function failed(
   code: ConstructorParameters<typeof AgentError>[0]['code'],
   message: string,
   details?: SerializedAgentError['details'],
+  retryable?: boolean,
 ): RunClassification {
-  return { outcome: 'failed', error: new AgentError({ code, message, ...(details ? { details } : {}) }).toObject() };
+  return {
+    outcome: 'failed',
+    error: new AgentError({
+      code,
+      message,
+      ...(details ? { details } : {}),
+      ...(retryable === undefined ? {} : { retryable }),
+    }).toObject(),
+  };
+}
+
+/**
+ * Whether sending the same request again can get another answer: throttling (429), a timeout (408),
+ * the API's own trouble (5xx, 529 overloaded) and a lost connection (no status) can; a request the API
+ * refused as such (400, 401, 403, 404, 413, 422, any other 4xx) fails the same way every time.
+ */
+function retryableApiStatus(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 429 || status >= 500;
+}
+
+/** What to fix for a status the API will answer again however often the request is retried. */
+const refusedRequestHints: Record<number, string> = {
+  400: "The API refused the request as invalid: check the session's configuration (model, effort, token limits) and the turn's input (images, files), then send the turn again.",
+  401: 'The API refused the credentials: check ANTHROPIC_API_KEY (or your claude login) and ANTHROPIC_BASE_URL.',
+  403: 'The API key may not do this: check that ANTHROPIC_API_KEY (or your claude login) has access to the model, and ANTHROPIC_BASE_URL.',
+  404: "The API knows no such model or endpoint: check the session's model name (set_model) and ANTHROPIC_BASE_URL.",
+  413: 'The request is larger than the API accepts: send smaller input (fewer or smaller images and files), or compact the conversation.',
+};
+
+/**
+ * A model API failure after the CLI's own retries: `retryable` only where a retry can help
+ * (retryableApiStatus), and the message says what to fix where it cannot.
+ */
+function apiFailure(status: number | undefined): RunClassification {
+  if (status === undefined) {
+    return failed(
+      'provider_api_error',
+      'The model API could not be reached or failed mid-answer. Retry; if it persists, check the network, the API status and ANTHROPIC_BASE_URL.',
+      { reason: 'connection_failed' },
+      true,
+    );
+  }
+  const retryable = retryableApiStatus(status);
+  const hint = retryable
+    ? status === 429 || status === 529
+      ? 'The API is rate limiting or overloaded; retry later.'
+      : 'Retry; if it persists, check the API status and ANTHROPIC_BASE_URL.'
+    : (refusedRequestHints[status] ??
+      "The API refused the request: check the session's configuration (model, ANTHROPIC_BASE_URL) and the turn's input; sending the same request again fails the same way.");
+  return failed(
+    'provider_api_error',
+    `The model API answered HTTP ${status}. ${hint}`,
+    { httpStatus: status },
+    retryable,
+  );
 }
 
 const startupFailureMessages: Record<string, string> = {
@@ -68,6 +123,23 @@ const budgetReasons: Record<string, { reason: string; message: string }> = {
   },
 };
 
+/**
+ * The CLI's refusal of its launch configuration (a result with `startup_failure_reason`, e.g. bypass as
+ * root): the process exits right after it. Undefined for any other result.
+ */
+export function startupRefusal(result: ResultFrame): SerializedAgentError | undefined {
+  const startupReason = result.startup_failure_reason ?? undefined;
+  if (startupReason === undefined) return undefined;
+  const reason = /^[a-z_]{1,60}$/.test(startupReason) ? startupReason : 'unknown';
+  return new AgentError({
+    code: 'provider_configuration_refused',
+    message:
+      startupFailureMessages[reason] ??
+      `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
+    details: { reason },
+  }).toObject();
+}
+
 function classifyResult(result: ResultFrame, apiError: string | undefined): RunClassification {
   if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
   const terminalReason = result.terminal_reason ?? undefined;
@@ -88,6 +160,8 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       'provider_api_error',
       "The model's answer reached its output token limit, again after the claude CLI asked it to continue. Ask for a shorter answer or smaller steps, or raise CLAUDE_CODE_MAX_OUTPUT_TOKENS.",
       { reason: 'max_output_tokens' },
+      // The same turn asks for the same long answer: the turn has to change.
+      false,
     );
   }
   if (result.stop_reason === 'refusal') {
@@ -95,36 +169,16 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       'provider_api_error',
       'The model declined to answer (its safeguards stopped the response). Rephrase the request, or continue in a new session or with another model.',
       { reason: 'refusal' },
+      false,
     );
   }
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
-    const status = result.api_error_status ?? undefined;
-    const hint =
-      status === 401 || status === 403
-        ? 'Check ANTHROPIC_API_KEY (or your claude login) and ANTHROPIC_BASE_URL.'
-        : status === 429 || status === 529
-          ? 'The API is rate limiting or overloaded; retry later.'
-          : 'Retry; if it persists, check the API status and ANTHROPIC_BASE_URL.';
-    return failed(
-      'provider_api_error',
-      status === undefined
-        ? `The model API could not be reached or failed mid-answer. ${hint}`
-        : `The model API answered HTTP ${status}. ${hint}`,
-      status === undefined ? { reason: 'connection_failed' } : { httpStatus: status },
-    );
+    return apiFailure(result.api_error_status ?? undefined);
   }
   const budget = budgetReasons[result.subtype];
   if (budget) return failed('budget_exceeded', budget.message, { reason: budget.reason });
-  const startupReason = result.startup_failure_reason ?? undefined;
-  if (startupReason !== undefined) {
-    const reason = /^[a-z_]{1,60}$/.test(startupReason) ? startupReason : 'unknown';
-    return failed(
-      'provider_configuration_refused',
-      startupFailureMessages[reason] ??
-        `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
-      { reason },
-    );
-  }
+  const refusal = startupRefusal(result);
+  if (refusal) return { outcome: 'failed', error: refusal };
   if ((result.errors ?? []).some((error) => error.startsWith('No conversation found'))) {
     return failed('resume_not_found', conversationGoneMessage, { reason: 'no_conversation' });
   }

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { PermissionMode, SessionConfiguration } from '@tether/protocol';
+import {
+  AgentError,
+  type PermissionMode,
+  type SerializedAgentError,
+  type SessionConfiguration,
+} from '@tether/protocol';
 import type { AgentProviderV1Part, AgentProviderV1SessionOptions, AgentProviderV1Turn } from '@tether/provider-spec';
 import { spawnFailedError } from '../classify/classify-run-end.js';
 import {
@@ -29,6 +34,20 @@ import type { Launcher, Spare } from './warm-pool.js';
 /** How far into the turn that took a spare its replacement starts at the latest. */
 const spareReplacementDelayMs = 2_000;
 
+/**
+ * How long a request that failed on an sdk agent that has not spoken yet waits for that agent's end, to
+ * tell a refused launch (the Agent SDK fails the request before the exit is reported; the cli transport
+ * reports the exit first) from a request the agent refused.
+ */
+const refusalReportGraceMs = 2_000;
+
+/** An agent that refused its launch configuration: the configuration it was launched with, and why. */
+interface RefusedStart {
+  readonly connection: ClaudeConnection;
+  readonly configuration: SessionConfiguration;
+  readonly error: SerializedAgentError;
+}
+
 /** Why the session stopped its agent (reported by session.process_stopped). */
 type StopReason = 'idle' | 'closed' | 'released';
 
@@ -50,7 +69,9 @@ export abstract class AgentLifecycle implements PoolMember {
    * Scheduled when a turn is written to an agent that has not spoken yet, cancelled by its first frame.
    */
   protected readonly startupWatchdog: OneShotTimer;
-  protected connection: ClaudeConnection | null = null;
+  private currentConnection: ClaudeConnection | null = null;
+  /** Told once the current agent is no longer the session's (it ended or was replaced). */
+  private connectionChanged: (() => void)[] = [];
   /** The current agent has written a frame (or, a spare, answered initialize): it is past its start-up. */
   protected connectionStarted = false;
   protected state: TranslatorState;
@@ -64,6 +85,14 @@ export abstract class AgentLifecycle implements PoolMember {
   protected configuration: SessionConfiguration;
   /** The permission mode the running agent was launched with. */
   protected launchedMode: PermissionMode | undefined;
+  /** The configuration the running (or last) agent was launched with. */
+  protected launchedConfiguration: SessionConfiguration;
+  /**
+   * The last agent that refused its launch (a startup failure, e.g. bypass as root): it is exiting or
+   * gone, and takes nothing more. Until the mode or model changes or another agent starts, a request
+   * that needs a running agent gets its refusal instead of starting one that would be refused alike.
+   */
+  protected refusedStart: RefusedStart | null = null;
   protected interrupting: { readonly runId: string; readonly done: Promise<{ applied: boolean }> } | null = null;
   /** A spare refused this session's claim (its folder cannot be claimed): it starts cold from then on. */
   protected spareRefused = false;
@@ -91,6 +120,7 @@ export abstract class AgentLifecycle implements PoolMember {
     this.settings = settings;
     this.emit = (part) => this.emitPart(part, options.emit);
     this.configuration = options.configuration;
+    this.launchedConfiguration = options.configuration;
     this.spentCostUsd = options.spentCostUsd ?? 0;
     this.copy = options.resumeProviderSessionId === null ? (options.copyConversation ?? null) : null;
     this.state = createTranslatorState({
@@ -139,20 +169,68 @@ export abstract class AgentLifecycle implements PoolMember {
     }
   }
 
-  /** The running agent that takes input: none while the one running is being let go. */
+  /** The session's agent: running, or ending until its end was handled (onEnd). */
+  protected get connection(): ClaudeConnection | null {
+    return this.currentConnection;
+  }
+
+  protected set connection(next: ClaudeConnection | null) {
+    if (next === this.currentConnection) return;
+    this.currentConnection = next;
+    for (const changed of this.connectionChanged.splice(0)) changed();
+  }
+
+  /** Whether `connection` refused its launch: it is exiting (or gone) and takes nothing more. */
+  protected refusedItsStart(connection: ClaudeConnection | null): boolean {
+    return connection !== null && this.refusedStart?.connection === connection;
+  }
+
+  /** Records that `connection` refused its launch configuration. */
+  protected refuseStart(connection: ClaudeConnection, error: SerializedAgentError): void {
+    this.refusedStart = { connection, configuration: this.launchedConfiguration, error };
+  }
+
+  /** The running agent that takes input: none while the one running is being let go or refused its start. */
   protected get liveConnection(): ClaudeConnection | null {
-    return this.releasing === null ? this.connection : null;
+    return this.releasing === null && !this.refusedItsStart(this.connection) ? this.connection : null;
   }
 
   /**
    * The running agent, or the one starting (launched with the mode and model as they were then:
    * a change made meanwhile is sent to it once it runs); null when none runs or starts (an agent
-   * being let go counts as none: the change applies from the next launch).
+   * being let go, or one exiting after refusing its start, counts as none: the change applies from the next launch).
    */
   protected async currentAgent(): Promise<ClaudeConnection | null> {
-    if (this.releasing) return null;
+    if (this.releasing || this.refusedItsStart(this.connection)) return null;
     if (this.connection) return this.connection;
     return this.starting ? this.starting.catch(() => null) : null;
+  }
+
+  /**
+   * Why a request to `connection` failed, when it is because that agent refused its launch (it exits
+   * without answering): its refusal, else null. An sdk agent that has not spoken yet may fail a request
+   * before its end is reported: its end is waited for, briefly.
+   */
+  protected async refusalBehind(connection: ClaudeConnection): Promise<SerializedAgentError | null> {
+    const endMayFollow = connection.transport === 'sdk' && this.connection === connection && !this.connectionStarted;
+    if (endMayFollow && !this.refusedItsStart(connection)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, refusalReportGraceMs);
+        timer.unref();
+        this.connectionChanged.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.refusedItsStart(connection) ? this.refusedStart!.error : null;
+  }
+
+  /** Once the agent that refused its start has ended (at once when it has): a new one is started only then. */
+  protected async refusedEnded(): Promise<void> {
+    const refused = this.refusedStart?.connection;
+    // Its end is on its way (the CLI exits right after a refusal); the stop makes sure of it.
+    if (refused && this.connection === refused) await refused.stop({ busy: false });
   }
 
   /** Once an agent being let go has ended (at once when none is): it is never handed anything more. */
@@ -160,13 +238,35 @@ export abstract class AgentLifecycle implements PoolMember {
     while (this.releasing) await this.releasing.done;
   }
 
-  /** The running agent, starting one (resuming the conversation) when none runs or the one running is being let go. */
+  /**
+   * The running agent, starting one (resuming the conversation) when none runs or the one running is
+   * being let go. While the last agent's refusal of its launch stands (nothing in its configuration
+   * changed since), none is started: the refusal is thrown.
+   */
   protected async runningConnection(): Promise<ClaudeConnection> {
     await this.releaseEnded();
+    if (this.stopped) throw sessionClosed();
+    const refused = this.refusedStart;
+    if (refused && refused.configuration === this.configuration) throw AgentError.fromObject(refused.error);
+    await this.refusedEnded();
     if (this.stopped) throw sessionClosed();
     const connection = this.connection ?? (await this.startConnection(null));
     if (!connection) throw sessionClosed();
     return connection;
+  }
+
+  /**
+   * Asks something only a running agent answers (starting one when none runs). An agent that cannot
+   * start fails it with why (the refusal of its launch, as a turn would), not with the bare end of its process.
+   */
+  protected async askRunningAgent<T>(ask: (connection: ClaudeConnection) => Promise<T>): Promise<T> {
+    const connection = await this.runningConnection();
+    try {
+      return await ask(connection);
+    } catch (error) {
+      const refusal = await this.refusalBehind(connection);
+      throw refusal ? AgentError.fromObject(refusal) : error;
+    }
   }
 
   /** Answers go to whichever agent is running now; false when none is. */
@@ -327,6 +427,8 @@ export abstract class AgentLifecycle implements PoolMember {
     });
     this.state.turn = previous.turn;
     this.stopReason = null;
+    // Another agent started: whether its launch is refused too, its own start tells.
+    if (!this.refusedItsStart(connection)) this.refusedStart = null;
     this.connection = connection;
     this.connectionStarted = started;
     const agent = connection.process;
@@ -352,6 +454,7 @@ export abstract class AgentLifecycle implements PoolMember {
     // What it is launched with, not what the configuration says once the check below answered: a mode
     // set meanwhile is sent to it live (currentAgent).
     this.launchedMode = this.configuration.permissionMode;
+    this.launchedConfiguration = this.configuration;
     try {
       connection = this.launch(conversation, held.listener);
     } catch (error) {
@@ -397,6 +500,7 @@ export abstract class AgentLifecycle implements PoolMember {
     } else spare.adopt(listener);
     // A spare answered initialize: its start-up is behind it. The claim gave it the session's mode.
     this.launchedMode = this.configuration.permissionMode;
+    this.launchedConfiguration = this.configuration;
     this.beginConnection(spare.connection, spare.providerSessionId, true);
     // Not now: on a small machine a spare's start-up (a second of CPU) would compete with the very
     // turn the spare is there to speed up. It starts when that turn or process ends, or a while into a long turn.

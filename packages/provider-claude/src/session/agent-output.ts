@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SerializedAgentError, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1Part, AgentProviderV1Turn } from '@tether/provider-spec';
-import { classifyRunEnd } from '../classify/classify-run-end.js';
+import { classifyRunEnd, startupRefusal } from '../classify/classify-run-end.js';
 import { type ClaudeConnection, type ConnectionEnding, processExitOf } from '../connection/claude-connection.js';
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
@@ -41,7 +41,8 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected heldCompletion: AgentProviderV1Part[] | null = null;
   protected readonly reports = new SessionReports({
     emit: (part) => this.emit(part),
-    current: () => (this.stopped ? null : this.connection),
+    // Nothing is asked of an agent exiting after it refused its launch.
+    current: () => (this.stopped || this.refusedItsStart(this.connection) ? null : this.connection),
   });
   protected readonly contextMeasurement = new OneShotTimer({
     delayMs: contextMeasurementDelayMs,
@@ -94,6 +95,12 @@ export abstract class AgentOutput extends AgentLifecycle {
     // run's end (or never, for a session closed right after a short turn), so when the limits are
     // reported would be a race. The CLI answers it before the turn's API request (a few ms).
     if (this.connection) this.reports.askLimits(this.connection);
+    // The agent refused its launch and exits: known before the run's end is emitted, so that nothing
+    // asked after that end goes to it (currentAgent, runningConnection).
+    if (frame.kind === 'result' && this.connection) {
+      const refusal = startupRefusal(frame.frame);
+      if (refusal) this.refuseStart(this.connection, refusal);
+    }
     if (frame.kind === 'rate_limit_event') this.reports.onRateLimitEvent(frame.frame);
     const steerParts = this.steered.onFrame(frame, this.interrupting !== null);
     for (const part of steerParts) this.emit(part);
@@ -266,13 +273,18 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected onEnd(ending: ConnectionEnding): void {
     // Let go while idle: a turn present now arrived meanwhile, never reached it, and waits for this end (send).
     const released = this.releasing !== null && this.releasing.connection === this.connection;
+    const exit = processExitOf(ending);
+    // A refusal of its launch the CLI gave only on stderr (no result frame): later requests get it too (runningConnection).
+    if (this.connection && exit && this.stopReason === null && !this.refusedItsStart(this.connection)) {
+      const refusal = classifyRunEnd(toRunEnding(exit, this.settings.binaryPath)).error;
+      if (refusal?.code === 'provider_configuration_refused') this.refuseStart(this.connection, refusal);
+    }
     this.replaceSpare();
     this.connection = null;
     this.startupWatchdog.cancel();
     this.settings.pool.release(this);
     this.idleRelease.cancel();
     this.prompts.clear();
-    const exit = processExitOf(ending);
     if (exit) {
       const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
       this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });

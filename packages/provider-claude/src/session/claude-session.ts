@@ -196,8 +196,22 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
     if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
     this.configuration = { ...this.configuration, permissionMode: mode };
+    return this.applyToAgent(mode, (agent) => requestPermissionMode(agent, mode));
+  }
+
+  /**
+   * A setting (already in the configuration the next launch uses) sent to the running or starting
+   * agent too; with none, or one that turns out to have refused its launch, it applies from the next launch.
+   */
+  private async applyToAgent<T>(value: T, request: (agent: ClaudeConnection) => Promise<T>): Promise<T> {
     const agent = await this.currentAgent();
-    return agent ? requestPermissionMode(agent, mode) : mode;
+    if (!agent) return value;
+    try {
+      return await request(agent);
+    } catch (error) {
+      if (await this.refusalBehind(agent)) return value;
+      throw error;
+    }
   }
 
   async doStart(): Promise<void> {
@@ -208,16 +222,15 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   async doSetModel(model: string): Promise<string> {
     this.configuration = { ...this.configuration, model };
-    const agent = await this.currentAgent();
-    return agent ? requestModel(agent, model) : model;
+    return this.applyToAgent(model, (agent) => requestModel(agent, model));
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {
-    return requestContextUsage(await this.runningConnection());
+    return this.askRunningAgent(requestContextUsage);
   }
 
   async doGetSessionCost(): Promise<{ report: string }> {
-    return requestSessionCost(await this.runningConnection());
+    return this.askRunningAgent(requestSessionCost);
   }
 
   async doRewindFiles(request: { inputMessageId: string; dryRun: boolean }): Promise<AgentProviderV1FileRewind> {
@@ -225,7 +238,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // The turn's own edits would race the restore.
     if (this.state.turn) throw turnActive();
     // Asked even with fileCheckpointing false: the agent itself says whether it keeps checkpoints.
-    const result = await rewindFiles(await this.runningConnection(), request);
+    const result = await this.askRunningAgent((connection) => rewindFiles(connection, request));
     if (this.connection && !this.state.turn) this.scheduleIdleRelease();
     return result;
   }

@@ -12,12 +12,22 @@ export async function* subscribeWithReplay(
   hub: SubscriptionHub,
   store: TetherStore,
   sessionId: string,
-  options: { afterSeq: number; signal?: AbortSignal | undefined },
+  options: {
+    afterSeq: number;
+    signal?: AbortSignal | undefined;
+    /**
+     * Hands over how to end this iteration from outside (the session deleted, the runtime shut down):
+     * after what was queued, with the error thrown to the consumer, or without one as a normal end.
+     * Returns how to forget it once the iteration ended.
+     */
+    register?: (end: (error?: unknown) => void) => () => void;
+  },
 ): AsyncGenerator<ProtocolEvent, void, undefined> {
   const { signal } = options;
   const queue: ProtocolEvent[] = [];
-  // Set once followSession gave up (store failure): thrown to the consumer after what was queued.
-  const failure: { error?: unknown; failed: boolean } = { failed: false };
+  // Set once followSession gave up (store failure), or it was ended from outside: thrown to the consumer
+  // after what was queued (a normal end when ended without an error).
+  const failure: { error?: unknown; failed: boolean; ended: boolean } = { failed: false, ended: false };
   let wake: (() => void) | null = null;
   // Resolves the stored event handed out last, once the consumer comes back for the next one.
   let taken: ((more: boolean) => void) | null = null;
@@ -47,6 +57,15 @@ export async function* subscribeWithReplay(
   });
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
+  const forget = options.register?.((error) => {
+    if (failure.failed || failure.ended) return;
+    if (error === undefined) failure.ended = true;
+    else {
+      failure.error = error;
+      failure.failed = true;
+    }
+    wake?.();
+  });
   try {
     while (!signal?.aborted) {
       const event = queue.shift();
@@ -55,6 +74,7 @@ export async function* subscribeWithReplay(
         continue;
       }
       if (failure.failed) throw failure.error;
+      if (failure.ended) return;
       release(true);
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -64,6 +84,7 @@ export async function* subscribeWithReplay(
   } finally {
     stop();
     release(false);
+    forget?.();
     signal?.removeEventListener('abort', onAbort);
   }
 }

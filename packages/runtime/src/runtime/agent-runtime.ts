@@ -47,9 +47,12 @@ import type { ProviderOutput, SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import { SessionReads } from './session-reads.js';
+import { eventPageOptions, listingOptions, sessionIdArgument, startSeq } from './read-arguments.js';
+import { providerTable } from './provider-table.js';
 import { type SessionRecoveryParts, loadSession, recoverOpenSessions } from './session-recovery.js';
 import { SessionOwnership } from './session-ownership.js';
 import { lostSessionsOf } from '../store/lease-lost.js';
+import { isReceiptExists } from '../store/receipt-exists.js';
 import { dropLostSessions } from './lost-sessions.js';
 import { OrphanSweep } from './orphan-sweep.js';
 import { RemoteAppends } from './remote-appends.js';
@@ -70,6 +73,19 @@ import { type WorkspaceParts, releaseAtClose, releaseForDelete } from './session
 /** A command's receipt as the store keeps it: its fingerprint is computed here, when it is written. */
 function storedReceipt(receipt: Receipt, fingerprint: CommandFingerprint): StoredReceipt {
   return { commandId: receipt.commandId, fingerprint: fingerprint(), receipt, at: now() };
+}
+
+/** A command sent again: the stored receipt if it is the same command, command_id_reused if not. */
+function answerWith(stored: StoredReceipt, fingerprint: CommandFingerprint): Receipt {
+  if (stored.fingerprint !== fingerprint()) throw commandIdReused();
+  return stored.receipt;
+}
+
+/** The receipt whose presence refused the command's commit (the refusal itself should it be gone). */
+async function storedReceiptAfter(store: TetherStore, command: Command, refusal: AgentError): Promise<StoredReceipt> {
+  const stored = await store.findReceipt(command.commandId);
+  if (!stored) throw refusal;
+  return stored;
 }
 
 class Runtime extends TypedCommands implements AgentRuntime {
@@ -114,16 +130,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
         ? (sessionId) => void (this.entries.get(sessionId) ? undefined : this.runWaiters.recheck(sessionId))
         : undefined,
     );
-    this.providerMap = new Map(options.providers.map((provider) => [provider.name, provider]));
+    const { byName, defaultProvider: fallback } = providerTable(options.providers, options.defaultProvider);
+    this.providerMap = byName;
     this.providerNames = [...this.providerMap.keys()];
     this.providers = [...this.providerMap.values()];
-    const fallback = options.defaultProvider ?? this.providerNames[0];
-    if (fallback === undefined || !this.providerMap.has(fallback)) {
-      throw new AgentError({
-        code: 'provider_unavailable',
-        message: 'createAgentRuntime needs at least one provider (e.g. createClaudeProvider()).',
-      });
-    }
     this.policy = {
       ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
       ...(options.isSensitive ? { isSensitive: options.isSensitive } : {}),
@@ -233,6 +243,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         watchedSessions: () => new Set([...this.hub.followedSessions(), ...this.runWaiters.waitedSessions()]),
         publish: (events) => this.publishRemote(events),
         mayHaveMissed: (sessionId) => void this.runWaiters.recheck(sessionId),
+        gone: (sessionId) => this.reads.endFollows(sessionId),
         onError: this.onBackgroundError,
       }),
       stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds, 'heartbeat')),
@@ -246,6 +257,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private loseSessions(sessionIds: readonly string[], noticedBy: 'heartbeat' | 'refused_commit'): void {
     this.onLeaseChange({ change: 'lost', sessionIds, noticedBy });
     dropLostSessions({ entries: this.entries, writer: this.writer, storeFailures: this.storeFailures }, sessionIds);
+    // Their followers here follow the store from now on, as for any session another runtime drives.
+    this.sharing?.remote.handOver(sessionIds);
   }
 
   private workspaceParts(): WorkspaceParts {
@@ -268,19 +281,30 @@ class Runtime extends TypedCommands implements AgentRuntime {
       return running.promise;
     }
     const promise = (async () => {
-      const stored = await this.store.findReceipt(command.commandId);
-      if (stored) {
-        if (stored.fingerprint !== fingerprint()) throw commandIdReused();
-        return stored.receipt;
-      }
-      if (this.stopped) throw runtimeStopped();
       const sessionId = sessionIdOf(command);
+      // Looked at before the receipt: a session held since then took no other runtime's commit meanwhile.
+      const heldBefore = sessionId !== undefined && this.entries.get(sessionId) !== undefined;
+      const stored = await this.store.findReceipt(command.commandId);
+      if (stored) return answerWith(stored, fingerprint);
+      if (this.stopped) throw runtimeStopped();
       try {
         return await this.withSession(sessionId, async () => {
-          if (sessionId !== undefined) await this.storeFailures.ensureConsistent(sessionId);
+          if (sessionId !== undefined) {
+            // Claimed (and read) after the lookup: the runtime that held the session until then may
+            // have carried this very command out (a client retrying through a load balancer).
+            if (this.ownership.shared && !heldBefore) {
+              const since = await this.store.findReceipt(command.commandId);
+              if (since) return answerWith(since, fingerprint);
+            }
+            await this.storeFailures.ensureConsistent(sessionId);
+          }
           return runCommand(this.commands, command, fingerprint);
         });
       } catch (error) {
+        // Another runtime sharing the store stored this command's receipt first: nothing of this run of
+        // it was written (the command undid what it had started), and the stored receipt is the answer.
+        if (isReceiptExists(error))
+          return answerWith(await storedReceiptAfter(this.store, command, error), fingerprint);
         // Another runtime took the session while the command ran: it is the one to send the command to.
         if (sessionId !== undefined && AgentError.isInstance(error) && lostSessionsOf(error).includes(sessionId))
           throw await this.ownership.refusalAfterLoss(sessionId, error);
@@ -415,13 +439,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return entry;
   }
 
-  getSession(sessionId: string): Promise<SessionSnapshot> {
-    return this.reads.getSession(sessionId);
+  async getSession(sessionId: string): Promise<SessionSnapshot> {
+    return this.reads.getSession(sessionIdArgument(sessionId));
   }
 
-  /** Newest first; pages with limit and before; of one state with state. */
-  listSessions(options: ListSessionsOptions = {}): Promise<SessionSnapshot[]> {
-    return this.reads.listSessions(options);
+  /** Newest first; pages with limit and before; of one state with state. Bad options: invalid_command. */
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionSnapshot[]> {
+    return this.reads.listSessions(listingOptions(options));
   }
 
   countSessionsByState(): Promise<SessionCounts> {
@@ -452,12 +476,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return this.reads.subscribe(sessionId, options);
   }
 
+  /** Bad arguments are refused at the call (invalid_command); without afterSeq it starts at the first event. */
   follow(sessionId: string, options: FollowOptions): () => void {
-    return this.reads.follow(sessionId, options);
+    return this.reads.follow(sessionIdArgument(sessionId), { ...options, afterSeq: startSeq(options.afterSeq) });
   }
 
-  readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {
-    return this.reads.readEvents(sessionId, options);
+  async readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {
+    return this.reads.readEvents(sessionIdArgument(sessionId), eventPageOptions(options));
   }
 
   observe(listener: (event: ProtocolEvent) => void): () => void {
@@ -528,6 +553,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await this.store.deleteSession(sessionId);
       this.entries.remove(entry);
       this.writer.forget(sessionId);
+      this.reads.endFollows(sessionId);
     });
   }
 
@@ -538,7 +564,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return Object.fromEntries(results);
   }
 
+  beginShutdown(): void {
+    this.inputs.holdQueued();
+  }
+
   shutdown(options: ShutdownOptions = {}): Promise<void> {
+    // Nothing queued starts from here, even a run the grace lets end on its own.
+    this.beginShutdown();
     // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
     if (options.force) this.forceStop = true;
     if (this.stopped) {
@@ -585,6 +617,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
       await this.runChanges.settled();
       await this.writer.flush();
+      // Every event is published by now: an in-process subscriber's iteration ends after the last one.
+      this.reads.endIterations();
       this.sharing?.stopLost();
       await this.store.close();
     })();

@@ -337,6 +337,54 @@ describe('follow-ups queued after the turn', () => {
   });
 });
 
+describe('follow-ups while the runtime stops', () => {
+  const lifecycleOf = (events: readonly ProtocolEvent[]) =>
+    events.filter((event) => event.type.startsWith('input.') || event.type.startsWith('run.started'));
+
+  it('once a graceful stop began (beginShutdown) the running run finishes, and no queued follow-up starts or reaches the agent', async () => {
+    const { runtime, provider, sessionId, first, firstTurn } = await started();
+    const one = await runtime.submitTurn({ sessionId, input: text('one'), delivery: 'after_turn' });
+    const two = await runtime.submitTurn({ sessionId, input: text('two'), delivery: 'after_turn' });
+    runtime.beginShutdown();
+    complete(firstTurn);
+    expect((await runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
+
+    // Both stay queued, the session idle behind them, and nothing else happened to them.
+    const snapshot = await runtime.getSession(sessionId);
+    expect(snapshot.activeRunId).toBeNull();
+    expect(snapshot.queuedInputs.map((queued) => queued.inputId)).toEqual([one.inputId, two.inputId]);
+    expect(typesOf(lifecycleOf(await runtime.readEvents(sessionId)))).toEqual([
+      'run.started',
+      'input.queued',
+      'input.queued',
+    ]);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.input)).toEqual([text('first')]);
+    // The runtime still takes commands while it drains: a withdrawal ends one, as ever.
+    await runtime.cancelQueuedInput({ sessionId, inputId: one.inputId! });
+    expect((await runtime.getSession(sessionId)).queuedInputs.map((queued) => queued.inputId)).toEqual([two.inputId]);
+    await runtime.shutdown();
+    expect(provider.sessions[0]!.turns).toHaveLength(1);
+  });
+
+  it('shutdown with a grace stops the run and starts none of its queue (tether run, a host on a signal)', async () => {
+    const { runtime, provider, sessionId, first } = await started({
+      interrupt: (runId, session) => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }),
+    });
+    await runtime.submitTurn({ sessionId, input: text('one'), delivery: 'after_turn' });
+    await runtime.submitTurn({ sessionId, input: text('two'), delivery: 'after_turn' });
+    const published: ProtocolEvent[] = [];
+    runtime.observe((event) => published.push(event));
+    await runtime.shutdown({ graceMs: 5_000 });
+    expect(provider.sessions[0]!.interrupts).toEqual([first.runId]);
+    // Ended by the agent's own stop within the grace; nothing queued started after it.
+    expect(published.filter((event) => event.type === 'run.completed')).toMatchObject([
+      { runId: first.runId, outcome: 'interrupted' },
+    ]);
+    expect(lifecycleOf(published)).toEqual([]);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.input)).toEqual([text('first')]);
+  });
+});
+
 describe('follow-ups steered into the running turn', () => {
   it('hands the input to the agent; once folded in the snapshot clears and the run completes once', async () => {
     const { runtime, provider, sessionId, first, firstTurn } = await started({ steer: () => undefined });

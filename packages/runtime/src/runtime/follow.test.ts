@@ -234,3 +234,44 @@ describe('runtime.follow with onStoredEvent (a paced replay)', () => {
     await runtime.shutdown();
   });
 });
+
+describe('runtime.subscribe ends with what it follows', () => {
+  it('at shutdown: the iteration ends normally, after the events the shutdown wrote', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(1)], store: createInMemoryStore() });
+    const sessionId = await sessionAfterOneTurn(runtime);
+    const { lastSeq } = await runtime.getSession(sessionId);
+    const seen: ProtocolEvent[] = [];
+    const iterated = (async () => {
+      for await (const event of runtime.subscribe(sessionId)) seen.push(event);
+      return 'ended';
+    })();
+    await runtime.shutdown();
+    expect(await iterated).toBe('ended');
+    // Gap-free from the first event, through the turn's and on to what the shutdown wrote (its agent's stop).
+    expect(seqs(seen)).toEqual(range(1, seen.length));
+    expect(seen.length).toBeGreaterThanOrEqual(lastSeq);
+  });
+
+  it('when the session is deleted: the iteration throws session_not_found once its consumer has what was stored', async () => {
+    const runtime = await createAgentRuntime({ providers: [streaming(1)], store: createInMemoryStore() });
+    const sessionId = await sessionAfterOneTurn(runtime);
+    await runtime.closeSession({ sessionId });
+    const { lastSeq } = await runtime.getSession(sessionId);
+    const seen: ProtocolEvent[] = [];
+    let caughtUp: () => void = () => undefined;
+    const allSeen = new Promise<void>((resolve) => {
+      caughtUp = resolve;
+    });
+    const iterated = (async () => {
+      for await (const event of runtime.subscribe(sessionId)) {
+        seen.push(event);
+        if (event.seq === lastSeq) caughtUp();
+      }
+    })();
+    await allSeen;
+    await runtime.deleteSession(sessionId);
+    await expect(iterated).rejects.toMatchObject({ code: 'session_not_found' });
+    expect(seqs(seen)).toEqual(range(1, lastSeq));
+    await runtime.shutdown();
+  });
+});

@@ -40,11 +40,23 @@ export interface InputQueueParts {
 export class InputQueue {
   private readonly parts: InputQueueParts;
   private readonly held = new Map<string, HeldInput>();
+  /** A graceful stop began (holdQueued): no queued after_turn input starts any more. */
+  private holding = false;
   /** Callers waiting for a queued input's run to exist (waitForRun on its receipt's runId), by run id. */
   private readonly startWaiters = new Map<string, Set<{ resolve: () => void; reject: (error: AgentError) => void }>>();
 
   constructor(parts: InputQueueParts) {
     this.parts = parts;
+  }
+
+  /**
+   * A graceful stop began: from now on no queued after_turn input starts, whatever ends the run it
+   * waits for. Each stays queued (withdrawing or closing still ends it) until the runtime that
+   * starts next over the store cancels it, runtime_restarted, as it does every follow-up left queued.
+   * Steers still end with their run: they belong to it.
+   */
+  holdQueued(): void {
+    this.holding = true;
   }
 
   /** Keeps an after_turn input's content until it starts or is cancelled (before its input.queued is written). */
@@ -96,6 +108,8 @@ export class InputQueue {
         entry,
         unsettled.map((queued) => steerEnding(entry, queued)),
       );
+    // Draining: the queue is left as it stands, for the next runtime to cancel (one way for all of it).
+    if (this.holding) return;
     for (;;) {
       const record = entry.record;
       if (record.state === 'closed' || record.activeRunId !== null) return;

@@ -14,6 +14,8 @@ export interface RemoteAppendsParts {
   readonly publish: (events: readonly ProtocolEvent[]) => void;
   /** Earlier events of the session may not have been handed on here (its first notice, a resync). */
   readonly mayHaveMissed: (sessionId: string) => void;
+  /** The session was deleted (by any runtime): whoever follows it here is told it is gone. */
+  readonly gone: (sessionId: string) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -24,7 +26,9 @@ const pageSize = 500;
  * Other runtimes' appends to sessions followed here: on each notice, the store is read after the
  * last seq handed on for the session and what it holds is published, in order, one read at a time
  * per session (notices arriving meanwhile only move where that read must reach). After a resync
- * (notices may have been missed) every followed session is read to its end.
+ * (notices may have been missed) every followed session is read to its end, and one no longer
+ * stored is gone (its deletion's notice was missed). A session this runtime gave up (handOver) is
+ * read to its end as well: its new holder's notices were ignored while this runtime drove it.
  *
  * A session's first notice here (or a resync of one not yet read) hands on only its newest event:
  * followers read the store for what they have not seen (followSession fills gaps from the store),
@@ -37,16 +41,38 @@ export class RemoteAppends {
   /** Reads in progress, with the seq each must reach. */
   private readonly reading = new Map<string, { target: number }>();
   private readonly stopListening: () => void;
+  private readonly stopHearingDeletions: () => void;
   private stopped = false;
 
   constructor(parts: RemoteAppendsParts) {
     this.parts = parts;
     this.stopListening = parts.coordination.onAppended((notice) => this.noticed(notice));
+    this.stopHearingDeletions = parts.coordination.onDeleted((sessionId) => this.deleted(sessionId));
   }
 
   stop(): void {
     this.stopped = true;
     this.stopListening();
+    this.stopHearingDeletions();
+  }
+
+  /**
+   * Sessions this runtime no longer drives (another runtime took their leases): their followers and
+   * run waiters here get their events from the store from now on, as for any session driven
+   * elsewhere, starting with what the new holder may have stored already.
+   */
+  handOver(sessionIds: readonly string[]): void {
+    if (this.stopped) return;
+    for (const sessionId of sessionIds) {
+      this.positions.delete(sessionId);
+      this.catchUp(sessionId, Number.POSITIVE_INFINITY);
+    }
+  }
+
+  private deleted(sessionId: string): void {
+    if (this.stopped) return;
+    this.positions.delete(sessionId);
+    this.parts.gone(sessionId);
   }
 
   private noticed(notice: AppendNotice | 'resync'): void {
@@ -82,13 +108,17 @@ export class RemoteAppends {
   private async read(sessionId: string, reading: { target: number }): Promise<void> {
     const { store } = this.parts;
     let position = this.positions.get(sessionId);
-    if (position === undefined) {
-      const newest = Number.isFinite(reading.target)
-        ? reading.target
-        : ((await store.getSession(sessionId))?.lastSeq ?? 0);
-      position = Math.max(0, newest - 1);
-      this.parts.mayHaveMissed(sessionId);
+    if (!Number.isFinite(reading.target)) {
+      // Read to its end because notices may have been missed: a deletion's among them.
+      const record = await store.getSession(sessionId);
+      if (record === undefined) {
+        this.deleted(sessionId);
+        return;
+      }
+      position ??= Math.max(0, record.lastSeq - 1);
     }
+    if (position === undefined) position = Math.max(0, reading.target - 1);
+    if (!this.positions.has(sessionId)) this.parts.mayHaveMissed(sessionId);
     for (;;) {
       const page = await store.readEvents(sessionId, { afterSeq: position, limit: pageSize });
       // Taken over here meanwhile: this runtime's own publishing covers it from now on.

@@ -120,6 +120,15 @@ export interface AgentRuntime extends TetherSurface {
   readonly providerNames: readonly string[];
 
   /**
+   * The first step of a graceful stop, for a host that lets the active runs finish before it calls
+   * shutdown (the daemon's drain): from now on no queued `after_turn` follow-up starts, and none
+   * reaches an agent. They stay queued (cancel_queued_input and close_session still end them); the
+   * runtime that starts next over the store cancels them `runtime_restarted`. Everything else goes
+   * on: runs finish, prompts are answered, commands are taken (refusing new turns is the host's
+   * part). shutdown() does this first too. Idempotent.
+   */
+  beginShutdown(): void;
+  /**
    * Stops every agent process (sessions stay open and resume on their next turn), completes
    * active runs as interrupted, flushes the log and closes the store (releasing the data dir).
    * With `graceMs`, active runs are first asked to stop and given that long to end on their own;

@@ -27,6 +27,7 @@ export class SharedStoreDouble {
     }
   >();
   private readonly appendListeners = new Set<(notice: AppendNotice | 'resync') => void>();
+  private readonly deletionListeners = new Set<(sessionId: string) => void>();
   /** While true, append notices are lost (a broken notification connection). */
   muted = false;
   /** Every commit refused for a lost lease, by owner and sessions. */
@@ -74,6 +75,10 @@ export class SharedStoreDouble {
       onAppended: (listener) => {
         this.appendListeners.add(listener);
         return () => this.appendListeners.delete(listener);
+      },
+      onDeleted: (listener) => {
+        this.deletionListeners.add(listener);
+        return () => this.deletionListeners.delete(listener);
       },
       onLost: (listener) => {
         owner.lost.add(listener);
@@ -124,6 +129,10 @@ export class SharedStoreDouble {
             fence([sessionId]);
             await target.deleteSession(sessionId);
             this.leases.delete(sessionId);
+            setImmediate(() => {
+              if (this.muted) return;
+              for (const listener of this.deletionListeners) listener(sessionId);
+            });
           };
         if (property === 'close')
           return async () => {

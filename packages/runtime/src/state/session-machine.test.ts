@@ -83,9 +83,12 @@ describe('session state machine (pure decide / evolve)', () => {
       configuration: { maxCostUsd: 0.5 },
       usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.5 },
     });
-    expect(decideSubmitTurn(spent, submit, turnContext)).toMatchObject({
-      refusal: { code: 'budget_exceeded', details: { reason: 'max_cost' } },
-    });
+    const refused = decideSubmitTurn(spent, submit, turnContext);
+    expect(refused).toMatchObject({ refusal: { code: 'budget_exceeded', details: { reason: 'max_cost' } } });
+    // It suggests only what can be done: a reopened session keeps its settings, no command raises a budget.
+    const { message } = (refused as { refusal: { message: string } }).refusal;
+    expect(message).toContain('Open a new session, with a maxCostUsd of its own, to go on.');
+    expect(message).not.toMatch(/continue this one|larger maxCostUsd/);
     const left = { ...spent, usage: { ...spent.usage, costUsd: 0.49 } };
     expect(decideSubmitTurn(left, submit, turnContext)).toMatchObject({ runId });
     expect(decideSubmitTurn({ ...spent, usage: { ...spent.usage, costUsd: null } }, submit, turnContext)).toMatchObject(

@@ -1,4 +1,5 @@
 import { AgentError, isOpenInteraction, type ProtocolEvent } from '@tether/protocol';
+import { receiptExists } from './receipt-exists.js';
 import { isAfter, newestFirst } from './session-order.js';
 import type {
   CommitUnit,
@@ -53,6 +54,15 @@ export function createInMemoryStore(): TetherStore {
         });
       }
       next.set(event.sessionId, event.seq);
+    }
+  }
+
+  /** A receipt is written once: a unit carrying one already stored (or twice) is refused whole. */
+  function checkReceipts(unit: CommitUnit): void {
+    const carried = new Set<string>();
+    for (const { commandId } of unit.receipts) {
+      if (receipts.has(commandId) || carried.has(commandId)) throw receiptExists();
+      carried.add(commandId);
     }
   }
 
@@ -123,6 +133,7 @@ export function createInMemoryStore(): TetherStore {
     async commit(unit) {
       assertOpen();
       checkSequence(unit);
+      checkReceipts(unit);
       // Copied before anything is applied: a value that cannot be cloned then leaves the store untouched.
       const copied = copy(unit);
       for (const event of copied.events) {

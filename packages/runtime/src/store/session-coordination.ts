@@ -54,6 +54,12 @@ export interface SessionCoordination {
    * and is back): whoever follows a session then reads the store for what it has not seen.
    */
   onAppended(listener: (notice: AppendNotice | 'resync') => void): () => void;
+  /**
+   * Listens for sessions deleted through any runtime sharing the store (this one's included), told
+   * once the deletion committed. A notice missed meanwhile is covered by the `'resync'` that
+   * onAppended's listeners get: whoever follows a session then finds out whether it is still stored.
+   */
+  onDeleted(listener: (sessionId: string) => void): () => void;
   /** Sessions this runtime held whose lease another runtime took (found by the heartbeat). */
   onLost(listener: (sessionIds: readonly string[]) => void): () => void;
   /** Sets the address other daemons' refusals name for this runtime (the daemon's URL, once it listens). */

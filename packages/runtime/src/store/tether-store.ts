@@ -86,6 +86,7 @@ export interface InteractionRecord {
   readonly settledAt: string | null;
 }
 
+/** A command's receipt as stored: written once per commandId, never replaced (TetherStore.commit). */
 export interface StoredReceipt {
   readonly commandId: string;
   /** A hash of the command without its commandId, to tell a redelivery from a reused id. */
@@ -175,7 +176,11 @@ export interface TetherStore {
   deleteSession(sessionId: string): Promise<void>;
   /**
    * Atomic: all of the unit or nothing. Rejects a unit whose seqs would leave a gap or repeat
-   * (store_failure, details.reason sequence_conflict), checked against what is stored.
+   * (store_failure, details.reason sequence_conflict), checked against what is stored. A receipt is
+   * written once: a unit carrying one whose commandId is already stored is rejected whole
+   * (store_failure, details.reason receipt_exists; receipt-exists.ts), the stored receipt unchanged,
+   * so a command sent to two runtimes sharing the store has one effect (the runtime then answers
+   * with the stored receipt). Of two such units committed at once, one is stored and the other rejected.
    */
   commit(unit: CommitUnit): Promise<void>;
   close(): Promise<void>;

@@ -21,6 +21,29 @@ export function useStores(): (options: PostgresStoreOptions) => Promise<SharedSt
   };
 }
 
+/**
+ * For the test file that calls this: stalls a runtime's heartbeat as a stuck daemon's would stall
+ * while the rest of it (its notice listener, its reads) works: a transaction locks its row, so its
+ * renewals wait, and its leases lapse once the ttl passes. The function returned lets them through;
+ * the locking connections end after each test.
+ */
+export function useHeartbeatStalls(): (url: string, ownerId: string) => Promise<() => Promise<void>> {
+  const holders: pg.Client[] = [];
+  afterEach(async () => {
+    await Promise.all(holders.splice(0).map((client) => client.end().catch(() => undefined)));
+  });
+  return async (url, ownerId) => {
+    const client = new pg.Client({ connectionString: url });
+    holders.push(client);
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT owner_id FROM runtimes WHERE owner_id = $1 FOR UPDATE', [ownerId]);
+    return async () => {
+      await client.query('ROLLBACK');
+    };
+  };
+}
+
 /** One statement on a connection of its own, outside any store. */
 export async function query<Row extends pg.QueryResultRow>(
   url: string,

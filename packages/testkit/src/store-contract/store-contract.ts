@@ -547,6 +547,40 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       }
     });
 
+    it('writes a receipt once: a unit carrying a commandId already stored (or twice) is refused whole, the stored receipt kept', async () => {
+      const first = unit({
+        events: events(sessionId, 1, 1),
+        sessions: [sessionRecord(sessionId, { lastSeq: 1 })],
+        receipts: [receipt('cmd-1')],
+      });
+      await store.commit(first);
+      const other = (receipts: StoredReceipt[]) =>
+        unit({
+          events: events(otherSessionId, 1, 2),
+          sessions: [sessionRecord(otherSessionId, { lastSeq: 2 })],
+          runs: [runRecord(runId, { sessionId: otherSessionId })],
+          receipts,
+        });
+      // Another runtime carrying the same command out: another session named, another fingerprint.
+      const again = { ...receipt('cmd-1', otherSessionId), fingerprint: 'fingerprint-of-another-command' };
+      await expectStoreFailure(store.commit(other([receipt('cmd-2', otherSessionId), again])), 'receipt_exists');
+      await expectStoreFailure(
+        store.commit(other([receipt('cmd-3', otherSessionId), receipt('cmd-3', otherSessionId)])),
+        'receipt_exists',
+      );
+
+      expect(await store.findReceipt('cmd-1')).toEqual(receipt('cmd-1'));
+      expect(await store.findReceipt('cmd-2')).toBeUndefined();
+      expect(await store.findReceipt('cmd-3')).toBeUndefined();
+      expect(await store.loadSessions()).toEqual([sessionRecord(sessionId, { lastSeq: 1 })]);
+      expect(await store.getRun(runId)).toBeUndefined();
+      expect(await store.readEvents(otherSessionId, { afterSeq: 0, limit: 100 })).toEqual([]);
+      // Nothing of the refused units stayed: the same change under a receipt of its own is stored.
+      await store.commit(other([receipt('cmd-2', otherSessionId)]));
+      expect(await store.findReceipt('cmd-2')).toEqual(receipt('cmd-2', otherSessionId));
+      expect(await store.readEvents(otherSessionId, { afterSeq: 0, limit: 100 })).toEqual(events(otherSessionId, 1, 2));
+    });
+
     it('applies commits made concurrently in the order they were made', async () => {
       const commits = [];
       for (let batch = 0; batch < 10; batch += 1) {

@@ -1,0 +1,103 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Daemon, startDaemon } from '@tether/daemon';
+import { openPostgresStore } from '@tether/store-postgres';
+import { createMockProvider, startTestPostgres, type TestPostgres } from '@tether/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type SseFrame,
+  SocketClient,
+  client,
+  openEventStream,
+  openSession,
+  readEventsUntil,
+  silentLogger,
+  sseFrames,
+} from '../daemon/daemon-test-helpers.js';
+
+// Two daemons in this process on one PostgreSQL database, their agents mocked: what a client of
+// each sees of a session deleted through the other.
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const daemons: Daemon[] = [];
+const sockets: SocketClient[] = [];
+let root = '';
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.close();
+  await Promise.all(daemons.splice(0).map((daemon) => daemon.close()));
+  if (root) await rm(root, { recursive: true, force: true });
+  root = '';
+});
+
+async function serve(database: string, name: string): Promise<Daemon> {
+  const daemon = await startDaemon({
+    dataDir: path.join(root, `daemon-${name}`),
+    port: 0,
+    providers: [createMockProvider()],
+    logger: silentLogger,
+    openStore: () => openPostgresStore({ url: database, ownerId: `owner-${name}`, leaseTtlMs: 2_000 }),
+  });
+  daemons.push(daemon);
+  return daemon;
+}
+
+/** Resolves once the stream has ended (pings skipped); fails if an event comes, or nothing ends it within `ms`. */
+async function ended(frames: AsyncGenerator<SseFrame>, ms: number, where: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the stream on ${where} was still open ${ms} ms after the delete`)), ms);
+  });
+  const end = (async () => {
+    for (let next = await frames.next(); !next.done; next = await frames.next())
+      if (next.value.comment === undefined)
+        throw new Error(`the stream on ${where} sent ${JSON.stringify(next.value)}`);
+  })();
+  try {
+    await Promise.race([end, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('a session deleted through one of two daemons sharing a database', () => {
+  it('ends its event streams and WebSocket subscriptions on both daemons, not only on the one that deleted it', async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'tether-deleted-streams-'));
+    const workspace = path.join(root, 'workspace');
+    await mkdir(workspace);
+    const database = await server!.createDatabase();
+    const a = await serve(database, 'a');
+    const b = await serve(database, 'b');
+    const apiA = client(a);
+    const sessionId = await openSession(apiA, workspace);
+    await apiA.command({ type: 'close_session', sessionId });
+
+    const [atA, atB] = await Promise.all(
+      [a, b].map(async (daemon) => {
+        const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+        await readEventsUntil(frames, (event) => event.type === 'session.closed');
+        return frames;
+      }),
+    );
+    const socketAtB = await SocketClient.connect(b);
+    sockets.push(socketAtB);
+    socketAtB.send({ type: 'subscribe', id: 'follow', sessionId });
+    await socketAtB.waitFor((frame) => frame.type === 'event' && frame.event?.type === 'session.closed');
+
+    expect((await apiA.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(204);
+    await ended(atA!, 5_000, 'A');
+    await ended(atB!, 5_000, 'B');
+    await socketAtB.waitFor((frame) => frame.type === 'unsubscribed' && frame.sessionId === sessionId);
+    expect(socketAtB.frames.filter((frame) => frame.type === 'unsubscribed')).toEqual([
+      { type: 'unsubscribed', id: null, sessionId },
+    ]);
+    expect((await client(b).request('GET', `/v1/sessions/${sessionId}`)).status).toBe(404);
+  });
+});
