@@ -49,22 +49,10 @@ async function serve(database: string, name: string): Promise<Daemon> {
   return daemon;
 }
 
-/** Resolves once the stream has ended (pings skipped); fails if an event comes, or nothing ends it within `ms`. */
-async function ended(frames: AsyncGenerator<SseFrame>, ms: number, where: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the stream on ${where} was still open ${ms} ms after the delete`)), ms);
-  });
-  const end = (async () => {
-    for (let next = await frames.next(); !next.done; next = await frames.next())
-      if (next.value.comment === undefined)
-        throw new Error(`the stream on ${where} sent ${JSON.stringify(next.value)}`);
-  })();
-  try {
-    await Promise.race([end, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Resolves once the stream has ended (pings skipped); fails if an event comes first. */
+async function ended(frames: AsyncGenerator<SseFrame>, where: string): Promise<void> {
+  for (let next = await frames.next(); !next.done; next = await frames.next())
+    if (next.value.comment === undefined) throw new Error(`the stream on ${where} sent ${JSON.stringify(next.value)}`);
 }
 
 describe('a session deleted through one of two daemons sharing a database', () => {
@@ -92,8 +80,8 @@ describe('a session deleted through one of two daemons sharing a database', () =
     await socketAtB.waitFor((frame) => frame.type === 'event' && frame.event?.type === 'session.closed');
 
     expect((await apiA.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(204);
-    await ended(atA!, 5_000, 'A');
-    await ended(atB!, 5_000, 'B');
+    await ended(atA!, 'A');
+    await ended(atB!, 'B');
     await socketAtB.waitFor((frame) => frame.type === 'unsubscribed' && frame.sessionId === sessionId);
     expect(socketAtB.frames.filter((frame) => frame.type === 'unsubscribed')).toEqual([
       { type: 'unsubscribed', id: null, sessionId },
