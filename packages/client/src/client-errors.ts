@@ -22,6 +22,64 @@ export function unreachableError(url: string, cause: unknown): AgentError {
   });
 }
 
+/** A request the client sent: what its message names, and what a retry does. */
+export interface RequestSubject {
+  /** e.g. "GET /v1/sessions/ses_…" (never a query string). */
+  readonly description: string;
+  /** A command: it may have been applied without its answer reaching us; its id makes a retry safe. */
+  readonly command?: { readonly type: string; readonly commandId: string };
+  /** The client option that sets this request's time limit. */
+  readonly limitOption: 'requestTimeoutMs' | 'commandTimeoutMs';
+}
+
+function describeDuration(milliseconds: number): string {
+  return milliseconds < 1000 ? `${milliseconds} ms` : `${Number((milliseconds / 1000).toFixed(1))} s`;
+}
+
+/** A command got no answer: whether it was applied is unknown, and its commandId is what makes asking again safe. */
+function commandOutcome(command: NonNullable<RequestSubject['command']>): string {
+  return `so it may or may not have been applied. Sending it again with the same commandId (${command.commandId}) is safe: the daemon applies a commandId once and answers a repeat with the original receipt.`;
+}
+
+/**
+ * No answer within the time limit. runtime_stopped, as for a daemon that cannot be reached: to the
+ * caller both are a daemon that did not answer, retryable; `details.reason` tells them apart.
+ */
+export function requestTimeoutError(url: string, subject: RequestSubject, timeoutMs: number): AgentError {
+  const limit = describeDuration(timeoutMs);
+  const raise = `raise ${subject.limitOption} (or this call's timeoutMs) if the daemon is only slow`;
+  const message =
+    subject.command === undefined
+      ? `The Tether daemon at ${url} did not answer ${subject.description} within ${limit}; it may be hung or overloaded. Check that \`tether serve\` answers (GET /health) and retry, or ${raise}.`
+      : `The Tether daemon at ${url} did not answer the ${subject.command.type} command within ${limit}, ${commandOutcome(subject.command)} Check that \`tether serve\` answers (GET /health), or ${raise}.`;
+  return new AgentError({ code: 'runtime_stopped', message, retryable: true, details: { reason: 'request_timeout' } });
+}
+
+/** The caller's signal aborted the request before the answer came (same code as a timeout: no answer). */
+export function requestAbortedError(url: string, subject: RequestSubject, cause: unknown): AgentError {
+  const message =
+    subject.command === undefined
+      ? `The request ${subject.description} to the Tether daemon at ${url} was aborted by its signal before the daemon answered; send it again if you still need the answer.`
+      : `The ${subject.command.type} command to the Tether daemon at ${url} was aborted by its signal before the daemon answered, ${commandOutcome(subject.command)}`;
+  return new AgentError({
+    code: 'runtime_stopped',
+    message,
+    retryable: true,
+    details: { reason: 'request_aborted' },
+    cause,
+  });
+}
+
+/** An event stream (or its answer) that sent nothing, not even the daemon's pings, for the silence limit. */
+export function silentStreamError(url: string, silenceLimitMs: number): AgentError {
+  return new AgentError({
+    code: 'runtime_stopped',
+    message: `The Tether daemon at ${url} sent nothing on the event stream, not even a ping, for ${describeDuration(silenceLimitMs)}; it may be hung. Check that \`tether serve\` answers (GET /health); if it pings less often (pingIntervalMs), raise reconnect.silenceLimitMs.`,
+    retryable: true,
+    details: { reason: 'stream_silent' },
+  });
+}
+
 /** The event stream kept ending or skipping events and the client ran out of reconnection attempts. */
 export function streamLostError(url: string, attempts: number): AgentError {
   return new AgentError({

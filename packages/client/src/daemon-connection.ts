@@ -1,4 +1,12 @@
-import { errorFromResponse, invalidResponseError, unreachableError } from './client-errors.js';
+import {
+  type RequestSubject,
+  errorFromResponse,
+  invalidResponseError,
+  requestAbortedError,
+  requestTimeoutError,
+  unreachableError,
+} from './client-errors.js';
+import { type RequestDeadline, startDeadline } from './request-deadline.js';
 
 /** How the client reaches one daemon: where, with which token, through which fetch. */
 export interface DaemonConnection {
@@ -24,10 +32,55 @@ export interface DaemonRequest {
   readonly body?: unknown;
   /** Public routes (/health) are sent without the token. */
   readonly authenticated?: boolean;
+  /** Error statuses whose JSON body is an answer, not an error (/health's 503: a daemon there, unhealthy). */
+  readonly answerStatuses?: readonly number[];
+  /** How long the whole exchange (answer and body) may take, in ms; Infinity for no limit. */
+  readonly timeoutMs: number;
+  readonly limitOption: RequestSubject['limitOption'];
+  /** The caller's signal: aborting it abandons the exchange. */
+  readonly signal?: AbortSignal | undefined;
+  /** Set for POST /v1/commands: whose commandId a retry should reuse. */
+  readonly command?: RequestSubject['command'];
+}
+
+function subjectOf(request: DaemonRequest): RequestSubject {
+  return {
+    description: `${request.method} ${request.path.split('?')[0]}`,
+    limitOption: request.limitOption,
+    ...(request.command === undefined ? {} : { command: request.command }),
+  };
+}
+
+/**
+ * Runs one exchange under its deadline: whatever breaks it once the time limit passed or the
+ * caller aborted is reported as that, not as the network error the abort itself caused.
+ */
+async function withDeadline<T>(
+  connection: DaemonConnection,
+  request: DaemonRequest,
+  exchange: (deadline: RequestDeadline) => Promise<T>,
+): Promise<T> {
+  const deadline = startDeadline(request.timeoutMs, request.signal);
+  try {
+    if (deadline.cause() !== undefined) throw request.signal?.reason;
+    return await exchange(deadline);
+  } catch (error) {
+    const cause = deadline.cause();
+    if (cause === 'timeout') throw requestTimeoutError(connection.url, subjectOf(request), deadline.timeoutMs);
+    if (cause === 'aborted') throw requestAbortedError(connection.url, subjectOf(request), request.signal?.reason);
+    throw error;
+  } finally {
+    deadline.finish();
+  }
 }
 
 /** Sends one request; answers the response when it is a success, else throws the AgentError it stands for. */
-async function fetchAnswer(connection: DaemonConnection, request: DaemonRequest, accept: string): Promise<Response> {
+async function fetchAnswer(
+  connection: DaemonConnection,
+  request: DaemonRequest,
+  accept: string,
+  signal: AbortSignal,
+): Promise<Response> {
   const headers: Record<string, string> = { accept };
   if (request.authenticated !== false) headers.authorization = `Bearer ${connection.token}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -36,47 +89,53 @@ async function fetchAnswer(connection: DaemonConnection, request: DaemonRequest,
     response = await connection.fetch(`${connection.url}${request.path}`, {
       method: request.method,
       headers,
+      signal,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
   } catch (error) {
     throw unreachableError(connection.url, error);
   }
-  if (!response.ok) throw await errorFromResponse(response, connection.url);
+  if (!response.ok && !request.answerStatuses?.includes(response.status))
+    throw await errorFromResponse(response, connection.url);
   return response;
 }
 
 /** Sends one request; answers the parsed JSON body (undefined for 204), or throws an AgentError. */
-export async function sendRequest(connection: DaemonConnection, request: DaemonRequest): Promise<unknown> {
-  const response = await fetchAnswer(connection, request, 'application/json');
-  if (response.status === 204) return undefined;
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw unreachableError(connection.url, error);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw invalidResponseError(
-      connection.url,
-      `a body that is not JSON (${request.method} ${request.path.split('?')[0]})`,
-    );
-  }
+export function sendRequest(connection: DaemonConnection, request: DaemonRequest): Promise<unknown> {
+  return withDeadline(connection, request, async (deadline) => {
+    const response = await fetchAnswer(connection, request, 'application/json', deadline.signal);
+    if (response.status === 204) return undefined;
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw unreachableError(connection.url, error);
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw invalidResponseError(
+        connection.url,
+        `a body that is not JSON (${request.method} ${request.path.split('?')[0]})`,
+      );
+    }
+  });
 }
 
 /** A GET whose answer is bytes (a blob): the body and its Content-Type, or an AgentError. */
-export async function readBytes(
+export function readBytes(
   connection: DaemonConnection,
-  path: string,
+  request: DaemonRequest,
 ): Promise<{ contentType: string; bytes: Uint8Array }> {
-  const response = await fetchAnswer(connection, { method: 'GET', path }, '*/*');
-  try {
-    return {
-      contentType: response.headers.get('content-type') ?? '',
-      bytes: new Uint8Array(await response.arrayBuffer()),
-    };
-  } catch (error) {
-    throw unreachableError(connection.url, error);
-  }
+  return withDeadline(connection, request, async (deadline) => {
+    const response = await fetchAnswer(connection, request, '*/*', deadline.signal);
+    try {
+      return {
+        contentType: response.headers.get('content-type') ?? '',
+        bytes: new Uint8Array(await response.arrayBuffer()),
+      };
+    } catch (error) {
+      throw unreachableError(connection.url, error);
+    }
+  });
 }

@@ -25,10 +25,19 @@ export interface SessionPage {
 /** A provider as the daemon describes it (the protocol's shape). */
 export type ProviderInfo = ProviderDescription;
 
-export interface DaemonHealth {
-  readonly ok: true;
-  readonly version: string;
+/** What the daemon's store reports when it cannot work (the body of /health's 503). */
+export interface DaemonStoreHealth {
+  readonly kind: string;
+  readonly reason?: string;
+  readonly cause?: string;
+  readonly message?: string;
+  readonly since?: string;
 }
+
+/** A daemon is there (either way), of this version; ok false: its store cannot reach its database. */
+export type DaemonHealth =
+  | { readonly ok: true; readonly version: string }
+  | { readonly ok: false; readonly version: string; readonly store: DaemonStoreHealth };
 
 type Fields = Record<string, unknown>;
 
@@ -73,9 +82,16 @@ export function parseProviders(url: string, body: unknown): ProviderInfo[] {
 }
 
 export function parseHealth(url: string, body: unknown): DaemonHealth {
-  if (!isFields(body) || body.ok !== true || typeof body.version !== 'string')
+  if (!isFields(body) || typeof body.ok !== 'boolean' || typeof body.version !== 'string')
     throw invalidResponseError(url, 'a health answer');
-  return { ok: true, version: body.version };
+  if (body.ok) return { ok: true, version: body.version };
+  if (!isFields(body.store) || typeof body.store.kind !== 'string') throw invalidResponseError(url, 'a health answer');
+  const store: Record<string, string> = { kind: body.store.kind };
+  for (const field of ['reason', 'cause', 'message', 'since'] as const) {
+    const value = body.store[field];
+    if (typeof value === 'string') store[field] = value;
+  }
+  return { ok: false, version: body.version, store: store as unknown as DaemonStoreHealth };
 }
 
 export function parseModelList(url: string, body: unknown): ModelList {

@@ -5,6 +5,10 @@ import { createTetherClient } from './index.js';
 import type { TetherClient } from './index.js';
 import { type FakeDaemon, startFakeDaemon } from './test-support/fake-daemon.js';
 import { sampleEventBody, sampleSnapshot, withEnvelope } from './test-support/sample-records.js';
+import { startSilentServer } from './test-support/silent-server.js';
+
+/** Time passing with nothing on the stream: what the silence limit is about (not a wait for something to happen). */
+const quietFor = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** The seqs of the next `count` events; fails if the iteration ends first. */
 async function takeSeqs(iterator: AsyncIterator<ProtocolEvent>, count: number): Promise<number[]> {
@@ -262,5 +266,98 @@ describe('TetherClient.subscribe', () => {
     expect(error).toMatchObject({ code: 'runtime_stopped', retryable: true });
     expect(error.message).toContain('is not reachable');
     expect(calls).toBe(3);
+  });
+
+  it('reconnects from its last seq when the stream sends nothing, not even a ping, for the silence limit', async () => {
+    client = createTetherClient({
+      url: daemon.url,
+      token: daemon.token,
+      reconnect: { initialDelayMs: 1, maxDelayMs: 5, silenceLimitMs: 100 },
+    });
+    const states: string[] = [];
+    append(2);
+    const events = client
+      .subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })
+      [Symbol.asyncIterator]();
+    expect(await takeSeqs(events, 2)).toEqual([1, 2]);
+    const next = events.next();
+    await daemon.waitFor(() => daemon.eventRequests(sessionId).length === 2);
+    expect(states.slice(0, 2)).toEqual(['open', 'reconnecting']);
+    expect(daemon.eventRequests(sessionId)[1]!.headers['last-event-id']).toBe('2');
+    append(1);
+    expect((await next).value?.seq).toBe(3);
+    await events.return?.();
+  });
+
+  it('keeps a quiet stream that the daemon pings', async () => {
+    client = createTetherClient({ url: daemon.url, token: daemon.token, reconnect: { silenceLimitMs: 500 } });
+    const states: string[] = [];
+    append(1);
+    const events = client
+      .subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })
+      [Symbol.asyncIterator]();
+    expect(await takeSeqs(events, 1)).toEqual([1]);
+    const next = events.next();
+    // Twice the limit in all, never more than a fifth of it without a ping.
+    for (let ping = 0; ping < 20; ping += 1) {
+      await quietFor(50);
+      daemon.ping(sessionId);
+    }
+    append(1);
+    expect((await next).value?.seq).toBe(2);
+    expect(daemon.eventRequests(sessionId)).toHaveLength(1);
+    expect(states).toEqual(['open']);
+    await events.return?.();
+  });
+
+  it('does not count the time the consumer takes between events as silence', async () => {
+    client = createTetherClient({ url: daemon.url, token: daemon.token, reconnect: { silenceLimitMs: 200 } });
+    append(1);
+    const events = open();
+    expect(await takeSeqs(events, 1)).toEqual([1]);
+    // Sent now, read only once the consumer asks: the client is not waiting on the stream meanwhile.
+    append(1);
+    await quietFor(500);
+    expect(await takeSeqs(events, 1)).toEqual([2]);
+    expect(daemon.eventRequests(sessionId)).toHaveLength(1);
+    await events.return?.();
+  });
+
+  it('gives up with runtime_stopped stream_silent on a daemon that accepts and never answers', async () => {
+    const hung = await startSilentServer();
+    try {
+      const states: string[] = [];
+      const silent = createTetherClient({
+        url: hung.url,
+        token: 't',
+        reconnect: { initialDelayMs: 1, maxAttempts: 1, silenceLimitMs: 50 },
+      });
+      const error = await iterationError(
+        silent.subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })[Symbol.asyncIterator](),
+      );
+      expect(error).toMatchObject({ code: 'runtime_stopped', retryable: true, details: { reason: 'stream_silent' } });
+      expect(error.message).toBe(
+        `The Tether daemon at ${hung.url} sent nothing on the event stream, not even a ping, for 50 ms; it may be hung. Check that \`tether serve\` answers (GET /health); if it pings less often (pingIntervalMs), raise reconnect.silenceLimitMs.`,
+      );
+      expect(states).toEqual(['reconnecting']);
+      expect(hung.connections()).toBeGreaterThanOrEqual(2);
+    } finally {
+      await hung.close();
+    }
+  });
+
+  it.each([
+    ['negative', -1],
+    ['not a whole number', 1.5],
+    ['NaN', Number.NaN],
+    ['a string', '3'],
+  ])('refuses an afterSeq that is %s at the call, before any request', (_, afterSeq) => {
+    expect(() => client.subscribe(sessionId, { afterSeq: afterSeq as number })).toThrow(
+      expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_start_seq' } }),
+    );
+    expect(() => client.subscribe(undefined as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_session_id' } }),
+    );
+    expect(daemon.requests).toHaveLength(0);
   });
 });

@@ -1,7 +1,14 @@
 import { type AgentError, ProtocolEvent, type SubscribeOptions as SessionEventsOptions } from '@tether/protocol';
-import { errorFromResponse, invalidResponseError, streamLostError, unreachableError } from './client-errors.js';
+import {
+  errorFromResponse,
+  invalidResponseError,
+  silentStreamError,
+  streamLostError,
+  unreachableError,
+} from './client-errors.js';
 import type { DaemonConnection } from './daemon-connection.js';
 import { type ReconnectSchedule, delayBeforeAttempt, waitUnlessAborted } from './reconnect-backoff.js';
+import { SilenceWatch } from './silence-watch.js';
 import { type SseFrame, SseParser } from './sse-parser.js';
 
 /** The protocol's afterSeq and signal (which, here, also closes the stream), and the connection's state. */
@@ -18,7 +25,7 @@ export type ConnectionState = 'open' | 'reconnecting';
 
 /** Why one connection ended, when it did not throw. */
 interface ConnectionEnd {
-  readonly reason: 'failed' | 'ended' | 'overflow' | 'gap';
+  readonly reason: 'failed' | 'ended' | 'overflow' | 'gap' | 'silent';
   /** Whether the daemon accepted the subscription (200 event stream) before it ended. */
   readonly opened: boolean;
   readonly error?: AgentError;
@@ -31,8 +38,9 @@ interface Position {
 
 /**
  * A session's events, replayed then live, across as many connections as it takes: whenever a
- * stream breaks (network error, end, overflow, 5xx, a gap) it reconnects with backoff from the last
- * seq it yielded, and drops anything at or below it, so the caller sees every seq once, in order.
+ * stream breaks (network error, end, overflow, 5xx, a gap, nothing at all for the silence limit) it
+ * reconnects with backoff from the last seq it yielded, and drops anything at or below it, so the
+ * caller sees every seq once, in order.
  */
 export async function* subscribeToEvents(
   connection: DaemonConnection,
@@ -45,12 +53,14 @@ export async function* subscribeToEvents(
   let failedAttempts = 0;
   let resuming = false;
   while (!signal?.aborted) {
-    const end = yield* readConnection(connection, sessionId, position, resuming, signal, options.onConnectionChange);
+    const end = yield* readConnection(connection, sessionId, position, resuming, signal, options.onConnectionChange, {
+      silenceLimitMs: schedule.silenceLimitMs,
+    });
     resuming = true;
     if (signal?.aborted) return;
-    // A stream that opened resets the count, except after a gap: a daemon that keeps skipping
-    // events must not keep the client reconnecting at full speed forever.
-    failedAttempts = end.opened && end.reason !== 'gap' ? 1 : failedAttempts + 1;
+    // A stream that opened resets the count, except after a gap or a silence: a daemon that keeps
+    // skipping events, or answers and then hangs, must not keep the client reconnecting forever.
+    failedAttempts = end.opened && end.reason !== 'gap' && end.reason !== 'silent' ? 1 : failedAttempts + 1;
     if (failedAttempts > schedule.maxAttempts) {
       // The last failure itself (unreachable, a 503's own error) says more than a summary would.
       throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
@@ -68,12 +78,20 @@ async function* readConnection(
   resuming: boolean,
   signal: AbortSignal | undefined,
   onConnectionChange: ((state: ConnectionState) => void) | undefined,
+  limits: { readonly silenceLimitMs: number },
 ): AsyncGenerator<ProtocolEvent, ConnectionEnd, undefined> {
-  // Its own controller: aborting it on every way out (consumer break, gap, overflow) releases the
-  // socket; the caller's signal aborts it too.
+  // Its own controller: aborting it on every way out (consumer break, gap, overflow, silence)
+  // releases the socket; the caller's signal aborts it too.
   const controller = new AbortController();
   const abort = () => controller.abort();
   signal?.addEventListener('abort', abort, { once: true });
+  // A hung daemon keeps the connection open and sends nothing: only the missing pings tell.
+  const watch = new SilenceWatch(limits.silenceLimitMs, abort);
+  const silentEnd = (opened: boolean): ConnectionEnd => ({
+    reason: 'silent',
+    opened,
+    error: silentStreamError(connection.url, limits.silenceLimitMs),
+  });
   try {
     const headers: Record<string, string> = {
       authorization: `Bearer ${connection.token}`,
@@ -83,12 +101,14 @@ async function* readConnection(
     const url = `${connection.url}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${position.lastSeq}`;
     let response: Response;
     try {
-      response = await connection.fetch(url, { headers, signal: controller.signal });
+      response = await watch.wait(connection.fetch(url, { headers, signal: controller.signal }));
     } catch (error) {
+      if (watch.silent) return silentEnd(false);
       return { reason: 'failed', opened: false, error: unreachableError(connection.url, error) };
     }
     if (!response.ok) {
-      const error = await errorFromResponse(response, connection.url);
+      const error = await watch.wait(errorFromResponse(response, connection.url));
+      if (watch.silent) return silentEnd(false);
       // 5xx and 429 are the daemon's passing trouble; 401, 404 and the rest will not change by retrying.
       if (response.status >= 500 || response.status === 429) return { reason: 'failed', opened: false, error };
       throw error;
@@ -103,8 +123,9 @@ async function* readConnection(
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
-        chunk = await reader.read();
+        chunk = await watch.wait(reader.read());
       } catch (error) {
+        if (watch.silent) return silentEnd(true);
         return { reason: 'failed', opened: true, error: unreachableError(connection.url, error) };
       }
       if (chunk.done) return { reason: 'ended', opened: true };
@@ -119,6 +140,7 @@ async function* readConnection(
       }
     }
   } finally {
+    watch.stop();
     signal?.removeEventListener('abort', abort);
     controller.abort();
   }

@@ -5,4 +5,5 @@ export type { TetherClient, TetherClientOptions, SessionFilter, ListSessionsOpti
 export type { CommandInput } from '@tether/protocol';
 export type { SubscribeOptions, ConnectionState } from './event-subscription.js';
 export type { ReconnectOptions } from './reconnect-backoff.js';
-export type { SessionPage, ProviderInfo, DaemonHealth } from './daemon-responses.js';
+export type { RequestOptions } from './request-deadline.js';
+export type { SessionPage, ProviderInfo, DaemonHealth, DaemonStoreHealth } from './daemon-responses.js';

@@ -1,3 +1,5 @@
+import { checkTimeout } from './request-deadline.js';
+
 /** How a subscription reconnects after its stream breaks. */
 export interface ReconnectOptions {
   /** Delay before the first reconnection attempt (default 250 ms); it doubles after each failed one. */
@@ -9,13 +11,25 @@ export interface ReconnectOptions {
    * (default: never give up). An attempt that opens the stream starts the count again.
    */
   readonly maxAttempts?: number;
+  /**
+   * A stream that sends nothing at all (no event, no `: ping`) for this long while the client waits
+   * on it, or whose answer does not start within it, counts as broken: the subscription reconnects
+   * from its last seq. Default 45,000 ms, three of the daemon's ping intervals (15 s by default; a
+   * daemon started with a longer `pingIntervalMs` needs a longer limit). Infinity never gives up on a
+   * silent stream.
+   */
+  readonly silenceLimitMs?: number;
 }
 
 export interface ReconnectSchedule {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxAttempts: number;
+  readonly silenceLimitMs: number;
 }
+
+/** The daemon pings a quiet stream every 15 s (`pingIntervalMs`); missing three in a row is no longer a quiet stream. */
+const defaultSilenceLimitMs = 3 * 15_000;
 
 export function reconnectSchedule(options: ReconnectOptions = {}): ReconnectSchedule {
   const initialDelayMs = Math.max(0, options.initialDelayMs ?? 250);
@@ -23,6 +37,7 @@ export function reconnectSchedule(options: ReconnectOptions = {}): ReconnectSche
     initialDelayMs,
     maxDelayMs: Math.max(initialDelayMs, options.maxDelayMs ?? 10_000),
     maxAttempts: Math.max(0, options.maxAttempts ?? Number.POSITIVE_INFINITY),
+    silenceLimitMs: checkTimeout(options.silenceLimitMs ?? defaultSilenceLimitMs, 'reconnect.silenceLimitMs'),
   };
 }
 

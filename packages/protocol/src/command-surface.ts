@@ -45,10 +45,14 @@ export type ReceiptFor<C extends { readonly type: CommandType }> = ReceiptOfType
 /** A command as the typed methods take it: without its type, and the commandId optional (one is generated). */
 export type CommandInput<C extends Command> = Omit<C, 'type' | 'commandId'> & { commandId?: string };
 
-/** One typed method per command: its input in, its receipt out. */
-export type CommandMethods = {
+/**
+ * One typed method per command: its input in, its receipt out. A surface whose dispatch takes
+ * options of its own (the client's signal and time limit) gets them as each method's second argument.
+ */
+export type CommandMethods<CallOptions = never> = {
   readonly [Type in CommandType as (typeof commandMethodNames)[Type]]: (
     input: CommandInput<CommandOfType<Type>>,
+    options?: CallOptions,
   ) => Promise<ReceiptOfType<Type>>;
 };
 
@@ -108,12 +112,15 @@ export function commandFromInput<Type extends CommandType>(
  * The typed command methods, generated from the table over one dispatch function. The methods pass
  * their `this` on, so they also work installed on a prototype whose dispatch is a method.
  */
-export function commandMethods<This>(dispatch: (this: This, command: Command) => Promise<Receipt>): CommandMethods {
-  const methods: Record<string, (this: This, input: CommandInput<Command>) => Promise<Receipt>> = {};
+export function commandMethods<This, CallOptions = never>(
+  dispatch: (this: This, command: Command, options?: CallOptions) => Promise<Receipt>,
+): CommandMethods<CallOptions> {
+  const methods: Record<string, (this: This, input: CommandInput<Command>, options?: CallOptions) => Promise<Receipt>> =
+    {};
   for (const type of commandTypes) {
-    methods[commandMethodNames[type]] = function (input) {
-      return dispatch.call(this, commandFromInput(type, input as never));
+    methods[commandMethodNames[type]] = function (input, options) {
+      return dispatch.call(this, commandFromInput(type, input as never), options);
     };
   }
-  return methods as unknown as CommandMethods;
+  return methods as unknown as CommandMethods<CallOptions>;
 }
