@@ -1,4 +1,4 @@
-import type { AgentRuntime } from '@tether/runtime';
+import type { AgentRuntime, TetherStore } from '@tether/runtime';
 import type { OriginPolicy } from './auth/origin-check.js';
 import type { TokenGuard } from './auth/token-guard.js';
 import type { DaemonLogger } from './logging/create-logger.js';
@@ -12,6 +12,8 @@ import type { StaticFiles } from './static/static-files.js';
 /** What the routes, middleware and the socket server share. */
 export interface DaemonState {
   readonly runtime: AgentRuntime;
+  /** The runtime's store: /health asks it whether it reaches its database. */
+  readonly store: TetherStore;
   readonly tokens: TokenGuard;
   /** Set once the port is known (port 0 picks one at listen time); no request arrives before. */
   policy: OriginPolicy;

@@ -29,6 +29,7 @@ import type { DaemonState } from './daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
 import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';
+import { logBackgroundError } from './logging/background-error-log.js';
 import { logLeaseChange } from './logging/lease-change-log.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { type DaemonNotifications, createDaemonNotifications } from './notifications/daemon-notifications.js';
@@ -145,7 +146,7 @@ async function createRuntime(
       store,
       workspaces: workspaceAcquirers(options, dataDir),
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
-      onBackgroundError: (error) => logger.error({ errorCode: error.code }, 'a background write failed'),
+      onBackgroundError: logBackgroundError(logger),
       onLeaseChange: logLeaseChange(logger),
     });
     return { runtime, store };
@@ -182,7 +183,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         'the token file was not yours alone: its token is never accepted, a new one was written',
       );
     tokens = new TokenGuard(dataDir, startToken.token);
-    metrics = new DaemonMetrics(runtime);
+    metrics = new DaemonMetrics(runtime, store);
     notifications = await createDaemonNotifications({
       options: options.notifications,
       resolved: notificationSetup,
@@ -194,6 +195,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (notifications.metrics !== null) metrics.expose(notifications.metrics.registry);
     const state: DaemonState = {
       runtime,
+      store,
       tokens,
       policy: createOriginPolicy({ port: options.port ?? defaultPort, boundHost: host }),
       metrics,

@@ -27,6 +27,7 @@ export type {
   CommitUnit,
   BlobRecord,
   SessionCounts,
+  StoreHealth,
   SessionPageQuery,
   SessionPosition,
 } from './store/tether-store.js';

@@ -1,4 +1,5 @@
 import { AgentError } from '@tether/protocol';
+import { connectionHint } from './connection-hints.js';
 import { describeCause, sqlState, storeFailure } from './store-failure.js';
 
 /** How long a store operation keeps retrying a lost connection before it reports store_unreachable. */
@@ -51,7 +52,7 @@ export async function retryConnectionLoss<Result>(action: string, work: () => Pr
       if (elapsedMs + delayMs > retryBudgetMs) {
         const cause = describeCause(error);
         throw storeFailure(
-          `The store could not ${action}: the connection to the PostgreSQL server kept failing for ${Math.round(elapsedMs / 1000)} s${cause ? ` (${cause})` : ''}. Check that the server is up and reachable from this machine, and retry.`,
+          `The store could not ${action}: the connection to the PostgreSQL server kept failing for ${Math.round(elapsedMs / 1000)} s${cause ? ` (${cause})` : ''}. ${connectionHint(error)}`,
           'store_unreachable',
           error,
         );

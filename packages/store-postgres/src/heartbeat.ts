@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { ConnectionHealth } from './connection-health.js';
 import type { HeldLeases } from './held-leases.js';
 import { leaseStatements } from './lease-statements.js';
 
@@ -10,6 +11,8 @@ export interface HeartbeatOptions {
   readonly address: () => string | null;
   /** Sessions found held by another runtime, or with another token, than this store holds. */
   readonly onLost: (sessionIds: readonly string[]) => void;
+  /** Told of each renewal's outcome: the store's health is what its heartbeat last found. */
+  readonly health: ConnectionHealth;
 }
 
 export interface Heartbeat {
@@ -51,7 +54,7 @@ async function findLost(pool: Pool, held: HeldLeases): Promise<string[]> {
  * database outage the runtimes shared thus starts every run afresh, and none of them takes the
  * others' sessions before those had a whole ttl to renew (lease-statements.ts, holderDead).
  */
-export function startHeartbeat({ pool, held, leaseTtlMs, address, onLost }: HeartbeatOptions): Heartbeat {
+export function startHeartbeat({ pool, held, leaseTtlMs, address, onLost, health }: HeartbeatOptions): Heartbeat {
   const intervalMs = Math.max(1, Math.floor(leaseTtlMs / 3));
   let inFlight: Promise<void> | undefined;
   let stopped = false;
@@ -64,8 +67,10 @@ export function startHeartbeat({ pool, held, leaseTtlMs, address, onLost }: Hear
     } catch (error) {
       // Perhaps it landed and only the answer was lost: the next run then starts a little later.
       resumed = true;
+      health.failed(error);
       throw error;
     }
+    health.succeeded();
     resumed = false;
     const lost = await findLost(pool, held);
     if (lost.length > 0 && !stopped) onLost(lost);

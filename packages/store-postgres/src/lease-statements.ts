@@ -35,6 +35,10 @@ export const leaseStatements = {
       (heartbeat_at + lease_ttl_ms * interval '1 millisecond' > now()) AS alive
     FROM runtimes WHERE owner_id = $1`,
   forgetRuntime: 'DELETE FROM runtimes WHERE owner_id = $1',
+  // The open sessions whose lease this owner holds, by their stored state (a closed one's lease is given back).
+  countHeldSessionsByState: `SELECT s.state, count(*) AS count FROM session_leases l
+    JOIN sessions s ON s.session_id = l.session_id
+    WHERE l.owner_id = $1 AND s.state <> 'closed' GROUP BY s.state`,
   insertLease: `INSERT INTO session_leases (session_id, owner_id, token) VALUES ($2, $1, 1)
     ON CONFLICT (session_id) DO NOTHING RETURNING token`,
   // The lease and whether its holder may still renew, as the claimer ($2) judges it (holderDead),

@@ -1,6 +1,7 @@
 import type { TetherStore } from '@tether/runtime';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { ConnectionHealth } from './connection-health.js';
 import { HeldLeases } from './held-leases.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
 import { createCoordination } from './postgres-coordination.js';
@@ -79,6 +80,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   pool.on('error', () => undefined);
   const writes = new WriteQueue();
   const held = new HeldLeases(options.ownerId ?? randomUUID());
+  // Unresponsive once no renewal landed for two beats: when the others may no longer count on it (lease-statements.ts, holderDead).
+  const health = new ConnectionHealth((2 * leaseTtlMs) / 3);
   const coordination = createCoordination({
     url: options.url,
     pool,
@@ -86,6 +89,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     held,
     leaseTtlMs,
     exclusiveOwner: options.exclusiveOwner ? { target } : undefined,
+    health,
   });
   try {
     await guardStore(`prepare the database ${target}`, () => applyMigrations(pool, target));
@@ -99,6 +103,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     writes,
     held,
     coordination: coordination.coordination,
+    health: () => health.report(),
     closeCoordination: () => coordination.close(),
   });
 }

@@ -1,6 +1,7 @@
 import type { AppendNotice, SessionCoordination } from '@tether/runtime';
 import type { Pool } from 'pg';
 import { claimSession } from './claim-session.js';
+import type { ConnectionHealth } from './connection-health.js';
 import type { HeldLeases } from './held-leases.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { leaseStatements } from './lease-statements.js';
@@ -21,6 +22,8 @@ export interface CoordinationOptions {
   readonly leaseTtlMs: number;
   /** Refuse to start while another live process renews this owner id (owner-in-use.ts), naming the database so. */
   readonly exclusiveOwner?: { readonly target: string } | undefined;
+  /** What the heartbeat's renewals tell of the connection (the store's health()). */
+  readonly health: ConnectionHealth;
 }
 
 export interface PostgresCoordination {
@@ -39,6 +42,7 @@ export function createCoordination({
   held,
   leaseTtlMs,
   exclusiveOwner,
+  health,
 }: CoordinationOptions): PostgresCoordination {
   const lostListeners = new ListenerSet<readonly string[]>();
   const appendListeners = new ListenerSet<AppendNotice | 'resync'>();
@@ -91,6 +95,15 @@ export function createCoordination({
       return remove;
     },
     onLost: (listener) => lostListeners.add(listener),
+    countHeldSessionsByState: () =>
+      reliably('count the sessions this runtime holds', async () => {
+        const counts = { idle: 0, running: 0, waiting: 0, closed: 0 };
+        const { rows } = await pool.query<{ state: string; count: string }>(leaseStatements.countHeldSessionsByState, [
+          held.ownerId,
+        ]);
+        for (const row of rows) if (row.state in counts) counts[row.state as keyof typeof counts] = Number(row.count);
+        return counts;
+      }),
     advertise: (advertised) =>
       reliably('advertise the runtime address', async () => {
         address = advertised;
@@ -109,6 +122,7 @@ export function createCoordination({
         leaseTtlMs,
         address: () => address,
         onLost: (sessionIds) => lostListeners.emit(sessionIds),
+        health,
       });
       await guardStore('register the runtime', () => heartbeat!.beat()).catch(async (error: unknown) => {
         await heartbeat?.stop();

@@ -6,6 +6,7 @@ import {
   type SessionCounts,
   type SessionPageQuery,
   type SessionRecord,
+  type StoreHealth,
   type StoredReceipt,
   type TetherStore,
   receiptExists,
@@ -163,6 +164,8 @@ export interface PostgresStoreParts {
   readonly writes: WriteQueue;
   readonly held: HeldLeases;
   readonly coordination: SessionCoordination;
+  /** Whether the server is reachable, as the heartbeat last found (connection-health.ts). */
+  readonly health: () => StoreHealth;
   /** Ends the coordination (heartbeat, listener, this runtime's leases) once the writes have drained, before the pool ends. */
   readonly closeCoordination: () => Promise<void>;
 }
@@ -178,6 +181,7 @@ export function createPostgresStore({
   writes,
   held,
   coordination,
+  health,
   closeCoordination,
 }: PostgresStoreParts): TetherStore {
   let closed = false;
@@ -251,6 +255,7 @@ export function createPostgresStore({
   return {
     kind: 'postgres',
     coordination,
+    health,
     loadSessions: () => read('read sessions', () => all(statements.selectSessions, [], sessionFromRow)),
     loadOpenSessions: () => read('read open sessions', () => all(statements.selectOpenSessions, [], sessionFromRow)),
     listSessions: (query) => read('read sessions', () => selectSessionPage(pool, query)),

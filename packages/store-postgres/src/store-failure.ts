@@ -1,4 +1,5 @@
 import { AgentError } from '@tether/protocol';
+import { connectionHint } from './connection-hints.js';
 
 /**
  * A short, non-secret description of a low-level failure: PostgreSQL's SQLSTATE or an errno code.
@@ -9,7 +10,7 @@ export function describeCause(error: unknown): string | undefined {
   const { code } = error as { code?: unknown };
   if (typeof code !== 'string') return undefined;
   if (/^[0-9A-Z]{5}$/.test(code)) return `SQLSTATE ${code}`;
-  if (/^E[A-Z]+$/.test(code)) return code;
+  if (/^E[A-Z_]+$/.test(code)) return code;
   return undefined;
 }
 
@@ -31,7 +32,7 @@ export async function guardStore<Result>(action: string, work: () => Promise<Res
     if (AgentError.isInstance(error)) throw error;
     const cause = describeCause(error);
     throw storeFailure(
-      `The store could not ${action}${cause ? ` (${cause})` : ''}. Check that the PostgreSQL server is reachable and accepts this user, and retry.`,
+      `The store could not ${action}${cause ? ` (${cause})` : ''}. ${connectionHint(error)}`,
       undefined,
       error,
     );

@@ -28,3 +28,5 @@ export type { GitRunner } from './git-repository.js';
 export { workingDirectoryResponder } from './working-directory-responder.js';
 export { startTestPostgres } from './test-postgres.js';
 export type { TestPostgres, TestPostgresOptions } from './test-postgres.js';
+export { recordingLogger } from './recording-logger.js';
+export type { RecordedLogLine } from './recording-logger.js';

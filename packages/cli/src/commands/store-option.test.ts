@@ -36,6 +36,20 @@ describe('--store and TETHER_STORE_URL', () => {
     );
   });
 
+  it('keep every spelling of a password out of output: as typed, re-encoded and decoded, in the user part and the query', () => {
+    const value = 'postgres://tether:p%2Bss w@db.example/x?sslmode=disable&password=a%2Bb&password=c+d#frag';
+    const location = parseStoreLocation(value, {});
+    expect(location.kind === 'postgres' && location.secrets).toEqual(
+      expect.arrayContaining(['p%2Bss w', 'p%2Bss%20w', 'p+ss w', 'a%2Bb', 'a+b', 'c+d', 'c d']),
+    );
+    // However a message quotes the value, nothing of a password is left once each secret is taken out.
+    const scrubbed =
+      location.kind === 'postgres'
+        ? location.secrets.reduce((text, secret) => text.split(secret).join('***'), `${value} ${new URL(value).href}`)
+        : '';
+    for (const part of ['p%2Bss', 'a%2Bb', 'c+d', 'p+ss', 'a+b']) expect(scrubbed).not.toContain(part);
+  });
+
   it('start a PostgreSQL server of their own for embedded-postgres, from the flag or the variable', () => {
     expect(parseStoreLocation('embedded-postgres', {})).toEqual({ kind: 'embedded-postgres' });
     expect(parseStoreLocation(undefined, { TETHER_STORE_URL: 'embedded-postgres' })).toEqual({

@@ -55,13 +55,38 @@ export function parseStoreLocation(
     kind: 'postgres',
     url: value,
     description: `${url.protocol}//${url.username === '' ? '' : `${url.username}@`}${url.host}${url.pathname}`,
-    secrets: secretsOf(url),
+    secrets: secretsOf(url, value),
   };
 }
 
-function secretsOf(url: URL): string[] {
-  const passwords = [url.password, ...url.searchParams.getAll('password')].filter((secret) => secret !== '');
-  return [...new Set(passwords.flatMap((secret) => [secret, safeDecode(secret)]))];
+/**
+ * Every form the password may take in a message: as typed in the value (the user part, and each
+ * `password=` of the query), as the URL parser re-encodes it, and decoded (a query's `+` as a space too).
+ */
+function secretsOf(url: URL, value: string): string[] {
+  const typed = [typedPassword(value), ...typedQueryPasswords(value)];
+  const passwords = [url.password, ...url.searchParams.getAll('password'), ...typed].filter((secret) => secret !== '');
+  const forms = passwords.flatMap((secret) => [secret, safeDecode(secret), safeDecode(secret.replaceAll('+', ' '))]);
+  // Longest first, so a password that holds another is taken out whole.
+  return [...new Set(forms)].filter((secret) => secret !== '').sort((left, right) => right.length - left.length);
+}
+
+/** The password between the scheme's `//` and the host, as the value spells it (the last `@` ends it). */
+function typedPassword(value: string): string {
+  const authority = value.slice(value.indexOf('//') + 2).split(/[/?#]/)[0] ?? '';
+  const at = authority.lastIndexOf('@');
+  const userInfo = at === -1 ? '' : authority.slice(0, at);
+  const colon = userInfo.indexOf(':');
+  return colon === -1 ? '' : userInfo.slice(colon + 1);
+}
+
+/** Each `password=` of the query, as the value spells it. */
+function typedQueryPasswords(value: string): string[] {
+  const query = value.split('#')[0]?.split('?').slice(1).join('?') ?? '';
+  return query
+    .split('&')
+    .filter((pair) => pair.startsWith('password='))
+    .map((pair) => pair.slice('password='.length));
 }
 
 function safeDecode(text: string): string {

@@ -51,7 +51,9 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     if (errorCode) fields['errorCode'] = errorCode;
     const commandType = context.get('commandType');
     if (commandType) fields['commandType'] = commandType;
-    if (status >= 500) state.logger.error(fields, 'request failed');
+    // /health answers 503 by design while the store is down, and a load balancer asks every few
+    // seconds: the store's own background log says why, so a probe is no failure of its own.
+    if (status >= 500 && route !== '/health') state.logger.error(fields, 'request failed');
     else state.logger.info(fields, 'request');
   };
 }

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DaemonLogger } from './create-logger.js';
+import { recordingLogger } from '@tether/testkit';
 import { logLeaseChange } from './lease-change-log.js';
-
-function recordingLogger() {
-  const lines: { level: string; fields: Record<string, unknown>; message: string | undefined }[] = [];
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, message?: string): void => {
-      lines.push({ level, fields, message });
-    };
-  const logger: DaemonLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines };
-}
 
 const first = `ses_${'a'.repeat(32)}`;
 const second = `ses_${'b'.repeat(32)}`;

@@ -1,5 +1,5 @@
 import { InputDelivery, type PlanLimits, type ProtocolEvent, RunOutcome, SessionState } from '@tether/protocol';
-import type { AgentRuntime } from '@tether/runtime';
+import type { AgentRuntime, SessionCounts, TetherStore } from '@tether/runtime';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus text exposition format 0.0.4. */
@@ -84,18 +84,13 @@ export class DaemonMetrics {
   private eventsAppended = 0;
   private readonly stopObserving: () => void;
 
-  constructor(runtime: Pick<AgentRuntime, 'observe' | 'countSessionsByState'>) {
+  constructor(
+    runtime: Pick<AgentRuntime, 'observe' | 'countSessionsByState'>,
+    store: Pick<TetherStore, 'coordination'> = {},
+  ) {
     for (const outcome of RunOutcome.options) this.runs.inc({ outcome }, 0);
-    const sessions = new Gauge({
-      name: 'tether_sessions',
-      help: 'Sessions by state.',
-      labelNames: ['state'],
-      registers: [this.registry],
-      async collect() {
-        const counts = await runtime.countSessionsByState();
-        for (const state of SessionState.options) sessions.set({ state }, counts[state]);
-      },
-    });
+    const countHeld = store.coordination?.countHeldSessionsByState?.bind(store.coordination);
+    this.registerSessionGauges(runtime, countHeld);
     const processes = new Gauge({
       name: 'tether_processes_active',
       help: 'Agent processes running.',
@@ -134,6 +129,46 @@ export class DaemonMetrics {
 
   stop(): void {
     this.stopObserving();
+  }
+
+  /**
+   * tether_sessions: this daemon's sessions. Alone on its store, that is every session; on a store
+   * daemons share, the open ones it drives (holds the lease of), so summing the daemons' scrapes
+   * counts each session once, and the store's counts (the same on every daemon) go to
+   * tether_store_sessions, without the closed state in tether_sessions, which no daemon holds.
+   */
+  private registerSessionGauges(
+    runtime: Pick<AgentRuntime, 'countSessionsByState'>,
+    countHeld: (() => Promise<SessionCounts>) | undefined,
+  ): void {
+    const sessions = new Gauge({
+      name: 'tether_sessions',
+      help: countHeld
+        ? 'Open sessions this daemon drives (holds the lease of), by state; all daemons sharing the store add up to every open session.'
+        : "Sessions in this daemon's store, by state: all its own.",
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        if (countHeld === undefined) {
+          const counts = await runtime.countSessionsByState();
+          for (const state of SessionState.options) sessions.set({ state }, counts[state]);
+          return;
+        }
+        const counts = await countHeld();
+        for (const state of SessionState.options) if (state !== 'closed') sessions.set({ state }, counts[state]);
+      },
+    });
+    if (countHeld === undefined) return;
+    const stored = new Gauge({
+      name: 'tether_store_sessions',
+      help: "Sessions in the store several daemons share, by state, every daemon's: each reports the same numbers, so aggregate with max, not sum.",
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await runtime.countSessionsByState();
+        for (const state of SessionState.options) stored.set({ state }, counts[state]);
+      },
+    });
   }
 
   /** Metrics kept by another part of the daemon (notifications), in the same scrape. */

@@ -21,3 +21,16 @@ export const ProviderList = z.strictObject({
 });
 
 export const Health = z.strictObject({ ok: z.literal(true), version: z.string() });
+
+/** /health's 503: the daemon is there, but its store cannot reach its database (TetherStore.health). */
+export const Unhealthy = z.strictObject({
+  ok: z.literal(false),
+  version: z.string(),
+  store: z.strictObject({
+    kind: z.string(),
+    reason: z.string().optional(),
+    cause: z.string().optional(),
+    message: z.string().optional(),
+    since: z.string().optional(),
+  }),
+});

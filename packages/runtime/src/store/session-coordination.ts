@@ -1,3 +1,5 @@
+import type { SessionCounts } from './tether-store.js';
+
 /** Another runtime that holds a session, as a refused caller is told about it. */
 export interface SessionHolder {
   /** The holder's stable identity (one per data directory). */
@@ -64,4 +66,9 @@ export interface SessionCoordination {
   onLost(listener: (sessionIds: readonly string[]) => void): () => void;
   /** Sets the address other daemons' refusals name for this runtime (the daemon's URL, once it listens). */
   advertise(address: string): Promise<void>;
+  /**
+   * The open sessions this runtime holds the lease of, by state as last stored (closed 0: a closed
+   * session's lease is given back): what this runtime drives, where countSessionsByState counts every runtime's.
+   */
+  countHeldSessionsByState?(): Promise<SessionCounts>;
 }

@@ -135,6 +135,22 @@ export interface SessionPageQuery {
 export type SessionCounts = Record<SessionRecord['state'], number>;
 
 /**
+ * What a store knows of its own connection, from the work it does anyway (a heartbeat): never a
+ * query of its own, so a caller may ask at every request. No secret and no server text in it.
+ */
+export interface StoreHealth {
+  readonly ok: boolean;
+  /** Why not, a stable word (store_unreachable, store_unresponsive); absent when ok. */
+  readonly reason?: string;
+  /** The low-level cause: a SQLSTATE or an errno code, never the server's message. */
+  readonly cause?: string;
+  /** What is wrong and what to do about it. */
+  readonly message?: string;
+  /** Since when it has been so (ISO 8601). */
+  readonly since?: string;
+}
+
+/**
  * The runtime's storage port. Implementations: the in-memory store (tests), SQLite
  * (@tether/store-sqlite) and PostgreSQL (@tether/store-postgres). The runtime is the only writer of
  * its sessions while it holds the store; PostgreSQL still refuses a second writer's unit that does
@@ -183,5 +199,10 @@ export interface TetherStore {
    * with the stored receipt). Of two such units committed at once, one is stored and the other rejected.
    */
   commit(unit: CommitUnit): Promise<void>;
+  /**
+   * Present on a store that can lose touch with its server (PostgreSQL): whether it can reach it now,
+   * as its own background work last found. Absent: nothing to lose touch with (in-memory, SQLite).
+   */
+  health?(): StoreHealth;
   close(): Promise<void>;
 }
