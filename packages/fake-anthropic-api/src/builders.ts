@@ -42,9 +42,10 @@ export function thinkingReply(
 /** An HTTP error reply; the error type defaults from the status. */
 export function errorReply(
   status: number,
-  options: { errorType?: string; message?: string; retryAfterSeconds?: number } = {},
+  options: { errorType?: string; message?: string; retryAfterSeconds?: number; headers?: Record<string, string> } = {},
 ): FakeReply {
   const reply: FakeErrorReply = { kind: 'error', status };
+  if (options.headers !== undefined) reply.headers = options.headers;
   if (options.errorType !== undefined) reply.errorType = options.errorType;
   if (options.message !== undefined) reply.message = options.message;
   if (options.retryAfterSeconds !== undefined) reply.retryAfterSeconds = options.retryAfterSeconds;

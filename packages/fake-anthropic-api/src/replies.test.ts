@@ -246,4 +246,14 @@ describe('response headers', () => {
     expect(plain.headers.get('content-type')).toBe('application/json');
     expect(((await plain.json()) as { content: { text: string }[] }).content[0]!.text).toBe('plain');
   });
+
+  it("adds an error reply's headers to its answer, never over the fake's own", async () => {
+    const headers = { 'anthropic-ratelimit-unified-status': 'rejected', 'x-should-retry': 'maybe' };
+    api.enqueue(errorReply(429, { headers }));
+    const refused = await postMessages(api.url, messagesBody({ stream: true }));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('anthropic-ratelimit-unified-status')).toBe('rejected');
+    expect(refused.headers.get('x-should-retry')).toBe('true');
+    expect(refused.headers.get('retry-after')).toBe('1');
+  });
 });

@@ -87,6 +87,7 @@ export function writeJson(
 function writeError(ctx: ReplyContext, reply: FakeErrorReply): void {
   const errorType = reply.errorType ?? defaultErrorType(reply.status);
   const headers: Record<string, string> = {
+    ...reply.headers,
     'x-should-retry': reply.status >= 500 || reply.status === 429 || reply.status === 408 ? 'true' : 'false',
   };
   const retryAfter = reply.retryAfterSeconds ?? (reply.status === 429 ? 1 : undefined);

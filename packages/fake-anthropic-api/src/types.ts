@@ -44,6 +44,8 @@ export interface FakeErrorReply {
   message?: string;
   /** `retry-after` header; 429 defaults to 1. */
   retryAfterSeconds?: number;
+  /** Extra response headers (e.g. a plan limit's 429 carries `anthropic-ratelimit-unified-status: rejected`). */
+  headers?: Record<string, string>;
 }
 
 /** Streaming: headers and `message_start`, then nothing until the client disconnects, `releaseHeld()` or `close()`.

@@ -11,7 +11,7 @@ import {
 } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
 import { ContextUsage, PlanLimits } from './plan-limits.js';
-import { InputCancelReason, InputDelivery, InputId } from './queued-inputs.js';
+import { InputCancelReason, InputDelivery, InputHoldReason, InputId } from './queued-inputs.js';
 import { TokenUsage } from './usage.js';
 import { ChangedFile, Workspace, WorkspaceStatus } from './workspace.js';
 
@@ -302,6 +302,17 @@ export const InputCancelledEvent = sessionEvent('input.cancelled', {
   error: SerializedAgentError.optional(),
 });
 
+/**
+ * A queued after_turn input does not start although no run is active (InputHoldReason): it starts at
+ * `until` (ISO-8601) or sooner when what holds it ends; withdrawing or closing still cancels it.
+ */
+export const InputHeldEvent = sessionEvent('input.held', {
+  inputId: InputId,
+  runId: RunId,
+  until: z.string().max(40),
+  reason: InputHoldReason,
+});
+
 /** The account's plan limits as the agent last reported them (see PlanLimits). */
 export const SessionLimitsChangedEvent = sessionEvent('session.limits_changed', {
   limits: PlanLimits,
@@ -341,6 +352,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   InputStartedEvent,
   InputFoldedEvent,
   InputCancelledEvent,
+  InputHeldEvent,
   SessionLimitsChangedEvent,
   SessionContextMeasuredEvent,
   RunCheckpointedEvent,

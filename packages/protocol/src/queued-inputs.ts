@@ -5,7 +5,7 @@ import { randomHex32 } from './random-hex.js';
 /** A follow-up sent while a run was active (submit_turn with a delivery): its id until it ends. */
 export const InputId = z
   .string()
-  .regex(/^inp_[a-z0-9]{32}$/, 'a Tether input id looks like inp_ followed by 32 hex digits');
+  .regex(/^inp_[0-9a-f]{32}$/, 'a Tether input id looks like inp_ followed by 32 hex digits');
 export type InputId = z.infer<typeof InputId>;
 
 export function newInputId(): InputId {
@@ -37,6 +37,22 @@ export const InputCancelReason = z.enum([
 ]);
 export type InputCancelReason = z.infer<typeof InputCancelReason>;
 
+/**
+ * Why a queued after_turn input waits although no run is active. plan_limit: the account's plan limit
+ * window was last reported rejected with a reset time still ahead (session.limits_changed), so starting
+ * it would only get the API's refusal; it starts, oldest first, at that reset or at once when a later
+ * report no longer rejects.
+ */
+export const InputHoldReason = z.enum(['plan_limit']);
+export type InputHoldReason = z.infer<typeof InputHoldReason>;
+
+/** A queued input's hold (input.held): until when (ISO-8601) and why. */
+export const InputHold = z.strictObject({
+  until: z.string().max(40),
+  reason: InputHoldReason,
+});
+export type InputHold = z.infer<typeof InputHold>;
+
 /** A follow-up not yet started or folded in, as the session snapshot lists it (oldest first). */
 export const QueuedInput = z.strictObject({
   inputId: InputId,
@@ -46,5 +62,7 @@ export const QueuedInput = z.strictObject({
   queuedAt: z.string().max(40),
   /** The input's text, whitespace collapsed and cut at 200 characters; null when redacted. */
   preview: z.string().max(200).nullable(),
+  /** after_turn only: set while it is held (input.held) although no run is active; absent once a run starts. */
+  held: InputHold.optional(),
 });
 export type QueuedInput = z.infer<typeof QueuedInput>;

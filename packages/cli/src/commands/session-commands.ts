@@ -1,4 +1,4 @@
-import { AgentError, InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
+import { InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
@@ -82,7 +82,8 @@ export async function showCommand(argv: readonly string[], context: CliContext):
     context.stdout.write(`  waiting: ${what} (ref ${interaction.interactionRef})\n`);
   }
   for (const queued of session.queuedInputs) {
-    const how = queued.delivery === 'after_turn' ? `queued as ${queued.runId}` : `steered into ${queued.runId}`;
+    const held = queued.held ? ` (held by the plan limit until ${queued.held.until})` : '';
+    const how = queued.delivery === 'after_turn' ? `queued as ${queued.runId}${held}` : `steered into ${queued.runId}`;
     const preview = queued.preview === null ? '(redacted)' : JSON.stringify(terminalSafe(queued.preview));
     context.stdout.write(`  ${how}: ${queued.inputId} ${preview}\n`);
   }
@@ -158,14 +159,8 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   const discardWorkspaceChanges = command.values['discard-changes'] === true;
   const deleted = await withLocalOrDaemon(command, context, async (backend) => {
     const snapshot = await backend.tether.getSession(sessionId);
-    await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges }).catch((error: unknown) => {
-      if (!AgentError.isInstance(error)) throw error;
-      if (error.code === 'workspace_has_changes')
-        throw withHint(error, `To delete it with that work: tether delete ${sessionId} --discard-changes`);
-      if (error.code === 'session_open')
-        throw withHint(error, `With the CLI: tether close ${sessionId}, then delete it.`);
-      throw error;
-    });
+    // A refusal (still open, work in the worktree) is worded for the CLI where every error is (cli-error-message.ts).
+    await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
     return snapshot;
   });
   const status = deleted.workspaceStatus;
@@ -175,13 +170,4 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
       : '';
   context.stderr.write(`deleted ${sessionId}${removed}\n`);
   return 0;
-}
-
-/** The refusal as the daemon or runtime words it, plus what to type here. */
-function withHint(error: AgentError, hint: string): AgentError {
-  return new AgentError({
-    code: error.code,
-    message: `${error.message} ${hint}`,
-    ...(error.details ? { details: error.details } : {}),
-  });
 }

@@ -119,6 +119,7 @@ export class HumanRenderer {
     else if (event.type === 'run.queued') this.spinner.setState('queued for a free process');
     else if (event.type === 'input.queued' && event.delivery === 'after_turn')
       this.spinner.setState('queued behind the running turn');
+    else if (event.type === 'input.held') this.spinner.setState('held by the plan limit');
     else if (event.type === 'run.interrupt_requested') this.spinner.setState('stopping');
   }
 
@@ -168,6 +169,11 @@ export class HumanRenderer {
           event.delivery === 'after_turn'
             ? `  · queued as the next run (input ${event.inputId}; tether cancel-input withdraws it)`
             : `  · sent into the running turn (input ${event.inputId})`,
+        );
+        return;
+      case 'input.held':
+        this.note(
+          `  · queued input ${event.inputId} held by the plan limit until ${event.until} (it starts then; tether cancel-input withdraws it)`,
         );
         return;
       case 'input.started':

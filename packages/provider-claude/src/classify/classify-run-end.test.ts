@@ -65,6 +65,29 @@ describe('classifyRunEnd', () => {
     expect(classified.error?.message).toMatch(/retry/i);
   });
 
+  it("tells the plan limit's 429 (usage_limit_reached) from throttling: reason plan_limit, and the message says to wait for the reset", () => {
+    const planLimit = classifyRunEnd({
+      kind: 'result',
+      result: result({
+        is_error: true,
+        terminal_reason: 'api_error',
+        api_error_status: 429,
+        api_error: 'usage_limit_reached',
+      } as Partial<ResultFrame>),
+    });
+    expect(planLimit.error).toMatchObject({
+      code: 'provider_api_error',
+      retryable: true,
+      details: { httpStatus: 429, reason: 'plan_limit' },
+    });
+    expect(planLimit.error?.message).toMatch(/plan limit is reached.*Wait until then/);
+    const throttled = classifyRunEnd({
+      kind: 'result',
+      result: result({ is_error: true, terminal_reason: 'api_error', api_error_status: 429 }),
+    });
+    expect(throttled.error?.details).toEqual({ httpStatus: 429 });
+  });
+
   it('a lost connection is retryable; an answer cut at the output limit or refused by the model is not (the turn must change)', () => {
     const ended = { is_error: true, terminal_reason: 'api_error', api_error_status: null } as const;
     expect(classifyRunEnd({ kind: 'result', result: result(ended) }).error).toMatchObject({

@@ -172,6 +172,16 @@ function classifyResult(result: ResultFrame, apiError: string | undefined): RunC
       false,
     );
   }
+  // A subscription's plan limit window is closed (CLI 2.1.332: api_error usage_limit_reached, after a
+  // rate_limit_event rejected that names the reset, which the runtime adds to this message).
+  if (result.api_error_status === 429 && result.api_error === 'usage_limit_reached') {
+    return failed(
+      'provider_api_error',
+      "The account's plan limit is reached: the model API refuses turns until its window resets (session.limits_changed names the reset when the agent reported one). Wait until then and send the turn again; withdraw queued follow-ups that should not run.",
+      { httpStatus: 429, reason: 'plan_limit' },
+      true,
+    );
+  }
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     return apiFailure(result.api_error_status ?? undefined);
   }

@@ -528,3 +528,138 @@ describe('a session budget across agent processes', () => {
     expect(provider.sessions.map((session) => session.options.spentCostUsd)).toEqual([0, 0.25]);
   });
 });
+
+describe('follow-ups while the plan limit window is closed', () => {
+  const inAnHour = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+
+  function limits(status: 'allowed' | 'rejected', resetsAt: string | null) {
+    return {
+      type: 'session.limits_changed' as const,
+      limits: {
+        available: true,
+        unavailableReason: null,
+        windows: [{ window: 'five_hour', status, usedPercent: status === 'rejected' ? 100 : 10, resetsAt }],
+        reportedAt: new Date().toISOString(),
+      },
+    };
+  }
+
+  /** How the provider ends a run the API refused with a 429. */
+  function refused(turn: MockTurnContext) {
+    turn.emit({
+      type: 'run.completed',
+      runId: turn.runId,
+      outcome: 'failed',
+      error: {
+        code: 'provider_api_error',
+        message: 'The model API answered HTTP 429. The API is rate limiting or overloaded; retry later.',
+        retryable: true,
+        details: { httpStatus: 429 },
+      },
+    });
+  }
+
+  /** A run whose follow-ups were queued, refused by a window the same run reported closed. */
+  async function heldBehindRefusal(resetsAt: string | null = inAnHour) {
+    const context = await started();
+    const { runtime, sessionId, firstTurn } = context;
+    const second = await runtime.submitTurn({ sessionId, input: text('second'), delivery: 'after_turn' });
+    const third = await runtime.submitTurn({ sessionId, input: text('third'), delivery: 'after_turn' });
+    firstTurn.emit(limits('rejected', resetsAt));
+    refused(firstTurn);
+    return { ...context, second, third };
+  }
+
+  it('holds them (input.held; the snapshot says until when and why), names the reset in the refusal, and starts the oldest once a report reopens the window', async () => {
+    const { runtime, provider, turns, sessionId, first, firstTurn, second, third } = await heldBehindRefusal();
+    const held = (
+      await collectUntil(runtime, sessionId, (event) => event.type === 'input.held' && event.runId === third.runId)
+    ).filter((event) => event.type === 'input.held');
+    expect(held).toMatchObject([
+      { inputId: second.inputId, runId: second.runId, until: inAnHour, reason: 'plan_limit' },
+      { inputId: third.inputId, runId: third.runId, until: inAnHour, reason: 'plan_limit' },
+    ]);
+    const snapshot = await runtime.getSession(sessionId);
+    expect(snapshot).toMatchObject({ state: 'idle', activeRunId: null });
+    expect(snapshot.queuedInputs.map((queued) => queued.held)).toEqual([
+      { until: inAnHour, reason: 'plan_limit' },
+      { until: inAnHour, reason: 'plan_limit' },
+    ]);
+    const run = await runtime.getRun(first.runId);
+    expect(run.error).toMatchObject({
+      code: 'provider_api_error',
+      retryable: true,
+      details: { httpStatus: 429, reason: 'plan_limit', resetsAt: inAnHour },
+    });
+    const readable = `${inAnHour.slice(11, 19)} UTC on`;
+    expect(run.error?.message).toContain(`until it resets at ${readable}`);
+    expect(run.error?.message).toContain('The 2 follow-ups queued in this session wait for the reset');
+    expect(provider.sessions[0]!.turns).toHaveLength(1);
+
+    // The agent reports the window open again (a later rate_limit_event): the oldest starts at once.
+    firstTurn.emit(limits('allowed', inAnHour));
+    const secondTurn = await turns.next();
+    expect(secondTurn.runId).toBe(second.runId);
+    // The one behind it waits for that run, as any follow-up: no longer held.
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([
+      expect.not.objectContaining({ held: expect.anything() }),
+    ]);
+    complete(secondTurn);
+    const thirdTurn = await turns.next();
+    expect(thirdTurn.runId).toBe(third.runId);
+    complete(thirdTurn);
+    expect((await runtime.waitForRun(third.runId)).outcome).toBe('succeeded');
+  });
+
+  it('a held follow-up can still be withdrawn, and closing the session cancels the rest; neither reaches the agent', async () => {
+    const { runtime, provider, sessionId, second, third } = await heldBehindRefusal();
+    await waitForEvent(runtime, sessionId, 'input.held', { where: (event) => event.runId === third.runId });
+    await runtime.cancelQueuedInput({ sessionId, inputId: second.inputId! });
+    expect((await runtime.getSession(sessionId)).queuedInputs.map((queued) => queued.inputId)).toEqual([third.inputId]);
+    await runtime.closeSession({ sessionId });
+    const cancelled = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'input.cancelled');
+    expect(cancelled).toMatchObject([
+      { inputId: second.inputId, reason: 'withdrawn' },
+      { inputId: third.inputId, reason: 'session_closed' },
+    ]);
+    expect(provider.sessions[0]!.turns).toHaveLength(1);
+  });
+
+  it("a host's own turn while they are held runs now (the API answers); they keep their place, held again when it is refused too", async () => {
+    const { runtime, turns, sessionId, second, third } = await heldBehindRefusal();
+    await waitForEvent(runtime, sessionId, 'input.held', { where: (event) => event.runId === third.runId });
+    const now = await runtime.submitTurn({ sessionId, input: text('try now') });
+    expect(now.queued).toBeUndefined();
+    const nowTurn = await turns.next();
+    expect(nowTurn.runId).toBe(now.runId);
+    // They wait for this run now, as any follow-up: no longer held until its end decides again.
+    expect((await runtime.getSession(sessionId)).queuedInputs.map((queued) => queued.held)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    const nowStarted = (await runtime.readEvents(sessionId)).find(
+      (event) => event.type === 'run.started' && event.runId === now.runId,
+    );
+    refused(nowTurn);
+    const heldAgain = await waitForEvent(runtime, sessionId, 'input.held', {
+      where: (event) => event.runId === third.runId,
+      afterSeq: nowStarted!.seq,
+    });
+    expect(heldAgain.until).toBe(inAnHour);
+    expect(
+      (await runtime.getSession(sessionId)).queuedInputs.map((queued) => [queued.inputId, queued.held?.until]),
+    ).toEqual([
+      [second.inputId, inAnHour],
+      [third.inputId, inAnHour],
+    ]);
+  });
+
+  it('a rejected window with no reset time, or one already past, holds nothing: the next follow-up starts at once', async () => {
+    for (const resetsAt of [null, new Date(Date.now() - 60_000).toISOString()]) {
+      const { runtime, turns, second } = await heldBehindRefusal(resetsAt);
+      expect((await turns.next()).runId).toBe(second.runId);
+      const run = await runtime.getRun(second.runId);
+      expect(run.status).toBe('running');
+    }
+  });
+});

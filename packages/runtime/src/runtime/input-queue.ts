@@ -2,6 +2,7 @@ import { AgentError, type EventBody, type InputPart, type ProtocolEvent, type Qu
 import type { AgentProviderV1InputPart, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
 import { budgetSpent, queuedAfterTurn, queuedInputCancellations } from '../state/session-machine.js';
+import { closedPlanWindow } from './plan-limit-hold.js';
 import type { SessionEntry } from './session-entry.js';
 import type { SessionLog } from './session-log.js';
 
@@ -31,11 +32,16 @@ export interface InputQueueParts {
   readonly resident: (sessionId: string) => SessionEntry | undefined;
 }
 
+/** setTimeout's longest delay (about 24.8 days): a later reset is waited for in more than one step. */
+const longestTimerMs = 2_147_483_647;
+
 /**
  * The follow-ups of the runtime's sessions: which inputs wait (the session record's queuedInputs,
  * kept by the events) and, for after_turn ones, their content (here, in memory only). When a
  * session's run ends, its steers the agent never settled are cancelled and its oldest after_turn
- * input starts as the next run, in the same tick, so no command sees the session idle in between.
+ * input starts as the next run, in the same tick, so no command sees the session idle in between;
+ * unless the plan limit was last reported closed: then each waits, input.held, until the window's
+ * reset or a report that reopens it (docs/protocol.md, "Follow-ups").
  */
 export class InputQueue {
   private readonly parts: InputQueueParts;
@@ -44,6 +50,8 @@ export class InputQueue {
   private holding = false;
   /** Callers waiting for a queued input's run to exist (waitForRun on its receipt's runId), by run id. */
   private readonly startWaiters = new Map<string, Set<{ resolve: () => void; reject: (error: AgentError) => void }>>();
+  /** Sessions whose follow-ups the plan limit holds: the timer that tries again at the window's reset. */
+  private readonly reopenTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(parts: InputQueueParts) {
     this.parts = parts;
@@ -57,6 +65,8 @@ export class InputQueue {
    */
   holdQueued(): void {
     this.holding = true;
+    for (const timer of this.reopenTimers.values()) clearTimeout(timer);
+    this.reopenTimers.clear();
   }
 
   /** Keeps an after_turn input's content until it starts or is cancelled (before its input.queued is written). */
@@ -126,13 +136,60 @@ export class InputQueue {
         log.stage(entry, queuedInputCancellations([next], 'runtime_restarted'));
         continue;
       }
+      const closed = closedPlanWindow(record.limits, Date.now());
+      if (closed) {
+        this.holdForPlanLimit(entry, closed.until);
+        return;
+      }
       this.start(entry, next, held);
       return;
     }
   }
 
+  /**
+   * The window is closed until `until`: every queued after_turn input not yet held until then is
+   * (input.held), and the session is looked at again at that time. A withdraw or a close ends a held
+   * input as any; a report that reopens the window sooner starts it sooner (published).
+   */
+  private holdForPlanLimit(entry: SessionEntry, until: string): void {
+    const newlyHeld = queuedAfterTurn(entry.record).filter((queued) => queued.held?.until !== until);
+    if (newlyHeld.length > 0)
+      this.parts.log.stage(
+        entry,
+        newlyHeld.map((queued) => ({
+          type: 'input.held',
+          inputId: queued.inputId,
+          runId: queued.runId,
+          until,
+          reason: 'plan_limit',
+        })),
+      );
+    const sessionId = entry.record.sessionId;
+    clearTimeout(this.reopenTimers.get(sessionId));
+    // A timer that fires a little early finds the window still closed and waits again.
+    const delay = Math.min(Math.max(0, Date.parse(until) - Date.now()), longestTimerMs);
+    const timer = setTimeout(() => {
+      this.reopenTimers.delete(sessionId);
+      const resident = this.parts.resident(sessionId);
+      if (resident) this.continueAfterRun(resident);
+    }, delay);
+    // A reset hours away keeps no process alive: a runtime that stops cancels what it queued anyway.
+    timer.unref();
+    this.reopenTimers.set(sessionId, timer);
+  }
+
+  /** The plan limits changed: follow-ups held by them start if the window reopened (a report of allowed). */
+  private limitsChanged(sessionId: string): void {
+    const entry = this.parts.resident(sessionId);
+    if (!entry || entry.record.activeRunId !== null) return;
+    if (!queuedAfterTurn(entry.record).some((queued) => queued.held)) return;
+    this.continueAfterRun(entry);
+  }
+
   private start(entry: SessionEntry, next: QueuedInput, held: HeldInput): void {
     const { runId, inputId } = next;
+    clearTimeout(this.reopenTimers.get(entry.record.sessionId));
+    this.reopenTimers.delete(entry.record.sessionId);
     const started: EventBody[] = [
       { type: 'input.started', runId, inputId },
       { type: 'run.started', runId, input: held.recorded ? [...held.recorded] : null, inputRedacted: !held.recorded },
@@ -157,7 +214,7 @@ export class InputQueue {
       else if (event.type === 'run.completed') {
         const entry = this.parts.resident(event.sessionId);
         if (entry) this.continueAfterRun(entry);
-      }
+      } else if (event.type === 'session.limits_changed') this.limitsChanged(event.sessionId);
     }
   }
 

@@ -6,7 +6,8 @@ import type {
   SerializedAgentError,
 } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
-import { acceptsProviderPart } from '../state/session-machine.js';
+import { acceptsProviderPart, queuedAfterTurn } from '../state/session-machine.js';
+import { closedPlanWindow, withPlanLimitNamed } from './plan-limit-hold.js';
 import { refusedPartType } from './provider-part-check.js';
 import { type SessionLog, now, withRunEndCancellations } from './session-log.js';
 import type { SessionEntry } from './session-entry.js';
@@ -86,9 +87,12 @@ export function acceptProviderPart(
       if (!interaction || (interaction.status !== 'pending' && interaction.status !== 'resolving')) return;
       break;
     }
-    case 'run.completed':
-      bodies = withRunEndCancellations(entry, bodies, 'run_ended');
+    case 'run.completed': {
+      const closed = part.error && closedPlanWindow(entry.record.limits, Date.now());
+      const error = part.error && withPlanLimitNamed(part.error, closed, queuedAfterTurn(entry.record).length);
+      bodies = withRunEndCancellations(entry, [error ? { ...part, error } : part], 'run_ended');
       break;
+    }
     default:
       break;
   }

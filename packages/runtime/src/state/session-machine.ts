@@ -102,9 +102,13 @@ export function queuedAfterTurn(state: SessionRecord): QueuedInput[] {
   return (state.queuedInputs ?? []).filter((queued) => queued.delivery === 'after_turn');
 }
 
-/** Whether a new run has to wait: one is active, or queued follow-ups start first. */
+/**
+ * Whether a new run has to wait: one is active, or queued follow-ups start first. Follow-ups held by
+ * the plan limit do not make the host wait: its turn is asked for now, so it runs and the API answers
+ * (Tether's view of the window is only the last report), and the held ones keep their place.
+ */
 function isBusy(state: SessionRecord): boolean {
-  return state.activeRunId !== null || queuedAfterTurn(state).length > 0;
+  return state.activeRunId !== null || queuedAfterTurn(state).some((queued) => !queued.held);
 }
 
 /** The session's budget is spent: no new run starts (the cost as the agent reported it). */
@@ -354,6 +358,10 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
         state: 'running',
         activeRunId: event.runId,
         title: state.title ?? turnTitle(event),
+        // Follow-ups that were held now wait for this run, as any does: its end decides again.
+        ...(state.queuedInputs?.some((queued) => queued.held)
+          ? { queuedInputs: state.queuedInputs.map(({ held: _held, ...queued }) => queued) }
+          : {}),
         updatedAt: at,
       };
     case 'run.completed':
@@ -391,6 +399,13 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'input.folded':
     case 'input.cancelled': {
       const queuedInputs = (state.queuedInputs ?? []).filter((queued) => queued.inputId !== event.inputId);
+      return { ...state, queuedInputs, updatedAt: at };
+    }
+    case 'input.held': {
+      const hold = { until: event.until, reason: event.reason };
+      const queuedInputs = (state.queuedInputs ?? []).map((queued) =>
+        queued.inputId === event.inputId ? { ...queued, held: hold } : queued,
+      );
       return { ...state, queuedInputs, updatedAt: at };
     }
     case 'session.limits_changed':

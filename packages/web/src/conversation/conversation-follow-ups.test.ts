@@ -77,6 +77,28 @@ describe('follow-ups, plan limits and context usage in the conversation', () => 
     ]);
   });
 
+  it('a follow-up held by the plan limit says until when, and waits as any once a run starts', () => {
+    const until = '2026-12-05T14:05:00.000Z';
+    const held = fold([
+      ...queuedBehindFirst.slice(0, 3),
+      { type: 'run.completed', runId: first, outcome: 'failed' },
+      { type: 'input.held', inputId: input('a'), runId: second, until, reason: 'plan_limit' },
+    ]);
+    expect(waitingFollowUps(held).map((followUp) => [followUp.inputId, followUp.heldUntil])).toEqual([
+      [input('a'), until],
+    ]);
+    const hostTurn = `run_${'3'.repeat(32)}`;
+    const waitingAgain = fold([
+      ...queuedBehindFirst.slice(0, 3),
+      { type: 'run.completed', runId: first, outcome: 'failed' },
+      { type: 'input.held', inputId: input('a'), runId: second, until, reason: 'plan_limit' },
+      { type: 'run.started', runId: hostTurn, input: text('Now.'), inputRedacted: false },
+    ]);
+    expect(waitingFollowUps(waitingAgain).map((followUp) => [followUp.inputId, followUp.heldUntil])).toEqual([
+      [input('a'), null],
+    ]);
+  });
+
   it('keeps the last plan limits and context measurement, and words them for the header', () => {
     const now = new Date(2026, 11, 1, 12, 0);
     const resetsAt = new Date(2026, 11, 1, 14, 0).toISOString();

@@ -68,6 +68,8 @@ export interface FollowUp {
   readonly status: 'queued' | 'started' | 'folded' | 'cancelled';
   readonly cancelReason: InputCancelReason | null;
   readonly error: SerializedAgentError | null;
+  /** after_turn: held by the plan limit until this time (ISO-8601, input.held); null once any run starts. */
+  readonly heldUntil: string | null;
 }
 
 /** What a turn carried besides its text: images (by their blob's sha256) and workspace files. */
@@ -177,6 +179,13 @@ export function activeRun(state: ConversationState): RunEntry | null {
 }
 
 /** Follow-ups not yet started, folded in or cancelled, oldest first: they can still be withdrawn. */
+function withoutHolds(followUps: Readonly<Record<string, FollowUp>>): Readonly<Record<string, FollowUp>> {
+  if (!Object.values(followUps).some((followUp) => followUp.heldUntil !== null)) return followUps;
+  return Object.fromEntries(
+    Object.entries(followUps).map(([inputId, followUp]) => [inputId, { ...followUp, heldUntil: null }]),
+  );
+}
+
 export function waitingFollowUps(state: ConversationState): FollowUp[] {
   return Object.values(state.followUps).filter((followUp) => followUp.status === 'queued');
 }
@@ -271,6 +280,18 @@ export function canRewindTo(run: RunEntry): boolean {
   return run.control === null && run.outcome !== null && !run.rewound;
 }
 
+/**
+ * Whether a control's output is what its run already answered: the CLI answers /cost and /context
+ * with an assistant message of their text too, shown above it, so it would otherwise appear twice.
+ */
+export function controlOutputShownAsAnswer(run: RunEntry, output: string): boolean {
+  const answer = run.parts
+    .flatMap((part) => (part.kind === 'text' && !part.subagent ? [part.text] : []))
+    .join('')
+    .trim();
+  return answer !== '' && answer === output.trim();
+}
+
 /** The number of the turn (1-based, controls not counted) a run is, or null when it is not a turn here. */
 export function turnNumber(state: ConversationState, runId: string): number | null {
   const turns = state.runs.filter((run) => run.control === null);
@@ -317,6 +338,8 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'run.started':
       return {
         ...state,
+        // Held follow-ups now wait for this run as any does (the runtime drops their holds): its end decides again.
+        followUps: withoutHolds(state.followUps),
         runs: [
           ...state.runs,
           {
@@ -443,6 +466,11 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
     case 'context.cleared':
     case 'diagnostic':
       return state;
+    case 'input.held': {
+      const followUp = state.followUps[event.inputId];
+      if (!followUp) return state;
+      return { ...state, followUps: { ...state.followUps, [event.inputId]: { ...followUp, heldUntil: event.until } } };
+    }
     case 'input.queued':
       return {
         ...state,
@@ -456,6 +484,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             status: 'queued',
             cancelReason: null,
             error: null,
+            heldUntil: null,
           },
         },
       };

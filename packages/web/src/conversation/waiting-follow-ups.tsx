@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { formatReset } from '../format/format-limits.js';
 import type { FollowUp } from './conversation-state.js';
 
 export interface WaitingFollowUpsProps {
@@ -26,7 +27,11 @@ export function WaitingFollowUps({ followUps, onWithdraw }: WaitingFollowUpsProp
       {followUps.map((followUp) => (
         <li key={followUp.inputId} className={`follow-up follow-up-${followUp.delivery}`}>
           <span className="follow-up-state">
-            {followUp.delivery === 'steer' ? 'Steering into the running turn' : 'Queued as the next turn'}
+            {followUp.delivery === 'steer'
+              ? 'Steering into the running turn'
+              : followUp.heldUntil !== null
+                ? `Held by the plan limit until ${formatReset(followUp.heldUntil)}`
+                : 'Queued as the next turn'}
           </span>
           <span className="follow-up-text">{followUp.text === null ? '(input redacted)' : followUp.text}</span>
           <button

@@ -9,7 +9,7 @@ const windowLabels: Readonly<Record<string, string>> = {
 };
 
 /** A reset time in the reader's time zone: the hour today, with the date otherwise. */
-function formatReset(iso: string, now: Date): string {
+export function formatReset(iso: string, now: Date = new Date()): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
   const time = at.toLocaleTimeString('en', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
