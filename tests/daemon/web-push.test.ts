@@ -39,7 +39,8 @@ describe('Web Push', () => {
     expect((await fetch(`${daemon.url}/v1/push/key`)).status).toBe(401);
     const keyResponse = await api.request('GET', '/v1/push/key');
     expect(keyResponse.status).toBe(200);
-    const { publicKey } = (await keyResponse.json()) as { publicKey: string };
+    const { enabled, publicKey } = (await keyResponse.json()) as { enabled: boolean; publicKey: string };
+    expect(enabled).toBe(true);
     expect(Buffer.from(publicKey, 'base64url')).toHaveLength(65);
     const keyFile = path.join(dataDirOf(environment), 'web-push-vapid-key.json');
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
@@ -142,7 +143,7 @@ describe('Web Push', () => {
     expect(JSON.parse(await readFile(subscriptionsFile, 'utf8')).subscriptions).toEqual([]);
   });
 
-  it('refuses subscriptions it could not push to safely, past the bound, and everything when Web Push is off', async () => {
+  it('refuses subscriptions it could not push to safely, past the bound, and every subscription when Web Push is off', async () => {
     const { environment, daemon, api } = await start({
       notifications: { webPush: { subject, maxSubscriptions: 1 } },
     });
@@ -178,11 +179,16 @@ describe('Web Push', () => {
     expect(stored.subscriptions).toMatchObject([{ endpoint: 'https://push.example/1' }]);
     await daemon.close();
 
-    // Off (no subject given): the routes say so.
+    // Off (no subject given): the key route says so as an answer, the subscription routes refuse.
     const off = client(await daemonOn(environment, {}));
     const key = await off.request('GET', '/v1/push/key');
-    expect(key.status).toBe(501);
-    expect(await key.json()).toMatchObject({
+    expect(key.status).toBe(200);
+    expect(await key.json()).toEqual({ enabled: false });
+    const subscribe = await off.request('POST', '/v1/push/subscriptions', {
+      body: new TestBrowserKeys().subscription('https://push.example/3'),
+    });
+    expect(subscribe.status).toBe(501);
+    expect(await subscribe.json()).toMatchObject({
       error: { code: 'capability_unsupported', details: { reason: 'web_push_off' } },
     });
   });

@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import { forgetDrafts } from './composer/draft-storage.js';
 import { forgetStoredToken, readStoredToken, storeToken } from './connection/token-storage.js';
 import { TokenForm } from './connection/token-form.js';
 import { ConnectedApp } from './shell/connected-app.js';
@@ -14,6 +15,7 @@ export function App() {
   }, []);
   const signOut = useCallback(() => {
     forgetStoredToken();
+    forgetDrafts();
     setReason(null);
     setToken(null);
   }, []);

@@ -19,12 +19,19 @@ function pushOf(state: DaemonState): WebPush {
 }
 
 /**
- * /v1/push/*, behind the bearer token like every /v1 route: the web UI reads the daemon's VAPID
- * public key and registers (or forgets) its browser's push subscription.
+ * /v1/push/*, behind the bearer token like every /v1 route: the web UI reads whether push is on and
+ * the daemon's VAPID public key, and registers (or forgets) its browser's push subscription (501
+ * when push is off).
  */
 export function registerPushRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
+  // Whether push is on is part of the answer, not an error: the web UI asks on every load, and a
+  // refusal there would be logged by the browser as a failed request each time.
   app.get('/v1/push/key', (context) =>
-    context.json({ publicKey: pushOf(state).publicKey }, 200, { 'Cache-Control': 'no-store' }),
+    context.json(
+      state.webPush === null ? { enabled: false } : { enabled: true, publicKey: state.webPush.publicKey },
+      200,
+      { 'Cache-Control': 'no-store' },
+    ),
   );
   app.post('/v1/push/subscriptions', async (context) => {
     const push = pushOf(state);

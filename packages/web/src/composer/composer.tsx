@@ -8,10 +8,13 @@ import {
   useState,
 } from 'react';
 import type { ImageDataInputPart, InputDelivery } from '@tether/protocol';
+import { readDraft, storeDraft } from './draft-storage.js';
 import { type ImageAttachment, attachImage } from './image-attachments.js';
 import { ImagePreviews, type PreviewedImage } from './image-previews.js';
 
 export interface ComposerProps {
+  /** Whose draft the field holds: it is kept per session while the reader is elsewhere. */
+  readonly sessionId: string;
   readonly running: boolean;
   readonly closed: boolean;
   readonly stopping: boolean;
@@ -37,9 +40,22 @@ function hasFiles(transfer: DataTransfer | null): transfer is DataTransfer {
  * toggle (or Ctrl/Cmd+Enter) it goes into the running turn instead. Images pasted or dropped on it
  * wait as thumbnails (each removable) and go with the text.
  */
-export function Composer({ running, closed, stopping, acceptsImages, canSteer, onSend, onStop }: ComposerProps) {
+export function Composer({
+  sessionId,
+  running,
+  closed,
+  stopping,
+  acceptsImages,
+  canSteer,
+  onSend,
+  onStop,
+}: ComposerProps) {
   const [steer, setSteer] = useState(false);
-  const [text, setText] = useState('');
+  const [text, setTextState] = useState(() => readDraft(sessionId));
+  const setText = (next: string) => {
+    setTextState(next);
+    storeDraft(sessionId, next);
+  };
   const [images, setImages] = useState<readonly PreviewedImage[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [sending, setSending] = useState(false);

@@ -59,7 +59,13 @@ export function ControlsMenu({
     onSetMode(mode, restart);
   };
   return (
-    <details className="controls-menu">
+    <details
+      className="controls-menu"
+      onToggle={(event) => {
+        // On a phone the menu opens in a scrolled area below the conversation: bring it into view.
+        if (event.currentTarget.open) event.currentTarget.scrollIntoView({ block: 'nearest' });
+      }}
+    >
       <summary>Controls</summary>
       <div className="controls-menu-body">
         {capabilities.controls ? (

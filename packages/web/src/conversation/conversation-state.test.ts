@@ -1,6 +1,6 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { activeRun, applyEvent, openInteractions } from './conversation-state.js';
+import { activeRun, applyEvent, controlOutputShownAsAnswer, openInteractions } from './conversation-state.js';
 import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
 
 const runId = `run_${'b'.repeat(32)}`;
@@ -146,5 +146,22 @@ describe('the conversation state', () => {
     expect(state.runs[0]!.parts).toEqual([
       { kind: 'control', name: 'cost', status: 'succeeded', output: 'Total cost: $0.01' },
     ]);
+  });
+
+  it("tells a control's output the run already answered with from one it did not", () => {
+    const report = '## Context Usage\n\n| Category | Tokens |\n|---|---|\n| Free space | 956k |\n';
+    const answered = fold([
+      { type: 'run.started', runId, input: null, inputRedacted: false, control: { name: 'context' } },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: '## Context Usage\n\n| Category | Tokens |\n' },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: '|---|---|\n| Free space | 956k |' },
+      { type: 'control.completed', runId, name: 'context', status: 'succeeded', output: report },
+    ]).runs[0]!;
+    expect(controlOutputShownAsAnswer(answered, report)).toBe(true);
+    expect(controlOutputShownAsAnswer(answered, 'Total cost: $0.01')).toBe(false);
+    const silent = fold([
+      { type: 'run.started', runId, input: null, inputRedacted: false, control: { name: 'context' } },
+      { type: 'control.completed', runId, name: 'context', status: 'succeeded', output: report },
+    ]).runs[0]!;
+    expect(controlOutputShownAsAnswer(silent, report)).toBe(false);
   });
 });

@@ -3,7 +3,14 @@ import { formatCost, formatTokens } from '../format/format-values.js';
 import { MarkdownText } from '../markdown/markdown-text.js';
 import { sessionPath } from '../routing/use-route.js';
 import type { InputCancelReason } from '@tether/protocol';
-import type { ConversationState, FollowUp, InteractionEntry, RunEntry, RunPart } from './conversation-state.js';
+import {
+  type ConversationState,
+  type FollowUp,
+  type InteractionEntry,
+  type RunEntry,
+  type RunPart,
+  controlOutputShownAsAnswer,
+} from './conversation-state.js';
 import { TurnActions, type TurnActionsProps } from './turn-actions.js';
 import { TurnAttachments } from './turn-attachments.js';
 import { RunChangedFilesView } from '../workspace/run-changed-files.js';
@@ -31,9 +38,11 @@ function describeInteraction(entry: InteractionEntry | undefined): string {
 }
 
 function RunPartView({
+  run,
   part,
   interactions,
 }: {
+  readonly run: RunEntry;
   readonly part: RunPart;
   readonly interactions: ConversationState['interactions'];
 }): ReactNode {
@@ -75,7 +84,10 @@ function RunPartView({
           <p className="control-output-title">
             /{part.name}: {part.status}
           </p>
-          {part.output === '' ? null : <pre>{part.output}</pre>}
+          {/* The CLI writes /context's report (headings, tables) as markdown: read like an answer. */}
+          {part.output === '' || controlOutputShownAsAnswer(run, part.output) ? null : (
+            <MarkdownText text={part.output} />
+          )}
         </div>
       );
   }
@@ -210,7 +222,7 @@ export function RunView({ sessionId, run, interactions, actions, onOpenSession }
       <div className="run-parts">
         {run.parts.map((part, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: parts are only ever appended, so a position names one part for good.
-          <RunPartView key={index} part={part} interactions={interactions} />
+          <RunPartView key={index} run={run} part={part} interactions={interactions} />
         ))}
       </div>
       <RunStatusLine run={run} />

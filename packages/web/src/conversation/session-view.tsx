@@ -242,6 +242,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
           </p>
         ) : null}
         <Composer
+          sessionId={sessionId}
           running={run !== null}
           closed={conversation.closed}
           stopping={run?.stopRequested ?? false}

@@ -14,15 +14,14 @@ function authorized(token: string, body?: unknown): RequestInit {
   };
 }
 
-/** Whether this browser can and the daemon does: no service worker or Push API, or a daemon with Web Push off (501). */
+/** Whether this browser can and the daemon does: no service worker or Push API, or a daemon with Web Push off. */
 export async function pushAvailability(token: string): Promise<PushAvailability> {
   if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window))
     return { kind: 'unsupported' };
   const response = await fetch('/v1/push/key', authorized(token));
-  if (response.status === 501) return { kind: 'off' };
   if (!response.ok) throw new Error(`The daemon answered ${response.status} for its push key.`);
-  const { publicKey } = (await response.json()) as { publicKey: string };
-  return { kind: 'on', key: publicKey };
+  const answer = (await response.json()) as { enabled: false } | { enabled: true; publicKey: string };
+  return answer.enabled ? { kind: 'on', key: answer.publicKey } : { kind: 'off' };
 }
 
 export function registerServiceWorker(): Promise<ServiceWorkerRegistration> {

@@ -7,7 +7,7 @@ export type Route =
   | { readonly name: 'diff'; readonly sessionId: string };
 
 export function parseRoute(pathname: string): Route {
-  const session = /^\/sessions\/(ses_[a-z0-9]{32})(\/diff)?\/?$/.exec(pathname);
+  const session = /^\/sessions\/(ses_[0-9a-f]{32})(\/diff)?\/?$/.exec(pathname);
   if (session) return { name: session[2] === undefined ? 'session' : 'diff', sessionId: session[1]! };
   if (pathname === '/new' || pathname === '/new/') return { name: 'new' };
   return { name: 'list' };
