@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
+import { cliErrorMessage } from './cli-error-message.js';
 import { notADirectory } from './data-dir-shape.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
@@ -177,7 +178,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       return 2;
     }
     if (AgentError.isInstance(error)) {
-      context.stderr.write(`tether ${name}: ${error.message} [${error.code}]\n${ownerHint(error)}`);
+      context.stderr.write(`tether ${name}: ${cliErrorMessage(error, rest)} [${error.code}]\n${ownerHint(error)}`);
       return exitCodeForCode(error.code);
     }
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);

@@ -131,7 +131,7 @@ describe('tether close and delete without a daemon', () => {
     const open = await tether(['delete', sessionId]);
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('[session_open]');
-    expect(open.stderr).toContain(`tether close ${sessionId}, then delete it`);
+    expect(open.stderr).toContain(`\`tether close ${sessionId}\`, then delete it`);
 
     const closed = await succeeds(['close', sessionId]);
     expect(closed.stderr).toMatch(/^closed; worktree removed with its branch/m);

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { AgentError } from '@tether/protocol';
-import { describeError, invalidRequest, routeNotFound } from './errors/error-response.js';
+import { describeError, invalidRequest, methodNotAllowed, routeNotFound } from './errors/error-response.js';
 import { registerCommandRoutes } from './routes/commands.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -13,6 +13,7 @@ import { registerSessionRoutes } from './routes/sessions.js';
 import { registerWebRoutes } from './routes/web.js';
 import type { DaemonEnvironment } from './http/request-environment.js';
 import type { DaemonState } from './daemon-state.js';
+import { allowedMethods } from './http/allowed-methods.js';
 import { originGuard } from './http/origin-guard.js';
 import { requestLog } from './http/request-log.js';
 import { requireToken } from './http/require-token.js';
@@ -33,7 +34,7 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   app.use('*', requestLog(state));
   app.use('*', securityHeadersMiddleware());
   app.use('*', originGuard(state));
-  registerHealthRoutes(app);
+  registerHealthRoutes(app, state);
   // Before the token check: a one-time link is its own credential, good for one answer only.
   registerLinkRoutes(app, state);
   app.use('/v1/*', requireToken(state));
@@ -52,9 +53,16 @@ export function createApp(state: DaemonState): Hono<DaemonEnvironment> {
   });
   registerWebRoutes(app, state);
 
+  const methodsAt = allowedMethods(app);
+  // Also what the web UI's catch-all answers for a path it has no file for, and for any path under /v1.
   app.notFound((context) => {
-    const { status, body, code } = describeError(routeNotFound(context.req.method));
+    const method = context.req.method;
+    const allowed = methodsAt(context.req.path);
+    const { status, body, code } = describeError(
+      allowed.length > 0 && !allowed.includes(method) ? methodNotAllowed(method, allowed) : routeNotFound(method),
+    );
     context.set('errorCode', code);
+    if (code === 'method_not_allowed') context.header('Allow', allowed.join(', '));
     return context.json(body, status as 404);
   });
   app.onError((error, context) => {

@@ -4,8 +4,8 @@ import { randomHex32 as randomHex } from './random-hex.js';
 /** What ids look like; the schemas below and the commands' fast path (parse-command-fast-path.ts) share them. */
 export const identifierPatterns = {
   command: /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/,
-  session: /^ses_[a-z0-9]{32}$/,
-  run: /^run_[a-z0-9]{32}$/,
+  session: /^ses_[0-9a-f]{32}$/,
+  run: /^run_[0-9a-f]{32}$/,
 } as const;
 export const commandIdLengthLimit = 200;
 

@@ -24,9 +24,11 @@ export {
   RecordedImagePart,
   RecordedFilePart,
   inputPartTypes,
+  inputPartPosition,
 } from './input.js';
 export type { InputPartType } from './input.js';
 export { imageLimits } from './image-limits.js';
+export { diffLimits } from './diff-limits.js';
 export { inspectImage } from './inspect-image.js';
 export type { ImageFacts, ImageRefusal } from './inspect-image.js';
 export { ModelDescription, ModelList } from './models.js';
@@ -75,7 +77,15 @@ export {
 } from './commands.js';
 export type { CommandType } from './commands.js';
 export { ContextUsage, LimitWindow, PlanLimits } from './plan-limits.js';
-export { InputCancelReason, InputDelivery, InputId, QueuedInput, newInputId } from './queued-inputs.js';
+export {
+  InputCancelReason,
+  InputDelivery,
+  InputHold,
+  InputHoldReason,
+  InputId,
+  QueuedInput,
+  newInputId,
+} from './queued-inputs.js';
 export { commandMethodNames, commandTypes, commandFromInput, commandMethods } from './command-surface.js';
 export type {
   CommandInput,
@@ -135,6 +145,7 @@ export {
   InputStartedEvent,
   InputFoldedEvent,
   InputCancelledEvent,
+  InputHeldEvent,
   SessionLimitsChangedEvent,
   SessionContextMeasuredEvent,
 } from './events.js';

@@ -79,5 +79,13 @@ export type InputPart = z.infer<typeof InputPart>;
 export const inputPartTypes = ['text', 'image', 'file'] as const;
 export type InputPartType = (typeof inputPartTypes)[number];
 
+/**
+ * Where an input part stands in its turn, counted as a person counts ("2 of 3"): what a message
+ * names a part by. `details.index` keeps the zero-based index for programs.
+ */
+export function inputPartPosition(index: number, count: number): string {
+  return `${index + 1} of ${count}`;
+}
+
 /** The loose shape used to recognise an input part before its type is known to be supported. */
 export const AnyInputPart = z.looseObject({ type: z.string().min(1).max(100) });

@@ -5,7 +5,7 @@ import { randomHex32 } from './random-hex.js';
 /** An unguessable reference to one interaction, valid only within its own session. */
 export const InteractionRef = z
   .string()
-  .regex(/^int_[a-z0-9]{32}$/, 'an interaction reference looks like int_ followed by 32 hex digits');
+  .regex(/^int_[0-9a-f]{32}$/, 'an interaction reference looks like int_ followed by 32 hex digits');
 export type InteractionRef = z.infer<typeof InteractionRef>;
 
 export function newInteractionRef(): InteractionRef {

@@ -145,8 +145,8 @@ describe('parseCommand', () => {
       sessionId,
       input: [{ type: 'audio', data: 'AAAA' }],
     });
-    expect(unknown).toMatchObject({ code: 'capability_unsupported', details: { reason: 'input_part_type' } });
-    expect(unknown.message).toContain('"audio"');
+    expect(unknown).toMatchObject({ code: 'capability_unsupported', details: { reason: 'input_part_type', index: 0 } });
+    expect(unknown.message).toMatch(/^Input part 1 of 1 has type "audio"/);
     for (const part of [
       { type: 'text', text: '' },
       { type: 'image', source: {} },
@@ -163,9 +163,10 @@ describe('parseCommand', () => {
       });
       expect(error, JSON.stringify(part)).toMatchObject({
         code: 'invalid_command',
-        details: { reason: 'input_part_shape' },
+        details: { reason: 'input_part_shape', index: 1 },
       });
-      expect(error.message).toContain('Input part 1');
+      // Counted as a person counts, the zero-based index left to details.index.
+      expect(error.message).toMatch(/^Input part 2 of 2 is not a valid (text|image|file) part/);
     }
   });
 

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { Command } from './commands.js';
 import { AgentError } from './errors/agent-error.js';
-import { FileInputPart, ImageDataInputPart, ImagePathInputPart, TextInputPart, inputPartTypes } from './input.js';
+import {
+  FileInputPart,
+  ImageDataInputPart,
+  ImagePathInputPart,
+  TextInputPart,
+  inputPartPosition,
+  inputPartTypes,
+} from './input.js';
 import { parseFrequentCommand } from './parse-command-fast-path.js';
 
 /** The stable reason a refinement attached to its issue (e.g. a configuration limit), if any. */
@@ -79,22 +86,24 @@ const partShapes: Record<string, { readonly schema: z.ZodType; readonly expected
 };
 
 /** A submit_turn input part: a known type in its exact shape. */
-function checkInputPart(part: { readonly type: string }, index: number): void {
+function checkInputPart(part: { readonly type: string }, index: number, input: readonly unknown[]): void {
   const shape = partShapes[part.type];
+  const position = inputPartPosition(index, input.length);
   if (!shape) {
     throw new AgentError({
       code: 'capability_unsupported',
-      message: `Input part ${index} has type "${part.type.slice(0, 40)}", which Tether does not know. Send ${inputPartTypes.map((type) => `"${type}"`).join(', ')} parts.`,
-      details: { reason: 'input_part_type' },
+      message: `Input part ${position} has type "${part.type.slice(0, 40)}", which Tether does not know. Send ${inputPartTypes.map((type) => `"${type}"`).join(', ')} parts.`,
+      details: { reason: 'input_part_type', index },
     });
   }
   const checked = shape.schema.safeParse(part, { jitless: true });
   if (!checked.success) {
     throw new AgentError({
       code: 'invalid_command',
-      message: `Input part ${index} is not a valid ${part.type} part: it needs ${shape.expected}, and no other fields.`,
+      message: `Input part ${position} is not a valid ${part.type} part: it needs ${shape.expected}, and no other fields.`,
       details: {
         reason: 'input_part_shape',
+        index,
         issues: describeIssues(checked.error.issues).map((issue) => ({
           ...issue,
           path: `input.${index}.${issue.path}`,

@@ -1,4 +1,4 @@
-import { AgentError, type InputDelivery, type ProtocolEvent } from '@tether/protocol';
+import type { InputDelivery, ProtocolEvent } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder } from '../interactions/interaction-responder.js';
@@ -117,16 +117,5 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
     },
     context,
     daemonTurnStopper(client),
-  ).catch((error: unknown) => {
-    throw AgentError.isInstance(error) && error.code === 'run_active' ? withFollowUpHint(error) : error;
-  });
-}
-
-/** The refusal as the runtime words it, plus the flags that make the same send a follow-up. */
-function withFollowUpHint(error: AgentError): AgentError {
-  return new AgentError({
-    code: error.code,
-    message: `${error.message} With tether send: --queue runs it as the next run, --steer hands it into the running turn.`,
-    ...(error.details ? { details: error.details } : {}),
-  });
+  );
 }

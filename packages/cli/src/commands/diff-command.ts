@@ -1,4 +1,4 @@
-import type { ChangedFile } from '@tether/protocol';
+import { type ChangedFile, diffLimits } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { plural, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
@@ -9,7 +9,7 @@ import { storeOption } from './store-option.js';
 export const diffUsage = `usage: tether diff SESSION [--json] [--max-bytes N] [--server URL] [--data-dir DIR] [--store URL]
   A worktree session's work against the commit its branch started from: the changed files with
   their added/removed lines (on stderr), then git's unified diff (on stdout; binary files named,
-  not shown), cut at --max-bytes (default 1 MiB). --json prints the whole answer, the diff's bytes
+  not shown), cut at --max-bytes (default 1 MiB, at most 16 MiB). --json prints the whole answer, the diff's bytes
   exactly. (Through the daemon if one runs, else the data dir.)`;
 
 const statusLetter: Record<ChangedFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
@@ -22,8 +22,10 @@ function describeFile(file: ChangedFile): string {
 
 function parseMaxBytes(value: string | boolean | string[] | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < 1)
-    throw new UsageError(`--max-bytes takes a whole number of bytes of at least 1, not "${String(value)}".`);
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > diffLimits.maxBytes)
+    throw new UsageError(
+      `--max-bytes takes a whole number of bytes from 1 to ${diffLimits.maxBytes} (${diffLimits.maxBytes / (1024 * 1024)} MiB), not "${String(value)}".`,
+    );
   return Number(value);
 }
 

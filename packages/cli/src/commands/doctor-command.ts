@@ -11,17 +11,11 @@ import { AgentError } from '@tether/protocol';
 import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { notADirectory } from '../data-dir-shape.js';
+import { type Check, checkCredentials } from './credentials-check.js';
 import { parseTransport } from './transport-option.js';
 import { parseCommandLine } from './parse-command-line.js';
 
 export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk]';
-
-interface Check {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-  readonly fix?: string;
-}
 
 async function checkDataDir(dataDir: string): Promise<Check> {
   const shape = await notADirectory(dataDir);
@@ -151,14 +145,7 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   );
   checks.push(supportedVersions());
 
-  const hasKey = Boolean(context.environment.ANTHROPIC_API_KEY);
-  checks.push({
-    name: 'credentials',
-    ok: true,
-    detail: hasKey
-      ? 'ANTHROPIC_API_KEY is set'
-      : 'no ANTHROPIC_API_KEY: the claude CLI will use its own login (run `claude` once to sign in)',
-  });
+  checks.push(await checkCredentials(context.environment, process.platform));
   if (process.getuid?.() === 0) {
     checks.push({
       name: 'root',
@@ -181,7 +168,8 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
     context.stdout.write(`${JSON.stringify({ ok: checks.every((check) => check.ok), checks })}\n`);
   } else {
     for (const check of checks) {
-      context.stdout.write(`${check.ok ? '✓' : '✗'} ${check.name.padEnd(12)} ${check.detail}\n`);
+      const mark = !check.ok ? '✗' : check.warning ? '!' : '✓';
+      context.stdout.write(`${mark} ${check.name.padEnd(12)} ${check.detail}\n`);
       if (check.fix) context.stdout.write(`  ${' '.repeat(12)} fix: ${check.fix}\n`);
     }
   }

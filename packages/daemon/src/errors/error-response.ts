@@ -28,6 +28,15 @@ export function routeNotFound(method: string): AgentError {
   });
 }
 
+/** A route that exists, asked with another method: `allowed` are the ones it answers (also the Allow header). */
+export function methodNotAllowed(method: string, allowed: readonly string[]): AgentError {
+  return new AgentError({
+    code: 'method_not_allowed',
+    message: `This route does not answer ${method}; it answers ${allowed.join(', ')} (see GET /v1/openapi.json).`,
+    details: { allowedMethods: [...allowed] },
+  });
+}
+
 export function daemonStopping(): AgentError {
   return new AgentError({
     code: 'runtime_stopped',

@@ -12,12 +12,12 @@ import {
   SubmittedInputPart,
   Workspace,
   WorkspaceStatus,
+  diffLimits,
 } from '@tether/protocol';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import { defaultDiffBytes, maxDiffBytes } from '../sessions/session-queries.js';
 import { ClientFrame, ServerFrame } from '../websocket/websocket-frames.js';
-import { ErrorResponse, Health, ProviderList, SessionPage } from './api-schemas.js';
+import { ErrorResponse, Health, ProviderList, SessionPage, Unhealthy } from './api-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -42,7 +42,7 @@ const sessionIdParameter = {
   name: 'id',
   in: 'path',
   required: true,
-  schema: { type: 'string', pattern: '^ses_[a-z0-9]{32}$' },
+  schema: { type: 'string', pattern: '^ses_[0-9a-f]{32}$' },
 };
 const providerNameParameter = {
   name: 'name',
@@ -123,6 +123,7 @@ export function buildOpenApiDocument(): JsonObject {
         SessionPage,
         ProviderList,
         Health,
+        Unhealthy,
         WebSocketServerFrame: ServerFrame,
       },
       'output',
@@ -141,9 +142,12 @@ export function buildOpenApiDocument(): JsonObject {
     paths: {
       '/health': {
         get: {
-          summary: 'Liveness (no token)',
+          summary: 'Liveness and readiness (no token)',
           security: [],
-          responses: { '200': { description: 'Running.', content: json('Health') } },
+          responses: {
+            '200': { description: 'Running.', content: json('Health') },
+            '503': { description: 'Running, but its store cannot reach its database.', content: json('Unhealthy') },
+          },
         },
       },
       '/v1/commands': {
@@ -216,7 +220,7 @@ export function buildOpenApiDocument(): JsonObject {
               name: 'maxBytes',
               in: 'query',
               description: 'Cut the unified diff at this many bytes.',
-              schema: { type: 'integer', minimum: 1, maximum: maxDiffBytes, default: defaultDiffBytes },
+              schema: { type: 'integer', minimum: 1, maximum: diffLimits.maxBytes, default: diffLimits.defaultBytes },
             },
           ],
           responses: {
@@ -308,10 +312,10 @@ export function buildOpenApiDocument(): JsonObject {
       },
       '/v1/push/key': {
         get: {
-          summary: "The daemon's VAPID public key, for the web UI's push subscription",
+          summary: "Whether Web Push is on, and the daemon's VAPID public key for the web UI's push subscription",
           description:
-            '{publicKey}: the uncompressed P-256 point, base64url (applicationServerKey). 501 capability_unsupported when Web Push is off (docs/notifications.md).',
-          responses: { '200': { description: 'The key.' }, ...authErrors, ...errors(501) },
+            '{enabled: true, publicKey}: publicKey is the uncompressed P-256 point, base64url (applicationServerKey). {enabled: false} when Web Push is off (docs/notifications.md).',
+          responses: { '200': { description: 'Whether push is on, and its key when it is.' }, ...authErrors },
         },
       },
       '/v1/push/subscriptions': {

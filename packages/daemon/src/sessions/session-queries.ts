@@ -1,16 +1,12 @@
+import { diffLimits } from '@tether/protocol';
 import { invalidRequest } from '../errors/error-response.js';
 
-/** GET /v1/sessions/:id/diff answers at most this much unified diff unless ?maxBytes asks otherwise. */
-export const defaultDiffBytes = 1024 * 1024;
-/** The most a diff answer may hold: the file list is always whole, the text is cut here. */
-export const maxDiffBytes = 16 * 1024 * 1024;
-
-/** Reads ?maxBytes of the diff route: a whole number from 1 to maxDiffBytes; anything else is invalid_command. */
+/** Reads ?maxBytes of the diff route: a whole number from 1 to the protocol's cap; anything else is invalid_command. */
 export function parseDiffMaxBytes(value: string | undefined): number {
-  if (value === undefined) return defaultDiffBytes;
-  if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > maxDiffBytes)
+  if (value === undefined) return diffLimits.defaultBytes;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > diffLimits.maxBytes)
     throw invalidRequest(
-      `"maxBytes" must be a whole number from 1 to ${maxDiffBytes} (the diff is cut there; default ${defaultDiffBytes}).`,
+      `"maxBytes" must be a whole number from 1 to ${diffLimits.maxBytes} (${diffLimits.maxBytes / (1024 * 1024)} MiB; the diff is cut there; default ${diffLimits.defaultBytes}).`,
       'invalid_max_bytes',
     );
   return Number(value);

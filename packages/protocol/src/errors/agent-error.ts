@@ -12,6 +12,8 @@ export const ErrorDetails = z.strictObject({
   /** The daemon that drives a session, among several sharing a store (session_owned_elsewhere): its owner id and advertised URL (null if none). */
   ownerId: z.string().max(200).optional(),
   ownerUrl: z.string().max(2000).nullable().optional(),
+  /** When the plan limit window that refused a turn reopens, ISO-8601 (provider_api_error, reason plan_limit). */
+  resetsAt: z.string().max(40).optional(),
   /** A short machine-readable reason token. */
   reason: z.string().max(100).optional(),
   /** The agent binary involved (provider_unavailable). */
@@ -28,6 +30,10 @@ export const ErrorDetails = z.strictObject({
   minimumVersion: z.string().max(100).optional(),
   /** The sessions a refused store write touched that another runtime holds now (store_failure, reason lease_lost). */
   sessionIds: z.array(z.string().max(200)).max(1000).optional(),
+  /** The zero-based position of the submit_turn input part a refusal is about (messages count from 1). */
+  index: z.number().int().nonnegative().optional(),
+  /** The methods a route answers, when it was asked with another (method_not_allowed; also its Allow header). */
+  allowedMethods: z.array(z.string().max(20)).max(20).optional(),
   /** Where a command failed validation: paths and messages, never the offending values. */
   issues: z
     .array(z.strictObject({ path: z.string().max(500), message: z.string().max(500) }))

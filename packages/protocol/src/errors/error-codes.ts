@@ -12,6 +12,8 @@ export const errorCodeTable = {
   session_closed: { httpStatus: 409, exitCode: 1, retryable: false },
   session_open: { httpStatus: 409, exitCode: 1, retryable: false },
   route_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
+  /** A route that exists, asked with a method it does not answer (the HTTP answer's Allow header lists those it does). */
+  method_not_allowed: { httpStatus: 405, exitCode: 1, retryable: false },
   blob_not_found: { httpStatus: 404, exitCode: 1, retryable: false },
   unauthorized: { httpStatus: 401, exitCode: 1, retryable: false },
   run_active: { httpStatus: 409, exitCode: 1, retryable: true },

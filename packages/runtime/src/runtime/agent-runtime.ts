@@ -13,6 +13,7 @@ import {
   type SessionDiff,
   type SessionSnapshot,
   type WorkspaceStatus,
+  diffLimits,
   newCommandId,
   parseCommand,
   toAgentError,
@@ -656,8 +657,8 @@ function abortion(signal: AbortSignal): Promise<void> {
 }
 
 /** The largest diff getSessionDiff returns whole, unless asked for less (or more, up to the cap). */
-const defaultDiffMaxBytes = 1024 * 1024;
-const diffMaxBytesCap = 64 * 1024 * 1024;
+const defaultDiffMaxBytes = diffLimits.defaultBytes;
+const diffMaxBytesCap = diffLimits.maxBytes;
 
 function diffMaxBytes(requested: number | undefined): number {
   if (requested === undefined) return defaultDiffMaxBytes;

@@ -17,7 +17,7 @@ export interface FileReferenceContext {
   /** When the workspace is a git worktree: the repository's main checkout it was made from. */
   readonly repository?: string | undefined;
   /** The part's position in the turn, for the refusal's message. */
-  readonly index: number;
+  readonly position: string;
 }
 
 /**
@@ -30,7 +30,7 @@ export async function resolveFileReference(
   part: FileInputPart,
   context: FileReferenceContext,
 ): Promise<ResolvedFileReference> {
-  const { index } = context;
+  const { position } = context;
   const asked = path.resolve(context.workspace, part.path);
   const named = await inWorktree(asked, context);
   let resolved: string;
@@ -41,8 +41,8 @@ export async function resolveFileReference(
     throw inputRefusal(
       'file_not_found',
       named === asked
-        ? `Input part ${index}: ${named} does not exist. Reference a file or directory inside the workspace${path.isAbsolute(part.path) ? '' : ' (a relative path is resolved against it)'}.`
-        : `Input part ${index}: the session's worktree has no ${path.relative(context.workspace, named) || '.'} (${asked} is in the repository the worktree was made from; what was not committed there is not in it). Commit the file, or attach its content as text.`,
+        ? `Input part ${position}: ${named} does not exist. Reference a file or directory inside the workspace${path.isAbsolute(part.path) ? '' : ' (a relative path is resolved against it)'}.`
+        : `Input part ${position}: the session's worktree has no ${path.relative(context.workspace, named) || '.'} (${asked} is in the repository the worktree was made from; what was not committed there is not in it). Commit the file, or attach its content as text.`,
     );
   }
   try {
@@ -53,7 +53,7 @@ export async function resolveFileReference(
   if (!isInside(root, resolved)) {
     throw inputRefusal(
       'file_outside_workspace',
-      `Input part ${index}: ${named} is outside the session's workspace ${context.workspace}${resolved === named ? '' : ` (it leads to ${resolved})`}. Reference files inside the workspace only, or attach the content as text.`,
+      `Input part ${position}: ${named} is outside the session's workspace ${context.workspace}${resolved === named ? '' : ` (it leads to ${resolved})`}. Reference files inside the workspace only, or attach the content as text.`,
     );
   }
   const relative = path.relative(root, resolved);
@@ -63,7 +63,7 @@ export async function resolveFileReference(
   if (workspacePath.includes('#') || (/\s/.test(workspacePath) && workspacePath.includes('"'))) {
     throw inputRefusal(
       'file_not_mentionable',
-      `Input part ${index}: ${workspacePath} cannot be passed as a file reference (a "#", or whitespace together with '"', in its path). Rename it, or attach its content as text.`,
+      `Input part ${position}: ${workspacePath} cannot be passed as a file reference (a "#", or whitespace together with '"', in its path). Rename it, or attach its content as text.`,
     );
   }
   return { path: resolved, workspacePath };

@@ -12,29 +12,29 @@ export interface ResolvedImage extends ImageFacts {
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const strictBase64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function decodeBase64(data: string, index: number): Uint8Array {
+function decodeBase64(data: string, position: string): Uint8Array {
   if (data.startsWith('data:')) {
     throw inputRefusal(
       'image_invalid_base64',
-      `Input part ${index} has a data: URL; send only the base64 after the comma, with the media type in "mediaType".`,
+      `Input part ${position} has a data: URL; send only the base64 after the comma, with the media type in "mediaType".`,
     );
   }
   // Buffer.from forgives any garbage; a host that sent garbage should hear so, not see a broken image.
   if (!strictBase64.test(data)) {
     throw inputRefusal(
       'image_invalid_base64',
-      `Input part ${index}'s data is not valid base64. Send the image's bytes in standard base64 (A-Z, a-z, 0-9, +, /, padded with =, no line breaks).`,
+      `Input part ${position}'s data is not valid base64. Send the image's bytes in standard base64 (A-Z, a-z, 0-9, +, /, padded with =, no line breaks).`,
     );
   }
   return Buffer.from(data, 'base64');
 }
 
-async function readImageFile(part: ImagePathInputPart, workspace: string, index: number): Promise<Uint8Array> {
+async function readImageFile(part: ImagePathInputPart, workspace: string, position: string): Promise<Uint8Array> {
   const file = path.resolve(workspace, part.path);
   const cannotRead = () =>
     inputRefusal(
       'image_unreadable_file',
-      `Input part ${index}: the image file ${file} does not exist or cannot be read. Check the path${path.isAbsolute(part.path) ? '' : ' (a relative one is resolved against the workspace)'} and its permissions.`,
+      `Input part ${position}: the image file ${file} does not exist or cannot be read. Check the path${path.isAbsolute(part.path) ? '' : ' (a relative one is resolved against the workspace)'} and its permissions.`,
     );
   let size: number;
   try {
@@ -45,7 +45,7 @@ async function readImageFile(part: ImagePathInputPart, workspace: string, index:
     throw cannotRead();
   }
   // Refused before reading: a huge file is not worth loading to be turned away.
-  if (size > imageLimits.maxBytes) throw tooLarge(size, index);
+  if (size > imageLimits.maxBytes) throw tooLarge(size, position);
   try {
     return await readFile(file);
   } catch {
@@ -53,10 +53,10 @@ async function readImageFile(part: ImagePathInputPart, workspace: string, index:
   }
 }
 
-function tooLarge(size: number, index: number) {
+function tooLarge(size: number, position: string) {
   return inputRefusal(
     'image_too_large',
-    `Input part ${index} is an image of ${megabytes(size)}; the limit is ${megabytes(imageLimits.maxBytes)}. Resize or compress it and submit again.`,
+    `Input part ${position} is an image of ${megabytes(size)}; the limit is ${megabytes(imageLimits.maxBytes)}. Resize or compress it and submit again.`,
   );
 }
 
@@ -67,28 +67,29 @@ function tooLarge(size: number, index: number) {
  */
 export async function resolveImage(
   part: ImageDataInputPart | ImagePathInputPart,
-  context: { readonly workspace: string; readonly index: number; readonly imagesInTurn: number },
+  context: { readonly workspace: string; readonly position: string; readonly imagesInTurn: number },
 ): Promise<ResolvedImage> {
-  const { index } = context;
-  const bytes = 'data' in part ? decodeBase64(part.data, index) : await readImageFile(part, context.workspace, index);
-  if (bytes.length > imageLimits.maxBytes) throw tooLarge(bytes.length, index);
+  const { position } = context;
+  const bytes =
+    'data' in part ? decodeBase64(part.data, position) : await readImageFile(part, context.workspace, position);
+  if (bytes.length > imageLimits.maxBytes) throw tooLarge(bytes.length, position);
   const facts = inspectImage(bytes);
   if (facts === 'not_an_image') {
     throw inputRefusal(
       'not_an_image',
-      `Input part ${index} is not a PNG, JPEG, GIF or WebP image (judged by its bytes, not its name). Convert it to one of those formats.`,
+      `Input part ${position} is not a PNG, JPEG, GIF or WebP image (judged by its bytes, not its name). Convert it to one of those formats.`,
     );
   }
   if (facts === 'image_unreadable') {
     throw inputRefusal(
       'image_unreadable',
-      `Input part ${index} looks like an image but its header is damaged or cut short, so its size cannot be read. Save it again and resubmit.`,
+      `Input part ${position} looks like an image but its header is damaged or cut short, so its size cannot be read. Save it again and resubmit.`,
     );
   }
   if ('mediaType' in part && part.mediaType !== facts.mediaType) {
     throw inputRefusal(
       'image_media_type_mismatch',
-      `Input part ${index} is declared ${part.mediaType}, but its bytes are ${facts.mediaType}. Send mediaType "${facts.mediaType}".`,
+      `Input part ${position} is declared ${part.mediaType}, but its bytes are ${facts.mediaType}. Send mediaType "${facts.mediaType}".`,
     );
   }
   const many = context.imagesInTurn > imageLimits.manyImages;
@@ -97,7 +98,7 @@ export async function resolveImage(
     const when = many ? ` when a turn carries more than ${imageLimits.manyImages} images` : '';
     throw inputRefusal(
       'image_dimensions_too_large',
-      `Input part ${index} is ${facts.width}×${facts.height} pixels; the limit is ${maxDimension} on either side${when}. Scale it down and submit again.`,
+      `Input part ${position} is ${facts.width}×${facts.height} pixels; the limit is ${maxDimension} on either side${when}. Scale it down and submit again.`,
     );
   }
   return { ...facts, bytes };

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
+  AgentError,
   FileInputPart,
   ImageDataInputPart,
   ImagePathInputPart,
   type InputPart,
   type SubmitTurnCommand,
   imageLimits,
+  inputPartPosition,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1InputPart } from '@tether/provider-spec';
 import { unsupported } from '../runtime-errors.js';
@@ -64,17 +66,19 @@ export async function resolveTurnInput(
   const images = new Map<string, ResolvedImage>();
   let totalImageBytes = 0;
   for (const [index, part] of input.entries()) {
+    // Counted from 1, as a person reads a list; details.index keeps the zero-based index for programs.
+    const position = inputPartPosition(index, input.length);
     if (part.type === 'text') {
       const text = String(part['text']);
       recorded.push({ type: 'text', text });
       provider.push({ type: 'text', text });
     } else if (part.type === 'image') {
-      const image = await resolveImage(imagePart(part), { workspace, index, imagesInTurn });
+      const image = await ofPart(index, resolveImage(imagePart(part), { workspace, position, imagesInTurn }));
       totalImageBytes += image.bytes.length;
       if (totalImageBytes > imageLimits.maxTotalBytes) {
         throw inputRefusal(
           'images_too_large_together',
-          `The turn's images add up to more than ${imageLimits.maxTotalBytes / 1024 / 1024} MB (at part ${index}). Send fewer or smaller images per turn.`,
+          `The turn's images add up to more than ${imageLimits.maxTotalBytes / 1024 / 1024} MB (at part ${position}). Send fewer or smaller images per turn.`,
         );
       }
       const sha256 = createHash('sha256').update(image.bytes).digest('hex');
@@ -83,7 +87,7 @@ export async function resolveTurnInput(
       recorded.push({ type: 'image', mediaType, sha256, byteLength: image.bytes.length, width, height });
       provider.push({ type: 'image', mediaType, data: Buffer.from(image.bytes).toString('base64') });
     } else {
-      const file = await resolveFileReference(FileInputPart.parse(part), { ...where, index });
+      const file = await ofPart(index, resolveFileReference(FileInputPart.parse(part), { ...where, position }));
       recorded.push({ type: 'file', path: file.workspacePath });
       provider.push({ type: 'file', path: file.path, workspacePath: file.workspacePath });
     }
@@ -97,4 +101,15 @@ export async function resolveTurnInput(
 
 function imagePart(part: SubmittedPart): ImageDataInputPart | ImagePathInputPart {
   return 'data' in part ? ImageDataInputPart.parse(part) : ImagePathInputPart.parse(part);
+}
+
+/** A part's refusal also names the part by its zero-based index (details.index), for programs. */
+async function ofPart<T>(index: number, resolving: Promise<T>): Promise<T> {
+  try {
+    return await resolving;
+  } catch (error) {
+    if (!AgentError.isInstance(error)) throw error;
+    const { code, message, retryable, details } = error;
+    throw new AgentError({ code, message, retryable, details: { ...details, index } });
+  }
 }

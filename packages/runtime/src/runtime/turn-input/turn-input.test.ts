@@ -226,8 +226,9 @@ describe('submit_turn with images and file references', () => {
     ];
     for (const [input, reason, message] of cases) {
       const error = await refusedTurn([{ type: 'text', text: 'look' }, ...input]);
-      expect(error, reason).toMatchObject({ code: 'invalid_command', details: { reason } });
-      expect(error.message).toMatch(/^Input part 1/);
+      expect(error, reason).toMatchObject({ code: 'invalid_command', details: { reason, index: 1 } });
+      // Counted from 1 for a person: the second of two parts.
+      expect(error.message).toMatch(/^Input part 2 of 2/);
       expect(error.message).toMatch(message);
     }
   });

@@ -1,0 +1,98 @@
+import { AgentError, type ErrorCode, type ErrorDetails } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { cliErrorMessage } from './cli-error-message.js';
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const apiWords = /open_session|close_session|interrupt_run|submit_turn|commandId|continueSession|\/v1\/|receipt/;
+
+function error(code: ErrorCode, message: string, details?: ErrorDetails): AgentError {
+  return new AgentError({ code, message, ...(details ? { details } : {}) });
+}
+
+// Refusals as the runtime words them for API hosts (runtime-errors.ts, session-machine.ts and the commands).
+const refusals: [AgentError, string][] = [
+  [
+    error('session_not_found', 'No session has that id. Check the id, or open a new session with open_session.'),
+    'tether sessions',
+  ],
+  [
+    error(
+      'session_closed',
+      'The session is closed. Reopen it with open_session and continueSession set to its id, then submit again.',
+    ),
+    `tether run --resume ${sessionId}`,
+  ],
+  [
+    error('session_open', 'The session is still open. Close it (close_session) before deleting it.'),
+    `tether close ${sessionId}`,
+  ],
+  [
+    error(
+      'run_active',
+      'The session already has an active run. Wait for its run.completed event (or interrupt it), then submit again; or submit with delivery after_turn (queued as the next run) or steer (into the running turn).',
+    ),
+    `tether interrupt ${sessionId}`,
+  ],
+  [
+    error('run_not_found', 'The session has no run with that id. Use a runId from its run.started events.'),
+    'tether run --json',
+  ],
+  [
+    error(
+      'workspace_has_changes',
+      'The worktree /w/x (branch tether/ab) holds uncommitted changes. Merge or copy what you want to keep, then delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch.',
+      { reason: 'uncommitted_changes' },
+    ),
+    `The worktree /w/x (branch tether/ab) holds uncommitted changes. Merge or copy what you want to keep, then \`tether delete ${sessionId} --discard-changes\``,
+  ],
+  [
+    error(
+      'capacity_exceeded',
+      '5,000 sessions are open, the most this runtime allows (5,000). Close sessions you no longer need (close_session), or raise the limit (maxOpenSessions; tether serve --max-open-sessions).',
+      { reason: 'open_session_limit' },
+    ),
+    '5,000 sessions are open, the most this runtime allows (5,000). Close sessions you no longer need (`tether close SESSION`',
+  ],
+  [
+    error(
+      'input_not_queued',
+      'Input inp_1 was steered, and the claude provider cannot take a steer back. Interrupt the run (interrupt_run) to stop it before the agent takes it in.',
+      { reason: 'steered' },
+    ),
+    `Input inp_1 was steered, and the claude provider cannot take a steer back. Stop the run with \`tether interrupt ${sessionId}\``,
+  ],
+  [
+    error(
+      'invalid_command',
+      'The command is not valid (model: too long). Fix those fields and send it again with a new commandId.',
+      { issues: [{ path: 'model', message: 'too long' }] },
+    ),
+    'Tether refused what this command sent (model: too long)',
+  ],
+  [
+    error(
+      'session_owned_elsewhere',
+      'Another Tether daemon sharing this store drives this session: http://h:1. Send the command there with the same commandId, or retry here.',
+    ),
+    'Run the command there',
+  ],
+];
+
+describe('cliErrorMessage', () => {
+  it.each(refusals)('words %s for the command line, keeping what the message knew', (refusal, expected) => {
+    const message = cliErrorMessage(refusal, ['delete', sessionId]);
+    expect(message).toContain(expected);
+    expect(message).not.toMatch(apiWords);
+  });
+
+  it('leaves an input part refusal, and anything it does not know, as it came', () => {
+    const part = error('invalid_command', 'Input part 2 of 2 is not a valid image part: it needs …', {
+      reason: 'input_part_shape',
+      index: 1,
+      issues: [{ path: 'input.1.data', message: 'Required' }],
+    });
+    expect(cliErrorMessage(part, [])).toBe(part.message);
+    const other = error('provider_unavailable', 'The claude CLI was not found.');
+    expect(cliErrorMessage(other, [])).toBe(other.message);
+  });
+});

@@ -1,0 +1,65 @@
+import type { AgentError } from '@tether/protocol';
+
+/**
+ * An error's message as a `tether` user needs it. The runtime and the daemon word their errors for
+ * hosts of the API (open_session, interrupt_run, a commandId); the errors below get the same advice
+ * in commands instead, chosen by their stable code and reason. The code itself is printed with every
+ * message, so a script keeps what it matches on; anything not listed here is shown as it came.
+ */
+export function cliErrorMessage(error: AgentError, argv: readonly string[]): string {
+  const session = argv.find((argument) => /^ses_[0-9a-f]{32}$/.test(argument)) ?? 'SESSION';
+  const reason = error.details?.reason;
+  switch (error.code) {
+    case 'session_not_found':
+      return `No session has that id here. \`tether sessions\` lists the sessions (add --server URL for another daemon's); \`tether run "prompt"\` starts a new one.`;
+    case 'session_closed':
+      return `The session is closed. Continue it with \`tether run --resume ${session} "prompt"\`, which reopens it.`;
+    case 'session_open':
+      return `The session is still open. Close it with \`tether close ${session}\`, then delete it.`;
+    case 'run_active':
+      return `The session has an active run. Wait for it to end (\`tether attach ${session}\` follows it) or stop it (\`tether interrupt ${session}\`), then run this again. With tether send: --queue runs it as the next run, --steer hands it into the running turn.`;
+    case 'run_not_found':
+      return "The session has no run with that id. Each turn's run id (run_…) is on its run.started line in `tether run --json` or `tether send --json`.";
+    case 'workspace_has_changes':
+      return `${firstSentence(error.message)} Merge or copy what you want to keep, then \`tether delete ${session} --discard-changes\` removes it and its branch.`;
+    case 'session_owned_elsewhere':
+      // main adds the daemon's address and how to send the command there.
+      return 'Another Tether daemon sharing this store drives this session. Run the command there, or here again once that daemon has stopped (this one then takes the session over).';
+    case 'capacity_exceeded':
+      return reason === 'open_session_limit'
+        ? `${firstSentence(error.message)} Close sessions you no longer need (\`tether close SESSION\`; \`tether sessions --state idle\` lists candidates), or restart the daemon with a higher \`tether serve --max-open-sessions\`.`
+        : error.message;
+    case 'input_not_queued':
+      return reason === 'steered'
+        ? `${firstSentence(error.message)} Stop the run with \`tether interrupt ${session}\` before the agent takes it in.`
+        : error.message;
+    case 'invalid_command':
+      if (reason === 'command_id_reused')
+        return 'This command was refused as a repeat of another one (tether makes a fresh id for each command, so this is a bug: please report it).';
+      // An input part's own message already says which part, counted from 1, and what it needs.
+      if (typeof reason === 'string' && reason.startsWith('input_part')) return error.message;
+      return invalidFields(error.details?.issues) ?? error.message;
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * A command the runtime's schema refused lists the fields (the message's own advice is to send it
+ * again with a new commandId, which tether does by itself): what the user can change is the option
+ * or prompt a field came from. Undefined when the error carries no such list.
+ */
+function invalidFields(issues: unknown): string | undefined {
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const listed = issues
+    .slice(0, 3)
+    .map((issue: { path?: unknown; message?: unknown }) => `${String(issue.path)}: ${String(issue.message)}`)
+    .join('; ');
+  return `Tether refused what this command sent (${listed}). Check the options and the prompt those fields come from, then run it again.`;
+}
+
+/** A message's first sentence: what happened, without the advice that follows it. */
+function firstSentence(message: string): string {
+  const end = message.search(/\.\s/);
+  return end === -1 ? message : message.slice(0, end + 1);
+}
