@@ -158,21 +158,48 @@ describe('fork_session', () => {
       copyConversation: null,
     });
 
-    await setup.turn('first');
+    const first = await setup.turn('first');
     const whole = await runtime.forkSession({ sessionId });
-    const copy = { providerSessionId: `conversation-${sessionId}-1`, afterMessageId: null };
+    // Cut where the conversation stood: a turn the source takes before the fork's agent starts is not the fork's.
+    const goesOn = await setup.turn('the source goes on first');
+    const copy = { providerSessionId: `conversation-${sessionId}-1`, afterMessageId: `answer-${first}` };
     await setup.turn('in the whole fork', whole.forkSessionId);
     expect(setup.providerSessions(whole.forkSessionId)[0]!.options.copyConversation).toEqual(copy);
 
     // A fork of a fork that has not started yet copies what the first would have.
-    const first = await runtime.forkSession({ sessionId });
-    const second = await runtime.forkSession({ sessionId: first.forkSessionId });
+    const firstFork = await runtime.forkSession({ sessionId });
+    const second = await runtime.forkSession({ sessionId: firstFork.forkSessionId });
+    const later = { providerSessionId: `conversation-${sessionId}-1`, afterMessageId: `answer-${goesOn}` };
     await setup.turn('in the fork of the fork', second.forkSessionId);
-    expect(setup.providerSessions(second.forkSessionId)[0]!.options.copyConversation).toEqual(copy);
+    expect(setup.providerSessions(second.forkSessionId)[0]!.options.copyConversation).toEqual(later);
     expect((await runtime.getSession(second.forkSessionId)).forkedFrom).toEqual({
-      sessionId: first.forkSessionId,
+      sessionId: firstFork.forkSessionId,
       runId: null,
     });
+  });
+
+  it("forks at a run while the source's run is active: the fork has none of the source's queued follow-ups, and both go on", async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    const first = await setup.turn('first');
+    setup.hold.on = true;
+    const active = await setup.turn('held');
+    const queued = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'after the held one' }],
+      delivery: 'after_turn',
+    });
+    const { forkSessionId } = await runtime.forkSession({ sessionId, atRunId: first });
+    expect(await runtime.getSession(forkSessionId)).toMatchObject({ state: 'idle', queuedInputs: [] });
+    setup.hold.on = false;
+    const inFork = await setup.turn('in the fork', forkSessionId);
+    expect((await runtime.getRun(inFork)).outcome).toBe('succeeded');
+
+    replyWithCheckpoint()(setup.held[0]!);
+    await runtime.waitForRun(active);
+    expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+    expect((await runtime.readEvents(forkSessionId)).map((event) => event.type)).not.toContain('input.started');
   });
 
   it('forks a closed session', async () => {
@@ -277,6 +304,35 @@ describe('rewind_session', () => {
     });
   });
 
+  it('rewinds a fork to its first turn: back to the conversation it was copied from, not to nothing', async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    const first = await setup.turn('first');
+    const second = await setup.turn('second');
+    const conversation = `conversation-${sessionId}-1`;
+    const atRun = await runtime.forkSession({ sessionId, atRunId: first });
+    const whole = await runtime.forkSession({ sessionId });
+    // A fork of a fork with no turn yet was copied from what its source was copied from.
+    const ofWhole = await runtime.forkSession({ sessionId: whole.forkSessionId });
+    const expected = [
+      [atRun.forkSessionId, `answer-${first}`],
+      [whole.forkSessionId, `answer-${second}`],
+      [ofWhole.forkSessionId, `answer-${second}`],
+    ] as const;
+    await setup.turn('the source goes on');
+    for (const [forkId, afterMessageId] of expected) {
+      const own = await setup.turn('first in the fork', forkId);
+      await setup.turn('second in the fork', forkId);
+      await runtime.rewindSession({ sessionId: forkId, toRunId: own });
+      expect((await runtime.getSession(forkId)).providerSessionId).not.toBeNull();
+      await setup.turn('again in the fork', forkId);
+      expect(setup.providerSessions(forkId)[1]!.options).toMatchObject({
+        resumeProviderSessionId: null,
+        copyConversation: { providerSessionId: conversation, afterMessageId },
+      });
+    }
+  });
+
   it('puts the files back first with files: a dry run, then the rewind, recorded with what changed', async () => {
     const setup = await setUp();
     const { runtime, sessionId } = setup;
@@ -311,7 +367,9 @@ describe('rewind_session', () => {
       setup.runtime.rewindSession({ sessionId: setup.sessionId, toRunId: run, files: true }),
     );
     expect(error).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
-    expect(error.message).toContain('No file checkpoint found for this message.');
+    expect(error.message).toBe(
+      'The agent cannot put the files back for that run: No file checkpoint found for this message. Rewind without files, or to another run.',
+    );
     expect(setup.providerSessions(setup.sessionId)[0]!.fileRewinds).toEqual([
       { inputMessageId: `input-${run}`, dryRun: true },
     ]);

@@ -87,6 +87,10 @@ export function createForkRecord(
     providerSessionId: null,
     forkedFrom: fork.forkedFrom,
     copyConversation: fork.copyConversation,
+    // The source's follow-ups wait for the source's run; the fork has none of them.
+    queuedInputs: [],
+    // Measured on the source's conversation as it stands, not on the copy (which may end earlier).
+    contextUsage: null,
     usage: zeroUsage,
     lastRun: null,
     lastSeq: 0,

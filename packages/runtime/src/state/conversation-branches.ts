@@ -80,23 +80,32 @@ export function decideFork(
     copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
   } else {
     if (state.activeRunId !== null) return runActive('fork (or fork at a completed run with atRunId)');
-    copyConversation =
-      state.copyConversation ??
-      (state.providerSessionId === null ? null : { providerSessionId: state.providerSessionId, afterMessageId: null });
+    copyConversation = state.copyConversation ?? conversationAsItStands(state, context.runs);
   }
   const events: EventBody[] = [{ type: 'session.forked', forkSessionId: context.forkSessionId, atRunId }];
   return { events, copyConversation, forkedFrom: { sessionId: state.sessionId, runId: atRunId } };
 }
 
 /**
- * The runs the conversation held when `runId` started, oldest first: every earlier run, less those
- * a rewind took out before then. Reads the session's run.started and session.rewound events in log order.
+ * The session's whole conversation, cut after its last run's last message: the source may go on
+ * before the fork's agent starts, and what it adds then is not the fork's. Without that point (the
+ * last run left no checkpoint in the current conversation) all of it, as the agent has it then.
  */
-export function runsContinuedBy(events: Iterable<EventBody>, runId: string): string[] {
+function conversationAsItStands(state: SessionRecord, runs: readonly RunRecord[]): ConversationCopy | null {
+  if (state.providerSessionId === null) return null;
+  const last = runs.find((run) => run.runId === state.lastRun?.runId)?.checkpoint;
+  if (last?.lastMessageId != null && last.providerSessionId === state.providerSessionId) {
+    return { providerSessionId: last.providerSessionId, afterMessageId: last.lastMessageId };
+  }
+  return { providerSessionId: state.providerSessionId, afterMessageId: null };
+}
+
+/** The runs the conversation held where `stop` first matches the log, oldest first (all of the log: at its end). */
+function liveRuns(events: Iterable<EventBody>, stop: (event: EventBody) => boolean): string[] {
   const live: string[] = [];
   for (const event of events) {
+    if (stop(event)) return live;
     if (event.type === 'run.started') {
-      if (event.runId === runId) return live;
       live.push(event.runId);
     } else if (event.type === 'session.rewound') {
       const cut = live.indexOf(event.toRunId);
@@ -107,13 +116,44 @@ export function runsContinuedBy(events: Iterable<EventBody>, runId: string): str
 }
 
 /**
+ * The runs the conversation held when `runId` started, oldest first: every earlier run, less those
+ * a rewind took out before then. Reads the session's run.started and session.rewound events in log order.
+ */
+export function runsContinuedBy(events: Iterable<EventBody>, runId: string): string[] {
+  return liveRuns(events, (event) => event.type === 'run.started' && event.runId === runId);
+}
+
+/** The runs a source's conversation held when `forkSessionId` was forked from it (its session.forked), oldest first. */
+export function runsBeforeFork(events: Iterable<EventBody>, forkSessionId: string): string[] {
+  return liveRuns(events, (event) => event.type === 'session.forked' && event.forkSessionId === forkSessionId);
+}
+
+/** The conversation cut after the last of `live` (oldest first) that the agent kept a point for; null: none did. */
+export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): ConversationCopy | null {
+  const byId = new Map(runs.map((run) => [run.runId, run]));
+  for (const runId of [...live].reverse()) {
+    const checkpoint = byId.get(runId)?.checkpoint;
+    if (checkpoint?.lastMessageId != null) {
+      return { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
+    }
+  }
+  return null;
+}
+
+/**
  * A rewind to just before `toRunId`: the conversation continues as a copy cut after the last turn
- * before it that the agent kept a point for (of the turns `toRunId` itself continued), or anew.
+ * before it that the agent kept a point for (of the turns `toRunId` itself continued), else from
+ * what a fork was copied from, or anew.
  */
 export function decideRewind(
   state: SessionRecord | undefined,
   command: RewindSessionCommand,
-  context: { readonly runs: readonly RunRecord[]; readonly continued: readonly string[] },
+  context: {
+    readonly runs: readonly RunRecord[];
+    readonly continued: readonly string[];
+    /** For a fork: the conversation it was copied from (what its first turn continued); null otherwise. */
+    readonly origin: ConversationCopy | null;
+  },
 ): Decided<RewindDecision> {
   if (!state) return sessionNotFound();
   if (state.state === 'closed') return sessionClosed(' set to its id, then rewind it.');
@@ -137,15 +177,8 @@ export function decideRewind(
       );
     }
   }
-  const byId = new Map(context.runs.map((run) => [run.runId, run]));
-  let copyConversation: ConversationCopy | null = null;
-  for (const runId of [...context.continued].reverse()) {
-    const checkpoint = byId.get(runId)?.checkpoint;
-    if (checkpoint?.lastMessageId != null) {
-      copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
-      break;
-    }
-  }
+  // Before a fork's own turns with a point lies the conversation it was copied from, not nothing.
+  const copyConversation = cutAfterLastCheckpoint(context.continued, context.runs) ?? context.origin;
   return {
     events: [{ type: 'session.rewound', toRunId: command.toRunId, files: null }],
     copyConversation,

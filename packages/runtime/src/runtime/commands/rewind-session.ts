@@ -6,8 +6,15 @@ import {
   type RestoredFiles,
 } from '@tether/protocol';
 import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
-import { continueFrom, decideRewind, runsContinuedBy } from '../../state/conversation-branches.js';
-import type { TetherStore } from '../../store/tether-store.js';
+import {
+  type ConversationCopy,
+  continueFrom,
+  cutAfterLastCheckpoint,
+  decideRewind,
+  runsBeforeFork,
+  runsContinuedBy,
+} from '../../state/conversation-branches.js';
+import type { SessionRecord, TetherStore } from '../../store/tether-store.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
 
@@ -23,12 +30,39 @@ async function* sessionEvents(store: TetherStore, sessionId: string): AsyncGener
   }
 }
 
-async function runsContinuedByRun(store: TetherStore, sessionId: string, runId: string): Promise<string[]> {
+/** The events that say which runs a conversation held: run.started, session.rewound, session.forked. */
+async function branchEvents(store: TetherStore, sessionId: string): Promise<ProtocolEvent[]> {
   const events: ProtocolEvent[] = [];
   for await (const event of sessionEvents(store, sessionId)) {
-    if (event.type === 'run.started' || event.type === 'session.rewound') events.push(event);
+    if (event.type === 'run.started' || event.type === 'session.rewound' || event.type === 'session.forked') {
+      events.push(event);
+    }
   }
-  return runsContinuedBy(events, runId);
+  return events;
+}
+
+/** A fork of a fork that had no turn yet inherits its source's origin: followed this many steps at most. */
+const forkDepthLimit = 100;
+
+/**
+ * Where a fork's conversation was copied from, read back from its source's log: the run it was
+ * forked at, or the last run its source's conversation held then (through a source that was itself
+ * a fork with no turn yet). Null for a session that is no fork, or when that is no longer known
+ * (its source was deleted): the conversation then starts anew, as it would for any session.
+ */
+async function forkOrigin(store: TetherStore, record: SessionRecord): Promise<ConversationCopy | null> {
+  let fork: Pick<SessionRecord, 'sessionId' | 'forkedFrom'> = record;
+  for (let depth = 0; depth < forkDepthLimit && fork.forkedFrom; depth++) {
+    const { sessionId: sourceId, runId } = fork.forkedFrom;
+    const runs = await store.listRuns(sourceId);
+    if (runId !== null) return cutAfterLastCheckpoint([runId], runs);
+    const cut = cutAfterLastCheckpoint(runsBeforeFork(await branchEvents(store, sourceId), fork.sessionId), runs);
+    if (cut) return cut;
+    const source = await store.getSession(sourceId);
+    if (!source) return null;
+    fork = source;
+  }
+  return null;
 }
 
 function rewindFilesUnsupported(provider: string): AgentError {
@@ -39,10 +73,15 @@ function rewindFilesUnsupported(provider: string): AgentError {
   });
 }
 
+const fileRewindAdvice = 'Rewind without files, or to another run.';
+
 function refusedFileRewind(rewind: AgentProviderV1FileRewind): AgentError {
+  // The agent's words are a sentence of their own, and may already say what to do.
+  const why = rewind.message?.trim().replace(/\.+$/, '');
+  const advice = why && /rewind without files/i.test(why) ? '' : ` ${fileRewindAdvice}`;
   return new AgentError({
     code: 'checkpoint_unavailable',
-    message: `The agent cannot put the files back for that run${rewind.message ? `: ${rewind.message}` : ''}. Rewind without files, or to another run.`,
+    message: `The agent cannot put the files back for that run${why ? `: ${why}` : ''}.${advice}`,
     details: { reason: rewind.reason ?? 'no_checkpoint' },
   });
 }
@@ -70,10 +109,11 @@ export async function rewindSession(
     }
   }
   const runs = found ? await context.store.listRuns(command.sessionId) : [];
-  const continued = found ? await runsContinuedByRun(context.store, command.sessionId, command.toRunId) : [];
+  const continued = found ? runsContinuedBy(await branchEvents(context.store, command.sessionId), command.toRunId) : [];
+  const origin = found ? await forkOrigin(context.store, found.record) : null;
   const decide = () => {
     const current = context.entries.get(command.sessionId);
-    return accepted(current, decideRewind(current?.record, command, { runs, continued }));
+    return accepted(current, decideRewind(current?.record, command, { runs, continued, origin }));
   };
   let { entry, decision } = decide();
   let files: RestoredFiles | null = null;

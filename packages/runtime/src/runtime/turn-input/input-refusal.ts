@@ -13,7 +13,8 @@ export type InputRefusalReason =
   | 'images_too_large_together'
   | 'file_outside_workspace'
   | 'file_not_found'
-  | 'file_not_mentionable';
+  | 'file_not_mentionable'
+  | 'file_not_regular';
 
 /** A part of submit_turn's input Tether cannot pass on; the message names the part and says what to send instead. */
 export function inputRefusal(reason: InputRefusalReason, message: string): AgentError {

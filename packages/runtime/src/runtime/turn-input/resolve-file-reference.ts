@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileInputPart } from '@tether/protocol';
 import { inputRefusal } from './input-refusal.js';
@@ -54,6 +54,15 @@ export async function resolveFileReference(
     throw inputRefusal(
       'file_outside_workspace',
       `Input part ${position}: ${named} is outside the session's workspace ${context.workspace}${resolved === named ? '' : ` (it leads to ${resolved})`}. Reference files inside the workspace only, or attach the content as text.`,
+    );
+  }
+  // A pipe, socket or device has no content to attach: the agent would block reading it (the CLI
+  // waits ~20 s on a pipe nobody writes to) or read something endless.
+  const kind = await stat(resolved).catch(() => undefined);
+  if (kind && !kind.isFile() && !kind.isDirectory()) {
+    throw inputRefusal(
+      'file_not_regular',
+      `Input part ${position}: ${named} is neither a regular file nor a directory (a pipe, socket or device). Reference a file or directory, or attach the content as text.`,
     );
   }
   const relative = path.relative(root, resolved);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -188,6 +189,7 @@ describe('submit_turn with images and file references', () => {
     await writeFile(path.join(workspace, 'notes.png'), 'plain text, named like an image');
     await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
     await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
+    execFileSync('mkfifo', [path.join(workspace, 'pipe')]);
     const cases: [unknown[], string, RegExp][] = [
       [[{ type: 'image', mediaType: 'image/png', data: 'not base64!' }], 'image_invalid_base64', /base64/],
       [
@@ -223,6 +225,8 @@ describe('submit_turn with images and file references', () => {
       [[{ type: 'image', path: path.join(workspace, 'missing.png') }], 'image_unreadable_file', /Check the path and/],
       [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
+      // The agent would block reading it (the CLI waits ~20 s on a pipe nobody writes to).
+      [[{ type: 'file', path: 'pipe' }], 'file_not_regular', /neither a regular file nor a directory/],
     ];
     for (const [input, reason, message] of cases) {
       const error = await refusedTurn([{ type: 'text', text: 'look' }, ...input]);
