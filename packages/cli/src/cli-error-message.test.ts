@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { cliErrorMessage } from './cli-error-message.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
-const apiWords = /open_session|close_session|interrupt_run|submit_turn|commandId|continueSession|\/v1\/|receipt/;
+const apiWords =
+  /open_session|close_session|interrupt_run|submit_turn|commandId|continueSession|\/v1\/|receipt|git_worktree/;
 
 function error(code: ErrorCode, message: string, details?: ErrorDetails): AgentError {
   return new AgentError({ code, message, ...(details ? { details } : {}) });
@@ -68,6 +69,14 @@ const refusals: [AgentError, string][] = [
       { issues: [{ path: 'model', message: 'too long' }] },
     ),
     'Tether refused what this command sent (model: too long)',
+  ],
+  [
+    error(
+      'capability_unsupported',
+      'A directory workspace has no diff: Tether did not make it, so it knows no base to compare with. Open the session in a git worktree (kind git_worktree) to review its work as a diff.',
+      { reason: 'workspace_diff' },
+    ),
+    'A directory workspace has no diff: Tether did not make it, so it knows no base to compare with. Start a session in a worktree of its own (`tether run --worktree "prompt"`',
   ],
   [
     error(

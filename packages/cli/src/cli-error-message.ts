@@ -29,6 +29,10 @@ export function cliErrorMessage(error: AgentError, argv: readonly string[]): str
       return reason === 'open_session_limit'
         ? `${firstSentence(error.message)} Close sessions you no longer need (\`tether close SESSION\`; \`tether sessions --state idle\` lists candidates), or restart the daemon with a higher \`tether serve --max-open-sessions\`.`
         : error.message;
+    case 'capability_unsupported':
+      return reason === 'workspace_diff'
+        ? `${firstSentence(error.message)} Start a session in a worktree of its own (\`tether run --worktree "prompt"\`, in the repository) to review its work with \`tether diff\`.`
+        : error.message;
     case 'input_not_queued':
       return reason === 'steered'
         ? `${firstSentence(error.message)} Stop the run with \`tether interrupt ${session}\` before the agent takes it in.`

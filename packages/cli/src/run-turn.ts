@@ -80,10 +80,7 @@ export async function runTurn(
       if (!waitsItsTurn || !('runId' in event) || event.runId === runId) options.sink.event(event);
       if (event.type === 'input.cancelled' && event.inputId === inputId)
         return { runId, outcome: 'interrupted', error: event.error ?? null, usage: null, inputCancelled: event.reason };
-      if (event.type === 'run.usage' && event.runId === runId) {
-        const { type: _type, runId: _runId, sessionId: _sessionId, seq: _seq, at: _at, ...tokens } = event;
-        usage = usage ? addUsage(usage, tokens) : tokens;
-      }
+      if (event.type === 'run.usage' && event.runId === runId) usage = withRunUsage(usage, event);
       if (endsComparison(event, runId)) comparing = false;
       if (event.type === 'run.completed' && event.runId === runId)
         completed = { runId, outcome: event.outcome, error: event.error ?? null, usage, inputCancelled: null };
@@ -95,6 +92,15 @@ export async function runTurn(
   // A runtime shutting down ends the stream; a completed run stands without its file list.
   if (completed !== null) return completed;
   throw new Error('The event stream ended before the run completed.');
+}
+
+/** A run's token usage so far with one more of its run.usage events added. */
+export function withRunUsage(
+  sofar: TokenUsage | null,
+  event: Extract<ProtocolEvent, { type: 'run.usage' }>,
+): TokenUsage {
+  const { type: _type, runId: _runId, sessionId: _sessionId, seq: _seq, at: _at, ...tokens } = event;
+  return sofar ? addUsage(sofar, tokens) : tokens;
 }
 
 export function exitCodeForRun(run: TurnSummary): number {

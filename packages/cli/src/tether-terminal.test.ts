@@ -76,6 +76,18 @@ describe('tether run at a terminal', () => {
     await expect(readFile(path.join(fixture.workspace, 'model.txt'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('offers no one-line edit for a command of several lines: its prefill would be typed into the editor, where a line break acts as a key', async () => {
+    const command = 'echo one > one.txt\necho two > two.txt';
+    fixture.api.enqueue(toolUseReply('Bash', { command, description: 'Write two files' }), textReply('Not run.'));
+    const down = '\u001b[B';
+    const result = await atTerminal('Write them', [{ after: 'approve once', type: `${down}\r` }]);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('deny and stop the run');
+    expect(result.output).not.toContain('edit the command');
+    expect(result.output).toContain('denied');
+    await expect(readFile(path.join(fixture.workspace, 'one.txt'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('denies with the arrow keys, and answers questions with numbers and free text', async () => {
     fixture.api.enqueue(
       toolUseReply('Bash', { command: 'echo no > no.txt', description: 'Write' }),

@@ -6,7 +6,7 @@ import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { checkPromptText } from './prompt-argument.js';
-import { connectToDaemon, daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
+import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { driveTurn, signalDeadlineMs } from './turn-driver.js';
 import { responderMode } from './run-command.js';
@@ -30,7 +30,8 @@ function approveOption(value: unknown): 'ask' | 'allow-once' | 'deny' {
 
 /** `tether attach SESSION`: follows the session live and answers its prompts, until Ctrl-C (exit 0), SIGTERM (143) or SIGHUP (129). */
 export async function attachCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, attachUsage, promptOptions);
+  const command = parseDaemonCommand(argv, context, attachUsage, promptOptions);
+  const { values, positionals } = command;
   const sessionId = oneSessionId(positionals, attachUsage);
   const json = values.json === true;
   const mode = responderMode(
@@ -41,10 +42,15 @@ export async function attachCommand(argv: readonly string[], context: CliContext
     },
     context,
   );
+  // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
+  const client = await connectToDaemon(command, context);
   const snapshot = await client.getSession(sessionId);
   const renderer = json
     ? new JsonRenderer(context.stdout)
-    : new HumanRenderer(context.stdout, context.stderr, { promptsShownElsewhere: mode.kind === 'terminal' });
+    : new HumanRenderer(context.stdout, context.stderr, {
+        promptsShownElsewhere: mode.kind === 'terminal',
+        showRuns: true,
+      });
   const responder = new InteractionResponder({ runtime: client, sessionId, mode, stderr: context.stderr });
   const controller = new AbortController();
   // Detaching leaves the session as it is: the daemon keeps running it.

@@ -46,22 +46,6 @@ export function parseDaemonCommand<Extra extends OptionSpec>(
   return { values, positionals: parsed.positionals, dataDir, server };
 }
 
-/** Parses a daemon command's arguments and connects to the daemon (one is required). */
-export async function daemonCommand<Extra extends OptionSpec>(
-  argv: readonly string[],
-  context: CliContext,
-  usage: string,
-  extra: Extra = {} as Extra,
-): Promise<{
-  client: TetherClient;
-  values: Record<string, string | boolean | string[] | undefined>;
-  positionals: string[];
-}> {
-  const command = parseDaemonCommand(argv, context, usage, extra);
-  const client = await connectToDaemon(command, context);
-  return { client, values: command.values, positionals: command.positionals };
-}
-
 /**
  * The daemon of a parsed command (one is required). Its event streams say on stderr when the
  * daemon stops answering, and when it answers again.

@@ -1,6 +1,7 @@
 import type { ModelDescription } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { terminalSafe } from '../render/human-renderer.js';
+import { UsageError } from '../usage-error.js';
 import { parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
 import { parseTransport, transportHelp } from './transport-option.js';
@@ -30,6 +31,8 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
     provider: { type: 'string' },
     transport: { type: 'string' },
   });
+  if (command.positionals.length > 0)
+    throw new UsageError(`tether models takes no arguments (whose list: --provider NAME).\n\n${modelsUsage}`);
   const transport = parseTransport(command.values.transport as string | undefined);
   const provider = command.values.provider as string | undefined;
   // The list needs no session: in-process, the data dir is left alone (another process may hold it).

@@ -10,6 +10,19 @@ export function parseCommandLine<const Config extends Omit<ParseArgsConfig, 'arg
   try {
     return parseArgs({ ...config, args: [...argv], strict: true as const });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${usage}`);
+    throw new UsageError(`${describeParseError(error as Error & { code?: string }, usage)}\n\n${usage}`);
   }
+}
+
+/**
+ * Node's words, except for an unknown option: its own hint (`as in '-- "--x"`, a quote unclosed)
+ * reads as if the option were meant as an argument; this names the option, where the options are
+ * listed, and for a command that takes a prompt, how to give one that starts with '-'.
+ */
+function describeParseError(error: Error & { code?: string }, usage: string): string {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || option === undefined) return error.message;
+  const command = /^usage: (tether [a-z-]+)/.exec(usage)?.[1] ?? 'tether';
+  const prompt = usage.includes('"prompt"') ? `; a prompt that starts with '-' goes after --: ${command} -- "-…"` : '';
+  return `unknown option ${option} (${command} --help lists them${prompt}).`;
 }

@@ -4,7 +4,7 @@ import { followUpColumns } from '../render/follow-up-summary.js';
 import { formatUsage, terminalSafe } from '../render/human-renderer.js';
 import { describeWorktree, worktreeColumns } from '../render/workspace-summary.js';
 import { UsageError } from '../usage-error.js';
-import { daemonCommand, oneSessionId, parseDaemonCommand } from './daemon-options.js';
+import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
 import { storeOption } from './store-option.js';
 
@@ -92,14 +92,15 @@ export async function showCommand(argv: readonly string[], context: CliContext):
 
 /** `tether interrupt SESSION [--cancel-queued]`: stops the session's active run (and its queued follow-ups). */
 export async function interruptCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, interruptUsage, {
+  const command = parseDaemonCommand(argv, context, interruptUsage, {
     'cancel-queued': { type: 'boolean', default: false },
   });
+  const { values } = command;
+  const sessionId = oneSessionId(command.positionals, interruptUsage);
   const cancelQueued = values['cancel-queued'] === true;
-  const receipt = await client.interruptRun({
-    sessionId: oneSessionId(positionals, interruptUsage),
-    ...(cancelQueued ? { cancelQueued } : {}),
-  });
+  // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
+  const client = await connectToDaemon(command, context);
+  const receipt = await client.interruptRun({ sessionId, ...(cancelQueued ? { cancelQueued } : {}) });
   if (values.json) {
     context.stdout.write(`${JSON.stringify(receipt)}\n`);
     return 0;
@@ -115,14 +116,15 @@ export async function interruptCommand(argv: readonly string[], context: CliCont
 
 /** `tether cancel-input SESSION INPUT`: withdraws a queued follow-up before it starts. */
 export async function cancelInputCommand(argv: readonly string[], context: CliContext): Promise<number> {
-  const { client, values, positionals } = await daemonCommand(argv, context, cancelInputUsage);
+  const command = parseDaemonCommand(argv, context, cancelInputUsage);
+  const { values, positionals } = command;
   const [sessionId, inputId] = positionals;
   if (positionals.length !== 2 || !InputId.safeParse(inputId).success)
     throw new UsageError(`Give a session id (ses_…) and an input id (inp_…).\n\n${cancelInputUsage}`);
-  const receipt = await client.cancelQueuedInput({
-    sessionId: oneSessionId([sessionId!], cancelInputUsage),
-    inputId: inputId!,
-  });
+  oneSessionId([sessionId!], cancelInputUsage);
+  // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
+  const client = await connectToDaemon(command, context);
+  const receipt = await client.cancelQueuedInput({ sessionId: sessionId!, inputId: inputId! });
   if (values.json) context.stdout.write(`${JSON.stringify(receipt)}\n`);
   else context.stderr.write(`withdrew ${receipt.inputId}\n`);
   return 0;

@@ -1,15 +1,18 @@
 import type { ChangedFile, InputPart, ProtocolEvent, TokenUsage } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
-import type { TurnSummary } from '../run-turn.js';
+import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
 
 export interface Output {
   write(text: string): void;
 }
 
-// Control characters left after the escapes are gone, except tab, newline and carriage return.
+// Control characters left after the escapes are gone, except tab and newline; with the 8-bit (C1)
+// ones, which some terminals act on as ESC sequences (U+009B is CSI, U+009D OSC). A carriage return
+// goes too (a CRLF ends its line as LF): alone, it moves back to the line's start, so the text after
+// it is drawn over the text before it, and a command shown for approval could hide what it runs.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this strips.
-const controlCharacters = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/g;
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** Strips terminal control sequences from untrusted model text before it reaches a terminal. */
 export function terminalSafe(text: string): string {
@@ -47,6 +50,19 @@ function describeAttachments(input: readonly InputPart[] | null): string | null 
   return attached.length === 0 ? null : attached.join(', ');
 }
 
+/** A run's prompt in one line for `tether attach`: its text, or what stands for it (a control, a redacted input). */
+function describePrompt(event: Extract<ProtocolEvent, { type: 'run.started' }>): string {
+  if (event.control) return `/${terminalSafe(event.control.name)}`;
+  if (event.input === null) return '(prompt redacted)';
+  const text = event.input
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const shown = text.length > 200 ? `${text.slice(0, 199)}…` : text;
+  return terminalSafe(shown) || '(no text)';
+}
+
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
@@ -76,6 +92,16 @@ export class HumanRenderer {
   /** Whether a terminal showing both streams is in the middle of the answer's line (a note starts a new one). */
   private answerLineOpen = false;
   private wroteAnswer = false;
+  /**
+   * The run and content block of the answer's last text: text from another block (after a tool call,
+   * or another run's) starts a line of its own, so `> answer.txt` never glues two blocks together.
+   */
+  private answerBlock: string | null = null;
+
+  /** Whether each run of the session is shown with its prompt and how it ended (`tether attach`). */
+  private readonly showRuns: boolean;
+  /** The token usage of each run so far, for its end line (showRuns only). */
+  private readonly runUsage = new Map<string, TokenUsage>();
 
   /** Whether interaction prompts are shown by someone else (the terminal prompter). */
   private readonly promptsShownElsewhere: boolean;
@@ -83,10 +109,15 @@ export class HumanRenderer {
   /** Shown on a terminal while the run is quiet (starting, thinking, running a tool, waiting for you). */
   private readonly spinner: ProgressSpinner | null;
 
-  constructor(stdout: Output, stderr: Output, options: { promptsShownElsewhere?: boolean; spinner?: boolean } = {}) {
+  constructor(
+    stdout: Output,
+    stderr: Output,
+    options: { promptsShownElsewhere?: boolean; spinner?: boolean; showRuns?: boolean } = {},
+  ) {
     this.stdout = stdout;
     this.stderr = stderr;
     this.promptsShownElsewhere = options.promptsShownElsewhere ?? false;
+    this.showRuns = options.showRuns ?? false;
     this.spinner = options.spinner ? new ProgressSpinner(stderr) : null;
   }
 
@@ -127,6 +158,10 @@ export class HumanRenderer {
     this.track(event);
     switch (event.type) {
       case 'run.started': {
+        if (this.showRuns) {
+          this.endAnswerLine();
+          this.note(`› ${describePrompt(event)}`);
+        }
         const attachments = describeAttachments(event.input);
         if (attachments !== null) this.note(`  · with ${attachments}`);
         return;
@@ -135,6 +170,9 @@ export class HumanRenderer {
         if (event.parentToolUseId !== undefined) return;
         const text = terminalSafe(event.text);
         if (text.length === 0) return;
+        const block = `${event.runId} ${event.blockId}`;
+        if (this.answerBlock !== null && this.answerBlock !== block) this.endAnswerLine();
+        this.answerBlock = block;
         this.spinner?.beforeOutput(text.endsWith('\n'));
         this.stdout.write(text);
         this.wroteAnswer = true;
@@ -185,6 +223,22 @@ export class HumanRenderer {
       case 'input.cancelled':
         this.note(`  · input ${event.inputId} cancelled (${event.reason.replaceAll('_', ' ')})`);
         return;
+      case 'run.usage': {
+        if (this.showRuns) this.runUsage.set(event.runId, withRunUsage(this.runUsage.get(event.runId) ?? null, event));
+        return;
+      }
+      case 'run.completed': {
+        if (!this.showRuns) return;
+        this.endAnswerLine();
+        this.writeOutcome(
+          event.outcome,
+          this.runUsage.get(event.runId) ?? null,
+          event.error ?? null,
+          `run ${event.runId}`,
+        );
+        this.runUsage.delete(event.runId);
+        return;
+      }
       case 'run.retrying':
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
@@ -195,22 +249,37 @@ export class HumanRenderer {
     }
   }
 
+  /** Ends the answer's line on stdout, when text was written there and its line is still open. */
+  private endAnswerLine(): void {
+    if (!this.wroteAnswer || this.answerEndsWithNewline) return;
+    this.spinner?.beforeOutput(true);
+    this.stdout.write('\n');
+    this.answerEndsWithNewline = true;
+    this.answerLineOpen = false;
+  }
+
+  /** `✓ succeeded · 1200 in / 48 out tokens · $0.0058 · WHOSE` on stderr, and the error's line when there is one. */
+  private writeOutcome(
+    outcome: TurnSummary['outcome'],
+    usage: TokenUsage | null,
+    error: TurnSummary['error'],
+    whose: string,
+  ): void {
+    const mark = outcome === 'succeeded' ? '✓' : outcome === 'interrupted' ? '■' : '✗';
+    this.stderr.write(`${mark} ${outcome} · ${formatUsage(usage)} · ${whose}\n`);
+    if (error) this.stderr.write(`  ${terminalSafe(error.message)} [${error.code}]\n`);
+  }
+
   summary(run: TurnSummary, sessionId: string): void {
     this.spinner?.stop();
-    if (this.wroteAnswer && !this.answerEndsWithNewline) {
-      this.stdout.write('\n');
-      this.answerEndsWithNewline = true;
-      this.answerLineOpen = false;
-    }
+    this.endAnswerLine();
     if (run.inputCancelled !== null) {
       this.stderr.write(
         `■ not sent: the follow-up was cancelled (${run.inputCancelled.replaceAll('_', ' ')}) · session ${sessionId}\n`,
       );
-      if (run.error) this.stderr.write(`  ${run.error.message} [${run.error.code}]\n`);
+      if (run.error) this.stderr.write(`  ${terminalSafe(run.error.message)} [${run.error.code}]\n`);
       return;
     }
-    const mark = run.outcome === 'succeeded' ? '✓' : run.outcome === 'interrupted' ? '■' : '✗';
-    this.stderr.write(`${mark} ${run.outcome} · ${formatUsage(run.usage)} · session ${sessionId}\n`);
-    if (run.error) this.stderr.write(`  ${run.error.message} [${run.error.code}]\n`);
+    this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`);
   }
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { useCommandFixture } from './test-support/command-fixture.js';
+import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
+
+const fixture = useCommandFixture('tether-arguments-');
+
+function tether(args: string[]): Promise<FinishedTether> {
+  return spawnTether(args, { cwd: fixture.workspace, environment: fixture.environment }).finished;
+}
+
+const session = `ses_${'a'.repeat(32)}`;
+
+describe('tether arguments', () => {
+  it.each([
+    [['attach'], 'Give one session id (ses_…).'],
+    [['attach', session, 'extra'], 'Give one session id (ses_…).'],
+    [['attach', session, '--approve', 'yes'], '--approve takes ask, allow-once or deny, not "yes".'],
+    [['interrupt'], 'Give one session id (ses_…).'],
+    [['interrupt', 'not-a-session'], 'Give one session id (ses_…).'],
+    [['cancel-input', session], 'Give a session id (ses_…) and an input id (inp_…).'],
+    [['cancel-input', session, `inp_${'b'.repeat(32)}`, 'extra'], 'Give a session id (ses_…) and an input id (inp_…).'],
+  ])('tether %j: the mistake is told (exit 2) whether or not a daemon runs', async (args, message) => {
+    const result = await tether(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toContain('No Tether daemon is running');
+  });
+
+  it('tether models takes no arguments', async () => {
+    const result = await tether(['models', 'opus']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('tether models takes no arguments');
+    expect(result.stdout).toBe('');
+  });
+
+  it('an unknown option is named with where the options are listed, in one clear sentence', async () => {
+    const result = await tether(['run', '--verbose', 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `tether run: unknown option --verbose (tether run --help lists them; a prompt that starts with '-' goes after --: tether run -- "-…").`,
+    );
+    const short = await tether(['sessions', '-x']);
+    expect(short.stderr.split('\n')[0]).toBe('tether sessions: unknown option -x (tether sessions --help lists them).');
+    expect(fixture.api.requests).toHaveLength(0);
+  });
+});
