@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  readdirSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -14,9 +15,9 @@ import {
 import path from 'node:path';
 import { readDaemonInfo, readToken, rotateToken } from '@tether/daemon';
 import { readProcessStatus } from '@tether/provider-claude/test-support';
-import { type ClaudeTestEnvironment, agentErrorOf } from '@tether/testkit';
+import { type ClaudeTestEnvironment, agentErrorOf, createGitRepository } from '@tether/testkit';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { client, daemonPerTest, dataDirOf } from './daemon-test-helpers.js';
+import { client, commandId, daemonPerTest, dataDirOf } from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
 
@@ -152,6 +153,48 @@ describe('files another user wrote', () => {
     const error = await agentErrorOf(fixture.daemonOn(environment));
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'file_foreign' } });
     expect(error.message).toContain(lockPath);
+  });
+});
+
+describe('the worktree root (--worktree-root)', () => {
+  // Whoever can write in it can rename a session's worktree away and put a folder of their own in its
+  // place: the agent then starts there, and runs the hooks its .claude settings name, as this user.
+  it('is refused when others can write in it or another user owns it, and tightened to 0700 when others can only read it', async () => {
+    otherUserNeedsRoot();
+    const environment = await fixture.environment();
+    const repository = path.join(environment.home, 'repository');
+    await createGitRepository(repository, { 'notes.txt': 'hello\n' }, environment.environment);
+    const worktreeRoot = path.join(environment.home, 'worktrees');
+    mkdirSync(worktreeRoot);
+    chmodSync(worktreeRoot, 0o777);
+    const daemon = await fixture.daemonOn(environment, { worktreeRoot });
+    const api = client(daemon);
+    const openWorktree = () =>
+      api.request('POST', '/v1/commands', {
+        body: { type: 'open_session', commandId: commandId(), workspace: { kind: 'git_worktree', repository } },
+      });
+
+    const writable = await openWorktree();
+    expect(writable.status).toBe(400);
+    const refusal = ((await writable.json()) as { error: { code: string; message: string; details: unknown } }).error;
+    expect(refusal).toMatchObject({ code: 'invalid_workspace', details: { reason: 'worktree_root_unsafe' } });
+    expect(refusal.message).toContain(`chmod 700 ${worktreeRoot}`);
+    expect(readdirSync(worktreeRoot)).toEqual([]);
+    expect(await (await api.request('GET', '/v1/sessions')).json()).toMatchObject({ sessions: [] });
+
+    chownSync(worktreeRoot, otherUid, otherUid);
+    chmodSync(worktreeRoot, 0o700);
+    const foreign = await openWorktree();
+    expect(foreign.status).toBe(400);
+    expect(((await foreign.json()) as { error: { message: string } }).error.message).toContain(
+      `owned by uid ${otherUid}`,
+    );
+
+    chownSync(worktreeRoot, process.getuid!(), process.getgid!());
+    chmodSync(worktreeRoot, 0o755);
+    expect((await openWorktree()).status).toBe(200);
+    expect(modeOf(worktreeRoot)).toBe(0o700);
+    expect(readdirSync(worktreeRoot)).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { type Daemon, readToken, rotateToken } from '@tether/daemon';
+import { agentErrorOf } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import {
@@ -12,7 +14,8 @@ import {
   sseFrames,
 } from './daemon-test-helpers.js';
 
-const { start } = daemonPerTest();
+const fixture = daemonPerTest();
+const { start } = fixture;
 
 /** A raw HTTP request, so a test can send any Host header (fetch will not). */
 function rawRequest(
@@ -112,6 +115,65 @@ describe('who may talk to the daemon', () => {
       socket.on('error', () => undefined);
     });
     expect(refusedUpgrade).toBe(403);
+  });
+
+  it('answers at its advertised address (a proxy or a name on the network), and at no other name', async () => {
+    // Links in notifications and session_owned_elsewhere name this address: it was refused with 403.
+    const { daemon } = await start({ advertiseUrl: 'https://tether.example.test' });
+    const authorization = `Bearer ${daemon.token}`;
+    const viaProxy = { host: 'tether.example.test', origin: 'https://tether.example.test' };
+    expect((await rawRequest(daemon, { path: '/health', headers: { host: viaProxy.host } })).status).toBe(200);
+    expect((await rawRequest(daemon, { path: '/health', headers: { host: 'TETHER.example.test:443' } })).status).toBe(
+      200,
+    );
+    const read = await rawRequest(daemon, { path: '/v1/sessions', headers: { ...viaProxy, authorization } });
+    expect(read.status).toBe(200);
+    // Same-origin for a browser that came through the proxy: no CORS is needed, none is sent.
+    expect(read.headers['access-control-allow-origin']).toBeUndefined();
+    // A POST from the proxied web UI passes the origin check (and is then judged on its body).
+    const posted = await rawRequest(daemon, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...viaProxy, authorization, 'content-type': 'application/json' },
+    });
+    expect(posted.status).toBe(400);
+    const upgraded = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/ws`, { headers: viaProxy });
+      socket.on('open', () => {
+        resolve(101);
+        socket.close();
+      });
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode!));
+      socket.on('error', () => undefined);
+    });
+    expect(upgraded).toBe(101);
+
+    const elsewhere: Record<string, string>[] = [
+      { host: 'evil.example' },
+      { host: 'tether.example.test:8443' },
+      { host: 'tether.example.test.evil.example' },
+      { host: viaProxy.host, origin: 'http://tether.example.test' },
+      { host: viaProxy.host, origin: 'https://evil.example' },
+    ];
+    for (const headers of elsewhere) {
+      const refused = await rawRequest(daemon, { path: '/v1/sessions', headers: { ...headers, authorization } });
+      expect(refused, JSON.stringify(headers)).toMatchObject({ status: 403, body: '' });
+    }
+  });
+
+  it('refuses an --allow-origin or --advertise-url that is no http(s) origin with a typed error, before anything is written', async () => {
+    const environment = await fixture.environment();
+    for (const options of [
+      { allowOrigins: ['localhost:5173'] },
+      { allowOrigins: ['null'] },
+      { advertiseUrl: 'tether.example.test' },
+      { advertiseUrl: 'ftp://tether.example.test' },
+    ]) {
+      const error = await agentErrorOf(fixture.daemonOn(environment, options));
+      expect(error, JSON.stringify(options)).toMatchObject({ code: 'invalid_command' });
+      expect(error.message).toContain('http');
+    }
+    expect(existsSync(dataDirOf(environment))).toBe(false);
   });
 
   it('closes a socket with 4401 when the first frame is not a valid auth frame', async () => {

@@ -309,6 +309,7 @@ describe('notifications', () => {
       await writeFile(
         configFile,
         JSON.stringify({ receivers: [{ url: 'https://relay.example/hook', events: ['run_exploded'] }] }),
+        { mode: 0o600 },
       );
       const badKind = await agentErrorOf(startTestDaemon(environment, { notifications: { configFile } }));
       expect(badKind.code).toBe('invalid_command');

@@ -22,6 +22,7 @@ export interface DaemonOptions {
    * others name when they refuse a command for a session this daemon drives (session_owned_elsewhere).
    * Default: the URL it listens on (Daemon.url); set it when clients reach this daemon through a proxy.
    * Notifications' links point here too, so set it to an address the people notified can reach.
+   * The Host/Origin check accepts its host and origin as the daemon's own.
    */
   readonly advertiseUrl?: string;
   /**

@@ -58,6 +58,13 @@ function idleTimeoutOf(options: DaemonOptions): number {
 }
 
 function checkOptions(options: DaemonOptions): void {
+  // Throws the typed refusal for an allowOrigins or advertiseUrl that is no http(s) origin, before anything is opened.
+  createOriginPolicy({
+    port: 0,
+    boundHost: options.host ?? defaultHost,
+    allowOrigins: options.allowOrigins ?? [],
+    ...(options.advertiseUrl === undefined ? {} : { advertiseUrl: options.advertiseUrl }),
+  });
   const port = options.port ?? defaultPort;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new AgentError({
@@ -234,6 +241,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       boundHost: host,
       interfaceAddresses: isWildcardHost(host) ? interfaceAddresses() : [],
       allowOrigins: options.allowOrigins ?? [],
+      ...(options.advertiseUrl === undefined ? {} : { advertiseUrl: options.advertiseUrl }),
     });
     const url = `http://${isWildcardHost(host) ? '127.0.0.1' : hostNameForUrl(host)}:${port}`;
 

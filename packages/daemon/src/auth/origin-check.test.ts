@@ -73,3 +73,37 @@ describe('the Origin check', () => {
     );
   });
 });
+
+describe('the advertised address', () => {
+  it('is taken as the daemon itself: its Host (with or without the default port) and its origin, nothing near it', () => {
+    const proxied = createOriginPolicy({ port: 7437, boundHost: '127.0.0.1', advertiseUrl: 'https://Tether.example/' });
+    for (const host of ['tether.example', 'tether.example:443', '127.0.0.1:7437'])
+      expect(isAllowedHost(host, proxied), host).toBe(true);
+    for (const host of ['tether.example:7437', 'tether.example:80', 'evil.tether.example'])
+      expect(isAllowedHost(host, proxied), host).toBe(false);
+    expect(judgeOrigin('https://tether.example', proxied)).toBe('own');
+    expect(judgeOrigin('http://tether.example', proxied)).toBe('refused');
+  });
+
+  it('must be an http(s) URL without credentials, which the refusal does not repeat', () => {
+    for (const advertiseUrl of ['tether.example', 'ftp://tether.example', 'https://ops:hunter2@tether.example']) {
+      let refusal: unknown;
+      try {
+        createOriginPolicy({ port: 1, boundHost: '127.0.0.1', advertiseUrl });
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal, advertiseUrl).toMatchObject({
+        code: 'invalid_command',
+        details: { reason: 'invalid_advertiseUrl' },
+      });
+      expect(String((refusal as Error).message)).not.toContain('hunter2');
+    }
+    const withQuery = createOriginPolicy({
+      port: 1,
+      boundHost: '127.0.0.1',
+      advertiseUrl: 'https://a.example/?to=x@y',
+    });
+    expect(withQuery.advertised?.origin).toBe('https://a.example');
+  });
+});

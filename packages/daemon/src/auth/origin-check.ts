@@ -1,3 +1,5 @@
+import { AgentError } from '@tether/protocol';
+
 /**
  * The DNS-rebinding defence. A web page on another site can make the browser talk to 127.0.0.1
  * under a name it controls; the browser then sends that name as Host. So only requests addressed
@@ -10,6 +12,12 @@ export interface OriginPolicy {
   readonly hostNames: ReadonlySet<string>;
   /** Normalized origins ("http://host:port") allowed besides the daemon's own; CORS is sent for these. */
   readonly allowOrigins: ReadonlySet<string>;
+  /**
+   * The address the daemon was told people and clients reach it at (advertiseUrl: a proxy, a name on
+   * the network): its Host header values (lower case, with and without the default port) and its
+   * origin, the daemon's own too. Its owner chose that name, so a rebinding page cannot send it.
+   */
+  readonly advertised: { readonly hosts: ReadonlySet<string>; readonly origin: string } | null;
 }
 
 export const loopbackHostNames = ['127.0.0.1', 'localhost', '[::1]'] as const;
@@ -38,11 +46,31 @@ export function normalizeOrigin(origin: string): string | null {
   }
 }
 
+function invalidOption(message: string, reason: string): AgentError {
+  return new AgentError({ code: 'invalid_command', message, details: { reason } });
+}
+
+/** The Host header values and the origin of the advertised URL; null when there is none. */
+function advertisedAddress(advertiseUrl: string | undefined): OriginPolicy['advertised'] {
+  if (advertiseUrl === undefined) return null;
+  const origin = normalizeOrigin(advertiseUrl);
+  // The value is not repeated: it may hold a password, and this message may end up in a log.
+  if (origin === null || /^[^/]*\/\/[^/?#]*@/.test(advertiseUrl))
+    throw invalidOption(
+      'advertiseUrl must be an http:// or https:// URL with no user or password (e.g. http://10.0.0.5:7437), the address clients and the people notified reach this daemon at.',
+      'invalid_advertiseUrl',
+    );
+  const url = new URL(origin);
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  return { hosts: new Set([url.host, `${url.hostname}:${url.port || defaultPort}`]), origin };
+}
+
 export function createOriginPolicy(options: {
   port: number;
   boundHost: string;
   interfaceAddresses?: readonly string[];
   allowOrigins?: readonly string[];
+  advertiseUrl?: string;
 }): OriginPolicy {
   const hostNames = new Set<string>(loopbackHostNames);
   if (isWildcardHost(options.boundHost)) {
@@ -54,10 +82,13 @@ export function createOriginPolicy(options: {
   for (const origin of options.allowOrigins ?? []) {
     const normalized = normalizeOrigin(origin);
     if (normalized === null)
-      throw new Error(`allowOrigins: "${origin}" is not an http(s) origin such as "http://localhost:5173".`);
+      throw invalidOption(
+        `allowOrigins: "${origin.slice(0, 200)}" is not an http(s) origin such as "http://localhost:5173".`,
+        'invalid_allowOrigins',
+      );
     allowOrigins.add(normalized);
   }
-  return { port: options.port, hostNames, allowOrigins };
+  return { port: options.port, hostNames, allowOrigins, advertised: advertisedAddress(options.advertiseUrl) };
 }
 
 /** Splits "name:port" (IPv6 in brackets); null when the header is not of that form. */
@@ -69,6 +100,7 @@ function splitHostHeader(value: string): { name: string; port: string } | null {
 /** Whether a Host header names this daemon: a known host name with its port. */
 export function isAllowedHost(hostHeader: string | null | undefined, policy: OriginPolicy): boolean {
   if (!hostHeader) return false;
+  if (policy.advertised?.hosts.has(hostHeader.trim().toLowerCase())) return true;
   const host = splitHostHeader(hostHeader);
   return host !== null && Number(host.port) === policy.port && policy.hostNames.has(host.name);
 }
@@ -81,6 +113,7 @@ export function judgeOrigin(originHeader: string | null | undefined, policy: Ori
   const origin = normalizeOrigin(originHeader);
   if (origin === null) return 'refused';
   if (policy.allowOrigins.has(origin)) return 'allowed';
+  if (origin === policy.advertised?.origin) return 'own';
   const url = new URL(origin);
   return url.protocol === 'http:' &&
     Number(url.port) === policy.port &&

@@ -13,7 +13,12 @@ const answers: Record<LinkChoice, InteractionAnswer> = {
   deny: { decision: 'deny' },
 };
 
-const noStore = { 'Cache-Control': 'no-store' };
+/**
+ * Never cached; and `same-origin` instead of the daemon's usual `no-referrer`: under that policy a
+ * browser sends the page's form POST with `Origin: null`, which the origin check refuses (403). The
+ * referrer (the link, token included) then goes only to this daemon, and the page loads nothing else.
+ */
+const noStore = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'same-origin' };
 
 function linkUnavailable(): AgentError {
   return new AgentError({

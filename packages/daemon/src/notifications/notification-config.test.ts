@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentError } from '@tether/protocol';
@@ -21,13 +21,44 @@ afterEach(async () => {
   for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
 
-async function configFile(content: unknown): Promise<string> {
+/** A config file as its owner should keep it (0600), or with the mode given. */
+async function configFile(content: unknown, mode = 0o600): Promise<string> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-config-'));
   directories.push(directory);
   const file = path.join(directory, 'notify.json');
-  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
+  await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content), { mode });
+  await chmod(file, mode);
   return file;
 }
+
+describe('the config file', () => {
+  // Whoever can write it chooses where approvals' one-time links go (an approval, for them, is one
+  // click); whoever can read it has the receivers' secrets and webhook URLs.
+  it('is refused when other users can read or write it, or another user owns it, without repeating its contents', async () => {
+    const content = {
+      receivers: [{ url: 'https://relay.example/hook/SECRET-PATH', secret: 'receiver-secret-0123456789' }],
+    };
+    for (const mode of [0o644, 0o620, 0o604]) {
+      const file = await configFile(content, mode);
+      const refused = await agentErrorOf(resolveNotifications({ configFile: file }));
+      expect(refused, mode.toString(8)).toMatchObject({
+        code: 'invalid_command',
+        details: { reason: 'notification_config_unsafe' },
+      });
+      expect(refused.message).toContain(`chmod 600 ${file}`);
+      expect(refused.message).not.toMatch(/SECRET-PATH|receiver-secret/);
+    }
+    if (process.getuid?.() !== 0)
+      throw new Error('This test gives a file to another user (chown), which needs root: run the suite as root.');
+    const foreign = await configFile(content);
+    await chown(foreign, 65534, 65534);
+    const refused = await agentErrorOf(resolveNotifications({ configFile: foreign }));
+    expect(refused.details).toMatchObject({ reason: 'notification_config_unsafe' });
+    expect(refused.message).toContain('owned by uid 65534');
+    const { receivers } = await resolveNotifications({ configFile: await configFile(content) });
+    expect(receivers).toHaveLength(1);
+  });
+});
 
 describe('notification receivers', () => {
   it('takes https anywhere and plain http on loopback, with the default events', async () => {

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { AgentError } from '@tether/protocol';
 import { z } from 'zod';
 import {
@@ -63,15 +64,53 @@ function invalidConfig(message: string): AgentError {
   return new AgentError({ code: 'invalid_command', message, details: { reason: 'notification_config_invalid' } });
 }
 
-async function readConfigFile(filePath: string): Promise<z.infer<typeof NotificationConfigFile>> {
+/**
+ * Whoever can write the config file chooses where approvals' one-time links go (for them an approval
+ * is one click), and whoever can read it has the receivers' secrets and webhook URLs: it must be its
+ * owner's alone, as the data dir's files are. Null when it is (and on Windows, which has no such modes).
+ */
+function configFileExposure(filePath: string, stats: Stats): AgentError | null {
+  if (process.platform === 'win32') return null;
+  const uid = process.getuid!();
+  const consequence = `whoever can write it chooses where approvals' one-time links go, and whoever can read it has the receivers' secrets and URLs`;
+  if (stats.uid !== uid)
+    return unsafeConfig(
+      `The notification config ${filePath} is owned by uid ${stats.uid}, not by you (uid ${uid}): ${consequence}. Use a file of your own, mode 0600.`,
+    );
+  if ((stats.mode & 0o077) !== 0)
+    return unsafeConfig(
+      `The notification config ${filePath} is readable or writable by other users (mode 0${(stats.mode & 0o777).toString(8)}): ${consequence}. Check its receivers, then run \`chmod 600 ${filePath}\`.`,
+    );
+  return null;
+}
+
+function unsafeConfig(message: string): AgentError {
+  return new AgentError({ code: 'invalid_command', message, details: { reason: 'notification_config_unsafe' } });
+}
+
+/** The file's text, judged and read through one descriptor (no swap between the check and the read). */
+async function readPrivateConfig(filePath: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(filePath, 'utf8');
+    const file = await open(filePath, 'r');
+    try {
+      const exposure = configFileExposure(filePath, await file.stat());
+      if (exposure !== null) throw exposure;
+      text = await file.readFile('utf8');
+    } finally {
+      await file.close();
+    }
   } catch (error) {
+    if (AgentError.isInstance(error)) throw error;
     throw invalidConfig(
       `The notification config ${filePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
     );
   }
+  return text;
+}
+
+async function readConfigFile(filePath: string): Promise<z.infer<typeof NotificationConfigFile>> {
+  const text = await readPrivateConfig(filePath);
   let json: unknown;
   try {
     json = JSON.parse(text);
