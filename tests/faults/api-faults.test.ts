@@ -1,4 +1,10 @@
-import { type FakeReply, dropConnectionReply, errorReply, textReply } from '@tether/fake-anthropic-api';
+import {
+  type FakeReply,
+  dropConnectionReply,
+  errorReply,
+  malformedStreamReply,
+  textReply,
+} from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import { answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
@@ -64,6 +70,20 @@ const faults: readonly ApiFault[] = [
   {
     name: 'a connection dropped mid-stream',
     reply: () => dropConnectionReply(1),
+    details: { reason: 'connection_failed' },
+    retryable: true,
+    says: /Retry/,
+  },
+  {
+    name: 'a connection closed in the middle of an SSE event',
+    reply: () => malformedStreamReply('cut_mid_event'),
+    details: { reason: 'connection_failed' },
+    retryable: true,
+    says: /Retry/,
+  },
+  {
+    name: 'an SSE event whose data is not JSON',
+    reply: () => malformedStreamReply('invalid_json'),
     details: { reason: 'connection_failed' },
     retryable: true,
     says: /Retry/,

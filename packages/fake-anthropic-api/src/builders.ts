@@ -67,6 +67,11 @@ export function streamErrorReply(errorType = 'overloaded_error'): FakeReply {
   return { kind: 'stream_error', errorType };
 }
 
+/** `message_start` and a delta, then an event cut off mid-way (socket destroyed) or one whose data is not JSON. */
+export function malformedStreamReply(variant: 'cut_mid_event' | 'invalid_json'): FakeReply {
+  return { kind: 'malformed_stream', variant };
+}
+
 function withOptional(
   reply: FakeMessageReply,
   usage: Partial<FakeUsage> | undefined,

@@ -31,6 +31,7 @@ export interface ReplyContext {
 }
 
 const DROP_TEXT = 'This reply is cut short by a dropped connection, on purpose.';
+const MALFORMED_TEXT = 'This reply breaks off into a malformed event, on purpose.';
 
 export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<void> {
   switch (reply.kind) {
@@ -55,6 +56,8 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
       ctx.res.end();
       return;
     }
+    case 'malformed_stream':
+      return writeMalformed(ctx, reply.variant);
     case undefined:
     case 'message': {
       const message = resolveMessage(reply, ctx.model);
@@ -133,6 +136,32 @@ async function writeDrop(ctx: ReplyContext, afterDeltas: number): Promise<void> 
   }
   await writeEvents(ctx, events, 0);
   ctx.destroy();
+}
+
+async function writeMalformed(ctx: ReplyContext, variant: 'cut_mid_event' | 'invalid_json'): Promise<void> {
+  if (!ctx.streaming) {
+    ctx.res.writeHead(200, { 'content-type': 'application/json', 'request-id': ctx.requestId });
+    ctx.res.end('{"type":"message","content":[');
+    return;
+  }
+  startSse(ctx);
+  const message = resolveMessage({ content: [{ type: 'text', text: MALFORMED_TEXT, chunks: 3 }] }, ctx.model);
+  const [start, first, second] = blockEvents(message.blocks[0]!, 0);
+  if (!(await writeEvents(ctx, [messageStartEvent(message), PING_EVENT, start!, first!], 0))) return;
+  if (variant === 'cut_mid_event') {
+    const whole = formatSse(second!);
+    if (await write(ctx.res, whole.slice(0, Math.floor(whole.length / 2)), ctx.signal)) ctx.destroy();
+    return;
+  }
+  if (
+    !(await write(
+      ctx.res,
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,\n\n',
+      ctx.signal,
+    ))
+  )
+    return;
+  ctx.res.end();
 }
 
 function startSse(ctx: ReplyContext, headers: Record<string, string> = {}): void {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   dropConnectionReply,
+  malformedStreamReply,
   startFakeAnthropicApi,
   streamErrorReply,
   textReply,
@@ -153,6 +154,29 @@ describe('streaming replies (SSE)', () => {
       'content_block_delta',
     ]);
     expect(api.requests[0]!.clientAborted).toBe(false);
+  });
+
+  it('malformed_stream cut_mid_event: one delta, then half an event and a destroyed socket', async () => {
+    api.enqueue(malformedStreamReply('cut_mid_event'));
+    const response = await postMessages(api.url, messagesBody());
+    const { events, error } = await readSse(response);
+    expect(error).toBeDefined();
+    expect(events.map((e) => e.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta']);
+    expect(api.requests[0]!.clientAborted).toBe(false);
+  });
+
+  it('malformed_stream invalid_json: one delta, then a delta event whose data is not JSON, then the end', async () => {
+    api.enqueue(malformedStreamReply('invalid_json'));
+    const text = await (await postMessages(api.url, messagesBody())).text();
+    const blocks = text.split('\n\n').filter((block) => block.length > 0);
+    expect(blocks.map((block) => block.split('\n')[0])).toEqual([
+      'event: message_start',
+      'event: ping',
+      'event: content_block_start',
+      'event: content_block_delta',
+      'event: content_block_delta',
+    ]);
+    expect(() => JSON.parse(blocks.at(-1)!.split('\n')[1]!.slice('data: '.length))).toThrow();
   });
 
   it('waits delayMs between events', async () => {

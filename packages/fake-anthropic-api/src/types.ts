@@ -68,12 +68,23 @@ export interface FakeStreamErrorReply {
   errorType?: string;
 }
 
+/**
+ * Streaming: `message_start` and one text delta, then a broken event. `cut_mid_event`: the first half of
+ * a delta event's bytes, then the socket is destroyed. `invalid_json`: a whole `content_block_delta`
+ * event whose data is not JSON, then the stream ends. Non-streaming: a 200 whose body is not JSON.
+ */
+export interface FakeMalformedStreamReply {
+  kind: 'malformed_stream';
+  variant: 'cut_mid_event' | 'invalid_json';
+}
+
 export type FakeReply =
   | FakeMessageReply
   | FakeErrorReply
   | FakeHoldReply
   | FakeDropConnectionReply
-  | FakeStreamErrorReply;
+  | FakeStreamErrorReply
+  | FakeMalformedStreamReply;
 
 /** What a responder sees of a `/v1/messages` request. */
 export interface FakeRequestView {
@@ -135,6 +146,7 @@ export type RecordedReplyKind =
   | 'hold'
   | 'drop_connection'
   | 'stream_error'
+  | 'malformed_stream'
   | 'count_tokens'
   | 'not_found'
   | 'bad_request';

@@ -95,6 +95,11 @@ export interface ClaudeProviderSettings {
   /** How long a stalled run's stop may take before its process is killed (default 30 s). */
   readonly stallGraceMs?: number;
   /**
+   * How long a stop (interrupt_run) waits for claude's receipt (default 15 s). A claude that does not
+   * answer in time no longer reads its input (hung, stopped): it is killed and the run ends interrupted.
+   */
+  readonly interruptTimeoutMs?: number;
+  /**
    * Off by default. Keep this many initialized spare processes per launch configuration and hand one
    * to the next new session, so its first turn costs what a warm turn costs. cli transport: spares
    * wait parked (`--await-claim`) in an empty folder of their own and are claimed for the session's
@@ -315,6 +320,7 @@ export function createClaudeProviderWith(
         startupTimeoutMs: settings.startupTimeoutMs ?? 120_000,
         stallTimeoutMs: settings.stallTimeoutMs ?? 10 * 60_000,
         stallGraceMs: settings.stallGraceMs ?? 30_000,
+        interruptTimeoutMs: settings.interruptTimeoutMs ?? 15_000,
       });
     },
   };

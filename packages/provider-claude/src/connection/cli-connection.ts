@@ -4,6 +4,7 @@ import { ControlChannel } from '../control/control-channel.js';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
 import { TextDeltaJoiner } from '../frames/text-delta-joining.js';
 import { buildClaudeArguments } from '../launch/build-arguments.js';
+import { type PrivateTextFile, writePrivateTextFile } from '../launch/system-prompt-file.js';
 import type { AgentPriority } from '../process/agent-priority.js';
 import { ClaudeProcess, type ProcessExit } from '../process/claude-process.js';
 import type { StdoutChannel } from '../process/stdout-channel.js';
@@ -31,6 +32,8 @@ export class CliConnection implements ClaudeConnection {
   private inputFailed = false;
   /** The last stdout line was a streamed delta: the next read may wait to take more of them at once. */
   private streaming = false;
+  /** The session's system-prompt append, which claude reads from a private file; removed at its exit. */
+  private readonly promptFile: PrivateTextFile | undefined;
 
   /** `stdoutChannel`: the child's stdout read paced (process/stdout-channel.ts); a pipe without it. */
   constructor(options: {
@@ -43,13 +46,33 @@ export class CliConnection implements ClaudeConnection {
   }) {
     const { plan } = options;
     this.listener = options.listener;
-    this.child = new ClaudeProcess({
+    const append = plan.configuration.appendSystemPrompt;
+    this.promptFile = append === undefined ? undefined : writePrivateTextFile(append);
+    try {
+      this.child = this.startChild(options);
+    } catch (error) {
+      this.promptFile?.remove();
+      throw error;
+    }
+    this.control = new ControlChannel({
+      write: (message, onWritten) =>
+        this.child.write(message, (error) => {
+          this.afterWrite(error);
+          onWritten?.(error);
+        }),
+    });
+  }
+
+  private startChild(options: ConstructorParameters<typeof CliConnection>[0]): ClaudeProcess {
+    const { plan } = options;
+    return new ClaudeProcess({
       binaryPath: options.binaryPath,
       argv: buildClaudeArguments({
         configuration: plan.configuration,
         conversation: plan.conversation,
         ephemeral: plan.ephemeral,
         awaitClaim: plan.awaitClaim,
+        ...(this.promptFile ? { appendSystemPromptFile: this.promptFile.path } : {}),
       }),
       environment: plan.environment,
       cwd: plan.cwd,
@@ -62,13 +85,6 @@ export class CliConnection implements ClaudeConnection {
       afterRead: () => this.deltas.afterRead(),
       ...(options.stdoutChannel ? { stdoutChannel: options.stdoutChannel, streaming: () => this.streaming } : {}),
       onExit: (exit) => this.onExit(exit),
-    });
-    this.control = new ControlChannel({
-      write: (message, onWritten) =>
-        this.child.write(message, (error) => {
-          this.afterWrite(error);
-          onWritten?.(error);
-        }),
     });
   }
 
@@ -145,6 +161,7 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onExit(exit: ProcessExit): void {
+    this.promptFile?.remove();
     this.deltas.flush();
     this.control.cancelAll(
       new AgentError({

@@ -121,6 +121,7 @@ describe('buildClaudeArguments', () => {
       },
       conversation: { kind: 'new', providerSessionId: 'id' },
       ephemeral: true,
+      appendSystemPromptFile: '/tmp/tether-prompt-x/append-system-prompt.txt',
     });
     expect(argv.slice(0, protocolArguments.length)).toEqual(protocolArguments);
     expect(argv).toContain('--no-session-persistence');
@@ -129,7 +130,8 @@ describe('buildClaudeArguments', () => {
     expect(joined).toContain('--agent reviewer');
     expect(joined).toContain('--settings /etc/settings.json');
     expect(joined).toContain('--mcp-config /etc/mcp.json');
-    expect(argv).toContain('--append-system-prompt=Be brief.');
+    expect(argv).toContain('--append-system-prompt-file=/tmp/tether-prompt-x/append-system-prompt.txt');
+    expect(joined).not.toContain('Be brief.');
     expect(joined).toContain('--add-dir /data');
     expect(argv.slice(argv.indexOf('--allowedTools'), argv.indexOf('--allowedTools') + 3)).toEqual([
       '--allowedTools',
@@ -139,14 +141,20 @@ describe('buildClaudeArguments', () => {
     expect(argv.slice(argv.indexOf('--disallowedTools'))).toEqual(['--disallowedTools', 'WebFetch']);
   });
 
-  it('keeps a system-prompt append that looks like flags one argument, joined to its flag', () => {
+  it('passes a system-prompt append only by its file, and refuses to pass it as text', () => {
+    const configuration = { appendSystemPrompt: '--dangerously-skip-permissions\n--model x' };
     const argv = buildClaudeArguments({
-      configuration: { appendSystemPrompt: '--dangerously-skip-permissions\n--model x' },
+      configuration,
       conversation: { kind: 'new', providerSessionId: 'id' },
       ephemeral: false,
+      appendSystemPromptFile: '/tmp/prompt.txt',
     });
-    expect(argv.filter((value) => value.includes('dangerously'))).toEqual([
-      '--append-system-prompt=--dangerously-skip-permissions\n--model x',
+    expect(argv.filter((value) => value.includes('dangerously'))).toEqual([]);
+    expect(argv.filter((value) => value.startsWith('--append-system-prompt'))).toEqual([
+      '--append-system-prompt-file=/tmp/prompt.txt',
     ]);
+    expect(() =>
+      buildClaudeArguments({ configuration, conversation: { kind: 'new', providerSessionId: 'id' }, ephemeral: false }),
+    ).toThrow(/as a file/);
   });
 });

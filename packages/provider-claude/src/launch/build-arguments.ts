@@ -42,6 +42,11 @@ export interface ArgumentOptions {
   readonly ephemeral: boolean;
   /** A warm spare parked before its folder is known, claimed for one later (claim_session). */
   readonly awaitClaim?: boolean;
+  /**
+   * Where the configuration's appendSystemPrompt was written (launch/system-prompt-file.ts): passed
+   * by path, never as text, so no other local user reads it in the process list.
+   */
+  readonly appendSystemPromptFile?: string;
 }
 
 /** The flags Tether owns: nothing in a session's configuration can add or replace these. */
@@ -63,6 +68,7 @@ export function buildClaudeArguments({
   conversation,
   ephemeral,
   awaitClaim,
+  appendSystemPromptFile,
 }: ArgumentOptions): string[] {
   const argv: string[] = [...protocolArguments];
   argv.push(...conversationArguments(conversation));
@@ -73,9 +79,12 @@ export function buildClaudeArguments({
   if (configuration.effort !== undefined) argv.push('--effort', configuration.effort);
   if (configuration.agent !== undefined) argv.push('--agent', configuration.agent);
   if (configuration.settingsPath !== undefined) argv.push('--settings', configuration.settingsPath);
-  // Free text may start with "-": joined to its flag by "=", it can never be read as a flag of its own.
-  if (configuration.appendSystemPrompt !== undefined)
-    argv.push(`--append-system-prompt=${configuration.appendSystemPrompt}`);
+  if (configuration.appendSystemPrompt !== undefined) {
+    if (appendSystemPromptFile === undefined)
+      throw new Error('A system-prompt append is passed as a file: write it first (writePrivateTextFile).');
+    // A path may start with "-" only if the temporary folder does: joined by "=", never a flag of its own.
+    argv.push(`--append-system-prompt-file=${appendSystemPromptFile}`);
+  }
   if (ephemeral) argv.push('--no-session-persistence');
   if (configuration.maxTurns !== undefined) argv.push('--max-turns', String(configuration.maxTurns));
   if (configuration.maxCostUsd !== undefined) argv.push('--max-budget-usd', String(configuration.maxCostUsd));

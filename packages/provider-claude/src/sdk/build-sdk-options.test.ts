@@ -62,7 +62,7 @@ describe('buildSdkOptions', () => {
       disallowedTools: ['WebFetch'],
     });
     // The same launch through the cli transport, for comparison.
-    expect(buildClaudeArguments(plan)).toEqual(
+    expect(buildClaudeArguments({ ...plan, appendSystemPromptFile: '/tmp/append.txt' })).toEqual(
       expect.arrayContaining([
         '--resume',
         '--model',

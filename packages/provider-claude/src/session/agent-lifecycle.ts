@@ -35,9 +35,9 @@ import type { Launcher, Spare } from './warm-pool.js';
 const spareReplacementDelayMs = 2_000;
 
 /**
- * How long a request that failed on an sdk agent that has not spoken yet waits for that agent's end, to
- * tell a refused launch (the Agent SDK fails the request before the exit is reported; the cli transport
- * reports the exit first) from a request the agent refused.
+ * How long a request that failed on an sdk agent waits for that agent's end, to tell an agent that
+ * ended (a refused launch, a crash: the Agent SDK fails the request before the exit is reported; the
+ * cli transport reports the exit first) from a request the agent refused.
  */
 const refusalReportGraceMs = 2_000;
 
@@ -81,6 +81,12 @@ export abstract class AgentLifecycle implements PoolMember {
   protected readonly idleRelease: OneShotTimer;
   /** The conversation the first agent copies; moot once the session's own conversation exists. */
   protected readonly copy: PendingCopy | null;
+  /**
+   * The CLI has surely written the conversation's transcript: it finished a turn of it (a result),
+   * or the session resumed one. It writes behind its frames, so an agent killed before its first
+   * result may have left none to resume (agent-output.ts, onEnd).
+   */
+  protected conversationKept: boolean;
   /** The configuration the next process starts with (mode and model follow live changes). */
   protected configuration: SessionConfiguration;
   /** The permission mode the running agent was launched with. */
@@ -123,6 +129,7 @@ export abstract class AgentLifecycle implements PoolMember {
     this.launchedConfiguration = options.configuration;
     this.spentCostUsd = options.spentCostUsd ?? 0;
     this.copy = options.resumeProviderSessionId === null ? (options.copyConversation ?? null) : null;
+    this.conversationKept = options.resumeProviderSessionId !== null;
     this.state = createTranslatorState({
       providerSessionId: options.resumeProviderSessionId ?? randomUUID(),
       reportedProviderSessionId: options.resumeProviderSessionId,
@@ -212,8 +219,17 @@ export abstract class AgentLifecycle implements PoolMember {
    * before its end is reported: its end is waited for, briefly.
    */
   protected async refusalBehind(connection: ClaudeConnection): Promise<SerializedAgentError | null> {
-    const endMayFollow = connection.transport === 'sdk' && this.connection === connection && !this.connectionStarted;
-    if (endMayFollow && !this.refusedItsStart(connection)) {
+    if (!this.connectionStarted && !this.refusedItsStart(connection)) await this.endReported(connection);
+    return this.refusedItsStart(connection) ? this.refusedStart!.error : null;
+  }
+
+  /**
+   * Once a request to `connection` failed: whether that agent has ended (its end handled). The Agent
+   * SDK fails a request before the exit is reported (the cli transport reports the exit first): for
+   * an sdk agent still current, its end is waited for, briefly.
+   */
+  protected async endReported(connection: ClaudeConnection): Promise<boolean> {
+    if (connection.transport === 'sdk' && this.connection === connection) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, refusalReportGraceMs);
         timer.unref();
@@ -223,7 +239,7 @@ export abstract class AgentLifecycle implements PoolMember {
         });
       });
     }
-    return this.refusedItsStart(connection) ? this.refusedStart!.error : null;
+    return this.connection !== connection;
   }
 
   /** Once the agent that refused its start has ended (at once when it has): a new one is started only then. */
@@ -291,11 +307,19 @@ export abstract class AgentLifecycle implements PoolMember {
    * is not idle: no release) or finds the release under way and waits for it (send).
    */
   release(): Promise<void> {
+    return this.letGo('idle');
+  }
+
+  /**
+   * Stops the current agent as one being let go (release): from the call on it takes nothing more, a
+   * turn arriving meanwhile waits for its end, and its end ends no run (the session ended its turn itself).
+   */
+  protected letGo(reason: StopReason, force = false): Promise<void> {
     const connection = this.connection;
     if (!connection) return Promise.resolve();
     // The idle timer's release and the pool's may meet: one stop, one end.
     if (this.releasing?.connection === connection) return this.releasing.done;
-    const done = this.stopConnection('idle')
+    const done = this.stopConnection(reason, force)
       .catch(() => undefined)
       .finally(() => {
         if (this.releasing?.connection === connection) this.releasing = null;

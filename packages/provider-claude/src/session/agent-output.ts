@@ -102,6 +102,7 @@ export abstract class AgentOutput extends AgentLifecycle {
       if (refusal) this.refuseStart(this.connection, refusal);
     }
     if (frame.kind === 'rate_limit_event') this.reports.onRateLimitEvent(frame.frame);
+    if (frame.kind === 'result') this.conversationKept = true;
     const steerParts = this.steered.onFrame(frame, this.interrupting !== null);
     for (const part of steerParts) this.emit(part);
     if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame))
@@ -228,6 +229,7 @@ export abstract class AgentOutput extends AgentLifecycle {
     if (connection)
       void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), {
         firstTurnOfProcess: !this.state.turnStartedOnProcess,
+        timeoutMs: this.settings.interruptTimeoutMs,
       }).catch(() => undefined);
     // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
@@ -288,6 +290,14 @@ export abstract class AgentOutput extends AgentLifecycle {
     if (exit) {
       const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
       this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
+    }
+    if (this.state.conversationEstablished && !this.conversationKept) {
+      // It ended before it finished a turn, and the CLI writes its transcript behind its frames: there
+      // may be nothing to resume, and a resume that finds nothing fails every later turn
+      // (resume_not_found). The turn it did not finish is lost either way; the next agent starts the
+      // conversation anew (or its copy again).
+      this.state.conversationEstablished = false;
+      this.note('claude.conversation_not_kept');
     }
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {
       // Nothing was recorded under this id; a fresh one avoids "Session ID is already in use".

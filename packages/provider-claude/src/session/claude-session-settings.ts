@@ -31,4 +31,6 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly stallTimeoutMs: number;
   /** How long a stalled run's stop may take before its process is killed. */
   readonly stallGraceMs: number;
+  /** How long a stop waits for the agent's receipt before the agent counts as hung and is killed. */
+  readonly interruptTimeoutMs: number;
 }

@@ -20,7 +20,7 @@ import {
   requiresRestart,
 } from './control-requests.js';
 import { rewindFiles } from './file-rewind.js';
-import { requestInterrupt } from './interrupt-request.js';
+import { interruptUnanswered, requestInterrupt } from './interrupt-request.js';
 import { closingMessage, sessionClosed, turnActive } from './session-errors.js';
 import { steerRefused, withdrawSteer } from './steer-requests.js';
 
@@ -164,12 +164,17 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       () => {
         if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
       },
-      { firstTurnOfProcess },
+      { firstTurnOfProcess, timeoutMs: this.settings.interruptTimeoutMs },
     )
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
+        // No receipt at all: the agent no longer reads its input (hung, stopped), so no stop can reach it.
+        if (interruptUnanswered(error) && this.state.turn === turn && this.connection === connection)
+          return this.abandonHungAgent(turn);
+        const stillQueued = AgentError.isInstance(error) && error.details?.reason === 'input_still_queued';
+        // The agent died while the stop was out: its end ended the run (onEnd), nothing is left to stop.
+        if (!stillQueued && (await this.endReported(connection)) && this.state.turn !== turn) return { applied: false };
         turn.interruptRequested = false;
-        if (AgentError.isInstance(error) && error.details?.reason === 'input_still_queued')
-          this.note('claude.interrupt_input_still_queued');
+        if (stillQueued) this.note('claude.interrupt_input_still_queued');
         throw error;
       })
       .finally(() => {
@@ -177,6 +182,17 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       });
     this.interrupting = { runId, done };
     return done;
+  }
+
+  /**
+   * The stop was asked and the agent never answered: it is killed at once (its group, tools included),
+   * and the run ends interrupted as asked. Let go first, so nothing (a turn, the pool) reaches it meanwhile.
+   */
+  private abandonHungAgent(turn: ActiveTurn): { applied: boolean } {
+    this.note('claude.interrupt_unanswered');
+    void this.letGo('released', true);
+    this.endTurn(turn, { outcome: 'interrupted' });
+    return { applied: true };
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {

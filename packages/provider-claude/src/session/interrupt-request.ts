@@ -12,9 +12,9 @@ export async function requestInterrupt(
   connection: ClaudeConnection,
   turn: ActiveTurn,
   onCancelledBeforeStart: () => void,
-  options: { firstTurnOfProcess: boolean },
+  options: { firstTurnOfProcess: boolean; timeoutMs: number },
 ): Promise<{ applied: boolean }> {
-  const response = (await connection.request({ subtype: 'interrupt' }, { timeoutMs: 15_000 })) as
+  const response = (await connection.request({ subtype: 'interrupt' }, { timeoutMs: options.timeoutMs })) as
     | { still_queued?: unknown; cancelled?: unknown }
     | undefined;
   const stillQueued = Array.isArray(response?.still_queued) ? (response.still_queued as unknown[]) : [];
@@ -37,4 +37,9 @@ export async function requestInterrupt(
     });
   }
   return { applied: true };
+}
+
+/** The agent never answered the stop (control_timeout): it no longer reads its input. */
+export function interruptUnanswered(error: unknown): boolean {
+  return AgentError.isInstance(error) && error.details?.reason === 'control_timeout';
 }

@@ -101,6 +101,7 @@ function openSession(
       startupTimeoutMs: 0,
       stallTimeoutMs: 60_000,
       stallGraceMs: 1_000,
+      interruptTimeoutMs: 15_000,
     },
   );
   sessions.push(session);

@@ -49,3 +49,40 @@ describe('WarmPool in a full process pool', () => {
     expect(await warmPool.take('key')).toBeUndefined();
   });
 });
+
+describe('WarmPool, a spare that fails to start', () => {
+  it('kills a spare whose initialize failed while its process still runs (hung, or it refused), and frees its slot', async () => {
+    const events: string[] = [];
+    const pool = new ProcessPool({ limit: 1, whenFull: 'queue' });
+    const warmPool = new WarmPool({ spares: 1, processPool: pool });
+    let running = true;
+    let failInitialize!: (error: Error) => void;
+    const connection: ClaudeConnection = {
+      transport: 'cli',
+      process: undefined,
+      get running() {
+        return running;
+      },
+      send: () => true,
+      request: () =>
+        new Promise((_resolve, reject) => {
+          failInitialize = reject;
+        }),
+      answerPrompt: async () => false,
+      stop: async (options) => {
+        events.push(`spare stopped${options.force ? ' (forced)' : ''}`);
+        running = false;
+      },
+    };
+    warmPool.prepare('key', () => connection);
+    const taken = warmPool.take('key');
+    // No answer to initialize in time (a claude that hangs while starting): the control request's timeout.
+    failInitialize(new Error('The claude CLI did not answer the initialize request within 30000 ms.'));
+    expect(await taken).toBeUndefined();
+    expect(events).toEqual(['spare stopped (forced)']);
+    expect(pool.activeCount).toBe(0);
+    // Nothing is left for dispose to find: the spare was ended, not forgotten.
+    await warmPool.dispose();
+    expect(events).toEqual(['spare stopped (forced)']);
+  });
+});

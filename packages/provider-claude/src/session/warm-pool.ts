@@ -112,6 +112,7 @@ export class WarmPool {
         await spare?.connection.stop({ busy: false });
       },
     };
+    let launched: ClaudeConnection | null = null;
     try {
       if (!this.processPool.tryAcquire(member)) return;
       const providerSessionId = randomUUID();
@@ -139,6 +140,7 @@ export class WarmPool {
           },
         },
       );
+      launched = connection;
       this.launching.add(connection);
       // initialize makes the CLI load everything a first turn needs; its answer means "ready".
       try {
@@ -166,7 +168,10 @@ export class WarmPool {
         this.processPool.offerIdle();
       }
     } catch {
-      // A spare that fails to start is simply not there; the session starts its own process.
+      // A spare that fails to start is simply not there; the session starts its own process. One whose
+      // process still runs (hung while starting, or it refused initialize) is killed first: nothing
+      // else would ever stop it, not even dispose, and it would run on outside the process limit.
+      await launched?.stop({ busy: false, force: true }).catch(() => undefined);
       this.processPool.release(member);
     } finally {
       this.starting.set(key, (this.starting.get(key) ?? 1) - 1);
