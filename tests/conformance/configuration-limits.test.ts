@@ -1,17 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { textReply } from '@tether/fake-anthropic-api';
+import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, turnRequests } from './conformance-harness.js';
-
-/** A process's arguments as /proc shows them to any local user ('' once it is gone). */
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
-  }
-}
 
 describeTransports('configuration limits', ({ start }) => {
   it('passes a system-prompt append to the model as text, never as a flag, and never on the command line', async () => {
@@ -29,7 +20,7 @@ describeTransports('configuration limits', ({ start }) => {
     // Not on the command line, which every local user can read: the agent is still running now.
     const agents = processesWithEnvironment('HOME', environment.home);
     expect(agents).not.toEqual([]);
-    for (const pid of agents) expect(commandLine(pid)).not.toContain(append);
+    for (const pid of agents) expect(readProcessCommandLine(pid)?.join(' ')).not.toContain(append);
     const body = turnRequests(environment)[0]!.body as {
       system: { text: string }[];
       tools: { name: string; input_schema: { properties: Record<string, unknown> } }[];

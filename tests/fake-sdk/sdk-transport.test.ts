@@ -246,7 +246,7 @@ describe('the sdk transport over an injected query()', () => {
     ]);
   });
 
-  it('a stream that ends without a result: provider_contract_violation; one that throws: provider_unavailable, no SDK prose; the next turn resumes', async () => {
+  it('a stream that ends without a result: provider_contract_violation; one that throws: provider_unavailable, no SDK prose; the next turn works, in a conversation of its own', async () => {
     const {
       runtime: current,
       sessionId,
@@ -274,8 +274,13 @@ describe('the sdk transport over an injected query()', () => {
     });
     expect(JSON.stringify(await current.readEvents(sessionId))).not.toContain('secret details');
     expect((await turn(current, sessionId)).events.at(-1)).toMatchObject({ outcome: 'succeeded' });
-    // Each new agent resumes the conversation the first one established.
-    expect(queries[1]!.options).toMatchObject({ resume: queries[0]!.options.sessionId });
+    // No agent finished a turn of its conversation, so none may have been written down to resume:
+    // each new agent starts anew, under a new id (a resume finding nothing would fail every later turn).
+    expect(queries[1]!.options.resume).toBeUndefined();
+    expect(queries[1]!.options.sessionId).not.toBe(queries[0]!.options.sessionId);
+    expect(await current.readEvents(sessionId)).toContainEqual(
+      expect.objectContaining({ type: 'diagnostic', code: 'claude.conversation_not_kept' }),
+    );
   });
 
   it('interrupt(): no cancel_queued, so the older receipt rules apply: a started input still queued is provider_rejected, a retry stops it', async () => {

@@ -5,26 +5,14 @@ import { createTetherClient } from '@tether/client';
 import { type Daemon, type DaemonLogger, startDaemon } from '@tether/daemon';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openPostgresStore } from '@tether/store-postgres';
-import {
-  type MockTurnContext,
-  type RecordedLogLine,
-  type TestPostgres,
-  createMockProvider,
-  recordingLogger,
-  startTestPostgres,
-} from '@tether/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type MockTurnContext, type RecordedLogLine, createMockProvider, recordingLogger } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
 import { client, openSession } from '../daemon/daemon-test-helpers.js';
+import { usePostgresServer } from './scale-out-helpers.js';
 
 // Daemons in this process on one real PostgreSQL, their agents mocked (the test emits their output):
 // what /health, /v1/metrics and the log say, and what is kept, while the database is down.
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const daemons: Daemon[] = [];
 let root = '';
@@ -81,7 +69,7 @@ async function samples(daemon: Daemon, metric: string): Promise<Record<string, n
 describe('daemons on a PostgreSQL database that goes down', () => {
   it('answer /health 503 with the store error while it is down, log the sweep failure with its reason, and 200 again once it is back', async () => {
     await workspace();
-    const database = await server!.createDatabase();
+    const database = await server().createDatabase();
     const { logger, lines } = recordingLogger();
     const daemon = await serve(database, 'a', logger);
     expect(await health(daemon)).toEqual({ status: 200, body: { ok: true, version: expect.any(String) } });
@@ -89,7 +77,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
 
     let down: { status: number; body: Record<string, unknown> } | undefined;
     let healthOfClient: unknown;
-    await server!.restart({
+    await server().restart({
       whileStopped: async () => {
         await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
         down = await health(daemon);
@@ -134,7 +122,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
 
   it("count in tether_sessions each daemon's own open sessions, and the store's sessions once per daemon in tether_store_sessions", async () => {
     const directory = await workspace();
-    const database = await server!.createDatabase();
+    const database = await server().createDatabase();
     const { logger } = recordingLogger();
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => serve(database, name, logger)));
     const [apiA, apiB] = [client(a!), client(b!)];
@@ -156,7 +144,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
 
   it('keep a streaming turn whole through a 16 s outage: its output lands once the database is back, no lease lost', async () => {
     const directory = await workspace();
-    const database = await server!.createDatabase();
+    const database = await server().createDatabase();
     const { logger, lines } = recordingLogger();
     const daemon = await serve(database, 'a', logger, 15_000);
     const api = client(daemon);
@@ -171,7 +159,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
 
     const outageMs = 16_000;
     const started = Date.now();
-    await server!.restart({
+    await server().restart({
       whileStopped: async () => {
         // One delta a second all through the outage, as a streaming agent would.
         for (let index = 1; Date.now() - started < outageMs; index += 1) {

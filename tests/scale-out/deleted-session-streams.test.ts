@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Daemon, startDaemon } from '@tether/daemon';
 import { openPostgresStore } from '@tether/store-postgres';
-import { createMockProvider, startTestPostgres, type TestPostgres } from '@tether/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMockProvider } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   type SseFrame,
   SocketClient,
@@ -15,16 +15,11 @@ import {
   silentLogger,
   sseFrames,
 } from '../daemon/daemon-test-helpers.js';
+import { usePostgresServer } from './scale-out-helpers.js';
 
 // Two daemons in this process on one PostgreSQL database, their agents mocked: what a client of
 // each sees of a session deleted through the other.
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const daemons: Daemon[] = [];
 const sockets: SocketClient[] = [];
@@ -60,7 +55,7 @@ describe('a session deleted through one of two daemons sharing a database', () =
     root = await mkdtemp(path.join(os.tmpdir(), 'tether-deleted-streams-'));
     const workspace = path.join(root, 'workspace');
     await mkdir(workspace);
-    const database = await server!.createDatabase();
+    const database = await server().createDatabase();
     const a = await serve(database, 'a');
     const b = await serve(database, 'b');
     const apiA = client(a);

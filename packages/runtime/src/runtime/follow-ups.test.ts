@@ -530,7 +530,8 @@ describe('a session budget across agent processes', () => {
 });
 
 describe('follow-ups while the plan limit window is closed', () => {
-  const inAnHour = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+  // An hour ahead, at 30 seconds past a minute: the message shows seconds only when they are not 0.
+  const inAnHour = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_630_000).toISOString();
 
   function limits(status: 'allowed' | 'rejected', resetsAt: string | null) {
     return {
