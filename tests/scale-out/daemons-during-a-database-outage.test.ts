@@ -5,14 +5,19 @@ import { createTetherClient } from '@tether/client';
 import { type Daemon, type DaemonLogger, startDaemon } from '@tether/daemon';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openPostgresStore } from '@tether/store-postgres';
-import { type MockTurnContext, type RecordedLogLine, createMockProvider, recordingLogger } from '@tether/testkit';
+import {
+  type MockTurnContext,
+  type RecordedLogLine,
+  createMockProvider,
+  recordingLogger,
+  useTestPostgres,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, openSession } from '../daemon/daemon-test-helpers.js';
-import { usePostgresServer } from './scale-out-helpers.js';
 
 // Daemons in this process on one real PostgreSQL, their agents mocked (the test emits their output):
 // what /health, /v1/metrics and the log say, and what is kept, while the database is down.
-const server = usePostgresServer();
+const server = useTestPostgres();
 
 const daemons: Daemon[] = [];
 let root = '';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Daemon, startDaemon } from '@tether/daemon';
 import { openPostgresStore } from '@tether/store-postgres';
-import { createMockProvider } from '@tether/testkit';
+import { createMockProvider, useTestPostgres } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type SseFrame,
@@ -15,11 +15,10 @@ import {
   silentLogger,
   sseFrames,
 } from '../daemon/daemon-test-helpers.js';
-import { usePostgresServer } from './scale-out-helpers.js';
 
 // Two daemons in this process on one PostgreSQL database, their agents mocked: what a client of
 // each sees of a session deleted through the other.
-const server = usePostgresServer();
+const server = useTestPostgres();
 
 const daemons: Daemon[] = [];
 const sockets: SocketClient[] = [];

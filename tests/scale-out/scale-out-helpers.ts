@@ -4,13 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolEvent } from '@tether/protocol';
 import { openPostgresStore } from '@tether/store-postgres';
-import {
-  type ClaudeTestEnvironment,
-  type TestPostgres,
-  processesWithEnvironment,
-  startTestPostgres,
-} from '@tether/testkit';
-import { afterAll, beforeAll } from 'vitest';
+import { type ClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import { type Client, client, openEventStream, sseFrames } from '../daemon/daemon-test-helpers.js';
 
@@ -254,19 +248,4 @@ export function replyText(events: readonly ProtocolEvent[], runId: string): stri
     .filter(isDelta(runId))
     .map((event) => event.text)
     .join('');
-}
-
-/** One real PostgreSQL server for the test file that calls this (started before its tests, stopped after); call the result inside a test. */
-export function usePostgresServer(): () => TestPostgres {
-  let server: TestPostgres | undefined;
-  beforeAll(async () => {
-    server = await startTestPostgres();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (server === undefined) throw new Error('The test PostgreSQL server has not started.');
-    return server;
-  };
 }

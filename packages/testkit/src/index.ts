@@ -30,3 +30,4 @@ export { startTestPostgres } from './test-postgres.js';
 export type { TestPostgres, TestPostgresOptions } from './test-postgres.js';
 export { recordingLogger } from './recording-logger.js';
 export type { RecordedLogLine } from './recording-logger.js';
+export { useTestPostgres } from './use-test-postgres.js';
