@@ -2,7 +2,13 @@ import { getPriority } from 'node:os';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { autogroupNiceOf } from '@tether/provider-claude/test-support';
 import type { AgentRuntime } from '@tether/runtime';
-import { type ClaudeTestEnvironment, answerText, runEvents, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  answerText,
+  processesWithEnvironment,
+  runEvents,
+  waitForEvent,
+} from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import {
   claudeProcesses,
@@ -170,5 +176,21 @@ describe.runIf(process.platform === 'linux')('tool processes through the real cl
     process.kill(claudeProcesses(environment)[0]!, 'SIGKILL');
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed' } });
     await expectNothingLeft(environment);
+  });
+
+  it('a shutdown right after a CLI was SIGKILLed mid-tool returns only once what the tool started is gone', async () => {
+    const { environment, runtime, sessionId } = await bypassSession();
+    // The command ignores SIGTERM, so the sweep after the CLI's exit takes its grace before the SIGKILL.
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: "trap '' TERM; tail -f /dev/null", description: 'Block' }),
+      textReply('Never.'),
+    );
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Block.' }] });
+    await waitForToolProcesses(environment, 1, (pid) => commandOf(pid) === 'tail');
+    process.kill(claudeProcesses(environment)[0]!, 'SIGKILL');
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed' } });
+    await runtime.shutdown();
+    // No waiting here: a host may exit as soon as shutdown returns, and the sweep would end with it.
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 });

@@ -93,6 +93,8 @@ export interface ClaudeConnection {
   answerPrompt(requestId: string, response: Record<string, unknown>): boolean | Promise<boolean>;
   /** Ends the agent (gracefully, escalating when it is busy or late; at once with `force`) and waits for what it left to be swept. */
   stop(options: { readonly busy: boolean; readonly force?: boolean }): Promise<void>;
+  /** Settles once the agent's process has exited and what it left running was swept (bounded); at once when it has no process. */
+  swept(): Promise<void>;
 }
 
 /** Everything a transport needs to start an agent for a session. */

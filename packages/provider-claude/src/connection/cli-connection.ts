@@ -123,6 +123,10 @@ export class CliConnection implements ClaudeConnection {
     return this.child.stop(options);
   }
 
+  async swept(): Promise<void> {
+    await this.child.swept;
+  }
+
   private onLine(line: DecodedLine): void {
     this.streaming = line.kind === 'json' && this.deltas.offer(line.value);
     if (this.streaming) return;

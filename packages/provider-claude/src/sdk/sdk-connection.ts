@@ -178,6 +178,10 @@ export class SdkConnection implements ClaudeConnection {
     this.spare?.close();
   }
 
+  async swept(): Promise<void> {
+    await this.child?.swept;
+  }
+
   /** Starts the parked spare; its end before a claim is the connection's end (the pool lets it go). */
   private async park(
     prewarm: AgentSdkPrewarmFunction | undefined,

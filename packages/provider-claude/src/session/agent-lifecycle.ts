@@ -114,6 +114,8 @@ export abstract class AgentLifecycle implements PoolMember {
    * then starts a new agent that resumes the conversation: send), and what it still says is not heard.
    */
   protected releasing: { readonly connection: ClaudeConnection; readonly done: Promise<void> } | null = null;
+  /** The sweep of what the last agent to end left running (a tool's command in a group of its own), until it is done. */
+  protected sweeping: Promise<void> | null = null;
   /** The current turn's input, kept until the CLI acknowledges it. */
   protected unacknowledged: {
     readonly turn: AgentProviderV1Turn;
@@ -551,6 +553,20 @@ export abstract class AgentLifecycle implements PoolMember {
     if (!connection) return;
     this.stopReason = reason;
     await connection.stop({ busy: this.state.turn !== null, force });
+  }
+
+  /**
+   * An agent's end is reported at its exit, and what it left is swept right after: a session stopped
+   * meanwhile (a shutdown right after a crash or a hung agent's kill) waits for that sweep (doStop).
+   */
+  protected followSweep(connection: ClaudeConnection): void {
+    const sweep: Promise<void> = connection
+      .swept()
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.sweeping === sweep) this.sweeping = null;
+      });
+    this.sweeping = sweep;
   }
 
   protected scheduleIdleRelease(): void {

@@ -282,6 +282,7 @@ export abstract class AgentOutput extends AgentLifecycle {
       if (refusal?.code === 'provider_configuration_refused') this.refuseStart(this.connection, refusal);
     }
     this.replaceSpare();
+    if (this.connection) this.followSweep(this.connection);
     this.connection = null;
     this.startupWatchdog.cancel();
     this.settings.pool.release(this);

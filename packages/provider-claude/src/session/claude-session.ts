@@ -141,6 +141,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
     await this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true);
+    await this.sweeping;
     this.settings.pool.unregister(this);
   }
 

@@ -51,6 +51,7 @@ function fakeAgents() {
         agent.stopAsked = true;
         return exited;
       },
+      swept: () => exited,
     };
   };
   return { agents, connect };

@@ -24,6 +24,7 @@ function parkedSpare() {
     },
     answerPrompt: async () => false,
     stop: async () => undefined,
+    swept: async () => undefined,
   };
   const member: PoolMember = { canRelease: () => false, release: async () => undefined, lastActiveAt: () => 0 };
   const spare: Spare = {

@@ -23,6 +23,7 @@ function startingConnection(events: string[]) {
       events.push('spare stopped');
       running = false;
     },
+    swept: async () => undefined,
   };
   return { connection, finishStarting: () => initialized?.() };
 }
@@ -73,6 +74,7 @@ describe('WarmPool, a spare that fails to start', () => {
         events.push(`spare stopped${options.force ? ' (forced)' : ''}`);
         running = false;
       },
+      swept: async () => undefined,
     };
     warmPool.prepare('key', () => connection);
     const taken = warmPool.take('key');
