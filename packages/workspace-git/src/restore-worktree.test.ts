@@ -1,4 +1,5 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,6 +21,26 @@ describe('restore', () => {
 
     expect(restored).toEqual({ ...kept, state: 'ready', keptBecause: null });
     expect(await readFile(path.join(prepared.directory, 'work.txt'), 'utf8')).toBe('in progress\n');
+  });
+
+  it('refuses worktree_root_unsafe, changing nothing, when other users can now write in the worktree root', async () => {
+    const playground = await gitPlayground();
+    const present = await playground.prepare({ branch: 'present' });
+    const deleted = await playground.prepare({ branch: 'deleted' });
+    await rm(deleted.directory, { recursive: true, force: true });
+    await chmod(playground.root, 0o777);
+
+    for (const prepared of [present, deleted]) {
+      const refusal = await agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));
+      expect(refusal.code).toBe('invalid_workspace');
+      expect(refusal.details).toMatchObject({ reason: 'worktree_root_unsafe' });
+      expect(refusal.message).toContain('chmod 700');
+    }
+    // Nothing re-added, nothing pruned: the deleted one is still registered, not back on disk.
+    expect(worktreeFolders(playground).sort()).toEqual(
+      [playground.repository, present.directory, deleted.directory].sort(),
+    );
+    expect(existsSync(deleted.directory)).toBe(false);
   });
 
   it('re-adds a worktree whose folder was deleted by hand, on its branch with its commits', async () => {

@@ -9,6 +9,7 @@ import { type GitContext, gitFailed, runGit } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isDirectory, worktreePresent } from './worktree-presence.js';
 import { workspaceRefusal } from './workspace-refusal.js';
+import { ownedRoot } from './worktree-root.js';
 
 /**
  * Makes a session's worktree usable again: as it is when it is there; otherwise (its folder deleted, or
@@ -22,6 +23,9 @@ export async function restoreWorktree(
 ): Promise<PreparedWorkspace> {
   const worktree = prepared.worktree;
   if (!worktree) return prepared;
+  // The root may have been loosened, or changed hands, since the worktree was made in it: whoever can
+  // write there could have put a folder of their own (with hooks run as this user) in its place.
+  await ownedRoot(path.dirname(worktree.path));
   if (await worktreePresent(git, worktree.path)) return { ...prepared, state: 'ready', keptBecause: null };
   await queue(worktree.repository, () => readdWorktree(git, worktree));
   // Re-added from a kept branch, it holds that branch's commits; re-created at the base, nothing.
