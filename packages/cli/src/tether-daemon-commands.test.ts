@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { processesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
@@ -78,6 +78,28 @@ describe('tether commands through a daemon', () => {
       TETHER_HOME: path.join(fixture.root, 'elsewhere'),
     });
     expect(remote.stdout).toBe('Via --server.\n');
+  });
+
+  it('sessions and show name a session by its title, its terminal controls inert, and say how its last run ended', async () => {
+    await serve();
+    fixture.api.enqueue(textReply('Fixed.'), errorReply(500), errorReply(500));
+    const run = await tether(['run', 'Fix the \u001b[31mred\u001b[0m bug\u009b2J  now']);
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
+    const succeeded = await tether(['sessions']);
+    expect(succeeded.stdout).toContain(' · last run succeeded');
+
+    // The title is the first turn's text; a later turn that fails changes only the outcome.
+    expect((await tether(['send', sessionId, 'Fail please'])).code).toBe(1);
+    for (const args of [['sessions'], ['show', sessionId]]) {
+      const shown = await tether(args);
+      expect(shown.code, shown.stderr).toBe(0);
+      const line = shown.stdout.split('\n')[0]!;
+      expect(line).toMatch(new RegExp(`^${sessionId}  idle +\\S+  "Fix the red bug2J now"  `));
+      expect(line).toContain(' · last run failed');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal.
+      expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
   });
 
   it('serve --transport sdk: turns go through the Agent SDK, and the providers route says what it lacks', async () => {

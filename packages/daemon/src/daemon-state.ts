@@ -2,6 +2,7 @@ import type { AgentRuntime, TetherStore } from '@tether/runtime';
 import type { OriginPolicy } from './auth/origin-check.js';
 import type { TokenGuard } from './auth/token-guard.js';
 import type { DaemonLogger } from './logging/create-logger.js';
+import type { RefusedRequestLog } from './logging/refused-request-log.js';
 import type { DaemonMetrics } from './metrics/daemon-metrics.js';
 import type { OneTimeLinks } from './notifications/one-time-links.js';
 import type { WebPush } from './notifications/web-push.js';
@@ -20,6 +21,8 @@ export interface DaemonState {
   readonly metrics: DaemonMetrics;
   readonly connections: ConnectionRegistry;
   readonly logger: DaemonLogger;
+  /** The rate-limited log of requests answered 401. */
+  readonly refusals: RefusedRequestLog;
   readonly subscriberLimits: OutboxLimits;
   readonly pingIntervalMs: number;
   /** The web UI's built files, served at every non-API path; null when the daemon serves no UI. */

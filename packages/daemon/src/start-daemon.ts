@@ -8,7 +8,8 @@ import { createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
-import { createOriginPolicy, hostNameForUrl, isWildcardHost, loopbackHostNames } from './auth/origin-check.js';
+import { isLoopbackHost } from './auth/loopback-host.js';
+import { createOriginPolicy, hostNameForUrl, isWildcardHost } from './auth/origin-check.js';
 import { ensureToken } from './auth/token-file.js';
 import { TokenGuard } from './auth/token-guard.js';
 import {
@@ -31,6 +32,7 @@ import { drainRuns } from './lifecycle/drain-runs.js';
 import { type DaemonLogger, createLogger } from './logging/create-logger.js';
 import { logBackgroundError } from './logging/background-error-log.js';
 import { logLeaseChange } from './logging/lease-change-log.js';
+import { RefusedRequestLog } from './logging/refused-request-log.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { type DaemonNotifications, createDaemonNotifications } from './notifications/daemon-notifications.js';
 import { resolveNotifications } from './notifications/notification-config.js';
@@ -108,10 +110,6 @@ function listen(server: Server, host: string, port: number): Promise<number> {
       resolve((server.address() as AddressInfo).port);
     });
   });
-}
-
-function isLoopbackHost(host: string): boolean {
-  return (loopbackHostNames as readonly string[]).includes(hostNameForUrl(host)) || /^127\./.test(host);
 }
 
 function interfaceAddresses(): string[] {
@@ -208,6 +206,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics,
       connections: new ConnectionRegistry(),
       logger,
+      refusals: new RefusedRequestLog(logger),
       subscriberLimits: {
         maxFrames: options.subscriberBufferEvents ?? defaultSubscriberBufferEvents,
         maxBytes: options.subscriberBufferBytes ?? defaultSubscriberBufferBytes,
@@ -273,9 +272,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     daemonNotifications.start(options.advertiseUrl ?? url);
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
     logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
-    if (!isLoopbackHost(host))
+    // The address the socket got, not the name asked for: a name resolves to whatever its DNS says.
+    const boundAddress = (server.address() as AddressInfo).address;
+    if (!isLoopbackHost(boundAddress))
       logger.warn(
-        { host },
+        { host, boundAddress },
         'listening beyond loopback: other machines can reach this port (the token still guards every /v1 route)',
       );
 
@@ -307,6 +308,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           clearInterval(tokenCheck);
           tokenGuard.stop();
           daemonMetrics.stop();
+          state.refusals.flush();
           await removeDaemonInfo(dataDir, process.pid).catch(() => undefined);
           logger.info({}, 'daemon stopped');
         }

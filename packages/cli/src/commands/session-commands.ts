@@ -31,10 +31,19 @@ export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${l
   unless --discard-changes, which removes the worktree and its branch with the work in them.
   (Through the daemon if one runs, else the data dir.)`;
 
+/**
+ * The title and a gap; '' without one. Quoted, so it reads apart from the path after it, and with its
+ * terminal controls made inert: it is whatever text the first turn held.
+ */
+function titleColumn(session: SessionSnapshot): string {
+  return session.title === null ? '' : `${JSON.stringify(terminalSafe(session.title))}  `;
+}
+
 function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${followUpColumns(session)}${waiting}`;
+  const lastRun = session.lastRun ? ` · last run ${session.lastRun.outcome}` : '';
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${titleColumn(session)}${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${lastRun}${followUpColumns(session)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */

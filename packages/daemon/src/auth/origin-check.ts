@@ -20,7 +20,8 @@ export interface OriginPolicy {
   readonly advertised: { readonly hosts: ReadonlySet<string>; readonly origin: string } | null;
 }
 
-export const loopbackHostNames = ['127.0.0.1', 'localhost', '[::1]'] as const;
+// The names a Host header may give the daemon by (with its port): the literal ones of loopback, not all of 127.0.0.0/8.
+const loopbackHostNames = ['127.0.0.1', 'localhost', '[::1]'] as const;
 
 const wildcardHosts = new Set(['0.0.0.0', '::', '[::]', '']);
 

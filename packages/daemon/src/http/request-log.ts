@@ -31,7 +31,10 @@ export function routeLabel(context: Context): string {
   return webUi && !underApi && context.get('errorCode') !== 'route_not_found' ? webUiRouteLabel : 'unmatched';
 }
 
-/** One structured line and one counter per request: method, route, status, duration, session, error code. */
+/**
+ * One structured line and one counter per request: method, route, status, duration, session, error code.
+ * Requests refused for want of the token (401) are counted each, logged rate-limited (refused-request-log.ts).
+ */
 export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironment> {
   return async (context, next) => {
     const started = performance.now();
@@ -39,12 +42,10 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     const route = routeLabel(context);
     const status = context.res.status;
     state.metrics.countRequest(route, status);
-    const fields: Record<string, unknown> = {
-      method: context.req.method,
-      route,
-      status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-    };
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    // Anyone on the machine can send these as fast as they like: rate-limited, and nothing of the request's own.
+    if (status === 401) return state.refusals.refused({ method: context.req.method, route, durationMs });
+    const fields: Record<string, unknown> = { method: context.req.method, route, status, durationMs };
     const sessionId = context.get('sessionId') ?? context.req.param('id');
     if (sessionId) fields['sessionId'] = sessionId;
     const errorCode = context.get('errorCode');

@@ -4,7 +4,7 @@ import { AgentError } from '@tether/protocol';
 import { ensureDataDirectory, readPrivateDataFile } from '@tether/store-sqlite';
 import { z } from 'zod';
 import { writePrivateFile } from '../auth/private-files.js';
-import { isLoopbackHostName } from './receiver-url.js';
+import { isLoopbackHost } from '../auth/loopback-host.js';
 
 export const pushSubscriptionsFileName = 'web-push-subscriptions.json';
 
@@ -49,7 +49,7 @@ function checkEndpoint(value: string, allowLoopbackHttp: boolean): URL {
   }
   if (url.username !== '' || url.password !== '')
     throw invalidSubscription('The subscription endpoint holds a user or password; a push service endpoint has none.');
-  const loopbackHttp = url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHostName(url.hostname);
+  const loopbackHttp = url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHost(url.hostname);
   if (url.protocol !== 'https:' && !loopbackHttp)
     throw invalidSubscription('The subscription endpoint must be an https:// URL (a browser push service).');
   return url;

@@ -1,12 +1,8 @@
 import { AgentError } from '@tether/protocol';
-import { loopbackHostNames } from '../auth/origin-check.js';
+import { isLoopbackHost } from '../auth/loopback-host.js';
 
 function refused(message: string, reason: string): AgentError {
   return new AgentError({ code: 'invalid_command', message, details: { reason } });
-}
-
-export function isLoopbackHostName(hostName: string): boolean {
-  return (loopbackHostNames as readonly string[]).includes(hostName) || /^127\.\d+\.\d+\.\d+$/.test(hostName);
 }
 
 /**
@@ -28,7 +24,7 @@ export function checkReceiverUrl(value: string, where: string, allowPlainHttp: b
       `${where} holds a user or password; put the receiver's key in its path or query, or use a per-receiver secret.`,
       'notification_url_invalid',
     );
-  if (url.protocol === 'http:' && !allowPlainHttp && !isLoopbackHostName(url.hostname))
+  if (url.protocol === 'http:' && !allowPlainHttp && !isLoopbackHost(url.hostname))
     throw refused(
       `${where} is plain http to ${url.hostname}, which is not this machine: notifications and their one-time links would cross the network unencrypted. Use https://, or allow it explicitly with --notify-allow-http (config file: "allowPlainHttp": true).`,
       'notification_url_insecure',

@@ -1,0 +1,37 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../test-support/test-daemon.js';
+
+const startTestDaemon = useTestDaemon();
+
+const beyondLoopback = (line: { message: string | undefined }) => line.message?.includes('beyond loopback') === true;
+
+/** The status of a GET with a Host header of the test's choosing (fetch sets its own). */
+function statusWithHost(port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('loopback, as the daemon judges it', () => {
+  it('says nothing of a bind that reached a loopback address, whatever the host was called', async () => {
+    // "127.1" is a name starting with "127." that the system resolves to 127.0.0.1: the bound address decides.
+    for (const host of ['127.1', '127.0.0.2', '::1']) {
+      const { daemon, lines } = await startTestDaemon({ host });
+      expect(lines.filter(beyondLoopback), host).toEqual([]);
+      await daemon.close();
+    }
+  });
+
+  it('refuses a Host header that only starts with "127." (DNS rebinding) and takes the loopback literal', async () => {
+    const { daemon } = await startTestDaemon();
+    expect(await statusWithHost(daemon.port, `127.x.example:${daemon.port}`)).toBe(403);
+    expect(await statusWithHost(daemon.port, `127.0.0.1.nip.io:${daemon.port}`)).toBe(403);
+    expect(await statusWithHost(daemon.port, `127.0.0.1:${daemon.port}`)).toBe(200);
+  });
+});
