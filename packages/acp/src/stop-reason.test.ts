@@ -61,10 +61,11 @@ describe('how a prompt ends', () => {
       seq: 9,
       at: '2026-12-01T10:00:00.000Z',
       reason,
-      ...(reason === 'agent_refused' ? { error: crashed } : {}),
+      ...(reason === 'agent_refused' || reason === 'input_invalid' ? { error: crashed } : {}),
     });
     for (const reason of ['withdrawn', 'interrupted', 'session_closed', 'runtime_restarted'] as const)
       expect(promptEnding(cancelled(reason), false)).toEqual({ stopReason: 'cancelled' });
     expect(promptEnding(cancelled('agent_refused'), false)).toEqual({ error: crashed });
+    expect(promptEnding(cancelled('input_invalid'), false)).toEqual({ error: crashed });
   });
 });

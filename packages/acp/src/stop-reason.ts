@@ -21,9 +21,8 @@ export function promptEnding(
   cancelRequested: boolean,
 ): PromptEnding {
   if (completed.type === 'input.cancelled')
-    return completed.reason === 'agent_refused' && completed.error
-      ? { error: completed.error }
-      : { stopReason: 'cancelled' };
+    // A refusal (agent_refused, input_invalid) carries why; a withdrawal or a stop does not.
+    return completed.error ? { error: completed.error } : { stopReason: 'cancelled' };
   if (cancelRequested || completed.outcome === 'interrupted') return { stopReason: 'cancelled' };
   // Claude Code ends an answer cut at the output limit, or refused, as a failed run; ACP has a stop reason for each.
   if (completed.stopReason === 'max_tokens') return { stopReason: 'max_tokens' };

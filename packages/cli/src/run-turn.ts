@@ -104,7 +104,8 @@ export function withRunUsage(
 }
 
 export function exitCodeForRun(run: TurnSummary): number {
-  if (run.inputCancelled === 'agent_refused') return 1;
+  // Refused (agent_refused, input_invalid: the cancellation carries why) is an error; withdrawn or stopped is not.
+  if (run.inputCancelled !== null && run.error !== null) return 1;
   if (run.outcome === 'succeeded') return 0;
   if (run.outcome === 'interrupted') return 130;
   return 1;

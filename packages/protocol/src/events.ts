@@ -298,7 +298,7 @@ export const InputCancelledEvent = sessionEvent('input.cancelled', {
   inputId: InputId,
   runId: RunId,
   reason: InputCancelReason,
-  /** Set with agent_refused: what the agent said, as an error. */
+  /** Set with agent_refused (what the agent said, as an error) and input_invalid (the part refused, as submit_turn would refuse it). */
   error: SerializedAgentError.optional(),
 });
 

@@ -76,7 +76,7 @@ export {
   ProviderName,
 } from './commands.js';
 export type { CommandType } from './commands.js';
-export { ContextUsage, LimitWindow, PlanLimits } from './plan-limits.js';
+export { ContextUsage, LimitWindow, PlanLimits, accountLimitWindow } from './plan-limits.js';
 export {
   InputCancelReason,
   InputDelivery,

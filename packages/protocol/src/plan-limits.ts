@@ -16,6 +16,14 @@ export const LimitWindow = z.strictObject({
 export type LimitWindow = z.infer<typeof LimitWindow>;
 
 /**
+ * The window that stands for the account as a whole: what an agent reports when it names no window
+ * (Claude: a rate_limit_event without a rateLimitType, whose status is the account's). Reported
+ * allowed (or allowed_warning) after another window was reported rejected, it says that window
+ * no longer refuses turns.
+ */
+export const accountLimitWindow = 'unified';
+
+/**
  * The account's plan limits as last reported. Subscription accounts have them; API-key (and cloud
  * provider) accounts do not: `available` false with the reason, rather than an empty list that
  * would read as "no limit reached".
@@ -24,6 +32,7 @@ export const PlanLimits = z.strictObject({
   available: z.boolean(),
   /** Why there are none: api_key_account, not_reported (the agent said nothing yet), or the agent's own reason. */
   unavailableReason: z.string().max(100).nullable(),
+  /** In the order they were last reported, the latest last (a window reported again moves to the end). */
   windows: z.array(LimitWindow).max(50),
   /** When Tether learned this (ISO-8601). */
   reportedAt: z.string().max(40),

@@ -26,7 +26,9 @@ export type InputDelivery = z.infer<typeof InputDelivery>;
  * Why a queued input ended without running: withdrawn (cancel_queued_input), interrupted (the run
  * it waited for or steered was interrupted, with cancelQueued for after_turn), session_closed,
  * runtime_restarted (a queue does not outlive the process that held it: nothing queued starts by
- * itself after a restart), agent_refused (the agent would not take it; the error says why).
+ * itself after a restart), agent_refused (the agent would not take it; the error says why),
+ * input_invalid (an after_turn input about to start no longer passes the check it passed at submit:
+ * a file it refers to is gone, left the workspace or changed kind; the error says which and what to do).
  */
 export const InputCancelReason = z.enum([
   'withdrawn',
@@ -34,6 +36,7 @@ export const InputCancelReason = z.enum([
   'session_closed',
   'runtime_restarted',
   'agent_refused',
+  'input_invalid',
 ]);
 export type InputCancelReason = z.infer<typeof InputCancelReason>;
 

@@ -1,4 +1,4 @@
-import type { LimitWindow, PlanLimits } from '@tether/protocol';
+import { type LimitWindow, type PlanLimits, accountLimitWindow } from '@tether/protocol';
 
 const statuses = new Set(['allowed', 'allowed_warning', 'rejected']);
 const windowName = /^[a-z0-9_]{1,100}$/;
@@ -61,7 +61,7 @@ export function limitsFromUsage(response: unknown, reportedAt: string): PlanLimi
 export function windowFromRateLimitInfo(info: unknown): LimitWindow | null {
   const entry = record(info);
   if (!entry) return null;
-  const type = typeof entry.rateLimitType === 'string' ? entry.rateLimitType : 'unified';
+  const type = typeof entry.rateLimitType === 'string' ? entry.rateLimitType : accountLimitWindow;
   if (!windowName.test(type)) return null;
   return {
     window: type,

@@ -1,3 +1,5 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import {
   type MockProviderOptions,
@@ -529,6 +531,59 @@ describe('a session budget across agent processes', () => {
   });
 });
 
+describe('follow-ups that refer to files', () => {
+  const withFiles = { capabilities: { inputParts: ['text', 'file'] } };
+  const notes = (path: string) => [
+    { type: 'text' as const, text: 'Summarise.' },
+    { type: 'file' as const, path },
+  ];
+
+  it('one whose file is gone when it is about to start is cancelled input_invalid (the submit check, again); the queue goes on', async () => {
+    const { runtime, provider, turns, sessionId, firstTurn } = await started(withFiles);
+    await writeFile(join(per.workspace, 'notes.txt'), 'notes');
+    const broken = await runtime.submitTurn({ sessionId, input: notes('notes.txt'), delivery: 'after_turn' });
+    const next = await runtime.submitTurn({ sessionId, input: text('next'), delivery: 'after_turn' });
+    await rm(join(per.workspace, 'notes.txt'));
+    complete(firstTurn);
+    expect((await turns.next()).runId).toBe(next.runId);
+    expect(await agentErrorOf(runtime.waitForRun(broken.runId))).toMatchObject({ code: 'run_not_found' });
+    const cancelled = await waitForEvent(runtime, sessionId, 'input.cancelled');
+    expect(cancelled).toMatchObject({
+      inputId: broken.inputId,
+      reason: 'input_invalid',
+      error: { code: 'invalid_command', details: { reason: 'file_not_found', index: 1 } },
+    });
+    expect(cancelled.error?.message).toContain(`Input part 2 of 2: ${join(per.workspace, 'notes.txt')} does not exist`);
+    expect(provider.sessions[0]!.turns.map((turn) => turn.runId)).not.toContain(broken.runId);
+  });
+
+  it('ones whose files are all there start with them, in order, each once its files were looked at', async () => {
+    const { runtime, turns, sessionId, firstTurn } = await started(withFiles);
+    await writeFile(join(per.workspace, 'notes.txt'), 'notes');
+    const second = await runtime.submitTurn({ sessionId, input: notes('notes.txt'), delivery: 'after_turn' });
+    const third = await runtime.submitTurn({ sessionId, input: notes('.'), delivery: 'after_turn' });
+    complete(firstTurn);
+    const secondTurn = await turns.next();
+    expect(secondTurn.runId).toBe(second.runId);
+    expect(secondTurn.input).toEqual([
+      { type: 'text', text: 'Summarise.' },
+      { type: 'file', path: join(per.workspace, 'notes.txt'), workspacePath: 'notes.txt' },
+    ]);
+    complete(secondTurn);
+    const thirdTurn = await turns.next();
+    expect(thirdTurn.runId).toBe(third.runId);
+    complete(thirdTurn);
+    expect((await runtime.waitForRun(third.runId)).outcome).toBe('succeeded');
+    const events = await runtime.readEvents(sessionId);
+    expect(events.filter((event) => event.type.startsWith('input.')).map((event) => event.type)).toEqual([
+      'input.queued',
+      'input.queued',
+      'input.started',
+      'input.started',
+    ]);
+  });
+});
+
 describe('follow-ups while the plan limit window is closed', () => {
   // An hour ahead, at 30 seconds past a minute: the message shows seconds only when they are not 0.
   const inAnHour = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 3_630_000).toISOString();
@@ -610,6 +665,60 @@ describe('follow-ups while the plan limit window is closed', () => {
     expect(thirdTurn.runId).toBe(third.runId);
     complete(thirdTurn);
     expect((await runtime.waitForRun(third.runId)).outcome).toBe('succeeded');
+  });
+
+  /** A report of the account as a whole (a window named by no report: unified), with the windows reported before it. */
+  function accountReport(before: 'five_hour rejected' | 'none', account: 'allowed' | 'allowed_warning' | 'rejected') {
+    const report = limits('rejected', inAnHour);
+    const unified = { window: 'unified', status: account, usedPercent: null, resetsAt: null };
+    return {
+      ...report,
+      limits: {
+        ...report.limits,
+        windows: before === 'none' ? [unified] : [...report.limits.windows, unified],
+      },
+    };
+  }
+
+  it('a report of the whole account as allowed after the window closed (the unified window, listed after it) starts the oldest at once', async () => {
+    for (const status of ['allowed', 'allowed_warning'] as const) {
+      const { runtime, turns, sessionId, firstTurn, second, third } = await heldBehindRefusal();
+      await waitForEvent(runtime, sessionId, 'input.held', { where: (event) => event.runId === third.runId });
+      // What the Claude provider reports for a rate_limit_event naming no window: the five-hour
+      // window keeps its last report, the account's own comes after it.
+      firstTurn.emit(accountReport('five_hour rejected', status));
+      const secondTurn = await turns.next();
+      expect(secondTurn.runId).toBe(second.runId);
+      expect((await runtime.getSession(sessionId)).limits?.windows.map((window) => window.window)).toEqual([
+        'five_hour',
+        'unified',
+      ]);
+    }
+  });
+
+  it('the account reported allowed before the window closed, or reported rejected after it, releases nothing', async () => {
+    const { runtime, sessionId, firstTurn, provider } = await started();
+    const second = await runtime.submitTurn({ sessionId, input: text('second'), delivery: 'after_turn' });
+    // Allowed first (an earlier answer), then the window's refusal: the refusal is the later word.
+    firstTurn.emit(accountReport('none', 'allowed'));
+    const closedAfter = limits('rejected', inAnHour);
+    firstTurn.emit({
+      ...closedAfter,
+      limits: {
+        ...closedAfter.limits,
+        windows: [accountReport('none', 'allowed').limits.windows[0]!, ...closedAfter.limits.windows],
+      },
+    });
+    refused(firstTurn);
+    const held = await waitForEvent(runtime, sessionId, 'input.held');
+    expect(held).toMatchObject({ runId: second.runId, until: inAnHour });
+    firstTurn.emit(accountReport('five_hour rejected', 'rejected'));
+    await waitForEvent(runtime, sessionId, 'session.limits_changed', {
+      where: (event) => event.limits.windows.at(-1)?.status === 'rejected' && event.limits.windows.length === 2,
+      afterSeq: held.seq,
+    });
+    expect((await runtime.getSession(sessionId)).queuedInputs).toMatchObject([{ held: { until: inAnHour } }]);
+    expect(provider.sessions[0]!.turns).toHaveLength(1);
   });
 
   it('a held follow-up can still be withdrawn, and closing the session cancels the rest; neither reaches the agent', async () => {

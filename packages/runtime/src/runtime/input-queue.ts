@@ -1,10 +1,19 @@
-import { AgentError, type EventBody, type InputPart, type ProtocolEvent, type QueuedInput } from '@tether/protocol';
+import {
+  AgentError,
+  type EventBody,
+  type InputPart,
+  type ProtocolEvent,
+  type QueuedInput,
+  type SerializedAgentError,
+  toAgentError,
+} from '@tether/protocol';
 import type { AgentProviderV1InputPart, AgentProviderV1Part, AgentProviderV1Session } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
 import { budgetSpent, queuedAfterTurn, queuedInputCancellations } from '../state/session-machine.js';
 import { closedPlanWindow } from './plan-limit-hold.js';
 import type { SessionEntry } from './session-entry.js';
 import type { SessionLog } from './session-log.js';
+import { type FileReferences, checkFilesStillThere, turnInputPlace } from './turn-input/resolve-turn-input.js';
 
 /**
  * A queued after_turn input's content, held in memory until it starts: the log keeps it as the host
@@ -15,6 +24,14 @@ export interface HeldInput {
   readonly runId: string;
   readonly recorded: readonly InputPart[] | null;
   readonly provider: readonly AgentProviderV1InputPart[];
+  /** Its file references as resolved at submit: looked at again when it is about to start. */
+  readonly files: FileReferences;
+}
+
+/** A follow-up's files were looked at again before it starts: what was found (undefined: all still there). */
+interface FilesChecked {
+  readonly inputId: string;
+  readonly refusal: AgentError | undefined;
 }
 
 export interface InputQueueParts {
@@ -52,6 +69,8 @@ export class InputQueue {
   private readonly startWaiters = new Map<string, Set<{ resolve: () => void; reject: (error: AgentError) => void }>>();
   /** Sessions whose follow-ups the plan limit holds: the timer that tries again at the window's reset. */
   private readonly reopenTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Sessions whose next follow-up's files are being looked at: it starts (or not) once that ends. */
+  private readonly checkingFiles = new Set<string>();
 
   constructor(parts: InputQueueParts) {
     this.parts = parts;
@@ -104,10 +123,19 @@ export class InputQueue {
 
   /**
    * A run of the session may have ended (its run.completed applied): its unsettled steers end, then
-   * the next queued after_turn input starts. Does nothing while a run is active, and is safe to call
-   * more than once for one end.
+   * the next queued after_turn input starts (one that refers to files once they were looked at again:
+   * a moment later). Does nothing while a run is active, and is safe to call more than once for one end.
    */
   continueAfterRun(entry: SessionEntry): void {
+    this.advance(entry, undefined);
+  }
+
+  /**
+   * continueAfterRun, with what a look at the next follow-up's files just found. That look takes a
+   * moment (the disk), so it is taken first and the whole decision made again once it ends: the
+   * input may have been withdrawn, the session closed or the runtime stopped meanwhile.
+   */
+  private advance(entry: SessionEntry, checked: FilesChecked | undefined): void {
     const { log, writer, isStopped } = this.parts;
     if (isStopped() || writer.failureOf(entry.record.sessionId)) return;
     const unsettled = (entry.record.queuedInputs ?? []).filter(
@@ -120,6 +148,8 @@ export class InputQueue {
       );
     // Draining: the queue is left as it stands, for the next runtime to cancel (one way for all of it).
     if (this.holding) return;
+    // The look at the next follow-up's files ends with a call here: that call decides.
+    if (this.checkingFiles.has(entry.record.sessionId)) return;
     for (;;) {
       const record = entry.record;
       if (record.state === 'closed' || record.activeRunId !== null) return;
@@ -141,9 +171,35 @@ export class InputQueue {
         this.holdForPlanLimit(entry, closed.until);
         return;
       }
+      // A file it refers to may have gone (or changed) while it waited: it would reach the agent as an empty mention.
+      if (held.files.references.length > 0) {
+        if (checked?.inputId !== next.inputId) {
+          this.checkFiles(entry, next.inputId, held);
+          return;
+        }
+        if (checked.refusal) {
+          log.stage(entry, queuedInputCancellations([next], 'input_invalid', notStartable(checked.refusal)));
+          continue;
+        }
+      }
       this.start(entry, next, held);
       return;
     }
+  }
+
+  /** Looks at a follow-up's files as submit_turn did, then decides again (advance) with what was found. */
+  private checkFiles(entry: SessionEntry, inputId: string, held: HeldInput): void {
+    const sessionId = entry.record.sessionId;
+    this.checkingFiles.add(sessionId);
+    checkFilesStillThere(held.files, turnInputPlace(entry.record)).then(
+      () => this.filesChecked(entry, { inputId, refusal: undefined }),
+      (error: unknown) => this.filesChecked(entry, { inputId, refusal: toAgentError(error) }),
+    );
+  }
+
+  private filesChecked(entry: SessionEntry, checked: FilesChecked): void {
+    this.checkingFiles.delete(entry.record.sessionId);
+    this.advance(entry, checked);
   }
 
   /**
@@ -246,6 +302,15 @@ function steerEnding(entry: SessionEntry, queued: QueuedInput): EventBody {
     retryable: true,
     details: { reason: 'run_ended' },
   })[0]!;
+}
+
+/** A follow-up's refused file reference, as its cancellation says it: what changed, and what to do. */
+function notStartable(refusal: AgentError): SerializedAgentError {
+  const refused = refusal.toObject();
+  return {
+    ...refused,
+    message: `The follow-up was not started: a file it refers to changed while it was queued. ${refused.message} Then submit the follow-up again (the queue went on without it).`,
+  };
 }
 
 function notStarted(runId: string): AgentError {

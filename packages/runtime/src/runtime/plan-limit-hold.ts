@@ -1,4 +1,4 @@
-import type { PlanLimits, SerializedAgentError } from '@tether/protocol';
+import { type PlanLimits, type SerializedAgentError, accountLimitWindow } from '@tether/protocol';
 
 /** The plan limit window that refuses turns now, as last reported: until when, and its name. */
 export interface ClosedWindow {
@@ -10,12 +10,18 @@ export interface ClosedWindow {
 /**
  * The window that refuses turns at `nowMs` by the last report: a rejected one whose reset is still
  * ahead. A rejected window with no reset time closes nothing here: nobody could say when to try again,
- * so the API's own answer decides.
+ * so the API's own answer decides. Windows are listed in the order they were reported: the account
+ * as a whole reported allowed after a window was rejected (the API let a turn through since) says
+ * that window no longer refuses turns, whatever its own last report.
  */
 export function closedPlanWindow(limits: PlanLimits | null | undefined, nowMs: number): ClosedWindow | undefined {
   if (!limits?.available) return undefined;
   let closed: { until: number; window: string } | undefined;
   for (const window of limits.windows) {
+    if (window.window === accountLimitWindow && (window.status === 'allowed' || window.status === 'allowed_warning')) {
+      closed = undefined;
+      continue;
+    }
     if (window.status !== 'rejected' || window.resetsAt === null) continue;
     const until = Date.parse(window.resetsAt);
     if (!(until > nowMs) || (closed && closed.until >= until)) continue;

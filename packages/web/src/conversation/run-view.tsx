@@ -99,6 +99,7 @@ const cancelReasons: Record<InputCancelReason, string> = {
   session_closed: 'the session was closed',
   runtime_restarted: 'the daemon restarted',
   agent_refused: 'the agent did not take it',
+  input_invalid: 'a file it refers to is no longer as it was',
 };
 
 /** A follow-up that ended in this run: steered into it, or cancelled while it waited. */

@@ -1,15 +1,8 @@
-import {
-  type SubmitTurnCommand,
-  type SubmitTurnReceipt,
-  agentDirectory,
-  newInputId,
-  newRunId,
-  toAgentError,
-} from '@tether/protocol';
+import { type SubmitTurnCommand, type SubmitTurnReceipt, newInputId, newRunId, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
-import { requireInputCapabilities, resolveTurnInput } from '../turn-input/resolve-turn-input.js';
+import { requireInputCapabilities, resolveTurnInput, turnInputPlace } from '../turn-input/resolve-turn-input.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
 
@@ -30,11 +23,7 @@ export async function submitTurn(
   if (blocked) throw blocked.refusal;
   if (command.delivery === 'steer' && before?.record.activeRunId) requireSteering(before);
   requireInputCapabilities(before?.provider ?? null, command.input);
-  const { workspace, workspaceStatus } = before!.record;
-  const input = await resolveTurnInput(command.input, {
-    workspace: agentDirectory(workspace, workspaceStatus),
-    repository: workspaceStatus?.worktree?.repository,
-  });
+  const input = await resolveTurnInput(command.input, turnInputPlace(before!.record));
   // Decided after the input was read: another command may have started a run meanwhile.
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(
@@ -57,6 +46,7 @@ export async function submitTurn(
       runId,
       recorded: decision.inputRecorded ? input.recorded : null,
       provider: input.provider,
+      files: input.files,
     });
   }
   try {

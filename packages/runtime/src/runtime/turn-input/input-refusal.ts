@@ -14,7 +14,8 @@ export type InputRefusalReason =
   | 'file_outside_workspace'
   | 'file_not_found'
   | 'file_not_mentionable'
-  | 'file_not_regular';
+  | 'file_not_regular'
+  | 'file_kind_changed';
 
 /** A part of submit_turn's input Tether cannot pass on; the message names the part and says what to send instead. */
 export function inputRefusal(reason: InputRefusalReason, message: string): AgentError {

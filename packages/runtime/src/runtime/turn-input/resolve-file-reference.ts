@@ -9,7 +9,11 @@ export interface ResolvedFileReference {
   readonly path: string;
   /** Relative to the workspace, "/"-separated ("." for the workspace itself). */
   readonly workspacePath: string;
+  /** What it is: a follow-up's reference is checked again when it starts, and has to be the same kind then. */
+  readonly kind: FileReferenceKind;
 }
+
+export type FileReferenceKind = 'file' | 'directory';
 
 export interface FileReferenceContext {
   /** The folder the agent works in. */
@@ -18,6 +22,11 @@ export interface FileReferenceContext {
   readonly repository?: string | undefined;
   /** The part's position in the turn, for the refusal's message. */
   readonly position: string;
+  /**
+   * Checking again a reference resolved before (a queued follow-up about to start): what it was
+   * then. A file that became a directory (or the reverse) would reach the agent as something else.
+   */
+  readonly resolvedBefore?: FileReferenceKind | undefined;
 }
 
 /**
@@ -58,11 +67,18 @@ export async function resolveFileReference(
   }
   // A pipe, socket or device has no content to attach: the agent would block reading it (the CLI
   // waits ~20 s on a pipe nobody writes to) or read something endless.
-  const kind = await stat(resolved).catch(() => undefined);
-  if (kind && !kind.isFile() && !kind.isDirectory()) {
+  const found = await stat(resolved).catch(() => undefined);
+  if (found && !found.isFile() && !found.isDirectory()) {
     throw inputRefusal(
       'file_not_regular',
       `Input part ${position}: ${named} is neither a regular file nor a directory (a pipe, socket or device). Reference a file or directory, or attach the content as text.`,
+    );
+  }
+  const kind: FileReferenceKind = found?.isDirectory() ? 'directory' : 'file';
+  if (context.resolvedBefore !== undefined && context.resolvedBefore !== kind) {
+    throw inputRefusal(
+      'file_kind_changed',
+      `Input part ${position}: ${named} was a ${context.resolvedBefore} when the turn was submitted and is a ${kind} now. Reference what is there now, or attach the content as text.`,
     );
   }
   const relative = path.relative(root, resolved);
@@ -75,7 +91,7 @@ export async function resolveFileReference(
       `Input part ${position}: ${workspacePath} cannot be passed as a file reference (a "#", or whitespace together with '"', in its path). Rename it, or attach its content as text.`,
     );
   }
-  return { path: resolved, workspacePath };
+  return { path: resolved, workspacePath, kind };
 }
 
 /** A path inside the worktree's repository (but not inside the worktree itself) moved to the same place in the worktree. */

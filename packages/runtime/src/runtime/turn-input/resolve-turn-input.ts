@@ -6,14 +6,16 @@ import {
   ImagePathInputPart,
   type InputPart,
   type SubmitTurnCommand,
+  agentDirectory,
   imageLimits,
   inputPartPosition,
 } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1InputPart } from '@tether/provider-spec';
+import type { SessionRecord } from '../../store/tether-store.js';
 import { unsupported } from '../runtime-errors.js';
 import { inputRefusal } from './input-refusal.js';
 import { type ResolvedImage, resolveImage } from './resolve-image.js';
-import { resolveFileReference } from './resolve-file-reference.js';
+import { type ResolvedFileReference, resolveFileReference } from './resolve-file-reference.js';
 
 /** A turn's input, read and checked: what the log records, what the agent gets, and the bytes to store. */
 export interface ResolvedTurnInput {
@@ -21,6 +23,27 @@ export interface ResolvedTurnInput {
   readonly provider: AgentProviderV1InputPart[];
   /** Each image's bytes once (by hash), for the store. */
   readonly images: { readonly sha256: string; readonly mediaType: string; readonly bytes: Uint8Array }[];
+  /** The file references as resolved, to check again when the turn waits as a follow-up (checkFilesStillThere). */
+  readonly files: FileReferences;
+}
+
+/** A turn's file references as resolved at submit, by their place in the turn. */
+export interface FileReferences {
+  /** How many parts the turn has (for a refusal's "part 2 of 3"). */
+  readonly partCount: number;
+  readonly references: readonly { readonly index: number; readonly reference: ResolvedFileReference }[];
+}
+
+/** Where a turn's files are looked for: the agent's directory, and a worktree's repository. */
+export interface TurnInputPlace {
+  readonly workspace: string;
+  readonly repository?: string | undefined;
+}
+
+/** Where a session's turns look for their files (a worktree session: in its worktree, or named by its repository). */
+export function turnInputPlace(record: Pick<SessionRecord, 'workspace' | 'workspaceStatus'>): TurnInputPlace {
+  const { workspace, workspaceStatus } = record;
+  return { workspace: agentDirectory(workspace, workspaceStatus), repository: workspaceStatus?.worktree?.repository };
 }
 
 type SubmittedPart = SubmitTurnCommand['input'][number];
@@ -51,7 +74,7 @@ export function requireInputCapabilities(provider: AgentProviderV1 | null, input
  */
 export async function resolveTurnInput(
   input: readonly SubmittedPart[],
-  where: { readonly workspace: string; readonly repository?: string | undefined },
+  where: TurnInputPlace,
 ): Promise<ResolvedTurnInput> {
   const { workspace } = where;
   const imagesInTurn = input.filter((part) => part.type === 'image').length;
@@ -64,6 +87,7 @@ export async function resolveTurnInput(
   const recorded: InputPart[] = [];
   const provider: AgentProviderV1InputPart[] = [];
   const images = new Map<string, ResolvedImage>();
+  const references: FileReferences['references'][number][] = [];
   let totalImageBytes = 0;
   for (const [index, part] of input.entries()) {
     // Counted from 1, as a person reads a list; details.index keeps the zero-based index for programs.
@@ -90,13 +114,34 @@ export async function resolveTurnInput(
       const file = await ofPart(index, resolveFileReference(FileInputPart.parse(part), { ...where, position }));
       recorded.push({ type: 'file', path: file.workspacePath });
       provider.push({ type: 'file', path: file.path, workspacePath: file.workspacePath });
+      references.push({ index, reference: file });
     }
   }
   return {
     recorded,
     provider,
     images: [...images].map(([sha256, image]) => ({ sha256, mediaType: image.mediaType, bytes: image.bytes })),
+    files: { partCount: input.length, references },
   };
+}
+
+/**
+ * Checks a turn's file references again, as at submit, when it is about to start later (a queued
+ * follow-up): each must still be there, inside the workspace, and the same kind (file or directory).
+ * Rejects with the first part's refusal (invalid_command, details.reason and details.index).
+ * Images need no second look: their bytes were read at submit.
+ */
+export async function checkFilesStillThere(files: FileReferences, where: TurnInputPlace): Promise<void> {
+  for (const { index, reference } of files.references) {
+    const position = inputPartPosition(index, files.partCount);
+    await ofPart(
+      index,
+      resolveFileReference(
+        { type: 'file', path: reference.path },
+        { ...where, position, resolvedBefore: reference.kind },
+      ),
+    );
+  }
 }
 
 function imagePart(part: SubmittedPart): ImageDataInputPart | ImagePathInputPart {
