@@ -19,8 +19,10 @@ import {
   requestSessionCost,
   requiresRestart,
 } from './control-requests.js';
-import { rewindFiles } from './file-rewind.js';
+import { cannotRewind, rewindFiles } from './file-rewind.js';
 import { interruptUnanswered, requestInterrupt } from './interrupt-request.js';
+import { launchEnvironment } from './launch-plan.js';
+import { modelAtLaunch } from './model-at-launch.js';
 import { closingMessage, sessionClosed, turnActive } from './session-errors.js';
 import { steerRefused, withdrawSteer } from './steer-requests.js';
 
@@ -34,6 +36,11 @@ import { steerRefused, withdrawSteer } from './steer-requests.js';
  * lifecycle is AgentLifecycle's, its output AgentOutput's; the turns and requests are here.
  */
 export class ClaudeSession extends AgentOutput implements AgentProviderV1Session {
+  /** Ends what the session reads beside its agent (a model list) when it stops. */
+  private readonly reads = new AbortController();
+  /** The model-list reads under way (modelAtLaunch): their agents end before the session has stopped. */
+  private readonly modelReads = new Set<Promise<string>>();
+
   // ---- turns and controls ----------------------------------------------------------------
 
   async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
@@ -140,7 +147,11 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     this.startupWatchdog.cancel();
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
-    await this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true);
+    this.reads.abort();
+    await Promise.all([
+      this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true),
+      ...this.modelReads,
+    ]);
     await this.sweeping;
     this.settings.pool.unregister(this);
   }
@@ -218,11 +229,16 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   /**
    * A setting (already in the configuration the next launch uses) sent to the running or starting
-   * agent too; with none, or one that turns out to have refused its launch, it applies from the next launch.
+   * agent too; with none (`withoutAgent` says what it will be), or one that turns out to have refused
+   * its launch, it applies from the next launch.
    */
-  private async applyToAgent<T>(value: T, request: (agent: ClaudeConnection) => Promise<T>): Promise<T> {
+  private async applyToAgent<T>(
+    value: T,
+    request: (agent: ClaudeConnection) => Promise<T>,
+    withoutAgent: () => T | Promise<T> = () => value,
+  ): Promise<T> {
     const agent = await this.currentAgent();
-    if (!agent) return value;
+    if (!agent) return withoutAgent();
     try {
       return await request(agent);
     } catch (error) {
@@ -239,7 +255,28 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   async doSetModel(model: string): Promise<string> {
     this.configuration = { ...this.configuration, model };
-    return this.applyToAgent(model, (agent) => requestModel(agent, model));
+    const environment = launchEnvironment(this.settings, this.configuration);
+    return this.applyToAgent(
+      model,
+      (agent) => requestModel(agent, model),
+      () => this.modelOfNextLaunch(model, environment),
+    );
+  }
+
+  /**
+   * With no agent running, the model the next one will use (what a running one answers): an alias
+   * resolved through the agent's model list. After a refused launch, the name as given: nothing is
+   * started for a session whose agent cannot start.
+   */
+  private async modelOfNextLaunch(model: string, environment: Record<string, string>): Promise<string> {
+    if (this.refusedStart !== null || this.stopped) return model;
+    const read = modelAtLaunch(model, this.settings, environment, this.reads.signal);
+    this.modelReads.add(read);
+    try {
+      return await read;
+    } finally {
+      this.modelReads.delete(read);
+    }
   }
 
   async doGetContextUsage(): Promise<ContextUsage> {
@@ -254,7 +291,12 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     if (this.stopped) throw sessionClosed();
     // The turn's own edits would race the restore.
     if (this.state.turn) throw turnActive();
+    // A conversation that holds no turn yet (none begun, none to copy: e.g. rewound to before its
+    // first turn) keeps no checkpoint of any: no agent is started just to say so.
+    if (this.startsNewConversation()) return cannotRewind('no_checkpoint');
     // Asked even with fileCheckpointing false: the agent itself says whether it keeps checkpoints.
+    // With none running, the one started resumes the conversation: the session's own, which the
+    // next turn uses (or the idle release ends), as after a turn.
     const result = await this.askRunningAgent((connection) => rewindFiles(connection, request));
     if (this.connection && !this.state.turn) this.scheduleIdleRelease();
     return result;

@@ -11,7 +11,7 @@ const refusalMessages: Record<Refusal, string> = {
 };
 
 /** Nothing can be put back: the reason, in the agent-neutral words a host shows. */
-function cannotRewind(reason: Refusal): AgentProviderV1FileRewind {
+export function cannotRewind(reason: Refusal): AgentProviderV1FileRewind {
   return { canRewind: false, reason, message: refusalMessages[reason], paths: [], insertions: 0, deletions: 0 };
 }
 

@@ -28,6 +28,20 @@ export function conversationStart(
   return { kind: 'new', providerSessionId };
 }
 
+/** The whole environment an agent of the session starts with in `configuration`. */
+export function launchEnvironment(
+  settings: ClaudeSessionSettings,
+  configuration: SessionConfiguration,
+): Record<string, string> {
+  return buildClaudeEnvironment({
+    inherited: settings.inheritedEnvironment,
+    session: configuration.environment,
+    keepInheritedOAuthToken: settings.keepInheritedOAuthToken,
+    maxRetries: settings.maxRetries,
+    fileCheckpointing: configuration.fileCheckpointing,
+  });
+}
+
 /** Everything a transport needs to start an agent for the session in its current configuration. */
 export function launchPlan(
   options: AgentProviderV1SessionOptions,
@@ -40,12 +54,6 @@ export function launchPlan(
     conversation,
     ephemeral: options.ephemeral,
     cwd: options.workspace.path,
-    environment: buildClaudeEnvironment({
-      inherited: settings.inheritedEnvironment,
-      session: configuration.environment,
-      keepInheritedOAuthToken: settings.keepInheritedOAuthToken,
-      maxRetries: settings.maxRetries,
-      fileCheckpointing: configuration.fileCheckpointing,
-    }),
+    environment: launchEnvironment(settings, configuration),
   };
 }

@@ -12,6 +12,7 @@ import type {
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { checkpointOf } from './checkpoint.js';
 import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
+import { runUsage } from './run-usage.js';
 import { splitText } from './split-text.js';
 import { stopReasonOf } from './stop-reason.js';
 import { inputDetail, outputDetail } from './tool-activity-detail.js';
@@ -221,24 +222,6 @@ function translateUser(state: TranslatorState, frame: UserFrame, runId: string, 
   }
 }
 
-function count(value: number | null | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
-}
-
-function runCost(state: TranslatorState, frame: ResultFrame): number | null {
-  const total = typeof frame.total_cost_usd === 'number' ? frame.total_cost_usd : null;
-  const previous = state.lastCumulativeCostUsd;
-  if (total !== null) state.lastCumulativeCostUsd = total;
-  const sinceLast = frame.model_usage_since_last_result;
-  if (sinceLast) {
-    const costs = Object.values(sinceLast).map((usage) => usage.costUSD ?? 0);
-    return costs.reduce((sum, cost) => sum + cost, 0);
-  }
-  if (total === null) return null;
-  // total_cost_usd is cumulative per process: this run's cost is the difference.
-  return Math.max(0, previous === null ? total : total - previous);
-}
-
 function translateResult(state: TranslatorState, frame: ResultFrame, parts: Parts): void {
   const turn = state.turn;
   if (!turn) {
@@ -255,16 +238,9 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   }
   // Startup-failure results carry a throwaway id: only a real turn's result is followed.
   if (!startupFailure && frame.is_error !== true && frame.session_id) followSessionId(state, frame.session_id, parts);
-  const usage = frame.usage;
-  const costUsd = runCost(state, frame);
-  const tokens = {
-    inputTokens: count(usage?.input_tokens),
-    outputTokens: count(usage?.output_tokens),
-    cacheReadTokens: count(usage?.cache_read_input_tokens),
-    cacheCreationTokens: count(usage?.cache_creation_input_tokens),
-  };
-  const anything = Object.values(tokens).some((value) => value > 0) || (costUsd ?? 0) > 0;
-  if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...tokens, costUsd });
+  const usage = runUsage(state, frame);
+  const anything = Object.values(usage).some((value) => (value ?? 0) > 0);
+  if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...usage });
   const classified = classifyRunEnd({ kind: 'result', result: frame, apiError: turn.apiError });
   // A stop the host asked for ends the run as interrupted even when the result landed first.
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
