@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { textReply } from '@tether/fake-anthropic-api';
 import { readProcessCommandLine } from '@tether/provider-claude/test-support';
 import { agentErrorOf, answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, turnRequests } from './conformance-harness.js';
 
-describeTransports('configuration limits', ({ start }) => {
+describeTransports('configuration limits', ({ start, transport }) => {
   it('passes a system-prompt append to the model as text, never as a flag, and never on the command line', async () => {
     const environment = await start();
     environment.api.enqueue(textReply('Appended.'));
@@ -28,6 +29,18 @@ describeTransports('configuration limits', ({ start }) => {
     expect(body.system.map((block) => block.text).join('\n')).toContain(append);
     const agentTool = body.tools.find((tool) => tool.name === 'Agent');
     expect(Object.keys(agentTool!.input_schema.properties)).not.toContain('team_name');
+
+    // cli: the private file it was read from is gone once claude has read it, while claude runs on (sdk: sent in initialize).
+    const argv = agents.flatMap((pid) => readProcessCommandLine(pid) ?? []);
+    const file = argv.find((argument) => argument.startsWith('--append-system-prompt-file='))?.split('=')[1];
+    if (transport === 'cli') expect(file).toBeDefined();
+    if (file) expect(existsSync(file)).toBe(false);
+    environment.api.enqueue(textReply('Still appended.'));
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
+    expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Still appended.');
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual(agents);
+    const second = turnRequests(environment)[1]!.body as { system: { text: string }[] };
+    expect(second.system.map((block) => block.text).join('\n')).toContain(append);
   });
 
   it('refuses inline settings JSON and an oversized environment before anything is recorded or started', async () => {

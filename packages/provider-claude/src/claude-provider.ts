@@ -10,8 +10,10 @@ import { claudeTransportCapabilities } from './claude-capabilities.js';
 import type { ClaudeTransport, ConnectionFactory, LaunchPlan } from './connection/claude-connection.js';
 import { CliConnection } from './connection/cli-connection.js';
 import { buildClaudeEnvironment } from './launch/build-environment.js';
+import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
 import { askAgentForModels, modelListKey } from './models/list-models.js';
 import { rememberedModelList } from './models/model-list-cache.js';
+import { removeFoldersOfEndedCreators } from './process/creator-named-folders.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
 import {
@@ -27,7 +29,7 @@ import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
 import { StdoutChannels } from './process/stdout-channels.js';
 import { ProcessPool } from './session/process-pool.js';
-import { WarmPool } from './session/warm-pool.js';
+import { WarmPool, parkingFolderPrefix } from './session/warm-pool.js';
 import { rehearseOutputReading } from './translate/output-rehearsal.js';
 
 export interface ClaudeProviderSettings {
@@ -285,18 +287,21 @@ export function createClaudeProviderWith(
     },
     async doPrepare() {
       const channels = stdoutChannels?.fill();
+      // What a host killed by SIGKILL left in the temporary folder (a session's private system-prompt
+      // append, the spares' parking folder): nothing else would ever remove it.
+      const leftovers = removeFoldersOfEndedCreators([privateTextFolderPrefix, parkingFolderPrefix]);
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.
       randomUUID();
       checkBundledBinaryAhead();
-      await channels;
+      await Promise.all([channels, leftovers]);
     },
-    async doDispose() {
+    async doDispose(options = {}) {
       // A model list still being read ends with the host, like every other agent process.
       disposal.abort();
       await Promise.allSettled([...modelReads]);
-      await warmPool?.dispose();
+      await warmPool?.dispose({ force: options.force === true });
       await stdoutChannels?.dispose();
     },
     async doOpenSession(options) {

@@ -1,7 +1,11 @@
 import type { ModelList } from '@tether/protocol';
 import type { AgentProviderV1Availability } from './provider-availability.js';
 import type { AgentProviderV1Capabilities } from './provider-capabilities.js';
-import type { AgentProviderV1Session, AgentProviderV1SessionOptions } from './provider-session.js';
+import type {
+  AgentProviderV1Session,
+  AgentProviderV1SessionOptions,
+  AgentProviderV1StopOptions,
+} from './provider-session.js';
 
 /**
  * The contract between the runtime and an agent provider (Claude Code today). Methods are
@@ -39,8 +43,12 @@ export interface AgentProviderV1 {
    * the agent cannot be asked.
    */
   doListModels?(): Promise<ModelList>;
-  /** Ends whatever the provider keeps outside sessions (e.g. spare processes). Called by the runtime on shutdown. Optional. */
-  doDispose?(): Promise<void>;
+  /**
+   * Ends whatever the provider keeps outside sessions (e.g. spare processes). Called by the runtime
+   * on shutdown, with `force` when the host must exit now (a second signal, a bounded shutdown):
+   * then nothing gets a graceful wait, as in a forced doStop. Optional, and so is the option.
+   */
+  doDispose?(options?: AgentProviderV1StopOptions): Promise<void>;
 }
 
 /** What a `session.process_started` event recorded about an agent process. */

@@ -32,8 +32,11 @@ export class CliConnection implements ClaudeConnection {
   private inputFailed = false;
   /** The last stdout line was a streamed delta: the next read may wait to take more of them at once. */
   private streaming = false;
-  /** The session's system-prompt append, which claude reads from a private file; removed at its exit. */
-  private readonly promptFile: PrivateTextFile | undefined;
+  /**
+   * The session's system-prompt append, which claude reads from a private file at its start (2.1.332):
+   * removed at its first line of output (a SIGKILLed host leaves it no longer than that), else at its exit.
+   */
+  private promptFile: PrivateTextFile | undefined;
 
   /** `stdoutChannel`: the child's stdout read paced (process/stdout-channel.ts); a pipe without it. */
   constructor(options: {
@@ -128,6 +131,7 @@ export class CliConnection implements ClaudeConnection {
   }
 
   private onLine(line: DecodedLine): void {
+    if (this.promptFile) this.forgetPromptFile();
     this.streaming = line.kind === 'json' && this.deltas.offer(line.value);
     if (this.streaming) return;
     this.deltas.flush();
@@ -164,8 +168,13 @@ export class CliConnection implements ClaudeConnection {
     }
   }
 
-  private onExit(exit: ProcessExit): void {
+  private forgetPromptFile(): void {
     this.promptFile?.remove();
+    this.promptFile = undefined;
+  }
+
+  private onExit(exit: ProcessExit): void {
+    this.forgetPromptFile();
     this.deltas.flush();
     this.control.cancelAll(
       new AgentError({

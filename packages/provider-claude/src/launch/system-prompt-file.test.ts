@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writePrivateTextFile } from './system-prompt-file.js';
+import { creatorOf } from '../process/creator-named-folders.js';
+import { privateTextFolderPrefix, writePrivateTextFile } from './system-prompt-file.js';
 
 describe('a private text file for claude to read', () => {
   it('holds the text where only this user can read it, and goes with its folder once removed', () => {
@@ -13,4 +14,16 @@ describe('a private text file for claude to read', () => {
     file.remove();
     expect(existsSync(path.dirname(file.path))).toBe(false);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'lies in a folder named for this process, so a host started after a SIGKILL can tell it a leftover',
+    () => {
+      const file = writePrivateTextFile('Answer in French.');
+      try {
+        expect(creatorOf(path.basename(path.dirname(file.path)), privateTextFolderPrefix)?.pid).toBe(process.pid);
+      } finally {
+        file.remove();
+      }
+    },
+  );
 });

@@ -1,6 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createCreatorNamedFolderSync } from '../process/creator-named-folders.js';
+
+/** The folders these files are written in; named for their creator, so a later host can remove a killed one's. */
+export const privateTextFolderPrefix = 'tether-prompt-';
 
 /** A text handed to claude as a file instead of an argument, and how to take it away again. */
 export interface PrivateTextFile {
@@ -16,7 +19,7 @@ export interface PrivateTextFile {
  * local user can read, and the CLI scans its whole argv for some flags before parsing it.
  */
 export function writePrivateTextFile(text: string): PrivateTextFile {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'tether-prompt-'));
+  const folder = createCreatorNamedFolderSync(privateTextFolderPrefix);
   const file = path.join(folder, 'append-system-prompt.txt');
   let removed = false;
   const remove = () => {

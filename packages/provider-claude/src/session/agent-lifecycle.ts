@@ -340,7 +340,10 @@ export abstract class AgentLifecycle implements PoolMember {
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     // A parked spare is claimed together with a turn: a refused claim then starts that turn cold.
     const key = runId !== null || !this.parksSpares() ? this.spareKey() : null;
-    const spare = this.settings.warmPool && key !== null ? await this.settings.warmPool.take(key) : undefined;
+    const spare =
+      this.settings.warmPool && key !== null
+        ? await this.settings.warmPool.take(key, { onSkipped: (code) => this.note(code) })
+        : undefined;
     if (spare && key !== null) {
       if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare, key);
       await spare.member.release();

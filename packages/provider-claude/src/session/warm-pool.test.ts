@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClaudeConnection } from '../connection/claude-connection.js';
 import { ProcessPool } from './process-pool.js';
 import { WarmPool } from './warm-pool.js';
@@ -86,5 +86,110 @@ describe('WarmPool, a spare that fails to start', () => {
     // Nothing is left for dispose to find: the spare was ended, not forgotten.
     await warmPool.dispose();
     expect(events).toEqual(['spare stopped (forced)']);
+  });
+});
+
+/** A spare's connection that records how it was stopped; `ready`: its initialize is answered at once. */
+function recordingConnection(stops: string[], name: string, ready: boolean, pid?: number) {
+  let initialized: (() => void) | null = null;
+  let running = true;
+  const connection: ClaudeConnection = {
+    transport: 'cli',
+    process: pid === undefined ? undefined : { pid, startTime: 1, marker: 'marker' },
+    get running() {
+      return running;
+    },
+    send: () => true,
+    request: () =>
+      ready
+        ? Promise.resolve({})
+        : new Promise((resolve) => {
+            initialized = () => resolve({});
+          }),
+    answerPrompt: async () => false,
+    stop: async (options) => {
+      stops.push(`${name} stopped${options.force ? ' (forced)' : ''}`);
+      running = false;
+    },
+    swept: async () => undefined,
+  };
+  return { connection, finishStarting: () => initialized?.() };
+}
+
+describe('WarmPool.dispose', () => {
+  async function poolWithReadyAndStartingSpares(stops: string[]) {
+    const warmPool = new WarmPool({ spares: 1, processPool: new ProcessPool({ limit: 4, whenFull: 'queue' }) });
+    warmPool.prepare('ready', () => recordingConnection(stops, 'ready spare', true).connection);
+    warmPool.prepare('starting', () => recordingConnection(stops, 'starting spare', false).connection);
+    // The ready one is in the pool once its initialize answer was taken.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return warmPool;
+  }
+
+  it('forced (a host that must exit now): kills every spare at once, ready or still starting', async () => {
+    const stops: string[] = [];
+    const warmPool = await poolWithReadyAndStartingSpares(stops);
+    await warmPool.dispose({ force: true });
+    expect(stops.sort()).toEqual(['ready spare stopped (forced)', 'starting spare stopped (forced)']);
+  });
+
+  it('not forced: stops every spare gracefully', async () => {
+    const stops: string[] = [];
+    const warmPool = await poolWithReadyAndStartingSpares(stops);
+    await warmPool.dispose();
+    expect(stops.sort()).toEqual(['ready spare stopped', 'starting spare stopped']);
+  });
+});
+
+describe('WarmPool.take, a spare still starting', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A pool with one starting spare (pid 4242) whose CPU use the test sets. */
+  async function poolWithStartingSpare(stops: string[] = []) {
+    vi.useFakeTimers();
+    const cpu = { ticks: 10 };
+    const warmPool = new WarmPool({
+      spares: 1,
+      processPool: new ProcessPool({ limit: 2, whenFull: 'queue' }),
+      startingSpareCheckMs: 1_000,
+      cpuTicksOf: (pid) => (pid === 4242 ? cpu.ticks : undefined),
+    });
+    const { connection, finishStarting } = recordingConnection(stops, 'spare', false, 4242);
+    warmPool.prepare('key', () => connection);
+    await vi.advanceTimersByTimeAsync(0);
+    return { warmPool, cpu, connection, finishStarting };
+  }
+
+  it('is waited for as long as it makes progress (a slow start on a loaded machine), and handed over', async () => {
+    const { warmPool, cpu, connection, finishStarting } = await poolWithStartingSpare();
+    const skipped: string[] = [];
+    const taken = warmPool.take('key', { onSkipped: (diagnostic) => skipped.push(diagnostic) });
+    for (let look = 0; look < 5; look += 1) {
+      cpu.ticks += 3;
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    finishStarting();
+    expect((await taken)?.connection).toBe(connection);
+    expect(skipped).toEqual([]);
+  });
+
+  it('is skipped once it used no CPU between two looks (hung: the session starts cold, with a diagnostic), and serves the next session if it becomes ready after all', async () => {
+    const stops: string[] = [];
+    const { warmPool, cpu, connection, finishStarting } = await poolWithStartingSpare(stops);
+    const skipped: string[] = [];
+    const taken = warmPool.take('key', { onSkipped: (diagnostic) => skipped.push(diagnostic) });
+    cpu.ticks += 3;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(skipped).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await taken).toBeUndefined();
+    expect(skipped).toEqual(['claude.spare_not_ready']);
+    // Skipped, not stopped.
+    expect(stops).toEqual([]);
+    finishStarting();
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await warmPool.take('key'))?.connection).toBe(connection);
   });
 });

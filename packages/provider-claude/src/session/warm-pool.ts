@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { ClaudeConnection, ConnectionListener } from '../connection/claude-connection.js';
+import { createCreatorNamedFolder } from '../process/creator-named-folders.js';
+import { readProcessStatus } from '../process/proc-filesystem.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
 
 /** What a spare is started with: its conversation id and, for parked spares, the neutral folder it waits in. */
@@ -26,6 +26,21 @@ export interface Spare {
   adopt(listener: ConnectionListener): void;
 }
 
+/** Where parked spares wait; named for their creator, so a later host can remove a killed one's. */
+export const parkingFolderPrefix = 'tether-spares-';
+
+/**
+ * How often a session waiting for a spare still starting looks at its progress. A starting claude
+ * works the CPU (about a second of it), slowly on a loaded machine but steadily; one that used no
+ * CPU at all since the last look (stopped, or blocked) is taken for hung, and the session starts
+ * cold rather than wait out the spare's 30 s initialize bound. The spare is not stopped: if it
+ * becomes ready after all, the next session takes it.
+ */
+export const startingSpareCheckMs = 2_000;
+
+/** The diagnostic of a session that stopped waiting for a spare still starting that made no progress. */
+export const spareNotReadyDiagnostic = 'claude.spare_not_ready';
+
 /**
  * Keeps `spares` initialized claude processes per launch configuration, so a new session's first
  * turn costs what a warm turn costs instead of a CLI start-up. Spares hold process slots and are
@@ -42,18 +57,29 @@ export class WarmPool {
   /** Sessions waiting for a spare that is still starting, per configuration. */
   private readonly waiting = new Map<string, ((spare: Spare | undefined) => void)[]>();
   private disposed = false;
-  /** Spares still starting up: ended at once on dispose, not left to finish. */
-  private readonly launching = new Set<ClaudeConnection>();
+  /** Spares still starting up, with their configuration: ended at once on dispose, not left to finish. */
+  private readonly launching = new Map<ClaudeConnection, string>();
+  private readonly startingSpareCheckMs: number;
+  private readonly cpuTicksOf: (pid: number) => number | undefined;
 
   /** Whether spares wait parked and are claimed for the taking session's folder. */
   get parks(): boolean {
     return this.parking;
   }
 
-  constructor(options: { spares: number; processPool: ProcessPool; parking?: boolean }) {
+  constructor(options: {
+    spares: number;
+    processPool: ProcessPool;
+    parking?: boolean;
+    startingSpareCheckMs?: number;
+    /** The CPU a process has used (/proc); a unit test's stand-in. */
+    cpuTicksOf?: (pid: number) => number | undefined;
+  }) {
     this.spares = options.spares;
     this.processPool = options.processPool;
     this.parking = options.parking ?? false;
+    this.startingSpareCheckMs = options.startingSpareCheckMs ?? startingSpareCheckMs;
+    this.cpuTicksOf = options.cpuTicksOf ?? ((pid) => readProcessStatus(pid)?.cpuTicks);
   }
 
   /** Tops up the spares for a configuration, in the background, only where a process slot is free. */
@@ -65,27 +91,70 @@ export class WarmPool {
 
   /**
    * A spare for the configuration, removed from the pool: a ready one at once, or the next one
-   * still starting (its start-up is already under way, so waiting for it beats starting another);
-   * undefined when there is none.
+   * still starting while it makes progress (its start-up is already under way, so waiting for it
+   * beats starting another); undefined when there is none. When no spare of the configuration used
+   * any CPU between two looks, `startingSpareCheckMs` apart, the wait ends, told through `onSkipped`
+   * (a diagnostic code for the session). Where progress cannot be read (no /proc, no pid yet) the
+   * wait is the spare's own start-up bound.
    */
-  take(key: string): Promise<Spare | undefined> {
+  take(key: string, options: { onSkipped?: (diagnostic: string) => void } = {}): Promise<Spare | undefined> {
     const list = this.ready.get(key);
     const spare = list?.shift();
     if (list && list.length === 0) this.ready.delete(key);
     if (spare || (this.starting.get(key) ?? 0) <= (this.waiting.get(key)?.length ?? 0)) return Promise.resolve(spare);
-    return new Promise((resolve) => this.waiting.set(key, [...(this.waiting.get(key) ?? []), resolve]));
+    return new Promise((resolve) => {
+      const waiter = (taken: Spare | undefined) => {
+        clearInterval(check);
+        resolve(taken);
+      };
+      let lastTicks = this.startingCpuTicks(key);
+      const check = setInterval(() => {
+        const ticks = this.startingCpuTicks(key);
+        const stalled = ticks !== undefined && ticks === lastTicks;
+        lastTicks = ticks;
+        const waiters = this.waiting.get(key) ?? [];
+        const index = waiters.indexOf(waiter);
+        if (!stalled || index < 0) return;
+        clearInterval(check);
+        waiters.splice(index, 1);
+        if (waiters.length === 0) this.waiting.delete(key);
+        options.onSkipped?.(spareNotReadyDiagnostic);
+        resolve(undefined);
+      }, this.startingSpareCheckMs);
+      this.waiting.set(key, [...(this.waiting.get(key) ?? []), waiter]);
+    });
   }
 
-  async dispose(): Promise<void> {
+  /** The CPU the configuration's starting spares have used, in clock ticks; undefined when one cannot be read. */
+  private startingCpuTicks(key: string): number | undefined {
+    let total = 0;
+    for (const [connection, launchedFor] of this.launching) {
+      if (launchedFor !== key) continue;
+      const pid = connection.process?.pid;
+      const ticks = pid === undefined ? undefined : this.cpuTicksOf(pid);
+      if (ticks === undefined) return undefined;
+      total += ticks;
+    }
+    return total;
+  }
+
+  /**
+   * Ends every spare, ready or still starting. `force` (a host that must exit now): SIGKILL at once,
+   * never the graceful EOF-then-SIGTERM path, whose graces a hung spare (stopped, or never answering)
+   * would make the host wait out.
+   */
+  async dispose(options: { force?: boolean } = {}): Promise<void> {
     this.disposed = true;
     for (const waiters of this.waiting.values()) for (const waiter of waiters) waiter(undefined);
     this.waiting.clear();
     const all = [...this.ready.values()].flat();
     this.ready.clear();
-    const launching = [...this.launching];
+    const launching = [...this.launching.keys()];
+    const force = options.force === true;
     await Promise.allSettled([
-      ...all.map((spare) => spare.member.release()),
-      ...launching.map((connection) => connection.stop({ busy: false })),
+      // Its slot goes back at its end, as a release's would (onEnd).
+      ...all.map((spare) => (force ? spare.connection.stop({ busy: false, force }) : spare.member.release())),
+      ...launching.map((connection) => connection.stop({ busy: false, force })),
     ]);
     // Only once no spare waits in it: a claimed one has moved to its session's folder.
     const parkingFolder = await this.parkingFolder?.catch(() => null);
@@ -94,7 +163,7 @@ export class WarmPool {
 
   /** The parking folder, made once: empty, so a claim finds no project settings, agents or CLAUDE.md of its own. */
   private parkingFolderPath(): Promise<string> {
-    this.parkingFolder ??= mkdtemp(path.join(os.tmpdir(), 'tether-spares-'));
+    this.parkingFolder ??= createCreatorNamedFolder(parkingFolderPrefix);
     return this.parkingFolder;
   }
 
@@ -141,7 +210,7 @@ export class WarmPool {
         },
       );
       launched = connection;
-      this.launching.add(connection);
+      this.launching.set(connection, key);
       // initialize makes the CLI load everything a first turn needs; its answer means "ready".
       try {
         await connection.request({ subtype: 'initialize' }, { timeoutMs: 30_000 });

@@ -615,7 +615,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await Promise.allSettled(
         this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })),
       );
-      await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.()));
+      await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.({ force: this.forceStop })));
       await this.runChanges.settled();
       await this.writer.flush();
       // Every event is published by now: an in-process subscriber's iteration ends after the last one.

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentProviderV1StopOptions } from '@tether/provider-spec';
+import type { AgentProviderV1, AgentProviderV1StopOptions } from '@tether/provider-spec';
 import { type MockTurnContext, agentErrorOf, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentRuntime } from './agent-runtime.js';
@@ -72,6 +72,20 @@ describe('runtime.shutdown options', () => {
     expect(provider.sessions[0]!.interrupts).toEqual([]);
     expect(await completed).toMatchObject({ outcome: 'interrupted', error: { code: 'runtime_stopped' } });
     expect(stops).toEqual([{ force: false }]);
+  });
+
+  it("passes a forced stop on to the provider's dispose (its spares are killed, not asked to stop); a plain shutdown disposes gracefully", async () => {
+    for (const force of [true, false]) {
+      const disposals: (AgentProviderV1StopOptions | undefined)[] = [];
+      const provider: AgentProviderV1 = {
+        ...createMockProvider(),
+        doDispose: async (options) => void disposals.push(options),
+      };
+      const runtime = await createAgentRuntime({ providers: [provider] });
+      await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      await runtime.shutdown(force ? { force } : {});
+      expect(disposals).toEqual([{ force }]);
+    }
   });
 });
 

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { holdReply } from '@tether/fake-anthropic-api';
+import { pollFor, readProcessCommandLine, readProcessStatus } from '@tether/provider-claude/test-support';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// What a SIGKILLed host leaves in the temporary folder (a session's private system-prompt append,
+// the warm spares' parking folder) is removed by the next host that starts; a running host's is kept.
+
+const hostScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'leftovers-host.mjs');
+let environment: ClaudeTestEnvironment | undefined;
+
+afterEach(async () => {
+  await environment?.killProcessesLeft();
+  await environment?.cleanup();
+  environment = undefined;
+});
+
+/** Runs leftovers-host.mjs in `mode`; resolves with the host once it printed `line`. */
+async function host(testEnvironment: ClaudeTestEnvironment, mode: 'crash' | 'start', line: string) {
+  const child = spawn(process.execPath, [hostScript], {
+    env: {
+      ...testEnvironment.environment,
+      TETHER_TEST_HOST: JSON.stringify({
+        mode,
+        claudePath: testEnvironment.claudePath,
+        environment: testEnvironment.environment,
+        workspace: testEnvironment.workspace,
+      }),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes(`${line}\n`)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`The host exited (${code}) before "${line}": ${output}`)));
+  });
+  return child;
+}
+
+/** The names in the hosts' temporary folder (their TMPDIR) that start with `prefix`. */
+function temporaryFolders(testEnvironment: ClaudeTestEnvironment, prefix: string): string[] {
+  return readdirSync(testEnvironment.environment.TMPDIR!).filter((name) => name.startsWith(prefix));
+}
+
+describe.runIf(process.platform === 'linux')('after a host was SIGKILLed', () => {
+  it('the next host to start removes the private prompt folder and the parking folder it left; a live host’s folder is kept', async () => {
+    environment = await createClaudeTestEnvironment();
+    environment.api.enqueue(holdReply());
+    const crashed = await host(environment, 'crash', 'turn submitted');
+    // The turn's claude has read its append, and the spare is parked: both folders exist.
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    const testEnvironment = environment;
+    await pollFor(() =>
+      processesWithEnvironment('HOME', testEnvironment.home).find((pid) =>
+        readProcessCommandLine(pid)?.includes('--await-claim'),
+      ),
+    );
+    const leftovers = [
+      ...temporaryFolders(environment, 'tether-prompt-'),
+      ...temporaryFolders(environment, 'tether-spares-'),
+    ];
+    expect(leftovers).toHaveLength(2);
+    crashed.kill('SIGKILL');
+    await new Promise((resolve) => crashed.once('close', resolve));
+    // Its agents outlive it (the next runtime's doRecover ends them when a store recorded them): not this test's subject.
+    await environment.killProcessesLeft();
+    expect([
+      ...temporaryFolders(environment, 'tether-prompt-'),
+      ...temporaryFolders(environment, 'tether-spares-'),
+    ]).toEqual(leftovers);
+    // This test's own process is alive: a folder named for it belongs to a host that still runs.
+    const namespace = /\d+/.exec(readlinkSync('/proc/self/ns/pid'))?.[0];
+    const live = `tether-spares-${namespace}-${process.pid}-${readProcessStatus(process.pid)!.startTime}-Live12`;
+    mkdirSync(path.join(environment.environment.TMPDIR!, live));
+
+    const next = await host(environment, 'start', 'started');
+    await new Promise((resolve) => (next.exitCode === null ? next.once('exit', resolve) : resolve(null)));
+    expect([
+      ...temporaryFolders(environment, 'tether-prompt-'),
+      ...temporaryFolders(environment, 'tether-spares-'),
+    ]).toEqual([live]);
+  });
+});
