@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { type FakeReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import type { AgentRuntime } from '@tether/runtime';
 import type { ProtocolEvent } from '@tether/protocol';
 import { type ClaudeTestEnvironment, agentErrorOf, createClaudeTestEnvironment, waitForEvent } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,41 +45,58 @@ const breakages: [string, (file: string) => Promise<void>, string, RegExp][] = [
   ],
 ];
 
+/**
+ * A session whose first run waits for the approval of a Bash call; `queue` submits its follow-ups
+ * meanwhile (nothing can start before the approval), then the call is approved and runs.
+ */
+async function behindAnApproval<T>(
+  replies: FakeReply[],
+  queue: (runtime: AgentRuntime, sessionId: string, notes: string) => Promise<T>,
+) {
+  environment = await createClaudeTestEnvironment();
+  const runtime = await environment.runtime();
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+  const notes = path.join(environment.workspace, 'notes.txt');
+  await writeFile(notes, 'PLUM-42 shipped on Tuesday\n');
+  environment.api.enqueue(toolUseReply('Bash', { command: 'echo ran > ran.txt', description: 'Run' }), ...replies);
+  const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the tool.' }] });
+  const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
+  const queued = await queue(runtime, sessionId, notes);
+  await runtime.respondInteraction({
+    sessionId,
+    interactionRef: requested.interactionRef,
+    answer: { decision: 'approve' },
+  });
+  return { runtime, sessionId, first, notes, queued };
+}
+
 // The file reference is checked at submit; a follow-up waits, so its files are checked again as it
 // starts, the same way: the real CLI would otherwise get a mention of nothing (an empty turn for the model).
 describe('a queued follow-up whose referenced file broke while it waited (the real binary)', () => {
   it.each(breakages)(
     '%s: the follow-up is cancelled input_invalid, naming the file and what to do; the next one runs',
     async (_how, breakFile, reason, message) => {
-      environment = await createClaudeTestEnvironment({ sandbox: true });
-      const runtime = await environment.runtime();
-      const { sessionId } = await runtime.openSession({
-        workspace: { kind: 'directory', path: environment.workspace },
-        permissionMode: 'bypass',
-      });
-      const notes = path.join(environment.workspace, 'notes.txt');
-      await writeFile(notes, 'PLUM-42 shipped on Tuesday\n');
-      environment.api.enqueue(
-        toolUseReply('Bash', { command: 'sleep 2; echo slept', description: 'Sleep' }),
-        textReply('First done.'),
-        textReply('Bananas mentioned.'),
+      const { runtime, sessionId, first, queued } = await behindAnApproval(
+        [textReply('First done.'), textReply('Bananas mentioned.')],
+        async (runtime, sessionId, notes) => {
+          const broken = await runtime.submitTurn({
+            sessionId,
+            input: [
+              { type: 'text', text: 'Summarise the notes.' },
+              { type: 'file', path: 'notes.txt' },
+            ],
+            delivery: 'after_turn',
+          });
+          const next = await runtime.submitTurn({
+            sessionId,
+            input: [{ type: 'text', text: 'Now mention bananas.' }],
+            delivery: 'after_turn',
+          });
+          await breakFile(notes);
+          return { broken, next };
+        },
       );
-      const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the tool.' }] });
-      await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.status === 'invoked' });
-      const broken = await runtime.submitTurn({
-        sessionId,
-        input: [
-          { type: 'text', text: 'Summarise the notes.' },
-          { type: 'file', path: 'notes.txt' },
-        ],
-        delivery: 'after_turn',
-      });
-      const next = await runtime.submitTurn({
-        sessionId,
-        input: [{ type: 'text', text: 'Now mention bananas.' }],
-        delivery: 'after_turn',
-      });
-      await breakFile(notes);
+      const { broken, next } = queued;
 
       expect((await runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
       // Its run never exists: waiting for it says so.
@@ -118,31 +136,22 @@ describe('a queued follow-up whose referenced file broke while it waited (the re
   );
 
   it('a file still there when the follow-up starts reaches the model with its content', async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: environment.workspace },
-      permissionMode: 'bypass',
-    });
-    const notes = path.join(environment.workspace, 'notes.txt');
-    await writeFile(notes, 'PLUM-42 shipped on Tuesday\n');
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: 'sleep 2; echo slept', description: 'Sleep' }),
-      textReply('First done.'),
-      textReply('Summarised.'),
+    const { runtime, sessionId, first, notes, queued } = await behindAnApproval(
+      [textReply('First done.'), textReply('Summarised.')],
+      async (runtime, sessionId, notes) => {
+        const submitted = await runtime.submitTurn({
+          sessionId,
+          input: [
+            { type: 'text', text: 'Summarise the notes.' },
+            { type: 'file', path: 'notes.txt' },
+          ],
+          delivery: 'after_turn',
+        });
+        // Changed, not broken: the agent reads what is there when the follow-up starts.
+        await writeFile(notes, 'PLUM-43 shipped on Wednesday\n');
+        return submitted;
+      },
     );
-    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Run the tool.' }] });
-    await waitForEvent(runtime, sessionId, 'run.tool_activity', { where: (event) => event.status === 'invoked' });
-    const queued = await runtime.submitTurn({
-      sessionId,
-      input: [
-        { type: 'text', text: 'Summarise the notes.' },
-        { type: 'file', path: 'notes.txt' },
-      ],
-      delivery: 'after_turn',
-    });
-    // Changed, not broken: the agent reads what is there when the follow-up starts.
-    await writeFile(notes, 'PLUM-43 shipped on Wednesday\n');
     expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
     expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
       `run.started ${first.runId}`,

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { useTestDaemon } from '../test-support/test-daemon.js';
+import { useTestDaemon } from '../test-daemon.test-helper.js';
 
 const startTestDaemon = useTestDaemon();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useTestDaemon } from '../test-support/test-daemon.js';
+import { useTestDaemon } from '../test-daemon.test-helper.js';
 
 const startTestDaemon = useTestDaemon();
 

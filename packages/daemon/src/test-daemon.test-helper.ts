@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, recordingLogger } from '@tether/testkit';
 import { afterEach } from 'vitest';
-import type { Daemon, DaemonOptions } from '../daemon-options.js';
-import { startDaemon } from '../start-daemon.js';
+import type { Daemon, DaemonOptions } from './daemon-options.js';
+import { startDaemon } from './start-daemon.js';
 
 type Recorded = ReturnType<typeof recordingLogger>;
 
