@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { holdReply } from '@tether/fake-anthropic-api';
 import { pollFor, readProcessCommandLine, readProcessStatus } from '@tether/provider-claude/test-support';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,13 +19,18 @@ afterEach(async () => {
 });
 
 /** Runs leftovers-host.mjs in `mode`; resolves with the host once it printed `line`. */
-async function host(testEnvironment: ClaudeTestEnvironment, mode: 'crash' | 'start', line: string) {
+async function host(
+  testEnvironment: ClaudeTestEnvironment,
+  mode: 'crash' | 'start',
+  line: string,
+  claudePath = testEnvironment.claudePath,
+) {
   const child = spawn(process.execPath, [hostScript], {
     env: {
       ...testEnvironment.environment,
       TETHER_TEST_HOST: JSON.stringify({
         mode,
-        claudePath: testEnvironment.claudePath,
+        claudePath,
         environment: testEnvironment.environment,
         workspace: testEnvironment.workspace,
       }),
@@ -52,21 +56,32 @@ function temporaryFolders(testEnvironment: ClaudeTestEnvironment, prefix: string
 describe.runIf(process.platform === 'linux')('after a host was SIGKILLed', () => {
   it('the next host to start removes the private prompt folder and the parking folder it left; a live host’s folder is kept', async () => {
     environment = await createClaudeTestEnvironment();
-    environment.api.enqueue(holdReply());
-    const crashed = await host(environment, 'crash', 'turn submitted');
-    // The turn's claude has read its append, and the spare is parked: both folders exist.
-    await environment.api.waitForRequests(1, { kind: 'turn' });
-    const testEnvironment = environment;
-    await pollFor(() =>
-      processesWithEnvironment('HOME', testEnvironment.home).find((pid) =>
-        readProcessCommandLine(pid)?.includes('--await-claim'),
-      ),
+    // The prompt file lives until its claude's first line of output: a host killed while that claude
+    // still starts leaves it. Here that claude stops itself before it starts; the spare starts as usual.
+    const stoppingBeforeStart = path.join(environment.home, 'claude-stopping-before-start.sh');
+    writeFileSync(
+      stoppingBeforeStart,
+      `#!/bin/sh\ncase " $* " in *" --append-system-prompt-file="*) kill -STOP $$;; esac\nexec "${environment.claudePath}" "$@"\n`,
     );
+    chmodSync(stoppingBeforeStart, 0o755);
+    const crashed = await host(environment, 'crash', 'turn submitted', stoppingBeforeStart);
+    const testEnvironment = environment;
+    const launched = (flag: string, state?: string) =>
+      processesWithEnvironment('HOME', testEnvironment.home).find(
+        (pid) =>
+          readProcessCommandLine(pid)?.some((argument) => argument.startsWith(flag)) &&
+          (state === undefined || readProcessStatus(pid)?.state === state),
+      );
+    // The session's claude holds its prompt file (stopped before it read it), and the spare is parked: both folders exist.
+    await pollFor(() => launched('--append-system-prompt-file=', 'T'));
+    await pollFor(() => launched('--await-claim'));
     const leftovers = [
       ...temporaryFolders(environment, 'tether-prompt-'),
       ...temporaryFolders(environment, 'tether-spares-'),
     ];
-    expect(leftovers).toHaveLength(2);
+    // One prompt folder per claude that got the append (the session's, and a spare started for its configuration).
+    expect(temporaryFolders(environment, 'tether-prompt-')).not.toEqual([]);
+    expect(temporaryFolders(environment, 'tether-spares-')).toHaveLength(1);
     crashed.kill('SIGKILL');
     await new Promise((resolve) => crashed.once('close', resolve));
     // Its agents outlive it (the next runtime's doRecover ends them when a store recorded them): not this test's subject.
