@@ -3,8 +3,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { AgentRuntime } from '@tether/runtime';
-import type { ProtocolEvent } from '@tether/protocol';
-import { type ClaudeTestEnvironment, agentErrorOf, createClaudeTestEnvironment, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  agentErrorOf,
+  createClaudeTestEnvironment,
+  waitForEvent,
+  inputLifecycle,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -12,13 +17,6 @@ let environment: ClaudeTestEnvironment;
 afterEach(async () => {
   await environment?.cleanup();
 });
-
-const lifecycle = (events: readonly ProtocolEvent[]) =>
-  events
-    .filter(
-      (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
-    )
-    .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
 
 const turnRequests = () => environment.api.requests.filter((request) => request.kind === 'turn');
 
@@ -116,7 +114,7 @@ describe('a queued follow-up whose referenced file broke while it waited (the re
       expect(error?.message).toMatch(message);
       expect(error?.message).toMatch(/Input part 2 of 2/);
       expect(error?.message).toMatch(/submit the follow-up again/);
-      expect(lifecycle(events)).toEqual([
+      expect(inputLifecycle(events)).toEqual([
         `run.started ${first.runId}`,
         `input.queued ${broken.runId}`,
         `input.queued ${next.runId}`,
@@ -153,7 +151,7 @@ describe('a queued follow-up whose referenced file broke while it waited (the re
       },
     );
     expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
-    expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
+    expect(inputLifecycle(await runtime.readEvents(sessionId))).toEqual([
       `run.started ${first.runId}`,
       `input.queued ${queued.runId}`,
       `run.completed ${first.runId}`,

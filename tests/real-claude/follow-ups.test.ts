@@ -1,6 +1,5 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import type { ProtocolEvent } from '@tether/protocol';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment, waitForEvent } from '@tether/testkit';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, waitForEvent, inputLifecycle } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -15,13 +14,6 @@ function sentHistories(): string[] {
     .filter((request) => request.kind === 'turn')
     .map((request) => JSON.stringify((request.body as { messages: unknown }).messages));
 }
-
-const lifecycle = (events: readonly ProtocolEvent[]) =>
-  events
-    .filter(
-      (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
-    )
-    .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
 
 // The runtime's follow-ups over the real binary and the fake API, through the default transport
 // (what the provider does with a steer runs once per transport in tests/conformance).
@@ -55,7 +47,7 @@ describe('follow-ups sent while a run works', () => {
 
     expect((await runtime.waitForRun(queued.runId)).outcome).toBe('succeeded');
     expect((await runtime.getRun(first.runId)).outcome).toBe('succeeded');
-    expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
+    expect(inputLifecycle(await runtime.readEvents(sessionId))).toEqual([
       `run.started ${first.runId}`,
       `input.queued ${queued.runId}`,
       `run.completed ${first.runId}`,
@@ -98,7 +90,7 @@ describe('follow-ups sent while a run works', () => {
     expect(steered).toMatchObject({ runId: first.runId, queued: true });
     expect((await runtime.waitForRun(first.runId)).outcome).toBe('succeeded');
     const events = await runtime.readEvents(sessionId);
-    expect(lifecycle(events)).toEqual([
+    expect(inputLifecycle(events)).toEqual([
       `run.started ${first.runId}`,
       `input.queued ${first.runId}`,
       `input.folded ${first.runId}`,

@@ -1,6 +1,11 @@
 import { type FakeReply, errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import type { ProtocolEvent } from '@tether/protocol';
-import { type ClaudeTestEnvironment, collectUntil, createClaudeTestEnvironment, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  collectUntil,
+  createClaudeTestEnvironment,
+  waitForEvent,
+  inputLifecycle,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -24,13 +29,6 @@ function windowHeaders(status: 'allowed' | 'rejected', resetSeconds: number): Re
     'anthropic-ratelimit-unified-representative-claim': 'five_hour',
   };
 }
-
-const lifecycle = (events: readonly ProtocolEvent[]) =>
-  events
-    .filter(
-      (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
-    )
-    .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
 
 const turnRequests = () => environment.api.requests.filter((request) => request.kind === 'turn');
 
@@ -120,7 +118,7 @@ describe('follow-ups while the plan limit window is closed (a subscription login
     const started = await waitForEvent(runtime, sessionId, 'input.started');
     expect(Date.parse(started.at)).toBeGreaterThanOrEqual(Date.parse(resetIso));
     expect((await runtime.waitForRun(followUp.runId)).outcome).toBe('succeeded');
-    expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
+    expect(inputLifecycle(await runtime.readEvents(sessionId))).toEqual([
       `run.started ${first.runId}`,
       `input.queued ${followUp.runId}`,
       `run.completed ${first.runId}`,
@@ -165,7 +163,7 @@ describe('follow-ups while the plan limit window is closed (a subscription login
     );
     expect(after.at(-1)).toMatchObject({ type: 'input.started', inputId: followUp.inputId });
     expect((await runtime.waitForRun(followUp.runId)).outcome).toBe('succeeded');
-    expect(lifecycle(await runtime.readEvents(sessionId))).toEqual([
+    expect(inputLifecycle(await runtime.readEvents(sessionId))).toEqual([
       `run.started ${first.runId}`,
       `input.queued ${followUp.runId}`,
       `run.completed ${first.runId}`,

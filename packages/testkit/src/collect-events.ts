@@ -60,3 +60,12 @@ export async function waitForEvent<Type extends ProtocolEvent['type']>(
   );
   return events.at(-1) as Extract<ProtocolEvent, { type: Type }>;
 }
+
+/** The session's follow-up and run lifecycle (input.*, run.started, run.completed) as "type runId" lines, in order. */
+export function inputLifecycle(events: readonly ProtocolEvent[]): string[] {
+  return events
+    .filter(
+      (event) => event.type.startsWith('input.') || event.type === 'run.started' || event.type === 'run.completed',
+    )
+    .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
+}
