@@ -157,7 +157,8 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     context.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const load = commands[name];
+  // Own keys only: "valueOf" or "constructor" would find Object.prototype's members.
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
     context.stderr.write(
       `tether: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,

@@ -26,6 +26,17 @@ describe('tether arguments', () => {
     expect(result.stderr).not.toContain('No Tether daemon is running');
   });
 
+  it.each(['valueOf', 'constructor', 'frobnicate'])(
+    'tether %s: an unknown command is named, with the commands (exit 2)',
+    async (name) => {
+      const result = await tether([name]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(`^tether: unknown command "${name}"\\. Commands: .*\\(tether --help\\)\\.\n$`),
+      );
+    },
+  );
+
   it('tether models takes no arguments', async () => {
     const result = await tether(['models', 'opus']);
     expect(result.code).toBe(2);

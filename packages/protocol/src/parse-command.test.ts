@@ -147,6 +147,12 @@ describe('parseCommand', () => {
     });
     expect(unknown).toMatchObject({ code: 'capability_unsupported', details: { reason: 'input_part_type', index: 0 } });
     expect(unknown.message).toMatch(/^Input part 1 of 1 has type "audio"/);
+    // Names of Object.prototype's members are types Tether does not know either (they used to throw a TypeError).
+    for (const type of ['valueOf', 'constructor', '__proto__', 'toString'])
+      expect(refused({ type: 'submit_turn', commandId: 'c', sessionId, input: [{ type }] })).toMatchObject({
+        code: 'capability_unsupported',
+        details: { reason: 'input_part_type', index: 0 },
+      });
     for (const part of [
       { type: 'text', text: '' },
       { type: 'image', source: {} },

@@ -87,7 +87,8 @@ const partShapes: Record<string, { readonly schema: z.ZodType; readonly expected
 
 /** A submit_turn input part: a known type in its exact shape. */
 function checkInputPart(part: { readonly type: string }, index: number, input: readonly unknown[]): void {
-  const shape = partShapes[part.type];
+  // Own keys only: "valueOf" or "constructor" would find Object.prototype's members.
+  const shape = Object.hasOwn(partShapes, part.type) ? partShapes[part.type] : undefined;
   const position = inputPartPosition(index, input.length);
   if (!shape) {
     throw new AgentError({

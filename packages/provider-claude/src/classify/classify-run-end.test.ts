@@ -134,6 +134,14 @@ describe('classifyRunEnd', () => {
     });
     expect(bypass.error).toMatchObject({ code: 'provider_configuration_refused', details: { reason: 'bypass_root' } });
     expect(bypass.error?.message).toContain('IS_SANDBOX=1');
+    // A reason named like an Object.prototype member is an unknown one, not its function.
+    const odd = classifyRunEnd({
+      kind: 'result',
+      result: result({ subtype: 'error_during_execution', is_error: true, startup_failure_reason: 'constructor' }),
+    });
+    expect(odd.error?.message).toBe(
+      "The claude CLI refused to start (constructor). Check the session's configuration and the CLI's setup.",
+    );
     const other = classifyRunEnd({
       kind: 'result',
       result: result({ subtype: 'error_max_structured_output_retries', is_error: true }),

@@ -134,7 +134,8 @@ export function startupRefusal(result: ResultFrame): SerializedAgentError | unde
   return new AgentError({
     code: 'provider_configuration_refused',
     message:
-      startupFailureMessages[reason] ??
+      // Own keys only: "constructor" would find Object.prototype's.
+      (Object.hasOwn(startupFailureMessages, reason) ? startupFailureMessages[reason] : undefined) ??
       `The claude CLI refused to start (${reason}). Check the session's configuration and the CLI's setup.`,
     details: { reason },
   }).toObject();
