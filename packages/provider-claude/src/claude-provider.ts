@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ModelList, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
 import { bundledBinaryVersion } from './binary/bundled-binary-version.js';
-import { binaryIdentity, rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
+import { rememberVersionCheckPassed, versionCheckPassed } from './binary/checked-binaries.js';
 import { cliTooOld } from './binary/cli-version-window.js';
 import { probeClaudeBinary, readClaudeVersion } from './binary/probe-binary.js';
 import { resolveClaudeBinary } from './binary/resolve-binary.js';
@@ -11,8 +11,7 @@ import type { ClaudeTransport, ConnectionFactory, LaunchPlan } from './connectio
 import { CliConnection } from './connection/cli-connection.js';
 import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
-import { askAgentForModels, modelListKey } from './models/list-models.js';
-import { rememberedModelList } from './models/model-list-cache.js';
+import { readModelList } from './models/read-model-list.js';
 import { removeFoldersOfEndedCreators } from './process/creator-named-folders.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
@@ -256,33 +255,27 @@ export function createClaudeProviderWith(
     async doListModels(): Promise<ModelList> {
       const inherited = environment();
       const binary = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: inherited });
-      await checkBinary(binary.path);
-      // The environment a session's agent gets: the list can depend on the settings it reads.
-      const childEnvironment = buildClaudeEnvironment({
-        inherited,
-        keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,
-        maxRetries: settings.maxRetries,
-      });
-      const identity = binaryIdentity(binary.path);
-      const connect = await connector(binary.path);
-      const { models, agentVersion } = await rememberedModelList(
-        identity === null ? null : modelListKey(identity, transport, childEnvironment),
-        () => {
-          const read = askAgentForModels({
-            connect,
-            binaryPath: binary.path,
-            environment: childEnvironment,
-            timeoutMs: settings.modelListTimeoutMs ?? 30_000,
-            signal: disposal.signal,
-          });
+      const { models, agentVersion } = await readModelList({
+        transport,
+        checkBinary: () => checkBinary(binary.path),
+        connector: () => connector(binary.path),
+        binaryPath: binary.path,
+        // The environment a session's agent gets: the list can depend on the settings it reads.
+        environment: buildClaudeEnvironment({
+          inherited,
+          keepInheritedOAuthToken: settings.keepInheritedOAuthToken ?? false,
+          maxRetries: settings.maxRetries,
+        }),
+        timeoutMs: settings.modelListTimeoutMs ?? 30_000,
+        signal: disposal.signal,
+        onRead: (read) => {
           modelReads.add(read);
           read.then(
             () => modelReads.delete(read),
             () => modelReads.delete(read),
           );
-          return read;
         },
-      );
+      });
       return { provider: 'claude', agentVersion, models };
     },
     async doPrepare() {

@@ -1,6 +1,4 @@
-import { binaryIdentity } from '../binary/checked-binaries.js';
-import { askAgentForModels, modelListKey } from '../models/list-models.js';
-import { rememberedModelList } from '../models/model-list-cache.js';
+import { readModelList } from '../models/read-model-list.js';
 import type { ClaudeSessionSettings } from './claude-session-settings.js';
 
 /** Bound on reading the model list for a model change; past it the name is reported as given. */
@@ -20,19 +18,15 @@ export async function modelAtLaunch(
   signal: AbortSignal,
 ): Promise<string> {
   try {
-    await settings.checkBinary();
-    const identity = binaryIdentity(settings.binaryPath);
-    const { models } = await rememberedModelList(
-      identity === null ? null : modelListKey(identity, settings.transport, environment),
-      () =>
-        askAgentForModels({
-          connect: settings.connect,
-          binaryPath: settings.binaryPath,
-          environment,
-          timeoutMs: modelListTimeoutMs,
-          signal,
-        }),
-    );
+    const { models } = await readModelList({
+      transport: settings.transport,
+      checkBinary: settings.checkBinary,
+      connector: () => settings.connect,
+      binaryPath: settings.binaryPath,
+      environment,
+      timeoutMs: modelListTimeoutMs,
+      signal,
+    });
     return models.find((entry) => entry.id === model)?.resolvedModel ?? model;
   } catch {
     return model;

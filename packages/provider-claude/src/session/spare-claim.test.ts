@@ -11,6 +11,7 @@ function parkedSpare() {
   let answer: { resolve: (value: unknown) => void; reject: (error: unknown) => void } | null = null;
   const requests: unknown[] = [];
   let output: ConnectionListener | null = null;
+  const progress: { watching: boolean; stall: () => void } = { watching: false, stall: () => undefined };
   const connection: ClaudeConnection = {
     transport: 'cli',
     process: undefined,
@@ -34,10 +35,18 @@ function parkedSpare() {
     adopt: (listener) => {
       output = listener;
     },
+    watchProgress: (onStalled) => {
+      progress.watching = true;
+      progress.stall = onStalled;
+      return () => {
+        progress.watching = false;
+      };
+    },
   };
   return {
     spare,
     requests,
+    progress,
     write: () => output!,
     answer: (value: unknown) => answer!.resolve(value),
     refuse: (error: unknown) => answer!.reject(error),
@@ -79,6 +88,8 @@ describe('claimSpare', () => {
     parked.write().onEnd({ kind: 'exited', exitCode: 0, signal: null, stderrTail: '' });
     expect(session.seen.at(-1)).toBe('end exited');
     expect(session.refusals).toEqual([]);
+    // Its progress was watched only while the claim was out.
+    expect(parked.progress.watching).toBe(false);
   });
 
   it('a refused claim drops what the spare said (its not_claimed result) and reports the reason once', async () => {
@@ -112,5 +123,23 @@ describe('claimSpare', () => {
     await Promise.resolve();
     expect(session.seen).toEqual([]);
     expect(session.refusals).toEqual([{ reason: 'spare_exited', ending }]);
+  });
+
+  it('a spare that makes no progress on its claim (hung) is refused then, not at the 30 s bound', async () => {
+    const parked = parkedSpare();
+    const session = recorder();
+    claimSpare(parked.spare, { cwd: '/work/a', permissionMode: undefined }, session.listener, session.onRefused);
+    expect(parked.progress.watching).toBe(true);
+    parked.write().onFrame(init);
+    parked.progress.stall();
+    expect(session.refusals).toEqual([{ reason: 'spare_not_responding' }]);
+    expect(parked.progress.watching).toBe(false);
+    // An answer after all, or the end of the spare the session then stops: nothing more reaches the session.
+    parked.answer({ status: 'ok' });
+    await Promise.resolve();
+    parked.write().onFrame(result);
+    parked.write().onEnd({ kind: 'exited', exitCode: null, signal: 'SIGKILL', stderrTail: '' });
+    expect(session.seen).toEqual([]);
+    expect(session.refusals).toHaveLength(1);
   });
 });

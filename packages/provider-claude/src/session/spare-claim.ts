@@ -16,8 +16,14 @@ export type ClaimRefusal = {
   readonly ending?: ConnectionEnding;
 };
 
-/** The claim is answered within this long, or it counts as refused (the session then starts cold). */
+/**
+ * The claim is answered within this long, or it counts as refused (the session then starts cold).
+ * The outer bound: a spare that uses no CPU while its claim is out is refused sooner (`spare_not_responding`).
+ */
 const claimTimeoutMs = 30_000;
+
+/** The refusal of a spare that made no progress on its claim (stopped, or deadlocked): it is hung. */
+const spareNotRespondingReason = 'spare_not_responding';
 
 function reasonOf(error: unknown): string {
   const reason = AgentError.isInstance(error) ? error.details?.reason : undefined;
@@ -31,7 +37,9 @@ function reasonOf(error: unknown): string {
  * read as the turn's first frames, and on a refusal the spare answers the turn with a not_claimed
  * error result, which must never reach the session. A refusal (an error answer, no answer in time,
  * or the spare ending first) drops what was held and all that follows, and calls `onRefused` once;
- * the caller lets the spare go and starts the session cold.
+ * the caller lets the spare go and starts the session cold. A spare that used no CPU over one look
+ * while its claim is out (Spare.watchProgress) is refused then, not at the 30 s bound: answering a
+ * claim takes tens of milliseconds of work, so one doing none is hung (SIGSTOPped, deadlocked).
  */
 export function claimSpare(
   spare: Spare,
@@ -41,6 +49,7 @@ export function claimSpare(
 ): void {
   let state: 'claiming' | 'claimed' | 'refused' = 'claiming';
   let held: (() => void)[] = [];
+  let stopWatching = (): void => undefined;
   const pass = (deliver: () => void): void => {
     if (state === 'claimed') deliver();
     else if (state === 'claiming') held.push(deliver);
@@ -48,6 +57,7 @@ export function claimSpare(
   const refuse = (refusal: ClaimRefusal): void => {
     if (state !== 'claiming') return;
     state = 'refused';
+    stopWatching();
     held = [];
     onRefused(refusal);
   };
@@ -75,10 +85,13 @@ export function claimSpare(
       () => {
         if (state !== 'claiming') return;
         state = 'claimed';
+        stopWatching();
         const pending = held;
         held = [];
         for (const deliver of pending) deliver();
       },
       (error: unknown) => refuse({ reason: reasonOf(error) }),
     );
+  // Looked at from the claim on: a parked spare idles until then, using no CPU, as it should.
+  if (state === 'claiming') stopWatching = spare.watchProgress(() => refuse({ reason: spareNotRespondingReason }));
 }

@@ -141,26 +141,26 @@ describe('WarmPool.dispose', () => {
   });
 });
 
+/** A pool with one starting spare (pid 4242) whose CPU use the test sets (fake timers: the test moves the clock). */
+async function poolWithStartingSpare(stops: string[] = []) {
+  vi.useFakeTimers();
+  const cpu = { ticks: 10 };
+  const warmPool = new WarmPool({
+    spares: 1,
+    processPool: new ProcessPool({ limit: 2, whenFull: 'queue' }),
+    spareProgressCheckMs: 1_000,
+    cpuTicksOf: (pid) => (pid === 4242 ? cpu.ticks : undefined),
+  });
+  const { connection, finishStarting } = recordingConnection(stops, 'spare', false, 4242);
+  warmPool.prepare('key', () => connection);
+  await vi.advanceTimersByTimeAsync(0);
+  return { warmPool, cpu, connection, finishStarting };
+}
+
 describe('WarmPool.take, a spare still starting', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
-
-  /** A pool with one starting spare (pid 4242) whose CPU use the test sets. */
-  async function poolWithStartingSpare(stops: string[] = []) {
-    vi.useFakeTimers();
-    const cpu = { ticks: 10 };
-    const warmPool = new WarmPool({
-      spares: 1,
-      processPool: new ProcessPool({ limit: 2, whenFull: 'queue' }),
-      startingSpareCheckMs: 1_000,
-      cpuTicksOf: (pid) => (pid === 4242 ? cpu.ticks : undefined),
-    });
-    const { connection, finishStarting } = recordingConnection(stops, 'spare', false, 4242);
-    warmPool.prepare('key', () => connection);
-    await vi.advanceTimersByTimeAsync(0);
-    return { warmPool, cpu, connection, finishStarting };
-  }
 
   it('is waited for as long as it makes progress (a slow start on a loaded machine), and handed over', async () => {
     const { warmPool, cpu, connection, finishStarting } = await poolWithStartingSpare();
@@ -191,5 +191,27 @@ describe('WarmPool.take, a spare still starting', () => {
     finishStarting();
     await vi.advanceTimersByTimeAsync(0);
     expect((await warmPool.take('key'))?.connection).toBe(connection);
+  });
+});
+
+describe('Spare.watchProgress, a ready spare (its claim out)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("tells once the spare's own process used no CPU over one look, and not while it works", async () => {
+    const { warmPool, cpu, finishStarting } = await poolWithStartingSpare();
+    finishStarting();
+    await vi.advanceTimersByTimeAsync(0);
+    const spare = await warmPool.take('key');
+    const stalls: string[] = [];
+    spare!.watchProgress(() => stalls.push('stalled'));
+    cpu.ticks += 2;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(stalls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(stalls).toEqual(['stalled']);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(stalls).toEqual(['stalled']);
   });
 });

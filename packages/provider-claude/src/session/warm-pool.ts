@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { ClaudeConnection, ConnectionListener } from '../connection/claude-connection.js';
 import { createCreatorNamedFolder } from '../process/creator-named-folders.js';
-import { readProcessStatus } from '../process/proc-filesystem.js';
+import { type CpuTicksReader, readCpuTicks, watchCpuProgress } from './cpu-progress.js';
 import type { PoolMember, ProcessPool } from './process-pool.js';
 
 /** What a spare is started with: its conversation id and, for parked spares, the neutral folder it waits in. */
@@ -24,19 +24,24 @@ export interface Spare {
   readonly member: PoolMember;
   /** From now on its output goes to the adopting session. */
   adopt(listener: ConnectionListener): void;
+  /**
+   * Calls `onStalled` once its process used no CPU over one look (`spareProgressCheckMs`): hung,
+   * e.g. while a claim waits for its answer (cpu-progress.ts). Returns the function that ends the watch.
+   */
+  watchProgress(onStalled: () => void): () => void;
 }
 
 /** Where parked spares wait; named for their creator, so a later host can remove a killed one's. */
 export const parkingFolderPrefix = 'tether-spares-';
 
 /**
- * How often a session waiting for a spare still starting looks at its progress. A starting claude
- * works the CPU (about a second of it), slowly on a loaded machine but steadily; one that used no
- * CPU at all since the last look (stopped, or blocked) is taken for hung, and the session starts
- * cold rather than wait out the spare's 30 s initialize bound. The spare is not stopped: if it
- * becomes ready after all, the next session takes it.
+ * How often a session waiting on a spare looks at its progress (cpu-progress.ts): one still starting
+ * (a starting claude works the CPU, about a second of it), or a parked one answering its claim. One
+ * that used no CPU at all since the last look (stopped, or blocked) is taken for hung, and the session
+ * starts cold rather than wait out the spare's 30 s initialize (or claim) bound. A starting spare is
+ * not stopped: if it becomes ready after all, the next session takes it. A claimed one is (spare-claim.ts).
  */
-export const startingSpareCheckMs = 2_000;
+export const spareProgressCheckMs = 2_000;
 
 /** The diagnostic of a session that stopped waiting for a spare still starting that made no progress. */
 export const spareNotReadyDiagnostic = 'claude.spare_not_ready';
@@ -59,8 +64,8 @@ export class WarmPool {
   private disposed = false;
   /** Spares still starting up, with their configuration: ended at once on dispose, not left to finish. */
   private readonly launching = new Map<ClaudeConnection, string>();
-  private readonly startingSpareCheckMs: number;
-  private readonly cpuTicksOf: (pid: number) => number | undefined;
+  private readonly spareProgressCheckMs: number;
+  private readonly cpuTicksOf: CpuTicksReader;
 
   /** Whether spares wait parked and are claimed for the taking session's folder. */
   get parks(): boolean {
@@ -71,15 +76,15 @@ export class WarmPool {
     spares: number;
     processPool: ProcessPool;
     parking?: boolean;
-    startingSpareCheckMs?: number;
+    spareProgressCheckMs?: number;
     /** The CPU a process has used (/proc); a unit test's stand-in. */
-    cpuTicksOf?: (pid: number) => number | undefined;
+    cpuTicksOf?: CpuTicksReader;
   }) {
     this.spares = options.spares;
     this.processPool = options.processPool;
     this.parking = options.parking ?? false;
-    this.startingSpareCheckMs = options.startingSpareCheckMs ?? startingSpareCheckMs;
-    this.cpuTicksOf = options.cpuTicksOf ?? ((pid) => readProcessStatus(pid)?.cpuTicks);
+    this.spareProgressCheckMs = options.spareProgressCheckMs ?? spareProgressCheckMs;
+    this.cpuTicksOf = options.cpuTicksOf ?? readCpuTicks;
   }
 
   /** Tops up the spares for a configuration, in the background, only where a process slot is free. */
@@ -93,7 +98,7 @@ export class WarmPool {
    * A spare for the configuration, removed from the pool: a ready one at once, or the next one
    * still starting while it makes progress (its start-up is already under way, so waiting for it
    * beats starting another); undefined when there is none. When no spare of the configuration used
-   * any CPU between two looks, `startingSpareCheckMs` apart, the wait ends, told through `onSkipped`
+   * any CPU between two looks, `spareProgressCheckMs` apart, the wait ends, told through `onSkipped`
    * (a diagnostic code for the session). Where progress cannot be read (no /proc, no pid yet) the
    * wait is the spare's own start-up bound.
    */
@@ -104,23 +109,22 @@ export class WarmPool {
     if (spare || (this.starting.get(key) ?? 0) <= (this.waiting.get(key)?.length ?? 0)) return Promise.resolve(spare);
     return new Promise((resolve) => {
       const waiter = (taken: Spare | undefined) => {
-        clearInterval(check);
+        stopWatching();
         resolve(taken);
       };
-      let lastTicks = this.startingCpuTicks(key);
-      const check = setInterval(() => {
-        const ticks = this.startingCpuTicks(key);
-        const stalled = ticks !== undefined && ticks === lastTicks;
-        lastTicks = ticks;
-        const waiters = this.waiting.get(key) ?? [];
-        const index = waiters.indexOf(waiter);
-        if (!stalled || index < 0) return;
-        clearInterval(check);
-        waiters.splice(index, 1);
-        if (waiters.length === 0) this.waiting.delete(key);
-        options.onSkipped?.(spareNotReadyDiagnostic);
-        resolve(undefined);
-      }, this.startingSpareCheckMs);
+      const stopWatching = watchCpuProgress({
+        checkMs: this.spareProgressCheckMs,
+        ticks: () => this.startingCpuTicks(key),
+        onStalled: () => {
+          const waiters = this.waiting.get(key) ?? [];
+          const index = waiters.indexOf(waiter);
+          if (index < 0) return;
+          waiters.splice(index, 1);
+          if (waiters.length === 0) this.waiting.delete(key);
+          options.onSkipped?.(spareNotReadyDiagnostic);
+          resolve(undefined);
+        },
+      });
       this.waiting.set(key, [...(this.waiting.get(key) ?? []), waiter]);
     });
   }
@@ -224,6 +228,15 @@ export class WarmPool {
         adopt: (listener) => {
           adopted = listener;
         },
+        watchProgress: (onStalled) =>
+          watchCpuProgress({
+            checkMs: this.spareProgressCheckMs,
+            ticks: () => {
+              const pid = connection.process?.pid;
+              return pid === undefined ? undefined : this.cpuTicksOf(pid);
+            },
+            onStalled,
+          }),
       };
       if (this.disposed || !connection.running) {
         await member.release();

@@ -1,0 +1,40 @@
+import { binaryIdentity } from '../binary/checked-binaries.js';
+import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
+import { type AgentModels, type ModelListRequest, askAgentForModels, modelListKey } from './list-models.js';
+import { rememberedModelList } from './model-list-cache.js';
+
+/** Where a model list is read from: the agent as a session of this binary, transport and environment would start it. */
+export interface ModelListSource extends Omit<ModelListRequest, 'connect'> {
+  readonly transport: ClaudeTransport;
+  /** The binary's version check: a refused binary is its error, and no agent is started. */
+  readonly checkBinary: () => Promise<void>;
+  /** The transport's connection factory, asked for once the binary passed its check. */
+  readonly connector: () => ConnectionFactory | Promise<ConnectionFactory>;
+  /** Told of each read that starts an agent (the provider lets them end before it is disposed). */
+  readonly onRead?: (read: Promise<AgentModels>) => void;
+}
+
+/**
+ * The agent's model list, as `listModels` and a model change (model-at-launch.ts) both read it: once
+ * the binary passed its check, the list kept for this binary, transport and environment, or one
+ * short start of the agent that reads it (model-list-cache.ts: at most one per environment).
+ */
+export async function readModelList(source: ModelListSource): Promise<AgentModels> {
+  await source.checkBinary();
+  const identity = binaryIdentity(source.binaryPath);
+  const connect = await source.connector();
+  return rememberedModelList(
+    identity === null ? null : modelListKey(identity, source.transport, source.environment),
+    () => {
+      const read = askAgentForModels({
+        connect,
+        binaryPath: source.binaryPath,
+        environment: source.environment,
+        timeoutMs: source.timeoutMs,
+        signal: source.signal,
+      });
+      source.onRead?.(read);
+      return read;
+    },
+  );
+}
