@@ -21,7 +21,7 @@ export interface DaemonState {
   readonly metrics: DaemonMetrics;
   readonly connections: ConnectionRegistry;
   readonly logger: DaemonLogger;
-  /** The rate-limited log of requests answered 401. */
+  /** The rate-limited log of the refusals anyone can cause at will (401, 403, upgrades, sockets without the token). */
   readonly refusals: RefusedRequestLog;
   readonly subscriberLimits: OutboxLimits;
   readonly pingIntervalMs: number;

@@ -13,6 +13,7 @@ export { readDaemonInfo } from './lifecycle/daemon-info.js';
 export type { DaemonInfo } from './lifecycle/daemon-info.js';
 export { readToken, rotateToken } from './auth/token-file.js';
 export { writePrivateFile } from './auth/private-files.js';
+export { isLoopbackHost } from './auth/loopback-host.js';
 
 /**
  * Starts the daemon. Its server (HTTP, WebSocket, logging, metrics) is loaded here, not with this

@@ -161,6 +161,11 @@ async function createRuntime(
   }
 }
 
+/** An IPv6 address as a URL writes it (`[::1]`) is bound as the address itself: `listen` takes no brackets. */
+function addressToBind(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
 /**
  * Starts the daemon: the store (SQLite in `dataDir` unless options.openStore) and the runtime, the
  * token, then the HTTP API and the WebSocket endpoint on one port, and `daemon.json`. Installs no
@@ -169,7 +174,7 @@ async function createRuntime(
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   checkOptions(options);
   const dataDir = path.resolve(options.dataDir);
-  const host = options.host ?? defaultHost;
+  const host = addressToBind(options.host ?? defaultHost);
   const logger = createLogger(options.logger);
   // Checked before the store is opened: a bad option must not leave a half-started daemon.
   const staticFiles = await openStaticFiles(options.staticDirectory);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type NotificationOptions, startDaemon } from '@tether/daemon';
+import { isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
@@ -93,7 +93,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }
   const agentNice = parseAgentNice(values['agent-nice']);
   const host = values.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+  // The daemon's own judgement (127.0.0.0/8, ::1 bracketed or not, localhost): the user reads this
+  // line on stderr; the daemon's warning of the address it bound goes to its JSON log on stdout.
+  if (!isLoopbackHost(host)) {
     context.stderr.write(
       `tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`,
     );

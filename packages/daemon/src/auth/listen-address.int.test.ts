@@ -28,6 +28,13 @@ describe('loopback, as the daemon judges it', () => {
     }
   });
 
+  it('listens on an IPv6 address written as in a URL, with brackets, and answers there', async () => {
+    const { daemon, lines } = await startTestDaemon({ host: '[::1]' });
+    expect(lines.filter(beyondLoopback)).toEqual([]);
+    expect(daemon.url).toBe(`http://[::1]:${daemon.port}`);
+    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+  });
+
   it('refuses a Host header that only starts with "127." (DNS rebinding) and takes the loopback literal', async () => {
     const { daemon } = await startTestDaemon();
     expect(await statusWithHost(daemon.port, `127.x.example:${daemon.port}`)).toBe(403);

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { DaemonEnvironment } from './request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
+import type { RefusalKind } from '../logging/refused-request-log.js';
 
 /** The label of every request the web UI's files answered (its catch-all route has no pattern worth a label). */
 const webUiRouteLabel = 'web_ui';
@@ -32,8 +33,20 @@ export function routeLabel(context: Context): string {
 }
 
 /**
+ * Which of the refusals anyone can cause at will an answer is, if one: the token check's 401 (a
+ * command's `auth_required`, also 401, is the agent's, for a caller with the token), the origin
+ * guard's 403 (no error code answers 403).
+ */
+function refusalOf(status: number, errorCode: string | undefined): RefusalKind | null {
+  if (status === 401 && errorCode === 'unauthorized') return 'unauthorized';
+  if (status === 403) return 'foreign_host_or_origin';
+  return null;
+}
+
+/**
  * One structured line and one counter per request: method, route, status, duration, session, error code.
- * Requests refused for want of the token (401) are counted each, logged rate-limited (refused-request-log.ts).
+ * Requests refused for want of the token (401) or for a foreign Host or Origin (403) are counted each,
+ * logged rate-limited (refused-request-log.ts).
  */
 export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironment> {
   return async (context, next) => {
@@ -44,7 +57,9 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     state.metrics.countRequest(route, status);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // Anyone on the machine can send these as fast as they like: rate-limited, and nothing of the request's own.
-    if (status === 401) return state.refusals.refused({ method: context.req.method, route, durationMs });
+    const refusal = refusalOf(status, context.get('errorCode'));
+    if (refusal !== null)
+      return state.refusals.refused(refusal, { method: context.req.method, route, durationMs }, 'request');
     const fields: Record<string, unknown> = { method: context.req.method, route, status, durationMs };
     const sessionId = context.get('sessionId') ?? context.req.param('id');
     if (sessionId) fields['sessionId'] = sessionId;

@@ -1,5 +1,8 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { useTestDaemon } from '../test-daemon.test-helper.js';
+import { maxUnauthenticatedSockets } from '../websocket/websocket-upgrade.js';
 
 const startTestDaemon = useTestDaemon();
 
@@ -31,11 +34,12 @@ describe("the daemon's log of requests without a valid token", () => {
         fields: {
           status: 401,
           errorCode: 'unauthorized',
+          refusal: 'unauthorized',
           refused: 99,
           since: expect.any(String),
           until: expect.any(String),
         },
-        message: expect.stringContaining('99 more requests refused'),
+        message: expect.stringContaining('requests refused without a valid token (401): 99 more'),
       },
     ]);
     expect(lines.some((line) => line.fields['status'] === 200 && line.fields['route'] === '/v1/sessions')).toBe(true);
@@ -43,5 +47,108 @@ describe("the daemon's log of requests without a valid token", () => {
     expect(written).not.toContain(badToken);
     expect(written).not.toContain('secret-path');
     expect(written).not.toContain('secret-query');
+  });
+});
+
+/** The status of a GET /health with a Host header of the test's choosing (fetch sets its own). */
+function statusWithHost(port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+/** The HTTP status a WebSocket upgrade was refused with. */
+function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on('unexpected-response', (_request, response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    socket.on('open', () => reject(new Error('the upgrade was taken')));
+    socket.on('error', () => undefined);
+  });
+}
+
+/** An open socket that has not shown the token yet. */
+function openSocket(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    socket.on('open', () => resolve(socket));
+    socket.on('error', reject);
+  });
+}
+
+/** The close code of a socket that sent `frame` as its first frame. */
+async function closeCodeAfter(url: string, frame: string): Promise<number> {
+  const socket = await openSocket(url);
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  socket.send(frame);
+  return closed;
+}
+
+describe("the daemon's log of refused upgrades, foreign hosts and sockets without the token", () => {
+  it('writes the first of each kind, then one line per kind counting the rest', async () => {
+    const { daemon, lines } = await startTestDaemon();
+    const socketUrl = `${daemon.url.replace('http', 'ws')}/v1/ws`;
+    const times = 20;
+    for (let index = 0; index < times; index += 1) {
+      expect(await statusWithHost(daemon.port, `rebound-${index}.example:${daemon.port}`)).toBe(403);
+      expect(await refusedUpgrade(socketUrl, { origin: `http://evil-${index}.example` })).toBe(403);
+      expect(await closeCodeAfter(socketUrl, JSON.stringify({ type: 'auth', token: `wrong-${index}` }))).toBe(4401);
+      expect(await closeCodeAfter(socketUrl, 'not json')).toBe(4401);
+    }
+    // A socket that shows the token is logged as ever, as its upgrade.
+    const allowed = await openSocket(socketUrl);
+    const ready = new Promise((resolve) => allowed.once('message', resolve));
+    allowed.send(JSON.stringify({ type: 'auth', token: daemon.token }));
+    await ready;
+    // Sockets that wait for their auth frame fill the daemon's room for them: the next upgrades get 503.
+    // (The daemon's shutdown closes them.)
+    await Promise.all(Array.from({ length: maxUnauthenticatedSockets }, () => openSocket(socketUrl)));
+    for (let index = 0; index < times; index += 1) expect(await refusedUpgrade(socketUrl)).toBe(503);
+    await daemon.close();
+
+    expect(lines.filter((line) => line.fields['status'] === 403)).toEqual([
+      { level: 'info', fields: expect.objectContaining({ status: 403, route: '/health' }), message: 'request' },
+      {
+        level: 'warn',
+        fields: expect.objectContaining({ status: 403, refusal: 'foreign_host_or_origin', refused: 2 * times - 1 }),
+        message: expect.stringContaining(`refused for a foreign Host or Origin (403): ${2 * times - 1} more,`),
+      },
+    ]);
+    expect(lines.filter((line) => line.fields['closeCode'] === 4401)).toEqual([
+      {
+        level: 'info',
+        fields: expect.objectContaining({ closeCode: 4401, reason: 'unauthorized' }),
+        message: 'websocket closed by the daemon',
+      },
+      {
+        level: 'warn',
+        fields: expect.objectContaining({ closeCode: 4401, refusal: 'websocket_unauthorized', refused: 2 * times - 1 }),
+        message: expect.stringContaining(`WebSockets closed without a valid auth frame (4401): ${2 * times - 1} more,`),
+      },
+    ]);
+    expect(lines.filter((line) => line.fields['status'] === 503)).toEqual([
+      { level: 'info', fields: expect.objectContaining({ status: 503, route: '/v1/ws' }), message: 'upgrade' },
+      {
+        level: 'warn',
+        fields: expect.objectContaining({ status: 503, refusal: 'websocket_too_many_waiting', refused: times - 1 }),
+        message: expect.stringContaining(`waited for their auth frame (503): ${times - 1} more,`),
+      },
+    ]);
+    // Only the socket that showed the token has an upgrade line.
+    expect(lines.filter((line) => line.fields['status'] === 101)).toEqual([
+      { level: 'info', fields: expect.objectContaining({ route: '/v1/ws', status: 101 }), message: 'upgrade' },
+    ]);
+    const written = JSON.stringify(lines);
+    expect(written).not.toContain('rebound-');
+    expect(written).not.toContain('evil-');
+    expect(written).not.toContain('wrong-');
   });
 });

@@ -1,27 +1,67 @@
 import type { DaemonLogger } from './create-logger.js';
 
-/** How long after a logged refusal the next ones are only counted. */
+/** How long after a logged refusal of a kind the next ones of that kind are only counted. */
 const refusalLogIntervalMs = 60_000;
 
-/** The request-log fields a refusal may carry: none of them is taken from the path, the query or a header. */
+/**
+ * The refusals anyone who can reach the port can cause as fast as they like, each counted on its own:
+ * a flood of one kind must not hide another. `fields` go on every line of the kind; `what` names
+ * them in the line that counts them.
+ */
+const refusalKinds = {
+  /** A request under /v1 without a valid token. */
+  unauthorized: {
+    fields: { status: 401, errorCode: 'unauthorized' },
+    what: 'requests refused without a valid token (401)',
+  },
+  /** A request or a WebSocket upgrade whose Host or Origin is not this daemon's (the DNS-rebinding check). */
+  foreign_host_or_origin: {
+    fields: { status: 403 },
+    what: 'requests and WebSocket upgrades refused for a foreign Host or Origin (403)',
+  },
+  /** A WebSocket closed before it showed the token: a wrong one, no auth frame in time, or another frame. */
+  websocket_unauthorized: {
+    fields: { closeCode: 4401, errorCode: 'unauthorized' },
+    what: 'WebSockets closed without a valid auth frame (4401)',
+  },
+  /** A WebSocket upgrade refused because too many sockets already wait to show the token. */
+  websocket_too_many_waiting: {
+    fields: { status: 503 },
+    what: 'WebSocket upgrades refused while too many sockets waited for their auth frame (503)',
+  },
+} as const;
+
+export type RefusalKind = keyof typeof refusalKinds;
+
+/**
+ * What a logged refusal may carry: none of it is taken from the path, the query or a header
+ * (`route` is the route's pattern, `reason` the daemon's own words).
+ */
 interface RefusalFields {
-  readonly method: string;
+  readonly method?: string;
   readonly route: string;
-  readonly durationMs: number;
+  readonly durationMs?: number;
+  readonly reason?: string;
+}
+
+/** One kind's interval: when its logged refusal was, and the refusals counted since. */
+interface KindInterval {
+  startedAt: number;
+  counted: number;
+  firstCountedAt: number;
+  lastCountedAt: number;
 }
 
 /**
- * The log of requests answered 401 (no valid token), rate-limited: any local process can send them as
- * fast as it likes, and a line each would fill the log. The first refusal of an interval is logged as
- * a request; the ones after it in the interval are only counted, and one line says how many there
- * were, from when to when: written by the first refusal after the interval, or by flush() (at
+ * The log of refusals, rate-limited per kind (refusalKinds): any local process can cause them as fast
+ * as it likes, and a line each would fill the log. The first refusal of a kind in an interval is
+ * logged as the line it would have been (`message`: "request", "upgrade", …); the ones after it in
+ * the interval are only counted, and one `warn` line says how many there were, of which kind, from
+ * when to when: written by the first refusal of that kind after the interval, or by flush() (at
  * shutdown). The requests counter (tether_http_requests_total) still counts every one as it happens.
  */
 export class RefusedRequestLog {
-  private intervalStartedAt: number | null = null;
-  private counted = 0;
-  private firstCountedAt = 0;
-  private lastCountedAt = 0;
+  private readonly intervals = new Map<RefusalKind, KindInterval>();
 
   private readonly logger: DaemonLogger;
   private readonly intervalMs: number;
@@ -33,32 +73,39 @@ export class RefusedRequestLog {
     this.now = options.now ?? Date.now;
   }
 
-  refused(fields: RefusalFields): void {
+  refused(kind: RefusalKind, fields: RefusalFields, message: string): void {
     const now = this.now();
-    if (this.intervalStartedAt !== null && now - this.intervalStartedAt < this.intervalMs) {
-      if (this.counted === 0) this.firstCountedAt = now;
-      this.counted += 1;
-      this.lastCountedAt = now;
+    const interval = this.intervals.get(kind);
+    if (interval !== undefined && now - interval.startedAt < this.intervalMs) {
+      if (interval.counted === 0) interval.firstCountedAt = now;
+      interval.counted += 1;
+      interval.lastCountedAt = now;
       return;
     }
-    this.flush();
-    this.intervalStartedAt = now;
-    this.logger.info({ ...fields, status: 401, errorCode: 'unauthorized' }, 'request');
+    this.flushKind(kind);
+    this.intervals.set(kind, { startedAt: now, counted: 0, firstCountedAt: 0, lastCountedAt: 0 });
+    this.logger.info({ ...fields, ...refusalKinds[kind].fields }, message);
   }
 
-  /** Writes the count of the refusals not logged yet, if any. */
+  /** Writes the count of the refusals not logged yet, if any, one line per kind. */
   flush(): void {
-    if (this.counted === 0) return;
+    for (const kind of this.intervals.keys()) this.flushKind(kind);
+  }
+
+  private flushKind(kind: RefusalKind): void {
+    const interval = this.intervals.get(kind);
+    if (interval === undefined || interval.counted === 0) return;
+    const { fields, what } = refusalKinds[kind];
     this.logger.warn(
       {
-        status: 401,
-        errorCode: 'unauthorized',
-        refused: this.counted,
-        since: new Date(this.firstCountedAt).toISOString(),
-        until: new Date(this.lastCountedAt).toISOString(),
+        ...fields,
+        refusal: kind,
+        refused: interval.counted,
+        since: new Date(interval.firstCountedAt).toISOString(),
+        until: new Date(interval.lastCountedAt).toISOString(),
       },
-      `${this.counted} more requests refused without a valid token (401); they were counted, not logged one by one`,
+      `${what}: ${interval.counted} more, counted, not logged one by one`,
     );
-    this.counted = 0;
+    interval.counted = 0;
   }
 }

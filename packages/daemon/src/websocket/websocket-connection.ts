@@ -58,7 +58,7 @@ export class WebSocketConnection implements LiveConnection {
       maxBytes: state.subscriberLimits.maxBytes,
     });
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
-    this.authTimer = setTimeout(() => this.close(closeCodes.unauthorized, 'auth frame expected'), authTimeoutMs);
+    this.authTimer = setTimeout(() => this.refuse('auth frame expected'), authTimeoutMs);
     this.authTimer.unref();
     this.pingTimer = setInterval(() => this.ping(), state.pingIntervalMs);
     this.pingTimer.unref();
@@ -109,7 +109,7 @@ export class WebSocketConnection implements LiveConnection {
       if (isBinary) throw new Error('binary');
       value = JSON.parse(data.toString());
     } catch {
-      if (!this.authenticated) return this.close(closeCodes.unauthorized, 'auth frame expected');
+      if (!this.authenticated) return this.refuse('auth frame expected');
       this.send({
         type: 'error',
         id: null,
@@ -147,8 +147,7 @@ export class WebSocketConnection implements LiveConnection {
 
   private authenticate(value: unknown): void {
     const frame = AuthFrame.safeParse(value);
-    if (!frame.success || !this.state.tokens.verify(frame.data.token))
-      return this.close(closeCodes.unauthorized, 'unauthorized');
+    if (!frame.success || !this.state.tokens.verify(frame.data.token)) return this.refuse('unauthorized');
     clearTimeout(this.authTimer);
     if (!raisePayloadLimit(this.socket, maxCommandBytes)) {
       this.state.logger.error(
@@ -259,13 +258,31 @@ export class WebSocketConnection implements LiveConnection {
     for (const sessionId of [...this.subscriptions.keys()]) this.endSubscription(sessionId);
   }
 
+  /**
+   * Closes a socket that did not show the token (4401). Anyone who can reach the port can open
+   * such sockets as fast as they like: logged rate-limited (refused-request-log.ts), not one line each.
+   */
+  private refuse(reason: 'auth frame expected' | 'unauthorized'): void {
+    if (this.closing) return;
+    this.state.refusals.refused(
+      'websocket_unauthorized',
+      { route: '/v1/ws', reason },
+      'websocket closed by the daemon',
+    );
+    this.closeSocket(closeCodes.unauthorized, reason);
+  }
+
   private close(code: number, reason: string): void {
     if (this.closing) return;
-    this.closing = true;
     this.state.logger.info(
       { route: '/v1/ws', closeCode: code, reason, subscriptions: this.subscriptions.size },
       'websocket closed by the daemon',
     );
+    this.closeSocket(code, reason);
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    this.closing = true;
     this.stopSubscriptions();
     this.outbox.end({ discard: true });
     if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING)

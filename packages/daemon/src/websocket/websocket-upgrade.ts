@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { passesOriginPolicy } from '../auth/origin-check.js';
 import type { DaemonState } from '../daemon-state.js';
+import type { RefusalKind } from '../logging/refused-request-log.js';
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { WebSocketConnection } from './websocket-connection.js';
 import { unauthenticatedFrameMaxBytes } from './websocket-frames.js';
@@ -42,22 +43,23 @@ export function createUpgradeHandler(state: DaemonState): {
   const handle = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
     const origin = Array.isArray(request.headers.origin) ? request.headers.origin[0] : request.headers.origin;
-    const answer = (status: number) => {
+    const durationMs = () => Math.round((performance.now() - started) * 10) / 10;
+    const logUpgrade = (status: number, tookMs: number) =>
+      state.logger.info({ method: 'GET', route, status, durationMs: tookMs }, 'upgrade');
+    // Refusals anyone can cause at will are logged rate-limited (refused-request-log.ts), the rest each.
+    const refuseWith = (status: number, refusal: RefusalKind | null, extra: Record<string, string> = {}) => {
       state.metrics.countRequest(route, status);
-      state.logger.info(
-        { method: 'GET', route, status, durationMs: Math.round((performance.now() - started) * 10) / 10 },
-        'upgrade',
-      );
-    };
-    const refuseWith = (status: number, extra: Record<string, string> = {}) => {
-      answer(status);
+      if (refusal === null) logUpgrade(status, durationMs());
+      else state.refusals.refused(refusal, { method: 'GET', route, durationMs: durationMs() }, 'upgrade');
       refuse(socket, status, { ...directAnswerHeaders(origin, state.policy), ...extra });
     };
     socket.on('error', () => socket.destroy());
-    if (!passesOriginPolicy({ host: request.headers.host, origin }, state.policy)) return refuseWith(403);
-    if ((request.url ?? '').split('?')[0] !== route) return refuseWith(404);
-    if (state.draining) return refuseWith(503);
-    if (unauthenticated >= maxUnauthenticatedSockets) return refuseWith(503, { 'Retry-After': '5' });
+    if (!passesOriginPolicy({ host: request.headers.host, origin }, state.policy))
+      return refuseWith(403, 'foreign_host_or_origin');
+    if ((request.url ?? '').split('?')[0] !== route) return refuseWith(404, null);
+    if (state.draining) return refuseWith(503, null);
+    if (unauthenticated >= maxUnauthenticatedSockets)
+      return refuseWith(503, 'websocket_too_many_waiting', { 'Retry-After': '5' });
     unauthenticated += 1;
     let waitingForAuth = true;
     const authenticatedOrGone = () => {
@@ -68,10 +70,16 @@ export function createUpgradeHandler(state: DaemonState): {
     // A socket whose handshake fails never reaches the callback: give its place back when it closes.
     socket.once('close', authenticatedOrGone);
     server.handleUpgrade(request, socket, head, (webSocket) => {
-      answer(101);
+      state.metrics.countRequest(route, 101);
+      const upgradedInMs = durationMs();
       let forget = () => {};
       const connection = new WebSocketConnection(webSocket, state, {
-        onAuthenticated: authenticatedOrGone,
+        // Logged once the socket shows the token: anyone can open sockets that never do (those that
+        // the daemon closes for it are logged rate-limited, websocket_unauthorized).
+        onAuthenticated: () => {
+          authenticatedOrGone();
+          logUpgrade(101, upgradedInMs);
+        },
         onClosed: () => {
           authenticatedOrGone();
           forget();
