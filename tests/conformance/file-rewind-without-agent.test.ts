@@ -1,6 +1,8 @@
-import { textReply } from '@tether/fake-anthropic-api';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
-import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
+import { agentErrorOf, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
@@ -9,16 +11,19 @@ function processesStarted(events: readonly ProtocolEvent[]): number {
 }
 
 /**
- * A file rewind asked while the session has no agent: refused at once when the session's
- * conversation holds no turn yet (no agent could have a checkpoint), else asked of an agent started
- * as the next turn would start it (resuming the conversation), which that turn then uses.
+ * A file rewind asked while the session has no agent: refused at once when the agent that would be
+ * started holds no checkpoint of the run (the conversation holds no turn yet, or a rewind took the run
+ * out of it), else asked of an agent started as the next turn would start it (resuming the conversation).
  */
 describeTransports('a file rewind asked with no agent running', ({ start }) => {
-  async function open() {
+  async function open(provider: { idleReleaseMs?: number } = {}, configuration: { permissionMode?: 'auto_edit' } = {}) {
     const environment = await start();
     environment.api.setResponder(() => textReply('Noted.'));
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const runtime = await environment.runtime({ provider });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      ...configuration,
+    });
     const turn = async (text: string) => {
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
       expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
@@ -43,24 +48,51 @@ describeTransports('a file rewind asked with no agent running', ({ start }) => {
     expect(history(environment, turnRequests(environment).length - 1)).not.toContain('Prompt one.');
   });
 
-  it('after the agent was let go, a refusal asked of a resumed agent leaves the session that agent, which the next turn uses', async () => {
-    const { environment, runtime, sessionId, turn } = await open();
-    const first = await turn('Prompt one.');
-    await runtime.rewindSession({ sessionId, toRunId: first });
-    await turn('Prompt two.');
-    // Closed and reopened: no agent runs; the conversation (with turn two only) is resumed by the next one.
-    await runtime.closeSession({ sessionId });
-    await runtime.openSession({ continueSession: sessionId });
-    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
-    const before = processesStarted(await runtime.readEvents(sessionId));
-    const refused = await agentErrorOf(runtime.rewindSession({ sessionId, toRunId: first, files: true }));
+  it('let go when idle, a run a rewind took out (on another branch now) is refused no_checkpoint without starting an agent', async () => {
+    const { environment, runtime, sessionId, turn } = await open({ idleReleaseMs: 1 });
+    await turn('Prompt one.');
+    const second = await turn('Prompt two.');
+    // Turn two is taken out; turn three continues the conversation after turn one, in a copy of it.
+    await runtime.rewindSession({ sessionId, toRunId: second });
+    const third = await turn('Prompt three.');
+    const thirdCompleted = (await runEvents(runtime, sessionId, third)).at(-1)!;
+    await waitForEvent(runtime, sessionId, 'session.process_stopped', {
+      afterSeq: thirdCompleted.seq,
+      where: (event) => event.reason === 'idle',
+    });
+    const events = await runtime.readEvents(sessionId);
+    const refused = await agentErrorOf(runtime.rewindSession({ sessionId, toRunId: second, files: true }));
     expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
-    expect(processesStarted(await runtime.readEvents(sessionId))).toBe(before + 1);
-    expect(processesWithEnvironment('HOME', environment.home)).toHaveLength(1);
-    await turn('Prompt three.');
-    expect(processesStarted(await runtime.readEvents(sessionId))).toBe(before + 1);
+    expect(refused.message).toMatch(/Rewind without files, or to another run\.$/);
+    // Nothing was started to ask, and nothing was recorded.
+    expect(await runtime.readEvents(sessionId)).toEqual(events);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+    // The next turn resumes the conversation as it stands.
+    await turn('Prompt four.');
     const resumed = history(environment, turnRequests(environment).length - 1);
-    expect(resumed).toContain('Prompt two.');
-    expect(resumed).not.toContain('Prompt one.');
+    expect(resumed).toContain('Prompt three.');
+    expect(resumed).not.toContain('Prompt two.');
+  });
+
+  it('rewound to a run without files, then with them: asked of the agent started from the copy, which puts them back', async () => {
+    const { environment, runtime, sessionId, turn } = await open({}, { permissionMode: 'auto_edit' });
+    const edited = path.join(environment.workspace, 'edited.txt');
+    writeFileSync(edited, 'version zero');
+    environment.api.enqueue(
+      toolUseReply('Write', { file_path: edited, content: 'version one' }),
+      textReply('Wrote one.'),
+      toolUseReply('Write', { file_path: edited, content: 'version two' }),
+      textReply('Wrote two.'),
+    );
+    await turn('Prompt one.');
+    const second = await turn('Prompt two.');
+    await runtime.rewindSession({ sessionId, toRunId: second });
+    expect(readFileSync(edited, 'utf8')).toBe('version two');
+    // Turn two is out of the conversation, but the copy the next agent starts from still has its checkpoint.
+    const before = processesStarted(await runtime.readEvents(sessionId));
+    const receipt = await runtime.rewindSession({ sessionId, toRunId: second, files: true });
+    expect(receipt.files).toMatchObject({ paths: [edited] });
+    expect(readFileSync(edited, 'utf8')).toBe('version one');
+    expect(processesStarted(await runtime.readEvents(sessionId))).toBe(before + 1);
   });
 });

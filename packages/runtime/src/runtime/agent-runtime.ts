@@ -244,7 +244,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
         watchedSessions: () => new Set([...this.hub.followedSessions(), ...this.runWaiters.waitedSessions()]),
         publish: (events) => this.publishRemote(events),
         mayHaveMissed: (sessionId) => void this.runWaiters.recheck(sessionId),
-        gone: (sessionId) => this.reads.endFollows(sessionId),
+        gone: (sessionId) => this.reads.endReadersOf(sessionId),
         onError: this.onBackgroundError,
       }),
       stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds, 'heartbeat')),
@@ -554,7 +554,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await this.store.deleteSession(sessionId);
       this.entries.remove(entry);
       this.writer.forget(sessionId);
-      this.reads.endFollows(sessionId);
+      this.reads.endReadersOf(sessionId);
     });
   }
 
@@ -619,7 +619,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await this.runChanges.settled();
       await this.writer.flush();
       // Every event is published by now: an in-process subscriber's iteration ends after the last one.
-      this.reads.endIterations();
+      this.reads.endAllReaders();
       this.sharing?.stopLost();
       await this.store.close();
     })();

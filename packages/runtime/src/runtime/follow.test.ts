@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import { createAgentRuntime } from './agent-runtime.js';
 import { followUntil } from './follow-until.test-helper.js';
+import { SharedStoreDouble } from './shared-store.test-helper.js';
 
 let workspace: string;
 
@@ -273,5 +274,61 @@ describe('runtime.subscribe ends with what it follows', () => {
     await expect(iterated).rejects.toMatchObject({ code: 'session_not_found' });
     expect(seqs(seen)).toEqual(range(1, lastSeq));
     await runtime.shutdown();
+  });
+});
+
+describe('what a follow is told when its session goes or the runtime shuts down', () => {
+  /** Follows the session from its start; `error` settles with what onError is told. */
+  function following(runtime: Awaited<ReturnType<typeof createAgentRuntime>>, sessionId: string) {
+    const told: unknown[] = [];
+    const error = new Promise<unknown>((resolve) => {
+      runtime.follow(sessionId, {
+        afterSeq: 0,
+        onEvent: () => true,
+        onError: (reason) => {
+          told.push(reason);
+          resolve(reason);
+        },
+      });
+    });
+    return { told, error };
+  }
+
+  it('on a shared store, deleted through another runtime: each follow and iteration here ends with session_not_found', async () => {
+    const shared = new SharedStoreDouble();
+    const here = await createAgentRuntime({ providers: [createMockProvider()], store: shared.storeFor('owner-here') });
+    const there = await createAgentRuntime({
+      providers: [createMockProvider()],
+      store: shared.storeFor('owner-there'),
+    });
+    const { sessionId } = await there.openSession({ workspace: { kind: 'directory', path: workspace } });
+    await there.closeSession({ sessionId });
+    const follows = [following(here, sessionId), following(here, sessionId)];
+    const iterated = (async () => {
+      for await (const _event of here.subscribe(sessionId));
+    })();
+    await there.deleteSession(sessionId);
+    for (const follow of follows) expect(await follow.error).toMatchObject({ code: 'session_not_found' });
+    await expect(iterated).rejects.toMatchObject({ code: 'session_not_found' });
+    await Promise.all([here.shutdown(), there.shutdown()]);
+    // Told once each, the shutdown adding nothing.
+    for (const follow of follows) expect(follow.told).toHaveLength(1);
+  });
+
+  it('is told nothing at shutdown, nor, on a store of its own, when its session is deleted (its host ends it)', async () => {
+    const shared = new SharedStoreDouble();
+    const sharing = await createAgentRuntime({ providers: [createMockProvider()], store: shared.storeFor('owner') });
+    const alone = await createAgentRuntime({ providers: [createMockProvider()], store: createInMemoryStore() });
+    const open = async (runtime: typeof alone) => {
+      const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+      return sessionId;
+    };
+    const [kept, deleted] = [await open(alone), await open(alone)];
+    const followsAlone = [following(alone, kept), following(alone, deleted)];
+    const followShared = following(sharing, await open(sharing));
+    await alone.closeSession({ sessionId: deleted });
+    await alone.deleteSession(deleted);
+    await Promise.all([alone.shutdown(), sharing.shutdown()]);
+    for (const follow of [...followsAlone, followShared]) expect(follow.told).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { subscribeWithReplay } from '../log/subscribe-with-replay.js';
 import type { SubscriptionHub } from '../log/subscription-hub.js';
 import type { SessionCounts, TetherStore } from '../store/tether-store.js';
 import type { SubscribeOptions } from './runtime-types.js';
+import { OpenReaders } from './open-readers.js';
 import { sessionNotFound } from './runtime-errors.js';
 import type { SessionCache } from './session-cache.js';
 import { snapshotOfRecord, toSessionSnapshot } from './session-entry.js';
@@ -27,10 +28,8 @@ export interface SessionReadsParts {
 export class SessionReads {
   private readonly parts: SessionReadsParts;
   private readonly listing: ListingSource;
-  /** How to end each follow in progress, per session: with the error its follower is told. */
-  private readonly follows = new Map<string, Set<(error: unknown) => void>>();
-  /** How to end each subscribe iteration in progress: with an error thrown to its consumer, or without one. */
-  private readonly iterations = new Set<{ readonly sessionId: string; readonly end: (error?: unknown) => void }>();
+  /** Each subscribe iteration in progress, and each follow on a shared store: how to end it from outside. */
+  private readonly readers = new OpenReaders();
 
   constructor(parts: SessionReadsParts) {
     this.parts = parts;
@@ -71,11 +70,7 @@ export class SessionReads {
       subscribeWithReplay(this.parts.hub, this.parts.store, sessionId, {
         afterSeq: options.afterSeq ?? 0,
         signal: options.signal,
-        register: (end) => {
-          const iteration = { sessionId, end };
-          this.iterations.add(iteration);
-          return () => this.iterations.delete(iteration);
-        },
+        register: (end) => this.readers.add(sessionId, end),
       });
     if (this.parts.entries.get(sessionId)) return replay();
     // Not in memory: only the store knows whether it exists, so the first step of the iteration tells.
@@ -91,24 +86,26 @@ export class SessionReads {
   follow(sessionId: string, options: FollowOptions): () => void {
     let stopped = false;
     let stop = () => {};
-    // Shared, a session may be deleted through another runtime: its follows here are ended then (endFollows).
-    const tracked = this.parts.shared
-      ? this.track(sessionId, options, () => {
-          stopped = true;
-          stop();
-        })
-      : undefined;
-    const following = tracked?.options ?? options;
+    let forget = () => {};
     const finish = () => {
       stopped = true;
       stop();
-      tracked?.forget();
+      forget();
     };
     const fail = (error: unknown) => {
       if (stopped) return;
       finish();
       options.onError?.(error);
     };
+    let following = options;
+    // Shared, a session may be deleted through another runtime: its readers here are ended then (endReadersOf).
+    // A follower is told only of an error: it has no normal end to hear of, and a shutdown leaves it to its host.
+    if (this.parts.shared) {
+      forget = this.readers.add(sessionId, (error) => {
+        if (error !== undefined) fail(error);
+      });
+      following = forgottenWhenDeclined(options, forget, fail);
+    }
     const start = () => {
       if (!stopped) stop = followSession(this.parts.hub, this.parts.store, sessionId, following);
     };
@@ -122,66 +119,13 @@ export class SessionReads {
    * iteration of it throws session_not_found after what it was handed; on a shared store each follow
    * of it ends too, with that error (a follow here is ended by whoever deleted it, the daemon its streams).
    */
-  endFollows(sessionId: string): void {
-    for (const end of [...(this.follows.get(sessionId) ?? [])]) end(sessionNotFound());
-    for (const iteration of [...this.iterations])
-      if (iteration.sessionId === sessionId) iteration.end(sessionNotFound());
+  endReadersOf(sessionId: string): void {
+    this.readers.endSession(sessionId, sessionNotFound());
   }
 
   /** The runtime has shut down: every subscribe iteration ends, normally, after the events it was handed. */
-  endIterations(): void {
-    for (const iteration of [...this.iterations]) iteration.end();
-  }
-
-  /**
-   * Registers a follow so endFollows can end it, until it ends by itself (its follower returned
-   * false, or it failed) or is stopped. Returns the options to follow with.
-   */
-  private track(
-    sessionId: string,
-    options: FollowOptions,
-    stop: () => void,
-  ): { options: FollowOptions; forget: () => void } {
-    let ends = this.follows.get(sessionId);
-    if (ends === undefined) {
-      ends = new Set();
-      this.follows.set(sessionId, ends);
-    }
-    const registered = ends;
-    let done = false;
-    const forget = () => {
-      registered.delete(end);
-      if (registered.size === 0 && this.follows.get(sessionId) === registered) this.follows.delete(sessionId);
-    };
-    const end = (error: unknown) => {
-      if (done) return;
-      done = true;
-      forget();
-      stop();
-      options.onError?.(error);
-    };
-    registered.add(end);
-    const { onEvent, onStoredEvent } = options;
-    // biome-ignore lint/suspicious/noConfusingVoidType: a follower returning nothing keeps following, as true does.
-    const keep = (kept: boolean | void) => {
-      if (kept === false) {
-        done = true;
-        forget();
-      }
-      return kept;
-    };
-    return {
-      forget: () => {
-        done = true;
-        forget();
-      },
-      options: {
-        afterSeq: options.afterSeq,
-        onEvent: (event) => keep(onEvent(event)),
-        ...(onStoredEvent ? { onStoredEvent: async (event) => keep(await onStoredEvent(event)) } : {}),
-        onError: end,
-      },
-    };
+  endAllReaders(): void {
+    this.readers.endAll();
   }
 
   async readEvents(sessionId: string, options: { afterSeq?: number; limit?: number }): Promise<ProtocolEvent[]> {
@@ -196,4 +140,24 @@ export class SessionReads {
   private async requireSession(sessionId: string): Promise<void> {
     if (!this.parts.entries.get(sessionId) && !(await this.parts.store.getSession(sessionId))) throw sessionNotFound();
   }
+}
+
+/** `options` whose follow is forgotten once its follower declines more (returns false), and fails through `fail`. */
+function forgottenWhenDeclined(
+  options: FollowOptions,
+  forget: () => void,
+  fail: (error: unknown) => void,
+): FollowOptions {
+  const { onEvent, onStoredEvent } = options;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a follower returning nothing keeps following, as true does.
+  const keep = (kept: boolean | void) => {
+    if (kept === false) forget();
+    return kept;
+  };
+  return {
+    afterSeq: options.afterSeq,
+    onEvent: (event) => keep(onEvent(event)),
+    ...(onStoredEvent ? { onStoredEvent: async (event) => keep(await onStoredEvent(event)) } : {}),
+    onError: fail,
+  };
 }

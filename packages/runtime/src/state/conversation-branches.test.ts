@@ -2,7 +2,7 @@ import type { EventBody } from '@tether/protocol';
 import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../store/tether-store.js';
-import { continueFrom, runsContinuedBy } from './conversation-branches.js';
+import { continueFrom, decideRewind, runsContinuedBy, runsInConversation } from './conversation-branches.js';
 import { evolveRun, evolveSession } from './session-machine.js';
 
 const at = '2026-12-01T00:00:00.000Z';
@@ -67,5 +67,55 @@ describe('forks and rewinds in the state machine', () => {
     expect(runsContinuedBy(log, run('d'))).toEqual([run('a')]);
     expect(runsContinuedBy(log, run('e'))).toEqual([run('a'), run('d')]);
     expect(runsContinuedBy(log, run('f'))).toEqual([]);
+  });
+
+  it('knows which turns the conversation holds now: every run, less those a rewind took out', () => {
+    const log = [started('a'), started('b'), started('c'), rewound('b'), started('d')];
+    expect(runsInConversation(log)).toEqual([run('a'), run('d')]);
+    expect(runsInConversation([...log, rewound('a')])).toEqual([]);
+  });
+
+  describe('a file rewind to a run a rewind took out, with no agent running', () => {
+    // Runs a and b ran in conversation-1; the session was rewound to b, then c ran in copy-1 (a's copy).
+    const completed = (letter: string, providerSessionId: string): RunRecord => ({
+      ...(evolveRun(undefined, 'ses', started(letter), at) as RunRecord),
+      status: 'completed',
+      checkpoint: { providerSessionId, inputMessageId: `input-${letter}`, lastMessageId: `last-${letter}` },
+    });
+    const runs = [completed('a', 'conversation-1'), completed('b', 'conversation-1'), completed('c', 'copy-1')];
+    const conversation = [run('a'), run('c')];
+    const resumed = sampleSessionRecord({ providerSessionId: 'copy-1' });
+    const rewind = (state: typeof resumed, toRunId: string) =>
+      decideRewind(
+        state,
+        { type: 'rewind_session', commandId: 'cmd_1', sessionId: state.sessionId, toRunId, files: true },
+        { runs, continued: [], origin: null, conversation },
+      );
+
+    it('is refused no_checkpoint when the agent started to ask resumes a conversation without it', () => {
+      const refused = rewind(resumed, run('b'));
+      expect('refusal' in refused && refused.refusal).toMatchObject({
+        code: 'checkpoint_unavailable',
+        details: { reason: 'no_checkpoint' },
+      });
+      // Nor does a pending copy of another conversation hold it.
+      const copied = sampleSessionRecord({
+        copyConversation: { providerSessionId: 'copy-1', afterMessageId: 'last-c' },
+      });
+      expect(rewind(copied, run('b'))).toHaveProperty('refusal');
+    });
+
+    it('is asked of the agent when one runs, when a pending copy is of its conversation, or when the run is in it', () => {
+      const running = sampleSessionRecord({
+        providerSessionId: 'copy-1',
+        liveProcess: { pid: 1, startTime: null, marker: 'm' },
+      });
+      expect(rewind(running, run('b'))).toMatchObject({ fileRewindMessageId: 'input-b' });
+      const copied = sampleSessionRecord({
+        copyConversation: { providerSessionId: 'conversation-1', afterMessageId: 'last-a' },
+      });
+      expect(rewind(copied, run('b'))).toMatchObject({ fileRewindMessageId: 'input-b' });
+      expect(rewind(resumed, run('a'))).toMatchObject({ fileRewindMessageId: 'input-a' });
+    });
   });
 });

@@ -123,6 +123,11 @@ export function runsContinuedBy(events: Iterable<EventBody>, runId: string): str
   return liveRuns(events, (event) => event.type === 'run.started' && event.runId === runId);
 }
 
+/** The runs the conversation holds now, oldest first: every run, less those a rewind took out. */
+export function runsInConversation(events: Iterable<EventBody>): string[] {
+  return liveRuns(events, () => false);
+}
+
 /** The runs a source's conversation held when `forkSessionId` was forked from it (its session.forked), oldest first. */
 export function runsBeforeFork(events: Iterable<EventBody>, forkSessionId: string): string[] {
   return liveRuns(events, (event) => event.type === 'session.forked' && event.forkSessionId === forkSessionId);
@@ -141,6 +146,20 @@ export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly R
 }
 
 /**
+ * Whether the agent asked to put `run`'s files back may hold its file checkpoint. A running agent is
+ * asked (one started from a copy still holds every turn of the conversation it copied, cut or not).
+ * With none running, the one started to ask resumes the conversation: it holds the turns the
+ * conversation holds now and, when it starts from a pending copy, every turn of the conversation
+ * copied. A turn a rewind took out of both is refused without starting an agent just to be told so
+ * (the agent answers that it has no checkpoint; ../shared/claude-cli-protocol-wave2.md, sections 4-5).
+ */
+function startedAgentMayHold(state: SessionRecord, run: RunRecord, conversation: readonly string[]): boolean {
+  if (state.liveProcess !== null || conversation.includes(run.runId)) return true;
+  const copy = state.copyConversation;
+  return copy != null && run.checkpoint?.providerSessionId === copy.providerSessionId;
+}
+
+/**
  * A rewind to just before `toRunId`: the conversation continues as a copy cut after the last turn
  * before it that the agent kept a point for (of the turns `toRunId` itself continued), else from
  * what a fork was copied from, or anew.
@@ -153,6 +172,8 @@ export function decideRewind(
     readonly continued: readonly string[];
     /** For a fork: the conversation it was copied from (what its first turn continued); null otherwise. */
     readonly origin: ConversationCopy | null;
+    /** The runs the conversation holds now (runsInConversation). */
+    readonly conversation: readonly string[];
   },
 ): Decided<RewindDecision> {
   if (!state) return sessionNotFound();
@@ -174,6 +195,12 @@ export function decideRewind(
       return checkpointUnavailable(
         'no_checkpoint',
         'The agent kept no file checkpoint for that run (it ended before saying where it stood). Rewind without files, or to another run.',
+      );
+    }
+    if (!startedAgentMayHold(state, target, context.conversation)) {
+      return checkpointUnavailable(
+        'no_checkpoint',
+        'The agent cannot put the files back for that run: a rewind took it out of the conversation, and the agent that resumes the conversation keeps no file checkpoint of it. Rewind without files, or to another run.',
       );
     }
   }

@@ -13,6 +13,7 @@ import {
   decideRewind,
   runsBeforeFork,
   runsContinuedBy,
+  runsInConversation,
 } from '../../state/conversation-branches.js';
 import type { SessionRecord, TetherStore } from '../../store/tether-store.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
@@ -109,11 +110,13 @@ export async function rewindSession(
     }
   }
   const runs = found ? await context.store.listRuns(command.sessionId) : [];
-  const continued = found ? runsContinuedBy(await branchEvents(context.store, command.sessionId), command.toRunId) : [];
+  const events = found ? await branchEvents(context.store, command.sessionId) : [];
+  const continued = runsContinuedBy(events, command.toRunId);
+  const conversation = runsInConversation(events);
   const origin = found ? await forkOrigin(context.store, found.record) : null;
   const decide = () => {
     const current = context.entries.get(command.sessionId);
-    return accepted(current, decideRewind(current?.record, command, { runs, continued, origin }));
+    return accepted(current, decideRewind(current?.record, command, { runs, continued, origin, conversation }));
   };
   let { entry, decision } = decide();
   let files: RestoredFiles | null = null;
