@@ -120,4 +120,63 @@ describe('acpx drives tether acp', () => {
     });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
+
+  it('--max-turns: a prompt that needs more model round trips ends max_turn_requests', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(toolUseReply('Bash', { command: 'echo hi', description: 'Say hi' }), textReply('Done.'));
+    const agent = `${process.execPath} ${tetherBin} acp --data-dir ${dataDir}`;
+    const result = await acpx(
+      [
+        ...['--agent', agent, '--cwd', environment.workspace, '--format', 'json'],
+        ...['--approve-all', '--max-turns', '1', 'exec', 'Run it'],
+      ],
+      acpEnvironment(environment),
+      environment.workspace,
+    );
+    const messages = conversation(result.stdout);
+    // acpx sends --max-turns as Claude's ACP adapter takes it, in session/new's _meta.
+    expect(messages.find((message) => message.method === 'session/new')?.params).toMatchObject({
+      _meta: { claudeCode: { options: { maxTurns: 1 } } },
+    });
+    expect(answerTo(messages, 'session/prompt')?.result).toEqual({ stopReason: 'max_turn_requests' });
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+  it('--allowed-tools and --append-system-prompt: the tool runs without asking, the text reaches the model; --system-prompt is refused, saying how to append', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo allowed > allowed.txt', description: 'Write allowed.txt' }),
+      textReply('Done.'),
+    );
+    const agent = `${process.execPath} ${tetherBin} acp --data-dir ${dataDir}`;
+    const common = ['--agent', agent, '--cwd', environment.workspace, '--format', 'json'];
+    const result = await acpx(
+      [...common, '--allowed-tools', 'Bash', '--append-system-prompt', 'Answer in one word.', 'exec', 'Write it'],
+      acpEnvironment(environment),
+      environment.workspace,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const messages = conversation(result.stdout);
+    expect(messages.find((message) => message.method === 'session/new')?.params).toMatchObject({
+      _meta: { claudeCode: { options: { allowedTools: ['Bash'] } }, systemPrompt: { append: 'Answer in one word.' } },
+    });
+    expect(messages.filter((message) => message.method === 'session/request_permission')).toEqual([]);
+    expect(answerTo(messages, 'session/prompt')?.result).toEqual({ stopReason: 'end_turn' });
+    expect(readFileSync(path.join(environment.workspace, 'allowed.txt'), 'utf8')).toBe('allowed\n');
+    const turn = environment.api.requests.find((request) => request.kind === 'turn');
+    expect(JSON.stringify((turn?.body as { system?: unknown } | undefined)?.system)).toContain('Answer in one word.');
+
+    const turnsBefore = environment.api.requests.length;
+    const replaced = await acpx(
+      [...common, '--system-prompt', 'You are a pirate.', 'exec', 'Hi'],
+      acpEnvironment(environment),
+      environment.workspace,
+    );
+    expect(replaced.code).not.toBe(0);
+    expect(`${replaced.stdout}${replaced.stderr}`).toContain('_meta.systemPrompt.append');
+    expect(environment.api.requests).toHaveLength(turnsBefore);
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
 });

@@ -91,6 +91,20 @@ describe('ACP modes and config options against the real binary', () => {
     });
     await expect(
       pair.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'colour', value: 'blue' }),
-    ).rejects.toMatchObject({ code: -32602 });
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: 'Unknown config option "colour"; use mode or model.',
+      data: { code: 'invalid_command' },
+    });
+    // A boolean option's value (ACP's other option type): none of Tether's options takes one.
+    await expect(
+      pair.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'mode',
+        type: 'boolean',
+        value: true,
+      }),
+    ).rejects.toMatchObject({ code: -32602, data: { code: 'invalid_command' } });
+    expect((await started.runtime.getSession(sessionId)).configuration.permissionMode).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
+import { pollFor } from '@tether/provider-claude/test-support';
 import { waitForEvent } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { connectClient, runtimeHost, useAcp } from './acp-harness.js';
@@ -34,6 +35,66 @@ describe('ACP sessions against the real binary', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('session/load on the connection whose prompt is running: the history again, and the prompt goes on to end_turn', async () => {
+    const { environment, pair } = await start();
+    environment.api.enqueue(holdReply());
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const answered = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Hold on.' }],
+    });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
+    // An editor reopening the chat it shows: the history again, then what comes next.
+    await pair.agent.request(methods.agent.session.load, { sessionId, cwd: environment.workspace, mcpServers: [] });
+    expect(pair.updatesOf(sessionId, 'user_message_chunk')).toEqual([
+      { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'Hold on.' } },
+    ]);
+    environment.api.enqueue(textReply('Held long enough.'));
+    environment.api.releaseHeld();
+    expect(await answered).toEqual({ stopReason: 'end_turn' });
+    expect(pair.agentText(sessionId)).toBe('Held long enough.');
+    // The next prompt is the client's own: not echoed back.
+    environment.api.enqueue(textReply('Next.'));
+    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Next?' }] });
+    expect(pair.updatesOf(sessionId, 'user_message_chunk')).toHaveLength(1);
+  });
+
+  it('session/resume on the connection whose prompt waits for an approval: asked once, and the answer runs the tool', async () => {
+    const asked: string[] = [];
+    let allow: (() => void) | undefined;
+    const { environment, runtime, pair } = await start({
+      onPermission: (request) => {
+        asked.push(request.toolCall.toolCallId);
+        return new Promise((resolve) => {
+          allow = () => resolve({ outcome: { outcome: 'selected', optionId: 'allow_once' } });
+        });
+      },
+    });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo resumed > resumed.txt', description: 'Write' }),
+      textReply('Written.'),
+    );
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const answered = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Write it.' }],
+    });
+    await waitForEvent(runtime, sessionId, 'interaction.requested');
+    await pollFor(() => allow);
+    await pair.agent.request(methods.agent.session.resume, { sessionId, cwd: environment.workspace });
+    allow!();
+    expect(await answered).toEqual({ stopReason: 'end_turn' });
+    expect(asked).toHaveLength(1);
+    expect(readFileSync(path.join(environment.workspace, 'resumed.txt'), 'utf8')).toBe('resumed\n');
   });
 
   it('session/list shows sessions opened elsewhere, with their titles; resume and close work on them', async () => {
@@ -165,14 +226,42 @@ describe('ACP sessions against the real binary', () => {
     await rm(path.dirname(keptPath), { recursive: true, force: true });
   });
 
-  it('an unknown session answers session/prompt with the protocol error for it', async () => {
-    const { pair } = await start();
+  it('a prompt for a session not open on the connection (unknown, or closed elsewhere) is -32002 with the Tether error and what to do', async () => {
+    const { environment, runtime, pair } = await start();
+    const refusal = (sessionId: string) => ({
+      code: -32002,
+      message: expect.stringContaining('session/load'),
+      data: { code: 'session_not_found', retryable: false, sessionId },
+    });
+    const unknown = `ses_${'0'.repeat(32)}`;
     await expect(
-      pair.agent.request(methods.agent.session.prompt, {
-        sessionId: 'ses_unknown',
-        prompt: [{ type: 'text', text: 'Hi.' }],
-      }),
-    ).rejects.toMatchObject({ code: -32002 });
+      pair.agent.request(methods.agent.session.prompt, { sessionId: unknown, prompt: [{ type: 'text', text: 'Hi.' }] }),
+    ).rejects.toMatchObject(refusal(unknown));
+    // Loading it names ACP's way to start one, not the runtime's command.
+    const loadUnknown = pair.agent.request(methods.agent.session.load, {
+      sessionId: unknown,
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await expect(loadUnknown).rejects.toMatchObject({ code: -32002, data: { code: 'session_not_found' } });
+    const loadMessage = await loadUnknown.catch((error: Error) => error.message);
+    expect(loadMessage).toContain('session/new');
+    expect(loadMessage).not.toContain('open_session');
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    await runtime.closeSession({ sessionId });
+    await pollFor(() => (pair.logs.some((line) => line.includes('session released')) ? true : undefined));
+    await expect(
+      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] }),
+    ).rejects.toMatchObject(refusal(sessionId));
+    // What the message says to do works.
+    await pair.agent.request(methods.agent.session.load, { sessionId, cwd: environment.workspace, mcpServers: [] });
+    environment.api.enqueue(textReply('Back again.'));
+    expect(
+      await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] }),
+    ).toEqual({ stopReason: 'end_turn' });
   });
 
   it('the editor going away mid-turn ends the run and denies the approval it was asked', async () => {

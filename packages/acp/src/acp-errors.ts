@@ -11,12 +11,19 @@ const jsonRpcCodes: Partial<Record<SerializedAgentError['code'], number>> = {
   auth_required: -32000,
 };
 
+/** The runtime's words name its own commands (open_session); an ACP client is told ACP's methods instead. */
+const messagesForAcp: Partial<Record<SerializedAgentError['code'], string>> = {
+  session_not_found:
+    'No session has that id. Check the id (session/list lists them), or start a new one with session/new.',
+};
+
 /**
  * A Tether error as the JSON-RPC error a client receives: its message as the message, and the
  * whole error (code, message, retryable, details) as data, so a client can branch on Tether's code.
  */
 export function requestErrorOf(error: SerializedAgentError): RequestError {
-  return new RequestError(jsonRpcCodes[error.code] ?? -32603, error.message, error);
+  const message = Object.hasOwn(messagesForAcp, error.code) ? messagesForAcp[error.code]! : error.message;
+  return new RequestError(jsonRpcCodes[error.code] ?? -32603, message, { ...error, message });
 }
 
 /** Any thrown value as the JSON-RPC error to answer with (a RequestError passes through). */

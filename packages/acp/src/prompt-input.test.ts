@@ -72,4 +72,12 @@ describe('ACP prompt content as Tether input', () => {
     ).toMatchObject({ code: 'capability_unsupported' });
     expect(refusal(() => planPrompt([{ type: 'text', text: '' }]))).toMatchObject({ code: 'invalid_command' });
   });
+
+  it('refuses a file link that names no local file, saying how to link one', () => {
+    for (const uri of ['file://build-host/src/a.ts', 'file:///src%2Fa.ts']) {
+      const refused = refusal(() => planPrompt([{ type: 'resource_link', name: 'a.ts', uri }]));
+      expect(refused).toMatchObject({ code: 'invalid_command', details: { reason: 'file_link_not_local' } });
+      expect(refused.message).toContain('file:///absolute/path');
+    }
+  });
 });

@@ -31,6 +31,19 @@ function resourcePart(block: Extract<ContentBlock, { type: 'resource' }>): Submi
   );
 }
 
+/** A file link's path on this machine; a link to another host, or a path no file can have, is refused. */
+function localPathOf(uri: string): string {
+  try {
+    return fileURLToPath(uri);
+  } catch (error) {
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `The file link ${uri} names no file on this machine (${(error as Error).message}); link a file in the workspace as file:///absolute/path.`,
+      details: { reason: 'file_link_not_local' },
+    });
+  }
+}
+
 /** One content block as Tether input: a file link becomes a file part, any other link its name and address. */
 export function inputPartOf(block: ContentBlock): SubmittedInputPart | null {
   switch (block.type) {
@@ -39,7 +52,7 @@ export function inputPartOf(block: ContentBlock): SubmittedInputPart | null {
     case 'image':
       return imagePart(block.mimeType, block.data);
     case 'resource_link':
-      if (block.uri.startsWith('file://')) return { type: 'file', path: fileURLToPath(block.uri) };
+      if (block.uri.startsWith('file://')) return { type: 'file', path: localPathOf(block.uri) };
       return { type: 'text', text: `[${block.name}](${block.uri})` };
     case 'resource':
       return resourcePart(block);

@@ -93,6 +93,12 @@ export class SessionFollower {
     this.#ownRuns.add(runId);
   }
 
+  /** Takes over what the follower this one replaces (a session/load again) knew of this connection's prompts. */
+  continueFrom(previous: SessionFollower): void {
+    for (const runId of previous.#ownRuns) this.#ownRuns.add(runId);
+    this.#expectingOwnRun = previous.#expectingOwnRun;
+  }
+
   /**
    * Resolves with the run's run.completed, whether it already passed or is still to come; for a run
    * a queued input was to start as, with its input.cancelled if it never started.

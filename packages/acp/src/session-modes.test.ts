@@ -1,6 +1,6 @@
 import type { ModelList } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { type SessionSettings, configOptions, requestedModelOf, sessionModes } from './session-modes.js';
+import { type SessionSettings, configOptions, sessionModes } from './session-modes.js';
 
 function snapshot(fields: Partial<SessionSettings>): SessionSettings {
   return { configuration: {}, permissionMode: null, modesRequiringRestart: [], model: null, ...fields };
@@ -85,17 +85,5 @@ describe('permission modes and the model as ACP modes and config options', () =>
     });
     expect(configOptions(snapshot({}), null, false).map((option) => option.id)).toEqual(['mode']);
     expect(configOptions(snapshot({}), models, false).map((option) => option.id)).toEqual(['mode', 'model']);
-  });
-
-  it("reads the model asked for in session/new's _meta as Claude's ACP adapter does", () => {
-    expect(requestedModelOf({ claudeCode: { options: { model: 'haiku' } } })).toBe('haiku');
-    for (const meta of [
-      undefined,
-      null,
-      {},
-      { claudeCode: { options: { model: 3 } } },
-      { claudeCode: { options: { model: ' ' } } },
-    ])
-      expect(requestedModelOf(meta)).toBeUndefined();
   });
 });

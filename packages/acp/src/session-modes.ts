@@ -106,13 +106,3 @@ export function configOptions(
   });
   return options;
 }
-
-/**
- * The model a client asks for in session/new's `_meta`, as Claude's ACP adapter reads it
- * (`claudeCode.options.model`, handed to the Agent SDK): acpx sends `--model` that way.
- */
-export function requestedModelOf(meta: unknown): string | undefined {
-  const model = (meta as { claudeCode?: { options?: { model?: unknown } } } | null | undefined)?.claudeCode?.options
-    ?.model;
-  return typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined;
-}

@@ -42,6 +42,21 @@ describe('how a prompt ends', () => {
     });
   });
 
+  it("a run the session's maxTurns stopped ends max_turn_requests; a spent cost budget stays an error", () => {
+    const budget = (reason: string) => ({
+      code: 'budget_exceeded' as const,
+      message: 'limit',
+      retryable: false,
+      details: { reason },
+    });
+    expect(promptEnding(completed({ outcome: 'failed', error: budget('max_turns') }), false)).toEqual({
+      stopReason: 'max_turn_requests',
+    });
+    expect(promptEnding(completed({ outcome: 'failed', error: budget('max_cost') }), false)).toEqual({
+      error: budget('max_cost'),
+    });
+  });
+
   it('an interrupted run, or any run after the client cancelled, ends cancelled', () => {
     expect(promptEnding(completed({ outcome: 'interrupted' }), false)).toEqual({ stopReason: 'cancelled' });
     expect(promptEnding(completed({ outcome: 'failed', error: crashed }), true)).toEqual({ stopReason: 'cancelled' });

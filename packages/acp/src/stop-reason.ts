@@ -27,6 +27,9 @@ export function promptEnding(
   // Claude Code ends an answer cut at the output limit, or refused, as a failed run; ACP has a stop reason for each.
   if (completed.stopReason === 'max_tokens') return { stopReason: 'max_tokens' };
   if (completed.stopReason === 'refusal') return { stopReason: 'refusal' };
+  // The session's maxTurns stopped the run (Claude Code fails it): ACP has a stop reason for that limit.
+  if (completed.error?.code === 'budget_exceeded' && completed.error.details?.reason === 'max_turns')
+    return { stopReason: 'max_turn_requests' };
   if (completed.outcome === 'failed') return { error: completed.error ?? runFailedWithoutError };
   return { stopReason: 'end_turn' };
 }

@@ -35,9 +35,10 @@ import { approvalAnswerOf, permissionRequestOf } from './permission-request.js';
 import { planPrompt } from './prompt-input.js';
 import { questionAnswerOf, questionElicitationOf, questionsUnsupportedAnswer } from './question-elicitation.js';
 import { clientDirectory, DirectoryMatcher, requireSessionDirectory } from './session-directory.js';
-import { type OpenInteraction, SessionFollower } from './session-follower.js';
+import { type OpenInteraction, type RunEnd, SessionFollower } from './session-follower.js';
 import { sessionDirectory, sessionInfoOf } from './session-info.js';
-import { configOptions, modeOptionId, modelOptionId, requestedModelOf, sessionModes } from './session-modes.js';
+import { requestedSessionOptionsOf } from './requested-session-options.js';
+import { configOptions, modeOptionId, modelOptionId, sessionModes } from './session-modes.js';
 import { promptEnding } from './stop-reason.js';
 
 /** A prompt this connection is serving. */
@@ -50,7 +51,8 @@ interface ServedPrompt {
 
 /** A session this connection follows (made, loaded or resumed here). */
 interface ServedSession {
-  readonly follower: SessionFollower;
+  /** Replaced when the client loads the session again (its history replayed); the prompts wait on the current one. */
+  follower: SessionFollower;
   readonly prompts: Set<ServedPrompt>;
   /** The MCP configuration this connection wrote for the session (session/new with servers). */
   readonly mcpConfiguration: McpConfigurationFile | null;
@@ -64,6 +66,23 @@ const sessionsPerPage = 100;
 
 /** Those codes mean the interaction ended some other way: another host answered first, or the run ended. */
 const settledElsewhere = new Set(['interaction_already_settled', 'unknown_interaction', 'session_closed']);
+
+/** A request whose parameters Tether cannot act on: -32602, with the Tether error (invalid_command) in `data`. */
+function invalidRequest(message: string): RequestError {
+  return requestErrorOf({ code: 'invalid_command', message, retryable: false });
+}
+
+/**
+ * A request for a session this connection does not serve (never made, loaded or resumed here, or
+ * closed since): ACP's -32002 with `data.sessionId`, and, as every refusal, the Tether error in `data`.
+ */
+function notServedError(sessionId: string): RequestError {
+  const error = new AgentError({
+    code: 'session_not_found',
+    message: `Session ${sessionId} is not open on this connection (unknown, or closed since). Load it with session/load (or session/resume) in its folder first, or start a new one with session/new.`,
+  });
+  return new RequestError(-32002, error.message, { ...error.toObject(), sessionId });
+}
 
 /**
  * The ACP agent over one AcpHost, for one connection: every ACP method as a Tether command or
@@ -107,14 +126,14 @@ export class TetherAcpAgent {
 
   async newSession(request: NewSessionRequest): Promise<NewSessionResponse> {
     const directory = clientDirectory(request.cwd);
-    const model = requestedModelOf(request._meta);
+    const requested = requestedSessionOptionsOf(request._meta);
     const mcpConfiguration = await writeMcpConfiguration(request.mcpServers);
     let snapshot: SessionSnapshot;
     try {
       // The agent starts while the user writes the first prompt, not when it is sent.
       const { sessionId } = await this.#host.openSession({
         workspace: { kind: 'directory', path: directory },
-        ...(model === undefined ? {} : { model }),
+        ...requested,
         ...(mcpConfiguration ? { mcpConfigPath: mcpConfiguration.path } : {}),
         startAgent: true,
       });
@@ -145,7 +164,13 @@ export class TetherAcpAgent {
   /** session/resume: what happens from now on, without the history. */
   async resumeSession(sessionId: string, cwd: string): Promise<LoadSessionResponse> {
     const snapshot = await this.#openForClient(sessionId, cwd);
-    const served = this.#serve(snapshot, { replay: false, mcpConfiguration: null });
+    // Followed live here already (unless that failed): a new follower from now would skip what this one has yet
+    // to handle (a run's end a prompt waits for), and ask the client again what it is being asked.
+    const following = this.#sessions.get(sessionId);
+    const served =
+      following && following.follower.failure === null
+        ? following
+        : this.#serve(snapshot, { replay: false, mcpConfiguration: null });
     return this.#settingsResponse(snapshot, served);
   }
 
@@ -209,7 +234,7 @@ export class TetherAcpAgent {
       }
       // A cancel that came while the run was being submitted applies to it now.
       if (prompt.cancelRequested) await this.#stop(sessionId, [prompt]);
-      const ending = promptEnding(await served.follower.waitForRun(runId), prompt.cancelRequested);
+      const ending = promptEnding(await this.#runEnd(served, runId), prompt.cancelRequested);
       if ('error' in ending) {
         this.#log.info('prompt failed', { sessionId, runId, code: ending.error.code });
         throw requestErrorOf(ending.error);
@@ -218,6 +243,19 @@ export class TetherAcpAgent {
     } finally {
       served.follower.expectOwnRun(false);
       served.prompts.delete(prompt);
+    }
+  }
+
+  /** How the run ends, as the session's follower sees it: a session/load meanwhile replaces the follower. */
+  async #runEnd(served: ServedSession, runId: string): Promise<RunEnd> {
+    for (;;) {
+      const { follower } = served;
+      try {
+        return await follower.waitForRun(runId);
+      } catch (error) {
+        // The replacing follower replays the whole log, this run's end included.
+        if (served.follower === follower) throw error;
+      }
     }
   }
 
@@ -260,13 +298,8 @@ export class TetherAcpAgent {
 
   async setMode(sessionId: string, modeId: string): Promise<void> {
     const mode = PermissionMode.safeParse(modeId);
-    if (!mode.success) {
-      throw requestErrorOf({
-        code: 'invalid_command',
-        message: `Unknown mode "${modeId}"; use one of ${PermissionMode.options.join(', ')}.`,
-        retryable: false,
-      });
-    }
+    if (!mode.success)
+      throw invalidRequest(`Unknown mode "${modeId}"; use one of ${PermissionMode.options.join(', ')}.`);
     try {
       await this.#host.setPermissionMode({ sessionId, mode: mode.data });
     } catch (error) {
@@ -285,11 +318,12 @@ export class TetherAcpAgent {
 
   async setConfigOption(request: SetSessionConfigOptionRequest): Promise<SessionConfigOption[]> {
     const { sessionId, configId, value } = request;
+    if (configId !== modeOptionId && configId !== modelOptionId)
+      throw invalidRequest(`Unknown config option "${configId}"; use ${modeOptionId} or ${modelOptionId}.`);
     if (typeof value !== 'string')
-      throw RequestError.invalidParams(undefined, `The option ${configId} takes a value id.`);
+      throw invalidRequest(`The option ${configId} takes the id of one of its values (a string), not ${typeof value}.`);
     if (configId === modeOptionId) await this.setMode(sessionId, value);
-    else if (configId === modelOptionId) await this.#host.setModel({ sessionId, model: value });
-    else throw RequestError.invalidParams(undefined, `Unknown config option "${configId}"; use mode or model.`);
+    else await this.#host.setModel({ sessionId, model: value });
     return this.#configOptions(await this.#host.getSession(sessionId));
   }
 
@@ -324,7 +358,7 @@ export class TetherAcpAgent {
 
   #served(sessionId: string): ServedSession {
     const served = this.#sessions.get(sessionId);
-    if (!served) throw RequestError.sessionNotFound(sessionId);
+    if (!served) throw notServedError(sessionId);
     // A turn nobody could follow would never be answered: refuse it before it starts.
     if (served.follower.failure) throw served.follower.failure;
     return served;
@@ -336,32 +370,44 @@ export class TetherAcpAgent {
   ): ServedSession {
     const { sessionId } = snapshot;
     const previous = this.#sessions.get(sessionId);
-    previous?.follower.stop();
-    const follower = new SessionFollower(
+    if (previous) {
+      // Served here already (a load again): its prompts go on, waiting on the new follower (#runEnd).
+      const follower = this.#follow(snapshot, options.replay, () => void this.#release(sessionId, previous));
+      previous.follower.stop();
+      follower.continueFrom(previous.follower);
+      previous.follower = follower;
+      return previous;
+    }
+    const served: ServedSession = {
+      follower: this.#follow(snapshot, options.replay, () => void this.#release(sessionId, served)),
+      prompts: new Set(),
+      mcpConfiguration: options.mcpConfiguration,
+    };
+    this.#sessions.set(sessionId, served);
+    return served;
+  }
+
+  /** Follows the session for this connection: the whole log replayed first, or from the snapshot on. */
+  #follow(snapshot: SessionSnapshot, replay: boolean, onClosed: () => void): SessionFollower {
+    const { sessionId } = snapshot;
+    return new SessionFollower(
       {
         host: this.#host,
         sessionId,
         directory: sessionDirectory(snapshot),
-        afterSeq: options.replay ? 0 : snapshot.lastSeq,
-        titled: options.replay ? false : snapshot.title !== null,
-        pendingAtStart: options.replay
+        afterSeq: replay ? 0 : snapshot.lastSeq,
+        titled: replay ? false : snapshot.title !== null,
+        pendingAtStart: replay
           ? []
           : snapshot.pendingInteractions.filter((interaction) => interaction.status === 'pending'),
         notify: (update) => this.#notify(sessionId, update),
         onSettingsChanged: () => void this.#announceSettings(sessionId),
-        onClosed: () => void this.#release(sessionId, served),
+        onClosed,
         ask: (interaction) => this.#ask(sessionId, interaction),
         onError: (error) => this.#log.error('session follow failed', { sessionId, code: error.code }),
       },
-      options.replay ? snapshot.lastSeq : 0,
+      replay ? snapshot.lastSeq : 0,
     );
-    const served: ServedSession = {
-      follower,
-      prompts: previous?.prompts ?? new Set(),
-      mcpConfiguration: options.mcpConfiguration ?? previous?.mcpConfiguration ?? null,
-    };
-    this.#sessions.set(sessionId, served);
-    return served;
   }
 
   /**
@@ -381,6 +427,7 @@ export class TetherAcpAgent {
   #release(sessionId: string, served: ServedSession): Promise<void> {
     served.follower.stop();
     if (this.#sessions.get(sessionId) === served) this.#sessions.delete(sessionId);
+    if (!served.released) this.#log.info('session released', { sessionId });
     served.released ??= served.mcpConfiguration?.remove() ?? Promise.resolve();
     return served.released;
   }
