@@ -66,6 +66,40 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     await page.locator('.session-context', { hasText: /^Context \d+% full after the last run$/ }).waitFor();
   });
 
+  it('with follow-ups queued, Stop all stops the run and withdraws them: nothing more runs; Stop alone is offered beside it', async () => {
+    const page = await suite.connectedPage();
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('slow '.repeat(400), { chunks: 200, delayMs: 50 }));
+    await sendTurn(page, 'Talk slowly.');
+    await page.getByText('slow slow slow', { exact: false }).waitFor();
+    const stopAll = page.getByRole('button', { name: 'Stop the run and withdraw the 2 queued follow-ups' });
+    // Nothing queued yet: only Stop.
+    expect(await stopAll.count()).toBe(0);
+    const message = page.getByLabel('Message', { exact: true });
+    for (const followUp of ['First queued.', 'Second queued.']) {
+      await message.fill(followUp);
+      await message.press('Enter');
+      await page.getByRole('list', { name: 'Waiting follow-ups' }).getByText(followUp).waitFor();
+    }
+    expect(await page.getByRole('button', { name: 'Stop the run', exact: true }).count()).toBe(1);
+    const turnsBefore = suite.environment.api.requests.filter((request) => request.kind === 'turn').length;
+
+    await stopAll.click();
+    await waitForRunEnd(page, 'Stopped');
+    const run = page.locator('.run').first();
+    for (const followUp of ['First queued.', 'Second queued.'])
+      await run
+        .locator('.follow-up-cancelled', { hasText: followUp })
+        .getByText('Queued follow-up cancelled (the run was stopped)')
+        .waitFor();
+    await page.getByRole('list', { name: 'Waiting follow-ups' }).waitFor({ state: 'detached' });
+    const snapshot = await readSnapshot(suite.daemon, sessionId);
+    expect(snapshot.queuedInputs).toEqual([]);
+    expect(snapshot.activeRunId).toBeNull();
+    expect(await page.locator('.run').count()).toBe(1);
+    expect(suite.environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(turnsBefore);
+  });
+
   it('Ctrl+Enter steers a follow-up into the running turn: it shows as folded into that run, and no run of its own starts', async () => {
     const page = await suite.connectedPage();
     await openSessionInPage(page, suite.environment.workspace);

@@ -27,7 +27,10 @@ export interface ComposerProps {
    * try. `delivery` says what to do if a run is active: queue it as the next turn, or steer it in.
    */
   readonly onSend: (text: string, images: readonly ImageDataInputPart[], delivery: InputDelivery) => Promise<void>;
-  readonly onStop: () => void;
+  /** Follow-ups queued as next turns: Stop would start the first of them at once, so "Stop all" is offered too. */
+  readonly queuedTurns: number;
+  /** Interrupts the run; with `dropQueued` its queued follow-ups are withdrawn as well instead of running next. */
+  readonly onStop: (dropQueued: boolean) => void;
 }
 
 function hasFiles(transfer: DataTransfer | null): transfer is DataTransfer {
@@ -35,7 +38,8 @@ function hasFiles(transfer: DataTransfer | null): transfer is DataTransfer {
 }
 
 /**
- * Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run. While a
+ * Write a turn; Enter sends, Shift+Enter starts a new line; Stop interrupts the active run, and with
+ * follow-ups queued, "Stop all" withdraws them too (Stop alone runs the next at once). While a
  * run works the composer stays open: Enter queues the message as the next turn, and with the steer
  * toggle (or Ctrl/Cmd+Enter) it goes into the running turn instead. Images pasted or dropped on it
  * wait as thumbnails (each removable) and go with the text.
@@ -48,6 +52,7 @@ export function Composer({
   acceptsImages,
   canSteer,
   onSend,
+  queuedTurns,
   onStop,
 }: ComposerProps) {
   const [steer, setSteer] = useState(false);
@@ -198,9 +203,20 @@ export function Composer({
               className="button-stop"
               aria-label="Stop the run"
               disabled={stopping}
-              onClick={onStop}
+              onClick={() => onStop(false)}
             >
               {stopping ? 'Stopping…' : 'Stop'}
+            </button>
+          ) : null}
+          {running && queuedTurns > 0 ? (
+            <button
+              type="button"
+              className="button-stop"
+              aria-label={`Stop the run and withdraw the ${queuedTurns === 1 ? 'queued follow-up' : `${queuedTurns} queued follow-ups`}`}
+              disabled={stopping}
+              onClick={() => onStop(true)}
+            >
+              Stop all
             </button>
           ) : null}
           <button type="submit" className="button-send" disabled={!canSend}>

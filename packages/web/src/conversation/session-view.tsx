@@ -65,6 +65,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
   const limits = formatPlanLimits(conversation.limits);
   const context = formatContextUsage(conversation.contextUsage);
   const prompts = openInteractions(conversation);
+  const followUps = waitingFollowUps(conversation);
   // The list polls; when this session starts, ends or waits, tell it now rather than at its next poll.
   const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}:${missing}`;
   useEffect(() => onStateChange(), [stateKey, onStateChange]);
@@ -206,7 +207,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
         ))}
         <ForkLinks forks={conversation.forks} onOpenSession={onOpenSession} />
         <WaitingFollowUps
-          followUps={waitingFollowUps(conversation)}
+          followUps={followUps}
           onWithdraw={async (inputId) => {
             try {
               await client.cancelQueuedInput({ sessionId, inputId });
@@ -253,7 +254,12 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
             // A delivery is always given: a run another client started meanwhile queues the turn instead of refusing it.
             await command(() => client.submitTurn({ sessionId, input, delivery }));
           }}
-          onStop={() => void command(() => client.interruptRun({ sessionId })).catch(ignore)}
+          queuedTurns={followUps.filter((followUp) => followUp.delivery === 'after_turn').length}
+          onStop={(dropQueued) =>
+            void command(() => client.interruptRun({ sessionId, ...(dropQueued ? { cancelQueued: true } : {}) })).catch(
+              ignore,
+            )
+          }
         />
         <ControlsMenu
           provider={conversation.provider}
