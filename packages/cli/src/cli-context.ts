@@ -10,6 +10,8 @@ export interface CliContext {
   readonly cwd: string;
   /** Where --answers - reads from. */
   readonly stdin: NodeJS.ReadableStream;
+  /** stdout is a terminal: what is written there is read by a person, not kept in a file or piped on. */
+  readonly stdoutIsTerminal: boolean;
   /** Present when a person can be asked: stdin and stderr are a terminal. */
   readonly terminal: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream } | undefined;
   /**
@@ -99,6 +101,7 @@ export function processContext(): CliContext {
     environment: process.env,
     cwd: process.cwd(),
     stdin: process.stdin,
+    stdoutIsTerminal: process.stdout.isTTY === true,
     terminal:
       process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
     onInterrupt(listener) {

@@ -21,6 +21,7 @@ interface DaemonLocation {
  */
 export async function connectDaemon(options: DaemonLocation): Promise<TetherClient | null> {
   if (options.server !== undefined) {
+    checkDaemonUrl(options.server);
     const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
     if (!token)
       throw new UsageError(
@@ -34,6 +35,20 @@ export async function connectDaemon(options: DaemonLocation): Promise<TetherClie
   const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
   if (!token) return null;
   return clientOf(info.url, token, options.notices);
+}
+
+/**
+ * --server names the daemon by its URL, scheme included. Without one ("127.0.0.1:7437", "localhost:7437")
+ * no request can reach it, and "the daemon is not reachable" would send the user looking for a daemon
+ * that is in fact running.
+ */
+function checkDaemonUrl(server: string): void {
+  const protocol = URL.canParse(server) ? new URL(server).protocol : null;
+  if (protocol === 'http:' || protocol === 'https:') return;
+  const suggestion = protocol === null || !server.includes('//') ? ` (http://${server}?)` : '';
+  throw new UsageError(
+    `--server takes the daemon's URL, starting with http:// or https:// as \`tether serve\` prints it ("listening on http://…"), not "${server}"${suggestion}.`,
+  );
 }
 
 /** Like connectDaemon, but a daemon is required: says how to start one when there is none. */

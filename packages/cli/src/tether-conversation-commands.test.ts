@@ -203,6 +203,22 @@ describe('tether fork and tether rewind', () => {
     expect(await readFile(notes, 'utf8')).toBe('version one\n');
   });
 
+  it('rewind --files lists a restored file whose name has a line break on one line, quoted', async () => {
+    const notes = path.join(fixture.workspace, 'notes\nforged.txt');
+    fixture.api.enqueue(toolUseReply('Write', { file_path: notes, content: 'version one\n' }));
+    const first = await turn('Write version one', 'Wrote one.', undefined, ['--permission-mode', 'auto_edit']);
+    fixture.api.enqueue(toolUseReply('Write', { file_path: notes, content: 'version two\n' }));
+    const second = await turn('Write version two', 'Wrote two.', first.sessionId);
+
+    const rewound = await tether(['rewind', first.sessionId, '--to', second.runId, '--files']);
+
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(rewound.stdout).toContain(`restored 1 file`);
+    expect(rewound.stdout).toContain(`  ${JSON.stringify(notes)}\n`);
+    expect(rewound.stdout.split('\n')).not.toContain('forged.txt');
+    expect(await readFile(notes, 'utf8')).toBe('version one\n');
+  });
+
   it('refuse a malformed run id and a run of another session, changing nothing', async () => {
     const first = await turn('Only question', 'Only answer');
     const noRun = await tether(['rewind', first.sessionId]);

@@ -80,6 +80,26 @@ describe('tether commands through a daemon', () => {
     expect(remote.stdout).toBe('Via --server.\n');
   });
 
+  it('--server without http:// is a usage error saying what to give, not "not reachable" for a daemon that runs there', async () => {
+    const url = await serve();
+    const token = (await tether(['token'])).stdout.trim();
+    const hostAndPort = url.replace(/^http:\/\//, '');
+    const elsewhere = { TETHER_TOKEN: token, TETHER_HOME: path.join(fixture.root, 'elsewhere') };
+
+    for (const args of [
+      ['sessions', '--server', hostAndPort],
+      ['attach', `ses_${'0'.repeat(32)}`, '--server', hostAndPort],
+      ['run', '--server', hostAndPort, 'Hi'],
+    ]) {
+      const refused = await tether(args, elsewhere);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`not "${hostAndPort}" (${url}?)`);
+      expect(refused.stderr).not.toContain('not reachable');
+    }
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
+    expect((await tether(['sessions', '--server', url], elsewhere)).code).toBe(0);
+  });
+
   it('sessions and show name a session by its title, its terminal controls inert, and say how its last run ended', async () => {
     await serve();
     fixture.api.enqueue(textReply('Fixed.'), errorReply(500), errorReply(500));

@@ -137,6 +137,21 @@ describe('prepare', () => {
       expect(await readdir(playground.root).catch(() => [])).toEqual([]);
     });
 
+    it('a checkout on a branch with no commits yet, in a repository that has some: names the branch, not an empty repository', async () => {
+      const playground = await gitPlayground();
+      playground.git(playground.repository, 'switch', '--quiet', '--orphan', 'fresh');
+      const error = await agentErrorOf(playground.prepare());
+      expect(error.details?.reason).toBe('unknown_ref');
+      expect(error.message).toContain('on fresh, a branch with no commits yet');
+      expect(error.message).not.toContain('has no commits yet');
+      // An explicit base that does not exist is named as such, whatever the checkout is on.
+      const unknown = await agentErrorOf(playground.prepare({ baseRef: 'no-such-branch' }));
+      expect(unknown.message).toContain('no branch, tag or commit named no-such-branch');
+      // A base that exists is taken: the checkout's own branch does not matter.
+      const prepared = await playground.prepare({ baseRef: 'main' });
+      expect(prepared.worktree?.baseCommit).toBe(playground.git(playground.repository, 'rev-parse', 'main').trim());
+    });
+
     it('a branch that exists already', async () => {
       const playground = await gitPlayground();
       playground.git(playground.repository, 'branch', 'taken');

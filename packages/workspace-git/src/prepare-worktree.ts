@@ -5,7 +5,7 @@ import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { branchExists, resolveCommit } from './git-refs.js';
-import { type GitContext, type GitResult, gitComplaint, gitFailed, runGit } from './run-git.js';
+import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runGit } from './run-git.js';
 import { isDirectory } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
 import { workspaceRefusal } from './workspace-refusal.js';
@@ -104,16 +104,30 @@ async function baseCommitOf(git: GitContext, repository: string, baseRef: string
   // A ref starting with "-" would be read as an option; the protocol refuses those, this is for other callers.
   const commit = ref.startsWith('-') ? null : await resolveCommit(git, repository, ref);
   if (commit) return commit;
-  if ((await resolveCommit(git, repository, 'HEAD')) === null) {
+  if (!(await hasAnyCommit(git, repository))) {
     throw workspaceRefusal(
       'unknown_ref',
       `The repository ${repository} has no commits yet, so there is nothing to start a worktree from. Make a first commit and retry.`,
+    );
+  }
+  // The repository has commits, but its checkout is on a branch that has none yet (git switch --orphan).
+  if (baseRef === undefined) {
+    const head = await runGit(git, { cwd: repository, args: ['symbolic-ref', '--quiet', '--short', 'HEAD'] });
+    const branch = head.exitCode === 0 ? head.stdout.toString('utf8').trim() : 'HEAD';
+    throw workspaceRefusal(
+      'unknown_ref',
+      `The repository ${repository} has its checkout on ${branch}, a branch with no commits yet, so its HEAD is nothing to start a worktree from. Pass a branch that has commits as the base (git branch lists them), or make a first commit on ${branch}.`,
     );
   }
   throw workspaceRefusal(
     'unknown_ref',
     `The repository ${repository} has no branch, tag or commit named ${ref}. Pass an existing one as the base (git branch -a lists them).`,
   );
+}
+
+async function hasAnyCommit(git: GitContext, repository: string): Promise<boolean> {
+  const newest = await gitText(git, { cwd: repository, args: ['rev-list', '--all', '--max-count=1'] });
+  return newest.trim().length > 0;
 }
 
 async function checkNewBranch(git: GitContext, repository: string, branch: string): Promise<void> {

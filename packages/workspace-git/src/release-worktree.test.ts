@@ -81,6 +81,32 @@ describe('release', () => {
     expect(branches(playground)).toContain('committed');
   });
 
+  it('keeps a worktree whose commits only its HEAD log holds (made on a detached HEAD, then left by a checkout)', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'returned-to' });
+    playground.git(prepared.directory, 'switch', '--quiet', '--detach');
+    await playground.commitFile(prepared.directory, 'detached.txt', 'made on a detached HEAD\n');
+    const detachedCommit = playground.git(prepared.directory, 'rev-parse', 'HEAD').trim();
+    playground.git(prepared.directory, 'switch', '--quiet', 'returned-to');
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+    expect(playground.git(prepared.directory, 'rev-list', '--walk-reflogs', 'HEAD')).toContain(detachedCommit);
+  });
+
+  it('removes a worktree whose HEAD log holds only commits a branch keeps anyway', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare();
+    playground.git(prepared.directory, 'switch', '--quiet', '-c', 'kept-elsewhere');
+    await playground.commitFile(prepared.directory, 'feature.txt', 'on a branch of its own\n');
+    playground.git(prepared.directory, 'switch', '--quiet', prepared.worktree!.branch);
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+    expect(branches(playground)).toContain('kept-elsewhere');
+  });
+
   it('keeps the branch with its commits when the folder was deleted by hand, and drops the stale registration', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'committed' });

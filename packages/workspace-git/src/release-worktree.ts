@@ -49,7 +49,10 @@ async function hasUncommittedWork(git: GitContext, worktreePath: string): Promis
   return status.length > 0;
 }
 
-/** Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have. */
+/**
+ * Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have;
+ * or commits only the worktree's own HEAD log still holds.
+ */
 async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<boolean> {
   const tips = present ? ['HEAD'] : [];
   if (await branchExists(git, worktree.repository, worktree.branch)) tips.push(`refs/heads/${worktree.branch}`);
@@ -57,6 +60,24 @@ async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, pr
   const count = await gitText(git, {
     cwd: present ? worktree.path : worktree.repository,
     args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit],
+  });
+  if (Number.parseInt(count, 10) > 0) return true;
+  return present && (await hasCommitsOnlyItsHeadLogHolds(git, worktree));
+}
+
+/**
+ * Commits made on a detached HEAD in the worktree and then left by a checkout (git warns "you are leaving 1
+ * commit behind"): no branch, tag or other checkout holds them, only this worktree's HEAD log, which goes
+ * with the worktree. Removing it would lose them (until git's gc deletes them for good).
+ */
+async function hasCommitsOnlyItsHeadLogHolds(git: GitContext, worktree: WorktreeFacts): Promise<boolean> {
+  const headLog = await gitText(git, { cwd: worktree.path, args: ['rev-list', '--walk-reflogs', 'HEAD'] });
+  const visited = [...new Set(headLog.split('\n').filter((line) => line.length > 0))];
+  if (visited.length === 0) return false;
+  // --all holds every branch, tag and stash, and every other worktree's HEAD: whatever outlives this worktree.
+  const count = await gitText(git, {
+    cwd: worktree.path,
+    args: ['rev-list', '--count', ...visited, '--not', '--all', worktree.baseCommit],
   });
   return Number.parseInt(count, 10) > 0;
 }

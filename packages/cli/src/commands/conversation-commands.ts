@@ -1,6 +1,6 @@
 import { RunId } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
-import { terminalSafe } from '../render/human-renderer.js';
+import { fileNameOnOneLine } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
@@ -68,7 +68,7 @@ export async function rewindCommand(argv: readonly string[], context: CliContext
         ? 'no files needed restoring\n'
         : `restored ${paths.length} file${paths.length === 1 ? '' : 's'} (+${insertions} −${deletions}):\n`,
     );
-    for (const restored of paths) context.stdout.write(`  ${terminalSafe(restored)}\n`);
+    for (const restored of paths) context.stdout.write(`  ${fileNameOnOneLine(restored)}\n`);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 import { type ChangedFile, diffLimits } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
-import { plural, terminalSafe } from '../render/human-renderer.js';
+import { fileNameOnOneLine, plural, terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
@@ -15,7 +15,10 @@ export const diffUsage = `usage: tether diff SESSION [--json] [--max-bytes N] [-
 const statusLetter: Record<ChangedFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
 
 function describeFile(file: ChangedFile): string {
-  const name = terminalSafe(file.previousPath === undefined ? file.path : `${file.previousPath} → ${file.path}`);
+  const name =
+    file.previousPath === undefined
+      ? fileNameOnOneLine(file.path)
+      : `${fileNameOnOneLine(file.previousPath)} → ${fileNameOnOneLine(file.path)}`;
   const lines = file.binary ? 'binary' : `+${file.added ?? 0} −${file.removed ?? 0}`;
   return `  ${statusLetter[file.status]} ${name}  ${lines}`;
 }
@@ -46,8 +49,9 @@ export async function diffCommand(argv: readonly string[], context: CliContext):
     `${plural(diff.files.length, 'file')} changed${branch} since ${diff.baseCommit.slice(0, 12)}${diff.files.length > 0 ? ':' : ''}\n`,
   );
   for (const file of diff.files) context.stderr.write(`${describeFile(file)}\n`);
-  // The agent wrote these files: what reaches a terminal is stripped of control sequences (--json has the exact bytes).
-  context.stdout.write(terminalSafe(diff.diff));
+  // The agent wrote these files: what reaches a terminal is stripped of control sequences. Anywhere else
+  // (a file, a pipe into git apply) it is git's diff as it is, carriage returns and all, so the patch applies.
+  context.stdout.write(context.stdoutIsTerminal ? terminalSafe(diff.diff) : diff.diff);
   if (diff.truncated)
     context.stderr.write(
       `(the diff was cut at ${maxBytes ?? 'the default'} bytes; --max-bytes N shows more, and the file list above is whole)\n`,

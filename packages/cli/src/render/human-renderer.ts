@@ -19,6 +19,23 @@ export function terminalSafe(text: string): string {
   return stripTerminalEscapes(text).replace(controlCharacters, '');
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const unprintableCharacter = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A file name the agent chose, for one entry of a list: as it is, or, when it holds a line break, a tab
+ * or another control character, quoted with those written out ("a\nb.txt", as git quotes it). Stripped
+ * like terminalSafe, a name with a line break would end its entry and could pass for the next one.
+ */
+export function fileNameOnOneLine(name: string): string {
+  if (!unprintableCharacter.test(name)) return name;
+  // JSON escapes the C0 controls but leaves DEL and the C1 ones (U+007F-U+009F) as they are: spelled out here.
+  return JSON.stringify(name).replace(
+    /[\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 function formatCost(costUsd: number | null): string {
   if (costUsd === null) return 'cost unknown';
   return `$${costUsd.toFixed(costUsd < 0.01 ? 4 : 2)}`;
@@ -44,7 +61,7 @@ function describeAttachments(input: readonly InputPart[] | null): string | null 
   const attached = (input ?? []).flatMap((part) => {
     if (part.type === 'image')
       return [`${part.mediaType} ${part.width}×${part.height} ${formatBytes(part.byteLength)}`];
-    if (part.type === 'file') return [`file ${terminalSafe(part.path)}`];
+    if (part.type === 'file') return [`file ${fileNameOnOneLine(part.path)}`];
     return [];
   });
   return attached.length === 0 ? null : attached.join(', ');
@@ -71,7 +88,9 @@ export function plural(count: number, word: string): string {
 function describeChangedFiles(files: readonly ChangedFile[], truncated: boolean): string {
   if (files.length === 0) return 'no files changed';
   const shown = files.slice(0, 10).map((file) => {
-    const name = terminalSafe(file.previousPath ? `${file.previousPath} → ${file.path}` : file.path);
+    const name = file.previousPath
+      ? `${fileNameOnOneLine(file.previousPath)} → ${fileNameOnOneLine(file.path)}`
+      : fileNameOnOneLine(file.path);
     if (file.binary) return `${name} (binary)`;
     return `${name} +${file.added ?? 0} −${file.removed ?? 0}`;
   });

@@ -3,7 +3,8 @@ import { plural, terminalSafe } from './human-renderer.js';
 
 const keptBecause = {
   uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base: 'it has commits its base does not (on its branch or its checked-out HEAD)',
+  commits_beyond_base:
+    'it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
   in_use: 'another open session works in it',
 } as const;
 
