@@ -239,16 +239,17 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     );
   });
 
-  it('deny and stop (X) ends the run', async () => {
+  it('deny and stop (X) ends the run; bidirectional controls in the command are written out, so it reads in the order it runs', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     suite.environment.api.enqueue(
-      toolUseReply('Bash', { command: 'echo stop > stopped.txt', description: 'Write' }),
+      toolUseReply('Bash', { command: 'echo stop > stopped.txt # \u202etxt.evil\u202c', description: 'Write' }),
       textReply('Should not be asked for.'),
     );
     await sendTurn(page, 'Try, and be stopped.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
     await card.waitFor();
+    expect(await card.getByLabel('Command').innerText()).toBe('echo stop > stopped.txt # <U+202E>txt.evil<U+202C>');
     await page.keyboard.press('x');
     await card.waitFor({ state: 'detached' });
     await waitForRunEnd(page, 'Stopped');

@@ -69,6 +69,13 @@ describe('the answer on stdout', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('A clear link bell csi31mred0m osc0;title crover crlf\nend\n');
   });
+
+  it('writes out bidirectional controls, so text cannot be shown in an order other than its own (Trojan Source)', async () => {
+    fixture.api.enqueue(textReply('run \u202erm -rf ~\u202c and \u2066isolated\u2069 done', { chunks: 2 }));
+    const result = await tether(['run', 'Say something tricky']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('run <U+202E>rm -rf ~<U+202C> and <U+2066>isolated<U+2069> done\n');
+  });
 });
 
 describe('tether attach', () => {

@@ -178,6 +178,7 @@ export {
   LastRun,
 } from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
+export { writeOutBidirectionalControls } from './bidirectional-controls.js';
 export {
   checkPageLimit,
   checkSessionIdArgument,

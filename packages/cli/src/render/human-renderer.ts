@@ -1,4 +1,10 @@
-import type { ChangedFile, InputPart, ProtocolEvent, TokenUsage } from '@tether/protocol';
+import {
+  type ChangedFile,
+  type InputPart,
+  type ProtocolEvent,
+  type TokenUsage,
+  writeOutBidirectionalControls,
+} from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
 import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
@@ -14,9 +20,9 @@ export interface Output {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this strips.
 const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Strips terminal control sequences from untrusted model text before it reaches a terminal. */
+/** Untrusted model text made inert before it reaches a terminal: control sequences stripped, bidi controls written out. */
 export function terminalSafe(text: string): string {
-  return stripTerminalEscapes(text).replace(controlCharacters, '');
+  return writeOutBidirectionalControls(stripTerminalEscapes(text).replace(controlCharacters, ''));
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.

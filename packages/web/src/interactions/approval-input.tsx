@@ -1,13 +1,15 @@
-import type { ApprovalRequest } from '@tether/protocol';
+import { type ApprovalRequest, writeOutBidirectionalControls } from '@tether/protocol';
 import { MarkdownText } from '../markdown/markdown-text.js';
 
-// Tool input is model-authored: shown as text, bounded so a huge input cannot stall the page.
+// Tool input is model-authored: shown as text, bounded so a huge input cannot stall the page, with its
+// bidirectional controls written out so it reads in the order it runs.
 const maxShown = 20_000;
 
 function bounded(text: string): string {
-  return text.length > maxShown
-    ? `${text.slice(0, maxShown)}\n… (${(text.length - maxShown).toLocaleString('en')} more characters)`
-    : text;
+  const shown = writeOutBidirectionalControls(text);
+  return shown.length > maxShown
+    ? `${shown.slice(0, maxShown)}\n… (${(shown.length - maxShown).toLocaleString('en')} more characters)`
+    : shown;
 }
 
 function stringField(input: Record<string, unknown>, name: string): string | null {
@@ -65,13 +67,13 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
       {filePath !== null ? (
         <p className="approval-path">
           <span className="muted">Path </span>
-          <code>{filePath}</code>
+          <code>{bounded(filePath)}</code>
         </p>
       ) : null}
       {url !== null ? (
         <p className="approval-path">
           <span className="muted">URL </span>
-          <code>{url}</code>
+          <code>{bounded(url)}</code>
         </p>
       ) : null}
       {oldString !== null && newString !== null ? (
