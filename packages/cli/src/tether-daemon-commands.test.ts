@@ -95,6 +95,8 @@ describe('tether commands through a daemon', () => {
       expect(refused.code, refused.stderr).toBe(2);
       expect(refused.stderr).toContain(`not "${hostAndPort}" (${url}?)`);
       expect(refused.stderr).not.toContain('not reachable');
+      // The usage error alone: nothing about how prompts would have been answered.
+      expect(refused.stderr).not.toContain('no terminal to ask at');
     }
     expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
     expect((await tether(['sessions', '--server', url], elsewhere)).code).toBe(0);

@@ -203,11 +203,6 @@ export function responderMode(
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);
-  if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
-    context.stderr.write(
-      'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
-    );
-  }
   const request = {
     resume: options.resume,
     cwd: options.cwd,
@@ -226,6 +221,12 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     environment: context.environment,
     notices: context.stderr,
   });
+  // Said once the daemon is found (or not needed): a --server or token error comes first, alone.
+  if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
+    context.stderr.write(
+      'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
+    );
+  }
   if (daemon) {
     return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }

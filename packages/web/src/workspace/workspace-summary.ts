@@ -14,7 +14,8 @@ export interface WorktreeSummary {
 
 const keptReasons = {
   uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base: 'it has commits the base does not (on its branch or its checked-out HEAD)',
+  commits_beyond_base:
+    'it has commits the base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
   in_use: 'another open session works in it',
 } as const;
 
