@@ -5,6 +5,8 @@ import path from 'node:path';
 import { type Daemon, startDaemon } from '@tether/daemon';
 import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
+import type { TetherStore } from '@tether/runtime';
+import { openSqliteStore } from '@tether/store-sqlite';
 import { answerText, createMockProvider } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +18,7 @@ import {
   openEventStream,
   openSession,
   readEventsUntil,
+  silentLogger,
   sseFrames,
 } from './daemon-test-helpers.js';
 
@@ -183,6 +186,172 @@ describe('a subscriber that replays a history larger than its bound', () => {
       socket.close();
       expect(logger.lines.filter((line) => line['reason'] === 'overflow' || line['closeCode'] === 4408)).toEqual([]);
     } finally {
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * The store, with a way to learn when a subscriber's paced replay read its first page: from there the
+ * daemon fills the subscriber's outbox in one go (no I/O in between), so a frame the client sends
+ * once it is told arrives at a full outbox.
+ */
+function storeTellingReplays(store: TetherStore): {
+  store: TetherStore;
+  firstPageRead: (sessionId: string) => Promise<void>;
+} {
+  const waiting = new Map<string, () => void>();
+  const watched = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (property !== 'readEvents') return typeof value === 'function' ? value.bind(target) : value;
+      return async (sessionId: string, options: Parameters<TetherStore['readEvents']>[1]) => {
+        const page = await target.readEvents(sessionId, options);
+        if (options.afterSeq === 0 && page.length > 0) waiting.get(sessionId)?.();
+        return page;
+      };
+    },
+  });
+  return {
+    store: watched,
+    firstPageRead: (sessionId) => new Promise((resolve) => waiting.set(sessionId, resolve)),
+  };
+}
+
+describe('a WebSocket that pauses while a long history replays', () => {
+  /** A daemon whose session holds a history far larger than the socket buffers, and a socket that stopped reading while it replays. */
+  async function pausedDuringReplay(root: string) {
+    // 400 events of 60 KB (25 MB): more than the loopback buffers hold, so the replay waits on the outbox.
+    const long = createMockProvider({
+      turn: ({ runId, emit }) => {
+        for (let index = 0; index < 400; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    let watched: ReturnType<typeof storeTellingReplays> | undefined;
+    const logger = new RecordingLogger();
+    const daemon = await startDaemon({
+      dataDir: path.join(root, 'data'),
+      port: 0,
+      providers: [long],
+      logger,
+      // The count is the bound that binds: the outbox holds four of these events at most.
+      subscriberBufferEvents: 4,
+      openStore: async (dataDir) => {
+        watched = storeTellingReplays(await openSqliteStore({ dataDir }));
+        return watched.store;
+      },
+    });
+    const api = client(daemon);
+    const sessionId = await openSession(api, root);
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Go.' }],
+    });
+    await daemon.runtime.waitForRun(runId);
+    const socket = await SocketClient.connect(daemon);
+    socket.socket.pause();
+    const replaying = watched!.firstPageRead(sessionId);
+    socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+    await replaying;
+    return { daemon, api, logger, socket, sessionId };
+  }
+
+  it('still gets the answer to a command it sends meanwhile, and the rest of the history once it reads again', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-replay-')));
+    const { daemon, logger, socket, sessionId } = await pausedDuringReplay(root);
+    try {
+      socket.send({
+        type: 'command',
+        id: 'c1',
+        command: { type: 'open_session', commandId: 'paused-reader-1', workspace: { kind: 'directory', path: root } },
+      });
+      socket.socket.resume();
+      const answer = await socket.waitFor((frame) => frame.id === 'c1');
+      expect(answer.type).toBe('receipt');
+      const last = await socket.waitFor((frame) => frame.type === 'event' && frame.event!.type === 'run.completed');
+      const events = socket.events(sessionId);
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: last.event!.seq }, (_, index) => index + 1),
+      );
+      expect(logger.lines.filter((line) => line['closeCode'] === 4408)).toEqual([]);
+      socket.close();
+    } finally {
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('gets no event of a subscription after its unsubscribed, nor twice after subscribing again', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-replay-')));
+    const { daemon, socket, sessionId } = await pausedDuringReplay(root);
+    try {
+      socket.send({ type: 'unsubscribe', id: 'u1', sessionId });
+      socket.send({ type: 'subscribe', id: 's2', sessionId, afterSeq: 0 });
+      socket.socket.resume();
+      await socket.waitFor((frame) => frame.type === 'event' && frame.event!.type === 'run.completed');
+      const kinds = socket.frames.map((frame) => (frame.type === 'event' ? frame.event!.seq : frame.type));
+      const unsubscribed = kinds.indexOf('unsubscribed');
+      const subscribedAgain = kinds.lastIndexOf('subscribed');
+      expect(unsubscribed).toBeGreaterThan(0);
+      // Between the unsubscribed and the new subscribed, nothing; after it, the whole history once, in order.
+      expect(subscribedAgain).toBe(unsubscribed + 1);
+      const again = kinds.slice(subscribedAgain + 1);
+      expect(again).toEqual(Array.from({ length: again.length }, (_, index) => index + 1));
+      socket.close();
+    } finally {
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('many WebSockets that do not read', () => {
+  it('share the bytes of each event they hold, as event streams do, instead of a copy each', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-many-')));
+    // About 9 MB of events, under each socket's bound (16 MiB): every paused socket holds what the loopback does not.
+    const burst = createMockProvider({
+      turn: ({ runId, emit }) => {
+        for (let index = 0; index < 150; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const daemon = await startDaemon({
+      dataDir: path.join(root, 'data'),
+      port: 0,
+      providers: [burst],
+      logger: silentLogger,
+    });
+    const sockets: SocketClient[] = [];
+    try {
+      const api = client(daemon);
+      const sessionId = await openSession(api, root);
+      for (let index = 0; index < 20; index += 1) {
+        const socket = await SocketClient.connect(daemon);
+        socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+        await socket.waitFor((frame) => frame.type === 'subscribed');
+        socket.socket.pause();
+        sockets.push(socket);
+      }
+      const before = process.memoryUsage().arrayBuffers;
+      const { runId } = await api.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'Burst.' }],
+      });
+      await daemon.runtime.waitForRun(runId);
+      // Each event is handed to every socket as it is published: by now every paused socket holds the burst.
+      const held = process.memoryUsage().arrayBuffers - before;
+      // A copy per socket would be 20 × 9 MB less what the loopback took; shared, about one burst.
+      expect(held).toBeLessThan(60 * 1024 * 1024);
+      for (const socket of sockets) socket.socket.resume();
+      await Promise.all(sockets.map((socket) => socket.waitFor((frame) => frame.event?.type === 'run.completed')));
+    } finally {
+      for (const socket of sockets) socket.close();
       await daemon.close();
       await rm(root, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { promisify } from 'node:util';
 import { WebSocket } from 'ws';
 import {
+  RecordingLogger,
   SocketClient,
   client,
   daemonPerTest,
@@ -269,6 +270,26 @@ describe('request bodies', () => {
       const { stdout } = await execFileAsync(process.execPath, ['-e', sender, `${daemon.url}/v1/commands`]);
       expect(stdout.trim().split('\n')[0], `attempt ${attempt}`).toBe('413');
     }
+  });
+});
+
+describe('a body cut off', () => {
+  it('by a client that goes away half-way is a typed client error in the log and the metrics, not a 500', async () => {
+    const logger = new RecordingLogger();
+    const { daemon, api } = await start({ logger });
+    const socket = await openRawSocket(daemon.port);
+    socket.write(
+      `POST /v1/commands HTTP/1.1\r\nHost: 127.0.0.1:${daemon.port}\r\nAuthorization: Bearer ${daemon.token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"type":"open_session",',
+    );
+    await new Promise<void>((resolve) => socket.end(() => resolve()));
+    socket.destroy();
+    const line = await logger.waitFor((entry) => entry['route'] === '/v1/commands');
+    expect(line).toMatchObject({ status: 400, errorCode: 'invalid_command' });
+    expect(logger.lines.filter((entry) => entry.message === 'unexpected error')).toEqual([]);
+    const metrics = await (await api.request('GET', '/v1/metrics')).text();
+    expect(metrics).toContain('tether_http_requests_total{route="/v1/commands",status="400"} 1');
+    expect(metrics).not.toContain('status="500"');
   });
 });
 

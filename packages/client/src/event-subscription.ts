@@ -28,6 +28,8 @@ interface ConnectionEnd {
   readonly reason: 'failed' | 'ended' | 'overflow' | 'gap' | 'silent';
   /** Whether the daemon accepted the subscription (200 event stream) before it ended. */
   readonly opened: boolean;
+  /** Whether anything (an event, a ping) came on the stream before it ended. */
+  readonly heard?: boolean;
   readonly error?: AgentError;
 }
 
@@ -58,9 +60,11 @@ export async function* subscribeToEvents(
     });
     resuming = true;
     if (signal?.aborted) return;
-    // A stream that opened resets the count, except after a gap or a silence: a daemon that keeps
-    // skipping events, or answers and then hangs, must not keep the client reconnecting forever.
-    failedAttempts = end.opened && end.reason !== 'gap' && end.reason !== 'silent' ? 1 : failedAttempts + 1;
+    // A stream that opened and carried something resets the count, except after a gap or a silence: a
+    // daemon that keeps skipping events, answers and then hangs, or accepts each stream and ends it at
+    // once (its store cannot read the session) must not keep the client reconnecting forever.
+    failedAttempts =
+      end.opened && end.heard === true && end.reason !== 'gap' && end.reason !== 'silent' ? 1 : failedAttempts + 1;
     if (failedAttempts > schedule.maxAttempts) {
       // The last failure itself (unreachable, a 503's own error) says more than a summary would.
       throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
@@ -120,21 +124,23 @@ async function* readConnection(
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
+    let heard = false;
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await watch.wait(reader.read());
       } catch (error) {
         if (watch.silent) return silentEnd(true);
-        return { reason: 'failed', opened: true, error: unreachableError(connection.url, error) };
+        return { reason: 'failed', opened: true, heard, error: unreachableError(connection.url, error) };
       }
-      if (chunk.done) return { reason: 'ended', opened: true };
+      if (chunk.done) return { reason: 'ended', opened: true, heard };
+      if (chunk.value.byteLength > 0) heard = true;
       for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
-        if (frame.event === 'overflow') return { reason: 'overflow', opened: true };
+        if (frame.event === 'overflow') return { reason: 'overflow', opened: true, heard };
         if (frame.event !== 'message') continue;
         const event = parseEvent(connection.url, sessionId, frame);
         if (event.seq <= position.lastSeq) continue;
-        if (event.seq !== position.lastSeq + 1) return { reason: 'gap', opened: true };
+        if (event.seq !== position.lastSeq + 1) return { reason: 'gap', opened: true, heard };
         position.lastSeq = event.seq;
         yield event;
       }

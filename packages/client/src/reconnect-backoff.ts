@@ -8,7 +8,8 @@ export interface ReconnectOptions {
   readonly maxDelayMs?: number;
   /**
    * Consecutive attempts that fail to open the stream before the subscription gives up and throws
-   * (default: never give up). An attempt that opens the stream starts the count again.
+   * (default: never give up). An attempt that opens the stream and gets something on it (an event, a
+   * ping) starts the count again; one the daemon accepts and ends without a byte counts as failed.
    */
   readonly maxAttempts?: number;
   /**

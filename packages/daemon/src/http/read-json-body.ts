@@ -67,9 +67,18 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
       stop();
       resolve(Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    // The connection closed (the client went away, or the request time limit cut it) before the body
+    // ended: the client's doing, and nobody is left to read the answer; typed so it is not logged or
+    // counted as a failure of the daemon's.
+    const onError = () => {
       stop();
-      reject(error);
+      chunks.length = 0;
+      reject(
+        invalidRequest(
+          'The request body ended before it was complete (the connection closed). Send the whole command again, with the same commandId.',
+          'body_incomplete',
+        ),
+      );
     };
     incoming.on('data', onData);
     incoming.on('end', onEnd);

@@ -39,6 +39,33 @@ describe('the bounded outbox', () => {
     expect(text(outbox.shift())).toBe('second');
   });
 
+  it('lets a waiting producer fill only half the bound, keeping the rest for pushes that cannot wait', async () => {
+    const outbox = new BoundedOutbox({ maxFrames: 4, maxBytes: 1000 });
+    expect(await outbox.pushWhenRoom(bytes('r1'))).toBe(true);
+    expect(await outbox.pushWhenRoom(bytes('r2'))).toBe(true);
+    let third = false;
+    const waiting = outbox.pushWhenRoom(bytes('r3')).then((result) => (third = result));
+    await Promise.resolve();
+    expect(third).toBe(false);
+    expect(outbox.push(bytes('live1'))).toBe(true);
+    expect(outbox.push(bytes('live2'))).toBe(true);
+    expect(outbox.push(bytes('live3'))).toBe(false);
+    for (let taken = 0; taken < 3; taken += 1) outbox.shift();
+    expect(await waiting).toBe(true);
+    expect(text(outbox.takeJoined(1000))).toBe('live2r3');
+  });
+
+  it('drops a waiting frame whose signal aborted: nothing is queued after its subscription ended', async () => {
+    const outbox = new BoundedOutbox({ maxFrames: 2, maxBytes: 1000 });
+    outbox.push(bytes('queued'));
+    const subscription = new AbortController();
+    const waiting = outbox.pushWhenRoom(bytes('stale'), subscription.signal);
+    subscription.abort();
+    expect(await waiting).toBe(false);
+    expect(text(outbox.shift())).toBe('queued');
+    expect(outbox.size).toBe(0);
+  });
+
   it('ends: a reader gets what is queued and then the final frame; a discarding end drops the queue', async () => {
     const outbox = new BoundedOutbox({ maxFrames: 1, maxBytes: 1000 });
     outbox.push(bytes('queued'));

@@ -16,6 +16,10 @@ export type OutboxFrame = Uint8Array;
  * without waiting (a slow subscriber must never slow the session); the connection side takes frames
  * as fast as its socket accepts them. A push that would pass the bound is refused, and the caller
  * cuts the subscriber off: memory per subscriber stays bounded whatever the client does.
+ *
+ * A producer that can wait (a replay from the store) fills at most half the bound: the other half is
+ * kept for what cannot wait (live events, a socket's answers to its commands and subscribes), so a
+ * client that reads slowly while a long history replays is not cut off for the replay's own frames.
  */
 export class BoundedOutbox {
   private readonly frames: OutboxFrame[] = [];
@@ -26,8 +30,15 @@ export class BoundedOutbox {
   private roomWaiters: Array<() => void> = [];
   private readonly limits: OutboxLimits;
 
+  /** What a waiting producer may fill: half the bound (see the class comment). */
+  private readonly patientLimits: OutboxLimits;
+
   constructor(limits: OutboxLimits) {
     this.limits = { maxFrames: Math.max(1, limits.maxFrames), maxBytes: Math.max(1, limits.maxBytes) };
+    this.patientLimits = {
+      maxFrames: Math.max(1, Math.floor(this.limits.maxFrames / 2)),
+      maxBytes: Math.max(1, Math.floor(this.limits.maxBytes / 2)),
+    };
   }
 
   get size(): number {
@@ -50,13 +61,22 @@ export class BoundedOutbox {
   }
 
   /**
-   * Queues a frame once it fits, waiting for the reader to take enough first: for producers that can
-   * wait, such as a replay from the store. False when the outbox ended meanwhile.
+   * Queues a frame once it fits in half the bound, waiting for the reader to take enough first: for
+   * producers that can wait, such as a replay from the store. False, with nothing queued, when the
+   * outbox ended or `signal` aborted meanwhile: a subscription ended while its frame waited must not
+   * send it after all (a socket told `unsubscribed` gets no more of its events).
    */
-  async pushWhenRoom(frame: OutboxFrame): Promise<boolean> {
-    while (!this.ended && !this.fits(frame.byteLength))
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    if (this.ended) return false;
+  async pushWhenRoom(frame: OutboxFrame, signal?: AbortSignal): Promise<boolean> {
+    while (!this.ended && !signal?.aborted && !this.fits(frame.byteLength, this.patientLimits))
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.roomWaiters.push(wake);
+        signal?.addEventListener('abort', wake, { once: true });
+      });
+    if (this.ended || signal?.aborted) return false;
     this.enqueue(frame);
     return true;
   }
@@ -116,10 +136,8 @@ export class BoundedOutbox {
     this.wake('room');
   }
 
-  private fits(bytes: number): boolean {
-    return (
-      this.size === 0 || (this.size + 1 <= this.limits.maxFrames && this.queuedBytes + bytes <= this.limits.maxBytes)
-    );
+  private fits(bytes: number, limits: OutboxLimits = this.limits): boolean {
+    return this.size === 0 || (this.size + 1 <= limits.maxFrames && this.queuedBytes + bytes <= limits.maxBytes);
   }
 
   private enqueue(frame: OutboxFrame): void {

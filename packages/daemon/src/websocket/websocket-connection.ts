@@ -5,9 +5,9 @@ import type { DaemonState } from '../daemon-state.js';
 import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
 import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
-import { eventJson } from '../streaming/serialized-event.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { raisePayloadLimit } from './payload-limit.js';
+import { webSocketEventFrame } from './websocket-event-frame.js';
 import { AuthFrame, ClientFrame, closeCodes } from './websocket-frames.js';
 
 export const authTimeoutMs = 5_000;
@@ -186,13 +186,12 @@ export class WebSocketConnection implements LiveConnection {
     this.subscriptions.set(sessionId, controller);
     this.state.metrics.subscriberOpened();
     if (!this.send({ type: 'subscribed', id, sessionId })) return;
-    // The event's JSON is shared by every subscriber (serialized-event.ts); only the envelope is per socket.
-    const eventFrame = (event: ProtocolEvent): OutboxFrame =>
-      Buffer.from(`{"type":"event","sessionId":${JSON.stringify(sessionId)},"event":${eventJson(event)}}`);
+    // One frame per event, shared by every socket subscribed to the session (websocket-event-frame.ts).
     const sink = {
-      deliver: (event: ProtocolEvent) => this.sendFrame(eventFrame(event)),
+      deliver: (event: ProtocolEvent) => this.sendFrame(webSocketEventFrame(event)),
+      // The subscription's signal: an unsubscribe or a new subscribe while this frame waits for room drops it.
       deliverWhenRoom: async (event: ProtocolEvent) =>
-        !this.closing && (await this.outbox.pushWhenRoom(eventFrame(event))),
+        !this.closing && (await this.outbox.pushWhenRoom(webSocketEventFrame(event), controller.signal)),
     };
     feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch(() => {
       // The session went away (deleted): tell the client this subscription is over.
