@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import path from 'node:path';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, recordingLogger } from '@tether/testkit';
 import { afterEach } from 'vitest';
@@ -34,4 +35,16 @@ export function useTestDaemon(): (
     daemons.push(daemon);
     return { daemon, lines };
   };
+}
+
+/** The status of a GET /health with a Host header of the test's choosing (fetch sets its own). */
+export function statusWithHost(port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
 }

@@ -1,22 +1,9 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { useTestDaemon } from '../test-daemon.test-helper.js';
+import { statusWithHost, useTestDaemon } from '../test-daemon.test-helper.js';
 
 const startTestDaemon = useTestDaemon();
 
 const beyondLoopback = (line: { message: string | undefined }) => line.message?.includes('beyond loopback') === true;
-
-/** The status of a GET with a Host header of the test's choosing (fetch sets its own). */
-function statusWithHost(port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const sent = request({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode!);
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
 
 describe('loopback, as the daemon judges it', () => {
   it('says nothing of a bind that reached a loopback address, whatever the host was called', async () => {

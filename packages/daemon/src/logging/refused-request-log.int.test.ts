@@ -1,7 +1,6 @@
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { useTestDaemon } from '../test-daemon.test-helper.js';
+import { statusWithHost, useTestDaemon } from '../test-daemon.test-helper.js';
 import { maxUnauthenticatedSockets } from '../websocket/websocket-upgrade.js';
 
 const startTestDaemon = useTestDaemon();
@@ -49,18 +48,6 @@ describe("the daemon's log of requests without a valid token", () => {
     expect(written).not.toContain('secret-query');
   });
 });
-
-/** The status of a GET /health with a Host header of the test's choosing (fetch sets its own). */
-function statusWithHost(port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const sent = request({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode!);
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
 
 /** The HTTP status a WebSocket upgrade was refused with. */
 function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<number> {
