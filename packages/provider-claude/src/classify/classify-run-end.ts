@@ -4,8 +4,16 @@ import { classifyStderr } from './classify-stderr.js';
 
 /** How a run ended, as seen by a transport. Shared by every Claude transport. */
 export type RunEnding =
-  /** apiError: the error token of the turn's synthetic API-error message, if any (e.g. authentication_failed). */
-  | { readonly kind: 'result'; readonly result: ResultFrame; readonly apiError?: string | undefined }
+  /**
+   * apiError: the error token of the turn's synthetic API-error message, if any (e.g. authentication_failed).
+   * promptBlocked: a UserPromptSubmit hook refused the turn's prompt (the CLI still reports success).
+   */
+  | {
+      readonly kind: 'result';
+      readonly result: ResultFrame;
+      readonly apiError?: string | undefined;
+      readonly promptBlocked?: boolean;
+    }
   | { readonly kind: 'spawn_failed'; readonly binaryPath: string; readonly errorCode: string | undefined }
   | {
       readonly kind: 'process_exited';
@@ -141,7 +149,20 @@ export function startupRefusal(result: ResultFrame): SerializedAgentError | unde
   }).toObject();
 }
 
-function classifyResult(result: ResultFrame, apiError: string | undefined): RunClassification {
+/**
+ * A UserPromptSubmit hook (the workspace's or the user's Claude Code settings) refused the prompt. The
+ * CLI ends such a turn as a success with no model call; sent again, the prompt is refused again. The
+ * hook's reason is left out: a hook may quote the prompt, which the session may keep out of its log.
+ */
+const promptBlockedByHook = failed(
+  'provider_configuration_refused',
+  "A UserPromptSubmit hook in the agent's Claude Code settings (the workspace's .claude/settings.json or settings.local.json, or the user's ~/.claude/settings.json) refused the prompt, so the model was not asked. Change the prompt to satisfy the hook, or change the hook.",
+  { reason: 'prompt_blocked_by_hook' },
+  false,
+);
+
+function classifyResult(result: ResultFrame, apiError: string | undefined, promptBlocked: boolean): RunClassification {
+  if (promptBlocked) return promptBlockedByHook;
   if (result.subtype === 'success' && result.is_error !== true) return { outcome: 'succeeded' };
   const terminalReason = result.terminal_reason ?? undefined;
   if (terminalReason === 'aborted_streaming' || terminalReason === 'aborted_tools') {
@@ -230,7 +251,7 @@ export function spawnFailedError(binaryPath: string, errorCode: string | undefin
 export function classifyRunEnd(ending: RunEnding): RunClassification {
   switch (ending.kind) {
     case 'result':
-      return classifyResult(ending.result, ending.apiError);
+      return classifyResult(ending.result, ending.apiError, ending.promptBlocked === true);
     case 'spawn_failed':
       return { outcome: 'failed', error: spawnFailedError(ending.binaryPath, ending.errorCode).toObject() };
     case 'process_exited': {

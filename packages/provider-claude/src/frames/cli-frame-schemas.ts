@@ -28,6 +28,8 @@ export const SystemFrame = z.looseObject({
   max_retries: z.number().nullish(),
   retry_delay_ms: z.number().nullish(),
   error_status: z.number().nullish(),
+  // informational: what became of the turn's prompt (a UserPromptSubmit hook can block it)
+  prompt_submit_outcome: z.looseObject({ kind: z.string(), prompt_kept: z.boolean().nullish() }).nullish(),
 });
 export type SystemFrame = z.infer<typeof SystemFrame>;
 

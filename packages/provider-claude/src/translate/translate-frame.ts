@@ -112,6 +112,12 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
   if (frame.subtype === 'status' && frame.status === 'requesting' && state.turn && attributedRunId(state) !== null) {
     state.turn.requesting = true;
   }
+  // The prompt's text is in this frame's content: only the outcome is read, never the text.
+  if (frame.subtype === 'informational' && frame.prompt_submit_outcome?.kind === 'blocked_by_hook') {
+    if (state.turn && attributedRunId(state) !== null)
+      state.turn.promptBlocked = { promptKept: frame.prompt_submit_outcome.prompt_kept === true };
+    return;
+  }
   if (frame.subtype === 'background_tasks_changed') {
     state.backgroundTasks = frame.tasks?.length ?? 0;
     return;
@@ -171,6 +177,7 @@ function translateAssistant(state: TranslatorState, frame: AssistantFrame, runId
     if (block.type === 'tool_use' && block.id) {
       const toolName = block.name ?? 'unknown';
       state.toolNames.set(block.id, toolName);
+      if (frame.parent_tool_use_id) state.openSubagentCalls.set(block.id, frame.parent_tool_use_id);
       if (!frame.parent_tool_use_id && state.turn) state.turn.toolsRunning += 1;
       parts.push({
         type: 'run.tool_activity',
@@ -203,12 +210,37 @@ function resultTextShown(state: TranslatorState, toolName: string): boolean {
   return state.toolInputDetail === 'full' && toolName !== 'AskUserQuestion';
 }
 
+/**
+ * Ends the calls still open inside the subagent that the failed call `parentToolUseId` started (and
+ * inside theirs). An interrupt stops a subagent without a result for the call it was making (its
+ * prompt withdrawn, its tool cut off): the CLI fails only the call that started the subagent, so
+ * without this the host would show the inner call running for ever.
+ */
+function failSubagentCalls(state: TranslatorState, parentToolUseId: string, runId: string, parts: Parts): void {
+  for (const [toolUseId, parent] of state.openSubagentCalls) {
+    if (parent !== parentToolUseId) continue;
+    state.openSubagentCalls.delete(toolUseId);
+    failSubagentCalls(state, toolUseId, runId, parts);
+    parts.push({
+      type: 'run.tool_activity',
+      runId,
+      status: 'failed',
+      toolName: state.toolNames.get(toolUseId) ?? 'unknown',
+      toolUseId,
+      parentToolUseId,
+    });
+  }
+}
+
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
   const content = frame.message.content;
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (block.type !== 'tool_result' || !block.tool_use_id) continue;
     if (!frame.parent_tool_use_id && state.turn && state.turn.toolsRunning > 0) state.turn.toolsRunning -= 1;
+    state.openSubagentCalls.delete(block.tool_use_id);
+    // Only a failed call: a subagent moved to the background ends its call while its own go on.
+    if (block.is_error) failSubagentCalls(state, block.tool_use_id, runId, parts);
     const toolName = state.toolNames.get(block.tool_use_id) ?? 'unknown';
     parts.push({
       type: 'run.tool_activity',
@@ -241,10 +273,17 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   const usage = runUsage(state, frame);
   const anything = Object.values(usage).some((value) => (value ?? 0) > 0);
   if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...usage });
-  const classified = classifyRunEnd({ kind: 'result', result: frame, apiError: turn.apiError });
+  const classified = classifyRunEnd({
+    kind: 'result',
+    result: frame,
+    apiError: turn.apiError,
+    promptBlocked: turn.promptBlocked !== undefined,
+  });
   // A stop the host asked for ends the run as interrupted even when the result landed first.
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
-  const checkpoint = startupFailure ? null : checkpointOf(state, turn);
+  // A prompt a hook refused and the agent did not keep left the conversation as it was: nothing to cut at.
+  const unchanged = startupFailure || turn.promptBlocked?.promptKept === false;
+  const checkpoint = unchanged ? null : checkpointOf(state, turn);
   if (checkpoint) parts.push(checkpoint);
   if (turn.control !== undefined) {
     parts.push({

@@ -13,6 +13,11 @@ export interface ActiveTurn {
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
+  /**
+   * A UserPromptSubmit hook refused the turn's prompt (system/informational `blocked_by_hook`): the
+   * model was never called, and unless `promptKept` the conversation does not hold the prompt.
+   */
+  promptBlocked?: { readonly promptKept: boolean };
   /** The error token of the turn's synthetic API-error message (e.g. authentication_failed). */
   apiError?: string;
   /** Tool calls of the main answer started and not yet returned (time in tools is not a stall). */
@@ -65,6 +70,8 @@ export interface TranslatorState {
   /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
   readonly streamedMessageIds: Set<string>;
   readonly toolNames: Map<string, string>;
+  /** A subagent's tool calls invoked and not yet returned, by tool use id: the id of the call that started the subagent. */
+  readonly openSubagentCalls: Map<string, string>;
   /** What the CLI said it supports (system/init capabilities). */
   capabilities: readonly string[];
   /** Background tasks the CLI reports running (a process with some is not released when idle). */
@@ -100,6 +107,7 @@ export function createTranslatorState(options: {
     currentMessageIds: new Map(),
     streamedMessageIds: new Set(),
     toolNames: new Map(),
+    openSubagentCalls: new Map(),
     capabilities: [],
     backgroundTasks: 0,
     reportedModel: null,
