@@ -1,6 +1,6 @@
 import type { EventBody, ProtocolEvent } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { updatesForEvent } from './session-updates.js';
+import { abandonedTextNote, updatesForEvent } from './session-updates.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
@@ -18,6 +18,30 @@ function updates(body: EventBody, showInput = false, answeredRuns: ReadonlySet<s
 }
 
 describe('Tether events as session/update notifications', () => {
+  it('a model call retried after it broke off mid-answer: one note that the text streamed so far was cut off', () => {
+    const retrying = {
+      type: 'run.retrying',
+      runId,
+      attempt: 1,
+      maxAttempts: 2,
+      delayMs: 500,
+      httpStatus: null,
+    } as const;
+    const sequence: EventBody[] = [
+      { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },
+      { ...retrying, abandonedBlockIds: ['cut:0'] },
+      { type: 'run.message_delta', runId, blockId: 'retried:0', text: 'Hello there.' },
+      // A retry before anything streamed has nothing to take back.
+      retrying,
+    ];
+    expect(sequence.flatMap((body) => updates(body))).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'This reply is cut short by a d' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: abandonedTextNote } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello there.' } },
+    ]);
+    expect(abandonedTextNote).toContain('cut off');
+  });
+
   it("a Read then an Edit (the conformance suite's recorded sequence): tool calls with kinds, locations and a diff", () => {
     const file = '/work/space/notes.txt';
     const editInput = { file_path: file, old_string: 'hello world', new_string: 'hello tether', replace_all: false };

@@ -21,6 +21,10 @@ export interface UpdateOptions {
   readonly announcedMode?: string | undefined;
 }
 
+/** Sent after the text of a model call that broke off mid-answer (run.retrying abandonedBlockIds). */
+export const abandonedTextNote =
+  '\n\n(The connection to the model dropped: the text above was cut off and is not part of the answer, which follows in full.)\n\n';
+
 /** The tools whose completion must keep the diff the call showed (their result text says only "updated"). */
 const editTools = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
@@ -104,6 +108,11 @@ export function updatesForEvent(event: ProtocolEvent, options: UpdateOptions): S
       return event.parentToolUseId ? [] : [{ sessionUpdate: 'agent_message_chunk', content: text(event.text) }];
     case 'run.thinking_delta':
       return event.parentToolUseId ? [] : [{ sessionUpdate: 'agent_thought_chunk', content: text(event.text) }];
+    case 'run.retrying':
+      // A chunk cannot be taken back: what the failed call streamed stays shown, and this says it was cut off.
+      return event.abandonedBlockIds === undefined
+        ? []
+        : [{ sessionUpdate: 'agent_message_chunk', content: text(abandonedTextNote) }];
     case 'run.tool_activity':
       return toolUpdates(event);
     case 'control.completed':

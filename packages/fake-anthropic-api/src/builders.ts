@@ -57,9 +57,11 @@ export function holdReply(): FakeReply {
   return { kind: 'hold' };
 }
 
-/** Destroys the socket after `afterDeltas` content deltas. */
-export function dropConnectionReply(afterDeltas = 0): FakeReply {
-  return { kind: 'drop_connection', afterDeltas };
+/** Destroys the socket after `afterDeltas` content deltas (holdBeforeDrop: once `releaseHeld()` is called). */
+export function dropConnectionReply(afterDeltas = 0, options: { holdBeforeDrop?: boolean } = {}): FakeReply {
+  return options.holdBeforeDrop === true
+    ? { kind: 'drop_connection', afterDeltas, holdBeforeDrop: true }
+    : { kind: 'drop_connection', afterDeltas };
 }
 
 /** An SSE `event: error` after `message_start`. */

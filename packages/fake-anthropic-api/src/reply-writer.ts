@@ -40,7 +40,7 @@ export async function writeReply(reply: FakeReply, ctx: ReplyContext): Promise<v
     case 'hold':
       return writeHold(ctx);
     case 'drop_connection':
-      return writeDrop(ctx, reply.afterDeltas ?? 0);
+      return writeDrop(ctx, reply.afterDeltas ?? 0, reply.holdBeforeDrop === true);
     case 'stream_error': {
       const errorType = reply.errorType ?? 'overloaded_error';
       if (!ctx.streaming) return writeError(ctx, { kind: 'error', status: statusForErrorType(errorType), errorType });
@@ -109,6 +109,11 @@ async function writeHold(ctx: ReplyContext): Promise<void> {
     const message = resolveMessage({ content: [] }, ctx.model);
     if (!(await writeEvents(ctx, [messageStartEvent(message), PING_EVENT], 0))) return;
   }
+  await holdUntilReleased(ctx);
+}
+
+/** Keeps the response open (held) until `releaseHeld()` or `close()` destroys its socket, or the client goes away. */
+async function holdUntilReleased(ctx: ReplyContext): Promise<void> {
   if (ctx.signal.aborted) return;
   const unregister = ctx.hold(() => ctx.destroy());
   await new Promise<void>((resolve) => {
@@ -118,7 +123,7 @@ async function writeHold(ctx: ReplyContext): Promise<void> {
   unregister();
 }
 
-async function writeDrop(ctx: ReplyContext, afterDeltas: number): Promise<void> {
+async function writeDrop(ctx: ReplyContext, afterDeltas: number, holdBeforeDrop: boolean): Promise<void> {
   if (!ctx.streaming) {
     ctx.destroy();
     return;
@@ -134,8 +139,10 @@ async function writeDrop(ctx: ReplyContext, afterDeltas: number): Promise<void> 
     }
     events.push(event);
   }
-  await writeEvents(ctx, events, 0);
-  ctx.destroy();
+  if (!(await writeEvents(ctx, events, 0))) return;
+  // Held, the drop waits for the test: it comes once the client has surely read the deltas.
+  if (holdBeforeDrop) await holdUntilReleased(ctx);
+  else ctx.destroy();
 }
 
 async function writeMalformed(ctx: ReplyContext, variant: 'cut_mid_event' | 'invalid_json'): Promise<void> {

@@ -185,7 +185,9 @@ class FakeAnthropicApiServer implements FakeAnthropicApi {
     const releaseEarly = () => {
       releasedEarly = true;
     };
-    if (choice.reply.kind === 'hold') this.#held.add(releaseEarly);
+    const held =
+      choice.reply.kind === 'hold' || (choice.reply.kind === 'drop_connection' && choice.reply.holdBeforeDrop);
+    if (held) this.#held.add(releaseEarly);
     this.#log.add(record);
     const hurry = new AbortController();
     this.#paced.add(hurry);

@@ -156,6 +156,18 @@ describe('streaming replies (SSE)', () => {
     expect(api.requests[0]!.clientAborted).toBe(false);
   });
 
+  it('drop_connection holdBeforeDrop: the deltas, then the stream stays open until releaseHeld() drops it', async () => {
+    api.enqueue(dropConnectionReply(2, { holdBeforeDrop: true }));
+    const response = await postMessages(api.url, messagesBody());
+    await readSseUntil(response, (event) => event.event === 'content_block_delta');
+    // Held from the moment the request is recorded: this release is never lost, nor the stream ended before it.
+    expect(api.heldCount).toBe(1);
+    api.releaseHeld();
+    expect((await readSse(response)).error).toBeDefined();
+    expect(api.heldCount).toBe(0);
+    expect(api.requests[0]!.clientAborted).toBe(false);
+  });
+
   it('malformed_stream cut_mid_event: one delta, then half an event and a destroyed socket', async () => {
     api.enqueue(malformedStreamReply('cut_mid_event'));
     const response = await postMessages(api.url, messagesBody());

@@ -59,6 +59,11 @@ export interface FakeHoldReply {
 export interface FakeDropConnectionReply {
   kind: 'drop_connection';
   afterDeltas?: number;
+  /**
+   * Streaming: after the deltas the stream stays open (held, like `hold`) until `releaseHeld()` or `close()`
+   * destroys the socket, so a test can wait until the client has shown the deltas before the connection breaks.
+   */
+  holdBeforeDrop?: boolean;
 }
 
 /** Streaming: `message_start`, then an SSE `event: error` (default `overloaded_error`), then the stream ends.

@@ -191,6 +191,12 @@ export const RunRetryingEvent = runEvent('run.retrying', {
   delayMs: z.number().nonnegative(),
   /** The HTTP status of the failed call; null for connection errors. */
   httpStatus: z.number().int().nullable(),
+  /**
+   * Blocks (run.message_delta / run.thinking_delta blockIds) the failed attempt had begun to stream:
+   * the call is made again from the start, so their text is not part of the answer. A host drops
+   * them, or marks them cut off where it cannot take text back. Absent when nothing had streamed.
+   */
+  abandonedBlockIds: z.array(BlockId).min(1).max(1000).optional(),
 });
 
 export const RunToolActivityEvent = runEvent('run.tool_activity', {

@@ -122,6 +122,11 @@ export class HumanRenderer {
    * or another run's) starts a line of its own, so `> answer.txt` never glues two blocks together.
    */
   private answerBlock: string | null = null;
+  /**
+   * The blocks of each run whose text went to stdout: a retry that abandons one of them (its model
+   * call broke off mid-answer) cannot take that text back, so it says so.
+   */
+  private readonly shownBlocks = new Map<string, Set<string>>();
 
   /** Whether each run of the session is shown with its prompt and how it ended (`tether attach`). */
   private readonly showRuns: boolean;
@@ -198,6 +203,7 @@ export class HumanRenderer {
         const block = `${event.runId} ${event.blockId}`;
         if (this.answerBlock !== null && this.answerBlock !== block) this.endAnswerLine();
         this.answerBlock = block;
+        this.shownBlocks.set(event.runId, (this.shownBlocks.get(event.runId) ?? new Set()).add(event.blockId));
         this.spinner?.beforeOutput(text.endsWith('\n'));
         this.stdout.write(text);
         this.wroteAnswer = true;
@@ -253,6 +259,7 @@ export class HumanRenderer {
         return;
       }
       case 'run.completed': {
+        this.shownBlocks.delete(event.runId);
         if (!this.showRuns) return;
         this.endAnswerLine();
         this.writeOutcome(
@@ -264,11 +271,17 @@ export class HumanRenderer {
         this.runUsage.delete(event.runId);
         return;
       }
-      case 'run.retrying':
+      case 'run.retrying': {
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
         );
+        const shown = this.shownBlocks.get(event.runId);
+        if (event.abandonedBlockIds?.some((blockId) => shown?.has(blockId)))
+          this.note(
+            '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full',
+          );
         return;
+      }
       default:
         return;
     }

@@ -23,7 +23,8 @@ export const SystemFrame = z.looseObject({
   model: z.string().nullish(),
   tasks: z.array(z.unknown()).nullish(),
   status: z.string().nullish(),
-  // api_retry
+  // api_retry (a subagent's call, should the CLI report one, names the subagent's stream)
+  parent_tool_use_id: z.string().nullish(),
   attempt: z.number().nullish(),
   max_retries: z.number().nullish(),
   retry_delay_ms: z.number().nullish(),
@@ -38,6 +39,10 @@ export const StreamEventFrame = z.looseObject({
   parent_tool_use_id: z.string().nullish(),
   user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,
+  // On the synthetic message_stop of a call that broke off: the blocks, from this index on, the CLI does not keep.
+  abandoned_blocks: z
+    .looseObject({ api_message_id: z.string().nullish(), from_block_index: z.number().nullish() })
+    .nullish(),
   event: z.looseObject({
     type: z.string(),
     index: z.number().nullish(),

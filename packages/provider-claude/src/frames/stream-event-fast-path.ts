@@ -6,8 +6,8 @@ import { isNullishString, isPlainObject } from './plain-values.js';
  * and checking each against its zod schema cost more than everything else done with it. These are
  * the plain shapes a delta, a block's start and stop, and a message's delta and stop take: what is
  * accepted here the schema accepts too, and parses to an equal value (a plain object parses to a
- * copy of itself). Anything else (a message_start's message, a content block, a uuid list, an
- * unusual value) is left to the schema, so what is refused stays exactly what the schema refuses.
+ * copy of itself). Anything else (a message_start's message, a content block, a uuid list, the
+ * abandoned blocks of a call that broke off, an unusual value) is left to the schema, so what is refused stays exactly what the schema refuses.
  */
 function isPlainDelta(delta: unknown): boolean {
   if (delta == null) return true;
@@ -26,7 +26,8 @@ export function plainStreamEvent(value: Record<string, unknown>): StreamEventFra
   if (
     !isNullishString(value['parent_tool_use_id']) ||
     !isNullishString(value['user_message_uuid']) ||
-    value['user_message_uuids'] != null
+    value['user_message_uuids'] != null ||
+    value['abandoned_blocks'] != null
   )
     return null;
   const event = value['event'];

@@ -231,6 +231,95 @@ describe('translator edge cases', () => {
     expect(parts.map((part) => (part as { text: string }).text.length)).toEqual([100_000, 100_000, 50_001]);
   });
 
+  describe('a call retried after it broke off mid-stream', () => {
+    const streamEvent = (event: Record<string, unknown>, parent: string | null = null, extra = {}) =>
+      parseCliFrame({ type: 'stream_event', parent_tool_use_id: parent, event, ...extra });
+    const message = (id: string, parent: string | null = null) =>
+      streamEvent({ type: 'message_start', message: { id, content: [] } }, parent);
+    const textDelta = (index: number, value: string, parent: string | null = null) =>
+      streamEvent({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: value } }, parent);
+    const thinking = (index: number, value: string) =>
+      streamEvent({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: value } });
+    /** The synthetic end CLI 2.1.332 gives a call that broke off: blocks from `from` on are not kept. */
+    const abandonedStop = (id: string, from: number) =>
+      streamEvent({ type: 'message_stop' }, null, { abandoned_blocks: { api_message_id: id, from_block_index: from } });
+    const retry = () =>
+      parseCliFrame({
+        type: 'system',
+        subtype: 'api_retry',
+        attempt: 1,
+        max_retries: 2,
+        retry_delay_ms: 500,
+        error_status: null,
+      });
+    const retryings = (parts: AgentProviderV1Part[]) =>
+      parts.flatMap((part) => (part.type === 'run.retrying' ? [part.abandonedBlockIds ?? []] : []));
+
+    it('run.retrying names the blocks the failed attempt streamed; the others are the answer', () => {
+      const current = state();
+      const frames = [
+        // A subagent streaming meanwhile: the main call's retry leaves its message alone.
+        message('msg_subagent', 'toolu_1'),
+        textDelta(0, 'Subagent text.', 'toolu_1'),
+        // The first attempt as CLI 2.1.332 prints it when the connection drops: its deltas, then its end.
+        message('msg_first'),
+        thinking(0, 'Let me s'),
+        textDelta(1, 'This reply is cut'),
+        streamEvent({ type: 'content_block_stop', index: 1 }),
+        abandonedStop('msg_first', 0),
+        retry(),
+        // The retry streams the whole answer again, to its message_stop.
+        message('msg_second'),
+        textDelta(0, 'Hello there.'),
+        streamEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn' } }),
+        streamEvent({ type: 'message_stop' }),
+        // A later call that fails before it streams anything abandons nothing (the answer above is whole).
+        retry(),
+      ];
+      const parts = frames.flatMap((frame) => translateFrame(current, frame));
+      expect(parts.find((part) => part.type === 'run.retrying')).toEqual({
+        type: 'run.retrying',
+        runId: 'run_1',
+        attempt: 1,
+        maxAttempts: 2,
+        delayMs: 500,
+        httpStatus: null,
+        abandonedBlockIds: ['msg_first:0', 'msg_first:1'],
+      });
+      expect(retryings(parts)).toEqual([['msg_first:0', 'msg_first:1'], []]);
+      // Every delta went on at once (nothing held back); the blocks not abandoned are the answer.
+      const abandoned = new Set(retryings(parts)[0]);
+      const kept = parts.filter((part) => !('blockId' in part && abandoned.has(part.blockId)));
+      expect(text(parts, 'run.message_delta')).toBe('This reply is cutHello there.');
+      expect(text(kept, 'run.message_delta')).toBe('Hello there.');
+      expect(text(kept, 'run.thinking_delta')).toBe('');
+    });
+
+    it('only the blocks the CLI does not keep; all of an attempt retried while open; nothing of an earlier turn', () => {
+      const kept = state();
+      const keptParts = [
+        message('msg_a'),
+        textDelta(0, 'Kept. '),
+        textDelta(1, 'Cut'),
+        abandonedStop('msg_a', 1),
+        retry(),
+      ];
+      expect(retryings(keptParts.flatMap((frame) => translateFrame(kept, frame)))).toEqual([['msg_a:1']]);
+
+      const open = state();
+      const openParts = [message('msg_b'), textDelta(0, 'Cut off'), retry()];
+      expect(retryings(openParts.flatMap((frame) => translateFrame(open, frame)))).toEqual([['msg_b:0']]);
+
+      // An interrupt ends a message the same way, with no retry: the next turn's retry is its own.
+      const interrupted = state();
+      for (const frame of [message('msg_c'), textDelta(0, 'Stopped'), abandonedStop('msg_c', 0)])
+        translateFrame(interrupted, frame);
+      translateFrame(interrupted, parseCliFrame({ type: 'result', subtype: 'success', is_error: false }));
+      interrupted.turn = state().turn;
+      expect(retryings(translateFrame(interrupted, retry()))).toEqual([[]]);
+    });
+  });
+
   it('ignores a result stamped for input it did not submit', () => {
     const current = state();
     const parts = translateFrame(

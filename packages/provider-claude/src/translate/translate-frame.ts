@@ -123,6 +123,7 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
     return;
   }
   if (frame.subtype === 'api_retry' && state.turn && attributedRunId(state) !== null) {
+    const abandoned = abandonOpenMessage(state, frame.parent_tool_use_id ?? mainStream);
     parts.push({
       type: 'run.retrying',
       runId: state.turn.runId,
@@ -130,8 +131,35 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
       maxAttempts: Math.max(0, Math.trunc(frame.max_retries ?? 0)),
       delayMs: Math.max(0, frame.retry_delay_ms ?? 0),
       httpStatus: frame.error_status ?? null,
+      ...(abandoned.length > 0 ? { abandonedBlockIds: abandoned } : {}),
     });
   }
+}
+
+/** The most blocks one run.retrying names (the protocol's bound; an API message has a handful). */
+const abandonedBlocksLimit = 1000;
+
+/**
+ * What a retried call's failed attempt streamed that is not part of the answer, forgotten once told:
+ * the blocks the CLI said it abandoned when it ended the message (CLI 2.1.332 ends a call that broke
+ * off mid-stream with a synthetic message_stop naming them), or, should it retry with the message
+ * still open, every block that message streamed. The call is made again from the start.
+ */
+function abandonOpenMessage(state: TranslatorState, stream: string): string[] {
+  const abandoned = state.abandonedBlocks.get(stream) ?? [...(state.openMessageBlocks.get(stream)?.values() ?? [])];
+  state.abandonedBlocks.delete(stream);
+  state.openMessageBlocks.delete(stream);
+  return abandoned.slice(0, abandonedBlocksLimit);
+}
+
+/** A message ended: the blocks from the index the CLI names in `abandoned_blocks` on are not kept. */
+function endMessage(state: TranslatorState, frame: StreamEventFrame, stream: string): void {
+  const blocks = state.openMessageBlocks.get(stream);
+  state.openMessageBlocks.delete(stream);
+  const from = frame.abandoned_blocks?.from_block_index;
+  if (!blocks || typeof from !== 'number') return;
+  const abandoned = [...blocks].filter(([index]) => index >= from).map(([, blockId]) => blockId);
+  if (abandoned.length > 0) state.abandonedBlocks.set(stream, abandoned);
 }
 
 function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, runId: string, parts: Parts): void {
@@ -139,6 +167,13 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
   const stream = frame.parent_tool_use_id ?? mainStream;
   if (event.type === 'message_start') {
     if (event.message?.id) state.currentMessageIds.set(stream, event.message.id);
+    state.openMessageBlocks.set(stream, new Map());
+    // A new call: what an earlier one abandoned without a retry (an interrupt) is no longer reported.
+    state.abandonedBlocks.delete(stream);
+    return;
+  }
+  if (event.type === 'message_stop') {
+    endMessage(state, frame, stream);
     return;
   }
   // A subagent's stops are its own; an interrupt's synthetic message_delta has a null one.
@@ -152,9 +187,11 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
   const blockId = `${messageId}:${event.index ?? 0}`;
   if (event.delta.type === 'text_delta' && event.delta.text) {
     state.streamedMessageIds.add(messageId);
+    state.openMessageBlocks.get(stream)?.set(event.index ?? 0, blockId);
     pushText(parts, 'run.message_delta', runId, blockId, event.delta.text, frame.parent_tool_use_id);
   } else if (event.delta.type === 'thinking_delta' && event.delta.thinking) {
     state.streamedMessageIds.add(messageId);
+    state.openMessageBlocks.get(stream)?.set(event.index ?? 0, blockId);
     pushText(parts, 'run.thinking_delta', runId, blockId, event.delta.thinking, frame.parent_tool_use_id);
   }
 }
@@ -303,6 +340,9 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
     ...(stopReason ? { stopReason } : {}),
   });
   state.turn = null;
+  // A turn's calls end with it: a retry of the next turn abandons nothing of this one.
+  state.openMessageBlocks.clear();
+  state.abandonedBlocks.clear();
 }
 
 /**

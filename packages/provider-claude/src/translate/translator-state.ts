@@ -69,6 +69,17 @@ export interface TranslatorState {
   readonly currentMessageIds: Map<string, string>;
   /** API messages whose text arrived as deltas (their complete assistant frames are not re-emitted). */
   readonly streamedMessageIds: Set<string>;
+  /**
+   * Per stream, the blocks (by their index in the API message) that streamed text or thinking in the
+   * message still open there (message_start seen, message_stop not yet).
+   */
+  readonly openMessageBlocks: Map<string, Map<number, string>>;
+  /**
+   * Per stream, the streamed blocks of the last message the CLI ended by abandoning them (its synthetic
+   * message_stop names `abandoned_blocks` when a call fails mid-stream), until the retry's run.retrying
+   * names them (abandonedBlockIds): the CLI keeps none of their text in the conversation.
+   */
+  readonly abandonedBlocks: Map<string, string[]>;
   readonly toolNames: Map<string, string>;
   /** A subagent's tool calls invoked and not yet returned, by tool use id: the id of the call that started the subagent. */
   readonly openSubagentCalls: Map<string, string>;
@@ -106,6 +117,8 @@ export function createTranslatorState(options: {
     turnStartedOnProcess: false,
     currentMessageIds: new Map(),
     streamedMessageIds: new Set(),
+    openMessageBlocks: new Map(),
+    abandonedBlocks: new Map(),
     toolNames: new Map(),
     openSubagentCalls: new Map(),
     capabilities: [],

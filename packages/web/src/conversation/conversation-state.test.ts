@@ -46,6 +46,39 @@ describe('the conversation state', () => {
     expect(state.lastSeq).toBe(10);
   });
 
+  it('drops the text a failed model call had streamed when its retry names the blocks abandoned', () => {
+    const state = fold([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Hello' }], inputRedacted: false },
+      { type: 'run.message_delta', runId, blockId: 'm0', text: 'Earlier, whole. ' },
+      { type: 'run.thinking_delta', runId, blockId: 'cut:0', text: 'Let me s' },
+      { type: 'run.message_delta', runId, blockId: 'cut:1', text: 'This reply is cut short by a d' },
+      {
+        type: 'run.retrying',
+        runId,
+        attempt: 1,
+        maxAttempts: 2,
+        delayMs: 500,
+        httpStatus: null,
+        abandonedBlockIds: ['cut:0', 'cut:1'],
+      },
+    ]);
+    expect(state.runs[0]!.parts).toEqual([{ kind: 'text', blockId: 'm0', text: 'Earlier, whole. ', subagent: false }]);
+    expect(state.runs[0]!.retry).toEqual({ attempt: 1, maxAttempts: 2 });
+    const retried = applyEvent(state, {
+      type: 'run.message_delta',
+      runId,
+      blockId: 'retried:0',
+      text: 'Hello there.',
+      sessionId,
+      seq: 6,
+      at: '2026-12-01T10:00:01.000Z',
+    });
+    expect(retried.runs[0]!.parts.map((part) => (part.kind === 'text' ? part.text : ''))).toEqual([
+      'Earlier, whole. ',
+      'Hello there.',
+    ]);
+  });
+
   it('ignores an event it has already folded (no doubled text)', () => {
     const once = fold([
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },

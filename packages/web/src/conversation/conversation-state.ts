@@ -229,6 +229,19 @@ function updateRun(state: ConversationState, runId: string, change: (run: RunEnt
   return { ...state, runs };
 }
 
+/**
+ * The run's parts without the text of blocks a failed model call had begun to stream: the call is
+ * made again from the start, so that text is not part of the answer (the retry streams it anew).
+ */
+function withoutAbandonedBlocks(
+  parts: readonly RunPart[],
+  abandonedBlockIds: readonly string[] | undefined,
+): readonly RunPart[] {
+  if (abandonedBlockIds === undefined) return parts;
+  const abandoned = new Set(abandonedBlockIds);
+  return parts.filter((part) => !((part.kind === 'text' || part.kind === 'thinking') && abandoned.has(part.blockId)));
+}
+
 /** Appends streamed text to its block, or starts the block. */
 function appendText(
   run: RunEntry,
@@ -390,6 +403,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
       return updateRun(state, event.runId, (run) => ({
         ...run,
         retry: { attempt: event.attempt, maxAttempts: event.maxAttempts },
+        parts: withoutAbandonedBlocks(run.parts, event.abandonedBlockIds),
       }));
     case 'run.tool_activity':
       return updateRun(state, event.runId, (run) => {

@@ -1,0 +1,54 @@
+import type { EventBody, ProtocolEvent } from '@tether/protocol';
+import { describe, expect, it } from 'vitest';
+import { HumanRenderer } from './human-renderer.js';
+
+const sessionId = `ses_${'a'.repeat(32)}`;
+const runId = `run_${'b'.repeat(32)}`;
+
+function rendered(bodies: readonly EventBody[]): { stdout: string; stderr: string } {
+  const output = { stdout: '', stderr: '' };
+  const renderer = new HumanRenderer(
+    { write: (text) => (output.stdout += text) },
+    { write: (text) => (output.stderr += text) },
+  );
+  bodies.forEach((body, index) =>
+    renderer.event({ ...body, sessionId, seq: index + 1, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent),
+  );
+  return output;
+}
+
+const retrying = (abandonedBlockIds?: string[]): EventBody => ({
+  type: 'run.retrying',
+  runId,
+  attempt: 1,
+  maxAttempts: 2,
+  delayMs: 500,
+  httpStatus: null,
+  ...(abandonedBlockIds ? { abandonedBlockIds } : {}),
+});
+
+const cutOff =
+  '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full\n';
+
+describe('the human renderer', () => {
+  it('says the printed text of a model call that broke off is cut off when its retry abandons it', () => {
+    const { stdout, stderr } = rendered([
+      { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },
+      retrying(['cut:0']),
+      { type: 'run.message_delta', runId, blockId: 'retried:0', text: 'Hello there.' },
+    ]);
+    // Streamed text cannot be taken back from a terminal: stdout keeps it, stderr says what it was.
+    expect(stdout).toBe('This reply is cut short by a d\nHello there.');
+    expect(stderr).toBe(`\n  · the model API failed; retry 1 of 2 in 0.5 s\n${cutOff}`);
+  });
+
+  it('says nothing more when the retry abandons nothing it printed', () => {
+    const { stderr } = rendered([
+      { type: 'run.message_delta', runId, blockId: 'whole:0', text: 'A whole answer.\n' },
+      retrying(),
+      { type: 'run.thinking_delta', runId, blockId: 'cut:0', text: 'Let me s' },
+      retrying(['cut:0']),
+    ]);
+    expect(stderr).not.toContain('cut off');
+  });
+});
