@@ -13,6 +13,7 @@ import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
 import { readModelList } from './models/read-model-list.js';
 import { removeFoldersOfEndedCreators } from './process/creator-named-folders.js';
+import { sweepAgentsOfEndedHosts } from './process/live-agent-markers.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
 import {
@@ -283,12 +284,14 @@ export function createClaudeProviderWith(
       // What a host killed by SIGKILL left in the temporary folder (a session's private system-prompt
       // append, the spares' parking folder): nothing else would ever remove it.
       const leftovers = removeFoldersOfEndedCreators([privateTextFolderPrefix, parkingFolderPrefix]);
+      // What such a host's agents (and their tools) still run: it may have died before it stored them, or mid-sweep.
+      const agentsLeft = sweepAgentsOfEndedHosts();
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.
       randomUUID();
       checkBundledBinaryAhead();
-      await Promise.all([channels, leftovers]);
+      await Promise.all([channels, leftovers, agentsLeft]);
     },
     async doDispose(options = {}) {
       // A model list still being read ends with the host, like every other agent process.

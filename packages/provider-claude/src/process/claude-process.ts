@@ -4,6 +4,7 @@ import { encodeLine } from '../codec/encode-line.js';
 import { type DecodedLine, LineDecoder } from '../codec/line-decoder.js';
 import type { AgentPriority } from './agent-priority.js';
 import { readProcessStatus } from './proc-filesystem.js';
+import { forgetLiveAgent, recordLiveAgent } from './live-agent-markers.js';
 import { createProcessMarker, processMarkerVariable } from './process-marker.js';
 import { type ProcessIdentity, snapshotDescendants, snapshotDescendantsInSlices } from './find-processes.js';
 import type { StdoutChannel } from './stdout-channel.js';
@@ -131,6 +132,8 @@ export class ClaudeProcess {
       })
         .catch((): SweepResult => ({ supported: false, signalled: [], survivors: [] }))
         .then((result) => {
+          // A survivor stays recorded: a host killed later, and the next host's start, still find it.
+          if (result.survivors.length === 0) forgetLiveAgent(this.marker);
           markSwept(result);
           this.closeStreamsLater(options);
         });
@@ -139,6 +142,8 @@ export class ClaudeProcess {
     const channel = options.onLine ? options.stdoutChannel : undefined;
     if (!channel) options.stdoutChannel?.close();
     this.stdoutChannel = channel;
+    // On disk before the process exists: a host killed at any moment from here on leaves the marker to the next host.
+    recordLiveAgent(this.marker);
     try {
       this.child = spawn(options.binaryPath, options.argv, {
         cwd: options.cwd,
@@ -150,6 +155,7 @@ export class ClaudeProcess {
       }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
     } catch (error) {
       channel?.close();
+      forgetLiveAgent(this.marker);
       throw error;
     }
     this.child.stdin.on('error', () => {
@@ -181,6 +187,7 @@ export class ClaudeProcess {
     this.child.on('error', (error: NodeJS.ErrnoException) => {
       if (this.child.pid !== undefined) return;
       finish({ kind: 'spawn_failed', errorCode: error.code });
+      forgetLiveAgent(this.marker);
       markSwept({ supported: true, signalled: [], survivors: [] });
     });
     // 'exit' is the earliest moment the child is gone: sweep what it left, before anything else

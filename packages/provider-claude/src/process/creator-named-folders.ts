@@ -78,11 +78,11 @@ function creatorEnded(creator: Creator): boolean {
 }
 
 /**
- * Removes the folders with one of `prefixes` that a process now gone made (a host that was killed
- * before it could remove them), and only those this user owns: never a symbolic link, another
- * user's folder, or one whose creator cannot be told. Returns what was removed. Never rejects.
+ * The folders with one of `prefixes` that a process now gone made (a host that was killed before
+ * it could remove them), and only those this user owns: never a symbolic link, another user's
+ * folder, or one whose creator cannot be told. Never rejects.
  */
-export async function removeFoldersOfEndedCreators(
+export async function foldersOfEndedCreators(
   prefixes: readonly string[],
   directory: string = os.tmpdir(),
 ): Promise<string[]> {
@@ -94,20 +94,37 @@ export async function removeFoldersOfEndedCreators(
   } catch {
     return [];
   }
-  const removed: string[] = [];
-  await Promise.all(
+  const found = await Promise.all(
     names.map(async (name) => {
       const prefix = prefixes.find((candidate) => name.startsWith(candidate));
       const creator = prefix === undefined ? undefined : creatorOf(name, prefix);
-      if (!creator || !creatorEnded(creator)) return;
+      if (!creator || !creatorEnded(creator)) return [];
       const folder = path.join(directory, name);
       try {
         const stats = await lstat(folder);
-        if (!stats.isDirectory() || stats.uid !== uid) return;
+        return stats.isDirectory() && stats.uid === uid ? [folder] : [];
+      } catch {
+        // Gone meanwhile.
+        return [];
+      }
+    }),
+  );
+  return found.flat();
+}
+
+/** Removes the folders foldersOfEndedCreators finds. Returns what was removed. Never rejects. */
+export async function removeFoldersOfEndedCreators(
+  prefixes: readonly string[],
+  directory: string = os.tmpdir(),
+): Promise<string[]> {
+  const removed: string[] = [];
+  await Promise.all(
+    (await foldersOfEndedCreators(prefixes, directory)).map(async (folder) => {
+      try {
         await rm(folder, { recursive: true, force: true });
         removed.push(folder);
       } catch {
-        // Gone meanwhile, or not ours to remove.
+        // Not ours to remove after all.
       }
     }),
   );
