@@ -71,6 +71,7 @@ const signalExits = [
   ['SIGTERM', 143],
   ['SIGHUP', 129],
   ['SIGINT', 130],
+  ['SIGQUIT', 131],
 ] as const;
 
 /** A process's working directory, or null once it is gone. */

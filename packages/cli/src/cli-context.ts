@@ -16,7 +16,7 @@ export interface CliContext {
   readonly terminal: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream } | undefined;
   /**
    * Calls the listener when the user or the system asks to stop: Ctrl-C (SIGINT), a supervisor
-   * (SIGTERM), a closed terminal (SIGHUP). The count says how many signals so far. Nobody reading
+   * (SIGTERM), a closed terminal (SIGHUP), Ctrl-\\ (SIGQUIT). The count says how many signals so far. Nobody reading
    * stdout or stderr any more (EPIPE) counts as SIGHUP, unless an onOutputClosed listener takes it.
    */
   readonly onInterrupt: (listener: (count: number, signal: ShutdownSignal) => void) => () => void;
@@ -30,7 +30,7 @@ export interface CliContext {
   readonly onOutputClosed?: (listener: () => void) => () => void;
 }
 
-const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 
 /**
  * stdout and stderr, watched once for the whole process. Node reports a write to a pipe whose reader

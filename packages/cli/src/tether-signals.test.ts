@@ -55,6 +55,7 @@ function leftovers(marker: string): number[] {
 const midTurnCases = [
   ['SIGTERM', 'cli', 143],
   ['SIGHUP', 'cli', 129],
+  ['SIGQUIT', 'cli', 131],
   ['SIGTERM', 'sdk', 143],
 ] as const;
 

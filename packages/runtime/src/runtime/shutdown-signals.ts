@@ -1,11 +1,15 @@
 import type { ShutdownOptions } from './shutdown-grace.js';
 
-/** The signals a host is asked to stop by: Ctrl-C, a supervisor (systemd, timeout, kill), a closed terminal. */
-export type ShutdownSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+/**
+ * The signals a host is asked to stop by: Ctrl-C, a supervisor (systemd, timeout, kill), a closed
+ * terminal, Ctrl-\ (SIGQUIT: left to Node's default it would end the host at once, its runs open and
+ * its agents working on unwatched until the next start cleaned up).
+ */
+export type ShutdownSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
 
-const signalNumbers: Record<ShutdownSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+const signalNumbers: Record<ShutdownSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGTERM: 15 };
 
-/** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129). */
+/** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129, 131). */
 export function signalExitCode(signal: ShutdownSignal): number {
   return 128 + signalNumbers[signal];
 }
@@ -13,7 +17,7 @@ export function signalExitCode(signal: ShutdownSignal): number {
 export interface ShutdownSignalOptions {
   /** How long active runs get to end on their own after the first signal (default 1000 ms). */
   readonly graceMs?: number;
-  /** Which signals to handle (default SIGINT, SIGTERM and SIGHUP). */
+  /** Which signals to handle (default SIGINT, SIGTERM, SIGHUP and SIGQUIT). */
   readonly signals?: readonly ShutdownSignal[];
   /** Called once the runtime has shut down; the default exits the process with the signal's code. */
   readonly onShutdown?: (exitCode: number, signal: ShutdownSignal) => void;
@@ -32,7 +36,7 @@ export function handleShutdownSignals(
   const graceMs = options.graceMs ?? 1_000;
   const onShutdown = options.onShutdown ?? ((exitCode: number) => process.exit(exitCode));
   let first: ShutdownSignal | null = null;
-  const handlers = (options.signals ?? ['SIGINT', 'SIGTERM', 'SIGHUP']).map((signal) => {
+  const handlers = (options.signals ?? ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']).map((signal) => {
     const handler = () => {
       if (first !== null) {
         void runtime.shutdown({ graceMs: 0, force: true });
