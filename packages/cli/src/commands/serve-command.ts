@@ -55,7 +55,7 @@ function notificationOptions(
   };
 }
 
-/** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP or Ctrl-C, then a graceful shutdown. */
+/** `tether serve`: the daemon in the foreground until SIGTERM, SIGHUP, SIGQUIT or Ctrl-C, then a graceful shutdown. */
 export async function serveCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const { values } = parseCommandLine(
     argv,
@@ -137,7 +137,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
     ...(notifications === undefined ? {} : { notifications }),
   });
-  // The stop handlers (SIGINT, SIGTERM, SIGHUP) are in place before anyone can learn the URL.
+  // The stop handlers (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are in place before anyone can learn the URL.
   const stopped = new Promise<void>((resolve) => {
     const remove = context.onInterrupt(() => {
       remove();
