@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { textReply } from '@tether/fake-anthropic-api';
-import type { SubmittedInputPart } from '@tether/protocol';
-import { type ClaudeTestEnvironment, answerText, runEvents } from '@tether/testkit';
+import { type SubmittedInputPart, imageLimits } from '@tether/protocol';
+import { type ClaudeTestEnvironment, agentErrorOf, answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
@@ -30,6 +31,28 @@ function solidPng(width: number, height: number, rgb: readonly [number, number, 
     pngChunk('IDAT', pixels),
     pngChunk('IEND', Buffer.alloc(0)),
   ]).toString('base64');
+}
+
+/**
+ * A PNG of random pixels (stored, not compressed: a real photo's size, not a header's), padded with an
+ * ancillary chunk decoders skip to exactly `byteLength` bytes.
+ */
+function noisePng(side: number, byteLength: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(side, 0);
+  header.writeUInt32BE(side, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = randomBytes((side * 3 + 1) * side);
+  for (let row = 0; row < side; row += 1) rows[row * (side * 3 + 1)] = 0;
+  const image = [
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(rows, { level: 0 })),
+  ];
+  const chunkOverhead = 12;
+  const padding = byteLength - Buffer.concat(image).length - 2 * chunkOverhead;
+  if (padding < 0) throw new Error(`A ${side}×${side} noise PNG is over ${byteLength} bytes.`);
+  return Buffer.concat([...image, pngChunk('tEXt', Buffer.alloc(padding, 0x61)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 /** The blocks of the last user message of the latest turn request, images and the texts the host sent. */
@@ -134,5 +157,54 @@ describeTransports('image and file input parts', ({ start }) => {
       'One file.',
     );
     expect(history(environment, 0)).toContain('quince-report.csv');
+  });
+
+  it('a file under a workspace folder named "~" is that file, never the one of the same name in the home folder', async () => {
+    const environment = await start();
+    await mkdir(path.join(environment.workspace, '~'));
+    const inWorkspace = path.join(environment.workspace, '~', 'plan.txt');
+    await writeFile(inWorkspace, 'workspace plan: MEDLAR-7\n');
+    // What the agent would read instead if the path were taken as the home folder's: outside the workspace.
+    await writeFile(path.join(environment.home, 'plan.txt'), 'home plan: never attach\n');
+    await runTurn(environment, [{ type: 'file', path: '~/plan.txt' }], 'Noted.');
+    const request = turnRequests(environment).at(-1)!.view!;
+    expect(request.attachedFiles.map((file) => file.filePath)).toEqual([inWorkspace]);
+    expect(request.attachedFiles[0]!.content).toContain('MEDLAR-7');
+    expect(history(environment, 0)).not.toContain('never attach');
+  });
+
+  it('an image of exactly the size limit reaches the model; one byte more is refused at submit, recording nothing', async () => {
+    const environment = await start();
+    const atLimit = noisePng(1320, imageLimits.maxBytes);
+    expect(atLimit.length).toBe(imageLimits.maxBytes);
+    await runTurn(
+      environment,
+      [
+        { type: 'image', mediaType: 'image/png', data: atLimit.toString('base64') },
+        { type: 'text', text: 'Describe the noise.' },
+      ],
+      'Static.',
+    );
+    // The CLI re-encodes a photo this large (as JPEG): the model gets an image, not a note that it could not be read.
+    const blocks = sentBlocks(environment);
+    expect(blocks.filter((block) => block.type === 'image')).toHaveLength(1);
+    expect(blocks.some((block) => block.type === 'text' && block.text.includes('could not be processed'))).toBe(false);
+
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const error = await agentErrorOf(
+      runtime.submitTurn({
+        sessionId,
+        input: [
+          {
+            type: 'image',
+            mediaType: 'image/png',
+            data: noisePng(1320, imageLimits.maxBytes + 1).toString('base64'),
+          },
+        ],
+      }),
+    );
+    expect(error).toMatchObject({ code: 'invalid_command', details: { reason: 'image_too_large', index: 0 } });
+    expect((await runtime.readEvents(sessionId)).map((event) => event.type)).toEqual(['session.opened']);
   });
 });

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** The longest text one input part may carry, in UTF-16 code units. */
+/**
+ * The longest text one input part may carry, in characters: Unicode code points, as zod's max and the
+ * OpenAPI document's maxLength count them (a text of astral characters may be up to twice as many
+ * UTF-16 code units; the fast path counts code units and leaves a longer text to the schema).
+ */
 export const textInputLengthLimit = 1_000_000;
 
 export const TextInputPart = z.strictObject({

@@ -84,4 +84,11 @@ describe('fileMention', () => {
   it('leaves a path holding a double quote unquoted (it cannot be quoted)', () => {
     expect(fileMention('say"hi".txt')).toBe('@say"hi".txt');
   });
+
+  it('names a workspace entry whose name starts with "~" through "./": the CLI reads a leading "~" as the home folder', () => {
+    expect(fileMention('~/notes.txt')).toBe('@"./~/notes.txt"');
+    expect(fileMention('~')).toBe('@"./~"');
+    expect(fileMention('~draft.md')).toBe('@"./~draft.md"');
+    expect(fileMention('docs/~notes.txt')).toBe('@"docs/~notes.txt"');
+  });
 });

@@ -2,7 +2,13 @@ import type { EventBody } from '@tether/protocol';
 import { sampleSessionRecord } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../store/tether-store.js';
-import { continueFrom, decideRewind, runsContinuedBy, runsInConversation } from './conversation-branches.js';
+import {
+  continueFrom,
+  decideFork,
+  decideRewind,
+  runsContinuedBy,
+  runsInConversation,
+} from './conversation-branches.js';
 import { evolveRun, evolveSession } from './session-machine.js';
 
 const at = '2026-12-01T00:00:00.000Z';
@@ -116,6 +122,52 @@ describe('forks and rewinds in the state machine', () => {
       });
       expect(rewind(copied, run('b'))).toMatchObject({ fileRewindMessageId: 'input-b' });
       expect(rewind(resumed, run('a'))).toMatchObject({ fileRewindMessageId: 'input-a' });
+    });
+  });
+
+  describe('a fork of the whole conversation', () => {
+    // Run a answered in conversation-1; b was stopped before the model answered (its input is in the
+    // conversation, no answer is); c was stopped before the agent took its input (no point at all);
+    // d is a control that succeeded without a point (/compact: nothing before it can be resumed at).
+    const ended = (letter: string, outcome: RunRecord['outcome'], checkpoint: RunRecord['checkpoint']): RunRecord => ({
+      ...(evolveRun(undefined, 'ses', started(letter), at) as RunRecord),
+      status: 'completed',
+      outcome,
+      checkpoint,
+    });
+    const point = (letter: string, lastMessageId: string | null, providerSessionId = 'conversation-1') => ({
+      providerSessionId,
+      inputMessageId: `input-${letter}`,
+      lastMessageId,
+    });
+    const answered = ended('a', 'succeeded', point('a', 'last-a'));
+    const unanswered = ended('b', 'interrupted', point('b', null));
+    const untaken = ended('c', 'interrupted', null);
+    const compacted = ended('d', 'succeeded', null);
+    const source = sampleSessionRecord({ providerSessionId: 'conversation-1' });
+    const fork = (runs: RunRecord[]) => {
+      const decided = decideFork(
+        source,
+        { type: 'fork_session', commandId: 'cmd_1', sessionId: source.sessionId },
+        { runs, forkSessionId: 'ses_fork' },
+      );
+      return 'refusal' in decided ? decided.refusal : decided.copyConversation?.afterMessageId;
+    };
+
+    it('is cut where the source stands, never left open to what the source runs after it', () => {
+      expect(fork([answered])).toBe('last-a');
+      // The unanswered input is the conversation's last entry: the fork holds it, as the source's next turn does.
+      expect(fork([answered, unanswered])).toBe('input-b');
+      // A run the agent never took added nothing: the cut stays after the latest run that did.
+      expect(fork([answered, untaken])).toBe('last-a');
+      expect(fork([answered, unanswered, untaken, untaken])).toBe('input-b');
+    });
+
+    it('copies all of it when no point after the last control, or in this conversation, is known', () => {
+      expect(fork([answered, compacted])).toBeNull();
+      expect(fork([answered, compacted, untaken])).toBeNull();
+      expect(fork([ended('e', 'succeeded', point('e', 'last-e', 'conversation-0')), untaken])).toBeNull();
+      expect(fork([])).toBeNull();
     });
   });
 });

@@ -87,17 +87,29 @@ export function decideFork(
 }
 
 /**
- * The session's whole conversation, cut after its last run's last message: the source may go on
- * before the fork's agent starts, and what it adds then is not the fork's. Without that point (the
- * last run left no checkpoint in the current conversation) all of it, as the agent has it then.
+ * The session's whole conversation, cut where it stands: the source may go on before the fork's
+ * agent starts, and what it adds then is not the fork's. The cut is after the latest run that left a
+ * point in this conversation: its last message, or its input when it ended before any answer
+ * (stopped or failed; Claude Code resumes at a user message too). Later runs that ended without a
+ * point and without succeeding (stopped before the agent took their input) added nothing, and are
+ * passed over. Without such a point, all of it, as the agent has it then: a run that succeeded
+ * without one (a control: /compact rewrites the conversation, and what came before it can no
+ * longer be resumed at), or a point in another conversation (before a /clear, or a copy).
  */
 function conversationAsItStands(state: SessionRecord, runs: readonly RunRecord[]): ConversationCopy | null {
-  if (state.providerSessionId === null) return null;
-  const last = runs.find((run) => run.runId === state.lastRun?.runId)?.checkpoint;
-  if (last?.lastMessageId != null && last.providerSessionId === state.providerSessionId) {
-    return { providerSessionId: last.providerSessionId, afterMessageId: last.lastMessageId };
+  const providerSessionId = state.providerSessionId;
+  if (providerSessionId === null) return null;
+  // listRuns gives them oldest first.
+  for (const run of [...runs].reverse()) {
+    const checkpoint = run.checkpoint;
+    if (checkpoint === null) {
+      if (run.outcome === 'succeeded') break;
+      continue;
+    }
+    if (checkpoint.providerSessionId !== providerSessionId) break;
+    return { providerSessionId, afterMessageId: checkpoint.lastMessageId ?? checkpoint.inputMessageId };
   }
-  return { providerSessionId: state.providerSessionId, afterMessageId: null };
+  return { providerSessionId, afterMessageId: null };
 }
 
 /** The runs the conversation held where `stop` first matches the log, oldest first (all of the log: at its end). */

@@ -1,0 +1,99 @@
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+
+let environment: ClaudeTestEnvironment;
+
+afterEach(async () => {
+  await environment?.cleanup();
+});
+
+/** The prompts the model was sent, in order, in the latest request of the turn that asked `prompt`. */
+function promptsSentWith(prompt: string): string[] {
+  const request = environment.api.requests
+    .filter((candidate) => candidate.kind === 'turn')
+    .findLast((candidate) => candidate.view?.lastUserText.includes(prompt));
+  if (!request) throw new Error(`The model was never asked "${prompt}".`);
+  const history = JSON.stringify((request.body as { messages: unknown }).messages);
+  return [...new Set(history.match(/Prompt [a-z-]+\./g))];
+}
+
+// A fork of the whole conversation is cut where the source stood when it was forked. When the
+// source's last run left no answer to cut after (interrupted before the model said anything), the
+// cut is still there: what the source does afterwards, before the fork's agent starts, is not the fork's.
+describe('a fork of the whole conversation after a run that left no answer', () => {
+  it('holds the source as it stood, the unanswered prompt included, and none of the turns the source ran after the fork', async () => {
+    environment = await createClaudeTestEnvironment({
+      responder: (view) => (view.lastUserText.trimEnd().endsWith('(held)') ? holdReply() : textReply('Noted.')),
+    });
+    const runtime = await environment.runtime();
+    const turn = async (sessionId: string, text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+      expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
+    };
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    await turn(sessionId, 'Prompt source-one.');
+    const { runId: held } = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Prompt source-unanswered. (held)' }],
+    });
+    await environment.api.waitForRequests(2, { kind: 'turn' });
+    await runtime.interruptRun({ sessionId, runId: held });
+    const interrupted = await runtime.waitForRun(held);
+    expect(interrupted.outcome).toBe('interrupted');
+    expect(interrupted.checkpoint?.lastMessageId).toBeNull();
+
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    // The source goes on before the fork's agent starts: that turn is the source's alone.
+    await turn(sessionId, 'Prompt source-after-fork.');
+    expect(promptsSentWith('Prompt source-after-fork.')).toEqual([
+      'Prompt source-one.',
+      'Prompt source-unanswered.',
+      'Prompt source-after-fork.',
+    ]);
+    await turn(forkSessionId, 'Prompt fork-one.');
+    expect(promptsSentWith('Prompt fork-one.')).toEqual([
+      'Prompt source-one.',
+      'Prompt source-unanswered.',
+      'Prompt fork-one.',
+    ]);
+    // Each goes on with its own history.
+    await turn(sessionId, 'Prompt source-later.');
+    expect(promptsSentWith('Prompt source-later.')).not.toContain('Prompt fork-one.');
+    await turn(forkSessionId, 'Prompt fork-two.');
+    expect(promptsSentWith('Prompt fork-two.')).toEqual([
+      'Prompt source-one.',
+      'Prompt source-unanswered.',
+      'Prompt fork-one.',
+      'Prompt fork-two.',
+    ]);
+  });
+
+  it('after a compaction (a control that leaves no point to cut at) still starts, from the compacted conversation', async () => {
+    environment = await createClaudeTestEnvironment({
+      responder: (view) =>
+        view.isCompaction
+          ? textReply('<analysis>Short.</analysis><summary>Summary of the talk so far.</summary>')
+          : textReply('Noted.'),
+    });
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId: first } = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Prompt source-one.' }],
+    });
+    expect((await runtime.waitForRun(first)).outcome).toBe('succeeded');
+    const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
+    expect((await runtime.waitForRun(compaction)).outcome).toBe('succeeded');
+    // What came before the compaction cannot be resumed at any more: the fork copies the conversation as it is.
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    const { runId } = await runtime.submitTurn({
+      sessionId: forkSessionId,
+      input: [{ type: 'text', text: 'Prompt fork-one.' }],
+    });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+    expect(
+      JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body),
+    ).toContain('Summary of the talk so far.');
+  });
+});
