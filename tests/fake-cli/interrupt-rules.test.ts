@@ -18,9 +18,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { transports } from '../conformance/conformance-harness.js';
 
 // The interrupt receipt rules, for CLIs the real binary does not represent: one that cancels a
-// send that never started (cancel_queued), and older ones without the `cancelled` list. The sdk
-// transport's interrupt() cannot ask for cancel_queued, so it lives by the older rules everywhere;
-// both transports read the same receipts the same way.
+// send that never started (cancel_queued), and older ones without the `cancelled` list; and an exit
+// right after a stop that came before the CLI took the turn. Both transports read the same receipts
+// the same way.
 
 let root: string;
 let runtime: AgentRuntime | undefined;
@@ -150,6 +150,23 @@ describe.each(transports)('interrupt receipts (scripted CLI) [%s transport]', (t
     await appliedAfterResult.runtime.interruptRun({ sessionId: appliedAfterResult.sessionId });
     expect(await appliedAfterResult.runtime.waitForRun(second.runId)).toMatchObject({ outcome: 'interrupted' });
   });
+
+  it('a stop answered before the CLI took the turn, then the CLI exits: the run ends interrupted, the turn is not sent again', async () => {
+    // The CLI answers the stop as at idle and exits before it said anything of the turn. Sent again
+    // to a new process (as an unanswered turn is), the turn would run unstopped; this script's second
+    // process would not answer it at all, and the run would never end.
+    const { runtime: current, sessionId } = await open(transport, [], {
+      response: { still_queued: [] },
+      then: [{ exit: 0 }],
+    });
+    const { runId } = await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'go' }] });
+    // The turn is written to a running CLI, which says nothing of it.
+    await waitForEvent(current, sessionId, 'session.process_started');
+    await current.interruptRun({ sessionId });
+    expect(await current.waitForRun(runId)).toMatchObject({ outcome: 'interrupted' });
+    const events = await current.readEvents(sessionId);
+    expect(events.filter((event) => event.type === 'session.process_started')).toHaveLength(1);
+  }, 15_000);
 
   it('older CLIs on a first turn: the CLI latches the stop and the turn ends aborted', async () => {
     const { runtime: current, sessionId } = await open(transport, started, {

@@ -44,6 +44,8 @@ export abstract class AgentOutput extends AgentLifecycle {
     // Nothing is asked of an agent exiting after it refused its launch.
     current: () => (this.stopped || this.refusedItsStart(this.connection) ? null : this.connection),
   });
+  /** A turn whose stop the CLI answered before it took the turn: stopped again once it starts (requestInterrupt). */
+  protected stopWhenStarted: ActiveTurn | null = null;
   protected readonly contextMeasurement = new OneShotTimer({
     delayMs: contextMeasurementDelayMs,
     onFire: () => {
@@ -125,6 +127,11 @@ export abstract class AgentOutput extends AgentLifecycle {
     } else {
       for (const part of this.continueForSteers(turn, parts)) this.emit(part);
     }
+    // The turn a stop missed has started: the stop goes again, before the model call gets far.
+    if (turn && this.stopWhenStarted === turn && turn.started && this.state.turn === turn) {
+      this.stopWhenStarted = null;
+      this.stopAgain(turn);
+    }
     // What the message streamed is complete: stored and published now, not a coalescing window later
     // (a short turn's result comes 3-9 ms after, a stop's 1-3 ms).
     if (frame.kind === 'stream_event' && frame.frame.event.type === 'message_stop') this.options.messageEnded?.();
@@ -186,6 +193,13 @@ export abstract class AgentOutput extends AgentLifecycle {
     for (const part of endingAfterReceipt(applied, ending)) this.emit(part);
   }
 
+  /** A stop that came before the CLI took `turn`: sent again at once if the turn has started meanwhile, else at its start (onFrame). */
+  protected stopOnceStarted(turn: ActiveTurn): void {
+    if (this.state.turn !== turn) return;
+    if (turn.started) this.stopAgain(turn);
+    else this.stopWhenStarted = turn;
+  }
+
   /** Ends the current turn from outside the CLI's own result (interrupted before it started, stalled, crashed). */
   protected endTurn(
     turn: ActiveTurn,
@@ -210,6 +224,7 @@ export abstract class AgentOutput extends AgentLifecycle {
   }
 
   protected afterTurn(turn: ActiveTurn): void {
+    if (this.stopWhenStarted === turn) this.stopWhenStarted = null;
     this.replaceSpare();
     this.prompts.forgetRun(turn.runId, this.answerWriter());
     this.watchdog.stop();
@@ -227,10 +242,16 @@ export abstract class AgentOutput extends AgentLifecycle {
     this.note('claude.stall_detected');
     const connection = this.connection;
     if (connection)
-      void requestInterrupt(connection, turn, () => this.endTurn(turn, { outcome: 'failed', error: failure }), {
-        firstTurnOfProcess: !this.state.turnStartedOnProcess,
-        timeoutMs: this.settings.interruptTimeoutMs,
-      }).catch(() => undefined);
+      void requestInterrupt(
+        connection,
+        turn,
+        {
+          onCancelledBeforeStart: () => this.endTurn(turn, { outcome: 'failed', error: failure }),
+          // Only a turn waiting on the API stalls: it has started, so the stop reaches it.
+          onTurnNotReached: () => undefined,
+        },
+        { firstTurnOfProcess: !this.state.turnStartedOnProcess, timeoutMs: this.settings.interruptTimeoutMs },
+      ).catch(() => undefined);
     // If the stop does not settle in time, the agent goes; its end fails the run.
     const grace = setTimeout(() => {
       if (this.state.turn === turn) void this.stopConnection('released');
@@ -315,7 +336,9 @@ export abstract class AgentOutput extends AgentLifecycle {
       (this.stopReason === null || this.stopReason === 'idle')
     ) {
       // The process died before it said anything about this turn (e.g. it had just exited while
-      // idle): the input never reached the conversation, so send it once more to a new process.
+      // idle): the input never reached the conversation, so send it once more to a new process;
+      // unless it was asked to stop meanwhile: sent again, it would run unstopped.
+      if (turn.interruptRequested) return this.endTurn(turn, { outcome: 'interrupted' });
       pending.retried = true;
       this.state.turn = null;
       void this.send(pending.turn, pending.control);
@@ -357,6 +380,9 @@ export abstract class AgentOutput extends AgentLifecycle {
       this.emit({ type: 'run.completed', runId: turn.runId, outcome: 'failed', error: toAgentError(error).toObject() });
     }
   }
+
+  /** Sends a stop again to a turn it missed (stopOnceStarted). */
+  protected abstract stopAgain(turn: ActiveTurn): void;
 
   /** Hands a turn to the agent (starting one when none runs). */
   protected abstract send(turn: AgentProviderV1Turn, control?: string): Promise<void>;

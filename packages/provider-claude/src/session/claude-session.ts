@@ -169,12 +169,28 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       this.endTurn(turn, { outcome: 'interrupted' });
       return Promise.resolve({ applied: true });
     }
+    return this.sendStop(turn, connection);
+  }
+
+  /** The stop answered before the CLI took the turn, sent again now that the turn runs (requestInterrupt). */
+  protected stopAgain(turn: ActiveTurn): void {
+    const connection = this.liveConnection;
+    if (!connection || this.state.turn !== turn) return;
+    // The caller already has its receipt: what this one says only decides the run's end (held results, a hung agent).
+    this.sendStop(turn, connection).catch(() => undefined);
+  }
+
+  /** Writes the stop and reads its receipt; the stop under way is the one a second caller, and the held results, wait for. */
+  private sendStop(turn: ActiveTurn, connection: ClaudeConnection): Promise<{ applied: boolean }> {
     const firstTurnOfProcess = !this.state.turnStartedOnProcess;
     const done = requestInterrupt(
       connection,
       turn,
-      () => {
-        if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
+      {
+        onCancelledBeforeStart: () => {
+          if (this.state.turn === turn) this.endTurn(turn, { outcome: 'interrupted' });
+        },
+        onTurnNotReached: () => this.stopOnceStarted(turn),
       },
       { firstTurnOfProcess, timeoutMs: this.settings.interruptTimeoutMs },
     )
@@ -192,7 +208,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       .finally(() => {
         if (this.interrupting?.done === done) this.interrupting = null;
       });
-    this.interrupting = { runId, done };
+    this.interrupting = { runId: turn.runId, done };
     return done;
   }
 

@@ -61,8 +61,9 @@ export interface TranslatorState {
   /** The CLI has accepted a turn of this conversation (so a later process can --resume it). */
   conversationEstablished: boolean;
   /**
-   * A turn of ours has started on this process. Until then a stop lands in the CLI's first-command
-   * window, where it is latched onto the input waiting for the first turn (see interrupt-request.ts).
+   * A turn of ours has started on this process. Until then a stop may come before the CLI read the
+   * first turn's input: it answers as at idle and runs the turn, so the stop is sent again once the
+   * turn starts (see interrupt-request.ts).
    */
   turnStartedOnProcess: boolean;
   /** The API message currently streaming, per stream (main answer = '', subagents by parent tool use id). */
