@@ -1,22 +1,13 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { promptsSentWith } from './prompts-sent.js';
 
 let environment: ClaudeTestEnvironment;
 
 afterEach(async () => {
   await environment?.cleanup();
 });
-
-/** The prompts the model was sent, in order, in the latest request of the turn that asked `prompt`. */
-function promptsSentWith(prompt: string): string[] {
-  const request = environment.api.requests
-    .filter((candidate) => candidate.kind === 'turn')
-    .findLast((candidate) => candidate.view?.lastUserText.includes(prompt));
-  if (!request) throw new Error(`The model was never asked "${prompt}".`);
-  const history = JSON.stringify((request.body as { messages: unknown }).messages);
-  return [...new Set(history.match(/Prompt [a-z-]+\./g))];
-}
 
 // A fork of the whole conversation is cut where the source stood when it was forked. When the
 // source's last run left no answer to cut after (interrupted before the model said anything), the
@@ -46,22 +37,22 @@ describe('a fork of the whole conversation after a run that left no answer', () 
     const { forkSessionId } = await runtime.forkSession({ sessionId });
     // The source goes on before the fork's agent starts: that turn is the source's alone.
     await turn(sessionId, 'Prompt source-after-fork.');
-    expect(promptsSentWith('Prompt source-after-fork.')).toEqual([
+    expect(promptsSentWith(environment, 'Prompt source-after-fork.', 'latest')).toEqual([
       'Prompt source-one.',
       'Prompt source-unanswered.',
       'Prompt source-after-fork.',
     ]);
     await turn(forkSessionId, 'Prompt fork-one.');
-    expect(promptsSentWith('Prompt fork-one.')).toEqual([
+    expect(promptsSentWith(environment, 'Prompt fork-one.', 'latest')).toEqual([
       'Prompt source-one.',
       'Prompt source-unanswered.',
       'Prompt fork-one.',
     ]);
     // Each goes on with its own history.
     await turn(sessionId, 'Prompt source-later.');
-    expect(promptsSentWith('Prompt source-later.')).not.toContain('Prompt fork-one.');
+    expect(promptsSentWith(environment, 'Prompt source-later.', 'latest')).not.toContain('Prompt fork-one.');
     await turn(forkSessionId, 'Prompt fork-two.');
-    expect(promptsSentWith('Prompt fork-two.')).toEqual([
+    expect(promptsSentWith(environment, 'Prompt fork-two.', 'latest')).toEqual([
       'Prompt source-one.',
       'Prompt source-unanswered.',
       'Prompt fork-one.',

@@ -1,22 +1,13 @@
 import { textReply } from '@tether/fake-anthropic-api';
 import { type ClaudeTestEnvironment, agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { promptsSentWith } from './prompts-sent.js';
 
 let environment: ClaudeTestEnvironment;
 
 afterEach(async () => {
   await environment?.cleanup();
 });
-
-/** The prompts the model was sent, in order, in the first request of the turn that asked `prompt`. */
-function promptsSentWith(prompt: string): string[] {
-  const request = environment.api.requests
-    .filter((candidate) => candidate.kind === 'turn')
-    .find((candidate) => candidate.view?.lastUserText.includes(prompt));
-  if (!request) throw new Error(`The model was never asked "${prompt}".`);
-  const history = JSON.stringify((request.body as { messages: unknown }).messages);
-  return [...new Set(history.match(/Prompt [a-z-]+\./g))];
-}
 
 // Forks through the runtime over the real binary: where each side's conversation is cut, seen in what the model is sent.
 describe('forks go on as branches of their own', () => {
@@ -34,14 +25,14 @@ describe('forks go on as branches of their own', () => {
     // The source goes on before the fork's agent starts: that turn is the source's alone.
     await turn(sessionId, 'Prompt source-two.');
     const first = await turn(forkSessionId, 'Prompt fork-one.');
-    expect(promptsSentWith('Prompt fork-one.')).toEqual(['Prompt source-one.', 'Prompt fork-one.']);
+    expect(promptsSentWith(environment, 'Prompt fork-one.')).toEqual(['Prompt source-one.', 'Prompt fork-one.']);
     await turn(forkSessionId, 'Prompt fork-two.');
 
     await runtime.rewindSession({ sessionId: forkSessionId, toRunId: first });
     await turn(forkSessionId, 'Prompt fork-again.');
-    expect(promptsSentWith('Prompt fork-again.')).toEqual(['Prompt source-one.', 'Prompt fork-again.']);
+    expect(promptsSentWith(environment, 'Prompt fork-again.')).toEqual(['Prompt source-one.', 'Prompt fork-again.']);
     await turn(sessionId, 'Prompt source-three.');
-    expect(promptsSentWith('Prompt source-three.')).toEqual([
+    expect(promptsSentWith(environment, 'Prompt source-three.')).toEqual([
       'Prompt source-one.',
       'Prompt source-two.',
       'Prompt source-three.',
