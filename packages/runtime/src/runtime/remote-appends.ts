@@ -23,6 +23,14 @@ export interface RemoteAppendsParts {
 const pageSize = 500;
 
 /**
+ * A read to a session's end (after missed notices) that failed is tried again this long after, twice
+ * as long each time up to the notice listener's 5 s, while the session is followed here: a deletion it
+ * would have found has no notice left to come (a store connection broken with the notices' often
+ * fails the first read after them).
+ */
+const fullReadRetry = { firstMs: 100, longestMs: 5_000 } as const;
+
+/**
  * Other runtimes' appends to sessions followed here: on each notice, the store is read after the
  * last seq handed on for the session and what it holds is published, in order, one read at a time
  * per session (notices arriving meanwhile only move where that read must reach). After a resync
@@ -42,6 +50,8 @@ export class RemoteAppends {
   private readonly reading = new Map<string, { target: number }>();
   private readonly stopListening: () => void;
   private readonly stopHearingDeletions: () => void;
+  /** Full reads that failed, waiting to be tried again, with the wait before the next try. */
+  private readonly retries = new Map<string, { readonly timer: NodeJS.Timeout; readonly delayMs: number }>();
   private stopped = false;
 
   constructor(parts: RemoteAppendsParts) {
@@ -54,6 +64,8 @@ export class RemoteAppends {
     this.stopped = true;
     this.stopListening();
     this.stopHearingDeletions();
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
   }
 
   /**
@@ -87,6 +99,7 @@ export class RemoteAppends {
   private catchUp(sessionId: string, target: number): void {
     if (this.parts.isResident(sessionId) || !this.parts.isWatched(sessionId)) {
       this.positions.delete(sessionId);
+      this.forgetRetry(sessionId);
       return;
     }
     const inProgress = this.reading.get(sessionId);
@@ -97,12 +110,36 @@ export class RemoteAppends {
     const reading = { target };
     this.reading.set(sessionId, reading);
     void this.read(sessionId, reading)
-      .catch((error: unknown) => {
-        // Where this runtime stands is unknown now: the next notice starts afresh.
-        this.positions.delete(sessionId);
-        this.parts.onError(error);
-      })
+      .then(
+        () => {
+          if (!Number.isFinite(reading.target)) this.forgetRetry(sessionId);
+        },
+        (error: unknown) => {
+          // Where this runtime stands is unknown now: the next notice starts afresh.
+          this.positions.delete(sessionId);
+          this.parts.onError(error);
+          // After missed notices no next notice may come (a deletion's): this read is tried again.
+          if (!Number.isFinite(reading.target)) this.retryFullRead(sessionId);
+        },
+      )
       .finally(() => this.reading.delete(sessionId));
+  }
+
+  private forgetRetry(sessionId: string): void {
+    const retry = this.retries.get(sessionId);
+    if (retry === undefined) return;
+    clearTimeout(retry.timer);
+    this.retries.delete(sessionId);
+  }
+
+  private retryFullRead(sessionId: string): void {
+    if (this.stopped) return;
+    const previous = this.retries.get(sessionId);
+    if (previous) clearTimeout(previous.timer);
+    const delayMs = previous ? Math.min(previous.delayMs * 2, fullReadRetry.longestMs) : fullReadRetry.firstMs;
+    const timer = setTimeout(() => this.catchUp(sessionId, Number.POSITIVE_INFINITY), delayMs);
+    timer.unref();
+    this.retries.set(sessionId, { timer, delayMs });
   }
 
   private async read(sessionId: string, reading: { target: number }): Promise<void> {
