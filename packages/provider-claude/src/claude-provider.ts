@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { type ModelList, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
@@ -12,7 +13,6 @@ import { CliConnection } from './connection/cli-connection.js';
 import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
 import { readModelList } from './models/read-model-list.js';
-import { removeFoldersOfEndedCreators } from './process/creator-named-folders.js';
 import { sweepAgentsOfEndedHosts } from './process/live-agent-markers.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
@@ -281,17 +281,17 @@ export function createClaudeProviderWith(
     },
     async doPrepare() {
       const channels = stdoutChannels?.fill();
-      // What a host killed by SIGKILL left in the temporary folder (a session's private system-prompt
-      // append, the spares' parking folder): nothing else would ever remove it.
-      const leftovers = removeFoldersOfEndedCreators([privateTextFolderPrefix, parkingFolderPrefix]);
-      // What such a host's agents (and their tools) still run: it may have died before it stored them, or mid-sweep.
-      const agentsLeft = sweepAgentsOfEndedHosts();
+      // What a host killed by SIGKILL left, in one look at the temporary folder: what its agents (and
+      // their tools) still run (it may have died before it stored them, or mid-sweep), and its folders
+      // (a session's private system-prompt append, the spares' parking folder), which nothing else
+      // would ever remove.
+      const leftovers = sweepAgentsOfEndedHosts(os.tmpdir(), [privateTextFolderPrefix, parkingFolderPrefix]);
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.
       randomUUID();
       checkBundledBinaryAhead();
-      await Promise.all([channels, leftovers, agentsLeft]);
+      await Promise.all([channels, leftovers]);
     },
     async doDispose(options = {}) {
       // A model list still being read ends with the host, like every other agent process.

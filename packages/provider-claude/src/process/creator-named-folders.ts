@@ -112,15 +112,20 @@ export async function foldersOfEndedCreators(
   return found.flat();
 }
 
-/** Removes the folders foldersOfEndedCreators finds. Returns what was removed. Never rejects. */
+/**
+ * Removes the folders foldersOfEndedCreators finds, each once `clear` (if given) has dealt with what
+ * it names and said it may go. Returns what was removed. Never rejects.
+ */
 export async function removeFoldersOfEndedCreators(
   prefixes: readonly string[],
   directory: string = os.tmpdir(),
+  clear?: (folder: string) => Promise<boolean>,
 ): Promise<string[]> {
   const removed: string[] = [];
   await Promise.all(
     (await foldersOfEndedCreators(prefixes, directory)).map(async (folder) => {
       try {
+        if (clear && !(await clear(folder))) return;
         await rm(folder, { recursive: true, force: true });
         removed.push(folder);
       } catch {

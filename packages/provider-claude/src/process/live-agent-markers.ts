@@ -1,8 +1,8 @@
 import { readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createCreatorNamedFolderSync, foldersOfEndedCreators } from './creator-named-folders.js';
+import { createCreatorNamedFolderSync, removeFoldersOfEndedCreators } from './creator-named-folders.js';
 import { isProcessMarker } from './process-marker.js';
 import { sweepDescendants } from './sweep-descendants.js';
 
@@ -85,21 +85,24 @@ export function liveAgentMarkers(): string[] {
 
 /**
  * Ends every process still carrying a marker that a host now gone recorded (the agents it left and
- * what their tools started), then removes its folder. Only this user's folders whose creator is
- * certainly gone are read (see creator-named-folders.ts), and only processes whose environment
- * carries a recorded marker are signalled. Returns the signalled pids. Never rejects.
+ * what their tools started), then removes its folder; with `otherPrefixes`, such a host's other
+ * folders go in the same look at `directory` (one read of the temporary folder as a host starts).
+ * Only this user's folders whose creator is certainly gone are read (see creator-named-folders.ts),
+ * and only processes whose environment carries a recorded marker are signalled. Returns the
+ * signalled pids. Never rejects.
  */
-export async function sweepAgentsOfEndedHosts(directory: string = os.tmpdir()): Promise<number[]> {
-  const folders = await foldersOfEndedCreators([liveAgentsFolderPrefix], directory);
-  const swept = await Promise.all(
-    folders.map(async (ended) => {
-      const markers = (await readdir(ended).catch(() => [])).filter(isProcessMarker);
-      const results = await Promise.all(markers.map((marker) => sweepDescendants({ marker })));
-      // Survivors stay recorded, for the next host to look for.
-      if (results.every((result) => result.survivors.length === 0))
-        await rm(ended, { recursive: true, force: true }).catch(() => undefined);
-      return results.flatMap((result) => result.signalled);
-    }),
-  );
-  return swept.flat();
+export async function sweepAgentsOfEndedHosts(
+  directory: string = os.tmpdir(),
+  otherPrefixes: readonly string[] = [],
+): Promise<number[]> {
+  const signalled: number[] = [];
+  await removeFoldersOfEndedCreators([liveAgentsFolderPrefix, ...otherPrefixes], directory, async (folder) => {
+    if (!path.basename(folder).startsWith(liveAgentsFolderPrefix)) return true;
+    const markers = (await readdir(folder).catch(() => [])).filter(isProcessMarker);
+    const results = await Promise.all(markers.map((marker) => sweepDescendants({ marker })));
+    signalled.push(...results.flatMap((result) => result.signalled));
+    // Survivors stay recorded, for the next host to look for.
+    return results.every((result) => result.survivors.length === 0);
+  });
+  return signalled;
 }
