@@ -18,7 +18,7 @@ import {
   peerTurnTimer,
 } from './peer-turn-timer.mjs';
 import { OwnParts } from './stdio-timestamps.mjs';
-import { waitForIdleSpare } from './warm-pool.mjs';
+import { spareSettledMs, waitForIdleSpare } from './warm-pool.mjs';
 
 function startClaude({ claudePath, rawArgv, rawEnv }, { cwd, extraArgs = [] }) {
   const child = spawn(claudePath, [...rawArgv, ...extraArgs], { cwd, env: rawEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -151,7 +151,7 @@ export async function measureRawPrewarmed(context) {
   await Promise.all([mkdir(parking, { recursive: true }), mkdir(folder, { recursive: true })]);
   const spare = startClaude(context, { cwd: parking, extraArgs: ['--await-claim'] });
   await spare.request({ subtype: 'initialize' });
-  await waitForIdleSpare({ apiPid: context.apiPid });
+  await waitForIdleSpare({ apiPid: context.apiPid, idleMs: spareSettledMs });
   const claimStart = performance.now();
   const claimedTurn = spare.timer.turn(claimStart);
   spare.send({

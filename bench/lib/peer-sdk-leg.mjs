@@ -18,7 +18,7 @@ import {
 } from './peer-turn-timer.mjs';
 import { childrenOf, commandLine } from './proc.mjs';
 import { OwnParts } from './stdio-timestamps.mjs';
-import { waitForIdleSpare } from './warm-pool.mjs';
+import { spareSettledMs, waitForIdleSpare } from './warm-pool.mjs';
 
 /**
  * Streaming input: user messages pushed one at a time; end() closes stdin. `record` sees each message
@@ -185,7 +185,7 @@ export async function measureSdkPrewarmed(context, options) {
   const startupFolder = `${context.root}/fresh-sdk-startup-${randomUUID()}`;
   await mkdir(startupFolder, { recursive: true });
   const warmQuery = await startup({ options: { ...options, cwd: startupFolder } });
-  await waitForIdleSpare({ apiPid: context.apiPid });
+  await waitForIdleSpare({ apiPid: context.apiPid, idleMs: spareSettledMs });
   const startupInput = inputQueue();
   const startupStart = performance.now();
   const startupQuery = warmQuery.query(startupInput);
@@ -200,7 +200,7 @@ export async function measureSdkPrewarmed(context, options) {
   const claimFolder = `${context.root}/fresh-sdk-claim-${randomUUID()}`;
   await Promise.all([mkdir(parking, { recursive: true }), mkdir(claimFolder, { recursive: true })]);
   const spare = await prewarm({ options: { ...options, cwd: parking } });
-  await waitForIdleSpare({ apiPid: context.apiPid });
+  await waitForIdleSpare({ apiPid: context.apiPid, idleMs: spareSettledMs });
   const claimInput = inputQueue();
   const claimStart = performance.now();
   const claimQuery = spare.claim({ prompt: claimInput, options: { cwd: claimFolder } });

@@ -10,7 +10,7 @@ import { cpuMs, measureInterrupts, measureShortTurns, measureSteadyTurns } from 
 import { processEnded } from './process-stop-timing.mjs';
 import { OwnParts } from './stdio-timestamps.mjs';
 import { EventWatch, startTether, tetherTurn } from './tether-harness.mjs';
-import { waitForIdleSpare } from './warm-pool.mjs';
+import { spareSettledMs, waitForIdleSpare } from './warm-pool.mjs';
 
 const isDelta = (runId) => (event) => event.type === 'run.message_delta' && event.runId === runId;
 
@@ -117,8 +117,8 @@ export async function measureTetherPrewarmed(context) {
     await pool.runtime.closeSession({ sessionId: first.sessionId });
     // The closed session's claude ends, and the machine is quiet again, before the clock starts, as
     // the raw and SDK legs' earlier processes have ended before theirs: timed at once, the claim
-    // shared the 2 cores with that process's teardown.
-    await waitForIdleSpare({ apiPid: context.apiPid });
+    // shared the 2 cores with that process's teardown. Settled as every leg's spare is (spareSettledMs).
+    await waitForIdleSpare({ apiPid: context.apiPid, idleMs: spareSettledMs });
     const start = performance.now();
     const { sessionId } = await pool.runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
     poolWatch = new EventWatch(pool.runtime, sessionId);

@@ -4,12 +4,24 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childrenOf, processCpuMs } from './proc.mjs';
 
+const lookMs = 100;
+
+/**
+ * How long a spare that is timed stays idle first: a parked CLI 2.1.332 still collects the garbage of
+ * its start-up one to two seconds after it went idle (~40 ms of its CPU on two cores), and a claim
+ * made in that window pays for it. The legs' spares reached the clock at different ages (Tether's
+ * waits out its first session's close as well), so without this the row measured when each was
+ * claimed, not the driver; a pool's spare in use has waited far longer than this.
+ */
+export const spareSettledMs = 3_000;
+
 /**
  * The warm pool's spare is ready when a claude child that belongs to no session exists and has
- * gone idle (initialize answered): its CPU time stops growing. Bounded; resolves with the ms waited.
- * Throws when no spare appeared at all: a leg measured then would time a spare's start-up, not a claim.
+ * gone idle (initialize answered): its CPU time stops growing for `idleMs` (`spareSettledMs` before a
+ * timed claim). Bounded; resolves with the ms waited. Throws when no spare appeared at all: a leg
+ * measured then would time a spare's start-up, not a claim.
  */
-export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
+export async function waitForIdleSpare({ apiPid, idleMs = 300, timeoutMs = 15_000 + idleMs }) {
   const started = performance.now();
   let previous = new Map();
   let stableRounds = 0;
@@ -22,9 +34,9 @@ export async function waitForIdleSpare({ apiPid, timeoutMs = 15_000 }) {
       spares.length > 0 &&
       spares.every((child) => previous.has(child.pid) && cpu.get(child.pid) - previous.get(child.pid) <= 10);
     stableRounds = idle ? stableRounds + 1 : 0;
-    if (stableRounds >= 3) break;
+    if (stableRounds * lookMs >= idleMs) break;
     previous = cpu;
-    await sleep(100);
+    await sleep(lookMs);
   }
   if (!seen) throw new Error(`no spare process appeared within ${timeoutMs} ms`);
   return performance.now() - started;
