@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { AgentError } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +55,24 @@ describe.runIf(process.platform === 'linux')('lowerAgentPriority', () => {
     expect(new Set(threadNices(pid))).toEqual(new Set([Math.min(19, getPriority() + 10)]));
     const hostGroup = autogroupNiceOf('self');
     if (hostGroup !== undefined) expect(autogroupNiceOf(pid)).toBe(Math.min(19, hostGroup + 10));
+  });
+
+  it("never lowers the host's own session's group: a child in the host's session gets only its threads lowered", async () => {
+    const hostGroup = autogroupNiceOf('self');
+    const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    started.push(child);
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    try {
+      lowerAgentPriority(child.pid!, 10);
+      expect(autogroupNiceOf('self')).toBe(hostGroup);
+      expect(new Set(threadNices(child.pid!))).toEqual(new Set([Math.min(19, getPriority() + 10)]));
+    } finally {
+      // Had it been lowered, the rest of this test run would crawl: put back (only root may).
+      if (hostGroup !== undefined && autogroupNiceOf('self') !== hostGroup)
+        writeFileSync('/proc/self/autogroup', String(hostGroup), { flag: 'r+' });
+    }
   });
 
   it('leaves the child as it is with 0, and says nothing about a child already gone', async () => {

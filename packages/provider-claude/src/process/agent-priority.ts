@@ -30,14 +30,19 @@ function clampNice(value: number): number {
   return Math.min(niceRange.highest, Math.max(niceRange.lowest, value));
 }
 
-/** A process's autogroup nice ("/autogroup-25 nice 0"), or undefined where there are no autogroups (or no such process). */
-export function autogroupNiceOf(pid: number | 'self'): number | undefined {
+/** A process's autogroup ("/autogroup-25 nice 0"), or undefined where there are no autogroups (or no such process). */
+function autogroupOf(pid: number | 'self'): { readonly name: string; readonly nice: number } | undefined {
   try {
-    const match = / nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
-    return match ? Number(match[1]) : undefined;
+    const match = /^(\S+) nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
+    return match ? { name: match[1]!, nice: Number(match[2]) } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A process's autogroup nice, or undefined where there are no autogroups (or no such process). */
+export function autogroupNiceOf(pid: number | 'self'): number | undefined {
+  return autogroupOf(pid)?.nice;
 }
 
 /**
@@ -48,7 +53,8 @@ export function autogroupNiceOf(pid: number | 'self'): number | undefined {
  *
  * `by` is added to the host's own nice value, as `nice -n` does, capped at 19. Linux schedules either
  * by autogroup (a process in the root CPU cgroup: each session is one group, and the agent has a
- * session of its own) or by task (inside a CPU cgroup, as in a container): the agent's group gets the
+ * session of its own; one left in the host's session keeps the group, which is the host's too) or by task
+ * (inside a CPU cgroup, as in a container): the agent's group gets the
  * host's group's nice plus `by` for the first, every current thread of the agent the host's own nice
  * plus `by` for the second; threads and processes started later inherit it from the thread that
  * starts them. Raising a nice needs no privilege. Best effort, and nothing off Linux: a kernel without
@@ -56,10 +62,12 @@ export function autogroupNiceOf(pid: number | 'self'): number | undefined {
  */
 export function lowerAgentPriority(pid: number, by: number): void {
   if (process.platform !== 'linux' || by <= 0) return;
-  const groupNice = autogroupNiceOf('self');
-  if (groupNice !== undefined) {
+  const hostGroup = autogroupOf('self');
+  // An agent still in the host's session shares its group: lowering that group would lower the host,
+  // and every other program of the session (a terminal's shell and all it runs), for as long as it lasts.
+  if (hostGroup !== undefined && autogroupOf(pid)?.name !== hostGroup.name) {
     try {
-      writeFileSync(`/proc/${pid}/autogroup`, String(clampNice(groupNice + by)));
+      writeFileSync(`/proc/${pid}/autogroup`, String(clampNice(hostGroup.nice + by)));
     } catch {
       // The agent is gone already, or its kernel refuses: its threads' nice below still applies in a cgroup.
     }
