@@ -35,18 +35,20 @@ export function routeLabel(context: Context): string {
 /**
  * Which of the refusals anyone can cause at will an answer is, if one: the token check's 401 (a
  * command's `auth_required`, also 401, is the agent's, for a caller with the token), the origin
- * guard's 403 (no error code answers 403).
+ * guard's 403 (no error code answers 403), a path no route answers (a 404 of a route that exists,
+ * such as an unknown session's, is logged as ever).
  */
 function refusalOf(status: number, errorCode: string | undefined): RefusalKind | null {
   if (status === 401 && errorCode === 'unauthorized') return 'unauthorized';
   if (status === 403) return 'foreign_host_or_origin';
+  if (status === 404 && errorCode === 'route_not_found') return 'route_not_found';
   return null;
 }
 
 /**
  * One structured line and one counter per request: method, route, status, duration, session, error code.
- * Requests refused for want of the token (401) or for a foreign Host or Origin (403) are counted each,
- * logged rate-limited (refused-request-log.ts).
+ * Requests refused for want of the token (401), for a foreign Host or Origin (403) or for a path no
+ * route answers (404) are counted each, logged rate-limited (refused-request-log.ts).
  */
 export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironment> {
   return async (context, next) => {

@@ -79,6 +79,44 @@ async function closeCodeAfter(url: string, frame: string): Promise<number> {
   return closed;
 }
 
+describe("the daemon's log of requests for paths no route answers", () => {
+  it('writes the first, then one line counting the rest; a route that answers 404 is logged as ever', async () => {
+    const { daemon, lines } = await startTestDaemon();
+    const times = 30;
+    for (let index = 0; index < times; index += 1) {
+      const response = await fetch(`${daemon.url}/probe-${index}/secret-path?also=secret-query`);
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
+    }
+    // An unknown session is the answer of a route that exists: a line of its own, as ever.
+    const unknown = await fetch(`${daemon.url}/v1/sessions/no-such-session`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    expect(unknown.status).toBe(404);
+    await daemon.close();
+
+    expect(lines.filter((line) => line.fields['errorCode'] === 'route_not_found')).toEqual([
+      {
+        level: 'info',
+        fields: expect.objectContaining({ status: 404, route: 'unmatched', errorCode: 'route_not_found' }),
+        message: 'request',
+      },
+      {
+        level: 'warn',
+        fields: expect.objectContaining({ status: 404, refusal: 'route_not_found', refused: times - 1 }),
+        message: expect.stringContaining(`requests for a path no route answers (404): ${times - 1} more,`),
+      },
+    ]);
+    expect(
+      lines.filter((line) => line.fields['route'] === '/v1/sessions/:id' && line.fields['status'] === 404),
+    ).toHaveLength(1);
+    const written = JSON.stringify(lines);
+    expect(written).not.toContain('probe-');
+    expect(written).not.toContain('secret-path');
+    expect(written).not.toContain('secret-query');
+  });
+});
+
 describe("the daemon's log of refused upgrades, foreign hosts and sockets without the token", () => {
   it('writes the first of each kind, then one line per kind counting the rest', async () => {
     const { daemon, lines } = await startTestDaemon();

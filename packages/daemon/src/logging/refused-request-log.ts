@@ -24,6 +24,11 @@ const refusalKinds = {
     fields: { closeCode: 4401, errorCode: 'unauthorized' },
     what: 'WebSockets closed without a valid auth frame (4401)',
   },
+  /** A path no route answers (404 route_not_found): the web UI's paths need no token, so anyone can ask any. */
+  route_not_found: {
+    fields: { status: 404, errorCode: 'route_not_found' },
+    what: 'requests for a path no route answers (404)',
+  },
   /** A WebSocket upgrade refused because too many sockets already wait to show the token. */
   websocket_too_many_waiting: {
     fields: { status: 503 },
