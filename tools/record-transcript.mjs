@@ -73,6 +73,20 @@ const scenarios = {
       await s.waitForNth(isResult, 2);
     },
   },
+  'auto-compact': {
+    async run(s) {
+      // The first answer reports a context of 995,000 tokens (of the model's 1,000,000-token window): before
+      // the second turn's call the CLI compacts the conversation on its own (the fake API answers the summary request).
+      s.api.enqueue(
+        textReply('First answer.', { chunks: 2, usage: { inputTokens: 995_000, outputTokens: 10 } }),
+        textReply('Second answer, after the compaction.', { chunks: 2 }),
+      );
+      s.send('First question.');
+      await s.waitFor(isResult);
+      s.send('Second question.');
+      await s.waitForNth(isResult, 2);
+    },
+  },
   'thinking-turn': {
     async run(s) {
       s.api.enqueue(

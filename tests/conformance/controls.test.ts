@@ -62,15 +62,19 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     expect(turnRequests(environment).length).toBe(before);
   });
 
-  it('compact with instructions: the agent compacts through the model and the next turn works', async () => {
+  it('compact with instructions: the agent compacts through the model, says so, and the next turn works', async () => {
     const { environment, runtime, sessionId } = await sessionWithOneTurn();
     const { runId, events } = await control(runtime, sessionId, 'compact', 'keep only the fruit');
     expect(runSequence(events, runId)).toEqual([
       'run.started:compact',
+      'context.compacted',
       'run.usage',
       'control.completed:compact:succeeded',
       'run.completed:succeeded',
     ]);
+    const compacted = events.find((event) => event.type === 'context.compacted');
+    expect(compacted).toMatchObject({ runId, trigger: 'requested' });
+    expect(compacted?.type === 'context.compacted' && compacted.tokensBefore).toBeGreaterThan(0);
     expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Still there?' }] });
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Fake model reply.');

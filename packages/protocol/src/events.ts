@@ -140,6 +140,21 @@ export const ControlCompletedEvent = runEvent('control.completed', {
 /** The conversation's context was cleared (the provider continues under a new conversation id). */
 export const ContextClearedEvent = runEvent('context.cleared', {});
 
+/** Tokens a context held, as the agent counted them (a context window is at most a few million). */
+const ContextTokens = z.number().int().nonnegative().max(1e9);
+
+/**
+ * The conversation's context was replaced by a summary of it: asked for (the `compact` control), or
+ * done by the agent on its own as the context was filling up, before the run's next model call.
+ */
+export const ContextCompactedEvent = runEvent('context.compacted', {
+  trigger: z.enum(['requested', 'automatic']),
+  /** The context's size before; null when the agent did not say. */
+  tokensBefore: ContextTokens.nullable(),
+  /** Its size after; null when the agent did not say. */
+  tokensAfter: ContextTokens.nullable(),
+});
+
 /** The run waits for a free agent process (the provider's process limit is reached). */
 export const RunQueuedEvent = runEvent('run.queued', {
   /** How many runs wait before this one (0 = next). */
@@ -377,6 +392,7 @@ export const ProtocolEvent = z.discriminatedUnion('type', [
   InteractionSendFailedEvent,
   ControlCompletedEvent,
   ContextClearedEvent,
+  ContextCompactedEvent,
   DiagnosticEvent,
 ]);
 export type ProtocolEvent = z.infer<typeof ProtocolEvent>;

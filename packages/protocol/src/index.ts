@@ -136,6 +136,7 @@ export {
   SessionProcessStoppedEvent,
   ControlCompletedEvent,
   ContextClearedEvent,
+  ContextCompactedEvent,
   InteractionRequestedEvent,
   InteractionSettledEvent,
   InteractionWithdrawnEvent,
@@ -179,6 +180,7 @@ export {
 } from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
 export { writeOutBidirectionalControls } from './bidirectional-controls.js';
+export { describeContextCompaction } from './context-compaction.js';
 export {
   checkPageLimit,
   checkSessionIdArgument,

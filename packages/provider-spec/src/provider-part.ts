@@ -20,6 +20,7 @@ export type AgentProviderV1Part = EventBodyOfType<
   | 'session.process_stopped'
   | 'control.completed'
   | 'context.cleared'
+  | 'context.compacted'
   | 'interaction.requested'
   | 'interaction.withdrawn'
   | 'diagnostic'

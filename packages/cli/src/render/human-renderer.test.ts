@@ -51,4 +51,13 @@ describe('the human renderer', () => {
     ]);
     expect(stderr).not.toContain('cut off');
   });
+
+  it('says when the context was compacted, on stderr, and the answer goes on on stdout', () => {
+    const { stdout, stderr } = rendered([
+      { type: 'context.compacted', runId, trigger: 'automatic', tokensBefore: 995_014, tokensAfter: 2629 },
+      { type: 'run.message_delta', runId, blockId: 'after:0', text: 'Second answer.' },
+    ]);
+    expect(stdout).toBe('Second answer.');
+    expect(stderr).toBe('  · Context compacted by the agent as it filled up: 995,014 → 2,629 tokens\n');
+  });
 });

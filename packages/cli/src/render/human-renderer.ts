@@ -3,6 +3,7 @@ import {
   type InputPart,
   type ProtocolEvent,
   type TokenUsage,
+  describeContextCompaction,
   writeOutBidirectionalControls,
 } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
@@ -271,6 +272,9 @@ export class HumanRenderer {
         this.runUsage.delete(event.runId);
         return;
       }
+      case 'context.compacted':
+        this.note(`  · ${describeContextCompaction(event)}`);
+        return;
       case 'run.retrying': {
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,

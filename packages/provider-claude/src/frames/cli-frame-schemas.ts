@@ -31,6 +31,10 @@ export const SystemFrame = z.looseObject({
   error_status: z.number().nullish(),
   // informational: what became of the turn's prompt (a UserPromptSubmit hook can block it)
   prompt_submit_outcome: z.looseObject({ kind: z.string(), prompt_kept: z.boolean().nullish() }).nullish(),
+  // compact_boundary: what a compaction did (manual: /compact; auto: the context was filling up)
+  compact_metadata: z
+    .looseObject({ trigger: z.string().nullish(), pre_tokens: z.number().nullish(), post_tokens: z.number().nullish() })
+    .nullish(),
 });
 export type SystemFrame = z.infer<typeof SystemFrame>;
 

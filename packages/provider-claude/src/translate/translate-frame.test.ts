@@ -68,6 +68,33 @@ describe('translating recorded CLI transcripts', () => {
     expect(parts.filter((part) => part.type === 'session.provider_session_changed')).toHaveLength(1);
   });
 
+  it('automatic compaction: the turn that found the context full says so, then answers as ever', () => {
+    const parts = replay('auto-compact');
+    expect(parts.filter((part) => part.type === 'context.compacted')).toEqual([
+      { type: 'context.compacted', runId: 'run_2', trigger: 'automatic', tokensBefore: 995_014, tokensAfter: 2629 },
+    ]);
+    // The summary the CLI puts in the conversation is not the answer.
+    expect(text(parts, 'run.message_delta', 'run_2')).toBe('Second answer, after the compaction.');
+    const second = parts.filter((part) => 'runId' in part && part.runId === 'run_2').map((part) => part.type);
+    expect(second.indexOf('context.compacted')).toBeLessThan(second.indexOf('run.message_delta'));
+    expect(second.at(-1)).toBe('run.completed');
+  });
+
+  it('a compaction the host asked for (/compact) is `requested`; counts the CLI does not give are null', () => {
+    const current = stateWithTurn();
+    const boundary = (metadata: Record<string, unknown>) =>
+      translateFrame(
+        current,
+        parseCliFrame({ type: 'system', subtype: 'compact_boundary', compact_metadata: metadata }),
+      );
+    expect(boundary({ trigger: 'manual', pre_tokens: 52_000, post_tokens: 3_100 })).toEqual([
+      { type: 'context.compacted', runId: 'run_1', trigger: 'requested', tokensBefore: 52_000, tokensAfter: 3_100 },
+    ]);
+    expect(boundary({ trigger: 'auto', pre_tokens: -1, post_tokens: 1.5 })).toEqual([
+      { type: 'context.compacted', runId: 'run_1', trigger: 'automatic', tokensBefore: null, tokensAfter: null },
+    ]);
+  });
+
   it('thinking turn: thinking and answer are separate blocks', () => {
     const parts = replay('thinking-turn');
     expect(text(parts, 'run.thinking_delta').length).toBeGreaterThan(0);

@@ -118,6 +118,10 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
       state.turn.promptBlocked = { promptKept: frame.prompt_submit_outcome.prompt_kept === true };
     return;
   }
+  if (frame.subtype === 'compact_boundary') {
+    if (state.turn && attributedRunId(state) !== null) parts.push(compactedPart(state.turn.runId, frame));
+    return;
+  }
   if (frame.subtype === 'background_tasks_changed') {
     state.backgroundTasks = frame.tasks?.length ?? 0;
     return;
@@ -134,6 +138,23 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
       ...(abandoned.length > 0 ? { abandonedBlockIds: abandoned } : {}),
     });
   }
+}
+
+/** A token count the agent reported, within the protocol's bound; null when it is not a count. */
+function tokenCount(value: number | null | undefined): number | null {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 1e9 ? (value as number) : null;
+}
+
+/** compact_boundary: `manual` is a compaction the host asked for (the compact control); anything else the CLI's own. */
+function compactedPart(runId: string, frame: SystemFrame): AgentProviderV1Part {
+  const metadata = frame.compact_metadata;
+  return {
+    type: 'context.compacted',
+    runId,
+    trigger: metadata?.trigger === 'manual' ? 'requested' : 'automatic',
+    tokensBefore: tokenCount(metadata?.pre_tokens),
+    tokensAfter: tokenCount(metadata?.post_tokens),
+  };
 }
 
 /** The most blocks one run.retrying names (the protocol's bound; an API message has a handful). */

@@ -18,6 +18,7 @@ const providerPartTypes: Record<AgentProviderV1PartType, true> = {
   'session.process_stopped': true,
   'control.completed': true,
   'context.cleared': true,
+  'context.compacted': true,
   'interaction.requested': true,
   'interaction.withdrawn': true,
   diagnostic: true,

@@ -419,6 +419,7 @@ function evolveSessionFacts(state: SessionRecord, event: EventBody, at: string):
     case 'run.queued':
     case 'control.completed':
     case 'context.cleared':
+    case 'context.compacted':
     case 'run.message_delta':
     case 'run.thinking_delta':
     case 'run.retrying':

@@ -181,6 +181,22 @@ describe('the conversation state', () => {
     ]);
   });
 
+  it('keeps a compaction where it happened in the run, between the text before and after it', () => {
+    const state = fold([
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Go on.' }], inputRedacted: false },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: 'Before.' },
+      { type: 'context.compacted', runId, trigger: 'automatic', tokensBefore: 180_000, tokensAfter: 9_000 },
+      { type: 'run.message_delta', runId, blockId: 'm2', text: 'After.' },
+    ]);
+    expect(state.runs[0]!.parts.map((part) => part.kind)).toEqual(['text', 'compaction', 'text']);
+    expect(state.runs[0]!.parts[1]).toEqual({
+      kind: 'compaction',
+      trigger: 'automatic',
+      tokensBefore: 180_000,
+      tokensAfter: 9_000,
+    });
+  });
+
   it("tells a control's output the run already answered with from one it did not", () => {
     const report = '## Context Usage\n\n| Category | Tokens |\n|---|---|\n| Free space | 956k |\n';
     const answered = fold([

@@ -54,6 +54,13 @@ export type RunPart =
     }
   | { readonly kind: 'interaction'; readonly interactionRef: string }
   | { readonly kind: 'control'; readonly name: string; readonly status: string; readonly output: string }
+  /** The context was replaced by a summary (context.compacted): asked for, or by the agent as it filled up. */
+  | {
+      readonly kind: 'compaction';
+      readonly trigger: 'requested' | 'automatic';
+      readonly tokensBefore: number | null;
+      readonly tokensAfter: number | null;
+    }
   /** A follow-up sent while this run worked that ended here: steered into it, or cancelled while it waited. */
   | { readonly kind: 'follow_up'; readonly inputId: string; readonly followUp: FollowUp };
 
@@ -442,6 +449,19 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
         error: event.error ?? null,
         queuePosition: null,
         retry: null,
+      }));
+    case 'context.compacted':
+      return updateRun(state, event.runId, (run) => ({
+        ...run,
+        parts: [
+          ...run.parts,
+          {
+            kind: 'compaction',
+            trigger: event.trigger,
+            tokensBefore: event.tokensBefore,
+            tokensAfter: event.tokensAfter,
+          },
+        ],
       }));
     case 'control.completed':
       return updateRun(state, event.runId, (run) => ({

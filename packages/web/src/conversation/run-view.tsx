@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { formatCost, formatTokens } from '../format/format-values.js';
 import { MarkdownText } from '../markdown/markdown-text.js';
 import { sessionPath } from '../routing/use-route.js';
-import type { InputCancelReason } from '@tether/protocol';
+import { type InputCancelReason, describeContextCompaction } from '@tether/protocol';
 import {
   type ConversationState,
   type FollowUp,
@@ -78,6 +78,8 @@ function RunPartView({
     }
     case 'follow_up':
       return <FollowUpEnd followUp={part.followUp} />;
+    case 'compaction':
+      return <p className="compaction-row">{describeContextCompaction(part)}</p>;
     case 'control':
       return (
         <div className="control-output">
