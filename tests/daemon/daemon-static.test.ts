@@ -150,7 +150,8 @@ describe('request labels on a daemon serving the web UI', () => {
 
       const requestLines = logger.lines.filter((line) => line.message === 'request');
       expect(requestLines.find((line) => line.route === '/v1/sessions/:id')).toMatchObject({ status: 200, sessionId });
-      expect(requestLines.filter((line) => line.route === 'unmatched').map((line) => line.status)).toEqual([404, 404]);
+      // Both are counted above; a path no route answers is logged rate-limited: the first, the next one counted.
+      expect(requestLines.filter((line) => line.route === 'unmatched').map((line) => line.status)).toEqual([404]);
     } finally {
       await labelled.close();
       await environment.cleanup();
