@@ -140,8 +140,9 @@ export const ControlCompletedEvent = runEvent('control.completed', {
 /** The conversation's context was cleared (the provider continues under a new conversation id). */
 export const ContextClearedEvent = runEvent('context.cleared', {});
 
-/** Tokens a context held, as the agent counted them (a context window is at most a few million). */
-const ContextTokens = z.number().int().nonnegative().max(1e9);
+/** The most tokens a context.compacted reports (a context window is at most a few million). */
+export const contextTokensLimit = 1e9;
+const ContextTokens = z.number().int().nonnegative().max(contextTokensLimit);
 
 /**
  * The conversation's context was replaced by a summary of it: asked for (the `compact` control), or

@@ -110,6 +110,7 @@ export {
   eventBodySchema,
   isRunTerminal,
   deltaTextLimit,
+  contextTokensLimit,
   eventIdLengthLimit,
   SessionOpenedEvent,
   SessionClosedEvent,

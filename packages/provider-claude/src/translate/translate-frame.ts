@@ -1,4 +1,4 @@
-import { deltaTextLimit } from '@tether/protocol';
+import { contextTokensLimit, deltaTextLimit } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { classifyRunEnd } from '../classify/classify-run-end.js';
 import type {
@@ -142,7 +142,9 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
 
 /** A token count the agent reported, within the protocol's bound; null when it is not a count. */
 function tokenCount(value: number | null | undefined): number | null {
-  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 1e9 ? (value as number) : null;
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= contextTokensLimit
+    ? (value as number)
+    : null;
 }
 
 /** compact_boundary: `manual` is a compaction the host asked for (the compact control); anything else the CLI's own. */
