@@ -89,11 +89,18 @@ const emptyEnvironmentRecheckMs = 200;
 
 /**
  * Whether a process whose environment read empty may be inside an execve: not a kernel thread
- * (kthreadd, pid 2, and its children never have one) nor a process started with none.
+ * (kthreadd, pid 2, and its children never have one).
  */
 function mayBeInsideExecve(pid: number, status: ProcessStatus | undefined = liveStatus(pid)): boolean {
-  return status !== undefined && pid !== 2 && status.parentPid !== 2 && !startedWithoutEnvironment(pid);
+  return status !== undefined && pid !== 2 && status.parentPid !== 2;
 }
+
+/**
+ * How many looks in a row a process that reads empty must also say it was started with no
+ * environment (startedWithoutEnvironment) to be let go: one inside an execve can say so for a moment
+ * (3 of ~2,300 empty reads of a shell exec'ing itself), and taken at its word there it was missed.
+ */
+const startedWithoutEnvironmentLooks = 2;
 
 /**
  * findProcessesWithEnvironment with the event loop running between slices (visitProcessesInSlices).
@@ -117,13 +124,17 @@ export async function findProcessesWithEnvironmentInSlices(
   if (readEmpty.length === 0) return found;
   // Each one's first answer that is not "empty" counts: it may be inside its next execve by the end.
   let unsettled = readEmpty;
+  const withoutEnvironment = new Map<number, number>();
   await pollUntil(
     () => {
       unsettled = unsettled.filter((identity) => {
         if (liveStatus(identity.pid)?.startTime !== identity.startTime) return false;
         const lookUp = lookUpEnvironmentEntry(identity.pid, entry);
         if (lookUp === 'present') found.push(identity);
-        return lookUp === 'empty' && mayBeInsideExecve(identity.pid);
+        if (lookUp !== 'empty' || !mayBeInsideExecve(identity.pid)) return false;
+        const looks = startedWithoutEnvironment(identity.pid) ? (withoutEnvironment.get(identity.pid) ?? 0) + 1 : 0;
+        withoutEnvironment.set(identity.pid, looks);
+        return looks < startedWithoutEnvironmentLooks;
       });
       return unsettled.length === 0;
     },
