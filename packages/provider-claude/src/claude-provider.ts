@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { type ModelList, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1, AgentProviderV1Availability } from '@tether/provider-spec';
@@ -285,7 +284,7 @@ export function createClaudeProviderWith(
       // their tools) still run (it may have died before it stored them, or mid-sweep), and its folders
       // (a session's private system-prompt append, the spares' parking folder), which nothing else
       // would ever remove.
-      const leftovers = sweepAgentsOfEndedHosts(os.tmpdir(), [privateTextFolderPrefix, parkingFolderPrefix]);
+      const leftovers = sweepAgentsOfEndedHosts({ otherPrefixes: [privateTextFolderPrefix, parkingFolderPrefix] });
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.

@@ -91,7 +91,7 @@ const emptyEnvironmentRecheckMs = 200;
  * Whether a process whose environment read empty may be inside an execve: not a kernel thread
  * (kthreadd, pid 2, and its children never have one).
  */
-function mayBeInsideExecve(pid: number, status: ProcessStatus | undefined = liveStatus(pid)): boolean {
+function mayBeInsideExecve(pid: number, status: ProcessStatus | undefined): boolean {
   return status !== undefined && pid !== 2 && status.parentPid !== 2;
 }
 
@@ -128,10 +128,11 @@ export async function findProcessesWithEnvironmentInSlices(
   await pollUntil(
     () => {
       unsettled = unsettled.filter((identity) => {
-        if (liveStatus(identity.pid)?.startTime !== identity.startTime) return false;
+        const status = liveStatus(identity.pid);
+        if (status?.startTime !== identity.startTime) return false;
         const lookUp = lookUpEnvironmentEntry(identity.pid, entry);
         if (lookUp === 'present') found.push(identity);
-        if (lookUp !== 'empty' || !mayBeInsideExecve(identity.pid)) return false;
+        if (lookUp !== 'empty' || !mayBeInsideExecve(identity.pid, status)) return false;
         const looks = startedWithoutEnvironment(identity.pid) ? (withoutEnvironment.get(identity.pid) ?? 0) + 1 : 0;
         withoutEnvironment.set(identity.pid, looks);
         return looks < startedWithoutEnvironmentLooks;

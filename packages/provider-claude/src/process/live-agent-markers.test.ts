@@ -99,7 +99,7 @@ describe.runIf(process.platform === 'linux')("a host's record of its live agents
       running.marker,
     ]);
 
-    expect(await sweepAgentsOfEndedHosts(directory)).toEqual([left.pid]);
+    expect(await sweepAgentsOfEndedHosts({ directory })).toEqual([left.pid]);
     expect(await left.exit).toBe('SIGTERM');
     expect(existsSync(deadFolder)).toBe(false);
     expect(existsSync(liveFolder)).toBe(true);

@@ -92,9 +92,9 @@ export function liveAgentMarkers(): string[] {
  * signalled pids. Never rejects.
  */
 export async function sweepAgentsOfEndedHosts(
-  directory: string = os.tmpdir(),
-  otherPrefixes: readonly string[] = [],
+  options: { readonly otherPrefixes?: readonly string[]; readonly directory?: string } = {},
 ): Promise<number[]> {
+  const { otherPrefixes = [], directory = os.tmpdir() } = options;
   const signalled: number[] = [];
   await removeFoldersOfEndedCreators([liveAgentsFolderPrefix, ...otherPrefixes], directory, async (folder) => {
     if (!path.basename(folder).startsWith(liveAgentsFolderPrefix)) return true;
