@@ -17,6 +17,7 @@ import { query } from './__fixtures__/database-fixtures.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { commitOutcome } from './commit-outcome.js';
 import { openPostgresStore } from './index.js';
+import { waitingBehind } from './test-support.js';
 
 // One command (one commandId) sent to two runtimes sharing a database, as a client retrying through a
 // load balancer does: exactly one of them carries it out, and both answer with its receipt.
@@ -75,17 +76,7 @@ async function holdReceipts(url: string) {
   return {
     /** Resolves once `count` transactions wait for the lock. */
     async waiting(count: number): Promise<void> {
-      await expect
-        .poll(
-          async () => {
-            const { rows } = await holder.query<{ waiting: string }>(
-              'SELECT count(*) AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))',
-            );
-            return Number(rows[0]?.waiting);
-          },
-          { timeout: 10_000, interval: 20 },
-        )
-        .toBe(count);
+      await expect.poll(() => waitingBehind(holder), { timeout: 10_000, interval: 20 }).toBe(count);
     },
     async release(): Promise<void> {
       await holder.query('COMMIT');

@@ -16,6 +16,18 @@ export interface StopInsideCommitOptions {
 }
 
 /**
+ * How many transactions wait for a lock `holder`'s transaction holds. Read from pg_locks, not
+ * pg_stat_activity: inside a transaction the latter is read once, at its first use, so a connection
+ * opened after that (a pool grows under load) would never show up as waiting.
+ */
+export async function waitingBehind(holder: pg.Client): Promise<number> {
+  const { rows } = await holder.query<{ waiting: string }>(
+    'SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))',
+  );
+  return Number(rows[0]?.waiting);
+}
+
+/**
  * Leaves a runtime stopped inside a commit, holding its session's lease. The session's event head is
  * locked in a transaction of this helper's own, so the runtime's next commit to the session locks
  * the lease FOR SHARE, then waits. Once it waits, `stop` stops the runtime and the head is released:
@@ -30,10 +42,7 @@ export async function stopInsideCommit({ url, sessionId, commit, stop }: StopIns
     await holder.query('SELECT last_seq FROM event_heads WHERE session_id = $1 FOR UPDATE', [sessionId]);
     commit?.();
     for (const deadline = Date.now() + waitBoundMs; ; ) {
-      const { rows } = await holder.query<{ waiting: string }>(
-        'SELECT count(*) AS waiting FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))',
-      );
-      if (Number(rows[0]?.waiting) > 0) break;
+      if ((await waitingBehind(holder)) > 0) break;
       if (Date.now() > deadline)
         throw new Error(`No commit to ${sessionId} waited for its event head within ${waitBoundMs / 1000} s.`);
       await new Promise((resolve) => setTimeout(resolve, 20));
