@@ -172,6 +172,7 @@ describe('migrations', () => {
       [7, 'session-workspace-status'],
       [8, 'session-follow-ups-and-limits'],
       [9, 'fewer-pages-a-commit'],
+      [10, 'log-primer'],
     ]);
 
     await (await openSqliteStore({ dataDir })).close();

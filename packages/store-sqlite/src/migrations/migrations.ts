@@ -7,6 +7,7 @@ import { blobsForksAndCheckpointsMigration } from './0006-blobs-forks-and-checkp
 import { sessionWorkspaceStatusMigration } from './0007-session-workspace-status.js';
 import { sessionFollowUpsAndLimitsMigration } from './0008-session-follow-ups-and-limits.js';
 import { fewerPagesACommitMigration } from './0009-fewer-pages-a-commit.js';
+import { logPrimerMigration } from './0010-log-primer.js';
 import type { Migration } from './migration.js';
 
 /** Every schema step, in order. Append only. */
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   sessionWorkspaceStatusMigration,
   sessionFollowUpsAndLimitsMigration,
   fewerPagesACommitMigration,
+  logPrimerMigration,
 ];
 
 export const latestSchemaVersion = migrations.at(-1)?.version ?? 0;
