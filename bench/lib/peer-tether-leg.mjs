@@ -108,12 +108,17 @@ export async function measureTetherPrewarmed(context) {
   const pool = await startTether({ ...context, provider: { warmPool: { spares: 1 } } });
   let poolWatch;
   try {
-    // Closed only once the spare is up and idle: a session closed before the binary check answered
-    // would leave the pool without a spare, and the measured session would wait for one to start.
+    // The pool's first session takes the spare its open started (a session takes its spare at the
+    // open): its turn runs there, and the spare that replaces it, once that turn ended, is the one
+    // measured. Closed only once that spare is up and idle: a session closed before then would leave
+    // the pool without a spare, and the measured session would wait for one to start.
     const first = await pool.runtime.openSession({ workspace: directory });
+    const firstWatch = new EventWatch(pool.runtime, first.sessionId);
+    await tetherTurn(pool.runtime, firstWatch, first.sessionId, short);
+    await firstWatch.stop();
     const fresh = `${context.root}/fresh-tether-${randomUUID()}`;
     await mkdir(fresh, { recursive: true });
-    await waitForIdleSpare({ apiPid: context.apiPid });
+    await waitForIdleSpare({ apiPid: context.apiPid, minimumSpares: 2 });
     await pool.runtime.closeSession({ sessionId: first.sessionId });
     // The closed session's claude ends, and the machine is quiet again, before the clock starts, as
     // the raw and SDK legs' earlier processes have ended before theirs: timed at once, the claim

@@ -18,20 +18,23 @@ export const spareSettledMs = 3_000;
 /**
  * The warm pool's spare is ready when a claude child that belongs to no session exists and has
  * gone idle (initialize answered): its CPU time stops growing for `idleMs` (`spareSettledMs` before a
- * timed claim). Bounded; resolves with the ms waited. Throws when no spare appeared at all: a leg
+ * timed claim). `minimumSpares`: how many of the host's claude children must be there, all idle (a
+ * session's own process besides the spare). Bounded; resolves with the ms waited. Throws when no spare appeared at all: a leg
  * measured then would time a spare's start-up, not a claim.
  */
-export async function waitForIdleSpare({ apiPid, idleMs = 300, timeoutMs = 15_000 + idleMs }) {
+export async function waitForIdleSpare({ apiPid, idleMs = 300, timeoutMs = 15_000 + idleMs, minimumSpares = 1 }) {
   const started = performance.now();
   let previous = new Map();
   let stableRounds = 0;
   let seen = false;
+  let enough = false;
   while (performance.now() - started < timeoutMs) {
     const spares = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
     seen ||= spares.length > 0;
+    enough ||= spares.length >= minimumSpares;
     const cpu = new Map(spares.map((child) => [child.pid, processCpuMs(child.pid)]));
     const idle =
-      spares.length > 0 &&
+      spares.length >= minimumSpares &&
       spares.every((child) => previous.has(child.pid) && cpu.get(child.pid) - previous.get(child.pid) <= 10);
     stableRounds = idle ? stableRounds + 1 : 0;
     if (stableRounds * lookMs >= idleMs) break;
@@ -39,6 +42,7 @@ export async function waitForIdleSpare({ apiPid, idleMs = 300, timeoutMs = 15_00
     await sleep(lookMs);
   }
   if (!seen) throw new Error(`no spare process appeared within ${timeoutMs} ms`);
+  if (!enough) throw new Error(`fewer than ${minimumSpares} claude processes appeared within ${timeoutMs} ms`);
   return performance.now() - started;
 }
 

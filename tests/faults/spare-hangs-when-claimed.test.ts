@@ -12,10 +12,11 @@ import { describeTransports } from '../conformance/conformance-harness.js';
 // refusal's reason, the processes and their end: no clock).
 
 /**
- * Runs claude as its child with stdout passed through, writing `readyFile` once claude answered
- * its first control request (initialize) and that answer was handed on: from then on the spare is
- * ready, whatever becomes of it. Tether supervises this
- * process (its pid, its group, its marker, which claude inherits).
+ * Runs claude as its child with stdout passed through. Once claude answered its first control request
+ * (initialize) and that answer was handed on, the spare is ready: the watcher then stops claude and
+ * itself (SIGSTOP), alive and answering nothing from then on, and writes `readyFile` first. Stopped
+ * by itself, the spare hangs before any claim can reach claude, however soon a session claims it.
+ * Tether supervises this process (its pid, its group, its marker, which claude inherits).
  */
 const readinessWatcher = `
 import { spawn } from 'node:child_process';
@@ -29,7 +30,11 @@ child.stdout.on('data', (chunk) => {
   if (!seen.includes('"control_response"')) return void process.stdout.write(chunk);
   seen = null;
   // Once the answer is Tether's to read: stopped from then on, the spare has still answered.
-  process.stdout.write(chunk, () => writeFileSync(readyFile, ''));
+  process.stdout.write(chunk, () => {
+    writeFileSync(readyFile, '');
+    process.kill(child.pid, 'SIGSTOP');
+    process.kill(process.pid, 'SIGSTOP');
+  });
 });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 `;
@@ -50,12 +55,12 @@ describeTransports('a warm spare that hangs once ready', ({ start }) => {
     chmodSync(wrapper, 0o755);
     const runtime = await environment.runtime({ provider: { claudePath: wrapper, warmPool: { spares: 1 } } });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    // Ready: it answered initialize. Then it hangs: the spare and its claude stopped, alive, answering nothing.
+    // Ready: it answered initialize. Then it hangs: the spare and its claude stopped themselves, alive, answering nothing.
     await pollFor(() => (existsSync(ready) ? ready : undefined));
     const spare = await pollFor(() =>
       processesWithEnvironment('HOME', environment.home).find((pid) => readProcessCommandLine(pid)?.includes(watcher)),
     );
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGSTOP');
+    await pollFor(() => (readProcessStatus(spare)?.state === 'T' ? true : undefined));
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hello.' }] });
     const events = await runEvents(runtime, sessionId, runId);
     expect(answerText(events)).toBe('Cold after all.');

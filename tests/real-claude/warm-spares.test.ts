@@ -11,6 +11,7 @@ import {
   createClaudeTestEnvironment,
   processesWithEnvironment,
   runEvents,
+  waitForEvent,
   workingDirectoryResponder,
 } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -120,6 +121,57 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
     expect(existsSync(parking)).toBe(false);
   });
 
+  it('a new session takes the spare as its opening is recorded: claimed for its folder before any turn, which then runs on it', async () => {
+    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
+    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
+    const first = await turn(runtime, environment.workspace, 'Start.');
+    const spare = await spareBesides(startedPids(first.all));
+
+    const fresh = await folder('opened-before-its-turn');
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
+    // Ready or still starting, the spare is this session's from its opening on: no turn was asked for yet.
+    const started = await waitForEvent(runtime, sessionId, 'session.process_started');
+    expect(started.pid).toBe(spare);
+    expect((await runtime.readEvents(sessionId)).map((event) => event.type)).toEqual([
+      'session.opened',
+      'session.process_started',
+    ]);
+    await pollFor(() => (readlinkSync(`/proc/${spare}/cwd`) === fresh ? true : undefined));
+
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Where now?' }] });
+    const events = await runEvents(runtime, sessionId, runId);
+    expect(answerText(events)).toBe(`Working in ${fresh}.`);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    const all = await runtime.readEvents(sessionId);
+    expect(startedPids(all)).toEqual([spare]);
+    expect(all.some((event) => event.type === 'diagnostic')).toBe(false);
+  });
+
+  it('a session closed right after its opening leaves nothing of its spare running: the next session is served, and shutdown ends all', async () => {
+    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
+    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
+    const first = await turn(runtime, environment.workspace, 'Start.');
+    await spareBesides(startedPids(first.all));
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: await folder('closed-at-once') },
+    });
+    await runtime.closeSession({ sessionId });
+    // Taken and claimed before the close, the spare was stopped with the session; a take still waiting
+    // was given up, and the spare stays the pool's.
+    const closed = await runtime.readEvents(sessionId);
+    const taken = startedPids(closed);
+    expect(taken.length).toBeLessThanOrEqual(1);
+    for (const pid of taken) expect(agentProcesses()).not.toContain(pid);
+    expect(closed.filter((event) => event.type === 'session.process_stopped')).toHaveLength(taken.length);
+
+    const fresh = await folder('after-the-close');
+    const next = await turn(runtime, fresh, 'Next?');
+    expect(answerText(next.events)).toBe(`Working in ${fresh}.`);
+    expect(next.events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    await runtime.shutdown();
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
   it("a tool runs in the claiming session's folder (bypass: the spare is launched in it, not claimed into it)", async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true, transport });
     environment.api.enqueue(textReply('Ready.'));
@@ -152,7 +204,7 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
     expect(readlinkSync(`/proc/${spare}/cwd`)).not.toBe(other);
   });
 
-  it('a refused claim starts the turn cold, with a diagnostic, and the turn succeeds', async () => {
+  it('a refused claim is told, and the first turn starts cold and succeeds', async () => {
     environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
     const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
     const first = await turn(runtime, environment.workspace, 'Start.');
@@ -161,17 +213,19 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
     const configured = await folder('configured');
     await mkdir(path.join(configured, '.claude'));
     await writeFile(path.join(configured, '.claude', 'settings.json'), JSON.stringify({ model: 'claude-sonnet-4-5' }));
-    const second = await turn(runtime, configured, 'Here?');
+    // The spare is claimed as the session opens: refused, it is told then, before any turn.
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: configured } });
+    const refused = await waitForEvent(runtime, sessionId, 'diagnostic');
+    expect(refused).toMatchObject({
+      level: 'warning',
+      code: 'claude.spare_claim_refused.project_settings_not_claimable',
+    });
+    expect(refused).not.toHaveProperty('runId');
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Here?' }] });
+    const second = { runId, events: await runEvents(runtime, sessionId, runId), all: [] as ProtocolEvent[] };
+    second.all = await runtime.readEvents(sessionId);
     expect(answerText(second.events)).toBe(`Working in ${configured}.`);
     expect(second.events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
-    expect(second.events).toContainEqual(
-      expect.objectContaining({
-        type: 'diagnostic',
-        level: 'warning',
-        code: 'claude.spare_claim_refused.project_settings_not_claimable',
-        runId: second.runId,
-      }),
-    );
     const started = startedPids(second.all);
     expect(started).toHaveLength(2);
     expect(started[0]).toBe(spare);

@@ -120,6 +120,13 @@ export interface AgentProviderV1Session {
    * start (the next turn tries again). Optional: without it, startAgent has no effect.
    */
   doStart?(): Promise<void>;
+  /**
+   * The session's opening is recorded (a new session, not one reopened or forked). A provider holding
+   * a process ready for new sessions (a warm spare) may hand it to this session now, so that its first
+   * turn does not wait for the hand-over; it starts nothing. Optional; returns at once, and what goes
+   * wrong is the provider's to tell (a diagnostic), never thrown.
+   */
+  doOpened?(): void;
   /** Switches the model live; resolves with the model now in effect (an alias resolved). */
   doSetModel(model: string): Promise<string>;
   doGetContextUsage(): Promise<ContextUsage>;

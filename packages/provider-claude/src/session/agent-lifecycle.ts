@@ -104,6 +104,10 @@ export abstract class AgentLifecycle implements PoolMember {
   protected spareRefused = false;
   /** Starts the spare that replaces the one this session took, once its first turn is under way (adopt). */
   protected spareReplacement: (() => void) | null = null;
+  /** The spare taken as the session's opening was recorded (doOpened), until that take settled. */
+  protected openingClaim: Promise<void> | null = null;
+  /** The spare the opening waited for stalled: the first turn does not wait for it again. */
+  protected spareSkipped = false;
   /** An agent being started while the binary's version check is still out (spawn). */
   protected starting: Promise<ClaudeConnection | null> | null = null;
   /** What the session's runs cost so far (its budget's spent part: a new process gets what is left). */
@@ -338,7 +342,12 @@ export abstract class AgentLifecycle implements PoolMember {
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
-    // A parked spare is claimed together with a turn: a refused claim then starts that turn cold.
+    // The spare the opening took comes first: what follows the open waits for that take, not for a spare of its own.
+    if (this.openingClaim) {
+      await this.openingClaim;
+      if (this.connection) return this.connection;
+    }
+    // Past the opening, a parked spare is claimed together with a turn: a refused claim then starts that turn cold.
     const key = runId !== null || !this.parksSpares() ? this.spareKey() : null;
     const spare =
       this.settings.warmPool && key !== null
@@ -376,7 +385,12 @@ export abstract class AgentLifecycle implements PoolMember {
   /** The spares this session can take now; null when none can serve it. */
   protected spareKey(): string | null {
     // A spare was launched with the whole budget: a session that spent some of it starts its own.
-    if (!this.startsNewConversation() || this.spareRefused || (this.spentCostUsd > 0 && this.configuration.maxCostUsd))
+    if (
+      !this.startsNewConversation() ||
+      this.spareRefused ||
+      this.spareSkipped ||
+      (this.spentCostUsd > 0 && this.configuration.maxCostUsd)
+    )
       return null;
     return spareKey(this.options, this.settings, this.configuration, this.parksSpares());
   }

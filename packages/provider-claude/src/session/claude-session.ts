@@ -36,7 +36,7 @@ import { steerRefused, withdrawSteer } from './steer-requests.js';
  * lifecycle is AgentLifecycle's, its output AgentOutput's; the turns and requests are here.
  */
 export class ClaudeSession extends AgentOutput implements AgentProviderV1Session {
-  /** Ends what the session reads beside its agent (a model list) when it stops. */
+  /** Ends what the session reads or waits for beside its agent (a model list, the spare its opening takes) when it stops. */
   private readonly reads = new AbortController();
   /** The model-list reads under way (modelAtLaunch): their agents end before the session has stopped. */
   private readonly modelReads = new Set<Promise<string>>();
@@ -148,6 +148,8 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // Nothing is left waiting and nothing is allowed on the way out.
     this.prompts.denyAll(this.answerWriter(), closingMessage);
     this.reads.abort();
+    // The opening's take of a spare ends with the abort above, or lets the spare it got go (doOpened).
+    await this.openingClaim;
     await Promise.all([
       this.stopConnection(reason === 'close' ? 'closed' : 'released', options.force === true),
       ...this.modelReads,
@@ -261,6 +263,40 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       if (await this.refusalBehind(agent)) return value;
       throw error;
     }
+  }
+
+  /**
+   * The session's opening is recorded: the spare that can serve it, ready or still starting, is taken
+   * now (a parked one claimed for its folder), so that its first turn, typed some time later, finds
+   * its agent claimed and waits for nothing (a claim is ~40 ms of the agent's work). Nothing is
+   * started when there is none. A refused claim is told (a diagnostic) and the first turn starts
+   * cold, as when the claim travels with the turn.
+   */
+  doOpened(): void {
+    const warmPool = this.settings.warmPool;
+    if (!warmPool || this.stopped || this.connection || this.starting || this.state.turn || this.openingClaim) return;
+    const key = this.spareKey();
+    if (key === null) return;
+    const onSkipped = (code: string): void => {
+      this.spareSkipped = true;
+      this.note(code);
+    };
+    const claim = warmPool
+      .take(key, { onSkipped, signal: this.reads.signal })
+      .then(async (spare) => {
+        if (!spare) return;
+        // Closed meanwhile: the spare is let go, not left running.
+        if (this.stopped || this.connection) return spare.member.release();
+        this.adopt(spare, key);
+        // Claimed for a turn that may not come: released like any idle agent if none does.
+        if (!this.state.turn) this.scheduleIdleRelease();
+      })
+      // A head start only: whatever went wrong, the first turn starts its agent as without it.
+      .catch(() => undefined);
+    const settled = claim.finally(() => {
+      if (this.openingClaim === settled) this.openingClaim = null;
+    });
+    this.openingClaim = settled;
   }
 
   async doStart(): Promise<void> {

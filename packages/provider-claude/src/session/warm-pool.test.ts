@@ -194,6 +194,31 @@ describe('WarmPool.take, a spare still starting', () => {
   });
 });
 
+describe('WarmPool.take, given up (its session stopped)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ends with nothing at once and leaves the starting spare, ready, to the next session', async () => {
+    const stops: string[] = [];
+    const { warmPool, cpu, connection, finishStarting } = await poolWithStartingSpare(stops);
+    const skipped: string[] = [];
+    const stopped = new AbortController();
+    const taken = warmPool.take('key', { onSkipped: (diagnostic) => skipped.push(diagnostic), signal: stopped.signal });
+    cpu.ticks += 3;
+    await vi.advanceTimersByTimeAsync(1_000);
+    stopped.abort();
+    expect(await taken).toBeUndefined();
+    // No more looks at it: given up is not skipped.
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(skipped).toEqual([]);
+    finishStarting();
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await warmPool.take('key'))?.connection).toBe(connection);
+    expect(stops).toEqual([]);
+  });
+});
+
 describe('Spare.watchProgress, a ready spare (its claim out)', () => {
   afterEach(() => {
     vi.useRealTimers();

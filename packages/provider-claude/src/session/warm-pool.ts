@@ -99,34 +99,58 @@ export class WarmPool {
    * still starting while it makes progress (its start-up is already under way, so waiting for it
    * beats starting another); undefined when there is none. When no spare of the configuration used
    * any CPU between two looks, `spareProgressCheckMs` apart, the wait ends, told through `onSkipped`
-   * (a diagnostic code for the session). Where progress cannot be read (no /proc, no pid yet) the
-   * wait is the spare's own start-up bound.
+   * (a diagnostic code for the session), and when `signal` aborts (the session stopped) it ends
+   * with nothing. Where progress cannot be read (no /proc, no pid yet) the wait is the spare's own
+   * start-up bound.
    */
-  take(key: string, options: { onSkipped?: (diagnostic: string) => void } = {}): Promise<Spare | undefined> {
-    const list = this.ready.get(key);
-    const spare = list?.shift();
-    if (list && list.length === 0) this.ready.delete(key);
-    if (spare || (this.starting.get(key) ?? 0) <= (this.waiting.get(key)?.length ?? 0)) return Promise.resolve(spare);
+  take(
+    key: string,
+    options: { onSkipped?: (diagnostic: string) => void; signal?: AbortSignal } = {},
+  ): Promise<Spare | undefined> {
+    const spare = this.takeReady(key);
+    if (spare || (this.starting.get(key) ?? 0) <= (this.waiting.get(key)?.length ?? 0) || options.signal?.aborted)
+      return Promise.resolve(spare);
     return new Promise((resolve) => {
       const waiter = (taken: Spare | undefined) => {
         stopWatching();
+        options.signal?.removeEventListener('abort', abandon);
         resolve(taken);
+      };
+      /** Leaves the queue with nothing: the spare then goes to the next one waiting, or stays ready. */
+      const leave = (): boolean => {
+        const waiters = this.waiting.get(key) ?? [];
+        const index = waiters.indexOf(waiter);
+        if (index < 0) return false;
+        waiters.splice(index, 1);
+        if (waiters.length === 0) this.waiting.delete(key);
+        return true;
+      };
+      const abandon = (): void => {
+        if (!leave()) return;
+        stopWatching();
+        resolve(undefined);
       };
       const stopWatching = watchCpuProgress({
         checkMs: this.spareProgressCheckMs,
         ticks: () => this.startingCpuTicks(key),
         onStalled: () => {
-          const waiters = this.waiting.get(key) ?? [];
-          const index = waiters.indexOf(waiter);
-          if (index < 0) return;
-          waiters.splice(index, 1);
-          if (waiters.length === 0) this.waiting.delete(key);
+          if (!leave()) return;
+          options.signal?.removeEventListener('abort', abandon);
           options.onSkipped?.(spareNotReadyDiagnostic);
           resolve(undefined);
         },
       });
+      options.signal?.addEventListener('abort', abandon, { once: true });
       this.waiting.set(key, [...(this.waiting.get(key) ?? []), waiter]);
     });
+  }
+
+  /** A ready spare for the configuration, removed from the pool; undefined when none is ready. */
+  private takeReady(key: string): Spare | undefined {
+    const list = this.ready.get(key);
+    const spare = list?.shift();
+    if (list && list.length === 0) this.ready.delete(key);
+    return spare;
   }
 
   /** The CPU the configuration's starting spares have used, in clock ticks; undefined when one cannot be read. */

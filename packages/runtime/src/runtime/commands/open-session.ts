@@ -62,8 +62,17 @@ async function openNew(
     await acquirer.release(prepared, { discardChanges: false, inUse: false }).catch(() => undefined);
     throw error;
   }
+  handOverReadyAgent(context, entry);
   if (command.startAgent) startAgent(context, entry);
   return receipt;
+}
+
+/** Tells the provider the new session's opening is recorded: it may hand it a process it holds ready. */
+function handOverReadyAgent(context: CommandContext, entry: SessionEntry): void {
+  void context.providerSession(entry).then(
+    (session) => session.doOpened?.(),
+    () => undefined,
+  );
 }
 
 /**
