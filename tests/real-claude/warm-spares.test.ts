@@ -68,6 +68,17 @@ async function turn(runtime: AgentRuntime, directory: string, text: string, conf
 /** Where the agent says it works: the CLI names its cwd in every request's system prompt. */
 const echoWorkingDirectory = workingDirectoryResponder((directory) => textReply(`Working in ${directory}.`));
 
+/**
+ * A runtime with a pool of one spare, in an environment whose agent says where it works: its first
+ * session has had a turn (on the spare its open started), and the spare that replaced it is up.
+ */
+async function poolWithSpare(transport: 'cli' | 'sdk') {
+  environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
+  const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
+  const first = await turn(runtime, environment.workspace, 'Start.');
+  return { runtime, spare: await spareBesides(startedPids(first.all)) };
+}
+
 describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport)', (transport) => {
   it('a parked spare serves a new session in a folder never seen before, and is replaced in the background', async () => {
     environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
@@ -122,10 +133,7 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
   });
 
   it('a new session takes the spare as its opening is recorded: claimed for its folder before any turn, which then runs on it', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
-    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
-    const first = await turn(runtime, environment.workspace, 'Start.');
-    const spare = await spareBesides(startedPids(first.all));
+    const { runtime, spare } = await poolWithSpare(transport);
 
     const fresh = await folder('opened-before-its-turn');
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: fresh } });
@@ -148,10 +156,7 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
   });
 
   it('a session closed right after its opening leaves nothing of its spare running: the next session is served, and shutdown ends all', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
-    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
-    const first = await turn(runtime, environment.workspace, 'Start.');
-    await spareBesides(startedPids(first.all));
+    const { runtime } = await poolWithSpare(transport);
     const { sessionId } = await runtime.openSession({
       workspace: { kind: 'directory', path: await folder('closed-at-once') },
     });
@@ -191,10 +196,7 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
   });
 
   it('a session whose configuration a claim cannot carry starts cold and leaves the spare alone', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
-    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
-    const first = await turn(runtime, environment.workspace, 'Start.');
-    const spare = await spareBesides(startedPids(first.all));
+    const { runtime, spare } = await poolWithSpare(transport);
     // Environment variables are read at start-up: only a spare started with them could serve this session.
     const other = await folder('other-environment');
     const second = await turn(runtime, other, 'Here?', { environment: { TETHER_SPARE_TEST: 'other' } });
@@ -205,10 +207,7 @@ describe.each(['cli', 'sdk'] as const)('warm spares for any folder (%s transport
   });
 
   it('a refused claim is told, and the first turn starts cold and succeeds', async () => {
-    environment = await createClaudeTestEnvironment({ responder: echoWorkingDirectory, transport });
-    const runtime = await environment.runtime({ provider: { warmPool: { spares: 1 } } });
-    const first = await turn(runtime, environment.workspace, 'Start.');
-    const spare = await spareBesides(startedPids(first.all));
+    const { runtime, spare } = await poolWithSpare(transport);
     // A folder whose project settings choose the model: a cold start applies them, a claim cannot.
     const configured = await folder('configured');
     await mkdir(path.join(configured, '.claude'));
