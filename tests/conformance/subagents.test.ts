@@ -1,4 +1,4 @@
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { answerText, runEvents, waitForEvent } from '@tether/testkit';
@@ -125,3 +125,74 @@ async function nextTurnAnswers(runtime: AgentRuntime, sessionId: string): Promis
   const events = await runEvents(runtime, sessionId, runId);
   expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
 }
+
+const backgroundInput = { ...agentInput, prompt: 'SUBAGENT TASK: say hello.', run_in_background: true };
+
+describeTransports('a background subagent (Agent tool, run_in_background)', ({ start }) => {
+  async function open(report = textReply('The background agent has finished.')) {
+    const environment = await start();
+    environment.api.setResponder((view) => {
+      if (view.isSubagent) return textReply('Hello from the background subagent.');
+      // After a stopped report the CLI sends the next prompt in the same user message as the notification.
+      if (view.lastUserText.includes('Another question.')) return textReply('Next answer.');
+      if (view.lastUserText.includes('<task-notification>')) return report;
+      if (view.toolResults.length > 0) return textReply('A background agent is working on it.');
+      return view.lastUserText.includes('Use a background subagent.')
+        ? toolUseReply('Agent', backgroundInput)
+        : textReply('Next answer.');
+    });
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    return { environment, runtime, sessionId };
+  }
+
+  it("the report the agent answers by itself is a run it began: recorded with its answer and cost, the session's next turn after it", async () => {
+    const { runtime, sessionId } = await open();
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Use a background subagent.' }],
+    });
+    const own = await waitForEvent(runtime, sessionId, 'run.started', {
+      where: (event) => event.startedBy === 'agent',
+    });
+    expect(own).toMatchObject({ input: [], inputRedacted: false });
+    expect(own.runId).not.toBe(runId);
+    const first = await runEvents(runtime, sessionId, runId);
+    expect(answerText(first)).toBe('A background agent is working on it.');
+    const events = await runEvents(runtime, sessionId, own.runId);
+    expect(answerText(events)).toBe('The background agent has finished.');
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
+    // Its cost is the session's; no point to fork at or rewind to (its input's id is never shown).
+    expect(events.some((event) => event.type === 'run.usage' && (event.costUsd ?? 0) > 0)).toBe(true);
+    expect(events.some((event) => event.type === 'run.checkpointed')).toBe(false);
+    expect(await runtime.getRun(own.runId)).toMatchObject({ status: 'completed', outcome: 'succeeded' });
+    // Nothing of the agent's turn was dropped.
+    const all = await runtime.readEvents(sessionId);
+    const dropped = ['claude.result_without_run', 'claude.frame_without_run', 'runtime.agent_turn_not_recorded'];
+    expect(all.filter((event) => event.type === 'diagnostic' && dropped.includes(event.code))).toEqual([]);
+    await nextTurnAnswers(runtime, sessionId);
+  });
+
+  it("while the agent's own run is active it is the session's run: a turn waits behind it (after_turn) or is refused, and a stop ends it", async () => {
+    const { runtime, sessionId } = await open(holdReply());
+    await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Use a background subagent.' }] });
+    const own = await waitForEvent(runtime, sessionId, 'run.started', {
+      where: (event) => event.startedBy === 'agent',
+    });
+    await expect(
+      runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Another question.' }] }),
+    ).rejects.toMatchObject({ code: 'run_active' });
+    const queued = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Another question.' }],
+      delivery: 'after_turn',
+    });
+    expect(queued).toMatchObject({ queued: true });
+    await runtime.interruptRun({ sessionId, runId: own.runId });
+    const stopped = await runEvents(runtime, sessionId, own.runId);
+    expect(stopped.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    const next = await runEvents(runtime, sessionId, queued.runId);
+    expect(answerText(next)).toBe('Next answer.');
+    expect(next.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+  });
+});

@@ -145,7 +145,8 @@ export class SessionFollower {
 
   async #handle(event: ProtocolEvent): Promise<void> {
     const replaying = event.seq <= this.#replayUntil;
-    if (event.type === 'run.started' && this.#expectingOwnRun && !replaying) {
+    // A turn the agent began by itself (a background task's report) is no prompt's run.
+    if (event.type === 'run.started' && this.#expectingOwnRun && !replaying && event.startedBy !== 'agent') {
       this.#expectingOwnRun = false;
       this.#ownRuns.add(event.runId);
     }

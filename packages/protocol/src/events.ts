@@ -108,6 +108,11 @@ export const RunStartedEvent = runEvent('run.started', {
   inputRedacted: z.boolean(),
   /** Set when the run is a control (a slash command), not a turn. */
   control: z.strictObject({ name: z.string().max(50) }).optional(),
+  /**
+   * Set when the agent began this turn by itself, not for a host's input (`input` is then empty): the
+   * claude CLI does when a background task it ran finishes, and answers the task's report.
+   */
+  startedBy: z.literal('agent').optional(),
 });
 
 /** The model in effect changed (or was first reported). */

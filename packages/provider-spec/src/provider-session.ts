@@ -47,6 +47,14 @@ export interface AgentProviderV1SessionOptions {
    * out with the next commit, at most one window later.
    */
   readonly messageEnded?: () => void;
+  /**
+   * The agent began a turn by itself, not for input the runtime handed it (the claude CLI does when a
+   * background task it ran finishes). The runtime records a run for it and returns its id: the turn's
+   * parts name that run, and its `run.completed` ends it as any run's does. Returns null when the
+   * session cannot take a run now (one is active or queued, the session is closing): the turn's
+   * output is then not the runtime's to record. Absent: no such turn is recorded.
+   */
+  readonly agentStartedTurn?: () => string | null;
 }
 
 /**

@@ -5,11 +5,15 @@ import { HumanRenderer } from './human-renderer.js';
 const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
 
-function rendered(bodies: readonly EventBody[]): { stdout: string; stderr: string } {
+function rendered(
+  bodies: readonly EventBody[],
+  options: { showRuns?: boolean } = {},
+): { stdout: string; stderr: string } {
   const output = { stdout: '', stderr: '' };
   const renderer = new HumanRenderer(
     { write: (text) => (output.stdout += text) },
     { write: (text) => (output.stderr += text) },
+    options,
   );
   bodies.forEach((body, index) =>
     renderer.event({ ...body, sessionId, seq: index + 1, at: '2026-12-01T10:00:00.000Z' } as ProtocolEvent),
@@ -31,6 +35,18 @@ const cutOff =
   '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full\n';
 
 describe('the human renderer', () => {
+  it('shows a turn the agent began by itself (tether attach) for what it is, not as an empty prompt', () => {
+    const { stdout, stderr } = rendered(
+      [
+        { type: 'run.started', runId, input: [], inputRedacted: false, startedBy: 'agent' },
+        { type: 'run.message_delta', runId, blockId: 'report:0', text: 'The background agent has finished.' },
+      ],
+      { showRuns: true },
+    );
+    expect(stderr).toBe('› (begun by the agent: a background task finished)\n');
+    expect(stdout).toBe('The background agent has finished.');
+  });
+
   it('says the printed text of a model call that broke off is cut off when its retry abandons it', () => {
     const { stdout, stderr } = rendered([
       { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },

@@ -77,6 +77,7 @@ function describeAttachments(input: readonly InputPart[] | null): string | null 
 /** A run's prompt in one line for `tether attach`: its text, or what stands for it (a control, a redacted input). */
 function describePrompt(event: Extract<ProtocolEvent, { type: 'run.started' }>): string {
   if (event.control) return `/${terminalSafe(event.control.name)}`;
+  if (event.startedBy === 'agent') return '(begun by the agent: a background task finished)';
   if (event.input === null) return '(prompt redacted)';
   const text = event.input
     .flatMap((part) => (part.type === 'text' ? [part.text] : []))

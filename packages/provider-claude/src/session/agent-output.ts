@@ -6,7 +6,7 @@ import { type ClaudeConnection, type ConnectionEnding, processExitOf } from '../
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { checkpointOf } from '../translate/checkpoint.js';
-import { revealsUnstampedProducer } from '../translate/correlation.js';
+import { beginsTurnOfItsOwn, revealsUnstampedProducer, turnOfItsOwn } from '../translate/correlation.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import type { ActiveTurn } from '../translate/translator-state.js';
 import { acknowledgesInput } from './acknowledgement.js';
@@ -107,6 +107,11 @@ export abstract class AgentOutput extends AgentLifecycle {
     if (frame.kind === 'result') this.conversationKept = true;
     const steerParts = this.steered.onFrame(frame, this.interrupting !== null);
     for (const part of steerParts) this.emit(part);
+    if (beginsTurnOfItsOwn(this.state, frame)) {
+      // A turn of ours written just before waits for the CLI's own, whose output has no run then.
+      if (this.state.turn === null) this.beginTurnOfItsOwn();
+      else this.note('claude.agent_turn_not_recorded');
+    }
     if (this.state.turn && !this.state.turn.failure && revealsUnstampedProducer(this.state, frame))
       this.onUnstampedProducer(this.state.turn);
     if (this.unacknowledged && this.state.turn && acknowledgesInput(frame, this.state.turn.uuid))
@@ -139,6 +144,22 @@ export abstract class AgentOutput extends AgentLifecycle {
     // Between turns (e.g. the last background task ended): the process may have just become releasable.
     else if (this.state.turn === null) this.settings.pool.offerIdle();
     if (steerParts.some((part) => part.type === 'input.cancelled')) this.settleContinuation();
+  }
+
+  /**
+   * The CLI began a turn by itself (a background task finished): the runtime records a run for it, and
+   * its frames are that run's. Without one (the session has another run coming), they are dropped as
+   * before, with a diagnostic.
+   */
+  protected beginTurnOfItsOwn(): void {
+    const runId = this.options.agentStartedTurn?.() ?? null;
+    if (runId === null) return;
+    this.state.turn = turnOfItsOwn(runId);
+    this.state.turnStartedOnProcess = true;
+    // A process at work is not let go, nor asked for its context until the turn ends.
+    this.idleRelease.cancel();
+    this.contextMeasurement.cancel();
+    this.watchdog.touch(this.lastActivity);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { CliFrame, ResultFrame } from '../frames/cli-frame-schemas.js';
-import type { TranslatorState } from './translator-state.js';
+import type { ActiveTurn, TranslatorState } from './translator-state.js';
 
 /**
  * How frames are attributed to the turn in flight.
@@ -66,6 +66,26 @@ export function applyStamps(state: TranslatorState, stamps: Stamps): boolean {
   if (state.correlation !== 'legacy-unstamped') return false;
   state.correlation = 'stamped';
   return true;
+}
+
+/**
+ * The CLI begins a turn by itself: an `init` that names no input, from a process known to stamp every
+ * input of ours. It does so when a background task it ran finishes (its result's `origin` is a
+ * `task-notification`), to answer the task's report, once the turn in flight has ended.
+ */
+export function beginsTurnOfItsOwn(state: TranslatorState, frame: CliFrame): boolean {
+  return (
+    state.correlation === 'stamped' &&
+    state.stampSeen &&
+    frame.kind === 'system' &&
+    frame.frame.subtype === 'init' &&
+    stampsOf(frame).uuids.length === 0
+  );
+}
+
+/** The turn the CLI began by itself, as run `runId`: begun already, with no input of ours to name. */
+export function turnOfItsOwn(runId: string): ActiveTurn {
+  return { runId, uuid: '', started: true, interruptRequested: false, toolsRunning: 0, startedByAgent: true };
 }
 
 /** The run the frames now arriving belong to: the turn in flight, once it is known to have begun. */

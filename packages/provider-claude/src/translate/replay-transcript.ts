@@ -1,5 +1,6 @@
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { parseCliFrame } from '../frames/cli-frame-schemas.js';
+import { beginsTurnOfItsOwn, turnOfItsOwn } from './correlation.js';
 import { translateFrame } from './translate-frame.js';
 import { createTranslatorState } from './translator-state.js';
 
@@ -11,7 +12,8 @@ export interface RecordedSend {
 
 /**
  * Replays recorded CLI stdout frames through the frame checks and the translator the way a session
- * does: each send becomes the active turn (run_1, run_2, …) once the previous one ended.
+ * does: each send becomes the active turn (run_1, run_2, …) once the previous one ended, and a turn
+ * the CLI begins by itself meanwhile is a run of its own (agent_run_1, …).
  */
 export function replayTranscript(
   frames: Iterable<unknown>,
@@ -37,9 +39,12 @@ export function replayTranscript(
       interruptRequested: send.interrupted === true,
     };
   };
+  let agentRuns = 0;
   startNext();
   for (const value of frames) {
-    parts.push(...translateFrame(state, parseCliFrame(value)));
+    const frame = parseCliFrame(value);
+    if (state.turn === null && beginsTurnOfItsOwn(state, frame)) state.turn = turnOfItsOwn(`agent_run_${++agentRuns}`);
+    parts.push(...translateFrame(state, frame));
     if (state.turn === null) startNext();
   }
   return parts;

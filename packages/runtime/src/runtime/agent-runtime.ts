@@ -15,6 +15,7 @@ import {
   type WorkspaceStatus,
   diffLimits,
   newCommandId,
+  newRunId,
   parseCommand,
   toAgentError,
 } from '@tether/protocol';
@@ -25,6 +26,7 @@ import type {
   AgentProviderV1StopOptions,
 } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
+import { decideAgentRun } from '../state/session-machine.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, StoredReceipt, TetherStore } from '../store/tether-store.js';
@@ -361,7 +363,26 @@ class Runtime extends TypedCommands implements AgentRuntime {
         if ((part as AgentProviderV1Part | null)?.type === 'run.completed') this.inputs.continueAfterRun(entry);
       },
       messageEnded: () => this.writer.flushSoon(),
+      agentStartedTurn: () => this.startAgentRun(entry),
     };
+  }
+
+  /**
+   * Records a run for a turn the agent began by itself (no input; the agent is already on it), when
+   * the session could take a host's turn now; null otherwise, and the turn's output is not recorded.
+   */
+  private startAgentRun(entry: SessionEntry): string | null {
+    const { sessionId, state } = entry.record;
+    if (this.stopped !== null || state === 'closed' || this.writer.failureOf(sessionId)) return null;
+    const decision = decideAgentRun(entry.record, { newRunId });
+    if (decision === null) {
+      noteOnce(this.log, entry, 'runtime.agent_turn_not_recorded', 'warning');
+      return null;
+    }
+    this.log.stage(entry, decision.events);
+    // What the turn changes in a worktree: its baseline is taken now, while the agent asks the model.
+    void this.runChanges.begin(entry, decision.runId);
+    return decision.runId;
   }
 
   /** Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. */

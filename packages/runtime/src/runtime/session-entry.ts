@@ -23,7 +23,9 @@ import type {
 import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
 
 /** Where a provider session's output goes. */
-export type ProviderOutput = Required<Pick<AgentProviderV1SessionOptions, 'emit' | 'messageEnded'>>;
+export type ProviderOutput = Required<
+  Pick<AgentProviderV1SessionOptions, 'emit' | 'messageEnded' | 'agentStartedTurn'>
+>;
 
 export function createSessionRecord(
   command: OpenSessionCommand,
@@ -299,6 +301,7 @@ export class SessionEntry {
       messageEnded: () => {
         if (binding.active) output.messageEnded();
       },
+      agentStartedTurn: () => (binding.active ? output.agentStartedTurn() : null),
     });
     this.opening = opening;
     opening.then(

@@ -229,6 +229,18 @@ export function decideRunControl(
 }
 
 /**
+ * A turn the agent began by itself: a run of its own, with no input, when the session could take a
+ * host's turn now. Its budget is not checked: the agent is working already, and its cost counts.
+ * Null when a run is active or queued follow-ups start first (they are the session's next runs), or
+ * the session is closed.
+ */
+export function decideAgentRun(state: SessionRecord, context: DecisionContext): RunDecision | null {
+  if (state.state === 'closed' || isBusy(state)) return null;
+  const runId = context.newRunId();
+  return { runId, events: [{ type: 'run.started', runId, input: [], inputRedacted: false, startedBy: 'agent' }] };
+}
+
+/**
  * interrupt_run: the active run to stop (null: none is active, or another is). With cancelQueued
  * the session's queued after_turn inputs are cancelled first, so the run's end starts none of them.
  */

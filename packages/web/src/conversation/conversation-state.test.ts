@@ -1,6 +1,12 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { activeRun, applyEvent, controlOutputShownAsAnswer, openInteractions } from './conversation-state.js';
+import {
+  activeRun,
+  applyEvent,
+  canForkAt,
+  controlOutputShownAsAnswer,
+  openInteractions,
+} from './conversation-state.js';
 import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
 
 const runId = `run_${'b'.repeat(32)}`;
@@ -44,6 +50,23 @@ describe('the conversation state', () => {
     expect(state.totalUsage.costUsd).toBeCloseTo(0.01);
     expect(activeRun(state)).toBeNull();
     expect(state.lastSeq).toBe(10);
+  });
+
+  it('keeps a turn the agent began by itself as such: no prompt of the user, its answer, no point to fork at', () => {
+    const state = fold([
+      openedBody(),
+      { type: 'run.started', runId, input: [], inputRedacted: false, startedBy: 'agent' },
+      { type: 'run.message_delta', runId, blockId: 'm1', text: 'The background agent has finished.' },
+      { type: 'run.usage', runId, ...usage },
+      { type: 'run.completed', runId, outcome: 'succeeded', stopReason: 'end_turn' },
+    ]);
+    const run = state.runs[0]!;
+    expect(run).toMatchObject({ startedByAgent: true, input: '', attachments: [], outcome: 'succeeded' });
+    expect(run.parts).toEqual([
+      { kind: 'text', blockId: 'm1', text: 'The background agent has finished.', subagent: false },
+    ]);
+    expect(canForkAt(run)).toBe(false);
+    expect(state.totalUsage.costUsd).toBeCloseTo(0.01);
   });
 
   it('drops the text a failed model call had streamed when its retry names the blocks abandoned', () => {

@@ -123,6 +123,8 @@ export interface RunEntry {
   readonly changedFiles: RunChangedFiles | null;
   /** Set when the run is a follow-up that was queued while another run worked (input.started). */
   readonly fromQueue: string | null;
+  /** The agent began this turn by itself (a background task finished): it has no input of the user's. */
+  readonly startedByAgent: boolean;
 }
 
 /** Where a fork's conversation came from (session.opened.forkedFrom). */
@@ -385,6 +387,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
               Object.values(state.followUps).find(
                 (followUp) => followUp.runId === event.runId && followUp.status === 'started',
               )?.inputId ?? null,
+            startedByAgent: event.startedBy === 'agent',
           },
         ],
       };

@@ -212,6 +212,9 @@ export function RunView({ sessionId, run, interactions, actions, onOpenSession }
     >
       <RewindNote run={run} />
       {run.fromQueue === null ? null : <p className="follow-up-note">Queued follow-up, run after the turn before</p>}
+      {run.startedByAgent ? (
+        <p className="follow-up-note">Begun by the agent: a background task it ran finished</p>
+      ) : null}
       {run.control !== null ? (
         <p className="turn-input turn-control">/{run.control}</p>
       ) : run.input === null ? (
