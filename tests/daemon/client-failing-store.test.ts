@@ -1,13 +1,14 @@
 // @tether/client against a real daemon whose store cannot read a session's events: each event stream
-// it opens is accepted and then ends at once, without one event. A subscription must not take that
-// for a healthy stream and reconnect for ever: with maxAttempts it gives up with a typed error.
+// it opens is accepted and then ends at once, without one event, with the store's error as its last
+// frame. A subscription must not take that for a healthy stream and reconnect for ever: with
+// maxAttempts it gives up with that error.
 import { createTetherClient } from '@tether/client';
 import { AgentError } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { agentErrorOf } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
-import { daemonPerTest } from './daemon-test-helpers.js';
+import { SocketClient, daemonPerTest } from './daemon-test-helpers.js';
 
 const fixture = daemonPerTest();
 
@@ -34,7 +35,7 @@ function storeFailingReads(store: TetherStore, giveUpAfter: number, onTooMany: (
 }
 
 describe('@tether/client and a daemon whose store fails the reads of a stream', () => {
-  it('gives up after maxAttempts streams that opened and ended without a byte, with runtime_stopped', async () => {
+  it("gives up after maxAttempts streams that opened and ended without an event, with the store's error", async () => {
     let watched: ReturnType<typeof storeFailingReads> | undefined;
     // A subscription that took each of these streams for a healthy one would go on for ever: stopped well past its limit.
     const stop = new AbortController();
@@ -58,8 +59,54 @@ describe('@tether/client and a daemon whose store fails the reads of a stream', 
       }
     })();
     const error = await agentErrorOf(subscribed);
-    expect(error).toMatchObject({ code: 'runtime_stopped', retryable: true });
+    expect(error).toMatchObject({ code: 'store_failure', message: 'The disk is gone.', retryable: true });
     // The first stream and its maxAttempts reconnections, each refused by the store once.
     expect(watched!.failedReads()).toBe(4);
+  });
+
+  it('ends the stream with `event: error` and the error, not silently', async () => {
+    let watched: ReturnType<typeof storeFailingReads> | undefined;
+    const { environment, daemon } = await fixture.start({
+      openStore: async (dataDir) => {
+        watched = storeFailingReads(await openSqliteStore({ dataDir }), 50, () => undefined);
+        return watched.store;
+      },
+    });
+    const client = createTetherClient({ url: daemon.url, token: daemon.token });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    watched!.failing.add(sessionId);
+    const response = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
+      headers: { authorization: `Bearer ${daemon.token}`, accept: 'text/event-stream' },
+    });
+    expect(response.status).toBe(200);
+    // The stream ends after its one frame: the body is read whole.
+    expect(await response.text()).toBe(
+      `event: error\ndata: ${JSON.stringify({ error: { code: 'store_failure', message: 'The disk is gone.', retryable: true } })}\n\n`,
+    );
+  });
+
+  it('ends a WebSocket subscription with `unsubscribed` and the error, not silently', async () => {
+    let watched: ReturnType<typeof storeFailingReads> | undefined;
+    const { environment, daemon } = await fixture.start({
+      openStore: async (dataDir) => {
+        watched = storeFailingReads(await openSqliteStore({ dataDir }), 50, () => undefined);
+        return watched.store;
+      },
+    });
+    const client = createTetherClient({ url: daemon.url, token: daemon.token });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    watched!.failing.add(sessionId);
+    const socket = await SocketClient.connect(daemon);
+    try {
+      socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+      expect(await socket.waitFor((frame) => frame.type === 'unsubscribed')).toEqual({
+        type: 'unsubscribed',
+        id: null,
+        sessionId,
+        error: { code: 'store_failure', message: 'The disk is gone.', retryable: true },
+      });
+    } finally {
+      socket.close();
+    }
   });
 });

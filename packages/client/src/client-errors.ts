@@ -138,6 +138,18 @@ export async function errorFromResponse(response: Response, url: string): Promis
   });
 }
 
+/** Why the daemon ended an event stream (the data of its `event: error` frame); unsaid, internal_error. */
+export function streamEndedError(data: string): AgentError {
+  const serialized = SerializedAgentError.safeParse(parseJson(data)?.error);
+  if (serialized.success) return AgentError.fromObject(serialized.data);
+  return new AgentError({
+    code: 'internal_error',
+    message: 'The Tether daemon ended the event stream with an error it did not describe; the subscription reconnects.',
+    retryable: true,
+    details: { reason: 'stream_error' },
+  });
+}
+
 function parseJson(text: string): { error?: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(text);

@@ -3,6 +3,7 @@ import {
   errorFromResponse,
   invalidResponseError,
   silentStreamError,
+  streamEndedError,
   streamLostError,
   unreachableError,
 } from './client-errors.js';
@@ -25,7 +26,8 @@ export type ConnectionState = 'open' | 'reconnecting';
 
 /** Why one connection ended, when it did not throw. */
 interface ConnectionEnd {
-  readonly reason: 'failed' | 'ended' | 'overflow' | 'gap' | 'silent';
+  /** refused: the daemon ended the stream saying why (`event: error`, its store failed a read). */
+  readonly reason: 'failed' | 'ended' | 'overflow' | 'gap' | 'silent' | 'refused';
   /** Whether the daemon accepted the subscription (200 event stream) before it ended. */
   readonly opened: boolean;
   /** Whether anything (an event, a ping) came on the stream before it ended. */
@@ -60,11 +62,12 @@ export async function* subscribeToEvents(
     });
     resuming = true;
     if (signal?.aborted) return;
-    // A stream that opened and carried something resets the count, except after a gap or a silence: a
-    // daemon that keeps skipping events, answers and then hangs, or accepts each stream and ends it at
-    // once (its store cannot read the session) must not keep the client reconnecting forever.
-    failedAttempts =
-      end.opened && end.heard === true && end.reason !== 'gap' && end.reason !== 'silent' ? 1 : failedAttempts + 1;
+    // A stream that opened and carried something resets the count, except after a gap, a silence or
+    // the daemon's refusal: a daemon that keeps skipping events, answers and then hangs, or accepts
+    // each stream and ends it at once (its store cannot read the session) must not keep the client
+    // reconnecting forever.
+    const counts = end.reason !== 'gap' && end.reason !== 'silent' && end.reason !== 'refused';
+    failedAttempts = end.opened && end.heard === true && counts ? 1 : failedAttempts + 1;
     if (failedAttempts > schedule.maxAttempts) {
       // The last failure itself (unreachable, a 503's own error) says more than a summary would.
       throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
@@ -137,6 +140,8 @@ async function* readConnection(
       if (chunk.value.byteLength > 0) heard = true;
       for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
         if (frame.event === 'overflow') return { reason: 'overflow', opened: true, heard };
+        if (frame.event === 'error')
+          return { reason: 'refused', opened: true, heard, error: streamEndedError(frame.data) };
         if (frame.event !== 'message') continue;
         const event = parseEvent(connection.url, sessionId, frame);
         if (event.seq <= position.lastSeq) continue;

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { AgentError, type ProtocolEvent } from '@tether/protocol';
+import { AgentError, type ProtocolEvent, toAgentError } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { BoundedOutbox, type OutboxFrame, type OutboxLimits } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
 import { feedSession } from '../streaming/session-feed.js';
-import { ssePingFrame, sseEventFrame, sseOverflowFrame } from './sse-writer.js';
+import { sseErrorFrame, sseEventFrame, sseOverflowFrame, ssePingFrame } from './sse-writer.js';
 
 export type SseEndReason = 'client_gone' | 'overflow' | 'revoked' | 'shutdown' | 'session_gone' | 'failed';
 
@@ -66,9 +66,12 @@ export class SseStream implements LiveConnection {
     };
     void feedSession(options.runtime, options.sessionId, options.afterSeq, sink, this.abort.signal).then(
       () => this.end('session_gone'),
-      // A deleted session is an expected end; anything else (a store failure) is logged as a failure.
-      (error: unknown) =>
-        this.end(AgentError.isInstance(error) && error.code === 'session_not_found' ? 'session_gone' : 'failed'),
+      (error: unknown) => {
+        // A deleted session is an expected end; anything else (a store failure) is a failure, and the
+        // client is told why (an unknown failure as internal_error, without its text).
+        if (AgentError.isInstance(error) && error.code === 'session_not_found') this.end('session_gone');
+        else this.end('failed', { finalFrame: sseErrorFrame(toAgentError(error).toObject()) });
+      },
     );
     void this.writeLoop();
   }

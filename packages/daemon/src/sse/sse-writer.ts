@@ -1,4 +1,4 @@
-import { type ProtocolEvent, checkStartSeq, wholeNumberOf } from '@tether/protocol';
+import { type ProtocolEvent, type SerializedAgentError, checkStartSeq, wholeNumberOf } from '@tether/protocol';
 import type { OutboxFrame } from '../streaming/bounded-outbox.js';
 import { eventJson } from '../streaming/serialized-event.js';
 
@@ -22,6 +22,11 @@ export function sseEventFrame(event: ProtocolEvent): OutboxFrame {
 /** The last frame for a subscriber cut off for falling behind: reconnect from `lastSeq`. */
 export function sseOverflowFrame(lastSeq: number): OutboxFrame {
   return Buffer.from(`event: overflow\ndata: ${JSON.stringify({ lastSeq })}\n\n`);
+}
+
+/** The last frame of a stream the daemon could not go on with (its store failed a read): why. */
+export function sseErrorFrame(error: SerializedAgentError): OutboxFrame {
+  return Buffer.from(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
 }
 
 /** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */

@@ -1,4 +1,4 @@
-import { type ProtocolEvent, type SerializedAgentError, toAgentError } from '@tether/protocol';
+import { AgentError, type ProtocolEvent, type SerializedAgentError, toAgentError } from '@tether/protocol';
 import { WebSocket, type RawData } from 'ws';
 import { invalidRequest } from '../errors/error-response.js';
 import type { DaemonState } from '../daemon-state.js';
@@ -193,11 +193,18 @@ export class WebSocketConnection implements LiveConnection {
       deliverWhenRoom: async (event: ProtocolEvent) =>
         !this.closing && (await this.outbox.pushWhenRoom(webSocketEventFrame(event), controller.signal)),
     };
-    feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch(() => {
-      // The session went away (deleted): tell the client this subscription is over.
+    feedSession(this.state.runtime, sessionId, afterSeq, sink, controller.signal).catch((error: unknown) => {
+      // The session went away (deleted), or its events could not be read (a store failure, said with
+      // its error): tell the client this subscription is over.
       if (this.subscriptions.get(sessionId) !== controller) return;
       this.endSubscription(sessionId);
-      this.send({ type: 'unsubscribed', id: null, sessionId });
+      const gone = AgentError.isInstance(error) && error.code === 'session_not_found';
+      this.send({
+        type: 'unsubscribed',
+        id: null,
+        sessionId,
+        ...(gone ? {} : { error: toAgentError(error).toObject() }),
+      });
     });
   }
 

@@ -30,7 +30,13 @@ export type ClientFrame = z.infer<typeof ClientFrame>;
 export const ServerFrame = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
   z.strictObject({ type: z.literal('subscribed'), id: FrameId, sessionId: SessionId }),
-  z.strictObject({ type: z.literal('unsubscribed'), id: FrameId.nullable(), sessionId: SessionId }),
+  z.strictObject({
+    type: z.literal('unsubscribed'),
+    id: FrameId.nullable(),
+    sessionId: SessionId,
+    /** Why the daemon ended the subscription itself when it was not the session's deletion (a store failure). */
+    error: SerializedAgentError.optional(),
+  }),
   z.strictObject({ type: z.literal('event'), sessionId: SessionId, event: ProtocolEvent }),
   z.strictObject({ type: z.literal('receipt'), id: FrameId, receipt: Receipt }),
   z.strictObject({ type: z.literal('error'), id: FrameId.nullable(), error: SerializedAgentError }),
