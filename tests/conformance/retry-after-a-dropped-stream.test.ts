@@ -7,7 +7,9 @@ import { describeTransports, history, runSequence } from './conformance-harness.
 /** The run's events without the text of the blocks a retry abandoned: what the answer is. */
 function withoutAbandoned(events: readonly ProtocolEvent[]): ProtocolEvent[] {
   const abandoned = new Set(
-    events.flatMap((event) => (event.type === 'run.retrying' ? (event.abandonedBlockIds ?? []) : [])),
+    events.flatMap((event) =>
+      event.type === 'run.retrying' || event.type === 'run.completed' ? (event.abandonedBlockIds ?? []) : [],
+    ),
   );
   return events.filter(
     (event) =>
@@ -52,5 +54,67 @@ describeTransports('a model call retried after its connection dropped mid-answer
     await runtime.waitForRun(next.runId);
     expect(history(environment, 2)).toContain(answer);
     expect(history(environment, 2)).not.toContain(cut.text);
+  });
+
+  it("when every retry fails too, the run ends naming the last attempt's blocks: no text of it is an answer", async () => {
+    const environment = await start({ maxRetries: 1 });
+    // Both streamed attempts stream two deltas, then break once the host has shown them; so does the
+    // CLI's last resort, the same call without streaming.
+    environment.api.enqueue(
+      dropConnectionReply(2, { holdBeforeDrop: true }),
+      dropConnectionReply(2, { holdBeforeDrop: true }),
+      dropConnectionReply(),
+    );
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Say hello.' }] });
+    const first = await waitForEvent(runtime, sessionId, 'run.message_delta');
+    environment.api.releaseHeld();
+    const retrying = await waitForEvent(runtime, sessionId, 'run.retrying');
+    const last = await waitForEvent(runtime, sessionId, 'run.message_delta', { afterSeq: retrying.seq });
+    environment.api.releaseHeld();
+    const events = await runEvents(runtime, sessionId, runId);
+
+    expect(retrying.abandonedBlockIds).toEqual([first.blockId]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'provider_api_error' },
+      abandonedBlockIds: [last.blockId],
+    });
+    expect(answerText(events).length).toBeGreaterThan(0);
+    expect(answerText(withoutAbandoned(events))).toBe('');
+
+    // The agent kept none of that text either.
+    environment.api.enqueue(textReply('Done.'));
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
+    await runtime.waitForRun(next.runId);
+    expect(history(environment, 2)).not.toContain(last.text);
+  });
+
+  it("when the last resort, the same call without streaming, answers: the run ends naming the streamed attempt's blocks, the rest is the answer", async () => {
+    const environment = await start({ maxRetries: 1 });
+    const answer = 'Hello there, this is the answer the call without streaming gave.';
+    environment.api.enqueue(
+      dropConnectionReply(2, { holdBeforeDrop: true }),
+      dropConnectionReply(2, { holdBeforeDrop: true }),
+      textReply(answer),
+    );
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Say hello.' }] });
+    await waitForEvent(runtime, sessionId, 'run.message_delta');
+    environment.api.releaseHeld();
+    const retrying = await waitForEvent(runtime, sessionId, 'run.retrying');
+    const last = await waitForEvent(runtime, sessionId, 'run.message_delta', { afterSeq: retrying.seq });
+    environment.api.releaseHeld();
+    const events = await runEvents(runtime, sessionId, runId);
+
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'succeeded',
+      abandonedBlockIds: [last.blockId],
+    });
+    expect(answerText(withoutAbandoned(events))).toBe(answer);
   });
 });

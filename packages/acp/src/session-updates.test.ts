@@ -1,6 +1,6 @@
 import type { EventBody, ProtocolEvent } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { abandonedTextNote, updatesForEvent } from './session-updates.js';
+import { abandonedEndNote, abandonedTextNote, updatesForEvent } from './session-updates.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const runId = `run_${'b'.repeat(32)}`;
@@ -40,6 +40,18 @@ describe('Tether events as session/update notifications', () => {
       { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hello there.' } },
     ]);
     expect(abandonedTextNote).toContain('cut off');
+  });
+
+  it('a run that ends after a call broke off with no retry after it: one note that the text was cut off', () => {
+    const sequence: EventBody[] = [
+      { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },
+      { type: 'run.completed', runId, outcome: 'failed', abandonedBlockIds: ['cut:0'] },
+      { type: 'run.completed', runId, outcome: 'succeeded' },
+    ];
+    expect(sequence.flatMap((body) => updates(body))).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'This reply is cut short by a d' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: abandonedEndNote } },
+    ]);
   });
 
   it("a Read then an Edit (the conformance suite's recorded sequence): tool calls with kinds, locations and a diff", () => {

@@ -25,6 +25,10 @@ export interface UpdateOptions {
 export const abandonedTextNote =
   '\n\n(The connection to the model dropped: the text above was cut off and is not part of the answer, which follows in full.)\n\n';
 
+/** Sent when a run ends after a model call that broke off with no retry after it (run.completed abandonedBlockIds). */
+export const abandonedEndNote =
+  '\n\n(The connection to the model dropped: the text above was cut off and is not part of an answer.)\n\n';
+
 /** The tools whose completion must keep the diff the call showed (their result text says only "updated"). */
 const editTools = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
@@ -113,6 +117,10 @@ export function updatesForEvent(event: ProtocolEvent, options: UpdateOptions): S
       return event.abandonedBlockIds === undefined
         ? []
         : [{ sessionUpdate: 'agent_message_chunk', content: text(abandonedTextNote) }];
+    case 'run.completed':
+      return event.abandonedBlockIds === undefined
+        ? []
+        : [{ sessionUpdate: 'agent_message_chunk', content: text(abandonedEndNote) }];
     case 'run.tool_activity':
       return toolUpdates(event);
     case 'control.completed':

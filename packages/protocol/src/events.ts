@@ -262,6 +262,12 @@ export const RunCompletedEvent = runEvent('run.completed', {
   error: SerializedAgentError.optional(),
   /** The model's last stop reason in the run, when the agent reports it (e.g. max_tokens, refusal). */
   stopReason: StopReason.optional(),
+  /**
+   * Blocks the run's last model call had begun to stream that are not part of its answer: the call
+   * broke off and no retry followed (every retry failed), so the agent keeps none of their text. A
+   * host drops them, or marks them cut off, as for run.retrying's.
+   */
+  abandonedBlockIds: z.array(BlockId).min(1).max(1000).optional(),
 });
 
 /** The agent asks the host: an approval of a tool call, or a set of questions. */

@@ -58,6 +58,15 @@ describe('the human renderer', () => {
     expect(stderr).toBe(`\n  · the model API failed; retry 1 of 2 in 0.5 s\n${cutOff}`);
   });
 
+  it('says the printed text of a call that broke off with no retry after it is cut off, when the run ends', () => {
+    const { stdout, stderr } = rendered([
+      { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },
+      { type: 'run.completed', runId, outcome: 'failed', abandonedBlockIds: ['cut:0'] },
+    ]);
+    expect(stdout).toBe('This reply is cut short by a d');
+    expect(stderr).toBe('\n  · the text above was cut off when the call failed: it is not part of an answer\n');
+  });
+
   it('says nothing more when the retry abandons nothing it printed', () => {
     const { stderr } = rendered([
       { type: 'run.message_delta', runId, blockId: 'whole:0', text: 'A whole answer.\n' },

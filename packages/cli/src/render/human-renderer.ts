@@ -261,6 +261,9 @@ export class HumanRenderer {
         return;
       }
       case 'run.completed': {
+        // The call broke off and no retry followed: there is no answer after the text it cut.
+        if (this.printedAny(event.runId, event.abandonedBlockIds))
+          this.note('  · the text above was cut off when the call failed: it is not part of an answer');
         this.shownBlocks.delete(event.runId);
         if (!this.showRuns) return;
         this.endAnswerLine();
@@ -280,8 +283,7 @@ export class HumanRenderer {
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
         );
-        const shown = this.shownBlocks.get(event.runId);
-        if (event.abandonedBlockIds?.some((blockId) => shown?.has(blockId)))
+        if (this.printedAny(event.runId, event.abandonedBlockIds))
           this.note(
             '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full',
           );
@@ -290,6 +292,12 @@ export class HumanRenderer {
       default:
         return;
     }
+  }
+
+  /** Whether any of these blocks of the run had text printed (stdout cannot take it back). */
+  private printedAny(runId: string, blockIds: readonly string[] | undefined): boolean {
+    const shown = this.shownBlocks.get(runId);
+    return blockIds?.some((blockId) => shown?.has(blockId)) ?? false;
   }
 
   /** Ends the answer's line on stdout, when text was written there and its line is still open. */

@@ -159,7 +159,7 @@ function compactedPart(runId: string, frame: SystemFrame): AgentProviderV1Part {
   };
 }
 
-/** The most blocks one run.retrying names (the protocol's bound; an API message has a handful). */
+/** The most blocks one run.retrying or run.completed names (the protocol's bound; an API message has a handful). */
 const abandonedBlocksLimit = 1000;
 
 /**
@@ -355,12 +355,15 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
     });
   }
   const stopReason = stopReasonOf(turn, frame, classification.outcome);
+  // A call that broke off with no retry after it (every retry failed): its streamed text is not kept.
+  const abandoned = [...state.abandonedBlocks.values()].flat().slice(0, abandonedBlocksLimit);
   parts.push({
     type: 'run.completed',
     runId: turn.runId,
     outcome: classification.outcome,
     ...(classification.error ? { error: classification.error } : {}),
     ...(stopReason ? { stopReason } : {}),
+    ...(abandoned.length > 0 ? { abandonedBlockIds: abandoned } : {}),
   });
   state.turn = null;
   // A turn's calls end with it: a retry of the next turn abandons nothing of this one.

@@ -102,6 +102,17 @@ describe('the conversation state', () => {
     ]);
   });
 
+  it('drops the text of a call that broke off when the run ends with no retry after it', () => {
+    const state = fold([
+      openedBody(),
+      { type: 'run.started', runId, input: [{ type: 'text', text: 'Hello' }], inputRedacted: false },
+      { type: 'run.message_delta', runId, blockId: 'kept:0', text: 'Looking. ' },
+      { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },
+      { type: 'run.completed', runId, outcome: 'failed', abandonedBlockIds: ['cut:0'] },
+    ]);
+    expect(state.runs[0]!.parts).toEqual([{ kind: 'text', blockId: 'kept:0', text: 'Looking. ', subagent: false }]);
+  });
+
   it('ignores an event it has already folded (no doubled text)', () => {
     const once = fold([
       { type: 'run.started', runId, input: [{ type: 'text', text: 'Hi' }], inputRedacted: false },

@@ -240,7 +240,8 @@ function updateRun(state: ConversationState, runId: string, change: (run: RunEnt
 
 /**
  * The run's parts without the text of blocks a failed model call had begun to stream: the call is
- * made again from the start, so that text is not part of the answer (the retry streams it anew).
+ * made again from the start, so that text is not part of the answer (the retry streams it anew); or
+ * no retry followed, and the agent kept none of it.
  */
 function withoutAbandonedBlocks(
   parts: readonly RunPart[],
@@ -452,6 +453,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
         error: event.error ?? null,
         queuePosition: null,
         retry: null,
+        parts: withoutAbandonedBlocks(run.parts, event.abandonedBlockIds),
       }));
     case 'context.compacted':
       return updateRun(state, event.runId, (run) => ({
