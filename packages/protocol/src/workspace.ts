@@ -85,7 +85,7 @@ export const SessionDiff = z.strictObject({
   baseCommit: z.string(),
   branch: z.string().nullable(),
   files: z.array(ChangedFile).max(100_000),
-  /** Unified diff (git's), binary files named but not shown, cut at the size limit. */
+  /** Unified diff (git's), binary files (and files whose changes are not UTF-8) named but not shown, cut at the size limit. */
   diff: z.string(),
   /** True when `diff` was cut at the size limit (the file list is always whole). */
   truncated: z.boolean(),

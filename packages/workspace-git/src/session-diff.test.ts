@@ -52,6 +52,28 @@ describe('diff', () => {
     );
   });
 
+  it('names a file whose changes are not UTF-8 as git names a binary file, never with its bytes replaced', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'feature/latin1' });
+    // "café" in Latin-1: é is the single byte 0xE9, which is not UTF-8.
+    await writeFiles(prepared.directory, {
+      'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      'utf8.txt': 'café\n',
+    });
+
+    const diff = await playground.acquirer.diff?.(prepared, { sessionId: newSessionId(), maxBytes: 1_000_000 });
+
+    expect(diff?.files).toEqual([
+      { path: 'latin1.txt', status: 'added', added: 1, removed: 0, binary: false },
+      { path: 'utf8.txt', status: 'added', added: 1, removed: 0, binary: false },
+    ]);
+    expect(diff?.diff).not.toContain('\uFFFD');
+    expect(diff?.diff).toMatch(
+      /^diff --git a\/latin1\.txt b\/latin1\.txt\nnew file mode 100644\nindex 0+\.\.[0-9a-f]+\nBinary files \/dev\/null and b\/latin1\.txt differ\ndiff --git a\/utf8\.txt b\/utf8\.txt\n/,
+    );
+    expect(diff?.diff).toContain('+café\n');
+  });
+
   it('cuts the diff at maxBytes at a line end, says so, and still lists every file', async () => {
     const playground = await gitPlayground();
     const prepared = await worktreeWithWork(playground);

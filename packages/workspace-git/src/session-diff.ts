@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { ChangedFile, SessionDiff, WorktreeFacts } from '@tether/protocol';
 import { changedFilesBetween } from './changed-files.js';
 import { branchExists } from './git-refs.js';
@@ -64,7 +65,39 @@ export async function sessionDiff(
   };
   const patch = await runGit(git, call);
   if (patch.exitCode !== 0) throw gitFailed(call, patch);
-  if (!patch.cut) return { ...summary, diff: patch.stdout.toString('utf8'), truncated: false };
+  if (!patch.cut) return { ...summary, diff: patchText(patch.stdout), truncated: false };
   const lastLineEnd = patch.stdout.lastIndexOf(0x0a);
-  return { ...summary, diff: patch.stdout.subarray(0, lastLineEnd + 1).toString('utf8'), truncated: true };
+  return { ...summary, diff: patchText(patch.stdout.subarray(0, lastLineEnd + 1)), truncated: true };
+}
+
+const fileHeader = Buffer.from('diff --git ');
+
+/**
+ * The patch as text. A file whose changes are not UTF-8 (a Latin-1 source, say) is named as git names
+ * a binary file, its header kept: decoded, its bytes would be replaced, and a host applying the patch
+ * would write something else than the agent did. Its line counts stay in the file list.
+ */
+function patchText(patch: Buffer): string {
+  if (isUtf8(patch)) return patch.toString('utf8');
+  const sections: string[] = [];
+  let start = 0;
+  while (start < patch.length) {
+    let next = patch.indexOf(fileHeader, start + 1);
+    while (next !== -1 && patch[next - 1] !== 0x0a) next = patch.indexOf(fileHeader, next + 1);
+    const end = next === -1 ? patch.length : next;
+    const section = patch.subarray(start, end);
+    sections.push(isUtf8(section) ? section.toString('utf8') : notShown(section));
+    start = end;
+  }
+  return sections.join('');
+}
+
+/** A file's section without its hunks: its header (git quotes names that are not plain), then one binary line. */
+function notShown(section: Buffer): string {
+  const lines = section.toString('latin1').split('\n');
+  const from = lines.find((line) => line.startsWith('--- '))?.slice(4);
+  const to = lines.find((line) => line.startsWith('+++ '))?.slice(4);
+  const hunks = lines.findIndex((line) => line.startsWith('--- ') || line.startsWith('@@'));
+  const header = (hunks === -1 ? lines : lines.slice(0, hunks)).filter((line) => line !== '');
+  return `${header.join('\n')}\nBinary files ${from ?? '/dev/null'} and ${to ?? '/dev/null'} differ\n`;
 }
