@@ -1,6 +1,8 @@
 import type { ProtocolEvent } from '@tether/protocol';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
-import { answerText, runEvents } from '@tether/testkit';
+import { answerText, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, runSequence, turnRequests } from './conformance-harness.js';
 
@@ -122,5 +124,44 @@ describeTransports('process pool', ({ start }) => {
     ).toEqual([]);
     const fruit = turnRequests(environment).find((request) => request.view?.lastUserText.includes('Which fruit?'));
     expect(JSON.stringify((fruit!.body as { messages: unknown }).messages)).toContain('Remember PEAR.');
+  });
+
+  it('a turn that waited for a slot, whose file went away meanwhile, fails as submit_turn would refuse it now; the agent never gets it', async () => {
+    const environment = await start();
+    // The first session's turn streams for ~1.5 s: its process is busy, not idle, while the second waits.
+    environment.api.setResponder((request) =>
+      request.lastUserText.includes('Hold the slot.')
+        ? textReply('Holding the only process slot for a while.', { chunks: 15, delayMs: 100 })
+        : textReply('Answered.'),
+    );
+    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const one = (await runtime.openSession({ workspace })).sessionId;
+    const two = (await runtime.openSession({ workspace })).sessionId;
+    const holding = await runtime.submitTurn({ sessionId: one, input: [{ type: 'text', text: 'Hold the slot.' }] });
+    await waitForEvent(runtime, one, 'run.message_delta');
+    await writeFile(path.join(environment.workspace, 'notes.txt'), 'hello\n');
+    const waiting = await runtime.submitTurn({
+      sessionId: two,
+      input: [
+        { type: 'text', text: 'Read the notes.' },
+        { type: 'file', path: 'notes.txt' },
+      ],
+    });
+    await waitForEvent(runtime, two, 'run.queued');
+    await rm(path.join(environment.workspace, 'notes.txt'));
+    expect(await runtime.waitForRun(holding.runId)).toMatchObject({ outcome: 'succeeded' });
+
+    const ended = await runtime.waitForRun(waiting.runId);
+    expect(ended).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'invalid_command', details: { reason: 'file_not_found', index: 1 } },
+    });
+    expect(turnRequests(environment).some((request) => request.view?.lastUserText.includes('Read the notes.'))).toBe(
+      false,
+    );
+    // The session goes on: its next turn runs.
+    const next = await runtime.submitTurn({ sessionId: two, input: [{ type: 'text', text: 'Hello.' }] });
+    expect(await runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
   });
 });

@@ -75,6 +75,13 @@ export type AgentProviderV1InputPart =
 export interface AgentProviderV1Turn {
   readonly runId: string;
   readonly input: readonly AgentProviderV1InputPart[];
+  /**
+   * Checks the input again, as the runtime did when it took the turn: a provider that held the turn
+   * back (it waited for a process slot) calls it right before the agent gets the input, since a file
+   * it refers to may have gone meanwhile. Rejects with the refusal (invalid_command): the agent then
+   * gets nothing and the run fails with it. Absent when there is nothing to check again (no files).
+   */
+  readonly recheckInput?: () => Promise<void>;
 }
 
 /** What a file rewind would change (dryRun) or changed. */

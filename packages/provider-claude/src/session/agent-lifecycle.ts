@@ -341,6 +341,9 @@ export abstract class AgentLifecycle implements PoolMember {
   // ---- agent lifecycle -------------------------------------------------------------------
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
+  /** The run whose turn last waited for a process slot (its input is looked at again before it is sent). */
+  protected queuedRun: string | null = null;
+
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     // The spare the opening took comes first: what follows the open waits for that take, not for a spare of its own.
     if (this.openingClaim) {
@@ -358,7 +361,9 @@ export abstract class AgentLifecycle implements PoolMember {
       await spare.member.release();
     }
     await this.settings.pool.acquire(this, (position) => {
-      if (runId !== null) this.emit({ type: 'run.queued', runId, position });
+      if (runId === null) return;
+      this.queuedRun = runId;
+      this.emit({ type: 'run.queued', runId, position });
     });
     if (this.stopped || (runId !== null && this.state.turn?.runId !== runId)) {
       this.settings.pool.release(this);

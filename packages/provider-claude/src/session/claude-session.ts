@@ -78,11 +78,19 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
         if (this.stopped || this.state.turn !== active) return;
       }
       connection = this.connection ?? (await this.startConnection(turn.runId));
+      // It waited for a slot: a file it refers to may have gone meanwhile, and would reach the agent as an empty mention.
+      if (this.queuedRun === turn.runId) {
+        this.queuedRun = null;
+        if (connection && this.state.turn === active) await turn.recheckInput?.();
+      }
     } catch (error) {
-      // Nothing was started (e.g. the binary is too old): the turn is not in flight; its run fails with the error.
+      // Nothing was started (e.g. the binary is too old), or the input was refused once a slot was
+      // free: the turn is not in flight; its run fails with the error.
       if (this.state.turn === active) {
         this.state.turn = null;
         this.unacknowledged = null;
+        // The agent started for it all the same: idle now, as after any turn.
+        if (this.connection) this.afterTurn(active);
       }
       throw error;
     }

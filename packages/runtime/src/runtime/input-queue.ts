@@ -13,7 +13,12 @@ import { budgetSpent, queuedAfterTurn, queuedInputCancellations } from '../state
 import { closedPlanWindow } from './plan-limit-hold.js';
 import type { SessionEntry } from './session-entry.js';
 import type { SessionLog } from './session-log.js';
-import { type FileReferences, checkFilesStillThere, turnInputPlace } from './turn-input/resolve-turn-input.js';
+import {
+  type FileReferences,
+  checkFilesStillThere,
+  turnForAgent,
+  turnInputPlace,
+} from './turn-input/resolve-turn-input.js';
 
 /**
  * A queued after_turn input's content, held in memory until it starts: the log keeps it as the host
@@ -253,8 +258,8 @@ export class InputQueue {
     this.parts.log.stage(entry, started);
     // The writer dropped it (the session's output cannot be stored): the repair's end starts it later.
     if (entry.record.activeRunId !== runId) return;
-    const input = held.provider;
-    this.parts.startRun(entry, runId, (session) => session.doTurn({ runId, input }));
+    const turn = turnForAgent(runId, held.provider, held.files, () => turnInputPlace(entry.record));
+    this.parts.startRun(entry, runId, (session) => session.doTurn(turn));
   }
 
   /**

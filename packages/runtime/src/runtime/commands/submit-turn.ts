@@ -2,7 +2,12 @@ import { type SubmitTurnCommand, type SubmitTurnReceipt, newInputId, newRunId, t
 import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
-import { requireInputCapabilities, resolveTurnInput, turnInputPlace } from '../turn-input/resolve-turn-input.js';
+import {
+  requireInputCapabilities,
+  resolveTurnInput,
+  turnForAgent,
+  turnInputPlace,
+} from '../turn-input/resolve-turn-input.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
 
@@ -55,8 +60,10 @@ export async function submitTurn(
     if (queued) context.inputs.drop(queued.inputId);
     throw error;
   }
-  if (!queued) context.startRun(entry, runId, (session) => session.doTurn({ runId, input: input.provider }));
-  else if (queued.delivery === 'steer') void steer(context, entry, runId, queued.inputId, input.provider);
+  if (!queued) {
+    const turn = turnForAgent(runId, input.provider, input.files, () => turnInputPlace(entry.record));
+    context.startRun(entry, runId, (session) => session.doTurn(turn));
+  } else if (queued.delivery === 'steer') void steer(context, entry, runId, queued.inputId, input.provider);
   return receipt;
 }
 

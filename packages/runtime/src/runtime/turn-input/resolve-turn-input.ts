@@ -10,7 +10,7 @@ import {
   imageLimits,
   inputPartPosition,
 } from '@tether/protocol';
-import type { AgentProviderV1, AgentProviderV1InputPart } from '@tether/provider-spec';
+import type { AgentProviderV1, AgentProviderV1InputPart, AgentProviderV1Turn } from '@tether/provider-spec';
 import type { SessionRecord } from '../../store/tether-store.js';
 import { unsupported } from '../runtime-errors.js';
 import { inputRefusal } from './input-refusal.js';
@@ -142,6 +142,20 @@ export async function checkFilesStillThere(files: FileReferences, where: TurnInp
       ),
     );
   }
+}
+
+/**
+ * The turn as the provider gets it: with its files looked at again (checkFilesStillThere) when the
+ * provider held it back before the agent got it (a process slot), where they are then.
+ */
+export function turnForAgent(
+  runId: string,
+  input: readonly AgentProviderV1InputPart[],
+  files: FileReferences,
+  place: () => TurnInputPlace,
+): AgentProviderV1Turn {
+  if (files.references.length === 0) return { runId, input };
+  return { runId, input, recheckInput: () => checkFilesStillThere(files, place()) };
 }
 
 function imagePart(part: SubmittedPart): ImageDataInputPart | ImagePathInputPart {
