@@ -340,10 +340,10 @@ export abstract class AgentLifecycle implements PoolMember {
 
   // ---- agent lifecycle -------------------------------------------------------------------
 
-  /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   /** The run whose turn last waited for a process slot (its input is looked at again before it is sent). */
   protected queuedRun: string | null = null;
 
+  /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
     // The spare the opening took comes first: what follows the open waits for that take, not for a spare of its own.
     if (this.openingClaim) {

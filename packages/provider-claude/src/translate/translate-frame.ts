@@ -355,7 +355,7 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
     });
   }
   const stopReason = stopReasonOf(turn, frame, classification.outcome);
-  // A call that broke off with no retry after it (every retry failed): its streamed text is not kept.
+  // A call that broke off with no retry after it (every retry failed, or the answer came unstreamed): its text is not kept.
   const abandoned = [...state.abandonedBlocks.values()].flat().slice(0, abandonedBlocksLimit);
   parts.push({
     type: 'run.completed',

@@ -26,8 +26,8 @@ import type {
   AgentProviderV1StopOptions,
 } from '@tether/provider-spec';
 import { EventWriter } from '../log/event-writer.js';
-import { decideAgentRun } from '../state/session-machine.js';
 import { SubscriptionHub } from '../log/subscription-hub.js';
+import { decideAgentRun } from '../state/session-machine.js';
 import { createInMemoryStore } from '../store/in-memory-store.js';
 import type { SessionCounts, StoredReceipt, TetherStore } from '../store/tether-store.js';
 import { type CommandFingerprint, lazyFingerprint } from './command-fingerprint.js';
