@@ -69,6 +69,8 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
       'run.started:compact',
       'context.compacted',
       'run.usage',
+      // After the summary: a copy of the conversation made later is cut there.
+      'run.checkpointed',
       'control.completed:compact:succeeded',
       'run.completed:succeeded',
     ]);

@@ -60,7 +60,7 @@ describe('a fork of the whole conversation after a run that left no answer', () 
     ]);
   });
 
-  it('after a compaction (a control that leaves no point to cut at) still starts, from the compacted conversation', async () => {
+  it("after a compaction, from the compacted conversation as it stood: its summary, none of the source's later turns", async () => {
     environment = await createClaudeTestEnvironment({
       responder: (view) =>
         view.isCompaction
@@ -69,22 +69,53 @@ describe('a fork of the whole conversation after a run that left no answer', () 
     });
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const { runId: first } = await runtime.submitTurn({
-      sessionId,
-      input: [{ type: 'text', text: 'Prompt source-one.' }],
+    const turn = async (session: string, text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+    };
+    await turn(sessionId, 'Prompt source-one.');
+    const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
+    // The compaction is the conversation's point to cut at now: what came before it cannot be resumed at.
+    expect(await runtime.waitForRun(compaction)).toMatchObject({
+      outcome: 'succeeded',
+      checkpoint: { lastMessageId: expect.any(String) },
     });
-    expect((await runtime.waitForRun(first)).outcome).toBe('succeeded');
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    // The source goes on before the fork's agent starts: that turn is the source's alone.
+    await turn(sessionId, 'Prompt source-after-fork.');
+    await turn(forkSessionId, 'Prompt fork-one.');
+    const forkHistory = JSON.stringify(
+      environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body,
+    );
+    expect(forkHistory).toContain('Summary of the talk so far.');
+    expect(forkHistory).toContain('Prompt fork-one.');
+    expect(forkHistory).not.toContain('Prompt source-after-fork.');
+  });
+
+  it('a rewind to before a turn after a compaction goes back to the compacted conversation, not to before it', async () => {
+    environment = await createClaudeTestEnvironment({
+      responder: (view) =>
+        view.isCompaction
+          ? textReply('<analysis>Short.</analysis><summary>Summary of the talk so far.</summary>')
+          : textReply('Noted.'),
+    });
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const turn = async (text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+      return runId;
+    };
+    await turn('Prompt source-one.');
     const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
     expect((await runtime.waitForRun(compaction)).outcome).toBe('succeeded');
-    // What came before the compaction cannot be resumed at any more: the fork copies the conversation as it is.
-    const { forkSessionId } = await runtime.forkSession({ sessionId });
-    const { runId } = await runtime.submitTurn({
-      sessionId: forkSessionId,
-      input: [{ type: 'text', text: 'Prompt fork-one.' }],
-    });
-    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
-    expect(
-      JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body),
-    ).toContain('Summary of the talk so far.');
+    const two = await turn('Prompt source-two.');
+    await runtime.rewindSession({ sessionId, toRunId: two });
+    await turn('Prompt after-rewind.');
+    const history = JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body);
+    expect(history).toContain('Summary of the talk so far.');
+    expect(history).toContain('Prompt after-rewind.');
+    expect(history).not.toContain('Prompt source-two.');
+    expect(history).not.toContain('Prompt source-one.');
   });
 });

@@ -100,6 +100,8 @@ export type AssistantFrame = z.infer<typeof AssistantFrame>;
 export const UserFrame = z.looseObject({
   type: z.literal('user'),
   parent_tool_use_id: z.string().nullish(),
+  /** The entry's id in the CLI's transcript (a copy of the conversation can be cut after it). */
+  uuid: z.string().nullish(),
   message: z.looseObject({
     content: z.union([z.string(), z.array(ContentBlock)]).nullish(),
   }),

@@ -363,7 +363,7 @@ describe('translator edge cases', () => {
     expect(current.turn).not.toBeNull();
   });
 
-  it('checkpoints after the main answer only: a subagent message is not a cut point; none for a control or an ephemeral session', () => {
+  it('checkpoints after the main answer only: a subagent message is not a cut point; after the summary for /compact; none for another control or an ephemeral session', () => {
     const answer = (uuid: string, parent: string | null) =>
       parseCliFrame({
         type: 'assistant',
@@ -383,9 +383,23 @@ describe('translator edge cases', () => {
       lastMessageId: 'main-answer',
     });
     const control = state();
-    control.turn = { ...control.turn!, control: 'compact' };
+    control.turn = { ...control.turn!, control: 'cost' };
     translateFrame(control, answer('control-answer', null));
     expect(translateFrame(control, result).map((part) => part.type)).toEqual(['control.completed', 'run.completed']);
+    // /compact: the summary it replaced the conversation with, then its output, as recorded by CLI 2.1.332.
+    const compact = state();
+    compact.turn = { ...compact.turn!, control: 'compact' };
+    const entry = (uuid: string, text: string) =>
+      parseCliFrame({ type: 'user', uuid, parent_tool_use_id: null, message: { role: 'user', content: text } });
+    translateFrame(compact, entry('summary', 'This session is being continued from a previous conversation…'));
+    translateFrame(compact, entry('output', '<local-command-stdout>Compacted </local-command-stdout>'));
+    expect(translateFrame(compact, result)).toContainEqual({
+      type: 'run.checkpointed',
+      runId: 'run_1',
+      providerSessionId: 'conversation',
+      inputMessageId: 'send-1',
+      lastMessageId: 'output',
+    });
     const ephemeral = createTranslatorState({
       providerSessionId: 'conversation',
       reportedProviderSessionId: 'conversation',

@@ -293,6 +293,9 @@ function failSubagentCalls(state: TranslatorState, parentToolUseId: string, runI
 }
 
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
+  // A /compact's summary, then its output: the compacted conversation's last entries, where a copy is cut.
+  if (state.turn?.control === 'compact' && !frame.parent_tool_use_id && frame.uuid)
+    state.turn.lastMessageId = frame.uuid;
   const content = frame.message.content;
   if (!Array.isArray(content)) return;
   for (const block of content) {
