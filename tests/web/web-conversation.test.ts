@@ -1,4 +1,4 @@
-import { errorReply, textReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { Page } from 'playwright-core';
 import { expect, it, vi } from 'vitest';
 import { client, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
@@ -77,6 +77,32 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     expect(occurrences(text, answer)).toBe(1);
     expect(await page.locator('.run-status').last().innerText()).toMatch(/1,200 in \/ 48 out tokens · \$/);
     expect(await page.locator('.session-facts').innerText()).toContain('1,200 in / 48 out tokens');
+  });
+
+  it('a turn the agent began by itself (a background task finished) shows as such, with its answer and no prompt', async () => {
+    const page = await suite.connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.setResponder((view) => {
+      if (view.isSubagent) return textReply('Hello from the background subagent.');
+      if (view.lastUserText.includes('<task-notification>')) return textReply('The background agent has finished.');
+      if (view.toolResults.length > 0) return textReply('A background agent is working on it.');
+      return toolUseReply('Agent', {
+        description: 'Say hello',
+        prompt: 'SUBAGENT TASK: say hello.',
+        subagent_type: 'general-purpose',
+        run_in_background: true,
+      });
+    });
+    try {
+      await sendTurn(page, 'Use a background subagent.');
+      const own = page.locator('.run').nth(1);
+      await own.getByText('Begun by the agent: a background task it ran finished').waitFor();
+      await own.getByText('The background agent has finished.').waitFor();
+      expect(await own.locator('.turn-input').count()).toBe(0);
+      await page.locator('.run').first().getByText('A background agent is working on it.').waitFor();
+    } finally {
+      suite.environment.api.setResponder(undefined);
+    }
   });
 
   it('renders HTML and javascript: links in a model reply as inert text', async () => {
