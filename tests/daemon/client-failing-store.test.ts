@@ -34,6 +34,21 @@ function storeFailingReads(store: TetherStore, giveUpAfter: number, onTooMany: (
   return { store: watched, failing, failedReads: () => failedReads };
 }
 
+/** A daemon with one open session, every read of whose events its store fails from now on. */
+async function sessionWhoseReadsFail() {
+  let watched: ReturnType<typeof storeFailingReads> | undefined;
+  const { environment, daemon } = await fixture.start({
+    openStore: async (dataDir) => {
+      watched = storeFailingReads(await openSqliteStore({ dataDir }), 50, () => undefined);
+      return watched.store;
+    },
+  });
+  const client = createTetherClient({ url: daemon.url, token: daemon.token });
+  const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+  watched!.failing.add(sessionId);
+  return { daemon, sessionId };
+}
+
 describe('@tether/client and a daemon whose store fails the reads of a stream', () => {
   it("gives up after maxAttempts streams that opened and ended without an event, with the store's error", async () => {
     let watched: ReturnType<typeof storeFailingReads> | undefined;
@@ -65,16 +80,7 @@ describe('@tether/client and a daemon whose store fails the reads of a stream', 
   });
 
   it('ends the stream with `event: error` and the error, not silently', async () => {
-    let watched: ReturnType<typeof storeFailingReads> | undefined;
-    const { environment, daemon } = await fixture.start({
-      openStore: async (dataDir) => {
-        watched = storeFailingReads(await openSqliteStore({ dataDir }), 50, () => undefined);
-        return watched.store;
-      },
-    });
-    const client = createTetherClient({ url: daemon.url, token: daemon.token });
-    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    watched!.failing.add(sessionId);
+    const { daemon, sessionId } = await sessionWhoseReadsFail();
     const response = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
       headers: { authorization: `Bearer ${daemon.token}`, accept: 'text/event-stream' },
     });
@@ -86,16 +92,7 @@ describe('@tether/client and a daemon whose store fails the reads of a stream', 
   });
 
   it('ends a WebSocket subscription with `unsubscribed` and the error, not silently', async () => {
-    let watched: ReturnType<typeof storeFailingReads> | undefined;
-    const { environment, daemon } = await fixture.start({
-      openStore: async (dataDir) => {
-        watched = storeFailingReads(await openSqliteStore({ dataDir }), 50, () => undefined);
-        return watched.store;
-      },
-    });
-    const client = createTetherClient({ url: daemon.url, token: daemon.token });
-    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    watched!.failing.add(sessionId);
+    const { daemon, sessionId } = await sessionWhoseReadsFail();
     const socket = await SocketClient.connect(daemon);
     try {
       socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });

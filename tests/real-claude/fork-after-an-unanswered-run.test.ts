@@ -9,6 +9,19 @@ afterEach(async () => {
   await environment?.cleanup();
 });
 
+/** A session whose compactions the model answers with a summary, and every other turn with "Noted.". */
+async function sessionThatCompacts() {
+  environment = await createClaudeTestEnvironment({
+    responder: (view) =>
+      view.isCompaction
+        ? textReply('<analysis>Short.</analysis><summary>Summary of the talk so far.</summary>')
+        : textReply('Noted.'),
+  });
+  const runtime = await environment.runtime();
+  const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+  return { runtime, sessionId };
+}
+
 // A fork of the whole conversation is cut where the source stood when it was forked. When the
 // source's last run left no answer to cut after (interrupted before the model said anything), the
 // cut is still there: what the source does afterwards, before the fork's agent starts, is not the fork's.
@@ -61,14 +74,7 @@ describe('a fork of the whole conversation after a run that left no answer', () 
   });
 
   it("after a compaction, from the compacted conversation as it stood: its summary, none of the source's later turns", async () => {
-    environment = await createClaudeTestEnvironment({
-      responder: (view) =>
-        view.isCompaction
-          ? textReply('<analysis>Short.</analysis><summary>Summary of the talk so far.</summary>')
-          : textReply('Noted.'),
-    });
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runtime, sessionId } = await sessionThatCompacts();
     const turn = async (session: string, text: string) => {
       const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
       expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
@@ -93,14 +99,7 @@ describe('a fork of the whole conversation after a run that left no answer', () 
   });
 
   it('a rewind to before a turn after a compaction goes back to the compacted conversation, not to before it', async () => {
-    environment = await createClaudeTestEnvironment({
-      responder: (view) =>
-        view.isCompaction
-          ? textReply('<analysis>Short.</analysis><summary>Summary of the talk so far.</summary>')
-          : textReply('Noted.'),
-    });
-    const runtime = await environment.runtime();
-    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runtime, sessionId } = await sessionThatCompacts();
     const turn = async (text: string) => {
       const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
       expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });

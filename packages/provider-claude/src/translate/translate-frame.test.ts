@@ -375,13 +375,14 @@ describe('translator edge cases', () => {
     const current = state();
     translateFrame(current, answer('main-answer', null));
     translateFrame(current, answer('subagent-answer', 'toolu_1'));
-    expect(translateFrame(current, result)).toContainEqual({
+    const checkpointAfter = (lastMessageId: string) => ({
       type: 'run.checkpointed',
       runId: 'run_1',
       providerSessionId: 'conversation',
       inputMessageId: 'send-1',
-      lastMessageId: 'main-answer',
+      lastMessageId,
     });
+    expect(translateFrame(current, result)).toContainEqual(checkpointAfter('main-answer'));
     const control = state();
     control.turn = { ...control.turn!, control: 'cost' };
     translateFrame(control, answer('control-answer', null));
@@ -393,13 +394,7 @@ describe('translator edge cases', () => {
       parseCliFrame({ type: 'user', uuid, parent_tool_use_id: null, message: { role: 'user', content: text } });
     translateFrame(compact, entry('summary', 'This session is being continued from a previous conversation…'));
     translateFrame(compact, entry('output', '<local-command-stdout>Compacted </local-command-stdout>'));
-    expect(translateFrame(compact, result)).toContainEqual({
-      type: 'run.checkpointed',
-      runId: 'run_1',
-      providerSessionId: 'conversation',
-      inputMessageId: 'send-1',
-      lastMessageId: 'output',
-    });
+    expect(translateFrame(compact, result)).toContainEqual(checkpointAfter('output'));
     const ephemeral = createTranslatorState({
       providerSessionId: 'conversation',
       reportedProviderSessionId: 'conversation',
