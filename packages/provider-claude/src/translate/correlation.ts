@@ -74,11 +74,12 @@ export function applyStamps(state: TranslatorState, stamps: Stamps): boolean {
  * `task-notification`), to answer the task's report, once the turn in flight has ended.
  */
 export function beginsTurnOfItsOwn(state: TranslatorState, frame: CliFrame): boolean {
+  // Asked of every frame: the frame's kind first, which rules out the streamed ones at once.
   return (
-    state.correlation === 'stamped' &&
-    state.stampSeen &&
     frame.kind === 'system' &&
     frame.frame.subtype === 'init' &&
+    state.correlation === 'stamped' &&
+    state.stampSeen &&
     stampsOf(frame).uuids.length === 0
   );
 }

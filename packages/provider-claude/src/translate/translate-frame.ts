@@ -359,7 +359,8 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   }
   const stopReason = stopReasonOf(turn, frame, classification.outcome);
   // A call that broke off with no retry after it (every retry failed, or the answer came unstreamed): its text is not kept.
-  const abandoned = [...state.abandonedBlocks.values()].flat().slice(0, abandonedBlocksLimit);
+  const abandoned =
+    state.abandonedBlocks.size === 0 ? [] : [...state.abandonedBlocks.values()].flat().slice(0, abandonedBlocksLimit);
   parts.push({
     type: 'run.completed',
     runId: turn.runId,
