@@ -82,19 +82,25 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Fake model reply.');
   });
 
-  it('clear: context.cleared, the new conversation id is followed, and history is gone', async () => {
+  it('clear: context.cleared, the new conversation id is followed (a checkpoint of it, empty), and history is gone', async () => {
     const { environment, runtime, sessionId } = await sessionWithOneTurn();
     const before = (await runtime.getSession(sessionId)).providerSessionId;
     const { runId, events } = await control(runtime, sessionId, 'clear');
     expect(runSequence(events, runId)).toEqual([
       'run.started:clear',
       'context.cleared',
+      'run.checkpointed',
       'control.completed:clear:succeeded',
       'run.completed:succeeded',
     ]);
     const after = (await runtime.getSession(sessionId)).providerSessionId;
     expect(after).not.toBeNull();
     expect(after).not.toBe(before);
+    expect(events.find((event) => event.type === 'run.checkpointed')).toMatchObject({
+      providerSessionId: after,
+      inputMessageId: null,
+      lastMessageId: null,
+    });
     const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'What fruit?' }] });
     await runEvents(runtime, sessionId, next.runId);
     expect(JSON.stringify((turnRequests(environment).at(-1)!.body as { messages: unknown }).messages)).not.toContain(

@@ -115,7 +115,7 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     expect(readFileSync(created, 'utf8')).toBe('created by two');
 
     const preview = await original.session.doRewindFiles!({
-      inputMessageId: two.checkpoint!.inputMessageId,
+      inputMessageId: two.checkpoint!.inputMessageId!,
       dryRun: true,
     });
     expect(preview).toMatchObject({ canRewind: true, insertions: expect.any(Number), deletions: expect.any(Number) });
@@ -123,7 +123,7 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     expect(readFileSync(edited, 'utf8')).toBe('version two');
 
     const rewound = await original.session.doRewindFiles!({
-      inputMessageId: two.checkpoint!.inputMessageId,
+      inputMessageId: two.checkpoint!.inputMessageId!,
       dryRun: false,
     });
     expect(rewound).toEqual(preview);
@@ -145,7 +145,7 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
       lacks: ['Prompt two.', 'Wrote two.'],
     });
     // File checkpoints of the conversation it was copied from still work in the copy's agent.
-    await copy.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId, dryRun: false });
+    await copy.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId!, dryRun: false });
     expect(readFileSync(edited, 'utf8')).toBe('version zero');
   });
 
@@ -182,7 +182,7 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     await original.start('Prompt held.');
     await environment.api.waitForRequests(2, { kind: 'turn' });
     const error = await agentErrorOf(
-      original.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId, dryRun: true }),
+      original.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId!, dryRun: true }),
     );
     expect(error.code).toBe('run_active');
   });
@@ -199,7 +199,7 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     expect(readFileSync(edited, 'utf8')).toBe('version one');
     for (const dryRun of [true, false])
       expect(
-        await original.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId, dryRun }),
+        await original.session.doRewindFiles!({ inputMessageId: one.checkpoint!.inputMessageId!, dryRun }),
       ).toMatchObject({ canRewind: false, reason: 'checkpointing_off', paths: [] });
     expect(readFileSync(edited, 'utf8')).toBe('version one');
   });

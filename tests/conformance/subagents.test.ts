@@ -120,8 +120,8 @@ describeTransports('a foreground subagent (Agent tool) that calls a tool needing
   });
 });
 
-async function nextTurnAnswers(runtime: AgentRuntime, sessionId: string): Promise<void> {
-  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Carry on.' }] });
+async function nextTurnAnswers(runtime: AgentRuntime, sessionId: string, text = 'Carry on.'): Promise<void> {
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
   const events = await runEvents(runtime, sessionId, runId);
   expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
 }
@@ -146,8 +146,8 @@ describeTransports('a background subagent (Agent tool, run_in_background)', ({ s
     return { environment, runtime, sessionId };
   }
 
-  it("the report the agent answers by itself is a run it began: recorded with its answer and cost, the session's next turn after it", async () => {
-    const { runtime, sessionId } = await open();
+  it("the report the agent answers by itself is a run it began: recorded with its answer and cost, the session's next turn after it, a fork cut after it", async () => {
+    const { environment, runtime, sessionId } = await open();
     const { runId } = await runtime.submitTurn({
       sessionId,
       input: [{ type: 'text', text: 'Use a background subagent.' }],
@@ -162,16 +162,27 @@ describeTransports('a background subagent (Agent tool, run_in_background)', ({ s
     const events = await runEvents(runtime, sessionId, own.runId);
     expect(answerText(events)).toBe('The background agent has finished.');
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
-    // Its cost is the session's; no point to fork at or rewind to (its input's id is never shown).
+    // Its cost is the session's; a point to cut after its answer, none for files (its input's id is never shown).
     expect(events.some((event) => event.type === 'run.usage' && (event.costUsd ?? 0) > 0)).toBe(true);
-    expect(events.some((event) => event.type === 'run.checkpointed')).toBe(false);
+    expect(events.find((event) => event.type === 'run.checkpointed')).toMatchObject({
+      inputMessageId: null,
+      lastMessageId: expect.any(String),
+    });
     expect(await runtime.getRun(own.runId)).toMatchObject({ status: 'completed', outcome: 'succeeded' });
     // Nothing of the agent's turn was dropped (the subagent's own frames may come after the first run
     // ended, and belong to no run: its report is what the agent's turn answers).
     const all = await runtime.readEvents(sessionId);
     const dropped = ['claude.result_without_run', 'claude.agent_turn_not_recorded', 'runtime.agent_turn_not_recorded'];
     expect(all.filter((event) => event.type === 'diagnostic' && dropped.includes(event.code))).toEqual([]);
+    // A fork made now is cut after the agent's answer: the turn the source takes next is not the fork's.
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
     await nextTurnAnswers(runtime, sessionId);
+    await nextTurnAnswers(runtime, forkSessionId, 'Prompt of the fork.');
+    const forkRequest = environment.api.requests.filter((request) => request.kind === 'turn').at(-1);
+    const forkHistory = JSON.stringify((forkRequest?.body as { messages?: unknown } | undefined)?.messages);
+    expect(forkHistory).toContain('The background agent has finished.');
+    expect(forkHistory).toContain('Prompt of the fork.');
+    expect(forkHistory).not.toContain('Carry on.');
   });
 
   it("while the agent's own run is active it is the session's run: a turn waits behind it (after_turn) or is refused, and a stop ends it", async () => {

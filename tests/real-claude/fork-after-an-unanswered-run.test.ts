@@ -118,3 +118,49 @@ describe('a fork of the whole conversation after a run that left no answer', () 
     expect(history).not.toContain('Prompt source-one.');
   });
 });
+
+// /clear starts a new, empty conversation under a new id. A copy cut there holds nothing: neither
+// what came before the clear nor what the source says after it.
+describe('a fork or a rewind after /clear', () => {
+  async function clearedSession() {
+    environment = await createClaudeTestEnvironment({ responder: () => textReply('Noted.') });
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const turn = async (session: string, text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+      return runId;
+    };
+    await turn(sessionId, 'Prompt before-clear.');
+    const { runId: clear } = await runtime.runControl({ sessionId, name: 'clear' });
+    expect(await runtime.waitForRun(clear)).toMatchObject({
+      outcome: 'succeeded',
+      checkpoint: { inputMessageId: null, lastMessageId: null },
+    });
+    return { runtime, sessionId, clear, turn };
+  }
+
+  it('a fork made right after it starts empty, and takes none of the turns the source runs before the fork starts', async () => {
+    const { runtime, sessionId, turn } = await clearedSession();
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    await turn(sessionId, 'Prompt source-after-fork.');
+    expect(promptsSentWith(environment, 'Prompt source-after-fork.')).toEqual(['Prompt source-after-fork.']);
+    await turn(forkSessionId, 'Prompt fork-one.');
+    expect(promptsSentWith(environment, 'Prompt fork-one.')).toEqual(['Prompt fork-one.']);
+    await turn(forkSessionId, 'Prompt fork-two.');
+    expect(promptsSentWith(environment, 'Prompt fork-two.')).toEqual(['Prompt fork-one.', 'Prompt fork-two.']);
+  });
+
+  it('a rewind to before the first turn after it continues from the empty conversation, not from before the clear; files cannot be put back to the clear', async () => {
+    const { runtime, sessionId, clear, turn } = await clearedSession();
+    const after = await turn(sessionId, 'Prompt after-clear.');
+    await runtime.rewindSession({ sessionId, toRunId: after });
+    await turn(sessionId, 'Prompt after-rewind.');
+    expect(promptsSentWith(environment, 'Prompt after-rewind.')).toEqual(['Prompt after-rewind.']);
+    await expect(runtime.rewindSession({ sessionId, toRunId: clear, files: true })).rejects.toMatchObject({
+      code: 'checkpoint_unavailable',
+      details: { reason: 'no_checkpoint' },
+      message: expect.stringContaining('took no input of yours'),
+    });
+  });
+});

@@ -174,9 +174,17 @@ export const RunQueuedEvent = runEvent('run.queued', {
 export const RunCheckpointedEvent = runEvent('run.checkpointed', {
   /** The agent's conversation the run was part of. */
   providerSessionId: z.string().min(1).max(300),
-  /** The agent's id of the run's input message (file checkpoints are kept under it). */
-  inputMessageId: z.string().min(1).max(300),
-  /** The agent's id of the run's last message; null when it answered nothing (the run cannot be cut after). */
+  /**
+   * The agent's id of the run's input message (file checkpoints are kept under it); null when the
+   * run took no input of the host's: a turn the agent began by itself, or one that started a new,
+   * empty conversation (Claude's /clear; lastMessageId is null too).
+   */
+  inputMessageId: z.string().min(1).max(300).nullable(),
+  /**
+   * The agent's id of the run's last message; null when it answered nothing (the run cannot be cut
+   * after it but at its input), or, with inputMessageId null, when the conversation starts anew
+   * after the run (a copy cut there holds nothing).
+   */
   lastMessageId: z.string().min(1).max(300).nullable(),
 });
 

@@ -33,7 +33,7 @@ export const RunSnapshot = z.strictObject({
   checkpoint: z
     .strictObject({
       providerSessionId: z.string(),
-      inputMessageId: z.string(),
+      inputMessageId: z.string().nullable(),
       lastMessageId: z.string().nullable(),
     })
     .nullable(),

@@ -223,10 +223,14 @@ describe('translating recorded CLI transcripts', () => {
       subagentText.every((part) => (part as { parentToolUseId: string }).parentToolUseId === agentCall!.toolUseId),
     ).toBe(true);
     expect(text(parts, 'run.message_delta')).not.toContain('Hello from the background subagent');
-    // The turn the CLI begins by itself for the task's report is a run of its own, with no point to cut at.
+    // The turn the CLI begins by itself for the task's report is a run of its own: a point to cut after
+    // its answer, none for files (its input's id is never shown).
     const ownRun = parts.filter((part) => 'runId' in part && part.runId === 'agent_run_1');
     expect(text(ownRun, 'run.message_delta', 'agent_run_1')).toBe('The background agent has finished and said hello.');
-    expect(ownRun.map((part) => part.type)).not.toContain('run.checkpointed');
+    expect(ownRun.find((part) => part.type === 'run.checkpointed')).toMatchObject({
+      inputMessageId: null,
+      lastMessageId: expect.any(String),
+    });
     expect(ownRun.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded', stopReason: 'end_turn' });
     expect(parts.filter((part) => part.type === 'run.completed')).toHaveLength(2);
     expect(parts.some((part) => part.type === 'diagnostic' && part.code === 'claude.result_without_run')).toBe(false);

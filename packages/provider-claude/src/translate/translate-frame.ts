@@ -412,8 +412,10 @@ export function translateFrame(state: TranslatorState, frame: CliFrame): Parts {
       break;
     case 'conversation_reset':
       // /clear: the conversation starts over under a new id (followed at the next init).
-      if (state.turn && attributedRunId(state) !== null)
+      if (state.turn && attributedRunId(state) !== null) {
+        state.turn.conversationReset = true;
         parts.push({ type: 'context.cleared', runId: state.turn.runId });
+      }
       break;
     case 'command_lifecycle':
       // Its stamp was read above (a `started` one begins the turn).

@@ -38,6 +38,8 @@ export interface ActiveTurn {
   stopReason?: string;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
+  /** The CLI started a new, empty conversation in this turn (/clear's conversation_reset). */
+  conversationReset?: true;
   /**
    * The CLI began this turn by itself (for a background task's report): no input of ours, so its
    * frames carry no stamp and `uuid` names nothing.

@@ -333,6 +333,51 @@ describe('rewind_session', () => {
     }
   });
 
+  it('a run after which the conversation started anew leaves nothing to copy: a fork as it stands or at it, a rewind after it (in a fork too) start empty; no files to put back to it', async () => {
+    const reply = replyWithCheckpoint();
+    // As Claude's /clear: a new conversation id, then a checkpoint naming no message.
+    const clear = ({ runId, emit }: MockTurnContext) => {
+      emit({ type: 'session.provider_session_changed', providerSessionId: `cleared-${runId}` });
+      emit({
+        type: 'run.checkpointed',
+        runId,
+        providerSessionId: `cleared-${runId}`,
+        inputMessageId: null,
+        lastMessageId: null,
+      });
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    };
+    const setup = await setUp({
+      turn: (context) => {
+        const text = context.input[0]?.type === 'text' ? context.input[0].text : '';
+        return text === '/clear' ? clear(context) : reply(context);
+      },
+    });
+    const { runtime, sessionId } = setup;
+    const first = await setup.turn('first');
+    const { forkSessionId: origin } = await runtime.forkSession({ sessionId, atRunId: first });
+    const cleared = await setup.turn('/clear');
+    const asItStands = await runtime.forkSession({ sessionId });
+    const atClear = await runtime.forkSession({ sessionId, atRunId: cleared });
+    await setup.turn('the source goes on');
+    for (const forkId of [asItStands.forkSessionId, atClear.forkSessionId]) {
+      await setup.turn('in the fork', forkId);
+      expect(setup.providerSessions(forkId)[0]!.options).toMatchObject({ copyConversation: null });
+    }
+    // In a fork, a rewind to after its clear starts empty, not from what the fork was copied from.
+    await setup.turn('/clear', origin);
+    const afterClear = await setup.turn('after the clear', origin);
+    await runtime.rewindSession({ sessionId: origin, toRunId: afterClear });
+    await setup.turn('after the rewind', origin);
+    expect(setup.providerSessions(origin).at(-1)!.options).toMatchObject({
+      resumeProviderSessionId: null,
+      copyConversation: null,
+    });
+    const refused = await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: cleared, files: true }));
+    expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
+    expect(refused.message).toContain('took no input of yours');
+  });
+
   it('puts the files back first with files: a dry run, then the rewind, recorded with what changed', async () => {
     const setup = await setUp();
     const { runtime, sessionId } = setup;

@@ -98,7 +98,7 @@ const checkpointed = fc
       type: mostly(fc.constant('run.checkpointed')),
       runId: mostly(fc.constantFrom(...validRunIds, 'run_ABC')),
       providerSessionId: agentId,
-      inputMessageId: agentId,
+      inputMessageId: fc.oneof(fc.constant(null), agentId),
       lastMessageId: fc.oneof(fc.constant(null), agentId),
       extra: fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, anything),
     },

@@ -100,11 +100,12 @@ function isPlainPart(type: string, part: Record<string, unknown>): boolean {
     );
   }
   if (type === 'run.checkpointed') {
+    const input = part['inputMessageId'];
     const last = part['lastMessageId'];
     return (
       isPlainPartOfAcceptedRun(part, checkpointKeys) &&
       isBoundedText(part['providerSessionId'], 1, agentIdLengthLimit) &&
-      isBoundedText(part['inputMessageId'], 1, agentIdLengthLimit) &&
+      (input === null || isBoundedText(input, 1, agentIdLengthLimit)) &&
       (last === null || isBoundedText(last, 1, agentIdLengthLimit))
     );
   }

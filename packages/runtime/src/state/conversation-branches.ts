@@ -7,6 +7,13 @@ import { sessionClosed, sessionNotFound } from './session-machine.js';
 /** Where a conversation is copied from: the agent's conversation, cut after a message (null: all of it). */
 export type ConversationCopy = NonNullable<SessionRecord['copyConversation']>;
 
+type Checkpoint = NonNullable<RunRecord['checkpoint']>;
+
+/** A checkpoint after which the conversation starts anew, empty (Claude's /clear): a copy cut there holds nothing. */
+function startsAnew(checkpoint: Checkpoint): boolean {
+  return checkpoint.inputMessageId === null && checkpoint.lastMessageId === null;
+}
+
 /** fork_session: what the new session starts from, and the source's event. */
 export interface ForkDecision extends Decision {
   /** What the fork's agent copies; null: the source has no conversation yet, the fork starts fresh. */
@@ -71,13 +78,16 @@ export function decideFork(
     const run = completedRun(context.runs, atRunId, 'fork at it');
     if ('refusal' in run) return run;
     const checkpoint = run.checkpoint;
-    if (checkpoint?.lastMessageId == null) {
+    if (checkpoint !== null && startsAnew(checkpoint)) {
+      copyConversation = null;
+    } else if (checkpoint?.lastMessageId == null) {
       return checkpointUnavailable(
         'no_checkpoint',
         'The agent kept no point to copy the conversation at after that run (it answered nothing, or ended before saying where it stood). Fork at another run, or without atRunId.',
       );
+    } else {
+      copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
     }
-    copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
   } else {
     if (state.activeRunId !== null) return runActive('fork (or fork at a completed run with atRunId)');
     copyConversation = state.copyConversation ?? conversationAsItStands(state, context.runs);
@@ -92,9 +102,9 @@ export function decideFork(
  * point in this conversation: its last message, or its input when it ended before any answer
  * (stopped or failed; Claude Code resumes at a user message too). Later runs that ended without a
  * point and without succeeding (stopped before the agent took their input) added nothing, and are
- * passed over. Without such a point, all of it, as the agent has it then: a run that succeeded
- * without one (a control: /compact rewrites the conversation, and what came before it can no
- * longer be resumed at), or a point in another conversation (before a /clear, or a copy).
+ * passed over. A point after which the conversation started anew (/clear) leaves nothing to copy.
+ * Without such a point, all of it, as the agent has it then: a run that succeeded without one (a
+ * control that adds nothing to cut after), or a point in another conversation (a copy's source).
  */
 function conversationAsItStands(state: SessionRecord, runs: readonly RunRecord[]): ConversationCopy | null {
   const providerSessionId = state.providerSessionId;
@@ -107,6 +117,7 @@ function conversationAsItStands(state: SessionRecord, runs: readonly RunRecord[]
       continue;
     }
     if (checkpoint.providerSessionId !== providerSessionId) break;
+    if (startsAnew(checkpoint)) return null;
     return { providerSessionId, afterMessageId: checkpoint.lastMessageId ?? checkpoint.inputMessageId };
   }
   return { providerSessionId, afterMessageId: null };
@@ -145,13 +156,20 @@ export function runsBeforeFork(events: Iterable<EventBody>, forkSessionId: strin
   return liveRuns(events, (event) => event.type === 'session.forked' && event.forkSessionId === forkSessionId);
 }
 
+/** Where the last of `live` that the agent kept a point after left the conversation: a copy cut there, or nothing to copy (it started anew). */
+export interface ConversationCut {
+  readonly copy: ConversationCopy | null;
+}
+
 /** The conversation cut after the last of `live` (oldest first) that the agent kept a point for; null: none did. */
-export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): ConversationCopy | null {
+export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): ConversationCut | null {
   const byId = new Map(runs.map((run) => [run.runId, run]));
   for (const runId of [...live].reverse()) {
     const checkpoint = byId.get(runId)?.checkpoint;
-    if (checkpoint?.lastMessageId != null) {
-      return { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
+    if (!checkpoint) continue;
+    if (startsAnew(checkpoint)) return { copy: null };
+    if (checkpoint.lastMessageId !== null) {
+      return { copy: { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId } };
     }
   }
   return null;
@@ -203,6 +221,12 @@ export function decideRewind(
       );
     }
     fileRewindMessageId = target.checkpoint?.inputMessageId ?? null;
+    if (target.checkpoint && fileRewindMessageId === null) {
+      return checkpointUnavailable(
+        'no_checkpoint',
+        'That run took no input of yours (the agent began it by itself, or it started a new conversation), and the agent keeps file checkpoints only under your inputs. Rewind without files, or to another run.',
+      );
+    }
     if (fileRewindMessageId === null) {
       return checkpointUnavailable(
         'no_checkpoint',
@@ -217,7 +241,8 @@ export function decideRewind(
     }
   }
   // Before a fork's own turns with a point lies the conversation it was copied from, not nothing.
-  const copyConversation = cutAfterLastCheckpoint(context.continued, context.runs) ?? context.origin;
+  const cut = cutAfterLastCheckpoint(context.continued, context.runs);
+  const copyConversation = cut ? cut.copy : context.origin;
   return {
     events: [{ type: 'session.rewound', toRunId: command.toRunId, files: null }],
     copyConversation,

@@ -91,7 +91,8 @@ export interface RunChangedFiles {
 
 /** Where the agent's conversation stood after the run (run.checkpointed). */
 export interface RunCheckpoint {
-  readonly inputMessageId: string;
+  /** Null when the run took no input of the host's (the agent began it, or /clear): no files to put back. */
+  readonly inputMessageId: string | null;
   /** Null when the agent answered nothing: no fork can end with this run. */
   readonly lastMessageId: string | null;
 }

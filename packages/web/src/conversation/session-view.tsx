@@ -126,7 +126,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
       turn,
       onFork: fork,
       onRewind: rewind,
-      offerFiles: providerCapabilities?.rewindFiles === true && entry.checkpoint !== null,
+      offerFiles: providerCapabilities?.rewindFiles === true && entry.checkpoint?.inputMessageId != null,
     };
   };
 

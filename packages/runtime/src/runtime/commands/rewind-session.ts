@@ -56,9 +56,9 @@ async function forkOrigin(store: TetherStore, record: SessionRecord): Promise<Co
   for (let depth = 0; depth < forkDepthLimit && fork.forkedFrom; depth++) {
     const { sessionId: sourceId, runId } = fork.forkedFrom;
     const runs = await store.listRuns(sourceId);
-    if (runId !== null) return cutAfterLastCheckpoint([runId], runs);
+    if (runId !== null) return cutAfterLastCheckpoint([runId], runs)?.copy ?? null;
     const cut = cutAfterLastCheckpoint(runsBeforeFork(await branchEvents(store, sourceId), fork.sessionId), runs);
-    if (cut) return cut;
+    if (cut) return cut.copy;
     const source = await store.getSession(sourceId);
     if (!source) return null;
     fork = source;
