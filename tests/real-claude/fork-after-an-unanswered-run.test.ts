@@ -73,30 +73,37 @@ describe('a fork of the whole conversation after a run that left no answer', () 
     ]);
   });
 
-  it("after a compaction, from the compacted conversation as it stood: its summary, none of the source's later turns", async () => {
-    const { runtime, sessionId } = await sessionThatCompacts();
-    const turn = async (session: string, text: string) => {
-      const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
-      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
-    };
-    await turn(sessionId, 'Prompt source-one.');
-    const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
-    // The compaction is the conversation's point to cut at now: what came before it cannot be resumed at.
-    expect(await runtime.waitForRun(compaction)).toMatchObject({
-      outcome: 'succeeded',
-      checkpoint: { lastMessageId: expect.any(String) },
-    });
-    const { forkSessionId } = await runtime.forkSession({ sessionId });
-    // The source goes on before the fork's agent starts: that turn is the source's alone.
-    await turn(sessionId, 'Prompt source-after-fork.');
-    await turn(forkSessionId, 'Prompt fork-one.');
-    const forkHistory = JSON.stringify(
-      environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body,
-    );
-    expect(forkHistory).toContain('Summary of the talk so far.');
-    expect(forkHistory).toContain('Prompt fork-one.');
-    expect(forkHistory).not.toContain('Prompt source-after-fork.');
-  });
+  it.each(['control', 'typed'] as const)(
+    "(%s) after a compaction, from the compacted conversation as it stood: its summary, none of the source's later turns",
+    async (how) => {
+      const { runtime, sessionId } = await sessionThatCompacts();
+      const turn = async (session: string, text: string) => {
+        const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
+        expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+      };
+      await turn(sessionId, 'Prompt source-one.');
+      // Typed as a turn's text, the CLI runs it as it runs the control.
+      const { runId: compaction } =
+        how === 'control'
+          ? await runtime.runControl({ sessionId, name: 'compact' })
+          : await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: '/compact' }] });
+      // The compaction is the conversation's point to cut at now: what came before it cannot be resumed at.
+      expect(await runtime.waitForRun(compaction)).toMatchObject({
+        outcome: 'succeeded',
+        checkpoint: { lastMessageId: expect.any(String) },
+      });
+      const { forkSessionId } = await runtime.forkSession({ sessionId });
+      // The source goes on before the fork's agent starts: that turn is the source's alone.
+      await turn(sessionId, 'Prompt source-after-fork.');
+      await turn(forkSessionId, 'Prompt fork-one.');
+      const forkHistory = JSON.stringify(
+        environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body,
+      );
+      expect(forkHistory).toContain('Summary of the talk so far.');
+      expect(forkHistory).toContain('Prompt fork-one.');
+      expect(forkHistory).not.toContain('Prompt source-after-fork.');
+    },
+  );
 
   it('a rewind to before a turn after a compaction goes back to the compacted conversation, not to before it', async () => {
     const { runtime, sessionId } = await sessionThatCompacts();
@@ -122,7 +129,7 @@ describe('a fork of the whole conversation after a run that left no answer', () 
 // /clear starts a new, empty conversation under a new id. A copy cut there holds nothing: neither
 // what came before the clear nor what the source says after it.
 describe('a fork or a rewind after /clear', () => {
-  async function clearedSession() {
+  async function clearedSession(how: 'control' | 'typed' = 'control') {
     environment = await createClaudeTestEnvironment({ responder: () => textReply('Noted.') });
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
@@ -132,7 +139,11 @@ describe('a fork or a rewind after /clear', () => {
       return runId;
     };
     await turn(sessionId, 'Prompt before-clear.');
-    const { runId: clear } = await runtime.runControl({ sessionId, name: 'clear' });
+    // Typed as a turn's text, the CLI runs it as it runs the control.
+    const { runId: clear } =
+      how === 'control'
+        ? await runtime.runControl({ sessionId, name: 'clear' })
+        : await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: '/clear' }] });
     expect(await runtime.waitForRun(clear)).toMatchObject({
       outcome: 'succeeded',
       checkpoint: { inputMessageId: null, lastMessageId: null },
@@ -151,16 +162,19 @@ describe('a fork or a rewind after /clear', () => {
     expect(promptsSentWith(environment, 'Prompt fork-two.')).toEqual(['Prompt fork-one.', 'Prompt fork-two.']);
   });
 
-  it('a rewind to before the first turn after it continues from the empty conversation, not from before the clear; files cannot be put back to the clear', async () => {
-    const { runtime, sessionId, clear, turn } = await clearedSession();
-    const after = await turn(sessionId, 'Prompt after-clear.');
-    await runtime.rewindSession({ sessionId, toRunId: after });
-    await turn(sessionId, 'Prompt after-rewind.');
-    expect(promptsSentWith(environment, 'Prompt after-rewind.')).toEqual(['Prompt after-rewind.']);
-    await expect(runtime.rewindSession({ sessionId, toRunId: clear, files: true })).rejects.toMatchObject({
-      code: 'checkpoint_unavailable',
-      details: { reason: 'no_checkpoint' },
-      message: expect.stringContaining('took no input of yours'),
-    });
-  });
+  it.each(['control', 'typed'] as const)(
+    '(%s) a rewind to before the first turn after it continues from the empty conversation, not from before the clear; files cannot be put back to the clear',
+    async (how) => {
+      const { runtime, sessionId, clear, turn } = await clearedSession(how);
+      const after = await turn(sessionId, 'Prompt after-clear.');
+      await runtime.rewindSession({ sessionId, toRunId: after });
+      await turn(sessionId, 'Prompt after-rewind.');
+      expect(promptsSentWith(environment, 'Prompt after-rewind.')).toEqual(['Prompt after-rewind.']);
+      await expect(runtime.rewindSession({ sessionId, toRunId: clear, files: true })).rejects.toMatchObject({
+        code: 'checkpoint_unavailable',
+        details: { reason: 'no_checkpoint' },
+        message: expect.stringContaining('took no input of yours'),
+      });
+    },
+  );
 });

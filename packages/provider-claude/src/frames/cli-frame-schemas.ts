@@ -124,6 +124,8 @@ export const ResultFrame = z.looseObject({
   /** The stop reason of the turn's last message, synthetic ones included (an API error's reads stop_sequence). */
   stop_reason: z.string().nullish(),
   result: z.string().nullish(),
+  /** The slash command the CLI ran itself in this turn (compact, clear, cost...), typed or sent as a control. */
+  local_command: z.string().nullish(),
   user_message_uuid: z.string().nullish(),
   user_message_uuids: uuidList,
 });

@@ -20,6 +20,7 @@ const nullishStrings = [
   'startup_failure_reason',
   'stop_reason',
   'result',
+  'local_command',
   'user_message_uuid',
 ] as const;
 const nullishNumbers = ['api_error_status', 'total_cost_usd', 'num_turns'] as const;

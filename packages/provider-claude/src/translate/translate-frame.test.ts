@@ -367,7 +367,7 @@ describe('translator edge cases', () => {
     expect(current.turn).not.toBeNull();
   });
 
-  it('checkpoints after the main answer only: a subagent message is not a cut point; after the summary for /compact; none for another control or an ephemeral session', () => {
+  it('checkpoints after the main answer only: a subagent message is not a cut point; after the summary for /compact; the new conversation for /clear; none for another slash command (a control or typed) or an ephemeral session', () => {
     const answer = (uuid: string, parent: string | null) =>
       parseCliFrame({
         type: 'assistant',
@@ -375,7 +375,8 @@ describe('translator edge cases', () => {
         parent_tool_use_id: parent,
         message: { id: `msg_${uuid}`, content: [{ type: 'text', text: 'x' }] },
       });
-    const result = parseCliFrame({ type: 'result', subtype: 'success', is_error: false, session_id: 'conversation' });
+    const resultFields = { type: 'result', subtype: 'success', is_error: false, session_id: 'conversation' };
+    const result = parseCliFrame(resultFields);
     const current = state();
     translateFrame(current, answer('main-answer', null));
     translateFrame(current, answer('subagent-answer', 'toolu_1'));
@@ -391,14 +392,41 @@ describe('translator edge cases', () => {
     control.turn = { ...control.turn!, control: 'cost' };
     translateFrame(control, answer('control-answer', null));
     expect(translateFrame(control, result).map((part) => part.type)).toEqual(['control.completed', 'run.completed']);
-    // /compact: the summary it replaced the conversation with, then its output, as recorded by CLI 2.1.332.
-    const compact = state();
-    compact.turn = { ...compact.turn!, control: 'compact' };
+    // A slash command typed as a turn's text is the control: the result names it.
+    const typed = state();
+    translateFrame(typed, answer('cost-answer', null));
+    const typedResult = parseCliFrame({ ...resultFields, local_command: 'cost' });
+    expect(translateFrame(typed, typedResult).map((part) => part.type)).toEqual(['run.completed']);
+    // /compact (sent as the control, or typed): after its boundary, the summary it replaced the
+    // conversation with, then its output, as recorded by CLI 2.1.332.
     const entry = (uuid: string, text: string) =>
       parseCliFrame({ type: 'user', uuid, parent_tool_use_id: null, message: { role: 'user', content: text } });
-    translateFrame(compact, entry('summary', 'This session is being continued from a previous conversation…'));
-    translateFrame(compact, entry('output', '<local-command-stdout>Compacted </local-command-stdout>'));
-    expect(translateFrame(compact, result)).toContainEqual(checkpointAfter('output'));
+    const boundary = parseCliFrame({
+      type: 'system',
+      subtype: 'compact_boundary',
+      compact_metadata: { trigger: 'manual' },
+    });
+    for (const control of ['compact', undefined]) {
+      const compact = state();
+      compact.turn = { ...compact.turn!, ...(control ? { control } : {}) };
+      translateFrame(compact, answer('before-compaction', null));
+      translateFrame(compact, boundary);
+      translateFrame(compact, entry('summary', 'This session is being continued from a previous conversation…'));
+      translateFrame(compact, entry('output', '<local-command-stdout>Compacted </local-command-stdout>'));
+      const compactResult = parseCliFrame({ ...resultFields, local_command: 'compact' });
+      expect(translateFrame(compact, compactResult)).toContainEqual(checkpointAfter('output'));
+    }
+    // /clear, typed: the new conversation, empty.
+    const clear = state();
+    translateFrame(
+      clear,
+      parseCliFrame({ type: 'conversation_reset', new_conversation_id: 'cleared', trigger: 'clear' }),
+    );
+    expect(translateFrame(clear, parseCliFrame({ ...resultFields, local_command: 'clear' }))).toContainEqual({
+      ...checkpointAfter('x'),
+      inputMessageId: null,
+      lastMessageId: null,
+    });
     const ephemeral = createTranslatorState({
       providerSessionId: 'conversation',
       reportedProviderSessionId: 'conversation',

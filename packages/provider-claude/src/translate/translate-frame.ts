@@ -119,7 +119,10 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
     return;
   }
   if (frame.subtype === 'compact_boundary') {
-    if (state.turn && attributedRunId(state) !== null) parts.push(compactedPart(state.turn.runId, frame));
+    if (state.turn && attributedRunId(state) !== null) {
+      state.turn.compacted = true;
+      parts.push(compactedPart(state.turn.runId, frame));
+    }
     return;
   }
   if (frame.subtype === 'background_tasks_changed') {
@@ -293,10 +296,13 @@ function failSubagentCalls(state: TranslatorState, parentToolUseId: string, runI
 }
 
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
-  // A /compact's summary, then its output: the compacted conversation's last entries, where a copy is cut.
-  if (state.turn?.control === 'compact' && !frame.parent_tool_use_id && frame.uuid)
-    state.turn.lastMessageId = frame.uuid;
   const content = frame.message.content;
+  // After a compaction, its summary, then (for /compact) its output: the compacted conversation's
+  // last entries so far, where a copy is cut unless an answer follows. Never a tool's result: a cut
+  // at one would hand its text to the next prompt.
+  const toolResults = Array.isArray(content) && content.some((block) => block.type === 'tool_result');
+  if (state.turn?.compacted && !frame.parent_tool_use_id && frame.uuid && !toolResults)
+    state.turn.lastMessageId = frame.uuid;
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (block.type !== 'tool_result' || !block.tool_use_id) continue;
@@ -346,7 +352,7 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   const classification = turn.interruptRequested ? { outcome: 'interrupted' as const } : classified;
   // A prompt a hook refused and the agent did not keep left the conversation as it was: nothing to cut at.
   const unchanged = startupFailure || turn.promptBlocked?.promptKept === false;
-  const checkpoint = unchanged ? null : checkpointOf(state, turn);
+  const checkpoint = unchanged ? null : checkpointOf(state, turn, frame.local_command ?? undefined);
   if (checkpoint) parts.push(checkpoint);
   if (turn.control !== undefined) {
     parts.push({

@@ -40,6 +40,8 @@ export interface ActiveTurn {
   readonly control?: string;
   /** The CLI started a new, empty conversation in this turn (/clear's conversation_reset). */
   conversationReset?: true;
+  /** The CLI compacted the conversation in this turn (a compact_boundary: /compact, or on its own). */
+  compacted?: true;
   /**
    * The CLI began this turn by itself (for a background task's report): no input of ours, so its
    * frames carry no stamp and `uuid` names nothing.
