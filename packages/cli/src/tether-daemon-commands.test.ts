@@ -226,6 +226,53 @@ describe('tether commands through a daemon', () => {
     expect(await detached).toBe(0);
   });
 
+  it('attach with nobody to ask (piped, no --answers) shows prompts and leaves them to whoever answers them', async () => {
+    const url = await serve();
+    const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
+    const { sessionId } = await client.openSession({
+      workspace: { kind: 'directory', path: path.join(fixture.root, 'workspace') },
+    });
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo watched > watched.txt', description: 'Write' }),
+      textReply('Done.'),
+    );
+    const attach = spawn(process.execPath, [tetherBin, 'attach', sessionId, '--json'], {
+      cwd: fixture.root,
+      env: fixture.environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
+    let stderr = '';
+    const following = new Promise<void>((resolve) =>
+      attach.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('prompts are shown, not answered here')) resolve();
+      }),
+    );
+    const shown = new Promise<string>((resolve) => {
+      let pending = '';
+      attach.stdout.on('data', (chunk) => {
+        pending += chunk;
+        for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+          const event = JSON.parse(pending.slice(0, newline)) as { type: string; interactionRef?: string };
+          pending = pending.slice(newline + 1);
+          if (event.type === 'interaction.requested') resolve(event.interactionRef!);
+        }
+      });
+    });
+    // attach follows from the session's last event once it has said so: the turn is shown from its start.
+    await following;
+    const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
+    const interactionRef = await shown;
+    // The answer that settles the prompt is this client's: attach answered none.
+    await client.respondInteraction({ sessionId, interactionRef, answer: { decision: 'approve' } });
+    expect(await waitForRun(client, sessionId, runId)).toBe('succeeded');
+    expect(readFileSync(path.join(fixture.root, 'workspace', 'watched.txt'), 'utf8')).toBe('watched\n');
+    attach.kill('SIGINT');
+    expect(await detached).toBe(0);
+    expect(stderr).not.toContain('the answer was not accepted');
+  });
+
   it('stops gracefully on SIGTERM and removes daemon.json', async () => {
     await serve();
     const info = path.join(fixture.environment.TETHER_HOME!, 'daemon.json');

@@ -28,7 +28,11 @@ function approveOption(value: unknown): 'ask' | 'allow-once' | 'deny' {
   throw new UsageError(`--approve takes ask, allow-once or deny, not "${String(value)}".`);
 }
 
-/** `tether attach SESSION`: follows the session live and answers its prompts, until Ctrl-C (exit 0), SIGTERM (143) or SIGHUP (129). */
+/**
+ * `tether attach SESSION`: follows the session live and answers its prompts (at the terminal, from
+ * --answers, or as --approve says; with none of them, only shows them), until Ctrl-C (exit 0),
+ * SIGTERM (143) or SIGHUP (129).
+ */
 export async function attachCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const command = parseDaemonCommand(argv, context, attachUsage, promptOptions);
   const { values, positionals } = command;
@@ -41,6 +45,9 @@ export async function attachCommand(argv: readonly string[], context: CliContext
       json,
     },
     context,
+    // Following a session answers for nobody by default: a log or a pipe must not deny another
+    // client's prompts (they stay waiting, as without it).
+    'watch',
   );
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
@@ -61,6 +68,11 @@ export async function attachCommand(argv: readonly string[], context: CliContext
     controller.abort();
   });
   if (!json) context.stderr.write(`attached to ${sessionId} (${snapshot.state}); Ctrl-C detaches\n`);
+  if (mode.kind === 'watch') {
+    context.stderr.write(
+      'tether attach: prompts are shown, not answered here (no terminal to ask at); answer them elsewhere, or give --answers or --approve.\n',
+    );
+  }
   try {
     // Prompts already waiting are answered too (a reconnecting host must see them): replay from the
     // start when there are some, showing only what is new.

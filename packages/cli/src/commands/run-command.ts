@@ -183,10 +183,15 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
   };
 }
 
-/** How prompts get answered: at the terminal, from --answers, allowed once, or denied. */
+/**
+ * How prompts get answered: at the terminal, from --answers, allowed once, or denied. With nobody
+ * to ask (no terminal, or --json) and no --answers or --approve, `nobodyToAsk` says what is done:
+ * a run denies them (it would wait forever), a watcher leaves them to whoever can answer.
+ */
 export function responderMode(
   options: { approve: 'ask' | 'allow-once' | 'deny'; answers: string | undefined; json: boolean },
   context: CliContext,
+  nobodyToAsk: 'deny' | 'watch' = 'deny',
 ): ResponderMode {
   if (options.approve === 'deny') return { kind: 'deny' };
   if (options.approve === 'allow-once') return { kind: 'allow-once' };
@@ -196,7 +201,7 @@ export function responderMode(
   }
   if (!options.json && context.terminal)
     return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
-  return { kind: 'deny' };
+  return { kind: nobodyToAsk };
 }
 
 /** `tether run`: one turn in a new or resumed session, through the local daemon if one owns the data dir, else in-process. */

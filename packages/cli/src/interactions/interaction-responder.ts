@@ -10,7 +10,9 @@ export type ResponderMode =
   | { readonly kind: 'answers'; readonly source: string; readonly stdin: NodeJS.ReadableStream }
   | { readonly kind: 'allow-once' }
   /** Denies every prompt itself (when the agent runs in a daemon whose provider bridges prompts). */
-  | { readonly kind: 'deny' };
+  | { readonly kind: 'deny' }
+  /** Answers none: a watcher with nobody to ask (`tether attach` piped) leaves them to whoever can answer. */
+  | { readonly kind: 'watch' };
 
 /**
  * Answers the run's interactions the way `tether run` was told to: at the terminal, from an
@@ -81,6 +83,7 @@ export class InteractionResponder {
       else this.denyUnanswerable(interactionRef, request);
       return;
     }
+    if (this.mode.kind === 'watch') return;
     if (this.mode.kind === 'deny') {
       void this.send(interactionRef, denial(request, 'no terminal and no --answers'));
       return;
