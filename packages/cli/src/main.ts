@@ -166,7 +166,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     return 2;
   }
   const command = await load();
-  if (rest[0] === '--help' || rest[0] === '-h') {
+  if (asksForHelp(rest)) {
     context.stdout.write(`${command.usage}\n`);
     return 0;
   }
@@ -185,6 +185,13 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
   }
+}
+
+/** `--help` or `-h` anywhere among a command's options (not after `--`, where a prompt may say it). */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  return options.includes('--help') || options.includes('-h');
 }
 
 /**

@@ -107,6 +107,23 @@ describe('--help', () => {
       for (const text of texts) expect(help.stdout).toContain(text);
     }
   });
+
+  it('anywhere among the options, --help or -h prints the usage and does nothing else; after -- it is a prompt', async () => {
+    for (const args of [
+      ['run', '--json', '--help'],
+      ['fork', `ses_${'0'.repeat(32)}`, '-h'],
+      ['sessions', '--json', '--help'],
+    ]) {
+      const help = await tether(args);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toContain(`tether ${args[0]}`);
+      expect(help.stderr).toBe('');
+    }
+    // After --, "--help" is the prompt: the options before it are checked as for any run.
+    const prompt = await tether(['run', '--transport', 'bogus', '--', '--help']);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toBe('tether run: --transport takes cli or sdk, not "bogus".\n');
+  });
 });
 
 describe('tether models', () => {
