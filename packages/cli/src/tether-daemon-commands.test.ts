@@ -80,6 +80,16 @@ describe('tether commands through a daemon', () => {
     expect(remote.stdout).toBe('Via --server.\n');
   });
 
+  it('serve on a port already taken says so and what to do (exit 2), and leaves nothing running', async () => {
+    const url = await serve();
+    const port = new URL(url).port;
+    const taken = await tether(['serve', '--port', port], { TETHER_HOME: path.join(fixture.root, 'other') });
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toBe(
+      `tether serve: 127.0.0.1:${port} is already in use (another tether serve, or another program). Stop it, or give another port: --port N (--port 0 takes any free one).\n`,
+    );
+  });
+
   it('--server without http:// is a usage error saying what to give, not "not reachable" for a daemon that runs there', async () => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();

@@ -136,6 +136,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       : { worktreeRoot: path.resolve(context.cwd, values['worktree-root']) }),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
     ...(notifications === undefined ? {} : { notifications }),
+  }).catch((error: unknown) => {
+    throw listenRefusal(error, host, port) ?? error;
   });
   // The stop handlers (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are in place before anyone can learn the URL.
   const stopped = new Promise<void>((resolve) => {
@@ -167,4 +169,23 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   context.stderr.write('Tether daemon stopping…\n');
   await daemon.close();
   return 0;
+}
+
+/** Why the port could not be taken, as the user can act on it; null for any other failure. */
+function listenRefusal(error: unknown, host: string, port: number): UsageError | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new UsageError(
+      `${where} is already in use (another tether serve, or another program). Stop it, or give another port: --port N (--port 0 takes any free one).`,
+    );
+  if (code === 'EACCES')
+    return new UsageError(
+      `not allowed to listen on ${where} (ports below 1024 need privileges). Give a port from 1024 up: --port N.`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new UsageError(
+      `${host} is not an address of this machine. Give one it has with --host (default 127.0.0.1).`,
+    );
+  return null;
 }
