@@ -53,6 +53,12 @@ describe('daemon lifecycle', () => {
       type: 'error',
       error: { code: 'runtime_stopped' },
     });
+    // A fork would be a new session the shutdown cuts off as well.
+    socket.send({ type: 'command', id: 'fork', command: { type: 'fork_session', commandId: 'late-fork', sessionId } });
+    expect(await socket.waitFor((frame) => frame.id === 'fork')).toMatchObject({
+      type: 'error',
+      error: { code: 'runtime_stopped' },
+    });
     const rest = await readEventsUntil(frames, completes(runId));
     expect(rest.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     await closing;

@@ -17,8 +17,12 @@ const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
  */
 export const maxCommandBytes = 2 * base64Length(imageLimits.maxTotalBytes);
 
-/** Commands that start new work, refused while the daemon drains (answers, interrupts and closes still go through). */
-const startsWork = new Set<string>(['open_session', 'submit_turn', 'run_control']);
+/**
+ * What still goes through while the daemon drains: what ends or settles work already there. Every
+ * other command may start some (a session, a run, an agent process to fork, rewind files, restart
+ * in a mode or answer a query), which the shutdown would only cut off.
+ */
+const endsWork = new Set<string>(['respond_interaction', 'interrupt_run', 'cancel_queued_input', 'close_session']);
 
 /** The command's type when it is a known one (so the log never carries arbitrary client text). */
 export function knownCommandType(body: unknown): string | undefined {
@@ -26,9 +30,9 @@ export function knownCommandType(body: unknown): string | undefined {
   return typeof type === 'string' && (commandTypes as readonly string[]).includes(type) ? type : undefined;
 }
 
-/** Refuses new work while draining, else hands the command to the runtime. */
+/** Refuses what may start work while draining, else hands the command to the runtime. */
 export async function dispatchCommand(state: DaemonState, body: unknown) {
   const type = knownCommandType(body);
-  if (state.draining && type !== undefined && startsWork.has(type)) throw daemonStopping();
+  if (state.draining && type !== undefined && !endsWork.has(type)) throw daemonStopping();
   return state.runtime.dispatch(body);
 }
