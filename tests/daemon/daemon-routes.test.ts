@@ -311,6 +311,19 @@ describe('the daemon routes', () => {
     });
   });
 
+  it('answers HEAD on an event stream with its headers alone, holding no subscriber', async () => {
+    const sessionId = await openSession(api, root);
+    const head = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    // The same kept-alive connection answers the next request: the HEAD's response has ended.
+    const metrics = await (await api.request('GET', '/v1/metrics')).text();
+    expect(metrics).toContain('tether_subscribers 0');
+  });
+
   it('serves Prometheus metrics counted from the runtime', async () => {
     const sessionId = await openSession(api, root);
     const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);

@@ -21,6 +21,12 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
       // Proxies such as nginx would otherwise hold events back.
       'X-Accel-Buffering': 'no',
     });
+    // HEAD (a probe, a link checker) gets the headers alone: a stream would never end its response,
+    // holding a subscriber and the connection until the client hung up.
+    if (context.req.method === 'HEAD') {
+      response.end();
+      return RESPONSE_ALREADY_SENT;
+    }
     response.flushHeaders();
     state.metrics.subscriberOpened();
     let forget = () => {};
