@@ -161,6 +161,30 @@ describe('a WebSocket before its auth frame', () => {
     socket.close();
   });
 
+  it('a malformed frame of a known type is refused naming the fields it got wrong; an unknown one is refused as such', async () => {
+    const { daemon } = await start();
+    const socket = await SocketClient.connect(daemon);
+    const sessionId = 'ses_00000000000000000000000000000000';
+    socket.send({ type: 'subscribe', id: 'string-seq', sessionId, afterSeq: '3' });
+    expect(await socket.waitFor((frame) => frame.id === 'string-seq')).toMatchObject({
+      type: 'error',
+      error: {
+        code: 'invalid_command',
+        message: expect.stringMatching(/^The subscribe frame is not valid \(afterSeq: .*\)\. Fix those fields\./),
+        details: { reason: 'invalid_frame', issues: [{ path: 'afterSeq' }] },
+      },
+    });
+    socket.send({ type: 'command', id: 'no-command' });
+    expect(await socket.waitFor((frame) => frame.id === 'no-command')).toMatchObject({
+      error: { details: { reason: 'invalid_frame', issues: [{ path: 'command' }] } },
+    });
+    socket.send({ type: 'publish', id: 'unknown' });
+    expect(await socket.waitFor((frame) => frame.id === 'unknown')).toMatchObject({
+      error: { code: 'invalid_command', message: expect.stringContaining('Unknown or malformed frame.') },
+    });
+    socket.close();
+  });
+
   it('only a few sockets may wait unauthenticated at once: the next upgrade gets 503 with the usual headers', async () => {
     const { daemon } = await start();
     const waiting: SocketClient[] = [];

@@ -99,7 +99,7 @@ export type {
   SubscribeOptions,
   TetherSurface,
 } from './command-surface.js';
-export { parseCommand } from './parse-command.js';
+export { describeIssues, parseCommand } from './parse-command.js';
 export {
   ProtocolEvent,
   RunOutcome,

@@ -20,9 +20,10 @@ function reasonOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
   return undefined;
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]) {
+/** Where a value broke its schema and how, never the value itself: for a refusal's details.issues. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], whole = '(command)') {
   return issues.slice(0, 50).map((issue) => ({
-    path: issue.path.map(String).join('.').slice(0, 500) || '(command)',
+    path: issue.path.map(String).join('.').slice(0, 500) || whole,
     message: issue.message.slice(0, 500),
   }));
 }

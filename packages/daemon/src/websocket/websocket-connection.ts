@@ -8,7 +8,7 @@ import type { LiveConnection } from '../streaming/connection-registry.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { raisePayloadLimit } from './payload-limit.js';
 import { webSocketEventFrame } from './websocket-event-frame.js';
-import { AuthFrame, ClientFrame, closeCodes } from './websocket-frames.js';
+import { AuthFrame, ClientFrame, closeCodes, malformedFrame } from './websocket-frames.js';
 
 export const authTimeoutMs = 5_000;
 
@@ -122,13 +122,7 @@ export class WebSocketConnection implements LiveConnection {
     if (!this.authenticated) return this.authenticate(value);
     const parsed = ClientFrame.safeParse(value);
     if (!parsed.success) {
-      this.send({
-        type: 'error',
-        id: frameIdOf(value),
-        error: invalidFrame(
-          'Unknown or malformed frame. Send subscribe, unsubscribe or command frames (see /v1/openapi.json).',
-        ),
-      });
+      this.send({ type: 'error', id: frameIdOf(value), error: malformedFrame(value, parsed.error.issues) });
       return;
     }
     const frame = parsed.data;

@@ -1,5 +1,6 @@
-import { ProtocolEvent, Receipt, SerializedAgentError, SessionId } from '@tether/protocol';
+import { AgentError, ProtocolEvent, Receipt, SerializedAgentError, SessionId, describeIssues } from '@tether/protocol';
 import { z } from 'zod';
+import { invalidRequest } from '../errors/error-response.js';
 
 /** A caller-chosen request id, echoed in the answer. */
 export const FrameId = z.string().min(1).max(200);
@@ -53,3 +54,23 @@ export const closeCodes = {
   /** A frame past the limit: unauthenticatedFrameMaxBytes before auth, the command limit after (ws sends it). */
   tooLarge: 1009,
 } as const;
+
+const frameTypes = ['subscribe', 'unsubscribe', 'command'];
+
+/** A frame of a known type names the fields it got wrong (never their values), as a command's refusal does. */
+export function malformedFrame(value: unknown, issues: readonly z.core.$ZodIssue[]): SerializedAgentError {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const guide = 'Send subscribe, unsubscribe or command frames (see /v1/openapi.json).';
+  if (typeof type !== 'string' || !frameTypes.includes(type))
+    return invalidRequest(`Unknown or malformed frame. ${guide}`, 'invalid_frame').toObject();
+  const described = describeIssues(issues, '(frame)');
+  const summary = described
+    .slice(0, 3)
+    .map((issue) => `${issue.path}: ${issue.message}`)
+    .join('; ');
+  return new AgentError({
+    code: 'invalid_command',
+    message: `The ${type} frame is not valid (${summary}). Fix those fields. ${guide}`,
+    details: { reason: 'invalid_frame', issues: described },
+  }).toObject();
+}
