@@ -361,9 +361,18 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'WebSocket: commands and subscriptions on one connection',
           description:
-            'First frame {"type":"auth","token":"…"} within 5 s (else close 4401), then {"type":"ready"}. Client frames: WebSocketClientFrame; daemon frames: WebSocketServerFrame. Close 4408: fell behind, reconnect from your last seq; 4401: token rotated.',
+            'First frame {"type":"auth","token":"…"} within 5 s (else close 4401), then {"type":"ready"}. Client frames: WebSocketClientFrame; daemon frames: WebSocketServerFrame. Close 4408: fell behind, reconnect from your last seq; 4401: token rotated. A plain GET without an upgrade is 400 (websocket_upgrade_required).',
           security: [],
-          responses: { '101': { description: 'Switching protocols.' }, '403': authErrors['403'] },
+          responses: {
+            '101': { description: 'Switching protocols.' },
+            ...errors(400),
+            '401': { description: 'A plain GET (no upgrade) without the bearer token (empty body).' },
+            '403': authErrors['403'],
+            '503': {
+              description:
+                'The daemon is shutting down, or too many sockets are waiting to authenticate (then with Retry-After); empty body.',
+            },
+          },
         },
       },
     },
