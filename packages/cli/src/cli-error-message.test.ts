@@ -104,4 +104,37 @@ describe('cliErrorMessage', () => {
     const other = error('provider_unavailable', 'The claude CLI was not found.');
     expect(cliErrorMessage(other, [])).toBe(other.message);
   });
+
+  it('names a refused image or file by the option it came from, not by its place in the turn', () => {
+    const argv = ['--image', 'shot.png', '--file=notes.md', '--file', 'gone.txt', 'prompt'];
+    const missing = error('invalid_command', 'Input part 4 of 4: /w/gone.txt does not exist. Reference a file…', {
+      reason: 'file_not_found',
+      index: 3,
+    });
+    expect(cliErrorMessage(missing, argv)).toBe('--file gone.txt: /w/gone.txt does not exist. Reference a file…');
+    const image = error('invalid_command', 'Input part 1 of 4 is not a PNG, JPEG, GIF or WebP image…', {
+      reason: 'not_an_image',
+      index: 0,
+    });
+    expect(cliErrorMessage(image, argv)).toBe('--image shot.png is not a PNG, JPEG, GIF or WebP image…');
+  });
+
+  it("says how to fork or rewind elsewhere in the command's own options", () => {
+    const noPoint = error(
+      'checkpoint_unavailable',
+      'The agent kept no point to copy the conversation at after that run (it answered nothing, or ended before saying where it stood). Fork at another run, or without atRunId.',
+      { reason: 'no_checkpoint' },
+    );
+    expect(cliErrorMessage(noPoint, [sessionId, '--at', 'run_1'])).toBe(
+      'The agent kept no point to copy the conversation at after that run (it answered nothing, or ended before saying where it stood). Fork at another run (--at RUN), or leave out --at to fork the whole conversation.',
+    );
+    const noFiles = error(
+      'checkpoint_unavailable',
+      'The agent kept no file checkpoint for that run. Rewind without files, or to another run.',
+      { reason: 'no_checkpoint' },
+    );
+    expect(cliErrorMessage(noFiles, [sessionId, '--to', 'run_1', '--files'])).toBe(
+      'The agent kept no file checkpoint for that run. Rewind without --files, or to another run (--to RUN).',
+    );
+  });
 });

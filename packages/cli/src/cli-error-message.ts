@@ -33,6 +33,12 @@ export function cliErrorMessage(error: AgentError, argv: readonly string[]): str
       return reason === 'workspace_diff'
         ? `${firstSentence(error.message)} Start a session in a worktree of its own (\`tether run --worktree "prompt"\`, in the repository) to review its work with \`tether diff\`.`
         : error.message;
+    case 'checkpoint_unavailable':
+      if (hasOption(argv, '--at'))
+        return `${firstSentence(error.message)} Fork at another run (--at RUN), or leave out --at to fork the whole conversation.`;
+      if (hasOption(argv, '--files'))
+        return `${firstSentence(error.message)} Rewind without --files, or to another run (--to RUN).`;
+      return error.message;
     case 'input_not_queued':
       return reason === 'steered'
         ? `${firstSentence(error.message)} Stop the run with \`tether interrupt ${session}\` before the agent takes it in.`
@@ -40,9 +46,9 @@ export function cliErrorMessage(error: AgentError, argv: readonly string[]): str
     case 'invalid_command':
       if (reason === 'command_id_reused')
         return 'This command was refused as a repeat of another one (tether makes a fresh id for each command, so this is a bug: please report it).';
-      // An input part's own message already says which part, counted from 1, and what it needs.
+      // An input part's own message says which part, counted from 1, and what it needs.
       if (typeof reason === 'string' && reason.startsWith('input_part')) return error.message;
-      return invalidFields(error.details?.issues) ?? error.message;
+      return namedByOption(error, argv) ?? invalidFields(error.details?.issues) ?? error.message;
     default:
       return error.message;
   }
@@ -66,4 +72,44 @@ function invalidFields(issues: unknown): string | undefined {
 function firstSentence(message: string): string {
   const end = message.search(/\.\s/);
   return end === -1 ? message : message.slice(0, end + 1);
+}
+
+function hasOption(argv: readonly string[], name: string): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some(
+    (argument) => argument === name || argument.startsWith(`${name}=`),
+  );
+}
+
+/**
+ * A refused input part (a missing file, a bad image) named by the option it came from, not by its
+ * place in the turn ("Input part 2 of 2"), which the user never wrote: tether's turns are the
+ * --image parts, the prompt, then the --file parts (turnInput).
+ */
+function namedByOption(error: AgentError, argv: readonly string[]): string | undefined {
+  const index = error.details?.index;
+  if (typeof index !== 'number' || !/^Input part \d+ of \d+/.test(error.message)) return undefined;
+  const images = optionValues(argv, '--image');
+  const files = optionValues(argv, '--file');
+  const label =
+    index < images.length
+      ? `--image ${images[index]}`
+      : index === images.length
+        ? 'The prompt'
+        : files[index - images.length - 1] === undefined
+          ? undefined
+          : `--file ${files[index - images.length - 1]}`;
+  return label === undefined ? undefined : error.message.replace(/^Input part \d+ of \d+/, label);
+}
+
+/** Every value given to a repeatable option, in order (`--name VALUE` or `--name=VALUE`, before any `--`). */
+function optionValues(argv: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let position = 0; position < argv.length; position++) {
+    const argument = argv[position]!;
+    if (argument === '--') break;
+    if (argument === name && position + 1 < argv.length) values.push(argv[++position]!);
+    else if (argument.startsWith(`${name}=`)) values.push(argument.slice(name.length + 1));
+  }
+  return values;
 }
