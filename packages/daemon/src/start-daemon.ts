@@ -276,7 +276,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const daemonNotifications = notifications;
     daemonNotifications.start(options.advertiseUrl ?? url);
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
-    logger.info({ url, pid: process.pid, dataDir, host }, 'daemon listening');
+    logger.info({ url, dataDir, host }, 'daemon listening');
     // The address the socket got, not the name asked for: a name resolves to whatever its DNS says.
     const boundAddress = (server.address() as AddressInfo).address;
     if (!isLoopbackHost(boundAddress))

@@ -5,7 +5,7 @@ import { invalidRequest } from '../errors/error-response.js';
 export function bodyTooLarge(maxBytes: number): AgentError {
   return new AgentError({
     code: 'payload_too_large',
-    message: `The request body is larger than ${maxBytes} bytes. Send a smaller command (fewer or shorter input parts).`,
+    message: `The request body is larger than ${maxBytes} bytes, the most this route takes. Send a smaller one (a command: fewer or shorter input parts).`,
     details: { reason: 'body_too_large' },
   });
 }
