@@ -22,7 +22,7 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--st
 
   An Agent Client Protocol agent on stdin/stdout, for editors and tools that speak ACP (Zed,
   JetBrains, Neovim, acpx): nothing but protocol on stdout, logs on stderr (docs/acp.md).
-  Ends when the client closes stdin (or on SIGINT, SIGTERM, SIGHUP): the runs its prompts were
+  Ends when the client closes stdin (or on SIGINT, SIGTERM, SIGHUP, SIGQUIT): the runs its prompts were
   waiting for are interrupted and, in-process, every agent process ends.
 
   --server URL       bridge to the daemon at URL (token: $TETHER_TOKEN or the data dir's): its
@@ -42,7 +42,7 @@ export const acpUsage = `usage: tether acp [--server URL] [--data-dir DIR] [--st
 
 exit codes: 0 the client closed the connection, 1 Tether could not start (e.g. the data dir in use
 by another Tether process, the store out of reach: said on stderr, at once, the client's requests
-unanswered), 2 usage error (also --server without a token), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP`;
+unanswered), 2 usage error (also --server without a token), 130/143/129/131 stopped by SIGINT/SIGTERM/SIGHUP/SIGQUIT`;
 
 function parseAcpOptions(argv: readonly string[], context: CliContext) {
   const { values, positionals } = parseCommandLine(

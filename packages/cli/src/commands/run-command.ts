@@ -60,7 +60,8 @@ ${attachmentHelp}
                      in-process only, like --transport)
 
 exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM,
-129 stopped by SIGHUP (the run is stopped and recorded as interrupted, the agent's processes ended)`;
+129 stopped by SIGHUP, 131 stopped by SIGQUIT (Ctrl-\\) (the run is stopped and recorded as interrupted,
+the agent's processes ended)`;
 
 interface RunOptions {
   readonly json: boolean;
