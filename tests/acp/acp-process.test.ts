@@ -252,6 +252,26 @@ describe('tether acp as a child process, against the real binary and the fake mo
     expect(await storedRuns(dataDir, sessionId)).toEqual([{ status: 'completed', outcome: 'interrupted' }]);
   });
 
+  it('a client message past the ACP size limit ends tether acp as if the editor quit: said on stderr, exit 0, its agent ended', async () => {
+    const { environment, dataDir, env } = await setUp();
+    const child = await acpIn({ environment, dataDir, env });
+    const sessionId = await newSession(child, environment.workspace);
+    // session/new starts the session's agent: it must not outlive tether acp.
+    await vi.waitFor(() => expect(leftovers().length).toBeGreaterThan(1), { timeout: 20_000, interval: 50 });
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'session/prompt',
+      params: { sessionId, prompt: [{ type: 'text', text: 'x'.repeat(33 * 1024 * 1024) }] },
+    });
+    child.child.stdin!.write(`${line}\n`);
+    const ended = await child.finished;
+    expect(ended).toMatchObject({ code: 0, signal: null });
+    expect(ended.stderr).toContain('tether acp: stopped reading the client (Incoming ACP data exceeds');
+    expect(ended.stderr).not.toContain('ERR_INVALID_STATE');
+    expect(leftovers()).toEqual([]);
+  });
+
   it('--help shows its usage on stdout; an argument or a bad option is a usage error on stderr, exit 2', async () => {
     const { environment, env } = await setUp();
     const help = await tether(['acp', '--help'], env, environment.workspace);

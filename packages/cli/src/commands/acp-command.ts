@@ -91,7 +91,13 @@ function stderrLog(context: CliContext): AcpLog {
  */
 export async function acpCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseAcpOptions(argv, context);
-  const input = stoppableInput(context.stdin);
+  const input = stoppableInput(context.stdin, {
+    // The SDK's reason (e.g. a message past its size limit) names no client data: safe for the log.
+    cancelled: (reason) =>
+      context.stderr.write(
+        `tether acp: stopped reading the client${reason instanceof Error ? ` (${reason.message})` : ''}; ending as if it had closed the connection.\n`,
+      ),
+  });
   // An editor that died mid-write has quit: end as on EOF (the write error would kill this process, not its agents).
   const removeOutputWatch = context.onOutputClosed?.(() => input.stop());
   try {
