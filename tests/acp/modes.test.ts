@@ -107,4 +107,23 @@ describe('ACP modes and config options against the real binary', () => {
     ).rejects.toMatchObject({ code: -32602, data: { code: 'invalid_command' } });
     expect((await started.runtime.getSession(sessionId)).configuration.permissionMode).toBeUndefined();
   });
+
+  it('set_mode and set_config_option, as a prompt, only for a session made, loaded or resumed on this connection', async () => {
+    const started = await startAcp();
+    const { environment, runtime, pair } = started;
+    // A session of another host (the CLI, the web UI) on the same runtime, never loaded here.
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    for (const request of [
+      pair.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'bypass' }),
+      pair.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: 'model', value: 'sonnet' }),
+    ]) {
+      await expect(request).rejects.toMatchObject({
+        code: -32002,
+        message: expect.stringContaining('Load it with session/load'),
+      });
+    }
+    const untouched = await runtime.getSession(sessionId);
+    expect(untouched.configuration.permissionMode).toBeUndefined();
+    expect(untouched.configuration.model).toBeUndefined();
+  });
 });

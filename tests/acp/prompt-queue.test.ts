@@ -94,4 +94,39 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     expect(await first).toEqual({ stopReason: 'end_turn' });
     expect(modelSaw(environment, 'Withdrawn elsewhere.')).toBe(false);
   });
+
+  it('a slash command waits for the running prompt and runs after it, as a control, instead of being refused', async () => {
+    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
+    const order: string[] = [];
+    void first.then(() => order.push('first'));
+    const cost = pair.agent
+      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/cost' }] })
+      .then((response) => {
+        order.push('cost');
+        return response;
+      });
+    environment.api.enqueue(textReply('First done.'));
+    environment.api.releaseHeld();
+    expect(await first).toEqual({ stopReason: 'end_turn' });
+    expect(await cost).toEqual({ stopReason: 'end_turn' });
+    expect(order).toEqual(['first', 'cost']);
+    const events = await runtime.readEvents(sessionId);
+    const firstEnd = events.findIndex((event) => event.type === 'run.completed');
+    const control = events.findIndex((event) => event.type === 'control.completed' && event.name === 'cost');
+    expect(control).toBeGreaterThan(firstEnd);
+  });
+
+  it('session/cancel ends a slash command still waiting for the running prompt: it never runs', async () => {
+    const { runtime, pair, sessionId, first } = await heldPrompt();
+    const cost = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/cost' }],
+    });
+    await pair.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect(await cost).toEqual({ stopReason: 'cancelled' });
+    expect(await first).toEqual({ stopReason: 'cancelled' });
+    await waitForEvent(runtime, sessionId, 'run.completed');
+    const runs = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.started');
+    expect(runs).toHaveLength(1);
+  });
 });

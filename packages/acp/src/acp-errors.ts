@@ -15,6 +15,9 @@ const jsonRpcCodes: Partial<Record<SerializedAgentError['code'], number>> = {
 const messagesForAcp: Partial<Record<SerializedAgentError['code'], string>> = {
   session_not_found:
     'No session has that id. Check the id (session/list lists them), or start a new one with session/new.',
+  session_closed: 'The session is closed. Load it again (session/load) to reopen it, then send this again.',
+  run_active:
+    'The session is in the middle of a turn. Wait for the prompt to end, or stop it (session/cancel), then send this again.',
 };
 
 /**

@@ -53,7 +53,8 @@ export class SessionFollower {
   readonly #options: SessionFollowerOptions;
   readonly #abort = new AbortController();
   readonly #completed = new Map<string, RunEnd>();
-  readonly #runWaiters = new Map<string, { resolve(event: RunEnd): void; reject(error: AgentError): void }>();
+  /** Everyone waiting for a run's end: its prompt, and a control queued behind it. */
+  readonly #runWaiters = new Map<string, { resolve(event: RunEnd): void; reject(error: AgentError): void }[]>();
   readonly #seqWaiters: { seq: number; resolve(): void; reject(error: AgentError): void }[] = [];
   readonly #open = new Map<string, { request: InteractionRequest; asking: AbortController | null }>();
   readonly #ownRuns = new Set<string>();
@@ -107,7 +108,11 @@ export class SessionFollower {
     const completed = this.#completed.get(runId);
     if (completed) return Promise.resolve(completed);
     if (this.#failure) return Promise.reject(this.#failure);
-    return new Promise((resolve, reject) => this.#runWaiters.set(runId, { resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiting = this.#runWaiters.get(runId);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.#runWaiters.set(runId, [{ resolve, reject }]);
+    });
   }
 
   /** Resolves once every event up to `seq` has been handled (its notifications sent). */
@@ -222,9 +227,9 @@ export class SessionFollower {
   #runEnded(runId: string, end: RunEnd): void {
     this.#completed.set(runId, end);
     if (this.#completed.size > completedRunsKept) this.#completed.delete(this.#completed.keys().next().value!);
-    const waiter = this.#runWaiters.get(runId);
+    const waiters = this.#runWaiters.get(runId) ?? [];
     this.#runWaiters.delete(runId);
-    waiter?.resolve(end);
+    for (const waiter of waiters) waiter.resolve(end);
   }
 
   /** Asks the client about every open interaction not being asked yet. */
@@ -240,7 +245,7 @@ export class SessionFollower {
   #end(failure: AgentError): void {
     this.#failure = failure;
     for (const open of this.#open.values()) open.asking?.abort();
-    for (const waiter of this.#runWaiters.values()) waiter.reject(failure);
+    for (const waiters of this.#runWaiters.values()) for (const waiter of waiters) waiter.reject(failure);
     this.#runWaiters.clear();
     for (const waiter of this.#seqWaiters.splice(0)) waiter.reject(failure);
   }

@@ -22,6 +22,7 @@ import {
   type ModelList,
   PermissionMode,
   type ProviderCapabilities,
+  type RunControlReceipt,
   type SessionSnapshot,
   VERSION,
   toAgentError,
@@ -32,7 +33,7 @@ import { availableCommands } from './available-commands.js';
 import { initializeResponseOf } from './initialize-response.js';
 import { type McpConfigurationFile, writeMcpConfiguration } from './mcp-configuration.js';
 import { approvalAnswerOf, permissionRequestOf } from './permission-request.js';
-import { planPrompt } from './prompt-input.js';
+import { type PromptRequestPlan, planPrompt } from './prompt-input.js';
 import { questionAnswerOf, questionElicitationOf, questionsUnsupportedAnswer } from './question-elicitation.js';
 import { clientDirectory, DirectoryMatcher, requireSessionDirectory } from './session-directory.js';
 import { type OpenInteraction, type RunEnd, SessionFollower } from './session-follower.js';
@@ -47,6 +48,8 @@ interface ServedPrompt {
   /** Set when the prompt came while a run was active and waits to run after it (queued as runId). */
   inputId: string | null;
   cancelRequested: boolean;
+  /** Wakes a control waiting for the runs ahead of it when the prompt is cancelled. */
+  onCancel?: () => void;
 }
 
 /** A session this connection follows (made, loaded or resumed here). */
@@ -219,11 +222,9 @@ export class TetherAcpAgent {
       const receipt =
         plan.kind === 'turn'
           ? await this.#host.submitTurn({ sessionId, input: plan.input, delivery: 'after_turn' })
-          : await this.#host.runControl({
-              sessionId,
-              name: plan.name,
-              ...(plan.argument ? { argument: plan.argument } : {}),
-            });
+          : await this.#controlWhenIdle(served, sessionId, plan, prompt);
+      // Cancelled while it waited: it never ran.
+      if (receipt === null) return { stopReason: 'cancelled' };
       const { runId } = receipt;
       served.follower.markOwnRun(runId);
       prompt.runId = runId;
@@ -243,6 +244,44 @@ export class TetherAcpAgent {
     } finally {
       served.follower.expectOwnRun(false);
       served.prompts.delete(prompt);
+    }
+  }
+
+  /**
+   * A control (slash command) cannot wait in the runtime's queue as a turn does: while runs are
+   * ahead of it (the active one, then those queued) it waits for the last of them here, then starts.
+   * Null when the prompt was cancelled while it waited.
+   */
+  async #controlWhenIdle(
+    served: ServedSession,
+    sessionId: string,
+    plan: Extract<PromptRequestPlan, { kind: 'control' }>,
+    prompt: ServedPrompt,
+  ): Promise<RunControlReceipt | null> {
+    const cancelled = new Promise<null>((resolve) => {
+      prompt.onCancel = () => resolve(null);
+    });
+    for (let idleButRefused = 0; ; ) {
+      if (prompt.cancelRequested) return null;
+      try {
+        return await this.#host.runControl({
+          sessionId,
+          name: plan.name,
+          ...(plan.argument ? { argument: plan.argument } : {}),
+        });
+      } catch (error) {
+        if (toAgentError(error).code !== 'run_active') throw error;
+        const snapshot = await this.#host.getSession(sessionId);
+        const queued = snapshot.queuedInputs.filter((input) => input.delivery === 'after_turn');
+        const ahead = queued.at(-1)?.runId ?? snapshot.activeRunId;
+        // A run that ended between the refusal and the snapshot: once more, but not forever.
+        if (ahead === null) {
+          if (++idleButRefused > 3) throw error;
+          continue;
+        }
+        idleButRefused = 0;
+        await Promise.race([this.#runEnd(served, ahead), cancelled]);
+      }
     }
   }
 
@@ -266,7 +305,10 @@ export class TetherAcpAgent {
   async cancel(sessionId: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
     if (!served) return;
-    for (const prompt of served.prompts) prompt.cancelRequested = true;
+    for (const prompt of served.prompts) {
+      prompt.cancelRequested = true;
+      prompt.onCancel?.();
+    }
     await this.#stop(sessionId, [...served.prompts]);
   }
 
@@ -300,6 +342,8 @@ export class TetherAcpAgent {
     const mode = PermissionMode.safeParse(modeId);
     if (!mode.success)
       throw invalidRequest(`Unknown mode "${modeId}"; use one of ${PermissionMode.options.join(', ')}.`);
+    // As a prompt: only a session made, loaded or resumed here, in its folder.
+    this.#served(sessionId);
     try {
       await this.#host.setPermissionMode({ sessionId, mode: mode.data });
     } catch (error) {
@@ -322,6 +366,7 @@ export class TetherAcpAgent {
       throw invalidRequest(`Unknown config option "${configId}"; use ${modeOptionId} or ${modelOptionId}.`);
     if (typeof value !== 'string')
       throw invalidRequest(`The option ${configId} takes the id of one of its values (a string), not ${typeof value}.`);
+    this.#served(sessionId);
     if (configId === modeOptionId) await this.setMode(sessionId, value);
     else await this.#host.setModel({ sessionId, model: value });
     return this.#configOptions(await this.#host.getSession(sessionId));
