@@ -60,6 +60,8 @@ export class SessionFollower {
   readonly #ownRuns = new Set<string>();
   /** Inputs queued as a next run (after_turn) and not yet started or cancelled: the run each will start as. */
   readonly #queuedRuns = new Map<string, string>();
+  /** The run the agent began by itself (startedBy: agent) while it is active: the client's Stop ends it too. */
+  #agentRun: string | null = null;
   /** Runs that streamed answer text, for as long as they run. */
   readonly #answeredRuns = new Set<string>();
   #announcedMode: string | undefined;
@@ -113,6 +115,11 @@ export class SessionFollower {
       if (waiting) waiting.push({ resolve, reject });
       else this.#runWaiters.set(runId, [{ resolve, reject }]);
     });
+  }
+
+  /** The turn the agent began by itself that is running now (no prompt's), or null. */
+  get agentRun(): string | null {
+    return this.#agentRun;
   }
 
   /** Resolves once every event up to `seq` has been handled (its notifications sent). */
@@ -215,7 +222,11 @@ export class SessionFollower {
         // A steer's run goes on; a queued input's run never starts, and whoever waits for it is told now.
         if (this.#queuedRuns.delete(event.inputId)) this.#runEnded(event.runId, event);
         return;
+      case 'run.started':
+        if (event.startedBy === 'agent') this.#agentRun = event.runId;
+        return;
       case 'run.completed':
+        if (this.#agentRun === event.runId) this.#agentRun = null;
         this.#answeredRuns.delete(event.runId);
         this.#runEnded(event.runId, event);
         return;

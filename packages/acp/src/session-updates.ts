@@ -25,6 +25,12 @@ export interface UpdateOptions {
 export const abandonedTextNote =
   '\n\n(The connection to the model dropped: the text above was cut off and is not part of the answer, which follows in full.)\n\n';
 
+/**
+ * Sent when the agent begins a turn by itself (a background task it ran finished): no prompt of the
+ * client's stands before its answer, which would otherwise run on from the previous one.
+ */
+export const agentTurnNote = '\n\n(A background task the agent ran finished; it answers by itself.)\n\n';
+
 /** Sent when a run ends after a model call that broke off with no retry after it (run.completed abandonedBlockIds). */
 export const abandonedEndNote =
   '\n\n(The connection to the model dropped: the text above was cut off and is not part of an answer.)\n\n';
@@ -107,6 +113,7 @@ function toolUpdates(event: EventOfType<'run.tool_activity'>): SessionUpdate[] {
 export function updatesForEvent(event: ProtocolEvent, options: UpdateOptions): SessionUpdate[] {
   switch (event.type) {
     case 'run.started':
+      if (event.startedBy === 'agent') return [{ sessionUpdate: 'agent_message_chunk', content: text(agentTurnNote) }];
       return options.showInput ? inputUpdates(event, options.directory) : [];
     case 'run.message_delta':
       return event.parentToolUseId ? [] : [{ sessionUpdate: 'agent_message_chunk', content: text(event.text) }];

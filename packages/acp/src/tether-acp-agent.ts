@@ -300,7 +300,8 @@ export class TetherAcpAgent {
 
   /**
    * session/cancel: the prompts this connection is serving stop; each ends cancelled. Those still
-   * queued behind a run are withdrawn (never run); the running one is interrupted.
+   * queued behind a run are withdrawn (never run); the running one is interrupted. A turn the agent
+   * began by itself, which the client shows as it streams, is interrupted too: Stop ends what it shows.
    */
   async cancel(sessionId: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
@@ -310,6 +311,8 @@ export class TetherAcpAgent {
       prompt.onCancel?.();
     }
     await this.#stop(sessionId, [...served.prompts]);
+    const agentRun = served.follower.agentRun;
+    if (agentRun !== null) await this.#interrupt(sessionId, agentRun);
   }
 
   /**
