@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { ShutdownSignal } from '@tether/runtime';
+import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { Output } from './render/human-renderer.js';
 
 /** Everything a command touches outside itself, so tests can drive commands in-process too. */
@@ -49,6 +49,32 @@ export interface WatchedOutput {
 }
 
 let watched: WatchedOutput | undefined;
+
+/** How long a signal that came after a command stopped listening lets the process finish. */
+const lateSignalMs = 3_000;
+/** Command listeners installed now (onInterrupt), and whether a last-resort handler is in place. */
+const interruptListeners = { active: 0, lastResort: false };
+
+/**
+ * Once a command has listened for signals it is driving something (a run, agents, a store): a
+ * signal between its listener's removal and the process's end (its closing steps) must not kill the
+ * process by Node's default, cutting those steps off. It ends the process with the signal's code
+ * once they are done, or after lateSignalMs at the latest.
+ */
+function installLastResort(): void {
+  if (interruptListeners.lastResort) return;
+  interruptListeners.lastResort = true;
+  for (const signal of stopSignals) {
+    process.on(signal, () => {
+      if (interruptListeners.active > 0) return;
+      const code = signalExitCode(signal);
+      process.on('exit', () => {
+        process.exitCode = code;
+      });
+      setTimeout(() => process.exit(code), lateSignalMs).unref();
+    });
+  }
+}
 
 /** The process's stdout and stderr in production; a test's own streams otherwise. */
 export function watchOutput(streams: { readonly stdout: Writable; readonly stderr: Writable }): WatchedOutput {
@@ -105,6 +131,8 @@ export function processContext(): CliContext {
     terminal:
       process.stdin.isTTY && process.stderr.isTTY ? { input: process.stdin, output: process.stderr } : undefined,
     onInterrupt(listener) {
+      installLastResort();
+      interruptListeners.active += 1;
       let count = 0;
       const stop = (signal: ShutdownSignal) => {
         count += 1;
@@ -120,7 +148,11 @@ export function processContext(): CliContext {
       const removeOutputWatch = output.onClosedAsStop(() => {
         if (count === 0) stop('SIGHUP');
       });
+      let removed = false;
       return () => {
+        if (removed) return;
+        removed = true;
+        interruptListeners.active -= 1;
         for (const { signal, handler } of handlers) process.off(signal, handler);
         removeOutputWatch();
       };

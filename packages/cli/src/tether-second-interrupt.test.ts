@@ -7,6 +7,8 @@ import {
   fakeCliTurn,
   processesWithEnvironment,
 } from '@tether/testkit';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { spawnTether } from './test-support/spawn-tether.js';
@@ -60,5 +62,34 @@ describe('tether run and a double Ctrl-C', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('a signal after a command stopped listening', () => {
+  it("lets its closing steps finish, then ends the process with the signal's code (not killed by it)", async () => {
+    // What a command does as it ends: its signal listener goes, then it closes what it drove.
+    const script = `
+      import { processContext } from '@tether/cli';
+      const context = processContext();
+      context.onInterrupt(() => {})();
+      process.kill(process.pid, 'SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      process.stdout.write('closing steps done');
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      // Where @tether/cli resolves: the repository's root.
+      cwd: path.resolve(import.meta.dirname, '../../..'),
+      env: { PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    );
+    expect({ code, signal, stderr }).toEqual({ code: 130, signal: null, stderr: '' });
+    expect(stdout).toBe('closing steps done');
   });
 });
