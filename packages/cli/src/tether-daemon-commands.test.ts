@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { createTetherClient } from '@tether/client';
 import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { processesWithEnvironment } from '@tether/testkit';
@@ -218,16 +219,10 @@ describe('tether commands through a daemon', () => {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
-    let pending = '';
     // A host driving attach: it answers every prompt attach shows.
-    attach.stdout.on('data', (chunk) => {
-      pending += chunk;
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-        const event = JSON.parse(pending.slice(0, newline)) as { type: string; interactionRef?: string };
-        pending = pending.slice(newline + 1);
-        if (event.type === 'interaction.requested')
-          attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
-      }
+    onEvents(attach.stdout, (event) => {
+      if (event.type === 'interaction.requested')
+        attach.stdin.write(`${JSON.stringify({ ref: event.interactionRef, answer: { decision: 'approve' } })}\n`);
     });
     const started = runId ?? (await submit()).runId;
     expect(await waitForRun(client, sessionId, started)).toBe('succeeded');
@@ -259,17 +254,11 @@ describe('tether commands through a daemon', () => {
         if (stderr.includes('prompts are shown, not answered here')) resolve();
       }),
     );
-    const shown = new Promise<string>((resolve) => {
-      let pending = '';
-      attach.stdout.on('data', (chunk) => {
-        pending += chunk;
-        for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
-          const event = JSON.parse(pending.slice(0, newline)) as { type: string; interactionRef?: string };
-          pending = pending.slice(newline + 1);
-          if (event.type === 'interaction.requested') resolve(event.interactionRef!);
-        }
-      });
-    });
+    const shown = new Promise<string>((resolve) =>
+      onEvents(attach.stdout, (event) => {
+        if (event.type === 'interaction.requested') resolve(event.interactionRef!);
+      }),
+    );
     // attach follows from the session's last event once it has said so: the turn is shown from its start.
     await following;
     const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
@@ -314,4 +303,9 @@ async function waitForRun(
     if (event.type === 'run.completed' && event.runId === runId) return event.outcome;
   }
   return 'never';
+}
+
+/** Each event `tether attach --json` writes, one JSON object a line. */
+function onEvents(stdout: NodeJS.ReadableStream, onEvent: (event: { type: string; interactionRef?: string }) => void) {
+  readline.createInterface({ input: stdout }).on('line', (line) => onEvent(JSON.parse(line)));
 }
