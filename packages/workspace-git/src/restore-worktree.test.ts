@@ -75,6 +75,24 @@ describe('restore', () => {
     expect(await readFile(path.join(prepared.directory, 'README.md'), 'utf8')).toBe('hello\n');
   });
 
+  it("after a clean release, refuses a branch of the same name made since (someone else's), leaving it as it is", async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'feature/x' });
+    const removed = await playground.acquirer.release(prepared, { discardChanges: false, inUse: false });
+    playground.git(playground.repository, 'branch', 'feature/x');
+    await playground.commitFile(playground.repository, 'mine.txt', 'user work\n');
+    playground.git(playground.repository, 'branch', '-f', 'feature/x', 'HEAD');
+    const users = playground.git(playground.repository, 'rev-parse', 'feature/x').trim();
+
+    const refusal = await agentErrorOf(playground.acquirer.restore(removed, { sessionId: 'ses_restored' }));
+
+    expect(refusal.code).toBe('invalid_workspace');
+    expect(refusal.details).toMatchObject({ reason: 'branch_exists' });
+    expect(refusal.message).toContain('git branch -m feature/x NEW');
+    expect(playground.git(playground.repository, 'rev-parse', 'feature/x').trim()).toBe(users);
+    expect(existsSync(prepared.directory)).toBe(false);
+  });
+
   it('refuses, saying why, when the branch is checked out elsewhere or the repository is gone', async () => {
     const playground = await gitPlayground();
     const prepared = await branchBorrowedByTheMainCheckout(playground);

@@ -27,13 +27,15 @@ export async function restoreWorktree(
   // write there could have put a folder of their own (with hooks run as this user) in its place.
   await ownedRoot(path.dirname(worktree.path));
   if (await worktreePresent(git, worktree.path)) return { ...prepared, state: 'ready', keptBecause: null };
-  await queue(worktree.repository, () => readdWorktree(git, worktree));
+  // A clean release removed the session's branch with its worktree: a branch of that name now is someone else's.
+  const branchRemoved = prepared.state === 'removed';
+  await queue(worktree.repository, () => readdWorktree(git, worktree, branchRemoved));
   // Re-added from a kept branch, it holds that branch's commits; re-created at the base, nothing.
   const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
   return { ...prepared, state: 'ready', keptBecause: null, changedFiles };
 }
 
-async function readdWorktree(git: GitContext, worktree: WorktreeFacts): Promise<void> {
+async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRemoved: boolean): Promise<void> {
   const { repository, branch, baseCommit } = worktree;
   const stillARepository =
     (await isDirectory(repository)) &&
@@ -53,7 +55,14 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts): Promise<
   const pruned = await runGitRetryingLocks(git, { cwd: repository, args: ['worktree', 'prune'] });
   if (pruned.exitCode !== 0) throw gitFailed({ cwd: repository, args: ['worktree', 'prune'] }, pruned);
   let args: string[];
-  if (await branchExists(git, repository, branch)) {
+  const exists = await branchExists(git, repository, branch);
+  if (exists && branchRemoved) {
+    throw workspaceRefusal(
+      'branch_exists',
+      `The repository ${repository} has a branch ${branch} again, made after Tether removed the session's branch of that name when the session closed: it is not the session's, and the session will not take it over. Rename that branch (git branch -m ${branch} NEW), or open a new session.`,
+    );
+  }
+  if (exists) {
     args = ['worktree', 'add', worktree.path, branch];
   } else if (await resolveCommit(git, repository, baseCommit)) {
     args = ['worktree', 'add', '-b', branch, worktree.path, baseCommit];
