@@ -1,4 +1,4 @@
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -156,6 +156,19 @@ describe('release', () => {
     expect(await exists(prepared.directory)).toBe(false);
     expect(branches(playground)).toEqual(['main']);
     expect(worktreeFolders(playground)).toEqual([playground.repository]);
+  });
+
+  it('told to discard, removes the folder of a worktree whose repository was moved away; without, fails saying so', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'orphaned' });
+    await writeFile(path.join(prepared.directory, 'scratch.txt'), 'uncommitted\n');
+    await rename(playground.repository, `${playground.repository}-moved`);
+
+    await expect(playground.acquirer.release(prepared, keep)).rejects.toMatchObject({ code: 'invalid_workspace' });
+    expect(await exists(prepared.directory)).toBe(true);
+    const released = await playground.acquirer.release(prepared, { discardChanges: true, inUse: false });
+    expect(released).toMatchObject({ state: 'removed', keptBecause: null });
+    expect(await exists(prepared.directory)).toBe(false);
   });
 
   it('leaves the branch to whoever checked it out elsewhere since (it is theirs now)', async () => {

@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
@@ -5,7 +7,8 @@ import { branchExists } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
-import { worktreePresent } from './worktree-presence.js';
+import { isRepository, worktreePresent } from './worktree-presence.js';
+import { ownedRoot } from './worktree-root.js';
 
 /**
  * Keeps a worktree that holds anything of the user's (uncommitted or untracked files, commits beyond the base)
@@ -21,6 +24,13 @@ export async function releaseWorktree(
   const worktree = prepared.worktree;
   if (!worktree || prepared.state === 'removed') return prepared;
   if (options.inUse) return { ...prepared, state: 'kept', keptBecause: 'in_use' };
+  if (options.discardChanges && !(await isRepository(git, worktree.repository))) {
+    // The repository was moved or deleted, and its branch with it as far as anyone here can reach:
+    // what is left is the worktree's folder, which Tether made in a root of its own.
+    await ownedRoot(path.dirname(worktree.path));
+    await rm(worktree.path, { recursive: true, force: true });
+    return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
+  }
   const present = await worktreePresent(git, worktree.path);
   if (!options.discardChanges) {
     const keptBecause =

@@ -5,9 +5,9 @@ import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import { branchExists, resolveCommit } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
-import { type GitContext, gitFailed, runGit } from './run-git.js';
+import { type GitContext, gitFailed } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
-import { isDirectory, worktreePresent } from './worktree-presence.js';
+import { isDirectory, isRepository, worktreePresent } from './worktree-presence.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 import { ownedRoot } from './worktree-root.js';
 
@@ -37,10 +37,7 @@ export async function restoreWorktree(
 
 async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRemoved: boolean): Promise<void> {
   const { repository, branch, baseCommit } = worktree;
-  const stillARepository =
-    (await isDirectory(repository)) &&
-    (await runGit(git, { cwd: repository, args: ['rev-parse', '--git-dir'] })).exitCode === 0;
-  if (!stillARepository) {
+  if (!(await isRepository(git, repository))) {
     throw workspaceRefusal(
       'not_a_git_repository',
       `The session's repository ${repository} is gone or no longer a git repository, so its worktree cannot be re-created. Put the repository back, or open a new session.`,

@@ -16,3 +16,10 @@ export async function worktreePresent(git: GitContext, worktreePath: string): Pr
   const topLevel = result.stdout.toString('utf8').trim();
   return topLevel === (await realpath(worktreePath));
 }
+
+/** The folder is still a git repository (not moved away or deleted since the worktree was made from it). */
+export async function isRepository(git: GitContext, folder: string): Promise<boolean> {
+  return (
+    (await isDirectory(folder)) && (await runGit(git, { cwd: folder, args: ['rev-parse', '--git-dir'] })).exitCode === 0
+  );
+}

@@ -75,17 +75,12 @@ export async function releaseForDelete(
   const status = entry.record.workspaceStatus;
   if (status === null || status.state === 'removed') return;
   const acquirer = parts.workspaces.of(status.kind);
-  let released: WorkspaceStatus;
-  try {
-    released = await acquirer.release(status, {
-      discardChanges,
-      inUse: inUseByAnother(parts.entries, entry, status),
-    });
-  } catch (error) {
-    // Asked to discard: whatever is left of the workspace goes with the session.
-    if (discardChanges) return;
-    throw error;
-  }
+  // A release that fails refuses the delete, discarding or not: the session is the only record of
+  // where its worktree and branch are, and they would be left behind unnamed.
+  const released = await acquirer.release(status, {
+    discardChanges,
+    inUse: inUseByAnother(parts.entries, entry, status),
+  });
   if (released.keptBecause === 'uncommitted_changes' || released.keptBecause === 'commits_beyond_base')
     throw workspaceHasChanges(released, released.keptBecause);
   if (!sameStatus(released, status)) {

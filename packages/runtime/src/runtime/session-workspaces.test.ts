@@ -237,6 +237,20 @@ describe('a session in a workspace its acquirer makes', () => {
     expect((await agentErrorOf(runtime.getSession(sessionId))).code).toBe('session_not_found');
   });
 
+  it('refuses a delete whose release fails, even when told to discard: the session still names its worktree', async () => {
+    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/stuck') });
+    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
+    acquirer.setWork(directory, 'uncommitted_changes');
+    await runtime.closeSession({ sessionId });
+    acquirer.failNext('release');
+
+    const refusal = await agentErrorOf(runtime.deleteSession(sessionId, { discardWorkspaceChanges: true }));
+    expect(refusal.code).toBe('invalid_workspace');
+    expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject({ directory, state: 'kept' });
+    await runtime.deleteSession(sessionId, { discardWorkspaceChanges: true });
+    expect(existsSync(directory)).toBe(false);
+  });
+
   it('is made again when a closed session whose workspace was removed is reopened; a failure leaves it closed', async () => {
     const { sessionId } = await runtime.openSession({ workspace: worktree() });
     await turn(sessionId);
