@@ -79,6 +79,25 @@ describeInBrowser('the web UI: drafts, control reports and narrow screens in a r
     expect(await messageField(page).inputValue()).toBe('');
   });
 
+  it('keeps what is typed while a message is on its way: only the sent text leaves the field', async () => {
+    const page = await suite.connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('Noted.'));
+    // The command is held until the reader typed on: a daemon far away, or a slow network.
+    let typedOn: () => void = () => {};
+    const typed = new Promise<void>((resolve) => (typedOn = resolve));
+    await page.route('**/v1/commands', async (route) => {
+      if (route.request().postData()?.includes('"submit_turn"')) await typed;
+      await route.continue();
+    });
+    await messageField(page).fill('First message');
+    await messageField(page).press('Enter');
+    await messageField(page).pressSequentially(' and a second thought');
+    typedOn();
+    await waitForRunEnd(page, 'Succeeded');
+    expect(await messageField(page).inputValue()).toBe('and a second thought');
+  });
+
   it("shows the Context report's tables as tables, once", async () => {
     const page = await suite.connectedPage();
     await openSessionInPage(page, suite.environment.workspace);

@@ -72,21 +72,25 @@ export function Composer({
   useEffect(() => () => previews.current.forEach((image) => URL.revokeObjectURL(image.previewUrl)), []);
 
   const canSend = !closed && !sending && (text.trim() !== '' || images.length > 0);
-  const clearImages = () => {
-    images.forEach((image) => URL.revokeObjectURL(image.previewUrl));
-    setImages([]);
-  };
   const send = async (steering: boolean) => {
     if (!canSend) return;
     setSending(true);
+    const sentText = text;
+    const sentImages = images;
     try {
       await onSend(
-        text,
-        images.map((image) => image.attachment.part),
+        sentText,
+        sentImages.map((image) => image.attachment.part),
         steering && running && canSteer ? 'steer' : 'after_turn',
       );
-      setText('');
-      clearImages();
+      // Only what was sent goes: what the user typed or added while it was on its way stays.
+      setTextState((current) => {
+        const left = current.startsWith(sentText) ? current.slice(sentText.length).trimStart() : current;
+        storeDraft(sessionId, left);
+        return left;
+      });
+      for (const image of sentImages) URL.revokeObjectURL(image.previewUrl);
+      setImages((current) => current.filter((image) => !sentImages.includes(image)));
       setRefusal(null);
     } catch {
       // The session view shows why; the text and images stay for another try.
