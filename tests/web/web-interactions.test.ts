@@ -255,4 +255,23 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await waitForRunEnd(page, 'Stopped');
     expect(existsSync(path.join(suite.environment.workspace, 'stopped.txt'))).toBe(false);
   });
+
+  it("the agent's own lines write bidirectional controls out too (a path outside the workspace)", async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    const outside = path.join(path.dirname(suite.environment.workspace), 'outside', 'report\u202etxt.exe');
+    suite.environment.api.enqueue(
+      toolUseReply('Write', { file_path: outside, content: 'x' }),
+      textReply('Should not be asked for.'),
+    );
+    await sendTurn(page, 'Write it there.');
+    const card = page.getByRole('region', { name: 'Approval: Write' });
+    await card.waitFor();
+    // The agent's own line (here the path, as its prompt) and the Path line alike: every character shown.
+    const text = await card.innerText();
+    expect(text).not.toContain('\u202e');
+    expect(text.split('report<U+202E>txt.exe').length).toBe(3);
+    await page.keyboard.press('x');
+    await waitForRunEnd(page, 'Stopped');
+  });
 });

@@ -1,5 +1,10 @@
 import { type KeyboardEvent, useRef, useState } from 'react';
-import type { ApprovalRequest, InteractionAnswer, PermissionMode } from '@tether/protocol';
+import {
+  type ApprovalRequest,
+  type InteractionAnswer,
+  type PermissionMode,
+  writeOutBidirectionalControls,
+} from '@tether/protocol';
 import { ApprovalEdit } from './approval-edit.js';
 import { ApprovalInput } from './approval-input.js';
 import { FailureNotice } from '../connection/failure-notice.js';
@@ -103,19 +108,21 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
         <span className="category-badge">{request.category.replace('_', ' ')}</span>
       </h3>
       {request.title && request.title !== request.toolName ? (
-        <p className="approval-cli-title">{request.title}</p>
+        <p className="approval-cli-title">{writeOutBidirectionalControls(request.title)}</p>
       ) : null}
-      {request.description && request.description !== inputDescription ? <p>{request.description}</p> : null}
+      {request.description && request.description !== inputDescription ? (
+        <p>{writeOutBidirectionalControls(request.description)}</p>
+      ) : null}
       {request.decisionReason ? (
         <p className="approval-reason">
           <span className="muted">Why it asks: </span>
-          {request.decisionReason}
+          {writeOutBidirectionalControls(request.decisionReason)}
         </p>
       ) : null}
       {request.blockedPath ? (
         <p className="approval-path">
           <span className="muted">Blocked path </span>
-          <code>{request.blockedPath}</code>
+          <code>{writeOutBidirectionalControls(request.blockedPath)}</code>
         </p>
       ) : null}
       <ApprovalInput request={request} />
