@@ -333,7 +333,7 @@ describe('rewind_session', () => {
     }
   });
 
-  it('a run after which the conversation started anew leaves nothing to copy: a fork as it stands or at it, a rewind after it (in a fork too) start empty; no files to put back to it', async () => {
+  it('a run after which the conversation started anew leaves nothing to copy: a fork as it stands or at it, a rewind after it (in a fork too) start empty; no files to put back to it or before it', async () => {
     const reply = replyWithCheckpoint();
     // As Claude's /clear: a new conversation id, then a checkpoint naming no message.
     const clear = ({ runId, emit }: MockTurnContext) => {
@@ -376,6 +376,12 @@ describe('rewind_session', () => {
     const refused = await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: cleared, files: true }));
     expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
     expect(refused.message).toContain('took no input of yours');
+    // Before the clear: the agent of the new conversation keeps none of the old one's file checkpoints.
+    const beforeClear = await unchangedBy(setup, () =>
+      runtime.rewindSession({ sessionId, toRunId: first, files: true }),
+    );
+    expect(beforeClear).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
+    expect(beforeClear.message).toContain('cleared (/clear) after that run');
   });
 
   it('puts the files back first with files: a dry run, then the rewind, recorded with what changed', async () => {

@@ -189,6 +189,20 @@ function startedAgentMayHold(state: SessionRecord, run: RunRecord, conversation:
   return copy != null && run.checkpoint?.providerSessionId === copy.providerSessionId;
 }
 
+/** A run after `target` that the conversation still holds started it anew (/clear): its agent keeps none of the old one's file checkpoints. */
+function clearedSince(
+  target: RunRecord,
+  context: { readonly runs: readonly RunRecord[]; readonly conversation: readonly string[] },
+): boolean {
+  const at = context.conversation.indexOf(target.runId);
+  if (at < 0) return false;
+  const byId = new Map(context.runs.map((run) => [run.runId, run]));
+  return context.conversation.slice(at + 1).some((runId) => {
+    const checkpoint = byId.get(runId)?.checkpoint;
+    return checkpoint != null && startsAnew(checkpoint);
+  });
+}
+
 /**
  * A rewind to just before `toRunId`: the conversation continues as a copy cut after the last turn
  * before it that the agent kept a point for (of the turns `toRunId` itself continued), else from
@@ -231,6 +245,12 @@ export function decideRewind(
       return checkpointUnavailable(
         'no_checkpoint',
         'The agent kept no file checkpoint for that run (it ended before saying where it stood). Rewind without files, or to another run.',
+      );
+    }
+    if (clearedSince(target, context)) {
+      return checkpointUnavailable(
+        'no_checkpoint',
+        'The conversation was cleared (/clear) after that run, and the agent keeps no file checkpoints from before a clear. Rewind without files, or to a run after the clear.',
       );
     }
     if (!startedAgentMayHold(state, target, context.conversation)) {

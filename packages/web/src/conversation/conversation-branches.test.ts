@@ -1,6 +1,6 @@
 import type { EventBody } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { applyEvent, canForkAt, canRewindTo, turnNumber } from './conversation-state.js';
+import { applyEvent, canForkAt, canRestoreFilesOf, canRewindTo, turnNumber } from './conversation-state.js';
 import { fold, openedBody, testSessionId as sessionId } from './conversation-test-events.js';
 
 const sourceId = `ses_${'d'.repeat(32)}`;
@@ -71,6 +71,28 @@ describe('the conversation state: input parts, checkpoints, forks and rewinds', 
     const silent = fold(turn(first, 'one', null));
     expect(canForkAt(silent.runs[0]!)).toBe(false);
     expect(canRewindTo(silent.runs[0]!)).toBe(true);
+  });
+
+  it('offers files back only for a turn with an input checkpoint and no /clear since', () => {
+    const clear: EventBody[] = [
+      { type: 'run.started', runId: second, input: null, inputRedacted: false, control: { name: 'clear' } },
+      { type: 'context.cleared', runId: second },
+      {
+        type: 'run.checkpointed',
+        runId: second,
+        providerSessionId: 'conversation-2',
+        inputMessageId: null,
+        lastMessageId: null,
+      },
+      { type: 'run.completed', runId: second, outcome: 'succeeded' },
+    ];
+    const state = fold([...turn(first, 'one'), ...clear, ...turn(third, 'three')]);
+    expect(canRestoreFilesOf(state.runs, state.runs[0]!)).toBe(false);
+    expect(canRestoreFilesOf(state.runs, state.runs[1]!)).toBe(false);
+    expect(canRestoreFilesOf(state.runs, state.runs[2]!)).toBe(true);
+    // A rewind took the clear back out: the turn before it is in the agent's context again.
+    const rewound = fold([...turn(first, 'one'), ...clear, { type: 'session.rewound', toRunId: second, files: null }]);
+    expect(canRestoreFilesOf(rewound.runs, rewound.runs[0]!)).toBe(true);
   });
 
   it('numbers turns without counting controls', () => {

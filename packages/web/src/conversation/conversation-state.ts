@@ -305,6 +305,19 @@ export function canRewindTo(run: RunEntry): boolean {
 }
 
 /**
+ * Whether a rewind to before `run` can put its files back: its input has a file checkpoint, and no
+ * /clear since (still in the agent's context) started a new conversation, whose agent keeps none of
+ * the old one's.
+ */
+export function canRestoreFilesOf(runs: readonly RunEntry[], run: RunEntry): boolean {
+  if (run.checkpoint?.inputMessageId == null) return false;
+  const later = runs.slice(runs.indexOf(run) + 1);
+  return !later.some(
+    (other) => !other.rewound && other.checkpoint?.inputMessageId === null && other.checkpoint.lastMessageId === null,
+  );
+}
+
+/**
  * Whether a control's output is what its run already answered: the CLI answers /cost and /context
  * with an assistant message of their text too, shown above it, so it would otherwise appear twice.
  */

@@ -13,6 +13,7 @@ import {
   type RunEntry,
   activeRun,
   canForkAt,
+  canRestoreFilesOf,
   canRewindTo,
   openInteractions,
   waitingFollowUps,
@@ -126,7 +127,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
       turn,
       onFork: fork,
       onRewind: rewind,
-      offerFiles: providerCapabilities?.rewindFiles === true && entry.checkpoint?.inputMessageId != null,
+      offerFiles: providerCapabilities?.rewindFiles === true && canRestoreFilesOf(conversation.runs, entry),
     };
   };
 
