@@ -184,6 +184,20 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     await page.waitForURL((url) => url.pathname === `/sessions/${sourceId}`);
     await page.getByRole('article', { name: 'Turn 1' }).getByRole('link', { name: forkId }).waitFor();
     expect(await page.getByRole('article', { name: /^Turn/ }).count()).toBe(2);
+
+    // A fork of the fork starts with both: the source's turn the first fork carried, and the fork's own.
+    await page.goto(page.url().replace(sourceId, forkId));
+    await page.getByRole('article', { name: 'Turn 1' }).getByRole('button', { name: 'Fork from here' }).click();
+    await page.waitForURL(
+      (url) =>
+        url.pathname.startsWith('/sessions/') && !url.pathname.includes(forkId) && !url.pathname.includes(sourceId),
+    );
+    const twice = page.locator('.inherited-turns');
+    await twice.getByText('The conversation so far: 2 turns from The first question.').waitFor();
+    const shown = await twice.innerText();
+    expect(shown.indexOf('First answer.')).toBeGreaterThan(-1);
+    expect(shown.indexOf('Answer in the fork.')).toBeGreaterThan(shown.indexOf('First answer.'));
+    expect(shown).not.toContain('The second question.');
   });
 
   it('rewinds to a turn after a confirmation, files too: that turn and later ones are marked, and leave the context', async () => {

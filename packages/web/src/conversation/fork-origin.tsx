@@ -12,6 +12,13 @@ import {
 } from './conversation-state.js';
 import { RunView } from './run-view.js';
 
+/** Turns of one session a fork's conversation holds, shown as that session shows them. */
+export interface InheritedPart {
+  readonly sessionId: string;
+  readonly runs: readonly RunEntry[];
+  readonly interactions: ConversationState['interactions'];
+}
+
 /** What a fork shows of the session it came from. */
 export interface ForkSource {
   readonly origin: ForkOrigin;
@@ -19,18 +26,29 @@ export interface ForkSource {
   readonly title: string | null;
   /** The source's turn number the fork ends with; null for the whole conversation, or until read. */
   readonly turn: number | null;
-  /** The source's runs the fork's conversation holds (the fork's log starts after them). */
-  readonly runs: readonly RunEntry[];
-  readonly interactions: ConversationState['interactions'];
+  /**
+   * The turns the fork's conversation holds before its own (its log starts after them), oldest
+   * first: the source's, after those the source itself was forked with (a fork of a fork).
+   */
+  readonly inherited: readonly InheritedPart[];
   /** The source cannot be read any more (deleted). */
   readonly missing: boolean;
 }
 
+/** A fork of a fork of … is read this many sessions back at most. */
+const forkDepthLimit = 20;
+
 /**
  * Replays the source's events up to the end of the run the fork ends with (all of them, for a fork
- * of the whole conversation): its turns as its own view shows them, numbered the same way.
+ * of the whole conversation): its turns as its own view shows them, numbered the same way; and,
+ * when the source is a fork itself, the turns it started with, before them.
  */
-async function readSource(client: TetherClient, origin: ForkOrigin, signal: AbortSignal): Promise<ForkSource> {
+async function readSource(
+  client: TetherClient,
+  origin: ForkOrigin,
+  signal: AbortSignal,
+  depth = 0,
+): Promise<ForkSource> {
   const snapshot = await client.getSession(origin.sessionId);
   let state = emptyConversation;
   if (snapshot.lastSeq > 0) {
@@ -41,12 +59,24 @@ async function readSource(client: TetherClient, origin: ForkOrigin, signal: Abor
     }
   }
   const end = origin.runId === null ? state.runs.length : state.runs.findIndex((run) => run.runId === origin.runId) + 1;
+  const own: InheritedPart = {
+    sessionId: origin.sessionId,
+    runs: state.runs.slice(0, end),
+    interactions: state.interactions,
+  };
+  const earlier =
+    snapshot.forkedFrom !== null && depth < forkDepthLimit
+      ? await readSource(client, snapshot.forkedFrom, signal, depth + 1).then(
+          (source) => source.inherited,
+          // Its own source deleted since: what is left of the chain is still shown.
+          () => [],
+        )
+      : [];
   return {
     origin,
     title: snapshot.title,
     turn: origin.runId === null ? null : turnNumber(state, origin.runId),
-    runs: state.runs.slice(0, end),
-    interactions: state.interactions,
+    inherited: [...earlier, own],
     missing: false,
   };
 }
@@ -58,7 +88,7 @@ export function useForkSource(origin: ForkOrigin | null): ForkSource | null {
   useEffect(() => {
     if (origin === null) return;
     const controller = new AbortController();
-    const unread: ForkSource = { origin, title: null, turn: null, runs: [], interactions: {}, missing: false };
+    const unread: ForkSource = { origin, title: null, turn: null, inherited: [], missing: false };
     setSource(unread);
     readSource(client, origin, controller.signal).then(setSource, () => {
       // Deleted since, or unreadable: the fork still names where it came from, by id.
@@ -117,24 +147,27 @@ export function InheritedTurns({
   readonly source: ForkSource;
   readonly onOpenSession: (sessionId: string) => void;
 }) {
-  if (source.runs.length === 0) return null;
-  const turns = source.runs.filter((run) => run.control === null).length;
+  const runs = source.inherited.flatMap((part) => part.runs);
+  if (runs.length === 0) return null;
+  const turns = runs.filter((run) => run.control === null).length;
   return (
     <details className="inherited-turns" open>
       <summary>
         The conversation so far: {turns} {turns === 1 ? 'turn' : 'turns'} from{' '}
         <SourceName source={source} onOpenSession={onOpenSession} />
       </summary>
-      {source.runs.map((run) => (
-        <RunView
-          key={run.runId}
-          sessionId={source.origin.sessionId}
-          run={run}
-          interactions={source.interactions}
-          actions={null}
-          onOpenSession={onOpenSession}
-        />
-      ))}
+      {source.inherited.flatMap((part) =>
+        part.runs.map((run) => (
+          <RunView
+            key={run.runId}
+            sessionId={part.sessionId}
+            run={run}
+            interactions={part.interactions}
+            actions={null}
+            onOpenSession={onOpenSession}
+          />
+        )),
+      )}
     </details>
   );
 }
