@@ -160,10 +160,17 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
       JSON.stringify(suite.environment.api.requests.filter((request) => request.kind === 'turn').at(-1)!.body),
     ).toContain('Keep talking.');
 
-    await page.getByRole('button', { name: 'Close session' }).click();
+    // By keyboard: each button that goes from under the focus hands it to what replaces it.
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    await page.getByRole('button', { name: 'Close session' }).focus();
+    await page.keyboard.press('Enter');
     await page.locator('.session-header .status-closed').waitFor();
-    await page.getByRole('button', { name: 'Delete the session' }).click();
-    await page.getByRole('group', { name: 'Confirm' }).getByRole('button', { name: 'Delete for good' }).click();
+    await expect.poll(focused).toBe('Reopen');
+    await page.getByRole('button', { name: 'Delete the session' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('group', { name: 'Confirm' }).waitFor();
+    await expect.poll(focused).toBe('Delete for good');
+    await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/');
     const response = await fetch(`${suite.daemon.url}/v1/sessions/${sessionId}`, {
       headers: { authorization: `Bearer ${suite.daemon.token}` },

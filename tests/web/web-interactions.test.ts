@@ -116,6 +116,9 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await waitForRunEnd(first, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'both.txt'))).toBe(true);
     expect(await first.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    // The answered card went from under the keyboard: it stays at the bottom, in the composer.
+    const message = first.getByLabel('Message', { exact: true });
+    expect(await message.evaluate((field) => field === field.ownerDocument.activeElement)).toBe(true);
     expect(await draft.inputValue()).toBe('A draft of my own');
   });
 
@@ -242,9 +245,9 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
   it('deny and stop (X) ends the run; bidirectional controls in the command are written out, so it reads in the order it runs', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
+    // Nothing after it: the run ends with the stop (a reply left queued would be the next test's).
     suite.environment.api.enqueue(
       toolUseReply('Bash', { command: 'echo stop > stopped.txt # \u202etxt.evil\u202c', description: 'Write' }),
-      textReply('Should not be asked for.'),
     );
     await sendTurn(page, 'Try, and be stopped.');
     const card = page.getByRole('region', { name: 'Approval: Bash' });
@@ -260,10 +263,7 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);
     const outside = path.join(path.dirname(suite.environment.workspace), 'outside', 'report\u202etxt.exe');
-    suite.environment.api.enqueue(
-      toolUseReply('Write', { file_path: outside, content: 'x' }),
-      textReply('Should not be asked for.'),
-    );
+    suite.environment.api.enqueue(toolUseReply('Write', { file_path: outside, content: 'x' }));
     await sendTurn(page, 'Write it there.');
     const card = page.getByRole('region', { name: 'Approval: Write' });
     await card.waitFor();

@@ -1,4 +1,5 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
+import { useFocusKeptIn } from '../focus/use-focus-kept-in.js';
 
 export interface SessionActionsProps {
   readonly closed: boolean;
@@ -22,6 +23,8 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
   const [discard, setDiscard] = useState(false);
   const [busy, setBusy] = useState(false);
   const discardId = useId();
+  const group = useRef<HTMLFieldSetElement>(null);
+  useFocusKeptIn(group, `${confirming}:${closed}:${busy}`);
   const act = (action: () => Promise<void>) => async () => {
     setBusy(true);
     try {
@@ -40,7 +43,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
         ? 'Delete this session and its whole history? This cannot be undone.'
         : 'Closing stops the run that is going on. Close anyway?';
     return (
-      <fieldset className="session-actions" aria-label="Confirm">
+      <fieldset ref={group} className="session-actions" aria-label="Confirm">
         <span>{question}</span>
         {confirming === 'delete' && keptWork !== null ? (
           // Deleting never throws work away unasked: without the tick the daemon refuses and says why.
@@ -69,7 +72,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
     );
   }
   return (
-    <fieldset className="session-actions" aria-label="Session actions">
+    <fieldset ref={group} className="session-actions" aria-label="Session actions">
       {closed ? (
         <>
           <button type="button" disabled={busy} aria-label="Reopen the session" onClick={act(onReopen)}>

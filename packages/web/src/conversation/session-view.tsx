@@ -23,6 +23,7 @@ import { ForkOriginLine, InheritedTurns, useForkSource } from './fork-origin.js'
 import { ForkLinks, RunView } from './run-view.js';
 import type { TurnActionsProps } from './turn-actions.js';
 import { SessionActions } from './session-actions.js';
+import { useFocusKeptIn } from '../focus/use-focus-kept-in.js';
 import { SessionMissing } from './session-missing.js';
 import { useConversation } from './use-conversation.js';
 import { useSessionSettings } from './use-session-settings.js';
@@ -66,6 +67,9 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
   const limits = formatPlanLimits(conversation.limits);
   const context = formatContextUsage(conversation.contextUsage);
   const prompts = openInteractions(conversation);
+  // An answered card goes from under the keyboard: the focus stays at the bottom (the composer).
+  const bottom = useRef<HTMLDivElement>(null);
+  useFocusKeptIn(bottom, prompts.map((prompt) => prompt.interactionRef).join(' '));
   const followUps = waitingFollowUps(conversation);
   // The list polls; when this session starts, ends or waits, tell it now rather than at its next poll.
   const stateKey = `${run?.runId ?? ''}:${prompts.length}:${conversation.closed}:${missing}`;
@@ -221,7 +225,7 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
           }}
         />
       </div>
-      <div className="session-bottom">
+      <div className="session-bottom" ref={bottom}>
         {prompts.map((prompt) =>
           prompt.request.kind === 'approval' ? (
             <ApprovalCard

@@ -1,4 +1,5 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
+import { useFocusKeptIn } from '../focus/use-focus-kept-in.js';
 
 export interface TurnActionsProps {
   readonly turn: number;
@@ -20,6 +21,8 @@ export function TurnActions({ turn, onFork, onRewind, offerFiles }: TurnActionsP
   const [files, setFiles] = useState(false);
   const [busy, setBusy] = useState(false);
   const filesId = useId();
+  const group = useRef<HTMLFieldSetElement>(null);
+  useFocusKeptIn(group, `${confirming}:${busy}`);
   if (onFork === null && onRewind === null) return null;
   const act = async (action: () => Promise<void>) => {
     setBusy(true);
@@ -34,7 +37,11 @@ export function TurnActions({ turn, onFork, onRewind, offerFiles }: TurnActionsP
   };
   if (confirming && onRewind !== null) {
     return (
-      <fieldset className="turn-actions turn-actions-confirm" aria-label={`Confirm the rewind to turn ${turn}`}>
+      <fieldset
+        ref={group}
+        className="turn-actions turn-actions-confirm"
+        aria-label={`Confirm the rewind to turn ${turn}`}
+      >
         <span>
           Rewind the conversation to before turn {turn}? The agent forgets this turn and every later one; they stay
           here, marked as rewound.
@@ -55,7 +62,7 @@ export function TurnActions({ turn, onFork, onRewind, offerFiles }: TurnActionsP
     );
   }
   return (
-    <fieldset className="turn-actions" aria-label={`Turn ${turn} actions`}>
+    <fieldset ref={group} className="turn-actions" aria-label={`Turn ${turn} actions`}>
       {onFork === null ? null : (
         <button type="button" disabled={busy} onClick={() => void act(onFork)}>
           Fork from here
