@@ -85,9 +85,11 @@ export const SessionDiff = z.strictObject({
   baseCommit: z.string(),
   branch: z.string().nullable(),
   files: z.array(ChangedFile).max(100_000),
+  /** How many more files differ than `files` lists (past its 100,000); absent when it lists them all. */
+  moreFiles: z.number().int().positive().optional(),
   /** Unified diff (git's), binary files (and files whose changes are not UTF-8) named but not shown, cut at the size limit. */
   diff: z.string(),
-  /** True when `diff` was cut at the size limit (the file list is always whole). */
+  /** True when `diff` was cut at the size limit. */
   truncated: z.boolean(),
 });
 export type SessionDiff = z.infer<typeof SessionDiff>;

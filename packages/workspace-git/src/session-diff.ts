@@ -6,7 +6,7 @@ import { type GitContext, gitFailed, runGit } from './run-git.js';
 import { worktreePresent } from './worktree-presence.js';
 import { snapshotWorktree } from './worktree-snapshot.js';
 
-/** SessionDiff.files holds at most this many (its schema's bound); the diff text says the rest. */
+/** SessionDiff.files holds at most this many (its schema's bound); moreFiles counts the rest. */
 const maxListedFiles = 100_000;
 
 /**
@@ -45,6 +45,7 @@ export async function sessionDiff(
     baseCommit: worktree.baseCommit,
     branch: worktree.branch,
     files: files.slice(0, maxListedFiles),
+    ...(files.length > maxListedFiles ? { moreFiles: files.length - maxListedFiles } : {}),
   };
   if (files.length === 0 || options.maxBytes <= 0) return { ...summary, diff: '', truncated: files.length > 0 };
   const call = {

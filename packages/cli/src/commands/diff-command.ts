@@ -45,16 +45,18 @@ export async function diffCommand(argv: readonly string[], context: CliContext):
     return 0;
   }
   const branch = diff.branch === null ? '' : ` on branch ${terminalSafe(diff.branch)}`;
+  const changed = diff.files.length + (diff.moreFiles ?? 0);
   context.stderr.write(
-    `${plural(diff.files.length, 'file')} changed${branch} since ${diff.baseCommit.slice(0, 12)}${diff.files.length > 0 ? ':' : ''}\n`,
+    `${plural(changed, 'file')} changed${branch} since ${diff.baseCommit.slice(0, 12)}${changed > 0 ? ':' : ''}\n`,
   );
   for (const file of diff.files) context.stderr.write(`${describeFile(file)}\n`);
+  if (diff.moreFiles !== undefined) context.stderr.write(`… and ${plural(diff.moreFiles, 'more file')}, not listed\n`);
   // The agent wrote these files: what reaches a terminal is stripped of control sequences. Anywhere else
   // (a file, a pipe into git apply) it is git's diff as it is, carriage returns and all, so the patch applies.
   context.stdout.write(context.stdoutIsTerminal ? terminalSafe(diff.diff) : diff.diff);
   if (diff.truncated)
     context.stderr.write(
-      `(the diff was cut at ${maxBytes ?? 'the default'} bytes; --max-bytes N shows more, and the file list above is whole)\n`,
+      `(the diff was cut at ${maxBytes ?? diffLimits.defaultBytes} bytes; --max-bytes N shows more${diff.moreFiles === undefined ? ', and the file list above is whole' : ''})\n`,
     );
   return 0;
 }
