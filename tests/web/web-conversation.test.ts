@@ -161,7 +161,7 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     ).toContain('Keep talking.');
 
     // By keyboard: each button that goes from under the focus hands it to what replaces it.
-    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    const focused = () => page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''");
     await page.getByRole('button', { name: 'Close session' }).focus();
     await page.keyboard.press('Enter');
     await page.locator('.session-header .status-closed').waitFor();
