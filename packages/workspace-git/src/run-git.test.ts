@@ -63,6 +63,15 @@ describe('runGit', () => {
     expect(error.message).toContain('gitPath');
   });
 
+  it('says when the folder it would work in is gone (not that git is missing)', async () => {
+    const git = await fakeGit('exit 0');
+    const gone = path.join(folder, 'moved-away');
+    const error = await agentErrorOf(runGit(git, { cwd: gone, args: ['status'] }));
+    expect(error.details).toMatchObject({ reason: 'missing' });
+    expect(error.message).toContain(`The folder ${gone} no longer exists`);
+    expect(error.message).not.toContain('installed');
+  });
+
   it('refuses more output than the call allows, or cuts it there when asked', async () => {
     const git = await fakeGit('head -c 200000 /dev/zero');
     const error = await agentErrorOf(runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000 }));

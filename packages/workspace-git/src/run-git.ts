@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { AgentError } from '@tether/protocol';
 
 /** How git is run for every call: which binary, and the environment it starts from (GIT_* already dropped). */
@@ -93,10 +94,22 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      // A spawn in a folder that is gone fails as a missing program would (ENOENT): tell them apart.
+      if (error.code === 'ENOENT' && !existsSync(call.cwd)) {
+        reject(
+          new AgentError({
+            code: 'invalid_workspace',
+            message: `The folder ${call.cwd} no longer exists (moved or deleted?), so git cannot work in it. Put it back where it was, then retry.`,
+            details: { reason: 'missing', systemErrorCode: error.code },
+            cause: error,
+          }),
+        );
+        return;
+      }
       reject(
         new AgentError({
           code: 'invalid_workspace',
-          message: `git could not be started (${git.gitPath} in ${call.cwd}: ${error.code ?? error.message}). Check that git is installed (or that gitPath points at it) and that the folder exists, then retry.`,
+          message: `git could not be started (${git.gitPath} in ${call.cwd}: ${error.code ?? error.message}). Check that git is installed (or that gitPath points at it), then retry.`,
           details: { reason: 'git_unavailable', ...(error.code ? { systemErrorCode: error.code } : {}) },
           cause: error,
         }),
