@@ -9,6 +9,7 @@ import {
 } from '@tether/testkit';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { spawnTether } from './test-support/spawn-tether.js';
@@ -69,17 +70,18 @@ describe('a signal after a command stopped listening', () => {
   it("lets its closing steps finish, then ends the process with the signal's code (not killed by it)", async () => {
     // What a command does as it ends: its signal listener goes, then it closes what it drove.
     const script = `
-      import { processContext } from '@tether/cli';
+      const { processContext } = await import(process.env.CLI_ENTRY);
       const context = processContext();
       context.onInterrupt(() => {})();
       process.kill(process.pid, 'SIGINT');
       await new Promise((resolve) => setTimeout(resolve, 50));
       process.stdout.write('closing steps done');
     `;
+    // The built CLI, as bin/tether.js runs it.
+    const entry = pathToFileURL(path.resolve(import.meta.dirname, '../dist/bundle/index.js')).href;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      // Where @tether/cli resolves: the repository's root.
-      cwd: path.resolve(import.meta.dirname, '../../..'),
-      env: { PATH: process.env['PATH'] ?? '' },
+      cwd: fixture.root,
+      env: { PATH: process.env['PATH'] ?? '', CLI_ENTRY: entry },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
