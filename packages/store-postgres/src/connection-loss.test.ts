@@ -11,6 +11,7 @@ import {
   unitOf as unitWith,
   useStores,
 } from './__fixtures__/database-fixtures.js';
+import { openLink } from './__fixtures__/database-link.js';
 import { useTestServer } from './__fixtures__/test-server.js';
 import { retryConnectionLoss } from './connection-retry.js';
 
@@ -128,6 +129,64 @@ describe('PostgreSQL store: connection loss', () => {
       await gate.end();
     }
     expect(seqs(await writer.readEvents(sessionId, { afterSeq: 0, limit: 10 }))).toEqual([1, 2, 3]);
+  });
+
+  it('never calls a commit whose answer was lost committed when another store took the session over and wrote those seqs', async () => {
+    const url = await server().createDatabase();
+    const link = await openLink(url);
+    try {
+      const writer = await openShared({ url: link.url, maxConnections: 2, ownerId: 'daemon-a', leaseTtlMs: 1_000 });
+      const other = await openShared({ url, maxConnections: 2, ownerId: 'daemon-b', leaseTtlMs: 1_000 });
+      await writer.commit(unitOf(1, 1));
+      await query(
+        url,
+        `CREATE FUNCTION wait_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_advisory_lock_shared(42); PERFORM pg_advisory_unlock_shared(42); RETURN NULL; END $$`,
+      );
+      await query(
+        url,
+        `CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+          FOR EACH ROW EXECUTE FUNCTION wait_at_commit()`,
+      );
+      const gate = new pg.Client({ connectionString: url });
+      await gate.connect();
+      try {
+        await gate.query('SELECT pg_advisory_lock(42)');
+        const committing = agentErrorOf(writer.commit(unitOf(2, 2)));
+        const committers = async () =>
+          (
+            await query<{ pid: number }>(
+              url,
+              `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query = 'COMMIT'`,
+            )
+          ).map((row) => row.pid);
+        await expect.poll(committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
+        // The writer's way to the database goes down in the middle of its COMMIT, which rolls back;
+        // its lease lapses, and the other store takes the session and writes the same seqs.
+        link.cut();
+        const [cut] = await committers();
+        await query(url, 'SELECT pg_terminate_backend($1)', [cut]);
+        await gate.query('SELECT pg_advisory_unlock(42)');
+        await expect
+          .poll(async () => (await other.coordination.claim(sessionId)).status, { timeout: 10_000, interval: 50 })
+          .toBe('claimed');
+        const taken = diagnosticEvents(sessionId, 2, 3, 'from.takeover');
+        await other.commit(unitWith(taken, [sampleSessionRecord({ sessionId, lastSeq: 3 })]));
+        link.restore();
+        const error = await committing;
+        expect(error.code).toBe('store_failure');
+      } finally {
+        await gate.end();
+      }
+      const stored = await other.readEvents(sessionId, { afterSeq: 0, limit: 10 });
+      expect(seqs(stored)).toEqual([1, 2, 3]);
+      expect(stored.slice(1).map((event) => (event as { code?: string }).code)).toEqual([
+        'from.takeover',
+        'from.takeover',
+      ]);
+    } finally {
+      await link.close();
+    }
   });
 
   it('runs a transaction again when the server ended it for sitting idle past its bound (25P03), as it ends a frozen commit', async () => {

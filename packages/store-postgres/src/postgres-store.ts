@@ -217,7 +217,8 @@ export function createPostgresStore({
         });
       } catch (error) {
         if (!isCommitOutcomeUnknown(error)) throw error;
-        const outcome = await retryConnectionLoss(action, () => commitOutcome(pool, appends, receipts));
+        const fence = { ownerId: held.ownerId, tokens: produced };
+        const outcome = await retryConnectionLoss(action, () => commitOutcome(pool, appends, receipts, fence));
         if (outcome === 'committed') return produced;
         throw outcome === 'not_committed' ? error.cause : error;
       }
