@@ -231,6 +231,9 @@ describe('notifications', () => {
       interaction: { ref: (first.body['interaction'] as { ref: string }).ref, tool: 'Bash' },
     });
     expect(waiting.received.map((notification) => notification.body.kind)).toEqual(['session_waiting']);
+    // The reminder is told when it is sent: a threshold after the question, not at the question's time.
+    const askedAt = Date.parse(first.body['at'] as string);
+    expect(Date.parse(late.body['at'] as string) - askedAt).toBeGreaterThanOrEqual(1_000);
 
     // Its deny link answers; the first notification's approve link is then void.
     const denied = await fetch(late.body.links['deny']!, { method: 'POST' });

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { InteractionRequest, RunOutcome, SessionSnapshot, StopReason } from '@tether/protocol';
+import {
+  type InteractionRequest,
+  type RunOutcome,
+  type SessionSnapshot,
+  type StopReason,
+  writeOutBidirectionalControls,
+} from '@tether/protocol';
 import type { NotificationKind } from './notification-options.js';
 
 /** Bounds on the text a notification carries: enough to decide from a phone, never a whole prompt. */
@@ -47,13 +53,23 @@ function isControl(code: number): boolean {
   return code < 0x20 || (code >= 0x7f && code <= 0x9f);
 }
 
-/** Control characters out, whitespace collapsed, cut with an ellipsis: text from the model stays one short line. */
+/**
+ * Control characters out, bidirectional controls written out (`<U+202E>`: the text reads in its own
+ * order), whitespace collapsed, cut with an ellipsis on a whole character (a cut surrogate pair is no
+ * UTF-8 a receiver can encode): text from the model stays one short line.
+ */
 export function boundedText(text: string, limit: number): string {
   const flat = Array.from(text, (character) => (isControl(character.codePointAt(0) ?? 0) ? ' ' : character))
     .join('')
     .replace(/\s+/g, ' ')
     .trim();
-  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1).trimEnd()}…`;
+  const characters = Array.from(writeOutBidirectionalControls(flat));
+  return characters.length <= limit
+    ? characters.join('')
+    : `${characters
+        .slice(0, limit - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 function approvalSummary(request: Extract<InteractionRequest, { kind: 'approval' }>): string | null {

@@ -214,6 +214,8 @@ export class Notifier {
         snapshot,
         extra: { interaction, waitingSeconds: Math.round(thresholdMs / 1000) },
         links: this.interactionLinks(event.sessionId, interaction),
+        // The reminder is its own event: it happens now, not when the question was asked.
+        at: new Date().toISOString(),
       },
     );
   }
@@ -226,6 +228,8 @@ export class Notifier {
       snapshot: SessionSnapshot | null;
       extra: Partial<NotificationBody>;
       links: NotificationLinks;
+      /** When what is told happened (default: the event's time); the delivery delay counts from it. */
+      at?: string;
     },
   ): void {
     if (this.closed || receivers.length === 0) return;
@@ -233,13 +237,13 @@ export class Notifier {
       version: 1,
       id: newNotificationId(),
       kind,
-      at: parts.event.at,
+      at: parts.at ?? parts.event.at,
       session: sessionFacts(parts.event.sessionId, parts.snapshot),
       runId: parts.event.runId ?? null,
       ...parts.extra,
       links: parts.links,
     };
-    const eventAt = Date.parse(parts.event.at);
+    const eventAt = Date.parse(body.at);
     const outgoing = {
       id: body.id,
       kind,
