@@ -324,4 +324,19 @@ describe('tether demo and doctor', () => {
     expect(claude).toMatchObject({ ok: false, fix: expect.stringContaining('claude update') });
     expect(claude?.detail).toContain('version 2.0.5; Tether needs 2.1.332 or newer');
   });
+
+  it('doctor warns of a --claude-path that answers --version but not as Claude Code, and words a missing one for the option', async () => {
+    const notClaude = await tether(['doctor', '--json', '--claude-path', '/bin/true']);
+    type Report = { checks: { name: string; ok: boolean; warning?: boolean; detail: string; fix?: string }[] };
+    const row = (JSON.parse(notClaude.stdout) as Report).checks.find((check) => check.name === 'claude');
+    expect(row).toMatchObject({
+      ok: true,
+      warning: true,
+      detail: expect.stringContaining('does not name Claude Code'),
+    });
+    const missing = await tether(['doctor', '--json', '--claude-path', path.join(fixture.root, 'nowhere')]);
+    const fix = (JSON.parse(missing.stdout) as Report).checks.find((check) => check.name === 'claude')?.fix;
+    expect(fix).toContain('--claude-path');
+    expect(fix).not.toContain('TETHER_CLAUDE_PATH');
+  });
 });

@@ -76,14 +76,22 @@ async function checkDaemon(dataDir: string, dataDirOk: boolean): Promise<Check> 
 }
 
 /** What to do about a claude that is not available, by the problem's reason. */
-function claudeFix(problem: { details?: Record<string, unknown> } | undefined): string {
+/** What Claude Code's own `--version` says of it ("2.1.332 (Claude Code)"). */
+function namesClaudeCode(version: string | undefined): boolean {
+  return version !== undefined && /claude code/i.test(version);
+}
+
+function claudeFix(problem: { details?: Record<string, unknown> } | undefined, explicitPath: boolean): string {
   const reason = problem?.details?.reason;
   // The sdk transport's own refusals (package missing or broken) say what to install; the binary was found.
   if (typeof reason === 'string' && reason.startsWith('sdk_'))
     return 'Install the Agent SDK as the message says, or drop --transport sdk.';
   if (reason === 'cli_too_old')
     return 'Update Claude Code: `claude update`, or npm install -g @anthropic-ai/claude-code@latest.';
-  return 'Install Claude Code (npm install -g @anthropic-ai/claude-code) or set TETHER_CLAUDE_PATH.';
+  // --claude-path wins over TETHER_CLAUDE_PATH: advice to set the variable would change nothing then.
+  return explicitPath
+    ? 'Give --claude-path the claude executable (or install Claude Code: npm install -g @anthropic-ai/claude-code).'
+    : 'Install Claude Code (npm install -g @anthropic-ai/claude-code), or point TETHER_CLAUDE_PATH (or --claude-path) at it.';
 }
 
 /** The versions Tether supports: what the conformance suite has passed on. */
@@ -129,19 +137,25 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
     environment: context.environment,
     ...(claudePath ? { claudePath } : {}),
   }).doProbe({ timeoutMs: 10_000 });
+  const found = `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}`;
   checks.push(
-    availability.available
+    !availability.available
       ? {
-          name: 'claude',
-          ok: true,
-          detail: `${availability.version} at ${availability.binaryPath} (found via ${availability.source})${availability.library ? `, driven through ${availability.library.name} ${availability.library.version ?? ''}`.trimEnd() : ''}`,
-        }
-      : {
           name: 'claude',
           ok: false,
           detail: availability.problem?.message ?? 'not available',
-          fix: claudeFix(availability.problem),
-        },
+          fix: claudeFix(availability.problem, claudePath !== undefined),
+        }
+      : namesClaudeCode(availability.version)
+        ? { name: 'claude', ok: true, detail: found }
+        : {
+            // A development build may say something else; any program answers --version, /bin/true too.
+            name: 'claude',
+            ok: true,
+            warning: true,
+            detail: `${found}: its --version does not name Claude Code, so this may not be the claude CLI`,
+            fix: `Check that ${availability.binaryPath} is Claude Code (\`${availability.binaryPath} --version\` prints "${CLAUDE_CLI_MINIMUM_VERSION} (Claude Code)" or newer), or give the right one with ${claudePath !== undefined ? '--claude-path' : 'TETHER_CLAUDE_PATH or --claude-path'}.`,
+          },
   );
   checks.push(supportedVersions());
 
