@@ -28,6 +28,38 @@ function unitOf(from: number, to: number) {
   return unitWith(diagnosticEvents(sessionId, from, to), [sampleSessionRecord({ sessionId, lastSeq: to })]);
 }
 
+/**
+ * Makes every COMMIT that stored an event wait on an advisory lock the test holds (a deferred
+ * trigger), so a connection can be ended in the middle of COMMIT itself. `committers` are the
+ * backends waiting there; `open` lets them through; `end` closes the gate's connection.
+ */
+async function commitGate(url: string) {
+  await query(
+    url,
+    `CREATE FUNCTION wait_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_lock_shared(42); PERFORM pg_advisory_unlock_shared(42); RETURN NULL; END $$`,
+  );
+  await query(
+    url,
+    `CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION wait_at_commit()`,
+  );
+  const gate = new pg.Client({ connectionString: url });
+  await gate.connect();
+  await gate.query('SELECT pg_advisory_lock(42)');
+  return {
+    committers: async () =>
+      (
+        await query<{ pid: number }>(
+          url,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query = 'COMMIT'`,
+        )
+      ).map((row) => row.pid),
+    open: () => gate.query('SELECT pg_advisory_unlock(42)'),
+    end: () => gate.end(),
+  };
+}
+
 describe('PostgreSQL store: connection loss', () => {
   it('lands a commit made while the server is down once it is back, and its followers resync', async () => {
     const url = await server().createDatabase();
@@ -93,37 +125,16 @@ describe('PostgreSQL store: connection loss', () => {
     const url = await server().createDatabase();
     const writer = await openStore(url, 'daemon-a');
     await writer.commit(unitOf(1, 1));
-    // A deferred trigger makes COMMIT wait on an advisory lock the test holds, so the connection can
-    // be ended in the middle of COMMIT itself.
-    await query(
-      url,
-      `CREATE FUNCTION wait_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_advisory_lock_shared(42); PERFORM pg_advisory_unlock_shared(42); RETURN NULL; END $$`,
-    );
-    await query(
-      url,
-      `CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
-        FOR EACH ROW EXECUTE FUNCTION wait_at_commit()`,
-    );
-    const gate = new pg.Client({ connectionString: url });
-    await gate.connect();
+    const gate = await commitGate(url);
     try {
-      await gate.query('SELECT pg_advisory_lock(42)');
       const committing = writer.commit(unitOf(2, 3));
-      const committers = async () =>
-        (
-          await query<{ pid: number }>(
-            url,
-            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query = 'COMMIT'`,
-          )
-        ).map((row) => row.pid);
-      await expect.poll(committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
-      const [cut] = await committers();
+      await expect.poll(gate.committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
+      const [cut] = await gate.committers();
       await query(url, 'SELECT pg_terminate_backend($1)', [cut]);
       await expect
-        .poll(async () => (await committers()).filter((pid) => pid !== cut), { timeout: 10_000, interval: 20 })
+        .poll(async () => (await gate.committers()).filter((pid) => pid !== cut), { timeout: 10_000, interval: 20 })
         .toHaveLength(1);
-      await gate.query('SELECT pg_advisory_unlock(42)');
+      await gate.open();
       await committing;
     } finally {
       await gate.end();
@@ -138,35 +149,16 @@ describe('PostgreSQL store: connection loss', () => {
       const writer = await openShared({ url: link.url, maxConnections: 2, ownerId: 'daemon-a', leaseTtlMs: 1_000 });
       const other = await openShared({ url, maxConnections: 2, ownerId: 'daemon-b', leaseTtlMs: 1_000 });
       await writer.commit(unitOf(1, 1));
-      await query(
-        url,
-        `CREATE FUNCTION wait_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN PERFORM pg_advisory_lock_shared(42); PERFORM pg_advisory_unlock_shared(42); RETURN NULL; END $$`,
-      );
-      await query(
-        url,
-        `CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
-          FOR EACH ROW EXECUTE FUNCTION wait_at_commit()`,
-      );
-      const gate = new pg.Client({ connectionString: url });
-      await gate.connect();
+      const gate = await commitGate(url);
       try {
-        await gate.query('SELECT pg_advisory_lock(42)');
         const committing = agentErrorOf(writer.commit(unitOf(2, 2)));
-        const committers = async () =>
-          (
-            await query<{ pid: number }>(
-              url,
-              `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query = 'COMMIT'`,
-            )
-          ).map((row) => row.pid);
-        await expect.poll(committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
+        await expect.poll(gate.committers, { timeout: 10_000, interval: 20 }).toHaveLength(1);
         // The writer's way to the database goes down in the middle of its COMMIT, which rolls back;
         // its lease lapses, and the other store takes the session and writes the same seqs.
         link.cut();
-        const [cut] = await committers();
+        const [cut] = await gate.committers();
         await query(url, 'SELECT pg_terminate_backend($1)', [cut]);
-        await gate.query('SELECT pg_advisory_unlock(42)');
+        await gate.open();
         await expect
           .poll(async () => (await other.coordination.claim(sessionId)).status, { timeout: 10_000, interval: 50 })
           .toBe('claimed');
