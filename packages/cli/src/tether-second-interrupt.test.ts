@@ -73,8 +73,11 @@ describe('a signal after a command stopped listening', () => {
       const { processContext } = await import(process.env.CLI_ENTRY);
       const context = processContext();
       context.onInterrupt(() => {})();
+      // Waits for the signal to be handled (the last resort notes its code for the exit), not a while:
+      // a listener of the test's own would take Node's default away, so it watches for that note.
+      const exitListeners = process.listenerCount('exit');
       process.kill(process.pid, 'SIGINT');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      while (process.listenerCount('exit') === exitListeners) await new Promise((resolve) => setImmediate(resolve));
       process.stdout.write('closing steps done');
     `;
     // The built CLI, as bin/tether.js runs it.
