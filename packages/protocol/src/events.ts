@@ -188,6 +188,14 @@ export const RunCheckpointedEvent = runEvent('run.checkpointed', {
   lastMessageId: z.string().min(1).max(300).nullable(),
 });
 
+/** A checkpoint after which the conversation starts anew, empty (both ids null: Claude's /clear): a copy cut there holds nothing. */
+export function checkpointStartsAnew(checkpoint: {
+  readonly inputMessageId: string | null;
+  readonly lastMessageId: string | null;
+}): boolean {
+  return checkpoint.inputMessageId === null && checkpoint.lastMessageId === null;
+}
+
 /**
  * After a run ended: the files of the workspace it changed, against their state when it started
  * (from git; only for workspaces that can tell, e.g. git worktrees).

@@ -122,6 +122,7 @@ export {
   SessionProviderSessionChangedEvent,
   RunStartedEvent,
   RunCheckpointedEvent,
+  checkpointStartsAnew,
   RunInterruptRequestedEvent,
   RunQueuedEvent,
   RunMessageDeltaEvent,

@@ -55,7 +55,7 @@ export const closeCodes = {
   tooLarge: 1009,
 } as const;
 
-const frameTypes = ['subscribe', 'unsubscribe', 'command'];
+const frameTypes: readonly string[] = ClientFrame.options.map((option) => option.shape.type.value);
 
 /** A frame of a known type names the fields it got wrong (never their values), as a command's refusal does. */
 export function malformedFrame(value: unknown, issues: readonly z.core.$ZodIssue[]): SerializedAgentError {

@@ -295,13 +295,16 @@ function failSubagentCalls(state: TranslatorState, parentToolUseId: string, runI
   }
 }
 
+function hasToolResult(content: UserFrame['message']['content']): boolean {
+  return Array.isArray(content) && content.some((block) => block.type === 'tool_result');
+}
+
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
   const content = frame.message.content;
   // After a compaction, its summary, then (for /compact) its output: the compacted conversation's
   // last entries so far, where a copy is cut unless an answer follows. Never a tool's result: a cut
   // at one would hand its text to the next prompt.
-  const toolResults = Array.isArray(content) && content.some((block) => block.type === 'tool_result');
-  if (state.turn?.compacted && !frame.parent_tool_use_id && frame.uuid && !toolResults)
+  if (state.turn?.compacted && !frame.parent_tool_use_id && frame.uuid && !hasToolResult(content))
     state.turn.lastMessageId = frame.uuid;
   if (!Array.isArray(content)) return;
   for (const block of content) {

@@ -1,4 +1,10 @@
-import { AgentError, type EventBody, type ForkSessionCommand, type RewindSessionCommand } from '@tether/protocol';
+import {
+  AgentError,
+  type EventBody,
+  type ForkSessionCommand,
+  type RewindSessionCommand,
+  checkpointStartsAnew,
+} from '@tether/protocol';
 import type { RunRecord, SessionRecord } from '../store/tether-store.js';
 import type { Decision } from './session-machine.js';
 import type { Decided, Refusal } from './refusal.js';
@@ -6,13 +12,6 @@ import { sessionClosed, sessionNotFound } from './session-machine.js';
 
 /** Where a conversation is copied from: the agent's conversation, cut after a message (null: all of it). */
 export type ConversationCopy = NonNullable<SessionRecord['copyConversation']>;
-
-type Checkpoint = NonNullable<RunRecord['checkpoint']>;
-
-/** A checkpoint after which the conversation starts anew, empty (Claude's /clear): a copy cut there holds nothing. */
-function startsAnew(checkpoint: Checkpoint): boolean {
-  return checkpoint.inputMessageId === null && checkpoint.lastMessageId === null;
-}
 
 /** fork_session: what the new session starts from, and the source's event. */
 export interface ForkDecision extends Decision {
@@ -78,7 +77,7 @@ export function decideFork(
     const run = completedRun(context.runs, atRunId, 'fork at it');
     if ('refusal' in run) return run;
     const checkpoint = run.checkpoint;
-    if (checkpoint !== null && startsAnew(checkpoint)) {
+    if (checkpoint !== null && checkpointStartsAnew(checkpoint)) {
       copyConversation = null;
     } else if (checkpoint?.lastMessageId == null) {
       return checkpointUnavailable(
@@ -117,7 +116,7 @@ function conversationAsItStands(state: SessionRecord, runs: readonly RunRecord[]
       continue;
     }
     if (checkpoint.providerSessionId !== providerSessionId) break;
-    if (startsAnew(checkpoint)) return null;
+    if (checkpointStartsAnew(checkpoint)) return null;
     return { providerSessionId, afterMessageId: checkpoint.lastMessageId ?? checkpoint.inputMessageId };
   }
   return { providerSessionId, afterMessageId: null };
@@ -167,7 +166,7 @@ export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly R
   for (const runId of [...live].reverse()) {
     const checkpoint = byId.get(runId)?.checkpoint;
     if (!checkpoint) continue;
-    if (startsAnew(checkpoint)) return { copy: null };
+    if (checkpointStartsAnew(checkpoint)) return { copy: null };
     if (checkpoint.lastMessageId !== null) {
       return { copy: { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId } };
     }
@@ -199,7 +198,7 @@ function clearedSince(
   const byId = new Map(context.runs.map((run) => [run.runId, run]));
   return context.conversation.slice(at + 1).some((runId) => {
     const checkpoint = byId.get(runId)?.checkpoint;
-    return checkpoint != null && startsAnew(checkpoint);
+    return checkpoint != null && checkpointStartsAnew(checkpoint);
   });
 }
 

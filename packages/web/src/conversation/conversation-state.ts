@@ -17,6 +17,7 @@ import {
   type TokenUsage,
   type WorkspaceStatus,
   addUsage,
+  checkpointStartsAnew,
   agentDirectory,
   zeroUsage,
 } from '@tether/protocol';
@@ -312,9 +313,7 @@ export function canRewindTo(run: RunEntry): boolean {
 export function canRestoreFilesOf(runs: readonly RunEntry[], run: RunEntry): boolean {
   if (run.checkpoint?.inputMessageId == null) return false;
   const later = runs.slice(runs.indexOf(run) + 1);
-  return !later.some(
-    (other) => !other.rewound && other.checkpoint?.inputMessageId === null && other.checkpoint.lastMessageId === null,
-  );
+  return !later.some((other) => !other.rewound && other.checkpoint !== null && checkpointStartsAnew(other.checkpoint));
 }
 
 /**
