@@ -1,4 +1,5 @@
 import type { AgentError } from '@tether/protocol';
+import { optionArguments } from './commands/parse-command-line.js';
 
 /**
  * An error's message as a `tether` user needs it. The runtime and the daemon word their errors for
@@ -75,10 +76,7 @@ function firstSentence(message: string): string {
 }
 
 function hasOption(argv: readonly string[], name: string): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some(
-    (argument) => argument === name || argument.startsWith(`${name}=`),
-  );
+  return optionArguments(argv).some((argument) => argument === name || argument.startsWith(`${name}=`));
 }
 
 /**
@@ -105,10 +103,10 @@ function namedByOption(error: AgentError, argv: readonly string[]): string | und
 /** Every value given to a repeatable option, in order (`--name VALUE` or `--name=VALUE`, before any `--`). */
 function optionValues(argv: readonly string[], name: string): string[] {
   const values: string[] = [];
-  for (let position = 0; position < argv.length; position++) {
-    const argument = argv[position]!;
-    if (argument === '--') break;
-    if (argument === name && position + 1 < argv.length) values.push(argv[++position]!);
+  const options = optionArguments(argv);
+  for (let position = 0; position < options.length; position++) {
+    const argument = options[position]!;
+    if (argument === name && position + 1 < options.length) values.push(options[++position]!);
     else if (argument.startsWith(`${name}=`)) values.push(argument.slice(name.length + 1));
   }
   return values;

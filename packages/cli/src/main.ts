@@ -4,6 +4,7 @@ import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
 import { cliErrorMessage } from './cli-error-message.js';
 import { notADirectory } from './data-dir-shape.js';
+import { optionArguments } from './commands/parse-command-line.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
@@ -189,8 +190,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
 
 /** `--help` or `-h` anywhere among a command's options (not after `--`, where a prompt may say it). */
 function asksForHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  const options = end === -1 ? argv : argv.slice(0, end);
+  const options = optionArguments(argv);
   return options.includes('--help') || options.includes('-h');
 }
 

@@ -26,3 +26,9 @@ function describeParseError(error: Error & { code?: string }, usage: string): st
   const prompt = usage.includes('"prompt"') ? `; a prompt that starts with '-' goes after --: ${command} -- "-…"` : '';
   return `unknown option ${option} (${command} --help lists them${prompt}).`;
 }
+
+/** The options of a command line: what comes before `--` (after it, a prompt may say anything). */
+export function optionArguments(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
