@@ -171,6 +171,33 @@ describe('release', () => {
     expect(await exists(prepared.directory)).toBe(false);
   });
 
+  it('releases a worktree made from a linked worktree that was removed since, through the repository both belong to', async () => {
+    const playground = await gitPlayground();
+    const linked = `${playground.repository}-linked`;
+    playground.git(playground.repository, 'worktree', 'add', '--quiet', '-b', 'feature', linked);
+    const clean = await playground.prepare({ repository: linked, branch: 'clean-from-linked' });
+    const committed = await playground.prepare({ repository: linked, branch: 'committed-from-linked' });
+    await playground.commitFile(committed.directory, 'feature.txt', 'done\n');
+    playground.git(playground.repository, 'worktree', 'remove', linked);
+
+    expect(await playground.acquirer.release(clean, keep)).toMatchObject({ state: 'removed', keptBecause: null });
+    expect(await playground.acquirer.release(committed, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+      changedFiles: 1,
+    });
+    expect(await exists(clean.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['committed-from-linked', 'feature', 'main']);
+    expect(worktreeFolders(playground).sort()).toEqual([playground.repository, committed.directory].sort());
+    expect(await playground.acquirer.release(committed, { discardChanges: true, inUse: false })).toMatchObject({
+      state: 'removed',
+    });
+    expect(branches(playground)).toEqual(['feature', 'main']);
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+    // What the session records stays the folder its host named.
+    expect(clean.worktree?.repository).toBe(linked);
+  });
+
   it('leaves the branch to whoever checked it out elsewhere since (it is theirs now)', async () => {
     const playground = await gitPlayground();
     const prepared = await branchBorrowedByTheMainCheckout(playground);

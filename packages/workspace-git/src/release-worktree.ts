@@ -7,7 +7,7 @@ import { branchExists } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
-import { isRepository, worktreePresent } from './worktree-presence.js';
+import { isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
 
 /**
@@ -21,9 +21,10 @@ export async function releaseWorktree(
   prepared: PreparedWorkspace,
   options: ReleaseOptions,
 ): Promise<PreparedWorkspace> {
-  const worktree = prepared.worktree;
-  if (!worktree || prepared.state === 'removed') return prepared;
+  const recorded = prepared.worktree;
+  if (!recorded || prepared.state === 'removed') return prepared;
   if (options.inUse) return { ...prepared, state: 'kept', keptBecause: 'in_use' };
+  const worktree = { ...recorded, repository: await reachableRepository(git, recorded) };
   if (options.discardChanges && !(await isRepository(git, worktree.repository))) {
     // The repository was moved or deleted, and its branch with it as far as anyone here can reach:
     // what is left is the worktree's folder, which Tether made in a root of its own.
@@ -44,7 +45,7 @@ export async function releaseWorktree(
       return { ...prepared, state: 'kept', keptBecause, changedFiles };
     }
   }
-  await queue(worktree.repository, () => removeWorktree(git, worktree, present));
+  await queue(recorded.repository, () => removeWorktree(git, worktree, present));
   return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
 }
 
