@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { useTetherServe } from './test-support/serve-tether.js';
 import { spawnTether } from './test-support/spawn-tether.js';
 
 const fixture = useCommandFixture('tether-serve-notify-');
-const { serve } = useTetherServe(fixture);
+const { serve, output } = useTetherServe(fixture);
 
 let receiver: Server | undefined;
 afterEach(async () => {
@@ -59,6 +59,26 @@ describe('tether serve --notify', () => {
       `sha256=${createHmac('sha256', secret).update(`${timestamp}.${notification.raw}`).digest('hex')}`,
     );
     expect(JSON.parse(notification.raw)).toMatchObject({ kind: 'run_completed', run: { outcome: 'succeeded' } });
+    expect(output()).toContain(`notifications: signed with the secret in ${secretFile}`);
+  });
+
+  it('names no shared secret file when every receiver brings its own secret', async () => {
+    const { url: hook, received } = await receiveFirst('run_completed');
+    const configFile = path.join(fixture.root, 'notify.json');
+    writeFileSync(configFile, JSON.stringify({ receivers: [{ url: hook, secret: 'a-secret-of-its-own-0123' }] }), {
+      mode: 0o600,
+    });
+    await serve(['--notify-config', configFile]);
+    fixture.api.enqueue(textReply('Noted.'));
+    expect((await tether(['run', 'Hello'])).code).toBe(0);
+    const notification = await received;
+    const timestamp = notification.headers['x-tether-timestamp'] as string;
+    expect(notification.headers['x-tether-signature']).toBe(
+      `sha256=${createHmac('sha256', 'a-secret-of-its-own-0123').update(`${timestamp}.${notification.raw}`).digest('hex')}`,
+    );
+    expect(output()).toContain('token: run `tether token`');
+    expect(output()).not.toContain('signed with the secret');
+    expect(existsSync(path.join(fixture.environment['TETHER_HOME']!, 'notification-secret'))).toBe(false);
   });
 
   it('refuses a plain-http receiver beyond this machine, saying which flag allows it', async () => {

@@ -78,6 +78,8 @@ export interface Daemon {
   readonly token: string;
   /** The runtime the daemon serves, for in-process hosts and tests. */
   readonly runtime: AgentRuntime;
+  /** The file holding the secret that signs notifications to receivers without their own; null when no receiver uses it. */
+  readonly notificationSecretFile: string | null;
   /**
    * Graceful shutdown: stops accepting connections, lets active runs finish within the grace,
    * interrupts the rest, shuts the runtime down, closes streams and sockets, removes daemon.json.

@@ -328,6 +328,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         return tokenGuard.token;
       },
       runtime,
+      notificationSecretFile: daemonNotifications.secretFile,
       close,
     };
   } catch (error) {

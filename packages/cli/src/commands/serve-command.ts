@@ -155,9 +155,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   context.stderr.write(`Tether daemon listening on ${daemon.url} (${where})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   // The path only: the secret itself is for the receivers' owner to copy, never for a log.
-  if (notifications !== undefined)
+  if (daemon.notificationSecretFile !== null)
     context.stderr.write(
-      `notifications: signed with the secret in ${path.join(dataDir, 'notification-secret')} (unless a receiver has its own)\n`,
+      `notifications: signed with the secret in ${daemon.notificationSecretFile} (unless a receiver has its own)\n`,
     );
   // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.
   if (context.terminal)

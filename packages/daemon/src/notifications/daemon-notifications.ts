@@ -14,6 +14,8 @@ export interface DaemonNotifications {
   readonly links: OneTimeLinks;
   readonly metrics: NotificationMetrics | null;
   readonly webPush: WebPush | null;
+  /** The file of the secret that signs for receivers without their own; null when none signs with it. */
+  readonly secretFile: string | null;
   start(baseUrl: string): void;
   close(): void;
 }
@@ -35,7 +37,7 @@ export async function createDaemonNotifications(parts: {
   const { receivers, settings } = parts.resolved;
   const pushSettings = parts.resolved.webPush;
   if (receivers.length === 0 && pushSettings === null)
-    return { links, metrics: null, webPush: null, start: () => undefined, close: () => undefined };
+    return { links, metrics: null, webPush: null, secretFile: null, start: () => undefined, close: () => undefined };
   const shared = receivers.some((receiver) => receiver.secret === null)
     ? await ensureNotificationSecret(parts.dataDir)
     : null;
@@ -62,6 +64,7 @@ export async function createDaemonNotifications(parts: {
     links,
     metrics,
     webPush,
+    secretFile: shared?.filePath ?? null,
     start(baseUrl) {
       notifier.start(baseUrl);
       parts.logger.info(
