@@ -21,4 +21,26 @@ describe('tether serve --host', () => {
       'tether serve: WARNING: listening on 0.0.0.0 exposes the API beyond this machine; every request still needs the token.',
     );
   });
+
+  it('on every address, with notifications on and no --advertise-url, says their links open only here', async () => {
+    const url = await served.serve(['--host', '0.0.0.0', '--no-web', '--notify', 'http://127.0.0.1:9/hook']);
+    await expect.poll(() => served.output()).toContain('token: run `tether token`');
+    expect(served.output()).toContain(
+      `tether serve: notifications' links point at ${url}, which opens only on this machine; pass --advertise-url`,
+    );
+  });
+
+  it('with --advertise-url, says nothing of the links', async () => {
+    await served.serve([
+      '--host',
+      '0.0.0.0',
+      '--no-web',
+      '--notify',
+      'http://127.0.0.1:9/hook',
+      '--advertise-url',
+      'http://192.0.2.1:7437',
+    ]);
+    await expect.poll(() => served.output()).toContain('token: run `tether token`');
+    expect(served.output()).not.toContain("notifications' links point at");
+  });
 });

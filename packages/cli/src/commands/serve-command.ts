@@ -155,6 +155,11 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   context.stderr.write(`Tether daemon listening on ${daemon.url} (${where})\n`);
   if (webDirectory !== null) context.stderr.write(`web UI: ${daemon.url}/ (it asks for the token once per tab)\n`);
   // The path only: the secret itself is for the receivers' owner to copy, never for a log.
+  // On every address, the daemon names itself by loopback: a link built from that opens nowhere but here.
+  if (notifications !== undefined && advertiseUrl === undefined && !isLoopbackHost(host) && isLoopbackUrl(daemon.url))
+    context.stderr.write(
+      `tether serve: notifications' links point at ${daemon.url}, which opens only on this machine; pass --advertise-url with the address others reach this daemon at (e.g. --advertise-url http://my-host.lan:${daemon.port}).\n`,
+    );
   if (daemon.notificationSecretFile !== null)
     context.stderr.write(
       `notifications: signed with the secret in ${daemon.notificationSecretFile} (unless a receiver has its own)\n`,
@@ -188,4 +193,8 @@ function listenRefusal(error: unknown, host: string, port: number): UsageError |
       `${host} is not an address of this machine. Give one it has with --host (default 127.0.0.1).`,
     );
   return null;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  return isLoopbackHost(new URL(url).hostname);
 }
