@@ -155,6 +155,17 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     expect(context.usage.categories.length).toBeGreaterThan(0);
   });
 
+  it('set_model live to an alias the agent may answer as given: the session shows the model its next turn ran on', async () => {
+    const { environment, runtime, sessionId } = await sessionWithOneTurn();
+    await runtime.dispatch({ type: 'set_model', commandId: 'model-best', sessionId, model: 'best' });
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'And now?' }] })).runId,
+    );
+    const ranOn = (turnRequests(environment).at(-1)!.body as { model: string }).model;
+    expect(ranOn).toMatch(/^claude-/);
+    expect((await runtime.getSession(sessionId)).model).toBe(ranOn);
+  });
+
   it(
     transport === 'cli'
       ? "get_session_cost: the agent's cost report and Tether's total"

@@ -318,7 +318,13 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     const environment = launchEnvironment(this.settings, this.configuration);
     return this.applyToAgent(
       model,
-      (agent) => requestModel(agent, model),
+      async (agent) => {
+        const answered = await requestModel(agent, model);
+        // The session shows the answer now; the next init corrects it when the agent runs another model
+        // (the SDK answers an alias its list lacks, such as "best", as given).
+        this.state.reportedModel = answered;
+        return answered;
+      },
       () => this.modelOfNextLaunch(model, environment),
     );
   }
