@@ -1,3 +1,4 @@
+import { AgentError } from '@tether/protocol';
 import {
   type RequestSubject,
   errorFromResponse,
@@ -18,11 +19,38 @@ export interface DaemonConnection {
 
 export function createDaemonConnection(url: string, token: string, fetchFunction?: typeof fetch): DaemonConnection {
   return {
-    url: url.replace(/\/+$/, ''),
-    token,
+    url: checkDaemonUrl(url).replace(/\/+$/, ''),
+    token: checkToken(token),
     // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
     fetch: fetchFunction ?? ((input, init) => globalThis.fetch(input, init)),
   };
+}
+
+/**
+ * Checked once, here: fetch would refuse either on every call with a TypeError that reads as "not
+ * reachable" (and a subscription would retry it forever), and a header's TypeError quotes the token.
+ */
+function checkDaemonUrl(url: unknown): string {
+  const parsed = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
+  if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) return url as string;
+  throw new AgentError({
+    code: 'invalid_command',
+    message: `url must be the daemon's address with its scheme, e.g. http://127.0.0.1:7437 (what \`tether serve\` prints), not ${JSON.stringify(String(url))}.`,
+    details: { reason: 'invalid_url' },
+  });
+}
+
+/** A bearer token is printable ASCII with no space: anything else is a paste gone wrong (never quoted back). */
+function checkToken(token: unknown): string {
+  if (typeof token === 'string' && /^[\x21-\x7e]+$/.test(token)) return token;
+  throw new AgentError({
+    code: 'invalid_command',
+    message:
+      typeof token === 'string' && token.length > 0
+        ? "token holds a space, a line break or a character that is not plain ASCII, so it cannot be the daemon's: copy it again as `tether token` prints it."
+        : "token is missing: pass the daemon's token (`tether token` prints it).",
+    details: { reason: 'invalid_token' },
+  });
 }
 
 export interface DaemonRequest {

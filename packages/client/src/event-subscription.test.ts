@@ -188,6 +188,33 @@ describe('TetherClient.subscribe', () => {
     await daemon.waitFor(() => daemon.subscriberCount(sessionId) === 0);
   }, 5_000);
 
+  it('yields nothing more after the signal aborts, even of events that came in the same chunk', async () => {
+    append(1);
+    const abort = controller();
+    const events = open(0, abort.signal);
+    expect(await takeSeqs(events, 1)).toEqual([1]);
+    const frames = [2, 3, 4].map(
+      (seq) => `id: ${seq}\ndata: ${JSON.stringify(withEnvelope(sessionId, seq, sampleEventBody()))}\n\n`,
+    );
+    daemon.writeRaw(sessionId, frames.join(''));
+    expect(await takeSeqs(events, 1)).toEqual([2]);
+    abort.abort();
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    await daemon.waitFor(() => daemon.subscriberCount(sessionId) === 0);
+  });
+
+  it('return() while a next() waits for a live event ends both at once and closes the stream', async () => {
+    append(1);
+    const events = open(0);
+    expect(await takeSeqs(events, 1)).toEqual([1]);
+    const pending = events.next();
+    await daemon.waitFor(() => daemon.subscriberCount(sessionId) === 1);
+    const returned = events.return?.();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(await returned).toEqual({ done: true, value: undefined });
+    await daemon.waitFor(() => daemon.subscriberCount(sessionId) === 0);
+  }, 5_000);
+
   it('ends promptly when the signal aborts during a reconnection delay', async () => {
     client = createTetherClient({ url: daemon.url, token: daemon.token, reconnect: { initialDelayMs: 60_000 } });
     daemon.failSubscriptions(503, 100);

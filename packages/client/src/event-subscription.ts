@@ -41,12 +41,42 @@ interface Position {
 }
 
 /**
+ * subscribeToEvents for one iteration, whose return() ends a wait for the next event at once. An async
+ * generator queues return() behind a next() still waiting: a caller's clean-up (a UI effect's) would
+ * leave the stream open until another event came, on a quiet session never.
+ */
+export function endableSubscription(
+  connection: DaemonConnection,
+  sessionId: string,
+  options: SubscribeOptions,
+  schedule: ReconnectSchedule,
+): AsyncIterableIterator<ProtocolEvent> {
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const events = subscribeToEvents(connection, sessionId, { ...options, signal }, schedule);
+  return {
+    next: () => events.next(),
+    return: () => {
+      stop.abort();
+      return events.return(undefined);
+    },
+    throw: (error: unknown) => {
+      stop.abort();
+      return events.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/**
  * A session's events, replayed then live, across as many connections as it takes: whenever a
  * stream breaks (network error, end, overflow, 5xx, a gap, nothing at all for the silence limit) it
  * reconnects with backoff from the last seq it yielded, and drops anything at or below it, so the
  * caller sees every seq once, in order.
  */
-export async function* subscribeToEvents(
+async function* subscribeToEvents(
   connection: DaemonConnection,
   sessionId: string,
   options: SubscribeOptions,
@@ -146,6 +176,8 @@ async function* readConnection(
         const event = parseEvent(connection.url, sessionId, frame);
         if (event.seq <= position.lastSeq) continue;
         if (event.seq !== position.lastSeq + 1) return { reason: 'gap', opened: true, heard };
+        // One chunk can carry many events: an abort while the caller held the last one ends it here.
+        if (signal?.aborted) return { reason: 'ended', opened: true, heard };
         position.lastSeq = event.seq;
         yield event;
       }

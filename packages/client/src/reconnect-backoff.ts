@@ -1,3 +1,4 @@
+import { AgentError } from '@tether/protocol';
 import { checkTimeout } from './request-deadline.js';
 
 /** How a subscription reconnects after its stream breaks. */
@@ -33,13 +34,23 @@ export interface ReconnectSchedule {
 const defaultSilenceLimitMs = 3 * 15_000;
 
 export function reconnectSchedule(options: ReconnectOptions = {}): ReconnectSchedule {
-  const initialDelayMs = Math.max(0, options.initialDelayMs ?? 250);
+  const initialDelayMs = checkTimeout(options.initialDelayMs ?? 250, 'reconnect.initialDelayMs');
   return {
     initialDelayMs,
-    maxDelayMs: Math.max(initialDelayMs, options.maxDelayMs ?? 10_000),
-    maxAttempts: Math.max(0, options.maxAttempts ?? Number.POSITIVE_INFINITY),
+    maxDelayMs: Math.max(initialDelayMs, checkTimeout(options.maxDelayMs ?? 10_000, 'reconnect.maxDelayMs')),
+    maxAttempts: checkAttempts(options.maxAttempts ?? Number.POSITIVE_INFINITY),
     silenceLimitMs: checkTimeout(options.silenceLimitMs ?? defaultSilenceLimitMs, 'reconnect.silenceLimitMs'),
   };
+}
+
+function checkAttempts(value: unknown): number {
+  if (typeof value === 'number' && value >= 0 && (Number.isInteger(value) || value === Number.POSITIVE_INFINITY))
+    return value;
+  throw new AgentError({
+    code: 'invalid_command',
+    message: 'reconnect.maxAttempts must be a whole number of at least 0 (Infinity, the default, never gives up).',
+    details: { reason: 'invalid_attempts' },
+  });
 }
 
 /**

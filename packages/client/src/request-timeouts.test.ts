@@ -128,6 +128,43 @@ describe('TetherClient against a daemon that accepts and never answers', () => {
     expect(error).toMatchObject({ code: 'invalid_command', details: { reason: 'invalid_timeout' } });
     expect(hung.connections()).toBe(0);
   });
+
+  it('refuses reconnection delays and attempts that would retry in a busy loop, at construction', () => {
+    const refusal = (reason: string) => expect.objectContaining({ code: 'invalid_command', details: { reason } });
+    for (const reconnect of [
+      { initialDelayMs: Number.NaN },
+      { initialDelayMs: -5 },
+      { initialDelayMs: 0 },
+      { maxDelayMs: Number.NaN },
+    ]) {
+      expect(() => createTetherClient({ url: hung.url, token: 't', reconnect })).toThrow(refusal('invalid_timeout'));
+    }
+    for (const maxAttempts of [-1, 1.5, Number.NaN]) {
+      expect(() => createTetherClient({ url: hung.url, token: 't', reconnect: { maxAttempts } })).toThrow(
+        refusal('invalid_attempts'),
+      );
+    }
+    expect(hung.connections()).toBe(0);
+  });
+
+  it('refuses a daemon address without its scheme, and a token no daemon could have, naming neither token', () => {
+    for (const url of ['127.0.0.1:7437', 'localhost:7437', 'ftp://127.0.0.1:7437', '']) {
+      expect(() => createTetherClient({ url, token: 't' })).toThrow(
+        expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_url' }, retryable: false }),
+      );
+    }
+    for (const token of ['tether_abc\ndef', 'tether_abc…', 'tether abc', '']) {
+      let refused: unknown;
+      try {
+        createTetherClient({ url: hung.url, token });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toMatchObject({ code: 'invalid_command', details: { reason: 'invalid_token' } });
+      expect((refused as Error).message).not.toContain('tether_abc');
+    }
+    expect(hung.connections()).toBe(0);
+  });
 });
 
 describe('TetherClient calls with a signal, against a daemon that answers', () => {

@@ -31,7 +31,7 @@ import {
   parseSessionPage,
   parseSnapshot,
 } from './daemon-responses.js';
-import { type SubscribeOptions, subscribeToEvents } from './event-subscription.js';
+import { type SubscribeOptions, endableSubscription } from './event-subscription.js';
 import { type ReconnectOptions, reconnectSchedule } from './reconnect-backoff.js';
 import { type RequestOptions, checkTimeout } from './request-deadline.js';
 
@@ -264,7 +264,7 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
       // Refused at the call, before any request: a bad start would otherwise reach the daemon as ?after=NaN.
       checkSessionIdArgument(sessionId);
       if (subscribeOptions.afterSeq !== undefined) checkStartSeq(subscribeOptions.afterSeq, '"afterSeq"');
-      return subscribeToEvents(connection, sessionId, subscribeOptions, schedule);
+      return endableSubscription(connection, sessionId, subscribeOptions, schedule);
     },
   };
 }
