@@ -340,6 +340,45 @@ describe('idle connections', () => {
   });
 });
 
+describe('a token holder that opens a stream per session and never lets go', () => {
+  it('streams and sockets take at most 80% of the connections; past it 429 capacity_exceeded, and requests still get through', async () => {
+    const { environment, daemon, api } = await start({ maxConnections: 20 });
+    const sessionId = await openSession(api, environment.workspace);
+    const streams = Array.from({ length: 16 }, () => new AbortController());
+    for (const stream of streams) await openEventStream(daemon, sessionId, { signal: stream.signal });
+
+    const refused = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    const body = (await refused.json()) as { error: { code: string; message: string; details: { reason: string } } };
+    expect(body.error).toMatchObject({ code: 'capacity_exceeded', details: { reason: 'too_many_streams' } });
+    expect(body.error.message).toContain('16 event streams and WebSockets');
+    const socketRefusal = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/ws`);
+      socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('the socket was taken')));
+      socket.once('error', () => undefined);
+    });
+    expect(socketRefusal).toBe(429);
+    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    expect((await api.request('GET', `/v1/sessions/${sessionId}`)).status).toBe(200);
+
+    streams[0]!.abort();
+    await expect
+      .poll(async () => {
+        const again = await fetch(`${daemon.url}/v1/sessions/${sessionId}/events`, {
+          method: 'HEAD',
+          headers: { authorization: `Bearer ${daemon.token}` },
+        });
+        return again.status;
+      })
+      .toBe(200);
+    for (const stream of streams) stream.abort();
+  });
+});
+
 describe('answers written outside the HTTP middleware', () => {
   it('an event stream carries the security headers, and CORS for an allowed origin', async () => {
     const { environment, daemon, api } = await start({ allowOrigins: ['http://localhost:5173'] });

@@ -411,7 +411,7 @@ describe('the daemon routes', () => {
     );
     // What /v1/ws answers is in the document: a plain GET gets one of its statuses.
     const webSocket = (document.paths['/v1/ws'] as { get: { responses: Record<string, unknown> } }).get.responses;
-    expect(Object.keys(webSocket).sort()).toEqual(['101', '400', '401', '403', '503']);
+    expect(Object.keys(webSocket).sort()).toEqual(['101', '400', '401', '403', '429', '503']);
     expect(Object.keys(webSocket)).toContain(String((await api.request('GET', '/v1/ws')).status));
     const schemas = document.components.schemas;
     // The commands of issue 13, the parts a turn may carry (submit_turn's input names them), the events.

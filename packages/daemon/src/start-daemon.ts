@@ -24,7 +24,7 @@ import {
   defaultSubscriberBufferBytes,
   defaultSubscriberBufferEvents,
 } from './daemon-options.js';
-import { limitConnections } from './http/connection-limit.js';
+import { limitConnections, streamLimitOf } from './http/connection-limit.js';
 import { createApp } from './create-app.js';
 import type { DaemonState } from './daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
@@ -209,7 +209,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       tokens,
       policy: createOriginPolicy({ port: options.port ?? defaultPort, boundHost: host }),
       metrics,
-      connections: new ConnectionRegistry(),
+      connections: new ConnectionRegistry(streamLimitOf(options.maxConnections ?? defaultMaxConnections)),
       logger,
       refusals: new RefusedRequestLog(logger),
       subscriberLimits: {

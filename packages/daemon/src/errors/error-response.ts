@@ -37,6 +37,17 @@ export function methodNotAllowed(method: string, allowed: readonly string[]): Ag
   });
 }
 
+/** Seconds a client refused for too many streams waits before it asks again. */
+export const streamsFullRetrySeconds = 5;
+
+export function streamsFull(limit: number): AgentError {
+  return new AgentError({
+    code: 'capacity_exceeded',
+    message: `This daemon already holds ${limit} event streams and WebSockets, as many as it keeps open so that commands and /health still get through. End the subscriptions nobody reads, follow many sessions over one WebSocket (/v1/ws), or start the daemon with a higher maxConnections (streams may take 80% of it).`,
+    details: { reason: 'too_many_streams' },
+  });
+}
+
 export function daemonStopping(): AgentError {
   return new AgentError({
     code: 'runtime_stopped',

@@ -2,6 +2,14 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
+ * Event streams and WebSockets held open at most: 80%, below the 90% where idle sockets start to be
+ * closed, so a host that opens a stream per session (or leaks them) leaves room for requests.
+ */
+export function streamLimitOf(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections * 0.8));
+}
+
+/**
  * Keeps a server's open connections under `maxConnections` in a way that an idle crowd cannot lock
  * the API out. Node drops connections past `server.maxConnections`, whoever they are; so before that,
  * once the server is 90% full, each new connection closes the oldest one that has not sent a request

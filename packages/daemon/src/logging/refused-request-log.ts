@@ -34,6 +34,11 @@ const refusalKinds = {
     fields: { status: 503 },
     what: 'WebSocket upgrades refused while too many sockets waited for their auth frame (503)',
   },
+  /** A WebSocket upgrade refused because streams and sockets already fill their share of the connections. */
+  too_many_streams: {
+    fields: { status: 429, errorCode: 'capacity_exceeded' },
+    what: 'WebSocket upgrades refused while streams and sockets filled their share of the connections (429)',
+  },
 } as const;
 
 export type RefusalKind = keyof typeof refusalKinds;

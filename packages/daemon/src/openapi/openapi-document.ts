@@ -255,7 +255,7 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'Server-Sent Events: stored events after the start, then live ones',
           description:
-            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0. ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes.',
+            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0. ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes. 429 capacity_exceeded (too_many_streams, with Retry-After) when streams and WebSockets already hold 80% of maxConnections.',
           parameters: [
             sessionIdParameter,
             { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
@@ -269,7 +269,7 @@ export function buildOpenApiDocument(): JsonObject {
               },
             },
             ...authErrors,
-            ...errors(400, 404),
+            ...errors(400, 404, 429),
           },
         },
       },
@@ -368,6 +368,10 @@ export function buildOpenApiDocument(): JsonObject {
             ...errors(400),
             '401': { description: 'A plain GET (no upgrade) without the bearer token (empty body).' },
             '403': authErrors['403'],
+            '429': {
+              description:
+                'Event streams and WebSockets already hold 80% of maxConnections (with Retry-After); empty body.',
+            },
             '503': {
               description:
                 'The daemon is shutting down, or too many sockets are waiting to authenticate (then with Retry-After); empty body.',

@@ -2,6 +2,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Hono } from 'hono';
 import type { DaemonEnvironment } from '../http/request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
+import { streamsFull, streamsFullRetrySeconds } from '../errors/error-response.js';
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { SseStream } from '../sse/sse-stream.js';
 import { streamStartSeq } from '../sse/sse-writer.js';
@@ -12,6 +13,10 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
     const afterSeq = streamStartSeq(context.req.header('last-event-id'), context.req.query('after'));
     // Answer 404 now, while a status can still be sent.
     await state.runtime.getSession(sessionId);
+    if (state.connections.full) {
+      context.header('Retry-After', String(streamsFullRetrySeconds));
+      throw streamsFull(state.connections.limit);
+    }
     const response = context.env.outgoing;
     // Written straight to the response, so the middleware's headers are added here.
     response.writeHead(200, {

@@ -8,9 +8,23 @@ export interface LiveConnection {
   forgetSession(sessionId: string): void;
 }
 
-/** Every open stream and socket, so a token rotation, a delete or a shutdown reaches all of them. */
+/**
+ * Every open stream and socket, so a token rotation, a delete or a shutdown reaches all of them; at most
+ * `limit` of them, so that streams alone never fill the connections a daemon keeps (commands and /health
+ * need some too).
+ */
 export class ConnectionRegistry {
   private readonly connections = new Set<LiveConnection>();
+
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  get full(): boolean {
+    return this.connections.size >= this.limit;
+  }
 
   add(connection: LiveConnection): () => void {
     this.connections.add(connection);

@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { passesOriginPolicy } from '../auth/origin-check.js';
 import type { DaemonState } from '../daemon-state.js';
 import type { RefusalKind } from '../logging/refused-request-log.js';
+import { streamsFullRetrySeconds } from '../errors/error-response.js';
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { WebSocketConnection } from './websocket-connection.js';
 import { unauthenticatedFrameMaxBytes } from './websocket-frames.js';
@@ -17,7 +18,12 @@ const route = '/v1/ws';
  */
 export const maxUnauthenticatedSockets = 32;
 
-const reasons: Record<number, string> = { 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+const reasons: Record<number, string> = {
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
 
 /** Answers an upgrade we will not take with a plain HTTP status, an empty body and the usual headers. */
 function refuse(socket: Duplex, status: number, headers: Record<string, string>): void {
@@ -58,6 +64,8 @@ export function createUpgradeHandler(state: DaemonState): {
       return refuseWith(403, 'foreign_host_or_origin');
     if ((request.url ?? '').split('?')[0] !== route) return refuseWith(404, null);
     if (state.draining) return refuseWith(503, null);
+    if (state.connections.full)
+      return refuseWith(429, 'too_many_streams', { 'Retry-After': String(streamsFullRetrySeconds) });
     if (unauthenticated >= maxUnauthenticatedSockets)
       return refuseWith(503, 'websocket_too_many_waiting', { 'Retry-After': '5' });
     unauthenticated += 1;
