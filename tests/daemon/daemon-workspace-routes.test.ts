@@ -5,7 +5,7 @@ import { type Daemon, startDaemon } from '@tether/daemon';
 import type { SessionDiff, SessionSnapshot } from '@tether/protocol';
 import { type FakeWorkspaceAcquirer, createFakeWorkspaceAcquirer, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Client, client, silentLogger } from './daemon-test-helpers.js';
+import { type Client, client } from './daemon-test-helpers.js';
 
 /*
  * The diff route and delete's discardWorkspaceChanges over a workspace acquirer double (the
@@ -17,7 +17,11 @@ let daemon: Daemon;
 let api: Client;
 let acquirer: FakeWorkspaceAcquirer;
 
+/** What the daemon logged as errors: a failure of its own, never a request it answered as asked. */
+let loggedErrors: Record<string, unknown>[] = [];
+
 beforeEach(async () => {
+  loggedErrors = [];
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-workspaces-')));
   acquirer = createFakeWorkspaceAcquirer({ root: path.join(root, 'worktrees') });
   daemon = await startDaemon({
@@ -25,7 +29,12 @@ beforeEach(async () => {
     port: 0,
     providers: [createMockProvider()],
     workspaces: [acquirer],
-    logger: silentLogger,
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (fields: Record<string, unknown>) => loggedErrors.push(fields),
+    },
   });
   api = client(daemon);
 });
@@ -86,6 +95,8 @@ describe('GET /v1/sessions/:id/diff', () => {
     });
     const missing = await api.request('GET', `/v1/sessions/ses_${'0'.repeat(32)}/diff`);
     expect(missing.status).toBe(404);
+    // 501 is the caller asking what this workspace has not: logged as a request, not as the daemon failing.
+    expect(loggedErrors).toEqual([]);
   });
 });
 

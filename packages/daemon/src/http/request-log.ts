@@ -71,7 +71,9 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     if (commandType) fields['commandType'] = commandType;
     // /health answers 503 by design while the store is down, and a load balancer asks every few
     // seconds: the store's own background log says why, so a probe is no failure of its own.
-    if (status >= 500 && route !== '/health') state.logger.error(fields, 'request failed');
+    // 501 capability_unsupported answers what the caller asked of a session that has no such thing.
+    if (status >= 500 && route !== '/health' && errorCode !== 'capability_unsupported')
+      state.logger.error(fields, 'request failed');
     else state.logger.info(fields, 'request');
   };
 }
