@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChildScript, startChildScript, type ChildScript } from './__fixtures__/child-script.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
-import { parseLockOwner } from './data-directory-lock.js';
+import { parseLockOwner, processStartTicks } from './data-directory-lock.js';
 import { openSqliteStore } from './index.js';
 import { agentErrorOf } from '@tether/testkit';
 
@@ -121,6 +123,24 @@ describe('one runtime per data directory', () => {
     expect(exited.code, exited.stderr).toBe(0);
     expect(existsSync(lockPath)).toBe(false);
     await openAndClose();
+  });
+
+  it('takes over a lock whose owner was killed and not yet reaped (a zombie still answers signal 0)', async () => {
+    // The background child exits at once; its parent, exec'd into sleep, never waits for it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const [line] = (await once(parent.stdout!.setEncoding('utf8'), 'data')) as [string];
+      const zombie = Number(line.trim());
+      const stateOf = () => {
+        const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0];
+      };
+      await expect.poll(stateOf).toBe('Z');
+      writeLock(JSON.stringify({ pid: zombie, startTicks: processStartTicks(zombie) }));
+      await openAndClose();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('refuses a database another process holds even without the lock file', async () => {

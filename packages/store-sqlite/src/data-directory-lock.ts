@@ -57,11 +57,17 @@ function processLockState(): ProcessLockState {
  * holds file-system code, and this file must load with Node built-ins alone (see the top).
  */
 export function processStartTicks(pid: number): number | null {
+  return processStat(pid)?.startTicks ?? null;
+}
+
+/** A process's state letter and start (fields 3 and 22 of /proc/PID/stat); null without /proc or the process. */
+function processStat(pid: number): { readonly state: string; readonly startTicks: number | null } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 2 (the command name, in parentheses) may hold spaces and parentheses: count from its end.
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3]);
-    return Number.isSafeInteger(ticks) ? ticks : null;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[22 - 3]);
+    return { state: fields[0] ?? '', startTicks: Number.isSafeInteger(ticks) ? ticks : null };
   } catch {
     return null;
   }
@@ -109,9 +115,12 @@ function isAlive(owner: LockOwner): boolean {
     // EPERM: the process exists but belongs to someone else.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = processStat(owner.pid);
+  // A killed owner whose parent has not reaped it yet is a zombie: signal 0 still reaches it, but it
+  // holds nothing and answers nobody (seen for 1-2 s after a kill -9 here, for ever under a parent that never waits).
+  if (stat !== null && (stat.state === 'Z' || stat.state === 'X')) return false;
   if (owner.startTicks === null) return true;
-  const actual = processStartTicks(owner.pid);
-  return actual === null || actual === owner.startTicks;
+  return stat?.startTicks == null || stat.startTicks === owner.startTicks;
 }
 
 function errorCode(error: unknown): string | undefined {
