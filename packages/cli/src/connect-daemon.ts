@@ -1,5 +1,6 @@
 import { type ConnectionState, type TetherClient, createTetherClient } from '@tether/client';
 import { readDaemonInfo, readToken } from '@tether/daemon';
+import { dataDirDaemonClient } from './data-dir-daemon-client.js';
 import type { Output } from './render/human-renderer.js';
 import { UsageError } from './usage-error.js';
 
@@ -34,7 +35,8 @@ export async function connectDaemon(options: DaemonLocation): Promise<TetherClie
   if (!info) return null;
   const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
   if (!token) return null;
-  return clientOf(info.url, token, options.notices);
+  const daemon = dataDirDaemonClient(info.url, token, options);
+  return options.notices ? withConnectionNotices(daemon.client, daemon.url, options.notices) : daemon.client;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function requireDaemon(options: DaemonLocation): Promise<TetherClie
 
 function clientOf(url: string, token: string, notices: Output | undefined): TetherClient {
   const client = createTetherClient({ url, token });
-  return notices ? withConnectionNotices(client, url, notices) : client;
+  return notices ? withConnectionNotices(client, () => url, notices) : client;
 }
 
 /** How long a subscription goes without its stream before it says so: a stream the daemon only cut short comes back sooner. */
@@ -75,30 +77,34 @@ const quietBeforeNoticeMs = 1_000;
  * (every `tether` command that follows a session: run and send through a daemon, attach): the line
  * only says why nothing is happening, and how to stop waiting.
  */
-function withConnectionNotices(client: TetherClient, url: string, notices: Output): TetherClient {
+function withConnectionNotices(client: TetherClient, urlNow: () => string, notices: Output): TetherClient {
   return {
     ...client,
     async *subscribe(sessionId, options = {}) {
-      let told = false;
+      // The address named in the "not answering" line: the daemon may answer again at another.
+      let told: string | null = null;
       let quiet: NodeJS.Timeout | undefined;
       const onConnectionChange = (state: ConnectionState) => {
         options.onConnectionChange?.(state);
         if (state === 'reconnecting') {
           // Once per loss, however many attempts it takes.
-          if (quiet !== undefined || told) return;
+          if (quiet !== undefined || told !== null) return;
           quiet = setTimeout(() => {
             quiet = undefined;
-            told = true;
-            notices.write(`\n■ the daemon at ${url} is not answering; reconnecting… (Ctrl-C to stop waiting)\n`);
+            told = urlNow();
+            notices.write(`\n■ the daemon at ${told} is not answering; reconnecting… (Ctrl-C to stop waiting)\n`);
           }, quietBeforeNoticeMs);
           quiet.unref();
           return;
         }
         clearTimeout(quiet);
         quiet = undefined;
-        if (!told) return;
-        told = false;
-        notices.write(`■ the daemon at ${url} answers again\n`);
+        if (told === null) return;
+        const now = urlNow();
+        notices.write(
+          now === told ? `■ the daemon at ${now} answers again\n` : `■ the daemon answers again, now at ${now}\n`,
+        );
+        told = null;
       };
       try {
         yield* client.subscribe(sessionId, { ...options, onConnectionChange });

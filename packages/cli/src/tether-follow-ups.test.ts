@@ -200,6 +200,25 @@ describe('tether send and the daemon around it', () => {
     expect(modelSaw('Queued before the stop.')).toBe(false);
   });
 
+  it('a run whose daemon was killed and started again on another port follows it there, and ends as that daemon recorded it', async () => {
+    const url = await serve();
+    fixture.api.enqueue(holdReply());
+    const running = tether(['run', 'Take your time.']);
+    await fixture.api.waitForRequests(1, { kind: 'turn' });
+    const killed = new Promise((resolve) => served.child!.once('close', resolve));
+    served.child!.kill('SIGKILL');
+    await killed;
+    await pollFor(() => (running.stderr().includes('is not answering') ? true : undefined));
+
+    const moved = await serve();
+    expect(moved).not.toBe(url);
+    const finished = await running.finished;
+    expect(finished.stderr).toContain(`the daemon at ${url} is not answering; reconnecting…`);
+    expect(finished.stderr).toContain(`■ the daemon answers again, now at ${moved}`);
+    expect(finished.stderr).toContain('runtime_restarted');
+    expect(finished.code).toBe(1);
+  });
+
   it("a running send shows only its own turn: another caller's follow-ups are not noted, and stdout is the answer unbroken", async () => {
     const url = await serve();
     const client = createTetherClient({ url, token: (await run(['token'])).stdout.trim() });
