@@ -5,11 +5,13 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lchownSync,
   mkdirSync,
   readFileSync,
   readdirSync,
   renameSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -86,6 +88,36 @@ describe('the data directory', () => {
     expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'data_dir_foreign' } });
     expect(error.message).toContain(`owned by uid ${otherUid}`);
     expect(error.message).toContain('--data-dir');
+  });
+
+  it("is refused when reached through another user's symbolic link (they could point it elsewhere later); one of ours is followed", async () => {
+    otherUserNeedsRoot();
+    const environment = await fixture.environment();
+    const dataDir = dataDirOf(environment);
+    const target = path.join(environment.home, 'real-data');
+    mkdirSync(target, { mode: 0o700 });
+    symlinkSync(target, dataDir);
+    lchownSync(dataDir, otherUid, otherUid);
+    const error = await agentErrorOf(fixture.daemonOn(environment));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'data_dir_foreign' } });
+    expect(error.message).toContain(`a symbolic link owned by uid ${otherUid}`);
+    expect(readdirSync(target)).toEqual([]);
+
+    lchownSync(dataDir, process.getuid!(), process.getgid!());
+    await fixture.daemonOn(environment);
+    expect(existsSync(path.join(target, 'daemon-token'))).toBe(true);
+  });
+
+  it('is refused inside a folder every user may write in without the sticky bit', async () => {
+    const environment = await fixture.environment();
+    const shared = path.join(environment.home, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    const dataDir = path.join(shared, 'data');
+    const error = await agentErrorOf(fixture.daemonOn(environment, { dataDir }));
+    expect(error).toMatchObject({ code: 'data_dir_unsafe', details: { reason: 'data_dir_path_writable' } });
+    expect(error.message).toContain(`lies in ${shared}, which every user may write in`);
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
 

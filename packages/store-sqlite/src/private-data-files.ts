@@ -10,6 +10,7 @@ import {
   readFileSync,
   statSync,
 } from 'node:fs';
+import path from 'node:path';
 import { AgentError } from '@tether/protocol';
 
 // POSIX owners and mode bits: Windows has neither, and its ACLs are left to the user profile.
@@ -38,6 +39,7 @@ function foreignOwner(stats: Stats): string | null {
  * read or enter is tightened to 0700 (nothing can have been planted there).
  */
 export function ensureDataDirectory(dataDir: string): void {
+  if (posix) checkPathTo(dataDir);
   const created = mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // mkdir's mode is filtered by the umask; say it once more for the directory we made.
   if (created !== undefined) chmodSync(dataDir, 0o700);
@@ -62,6 +64,49 @@ export function ensureDataDirectory(dataDir: string): void {
     );
   }
   if ((stats.mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+}
+
+/**
+ * Who else can change what the data directory's path names. A symbolic link on the way that another user
+ * owns, they can point elsewhere whenever they like, after every check here passed (in a sticky /tmp
+ * only its owner can); so can anyone who may write in a folder on the way that has no sticky bit, by
+ * renaming what is in it, whoever owns it. Either lets them put a folder of theirs where Tether writes its
+ * token or makes a session's worktree (whose settings would run their hooks as this user). Links of
+ * root's are trusted, as the system's own.
+ */
+function checkPathTo(dataDir: string): void {
+  const uid = process.getuid!();
+  const trusted = (stats: Stats) => stats.uid === uid || stats.uid === 0;
+  const absolute = path.resolve(dataDir);
+  const root = path.parse(absolute).root;
+  let reached = root;
+  for (const part of path
+    .relative(root, absolute)
+    .split(path.sep)
+    .filter((name) => name.length > 0)) {
+    const parent = reached;
+    reached = path.join(reached, part);
+    const folder = statSync(parent);
+    if ((folder.mode & 0o002) !== 0 && (folder.mode & 0o1000) === 0) {
+      throw unsafe(
+        `The data directory ${dataDir} lies in ${parent}, which every user may write in (mode ${modeText(folder)}, no sticky bit): anyone could rename what is there and put a folder of theirs in its place. Use a directory under a folder of your own (--data-dir or TETHER_HOME).`,
+        'data_dir_path_writable',
+      );
+    }
+    let entry: Stats;
+    try {
+      entry = lstatSync(reached);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (entry.isSymbolicLink() && !trusted(entry)) {
+      throw unsafe(
+        `The data directory ${dataDir} is reached through ${reached}, a symbolic link owned by uid ${entry.uid}: its owner could point it at a folder of theirs at any time. Use a path without it (the link's target, if you trust it) or a directory of your own (--data-dir or TETHER_HOME).`,
+        'data_dir_foreign',
+      );
+    }
+  }
 }
 
 /**
