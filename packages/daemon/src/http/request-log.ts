@@ -42,13 +42,15 @@ function refusalOf(status: number, errorCode: string | undefined): RefusalKind |
   if (status === 401 && errorCode === 'unauthorized') return 'unauthorized';
   if (status === 403) return 'foreign_host_or_origin';
   if (status === 404 && errorCode === 'route_not_found') return 'route_not_found';
+  if (status === 410 && errorCode === 'link_unavailable') return 'link_unavailable';
   return null;
 }
 
 /**
  * One structured line and one counter per request: method, route, status, duration, session, error code.
- * Requests refused for want of the token (401), for a foreign Host or Origin (403) or for a path no
- * route answers (404) are counted each, logged rate-limited (refused-request-log.ts).
+ * Requests refused for want of the token (401), for a foreign Host or Origin (403), for a path no
+ * route answers (404) or for a one-time link no longer there (410) are counted each, logged
+ * rate-limited (refused-request-log.ts).
  */
 export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironment> {
   return async (context, next) => {

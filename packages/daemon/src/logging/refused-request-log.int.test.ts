@@ -117,6 +117,29 @@ describe("the daemon's log of requests for paths no route answers", () => {
   });
 });
 
+describe("the daemon's log of one-time links that are not there", () => {
+  it('writes the first, then one line counting the rest, naming no link', async () => {
+    const { daemon, lines } = await startTestDaemon();
+    const times = 20;
+    for (let index = 0; index < times; index += 1) {
+      const response = await fetch(`${daemon.url}/v1/links/guessed-link-${index}`);
+      expect(response.status).toBe(410);
+    }
+    await daemon.close();
+    expect(lines.filter((line) => line.fields['status'] === 410)).toEqual([
+      { level: 'info', fields: expect.objectContaining({ errorCode: 'link_unavailable' }), message: 'request' },
+      {
+        level: 'warn',
+        fields: expect.objectContaining({ refusal: 'link_unavailable', refused: times - 1 }),
+        message: expect.stringContaining(
+          `one-time links that were used, expired or never made (410): ${times - 1} more,`,
+        ),
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('guessed-link');
+  });
+});
+
 describe("the daemon's log of refused upgrades, foreign hosts and sockets without the token", () => {
   it('writes the first of each kind, then one line per kind counting the rest', async () => {
     const { daemon, lines } = await startTestDaemon();

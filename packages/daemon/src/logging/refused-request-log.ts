@@ -29,6 +29,11 @@ const refusalKinds = {
     fields: { status: 404, errorCode: 'route_not_found' },
     what: 'requests for a path no route answers (404)',
   },
+  /** A one-time link that was used, expired or never was (410): the links need no token, so anyone can try any. */
+  link_unavailable: {
+    fields: { status: 410, errorCode: 'link_unavailable' },
+    what: 'requests for one-time links that were used, expired or never made (410)',
+  },
   /** A WebSocket upgrade refused because too many sockets already wait to show the token. */
   websocket_too_many_waiting: {
     fields: { status: 503 },
