@@ -107,6 +107,8 @@ export function exitCodeForRun(run: TurnSummary): number {
   // Refused (agent_refused, input_invalid: the cancellation carries why) is an error; withdrawn or stopped is not.
   if (run.inputCancelled !== null && run.error !== null) return 1;
   if (run.outcome === 'succeeded') return 0;
+  // Stopped by its daemon's shutdown, not by this command's Ctrl-C: the turn did not get its answer.
+  if (run.outcome === 'interrupted' && run.error?.code === 'runtime_stopped') return 1;
   if (run.outcome === 'interrupted') return 130;
   return 1;
 }

@@ -82,10 +82,12 @@ export interface Daemon {
   readonly notificationSecretFile: string | null;
   /**
    * Graceful shutdown: stops accepting connections, lets active runs finish within the grace,
-   * interrupts the rest, shuts the runtime down, closes streams and sockets, removes daemon.json.
-   * Idempotent. The daemon installs no signal handlers: the caller wires SIGTERM/SIGINT to this.
+   * interrupts the rest (their end says runtime_stopped), shuts the runtime down, closes streams and
+   * sockets, removes daemon.json. Idempotent. `force` (a second signal) cuts the grace short, ends the
+   * agents' process groups at once and records what was still running as stopped; it hurries a close
+   * under way too. The daemon installs no signal handlers: the caller wires SIGTERM/SIGINT to this.
    */
-  close(): Promise<void>;
+  close(options?: { readonly force?: boolean }): Promise<void>;
 }
 
 export const defaultPort = 7437;

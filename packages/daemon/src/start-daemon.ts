@@ -55,6 +55,9 @@ const keepAliveTimeoutMs = 5_000;
 // How often Node checks the two request timeouts above (its default, 30 s, would let them run late).
 const timeoutCheckIntervalMs = 2_000;
 
+/** After the grace, the runtime interrupts what still runs; an interrupt normally lands within a second. */
+const interruptWaitMs = 5_000;
+
 function idleTimeoutOf(options: DaemonOptions): number {
   return options.idleTimeoutMs ?? Math.max(defaultIdleTimeoutMs, 2 * (options.pingIntervalMs ?? defaultPingIntervalMs));
 }
@@ -288,17 +291,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const httpServer = server;
     const daemonMetrics = metrics;
     let closing: Promise<void> | null = null;
-    const close = (): Promise<void> => {
+    const hurry = new AbortController();
+    const close = (closeOptions: { readonly force?: boolean } = {}): Promise<void> => {
+      if (closeOptions.force === true && !hurry.signal.aborted) {
+        hurry.abort();
+        // A shutdown under way is only hurried: no more grace, the agents' process groups killed.
+        if (closing !== null) void runtime.shutdown({ force: true, graceMs: 0 }).catch(() => undefined);
+      }
       closing ??= (async () => {
         logger.info({ graceMs: options.shutdownGraceMs ?? defaultShutdownGraceMs }, 'daemon shutting down');
         state.draining = true;
         // No new connections from here; open ones keep watching the runs finish.
         httpServer.close();
         try {
-          await drainRuns(runtime, options.shutdownGraceMs ?? defaultShutdownGraceMs, logger);
+          await drainRuns(runtime, options.shutdownGraceMs ?? defaultShutdownGraceMs, logger, hurry.signal);
         } finally {
           await runtime
-            .shutdown()
+            .shutdown(hurry.signal.aborted ? { force: true, graceMs: 0 } : { graceMs: interruptWaitMs })
             .catch((error: unknown) =>
               logger.error(
                 { errorCode: AgentError.isInstance(error) ? error.code : 'internal_error' },

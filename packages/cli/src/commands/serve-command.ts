@@ -1,11 +1,14 @@
 import path from 'node:path';
 import { isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
+import { signalExitCode } from '@tether/runtime';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
 import { parseAgentNice } from './agent-nice-option.js';
+import { secondsOption } from './seconds-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
+import { signalDeadlineMs } from './turn-driver.js';
 import { parseTransport } from './transport-option.js';
 import { webUiDirectory } from '../web-ui-directory.js';
 import { parseCommandLine } from './parse-command-line.js';
@@ -14,7 +17,8 @@ import { parseStoreLocation, storeHelp, withoutStoreUrl } from './store-option.j
 import { parseAdvertiseUrl, parseLeaseTtl, sharedStoreHelp } from './shared-store-options.js';
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
-                    [--startup-timeout SECONDS] [--agent-nice N] [--max-open-sessions N] [--worktree-root DIR] [--no-web]
+                    [--startup-timeout SECONDS] [--shutdown-grace SECONDS] [--agent-nice N] [--max-open-sessions N]
+                    [--worktree-root DIR] [--no-web]
                     [--store URL|embedded-postgres] [--lease-ttl SECONDS] [--advertise-url URL]
                     [--notify URL]... [--notify-config FILE] [--notify-allow-http]
 
@@ -22,6 +26,8 @@ Runs the Tether daemon: the HTTP + WebSocket API of docs/api.md on 127.0.0.1 (de
 and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
+--shutdown-grace is how long, on SIGTERM, SIGINT, SIGHUP or SIGQUIT, running turns may go on to their end
+before they are interrupted (default 10 s; 0: at once); a second signal stops everything at once.
 --agent-nice runs each claude that much nicer than the daemon while more than one runs, 0-19 (default
 10: on a saturated machine the agents yield the CPU, and the daemon's events and answers keep flowing;
 0: as the daemon; a lone claude always runs as the daemon).
@@ -69,6 +75,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         transport: { type: 'string' },
         'no-web': { type: 'boolean' },
         'startup-timeout': { type: 'string' },
+        'shutdown-grace': { type: 'string' },
         'agent-nice': { type: 'string' },
         'max-open-sessions': { type: 'string' },
         'worktree-root': { type: 'string' },
@@ -110,6 +117,12 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
+  const shutdownGraceMs = secondsOption(
+    values['shutdown-grace'],
+    'shutdown-grace',
+    (seconds) => seconds >= 0 && seconds <= 3600,
+    'a number of seconds from 0 to 3600 (e.g. 10)',
+  );
   const notifications = notificationOptions(values, context.cwd);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
   if (!values['no-web'] && webDirectory === null)
@@ -120,6 +133,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     ...(advertiseUrl === undefined ? {} : { advertiseUrl }),
     host,
     port,
+    ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }),
     providers: [
       createClaudeProvider({
         transport,
@@ -140,11 +154,19 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     throw listenRefusal(error, host, port) ?? error;
   });
   // The stop handlers (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are in place before anyone can learn the URL.
+  // They stay until the daemon has closed: a second signal (another Ctrl-C, the terminal closing during
+  // the grace) hurries the close along rather than leaving the agents running.
+  let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
-    const remove = context.onInterrupt(() => {
-      remove();
-      resolve();
-    });
+    stop = resolve;
+  });
+  const removeStopHandler = context.onInterrupt((count, signal) => {
+    if (count === 1) return stop();
+    if (count === 2) {
+      context.stderr.write('■ second signal: stopping now (the agents are ended, their runs recorded as stopped)\n');
+      context.exitAfter(signalDeadlineMs, signalExitCode(signal));
+    }
+    void daemon.close({ force: true });
   });
   const where =
     store.kind === 'postgres'
@@ -172,7 +194,11 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   else context.stderr.write('token: run `tether token` to show it (not printed: this output is not a terminal)\n');
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');
-  await daemon.close();
+  try {
+    await daemon.close();
+  } finally {
+    removeStopHandler();
+  }
   return 0;
 }
 

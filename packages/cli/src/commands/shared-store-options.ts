@@ -1,4 +1,5 @@
 import { UsageError } from '../usage-error.js';
+import { secondsOption } from './seconds-option.js';
 
 export const sharedStoreHelp = `--lease-ttl SECONDS  with PostgreSQL, how long a daemon that stops renewing its sessions' leases
                      keeps them before another daemon on the database takes them over (default 15)
@@ -7,12 +8,13 @@ export const sharedStoreHelp = `--lease-ttl SECONDS  with PostgreSQL, how long a
 
 /** --lease-ttl SECONDS as milliseconds; undefined keeps the store's default. */
 export function parseLeaseTtl(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const seconds = Number(value);
   // Below a second the heartbeat (a third of it) would be a stream of writes, and a busy database could miss it.
-  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 1 || seconds > 3600)
-    throw new UsageError(`--lease-ttl takes a number of seconds from 1 to 3600 (e.g. 15), not "${value}".`);
-  return Math.round(seconds * 1000);
+  return secondsOption(
+    value,
+    'lease-ttl',
+    (seconds) => seconds >= 1 && seconds <= 3600,
+    'a number of seconds from 1 to 3600 (e.g. 15)',
+  );
 }
 
 /** --advertise-url: an http(s) URL other daemons can hand to clients; undefined advertises the listening URL. */

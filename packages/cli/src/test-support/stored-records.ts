@@ -15,3 +15,19 @@ export async function storedRuns(
     await store.close();
   }
 }
+
+/** How each run of a session ended, with its error's code (null without one), read after the daemon or tether exited. */
+export async function storedRunEnds(
+  dataDir: string,
+  sessionId: string,
+): Promise<{ outcome: string | null; errorCode: string | null }[]> {
+  const store = await openSqliteStore({ dataDir });
+  try {
+    return (await store.listRuns(sessionId)).map((run) => ({
+      outcome: run.outcome,
+      errorCode: run.error?.code ?? null,
+    }));
+  } finally {
+    await store.close();
+  }
+}

@@ -1,28 +1,6 @@
 import type { AgentRuntime } from '@tether/runtime';
 import type { DaemonLogger } from '../logging/create-logger.js';
 
-// After the grace, an interrupt normally lands within a second; past this the runtime's own shutdown ends the run.
-const interruptWaitMs = 5_000;
-
-/** Resolves with the promise's value, or undefined once the signal aborts (the promise is left to settle on its own). */
-function until<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /** Only a running or waiting session has an active run: those are in memory, so no closed one is read. */
 async function activeRuns(runtime: AgentRuntime): Promise<Array<{ sessionId: string; runId: string }>> {
   const sessions = (
@@ -35,26 +13,28 @@ async function activeRuns(runtime: AgentRuntime): Promise<Array<{ sessionId: str
 
 /**
  * The first half of a graceful shutdown: active runs get `graceMs` to finish (their run.completed
- * is awaited), then the rest are interrupted, so each ends `interrupted` by a real stop rather than
- * being cut off by the runtime's shutdown. From its start no queued follow-up starts (a run that
- * ends would otherwise hand its session to the next one): they stay queued, and the next start
- * cancels them `runtime_restarted` (docs/protocol.md, "Follow-ups").
+ * is awaited), or until `hurry` aborts (a second signal). From its start no queued follow-up starts
+ * (a run that ends would otherwise hand its session to the next one): they stay queued, and the next
+ * start cancels them `runtime_restarted` (docs/protocol.md, "Follow-ups"). What is still active then
+ * the runtime's shutdown stops: an interrupt each, their end saying why (runtime_stopped).
  */
-export async function drainRuns(runtime: AgentRuntime, graceMs: number, logger: DaemonLogger): Promise<void> {
+export async function drainRuns(
+  runtime: AgentRuntime,
+  graceMs: number,
+  logger: DaemonLogger,
+  hurry: AbortSignal,
+): Promise<number> {
   runtime.beginShutdown();
   const running = await activeRuns(runtime);
-  if (running.length === 0) return;
+  if (running.length === 0) return 0;
   logger.info({ runs: running.length, graceMs }, 'waiting for active runs to finish');
-  const grace = AbortSignal.timeout(graceMs);
+  const grace = AbortSignal.any([AbortSignal.timeout(graceMs), hurry]);
   await Promise.allSettled(running.map((run) => runtime.waitForRun(run.runId, { signal: grace })));
   const remaining = await activeRuns(runtime);
-  if (remaining.length === 0) return;
-  logger.warn({ runs: remaining.length }, 'interrupting runs still active after the grace period');
-  const bound = AbortSignal.timeout(interruptWaitMs);
-  await Promise.allSettled(
-    remaining.map(async (run) => {
-      await until(runtime.interruptRun({ sessionId: run.sessionId, runId: run.runId }), bound);
-      await runtime.waitForRun(run.runId, { signal: bound });
-    }),
-  );
+  if (remaining.length > 0)
+    logger.warn(
+      { runs: remaining.length, forced: hurry.aborted },
+      'interrupting runs still active after the grace period',
+    );
+  return remaining.length;
 }

@@ -62,7 +62,7 @@ import { RemoteAppends } from './remote-appends.js';
 import type { CommandContext } from './commands/command-context.js';
 import { runCommand } from './commands/command-table.js';
 import { denyOnTimeout } from './commands/deliver-answer.js';
-import { SessionLog, now, withRunEndCancellations } from './session-log.js';
+import { SessionLog, now, runStoppedByShutdown, withRunEndCancellations } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
@@ -624,11 +624,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
           type: 'run.completed',
           runId,
           outcome: 'interrupted',
-          error: {
-            code: 'runtime_stopped',
-            message: 'The runtime shut down while this run was active.',
-            retryable: true,
-          },
+          error: runStoppedByShutdown,
         };
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
@@ -659,6 +655,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       );
     await Promise.allSettled(
       active.map(({ sessionId, runId }) => {
+        this.entries.get(sessionId)?.stoppedByShutdown.add(runId);
         const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
         // Commands are refused once stopping began: this one goes straight to its handler.
         this.withSession(sessionId, () => runCommand(this.commands, command, lazyFingerprint(command))).catch(

@@ -9,7 +9,7 @@ import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { acceptsProviderPart, queuedAfterTurn } from '../state/session-machine.js';
 import { closedPlanWindow, withPlanLimitNamed } from './plan-limit-hold.js';
 import { refusedPartType } from './provider-part-check.js';
-import { type SessionLog, now, withRunEndCancellations } from './session-log.js';
+import { type SessionLog, now, runStoppedByShutdown, withRunEndCancellations } from './session-log.js';
 import type { SessionEntry } from './session-entry.js';
 
 export interface InteractionPolicy {
@@ -89,7 +89,11 @@ export function acceptProviderPart(
     }
     case 'run.completed': {
       const closed = part.error && closedPlanWindow(entry.record.limits, Date.now());
-      const error = part.error && withPlanLimitNamed(part.error, closed, queuedAfterTurn(entry.record).length);
+      const stoppedByShutdown = part.outcome === 'interrupted' && entry.stoppedByShutdown.has(part.runId);
+      const error =
+        part.error === undefined && stoppedByShutdown
+          ? runStoppedByShutdown
+          : part.error && withPlanLimitNamed(part.error, closed, queuedAfterTurn(entry.record).length);
       bodies = withRunEndCancellations(entry, [error ? { ...part, error } : part], 'run_ended');
       break;
     }

@@ -46,8 +46,12 @@ describe('runtime.shutdown options', () => {
     const completed = runtime.waitForRun(runId);
     await runtime.shutdown({ graceMs: 5_000, force: true });
     expect(provider.sessions[0]!.interrupts).toEqual([runId]);
-    // Ended by the agent's own stop, not by the runtime giving up on it.
-    expect(await completed).toMatchObject({ status: 'completed', outcome: 'interrupted', error: null });
+    // Ended by the agent's own stop (the one the shutdown asked for, so its end says runtime_stopped), not by the runtime giving up on it.
+    expect(await completed).toMatchObject({
+      status: 'completed',
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped' },
+    });
     expect(stops).toEqual([{ force: true }]);
     expect((await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace } }))).code).toBe(
       'runtime_stopped',
@@ -100,7 +104,7 @@ describe('handleShutdownSignals', () => {
     expect(process.listenerCount('SIGTERM')).toBe(before + 1);
     process.emit('SIGTERM');
     expect(await exitCode).toBe(143);
-    expect(await completed).toMatchObject({ outcome: 'interrupted', error: null });
+    expect(await completed).toMatchObject({ outcome: 'interrupted', error: { code: 'runtime_stopped' } });
     dispose();
     expect(process.listenerCount('SIGTERM')).toBe(before);
   });

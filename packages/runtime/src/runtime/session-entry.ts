@@ -172,6 +172,8 @@ export class SessionEntry {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Runs whose stop was requested (the intent is recorded once, however many interrupts arrive). */
   readonly interruptRequested = new Set<string>();
+  /** Runs the runtime's own shutdown asked to stop: their end says so (runtime_stopped), not as a caller's interrupt would. */
+  readonly stoppedByShutdown = new Set<string>();
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
   /** Provider stops not yet finished (the entry must stay in memory until they are). */

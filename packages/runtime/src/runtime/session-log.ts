@@ -3,6 +3,7 @@ import {
   type EventBody,
   type EventBodyOfType,
   type ProtocolEvent,
+  type SerializedAgentError,
   isOpenInteraction,
 } from '@tether/protocol';
 import type { Change, EventWriter } from '../log/event-writer.js';
@@ -27,6 +28,13 @@ export function now(): string {
   }
   return cachedTimestamp;
 }
+
+/** How a run ends that the runtime's shutdown stopped: its own interrupt, or the shutdown's last word. */
+export const runStoppedByShutdown = {
+  code: 'runtime_stopped',
+  message: 'Tether shut down while this run was active (its daemon, or the command running it, was stopped). The session can go on: send the turn again.',
+  retryable: true,
+} as const satisfies SerializedAgentError;
 
 /**
  * Puts the cancellation of a run's open interactions right before its run.completed: whatever
@@ -92,7 +100,10 @@ export class SessionLog {
           runs ??= [];
           runs.push(next);
         }
-        if (body.type === 'run.completed') entry.interruptRequested.delete(body.runId);
+        if (body.type === 'run.completed') {
+          entry.interruptRequested.delete(body.runId);
+          entry.stoppedByShutdown.delete(body.runId);
+        }
       }
       entry.record = evolveSession(entry.record, body, at);
     }
