@@ -164,4 +164,49 @@ describeTransports('process pool', ({ start }) => {
     const next = await runtime.submitTurn({ sessionId: two, input: [{ type: 'text', text: 'Hello.' }] });
     expect(await runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
   });
+
+  it('a turn interrupted while it waited for a slot leaves the queue: the next waiter is first, and its session never runs a process beyond the limit', async () => {
+    const environment = await start();
+    environment.api.setResponder((request) =>
+      request.lastUserText.includes('Hold the slot.')
+        ? textReply('Holding the only process slot for a while.', { chunks: 15, delayMs: 100 })
+        : textReply('Answered.'),
+    );
+    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    const published: ProtocolEvent[] = [];
+    runtime.observe((event) => published.push(event));
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const [a, b, c] = [
+      (await runtime.openSession({ workspace })).sessionId,
+      (await runtime.openSession({ workspace })).sessionId,
+      (await runtime.openSession({ workspace })).sessionId,
+    ];
+    const holding = await runtime.submitTurn({ sessionId: a, input: [{ type: 'text', text: 'Hold the slot.' }] });
+    await waitForEvent(runtime, a, 'run.message_delta');
+    const withdrawn = await runtime.submitTurn({ sessionId: b, input: [{ type: 'text', text: 'Never mind.' }] });
+    await waitForEvent(runtime, b, 'run.queued');
+    await runtime.interruptRun({ sessionId: b });
+    expect(await runtime.waitForRun(withdrawn.runId)).toMatchObject({ outcome: 'interrupted' });
+    const waiting = await runtime.submitTurn({ sessionId: c, input: [{ type: 'text', text: 'After A.' }] });
+    const queued = await waitForEvent(runtime, c, 'run.queued');
+    expect(queued).toMatchObject({ position: 0 });
+
+    await runtime.waitForRun(holding.runId);
+    // B asks again the moment A's turn is over, while A's process is being let go for C.
+    const again = await runtime.submitTurn({ sessionId: b, input: [{ type: 'text', text: 'Now then.' }] });
+    expect(await runtime.waitForRun(waiting.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(await runtime.waitForRun(again.runId)).toMatchObject({ outcome: 'succeeded' });
+
+    let alive = 0;
+    let most = 0;
+    for (const event of published) {
+      if (event.type === 'session.process_started') most = Math.max(most, ++alive);
+      if (event.type === 'session.process_stopped') alive -= 1;
+    }
+    expect(most).toBe(1);
+    const starts = published
+      .filter((event) => event.type === 'session.process_started')
+      .map((event) => event.sessionId);
+    expect(starts).toEqual([a, c, b]);
+  });
 });

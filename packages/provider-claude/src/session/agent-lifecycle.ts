@@ -342,6 +342,13 @@ export abstract class AgentLifecycle implements PoolMember {
 
   /** The run whose turn last waited for a process slot (its input is looked at again before it is sent). */
   protected queuedRun: string | null = null;
+  /** Waits for a process slot under way, by the run they are for (null: the agent is wanted for a control). */
+  private readonly slotWaits = new Set<{ readonly runId: string | null; readonly withdraw: AbortController }>();
+
+  /** The run ended while its turn waited for a slot: its place in the queue goes, so nobody waits behind it. */
+  protected withdrawSlotWait(runId: string): void {
+    for (const wait of this.slotWaits) if (wait.runId === runId) wait.withdraw.abort();
+  }
 
   /** An agent for the session, once the pool grants a slot; null if the session stopped meanwhile. */
   protected async startConnection(runId: string | null): Promise<ClaudeConnection | null> {
@@ -360,13 +367,29 @@ export abstract class AgentLifecycle implements PoolMember {
       if (!this.stopped && (runId === null || this.state.turn?.runId === runId)) return this.adopt(spare, key);
       await spare.member.release();
     }
-    await this.settings.pool.acquire(this, (position) => {
-      if (runId === null) return;
-      this.queuedRun = runId;
-      this.emit({ type: 'run.queued', runId, position });
-    });
+    const withdraw = new AbortController();
+    const wait = { runId, withdraw };
+    this.slotWaits.add(wait);
+    let granted: boolean;
+    try {
+      granted = await this.settings.pool.acquire(
+        this,
+        (position) => {
+          if (runId === null) return;
+          this.queuedRun = runId;
+          this.emit({ type: 'run.queued', runId, position });
+        },
+        withdraw.signal,
+      );
+    } finally {
+      this.slotWaits.delete(wait);
+    }
+    if (!granted) return null;
     if (this.stopped || (runId !== null && this.state.turn?.runId !== runId)) {
-      this.settings.pool.release(this);
+      // Granted for a turn that ended meanwhile. A later turn of the session, already waiting on this
+      // very grant (the pool counts the session once), starts its agent in it; else the slot goes back.
+      if (this.stopped || (this.state.turn === null && !this.connection && this.starting === null))
+        this.settings.pool.release(this);
       return null;
     }
     if (this.connection) return this.connection;

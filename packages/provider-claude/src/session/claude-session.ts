@@ -177,6 +177,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     if (!connection) {
       // Waiting for a process slot or for the end of one being let go (or none started): the run ends here, nothing reached the CLI.
       this.endTurn(turn, { outcome: 'interrupted' });
+      this.withdrawSlotWait(runId);
       return Promise.resolve({ applied: true });
     }
     return this.sendStop(turn, connection);

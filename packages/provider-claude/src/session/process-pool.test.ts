@@ -29,12 +29,17 @@ function member(name: string, log: string[], options: { idle?: boolean; lastActi
   return self;
 }
 
-/** acquire, recording the grant and the queue position in `log`. */
-function acquire(pool: ProcessPool, who: ReturnType<typeof member>, log: string[]): Promise<void> {
+/** acquire, recording the grant (or the withdrawal) and the queue position in `log`. */
+function acquire(
+  pool: ProcessPool,
+  who: ReturnType<typeof member>,
+  log: string[],
+  withdraw?: AbortSignal,
+): Promise<void> {
   return pool
-    .acquire(who, (position) => log.push(`queued ${who.name} at ${position}`))
-    .then(() => {
-      log.push(`granted ${who.name}`);
+    .acquire(who, (position) => log.push(`queued ${who.name} at ${position}`), withdraw)
+    .then((granted) => {
+      log.push(`${granted ? 'granted' : 'withdrawn'} ${who.name}`);
     });
 }
 
@@ -134,5 +139,37 @@ describe('ProcessPool', () => {
     pool.release(holder);
     await kept;
     expect(log).not.toContain('granted gone');
+    expect(log).toContain('withdrawn gone');
+  });
+
+  it('takes a withdrawn waiter (its turn ended) out of the queue: those behind it move up and it is never granted', async () => {
+    const { log, pool, holder } = await poolWithHolder(1, 'queue');
+    const ended = new AbortController();
+    const withdrawn = acquire(pool, member('ended', log), log, ended.signal);
+    ended.abort();
+    await withdrawn;
+    const next = acquire(pool, member('next', log), log);
+    expect(pool.queuedCount).toBe(1);
+    pool.release(holder);
+    await next;
+    expect(log.slice(1)).toEqual(['queued ended at 0', 'withdrawn ended', 'queued next at 0', 'granted next']);
+    expect(pool.activeCount).toBe(1);
+  });
+
+  it("lets a member whose slot is being freed for it start nothing before the idle holder's process has stopped", async () => {
+    const { log, pool, holder } = await poolWithHolder(1, 'queue');
+    const waiter = member('waiter', log);
+    const first = acquire(pool, waiter, log);
+    holder.setIdle(true);
+    pool.offerIdle();
+    // The same member asks again (a later turn of its session) while its grant waits for the stop.
+    const again = acquire(pool, waiter, log);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(log.filter((line) => line === 'granted waiter')).toEqual([]);
+    holder.finishRelease();
+    await Promise.all([first, again]);
+    expect(log.filter((line) => line === 'granted waiter')).toHaveLength(2);
+    expect(pool.activeCount).toBe(1);
   });
 });

@@ -15,7 +15,7 @@ export interface PoolMember {
 
 interface Waiter {
   readonly member: PoolMember;
-  readonly grant: () => void;
+  readonly grant: (granted: boolean) => void;
 }
 
 /**
@@ -33,6 +33,8 @@ export class ProcessPool {
   private readonly waiters: Waiter[] = [];
   /** The last grant handed out: each waiter starts after the one before it, whatever stops first. */
   private granting: Promise<void> = Promise.resolve();
+  /** Holders whose grant waits for an idle holder's process to stop: their slot is not theirs to use yet. */
+  private readonly pendingGrants = new Map<PoolMember, Promise<void>>();
 
   constructor(options: { limit: number; whenFull: 'queue' | 'fail' }) {
     this.limit = Math.max(1, options.limit);
@@ -45,19 +47,28 @@ export class ProcessPool {
 
   unregister(member: PoolMember): void {
     this.members.delete(member);
-    const index = this.waiters.findIndex((waiter) => waiter.member === member);
-    if (index >= 0) this.waiters.splice(index, 1);
+    for (const waiter of this.waiters.filter((queued) => queued.member === member)) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.grant(false);
+    }
     this.release(member);
   }
 
   /**
-   * A process slot for `member`. `onQueued` is told the queue position (0 = next) when it has to
-   * wait for a busy process. Rejects with capacity_exceeded when full and the pool fails fast.
+   * A process slot for `member`: true once it holds one. `onQueued` is told the queue position (0 =
+   * next) when it has to wait for a busy process. `withdraw` aborting takes the wait out of the queue
+   * (its turn ended meanwhile): false, and nobody behind it is counted behind it any more. Rejects with
+   * capacity_exceeded when full and the pool fails fast.
    */
-  async acquire(member: PoolMember, onQueued: (position: number) => void): Promise<void> {
-    if (this.holders.has(member)) return;
+  async acquire(member: PoolMember, onQueued: (position: number) => void, withdraw?: AbortSignal): Promise<boolean> {
+    if (this.holders.has(member)) {
+      // Held, or about to be once an idle holder's process has stopped: the member's process may start only then.
+      await this.pendingGrants.get(member);
+      return true;
+    }
+    if (withdraw?.aborted) return false;
     let waiter: Waiter | undefined;
-    const granted = new Promise<void>((grant) => {
+    const granted = new Promise<boolean>((grant) => {
       waiter = { member, grant };
     });
     this.waiters.push(waiter!);
@@ -73,8 +84,18 @@ export class ProcessPool {
         });
       }
       onQueued(position);
+      withdraw?.addEventListener(
+        'abort',
+        () => {
+          const index = this.waiters.indexOf(waiter!);
+          if (index < 0) return;
+          this.waiters.splice(index, 1);
+          waiter!.grant(false);
+        },
+        { once: true },
+      );
     }
-    await granted;
+    return granted;
   }
 
   /** A slot only if one is free right now (no waiting, no releasing others): for optional work like spares. */
@@ -128,7 +149,12 @@ export class ProcessPool {
       }
       const next = this.waiters.shift()!;
       this.holders.add(next.member);
-      this.granting = Promise.all([this.granting, stopped]).then(next.grant);
+      const grant = Promise.all([this.granting, stopped]).then(() => next.grant(true));
+      this.granting = grant;
+      this.pendingGrants.set(next.member, grant);
+      void grant.then(() => {
+        if (this.pendingGrants.get(next.member) === grant) this.pendingGrants.delete(next.member);
+      });
     }
   }
 
