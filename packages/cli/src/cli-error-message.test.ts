@@ -1,6 +1,6 @@
 import { AgentError, type ErrorCode, type ErrorDetails } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { cliErrorMessage } from './cli-error-message.js';
+import { cliErrorMessage, permissionDenied } from './cli-error-message.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const apiWords =
@@ -136,5 +136,20 @@ describe('cliErrorMessage', () => {
     expect(cliErrorMessage(noFiles, [sessionId, '--to', 'run_1', '--files'])).toBe(
       'The agent kept no file checkpoint for that run. Rewind without --files, or to another run (--to RUN).',
     );
+  });
+});
+
+describe('a file or folder this user may not use', () => {
+  it('is named with what to do, not as a bare EACCES; other failures are left to the caller', () => {
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/srv/other/daemon.json'"), {
+      code: 'EACCES',
+      path: '/srv/other/daemon.json',
+    });
+    expect(permissionDenied(denied)).toBe(
+      `permission denied on /srv/other/daemon.json: this user (uid ${process.getuid!()}) may not use it. Fix its permissions, or use a data dir of your own (--data-dir or TETHER_HOME).`,
+    );
+    expect(permissionDenied(Object.assign(new Error('EPERM'), { code: 'EPERM', path: '/srv/x' }))).toContain('/srv/x');
+    expect(permissionDenied(Object.assign(new Error('ENOENT'), { code: 'ENOENT', path: '/srv/x' }))).toBeNull();
+    expect(permissionDenied(new Error('boom'))).toBeNull();
   });
 });

@@ -111,3 +111,13 @@ function optionValues(argv: readonly string[], name: string): string[] {
   }
   return values;
 }
+
+/**
+ * A file or folder the operating system would not let this user read or write (a data dir of another
+ * user's, one whose mode was changed): said as such, with what to do, rather than as Node's bare EACCES.
+ */
+export function permissionDenied(error: unknown): string | null {
+  const { code, path: where } = (error ?? {}) as NodeJS.ErrnoException;
+  if ((code !== 'EACCES' && code !== 'EPERM') || typeof where !== 'string') return null;
+  return `permission denied on ${where}: this user (uid ${process.getuid?.() ?? '?'}) may not use it. Fix its permissions, or use a data dir of your own (--data-dir or TETHER_HOME).`;
+}

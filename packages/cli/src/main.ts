@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
-import { cliErrorMessage } from './cli-error-message.js';
+import { cliErrorMessage, permissionDenied } from './cli-error-message.js';
 import { notADirectory } from './data-dir-shape.js';
 import { optionArguments } from './commands/parse-command-line.js';
 import { UsageError } from './usage-error.js';
@@ -182,6 +182,11 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     if (AgentError.isInstance(error)) {
       context.stderr.write(`tether ${name}: ${cliErrorMessage(error, rest)} [${error.code}]\n${ownerHint(error)}`);
       return exitCodeForCode(error.code);
+    }
+    const denied = permissionDenied(error);
+    if (denied !== null) {
+      context.stderr.write(`tether ${name}: ${denied}\n`);
+      return 1;
     }
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorReply, holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
@@ -292,6 +292,32 @@ describe('tether demo and doctor', () => {
       'driven through @anthropic-ai/claude-agent-sdk 0.3.332',
     );
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(fixture.environment.TETHER_HOME);
+  });
+
+  it('doctor fails a data dir that every other command refuses: writable by others, or owned by another user', async () => {
+    const dataDir = fixture.environment.TETHER_HOME!;
+    mkdirSync(dataDir, { recursive: true });
+    chmodSync(dataDir, 0o777);
+    const open = await tether(['doctor', '--json']);
+    expect(open.code).toBe(1);
+    const openRow = (
+      JSON.parse(open.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }
+    ).checks.find((check) => check.name === 'data dir');
+    expect(openRow).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('is writable by other users (mode 0777)'),
+    });
+    expect((await tether(['sessions'])).stderr).toContain('is writable by other users (mode 0777)');
+
+    chmodSync(dataDir, 0o700);
+    chownSync(dataDir, 65534, 65534);
+    try {
+      const foreign = await tether(['doctor']);
+      expect(foreign.code).toBe(1);
+      expect(foreign.stdout).toContain(`✗ data dir     The data directory ${dataDir} is owned by uid 65534`);
+    } finally {
+      chownSync(dataDir, process.getuid!(), process.getgid!());
+    }
   });
 
   it('doctor names the process holding the data dir', async () => {

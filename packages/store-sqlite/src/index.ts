@@ -4,7 +4,7 @@ export type { SqliteStore } from './sqlite-store.js';
 export { resolveDataDir } from './resolve-data-dir.js';
 export { dataDirectoryLockOwner } from './data-directory-lock.js';
 export { lockDataDirectory } from './data-directory.js';
-export { ensureDataDirectory, readPrivateDataFile } from './private-data-files.js';
+export { dataDirectoryRefusal, ensureDataDirectory, readPrivateDataFile } from './private-data-files.js';
 export type { ResolveDataDirOptions } from './resolve-data-dir.js';
 
 export const VERSION = '0.1.0';

@@ -45,25 +45,47 @@ export function ensureDataDirectory(dataDir: string): void {
   if (created !== undefined) chmodSync(dataDir, 0o700);
   if (!posix) return;
   const stats = statSync(dataDir);
+  const refusal = refusalOf(dataDir, stats);
+  if (refusal !== null) throw refusal;
+  if ((stats.mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+}
+
+/** Why the existing data directory `stats` describes is not to be used; null when it is fine. */
+function refusalOf(dataDir: string, stats: Stats): AgentError | null {
   if (!stats.isDirectory())
-    throw unsafe(
+    return unsafe(
       `The data directory ${dataDir} is not a directory. Pass --data-dir (or TETHER_HOME) a directory of your own.`,
       'data_dir_not_directory',
     );
   const owner = foreignOwner(stats);
   if (owner !== null) {
-    throw unsafe(
+    return unsafe(
       `The data directory ${dataDir} ${owner}: its owner could plant a token or a daemon.json in it. Use a directory of your own (--data-dir or TETHER_HOME).`,
       'data_dir_foreign',
     );
   }
   if ((stats.mode & 0o022) !== 0) {
-    throw unsafe(
+    return unsafe(
       `The data directory ${dataDir} is writable by other users (mode ${modeText(stats)}): anyone could have planted a token or a daemon.json in it. Check its contents (remove daemon-token and daemon.json if you did not write them), run \`chmod 700 ${dataDir}\`, and start again.`,
       'data_dir_writable',
     );
   }
-  if ((stats.mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+  return null;
+}
+
+/**
+ * What ensureDataDirectory would refuse in the data directory as it is now, without making or changing
+ * anything (tether doctor asks); null when nothing, or when it does not exist yet.
+ */
+export function dataDirectoryRefusal(dataDir: string): AgentError | null {
+  if (!posix) return null;
+  try {
+    checkPathTo(dataDir);
+    return refusalOf(dataDir, statSync(dataDir));
+  } catch (error) {
+    // Missing, or unreadable on the way: for the command that uses it to report.
+    return AgentError.isInstance(error) ? error : null;
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
-import { dataDirectoryLockOwner, resolveDataDir } from '@tether/store-sqlite';
+import { dataDirectoryLockOwner, dataDirectoryRefusal, resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { notADirectory } from '../data-dir-shape.js';
 import { type Check, checkCredentials } from './credentials-check.js';
@@ -26,11 +26,22 @@ async function checkDataDir(dataDir: string): Promise<Check> {
       detail: `${dataDir} ${shape}`,
       fix: 'Remove the file or pass --data-dir / TETHER_HOME pointing at a directory.',
     };
+  // What every other command would refuse (another user's, writable by others, a foreign link on the way).
+  const refusal = dataDirectoryRefusal(dataDir);
+  if (refusal !== null) return { name: 'data dir', ok: false, detail: refusal.message };
   try {
     await access(dataDir, constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      const parent = await nearestExisting(path.dirname(dataDir));
+      if (await writable(parent)) return { name: 'data dir', ok: true, detail: `${dataDir} (created on first use)` };
+      return {
+        name: 'data dir',
+        ok: false,
+        detail: `${dataDir} does not exist, and it cannot be made: ${parent} is not writable`,
+        fix: 'Choose a directory of your own with --data-dir / TETHER_HOME, or make this one.',
+      };
+    }
     return {
       name: 'data dir',
       ok: false,
@@ -47,6 +58,24 @@ async function checkDataDir(dataDir: string): Promise<Check> {
       detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)`,
     };
   return { name: 'data dir', ok: true, detail: dataDir };
+}
+
+async function writable(folder: string): Promise<boolean> {
+  return access(folder, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The folder itself, or the closest of its parents that exists (where making it would start). */
+async function nearestExisting(folder: string): Promise<string> {
+  for (let current = folder; ; current = path.dirname(current)) {
+    const there = await access(current).then(
+      () => true,
+      () => false,
+    );
+    if (there || path.dirname(current) === current) return current;
+  }
 }
 
 /** The daemon that owns the data dir, if any. */
