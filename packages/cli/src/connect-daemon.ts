@@ -1,5 +1,5 @@
 import { type ConnectionState, type TetherClient, createTetherClient } from '@tether/client';
-import { readDaemonInfo, readToken } from '@tether/daemon';
+import { readDaemonInfo, readToken, tokenFilePath } from '@tether/daemon';
 import { dataDirDaemonClient } from './data-dir-daemon-client.js';
 import type { Output } from './render/human-renderer.js';
 import { UsageError } from './usage-error.js';
@@ -34,7 +34,11 @@ export async function connectDaemon(options: DaemonLocation): Promise<TetherClie
   const info = await readDaemonInfo(options.dataDir);
   if (!info) return null;
   const token = options.environment.TETHER_TOKEN ?? (await readToken(options.dataDir));
-  if (!token) return null;
+  // A daemon runs on the data dir: a command must not go on as if it did not (and then find the dir taken).
+  if (!token)
+    throw new UsageError(
+      `The daemon at ${info.url} (pid ${info.pid}) runs on ${options.dataDir}, but its token file (${tokenFilePath(options.dataDir)}) is gone. Set TETHER_TOKEN to its token, or restart it (\`tether serve\` writes the file again).`,
+    );
   const daemon = dataDirDaemonClient(info.url, token, options);
   return options.notices ? withConnectionNotices(daemon.client, daemon.url, options.notices) : daemon.client;
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -111,6 +111,18 @@ describe('tether commands through a daemon', () => {
     }
     expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
     expect((await tether(['sessions', '--server', url], elsewhere)).code).toBe(0);
+  });
+
+  it('a daemon whose token file went away is named as running, with how to reach it, not taken for no daemon', async () => {
+    const url = await serve();
+    const tokenFile = path.join(fixture.environment.TETHER_HOME!, 'daemon-token');
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    renameSync(tokenFile, `${tokenFile}.moved`);
+    const refused = await tether(['sessions']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`The daemon at ${url}`);
+    expect(refused.stderr).toContain(`but its token file (${tokenFile}) is gone. Set TETHER_TOKEN to its token`);
+    expect((await tether(['sessions'], { TETHER_TOKEN: token })).code).toBe(0);
   });
 
   it('sessions and show name a session by its title, its terminal controls inert, and say how its last run ended', async () => {

@@ -11,7 +11,7 @@ export type {
 } from './notifications/notification-options.js';
 export { readDaemonInfo } from './lifecycle/daemon-info.js';
 export type { DaemonInfo } from './lifecycle/daemon-info.js';
-export { readToken, rotateToken } from './auth/token-file.js';
+export { readToken, rotateToken, tokenFilePath } from './auth/token-file.js';
 export { writePrivateFile } from './auth/private-files.js';
 export { isLoopbackHost } from './auth/loopback-host.js';
 
