@@ -59,6 +59,19 @@ describe('daemon lifecycle', () => {
       type: 'error',
       error: { code: 'runtime_stopped' },
     });
+    // A new connection meanwhile is told the daemon is stopping, not refused as if nobody were there.
+    const opened = await api.request('POST', '/v1/commands', {
+      body: {
+        type: 'open_session',
+        commandId: 'late-open',
+        workspace: { kind: 'directory', path: environment.workspace },
+      },
+    });
+    expect(opened.status).toBe(503);
+    expect(((await opened.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'runtime_stopped',
+      message: expect.stringContaining('shutting down'),
+    });
     const rest = await readEventsUntil(frames, completes(runId));
     expect(rest.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     await closing;
@@ -84,7 +97,12 @@ describe('daemon lifecycle', () => {
     const events = await readEventsUntil(frames, completes(runId));
     await closing;
     expect(events.filter((event) => event.type === 'run.interrupt_requested')).toHaveLength(1);
-    expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'interrupted' });
+    // Said to be the shutdown's doing: a client tells it from an interrupt of its own.
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped' },
+    });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 

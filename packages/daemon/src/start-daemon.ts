@@ -301,11 +301,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       closing ??= (async () => {
         logger.info({ graceMs: options.shutdownGraceMs ?? defaultShutdownGraceMs }, 'daemon shutting down');
         state.draining = true;
-        // No new connections from here; open ones keep watching the runs finish.
-        httpServer.close();
         try {
+          // Still listening meanwhile: a client is told the daemon is stopping (503 runtime_stopped) rather
+          // than finding nobody there, and can still answer a prompt, interrupt a run or close a session.
           await drainRuns(runtime, options.shutdownGraceMs ?? defaultShutdownGraceMs, logger, hurry.signal);
         } finally {
+          httpServer.close();
           await runtime
             .shutdown(hurry.signal.aborted ? { force: true, graceMs: 0 } : { graceMs: interruptWaitMs })
             .catch((error: unknown) =>
