@@ -153,3 +153,36 @@ describe('a file or folder this user may not use', () => {
     expect(permissionDenied(new Error('boom'))).toBeNull();
   });
 });
+
+describe('a daemon that did not answer in time', () => {
+  it("keeps what happened and drops the client's own option, which a tether user cannot set", () => {
+    const timedOut = new AgentError({
+      code: 'runtime_stopped',
+      message:
+        "The Tether daemon at http://127.0.0.1:7437 did not answer GET /v1/sessions within 30 s; it may be hung or overloaded. Check that `tether serve` answers (GET /health) and retry, or raise requestTimeoutMs (or this call's timeoutMs) if the daemon is only slow.",
+      details: { reason: 'request_timeout' },
+    });
+    const worded = cliErrorMessage(timedOut, ['sessions']);
+    expect(worded).toBe(
+      'The Tether daemon at http://127.0.0.1:7437 did not answer GET /v1/sessions within 30 s; it may be hung or overloaded. Check that the daemon answers (`tether doctor` shows it; a daemon stopped with Ctrl-Z or SIGSTOP answers nothing), then run this again.',
+    );
+    expect(worded).not.toContain('requestTimeoutMs');
+  });
+});
+
+describe("a run's end that names an API command", () => {
+  it('a plan limit with follow-ups queued says how to withdraw them with tether', () => {
+    const planLimit = {
+      code: 'provider_api_error' as const,
+      message:
+        "The account's plan limit is reached (its five_hour window): the model API refuses turns until it resets at 14:05 UTC on 5 Dec 2026. Wait until then and send the turn again. The follow-up queued in this session waits for the reset and then starts by itself; withdraw it (cancel_queued_input) if it should not run.",
+      details: { reason: 'plan_limit' },
+    };
+    const worded = cliErrorMessage(planLimit, [sessionId]);
+    expect(worded).toContain(
+      `withdraw it (\`tether cancel-input ${sessionId} INPUT\`; \`tether show ${sessionId}\` lists them) if it should not run.`,
+    );
+    expect(worded).not.toContain('cancel_queued_input');
+    expect(worded).not.toMatch(apiWords);
+  });
+});

@@ -1,4 +1,11 @@
-import type { AgentError } from '@tether/protocol';
+import type { ErrorCode, ErrorDetails } from '@tether/protocol';
+
+/** An error thrown (AgentError) or carried in an event (a run's end): what the wording reads of it. */
+interface ShownError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: ErrorDetails | undefined;
+}
 import { optionArguments } from './commands/parse-command-line.js';
 
 /**
@@ -7,7 +14,7 @@ import { optionArguments } from './commands/parse-command-line.js';
  * in commands instead, chosen by their stable code and reason. The code itself is printed with every
  * message, so a script keeps what it matches on; anything not listed here is shown as it came.
  */
-export function cliErrorMessage(error: AgentError, argv: readonly string[]): string {
+export function cliErrorMessage(error: ShownError, argv: readonly string[]): string {
   const session = argv.find((argument) => /^ses_[0-9a-f]{32}$/.test(argument)) ?? 'SESSION';
   const reason = error.details?.reason;
   switch (error.code) {
@@ -50,6 +57,18 @@ export function cliErrorMessage(error: AgentError, argv: readonly string[]): str
       // An input part's own message says which part, counted from 1, and what it needs.
       if (typeof reason === 'string' && reason.startsWith('input_part')) return error.message;
       return namedByOption(error, argv) ?? invalidFields(error.details?.issues) ?? error.message;
+    case 'provider_api_error':
+      return reason === 'plan_limit'
+        ? error.message.replaceAll(
+            '(cancel_queued_input)',
+            `(\`tether cancel-input ${session} INPUT\`; \`tether show ${session}\` lists them)`,
+          )
+        : error.message;
+    case 'runtime_stopped':
+      // The client's advice names its own options (requestTimeoutMs), which a tether user cannot set.
+      return reason === 'request_timeout'
+        ? `${error.message.split(' Check that')[0]} Check that the daemon answers (\`tether doctor\` shows it; a daemon stopped with Ctrl-Z or SIGSTOP answers nothing), then run this again.`
+        : error.message;
     default:
       return error.message;
   }
@@ -84,7 +103,7 @@ function hasOption(argv: readonly string[], name: string): boolean {
  * place in the turn ("Input part 2 of 2"), which the user never wrote: tether's turns are the
  * --image parts, the prompt, then the --file parts (turnInput).
  */
-function namedByOption(error: AgentError, argv: readonly string[]): string | undefined {
+function namedByOption(error: ShownError, argv: readonly string[]): string | undefined {
   const index = error.details?.index;
   if (typeof index !== 'number' || !/^Input part \d+ of \d+/.test(error.message)) return undefined;
   const images = optionValues(argv, '--image');

@@ -7,6 +7,7 @@ import {
   writeOutBidirectionalControls,
 } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
+import { cliErrorMessage } from '../cli-error-message.js';
 import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
 
@@ -272,6 +273,7 @@ export class HumanRenderer {
           this.runUsage.get(event.runId) ?? null,
           event.error ?? null,
           `run ${event.runId}`,
+          event.sessionId,
         );
         this.runUsage.delete(event.runId);
         return;
@@ -315,10 +317,12 @@ export class HumanRenderer {
     usage: TokenUsage | null,
     error: TurnSummary['error'],
     whose: string,
+    sessionId: string,
   ): void {
     const mark = outcome === 'succeeded' ? '✓' : outcome === 'interrupted' ? '■' : '✗';
     this.stderr.write(`${mark} ${outcome} · ${formatUsage(usage)} · ${whose}\n`);
-    if (error) this.stderr.write(`  ${terminalSafe(error.message)} [${error.code}]\n`);
+    // Worded for the command line, as a refused command's error is (it may name API commands).
+    if (error) this.stderr.write(`  ${terminalSafe(cliErrorMessage(error, [sessionId]))} [${error.code}]\n`);
   }
 
   summary(run: TurnSummary, sessionId: string): void {
@@ -331,6 +335,6 @@ export class HumanRenderer {
       if (run.error) this.stderr.write(`  ${terminalSafe(run.error.message)} [${run.error.code}]\n`);
       return;
     }
-    this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`);
+    this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`, sessionId);
   }
 }
