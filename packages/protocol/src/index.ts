@@ -76,7 +76,8 @@ export {
   ProviderName,
 } from './commands.js';
 export type { CommandType } from './commands.js';
-export { ContextUsage, LimitWindow, PlanLimits, accountLimitWindow } from './plan-limits.js';
+export { ContextUsage, LimitWindow, PlanLimits, accountLimitWindow, shownLimitWindows } from './plan-limits.js';
+export type { ShownLimitWindow } from './plan-limits.js';
 export {
   InputCancelReason,
   InputDelivery,

@@ -48,3 +48,31 @@ export const ContextUsage = z.strictObject({
   categories: z.array(z.strictObject({ name: z.string().max(200), tokens: z.number().nonnegative() })).max(100),
 });
 export type ContextUsage = z.infer<typeof ContextUsage>;
+
+/** A window as a reader should see it now: reset since it was reported, or as reported. */
+export type ShownLimitWindow =
+  | { readonly window: string; readonly reset: true }
+  | {
+      readonly window: string;
+      readonly reset: false;
+      readonly usedPercent: number | null;
+      readonly reached: boolean;
+      readonly resetsAt: string | null;
+    };
+
+/**
+ * What of the reported windows still holds at `nowMs`, for a reader (the CLI, the web UI). A window
+ * past its reset has reset: its share and its "reached" no longer hold (the agent reports again at
+ * its next turn). One that reports no share, no limit reached and no reset says nothing and is left out.
+ */
+export function shownLimitWindows(limits: PlanLimits, nowMs: number): ShownLimitWindow[] {
+  return limits.windows.flatMap((window): ShownLimitWindow[] => {
+    if (window.resetsAt !== null && Date.parse(window.resetsAt) <= nowMs)
+      return [{ window: window.window, reset: true }];
+    const reached = window.status === 'rejected';
+    if (window.usedPercent === null && !reached && window.resetsAt === null) return [];
+    return [
+      { window: window.window, reset: false, usedPercent: window.usedPercent, reached, resetsAt: window.resetsAt },
+    ];
+  });
+}

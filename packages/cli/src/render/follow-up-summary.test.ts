@@ -23,8 +23,24 @@ describe('plan limits and context usage for tether sessions', () => {
         ]),
         now,
       ),
-    ).toBe('5h 42% (resets 14:00), 7d 100% reached (resets 2026-12-04 09:05), overage');
+    ).toBe('5h 42% (resets 14:00), 7d 100% reached (resets 2026-12-04 09:05)');
     expect(formatResetTime('not a time', now)).toBe('not a time');
+  });
+
+  it('a window past its reset no longer reads as reached, and the account window with nothing to say is left out', () => {
+    const earlier = new Date(2026, 11, 1, 11, 0).toISOString();
+    expect(
+      describePlanLimits(
+        limits([
+          { window: 'five_hour', status: 'rejected', usedPercent: 100, resetsAt: earlier },
+          { window: 'unified', status: 'allowed', usedPercent: null, resetsAt: null },
+        ]),
+        now,
+      ),
+    ).toBe('5h reset');
+    expect(
+      describePlanLimits(limits([{ window: 'unified', status: 'rejected', usedPercent: null, resetsAt: null }]), now),
+    ).toBe('account reached');
   });
 
   it('says an API-key account has none, and nothing while the agent reported nothing', () => {

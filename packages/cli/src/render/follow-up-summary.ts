@@ -1,8 +1,15 @@
-import type { ContextUsage, PlanLimits, SessionSnapshot } from '@tether/protocol';
+import {
+  type ContextUsage,
+  type PlanLimits,
+  type SessionSnapshot,
+  accountLimitWindow,
+  shownLimitWindows,
+} from '@tether/protocol';
 import { plural, terminalSafe } from './human-renderer.js';
 
 /** Claude's window names, shortened for one line; an agent's other names pass through. */
 const windowLabels: Readonly<Record<string, string>> = {
+  [accountLimitWindow]: 'account',
   five_hour: '5h',
   seven_day: '7d',
   seven_day_opus: '7d opus',
@@ -34,12 +41,12 @@ export function describePlanLimits(limits: PlanLimits | null | undefined, now?: 
       ? null
       : `no plan limits: ${terminalSafe(limits.unavailableReason)}`;
   }
-  const windows = limits.windows.map((window) => {
+  const windows = shownLimitWindows(limits, (now ?? new Date()).getTime()).map((window) => {
     const label = windowLabels[window.window] ?? terminalSafe(window.window);
+    if (window.reset) return `${label} reset`;
     const used = window.usedPercent === null ? '' : ` ${Math.round(window.usedPercent)}%`;
-    const rejected = window.status === 'rejected' ? ' reached' : '';
     const resets = window.resetsAt === null ? '' : ` (resets ${formatResetTime(window.resetsAt, now)})`;
-    return `${label}${used}${rejected}${resets}`;
+    return `${label}${used}${window.reached ? ' reached' : ''}${resets}`;
   });
   return windows.length === 0 ? null : windows.join(', ');
 }

@@ -125,5 +125,18 @@ describe('follow-ups, plan limits and context usage in the conversation', () => 
       formatPlanLimits({ available: false, unavailableReason: 'api_key_account', windows: [], reportedAt: resetsAt }),
     ).toBe('No plan limits: API key account');
     expect(formatPlanLimits(null)).toBeNull();
+    // Past its reset, a window reached no longer reads as reached.
+    const afterReset = new Date(Date.parse(resetsAt) + 60_000);
+    expect(
+      formatPlanLimits(
+        {
+          available: true,
+          unavailableReason: null,
+          windows: [{ window: 'five_hour', status: 'rejected', usedPercent: 100, resetsAt }],
+          reportedAt: resetsAt,
+        },
+        afterReset,
+      ),
+    ).toBe('Plan limits: 5-hour reset');
   });
 });

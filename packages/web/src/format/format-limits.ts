@@ -1,7 +1,8 @@
-import type { ContextUsage, PlanLimits } from '@tether/protocol';
+import { type ContextUsage, type PlanLimits, accountLimitWindow, shownLimitWindows } from '@tether/protocol';
 
 /** Claude's window names as a person reads them; an agent's other names pass through. */
 const windowLabels: Readonly<Record<string, string>> = {
+  [accountLimitWindow]: 'Account',
   five_hour: '5-hour',
   seven_day: '7-day',
   seven_day_opus: '7-day Opus',
@@ -25,14 +26,14 @@ export function formatPlanLimits(limits: PlanLimits | null, now: Date = new Date
     if (limits.unavailableReason === null || limits.unavailableReason === 'not_reported') return null;
     return `No plan limits: ${limits.unavailableReason}`;
   }
-  if (limits.windows.length === 0) return null;
-  const windows = limits.windows.map((window) => {
+  const windows = shownLimitWindows(limits, now.getTime()).map((window) => {
+    const label = windowLabels[window.window] ?? window.window;
+    if (window.reset) return `${label} reset`;
     const used = window.usedPercent === null ? '' : ` ${Math.round(window.usedPercent)}%`;
-    const reached = window.status === 'rejected' ? ' (limit reached)' : '';
     const resets = window.resetsAt === null ? '' : `, resets ${formatReset(window.resetsAt, now)}`;
-    return `${windowLabels[window.window] ?? window.window}${used}${reached}${resets}`;
+    return `${label}${used}${window.reached ? ' (limit reached)' : ''}${resets}`;
   });
-  return `Plan limits: ${windows.join(' · ')}`;
+  return windows.length === 0 ? null : `Plan limits: ${windows.join(' · ')}`;
 }
 
 export function formatContextUsage(usage: ContextUsage | null): string | null {
