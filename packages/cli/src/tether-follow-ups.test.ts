@@ -124,7 +124,7 @@ describe('tether send to a running session', () => {
     expect(keptSend.code).toBe(0);
     // Only its own run's answer: the run it waited behind is another turn.
     expect(keptSend.stdout).toBe('Queued done.\n');
-    expect(keptSend.stderr).toContain(`queued as the next run (input ${kept.inputId}`);
+    expect(keptSend.stderr).toContain(`queued (input ${kept.inputId}): it runs after the running turn`);
     expect(modelSaw('Now mention bananas.')).toBe(true);
     expect(modelSaw('Never mind this.')).toBe(false);
     const after = await client.getSession(sessionId);

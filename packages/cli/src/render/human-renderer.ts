@@ -135,6 +135,8 @@ export class HumanRenderer {
   private readonly showRuns: boolean;
   /** The token usage of each run so far, for its end line (showRuns only). */
   private readonly runUsage = new Map<string, TokenUsage>();
+  /** The plan-limit hold last said for each queued input (a hold checked again is not said again). */
+  private readonly heldUntil = new Map<string, string>();
 
   /** Whether interaction prompts are shown by someone else (the terminal prompter). */
   private readonly promptsShownElsewhere: boolean;
@@ -239,13 +241,22 @@ export class HumanRenderer {
       case 'input.queued':
         this.note(
           event.delivery === 'after_turn'
-            ? `  · queued as the next run (input ${event.inputId}; tether cancel-input withdraws it)`
+            ? `  · queued (input ${event.inputId}): it runs after the running turn and any queued before it; tether cancel-input withdraws it`
             : `  · sent into the running turn (input ${event.inputId})`,
         );
         return;
       case 'input.held':
+        // The hold is checked again now and then: the same hold is said once.
+        if (this.heldUntil.get(event.inputId) === event.until) return;
+        this.heldUntil.set(event.inputId, event.until);
         this.note(
           `  · queued input ${event.inputId} held by the plan limit until ${event.until} (it starts then; tether cancel-input withdraws it)`,
+        );
+        return;
+      case 'run.queued':
+        // A terminal's spinner says it too; piped, this line is all there is to tell why nothing happens.
+        this.note(
+          `  · waiting for a free agent process (${event.position === 0 ? 'next in line' : `${event.position} ahead`})`,
         );
         return;
       case 'input.started':
