@@ -89,12 +89,12 @@ describe('the human renderer', () => {
   it('says why nothing happens while a turn waits for a process, and a plan-limit hold once however often it is checked', () => {
     const inputId = `inp_${'c'.repeat(32)}`;
     const until = '2026-12-01T14:05:00.000Z';
-    const held: EventBody = { type: 'input.held', inputId, runId, until };
+    const held = (at: string): EventBody => ({ type: 'input.held', inputId, runId, until: at, reason: 'plan_limit' });
     const { stderr } = rendered([
       { type: 'run.queued', runId, position: 2 },
-      held,
-      held,
-      { ...held, until: '2026-12-01T15:05:00.000Z' },
+      held(until),
+      held(until),
+      held('2026-12-01T15:05:00.000Z'),
     ]);
     expect(stderr).toContain('  · waiting for a free agent process (2 ahead)\n');
     expect(stderr.match(/held by the plan limit until/g)).toHaveLength(2);
