@@ -1,6 +1,8 @@
+import { stripTerminalEscapes } from '@tether/provider-claude';
 import { randomBytes } from 'node:crypto';
 import {
   type InteractionRequest,
+  type ProtocolEvent,
   type RunOutcome,
   type SessionSnapshot,
   type StopReason,
@@ -44,7 +46,14 @@ export interface NotificationBody {
   readonly session: { id: string; title: string | null; workspacePath: string | null };
   readonly runId: string | null;
   readonly interaction?: InteractionSummary;
-  readonly run?: { outcome: RunOutcome; errorCode?: string; stopReason?: StopReason };
+  /** errorReason and resetsAt: a plan limit's (`plan_limit`, and when the account may send turns again). */
+  readonly run?: {
+    outcome: RunOutcome;
+    errorCode?: string;
+    errorReason?: string;
+    resetsAt?: string;
+    stopReason?: StopReason;
+  };
   readonly waitingSeconds?: number;
   readonly links: NotificationLinks;
 }
@@ -54,12 +63,15 @@ function isControl(code: number): boolean {
 }
 
 /**
- * Control characters out, bidirectional controls written out (`<U+202E>`: the text reads in its own
+ * Terminal escape sequences and control characters out, bidirectional controls written out (`<U+202E>`: the text reads in its own
  * order), whitespace collapsed, cut with an ellipsis on a whole character (a cut surrogate pair is no
  * UTF-8 a receiver can encode): text from the model stays one short line.
  */
 export function boundedText(text: string, limit: number): string {
-  const flat = Array.from(text, (character) => (isControl(character.codePointAt(0) ?? 0) ? ' ' : character))
+  // A whole escape sequence goes (colour, cursor, a terminal title): its ESC alone would leave "[31m".
+  const flat = Array.from(stripTerminalEscapes(text), (character) =>
+    isControl(character.codePointAt(0) ?? 0) ? ' ' : character,
+  )
     .join('')
     .replace(/\s+/g, ' ')
     .trim();
@@ -115,4 +127,16 @@ export function sessionFacts(sessionId: string, snapshot: SessionSnapshot | null
 
 export function newNotificationId(): string {
   return `ntf_${randomBytes(16).toString('hex')}`;
+}
+
+/** A run's end as a notification tells it: how it ended and why, never the error's message (it may quote the model). */
+export function runSummary(event: Extract<ProtocolEvent, { type: 'run.completed' }>): NotificationBody['run'] {
+  const details = event.error?.details;
+  return {
+    outcome: event.outcome,
+    ...(event.error === undefined ? {} : { errorCode: event.error.code }),
+    ...(details?.reason === undefined ? {} : { errorReason: details.reason }),
+    ...(details?.resetsAt === undefined ? {} : { resetsAt: details.resetsAt }),
+    ...(event.stopReason === undefined ? {} : { stopReason: event.stopReason }),
+  };
 }

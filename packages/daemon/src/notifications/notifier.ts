@@ -6,6 +6,7 @@ import {
   type NotificationBody,
   type NotificationLinks,
   newNotificationId,
+  runSummary,
   sessionFacts,
   summarizeInteraction,
 } from './notification-body.js';
@@ -115,11 +116,7 @@ export class Notifier {
         const kind: NotificationKind = event.outcome === 'failed' ? 'run_failed' : 'run_completed';
         if (!this.wanted(kind)) break;
         this.later(async () => {
-          const run: NotificationBody['run'] = {
-            outcome: event.outcome,
-            ...(event.error === undefined ? {} : { errorCode: event.error.code }),
-            ...(event.stopReason === undefined ? {} : { stopReason: event.stopReason }),
-          };
+          const run = runSummary(event);
           const snapshot = await this.snapshot(event.sessionId);
           this.send(kind, this.receiversOf(kind), {
             event,
