@@ -32,7 +32,8 @@ export function now(): string {
 /** How a run ends that the runtime's shutdown stopped: its own interrupt, or the shutdown's last word. */
 export const runStoppedByShutdown = {
   code: 'runtime_stopped',
-  message: 'Tether shut down while this run was active (its daemon, or the command running it, was stopped). The session can go on: send the turn again.',
+  message:
+    'Tether shut down while this run was active (its daemon, or the command running it, was stopped). The session can go on: send the turn again.',
   retryable: true,
 } as const satisfies SerializedAgentError;
 
