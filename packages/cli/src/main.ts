@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentError, exitCodeForCode } from '@tether/protocol';
 import type { CliContext } from './cli-context.js';
@@ -216,8 +215,8 @@ async function checkDataDir(argv: readonly string[], context: CliContext): Promi
   const option = values['data-dir'];
   if (option === true) return;
   const { resolveDataDir } = await import('@tether/store-sqlite');
-  const given = typeof option === 'string' ? path.resolve(context.cwd, option) : undefined;
-  const dataDir = resolveDataDir({ dataDir: given, environment: context.environment });
+  const given = typeof option === 'string' ? option : undefined;
+  const dataDir = resolveDataDir({ dataDir: given, environment: context.environment, cwd: context.cwd });
   const what = await notADirectory(dataDir);
   if (what === null) return;
   const from = given !== undefined ? '--data-dir' : context.environment.TETHER_HOME ? 'TETHER_HOME' : 'the default';

@@ -24,4 +24,17 @@ describe('resolveDataDir', () => {
   it('makes a relative directory absolute', () => {
     expect(resolveDataDir({ dataDir: 'relative/data', environment: {} })).toBe(path.resolve('relative/data'));
   });
+
+  it('resolves a relative directory against the given working directory', () => {
+    expect(resolveDataDir({ dataDir: 'data', cwd: '/srv/project', environment: {} })).toBe('/srv/project/data');
+    expect(resolveDataDir({ cwd: '/srv/project', environment: { TETHER_HOME: 'data' } })).toBe('/srv/project/data');
+  });
+
+  it('reads a leading ~ as the home directory (a quoted or service-file value the shell left alone)', () => {
+    expect(resolveDataDir({ environment: { TETHER_HOME: '~/tether-data' }, cwd: '/srv' })).toBe(
+      path.join(homedir(), 'tether-data'),
+    );
+    expect(resolveDataDir({ dataDir: '~', environment: {}, cwd: '/srv' })).toBe(homedir());
+    expect(resolveDataDir({ dataDir: '~other/data', environment: {}, cwd: '/srv' })).toBe('/srv/~other/data');
+  });
 });

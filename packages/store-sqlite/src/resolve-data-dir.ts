@@ -6,12 +6,18 @@ export interface ResolveDataDirOptions {
   readonly dataDir?: string | undefined;
   /** Where to look up TETHER_HOME; defaults to process.env. */
   readonly environment?: Readonly<Record<string, string | undefined>> | undefined;
+  /** What a relative directory is relative to; defaults to the process's working directory. */
+  readonly cwd?: string | undefined;
 }
 
-/** The data directory to use: the explicit option, else TETHER_HOME, else ~/.tether. Always absolute. */
+/**
+ * The data directory to use: the explicit option, else TETHER_HOME, else ~/.tether. Always absolute.
+ * A leading `~` is the home directory: a shell leaves it as it is in quotes, in `--data-dir=~/x` and in
+ * a service file's environment, and a folder named `~` in the working directory is never what was meant.
+ */
 export function resolveDataDir(options: ResolveDataDirOptions = {}): string {
-  if (options.dataDir) return path.resolve(options.dataDir);
-  const fromEnvironment = (options.environment ?? process.env)['TETHER_HOME'];
-  if (fromEnvironment) return path.resolve(fromEnvironment);
-  return path.join(homedir(), '.tether');
+  const given = options.dataDir || (options.environment ?? process.env)['TETHER_HOME'];
+  if (!given) return path.join(homedir(), '.tether');
+  const expanded = given === '~' || given.startsWith('~/') ? path.join(homedir(), given.slice(1)) : given;
+  return path.resolve(options.cwd ?? process.cwd(), expanded);
 }

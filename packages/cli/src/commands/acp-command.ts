@@ -67,7 +67,7 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
   const resolved = (value: string | undefined) => (value === undefined ? undefined : path.resolve(context.cwd, value));
   return {
     server: values.server,
-    dataDir: resolveDataDir({ dataDir: resolved(values['data-dir']), environment: context.environment }),
+    dataDir: resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd }),
     store: parseStoreLocation(values.store, context.environment),
     worktreeRoot: resolved(values['worktree-root']),
     claudePath: resolved(values['claude-path']),

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { TetherClient } from '@tether/client';
 import { resolveDataDir } from '@tether/store-sqlite';
@@ -39,8 +38,9 @@ export function parseDaemonCommand<Extra extends OptionSpec>(
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const dataDirOption = values['data-dir'];
   const dataDir = resolveDataDir({
-    dataDir: typeof dataDirOption === 'string' ? path.resolve(context.cwd, dataDirOption) : undefined,
+    dataDir: typeof dataDirOption === 'string' ? dataDirOption : undefined,
     environment: context.environment,
+    cwd: context.cwd,
   });
   const server = typeof values.server === 'string' ? values.server : undefined;
   return { values, positionals: parsed.positionals, dataDir, server };

@@ -199,10 +199,7 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
           : 'running as root: the claude CLI refuses bypass mode unless IS_SANDBOX=1 is set',
     });
   }
-  const dataDir = resolveDataDir({
-    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
-    environment: context.environment,
-  });
+  const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const dataDirCheck = await checkDataDir(dataDir);
   checks.push(dataDirCheck);
   checks.push(await checkDaemon(dataDir, dataDirCheck.ok));

@@ -165,7 +165,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     model: values.model,
     permissionMode: mode as PermissionMode | undefined,
     resume: values.resume,
-    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
+    dataDir: values['data-dir'],
     store: parseStoreLocation(values.store, context.environment),
     claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
     transport: parseTransport(values.transport),
@@ -220,7 +220,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     json: options.json,
     ...(options.resumeCwd !== undefined ? { resumeCwd: options.resumeCwd } : {}),
   };
-  const dataDir = resolveDataDir({ dataDir: options.dataDir, environment: context.environment });
+  const dataDir = resolveDataDir({ dataDir: options.dataDir, environment: context.environment, cwd: context.cwd });
   const daemon = await connectDaemon({
     server: options.server,
     dataDir,

@@ -107,10 +107,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       `tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`,
     );
   }
-  const dataDir = resolveDataDir({
-    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
-    environment: context.environment,
-  });
+  const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const store = parseStoreLocation(values.store, context.environment);
   const leaseTtlMs = parseLeaseTtl(values['lease-ttl']);
   const advertiseUrl = parseAdvertiseUrl(values['advertise-url']);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { readToken, rotateToken } from '@tether/daemon';
 import { resolveDataDir } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
@@ -15,10 +14,7 @@ export async function tokenCommand(argv: readonly string[], context: CliContext)
     },
     tokenUsage,
   );
-  const dataDir = resolveDataDir({
-    dataDir: values['data-dir'] === undefined ? undefined : path.resolve(context.cwd, values['data-dir']),
-    environment: context.environment,
-  });
+  const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const token = values.rotate ? await rotateToken(dataDir) : await readToken(dataDir);
   if (!token) {
     context.stderr.write(
