@@ -126,6 +126,44 @@ describe('a fork of the whole conversation after a run that left no answer', () 
   });
 });
 
+// Claude Code reads a transcript from its last compaction on: a conversation cut before one cannot
+// be resumed (its next turn would fail resume_not_found), so such a cut is refused up front.
+describe('a fork or a rewind to before a compaction', () => {
+  it('is refused compacted, naming the run; nothing changes, and the session goes on', async () => {
+    const { runtime, sessionId } = await sessionThatCompacts();
+    const turn = async (session: string, text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId: session, input: [{ type: 'text', text }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+      return runId;
+    };
+    const one = await turn(sessionId, 'Prompt source-one.');
+    const two = await turn(sessionId, 'Prompt source-two.');
+    const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
+    expect((await runtime.waitForRun(compaction)).outcome).toBe('succeeded');
+    const three = await turn(sessionId, 'Prompt source-three.');
+    const { lastSeq } = await runtime.getSession(sessionId);
+
+    for (const refused of [
+      runtime.rewindSession({ sessionId, toRunId: two }),
+      runtime.rewindSession({ sessionId, toRunId: compaction }),
+      runtime.forkSession({ sessionId, atRunId: one }),
+    ]) {
+      await expect(refused).rejects.toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'compacted' } });
+    }
+    expect((await runtime.getSession(sessionId)).lastSeq).toBe(lastSeq);
+    await turn(sessionId, 'Prompt source-four.');
+
+    // At the compaction or after it, both work.
+    const { forkSessionId } = await runtime.forkSession({ sessionId, atRunId: compaction });
+    await turn(forkSessionId, 'Prompt fork-one.');
+    await runtime.rewindSession({ sessionId, toRunId: three });
+    await turn(sessionId, 'Prompt after-rewind.');
+    const history = JSON.stringify(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body);
+    expect(history).toContain('Summary of the talk so far.');
+    expect(history).not.toContain('Prompt source-three.');
+  });
+});
+
 // /clear starts a new, empty conversation under a new id. A copy cut there holds nothing: neither
 // what came before the clear nor what the source says after it.
 describe('a fork or a rewind after /clear', () => {

@@ -95,7 +95,7 @@ describe('forks and rewinds in the state machine', () => {
       decideRewind(
         state,
         { type: 'rewind_session', commandId: 'cmd_1', sessionId: state.sessionId, toRunId, files: true },
-        { runs, continued: [], origin: null, conversation },
+        { runs, continued: [], origin: null, conversation, compacted: new Set() },
       );
 
     it('is refused no_checkpoint when the agent started to ask resumes a conversation without it', () => {
@@ -149,7 +149,7 @@ describe('forks and rewinds in the state machine', () => {
       const decided = decideFork(
         source,
         { type: 'fork_session', commandId: 'cmd_1', sessionId: source.sessionId },
-        { runs, forkSessionId: 'ses_fork' },
+        { runs, forkSessionId: 'ses_fork', compacted: new Set() },
       );
       return 'refusal' in decided ? decided.refusal : decided.copyConversation?.afterMessageId;
     };
@@ -168,6 +168,63 @@ describe('forks and rewinds in the state machine', () => {
       expect(fork([answered, compacted, untaken])).toBeNull();
       expect(fork([ended('e', 'succeeded', point('e', 'last-e', 'conversation-0')), untaken])).toBeNull();
       expect(fork([])).toBeNull();
+    });
+  });
+
+  describe('a cut before a compaction', () => {
+    // a and b ran in conversation-1, c compacted it (/compact, or the agent as it filled up), d ran after.
+    const completed = (letter: string): RunRecord => ({
+      ...(evolveRun(undefined, 'ses', started(letter), at) as RunRecord),
+      status: 'completed',
+      outcome: 'succeeded',
+      checkpoint: {
+        providerSessionId: 'conversation-1',
+        inputMessageId: `input-${letter}`,
+        lastMessageId: `last-${letter}`,
+      },
+    });
+    const runs = ['a', 'b', 'c', 'd'].map(completed);
+    const compacted = new Set([run('c')]);
+    const state = sampleSessionRecord({ providerSessionId: 'conversation-1' });
+    const rewind = (toLetter: string) =>
+      decideRewind(
+        state,
+        { type: 'rewind_session', commandId: 'cmd_1', sessionId: state.sessionId, toRunId: run(toLetter) },
+        {
+          runs,
+          continued: runs
+            .slice(
+              0,
+              runs.findIndex((candidate) => candidate.runId === run(toLetter)),
+            )
+            .map((r) => r.runId),
+          origin: null,
+          conversation: runs.map((r) => r.runId),
+          compacted,
+        },
+      );
+    const fork = (atLetter: string) =>
+      decideFork(
+        state,
+        { type: 'fork_session', commandId: 'cmd_1', sessionId: state.sessionId, atRunId: run(atLetter) },
+        { runs, forkSessionId: 'ses_fork', compacted },
+      );
+
+    it('is refused compacted, naming the run that compacted: the agent cannot resume before it', () => {
+      for (const refused of [rewind('b'), rewind('c'), fork('a'), fork('b')]) {
+        expect('refusal' in refused && refused.refusal).toMatchObject({
+          code: 'checkpoint_unavailable',
+          details: { reason: 'compacted' },
+        });
+      }
+      const beforeIt = rewind('b');
+      expect('refusal' in beforeIt && beforeIt.refusal.message).toContain(`(in run ${run('c')})`);
+    });
+
+    it('is allowed at the compaction or after it', () => {
+      expect(rewind('d')).toMatchObject({ copyConversation: { afterMessageId: 'last-c' } });
+      expect(fork('c')).toMatchObject({ copyConversation: { afterMessageId: 'last-c' } });
+      expect(fork('d')).toMatchObject({ copyConversation: { afterMessageId: 'last-d' } });
     });
   });
 });

@@ -32,7 +32,10 @@ function refusal(code: 'run_active' | 'run_not_found', message: string): Refusal
   return { refusal: new AgentError({ code, message }) };
 }
 
-function checkpointUnavailable(reason: 'no_checkpoint' | 'file_checkpointing_off', message: string): Refusal {
+function checkpointUnavailable(
+  reason: 'no_checkpoint' | 'file_checkpointing_off' | 'compacted',
+  message: string,
+): Refusal {
   return { refusal: new AgentError({ code: 'checkpoint_unavailable', message, details: { reason } }) };
 }
 
@@ -67,7 +70,12 @@ function completedRun(runs: readonly RunRecord[], runId: string, then: string): 
 export function decideFork(
   state: SessionRecord | undefined,
   command: ForkSessionCommand,
-  context: { readonly runs: readonly RunRecord[]; readonly forkSessionId: string },
+  context: {
+    readonly runs: readonly RunRecord[];
+    readonly forkSessionId: string;
+    /** The runs whose conversation was compacted (context.compacted). */
+    readonly compacted: ReadonlySet<string>;
+  },
 ): Decided<ForkDecision> {
   if (!state) return sessionNotFound();
   if (state.ephemeral) return ephemeralRefusal('copy');
@@ -86,6 +94,13 @@ export function decideFork(
       );
     } else {
       copyConversation = { providerSessionId: checkpoint.providerSessionId, afterMessageId: checkpoint.lastMessageId };
+      const compaction = compactionAfter(context.runs, context.compacted, run, copyConversation, false);
+      if (compaction !== null) {
+        return checkpointUnavailable(
+          'compacted',
+          `The conversation was compacted after that run (in run ${compaction}): the agent keeps only its summary of what came before, so it cannot continue from there. Fork at that run or a later one, or without atRunId.`,
+        );
+      }
     }
   } else {
     if (state.activeRunId !== null) return runActive('fork (or fork at a completed run with atRunId)');
@@ -203,6 +218,27 @@ function clearedSince(
 }
 
 /**
+ * The first run from `target` on (`target` itself too when `including`), in log order, whose compaction
+ * lies in the transcript `copy` is cut in; null when none. Claude Code reads a transcript from its
+ * last compaction on, so a conversation cut before one cannot be resumed (resume_not_found at the
+ * next turn), whichever branch the compaction was in.
+ */
+function compactionAfter(
+  runs: readonly RunRecord[],
+  compacted: ReadonlySet<string>,
+  target: RunRecord,
+  copy: ConversationCopy | null,
+  including: boolean,
+): string | null {
+  if (copy === null) return null;
+  const from = runs.indexOf(target) + (including ? 0 : 1);
+  const found = runs
+    .slice(from)
+    .find((run) => compacted.has(run.runId) && run.checkpoint?.providerSessionId === copy.providerSessionId);
+  return found?.runId ?? null;
+}
+
+/**
  * A rewind to just before `toRunId`: the conversation continues as a copy cut after the last turn
  * before it that the agent kept a point for (of the turns `toRunId` itself continued), else from
  * what a fork was copied from, or anew.
@@ -217,6 +253,8 @@ export function decideRewind(
     readonly origin: ConversationCopy | null;
     /** The runs the conversation holds now (runsInConversation). */
     readonly conversation: readonly string[];
+    /** The runs whose conversation was compacted (context.compacted). */
+    readonly compacted: ReadonlySet<string>;
   },
 ): Decided<RewindDecision> {
   if (!state) return sessionNotFound();
@@ -262,6 +300,13 @@ export function decideRewind(
   // Before a fork's own turns with a point lies the conversation it was copied from, not nothing.
   const cut = cutAfterLastCheckpoint(context.continued, context.runs);
   const copyConversation = cut ? cut.copy : context.origin;
+  const compaction = compactionAfter(context.runs, context.compacted, target, copyConversation, true);
+  if (compaction !== null) {
+    return checkpointUnavailable(
+      'compacted',
+      `The conversation was compacted ${compaction === target.runId ? 'in that run' : `after that run (in run ${compaction})`}: the agent keeps only its summary of what came before, so it cannot continue from before it. Rewind to a run after the compaction, or fork at one (fork_session with atRunId).`,
+    );
+  }
   return {
     events: [{ type: 'session.rewound', toRunId: command.toRunId, files: null }],
     copyConversation,

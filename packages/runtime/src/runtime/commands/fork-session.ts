@@ -1,5 +1,6 @@
 import { type ForkSessionCommand, type ForkSessionReceipt, newSessionId } from '@tether/protocol';
 import { decideFork } from '../../state/conversation-branches.js';
+import { branchEvents, compactedRuns } from './branch-events.js';
 import { createForkRecord } from '../session-entry.js';
 import { now } from '../session-log.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
@@ -20,10 +21,15 @@ export async function forkSession(
   const found = context.entries.get(command.sessionId);
   if (found) requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');
   const runs = found ? await context.store.listRuns(command.sessionId) : [];
+  // Only a fork at a run can be cut before a compaction.
+  const compacted =
+    found && command.atRunId !== undefined
+      ? compactedRuns(await branchEvents(context.store, command.sessionId))
+      : new Set<string>();
   // Decided after the runs were read: a run may have started meanwhile.
   const source = context.entries.get(command.sessionId);
   const forkSessionId = newSessionId();
-  const { entry, decision } = accepted(source, decideFork(source?.record, command, { runs, forkSessionId }));
+  const { entry, decision } = accepted(source, decideFork(source?.record, command, { runs, forkSessionId, compacted }));
   // The fork works in its source's workspace; a closed source's may have been released (made again then).
   const sourceStatus = entry.record.workspaceStatus;
   const workspaceStatus =

@@ -1,10 +1,4 @@
-import {
-  AgentError,
-  type ProtocolEvent,
-  type RewindSessionCommand,
-  type RewindSessionReceipt,
-  type RestoredFiles,
-} from '@tether/protocol';
+import { AgentError, type RewindSessionCommand, type RewindSessionReceipt, type RestoredFiles } from '@tether/protocol';
 import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
 import {
   type ConversationCopy,
@@ -16,31 +10,9 @@ import {
   runsInConversation,
 } from '../../state/conversation-branches.js';
 import type { SessionRecord, TetherStore } from '../../store/tether-store.js';
+import { branchEvents, compactedRuns } from './branch-events.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
-
-const eventPage = 1000;
-
-/** The session's log, page by page (a rewind is rare; it reads which turns each rewind took out). */
-async function* sessionEvents(store: TetherStore, sessionId: string): AsyncGenerator<ProtocolEvent> {
-  for (let afterSeq = 0; ; ) {
-    const page = await store.readEvents(sessionId, { afterSeq, limit: eventPage });
-    yield* page;
-    if (page.length < eventPage) return;
-    afterSeq = page.at(-1)!.seq;
-  }
-}
-
-/** The events that say which runs a conversation held: run.started, session.rewound, session.forked. */
-async function branchEvents(store: TetherStore, sessionId: string): Promise<ProtocolEvent[]> {
-  const events: ProtocolEvent[] = [];
-  for await (const event of sessionEvents(store, sessionId)) {
-    if (event.type === 'run.started' || event.type === 'session.rewound' || event.type === 'session.forked') {
-      events.push(event);
-    }
-  }
-  return events;
-}
 
 /** A fork of a fork that had no turn yet inherits its source's origin: followed this many steps at most. */
 const forkDepthLimit = 100;
@@ -113,10 +85,14 @@ export async function rewindSession(
   const events = found ? await branchEvents(context.store, command.sessionId) : [];
   const continued = runsContinuedBy(events, command.toRunId);
   const conversation = runsInConversation(events);
+  const compacted = compactedRuns(events);
   const origin = found ? await forkOrigin(context.store, found.record) : null;
   const decide = () => {
     const current = context.entries.get(command.sessionId);
-    return accepted(current, decideRewind(current?.record, command, { runs, continued, origin, conversation }));
+    return accepted(
+      current,
+      decideRewind(current?.record, command, { runs, continued, origin, conversation, compacted }),
+    );
   };
   let { entry, decision } = decide();
   let files: RestoredFiles | null = null;

@@ -1,0 +1,38 @@
+import type { ProtocolEvent } from '@tether/protocol';
+import type { TetherStore } from '../../store/tether-store.js';
+
+const eventPage = 1000;
+
+/** The session's log, page by page (a rewind or a fork at a run is rare; it reads the turns' history). */
+async function* sessionEvents(store: TetherStore, sessionId: string): AsyncGenerator<ProtocolEvent> {
+  for (let afterSeq = 0; ; ) {
+    const page = await store.readEvents(sessionId, { afterSeq, limit: eventPage });
+    yield* page;
+    if (page.length < eventPage) return;
+    afterSeq = page.at(-1)!.seq;
+  }
+}
+
+/**
+ * The events that say which runs a conversation held, and where it was compacted: run.started,
+ * session.rewound, session.forked, context.compacted.
+ */
+export async function branchEvents(store: TetherStore, sessionId: string): Promise<ProtocolEvent[]> {
+  const events: ProtocolEvent[] = [];
+  for await (const event of sessionEvents(store, sessionId)) {
+    if (
+      event.type === 'run.started' ||
+      event.type === 'session.rewound' ||
+      event.type === 'session.forked' ||
+      event.type === 'context.compacted'
+    ) {
+      events.push(event);
+    }
+  }
+  return events;
+}
+
+/** The runs in which the conversation was compacted (asked for, or by the agent as it filled up). */
+export function compactedRuns(events: readonly ProtocolEvent[]): ReadonlySet<string> {
+  return new Set(events.flatMap((event) => (event.type === 'context.compacted' ? [event.runId] : [])));
+}
