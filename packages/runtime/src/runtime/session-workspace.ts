@@ -56,10 +56,31 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
       .of(status.kind)
       .release(status, { discardChanges: false, inUse: inUseByAnother(parts.entries, entry, status) });
     recordStatus(parts, entry, 'session.workspace_released', released);
+    toldToTheClosedSharers(parts, entry, released);
   } catch {
     parts.log.stage(entry, [{ type: 'diagnostic', level: 'warning', code: 'workspace.release_failed' }]);
   }
   await parts.writer.flush();
+}
+
+/**
+ * A fork and its source share one worktree: the one closed first kept it for the other (in_use). When
+ * the last of them releases it, what became of it is theirs too, or they would go on saying it is
+ * kept for a session that no longer works in it.
+ */
+function toldToTheClosedSharers(parts: WorkspaceParts, entry: SessionEntry, released: WorkspaceStatus): void {
+  if (released.state === 'kept' && released.keptBecause === 'in_use') return;
+  for (const other of parts.entries.entries()) {
+    const status = other.record.workspaceStatus;
+    if (
+      other !== entry &&
+      other.record.state === 'closed' &&
+      status?.directory === released.directory &&
+      status.state === 'kept' &&
+      status.keptBecause === 'in_use'
+    )
+      recordStatus(parts, other, 'session.workspace_released', released);
+  }
 }
 
 /**
@@ -85,6 +106,7 @@ export async function releaseForDelete(
     throw workspaceHasChanges(released, released.keptBecause);
   if (!sameStatus(released, status)) {
     recordStatus(parts, entry, 'session.workspace_released', released);
+    toldToTheClosedSharers(parts, entry, released);
     await parts.writer.flush();
   }
 }

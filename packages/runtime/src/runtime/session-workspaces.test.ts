@@ -211,6 +211,15 @@ describe('a session in a workspace its acquirer makes', () => {
       true,
       false,
     ]);
+    // The source, closed first, no longer says it is kept for the fork: it is gone for both.
+    expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject({
+      state: 'removed',
+      keptBecause: null,
+    });
+    expect(types(await runtime.readEvents(sessionId)).filter((type) => type === 'session.workspace_released')).toEqual([
+      'session.workspace_released',
+      'session.workspace_released',
+    ]);
   });
 
   it('refuses to be deleted with work in it unless told to discard it, then removes it', async () => {
