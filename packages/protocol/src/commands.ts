@@ -5,7 +5,12 @@ import { InteractionAnswer, InteractionRef } from './interactions.js';
 import { PermissionMode } from './permission-mode.js';
 import { ContextUsage } from './plan-limits.js';
 import { InputDelivery, InputId } from './queued-inputs.js';
-import { SessionConfiguration, configurationSizeIssue, sessionConfigurationKeys } from './session-configuration.js';
+import {
+  SessionConfiguration,
+  configurationSizeIssue,
+  modelName,
+  sessionConfigurationKeys,
+} from './session-configuration.js';
 import { Workspace } from './workspace.js';
 
 export const ProviderName = z.string().regex(/^[a-z][a-z0-9-]{0,49}$/, 'a provider name such as "claude"');
@@ -145,12 +150,6 @@ export const RunControlCommand = sessionScoped('run_control', {
   argument: z.string().min(1).max(10_000).optional(),
 });
 export type RunControlCommand = z.infer<typeof RunControlCommand>;
-
-const modelName = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((value) => !value.startsWith('-') && !/\s/.test(value), 'a model name or alias, e.g. "sonnet"');
 
 export const SetModelCommand = sessionScoped('set_model', {
   /** A model name or alias; "default" returns to the provider's default. */

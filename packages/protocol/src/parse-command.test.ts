@@ -75,6 +75,14 @@ describe('parseCommand', () => {
     ).toBe('invalid_command');
   });
 
+  it('takes a model name at open_session as set_model does: one word, no space or line break', () => {
+    for (const model of ['bad model', 'sonnet\n--print']) {
+      const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, model };
+      expect(refused(open).code).toBe('invalid_command');
+      expect(refused({ type: 'set_model', commandId: 'c', sessionId, model }).code).toBe('invalid_command');
+    }
+  });
+
   it('refuses inline JSON where a settings or MCP file path belongs, with reason inline_json', () => {
     const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' } };
     for (const field of ['settingsPath', 'mcpConfigPath']) {

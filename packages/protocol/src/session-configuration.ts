@@ -54,6 +54,13 @@ const argumentValue = z
   .refine((value) => !value.startsWith('-'), 'must not start with "-"')
   .refine((value) => !value.includes('\0'), noNul);
 
+/** A model name or alias, as open_session's configuration and set_model take it: one word, never a flag. */
+export const modelName = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => !value.startsWith('-') && !/\s/.test(value), 'a model name or alias, e.g. "sonnet"');
+
 const toolRule = argumentValue.refine((value) => !/[\r\n]/.test(value), 'must be a single line');
 
 /**
@@ -127,7 +134,7 @@ export type Effort = z.infer<typeof Effort>;
  */
 export const SessionConfiguration = z.strictObject({
   /** A model name or alias; omitted or "default" means the provider's own default. */
-  model: argumentValue.max(200).optional(),
+  model: modelName.optional(),
   effort: Effort.optional(),
   /** A named agent definition the provider knows. */
   agent: argumentValue.max(200).optional(),
