@@ -7,6 +7,18 @@ import { expect, it } from 'vitest';
 import { describeTransports, runSequence, turnRequests } from './conformance-harness.js';
 
 describeTransports('process pool', ({ start }) => {
+  /** One process slot; a turn saying "Hold the slot." streams for ~1.5 s (its process busy, not idle), any other is answered at once. */
+  async function oneSlot() {
+    const environment = await start();
+    environment.api.setResponder((request) =>
+      request.lastUserText.includes('Hold the slot.')
+        ? textReply('Holding the only process slot for a while.', { chunks: 15, delayMs: 100 })
+        : textReply('Answered.'),
+    );
+    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    return { environment, runtime };
+  }
+
   it('more sessions than processes: an idle process makes room at once, and queued turns start in queue order', async () => {
     const environment = await start();
     environment.api.setResponder(() => textReply('Answered.'));
@@ -127,14 +139,7 @@ describeTransports('process pool', ({ start }) => {
   });
 
   it('a turn that waited for a slot, whose file went away meanwhile, fails as submit_turn would refuse it now; the agent never gets it', async () => {
-    const environment = await start();
-    // The first session's turn streams for ~1.5 s: its process is busy, not idle, while the second waits.
-    environment.api.setResponder((request) =>
-      request.lastUserText.includes('Hold the slot.')
-        ? textReply('Holding the only process slot for a while.', { chunks: 15, delayMs: 100 })
-        : textReply('Answered.'),
-    );
-    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    const { environment, runtime } = await oneSlot();
     const workspace = { kind: 'directory' as const, path: environment.workspace };
     const one = (await runtime.openSession({ workspace })).sessionId;
     const two = (await runtime.openSession({ workspace })).sessionId;
@@ -166,13 +171,7 @@ describeTransports('process pool', ({ start }) => {
   });
 
   it('a turn interrupted while it waited for a slot leaves the queue: the next waiter is first, and its session never runs a process beyond the limit', async () => {
-    const environment = await start();
-    environment.api.setResponder((request) =>
-      request.lastUserText.includes('Hold the slot.')
-        ? textReply('Holding the only process slot for a while.', { chunks: 15, delayMs: 100 })
-        : textReply('Answered.'),
-    );
-    const runtime = await environment.runtime({ provider: { maxProcesses: 1, idleReleaseMs: 15 * 60_000 } });
+    const { environment, runtime } = await oneSlot();
     const published: ProtocolEvent[] = [];
     runtime.observe((event) => published.push(event));
     const workspace = { kind: 'directory' as const, path: environment.workspace };
