@@ -108,6 +108,9 @@ describe('tether run', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('[data_dir_in_use]');
       expect(result.stderr).toContain(String(process.pid));
+      // How to share it, and nothing said before of prompts this run never got to.
+      expect(result.stderr).toContain('run `tether serve` so every command shares the data dir');
+      expect(result.stderr).not.toContain('no terminal to ask at');
     } finally {
       await store.close();
     }

@@ -4,7 +4,7 @@ import type { CliContext } from '../cli-context.js';
 import { connectDaemon } from '../connect-daemon.js';
 import { createLocalRuntime } from '../local-runtime.js';
 import { openStore } from '../open-store.js';
-import { parseStoreLocation } from './store-option.js';
+import { type StoreLocation, parseStoreLocation } from './store-option.js';
 import type { TetherBackend } from '../tether-backend.js';
 import type { ParsedDaemonCommand } from './daemon-options.js';
 
@@ -55,14 +55,7 @@ export async function withLocalOrDaemon<Result>(
   });
   if (client)
     return work({ tether: client, listAllSessions: (filter) => client.listAllSessions(filter), inProcess: false });
-  const store =
-    location === undefined
-      ? undefined
-      : await openStore(command.dataDir, location).catch((error: unknown) => {
-          throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
-            ? inUseByAnotherProcess(command.dataDir, error)
-            : error;
-        });
+  const store = location === undefined ? undefined : await openStoreInProcess(command.dataDir, location);
   const runtime = await createLocalRuntime({
     claude: { environment: context.environment, ...(options.transport ? { transport: options.transport } : {}) },
     store,
@@ -77,6 +70,18 @@ export async function withLocalOrDaemon<Result>(
   } finally {
     await runtime.shutdown();
   }
+}
+
+/**
+ * The store opened in this process, for a command no daemon serves: a data dir another process holds
+ * is said so, with the way to share it (tether serve), rather than as the store words it.
+ */
+export function openStoreInProcess(dataDir: string, location: StoreLocation): ReturnType<typeof openStore> {
+  return openStore(dataDir, location).catch((error: unknown) => {
+    throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
+      ? inUseByAnotherProcess(dataDir, error)
+      : error;
+  });
 }
 
 function inUseByAnotherProcess(dataDir: string, error: AgentError): AgentError {

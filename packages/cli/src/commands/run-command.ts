@@ -18,6 +18,7 @@ import { UsageError } from '../usage-error.js';
 import { checkPromptText } from './prompt-argument.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
+import { openStoreInProcess } from './local-or-daemon.js';
 import { type StoreLocation, parseStoreLocation, storeHelp } from './store-option.js';
 import { type TurnAttachments, attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
@@ -227,13 +228,16 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     environment: context.environment,
     notices: context.stderr,
   });
-  // Said once the daemon is found (or not needed): a --server or token error comes first, alone.
-  if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
-    context.stderr.write(
-      'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
-    );
-  }
+  // Said once whatever runs the turn is there: a --server, token or data dir error comes first, alone.
+  const warnNobodyToAsk = () => {
+    if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
+      context.stderr.write(
+        'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
+      );
+    }
+  };
   if (daemon) {
+    warnNobodyToAsk();
     return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
@@ -243,11 +247,12 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
       ...inProcessClaudeSettings(options, context.environment),
       ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
     },
-    store: await openStore(dataDir, options.store),
+    store: await openStoreInProcess(dataDir, options.store),
     dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,
   });
+  warnNobodyToAsk();
   let interrupted: string | null = null;
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {
