@@ -168,7 +168,12 @@ export function buildOpenApiDocument(): JsonObject {
           summary: 'List sessions, newest first',
           parameters: [
             { name: 'state', in: 'query', schema: { type: 'string', enum: ['idle', 'running', 'waiting', 'closed'] } },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+            {
+              name: 'limit',
+              in: 'query',
+              description: 'At most this many (default 50); above 500, 500.',
+              schema: { type: 'integer', minimum: 1, default: 50 },
+            },
             {
               name: 'before',
               in: 'query',
