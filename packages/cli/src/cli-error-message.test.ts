@@ -186,3 +186,12 @@ describe("a run's end that names an API command", () => {
     expect(worded).not.toMatch(apiWords);
   });
 });
+
+describe('a session with an active run', () => {
+  it('names --queue and --steer only to commands that take them', () => {
+    const active = { code: 'run_active' as const, message: 'The session already has an active run.' };
+    expect(cliErrorMessage(active, [sessionId], 'send')).toContain('--queue runs it as the next run');
+    expect(cliErrorMessage(active, [sessionId], 'fork')).not.toContain('--queue');
+    expect(cliErrorMessage(active, [sessionId], 'rewind')).toContain(`tether interrupt ${sessionId}`);
+  });
+});

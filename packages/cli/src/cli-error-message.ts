@@ -14,7 +14,7 @@ import { optionArguments } from './commands/parse-command-line.js';
  * in commands instead, chosen by their stable code and reason. The code itself is printed with every
  * message, so a script keeps what it matches on; anything not listed here is shown as it came.
  */
-export function cliErrorMessage(error: ShownError, argv: readonly string[]): string {
+export function cliErrorMessage(error: ShownError, argv: readonly string[], command?: string): string {
   const session = argv.find((argument) => /^ses_[0-9a-f]{32}$/.test(argument)) ?? 'SESSION';
   const reason = error.details?.reason;
   switch (error.code) {
@@ -25,7 +25,7 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[]): str
     case 'session_open':
       return `The session is still open. Close it with \`tether close ${session}\`, then delete it.`;
     case 'run_active':
-      return `The session has an active run. Wait for it to end (\`tether attach ${session}\` follows it) or stop it (\`tether interrupt ${session}\`), then run this again. With tether send: --queue runs it as the next run, --steer hands it into the running turn.`;
+      return `The session has an active run. Wait for it to end (\`tether attach ${session}\` follows it) or stop it (\`tether interrupt ${session}\`), then run this again.${command === 'send' || command === 'run' ? ' With tether send: --queue runs it as the next run, --steer hands it into the running turn.' : ''}`;
     case 'run_not_found':
       return "The session has no run with that id. Each turn's run id (run_…) is on its run.started line in `tether run --json` or `tether send --json`.";
     case 'workspace_has_changes':

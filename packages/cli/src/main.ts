@@ -179,7 +179,9 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       return 2;
     }
     if (AgentError.isInstance(error)) {
-      context.stderr.write(`tether ${name}: ${cliErrorMessage(error, rest)} [${error.code}]\n${ownerHint(error)}`);
+      context.stderr.write(
+        `tether ${name}: ${cliErrorMessage(error, rest, name)} [${error.code}]\n${ownerHint(error)}`,
+      );
       return exitCodeForCode(error.code);
     }
     const denied = permissionDenied(error);
