@@ -100,10 +100,12 @@ export async function resolveTurnInput(
       const image = await ofPart(index, resolveImage(imagePart(part), { workspace, position, imagesInTurn }));
       totalImageBytes += image.bytes.length;
       if (totalImageBytes > imageLimits.maxTotalBytes) {
-        throw inputRefusal(
-          'images_too_large_together',
-          `The turn's images add up to more than ${imageLimits.maxTotalBytes / 1024 / 1024} MB (at part ${position}). Send fewer or smaller images per turn.`,
-        );
+        // Named like the other refusals of one part, so a command line can say which of its images it was.
+        throw new AgentError({
+          code: 'invalid_command',
+          message: `Input part ${position}: with it, the turn's images add up to more than ${imageLimits.maxTotalBytes / 1024 / 1024} MB. Send fewer or smaller images per turn.`,
+          details: { reason: 'images_too_large_together', index },
+        });
       }
       const sha256 = createHash('sha256').update(image.bytes).digest('hex');
       images.set(sha256, image);

@@ -251,7 +251,8 @@ describe('submit_turn with images and file references', () => {
     const large = Buffer.concat([pngBytes(10, 10), Buffer.alloc(imageLimits.maxBytes - 100)]);
     await writeFile(path.join(workspace, 'large.png'), large);
     const error = await refusedTurn(Array.from({ length: 5 }, () => ({ type: 'image', path: 'large.png' })));
-    expect(error).toMatchObject({ details: { reason: 'images_too_large_together' } });
+    expect(error).toMatchObject({ details: { reason: 'images_too_large_together', index: 4 } });
+    expect(error.message).toMatch(/^Input part 5 of 5: with it, the turn's images add up to more than 24 MB/);
   });
 
   it('refuses images and file references a provider cannot take with capability_unsupported, before reading them', async () => {
