@@ -83,7 +83,9 @@ export async function resolveImage(
   if (facts === 'not_an_image') {
     throw inputRefusal(
       'not_an_image',
-      `Input part ${position} is not a PNG, JPEG, GIF or WebP image (judged by its bytes, not its name). Convert it to one of those formats.`,
+      bytes.length === 0
+        ? `Input part ${position} is empty (0 bytes), so it is no image. Attach the image file itself (a save or a download may not have finished).`
+        : `Input part ${position} is not a PNG, JPEG, GIF or WebP image (judged by its bytes, not its name). Convert it to one of those formats.`,
     );
   }
   if (facts === 'image_unreadable') {

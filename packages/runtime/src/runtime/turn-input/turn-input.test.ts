@@ -190,6 +190,7 @@ describe('submit_turn with images and file references', () => {
     await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
     await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
     execFileSync('mkfifo', [path.join(workspace, 'pipe')]);
+    await writeFile(path.join(workspace, 'empty.png'), '');
     const cases: [unknown[], string, RegExp][] = [
       [[{ type: 'image', mediaType: 'image/png', data: 'not base64!' }], 'image_invalid_base64', /base64/],
       [
@@ -199,6 +200,7 @@ describe('submit_turn with images and file references', () => {
       ],
       [[{ type: 'image', mediaType: 'image/jpeg', data: base64(png) }], 'image_media_type_mismatch', /"image\/png"/],
       [[{ type: 'image', path: 'notes.png' }], 'not_an_image', /PNG, JPEG, GIF or WebP/],
+      [[{ type: 'image', path: 'empty.png' }], 'not_an_image', /is empty \(0 bytes\)/],
       [
         [{ type: 'image', mediaType: 'image/png', data: base64(png.subarray(0, 20)) }],
         'image_unreadable',
