@@ -91,7 +91,7 @@ async function checkDaemon(dataDir: string, dataDirOk: boolean): Promise<Check> 
     };
   } catch (error) {
     // The data dir's row already says what is wrong (a file, say) and how to fix it.
-    if (!dataDirOk) return { name: 'daemon', ok: true, detail: 'unknown until the data dir is fixed' };
+    if (!dataDirOk) return { name: 'daemon', ok: true, warning: true, detail: 'unknown until the data dir is fixed' };
     // Doctor lists every problem with its fix: one unreadable file must not hide the other rows.
     return {
       name: 'daemon',
