@@ -151,6 +151,8 @@ describe('a data dir that is a file', () => {
       fix: expect.stringContaining('--data-dir'),
     });
     expect(report.checks.map((check) => check.name)).toEqual(expect.arrayContaining(['node', 'claude', 'daemon']));
+    // Not judged, so not passed either.
+    expect(report.checks.find((check) => check.name === 'daemon')).toMatchObject({ ok: true, warning: true });
   });
 
   it.each([
