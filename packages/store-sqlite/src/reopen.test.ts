@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { CommitUnit } from '@tether/runtime';
@@ -522,4 +522,18 @@ describe('corrupted rows', () => {
       }
     });
   }
+});
+
+describe('a database file that is no database', () => {
+  it('is refused as damaged (database_damaged), saying to move it aside or restore a backup, and left as it was', async () => {
+    const first = await openSqliteStore({ dataDir });
+    await first.close();
+    const databasePath = path.join(dataDir, 'tether.db');
+    writeFileSync(databasePath, 'this is not a SQLite database at all, only text, long enough to be read as a header');
+    const error = await agentErrorOf(openSqliteStore({ dataDir }));
+    expect(error).toMatchObject({ code: 'store_failure', details: { reason: 'database_damaged' } });
+    expect(error.message).toContain('is damaged');
+    expect(error.message).toContain('Move it and its -wal file aside');
+    expect(readFileSync(databasePath, 'utf8')).toContain('not a SQLite database');
+  });
 });

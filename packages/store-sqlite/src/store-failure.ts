@@ -20,12 +20,25 @@ export function guardStore<Result>(action: string, work: () => Result): Result {
   } catch (error) {
     if (AgentError.isInstance(error)) throw error;
     const cause = describeCause(error);
+    if (isDatabaseDamaged(error)) {
+      throw storeFailure(
+        `The store could not ${action}: its database file (tether.db in the data directory) is damaged${cause ? ` (${cause})` : ''}. Move it and its -wal file aside (keep them for a recovery) to start again with no stored sessions, or put back a copy from a backup.`,
+        'database_damaged',
+        error,
+      );
+    }
     throw storeFailure(
       `The store could not ${action}${cause ? ` (${cause})` : ''}. Check the data directory (disk space, permissions) and retry.`,
       undefined,
       error,
     );
   }
+}
+
+/** SQLITE_CORRUPT or SQLITE_NOTADB: the file is no database, or a damaged one; retrying will not change it. */
+function isDatabaseDamaged(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && ((errcode & 0xff) === 11 || (errcode & 0xff) === 26);
 }
 
 /** SQLITE_BUSY or SQLITE_LOCKED, extended codes included: another connection holds the database. */
