@@ -531,7 +531,7 @@ describe('a database file that is no database', () => {
     const databasePath = path.join(dataDir, 'tether.db');
     writeFileSync(databasePath, 'this is not a SQLite database at all, only text, long enough to be read as a header');
     const error = await agentErrorOf(openSqliteStore({ dataDir }));
-    expect(error).toMatchObject({ code: 'store_failure', details: { reason: 'database_damaged' } });
+    expect(error).toMatchObject({ code: 'store_failure', retryable: false, details: { reason: 'database_damaged' } });
     expect(error.message).toContain('is damaged');
     expect(error.message).toContain('Move it and its -wal file aside');
     expect(readFileSync(databasePath, 'utf8')).toContain('not a SQLite database');

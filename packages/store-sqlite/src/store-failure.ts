@@ -21,11 +21,14 @@ export function guardStore<Result>(action: string, work: () => Result): Result {
     if (AgentError.isInstance(error)) throw error;
     const cause = describeCause(error);
     if (isDatabaseDamaged(error)) {
-      throw storeFailure(
-        `The store could not ${action}: its database file (tether.db in the data directory) is damaged${cause ? ` (${cause})` : ''}. Move it and its -wal file aside (keep them for a recovery) to start again with no stored sessions, or put back a copy from a backup.`,
-        'database_damaged',
-        error,
-      );
+      // Unlike a full disk, retrying changes nothing.
+      throw new AgentError({
+        code: 'store_failure',
+        message: `The store could not ${action}: its database file (tether.db in the data directory) is damaged${cause ? ` (${cause})` : ''}. Move it and its -wal file aside (keep them for a recovery) to start again with no stored sessions, or put back a copy from a backup.`,
+        retryable: false,
+        details: { reason: 'database_damaged' },
+        cause: error,
+      });
     }
     throw storeFailure(
       `The store could not ${action}${cause ? ` (${cause})` : ''}. Check the data directory (disk space, permissions) and retry.`,
