@@ -112,7 +112,7 @@ function serve(dataDir: string, env: Record<string, string>, cwd: string): Promi
     });
     serving.push({ kill: () => child.kill('SIGTERM'), closed: new Promise((done) => child.once('close', done)) });
     let stderr = '';
-    child.stderr.on('data', (chunk) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
       stderr += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
       if (match) resolve(match[1]!);
@@ -212,7 +212,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const editorClosed = new Promise((resolve) => editor.once('close', resolve));
     // The editor's stderr is the agent's (inherited, as an editor does): its log tells how the agent ended.
     let agentLog = '';
-    editor.stderr.on('data', (chunk) => (agentLog += chunk));
+    editor.stderr.setEncoding('utf8').on('data', (chunk) => (agentLog += chunk));
     let agentPid = 0;
     let sessionId = '';
     await new Promise<void>((resolve) => {
@@ -323,7 +323,7 @@ describe('tether acp as a child process, against the real binary and the fake mo
       });
       started.push({ child, finished });
       let stdout = '';
-      child.stdout!.on('data', (chunk) => (stdout += chunk));
+      child.stdout!.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
       // As an editor starts an agent: initialize at once, stdin left open for what follows.
       child.stdin!.write(
         `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,

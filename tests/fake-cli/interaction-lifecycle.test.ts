@@ -144,7 +144,7 @@ describe('interaction endings across a runtime restart (scripted CLI)', () => {
     );
     await new Promise<void>((resolve) => {
       let buffer = '';
-      child.stdout.on('data', (chunk) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
         buffer += chunk;
         if (buffer.includes('"interaction.requested"')) resolve();
       });

@@ -62,7 +62,9 @@ export function serveDaemon(
   return new Promise((resolve, reject) => {
     let output = '';
     let listening = false;
-    const collect = (chunk: Buffer) => {
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    const collect = (chunk: string) => {
       output += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (!match || listening) return;

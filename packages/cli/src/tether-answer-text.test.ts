@@ -22,6 +22,7 @@ function collect(stream: NodeJS.ReadableStream): {
 } {
   let text = '';
   const waiters = new Set<() => void>();
+  stream.setEncoding('utf8');
   stream.on('data', (chunk) => {
     text += chunk;
     for (const waiter of [...waiters]) waiter();

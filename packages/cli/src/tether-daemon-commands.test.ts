@@ -261,7 +261,7 @@ describe('tether commands through a daemon', () => {
     const detached = new Promise<number | null>((resolve) => attach.once('close', resolve));
     let stderr = '';
     const following = new Promise<void>((resolve) =>
-      attach.stderr.on('data', (chunk) => {
+      attach.stderr.setEncoding('utf8').on('data', (chunk) => {
         stderr += chunk;
         if (stderr.includes('prompts are shown, not answered here')) resolve();
       }),

@@ -89,8 +89,10 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
       }
       child.kill('SIGKILL');
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < maxStderrBytes) stderr += chunk.toString('utf8');
+    // Decoded as a stream: git's messages (a path in any language) are matched and quoted whole.
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < maxStderrBytes) stderr += chunk;
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);

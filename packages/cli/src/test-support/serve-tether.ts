@@ -36,6 +36,8 @@ export function useTetherServe(fixture: CommandFixture): TetherServe {
         child = started;
         output = '';
         let stderr = '';
+        started.stdout!.setEncoding('utf8');
+        started.stderr!.setEncoding('utf8');
         started.stdout!.on('data', (chunk) => {
           output += chunk;
         });
@@ -91,7 +93,9 @@ export function useTetherDaemons(fixture: CommandFixture): {
         });
         started.push(child);
         let output = '';
-        const collect = (chunk: Buffer) => {
+        child.stdout!.setEncoding('utf8');
+        child.stderr!.setEncoding('utf8');
+        const collect = (chunk: string) => {
           output += chunk;
           const match = /listening on (http:\/\/\S+)/.exec(output);
           if (match) resolve({ child, url: match[1]!, output: () => output });

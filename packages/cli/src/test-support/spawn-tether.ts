@@ -47,6 +47,9 @@ export function spawnTether(
     let stderr = '';
     let pending = '';
     let exitedAt = 0;
+    // Decoded as a stream: a character split across two reads is one character, not two U+FFFD.
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
       pending += chunk;

@@ -181,8 +181,10 @@ export class ClaudeProcess {
       this.child.stdout?.on('data', (chunk: Buffer) => this.readLines(options, chunk));
       this.child.stdout?.on('end', () => this.readLines(options, null));
     }
-    this.child.stderr.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-stderrTailLimit);
+    // Decoded as a stream: a character split across two reads stays one character in the tail an error quotes.
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-stderrTailLimit);
     });
     this.child.on('error', (error: NodeJS.ErrnoException) => {
       if (this.child.pid !== undefined) return;
