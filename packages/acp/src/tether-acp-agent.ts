@@ -199,10 +199,10 @@ export class TetherAcpAgent {
     return { sessions, nextCursor: page.nextCursor };
   }
 
+  /** Only a session this connection serves, as for a prompt: another host's is not closed by its id alone. */
   async closeSession(sessionId: string): Promise<void> {
-    const served = this.#sessions.get(sessionId);
+    const served = this.#served(sessionId);
     await this.#host.closeSession({ sessionId });
-    if (!served) return;
     // The prompts still running end with the session: let the follower see the close first.
     const { lastSeq } = await this.#host.getSession(sessionId);
     await served.follower.reached(lastSeq).catch(() => {});
