@@ -217,9 +217,21 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     ]);
     expect(readFileSync(file, 'utf8')).toBe('version two');
 
+    // By keyboard, after a reload (the turns' actions render once the agent's capabilities are in):
+    // the confirmation takes the focus from the button it replaces, and Cancel hands it back.
+    await page.reload();
     const second = page.getByRole('article', { name: 'Turn 2' });
-    await second.getByRole('button', { name: 'Rewind to here' }).click();
+    const focused = () => page.evaluate<string>('document.activeElement?.tagName ?? ""');
+    await second.getByRole('button', { name: 'Rewind to here' }).focus();
+    await page.keyboard.press('Enter');
     const confirm = second.getByRole('group', { name: 'Confirm the rewind to turn 2' });
+    await confirm.waitFor();
+    await expect.poll(focused).not.toBe('BODY');
+    expect(await confirm.evaluate((group) => group.contains(group.ownerDocument.activeElement))).toBe(true);
+    await confirm.getByRole('button', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('BUTTON');
+    await second.getByRole('button', { name: 'Rewind to here' }).click();
     expect(await confirm.innerText()).toContain('The agent forgets this turn and every later one');
     await confirm.getByLabel('Also restore files to how they were before this turn').check();
     await confirm.getByRole('button', { name: 'Rewind', exact: true }).click();

@@ -12,21 +12,23 @@ const focusable = 'input:not([disabled]), textarea:not([disabled]), select:not([
  */
 export function useFocusKeptIn(group: RefObject<HTMLElement | null>, shown: string): void {
   const inside = useRef(false);
+  // Listened for on the document: the group may render nothing at first (a turn's actions wait for the
+  // run to end and the agent's capabilities), and a listener on its element would never be attached.
   useEffect(() => {
-    const element = group.current;
-    if (!element) return;
-    const entered = () => {
-      inside.current = true;
+    const entered = (event: FocusEvent) => {
+      if (event.target instanceof Node && group.current?.contains(event.target)) inside.current = true;
     };
     const left = (event: FocusEvent) => {
-      // A removed element's blur names no target: that is the loss this puts right, not a move away.
+      const element = group.current;
+      // A removed element's blur is no longer inside: that is the loss this puts right, not a move away.
+      if (!element || !(event.target instanceof Node) || !element.contains(event.target)) return;
       if (event.relatedTarget instanceof Node && !element.contains(event.relatedTarget)) inside.current = false;
     };
-    element.addEventListener('focusin', entered);
-    element.addEventListener('focusout', left);
+    document.addEventListener('focusin', entered);
+    document.addEventListener('focusout', left);
     return () => {
-      element.removeEventListener('focusin', entered);
-      element.removeEventListener('focusout', left);
+      document.removeEventListener('focusin', entered);
+      document.removeEventListener('focusout', left);
     };
   }, [group]);
   useLayoutEffect(() => {
