@@ -72,7 +72,7 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     suite.environment.api.enqueue(textReply('slow '.repeat(400), { chunks: 200, delayMs: 50 }));
     await sendTurn(page, 'Talk slowly.');
     await page.getByText('slow slow slow', { exact: false }).waitFor();
-    const stopAll = page.getByRole('button', { name: 'Stop the run and withdraw the 2 queued follow-ups' });
+    const stopAll = page.getByRole('button', { name: 'Stop all: the run, and the 2 queued follow-ups withdrawn' });
     // Nothing queued yet: only Stop.
     expect(await stopAll.count()).toBe(0);
     const message = page.getByLabel('Message', { exact: true });

@@ -216,7 +216,7 @@ export function Composer({
             <button
               type="button"
               className="button-stop"
-              aria-label={`Stop the run and withdraw the ${queuedTurns === 1 ? 'queued follow-up' : `${queuedTurns} queued follow-ups`}`}
+              aria-label={`Stop all: the run, and the ${queuedTurns === 1 ? 'queued follow-up' : `${queuedTurns} queued follow-ups`} withdrawn`}
               disabled={stopping}
               onClick={() => onStop(true)}
             >
