@@ -52,6 +52,9 @@ describe('MarkdownText', () => {
     expect(html('```no-such-language\n<b>x</b>\n```')).toContain(
       '<code class="hljs language-no-such-language">&lt;b&gt;x&lt;/b&gt;\n</code>',
     );
+    // Still streaming (its fence not closed yet): plain, coloured once whole rather than for every delta.
+    expect(html('Here:\n\n```ts\nconst x = 1;')).toContain('<code class="language-ts">const x = 1;\n</code>');
+    expect(html('Here:\n\n```ts\nconst x = 1;\n```')).toContain('hljs-keyword');
   });
 
   it('leaves HTML as the characters it is: no element, no attribute comes from it', () => {

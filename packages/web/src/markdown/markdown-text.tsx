@@ -2,7 +2,7 @@ import { memo, useDeferredValue, useMemo } from 'react';
 import Markdown, { type Components, type ExtraProps, type Options } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { useCodeHighlighter } from './code-highlighter.js';
-import { splitIntoPieces } from './split-into-pieces.js';
+import { markdownPieces } from './split-into-pieces.js';
 
 /*
  * Model output through react-markdown (CommonMark + GFM tables, task lists, strikethrough) with
@@ -87,6 +87,8 @@ const remarkPlugins: Options['remarkPlugins'] = [remarkGfm];
 const keepUrl = (url: string): string => url;
 
 type RehypePlugins = Options['rehypePlugins'];
+/** For code still streaming: coloured once its fence closes. */
+const plainPlugins: RehypePlugins = [];
 /**
  * Characters per separately rendered piece: each react-markdown render has a fixed cost (a new
  * processor), so pieces are not single paragraphs; a streamed delta re-parses at most about this much.
@@ -121,12 +123,16 @@ const MarkdownPiece = memo(function MarkdownPiece({
 export const MarkdownText = memo(function MarkdownText({ text }: { readonly text: string }) {
   const shown = useDeferredValue(text);
   const rehypePlugins = useCodeHighlighter(shown);
-  const pieces = useMemo(() => splitIntoPieces(shown, pieceLength), [shown]);
+  const { pieces, endsInOpenFence } = useMemo(() => markdownPieces(shown, pieceLength), [shown]);
   return (
     <div className="markdown">
       {pieces.map((piece, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: a piece is its position (only the last one grows; none moves)
-        <MarkdownPiece key={index} text={piece} rehypePlugins={rehypePlugins} />
+        <MarkdownPiece
+          // biome-ignore lint/suspicious/noArrayIndexKey: a piece is its position (only the last one grows; none moves)
+          key={index}
+          text={piece}
+          rehypePlugins={endsInOpenFence && index === pieces.length - 1 ? plainPlugins : rehypePlugins}
+        />
       ))}
     </div>
   );
