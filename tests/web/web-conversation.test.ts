@@ -28,6 +28,21 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
   const suite = browserSuite();
   const connectedPage = (viewport?: { width: number; height: number }) => suite.connectedPage(viewport);
 
+  it('by keyboard, a new session is opened and talked to without the mouse: the focus goes where to type next', async () => {
+    const page = await connectedPage();
+    const focusedLabel = () =>
+      page.evaluate<string>(
+        "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.closest('label')?.textContent?.trim() ?? document.activeElement?.tagName ?? ''",
+      );
+    await page.getByRole('button', { name: 'New session' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focusedLabel).toContain('Working directory');
+    await page.keyboard.type(suite.environment.workspace);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/sessions\/ses_[0-9a-f]{32}$/);
+    await expect.poll(focusedLabel).toBe('Message');
+  });
+
   it('asks for the token once per tab, refuses a wrong one, and never puts it in the URL', async () => {
     const { daemon } = suite;
     const page = await (await suite.newContext()).newPage();

@@ -66,6 +66,12 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [dropping, setDropping] = useState(false);
   const nextId = useRef(0);
+  const field = useRef<HTMLTextAreaElement>(null);
+  // A session just opened from the form (its button gone) or reached by a link leaves the focus on
+  // the page: the message field takes it then; a focus the person has elsewhere (the list) stays there.
+  useEffect(() => {
+    if (document.activeElement === document.body || document.activeElement === null) field.current?.focus();
+  }, []);
   const previews = useRef(images);
   previews.current = images;
   // Thumbnails are object URLs of the files: give them back when the composer goes.
@@ -176,6 +182,7 @@ export function Composer({
       )}
       <div className="composer-row">
         <textarea
+          ref={field}
           aria-label="Message"
           placeholder={
             closed

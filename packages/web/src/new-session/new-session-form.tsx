@@ -88,6 +88,9 @@ export function NewSessionForm({ suggestedDirectory, onOpened }: NewSessionFormP
         <input
           type="text"
           required
+          // The form was asked for: where to type goes first.
+          // biome-ignore lint/a11y/noAutofocus: the person opened this form to fill it; its first field is where they type
+          autoFocus
           value={directory}
           placeholder="/home/me/project"
           spellCheck={false}
