@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { TetherClient } from '@tether/client';
+import { writeOutBidirectionalControls } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { sessionPath } from '../routing/use-route.js';
 import {
@@ -106,7 +107,7 @@ function SourceName({
   readonly source: ForkSource;
   readonly onOpenSession: (sessionId: string) => void;
 }) {
-  const name = source.title ?? source.origin.sessionId;
+  const name = source.title === null ? source.origin.sessionId : writeOutBidirectionalControls(source.title);
   if (source.missing) return <span>{name} (no longer available)</span>;
   return (
     <a

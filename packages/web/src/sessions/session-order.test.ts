@@ -65,6 +65,9 @@ describe('the session list order', () => {
 
   it('names a session by its title, or says why it has none', () => {
     expect(sessionTitle(snapshot('1', 'idle', 'x', { title: 'Fix the build' }))).toBe('Fix the build');
+    expect(sessionTitle(snapshot('1', 'idle', 'x', { title: 'Open report\u202Etxt.exe' }))).toBe(
+      'Open report<U+202E>txt.exe',
+    );
     expect(sessionTitle(snapshot('1', 'idle', 'x'))).toBe('No turns yet');
     expect(sessionTitle(snapshot('1', 'running', 'x', { activeRunId: runId }))).toBe('Untitled');
     expect(

@@ -1,4 +1,4 @@
-import type { SessionSnapshot } from '@tether/protocol';
+import { type SessionSnapshot, writeOutBidirectionalControls } from '@tether/protocol';
 
 /** How the list labels a session: the daemon's state, with a failed last run told apart from idle. */
 export type SessionStatus = 'waiting' | 'running' | 'failed' | 'idle' | 'closed';
@@ -11,7 +11,8 @@ export function sessionStatus(snapshot: SessionSnapshot): SessionStatus {
 
 /** What the list calls a session: its first turn, or why it has no title. */
 export function sessionTitle(snapshot: SessionSnapshot): string {
-  if (snapshot.title !== null) return snapshot.title;
+  // The first turn's words, bidirectional controls written out: a title cannot show "evil.exe" reversed.
+  if (snapshot.title !== null) return writeOutBidirectionalControls(snapshot.title);
   // Runs but no title: the turns were redacted, or only controls ran.
   return snapshot.lastRun === null && snapshot.activeRunId === null ? 'No turns yet' : 'Untitled';
 }
