@@ -298,8 +298,14 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     const port = suite.daemon.port;
     await suite.daemon.close();
     await page.getByRole('status').getByText('Reconnecting…', { exact: false }).waitFor();
+    // A turn sent meanwhile is refused, said once; the notice goes when the daemon answers again.
+    await page.getByLabel('Message', { exact: true }).fill('While it is down.');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    const unreachable = page.getByRole('alert').getByText('not reachable', { exact: false });
+    await unreachable.waitFor();
     suite.daemon = await startTestDaemon(suite.environment, { port, staticDirectory: webDist });
     await page.getByText('Reconnecting…', { exact: false }).waitFor({ state: 'detached' });
+    await unreachable.waitFor({ state: 'detached' });
     suite.environment.api.enqueue(textReply('After the restart.'));
     await sendTurn(page, 'Second.');
     await waitForRunEnd(page, 'Succeeded');

@@ -53,7 +53,15 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
   const mode = conversation.mode ?? snapshot.mode;
   const forkSource = useForkSource(conversation.forkedFrom);
   const workspace = useWorkspaceStatus(sessionId, conversation);
-  const [notice, setNotice] = useState<{ readonly kind: 'error' | 'info'; readonly text: string } | null>(null);
+  const [notice, setNotice] = useState<{
+    readonly kind: 'error' | 'info';
+    readonly text: string;
+    /** The daemon could not be reached: true once it answers again (its stream back), so the notice goes. */
+    readonly unreachable?: boolean;
+  } | null>(null);
+  useEffect(() => {
+    if (stream === 'open') setNotice((shown) => (shown?.unreachable ? null : shown));
+  }, [stream]);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
 
@@ -83,7 +91,12 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
       return await action();
     } catch (error) {
       if (isTokenRefused(error)) tokenRefused();
-      else setNotice({ kind: 'error', text: describeFailure(error) });
+      else
+        setNotice({
+          kind: 'error',
+          text: describeFailure(error),
+          unreachable: AgentError.isInstance(error) && error.code === 'runtime_stopped',
+        });
       throw error;
     }
   };
