@@ -71,6 +71,7 @@ describe('ACP prompt content as Tether input', () => {
       ),
     ).toMatchObject({ code: 'capability_unsupported' });
     expect(refusal(() => planPrompt([{ type: 'text', text: '' }]))).toMatchObject({ code: 'invalid_command' });
+    expect(refusal(() => planPrompt([{ type: 'text', text: '  \n\t ' }])).message).toContain('The prompt is empty');
   });
 
   it('refuses a file link that names no local file, saying how to link one', () => {

@@ -48,7 +48,8 @@ function localPathOf(uri: string): string {
 export function inputPartOf(block: ContentBlock): SubmittedInputPart | null {
   switch (block.type) {
     case 'text':
-      return block.text === '' ? null : { type: 'text', text: block.text };
+      // Only whitespace says nothing either: a prompt of it is refused as empty, not run as nothing.
+      return block.text.trim() === '' ? null : { type: 'text', text: block.text };
     case 'image':
       return imagePart(block.mimeType, block.data);
     case 'resource_link':
