@@ -228,8 +228,9 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     await confirm.waitFor();
     await expect.poll(focused).not.toBe('BODY');
     expect(await confirm.evaluate((group) => group.contains(group.ownerDocument.activeElement))).toBe(true);
-    await confirm.getByRole('button', { name: 'Cancel' }).focus();
-    await page.keyboard.press('Enter');
+    // Escape says no, as Cancel does.
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
     await expect.poll(focused).toBe('BUTTON');
     await second.getByRole('button', { name: 'Rewind to here' }).click();
     expect(await confirm.innerText()).toContain('The agent forgets this turn and every later one');

@@ -43,7 +43,15 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
         ? 'Delete this session and its whole history? This cannot be undone.'
         : 'Closing stops the run that is going on. Close anyway?';
     return (
-      <fieldset ref={group} className="session-actions" aria-label="Confirm">
+      <fieldset
+        ref={group}
+        className="session-actions"
+        aria-label="Confirm"
+        onKeyDown={(event) => {
+          // Escape answers a confirmation "no", as it closes a dialog.
+          if (event.key === 'Escape' && !busy) setConfirming(null);
+        }}
+      >
         <span>{question}</span>
         {confirming === 'delete' && keptWork !== null ? (
           // Deleting never throws work away unasked: without the tick the daemon refuses and says why.

@@ -41,6 +41,10 @@ export function TurnActions({ turn, onFork, onRewind, offerFiles }: TurnActionsP
         ref={group}
         className="turn-actions turn-actions-confirm"
         aria-label={`Confirm the rewind to turn ${turn}`}
+        onKeyDown={(event) => {
+          // Escape answers a confirmation "no", as it closes a dialog.
+          if (event.key === 'Escape' && !busy) setConfirming(false);
+        }}
       >
         <span>
           Rewind the conversation to before turn {turn}? The agent forgets this turn and every later one; they stay
