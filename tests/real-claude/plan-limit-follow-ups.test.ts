@@ -89,7 +89,8 @@ describe('follow-ups while the plan limit window is closed (a subscription login
         details: { httpStatus: 429, reason: 'plan_limit', resetsAt: resetIso },
       },
     });
-    const readableReset = `${resetIso.slice(11, 19)} UTC on`;
+    // The message leaves out seconds that are 0 ("14:05 UTC"), as a person writes a time.
+    const readableReset = `${resetIso.slice(11, 19).replace(/:00$/, '')} UTC on`;
     expect(refused.error?.message).toContain(`until it resets at ${readableReset}`);
     expect(refused.error?.message).toMatch(/The follow-up queued in this session waits for the reset.*withdraw it/);
 
