@@ -23,10 +23,10 @@ export async function drainRuns(
   graceMs: number,
   logger: DaemonLogger,
   hurry: AbortSignal,
-): Promise<number> {
+): Promise<void> {
   runtime.beginShutdown();
   const running = await activeRuns(runtime);
-  if (running.length === 0) return 0;
+  if (running.length === 0) return;
   logger.info({ runs: running.length, graceMs }, 'waiting for active runs to finish');
   const grace = AbortSignal.any([AbortSignal.timeout(graceMs), hurry]);
   await Promise.allSettled(running.map((run) => runtime.waitForRun(run.runId, { signal: grace })));
@@ -36,5 +36,4 @@ export async function drainRuns(
       { runs: remaining.length, forced: hurry.aborted },
       'interrupting runs still active after the grace period',
     );
-  return remaining.length;
 }
