@@ -126,8 +126,9 @@ describe('one runtime per data directory', () => {
   });
 
   it('takes over a lock whose owner was killed and not yet reaped (a zombie still answers signal 0)', async () => {
-    // The background child exits at once; its parent, exec'd into sleep, never waits for it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The background child exits soon, once its parent has exec'd into sleep, which never waits for it
+    // (one that exited at once could be reaped by the shell before the exec).
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const [line] = (await once(parent.stdout!.setEncoding('utf8'), 'data')) as [string];
       const zombie = Number(line.trim());
@@ -135,7 +136,7 @@ describe('one runtime per data directory', () => {
         const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
         return stat.slice(stat.lastIndexOf(')') + 2)[0];
       };
-      await expect.poll(stateOf).toBe('Z');
+      await expect.poll(stateOf, { timeout: 10_000 }).toBe('Z');
       writeLock(JSON.stringify({ pid: zombie, startTicks: processStartTicks(zombie) }));
       await openAndClose();
     } finally {
