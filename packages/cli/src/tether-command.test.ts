@@ -74,6 +74,41 @@ describe('tether run', () => {
     expect(history).toContain('Remembered: KIWI.');
   });
 
+  it('reads a prompt given as - from stdin: its text reaches the model, never the command line', async () => {
+    fixture.api.enqueue(textReply('Read from stdin.'));
+    const secretLine = 'the plan for PROJECT-ORCHID, line one\nline two';
+    const { child, finished } = spawnTether(['run', '-'], {
+      cwd: fixture.workspace,
+      environment: fixture.environment,
+      stdin: 'pipe',
+    });
+    child.stdin!.end(`${secretLine}\n`);
+    const result = await finished;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Read from stdin.\n');
+    const turn = fixture.api.requests.filter((request) => request.kind === 'turn').at(-1)!;
+    // The trailing line break the shell adds is not part of the turn; the one inside it is.
+    expect(JSON.stringify((turn.body as { messages: unknown }).messages)).toContain(
+      JSON.stringify(secretLine).slice(1, -1),
+    );
+    expect(JSON.stringify((turn.body as { messages: unknown }).messages)).not.toContain('line two\\n');
+  });
+
+  it('refuses - as the prompt when stdin is empty or also carries the answers, before anything runs', async () => {
+    const empty = spawnTether(['run', '-'], {
+      cwd: fixture.workspace,
+      environment: fixture.environment,
+      stdin: 'pipe',
+    });
+    empty.child.stdin!.end('\n\n');
+    const both = await tether(['run', '--answers', '-', '-']);
+    const emptyResult = await empty.finished;
+    expect([emptyResult.code, both.code]).toEqual([2, 2]);
+    expect(emptyResult.stderr).toContain('the prompt read from stdin is empty');
+    expect(both.stderr).toContain('stdin can carry the prompt (-) or the answers (--answers -), not both');
+    expect(fixture.api.requests).toHaveLength(0);
+  });
+
   it('exits 1 with the error code when the run fails', async () => {
     fixture.api.enqueue(errorReply(500), errorReply(500));
     const result = await tether(['run', 'Fail please']);

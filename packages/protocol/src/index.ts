@@ -25,6 +25,7 @@ export {
   RecordedFilePart,
   inputPartTypes,
   inputPartPosition,
+  textInputLengthLimit,
 } from './input.js';
 export type { InputPartType } from './input.js';
 export { imageLimits } from './image-limits.js';

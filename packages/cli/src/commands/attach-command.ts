@@ -5,7 +5,7 @@ import { InteractionResponder } from '../interactions/interaction-responder.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { UsageError } from '../usage-error.js';
-import { checkPromptText } from './prompt-argument.js';
+import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from './prompt-argument.js';
 import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { driveTurn, signalDeadlineMs } from './turn-driver.js';
@@ -15,6 +15,7 @@ import { attachmentHelp, attachmentOptions, parseAttachments } from './attachmen
 const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
 export const attachUsage = `usage: tether attach SESSION ${common}`;
 export const sendUsage = `usage: tether send SESSION [--queue|--steer] [--image PATH]... [--file PATH]... ${common} "prompt"
+  "prompt" is the turn's text; - reads it from stdin to its end instead (then it does not show in ps).
   While a run is active: --queue runs the prompt as the next run (in order, after what is already
   queued), --steer hands it into the running turn at the agent's next opportunity; without either
   the send is refused (run_active). Ctrl-C withdraws a follow-up that has not started yet.
@@ -108,20 +109,17 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   const delivery: InputDelivery | undefined =
     values.queue === true ? 'after_turn' : values.steer === true ? 'steer' : undefined;
   if (positionals.length !== 2) throw new UsageError(`Give a session id and one prompt.\n\n${sendUsage}`);
-  const [sessionId, prompt] = positionals as [string, string];
+  const [sessionId, argument] = positionals as [string, string];
   oneSessionId([sessionId], sendUsage);
-  checkPromptText(prompt, `tether send ${sessionId} "now add a test"`);
+  const example = `tether send ${sessionId} "now add a test"`;
+  const answers = typeof values.answers === 'string' ? values.answers : undefined;
+  if (argument !== promptFromStdin) checkPromptText(argument, example);
+  checkPromptSource(argument, answers);
+  const json = values.json === true;
+  const mode = responderMode({ approve: approveOption(values.approve), answers, json, prompt: argument }, context);
+  const prompt = await readPrompt(argument, context, example);
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
-  const json = values.json === true;
-  const mode = responderMode(
-    {
-      approve: approveOption(values.approve),
-      answers: typeof values.answers === 'string' ? values.answers : undefined,
-      json,
-    },
-    context,
-  );
   return driveTurn(
     client,
     {

@@ -15,7 +15,7 @@ import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { type TurnStopper, type WorktreeRequest, driveTurn, signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
-import { checkPromptText } from './prompt-argument.js';
+import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from './prompt-argument.js';
 import { parseCommandLine } from './parse-command-line.js';
 import { openStore } from '../open-store.js';
 import { openStoreInProcess } from './local-or-daemon.js';
@@ -27,6 +27,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--b
                   [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]
                   [--store URL] [--worktree-root DIR] [--claude-path PATH] [--transport cli|sdk] [--startup-timeout SECONDS] [--agent-nice N] "prompt"
 
+  "prompt"           the turn's text; - reads it from stdin to its end instead (then it does not
+                     show in ps, and a terminal cannot be asked: give --answers or --approve)
   --json             one neutral event per line on stdout, nothing else
   --cwd DIR          the workspace directory (default: the current directory); with --resume
                      only the session's own directory is accepted
@@ -63,6 +65,8 @@ ${attachmentHelp}
 exit codes: 0 succeeded, 1 failed, 2 usage error, 130 interrupted (Ctrl-C), 143 stopped by SIGTERM,
 129 stopped by SIGHUP, 131 stopped by SIGQUIT (Ctrl-\\) (the run is stopped and recorded as interrupted,
 the agent's processes ended)`;
+
+const runExample = 'tether run "explain this repository"';
 
 interface RunOptions {
   readonly json: boolean;
@@ -117,10 +121,13 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     },
     runUsage,
   );
-  if (positionals.length === 1) checkPromptText(positionals[0]!, 'tether run "explain this repository"');
+  if (positionals.length === 1 && positionals[0] !== promptFromStdin) checkPromptText(positionals[0]!, runExample);
   if (positionals.length !== 1) {
-    throw new UsageError(`tether run needs exactly one prompt argument (quote it).\n\n${runUsage}`);
+    throw new UsageError(
+      `tether run needs exactly one prompt argument (quote it, or give - to read it from stdin).\n\n${runUsage}`,
+    );
   }
+  checkPromptSource(positionals[0]!, values.answers);
   const mode = values['permission-mode'];
   if (mode !== undefined && !PermissionMode.safeParse(mode).success) {
     throw new UsageError(`Unknown permission mode "${mode}". Use one of: ${PermissionMode.options.join(', ')}.`);
@@ -188,10 +195,16 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
 /**
  * How prompts get answered: at the terminal, from --answers, allowed once, or denied. With nobody
  * to ask (no terminal, or --json) and no --answers or --approve, `nobodyToAsk` says what is done:
- * a run denies them (it would wait forever), a watcher leaves them to whoever can answer.
+ * a run denies them (it would wait forever), a watcher leaves them to whoever can answer. A prompt
+ * read from stdin has used it up, so the terminal cannot be asked either.
  */
 export function responderMode(
-  options: { approve: 'ask' | 'allow-once' | 'deny'; answers: string | undefined; json: boolean },
+  options: {
+    approve: 'ask' | 'allow-once' | 'deny';
+    answers: string | undefined;
+    json: boolean;
+    prompt?: string;
+  },
   context: CliContext,
   nobodyToAsk: 'deny' | 'watch' = 'deny',
 ): ResponderMode {
@@ -201,7 +214,7 @@ export function responderMode(
     if (options.answers !== '-') checkAnswersSource(options.answers);
     return { kind: 'answers', source: options.answers, stdin: context.stdin };
   }
-  if (!options.json && context.terminal)
+  if (!options.json && context.terminal && options.prompt !== promptFromStdin)
     return { kind: 'terminal', prompter: new TerminalPrompter(context.terminal.input, context.terminal.output) };
   return { kind: nobodyToAsk };
 }
@@ -210,13 +223,14 @@ export function responderMode(
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);
+  const prompt = await readPrompt(options.prompt, context, runExample);
   const request = {
     resume: options.resume,
     cwd: options.cwd,
     worktree: options.worktree,
     model: options.model,
     permissionMode: options.permissionMode,
-    prompt: options.prompt,
+    prompt,
     attachments: options.attachments,
     json: options.json,
     ...(options.resumeCwd !== undefined ? { resumeCwd: options.resumeCwd } : {}),
@@ -232,7 +246,9 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   const warnNobodyToAsk = () => {
     if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
       context.stderr.write(
-        'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
+        options.prompt === promptFromStdin && context.terminal
+          ? 'tether: stdin carried the prompt and no --answers was given: tool prompts and questions will be denied.\n'
+          : 'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
       );
     }
   };
