@@ -19,11 +19,22 @@ function imagePart(mimeType: string | null | undefined, data: string): Submitted
   return { type: 'image', mediaType: mediaType.data, data };
 }
 
+/**
+ * The resource's text inside its tags, so that nothing in it can end them early: a file that holds
+ * `</resource>` (or a uri holding a quote) would otherwise let the rest of it read as the user's own
+ * words. Only those few characters change.
+ */
+function wrappedResource(uri: string, text: string): string {
+  const attribute = uri.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+  const body = text.replace(/<(\/resource)/gi, '&lt;$1');
+  return `<resource uri="${attribute}">\n${body}\n</resource>`;
+}
+
 function resourcePart(block: Extract<ContentBlock, { type: 'resource' }>): SubmittedInputPart {
   const { resource } = block;
   if ('text' in resource) {
     // The model sees the resource's text with the name it came from, as Claude Code shows an attachment.
-    return { type: 'text', text: `<resource uri="${resource.uri}">\n${resource.text}\n</resource>` };
+    return { type: 'text', text: wrappedResource(resource.uri, resource.text) };
   }
   if (resource.mimeType?.startsWith('image/')) return imagePart(resource.mimeType, resource.blob);
   throw unsupported(
