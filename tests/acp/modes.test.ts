@@ -1,6 +1,6 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useAcp } from './acp-harness.js';
 
 describe('ACP modes and config options against the real binary', () => {
@@ -69,6 +69,38 @@ describe('ACP modes and config options against the real binary', () => {
         expect.objectContaining({ value: 'default' }),
       ]),
     });
+    environment.api.enqueue(textReply('Answered.'));
+    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
+    expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
+      model: 'gpt-17',
+    });
+  });
+
+  it('/model NAME typed as a prompt sets the model option: the client hears of it at once, the next turn uses it', async () => {
+    const { environment, pair } = await startAcp();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const response = await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/model gpt-17' }],
+    });
+    expect(response.stopReason).toBe('end_turn');
+    await vi.waitFor(
+      () =>
+        expect(
+          pair
+            .updatesOf(sessionId, 'config_option_update')
+            .at(-1)
+            ?.configOptions.find((option) => option.id === 'model'),
+        ).toMatchObject({ currentValue: 'gpt-17' }),
+      { timeout: 10_000 },
+    );
+    expect(
+      pair.updatesOf(sessionId, 'agent_message_chunk').map((update) => (update.content as { text: string }).text),
+    ).toEqual(['Model set to gpt-17.']);
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
     environment.api.enqueue(textReply('Answered.'));
     await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
     expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({

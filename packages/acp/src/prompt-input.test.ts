@@ -66,9 +66,11 @@ describe('ACP prompt content as Tether input', () => {
       argument: 'keep the API notes',
     });
     expect(planPrompt([{ type: 'text', text: '/clear' }])).toEqual({ kind: 'control', name: 'clear' });
-    // Not a control: an unknown name, the model (a config option), or a slash command with more content.
+    // The model with a name sets the model option; without one it is Claude Code's own command.
+    expect(planPrompt([{ type: 'text', text: ' /model opus ' }])).toEqual({ kind: 'model', model: 'opus' });
+    expect(planPrompt([{ type: 'text', text: '/model' }]).kind).toBe('turn');
+    // Not a control: an unknown name, or a slash command with more content.
     expect(planPrompt([{ type: 'text', text: '/deploy now' }]).kind).toBe('turn');
-    expect(planPrompt([{ type: 'text', text: '/model opus' }]).kind).toBe('turn');
     expect(
       planPrompt([
         { type: 'text', text: '/compact' },

@@ -2,10 +2,14 @@ import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 import { AgentError, ControlName, ImageMediaType, type SubmittedInputPart } from '@tether/protocol';
 
-/** What a prompt asks for: a turn with input parts, or one of Tether's controls (a slash command). */
+/**
+ * What a prompt asks for: a turn with input parts, one of Tether's controls (a slash command), or
+ * `/model NAME`, which sets the model option (so the client hears of it as when it sets it itself).
+ */
 export type PromptRequestPlan =
   | { readonly kind: 'turn'; readonly input: SubmittedInputPart[] }
-  | { readonly kind: 'control'; readonly name: string; readonly argument?: string };
+  | { readonly kind: 'control'; readonly name: string; readonly argument?: string }
+  | { readonly kind: 'model'; readonly model: string };
 
 function unsupported(message: string): AgentError {
   return new AgentError({ code: 'capability_unsupported', message });
@@ -73,15 +77,16 @@ export function inputPartOf(block: ContentBlock): SubmittedInputPart | null {
   }
 }
 
-/** A prompt that is only `/name [argument]`, with name one of Tether's controls (except `model`, a config option). */
+/** A prompt that is only `/name [argument]`, with name one of Tether's controls (`model` with a name: the option). */
 function controlOf(blocks: readonly ContentBlock[]): PromptRequestPlan | null {
   const [first] = blocks;
   if (blocks.length !== 1 || first?.type !== 'text') return null;
   const match = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/.exec(first.text.trim());
   if (!match) return null;
   const name = ControlName.safeParse(match[1]);
-  if (!name.success || name.data === 'model') return null;
+  if (!name.success) return null;
   const argument = match[2]?.trim();
+  if (name.data === 'model') return argument ? { kind: 'model', model: argument } : null;
   return { kind: 'control', name: name.data, ...(argument ? { argument } : {}) };
 }
 

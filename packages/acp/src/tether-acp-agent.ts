@@ -212,6 +212,7 @@ export class TetherAcpAgent {
   async prompt(request: PromptRequest): Promise<PromptResponse> {
     const served = this.#served(request.sessionId);
     const plan = planPrompt(request.prompt);
+    if (plan.kind === 'model') return this.#promptedModel(request.sessionId, plan.model);
     const prompt: ServedPrompt = { runId: null, inputId: null, cancelRequested: false };
     const { sessionId } = request;
     served.prompts.add(prompt);
@@ -245,6 +246,19 @@ export class TetherAcpAgent {
       served.follower.expectOwnRun(false);
       served.prompts.delete(prompt);
     }
+  }
+
+  /**
+   * `/model NAME` typed as a prompt: set as the model option is (live, or from the next turn), so the
+   * client's option follows at once (config_option_update), and said in the conversation.
+   */
+  async #promptedModel(sessionId: string, model: string): Promise<PromptResponse> {
+    await this.#host.setModel({ sessionId, model });
+    await this.#notify(sessionId, {
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: `Model set to ${model}.` },
+    });
+    return { stopReason: 'end_turn' };
   }
 
   /**
