@@ -194,6 +194,21 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await page.locator('.session-item', { hasText: 'Keep talking.' }).waitFor({ state: 'detached' });
   });
 
+  it('a close confirmation whose run ends while it is open says so, and closes without speaking of stopping', async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(textReply('short while '.repeat(20), { chunks: 20, delayMs: 100 }));
+    await sendTurn(page, 'Talk a short while.');
+    await page.getByText('short while short while', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Close session' }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm' });
+    expect(await confirm.innerText()).toContain('Closing stops the run');
+    await waitForRunEnd(page, 'Succeeded');
+    await expect.poll(() => confirm.innerText()).toContain('The run has ended meanwhile. Close the session?');
+    await confirm.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.locator('.session-header .status-closed').waitFor();
+  });
+
   it('an unknown session id shows that there is no such session, with the way back and nothing to act on', async () => {
     const page = await connectedPage();
     await page.goto(`${suite.daemon.url}/sessions/ses_${'0'.repeat(32)}`);

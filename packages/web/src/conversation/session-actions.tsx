@@ -38,10 +38,13 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
     }
   };
   if (confirming !== null) {
+    // The run may end while the question is open: the question then says what closing does now.
     const question =
       confirming === 'delete'
         ? 'Delete this session and its whole history? This cannot be undone.'
-        : 'Closing stops the run that is going on. Close anyway?';
+        : running
+          ? 'Closing stops the run that is going on. Close anyway?'
+          : 'The run has ended meanwhile. Close the session?';
     return (
       <fieldset
         ref={group}
@@ -71,7 +74,7 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
           disabled={busy}
           onClick={act(confirming === 'delete' ? () => onDelete(discard) : onClose)}
         >
-          {confirming === 'delete' ? 'Delete for good' : 'Close and stop'}
+          {confirming === 'delete' ? 'Delete for good' : running ? 'Close and stop' : 'Close'}
         </button>
         <button type="button" disabled={busy} onClick={() => setConfirming(null)}>
           Cancel
