@@ -173,6 +173,11 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     await facts.getByText(fork.model!, { exact: true }).waitFor();
     expect(await facts.innerText()).not.toContain('default mode');
     await saveScreenshot(page, 'fork-origin');
+    // In the list the fork has its source's title: it is named a fork, the source is not.
+    const listed = page.locator('.session-item', { hasText: 'The first question.' });
+    await expect.poll(() => listed.count()).toBe(2);
+    await page.getByRole('link', { name: 'The first question. (fork) —', exact: false }).waitFor();
+    expect(await listed.locator('.session-item-fork').count()).toBe(1);
 
     await converse(suite, page, [['A question in the fork.', 'Answer in the fork.']]);
     const forkRequest = lastTurnRequest(suite);

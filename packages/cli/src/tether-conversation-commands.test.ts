@@ -72,6 +72,10 @@ async function forkAndRewindRoundTrip(): Promise<void> {
   expect(lastConversation()).not.toContain('Second answer PEAR');
   const fork = (await tetherJson<SessionSnapshot>(['show', forkSessionId, '--json']))[0]!;
   expect(fork.forkedFrom).toEqual({ sessionId: first.sessionId, runId: first.runId });
+  // It has its source's title, so the list says which one is the fork.
+  const listed = (await tether(['sessions'])).stdout.split('\n');
+  expect(listed.find((line) => line.startsWith(forkSessionId))).toContain(`fork of ${first.sessionId}`);
+  expect(listed.find((line) => line.startsWith(first.sessionId))).not.toContain('fork of');
 
   // The original goes on independently: its next turn has its whole history, none of the fork's.
   await turn('Original again LIME', 'Original answer', first.sessionId);

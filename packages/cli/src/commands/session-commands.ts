@@ -43,7 +43,7 @@ function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
   const lastRun = session.lastRun ? ` · last run ${session.lastRun.outcome}` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${titleColumn(session)}${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''} · ${formatUsage(session.usage)}${lastRun}${followUpColumns(session)}${waiting}`;
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${titleColumn(session)}${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''}${session.forkedFrom ? ` · fork of ${session.forkedFrom.sessionId}` : ''} · ${formatUsage(session.usage)}${lastRun}${followUpColumns(session)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */

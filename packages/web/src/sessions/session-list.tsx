@@ -23,12 +23,14 @@ function SessionListItem({
   const path = sessionPath(snapshot.sessionId);
   const worktree = summarizeWorktree(snapshot.workspaceStatus);
   const settings = snapshotSettings(snapshot);
+  // A fork starts with its source's title: it is told apart by saying it is one.
+  const fork = snapshot.forkedFrom !== null;
   return (
     <li className={`session-item session-item-${status}${selected ? ' session-item-selected' : ''}`}>
       <a
         href={path}
         aria-current={selected ? 'page' : undefined}
-        aria-label={`${title} — ${statusLabels[status]}`}
+        aria-label={`${title}${fork ? ' (fork)' : ''} — ${statusLabels[status]}`}
         onClick={(event) => {
           if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
           event.preventDefault();
@@ -41,6 +43,7 @@ function SessionListItem({
         </span>
         <span className="session-item-title">{title}</span>
         <span className="session-item-facts">
+          {fork ? <span className="session-item-fork">Fork</span> : null}
           {worktree === null ? (
             <span className="session-item-cwd">{agentDirectory(snapshot.workspace, snapshot.workspaceStatus)}</span>
           ) : (
