@@ -72,21 +72,21 @@ const faults: readonly ApiFault[] = [
     reply: () => dropConnectionReply(1),
     details: { reason: 'connection_failed' },
     retryable: true,
-    says: /Retry/,
+    says: /to try again, send a short turn/,
   },
   {
     name: 'a connection closed in the middle of an SSE event',
     reply: () => malformedStreamReply('cut_mid_event'),
     details: { reason: 'connection_failed' },
     retryable: true,
-    says: /Retry/,
+    says: /to try again, send a short turn/,
   },
   {
     name: 'an SSE event whose data is not JSON',
     reply: () => malformedStreamReply('invalid_json'),
     details: { reason: 'connection_failed' },
     retryable: true,
-    says: /Retry/,
+    says: /to try again, send a short turn/,
   },
 ];
 

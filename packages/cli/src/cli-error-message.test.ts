@@ -4,7 +4,7 @@ import { cliErrorMessage, permissionDenied } from './cli-error-message.js';
 
 const sessionId = `ses_${'a'.repeat(32)}`;
 const apiWords =
-  /open_session|close_session|interrupt_run|submit_turn|commandId|continueSession|\/v1\/|receipt|git_worktree/;
+  /open_session|close_session|interrupt_run|submit_turn|rewind_session|commandId|continueSession|\/v1\/|receipt|git_worktree/;
 
 function error(code: ErrorCode, message: string, details?: ErrorDetails): AgentError {
   return new AgentError({ code, message, ...(details ? { details } : {}) });
@@ -175,7 +175,7 @@ describe("a run's end that names an API command", () => {
     const planLimit = {
       code: 'provider_api_error' as const,
       message:
-        "The account's plan limit is reached (its five_hour window): the model API refuses turns until it resets at 14:05 UTC on 5 Dec 2026. Wait until then and send the turn again. The follow-up queued in this session waits for the reset and then starts by itself; withdraw it (cancel_queued_input) if it should not run.",
+        'The account\'s plan limit is reached (its five_hour window): the model API refuses turns until it resets at 14:05 UTC on 5 Dec 2026. Wait until then, then send a short turn such as "continue": the agent keeps this turn\'s input in its conversation. The follow-up queued in this session waits for the reset and then starts by itself; withdraw it (cancel_queued_input) if it should not run.',
       details: { reason: 'plan_limit' },
     };
     const worded = cliErrorMessage(planLimit, [sessionId]);
@@ -183,6 +183,20 @@ describe("a run's end that names an API command", () => {
       `withdraw it (\`tether cancel-input ${sessionId} INPUT\`; \`tether show ${sessionId}\` lists them) if it should not run.`,
     );
     expect(worded).not.toContain('cancel_queued_input');
+    expect(worded).not.toMatch(apiWords);
+  });
+});
+
+describe('a refused input that stays in the conversation', () => {
+  it('names tether rewind, not the API command', () => {
+    const refused = {
+      code: 'provider_api_error' as const,
+      message:
+        "The model API answered HTTP 400. The API refused the request as invalid: check the session's configuration (model, effort, token limits) and the turn's input (images, files). The turn's input stays in the agent's conversation, and every later turn would send it again: rewind the session to before this run (rewind_session), then send the turn corrected.",
+      details: { httpStatus: 400 },
+    };
+    const worded = cliErrorMessage(refused, ['send', sessionId, 'x']);
+    expect(worded).toContain(`rewind the session to before this run (\`tether rewind ${sessionId} --to RUN\``);
     expect(worded).not.toMatch(apiWords);
   });
 });

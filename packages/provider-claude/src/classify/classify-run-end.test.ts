@@ -62,7 +62,7 @@ describe('classifyRunEnd', () => {
       retryable: true,
       details: { httpStatus: status },
     });
-    expect(classified.error?.message).toMatch(/retry/i);
+    expect(classified.error?.message).toMatch(/to try again, send a short turn such as "continue"/);
   });
 
   it("tells the plan limit's 429 (usage_limit_reached) from throttling: reason plan_limit, and the message says to wait for the reset", () => {

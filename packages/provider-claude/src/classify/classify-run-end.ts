@@ -56,13 +56,22 @@ function retryableApiStatus(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 429 || status >= 500;
 }
 
+/**
+ * The claude CLI keeps a turn's input in its conversation when the model never answered it: the next
+ * turn is sent with it, merged into one message. So the same text sent again is read twice, and an
+ * input the API refuses is refused again with every later turn until the conversation is rewound.
+ */
+const sendContinue = `The turn's input stays in the agent's conversation: to try again, send a short turn such as "continue" (the same text again would be read twice).`;
+const rewindRefusedInput = `The turn's input stays in the agent's conversation, and every later turn would send it again: rewind the session to before this run (rewind_session), then send the turn corrected.`;
+const onceFixed = `Once fixed, send a short turn such as "continue": the turn's input stays in the agent's conversation.`;
+
 /** What to fix for a status the API will answer again however often the request is retried. */
 const refusedRequestHints: Record<number, string> = {
-  400: "The API refused the request as invalid: check the session's configuration (model, effort, token limits) and the turn's input (images, files), then send the turn again.",
-  401: 'The API refused the credentials: check ANTHROPIC_API_KEY (or your claude login) and ANTHROPIC_BASE_URL.',
-  403: 'The API key may not do this: check that ANTHROPIC_API_KEY (or your claude login) has access to the model, and ANTHROPIC_BASE_URL.',
-  404: "The API knows no such model or endpoint: check the session's model name (set_model) and ANTHROPIC_BASE_URL.",
-  413: 'The request is larger than the API accepts: send smaller input (fewer or smaller images and files), or compact the conversation.',
+  400: `The API refused the request as invalid: check the session's configuration (model, effort, token limits) and the turn's input (images, files). ${rewindRefusedInput}`,
+  401: `The API refused the credentials: check ANTHROPIC_API_KEY (or your claude login) and ANTHROPIC_BASE_URL. ${onceFixed}`,
+  403: `The API key may not do this: check that ANTHROPIC_API_KEY (or your claude login) has access to the model, and ANTHROPIC_BASE_URL. ${onceFixed}`,
+  404: `The API knows no such model or endpoint: check the session's model name (set_model) and ANTHROPIC_BASE_URL. ${onceFixed}`,
+  413: `The request is larger than the API accepts. ${rewindRefusedInput} Send smaller input (fewer or smaller images and files), or compact the conversation first.`,
 };
 
 /**
@@ -73,7 +82,7 @@ function apiFailure(status: number | undefined): RunClassification {
   if (status === undefined) {
     return failed(
       'provider_api_error',
-      'The model API could not be reached or failed mid-answer. Retry; if it persists, check the network, the API status and ANTHROPIC_BASE_URL.',
+      `The model API could not be reached or failed mid-answer. If it persists, check the network, the API status and ANTHROPIC_BASE_URL. ${sendContinue}`,
       { reason: 'connection_failed' },
       true,
     );
@@ -81,10 +90,10 @@ function apiFailure(status: number | undefined): RunClassification {
   const retryable = retryableApiStatus(status);
   const hint = retryable
     ? status === 429 || status === 529
-      ? 'The API is rate limiting or overloaded; retry later.'
-      : 'Retry; if it persists, check the API status and ANTHROPIC_BASE_URL.'
+      ? `The API is rate limiting or overloaded; retry later. ${sendContinue}`
+      : `If it persists, check the API status and ANTHROPIC_BASE_URL. ${sendContinue}`
     : (refusedRequestHints[status] ??
-      "The API refused the request: check the session's configuration (model, ANTHROPIC_BASE_URL) and the turn's input; sending the same request again fails the same way.");
+      `The API refused the request: check the session's configuration (model, ANTHROPIC_BASE_URL) and the turn's input; sending the same request again fails the same way. ${rewindRefusedInput}`);
   return failed(
     'provider_api_error',
     `The model API answered HTTP ${status}. ${hint}`,
@@ -199,7 +208,7 @@ function classifyResult(result: ResultFrame, apiError: string | undefined, promp
   if (result.api_error_status === 429 && result.api_error === 'usage_limit_reached') {
     return failed(
       'provider_api_error',
-      "The account's plan limit is reached: the model API refuses turns until its window resets (session.limits_changed names the reset when the agent reported one). Wait until then and send the turn again; withdraw queued follow-ups that should not run.",
+      "The account's plan limit is reached: the model API refuses turns until its window resets (session.limits_changed names the reset when the agent reported one). Wait until then, then send a short turn such as \"continue\": the turn's input stays in the agent's conversation. Withdraw queued follow-ups that should not run.",
       { httpStatus: 429, reason: 'plan_limit' },
       true,
     );

@@ -60,7 +60,7 @@ export function withPlanLimitNamed(
         : ` The ${queuedFollowUps} follow-ups queued in this session wait for the reset and then start by themselves; withdraw them (cancel_queued_input) if they should not run.`;
   return {
     ...error,
-    message: `The account's plan limit is reached (its ${closed.window} window): the model API refuses turns until it resets at ${readableResetTime(closed.until)}. Wait until then and send the turn again.${queued}`,
+    message: `The account's plan limit is reached (its ${closed.window} window): the model API refuses turns until it resets at ${readableResetTime(closed.until)}. Wait until then, then send a short turn such as "continue": the agent keeps this turn's input in its conversation.${queued}`,
     retryable: true,
     details: { ...error.details, reason: 'plan_limit', resetsAt: closed.until },
   };

@@ -33,7 +33,7 @@ export function now(): string {
 export const runStoppedByShutdown = {
   code: 'runtime_stopped',
   message:
-    'Tether shut down while this run was active (its daemon, or the command running it, was stopped). The session can go on: send the turn again.',
+    'Tether shut down while this run was active (its daemon, or the command running it, was stopped). The session can go on: the agent keeps the turn as far as it got, so send a short turn such as "continue" to go on with it.',
   retryable: true,
 } as const satisfies SerializedAgentError;
 
