@@ -183,6 +183,7 @@ async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void
 async function undoWorktree(git: GitContext, made: WorktreeToMake): Promise<void> {
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
   await rm(made.worktreePath, { recursive: true, force: true });
-  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'prune'] });
+  // Its registration, should the folder have gone before git could remove it (never a prune: other worktrees).
+  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['branch', '-D', made.branch] });
 }

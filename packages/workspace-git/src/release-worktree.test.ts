@@ -120,7 +120,7 @@ describe('release', () => {
     expect(branches(playground)).toContain('committed');
   });
 
-  it('removes a clean worktree whose folder was deleted by hand: registration pruned, branch deleted', async () => {
+  it('removes a clean worktree whose folder was deleted by hand: registration dropped, branch deleted', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'gone' });
     await rm(prepared.directory, { recursive: true, force: true });
@@ -128,6 +128,22 @@ describe('release', () => {
     expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
     expect(worktreeFolders(playground)).toEqual([playground.repository]);
     expect(branches(playground)).toEqual(['main']);
+  });
+
+  it("drops only its own registration: the user's worktree whose folder is away for now keeps its own", async () => {
+    const playground = await gitPlayground();
+    const users = path.join(path.dirname(playground.repository), 'users-worktree');
+    playground.git(playground.repository, 'worktree', 'add', '--quiet', '-b', 'users-branch', users);
+    const away = `${users}-away`;
+    await rename(users, away);
+    const prepared = await playground.prepare({ branch: 'gone-too' });
+    await rm(prepared.directory, { recursive: true, force: true });
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+    await rename(away, users);
+    // Back from the unmounted drive, it is still a worktree git knows (a prune would have dropped it).
+    expect(playground.git(users, 'branch', '--show-current').trim()).toBe('users-branch');
+    expect(worktreeFolders(playground)).toEqual([playground.repository, users]);
   });
 
   it('keeps a worktree another open session uses, even when asked to discard', async () => {

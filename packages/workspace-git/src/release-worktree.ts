@@ -9,6 +9,7 @@ import { type GitContext, gitFailed, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
+import { unregisterWorktree } from './unregister-worktree.js';
 
 /**
  * Keeps a worktree that holds anything of the user's (uncommitted or untracked files, commits beyond the base)
@@ -45,7 +46,7 @@ export async function releaseWorktree(
       return { ...prepared, state: 'kept', keptBecause, changedFiles };
     }
   }
-  await queue(recorded.repository, () => removeWorktree(git, worktree, present));
+  await queue(recorded.repository, () => removeWorktree(git, worktree));
   return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
 }
 
@@ -93,14 +94,10 @@ async function hasCommitsOnlyItsHeadLogHolds(git: GitContext, worktree: Worktree
   return Number.parseInt(count, 10) > 0;
 }
 
-async function removeWorktree(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<void> {
+async function removeWorktree(git: GitContext, worktree: WorktreeFacts): Promise<void> {
   const repository = worktree.repository;
-  // A folder deleted by hand leaves a registration behind; prune drops it so `git worktree list` stays true.
-  const call = present
-    ? { cwd: repository, args: ['worktree', 'remove', '--force', worktree.path] }
-    : { cwd: repository, args: ['worktree', 'prune'] };
-  const removed = await runGitRetryingLocks(git, call);
-  if (removed.exitCode !== 0) throw gitFailed(call, removed);
+  // A folder deleted by hand leaves a registration behind: dropped too, so `git worktree list` stays true.
+  await unregisterWorktree(git, repository, worktree.path);
   if (!(await branchExists(git, repository, worktree.branch))) return;
   const deleteBranch = { cwd: repository, args: ['branch', '-D', worktree.branch] };
   const deleted = await runGitRetryingLocks(git, deleteBranch);

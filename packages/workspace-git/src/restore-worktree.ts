@@ -10,6 +10,7 @@ import { changedFilesAgainstBase } from './session-diff.js';
 import { isDirectory, isRepository, worktreePresent } from './worktree-presence.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 import { ownedRoot } from './worktree-root.js';
+import { unregisterWorktree } from './unregister-worktree.js';
 
 /**
  * Makes a session's worktree usable again: as it is when it is there; otherwise (its folder deleted, or
@@ -49,8 +50,8 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRem
       `The session's worktree folder ${worktree.path} holds files but is no longer a git worktree. Move them away and reopen the session.`,
     );
   }
-  const pruned = await runGitRetryingLocks(git, { cwd: repository, args: ['worktree', 'prune'] });
-  if (pruned.exitCode !== 0) throw gitFailed({ cwd: repository, args: ['worktree', 'prune'] }, pruned);
+  // A registration left from the folder's removal by hand would make git refuse the path.
+  await unregisterWorktree(git, repository, worktree.path);
   let args: string[];
   const exists = await branchExists(git, repository, branch);
   if (exists && branchRemoved) {
