@@ -1,3 +1,4 @@
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { errorReply, holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
@@ -179,6 +180,27 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     const three = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
     expect(answerText(await runEvents(runtime, sessionId, three.runId))).toBe('After the crash.');
     expect(history(environment, 2)).toContain('One.');
+  });
+
+  it('a workspace folder gone before the agent starts fails the turn invalid_workspace (not a missing binary); put back, the next turn works', async () => {
+    const environment = await start();
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const away = `${environment.workspace}-away`;
+    await rename(environment.workspace, away);
+    const failed = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Where am I?' }] });
+    const ended = (await runEvents(runtime, sessionId, failed.runId)).at(-1);
+    expect(ended).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'invalid_workspace', details: { reason: 'missing' } },
+    });
+    expect((ended as { error: { message: string } }).error.message).toContain(environment.workspace);
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
+    await rename(away, environment.workspace);
+    environment.api.enqueue(textReply('Back home.'));
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'And now?' }] });
+    expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Back home.');
   });
 
   it('reports a missing binary as provider_unavailable before anything runs', async () => {

@@ -24,7 +24,7 @@ import type { ClaudeSessionSettings } from './claude-session-settings.js';
 import { type PendingCopy, conversationStart, launchPlan } from './launch-plan.js';
 import { OneShotTimer } from './one-shot-timer.js';
 import type { PoolMember } from './process-pool.js';
-import { sessionClosed } from './session-errors.js';
+import { missingWorkspace, sessionClosed } from './session-errors.js';
 import { type ClaimRefusal, claimSpare } from './spare-claim.js';
 import { claimablePermissionMode, parkedConfiguration, spareKey } from './spare-key.js';
 import { StallWatchdog } from './stall-watchdog.js';
@@ -518,6 +518,11 @@ export abstract class AgentLifecycle implements PoolMember {
    * passed; for a refused binary it is stopped, never reported, and the check's error is thrown.
    */
   protected async spawn(): Promise<ClaudeConnection | null> {
+    const missing = await missingWorkspace(this.options.workspace.path);
+    if (missing) {
+      this.settings.pool.release(this);
+      throw missing;
+    }
     const providerSessionId = this.state.providerSessionId!;
     const conversation = conversationStart(providerSessionId, this.state.conversationEstablished, this.copy);
     let connection: ClaudeConnection | null = null;

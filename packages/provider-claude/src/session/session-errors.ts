@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { AgentError, type SerializedAgentError } from '@tether/protocol';
 
 /** What the agent is told when a session closes with its prompts still open. */
@@ -55,4 +56,21 @@ export function inputClosedError(): SerializedAgentError {
       'The claude CLI stopped reading its input (its stdin closed), so an answer could not reach it and it was stopped. Retry the turn: the next one starts a new process that resumes the conversation.',
     details: { reason: 'stdin_closed' },
   }).toObject();
+}
+
+/**
+ * The session's folder is gone (moved, renamed or deleted since the session was opened): the agent
+ * cannot start in it, and spawn's ENOENT would read as a missing claude binary. Null when it is there.
+ */
+export async function missingWorkspace(folder: string): Promise<AgentError | null> {
+  const isFolder = await stat(folder).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
+  if (isFolder) return null;
+  return new AgentError({
+    code: 'invalid_workspace',
+    message: `The session's workspace folder ${folder} is gone (moved, renamed or deleted), so the agent cannot start in it. Put the folder back and send the turn again; a worktree session's folder is made again from its branch when the session is reopened (close it, then resume it).`,
+    details: { reason: 'missing' },
+  });
 }
