@@ -15,6 +15,7 @@ import {
 } from '@tether/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { client, commandId, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
+import { spawnTetherRun } from '../process-supervision/spawn-tether-run.js';
 
 // A full disk under the data dir, for real: a size-limited tmpfs. Mounting needs root (CI and the
 // development machines run as root); without it this test fails and says so, it never passes silently.
@@ -97,6 +98,39 @@ async function freeSpaceAndReopen(filler: string, running: Daemon, sessionId: st
 }
 
 describe('the data dir runs out of space', () => {
+  it('tether run in-process ends the turn failed store_failure and exits 1, saying so, instead of dying silently', async () => {
+    if (!mountPoint) throw new Error('beforeAll mounts the small file system');
+    const dataDir = path.join(mountPoint, 'data');
+    environment = await createClaudeTestEnvironment();
+    environment.api.enqueue(textReply('slow '.repeat(40), { chunks: 40, delayMs: 200 }));
+    const child = spawnTetherRun(environment, dataDir, ['Talk slowly.']);
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const filled = new Promise<string>((resolve) => {
+      let streaming = false;
+      child.stdout!.on('data', (chunk: string) => {
+        stdout += chunk;
+        if (streaming || !stdout.includes('run.message_delta')) return;
+        streaming = true;
+        resolve(fillUp(mountPoint!));
+      });
+    });
+    const filler = await filled;
+    const code = await exited;
+    await rm(filler);
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain('[store_failure]');
+    expect(stderr).toContain('Free space in the data directory');
+    expect(stderr).not.toContain('unsettled top-level await');
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
   it('refuses a turn with store_failure and writes nothing, the daemon stays up, committed history survives, and the session goes on once there is space', async () => {
     const {
       mounted,

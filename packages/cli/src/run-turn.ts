@@ -1,4 +1,5 @@
 import {
+  AgentError,
   type InputCancelReason,
   type InputDelivery,
   type ProtocolEvent,
@@ -57,6 +58,11 @@ export async function runTurn(
     delivery?: InputDelivery;
     /** Told once the turn is recorded (a queued one carries its inputId). */
     onSubmitted?: (receipt: SubmitTurnReceipt) => void;
+    /**
+     * Settles when the run has ended, or rejects store_failure when its end cannot be stored (a full
+     * disk): its run.completed then never comes, and the turn ends failed with that error instead.
+     */
+    runEnd?: (runId: string) => Promise<unknown>;
   },
 ): Promise<TurnSummary> {
   const controller = new AbortController();
@@ -65,6 +71,7 @@ export async function runTurn(
   let completed: TurnSummary | null = null;
   // A baseline that failed is told before the run ends: then no comparison follows it.
   let comparing = options.filesChanged === true;
+  let notStored: AgentError | null = null;
   try {
     // Inside the try: a refused turn (a bad image) ends the subscription too.
     const receipt = await runtime.submitTurn({
@@ -74,6 +81,11 @@ export async function runTurn(
     });
     options.onSubmitted?.(receipt);
     const { runId, inputId } = receipt;
+    options.runEnd?.(runId).catch((error: unknown) => {
+      if (!(error instanceof AgentError) || error.code !== 'store_failure') return;
+      notStored = error;
+      controller.abort();
+    });
     // A queued turn waits behind another run: that run's events are someone else's turn.
     const waitsItsTurn = receipt.queued === true && options.delivery === 'after_turn';
     for await (const event of events) {
@@ -86,9 +98,13 @@ export async function runTurn(
         completed = { runId, outcome: event.outcome, error: event.error ?? null, usage, inputCancelled: null };
       if (completed !== null && !comparing) return completed;
     }
+  } catch (error) {
+    if (notStored === null) throw error;
   } finally {
     controller.abort();
   }
+  // No run.completed can be stored to say it: the error is the command's, as a refusal is.
+  if (completed === null && notStored !== null) throw notStored;
   // A runtime shutting down ends the stream; a completed run stands without its file list.
   if (completed !== null) return completed;
   throw new Error('The event stream ended before the run completed.');

@@ -293,7 +293,16 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     void runtime.shutdown({ graceMs: 0, force: true });
   });
   try {
-    return await driveTurn(runtime, { ...request, responder: denyInProvider ? null : mode }, context, stopper);
+    return await driveTurn(
+      runtime,
+      {
+        ...request,
+        responder: denyInProvider ? null : mode,
+        runEnd: (runId) => runtime.waitForRun(runId),
+      },
+      context,
+      stopper,
+    );
   } finally {
     closingDown = true;
     await runtime.shutdown();

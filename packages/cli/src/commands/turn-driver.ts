@@ -34,6 +34,8 @@ export interface TurnRequest {
   readonly delivery?: InputDelivery | undefined;
   /** How prompts are answered; `null` when the provider itself denies them. */
   readonly responder: ResponderMode | null;
+  /** In-process: the runtime's waitForRun, whose store_failure ends the turn when its end cannot be stored. */
+  readonly runEnd?: (runId: string) => Promise<unknown>;
 }
 
 /** How long a run gets to end on its own after SIGTERM or SIGHUP before everything is killed. */
@@ -213,6 +215,7 @@ export async function driveTurn(
       afterSeq,
       sink,
       ...(request.delivery ? { delivery: request.delivery } : {}),
+      ...(request.runEnd ? { runEnd: request.runEnd } : {}),
       onSubmitted: (receipt) => {
         turnRunId = receipt.runId;
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
