@@ -5,7 +5,7 @@ import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
 import { type GitRunner, createGitRepository, workingDirectoryResponder } from '@tether/testkit';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
 import { type FinishedTether, spawnTether } from './test-support/spawn-tether.js';
@@ -280,6 +280,36 @@ describe('refusals and help', () => {
     expect(turnRequests()).toHaveLength(requestsBefore);
     expect(branches()).toEqual(['main', `tether/${sessionIdIn(run.stderr).slice(4, 12)}`]);
     expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+  });
+
+  it('SIGTERM while the worktree is being made stops git and its hook, takes back the branch and folder, and records nothing', async () => {
+    // A post-checkout hook that takes its time, as a big checkout or a slow hook manager does.
+    const started = path.join(fixture.root, 'hook-started');
+    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+    await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
+    const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
+      cwd: fixture.workspace,
+      environment: fixture.environment,
+    });
+    await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    const hookPid = Number(readFileSync(started, 'utf8').trim());
+    child.kill('SIGTERM');
+    const result = await finished;
+    expect(result.code, result.stderr).toBe(143);
+    // The hook went with git: nothing of the worktree's making outlives tether.
+    await vi.waitFor(() =>
+      expect(
+        existsSync(`/proc/${hookPid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${hookPid}/status`, 'utf8')),
+      ).toBe(false),
+    );
+    expect(branches()).toEqual(['main']);
+    expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(turnRequests()).toHaveLength(0);
+    const sessions = await tether(['sessions', '--json']);
+    expect(sessions.stdout.trim()).toBe('[]');
   });
 
   it('a directory session has no diff: capability_unsupported, exit 2', async () => {

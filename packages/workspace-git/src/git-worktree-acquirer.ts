@@ -33,10 +33,12 @@ const gitTimeoutMs = 120_000;
  */
 export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): WorkspaceAcquirer {
   const root = path.resolve(options.root);
+  const stopping = new AbortController();
   const git: GitContext = {
     gitPath: options.gitPath ?? 'git',
     environment: gitEnvironment(options.environment ?? process.env),
     timeoutMs: gitTimeoutMs,
+    signal: stopping.signal,
   };
   const queue = createRepositoryQueue();
   return {
@@ -51,6 +53,7 @@ export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): 
       return { files: files.slice(0, limit), truncated: files.length > limit };
     },
     diff: (prepared, diffOptions) => sessionDiff(git, worktreeOf(prepared), diffOptions),
+    stop: () => stopping.abort(),
   };
 }
 

@@ -5,7 +5,7 @@ import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { branchExists, resolveCommit } from './git-refs.js';
-import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runGit } from './run-git.js';
+import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runGit, unstoppable } from './run-git.js';
 import { isDirectory } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
 import { workspaceRefusal } from './workspace-refusal.js';
@@ -173,9 +173,16 @@ async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void
     throw gitFailed(createBranch, created);
   }
   const addWorktree = { cwd: repository, args: ['worktree', 'add', worktreePath, branch] };
-  const added = await runGitRetryingLocks(git, addWorktree);
+  let added: GitResult;
+  try {
+    added = await runGitRetryingLocks(git, addWorktree);
+  } catch (error) {
+    // Stopped by the host's shutdown, or past its time (a hook that waits): what it began goes all the same.
+    await undoWorktree(unstoppable(git), made);
+    throw error;
+  }
   if (added.exitCode === 0) return;
-  await undoWorktree(git, made);
+  await undoWorktree(unstoppable(git), made);
   throw gitFailed(addWorktree, added);
 }
 

@@ -7,6 +7,48 @@ export interface GitContext {
   readonly gitPath: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** Aborted when the host shuts down without waiting: git and whatever it started (hooks) are killed. */
+  readonly signal?: AbortSignal;
+}
+
+/** The same git, never stopped by the host's shutdown: for taking back what a stopped call left. */
+export function unstoppable(git: GitContext): GitContext {
+  const { signal: _signal, ...rest } = git;
+  return rest;
+}
+
+/**
+ * The process groups of the git commands running now. Each git runs in a group of its own, so that
+ * its hooks and filters go with it when it is killed; and whatever ends this process ends them too
+ * (no git or hook outlives the host, even one that exits without shutting down).
+ */
+const runningGroups = new Set<number>();
+let endedWithProcess = false;
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
+function trackGroup(pid: number): void {
+  if (!endedWithProcess) {
+    endedWithProcess = true;
+    process.on('exit', () => {
+      for (const group of runningGroups) killGroup(group);
+    });
+  }
+  runningGroups.add(pid);
+}
+
+function stoppedByShutdown(call: GitCall): AgentError {
+  return new AgentError({
+    code: 'runtime_stopped',
+    message: `Tether is shutting down, so git ${subcommandOf(call.args)} in ${call.cwd} was stopped (and what it had begun taken back). Run the command again once Tether runs.`,
+    details: { reason: 'git_stopped' },
+  });
 }
 
 export interface GitCall {
@@ -56,12 +98,26 @@ export function gitEnvironment(base: Readonly<Record<string, string | undefined>
  */
 export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
   const maxOutputBytes = call.maxOutputBytes ?? defaultMaxOutputBytes;
+  if (git.signal?.aborted) return Promise.reject(stoppedByShutdown(call));
   return new Promise((resolve, reject) => {
     const child = spawn(git.gitPath, call.args, {
       cwd: call.cwd,
       env: { ...git.environment, ...call.environment },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
+    const group = child.pid;
+    if (group !== undefined) trackGroup(group);
+    const kill = () => {
+      if (group !== undefined) killGroup(group);
+      else child.kill('SIGKILL');
+    };
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      kill();
+    };
+    git.signal?.addEventListener('abort', stop, { once: true });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = '';
@@ -70,7 +126,7 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      kill();
     }, git.timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       if (cut || overflow) return;
@@ -87,15 +143,20 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
       } else {
         overflow = true;
       }
-      child.kill('SIGKILL');
+      kill();
     });
     // Decoded as a stream: git's messages (a path in any language) are matched and quoted whole.
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < maxStderrBytes) stderr += chunk;
     });
-    child.on('error', (error: NodeJS.ErrnoException) => {
+    const settled = () => {
       clearTimeout(timer);
+      git.signal?.removeEventListener('abort', stop);
+      if (group !== undefined) runningGroups.delete(group);
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      settled();
       // A spawn in a folder that is gone fails as a missing program would (ENOENT): tell them apart.
       if (error.code === 'ENOENT' && !existsSync(call.cwd)) {
         reject(
@@ -118,8 +179,12 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
       );
     });
     child.on('close', (exitCode) => {
-      clearTimeout(timer);
+      settled();
       const command = `git ${subcommandOf(call.args)}`;
+      if (stopped) {
+        reject(stoppedByShutdown(call));
+        return;
+      }
       if (timedOut) {
         reject(
           new AgentError({

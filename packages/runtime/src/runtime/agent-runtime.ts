@@ -595,12 +595,17 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.beginShutdown();
     // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
     if (options.force) this.forceStop = true;
+    // A forced stop does not wait for a workspace being made (git and its hooks): it stops, taking back what it made.
+    if (options.force) this.workspaces.stopAll();
     if (this.stopped) {
       if (options.graceMs !== undefined) this.shutdownGrace?.shorten(options.graceMs);
       return this.stopped;
     }
     const grace = new ShutdownGrace(options.graceMs ?? 0);
     this.shutdownGrace = grace;
+    // So does a bounded one, once its grace is over.
+    if (options.graceMs !== undefined)
+      grace.signal.addEventListener('abort', () => this.workspaces.stopAll(), { once: true });
     this.stopped = (async () => {
       // No session is taken over from now on; what this runtime holds goes back with the store's close.
       this.sharing?.remote.stop();

@@ -51,4 +51,10 @@ export interface WorkspaceAcquirer {
     prepared: PreparedWorkspace,
     options: { readonly sessionId: string; readonly maxBytes: number },
   ): Promise<SessionDiff>;
+  /**
+   * The runtime is shutting down without waiting (forced, or bounded by a grace): work in flight is
+   * stopped (a git hook that takes its time must not outlive the host). A prepare stopped so fails and
+   * takes back what it had made. Optional.
+   */
+  stop?(): void;
 }

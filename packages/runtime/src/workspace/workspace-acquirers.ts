@@ -10,6 +10,11 @@ export class WorkspaceAcquirers {
     this.byKind = new Map([directoryAcquirer, ...added].map((acquirer) => [acquirer.kind, acquirer]));
   }
 
+  /** A shutdown that does not wait: every acquirer's work in flight is stopped. */
+  stopAll(): void {
+    for (const acquirer of this.byKind.values()) acquirer.stop?.();
+  }
+
   /** The acquirer of a kind; invalid_workspace (unsupported_kind) when this runtime was given none. */
   of(kind: string): WorkspaceAcquirer {
     const acquirer = this.byKind.get(kind);
