@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { holdReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { rm } from 'node:fs/promises';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { AgentError } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
@@ -32,6 +33,27 @@ describe('sessions survive runtime restarts', () => {
     const completed = (await runtime.readEvents(session!.sessionId)).filter((event) => event.type === 'run.completed');
     expect(completed).toHaveLength(1);
     expect(completed[0]).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+  });
+
+  it('a session whose first turn died with its runtime starts its conversation anew: a transcript never written is not resumed', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.enqueue(holdReply());
+    const child = spawnTetherRun(environment, dataDir, ['Hold this.']);
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('close', resolve));
+    await environment.killProcessesLeft();
+    // The CLI writes its transcript behind its frames: a host that dies early may leave none.
+    await rm(path.join(environment.home, '.claude', 'projects'), { recursive: true, force: true });
+
+    const runtime = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
+    const [session] = await runtime.listSessions();
+    environment.api.enqueue(textReply('A fresh start.'));
+    const next = await runtime.submitTurn({ sessionId: session!.sessionId, input: [{ type: 'text', text: 'Again.' }] });
+    const run = await runtime.waitForRun(next.runId);
+    expect(run.error).toBeNull();
+    expect(run.outcome).toBe('succeeded');
   });
 
   it('a restarted runtime ends the claude process (and what its tools started) left by a crashed one', async () => {

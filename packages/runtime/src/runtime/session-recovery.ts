@@ -100,6 +100,24 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 }
 
 /**
+ * The crashed run was the first of its conversation: no run of the session ever said where the
+ * conversation stood (a checkpoint), and it is no copy (a fork or a rewind). The agent writes its
+ * transcript behind what it reports, so a host that died during that first turn may leave a
+ * conversation id with nothing under it, and resuming it would fail every later turn
+ * (resume_not_found). The next turn starts the conversation anew instead, as a provider does when
+ * its own agent ends so (claude.conversation_not_kept); only the crashed turn is lost either way.
+ */
+async function conversationMayBeUnkept(store: TetherStore, record: SessionRecord): Promise<boolean> {
+  if (record.providerSessionId === null || record.copyConversation !== null || record.forkedFrom) return false;
+  const runs = await store.listRuns(record.sessionId);
+  return runs.every((run) => run.checkpoint === null);
+}
+
+function startsAnew(record: SessionRecord): SessionRecord {
+  return { ...record, providerSessionId: null };
+}
+
+/**
  * Restores the sessions' workspaces, ends what a stopped predecessor left running (its recorded
  * agent process, if it runs on this machine: the provider checks), cancels its queued inputs and
  * completes its open runs (failed, runtime_restarted) and interactions.
@@ -129,7 +147,9 @@ async function recoverSessions(
       outcome: 'failed',
       error: { code: 'runtime_restarted', message: runEndMessages[predecessor], retryable: true },
     };
-    log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_restarted'), at);
+    const bodies = withRunEndCancellations(entry, [completion], 'runtime_restarted');
+    if (await conversationMayBeUnkept(store, record)) log.stageAmended(entry, bodies, startsAnew);
+    else log.stage(entry, bodies, at);
   }
   for (const [provider, stopped] of leftOver) {
     await provider.doRecover?.(stopped.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
