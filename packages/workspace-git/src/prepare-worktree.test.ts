@@ -185,6 +185,9 @@ describe('prepare', () => {
       const error = await agentErrorOf(playground.prepare({ branch: 'half-made' }));
       expect(error.details?.reason).toBe('git_failed');
       expect(error.message).toContain('worktree');
+      // The hook's own words, not git's progress line before them.
+      expect(error.message).toContain('checkout refused by hook');
+      expect(error.message).not.toContain('Preparing worktree');
       await expectNothingLeft(playground, ['main']);
     });
   });

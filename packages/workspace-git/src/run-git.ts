@@ -226,7 +226,10 @@ export function gitComplaint(result: GitResult): string {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
-  const complaint = lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? `exit code ${result.exitCode}`;
+  // Without git's own fatal or error line, the last one: git prints its progress first ("Preparing
+  // worktree…"), and what failed after it (a hook's complaint) last.
+  const complaint =
+    lines.find((line) => /^(fatal|error):/.test(line)) ?? lines.at(-1) ?? `exit code ${result.exitCode}`;
   return complaint.slice(0, 500);
 }
 
