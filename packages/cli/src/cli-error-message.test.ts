@@ -199,6 +199,18 @@ describe('a refused input that stays in the conversation', () => {
     expect(worded).toContain(`rewind the session to before this run (\`tether rewind ${sessionId} --to RUN\``);
     expect(worded).not.toMatch(apiWords);
   });
+
+  it('a model the API does not know names --model with --resume, not set_model', () => {
+    const unknown = {
+      code: 'provider_api_error' as const,
+      message:
+        "The model API answered HTTP 404. The API knows no such model or endpoint: check the session's model name (set_model) and ANTHROPIC_BASE_URL.",
+      details: { httpStatus: 404 },
+    };
+    const worded = cliErrorMessage(unknown, ['run', '--resume', sessionId, 'x']);
+    expect(worded).toContain(`(\`tether run --resume ${sessionId} --model M "prompt"\` switches it)`);
+    expect(worded).not.toContain('set_model');
+  });
 });
 
 describe('a session with an active run', () => {

@@ -63,10 +63,12 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
             '(cancel_queued_input)',
             `(\`tether cancel-input ${session} INPUT\`; \`tether show ${session}\` lists them)`,
           )
-        : error.message.replaceAll(
-            '(rewind_session)',
-            `(\`tether rewind ${session} --to RUN\` with this run's id, printed as run_… with --json)`,
-          );
+        : error.message
+            .replaceAll(
+              '(rewind_session)',
+              `(\`tether rewind ${session} --to RUN\` with this run's id, printed as run_… with --json)`,
+            )
+            .replaceAll('(set_model)', `(\`tether run --resume ${session} --model M "prompt"\` switches it)`);
     case 'runtime_stopped':
       // The client's advice names its own options (requestTimeoutMs), which a tether user cannot set.
       return reason === 'request_timeout'

@@ -51,10 +51,26 @@ describe('tether run --resume with --cwd', () => {
     expect(shown.lastRun?.outcome).toBe('succeeded');
   });
 
-  it('still refuses --model and --permission-mode with --resume', async () => {
-    const result = await tether(['run', '--resume', `ses_${'0'.repeat(32)}`, '--model', 'opus', 'x']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--model and --permission-mode set up a new session');
+  it('--model and --permission-mode with --resume change the session from this turn on (a retired model, a mode)', async () => {
+    const sessionId = await firstSession();
+    fixture.api.enqueue(textReply('On the other model.'));
+    const resumed = await tether([
+      'run',
+      '--resume',
+      sessionId,
+      '--model',
+      'claude-other-model',
+      '--permission-mode',
+      'plan',
+      'Go on',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const turn = fixture.api.requests.filter((request) => request.kind === 'turn').at(-1)!;
+    expect(turn.body).toMatchObject({ model: 'claude-other-model' });
+    // The conversation goes on: the first turn is in the request.
+    expect(JSON.stringify(turn.body)).toContain('Remember KIWI');
+    const shown = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
+    expect([shown.configuration.model, shown.permissionMode]).toEqual(['claude-other-model', 'plan']);
   });
 });
 

@@ -37,7 +37,8 @@ export const runUsage = `usage: tether run [--json] [--cwd DIR] [--worktree [--b
                      closing the session removes it if it holds no work and keeps it otherwise
   --base REF         with --worktree: where the branch starts (default: the repository's HEAD)
   --branch NAME      with --worktree: the new branch's name (refused if it exists)
-  --model M          a model name or alias for a new session
+  --model M          a model name or alias for a new session; with --resume, the session's model
+                     from this turn on (as set_model; so does --permission-mode for its mode)
   --permission-mode  ${PermissionMode.options.join(' | ')}
   --resume SESSION   continue a session (its id is printed after every run)
 ${attachmentHelp}
@@ -144,11 +145,6 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
   if (values.resume !== undefined && !SessionId.safeParse(values.resume).success) {
     throw new UsageError(
       `"${values.resume}" is not a Tether session id (it looks like ses_ followed by 32 hex digits).`,
-    );
-  }
-  if (values.resume !== undefined && (values.model !== undefined || mode !== undefined)) {
-    throw new UsageError(
-      '--model and --permission-mode set up a new session; a resumed session keeps its own. Drop them, or start a new session without --resume.',
     );
   }
   if (!values.worktree && (values.base !== undefined || values.branch !== undefined)) {

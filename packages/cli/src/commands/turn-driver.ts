@@ -147,6 +147,10 @@ export async function driveTurn(
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
+      // A model retired since, or a mode to change: the session's own settings, changed from this turn on.
+      if (request.model !== undefined) await backend.setModel({ sessionId, model: request.model });
+      if (request.permissionMode !== undefined)
+        await backend.setPermissionMode({ sessionId, mode: request.permissionMode, restart: true });
     } else {
       const opened = await backend.openSession({
         workspace: request.worktree
