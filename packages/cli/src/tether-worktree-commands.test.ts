@@ -141,23 +141,25 @@ describe('tether close and delete without a daemon', () => {
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
   });
 
-  it('a worktree git cannot read (a repository nested in it) is left as it is, and close says so', async () => {
+  it('a repository with no commit nested in the worktree: its files are left out of the comparison, the rest is read, and close keeps the work', async () => {
     const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
     const sessionId = sessionIdIn(run.stderr);
     const worktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
     const nested = path.join(worktree, 'nested');
-    // A repository with no commit yet: git refuses to add it to the worktree's own index.
+    // A repository with no commit yet (an agent's `git init` of a sub-project): git refuses to add it to an index.
     await mkdir(nested);
     execFileSync('git', ['init', '--quiet'], {
       cwd: nested,
       env: { ...fixture.environment, GIT_CONFIG_NOSYSTEM: '1' },
     });
     await writeFile(path.join(nested, 'work.txt'), 'important\n');
+    await writeFile(path.join(worktree, 'top.txt'), 'beside it\n');
+    const diff = await succeeds(['diff', sessionId]);
+    expect(diff.stdout).toContain('+beside it\n');
+    expect(diff.stdout).not.toContain('important');
     const closed = await succeeds(['close', sessionId]);
-    expect(closed.stderr).toContain(
-      `closed; the worktree ${worktree} on branch tether/${sessionId.slice(4, 12)} was left as it is`,
-    );
-    expect(closed.stderr).toContain(`tether diff ${sessionId} shows git's error`);
+    expect(closed.stderr).toContain(`closed; worktree kept at ${worktree}`);
+    expect(closed.stderr).toContain('it has uncommitted changes');
     expect(readFileSync(path.join(nested, 'work.txt'), 'utf8')).toBe('important\n');
     expect(branches()).toEqual(['main', `tether/${sessionId.slice(4, 12)}`]);
   });

@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type GitContext, gitText } from './run-git.js';
+import { type GitContext, gitFailed, gitText, runGit } from './run-git.js';
 
 /**
  * The worktree's whole state as a git tree id: tracked files as they are on disk, untracked ones too,
@@ -23,7 +23,7 @@ export async function snapshotWorktree(git: GitContext, worktreePath: string): P
     if (!copied) await gitText(git, { cwd: worktreePath, args: ['read-tree', 'HEAD'], environment });
     // The copy must stay a plain index: no split index or file-system monitor state shared with the user's.
     const plainIndex = ['-c', 'core.splitIndex=false', '-c', 'core.fsmonitor=false'];
-    await gitText(git, { cwd: worktreePath, args: [...plainIndex, 'add', '--all'], environment });
+    await addAll(git, worktreePath, [...plainIndex, 'add', '--all'], environment);
     return (await gitText(git, { cwd: worktreePath, args: [...plainIndex, 'write-tree'], environment })).trim();
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -44,5 +44,39 @@ async function copyIndex(userIndex: string, temporaryIndex: string): Promise<boo
     return true;
   } catch {
     return false;
+  }
+}
+
+/** More repositories with no commit than this in one worktree: the snapshot fails as git does. */
+const maxRepositoriesLeftOut = 50;
+
+/**
+ * `git add --all`, leaving out the repositories inside the worktree that have no commit yet (an agent
+ * that ran `git init` for a sub-project): git refuses to add those at all, and would fail the whole
+ * snapshot, so that no run's changed files, diff or release check could be read. Their files are not
+ * in the snapshot; everything else is.
+ */
+async function addAll(
+  git: GitContext,
+  worktreePath: string,
+  add: readonly string[],
+  environment: Readonly<Record<string, string>>,
+): Promise<void> {
+  const leftOut: string[] = [];
+  for (;;) {
+    const excluded = leftOut.map((folder) => `:(exclude,literal)${folder}`);
+    const call = {
+      cwd: worktreePath,
+      args: [...add, ...(excluded.length > 0 ? ['--', '.', ...excluded] : [])],
+      environment,
+    };
+    const result = await runGit(git, call);
+    if (result.exitCode === 0) return;
+    const empty = [...result.stderr.matchAll(/^error: '(.+)' does not have a commit checked out$/gm)].map(
+      (match) => match[1]!,
+    );
+    const fresh = empty.filter((folder) => !leftOut.includes(folder));
+    if (fresh.length === 0 || leftOut.length + fresh.length > maxRepositoriesLeftOut) throw gitFailed(call, result);
+    leftOut.push(...fresh);
   }
 }
