@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
@@ -312,6 +312,35 @@ describe('refusals and help', () => {
     expect(turnRequests()).toHaveLength(0);
     const sessions = await tether(['sessions', '--json']);
     expect(sessions.stdout.trim()).toBe('[]');
+  });
+
+  it('a data dir moved with its worktrees: the session goes on in the moved worktree, its uncommitted work and conversation intact', async () => {
+    const run = await succeeds([
+      'run',
+      '--worktree',
+      '--cwd',
+      repository,
+      '--permission-mode',
+      'auto_edit',
+      'Write first',
+    ]);
+    const sessionId = sessionIdIn(run.stderr);
+    const oldWorktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
+    await writeFile(path.join(oldWorktree, 'uncommitted.txt'), 'mine\n');
+    const movedData = path.join(fixture.root, 'moved-data');
+    await rename(path.join(fixture.root, 'data'), movedData);
+    const resumed = await succeeds(['run', '--data-dir', movedData, '--resume', sessionId, 'Look around']);
+    const newWorktree = path.join(movedData, 'worktrees', sessionId);
+    expect(resumed.stderr).toContain(`worktree ${newWorktree}`);
+    // The agent works where the worktree is now.
+    expect(JSON.stringify(turnRequests().at(-1)!.body)).toContain(newWorktree);
+    expect(readFileSync(path.join(newWorktree, 'notes.txt'), 'utf8')).toBe('first');
+    expect(readFileSync(path.join(newWorktree, 'uncommitted.txt'), 'utf8')).toBe('mine\n');
+    expect(existsSync(oldWorktree)).toBe(false);
+    // The agent had its conversation: the first turn is in the second turn's request.
+    expect(JSON.stringify(turnRequests().at(-1)!.body)).toContain('Write first');
+    const diff = await succeeds(['diff', '--data-dir', movedData, sessionId]);
+    expect(diff.stdout).toContain('+mine\n');
   });
 
   it('a directory session has no diff: capability_unsupported, exit 2', async () => {

@@ -44,7 +44,7 @@ export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): 
   return {
     kind: 'git_worktree',
     prepare: (request) => prepareWorktree(git, queue, root, request),
-    restore: (prepared) => restoreWorktree(git, queue, prepared),
+    restore: (prepared, request) => restoreWorktree(git, queue, prepared, { root, sessionId: request.sessionId }),
     release: (prepared, releaseOptions) => releaseWorktree(git, queue, prepared, releaseOptions),
     baseline: (prepared) => snapshotWorktree(git, worktreeOf(prepared).path),
     changedSince: async (prepared, baseline, { limit }) => {

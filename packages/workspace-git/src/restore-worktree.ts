@@ -13,6 +13,26 @@ import { ownedRoot } from './worktree-root.js';
 import { unregisterWorktree } from './unregister-worktree.js';
 
 /**
+ * The worktree moved with the folder that holds it (the data dir moved, its default worktree root
+ * inside it): not where it was recorded, but in this acquirer's root under the session's id, and
+ * nothing at the recorded path. git's link to it is repaired and it is used where it is now; re-adding
+ * it at the old path from its branch would leave its uncommitted work behind, unseen.
+ */
+async function movedWithItsRoot(
+  git: GitContext,
+  worktree: WorktreeFacts,
+  where: { readonly root: string; readonly sessionId: string },
+): Promise<WorktreeFacts | null> {
+  const candidate = path.join(where.root, where.sessionId);
+  if (candidate === worktree.path || (await isDirectory(worktree.path)) || !(await isDirectory(candidate))) return null;
+  await ownedRoot(where.root);
+  const repair = { cwd: worktree.repository, args: ['worktree', 'repair', candidate] };
+  const repaired = await runGitRetryingLocks(git, repair);
+  if (repaired.exitCode !== 0 || !(await worktreePresent(git, candidate))) return null;
+  return { ...worktree, path: candidate };
+}
+
+/**
  * Makes a session's worktree usable again: as it is when it is there; otherwise (its folder deleted, or
  * removed by a clean release) re-added at the same path on its branch, the branch re-created at the base
  * commit when it is gone too.
@@ -21,9 +41,13 @@ export async function restoreWorktree(
   git: GitContext,
   queue: RepositoryQueue,
   prepared: PreparedWorkspace,
+  where: { readonly root: string; readonly sessionId: string },
 ): Promise<PreparedWorkspace> {
-  const worktree = prepared.worktree;
-  if (!worktree) return prepared;
+  const recorded = prepared.worktree;
+  if (!recorded) return prepared;
+  const moved = await movedWithItsRoot(git, recorded, where);
+  const worktree = moved ?? recorded;
+  if (moved) prepared = { ...prepared, directory: moved.path, worktree: moved };
   // The root may have been loosened, or changed hands, since the worktree was made in it: whoever can
   // write there could have put a folder of their own (with hooks run as this user) in its place.
   await ownedRoot(path.dirname(worktree.path));
