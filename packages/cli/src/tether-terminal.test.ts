@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
+import { useTetherServe } from './test-support/serve-tether.js';
 
 // `tether run` at a real terminal: util-linux `script` gives the command a pseudo-terminal, and the
 // test types into it when the prompt appears.
@@ -20,7 +21,7 @@ afterEach(() => {
 
 function atTerminal(
   prompt: string,
-  keys: { after: string; type: string }[],
+  keys: { after: string; type: string | (() => void) }[],
 ): Promise<{ code: number | null; output: string }> {
   const environment = { ...fixture.environment, TERM: 'xterm' };
   const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} run ${JSON.stringify(prompt)}`;
@@ -38,13 +39,51 @@ function atTerminal(
       const next = pending[0];
       if (next && output.includes(next.after)) {
         pending.shift();
-        spawned.stdin!.write(next.type);
+        if (typeof next.type === 'string') spawned.stdin!.write(next.type);
+        else next.type();
       }
     });
     spawned.on('error', reject);
     spawned.on('close', (code) => resolve({ code, output }));
   });
 }
+
+describe('tether run at a terminal, through a daemon', () => {
+  const { serve } = useTetherServe(fixture);
+
+  it('a prompt answered elsewhere leaves the terminal: the menu is given up and tether run ends with the run', async () => {
+    const url = await serve(['--no-web']);
+    const token = (await readFile(path.join(fixture.root, 'data', 'daemon-token'), 'utf8')).trim();
+    const api = (route: string, body?: unknown) =>
+      fetch(`${url}${route}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then((response) => response.json());
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo elsewhere > elsewhere.txt', description: 'Write a file' }),
+      textReply('Approved by someone else.'),
+    );
+    const approveElsewhere = async () => {
+      const { sessions } = (await api('/v1/sessions')) as {
+        sessions: { sessionId: string; pendingInteractions: { interactionRef: string }[] }[];
+      };
+      const [session] = sessions;
+      await api('/v1/commands', {
+        type: 'respond_interaction',
+        commandId: `cmd_${Date.now()}`,
+        sessionId: session!.sessionId,
+        interactionRef: session!.pendingInteractions[0]!.interactionRef,
+        answer: { decision: 'approve', scope: 'once' },
+      });
+    };
+    const result = await atTerminal('Write it', [{ after: 'approve once', type: () => void approveElsewhere() }]);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('no longer asked');
+    expect(result.output).toContain('Approved by someone else.');
+    expect(await readFile(path.join(fixture.workspace, 'elsewhere.txt'), 'utf8')).toBe('elsewhere\n');
+  });
+});
 
 describe('tether run at a terminal', () => {
   it('shows an approval as a menu and runs the tool when approve is chosen with Enter', async () => {

@@ -2,7 +2,7 @@ import type { InputDelivery, ProtocolEvent } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder } from '../interactions/interaction-responder.js';
-import { HumanRenderer } from '../render/human-renderer.js';
+import { HumanRenderer, type Output } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { UsageError } from '../usage-error.js';
 import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from './prompt-argument.js';
@@ -53,9 +53,10 @@ export async function attachCommand(argv: readonly string[], context: CliContext
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
   const snapshot = await client.getSession(sessionId);
+  const held = (output: Output) => (mode.kind === 'terminal' ? mode.prompter.heldWhilePrompting(output) : output);
   const renderer = json
     ? new JsonRenderer(context.stdout)
-    : new HumanRenderer(context.stdout, context.stderr, {
+    : new HumanRenderer(held(context.stdout), held(context.stderr), {
         promptsShownElsewhere: mode.kind === 'terminal',
         showRuns: true,
       });
@@ -88,6 +89,13 @@ export async function attachCommand(argv: readonly string[], context: CliContext
       if (event.type === 'interaction.requested' && (isNew || waiting)) {
         responder.onRequested(event as Extract<ProtocolEvent, { type: 'interaction.requested' }>);
       }
+      // Answered elsewhere (another terminal, the web UI, a link), withdrawn or cancelled: not asked here any more.
+      if (
+        event.type === 'interaction.settled' ||
+        event.type === 'interaction.withdrawn' ||
+        event.type === 'interaction.cancelled'
+      )
+        responder.onOver(event.interactionRef);
     }
   } finally {
     removeInterrupt();

@@ -2,7 +2,7 @@ import { AgentError, type InputDelivery, type PermissionMode, type ProtocolEvent
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
-import { HumanRenderer } from '../render/human-renderer.js';
+import { HumanRenderer, type Output } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
 import { describeWorktree } from '../render/workspace-summary.js';
 import { exitCodeForRun, runTurn } from '../run-turn.js';
@@ -163,9 +163,10 @@ export async function driveTurn(
       openedForTurn = sessionId;
     }
     const mode = request.responder;
+    const held = (output: Output) => (mode?.kind === 'terminal' ? mode.prompter.heldWhilePrompting(output) : output);
     const renderer = request.json
       ? new JsonRenderer(context.stdout)
-      : new HumanRenderer(context.stdout, context.stderr, {
+      : new HumanRenderer(held(context.stdout), held(context.stderr), {
           promptsShownElsewhere: mode?.kind === 'terminal',
           spinner: context.terminal !== undefined,
         });

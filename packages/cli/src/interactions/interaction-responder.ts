@@ -30,6 +30,8 @@ export class InteractionResponder {
   /** Why no answer can come from --answers any more; null while one can. */
   private answersOver: 'ended' | 'unreadable' | null = null;
   private toldAnswersEnded = false;
+  /** Prompts shown (or waiting to be) at the terminal: given up once answered elsewhere, or at the end. */
+  private readonly asking = new Map<string, AbortController>();
 
   constructor(options: {
     runtime: TetherBackend;
@@ -72,9 +74,15 @@ export class InteractionResponder {
   onRequested(event: EventOfType<'interaction.requested'>): void {
     const { interactionRef, request } = event;
     if (this.mode.kind === 'terminal') {
-      this.mode.prompter.ask(request).then(
-        (answer) => this.send(interactionRef, answer),
-        () => undefined,
+      if (this.asking.has(interactionRef)) return;
+      const over = new AbortController();
+      this.asking.set(interactionRef, over);
+      this.mode.prompter.ask(request, over.signal).then(
+        (answer) => {
+          this.asking.delete(interactionRef);
+          return this.send(interactionRef, answer);
+        },
+        () => this.asking.delete(interactionRef),
       );
       return;
     }
@@ -102,6 +110,7 @@ export class InteractionResponder {
   /** The interaction is over (settled, withdrawn, cancelled): nobody is to answer it any more. */
   onOver(interactionRef: string): void {
     this.waiting.delete(interactionRef);
+    this.asking.get(interactionRef)?.abort();
   }
 
   /** Once --answers can give nothing more, prompts go as when nobody can answer: denied, not waited for forever. */
@@ -132,8 +141,10 @@ export class InteractionResponder {
     }
   }
 
+  /** The run is over (or the watcher detaches): nothing is asked or read any more. */
   close(): void {
     this.stopReading?.();
+    for (const over of this.asking.values()) over.abort();
   }
 }
 
