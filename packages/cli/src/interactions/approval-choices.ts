@@ -10,13 +10,18 @@ export interface ApprovalChoice {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const controlCharacter = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
+/** How a provider marks a string it shortened for display (`… [N more characters]`). */
+const cutForDisplay = /… \[\d+ more characters\]$/;
+
 /** The command an approval would run, when its input has one to edit (on one line, without control characters). */
 export function editableCommand(request: ApprovalRequest): string | null {
   const command = request.input?.['command'];
   if (request.plan !== undefined || typeof command !== 'string') return null;
   // The one-line editor is prefilled by typing the command into it: a line break (a command of several
   // lines) or another control character would act as a key there, not be shown as the command's text.
-  return controlCharacter.test(command) ? null : command;
+  if (controlCharacter.test(command)) return null;
+  // A command too long to be shown whole was cut for display: approving the cut text would run another command.
+  return cutForDisplay.test(command) ? null : command;
 }
 
 /** The choices a person gets for an approval, in order; approve for the session or the project only when offered. */

@@ -2,13 +2,30 @@ import type { ApprovalRequest, Question } from '@tether/protocol';
 import { terminalSafe } from '../render/human-renderer.js';
 
 const inputPreviewLength = 600;
+/** Of a longer text, its start and its end are shown: what a command does last (`&& rm …`) must not be hidden. */
+const previewHeadLength = 400;
+const previewTailLength = 200;
 
 function preview(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   const safe = terminalSafe(text ?? '');
-  return safe.length > inputPreviewLength
-    ? `${safe.slice(0, inputPreviewLength)}… (${safe.length - inputPreviewLength} more characters)`
-    : safe;
+  if (safe.length <= inputPreviewLength) return safe;
+  const hidden = safe.length - previewHeadLength - previewTailLength;
+  return `${safe.slice(0, previewHeadLength)}\n… (${hidden} characters not shown) …\n${safe.slice(-previewTailLength)}`;
+}
+
+function indented(text: string): string[] {
+  return text.split('\n').map((line) => `    ${line}`);
+}
+
+/** What a file tool would write: Write's content, Edit's old and new text (the path alone says nothing of it). */
+function fileChange(input: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  if (typeof input.content === 'string') lines.push('  content:', ...indented(preview(input.content)));
+  if (typeof input.old_string === 'string') lines.push('  replacing:', ...indented(preview(input.old_string)));
+  if (typeof input.new_string === 'string') lines.push('  with:', ...indented(preview(input.new_string)));
+  if (Array.isArray(input.edits)) lines.push('  edits:', ...indented(preview(input.edits)));
+  return lines;
 }
 
 /** A person-readable account of an approval: what the tool wants to do and why the agent asks. Model text is shown as text. */
@@ -17,11 +34,8 @@ export function describeApproval(request: ApprovalRequest): string[] {
   const lines = [`? ${terminalSafe(request.toolName)} (${request.category}) wants to run${title}`];
   if (request.input) {
     const command = request.input.command ?? request.input.file_path ?? request.input.url;
-    lines.push(
-      ...preview(command ?? request.input)
-        .split('\n')
-        .map((line) => `    ${line}`),
-    );
+    lines.push(...indented(preview(command ?? request.input)));
+    if (command === request.input.file_path) lines.push(...fileChange(request.input));
   }
   if (request.plan)
     lines.push(
