@@ -59,7 +59,7 @@ export const OpenSessionCommand = z
       }
       return;
     }
-    const given = ['workspace', 'provider', 'ephemeral', ...sessionConfigurationKeys].filter(
+    const given = ['workspace', 'provider', 'ephemeral', 'redactInput', ...sessionConfigurationKeys].filter(
       (key) => command[key as keyof typeof command] !== undefined,
     );
     for (const key of given) {

@@ -144,6 +144,22 @@ describe('parseCommand', () => {
     expect(refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, model: 'sonnet' }).code).toBe(
       'invalid_command',
     );
+    // Not taken silently either: a reopened session's turns would be stored in clear all the same.
+    expect(
+      refused({ type: 'open_session', commandId: 'c', continueSession: sessionId, redactInput: true }),
+    ).toMatchObject({
+      code: 'invalid_command',
+      details: { issues: [expect.objectContaining({ path: 'redactInput' })] },
+    });
+  });
+
+  it('refuses a model name holding NUL or another control character, on open and on set_model', () => {
+    const workspace = { kind: 'directory', path: '/repo' };
+    expect(refused({ type: 'open_session', commandId: 'c', workspace, model: 'x\u0000y' }).code).toBe(
+      'invalid_command',
+    );
+    expect(refused({ type: 'set_model', commandId: 'c', sessionId, model: 'a\u0000b' }).code).toBe('invalid_command');
+    expect(refused({ type: 'set_model', commandId: 'c', sessionId, model: 'a\u0007b' }).code).toBe('invalid_command');
   });
 
   it('answers an input part type Tether does not know with capability_unsupported, and a known one of the wrong shape with invalid_command', () => {

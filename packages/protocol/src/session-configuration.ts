@@ -54,12 +54,16 @@ const argumentValue = z
   .refine((value) => !value.startsWith('-'), 'must not start with "-"')
   .refine((value) => !value.includes('\0'), noNul);
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a model name holds no control character.
+const notAModelName = /[\s\u0000-\u001f\u007f]/;
+
 /** A model name or alias, as open_session's configuration and set_model take it: one word, never a flag. */
 export const modelName = z
   .string()
   .min(1)
   .max(200)
-  .refine((value) => !value.startsWith('-') && !/\s/.test(value), 'a model name or alias, e.g. "sonnet"');
+  .refine((value) => !value.includes('\0'), noNul)
+  .refine((value) => !value.startsWith('-') && !notAModelName.test(value), 'a model name or alias, e.g. "sonnet"');
 
 const toolRule = argumentValue.refine((value) => !/[\r\n]/.test(value), 'must be a single line');
 
