@@ -103,7 +103,7 @@ async function sendUnauthenticatedFrame(
 
 function rawRequest(
   port: number,
-  options: { path: string; method: string; headers: Record<string, string>; chunks?: string[] },
+  options: { path: string; method: string; headers: Record<string, string>; chunks?: (string | Buffer)[] },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
@@ -258,6 +258,30 @@ describe('request bodies', () => {
     expect(JSON.parse(malformed.body)).toMatchObject({
       error: { code: 'invalid_command', details: { reason: 'malformed_json' } },
     });
+
+    // Bytes that are not UTF-8 are refused, not stored as U+FFFD; a byte-order mark before the JSON is let be.
+    const latin1 = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      chunks: [
+        Buffer.from(
+          '{"type":"open_session","commandId":"caf\xe9","workspace":{"kind":"directory","path":"/tmp"}}',
+          'latin1',
+        ),
+      ],
+    });
+    expect(latin1.status).toBe(400);
+    expect(JSON.parse(latin1.body)).toMatchObject({
+      error: { code: 'invalid_command', message: expect.stringContaining('not valid UTF-8') },
+    });
+    const withMark = await rawRequest(daemon.port, {
+      path: '/v1/commands',
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      chunks: ['\ufeff{"type":"nope"}'],
+    });
+    expect(JSON.parse(withMark.body)).not.toMatchObject({ error: { details: { reason: 'malformed_json' } } });
 
     const declaredTooLarge = await rawRequest(daemon.port, {
       path: '/v1/commands',

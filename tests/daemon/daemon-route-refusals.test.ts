@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type Daemon, startDaemon } from '@tether/daemon';
@@ -66,6 +67,29 @@ describe('a route asked with a method it does not answer', () => {
     expect(((await (await api.request('GET', `/v1/sessions/${sessionId}`)).json()) as { state: string }).state).toBe(
       'idle',
     );
+  });
+
+  it('serves a request that asks to upgrade to anything but a WebSocket (h2c) as it is, not 404', async () => {
+    const asked = (route: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(`${daemon.url}${route}`, {
+          headers: { authorization: `Bearer ${daemon.token}`, connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c' },
+        });
+        request.on('response', (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    expect((await asked('/health')).status).toBe(200);
+    const listed = await asked('/v1/sessions');
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.body)).toMatchObject({ sessions: [] });
   });
 
   it('leaves a path no route has a 404, under /v1 and for the web UI', async () => {

@@ -94,6 +94,8 @@ describe('who may talk to the daemon', () => {
     });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    // A page there can read when to come back after a 429 or 503, and what a route allows after a 405.
+    expect(allowed.headers['access-control-expose-headers']).toBe('Retry-After, Allow');
     const preflight = await rawRequest(daemon, {
       path: '/v1/commands',
       method: 'OPTIONS',

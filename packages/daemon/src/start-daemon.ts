@@ -233,6 +233,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         requestTimeout: requestTimeoutMs,
         keepAliveTimeout: keepAliveTimeoutMs,
         connectionsCheckingInterval: timeoutCheckIntervalMs,
+        // Only a WebSocket upgrade is one: any other (h2c, which curl --http2 and Java's HttpClient
+        // ask for) is ignored and the request served as it is (RFC 9110), not refused 404 everywhere.
+        shouldUpgradeCallback: (request) => request.headers.upgrade?.toLowerCase() === 'websocket',
       },
       getRequestListener(app.fetch, { overrideGlobalObjects: false }),
     );

@@ -4,7 +4,12 @@ import { securityHeaders } from '../static/security-headers.js';
 /** CORS for an origin the user allowed (allowOrigins, `--allow-origin`); nothing for any other origin. */
 export function corsHeaders(origin: string | undefined, policy: OriginPolicy): Record<string, string> {
   return origin !== undefined && judgeOrigin(origin, policy) === 'allowed'
-    ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+    ? {
+        'Access-Control-Allow-Origin': origin,
+        // So that a page on that origin can read when to come back (429, 503) and what a route allows (405).
+        'Access-Control-Expose-Headers': 'Retry-After, Allow',
+        Vary: 'Origin',
+      }
     : {};
 }
 

@@ -86,6 +86,9 @@ function readBody(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
   });
 }
 
+/** Refuses bytes that are not UTF-8; a byte-order mark before the JSON is dropped, as RFC 8259 lets a parser. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * The request body as JSON, read straight from the Node request (Hono's bodyLimit answered a chunked
  * body with a 500). Empty or malformed → invalid_command (the parser's message is not echoed: it
@@ -95,8 +98,15 @@ export async function readJsonBody(incoming: IncomingMessage, maxBytes: number):
   const body = await readBody(incoming, maxBytes);
   if (body.length === 0)
     throw invalidRequest('The request has no body. Send one command as a JSON object.', 'empty_body');
+  let text: string;
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    // Decoded strictly: bytes that are not UTF-8 would otherwise be stored as U+FFFD, the command changed unseen.
+    text = strictUtf8.decode(body);
+  } catch {
+    throw invalidRequest('The request body is not valid UTF-8. Encode the command as UTF-8 JSON.', 'malformed_json');
+  }
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     throw invalidRequest('The request body is not valid JSON. Send one command as a JSON object.', 'malformed_json');
   }
