@@ -24,9 +24,14 @@ const perTest = runtimePerTest('tether-store-failure-');
  */
 function storeThatFills() {
   const inner = createInMemoryStore();
-  const control = { full: false, failNext: 0, failedCommits: 0, firstFailureAt: 0 };
+  const control = { full: false, failNext: 0, failedCommits: 0, firstFailureAt: 0, readsFail: false };
+  const gone = () => new AgentError({ code: 'store_failure', message: 'connection refused' });
   const store: TetherStore = {
     ...inner,
+    async getSession(sessionId) {
+      if (control.readsFail) throw gone();
+      return inner.getSession(sessionId);
+    },
     async commit(unit) {
       if (control.full || control.failNext > 0) {
         control.failNext = Math.max(0, control.failNext - 1);
@@ -161,6 +166,19 @@ describe('output the store cannot take', () => {
     ]);
     expect(JSON.stringify(events)).not.toContain('Lost answer.');
     expect(provider.sessions).toHaveLength(2); // the next turn had a new agent
+  });
+
+  it('a store gone altogether (its reads refused too, as a stopped PostgreSQL server): waiting for the run still says store_failure', async () => {
+    const { runtime: current, control, runId, turn, firstDrop } = await streamingRun();
+    control.readsFail = true;
+    streamIntoFullStore(turn, control);
+    await firstDrop;
+    expect(await agentErrorOf(current.waitForRun(runId))).toMatchObject({
+      code: 'store_failure',
+      details: { reason: 'run_end_not_stored' },
+    });
+    control.readsFail = false;
+    control.full = false;
   });
 
   it("stores the run's end by itself once the store takes writes again, without a command", async () => {

@@ -132,39 +132,48 @@ export class StoreFailureRepair {
 
   private repair(sessionId: string): Promise<void> {
     return this.parts.withSession(sessionId, async (entry) => {
-      const { store, writer, log, runWaiters } = this.parts;
-      const record = await store.getSession(sessionId);
-      if (!entry || !record) {
-        writer.forget(sessionId); // Nothing stored, nothing to make consistent.
-        return;
-      }
-      const activeRun = record.activeRunId === null ? null : ((await store.getRun(record.activeRunId)) ?? null);
-      const interactions = await store.listInteractions(sessionId);
-      entry.rebuildFrom({
-        record,
-        activeRun,
-        interactions: new Map(interactions.map((interaction) => [interaction.interactionRef, interaction])),
-      });
-      writer.restoreLastSeq(sessionId, record.lastSeq);
-      // The run's end is recorded once its agent has stopped: nothing works on it unobserved after that.
-      await entry.teardown.catch(() => undefined);
-      const bodies: EventBody[] = [];
-      if (record.activeRunId !== null)
-        bodies.push(
-          ...withRunEndCancellations(
-            entry,
-            [{ type: 'run.completed', runId: record.activeRunId, outcome: 'failed', error: outputNotStored }],
-            'run_ended',
-          ),
-        );
-      if (record.liveProcess !== null && entry.isQuiet())
-        bodies.push({ type: 'session.process_stopped', reason: 'released' });
       try {
-        await log.repair(entry, bodies);
+        await this.repairStored(sessionId, entry);
       } catch (error) {
-        if (record.activeRunId !== null) runWaiters.fail(record.activeRunId, notStoredYet('run_end_not_stored', error));
+        // The run's waiters hear why whichever step failed: the reads too (a store that is gone refuses
+        // them first), not only the write of its end. Its id is the stored one once read; else memory's,
+        // where the dropped output may have ended it already (its last run then). A run whose end is
+        // stored after all is read as completed by its waiters, whatever this says.
+        const runId = entry?.record.activeRunId ?? entry?.record.lastRun?.runId ?? null;
+        if (runId !== null) this.parts.runWaiters.fail(runId, notStoredYet('run_end_not_stored', error));
         throw error;
       }
     });
+  }
+
+  private async repairStored(sessionId: string, entry: SessionEntry | undefined): Promise<void> {
+    const { store, writer, log } = this.parts;
+    const record = await store.getSession(sessionId);
+    if (!entry || !record) {
+      writer.forget(sessionId); // Nothing stored, nothing to make consistent.
+      return;
+    }
+    const activeRun = record.activeRunId === null ? null : ((await store.getRun(record.activeRunId)) ?? null);
+    const interactions = await store.listInteractions(sessionId);
+    entry.rebuildFrom({
+      record,
+      activeRun,
+      interactions: new Map(interactions.map((interaction) => [interaction.interactionRef, interaction])),
+    });
+    writer.restoreLastSeq(sessionId, record.lastSeq);
+    // The run's end is recorded once its agent has stopped: nothing works on it unobserved after that.
+    await entry.teardown.catch(() => undefined);
+    const bodies: EventBody[] = [];
+    if (record.activeRunId !== null)
+      bodies.push(
+        ...withRunEndCancellations(
+          entry,
+          [{ type: 'run.completed', runId: record.activeRunId, outcome: 'failed', error: outputNotStored }],
+          'run_ended',
+        ),
+      );
+    if (record.liveProcess !== null && entry.isQuiet())
+      bodies.push({ type: 'session.process_stopped', reason: 'released' });
+    await log.repair(entry, bodies);
   }
 }
