@@ -33,6 +33,8 @@ export interface PostgresStoreOptions {
 
 const defaultMaxConnections = 10;
 const defaultLeaseTtlMs = 15_000;
+/** How long opening a connection may take, answer to the login included. */
+const connectTimeoutMs = 5_000;
 
 /** Where the URL points, for messages: host, port and database, never the user or password. */
 function describeTarget(url: string): string {
@@ -74,6 +76,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // runtime frozen inside one (stopped, paused, cut off) would hold them for ever: the server ends
     // a transaction left idle for a lease's ttl, by when its lease has lapsed anyway.
     idle_in_transaction_session_timeout: leaseTtlMs,
+    // A server that takes the connection but never answers (stopped, or cut off behind a firewall that
+    // drops packets) would hold a new connection, and whatever waits for it (a start, a command), for
+    // ever: the attempt ends as a lost connection, which is retried within its bound.
+    connectionTimeoutMillis: connectTimeoutMs,
   });
   // A pooled connection that breaks while idle is dropped by the pool; the next query on a fresh one
   // reports any lasting trouble. Without a listener the event would end the process.
