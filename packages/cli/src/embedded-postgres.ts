@@ -26,7 +26,13 @@ const recordSchema = z.object({
   /** Absolute, or relative to the data dir. */
   clusterDirectory: z.string().min(1),
   password: z.string().min(16),
+  /**
+   * Set once initdb made the cluster: a cluster gone after that held sessions, and is not silently
+   * replaced by an empty one. Absent in records written before it was kept (and while initdb runs).
+   */
+  initialised: z.boolean().optional(),
 });
+type ClusterRecord = z.infer<typeof recordSchema>;
 
 export interface RunningPostgres {
   /** The connection URL (with the password: never print it). */
@@ -39,15 +45,24 @@ export interface RunningPostgres {
 
 const runningAsRoot = () => process.getuid?.() === 0;
 
-async function clusterRecord(dataDir: string): Promise<z.infer<typeof recordSchema>> {
+function parsedRecord(text: string): ClusterRecord | null {
+  try {
+    const parsed = recordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+async function clusterRecord(dataDir: string): Promise<ClusterRecord> {
   const file = path.join(dataDir, embeddedPostgresFileName);
   const text = readPrivateDataFile(
     file,
     'Remove it only if you mean to start a new, empty embedded PostgreSQL cluster (the old one keeps its sessions).',
   );
   if (text !== null) {
-    const parsed = recordSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
+    const parsed = parsedRecord(text);
+    if (parsed !== null) return parsed;
     throw new AgentError({
       code: 'store_failure',
       message: `${file} is not what tether serve --store embedded-postgres wrote. Restore it, or remove it to start a new, empty cluster.`,
@@ -60,6 +75,15 @@ async function clusterRecord(dataDir: string): Promise<z.infer<typeof recordSche
   };
   await writePrivateFile(file, `${JSON.stringify(record)}\n`);
   return record;
+}
+
+/** The cluster this data dir's sessions are in is gone: said, never replaced by an empty one. */
+function clusterGone(dataDir: string, clusterDirectory: string): AgentError {
+  return new AgentError({
+    code: 'store_failure',
+    message: `The embedded PostgreSQL cluster ${clusterDirectory}, which holds the sessions of ${dataDir}, is gone. Put it back (restore it from a backup), or remove ${path.join(dataDir, embeddedPostgresFileName)} to start a new, empty cluster.`,
+    details: { reason: 'embedded_postgres_cluster_missing' },
+  });
 }
 
 /** A port nobody listens on now, on loopback (the server binds it a moment later). */
@@ -158,6 +182,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPos
   }
   const log: string[] = [];
   if (!existsSync(path.join(clusterDirectory, 'PG_VERSION'))) {
+    if (record.initialised === true) throw clusterGone(dataDir, clusterDirectory);
     const EmbeddedPostgres = await loadEmbeddedPostgres();
     const cluster = new EmbeddedPostgres({
       databaseDir: clusterDirectory,
@@ -174,6 +199,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPos
     } catch (error) {
       throw startFailure(clusterDirectory, log, error);
     }
+    await writePrivateFile(
+      path.join(dataDir, embeddedPostgresFileName),
+      `${JSON.stringify({ ...record, initialised: true })}\n`,
+    );
   }
   const port = await unusedLoopbackPort();
   const server = await startPostgresServer({ clusterDirectory, port, log }).catch((error: unknown) => {

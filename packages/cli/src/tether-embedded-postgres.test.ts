@@ -111,6 +111,14 @@ describe('tether serve --store embedded-postgres', () => {
     expect((JSON.parse(listed.stdout) as { sessionId: string }[]).map((session) => session.sessionId)).toEqual([
       sessionIdFrom(run.stderr),
     ]);
+
+    // The cluster gone (a volume not mounted): said, never replaced by an empty one that lists no session.
+    await rm(cluster.clusterDirectory, { recursive: true, force: true });
+    const gone = await tether(['sessions', '--store', 'embedded-postgres']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`The embedded PostgreSQL cluster ${cluster.clusterDirectory}`);
+    expect(gone.stderr).toContain('is gone');
+    expect(existsSync(cluster.clusterDirectory)).toBe(false);
   });
 });
 
