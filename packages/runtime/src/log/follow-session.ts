@@ -21,8 +21,34 @@ export interface FollowOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Stored events are read this many at a time, whoever follows. */
+/** Stored events are read at most this many at a time, whoever follows. */
 const replayPageSize = 500;
+/**
+ * And about this much text at a time: a page of events holding large outputs (a long answer is
+ * stored in 100,000-character events) is in memory while its reader takes it, and is read in one
+ * synchronous step that holds up everything else. 500 such events were ~100 MB per slow reader.
+ */
+const replayPageBudget = 1024 * 1024;
+/** The first page, before the events' size is known. */
+const firstReplayPageSize = 50;
+
+/** The characters an event holds in its strings, two levels down: what its size is made of. */
+function approximateSize(event: ProtocolEvent): number {
+  let size = 64;
+  for (const value of Object.values(event)) {
+    if (typeof value === 'string') size += value.length;
+    else if (value !== null && typeof value === 'object')
+      for (const inner of Object.values(value)) if (typeof inner === 'string') size += inner.length;
+  }
+  return size;
+}
+
+/** How many events the next page holds, from the size of the last one's. */
+function nextPageSize(page: readonly ProtocolEvent[]): number {
+  if (page.length === 0) return firstReplayPageSize;
+  const average = page.reduce((total, event) => total + approximateSize(event), 0) / page.length;
+  return Math.max(1, Math.min(replayPageSize, Math.floor(replayPageBudget / average)));
+}
 
 /**
  * The one replay-then-follow: hands a session's events after `afterSeq` on, the stored ones first,
@@ -66,15 +92,18 @@ export function followSession(
   };
 
   /** Hands on the next page of stored events; true when it was full (more may be stored). */
+  let pageSize = firstReplayPageSize;
   const handPage = async (handOne: (event: ProtocolEvent) => void | Promise<void>): Promise<boolean> => {
-    const page = await store.readEvents(sessionId, { afterSeq: last, limit: replayPageSize });
+    const asked = pageSize;
+    const page = await store.readEvents(sessionId, { afterSeq: last, limit: asked });
+    pageSize = nextPageSize(page);
     for (const event of page) {
       // A gap ends the page: the catch-up below reports it if the store cannot fill it.
       if (stopped || event.seq !== last + 1) return false;
       const pending = handOne(event);
       if (pending !== undefined) await pending;
     }
-    return !stopped && page.length === replayPageSize;
+    return !stopped && page.length === asked;
   };
 
   // biome-ignore lint/suspicious/noConfusingVoidType: returning nothing keeps following, as true does.

@@ -182,11 +182,48 @@ describe('runtime.follow with onStoredEvent (a paced replay)', () => {
     expect(seqs([...stored, ...live])).toEqual(range(1, lastSeq));
     expect(stored.length).toBeGreaterThanOrEqual(storedBefore);
     expect(mostOutstanding).toBe(1);
-    // The next page is read only once the follower took the whole page before it.
-    expect(reads.slice(0, 2)).toEqual([
+    // The next page is read only once the follower took the whole page before it: a small first
+    // page, then as many small events as the page's budget holds (500 at most).
+    expect(reads.slice(0, 3)).toEqual([
       { afterSeq: 0, taken: 0 },
-      { afterSeq: 500, taken: 500 },
+      { afterSeq: 50, taken: 50 },
+      { afterSeq: 550, taken: 550 },
     ]);
+    await runtime.shutdown();
+  });
+
+  it('reads a history of large events a few at a time: a page holds about 1 MiB of text, not 500 events', async () => {
+    const chunk = 'x'.repeat(100_000);
+    const provider = createMockProvider({
+      async turn({ runId, emit }) {
+        for (let index = 0; index < 40; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: 'b', text: chunk });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const pages: number[] = [];
+    const store = storeReading(async (real, sessionId, options) => {
+      const page = await real(sessionId, options);
+      pages.push(page.length);
+      return page;
+    });
+    const runtime = await createAgentRuntime({ providers: [provider], store });
+    const sessionId = await sessionAfterOneTurn(runtime);
+    pages.length = 0;
+    const { lastSeq } = await runtime.getSession(sessionId);
+    await new Promise<void>((resolve, reject) => {
+      const reached = (event: ProtocolEvent) => {
+        if (event.seq === lastSeq) resolve();
+      };
+      runtime.follow(sessionId, {
+        afterSeq: 0,
+        onStoredEvent: async (event) => reached(event),
+        onEvent: reached,
+        onError: reject,
+      });
+    });
+    // After the first page, none holds more than ~1 MiB of those 100,000-character events.
+    expect(Math.max(...pages.slice(1))).toBeLessThanOrEqual(11);
     await runtime.shutdown();
   });
 
