@@ -192,6 +192,58 @@ describe('a subscriber that replays a history larger than its bound', () => {
   });
 });
 
+describe('a WebSocket that reads a long history slowly', () => {
+  it('is not taken for dead while it reads: its ping waits behind the events, and it gets the whole history', async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-slow-')));
+    // 200 events of 60 KB (12 MB): far more than the loopback buffers hold ahead of a ping.
+    const long = createMockProvider({
+      turn: ({ runId, emit }) => {
+        for (let index = 0; index < 200; index += 1)
+          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
+        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const logger = new RecordingLogger();
+    const daemon = await startDaemon({
+      dataDir: path.join(root, 'data'),
+      port: 0,
+      providers: [long],
+      logger,
+      pingIntervalMs: 400,
+    });
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      const api = client(daemon);
+      const sessionId = await openSession(api, root);
+      const { runId } = await api.command<SubmitTurnReceipt>({
+        type: 'submit_turn',
+        sessionId,
+        input: [{ type: 'text', text: 'Go.' }],
+      });
+      await daemon.runtime.waitForRun(runId);
+      const socket = await SocketClient.connect(daemon);
+      // A slow link: after each message the reader rests 20 ms (60 KB at a time, ~3 MB/s), so a ping
+      // reaches it seconds after it was sent, behind the megabytes the socket buffers hold.
+      socket.socket.on('message', () => {
+        socket.socket.pause();
+        trickle = setTimeout(() => socket.socket.resume(), 20);
+      });
+      socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+      const last = await socket.waitFor((frame) => frame.type === 'event' && frame.event!.type === 'run.completed');
+      const events = socket.events(sessionId);
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: last.event!.seq }, (_, index) => index + 1),
+      );
+      expect(logger.lines.filter((line) => String(line['msg'] ?? '').includes('no answer to a ping'))).toEqual([]);
+      socket.close();
+    } finally {
+      clearTimeout(trickle);
+      await daemon.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 /**
  * The store, with a way to learn when a subscriber's paced replay read its first page: from there the
  * daemon fills the subscriber's outbox in one go (no I/O in between), so a frame the client sends

@@ -41,6 +41,9 @@ export class WebSocketConnection implements LiveConnection {
   private closing = false;
   private cleanedUp = false;
   private alive = true;
+  /** Bytes of frames handed to the socket, and how many of them had left it at the last ping. */
+  private sentBytes = 0;
+  private deliveredAtPing = 0;
   private readonly authTimer: NodeJS.Timeout;
   private readonly pingTimer: NodeJS.Timeout;
   private readonly closed: Promise<void>;
@@ -93,8 +96,13 @@ export class WebSocketConnection implements LiveConnection {
 
   private ping(): void {
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    // A peer that did not answer the last ping is gone (a dead network path never sends a FIN).
-    if (!this.alive) {
+    // A peer that did not answer the last ping is gone (a dead network path never sends a FIN)...
+    // unless it is still taking what was sent: a slow reader's ping waits behind megabytes of events.
+    const delivered = this.sentBytes - this.socket.bufferedAmount;
+    const reading = delivered > this.deliveredAtPing;
+    this.deliveredAtPing = delivered;
+    if (!this.alive && !reading) {
+      this.state.logger.info({ route: '/v1/ws' }, 'websocket closed by the daemon: no answer to a ping, nothing read');
       this.socket.terminate();
       return;
     }
@@ -238,6 +246,7 @@ export class WebSocketConnection implements LiveConnection {
       const frame = this.outbox.shift();
       if (frame === undefined || this.socket.readyState !== WebSocket.OPEN) return;
       // Frames are UTF-8 JSON held as bytes: sent as text messages all the same.
+      this.sentBytes += frame.length;
       if (this.socket.bufferedAmount < socketHighWaterBytes) {
         this.socket.send(frame, { binary: false });
       } else {
