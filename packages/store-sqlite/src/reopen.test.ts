@@ -150,6 +150,29 @@ describe('blobs on disk', () => {
   });
 });
 
+describe('a deleted session', () => {
+  it('leaves no trace of its text in the database file or its log, once the store has closed', async () => {
+    const secret = 'HUNTER2-DELETE-ME-4711';
+    const runtime = await createAgentRuntime({
+      providers: [createMockProvider()],
+      store: await openSqliteStore({ dataDir }),
+    });
+    const { sessionId: deleted } = await runtime.openSession({ workspace: { kind: 'directory', path: dataDir } });
+    const { runId: ran } = await runtime.submitTurn({
+      sessionId: deleted,
+      input: [{ type: 'text', text: `my password is ${secret}` }],
+    });
+    await runtime.waitForRun(ran);
+    await runtime.closeSession({ sessionId: deleted });
+    await runtime.deleteSession(deleted);
+    await runtime.shutdown();
+    for (const file of ['tether.db', 'tether.db-wal']) {
+      const bytes = existsSync(path.join(dataDir, file)) ? readFileSync(path.join(dataDir, file)) : Buffer.alloc(0);
+      expect(bytes.includes(secret), file).toBe(false);
+    }
+  });
+});
+
 describe('migrations', () => {
   it('are applied and recorded once, not again on reopen', async () => {
     await (await openSqliteStore({ dataDir })).close();
