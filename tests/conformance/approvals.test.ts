@@ -81,6 +81,8 @@ describeTransports('tool approvals', ({ start }) => {
       blockedPath: path.join(environment.workspace, 'approved.txt'),
       input: { command: 'echo approved > approved.txt', description: 'Write a file' },
       offerSessionApproval: true,
+      // What approving for the session would grant, as the CLI proposes it: a rule wider than the command.
+      sessionGrant: { rules: ['Bash(echo approved *)'], directories: [environment.workspace] },
       defaultToNo: false,
     });
     const snapshot = await runtime.getSession(sessionId);
@@ -227,6 +229,37 @@ describeTransports('tool approvals', ({ start }) => {
       'run.checkpointed',
       'run.completed:succeeded:end_turn',
     ]);
+  });
+
+  it("a file edit's session approval grants a mode, not a rule: it is said, and saving it in the project is refused", async () => {
+    const { environment, runtime, sessionId } = await open();
+    const write = { file_path: path.join(environment.workspace, 'granted.txt'), content: 'granted\n' };
+    environment.api.enqueue(toolUseReply('Write', write), textReply('Written.'));
+    const { runId, requested } = await promptFor(runtime, sessionId, 'Write it.');
+    expect(requested.request).toMatchObject({
+      offerSessionApproval: true,
+      sessionGrant: { rules: [], mode: 'auto_edit' },
+    });
+    const refused = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve', scope: 'local_settings' },
+      }),
+    );
+    expect(refused).toMatchObject({
+      code: 'capability_unsupported',
+      details: { reason: 'project_approval_not_offered' },
+    });
+    expect(refused.message).toContain('auto_edit');
+    // Still pending: approved once, it runs.
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(readFileSync(write.file_path, 'utf8')).toBe('granted\n');
   });
 
   it('asks for several tool calls of one reply one at a time, each its own interaction', async () => {

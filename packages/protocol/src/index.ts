@@ -173,6 +173,7 @@ export {
 } from './interactions.js';
 export type { InteractionKind } from './interactions.js';
 export { checkAnswer } from './validate-answer.js';
+export { describeSessionGrant, projectApprovalOffered } from './session-grant.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
 export {
   SessionSnapshot,

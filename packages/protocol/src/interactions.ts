@@ -45,6 +45,19 @@ export const ApprovalRequest = z.strictObject({
   input: z.record(z.string(), z.unknown()).nullable(),
   /** Whether "approve for this session" may be offered. */
   offerSessionApproval: z.boolean(),
+  /**
+   * What "approve for this session" grants, as the agent proposes it (untrusted, shown as text):
+   * permission rules such as `Bash(npm test:*)`, a permission mode for the rest of the session (a
+   * file edit's is auto_edit: every later edit accepted), folders to work in. Only rules can also be
+   * saved to the project (scope local_settings). Absent when the provider does not say.
+   */
+  sessionGrant: z
+    .strictObject({
+      rules: z.array(z.string().max(1_000)).max(50),
+      mode: PermissionMode.optional(),
+      directories: z.array(z.string().max(4_096)).max(50),
+    })
+    .optional(),
   /** Approve must not be pre-selected or reachable by a stray keystroke. */
   defaultToNo: z.boolean(),
   /** For a plan-mode exit: the plan to approve (model-authored, untrusted). */

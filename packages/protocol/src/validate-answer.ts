@@ -25,6 +25,17 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
           'session_approval_not_offered',
         );
       }
+      // Only rules can be written to the project's settings; a mode (a file edit's auto_edit) is the session's alone.
+      if (
+        answer.scope === 'local_settings' &&
+        request.sessionGrant !== undefined &&
+        request.sessionGrant.rules.length === 0
+      ) {
+        return unsupported(
+          `This approval grants no rule to save in the project${request.sessionGrant.mode ? ` (for the session it switches the mode to ${request.sessionGrant.mode})` : ''}. Approve once or for the session.`,
+          'project_approval_not_offered',
+        );
+      }
       if (answer.continueInMode !== undefined && request.plan === undefined) {
         return unsupported('continueInMode applies only to approving a plan.', 'mode_not_applicable');
       }

@@ -1,4 +1,10 @@
-import type { ApprovalRequest, InteractionAnswer } from '@tether/protocol';
+import { terminalSafe } from '../render/human-renderer.js';
+import {
+  type ApprovalRequest,
+  type InteractionAnswer,
+  describeSessionGrant,
+  projectApprovalOffered,
+} from '@tether/protocol';
 
 export interface ApprovalChoice {
   readonly label: string;
@@ -33,8 +39,12 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
       answer: { decision: 'approve', continueInMode: 'auto_edit' },
     });
   }
+  const grant = request.sessionGrant;
   if (request.offerSessionApproval)
-    choices.push({ label: 'approve for this session', answer: { decision: 'approve', scope: 'session' } });
+    choices.push({
+      label: `approve for this session${grant ? ` (${terminalSafe(describeSessionGrant(grant))})` : ''}`,
+      answer: { decision: 'approve', scope: 'session' },
+    });
   choices.push({ label: 'deny', answer: { decision: 'deny' } });
   choices.push({ label: 'deny and stop the run', answer: { decision: 'deny', interrupt: true } });
   if (editableCommand(request) !== null)
@@ -43,10 +53,10 @@ export function approvalChoices(request: ApprovalRequest): ApprovalChoice[] {
       answer: { decision: 'approve', scope: 'once' },
       editCommand: true,
     });
-  // Last, away from the cursor's start: the one choice that outlives the session.
-  if (request.offerSessionApproval && request.plan === undefined) {
+  // Last, away from the cursor's start: the one choice that outlives the session (rules only).
+  if (projectApprovalOffered(request)) {
     choices.push({
-      label: 'always allow in this project (writes .claude/settings.local.json)',
+      label: `always allow in this project${grant ? `: ${terminalSafe(grant.rules.join(', '))}` : ''} (writes .claude/settings.local.json)`,
       answer: { decision: 'approve', scope: 'local_settings' },
     });
   }

@@ -55,6 +55,31 @@ describe('an approval shown at the terminal', () => {
   });
 });
 
+describe('what approving for the session grants', () => {
+  it('is named in the choice; only a grant of rules can be saved in the project', () => {
+    const withRule = approvalChoices({
+      ...approval,
+      sessionGrant: { rules: ['Bash(rm -rf build:*)'], directories: [] },
+    });
+    expect(withRule.map((choice) => choice.label)).toContain('approve for this session (allows Bash(rm -rf build:*))');
+    expect(withRule.map((choice) => choice.label)).toContain(
+      'always allow in this project: Bash(rm -rf build:*) (writes .claude/settings.local.json)',
+    );
+    const edit = approvalChoices({
+      ...approval,
+      toolName: 'Write',
+      input: { file_path: '/repo/a.ts', content: 'x' },
+      sessionGrant: { rules: [], mode: 'auto_edit', directories: [] },
+    });
+    expect(edit.map((choice) => choice.label)).toContain(
+      'approve for this session (switches the session to auto_edit: every later edit accepted without asking)',
+    );
+    expect(
+      edit.some((choice) => choice.answer.decision === 'approve' && choice.answer.scope === 'local_settings'),
+    ).toBe(false);
+  });
+});
+
 describe('terminal answers', () => {
   it('offers approve for the session only when the agent allows it, and never pre-selects approve when told not to', () => {
     expect(approvalChoices(approval).map((choice) => choice.label)).toEqual([

@@ -1,11 +1,13 @@
 import {
   type ApprovalRequest,
   type InteractionRequest,
+  type PermissionMode,
   type Question,
   type QuestionSetRequest,
   interactionBounds,
 } from '@tether/protocol';
 import { z } from 'zod';
+import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { boundedInput, sanitizeText } from './sanitize-text.js';
 import { toolCategory } from './tool-category.js';
 
@@ -98,6 +100,37 @@ function buildQuestionSet(request: ToolPermissionRequest): BuiltInteraction {
   return { request: request_ };
 }
 
+/** A rule as Claude Code writes it in its settings: `Tool` or `Tool(content)`. */
+function ruleText(rule: unknown): string | null {
+  if (typeof rule !== 'object' || rule === null) return null;
+  const { toolName, ruleContent } = rule as { toolName?: unknown; ruleContent?: unknown };
+  if (typeof toolName !== 'string') return null;
+  const text = typeof ruleContent === 'string' ? `${toolName}(${ruleContent})` : toolName;
+  return sanitizeText(text, 1_000) ?? null;
+}
+
+/** What approving for the session grants: the CLI's suggested permission updates, as the host shows them. */
+function sessionGrantOf(
+  suggestions: readonly { type: string; [key: string]: unknown }[],
+): NonNullable<ApprovalRequest['sessionGrant']> {
+  const rules: string[] = [];
+  const directories: string[] = [];
+  let mode: PermissionMode | undefined;
+  for (const suggestion of suggestions) {
+    if (suggestion.type === 'addRules' && Array.isArray(suggestion.rules))
+      for (const rule of suggestion.rules) {
+        const text = ruleText(rule);
+        if (text !== null) rules.push(text);
+      }
+    if (suggestion.type === 'addDirectories' && Array.isArray(suggestion.directories))
+      for (const directory of suggestion.directories)
+        if (typeof directory === 'string') directories.push(directory.slice(0, 4_096));
+    if (suggestion.type === 'setMode' && typeof suggestion.mode === 'string')
+      mode = toNeutralPermissionMode(suggestion.mode) ?? mode;
+  }
+  return { rules: rules.slice(0, 50), ...(mode !== undefined ? { mode } : {}), directories: directories.slice(0, 50) };
+}
+
 function buildApproval(request: ToolPermissionRequest, options: InteractionOptions): BuiltInteraction {
   const suggestions = request.permission_suggestions ?? [];
   const title = sanitizeText(request.title ?? request.display_name, interactionBounds.displayTextLength);
@@ -116,6 +149,10 @@ function buildApproval(request: ToolPermissionRequest, options: InteractionOptio
     ...(blockedPath !== undefined ? { blockedPath } : {}),
     input: options.toolInputDetail === 'none' ? null : boundedInput(request.input),
     offerSessionApproval: suggestions.length > 0 && request.suppress_always_allow_rule !== true,
+    // Its rules quote the tool input (`Bash(echo secret *)`): kept out with it.
+    ...(suggestions.length > 0 && options.toolInputDetail !== 'none'
+      ? { sessionGrant: sessionGrantOf(suggestions) }
+      : {}),
     defaultToNo: request.default_to_no === true,
     ...(plan !== undefined ? { plan } : {}),
   };

@@ -3,6 +3,8 @@ import {
   type ApprovalRequest,
   type InteractionAnswer,
   type PermissionMode,
+  describeSessionGrant,
+  projectApprovalOffered,
   writeOutBidirectionalControls,
 } from '@tether/protocol';
 import { ApprovalEdit } from './approval-edit.js';
@@ -154,6 +156,12 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
           onCancel={() => setEditing(false)}
         />
       ) : null}
+      {request.offerSessionApproval && request.sessionGrant && !editing ? (
+        // What "for session" grants, in the agent's words (shown as text): a rule, or a mode for every later edit.
+        <p className="approval-grant">
+          For the session: {writeOutBidirectionalControls(describeSessionGrant(request.sessionGrant))}
+        </p>
+      ) : null}
       {editing ? null : (
         <div className="card-actions">
           <button
@@ -178,7 +186,7 @@ export function ApprovalCard({ request, onAnswer }: ApprovalCardProps) {
               Approve for session{approveByKey ? <kbd>S</kbd> : null}
             </button>
           ) : null}
-          {request.offerSessionApproval && !isPlan ? (
+          {projectApprovalOffered(request) ? (
             // No shortcut: this one outlives the session (a rule in the project's .claude/settings.local.json).
             <button
               type="button"
