@@ -296,6 +296,16 @@ describeTransports('permission modes', ({ start }) => {
       offerSessionApproval: false,
     });
     environment.api.setResponder(() => textReply('Proceeding.'));
+    // A mode the running agent cannot enter live is refused, not taken and silently not applied.
+    const bypass = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve', continueInMode: 'bypass' },
+      }),
+    );
+    expect(bypass).toMatchObject({ code: 'requires_restart', details: { reason: 'bypass' } });
+    expect((await runtime.getSession(sessionId)).pendingInteractions).toHaveLength(1);
     await runtime.respondInteraction({
       sessionId,
       interactionRef: requested.interactionRef,

@@ -16,7 +16,19 @@ export async function respondInteraction(
     found,
     decideRespond(found?.record, found?.interactions.get(command.interactionRef), command),
   );
-  const body = await deliverAnswer(context, entry, decision.resolving, command.answer, 'host');
+  const { answer } = command;
+  // A plan approved into a mode the running agent cannot enter live (bypass, for one not launched in
+  // it) would be taken and the mode silently not: refused, the interaction left pending.
+  if (answer.decision === 'approve' && answer.continueInMode !== undefined) {
+    const session = await context.providerSession(entry);
+    if (session.requiresRestartFor(answer.continueInMode))
+      throw new AgentError({
+        code: 'requires_restart',
+        message: `The running agent cannot continue in ${answer.continueInMode} mode without a restart. Approve the plan with another mode (or none), then set_permission_mode ${answer.continueInMode} with restart: true once the run has ended.`,
+        details: { reason: answer.continueInMode },
+      });
+  }
+  const body = await deliverAnswer(context, entry, decision.resolving, answer, 'host');
   if (!body) {
     const status = entry.interactions.get(command.interactionRef)?.status;
     throw new AgentError({
