@@ -171,7 +171,10 @@ function startFailure(clusterDirectory: string, log: readonly string[], cause: u
  * user (created if missing) and the cluster lives under rootClusterParent. The caller holds the
  * data dir's lock, so one process at a time runs the cluster; stop() ends the server.
  */
-export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  onServerExit?: (notice: string) => void,
+): Promise<RunningPostgres> {
   const record = await clusterRecord(dataDir);
   const clusterDirectory = path.resolve(dataDir, record.clusterDirectory);
   const asRoot = runningAsRoot();
@@ -205,7 +208,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningPos
     );
   }
   const port = await unusedLoopbackPort();
-  const server = await startPostgresServer({ clusterDirectory, port, log }).catch((error: unknown) => {
+  const server = await startPostgresServer({
+    clusterDirectory,
+    port,
+    log,
+    ...(onServerExit ? { onExit: onServerExit } : {}),
+  }).catch((error: unknown) => {
     throw startFailure(clusterDirectory, log, error);
   });
   // The cluster is Tether's alone: its default database (made by initdb) holds the sessions.

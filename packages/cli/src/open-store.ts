@@ -10,6 +10,8 @@ import { storeOwnerId } from './store-owner-id.js';
 export interface SharedStoreSettings {
   /** How long a lease outlives its holder's last heartbeat (default: the store's, 15 s). */
   readonly leaseTtlMs?: number | undefined;
+  /** Told when an embedded PostgreSQL server exited on its own, and whether it was started again. */
+  readonly onServerNotice?: ((notice: string) => void) | undefined;
 }
 
 /** What the messages may say about a PostgreSQL database, and what they never may. */
@@ -38,7 +40,7 @@ export async function openStore(
     const ownerId = await storeOwnerId(dataDir);
     let url: string;
     if (location.kind === 'embedded-postgres') {
-      server = await startEmbeddedPostgres(dataDir);
+      server = await startEmbeddedPostgres(dataDir, settings.onServerNotice);
       target = { description: server.description, secrets: [server.password] };
       url = server.url;
     } else url = location.url;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -43,9 +43,89 @@ export async function startPostgresServer(options: {
   readonly clusterDirectory: string;
   readonly port: number;
   readonly log: string[];
+  /**
+   * Told when the server exited on its own (stopped by an administrator, killed for memory) and was
+   * started again on the same port, or could not be: what it said last, for the host's log.
+   */
+  readonly onExit?: (notice: string) => void;
 }): Promise<PostgresServerProcess> {
   const binary = await postgresBinary();
   const owner = process.getuid?.() === 0 ? statSync(options.clusterDirectory) : undefined;
+  let current = await launch(binary, owner, options);
+  let stopping: Promise<void> | undefined;
+  const onProcessExit = () => current.child.kill('SIGINT');
+  process.once('exit', onProcessExit);
+  const restarts: number[] = [];
+  // The server's clients (the store's pool) reconnect by themselves to the same port once it is back.
+  const watch = (running: LaunchedServer) => {
+    running.child.once('exit', (code, signal) => {
+      if (stopping !== undefined) return;
+      const said = running.lastLines().join(' | ') || 'nothing';
+      const now = Date.now();
+      while (restarts.length > 0 && now - restarts[0]! > restartWindowMs) restarts.shift();
+      if (restarts.length >= maxRestartsPerWindow) {
+        options.onExit?.(
+          `the embedded PostgreSQL server exited (${signal ?? `code ${code}`}; it said: ${said}) ${maxRestartsPerWindow} times within a minute: not started again. Stop tether and look at the cluster ${options.clusterDirectory}.`,
+        );
+        return;
+      }
+      restarts.push(now);
+      const relaunch = () =>
+        launch(binary, owner, options).then(
+          (next) => {
+            if (stopping !== undefined) {
+              next.child.kill('SIGINT');
+              return;
+            }
+            current = next;
+            watch(next);
+            options.onExit?.(
+              `the embedded PostgreSQL server exited (${signal ?? `code ${code}`}; it said: ${said}) and was started again.`,
+            );
+          },
+          (error: unknown) =>
+            options.onExit?.(
+              `the embedded PostgreSQL server exited (${signal ?? `code ${code}`}; it said: ${said}) and could not be started again: ${String(error)}.`,
+            ),
+        );
+      setTimeout(() => void relaunch(), restartDelayMs * restarts.length).unref();
+    });
+  };
+  watch(current);
+  return {
+    get pid() {
+      return current.child.pid!;
+    },
+    stop() {
+      stopping ??= (async () => {
+        const { child, exited } = current;
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+        await exited;
+        process.off('exit', onProcessExit);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Started again after this long times the number of recent restarts; given up past that many a minute. */
+const restartDelayMs = 1_000;
+const maxRestartsPerWindow = 5;
+const restartWindowMs = 60_000;
+
+interface LaunchedServer {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  /** The last lines it wrote once ready (what it says when it stops or fails). */
+  lastLines(): string[];
+}
+
+/** One `postgres` process, resolved once it accepts connections (killed and rejected if it does not). */
+async function launch(
+  binary: string,
+  owner: { uid: number; gid: number } | undefined,
+  options: { readonly clusterDirectory: string; readonly port: number; readonly log: string[] },
+): Promise<LaunchedServer> {
   const child = spawn(
     binary,
     [
@@ -61,8 +141,11 @@ export async function startPostgresServer(options: {
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const onExit = () => child.kill('SIGINT');
-  process.once('exit', onExit);
+  // Until the caller watches it: this process ending meanwhile ends the server too.
+  const killOnExit = () => child.kill('SIGINT');
+  process.once('exit', killOnExit);
+  const tail: string[] = [];
+  let ready = false;
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -70,8 +153,15 @@ export async function startPostgresServer(options: {
         readyWithinMs,
       );
       child.stderr!.on('data', (chunk: Buffer) => {
-        options.log.push(String(chunk));
-        if (String(chunk).includes('database system is ready to accept connections')) {
+        const text = String(chunk);
+        if (!ready) options.log.push(text);
+        // Kept from here on only as a few last lines, for when it stops.
+        for (const line of text.split('\n').filter((part) => part.trim().length > 0)) {
+          tail.push(line.trim());
+          if (tail.length > 5) tail.shift();
+        }
+        if (!ready && text.includes('database system is ready to accept connections')) {
+          ready = true;
           clearTimeout(timer);
           resolve();
         }
@@ -88,21 +178,9 @@ export async function startPostgresServer(options: {
   } catch (error) {
     child.kill('SIGINT');
     await exited;
-    process.off('exit', onExit);
     throw error;
+  } finally {
+    process.off('exit', killOnExit);
   }
-  // Its output from here on is not needed; reading it keeps the pipe from filling up.
-  child.stderr!.resume();
-  let stopping: Promise<void> | undefined;
-  return {
-    pid: child.pid!,
-    stop() {
-      stopping ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
-        await exited;
-        process.off('exit', onExit);
-      })();
-      return stopping;
-    },
-  };
+  return { child, exited, lastLines: () => [...tail] };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { type ServedTether, stopTether, useTetherDaemons } from './test-support/serve-tether.js';
 import { type FinishedTether, sessionIdFrom, spawnTether } from './test-support/spawn-tether.js';
@@ -69,6 +69,21 @@ describe('tether serve --store embedded-postgres', () => {
     const sessionId = sessionIdFrom(run.stderr);
     // Sessions are in PostgreSQL, not in a SQLite file of the data dir.
     expect(existsSync(path.join(dataDir(), 'tether.db'))).toBe(false);
+
+    // The server stopped behind the daemon's back (an administrator, the OOM killer): started again
+    // on its port, said on stderr, and the next turn goes through.
+    const serverPid = Number(
+      readFileSync(path.join(cluster.clusterDirectory, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    process.kill(serverPid, 'SIGINT');
+    await vi.waitFor(() => expect(first.output()).toContain('the embedded PostgreSQL server exited'), {
+      timeout: 20_000,
+    });
+    await vi.waitFor(() => expect(first.output()).toContain('was started again'), { timeout: 20_000 });
+    fixture.api.enqueue(textReply('After the restart.'));
+    const again = await tether(['run', '--resume', sessionId, 'Again']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('After the restart.\n');
 
     // SIGHUP (a closed terminal) takes the daemon's graceful path, which stops the server too.
     await stopTether(first.child, 'SIGHUP');

@@ -126,7 +126,11 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
-    openStore: (directory) => openStore(directory, store, { leaseTtlMs }),
+    openStore: (directory) =>
+      openStore(directory, store, {
+        leaseTtlMs,
+        onServerNotice: (notice) => context.stderr.write(`tether serve: ${notice}\n`),
+      }),
     ...(advertiseUrl === undefined ? {} : { advertiseUrl }),
     host,
     port,
