@@ -143,6 +143,8 @@ describe('tether serve options for a shared store', () => {
       ['--lease-ttl', '0', '--lease-ttl takes a number of seconds from 1 to 3600 (e.g. 15), not "0"'],
       ['--lease-ttl', 'soon', 'not "soon"'],
       ['--lease-ttl', '7200', 'not "7200"'],
+      ['--lease-ttl', '1e1', 'not "1e1"'],
+      ['--lease-ttl', '0x10', 'not "0x10"'],
       ['--advertise-url', 'ftp://10.0.0.5', '--advertise-url takes an http:// or https:// URL'],
       ['--advertise-url', 'http://user:secret@10.0.0.5', 'with no user or password'],
     ] as const) {

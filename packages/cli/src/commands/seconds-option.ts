@@ -12,7 +12,8 @@ export function secondsOption(
 ): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
-  if (value.trim() === '' || !Number.isFinite(seconds) || !accepts(seconds)) {
+  // Written as a person writes seconds: 15 or 1.5, not 1e1 or 0x10 (which Number also reads).
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(seconds) || !accepts(seconds)) {
     throw new UsageError(`--${name} takes ${range}, not "${value}".`);
   }
   return Math.ceil(seconds * 1000);

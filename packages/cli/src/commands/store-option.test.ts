@@ -50,6 +50,14 @@ describe('--store and TETHER_STORE_URL', () => {
     for (const part of ['p%2Bss', 'a%2Bb', 'c+d', 'p+ss', 'a+b']) expect(scrubbed).not.toContain(part);
   });
 
+  it('say that a password holding / # or ? must be percent-encoded, without repeating it', () => {
+    for (const password of ['Xpa/ss-SECRET', 'Xpa#ss-SECRET', 'Xpa?ss-SECRET']) {
+      const message = usageMessage(() => parseStoreLocation(`postgres://tether:${password}@db:5432/tether`, {}));
+      expect(message).toContain('must be percent-encoded');
+      expect(message).not.toContain('SECRET');
+    }
+  });
+
   it('start a PostgreSQL server of their own for embedded-postgres, from the flag or the variable', () => {
     expect(parseStoreLocation('embedded-postgres', {})).toEqual({ kind: 'embedded-postgres' });
     expect(parseStoreLocation(undefined, { TETHER_STORE_URL: 'embedded-postgres' })).toEqual({

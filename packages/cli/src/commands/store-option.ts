@@ -46,7 +46,11 @@ export function parseStoreLocation(
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${source} is not a URL: it takes ${acceptedForms}.`);
+    // A password holding "/", "#", "?" or "@" (base64 often does) breaks the URL where it stands.
+    const postgresLike = /^postgres(ql)?:\/\//.test(value);
+    throw new UsageError(
+      `${source} is not a URL: it takes ${acceptedForms}.${postgresLike ? ' A password holding / # ? @ or : must be percent-encoded (/ as %2F, # as %23, ? as %3F, @ as %40, : as %3A).' : ''}`,
+    );
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
     throw new UsageError(`${source} takes ${acceptedForms}, not a ${url.protocol}// URL.`);
