@@ -74,6 +74,14 @@ describe('the daemon routes', () => {
       status: 400,
       code: 'invalid_command',
     });
+    // Past the session's last event: said, not a stream that silently skips what comes.
+    const past = await api.request('GET', `/v1/sessions/${sessionId}/events?after=99999`);
+    expect(past.status).toBe(400);
+    expect(((await past.json()) as ErrorBody).error).toMatchObject({
+      code: 'invalid_command',
+      details: { reason: 'start_past_end' },
+      message: expect.stringContaining("the session's last event is 1"),
+    });
     const body = (await (
       await api.request('POST', '/v1/commands', {
         body: { type: 'open_session', commandId: 'x', workspace: { kind: 'directory', path: 'relative' } },
@@ -272,6 +280,11 @@ describe('the daemon routes', () => {
       expect(await socket.waitFor((frame) => frame.id === 'c')).toMatchObject({
         type: 'error',
         error: { code: 'session_not_found' },
+      });
+      socket.send({ type: 'subscribe', id: 'd', sessionId: first, afterSeq: 500 });
+      expect(await socket.waitFor((frame) => frame.id === 'd')).toMatchObject({
+        type: 'error',
+        error: { code: 'invalid_command', details: { reason: 'start_past_end' } },
       });
       socket.send({
         type: 'command',

@@ -5,6 +5,7 @@ import type { DaemonState } from '../daemon-state.js';
 import { dispatchCommand, knownCommandType, maxCommandBytes } from '../dispatch-command.js';
 import { BoundedOutbox, type OutboxFrame } from '../streaming/bounded-outbox.js';
 import type { LiveConnection } from '../streaming/connection-registry.js';
+import { checkStartPosition } from '../streaming/start-position.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { raisePayloadLimit } from './payload-limit.js';
 import { webSocketEventFrame } from './websocket-event-frame.js';
@@ -176,7 +177,7 @@ export class WebSocketConnection implements LiveConnection {
 
   private async subscribe(id: string, sessionId: string, afterSeq: number): Promise<void> {
     try {
-      await this.state.runtime.getSession(sessionId);
+      await checkStartPosition(this.state.runtime, sessionId, afterSeq);
     } catch (error) {
       this.send({ type: 'error', id, error: toAgentError(error).toObject() });
       return;
