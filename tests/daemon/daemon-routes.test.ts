@@ -74,6 +74,13 @@ describe('the daemon routes', () => {
       status: 400,
       code: 'invalid_command',
     });
+    // A query parameter the route does not take, or one given twice, is refused, not ignored.
+    for (const route of [
+      `/v1/sessions/${sessionId}/events?afterSeq=10`,
+      '/v1/sessions?limt=5',
+      '/v1/sessions?state=idle&state=closed',
+    ])
+      expect(await errorOf(await api.request('GET', route)), route).toEqual({ status: 400, code: 'invalid_command' });
     // Past the session's last event: said, not a stream that silently skips what comes.
     const past = await api.request('GET', `/v1/sessions/${sessionId}/events?after=99999`);
     expect(past.status).toBe(400);

@@ -6,12 +6,13 @@ import { streamsFull, streamsFullRetrySeconds } from '../errors/error-response.j
 import { directAnswerHeaders } from '../http/direct-answer-headers.js';
 import { SseStream } from '../sse/sse-stream.js';
 import { streamStartSeq } from '../sse/sse-writer.js';
+import { knownQuery } from '../http/known-query.js';
 import { checkStartPosition } from '../streaming/start-position.js';
 
 export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.get('/v1/sessions/:id/events', async (context) => {
     const sessionId = context.req.param('id');
-    const afterSeq = streamStartSeq(context.req.header('last-event-id'), context.req.query('after'));
+    const afterSeq = streamStartSeq(context.req.header('last-event-id'), knownQuery(context, ['after']).after);
     // Answer 404 (or a start past the end) now, while a status can still be sent.
     await checkStartPosition(state.runtime, sessionId, afterSeq);
     if (state.connections.full) {

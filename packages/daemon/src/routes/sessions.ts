@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { invalidRequest } from '../errors/error-response.js';
+import { knownQuery } from '../http/known-query.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
 import { pageSessions, parsePageQuery } from '../sessions/session-page.js';
@@ -7,11 +8,7 @@ import { parseDiffMaxBytes, parseDiscardWorkspaceChanges } from '../sessions/ses
 
 export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: DaemonState): void {
   app.get('/v1/sessions', async (context) => {
-    const query = parsePageQuery({
-      state: context.req.query('state'),
-      limit: context.req.query('limit'),
-      before: context.req.query('before'),
-    });
+    const query = parsePageQuery(knownQuery(context, ['state', 'limit', 'before']));
     // One more than the page, to know whether a next page exists; the runtime reads no further.
     const sessions = await state.runtime.listSessions({
       limit: query.limit + 1,
@@ -44,13 +41,15 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
   });
 
   app.get('/v1/sessions/:id/diff', async (context) => {
-    const maxBytes = parseDiffMaxBytes(context.req.query('maxBytes'));
+    const maxBytes = parseDiffMaxBytes(knownQuery(context, ['maxBytes']).maxBytes);
     return context.json(await state.runtime.getSessionDiff(context.req.param('id'), { maxBytes }), 200);
   });
 
   app.delete('/v1/sessions/:id', async (context) => {
     const sessionId = context.req.param('id');
-    const discardWorkspaceChanges = parseDiscardWorkspaceChanges(context.req.query('discardWorkspaceChanges'));
+    const discardWorkspaceChanges = parseDiscardWorkspaceChanges(
+      knownQuery(context, ['discardWorkspaceChanges']).discardWorkspaceChanges,
+    );
     await state.runtime.deleteSession(sessionId, { discardWorkspaceChanges });
     // Streams following it would otherwise wait for events that can no longer come.
     state.connections.forgetSession(sessionId);
