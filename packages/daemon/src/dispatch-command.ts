@@ -1,4 +1,4 @@
-import { commandTypes, imageLimits } from '@tether/protocol';
+import { AgentError, commandTypes, imageLimits } from '@tether/protocol';
 import { daemonStopping } from './errors/error-response.js';
 import type { DaemonState } from './daemon-state.js';
 
@@ -34,5 +34,18 @@ export function knownCommandType(body: unknown): string | undefined {
 export async function dispatchCommand(state: DaemonState, body: unknown) {
   const type = knownCommandType(body);
   if (state.draining && type !== undefined && !endsWork.has(type)) throw daemonStopping();
-  return state.runtime.dispatch(body);
+  try {
+    return await state.runtime.dispatch(body);
+  } catch (error) {
+    // Past the drain, the runtime itself has stopped: its words are for an in-process host ("create
+    // a new runtime"), which a daemon's client cannot do.
+    if (
+      state.draining &&
+      AgentError.isInstance(error) &&
+      error.code === 'runtime_stopped' &&
+      error.details?.reason === undefined
+    )
+      throw daemonStopping();
+    throw error;
+  }
 }
