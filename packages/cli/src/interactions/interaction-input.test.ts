@@ -125,9 +125,12 @@ describe('terminal answers', () => {
     expect(parseQuestionReply(question, '1, 2')).toEqual({ selected: ['Small', 'Large'] });
     expect(parseQuestionReply(question, '2')).toEqual({ selected: ['Large'] });
     expect(parseQuestionReply(question, 'medium, please')).toEqual({ text: 'medium, please' });
-    expect(parseQuestionReply(question, '7')).toEqual({ text: '7' });
+    // Numbers that name no option, or several for one choice, are asked again, not sent as text.
+    expect(parseQuestionReply(question, '7')).toBeNull();
+    expect(parseQuestionReply(question, '1,1')).toBeNull();
+    expect(parseQuestionReply({ ...question, multiSelect: false }, '1,2')).toBeNull();
+    expect(parseQuestionReply(question, '"7"')).toEqual({ text: '7' });
     expect(parseQuestionReply(question, '   ')).toEqual({ skipped: true });
-    expect(parseQuestionReply({ ...question, multiSelect: false }, '1,2')).toEqual({ text: '1,2' });
   });
 
   it('shows model-authored text as text: terminal escapes are removed', () => {

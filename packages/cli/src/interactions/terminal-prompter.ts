@@ -11,7 +11,7 @@ import {
 } from './approval-choices.js';
 import { describeApproval, describeQuestion } from './describe-interaction.js';
 import type { Output } from '../render/human-renderer.js';
-import { parseQuestionReply } from './parse-question-reply.js';
+import { parseQuestionReply, retryHint } from './parse-question-reply.js';
 
 /** Why a prompt was given up: it was answered elsewhere, withdrawn, or its run is over. */
 export class PromptNoLongerAsked extends Error {
@@ -170,7 +170,14 @@ export class TerminalPrompter {
       const answers = [];
       for (const [index, question] of request.questions.entries()) {
         this.write(['', ...describeQuestion(question, index, request.questions.length)]);
-        answers.push(parseQuestionReply(question, await lines.question('  › ', { signal })));
+        for (;;) {
+          const answer = parseQuestionReply(question, await lines.question('  › ', { signal }));
+          if (answer !== null) {
+            answers.push(answer);
+            break;
+          }
+          this.write([retryHint(question)]);
+        }
       }
       return { decision: 'answer', answers };
     } finally {
