@@ -65,3 +65,11 @@ export function describeQuestion(question: Question, index: number, total: numbe
   );
   return lines;
 }
+
+/** What an approval would run or touch, on one line (its start and end when long): for a log line. */
+export function approvalSubject(request: ApprovalRequest): string {
+  const subject = request.input?.command ?? request.input?.file_path ?? request.input?.url;
+  if (typeof subject !== 'string') return '';
+  const line = terminalSafe(subject).replace(/\s+/g, ' ').trim();
+  return line.length <= 200 ? line : `${line.slice(0, 140)} … ${line.slice(-50)}`;
+}

@@ -3,6 +3,7 @@ import type { TetherBackend } from '../tether-backend.js';
 import type { Output } from '../render/human-renderer.js';
 import { terminalSafe } from '../render/human-renderer.js';
 import { readAnswerLines } from './answers-source.js';
+import { approvalSubject } from './describe-interaction.js';
 import type { TerminalPrompter } from './terminal-prompter.js';
 
 export type ResponderMode =
@@ -98,7 +99,10 @@ export class InteractionResponder {
     }
     if (this.mode.kind === 'allow-once') {
       if (request.kind === 'approval') {
-        this.stderr.write(`  · allowed ${terminalSafe(request.toolName)} once (--approve allow-once)\n`);
+        const subject = approvalSubject(request);
+        this.stderr.write(
+          `  · allowed ${terminalSafe(request.toolName)} once (--approve allow-once)${subject === '' ? '' : `: ${subject}`}\n`,
+        );
         void this.send(interactionRef, { decision: 'approve', scope: 'once' });
       } else {
         this.stderr.write('  · declined a question set (--approve allow-once answers approvals only)\n');

@@ -1,5 +1,6 @@
 import {
   type ChangedFile,
+  type ApprovalRequest,
   type InputPart,
   type ProtocolEvent,
   type TokenUsage,
@@ -8,8 +9,15 @@ import {
 } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
 import { cliErrorMessage } from '../cli-error-message.js';
+import { approvalSubject } from '../interactions/describe-interaction.js';
 import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
+
+/** `: <what it would run>` for an approval that says, else nothing. */
+function subjectOf(request: ApprovalRequest): string {
+  const subject = approvalSubject(request);
+  return subject === '' ? '' : `: ${subject}`;
+}
 
 export interface Output {
   write(text: string): void;
@@ -223,7 +231,7 @@ export class HumanRenderer {
       case 'interaction.requested':
         if (this.promptsShownElsewhere) return;
         this.note(
-          `  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval)` : 'questions'}: ref ${event.interactionRef}`,
+          `  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval${subjectOf(event.request)})` : 'questions'}: ref ${event.interactionRef}`,
         );
         return;
       case 'interaction.settled':
