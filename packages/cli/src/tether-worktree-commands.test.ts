@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
@@ -312,6 +312,23 @@ describe('refusals and help', () => {
     expect(turnRequests()).toHaveLength(0);
     const sessions = await tether(['sessions', '--json']);
     expect(sessions.stdout.trim()).toBe('[]');
+  });
+
+  it('close through a daemon of a worktree deleted by hand whose branch has commits: says the folder is gone and the commits are on the branch', async () => {
+    const worktrees = path.join(fixture.root, 'served-worktrees');
+    await serve(['--worktree-root', worktrees]);
+    const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
+    const sessionId = sessionIdIn(run.stderr);
+    const worktree = path.join(worktrees, sessionId);
+    await writeFile(path.join(worktree, 'committed.txt'), 'kept\n');
+    git('-C', worktree, 'add', 'committed.txt');
+    git('-C', worktree, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'work');
+    await rm(worktree, { recursive: true, force: true });
+    const closed = await succeeds(['close', sessionId]);
+    const branch = `tether/${sessionId.slice(4, 12)}`;
+    expect(closed.stderr).toContain(`worktree folder ${worktree} is gone; its commits are kept on branch ${branch}`);
+    expect(closed.stderr).not.toContain('git reflog in it');
+    expect(branches()).toContain(branch);
   });
 
   it('a data dir moved with its worktrees: the session goes on in the moved worktree, its uncommitted work and conversation intact', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { WorkspaceStatus } from '@tether/protocol';
 import { plural, terminalSafe } from './human-renderer.js';
 
@@ -29,6 +30,9 @@ export function describeWorktree(status: WorkspaceStatus | null): string | null 
   const changed = status.changedFiles === null ? '' : ` (${plural(status.changedFiles, 'file')} changed)`;
   if (status.state === 'removed')
     return `worktree removed with its branch ${terminalSafe(worktree.branch)}: it held no changes`;
+  // Its folder deleted by hand, the work kept is on its branch alone: pointing at the folder would send them nowhere.
+  if (status.state === 'kept' && status.keptBecause === 'commits_beyond_base' && !existsSync(worktree.path))
+    return `worktree folder ${terminalSafe(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
   if (status.state === 'kept')
     return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecause[status.keptBecause] : 'it holds work'}`;
   return `worktree ${where}${changed}`;
