@@ -10,6 +10,7 @@ export {
   ChangedFile,
   SessionDiff,
   agentDirectory,
+  keptBecauseWords,
   sessionDirectories,
 } from './workspace.js';
 export type { WorkspaceKind } from './workspace.js';

@@ -58,12 +58,24 @@ export const WorkspaceStatus = z.strictObject({
   directory: absolutePath,
   worktree: WorktreeFacts.nullable(),
   state: z.enum(['ready', 'kept', 'removed']),
-  /** Why a released workspace was kept: it has uncommitted changes, commits beyond its base, or another open session uses it. */
-  keptBecause: z.enum(['uncommitted_changes', 'commits_beyond_base', 'in_use']).nullable(),
+  /**
+   * Why a released workspace was kept: it has uncommitted changes, commits beyond its base, another
+   * open session uses it, or its owner locked it (`git worktree lock`).
+   */
+  keptBecause: z.enum(['uncommitted_changes', 'commits_beyond_base', 'in_use', 'locked']).nullable(),
   /** How many files differ from the base commit, as of the last run's end (null: not known, or not a worktree). */
   changedFiles: z.number().int().nonnegative().nullable(),
 });
 export type WorkspaceStatus = z.infer<typeof WorkspaceStatus>;
+
+/** Why a worktree was kept, in words any host shows: one wording, for the CLI and the web UI alike. */
+export const keptBecauseWords: Record<NonNullable<WorkspaceStatus['keptBecause']>, string> = {
+  uncommitted_changes: 'it has uncommitted changes',
+  commits_beyond_base:
+    'it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
+  in_use: 'another open session works in it',
+  locked: 'it is locked (git worktree lock): unlock it to let Tether remove it',
+};
 
 /** One file a run (or a session) changed, as git counts it. */
 export const ChangedFile = z.strictObject({

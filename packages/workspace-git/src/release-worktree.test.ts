@@ -146,6 +146,20 @@ describe('release', () => {
     expect(worktreeFolders(playground)).toEqual([playground.repository, users]);
   });
 
+  it('keeps a worktree its owner locked (git worktree lock), and removes it when told to discard', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'locked-one' });
+    playground.git(playground.repository, 'worktree', 'lock', '--reason', 'mine', prepared.directory);
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'kept', keptBecause: 'locked' });
+    expect(await exists(prepared.directory)).toBe(true);
+    expect(await playground.acquirer.release(prepared, { discardChanges: true, inUse: false })).toMatchObject({
+      state: 'removed',
+    });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main']);
+  });
+
   it('keeps a worktree another open session uses, even when asked to discard', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare();

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
@@ -45,9 +46,18 @@ export async function releaseWorktree(
       const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
       return { ...prepared, state: 'kept', keptBecause, changedFiles };
     }
+    // Its owner locked it (git worktree lock): theirs to keep until they unlock it.
+    if (present && (await isLocked(git, worktree.path)))
+      return { ...prepared, state: 'kept', keptBecause: 'locked', changedFiles: 0 };
   }
   await queue(recorded.repository, () => removeWorktree(git, worktree));
   return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
+}
+
+/** The worktree is locked (`git worktree lock`): its administrative folder holds a `locked` file. */
+async function isLocked(git: GitContext, worktreePath: string): Promise<boolean> {
+  const gitDirectory = (await gitText(git, { cwd: worktreePath, args: ['rev-parse', '--absolute-git-dir'] })).trim();
+  return existsSync(path.join(gitDirectory, 'locked'));
 }
 
 /** Modified, staged or untracked files (ignored ones are build output, which git itself removes with a worktree). */

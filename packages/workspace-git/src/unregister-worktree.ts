@@ -8,7 +8,8 @@ import { type GitContext, gitFailed } from './run-git.js';
  * drive), losing their index and HEAD log. A path git has no registration of is left as it is.
  */
 export async function unregisterWorktree(git: GitContext, repository: string, worktreePath: string): Promise<void> {
-  const call = { cwd: repository, args: ['worktree', 'remove', '--force', worktreePath] };
+  // Twice: a worktree its owner locked goes too, once discarding it was asked for (a release keeps it otherwise).
+  const call = { cwd: repository, args: ['worktree', 'remove', '--force', '--force', worktreePath] };
   const removed = await runGitRetryingLocks(git, call);
   if (removed.exitCode !== 0 && !/is not a working tree/.test(removed.stderr)) throw gitFailed(call, removed);
 }

@@ -1,13 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { WorkspaceStatus } from '@tether/protocol';
+import { type WorkspaceStatus, keptBecauseWords } from '@tether/protocol';
 import { plural, terminalSafe } from './human-renderer.js';
-
-const keptBecause = {
-  uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base:
-    'it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
-  in_use: 'another open session works in it',
-} as const;
 
 /** A worktree session's branch and changed-file count for one line of `tether sessions`; '' for any other workspace. */
 export function worktreeColumns(status: WorkspaceStatus | null): string {
@@ -34,6 +27,6 @@ export function describeWorktree(status: WorkspaceStatus | null): string | null 
   if (status.state === 'kept' && status.keptBecause === 'commits_beyond_base' && !existsSync(worktree.path))
     return `worktree folder ${terminalSafe(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
   if (status.state === 'kept')
-    return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecause[status.keptBecause] : 'it holds work'}`;
+    return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecauseWords[status.keptBecause] : 'it holds work'}`;
   return `worktree ${where}${changed}`;
 }

@@ -27,7 +27,7 @@ describe('a worktree as the page shows it', () => {
       'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has uncommitted changes.',
     );
     expect(summarizeWorktree({ ...ready, state: 'kept', keptBecause: 'commits_beyond_base' })?.release).toBe(
-      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has commits the base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them).',
+      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them).',
     );
     expect(summarizeWorktree({ ...ready, state: 'removed', changedFiles: 0 })?.release).toBe(
       'Worktree and branch tether/0123abcd removed: nothing in them was changed.',
@@ -36,7 +36,7 @@ describe('a worktree as the page shows it', () => {
 
   it('names the work deleting the session would lose: only a worktree kept for its own work', () => {
     expect(keptWork({ ...ready, state: 'kept', keptBecause: 'commits_beyond_base' })).toBe(
-      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has commits the base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them).',
+      'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them).',
     );
     expect(keptWork({ ...ready, state: 'kept', keptBecause: 'in_use' })).toBeNull();
     expect(keptWork(ready)).toBeNull();

@@ -1,4 +1,4 @@
-import type { ChangedFile, WorkspaceStatus } from '@tether/protocol';
+import { type ChangedFile, type WorkspaceStatus, keptBecauseWords } from '@tether/protocol';
 
 /** A worktree session's workspace as the header and the list show it. */
 export interface WorktreeSummary {
@@ -11,13 +11,6 @@ export interface WorktreeSummary {
   /** What became of it once the session released it (where it was kept, and why); null while in use. */
   readonly release: string | null;
 }
-
-const keptReasons = {
-  uncommitted_changes: 'it has uncommitted changes',
-  commits_beyond_base:
-    'it has commits the base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
-  in_use: 'another open session works in it',
-} as const;
 
 export function changedFilesLabel(count: number | null): string | null {
   if (count === null) return null;
@@ -32,7 +25,7 @@ export function summarizeWorktree(status: WorkspaceStatus | null): WorktreeSumma
   const release =
     status.state === 'kept'
       ? `Worktree kept at ${worktree.path} on branch ${worktree.branch}${
-          status.keptBecause === null ? '' : `: ${keptReasons[status.keptBecause]}`
+          status.keptBecause === null ? '' : `: ${keptBecauseWords[status.keptBecause]}`
         }.`
       : status.state === 'removed'
         ? `Worktree and branch ${worktree.branch} removed: nothing in them was changed.`
