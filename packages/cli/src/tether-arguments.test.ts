@@ -16,7 +16,7 @@ describe('tether arguments', () => {
     [['attach', session, 'extra'], 'Give one session id (ses_…).'],
     [['attach', session, '--approve', 'yes'], '--approve takes ask, allow-once or deny, not "yes".'],
     [['interrupt'], 'Give one session id (ses_…).'],
-    [['interrupt', 'not-a-session'], 'Give one session id (ses_…).'],
+    [['interrupt', 'not-a-session'], '"not-a-session" is not a Tether session id'],
     [['cancel-input', session], 'Give a session id (ses_…) and an input id (inp_…).'],
     [['cancel-input', session, `inp_${'b'.repeat(32)}`, 'extra'], 'Give a session id (ses_…) and an input id (inp_…).'],
   ])('tether %j: the mistake is told (exit 2) whether or not a daemon runs', async (args, message) => {

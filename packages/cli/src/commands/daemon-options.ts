@@ -1,3 +1,4 @@
+import { terminalSafe } from '../render/human-renderer.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { TetherClient } from '@tether/client';
 import { resolveDataDir } from '@tether/store-sqlite';
@@ -60,7 +61,10 @@ export function connectToDaemon(command: ParsedDaemonCommand, context: CliContex
 }
 
 export function oneSessionId(positionals: readonly string[], usage: string): string {
-  if (positionals.length !== 1 || !/^ses_[0-9a-f]{32}$/.test(positionals[0]!))
-    throw new UsageError(`Give one session id (ses_…).\n\n${usage}`);
+  if (positionals.length === 1 && !/^ses_[0-9a-f]{32}$/.test(positionals[0]!))
+    throw new UsageError(
+      `"${terminalSafe(positionals[0]!.slice(0, 100))}" is not a Tether session id (it looks like ses_ followed by 32 hex digits; tether sessions lists them).\n\n${usage}`,
+    );
+  if (positionals.length !== 1) throw new UsageError(`Give one session id (ses_…).\n\n${usage}`);
   return positionals[0]!;
 }

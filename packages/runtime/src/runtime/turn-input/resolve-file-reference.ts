@@ -85,10 +85,13 @@ export async function resolveFileReference(
   const workspacePath = relative === '' ? '.' : relative.split(path.sep).join('/');
   // Agents take a file as a mention in the prompt (Claude Code: @path): "#" starts a line range
   // there, and a path with both whitespace and '"' cannot be quoted, so such a file would silently not arrive.
-  if (workspacePath.includes('#') || (/\s/.test(workspacePath) && workspacePath.includes('"'))) {
+  // A path that starts or ends with whitespace is trimmed by the agent (inner names are not): it
+  // would read no file and say nothing.
+  const edgeWhitespace = workspacePath !== workspacePath.trim();
+  if (workspacePath.includes('#') || (/\s/.test(workspacePath) && workspacePath.includes('"')) || edgeWhitespace) {
     throw inputRefusal(
       'file_not_mentionable',
-      `Input part ${position}: ${workspacePath} cannot be passed as a file reference (a "#", or whitespace together with '"', in its path). Rename it, or attach its content as text.`,
+      `Input part ${position}: ${workspacePath} cannot be passed as a file reference (a "#", whitespace together with '"', or whitespace at its start or end, in its path). Rename it, or attach its content as text.`,
     );
   }
   return { path: resolved, workspacePath, kind };

@@ -43,11 +43,18 @@ async function readImageFile(part: ImagePathInputPart, workspace: string, positi
       `Input part ${position}: the image file ${file} does not exist or cannot be read. Check the path${path.isAbsolute(part.path) ? '' : ' (a relative one is resolved against the workspace)'} and its permissions.`,
     );
   let size: number;
+  let notAFile = false;
   try {
     const found = await stat(file);
-    if (!found.isFile()) throw cannotRead();
+    notAFile = !found.isFile();
+    if (notAFile) throw cannotRead();
     size = found.size;
   } catch {
+    if (notAFile)
+      throw inputRefusal(
+        'image_unreadable_file',
+        `Input part ${position}: ${file} is not a file (a folder, or a device). Give the path of an image file.`,
+      );
     throw cannotRead();
   }
   // Refused before reading: a huge file is not worth loading to be turned away.

@@ -189,6 +189,7 @@ describe('submit_turn with images and file references', () => {
     await writeFile(path.join(workspace, 'notes.png'), 'plain text, named like an image');
     await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
     await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
+    await writeFile(path.join(workspace, ' lead.txt'), 'trimmed away by the agent');
     execFileSync('mkfifo', [path.join(workspace, 'pipe')]);
     await writeFile(path.join(workspace, 'empty.png'), '');
     const cases: [unknown[], string, RegExp][] = [
@@ -207,7 +208,7 @@ describe('submit_turn with images and file references', () => {
         /damaged or cut short/,
       ],
       [[{ type: 'image', path: 'missing.png' }], 'image_unreadable_file', /missing\.png/],
-      [[{ type: 'image', path: 'src' }], 'image_unreadable_file', /cannot be read/],
+      [[{ type: 'image', path: 'src' }], 'image_unreadable_file', /is not a file \(a folder, or a device\)/],
       [[{ type: 'image', path: 'huge.png' }], 'image_too_large', /limit is 5\.0 MB/],
       [
         [{ type: 'image', mediaType: 'image/png', data: base64(pngBytes(8001, 10)) }],
@@ -227,6 +228,7 @@ describe('submit_turn with images and file references', () => {
       [[{ type: 'image', path: path.join(workspace, 'missing.png') }], 'image_unreadable_file', /Check the path and/],
       [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
+      [[{ type: 'file', path: ' lead.txt' }], 'file_not_mentionable', /whitespace at its start or end/],
       // The agent would block reading it (the CLI waits ~20 s on a pipe nobody writes to).
       [[{ type: 'file', path: 'pipe' }], 'file_not_regular', /neither a regular file nor a directory/],
     ];
