@@ -1,4 +1,4 @@
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { dropConnectionReply, errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ProtocolEvent, newInputId } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { answerText } from '@tether/testkit';
@@ -76,6 +76,26 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     const requests = turnRequests(environment);
     expect(requests).toHaveLength(2);
     expect(requests[1]!.view!.lastUserText).toContain(followUp);
+  });
+
+  it("a steer does not hide its run's failure: the host's own turn failed, so the run fails, though the steer is answered", async () => {
+    const environment = await start({ sandbox: false, maxRetries: 1 });
+    const conversation = await opening(environment, {});
+    let first = true;
+    environment.api.setResponder((request) => {
+      if (request.lastUserText.includes(followUp)) return textReply('Bananas answered.');
+      if (!first) return errorReply(500);
+      first = false;
+      return dropConnectionReply(3, { holdBeforeDrop: true });
+    });
+    const { runId, ended } = await conversation.start('Talk, then fail.');
+    await conversation.next('run.message_delta');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    environment.api.releaseHeld();
+    const { completion } = await ended;
+    expect(completion).toMatchObject({ outcome: 'failed', error: { code: 'provider_api_error' } });
+    expect(answerText(conversation.parts as unknown as ProtocolEvent[])).toContain('Bananas answered.');
   });
 
   it('sent right after the turn, before the agent said anything: taken into the same run, which ends once', async () => {

@@ -61,6 +61,7 @@ export abstract class AgentOutput extends AgentLifecycle {
    */
   protected emitPart(part: AgentProviderV1Part, emit: (part: AgentProviderV1Part) => void): void {
     if (part.type === 'run.completed') {
+      part = withHeldFailure(part, this.heldCompletion);
       for (const cancelled of this.steered.endRun(part.runId, part.outcome, part.error)) emit(cancelled);
       this.heldCompletion = null;
     }
@@ -407,4 +408,21 @@ export abstract class AgentOutput extends AgentLifecycle {
 
   /** Hands a turn to the agent (starting one when none runs). */
   protected abstract send(turn: AgentProviderV1Turn, control?: string): Promise<void>;
+}
+
+/**
+ * The end of a run that went on for a steered input: the host's own turn failed before the steer's
+ * turn succeeded, so the run failed, with that turn's error, though the steer was answered. Taking
+ * the last turn's success for the run's hid the failure of what the host asked.
+ */
+function withHeldFailure(
+  part: Extract<AgentProviderV1Part, { type: 'run.completed' }>,
+  held: readonly AgentProviderV1Part[] | null,
+): Extract<AgentProviderV1Part, { type: 'run.completed' }> {
+  const failed = held?.find(
+    (candidate): candidate is Extract<AgentProviderV1Part, { type: 'run.completed' }> =>
+      candidate.type === 'run.completed' && candidate.runId === part.runId && candidate.outcome === 'failed',
+  );
+  if (!failed || part.outcome !== 'succeeded') return part;
+  return { ...part, outcome: 'failed', ...(failed.error ? { error: failed.error } : {}) };
 }
