@@ -66,10 +66,16 @@ export type ShownLimitWindow =
  * its next turn). One that reports no share, no limit reached and no reset says nothing and is left out.
  */
 export function shownLimitWindows(limits: PlanLimits, nowMs: number): ShownLimitWindow[] {
-  return limits.windows.flatMap((window): ShownLimitWindow[] => {
+  // The account reported allowed after a window was reported rejected: that window no longer
+  // refuses turns (as the runtime reads it, starting held follow-ups), so it no longer reads reached.
+  const reopenedAt = limits.windows.findLastIndex(
+    (window) =>
+      window.window === accountLimitWindow && (window.status === 'allowed' || window.status === 'allowed_warning'),
+  );
+  return limits.windows.flatMap((window, index): ShownLimitWindow[] => {
     if (window.resetsAt !== null && Date.parse(window.resetsAt) <= nowMs)
       return [{ window: window.window, reset: true }];
-    const reached = window.status === 'rejected';
+    const reached = window.status === 'rejected' && index > reopenedAt;
     if (window.usedPercent === null && !reached && window.resetsAt === null) return [];
     return [
       { window: window.window, reset: false, usedPercent: window.usedPercent, reached, resetsAt: window.resetsAt },
