@@ -18,7 +18,8 @@ export const sendUsage = `usage: tether send SESSION [--queue|--steer] [--image 
   "prompt" is the turn's text; - reads it from stdin to its end instead (then it does not show in ps).
   While a run is active: --queue runs the prompt as the next run (in order, after what is already
   queued), --steer hands it into the running turn at the agent's next opportunity; without either
-  the send is refused (run_active). Ctrl-C withdraws a follow-up that has not started yet.
+  the send is refused (run_active). Ctrl-C withdraws a follow-up that has not started yet. While
+  follow-ups are held by the plan limit (no run active), a send runs at once, ahead of them (said).
 ${attachmentHelp}`;
 
 const promptOptions = { approve: { type: 'string' as const }, answers: { type: 'string' as const } };

@@ -140,8 +140,11 @@ export async function driveTurn(
     let afterSeq = 0;
     // A git worktree tells each run's changed files after the run: the turn waits for them.
     let worktreeSession = request.worktree !== undefined;
+    /** Follow-ups held by the plan limit when this turn was sent: a turn sent then runs at once, ahead of them. */
+    let heldFollowUps = 0;
     if (request.resume !== undefined) {
       const snapshot = await backend.getSession(request.resume);
+      heldFollowUps = (snapshot.queuedInputs ?? []).filter((input) => input.held !== undefined).length;
       worktreeSession = snapshot.workspace.kind === 'git_worktree';
       if (request.resumeCwd !== undefined) await checkResumeWorkspace(snapshot, request.resumeCwd);
       afterSeq = snapshot.lastSeq;
@@ -223,6 +226,11 @@ export async function driveTurn(
       ...(request.runEnd ? { runEnd: request.runEnd } : {}),
       onSubmitted: (receipt) => {
         turnRunId = receipt.runId;
+        // Not queued behind follow-ups the plan limit holds (the API answers it now): said, as it goes out of order.
+        if (request.delivery === 'after_turn' && receipt.queued !== true && heldFollowUps > 0 && !request.json)
+          context.stderr.write(
+            `  · runs now, ahead of ${heldFollowUps === 1 ? 'the follow-up' : `the ${heldFollowUps} follow-ups`} held by the plan limit (they wait for its reset)\n`,
+          );
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
         submitted = true;
         if (answersFailed) stopForAnswers();
