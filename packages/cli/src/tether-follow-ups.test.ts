@@ -149,7 +149,7 @@ describe('tether send to a running session', () => {
     expect((await client.getSession(sessionId)).activeRunId).toBe(first.runId);
 
     const interrupted = await run(['interrupt', sessionId, '--cancel-queued']);
-    expect(interrupted.stderr).toContain(`stopping run ${first.runId} and cancelling its queued follow-ups`);
+    expect(interrupted.stderr).toContain(`stopping run ${first.runId}; 1 queued follow-up cancelled`);
     const queuedSend = await cancelledByInterrupt.finished;
     expect(queuedSend.code).toBe(130);
     expect(queuedSend.stderr).toContain('the follow-up was cancelled (interrupted)');

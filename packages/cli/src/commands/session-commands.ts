@@ -1,7 +1,7 @@
 import { InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
-import { formatUsage, terminalSafe } from '../render/human-renderer.js';
+import { formatUsage, plural, terminalSafe } from '../render/human-renderer.js';
 import { describeWorktree, worktreeColumns } from '../render/workspace-summary.js';
 import { UsageError } from '../usage-error.js';
 import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
@@ -109,17 +109,18 @@ export async function interruptCommand(argv: readonly string[], context: CliCont
   const cancelQueued = values['cancel-queued'] === true;
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
+  // What there was to cancel, so the line says what happened rather than what was asked.
+  const before = await client.getSession(sessionId);
   const receipt = await client.interruptRun({ sessionId, ...(cancelQueued ? { cancelQueued } : {}) });
   if (values.json) {
     context.stdout.write(`${JSON.stringify(receipt)}\n`);
     return 0;
   }
-  const queue = cancelQueued ? ' and cancelling its queued follow-ups' : '';
-  context.stderr.write(
-    receipt.runId
-      ? `stopping run ${receipt.runId}${queue}\n`
-      : `nothing was running${queue ? '; queued follow-ups cancelled' : ''}\n`,
-  );
+  const queued = cancelQueued ? (before.queuedInputs ?? []).length : 0;
+  const cancelled = queued === 0 ? '' : `${plural(queued, 'queued follow-up')} cancelled`;
+  if (before.state === 'closed') context.stderr.write('the session is closed: nothing was running or queued\n');
+  else if (receipt.runId) context.stderr.write(`stopping run ${receipt.runId}${cancelled ? `; ${cancelled}` : ''}\n`);
+  else context.stderr.write(`nothing was running${cancelled ? `; ${cancelled}` : cancelQueued ? ' or queued' : ''}\n`);
   return 0;
 }
 
