@@ -140,6 +140,28 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
   });
 
+  it('follows a long answer to its end while the reader does not scroll, and stops following once they scroll up', async () => {
+    const page = await connectedPage(phoneViewport);
+    await openSessionInPage(page, suite.environment.workspace);
+    const paragraph = (index: number) => `Paragraph ${index}: ${'words to read '.repeat(15)}`;
+    const long = Array.from({ length: 60 }, (_, index) => paragraph(index + 1)).join('\n\n');
+    suite.environment.api.enqueue(textReply(long, { chunks: 200, delayMs: 10 }));
+    await sendTurn(page, 'Write at length.');
+    await waitForRunEnd(page, 'Succeeded');
+    const gap = () =>
+      page.evaluate<number>(
+        "(() => { const element = document.querySelector('.conversation'); return element.scrollHeight - element.scrollTop - element.clientHeight; })()",
+      );
+    // At the end of the answer, as it was followed all along.
+    await expect.poll(gap).toBeLessThan(5);
+    // Scrolled up to reread: a new answer does not pull the reader down.
+    await page.evaluate("document.querySelector('.conversation').scrollTop = 0");
+    suite.environment.api.enqueue(textReply(long, { chunks: 60, delayMs: 5 }));
+    await sendTurn(page, 'Again, at length.');
+    await waitForRunEnd(page, 'Succeeded');
+    expect(await page.evaluate<number>("document.querySelector('.conversation').scrollTop")).toBeLessThan(50);
+  });
+
   it('stops a slow turn with the Stop button', async () => {
     const page = await connectedPage();
     await openSessionInPage(page, suite.environment.workspace);

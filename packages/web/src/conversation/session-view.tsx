@@ -64,12 +64,27 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
   }, [stream]);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
+  /** Where the conversation was last scrolled to: a scroll upwards from there is the reader's own. */
+  const lastTop = useRef(0);
 
-  // Follow the answer as it streams, unless the reader scrolled up to read something.
-  useLayoutEffect(() => {
+  // Follow the answer as it streams, unless the reader scrolled up to read something. The text lands
+  // in renders of its own (deferred), so every change to the conversation's content is followed, not
+  // only new events; and only a scroll upwards stops it (the scroll event of our own jump, arriving
+  // after more text came, measured a gap and stopped following).
+  const followToBottom = useRef(() => {
     const element = scroller.current;
-    if (element !== null && followBottom.current) element.scrollTop = element.scrollHeight;
-  }, [conversation]);
+    if (element === null || !followBottom.current) return;
+    element.scrollTop = element.scrollHeight;
+    lastTop.current = element.scrollTop;
+  });
+  useLayoutEffect(() => followToBottom.current(), [conversation]);
+  useEffect(() => {
+    const element = scroller.current;
+    if (element === null) return;
+    const observer = new MutationObserver(() => followToBottom.current());
+    observer.observe(element, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, []);
 
   const run = activeRun(conversation);
   const limits = formatPlanLimits(conversation.limits);
@@ -201,7 +216,9 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
         aria-busy={stream === 'connecting'}
         onScroll={(event) => {
           const element = event.currentTarget;
-          followBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+          if (element.scrollHeight - element.scrollTop - element.clientHeight < 80) followBottom.current = true;
+          else if (element.scrollTop < lastTop.current - 4) followBottom.current = false;
+          lastTop.current = element.scrollTop;
         }}
       >
         {stream === 'connecting' && conversation.lastSeq === 0 ? <p className="muted">Loading…</p> : null}
