@@ -290,5 +290,17 @@ describeInBrowser('the web UI: images, forks and rewinds in a real browser', () 
     const facts = page.locator('.session-header .session-facts');
     await facts.getByText('claude-chosen-in-the-form', { exact: true }).waitFor();
     await facts.getByText('Plan', { exact: true }).waitFor();
+    // The Controls list starts at the session's mode (it read the default, and "Set mode" switched to it).
+    await page.getByText('Controls', { exact: true }).click();
+    await expect.poll(() => page.getByLabel('Permission mode').inputValue()).toBe('plan');
+    // And follows a change made elsewhere.
+    const sessionId = /ses_[0-9a-f]{32}/.exec(page.url())![0];
+    const changed = await fetch(`${suite.daemon.url}/v1/commands`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${suite.daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'set_permission_mode', commandId: 'elsewhere-1', sessionId, mode: 'auto_edit' }),
+    });
+    expect(changed.status).toBe(200);
+    await expect.poll(() => page.getByLabel('Permission mode').inputValue()).toBe('auto_edit');
   });
 });

@@ -44,7 +44,14 @@ export function ControlsMenu({
   onSetMode,
 }: ControlsMenuProps) {
   const [model, setModel] = useState('');
-  const [mode, setMode] = useState<PermissionMode>(currentMode ?? 'ask_before_edit');
+  // The session's own mode, as it changes (another client, a plan approved into a mode), unless one
+  // was chosen here since: a copy taken at the first render was the default, and "Set mode" then
+  // switched the session to it unasked.
+  const [chosen, setChosen] = useState<{ readonly mode: PermissionMode; readonly over: PermissionMode | null } | null>(
+    null,
+  );
+  const mode = chosen !== null && chosen.over === currentMode ? chosen.mode : (currentMode ?? 'ask_before_edit');
+  const setMode = (next: PermissionMode) => setChosen({ mode: next, over: currentMode });
   const modelListId = useId();
   const models = useModelList(provider ?? undefined, provider !== null && capabilities?.modelList === true);
   if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode))
