@@ -90,6 +90,30 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     expect(result.content).toContain(`"${sizes.question}"="Small, Large"`);
   });
 
+  it("Enter in a question's own-words field goes on to the next question; in the last one it sends the set", async () => {
+    const page = await connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    suite.environment.api.enqueue(
+      toolUseReply('AskUserQuestion', { questions: [color, sizes] }),
+      textReply('Both answered.'),
+    );
+    await sendTurn(page, 'Ask me.');
+    const card = page.getByRole('form', { name: 'Questions from the agent' });
+    await card.waitFor();
+    await card.getByLabel(`Your own answer to: ${color.question}`).fill('Green please');
+    await page.keyboard.press('Enter');
+    // Not sent: the second question is still to answer, and the focus is on it.
+    expect(await card.count()).toBe(1);
+    expect(await page.evaluate<string>("document.activeElement?.getAttribute('value') ?? ''")).toBe('Small');
+    await card.getByLabel(`Your own answer to: ${sizes.question}`).fill('Medium');
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached' });
+    await waitForRunEnd(page, 'Succeeded');
+    const result = lastToolResult();
+    expect(result.content).toContain(`"${color.question}"="Green please"`);
+    expect(result.content).toContain(`"${sizes.question}"="Medium"`);
+  });
+
   it('an answer in one page removes the card in the other at once; the shortcuts work right after sending', async () => {
     const first = await connectedPage();
     const sessionId = await openSessionInPage(first, suite.environment.workspace);

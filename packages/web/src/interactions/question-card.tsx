@@ -73,6 +73,15 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
               maxLength={10_000}
               value={draft.text}
               onChange={(event) => update(index, (current) => ({ ...current, text: event.target.value }))}
+              onKeyDown={(event) => {
+                // Enter goes on to the next question, as a form of several questions is read: sending the
+                // set from here sent the questions not reached yet as skipped. The last one's sends.
+                if (event.key !== 'Enter' || event.nativeEvent.isComposing || index === request.questions.length - 1)
+                  return;
+                event.preventDefault();
+                const next = card.current?.querySelectorAll('fieldset.question')[index + 1];
+                next?.querySelector<HTMLInputElement>('input')?.focus();
+              }}
             />
           </fieldset>
         );
