@@ -17,14 +17,14 @@ function oldNode(): string | null {
 }
 
 describe('the Node version check of bin/tether.js', () => {
-  it('accepts 22.12 and newer, refuses anything older, saying what was found and what to do', () => {
-    for (const version of ['22.12.0', '22.12.1', '22.20.0', '23.0.0', '24.1.0', '100.0.0'])
+  it('accepts 22.13 and newer (22.12 cannot load node:sqlite), refuses anything older, saying what was found and what to do', () => {
+    for (const version of ['22.13.0', '22.13.1', '22.20.0', '23.0.0', '24.1.0', '100.0.0'])
       expect(nodeVersionProblem(version, false), version).toBeNull();
-    for (const version of ['22.11.0', '22.0.0', '21.9.9', '20.20.2', '18.19.0', '12.0.0']) {
+    for (const version of ['22.12.0', '22.11.0', '22.0.0', '21.9.9', '20.20.2', '18.19.0', '12.0.0']) {
       const problem = nodeVersionProblem(version, false);
-      expect(problem, version).toContain('Tether needs Node.js >= 22.12');
+      expect(problem, version).toContain('Tether needs Node.js >= 22.13');
       expect(problem).toContain(`Node.js ${version}`);
-      expect(problem).toContain('Install Node.js 22.12 or newer');
+      expect(problem).toContain('Install Node.js 22.13 or newer');
       expect(problem).not.toContain('\n');
     }
     expect(nodeVersionProblem('20.20.2', true)).toContain('run it through ./dev');
@@ -33,10 +33,10 @@ describe('the Node version check of bin/tether.js', () => {
   const node = oldNode();
   // In CI (whose machine has Debian's Node 20) a missing old Node fails this test; elsewhere it is skipped by name.
   it.runIf(node !== null || process.env.CI !== undefined)(
-    `on a real Node older than 22.12 (${node ?? 'none on this machine: TETHER_TEST_OLD_NODE'}): one clear line and exit 1, no stack trace`,
+    `on a real Node older than 22.13 (${node ?? 'none on this machine: TETHER_TEST_OLD_NODE'}): one clear line and exit 1, no stack trace`,
     async () => {
       if (node === null)
-        throw new Error("No Node older than 22.12 found: install Debian's nodejs or set TETHER_TEST_OLD_NODE.");
+        throw new Error("No Node older than 22.13 found: install Debian's nodejs or set TETHER_TEST_OLD_NODE.");
       const { finished } = spawnTether(['run', 'hello'], {
         cwd: process.cwd(),
         environment: { PATH: '/usr/bin:/bin' },
@@ -46,7 +46,7 @@ describe('the Node version check of bin/tether.js', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(result.stderr).toMatch(/^tether: Tether needs Node\.js >= 22\.12, but this is Node\.js \d+\.\d+\.\d+ /);
+      expect(result.stderr).toMatch(/^tether: Tether needs Node\.js >= 22\.13, but this is Node\.js \d+\.\d+\.\d+ /);
       // This checkout has ./dev: the line says to use it.
       expect(result.stderr).toContain('./dev');
       expect(result.stderr).not.toContain('ERR_UNKNOWN_BUILTIN_MODULE');

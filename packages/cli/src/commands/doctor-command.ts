@@ -1,3 +1,4 @@
+import { nodeVersionProblem } from '../../bin/node-version-check.js';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -147,16 +148,12 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
     doctorUsage,
   );
   const checks: Check[] = [];
-  const major = Number.parseInt(process.versions.node.split('.')[0] ?? '0', 10);
+  // The one rule bin/tether.js applies before anything loads (so a doctor that runs at all passes it).
+  const tooOld = nodeVersionProblem(process.versions.node, false);
   checks.push(
-    major >= 22
+    tooOld === null
       ? { name: 'node', ok: true, detail: `v${process.versions.node}` }
-      : {
-          name: 'node',
-          ok: false,
-          detail: `v${process.versions.node}`,
-          fix: 'Tether and Claude Code need Node.js 22 or newer (./dev installs Node 24 for this repository).',
-        },
+      : { name: 'node', ok: false, detail: `v${process.versions.node}`, fix: tooOld.replace(/^tether: /, '') },
   );
 
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
