@@ -84,8 +84,17 @@ describeInBrowser('the web UI: follow-ups sent while a run works', () => {
     expect(await page.getByRole('button', { name: 'Stop the run', exact: true }).count()).toBe(1);
     const turnsBefore = suite.environment.api.requests.filter((request) => request.kind === 'turn').length;
 
-    await stopAll.click();
+    // By keyboard: the button goes from under the focus, which stays in the composer, on the message.
+    await stopAll.focus();
+    await page.keyboard.press('Enter');
     await waitForRunEnd(page, 'Stopped');
+    await expect
+      .poll(() =>
+        page.evaluate<string>(
+          "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? ''",
+        ),
+      )
+      .toBe('Message');
     const run = page.locator('.run').first();
     for (const followUp of ['First queued.', 'Second queued.'])
       await run

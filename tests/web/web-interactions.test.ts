@@ -178,6 +178,12 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await card.getByRole('button', { name: 'Edit the input before approving' }).click();
     const editor = card.getByLabel('Command to run instead');
     expect(await editor.inputValue()).toBe('echo model > model.txt');
+    // The Edit… button went with the click: the keyboard is in the command to edit.
+    await expect
+      .poll(() =>
+        page.evaluate<string>("document.activeElement?.classList.contains('approval-edit-text') ? 'editor' : ''"),
+      )
+      .toBe('editor');
     await editor.fill('   ');
     await card.getByRole('button', { name: 'Approve edited' }).click();
     expect(await card.getByRole('alert').innerText()).toContain('The command is empty');

@@ -1,3 +1,4 @@
+import { useFocusKeptIn } from '../focus/use-focus-kept-in.js';
 import {
   type ClipboardEvent,
   type DragEvent,
@@ -67,6 +68,7 @@ export function Composer({
   const [dropping, setDropping] = useState(false);
   const nextId = useRef(0);
   const field = useRef<HTMLTextAreaElement>(null);
+  const form = useRef<HTMLFormElement>(null);
   // A session just opened from the form (its button gone) or reached by a link leaves the focus on
   // the page: the message field takes it then; a focus the person has elsewhere (the list) stays there.
   useEffect(() => {
@@ -165,8 +167,12 @@ export function Composer({
     event.preventDefault();
     void addFiles([...event.dataTransfer.files]);
   };
+  // Stop and Stop all go from under the keyboard (disabled while stopping, then gone with the run):
+  // the focus stays in the composer, on the message field.
+  useFocusKeptIn(form, `${running}:${stopping}:${queuedTurns}`);
   return (
     <form
+      ref={form}
       className={`composer${dropping ? ' composer-dropping' : ''}`}
       aria-label="Send a turn"
       onSubmit={submit}
@@ -212,7 +218,7 @@ export function Composer({
             <button
               type="button"
               className="button-stop"
-              aria-label="Stop the run"
+              aria-label={stopping ? 'Stopping the run' : 'Stop the run'}
               disabled={stopping}
               onClick={() => onStop(false)}
             >

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 
 export interface ApprovalEditProps {
   /** The tool input the agent proposed (model-authored, untrusted: edited as plain text only). */
@@ -42,6 +42,9 @@ export function ApprovalEdit({ input, sending, onApprove, onCancel }: ApprovalEd
   const [text, setText] = useState(command ?? JSON.stringify(input, null, 2));
   const [problem, setProblem] = useState<string | null>(null);
   const id = useId();
+  const field = useRef<HTMLTextAreaElement>(null);
+  // Opened from the Edit… button, which goes with it: the keyboard lands in what is to be edited.
+  useEffect(() => field.current?.focus(), []);
   const label = command !== null ? 'Command to run instead' : 'Tool input to use instead (JSON)';
   const approve = () => {
     const parsed = parseEdit(input, text);
@@ -55,6 +58,7 @@ export function ApprovalEdit({ input, sending, onApprove, onCancel }: ApprovalEd
         {label}
       </label>
       <textarea
+        ref={field}
         id={`${id}-text`}
         className="approval-edit-text"
         aria-invalid={problem !== null}
