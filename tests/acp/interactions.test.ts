@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
-import { type ClaudeTestEnvironment, sampleQuestions } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { type ClaudeTestEnvironment, processesWithEnvironment, sampleQuestions } from '@tether/testkit';
+import { describe, expect, it, vi } from 'vitest';
 import { type ClientBehaviour, useAcp } from './acp-harness.js';
 
 const { color, sizes } = sampleQuestions;
@@ -63,6 +63,35 @@ describe('ACP approvals and questions against the real binary', () => {
       { toolCallId, status: 'completed' },
     ]);
     expect(pair.agentText(sessionId)).toBe('Written.');
+  });
+
+  it('a tool call whose agent crashes while it runs ends failed, not running for ever', async () => {
+    const { environment, pair, sessionId } = await start({
+      onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }),
+    });
+    environment.api.enqueue(toolUseReply('Bash', { command: 'node -e "setTimeout(() => {}, 30000)"', description: 'Wait' }));
+    const prompted = pair.agent
+      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Wait a while.' }] })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    await vi.waitFor(
+      () =>
+        expect(pair.updatesOf(sessionId, 'tool_call_update').map((update) => update.status)).toContain('in_progress'),
+      { timeout: 30_000 },
+    );
+    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    expect(await prompted).not.toBeNull();
+    const toolCallId = pair.updatesOf(sessionId, 'tool_call')[0]!.toolCallId;
+    expect(
+      pair
+        .updatesOf(sessionId, 'tool_call_update')
+        .filter((update) => update.toolCallId === toolCallId)
+        .at(-1),
+    ).toMatchObject({
+      status: 'failed',
+    });
   });
 
   it('rejected: nothing runs, the model is told, the tool call fails', async () => {

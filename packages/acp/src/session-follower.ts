@@ -64,6 +64,8 @@ export class SessionFollower {
   #agentRun: string | null = null;
   /** Runs that streamed answer text, for as long as they run. */
   readonly #answeredRuns = new Set<string>();
+  /** The tool calls each run left open so far (shown, neither completed nor failed yet). */
+  readonly #openToolCalls = new Map<string, Set<string>>();
   #announcedMode: string | undefined;
   #expectingOwnRun = false;
   #titled: boolean;
@@ -170,6 +172,7 @@ export class SessionFollower {
       answeredRuns: this.#answeredRuns,
       announcedMode: this.#announcedMode,
     });
+    updates.push(...this.#closeToolCalls(event));
     if (event.type === 'session.mode_changed') this.#announcedMode = event.mode;
     if (event.type === 'interaction.settled' && event.outcome === 'approved') {
       // The approved tool now runs: its call moves on from pending (the event names only the interaction).
@@ -197,6 +200,29 @@ export class SessionFollower {
       this.#seqWaiters.splice(this.#seqWaiters.indexOf(waiter), 1);
       waiter.resolve();
     }
+  }
+
+  /**
+   * A run that ends (its agent crashed, its host restarted, it was stopped) with tool calls still
+   * open: each is closed as failed, live and on a replay alike, rather than left running in the client
+   * for ever.
+   */
+  #closeToolCalls(event: ProtocolEvent): SessionUpdate[] {
+    if (event.type === 'run.tool_activity' && event.toolName !== 'TodoWrite') {
+      const open = this.#openToolCalls.get(event.runId) ?? new Set<string>();
+      this.#openToolCalls.set(event.runId, open);
+      if (event.status === 'invoked') open.add(event.toolUseId);
+      else open.delete(event.toolUseId);
+      return [];
+    }
+    if (event.type !== 'run.completed') return [];
+    const open = this.#openToolCalls.get(event.runId);
+    this.#openToolCalls.delete(event.runId);
+    return [...(open ?? [])].map((toolCallId) => ({
+      sessionUpdate: 'tool_call_update' as const,
+      toolCallId,
+      status: 'failed' as const,
+    }));
   }
 
   #track(event: ProtocolEvent, replaying: boolean): void {
