@@ -302,7 +302,7 @@ export function createClaudeProviderWith(
     async doOpenSession(options) {
       const inherited = environment();
       const binary = resolveClaudeBinary({ explicitPath: settings.claudePath, environment: inherited });
-      return new ClaudeSession(options, {
+      const session = new ClaudeSession(options, {
         transport,
         connect: await connector(binary.path),
         binaryPath: binary.path,
@@ -322,6 +322,9 @@ export function createClaudeProviderWith(
         stallGraceMs: settings.stallGraceMs ?? 30_000,
         interruptTimeoutMs: settings.interruptTimeoutMs ?? 15_000,
       });
+      // A session that starts its conversation now: one that goes on (reopened, a fork) keeps what it has.
+      if (options.resumeProviderSessionId === null && !options.copyConversation) session.refuseUnlaunchableMode();
+      return session;
     },
   };
 }

@@ -310,3 +310,18 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
       );
   }
 }
+
+/**
+ * Bypass mode as the claude CLI would refuse it: running as root without IS_SANDBOX=1 in the agent's
+ * environment (CLI 2.1.332 takes no other value). Known before the agent starts, so a session or a
+ * mode change that asks for it is refused at once, nothing changed, rather than every later turn
+ * failing. Null when the CLI would take it.
+ */
+export function bypassRefusal(environment: Readonly<Record<string, string | undefined>>): AgentError | null {
+  if (process.getuid?.() !== 0 || environment.IS_SANDBOX === '1') return null;
+  return new AgentError({
+    code: 'provider_configuration_refused',
+    message: startupFailureMessages.bypass_root!,
+    details: { reason: 'bypass_root' },
+  });
+}

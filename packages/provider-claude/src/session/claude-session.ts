@@ -21,6 +21,7 @@ import {
 } from './control-requests.js';
 import { cannotRewind, rewindFiles } from './file-rewind.js';
 import { interruptUnanswered, requestInterrupt } from './interrupt-request.js';
+import { bypassRefusal } from '../classify/classify-run-end.js';
 import { launchEnvironment } from './launch-plan.js';
 import { modelAtLaunch } from './model-at-launch.js';
 import { closingMessage, sessionClosed, turnActive } from './session-errors.js';
@@ -248,7 +249,18 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     );
   }
 
+  /** A new session asking for a mode its agent would refuse to launch in: refused at its opening, nothing recorded. */
+  refuseUnlaunchableMode(): void {
+    if (this.configuration.permissionMode !== 'bypass') return;
+    const refused = bypassRefusal(launchEnvironment(this.settings, this.configuration));
+    if (refused) throw refused;
+  }
+
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
+    if (mode === 'bypass') {
+      const refused = bypassRefusal(launchEnvironment(this.settings, this.configuration));
+      if (refused) throw refused;
+    }
     if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
     this.configuration = { ...this.configuration, permissionMode: mode };
     return this.applyToAgent(mode, (agent) => requestPermissionMode(agent, mode));
