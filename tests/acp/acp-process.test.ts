@@ -294,7 +294,8 @@ describe('tether acp as a child process, against the real binary and the fake mo
       holder: true,
       args: [],
       code: 1,
-      said: '[data_dir_in_use]',
+      // With the way to share it: a daemon every tether acp goes through (several editors, acpx).
+      said: 'run `tether serve` so every command shares the data dir through the daemon',
     },
     // Nothing listens on port 1: the connection is refused at once.
     {

@@ -10,7 +10,7 @@ import { connectDaemon } from '../connect-daemon.js';
 import { createLocalRuntime, inProcessClaudeSettings } from '../local-runtime.js';
 import { UsageError } from '../usage-error.js';
 import { parseCommandLine } from './parse-command-line.js';
-import { openStore } from '../open-store.js';
+import { openStoreInProcess } from './local-or-daemon.js';
 import { parseStoreLocation, storeHelp } from './store-option.js';
 import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
@@ -143,7 +143,7 @@ async function serveClient(
   }
   const runtime = await createLocalRuntime({
     claude: inProcessClaudeSettings(options, context.environment),
-    store: await openStore(options.dataDir, options.store),
+    store: await openStoreInProcess(options.dataDir, options.store),
     dataDir: options.dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,

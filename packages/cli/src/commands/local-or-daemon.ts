@@ -88,11 +88,11 @@ function inUseByAnotherProcess(dataDir: string, error: AgentError): AgentError {
   const ownerPid = error.details?.ownerPid;
   const who =
     typeof ownerPid === 'number'
-      ? `process ${ownerPid} (a tether run or another program using Tether in-process, not a daemon)`
+      ? `process ${ownerPid} (a tether run, a tether acp an editor started, or another program using Tether in-process, not a daemon)`
       : 'another process';
   return new AgentError({
     code: 'data_dir_in_use',
-    message: `No Tether daemon is running for ${dataDir}, and ${who} holds it, so it cannot be read now. Try again when that process has finished (or stop it), or run \`tether serve\` so every command shares the data dir through the daemon.`,
+    message: `No Tether daemon is running for ${dataDir}, and ${who} holds it, so it cannot be read now. Try again when that process has finished (or stop it), or run \`tether serve\` so every command shares the data dir through the daemon (tether run, send and acp then go through it: several editors, and acpx, at once).`,
     ...(error.details ? { details: error.details } : {}),
   });
 }
