@@ -6,7 +6,7 @@ import readline from 'node:readline';
 import { createTetherClient } from '@tether/client';
 import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { processesWithEnvironment } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { useTetherServe } from './test-support/serve-tether.js';
 import { type FinishedTether, spawnTether, tetherBin } from './test-support/spawn-tether.js';
@@ -79,6 +79,17 @@ describe('tether commands through a daemon', () => {
       TETHER_HOME: path.join(fixture.root, 'elsewhere'),
     });
     expect(remote.stdout).toBe('Via --server.\n');
+  });
+
+  it('serve with --data-dir names it in the token hint, and that command reads the token', async () => {
+    const elsewhere = path.join(fixture.root, 'elsewhere data');
+    await serve(['--data-dir', elsewhere]);
+    await vi.waitFor(() =>
+      expect(served.output()).toContain(`token: run \`tether token --data-dir '${elsewhere}'\` to show it`),
+    );
+    const token = await tether(['token', '--data-dir', elsewhere]);
+    expect(token.code, token.stderr).toBe(0);
+    expect(token.stdout.trim()).toMatch(/^[A-Za-z0-9_-]{20,}$/);
   });
 
   it('serve on a port already taken says so and what to do (exit 2), and leaves nothing running', async () => {

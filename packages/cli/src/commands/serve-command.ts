@@ -43,7 +43,8 @@ ${storeHelp}
 ${sharedStoreHelp}
 Several daemons may share one PostgreSQL database: each drives the sessions it holds, and refuses
 commands for another's with session_owned_elsewhere, naming that daemon's URL (docs/store-postgres.md).
-The first start creates a token (shown once; \`tether token\` shows it again).`;
+The first start creates a token; each start shows it at a terminal (never in captured output), and
+\`tether token\` (with the same --data-dir) shows it again.`;
 
 /** --notify, --notify-config and --notify-allow-http as the daemon's notification options (it checks the URLs and the file). */
 function notificationOptions(
@@ -188,11 +189,14 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       `notifications: signed with the secret in ${daemon.notificationSecretFile} (unless a receiver has its own)\n`,
     );
   // Shown only to a person at a terminal: a service manager's captured output is a log, and logs never hold the token.
+  // The command to read it names this data dir when it is not the one `tether token` reads by itself.
+  const defaultDataDir = resolveDataDir({ dataDir: undefined, environment: context.environment, cwd: context.cwd });
+  const token = `tether token${dataDir === defaultDataDir ? '' : ` --data-dir ${shellWord(dataDir)}`}`;
   if (context.terminal)
     context.stderr.write(
-      `token: ${daemon.token}   (keep it secret; \`tether token\` shows it, \`tether token --rotate\` replaces it)\n`,
+      `token: ${daemon.token}   (keep it secret; \`${token}\` shows it, \`${token} --rotate\` replaces it)\n`,
     );
-  else context.stderr.write('token: run `tether token` to show it (not printed: this output is not a terminal)\n');
+  else context.stderr.write(`token: run \`${token}\` to show it (not printed: this output is not a terminal)\n`);
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');
   try {
@@ -224,4 +228,9 @@ function listenRefusal(error: unknown, host: string, port: number): UsageError |
 
 function isLoopbackUrl(url: string): boolean {
   return isLoopbackHost(new URL(url).hostname);
+}
+
+/** A path as one shell word: as it is when it needs no quoting, else in single quotes. */
+function shellWord(value: string): string {
+  return /^[\w./~-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
