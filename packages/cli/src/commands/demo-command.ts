@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -127,8 +128,13 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       }
       await runtime.closeSession({ sessionId });
       if (!json) {
+        // In a checkout, `tether` is not on PATH: the hint says the command that works there.
+        const tether =
+          existsSync(path.join(context.cwd, 'dev')) && existsSync(path.join(context.cwd, 'packages', 'cli'))
+            ? './dev npx tether'
+            : 'tether';
         context.stderr.write(
-          '\nDone: two turns, one tool call, one conversation. With a real key, try: tether run "explain this repository"\n',
+          `\nDone: two turns, one tool call, one conversation. With a real key, try: ${tether} run "explain this repository"\n`,
         );
       }
       return 0;
