@@ -331,6 +331,23 @@ describe('tether demo and doctor', () => {
       'driven through @anthropic-ai/claude-agent-sdk 0.3.332',
     );
     expect(report.checks.find((check) => check.name === 'data dir')?.detail).toContain(fixture.environment.TETHER_HOME);
+    // The fake API the environment points at takes connections.
+    expect(report.checks.find((check) => check.name === 'endpoint')).toMatchObject({ ok: true });
+  });
+
+  it('doctor fails an ANTHROPIC_BASE_URL that cannot be reached, or is no URL, before any turn retries for minutes', async () => {
+    for (const [value, said] of [
+      ['http://127.0.0.1:1', 'cannot be reached (ECONNREFUSED)'],
+      ['notaurl', 'is not a URL'],
+    ] as const) {
+      const result = await tether(['doctor', '--json'], {
+        environment: { ...fixture.environment, ANTHROPIC_BASE_URL: value },
+      });
+      expect(result.code, value).toBe(1);
+      const report = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean; detail: string }[] };
+      expect(report.checks.find((check) => check.name === 'endpoint')).toMatchObject({ ok: false });
+      expect(report.checks.find((check) => check.name === 'endpoint')?.detail).toContain(said);
+    }
   });
 
   it('doctor fails a data dir that every other command refuses: writable by others, or owned by another user', async () => {

@@ -13,6 +13,7 @@ import { dataDirectoryLockOwner, dataDirectoryRefusal, resolveDataDir } from '@t
 import type { CliContext } from '../cli-context.js';
 import { notADirectory } from '../data-dir-shape.js';
 import { type Check, checkCredentials } from './credentials-check.js';
+import { checkEndpoint } from './endpoint-check.js';
 import { parseTransport } from './transport-option.js';
 import { parseCommandLine } from './parse-command-line.js';
 
@@ -186,6 +187,8 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   checks.push(supportedVersions());
 
   checks.push(await checkCredentials(context.environment, process.platform));
+  const endpoint = await checkEndpoint(context.environment);
+  if (endpoint) checks.push(endpoint);
   if (process.getuid?.() === 0) {
     checks.push({
       name: 'root',
