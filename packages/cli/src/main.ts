@@ -149,11 +149,16 @@ ${usages.acp}`;
 /** Runs one `tether` invocation and returns its exit code. */
 export async function main(argv: readonly string[], context: CliContext): Promise<number> {
   const [name, ...rest] = argv;
+  // `tether help run` is `tether run --help`.
+  if (name === 'help' && rest.length === 1 && Object.hasOwn(commands, rest[0]!)) {
+    context.stdout.write(`${(await commands[rest[0]!]!()).usage}\n`);
+    return 0;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? context.stderr : context.stdout).write(`${await mainUsage()}\n`);
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version' || name === 'version') {
+  if (name === '--version' || name === 'version' || name === '-v') {
     context.stdout.write(`${VERSION}\n`);
     return 0;
   }

@@ -37,6 +37,14 @@ describe('tether arguments', () => {
     },
   );
 
+  it("tether help COMMAND prints that command's usage, and -v the version, exit 0", async () => {
+    const help = await tether(['help', 'run']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: tether run /);
+    const version = await tether(['-v']);
+    expect([version.code, version.stdout.trim()]).toEqual([0, (await tether(['--version'])).stdout.trim()]);
+  });
+
   it('tether models takes no arguments', async () => {
     const result = await tether(['models', 'opus']);
     expect(result.code).toBe(2);
