@@ -69,7 +69,9 @@ describe('ACP approvals and questions against the real binary', () => {
     const { environment, pair, sessionId } = await start({
       onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }),
     });
-    environment.api.enqueue(toolUseReply('Bash', { command: 'node -e "setTimeout(() => {}, 30000)"', description: 'Wait' }));
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'node -e "setTimeout(() => {}, 30000)"', description: 'Wait' }),
+    );
     const prompted = pair.agent
       .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Wait a while.' }] })
       .then(
