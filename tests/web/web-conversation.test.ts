@@ -231,6 +231,24 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await page.locator('.session-header .status-closed').waitFor();
   });
 
+  it('a delete confirmation goes away when the session is reopened elsewhere meanwhile', async () => {
+    const page = await connectedPage();
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await page.locator('.session-header .status-closed').waitFor();
+    await page.getByRole('button', { name: 'Delete the session' }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm' });
+    await confirm.getByRole('button', { name: 'Delete for good' }).waitFor();
+    const reopened = await fetch(`${suite.daemon.url}/v1/commands`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${suite.daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'open_session', commandId: 'reopen-elsewhere-1', continueSession: sessionId }),
+    });
+    expect(reopened.status).toBe(200);
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Close session' }).waitFor();
+  });
+
   it('an unknown session id shows that there is no such session, with the way back and nothing to act on', async () => {
     const page = await connectedPage();
     await page.goto(`${suite.daemon.url}/sessions/ses_${'0'.repeat(32)}`);

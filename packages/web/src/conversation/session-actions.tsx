@@ -1,4 +1,4 @@
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useFocusKeptIn } from '../focus/use-focus-kept-in.js';
 
 export interface SessionActionsProps {
@@ -25,6 +25,10 @@ export function SessionActions({ closed, running, onClose, onReopen, onDelete, k
   const discardId = useId();
   const group = useRef<HTMLFieldSetElement>(null);
   useFocusKeptIn(group, `${confirming}:${closed}:${busy}`);
+  // Reopened meanwhile (another tab, another client): "Delete for good" no longer applies.
+  useEffect(() => {
+    if (!closed) setConfirming((current) => (current === 'delete' ? null : current));
+  }, [closed]);
   const act = (action: () => Promise<void>) => async () => {
     setBusy(true);
     try {
