@@ -194,6 +194,8 @@ describeInBrowser('the web UI: approvals and questions in a real browser', () =>
     await waitForRunEnd(page, 'Succeeded');
     expect(existsSync(path.join(suite.environment.workspace, 'edited.txt'))).toBe(true);
     expect(existsSync(path.join(suite.environment.workspace, 'model.txt'))).toBe(false);
+    // The record says what ran: the edit, not only "approved".
+    await page.getByText('Approval for Bash: approved with an edit: echo edited > edited.txt').waitFor();
   });
 
   it('edits a tool input as JSON: invalid JSON is refused in the card, a valid object runs', async () => {

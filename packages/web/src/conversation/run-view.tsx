@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { formatCost, formatTokens } from '../format/format-values.js';
 import { MarkdownText } from '../markdown/markdown-text.js';
 import { sessionPath } from '../routing/use-route.js';
-import { type InputCancelReason, describeContextCompaction } from '@tether/protocol';
+import { type InputCancelReason, describeContextCompaction, writeOutBidirectionalControls } from '@tether/protocol';
 import {
   type ConversationState,
   type FollowUp,
@@ -17,16 +17,25 @@ import { RunChangedFilesView } from '../workspace/run-changed-files.js';
 
 const toolStatusLabels = { invoked: 'running', succeeded: 'succeeded', failed: 'failed' } as const;
 
+/** What an edited approval ran instead, on one line, its start and end when long. */
+function editedSubject(input: Readonly<Record<string, unknown>>): string {
+  const subject = input.command ?? input.file_path ?? input.url;
+  const line = (typeof subject === 'string' ? subject : JSON.stringify(input)).replace(/\s+/g, ' ').trim();
+  return writeOutBidirectionalControls(line.length <= 200 ? line : `${line.slice(0, 140)} … ${line.slice(-50)}`);
+}
+
 function describeInteraction(entry: InteractionEntry | undefined): string {
   if (entry === undefined) return 'A prompt';
   const what =
     entry.request.kind === 'approval'
       ? `Approval for ${entry.request.toolName}`
       : `${entry.request.questions.length === 1 ? 'A question' : `${entry.request.questions.length} questions`}`;
-  const scope = entry.answer?.decision === 'approve' && entry.answer.scope === 'session' ? ' for the session' : '';
+  const approval = entry.answer?.decision === 'approve' ? entry.answer : null;
+  const scope =
+    approval?.scope === 'session' ? ' for the session' : approval?.scope === 'local_settings' ? ' in the project' : '';
   const results: Record<InteractionEntry['result'], string> = {
     pending: 'waiting for you',
-    approved: `approved${scope}`,
+    approved: `approved${scope}${approval?.updatedInput ? ` with an edit: ${editedSubject(approval.updatedInput)}` : ''}`,
     denied: entry.answer?.decision === 'deny' && entry.answer.interrupt ? 'denied, run stopped' : 'denied',
     answered: 'answered',
     declined: 'declined',
