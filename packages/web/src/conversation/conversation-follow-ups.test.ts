@@ -25,6 +25,40 @@ const queuedBehindFirst: EventBody[] = [
 ];
 
 describe('follow-ups, plan limits and context usage in the conversation', () => {
+  it('a follow-up of images or files alone says what it carries, not a blank line', () => {
+    const image = {
+      type: 'image' as const,
+      mediaType: 'image/png' as const,
+      sha256: 'a'.repeat(64),
+      byteLength: 100,
+      width: 40,
+      height: 30,
+    };
+    const state = fold([
+      ...queuedBehindFirst.slice(0, 2),
+      {
+        type: 'input.queued',
+        inputId: input('c'),
+        delivery: 'after_turn',
+        runId: second,
+        input: [image],
+        inputRedacted: false,
+      },
+      {
+        type: 'input.queued',
+        inputId: input('d'),
+        delivery: 'after_turn',
+        runId: `run_${'3'.repeat(32)}`,
+        input: [...text('Look.'), image, image, { type: 'file' as const, path: 'src/a.ts' }],
+        inputRedacted: false,
+      },
+    ]);
+    expect(waitingFollowUps(state).map((followUp) => followUp.text)).toEqual([
+      '(1 image)',
+      'Look. (with 2 images, file src/a.ts)',
+    ]);
+  });
+
   it('a queued follow-up waits, then becomes the next run; a steered one ends folded into the running run', () => {
     const waiting = fold(queuedBehindFirst);
     expect(waitingFollowUps(waiting).map((followUp) => [followUp.inputId, followUp.delivery, followUp.text])).toEqual([

@@ -206,6 +206,19 @@ function textOf(input: readonly InputPart[] | null): string | null {
   return input.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
+/** A follow-up as a line: its text, and what it carries besides (an image-only one read as blank). */
+function followUpText(input: readonly InputPart[] | null): string | null {
+  const text = textOf(input);
+  if (input === null || text === null) return null;
+  const images = input.filter((part) => part.type === 'image').length;
+  const extras = [
+    ...(images === 0 ? [] : [`${images} image${images === 1 ? '' : 's'}`]),
+    ...input.flatMap((part) => (part.type === 'file' ? [`file ${part.path}`] : [])),
+  ];
+  if (extras.length === 0) return text;
+  return text === '' ? `(${extras.join(', ')})` : `${text} (with ${extras.join(', ')})`;
+}
+
 /**
  * Ends a follow-up. One that ends inside a run (steered in, or cancelled while it waited behind the
  * run) shows there, where it happened; one that started is its own run.
@@ -532,7 +545,7 @@ function foldEvent(state: ConversationState, event: ProtocolEvent): Conversation
             inputId: event.inputId,
             delivery: event.delivery,
             runId: event.runId,
-            text: textOf(event.input),
+            text: followUpText(event.input),
             status: 'queued',
             cancelReason: null,
             error: null,
