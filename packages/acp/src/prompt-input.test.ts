@@ -79,6 +79,12 @@ describe('ACP prompt content as Tether input', () => {
     ).toBe('turn');
   });
 
+  it("refuses a text block past what a turn takes in the client's terms, saying to link the file instead", () => {
+    const refused = refusal(() => planPrompt([{ type: 'text', text: 'x'.repeat(1_000_001) }]));
+    expect(refused).toMatchObject({ code: 'invalid_command', details: { reason: 'prompt_text_too_large' } });
+    expect(refused.message).toContain('resource_link');
+  });
+
   it('refuses what Tether cannot send, whole, saying what can be', () => {
     expect(refusal(() => planPrompt([{ type: 'audio', mimeType: 'audio/wav', data: 'AAAA' }]))).toMatchObject({
       code: 'capability_unsupported',

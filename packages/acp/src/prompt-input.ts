@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import type { ContentBlock } from '@agentclientprotocol/sdk';
-import { AgentError, ControlName, ImageMediaType, type SubmittedInputPart } from '@tether/protocol';
+import {
+  AgentError,
+  ControlName,
+  ImageMediaType,
+  type SubmittedInputPart,
+  textInputLengthLimit,
+} from '@tether/protocol';
 
 /**
  * What a prompt asks for: a turn with input parts, one of Tether's controls (a slash command), or
@@ -98,6 +104,15 @@ export function planPrompt(blocks: readonly ContentBlock[]): PromptRequestPlan {
     const part = inputPartOf(block);
     return part ? [part] : [];
   });
+  // Said in the client's terms: Tether's own refusal would describe its input format.
+  const oversized = input.findIndex((part) => part.type === 'text' && part.text.length > textInputLengthLimit);
+  if (oversized !== -1) {
+    throw new AgentError({
+      code: 'invalid_command',
+      message: `Prompt block ${oversized + 1} holds more than ${textInputLengthLimit.toLocaleString('en-US')} characters of text, more than a turn takes. Attach a large file as a link to it (resource_link) instead: the agent reads it itself.`,
+      details: { reason: 'prompt_text_too_large' },
+    });
+  }
   if (input.length === 0) {
     throw new AgentError({
       code: 'invalid_command',
