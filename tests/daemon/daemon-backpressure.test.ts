@@ -24,6 +24,28 @@ import {
 
 const { start } = daemonPerTest();
 
+/** A provider whose turn streams `count` deltas of `length` characters, each a block of its own (so none are joined). */
+function blockPerDelta(count: number, length: number) {
+  return createMockProvider({
+    turn: ({ runId, emit }) => {
+      for (let index = 0; index < count; index += 1)
+        emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(length, 'x') });
+      emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    },
+  });
+}
+
+/** Submits one turn ("Go.") to the session and waits for its end; its run id. */
+async function oneTurn(daemon: Daemon, sessionId: string): Promise<string> {
+  const { runId } = await client(daemon).command<SubmitTurnReceipt>({
+    type: 'submit_turn',
+    sessionId,
+    input: [{ type: 'text', text: 'Go.' }],
+  });
+  await daemon.runtime.waitForRun(runId);
+  return runId;
+}
+
 /** An SSE request whose response is never read until the test says so: the socket stops being drained. */
 function stalledStream(daemon: Daemon, sessionId: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -146,14 +168,8 @@ describe('a subscriber that replays a history larger than its bound', () => {
   it('gets all of it at its own pace, over SSE and WebSocket, without being cut off', async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-replay-')));
     // More than two replay pages of events, against a bound of ten: only a paced replay gets through.
-    const long = createMockProvider({
-      turn: ({ runId, emit }) => {
-        // A block each: deltas of one block may be joined into one event, and this needs 1,200 events.
-        for (let index = 0; index < 1_200; index += 1)
-          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} ` });
-        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-      },
-    });
+    // A block each: deltas of one block may be joined into one event, and this needs 1,200 events.
+    const long = blockPerDelta(1_200, 0);
     const logger = new RecordingLogger();
     const daemon = await startDaemon({
       dataDir: path.join(root, 'data'),
@@ -165,12 +181,7 @@ describe('a subscriber that replays a history larger than its bound', () => {
     try {
       const api = client(daemon);
       const sessionId = await openSession(api, root);
-      const { runId } = await api.command<SubmitTurnReceipt>({
-        type: 'submit_turn',
-        sessionId,
-        input: [{ type: 'text', text: 'Go.' }],
-      });
-      await daemon.runtime.waitForRun(runId);
+      const runId = await oneTurn(daemon, sessionId);
       const stored = await readEventsUntil(
         sseFrames((await openEventStream(daemon, sessionId)).body!),
         completes(runId),
@@ -196,13 +207,7 @@ describe('a WebSocket that reads a long history slowly', () => {
   it('is not taken for dead while it reads: its ping waits behind the events, and it gets the whole history', async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-slow-')));
     // 200 events of 60 KB (12 MB): far more than the loopback buffers hold ahead of a ping.
-    const long = createMockProvider({
-      turn: ({ runId, emit }) => {
-        for (let index = 0; index < 200; index += 1)
-          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
-        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-      },
-    });
+    const long = blockPerDelta(200, 60_000);
     const logger = new RecordingLogger();
     const daemon = await startDaemon({
       dataDir: path.join(root, 'data'),
@@ -213,14 +218,8 @@ describe('a WebSocket that reads a long history slowly', () => {
     });
     let trickle: NodeJS.Timeout | undefined;
     try {
-      const api = client(daemon);
-      const sessionId = await openSession(api, root);
-      const { runId } = await api.command<SubmitTurnReceipt>({
-        type: 'submit_turn',
-        sessionId,
-        input: [{ type: 'text', text: 'Go.' }],
-      });
-      await daemon.runtime.waitForRun(runId);
+      const sessionId = await openSession(client(daemon), root);
+      await oneTurn(daemon, sessionId);
       const socket = await SocketClient.connect(daemon);
       // A slow link: after each message the reader rests 20 ms (60 KB at a time, ~3 MB/s), so a ping
       // reaches it seconds after it was sent, behind the megabytes the socket buffers hold.
@@ -275,13 +274,7 @@ describe('a WebSocket that pauses while a long history replays', () => {
   /** A daemon whose session holds a history far larger than the socket buffers, and a socket that stopped reading while it replays. */
   async function pausedDuringReplay(root: string) {
     // 400 events of 60 KB (25 MB): more than the loopback buffers hold, so the replay waits on the outbox.
-    const long = createMockProvider({
-      turn: ({ runId, emit }) => {
-        for (let index = 0; index < 400; index += 1)
-          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
-        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-      },
-    });
+    const long = blockPerDelta(400, 60_000);
     let watched: ReturnType<typeof storeTellingReplays> | undefined;
     const logger = new RecordingLogger();
     const daemon = await startDaemon({
@@ -365,13 +358,7 @@ describe('many WebSockets that do not read', () => {
   it('share the bytes of each event they hold, as event streams do, instead of a copy each', async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-many-')));
     // About 9 MB of events, under each socket's bound (16 MiB): every paused socket holds what the loopback does not.
-    const burst = createMockProvider({
-      turn: ({ runId, emit }) => {
-        for (let index = 0; index < 150; index += 1)
-          emit({ type: 'run.message_delta', runId, blockId: `b${index}`, text: `${index} `.padEnd(60_000, 'x') });
-        emit({ type: 'run.completed', runId, outcome: 'succeeded' });
-      },
-    });
+    const burst = blockPerDelta(150, 60_000);
     const daemon = await startDaemon({
       dataDir: path.join(root, 'data'),
       port: 0,
