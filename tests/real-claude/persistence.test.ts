@@ -18,7 +18,8 @@ afterEach(async () => {
 // Runtime-level restarts through the `tether` binary (default transport) and the data dir's owner.
 // What a provider does across process ends and resumes runs once per transport in tests/conformance.
 describe('sessions survive runtime restarts', () => {
-  it('marks a run that was active when its runtime died as failed with runtime_restarted', async () => {
+  /** `tether run` SIGKILLed while its first turn waits on the model: the data dir it leaves. */
+  async function killedDuringFirstTurn(): Promise<string> {
     environment = await createClaudeTestEnvironment();
     const dataDir = path.join(environment.home, 'tether-data');
     environment.api.enqueue(holdReply());
@@ -26,7 +27,11 @@ describe('sessions survive runtime restarts', () => {
     await environment.api.waitForRequests(1, { kind: 'turn' });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
+    return dataDir;
+  }
 
+  it('marks a run that was active when its runtime died as failed with runtime_restarted', async () => {
+    const dataDir = await killedDuringFirstTurn();
     const runtime = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
     const [session] = await runtime.listSessions();
     expect(session).toMatchObject({ state: 'idle', activeRunId: null });
@@ -36,13 +41,7 @@ describe('sessions survive runtime restarts', () => {
   });
 
   it('a session whose first turn died with its runtime starts its conversation anew: a transcript never written is not resumed', async () => {
-    environment = await createClaudeTestEnvironment();
-    const dataDir = path.join(environment.home, 'tether-data');
-    environment.api.enqueue(holdReply());
-    const child = spawnTetherRun(environment, dataDir, ['Hold this.']);
-    await environment.api.waitForRequests(1, { kind: 'turn' });
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('close', resolve));
+    const dataDir = await killedDuringFirstTurn();
     await environment.killProcessesLeft();
     // The CLI writes its transcript behind its frames: a host that dies early may leave none.
     await rm(path.join(environment.home, '.claude', 'projects'), { recursive: true, force: true });
