@@ -243,7 +243,7 @@ describeTransports('permission modes', ({ start }) => {
   });
 
   it('refuses a mode the running agent cannot enter with requires_restart, says so in advance (and in the snapshot), and restarts into it when asked', async () => {
-    const environment = await start();
+    const environment = await start({ sandbox: true });
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     // Before any process runs, bypass just applies to the next launch.
