@@ -518,7 +518,7 @@ export abstract class AgentLifecycle implements PoolMember {
    * passed; for a refused binary it is stopped, never reported, and the check's error is thrown.
    */
   protected async spawn(): Promise<ClaudeConnection | null> {
-    const missing = await missingWorkspace(this.options.workspace.path);
+    const missing = missingWorkspace(this.options.workspace.path);
     if (missing) {
       this.settings.pool.release(this);
       throw missing;

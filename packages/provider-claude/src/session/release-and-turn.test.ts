@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClaudeConnection, ConnectionListener, LaunchPlan } from '../connection/claude-connection.js';
@@ -78,7 +79,8 @@ function openSession(
   const session = new ClaudeSession(
     {
       sessionId: `ses_${sessions.length}`,
-      workspace: { kind: 'directory', path: '/nonexistent' },
+      // A folder that exists: a start checks it is there (the agents here are doubles).
+      workspace: { kind: 'directory', path: os.tmpdir() },
       configuration: {},
       ephemeral: false,
       resumeProviderSessionId,

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { AgentError, type SerializedAgentError } from '@tether/protocol';
 
 /** What the agent is told when a session closes with its prompts still open. */
@@ -62,11 +62,14 @@ export function inputClosedError(): SerializedAgentError {
  * The session's folder is gone (moved, renamed or deleted since the session was opened): the agent
  * cannot start in it, and spawn's ENOENT would read as a missing claude binary. Null when it is there.
  */
-export async function missingWorkspace(folder: string): Promise<AgentError | null> {
-  const isFolder = await stat(folder).then(
-    (found) => found.isDirectory(),
-    () => false,
-  );
+export function missingWorkspace(folder: string): AgentError | null {
+  // Synchronous, as the launch it guards: one stat per agent started, with nothing to wait for between.
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    isFolder = false; // Unreadable on the way there (EACCES): no agent can start in it either.
+  }
   if (isFolder) return null;
   return new AgentError({
     code: 'invalid_workspace',
