@@ -213,6 +213,20 @@ describe('a refused input that stays in the conversation', () => {
   });
 });
 
+describe('a spent budget', () => {
+  it('names tether fork as the way on, not the API command', () => {
+    const spent = {
+      code: 'budget_exceeded' as const,
+      message:
+        "The session has spent $0.0012 of its $0.001 budget (maxCostUsd), so it takes no more turns (a session's budget cannot be raised). To go on, fork it (fork_session: its conversation continues in a new session with a budget of its own), or open a new session.",
+      details: { reason: 'max_cost' },
+    };
+    const worded = cliErrorMessage(spent, ['send', sessionId, 'x']);
+    expect(worded).toContain(`fork it (\`tether fork ${sessionId}\`: its conversation continues`);
+    expect(worded).not.toContain('fork_session');
+  });
+});
+
 describe('a session with an active run', () => {
   it('names --queue and --steer only to commands that take them', () => {
     const active = { code: 'run_active' as const, message: 'The session already has an active run.' };

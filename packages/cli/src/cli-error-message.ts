@@ -69,6 +69,8 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
               `(\`tether rewind ${session} --to RUN\` with this run's id, printed as run_… with --json)`,
             )
             .replaceAll('(set_model)', `(\`tether run --resume ${session} --model M "prompt"\` switches it)`);
+    case 'budget_exceeded':
+      return error.message.replaceAll('(fork_session:', `(\`tether fork ${session}\`:`);
     case 'runtime_stopped':
       // The client's advice names its own options (requestTimeoutMs), which a tether user cannot set.
       return reason === 'request_timeout'

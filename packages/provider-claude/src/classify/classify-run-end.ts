@@ -136,7 +136,7 @@ const budgetReasons: Record<string, { reason: string; message: string }> = {
   error_max_budget_usd: {
     reason: 'max_cost',
     message:
-      "The session's cost reached its maxCostUsd budget, so the claude CLI stopped the run. Raise maxCostUsd (or open a new session) to continue.",
+      "The session's cost reached its maxCostUsd budget, so the claude CLI stopped the run. A session's budget cannot be raised: to go on, fork it (fork_session: its conversation continues in a new session with a budget of its own), or open a new session.",
   },
 };
 

@@ -87,7 +87,9 @@ describe('session state machine (pure decide / evolve)', () => {
     expect(refused).toMatchObject({ refusal: { code: 'budget_exceeded', details: { reason: 'max_cost' } } });
     // It suggests only what can be done: a reopened session keeps its settings, no command raises a budget.
     const { message } = (refused as { refusal: { message: string } }).refusal;
-    expect(message).toContain('Open a new session, with a maxCostUsd of its own, to go on.');
+    expect(message).toContain(
+      'To go on, fork it (fork_session: its conversation continues in a new session with a budget of its own), or open a new session.',
+    );
     expect(message).not.toMatch(/continue this one|larger maxCostUsd/);
     const left = { ...spent, usage: { ...spent.usage, costUsd: 0.49 } };
     expect(decideSubmitTurn(left, submit, turnContext)).toMatchObject({ runId });

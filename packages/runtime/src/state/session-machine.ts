@@ -118,7 +118,7 @@ export function budgetSpent(state: SessionRecord): AgentError | undefined {
   if (maxCostUsd === undefined || spent === null || spent < maxCostUsd) return undefined;
   return new AgentError({
     code: 'budget_exceeded',
-    message: `The session has spent $${spent.toFixed(4)} of its $${maxCostUsd} budget (maxCostUsd), so it takes no more turns (a session's budget cannot be raised). Open a new session, with a maxCostUsd of its own, to go on.`,
+    message: `The session has spent $${spent.toFixed(4)} of its $${maxCostUsd} budget (maxCostUsd), so it takes no more turns (a session's budget cannot be raised). To go on, fork it (fork_session: its conversation continues in a new session with a budget of its own), or open a new session.`,
     details: { reason: 'max_cost' },
   });
 }
