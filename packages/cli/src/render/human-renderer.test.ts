@@ -35,6 +35,33 @@ const cutOff =
   '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full\n';
 
 describe('the human renderer', () => {
+  it('says a follow-up the budget refused was refused for the budget, with the way on in tether words', () => {
+    const output = { stdout: '', stderr: '' };
+    const renderer = new HumanRenderer(
+      { write: (text) => (output.stdout += text) },
+      { write: (text) => (output.stderr += text) },
+    );
+    renderer.summary(
+      {
+        runId,
+        outcome: 'interrupted',
+        usage: null,
+        inputCancelled: 'agent_refused',
+        error: {
+          code: 'budget_exceeded',
+          message:
+            "The session has spent $0.0012 of its $0.001 budget (maxCostUsd), so it takes no more turns (a session's budget cannot be raised). To go on, fork it (fork_session: its conversation continues in a new session with a budget of its own), or open a new session.",
+          retryable: false,
+          details: { reason: 'max_cost' },
+        },
+      },
+      sessionId,
+    );
+    expect(output.stderr).toContain("■ not sent: the follow-up was cancelled (the session's budget is spent)");
+    expect(output.stderr).toContain(`fork it (\`tether fork ${sessionId}\``);
+    expect(output.stderr).not.toContain('agent refused');
+  });
+
   it('shows a turn the agent began by itself (tether attach) for what it is, not as an empty prompt', () => {
     const { stdout, stderr } = rendered(
       [

@@ -348,10 +348,14 @@ export class HumanRenderer {
     this.spinner?.stop();
     this.endAnswerLine();
     if (run.inputCancelled !== null) {
-      this.stderr.write(
-        `■ not sent: the follow-up was cancelled (${run.inputCancelled.replaceAll('_', ' ')}) · session ${sessionId}\n`,
-      );
-      if (run.error) this.stderr.write(`  ${terminalSafe(run.error.message)} [${run.error.code}]\n`);
+      // A spent budget is Tether's refusal, not the agent's: said as what it is.
+      const why =
+        run.error?.code === 'budget_exceeded'
+          ? "the session's budget is spent"
+          : run.inputCancelled.replaceAll('_', ' ');
+      this.stderr.write(`■ not sent: the follow-up was cancelled (${why}) · session ${sessionId}\n`);
+      if (run.error)
+        this.stderr.write(`  ${terminalSafe(cliErrorMessage(run.error, [sessionId]))} [${run.error.code}]\n`);
       return;
     }
     this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`, sessionId);
