@@ -105,6 +105,27 @@ describe('runtime.listModels', () => {
   });
 });
 
+describe("a conversation's images", () => {
+  it('are counted against what one request may hold: the agent sends every earlier image again with each request', async () => {
+    const runtime = await harness.start({
+      providers: [createMockProvider({ capabilities: { images: true, inputParts: ['text', 'image'] } })],
+    });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: harness.workspace } });
+    const image = {
+      type: 'image' as const,
+      mediaType: 'image/png' as const,
+      data: Buffer.from(pngBytes(3, 2)).toString('base64'),
+    };
+    const sixty = Array.from({ length: 60 }, () => image);
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: sixty })).runId);
+    const refused = await agentErrorOf(runtime.submitTurn({ sessionId, input: sixty }));
+    expect(refused).toMatchObject({ code: 'invalid_command', details: { reason: 'too_many_images' } });
+    expect(refused.message).toContain('already carries 60 images');
+    // Forty more fit: 100 in all.
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: sixty.slice(0, 40) })).runId);
+  });
+});
+
 describe('runtime.readBlob', () => {
   it("reads an image a session's turn carried, for that session only, and forgets it with the session", async () => {
     const runtime = await harness.start({

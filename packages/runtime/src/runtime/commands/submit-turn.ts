@@ -1,3 +1,5 @@
+import { branchEvents } from './branch-events.js';
+import { checkConversationImages, imagesInConversation } from '../turn-input/conversation-images.js';
 import { type SubmitTurnCommand, type SubmitTurnReceipt, newInputId, newRunId, toAgentError } from '@tether/protocol';
 import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
@@ -29,6 +31,9 @@ export async function submitTurn(
   if (command.delivery === 'steer' && before?.record.activeRunId) requireSteering(before);
   requireInputCapabilities(before?.provider ?? null, command.input);
   const input = await resolveTurnInput(command.input, turnInputPlace(before!.record));
+  // Read only for a turn with images: the conversation's own count against the API's per-request limits.
+  if (input.images.length > 0)
+    checkConversationImages(imagesInConversation(await branchEvents(context.store, command.sessionId)), input.recorded);
   // Decided after the input was read: another command may have started a run meanwhile.
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(
