@@ -71,6 +71,10 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     expect(tokens.filter((token) => token.startsWith('run.completed'))).toEqual(['run.completed:succeeded:end_turn']);
     expect(tokens.at(-1)).toBe('run.completed:succeeded:end_turn');
     expect(tokens).toContain('input.folded:steer');
+    // One checkpoint, naming the run's own input (the steer's would leave the run's edits on a rewind).
+    const checkpoints = conversation.parts.filter((part) => part.type === 'run.checkpointed' && part.runId === runId);
+    expect(checkpoints).toHaveLength(1);
+    expect(tokens.at(-2)).toMatch(/^run\.checkpointed/);
     // Both answers are the run's: the follow-up's after the text it was sent during.
     expect(answerText(conversation.parts as unknown as ProtocolEvent[])).toBe(`${'word '.repeat(40)}Bananas answered.`);
     const requests = turnRequests(environment);

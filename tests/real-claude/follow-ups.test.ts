@@ -1,5 +1,7 @@
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, waitForEvent, inputLifecycle } from '@tether/testkit';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 let environment: ClaudeTestEnvironment;
@@ -100,5 +102,36 @@ describe('follow-ups sent while a run works', () => {
     expect(histories).toHaveLength(2);
     expect(histories[1]).toContain('Also mention bananas.');
     expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('steer while text streams: the run keeps one checkpoint, before its own input, so a rewind with files undoes what the run wrote', async () => {
+    environment = await createClaudeTestEnvironment();
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      permissionMode: 'auto_edit',
+    });
+    const file = join(environment.workspace, 'written.txt');
+    environment.api.enqueue(
+      toolUseReply('Write', { file_path: file, content: 'hello\n' }),
+      textReply('slow '.repeat(40), { chunks: 20, delayMs: 60 }),
+      textReply('Steer answered.'),
+      textReply('Next answered.'),
+    );
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write it.' }] });
+    await waitForEvent(runtime, sessionId, 'run.message_delta', { where: (event) => event.runId === runId });
+    await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Steer me.' }], delivery: 'steer' });
+    expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
+    const checkpoints = (await runtime.readEvents(sessionId)).filter(
+      (event) => event.type === 'run.checkpointed' && event.runId === runId,
+    );
+    expect(checkpoints).toHaveLength(1);
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Next.' }] });
+    expect((await runtime.waitForRun(next.runId)).outcome).toBe('succeeded');
+    expect(existsSync(file)).toBe(true);
+
+    const rewound = await runtime.rewindSession({ sessionId, toRunId: runId, files: true });
+    expect(rewound.files?.paths).toEqual([file]);
+    expect(existsSync(file)).toBe(false);
   });
 });

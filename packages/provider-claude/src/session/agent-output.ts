@@ -60,7 +60,13 @@ export abstract class AgentOutput extends AgentLifecycle {
    * its run.completed, its cost counts toward the budget, and the context is measured a moment after it.
    */
   protected emitPart(part: AgentProviderV1Part, emit: (part: AgentProviderV1Part) => void): void {
+    // A run going on for a steer has one checkpoint, its last (which names the run's own input);
+    // the held one of an earlier turn goes out only if the run ends without a later one.
+    if (part.type === 'run.checkpointed' && this.heldCompletion)
+      this.heldCompletion = this.heldCompletion.filter((held) => held.type !== 'run.checkpointed');
     if (part.type === 'run.completed') {
+      for (const held of this.heldCompletion ?? [])
+        if (held.type === 'run.checkpointed' && held.runId === part.runId) emit(held);
       part = withHeldFailure(part, this.heldCompletion);
       for (const cancelled of this.steered.endRun(part.runId, part.outcome, part.error)) emit(cancelled);
       this.heldCompletion = null;
@@ -171,9 +177,13 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected continueForSteers(turn: ActiveTurn | null, parts: AgentProviderV1Part[]): AgentProviderV1Part[] {
     if (!turn || this.state.turn !== null || turn.interruptRequested || turn.control !== undefined) return parts;
     const next = this.steered.oldestPending(turn.runId);
-    const ending = parts.filter((part) => part.type === 'run.completed' && part.runId === turn.runId);
-    if (next === undefined || ending.length === 0) return parts;
+    const completed = parts.some((part) => part.type === 'run.completed' && part.runId === turn.runId);
+    if (next === undefined || !completed) return parts;
+    const ending = parts.filter(
+      (part) => (part.type === 'run.completed' || part.type === 'run.checkpointed') && part.runId === turn.runId,
+    );
     this.heldCompletion = ending;
+    turn.runInputUuid ??= turn.uuid;
     turn.uuid = next;
     turn.started = false;
     turn.toolsRunning = 0;

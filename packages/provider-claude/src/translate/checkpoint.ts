@@ -32,5 +32,5 @@ function checkpointIds(
   if (command === 'compact') return lastMessageId === null ? null : { inputMessageId: turn.uuid, lastMessageId };
   if (command !== undefined) return null;
   if (turn.startedByAgent) return lastMessageId === null ? null : { inputMessageId: null, lastMessageId };
-  return { inputMessageId: turn.uuid, lastMessageId };
+  return { inputMessageId: turn.runInputUuid ?? turn.uuid, lastMessageId };
 }

@@ -9,6 +9,11 @@ export interface ActiveTurn {
    * an input steered into it (session/steered-inputs.ts), that input's.
    */
   uuid: string;
+  /**
+   * The uuid of the run's own input once the run goes on for a steered one: the agent keeps the
+   * files as they were before the run under it, so the run's checkpoint names it, not the steer's.
+   */
+  runInputUuid?: string;
   /** The CLI has begun this input's turn (a stamp naming it: lifecycle started, init, status, stream, result). */
   started: boolean;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
