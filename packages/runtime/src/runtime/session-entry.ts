@@ -170,6 +170,11 @@ export class SessionEntry {
   readonly interactions = new Map<string, InteractionRecord>();
   private interactionsLoaded: Promise<void> | null = null;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Tool calls of the active run invoked and not ended yet, by toolUseId (ended `failed` with their run: withRunEndCancellations). */
+  readonly openToolCalls = new Map<
+    string,
+    { readonly runId: string; readonly toolName: string; readonly parentToolUseId: string | undefined }
+  >();
   /** Runs whose stop was requested (the intent is recorded once, however many interrupts arrive). */
   readonly interruptRequested = new Set<string>();
   /** Runs the runtime's own shutdown asked to stop: their end says so (runtime_stopped), not as a caller's interrupt would. */

@@ -38,8 +38,11 @@ export const runStoppedByShutdown = {
 } as const satisfies SerializedAgentError;
 
 /**
- * Puts the cancellation of a run's open interactions right before its run.completed: whatever
- * ends a run (its result, a crash, a close, a shutdown) leaves no interaction pending.
+ * Puts the cancellation of a run's open interactions right before its run.completed, then the end of
+ * its tool calls still open (`failed`): whatever ends a run (its result, a crash, a close, a
+ * shutdown) leaves no interaction pending and no call running. A call is left open when the agent
+ * cannot end it any more (its process stopped) or ends it after the run (a subagent moved to the
+ * background goes on past its caller's turn; its results reach no run).
  */
 export function withRunEndCancellations(
   entry: SessionEntry,
@@ -53,6 +56,16 @@ export function withRunEndCancellations(
         (interaction) => interaction.runId === body.runId && isOpenInteraction(interaction.status),
       );
       result.push(...cancellations(open, reason));
+      for (const [toolUseId, call] of entry.openToolCalls)
+        if (call.runId === body.runId)
+          result.push({
+            type: 'run.tool_activity',
+            runId: call.runId,
+            status: 'failed',
+            toolName: call.toolName,
+            toolUseId,
+            ...(call.parentToolUseId === undefined ? {} : { parentToolUseId: call.parentToolUseId }),
+          });
     }
     result.push(body);
   }
@@ -101,7 +114,18 @@ export class SessionLog {
           runs ??= [];
           runs.push(next);
         }
+        if (body.type === 'run.tool_activity') {
+          if (body.status === 'invoked')
+            entry.openToolCalls.set(body.toolUseId, {
+              runId: body.runId,
+              toolName: body.toolName,
+              parentToolUseId: body.parentToolUseId,
+            });
+          else entry.openToolCalls.delete(body.toolUseId);
+        }
         if (body.type === 'run.completed') {
+          for (const [toolUseId, call] of entry.openToolCalls)
+            if (call.runId === body.runId) entry.openToolCalls.delete(toolUseId);
           entry.interruptRequested.delete(body.runId);
           entry.stoppedByShutdown.delete(body.runId);
         }
