@@ -208,4 +208,39 @@ describeTransports('process pool', ({ start }) => {
       .map((event) => event.sessionId);
     expect(starts).toEqual([a, c, b]);
   });
+
+  it.each(['context usage', 'an agent started at open'] as const)(
+    'a process started for %s, then idle, makes room for a turn waiting for its slot',
+    async (start) => {
+      const { environment, runtime } = await oneSlot();
+      const workspace = { kind: 'directory' as const, path: environment.workspace };
+      const [holder, waiter] = [
+        (await runtime.openSession({ workspace })).sessionId,
+        (await runtime.openSession({ workspace })).sessionId,
+      ];
+      const holding = await runtime.submitTurn({
+        sessionId: holder,
+        input: [{ type: 'text', text: 'Hold the slot.' }],
+      });
+      await waitForEvent(runtime, holder, 'run.message_delta');
+      // Waits for the slot, then holds it with an agent no turn uses.
+      let asker = '';
+      const asked =
+        start === 'context usage'
+          ? runtime.openSession({ workspace }).then(({ sessionId }) => {
+              asker = sessionId;
+              return runtime.getContextUsage({ sessionId });
+            })
+          : runtime.openSession({ workspace, startAgent: true }).then(({ sessionId }) => {
+              asker = sessionId;
+            });
+      await waitForEvent(runtime, holder, 'run.completed');
+      const waiting = await runtime.submitTurn({ sessionId: waiter, input: [{ type: 'text', text: 'After both.' }] });
+      await asked;
+      expect(await runtime.waitForRun(holding.runId)).toMatchObject({ outcome: 'succeeded' });
+      expect(await runtime.waitForRun(waiting.runId)).toMatchObject({ outcome: 'succeeded' });
+      const stopped = await waitForEvent(runtime, asker, 'session.process_stopped');
+      expect(stopped).toMatchObject({ reason: 'idle' });
+    },
+  );
 });

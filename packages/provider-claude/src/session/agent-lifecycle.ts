@@ -288,7 +288,19 @@ export abstract class AgentLifecycle implements PoolMember {
     } catch (error) {
       const refusal = await this.refusalBehind(connection);
       throw refusal ? AgentError.fromObject(refusal) : error;
+    } finally {
+      this.idleAfterRequest();
     }
+  }
+
+  /**
+   * An agent started or asked outside a turn is idle once answered: released like any idle agent if
+   * no turn comes, and at once if a turn waits for a process slot (else that turn waits for ever).
+   */
+  protected idleAfterRequest(): void {
+    if (!this.connection || this.state.turn) return;
+    this.scheduleIdleRelease();
+    this.settings.pool.offerIdle();
   }
 
   /** Answers go to whichever agent is running now; false when none is. */

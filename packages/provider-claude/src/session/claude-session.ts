@@ -310,7 +310,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
         if (this.stopped || this.connection) return spare.member.release();
         this.adopt(spare, key);
         // Claimed for a turn that may not come: released like any idle agent if none does.
-        if (!this.state.turn) this.scheduleIdleRelease();
+        this.idleAfterRequest();
       })
       // A head start only: whatever went wrong, the first turn starts its agent as without it.
       .catch(() => undefined);
@@ -323,7 +323,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doStart(): Promise<void> {
     await this.runningConnection();
     // Started for a turn that may not come: released like any idle agent if none does.
-    if (this.connection && !this.state.turn) this.scheduleIdleRelease();
+    this.idleAfterRequest();
   }
 
   async doSetModel(model: string): Promise<string> {
@@ -377,7 +377,6 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // With none running, the one started resumes the conversation: the session's own, which the
     // next turn uses (or the idle release ends), as after a turn.
     const result = await this.askRunningAgent((connection) => rewindFiles(connection, request));
-    if (this.connection && !this.state.turn) this.scheduleIdleRelease();
     return result;
   }
 }
