@@ -122,6 +122,19 @@ describe('agent runtime with a mock provider', () => {
     await runtime.shutdown();
   });
 
+  it('a wait given a signal that is aborted already gives up at once, though the run goes on', async () => {
+    const turns = heldTurns();
+    const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+    const turn = await turns.next();
+    const reason = new Error('the shutdown was forced');
+    await expect(runtime.waitForRun(runId, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    turn.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    await runtime.waitForRun(runId);
+    await runtime.shutdown();
+  });
+
   it('refuses a second turn while a run is active and changes nothing', async () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });

@@ -62,6 +62,8 @@ export class RunWaiters {
   }
 
   async wait(runId: string, signal?: AbortSignal): Promise<RunSnapshot> {
+    // An abort listener never fires for a signal aborted already (a forced shutdown's, made before the drain).
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     const waiters = this.waiters.get(runId) ?? new Set();
     this.waiters.set(runId, waiters);
     let waiter!: Waiter;
