@@ -202,6 +202,31 @@ describe('tether commands through a daemon', () => {
     );
   });
 
+  it('serve --interaction-timeout: an approval nobody answers is denied once it passes, and the run goes on', async () => {
+    const url = await serve(['--interaction-timeout', '1']);
+    const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo unanswered > unanswered.txt', description: 'Write a file' }),
+      textReply('Went on without it.'),
+    );
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: fixture.workspace } });
+    const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Write the file.' }] });
+    // Nobody answers: the daemon's policy does, and the model hears the denial in its next request.
+    expect(await waitForRun(client, sessionId, runId)).toBe('succeeded');
+    let settled: unknown;
+    for await (const event of client.subscribe(sessionId, { afterSeq: 0 }))
+      if (event.type === 'interaction.settled') {
+        settled = event;
+        break;
+      }
+    expect(settled).toMatchObject({ answer: { decision: 'deny' }, by: 'policy' });
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(2);
+    expect(existsSync(path.join(fixture.workspace, 'unanswered.txt'))).toBe(false);
+    const refused = await tether(['serve', '--interaction-timeout', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--interaction-timeout takes a number of seconds from 1 to 604800');
+  });
+
   it('serve --agent-nice 0 runs the agents as the daemon runs; outside 0-19 it is a usage error', async () => {
     await serve(['--agent-nice', '0']);
     fixture.api.enqueue(textReply('At the daemon priority.'));

@@ -49,6 +49,12 @@ export interface DaemonOptions {
   readonly worktreeRoot?: string;
   /** Workspace kinds beyond directory and git_worktree (a host's own); one given for either of those replaces it. */
   readonly workspaces?: readonly WorkspaceAcquirer[];
+  /**
+   * Approvals and questions nobody answers within this many milliseconds are denied (never allowed):
+   * an unanswered prompt holds its run, and its agent's process slot, until it is answered. Default:
+   * they wait.
+   */
+  readonly interactionTimeoutMs?: number;
   /** At most this many open sessions (the runtime's maxOpenSessions, default 5,000); beyond it open_session answers capacity_exceeded. */
   readonly maxOpenSessions?: number;
   /** Events a subscriber may fall behind by before it is cut off (default 10,000). */

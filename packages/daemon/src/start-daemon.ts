@@ -85,6 +85,7 @@ function checkOptions(options: DaemonOptions): void {
     pingIntervalMs: options.pingIntervalMs,
     maxConnections: options.maxConnections,
     idleTimeoutMs: options.idleTimeoutMs,
+    interactionTimeoutMs: options.interactionTimeoutMs,
   })) {
     if (value !== undefined && (!Number.isFinite(value) || value < (name === 'shutdownGraceMs' ? 0 : 1))) {
       throw new AgentError({
@@ -154,6 +155,7 @@ async function createRuntime(
       store,
       workspaces: workspaceAcquirers(options, dataDir),
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
+      ...(options.interactionTimeoutMs === undefined ? {} : { interactionTimeoutMs: options.interactionTimeoutMs }),
       onBackgroundError: logBackgroundError(logger),
       onLeaseChange: logLeaseChange(logger),
     });

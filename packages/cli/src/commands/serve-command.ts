@@ -18,7 +18,7 @@ import { parseAdvertiseUrl, parseLeaseTtl, sharedStoreHelp } from './shared-stor
 
 export const serveUsage = `usage: tether serve [--port N] [--host HOST] [--data-dir DIR] [--allow-origin URL]... [--claude-path PATH] [--transport cli|sdk]
                     [--startup-timeout SECONDS] [--shutdown-grace SECONDS] [--agent-nice N] [--max-open-sessions N]
-                    [--worktree-root DIR] [--no-web]
+                    [--interaction-timeout SECONDS] [--worktree-root DIR] [--no-web]
                     [--store URL|embedded-postgres] [--lease-ttl SECONDS] [--advertise-url URL]
                     [--notify URL]... [--notify-config FILE] [--notify-allow-http]
 
@@ -33,6 +33,8 @@ before they are interrupted (default 10 s; 0: at once); a second signal stops ev
 0: as the daemon; a lone claude always runs as the daemon).
 --max-open-sessions caps the sessions open at once (default 5,000): beyond it open_session answers
 capacity_exceeded until some are closed.
+--interaction-timeout denies an approval or question nobody answered within that many seconds, 1 to
+604800 (default: it waits; an unanswered prompt holds its run and its agent's process slot).
 --worktree-root is where git_worktree sessions get their worktrees (default: <data dir>/worktrees).
 --notify URL POSTs a signed JSON notification to URL when a run asks for approval or a question, and
 when a run completes or fails (repeatable); --notify-config FILE chooses events per receiver (also
@@ -77,6 +79,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
         'no-web': { type: 'boolean' },
         'startup-timeout': { type: 'string' },
         'shutdown-grace': { type: 'string' },
+        'interaction-timeout': { type: 'string' },
         'agent-nice': { type: 'string' },
         'max-open-sessions': { type: 'string' },
         'worktree-root': { type: 'string' },
@@ -121,6 +124,12 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     (seconds) => seconds >= 0 && seconds <= 3600,
     'a number of seconds from 0 to 3600 (e.g. 10)',
   );
+  const interactionTimeoutMs = secondsOption(
+    values['interaction-timeout'],
+    'interaction-timeout',
+    (seconds) => seconds >= 1 && seconds <= 604_800,
+    'a number of seconds from 1 to 604800 (e.g. 600)',
+  );
   const notifications = notificationOptions(values, context.cwd);
   const webDirectory = values['no-web'] ? null : webUiDirectory();
   if (!values['no-web'] && webDirectory === null)
@@ -147,6 +156,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     ],
     ...(values['allow-origin'] ? { allowOrigins: values['allow-origin'] } : {}),
     ...(maxOpenSessions === undefined ? {} : { maxOpenSessions }),
+    ...(interactionTimeoutMs === undefined ? {} : { interactionTimeoutMs }),
     ...(values['worktree-root'] === undefined
       ? {}
       : { worktreeRoot: path.resolve(context.cwd, values['worktree-root']) }),

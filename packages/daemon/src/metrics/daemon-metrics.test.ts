@@ -147,7 +147,20 @@ describe('DaemonMetrics', () => {
     queued(3, inputId('3'), 'steer');
     runtime.publish({ type: 'input.started', sessionId, seq: 4, at, runId, inputId: inputId('1') });
     runtime.publish({ type: 'input.folded', sessionId, seq: 5, at, runId, inputId: inputId('3') });
+    runtime.publish({ type: 'run.queued', sessionId, seq: 6, at, runId, position: 0 });
     let text = await metrics.render();
+    expect(text).toContain('tether_runs_waiting_for_process 1');
+    runtime.publish({
+      type: 'session.process_started',
+      sessionId,
+      seq: 7,
+      at,
+      pid: 4242,
+      startTime: null,
+      marker: 'm',
+    });
+    text = await metrics.render();
+    expect(text).toContain('tether_runs_waiting_for_process 0');
     expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 1');
     expect(text).toContain('tether_queued_inputs{delivery="steer"} 0');
     expect(text).toContain('tether_plan_limits_available 0');

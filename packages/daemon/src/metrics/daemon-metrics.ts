@@ -75,6 +75,8 @@ export class DaemonMetrics {
   });
   /** Follow-ups queued or steered and not yet started, folded in or cancelled, by id and how they were sent. */
   private readonly queuedInputs = new Map<string, InputDelivery>();
+  /** Runs waiting for an agent process slot (run.queued), by run id, with their session: until it starts one or the run ends. */
+  private readonly runsWaitingForProcess = new Map<string, string>();
   /** Sessions whose agent process was seen to start and not yet to stop. */
   private readonly sessionsWithProcess = new Set<string>();
   /** When each open interaction was requested (ms since epoch), by reference. */
@@ -122,6 +124,12 @@ export class DaemonMetrics {
         for (const delivery of this.queuedInputs.values()) counts.set(delivery, (counts.get(delivery) ?? 0) + 1);
         for (const [delivery, count] of counts) queued.set({ delivery }, count);
       },
+    });
+    const waiting = new Gauge({
+      name: 'tether_runs_waiting_for_process',
+      help: 'Runs waiting for an agent process slot (the provider is at maxProcesses).',
+      registers: [this.registry],
+      collect: (): void => waiting.set(this.runsWaitingForProcess.size),
     });
     this.exposed = Registry.merge([this.registry, processMetrics()]);
     this.stopObserving = runtime.observe((event) => this.record(event));
@@ -194,9 +202,15 @@ export class DaemonMetrics {
     switch (event.type) {
       case 'run.completed':
         this.runs.inc({ outcome: event.outcome });
+        this.runsWaitingForProcess.delete(event.runId);
+        break;
+      case 'run.queued':
+        this.runsWaitingForProcess.set(event.runId, event.sessionId);
         break;
       case 'session.process_started':
         this.sessionsWithProcess.add(event.sessionId);
+        for (const [waitingRunId, sessionOfRun] of this.runsWaitingForProcess)
+          if (sessionOfRun === event.sessionId) this.runsWaitingForProcess.delete(waitingRunId);
         break;
       case 'session.process_stopped':
         this.sessionsWithProcess.delete(event.sessionId);
