@@ -106,6 +106,30 @@ describe('daemon lifecycle', () => {
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
   });
 
+  it('close({force: true}) does not wait for the grace: a run held for ever (its model never answers) ends stopped at once', async () => {
+    // The grace would outlast the test: only the force can end the run in time.
+    const { environment, daemon, api } = await start({ shutdownGraceMs: 600_000 });
+    const sessionId = await openSession(api, environment.workspace);
+    environment.api.enqueue(holdReply());
+    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Hold on.' }],
+    });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+
+    const closing = daemon.close({ force: true });
+    const events = await readEventsUntil(frames, completes(runId));
+    await closing;
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped' },
+    });
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
   it('after SIGKILL, a daemon started on the same data dir fails the run it left (runtime_restarted) and reaps its claude', async () => {
     const environment = await fixture.environment();
     const dataDir = dataDirOf(environment);
