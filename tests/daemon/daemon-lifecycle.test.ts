@@ -28,6 +28,21 @@ afterEach(() => {
   child = undefined;
 });
 
+/** A daemon whose one run waits on a model that never answers, with its session's event stream open. */
+async function heldRun(options: { shutdownGraceMs: number }) {
+  const { environment, daemon, api } = await start(options);
+  const sessionId = await openSession(api, environment.workspace);
+  environment.api.enqueue(holdReply());
+  const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
+  const { runId } = await api.command<SubmitTurnReceipt>({
+    type: 'submit_turn',
+    sessionId,
+    input: [{ type: 'text', text: 'Hold on.' }],
+  });
+  await environment.api.waitForRequests(1, { kind: 'turn' });
+  return { environment, daemon, runId, frames };
+}
+
 describe('daemon lifecycle', () => {
   it('close() lets a run in flight finish, refuses new work meanwhile, then removes daemon.json', async () => {
     const { environment, daemon, api } = await start();
@@ -82,17 +97,7 @@ describe('daemon lifecycle', () => {
   });
 
   it('close() interrupts a run that outlasts the grace period', async () => {
-    const { environment, daemon, api } = await start({ shutdownGraceMs: 200 });
-    const sessionId = await openSession(api, environment.workspace);
-    environment.api.enqueue(holdReply());
-    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
-    const { runId } = await api.command<SubmitTurnReceipt>({
-      type: 'submit_turn',
-      sessionId,
-      input: [{ type: 'text', text: 'Hold on.' }],
-    });
-    await environment.api.waitForRequests(1, { kind: 'turn' });
-
+    const { environment, daemon, runId, frames } = await heldRun({ shutdownGraceMs: 200 });
     const closing = daemon.close();
     const events = await readEventsUntil(frames, completes(runId));
     await closing;
@@ -108,17 +113,7 @@ describe('daemon lifecycle', () => {
 
   it('close({force: true}) does not wait for the grace: a run held for ever (its model never answers) ends stopped at once', async () => {
     // The grace would outlast the test: only the force can end the run in time.
-    const { environment, daemon, api } = await start({ shutdownGraceMs: 600_000 });
-    const sessionId = await openSession(api, environment.workspace);
-    environment.api.enqueue(holdReply());
-    const frames = sseFrames((await openEventStream(daemon, sessionId)).body!);
-    const { runId } = await api.command<SubmitTurnReceipt>({
-      type: 'submit_turn',
-      sessionId,
-      input: [{ type: 'text', text: 'Hold on.' }],
-    });
-    await environment.api.waitForRequests(1, { kind: 'turn' });
-
+    const { environment, daemon, runId, frames } = await heldRun({ shutdownGraceMs: 600_000 });
     const closing = daemon.close({ force: true });
     const events = await readEventsUntil(frames, completes(runId));
     await closing;
