@@ -215,6 +215,9 @@ describe('the sdk transport over an injected query()', () => {
       invokedToken('Bash', { command: 'ls' }),
       'run.usage',
       'run.checkpointed',
+      // Neither call got a result: the run's end ends them.
+      'run.tool_activity:failed:Bash',
+      'run.tool_activity:failed:Bash',
       'run.completed:succeeded:end_turn',
     ]);
     expect(seen).toEqual([
@@ -235,7 +238,11 @@ describe('the sdk transport over an injected query()', () => {
       }),
     );
     const first = await turn(current, sessionId);
-    expect(first.events.at(-2)).toMatchObject({ type: 'interaction.cancelled', reason: 'run_ended' });
+    expect(first.events.slice(-3)).toMatchObject([
+      { type: 'interaction.cancelled', reason: 'run_ended' },
+      { type: 'run.tool_activity', status: 'failed', toolUseId: 'toolu_0' },
+      { type: 'run.completed' },
+    ]);
     await current.submitTurn({ sessionId, input: [{ type: 'text', text: 'again' }] });
     await waitForEvent(current, sessionId, 'interaction.requested', { afterSeq: first.events.at(-1)!.seq });
     await current.closeSession({ sessionId });

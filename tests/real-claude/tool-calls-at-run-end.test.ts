@@ -1,4 +1,4 @@
-import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, runEvents, waitForEvent } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,18 +29,20 @@ async function openSession() {
 
 // A run's end leaves no tool call running: a host that draws a spinner per open call would draw it for ever.
 describe('tool calls still open when their run ends', () => {
-  it('a background subagent goes on past the turn: its call the run saw start ends failed with the run', async () => {
+  it('a background subagent goes on past its turn: its call still running when the run ends ends failed with the run', async () => {
     environment = await createClaudeTestEnvironment();
     const { runtime, sessionId } = await openSession();
+    let callerMayEnd = false;
     environment.api.setResponder((view) => {
       if (view.isSubagent)
         return view.toolResults.length === 0
-          ? toolUseReply('Bash', { command: 'echo sub > sub.txt', description: 'Write' })
+          ? toolUseReply('Bash', { command: 'timeout 30 tail -f /dev/null', description: 'Wait' })
           : textReply('Sub done.');
-      if (view.toolResults.length > 0) return textReply('The subagent is working.');
+      // The caller's turn is held until the subagent's call runs (the held attempt is dropped and retried).
+      if (view.toolResults.length > 0) return callerMayEnd ? textReply('The subagent is working.') : holdReply();
       return toolUseReply('Agent', {
-        description: 'Write a file',
-        prompt: 'Write it',
+        description: 'Wait a while',
+        prompt: 'Wait',
         subagent_type: 'general-purpose',
       });
     });
@@ -51,6 +53,9 @@ describe('tool calls still open when their run ends', () => {
       interactionRef: requested.interactionRef,
       answer: { decision: 'approve' },
     });
+    await waitForEvent(runtime, sessionId, 'interaction.settled');
+    callerMayEnd = true;
+    environment.api.releaseHeld();
     const events = await runEvents(runtime, sessionId, runId);
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
     expect(callLifecycles(events)).toEqual(['Agent:invoked:succeeded', 'Bash:invoked:failed']);
