@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readDaemonInfo } from '@tether/daemon';
-import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,6 +123,32 @@ describe('daemon lifecycle', () => {
       error: { code: 'runtime_stopped' },
     });
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
+  it('after SIGKILL, the run a new daemon fails ends the call that waited for approval, after the approval', async () => {
+    const environment = await fixture.environment();
+    const first = await spawnDaemonChild(environment);
+    child = first.child;
+    const firstApi = client(first);
+    const sessionId = await openSession(firstApi, environment.workspace);
+    environment.api.enqueue(toolUseReply('Bash', { command: 'echo never > never.txt', description: 'Write' }));
+    const frames = sseFrames((await openEventStream(first, sessionId)).body!);
+    const { runId } = await firstApi.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'Write it.' }],
+    });
+    await readEventsUntil(frames, (event) => event.type === 'interaction.requested');
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child!.once('exit', resolve));
+
+    const daemon = await fixture.daemonOn(environment);
+    const events = await readEventsUntil(sseFrames((await openEventStream(daemon, sessionId)).body!), completes(runId));
+    expect(events.slice(-3)).toMatchObject([
+      { type: 'interaction.cancelled', reason: 'runtime_restarted' },
+      { type: 'run.tool_activity', status: 'failed', toolName: 'Bash' },
+      { type: 'run.completed', outcome: 'failed', error: { code: 'runtime_restarted' } },
+    ]);
   });
 
   it('after SIGKILL, a daemon started on the same data dir fails the run it left (runtime_restarted) and reaps its claude', async () => {

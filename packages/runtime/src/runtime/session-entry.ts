@@ -1,6 +1,7 @@
 import {
   agentDirectory,
   AgentError,
+  type EventBodyOfType,
   type InteractionSnapshot,
   type OpenSessionCommand,
   PermissionMode,
@@ -208,6 +209,17 @@ export class SessionEntry {
 
   markInteractionsLoaded(): void {
     this.interactionsLoaded = Promise.resolve();
+  }
+
+  /** Keeps openToolCalls: a call is open from its `invoked` until it succeeds or fails. */
+  noteToolActivity(activity: EventBodyOfType<'run.tool_activity'>): void {
+    if (activity.status === 'invoked')
+      this.openToolCalls.set(activity.toolUseId, {
+        runId: activity.runId,
+        toolName: activity.toolName,
+        parentToolUseId: activity.parentToolUseId,
+      });
+    else this.openToolCalls.delete(activity.toolUseId);
   }
 
   openInteractions(): InteractionRecord[] {

@@ -114,15 +114,7 @@ export class SessionLog {
           runs ??= [];
           runs.push(next);
         }
-        if (body.type === 'run.tool_activity') {
-          if (body.status === 'invoked')
-            entry.openToolCalls.set(body.toolUseId, {
-              runId: body.runId,
-              toolName: body.toolName,
-              parentToolUseId: body.parentToolUseId,
-            });
-          else entry.openToolCalls.delete(body.toolUseId);
-        }
+        if (body.type === 'run.tool_activity') entry.noteToolActivity(body);
         if (body.type === 'run.completed') {
           for (const [toolUseId, call] of entry.openToolCalls)
             if (call.runId === body.runId) entry.openToolCalls.delete(toolUseId);
