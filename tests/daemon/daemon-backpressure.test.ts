@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { type IncomingMessage, get } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { type Daemon, startDaemon } from '@tether/daemon';
+import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
@@ -33,6 +33,24 @@ function blockPerDelta(count: number, length: number) {
       emit({ type: 'run.completed', runId, outcome: 'succeeded' });
     },
   });
+}
+
+/**
+ * A daemon over `options.providers` in a temporary folder of its own (`root`, also the sessions'
+ * workspace), closed and removed once `body` is done.
+ */
+async function withDaemon(
+  options: Pick<DaemonOptions, 'providers'> & Partial<DaemonOptions>,
+  body: (daemon: Daemon, root: string) => Promise<void>,
+): Promise<void> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-backpressure-')));
+  const daemon = await startDaemon({ dataDir: path.join(root, 'data'), port: 0, logger: silentLogger, ...options });
+  try {
+    await body(daemon, root);
+  } finally {
+    await daemon.close();
+    await rm(root, { recursive: true, force: true });
+  }
 }
 
 /** Submits one turn ("Go.") to the session and waits for its end; its run id. */
@@ -121,7 +139,6 @@ describe('a subscriber that does not read', () => {
 
 describe('a WebSocket connection that does not read', () => {
   it('is closed with 4408 past its bound; what it got before is a gap-free prefix', async () => {
-    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-')));
     // A burst far larger than the socket buffers: a mock agent emits it all at once.
     const burst = createMockProvider({
       turn: ({ runId, emit }) => {
@@ -131,14 +148,7 @@ describe('a WebSocket connection that does not read', () => {
       },
     });
     const logger = new RecordingLogger();
-    const daemon = await startDaemon({
-      dataDir: path.join(root, 'data'),
-      port: 0,
-      providers: [burst],
-      logger,
-      subscriberBufferBytes: 1024 * 1024,
-    });
-    try {
+    await withDaemon({ providers: [burst], logger, subscriberBufferBytes: 1024 * 1024 }, async (daemon, root) => {
       const api = client(daemon);
       const sessionId = await openSession(api, root);
       const socket = await SocketClient.connect(daemon);
@@ -157,28 +167,17 @@ describe('a WebSocket connection that does not read', () => {
       // The session itself went on: the run completed.
       const stored = await daemon.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
       expect(stored.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
-    } finally {
-      await daemon.close();
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('a subscriber that replays a history larger than its bound', () => {
   it('gets all of it at its own pace, over SSE and WebSocket, without being cut off', async () => {
-    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-replay-')));
     // More than two replay pages of events, against a bound of ten: only a paced replay gets through.
     // A block each: deltas of one block may be joined into one event, and this needs 1,200 events.
     const long = blockPerDelta(1_200, 0);
     const logger = new RecordingLogger();
-    const daemon = await startDaemon({
-      dataDir: path.join(root, 'data'),
-      port: 0,
-      providers: [long],
-      logger,
-      subscriberBufferEvents: 10,
-    });
-    try {
+    await withDaemon({ providers: [long], logger, subscriberBufferEvents: 10 }, async (daemon, root) => {
       const api = client(daemon);
       const sessionId = await openSession(api, root);
       const runId = await oneTurn(daemon, sessionId);
@@ -196,28 +195,17 @@ describe('a subscriber that replays a history larger than its bound', () => {
       expect(socket.events(sessionId)).toEqual(stored);
       socket.close();
       expect(logger.lines.filter((line) => line['reason'] === 'overflow' || line['closeCode'] === 4408)).toEqual([]);
-    } finally {
-      await daemon.close();
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('a WebSocket that reads a long history slowly', () => {
   it('is not taken for dead while it reads: its ping waits behind the events, and it gets the whole history', async () => {
-    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-slow-')));
     // 200 events of 60 KB (12 MB): far more than the loopback buffers hold ahead of a ping.
     const long = blockPerDelta(200, 60_000);
     const logger = new RecordingLogger();
-    const daemon = await startDaemon({
-      dataDir: path.join(root, 'data'),
-      port: 0,
-      providers: [long],
-      logger,
-      pingIntervalMs: 400,
-    });
     let trickle: NodeJS.Timeout | undefined;
-    try {
+    await withDaemon({ providers: [long], logger, pingIntervalMs: 400 }, async (daemon, root) => {
       const sessionId = await openSession(client(daemon), root);
       await oneTurn(daemon, sessionId);
       const socket = await SocketClient.connect(daemon);
@@ -235,11 +223,7 @@ describe('a WebSocket that reads a long history slowly', () => {
       );
       expect(logger.lines.filter((line) => String(line['msg'] ?? '').includes('no answer to a ping'))).toEqual([]);
       socket.close();
-    } finally {
-      clearTimeout(trickle);
-      await daemon.close();
-      await rm(root, { recursive: true, force: true });
-    }
+    }).finally(() => clearTimeout(trickle));
   });
 });
 
@@ -356,43 +340,37 @@ describe('a WebSocket that pauses while a long history replays', () => {
 
 describe('many WebSockets that do not read', () => {
   it('share the bytes of each event they hold, as event streams do, instead of a copy each', async () => {
-    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-daemon-ws-many-')));
     // About 9 MB of events, under each socket's bound (16 MiB): every paused socket holds what the loopback does not.
     const burst = blockPerDelta(150, 60_000);
-    const daemon = await startDaemon({
-      dataDir: path.join(root, 'data'),
-      port: 0,
-      providers: [burst],
-      logger: silentLogger,
-    });
-    const sockets: SocketClient[] = [];
-    try {
-      const api = client(daemon);
-      const sessionId = await openSession(api, root);
-      for (let index = 0; index < 20; index += 1) {
-        const socket = await SocketClient.connect(daemon);
-        socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
-        await socket.waitFor((frame) => frame.type === 'subscribed');
-        socket.socket.pause();
-        sockets.push(socket);
+    await withDaemon({ providers: [burst] }, async (daemon, root) => {
+      const sockets: SocketClient[] = [];
+      try {
+        const api = client(daemon);
+        const sessionId = await openSession(api, root);
+        for (let index = 0; index < 20; index += 1) {
+          const socket = await SocketClient.connect(daemon);
+          socket.send({ type: 'subscribe', id: 's1', sessionId, afterSeq: 0 });
+          await socket.waitFor((frame) => frame.type === 'subscribed');
+          socket.socket.pause();
+          sockets.push(socket);
+        }
+        const before = process.memoryUsage().arrayBuffers;
+        const { runId } = await api.command<SubmitTurnReceipt>({
+          type: 'submit_turn',
+          sessionId,
+          input: [{ type: 'text', text: 'Burst.' }],
+        });
+        await daemon.runtime.waitForRun(runId);
+        // Each event is handed to every socket as it is published: by now every paused socket holds the burst.
+        const held = process.memoryUsage().arrayBuffers - before;
+        // A copy per socket would be 20 × 9 MB less what the loopback took; shared, about one burst.
+        expect(held).toBeLessThan(60 * 1024 * 1024);
+        for (const socket of sockets) socket.socket.resume();
+        await Promise.all(sockets.map((socket) => socket.waitFor((frame) => frame.event?.type === 'run.completed')));
+      } finally {
+        // Before the daemon closes: it would otherwise wait on paused sockets.
+        for (const socket of sockets) socket.close();
       }
-      const before = process.memoryUsage().arrayBuffers;
-      const { runId } = await api.command<SubmitTurnReceipt>({
-        type: 'submit_turn',
-        sessionId,
-        input: [{ type: 'text', text: 'Burst.' }],
-      });
-      await daemon.runtime.waitForRun(runId);
-      // Each event is handed to every socket as it is published: by now every paused socket holds the burst.
-      const held = process.memoryUsage().arrayBuffers - before;
-      // A copy per socket would be 20 × 9 MB less what the loopback took; shared, about one burst.
-      expect(held).toBeLessThan(60 * 1024 * 1024);
-      for (const socket of sockets) socket.socket.resume();
-      await Promise.all(sockets.map((socket) => socket.waitFor((frame) => frame.event?.type === 'run.completed')));
-    } finally {
-      for (const socket of sockets) socket.close();
-      await daemon.close();
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -50,20 +50,15 @@ function sessionIdIn(text: string): string {
   return match[1]!;
 }
 
+/** `tether run --worktree` in the repository, with file edits allowed. */
+const editingRunInWorktree = (prompt: string) =>
+  succeeds(['run', '--worktree', '--cwd', repository, '--permission-mode', 'auto_edit', prompt]);
 const turnRequests = () => fixture.api.requests.filter((request) => request.kind === 'turn');
 const branches = () => git('branch', '--list', '--format=%(refname:short)').trim().split('\n').sort();
 
 describe('tether run --worktree, diff, sessions and show without a daemon', () => {
   it("runs in a worktree of its own: the turn's changed files, where the worktree is, the diff, the list's branch and count", async () => {
-    const run = await succeeds([
-      'run',
-      '--worktree',
-      '--cwd',
-      repository,
-      '--permission-mode',
-      'auto_edit',
-      'Write one|two|',
-    ]);
+    const run = await editingRunInWorktree('Write one|two|');
     const sessionId = sessionIdIn(run.stderr);
     const branch = `tether/${sessionId.slice(4, 12)}`;
     const worktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
@@ -332,15 +327,7 @@ describe('refusals and help', () => {
   });
 
   it('a data dir moved with its worktrees: the session goes on in the moved worktree, its uncommitted work and conversation intact', async () => {
-    const run = await succeeds([
-      'run',
-      '--worktree',
-      '--cwd',
-      repository,
-      '--permission-mode',
-      'auto_edit',
-      'Write first',
-    ]);
+    const run = await editingRunInWorktree('Write first');
     const sessionId = sessionIdIn(run.stderr);
     const oldWorktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
     await writeFile(path.join(oldWorktree, 'uncommitted.txt'), 'mine\n');

@@ -249,18 +249,18 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     );
   }
 
-  /** A new session asking for a mode its agent would refuse to launch in: refused at its opening, nothing recorded. */
-  refuseUnlaunchableMode(): void {
-    if (this.configuration.permissionMode !== 'bypass') return;
+  /**
+   * A mode its agent would refuse to launch in (at a new session's opening, or asked for later): refused
+   * before anything is recorded.
+   */
+  refuseUnlaunchableMode(mode: PermissionMode | undefined = this.configuration.permissionMode): void {
+    if (mode !== 'bypass') return;
     const refused = bypassRefusal(launchEnvironment(this.settings, this.configuration));
     if (refused) throw refused;
   }
 
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
-    if (mode === 'bypass') {
-      const refused = bypassRefusal(launchEnvironment(this.settings, this.configuration));
-      if (refused) throw refused;
-    }
+    this.refuseUnlaunchableMode(mode);
     if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
     this.configuration = { ...this.configuration, permissionMode: mode };
     return this.applyToAgent(mode, (agent) => requestPermissionMode(agent, mode));
@@ -376,7 +376,6 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
     // Asked even with fileCheckpointing false: the agent itself says whether it keeps checkpoints.
     // With none running, the one started resumes the conversation: the session's own, which the
     // next turn uses (or the idle release ends), as after a turn.
-    const result = await this.askRunningAgent((connection) => rewindFiles(connection, request));
-    return result;
+    return this.askRunningAgent((connection) => rewindFiles(connection, request));
   }
 }

@@ -22,6 +22,7 @@ import type {
   AgentProviderV1StopReason,
 } from '@tether/provider-spec';
 import type { InteractionRecord, RunRecord, SessionRecord, TetherStore } from '../store/tether-store.js';
+import { sessionEvents } from './session-events.js';
 
 /** Where a provider session's output goes. */
 export type ProviderOutput = Required<
@@ -211,6 +212,16 @@ export class SessionEntry {
     this.interactionsLoaded = Promise.resolve();
   }
 
+  /**
+   * The calls of `runId` open in the stored log, for a runtime that did not see them start (a
+   * predecessor's, or output it could not store): the run's end then ends them, as it would have.
+   */
+  async loadOpenToolCalls(store: TetherStore, runId: string): Promise<void> {
+    this.openToolCalls.clear();
+    for await (const event of sessionEvents(store, this.record.sessionId))
+      if (event.type === 'run.tool_activity' && event.runId === runId) this.noteToolActivity(event);
+  }
+
   /** Keeps openToolCalls: a call is open from its `invoked` until it succeeds or fails. */
   noteToolActivity(activity: EventBodyOfType<'run.tool_activity'>): void {
     if (activity.status === 'invoked')
@@ -279,6 +290,8 @@ export class SessionEntry {
     this.restoreState(stored);
     this.markInteractionsLoaded();
     this.interruptRequested.clear();
+    // What memory saw may not be what was stored: read back with the active run (loadOpenToolCalls).
+    this.openToolCalls.clear();
   }
 
   /**

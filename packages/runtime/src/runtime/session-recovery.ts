@@ -113,23 +113,6 @@ async function conversationMayBeUnkept(store: TetherStore, record: SessionRecord
   return runs.every((run) => run.checkpoint === null);
 }
 
-const toolCallPage = 1000;
-
-/**
- * The calls of `runId` the stopped runtime saw start and not end, read back from the log (its memory
- * of them went with it): the run's end then ends them, as it would have.
- */
-async function loadOpenToolCalls(store: TetherStore, entry: SessionEntry, runId: string): Promise<void> {
-  let afterSeq = 0;
-  for (;;) {
-    const page = await store.readEvents(entry.record.sessionId, { afterSeq, limit: toolCallPage });
-    for (const event of page)
-      if (event.type === 'run.tool_activity' && event.runId === runId) entry.noteToolActivity(event);
-    if (page.length < toolCallPage) return;
-    afterSeq = page.at(-1)!.seq;
-  }
-}
-
 function startsAnew(record: SessionRecord): SessionRecord {
   return { ...record, providerSessionId: null };
 }
@@ -158,7 +141,7 @@ async function recoverSessions(
     if (record.activeRunId === null) continue;
     entry.activeRun = (await store.getRun(record.activeRunId)) ?? null;
     await entry.loadInteractions(store);
-    await loadOpenToolCalls(store, entry, record.activeRunId);
+    await entry.loadOpenToolCalls(store, record.activeRunId);
     const completion: EventBody = {
       type: 'run.completed',
       runId: record.activeRunId,

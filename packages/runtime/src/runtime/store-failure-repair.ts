@@ -164,7 +164,8 @@ export class StoreFailureRepair {
     // The run's end is recorded once its agent has stopped: nothing works on it unobserved after that.
     await entry.teardown.catch(() => undefined);
     const bodies: EventBody[] = [];
-    if (record.activeRunId !== null)
+    if (record.activeRunId !== null) {
+      await entry.loadOpenToolCalls(store, record.activeRunId);
       bodies.push(
         ...withRunEndCancellations(
           entry,
@@ -172,6 +173,7 @@ export class StoreFailureRepair {
           'run_ended',
         ),
       );
+    }
     if (record.liveProcess !== null && entry.isQuiet())
       bodies.push({ type: 'session.process_stopped', reason: 'released' });
     await log.repair(entry, bodies);

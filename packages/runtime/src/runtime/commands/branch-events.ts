@@ -1,17 +1,6 @@
 import type { ProtocolEvent } from '@tether/protocol';
 import type { TetherStore } from '../../store/tether-store.js';
-
-const eventPage = 1000;
-
-/** The session's log, page by page (a rewind or a fork at a run is rare; it reads the turns' history). */
-async function* sessionEvents(store: TetherStore, sessionId: string): AsyncGenerator<ProtocolEvent> {
-  for (let afterSeq = 0; ; ) {
-    const page = await store.readEvents(sessionId, { afterSeq, limit: eventPage });
-    yield* page;
-    if (page.length < eventPage) return;
-    afterSeq = page.at(-1)!.seq;
-  }
-}
+import { sessionEvents } from '../session-events.js';
 
 /**
  * The events that say which runs a conversation held, and where it was compacted: run.started,
