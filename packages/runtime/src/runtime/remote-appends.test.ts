@@ -21,6 +21,35 @@ function storeFailingFirst(failures: number): TetherStore {
   });
 }
 
+/**
+ * A store whose session is there until `remove()`, and whose reads of events wait for `release()`:
+ * a read under way while notices are missed.
+ */
+function storeReadingSlowly() {
+  let removed = false;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let readsStarted = 0;
+  const store = Object.assign(Object.create(createInMemoryStore()) as TetherStore, {
+    getSession: async () => (removed ? undefined : { sessionId, lastSeq: 5 }),
+    readEvents: async () => {
+      readsStarted += 1;
+      await released;
+      return [];
+    },
+  });
+  return {
+    store,
+    remove: () => {
+      removed = true;
+    },
+    release,
+    readsStarted: () => readsStarted,
+  };
+}
+
 function remoteAppends(store: TetherStore) {
   let noticed: (notice: AppendNotice | 'resync') => void = () => {};
   const coordination = {
@@ -43,7 +72,13 @@ function remoteAppends(store: TetherStore) {
     gone: (id) => gone.push(id),
     onError: (error) => errors.push(error),
   });
-  return { remote, resync: () => noticed('resync'), gone, errors };
+  return {
+    remote,
+    notice: (seq: number) => noticed({ sessionId, seq }),
+    resync: () => noticed('resync'),
+    gone,
+    errors,
+  };
 }
 
 describe('RemoteAppends after missed notices', () => {
@@ -53,6 +88,22 @@ describe('RemoteAppends after missed notices', () => {
       resync();
       await vi.waitFor(() => expect(gone).toEqual([sessionId]), { timeout: 5_000, interval: 10 });
       expect(errors).toHaveLength(2);
+    } finally {
+      remote.stop();
+    }
+  });
+
+  it('looks for the session again when notices were missed during a read under way, so a deletion then is found', async () => {
+    const slow = storeReadingSlowly();
+    const { remote, notice, resync, gone } = remoteAppends(slow.store);
+    try {
+      notice(5);
+      await vi.waitFor(() => expect(slow.readsStarted()).toBe(1), { timeout: 5_000, interval: 10 });
+      // Deleted while the notice connection was down: only the resync tells, while the read is under way.
+      slow.remove();
+      resync();
+      slow.release();
+      await vi.waitFor(() => expect(gone).toEqual([sessionId]), { timeout: 5_000, interval: 10 });
     } finally {
       remote.stop();
     }

@@ -19,6 +19,12 @@ export interface RemoteAppendsParts {
   readonly onError: (error: unknown) => void;
 }
 
+/** A read in progress: the seq it must reach, and whether it must look for the session again first. */
+interface Reading {
+  target: number;
+  lookAgain: boolean;
+}
+
 /** Stored events are read this many at a time. */
 const pageSize = 500;
 
@@ -33,8 +39,9 @@ const fullReadRetry = { firstMs: 100, longestMs: 5_000 } as const;
 /**
  * Other runtimes' appends to sessions followed here: on each notice, the store is read after the
  * last seq handed on for the session and what it holds is published, in order, one read at a time
- * per session (notices arriving meanwhile only move where that read must reach). After a resync
- * (notices may have been missed) every followed session is read to its end, and one no longer
+ * per session (notices arriving meanwhile only move where that read must reach; a resync meanwhile
+ * has it look for the session again, since what it found may predate a missed deletion). After a
+ * resync (notices may have been missed) every followed session is read to its end, and one no longer
  * stored is gone (its deletion's notice was missed). A session this runtime gave up (handOver) is
  * read to its end as well: its new holder's notices were ignored while this runtime drove it.
  *
@@ -47,7 +54,7 @@ export class RemoteAppends {
   /** The last seq handed on, per followed session. */
   private readonly positions = new Map<string, number>();
   /** Reads in progress, with the seq each must reach. */
-  private readonly reading = new Map<string, { target: number }>();
+  private readonly reading = new Map<string, Reading>();
   private readonly stopListening: () => void;
   private readonly stopHearingDeletions: () => void;
   /** Full reads that failed, waiting to be tried again, with the wait before the next try. */
@@ -102,12 +109,15 @@ export class RemoteAppends {
       this.forgetRetry(sessionId);
       return;
     }
+    const full = !Number.isFinite(target);
     const inProgress = this.reading.get(sessionId);
     if (inProgress) {
       inProgress.target = Math.max(inProgress.target, target);
+      // What it found of the session predates the missed notices: it looks again before it ends.
+      if (full) inProgress.lookAgain = true;
       return;
     }
-    const reading = { target };
+    const reading: Reading = { target, lookAgain: full };
     this.reading.set(sessionId, reading);
     void this.read(sessionId, reading)
       .then(
@@ -142,21 +152,23 @@ export class RemoteAppends {
     this.retries.set(sessionId, { timer, delayMs });
   }
 
-  private async read(sessionId: string, reading: { target: number }): Promise<void> {
+  private async read(sessionId: string, reading: Reading): Promise<void> {
     const { store } = this.parts;
     let position = this.positions.get(sessionId);
-    if (!Number.isFinite(reading.target)) {
-      // Read to its end because notices may have been missed: a deletion's among them.
-      const record = await store.getSession(sessionId);
-      if (record === undefined) {
-        this.deleted(sessionId);
-        return;
-      }
-      position ??= Math.max(0, record.lastSeq - 1);
-    }
-    if (position === undefined) position = Math.max(0, reading.target - 1);
-    if (!this.positions.has(sessionId)) this.parts.mayHaveMissed(sessionId);
+    if (position === undefined && !reading.lookAgain) position = Math.max(0, reading.target - 1);
     for (;;) {
+      if (reading.lookAgain) {
+        // Read to its end because notices may have been missed: a deletion's among them.
+        reading.lookAgain = false;
+        const record = await store.getSession(sessionId);
+        if (record === undefined) {
+          this.deleted(sessionId);
+          return;
+        }
+        position ??= Math.max(0, record.lastSeq - 1);
+      }
+      if (position === undefined) return;
+      if (!this.positions.has(sessionId)) this.parts.mayHaveMissed(sessionId);
       const page = await store.readEvents(sessionId, { afterSeq: position, limit: pageSize });
       // Taken over here meanwhile: this runtime's own publishing covers it from now on.
       if (this.stopped || this.parts.isResident(sessionId)) {
@@ -164,11 +176,13 @@ export class RemoteAppends {
         return;
       }
       const last = page.at(-1);
-      if (last === undefined) return;
-      position = last.seq;
-      this.positions.set(sessionId, position);
-      this.parts.publish(page);
-      if (page.length < pageSize && position >= reading.target) return;
+      if (last !== undefined) {
+        position = last.seq;
+        this.positions.set(sessionId, position);
+        this.parts.publish(page);
+      }
+      const atEnd = page.length < pageSize;
+      if (atEnd && (last === undefined || position >= reading.target) && !reading.lookAgain) return;
     }
   }
 }
