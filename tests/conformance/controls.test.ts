@@ -1,4 +1,4 @@
-import { textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import { agentErrorOf, answerText, runEvents } from '@tether/testkit';
@@ -126,6 +126,33 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
       expect(events.at(-1), name).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
       expect(turnRequests(environment).length, name).toBeGreaterThan(before);
     }
+  });
+
+  it('a steer into a running control is refused up front (run_active), nothing queued; after_turn waits for it', async () => {
+    const { environment, runtime, sessionId } = await sessionWithOneTurn();
+    const before = turnRequests(environment).length;
+    environment.api.enqueue(holdReply());
+    const { runId } = await runtime.dispatch({
+      type: 'run_control',
+      commandId: 'held-review',
+      sessionId,
+      name: 'review',
+    });
+    await environment.api.waitForRequests(before + 1, { kind: 'turn' });
+    const refused = await agentErrorOf(
+      runtime.submitTurn({ sessionId, delivery: 'steer', input: [{ type: 'text', text: 'Also check the tests.' }] }),
+    );
+    expect(refused).toMatchObject({ code: 'run_active', details: { reason: 'control_active' } });
+    expect(refused.message).toContain('after_turn');
+    expect((await runtime.getSession(sessionId)).queuedInputs ?? []).toEqual([]);
+    const next = await runtime.submitTurn({
+      sessionId,
+      delivery: 'after_turn',
+      input: [{ type: 'text', text: 'Then check the tests.' }],
+    });
+    environment.api.releaseHeld();
+    expect(await runtime.waitForRun(runId)).toMatchObject({ runId });
+    expect(await runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
   });
 
   it('an unknown control never reaches the agent: it completes at once as unsupported; a malformed one is invalid', async () => {

@@ -95,6 +95,31 @@ describeTransports('conversation copies and file rewind', ({ start }) => {
     });
   });
 
+  it('a fork at an interrupted run keeps the interruption: the model is told the answer was cut short', async () => {
+    const environment = await start();
+    environment.api.enqueue(textReply('word '.repeat(200), { chunks: 100, delayMs: 50 }));
+    const original = await open(environment);
+    const { runId, ended } = await original.start('Prompt talk slowly.');
+    await original.next('run.message_delta');
+    expect(await original.session.doInterrupt({ runId })).toEqual({ applied: true });
+    const stopped = await ended;
+    expect(stopped.completion.outcome).toBe('interrupted');
+    expect(stopped.checkpoint?.lastMessageId).toEqual(expect.any(String));
+
+    environment.api.enqueue(textReply('Reply fig.'));
+    const fork = await open(environment, {
+      copyConversation: {
+        providerSessionId: stopped.checkpoint!.providerSessionId,
+        afterMessageId: stopped.checkpoint!.lastMessageId,
+      },
+    });
+    await fork.turn('Prompt fig.');
+    expectHistory(environment, 'Prompt fig.', {
+      holds: ['Prompt talk slowly.', 'word word', '[Request interrupted by user]'],
+      lacks: [],
+    });
+  });
+
   it('rewind: files written by later turns are put back (a file they created is gone), and a copy cut before them no longer has them', async () => {
     const environment = await start();
     const edited = path.join(environment.workspace, 'edited.txt');

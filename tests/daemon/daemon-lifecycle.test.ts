@@ -96,6 +96,52 @@ describe('daemon lifecycle', () => {
     await expect(fetch(`${daemon.url}/health`)).rejects.toThrow();
   });
 
+  it('close() does not start a turn waiting for a process slot: it ends runtime_stopped at once, never sent to the model', async () => {
+    const environment = await fixture.environment();
+    const daemon = await fixture.daemonOn(environment, {
+      shutdownGraceMs: 60_000,
+      providers: [environment.provider({ maxProcesses: 1 })],
+    });
+    const api = client(daemon);
+    const [running, waiting] = await Promise.all([
+      openSession(api, environment.workspace),
+      openSession(api, environment.workspace),
+    ]);
+    environment.api.enqueue(textReply('Finishing before the daemon stops.', { chunks: 20, delayMs: 30 }));
+    const runningFrames = sseFrames((await openEventStream(daemon, running)).body!);
+    const waitingFrames = sseFrames((await openEventStream(daemon, waiting)).body!);
+    const first = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId: running,
+      input: [{ type: 'text', text: 'Take your time.' }],
+    });
+    await readEventsUntil(runningFrames, (event) => event.type === 'run.message_delta');
+    const second = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId: waiting,
+      input: [{ type: 'text', text: 'Next, please.' }],
+    });
+    await readEventsUntil(waitingFrames, (event) => event.type === 'run.queued');
+
+    const closing = daemon.close();
+    const waited = await readEventsUntil(waitingFrames, completes(second.runId));
+    expect(waited.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped', details: { reason: 'not_started' } },
+    });
+    expect(waited.some((event) => event.type === 'session.process_started')).toBe(false);
+    // The run in flight still finishes in the grace; the slot it frees starts nothing.
+    const ran = await readEventsUntil(runningFrames, completes(first.runId));
+    expect(ran.at(-1)).toMatchObject({ type: 'run.completed', outcome: 'succeeded' });
+    await closing;
+    const prompts = environment.api.requests.filter((request) => request.kind === 'turn');
+    expect(prompts.map((request) => JSON.stringify(request.body))).not.toContainEqual(
+      expect.stringContaining('Next, please.'),
+    );
+    expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
+  });
+
   it('close() interrupts a run that outlasts the grace period', async () => {
     const { environment, daemon, runId, frames } = await heldRun({ shutdownGraceMs: 200 });
     const closing = daemon.close();

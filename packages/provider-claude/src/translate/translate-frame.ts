@@ -299,12 +299,23 @@ function hasToolResult(content: UserFrame['message']['content']): boolean {
   return Array.isArray(content) && content.some((block) => block.type === 'tool_result');
 }
 
+/** "[Request interrupted by user]", or "… for tool use" after a stopped call's result. */
+function isInterruptionMarker(content: UserFrame['message']['content']): boolean {
+  if (!Array.isArray(content)) return false;
+  const last = content.at(-1);
+  return last?.type === 'text' && typeof last.text === 'string' && last.text.startsWith('[Request interrupted by user');
+}
+
 function translateUser(state: TranslatorState, frame: UserFrame, runId: string, parts: Parts): void {
   const content = frame.message.content;
   // After a compaction, its summary, then (for /compact) its output: the compacted conversation's
   // last entries so far, where a copy is cut unless an answer follows. Never a tool's result: a cut
   // at one would hand its text to the next prompt.
   if (state.turn?.compacted && !frame.parent_tool_use_id && frame.uuid && !hasToolResult(content))
+    state.turn.lastMessageId = frame.uuid;
+  // The CLI's marker after a stopped answer: the next prompt is sent with it, so a copy cut at the
+  // partial answer instead would hand the model the half answer as if it were whole.
+  if (state.turn && !frame.parent_tool_use_id && frame.uuid && isInterruptionMarker(content))
     state.turn.lastMessageId = frame.uuid;
   if (!Array.isArray(content)) return;
   for (const block of content) {

@@ -118,6 +118,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
   private forceStop = false;
+  /** beginShutdown was called: nothing new starts (queued inputs are held, slot-waiting runs stopped). */
+  private shutdownBegun = false;
 
   constructor(options: AgentRuntimeOptions, store: TetherStore) {
     super();
@@ -345,6 +347,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
         .ensureProvider(this.outputFor(entry))
         .then((session) => session.doInterrupt({ runId }))
         .catch(() => undefined);
+    },
+    // One queued after the shutdown began (its turn was submitted just before) does not start either.
+    onQueuedForProcess: (entry, runId) => {
+      if (this.shutdownBegun) this.stopForShutdown(entry.record.sessionId, runId);
     },
   };
 
@@ -588,6 +594,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   beginShutdown(): void {
     this.inputs.holdQueued();
+    this.shutdownBegun = true;
+    // A turn still waiting for a process slot has not begun: started in the grace, it would spawn an
+    // agent and send the prompt to the model only to be stopped when the grace ends.
+    for (const entry of this.entries.entries()) {
+      const runId = entry.runWaitingForProcess;
+      if (runId !== null && runId === entry.record.activeRunId) this.stopForShutdown(entry.record.sessionId, runId);
+    }
   }
 
   shutdown(options: ShutdownOptions = {}): Promise<void> {
@@ -660,14 +673,19 @@ class Runtime extends TypedCommands implements AgentRuntime {
       );
     await Promise.allSettled(
       active.map(({ sessionId, runId }) => {
-        this.entries.get(sessionId)?.stoppedByShutdown.add(runId);
-        const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
-        // Commands are refused once stopping began: this one goes straight to its handler.
-        this.withSession(sessionId, () => runCommand(this.commands, command, lazyFingerprint(command))).catch(
-          () => undefined,
-        );
+        this.stopForShutdown(sessionId, runId);
         return this.runWaiters.wait(runId, grace.signal);
       }),
+    );
+  }
+
+  /** Asks the run to stop, as interrupt_run would; its end says the shutdown stopped it (runtime_stopped). */
+  private stopForShutdown(sessionId: string, runId: string): void {
+    this.entries.get(sessionId)?.stoppedByShutdown.add(runId);
+    const command = parseCommand({ type: 'interrupt_run', commandId: newCommandId(), sessionId });
+    // Commands are refused once stopping began: this one goes straight to its handler.
+    this.withSession(sessionId, () => runCommand(this.commands, command, lazyFingerprint(command))).catch(
+      () => undefined,
     );
   }
 }

@@ -9,7 +9,13 @@ import type { AgentProviderV1Part } from '@tether/provider-spec';
 import { acceptsProviderPart, queuedAfterTurn } from '../state/session-machine.js';
 import { closedPlanWindow, withPlanLimitNamed } from './plan-limit-hold.js';
 import { refusedPartType } from './provider-part-check.js';
-import { type SessionLog, now, runStoppedByShutdown, withRunEndCancellations } from './session-log.js';
+import {
+  type SessionLog,
+  now,
+  runNotStartedByShutdown,
+  runStoppedByShutdown,
+  withRunEndCancellations,
+} from './session-log.js';
 import type { SessionEntry } from './session-entry.js';
 
 export interface InteractionPolicy {
@@ -30,6 +36,8 @@ export interface ProviderOutputHandlers {
   readonly onTimeout: (entry: SessionEntry, interactionRef: string) => void;
   /** The provider broke its contract during this run: end the run failed with this error and stop the agent's work on it. */
   readonly onContractViolation: (entry: SessionEntry, runId: string, error: SerializedAgentError) => void;
+  /** The run waits for an agent process slot (run.queued): nothing has reached the agent yet. */
+  readonly onQueuedForProcess: (entry: SessionEntry, runId: string) => void;
 }
 
 /**
@@ -87,12 +95,22 @@ export function acceptProviderPart(
       if (!interaction || (interaction.status !== 'pending' && interaction.status !== 'resolving')) return;
       break;
     }
+    case 'run.queued':
+      entry.runWaitingForProcess = part.runId;
+      break;
+    case 'session.process_started':
+      entry.runWaitingForProcess = null;
+      break;
     case 'run.completed': {
       const closed = part.error && closedPlanWindow(entry.record.limits, Date.now());
       const stoppedByShutdown = part.outcome === 'interrupted' && entry.stoppedByShutdown.has(part.runId);
+      const neverStarted = entry.runWaitingForProcess === part.runId;
+      entry.runWaitingForProcess = null;
       const error =
         part.error === undefined && stoppedByShutdown
-          ? runStoppedByShutdown
+          ? neverStarted
+            ? runNotStartedByShutdown
+            : runStoppedByShutdown
           : part.error && withPlanLimitNamed(part.error, closed, queuedAfterTurn(entry.record).length);
       bodies = withRunEndCancellations(entry, [error ? { ...part, error } : part], 'run_ended');
       break;
@@ -101,6 +119,7 @@ export function acceptProviderPart(
       break;
   }
   log.stage(entry, bodies);
+  if (part.type === 'run.queued') handlers.onQueuedForProcess(entry, part.runId);
   if (part.type === 'interaction.requested' && policy.interactionTimeoutMs !== undefined) {
     const timer = setTimeout(() => handlers.onTimeout(entry, part.interactionRef), policy.interactionTimeoutMs);
     timer.unref();

@@ -181,6 +181,10 @@ export class SessionEntry {
   readonly interruptRequested = new Set<string>();
   /** Runs the runtime's own shutdown asked to stop: their end says so (runtime_stopped), not as a caller's interrupt would. */
   readonly stoppedByShutdown = new Set<string>();
+  /** The active run's control name when it is a control (a slash command), not a turn: it takes no steer. */
+  activeControl: { readonly runId: string; readonly name: string } | null = null;
+  /** The active run while it waits for an agent process slot (run.queued, until session.process_started): nothing reached the agent yet. */
+  runWaitingForProcess: string | null = null;
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
   /** Provider stops not yet finished (the entry must stay in memory until they are). */

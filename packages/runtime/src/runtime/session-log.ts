@@ -37,6 +37,15 @@ export const runStoppedByShutdown = {
   retryable: true,
 } as const satisfies SerializedAgentError;
 
+/** The same, for a run that was still waiting for an agent process: it does not start in a shutdown's grace. */
+export const runNotStartedByShutdown = {
+  code: 'runtime_stopped',
+  message:
+    'Tether shut down while this turn waited for a free agent process, so the agent never got it. Send it again once Tether is running.',
+  retryable: true,
+  details: { reason: 'not_started' },
+} as const satisfies SerializedAgentError;
+
 /**
  * Puts the cancellation of a run's open interactions right before its run.completed, then the end of
  * its tool calls still open (`failed`): whatever ends a run (its result, a crash, a close, a
@@ -115,7 +124,10 @@ export class SessionLog {
           runs.push(next);
         }
         if (body.type === 'run.tool_activity') entry.noteToolActivity(body);
+        if (body.type === 'run.started' && body.control)
+          entry.activeControl = { runId: body.runId, name: body.control.name };
         if (body.type === 'run.completed') {
+          if (entry.activeControl?.runId === body.runId) entry.activeControl = null;
           for (const [toolUseId, call] of entry.openToolCalls)
             if (call.runId === body.runId) entry.openToolCalls.delete(toolUseId);
           entry.interruptRequested.delete(body.runId);

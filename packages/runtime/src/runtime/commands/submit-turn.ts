@@ -1,6 +1,13 @@
 import { branchEvents } from './branch-events.js';
 import { checkConversationImages, imagesInConversation } from '../turn-input/conversation-images.js';
-import { type SubmitTurnCommand, type SubmitTurnReceipt, newInputId, newRunId, toAgentError } from '@tether/protocol';
+import {
+  AgentError,
+  type SubmitTurnCommand,
+  type SubmitTurnReceipt,
+  newInputId,
+  newRunId,
+  toAgentError,
+} from '@tether/protocol';
 import type { AgentProviderV1InputPart } from '@tether/provider-spec';
 import { decideSubmitTurn, refuseNewRun } from '../../state/session-machine.js';
 import type { SessionEntry } from '../session-entry.js';
@@ -73,6 +80,14 @@ export async function submitTurn(
 }
 
 function requireSteering(entry: SessionEntry): void {
+  const control = entry.activeControl;
+  if (control !== null && control.runId === entry.record.activeRunId)
+    // The agent runs a slash command, not a turn: what is steered into it would be dropped.
+    throw new AgentError({
+      code: 'run_active',
+      message: `The active run is the ${control.name} control, which takes no follow-up while it runs. Submit with delivery after_turn instead (it runs once the control has ended).`,
+      details: { reason: 'control_active' },
+    });
   requireCapability(
     entry.provider,
     (can) => can.steer === true,
