@@ -1,4 +1,4 @@
-import { textReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply } from '@tether/fake-anthropic-api';
 import { answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, runSequence } from './conformance-harness.js';
@@ -25,5 +25,36 @@ describeTransports('automatic compaction', ({ start }) => {
     expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
     expect(answerText(events)).toBe('Second answer, after the compaction.');
     expect(runSequence(events, second.runId).at(-1)).toBe('run.completed:succeeded:end_turn');
+  });
+
+  it('a conversation the agent cannot compact enough fails the turn prompt_too_long, saying what to do; the session goes on', async () => {
+    const environment = await start();
+    let tooLong = false;
+    // Once the context is full, the model refuses every request, the agent's compaction requests too.
+    environment.api.setResponder(() =>
+      tooLong
+        ? errorReply(400, {
+            errorType: 'invalid_request_error',
+            message: 'prompt is too long: 250000 tokens > 200000 maximum',
+          })
+        : textReply('Fine.'),
+    );
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const turn = async (text: string) => {
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+      return runtime.waitForRun(runId);
+    };
+    expect(await turn('First question.')).toMatchObject({ outcome: 'succeeded' });
+    tooLong = true;
+    const failed = await turn('Second question.');
+    expect(failed).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_api_error', retryable: false, details: { reason: 'prompt_too_long', httpStatus: 400 } },
+    });
+    expect(failed.error?.message).toContain('fork_session');
+    expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
+    tooLong = false;
+    expect(await turn('Third question.')).toMatchObject({ outcome: 'succeeded' });
   });
 });

@@ -102,6 +102,16 @@ function apiFailure(status: number | undefined): RunClassification {
   );
 }
 
+function promptTooLong(status: number | undefined): RunClassification {
+  return failed(
+    'provider_api_error',
+    "The conversation no longer fits the model's context window, and the agent's automatic compaction could not shrink it enough. Fork the session at an earlier run (fork_session with atRunId) or rewind it to before this run (rewind_session), or open a new session; attach fewer or smaller files and images.",
+    { ...(status === undefined ? {} : { httpStatus: status }), reason: 'prompt_too_long' },
+    // The same conversation is as long the next time.
+    false,
+  );
+}
+
 const startupFailureMessages: Record<string, string> = {
   bypass_root:
     'The claude CLI refuses bypass permission mode when running as root unless IS_SANDBOX=1 is set in its environment. Set IS_SANDBOX=1 (only inside a sandbox) or choose another permission mode.',
@@ -213,6 +223,9 @@ function classifyResult(result: ResultFrame, apiError: string | undefined, promp
       true,
     );
   }
+  // The conversation outgrew the model's context and the agent's own compaction could not shrink it
+  // (CLI 2.1.332: "Prompt is too long", an HTTP 400, terminal_reason prompt_too_long).
+  if (terminalReason === 'prompt_too_long') return promptTooLong(result.api_error_status ?? undefined);
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     return apiFailure(result.api_error_status ?? undefined);
   }
