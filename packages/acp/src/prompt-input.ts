@@ -40,6 +40,20 @@ function wrappedResource(uri: string, text: string): string {
   return `<resource uri="${attribute}">\n${body}\n</resource>`;
 }
 
+const wrapped = /^<resource uri="([^"]*)">\n([\s\S]*)\n<\/resource>$/;
+
+/**
+ * An embedded resource back from the turn text wrappedResource made of it (a replay shows the client
+ * the resource it sent, not the tags); null for any other text. A text holding "&lt;/resource" of its
+ * own reads back with "</resource" there: the wrapping cannot tell the two apart.
+ */
+export function unwrappedResource(text: string): { readonly uri: string; readonly text: string } | null {
+  const match = wrapped.exec(text);
+  if (match === null || /<\/resource/i.test(match[2]!)) return null;
+  const uri = match[1]!.replaceAll('&lt;', '<').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  return { uri, text: match[2]!.replace(/&lt;(\/resource)/gi, '<$1') };
+}
+
 function resourcePart(block: Extract<ContentBlock, { type: 'resource' }>): SubmittedInputPart {
   const { resource } = block;
   if ('text' in resource) {

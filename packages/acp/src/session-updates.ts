@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { PlanEntry, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk';
 import type { EventOfType, ProtocolEvent } from '@tether/protocol';
+import { unwrappedResource } from './prompt-input.js';
 import { describeToolCall } from './tool-call-description.js';
 
 export interface UpdateOptions {
@@ -46,8 +47,12 @@ function inputUpdates(event: EventOfType<'run.started'>, directory: string): Ses
   if (event.control) return [{ sessionUpdate: 'user_message_chunk', content: text(`/${event.control.name}`) }];
   return (event.input ?? []).flatMap((part): SessionUpdate[] => {
     switch (part.type) {
-      case 'text':
+      case 'text': {
+        // An embedded resource reached the agent wrapped in tags: the client is shown the resource it sent.
+        const resource = unwrappedResource(part.text);
+        if (resource) return [{ sessionUpdate: 'user_message_chunk', content: { type: 'resource', resource } }];
         return [{ sessionUpdate: 'user_message_chunk', content: text(part.text) }];
+      }
       case 'file': {
         const absolute = path.resolve(directory, part.path);
         const link = { type: 'resource_link' as const, name: part.path, uri: pathToFileURL(absolute).href };
