@@ -103,6 +103,11 @@ export function SessionList({
           />
         ))}
       </ul>
+      {list.hasOlder ? (
+        <button type="button" className="session-list-older" onClick={list.showOlder}>
+          Show older sessions
+        </button>
+      ) : null}
     </nav>
   );
 }

@@ -15,6 +15,10 @@ export interface SessionList {
   /** Set while the daemon cannot be reached; the list keeps what it had and keeps trying. */
   readonly failure: string | null;
   readonly refresh: () => void;
+  /** Older sessions than those listed exist (the list shows the newest, then more on asking). */
+  readonly hasOlder: boolean;
+  /** Lists another page of older sessions (and keeps them listed from then on). */
+  readonly showOlder: () => void;
 }
 
 // The list is a few indexed reads on a loopback daemon: polling it is cheap, and it also finds
@@ -25,11 +29,29 @@ const pageSize = 200;
 // Sessions that need a person, or are working, are listed however many newer sessions there are.
 const alwaysListed = ['waiting', 'running'] as const;
 
+/** The newest `wanted` sessions (a page at a time), and whether older ones are left. */
+async function newestSessions(
+  client: ReturnType<typeof useDaemon>['client'],
+  wanted: number,
+): Promise<{ sessions: SessionSnapshot[]; older: boolean }> {
+  const sessions: SessionSnapshot[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await client.listSessions({ limit: pageSize, ...(before === undefined ? {} : { before }) });
+    sessions.push(...page.sessions);
+    if (page.next === null) return { sessions, older: false };
+    if (sessions.length >= wanted) return { sessions, older: true };
+    before = page.next;
+  }
+}
+
 export function useSessionList(): SessionList {
   const { client, tokenRefused } = useDaemon();
   const [snapshots, setSnapshots] = useState<readonly SessionSnapshot[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const [hasOlder, setHasOlder] = useState(false);
+  const wanted = useRef(pageSize);
   const wake = useRef<() => void>(() => {});
 
   useEffect(() => {
@@ -47,11 +69,12 @@ export function useSessionList(): SessionList {
       clearTimeout(timer);
       try {
         const [newest, open] = await Promise.all([
-          client.listSessions({ limit: pageSize }),
+          newestSessions(client, wanted.current),
           Promise.all(alwaysListed.map((state) => client.listAllSessions({ state }))),
         ]);
         if (stopped) return;
         setSnapshots(mergeSessionPages([newest.sessions, ...open]));
+        setHasOlder(newest.older);
         setLoaded(true);
         setFailure(null);
       } catch (error) {
@@ -82,6 +105,10 @@ export function useSessionList(): SessionList {
   }, [client, tokenRefused]);
 
   const refresh = useCallback(() => wake.current(), []);
+  const showOlder = useCallback(() => {
+    wanted.current += pageSize;
+    wake.current();
+  }, []);
   const sessions = orderSessions(snapshots.map((snapshot) => ({ snapshot, status: sessionStatus(snapshot) })));
-  return { sessions, loaded, failure, refresh };
+  return { sessions, loaded, failure, refresh, hasOlder, showOlder };
 }
