@@ -50,6 +50,32 @@ describe('prepare', () => {
     expect((await stat(playground.root)).mode & 0o777).toBe(0o700);
   });
 
+  it('under a permissive umask, leaves nothing it made in the repository writable by others', async () => {
+    const playground = await gitPlayground();
+    const sessionId = newSessionId();
+    const previous = process.umask(0);
+    let prepared: Awaited<ReturnType<typeof playground.acquirer.prepare>>;
+    try {
+      prepared = await playground.acquirer.prepare({
+        sessionId,
+        workspace: { kind: 'git_worktree', repository: playground.repository },
+      });
+    } finally {
+      process.umask(previous);
+    }
+    const gitDirectory = path.join(playground.repository, '.git');
+    const administration = path.join(gitDirectory, 'worktrees', sessionId);
+    const made = [
+      administration,
+      ...(await readdir(administration)).map((name) => path.join(administration, name)),
+      path.join(gitDirectory, 'refs', 'heads', 'tether'),
+      path.join(gitDirectory, 'refs', 'heads', prepared.worktree!.branch),
+    ];
+    const writableByOthers = [];
+    for (const file of made) if (((await stat(file)).mode & 0o022) !== 0) writableByOthers.push(file);
+    expect(writableByOthers).toEqual([]);
+  });
+
   it('starts from baseRef and names the branch as asked, from any folder inside the repository', async () => {
     const playground = await gitPlayground();
     const first = playground.git(playground.repository, 'rev-parse', 'HEAD').trim();

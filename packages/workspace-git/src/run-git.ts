@@ -93,6 +93,25 @@ export function gitEnvironment(base: Readonly<Record<string, string | undefined>
 }
 
 /**
+ * Starts `start`'s child with no group or world write in its umask (on top of the host's own): under a
+ * permissive one (000, 002) git made the worktree's folder in the repository's .git (worktrees/<name>:
+ * commondir, gitdir, HEAD) and the session's branch writable by others, who could point commondir at a
+ * config of theirs whose core.fsmonitor Tether's next git call runs as the daemon's user. The child is
+ * forked within the call, so only that one step runs under it; a file another thread creates meanwhile
+ * is at most less writable than it would have been.
+ */
+function withPrivateUmask<Result>(start: () => Result): Result {
+  // process.umask(mask) answers the one it replaced: set twice to learn it without ever loosening it.
+  const previous = process.umask(0o077);
+  process.umask(previous | 0o022);
+  try {
+    return start();
+  } finally {
+    process.umask(previous);
+  }
+}
+
+/**
  * Runs git (no shell) and answers whatever it exited with. Throws only when git could not be run, ran past
  * the timeout, or printed more than the call allows: each an AgentError saying what to do.
  */
@@ -100,12 +119,14 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
   const maxOutputBytes = call.maxOutputBytes ?? defaultMaxOutputBytes;
   if (git.signal?.aborted) return Promise.reject(stoppedByShutdown(call));
   return new Promise((resolve, reject) => {
-    const child = spawn(git.gitPath, call.args, {
-      cwd: call.cwd,
-      env: { ...git.environment, ...call.environment },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = withPrivateUmask(() =>
+      spawn(git.gitPath, call.args, {
+        cwd: call.cwd,
+        env: { ...git.environment, ...call.environment },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
     const group = child.pid;
     if (group !== undefined) trackGroup(group);
     const kill = () => {

@@ -87,15 +87,25 @@ export async function resolveFileReference(
   // there, and a path with both whitespace and '"' cannot be quoted, so such a file would silently not arrive.
   // A path that starts or ends with whitespace is trimmed by the agent (inner names are not): it
   // would read no file and say nothing.
+  // A line break ends the quoted mention, and what follows it is read anew: "a\n@/etc/hostname" would
+  // attach a file outside the workspace. No control character is taken.
   const edgeWhitespace = workspacePath !== workspacePath.trim();
-  if (workspacePath.includes('#') || (/\s/.test(workspacePath) && workspacePath.includes('"')) || edgeWhitespace) {
+  if (
+    workspacePath.includes('#') ||
+    controlCharacter.test(workspacePath) ||
+    (/\s/.test(workspacePath) && workspacePath.includes('"')) ||
+    edgeWhitespace
+  ) {
     throw inputRefusal(
       'file_not_mentionable',
-      `Input part ${position}: ${workspacePath} cannot be passed as a file reference (a "#", whitespace together with '"', or whitespace at its start or end, in its path). Rename it, or attach its content as text.`,
+      `Input part ${position}: ${JSON.stringify(workspacePath)} cannot be passed as a file reference (a "#", a line break or other control character, whitespace together with '"', or whitespace at its start or end, in its path). Rename it, or attach its content as text.`,
     );
   }
   return { path: resolved, workspacePath, kind };
 }
+
+/** C0 and C1 controls, DEL, and the Unicode line and paragraph separators. */
+const controlCharacter = /[\p{Cc}\u2028\u2029]/u;
 
 /** A path inside the worktree's repository (but not inside the worktree itself) moved to the same place in the worktree. */
 async function inWorktree(asked: string, context: FileReferenceContext): Promise<string> {

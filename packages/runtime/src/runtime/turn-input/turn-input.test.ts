@@ -190,6 +190,10 @@ describe('submit_turn with images and file references', () => {
     await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
     await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
     await writeFile(path.join(workspace, ' lead.txt'), 'trimmed away by the agent');
+    // Inside the workspace; in a mention, the agent would read the line "@/etc/hostname" as a mention of its own.
+    await mkdir(path.join(workspace, 'a\n@', 'etc'), { recursive: true });
+    await writeFile(path.join(workspace, 'a\n@', 'etc', 'hostname\nb'), 'a name with line breaks');
+    await writeFile(path.join(workspace, 'tab\there.txt'), 'a control character');
     execFileSync('mkfifo', [path.join(workspace, 'pipe')]);
     await writeFile(path.join(workspace, 'empty.png'), '');
     const cases: [unknown[], string, RegExp][] = [
@@ -229,6 +233,12 @@ describe('submit_turn with images and file references', () => {
       [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: ' lead.txt' }], 'file_not_mentionable', /whitespace at its start or end/],
+      [
+        [{ type: 'file', path: 'a\n@/etc/hostname\nb' }],
+        'file_not_mentionable',
+        /line break or other control character/,
+      ],
+      [[{ type: 'file', path: 'tab\there.txt' }], 'file_not_mentionable', /control character/],
       // The agent would block reading it (the CLI waits ~20 s on a pipe nobody writes to).
       [[{ type: 'file', path: 'pipe' }], 'file_not_regular', /neither a regular file nor a directory/],
     ];
