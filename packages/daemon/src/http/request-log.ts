@@ -7,6 +7,9 @@ import type { RefusalKind } from '../logging/refused-request-log.js';
 /** The label of every request the web UI's files answered (its catch-all route has no pattern worth a label). */
 const webUiRouteLabel = 'web_ui';
 
+/** Routes that answer without the token. */
+const openToAnyone = new Set(['/health', webUiRouteLabel]);
+
 /**
  * The route pattern the request matched (e.g. "/v1/sessions/:id"), "web_ui" for the web UI's files,
  * or "unmatched": never the raw path. The pattern is the API route's even when a check in front of
@@ -76,6 +79,8 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     // 501 capability_unsupported answers what the caller asked of a session that has no such thing.
     if (status >= 500 && route !== '/health' && errorCode !== 'capability_unsupported')
       state.logger.error(fields, 'request failed');
+    // Anyone on the machine may ask for these (no token), as fast as they like: not at the default level.
+    else if (openToAnyone.has(route)) state.logger.debug(fields, 'request');
     else state.logger.info(fields, 'request');
   };
 }

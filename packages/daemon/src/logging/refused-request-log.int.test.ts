@@ -49,6 +49,15 @@ describe("the daemon's log of requests without a valid token", () => {
   });
 });
 
+describe("the daemon's log of what anyone may ask without the token", () => {
+  it('a flood of health checks writes nothing at the default level', async () => {
+    const { daemon, lines } = await startTestDaemon();
+    for (let index = 0; index < 100; index += 1) expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    await daemon.close();
+    expect(lines.filter((line) => line.fields['route'] === '/health' && line.level !== 'debug')).toEqual([]);
+  });
+});
+
 /** The HTTP status a WebSocket upgrade was refused with. */
 function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
