@@ -48,6 +48,9 @@ describeInBrowser("a one-time link's page in a real browser", () => {
       const shown = await page.goto(approve);
       expect(shown?.status()).toBe(200);
       expect(shown?.headers()['referrer-policy']).toBe('same-origin');
+      // The approver sees what would run, not only how the model describes it.
+      expect(await page.locator('pre').textContent()).toBe('echo hi > approved.txt');
+      await page.getByText('How the agent describes it (its own words, not checked): Write a file').waitFor();
       const [answered] = await Promise.all([
         page.waitForResponse((response) => response.request().method() === 'POST'),
         page.getByRole('button', { name: 'Approve once' }).click(),

@@ -37,11 +37,19 @@ export const choiceWording = {
  */
 export function confirmationPage(grant: LinkGrant): string {
   const wording = choiceWording[grant.choice];
-  const summary = grant.summary === null ? '' : `<p>${escapeHtml(grant.summary)}</p>\n`;
+  // Judged by what the call would do: the description is the model's own words, and nothing checks them.
+  const action =
+    grant.action === null
+      ? ''
+      : `<p>What it would do (the tool's input):</p>\n<pre><code>${escapeHtml(grant.action)}</code></pre>\n`;
+  const summary =
+    grant.summary === null
+      ? ''
+      : `<p>How the agent describes it (its own words, not checked): ${escapeHtml(grant.summary)}</p>\n`;
   return page(
     `${wording.title}: ${grant.tool}`,
     `<p>The agent asks to use <strong>${escapeHtml(grant.tool)}</strong> (session <code>${escapeHtml(grant.sessionId)}</code>).</p>
-${summary}<form method="post">
+${action}${summary}<form method="post">
 <button type="submit">${escapeHtml(wording.button)}</button>
 </form>
 <p>This link works once, until ${escapeHtml(new Date(grant.expiresAt).toISOString())}.</p>`,

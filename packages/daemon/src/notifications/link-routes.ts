@@ -71,6 +71,7 @@ export function registerLinkRoutes(app: Hono<DaemonEnvironment>, state: DaemonSt
             interactionRef: grant.interactionRef,
             tool: grant.tool,
             summary: grant.summary,
+            action: grant.action,
             expiresAt: new Date(grant.expiresAt).toISOString(),
             answerWith: 'POST',
           },

@@ -11,7 +11,7 @@ import {
 import type { NotificationKind } from './notification-options.js';
 
 /** Bounds on the text a notification carries: enough to decide from a phone, never a whole prompt. */
-export const notificationTextLimits = { summary: 200, question: 500, label: 100, title: 200 } as const;
+export const notificationTextLimits = { summary: 200, question: 500, label: 100, title: 200, action: 2_000 } as const;
 
 export interface InteractionSummary {
   readonly ref: string;
@@ -89,6 +89,22 @@ function approvalSummary(request: Extract<InteractionRequest, { kind: 'approval'
   return typeof described === 'string' && described.trim() !== ''
     ? boundedText(described, notificationTextLimits.summary)
     : null;
+}
+
+/** The input fields that say what a call would do, in the order they are looked for. */
+const actionFields = ['command', 'file_path', 'notebook_path', 'path', 'url', 'pattern'] as const;
+
+/**
+ * What an approval's call would do, read from its input (model-authored: bounded and flattened like
+ * any text from the model); null when the host asked for no input. Shown on the one-time link's page
+ * beside the agent's description, which the model wrote and nothing checks.
+ */
+export function approvalAction(request: Extract<InteractionRequest, { kind: 'approval' }>): string | null {
+  const input = request.input;
+  if (input === null) return null;
+  const named = actionFields.map((field) => input[field]).find((value) => typeof value === 'string');
+  const text = typeof named === 'string' ? named : JSON.stringify(input);
+  return text.trim() === '' ? null : boundedText(text, notificationTextLimits.action);
 }
 
 export function summarizeInteraction(interactionRef: string, request: InteractionRequest): InteractionSummary {

@@ -1,9 +1,10 @@
-import type { ProtocolEvent, SessionSnapshot } from '@tether/protocol';
+import type { InteractionRequest, ProtocolEvent, SessionSnapshot } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import type { DaemonLogger } from '../logging/create-logger.js';
 import {
   type InteractionSummary,
   type NotificationBody,
+  approvalAction,
   type NotificationLinks,
   newNotificationId,
   runSummary,
@@ -168,14 +169,19 @@ export class Notifier {
   }
 
   /** The links of an interaction: the session's, plus one-time approve and deny links for an approval. */
-  private interactionLinks(sessionId: string, interaction: InteractionSummary): NotificationLinks {
+  private interactionLinks(
+    sessionId: string,
+    interaction: InteractionSummary,
+    request: InteractionRequest,
+  ): NotificationLinks {
     const links = this.sessionLinks(sessionId);
-    if (interaction.kind !== 'approval') return links;
+    if (interaction.kind !== 'approval' || request.kind !== 'approval') return links;
     const target = {
       sessionId,
       interactionRef: interaction.ref,
       tool: interaction.tool,
       summary: interaction.summary,
+      action: approvalAction(request),
     };
     return {
       ...links,
@@ -194,7 +200,7 @@ export class Notifier {
       event,
       snapshot,
       extra: { interaction },
-      links: this.interactionLinks(event.sessionId, interaction),
+      links: this.interactionLinks(event.sessionId, interaction, event.request),
     });
   }
 
@@ -210,7 +216,7 @@ export class Notifier {
         event,
         snapshot,
         extra: { interaction, waitingSeconds: Math.round(thresholdMs / 1000) },
-        links: this.interactionLinks(event.sessionId, interaction),
+        links: this.interactionLinks(event.sessionId, interaction, event.request),
         // The reminder is its own event: it happens now, not when the question was asked.
         at: new Date().toISOString(),
       },

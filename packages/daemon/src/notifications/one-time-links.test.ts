@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OneTimeLinks, linkTokenPattern } from './one-time-links.js';
 
-const target = { sessionId: 'ses_1', interactionRef: 'int_1', tool: 'Bash', summary: 'List files' };
+const target = { sessionId: 'ses_1', interactionRef: 'int_1', tool: 'Bash', summary: 'List files', action: 'ls' };
 
 describe('one-time links', () => {
   it('a token answers once: using it voids it and every other link of its interaction', () => {

@@ -8,6 +8,11 @@ export interface LinkTarget {
   readonly interactionRef: string;
   readonly tool: string;
   readonly summary: string | null;
+  /**
+   * What the call would do, from the tool's input (a command, a path, else the input as JSON), for
+   * the link's own page only: a notification never carries it, and only the link's holder sees it.
+   */
+  readonly action: string | null;
 }
 
 export interface LinkGrant extends LinkTarget {
