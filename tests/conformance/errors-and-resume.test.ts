@@ -154,6 +154,38 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     expect(history(environment, 1)).toContain('Remember LIME.');
   });
 
+  it('a live change asked for as the agent dies is refused provider_crashed and not applied, or applied at the next launch: never both', async () => {
+    const environment = await start();
+    home = environment.home;
+    environment.api.setResponder(() => textReply('Fine.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const turn = async (text: string) =>
+      runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] })).runId);
+    await turn('One.');
+    const modeBefore = (await runtime.getSession(sessionId)).permissionMode;
+    const [pid] = processesWithEnvironment('HOME', environment.home);
+    process.kill(pid!, 'SIGKILL');
+    // Sent at once: the agent is dead, and Tether may not have heard yet.
+    const [model, mode] = await Promise.all([
+      runtime.setModel({ sessionId, model: 'sonnet' }).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+      runtime.setPermissionMode({ sessionId, mode: 'auto_edit' }).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    ]);
+    // Refused because the agent died, said so (never as the agent's own refusal of the request).
+    for (const refused of [model, mode])
+      if (refused !== null) expect(refused).toMatchObject({ code: 'provider_crashed' });
+    expect(await turn('Two.')).toMatchObject({ outcome: 'succeeded' });
+    const sentModel = (turnRequests(environment).at(-1)!.body as { model: string }).model;
+    expect(sentModel.includes('sonnet')).toBe(model === null);
+    expect((await runtime.getSession(sessionId)).permissionMode).toBe(mode === null ? 'auto_edit' : modeBefore);
+  });
+
   it('fails a run whose process is killed mid-turn with provider_crashed (the same classification on both), then resumes', async () => {
     const environment = await start();
     home = environment.home;

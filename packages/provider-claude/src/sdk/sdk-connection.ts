@@ -44,6 +44,12 @@ export interface SdkConnectionOptions {
 /** How long the SDK's stream may end ahead of our own exit report (the stderr tail comes with it). */
 const exitReportGraceMs = 5_000;
 const closedMessage = 'The agent stopped, so this request was not permitted.';
+/**
+ * How long a refused request waits for its process's exit before it is taken for the CLI's own
+ * refusal: the SDK rejects what is pending as soon as the process's output closes, before the exit
+ * that tells a crash from a refusal is reported.
+ */
+const refusalExitGraceMs = 250;
 /** As long as the warm pool waits for a spare's initialize answer. */
 const prewarmTimeoutMs = 30_000;
 
@@ -141,7 +147,7 @@ export class SdkConnection implements ClaudeConnection {
       if (request.subtype === 'claim_session')
         return boundedRequest(request.subtype, () => this.claim(request.cwd, request.permission_mode), {
           timeoutMs: options.timeoutMs ?? 30_000,
-          ended: () => this.ended,
+          ended: () => this.endedByNow(),
         });
     }
     if (this.ended || !this.query) {
@@ -153,7 +159,18 @@ export class SdkConnection implements ClaudeConnection {
         }),
       );
     }
-    return sdkControlRequest(this.query, request, { timeoutMs: options.timeoutMs ?? 30_000, ended: () => this.ended });
+    return sdkControlRequest(this.query, request, {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      ended: () => this.endedByNow(),
+    });
+  }
+
+  /** Whether the connection has ended, or its process exits within a moment (a request it had pending was rejected). */
+  private async endedByNow(): Promise<boolean> {
+    const child = this.child;
+    if (this.ended || (child !== undefined && !child.running)) return true;
+    if (child === undefined) return false;
+    return Promise.race([child.exited.then(() => true), delay(refusalExitGraceMs).then(() => false)]);
   }
 
   answerPrompt(requestId: string, response: Record<string, unknown>): boolean | Promise<boolean> {

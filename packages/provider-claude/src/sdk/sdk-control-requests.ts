@@ -96,7 +96,7 @@ function refused(error: unknown, ended: boolean): AgentError {
 export function sdkControlRequest(
   query: AgentSdkQuery,
   request: ClaudeControlRequest,
-  options: { timeoutMs: number; ended: () => boolean },
+  options: { timeoutMs: number; ended: () => boolean | Promise<boolean> },
 ): Promise<unknown> {
   return boundedRequest(request.subtype, () => call(query, request), options);
 }
@@ -105,7 +105,7 @@ export function sdkControlRequest(
 export function boundedRequest(
   subtype: ClaudeControlRequest['subtype'],
   make: () => Promise<unknown>,
-  options: { timeoutMs: number; ended: () => boolean },
+  options: { timeoutMs: number; ended: () => boolean | Promise<boolean> },
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -126,9 +126,9 @@ export function boundedRequest(
           clearTimeout(timer);
           resolve(answer);
         },
-        (error: unknown) => {
+        async (error: unknown) => {
           clearTimeout(timer);
-          reject(refused(error, options.ended()));
+          reject(refused(error, await options.ended()));
         },
       );
   });

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { AgentError, type ContextUsage, type InteractionAnswer, type PermissionMode } from '@tether/protocol';
+import {
+  AgentError,
+  type ContextUsage,
+  type InteractionAnswer,
+  type PermissionMode,
+  type SessionConfiguration,
+} from '@tether/protocol';
 import type {
   AgentProviderV1Control,
   AgentProviderV1FileRewind,
@@ -262,8 +268,29 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doSetPermissionMode(mode: PermissionMode): Promise<PermissionMode> {
     this.refuseUnlaunchableMode(mode);
     if (this.requiresRestartFor(mode)) throw requiresRestart(mode);
-    this.configuration = { ...this.configuration, permissionMode: mode };
-    return this.applyToAgent(mode, (agent) => requestPermissionMode(agent, mode));
+    return this.changeConfiguration({ permissionMode: mode }, () =>
+      this.applyToAgent(mode, (agent) => requestPermissionMode(agent, mode)),
+    );
+  }
+
+  /**
+   * Sets what the next launch uses, then `apply` (to the running agent, or for the next launch); put
+   * back when that fails, unless another change came meanwhile: a refused change changes nothing (the
+   * agent refused it, or died as it was asked, and the next launch would have taken it anyway).
+   */
+  private async changeConfiguration<Result>(
+    change: Partial<SessionConfiguration>,
+    apply: () => Promise<Result>,
+  ): Promise<Result> {
+    const previous = this.configuration;
+    const changed = { ...previous, ...change };
+    this.configuration = changed;
+    try {
+      return await apply();
+    } catch (error) {
+      if (this.configuration === changed) this.configuration = previous;
+      throw error;
+    }
   }
 
   /**
@@ -327,19 +354,20 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   }
 
   async doSetModel(model: string): Promise<string> {
-    this.configuration = { ...this.configuration, model };
-    const environment = launchEnvironment(this.settings, this.configuration);
-    return this.applyToAgent(
-      model,
-      async (agent) => {
-        const answered = await requestModel(agent, model);
-        // The session shows the answer now; the next init corrects it when the agent runs another model
-        // (the SDK answers an alias its list lacks, such as "best", as given).
-        this.state.reportedModel = answered;
-        return answered;
-      },
-      () => this.modelOfNextLaunch(model, environment),
-    );
+    return this.changeConfiguration({ model }, () => {
+      const environment = launchEnvironment(this.settings, this.configuration);
+      return this.applyToAgent(
+        model,
+        async (agent) => {
+          const answered = await requestModel(agent, model);
+          // The session shows the answer now; the next init corrects it when the agent runs another model
+          // (the SDK answers an alias its list lacks, such as "best", as given).
+          this.state.reportedModel = answered;
+          return answered;
+        },
+        () => this.modelOfNextLaunch(model, environment),
+      );
+    });
   }
 
   /**
