@@ -36,6 +36,43 @@ function describeDuration(milliseconds: number): string {
   return milliseconds < 1000 ? `${milliseconds} ms` : `${Number((milliseconds / 1000).toFixed(1))} s`;
 }
 
+/**
+ * The connection broke after the request was sent and before its whole answer came: a command may
+ * have been applied (the daemon was there), so it is not "not reachable", which invites a retry
+ * under a new commandId that would apply it twice.
+ */
+export function answerLostError(url: string, subject: RequestSubject, cause: unknown): AgentError {
+  const message =
+    subject.command === undefined
+      ? `The connection to the Tether daemon at ${url} broke before its answer to ${subject.description} came; send it again.`
+      : `The connection to the Tether daemon at ${url} broke before its answer to the ${subject.command.type} command came, ${commandOutcome(subject.command)}`;
+  return new AgentError({
+    code: 'runtime_stopped',
+    message,
+    retryable: true,
+    details: { reason: 'answer_lost', ...commandDetails(subject) },
+    cause,
+  });
+}
+
+/** A request whose signal had aborted before it was sent: nothing reached the daemon. */
+export function requestNotSentError(url: string, subject: RequestSubject, cause: unknown): AgentError {
+  const what =
+    subject.command === undefined ? `The request ${subject.description}` : `The ${subject.command.type} command`;
+  return new AgentError({
+    code: 'runtime_stopped',
+    message: `${what} was not sent to the Tether daemon at ${url}: its signal had aborted already. Nothing was applied.`,
+    retryable: true,
+    details: { reason: 'request_aborted' },
+    cause,
+  });
+}
+
+/** A command's id in an error's details, so a retry in code reuses it without reading the message. */
+function commandDetails(subject: RequestSubject): { commandId?: string } {
+  return subject.command === undefined ? {} : { commandId: subject.command.commandId };
+}
+
 /** A command got no answer: whether it was applied is unknown, and its commandId is what makes asking again safe. */
 function commandOutcome(command: NonNullable<RequestSubject['command']>): string {
   return `so it may or may not have been applied. Sending it again with the same commandId (${command.commandId}) is safe: the daemon applies a commandId once and answers a repeat with the original receipt.`;
@@ -52,7 +89,12 @@ export function requestTimeoutError(url: string, subject: RequestSubject, timeou
     subject.command === undefined
       ? `The Tether daemon at ${url} did not answer ${subject.description} within ${limit}; it may be hung or overloaded. Check that \`tether serve\` answers (GET /health) and retry, or ${raise}.`
       : `The Tether daemon at ${url} did not answer the ${subject.command.type} command within ${limit}, ${commandOutcome(subject.command)} Check that \`tether serve\` answers (GET /health), or ${raise}.`;
-  return new AgentError({ code: 'runtime_stopped', message, retryable: true, details: { reason: 'request_timeout' } });
+  return new AgentError({
+    code: 'runtime_stopped',
+    message,
+    retryable: true,
+    details: { reason: 'request_timeout', ...commandDetails(subject) },
+  });
 }
 
 /** The caller's signal aborted the request before the answer came (same code as a timeout: no answer). */
@@ -65,7 +107,7 @@ export function requestAbortedError(url: string, subject: RequestSubject, cause:
     code: 'runtime_stopped',
     message,
     retryable: true,
-    details: { reason: 'request_aborted' },
+    details: { reason: 'request_aborted', ...commandDetails(subject) },
     cause,
   });
 }
@@ -100,7 +142,7 @@ function unauthorizedError(url: string): AgentError {
 function originRefusedError(url: string): AgentError {
   return new AgentError({
     code: 'unauthorized',
-    message: `The Tether daemon at ${url} refused this request's Host or Origin; connect through a loopback address, or start it with \`--allow-origin <your app's origin>\`.`,
+    message: `The Tether daemon at ${url} refused this request's Host or Origin. Connect to the address \`tether serve\` prints; through a proxy or a port forward, start it with \`--advertise-url ${url}\` (the address you connect to); from a web page of another origin, with \`--allow-origin <that origin>\`.`,
     details: { httpStatus: 403, reason: 'origin_refused' },
   });
 }
@@ -110,7 +152,7 @@ export function invalidResponseError(url: string, what: string, validation?: Val
   const issues = describeIssues(validation);
   return new AgentError({
     code: 'internal_error',
-    message: `The Tether daemon at ${url} sent ${what} that this client does not understand; make sure the client and the daemon are the same version.`,
+    message: `What answered at ${url} sent ${what}, which this client cannot read: make sure the URL is the one \`tether serve\` prints, and that the client and the daemon are the same version.`,
     details: { reason: 'invalid_response', ...(issues.length > 0 ? { issues } : {}) },
   });
 }

@@ -1,9 +1,11 @@
 import { AgentError } from '@tether/protocol';
 import {
   type RequestSubject,
+  answerLostError,
   errorFromResponse,
   invalidResponseError,
   requestAbortedError,
+  requestNotSentError,
   requestTimeoutError,
   unreachableError,
 } from './client-errors.js';
@@ -41,7 +43,9 @@ function checkDaemonUrl(url: unknown): string {
 }
 
 /** A bearer token is printable ASCII with no space: anything else is a paste gone wrong (never quoted back). */
-function checkToken(token: unknown): string {
+function checkToken(given: unknown): string {
+  // As read from the token file (docs/api.md), with its line break.
+  const token = typeof given === 'string' ? given.trim() : given;
   if (typeof token === 'string' && /^[\x21-\x7e]+$/.test(token)) return token;
   throw new AgentError({
     code: 'invalid_command',
@@ -88,9 +92,9 @@ async function withDeadline<T>(
   request: DaemonRequest,
   exchange: (deadline: RequestDeadline) => Promise<T>,
 ): Promise<T> {
+  if (request.signal?.aborted) throw requestNotSentError(connection.url, subjectOf(request), request.signal.reason);
   const deadline = startDeadline(request.timeoutMs, request.signal);
   try {
-    if (deadline.cause() !== undefined) throw request.signal?.reason;
     return await exchange(deadline);
   } catch (error) {
     const cause = deadline.cause();
@@ -100,6 +104,28 @@ async function withDeadline<T>(
   } finally {
     deadline.finish();
   }
+}
+
+/** The system errors of a connection that was never made: nothing of the request reached a daemon. */
+const connectionNotMade = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether a failed fetch never reached the daemon. Node's fetch names why in its cause; a browser's
+ * says nothing (a refused connection and a CORS refusal look alike there), taken as never connected.
+ */
+function neverConnected(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause === undefined) return true;
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && connectionNotMade.has(code);
 }
 
 /** Sends one request; answers the response when it is a success, else throws the AgentError it stands for. */
@@ -121,7 +147,9 @@ async function fetchAnswer(
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
   } catch (error) {
-    throw unreachableError(connection.url, error);
+    throw neverConnected(error)
+      ? unreachableError(connection.url, error)
+      : answerLostError(connection.url, subjectOf(request), error);
   }
   if (!response.ok && !request.answerStatuses?.includes(response.status))
     throw await errorFromResponse(response, connection.url);
@@ -137,7 +165,7 @@ export function sendRequest(connection: DaemonConnection, request: DaemonRequest
     try {
       text = await response.text();
     } catch (error) {
-      throw unreachableError(connection.url, error);
+      throw answerLostError(connection.url, subjectOf(request), error);
     }
     try {
       return JSON.parse(text) as unknown;
@@ -163,7 +191,7 @@ export function readBytes(
         bytes: new Uint8Array(await response.arrayBuffer()),
       };
     } catch (error) {
-      throw unreachableError(connection.url, error);
+      throw answerLostError(connection.url, subjectOf(request), error);
     }
   });
 }

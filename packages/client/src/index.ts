@@ -1,8 +1,16 @@
 export { VERSION } from './version.js';
 export { createTetherClient } from './tether-client.js';
 export type { TetherClient, TetherClientOptions, SessionFilter, ListSessionsOptions } from './tether-client.js';
-// Re-exported so a browser app needs one import; defined once, in the protocol.
-export type { CommandInput } from '@tether/protocol';
+// Re-exported so an app needs one import; defined once, in the protocol.
+export { AgentError } from '@tether/protocol';
+export type {
+  CommandInput,
+  ErrorCode,
+  InteractionAnswer,
+  ProtocolEvent,
+  SessionSnapshot,
+  SubmitTurnReceipt,
+} from '@tether/protocol';
 export type { SubscribeOptions, ConnectionState } from './event-subscription.js';
 export type { ReconnectOptions } from './reconnect-backoff.js';
 export type { RequestOptions } from './request-deadline.js';

@@ -37,6 +37,36 @@ describe('TetherClient against a daemon that accepts and never answers', () => {
     }
   });
 
+  it('a command whose connection breaks once sent may have been applied: answer_lost naming its commandId, not "not reachable"', async () => {
+    const client = createTetherClient({ url: hung.url, token: 't' });
+    const sent = agentErrorOf(
+      client.submitTurn({ sessionId: newSessionId(), commandId: 'cmd-lost-1', input: [{ type: 'text', text: 'Hi.' }] }),
+    );
+    await hung.waitForConnections(1);
+    await hung.close();
+    const error = await sent;
+    expect(error).toMatchObject({
+      code: 'runtime_stopped',
+      retryable: true,
+      details: { reason: 'answer_lost', commandId: 'cmd-lost-1' },
+    });
+    expect(error.message).toContain('may or may not have been applied');
+    expect(error.message).toContain('same commandId (cmd-lost-1)');
+  });
+
+  it('a call whose signal aborted before it was sent says so, and sends nothing', async () => {
+    const client = createTetherClient({ url: hung.url, token: 't' });
+    const error = await agentErrorOf(
+      client.submitTurn(
+        { sessionId: newSessionId(), input: [{ type: 'text', text: 'Hi.' }] },
+        { signal: AbortSignal.abort() },
+      ),
+    );
+    expect(error).toMatchObject({ code: 'runtime_stopped', details: { reason: 'request_aborted' } });
+    expect(error.message).toMatch(/^The submit_turn command was not sent .*Nothing was applied\.$/);
+    expect(hung.connections()).toBe(0);
+  });
+
   it('gives commands and the calls that wait on an agent or git the longer commandTimeoutMs', async () => {
     const client = createTetherClient({ url: hung.url, token: 't', requestTimeoutMs: 50, commandTimeoutMs: 60_000 });
     const sessionId = newSessionId();

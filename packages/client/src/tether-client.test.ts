@@ -144,6 +144,11 @@ describe('TetherClient commands and reads', () => {
     expect((await agentErrorOf(wrong.listSessions())).code).toBe('unauthorized');
   });
 
+  it('takes the token as read from its file, line break included', async () => {
+    const fromFile = createTetherClient({ url: daemon.url, token: `${daemon.token}\n` });
+    expect((await fromFile.listSessions()).sessions).toEqual([]);
+  });
+
   it('answers runtime_stopped (retryable) when the daemon is not running', async () => {
     const stopped = await startFakeDaemon();
     await stopped.close();
