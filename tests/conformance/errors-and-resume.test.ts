@@ -1,4 +1,4 @@
-import { rename } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorReply, holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
@@ -212,6 +212,32 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     const three = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Three.' }] });
     expect(answerText(await runEvents(runtime, sessionId, three.runId))).toBe('After the crash.');
     expect(history(environment, 2)).toContain('One.');
+  });
+
+  it('a settings or MCP configuration file the agent refuses fails the turn provider_configuration_refused, not a crash; fixed, the next turn works', async () => {
+    const environment = await start();
+    home = environment.home;
+    environment.api.setResponder(() => textReply('Fine.'));
+    const runtime = await environment.runtime();
+    const cases = [
+      { reason: 'mcp_config_invalid', file: 'mcp.json', key: 'mcpConfigPath', fixed: '{"mcpServers":{}}' },
+      { reason: 'settings_file_missing', file: 'settings.json', key: 'settingsPath', fixed: '{}' },
+    ] as const;
+    for (const { reason, file, key, fixed } of cases) {
+      const configurationFile = path.join(environment.workspace, '..', `missing-${file}`);
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: environment.workspace },
+        [key]: configurationFile,
+      });
+      const turn = async () =>
+        runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+      expect(await turn(), reason).toMatchObject({
+        outcome: 'failed',
+        error: { code: 'provider_configuration_refused', retryable: false, details: { reason } },
+      });
+      await writeFile(configurationFile, fixed);
+      expect(await turn(), reason).toMatchObject({ outcome: 'succeeded' });
+    }
   });
 
   it('a workspace folder gone before the agent starts fails the turn invalid_workspace (not a missing binary); put back, the next turn works', async () => {

@@ -121,6 +121,14 @@ const startupFailureMessages: Record<string, string> = {
   shell_tool_missing: 'The claude CLI found no usable shell for its Bash tool. Install bash or set SHELL.',
 };
 
+/** A file the session's configuration names that the claude CLI refused at launch (it exits at once, saying so on stderr). */
+const launchFileRefusals: Record<string, string> = {
+  mcp_config_invalid:
+    "The claude CLI refused the session's MCP configuration (mcpConfigPath): the file is missing, or is not a valid MCP configuration. Fix the file (the next turn starts the agent again), or open a session without it.",
+  settings_file_missing:
+    "The claude CLI did not find the session's settings file (settingsPath). Put the file back (the next turn starts the agent again), or open a session without it.",
+};
+
 /**
  * Claude Code keeps each conversation's transcript under its config dir (`$CLAUDE_CONFIG_DIR`, default
  * `~/.claude`), in `projects/<workspace path>/`: a session whose turns ran on another machine (several
@@ -284,6 +292,10 @@ export function classifyRunEnd(ending: RunEnding): RunClassification {
           exitCode: ending.exitCode,
           signal: ending.signal,
         });
+      }
+      if (stderr !== undefined && Object.hasOwn(launchFileRefusals, stderr)) {
+        // The same file refuses every launch: retrying the turn cannot help until it is fixed.
+        return failed('provider_configuration_refused', launchFileRefusals[stderr]!, { reason: stderr }, false);
       }
       if (stderr === 'no_conversation') {
         return failed('resume_not_found', conversationGoneMessage, { reason: stderr });

@@ -8,6 +8,8 @@ const stderrPatterns: readonly (readonly [string, RegExp])[] = [
   ['invalid_input_line', /Error parsing streaming input line/],
   ['requires_verbose', /requires --verbose/],
   ['out_of_memory', /heap out of memory|Out of memory/i],
+  ['mcp_config_invalid', /Invalid MCP configuration/],
+  ['settings_file_missing', /Settings file not found/],
 ];
 
 export function classifyStderr(stderrTail: string): string | undefined {
