@@ -214,6 +214,23 @@ describeTransports('permission modes', ({ start }) => {
     expect(changes).toEqual(['ask_before_edit', 'auto_edit']);
   });
 
+  it("a mode set live is recorded once, as the command's change, whichever of the agent's report and its answer comes first", async () => {
+    const environment = await start();
+    environment.api.setResponder(() => textReply('Hello.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+    const before = (await runtime.readEvents(sessionId)).length;
+    const modes = ['plan', 'auto_edit', 'dont_ask', 'ask_before_edit'] as const;
+    for (let round = 0; round < 3; round += 1)
+      for (const mode of modes) expect((await runtime.setPermissionMode({ sessionId, mode })).mode).toBe(mode);
+    const changes = (await runtime.readEvents(sessionId))
+      .slice(before)
+      .filter((event) => event.type === 'session.mode_changed')
+      .map((event) => `${(event as { mode: string }).mode}:${(event as { source: string }).source}`);
+    expect(changes).toEqual([...modes, ...modes, ...modes].map((mode) => `${mode}:command`));
+  });
+
   it('follows a mode change the agent makes itself (approving edits for the session)', async () => {
     const environment = await start();
     const runtime = await environment.runtime();

@@ -35,21 +35,27 @@ export async function setPermissionMode(
     }
     session = await restartAgent(context, entry, command.mode);
   }
-  const mode = await session.doSetPermissionMode(command.mode);
-  const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
-  const receipt: SetPermissionModeReceipt = {
-    type: 'set_permission_mode',
-    commandId: command.commandId,
-    sessionId: command.sessionId,
-    mode,
-  };
-  await context.write(
-    entry,
-    changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [],
-    receipt,
-    fingerprint,
-  );
-  return receipt;
+  // Until the command's own event is written: the agent's report of the change may come before or after its answer.
+  entry.modeBeingSet = command.mode;
+  try {
+    const mode = await session.doSetPermissionMode(command.mode);
+    const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
+    const receipt: SetPermissionModeReceipt = {
+      type: 'set_permission_mode',
+      commandId: command.commandId,
+      sessionId: command.sessionId,
+      mode,
+    };
+    await context.write(
+      entry,
+      changed ? [{ type: 'session.mode_changed', mode, source: 'command' }] : [],
+      receipt,
+      fingerprint,
+    );
+    return receipt;
+  } finally {
+    entry.modeBeingSet = null;
+  }
 }
 
 /**
