@@ -102,6 +102,20 @@ describe('tether commands through a daemon', () => {
     );
   });
 
+  it('serve on a --host that is no address of this machine says so (exit 2), warning of nothing it never bound', async () => {
+    for (const [host, said] of [
+      ['192.0.2.77', 'tether serve: 192.0.2.77 is not an address of this machine.'],
+      ['no-such-host.invalid', 'tether serve: no-such-host.invalid is not an address of this machine (no such name).'],
+    ] as const) {
+      const refused = await tether(['serve', '--host', host, '--port', '0'], {
+        TETHER_HOME: path.join(fixture.root, 'h'),
+      });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`${said} Give one it has with --host (default 127.0.0.1).`);
+      expect(refused.stderr).not.toContain('WARNING');
+    }
+  });
+
   it('--server without http:// is a usage error saying what to give, not "not reachable" for a daemon that runs there', async () => {
     const url = await serve();
     const token = (await tether(['token'])).stdout.trim();

@@ -1,3 +1,6 @@
+import { watch } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
 import { type FakeCliStep, fakeClaudeCliPath, fakeCliScript, processesWithEnvironment } from '@tether/testkit';
@@ -251,6 +254,29 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
       expect((await attach.finished).code).toBe(129);
     } finally {
       expect(await daemon.stop()).toBe(0);
+    }
+  });
+
+  it('SIGTERM to tether demo as it starts: what it made is removed, exit 143', async () => {
+    const temporary = await mkdtemp(path.join(os.tmpdir(), 'tether-demo-signal-'));
+    try {
+      const made = new Promise<void>((resolve) => {
+        const watcher = watch(temporary, () => {
+          watcher.close();
+          resolve();
+        });
+      });
+      const demo = spawnTether(['demo'], {
+        cwd: fixture.root,
+        environment: { ...fixture.environment, TMPDIR: temporary },
+      });
+      await made;
+      demo.child.kill('SIGTERM');
+      const result = await demo.finished;
+      expect(result.code, result.stderr).toBe(143);
+      expect(await readdir(temporary)).toEqual([]);
+    } finally {
+      await rm(temporary, { recursive: true, force: true });
     }
   });
 

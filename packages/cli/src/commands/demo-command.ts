@@ -10,7 +10,7 @@ import {
   toolUseReply,
 } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
-import { type ShutdownSignal, createAgentRuntime, signalExitCode } from '@tether/runtime';
+import { type AgentRuntime, type ShutdownSignal, createAgentRuntime, signalExitCode } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { HumanRenderer } from '../render/human-renderer.js';
@@ -54,6 +54,12 @@ function demoResponder(workspace: string) {
   };
 }
 
+/** The signal that ends the demo, once one came, and the runtime it stops once there is one. */
+interface DemoStop {
+  ending: ShutdownSignal | null;
+  runtime: AgentRuntime | null;
+}
+
 /** `tether demo`: Tether's main job end to end, with the built-in fake model. */
 export async function demoCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const { values } = parseCommandLine(
@@ -69,7 +75,32 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
   );
   const json = values.json ?? false;
   const transport = parseTransport(values.transport);
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));
+  // Any signal ends the demo like tether run's SIGTERM: the run is stopped, the agent killed after
+  // the grace (at once on a second signal), everything removed, exit 128 + the signal. Listened to
+  // before anything is made: a signal while the demo starts removes what it made too.
+  const stop: DemoStop = { ending: null, runtime: null };
+  const removeInterrupt = context.onInterrupt((count, signal) => {
+    stop.ending ??= signal;
+    context.exitAfter(signalDeadlineMs, signalExitCode(stop.ending));
+    void stop.runtime?.shutdown({ graceMs: count === 1 ? signalGraceMs : 0, force: true });
+  });
+  let root: string | undefined;
+  try {
+    root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-demo-')));
+    return await runDemo(root, { json, transport, claudePathOption: values['claude-path'] }, context, stop);
+  } finally {
+    removeInterrupt();
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function runDemo(
+  root: string,
+  options: { json: boolean; transport: ReturnType<typeof parseTransport>; claudePathOption: string | undefined },
+  context: CliContext,
+  stop: DemoStop,
+): Promise<number> {
+  const { json, transport } = options;
   const home = path.join(root, 'home');
   const workspace = path.join(root, 'workspace');
   const temporary = path.join(root, 'tmp');
@@ -91,24 +122,19 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       ...(context.environment.TETHER_CLAUDE_PATH ? { TETHER_CLAUDE_PATH: context.environment.TETHER_CLAUDE_PATH } : {}),
     };
     const claudePath =
-      values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+      options.claudePathOption === undefined ? undefined : path.resolve(context.cwd, options.claudePathOption);
     const provider = createClaudeProvider({ transport, environment, ...(claudePath ? { claudePath } : {}) });
     const availability = await provider.doProbe();
+    if (stop.ending !== null) return signalExitCode(stop.ending);
     if (!availability.available) {
       context.stderr.write(`tether demo: ${availability.problem?.message ?? 'the claude CLI is not available.'}\n`);
       return 1;
     }
     const store = await openSqliteStore({ dataDir: path.join(root, 'data') });
     const runtime = await createAgentRuntime({ providers: [provider], store });
-    // Any signal ends the demo like tether run's SIGTERM: the run is stopped, the agent killed
-    // after the grace (at once on a second signal), everything removed, exit 128 + the signal.
-    const stop: { ending: ShutdownSignal | null } = { ending: null };
-    const removeInterrupt = context.onInterrupt((count, signal) => {
-      stop.ending ??= signal;
-      context.exitAfter(signalDeadlineMs, signalExitCode(stop.ending));
-      void runtime.shutdown({ graceMs: count === 1 ? signalGraceMs : 0, force: true });
-    });
+    stop.runtime = runtime;
     try {
+      if (stop.ending !== null) return signalExitCode(stop.ending);
       const renderer = json ? new JsonRenderer(context.stdout) : new HumanRenderer(context.stdout, context.stderr);
       if (!json) {
         const via = transport === 'sdk' ? " through the Agent SDK's query()" : '';
@@ -144,10 +170,8 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
       throw error;
     } finally {
       await runtime.shutdown();
-      removeInterrupt();
     }
   } finally {
     await api.close();
-    await rm(root, { recursive: true, force: true });
   }
 }

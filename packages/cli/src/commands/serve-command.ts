@@ -104,13 +104,6 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }
   const agentNice = parseAgentNice(values['agent-nice']);
   const host = values.host ?? '127.0.0.1';
-  // The daemon's own judgement (127.0.0.0/8, ::1 bracketed or not, localhost): the user reads this
-  // line on stderr; the daemon's warning of the address it bound goes to its JSON log on stdout.
-  if (!isLoopbackHost(host)) {
-    context.stderr.write(
-      `tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`,
-    );
-  }
   const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const store = parseStoreLocation(values.store, context.environment);
   const leaseTtlMs = parseLeaseTtl(values['lease-ttl']);
@@ -165,6 +158,13 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   }).catch((error: unknown) => {
     throw listenRefusal(error, host, port) ?? error;
   });
+  // The daemon's own judgement (127.0.0.0/8, ::1 bracketed or not, localhost), once it listens there:
+  // the user reads this line on stderr; the daemon's warning of the address it bound goes to its JSON log.
+  if (!isLoopbackHost(host)) {
+    context.stderr.write(
+      `tether serve: WARNING: listening on ${host} exposes the API beyond this machine; every request still needs the token.\n`,
+    );
+  }
   // The stop handlers (SIGINT, SIGTERM, SIGHUP, SIGQUIT) are in place before anyone can learn the URL.
   // They stay until the daemon has closed: a second signal (another Ctrl-C, the terminal closing during
   // the grace) hurries the close along rather than leaving the agents running.
@@ -229,9 +229,9 @@ function listenRefusal(error: unknown, host: string, port: number): UsageError |
     return new UsageError(
       `not allowed to listen on ${where} (ports below 1024 need privileges). Give a port from 1024 up: --port N.`,
     );
-  if (code === 'EADDRNOTAVAIL')
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return new UsageError(
-      `${host} is not an address of this machine. Give one it has with --host (default 127.0.0.1).`,
+      `${host} is not an address of this machine${code === 'EADDRNOTAVAIL' ? '' : ' (no such name)'}. Give one it has with --host (default 127.0.0.1).`,
     );
   return null;
 }
