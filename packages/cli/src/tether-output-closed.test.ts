@@ -51,6 +51,29 @@ function readThenClose(
   return { finished, closedAt };
 }
 
+describe('tether serve whose log reader goes away (tether serve | head -1)', () => {
+  it('stops as on SIGHUP at its next log line, with no stack trace', async () => {
+    const dataDir = path.join(fixture.root, 'serve-closed');
+    let listening!: (url: string) => void;
+    const url = new Promise<string>((resolve) => (listening = resolve));
+    const serve = readThenClose(['serve', '--port', '0', '--no-web', '--data-dir', dataDir], {
+      readEnough: () => true,
+      onStderr: (text) => {
+        const found = /listening on (http:\/\/\S+)/.exec(text);
+        if (found) listening(found[1]!);
+      },
+    });
+    const [address] = await Promise.all([url, serve.closedAt]);
+    const token = (await readFile(path.join(dataDir, 'daemon-token'), 'utf8')).trim();
+    // A request with the token is logged: that line finds nobody reading.
+    await fetch(`${address}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
+    const result = await serve.finished;
+    expect(result.stderr).not.toMatch(crash);
+    expect(result.stderr).toContain('stdout closed');
+    expect(leftovers()).toEqual([]);
+  });
+});
+
 describe('a command driving a run whose stdout reader goes away ends it as on SIGHUP', () => {
   it('tether run --json (in-process): the run is recorded interrupted, no agent is left, no stack trace, exit 129', async () => {
     longStory();

@@ -43,6 +43,11 @@ export interface DaemonOptions {
   /** A pino logger (or anything with its methods), or options for a new one writing JSON to stdout. */
   readonly logger?: DaemonLogger | LoggerOptions;
   /**
+   * Where a new logger writes its JSON lines instead of stdout's file descriptor: a host that
+   * watches its stdout (tether serve stops when nobody reads it any more) passes its own writer.
+   */
+  readonly logDestination?: { write(line: string): unknown };
+  /**
    * Where git_worktree sessions get their worktrees (default <dataDir>/worktrees): one folder per
    * session, created private to this user.
    */

@@ -180,7 +180,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   checkOptions(options);
   const dataDir = path.resolve(options.dataDir);
   const host = addressToBind(options.host ?? defaultHost);
-  const logger = createLogger(options.logger);
+  const logger = createLogger(options.logger, options.logDestination);
   // Checked before the store is opened: a bad option must not leave a half-started daemon.
   const staticFiles = await openStaticFiles(options.staticDirectory);
   const notificationSetup = await resolveNotifications(options.notifications);

@@ -129,6 +129,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     context.stderr.write('tether serve: the web UI is not built (run `npm run build`); serving the API only.\n');
   const daemon = await startDaemon({
     dataDir,
+    // Through the watched stdout: a reader gone (tether serve | head) stops the daemon as SIGHUP does.
+    logDestination: context.stdout,
     openStore: (directory) =>
       openStore(directory, store, {
         leaseTtlMs,

@@ -22,7 +22,11 @@ function isLogger(value: DaemonLogger | LoggerOptions): value is DaemonLogger {
  * carry method, route, status, duration, session id and error code; never prompt text, tokens or
  * secrets (the Authorization header and bodies are never logged).
  */
-export function createLogger(option: DaemonLogger | LoggerOptions | undefined): DaemonLogger {
+export function createLogger(
+  option: DaemonLogger | LoggerOptions | undefined,
+  destination?: { write(line: string): unknown },
+): DaemonLogger {
   if (option !== undefined && isLogger(option)) return option;
-  return pino({ name: 'tether-daemon', ...option });
+  const options = { name: 'tether-daemon', ...option };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
