@@ -154,6 +154,12 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     context.stdout.write(`${(await commands[rest[0]!]!()).usage}\n`);
     return 0;
   }
+  if (name === 'help' && rest.length > 0) {
+    context.stderr.write(
+      `tether help: no command "${rest.join(' ')}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
+    );
+    return 2;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? context.stderr : context.stdout).write(`${await mainUsage()}\n`);
     return name === undefined ? 2 : 0;

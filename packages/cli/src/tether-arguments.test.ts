@@ -19,6 +19,7 @@ describe('tether arguments', () => {
     [['interrupt', 'not-a-session'], '"not-a-session" is not a Tether session id'],
     [['cancel-input', session], 'Give a session id (ses_…) and an input id (inp_…).'],
     [['cancel-input', session, `inp_${'b'.repeat(32)}`, 'extra'], 'Give a session id (ses_…) and an input id (inp_…).'],
+    [['cancel-input', session, 'inp_x'], '"inp_x" is not an input id (inp_ and 32 hex digits)'],
   ])('tether %j: the mistake is told (exit 2) whether or not a daemon runs', async (args, message) => {
     const result = await tether(args);
     expect(result.code).toBe(2);
@@ -36,6 +37,13 @@ describe('tether arguments', () => {
       );
     },
   );
+
+  it('tether help with no such command says so (exit 2), not the general help', async () => {
+    const result = await tether(['help', 'bogus']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^tether help: no command "bogus"\. Commands: .*\(tether --help\)\.\n$/);
+  });
 
   it("tether help COMMAND prints that command's usage, and -v the version, exit 0", async () => {
     const help = await tether(['help', 'run']);

@@ -104,7 +104,9 @@ describe('tether run', () => {
     const both = await tether(['run', '--answers', '-', '-']);
     const emptyResult = await empty.finished;
     expect([emptyResult.code, both.code]).toEqual([2, 2]);
-    expect(emptyResult.stderr).toContain('the prompt read from stdin is empty');
+    expect(emptyResult.stderr).toContain(
+      'the prompt read from stdin is empty. Pipe the text of the turn in, e.g. echo "…" | tether run -.',
+    );
     expect(both.stderr).toContain('stdin can carry the prompt (-) or the answers (--answers -), not both');
     expect(fixture.api.requests).toHaveLength(0);
   });

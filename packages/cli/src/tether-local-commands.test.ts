@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
@@ -98,6 +99,18 @@ describe('tether sessions and show without a daemon', () => {
     const unknown = await tether(['show', `ses_${'0'.repeat(32)}`]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('[session_not_found]');
+  });
+
+  it('on a data dir that does not exist (a typo), say so and make nothing there', async () => {
+    const typo = path.join(fixture.root, 'no-such-data-dir');
+    const listed = await tether(['sessions', '--data-dir', typo]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain('No sessions.');
+    expect(listed.stderr).toContain(`there is no data dir at ${typo}`);
+    const shown = await tether(['show', `ses_${'0'.repeat(32)}`, '--data-dir', typo]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('[session_not_found]');
+    expect(existsSync(typo)).toBe(false);
   });
 
   it('say which process holds the data dir when another one does, and what to do', async () => {

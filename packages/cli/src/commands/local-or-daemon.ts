@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { AgentError, type SessionSnapshot, type SessionState } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
 import type { CliContext } from '../cli-context.js';
@@ -55,7 +56,15 @@ export async function withLocalOrDaemon<Result>(
   });
   if (client)
     return work({ tether: client, listAllSessions: (filter) => client.listAllSessions(filter), inProcess: false });
-  const store = location === undefined ? undefined : await openStoreInProcess(command.dataDir, location);
+  // A data dir that does not exist holds no session: the command answers so (nothing listed, or
+  // session_not_found) from an empty store, without making one at a path that may be a typo.
+  const nothingThere = location?.kind === 'data-dir' && !existsSync(command.dataDir);
+  if (nothingThere)
+    context.stderr.write(
+      `tether: there is no data dir at ${command.dataDir} (nothing has run there); check --data-dir or TETHER_HOME.\n`,
+    );
+  const store =
+    location === undefined || nothingThere ? undefined : await openStoreInProcess(command.dataDir, location);
   const runtime = await createLocalRuntime({
     claude: { environment: context.environment, ...(options.transport ? { transport: options.transport } : {}) },
     store,

@@ -41,7 +41,7 @@ export async function readPrompt(argument: string, context: CliContext, example:
   const text = (await readToEnd(context.stdin)).replace(/(\r?\n)+$/, '');
   if (text.trim().length === 0)
     throw new UsageError(
-      `the prompt read from stdin is empty. Pipe the text of the turn in, e.g. echo "…" | ${example}.`,
+      `the prompt read from stdin is empty. Pipe the text of the turn in, e.g. echo "…" | ${example.replace(/ "[^"]*"$/, ` ${promptFromStdin}`)}.`,
     );
   return text;
 }

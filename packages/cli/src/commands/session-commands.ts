@@ -129,8 +129,12 @@ export async function cancelInputCommand(argv: readonly string[], context: CliCo
   const command = parseDaemonCommand(argv, context, cancelInputUsage);
   const { values, positionals } = command;
   const [sessionId, inputId] = positionals;
-  if (positionals.length !== 2 || !InputId.safeParse(inputId).success)
+  if (positionals.length !== 2)
     throw new UsageError(`Give a session id (ses_…) and an input id (inp_…).\n\n${cancelInputUsage}`);
+  if (!InputId.safeParse(inputId).success)
+    throw new UsageError(
+      `${JSON.stringify(inputId)} is not an input id (inp_ and 32 hex digits): tether show SESSION lists the session's queued ones with theirs.`,
+    );
   oneSessionId([sessionId!], cancelInputUsage);
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
