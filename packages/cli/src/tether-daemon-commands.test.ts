@@ -102,6 +102,17 @@ describe('tether commands through a daemon', () => {
     );
   });
 
+  it('run through the daemon says which in-process options it ignores (the daemon runs with its own)', async () => {
+    await serve();
+    fixture.api.enqueue(textReply('Answered by the daemon.'));
+    const run = await tether(['run', '--claude-path', '/nowhere/claude', '--startup-timeout', '5', 'Hello daemon']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('Answered by the daemon.\n');
+    expect(run.stderr).toContain(
+      'tether run: --claude-path, --startup-timeout ignored: the daemon runs the turn with the settings it was started with',
+    );
+  });
+
   it('serve on a --host that is no address of this machine says so (exit 2), warning of nothing it never bound', async () => {
     for (const [host, said] of [
       ['192.0.2.77', 'tether serve: 192.0.2.77 is not an address of this machine.'],

@@ -91,7 +91,19 @@ interface RunOptions {
   readonly server: string | undefined;
   readonly prompt: string;
   readonly attachments: TurnAttachments;
+  /** The in-process-only options given (--store, --claude-path…): a daemon that runs the turn ignores them, and says so. */
+  readonly inProcessOnly: readonly string[];
 }
+
+/** Options that set up a runtime in this process: a daemon runs turns with those it was started with. */
+const inProcessOnlyOptions = [
+  'store',
+  'claude-path',
+  'transport',
+  'startup-timeout',
+  'agent-nice',
+  'worktree-root',
+] as const;
 
 function parseRunOptions(argv: readonly string[], context: CliContext): RunOptions {
   const { values, positionals } = parseCommandLine(
@@ -185,6 +197,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
     server: values.server,
     prompt: positionals[0]!,
     attachments: parseAttachments(values, context),
+    inProcessOnly: inProcessOnlyOptions.filter((name) => values[name] !== undefined).map((name) => `--${name}`),
   };
 }
 
@@ -249,6 +262,10 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     }
   };
   if (daemon) {
+    if (options.inProcessOnly.length > 0)
+      context.stderr.write(
+        `tether run: ${options.inProcessOnly.join(', ')} ignored: the daemon runs the turn with the settings it was started with (give them to tether serve, or stop it to run in this process).\n`,
+      );
     warnNobodyToAsk();
     return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }
