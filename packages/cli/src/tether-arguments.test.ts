@@ -70,4 +70,18 @@ describe('tether arguments', () => {
     expect(short.stderr.split('\n')[0]).toBe('tether sessions: unknown option -x (tether sessions --help lists them).');
     expect(fixture.api.requests).toHaveLength(0);
   });
+
+  it("an option's value that is missing, or starts with '-', is told in Tether's words (exit 2)", async () => {
+    const negative = await tether(['run', '--startup-timeout', '-1', 'hi']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr.split('\n')[0]).toBe(
+      "tether run: --startup-timeout takes a value, and what follows it starts with '-': a value that does is written --startup-timeout=VALUE (tether run --help says what it takes).",
+    );
+    const missing = await tether(['run', 'hi', '--model']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.split('\n')[0]).toBe(
+      'tether run: --model takes a value, and none was given (tether run --help says what it takes).',
+    );
+    expect(fixture.api.requests).toHaveLength(0);
+  });
 });

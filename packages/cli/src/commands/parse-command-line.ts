@@ -20,9 +20,17 @@ export function parseCommandLine<const Config extends Omit<ParseArgsConfig, 'arg
  * listed, and for a command that takes a prompt, how to give one that starts with '-'.
  */
 function describeParseError(error: Error & { code?: string }, usage: string): string {
+  const command = /^usage: (tether [a-z-]+)/.exec(usage)?.[1] ?? 'tether';
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    // Node's "argument is ambiguous" (a value that starts with '-') and "argument missing".
+    const valued = /^Option '(--[a-z-]+)/.exec(error.message)?.[1];
+    if (valued !== undefined)
+      return /ambiguous/.test(error.message)
+        ? `${valued} takes a value, and what follows it starts with '-': a value that does is written ${valued}=VALUE (${command} --help says what it takes).`
+        : `${valued} takes a value, and none was given (${command} --help says what it takes).`;
+  }
   const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
   if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || option === undefined) return error.message;
-  const command = /^usage: (tether [a-z-]+)/.exec(usage)?.[1] ?? 'tether';
   const prompt = usage.includes('"prompt"') ? `; a prompt that starts with '-' goes after --: ${command} -- "-…"` : '';
   return `unknown option ${option} (${command} --help lists them${prompt}).`;
 }
