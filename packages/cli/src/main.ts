@@ -185,14 +185,22 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     if (name !== 'demo' && name !== 'doctor') await checkDataDir(rest, context);
     return await command.run(rest, context);
   } catch (error) {
+    // With --json, a script reads the error too: one JSON line on stderr, its code stable (a usage
+    // error is invalid_command), stdout left to the events.
+    const json = optionArguments(rest).includes('--json');
     if (error instanceof UsageError) {
-      context.stderr.write(`tether ${name}: ${error.message}\n`);
+      // Without the usage text some refusals add after a blank line (--help prints that).
+      const message = error.message.split('\n\n')[0];
+      if (json) writeJsonError(context, { code: 'invalid_command', message, details: { reason: 'usage' } });
+      else context.stderr.write(`tether ${name}: ${error.message}\n`);
       return 2;
     }
     if (AgentError.isInstance(error)) {
-      context.stderr.write(
-        `tether ${name}: ${cliErrorMessage(error, rest, name)} [${error.code}]\n${ownerHint(error)}`,
-      );
+      if (json) writeJsonError(context, { ...error.toObject(), message: cliErrorMessage(error, rest, name) });
+      else
+        context.stderr.write(
+          `tether ${name}: ${cliErrorMessage(error, rest, name)} [${error.code}]\n${ownerHint(error)}`,
+        );
       return exitCodeForCode(error.code);
     }
     const denied = permissionDenied(error);
@@ -203,6 +211,10 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
   }
+}
+
+function writeJsonError(context: CliContext, error: Record<string, unknown>): void {
+  context.stderr.write(`${JSON.stringify({ error })}\n`);
 }
 
 /** `--help` or `-h` anywhere among a command's options (not after `--`, where a prompt may say it). */

@@ -71,6 +71,19 @@ describe('tether arguments', () => {
     expect(fixture.api.requests).toHaveLength(0);
   });
 
+  it('with --json, a usage error is one JSON line on stderr (invalid_command), exit 2', async () => {
+    const result = await tether(['sessions', '--json', '--state', 'sleepy']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        code: 'invalid_command',
+        message: '--state takes idle, running, waiting, closed.',
+        details: { reason: 'usage' },
+      },
+    });
+  });
+
   it("an option's value that is missing, or starts with '-', is told in Tether's words (exit 2)", async () => {
     const negative = await tether(['run', '--startup-timeout', '-1', 'hi']);
     expect(negative.code).toBe(2);

@@ -251,7 +251,8 @@ describe('tether fork and tether rewind', () => {
     const other = await turn('Another session', 'Another answer');
     const foreign = await tether(['fork', first.sessionId, '--at', other.runId, '--json']);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain('[run_not_found]');
+    // With --json the error is one JSON line on stderr, its code stable.
+    expect(JSON.parse(foreign.stderr)).toMatchObject({ error: { code: 'run_not_found', retryable: false } });
     // No fork was made: still just the two sessions.
     const sessions = (await tetherJson<SessionSnapshot[]>(['sessions', '--json']))[0]!;
     expect(sessions.map((session) => session.sessionId).sort()).toEqual([first.sessionId, other.sessionId].sort());

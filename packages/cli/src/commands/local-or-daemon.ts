@@ -59,7 +59,8 @@ export async function withLocalOrDaemon<Result>(
   // A data dir that does not exist holds no session: the command answers so (nothing listed, or
   // session_not_found) from an empty store, without making one at a path that may be a typo.
   const nothingThere = location?.kind === 'data-dir' && !existsSync(command.dataDir);
-  if (nothingThere)
+  // Said of a --data-dir given here (a typo, most likely); the default one simply has nothing yet.
+  if (nothingThere && typeof command.values['data-dir'] === 'string')
     context.stderr.write(
       `tether: there is no data dir at ${command.dataDir} (nothing has run there); check --data-dir or TETHER_HOME.\n`,
     );
