@@ -101,7 +101,7 @@ describe('--help', () => {
     const expected = {
       fork: ['tether fork SESSION [--at RUN]', '--json'],
       rewind: ['tether rewind SESSION --to RUN [--files]', '--json'],
-      models: ['tether models [--provider NAME] [--transport cli|sdk] [--json]'],
+      models: ['tether models [--provider NAME] [--transport cli|sdk] [--claude-path PATH] [--json]'],
       run: ['--image PATH', '--file PATH'],
       send: ['--image PATH', '--file PATH'],
     };
@@ -137,6 +137,10 @@ describe('tether models', () => {
     expect(local!.models.map((model) => model.id)).toContain('default');
     const sdk = (await tetherJson<ModelList>(['models', '--json', '--transport', 'sdk']))[0]!;
     expect(sdk.models.map((model) => model.id)).toEqual(local!.models.map((model) => model.id));
+    // --claude-path names the binary to ask, as for tether run.
+    const missingBinary = await tether(['models', '--claude-path', path.join(fixture.root, 'no-claude')]);
+    expect(missingBinary.code).toBe(1);
+    expect(missingBinary.stderr).toContain(path.join(fixture.root, 'no-claude'));
 
     const table = await tether(['models']);
     expect(table.code, table.stderr).toBe(0);

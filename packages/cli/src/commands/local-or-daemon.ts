@@ -27,6 +27,8 @@ export interface InProcessOptions {
    */
   readonly store?: 'data-dir' | 'none';
   readonly transport?: ClaudeTransport;
+  /** --claude-path: the binary the in-process agent runs (a daemon runs its own). */
+  readonly claudePath?: string;
 }
 
 /**
@@ -67,7 +69,11 @@ export async function withLocalOrDaemon<Result>(
   const store =
     location === undefined || nothingThere ? undefined : await openStoreInProcess(command.dataDir, location);
   const runtime = await createLocalRuntime({
-    claude: { environment: context.environment, ...(options.transport ? { transport: options.transport } : {}) },
+    claude: {
+      environment: context.environment,
+      ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.claudePath ? { claudePath: options.claudePath } : {}),
+    },
     store,
     dataDir: command.dataDir,
     environment: context.environment,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ModelDescription } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { terminalSafe } from '../render/human-renderer.js';
@@ -6,11 +7,12 @@ import { parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 
-export const modelsUsage = `usage: tether models [--provider NAME] [--transport cli|sdk] [--json] [--server URL] [--data-dir DIR]
+export const modelsUsage = `usage: tether models [--provider NAME] [--transport cli|sdk] [--claude-path PATH] [--json] [--server URL] [--data-dir DIR]
   The models the agent offers (what --model and the web UI's picker take): id, name, description.
   --provider NAME    whose list (default: the default provider, claude)
   ${transportHelp}
                      (in-process only: a daemon uses the transport it was started with)
+  --claude-path PATH the claude binary to ask (in-process only, as for tether run)
   --json             the list as the API answers it (GET /v1/providers/:name/models)`;
 
 function table(models: readonly ModelDescription[]): string {
@@ -30,15 +32,18 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
   const command = parseDaemonCommand(argv, context, modelsUsage, {
     provider: { type: 'string' },
     transport: { type: 'string' },
+    'claude-path': { type: 'string' },
   });
   if (command.positionals.length > 0)
     throw new UsageError(`tether models takes no arguments (whose list: --provider NAME).\n\n${modelsUsage}`);
   const transport = parseTransport(command.values.transport as string | undefined);
   const provider = command.values.provider as string | undefined;
+  const claudePathOption = command.values['claude-path'] as string | undefined;
   // The list needs no session: in-process, the data dir is left alone (another process may hold it).
   const list = await withLocalOrDaemon(command, context, (backend) => backend.tether.listModels(provider), {
     store: 'none',
     transport,
+    ...(claudePathOption === undefined ? {} : { claudePath: path.resolve(context.cwd, claudePathOption) }),
   });
   if (command.values.json) {
     context.stdout.write(`${JSON.stringify(list)}\n`);
