@@ -156,7 +156,9 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   }
   if (name === 'help' && rest.length > 0) {
     context.stderr.write(
-      `tether help: no command "${rest.join(' ')}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
+      Object.hasOwn(commands, rest[0]!)
+        ? `tether help takes one command name: tether help ${rest[0]}.\n`
+        : `tether help: no command "${rest.join(' ')}". Commands: ${Object.keys(commands).join(', ')} (tether --help).\n`,
     );
     return 2;
   }
@@ -191,7 +193,8 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     if (error instanceof UsageError) {
       // Without the usage text some refusals add after a blank line (--help prints that).
       const message = error.message.split('\n\n')[0];
-      if (json) writeJsonError(context, { code: 'invalid_command', message, details: { reason: 'usage' } });
+      if (json)
+        writeJsonError(context, { code: 'invalid_command', message, retryable: false, details: { reason: 'usage' } });
       else context.stderr.write(`tether ${name}: ${error.message}\n`);
       return 2;
     }
@@ -204,11 +207,15 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       return exitCodeForCode(error.code);
     }
     const denied = permissionDenied(error);
-    if (denied !== null) {
-      context.stderr.write(`tether ${name}: ${denied}\n`);
-      return 1;
-    }
-    context.stderr.write(`tether ${name}: unexpected failure: ${(error as Error)?.message ?? String(error)}\n`);
+    const unexpected = `unexpected failure: ${(error as Error)?.message ?? String(error)}`;
+    if (json)
+      writeJsonError(context, {
+        code: 'internal_error',
+        message: denied ?? unexpected,
+        retryable: false,
+        details: { reason: denied === null ? 'unexpected' : 'permission_denied' },
+      });
+    else context.stderr.write(`tether ${name}: ${denied ?? unexpected}\n`);
     return 1;
   }
 }

@@ -79,6 +79,7 @@ describe('tether arguments', () => {
       error: {
         code: 'invalid_command',
         message: '--state takes idle, running, waiting, closed.',
+        retryable: false,
         details: { reason: 'usage' },
       },
     });
@@ -94,6 +95,11 @@ describe('tether arguments', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr.split('\n')[0]).toBe(
       'tether run: --model takes a value, and none was given (tether run --help says what it takes).',
+    );
+    const valued = await tether(['sessions', '--json=1']);
+    expect(valued.code).toBe(2);
+    expect(valued.stderr.split('\n')[0]).toBe(
+      'tether sessions: --json takes no value: give it alone, without =… (tether sessions --help says what it takes).',
     );
     expect(fixture.api.requests).toHaveLength(0);
   });

@@ -118,14 +118,16 @@ const connectionNotMade = new Set([
 ]);
 
 /**
- * Whether a failed fetch never reached the daemon. Node's fetch names why in its cause; a browser's
- * says nothing (a refused connection and a CORS refusal look alike there), taken as never connected.
+ * Whether a failed fetch surely never reached the daemon: Node's fetch names why in its cause (a
+ * refused or unresolved connection, any failure of the connect step itself). A browser's says
+ * nothing (a refused connection and one reset after the request went out look alike there): for a
+ * command that is taken as "may have been applied", since only its commandId makes a retry safe.
  */
-function neverConnected(error: unknown): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  if (cause === undefined) return true;
-  const code = (cause as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && connectionNotMade.has(code);
+function neverConnected(error: unknown, request: DaemonRequest): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; syscall?: unknown } | undefined;
+  if (cause === undefined || cause === null) return request.command === undefined;
+  if (cause.syscall === 'connect' || cause.syscall === 'getaddrinfo') return true;
+  return typeof cause.code === 'string' && connectionNotMade.has(cause.code);
 }
 
 /** Sends one request; answers the response when it is a success, else throws the AgentError it stands for. */
@@ -147,7 +149,7 @@ async function fetchAnswer(
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
   } catch (error) {
-    throw neverConnected(error)
+    throw neverConnected(error, request)
       ? unreachableError(connection.url, error)
       : answerLostError(connection.url, subjectOf(request), error);
   }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import { AgentError } from '@tether/protocol';
 
 /** How git is run for every call: which binary, and the environment it starts from (GIT_* already dropped). */
@@ -97,10 +98,12 @@ export function gitEnvironment(base: Readonly<Record<string, string | undefined>
  * permissive one (000, 002) git made the worktree's folder in the repository's .git (worktrees/<name>:
  * commondir, gitdir, HEAD) and the session's branch writable by others, who could point commondir at a
  * config of theirs whose core.fsmonitor Tether's next git call runs as the daemon's user. The child is
- * forked within the call, so only that one step runs under it; a file another thread creates meanwhile
- * is at most less writable than it would have been.
+ * forked within the call, so only that one step runs under it; a file another thread of the process
+ * creates meanwhile is at most more private than it would have been.
  */
 function withPrivateUmask<Result>(start: () => Result): Result {
+  // A worker thread may not set it (the host chose to run Tether there): git runs under the process's own.
+  if (!isMainThread) return start();
   // process.umask(mask) answers the one it replaced: set twice to learn it without ever loosening it.
   const previous = process.umask(0o077);
   process.umask(previous | 0o022);

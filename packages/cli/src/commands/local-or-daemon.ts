@@ -62,7 +62,7 @@ export async function withLocalOrDaemon<Result>(
   // session_not_found) from an empty store, without making one at a path that may be a typo.
   const nothingThere = location?.kind === 'data-dir' && !existsSync(command.dataDir);
   // Said of a --data-dir given here (a typo, most likely); the default one simply has nothing yet.
-  if (nothingThere && typeof command.values['data-dir'] === 'string')
+  if (nothingThere && typeof command.values['data-dir'] === 'string' && command.values.json !== true)
     context.stderr.write(
       `tether: there is no data dir at ${command.dataDir} (nothing has run there); check --data-dir or TETHER_HOME.\n`,
     );

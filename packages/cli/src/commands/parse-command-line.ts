@@ -22,12 +22,14 @@ export function parseCommandLine<const Config extends Omit<ParseArgsConfig, 'arg
 function describeParseError(error: Error & { code?: string }, usage: string): string {
   const command = /^usage: (tether [a-z-]+)/.exec(usage)?.[1] ?? 'tether';
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    // Node's "argument is ambiguous" (a value that starts with '-') and "argument missing".
+    // Node's "argument is ambiguous" (a value that starts with '-'), "argument missing", and "does not take an argument".
     const valued = /^Option '(--[a-z-]+)/.exec(error.message)?.[1];
-    if (valued !== undefined)
-      return /ambiguous/.test(error.message)
-        ? `${valued} takes a value, and what follows it starts with '-': a value that does is written ${valued}=VALUE (${command} --help says what it takes).`
-        : `${valued} takes a value, and none was given (${command} --help says what it takes).`;
+    if (valued !== undefined && /argument is ambiguous/.test(error.message))
+      return `${valued} takes a value, and what follows it starts with '-': a value that does is written ${valued}=VALUE (${command} --help says what it takes).`;
+    if (valued !== undefined && /argument missing/.test(error.message))
+      return `${valued} takes a value, and none was given (${command} --help says what it takes).`;
+    if (valued !== undefined && /does not take an argument/.test(error.message))
+      return `${valued} takes no value: give it alone, without =… (${command} --help says what it takes).`;
   }
   const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
   if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || option === undefined) return error.message;

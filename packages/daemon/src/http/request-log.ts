@@ -39,12 +39,13 @@ export function routeLabel(context: Context): string {
  * Which of the refusals anyone can cause at will an answer is, if one: the token check's 401 (a
  * command's `auth_required`, also 401, is the agent's, for a caller with the token), the origin
  * guard's 403 (no error code answers 403), a path no route answers (a 404 of a route that exists,
- * such as an unknown session's, is logged as ever).
+ * such as an unknown session's, is logged as ever), a method its path does not take (405).
  */
 function refusalOf(status: number, errorCode: string | undefined): RefusalKind | null {
   if (status === 401 && errorCode === 'unauthorized') return 'unauthorized';
   if (status === 403) return 'foreign_host_or_origin';
   if (status === 404 && errorCode === 'route_not_found') return 'route_not_found';
+  if (status === 405 && errorCode === 'method_not_allowed') return 'method_not_allowed';
   if (status === 410 && errorCode === 'link_unavailable') return 'link_unavailable';
   return null;
 }

@@ -52,9 +52,17 @@ describe("the daemon's log of requests without a valid token", () => {
 describe("the daemon's log of what anyone may ask without the token", () => {
   it('a flood of health checks writes nothing at the default level', async () => {
     const { daemon, lines } = await startTestDaemon();
-    for (let index = 0; index < 100; index += 1) expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    for (let index = 0; index < 100; index += 1) {
+      expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+      // Nor with a method the path does not take: counted, written once.
+      expect((await fetch(`${daemon.url}/health`, { method: 'DELETE' })).status).toBe(405);
+    }
     await daemon.close();
     expect(lines.filter((line) => line.fields['route'] === '/health' && line.level !== 'debug')).toEqual([]);
+    expect(lines.filter((line) => line.fields['status'] === 405)).toEqual([
+      expect.objectContaining({ level: 'info', message: 'request' }),
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ refused: 99 }) }),
+    ]);
   });
 });
 

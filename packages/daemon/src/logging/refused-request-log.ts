@@ -29,6 +29,11 @@ const refusalKinds = {
     fields: { status: 404, errorCode: 'route_not_found' },
     what: 'requests for a path no route answers (404)',
   },
+  /** A method a path does not take (405): /health and the web UI's paths need no token, so anyone can send any. */
+  method_not_allowed: {
+    fields: { status: 405, errorCode: 'method_not_allowed' },
+    what: 'requests with a method their path does not take (405)',
+  },
   /** A one-time link that was used, expired or never was (410): the links need no token, so anyone can try any. */
   link_unavailable: {
     fields: { status: 410, errorCode: 'link_unavailable' },

@@ -91,20 +91,34 @@ function approvalSummary(request: Extract<InteractionRequest, { kind: 'approval'
     : null;
 }
 
-/** The input fields that say what a call would do, in the order they are looked for. */
-const actionFields = ['command', 'file_path', 'notebook_path', 'path', 'url', 'pattern'] as const;
+/**
+ * Model text kept as lines, for a page that shows it whole: terminal escapes and control characters
+ * out (line breaks and tabs kept), bidirectional controls written out, cut on a whole character with
+ * a line saying how much was left out.
+ */
+function boundedBlock(text: string, limit: number): string {
+  const kept = Array.from(stripTerminalEscapes(text), (character) => {
+    const code = character.codePointAt(0) ?? 0;
+    return isControl(code) && character !== '\n' && character !== '\t' ? ' ' : character;
+  }).join('');
+  const characters = Array.from(writeOutBidirectionalControls(kept));
+  if (characters.length <= limit) return characters.join('');
+  const left = characters.length - limit;
+  return `${characters.slice(0, limit).join('')}\n… ${left} more characters not shown: open the session to see the whole input.`;
+}
 
 /**
- * What an approval's call would do, read from its input (model-authored: bounded and flattened like
- * any text from the model); null when the host asked for no input. Shown on the one-time link's page
- * beside the agent's description, which the model wrote and nothing checks.
+ * What an approval's call would do, from its input (model-authored): a command's text for Bash, the
+ * whole input for any other tool (a field picked by name could be the harmless one beside what runs);
+ * null when the host asked for no input. Shown on the one-time link's page beside the agent's
+ * description, which the model wrote and nothing checks.
  */
 export function approvalAction(request: Extract<InteractionRequest, { kind: 'approval' }>): string | null {
   const input = request.input;
   if (input === null) return null;
-  const named = actionFields.map((field) => input[field]).find((value) => typeof value === 'string');
-  const text = typeof named === 'string' ? named : JSON.stringify(input);
-  return text.trim() === '' ? null : boundedText(text, notificationTextLimits.action);
+  const command = request.toolName === 'Bash' ? input['command'] : undefined;
+  const text = typeof command === 'string' ? command : JSON.stringify(input, null, 2);
+  return text.trim() === '' ? null : boundedBlock(text, notificationTextLimits.action);
 }
 
 export function summarizeInteraction(interactionRef: string, request: InteractionRequest): InteractionSummary {

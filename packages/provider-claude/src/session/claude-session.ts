@@ -274,21 +274,24 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   }
 
   /**
-   * Sets what the next launch uses, then `apply` (to the running agent, or for the next launch); put
-   * back when that fails, unless another change came meanwhile: a refused change changes nothing (the
-   * agent refused it, or died as it was asked, and the next launch would have taken it anyway).
+   * Sets what the next launch uses, then `apply` (to the running agent, or for the next launch); each
+   * field it changed is put back when that fails, unless another change set it meanwhile: a refused
+   * change changes nothing (the agent refused it, or died as it was asked, and the next launch would
+   * have taken it anyway), and a change made beside it (a model and a mode at once) stays.
    */
   private async changeConfiguration<Result>(
     change: Partial<SessionConfiguration>,
     apply: () => Promise<Result>,
   ): Promise<Result> {
     const previous = this.configuration;
-    const changed = { ...previous, ...change };
-    this.configuration = changed;
+    this.configuration = { ...previous, ...change };
     try {
       return await apply();
     } catch (error) {
-      if (this.configuration === changed) this.configuration = previous;
+      const restored: Record<string, unknown> = { ...this.configuration };
+      for (const [field, value] of Object.entries(change))
+        if (restored[field] === value) restored[field] = previous[field as keyof SessionConfiguration];
+      this.configuration = restored as SessionConfiguration;
       throw error;
     }
   }

@@ -76,7 +76,7 @@ export function acceptProviderPart(
       if (part.providerSessionId === entry.record.providerSessionId) return;
       break;
     case 'session.mode_changed':
-      if (part.mode === entry.record.permissionMode || part.mode === entry.modeBeingSet) return;
+      if (part.mode === entry.record.permissionMode || entry.modesBeingSet.includes(part.mode)) return;
       break;
     case 'session.model_changed':
       if (part.model === entry.record.model) return;

@@ -184,10 +184,11 @@ export class SessionEntry {
   /** The active run's control name when it is a control (a slash command), not a turn: it takes no steer. */
   activeControl: { readonly runId: string; readonly name: string } | null = null;
   /**
-   * The mode a set_permission_mode command is asking the agent for: the agent's own report of that
-   * change is the command's doing, recorded by the command (source: command), not as the agent's.
+   * The modes set_permission_mode commands are asking the agent for, each as often as asked: the
+   * agent's own report of such a change is the command's doing, recorded by the command (source:
+   * command), not as the agent's.
    */
-  modeBeingSet: PermissionMode | null = null;
+  readonly modesBeingSet: PermissionMode[] = [];
   /** The active run while it waits for an agent process slot (run.queued, until session.process_started): nothing reached the agent yet. */
   runWaitingForProcess: string | null = null;
   /** Settles when the last provider stop has finished. */

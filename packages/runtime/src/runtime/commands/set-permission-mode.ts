@@ -36,7 +36,7 @@ export async function setPermissionMode(
     session = await restartAgent(context, entry, command.mode);
   }
   // Until the command's own event is written: the agent's report of the change may come before or after its answer.
-  entry.modeBeingSet = command.mode;
+  entry.modesBeingSet.push(command.mode);
   try {
     const mode = await session.doSetPermissionMode(command.mode);
     const changed = mode !== entry.record.permissionMode || entry.record.configuration.permissionMode !== mode;
@@ -54,7 +54,7 @@ export async function setPermissionMode(
     );
     return receipt;
   } finally {
-    entry.modeBeingSet = null;
+    entry.modesBeingSet.splice(entry.modesBeingSet.indexOf(command.mode), 1);
   }
 }
 
