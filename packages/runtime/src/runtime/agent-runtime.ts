@@ -594,6 +594,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   beginShutdown(): void {
     this.inputs.holdQueued();
+    // Once: shutdown() calls it again, and a second signal calls shutdown() again.
+    if (this.shutdownBegun) return;
     this.shutdownBegun = true;
     // A turn still waiting for a process slot has not begun: started in the grace, it would spawn an
     // agent and send the prompt to the model only to be stopped when the grace ends.
