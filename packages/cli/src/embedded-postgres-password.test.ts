@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initialiseWithPrivatePassword } from './embedded-postgres.js';
+import { initialiseWithPrivatePassword, rootClusterParent } from './embedded-postgres.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -31,6 +32,29 @@ describe('the embedded cluster password file initdb reads', () => {
     expect(existsSync(seen!.folder)).toBe(false);
     expect(os.tmpdir()).not.toBe(seen!.folder);
   });
+
+  // initdb runs as the postgres user then, and its command line (readable by every user) names the file.
+  it.runIf(process.getuid?.() === 0)(
+    'is written, as root, in a folder only the postgres user (and root) can enter, removed after',
+    async () => {
+      await mkdir(rootClusterParent, { recursive: true, mode: 0o711 });
+      let seen: { folder: string; mode: number; uid: number } | undefined;
+      await initialiseWithPrivatePassword(
+        {
+          initialise: async () => {
+            const found = statSync(os.tmpdir());
+            seen = { folder: os.tmpdir(), mode: found.mode & 0o777, uid: found.uid };
+          },
+        },
+        dataDir,
+        true,
+      );
+      expect(path.dirname(seen!.folder)).toBe(rootClusterParent);
+      expect(seen!.mode).toBe(0o700);
+      expect(seen!.uid).toBe(Number(execFileSync('id', ['-u', 'postgres']).toString().trim()));
+      expect(existsSync(seen!.folder)).toBe(false);
+    },
+  );
 
   it('is removed with its folder when initdb fails', async () => {
     let folder = '';

