@@ -36,22 +36,29 @@ function imagePart(mimeType: string | null | undefined, data: string): Submitted
  */
 function wrappedResource(uri: string, text: string): string {
   const attribute = uri.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
-  const body = text.replace(/<(\/resource)/gi, '&lt;$1');
+  const body = text.replace(/<(\/resource)/gi, '&lt;$1').replaceAll('@', mentionBreaker);
   return `<resource uri="${attribute}">\n${body}\n</resource>`;
 }
+
+/**
+ * An "@" with a zero-width space before it: Claude Code reads "@path" in a prompt as a file to attach,
+ * unasked and from anywhere it can read (~/.aws/credentials), and a resource's text is a file's content,
+ * not the user's words. Read back as "@" (unwrappedResource).
+ */
+const mentionBreaker = '\u200b@';
 
 const wrapped = /^<resource uri="([^"]*)">\n([\s\S]*)\n<\/resource>$/;
 
 /**
  * An embedded resource back from the turn text wrappedResource made of it (a replay shows the client
- * the resource it sent, not the tags); null for any other text. A text holding "&lt;/resource" of its
- * own reads back with "</resource" there: the wrapping cannot tell the two apart.
+ * the resource it sent, not the tags); null for any other text. A text holding "&lt;/resource" (or a
+ * zero-width space before an "@") of its own reads back changed there: the wrapping cannot tell them apart.
  */
 export function unwrappedResource(text: string): { readonly uri: string; readonly text: string } | null {
   const match = wrapped.exec(text);
   if (match === null || /<\/resource/i.test(match[2]!)) return null;
   const uri = match[1]!.replaceAll('&lt;', '<').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
-  return { uri, text: match[2]!.replace(/&lt;(\/resource)/gi, '<$1') };
+  return { uri, text: match[2]!.replaceAll(mentionBreaker, '@').replace(/&lt;(\/resource)/gi, '<$1') };
 }
 
 function resourcePart(block: Extract<ContentBlock, { type: 'resource' }>): SubmittedInputPart {
