@@ -6,12 +6,42 @@ const inputPreviewLength = 600;
 const previewHeadLength = 400;
 const previewTailLength = 200;
 
+/** Of a text with many lines, the first and the last are shown: 80 newlines pushed a command off a 30-row screen. */
+const previewHeadLines = 16;
+const previewTailLines = 6;
+
 function preview(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   const safe = terminalSafe(text ?? '');
-  if (safe.length <= inputPreviewLength) return safe;
-  const hidden = safe.length - previewHeadLength - previewTailLength;
-  return `${safe.slice(0, previewHeadLength)}\n… (${hidden} characters not shown) …\n${safe.slice(-previewTailLength)}`;
+  const cut =
+    safe.length <= inputPreviewLength
+      ? safe
+      : `${safe.slice(0, previewHeadLength)}\n… (${safe.length - previewHeadLength - previewTailLength} characters not shown) …\n${safe.slice(-previewTailLength)}`;
+  const lines = withoutBlankRuns(cut.split('\n'));
+  if (lines.length <= previewHeadLines + previewTailLines + 1) return lines.join('\n');
+  const hidden = lines.length - previewHeadLines - previewTailLines;
+  return [
+    ...lines.slice(0, previewHeadLines),
+    `… (${hidden} lines not shown) …`,
+    ...lines.slice(-previewTailLines),
+  ].join('\n');
+}
+
+/** Blank lines in a row say nothing and push what matters off the screen: two or more become one line saying how many. */
+function withoutBlankRuns(lines: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < lines.length; ) {
+    let end = index;
+    while (end < lines.length && lines[end]!.trim() === '') end += 1;
+    if (end - index >= 2) {
+      kept.push(`… (${end - index} blank lines) …`);
+      index = end;
+    } else {
+      kept.push(lines[index]!);
+      index += 1;
+    }
+  }
+  return kept;
 }
 
 function indented(text: string): string[] {
@@ -46,6 +76,9 @@ export function describeApproval(request: ApprovalRequest): string[] {
   if (request.description && request.description !== request.title)
     lines.push(`  ${terminalSafe(request.description)}`);
   if (request.decisionReason) lines.push(`  reason: ${terminalSafe(request.decisionReason)}`);
+  // Right above the choices, whatever scrolled away: what would run, on one line.
+  const subject = approvalSubject(request);
+  if (subject !== '' && lines.length > 3) lines.push(`  runs: ${subject}`);
   return lines;
 }
 

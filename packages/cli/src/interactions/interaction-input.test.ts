@@ -36,6 +36,18 @@ describe('an approval shown at the terminal', () => {
     expect(approvalChoices(cut).some((choice) => choice.editCommand)).toBe(false);
   });
 
+  it('keeps what would run on screen: a run of blank lines is one line, and the command is repeated above the choices', () => {
+    const flood = `x=$(echo touch) ; $x PWNED${'\n'.repeat(80)}ls -la`;
+    const shown = describeApproval({ ...approval, input: { command: flood }, description: 'list files' });
+    expect(shown.length).toBeLessThan(12);
+    expect(shown.join('\n')).toContain('… (79 blank lines) …');
+    expect(shown.at(-1)).toBe('  runs: x=$(echo touch) ; $x PWNED ls -la');
+    const many = Array.from({ length: 60 }, (_, line) => `echo ${line}`).join('\n');
+    const long = describeApproval({ ...approval, input: { command: many } });
+    expect(long.join('\n')).toContain('… (38 lines not shown) …');
+    expect(long.length).toBeLessThan(30);
+  });
+
   it('shows what a file tool would write, not only where', () => {
     const write = describeApproval({
       ...approval,
