@@ -114,13 +114,18 @@ export class TerminalPrompter {
   ): Promise<ApprovalChoice> {
     const digits = !request.defaultToNo;
     let state: SelectionState = { index: initialChoice(request, choices), chosen: null };
+    // A choice wider than the terminal wraps onto more rows: the redraw goes back over all of them and
+    // clears below, or the copies it leaves show stale "›" marks.
+    let drawnRows = 0;
     const render = (first: boolean) => {
-      if (!first) this.output.write(`\u001b[${choices.length}A`);
-      choices.forEach((choice, index) =>
-        this.output.write(
-          `\u001b[2K  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}\n`,
-        ),
-      );
+      if (!first && drawnRows > 0) this.output.write(`\u001b[${drawnRows}A\u001b[J`);
+      const width = Math.max(1, this.output.columns ?? 80);
+      drawnRows = 0;
+      choices.forEach((choice, index) => {
+        const line = `  ${index === state.index ? '›' : ' '} ${digits ? `${index + 1}) ` : ''}${choice.label}`;
+        this.output.write(`\u001b[2K${line}\n`);
+        drawnRows += Math.max(1, Math.ceil(Array.from(line).length / width));
+      });
     };
     // Raw mode first, so a key pressed while the menu is drawn is not echoed into it.
     emitKeypressEvents(this.input);
