@@ -4,6 +4,7 @@ import {
   type InteractionAnswer,
   describeSessionGrant,
   projectApprovalOffered,
+  writeOutBidirectionalControls,
 } from '@tether/protocol';
 
 export interface ApprovalChoice {
@@ -25,7 +26,8 @@ export function editableCommand(request: ApprovalRequest): string | null {
   if (request.plan !== undefined || typeof command !== 'string') return null;
   // The one-line editor is prefilled by typing the command into it: a line break (a command of several
   // lines) or another control character would act as a key there, not be shown as the command's text.
-  if (controlCharacter.test(command)) return null;
+  // A bidirectional control would reorder the line as it is edited (the menu shows it written out).
+  if (controlCharacter.test(command) || writeOutBidirectionalControls(command) !== command) return null;
   // A command too long to be shown whole was cut for display: approving the cut text would run another command.
   return cutForDisplay.test(command) ? null : command;
 }

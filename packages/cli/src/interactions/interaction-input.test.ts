@@ -34,6 +34,10 @@ describe('an approval shown at the terminal', () => {
     expect(shown).toMatch(/characters not shown/);
     const cut = { ...approval, input: { command: `echo ${'A'.repeat(40)}… [247 more characters]` } };
     expect(approvalChoices(cut).some((choice) => choice.editCommand)).toBe(false);
+    // Nor of one holding a bidirectional control: the edit line would show it in another order.
+    const reordered = { ...approval, input: { command: 'echo \u202etxt.exe' } };
+    expect(approvalChoices(reordered).some((choice) => choice.editCommand)).toBe(false);
+    expect(approvalChoices(approval).some((choice) => choice.editCommand)).toBe(true);
   });
 
   it('keeps what would run on screen: a run of blank lines is one line, and the command is repeated above the choices', () => {
