@@ -12,12 +12,21 @@ function describeIssues(validation: ValidationIssues | undefined) {
   }));
 }
 
-/** The daemon could not be reached at all (refused, reset, DNS, a browser's CORS failure). */
-export function unreachableError(url: string, cause: unknown): AgentError {
+/**
+ * The daemon could not be reached (refused, DNS, a browser's CORS failure). With `maybeSent`, a
+ * command that may have gone out all the same (a browser's fetch says nothing of why it failed): the
+ * message says how to send it again safely.
+ */
+export function unreachableError(url: string, cause: unknown, maybeSent?: RequestSubject['command']): AgentError {
+  const retry =
+    maybeSent === undefined
+      ? ''
+      : ` If the ${maybeSent.type} command went out before the connection broke, it may have been applied: sending it again with the same commandId (${maybeSent.commandId}) is safe.`;
   return new AgentError({
     code: 'runtime_stopped',
-    message: `The Tether daemon at ${url} is not reachable; is \`tether serve\` running?`,
+    message: `The Tether daemon at ${url} is not reachable; is \`tether serve\` running?${retry}`,
     retryable: true,
+    ...(maybeSent === undefined ? {} : { details: { commandId: maybeSent.commandId } }),
     cause,
   });
 }

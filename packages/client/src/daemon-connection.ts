@@ -117,17 +117,12 @@ const connectionNotMade = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/**
- * Whether a failed fetch surely never reached the daemon: Node's fetch names why in its cause (a
- * refused or unresolved connection, any failure of the connect step itself). A browser's says
- * nothing (a refused connection and one reset after the request went out look alike there): for a
- * command that is taken as "may have been applied", since only its commandId makes a retry safe.
- */
-function neverConnected(error: unknown, request: DaemonRequest): boolean {
+/** How a failed fetch went: never connected, the connection lost once the request was out, or unknown (a browser's). */
+function failedFetch(error: unknown): 'not_connected' | 'lost' | 'unknown' {
   const cause = (error as { cause?: unknown } | null)?.cause as { code?: unknown; syscall?: unknown } | undefined;
-  if (cause === undefined || cause === null) return request.command === undefined;
-  if (cause.syscall === 'connect' || cause.syscall === 'getaddrinfo') return true;
-  return typeof cause.code === 'string' && connectionNotMade.has(cause.code);
+  if (cause === undefined || cause === null) return 'unknown';
+  if (cause.syscall === 'connect' || cause.syscall === 'getaddrinfo') return 'not_connected';
+  return typeof cause.code === 'string' && connectionNotMade.has(cause.code) ? 'not_connected' : 'lost';
 }
 
 /** Sends one request; answers the response when it is a success, else throws the AgentError it stands for. */
@@ -149,9 +144,11 @@ async function fetchAnswer(
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
   } catch (error) {
-    throw neverConnected(error, request)
-      ? unreachableError(connection.url, error)
-      : answerLostError(connection.url, subjectOf(request), error);
+    // A browser's fetch says nothing of why (a daemon that is down and a connection reset look alike):
+    // "not reachable", the likelier, and for a command how to send it again safely.
+    const failure = failedFetch(error);
+    if (failure === 'lost') throw answerLostError(connection.url, subjectOf(request), error);
+    throw unreachableError(connection.url, error, failure === 'unknown' ? request.command : undefined);
   }
   if (!response.ok && !request.answerStatuses?.includes(response.status))
     throw await errorFromResponse(response, connection.url);

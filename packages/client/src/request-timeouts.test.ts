@@ -54,6 +54,25 @@ describe('TetherClient against a daemon that accepts and never answers', () => {
     expect(error.message).toContain('same commandId (cmd-lost-1)');
   });
 
+  it("a command whose fetch failed saying nothing of why (a browser's) is not reachable, and how to resend it safely", async () => {
+    const browserLike = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
+    const client = createTetherClient({ url: hung.url, token: 't', fetch: browserLike });
+    const error = await agentErrorOf(
+      client.submitTurn({
+        sessionId: newSessionId(),
+        commandId: 'cmd-browser-1',
+        input: [{ type: 'text', text: 'Hi.' }],
+      }),
+    );
+    expect(error).toMatchObject({ code: 'runtime_stopped', retryable: true, details: { commandId: 'cmd-browser-1' } });
+    expect(error.message).toContain('is not reachable');
+    expect(error.message).toContain('same commandId (cmd-browser-1) is safe');
+    // A read says only that.
+    expect((await agentErrorOf(client.listSessions())).message).toBe(
+      `The Tether daemon at ${hung.url} is not reachable; is \`tether serve\` running?`,
+    );
+  });
+
   it('a call whose signal aborted before it was sent says so, and sends nothing', async () => {
     const client = createTetherClient({ url: hung.url, token: 't' });
     const error = await agentErrorOf(
