@@ -22,12 +22,31 @@ export function unreachableError(url: string, cause: unknown, maybeSent?: Reques
     maybeSent === undefined
       ? ''
       : ` If the ${maybeSent.type} command went out before the connection broke, it may have been applied: sending it again with the same commandId (${maybeSent.commandId}) is safe.`;
+  return noAnswer(`The Tether daemon at ${url} is not reachable; is \`tether serve\` running?${retry}`, {
+    command: maybeSent,
+    cause,
+  });
+}
+
+/**
+ * Every way the client got no answer: runtime_stopped, retryable (to the caller the daemon did not
+ * answer, whatever the way), `details.reason` telling the ways apart, and a command's id to send it
+ * again with, so a retry in code reuses it without reading the message.
+ */
+function noAnswer(
+  message: string,
+  options: { reason?: string; command?: RequestSubject['command']; cause?: unknown },
+): AgentError {
+  const details = {
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+    ...(options.command === undefined ? {} : { commandId: options.command.commandId }),
+  };
   return new AgentError({
     code: 'runtime_stopped',
-    message: `The Tether daemon at ${url} is not reachable; is \`tether serve\` running?${retry}`,
+    message,
     retryable: true,
-    ...(maybeSent === undefined ? {} : { details: { commandId: maybeSent.commandId } }),
-    cause,
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
   });
 }
 
@@ -55,31 +74,17 @@ export function answerLostError(url: string, subject: RequestSubject, cause: unk
     subject.command === undefined
       ? `The connection to the Tether daemon at ${url} broke before its answer to ${subject.description} came; send it again.`
       : `The connection to the Tether daemon at ${url} broke before its answer to the ${subject.command.type} command came, ${commandOutcome(subject.command)}`;
-  return new AgentError({
-    code: 'runtime_stopped',
-    message,
-    retryable: true,
-    details: { reason: 'answer_lost', ...commandDetails(subject) },
-    cause,
-  });
+  return noAnswer(message, { reason: 'answer_lost', command: subject.command, cause });
 }
 
 /** A request whose signal had aborted before it was sent: nothing reached the daemon. */
 export function requestNotSentError(url: string, subject: RequestSubject, cause: unknown): AgentError {
   const what =
     subject.command === undefined ? `The request ${subject.description}` : `The ${subject.command.type} command`;
-  return new AgentError({
-    code: 'runtime_stopped',
-    message: `${what} was not sent to the Tether daemon at ${url}: its signal had aborted already. Nothing was applied.`,
-    retryable: true,
-    details: { reason: 'request_aborted' },
-    cause,
-  });
-}
-
-/** A command's id in an error's details, so a retry in code reuses it without reading the message. */
-function commandDetails(subject: RequestSubject): { commandId?: string } {
-  return subject.command === undefined ? {} : { commandId: subject.command.commandId };
+  return noAnswer(
+    `${what} was not sent to the Tether daemon at ${url}: its signal had aborted already. Nothing was applied.`,
+    { reason: 'request_aborted', cause },
+  );
 }
 
 /** A command got no answer: whether it was applied is unknown, and its commandId is what makes asking again safe. */
@@ -98,12 +103,7 @@ export function requestTimeoutError(url: string, subject: RequestSubject, timeou
     subject.command === undefined
       ? `The Tether daemon at ${url} did not answer ${subject.description} within ${limit}; it may be hung or overloaded. Check that \`tether serve\` answers (GET /health) and retry, or ${raise}.`
       : `The Tether daemon at ${url} did not answer the ${subject.command.type} command within ${limit}, ${commandOutcome(subject.command)} Check that \`tether serve\` answers (GET /health), or ${raise}.`;
-  return new AgentError({
-    code: 'runtime_stopped',
-    message,
-    retryable: true,
-    details: { reason: 'request_timeout', ...commandDetails(subject) },
-  });
+  return noAnswer(message, { reason: 'request_timeout', command: subject.command });
 }
 
 /** The caller's signal aborted the request before the answer came (same code as a timeout: no answer). */
@@ -112,32 +112,23 @@ export function requestAbortedError(url: string, subject: RequestSubject, cause:
     subject.command === undefined
       ? `The request ${subject.description} to the Tether daemon at ${url} was aborted by its signal before the daemon answered; send it again if you still need the answer.`
       : `The ${subject.command.type} command to the Tether daemon at ${url} was aborted by its signal before the daemon answered, ${commandOutcome(subject.command)}`;
-  return new AgentError({
-    code: 'runtime_stopped',
-    message,
-    retryable: true,
-    details: { reason: 'request_aborted', ...commandDetails(subject) },
-    cause,
-  });
+  return noAnswer(message, { reason: 'request_aborted', command: subject.command, cause });
 }
 
 /** An event stream (or its answer) that sent nothing, not even the daemon's pings, for the silence limit. */
 export function silentStreamError(url: string, silenceLimitMs: number): AgentError {
-  return new AgentError({
-    code: 'runtime_stopped',
-    message: `The Tether daemon at ${url} sent nothing on the event stream, not even a ping, for ${describeDuration(silenceLimitMs)}; it may be hung. Check that \`tether serve\` answers (GET /health); if it pings less often (pingIntervalMs), raise reconnect.silenceLimitMs.`,
-    retryable: true,
-    details: { reason: 'stream_silent' },
-  });
+  return noAnswer(
+    `The Tether daemon at ${url} sent nothing on the event stream, not even a ping, for ${describeDuration(silenceLimitMs)}; it may be hung. Check that \`tether serve\` answers (GET /health); if it pings less often (pingIntervalMs), raise reconnect.silenceLimitMs.`,
+    { reason: 'stream_silent' },
+  );
 }
 
 /** The event stream kept ending or skipping events and the client ran out of reconnection attempts. */
 export function streamLostError(url: string, attempts: number): AgentError {
-  return new AgentError({
-    code: 'runtime_stopped',
-    message: `The event stream from the Tether daemon at ${url} kept breaking off and ${attempts} reconnection attempts in a row did not restore it; is \`tether serve\` running?`,
-    retryable: true,
-  });
+  return noAnswer(
+    `The event stream from the Tether daemon at ${url} kept breaking off and ${attempts} reconnection attempts in a row did not restore it; is \`tether serve\` running?`,
+    {},
+  );
 }
 
 function unauthorizedError(url: string): AgentError {

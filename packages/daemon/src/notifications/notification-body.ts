@@ -63,19 +63,23 @@ function isControl(code: number): boolean {
 }
 
 /**
- * Terminal escape sequences and control characters out, bidirectional controls written out (`<U+202E>`: the text reads in its own
- * order), whitespace collapsed, cut with an ellipsis on a whole character (a cut surrogate pair is no
- * UTF-8 a receiver can encode): text from the model stays one short line.
+ * Model text as characters a receiver can show: terminal escape sequences out (a whole sequence: its
+ * ESC alone would leave "[31m"), other control characters as spaces (line breaks and tabs kept when
+ * asked), bidirectional controls written out (`<U+202E>`: the text reads in its own order). Whole
+ * characters, so a cut never halves a surrogate pair (no UTF-8 a receiver can encode).
  */
+function shownCharacters(text: string, keepLines: boolean): string[] {
+  const kept = Array.from(stripTerminalEscapes(text), (character) =>
+    isControl(character.codePointAt(0) ?? 0) && !(keepLines && (character === '\n' || character === '\t'))
+      ? ' '
+      : character,
+  ).join('');
+  return Array.from(writeOutBidirectionalControls(keepLines ? kept : kept.replace(/\s+/g, ' ').trim()));
+}
+
+/** Model text as one short line: whitespace collapsed, cut with an ellipsis. */
 export function boundedText(text: string, limit: number): string {
-  // A whole escape sequence goes (colour, cursor, a terminal title): its ESC alone would leave "[31m".
-  const flat = Array.from(stripTerminalEscapes(text), (character) =>
-    isControl(character.codePointAt(0) ?? 0) ? ' ' : character,
-  )
-    .join('')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const characters = Array.from(writeOutBidirectionalControls(flat));
+  const characters = shownCharacters(text, false);
   return characters.length <= limit
     ? characters.join('')
     : `${characters
@@ -91,17 +95,9 @@ function approvalSummary(request: Extract<InteractionRequest, { kind: 'approval'
     : null;
 }
 
-/**
- * Model text kept as lines, for a page that shows it whole: terminal escapes and control characters
- * out (line breaks and tabs kept), bidirectional controls written out, cut on a whole character with
- * a line saying how much was left out.
- */
+/** Model text kept as lines, for a page that shows it whole: cut with a line saying how much was left out. */
 function boundedBlock(text: string, limit: number): string {
-  const kept = Array.from(stripTerminalEscapes(text), (character) => {
-    const code = character.codePointAt(0) ?? 0;
-    return isControl(code) && character !== '\n' && character !== '\t' ? ' ' : character;
-  }).join('');
-  const characters = Array.from(writeOutBidirectionalControls(kept));
+  const characters = shownCharacters(text, true);
   if (characters.length <= limit) return characters.join('');
   const left = characters.length - limit;
   return `${characters.slice(0, limit).join('')}\n… ${left} more characters not shown: open the session to see the whole input.`;
