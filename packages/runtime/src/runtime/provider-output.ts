@@ -104,13 +104,12 @@ export function acceptProviderPart(
     case 'run.completed': {
       const closed = part.error && closedPlanWindow(entry.record.limits, Date.now());
       const stoppedByShutdown = part.outcome === 'interrupted' && entry.stoppedByShutdown.has(part.runId);
-      const neverStarted = entry.runWaitingForProcess === part.runId;
+      // One that still waited for a process slot never reached the agent: said so.
+      const shutdownError = entry.runWaitingForProcess === part.runId ? runNotStartedByShutdown : runStoppedByShutdown;
       entry.runWaitingForProcess = null;
       const error =
         part.error === undefined && stoppedByShutdown
-          ? neverStarted
-            ? runNotStartedByShutdown
-            : runStoppedByShutdown
+          ? shutdownError
           : part.error && withPlanLimitNamed(part.error, closed, queuedAfterTurn(entry.record).length);
       bodies = withRunEndCancellations(entry, [error ? { ...part, error } : part], 'run_ended');
       break;
