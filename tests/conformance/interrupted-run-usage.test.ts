@@ -1,6 +1,6 @@
 import { type FakeReply, holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
-import { waitForEvent } from '@tether/testkit';
+import { processesWithEnvironment, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
 
@@ -56,5 +56,24 @@ describeTransports('the usage of an interrupted run', ({ start }) => {
         reported.inputTokens + reported.outputTokens + reported.cacheReadTokens + reported.cacheCreationTokens;
       if ((reported.costUsd ?? 0) > 0) expect(tokens).toBeGreaterThan(0);
     }
+  });
+
+  it('killed while streaming (no result of the CLI): the run counts the tokens its stream reported, with no cost', async () => {
+    const environment = await start();
+    environment.api.enqueue(
+      textReply('word '.repeat(400), { chunks: 200, delayMs: 20, usage: { inputTokens: 321, outputTokens: 654 } }),
+    );
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Talk slowly.' }] });
+    await waitForEvent(runtime, sessionId, 'run.message_delta');
+    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    expect(await runtime.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_crashed' },
+      usage: { inputTokens: 321, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: null },
+    });
+    const usage = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.usage');
+    expect(usage).toEqual([expect.objectContaining({ runId, inputTokens: 321, costUsd: null })]);
   });
 });

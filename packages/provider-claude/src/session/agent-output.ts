@@ -7,6 +7,7 @@ import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
 import { checkpointOf } from '../translate/checkpoint.js';
 import { beginsTurnOfItsOwn, revealsUnstampedProducer, turnOfItsOwn } from '../translate/correlation.js';
+import { streamedRunUsage } from '../translate/run-usage.js';
 import { translateFrame } from '../translate/translate-frame.js';
 import type { ActiveTurn } from '../translate/translator-state.js';
 import { acknowledgesInput } from './acknowledgement.js';
@@ -240,6 +241,9 @@ export abstract class AgentOutput extends AgentLifecycle {
     if (this.state.turn !== turn) return;
     this.state.turn = null;
     this.unacknowledged = null;
+    // No result will count what the run used (the agent was stopped hard, or died): its stream's counts do.
+    const usage = streamedRunUsage(turn);
+    if (usage) this.emit({ type: 'run.usage', runId: turn.runId, ...usage });
     // A stopped turn that answered something is in the transcript up to that answer: a cut point too.
     const checkpoint =
       classification.outcome === 'interrupted' && turn.lastMessageId !== undefined

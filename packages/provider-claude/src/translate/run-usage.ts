@@ -1,6 +1,6 @@
 import type { TokenUsage } from '@tether/protocol';
 import type { ResultFrame } from '../frames/cli-frame-schemas.js';
-import type { TranslatorState } from './translator-state.js';
+import type { ActiveTurn, StreamedTokens, TranslatorState } from './translator-state.js';
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
@@ -56,4 +56,55 @@ export function runUsage(state: TranslatorState, frame: ResultFrame): TokenUsage
     cacheCreationTokens: count(usage?.cache_creation_input_tokens),
     costUsd,
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * Notes the tokens a model call's stream reports: its message_start gives the input and cache
+ * counts, its message_delta the running totals (output, and input again when the CLI cuts a call).
+ * A field the frame leaves out keeps what an earlier one said.
+ */
+export function noteStreamedUsage(turn: ActiveTurn, call: string, usage: unknown): void {
+  if (!isRecord(usage)) return;
+  turn.streamedUsage ??= new Map();
+  const tokens = turn.streamedUsage.get(call) ?? {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+  };
+  const fields: ReadonlyArray<readonly [keyof StreamedTokens, string]> = [
+    ['inputTokens', 'input_tokens'],
+    ['outputTokens', 'output_tokens'],
+    ['cacheReadTokens', 'cache_read_input_tokens'],
+    ['cacheCreationTokens', 'cache_creation_input_tokens'],
+  ];
+  for (const [field, name] of fields) if (typeof usage[name] === 'number') tokens[field] = count(usage[name]);
+  turn.streamedUsage.set(call, tokens);
+}
+
+/**
+ * What a run that ended without the CLI's result used, as far as its stream said: the calls' counts
+ * summed, no cost (the CLI prices, and it never said). Null when nothing was counted.
+ */
+export function streamedRunUsage(turn: ActiveTurn): TokenUsage | null {
+  if (!turn.streamedUsage) return null;
+  const usage: TokenUsage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    costUsd: null,
+  };
+  for (const call of turn.streamedUsage.values()) {
+    usage.inputTokens += call.inputTokens;
+    usage.outputTokens += call.outputTokens;
+    usage.cacheReadTokens += call.cacheReadTokens;
+    usage.cacheCreationTokens += call.cacheCreationTokens;
+  }
+  const anything = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheCreationTokens > 0;
+  return anything ? usage : null;
 }

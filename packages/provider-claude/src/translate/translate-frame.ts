@@ -12,7 +12,7 @@ import type {
 import { toNeutralPermissionMode } from '../launch/permission-modes.js';
 import { checkpointOf } from './checkpoint.js';
 import { applyStamps, attributedRunId, isStartupFailure, stampsOf } from './correlation.js';
-import { runUsage } from './run-usage.js';
+import { noteStreamedUsage, runUsage } from './run-usage.js';
 import { splitText } from './split-text.js';
 import { stopReasonOf } from './stop-reason.js';
 import { inputDetail, outputDetail } from './tool-activity-detail.js';
@@ -193,6 +193,7 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
   const stream = frame.parent_tool_use_id ?? mainStream;
   if (event.type === 'message_start') {
     if (event.message?.id) state.currentMessageIds.set(stream, event.message.id);
+    if (state.turn) noteStreamedUsage(state.turn, `${stream}:${event.message?.id ?? ''}`, event.message?.['usage']);
     state.openMessageBlocks.set(stream, new Map());
     // A new call: what an earlier one abandoned without a retry (an interrupt) is no longer reported.
     state.abandonedBlocks.delete(stream);
@@ -204,8 +205,9 @@ function translateStreamEvent(state: TranslatorState, frame: StreamEventFrame, r
   }
   // A subagent's stops are its own; an interrupt's synthetic message_delta has a null one.
   if (event.type === 'message_delta') {
-    if (stream === mainStream && event.delta?.stop_reason && state.turn)
-      state.turn.stopReason = event.delta.stop_reason;
+    if (!state.turn) return;
+    if (stream === mainStream && event.delta?.stop_reason) state.turn.stopReason = event.delta.stop_reason;
+    noteStreamedUsage(state.turn, `${stream}:${state.currentMessageIds.get(stream) ?? ''}`, event['usage']);
     return;
   }
   if (event.type !== 'content_block_delta' || !event.delta) return;

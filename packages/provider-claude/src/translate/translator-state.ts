@@ -2,6 +2,14 @@ import type { SerializedAgentError } from '@tether/protocol';
 import type { Correlation } from './correlation.js';
 
 /** The turn the CLI is working on for us: the run it belongs to and the uuid stamped on its input. */
+/** One model call's tokens as its stream reported them (message_start, then message_delta's running counts). */
+export interface StreamedTokens {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+}
+
 export interface ActiveTurn {
   readonly runId: string;
   /**
@@ -41,6 +49,11 @@ export interface ActiveTurn {
   lastMessageId?: string;
   /** The model's last stop reason in this turn, as the API named it (main conversation only). */
   stopReason?: string;
+  /**
+   * The tokens the stream reported for each model call of the turn (by stream and API message id):
+   * what the run used when it ends without a result of the CLI's (stopped hard, crashed).
+   */
+  streamedUsage?: Map<string, StreamedTokens>;
   /** Set when the turn is a control (a slash command): its result also completes the control. */
   readonly control?: string;
   /** The CLI started a new, empty conversation in this turn (/clear's conversation_reset). */
