@@ -123,6 +123,14 @@ export function silentStreamError(url: string, silenceLimitMs: number): AgentErr
   );
 }
 
+/** An event stream the daemon had opened broke off (a reset, the daemon gone mid-stream): the subscription reconnects. */
+export function streamBrokenError(url: string, cause: unknown): AgentError {
+  return noAnswer(
+    `The event stream from the Tether daemon at ${url} broke off after it had opened; is \`tether serve\` still running?`,
+    { reason: 'stream_broken', cause },
+  );
+}
+
 /** The event stream kept ending or skipping events and the client ran out of reconnection attempts. */
 export function streamLostError(url: string, attempts: number): AgentError {
   return noAnswer(

@@ -295,6 +295,25 @@ describe('TetherClient.subscribe', () => {
     expect(calls).toBe(3);
   });
 
+  it('gives up saying the stream broke off (not that the daemon is unreachable) when each opened stream breaks at once', async () => {
+    let calls = 0;
+    const breaking = createTetherClient({
+      url: daemon.url,
+      token: daemon.token,
+      fetch: async () => {
+        calls += 1;
+        const body = new ReadableStream<Uint8Array>({ pull: (stream) => stream.error(new Error('socket reset')) });
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+      },
+      reconnect: { initialDelayMs: 1, maxAttempts: 1 },
+    });
+    const error = await iterationError(breaking.subscribe(sessionId)[Symbol.asyncIterator]());
+    expect(error).toMatchObject({ code: 'runtime_stopped', retryable: true, details: { reason: 'stream_broken' } });
+    expect(error.message).toContain('broke off after it had opened');
+    expect(error.message).not.toContain('not reachable');
+    expect(calls).toBe(2);
+  });
+
   it('reconnects from its last seq when the stream sends nothing, not even a ping, for the silence limit', async () => {
     client = createTetherClient({
       url: daemon.url,

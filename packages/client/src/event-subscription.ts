@@ -5,6 +5,7 @@ import {
   silentStreamError,
   streamEndedError,
   streamLostError,
+  streamBrokenError,
   unreachableError,
 } from './client-errors.js';
 import type { DaemonConnection } from './daemon-connection.js';
@@ -164,7 +165,7 @@ async function* readConnection(
         chunk = await watch.wait(reader.read());
       } catch (error) {
         if (watch.silent) return silentEnd(true);
-        return { reason: 'failed', opened: true, heard, error: unreachableError(connection.url, error) };
+        return { reason: 'failed', opened: true, heard, error: streamBrokenError(connection.url, error) };
       }
       if (chunk.done) return { reason: 'ended', opened: true, heard };
       if (chunk.value.byteLength > 0) heard = true;
