@@ -161,7 +161,7 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
     expect(await first.event('session.process_stopped')).toMatchObject({ reason: 'idle' });
     await first.kill();
     const leftovers = toolProcesses(environment, []);
-    // The precondition: the sweep had not ended it yet (it has a second of grace after the SIGTERM).
+    // The precondition: neither the sweep nor the killed host's exit watch had ended it yet (a second of grace after the SIGTERM).
     expect(leftovers.map((pid) => readProcessCommandLine(pid)?.join(' '))).toEqual(['sleep 300']);
 
     // The store holds no process for the session any more: only the host's own record names it.
@@ -169,6 +169,26 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
     expect(await pollUntil(() => !leftovers.some(isAlive), { timeoutMs: 5_000 })).toBe(true);
     expect(toolProcesses(environment, [second])).toEqual([]);
     await second.shutdown();
+  });
+
+  it("killed mid-turn, its claude waiting on the model and a tool's process ignoring SIGTERM: both end at once, before any host starts again", async () => {
+    environment = await createClaudeTestEnvironment({ sandbox: true });
+    const first = await startHost(environment);
+    const sessionId = await openSession(first, environment, { permissionMode: 'bypass' });
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: termIgnoringCommand, description: 'Start background work' }),
+      holdReply(),
+    );
+    await first.command({ type: 'submit_turn', commandId: 'turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
+    await environment.api.waitForRequests(2, { kind: 'turn' });
+    const left = processesWithEnvironment('HOME', environment.home).filter((pid) => pid !== first.pid);
+    // The precondition: the claude (held by the model, so it would wait for good) and the tool's sleep.
+    expect(left.map((pid) => readProcessCommandLine(pid)?.[0])).toEqual(
+      expect.arrayContaining([environment.claudePath, 'sleep']),
+    );
+    await first.kill();
+    // No host runs any more: only the killed host's exit watch can end them (the sleep after its second of grace).
+    expect(await pollUntil(() => !left.some(isAlive), { timeoutMs: 10_000 })).toBe(true);
   });
 
   it('killed while a prompt is open: the run ends runtime_restarted, the prompt cancelled, nothing left running', async () => {

@@ -9,6 +9,7 @@ import {
   claudeProcesses,
   detachingCommand,
   expectNothingLeft,
+  killExitWatchOf,
   markerOf,
   waitForToolProcesses,
   sandboxPerTest,
@@ -17,8 +18,8 @@ import {
 const sandbox = sandboxPerTest();
 
 /**
- * `tether run` is SIGKILLed while its claude works on a held turn after a tool backgrounded
- * processes: what it leaves is what reapOrphans gets records for on the next start.
+ * `tether run` is SIGKILLed, its exit watch with it, while its claude works on a held turn after a
+ * tool backgrounded processes: what it leaves is what reapOrphans gets records for on the next start.
  */
 async function crashTether(
   environment: ClaudeTestEnvironment,
@@ -39,6 +40,8 @@ async function crashTether(
   const [claude] = claudeProcesses(environment);
   // What a runtime records right after spawn (ClaudeProcess.pid, .startTime, .marker).
   const record = { pid: claude!, startTime: readProcessStatus(claude!)!.startTime, marker: markerOf(claude!)! };
+  // Killed with its exit watch (as with its whole cgroup), or the watch would end what reapOrphans is for.
+  await killExitWatchOf(tether.pid!);
   tether.kill('SIGKILL');
   await new Promise((resolve) => tether.once('close', resolve));
   return record;

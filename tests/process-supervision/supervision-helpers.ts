@@ -5,6 +5,7 @@ import {
   readProcessCommandLine,
   readProcessEnvironment,
   readProcessStatus,
+  snapshotDescendants,
 } from '@tether/provider-claude/test-support';
 
 /** Backgrounded in the ways a tool command can outlive its Bash call (plain `sleep N &` is refused by the CLI). */
@@ -59,6 +60,21 @@ export async function waitForToolProcesses(
   const found = await pollUntil(() => toolProcesses(environment).filter(where).length >= count, { timeoutMs: 10_000 });
   expect(found, `expected ${count} tool processes, found ${toolProcesses(environment).length}`).toBe(true);
   return toolProcesses(environment).filter(where);
+}
+
+/**
+ * Ends a host's exit watch (the `/bin/sh` that ends its agents when it dies), as a host killed
+ * together with its watch would leave things: what the next host's start must then reap.
+ */
+export async function killExitWatchOf(hostPid: number): Promise<void> {
+  const watches = snapshotDescendants(hostPid)
+    .map(({ pid }) => pid)
+    .filter((pid) => executable(pid) === '/bin/sh' && readProcessCommandLine(pid)?.[2]?.includes('signal_marked'));
+  expect(watches).toHaveLength(1);
+  for (const pid of watches) process.kill(pid, 'SIGKILL');
+  expect(
+    await pollUntil(() => watches.every((pid) => readProcessStatus(pid) === undefined), { timeoutMs: 5_000 }),
+  ).toBe(true);
 }
 
 /** Asserts that nothing of this test is left, allowing a bounded time for exits to be collected. */

@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createCreatorNamedFolderSync, removeFoldersOfEndedCreators } from './creator-named-folders.js';
+import { forgetAgentForHostExit, watchAgentForHostExit } from './host-exit-watch.js';
 import { isProcessMarker } from './process-marker.js';
 import { sweepDescendants } from './sweep-descendants.js';
 
@@ -38,6 +39,8 @@ function state(): LiveAgentsState {
  * leaves supervision to the store's record of the session's process alone.
  */
 export function recordLiveAgent(marker: string): void {
+  // Ended at once if this host is killed; the file below is for a host that starts after it.
+  watchAgentForHostExit(marker);
   const current = state();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -55,6 +58,7 @@ export function recordLiveAgent(marker: string): void {
 
 /** The agent has exited and what it left was swept: nothing of it is left to look for. */
 export function forgetLiveAgent(marker: string): void {
+  forgetAgentForHostExit(marker);
   const current = state();
   if (current.folder === undefined) return;
   try {
