@@ -146,6 +146,21 @@ async function storedEvents(testEnvironment: ClaudeTestEnvironment, sessionId: s
 /** A detached tool process that ignores SIGTERM: a sweep gives it a grace period before its SIGKILL. */
 const termIgnoringCommand = `setsid sh -c 'trap "" TERM; exec sleep 300' > /dev/null 2>&1 &`;
 
+/** A host whose claude's Bash tool left a process that ignores SIGTERM, the claude now held by the model. */
+async function hostWaitingAfterATool(
+  testEnvironment: ClaudeTestEnvironment,
+): Promise<{ first: Host; sessionId: string }> {
+  const first = await startHost(testEnvironment);
+  const sessionId = await openSession(first, testEnvironment, { permissionMode: 'bypass' });
+  testEnvironment.api.enqueue(
+    toolUseReply('Bash', { command: termIgnoringCommand, description: 'Start background work' }),
+    holdReply(),
+  );
+  await first.command({ type: 'submit_turn', commandId: 'turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
+  await testEnvironment.api.waitForRequests(2, { kind: 'turn' });
+  return { first, sessionId };
+}
+
 describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another started on its data dir', () => {
   it("killed right after an idle release was stored, while its claude's tool leftovers were being swept: the next host ends them", async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
@@ -173,14 +188,7 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
 
   it("killed mid-turn, its claude waiting on the model and a tool's process ignoring SIGTERM: both end at once, before any host starts again", async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
-    const first = await startHost(environment);
-    const sessionId = await openSession(first, environment, { permissionMode: 'bypass' });
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: termIgnoringCommand, description: 'Start background work' }),
-      holdReply(),
-    );
-    await first.command({ type: 'submit_turn', commandId: 'turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
-    await environment.api.waitForRequests(2, { kind: 'turn' });
+    const { first } = await hostWaitingAfterATool(environment);
     const left = processesWithEnvironment('HOME', environment.home).filter((pid) => pid !== first.pid);
     // The precondition: the claude (held by the model, so it would wait for good) and the tool's sleep.
     expect(left.map((pid) => readProcessCommandLine(pid)?.[0])).toEqual(
@@ -233,14 +241,7 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
 
   it('killed during its own shutdown: what the shutdown stored stands, the next host adds no second end, nothing left running', async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
-    const first = await startHost(environment);
-    const sessionId = await openSession(first, environment, { permissionMode: 'bypass' });
-    environment.api.enqueue(
-      toolUseReply('Bash', { command: termIgnoringCommand, description: 'Start background work' }),
-      holdReply(),
-    );
-    await first.command({ type: 'submit_turn', commandId: 'turn', sessionId, input: [{ type: 'text', text: 'Go.' }] });
-    await environment.api.waitForRequests(2, { kind: 'turn' });
+    const { first, sessionId } = await hostWaitingAfterATool(environment);
     first.send({ type: 'shutdown', options: { graceMs: 0 } });
     await first.event('run.completed');
     await first.kill();
