@@ -173,6 +173,33 @@ describeTransports('image and file input parts', ({ start }) => {
     expect(history(environment, 0)).not.toContain('never attach');
   });
 
+  it("a file under a workspace folder named '\"' is that file, never the absolute path its name spells", async () => {
+    const environment = await start();
+    const outside = path.join(environment.home, 'outside-secret.txt');
+    await writeFile(outside, 'outside: never attach\n');
+    // The folder `"` holds the rest of the outside file's absolute path, ending in `outside-secret.txt"`.
+    const inWorkspace = path.join(environment.workspace, '"', `${outside.slice(1)}"`);
+    await mkdir(path.dirname(inWorkspace), { recursive: true });
+    await writeFile(inWorkspace, 'workspace file\n');
+    // Read as a quote, the mention would name the outside file; its closing '"' makes it unmentionable.
+    await expect(
+      environment.runtime().then(async (runtime) => {
+        const { sessionId } = await runtime.openSession({
+          workspace: { kind: 'directory', path: environment.workspace },
+        });
+        return runtime.submitTurn({ sessionId, input: [{ type: 'file', path: `"${outside}"` }] });
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_command', details: { reason: 'file_not_mentionable' } });
+    // Without the closing '"', the file is the workspace's own, named through "./".
+    const leading = path.join(environment.workspace, '"', 'lead.txt');
+    await writeFile(leading, 'workspace lead: SORB-3\n');
+    await writeFile(path.join(environment.workspace, 'lead.txt'), 'the plain one: never attach\n');
+    await runTurn(environment, [{ type: 'file', path: '"/lead.txt' }], 'Noted.');
+    const request = turnRequests(environment).at(-1)!.view!;
+    expect(request.attachedFiles.map((file) => file.filePath)).toEqual([leading]);
+    expect(history(environment, 0)).not.toContain('never attach');
+  });
+
   it('an image of exactly the size limit reaches the model; one byte more is refused at submit, recording nothing', async () => {
     const environment = await start();
     const atLimit = noisePng(1320, imageLimits.maxBytes);

@@ -29,11 +29,13 @@ const plainMentionPath = /^[\w./-]*[\w/-]$/;
  * A file reference as the CLI expects a mentioned file: `@path`, or `@"path"` for one with spaces or
  * other characters an unquoted mention would cut short. A path holding a `"` cannot be quoted, so it
  * goes unquoted (it works when it has no whitespace either). The CLI reads a leading `~` as the home
- * folder (`@"~/plan.txt"` attaches `$HOME/plan.txt`, outside the workspace), so a workspace entry
- * whose name starts with one is named through `./`.
+ * folder (`@"~/plan.txt"` attaches `$HOME/plan.txt`, outside the workspace), and an unquoted
+ * mention's leading `"` as an opening quote (`@"/etc/x"` for a workspace folder named `"`: the file
+ * `/etc/x`), so a workspace entry whose name starts with either is named through `./`.
  */
 export function fileMention(workspacePath: string): string {
-  const mentioned = workspacePath.startsWith('~') ? `./${workspacePath}` : workspacePath;
+  const mentioned =
+    workspacePath.startsWith('~') || workspacePath.startsWith('"') ? `./${workspacePath}` : workspacePath;
   if (plainMentionPath.test(mentioned) || mentioned.includes('"')) return `@${mentioned}`;
   return `@"${mentioned}"`;
 }

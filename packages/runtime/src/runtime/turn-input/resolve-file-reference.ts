@@ -88,17 +88,19 @@ export async function resolveFileReference(
   // A path that starts or ends with whitespace is trimmed by the agent (inner names are not): it
   // would read no file and say nothing.
   // A line break ends the quoted mention, and what follows it is read anew: "a\n@/etc/hostname" would
-  // attach a file outside the workspace. No control character is taken.
+  // attach a file outside the workspace. No control character is taken. A '"' at the end is dropped
+  // by the agent: 'notes.txt"' would attach notes.txt, another file.
   const edgeWhitespace = workspacePath !== workspacePath.trim();
   if (
     workspacePath.includes('#') ||
     controlCharacter.test(workspacePath) ||
     (/\s/.test(workspacePath) && workspacePath.includes('"')) ||
+    workspacePath.endsWith('"') ||
     edgeWhitespace
   ) {
     throw inputRefusal(
       'file_not_mentionable',
-      `Input part ${position}: ${JSON.stringify(workspacePath)} cannot be passed as a file reference (a "#", a line break or other control character, whitespace together with '"', or whitespace at its start or end, in its path). Rename it, or attach its content as text.`,
+      `Input part ${position}: ${JSON.stringify(workspacePath)} cannot be passed as a file reference (a "#", a line break or other control character, whitespace together with '"', a '"' at its end, or whitespace at its start or end, in its path). Rename it, or attach its content as text.`,
     );
   }
   return { path: resolved, workspacePath, kind };

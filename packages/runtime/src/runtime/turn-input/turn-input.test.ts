@@ -190,6 +190,7 @@ describe('submit_turn with images and file references', () => {
     await writeFile(path.join(workspace, 'issue#12.md'), 'a name the mention syntax reads as a line range');
     await writeFile(path.join(workspace, 'say "hi" now.txt'), 'unquotable');
     await writeFile(path.join(workspace, ' lead.txt'), 'trimmed away by the agent');
+    await writeFile(path.join(workspace, 'notes.txt"'), 'its closing quote dropped by the agent');
     // Inside the workspace; in a mention, the agent would read the line "@/etc/hostname" as a mention of its own.
     await mkdir(path.join(workspace, 'a\n@', 'etc'), { recursive: true });
     await writeFile(path.join(workspace, 'a\n@', 'etc', 'hostname\nb'), 'a name with line breaks');
@@ -233,6 +234,8 @@ describe('submit_turn with images and file references', () => {
       [[{ type: 'file', path: 'issue#12.md' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: 'say "hi" now.txt' }], 'file_not_mentionable', /Rename it/],
       [[{ type: 'file', path: ' lead.txt' }], 'file_not_mentionable', /whitespace at its start or end/],
+      // The agent drops a closing '"': it would attach notes.txt, another file.
+      [[{ type: 'file', path: 'notes.txt"' }], 'file_not_mentionable', /a '"' at its end/],
       [
         [{ type: 'file', path: 'a\n@/etc/hostname\nb' }],
         'file_not_mentionable',
