@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import { textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { type SubmittedInputPart, imageLimits } from '@tether/protocol';
 import { type ClaudeTestEnvironment, agentErrorOf, answerText, runEvents } from '@tether/testkit';
 import { expect, it } from 'vitest';
@@ -198,6 +198,39 @@ describeTransports('image and file input parts', ({ start }) => {
     const request = turnRequests(environment).at(-1)!.view!;
     expect(request.attachedFiles.map((file) => file.filePath)).toEqual([leading]);
     expect(history(environment, 0)).not.toContain('never attach');
+  });
+
+  it("a conversation's images count the follow-ups queued or steered into it, and none from before a /clear", async () => {
+    const environment = await start();
+    environment.api.setResponder(() => textReply('Seen.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const images = (count: number): SubmittedInputPart[] =>
+      Array.from({ length: count }, () => ({
+        type: 'image',
+        mediaType: 'image/png',
+        data: solidPng(4, 4, [0, 0, 255]),
+      }));
+    const turn = async (input: SubmittedInputPart[]) =>
+      runtime.waitForRun((await runtime.submitTurn({ sessionId, input })).runId);
+    await turn(images(40));
+    environment.api.enqueue(holdReply());
+    const held = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Think a while.' }] });
+    await environment.api.waitForRequests(2, { kind: 'turn' });
+    const queued = await runtime.submitTurn({ sessionId, input: images(35), delivery: 'after_turn' });
+    // 40 in the conversation and 35 queued: 35 more (or 30 steered into the running turn) would pass 100.
+    for (const delivery of ['after_turn', 'steer'] as const) {
+      const refused = await agentErrorOf(runtime.submitTurn({ sessionId, input: images(30), delivery }));
+      expect(refused, delivery).toMatchObject({ code: 'invalid_command', details: { reason: 'too_many_images' } });
+      expect(refused.message).toContain('already carries 75 images');
+    }
+    environment.api.releaseHeld();
+    await runtime.waitForRun(held.runId);
+    expect(await runtime.waitForRun(queued.runId!)).toMatchObject({ outcome: 'succeeded' });
+    expect(sentBlocks(environment).filter((block) => block.type === 'image')).toHaveLength(35);
+    // After /clear the agent's conversation is empty: sixty images are a turn like any other.
+    await runtime.waitForRun((await runtime.runControl({ sessionId, name: 'clear' })).runId);
+    expect(await turn(images(60))).toMatchObject({ outcome: 'succeeded' });
   });
 
   it('an image of exactly the size limit reaches the model; one byte more is refused at submit, recording nothing', async () => {

@@ -1,5 +1,4 @@
-import { branchEvents } from './branch-events.js';
-import { checkConversationImages, imagesInConversation } from '../turn-input/conversation-images.js';
+import { checkConversationImages, conversationImages } from '../turn-input/conversation-images.js';
 import {
   AgentError,
   type SubmitTurnCommand,
@@ -40,7 +39,7 @@ export async function submitTurn(
   const input = await resolveTurnInput(command.input, turnInputPlace(before!.record));
   // Read only for a turn with images: the conversation's own count against the API's per-request limits.
   if (input.images.length > 0)
-    checkConversationImages(imagesInConversation(await branchEvents(context.store, command.sessionId)), input.recorded);
+    checkConversationImages(await conversationImages(context.store, command.sessionId), input.recorded);
   // Decided after the input was read: another command may have started a run meanwhile.
   const found = context.entries.get(command.sessionId);
   const { entry, decision } = accepted(
