@@ -108,13 +108,28 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     );
   });
 
-  it('model: switches for the session; the next turn runs on it and the snapshot shows it resolved', async () => {
-    const { environment, runtime, sessionId } = await sessionWithOneTurn();
+  it('model: switches for the session as set_model does: shown resolved at once, and kept by its next process', async () => {
+    const environment = await start();
+    environment.api.setResponder(() => textReply('Fake model reply.'));
+    const runtime = await environment.runtime();
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const { sessionId } = await runtime.openSession({ workspace, model: 'opus' });
+    const turn = async () =>
+      runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+    await turn();
     const { events } = await control(runtime, sessionId, 'model', 'sonnet');
-    expect(completedControl(events)?.output).toContain('Set model to');
-    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId);
+    expect(completedControl(events)).toMatchObject({ status: 'succeeded', output: 'Set model to claude-sonnet-5-5.' });
+    expect(await runtime.getSession(sessionId)).toMatchObject({
+      model: 'claude-sonnet-5-5',
+      configuration: { model: 'claude-sonnet-5-5' },
+    });
+    await turn();
     expect((turnRequests(environment).at(-1)!.body as { model: string }).model).toBe('claude-sonnet-5-5');
-    expect((await runtime.getSession(sessionId)).model).toBe('claude-sonnet-5-5');
+    // A new process for the session (closed, then continued) launches with it, not with the model it was opened with.
+    await runtime.closeSession({ sessionId });
+    await runtime.openSession({ continueSession: sessionId });
+    await turn();
+    expect((turnRequests(environment).at(-1)!.body as { model: string }).model).toBe('claude-sonnet-5-5');
   });
 
   it('review, security-review, init and pr-comments reach the agent as model turns and end', async () => {

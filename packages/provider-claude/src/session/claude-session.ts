@@ -5,6 +5,7 @@ import {
   type InteractionAnswer,
   type PermissionMode,
   type SessionConfiguration,
+  toAgentError,
 } from '@tether/protocol';
 import type {
   AgentProviderV1Control,
@@ -58,9 +59,36 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   }
 
   async doControl(control: AgentProviderV1Control): Promise<void> {
+    if (control.name === 'model' && control.argument !== undefined)
+      return this.modelControl(control.runId, control.argument);
     // Slash commands are user lines the CLI recognises; the turn is marked so its result completes the control.
     const text = `/${control.name}${control.argument === undefined ? '' : ` ${control.argument}`}`;
     await this.doTurn({ runId: control.runId, input: [{ type: 'text', text }] }, control.name);
+  }
+
+  /**
+   * The model control is set_model: the CLI's `/model` changed only its running process (a session
+   * opened with a model went back to it at its next launch, and the session's record kept the old
+   * one), and took any name, which the next request then failed with. Checked and applied as a
+   * set_model is, then recorded as the host's choice.
+   */
+  private async modelControl(runId: string, argument: string): Promise<void> {
+    try {
+      const model = await this.doSetModel(argument);
+      this.emit({ type: 'session.model_changed', model, source: 'command' });
+      this.emit({
+        type: 'control.completed',
+        runId,
+        name: 'model',
+        status: 'succeeded',
+        output: `Set model to ${model}.`,
+      });
+      this.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    } catch (error) {
+      const failure = toAgentError(error).toObject();
+      this.emit({ type: 'control.completed', runId, name: 'model', status: 'failed', output: failure.message });
+      this.emit({ type: 'run.completed', runId, outcome: 'failed', error: failure });
+    }
   }
 
   protected async send(turn: AgentProviderV1Turn, control?: string): Promise<void> {
