@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
+import { type ShutdownSignal, shutdownSignals, signalExitCode } from '@tether/runtime';
 import type { Output } from './render/human-renderer.js';
 
 /** Everything a command touches outside itself, so tests can drive commands in-process too. */
@@ -29,8 +29,6 @@ export interface CliContext {
    */
   readonly onOutputClosed?: (listener: () => void) => () => void;
 }
-
-const stopSignals: readonly ShutdownSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 
 /**
  * stdout and stderr, watched once for the whole process. Node reports a write to a pipe whose reader
@@ -64,7 +62,7 @@ const interruptListeners = { active: 0, lastResort: false };
 function installLastResort(): void {
   if (interruptListeners.lastResort) return;
   interruptListeners.lastResort = true;
-  for (const signal of stopSignals) {
+  for (const signal of shutdownSignals) {
     process.on(signal, () => {
       if (interruptListeners.active > 0) return;
       const code = signalExitCode(signal);
@@ -138,7 +136,7 @@ export function processContext(): CliContext {
         count += 1;
         listener(count, signal);
       };
-      const handlers = stopSignals.map((signal) => {
+      const handlers = shutdownSignals.map((signal) => {
         const handler = () => stop(signal);
         process.on(signal, handler);
         return { signal, handler };

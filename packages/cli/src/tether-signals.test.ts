@@ -59,6 +59,9 @@ const midTurnCases = [
   ['SIGTERM', 'cli', 143],
   ['SIGHUP', 'cli', 129],
   ['SIGQUIT', 'cli', 131],
+  // nodemon's restart, and an alarm: left to Node's default, each ended tether with its run open.
+  ['SIGUSR2', 'cli', 140],
+  ['SIGALRM', 'cli', 142],
   ['SIGTERM', 'sdk', 143],
 ] as const;
 

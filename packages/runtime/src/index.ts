@@ -9,7 +9,7 @@ export type {
 } from './runtime/runtime-types.js';
 export type { ListSessionsOptions } from './runtime/session-listing.js';
 export type { ShutdownOptions } from './runtime/shutdown-grace.js';
-export { handleShutdownSignals, signalExitCode } from './runtime/shutdown-signals.js';
+export { handleShutdownSignals, shutdownSignals, signalExitCode } from './runtime/shutdown-signals.js';
 export type { ShutdownSignal, ShutdownSignalOptions } from './runtime/shutdown-signals.js';
 export { createInMemoryStore } from './store/in-memory-store.js';
 export type {

@@ -1,23 +1,50 @@
+import { constants } from 'node:os';
 import type { ShutdownOptions } from './shutdown-grace.js';
 
 /**
  * The signals a host is asked to stop by: Ctrl-C, a supervisor (systemd, timeout, kill), a closed
- * terminal, Ctrl-\ (SIGQUIT: left to Node's default it would end the host at once, its runs open and
- * its agents working on unwatched until the next start cleaned up).
+ * terminal, Ctrl-\ (SIGQUIT), and the others whose default action ends a process and which tools
+ * send to ask for an end (nodemon's SIGUSR2, an alarm, a CPU limit, a power failure): each left to
+ * Node's default would end the host at once, its runs open and its agents working on unwatched until
+ * the next start cleaned up. Not SIGPROF (V8's profiler samples with it) nor SIGUSR1 (Node's inspector).
  */
-export type ShutdownSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
+export type ShutdownSignal =
+  | 'SIGINT'
+  | 'SIGTERM'
+  | 'SIGHUP'
+  | 'SIGQUIT'
+  | 'SIGUSR2'
+  | 'SIGALRM'
+  | 'SIGVTALRM'
+  | 'SIGXCPU'
+  | 'SIGPWR';
 
-const signalNumbers: Record<ShutdownSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGTERM: 15 };
+const allShutdownSignals: readonly ShutdownSignal[] = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR2',
+  'SIGALRM',
+  'SIGVTALRM',
+  'SIGXCPU',
+  'SIGPWR',
+];
 
-/** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129, 131). */
+/** The shutdown signals this platform has (SIGPWR is Linux's). */
+export const shutdownSignals: readonly ShutdownSignal[] = allShutdownSignals.filter(
+  (signal) => constants.signals[signal] !== undefined,
+);
+
+/** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129, 131…). */
 export function signalExitCode(signal: ShutdownSignal): number {
-  return 128 + signalNumbers[signal];
+  return 128 + (constants.signals[signal] ?? constants.signals.SIGTERM);
 }
 
 export interface ShutdownSignalOptions {
   /** How long active runs get to end on their own after the first signal (default 1000 ms). */
   readonly graceMs?: number;
-  /** Which signals to handle (default SIGINT, SIGTERM, SIGHUP and SIGQUIT). */
+  /** Which signals to handle (default: every one of shutdownSignals). */
   readonly signals?: readonly ShutdownSignal[];
   /** Called once the runtime has shut down; the default exits the process with the signal's code. */
   readonly onShutdown?: (exitCode: number, signal: ShutdownSignal) => void;
@@ -36,7 +63,7 @@ export function handleShutdownSignals(
   const graceMs = options.graceMs ?? 1_000;
   const onShutdown = options.onShutdown ?? ((exitCode: number) => process.exit(exitCode));
   let first: ShutdownSignal | null = null;
-  const handlers = (options.signals ?? ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']).map((signal) => {
+  const handlers = (options.signals ?? shutdownSignals).map((signal) => {
     const handler = () => {
       if (first !== null) {
         void runtime.shutdown({ graceMs: 0, force: true });
