@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { bindProcessToHost } from '@tether/provider-claude';
 
 /** A PostgreSQL server this process started; stop() ends it (a fast shutdown) and waits for it. */
 export interface PostgresServerProcess {
@@ -126,6 +127,9 @@ async function launch(
   owner: { uid: number; gid: number } | undefined,
   options: { readonly clusterDirectory: string; readonly port: number; readonly log: string[] },
 ): Promise<LaunchedServer> {
+  // Ended with this process however it ends (SIGKILL, the OOM killer): left running, it held the cluster,
+  // and the next start on this data dir was refused until someone stopped it by hand.
+  const bound = bindProcessToHost();
   const child = spawn(
     binary,
     [
@@ -136,11 +140,17 @@ async function launch(
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
       // PostgreSQL needs no variable of ours (a store URL among them has no business reaching it).
-      env: { LC_ALL: 'C' },
+      env: { LC_ALL: 'C', ...bound.environment },
       ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
     },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      bound.release();
+      resolve();
+    }),
+  );
+  child.once('error', () => bound.release());
   // Until the caller watches it: this process ending meanwhile ends the server too.
   const killOnExit = () => child.kill('SIGINT');
   process.once('exit', killOnExit);

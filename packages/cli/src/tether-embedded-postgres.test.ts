@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply } from '@tether/fake-anthropic-api';
+import { isAlive } from '@tether/provider-claude/test-support';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
 import { type ServedTether, stopTether, useTetherDaemons } from './test-support/serve-tether.js';
@@ -111,6 +112,22 @@ describe('tether serve --store embedded-postgres', () => {
     expect(existsSync(path.join(cluster.clusterDirectory, 'postmaster.pid'))).toBe(false);
     for (const output of [first.output(), second.output(), run.stdout, run.stderr, listed.stderr])
       expect(output).not.toContain(cluster.password);
+  });
+
+  it('a daemon SIGKILLed takes its PostgreSQL server with it: the next serve starts on the same cluster', async () => {
+    const first = await serve(['--store', 'embedded-postgres']);
+    const cluster = clusterRecord();
+    const serverPid = Number(
+      readFileSync(path.join(cluster.clusterDirectory, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    const killed = new Promise((resolve) => first.child.once('close', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    // No code of the daemon's runs any more: its exit watch ends the server.
+    await vi.waitFor(() => expect(isAlive(serverPid)).toBe(false), { timeout: 15_000 });
+    const second = await serve(['--store', 'embedded-postgres']);
+    expect(second.output()).toContain('sessions: embedded PostgreSQL');
+    expect(clusterRecord()).toEqual(cluster);
   });
 
   it('tether run --store embedded-postgres runs a turn in-process on the same cluster', async () => {

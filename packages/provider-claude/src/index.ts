@@ -24,5 +24,8 @@ export { stripTerminalEscapes } from './codec/terminal-escapes.js';
 export { isAgentNice } from './process/agent-priority.js';
 export { reapOrphans } from './process/reap-orphans.js';
 export type { ClaudeProcessRecord } from './process/reap-orphans.js';
+// For a host's own helper processes (the embedded PostgreSQL server): ended with the host, as its agents are.
+export { bindProcessToHost } from './process/host-exit-watch.js';
+export type { HostBoundProcess } from './process/host-exit-watch.js';
 
 export const VERSION = '0.1.0';

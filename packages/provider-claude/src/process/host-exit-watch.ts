@@ -1,6 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { isProcessMarker, processMarkerVariable } from './process-marker.js';
+import { createProcessMarker, isProcessMarker, processMarkerVariable } from './process-marker.js';
 import { hasProcFilesystem } from './proc-filesystem.js';
 
 /**
@@ -95,4 +95,30 @@ export function watchAgentForHostExit(marker: string): void {
 /** The agent and what it left are gone: nothing of it is left for the watch to end. */
 export function forgetAgentForHostExit(marker: string): void {
   if (isProcessMarker(marker) && state().input) tell(`-${marker}`);
+}
+
+/** A process the host starts that must not outlive it: the variable its environment carries, and its release once it ended. */
+export interface HostBoundProcess {
+  /** To add to the process's environment (what its children inherit too). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The process has ended (or was never started): nothing of it is left for the watch to end. */
+  release(): void;
+}
+
+/**
+ * For a process other than an agent that the host starts (a database server): with the marker in
+ * its environment, it ends with the host however the host ends, as the agents do.
+ */
+export function bindProcessToHost(): HostBoundProcess {
+  const marker = createProcessMarker();
+  watchAgentForHostExit(marker);
+  let released = false;
+  return {
+    environment: { [processMarkerVariable]: marker },
+    release() {
+      if (released) return;
+      released = true;
+      forgetAgentForHostExit(marker);
+    },
+  };
 }
