@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { type ClaudeProviderSettings, type ClaudeTransport, createClaudeProvider } from '@tether/provider-claude';
+import {
+  type ClaudeProviderSettings,
+  type ClaudeTransport,
+  bindProcessToHost,
+  createClaudeProvider,
+} from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
 import { withoutStoreUrl } from './commands/store-option.js';
@@ -49,6 +54,12 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Promise<AgentR
   return createAgentRuntime({
     providers: [createClaudeProvider(claude)],
     ...(options.store ? { store: options.store } : {}),
-    workspaces: [createGitWorktreeAcquirer({ root, environment: withoutStoreUrl(options.environment) })],
+    workspaces: [
+      createGitWorktreeAcquirer({
+        root,
+        // Its git commands (and their hooks) end with this process however it ends, as its agents do.
+        environment: { ...withoutStoreUrl(options.environment), ...bindProcessToHost().environment },
+      }),
+    ],
   });
 }

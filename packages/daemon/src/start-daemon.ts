@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { AgentError } from '@tether/protocol';
-import { createClaudeProvider } from '@tether/provider-claude';
+import { bindProcessToHost, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
@@ -138,7 +138,9 @@ function workspaceAcquirers(options: DaemonOptions, dataDir: string): WorkspaceA
   const own = options.workspaces ?? [];
   if (own.some((acquirer) => acquirer.kind === 'git_worktree')) return [...own];
   const root = path.resolve(options.worktreeRoot ?? path.join(dataDir, 'worktrees'));
-  return [createGitWorktreeAcquirer({ root }), ...own];
+  // Its git commands (and their hooks) end with the daemon however it ends, as its agents do.
+  const environment = { ...process.env, ...bindProcessToHost().environment };
+  return [createGitWorktreeAcquirer({ root, environment }), ...own];
 }
 
 async function createRuntime(

@@ -28,15 +28,18 @@ while IFS= read -r line; do
 done
 [ -z "\${markers# }" ] && exit 0
 signal_marked() {
+  found=''
   for m in $markers; do
     for f in $(grep -lsxzF "${processMarkerVariable}=$m" /proc/[0-9]*/environ); do
       p=\${f#/proc/}; p=\${p%/environ}
       kill -s "$1" -- "-$p" 2>/dev/null
       kill -s "$1" "$p" 2>/dev/null
+      found=1
     done
   done
 }
 signal_marked TERM
+[ -z "$found" ] && exit 0
 sleep ${graceSeconds}
 signal_marked KILL
 `;
