@@ -230,6 +230,81 @@ describe('sessions in git worktrees, through the daemon', () => {
     expect(worktreePaths(repository)).toEqual([repository.folder]);
   });
 
+  it('a delete sent together with a reopen or a fork of the session wins whole: the other is refused, nothing is left unnamed; sent after, the fork keeps the worktree', async () => {
+    const setup = await start();
+    const repository = await repositoryIn(setup.environment);
+    const post = (body: Record<string, unknown>) =>
+      setup.api.request('POST', '/v1/commands', { body: { commandId: `race-${Math.random()}`, ...body } });
+    const closed = async (extra: Record<string, unknown> = {}) => {
+      const session = await openWorktree(setup.api, repository.folder, extra);
+      await setup.api.command({ type: 'close_session', sessionId: session.sessionId });
+      return session;
+    };
+    // A reopen makes the released worktree again (git takes a while): the delete before it is over first.
+    const reopened = await closed();
+    const [deleted, reopen] = await Promise.all([
+      setup.api.request('DELETE', `/v1/sessions/${reopened.sessionId}`),
+      post({ type: 'open_session', continueSession: reopened.sessionId }),
+    ]);
+    expect([deleted.status, reopen.status]).toEqual([204, 404]);
+    expect(((await reopen.json()) as ErrorBody).error.code).toBe('session_not_found');
+    expect((await setup.api.request('GET', `/v1/sessions/${reopened.sessionId}`)).status).toBe(404);
+    expect(branchesOf(repository)).toEqual(['main']);
+    expect(worktreePaths(repository)).toEqual([repository.folder]);
+
+    // A fork of a closed session whose worktree holds work, and a delete that discards it.
+    const forked = await openWorktree(setup.api, repository.folder);
+    await writeTurn(setup, forked.sessionId, path.join(forked.directory, 'draft.txt'), 'work in progress\n');
+    await setup.api.command({ type: 'close_session', sessionId: forked.sessionId });
+    const discard = `/v1/sessions/${forked.sessionId}?discardWorkspaceChanges=true`;
+    const [forkFirst, deleteAfter] = await Promise.all([
+      post({ type: 'fork_session', sessionId: forked.sessionId }),
+      setup.api.request('DELETE', discard),
+    ]);
+    expect([forkFirst.status, deleteAfter.status]).toEqual([200, 204]);
+    // The delete saw the fork: the worktree stays for it, and its next turn works there.
+    const { forkSessionId } = (await forkFirst.json()) as { forkSessionId: string };
+    expect((await snapshotOf(setup.api, forkSessionId)).workspaceStatus).toMatchObject({ directory: forked.directory });
+    expect(readFileSync(path.join(forked.directory, 'draft.txt'), 'utf8')).toBe('work in progress\n');
+    const frames = sseFrames((await openEventStream(setup.daemon, forkSessionId)).body!);
+    setup.environment.api.enqueue(textReply('Still here.'));
+    const { runId } = await setup.api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId: forkSessionId,
+      input: [{ type: 'text', text: 'Look.' }],
+    });
+    const run = await readEventsUntil(frames, (event) => event.type === 'run.completed' && event.runId === runId);
+    await frames.return(undefined);
+    expect(run.at(-1)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it("a locked worktree refuses its session's delete (left, it would have no session naming it); with discard it goes", async () => {
+    const setup = await start();
+    const repository = await repositoryIn(setup.environment);
+    const session = await openWorktree(setup.api, repository.folder);
+    const branch = session.snapshot.workspaceStatus!.worktree!.branch;
+    repository.git('worktree', 'lock', session.directory);
+    await setup.api.command({ type: 'close_session', sessionId: session.sessionId });
+    expect((await snapshotOf(setup.api, session.sessionId)).workspaceStatus).toMatchObject({
+      state: 'kept',
+      keptBecause: 'locked',
+    });
+    const refused = await setup.api.request('DELETE', `/v1/sessions/${session.sessionId}`);
+    expect(refused.status).toBe(409);
+    const { error } = (await refused.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'workspace_has_changes', details: { reason: 'locked' } });
+    expect(error.message).toContain('git worktree unlock');
+    expect((await setup.api.request('GET', `/v1/sessions/${session.sessionId}`)).status).toBe(200);
+    expect(branchesOf(repository)).toEqual([branch, 'main'].sort());
+    const discarded = await setup.api.request(
+      'DELETE',
+      `/v1/sessions/${session.sessionId}?discardWorkspaceChanges=true`,
+    );
+    expect(discarded.status).toBe(204);
+    expect(branchesOf(repository)).toEqual(['main']);
+    expect(worktreePaths(repository)).toEqual([repository.folder]);
+  });
+
   it('refuses what cannot be a worktree with 400 invalid_workspace and its reason, recording nothing', async () => {
     const setup = await start();
     const repository = await repositoryIn(setup.environment);

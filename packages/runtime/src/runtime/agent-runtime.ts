@@ -568,20 +568,24 @@ class Runtime extends TypedCommands implements AgentRuntime {
     await this.withSession(sessionId, async () => {
       await this.storeFailures.ensureConsistent(sessionId);
       const entry = this.entryOrThrow(sessionId);
-      if (entry.record.state !== 'closed') {
-        throw new AgentError({
-          code: 'session_open',
-          message: 'The session is still open. Close it (close_session) before deleting it.',
-        });
-      }
-      await entry.teardown.catch(() => undefined);
-      await this.runChanges.settled(sessionId);
-      await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
-      await this.writer.flush();
-      await this.store.deleteSession(sessionId);
-      this.entries.remove(entry);
-      this.writer.forget(sessionId);
-      this.reads.endReadersOf(sessionId);
+      await entry.changeLifecycle(async () => {
+        // A delete or a reopen just before this one decided what the session is now.
+        if (entry.removed) throw sessionNotFound();
+        if (entry.record.state !== 'closed') {
+          throw new AgentError({
+            code: 'session_open',
+            message: 'The session is still open. Close it (close_session) before deleting it.',
+          });
+        }
+        await entry.teardown.catch(() => undefined);
+        await this.runChanges.settled(sessionId);
+        await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
+        await this.writer.flush();
+        await this.store.deleteSession(sessionId);
+        this.entries.remove(entry);
+        this.writer.forget(sessionId);
+        this.reads.endReadersOf(sessionId);
+      });
     });
   }
 

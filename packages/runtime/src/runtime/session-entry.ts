@@ -197,6 +197,8 @@ export class SessionEntry {
   private stopsInProgress = 0;
   /** Deleted, or never stored (its opening failed): a listing that saw it earlier leaves it out. */
   removed = false;
+  /** The lifecycle change under way (a reopen, a fork of it, its delete): the next one waits for it. */
+  private lifecycleChanges: Promise<unknown> = Promise.resolve();
   private opening: Promise<AgentProviderV1Session> | null = null;
   /** The provider session once opened (until stopped): what reads ask about the agent's state. */
   private opened: AgentProviderV1Session | null = null;
@@ -205,6 +207,17 @@ export class SessionEntry {
   constructor(record: SessionRecord, provider: AgentProviderV1 | null) {
     this.record = record;
     this.provider = provider;
+  }
+  /**
+   * Runs `work` after the session's lifecycle changes before it, alone: a reopen, a fork of the
+   * session and its delete each decide on what the one before left. Run concurrently, a delete
+   * removed a session a reopen had just made open again (on PostgreSQL its log then started over at
+   * seq 1), or the worktree a fork had just been given.
+   */
+  changeLifecycle<Result>(work: () => Promise<Result>): Promise<Result> {
+    const change = this.lifecycleChanges.then(work, work);
+    this.lifecycleChanges = change.catch(() => undefined);
+    return change;
   }
 
   /** Loads the session's interactions from the store once (a session loaded after a restart starts without them). */

@@ -102,7 +102,12 @@ export async function releaseForDelete(
     discardChanges,
     inUse: inUseByAnother(parts.entries, entry, status),
   });
-  if (released.keptBecause === 'uncommitted_changes' || released.keptBecause === 'commits_beyond_base')
+  // Kept locked, it would be left with its branch and no session naming it: its owner says what happens to it.
+  if (
+    released.keptBecause === 'uncommitted_changes' ||
+    released.keptBecause === 'commits_beyond_base' ||
+    released.keptBecause === 'locked'
+  )
     throw workspaceHasChanges(released, released.keptBecause);
   if (!sameStatus(released, status)) {
     recordStatus(parts, entry, 'session.workspace_released', released);
@@ -142,16 +147,20 @@ function inUseByAnother(entries: SessionCache, entry: SessionEntry, status: Work
     );
 }
 
-function workspaceHasChanges(status: WorkspaceStatus, why: 'uncommitted_changes' | 'commits_beyond_base'): AgentError {
+function workspaceHasChanges(
+  status: WorkspaceStatus,
+  why: 'uncommitted_changes' | 'commits_beyond_base' | 'locked',
+): AgentError {
   const where = status.worktree
     ? `The worktree ${status.worktree.path} (branch ${status.worktree.branch})`
     : `The workspace ${status.directory}`;
-  const holds = why === 'uncommitted_changes' ? 'uncommitted changes' : 'commits beyond the commit it started from';
-  return new AgentError({
-    code: 'workspace_has_changes',
-    message: `${where} holds ${holds}. Merge or copy what you want to keep, then delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch.`,
-    details: { reason: why },
-  });
+  const discard =
+    'delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch';
+  const message =
+    why === 'locked'
+      ? `${where} is locked (git worktree lock): its owner asked that it stay. Unlock it (git worktree unlock) and delete again, or ${discard} all the same.`
+      : `${where} holds ${why === 'uncommitted_changes' ? 'uncommitted changes' : 'commits beyond the commit it started from'}. Merge or copy what you want to keep, then ${discard}.`;
+  return new AgentError({ code: 'workspace_has_changes', message, details: { reason: why } });
 }
 
 function sameStatus(left: WorkspaceStatus, right: WorkspaceStatus): boolean {

@@ -7,6 +7,8 @@ import { type CommandContext, accepted, requireCapability } from './command-cont
 import { admitNewSession, openedEvent, readyEvents } from './open-session.js';
 import { restoreWorkspace } from '../session-workspace.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
+import { sessionNotFound } from '../runtime-errors.js';
+import type { SessionEntry } from '../session-entry.js';
 
 /**
  * A new session whose agent starts from a copy of the source's conversation (all of it, or up to
@@ -19,11 +21,23 @@ export async function forkSession(
   fingerprint: CommandFingerprint,
 ): Promise<ForkSessionReceipt> {
   const found = context.entries.get(command.sessionId);
-  if (found) requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');
-  const runs = found ? await context.store.listRuns(command.sessionId) : [];
+  if (!found) throw sessionNotFound();
+  requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');
+  // Alone among the source's lifecycle changes: its delete cannot take the workspace the fork is given.
+  return found.changeLifecycle(() => forkEntry(context, found, command, fingerprint));
+}
+
+async function forkEntry(
+  context: CommandContext,
+  found: SessionEntry,
+  command: ForkSessionCommand,
+  fingerprint: CommandFingerprint,
+): Promise<ForkSessionReceipt> {
+  if (found.removed) throw sessionNotFound();
+  const runs = await context.store.listRuns(command.sessionId);
   // Only a fork at a run can be cut before a compaction.
   const compacted =
-    found && command.atRunId !== undefined
+    command.atRunId !== undefined
       ? compactedRuns(await branchEvents(context.store, command.sessionId))
       : new Set<string>();
   // Decided after the runs were read: a run may have started meanwhile.

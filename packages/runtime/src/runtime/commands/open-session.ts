@@ -11,7 +11,7 @@ import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { SessionRecord } from '../../store/tether-store.js';
 import { decideReopen } from '../../state/session-machine.js';
 import { SessionEntry, createSessionRecord } from '../session-entry.js';
-import { unknownProvider } from '../runtime-errors.js';
+import { sessionNotFound, unknownProvider } from '../runtime-errors.js';
 import { now } from '../session-log.js';
 import { announcesWorkspace, restoreWorkspace } from '../session-workspace.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
@@ -152,7 +152,20 @@ async function reopen(
   fingerprint: CommandFingerprint,
 ): Promise<OpenSessionReceipt> {
   const found = context.entries.get(sessionId);
-  const { entry, decision } = accepted(found, decideReopen(found?.record, command));
+  if (!found) throw sessionNotFound();
+  // Alone among the session's lifecycle changes: a delete under way is over first (then there is nothing to reopen).
+  return found.changeLifecycle(() => reopenEntry(context, found, command, fingerprint));
+}
+
+async function reopenEntry(
+  context: CommandContext,
+  found: SessionEntry,
+  command: OpenSessionCommand,
+  fingerprint: CommandFingerprint,
+): Promise<OpenSessionReceipt> {
+  if (found.removed) throw sessionNotFound();
+  const sessionId = found.record.sessionId;
+  const { entry, decision } = accepted(found, decideReopen(found.record, command));
   const reopening = decision.events.length > 0;
   // A provider that cannot continue a conversation would silently start a new one under the old history.
   if (reopening)
