@@ -267,7 +267,13 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   private workspaceParts(): WorkspaceParts {
-    return { workspaces: this.workspaces, entries: this.entries, log: this.log, writer: this.writer };
+    return {
+      workspaces: this.workspaces,
+      entries: this.entries,
+      log: this.log,
+      writer: this.writer,
+      ...(this.ownership.shared ? { sharedStore: this.store } : {}),
+    };
   }
 
   // ---- commands -------------------------------------------------------------------------

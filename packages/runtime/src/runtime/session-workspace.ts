@@ -1,6 +1,6 @@
 import { AgentError, type WorkspaceStatus } from '@tether/protocol';
 import type { EventWriter } from '../log/event-writer.js';
-import type { SessionRecord } from '../store/tether-store.js';
+import type { SessionRecord, TetherStore } from '../store/tether-store.js';
 import type { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionEntry } from './session-entry.js';
@@ -12,6 +12,8 @@ export interface WorkspaceParts {
   readonly entries: SessionCache;
   readonly log: SessionLog;
   readonly writer: EventWriter;
+  /** A store other runtimes share: their open sessions are in it, not in this one's memory. */
+  readonly sharedStore?: TetherStore;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
   try {
     const released = await parts.workspaces
       .of(status.kind)
-      .release(status, { discardChanges: false, inUse: inUseByAnother(parts.entries, entry, status) });
+      .release(status, { discardChanges: false, inUse: await inUseByAnother(parts, entry, status) });
     recordStatus(parts, entry, 'session.workspace_released', released);
     toldToTheClosedSharers(parts, entry, released);
   } catch {
@@ -100,7 +102,7 @@ export async function releaseForDelete(
   // where its worktree and branch are, and they would be left behind unnamed.
   const released = await acquirer.release(status, {
     discardChanges,
-    inUse: inUseByAnother(parts.entries, entry, status),
+    inUse: await inUseByAnother(parts, entry, status),
   });
   // Kept locked, it would be left with its branch and no session naming it: its owner says what happens to it.
   if (
@@ -135,16 +137,17 @@ function recordStatus(
   else parts.log.stageAmended(entry, [], (record) => ({ ...record, workspaceStatus: workspace }));
 }
 
-/** Another open session works in the same directory (a fork shares its source's): it must stay. */
-function inUseByAnother(entries: SessionCache, entry: SessionEntry, status: WorkspaceStatus): boolean {
-  return entries
-    .entries()
-    .some(
-      (other) =>
-        other !== entry &&
-        other.record.state !== 'closed' &&
-        other.record.workspaceStatus?.directory === status.directory,
-    );
+/**
+ * Another open session works in the same directory (a fork shares its source's): it must stay. With
+ * a shared store, one open on another runtime counts too: its agent may be writing there now.
+ */
+async function inUseByAnother(parts: WorkspaceParts, entry: SessionEntry, status: WorkspaceStatus): Promise<boolean> {
+  const sharing = (record: SessionRecord) =>
+    record.sessionId !== entry.record.sessionId &&
+    record.state !== 'closed' &&
+    record.workspaceStatus?.directory === status.directory;
+  if (parts.entries.entries().some((other) => sharing(other.record))) return true;
+  return parts.sharedStore !== undefined && (await parts.sharedStore.loadOpenSessions()).some(sharing);
 }
 
 function workspaceHasChanges(

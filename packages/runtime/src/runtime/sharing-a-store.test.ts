@@ -1,5 +1,14 @@
 import type { ProtocolEvent } from '@tether/protocol';
-import { type MockTurnScript, agentErrorOf, createMockProvider } from '@tether/testkit';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type FakeWorkspaceAcquirer,
+  type MockTurnScript,
+  agentErrorOf,
+  createFakeWorkspaceAcquirer,
+  createMockProvider,
+  replyWithCheckpoint,
+} from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 import { SharedStoreDouble } from './shared-store.test-helper.js';
@@ -12,14 +21,20 @@ import type { AgentRuntime, LeaseChange } from './runtime-types.js';
 const test = runtimePerTest('tether-sharing-');
 const running: AgentRuntime[] = [];
 
-async function start(shared: SharedStoreDouble, ownerId: string, turn?: MockTurnScript) {
-  const provider = createMockProvider(turn ? { turn } : {});
+async function start(
+  shared: SharedStoreDouble,
+  ownerId: string,
+  turn?: MockTurnScript,
+  acquirer?: FakeWorkspaceAcquirer,
+) {
+  const provider = createMockProvider({ capabilities: { fork: true }, ...(turn ? { turn } : {}) });
   const store = shared.storeFor(ownerId);
   const leaseChanges: LeaseChange[] = [];
   const runtime = await createAgentRuntime({
     providers: [provider],
     store,
     onLeaseChange: (change) => leaseChanges.push(change),
+    ...(acquirer ? { workspaces: [acquirer] } : {}),
   });
   running.push(runtime);
   return { runtime, provider, store, leaseChanges };
@@ -187,5 +202,30 @@ describe('a runtime sharing its store with others', () => {
     const a = await start(shared, 'owner-a');
     const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
     expect(shared.leases.get(sessionId)).toEqual({ ownerId: 'owner-a', token: 1 });
+  });
+
+  it("keeps a worktree that a session open on another runtime works in (a fork reopened there) at its source's close", async () => {
+    const shared = new SharedStoreDouble();
+    const root = path.join(test.workspace, 'worktrees');
+    await mkdir(root);
+    const acquirer = createFakeWorkspaceAcquirer({ root });
+    const a = await start(shared, 'owner-a', replyWithCheckpoint('done'), acquirer);
+    const b = await start(shared, 'owner-b', replyWithCheckpoint('done'), acquirer);
+    const workspace = { kind: 'git_worktree' as const, repository: test.workspace };
+    const { sessionId } = await a.runtime.openSession({ workspace });
+    await a.runtime.waitForRun((await a.runtime.submitTurn({ sessionId, input: text('work') })).runId);
+    const { forkSessionId } = await a.runtime.forkSession({ sessionId });
+    await a.runtime.closeSession({ sessionId: forkSessionId });
+    await b.runtime.openSession({ continueSession: forkSessionId });
+    // A holds no open session there any more: only the store knows the fork is open, on B.
+    await a.runtime.closeSession({ sessionId });
+    expect(acquirer.calls.filter((call) => call.step === 'release').map((call) => call.release?.inUse)).toEqual([
+      true,
+      true,
+    ]);
+    expect((await a.runtime.getSession(sessionId)).workspaceStatus).toMatchObject({
+      state: 'kept',
+      keptBecause: 'in_use',
+    });
   });
 });
