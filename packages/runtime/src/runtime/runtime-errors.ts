@@ -40,12 +40,12 @@ export function unknownProvider(name: string, available: readonly string[]): Age
   });
 }
 
-/** A command on a session another runtime sharing the store drives: it goes to that runtime. */
+/** A command, or a read only its driver can answer (a diff), on a session another runtime sharing the store drives: it goes there. */
 export function sessionOwnedElsewhere(holder: SessionHolder): AgentError {
   const where = holder.address === null ? `the daemon with owner id ${holder.ownerId}` : holder.address;
   return new AgentError({
     code: 'session_owned_elsewhere',
-    message: `Another Tether daemon sharing this store drives this session: ${where}. Send the command there with the same commandId, or retry here once that daemon has stopped (its lease then expires and this daemon takes the session over).`,
+    message: `Another Tether daemon sharing this store drives this session: ${where}. Send the request there (a command with the same commandId: it is applied once), or retry here once that daemon has stopped (its lease then expires and this daemon takes the session over).`,
     details: { ownerId: holder.ownerId, ownerUrl: holder.address },
   });
 }
