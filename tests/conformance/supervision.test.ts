@@ -120,6 +120,24 @@ describeTransports('process supervision', ({ start }) => {
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Responsive again.');
   });
 
+  it('a run whose claude is held stopped (SIGSTOP) fails provider_stalled saying so, not blaming the API; the next turn works', async () => {
+    const environment = await start();
+    environment.api.enqueue(holdReply(), textReply('Responsive again.'));
+    const runtime = await environment.runtime({ provider: { stallTimeoutMs: 300, stallGraceMs: 500 } });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hang.' }] });
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGSTOP');
+    const run = await runtime.waitForRun(runId);
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'provider_stalled', details: { phase: 'api', reason: 'agent_stopped' } },
+    });
+    expect(run.error?.message).toContain('process was stopped');
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
+    expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Responsive again.');
+  });
+
   it('warm pool: a new session takes over an initialized spare, and shutdown ends the spares', async () => {
     const environment = await start();
     environment.api.setResponder(() => textReply('From the spare.'));

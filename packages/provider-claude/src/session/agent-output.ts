@@ -5,6 +5,7 @@ import { classifyRunEnd, startupRefusal } from '../classify/classify-run-end.js'
 import { type ClaudeConnection, type ConnectionEnding, processExitOf } from '../connection/claude-connection.js';
 import { toRunEnding } from '../connection/connection-ending.js';
 import type { CliFrame } from '../frames/cli-frame-schemas.js';
+import { readProcessStatus } from '../process/proc-filesystem.js';
 import { checkpointOf } from '../translate/checkpoint.js';
 import { beginsTurnOfItsOwn, revealsUnstampedProducer, turnOfItsOwn } from '../translate/correlation.js';
 import { streamedRunUsage } from '../translate/run-usage.js';
@@ -273,7 +274,10 @@ export abstract class AgentOutput extends AgentLifecycle {
   protected onStall(): void {
     const turn = this.state.turn;
     if (!turn || turn.failure) return;
-    const failure = stalledError('api', this.settings.stallTimeoutMs);
+    // A process held stopped (state T) is why nothing came, not the API.
+    const pid = this.connection?.process?.pid;
+    const held = pid !== undefined && /^[Tt]$/.test(readProcessStatus(pid)?.state ?? '');
+    const failure = stalledError('api', this.settings.stallTimeoutMs, held);
     turn.failure = failure;
     this.note('claude.stall_detected');
     const connection = this.connection;

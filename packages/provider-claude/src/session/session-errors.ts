@@ -23,7 +23,15 @@ function duration(ms: number): string {
  * How a run stopped by a watchdog ends, whatever the agent reports for it. startup: the agent wrote
  * no frame at all after it was started; api: the agent waited on the model API with nothing to show.
  */
-export function stalledError(phase: 'startup' | 'api', timeoutMs: number): SerializedAgentError {
+export function stalledError(phase: 'startup' | 'api', timeoutMs: number, agentStopped = false): SerializedAgentError {
+  if (phase === 'api' && agentStopped) {
+    // The API may be fine: what sent nothing was the CLI itself, held by a stop signal.
+    return new AgentError({
+      code: 'provider_stalled',
+      message: `The claude CLI process was stopped (a SIGSTOP, a debugger, a job stopped in a shell) and sent nothing for ${duration(timeoutMs)}, so the run was ended. Retry the turn: the next one starts a new process that resumes the conversation.`,
+      details: { reason: 'agent_stopped', phase },
+    }).toObject();
+  }
   if (phase === 'startup') {
     return new AgentError({
       code: 'provider_stalled',
