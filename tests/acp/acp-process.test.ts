@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -103,7 +103,16 @@ function tether(args: readonly string[], env: Record<string, string>, cwd: strin
 }
 
 /** `tether serve` on the data dir; resolves with its URL once it listens. */
-function serve(dataDir: string, env: Record<string, string>, cwd: string): Promise<string> {
+async function serve(dataDir: string, env: Record<string, string>, cwd: string): Promise<string> {
+  return (await serveChild(dataDir, env, cwd)).url;
+}
+
+/** serve, with the daemon's process. */
+function serveChild(
+  dataDir: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tetherBin, 'serve', '--port', '0', '--data-dir', dataDir], {
       cwd,
@@ -115,7 +124,7 @@ function serve(dataDir: string, env: Record<string, string>, cwd: string): Promi
     child.stderr.setEncoding('utf8').on('data', (chunk) => {
       stderr += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
+      if (match) resolve({ url: match[1]!, child });
     });
     child.on('close', (code) => reject(new Error(`tether serve exited (${code}): ${stderr}`)));
   });
@@ -407,6 +416,25 @@ describe('tether acp as a child process, against the real binary and the fake mo
     const shown = await tether(['show', sessionId, '--json', '--data-dir', dataDir], env, environment.workspace);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ sessionId, state: 'idle', title: 'Hello daemon.' });
+  });
+
+  it("through --server: while the daemon is gone mid-prompt, the agent's log says it is not answering (the prompt is not silently hung)", async () => {
+    const { environment, dataDir, env } = await setUp();
+    const daemon = await serveChild(dataDir, env, environment.workspace);
+    environment.api.enqueue(holdReply());
+    const child = await acpIn({ environment, dataDir, env }, ['--server', daemon.url]);
+    let log = '';
+    child.child.stderr!.on('data', (chunk) => (log += chunk));
+    const sessionId = await newSession(child, environment.workspace);
+    const prompt = promptText(child, sessionId, 'Wait for me.').catch((error: unknown) => error);
+    await environment.api.waitForRequests(1, { kind: 'turn' });
+    daemon.child.kill('SIGKILL');
+    await vi.waitFor(
+      () => expect(log).toContain("is not answering; reconnecting… (the editor's Stop ends the prompt)"),
+      { timeout: 15_000 },
+    );
+    expect((await quitEditor(child)).code).toBe(0);
+    await prompt;
   });
 
   it('through --server: a turn the editor started goes on after it quits, and completes in the daemon', async () => {

@@ -4,6 +4,11 @@ import { dataDirDaemonClient } from './data-dir-daemon-client.js';
 import type { Output } from './render/human-renderer.js';
 import { UsageError } from './usage-error.js';
 
+/** Where a followed session's "daemon not answering" lines go, and how its reader stops waiting (default: Ctrl-C). */
+interface NoticeOutput extends Output {
+  readonly stopHint?: string;
+}
+
 interface DaemonLocation {
   server?: string | undefined;
   dataDir: string;
@@ -12,7 +17,7 @@ interface DaemonLocation {
    * Where an event subscription says that the daemon stopped answering (once, until it answers
    * again, which it says too); without it a subscription reconnects silently.
    */
-  notices?: Output | undefined;
+  notices?: NoticeOutput | undefined;
 }
 
 /**
@@ -67,7 +72,7 @@ export async function requireDaemon(options: DaemonLocation): Promise<TetherClie
   return client;
 }
 
-function clientOf(url: string, token: string, notices: Output | undefined): TetherClient {
+function clientOf(url: string, token: string, notices: NoticeOutput | undefined): TetherClient {
   const client = createTetherClient({ url, token });
   return notices ? withConnectionNotices(client, () => url, notices) : client;
 }
@@ -81,7 +86,7 @@ const quietBeforeNoticeMs = 1_000;
  * (every `tether` command that follows a session: run and send through a daemon, attach): the line
  * only says why nothing is happening, and how to stop waiting.
  */
-function withConnectionNotices(client: TetherClient, urlNow: () => string, notices: Output): TetherClient {
+function withConnectionNotices(client: TetherClient, urlNow: () => string, notices: NoticeOutput): TetherClient {
   return {
     ...client,
     async *subscribe(sessionId, options = {}) {
@@ -96,7 +101,9 @@ function withConnectionNotices(client: TetherClient, urlNow: () => string, notic
           quiet = setTimeout(() => {
             quiet = undefined;
             told = urlNow();
-            notices.write(`\n■ the daemon at ${told} is not answering; reconnecting… (Ctrl-C to stop waiting)\n`);
+            notices.write(
+              `\n■ the daemon at ${told} is not answering; reconnecting…${notices.stopHint ?? ' (Ctrl-C to stop waiting)'}\n`,
+            );
           }, quietBeforeNoticeMs);
           quiet.unref();
           return;

@@ -125,6 +125,8 @@ async function serveClient(
     server: options.server,
     dataDir: options.dataDir,
     environment: context.environment,
+    // The editor's prompt waits while the daemon is away: its log says why (the editor's Stop ends the wait).
+    notices: { write: (text) => context.stderr.write(text), stopHint: " (the editor's Stop ends the prompt)" },
   });
   if (daemon) {
     const removeStop = context.onInterrupt((_count, signal) => {
