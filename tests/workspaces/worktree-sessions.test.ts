@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff, SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { type ClaudeTestEnvironment, type GitRunner, createGitRepository } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type Client,
   daemonPerTest,
@@ -301,6 +301,32 @@ describe('sessions in git worktrees, through the daemon', () => {
       `/v1/sessions/${session.sessionId}?discardWorkspaceChanges=true`,
     );
     expect(discarded.status).toBe(204);
+    expect(branchesOf(repository)).toEqual(['main']);
+    expect(worktreePaths(repository)).toEqual([repository.folder]);
+  });
+
+  it('a daemon stopped while a worktree is being made answers that open_session 503 runtime_stopped (not applied), nothing left', async () => {
+    const setup = await start();
+    const repository = await repositoryIn(setup.environment);
+    const started = path.join(setup.environment.home, 'hook-started');
+    await writeFile(
+      path.join(repository.folder, '.git', 'hooks', 'post-checkout'),
+      `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`,
+      { mode: 0o755 },
+    );
+    const opening = setup.api.request('POST', '/v1/commands', {
+      body: {
+        commandId: 'open-while-stopping',
+        type: 'open_session',
+        workspace: { kind: 'git_worktree', repository: repository.folder },
+      },
+    });
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 30_000, interval: 20 });
+    const closing = setup.daemon.close();
+    const response = await opening;
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'runtime_stopped' });
+    await closing;
     expect(branchesOf(repository)).toEqual(['main']);
     expect(worktreePaths(repository)).toEqual([repository.folder]);
   });

@@ -25,6 +25,7 @@ import {
   defaultSubscriberBufferEvents,
 } from './daemon-options.js';
 import { limitConnections, streamLimitOf } from './http/connection-limit.js';
+import { trackRequestsInFlight } from './http/requests-in-flight.js';
 import { createApp } from './create-app.js';
 import type { DaemonState } from './daemon-state.js';
 import { removeDaemonInfo, writeDaemonInfo } from './lifecycle/daemon-info.js';
@@ -246,6 +247,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // Covers a connection that never sends a byte, which none of the request timeouts sees.
     server.timeout = idleTimeoutOf(options);
     limitConnections(server, options.maxConnections ?? defaultMaxConnections);
+    const requestsInFlight = trackRequestsInFlight(server);
     const upgrades = createUpgradeHandler(state);
     server.on('upgrade', upgrades.handle);
 
@@ -326,6 +328,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           daemonNotifications.close();
           await state.connections.shutdownAll(connectionCloseMs);
           upgrades.close();
+          // The streams are closed: what is left are answers the runtime's stop just decided (a refusal).
+          await requestsInFlight.settled(connectionCloseMs);
           httpServer.closeAllConnections();
           clearInterval(tokenCheck);
           tokenGuard.stop();
