@@ -35,7 +35,7 @@ function notStoredYet(reason: 'session_not_stored' | 'run_end_not_stored', cause
   const message =
     reason === 'session_not_stored'
       ? "This session's output could not be stored (is the data directory full or unwritable?), and neither could the end of its run yet, so it takes no command for now. Free space in the data directory and retry."
-      : "The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. Free space in the data directory: it is stored then, or with the session's next command.";
+      : "The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. Free space in the data directory: it is stored then, or with the session's next command (if this Tether stops first, the next one on the data directory records the run as ended by a restart, runtime_restarted).";
   return new AgentError({ code: 'store_failure', message, details: { reason }, cause });
 }
 
