@@ -1,7 +1,7 @@
 import { dropConnectionReply, errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ProtocolEvent, newInputId } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
-import { answerText } from '@tether/testkit';
+import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, neutralSequence, turnRequests } from './conformance-harness.js';
 import { conversationsClosedAfterEach } from './provider-conversation.js';
@@ -80,6 +80,24 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     const requests = turnRequests(environment);
     expect(requests).toHaveLength(2);
     expect(requests[1]!.view!.lastUserText).toContain(followUp);
+  });
+
+  it('a run gone on for a steer whose agent dies mid-answer counts each call once: the result its first turn, the stream the rest', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(
+      textReply('word '.repeat(40), { chunks: 20, delayMs: 60, usage: { inputTokens: 111, outputTokens: 222 } }),
+      textReply('banana '.repeat(400), { chunks: 200, delayMs: 20, usage: { inputTokens: 3000, outputTokens: 900 } }),
+    );
+    const { runId, ended } = await conversation.start('Talk slowly.');
+    await conversation.next('run.message_delta');
+    await conversation.session.doSteer!({ runId, inputId: newInputId(), input: [{ type: 'text', text: followUp }] });
+    await environment.api.waitForRequests(2, { kind: 'turn' });
+    await conversation.next('run.message_delta', (part) => part.text.includes('banana'));
+    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    expect((await ended).completion).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed' } });
+    const usage = conversation.parts.flatMap((part) => (part.type === 'run.usage' ? [part] : []));
+    expect(usage.map((part) => part.inputTokens)).toEqual([111, 3000]);
+    expect(usage[1]).toMatchObject({ costUsd: null });
   });
 
   it("a steer does not hide its run's failure: the host's own turn failed, so the run fails, though the steer is answered", async () => {

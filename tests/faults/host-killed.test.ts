@@ -9,6 +9,7 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withoutReports } from '../conformance/conformance-harness.js';
+import { killExitWatchOf } from '../process-supervision/supervision-helpers.js';
 
 // A host (a runtime in its own process, on a SQLite data dir) SIGKILLed at a chosen moment, and
 // another host started on the same data dir and temporary folder, as a restarted service would be.
@@ -174,9 +175,11 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
     await first.event('run.completed');
     // Stored once the claude exited; the sweep of what its tool left has just begun (its SIGTERM is ignored).
     expect(await first.event('session.process_stopped')).toMatchObject({ reason: 'idle' });
+    // Killed with its exit watch (as with its whole cgroup): what is left is the next host's to end.
+    await killExitWatchOf(first.pid);
     await first.kill();
     const leftovers = toolProcesses(environment, []);
-    // The precondition: neither the sweep nor the killed host's exit watch had ended it yet (a second of grace after the SIGTERM).
+    // The precondition: the sweep had not ended it yet (it has a second of grace after the SIGTERM).
     expect(leftovers.map((pid) => readProcessCommandLine(pid)?.join(' '))).toEqual(['sleep 300']);
 
     // The store holds no process for the session any more: only the host's own record names it.
@@ -187,10 +190,17 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
   });
 
   it("killed mid-turn, its claude waiting on the model and a tool's process ignoring SIGTERM: both end at once, before any host starts again", async () => {
-    environment = await createClaudeTestEnvironment({ sandbox: true });
-    const { first } = await hostWaitingAfterATool(environment);
-    const left = processesWithEnvironment('HOME', environment.home).filter((pid) => pid !== first.pid);
-    // The precondition: the claude (held by the model, so it would wait for good) and the tool's sleep.
+    const made = await createClaudeTestEnvironment({ sandbox: true });
+    environment = made;
+    const { first } = await hostWaitingAfterATool(made);
+    const running = () => processesWithEnvironment('HOME', made.home).filter((pid) => pid !== first.pid);
+    // The precondition: the claude (held by the model, so it would wait for good) and the tool's sleep
+    // (its shell may still be on its way to exec it).
+    const started = await pollUntil(() => running().some((pid) => readProcessCommandLine(pid)?.[0] === 'sleep'), {
+      timeoutMs: 10_000,
+    });
+    const left = running();
+    expect(started).toBe(true);
     expect(left.map((pid) => readProcessCommandLine(pid)?.[0])).toEqual(
       expect.arrayContaining([environment.claudePath, 'sleep']),
     );

@@ -246,11 +246,22 @@ describe('sessions in git worktrees, through the daemon', () => {
       setup.api.request('DELETE', `/v1/sessions/${reopened.sessionId}`),
       post({ type: 'open_session', continueSession: reopened.sessionId }),
     ]);
-    expect([deleted.status, reopen.status]).toEqual([204, 404]);
-    expect(((await reopen.json()) as ErrorBody).error.code).toBe('session_not_found');
-    expect((await setup.api.request('GET', `/v1/sessions/${reopened.sessionId}`)).status).toBe(404);
-    expect(branchesOf(repository)).toEqual(['main']);
-    expect(worktreePaths(repository)).toEqual([repository.folder]);
+    // Whichever came first, the other was refused whole: deleted (the reopen finds nothing), or open (not deleted).
+    if (deleted.status === 204) {
+      expect([reopen.status, ((await reopen.json()) as ErrorBody).error.code]).toEqual([404, 'session_not_found']);
+      expect((await setup.api.request('GET', `/v1/sessions/${reopened.sessionId}`)).status).toBe(404);
+      expect(branchesOf(repository)).toEqual(['main']);
+      expect(worktreePaths(repository)).toEqual([repository.folder]);
+    } else {
+      expect([deleted.status, ((await deleted.json()) as ErrorBody).error.code, reopen.status]).toEqual([
+        409,
+        'session_open',
+        200,
+      ]);
+      const status = (await snapshotOf(setup.api, reopened.sessionId)).workspaceStatus;
+      expect(status).toMatchObject({ state: 'ready' });
+      expect(existsSync(status!.directory)).toBe(true);
+    }
 
     // A fork of a closed session whose worktree holds work, and a delete that discards it.
     const forked = await openWorktree(setup.api, repository.folder);
@@ -261,7 +272,16 @@ describe('sessions in git worktrees, through the daemon', () => {
       post({ type: 'fork_session', sessionId: forked.sessionId }),
       setup.api.request('DELETE', discard),
     ]);
-    expect([forkFirst.status, deleteAfter.status]).toEqual([200, 204]);
+    expect(deleteAfter.status).toBe(204);
+    if (forkFirst.status !== 200) {
+      // The delete came first: the fork found no session, and nothing is left of the worktree.
+      expect([forkFirst.status, ((await forkFirst.json()) as ErrorBody).error.code]).toEqual([
+        404,
+        'session_not_found',
+      ]);
+      expect(worktreePaths(repository)).toEqual([repository.folder]);
+      return;
+    }
     // The delete saw the fork: the worktree stays for it, and its next turn works there.
     const { forkSessionId } = (await forkFirst.json()) as { forkSessionId: string };
     expect((await snapshotOf(setup.api, forkSessionId)).workspaceStatus).toMatchObject({ directory: forked.directory });

@@ -62,7 +62,7 @@ const interruptListeners = { active: 0, lastResort: false };
 function installLastResort(): void {
   if (interruptListeners.lastResort) return;
   interruptListeners.lastResort = true;
-  for (const signal of shutdownSignals) {
+  for (const signal of shutdownSignals()) {
     process.on(signal, () => {
       if (interruptListeners.active > 0) return;
       const code = signalExitCode(signal);
@@ -136,7 +136,7 @@ export function processContext(): CliContext {
         count += 1;
         listener(count, signal);
       };
-      const handlers = shutdownSignals.map((signal) => {
+      const handlers = shutdownSignals().map((signal) => {
         const handler = () => stop(signal);
         process.on(signal, handler);
         return { signal, handler };

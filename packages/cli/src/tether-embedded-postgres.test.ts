@@ -114,21 +114,25 @@ describe('tether serve --store embedded-postgres', () => {
       expect(output).not.toContain(cluster.password);
   });
 
-  it('a daemon SIGKILLed takes its PostgreSQL server with it: the next serve starts on the same cluster', async () => {
-    const first = await serve(['--store', 'embedded-postgres']);
-    const cluster = clusterRecord();
-    const serverPid = Number(
-      readFileSync(path.join(cluster.clusterDirectory, 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
-    const killed = new Promise((resolve) => first.child.once('close', resolve));
-    first.child.kill('SIGKILL');
-    await killed;
-    // No code of the daemon's runs any more: its exit watch ends the server.
-    await vi.waitFor(() => expect(isAlive(serverPid)).toBe(false), { timeout: 15_000 });
-    const second = await serve(['--store', 'embedded-postgres']);
-    expect(second.output()).toContain('sessions: embedded PostgreSQL');
-    expect(clusterRecord()).toEqual(cluster);
-  });
+  // The exit watch reads /proc: Linux only.
+  it.runIf(process.platform === 'linux')(
+    'a daemon SIGKILLed takes its PostgreSQL server with it: the next serve starts on the same cluster',
+    async () => {
+      const first = await serve(['--store', 'embedded-postgres']);
+      const cluster = clusterRecord();
+      const serverPid = Number(
+        readFileSync(path.join(cluster.clusterDirectory, 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
+      const killed = new Promise((resolve) => first.child.once('close', resolve));
+      first.child.kill('SIGKILL');
+      await killed;
+      // No code of the daemon's runs any more: its exit watch ends the server.
+      await vi.waitFor(() => expect(isAlive(serverPid)).toBe(false), { timeout: 15_000 });
+      const second = await serve(['--store', 'embedded-postgres']);
+      expect(second.output()).toContain('sessions: embedded PostgreSQL');
+      expect(clusterRecord()).toEqual(cluster);
+    },
+  );
 
   it('tether run --store embedded-postgres runs a turn in-process on the same cluster', async () => {
     fixture.api.enqueue(textReply('In-process, embedded.'));

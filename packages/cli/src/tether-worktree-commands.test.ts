@@ -309,30 +309,34 @@ describe('refusals and help', () => {
     expect(sessions.stdout.trim()).toBe('[]');
   });
 
-  it('SIGKILL while the worktree is being made: git and its hook end with tether all the same', async () => {
-    const started = path.join(fixture.root, 'hook-started');
-    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
-    await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
-    const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
-      cwd: fixture.workspace,
-      environment: fixture.environment,
-    });
-    await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
-      timeout: 30_000,
-      interval: 20,
-    });
-    const hookPid = Number(readFileSync(started, 'utf8').trim());
-    child.kill('SIGKILL');
-    await finished;
-    // No code of tether's runs any more: its exit watch ends git's group, the hook with it.
-    await vi.waitFor(
-      () =>
-        expect(
-          existsSync(`/proc/${hookPid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${hookPid}/status`, 'utf8')),
-        ).toBe(false),
-      { timeout: 10_000 },
-    );
-  });
+  // The exit watch reads /proc: Linux only.
+  it.runIf(process.platform === 'linux')(
+    'SIGKILL while the worktree is being made: git and its hook end with tether all the same',
+    async () => {
+      const started = path.join(fixture.root, 'hook-started');
+      const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+      await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
+      const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
+        cwd: fixture.workspace,
+        environment: fixture.environment,
+      });
+      await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
+        timeout: 30_000,
+        interval: 20,
+      });
+      const hookPid = Number(readFileSync(started, 'utf8').trim());
+      child.kill('SIGKILL');
+      await finished;
+      // No code of tether's runs any more: its exit watch ends git's group, the hook with it.
+      await vi.waitFor(
+        () =>
+          expect(
+            existsSync(`/proc/${hookPid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${hookPid}/status`, 'utf8')),
+          ).toBe(false),
+        { timeout: 10_000 },
+      );
+    },
+  );
 
   it('close through a daemon of a worktree deleted by hand whose branch has commits: says the folder is gone and the commits are on the branch', async () => {
     const worktrees = path.join(fixture.root, 'served-worktrees');

@@ -27,21 +27,23 @@ while IFS= read -r line; do
   esac
 done
 [ -z "\${markers# }" ] && exit 0
+set --
+for m in $markers; do set -- "$@" -e "${processMarkerVariable}=$m"; done
 signal_marked() {
   found=''
-  for m in $markers; do
-    for f in $(grep -lsxzF "${processMarkerVariable}=$m" /proc/[0-9]*/environ); do
-      p=\${f#/proc/}; p=\${p%/environ}
-      kill -s "$1" -- "-$p" 2>/dev/null
-      kill -s "$1" "$p" 2>/dev/null
-      found=1
-    done
+  for f in $(grep -lsxzF "$@" /proc/[0-9]*/environ); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    kill -s "$signal" -- "-$p" 2>/dev/null
+    kill -s "$signal" "$p" 2>/dev/null
+    found=1
   done
 }
-signal_marked TERM
+signal=TERM
+signal_marked "$@"
 [ -z "$found" ] && exit 0
 sleep ${graceSeconds}
-signal_marked KILL
+signal=KILL
+signal_marked "$@"
 `;
 
 interface WatchState {
@@ -66,7 +68,8 @@ export function startHostExitWatch(): Writable | null {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
       cwd: '/',
-      env: { PATH: '/usr/bin:/bin' },
+      // The host's own PATH first (grep and sleep live elsewhere on NixOS or Guix), then the usual places.
+      env: { PATH: `${process.env.PATH ?? ''}:/usr/bin:/bin` },
     });
     child.on('error', () => {
       state().input = null;

@@ -356,6 +356,8 @@ function translateResult(state: TranslatorState, frame: ResultFrame, parts: Part
   // Startup-failure results carry a throwaway id: only a real turn's result is followed.
   if (!startupFailure && frame.is_error !== true && frame.session_id) followSessionId(state, frame.session_id, parts);
   const usage = runUsage(state, frame);
+  // Counted by the result: a run that goes on for a steered input and then ends without one counts only what streamed after.
+  turn.streamedUsage = undefined;
   const anything = Object.values(usage).some((value) => (value ?? 0) > 0);
   if (anything) parts.push({ type: 'run.usage', runId: turn.runId, ...usage });
   const classified = classifyRunEnd({

@@ -79,7 +79,12 @@ export function acceptProviderPart(
       if (part.mode === entry.record.permissionMode || entry.modesBeingSet.includes(part.mode)) return;
       break;
     case 'session.model_changed':
-      if (part.model === entry.record.model) return;
+      // A host's choice (the model control) is kept for the next launch even when the agent runs that model already.
+      if (
+        part.model === entry.record.model &&
+        (part.source !== 'command' || entry.record.configuration.model === part.model)
+      )
+        return;
       break;
     case 'interaction.requested': {
       if (entry.interactions.has(part.interactionRef)) return;

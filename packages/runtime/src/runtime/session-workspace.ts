@@ -147,7 +147,9 @@ async function inUseByAnother(parts: WorkspaceParts, entry: SessionEntry, status
     record.state !== 'closed' &&
     record.workspaceStatus?.directory === status.directory;
   if (parts.entries.entries().some((other) => sharing(other.record))) return true;
-  return parts.sharedStore !== undefined && (await parts.sharedStore.loadOpenSessions()).some(sharing);
+  // A plain directory is never removed: no need to ask the store about it.
+  if (parts.sharedStore === undefined || !announcesWorkspace(status)) return false;
+  return (await parts.sharedStore.loadOpenSessions()).some(sharing);
 }
 
 function workspaceHasChanges(

@@ -31,10 +31,17 @@ const allShutdownSignals: readonly ShutdownSignal[] = [
   'SIGPWR',
 ];
 
-/** The shutdown signals this platform has (SIGPWR is Linux's). */
-export const shutdownSignals: readonly ShutdownSignal[] = allShutdownSignals.filter(
-  (signal) => constants.signals[signal] !== undefined,
-);
+/** Whether Node itself answers `signal` in this process: a diagnostic report or a heap snapshot is asked for, not an end. */
+function diagnosticSignal(signal: ShutdownSignal): boolean {
+  if (process.report?.reportOnSignal === true && process.report.signal === signal) return true;
+  const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return options.includes(`--heapsnapshot-signal=${signal}`);
+}
+
+/** The shutdown signals this platform has (SIGPWR is Linux's), less one Node answers itself here (--report-on-signal). */
+export function shutdownSignals(): readonly ShutdownSignal[] {
+  return allShutdownSignals.filter((signal) => constants.signals[signal] !== undefined && !diagnosticSignal(signal));
+}
 
 /** The exit code a process stopped by `signal` reports by convention: 128 + the signal's number (130, 143, 129, 131…). */
 export function signalExitCode(signal: ShutdownSignal): number {
@@ -44,7 +51,7 @@ export function signalExitCode(signal: ShutdownSignal): number {
 export interface ShutdownSignalOptions {
   /** How long active runs get to end on their own after the first signal (default 1000 ms). */
   readonly graceMs?: number;
-  /** Which signals to handle (default: every one of shutdownSignals). */
+  /** Which signals to handle (default: every one of shutdownSignals()). */
   readonly signals?: readonly ShutdownSignal[];
   /** Called once the runtime has shut down; the default exits the process with the signal's code. */
   readonly onShutdown?: (exitCode: number, signal: ShutdownSignal) => void;
@@ -63,7 +70,7 @@ export function handleShutdownSignals(
   const graceMs = options.graceMs ?? 1_000;
   const onShutdown = options.onShutdown ?? ((exitCode: number) => process.exit(exitCode));
   let first: ShutdownSignal | null = null;
-  const handlers = (options.signals ?? shutdownSignals).map((signal) => {
+  const handlers = (options.signals ?? shutdownSignals()).map((signal) => {
     const handler = () => {
       if (first !== null) {
         void runtime.shutdown({ graceMs: 0, force: true });
