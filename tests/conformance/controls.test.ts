@@ -130,6 +130,14 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     await runtime.openSession({ continueSession: sessionId });
     await turn();
     expect((turnRequests(environment).at(-1)!.body as { model: string }).model).toBe('claude-sonnet-5-5');
+    // The model the agent runs already, chosen by the host: kept as the session's own from now on.
+    const plain = await runtime.openSession({ workspace });
+    await runtime.waitForRun(
+      (await runtime.submitTurn({ sessionId: plain.sessionId, input: [{ type: 'text', text: 'Hi.' }] })).runId,
+    );
+    const running = (await runtime.getSession(plain.sessionId)).model!;
+    await control(runtime, plain.sessionId, 'model', running);
+    expect((await runtime.getSession(plain.sessionId)).configuration).toMatchObject({ model: running });
   });
 
   it('review, security-review, init and pr-comments reach the agent as model turns and end', async () => {
