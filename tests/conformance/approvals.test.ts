@@ -133,6 +133,30 @@ describeTransports('tool approvals', ({ start }) => {
     expect(readFileSync(path.join(environment.workspace, 'edited.txt'), 'utf8')).toBe('host\n');
   });
 
+  it("refuses an empty updatedInput (the CLI would run the model's own input as if edited); the prompt stays open", async () => {
+    const { environment, runtime, sessionId } = await open();
+    environment.api.enqueue(
+      toolUseReply('Bash', { command: 'echo model > empty.txt', description: 'Write' }),
+      textReply('No.'),
+    );
+    const { runId, requested } = await promptFor(runtime, sessionId, 'Write.');
+    const refused = await agentErrorOf(
+      runtime.respondInteraction({
+        sessionId,
+        interactionRef: requested.interactionRef,
+        answer: { decision: 'approve', updatedInput: {} },
+      }),
+    );
+    expect(refused).toMatchObject({ code: 'invalid_command', details: { reason: 'updated_input_empty' } });
+    await runtime.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'deny' },
+    });
+    await runtime.waitForRun(runId);
+    expect(existsSync(path.join(environment.workspace, 'empty.txt'))).toBe(false);
+  });
+
   it('deny and stop: the run ends interrupted and the next turn works', async () => {
     const { environment, runtime, sessionId } = await open();
     environment.api.enqueue(

@@ -36,6 +36,13 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
           'project_approval_not_offered',
         );
       }
+      // The CLI takes an empty input as no change: the model's own input would run, recorded as an edit.
+      if (answer.updatedInput !== undefined && Object.keys(answer.updatedInput).length === 0) {
+        return invalid(
+          "An empty updatedInput changes nothing: the tool would run with the model's own input. Give the whole input the tool is to run with, or approve without updatedInput.",
+          'updated_input_empty',
+        );
+      }
       if (answer.continueInMode !== undefined && request.plan === undefined) {
         return unsupported('continueInMode applies only to approving a plan.', 'mode_not_applicable');
       }

@@ -33,6 +33,12 @@ function parseEdit(input: Record<string, unknown>, text: string): Parsed {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { problem: 'The tool input must be a JSON object ({ … }). Fix it, or cancel the edit.' };
+  // The agent takes an empty input as no edit at all: the model's own input would run.
+  if (Object.keys(value).length === 0)
+    return {
+      problem:
+        "An empty input changes nothing: the tool would run with the model's own. Give its whole input, or cancel the edit.",
+    };
   return { input: value as Record<string, unknown> };
 }
 
