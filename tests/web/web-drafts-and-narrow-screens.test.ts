@@ -5,6 +5,7 @@ import {
   browserSuite,
   conversationText,
   describeInBrowser,
+  occurrences,
   openSessionInPage,
   sendTurn,
   waitForRunEnd,
@@ -96,6 +97,40 @@ describeInBrowser('the web UI: drafts, control reports and narrow screens in a r
     typedOn();
     await waitForRunEnd(page, 'Succeeded');
     expect(await messageField(page).inputValue()).toBe('and a second thought');
+  });
+
+  it('a turn whose answer was lost, sent again as the page says, runs once: the resend goes with the same id', async () => {
+    const page = await suite.connectedPage();
+    await openSessionInPage(page, suite.environment.workspace);
+    const turnRequests = () => suite.environment.api.requests.filter((request) => request.kind === 'turn').length;
+    const requestsBefore = turnRequests();
+    suite.environment.api.enqueue(textReply('Deployed.'));
+    const sentIds: string[] = [];
+    let dropAnswer = true;
+    await page.route('**/v1/commands', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (body.includes('"submit_turn"')) {
+        sentIds.push((JSON.parse(body) as { commandId: string }).commandId);
+        // The daemon gets it and answers; the answer never reaches the page (a dropped connection).
+        if (dropAnswer) {
+          dropAnswer = false;
+          await route.fetch();
+          await route.abort('connectionreset');
+          return;
+        }
+      }
+      await route.continue();
+    });
+    await messageField(page).fill('Deploy to production once');
+    await messageField(page).press('Enter');
+    await page.getByText('may or may not have been sent. Send it again as it is').waitFor();
+    expect(await messageField(page).inputValue()).toBe('Deploy to production once');
+    await messageField(page).press('Enter');
+    await waitForRunEnd(page, 'Succeeded');
+    expect(sentIds).toHaveLength(2);
+    expect(sentIds[1]).toBe(sentIds[0]);
+    expect(occurrences(await conversationText(page), 'Deployed')).toBe(1);
+    expect(turnRequests()).toBe(requestsBefore + 1);
   });
 
   it("shows the Context report's tables as tables, once", async () => {

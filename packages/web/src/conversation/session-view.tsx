@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { AgentError, type InteractionAnswer, type PermissionMode } from '@tether/protocol';
+import { AgentError, type InteractionAnswer, type PermissionMode, newCommandId } from '@tether/protocol';
 import { Composer } from '../composer/composer.js';
 import { ControlsMenu } from '../composer/controls-menu.js';
 import { useDaemon } from '../connection/daemon-context.js';
@@ -99,6 +99,11 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
   useEffect(() => onStateChange(), [stateKey, onStateChange]);
   const providerCapabilities = conversation.provider === null ? undefined : capabilities[conversation.provider];
 
+  /**
+   * The turn whose answer did not arrive, with the id it went out with: sent again as it is, it goes
+   * with that id, and the daemon (which applies a commandId once) runs it at most once.
+   */
+  const unanswered = useRef<{ readonly key: string; readonly commandId: string } | null>(null);
   /** Runs a command; a refusal shows as a notice (and rejects, for the caller that keeps its input). */
   const command = async <T,>(action: () => Promise<T>): Promise<T> => {
     setNotice(null);
@@ -286,8 +291,25 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
           canSteer={providerCapabilities?.steer === true}
           onSend={async (text, images, delivery) => {
             const input = [...(text.trim() === '' ? [] : [{ type: 'text' as const, text }]), ...images];
-            // A delivery is always given: a run another client started meanwhile queues the turn instead of refusing it.
-            await command(() => client.submitTurn({ sessionId, input, delivery }));
+            const key = JSON.stringify([sessionId, delivery, input]);
+            const commandId = unanswered.current?.key === key ? unanswered.current.commandId : newCommandId();
+            unanswered.current = { key, commandId };
+            try {
+              // A delivery is always given: a run another client started meanwhile queues the turn instead of refusing it.
+              await command(() => client.submitTurn({ sessionId, input, delivery, commandId }));
+              unanswered.current = null;
+            } catch (error) {
+              if (!answerUnknown(error)) {
+                unanswered.current = null;
+                throw error;
+              }
+              setNotice({
+                kind: 'error',
+                text: 'The daemon is not reachable, or its answer was lost: this turn may or may not have been sent. Send it again as it is: it goes with the same id, and runs at most once.',
+                unreachable: true,
+              });
+              throw error;
+            }
           }}
           queuedTurns={followUps.filter((followUp) => followUp.delivery === 'after_turn').length}
           onStop={(dropQueued) =>
@@ -327,4 +349,9 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
       </div>
     </section>
   );
+}
+
+/** A command whose answer never came (lost, timed out, aborted): the client names the id it went with. */
+function answerUnknown(error: unknown): boolean {
+  return AgentError.isInstance(error) && typeof error.details?.commandId === 'string';
 }
