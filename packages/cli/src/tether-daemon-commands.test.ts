@@ -269,6 +269,13 @@ describe('tether commands through a daemon', () => {
     );
   });
 
+  it('serve --port on a port fetch refuses (6000: a "bad port") is a usage error, nothing started', async () => {
+    const refused = await tether(['serve', '--port', '6000']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--port 6000 is one of the ports browsers and fetch refuse to connect to');
+    expect(refused.stderr).not.toContain('listening');
+  });
+
   it.each([
     ['before the prompt is raised', false],
     ['while the prompt is already waiting', true],

@@ -1,3 +1,4 @@
+import { fetchBlockedPorts } from './blocked-ports.js';
 import { AgentError } from '@tether/protocol';
 import {
   type RequestSubject,
@@ -34,12 +35,26 @@ export function createDaemonConnection(url: string, token: string, fetchFunction
  */
 function checkDaemonUrl(url: unknown): string {
   const parsed = typeof url === 'string' && URL.canParse(url) ? new URL(url) : null;
-  if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) return url as string;
-  throw new AgentError({
-    code: 'invalid_command',
-    message: `url must be the daemon's address with its scheme, e.g. http://127.0.0.1:7437 (what \`tether serve\` prints), not ${JSON.stringify(String(url))}.`,
-    details: { reason: 'invalid_url' },
-  });
+  if (parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) {
+    // Every path is appended to it: a query or fragment would swallow them (the page's own index.html answered).
+    if (parsed.search !== '' || parsed.hash !== '')
+      throw invalidUrl(
+        `url is the daemon's address alone, with no query or fragment (e.g. http://127.0.0.1:7437), not ${JSON.stringify(url)}.`,
+      );
+    const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
+    if (fetchBlockedPorts.has(port))
+      throw invalidUrl(
+        `fetch refuses to connect to port ${port} (one of the Fetch standard's "bad ports", refused by browsers too), whatever listens there. Start tether serve on another port (--port).`,
+      );
+    return url as string;
+  }
+  throw invalidUrl(
+    `url must be the daemon's address with its scheme, e.g. http://127.0.0.1:7437 (what \`tether serve\` prints), not ${JSON.stringify(String(url))}.`,
+  );
+}
+
+function invalidUrl(message: string): AgentError {
+  return new AgentError({ code: 'invalid_command', message, details: { reason: 'invalid_url' } });
 }
 
 /** A bearer token is printable ASCII with no space: anything else is a paste gone wrong (never quoted back). */

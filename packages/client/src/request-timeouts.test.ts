@@ -197,7 +197,17 @@ describe('TetherClient against a daemon that accepts and never answers', () => {
   });
 
   it('refuses a daemon address without its scheme, and a token no daemon could have, naming neither token', () => {
-    for (const url of ['127.0.0.1:7437', 'localhost:7437', 'ftp://127.0.0.1:7437', '']) {
+    // A query or fragment would swallow every path; a port fetch refuses ("bad port") fails every call before it is sent.
+    for (const url of [
+      '127.0.0.1:7437',
+      'localhost:7437',
+      'ftp://127.0.0.1:7437',
+      '',
+      'http://127.0.0.1:7437?x=1',
+      'http://127.0.0.1:7437#top',
+      'http://127.0.0.1:6000',
+      'http://127.0.0.1:1',
+    ]) {
       expect(() => createTetherClient({ url, token: 't' })).toThrow(
         expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_url' }, retryable: false }),
       );

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fetchBlockedPorts } from '@tether/client';
 import { isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { signalExitCode } from '@tether/runtime';
@@ -96,6 +97,10 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const port = values.port === undefined ? 7437 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port takes a number from 0 to 65535, not "${values.port}".`);
+  if (fetchBlockedPorts.has(port))
+    throw new UsageError(
+      `--port ${port} is one of the ports browsers and fetch refuse to connect to (the Fetch standard's "bad ports"): the web UI, tether run and every client would fail there. Give another port (the default, 7437, or --port 0 for any free one).`,
+    );
   const maxOpenSessions = values['max-open-sessions'] === undefined ? undefined : Number(values['max-open-sessions']);
   if (maxOpenSessions !== undefined && (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1)) {
     throw new UsageError(
