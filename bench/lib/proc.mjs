@@ -50,6 +50,14 @@ export function childrenOf(parentPid) {
   return descendantsOf(parentPid).filter(({ pid }) => readProcessStatus(pid)?.parentPid === parentPid);
 }
 
+/**
+ * The host's children that are agents (claude, the fake API aside): a Tether host's exit watch, a
+ * `/bin/sh` started with its first agent (docs/decisions/2026-12-06-a-killed-hosts-agents-end-with-it.md), is not one.
+ */
+export function agentChildrenOf(parentPid, apiPid) {
+  return childrenOf(parentPid).filter(({ pid }) => pid !== apiPid && commandLine(pid)?.[0] !== '/bin/sh');
+}
+
 /** argv of a live process; null once it is gone. */
 export function commandLine(pid) {
   return readProcessCommandLine(pid) ?? null;

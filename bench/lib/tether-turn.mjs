@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { childrenOf, commandLine, environmentOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
+import { agentChildrenOf, commandLine, environmentOf, machineBusyMs, processCpuMs, selfCpuMs } from './proc.mjs';
 
 /** Counts commits and the synchronous time spent in them (the SQLite work runs inside the call). */
 export function instrumentStore(store) {
@@ -127,7 +127,7 @@ export async function runTetherTurns({
         throw new Error(`tether: the run ended ${turn.outcome.outcome}: ${JSON.stringify(turn.outcome.error ?? null)}`);
       // The CLI stays alive (idle) between turns and until shutdown: read its CPU (and, once, its launch).
       if (!childPid) {
-        const claude = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
+        const claude = agentChildrenOf(process.pid, apiPid);
         childPid = claude.length === 1 ? claude[0].pid : undefined;
         if (inspectChild && childPid) launch = { argv: commandLine(childPid), env: environmentOf(childPid) };
       }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childrenOf, processCpuMs } from './proc.mjs';
+import { agentChildrenOf, processCpuMs } from './proc.mjs';
 
 const lookMs = 100;
 
@@ -29,7 +29,7 @@ export async function waitForIdleSpare({ apiPid, idleMs = 300, timeoutMs = 15_00
   let seen = false;
   let enough = false;
   while (performance.now() - started < timeoutMs) {
-    const spares = childrenOf(process.pid).filter((child) => child.pid !== apiPid);
+    const spares = agentChildrenOf(process.pid, apiPid);
     seen ||= spares.length > 0;
     enough ||= spares.length >= minimumSpares;
     const cpu = new Map(spares.map((child) => [child.pid, processCpuMs(child.pid)]));
