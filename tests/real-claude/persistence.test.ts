@@ -6,6 +6,7 @@ import { openSqliteStore } from '@tether/store-sqlite';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnTetherRun } from '../process-supervision/spawn-tether-run.js';
+import { killExitWatchOf } from '../process-supervision/supervision-helpers.js';
 
 let environment: ClaudeTestEnvironment;
 
@@ -67,6 +68,8 @@ describe('sessions survive runtime restarts', () => {
     );
     const child = spawnTetherRun(environment, dataDir, ['--permission-mode', 'bypass', 'Start it.']);
     await environment.api.waitForRequests(2, { kind: 'turn' });
+    // Killed with its exit watch (as with its whole cgroup): else the watch ends the orphans, not the restart.
+    await killExitWatchOf(child.pid!);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
     // The CLI waits on its held API call and the detached tool process lives on: both are orphans now.

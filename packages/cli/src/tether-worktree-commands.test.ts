@@ -211,6 +211,25 @@ describe('tether close, delete and diff through a daemon', () => {
   });
 });
 
+/**
+ * `tether run --worktree` held in making its worktree by a post-checkout hook that takes its time (a
+ * big checkout, a slow hook manager): its process and the hook's pid, once the hook runs.
+ */
+async function runWhileAHookWaits() {
+  const started = path.join(fixture.root, 'hook-started');
+  const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+  await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
+  const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
+    cwd: fixture.workspace,
+    environment: fixture.environment,
+  });
+  await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
+    timeout: 30_000,
+    interval: 20,
+  });
+  return { child, finished, hookPid: Number(readFileSync(started, 'utf8').trim()) };
+}
+
 describe('refusals and help', () => {
   it('a folder that is not a repository, an unknown base: exit 2, no turn; --base without --worktree is a usage error', async () => {
     const plain = await tether(['run', '--worktree', '--cwd', fixture.workspace, 'Write x|']);
@@ -280,19 +299,7 @@ describe('refusals and help', () => {
   });
 
   it('SIGTERM while the worktree is being made stops git and its hook, takes back the branch and folder, and records nothing', async () => {
-    // A post-checkout hook that takes its time, as a big checkout or a slow hook manager does.
-    const started = path.join(fixture.root, 'hook-started');
-    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
-    await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
-    const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
-      cwd: fixture.workspace,
-      environment: fixture.environment,
-    });
-    await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
-      timeout: 30_000,
-      interval: 20,
-    });
-    const hookPid = Number(readFileSync(started, 'utf8').trim());
+    const { child, finished, hookPid } = await runWhileAHookWaits();
     child.kill('SIGTERM');
     const result = await finished;
     expect(result.code, result.stderr).toBe(143);
@@ -313,18 +320,7 @@ describe('refusals and help', () => {
   it.runIf(process.platform === 'linux')(
     'SIGKILL while the worktree is being made: git and its hook end with tether all the same',
     async () => {
-      const started = path.join(fixture.root, 'hook-started');
-      const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
-      await writeFile(hook, `#!/bin/sh\necho $$ > '${started}'\nexec sleep 60\n`, { mode: 0o755 });
-      const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write nothing'], {
-        cwd: fixture.workspace,
-        environment: fixture.environment,
-      });
-      await vi.waitFor(() => expect(existsSync(started) && readFileSync(started, 'utf8').trim()).toMatch(/^\d+$/), {
-        timeout: 30_000,
-        interval: 20,
-      });
-      const hookPid = Number(readFileSync(started, 'utf8').trim());
+      const { child, finished, hookPid } = await runWhileAHookWaits();
       child.kill('SIGKILL');
       await finished;
       // No code of tether's runs any more: its exit watch ends git's group, the hook with it.
