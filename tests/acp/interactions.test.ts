@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { methods, type RequestPermissionRequest } from '@tether/acp/test-support';
-import { type ClaudeTestEnvironment, processesWithEnvironment, sampleQuestions } from '@tether/testkit';
+import { type ClaudeTestEnvironment, sampleQuestions, killProcessesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { type ClientBehaviour, useAcp } from './acp-harness.js';
 
@@ -83,7 +83,7 @@ describe('ACP approvals and questions against the real binary', () => {
         expect(pair.updatesOf(sessionId, 'tool_call_update').map((update) => update.status)).toContain('in_progress'),
       { timeout: 30_000 },
     );
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    killProcessesWithEnvironment('HOME', environment.home);
     expect(await prompted).not.toBeNull();
     const toolCallId = pair.updatesOf(sessionId, 'tool_call')[0]!.toolCallId;
     expect(

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
-import { processesWithEnvironment, waitForEvent } from '@tether/testkit';
+import { processesWithEnvironment, waitForEvent, killProcessesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useAcp } from './acp-harness.js';
 
@@ -167,7 +167,7 @@ describe('ACP prompts against the real binary', () => {
       prompt: [{ type: 'text', text: 'Crash now.' }],
     });
     await environment.api.waitForRequests(1, { kind: 'turn' });
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    killProcessesWithEnvironment('HOME', environment.home);
     await expect(answered).rejects.toMatchObject({
       code: -32603,
       data: { code: 'provider_crashed', retryable: true },

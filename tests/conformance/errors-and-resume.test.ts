@@ -4,7 +4,13 @@ import { errorReply, holdReply, textReply } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
-import { agentErrorOf, answerText, processesWithEnvironment, runEvents } from '@tether/testkit';
+import {
+  agentErrorOf,
+  answerText,
+  processesWithEnvironment,
+  runEvents,
+  killProcessesWithEnvironment,
+} from '@tether/testkit';
 import { afterEach, expect, it } from 'vitest';
 import {
   describeTransports,
@@ -24,7 +30,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
   let home: string | undefined;
   afterEach(() => {
     // Whatever a crash test left running goes before the environment is removed.
-    if (home) for (const pid of processesWithEnvironment('HOME', home)) process.kill(pid, 'SIGKILL');
+    if (home) killProcessesWithEnvironment('HOME', home);
     home = undefined;
   });
 
@@ -195,7 +201,7 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] })).runId);
     const held = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] });
     await environment.api.waitForRequests(2, { kind: 'turn' });
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    killProcessesWithEnvironment('HOME', environment.home);
     const run = await runtime.waitForRun(held.runId);
     expect(run).toMatchObject({
       outcome: 'failed',

@@ -1,7 +1,7 @@
 import { dropConnectionReply, errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { type ProtocolEvent, newInputId } from '@tether/protocol';
 import type { AgentProviderV1Part } from '@tether/provider-spec';
-import { answerText, processesWithEnvironment } from '@tether/testkit';
+import { answerText, killProcessesWithEnvironment } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, neutralSequence, turnRequests } from './conformance-harness.js';
 import { conversationsClosedAfterEach } from './provider-conversation.js';
@@ -93,7 +93,7 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     await conversation.session.doSteer!({ runId, inputId: newInputId(), input: [{ type: 'text', text: followUp }] });
     await environment.api.waitForRequests(2, { kind: 'turn' });
     await conversation.next('run.message_delta', (part) => part.text.includes('banana'));
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    killProcessesWithEnvironment('HOME', environment.home);
     expect((await ended).completion).toMatchObject({ outcome: 'failed', error: { code: 'provider_crashed' } });
     const usage = conversation.parts.flatMap((part) => (part.type === 'run.usage' ? [part] : []));
     expect(usage.map((part) => part.inputTokens)).toEqual([111, 3000]);

@@ -1,6 +1,6 @@
 import { type FakeReply, holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
-import { processesWithEnvironment, waitForEvent } from '@tether/testkit';
+import { waitForEvent, killProcessesWithEnvironment } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
 
@@ -67,7 +67,7 @@ describeTransports('the usage of an interrupted run', ({ start }) => {
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Talk slowly.' }] });
     await waitForEvent(runtime, sessionId, 'run.message_delta');
-    for (const pid of processesWithEnvironment('HOME', environment.home)) process.kill(pid, 'SIGKILL');
+    killProcessesWithEnvironment('HOME', environment.home);
     expect(await runtime.waitForRun(runId)).toMatchObject({
       outcome: 'failed',
       error: { code: 'provider_crashed' },
