@@ -63,6 +63,20 @@ describeInBrowser('the web UI: permission modes in a real browser', () => {
     expect(await restartNotes.count()).toBe(0);
   });
 
+  it('keeps a mode picked before the agent first names its own, when the agent names the default it was shown', async () => {
+    const page = await suite.connectedPage();
+    const sessionId = await openSessionInPage(page, suite.environment.workspace);
+    await page.getByText('Controls', { exact: true }).click();
+    const select = page.getByLabel('Permission mode');
+    await select.selectOption('plan');
+    suite.environment.api.enqueue(textReply('Hello.'));
+    await sendTurn(page, 'Hi.');
+    await waitForRunEnd(page, 'Succeeded');
+    // The agent's first report named its default mode, which the menu showed before the pick.
+    expect((await snapshotOf(sessionId)).permissionMode).toBe('ask_before_edit');
+    expect(await select.inputValue()).toBe('plan');
+  });
+
   it('offers the restart only once the run ends: stopping the agent mid-run would end the run', async () => {
     const page = await suite.connectedPage();
     await openSessionInPage(page, suite.environment.workspace);

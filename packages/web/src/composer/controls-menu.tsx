@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { PermissionMode, type ProviderCapabilities } from '@tether/protocol';
 import { permissionModeLabels } from '../format/format-values.js';
+import { type ChosenMode, chooseMode, shownMode } from './chosen-mode.js';
 import { ModelOptions } from '../models/model-options.js';
 import { useModelList } from '../models/use-model-list.js';
 
@@ -44,14 +45,10 @@ export function ControlsMenu({
   onSetMode,
 }: ControlsMenuProps) {
   const [model, setModel] = useState('');
-  // The session's own mode, as it changes (another client, a plan approved into a mode), unless one
-  // was chosen here since: a copy taken at the first render was the default, and "Set mode" then
-  // switched the session to it unasked.
-  const [chosen, setChosen] = useState<{ readonly mode: PermissionMode; readonly over: PermissionMode | null } | null>(
-    null,
-  );
-  const mode = chosen !== null && chosen.over === currentMode ? chosen.mode : (currentMode ?? 'ask_before_edit');
-  const setMode = (next: PermissionMode) => setChosen({ mode: next, over: currentMode });
+  // The session's own mode, as it changes, unless one was picked here since (see shownMode).
+  const [chosen, setChosen] = useState<ChosenMode | null>(null);
+  const mode = shownMode(chosen, currentMode);
+  const setMode = (next: PermissionMode) => setChosen(chooseMode(next, currentMode));
   const modelListId = useId();
   const models = useModelList(provider ?? undefined, provider !== null && capabilities?.modelList === true);
   if (capabilities === undefined || !(capabilities.controls || capabilities.setModel || capabilities.setMode))
