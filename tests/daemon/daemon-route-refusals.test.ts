@@ -69,6 +69,16 @@ describe('a route asked with a method it does not answer', () => {
     );
   });
 
+  it('a one-time link asked with another method is 405 too, without a token, not 401', async () => {
+    // The link is its own credential: a wrong method on it is a wrong method, whatever the token.
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const answer = await refusal(await fetch(`${daemon.url}/v1/links/unknown-token`, { method }));
+      expect(answer, method).toMatchObject({ status: 405, allow: 'GET, HEAD, POST', code: 'method_not_allowed' });
+    }
+    // The methods it answers still refuse an unknown token as such.
+    expect((await fetch(`${daemon.url}/v1/links/unknown-token`, { method: 'POST' })).status).toBe(410);
+  });
+
   it('serves a request that asks to upgrade to anything but a WebSocket (h2c) as it is, not 404', async () => {
     const asked = (route: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -104,4 +104,6 @@ export function registerLinkRoutes(app: Hono<DaemonEnvironment>, state: DaemonSt
           noStore,
         );
   });
+  // Any other method is a wrong method (405 from the app's own answer), not a missing token (401).
+  app.all('/v1/links/:token', (context) => context.notFound());
 }
