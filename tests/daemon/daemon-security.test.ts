@@ -85,6 +85,13 @@ describe('who may talk to the daemon', () => {
     });
     expect(own.status).toBe(200);
     expect(own.headers['access-control-allow-origin']).toBeUndefined();
+    // Some origin is allowed, so every answer varies with the Origin: a cache keeps them apart.
+    expect(own.headers['vary']).toMatch(/\bOrigin\b/);
+    const withoutOrigin = await rawRequest(daemon, {
+      path: '/v1/sessions',
+      headers: { host: `localhost:${daemon.port}`, authorization },
+    });
+    expect(withoutOrigin.headers['vary']).toMatch(/\bOrigin\b/);
     const ipv6 = await rawRequest(daemon, { path: '/health', headers: { host: `[::1]:${daemon.port}` } });
     expect(ipv6.status).toBe(200);
 
@@ -94,6 +101,7 @@ describe('who may talk to the daemon', () => {
     });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect(allowed.headers['vary']).toMatch(/\bOrigin\b/);
     // A page there can read when to come back after a 429 or 503, and what a route allows after a 405.
     expect(allowed.headers['access-control-expose-headers']).toBe('Retry-After, Allow');
     const preflight = await rawRequest(daemon, {

@@ -17,8 +17,8 @@ export function originGuard(state: DaemonState): MiddlewareHandler<DaemonEnviron
     if (!passesOriginPolicy({ host: context.req.header('host'), origin }, state.policy)) {
       return context.body(null, 403);
     }
-    if (origin === undefined || judgeOrigin(origin, state.policy) !== 'allowed') return next();
-    if (context.req.method === 'OPTIONS' && context.req.header('access-control-request-method')) {
+    const allowed = origin !== undefined && judgeOrigin(origin, state.policy) === 'allowed';
+    if (allowed && context.req.method === 'OPTIONS' && context.req.header('access-control-request-method')) {
       return context.body(null, 204, {
         'Access-Control-Allow-Origin': origin,
         'Access-Control-Allow-Methods': allowedMethods,
