@@ -525,6 +525,23 @@ describe('images a turn carried (the blob route) and the command body limit', ()
     expect(blob.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(blob.headers.get('x-content-type-options')).toBe('nosniff');
     expect(new Uint8Array(await blob.arrayBuffer())).toEqual(png);
+    // A cached copy is revalidated without its bytes: 304, the same validators, no body.
+    const entityTag = blob.headers.get('etag')!;
+    expect(entityTag).toBe(`"${sha256}"`);
+    for (const ifNoneMatch of [entityTag, `W/"${'0'.repeat(64)}", W/${entityTag}`, '*']) {
+      const revalidated = await api.request('GET', `/v1/sessions/${sessionId}/blobs/${sha256}`, {
+        headers: { 'if-none-match': ifNoneMatch },
+      });
+      expect(revalidated.status, ifNoneMatch).toBe(304);
+      expect(revalidated.headers.get('etag')).toBe(entityTag);
+      expect(revalidated.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+      expect(await revalidated.text()).toBe('');
+    }
+    const otherTag = await api.request('GET', `/v1/sessions/${sessionId}/blobs/${sha256}`, {
+      headers: { 'if-none-match': `"${'0'.repeat(64)}"` },
+    });
+    expect(otherTag.status).toBe(200);
+    expect(new Uint8Array(await otherTag.arrayBuffer())).toEqual(png);
     // The client reads the same bytes.
     const read = await createTetherClient({ url: daemon.url, token: daemon.token }).readBlob(sessionId, sha256);
     expect(read).toEqual({ mediaType: 'image/png', bytes: png });
@@ -538,6 +555,11 @@ describe('images a turn carried (the blob route) and the command body limit', ()
       status: 404,
       code: 'blob_not_found',
     });
+    expect(
+      await errorOf(
+        await api.request('GET', `/v1/sessions/${other}/blobs/${sha256}`, { headers: { 'if-none-match': entityTag } }),
+      ),
+    ).toMatchObject({ status: 404, code: 'blob_not_found' });
     expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}/blobs/${'0'.repeat(64)}`))).toMatchObject({
       status: 404,
       code: 'blob_not_found',

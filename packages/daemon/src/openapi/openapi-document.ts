@@ -239,7 +239,7 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'An image a turn of the session carried (its bytes)',
           description:
-            'run.started records an image part by reference ({mediaType, sha256, byteLength, width, height}); this answers its bytes with Content-Type the media type. Content-addressed, so cacheable for good (Cache-Control: private, max-age=31536000, immutable). 404 blob_not_found unless this session carried it.',
+            'run.started records an image part by reference ({mediaType, sha256, byteLength, width, height}); this answers its bytes with Content-Type the media type. Content-addressed, so cacheable for good (Cache-Control: private, max-age=31536000, immutable; ETag the quoted sha256, and 304 to an If-None-Match naming it). 404 blob_not_found unless this session carried it.',
           parameters: [sessionIdParameter, sha256Parameter],
           responses: {
             '200': {
@@ -251,6 +251,7 @@ export function buildOpenApiDocument(): JsonObject {
                 ]),
               ),
             },
+            '304': { description: 'Not modified: If-None-Match named this blob, which this session carries.' },
             ...authErrors,
             ...errors(400, 404),
           },

@@ -30,13 +30,19 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
         'invalid_sha256',
       );
     const blob = await state.runtime.readBlob(context.req.param('id'), sha256);
+    const validators = {
+      // Content-addressed: the bytes at this URL never change, so a browser keeps them (privately: it needed the token).
+      'Cache-Control': 'private, max-age=31536000, immutable',
+      ETag: `"${sha256}"`,
+    };
+    // Only once the session is known to carry it: a 304 must not tell who asks that another session does.
+    if (matchesEntityTag(context.req.header('if-none-match'), validators.ETag))
+      return context.body(null, 304, validators);
     // The store's bytes live in an ordinary ArrayBuffer (never a shared one): answered as they are, uncopied.
     return context.body(blob.bytes as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': blob.mediaType,
       'Content-Length': String(blob.bytes.byteLength),
-      // Content-addressed: the bytes at this URL never change, so a browser keeps them (privately: it needed the token).
-      'Cache-Control': 'private, max-age=31536000, immutable',
-      ETag: `"${sha256}"`,
+      ...validators,
     });
   });
 
@@ -55,4 +61,13 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
     state.connections.forgetSession(sessionId);
     return context.body(null, 204);
   });
+}
+
+/** If-None-Match (RFC 9110 13.1.2): "*", or a list of tags compared weakly (a W/ prefix is ignored). */
+function matchesEntityTag(ifNoneMatch: string | undefined, entityTag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === entityTag);
 }
