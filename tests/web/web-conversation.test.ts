@@ -256,6 +256,12 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await expectNothingToActOn(page);
     await page.getByRole('link', { name: 'Back to the session list' }).click();
     await page.waitForURL((url) => url.pathname === '/');
+    // Its changes' address says the same, not the daemon's error text.
+    await page.goto(`${suite.daemon.url}/sessions/ses_${'0'.repeat(32)}/diff`);
+    await page.getByRole('heading', { name: 'This session does not exist (or was deleted)' }).waitFor();
+    await expectNothingToActOn(page);
+    await page.getByRole('link', { name: 'Back to the session list' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
   });
 
   it('a session deleted from another tab turns into "does not exist" there, not a reconnect that never ends', async () => {

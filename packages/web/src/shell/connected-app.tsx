@@ -72,6 +72,10 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
             sessionId={route.sessionId}
             conversationPath={sessionPath(route.sessionId)}
             onOpenConversation={() => navigate(sessionPath(route.sessionId))}
+            onLeave={() => {
+              list.refresh();
+              navigate('/');
+            }}
           />
         ) : route.name === 'new' ? (
           <NewSessionForm

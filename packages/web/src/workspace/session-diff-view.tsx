@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { SessionDiff } from '@tether/protocol';
+import { AgentError, type SessionDiff } from '@tether/protocol';
 import { useDaemon } from '../connection/daemon-context.js';
 import { describeFailure, isTokenRefused } from '../connection/describe-failure.js';
 import { FailureNotice } from '../connection/failure-notice.js';
+import { SessionMissing } from '../conversation/session-missing.js';
 import { type DiffFileSection, splitUnifiedDiff } from './unified-diff.js';
 import { changedFileName, changedFilesLabel, formatLineCounts } from './workspace-summary.js';
 
@@ -33,6 +34,8 @@ export interface SessionDiffViewProps {
   readonly sessionId: string;
   readonly conversationPath: string;
   readonly onOpenConversation: () => void;
+  /** Back to the session list (the session does not exist). */
+  readonly onLeave: () => void;
 }
 
 /**
@@ -40,10 +43,11 @@ export interface SessionDiffViewProps {
  * changed files with their counts, then each file's hunks. The diff is git's text and is shown only
  * as text, never read as markup.
  */
-export function SessionDiffView({ sessionId, conversationPath, onOpenConversation }: SessionDiffViewProps) {
+export function SessionDiffView({ sessionId, conversationPath, onOpenConversation, onLeave }: SessionDiffViewProps) {
   const { client, tokenRefused } = useDaemon();
   const [diff, setDiff] = useState<SessionDiff | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
   const [reads, setReads] = useState(0);
 
   useEffect(() => {
@@ -56,6 +60,8 @@ export function SessionDiffView({ sessionId, conversationPath, onOpenConversatio
       (error: unknown) => {
         if (!current) return;
         if (isTokenRefused(error)) tokenRefused();
+        // As the conversation's address says it: the daemon's message names an id, and offers nothing to do here.
+        else if (AgentError.isInstance(error) && error.code === 'session_not_found') setMissing(true);
         else setFailure(describeFailure(error));
       },
     );
@@ -68,6 +74,7 @@ export function SessionDiffView({ sessionId, conversationPath, onOpenConversatio
   const added = diff?.files.reduce((sum, file) => sum + (file.added ?? 0), 0) ?? 0;
   const removed = diff?.files.reduce((sum, file) => sum + (file.removed ?? 0), 0) ?? 0;
 
+  if (missing) return <SessionMissing sessionId={sessionId} onLeave={onLeave} />;
   return (
     <section className="diff-view" aria-label="Changes">
       <header className="session-header">
