@@ -333,6 +333,29 @@ describe('rewind_session', () => {
     }
   });
 
+  it('refuses to take a fork back to before its first turn once its source is deleted, changing nothing; a later run still works', async () => {
+    const setup = await setUp();
+    const { runtime, sessionId } = setup;
+    const first = await setup.turn('first');
+    const { forkSessionId } = await runtime.forkSession({ sessionId, atRunId: first });
+    const own = await setup.turn('first in the fork', forkSessionId);
+    const second = await setup.turn('second in the fork', forkSessionId);
+    await setup.turn('third in the fork', forkSessionId);
+    await runtime.closeSession({ sessionId });
+    await runtime.deleteSession(sessionId);
+    // Starting anew here would drop the conversation the fork continues, unasked.
+    const refused = await unchangedBy(setup, () => runtime.rewindSession({ sessionId: forkSessionId, toRunId: own }));
+    expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'fork_source_deleted' } });
+    expect(refused.message).toContain(sessionId);
+    // After a turn of its own, the fork's own conversation is the cut point.
+    await runtime.rewindSession({ sessionId: forkSessionId, toRunId: second });
+    await setup.turn('again in the fork', forkSessionId);
+    const opened = setup.providerSessions(forkSessionId);
+    expect(opened[opened.length - 1]!.options).toMatchObject({
+      copyConversation: { afterMessageId: `answer-${own}` },
+    });
+  });
+
   it('a run after which the conversation started anew leaves nothing to copy: a fork as it stands or at it, a rewind after it (in a fork too) start empty; no files to put back to it or before it', async () => {
     const reply = replyWithCheckpoint();
     // As Claude's /clear: a new conversation id, then a checkpoint naming no message.

@@ -13,6 +13,11 @@ import { sessionClosed, sessionNotFound } from './session-machine.js';
 /** Where a conversation is copied from: the agent's conversation, cut after a message (null: all of it). */
 export type ConversationCopy = NonNullable<SessionRecord['copyConversation']>;
 
+/** A fork's origin once its source is deleted: what its conversation was copied from is no longer known. */
+export interface DeletedForkSource {
+  readonly deletedSource: string;
+}
+
 /** fork_session: what the new session starts from, and the source's event. */
 export interface ForkDecision extends Decision {
   /** What the fork's agent copies; null: the source has no conversation yet, the fork starts fresh. */
@@ -33,7 +38,7 @@ function refusal(code: 'run_active' | 'run_not_found', message: string): Refusal
 }
 
 function checkpointUnavailable(
-  reason: 'no_checkpoint' | 'file_checkpointing_off' | 'compacted',
+  reason: 'no_checkpoint' | 'file_checkpointing_off' | 'compacted' | 'fork_source_deleted',
   message: string,
 ): Refusal {
   return { refusal: new AgentError({ code: 'checkpoint_unavailable', message, details: { reason } }) };
@@ -249,8 +254,8 @@ export function decideRewind(
   context: {
     readonly runs: readonly RunRecord[];
     readonly continued: readonly string[];
-    /** For a fork: the conversation it was copied from (what its first turn continued); null otherwise. */
-    readonly origin: ConversationCopy | null;
+    /** For a fork: the conversation it was copied from (what its first turn continued), unless its source was deleted; null otherwise. */
+    readonly origin: ConversationCopy | DeletedForkSource | null;
     /** The runs the conversation holds now (runsInConversation). */
     readonly conversation: readonly string[];
     /** The runs whose conversation was compacted (context.compacted). */
@@ -299,7 +304,16 @@ export function decideRewind(
   }
   // Before a fork's own turns with a point lies the conversation it was copied from, not nothing.
   const cut = cutAfterLastCheckpoint(context.continued, context.runs);
-  const copyConversation = cut ? cut.copy : context.origin;
+  let copyConversation = cut ? cut.copy : null;
+  if (!cut && context.origin !== null) {
+    // Starting anew would drop, unasked, the conversation the fork was made to continue.
+    if ('deletedSource' in context.origin)
+      return checkpointUnavailable(
+        'fork_source_deleted',
+        `This session was forked from session ${context.origin.deletedSource}, which was deleted since, so the conversation it was copied from is no longer known and it cannot go back to before its first turn. Rewind to a later run, or clear the conversation (the clear control) to start anew.`,
+      );
+    copyConversation = context.origin;
+  }
   const compaction = compactionAfter(context.runs, context.compacted, target, copyConversation, true);
   if (compaction !== null) {
     return checkpointUnavailable(

@@ -2,6 +2,7 @@ import { AgentError, type RewindSessionCommand, type RewindSessionReceipt, type 
 import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
 import {
   type ConversationCopy,
+  type DeletedForkSource,
   continueFrom,
   cutAfterLastCheckpoint,
   decideRewind,
@@ -20,19 +21,22 @@ const forkDepthLimit = 100;
 /**
  * Where a fork's conversation was copied from, read back from its source's log: the run it was
  * forked at, or the last run its source's conversation held then (through a source that was itself
- * a fork with no turn yet). Null for a session that is no fork, or when that is no longer known
- * (its source was deleted): the conversation then starts anew, as it would for any session.
+ * a fork with no turn yet). Null for a session that is no fork, or a source that had no conversation;
+ * the deleted source, when it is no longer known.
  */
-async function forkOrigin(store: TetherStore, record: SessionRecord): Promise<ConversationCopy | null> {
+async function forkOrigin(
+  store: TetherStore,
+  record: SessionRecord,
+): Promise<ConversationCopy | DeletedForkSource | null> {
   let fork: Pick<SessionRecord, 'sessionId' | 'forkedFrom'> = record;
   for (let depth = 0; depth < forkDepthLimit && fork.forkedFrom; depth++) {
     const { sessionId: sourceId, runId } = fork.forkedFrom;
+    const source = await store.getSession(sourceId);
+    if (!source) return { deletedSource: sourceId };
     const runs = await store.listRuns(sourceId);
     if (runId !== null) return cutAfterLastCheckpoint([runId], runs)?.copy ?? null;
     const cut = cutAfterLastCheckpoint(runsBeforeFork(await branchEvents(store, sourceId), fork.sessionId), runs);
     if (cut) return cut.copy;
-    const source = await store.getSession(sourceId);
-    if (!source) return null;
     fork = source;
   }
   return null;
