@@ -59,6 +59,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Promise<AgentR
         root,
         // Its git commands (and their hooks) end with this process however it ends, as its agents do.
         environment: { ...withoutStoreUrl(options.environment), ...bindProcessToHost().environment },
+        // The data dir is this command's alone while it runs (its lock), as for a daemon.
+        owner: options.dataDir,
       }),
     ],
   });

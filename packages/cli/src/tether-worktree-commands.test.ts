@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
@@ -318,9 +318,11 @@ describe('refusals and help', () => {
 
   // The exit watch reads /proc: Linux only.
   it.runIf(process.platform === 'linux')(
-    'SIGKILL while the worktree is being made: git and its hook end with tether all the same',
+    'SIGKILL while the worktree is being made: git and its hook end with tether all the same, and the next tether takes back the half-made worktree and branch',
     async () => {
       const { child, finished, hookPid } = await runWhileAHookWaits();
+      const branch = branches().find((name) => name !== 'main');
+      expect(branch).toMatch(/^tether\//);
       child.kill('SIGKILL');
       await finished;
       // No code of tether's runs any more: its exit watch ends git's group, the hook with it.
@@ -331,6 +333,16 @@ describe('refusals and help', () => {
           ).toBe(false),
         { timeout: 10_000 },
       );
+      // Left half-made, named by no session: its branch, its folder and git's registration of it.
+      expect(branches()).toEqual(['main', branch]);
+      const worktrees = path.join(fixture.root, 'data', 'worktrees');
+      const sessionFolders = () => readdirSync(worktrees).filter((name) => name.startsWith('ses_'));
+      expect(sessionFolders()).toHaveLength(1);
+      // The next command on the data dir takes them back before anything else.
+      expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
+      expect(branches()).toEqual(['main']);
+      expect(sessionFolders()).toEqual([]);
+      expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     },
   );
 

@@ -141,7 +141,8 @@ function workspaceAcquirers(options: DaemonOptions, dataDir: string): WorkspaceA
   const root = path.resolve(options.worktreeRoot ?? path.join(dataDir, 'worktrees'));
   // Its git commands (and their hooks) end with the daemon however it ends, as its agents do.
   const environment = { ...process.env, ...bindProcessToHost().environment };
-  return [createGitWorktreeAcquirer({ root, environment }), ...own];
+  // The data dir is this daemon's alone (its lock): what a daemon of it killed half-way left is taken back at start.
+  return [createGitWorktreeAcquirer({ root, environment, owner: dataDir }), ...own];
 }
 
 async function createRuntime(

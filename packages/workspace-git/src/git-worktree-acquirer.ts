@@ -9,6 +9,7 @@ import { restoreWorktree } from './restore-worktree.js';
 import { type GitContext, gitEnvironment } from './run-git.js';
 import { sessionDiff } from './session-diff.js';
 import { snapshotWorktree } from './worktree-snapshot.js';
+import { sweepLeftWorktrees } from './sweep-left-worktrees.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 
 export interface GitWorktreeAcquirerOptions {
@@ -21,6 +22,13 @@ export interface GitWorktreeAcquirerOptions {
    * another repository or index are dropped; GIT_TERMINAL_PROMPT=0 and LC_ALL=C are set.
    */
   readonly environment?: Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * Who this host is among those that may share the root: the data directory whose lock it holds (one
+   * host at a time). Each worktree it begins is recorded under it until made, so that the next host of
+   * the same owner takes back (sweep, at its start) what one ended outright half-way left. Without it
+   * nothing is recorded or taken back.
+   */
+  readonly owner?: string | undefined;
 }
 
 /** A git command that runs longer than this is stopped: a hung hook or filter must not hold a session forever. */
@@ -41,9 +49,10 @@ export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): 
     signal: stopping.signal,
   };
   const queue = createRepositoryQueue();
+  const owner = options.owner === undefined ? undefined : path.resolve(options.owner);
   return {
     kind: 'git_worktree',
-    prepare: (request) => prepareWorktree(git, queue, root, request),
+    prepare: (request) => prepareWorktree(git, queue, root, request, owner),
     restore: (prepared, request) => restoreWorktree(git, queue, prepared, { root, sessionId: request.sessionId }),
     release: (prepared, releaseOptions) => releaseWorktree(git, queue, prepared, releaseOptions),
     baseline: (prepared) => snapshotWorktree(git, worktreeOf(prepared).path),
@@ -54,6 +63,7 @@ export function createGitWorktreeAcquirer(options: GitWorktreeAcquirerOptions): 
     },
     diff: (prepared, diffOptions) => sessionDiff(git, worktreeOf(prepared), diffOptions),
     stop: () => stopping.abort(),
+    ...(owner === undefined ? {} : { sweep: () => sweepLeftWorktrees(git, queue, root, owner) }),
   };
 }
 

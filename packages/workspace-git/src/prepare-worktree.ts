@@ -7,6 +7,7 @@ import type { RepositoryQueue } from './repository-queue.js';
 import { branchExists, resolveCommit } from './git-refs.js';
 import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runGit, unstoppable } from './run-git.js';
 import { isDirectory } from './worktree-presence.js';
+import { recordIntent } from './worktree-intents.js';
 import { ownedRoot } from './worktree-root.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 
@@ -24,6 +25,7 @@ export async function prepareWorktree(
   queue: RepositoryQueue,
   root: string,
   request: PrepareRequest,
+  owner: string | undefined,
 ): Promise<PreparedWorkspace> {
   const { workspace, sessionId } = request;
   if (workspace.kind !== 'git_worktree') {
@@ -42,14 +44,24 @@ export async function prepareWorktree(
   const baseCommit = await baseCommitOf(git, repository, workspace.baseRef);
   const branch = workspace.branch ?? defaultBranch(sessionId);
   await checkNewBranch(git, repository, branch);
-  const worktreePath = path.join(await ownedRoot(root), sessionId);
+  const ownRoot = await ownedRoot(root);
+  const worktreePath = path.join(ownRoot, sessionId);
   if (await isDirectory(worktreePath)) {
     throw workspaceRefusal(
       'worktree_path_taken',
       `The folder ${worktreePath} already exists, so Tether cannot make the session's worktree there. Move it away and retry.`,
     );
   }
-  await queue(repository, () => makeWorktree(git, { repository, worktreePath, branch, baseCommit }));
+  const made = { repository, worktreePath, branch, baseCommit };
+  await queue(repository, async () => {
+    // Should this host end outright half-way, its next start takes back what was made (sweepLeftWorktrees).
+    const forget = owner === undefined ? null : await recordIntent(ownRoot, sessionId, { owner, ...made });
+    try {
+      await makeWorktree(git, made);
+    } finally {
+      await forget?.();
+    }
+  });
   return {
     kind: 'git_worktree',
     directory: worktreePath,
@@ -152,7 +164,7 @@ function branchExistsRefusal(repository: string, branch: string): Error {
   );
 }
 
-interface WorktreeToMake {
+export interface WorktreeToMake {
   readonly repository: string;
   readonly worktreePath: string;
   readonly branch: string;
@@ -186,11 +198,25 @@ async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void
   throw gitFailed(addWorktree, added);
 }
 
-/** Takes away what a failed `worktree add` left (its folder and registration) and the branch made for it. */
-async function undoWorktree(git: GitContext, made: WorktreeToMake): Promise<void> {
+/**
+ * Takes away what a failed `worktree add` left (its folder and registration) and the branch made for
+ * it; with `branch: 'if_unmoved'` (what an earlier host left) the branch only while it still points at
+ * the base commit: it may have been made by someone else since, or been given work.
+ */
+export async function undoWorktree(
+  git: GitContext,
+  made: WorktreeToMake,
+  branch: 'delete' | 'if_unmoved' = 'delete',
+): Promise<void> {
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
   await rm(made.worktreePath, { recursive: true, force: true });
   // Its registration, should the folder have gone before git could remove it (never a prune: other worktrees).
   await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
-  await runGitRetryingLocks(git, { cwd: made.repository, args: ['branch', '-D', made.branch] });
+  await runGitRetryingLocks(git, {
+    cwd: made.repository,
+    args:
+      branch === 'delete'
+        ? ['branch', '-D', made.branch]
+        : ['update-ref', '-d', `refs/heads/${made.branch}`, made.baseCommit],
+  });
 }

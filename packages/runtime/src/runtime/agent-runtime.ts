@@ -225,6 +225,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     await Promise.all([
       rehearseFirstTurn(createAgentRuntime),
       recoverOpenSessions(this.recoveryParts()),
+      this.workspaces.sweepAll(this.onBackgroundError),
       ...this.providers.map((provider) => provider.doPrepare?.().catch(() => undefined)),
     ]);
     const coordination = this.store.coordination;

@@ -57,4 +57,9 @@ export interface WorkspaceAcquirer {
    * takes back what it had made. Optional.
    */
   stop?(): void;
+  /**
+   * At the runtime's start, before any prepare: takes back what an earlier host ended outright (SIGKILL)
+   * left half-made, which no session names. Optional; a failure is reported as a background error.
+   */
+  sweep?(): Promise<void>;
 }

@@ -15,6 +15,11 @@ export class WorkspaceAcquirers {
     for (const acquirer of this.byKind.values()) acquirer.stop?.();
   }
 
+  /** At start-up: every acquirer's sweep of what an earlier host left half-made; each failure told, none thrown. */
+  async sweepAll(onError: (error: unknown) => void): Promise<void> {
+    await Promise.all([...this.byKind.values()].map((acquirer) => acquirer.sweep?.().catch(onError)));
+  }
+
   /** The acquirer of a kind; invalid_workspace (unsupported_kind) when this runtime was given none. */
   of(kind: string): WorkspaceAcquirer {
     const acquirer = this.byKind.get(kind);
