@@ -1,7 +1,8 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newSessionId } from '@tether/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createGitWorktreeAcquirer } from './git-worktree-acquirer.js';
 import {
   agentErrorOf,
@@ -214,6 +215,24 @@ describe('prepare', () => {
       // The hook's own words, not git's progress line before them.
       expect(error.message).toContain('checkout refused by hook');
       expect(error.message).not.toContain('Preparing worktree');
+      await expectNothingLeft(playground, ['main']);
+    });
+
+    it('a worktree add stopped by the host while git still holds it locked (a checkout filter that waits): registration, folder and branch go', async () => {
+      const playground = await gitPlayground();
+      const started = path.join(playground.folder, 'filter-started');
+      await writeFile(path.join(playground.repository, '.gitattributes'), 'slow.txt filter=slow\n');
+      await writeFile(path.join(playground.repository, 'slow.txt'), 'data\n');
+      playground.git(playground.repository, 'config', 'filter.slow.clean', 'cat');
+      playground.git(playground.repository, 'add', '--all');
+      playground.git(playground.repository, 'commit', '--quiet', '-m', 'a filtered file');
+      playground.git(playground.repository, 'config', 'filter.slow.smudge', `touch '${started}'; sleep 60; cat`);
+      const preparing = agentErrorOf(playground.prepare({ branch: 'stopped' })).catch((error: unknown) => error);
+      await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000, interval: 20 });
+      // git has not finished: its "initializing" lock is still on the registration.
+      expect(readdirSync(path.join(playground.repository, '.git', 'worktrees'))).toHaveLength(1);
+      playground.acquirer.stop!();
+      await preparing;
       await expectNothingLeft(playground, ['main']);
     });
   });

@@ -208,10 +208,12 @@ export async function undoWorktree(
   made: WorktreeToMake,
   branch: 'delete' | 'if_unmoved' = 'delete',
 ): Promise<void> {
-  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
+  // Forced twice: a `worktree add` stopped half-way leaves the registration locked ("initializing").
+  const remove = { cwd: made.repository, args: ['worktree', 'remove', '--force', '--force', made.worktreePath] };
+  await runGitRetryingLocks(git, remove);
   await rm(made.worktreePath, { recursive: true, force: true });
   // Its registration, should the folder have gone before git could remove it (never a prune: other worktrees).
-  await runGitRetryingLocks(git, { cwd: made.repository, args: ['worktree', 'remove', '--force', made.worktreePath] });
+  await runGitRetryingLocks(git, remove);
   await runGitRetryingLocks(git, {
     cwd: made.repository,
     args:
