@@ -13,7 +13,14 @@ import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
-import { type TurnStopper, type WorktreeRequest, driveTurn, signalDeadlineMs, signalGraceMs } from './turn-driver.js';
+import {
+  type TurnStopper,
+  type WorktreeRequest,
+  discardSession,
+  driveTurn,
+  signalDeadlineMs,
+  signalGraceMs,
+} from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from './prompt-argument.js';
 import { parseCommandLine } from './parse-command-line.js';
@@ -283,11 +290,16 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   });
   warnNobodyToAsk();
   let interrupted: string | null = null;
+  let unused: string | null = null;
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {
     terminate: (_signal, _sessionId, urgent) =>
       void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
     interruptedByUser: (sessionId) => (interrupted = sessionId),
+    // The runtime is shutting down and takes no command: discarded once it is down.
+    discardUnused: async (sessionId) => {
+      unused = sessionId;
+    },
   };
   // A signal while closing down hurries it along instead of killing this process mid-way. After a
   // first Ctrl-C stopped the run, a Ctrl-C then is the second: it closes the session, once the
@@ -319,13 +331,23 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   } finally {
     closingDown = true;
     await runtime.shutdown();
-    if (closing !== null) await closeAfterShutdown(closing, options, dataDir, context);
+    if (closing !== null) await afterShutdown('close', closing, options, dataDir, context);
+    else if (unused !== null) await afterShutdown('discard', unused, options, dataDir, context);
     removeHurry();
   }
 }
 
-/** Closes a session once this command's runtime is down, in a runtime of its own over the same store. */
-async function closeAfterShutdown(sessionId: string, options: RunOptions, dataDir: string, context: CliContext) {
+/**
+ * Closes a session (a second Ctrl-C), or discards one opened for a turn a signal stopped before it
+ * went in, once this command's runtime is down, in a runtime of its own over the same store.
+ */
+async function afterShutdown(
+  action: 'close' | 'discard',
+  sessionId: string,
+  options: RunOptions,
+  dataDir: string,
+  context: CliContext,
+) {
   try {
     const store = await openStore(dataDir, options.store);
     const runtime = await createLocalRuntime({
@@ -339,12 +361,15 @@ async function closeAfterShutdown(sessionId: string, options: RunOptions, dataDi
       throw error;
     });
     try {
-      await runtime.closeSession({ sessionId });
+      if (action === 'close') await runtime.closeSession({ sessionId });
+      else await discardSession(runtime, sessionId);
     } finally {
       await runtime.shutdown({ graceMs: 0, force: true });
     }
   } catch (error) {
     const message = AgentError.isInstance(error) ? `${error.message} [${error.code}]` : String(error);
-    context.stderr.write(`tether run: the session was not closed: ${message}\n`);
+    context.stderr.write(
+      `tether run: the session ${action === 'close' ? 'was not closed' : `opened for the stopped turn was not deleted (tether delete ${sessionId})`}: ${message}\n`,
+    );
   }
 }

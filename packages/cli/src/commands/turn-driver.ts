@@ -63,6 +63,12 @@ export interface TurnStopper {
    * in-process runtime shutting down does not).
    */
   interruptedByUser?(sessionId: string): void;
+  /**
+   * Told when a signal ended the command after it opened a session for its turn and before the turn
+   * went in: the session holds nothing of the user's, and goes as a refused turn's does (once the
+   * backend takes commands again: an in-process runtime shutting down does not).
+   */
+  discardUnused?(sessionId: string): Promise<void>;
 }
 
 /**
@@ -136,6 +142,7 @@ export async function driveTurn(
   });
   /** A session this command opened, until its first turn is accepted. */
   let openedForTurn: string | null = null;
+  let submitted = false;
   try {
     let afterSeq = 0;
     // A git worktree tells each run's changed files after the run: the turn waits for them.
@@ -180,7 +187,6 @@ export async function driveTurn(
       if (pendingInput !== null) void withdrawPending(turnSession, pendingInput);
       else backend.interruptRun({ sessionId: turnSession }).catch(() => undefined);
     };
-    let submitted = false;
     // This turn's run, once submitted: another caller's run (a follow-up queued behind this turn)
     // and its inputs are not this turn's, so they are neither shown nor answered here (--json
     // still prints every event of the session, as documented).
@@ -245,7 +251,10 @@ export async function driveTurn(
     return answersFailed && run.outcome !== 'succeeded' ? 1 : exitCodeForRun(run);
   } catch (error) {
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
-    if (stop.ending !== null) return signalExitCode(stop.ending);
+    if (stop.ending !== null) {
+      if (openedForTurn !== null && !submitted) await stopper.discardUnused?.(openedForTurn);
+      return signalExitCode(stop.ending);
+    }
     // The turn itself was refused (a bad image, a file outside the workspace): the session opened
     // for it holds nothing, so it goes too, and bad input leaves nothing behind.
     if (openedForTurn !== null && isTurnRefusal(error)) await discardSession(backend, openedForTurn);
@@ -275,7 +284,8 @@ function isTurnRefusal(error: unknown): boolean {
   return AgentError.isInstance(error) && (error.code === 'invalid_command' || error.code === 'capability_unsupported');
 }
 
-async function discardSession(backend: TetherBackend, sessionId: string): Promise<void> {
+/** Closes and deletes a session opened for a turn that never went in; one any run started in is kept. */
+export async function discardSession(backend: TetherBackend, sessionId: string): Promise<void> {
   try {
     const snapshot = await backend.getSession(sessionId);
     // Only a session no run ever started in: anything else is the user's history.

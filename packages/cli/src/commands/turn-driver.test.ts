@@ -1,0 +1,106 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { ShutdownSignal } from '@tether/runtime';
+import { createAgentRuntime } from '@tether/runtime';
+import { createMockProvider } from '@tether/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliContext } from '../cli-context.js';
+import { type TurnStopper, driveTurn } from './turn-driver.js';
+
+const folders: string[] = [];
+afterEach(async () => {
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** A command's context whose signals the test sends (no process signal is involved). */
+function contextWithSignals(cwd: string) {
+  const listeners: ((count: number, signal: ShutdownSignal) => void)[] = [];
+  let count = 0;
+  const sink = () => ({ write: () => true }) as unknown as CliContext['stdout'];
+  const context: CliContext = {
+    stdout: sink(),
+    stderr: sink(),
+    environment: {},
+    cwd,
+    stdin: new PassThrough(),
+    stdoutIsTerminal: false,
+    terminal: undefined,
+    onInterrupt: (listener) => {
+      listeners.push(listener);
+      return () => listeners.splice(listeners.indexOf(listener), 1);
+    },
+    exitAfter: () => undefined,
+  };
+  const signal = (name: ShutdownSignal) => {
+    count += 1;
+    for (const listener of [...listeners]) listener(count, name);
+  };
+  return { context, signal };
+}
+
+describe('driveTurn stopped by a signal', () => {
+  it('between the session opened for its turn and the turn going in: that session is handed over to be discarded', async () => {
+    const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-turn-driver-'));
+    folders.push(cwd);
+    const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
+    const { context, signal } = contextWithSignals(cwd);
+    const discarded: string[] = [];
+    const stopper: TurnStopper = {
+      terminate: () => void runtime.shutdown({ graceMs: 0, force: true }),
+      discardUnused: async (sessionId) => {
+        discarded.push(sessionId);
+      },
+    };
+    let opened: string | undefined;
+    // The runtime's own surface; the signal comes as its opening answers, before the turn is sent.
+    const backend = new Proxy(runtime, {
+      get(target, property) {
+        if (property !== 'openSession') return Reflect.get(target, property, target);
+        return async (command: Parameters<typeof runtime.openSession>[0]) => {
+          const receipt = await target.openSession(command);
+          opened = receipt.sessionId;
+          signal('SIGTERM');
+          return receipt;
+        };
+      },
+    });
+
+    const code = await driveTurn(backend, { cwd, prompt: 'Hi.', json: false, responder: null }, context, stopper);
+
+    expect(code).toBe(143);
+    expect(opened).toMatch(/^ses_/);
+    expect(discarded).toEqual([opened]);
+  });
+
+  it('once its turn went in: nothing is discarded (the session holds the stopped run)', async () => {
+    const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-turn-driver-'));
+    folders.push(cwd);
+    const provider = createMockProvider({ turn: () => undefined });
+    const runtime = await createAgentRuntime({ providers: [provider] });
+    const { context, signal } = contextWithSignals(cwd);
+    const discarded: string[] = [];
+    const stopper: TurnStopper = {
+      terminate: () => void runtime.shutdown({ graceMs: 0, force: true }),
+      discardUnused: async (sessionId) => {
+        discarded.push(sessionId);
+      },
+    };
+    const backend = new Proxy(runtime, {
+      get(target, property) {
+        if (property !== 'submitTurn') return Reflect.get(target, property, target);
+        return async (command: Parameters<typeof runtime.submitTurn>[0]) => {
+          const receipt = await target.submitTurn(command);
+          signal('SIGTERM');
+          return receipt;
+        };
+      },
+    });
+
+    const code = await driveTurn(backend, { cwd, prompt: 'Hi.', json: false, responder: null }, context, stopper);
+
+    expect(code).toBe(143);
+    expect(discarded).toEqual([]);
+  });
+});
