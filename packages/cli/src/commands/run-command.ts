@@ -308,12 +308,16 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   // or be dropped with driveTurn's.
   let closingDown = false;
   let closing: string | null = null;
+  // The runtime is down and this command has returned: the process is exiting.
+  let finished = false;
   const removeHurry = context.onInterrupt((_count, signal) => {
     if (!closingDown) return;
     context.exitAfter(signalDeadlineMs, signalExitCode(signal));
     if (signal === 'SIGINT' && interrupted !== null && closing === null) {
       context.stderr.write('\n■ closing the session…\n');
       closing = interrupted;
+      // Too late for the steps below: closed now, the process kept until it is.
+      if (finished) void afterShutdown('close', closing, options, dataDir, context);
     }
     void runtime.shutdown({ graceMs: 0, force: true });
   });
@@ -333,7 +337,10 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     await runtime.shutdown();
     if (closing !== null) await afterShutdown('close', closing, options, dataDir, context);
     else if (unused !== null) await afterShutdown('discard', unused, options, dataDir, context);
-    removeHurry();
+    finished = true;
+    // After a first Ctrl-C, a second one closes the session until this process has exited (docs/cli.md),
+    // including in the ~0.1-0.2 s Node takes to exit after this: a listener holds nothing open.
+    if (interrupted === null || closing !== null) removeHurry();
   }
 }
 
