@@ -26,7 +26,8 @@ export const closeUsage = `usage: tether close SESSION ${local}
   one git cannot read is left as it is, and this says so. (Through the daemon if one runs, else
   the data dir.)`;
 export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${local}
-  Deletes a closed session and everything stored about it (close it first). Its worktree goes too
+  Deletes a closed session and everything Tether stored about it (close it first; the agent's own
+  transcript, e.g. under ~/.claude/projects, stays: see docs/security.md). Its worktree goes too
   when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
   unless --discard-changes, which removes the worktree and its branch with the work in them.
   (Through the daemon if one runs, else the data dir.)`;
