@@ -25,6 +25,9 @@ export default defineConfig({
     globalSetup: ['scripts/vitest-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll's own default is 1 s: what a page or a process shows "soon" took 2.3 s under load (a
+    // close's answer waits for its agent to exit). A poll ends as soon as it holds.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // The real claude binary uses ~1.4 cores while streaming; more workers only add contention.
     maxWorkers: 2,
