@@ -9,7 +9,7 @@ import {
   createMockProvider,
   waitForEvent,
 } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runtimePerTest } from './runtime-per-test.test-helper.js';
 
 const per = runtimePerTest('tether-follow-ups-');
@@ -450,6 +450,40 @@ describe('follow-ups steered into the running turn', () => {
     });
     expect(ended).toMatchObject({ runId: first.runId, reason: 'interrupted' });
     expect((await runtime.getSession(sessionId)).queuedInputs).toEqual([]);
+  });
+
+  it('a steer while the host stops the run: refused at submit once the stop is asked (run_stopping); one the stop overtook ends interrupted, not agent_refused', async () => {
+    let releaseSteer!: () => void;
+    const steerHeld = new Promise<void>((resolve) => (releaseSteer = resolve));
+    const { runtime, provider, sessionId, first, firstTurn } = await started({
+      // As the CLI answers a steer that reaches it once the stop did: the run is ending.
+      steer: async () => {
+        await steerHeld;
+        throw new AgentError({
+          code: 'provider_rejected',
+          message: 'The run is ending.',
+          details: { reason: 'run_ending' },
+        });
+      },
+      interrupt: () => undefined,
+    });
+    const overtaken = await runtime.submitTurn({ sessionId, input: text('overtaken'), delivery: 'steer' });
+    const stopping = runtime.interruptRun({ sessionId });
+    await vi.waitFor(() => expect(provider.sessions[0]!.interrupts).toEqual([first.runId]));
+    const before = await runtime.getSession(sessionId);
+    const refused = await agentErrorOf(runtime.submitTurn({ sessionId, input: text('late'), delivery: 'steer' }));
+    expect(refused).toMatchObject({ code: 'run_active', details: { reason: 'run_stopping' } });
+    expect((await runtime.getSession(sessionId)).queuedInputs).toEqual(before.queuedInputs);
+
+    releaseSteer();
+    const cancelled = await waitForEvent(runtime, sessionId, 'input.cancelled', {
+      where: (event) => event.inputId === overtaken.inputId,
+    });
+    // Resending an agent_refused steer, as its message says to, would undo the host's stop.
+    expect(cancelled).toMatchObject({ runId: first.runId, reason: 'interrupted' });
+    expect(cancelled.error).toBeUndefined();
+    complete(firstTurn, 'interrupted');
+    await stopping;
   });
 
   it('withdraws a steer the agent has not taken in; one it took is refused input_not_queued', async () => {

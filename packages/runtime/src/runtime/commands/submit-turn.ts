@@ -79,6 +79,15 @@ export async function submitTurn(
 }
 
 function requireSteering(entry: SessionEntry): void {
+  const runId = entry.record.activeRunId;
+  if (runId !== null && entry.interruptRequested.has(runId))
+    // Taken in, it would carry on the run the host is stopping; cancelled with it otherwise.
+    throw new AgentError({
+      code: 'run_active',
+      message:
+        'The active run is being stopped (interrupt_run), and a steer would go with it. Submit with delivery after_turn (it runs once the run has ended, unless the stop cancels the queue), or as a new turn then.',
+      details: { reason: 'run_stopping' },
+    });
   const control = entry.activeControl;
   if (control !== null && control.runId === entry.record.activeRunId)
     // The agent runs a slash command, not a turn: what is steered into it would be dropped.
@@ -110,8 +119,12 @@ async function steer(
   } catch (error) {
     const stillQueued = (entry.record.queuedInputs ?? []).some((queued) => queued.inputId === inputId);
     if (!stillQueued) return;
+    // The host stopped the run meanwhile: the steer goes with it, as the stop's own steers do (resending it would undo the stop).
+    const stopped = entry.interruptRequested.has(runId);
     context.log.stage(entry, [
-      { type: 'input.cancelled', inputId, runId, reason: 'agent_refused', error: toAgentError(error).toObject() },
+      stopped
+        ? { type: 'input.cancelled', inputId, runId, reason: 'interrupted' }
+        : { type: 'input.cancelled', inputId, runId, reason: 'agent_refused', error: toAgentError(error).toObject() },
     ]);
   }
 }
