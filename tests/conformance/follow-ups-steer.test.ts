@@ -160,6 +160,28 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     expect(JSON.stringify(requests.map((request) => request.body))).not.toContain(followUp);
   });
 
+  it('a tool prompt denied with a stop while a steer is pending: the steer ends cancelled (interrupted), the run interrupted, no further model call', async () => {
+    const { environment, conversation } = await open();
+    environment.api.enqueue(toolUseReply('Bash', { command: 'echo x > steered.txt', description: 'Write' }));
+    environment.api.setResponder(() => textReply('Went on.'));
+    const { runId, ended } = await conversation.start('Run the tool.');
+    const requested = await conversation.next('interaction.requested');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    await conversation.session.doRespond({
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'deny', interrupt: true },
+    });
+    const { completion } = await ended;
+    // Before: the CLI ran the steer right after the aborted tool, in the same turn, and the run succeeded.
+    expect(completion.outcome).toBe('interrupted');
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })).toEqual([
+      'input.cancelled:steer:interrupted',
+      'run.completed:interrupted',
+    ]);
+    expect(turnRequests(environment)).toHaveLength(1);
+  });
+
   it('withdrawn before the agent took it: cancelled (withdrawn), the run ends with its own turn only', async () => {
     const { environment, conversation } = await open();
     environment.api.enqueue(textReply('word '.repeat(40), { chunks: 20, delayMs: 60 }));

@@ -166,9 +166,15 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
 
   async doWithdrawSteer({ inputId }: { inputId: string }): Promise<{ withdrawn: boolean }> {
     const uuid = this.steered.uuidOf(inputId);
+    if (uuid === undefined) return { withdrawn: false };
+    return { withdrawn: await this.takeBackSteer(uuid, 'withdrawn') };
+  }
+
+  /** Asks the agent to drop a steered line it has not taken in; true when it did (its cancellation emitted). */
+  private async takeBackSteer(uuid: string, reason: 'withdrawn' | 'interrupted'): Promise<boolean> {
     const connection = this.liveConnection;
-    if (uuid === undefined || !connection) return { withdrawn: false };
-    this.steered.markWithdrawing(uuid);
+    if (!connection) return false;
+    this.steered.markWithdrawing(uuid, reason);
     let dropped = false;
     try {
       dropped = await withdrawSteer(connection, uuid);
@@ -177,7 +183,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
       if (part) this.emit(part);
       this.settleContinuation();
     }
-    return { withdrawn: dropped };
+    return dropped;
   }
 
   // ---- stop, interrupt, answers, modes, queries -------------------------------------------
@@ -270,6 +276,12 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   }
 
   async doRespond({ interactionRef, answer }: { interactionRef: string; answer: InteractionAnswer }): Promise<void> {
+    // A deny that also stops the run: the CLI runs a steered line it still holds right after the
+    // aborted tool, in the same turn, and the run went on. They are taken back first (interrupted).
+    const runId = this.prompts.runOf(interactionRef);
+    if (answer.decision === 'deny' && answer.interrupt === true && runId !== undefined)
+      for (const uuid of this.steered.pendingOf(runId))
+        await this.takeBackSteer(uuid, 'interrupted').catch(() => false);
     // Awaited only when delivery is known once written: the agent's next output must not overtake the answer's record.
     const delivery = this.prompts.respond(interactionRef, answer, this.answerWriter());
     if (delivery) await delivery;

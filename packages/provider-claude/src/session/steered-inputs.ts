@@ -27,8 +27,11 @@ const noParts: readonly AgentProviderV1Part[] = [];
 export class SteeredInputs {
   /** In the order they were sent: the oldest runs first. */
   private readonly pending = new Map<string, SteeredInput>();
-  /** Uuids being withdrawn (cancel_async_message sent): their lifecycle `cancelled` reads withdrawn. */
-  private readonly withdrawing = new Set<string>();
+  /**
+   * Uuids being withdrawn (cancel_async_message sent), with what their lifecycle `cancelled` reads:
+   * withdrawn by the host, or interrupted by a stop that takes them back first.
+   */
+  private readonly withdrawing = new Map<string, 'withdrawn' | 'interrupted'>();
 
   add(input: SteeredInput): void {
     this.pending.set(input.uuid, input);
@@ -55,14 +58,20 @@ export class SteeredInputs {
     return undefined;
   }
 
-  markWithdrawing(uuid: string): void {
-    this.withdrawing.add(uuid);
+  /** The uuids of the run's inputs the agent still holds, oldest first. */
+  pendingOf(runId: string): string[] {
+    return [...this.pending.values()].filter((input) => input.runId === runId).map((input) => input.uuid);
+  }
+
+  markWithdrawing(uuid: string, reason: 'withdrawn' | 'interrupted' = 'withdrawn'): void {
+    this.withdrawing.set(uuid, reason);
   }
 
   /** Ends the withdrawal of `uuid`: its cancellation part when the agent dropped it and it is still pending. */
   withdrawn(uuid: string, dropped: boolean): CancelledPart | null {
+    const reason = this.withdrawing.get(uuid) ?? 'withdrawn';
     this.withdrawing.delete(uuid);
-    return dropped ? this.cancel(uuid, 'withdrawn') : null;
+    return dropped ? this.cancel(uuid, reason) : null;
   }
 
   /**
@@ -79,7 +88,7 @@ export class SteeredInputs {
         return folded ? [folded] : [];
       }
       if (frame.frame.state === 'cancelled') {
-        const reason = this.withdrawing.has(uuid) ? 'withdrawn' : interrupting ? 'interrupted' : 'agent_refused';
+        const reason = this.withdrawing.get(uuid) ?? (interrupting ? 'interrupted' : 'agent_refused');
         const cancelled = this.cancel(uuid, reason, reason === 'agent_refused' ? droppedByAgent() : undefined);
         return cancelled ? [cancelled] : [];
       }

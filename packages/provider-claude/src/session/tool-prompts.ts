@@ -54,6 +54,11 @@ export class ToolPrompts {
     return this.open.size;
   }
 
+  /** The run an open prompt was asked in; undefined once it is answered or withdrawn. */
+  runOf(interactionRef: string): string | undefined {
+    return this.open.get(interactionRef)?.runId;
+  }
+
   /** A new prompt from the CLI, during the run `runId` (null when no run of ours is active). */
   onRequest(requestId: string, raw: unknown, runId: string | null, write: AnswerWriter): void {
     const deny = (message: string, code: string) => {
