@@ -182,6 +182,27 @@ describeTransports('follow-ups steered into the running turn', ({ start }) => {
     expect(turnRequests(environment)).toHaveLength(1);
   });
 
+  it('kept from the model by the spent budget: cancelled (agent_refused), not folded; the run fails budget_exceeded', async () => {
+    const environment = await start({ sandbox: false });
+    // The answer costs ~$0.30 of the $0.05 left, which the CLI finds only after it: the steer's turn is never sent.
+    const conversation = await opening(environment, { configuration: { maxCostUsd: 1 }, spentCostUsd: 0.95 });
+    environment.api.enqueue(
+      textReply('word '.repeat(40), { chunks: 20, delayMs: 60, usage: { inputTokens: 100_000, outputTokens: 10 } }),
+    );
+    environment.api.setResponder(() => textReply('Answered the steer.'));
+    const { runId, ended } = await conversation.start('Talk slowly.');
+    await conversation.next('run.message_delta');
+    const inputId = newInputId();
+    await conversation.session.doSteer!({ runId, inputId, input: [{ type: 'text', text: followUp }] });
+    const { completion } = await ended;
+    expect(completion).toMatchObject({ outcome: 'failed', error: { code: 'budget_exceeded' } });
+    // Before: folded (the CLI had started it), so a host trusting that never sent it again.
+    expect(steerTokens(conversation.parts, runId, { [inputId]: 'steer' })[0]).toBe(
+      'input.cancelled:steer:agent_refused',
+    );
+    expect(turnRequests(environment)).toHaveLength(1);
+  });
+
   it('withdrawn before the agent took it: cancelled (withdrawn), the run ends with its own turn only', async () => {
     const { environment, conversation } = await open();
     environment.api.enqueue(textReply('word '.repeat(40), { chunks: 20, delayMs: 60 }));

@@ -7,9 +7,14 @@ function lifecycle(uuid: string, state: string): CliFrame {
   return { kind: 'command_lifecycle', frame: { type: 'command_lifecycle', command_uuid: uuid, state } };
 }
 
-function result(uuids: string[]): CliFrame {
-  return { kind: 'result', frame: { type: 'result', subtype: 'success', user_message_uuids: uuids } };
+function result(uuids: string[], subtype = 'success'): CliFrame {
+  return { kind: 'result', frame: { type: 'result', subtype, user_message_uuids: uuids } };
 }
+
+const messageStart = {
+  kind: 'stream_event',
+  frame: { type: 'stream_event', event: { type: 'message_start' } },
+} as unknown as CliFrame;
 
 function line(uuid: string) {
   return { ...userMessage([{ type: 'text', text: `about ${uuid}` }], uuid), priority: 'next' as const };
@@ -23,14 +28,22 @@ function inputs(): SteeredInputs {
 }
 
 describe('SteeredInputs', () => {
-  it('folds an input when the CLI starts it, once, and ignores its queued lifecycle', () => {
+  it('folds an input the CLI started once the model answers the request carrying it, once; ignores its queued lifecycle', () => {
     const steered = inputs();
     expect(steered.onFrame(lifecycle('u-a', 'queued'), false)).toEqual([]);
-    expect(steered.onFrame(lifecycle('u-a', 'started'), false)).toEqual([
-      { type: 'input.folded', runId: 'run-1', inputId: 'inp_a' },
-    ]);
+    expect(steered.onFrame(lifecycle('u-a', 'started'), false)).toEqual([]);
+    expect(steered.onFrame(messageStart, false)).toEqual([{ type: 'input.folded', runId: 'run-1', inputId: 'inp_a' }]);
     expect(steered.onFrame(lifecycle('u-a', 'completed'), false)).toEqual([]);
     expect(steered.oldestPending('run-1')).toBe('u-b');
+  });
+
+  it('does not fold one the spent budget stopped before its request went out, though the result names it', () => {
+    const steered = inputs();
+    expect(steered.onFrame(lifecycle('u-a', 'started'), false)).toEqual([]);
+    expect(steered.onFrame(result(['u-a'], 'error_max_budget_usd'), false)).toEqual([]);
+    expect(steered.onFrame(lifecycle('u-a', 'cancelled'), false)).toMatchObject([
+      { type: 'input.cancelled', inputId: 'inp_a', reason: 'agent_refused' },
+    ]);
   });
 
   it('folds an input a result lists among the inputs it answered, when no lifecycle said so', () => {
@@ -80,7 +93,7 @@ describe('SteeredInputs', () => {
     expect(steered.pendingMessages('run-1').map((message) => message.uuid)).toEqual(['u-a', 'u-b']);
     expect(steered.pendingMessages('run-2')).toEqual([]);
     expect(steered.uuidOf('inp_b')).toBe('u-b');
-    steered.onFrame(lifecycle('u-b', 'started'), false);
+    steered.onFrame(lifecycle('u-b', 'completed'), false);
     expect(steered.uuidOf('inp_b')).toBeUndefined();
     expect(steered.pendingMessages('run-1').map((message) => message.priority)).toEqual(['next']);
   });

@@ -32,6 +32,11 @@ export class SteeredInputs {
    * withdrawn by the host, or interrupted by a stop that takes them back first.
    */
   private readonly withdrawing = new Map<string, 'withdrawn' | 'interrupted'>();
+  /**
+   * Uuids the CLI started (lifecycle `started`) whose turn has not reached the model yet: folded at
+   * the model's first word after it; a budget spent meanwhile has the CLI cancel them instead, unsent.
+   */
+  private readonly starting = new Set<string>();
 
   add(input: SteeredInput): void {
     this.pending.set(input.uuid, input);
@@ -83,7 +88,11 @@ export class SteeredInputs {
     if (this.pending.size === 0) return noParts;
     if (frame.kind === 'command_lifecycle') {
       const uuid = frame.frame.command_uuid;
-      if (frame.frame.state === 'started' || frame.frame.state === 'completed') {
+      if (frame.frame.state === 'started') {
+        if (this.pending.has(uuid)) this.starting.add(uuid);
+        return [];
+      }
+      if (frame.frame.state === 'completed') {
         const folded = this.fold(uuid);
         return folded ? [folded] : [];
       }
@@ -94,9 +103,23 @@ export class SteeredInputs {
       }
       return [];
     }
-    if (frame.kind === 'result' || frame.kind === 'system') {
+    // The model answers the request that carried them.
+    if ((frame.kind === 'stream_event' || frame.kind === 'assistant') && this.starting.size > 0) {
+      const folded = [...this.starting].flatMap((uuid) => this.fold(uuid) ?? []);
+      return folded;
+    }
+    // A turn's init names the lines it starts with: started, not yet sent (the budget may stop it first).
+    if (frame.kind === 'system') {
+      for (const uuid of frame.frame.user_message_uuids ?? []) if (this.pending.has(uuid)) this.starting.add(uuid);
+      return [];
+    }
+    if (frame.kind === 'result') {
       const parts: AgentProviderV1Part[] = [];
+      // A turn the spent budget stopped before its request went out names the lines it started with
+      // all the same; they never reached the model. (A failed request did carry them: folded.)
+      const unsent = frame.frame.subtype === 'error_max_budget_usd';
       for (const uuid of frame.frame.user_message_uuids ?? []) {
+        if (unsent && this.starting.has(uuid)) continue;
         const folded = this.fold(uuid);
         if (folded) parts.push(folded);
       }
@@ -124,6 +147,7 @@ export class SteeredInputs {
     if (!input) return null;
     this.pending.delete(uuid);
     this.withdrawing.delete(uuid);
+    this.starting.delete(uuid);
     return { type: 'input.folded', runId: input.runId, inputId: input.inputId };
   }
 
@@ -131,6 +155,7 @@ export class SteeredInputs {
     const input = this.pending.get(uuid);
     if (!input) return null;
     this.pending.delete(uuid);
+    this.starting.delete(uuid);
     return {
       type: 'input.cancelled',
       runId: input.runId,
