@@ -40,19 +40,25 @@ function contextWithSignals(cwd: string) {
   return { context, signal };
 }
 
+/** A runtime over a mock agent, the command's context, and a stopper that shuts the runtime down and keeps what it is told to discard. */
+async function setUp(provider: ReturnType<typeof createMockProvider>) {
+  const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-turn-driver-'));
+  folders.push(cwd);
+  const runtime = await createAgentRuntime({ providers: [provider] });
+  const { context, signal } = contextWithSignals(cwd);
+  const discarded: string[] = [];
+  const stopper: TurnStopper = {
+    terminate: () => void runtime.shutdown({ graceMs: 0, force: true }),
+    discardUnused: async (sessionId) => {
+      discarded.push(sessionId);
+    },
+  };
+  return { cwd, runtime, context, signal, discarded, stopper };
+}
+
 describe('driveTurn stopped by a signal', () => {
   it('between the session opened for its turn and the turn going in: that session is handed over to be discarded', async () => {
-    const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-turn-driver-'));
-    folders.push(cwd);
-    const runtime = await createAgentRuntime({ providers: [createMockProvider()] });
-    const { context, signal } = contextWithSignals(cwd);
-    const discarded: string[] = [];
-    const stopper: TurnStopper = {
-      terminate: () => void runtime.shutdown({ graceMs: 0, force: true }),
-      discardUnused: async (sessionId) => {
-        discarded.push(sessionId);
-      },
-    };
+    const { cwd, runtime, context, signal, discarded, stopper } = await setUp(createMockProvider());
     let opened: string | undefined;
     // The runtime's own surface; the signal comes as its opening answers, before the turn is sent.
     const backend = new Proxy(runtime, {
@@ -75,18 +81,9 @@ describe('driveTurn stopped by a signal', () => {
   });
 
   it('once its turn went in: nothing is discarded (the session holds the stopped run)', async () => {
-    const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-turn-driver-'));
-    folders.push(cwd);
-    const provider = createMockProvider({ turn: () => undefined });
-    const runtime = await createAgentRuntime({ providers: [provider] });
-    const { context, signal } = contextWithSignals(cwd);
-    const discarded: string[] = [];
-    const stopper: TurnStopper = {
-      terminate: () => void runtime.shutdown({ graceMs: 0, force: true }),
-      discardUnused: async (sessionId) => {
-        discarded.push(sessionId);
-      },
-    };
+    const { cwd, runtime, context, signal, discarded, stopper } = await setUp(
+      createMockProvider({ turn: () => undefined }),
+    );
     const backend = new Proxy(runtime, {
       get(target, property) {
         if (property !== 'submitTurn') return Reflect.get(target, property, target);
