@@ -173,7 +173,7 @@ export {
   isOpenInteraction,
 } from './interactions.js';
 export type { InteractionKind } from './interactions.js';
-export { checkAnswer } from './validate-answer.js';
+export { changesNothing, checkAnswer } from './validate-answer.js';
 export { describeSessionGrant, projectApprovalOffered } from './session-grant.js';
 export type { ProtocolEventType, EventOfType, EventBody, EventBodyOfType } from './events.js';
 export {

@@ -36,8 +36,7 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
           'project_approval_not_offered',
         );
       }
-      // The CLI takes an empty input as no change: the model's own input would run, recorded as an edit.
-      if (answer.updatedInput !== undefined && Object.keys(answer.updatedInput).length === 0) {
+      if (answer.updatedInput !== undefined && changesNothing(answer.updatedInput)) {
         return invalid(
           "An empty updatedInput changes nothing: the tool would run with the model's own input. Give the whole input the tool is to run with, or approve without updatedInput.",
           'updated_input_empty',
@@ -81,4 +80,9 @@ export function checkAnswer(request: InteractionRequest, answer: InteractionAnsw
     }
   }
   return null;
+}
+
+/** The CLI takes an empty tool input as no change: the model's own input would run, recorded as an edit. */
+export function changesNothing(updatedInput: Readonly<Record<string, unknown>>): boolean {
+  return Object.keys(updatedInput).length === 0;
 }

@@ -9,6 +9,7 @@ import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runG
 import { isDirectory } from './worktree-presence.js';
 import { recordIntent } from './worktree-intents.js';
 import { ownedRoot } from './worktree-root.js';
+import { unregisterWorktree } from './unregister-worktree.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 
 export interface PrepareRequest {
@@ -208,12 +209,12 @@ export async function undoWorktree(
   made: WorktreeToMake,
   branch: 'delete' | 'if_unmoved' = 'delete',
 ): Promise<void> {
-  // Forced twice: a `worktree add` stopped half-way leaves the registration locked ("initializing").
-  const remove = { cwd: made.repository, args: ['worktree', 'remove', '--force', '--force', made.worktreePath] };
-  await runGitRetryingLocks(git, remove);
+  // Best effort, as everything here: forced twice, as a `worktree add` stopped half-way leaves it locked ("initializing").
+  const unregister = () => unregisterWorktree(git, made.repository, made.worktreePath).catch(() => undefined);
+  await unregister();
   await rm(made.worktreePath, { recursive: true, force: true });
-  // Its registration, should the folder have gone before git could remove it (never a prune: other worktrees).
-  await runGitRetryingLocks(git, remove);
+  // Its registration, should the folder have gone before git could remove it.
+  await unregister();
   await runGitRetryingLocks(git, {
     cwd: made.repository,
     args:

@@ -104,10 +104,8 @@ export class SteeredInputs {
       return [];
     }
     // The model answers the request that carried them.
-    if ((frame.kind === 'stream_event' || frame.kind === 'assistant') && this.starting.size > 0) {
-      const folded = [...this.starting].flatMap((uuid) => this.fold(uuid) ?? []);
-      return folded;
-    }
+    if ((frame.kind === 'stream_event' || frame.kind === 'assistant') && this.starting.size > 0)
+      return [...this.starting].flatMap((uuid) => this.fold(uuid) ?? []);
     // A turn's init names the lines it starts with: started, not yet sent (the budget may stop it first).
     if (frame.kind === 'system') {
       for (const uuid of frame.frame.user_message_uuids ?? []) if (this.pending.has(uuid)) this.starting.add(uuid);

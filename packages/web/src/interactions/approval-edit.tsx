@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import { changesNothing } from '@tether/protocol';
 
 export interface ApprovalEditProps {
   /** The tool input the agent proposed (model-authored, untrusted: edited as plain text only). */
@@ -33,8 +34,7 @@ function parseEdit(input: Record<string, unknown>, text: string): Parsed {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { problem: 'The tool input must be a JSON object ({ … }). Fix it, or cancel the edit.' };
-  // The agent takes an empty input as no edit at all: the model's own input would run.
-  if (Object.keys(value).length === 0)
+  if (changesNothing(value as Record<string, unknown>))
     return {
       problem:
         "An empty input changes nothing: the tool would run with the model's own. Give its whole input, or cancel the edit.",
