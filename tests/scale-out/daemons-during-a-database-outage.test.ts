@@ -2,27 +2,22 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
-import { type Daemon, type DaemonLogger, startDaemon } from '@tether/daemon';
+import type { Daemon, DaemonLogger } from '@tether/daemon';
 import type { ProtocolEvent } from '@tether/protocol';
-import { openPostgresStore } from '@tether/store-postgres';
-import {
-  type MockTurnContext,
-  type RecordedLogLine,
-  createMockProvider,
-  recordingLogger,
-  useTestPostgres,
-} from '@tether/testkit';
+import { type RecordedLogLine, recordingLogger, useTestPostgres } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, openSession } from '../daemon/daemon-test-helpers.js';
+import { InProcessDaemons } from './in-process-daemons.js';
 
 // Daemons in this process on one real PostgreSQL, their agents mocked (the test emits their output):
 // what /health, /v1/metrics and the log say, and what is kept, while the database is down.
 const server = useTestPostgres();
 
-const daemons: Daemon[] = [];
+const daemons = new InProcessDaemons();
+const { turns } = daemons;
 let root = '';
 afterEach(async () => {
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.close()));
+  await daemons.closeAll();
   if (root) await rm(root, { recursive: true, force: true });
   root = '';
 });
@@ -30,22 +25,13 @@ afterEach(async () => {
 const isBackgroundFailure = (line: RecordedLogLine) =>
   line.level === 'error' && line.message?.startsWith('background work failed');
 
-/** Turns that stay active until the test ends them: it emits their output through the session. */
-const turns: MockTurnContext[] = [];
-function heldTurn(context: MockTurnContext): void {
-  turns.push(context);
-}
-
-async function serve(database: string, name: string, logger: DaemonLogger, leaseTtlMs = 2_000): Promise<Daemon> {
-  const daemon = await startDaemon({
-    dataDir: path.join(root, `daemon-${name}`),
-    port: 0,
-    providers: [createMockProvider({ turn: heldTurn })],
-    logger,
-    openStore: () => openPostgresStore({ url: database, ownerId: `owner-${name}`, leaseTtlMs }),
-  });
-  daemons.push(daemon);
-  return daemon;
+function serve(
+  database: string,
+  name: string,
+  logger: DaemonLogger,
+  options: { leaseTtlMs?: number; shutdownGraceMs?: number } = {},
+): Promise<Daemon> {
+  return daemons.serve({ root, database, name, logger, ...options });
 }
 
 async function workspace(): Promise<string> {
@@ -125,6 +111,31 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     await expect.poll(async () => (await health(daemon)).status, { timeout: 15_000, interval: 50 }).toBe(200);
   }, 90_000);
 
+  it('stop while it is down: the close of an idle daemon ends without reading the store, its open session left for the next daemon', async () => {
+    const directory = await workspace();
+    const database = await server().createDatabase();
+    const { logger, lines } = recordingLogger();
+    const daemon = await serve(database, 'a', logger, { shutdownGraceMs: 0 });
+    const sessionId = await openSession(client(daemon), directory);
+
+    let closed: unknown = 'not yet';
+    await server().restart({
+      whileStopped: async () => {
+        await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
+        closed = await daemon.close().then(
+          () => 'closed',
+          (error: unknown) => error,
+        );
+      },
+    });
+    expect(closed).toBe('closed');
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+    const later = await serve(database, 'b', recordingLogger().logger);
+    await expect
+      .poll(async () => (await later.runtime.getSession(sessionId)).state, { timeout: 10_000, interval: 100 })
+      .toBe('idle');
+  }, 90_000);
+
   it("count in tether_sessions each daemon's own open sessions, and the store's sessions once per daemon in tether_store_sessions", async () => {
     const directory = await workspace();
     const database = await server().createDatabase();
@@ -151,7 +162,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     const directory = await workspace();
     const database = await server().createDatabase();
     const { logger, lines } = recordingLogger();
-    const daemon = await serve(database, 'a', logger, 15_000);
+    const daemon = await serve(database, 'a', logger, { leaseTtlMs: 15_000 });
     const api = client(daemon);
     const sessionId = await openSession(api, directory);
     turns.length = 0;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -48,17 +48,38 @@ function checkBinariesInstalled(): void {
   }
 }
 
-async function freePort(): Promise<number> {
+async function isFree(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
   });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string')
-    throw new Error('No free port was given for the test PostgreSQL server.');
-  return address.port;
+  if (listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return listening;
+}
+
+/** Where the ports the kernel hands out by itself (to listen(0) and to outgoing connections) begin. */
+async function ephemeralStart(): Promise<number> {
+  const text = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
+  return Number(text.trim().split(/\s+/)[0]) || 32768;
+}
+
+/**
+ * A free port below the kernel's ephemeral range. While restart() has the server down, any process's
+ * listen(0) may be given a port of that range, the server's own included, and the server then
+ * cannot start again (seen once in CI, on a port listen(0) had chosen): below that range nothing
+ * takes it unasked.
+ */
+async function freePort(): Promise<number> {
+  const low = await ephemeralStart();
+  const first = 10_000;
+  for (let attempt = 0; attempt < 50 && low - first > 100; attempt += 1) {
+    const port = first + Math.floor(Math.random() * (low - first));
+    if (await isFree(port)) return port;
+  }
+  throw new Error(
+    `No free port below the ephemeral range (${low}) was found for the test PostgreSQL server: free some, or raise the start of net.ipv4.ip_local_port_range.`,
+  );
 }
 
 /**
@@ -91,15 +112,31 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
     onLog: (message: unknown) => log.push(String(message)),
     onError: (message: unknown) => log.push(String(message)),
   });
+  // The library's stop() waits for an exit already past when its start failed (the server ended): only a started server is stopped.
+  let running = false;
+  const start = async (again: boolean) => {
+    const from = log.length;
+    try {
+      await server.start();
+      running = true;
+    } catch (error) {
+      throw new Error(
+        `The test PostgreSQL server did not start${again ? ' again after its outage' : ''} (port ${port}). Its output:\n${log.slice(from).slice(-20).join('')}`,
+        { cause: error },
+      );
+    }
+  };
+  const stopServer = async () => {
+    if (!running) return;
+    running = false;
+    await server.stop();
+  };
   try {
     await server.initialise();
-    await server.start();
+    await start(false);
   } catch (error) {
-    await server.stop().catch(() => undefined);
     await rm(databaseDir, { recursive: true, force: true });
-    throw new Error(`The test PostgreSQL server did not start. Its last output:\n${log.slice(-20).join('')}`, {
-      cause: error,
-    });
+    throw error;
   }
   const admin = async (statements: string[]) => {
     const client = server.getPgClient('postgres', '127.0.0.1');
@@ -132,15 +169,15 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
       );
     },
     async restart({ whileStopped } = {}) {
-      await server.stop();
+      await stopServer();
       try {
         await whileStopped?.();
       } finally {
-        await server.start();
+        await start(true);
       }
     },
     async stop() {
-      await server.stop();
+      await stopServer();
       await rm(databaseDir, { recursive: true, force: true });
     },
   };

@@ -1,16 +1,6 @@
 import type { AgentRuntime } from '@tether/runtime';
 import type { DaemonLogger } from '../logging/create-logger.js';
 
-/** Only a running or waiting session has an active run: those are in memory, so no closed one is read. */
-async function activeRuns(runtime: AgentRuntime): Promise<Array<{ sessionId: string; runId: string }>> {
-  const sessions = (
-    await Promise.all((['running', 'waiting'] as const).map((state) => runtime.listSessions({ state })))
-  ).flat();
-  return sessions.flatMap((session) =>
-    session.activeRunId === null ? [] : [{ sessionId: session.sessionId, runId: session.activeRunId }],
-  );
-}
-
 /**
  * The first half of a graceful shutdown: active runs get `graceMs` to finish (their run.completed
  * is awaited), or until `hurry` aborts (a second signal). From its start no queued follow-up starts
@@ -25,12 +15,13 @@ export async function drainRuns(
   hurry: AbortSignal,
 ): Promise<void> {
   runtime.beginShutdown();
-  const running = await activeRuns(runtime);
+  // This daemon's runs only: on a shared store the others' runs are their daemons' to drain.
+  const running = runtime.activeRuns();
   if (running.length === 0) return;
   logger.info({ runs: running.length, graceMs }, 'waiting for active runs to finish');
   const grace = AbortSignal.any([AbortSignal.timeout(graceMs), hurry]);
   await Promise.allSettled(running.map((run) => runtime.waitForRun(run.runId, { signal: grace })));
-  const remaining = await activeRuns(runtime);
+  const remaining = runtime.activeRuns();
   if (remaining.length > 0)
     logger.warn(
       { runs: remaining.length, forced: hurry.aborted },

@@ -603,6 +603,16 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return Object.fromEntries(results);
   }
 
+  activeRuns(): Array<{ sessionId: string; runId: string }> {
+    return this.entries
+      .entries()
+      .flatMap((entry) =>
+        entry.record.activeRunId === null
+          ? []
+          : [{ sessionId: entry.record.sessionId, runId: entry.record.activeRunId }],
+      );
+  }
+
   beginShutdown(): void {
     this.inputs.holdQueued();
     // Once: shutdown() calls it again, and a second signal calls shutdown() again.
@@ -677,13 +687,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   /** Asks every active run to stop, as interrupt_run would, and waits (within the grace) for them to end. */
   private async settleActiveRuns(grace: ShutdownGrace): Promise<void> {
     if (grace.signal.aborted) return;
-    const active = this.entries
-      .entries()
-      .flatMap((entry) =>
-        entry.record.activeRunId === null
-          ? []
-          : [{ sessionId: entry.record.sessionId, runId: entry.record.activeRunId }],
-      );
+    const active = this.activeRuns();
     await Promise.allSettled(
       active.map(({ sessionId, runId }) => {
         this.stopForShutdown(sessionId, runId);

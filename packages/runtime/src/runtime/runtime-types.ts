@@ -120,6 +120,11 @@ export interface AgentRuntime extends TetherSurface {
   readonly providerNames: readonly string[];
 
   /**
+   * The runs this runtime drives now, from memory: never another runtime's on a shared store, and
+   * answered while the store is unreachable (the daemon's drain waits for these).
+   */
+  activeRuns(): Array<{ readonly sessionId: string; readonly runId: string }>;
+  /**
    * The first step of a graceful stop, for a host that lets the active runs finish before it calls
    * shutdown (the daemon's drain): from now on no queued `after_turn` follow-up starts, and none
    * reaches an agent. They stay queued (cancel_queued_input and close_session still end them); the

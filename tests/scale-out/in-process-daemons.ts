@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { type Daemon, type DaemonLogger, startDaemon } from '@tether/daemon';
+import { openPostgresStore } from '@tether/store-postgres';
+import { type MockTurnContext, createMockProvider } from '@tether/testkit';
+
+/**
+ * Daemons in the test's process on one PostgreSQL database, their agent mocked: each turn is held
+ * (it stays active) until the test emits its output through `turns`.
+ */
+export class InProcessDaemons {
+  /** Every turn begun, in order, on any of these daemons. */
+  readonly turns: MockTurnContext[] = [];
+  private readonly started: Daemon[] = [];
+
+  /** A daemon with its data dir at `<root>/daemon-<name>` and its owner id named for it. */
+  async serve(options: {
+    readonly root: string;
+    readonly database: string;
+    readonly name: string;
+    readonly logger: DaemonLogger;
+    readonly leaseTtlMs?: number;
+    readonly shutdownGraceMs?: number;
+  }): Promise<Daemon> {
+    const { root, database, name, logger, leaseTtlMs = 2_000, shutdownGraceMs } = options;
+    const daemon = await startDaemon({
+      dataDir: path.join(root, `daemon-${name}`),
+      port: 0,
+      providers: [
+        createMockProvider({
+          turn: (context) => void this.turns.push(context),
+          // As an agent does: an interrupted turn ends at once.
+          interrupt: (runId, session) => session.emit({ type: 'run.completed', runId, outcome: 'interrupted' }),
+        }),
+      ],
+      logger,
+      ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }),
+      openStore: () => openPostgresStore({ url: database, ownerId: `owner-${name}`, leaseTtlMs }),
+    });
+    this.started.push(daemon);
+    return daemon;
+  }
+
+  /** Closes every daemon served and forgets the turns. */
+  async closeAll(): Promise<void> {
+    await Promise.all(this.started.splice(0).map((daemon) => daemon.close()));
+    this.turns.length = 0;
+  }
+}
