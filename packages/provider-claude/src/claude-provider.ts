@@ -26,6 +26,7 @@ import {
 import { AgentPriorities, agentNiceOf } from './process/agent-priority.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
+import { stdoutFolderPrefix } from './process/stdout-channel.js';
 import { StdoutChannels } from './process/stdout-channels.js';
 import { ProcessPool } from './session/process-pool.js';
 import { WarmPool, parkingFolderPrefix } from './session/warm-pool.js';
@@ -282,9 +283,11 @@ export function createClaudeProviderWith(
       const channels = stdoutChannels?.fill();
       // What a host killed by SIGKILL left, in one look at the temporary folder: what its agents (and
       // their tools) still run (it may have died before it stored them, or mid-sweep), and its folders
-      // (a session's private system-prompt append, the spares' parking folder), which nothing else
+      // (a session's private system-prompt append, the spares' parking folder, a stdout pair's), which nothing else
       // would ever remove.
-      const leftovers = sweepAgentsOfEndedHosts({ otherPrefixes: [privateTextFolderPrefix, parkingFolderPrefix] });
+      const leftovers = sweepAgentsOfEndedHosts({
+        otherPrefixes: [privateTextFolderPrefix, parkingFolderPrefix, stdoutFolderPrefix],
+      });
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();
       // Its first call fills the entropy cache the first agent's conversation id is then drawn from.

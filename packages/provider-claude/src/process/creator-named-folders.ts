@@ -38,9 +38,9 @@ function thisProcess(): Creator {
   return self;
 }
 
-function folderPrefix(prefix: string): string {
+function folderPrefix(prefix: string, directory = os.tmpdir()): string {
   const { namespace, pid, startTime } = thisProcess();
-  return path.join(os.tmpdir(), `${prefix}${namespace}-${pid}-${startTime}-`);
+  return path.join(directory, `${prefix}${namespace}-${pid}-${startTime}-`);
 }
 
 /** A new empty folder (0700) in the temporary directory, named for this process. */
@@ -48,9 +48,9 @@ export function createCreatorNamedFolderSync(prefix: string): string {
   return mkdtempSync(folderPrefix(prefix));
 }
 
-/** A new empty folder (0700) in the temporary directory, named for this process. */
-export function createCreatorNamedFolder(prefix: string): Promise<string> {
-  return mkdtemp(folderPrefix(prefix));
+/** A new empty folder (0700) in `directory` (the temporary directory by default), named for this process. */
+export function createCreatorNamedFolder(prefix: string, directory?: string): Promise<string> {
+  return mkdtemp(folderPrefix(prefix, directory));
 }
 
 /** The creator a folder's name records, or undefined for a name not made here (e.g. by an older Tether). */

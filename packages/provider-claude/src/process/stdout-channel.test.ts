@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { watch } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DecodedLine } from '../codec/line-decoder.js';
 import { ClaudeProcess, type ProcessExit } from './claude-process.js';
-import { StdoutChannel, stdoutReadPaceMs } from './stdout-channel.js';
+import { creatorOf } from './creator-named-folders.js';
+import { StdoutChannel, stdoutFolderPrefix, stdoutReadPaceMs } from './stdout-channel.js';
 import { StdoutChannels } from './stdout-channels.js';
 
 /** A node child running `script` (CommonJS), its stdout a channel of ours, every read timed. */
@@ -154,6 +156,35 @@ describe.runIf(process.platform !== 'win32')('stdout channels connected ahead', 
       channel.close();
     } finally {
       await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it("connects through a folder named for this host (a later host's sweep removes one left by a kill), or a short anonymous one where the socket's path would be too long", async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), 'tether-channel-parent-'));
+    try {
+      // 74 bytes: the anonymous folder's socket path is then 107 bytes, Linux's longest; a named one's is longer.
+      const deep = path.join(base, 'x'.repeat(74 - base.length - 1));
+      expect(deep).toHaveLength(74);
+      await mkdir(deep);
+      /** Opens a channel under `parent` and waits until a folder named as `pattern` says was made there. */
+      const folderSeen = async (parent: string, pattern: RegExp) => {
+        const seen: string[] = [];
+        const watcher = watch(parent, (_event, name) => void (name && seen.push(name)));
+        try {
+          const channel = await StdoutChannel.open(parent);
+          channel.close();
+          await vi.waitFor(() => expect(seen).toContainEqual(expect.stringMatching(pattern)));
+        } finally {
+          watcher.close();
+        }
+        return seen.find((name) => pattern.test(name))!;
+      };
+      const named = await folderSeen(base, /^tether-stdout-/);
+      expect(creatorOf(named, stdoutFolderPrefix)).toMatchObject({ pid: process.pid });
+      // One too long is made first (there its name is known), then let go.
+      await folderSeen(deep, /^tether-stdout-[A-Za-z0-9]{6}$/);
+    } finally {
+      await rm(base, { recursive: true, force: true });
     }
   });
 

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createCreatorNamedFolder } from './creator-named-folders.js';
 
 /**
  * While a child's stdout streams, how long after a read the next waits. The CLI writes every
@@ -24,6 +25,24 @@ const answerWindowMs = 20;
 /** Far more than a burst's 2 ms of lines (~12 KB for CLI 2.1.332 streaming as fast as it can). */
 const readBufferBytes = 64 * 1024;
 const newline = 0x0a;
+
+/** The private folders pairs connect through (swept at a host's start when their creator is gone). */
+export const stdoutFolderPrefix = 'tether-stdout-';
+/** The longest socket path Linux takes: sun_path's 108 bytes less the terminating NUL. */
+const longestSocketPathBytes = 107;
+const socketName = 'stdout.sock';
+
+/**
+ * A new private folder (0700) for a pair's socket. Named for this host: one killed while its pair
+ * connects leaves it, and the next host's start-up sweep removes it once this host is gone. Under
+ * a temporary directory too long for that name and the socket, a shorter anonymous one (not swept).
+ */
+async function createChannelFolder(parent: string): Promise<string> {
+  const named = await createCreatorNamedFolder(stdoutFolderPrefix, parent);
+  if (Buffer.byteLength(path.join(named, socketName)) <= longestSocketPathBytes) return named;
+  await rm(named, { recursive: true, force: true });
+  return mkdtemp(path.join(parent, stdoutFolderPrefix));
+}
 
 /** What a started channel hands its reads to. */
 export interface StdoutReader {
@@ -71,17 +90,17 @@ export class StdoutChannel {
    */
   static async open(parent: string = os.tmpdir()): Promise<StdoutChannel> {
     if (process.platform === 'win32') throw new Error('stdout channels are Unix sockets');
-    const folder = await mkdtemp(path.join(parent, 'tether-stdout-'));
+    const folder = await createChannelFolder(parent);
     // The accepted end only passes to the child: it is never read here.
     const server = net.createServer({ pauseOnConnect: true });
     try {
-      server.listen(path.join(folder, 'stdout.sock'));
+      server.listen(path.join(folder, socketName));
       await once(server, 'listening');
       const accepted = once(server, 'connection') as Promise<[net.Socket]>;
       let channel: StdoutChannel | null = null;
       const buffer = Buffer.allocUnsafe(readBufferBytes);
       const socket = net.connect({
-        path: path.join(folder, 'stdout.sock'),
+        path: path.join(folder, socketName),
         onread: {
           buffer,
           callback: (bytes) => channel?.read(buffer.subarray(0, bytes)) ?? false,
