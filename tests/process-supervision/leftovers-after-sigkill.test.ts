@@ -7,7 +7,7 @@ import { type ClaudeTestEnvironment, createClaudeTestEnvironment, processesWithE
 import { afterEach, describe, expect, it } from 'vitest';
 
 // What a SIGKILLed host leaves in the temporary folder (a session's private system-prompt append,
-// the warm spares' parking folder, a stdout pair's folder) is removed by the next host that starts; a running host's is kept.
+// the warm spares' parking folder, a stdout pair's or a model list's folder) is removed by the next host that starts; a running host's is kept.
 
 const hostScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'leftovers-host.mjs');
 let environment: ClaudeTestEnvironment | undefined;
@@ -54,7 +54,7 @@ function temporaryFolders(testEnvironment: ClaudeTestEnvironment, prefix: string
 }
 
 describe.runIf(process.platform === 'linux')('after a host was SIGKILLed', () => {
-  it('the next host to start removes the private prompt folder, the parking folder and a stdout pair’s folder it left; a live host’s folder is kept', async () => {
+  it('the next host to start removes the private prompt folder, the parking folder, a stdout pair’s and a model list’s folder it left; a live host’s folder is kept', async () => {
     environment = await createClaudeTestEnvironment();
     // The prompt file lives until its claude's first line of output: a host killed while that claude
     // still starts leaves it. Here that claude stops itself before it starts; the spare starts as usual.
@@ -95,11 +95,12 @@ describe.runIf(process.platform === 'linux')('after a host was SIGKILLed', () =>
     const namespace = /\d+/.exec(readlinkSync('/proc/self/ns/pid'))?.[0];
     const live = `tether-spares-${namespace}-${process.pid}-${readProcessStatus(process.pid)!.startTime}-Live12`;
     mkdirSync(path.join(environment.environment.TMPDIR!, live));
-    // What a host killed in the milliseconds its stdout pair connects leaves (too brief a window to hit
-    // here): its pair's private folder, named as it names it.
-    mkdirSync(
-      path.join(environment.environment.TMPDIR!, `tether-stdout-${namespace}-${crashed.pid}-${crashedStart}-Left12`),
-    );
+    // What a host killed in the milliseconds its stdout pair connects, or while it reads the model list,
+    // leaves (windows too brief or too rare to hit here): folders named as it names them.
+    for (const prefix of ['tether-stdout-', 'tether-models-'])
+      mkdirSync(
+        path.join(environment.environment.TMPDIR!, `${prefix}${namespace}-${crashed.pid}-${crashedStart}-Left12`),
+      );
 
     const next = await host(environment, 'start', 'started');
     await new Promise((resolve) => (next.exitCode === null ? next.once('exit', resolve) : resolve(null)));
@@ -107,6 +108,7 @@ describe.runIf(process.platform === 'linux')('after a host was SIGKILLed', () =>
       ...temporaryFolders(environment, 'tether-prompt-'),
       ...temporaryFolders(environment, 'tether-spares-'),
       ...temporaryFolders(environment, 'tether-stdout-'),
+      ...temporaryFolders(environment, 'tether-models-'),
     ]).toEqual([live]);
   });
 });

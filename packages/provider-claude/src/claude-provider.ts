@@ -11,6 +11,7 @@ import type { ClaudeTransport, ConnectionFactory, LaunchPlan } from './connectio
 import { CliConnection } from './connection/cli-connection.js';
 import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
+import { modelListFolderPrefix } from './models/list-models.js';
 import { readModelList } from './models/read-model-list.js';
 import { sweepAgentsOfEndedHosts } from './process/live-agent-markers.js';
 import { reapOrphans } from './process/reap-orphans.js';
@@ -283,10 +284,10 @@ export function createClaudeProviderWith(
       const channels = stdoutChannels?.fill();
       // What a host killed by SIGKILL left, in one look at the temporary folder: what its agents (and
       // their tools) still run (it may have died before it stored them, or mid-sweep), and its folders
-      // (a session's private system-prompt append, the spares' parking folder, a stdout pair's), which nothing else
+      // (a session's private system-prompt append, the spares' parking folder, a stdout pair's, a model list's), which nothing else
       // would ever remove.
       const leftovers = sweepAgentsOfEndedHosts({
-        otherPrefixes: [privateTextFolderPrefix, parkingFolderPrefix, stdoutFolderPrefix],
+        otherPrefixes: [privateTextFolderPrefix, parkingFolderPrefix, stdoutFolderPrefix, modelListFolderPrefix],
       });
       // While the channels connect: the first turn's output then meets code that has run before.
       rehearseOutputReading();

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { AgentError, type ModelDescription } from '@tether/protocol';
 import {
   type ClaudeConnection,
@@ -9,7 +8,11 @@ import {
   type ConnectionFactory,
   processExitOf,
 } from '../connection/claude-connection.js';
+import { createCreatorNamedFolder } from '../process/creator-named-folders.js';
 import { modelsOfInitializeAnswer } from './model-descriptions.js';
+
+/** The empty folder a model list's agent runs in (named for its host: the next host's start-up sweep removes one a kill left). */
+export const modelListFolderPrefix = 'tether-models-';
 
 export interface ModelListRequest {
   /** The transport's connection factory: the list is read the way a session would talk to the agent. */
@@ -39,7 +42,7 @@ const ignore = () => undefined;
 export async function askAgentForModels(request: ModelListRequest): Promise<AgentModels> {
   // Nothing is started for a host on its way out: an agent started after its provider's disposal would outlive it.
   if (request.signal?.aborted) throw disposedBeforeStart(request.binaryPath);
-  const cwd = await mkdtemp(path.join(os.tmpdir(), 'tether-models-'));
+  const cwd = await createCreatorNamedFolder(modelListFolderPrefix);
   let ending: ConnectionEnding | undefined;
   let connection: ClaudeConnection | undefined;
   const stopAtOnce = () => void connection?.stop({ busy: true, force: true });
