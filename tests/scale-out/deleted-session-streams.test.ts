@@ -1,9 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Daemon, startDaemon } from '@tether/daemon';
-import { openPostgresStore } from '@tether/store-postgres';
-import { createMockProvider, useTestPostgres } from '@tether/testkit';
+import { useTestPostgres } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type SseFrame,
@@ -15,33 +13,24 @@ import {
   silentLogger,
   sseFrames,
 } from '../daemon/daemon-test-helpers.js';
+import { InProcessDaemons } from './in-process-daemons.js';
 
 // Two daemons in this process on one PostgreSQL database, their agents mocked: what a client of
 // each sees of a session deleted through the other.
 const server = useTestPostgres();
 
-const daemons: Daemon[] = [];
+const daemons = new InProcessDaemons();
 const sockets: SocketClient[] = [];
 let root = '';
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.close();
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.close()));
+  await daemons.closeAll();
   if (root) await rm(root, { recursive: true, force: true });
   root = '';
 });
 
-async function serve(database: string, name: string): Promise<Daemon> {
-  const daemon = await startDaemon({
-    dataDir: path.join(root, `daemon-${name}`),
-    port: 0,
-    providers: [createMockProvider()],
-    logger: silentLogger,
-    openStore: () => openPostgresStore({ url: database, ownerId: `owner-${name}`, leaseTtlMs: 2_000 }),
-  });
-  daemons.push(daemon);
-  return daemon;
-}
+const serve = (database: string, name: string) => daemons.serve({ root, database, name, logger: silentLogger });
 
 /** Resolves once the stream has ended (pings skipped); fails if an event comes first. */
 async function ended(frames: AsyncGenerator<SseFrame>, where: string): Promise<void> {

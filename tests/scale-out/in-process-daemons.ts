@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Daemon, type DaemonLogger, startDaemon } from '@tether/daemon';
+import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import { openPostgresStore } from '@tether/store-postgres';
 import { type MockTurnContext, createMockProvider } from '@tether/testkit';
 
@@ -17,7 +17,7 @@ export class InProcessDaemons {
     readonly root: string;
     readonly database: string;
     readonly name: string;
-    readonly logger: DaemonLogger;
+    readonly logger: DaemonOptions['logger'];
     readonly leaseTtlMs?: number;
     readonly shutdownGraceMs?: number;
   }): Promise<Daemon> {
