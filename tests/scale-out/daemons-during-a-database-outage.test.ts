@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
 import type { Daemon, DaemonLogger } from '@tether/daemon';
-import type { ProtocolEvent } from '@tether/protocol';
+import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
 import { type RecordedLogLine, recordingLogger, useTestPostgres } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, openSession } from '../daemon/daemon-test-helpers.js';
@@ -134,6 +134,46 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     await expect
       .poll(async () => (await later.runtime.getSession(sessionId)).state, { timeout: 10_000, interval: 100 })
       .toBe('idle');
+  }, 90_000);
+
+  it('stop while it is down: the close ends, the turn it ran stopped, and a daemon later ends that run in the store once the database is back', async () => {
+    const directory = await workspace();
+    const database = await server().createDatabase();
+    const { logger, lines } = recordingLogger();
+    const daemon = await serve(database, 'a', logger, { shutdownGraceMs: 0 });
+    const api = client(daemon);
+    const sessionId = await openSession(api, directory);
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'held' }],
+    });
+    await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
+
+    let closed: unknown = 'not yet';
+    await server().restart({
+      whileStopped: async () => {
+        await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
+        closed = await daemon.close().then(
+          () => 'closed',
+          (error: unknown) => error,
+        );
+      },
+    });
+    expect(closed).toBe('closed');
+    expect(turns[0]?.session.interrupts).toEqual([runId]);
+    // What it could not write is logged, and its lease lapses: the next daemon ends the run in the store.
+    expect(lines.filter(isBackgroundFailure).length).toBeGreaterThan(0);
+    const later = await serve(database, 'b', recordingLogger().logger);
+    const completion = async () =>
+      (await later.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1_000 })).find(
+        (event) => event.type === 'run.completed',
+      );
+    await expect.poll(completion, { timeout: 30_000, interval: 100 }).toMatchObject({
+      runId,
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
   }, 90_000);
 
   it("count in tether_sessions each daemon's own open sessions, and the store's sessions once per daemon in tether_store_sessions", async () => {

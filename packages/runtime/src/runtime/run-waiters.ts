@@ -99,7 +99,8 @@ export class RunWaiters {
     waiting.catch(() => {});
     waiters.add(waiter);
     try {
-      const run = await this.readRun(runId);
+      // A wait given up (its signal: a shutdown's grace) is not held by a read of an unreachable store.
+      const run = await (signal ? Promise.race([this.readRun(runId), waiting]) : this.readRun(runId));
       if (run.status === 'completed') {
         forget();
         return run;
