@@ -115,3 +115,33 @@ describe('EventWriter commit pacing', () => {
     expect(commitTimes).toHaveLength(2);
   });
 });
+
+describe('EventWriter retries of background output', () => {
+  /** A store whose every commit fails, counting them; the writer's drops, per attempt count. */
+  async function dropsAfter(lastAttempts: boolean): Promise<{ commits: number; dropped: string[] }> {
+    let commits = 0;
+    const store = {
+      commit: async () => {
+        commits += 1;
+        throw new Error('the disk is full');
+      },
+    } as unknown as TetherStore;
+    const dropped: string[] = [];
+    const writer = new EventWriter({
+      store,
+      onCommitted: () => {},
+      onDropped: (sessionIds) => dropped.push(...sessionIds),
+    });
+    if (lastAttempts) writer.makeLastAttempts();
+    const session = sampleSessionRecord();
+    deltaStager(writer, session)('x');
+    await writer.flush();
+    return { commits, dropped };
+  }
+
+  it('tries a failed unit again a few times, and only once the runtime is stopping (then drops it)', async () => {
+    const session = sampleSessionRecord();
+    expect(await dropsAfter(false)).toEqual({ commits: 4, dropped: [session.sessionId] });
+    expect(await dropsAfter(true)).toEqual({ commits: 1, dropped: [session.sessionId] });
+  });
+});

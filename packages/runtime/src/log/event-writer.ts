@@ -130,6 +130,8 @@ export class EventWriter {
   private lastFlushAt = 0;
   /** Sessions whose output was dropped, with why: nothing of theirs is written until a repair. */
   private readonly failed = new Map<string, AgentError>();
+  /** A stopping runtime: a background unit that fails is dropped at once, not tried again. */
+  private lastAttempts = false;
 
   constructor(options: EventWriterOptions) {
     this.options = options;
@@ -218,6 +220,15 @@ export class EventWriter {
     }
   }
 
+  /**
+   * For a shutdown: from now on a background unit the store refuses is dropped after that attempt
+   * (the store's own retries, ~10 s for a lost connection, still apply), so a stopping runtime is not
+   * held by a store that is down for one attempt after another; a runtime started later ends those runs.
+   */
+  makeLastAttempts(): void {
+    this.lastAttempts = true;
+  }
+
   /** Commits everything staged so far; resolves once it is stored and published. */
   flush(): Promise<void> {
     this.scheduledFlush?.cancel();
@@ -291,7 +302,7 @@ export class EventWriter {
           attempt -= 1;
           continue;
         }
-        const delay = backgroundRetryDelaysMs[attempt];
+        const delay = this.lastAttempts ? undefined : backgroundRetryDelaysMs[attempt];
         if (delay === undefined) {
           const failure = AgentError.isInstance(error)
             ? error

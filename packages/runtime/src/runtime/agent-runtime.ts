@@ -643,6 +643,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     if (options.graceMs !== undefined)
       grace.signal.addEventListener('abort', () => this.workspaces.stopAll(), { once: true });
     this.stopped = (async () => {
+      this.writer.makeLastAttempts();
       // No session is taken over from now on; what this runtime holds goes back with the store's close.
       this.sharing?.remote.stop();
       await this.sharing?.sweep.stop();
