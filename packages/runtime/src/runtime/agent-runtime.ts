@@ -147,7 +147,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       store,
       onCommitted: (events) => this.publish(events),
       onDropped: (sessionIds, error) => {
-        this.storeFailures.dropped(sessionIds);
+        this.storeFailures.dropped(sessionIds, error);
         options.onBackgroundError?.(error);
       },
       onLeaseLost: (sessionIds) => this.loseSessions(sessionIds, 'refused_commit'),

@@ -95,7 +95,7 @@ export interface AgentRuntime extends TetherSurface {
   /**
    * Resolves with the run once its run.completed event is stored and published. Rejects with
    * store_failure (details.reason run_end_not_stored) while the run's output, and its end, cannot
-   * be stored; wait again once the data directory takes writes.
+   * be stored; wait again once the store takes writes.
    */
   waitForRun(runId: string, options?: { signal?: AbortSignal }): Promise<RunSnapshot>;
   /**

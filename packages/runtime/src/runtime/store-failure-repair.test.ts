@@ -154,7 +154,12 @@ describe('output the store cannot take', () => {
     expect(await current.waitForRun(runId)).toMatchObject({
       status: 'completed',
       outcome: 'failed',
-      error: { code: 'store_failure', details: { reason: 'output_not_stored' } },
+      error: {
+        code: 'store_failure',
+        // The store's own words, which name its remedy, not a guess about a data directory.
+        message: expect.stringContaining('The store said: database or disk is full'),
+        details: { reason: 'output_not_stored' },
+      },
     });
     const events = await consistentLog(current, sessionId, published);
     expect(events.slice(storedBefore.length).map((event) => event.type)).toEqual([

@@ -22,21 +22,32 @@ export interface StoreFailureRepairParts {
 /** Retried this long after a failed attempt (the last delay repeats) until the store takes the repair. */
 const retryDelaysMs = [250, 1_000, 2_000, 5_000];
 
-const outputNotStored: SerializedAgentError = {
-  code: 'store_failure',
-  message:
-    "The run's output could not be stored (is the data directory full or unwritable?), so its agent was stopped and the run ended here. Free space in the data directory, then submit the turn again.",
-  retryable: true,
-  details: { reason: 'output_not_stored' },
-};
+/** What the store said of a failure, in its own words (each store names its remedy: free disk space, start the server...). */
+function storeSaid(cause: unknown): { readonly words: string; readonly details: Record<string, unknown> } {
+  if (!AgentError.isInstance(cause)) return { words: 'The store refused the write.', details: {} };
+  const storeReason = cause.details?.['reason'];
+  return { words: cause.message, details: typeof storeReason === 'string' ? { storeReason } : {} };
+}
+
+/** The end of a run whose output the store did not take (`cause`: the store's failure that dropped it). */
+function outputNotStored(cause: unknown): SerializedAgentError {
+  const { words, details } = storeSaid(cause);
+  return {
+    code: 'store_failure',
+    message: `The run's output could not be stored, so its agent was stopped and the run ended here; submit the turn again once the store takes writes. The store said: ${words}`,
+    retryable: true,
+    details: { reason: 'output_not_stored', ...details },
+  };
+}
 
 /** While a failed session's repair cannot be stored: what its commands (session_not_stored) and its run's waiters (run_end_not_stored) get. */
 function notStoredYet(reason: 'session_not_stored' | 'run_end_not_stored', cause: unknown): AgentError {
+  const { words, details } = storeSaid(cause);
   const message =
     reason === 'session_not_stored'
-      ? "This session's output could not be stored (is the data directory full or unwritable?), and neither could the end of its run yet, so it takes no command for now. Free space in the data directory and retry."
-      : "The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. Free space in the data directory: it is stored then, or with the session's next command (if this Tether stops first, the next one on the data directory records the run as ended by a restart, runtime_restarted).";
-  return new AgentError({ code: 'store_failure', message, details: { reason }, cause });
+      ? `This session's output could not be stored, and neither could the end of its run yet, so it takes no command for now; retry once the store takes writes. The store said: ${words}`
+      : `The run's output could not be stored, so its agent was stopped; the run's end (failed, store_failure) is not stored yet either. It is stored once the store takes writes, or with the session's next command (if this Tether stops first, the next one on the store records the run as ended by a restart, runtime_restarted). The store said: ${words}`;
+  return new AgentError({ code: 'store_failure', message, details: { reason, ...details }, cause });
 }
 
 /** Why an attempt failed. */
@@ -45,6 +56,8 @@ interface Failed {
 }
 
 interface Pending {
+  /** The store's failure that dropped the session's output. */
+  cause: unknown;
   timer: NodeJS.Timeout | null;
   attempt: Promise<Failed | null> | null;
   retries: number;
@@ -67,8 +80,8 @@ export class StoreFailureRepair {
     this.parts = parts;
   }
 
-  /** The writer dropped output of these sessions. */
-  dropped(sessionIds: readonly string[]): void {
+  /** The writer dropped output of these sessions, the store having failed with `cause`. */
+  dropped(sessionIds: readonly string[], cause: unknown): void {
     for (const sessionId of sessionIds) {
       const entry = this.parts.resident(sessionId);
       if (entry) {
@@ -76,7 +89,7 @@ export class StoreFailureRepair {
         // A failed stop leaves the provider stoppable; the next turn or a shutdown stops it.
         entry.stopProvider('release').catch(() => undefined);
       }
-      if (!this.pending.has(sessionId)) this.pending.set(sessionId, { timer: null, attempt: null, retries: 0 });
+      if (!this.pending.has(sessionId)) this.pending.set(sessionId, { cause, timer: null, attempt: null, retries: 0 });
       void this.attempt(sessionId);
     }
   }
@@ -169,7 +182,14 @@ export class StoreFailureRepair {
       bodies.push(
         ...withRunEndCancellations(
           entry,
-          [{ type: 'run.completed', runId: record.activeRunId, outcome: 'failed', error: outputNotStored }],
+          [
+            {
+              type: 'run.completed',
+              runId: record.activeRunId,
+              outcome: 'failed',
+              error: outputNotStored(this.pending.get(sessionId)?.cause),
+            },
+          ],
           'run_ended',
         ),
       );
