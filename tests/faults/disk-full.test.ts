@@ -127,7 +127,10 @@ describe('the data dir runs out of space', () => {
     expect(code, stderr).toBe(1);
     // With --json the failure is one JSON line on stderr, its code stable.
     expect(JSON.parse(stderr.trim().split('\n').at(-1)!)).toMatchObject({
-      error: { code: 'store_failure', message: expect.stringContaining('Check the data directory (disk space, permissions)') },
+      error: {
+        code: 'store_failure',
+        message: expect.stringContaining('Check the data directory (disk space, permissions)'),
+      },
     });
     expect(stderr).not.toContain('unsettled top-level await');
     expect(processesWithEnvironment('HOME', environment.home)).toEqual([]);
