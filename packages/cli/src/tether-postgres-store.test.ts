@@ -116,6 +116,27 @@ describe('tether on a PostgreSQL store', () => {
       expect(output).not.toContain(password);
   });
 
+  it('serve, stopped while its PostgreSQL server hangs, stops anyway 30 s past its grace: exit 1, saying why', async () => {
+    const database = await postgres.createDatabase();
+    const served = await serve(['--store', database, '--shutdown-grace', '0', '--lease-ttl', '3'], dataDir('hung'));
+    let exit: number | null = null;
+    await postgres.hang({
+      whileHung: async () => {
+        // Its heartbeat's renewal now waits on a connection that will not answer: /health says so.
+        await expect
+          .poll(async () => (await fetch(`${served.url}/health`)).status, { timeout: 20_000, interval: 200 })
+          .toBe(503);
+        const closed = new Promise<number | null>((resolve) => served.child.once('close', resolve));
+        served.child.kill('SIGTERM');
+        exit = await closed;
+      },
+    });
+    expect(exit).toBe(1);
+    expect(served.output()).toContain(
+      '■ the daemon has not stopped 30 s after the signal (is its store answering?): stopping now',
+    );
+  }, 90_000);
+
   it('run --store runs a turn in-process, and sessions with TETHER_STORE_URL on another data dir shows it', async () => {
     const database = await postgres.createDatabase();
     const password = passwordOf(database);

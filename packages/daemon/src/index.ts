@@ -2,6 +2,7 @@ import type { Daemon, DaemonOptions } from './daemon-options.js';
 
 export { VERSION } from './version.js';
 export type { Daemon, DaemonOptions } from './daemon-options.js';
+export { defaultShutdownGraceMs } from './daemon-options.js';
 export type { DaemonLogger } from './logging/create-logger.js';
 export type {
   NotificationKind,

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { snapshotDescendants } from '@tether/provider-claude/test-support';
 
 export interface TestPostgresOptions {
   /**
@@ -29,6 +30,11 @@ export interface TestPostgres {
    * `whileStopped` if given (to act during the outage), then starts it again on the same port.
    */
   restart(options?: { whileStopped?: () => Promise<void> }): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP to it and its backends: connections stay open and nothing answers, as
+   * a hung host or a network that drops packets), runs `whileHung`, then lets it go on (SIGCONT).
+   */
+  hang(options: { whileHung: () => Promise<void> }): Promise<void>;
   /** Stops the server and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -174,6 +180,26 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
         await whileStopped?.();
       } finally {
         await start(true);
+      }
+    },
+    async hang({ whileHung }) {
+      // PostgreSQL's own record of its postmaster: the first line of postmaster.pid.
+      const postmaster = Number((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      // The postmaster first: stopped, it starts no backend the list would miss.
+      const frozen = [postmaster];
+      process.kill(postmaster, 'SIGSTOP');
+      frozen.push(...snapshotDescendants(postmaster).map((descendant) => descendant.pid));
+      for (const pid of frozen.slice(1)) process.kill(pid, 'SIGSTOP');
+      try {
+        await whileHung();
+      } finally {
+        for (const pid of frozen.reverse()) {
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {
+            // Ended meanwhile.
+          }
+        }
       }
     },
     async stop() {

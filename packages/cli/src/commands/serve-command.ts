@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fetchBlockedPorts } from '@tether/client';
-import { isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
+import { defaultShutdownGraceMs, isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { signalExitCode } from '@tether/runtime';
 import { resolveDataDir } from '@tether/store-sqlite';
@@ -28,7 +28,8 @@ and the web UI at / (docs/web.md) unless --no-web.
 --transport sdk drives Claude Code through the Agent SDK's query() instead of its stdio (docs/providers.md).
 --startup-timeout fails a run whose starting claude writes nothing for that long (default 120 s).
 --shutdown-grace is how long, on SIGTERM, SIGINT, SIGHUP or SIGQUIT, running turns may go on to their end
-before they are interrupted (default 10 s; 0: at once); a second signal stops everything at once.
+before they are interrupted (default 10 s; 0: at once); a second signal stops everything at once, and so
+does the daemon itself when its stop runs 30 s past that grace (a store that no longer answers), exit 1.
 --agent-nice runs each claude that much nicer than the daemon while more than one runs, 0-19 (default
 10: on a saturated machine the agents yield the CPU, and the daemon's events and answers keep flowing;
 0: as the daemon; a lone claude always runs as the daemon).
@@ -216,13 +217,28 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   else context.stderr.write(`token: run \`${token}\` to show it (not printed: this output is not a terminal)\n`);
   await stopped;
   context.stderr.write('Tether daemon stopping…\n');
+  // A store that stops answering (a PostgreSQL server hung, a network that drops packets) would hold
+  // the close for ever, and the agents with it: past the grace and a bound, it stops as at a second signal.
+  const overrunMs = (shutdownGraceMs ?? defaultShutdownGraceMs) + stopOverrunMs;
+  const overrun = setTimeout(() => {
+    context.stderr.write(
+      `■ the daemon has not stopped ${Math.round(overrunMs / 1000)} s after the signal (is its store answering?): stopping now (the agents are ended)\n`,
+    );
+    context.exitAfter(signalDeadlineMs, 1);
+    void daemon.close({ force: true });
+  }, overrunMs);
+  overrun.unref();
   try {
     await daemon.close();
   } finally {
+    clearTimeout(overrun);
     removeStopHandler();
   }
   return 0;
 }
+
+/** How long past its grace a stop may run before it is forced (a store's own retries take about 10 s each). */
+const stopOverrunMs = 30_000;
 
 /** Why the port could not be taken, as the user can act on it; null for any other failure. */
 function listenRefusal(error: unknown, host: string, port: number): UsageError | null {
