@@ -1,10 +1,13 @@
 import { AgentError, type ErrorDetails } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
 import { openPostgresStore } from '@tether/store-postgres';
-import { lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { databaseFileName, lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
 import type { StoreLocation } from './commands/store-option.js';
 import { type RunningPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
-import { storeOwnerId } from './store-owner-id.js';
+import { ownerIdFileName, storeOwnerId } from './store-owner-id.js';
+import { UsageError } from './usage-error.js';
 
 /** How a store shared by several daemons is run (PostgreSQL only; the data dir's SQLite ignores it). */
 export interface SharedStoreSettings {
@@ -32,7 +35,10 @@ export async function openStore(
   location: StoreLocation,
   settings: SharedStoreSettings = {},
 ): Promise<TetherStore> {
-  if (location.kind === 'data-dir') return openSqliteStore({ dataDir });
+  if (location.kind === 'data-dir') {
+    refuseDataDirOfSharedStore(dataDir);
+    return openSqliteStore({ dataDir });
+  }
   const lock = lockDataDirectory(dataDir);
   let server: RunningPostgres | undefined;
   let target: PostgresTarget = location.kind === 'postgres' ? location : { description: 'embedded', secrets: [] };
@@ -63,6 +69,18 @@ export async function openStore(
     lock.release();
     throw withoutSecrets(error, target);
   }
+}
+
+/**
+ * A data dir whose sessions are in PostgreSQL (it holds an owner id and no SQLite database) opened
+ * without its store would show an empty SQLite store of its own, as if its sessions were gone.
+ */
+function refuseDataDirOfSharedStore(dataDir: string): void {
+  const ownerIdFile = path.join(dataDir, ownerIdFileName);
+  if (!existsSync(ownerIdFile) || existsSync(path.join(dataDir, databaseFileName))) return;
+  throw new UsageError(
+    `the data dir ${dataDir} keeps its sessions in PostgreSQL (it has a ${ownerIdFileName} and no ${databaseFileName}). Pass --store URL (or set TETHER_STORE_URL) to reach them, or remove ${ownerIdFile} to keep this data dir's sessions in its own SQLite database from now on.`,
+  );
 }
 
 /** The store, whose close() also gives back what was taken for it (after the store's own close). */

@@ -166,6 +166,8 @@ describe('tether serve options for a shared store', () => {
       ['--lease-ttl', '7200', 'not "7200"'],
       ['--lease-ttl', '1e1', 'not "1e1"'],
       ['--lease-ttl', '0x10', 'not "0x10"'],
+      // Valid, but for a store no other daemon shares (none given here: the data dir's SQLite).
+      ['--lease-ttl', '15', '--lease-ttl is for sessions kept in PostgreSQL'],
       ['--advertise-url', 'ftp://10.0.0.5', '--advertise-url takes an http:// or https:// URL'],
       ['--advertise-url', 'http://user:secret@10.0.0.5', 'with no user or password'],
     ] as const) {

@@ -156,9 +156,12 @@ describe('tether on a PostgreSQL store', () => {
     expect((JSON.parse(listed.stdout) as { sessionId: string }[]).map((session) => session.sessionId)).toEqual([
       sessionId,
     ]);
-    // Without the store, the other data dir has no sessions of its own.
+    // Without the store, a data dir used with PostgreSQL is not shown as an empty SQLite store of its own.
     const local = await tether(['sessions', '--json'], dataDir('two'));
-    expect(JSON.parse(local.stdout)).toEqual([]);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('keeps its sessions in PostgreSQL');
+    expect(local.stderr).toContain('Pass --store URL (or set TETHER_STORE_URL)');
+    expect(existsSync(path.join(fixture.root, 'two', 'tether.db'))).toBe(false);
     for (const output of [run.stdout, run.stderr, listed.stdout, listed.stderr]) expect(output).not.toContain(password);
   });
 

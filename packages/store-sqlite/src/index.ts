@@ -1,4 +1,4 @@
-export { openSqliteStore } from './open-sqlite-store.js';
+export { databaseFileName, openSqliteStore } from './open-sqlite-store.js';
 export type { SqliteStoreOptions } from './open-sqlite-store.js';
 export type { SqliteStore } from './sqlite-store.js';
 export { resolveDataDir } from './resolve-data-dir.js';

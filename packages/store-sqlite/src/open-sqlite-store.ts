@@ -10,7 +10,8 @@ export interface SqliteStoreOptions {
   readonly dataDir: string;
 }
 
-const databaseFileName = 'tether.db';
+/** The data dir's SQLite database file. */
+export const databaseFileName = 'tether.db';
 
 /**
  * Opens (creating and migrating as needed) the store in a data directory that this runtime

@@ -113,6 +113,10 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const store = parseStoreLocation(values.store, context.environment);
   const leaseTtlMs = parseLeaseTtl(values['lease-ttl']);
+  if (leaseTtlMs !== undefined && store.kind === 'data-dir')
+    throw new UsageError(
+      '--lease-ttl is for sessions kept in PostgreSQL (--store URL or --store embedded-postgres), where other daemons take over a lapsed lease; this daemon keeps its sessions in its data dir. Drop --lease-ttl, or give --store.',
+    );
   const advertiseUrl = parseAdvertiseUrl(values['advertise-url']);
   const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
   const transport = parseTransport(values.transport);
