@@ -6,7 +6,7 @@ import path from 'node:path';
 import { databaseFileName, lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
 import type { StoreLocation } from './commands/store-option.js';
 import { type RunningPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
-import { ownerIdFileName, storeOwnerId } from './store-owner-id.js';
+import { ownerIdFileName, removeOwnerId, storeOwnerId } from './store-owner-id.js';
 import { UsageError } from './usage-error.js';
 
 /** How a store shared by several daemons is run (PostgreSQL only; the data dir's SQLite ignores it). */
@@ -42,8 +42,10 @@ export async function openStore(
   const lock = lockDataDirectory(dataDir);
   let server: RunningPostgres | undefined;
   let target: PostgresTarget = location.kind === 'postgres' ? location : { description: 'embedded', secrets: [] };
+  let madeOwnerId = false;
   try {
-    const ownerId = await storeOwnerId(dataDir);
+    const { ownerId, made } = await storeOwnerId(dataDir);
+    madeOwnerId = made;
     let url: string;
     if (location.kind === 'embedded-postgres') {
       server = await startEmbeddedPostgres(dataDir, settings.onServerNotice);
@@ -66,6 +68,8 @@ export async function openStore(
     });
   } catch (error) {
     await server?.stop().catch(() => undefined);
+    // A data dir never opened on the store is not marked as keeping its sessions there.
+    if (madeOwnerId) await removeOwnerId(dataDir).catch(() => undefined);
     lock.release();
     throw withoutSecrets(error, target);
   }

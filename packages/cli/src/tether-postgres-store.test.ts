@@ -202,6 +202,9 @@ describe('tether on a PostgreSQL store', () => {
     expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
     expect(existsSync(path.join(fixture.root, 'refused', 'daemon.json'))).toBe(false);
     expect(existsSync(path.join(fixture.root, 'refused', 'tether.lock'))).toBe(false);
+    // Nor is the data dir marked as keeping its sessions in PostgreSQL: without --store it is the SQLite one it was.
+    expect(existsSync(path.join(fixture.root, 'refused', 'store-owner-id'))).toBe(false);
+    expect((await tether(['sessions', '--json'], dataDir('refused'))).stdout).toBe('[]\n');
   });
 
   it('refuses a store URL that is not PostgreSQL as a usage error naming the accepted forms, and --help shows no password', async () => {
