@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { databaseFileName, lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
 import type { StoreLocation } from './commands/store-option.js';
-import { type RunningPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+import { embeddedPostgresFileName, type RunningPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
 import { ownerIdFileName, removeOwnerId, storeOwnerId } from './store-owner-id.js';
 import { UsageError } from './usage-error.js';
 
@@ -82,8 +82,11 @@ export async function openStore(
 function refuseDataDirOfSharedStore(dataDir: string): void {
   const ownerIdFile = path.join(dataDir, ownerIdFileName);
   if (!existsSync(ownerIdFile) || existsSync(path.join(dataDir, databaseFileName))) return;
+  const reach = existsSync(path.join(dataDir, embeddedPostgresFileName))
+    ? 'Pass --store embedded-postgres (its own cluster)'
+    : 'Pass --store URL (or set TETHER_STORE_URL)';
   throw new UsageError(
-    `the data dir ${dataDir} keeps its sessions in PostgreSQL (it has a ${ownerIdFileName} and no ${databaseFileName}). Pass --store URL (or set TETHER_STORE_URL) to reach them, or remove ${ownerIdFile} to keep this data dir's sessions in its own SQLite database from now on.`,
+    `the data dir ${dataDir} keeps its sessions in PostgreSQL (it has a ${ownerIdFileName} and no ${databaseFileName}). ${reach} to reach them, or remove ${ownerIdFile} to keep this data dir's sessions in its own SQLite database from now on.`,
   );
 }
 

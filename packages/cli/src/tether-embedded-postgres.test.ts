@@ -147,6 +147,10 @@ describe('tether serve --store embedded-postgres', () => {
     expect((JSON.parse(listed.stdout) as { sessionId: string }[]).map((session) => session.sessionId)).toEqual([
       sessionIdFrom(run.stderr),
     ]);
+    // Without --store the data dir is not shown as an empty SQLite store: the way to its sessions is said.
+    const withoutStore = await tether(['sessions']);
+    expect(withoutStore.code).toBe(2);
+    expect(withoutStore.stderr).toContain('Pass --store embedded-postgres (its own cluster) to reach them');
 
     // The cluster gone (a volume not mounted): said, never replaced by an empty one that lists no session.
     await rm(cluster.clusterDirectory, { recursive: true, force: true });
