@@ -224,7 +224,9 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   // A store that stops answering (a PostgreSQL server hung, a network that drops packets) would hold
   // the close for ever, and the agents with it: past the grace and a bound, it stops as at a second signal.
   const overrunMs = (shutdownGraceMs ?? defaultShutdownGraceMs) + stopOverrunMs;
+  let forced = false;
   const overrun = setTimeout(() => {
+    forced = true;
     context.stderr.write(
       `■ the daemon has not stopped ${Math.round(overrunMs / 1000)} s after the signal (is its store answering?): stopping now (the agents are ended)\n`,
     );
@@ -238,7 +240,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     clearTimeout(overrun);
     removeStopHandler();
   }
-  return 0;
+  // Forced, it did not stop as it should have, even when the forced close then ended in time.
+  return forced ? 1 : 0;
 }
 
 /** How long past its grace a stop may run before it is forced (a store's own retries take about 10 s each). */

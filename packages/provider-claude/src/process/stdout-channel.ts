@@ -28,8 +28,8 @@ const newline = 0x0a;
 
 /** The private folders pairs connect through (swept at a host's start when their creator is gone). */
 export const stdoutFolderPrefix = 'tether-stdout-';
-/** The longest socket path Linux takes: sun_path's 108 bytes less the terminating NUL. */
-const longestSocketPathBytes = 107;
+/** The longest socket path connect() takes: sun_path less its terminating NUL (108 bytes on Linux, 104 on macOS and the BSDs). */
+const longestSocketPathBytes = process.platform === 'linux' ? 107 : 103;
 const socketName = 'stdout.sock';
 
 /**

@@ -643,7 +643,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
     if (options.graceMs !== undefined)
       grace.signal.addEventListener('abort', () => this.workspaces.stopAll(), { once: true });
     this.stopped = (async () => {
-      this.writer.makeLastAttempts();
       // No session is taken over from now on; what this runtime holds goes back with the store's close.
       this.sharing?.remote.stop();
       await this.sharing?.sweep.stop();
@@ -657,6 +656,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
       await (bounded ? Promise.race([repairs, abortion(grace.signal)]) : repairs);
       await this.settleActiveRuns(grace);
       grace.finish();
+      // The grace is over: what the store still refuses (a unit failing now included) is given up after
+      // that attempt, and a runtime started later ends those runs; within the grace, writes were retried as ever.
+      this.writer.makeLastAttempts();
       const at = now();
       for (const entry of this.entries.entries()) {
         entry.clearAllTimers();
