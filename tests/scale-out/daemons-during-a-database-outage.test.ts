@@ -57,6 +57,21 @@ async function samples(daemon: Daemon, metric: string): Promise<Record<string, n
   return found;
 }
 
+/** Closes the daemon while the server is down (once its /health says so): 'closed', or why the close failed. */
+async function closedWhileDown(daemon: Daemon): Promise<unknown> {
+  let closed: unknown = 'not yet';
+  await server().restart({
+    whileStopped: async () => {
+      await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
+      closed = await daemon.close().then(
+        () => 'closed',
+        (error: unknown) => error,
+      );
+    },
+  });
+  return closed;
+}
+
 describe('daemons on a PostgreSQL database that goes down', () => {
   it('answer /health 503 with the store error while it is down, log the sweep failure with its reason, and 200 again once it is back', async () => {
     await workspace();
@@ -118,17 +133,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     const daemon = await serve(database, 'a', logger, { shutdownGraceMs: 0 });
     const sessionId = await openSession(client(daemon), directory);
 
-    let closed: unknown = 'not yet';
-    await server().restart({
-      whileStopped: async () => {
-        await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
-        closed = await daemon.close().then(
-          () => 'closed',
-          (error: unknown) => error,
-        );
-      },
-    });
-    expect(closed).toBe('closed');
+    expect(await closedWhileDown(daemon)).toBe('closed');
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
     const later = await serve(database, 'b', recordingLogger().logger);
     await expect
@@ -150,17 +155,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     });
     await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
 
-    let closed: unknown = 'not yet';
-    await server().restart({
-      whileStopped: async () => {
-        await expect.poll(async () => (await health(daemon)).status, { timeout: 10_000, interval: 50 }).toBe(503);
-        closed = await daemon.close().then(
-          () => 'closed',
-          (error: unknown) => error,
-        );
-      },
-    });
-    expect(closed).toBe('closed');
+    expect(await closedWhileDown(daemon)).toBe('closed');
     expect(turns[0]?.session.interrupts).toEqual([runId]);
     // What it could not write is logged, and its lease lapses: the next daemon ends the run in the store.
     expect(lines.filter(isBackgroundFailure).length).toBeGreaterThan(0);
