@@ -184,12 +184,15 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
   });
+  /** Stops at once (the agents' process groups killed), the process ending at the signal deadline with `exitCode`. */
+  const stopNow = (why: string, exitCode: number) => {
+    context.stderr.write(`■ ${why}: stopping now (the agents are ended, their runs recorded as stopped)\n`);
+    context.exitAfter(signalDeadlineMs, exitCode);
+    void daemon.close({ force: true });
+  };
   const removeStopHandler = context.onInterrupt((count, signal) => {
     if (count === 1) return stop();
-    if (count === 2) {
-      context.stderr.write('■ second signal: stopping now (the agents are ended, their runs recorded as stopped)\n');
-      context.exitAfter(signalDeadlineMs, signalExitCode(signal));
-    }
+    if (count === 2) return stopNow('second signal', signalExitCode(signal));
     void daemon.close({ force: true });
   });
   const where =
@@ -227,11 +230,10 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
   let forced = false;
   const overrun = setTimeout(() => {
     forced = true;
-    context.stderr.write(
-      `■ the daemon has not stopped ${Math.round(overrunMs / 1000)} s after the signal (is its store answering?): stopping now (the agents are ended)\n`,
+    stopNow(
+      `the daemon has not stopped ${Math.round(overrunMs / 1000)} s after the signal (is its store answering?)`,
+      1,
     );
-    context.exitAfter(signalDeadlineMs, 1);
-    void daemon.close({ force: true });
   }, overrunMs);
   overrun.unref();
   try {
