@@ -14,7 +14,7 @@ import {
   ndJsonStream,
 } from '@tether/acp/test-support';
 import type { ProviderCapabilities } from '@tether/protocol';
-import type { AgentRuntime } from '@tether/runtime';
+import { type AgentRuntime, decodeSessionCursor, encodeSessionCursor } from '@tether/runtime';
 import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach } from 'vitest';
 
@@ -25,15 +25,11 @@ import { afterEach } from 'vitest';
 export function runtimeHost(runtime: AgentRuntime): AcpHost {
   const extra = {
     async listSessionPage(options: { cursor?: string; limit: number }): Promise<AcpSessionPage> {
-      const before = options.cursor ? JSON.parse(Buffer.from(options.cursor, 'base64url').toString('utf8')) : undefined;
+      const before = options.cursor ? decodeSessionCursor(options.cursor, 'Not a cursor of this host.') : undefined;
       const sessions = await runtime.listSessions({ limit: options.limit + 1, ...(before ? { before } : {}) });
       const page = sessions.slice(0, options.limit);
       const last = page.at(-1);
-      const more = sessions.length > options.limit && last !== undefined;
-      const cursor = more
-        ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, sessionId: last.sessionId })).toString('base64url')
-        : null;
-      return { sessions: page, nextCursor: cursor };
+      return { sessions: page, nextCursor: sessions.length > options.limit && last ? encodeSessionCursor(last) : null };
     },
     async providerCapabilities(): Promise<ProviderCapabilities> {
       return runtime.providers[0]!.capabilities as ProviderCapabilities;

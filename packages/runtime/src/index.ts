@@ -38,6 +38,7 @@ export type {
   AppendNotice,
 } from './store/session-coordination.js';
 export { newestFirst } from './store/session-order.js';
+export { decodeSessionCursor, encodeSessionCursor } from './store/session-cursor.js';
 export { isReceiptExists, receiptExists } from './store/receipt-exists.js';
 export { runRowColumns, runRowValues, storedRowReaders } from './store/stored-rows.js';
 export type { RowReading } from './store/stored-rows.js';

@@ -2,43 +2,21 @@ import {
   type SessionSnapshot,
   type SessionState,
   checkPageLimit,
-  checkSessionPosition,
   checkSessionState,
   wholeNumberOf,
 } from '@tether/protocol';
-import { newestFirst } from '@tether/runtime';
+import { type SessionPosition, decodeSessionCursor, encodeSessionCursor, newestFirst } from '@tether/runtime';
 
 export const defaultPageLimit = 50;
 export const maxPageLimit = 500;
 
-/** Where a page starts: after this session in newest-first order. Opaque to clients. */
-interface CursorPosition {
-  readonly createdAt: string;
-  readonly sessionId: string;
-}
-
-export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.sessionId])).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): CursorPosition {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
-  const [createdAt, sessionId] = Array.isArray(decoded) && decoded.length === 2 ? decoded : [];
-  return checkSessionPosition(
-    { createdAt, sessionId },
-    'The "before" cursor is not one this daemon gave out. Use the "next" value of a previous page, or leave it out.',
-  );
-}
+const cursorRefusal =
+  'The "before" cursor is not one this daemon gave out. Use the "next" value of a previous page, or leave it out.';
 
 export interface PageQuery {
   readonly state?: SessionState;
   readonly limit: number;
-  readonly before?: CursorPosition;
+  readonly before?: SessionPosition;
 }
 
 /**
@@ -55,7 +33,7 @@ export function parsePageQuery(query: {
   return {
     limit,
     ...(state ? { state } : {}),
-    ...(query.before !== undefined ? { before: decodeCursor(query.before) } : {}),
+    ...(query.before !== undefined ? { before: decodeSessionCursor(query.before, cursorRefusal) } : {}),
   };
 }
 
@@ -73,5 +51,5 @@ export function pageSessions(
     .sort(newestFirst);
   const page = matching.slice(0, query.limit);
   const last = page.at(-1);
-  return { sessions: page, next: matching.length > page.length && last ? encodeCursor(last) : null };
+  return { sessions: page, next: matching.length > page.length && last ? encodeSessionCursor(last) : null };
 }
