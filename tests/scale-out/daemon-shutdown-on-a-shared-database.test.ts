@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SubmitTurnReceipt } from '@tether/protocol';
 import { recordingLogger, useTestPostgres } from '@tether/testkit';
@@ -13,13 +12,11 @@ const daemons = new InProcessDaemons();
 let root = '';
 afterEach(async () => {
   await daemons.closeAll();
-  if (root) await rm(root, { recursive: true, force: true });
-  root = '';
 });
 
 describe('a daemon stopping beside others on one database', () => {
   it("waits for its own runs only: another daemon's running turn neither delays its close nor is stopped by it", async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'tether-shared-stop-'));
+    root = await daemons.temporaryRoot('tether-shared-stop-');
     const directory = path.join(root, 'workspace');
     await mkdir(directory);
     const database = await server().createDatabase();

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createTetherClient } from '@tether/client';
 import type { Daemon, DaemonLogger } from '@tether/daemon';
@@ -18,8 +17,6 @@ const { turns } = daemons;
 let root = '';
 afterEach(async () => {
   await daemons.closeAll();
-  if (root) await rm(root, { recursive: true, force: true });
-  root = '';
 });
 
 const isBackgroundFailure = (line: RecordedLogLine) =>
@@ -35,7 +32,7 @@ function serve(
 }
 
 async function workspace(): Promise<string> {
-  root = await mkdtemp(path.join(os.tmpdir(), 'tether-outage-'));
+  root = await daemons.temporaryRoot('tether-outage-');
   const directory = path.join(root, 'workspace');
   await mkdir(directory);
   return directory;

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { useTestPostgres } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,8 +25,6 @@ let root = '';
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.close();
   await daemons.closeAll();
-  if (root) await rm(root, { recursive: true, force: true });
-  root = '';
 });
 
 const serve = (database: string, name: string) => daemons.serve({ root, database, name, logger: silentLogger });
@@ -40,7 +37,7 @@ async function ended(frames: AsyncGenerator<SseFrame>, where: string): Promise<v
 
 describe('a session deleted through one of two daemons sharing a database', () => {
   it('ends its event streams and WebSocket subscriptions on both daemons, not only on the one that deleted it', async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'tether-deleted-streams-'));
+    root = await daemons.temporaryRoot('tether-deleted-streams-');
     const workspace = path.join(root, 'workspace');
     await mkdir(workspace);
     const database = await server().createDatabase();

@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import { openPostgresStore } from '@tether/store-postgres';
@@ -11,6 +13,14 @@ export class InProcessDaemons {
   /** Every turn begun, in order, on any of these daemons. */
   readonly turns: MockTurnContext[] = [];
   private readonly started: Daemon[] = [];
+  private readonly roots: string[] = [];
+
+  /** A new temporary folder for the test's data dirs and workspace; closeAll removes it. */
+  async temporaryRoot(prefix: string): Promise<string> {
+    const root = await mkdtemp(path.join(os.tmpdir(), prefix));
+    this.roots.push(root);
+    return root;
+  }
 
   /** A daemon with its data dir at `<root>/daemon-<name>` and its owner id named for it. */
   async serve(options: {
@@ -40,9 +50,15 @@ export class InProcessDaemons {
     return daemon;
   }
 
-  /** Closes every daemon served and forgets the turns. */
+  /**
+   * Closes every daemon served, forgets the turns and removes the temporary folders, even when a
+   * close fails (then rejects with its error, once every daemon has finished closing).
+   */
   async closeAll(): Promise<void> {
-    await Promise.all(this.started.splice(0).map((daemon) => daemon.close()));
+    const closes = await Promise.allSettled(this.started.splice(0).map((daemon) => daemon.close()));
     this.turns.length = 0;
+    await Promise.all(this.roots.splice(0).map((root) => rm(root, { recursive: true, force: true })));
+    const failed = closes.find((close) => close.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
