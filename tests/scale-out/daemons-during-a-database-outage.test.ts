@@ -168,6 +168,48 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     });
   }, 90_000);
 
+  it('a forced stop while the server hangs mid-statement (stopped, its connections open) still ends: the store stops waiting, says so, and the next daemon ends the run', async () => {
+    const directory = await workspace();
+    const database = await server().createDatabase();
+    const { logger, lines } = recordingLogger();
+    const daemon = await serve(database, 'a', logger);
+    const api = client(daemon);
+    const sessionId = await openSession(api, directory);
+    const { runId } = await api.command<SubmitTurnReceipt>({
+      type: 'submit_turn',
+      sessionId,
+      input: [{ type: 'text', text: 'held' }],
+    });
+    await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
+
+    let closed: unknown = 'not yet';
+    await server().hang({
+      whileHung: async () => {
+        // Without a bound the close waits on statements the server never answers (it did, for ever).
+        const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting after 60 s'), 60_000).unref());
+        closed = await Promise.race([
+          daemon.close({ force: true }).then(
+            () => 'closed',
+            (error: unknown) => error,
+          ),
+          waited,
+        ]);
+      },
+    });
+    expect(closed).toBe('closed');
+    expect(lines.filter(isBackgroundFailure).map((line) => line.fields['reason'])).toContain('store_abandoned');
+    const later = await serve(database, 'b', recordingLogger().logger);
+    const completion = async () =>
+      (await later.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1_000 })).find(
+        (event) => event.type === 'run.completed',
+      );
+    await expect.poll(completion, { timeout: 30_000, interval: 100 }).toMatchObject({
+      runId,
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
+  }, 120_000);
+
   it("count in tether_sessions each daemon's own open sessions, and the store's sessions once per daemon in tether_store_sessions", async () => {
     const directory = await workspace();
     const database = await server().createDatabase();

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { appendChannel, type HeardNotice, parseNotice } from './append-notices.js';
+import { cutConnection } from './cut-connection.js';
 
 export interface NoticeListenerOptions {
   readonly url: string;
@@ -11,6 +12,8 @@ export interface NoticeListener {
   start(): void;
   /** Ends the connection and any reconnection under way. */
   close(): Promise<void>;
+  /** Ends them without a word to the server (one that no longer answers would never acknowledge a goodbye). */
+  abandon(): void;
 }
 
 const firstRetryMs = 100;
@@ -94,6 +97,12 @@ export function createNoticeListener({ url, onNotice }: NoticeListenerOptions): 
       const connection = client;
       client = undefined;
       await connection?.end().catch(() => undefined);
+    },
+    abandon() {
+      closed = true;
+      clearTimeout(retryTimer);
+      if (client) cutConnection(client);
+      client = undefined;
     },
   };
 }

@@ -5,6 +5,7 @@ import { ConnectionHealth } from './connection-health.js';
 import { HeldLeases } from './held-leases.js';
 import { applyMigrations } from './migrations/apply-migrations.js';
 import { createCoordination } from './postgres-coordination.js';
+import { cutConnection } from './cut-connection.js';
 import { createPostgresStore } from './postgres-store.js';
 import { guardStore, storeFailure } from './store-failure.js';
 import { WriteQueue } from './write-queue.js';
@@ -69,7 +70,19 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       `The lease ttl must be a whole number of milliseconds above 0, not ${leaseTtlMs}.`,
       'invalid_lease_ttl',
     );
+  // Every connection the pool opens, connected or still connecting, so a store told to stop waiting
+  // (abandon) can cut them all: an attempt on a server that accepts and never answers would otherwise
+  // wait out its own timeout.
+  const connections = new Set<pg.Client>();
+  class TrackedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      connections.add(this);
+      this.once('end', () => connections.delete(this));
+    }
+  }
   const pool = new pg.Pool({
+    Client: TrackedClient as unknown as new () => pg.ClientBase,
     connectionString: options.url,
     max: options.maxConnections ?? defaultMaxConnections,
     // A commit holds its sessions' leases FOR SHARE until it ends, and a takeover waits for it. A
@@ -115,5 +128,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     coordination: coordination.coordination,
     health: () => health.report(),
     closeCoordination: () => coordination.close(),
+    cutConnections: () => {
+      coordination.abandon();
+      for (const client of connections) cutConnection(client);
+    },
   });
 }

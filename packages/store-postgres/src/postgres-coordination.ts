@@ -32,6 +32,8 @@ export interface PostgresCoordination {
   start(): Promise<void>;
   /** Stops the heartbeat and the notice listener, hands every lease of this owner back, and forgets the runtime's row. */
   close(): Promise<void>;
+  /** Cuts the notice listener's connection and stops listening (the store stops waiting for its server). */
+  abandon(): void;
 }
 
 /** The SessionCoordination of a PostgreSQL store: leases, heartbeat, orphans, and append notices. */
@@ -138,6 +140,9 @@ export function createCoordination({
         await client.query(leaseStatements.forgetRuntime, [held.ownerId]);
       }).catch(() => undefined);
       held.forget(held.snapshot().keys());
+    },
+    abandon() {
+      notices.abandon();
     },
   };
 }

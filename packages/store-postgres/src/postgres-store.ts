@@ -168,6 +168,8 @@ export interface PostgresStoreParts {
   readonly health: () => StoreHealth;
   /** Ends the coordination (heartbeat, listener, this runtime's leases) once the writes have drained, before the pool ends. */
   readonly closeCoordination: () => Promise<void>;
+  /** Cuts every connection to the server, pooled or the listener's, without a word to it (abandon). */
+  readonly cutConnections: () => void;
 }
 
 /**
@@ -183,17 +185,41 @@ export function createPostgresStore({
   coordination,
   health,
   closeCoordination,
+  cutConnections,
 }: PostgresStoreParts): TetherStore {
   let closed = false;
+  let abandoned = false;
+  let poolEnded: Promise<void> | undefined;
+  const endPool = () => {
+    poolEnded ??= pool.end();
+    return poolEnded;
+  };
+
+  function abandonedFailure(): AgentError {
+    return storeFailure(
+      'The store stopped waiting for the PostgreSQL server (a forced stop): what this was storing may or may not be stored. The next runtime on this database ends the runs left open.',
+      'store_abandoned',
+    );
+  }
 
   function refuseWhenClosed(): void {
+    if (abandoned) throw abandonedFailure();
     if (closed) throw storeFailure('The store is closed. Create a new runtime to continue.', 'store_closed');
+  }
+
+  /** Once abandoned, every failure is that: the connection was cut here, not lost. */
+  async function unlessAbandoned<Result>(work: () => Promise<Result>): Promise<Result> {
+    try {
+      return await work();
+    } catch (error) {
+      throw abandoned ? abandonedFailure() : error;
+    }
   }
 
   async function read<Result>(action: string, work: () => Promise<Result>): Promise<Result> {
     refuseWhenClosed();
     await writes.drained();
-    return guardStore(action, () => retryConnectionLoss(action, work));
+    return unlessAbandoned(() => guardStore(action, () => retryConnectionLoss(action, work)));
   }
 
   /**
@@ -233,7 +259,9 @@ export function createPostgresStore({
   ): Promise<void> {
     refuseWhenClosed();
     try {
-      const holding = await writes.run(() => guardStore(action, () => transact(action, work, appends, receipts)));
+      const holding = await unlessAbandoned(() =>
+        writes.run(() => guardStore(action, () => transact(action, work, appends, receipts))),
+      );
       for (const [sessionId, token] of holding) held.hold(sessionId, token);
     } catch (error) {
       // Sessions another runtime took are no longer this store's: none of their writes can pass again.
@@ -308,12 +336,20 @@ export function createPostgresStore({
         unit.receipts,
       );
     },
+    abandon() {
+      if (abandoned) return;
+      abandoned = true;
+      // From here nothing waits for the server: a new connection is refused, those in use are cut
+      // (their statements fail), and close() ends without the leases' release (they lapse).
+      endPool().catch(() => undefined);
+      cutConnections();
+    },
     async close() {
       if (closed) return;
       closed = true;
       await writes.drained();
       await closeCoordination();
-      await guardStore('close the connection pool', () => pool.end());
+      await guardStore('close the connection pool', endPool);
     },
   };
 }

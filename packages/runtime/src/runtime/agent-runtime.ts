@@ -118,6 +118,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
   private forceStop = false;
+  /** Armed by a forced shutdown: stops waiting for a store that has not answered by then. */
+  private storeAbandonTimer: NodeJS.Timeout | undefined;
+  private storeClosed = false;
   /** beginShutdown was called: nothing new starts (queued inputs are held, slot-waiting runs stopped). */
   private shutdownBegun = false;
 
@@ -631,6 +634,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.beginShutdown();
     // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
     if (options.force) this.forceStop = true;
+    if (options.force) this.abandonStoreLater();
     // A forced stop does not wait for a workspace being made (git and its hooks): it stops, taking back what it made.
     if (options.force) this.workspaces.stopAll();
     if (this.stopped) {
@@ -683,8 +687,30 @@ class Runtime extends TypedCommands implements AgentRuntime {
       this.reads.endAllReaders();
       this.sharing?.stopLost();
       await this.store.close();
+      this.storeClosed = true;
+      clearTimeout(this.storeAbandonTimer);
     })();
     return this.stopped;
+  }
+
+  /**
+   * A forced stop waits for its store a little (a healthy one records the runs' ends in milliseconds),
+   * then stops waiting for one that no longer answers (a PostgreSQL server stopped or cut off mid-statement).
+   */
+  private abandonStoreLater(): void {
+    if (this.storeAbandonTimer !== undefined || this.storeClosed || this.store.abandon === undefined) return;
+    this.storeAbandonTimer = setTimeout(() => {
+      if (this.storeClosed) return;
+      this.onBackgroundError(
+        new AgentError({
+          code: 'store_failure',
+          message: `The store did not finish within ${forcedStoreWaitMs / 1000} s of a forced stop: stopped waiting for it. What it had not stored is ended by the next runtime on this store.`,
+          details: { reason: 'store_abandoned' },
+        }),
+      );
+      this.store.abandon?.();
+    }, forcedStoreWaitMs);
+    this.storeAbandonTimer.unref();
   }
 
   /** Asks every active run to stop, as interrupt_run would, and waits (within the grace) for them to end. */
@@ -709,6 +735,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
     );
   }
 }
+
+/** How long a forced shutdown waits for its store before it stops waiting (TetherStore.abandon). */
+const forcedStoreWaitMs = 3_000;
 
 /** Settles (never rejects) when the signal aborts. */
 function abortion(signal: AbortSignal): Promise<void> {

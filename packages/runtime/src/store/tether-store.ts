@@ -204,5 +204,13 @@ export interface TetherStore {
    * as its own background work last found. Absent: nothing to lose touch with (in-memory, SQLite).
    */
   health?(): StoreHealth;
+  /**
+   * Present on a store whose server can stop answering with a statement in flight (PostgreSQL):
+   * stops waiting for it. Every operation in flight and every later one rejects (store_failure,
+   * details.reason store_abandoned) and close() no longer waits for the server. A forced shutdown
+   * calls it when its store has not finished within a bound: what was not stored then is ended by a
+   * runtime started later, as after a crash.
+   */
+  abandon?(): void;
   close(): Promise<void>;
 }
