@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,25 @@ describe('tether commands through a daemon', () => {
       TETHER_HOME: path.join(fixture.root, 'elsewhere'),
     });
     expect(remote.stdout).toBe('Via --server.\n');
+  });
+
+  it('a copy of the data dir made while the daemon runs is not taken for that daemon: commands there read the copy', async () => {
+    await serve();
+    fixture.api.enqueue(textReply('Before the copy.'), textReply('After the copy.'));
+    const first = await tether(['run', 'Before']);
+    expect(first.code).toBe(0);
+    const copy = path.join(fixture.root, 'copy');
+    execFileSync('cp', ['-a', path.join(fixture.root, 'data'), copy]);
+    // The daemon.json and tether.lock of the copy name the running daemon; its sessions go on without the copy.
+    expect(existsSync(path.join(copy, 'daemon.json'))).toBe(true);
+    expect((await tether(['run', 'After'])).code).toBe(0);
+
+    const sessionsOf = async (...extra: string[]) =>
+      (JSON.parse((await tether(['sessions', '--json', ...extra])).stdout) as { sessionId: string }[]).length;
+    expect(await sessionsOf()).toBe(2);
+    // Read from the copy itself (before: through the daemon, 2), the daemon's turns not landing in it.
+    expect(await sessionsOf('--data-dir', copy)).toBe(1);
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(2);
   });
 
   it('serve with --data-dir names it in the token hint, and that command reads the token', async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChildScript, startChildScript, type ChildScript } from './__fixtures__/child-script.js';
 import { makeTemporaryDirectory } from './__fixtures__/temporary-directory.js';
-import { parseLockOwner, processStartTicks } from './data-directory-lock.js';
+import { dataDirectoryLockOwner, parseLockOwner, processStartTicks } from './data-directory-lock.js';
 import { openSqliteStore } from './index.js';
 import { agentErrorOf } from '@tether/testkit';
 
@@ -74,6 +74,25 @@ describe('one runtime per data directory', () => {
       expect(await holder.stop()).toBe(0);
     }
     await openAndClose();
+  });
+
+  it('does not take a copy of a held data directory (cp -a while its owner runs) for that owner: its lock is stale there', async () => {
+    const holder = await startLockHolder();
+    const copy = await makeTemporaryDirectory();
+    try {
+      execFileSync('cp', ['-a', `${dataDir}/.`, copy.path]);
+      expect(parseLockOwner(readFileSync(path.join(copy.path, 'tether.lock'), 'utf8'))).toBe(holder.pid);
+      expect(dataDirectoryLockOwner(copy.path)).toEqual({ pid: holder.pid, running: false });
+      expect(dataDirectoryLockOwner(dataDir)).toEqual({ pid: holder.pid, running: true });
+      const store = await openSqliteStore({ dataDir: copy.path });
+      expect(parseLockOwner(readFileSync(path.join(copy.path, 'tether.lock'), 'utf8'))).toBe(process.pid);
+      await store.close();
+      // The original is still its owner's.
+      expect((await agentErrorOf(openSqliteStore({ dataDir }))).code).toBe('data_dir_in_use');
+    } finally {
+      expect(await holder.stop()).toBe(0);
+      await copy.remove();
+    }
   });
 
   it('refuses a second open in the same process until the first is closed', async () => {

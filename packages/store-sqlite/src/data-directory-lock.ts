@@ -80,18 +80,43 @@ interface LockOwner {
   readonly pid: number;
   /** The owner's start in clock ticks since boot; null in a lock written without /proc or by an older Tether. */
   readonly startTicks: number | null;
+  /** The file the owner made (`<device>:<inode>`); null in a lock written by an older Tether. */
+  readonly file: string | null;
+}
+
+/** A lock file as read: its text and which file it is. */
+interface LockFile {
+  readonly text: string;
+  readonly file: string;
+}
+
+function fileIdentity(stats: { readonly dev: number; readonly ino: number }): string {
+  return `${stats.dev}:${stats.ino}`;
 }
 
 function parseLock(text: string): LockOwner | null {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null) return null;
-    const { pid, startTicks } = parsed as { pid?: unknown; startTicks?: unknown };
+    const { pid, startTicks, file } = parsed as { pid?: unknown; startTicks?: unknown; file?: unknown };
     if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
-    return { pid, startTicks: typeof startTicks === 'number' && Number.isSafeInteger(startTicks) ? startTicks : null };
+    return {
+      pid,
+      startTicks: typeof startTicks === 'number' && Number.isSafeInteger(startTicks) ? startTicks : null,
+      file: typeof file === 'string' ? file : null,
+    };
   } catch {
     return null;
   }
+}
+
+/**
+ * The owner a lock names, unless the lock is a copy: a data directory copied (or moved to another
+ * file system) while its owner ran carries the owner's lock, which that owner does not hold there.
+ */
+function ownerOf(lock: LockFile): LockOwner | null {
+  const owner = parseLock(lock.text);
+  return owner === null || (owner.file !== null && owner.file !== lock.file) ? null : owner;
 }
 
 /** Reads the owner pid from a lock file's text; null when the text is not a lock we wrote. */
@@ -144,12 +169,13 @@ function tryCreateLock(lockPath: string): HeldLock | null {
   const temporaryPath = `${lockPath}.${process.pid}.${randomUUID()}.tmp`;
   const descriptor = openSync(temporaryPath, 'wx', 0o600);
   try {
+    // The link below keeps this file (its inode): the lock names it, so a copy of it names another.
+    const { dev, ino } = fstatSync(descriptor);
     writeSync(
       descriptor,
-      `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }) })}\n`,
+      `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }), file: fileIdentity({ dev, ino }) })}\n`,
     );
     fsyncSync(descriptor);
-    const { dev, ino } = fstatSync(descriptor);
     try {
       linkSync(temporaryPath, lockPath);
     } catch (error) {
@@ -176,7 +202,8 @@ function removeDeadFile(filePath: string): void {
     if (errorCode(error) === 'ENOENT') return;
     throw error;
   }
-  if (ownedByLiveProcess(readFileSync(asidePath, 'utf8'))) {
+  const moved = readLock(asidePath);
+  if (moved !== null && ownedByLiveProcess(moved)) {
     try {
       linkSync(asidePath, filePath);
     } catch (error) {
@@ -186,8 +213,8 @@ function removeDeadFile(filePath: string): void {
   unlinkSync(asidePath);
 }
 
-function ownedByLiveProcess(text: string): boolean {
-  const owner = parseLock(text);
+function ownedByLiveProcess(lock: LockFile): boolean {
+  const owner = ownerOf(lock);
   return owner !== null && owner.pid !== process.pid && isAlive(owner);
 }
 
@@ -212,13 +239,19 @@ function takeOverStaleLock(lockPath: string): void {
   }
 }
 
-/** The text of a lock file; null if there is none. */
-function readLock(lockPath: string): string | null {
+/** A lock file's text and identity; null if there is none. */
+function readLock(lockPath: string): LockFile | null {
+  let descriptor: number;
   try {
-    return readFileSync(lockPath, 'utf8');
+    descriptor = openSync(lockPath, 'r');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null;
     throw error;
+  }
+  try {
+    return { text: readFileSync(descriptor, 'utf8'), file: fileIdentity(fstatSync(descriptor)) };
+  } finally {
+    closeSync(descriptor);
   }
 }
 
@@ -254,14 +287,17 @@ function installExitHandler(state: ProcessLockState): void {
  * false for a stale lock, which the next opener takes over.
  */
 export function dataDirectoryLockOwner(dataDir: string): { readonly pid: number; readonly running: boolean } | null {
-  let text: string | null;
+  let lock: LockFile | null;
   try {
-    text = readLock(path.join(dataDir, lockFileName));
+    lock = readLock(path.join(dataDir, lockFileName));
   } catch {
     return null;
   }
-  const owner = text === null ? null : parseLock(text);
-  return owner === null ? null : { pid: owner.pid, running: owner.pid === process.pid || isAlive(owner) };
+  const owner = lock === null ? null : parseLock(lock.text);
+  if (owner === null || lock === null) return null;
+  // A copied lock names a process that holds another directory: stale here, whoever it names.
+  const copied = ownerOf(lock) === null;
+  return { pid: owner.pid, running: !copied && (owner.pid === process.pid || isAlive(owner)) };
 }
 
 /**
@@ -285,7 +321,7 @@ export function acquireDataDirectoryLock(dataDir: string): LockAttempt {
     const existing = readLock(lockPath);
     if (!existing) continue;
     if (ownedByLiveProcess(existing))
-      return { acquired: false, ownerPid: parseLockOwner(existing), sameProcess: false };
+      return { acquired: false, ownerPid: parseLockOwner(existing.text), sameProcess: false };
     takeOverStaleLock(lockPath);
   }
   // Other openers kept taking the lock over under us: report it as held rather than loop forever.
