@@ -362,6 +362,27 @@ describe('agent runtime with a mock provider', () => {
     await second.shutdown();
   });
 
+  it('resumes the conversation of a session whose later turn died with its runtime, though no run reported a checkpoint (runs stored before checkpoints)', async () => {
+    const store = createInMemoryStore();
+    const turns = heldTurns();
+    const first = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })], store });
+    const { sessionId } = await first.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const answered = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+    const turn = await turns.next();
+    // As a Tether from before run.checkpointed recorded it: the conversation named, the turn answered, no checkpoint.
+    turn.emit({ type: 'session.provider_session_changed', providerSessionId: 'conversation-1' });
+    turn.emit({ type: 'run.completed', runId: answered.runId, outcome: 'succeeded' });
+    await first.waitForRun(answered.runId);
+    const { runId } = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
+    await turns.next();
+    // The first runtime "dies" mid-turn; a second one loads the same store.
+    const second = await createAgentRuntime({ providers: [createMockProvider()], store });
+    expect(await second.getRun(runId)).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    // Its conversation had a turn answered before: it is resumed, not dropped.
+    expect((await second.getSession(sessionId)).providerSessionId).toBe('conversation-1');
+    await second.shutdown();
+  });
+
   it('replays then follows live events with no gap and no duplicate under concurrent appends', async () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });

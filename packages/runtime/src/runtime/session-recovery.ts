@@ -101,7 +101,7 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 
 /**
  * The crashed run was the first of its conversation: no run of the session ever said where the
- * conversation stood (a checkpoint), and it is no copy (a fork or a rewind). The agent writes its
+ * conversation stood (a checkpoint) or was answered in full, and it is no copy (a fork or a rewind). The agent writes its
  * transcript behind what it reports, so a host that died during that first turn may leave a
  * conversation id with nothing under it, and resuming it would fail every later turn
  * (resume_not_found). The next turn starts the conversation anew instead, as a provider does when
@@ -110,7 +110,9 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 async function conversationMayBeUnkept(store: TetherStore, record: SessionRecord): Promise<boolean> {
   if (record.providerSessionId === null || record.copyConversation !== null || record.forkedFrom) return false;
   const runs = await store.listRuns(record.sessionId);
-  return runs.every((run) => run.checkpoint === null);
+  // A run answered in full is as sure a sign as a checkpoint: runs stored before checkpoints were
+  // recorded (an older Tether's) have none, and an agent that reports none still kept its turns.
+  return !runs.some((run) => run.checkpoint !== null || run.outcome === 'succeeded');
 }
 
 function startsAnew(record: SessionRecord): SessionRecord {
