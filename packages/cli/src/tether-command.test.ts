@@ -1,6 +1,7 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { errorReply, holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { fakeClaudeCliPath, fakeCliScript, fakeCliTurn } from '@tether/testkit';
@@ -376,6 +377,23 @@ describe('tether demo and doctor', () => {
     } finally {
       chownSync(dataDir, process.getuid!(), process.getgid!());
     }
+  });
+
+  it('doctor fails a data dir whose database a newer Tether wrote, as every command that opens it refuses it', async () => {
+    const dataDir = fixture.environment.TETHER_HOME!;
+    await (await openSqliteStore({ dataDir })).close();
+    const database = new DatabaseSync(path.join(dataDir, 'tether.db'));
+    database.exec(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from a later Tether', '2027-01-01')",
+    );
+    database.close();
+    const report = await tether(['doctor', '--json']);
+    expect(report.code).toBe(1);
+    const row = (JSON.parse(report.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks.find(
+      (check) => check.name === 'data dir',
+    );
+    expect(row).toMatchObject({ ok: false, detail: expect.stringContaining('has schema version 999') });
+    expect((await tether(['sessions'])).stderr).toContain('has schema version 999');
   });
 
   it('doctor names the process holding the data dir', async () => {

@@ -1,4 +1,5 @@
 export { databaseFileName, openSqliteStore } from './open-sqlite-store.js';
+export { databaseSchemaRefusal } from './migrations/apply-migrations.js';
 export type { SqliteStoreOptions } from './open-sqlite-store.js';
 export type { SqliteStore } from './sqlite-store.js';
 export { resolveDataDir } from './resolve-data-dir.js';

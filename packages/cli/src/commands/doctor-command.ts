@@ -9,7 +9,13 @@ import {
 } from '@tether/provider-claude';
 import { readDaemonInfo } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
-import { dataDirectoryLockOwner, dataDirectoryRefusal, resolveDataDir } from '@tether/store-sqlite';
+import {
+  dataDirectoryLockOwner,
+  dataDirectoryRefusal,
+  databaseFileName,
+  databaseSchemaRefusal,
+  resolveDataDir,
+} from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { notADirectory } from '../data-dir-shape.js';
 import { type Check, checkCredentials } from './credentials-check.js';
@@ -51,6 +57,9 @@ async function checkDataDir(dataDir: string): Promise<Check> {
       fix: 'Fix its permissions or choose another with --data-dir / TETHER_HOME.',
     };
   }
+  // What every command opening the store would refuse: a database a newer Tether wrote.
+  const schema = databaseSchemaRefusal(path.join(dataDir, databaseFileName));
+  if (schema !== null) return { name: 'data dir', ok: false, detail: schema.message };
   const owner = dataDirectoryLockOwner(dataDir);
   if (owner?.running) return { name: 'data dir', ok: true, detail: `${dataDir} (in use by process ${owner.pid})` };
   if (owner)
