@@ -5,6 +5,7 @@ import {
   type MockTurnContext,
   agentErrorOf,
   createMockProvider,
+  replyWith,
   replyWithCheckpoint,
 } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -262,6 +263,30 @@ describe('fork_session', () => {
 });
 
 describe('rewind_session', () => {
+  it('refuses to cut before turns recorded without checkpoints (by an older Tether), which the cut would drop; after later checkpointed turns, cuts there', async () => {
+    const withCheckpoint = replyWithCheckpoint();
+    const checkpoints = { on: false };
+    const setup = await setUp({
+      turn: (context) => (checkpoints.on ? withCheckpoint(context) : replyWith('answered')(context)),
+    });
+    const { runtime, sessionId } = setup;
+    await setup.turn('first, stored before checkpoints');
+    const second = await setup.turn('second, stored before checkpoints');
+
+    const refused = await unchangedBy(setup, () => runtime.rewindSession({ sessionId, toRunId: second }));
+    expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
+    expect(refused.message).toContain('recorded without a checkpoint');
+
+    checkpoints.on = true;
+    const third = await setup.turn('third');
+    const fourth = await setup.turn('fourth');
+    await runtime.rewindSession({ sessionId, toRunId: fourth });
+    await setup.turn('fifth');
+    expect(setup.providerSessions(sessionId).at(-1)!.options.copyConversation).toMatchObject({
+      afterMessageId: `answer-${third}`,
+    });
+  });
+
   it('continues from before the run: recorded, the agent stopped and started again from the cut point', async () => {
     const setup = await setUp();
     const { runtime, sessionId } = setup;

@@ -195,6 +195,21 @@ export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly R
 }
 
 /**
+ * A run answered in full after the last checkpoint of `live` (or with none before it), which a cut
+ * there would drop: runs stored before checkpoints were kept have none. Null when the cut keeps every
+ * answered run (those after the checkpoint failed, or were stopped, before saying where they stood).
+ */
+function answeredAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): string | null {
+  const byId = new Map(runs.map((run) => [run.runId, run]));
+  for (const runId of [...live].reverse()) {
+    const run = byId.get(runId);
+    if (run?.checkpoint) return null;
+    if (run?.outcome === 'succeeded') return runId;
+  }
+  return null;
+}
+
+/**
  * Whether the agent asked to put `run`'s files back may hold its file checkpoint. A running agent is
  * asked (one started from a copy still holds every turn of the conversation it copied, cut or not).
  * With none running, the one started to ask resumes the conversation: it holds the turns the
@@ -302,6 +317,12 @@ export function decideRewind(
       );
     }
   }
+  const unrecorded = answeredAfterLastCheckpoint(context.continued, context.runs);
+  if (unrecorded !== null)
+    return checkpointUnavailable(
+      'no_checkpoint',
+      `Run ${unrecorded}, before that run, was recorded without a checkpoint (by a Tether from before they were kept), so the conversation cannot be cut after it without dropping it. Rewind to a later run, or clear the conversation (the clear control) to start anew.`,
+    );
   // Before a fork's own turns with a point lies the conversation it was copied from, not nothing.
   const cut = cutAfterLastCheckpoint(context.continued, context.runs);
   let copyConversation = cut ? cut.copy : null;
