@@ -362,6 +362,24 @@ describe('agent runtime with a mock provider', () => {
     await second.shutdown();
   });
 
+  it('starts anew, and says so, the conversation of a session whose first turn died with its runtime', async () => {
+    const store = createInMemoryStore();
+    const turns = heldTurns();
+    const first = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })], store });
+    const { sessionId } = await first.openSession({ workspace: { kind: 'directory', path: workspace } });
+    const { runId } = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+    const turn = await turns.next();
+    turn.emit({ type: 'session.provider_session_changed', providerSessionId: 'conversation-1' });
+    // Stored (the second runtime reads the store, not the first one's memory).
+    await expect.poll(async () => (await store.getSession(sessionId))?.providerSessionId).toBe('conversation-1');
+    const second = await createAgentRuntime({ providers: [createMockProvider()], store });
+    expect((await second.getSession(sessionId)).providerSessionId).toBeNull();
+    expect((await second.readEvents(sessionId)).filter((event) => event.type === 'diagnostic')).toMatchObject([
+      { runId, level: 'warning', code: 'session.conversation_not_kept' },
+    ]);
+    await second.shutdown();
+  });
+
   it('resumes the conversation of a session whose later turn died with its runtime, though no run reported a checkpoint (runs stored before checkpoints)', async () => {
     const store = createInMemoryStore();
     const turns = heldTurns();

@@ -151,8 +151,16 @@ async function recoverSessions(
       error: { code: 'runtime_restarted', message: runEndMessages[predecessor], retryable: true },
     };
     const bodies = withRunEndCancellations(entry, [completion], 'runtime_restarted');
-    if (await conversationMayBeUnkept(store, record)) log.stageAmended(entry, bodies, startsAnew);
-    else log.stage(entry, bodies, at);
+    if (await conversationMayBeUnkept(store, record)) {
+      // Said, as the provider says it when its own agent ends so: the next turn has no earlier one to go on from.
+      const notice: EventBody = {
+        type: 'diagnostic',
+        runId: record.activeRunId,
+        level: 'warning',
+        code: 'session.conversation_not_kept',
+      };
+      log.stageAmended(entry, [notice, ...bodies], startsAnew);
+    } else log.stage(entry, bodies, at);
   }
   for (const [provider, stopped] of leftOver) {
     await provider.doRecover?.(stopped.map((entry) => entry.record.liveProcess!)).catch(() => undefined);
