@@ -69,6 +69,33 @@ async function closedWhileDown(daemon: Daemon): Promise<unknown> {
   return closed;
 }
 
+/** A session of the daemon's with a turn held running (its agent mocked). */
+async function heldTurn(daemon: Daemon, directory: string): Promise<{ sessionId: string; runId: string }> {
+  const api = client(daemon);
+  const sessionId = await openSession(api, directory);
+  const { runId } = await api.command<SubmitTurnReceipt>({
+    type: 'submit_turn',
+    sessionId,
+    input: [{ type: 'text', text: 'held' }],
+  });
+  await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
+  return { sessionId, runId };
+}
+
+/** A daemon started next on the database ends the run its stopped predecessor left (once the lease lapses). */
+async function expectEndedByNextDaemon(database: string, sessionId: string, runId: string): Promise<void> {
+  const later = await serve(database, 'b', recordingLogger().logger);
+  const completion = async () =>
+    (await later.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1_000 })).find(
+      (event) => event.type === 'run.completed',
+    );
+  await expect.poll(completion, { timeout: 30_000, interval: 100 }).toMatchObject({
+    runId,
+    outcome: 'failed',
+    error: { code: 'runtime_restarted' },
+  });
+}
+
 describe('daemons on a PostgreSQL database that goes down', () => {
   it('answer /health 503 with the store error while it is down, log the sweep failure with its reason, and 200 again once it is back', async () => {
     await workspace();
@@ -143,29 +170,13 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     const database = await server().createDatabase();
     const { logger, lines } = recordingLogger();
     const daemon = await serve(database, 'a', logger, { shutdownGraceMs: 0 });
-    const api = client(daemon);
-    const sessionId = await openSession(api, directory);
-    const { runId } = await api.command<SubmitTurnReceipt>({
-      type: 'submit_turn',
-      sessionId,
-      input: [{ type: 'text', text: 'held' }],
-    });
-    await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
+    const { sessionId, runId } = await heldTurn(daemon, directory);
 
     expect(await closedWhileDown(daemon)).toBe('closed');
     expect(turns[0]?.session.interrupts).toEqual([runId]);
     // What it could not write is logged, and its lease lapses: the next daemon ends the run in the store.
     expect(lines.filter(isBackgroundFailure).length).toBeGreaterThan(0);
-    const later = await serve(database, 'b', recordingLogger().logger);
-    const completion = async () =>
-      (await later.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1_000 })).find(
-        (event) => event.type === 'run.completed',
-      );
-    await expect.poll(completion, { timeout: 30_000, interval: 100 }).toMatchObject({
-      runId,
-      outcome: 'failed',
-      error: { code: 'runtime_restarted' },
-    });
+    await expectEndedByNextDaemon(database, sessionId, runId);
   }, 90_000);
 
   it('a forced stop while the server hangs mid-statement (stopped, its connections open) still ends: the store stops waiting, says so, and the next daemon ends the run', async () => {
@@ -173,14 +184,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     const database = await server().createDatabase();
     const { logger, lines } = recordingLogger();
     const daemon = await serve(database, 'a', logger);
-    const api = client(daemon);
-    const sessionId = await openSession(api, directory);
-    const { runId } = await api.command<SubmitTurnReceipt>({
-      type: 'submit_turn',
-      sessionId,
-      input: [{ type: 'text', text: 'held' }],
-    });
-    await expect.poll(() => turns.length, { timeout: 5_000, interval: 20 }).toBe(1);
+    const { sessionId, runId } = await heldTurn(daemon, directory);
 
     let closed: unknown = 'not yet';
     await server().hang({
@@ -198,16 +202,7 @@ describe('daemons on a PostgreSQL database that goes down', () => {
     });
     expect(closed).toBe('closed');
     expect(lines.filter(isBackgroundFailure).map((line) => line.fields['reason'])).toContain('store_abandoned');
-    const later = await serve(database, 'b', recordingLogger().logger);
-    const completion = async () =>
-      (await later.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1_000 })).find(
-        (event) => event.type === 'run.completed',
-      );
-    await expect.poll(completion, { timeout: 30_000, interval: 100 }).toMatchObject({
-      runId,
-      outcome: 'failed',
-      error: { code: 'runtime_restarted' },
-    });
+    await expectEndedByNextDaemon(database, sessionId, runId);
   }, 120_000);
 
   it("count in tether_sessions each daemon's own open sessions, and the store's sessions once per daemon in tether_store_sessions", async () => {
