@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AgentError, type ProtocolEvent } from '@tether/protocol';
+import { AgentError, type ProtocolEvent, zeroUsage } from '@tether/protocol';
 import { type MockTurnContext, agentErrorOf, collectUntil, createMockProvider } from '@tether/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createInMemoryStore } from '../store/in-memory-store.js';
@@ -389,6 +389,7 @@ describe('agent runtime with a mock provider', () => {
     const turn = await turns.next();
     // As a Tether from before run.checkpointed recorded it: the conversation named, the turn answered, no checkpoint.
     turn.emit({ type: 'session.provider_session_changed', providerSessionId: 'conversation-1' });
+    turn.emit({ type: 'run.usage', runId: answered.runId, ...zeroUsage, inputTokens: 12, outputTokens: 5 });
     turn.emit({ type: 'run.completed', runId: answered.runId, outcome: 'succeeded' });
     await first.waitForRun(answered.runId);
     const { runId } = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });

@@ -1,4 +1,5 @@
 import type { AgentProviderV1FileRewind } from '@tether/provider-spec';
+import { zeroUsage } from '@tether/protocol';
 import {
   type MockProvider,
   type MockProviderOptions,
@@ -265,9 +266,15 @@ describe('fork_session', () => {
 describe('rewind_session', () => {
   it('refuses to cut before turns recorded without checkpoints (by an older Tether), which the cut would drop; after later checkpointed turns, cuts there', async () => {
     const withCheckpoint = replyWithCheckpoint();
-    const checkpoints = { on: false };
+    const kind = { of: 'stored before checkpoints' as 'stored before checkpoints' | 'local command' | 'now' };
     const setup = await setUp({
-      turn: (context) => (checkpoints.on ? withCheckpoint(context) : replyWith('answered')(context)),
+      turn: (context) => {
+        if (kind.of === 'now') return withCheckpoint(context);
+        // Answered as the model answers (tokens out), or as a local command (/cost: no model, no checkpoint).
+        const outputTokens = kind.of === 'local command' ? 0 : 5;
+        context.emit({ type: 'run.usage', runId: context.runId, ...zeroUsage, outputTokens });
+        replyWith('answered')(context);
+      },
     });
     const { runtime, sessionId } = setup;
     await setup.turn('first, stored before checkpoints');
@@ -277,11 +284,15 @@ describe('rewind_session', () => {
     expect(refused).toMatchObject({ code: 'checkpoint_unavailable', details: { reason: 'no_checkpoint' } });
     expect(refused.message).toContain('recorded without a checkpoint');
 
-    checkpoints.on = true;
+    kind.of = 'now';
     const third = await setup.turn('third');
-    const fourth = await setup.turn('fourth');
-    await runtime.rewindSession({ sessionId, toRunId: fourth });
-    await setup.turn('fifth');
+    kind.of = 'local command';
+    await setup.turn('/cost');
+    kind.of = 'now';
+    const fifth = await setup.turn('fifth');
+    // A local command after the checkpoint adds nothing a cut could lose: the cut is after the third turn.
+    await runtime.rewindSession({ sessionId, toRunId: fifth });
+    await setup.turn('sixth');
     expect(setup.providerSessions(sessionId).at(-1)!.options.copyConversation).toMatchObject({
       afterMessageId: `answer-${third}`,
     });

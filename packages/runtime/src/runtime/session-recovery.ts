@@ -2,6 +2,7 @@ import { AgentError, type EventBody } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import type { EventWriter } from '../log/event-writer.js';
 import { queuedInputCancellations } from '../state/session-machine.js';
+import { answeredByTheModel } from '../state/conversation-branches.js';
 import type { SessionRecord, TetherStore } from '../store/tether-store.js';
 import { SessionEntry } from './session-entry.js';
 import { now, withRunEndCancellations } from './session-log.js';
@@ -101,7 +102,7 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 
 /**
  * The crashed run was the first of its conversation: no run of the session ever said where the
- * conversation stood (a checkpoint) or was answered in full, and it is no copy (a fork or a rewind). The agent writes its
+ * conversation stood (a checkpoint) or was answered by the model, and it is no copy (a fork or a rewind). The agent writes its
  * transcript behind what it reports, so a host that died during that first turn may leave a
  * conversation id with nothing under it, and resuming it would fail every later turn
  * (resume_not_found). The next turn starts the conversation anew instead, as a provider does when
@@ -110,9 +111,9 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
 async function conversationMayBeUnkept(store: TetherStore, record: SessionRecord): Promise<boolean> {
   if (record.providerSessionId === null || record.copyConversation !== null || record.forkedFrom) return false;
   const runs = await store.listRuns(record.sessionId);
-  // A run answered in full is as sure a sign as a checkpoint: runs stored before checkpoints were
-  // recorded (an older Tether's) have none, and an agent that reports none still kept its turns.
-  return !runs.some((run) => run.checkpoint !== null || run.outcome === 'succeeded');
+  // A turn the model answered is as sure a sign as a checkpoint: runs stored before checkpoints were
+  // recorded (an older Tether's) have none.
+  return !runs.some((run) => run.checkpoint !== null || answeredByTheModel(run));
 }
 
 function startsAnew(record: SessionRecord): SessionRecord {

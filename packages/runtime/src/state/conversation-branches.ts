@@ -195,16 +195,25 @@ export function cutAfterLastCheckpoint(live: readonly string[], runs: readonly R
 }
 
 /**
- * A run answered in full after the last checkpoint of `live` (or with none before it), which a cut
- * there would drop: runs stored before checkpoints were kept have none. Null when the cut keeps every
- * answered run (those after the checkpoint failed, or were stopped, before saying where they stood).
+ * A turn the model answered in full: it stands in the agent's conversation, checkpoint or not (runs
+ * stored before Tether kept checkpoints have none). A local command (/cost) calls no model, and adds
+ * nothing to the conversation a cut could lose.
+ */
+export function answeredByTheModel(run: RunRecord): boolean {
+  return run.outcome === 'succeeded' && (run.usage?.outputTokens ?? 0) > 0;
+}
+
+/**
+ * A turn answered by the model after the last checkpoint of `live` (or with none before it), which a
+ * cut there would drop. Null when the cut keeps every such turn (those after the checkpoint failed,
+ * were stopped before saying where they stood, or ran no model).
  */
 function answeredAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): string | null {
   const byId = new Map(runs.map((run) => [run.runId, run]));
   for (const runId of [...live].reverse()) {
     const run = byId.get(runId);
     if (run?.checkpoint) return null;
-    if (run?.outcome === 'succeeded') return runId;
+    if (run && answeredByTheModel(run)) return runId;
   }
   return null;
 }
