@@ -45,6 +45,28 @@ describeTransports('process supervision', ({ start }) => {
     expect(history(environment, 1)).toContain('Remember PEAR.');
   });
 
+  it('an ephemeral session whose idle process was released starts its conversation anew, saying so, instead of failing every later turn', async () => {
+    const environment = await start();
+    environment.api.enqueue(textReply('Noted: PEAR.'), textReply('Which fruit? I was not told.'), textReply('Fine.'));
+    const runtime = await environment.runtime({ provider: { idleReleaseMs: 200 } });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      ephemeral: true,
+    });
+    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember PEAR.' }] });
+    const firstEvents = await runEvents(runtime, sessionId, first.runId);
+    await waitForEvent(runtime, sessionId, 'session.process_stopped', { afterSeq: firstEvents.at(-1)!.seq });
+    // Its agent wrote no transcript to resume (before: resume_not_found on this turn and every later one).
+    for (const text of ['Which fruit?', 'And now?']) {
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
+    }
+    expect(history(environment, 1)).not.toContain('Remember PEAR.');
+    expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'diagnostic')).toMatchObject([
+      { level: 'warning', code: 'claude.conversation_not_kept' },
+    ]);
+  });
+
   it("runs at most N processes: a second session's turn waits in the queue, then runs", async () => {
     const environment = await start();
     environment.api.enqueue(holdReply(), textReply('Second session answered.'));

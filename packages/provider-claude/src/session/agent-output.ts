@@ -353,12 +353,14 @@ export abstract class AgentOutput extends AgentLifecycle {
       const ended = exit.signal !== null || (exit.exitCode !== null && exit.exitCode !== 0) ? 'crashed' : 'exited';
       this.emit({ type: 'session.process_stopped', reason: this.stopReason ?? ended });
     }
-    if (this.state.conversationEstablished && !this.conversationKept) {
+    if (this.state.conversationEstablished && (!this.conversationKept || this.options.ephemeral)) {
       // It ended before it finished a turn, and the CLI writes its transcript behind its frames: there
       // may be nothing to resume, and a resume that finds nothing fails every later turn
       // (resume_not_found). The turn it did not finish is lost either way; the next agent starts the
-      // conversation anew (or its copy again).
+      // conversation anew (or its copy again). An ephemeral session's agent writes no transcript at
+      // all: whenever its process ends (released when idle, a crash), the next one starts anew.
       this.state.conversationEstablished = false;
+      this.conversationKept = false;
       this.note('claude.conversation_not_kept');
     }
     if (!this.state.conversationEstablished && this.state.providerSessionId && !this.options.ephemeral) {

@@ -402,6 +402,27 @@ describe('agent runtime with a mock provider', () => {
     await second.shutdown();
   });
 
+  it('starts anew the conversation of an ephemeral session whose turn died with its runtime: its agent kept no transcript', async () => {
+    const store = createInMemoryStore();
+    const turns = heldTurns();
+    const first = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })], store });
+    const { sessionId } = await first.openSession({
+      workspace: { kind: 'directory', path: workspace },
+      ephemeral: true,
+    });
+    const answered = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'one' }] });
+    const turn = await turns.next();
+    turn.emit({ type: 'session.provider_session_changed', providerSessionId: 'conversation-1' });
+    turn.emit({ type: 'run.usage', runId: answered.runId, ...zeroUsage, outputTokens: 5 });
+    turn.emit({ type: 'run.completed', runId: answered.runId, outcome: 'succeeded' });
+    await first.waitForRun(answered.runId);
+    await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'two' }] });
+    await turns.next();
+    const second = await createAgentRuntime({ providers: [createMockProvider()], store });
+    expect((await second.getSession(sessionId)).providerSessionId).toBeNull();
+    await second.shutdown();
+  });
+
   it('replays then follows live events with no gap and no duplicate under concurrent appends', async () => {
     const turns = heldTurns();
     const runtime = await createAgentRuntime({ providers: [createMockProvider({ turn: turns.script })] });

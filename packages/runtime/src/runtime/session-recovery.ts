@@ -110,6 +110,8 @@ async function claimed(parts: SessionRecoveryParts, sessionId: string): Promise<
  */
 async function conversationMayBeUnkept(store: TetherStore, record: SessionRecord): Promise<boolean> {
   if (record.providerSessionId === null || record.copyConversation !== null || record.forkedFrom) return false;
+  // Its agent keeps no transcript at all: there is never anything to resume after its process ended.
+  if (record.ephemeral) return true;
   const runs = await store.listRuns(record.sessionId);
   // A turn the model answered is as sure a sign as a checkpoint: runs stored before checkpoints were
   // recorded (an older Tether's) have none.
