@@ -51,6 +51,27 @@ describe('prepare', () => {
     expect((await stat(playground.root)).mode & 0o777).toBe(0o700);
   });
 
+  it('makes the worktree from the repository named, whose folder name ends in a space, not from the one named without it', async () => {
+    const playground = await gitPlayground();
+    // "repository " beside "repository": git prints the top folder on a line, its spaces part of the name.
+    const spaced = `${playground.repository} `;
+    await mkdir(spaced);
+    playground.git(spaced, 'init', '--quiet', '--initial-branch=main');
+    await playground.commitFile(spaced, 'spaced.txt', 'the repository named\n');
+    const head = playground.git(spaced, 'rev-parse', 'HEAD').trim();
+    const sessionId = newSessionId();
+
+    const prepared = await playground.acquirer.prepare({
+      sessionId,
+      workspace: { kind: 'git_worktree', repository: spaced },
+    });
+
+    expect(prepared.worktree).toMatchObject({ repository: spaced, baseCommit: head });
+    expect(await readFile(path.join(prepared.directory, 'spaced.txt'), 'utf8')).toBe('the repository named\n');
+    expect(playground.git(spaced, 'branch', '--list', 'tether/*').trim()).not.toBe('');
+    expect(branches(playground)).toEqual(['main']);
+  });
+
   it('under a permissive umask, leaves nothing it made in the repository writable by others', async () => {
     const playground = await gitPlayground();
     const sessionId = newSessionId();

@@ -5,7 +5,16 @@ import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { branchExists, resolveCommit } from './git-refs.js';
-import { type GitContext, type GitResult, gitComplaint, gitFailed, gitText, runGit, unstoppable } from './run-git.js';
+import {
+  type GitContext,
+  type GitResult,
+  gitComplaint,
+  gitFailed,
+  gitPathOf,
+  gitText,
+  runGit,
+  unstoppable,
+} from './run-git.js';
 import { isDirectory } from './worktree-presence.js';
 import { recordIntent } from './worktree-intents.js';
 import { ownedRoot } from './worktree-root.js';
@@ -102,7 +111,7 @@ async function repositoryTopLevel(git: GitContext, folder: string): Promise<stri
   }
   const topLevel = await runGit(git, { cwd: folder, args: ['rev-parse', '--show-toplevel'] });
   if (topLevel.exitCode !== 0) throw notARepository(folder, topLevel);
-  return topLevel.stdout.toString('utf8').trim();
+  return gitPathOf(topLevel.stdout);
 }
 
 function notARepository(folder: string, result: GitResult): Error {

@@ -6,7 +6,7 @@ import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import { branchExists } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
-import { type GitContext, gitFailed, gitText } from './run-git.js';
+import { type GitContext, gitFailed, gitPathOf, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
@@ -56,7 +56,7 @@ export async function releaseWorktree(
 
 /** The worktree is locked (`git worktree lock`): its administrative folder holds a `locked` file. */
 async function isLocked(git: GitContext, worktreePath: string): Promise<boolean> {
-  const gitDirectory = (await gitText(git, { cwd: worktreePath, args: ['rev-parse', '--absolute-git-dir'] })).trim();
+  const gitDirectory = gitPathOf(await gitText(git, { cwd: worktreePath, args: ['rev-parse', '--absolute-git-dir'] }));
   return existsSync(path.join(gitDirectory, 'locked'));
 }
 

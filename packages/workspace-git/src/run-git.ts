@@ -266,6 +266,15 @@ export function gitFailed(call: GitCall, result: GitResult): AgentError {
   });
 }
 
+/**
+ * A path git printed on a line of its own: only the line's end is cut. A folder's name may end in
+ * spaces, and trimming them named another folder (a repository next to it, with the name without).
+ */
+export function gitPathOf(stdout: Buffer | string): string {
+  const text = typeof stdout === 'string' ? stdout : stdout.toString('utf8');
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
 /** Runs git and answers its stdout as text; a non-zero exit is an AgentError (git_failed). */
 export async function gitText(git: GitContext, call: GitCall): Promise<string> {
   const result = await runGit(git, call);

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
-import { type GitContext, runGit } from './run-git.js';
+import { type GitContext, gitPathOf, runGit } from './run-git.js';
 
 export async function isDirectory(folder: string): Promise<boolean> {
   return stat(folder).then(
@@ -15,7 +15,7 @@ export async function worktreePresent(git: GitContext, worktreePath: string): Pr
   if (!(await isDirectory(worktreePath))) return false;
   const result = await runGit(git, { cwd: worktreePath, args: ['rev-parse', '--show-toplevel'] });
   if (result.exitCode !== 0) return false;
-  const topLevel = result.stdout.toString('utf8').trim();
+  const topLevel = gitPathOf(result.stdout);
   return topLevel === (await realpath(worktreePath));
 }
 
@@ -36,5 +36,5 @@ export async function reachableRepository(git: GitContext, worktree: WorktreeFac
   if ((await isRepository(git, worktree.repository)) || !(await isDirectory(worktree.path))) return worktree.repository;
   const common = await runGit(git, { cwd: worktree.path, args: ['rev-parse', '--git-common-dir'] });
   if (common.exitCode !== 0) return worktree.repository;
-  return path.resolve(worktree.path, common.stdout.toString('utf8').trim());
+  return path.resolve(worktree.path, gitPathOf(common.stdout));
 }

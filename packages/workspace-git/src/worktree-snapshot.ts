@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type GitContext, gitFailed, gitText, runGit } from './run-git.js';
+import { type GitContext, gitFailed, gitPathOf, gitText, runGit } from './run-git.js';
 
 /**
  * The worktree's whole state as a git tree id: tracked files as they are on disk, untracked ones too,
@@ -11,7 +11,7 @@ import { type GitContext, gitFailed, gitText, runGit } from './run-git.js';
 export async function snapshotWorktree(git: GitContext, worktreePath: string): Promise<string> {
   const userIndex = path.resolve(
     worktreePath,
-    (await gitText(git, { cwd: worktreePath, args: ['rev-parse', '--git-path', 'index'] })).trim(),
+    gitPathOf(await gitText(git, { cwd: worktreePath, args: ['rev-parse', '--git-path', 'index'] })),
   );
   const folder = await mkdtemp(path.join(tmpdir(), 'tether-snapshot-'));
   try {
