@@ -1,4 +1,4 @@
-import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -57,6 +57,35 @@ describe('release', () => {
     expect(worktreeFolders(playground).sort()).toEqual(
       [playground.repository, edited.directory, untracked.directory].sort(),
     );
+  });
+
+  it("keeps a worktree with files written into a submodule's folder (never checked out there, so git does not see them)", async () => {
+    const playground = await gitPlayground();
+    const library = path.join(playground.folder, 'library');
+    await mkdir(library);
+    playground.git(library, 'init', '--quiet', '--initial-branch=main');
+    await playground.commitFile(library, 'lib.txt', 'library\n');
+    playground.git(
+      playground.repository,
+      '-c',
+      'protocol.file.allow=always',
+      'submodule',
+      'add',
+      '--quiet',
+      library,
+      'lib',
+    );
+    playground.git(playground.repository, 'commit', '--quiet', '-m', 'add the library');
+    const untouched = await playground.prepare({ branch: 'untouched' });
+    const written = await playground.prepare({ branch: 'written' });
+    await writeFile(path.join(written.directory, 'lib', 'new.txt'), 'precious\n');
+
+    expect(await playground.acquirer.release(untouched, keep)).toMatchObject({ state: 'removed' });
+    expect(await playground.acquirer.release(written, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+    });
+    expect(await readFile(path.join(written.directory, 'lib', 'new.txt'), 'utf8')).toBe('precious\n');
   });
 
   it('removes a worktree that holds only ignored files (build output, as git itself does)', async () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
@@ -68,7 +68,31 @@ async function hasUncommittedWork(git: GitContext, worktreePath: string): Promis
     // A status refresh would write the agent's index; this look must not take its lock.
     environment: { GIT_OPTIONAL_LOCKS: '0' },
   });
-  return status.length > 0;
+  return status.length > 0 || (await hasFilesInUncheckedSubmodules(git, worktreePath));
+}
+
+/**
+ * Files written into a submodule's folder that was never checked out (a worktree's submodules are
+ * left empty): git sees none of them (the path is the submodule's, and it has no repository there),
+ * so status says nothing, and removing the worktree would take them with it unseen.
+ */
+async function hasFilesInUncheckedSubmodules(git: GitContext, worktreePath: string): Promise<boolean> {
+  const entries = await gitText(git, {
+    cwd: worktreePath,
+    args: ['ls-files', '--stage', '-z'],
+    environment: { GIT_OPTIONAL_LOCKS: '0' },
+  });
+  const submodules = entries
+    .split('\0')
+    .filter((entry) => entry.startsWith('160000 '))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1));
+  for (const submodule of submodules) {
+    const folder = path.join(worktreePath, submodule);
+    const names: string[] = await readdir(folder).catch(() => []);
+    // Checked out (a .git of its own): status above already looked inside it.
+    if (names.length > 0 && !names.includes('.git')) return true;
+  }
+  return false;
 }
 
 /**
