@@ -187,7 +187,9 @@ describe('tether close, delete and diff through a daemon', () => {
     expect(branches()).toEqual(['feature/notes', 'main', cleanBranch].sort());
 
     const closedClean = await succeeds(['close', cleanId]);
-    expect(closedClean.stderr).toBe(`closed; worktree removed with its branch ${cleanBranch}: it held no changes\n`);
+    expect(closedClean.stderr).toBe(
+      `closed; worktree removed with its branch ${cleanBranch}: it held no changes (files git ignores, such as build output, are not kept)\n`,
+    );
     expect(existsSync(path.join(worktrees, cleanId))).toBe(false);
     const closedBusy = await succeeds(['close', busyId]);
     expect(closedBusy.stderr).toBe(

@@ -22,7 +22,7 @@ export function describeWorktree(status: WorkspaceStatus | null): string | null 
   const where = `${terminalSafe(worktree.path)} on branch ${terminalSafe(worktree.branch)}`;
   const changed = status.changedFiles === null ? '' : ` (${plural(status.changedFiles, 'file')} changed)`;
   if (status.state === 'removed')
-    return `worktree removed with its branch ${terminalSafe(worktree.branch)}: it held no changes`;
+    return `worktree removed with its branch ${terminalSafe(worktree.branch)}: it held no changes (files git ignores, such as build output, are not kept)`;
   // Its folder deleted by hand, the work kept is on its branch alone: pointing at the folder would send them nowhere.
   if (status.state === 'kept' && status.keptBecause === 'commits_beyond_base' && !existsSync(worktree.path))
     return `worktree folder ${terminalSafe(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
