@@ -35,6 +35,21 @@ const cutOff =
   '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full\n';
 
 describe('the human renderer', () => {
+  it('says what an error or a warning that changes what is shown means (an error without words by its code), and nothing of the rest', () => {
+    const { stdout, stderr } = rendered([
+      { type: 'diagnostic', runId, level: 'warning', code: 'workspace.changes_unreadable' },
+      { type: 'diagnostic', runId, level: 'error', code: 'some.new_code' },
+      { type: 'diagnostic', level: 'warning', code: 'claude.stdin_closed' },
+      { type: 'diagnostic', level: 'info', code: 'claude.stall_detected' },
+      { type: 'diagnostic', level: 'debug', code: 'claude.frames_unstamped' },
+    ]);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      "  · warning: the run's changed files could not be read (tether diff shows git's error): the count shown is not this run's\n" +
+        '  · error: some.new_code\n',
+    );
+  });
+
   it('says a follow-up the budget refused was refused for the budget, with the way on in tether words', () => {
     const output = { stdout: '', stderr: '' };
     const renderer = new HumanRenderer(

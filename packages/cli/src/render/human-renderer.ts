@@ -12,6 +12,7 @@ import { cliErrorMessage } from '../cli-error-message.js';
 import { approvalSubject } from '../interactions/describe-interaction.js';
 import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
+import { diagnosticLine } from './diagnostic-words.js';
 
 /** `: <what it would run>` for an approval that says, else nothing. */
 function subjectOf(request: ApprovalRequest): string {
@@ -246,6 +247,11 @@ export class HumanRenderer {
       case 'run.files_changed':
         this.note(`  · ${describeChangedFiles(event.files, event.truncated)}`);
         return;
+      case 'diagnostic': {
+        const line = diagnosticLine(event.level, event.code);
+        if (line !== null) this.note(`  · ${line}`);
+        return;
+      }
       case 'input.queued':
         this.note(
           event.delivery === 'after_turn'
