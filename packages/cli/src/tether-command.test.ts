@@ -44,6 +44,16 @@ describe('tether run', () => {
     expect(result.stderr).toMatch(/✓ succeeded · 10 in \/ 5 out tokens/);
   });
 
+  it('sessions lists a session whose folder name holds a line break on one line, the path quoted', async () => {
+    const folder = path.join(fixture.root, 'two\nlines');
+    mkdirSync(folder);
+    fixture.api.enqueue(textReply('Done.'));
+    expect((await tether(['run', '--cwd', folder, 'Hi'])).code).toBe(0);
+    const listed = (await tether(['sessions'])).stdout;
+    expect(listed.trimEnd().split('\n')).toHaveLength(1);
+    expect(listed).toContain(JSON.stringify(folder));
+  });
+
   it('prints exactly one neutral event per line with --json', async () => {
     fixture.api.enqueue(textReply('JSON mode.', { chunks: 3 }));
     const result = await tether(['run', '--json', 'Say it']);

@@ -1,7 +1,7 @@
 import { InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
-import { formatUsage, plural, terminalSafe } from '../render/human-renderer.js';
+import { fileNameOnOneLine, formatUsage, plural, terminalSafe } from '../render/human-renderer.js';
 import { describeWorktree, worktreeColumns } from '../render/workspace-summary.js';
 import { UsageError } from '../usage-error.js';
 import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
@@ -44,7 +44,7 @@ function describe(session: SessionSnapshot): string {
   const waiting =
     session.pendingInteractions.length > 0 ? ` · ${session.pendingInteractions.length} waiting for you` : '';
   const lastRun = session.lastRun ? ` · last run ${session.lastRun.outcome}` : '';
-  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${titleColumn(session)}${terminalSafe(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''}${session.forkedFrom ? ` · fork of ${session.forkedFrom.sessionId}` : ''} · ${formatUsage(session.usage)}${lastRun}${followUpColumns(session)}${waiting}`;
+  return `${session.sessionId}  ${session.state.padEnd(7)}  ${session.updatedAt}  ${titleColumn(session)}${fileNameOnOneLine(agentDirectory(session.workspace, session.workspaceStatus))}${worktreeColumns(session.workspaceStatus)}${session.model ? ` · ${session.model}` : ''}${session.permissionMode ? ` · ${session.permissionMode}` : ''}${session.forkedFrom ? ` · fork of ${session.forkedFrom.sessionId}` : ''} · ${formatUsage(session.usage)}${lastRun}${followUpColumns(session)}${waiting}`;
 }
 
 /** `tether sessions`: the sessions (the daemon's, or the data dir's without one), waiting-for-you first, then newest first. */
@@ -157,7 +157,7 @@ export async function closeCommand(argv: readonly string[], context: CliContext)
   if (status?.worktree && status.state === 'ready') {
     // The release failed (a diagnostic, no text): the worktree stays as it was, and this must not read as if all went well.
     context.stderr.write(
-      `closed; the worktree ${terminalSafe(status.worktree.path)} on branch ${terminalSafe(status.worktree.branch)} was left as it is: Tether could not check it for work, so it removed nothing (tether diff ${sessionId} shows git's error). Fix that, then tether close or tether delete releases it.\n`,
+      `closed; the worktree ${fileNameOnOneLine(status.worktree.path)} on branch ${terminalSafe(status.worktree.branch)} was left as it is: Tether could not check it for work, so it removed nothing (tether diff ${sessionId} shows git's error). Fix that, then tether close or tether delete releases it.\n`,
     );
     return 0;
   }
@@ -183,7 +183,7 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   const status = deleted.workspaceStatus;
   const removed =
     status?.worktree && status.state !== 'removed' && status.keptBecause !== 'in_use'
-      ? ` with its worktree ${terminalSafe(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`
+      ? ` with its worktree ${fileNameOnOneLine(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`
       : '';
   context.stderr.write(`deleted ${sessionId}${removed}\n`);
   return 0;

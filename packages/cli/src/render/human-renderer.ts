@@ -40,7 +40,7 @@ export function terminalSafe(text: string): string {
 const unprintableCharacter = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * A file name the agent chose, for one entry of a list: as it is, or, when it holds a line break, a tab
+ * A file name the agent chose (or a folder's path), for one entry of a list or line: as it is, or, when it holds a line break, a tab
  * or another control character, quoted with those written out ("a\nb.txt", as git quotes it). Stripped
  * like terminalSafe, a name with a line break would end its entry and could pass for the next one.
  */

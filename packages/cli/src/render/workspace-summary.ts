@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type WorkspaceStatus, keptBecauseWords } from '@tether/protocol';
-import { plural, terminalSafe } from './human-renderer.js';
+import { fileNameOnOneLine, plural, terminalSafe } from './human-renderer.js';
 
 /** A worktree session's branch and changed-file count for one line of `tether sessions`; '' for any other workspace. */
 export function worktreeColumns(status: WorkspaceStatus | null): string {
@@ -19,13 +19,13 @@ export function worktreeColumns(status: WorkspaceStatus | null): string {
 export function describeWorktree(status: WorkspaceStatus | null): string | null {
   const worktree = status?.worktree;
   if (!status || !worktree) return null;
-  const where = `${terminalSafe(worktree.path)} on branch ${terminalSafe(worktree.branch)}`;
+  const where = `${fileNameOnOneLine(worktree.path)} on branch ${terminalSafe(worktree.branch)}`;
   const changed = status.changedFiles === null ? '' : ` (${plural(status.changedFiles, 'file')} changed)`;
   if (status.state === 'removed')
     return `worktree removed with its branch ${terminalSafe(worktree.branch)}: it held no changes (files git ignores, such as build output, are not kept)`;
   // Its folder deleted by hand, the work kept is on its branch alone: pointing at the folder would send them nowhere.
   if (status.state === 'kept' && status.keptBecause === 'commits_beyond_base' && !existsSync(worktree.path))
-    return `worktree folder ${terminalSafe(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
+    return `worktree folder ${fileNameOnOneLine(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
   if (status.state === 'kept')
     return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecauseWords[status.keptBecause] : 'it holds work'}`;
   return `worktree ${where}${changed}`;
