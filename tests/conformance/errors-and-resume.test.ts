@@ -267,6 +267,28 @@ describeTransports('API errors, crashes, resume and close', ({ transport, start 
     expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Back home.');
   });
 
+  it('a workspace folder gone while the agent runs fails the next turn invalid_workspace before it reaches the agent; put back, the next turn works', async () => {
+    const environment = await start();
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    environment.api.enqueue(textReply('Here.'), textReply('Back home.'));
+    const first = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Where am I?' }] });
+    expect(answerText(await runEvents(runtime, sessionId, first.runId))).toBe('Here.');
+    const away = `${environment.workspace}-away`;
+    await rename(environment.workspace, away);
+    const failed = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Still there?' }] });
+    expect((await runEvents(runtime, sessionId, failed.runId)).at(-1)).toMatchObject({
+      type: 'run.completed',
+      outcome: 'failed',
+      error: { code: 'invalid_workspace', details: { reason: 'missing' } },
+    });
+    // Its tools would have run in a folder that is gone (before: sent, and the turn "succeeded").
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+    await rename(away, environment.workspace);
+    const next = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'And now?' }] });
+    expect(answerText(await runEvents(runtime, sessionId, next.runId))).toBe('Back home.');
+  });
+
   it('reports a missing binary as provider_unavailable before anything runs', async () => {
     const environment = await start();
     const runtime = await environment.runtime({

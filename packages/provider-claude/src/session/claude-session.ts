@@ -31,7 +31,7 @@ import { interruptUnanswered, requestInterrupt } from './interrupt-request.js';
 import { bypassRefusal } from '../classify/classify-run-end.js';
 import { launchEnvironment } from './launch-plan.js';
 import { modelAtLaunch } from './model-at-launch.js';
-import { closingMessage, sessionClosed, turnActive } from './session-errors.js';
+import { closingMessage, missingWorkspace, sessionClosed, turnActive } from './session-errors.js';
 import { steerRefused, withdrawSteer } from './steer-requests.js';
 
 /**
@@ -54,6 +54,9 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   async doTurn(turn: AgentProviderV1Turn, control?: string): Promise<void> {
     if (this.stopped) throw sessionClosed();
     if (this.state.turn) throw turnActive();
+    // An agent already running is not started again, which checks: its tools would fail in a folder that is gone.
+    const missing = missingWorkspace(this.options.workspace.path);
+    if (missing) throw missing;
     this.unacknowledged = { turn, control, retried: false };
     await this.send(turn, control);
   }
