@@ -20,6 +20,9 @@ export function registerEventRoutes(app: Hono<DaemonEnvironment>, state: DaemonS
       throw streamsFull(state.connections.limit);
     }
     const response = context.env.outgoing;
+    // The client left while the start was checked (a store read): its connection's close has been
+    // heard already, and a stream begun now would wait for it for ever, holding a subscriber's place.
+    if (response.closed) return RESPONSE_ALREADY_SENT;
     // Written straight to the response, so the middleware's headers are added here.
     response.writeHead(200, {
       ...directAnswerHeaders(context.req.header('origin'), state.policy),
