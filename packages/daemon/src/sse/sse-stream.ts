@@ -117,6 +117,8 @@ export class SseStream implements LiveConnection {
       if (!response.write(chunk)) await drainedOrClosed(response);
     }
     if (!response.destroyed) response.end();
+    // Gone without its close heard here: ended all the same, so it holds no subscriber's place.
+    else if (this.endReason === null) this.end('client_gone', { discard: true });
   }
 
   private end(reason: SseEndReason, options: { discard?: boolean; finalFrame?: OutboxFrame } = {}): void {
