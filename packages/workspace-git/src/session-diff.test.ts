@@ -3,7 +3,7 @@ import path from 'node:path';
 import { newSessionId } from '@tether/protocol';
 import { SessionDiff } from '@tether/protocol';
 import { describe, expect, it } from 'vitest';
-import { type GitPlayground, gitPlayground, writeFiles } from './git-repository.test-helper.js';
+import { type GitPlayground, agentErrorOf, gitPlayground, writeFiles } from './git-repository.test-helper.js';
 
 /** A worktree holding every kind of work: a commit on its branch, an uncommitted edit, an untracked text file and an untracked binary. */
 async function worktreeWithWork(playground: GitPlayground) {
@@ -104,6 +104,17 @@ describe('diff', () => {
     await rm(prepared.directory, { recursive: true, force: true });
     const diff = await playground.acquirer.diff?.(prepared, { sessionId: newSessionId(), maxBytes: 100_000 });
     expect(diff?.files.map((file) => file.path)).toEqual(['committed.txt']);
+  });
+
+  it('refuses, saying why, for a worktree folder that is there but no longer a worktree (its .git removed), rather than show nothing changed', async () => {
+    const playground = await gitPlayground();
+    const prepared = await worktreeWithWork(playground);
+    await rm(path.join(prepared.directory, '.git'));
+    const refused = await agentErrorOf(
+      playground.acquirer.diff!(prepared, { sessionId: newSessionId(), maxBytes: 100_000 }),
+    );
+    expect(refused).toMatchObject({ code: 'invalid_workspace', details: { reason: 'worktree_broken' } });
+    expect(refused.message).toContain(prepared.directory);
   });
 
   it('counts the changed files in the status a release keeps', async () => {

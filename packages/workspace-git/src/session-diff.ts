@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import type { ChangedFile, SessionDiff, WorktreeFacts } from '@tether/protocol';
+import { AgentError, type ChangedFile, type SessionDiff, type WorktreeFacts } from '@tether/protocol';
 import { changedFilesBetween } from './changed-files.js';
 import { branchExists } from './git-refs.js';
 import { type GitContext, gitFailed, runGit } from './run-git.js';
-import { worktreePresent } from './worktree-presence.js';
+import { isDirectory, worktreePresent } from './worktree-presence.js';
 import { snapshotWorktree } from './worktree-snapshot.js';
 
 /** SessionDiff.files holds at most this many (its schema's bound); moreFiles counts the rest. */
@@ -16,6 +16,15 @@ const maxListedFiles = 100_000;
 async function currentWork(git: GitContext, worktree: WorktreeFacts): Promise<{ cwd: string; tree: string }> {
   if (await worktreePresent(git, worktree.path)) {
     return { cwd: worktree.path, tree: await snapshotWorktree(git, worktree.path) };
+  }
+  // There, but no worktree any more (its .git removed or replaced): its files may hold work git cannot
+  // read now, and the branch alone would say nothing changed.
+  if (await isDirectory(worktree.path)) {
+    throw new AgentError({
+      code: 'invalid_workspace',
+      message: `The session's worktree folder ${worktree.path} is there but is no longer a git worktree (its .git was removed or replaced), so git cannot tell what changed in it. Its files are as they were left: copy out what you need, then repair it (git worktree repair ${worktree.path}, run in the repository) or delete the session with its changes discarded.`,
+      details: { reason: 'worktree_broken' },
+    });
   }
   if (await branchExists(git, worktree.repository, worktree.branch)) {
     return { cwd: worktree.repository, tree: `refs/heads/${worktree.branch}` };
