@@ -95,7 +95,7 @@ describe('forks and rewinds in the state machine', () => {
       decideRewind(
         state,
         { type: 'rewind_session', commandId: 'cmd_1', sessionId: state.sessionId, toRunId, files: true },
-        { runs, continued: [], origin: null, conversation, compacted: new Set() },
+        { runs, continued: [], origin: null, conversation, compacted: new Set(), controls: new Set() },
       );
 
     it('is refused no_checkpoint when the agent started to ask resumes a conversation without it', () => {
@@ -201,6 +201,7 @@ describe('forks and rewinds in the state machine', () => {
           origin: null,
           conversation: runs.map((r) => r.runId),
           compacted,
+          controls: new Set(),
         },
       );
     const fork = (atLetter: string) =>

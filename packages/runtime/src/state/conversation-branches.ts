@@ -206,14 +206,19 @@ export function answeredByTheModel(run: RunRecord): boolean {
 /**
  * A turn answered by the model after the last checkpoint of `live` (or with none before it), which a
  * cut there would drop. Null when the cut keeps every such turn (those after the checkpoint failed,
- * were stopped before saying where they stood, or ran no model).
+ * were stopped before saying where they stood, or ran no model). Controls never record a checkpoint
+ * (a slash command that calls the model, /review or /init, included): a cut is made past them as ever.
  */
-function answeredAfterLastCheckpoint(live: readonly string[], runs: readonly RunRecord[]): string | null {
+function answeredAfterLastCheckpoint(
+  live: readonly string[],
+  runs: readonly RunRecord[],
+  controls: ReadonlySet<string>,
+): string | null {
   const byId = new Map(runs.map((run) => [run.runId, run]));
   for (const runId of [...live].reverse()) {
     const run = byId.get(runId);
     if (run?.checkpoint) return null;
-    if (run && answeredByTheModel(run)) return runId;
+    if (run && !controls.has(runId) && answeredByTheModel(run)) return runId;
   }
   return null;
 }
@@ -284,6 +289,8 @@ export function decideRewind(
     readonly conversation: readonly string[];
     /** The runs whose conversation was compacted (context.compacted). */
     readonly compacted: ReadonlySet<string>;
+    /** The runs that were controls (slash commands): they record no checkpoint, whoever stored them. */
+    readonly controls: ReadonlySet<string>;
   },
 ): Decided<RewindDecision> {
   if (!state) return sessionNotFound();
@@ -326,7 +333,7 @@ export function decideRewind(
       );
     }
   }
-  const unrecorded = answeredAfterLastCheckpoint(context.continued, context.runs);
+  const unrecorded = answeredAfterLastCheckpoint(context.continued, context.runs, context.controls);
   if (unrecorded !== null)
     return checkpointUnavailable(
       'no_checkpoint',

@@ -25,3 +25,8 @@ export async function branchEvents(store: TetherStore, sessionId: string): Promi
 export function compactedRuns(events: readonly ProtocolEvent[]): ReadonlySet<string> {
   return new Set(events.flatMap((event) => (event.type === 'context.compacted' ? [event.runId] : [])));
 }
+
+/** The runs that were controls (a slash command such as /review or /init), not turns: they record no checkpoint. */
+export function controlRuns(events: readonly ProtocolEvent[]): ReadonlySet<string> {
+  return new Set(events.flatMap((event) => (event.type === 'run.started' && event.control ? [event.runId] : [])));
+}

@@ -11,7 +11,7 @@ import {
   runsInConversation,
 } from '../../state/conversation-branches.js';
 import type { SessionRecord, TetherStore } from '../../store/tether-store.js';
-import { branchEvents, compactedRuns } from './branch-events.js';
+import { branchEvents, compactedRuns, controlRuns } from './branch-events.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
 
@@ -90,12 +90,13 @@ export async function rewindSession(
   const continued = runsContinuedBy(events, command.toRunId);
   const conversation = runsInConversation(events);
   const compacted = compactedRuns(events);
+  const controls = controlRuns(events);
   const origin = found ? await forkOrigin(context.store, found.record) : null;
   const decide = () => {
     const current = context.entries.get(command.sessionId);
     return accepted(
       current,
-      decideRewind(current?.record, command, { runs, continued, origin, conversation, compacted }),
+      decideRewind(current?.record, command, { runs, continued, origin, conversation, compacted, controls }),
     );
   };
   let { entry, decision } = decide();
