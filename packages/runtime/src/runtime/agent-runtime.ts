@@ -65,6 +65,7 @@ import { denyOnTimeout } from './commands/deliver-answer.js';
 import { SessionLog, now, runStoppedByShutdown, withRunEndCancellations } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
+import { ForcedStoreBound } from './forced-store-bound.js';
 import { OpenSessionLimit, defaultMaxOpenSessions } from './open-session-limit.js';
 import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { StoreFailureRepair } from './store-failure-repair.js';
@@ -118,9 +119,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
   private forceStop = false;
-  /** Armed by a forced shutdown: stops waiting for a store that has not answered by then. */
-  private storeAbandonTimer: NodeJS.Timeout | undefined;
-  private storeClosed = false;
+  /** A forced stop's waits on the store, each bounded: a store that stopped answering is abandoned. */
+  private readonly storeBound: ForcedStoreBound;
   /** beginShutdown was called: nothing new starts (queued inputs are held, slot-waiting runs stopped). */
   private shutdownBegun = false;
 
@@ -130,6 +130,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.ownership = new SessionOwnership(store.coordination);
     const shared = this.ownership.shared;
     this.onBackgroundError = (error) => options.onBackgroundError?.(toAgentError(error));
+    this.storeBound = new ForcedStoreBound(store, this.onBackgroundError);
     this.onLeaseChange = (change) => options.onLeaseChange?.(change);
     this.runWaiters = new RunWaiters(
       (runId) => this.getRun(runId),
@@ -634,7 +635,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.beginShutdown();
     // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
     if (options.force) this.forceStop = true;
-    if (options.force) this.abandonStoreLater();
+    if (options.force) this.storeBound.force();
     // A forced stop does not wait for a workspace being made (git and its hooks): it stops, taking back what it made.
     if (options.force) this.workspaces.stopAll();
     if (this.stopped) {
@@ -649,7 +650,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.stopped = (async () => {
       // No session is taken over from now on; what this runtime holds goes back with the store's close.
       this.sharing?.remote.stop();
-      await this.sharing?.sweep.stop();
+      await this.storeBound.wait(this.sharing?.sweep.stop() ?? Promise.resolve());
       const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
       const bounded = options.graceMs !== undefined || options.force === true;
@@ -676,41 +677,23 @@ class Runtime extends TypedCommands implements AgentRuntime {
         };
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
-      await this.writer.flush();
+      await this.storeBound.wait(this.writer.flush());
       await Promise.allSettled(
         this.entries.entries().map((entry) => this.stopProcess(entry, 'release', { force: this.forceStop })),
       );
       await Promise.allSettled(this.providers.map((provider) => provider.doDispose?.({ force: this.forceStop })));
       await this.runChanges.settled();
-      await this.writer.flush();
+      await this.storeBound.wait(this.writer.flush());
       // Every event is published by now: an in-process subscriber's iteration ends after the last one.
       this.reads.endAllReaders();
       this.sharing?.stopLost();
-      await this.store.close();
-      this.storeClosed = true;
-      clearTimeout(this.storeAbandonTimer);
+      try {
+        await this.storeBound.wait(this.store.close());
+      } finally {
+        this.storeBound.finish();
+      }
     })();
     return this.stopped;
-  }
-
-  /**
-   * A forced stop waits for its store a little (a healthy one records the runs' ends in milliseconds),
-   * then stops waiting for one that no longer answers (a PostgreSQL server stopped or cut off mid-statement).
-   */
-  private abandonStoreLater(): void {
-    if (this.storeAbandonTimer !== undefined || this.storeClosed || this.store.abandon === undefined) return;
-    this.storeAbandonTimer = setTimeout(() => {
-      if (this.storeClosed) return;
-      this.onBackgroundError(
-        new AgentError({
-          code: 'store_failure',
-          message: `The store did not finish within ${forcedStoreWaitMs / 1000} s of a forced stop: stopped waiting for it. What it had not stored is ended by the next runtime on this store.`,
-          details: { reason: 'store_abandoned' },
-        }),
-      );
-      this.store.abandon?.();
-    }, forcedStoreWaitMs);
-    this.storeAbandonTimer.unref();
   }
 
   /** Asks every active run to stop, as interrupt_run would, and waits (within the grace) for them to end. */
@@ -735,9 +718,6 @@ class Runtime extends TypedCommands implements AgentRuntime {
     );
   }
 }
-
-/** How long a forced shutdown waits for its store before it stops waiting (TetherStore.abandon). */
-const forcedStoreWaitMs = 3_000;
 
 /** Settles (never rejects) when the signal aborts. */
 function abortion(signal: AbortSignal): Promise<void> {
