@@ -56,6 +56,27 @@ describe('sessions survive runtime restarts', () => {
     expect(run.outcome).toBe('succeeded');
   });
 
+  it('an ephemeral session goes on in a runtime started after a graceful stop, its conversation started anew (its agent kept no transcript)', async () => {
+    environment = await createClaudeTestEnvironment();
+    const dataDir = path.join(environment.home, 'tether-data');
+    environment.api.setResponder(() => textReply('Noted.'));
+    const first = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
+    const { sessionId } = await first.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      ephemeral: true,
+    });
+    const before = await first.submitTurn({ sessionId, input: [{ type: 'text', text: 'Remember PEAR.' }] });
+    expect(await first.waitForRun(before.runId)).toMatchObject({ outcome: 'succeeded' });
+    await first.shutdown();
+
+    const second = await environment.runtime({ store: await openSqliteStore({ dataDir }) });
+    const after = await second.submitTurn({ sessionId, input: [{ type: 'text', text: 'Which fruit?' }] });
+    // Before: resume_not_found (the id of a conversation never written was resumed).
+    expect(await second.waitForRun(after.runId)).toMatchObject({ outcome: 'succeeded', error: null });
+    const requests = environment.api.requests.filter((request) => request.kind === 'turn');
+    expect(JSON.stringify(requests.at(-1)!.body)).not.toContain('Remember PEAR.');
+  });
+
   it('a restarted runtime ends the claude process (and what its tools started) left by a crashed one', async () => {
     environment = await createClaudeTestEnvironment({ sandbox: true });
     const dataDir = path.join(environment.home, 'tether-data');

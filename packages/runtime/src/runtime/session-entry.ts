@@ -345,8 +345,10 @@ export class SessionEntry {
       workspace: { kind: 'directory', path: agentDirectory(this.record.workspace, this.record.workspaceStatus) },
       configuration: this.record.configuration,
       ephemeral: this.record.ephemeral,
-      // A pending copy (a fork not yet started, a rewind) is started from instead of resuming.
-      resumeProviderSessionId: this.record.copyConversation ? null : this.record.providerSessionId,
+      // A pending copy (a fork not yet started, a rewind) is started from instead of resuming; an
+      // ephemeral session's agent kept no transcript to resume (its context went with its process).
+      resumeProviderSessionId:
+        this.record.copyConversation || this.record.ephemeral ? null : this.record.providerSessionId,
       copyConversation: this.record.copyConversation,
       // A new process gets only what is left of the session's budget (maxCostUsd).
       spentCostUsd: this.record.usage.costUsd ?? 0,
