@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,20 @@ describe('one runtime per data directory', () => {
     } finally {
       expect(await holder.stop()).toBe(0);
       await copy.remove();
+    }
+  });
+
+  it("keeps a live owner's lock whose file is numbered anew in its own directory (as some network and FUSE file systems do): not a copy", async () => {
+    const holder = await startLockHolder();
+    try {
+      // The same text in a new file (a new inode) at the same path.
+      const text = readFileSync(lockPath, 'utf8');
+      writeFileSync(`${lockPath}.new`, text, { mode: 0o600 });
+      renameSync(`${lockPath}.new`, lockPath);
+      expect(dataDirectoryLockOwner(dataDir)).toEqual({ pid: holder.pid, running: true });
+      expect((await agentErrorOf(openSqliteStore({ dataDir }))).code).toBe('data_dir_in_use');
+    } finally {
+      expect(await holder.stop()).toBe(0);
     }
   });
 

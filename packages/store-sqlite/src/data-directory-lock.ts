@@ -82,12 +82,15 @@ interface LockOwner {
   readonly startTicks: number | null;
   /** The file the owner made (`<device>:<inode>`); null in a lock written by an older Tether. */
   readonly file: string | null;
+  /** The data directory the owner locked (its real path); null in a lock written by an older Tether. */
+  readonly directory: string | null;
 }
 
-/** A lock file as read: its text and which file it is. */
+/** A lock file as read: its text, which file it is, and the directory it was read in (its real path). */
 interface LockFile {
   readonly text: string;
   readonly file: string;
+  readonly directory: string;
 }
 
 function fileIdentity(stats: { readonly dev: number; readonly ino: number }): string {
@@ -98,12 +101,18 @@ function parseLock(text: string): LockOwner | null {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null) return null;
-    const { pid, startTicks, file } = parsed as { pid?: unknown; startTicks?: unknown; file?: unknown };
+    const { pid, startTicks, file, directory } = parsed as {
+      pid?: unknown;
+      startTicks?: unknown;
+      file?: unknown;
+      directory?: unknown;
+    };
     if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
     return {
       pid,
       startTicks: typeof startTicks === 'number' && Number.isSafeInteger(startTicks) ? startTicks : null,
       file: typeof file === 'string' ? file : null,
+      directory: typeof directory === 'string' ? directory : null,
     };
   } catch {
     return null;
@@ -113,10 +122,15 @@ function parseLock(text: string): LockOwner | null {
 /**
  * The owner a lock names, unless the lock is a copy: a data directory copied (or moved to another
  * file system) while its owner ran carries the owner's lock, which that owner does not hold there.
+ * A copy is another file in another directory: either alone is no proof (a file system that numbers
+ * its files anew, as some network and FUSE ones do, or a directory reached by another path).
  */
 function ownerOf(lock: LockFile): LockOwner | null {
   const owner = parseLock(lock.text);
-  return owner === null || (owner.file !== null && owner.file !== lock.file) ? null : owner;
+  if (owner === null) return null;
+  const otherFile = owner.file !== null && owner.file !== lock.file;
+  const otherDirectory = owner.directory !== null && owner.directory !== lock.directory;
+  return otherFile && otherDirectory ? null : owner;
 }
 
 /** Reads the owner pid from a lock file's text; null when the text is not a lock we wrote. */
@@ -173,7 +187,7 @@ function tryCreateLock(lockPath: string): HeldLock | null {
     const { dev, ino } = fstatSync(descriptor);
     writeSync(
       descriptor,
-      `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }), file: fileIdentity({ dev, ino }) })}\n`,
+      `${JSON.stringify({ pid: process.pid, startedAt: processStartedAt, ...(processStart === null ? {} : { startTicks: processStart }), file: fileIdentity({ dev, ino }), directory: realDirectoryOf(lockPath) })}\n`,
     );
     fsyncSync(descriptor);
     try {
@@ -239,6 +253,16 @@ function takeOverStaleLock(lockPath: string): void {
   }
 }
 
+/** The real path of the directory a lock file is in (as it was given, when it cannot be resolved). */
+function realDirectoryOf(lockPath: string): string {
+  const directory = path.dirname(lockPath);
+  try {
+    return realpathSync(directory);
+  } catch {
+    return directory;
+  }
+}
+
 /** A lock file's text and identity; null if there is none. */
 function readLock(lockPath: string): LockFile | null {
   let descriptor: number;
@@ -249,7 +273,11 @@ function readLock(lockPath: string): LockFile | null {
     throw error;
   }
   try {
-    return { text: readFileSync(descriptor, 'utf8'), file: fileIdentity(fstatSync(descriptor)) };
+    return {
+      text: readFileSync(descriptor, 'utf8'),
+      file: fileIdentity(fstatSync(descriptor)),
+      directory: realDirectoryOf(lockPath),
+    };
   } finally {
     closeSync(descriptor);
   }
