@@ -88,6 +88,17 @@ describe('release', () => {
     expect(await readFile(path.join(written.directory, 'lib', 'new.txt'), 'utf8')).toBe('precious\n');
   });
 
+  it("keeps a worktree whose folder is no longer a worktree (its .git removed) while its branch has commits, the diff's refusal aside", async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'broken' });
+    await playground.commitFile(prepared.directory, 'committed.txt', 'kept\n');
+    await rm(path.join(prepared.directory, '.git'));
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+  });
+
   it('removes a worktree that holds only ignored files (build output, as git itself does)', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare();

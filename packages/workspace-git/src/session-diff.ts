@@ -17,15 +17,6 @@ async function currentWork(git: GitContext, worktree: WorktreeFacts): Promise<{ 
   if (await worktreePresent(git, worktree.path)) {
     return { cwd: worktree.path, tree: await snapshotWorktree(git, worktree.path) };
   }
-  // There, but no worktree any more (its .git removed or replaced): its files may hold work git cannot
-  // read now, and the branch alone would say nothing changed.
-  if (await isDirectory(worktree.path)) {
-    throw new AgentError({
-      code: 'invalid_workspace',
-      message: `The session's worktree folder ${worktree.path} is there but is no longer a git worktree (its .git was removed or replaced), so git cannot tell what changed in it. Its files are as they were left: copy out what you need, then repair it (git worktree repair ${worktree.path}, run in the repository) or delete the session with its changes discarded.`,
-      details: { reason: 'worktree_broken' },
-    });
-  }
   if (await branchExists(git, worktree.repository, worktree.branch)) {
     return { cwd: worktree.repository, tree: `refs/heads/${worktree.branch}` };
   }
@@ -47,6 +38,15 @@ export async function sessionDiff(
   worktree: WorktreeFacts,
   options: { readonly sessionId: string; readonly maxBytes: number },
 ): Promise<SessionDiff> {
+  // There, but no worktree any more (its .git removed or replaced): its files may hold work git cannot
+  // read now, and the branch alone would show nothing changed. (A close keeps such a folder as before.)
+  if (!(await worktreePresent(git, worktree.path)) && (await isDirectory(worktree.path))) {
+    throw new AgentError({
+      code: 'invalid_workspace',
+      message: `The session's worktree folder ${worktree.path} is there but is no longer a git worktree (its .git was removed or replaced), so git cannot tell what changed in it. Its files are as they were left: copy out what you need, then repair it (git worktree repair ${worktree.path}, run in the repository) or delete the session with its changes discarded.`,
+      details: { reason: 'worktree_broken' },
+    });
+  }
   const work = await currentWork(git, worktree);
   const files = await changedFilesBetween(git, work.cwd, worktree.baseCommit, work.tree);
   const summary = {
