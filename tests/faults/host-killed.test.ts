@@ -234,19 +234,22 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
     const events = withoutReports(await storedEvents(environment, sessionId));
     const after = events.slice(events.findIndex((event) => event.seq === requested.seq) + 1);
     expect(after.map((event) => event.type)).toEqual([
+      'diagnostic',
       'interaction.cancelled',
       'run.tool_activity',
       'run.completed',
       'session.process_stopped',
     ]);
-    expect(after[0]).toMatchObject({ reason: 'runtime_restarted' });
-    expect(after[1]).toMatchObject({ status: 'failed', toolName: 'Write' });
-    expect(after[2]).toMatchObject({
+    // Its first turn died with the host: the next one starts the conversation anew, and says so.
+    expect(after[0]).toMatchObject({ level: 'warning', code: 'session.conversation_not_kept' });
+    expect(after[1]).toMatchObject({ reason: 'runtime_restarted' });
+    expect(after[2]).toMatchObject({ status: 'failed', toolName: 'Write' });
+    expect(after[3]).toMatchObject({
       runId: (turn as unknown as { runId: string }).runId,
       outcome: 'failed',
       error: { code: 'runtime_restarted' },
     });
-    expect(after[3]).toMatchObject({ reason: 'restarted' });
+    expect(after[4]).toMatchObject({ reason: 'restarted' });
   });
 
   it('killed during its own shutdown: what the shutdown stored stands, the next host adds no second end, nothing left running', async () => {
