@@ -9,7 +9,7 @@ const words: Readonly<Record<string, string>> = {
   'workspace.restore_failed': "the session's worktree could not be made again: see tether show for its state",
   'workspace.release_failed': "the session's worktree could not be released: it is kept as it was",
   'claude.conversation_not_kept':
-    'the agent kept no conversation to go on from (its process ended before it was recorded): this turn started anew',
+    "the agent's process ended with no conversation kept to go on from (before its first turn was recorded, or an ephemeral session's): the next turn starts anew",
   'session.conversation_not_kept':
     'the agent kept no conversation to go on from (its host ended during the first turn): the next turn starts anew',
   'agent.start_failed': "the session's agent could not be started ahead of the first turn: that turn starts it",

@@ -81,7 +81,7 @@ export function missingWorkspace(folder: string): AgentError | null {
   if (isFolder) return null;
   return new AgentError({
     code: 'invalid_workspace',
-    message: `The session's workspace folder ${folder} is gone (moved, renamed or deleted), so the agent cannot start in it. Put the folder back and send the turn again; a worktree session's folder is made again from its branch when the session is reopened (close it, then resume it).`,
+    message: `The session's workspace folder ${folder} is gone (moved, renamed or deleted), so the agent cannot work in it. Put the folder back and send the turn again; a worktree session's folder is made again from its branch when the session is reopened (close it, then resume it).`,
     details: { reason: 'missing' },
   });
 }
