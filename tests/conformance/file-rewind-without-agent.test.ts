@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
-import { agentErrorOf, processesWithEnvironment, runEvents, waitForEvent } from '@tether/testkit';
+import { agentErrorOf, processesWithEnvironment, runEvents, succeededTurn, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
@@ -24,11 +24,7 @@ describeTransports('a file rewind asked with no agent running', ({ start }) => {
       workspace: { kind: 'directory', path: environment.workspace },
       ...configuration,
     });
-    const turn = async (text: string) => {
-      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
-      expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
-      return runId;
-    };
+    const turn = (text: string) => succeededTurn(runtime, sessionId, text);
     return { environment, runtime, sessionId, turn };
   }
 

@@ -1,4 +1,5 @@
 import { textReply } from '@tether/fake-anthropic-api';
+import { succeededTurn } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, history, turnRequests } from './conformance-harness.js';
 
@@ -12,11 +13,7 @@ describeTransports('a rewind past a control the model answered', ({ start }) => 
     environment.api.setResponder(() => textReply('Noted.'));
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const turn = async (text: string) => {
-      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
-      expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
-      return runId;
-    };
+    const turn = (text: string) => succeededTurn(runtime, sessionId, text);
     await turn('Prompt apple.');
     const review = await runtime.runControl({ sessionId, name: 'review' });
     const reviewed = await runtime.waitForRun(review.runId);

@@ -1,5 +1,5 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
-import { type ClaudeTestEnvironment, createClaudeTestEnvironment } from '@tether/testkit';
+import { type ClaudeTestEnvironment, createClaudeTestEnvironment, succeededTurn } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptsSentWith } from './prompts-sent.js';
 
@@ -108,11 +108,7 @@ describe('a fork of the whole conversation after a run that left no answer', () 
 
   it('a rewind to before a turn after a compaction goes back to the compacted conversation, not to before it', async () => {
     const { runtime, sessionId } = await sessionThatCompacts();
-    const turn = async (text: string) => {
-      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
-      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded', error: null });
-      return runId;
-    };
+    const turn = (text: string) => succeededTurn(runtime, sessionId, text);
     await turn('Prompt source-one.');
     const { runId: compaction } = await runtime.runControl({ sessionId, name: 'compact' });
     expect((await runtime.waitForRun(compaction)).outcome).toBe('succeeded');

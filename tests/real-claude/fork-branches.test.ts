@@ -1,5 +1,5 @@
 import { textReply } from '@tether/fake-anthropic-api';
-import { type ClaudeTestEnvironment, agentErrorOf, createClaudeTestEnvironment } from '@tether/testkit';
+import { type ClaudeTestEnvironment, agentErrorOf, createClaudeTestEnvironment, succeededTurn } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { promptsSentWith } from './prompts-sent.js';
 
@@ -43,11 +43,7 @@ describe('forks go on as branches of their own', () => {
     environment = await createClaudeTestEnvironment({ responder: () => textReply('Noted.') });
     const runtime = await environment.runtime();
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
-    const turn = async (text: string) => {
-      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
-      expect((await runtime.waitForRun(runId)).outcome).toBe('succeeded');
-      return runId;
-    };
+    const turn = (text: string) => succeededTurn(runtime, sessionId, text);
     const first = await turn('Prompt one.');
     // Rewound to before the first turn, the next one starts a new conversation: the first's checkpoint is not in it.
     await runtime.rewindSession({ sessionId, toRunId: first });

@@ -69,3 +69,14 @@ export function inputLifecycle(events: readonly ProtocolEvent[]): string[] {
     )
     .map((event) => `${event.type} ${'runId' in event ? event.runId : ''}`);
 }
+
+/** Submits a text turn and waits for it; its run id. A turn that does not succeed fails the test, saying how it ended. */
+export async function succeededTurn(runtime: AgentRuntime, sessionId: string, text: string): Promise<string> {
+  const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
+  const run = await runtime.waitForRun(runId);
+  if (run.outcome !== 'succeeded' || run.error !== null)
+    throw new Error(
+      `The turn "${text}" ended ${run.outcome ?? run.status} (${JSON.stringify(run.error)}), not succeeded.`,
+    );
+  return runId;
+}

@@ -9,7 +9,7 @@ export type {
 } from './mock-provider.js';
 export { claudeChildEnvironment, createClaudeTestEnvironment, testClaudePath } from './claude-test-environment.js';
 export type { ClaudeTestEnvironment, ClaudeTestEnvironmentOptions } from './claude-test-environment.js';
-export { collectUntil, runEvents, answerText, waitForEvent, inputLifecycle } from './collect-events.js';
+export { collectUntil, runEvents, answerText, waitForEvent, inputLifecycle, succeededTurn } from './collect-events.js';
 
 export const VERSION = '0.1.0';
 export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, fakeCliControls, fakeCliResult } from './fake-claude-cli.js';

@@ -634,10 +634,12 @@ class Runtime extends TypedCommands implements AgentRuntime {
     // Nothing queued starts from here, even a run the grace lets end on its own.
     this.beginShutdown();
     // A later call may only hurry a shutdown along (a second signal): less grace, a forced stop.
-    if (options.force) this.forceStop = true;
-    if (options.force) this.storeBound.force();
-    // A forced stop does not wait for a workspace being made (git and its hooks): it stops, taking back what it made.
-    if (options.force) this.workspaces.stopAll();
+    if (options.force) {
+      this.forceStop = true;
+      this.storeBound.force();
+      // A forced stop does not wait for a workspace being made (git and its hooks): it stops, taking back what it made.
+      this.workspaces.stopAll();
+    }
     if (this.stopped) {
       if (options.graceMs !== undefined) this.shutdownGrace?.shorten(options.graceMs);
       return this.stopped;
