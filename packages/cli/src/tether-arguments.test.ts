@@ -103,4 +103,30 @@ describe('tether arguments', () => {
     );
     expect(fixture.api.requests).toHaveLength(0);
   });
+
+  it.each([
+    [['run', '--cwd', '', 'hi'], 'tether run: --cwd'],
+    [['run', '--image=', 'hi'], 'tether run: --image'],
+    [['sessions', '--data-dir', ''], 'tether sessions: --data-dir'],
+    [['serve', '--worktree-root='], 'tether serve: --worktree-root'],
+  ])('tether %j: an empty value is refused (exit 2), not read as the default', async (args, start) => {
+    const result = await tether(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toMatch(
+      new RegExp(
+        `^${start} was given an empty value \\(a shell variable that is not set\\?\\): give it a value, or leave it out`,
+      ),
+    );
+    expect(result.stdout).toBe('');
+    expect(fixture.api.requests).toHaveLength(0);
+  });
+
+  it('a path given with a ~ the shell left (quoted, or after =) is in the home directory', async () => {
+    const result = await tether(['run', '--json', '--cwd=~/no-such-folder', 'hi']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      `The workspace directory ${fixture.environment.HOME}/no-such-folder does not exist`,
+    );
+    expect(fixture.api.requests).toHaveLength(0);
+  });
 });

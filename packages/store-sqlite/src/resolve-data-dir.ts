@@ -10,14 +10,19 @@ export interface ResolveDataDirOptions {
   readonly cwd?: string | undefined;
 }
 
-/**
- * The data directory to use: the explicit option, else TETHER_HOME, else ~/.tether. Always absolute.
- * A leading `~` is the home directory: a shell leaves it as it is in quotes, in `--data-dir=~/x` and in
- * a service file's environment, and a folder named `~` in the working directory is never what was meant.
- */
+/** The data directory to use: the explicit option, else TETHER_HOME, else ~/.tether. Always absolute. */
 export function resolveDataDir(options: ResolveDataDirOptions = {}): string {
   const given = options.dataDir || (options.environment ?? process.env)['TETHER_HOME'];
   if (!given) return path.join(homedir(), '.tether');
+  return resolveGivenPath(given, options.cwd ?? process.cwd());
+}
+
+/**
+ * A path a user gave (an option, a variable), absolute. A leading `~` is the home directory: a shell
+ * leaves it as it is in quotes, in `--cwd=~/x` and in a service file's environment, and a folder named
+ * `~` in the working directory is never what was meant (`./~` still names one).
+ */
+export function resolveGivenPath(given: string, cwd: string): string {
   const expanded = given === '~' || given.startsWith('~/') ? path.join(homedir(), given.slice(1)) : given;
-  return path.resolve(options.cwd ?? process.cwd(), expanded);
+  return path.resolve(cwd, expanded);
 }

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { type AcpHost, type AcpLog, runAcpAgent } from '@tether/acp';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
-import { resolveDataDir } from '@tether/store-sqlite';
+import { resolveDataDir, resolveGivenPath } from '@tether/store-sqlite';
 import { daemonAcpHost } from '../acp/daemon-acp-host.js';
 import { runtimeAcpHost } from '../acp/runtime-acp-host.js';
 import { outputStream, stoppableInput } from '../acp/stdio-streams.js';
@@ -64,7 +63,8 @@ function parseAcpOptions(argv: readonly string[], context: CliContext) {
   );
   if (positionals.length > 0)
     throw new UsageError(`tether acp takes no arguments (prompts come from the ACP client).\n\n${acpUsage}`);
-  const resolved = (value: string | undefined) => (value === undefined ? undefined : path.resolve(context.cwd, value));
+  const resolved = (value: string | undefined) =>
+    value === undefined ? undefined : resolveGivenPath(value, context.cwd);
   return {
     server: values.server,
     dataDir: resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd }),

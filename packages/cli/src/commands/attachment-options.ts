@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { resolveGivenPath } from '@tether/store-sqlite';
 import type { SubmittedInputPart } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 
@@ -22,7 +22,7 @@ export function parseAttachments(
   context: Pick<CliContext, 'cwd'>,
 ): TurnAttachments {
   const absolute = (paths: unknown) =>
-    Array.isArray(paths) ? paths.map((given) => path.resolve(context.cwd, String(given))) : [];
+    Array.isArray(paths) ? paths.map((given) => resolveGivenPath(String(given), context.cwd)) : [];
   return { images: absolute(values.image), files: absolute(values.file) };
 }
 

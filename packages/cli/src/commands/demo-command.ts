@@ -11,7 +11,7 @@ import {
 } from '@tether/fake-anthropic-api';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type ShutdownSignal, createAgentRuntime, signalExitCode } from '@tether/runtime';
-import { openSqliteStore } from '@tether/store-sqlite';
+import { openSqliteStore, resolveGivenPath } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { HumanRenderer } from '../render/human-renderer.js';
 import { JsonRenderer } from '../render/json-renderer.js';
@@ -122,7 +122,7 @@ async function runDemo(
       ...(context.environment.TETHER_CLAUDE_PATH ? { TETHER_CLAUDE_PATH: context.environment.TETHER_CLAUDE_PATH } : {}),
     };
     const claudePath =
-      options.claudePathOption === undefined ? undefined : path.resolve(context.cwd, options.claudePathOption);
+      options.claudePathOption === undefined ? undefined : resolveGivenPath(options.claudePathOption, context.cwd);
     const provider = createClaudeProvider({ transport, environment, ...(claudePath ? { claudePath } : {}) });
     const availability = await provider.doProbe();
     if (stop.ending !== null) return signalExitCode(stop.ending);

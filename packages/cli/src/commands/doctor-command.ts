@@ -10,11 +10,12 @@ import {
 import { readDaemonInfo } from '@tether/daemon';
 import { AgentError } from '@tether/protocol';
 import {
-  dataDirectoryLockOwner,
-  dataDirectoryRefusal,
   databaseFileName,
   databaseSchemaRefusal,
+  dataDirectoryLockOwner,
+  dataDirectoryRefusal,
   resolveDataDir,
+  resolveGivenPath,
 } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { notADirectory } from '../data-dir-shape.js';
@@ -166,7 +167,8 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
       : { name: 'node', ok: false, detail: `v${process.versions.node}`, fix: tooOld.replace(/^tether: /, '') },
   );
 
-  const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const claudePath =
+    values['claude-path'] === undefined ? undefined : resolveGivenPath(values['claude-path'], context.cwd);
   const transport = parseTransport(values.transport);
   const availability = await createClaudeProvider({
     transport,

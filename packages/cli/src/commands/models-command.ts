@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { resolveGivenPath } from '@tether/store-sqlite';
 import type { ModelDescription } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { terminalSafe } from '../render/human-renderer.js';
@@ -43,7 +43,7 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
   const list = await withLocalOrDaemon(command, context, (backend) => backend.tether.listModels(provider), {
     store: 'none',
     transport,
-    ...(claudePathOption === undefined ? {} : { claudePath: path.resolve(context.cwd, claudePathOption) }),
+    ...(claudePathOption === undefined ? {} : { claudePath: resolveGivenPath(claudePathOption, context.cwd) }),
   });
   if (command.values.json) {
     context.stdout.write(`${JSON.stringify(list)}\n`);

@@ -7,10 +7,30 @@ export function parseCommandLine<const Config extends Omit<ParseArgsConfig, 'arg
   config: Config,
   usage: string,
 ) {
-  try {
-    return parseArgs({ ...config, args: [...argv], strict: true as const });
-  } catch (error) {
-    throw new UsageError(`${describeParseError(error as Error & { code?: string }, usage)}\n\n${usage}`);
+  const parse = () => {
+    try {
+      return parseArgs({ ...config, args: [...argv], strict: true as const });
+    } catch (error) {
+      throw new UsageError(`${describeParseError(error as Error & { code?: string }, usage)}\n\n${usage}`);
+    }
+  };
+  const parsed = parse();
+  refuseEmptyValues(parsed.values, usage);
+  return parsed;
+}
+
+/**
+ * No option takes an empty value: one is nearly always a shell variable that was not set
+ * (`--cwd "$DIR"`), and read as given it would mean something else unasked (`--cwd ''` the current
+ * directory, `--data-dir ''` the default one).
+ */
+function refuseEmptyValues(values: Record<string, unknown>, usage: string): void {
+  const command = /^usage: (tether [a-z-]+)/.exec(usage)?.[1] ?? 'tether';
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '' || (Array.isArray(value) && value.includes('')))
+      throw new UsageError(
+        `--${name} was given an empty value (a shell variable that is not set?): give it a value, or leave it out (${command} --help says what it takes).`,
+      );
   }
 }
 

@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { AgentError, PermissionMode, SessionId } from '@tether/protocol';
 import type { ClaudeTransport } from '@tether/provider-claude';
 import { signalExitCode } from '@tether/runtime';
-import { resolveDataDir } from '@tether/store-sqlite';
+import { resolveDataDir, resolveGivenPath } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { checkAnswersSource } from '../interactions/answers-source.js';
 import type { ResponderMode } from '../interactions/interaction-responder.js';
@@ -176,7 +175,7 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
   }
   return {
     json: values.json ?? false,
-    cwd: path.resolve(context.cwd, values.cwd ?? '.'),
+    cwd: resolveGivenPath(values.cwd ?? '.', context.cwd),
     worktree: values.worktree
       ? {
           ...(values.base !== undefined ? { baseRef: values.base } : {}),
@@ -184,23 +183,23 @@ function parseRunOptions(argv: readonly string[], context: CliContext): RunOptio
         }
       : undefined,
     worktreeRoot:
-      values['worktree-root'] === undefined ? undefined : path.resolve(context.cwd, values['worktree-root']),
+      values['worktree-root'] === undefined ? undefined : resolveGivenPath(values['worktree-root'], context.cwd),
     model: values.model,
     permissionMode: mode as PermissionMode | undefined,
     resume: values.resume,
     dataDir: values['data-dir'],
     store: parseStoreLocation(values.store, context.environment),
-    claudePath: values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']),
+    claudePath: values['claude-path'] === undefined ? undefined : resolveGivenPath(values['claude-path'], context.cwd),
     transport: parseTransport(values.transport),
     startupTimeoutMs: parseStartupTimeout(values['startup-timeout']),
     agentNice: parseAgentNice(values['agent-nice']),
     resumeCwd:
-      values.resume !== undefined && values.cwd !== undefined ? path.resolve(context.cwd, values.cwd) : undefined,
+      values.resume !== undefined && values.cwd !== undefined ? resolveGivenPath(values.cwd, context.cwd) : undefined,
     approve,
     answers:
       values.answers === undefined || values.answers === '-'
         ? values.answers
-        : path.resolve(context.cwd, values.answers),
+        : resolveGivenPath(values.answers, context.cwd),
     server: values.server,
     prompt: positionals[0]!,
     attachments: parseAttachments(values, context),

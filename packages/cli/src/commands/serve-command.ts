@@ -3,7 +3,7 @@ import { fetchBlockedPorts } from '@tether/client';
 import { defaultShutdownGraceMs, isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
 import { signalExitCode } from '@tether/runtime';
-import { resolveDataDir } from '@tether/store-sqlite';
+import { resolveDataDir, resolveGivenPath } from '@tether/store-sqlite';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
 import { parseAgentNice } from './agent-nice-option.js';
@@ -118,7 +118,8 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
       '--lease-ttl is for sessions kept in PostgreSQL (--store URL or --store embedded-postgres), where other daemons take over a lapsed lease; this daemon keeps its sessions in its data dir. Drop --lease-ttl, or give --store.',
     );
   const advertiseUrl = parseAdvertiseUrl(values['advertise-url']);
-  const claudePath = values['claude-path'] === undefined ? undefined : path.resolve(context.cwd, values['claude-path']);
+  const claudePath =
+    values['claude-path'] === undefined ? undefined : resolveGivenPath(values['claude-path'], context.cwd);
   const transport = parseTransport(values.transport);
   const startupTimeoutMs = parseStartupTimeout(values['startup-timeout']);
   const shutdownGraceMs = secondsOption(
@@ -164,7 +165,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     ...(interactionTimeoutMs === undefined ? {} : { interactionTimeoutMs }),
     ...(values['worktree-root'] === undefined
       ? {}
-      : { worktreeRoot: path.resolve(context.cwd, values['worktree-root']) }),
+      : { worktreeRoot: resolveGivenPath(values['worktree-root'], context.cwd) }),
     ...(webDirectory === null ? {} : { staticDirectory: webDirectory }),
     ...(notifications === undefined ? {} : { notifications }),
   }).catch((error: unknown) => {
