@@ -2,6 +2,7 @@ import { AgentError, type ErrorDetails } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
 import { openPostgresStore } from '@tether/store-postgres';
 import { existsSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { databaseFileName, lockDataDirectory, openSqliteStore } from '@tether/store-sqlite';
 import type { StoreLocation } from './commands/store-option.js';
@@ -39,6 +40,7 @@ export async function openStore(
     refuseDataDirOfSharedStore(dataDir);
     return openSqliteStore({ dataDir });
   }
+  const madeDataDir = !existsSync(dataDir);
   const lock = lockDataDirectory(dataDir);
   let server: RunningPostgres | undefined;
   let target: PostgresTarget = location.kind === 'postgres' ? location : { description: 'embedded', secrets: [] };
@@ -71,6 +73,8 @@ export async function openStore(
     // A data dir never opened on the store is not marked as keeping its sessions there.
     if (madeOwnerId) await removeOwnerId(dataDir).catch(() => undefined);
     lock.release();
+    // Nor is a data dir made for it left behind, empty (rmdir removes only an empty folder).
+    if (madeDataDir) await rmdir(dataDir).catch(() => undefined);
     throw withoutSecrets(error, target);
   }
 }

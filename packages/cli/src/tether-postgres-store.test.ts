@@ -204,6 +204,8 @@ describe('tether on a PostgreSQL store', () => {
     expect(existsSync(path.join(fixture.root, 'refused', 'tether.lock'))).toBe(false);
     // Nor is the data dir marked as keeping its sessions in PostgreSQL: without --store it is the SQLite one it was.
     expect(existsSync(path.join(fixture.root, 'refused', 'store-owner-id'))).toBe(false);
+    // Nor is the data dir each made left behind, empty.
+    expect(existsSync(path.join(fixture.root, 'refused'))).toBe(false);
     expect((await tether(['sessions', '--json'], dataDir('refused'))).stdout).toBe('[]\n');
   });
 
