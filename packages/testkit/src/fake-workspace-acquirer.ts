@@ -21,6 +21,8 @@ export interface FakeWorkspaceAcquirer extends WorkspaceAcquirer {
   setWork(directory: string, work: 'uncommitted_changes' | 'commits_beyond_base' | null): void;
   /** What the next comparisons answer: a run's changed files, and the files differing from the base. */
   setChanges(changes: { run?: ChangedFile[]; session?: ChangedFile[] }): void;
+  /** The next baseline is taken only once the returned function is called (as git's may take a while). */
+  holdNextBaseline(): () => void;
 }
 
 /**
@@ -35,6 +37,7 @@ export function createFakeWorkspaceAcquirer(options: { readonly root: string }):
   let runFiles: ChangedFile[] = [];
   let sessionFiles: ChangedFile[] = [];
   let baselines = 0;
+  let baselineHold: Promise<void> | null = null;
 
   function enter(step: FakeWorkspaceStep, subject: string, release?: ReleaseOptions): void {
     calls.push({ step, subject, ...(release ? { release } : {}) });
@@ -62,6 +65,13 @@ export function createFakeWorkspaceAcquirer(options: { readonly root: string }):
     setWork(directory, kept) {
       if (kept) work.set(directory, kept);
       else work.delete(directory);
+    },
+    holdNextBaseline() {
+      let release = () => {};
+      baselineHold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return release;
     },
     setChanges(changes) {
       runFiles = changes.run ?? runFiles;
@@ -102,6 +112,9 @@ export function createFakeWorkspaceAcquirer(options: { readonly root: string }):
     },
     async baseline(prepared) {
       enter('baseline', prepared.directory);
+      const hold = baselineHold;
+      baselineHold = null;
+      await hold;
       baselines += 1;
       return `baseline-${baselines}`;
     },

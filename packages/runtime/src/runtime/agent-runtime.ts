@@ -402,31 +402,50 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return decision.runId;
   }
 
-  /** Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. */
+  /**
+   * Hands a run to the provider; a failure to start (no binary, a dead process) fails the run. The
+   * provider knows of the run only from the handover on: a stop asked before it (while a worktree's
+   * baseline is taken) reached no agent, so the run ends here, interrupted, and never starts.
+   */
   private async runProviderWork(
     entry: SessionEntry,
     runId: string,
     work: (session: AgentProviderV1Session) => Promise<void>,
   ): Promise<void> {
+    const handedOver = entry.beginHandover(runId);
     try {
       const baseline = this.runChanges.begin(entry, runId);
-      if (baseline === null) await work(await entry.ensureProvider(this.outputFor(entry)));
-      else {
-        // The agent may start meanwhile; the turn reaches it only once the baseline is taken.
-        const [session] = await Promise.all([entry.ensureProvider(this.outputFor(entry)), baseline]);
-        await work(session);
-      }
+      const session =
+        baseline === null
+          ? await entry.ensureProvider(this.outputFor(entry))
+          : // The agent may start meanwhile; the turn reaches it only once the baseline is taken.
+            (await Promise.all([entry.ensureProvider(this.outputFor(entry)), baseline]))[0];
+      if (entry.record.activeRunId !== runId) return;
+      if (entry.interruptRequested.has(runId)) return this.endRun(entry, runId, { outcome: 'interrupted' });
+      // The provider takes the run in the call itself (before its first await), so a steer let through
+      // by handedOver() finds it.
+      const started = work(session);
+      handedOver();
+      await started;
     } catch (error) {
       this.failRun(entry, runId, toAgentError(error).toObject());
+    } finally {
+      handedOver();
     }
   }
 
   private failRun(entry: SessionEntry, runId: string, error: SerializedAgentError): void {
+    this.endRun(entry, runId, { outcome: 'failed', error });
+  }
+
+  /** Ends a run the agent never took (or could not): its open interactions and tool calls end with it, and the queue moves on. */
+  private endRun(
+    entry: SessionEntry,
+    runId: string,
+    end: { outcome: 'failed'; error: SerializedAgentError } | { outcome: 'interrupted' },
+  ): void {
     if (entry.record.activeRunId !== runId) return;
-    this.log.stage(
-      entry,
-      withRunEndCancellations(entry, [{ type: 'run.completed', runId, outcome: 'failed', error }], 'run_ended'),
-    );
+    this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, ...end }], 'run_ended'));
     this.inputs.continueAfterRun(entry);
   }
 

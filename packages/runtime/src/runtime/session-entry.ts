@@ -191,6 +191,12 @@ export class SessionEntry {
   readonly modesBeingSet: PermissionMode[] = [];
   /** The active run while it waits for an agent process slot (run.queued, until session.process_started): nothing reached the agent yet. */
   runWaitingForProcess: string | null = null;
+  /**
+   * The run recorded and not yet handed to the agent (its worktree's baseline being taken, its
+   * agent being opened), with what settles once it is: the agent knows nothing of it until then, so
+   * a steer for it waits for that, and a stop asked meanwhile is kept for the handover to honour.
+   */
+  private handover: { readonly runId: string; readonly done: Promise<void> } | null = null;
   /** Settles when the last provider stop has finished. */
   teardown: Promise<void> = Promise.resolve();
   /** Provider stops not yet finished (the entry must stay in memory until they are). */
@@ -304,6 +310,25 @@ export class SessionEntry {
     this.activeRun = state.activeRun;
     this.interactions.clear();
     for (const [ref, interaction] of state.interactions) this.interactions.set(ref, interaction);
+  }
+
+  /** Marks the run as not handed to the agent yet; the returned function says it now is. */
+  beginHandover(runId: string): () => void {
+    let handedOver = () => {};
+    const done = new Promise<void>((resolve) => {
+      handedOver = resolve;
+    });
+    const handover = { runId, done };
+    this.handover = handover;
+    return () => {
+      if (this.handover === handover) this.handover = null;
+      handedOver();
+    };
+  }
+
+  /** Settles once the run has been handed to the agent (at once for a run already handed over, or any other). */
+  handedOver(runId: string): Promise<void> {
+    return this.handover?.runId === runId ? this.handover.done : Promise.resolve();
   }
 
   /** Replaces what memory holds with what the store holds (after memory applied output the store never took). */

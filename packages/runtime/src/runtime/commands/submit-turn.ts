@@ -115,6 +115,8 @@ async function steer(
   try {
     const session = await context.providerSession(entry);
     if (!session.doSteer) throw new Error(`The ${entry.record.provider} provider's session has no doSteer.`);
+    // A run not yet handed to the agent (its worktree's baseline being taken) is unknown to it: the steer waits.
+    await entry.handedOver(runId);
     await session.doSteer({ runId, inputId, input });
   } catch (error) {
     const stillQueued = (entry.record.queuedInputs ?? []).some((queued) => queued.inputId === inputId);
