@@ -9,10 +9,11 @@ import { type TurnStopper, signalGraceMs } from './turn-driver.js';
  */
 export function daemonTurnStopper(daemon: Pick<TetherBackend, 'interruptRun'>): TurnStopper {
   return {
-    terminate(signal, sessionId, urgent) {
+    terminate(signal, turn, urgent) {
       const leave = () => process.exit(signalExitCode(signal));
-      if (urgent || sessionId === undefined) return leave();
-      daemon.interruptRun({ sessionId }).catch(leave);
+      if (urgent || turn === undefined) return leave();
+      // This turn's run only, once accepted (within the grace): another caller's is not this command's.
+      turn.runId.then((runId) => daemon.interruptRun({ sessionId: turn.sessionId, runId })).catch(leave);
       setTimeout(leave, signalGraceMs).unref();
     },
   };

@@ -292,8 +292,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   let unused: string | null = null;
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {
-    terminate: (_signal, _sessionId, urgent) =>
-      void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
+    terminate: (_signal, _turn, urgent) => void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
     interruptedByUser: (sessionId) => (interrupted = sessionId),
     // The runtime is shutting down and takes no command: discarded once it is down.
     discardUnused: async (sessionId) => {

@@ -100,4 +100,60 @@ describe('driveTurn stopped by a signal', () => {
     expect(code).toBe(143);
     expect(discarded).toEqual([]);
   });
+
+  it("a Ctrl-C after its run ended stops only its own run, not another caller's follow-up that started since", async () => {
+    let followUp: string | null = null;
+    const provider = createMockProvider({
+      // The command's turn ends at once; the follow-up queued behind it runs until the test is done.
+      turn: ({ runId, input, emit }) => {
+        if (input[0]?.type === 'text' && input[0].text === 'Hi.')
+          emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+      },
+    });
+    const { cwd, runtime, context, signal, stopper } = await setUp(provider);
+    const interrupts: Promise<unknown>[] = [];
+    const stopsAsked: (string | undefined)[] = [];
+    const backend = new Proxy(runtime, {
+      get(target, property) {
+        if (property === 'submitTurn')
+          return async (command: Parameters<typeof runtime.submitTurn>[0]) => {
+            const receipt = await target.submitTurn(command);
+            // Another caller queues a follow-up behind the command's turn, as it goes in.
+            const queued = await target.submitTurn({
+              sessionId: command.sessionId,
+              input: [{ type: 'text', text: 'next' }],
+              delivery: 'after_turn',
+            });
+            followUp = queued.runId;
+            return receipt;
+          };
+        // Asked for once the run has ended and before the command returns: the follow-up runs by then.
+        if (property === 'getSession')
+          return async (sessionId: string) => {
+            signal('SIGINT');
+            return target.getSession(sessionId);
+          };
+        if (property === 'interruptRun')
+          return (command: Parameters<typeof runtime.interruptRun>[0]) => {
+            stopsAsked.push(command.runId);
+            const interrupt = target.interruptRun(command);
+            interrupts.push(interrupt);
+            return interrupt;
+          };
+        return Reflect.get(target, property, target);
+      },
+    });
+
+    await driveTurn(backend, { cwd, prompt: 'Hi.', json: false, responder: null }, context, stopper);
+    await expect.poll(() => interrupts.length).toBe(1);
+    await Promise.all(interrupts);
+
+    expect(followUp).toMatch(/^run_/);
+    expect(stopsAsked).toHaveLength(1);
+    expect(stopsAsked[0]).not.toBe(followUp);
+    expect(stopsAsked[0]).toMatch(/^run_/);
+    expect(provider.sessions[0]!.interrupts).toEqual([]);
+    expect((await runtime.getSession(provider.sessions[0]!.options.sessionId)).activeRunId).toBe(followUp);
+    await runtime.shutdown({ graceMs: 0, force: true });
+  });
 });

@@ -49,13 +49,20 @@ export const signalDeadlineMs = 3_000;
  */
 export const interruptSettleMs = 1_000;
 
+/** The session a command's turn is in, and its run (settles once the turn is accepted). */
+export interface TurnOfCommand {
+  readonly sessionId: string;
+  readonly runId: Promise<string>;
+}
+
 /** How a command ends everything it started when it must exit (a terminating or a second signal). */
 export interface TurnStopper {
   /**
    * Ends the run and whatever this command started, bounded in time; `urgent` (a second signal)
-   * skips the grace. driveTurn then returns `signal`'s exit code.
+   * skips the grace. driveTurn then returns `signal`'s exit code. `turn`: the session, and this
+   * turn's run once it is accepted (another caller's run in the session is not this command's to stop).
    */
-  terminate(signal: ShutdownSignal, sessionId: string | undefined, urgent: boolean): void;
+  terminate(signal: ShutdownSignal, turn: TurnOfCommand | undefined, urgent: boolean): void;
   /**
    * Told when a first Ctrl-C has stopped the run and driveTurn is returning. A second Ctrl-C until
    * this process exits still closes the session (docs/cli.md), but driveTurn no longer hears it:
@@ -85,6 +92,16 @@ export async function driveTurn(
   stopper: TurnStopper,
 ): Promise<number> {
   let sessionId: string | undefined;
+  // This turn's run, once accepted: a stop names it, so a run of another caller that started since
+  // (a follow-up queued behind this turn) is not stopped in its place.
+  let accepted: (runId: string) => void = () => {};
+  const runOfTurn = new Promise<string>((resolve) => {
+    accepted = resolve;
+  });
+  const turnOf = (session: string | undefined): TurnOfCommand | undefined =>
+    session === undefined ? undefined : { sessionId: session, runId: runOfTurn };
+  const interruptTurn = (session: string) =>
+    runOfTurn.then((runId) => backend.interruptRun({ sessionId: session, runId }));
   // A follow-up not yet started or folded in: stopping withdraws it rather than stop another turn's run.
   let pendingInput: string | null = null;
   const withdrawPending = (session: string, inputId: string) =>
@@ -103,7 +120,8 @@ export async function driveTurn(
   const terminate = (signal: ShutdownSignal, urgent: boolean) => {
     stop.ending ??= signal;
     const ending = stop.ending;
-    if (pendingInput === null || sessionId === undefined || urgent) return stopper.terminate(ending, sessionId, urgent);
+    if (pendingInput === null || sessionId === undefined || urgent)
+      return stopper.terminate(ending, turnOf(sessionId), urgent);
     void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, undefined, urgent));
   };
   const removeInterrupt = context.onInterrupt((count, signal) => {
@@ -125,7 +143,7 @@ export async function driveTurn(
     } else if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
       interrupted = 'run';
-      backend.interruptRun({ sessionId }).catch(() => terminate(signal, false));
+      interruptTurn(sessionId).catch(() => terminate(signal, false));
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
         terminate(signal, false);
@@ -185,7 +203,7 @@ export async function driveTurn(
     // on with its prompts denied (a follow-up still queued is withdrawn), once there is one to stop.
     const stopForAnswers = () => {
       if (pendingInput !== null) void withdrawPending(turnSession, pendingInput);
-      else backend.interruptRun({ sessionId: turnSession }).catch(() => undefined);
+      else interruptTurn(turnSession).catch(() => undefined);
     };
     // This turn's run, once submitted: another caller's run (a follow-up queued behind this turn)
     // and its inputs are not this turn's, so they are neither shown nor answered here (--json
@@ -232,6 +250,7 @@ export async function driveTurn(
       ...(request.runEnd ? { runEnd: request.runEnd } : {}),
       onSubmitted: (receipt) => {
         turnRunId = receipt.runId;
+        accepted(receipt.runId);
         // Not queued behind follow-ups the plan limit holds (the API answers it now): said, as it goes out of order.
         if (request.delivery === 'after_turn' && receipt.queued !== true && heldFollowUps > 0 && !request.json)
           context.stderr.write(
