@@ -54,6 +54,9 @@ export function createLocalRuntime(options: LocalRuntimeOptions): Promise<AgentR
   return createAgentRuntime({
     providers: [createClaudeProvider(claude)],
     ...(options.store ? { store: options.store } : {}),
+    // On a shared store the sessions whose runtime stopped are the daemons' to take up: a command
+    // (or an editor's agent) that took them would hold them, refused to every daemon, while it runs.
+    adoptsOrphanedSessions: false,
     workspaces: [
       createGitWorktreeAcquirer({
         root,

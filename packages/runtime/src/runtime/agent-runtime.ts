@@ -115,7 +115,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly onBackgroundError: (error: unknown) => void;
   private readonly onLeaseChange: (change: LeaseChange) => void;
   /** With a store shared by several runtimes: what follows other runtimes' sessions and takes over orphans. */
-  private sharing: { sweep: OrphanSweep; remote: RemoteAppends; stopLost: () => void } | null = null;
+  private sharing: { sweep: OrphanSweep | null; remote: RemoteAppends; stopLost: () => void } | null = null;
+  /** Takes up, with a shared store, the open sessions no live runtime drives (adoptsOrphanedSessions). */
+  private readonly adoptsOrphans: boolean;
   private stopped: Promise<void> | null = null;
   private shutdownGrace: ShutdownGrace | null = null;
   private forceStop = false;
@@ -128,6 +130,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     super();
     this.store = store;
     this.ownership = new SessionOwnership(store.coordination);
+    this.adoptsOrphans = !this.ownership.shared || options.adoptsOrphanedSessions !== false;
     const shared = this.ownership.shared;
     this.onBackgroundError = (error) => options.onBackgroundError?.(toAgentError(error));
     this.storeBound = new ForcedStoreBound(store, this.onBackgroundError);
@@ -228,23 +231,26 @@ class Runtime extends TypedCommands implements AgentRuntime {
     // without first waiting on the provider's set-up (and on whatever else the event loop runs meanwhile).
     await Promise.all([
       rehearseFirstTurn(createAgentRuntime),
-      recoverOpenSessions(this.recoveryParts()),
+      // Not adopting, it recovers a session when a command first asks for it, as it would one driven elsewhere.
+      this.adoptsOrphans ? recoverOpenSessions(this.recoveryParts()) : undefined,
       this.workspaces.sweepAll(this.onBackgroundError),
       ...this.providers.map((provider) => provider.doPrepare?.().catch(() => undefined)),
     ]);
     const coordination = this.store.coordination;
     if (!coordination) return;
     this.sharing = {
-      sweep: new OrphanSweep({
-        coordination,
-        isResident: (sessionId) => this.entries.get(sessionId) !== undefined,
-        // Through the cache, as a command would: claimed, read and recovered, then let go if closed.
-        adopt: async (sessionId) => {
-          await this.withSession(sessionId, async () => undefined);
-          this.onLeaseChange({ change: 'adopted', sessionId });
-        },
-        onError: this.onBackgroundError,
-      }),
+      sweep: !this.adoptsOrphans
+        ? null
+        : new OrphanSweep({
+            coordination,
+            isResident: (sessionId) => this.entries.get(sessionId) !== undefined,
+            // Through the cache, as a command would: claimed, read and recovered, then let go if closed.
+            adopt: async (sessionId) => {
+              await this.withSession(sessionId, async () => undefined);
+              this.onLeaseChange({ change: 'adopted', sessionId });
+            },
+            onError: this.onBackgroundError,
+          }),
       remote: new RemoteAppends({
         store: this.store,
         coordination,
@@ -671,7 +677,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
     this.stopped = (async () => {
       // No session is taken over from now on; what this runtime holds goes back with the store's close.
       this.sharing?.remote.stop();
-      await this.storeBound.wait(this.sharing?.sweep.stop() ?? Promise.resolve());
+      await this.storeBound.wait(this.sharing?.sweep?.stop() ?? Promise.resolve());
       const commandsDone = Promise.allSettled([...this.inflight.values()].map((command) => command.promise));
       // A bounded shutdown does not wait past its grace for a command stuck on a wedged agent.
       const bounded = options.graceMs !== undefined || options.force === true;

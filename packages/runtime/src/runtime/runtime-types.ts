@@ -48,6 +48,14 @@ export interface AgentRuntimeOptions {
    * runtime handles both; this is for logs.
    */
   readonly onLeaseChange?: (change: LeaseChange) => void;
+  /**
+   * With a store other runtimes share: whether this runtime takes up the open sessions no live
+   * runtime drives (their runtime stopped or died), at start and as their leases lapse. Default true,
+   * a daemon's job. A short-lived or single-purpose process (a CLI command, an editor's agent) sets
+   * false: it drives the sessions it is asked for and leaves the rest to the daemons, which would
+   * otherwise be refused them for as long as it runs. Without a shared store it changes nothing.
+   */
+  readonly adoptsOrphanedSessions?: boolean;
   /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
   readonly interactionTimeoutMs?: number;
   /**

@@ -26,6 +26,7 @@ async function start(
   ownerId: string,
   turn?: MockTurnScript,
   acquirer?: FakeWorkspaceAcquirer,
+  options: { adoptsOrphanedSessions?: boolean } = {},
 ) {
   const provider = createMockProvider({ capabilities: { fork: true }, ...(turn ? { turn } : {}) });
   const store = shared.storeFor(ownerId);
@@ -35,6 +36,7 @@ async function start(
     store,
     onLeaseChange: (change) => leaseChanges.push(change),
     ...(acquirer ? { workspaces: [acquirer] } : {}),
+    ...options,
   });
   running.push(runtime);
   return { runtime, provider, store, leaseChanges };
@@ -141,6 +143,44 @@ describe('a runtime sharing its store with others', () => {
     expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
     const next = await b.runtime.submitTurn({ sessionId, input: text('there') });
     expect(await b.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('not adopting (a CLI command), leaves a session no runtime drives to one that adopts, at start and after', async () => {
+    const shared = new SharedStoreDouble();
+    const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+    shared.stall('owner-a');
+    const command = await start(shared, 'owner-command', undefined, undefined, { adoptsOrphanedSessions: false });
+    // Its start-up took nothing; a runtime that adopts (a daemon) takes the session up and ends the run.
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-a');
+    const daemon = await start(shared, 'owner-daemon');
+    expect(await daemon.runtime.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-daemon');
+    expect(command.leaseChanges).toEqual([]);
+    // The command still sees the session, and is told who drives it.
+    expect((await command.runtime.listSessions()).map((session) => session.sessionId)).toEqual([sessionId]);
+    const refusal = await agentErrorOf(command.runtime.submitTurn({ sessionId, input: text('mine?') }));
+    expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-daemon' } });
+  });
+
+  it('not adopting, takes up a session no runtime drives when a command asks for it', async () => {
+    const shared = new SharedStoreDouble();
+    const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+    shared.stall('owner-a');
+    const command = await start(shared, 'owner-command', undefined, undefined, { adoptsOrphanedSessions: false });
+    const next = await command.runtime.submitTurn({ sessionId, input: text('go on') });
+    expect(await command.runtime.waitForRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
+    expect(await command.runtime.waitForRun(next.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-command');
   });
 
   it('drops a session whose commit is refused for a lost lease without retrying it, and refuses its next command', async () => {
