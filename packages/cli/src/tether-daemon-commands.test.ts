@@ -271,6 +271,31 @@ describe('tether commands through a daemon', () => {
     expect(refused.stderr).toContain('--interaction-timeout takes a number of seconds from 1 to 604800');
   });
 
+  it('run and send --approve deny through the daemon: told once, and the model hears the user chose it', async () => {
+    await serve();
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo denied > denied.txt', description: 'Write a file' }),
+      textReply('Went on without it.'),
+    );
+    const run = await tether(['run', '--approve', 'deny', 'Write the file.']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('tether: --approve deny: tool prompts and questions will be denied.\n');
+    const sessionId = /session (ses_[0-9a-f]{32})/.exec(run.stderr)![1]!;
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo again > denied.txt', description: 'Write a file' }),
+      textReply('Still without it.'),
+    );
+    const send = await tether(['send', sessionId, '--approve', 'deny', 'Try again.']);
+    expect(send.code, send.stderr).toBe(0);
+    expect(send.stderr).toContain('tether: --approve deny: tool prompts and questions will be denied.\n');
+    const turns = fixture.api.requests.filter((request) => request.kind === 'turn');
+    for (const turn of [turns[1]!, turns[3]!])
+      expect(JSON.stringify(turn.body)).toContain(
+        'The user chose to deny every prompt of this run (--approve deny), so this was not permitted.',
+      );
+    expect(existsSync(path.join(fixture.workspace, 'denied.txt'))).toBe(false);
+  });
+
   it('serve --agent-nice 0 runs the agents as the daemon runs; outside 0-19 it is a usage error', async () => {
     await serve(['--agent-nice', '0']);
     fixture.api.enqueue(textReply('At the daemon priority.'));

@@ -223,7 +223,11 @@ export function responderMode(
   context: CliContext,
   nobodyToAsk: 'deny' | 'watch' = 'deny',
 ): ResponderMode {
-  if (options.approve === 'deny') return { kind: 'deny' };
+  if (options.approve === 'deny') {
+    // Said once, as the other ways a prompt goes unasked are: a denial here is never a surprise.
+    if (!options.json) context.stderr.write('tether: --approve deny: tool prompts and questions will be denied.\n');
+    return { kind: 'deny', chosen: true };
+  }
   if (options.approve === 'allow-once') return { kind: 'allow-once' };
   if (options.answers !== undefined) {
     if (options.answers !== '-') checkAnswersSource(options.answers);

@@ -10,8 +10,11 @@ export type ResponderMode =
   | { readonly kind: 'terminal'; readonly prompter: TerminalPrompter }
   | { readonly kind: 'answers'; readonly source: string; readonly stdin: NodeJS.ReadableStream }
   | { readonly kind: 'allow-once' }
-  /** Denies every prompt itself (when the agent runs in a daemon whose provider bridges prompts). */
-  | { readonly kind: 'deny' }
+  /**
+   * Denies every prompt itself (when the agent runs in a daemon whose provider bridges prompts):
+   * `chosen` with --approve deny, otherwise because nobody can answer (no terminal, no --answers).
+   */
+  | { readonly kind: 'deny'; readonly chosen?: true }
   /** Answers none: a watcher with nobody to ask (`tether attach` piped) leaves them to whoever can answer. */
   | { readonly kind: 'watch' };
 
@@ -94,7 +97,12 @@ export class InteractionResponder {
     }
     if (this.mode.kind === 'watch') return;
     if (this.mode.kind === 'deny') {
-      void this.send(interactionRef, denial(request, 'no terminal and no --answers'));
+      void this.send(
+        interactionRef,
+        this.mode.chosen
+          ? denial(request, 'The user chose to deny every prompt of this run (--approve deny)')
+          : denial(request, 'Nobody can answer prompts in this run (no terminal and no --answers)'),
+      );
       return;
     }
     if (this.mode.kind === 'allow-once') {
@@ -132,7 +140,7 @@ export class InteractionResponder {
         'tether: --answers has ended (nothing more can be read from it): tool prompts and questions will be denied.\n',
       );
     }
-    const why = this.answersOver === 'ended' ? 'the --answers input has ended' : 'the --answers input cannot be read';
+    const why = `Nobody can answer prompts in this run (${this.answersOver === 'ended' ? 'the --answers input has ended' : 'the --answers input cannot be read'})`;
     void this.send(interactionRef, denial(request, why));
   }
 
@@ -152,9 +160,9 @@ export class InteractionResponder {
   }
 }
 
-/** What the agent gets when nobody can answer: an approval denied with the reason the model sees, a question set declined. */
+/** What the agent gets when a prompt is not put to anyone: an approval denied with the reason the model sees, a question set declined. */
 function denial(request: InteractionRequest, why: string): InteractionAnswer {
   return request.kind === 'approval'
-    ? { decision: 'deny', message: `Nobody can answer prompts in this run (${why}), so this was not permitted.` }
+    ? { decision: 'deny', message: `${why}, so this was not permitted.` }
     : { decision: 'decline' };
 }
