@@ -271,10 +271,14 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   private loseSessions(sessionIds: readonly string[], noticedBy: 'heartbeat' | 'refused_commit'): void {
-    this.onLeaseChange({ change: 'lost', sessionIds, noticedBy });
+    // Told once a loss: the writes still queued for a session dropped already are refused one by one,
+    // and the heartbeat notices the same loss later.
+    const driven = sessionIds.filter((sessionId) => this.entries.get(sessionId) !== undefined);
     dropLostSessions({ entries: this.entries, writer: this.writer, storeFailures: this.storeFailures }, sessionIds);
+    if (driven.length === 0) return;
+    this.onLeaseChange({ change: 'lost', sessionIds: driven, noticedBy });
     // Their followers here follow the store from now on, as for any session another runtime drives.
-    this.sharing?.remote.handOver(sessionIds);
+    this.sharing?.remote.handOver(driven);
   }
 
   private workspaceParts(): WorkspaceParts {

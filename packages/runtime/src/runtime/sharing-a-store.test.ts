@@ -15,6 +15,7 @@ import { SharedStoreDouble } from './shared-store.test-helper.js';
 import { createAgentRuntime } from './agent-runtime.js';
 import { followUntil } from './follow-until.test-helper.js';
 import type { AgentRuntime, LeaseChange } from './runtime-types.js';
+import type { TetherStore } from '../store/tether-store.js';
 
 // The runtime's side of sharing a store, over a double of the store layer (store-postgres's
 // runtimes-sharing.test.ts runs the same over a real PostgreSQL).
@@ -27,9 +28,10 @@ async function start(
   turn?: MockTurnScript,
   acquirer?: FakeWorkspaceAcquirer,
   options: { adoptsOrphanedSessions?: boolean } = {},
+  wrap: (store: TetherStore) => TetherStore = (store) => store,
 ) {
   const provider = createMockProvider({ capabilities: { fork: true }, ...(turn ? { turn } : {}) });
-  const store = shared.storeFor(ownerId);
+  const store = wrap(shared.storeFor(ownerId));
   const leaseChanges: LeaseChange[] = [];
   const runtime = await createAgentRuntime({
     providers: [provider],
@@ -194,10 +196,46 @@ describe('a runtime sharing its store with others', () => {
     await expect.poll(() => agent.stops).toEqual(['release']);
     agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'later' });
     expect(shared.refused).toEqual([{ ownerId: 'owner-a', sessionIds: [sessionId] }]);
+    // Told once: the heartbeat noticing the same loss later says nothing more.
+    shared.heartbeat('owner-a');
     expect(a.leaseChanges).toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'refused_commit' }]);
     expect(await b.runtime.readEvents(sessionId)).toEqual(afterTakeover);
     const refusal = await agentErrorOf(a.runtime.interruptRun({ sessionId }));
     expect(refusal).toMatchObject({ code: 'session_owned_elsewhere', details: { ownerId: 'owner-b' } });
+  });
+
+  it('tells a loss once, however many of the writes queued before it are refused after', async () => {
+    const shared = new SharedStoreDouble();
+    const heldCommits: (() => void)[] = [];
+    let holding = false;
+    const holdable = (store: TetherStore): TetherStore => {
+      const wrapped = Object.create(store) as TetherStore & { commit: TetherStore['commit'] };
+      wrapped.commit = async (unit) => {
+        if (holding) await new Promise<void>((resolve) => heldCommits.push(resolve));
+        return store.commit(unit);
+      };
+      return wrapped;
+    };
+    const a = await start(shared, 'owner-a', () => new Promise(() => undefined), undefined, {}, holdable);
+    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+    const agent = a.provider.sessions[0]!;
+    // Two of A's writes queue while its store does not answer (a connection cut).
+    holding = true;
+    agent.emit({ type: 'run.message_delta', runId, blockId: 'b:0', text: 'one' });
+    await expect.poll(() => heldCommits.length).toBe(1);
+    agent.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    // Meanwhile B takes the session over, and A's heartbeat notices the loss.
+    const b = await start(shared, 'owner-b');
+    shared.stall('owner-a');
+    await expect.poll(() => shared.leases.get(sessionId)?.ownerId).toBe('owner-b');
+    shared.heartbeat('owner-a');
+    expect(a.leaseChanges).toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'heartbeat' }]);
+    holding = false;
+    for (const release of heldCommits.splice(0)) release();
+    await expect.poll(() => shared.refused.length).toBeGreaterThanOrEqual(1);
+    await b.runtime.getSession(sessionId);
+    expect(a.leaseChanges).toEqual([{ change: 'lost', sessionIds: [sessionId], noticedBy: 'heartbeat' }]);
   });
 
   it('writes the other sessions of a background unit refused for one lost lease, at once', async () => {
