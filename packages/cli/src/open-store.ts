@@ -79,6 +79,18 @@ export async function openStore(
   }
 }
 
+/** Below this length a password is taken out only where a URL spells it: anywhere, it would garble the message and, by what it garbled, tell what it is. */
+const shortSecretLength = 8;
+
+/**
+ * The password out of a text: where a URL spells it (`:PASSWORD@`, `password=PASSWORD`), and, for
+ * one long enough not to be a word of the message ("store", "127"), wherever it stands.
+ */
+function scrubbed(text: string, secret: string): string {
+  const inUrl = text.split(`:${secret}@`).join(':***@').split(`password=${secret}`).join('password=***');
+  return secret.length < shortSecretLength ? inUrl : inUrl.split(secret).join('***');
+}
+
 /**
  * A data dir whose sessions are in PostgreSQL (it holds an owner id and no SQLite database) opened
  * without its store would show an empty SQLite store of its own, as if its sessions were gone.
@@ -118,7 +130,7 @@ function releasingOnClose(store: TetherStore, release: () => Promise<void>): Tet
  * store_failure naming the database by its description.
  */
 function withoutSecrets(error: unknown, target: PostgresTarget): AgentError {
-  const scrub = (text: string) => target.secrets.reduce((result, secret) => result.split(secret).join('***'), text);
+  const scrub = (text: string) => target.secrets.reduce(scrubbed, text);
   if (AgentError.isInstance(error))
     return new AgentError({
       code: error.code,

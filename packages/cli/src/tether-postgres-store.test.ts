@@ -209,6 +209,20 @@ describe('tether on a PostgreSQL store', () => {
     expect((await tether(['sessions', '--json'], dataDir('refused'))).stdout).toBe('[]\n');
   });
 
+  it('a short password that is also a word of the message (or of the address) garbles nothing, and shows nowhere as the password', async () => {
+    for (const password of ['store', 'the', '127']) {
+      const result = await tether(
+        ['sessions', '--store', `postgres://tether:${password}@127.0.0.1:1/tether`],
+        dataDir('short'),
+      );
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain('[store_failure]');
+      expect(result.stderr).toContain('127.0.0.1:1');
+      expect(result.stderr).not.toContain('***');
+      expect(result.stderr).not.toContain(`:${password}@`);
+    }
+  });
+
   it('refuses a store URL that is not PostgreSQL as a usage error naming the accepted forms, and --help shows no password', async () => {
     for (const [args, extra] of [
       [['serve', '--store', 'sqlite://u:wrong-SECRET@h/x'], {}],
