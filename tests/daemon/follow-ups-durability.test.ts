@@ -12,6 +12,7 @@ import {
   stopDaemon,
 } from '../scale-out/scale-out-helpers.js';
 import { openSession } from './daemon-test-helpers.js';
+import { TestReceiver } from './notifications-test-receiver.js';
 
 // Follow-ups queued behind a running turn, on real `tether serve` processes over the data dir's SQLite
 // and the real claude binary against the fake Anthropic API: what becomes of them when the daemon is
@@ -22,14 +23,16 @@ import { openSession } from './daemon-test-helpers.js';
 let environment: ClaudeTestEnvironment | undefined;
 const daemons: ServedDaemon[] = [];
 const followers: EventFollower[] = [];
+const receivers: TestReceiver[] = [];
 afterEach(async () => {
   await endTestDaemons(environment, daemons, followers);
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
   environment = undefined;
 });
 
-async function serve(made: ClaudeTestEnvironment): Promise<ServedDaemon> {
+async function serve(made: ClaudeTestEnvironment, args: readonly string[] = []): Promise<ServedDaemon> {
   // The same name is the same data dir: a second daemon of the test takes over the first one's.
-  const daemon = await serveDaemon(made, 'sqlite', null);
+  const daemon = await serveDaemon(made, 'sqlite', null, args);
   daemons.push(daemon);
   return daemon;
 }
@@ -102,13 +105,18 @@ describe('a follow-up queued behind a running turn', () => {
     expect(claudeOfKilled.length).toBeGreaterThan(0);
 
     await stopDaemon(killed, 'SIGKILL');
-    const daemon = await serve(environment!);
+    const hook = await TestReceiver.start();
+    receivers.push(hook);
+    const daemon = await serve(environment!, ['--notify', hook.url]);
     // Nothing the killed daemon started outlives the new daemon's start (both carry the data dir's marker).
     expect(daemon.claudeProcesses()).toEqual([]);
 
     const after = await follow(daemon, sessionId);
     const ended = await after.waitFor(runEnded(runId), 'the interrupted run ended');
     expect(ended).toMatchObject({ outcome: 'failed', error: { code: 'runtime_restarted' } });
+    // The new daemon's receiver hears of the run the crash ended, though it ended as the daemon started.
+    const failed = await hook.waitFor((notification) => notification.body.kind === 'run_failed');
+    expect(failed.raw).toContain(runId);
     const cancelled = await after.waitFor(
       (event) => event.type === 'input.cancelled' && event.inputId === followUp.inputId,
       'the follow-up ended',

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { AgentError } from '@tether/protocol';
+import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { bindProcessToHost, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
@@ -149,6 +149,7 @@ async function createRuntime(
   options: DaemonOptions,
   dataDir: string,
   logger: DaemonLogger,
+  observer: (event: ProtocolEvent) => void,
 ): Promise<{ runtime: AgentRuntime; store: TetherStore }> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
   const openStore = options.openStore ?? ((directory: string) => openSqliteStore({ dataDir: directory }));
@@ -162,6 +163,7 @@ async function createRuntime(
       ...(options.interactionTimeoutMs === undefined ? {} : { interactionTimeoutMs: options.interactionTimeoutMs }),
       onBackgroundError: logBackgroundError(logger),
       onLeaseChange: logLeaseChange(logger),
+      observer,
     });
     return { runtime, store };
   } catch (error) {
@@ -188,7 +190,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // Checked before the store is opened: a bad option must not leave a half-started daemon.
   const staticFiles = await openStaticFiles(options.staticDirectory);
   const notificationSetup = await resolveNotifications(options.notifications);
-  const { runtime, store } = await createRuntime(options, dataDir, logger);
+  // What the runtime publishes before notifications are on (a crash's runs, ended as it loads) is
+  // kept for them: a receiver of run_failed is told of a run a crash ended, too.
+  let beforeNotifications: ProtocolEvent[] | null = [];
+  const { runtime, store } = await createRuntime(options, dataDir, logger, (event) => beforeNotifications?.push(event));
 
   let server: Server | undefined;
   let tokens: TokenGuard | undefined;
@@ -287,7 +292,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     // Links in notifications must reach this daemon from where people read them: the advertised address.
     const daemonNotifications = notifications;
-    daemonNotifications.start(options.advertiseUrl ?? url);
+    const earlier = beforeNotifications;
+    beforeNotifications = null;
+    daemonNotifications.start(options.advertiseUrl ?? url, earlier);
     await writeDaemonInfo(dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
     logger.info({ url, dataDir, host }, 'daemon listening');
     // The address the socket got, not the name asked for: a name resolves to whatever its DNS says.

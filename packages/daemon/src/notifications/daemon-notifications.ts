@@ -1,3 +1,4 @@
+import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
 import type { DaemonLogger } from '../logging/create-logger.js';
 import type { ResolvedNotifications } from './notification-config.js';
@@ -16,7 +17,8 @@ export interface DaemonNotifications {
   readonly webPush: WebPush | null;
   /** The file of the secret that signs for receivers without their own; null when none signs with it. */
   readonly secretFile: string | null;
-  start(baseUrl: string): void;
+  /** Starts notifying, beginning with `earlier`: what the runtime published before (as it loaded). */
+  start(baseUrl: string, earlier?: readonly ProtocolEvent[]): void;
   close(): void;
 }
 
@@ -65,8 +67,8 @@ export async function createDaemonNotifications(parts: {
     metrics,
     webPush,
     secretFile: shared?.filePath ?? null,
-    start(baseUrl) {
-      notifier.start(baseUrl);
+    start(baseUrl, earlier = []) {
+      notifier.start(baseUrl, earlier);
       parts.logger.info(
         {
           receivers: receivers.map((receiver) => receiver.name),

@@ -86,9 +86,13 @@ export class Notifier {
     this.receivers.delete(name);
   }
 
-  /** Starts observing, once the daemon knows the address links must point to (its advertised URL, or where it listens). */
-  start(baseUrl: string): void {
+  /**
+   * Starts observing, once the daemon knows the address links must point to (its advertised URL, or
+   * where it listens), after `earlier`: what the runtime published before (the runs a crash left, ended as it loaded).
+   */
+  start(baseUrl: string, earlier: readonly ProtocolEvent[] = []): void {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    for (const event of earlier) this.observed(event);
     this.stopObserving = this.options.runtime.observe((event) => this.observed(event));
   }
 

@@ -793,6 +793,8 @@ function sessionIdOf(command: Command): string | undefined {
 export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
   const store = options.store ?? createInMemoryStore();
   const runtime = new Runtime(options, store);
+  // Before the load: what recovery stores there (the runs a crash left, ended) is published as it is stored.
+  if (options.observer) runtime.observe(options.observer);
   await runtime.load();
   return runtime;
 }

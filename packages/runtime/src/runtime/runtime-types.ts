@@ -56,6 +56,12 @@ export interface AgentRuntimeOptions {
    * otherwise be refused them for as long as it runs. Without a shared store it changes nothing.
    */
   readonly adoptsOrphanedSessions?: boolean;
+  /**
+   * Observes every event this runtime publishes from its start, as observe() does: including what
+   * recovering the sessions a crash left stores while createAgentRuntime loads (the runs it ends),
+   * which an observe() call once it has returned would miss.
+   */
+  readonly observer?: (event: ProtocolEvent) => void;
   /** Deny (never allow) an interaction nobody answered within this many milliseconds. Default: wait forever. */
   readonly interactionTimeoutMs?: number;
   /**
