@@ -209,6 +209,30 @@ describeTransports('process pool', ({ start }) => {
     expect(starts).toEqual([a, c, b]);
   });
 
+  it('a steer for a turn that waits for a slot can be withdrawn: it never reaches the agent', async () => {
+    const { environment, runtime } = await oneSlot();
+    const workspace = { kind: 'directory' as const, path: environment.workspace };
+    const [a, b] = [
+      (await runtime.openSession({ workspace })).sessionId,
+      (await runtime.openSession({ workspace })).sessionId,
+    ];
+    const holding = await runtime.submitTurn({ sessionId: a, input: [{ type: 'text', text: 'Hold the slot.' }] });
+    await waitForEvent(runtime, a, 'run.message_delta');
+    const waiting = await runtime.submitTurn({ sessionId: b, input: [{ type: 'text', text: 'After A.' }] });
+    await waitForEvent(runtime, b, 'run.queued');
+    const steered = await runtime.submitTurn({
+      sessionId: b,
+      input: [{ type: 'text', text: 'Also mention zebra-steer-7.' }],
+      delivery: 'steer',
+    });
+    await runtime.cancelQueuedInput({ sessionId: b, inputId: steered.inputId! });
+    const cancelled = await waitForEvent(runtime, b, 'input.cancelled');
+    expect(cancelled).toMatchObject({ inputId: steered.inputId, reason: 'withdrawn' });
+    await runtime.waitForRun(holding.runId);
+    expect(await runtime.waitForRun(waiting.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(JSON.stringify(environment.api.requests.map((request) => request.body))).not.toContain('zebra-steer-7');
+  });
+
   it.each(['context usage', 'an agent started at open'] as const)(
     'a process started for %s, then idle, makes room for a turn waiting for its slot',
     async (start) => {

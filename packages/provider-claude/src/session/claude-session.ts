@@ -176,8 +176,15 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
   /** Asks the agent to drop a steered line it has not taken in; true when it did (its cancellation emitted). */
   private async takeBackSteer(uuid: string, reason: 'withdrawn' | 'interrupted'): Promise<boolean> {
     const connection = this.liveConnection;
-    if (!connection) return false;
     this.steered.markWithdrawing(uuid, reason);
+    if (!connection) {
+      // No agent holds it (the turn waits for one, a slot or a start): it would go with the turn's
+      // own line, so it is dropped here.
+      const part = this.steered.withdrawn(uuid, true);
+      if (part) this.emit(part);
+      this.settleContinuation();
+      return true;
+    }
     let dropped = false;
     try {
       dropped = await withdrawSteer(connection, uuid);
