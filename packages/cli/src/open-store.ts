@@ -1,6 +1,6 @@
 import { AgentError, type ErrorDetails } from '@tether/protocol';
 import type { TetherStore } from '@tether/runtime';
-import { openPostgresStore } from '@tether/store-postgres';
+import { checkPostgresStore, openPostgresStore } from '@tether/store-postgres';
 import { existsSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -76,6 +76,40 @@ export async function openStore(
     // Nor is a data dir made for it left behind, empty (rmdir removes only an empty folder).
     if (madeDataDir) await rmdir(dataDir).catch(() => undefined);
     throw withoutSecrets(error, target);
+  }
+}
+
+/**
+ * What tether doctor says of the store a command would open over this data dir, read without
+ * opening it (nothing migrated, locked or started); null for the data dir's own SQLite database,
+ * which the data dir's row covers.
+ */
+export async function storeCheck(
+  dataDir: string,
+  location: StoreLocation,
+): Promise<{ readonly ok: boolean; readonly detail: string } | null> {
+  if (location.kind === 'data-dir') {
+    try {
+      refuseDataDirOfSharedStore(dataDir);
+      return null;
+    } catch (error) {
+      return { ok: false, detail: (error as Error).message };
+    }
+  }
+  if (location.kind === 'embedded-postgres')
+    return { ok: true, detail: "PostgreSQL in the data dir's own cluster (started by each command that uses it)" };
+  try {
+    const { schemaVersion, latestSchemaVersion } = await checkPostgresStore(location.url);
+    const schema =
+      schemaVersion === 0
+        ? 'no Tether has used it yet (the first to open it makes its tables)'
+        : schemaVersion < latestSchemaVersion
+          ? `schema version ${schemaVersion} (this Tether brings it to ${latestSchemaVersion} when it opens it)`
+          : `schema version ${schemaVersion}`;
+    return { ok: true, detail: `PostgreSQL at ${location.description}: ${schema}` };
+  } catch (error) {
+    const refused = withoutSecrets(error, location);
+    return { ok: false, detail: `${refused.message} [${refused.code}]` };
   }
 }
 

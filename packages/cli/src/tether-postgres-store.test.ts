@@ -209,6 +209,43 @@ describe('tether on a PostgreSQL store', () => {
     expect((await tether(['sessions', '--json'], dataDir('refused'))).stdout).toBe('[]\n');
   });
 
+  it('doctor checks the PostgreSQL store without touching it, and a data dir whose sessions are there opened without it', async () => {
+    const url = await postgres.createDatabase();
+    const row = (result: FinishedTether) =>
+      (JSON.parse(result.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks.find(
+        (check) => check.name === 'store',
+      );
+    // A database no Tether has opened: doctor says so, and leaves it so (no table made).
+    const fresh = await tether(['doctor', '--json', '--store', url], dataDir('doctor'));
+    expect(row(fresh)).toMatchObject({ ok: true, detail: expect.stringContaining('no Tether has used it yet') });
+    expect(existsSync(path.join(fixture.root, 'doctor'))).toBe(false);
+    expect((await tether(['doctor', '--json', '--store', url], dataDir('doctor'))).stdout).toContain(
+      'no Tether has used it yet',
+    );
+    // Once a command used it (through TETHER_STORE_URL here), its schema's version.
+    const listed = await tether(['sessions', '--json'], { ...dataDir('doctor'), TETHER_STORE_URL: url });
+    expect(listed.code, listed.stderr).toBe(0);
+    const used = await tether(['doctor', '--json'], { ...dataDir('doctor'), TETHER_STORE_URL: url });
+    expect(row(used)).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^PostgreSQL at .*: schema version \d+$/),
+    });
+    // A wrong password: a failed row and exit 1, the password nowhere.
+    const wrong = new URL(url);
+    wrong.password = 'wrong-SECRET-5e2d0f';
+    const refused = await tether(['doctor', '--store', wrong.toString()], dataDir('doctor'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/✗ store +The store could not read the database/);
+    expect(`${refused.stdout}${refused.stderr}`).not.toContain('wrong-SECRET');
+    // The data dir keeps its sessions in PostgreSQL: without the store, doctor says what the others would refuse.
+    const without = await tether(['doctor', '--json'], dataDir('doctor'));
+    expect(without.code).toBe(1);
+    expect(row(without)).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('keeps its sessions in PostgreSQL'),
+    });
+  });
+
   it('a short password that is also a word of the message (or of the address) garbles nothing, and shows nowhere as the password', async () => {
     for (const password of ['store', 'the', '127']) {
       const result = await tether(

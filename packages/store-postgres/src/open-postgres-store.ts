@@ -9,6 +9,7 @@ import { cutConnection } from './cut-connection.js';
 import { createPostgresStore } from './postgres-store.js';
 import { guardStore, storeFailure } from './store-failure.js';
 import { WriteQueue } from './write-queue.js';
+import { describeTarget } from './store-target.js';
 
 export interface PostgresStoreOptions {
   /** A postgres:// (or postgresql://) connection URL: host, port, database, user and password. */
@@ -35,27 +36,7 @@ export interface PostgresStoreOptions {
 const defaultMaxConnections = 10;
 const defaultLeaseTtlMs = 15_000;
 /** How long opening a connection may take, answer to the login included. */
-const connectTimeoutMs = 5_000;
-
-/** Where the URL points, for messages: host, port and database, never the user or password. */
-function describeTarget(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw storeFailure(
-      'The store URL is not a URL. Give one like postgres://user:password@host:5432/database.',
-      'invalid_url',
-    );
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw storeFailure(
-      `The store URL has the scheme ${parsed.protocol} where postgres: was expected. Give one like postgres://user:password@host:5432/database.`,
-      'invalid_url',
-    );
-  }
-  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
-}
+export const connectTimeoutMs = 5_000;
 
 /**
  * Opens a pool on the database and brings its schema up to date (under an advisory lock, so daemons

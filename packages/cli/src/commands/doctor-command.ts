@@ -23,8 +23,11 @@ import { type Check, checkCredentials } from './credentials-check.js';
 import { checkEndpoint } from './endpoint-check.js';
 import { parseTransport } from './transport-option.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { parseStoreLocation, storeOption } from './store-option.js';
+import { storeCheck } from '../open-store.js';
 
-export const doctorUsage = 'usage: tether doctor [--json] [--data-dir DIR] [--claude-path PATH] [--transport cli|sdk]';
+export const doctorUsage =
+  'usage: tether doctor [--json] [--data-dir DIR] [--store URL] [--claude-path PATH] [--transport cli|sdk]';
 
 async function checkDataDir(dataDir: string): Promise<Check> {
   const shape = await notADirectory(dataDir);
@@ -154,6 +157,7 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
         'data-dir': { type: 'string' },
         'claude-path': { type: 'string' },
         transport: { type: 'string' },
+        ...storeOption,
       },
     },
     doctorUsage,
@@ -213,6 +217,11 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   const dataDir = resolveDataDir({ dataDir: values['data-dir'], environment: context.environment, cwd: context.cwd });
   const dataDirCheck = await checkDataDir(dataDir);
   checks.push(dataDirCheck);
+  // The store the other commands would open here: PostgreSQL (--store, TETHER_STORE_URL), or a data
+  // dir whose sessions are there, opened without it.
+  const store = await storeCheck(dataDir, parseStoreLocation(values.store, context.environment));
+  if (store !== null)
+    checks.push({ name: 'store', ...store, ...(store.ok ? {} : { fix: 'Do what the message says.' }) });
   checks.push(await checkDaemon(dataDir, dataDirCheck.ok));
 
   if (values.json) {

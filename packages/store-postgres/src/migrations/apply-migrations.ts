@@ -14,6 +14,14 @@ const migrationLockKey = 7_428_113_960_227_511n;
  * missing migration recorded once in schema_migrations. The lock ends with the transaction, so a
  * daemon that dies while migrating leaves no lock behind and no half-applied schema.
  */
+/** A database a newer Tether migrated: refused whole, nothing touched. */
+export function schemaTooNew(databaseName: string, newest: number) {
+  return storeFailure(
+    `The database ${databaseName} has schema version ${newest}, but this Tether knows only versions up to ${latestSchemaVersion}: a newer Tether wrote it. Upgrade Tether to use it, or point --store at another database.`,
+    'schema_too_new',
+  );
+}
+
 export async function applyMigrations(pool: Pool, databaseName: string): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey.toString()]);
@@ -23,12 +31,7 @@ export async function applyMigrations(pool: Pool, databaseName: string): Promise
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const applied = new Set(rows.map((row) => Number(row.version)));
     const newest = Math.max(0, ...applied);
-    if (newest > latestSchemaVersion) {
-      throw storeFailure(
-        `The database ${databaseName} has schema version ${newest}, but this Tether knows only versions up to ${latestSchemaVersion}: a newer Tether wrote it. Upgrade Tether to use it, or point --store at another database.`,
-        'schema_too_new',
-      );
-    }
+    if (newest > latestSchemaVersion) throw schemaTooNew(databaseName, newest);
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
