@@ -14,8 +14,12 @@ import { UsageError } from './usage-error.js';
 export interface SharedStoreSettings {
   /** How long a lease outlives its holder's last heartbeat (default: the store's, 15 s). */
   readonly leaseTtlMs?: number | undefined;
-  /** Told when an embedded PostgreSQL server exited on its own, and whether it was started again. */
-  readonly onServerNotice?: ((notice: string) => void) | undefined;
+  /**
+   * Told what the opening is doing that a person should know of: an embedded PostgreSQL server
+   * that exited on its own (and whether it was started again), or a wait for the process this data
+   * dir's owner id last ran in (a crash or a restart a moment ago) to show whether it still runs.
+   */
+  readonly onNotice?: ((notice: string) => void) | undefined;
 }
 
 /** What the messages may say about a PostgreSQL database, and what they never may. */
@@ -50,7 +54,7 @@ export async function openStore(
     madeOwnerId = made;
     let url: string;
     if (location.kind === 'embedded-postgres') {
-      server = await startEmbeddedPostgres(dataDir, settings.onServerNotice);
+      server = await startEmbeddedPostgres(dataDir, settings.onNotice);
       target = { description: server.description, secrets: [server.password] };
       url = server.url;
     } else url = location.url;
@@ -59,6 +63,10 @@ export async function openStore(
       ownerId,
       // The data dir's id: a copy of it running beside this one is refused, not let in to take its sessions.
       exclusiveOwner: true,
+      onOwnerWait: (waitMs) =>
+        settings.onNotice?.(
+          `this data dir's last process on the store renewed its heartbeat moments ago (a crash or a restart?): watching it for up to ${Math.ceil(waitMs / 1000)} s before starting, to be sure it no longer runs`,
+        ),
       ...(settings.leaseTtlMs === undefined ? {} : { leaseTtlMs: settings.leaseTtlMs }),
     });
     return releasingOnClose(store, async () => {

@@ -246,6 +246,18 @@ describe('tether on a PostgreSQL store', () => {
     });
   });
 
+  it('serve restarted at once after a crash says it watches its predecessor before starting', async () => {
+    const url = await postgres.createDatabase();
+    const args = ['--store', url, '--lease-ttl', '3'];
+    const crashed = await serve(args, dataDir('restarted'));
+    await stopTether(crashed.child, 'SIGKILL');
+    const next = await serve(args, dataDir('restarted'));
+    expect(next.output()).toMatch(
+      /tether serve: this data dir's last process on the store renewed its heartbeat moments ago \(a crash or a restart\?\): watching it for up to \d+ s before starting/,
+    );
+    expect(next.output()).not.toContain(new URL(url).password);
+  });
+
   it('a short password that is also a word of the message (or of the address) garbles nothing, and shows nowhere as the password', async () => {
     for (const password of ['store', 'the', '127']) {
       const result = await tether(

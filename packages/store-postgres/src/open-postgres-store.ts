@@ -31,6 +31,11 @@ export interface PostgresStoreOptions {
    * that to show. Default false (processes may share an owner id on purpose, as tests do).
    */
   readonly exclusiveOwner?: boolean;
+  /**
+   * With exclusiveOwner: told, with how long at most, when opening waits to see whether the row its
+   * owner id left (a predecessor that died less than its ttl ago, or a live twin) is still renewed.
+   */
+  readonly onOwnerWait?: (waitMs: number) => void;
 }
 
 const defaultMaxConnections = 10;
@@ -92,7 +97,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     writes,
     held,
     leaseTtlMs,
-    exclusiveOwner: options.exclusiveOwner ? { target } : undefined,
+    exclusiveOwner: options.exclusiveOwner ? { target, onWait: options.onOwnerWait } : undefined,
     health,
   });
   try {

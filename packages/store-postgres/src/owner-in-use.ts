@@ -31,11 +31,18 @@ function ownerIdInUse(ownerId: string, address: string | null, target: string) {
  * its holder is gone, and this runtime takes over as its successor. A twin stalled for the whole
  * watch is not told apart from a dead predecessor.
  */
-export async function refuseLiveTwin(pool: Pool, ownerId: string, target: string): Promise<void> {
+export async function refuseLiveTwin(
+  pool: Pool,
+  ownerId: string,
+  target: string,
+  onWait: (waitMs: number) => void = () => undefined,
+): Promise<void> {
   const first = await ownRuntime(pool, ownerId);
   if (first === undefined || !first.alive) return;
   const beatMs = Math.max(1, Math.floor(first.lease_ttl_ms / 3));
   const pollMs = Math.min(250, Math.max(10, Math.floor(beatMs / 10)));
+  // The predecessor's ttl sets the watch, not this runtime's: up to 2/3 of it (40 min for a ttl of an hour).
+  onWait(2 * beatMs + pollMs);
   const until = performance.now() + 2 * beatMs + pollMs;
   while (performance.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -21,7 +21,9 @@ export interface CoordinationOptions {
   readonly held: HeldLeases;
   readonly leaseTtlMs: number;
   /** Refuse to start while another live process renews this owner id (owner-in-use.ts), naming the database so. */
-  readonly exclusiveOwner?: { readonly target: string } | undefined;
+  readonly exclusiveOwner?:
+    | { readonly target: string; readonly onWait?: ((waitMs: number) => void) | undefined }
+    | undefined;
   /** What the heartbeat's renewals tell of the connection (the store's health()). */
   readonly health: ConnectionHealth;
 }
@@ -117,7 +119,9 @@ export function createCoordination({
     coordination,
     async start() {
       if (exclusiveOwner)
-        await guardStore('check the owner id is free', () => refuseLiveTwin(pool, held.ownerId, exclusiveOwner.target));
+        await guardStore('check the owner id is free', () =>
+          refuseLiveTwin(pool, held.ownerId, exclusiveOwner.target, exclusiveOwner.onWait),
+        );
       heartbeat = startHeartbeat({
         pool,
         held,

@@ -145,7 +145,7 @@ async function serveClient(
   }
   const runtime = await createLocalRuntime({
     claude: inProcessClaudeSettings(options, context.environment),
-    store: await openStoreInProcess(options.dataDir, options.store),
+    store: await openStoreInProcess(options.dataDir, options.store, context.stderr),
     dataDir: options.dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,

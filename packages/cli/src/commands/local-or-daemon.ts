@@ -67,7 +67,9 @@ export async function withLocalOrDaemon<Result>(
       `tether: there is no data dir at ${command.dataDir} (nothing has run there); check --data-dir or TETHER_HOME.\n`,
     );
   const store =
-    location === undefined || nothingThere ? undefined : await openStoreInProcess(command.dataDir, location);
+    location === undefined || nothingThere
+      ? undefined
+      : await openStoreInProcess(command.dataDir, location, context.stderr);
   const runtime = await createLocalRuntime({
     claude: {
       environment: context.environment,
@@ -92,12 +94,18 @@ export async function withLocalOrDaemon<Result>(
  * The store opened in this process, for a command no daemon serves: a data dir another process holds
  * is said so, with the way to share it (tether serve), rather than as the store words it.
  */
-export function openStoreInProcess(dataDir: string, location: StoreLocation): ReturnType<typeof openStore> {
-  return openStore(dataDir, location).catch((error: unknown) => {
-    throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
-      ? inUseByAnotherProcess(dataDir, error)
-      : error;
-  });
+export function openStoreInProcess(
+  dataDir: string,
+  location: StoreLocation,
+  stderr: CliContext['stderr'],
+): ReturnType<typeof openStore> {
+  return openStore(dataDir, location, { onNotice: (notice) => stderr.write(`tether: ${notice}\n`) }).catch(
+    (error: unknown) => {
+      throw AgentError.isInstance(error) && error.code === 'data_dir_in_use'
+        ? inUseByAnotherProcess(dataDir, error)
+        : error;
+    },
+  );
 }
 
 function inUseByAnotherProcess(dataDir: string, error: AgentError): AgentError {

@@ -286,7 +286,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
       ...inProcessClaudeSettings(options, context.environment),
       ...(denyInProvider ? ({ approvals: 'deny', questions: 'deny' } as const) : {}),
     },
-    store: await openStoreInProcess(dataDir, options.store),
+    store: await openStoreInProcess(dataDir, options.store, context.stderr),
     dataDir,
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,

@@ -145,7 +145,7 @@ export async function serveCommand(argv: readonly string[], context: CliContext)
     openStore: (directory) =>
       openStore(directory, store, {
         leaseTtlMs,
-        onServerNotice: (notice) => context.stderr.write(`tether serve: ${notice}\n`),
+        onNotice: (notice) => context.stderr.write(`tether serve: ${notice}\n`),
       }),
     ...(advertiseUrl === undefined ? {} : { advertiseUrl }),
     host,
