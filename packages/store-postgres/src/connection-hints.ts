@@ -34,6 +34,11 @@ const byErrno: Record<string, string> = {
 const fallback =
   'Check that the PostgreSQL server is up, reachable from this machine and accepts this user, then retry.';
 
+/** pg's own words for a server that takes no SSL while the URL asks for it (sslmode=require), which carry no code. */
+const sslRefused = /does not support SSL connections/i;
+const sslHint =
+  'The server takes no SSL connections and the store URL asks for SSL (sslmode): turn SSL on in the server, or drop sslmode from the URL on a network you trust.';
+
 /** pg's own words for a broken connection, which carry no code. */
 const brokenWithoutCode = /connection terminated|connection error|not queryable/i;
 
@@ -50,5 +55,6 @@ export function connectionHint(error: unknown): string {
     if (/^08[0-9A-Z]{3}$/.test(code)) return byErrno['ECONNRESET']!;
   }
   if (error instanceof Error && brokenWithoutCode.test(error.message)) return byErrno['ECONNRESET']!;
+  if (error instanceof Error && sslRefused.test(error.message)) return sslHint;
   return fallback;
 }

@@ -119,3 +119,14 @@ describe('PostgreSQL store: a unit of several sessions, checked and written in o
     }
   });
 });
+
+describe('PostgreSQL store: a URL that asks for SSL a server does not offer', () => {
+  it('fails opening with store_failure saying so and what to do, the password in no message', async () => {
+    const url = new URL(await server().createDatabase());
+    url.searchParams.set('sslmode', 'require');
+    const error = await agentErrorOf(openPostgresStore({ url: url.toString() }));
+    expect(error.code).toBe('store_failure');
+    expect(error.message).toContain('The server takes no SSL connections and the store URL asks for SSL (sslmode)');
+    expect(error.message).not.toContain(url.password);
+  });
+});
