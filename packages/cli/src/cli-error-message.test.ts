@@ -81,7 +81,7 @@ const refusals: [AgentError, string][] = [
   [
     error(
       'session_owned_elsewhere',
-      'Another Tether daemon sharing this store drives this session: http://h:1. Send the command there with the same commandId, or retry here.',
+      'Another Tether process sharing this store drives this session: the daemon at http://h:1. Send the request there (a command with its same commandId, which is applied once), or retry here.',
     ),
     'Run the command there',
   ],

@@ -32,7 +32,7 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
       return `${firstSentence(error.message)} Merge or copy what you want to keep, then \`tether delete ${session} --discard-changes\` removes it and its branch.`;
     case 'session_owned_elsewhere':
       // main adds the daemon's address and how to send the command there.
-      return 'Another Tether daemon sharing this store drives this session. Run the command there, or here again once that daemon has stopped (this one then takes the session over).';
+      return 'Another Tether process sharing this store drives this session. Run the command there, or here again once that process has stopped (this one then takes the session over).';
     case 'capacity_exceeded':
       return reason === 'open_session_limit'
         ? `${firstSentence(error.message)} Close sessions you no longer need (\`tether close SESSION\`; \`tether sessions --state idle\` lists candidates), or restart the daemon with a higher \`tether serve --max-open-sessions\`.`

@@ -42,10 +42,14 @@ export function unknownProvider(name: string, available: readonly string[]): Age
 
 /** A command, or a read only its driver can answer (a diff), on a session another runtime sharing the store drives: it goes there. */
 export function sessionOwnedElsewhere(holder: SessionHolder): AgentError {
-  const where = holder.address === null ? `the daemon with owner id ${holder.ownerId}` : holder.address;
+  // No address: a process that serves no API (a tether run or tether acp on the store), or a daemon not advertised yet.
+  const where =
+    holder.address === null
+      ? `the Tether process with owner id ${holder.ownerId}, which serves no API here (a tether run or tether acp on this store, or a daemon still starting)`
+      : `the daemon at ${holder.address}`;
   return new AgentError({
     code: 'session_owned_elsewhere',
-    message: `Another Tether daemon sharing this store drives this session: ${where}. Send the request there (a command with the same commandId: it is applied once), or retry here once that daemon has stopped (its lease then expires and this daemon takes the session over).`,
+    message: `Another Tether process sharing this store drives this session: ${where}. Send the request there (a command with its same commandId, which is applied once), or retry here once that process has stopped (its lease then expires and this daemon takes the session over).`,
     details: { ownerId: holder.ownerId, ownerUrl: holder.address },
   });
 }
