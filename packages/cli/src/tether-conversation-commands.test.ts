@@ -142,6 +142,13 @@ describe('tether models', () => {
     expect(missingBinary.code).toBe(1);
     expect(missingBinary.stderr).toContain(path.join(fixture.root, 'no-claude'));
 
+    // An unknown provider is a usage error, in-process as through a daemon (below).
+    const unknownHere = await tether(['models', '--provider', 'nope']);
+    expect([unknownHere.code, unknownHere.stderr]).toEqual([
+      2,
+      'tether models: --provider: No provider named "nope" is configured. Available: claude.\n',
+    ]);
+
     const table = await tether(['models']);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
@@ -155,8 +162,7 @@ describe('tether models', () => {
     await serve();
     expect((await tetherJson<ModelList>(['models', '--json']))[0]).toEqual(local);
     const unknown = await tether(['models', '--provider', 'nope']);
-    expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain('nope');
+    expect([unknown.code, unknown.stderr]).toEqual([unknownHere.code, unknownHere.stderr]);
     // No model request: the list is built into the agent.
     expect(turnRequests()).toHaveLength(0);
   });

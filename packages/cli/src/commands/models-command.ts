@@ -1,5 +1,6 @@
 import { resolveGivenPath } from '@tether/store-sqlite';
-import type { ModelDescription } from '@tether/protocol';
+import { AgentError, type ModelDescription, type ModelList } from '@tether/protocol';
+import type { TetherBackend } from '../tether-backend.js';
 import type { CliContext } from '../cli-context.js';
 import { terminalSafe } from '../render/human-renderer.js';
 import { UsageError } from '../usage-error.js';
@@ -40,7 +41,7 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
   const provider = command.values.provider as string | undefined;
   const claudePathOption = command.values['claude-path'] as string | undefined;
   // The list needs no session: in-process, the data dir is left alone (another process may hold it).
-  const list = await withLocalOrDaemon(command, context, (backend) => backend.tether.listModels(provider), {
+  const list = await withLocalOrDaemon(command, context, (backend) => listOf(backend.tether, provider), {
     store: 'none',
     transport,
     ...(claudePathOption === undefined ? {} : { claudePath: resolveGivenPath(claudePathOption, context.cwd) }),
@@ -52,4 +53,18 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
   if (list.models.length === 0) context.stderr.write('The agent lists no models.\n');
   else context.stdout.write(table(list.models));
   return 0;
+}
+
+/**
+ * The list, an unknown --provider a usage error however it was asked: the runtime refuses it
+ * invalid_command, the daemon's route 404 route_not_found (the API's words for a missing resource).
+ */
+async function listOf(tether: Pick<TetherBackend, 'listModels'>, provider: string | undefined): Promise<ModelList> {
+  try {
+    return await tether.listModels(provider);
+  } catch (error) {
+    if (AgentError.isInstance(error) && error.details?.reason === 'unknown_provider')
+      throw new UsageError(`--provider: ${error.message.replace(/ \(GET \/v1\/providers lists them\)/, '')}`);
+    throw error;
+  }
 }
