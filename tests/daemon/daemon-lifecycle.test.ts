@@ -7,6 +7,7 @@ import type { SessionSnapshot, SubmitTurnReceipt } from '@tether/protocol';
 import { answerText, processesWithEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  RecordingLogger,
   SocketClient,
   client,
   completes,
@@ -45,7 +46,8 @@ async function heldRun(options: { shutdownGraceMs: number }) {
 
 describe('daemon lifecycle', () => {
   it('close() lets a run in flight finish, refuses new work meanwhile, then removes daemon.json', async () => {
-    const { environment, daemon, api } = await start();
+    const logger = new RecordingLogger();
+    const { environment, daemon, api } = await start({ logger });
     expect(await readDaemonInfo(dataDirOf(environment))).toMatchObject({ url: daemon.url, pid: process.pid });
     const sessionId = await openSession(api, environment.workspace);
     environment.api.enqueue(textReply('Finishing before the daemon stops.', { chunks: 20, delayMs: 30 }));
@@ -94,6 +96,11 @@ describe('daemon lifecycle', () => {
     expect((await socket.closed).code).toBe(1001);
     expect(existsSync(path.join(dataDirOf(environment), 'daemon.json'))).toBe(false);
     await expect(fetch(`${daemon.url}/health`)).rejects.toThrow();
+    // Refusing work while stopping is no failure of the daemon's: logged as a request, not an error.
+    expect(logger.lines.filter((line) => line.message === 'request failed')).toEqual([]);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ message: 'request', status: 503, errorCode: 'runtime_stopped' }),
+    );
   });
 
   it('close() does not start a turn waiting for a process slot: it ends runtime_stopped at once, never sent to the model', async () => {

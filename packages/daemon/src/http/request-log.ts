@@ -77,8 +77,14 @@ export function requestLog(state: DaemonState): MiddlewareHandler<DaemonEnvironm
     if (commandType) fields['commandType'] = commandType;
     // /health answers 503 by design while the store is down, and a load balancer asks every few
     // seconds: the store's own background log says why, so a probe is no failure of its own.
-    // 501 capability_unsupported answers what the caller asked of a session that has no such thing.
-    if (status >= 500 && route !== '/health' && errorCode !== 'capability_unsupported')
+    // 501 capability_unsupported answers what the caller asked of a session that has no such thing,
+    // and 503 runtime_stopped a request that came while the daemon was stopping, as it should.
+    if (
+      status >= 500 &&
+      route !== '/health' &&
+      errorCode !== 'capability_unsupported' &&
+      errorCode !== 'runtime_stopped'
+    )
       state.logger.error(fields, 'request failed');
     // Anyone on the machine may ask for these (no token), as fast as they like: not at the default level.
     else if (openToAnyone.has(route)) state.logger.debug(fields, 'request');
