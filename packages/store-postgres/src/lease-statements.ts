@@ -64,6 +64,10 @@ export const leaseStatements = {
     SELECT pg_notify('${appendChannel}', ${deletionPayload('$1')})`,
   // Open sessions no live runtime holds: no lease, or a holder (not this runtime) whose row is gone or
   // that this runtime judges dead (holderDead).
+  selectOwnOpenSessions: `SELECT session.session_id FROM sessions AS session
+    JOIN session_leases AS lease ON lease.session_id = session.session_id
+    WHERE lease.owner_id = $1 AND (session.state <> 'closed' OR session.live_process IS NOT NULL)
+    ORDER BY session.session_id`,
   selectOrphans: `SELECT session.session_id FROM sessions AS session
     LEFT JOIN session_leases AS lease ON lease.session_id = session.session_id
     LEFT JOIN runtimes AS holder ON holder.owner_id = lease.owner_id

@@ -88,6 +88,13 @@ export function createCoordination({
         const { rows } = await pool.query<{ session_id: string }>(leaseStatements.selectOrphans, [held.ownerId]);
         return rows.map((row) => row.session_id);
       }),
+    findOwn: () =>
+      reliably('look for the sessions this owner id holds', async () => {
+        const { rows } = await pool.query<{ session_id: string }>(leaseStatements.selectOwnOpenSessions, [
+          held.ownerId,
+        ]);
+        return rows.map((row) => row.session_id);
+      }),
     onAppended: (listener) => {
       const remove = appendListeners.add(listener);
       notices.start();

@@ -76,7 +76,7 @@ async function startDaemon(
   url: string,
   ownerId: string,
   turn?: MockTurnScript,
-  options: { sweepIntervalMs?: number; leaseTtlMs?: number } = {},
+  options: { sweepIntervalMs?: number; leaseTtlMs?: number; adoptsOrphanedSessions?: boolean } = {},
 ): Promise<Daemon> {
   const link = await openLink(url);
   const opened = await openPostgresStore({
@@ -98,6 +98,7 @@ async function startDaemon(
     providers: [provider],
     store,
     onLeaseChange: (change) => leaseChanges.push(change),
+    ...(options.adoptsOrphanedSessions === undefined ? {} : { adoptsOrphanedSessions: options.adoptsOrphanedSessions }),
   });
   const daemon = { ownerId, runtime, store, provider, link, leaseChanges, sweeps: () => sweeps };
   started.push(daemon);
@@ -303,6 +304,20 @@ describe('runtimes sharing a PostgreSQL store', () => {
     const stored = await b.runtime.readEvents(sessionId, { limit: 10_000 });
     expect(seqs(stored)).toEqual(oneTo(stored.length));
     expect(seqs(followed.events.slice(0, stored.length))).toEqual(oneTo(stored.length));
+  });
+
+  it("a runtime that adopts no orphan (a CLI command) still recovers at start what its own owner id held: its data dir's process before a crash", async () => {
+    const { url, a, b, sessionId, runId } = await turnRunningOnA();
+    const other = await b.runtime.openSession({ workspace: { kind: 'directory', path: workspace } });
+    a.link.cut();
+    b.link.cut();
+    // A's data dir again (its owner id), in a command that adopts no orphan: A's session is its own.
+    const command = await startDaemon(url, 'owner-a', undefined, { adoptsOrphanedSessions: false });
+    expect(await command.runtime.getRun(runId)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'runtime_restarted' },
+    });
+    expect(await holdersOf(url, [sessionId, other.sessionId])).toEqual(['owner-a', 'owner-b']);
   });
 
   it('refuses a stale A: its output is not written, its entry goes, and its next command is sent to B', async () => {

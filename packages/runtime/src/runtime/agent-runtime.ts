@@ -231,8 +231,9 @@ class Runtime extends TypedCommands implements AgentRuntime {
     // without first waiting on the provider's set-up (and on whatever else the event loop runs meanwhile).
     await Promise.all([
       rehearseFirstTurn(createAgentRuntime),
-      // Not adopting, it recovers a session when a command first asks for it, as it would one driven elsewhere.
-      this.adoptsOrphans ? recoverOpenSessions(this.recoveryParts()) : undefined,
+      // Not adopting, only what its own owner id held (its data dir's process before a crash): any
+      // other session is recovered when a command first asks for it, or by a daemon that adopts it.
+      this.adoptsOrphans ? recoverOpenSessions(this.recoveryParts()) : this.recoverOwnSessions(),
       this.workspaces.sweepAll(this.onBackgroundError),
       ...this.providers.map((provider) => provider.doPrepare?.().catch(() => undefined)),
     ]);
@@ -264,6 +265,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
       }),
       stopLost: coordination.onLost((sessionIds) => this.loseSessions(sessionIds, 'heartbeat')),
     };
+  }
+
+  private async recoverOwnSessions(): Promise<void> {
+    const own = new Set(await this.store.coordination?.findOwn());
+    if (own.size > 0) await recoverOpenSessions(this.recoveryParts(), (sessionId) => own.has(sessionId));
   }
 
   private recoveryParts(): SessionRecoveryParts {

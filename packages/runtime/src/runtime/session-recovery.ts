@@ -72,10 +72,14 @@ export async function loadSession(parts: SessionRecoveryParts, sessionId: string
  * recovers them. With a shared store only those this runtime can claim: one another live runtime
  * drives stays there.
  */
-export async function recoverOpenSessions(parts: SessionRecoveryParts): Promise<void> {
+export async function recoverOpenSessions(
+  parts: SessionRecoveryParts,
+  include: (sessionId: string) => boolean = () => true,
+): Promise<void> {
   const { store, entries, ownership } = parts;
   const recovered: SessionEntry[] = [];
   for (const loaded of await store.loadOpenSessions()) {
+    if (!include(loaded.sessionId)) continue;
     const record = ownership.shared ? await claimed(parts, loaded.sessionId) : loaded;
     if (!record) continue;
     const entry = entryOf(parts, record);

@@ -72,6 +72,10 @@ export class SharedStoreDouble {
             const lease = this.leases.get(sessionId);
             return lease === undefined || (lease.ownerId !== ownerId && !this.owners.get(lease.ownerId)?.alive);
           }),
+      findOwn: async () =>
+        (await rows.loadOpenSessions())
+          .map((record) => record.sessionId)
+          .filter((sessionId) => this.leases.get(sessionId)?.ownerId === ownerId),
       onAppended: (listener) => {
         this.appendListeners.add(listener);
         return () => this.appendListeners.delete(listener);

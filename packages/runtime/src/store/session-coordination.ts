@@ -51,6 +51,12 @@ export interface SessionCoordination {
    */
   findOrphans(): Promise<string[]>;
   /**
+   * Open sessions whose lease names this owner id already: what a predecessor with the same owner
+   * id (this data dir's process before a crash or a restart) held, this runtime's to recover even
+   * when it takes up no orphan of another's (adoptsOrphanedSessions false).
+   */
+  findOwn(): Promise<string[]>;
+  /**
    * Listens for other runtimes' appends (this runtime's own may be reported too: ignore them). The
    * listener gets `'resync'` when notices may have been missed (the notification connection broke
    * and is back): whoever follows a session then reads the store for what it has not seen.
