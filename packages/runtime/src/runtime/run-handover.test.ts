@@ -71,4 +71,19 @@ describe('a run recorded before it reaches the agent (its worktree baseline bein
     expect(types).toContain('input.folded');
     expect(types).not.toContain('input.cancelled');
   });
+
+  it('steered then withdrawn meanwhile, the steer ends withdrawn and never reaches the agent', async () => {
+    const { runtime, provider, turns, sessionId, runId, releaseBaseline } = await sessionWithHeldBaseline();
+    const steered = await runtime.submitTurn({ sessionId, input: text('never mind this'), delivery: 'steer' });
+    await runtime.cancelQueuedInput({ sessionId, inputId: steered.inputId! });
+    const events = await runtime.readEvents(sessionId);
+    expect(events.filter((event) => event.type === 'input.cancelled')).toMatchObject([
+      { inputId: steered.inputId, reason: 'withdrawn' },
+    ]);
+    releaseBaseline();
+    await expect.poll(() => turns.length).toBe(1);
+    turns[0]!.emit({ type: 'run.completed', runId, outcome: 'succeeded' });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(provider.sessions[0]!.steers).toEqual([]);
+  });
 });

@@ -331,6 +331,11 @@ export class SessionEntry {
     return this.handover?.runId === runId ? this.handover.done : Promise.resolve();
   }
 
+  /** The run is recorded and not yet handed to the agent: the agent knows nothing of it, nor of its steers. */
+  isHandingOver(runId: string): boolean {
+    return this.handover?.runId === runId;
+  }
+
   /** Replaces what memory holds with what the store holds (after memory applied output the store never took). */
   rebuildFrom(stored: ReturnType<SessionEntry['snapshotState']>): void {
     this.rebuilds += 1;

@@ -35,6 +35,12 @@ export async function cancelQueuedInput(
 
 /** Asks the agent to give a steer back; its input.cancelled part (withdrawn) is in the log before the receipt. */
 async function withdrawSteer(context: CommandContext, entry: SessionEntry, steer: QueuedInput): Promise<void> {
+  // Its run not yet handed to the agent, the steer waits here (submit-turn's steer): withdrawn here.
+  if (entry.isHandingOver(steer.runId)) {
+    context.log.stage(entry, queuedInputCancellations([steer], 'withdrawn'));
+    await context.writer.flush();
+    return;
+  }
   const session = await context.providerSession(entry);
   if (!session.doWithdrawSteer) {
     throw new AgentError({

@@ -115,8 +115,10 @@ async function steer(
   try {
     const session = await context.providerSession(entry);
     if (!session.doSteer) throw new Error(`The ${entry.record.provider} provider's session has no doSteer.`);
-    // A run not yet handed to the agent (its worktree's baseline being taken) is unknown to it: the steer waits.
+    // A run not yet handed to the agent (its worktree's baseline being taken) is unknown to it: the
+    // steer waits, and goes only if it was not withdrawn (or ended with its run) meanwhile.
     await entry.handedOver(runId);
+    if (!(entry.record.queuedInputs ?? []).some((queued) => queued.inputId === inputId)) return;
     await session.doSteer({ runId, inputId, input });
   } catch (error) {
     const stillQueued = (entry.record.queuedInputs ?? []).some((queued) => queued.inputId === inputId);
