@@ -1,5 +1,4 @@
 import { signalExitCode } from '@tether/runtime';
-import type { TetherBackend } from '../tether-backend.js';
 import { type TurnStopper, signalGraceMs } from './turn-driver.js';
 
 /**
@@ -7,13 +6,13 @@ import { type TurnStopper, signalGraceMs } from './turn-driver.js';
  * signal stops the run there (as Ctrl-C does) and this process leaves with the signal's code once
  * the run has ended, after the grace at the latest, or at once on a second signal.
  */
-export function daemonTurnStopper(daemon: Pick<TetherBackend, 'interruptRun'>): TurnStopper {
+export function daemonTurnStopper(): TurnStopper {
   return {
     terminate(signal, turn, urgent) {
       const leave = () => process.exit(signalExitCode(signal));
       if (urgent || turn === undefined) return leave();
-      // This turn's run only, once accepted (within the grace): another caller's is not this command's.
-      turn.runId.then((runId) => daemon.interruptRun({ sessionId: turn.sessionId, runId })).catch(leave);
+      // This turn alone, once accepted (within the grace): another caller's run is not this command's.
+      turn.stop().catch(leave);
       setTimeout(leave, signalGraceMs).unref();
     },
   };

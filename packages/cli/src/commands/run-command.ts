@@ -277,7 +277,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
         `tether run: ${options.inProcessOnly.join(', ')} ignored: the daemon runs the turn with the settings it was started with (give them to tether serve, or stop it to run in this process).\n`,
       );
     warnNobodyToAsk();
-    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
+    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper());
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
   const denyInProvider = mode.kind === 'deny';

@@ -156,4 +156,61 @@ describe('driveTurn stopped by a signal', () => {
     expect((await runtime.getSession(provider.sessions[0]!.options.sessionId)).activeRunId).toBe(followUp);
     await runtime.shutdown({ graceMs: 0, force: true });
   });
+
+  it("a Ctrl-C before its steer is accepted withdraws the steer, and leaves the other caller's run it was for alone", async () => {
+    const held: ((outcome: 'succeeded') => void)[] = [];
+    const provider = createMockProvider({
+      turn: ({ runId, emit }) => {
+        held.push((outcome) => emit({ type: 'run.completed', runId, outcome }));
+      },
+      steer: () => undefined,
+      withdrawSteer: () => true,
+    });
+    const { cwd, runtime, context, signal } = await setUp(provider);
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: cwd } });
+    const other = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'the other caller' }] });
+    await expect.poll(() => held.length).toBe(1);
+    const stopsAsked: (string | undefined)[] = [];
+    const withdrawals: Promise<unknown>[] = [];
+    const backend = new Proxy(runtime, {
+      get(target, property) {
+        if (property === 'submitTurn')
+          return async (command: Parameters<typeof runtime.submitTurn>[0]) => {
+            // The signal comes while the steer is on its way, before its receipt.
+            signal('SIGINT');
+            return target.submitTurn(command);
+          };
+        if (property === 'interruptRun')
+          return (command: Parameters<typeof runtime.interruptRun>[0]) => {
+            stopsAsked.push(command.runId);
+            return target.interruptRun(command);
+          };
+        if (property === 'cancelQueuedInput')
+          return (command: Parameters<typeof runtime.cancelQueuedInput>[0]) => {
+            const withdrawal = target.cancelQueuedInput(command);
+            withdrawals.push(withdrawal);
+            return withdrawal;
+          };
+        return Reflect.get(target, property, target);
+      },
+    });
+    const stopper: TurnStopper = { terminate: () => undefined };
+
+    const driving = driveTurn(
+      backend,
+      { resume: sessionId, cwd, prompt: 'also this', delivery: 'steer', json: false, responder: null },
+      context,
+      stopper,
+    );
+    await expect.poll(() => withdrawals.length).toBe(1);
+    await Promise.all(withdrawals);
+    held[0]!('succeeded');
+    await driving;
+
+    expect(stopsAsked).toEqual([]);
+    expect(await runtime.waitForRun(other.runId)).toMatchObject({ outcome: 'succeeded' });
+    const cancelled = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'input.cancelled');
+    expect(cancelled).toMatchObject([{ reason: 'withdrawn' }]);
+    await runtime.shutdown({ graceMs: 0, force: true });
+  });
 });

@@ -1,4 +1,10 @@
-import { AgentError, type InputDelivery, type PermissionMode, type ProtocolEvent } from '@tether/protocol';
+import {
+  AgentError,
+  type InputDelivery,
+  type PermissionMode,
+  type ProtocolEvent,
+  type SubmitTurnReceipt,
+} from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
 import type { CliContext } from '../cli-context.js';
 import { InteractionResponder, type ResponderMode } from '../interactions/interaction-responder.js';
@@ -49,18 +55,23 @@ export const signalDeadlineMs = 3_000;
  */
 export const interruptSettleMs = 1_000;
 
-/** The session a command's turn is in, and its run (settles once the turn is accepted). */
+/** The session a command's turn is in, and how to stop that turn alone. */
 export interface TurnOfCommand {
   readonly sessionId: string;
-  readonly runId: Promise<string>;
+  /**
+   * Stops this command's own turn once it is accepted: a follow-up still waiting is withdrawn; its
+   * run is interrupted by id; a steer folded into another caller's run stops nothing (that run is
+   * not this command's).
+   */
+  stop(): Promise<void>;
 }
 
 /** How a command ends everything it started when it must exit (a terminating or a second signal). */
 export interface TurnStopper {
   /**
    * Ends the run and whatever this command started, bounded in time; `urgent` (a second signal)
-   * skips the grace. driveTurn then returns `signal`'s exit code. `turn`: the session, and this
-   * turn's run once it is accepted (another caller's run in the session is not this command's to stop).
+   * skips the grace. driveTurn then returns `signal`'s exit code. `turn`: the session, and how to
+   * stop this command's turn alone (another caller's run in the session is not this command's to stop).
    */
   terminate(signal: ShutdownSignal, turn: TurnOfCommand | undefined, urgent: boolean): void;
   /**
@@ -92,18 +103,31 @@ export async function driveTurn(
   stopper: TurnStopper,
 ): Promise<number> {
   let sessionId: string | undefined;
-  // This turn's run, once accepted: a stop names it, so a run of another caller that started since
-  // (a follow-up queued behind this turn) is not stopped in its place.
-  let accepted: (runId: string) => void = () => {};
-  const runOfTurn = new Promise<string>((resolve) => {
-    accepted = resolve;
-  });
-  const turnOf = (session: string | undefined): TurnOfCommand | undefined =>
-    session === undefined ? undefined : { sessionId: session, runId: runOfTurn };
-  const interruptTurn = (session: string) =>
-    runOfTurn.then((runId) => backend.interruptRun({ sessionId: session, runId }));
   // A follow-up not yet started or folded in: stopping withdraws it rather than stop another turn's run.
   let pendingInput: string | null = null;
+  // This turn's receipt, once accepted: a stop names its run, so a run of another caller that started
+  // since (a follow-up queued behind this turn, the run a steer went into) is not stopped in its place.
+  let accepted: (receipt: SubmitTurnReceipt) => void = () => {};
+  const receiptOfTurn = new Promise<SubmitTurnReceipt>((resolve) => {
+    accepted = resolve;
+  });
+  const stopTurn = async (session: string): Promise<void> => {
+    const receipt = await receiptOfTurn;
+    const input = receipt.queued === true ? receipt.inputId : undefined;
+    if (input !== undefined) {
+      const withdrawn =
+        pendingInput === input &&
+        (await backend.cancelQueuedInput({ sessionId: session, inputId: input }).then(
+          () => true,
+          () => false,
+        ));
+      // Withdrawn, nothing of it runs; a steer folded in belongs to another caller's run.
+      if (withdrawn || request.delivery === 'steer') return;
+    }
+    await backend.interruptRun({ sessionId: session, runId: receipt.runId });
+  };
+  const turnOf = (session: string | undefined): TurnOfCommand | undefined =>
+    session === undefined ? undefined : { sessionId: session, stop: () => stopTurn(session) };
   const withdrawPending = (session: string, inputId: string) =>
     backend.cancelQueuedInput({ sessionId: session, inputId }).then(
       () => undefined,
@@ -122,7 +146,8 @@ export async function driveTurn(
     const ending = stop.ending;
     if (pendingInput === null || sessionId === undefined || urgent)
       return stopper.terminate(ending, turnOf(sessionId), urgent);
-    void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, undefined, urgent));
+    const turn = turnOf(sessionId);
+    void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, turn, urgent));
   };
   const removeInterrupt = context.onInterrupt((count, signal) => {
     // Whatever the signal and however the run goes on stopping, this process ends: something left
@@ -143,7 +168,7 @@ export async function driveTurn(
     } else if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
       interrupted = 'run';
-      interruptTurn(sessionId).catch(() => terminate(signal, false));
+      stopTurn(sessionId).catch(() => terminate(signal, false));
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
         terminate(signal, false);
@@ -203,7 +228,7 @@ export async function driveTurn(
     // on with its prompts denied (a follow-up still queued is withdrawn), once there is one to stop.
     const stopForAnswers = () => {
       if (pendingInput !== null) void withdrawPending(turnSession, pendingInput);
-      else interruptTurn(turnSession).catch(() => undefined);
+      else stopTurn(turnSession).catch(() => undefined);
     };
     // This turn's run, once submitted: another caller's run (a follow-up queued behind this turn)
     // and its inputs are not this turn's, so they are neither shown nor answered here (--json
@@ -250,13 +275,13 @@ export async function driveTurn(
       ...(request.runEnd ? { runEnd: request.runEnd } : {}),
       onSubmitted: (receipt) => {
         turnRunId = receipt.runId;
-        accepted(receipt.runId);
         // Not queued behind follow-ups the plan limit holds (the API answers it now): said, as it goes out of order.
         if (request.delivery === 'after_turn' && receipt.queued !== true && heldFollowUps > 0 && !request.json)
           context.stderr.write(
             `  · runs now, ahead of ${heldFollowUps === 1 ? 'the follow-up' : `the ${heldFollowUps} follow-ups`} held by the plan limit (they wait for its reset)\n`,
           );
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
+        accepted(receipt);
         submitted = true;
         if (answersFailed) stopForAnswers();
       },
