@@ -62,7 +62,13 @@ import { RemoteAppends } from './remote-appends.js';
 import type { CommandContext } from './commands/command-context.js';
 import { runCommand } from './commands/command-table.js';
 import { denyOnTimeout } from './commands/deliver-answer.js';
-import { SessionLog, now, runStoppedByShutdown, withRunEndCancellations } from './session-log.js';
+import {
+  SessionLog,
+  now,
+  runNotStartedByShutdown,
+  runStoppedByShutdown,
+  withRunEndCancellations,
+} from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
 import { RunWaiters } from './run-waiters.js';
 import { ForcedStoreBound } from './forced-store-bound.js';
@@ -437,6 +443,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
           : // The agent may start meanwhile; the turn reaches it only once the baseline is taken.
             (await Promise.all([entry.ensureProvider(this.outputFor(entry)), baseline]))[0];
       if (entry.record.activeRunId !== runId) return;
+      // A shutdown began meanwhile: started in its grace, the turn would spawn an agent and reach the
+      // model only to be stopped at the grace's end (as a turn waiting for a process slot is not started).
+      if (this.shutdownBegun || entry.stoppedByShutdown.has(runId))
+        return this.endRun(entry, runId, { outcome: 'interrupted', error: runNotStartedByShutdown });
       if (entry.interruptRequested.has(runId)) return this.endRun(entry, runId, { outcome: 'interrupted' });
       // The provider takes the run in the call itself (before its first await), so a steer let through
       // by handedOver() finds it.
@@ -458,7 +468,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private endRun(
     entry: SessionEntry,
     runId: string,
-    end: { outcome: 'failed'; error: SerializedAgentError } | { outcome: 'interrupted' },
+    end: { outcome: 'failed' | 'interrupted'; error?: SerializedAgentError },
   ): void {
     if (entry.record.activeRunId !== runId) return;
     this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, ...end }], 'run_ended'));

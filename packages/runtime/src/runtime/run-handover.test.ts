@@ -86,4 +86,19 @@ describe('a run recorded before it reaches the agent (its worktree baseline bein
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
     expect(provider.sessions[0]!.steers).toEqual([]);
   });
+
+  it('a shutdown begun meanwhile ends it runtime_stopped (not started) at the handover: the agent never gets it', async () => {
+    const { runtime, provider, runId, releaseBaseline } = await sessionWithHeldBaseline();
+    const ends: unknown[] = [];
+    runtime.observe((event) => {
+      if (event.type === 'run.completed' && event.runId === runId) ends.push(event);
+    });
+    const stopping = runtime.shutdown({ graceMs: 60_000 });
+    releaseBaseline();
+    await stopping;
+    expect(ends).toMatchObject([
+      { outcome: 'interrupted', error: { code: 'runtime_stopped', details: { reason: 'not_started' } } },
+    ]);
+    expect(provider.sessions.flatMap((session) => session.turns)).toEqual([]);
+  });
 });
