@@ -282,6 +282,18 @@ describe('tether run and tool prompts', () => {
     });
   });
 
+  it('--approve deny in-process: told once, each prompt denied, and the model hears the user chose it', async () => {
+    fixture.api.enqueue(toolUseReply('Bash', writeFile), textReply('Went on without it.'));
+    const result = await tether(['run', '--approve', 'deny', 'Write it']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('tether: --approve deny: tool prompts and questions will be denied.\n');
+    const turns = fixture.api.requests.filter((request) => request.kind === 'turn');
+    expect(JSON.stringify(turns.at(-1)!.body)).toContain(
+      'The user chose to deny every prompt of this run (--approve deny), so this was not permitted.',
+    );
+    expect(existsSync(path.join(fixture.root, 'workspace', 'prompted.txt'))).toBe(false);
+  });
+
   it('refuses --answers together with --approve deny as a usage error', async () => {
     const result = await tether(['run', '--approve', 'deny', '--answers', '-', 'x']);
     expect(result.code).toBe(2);

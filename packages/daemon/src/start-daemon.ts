@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
+import { Notifier } from './notifications/notifier.js';
 import { bindProcessToHost, createClaudeProvider } from '@tether/provider-claude';
 import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
@@ -193,7 +194,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // What the runtime publishes before notifications are on (a crash's runs, ended as it loads) is
   // kept for them: a receiver of run_failed is told of a run a crash ended, too.
   let beforeNotifications: ProtocolEvent[] | null = [];
-  const { runtime, store } = await createRuntime(options, dataDir, logger, (event) => beforeNotifications?.push(event));
+  const { runtime, store } = await createRuntime(options, dataDir, logger, (event) => {
+    if (beforeNotifications !== null && Notifier.concerns(event)) beforeNotifications.push(event);
+  });
 
   let server: Server | undefined;
   let tokens: TokenGuard | undefined;

@@ -22,7 +22,13 @@ export interface PostgresStoreCheck {
  */
 export async function checkPostgresStore(url: string): Promise<PostgresStoreCheck> {
   const target = describeTarget(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  // Bounded: a read queued behind another Tether's migration (its lock) must not hold doctor.
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: connectTimeoutMs,
+    query_timeout: connectTimeoutMs,
+  });
   // A connection that breaks while this reads is reported by the query; without a listener it would end the process.
   client.on('error', () => undefined);
   try {

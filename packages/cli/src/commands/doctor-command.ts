@@ -23,6 +23,7 @@ import { type Check, checkCredentials } from './credentials-check.js';
 import { checkEndpoint } from './endpoint-check.js';
 import { parseTransport } from './transport-option.js';
 import { parseCommandLine } from './parse-command-line.js';
+import { UsageError } from '../usage-error.js';
 import { parseStoreLocation, storeOption } from './store-option.js';
 import { storeCheck } from '../open-store.js';
 
@@ -73,6 +74,22 @@ async function checkDataDir(dataDir: string): Promise<Check> {
       detail: `${dataDir} (a stale lock from process ${owner.pid} will be taken over)`,
     };
   return { name: 'data dir', ok: true, detail: dataDir };
+}
+
+/** The store's row: the store the other commands would open here, or why its location is refused (a row, not a usage error: doctor lists every problem). */
+async function storeCheckOf(
+  dataDir: string,
+  flag: string | undefined,
+  environment: Readonly<Record<string, string | undefined>>,
+): ReturnType<typeof storeCheck> {
+  let location: ReturnType<typeof parseStoreLocation>;
+  try {
+    location = parseStoreLocation(flag, environment);
+  } catch (error) {
+    if (error instanceof UsageError) return { ok: false, detail: error.message };
+    throw error;
+  }
+  return storeCheck(dataDir, location);
 }
 
 async function writable(folder: string): Promise<boolean> {
@@ -219,7 +236,7 @@ export async function doctorCommand(argv: readonly string[], context: CliContext
   checks.push(dataDirCheck);
   // The store the other commands would open here: PostgreSQL (--store, TETHER_STORE_URL), or a data
   // dir whose sessions are there, opened without it.
-  const store = await storeCheck(dataDir, parseStoreLocation(values.store, context.environment));
+  const store = await storeCheckOf(dataDir, values.store, context.environment);
   if (store !== null)
     checks.push({ name: 'store', ...store, ...(store.ok ? {} : { fix: 'Do what the message says.' }) });
   checks.push(await checkDaemon(dataDir, dataDirCheck.ok));

@@ -279,8 +279,10 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     warnNobodyToAsk();
     return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper());
   }
-  // In-process: the provider itself denies prompts nobody can answer, so none is ever raised.
-  const denyInProvider = mode.kind === 'deny';
+  // In-process: the provider itself denies prompts nobody can answer, so none is ever raised. Ones
+  // the user chose to deny (--approve deny) are raised and denied as through a daemon: the model is
+  // told that the user chose it, and the log has each prompt and its answer.
+  const denyInProvider = mode.kind === 'deny' && mode.chosen !== true;
   const runtime = await createLocalRuntime({
     claude: {
       ...inProcessClaudeSettings(options, context.environment),

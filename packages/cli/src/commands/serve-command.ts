@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { fetchBlockedPorts } from '@tether/client';
 import { defaultShutdownGraceMs, isLoopbackHost, type NotificationOptions, startDaemon } from '@tether/daemon';
 import { createClaudeProvider } from '@tether/provider-claude';
@@ -61,7 +60,7 @@ function notificationOptions(
   }
   return {
     receivers: (values.notify ?? []).map((url) => ({ url })),
-    ...(values['notify-config'] === undefined ? {} : { configFile: path.resolve(cwd, values['notify-config']) }),
+    ...(values['notify-config'] === undefined ? {} : { configFile: resolveGivenPath(values['notify-config'], cwd) }),
     ...(values['notify-allow-http'] ? { allowPlainHttp: true } : {}),
   };
 }

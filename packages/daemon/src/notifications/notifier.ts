@@ -103,6 +103,11 @@ export class Notifier {
     for (const { queue } of this.receivers.values()) queue.close();
   }
 
+  /** Whether the notifier looks at this event at all (what is kept for it before it starts). */
+  static concerns(event: ProtocolEvent): boolean {
+    return event.type === 'run.completed' || event.type.startsWith('interaction.');
+  }
+
   /** Runs inside the runtime's publish: bookkeeping only, never I/O, never a throw. */
   private observed(event: ProtocolEvent): void {
     switch (event.type) {

@@ -9,11 +9,6 @@ import { latestSchemaVersion, migrations } from './migrations.js';
  */
 const migrationLockKey = 7_428_113_960_227_511n;
 
-/**
- * Brings the schema up to date in one transaction holding a transaction-level advisory lock, each
- * missing migration recorded once in schema_migrations. The lock ends with the transaction, so a
- * daemon that dies while migrating leaves no lock behind and no half-applied schema.
- */
 /** A database a newer Tether migrated: refused whole, nothing touched. */
 export function schemaTooNew(databaseName: string, newest: number) {
   return storeFailure(
@@ -22,6 +17,11 @@ export function schemaTooNew(databaseName: string, newest: number) {
   );
 }
 
+/**
+ * Brings the schema up to date in one transaction holding a transaction-level advisory lock, each
+ * missing migration recorded once in schema_migrations. The lock ends with the transaction, so a
+ * daemon that dies while migrating leaves no lock behind and no half-applied schema.
+ */
 export async function applyMigrations(pool: Pool, databaseName: string): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey.toString()]);
