@@ -274,7 +274,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   }
 
   private async recoverOwnSessions(): Promise<void> {
-    const own = new Set(await this.store.coordination?.findOwn());
+    const own = new Set((await this.store.coordination?.findOwn?.()) ?? []);
     if (own.size > 0) await recoverOpenSessions(this.recoveryParts(), (sessionId) => own.has(sessionId));
   }
 

@@ -53,9 +53,10 @@ export interface SessionCoordination {
   /**
    * Open sessions whose lease names this owner id already: what a predecessor with the same owner
    * id (this data dir's process before a crash or a restart) held, this runtime's to recover even
-   * when it takes up no orphan of another's (adoptsOrphanedSessions false).
+   * when it takes up no orphan of another's (adoptsOrphanedSessions false). Optional: without it,
+   * such a runtime recovers those sessions only as commands ask for them.
    */
-  findOwn(): Promise<string[]>;
+  findOwn?(): Promise<string[]>;
   /**
    * Listens for other runtimes' appends (this runtime's own may be reported too: ignore them). The
    * listener gets `'resync'` when notices may have been missed (the notification connection broke
