@@ -262,7 +262,7 @@ describe('tether on a PostgreSQL store', () => {
     expect(next.output()).not.toContain(new URL(url).password);
   });
 
-  it('a short password that is also a word of the message (or of the address) garbles nothing', async () => {
+  it('a short password that is also a word of the message (or of the address) garbles nothing, and shows nowhere as the password', async () => {
     for (const password of ['store', 'the', '127']) {
       const result = await tether(
         ['sessions', '--store', `postgres://tether:${password}@127.0.0.1:1/tether`],
@@ -272,6 +272,8 @@ describe('tether on a PostgreSQL store', () => {
       expect(result.stderr).toContain('[store_failure]');
       expect(result.stderr).toContain('127.0.0.1:1');
       expect(result.stderr).not.toContain('***');
+      // Nor printed where a URL would spell it (a message that took the URL in without scrubbing).
+      expect(result.stderr).not.toContain(`:${password}@`);
     }
   });
 

@@ -12,7 +12,9 @@ export function daemonTurnStopper(): TurnStopper {
       const leave = () => process.exit(signalExitCode(signal));
       if (urgent || turn === undefined) return leave();
       // This turn alone, once accepted (within the grace): another caller's run is not this command's.
-      turn.stop().catch(leave);
+      turn.stop().then((stopped) => {
+        if (stopped === 'nothing') leave();
+      }, leave);
       setTimeout(leave, signalGraceMs).unref();
     },
   };

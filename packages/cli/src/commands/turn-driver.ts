@@ -63,8 +63,11 @@ export interface TurnOfCommand {
    * run is interrupted by id; a steer folded into another caller's run stops nothing (that run is
    * not this command's).
    */
-  stop(): Promise<void>;
+  stop(): Promise<TurnStopped>;
 }
+
+/** What stopping a command's turn did: its waiting input withdrawn, its run interrupted, or nothing of its own to stop. */
+export type TurnStopped = 'withdrawn' | 'interrupted' | 'nothing';
 
 /** How a command ends everything it started when it must exit (a terminating or a second signal). */
 export interface TurnStopper {
@@ -111,7 +114,7 @@ export async function driveTurn(
   const receiptOfTurn = new Promise<SubmitTurnReceipt>((resolve) => {
     accepted = resolve;
   });
-  const stopTurn = async (session: string): Promise<void> => {
+  const stopTurn = async (session: string): Promise<TurnStopped> => {
     const receipt = await receiptOfTurn;
     const input = receipt.queued === true ? receipt.inputId : undefined;
     if (input !== undefined) {
@@ -121,10 +124,13 @@ export async function driveTurn(
           () => true,
           () => false,
         ));
-      // Withdrawn, nothing of it runs; a steer folded in belongs to another caller's run.
-      if (withdrawn || request.delivery === 'steer') return;
+      if (withdrawn) return 'withdrawn';
+      // Folded in, it belongs to another caller's run now.
+      if (request.delivery === 'steer') return 'nothing';
     }
+    // This turn's run (an after_turn input's once it started): by its id, never another's.
     await backend.interruptRun({ sessionId: session, runId: receipt.runId });
+    return 'interrupted';
   };
   const turnOf = (session: string | undefined): TurnOfCommand | undefined =>
     session === undefined ? undefined : { sessionId: session, stop: () => stopTurn(session) };
@@ -149,6 +155,14 @@ export async function driveTurn(
     const turn = turnOf(sessionId);
     void withdrawPending(sessionId, pendingInput).finally(() => stopper.terminate(ending, turn, urgent));
   };
+  // The turn was a steer already folded into another caller's run: nothing here is this command's to
+  // stop, so it detaches at once (its run goes on, and no second Ctrl-C can close that caller's session).
+  const leaveOthersRun = (signal: ShutdownSignal) => {
+    clearTimeout(unsettledInterrupt);
+    interrupted = null;
+    context.stderr.write("\n■ the steer went into another caller's run: leaving that run to them\n");
+    terminate(signal, true);
+  };
   const removeInterrupt = context.onInterrupt((count, signal) => {
     // Whatever the signal and however the run goes on stopping, this process ends: something left
     // holding it (a wedged agent, a source still open) must not keep it past the deadline.
@@ -163,12 +177,22 @@ export async function driveTurn(
     }
     if (count === 1 && pendingInput !== null) {
       context.stderr.write('\n■ withdrawing the queued follow-up…\n');
-      const withdrawing = pendingInput;
-      void withdrawPending(sessionId, withdrawing);
+      // Withdrawn; or, if it started meanwhile, its run stopped; a steer folded in meanwhile is left to the run it joined.
+      stopTurn(sessionId).then(
+        (stopped) => {
+          if (stopped === 'nothing') leaveOthersRun(signal);
+        },
+        () => terminate(signal, false),
+      );
     } else if (count === 1) {
       context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
       interrupted = 'run';
-      stopTurn(sessionId).catch(() => terminate(signal, false));
+      stopTurn(sessionId).then(
+        (stopped) => {
+          if (stopped === 'nothing') leaveOthersRun(signal);
+        },
+        () => terminate(signal, false),
+      );
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
         terminate(signal, false);

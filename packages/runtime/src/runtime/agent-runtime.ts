@@ -65,7 +65,7 @@ import { denyOnTimeout } from './commands/deliver-answer.js';
 import {
   SessionLog,
   now,
-  runNotStartedByShutdown,
+  runNotHandedOverByShutdown,
   runStoppedByShutdown,
   withRunEndCancellations,
 } from './session-log.js';
@@ -446,7 +446,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
       // A shutdown began meanwhile: started in its grace, the turn would spawn an agent and reach the
       // model only to be stopped at the grace's end (as a turn waiting for a process slot is not started).
       if (this.shutdownBegun || entry.stoppedByShutdown.has(runId))
-        return this.endRun(entry, runId, { outcome: 'interrupted', error: runNotStartedByShutdown });
+        return this.endRun(entry, runId, { outcome: 'interrupted', error: runNotHandedOverByShutdown });
       if (entry.interruptRequested.has(runId)) return this.endRun(entry, runId, { outcome: 'interrupted' });
       // The provider takes the run in the call itself (before its first await), so a steer let through
       // by handedOver() finds it.
@@ -468,7 +468,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private endRun(
     entry: SessionEntry,
     runId: string,
-    end: { outcome: 'failed' | 'interrupted'; error?: SerializedAgentError },
+    end: { outcome: 'failed'; error: SerializedAgentError } | { outcome: 'interrupted'; error?: SerializedAgentError },
   ): void {
     if (entry.record.activeRunId !== runId) return;
     this.log.stage(entry, withRunEndCancellations(entry, [{ type: 'run.completed', runId, ...end }], 'run_ended'));

@@ -46,6 +46,13 @@ export const runNotStartedByShutdown = {
   details: { reason: 'not_started' },
 } as const satisfies SerializedAgentError;
 
+/** The same, for a run still waiting for its workspace (a worktree's baseline): it does not reach the agent in a shutdown's grace. */
+export const runNotHandedOverByShutdown = {
+  ...runNotStartedByShutdown,
+  message:
+    'Tether shut down while this turn waited for its workspace to be ready, so the agent never got it. Send it again once Tether is running.',
+} as const satisfies SerializedAgentError;
+
 /**
  * Puts the cancellation of a run's open interactions right before its run.completed, then the end of
  * its tool calls still open (`failed`): whatever ends a run (its result, a crash, a close, a
