@@ -59,6 +59,17 @@ async function takenOverFromStalledA(shared: SharedStoreDouble) {
   return { a, b, sessionId, runId, ended: await ended };
 }
 
+/** A's session with a run that never ends by itself, A stalled (an orphan), and a command's runtime that adopts no orphan. */
+async function orphanBesideACommand() {
+  const shared = new SharedStoreDouble();
+  const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
+  const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
+  const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
+  shared.stall('owner-a');
+  const command = await start(shared, 'owner-command', undefined, undefined, { adoptsOrphanedSessions: false });
+  return { shared, sessionId, runId, command };
+}
+
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 const seqs = (events: readonly ProtocolEvent[]) => events.map((event) => event.seq);
 const oneTo = (last: number) => Array.from({ length: last }, (_, index) => index + 1);
@@ -148,12 +159,7 @@ describe('a runtime sharing its store with others', () => {
   });
 
   it('not adopting (a CLI command), leaves a session no runtime drives to one that adopts, at start and after', async () => {
-    const shared = new SharedStoreDouble();
-    const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
-    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
-    shared.stall('owner-a');
-    const command = await start(shared, 'owner-command', undefined, undefined, { adoptsOrphanedSessions: false });
+    const { shared, sessionId, runId, command } = await orphanBesideACommand();
     // Its start-up took nothing; a runtime that adopts (a daemon) takes the session up and ends the run.
     expect(shared.leases.get(sessionId)?.ownerId).toBe('owner-a');
     const daemon = await start(shared, 'owner-daemon');
@@ -170,12 +176,7 @@ describe('a runtime sharing its store with others', () => {
   });
 
   it('not adopting, takes up a session no runtime drives when a command asks for it', async () => {
-    const shared = new SharedStoreDouble();
-    const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
-    const { sessionId } = await a.runtime.openSession({ workspace: { kind: 'directory', path: test.workspace } });
-    const { runId } = await a.runtime.submitTurn({ sessionId, input: text('go') });
-    shared.stall('owner-a');
-    const command = await start(shared, 'owner-command', undefined, undefined, { adoptsOrphanedSessions: false });
+    const { shared, sessionId, runId, command } = await orphanBesideACommand();
     const next = await command.runtime.submitTurn({ sessionId, input: text('go on') });
     expect(await command.runtime.waitForRun(runId)).toMatchObject({
       outcome: 'failed',
