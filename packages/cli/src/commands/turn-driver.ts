@@ -175,24 +175,23 @@ export async function driveTurn(
       context.stderr.write(`\n■ ${signal}: stopping the run and exiting…\n`);
       return terminate(signal, false);
     }
-    if (count === 1 && pendingInput !== null) {
-      context.stderr.write('\n■ withdrawing the queued follow-up…\n');
-      // Withdrawn; or, if it started meanwhile, its run stopped; a steer folded in meanwhile is left to the run it joined.
+    if (count === 1) {
+      // A follow-up still waiting is withdrawn (or, if it started meanwhile, its run stopped); a steer
+      // folded in meanwhile is left to the run it joined.
+      const queued = pendingInput !== null;
+      context.stderr.write(
+        queued
+          ? '\n■ withdrawing the queued follow-up…\n'
+          : '\n■ stopping the run (Ctrl-C again closes the session)…\n',
+      );
       stopTurn(sessionId).then(
         (stopped) => {
           if (stopped === 'nothing') leaveOthersRun(signal);
         },
         () => terminate(signal, false),
       );
-    } else if (count === 1) {
-      context.stderr.write('\n■ stopping the run (Ctrl-C again closes the session)…\n');
+      if (queued) return;
       interrupted = 'run';
-      stopTurn(sessionId).then(
-        (stopped) => {
-          if (stopped === 'nothing') leaveOthersRun(signal);
-        },
-        () => terminate(signal, false),
-      );
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
         terminate(signal, false);
