@@ -1,7 +1,5 @@
 import type { DaemonLogger } from './create-logger.js';
-
-/** How long after a logged refusal of a kind the next ones of that kind are only counted. */
-const refusalLogIntervalMs = 60_000;
+import { RepeatLog } from './repeat-log.js';
 
 /**
  * The refusals anyone who can reach the port can cause as fast as they like, each counted on its own:
@@ -64,68 +62,36 @@ interface RefusalFields {
   readonly reason?: string;
 }
 
-/** One kind's interval: when its logged refusal was, and the refusals counted since. */
-interface KindInterval {
-  startedAt: number;
-  counted: number;
-  firstCountedAt: number;
-  lastCountedAt: number;
-}
-
 /**
- * The log of refusals, rate-limited per kind (refusalKinds): any local process can cause them as fast
- * as it likes, and a line each would fill the log. The first refusal of a kind in an interval is
- * logged as the line it would have been (`message`: "request", "upgrade", …); the ones after it in
- * the interval are only counted, and one `warn` line says how many there were, of which kind, from
- * when to when: written by the first refusal of that kind after the interval, or by flush() (at
- * shutdown). The requests counter (tether_http_requests_total) still counts every one as it happens.
+ * The log of refusals, rate-limited per kind (refusalKinds, through a RepeatLog): any local process
+ * can cause them as fast as it likes, and a line each would fill the log. The first refusal of a kind
+ * in an interval is logged as the line it would have been (`message`: "request", "upgrade", …); the
+ * ones after it in the interval are only counted, and one `warn` line says how many there were, of
+ * which kind, from when to when: written by the first refusal of that kind after the interval, or by
+ * flush() (at shutdown). The requests counter (tether_http_requests_total) still counts every one as
+ * it happens.
  */
 export class RefusedRequestLog {
-  private readonly intervals = new Map<RefusalKind, KindInterval>();
-
   private readonly logger: DaemonLogger;
-  private readonly intervalMs: number;
-  private readonly now: () => number;
+  private readonly repeats: RepeatLog<RefusalKind>;
 
   constructor(logger: DaemonLogger, options: { readonly intervalMs?: number; readonly now?: () => number } = {}) {
     this.logger = logger;
-    this.intervalMs = options.intervalMs ?? refusalLogIntervalMs;
-    this.now = options.now ?? Date.now;
+    this.repeats = new RepeatLog(({ key, counted, since, until }) => {
+      const { fields, what } = refusalKinds[key];
+      this.logger.warn(
+        { ...fields, refusal: key, refused: counted, since, until },
+        `${what}: ${counted} more, counted, not logged one by one`,
+      );
+    }, options);
   }
 
   refused(kind: RefusalKind, fields: RefusalFields, message: string): void {
-    const now = this.now();
-    const interval = this.intervals.get(kind);
-    if (interval !== undefined && now - interval.startedAt < this.intervalMs) {
-      if (interval.counted === 0) interval.firstCountedAt = now;
-      interval.counted += 1;
-      interval.lastCountedAt = now;
-      return;
-    }
-    this.flushKind(kind);
-    this.intervals.set(kind, { startedAt: now, counted: 0, firstCountedAt: 0, lastCountedAt: 0 });
-    this.logger.info({ ...fields, ...refusalKinds[kind].fields }, message);
+    if (this.repeats.occurred(kind)) this.logger.info({ ...fields, ...refusalKinds[kind].fields }, message);
   }
 
   /** Writes the count of the refusals not logged yet, if any, one line per kind. */
   flush(): void {
-    for (const kind of this.intervals.keys()) this.flushKind(kind);
-  }
-
-  private flushKind(kind: RefusalKind): void {
-    const interval = this.intervals.get(kind);
-    if (interval === undefined || interval.counted === 0) return;
-    const { fields, what } = refusalKinds[kind];
-    this.logger.warn(
-      {
-        ...fields,
-        refusal: kind,
-        refused: interval.counted,
-        since: new Date(interval.firstCountedAt).toISOString(),
-        until: new Date(interval.lastCountedAt).toISOString(),
-      },
-      `${what}: ${interval.counted} more, counted, not logged one by one`,
-    );
-    interval.counted = 0;
+    this.repeats.flush();
   }
 }

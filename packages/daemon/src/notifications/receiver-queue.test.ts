@@ -1,5 +1,6 @@
 import { type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { recordingLogger } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotificationMetrics } from './notification-metrics.js';
 import { ReceiverQueue, defaultDeliverySettings } from './receiver-queue.js';
@@ -72,5 +73,60 @@ describe('a receiver queue', () => {
     // Closing drops what is left (4 in flight, 2 waiting), counted too.
     queue.close();
     expect(await figures()).toEqual({ dropped: 7, pending: 0 });
+  });
+
+  it('logs the first drop and the first refusal of a minute, and counts the rest in one line each at close', async () => {
+    const stalling = await stallingReceiver();
+    const { logger, lines } = recordingLogger();
+    const full = new ReceiverQueue(
+      { name: 'slow', send: webhookSender(stalling.url, 'secret-0123456789abcdef') },
+      { ...defaultDeliverySettings, queueLimit: 1 },
+      new NotificationMetrics(['slow']),
+      logger,
+    );
+    // Four in flight, one waiting: each of the 20 after them pushes the oldest waiting out.
+    for (let index = 0; index < 25; index += 1) full.push(notification(`n${index}`));
+
+    const refusing = createServer((_request, response) => response.writeHead(400).end());
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => refusing.close(() => resolve())));
+    const metrics = new NotificationMetrics(['strict']);
+    const refused = new ReceiverQueue(
+      {
+        name: 'strict',
+        send: webhookSender(
+          new URL(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}/`),
+          'secret-0123456789abcdef',
+        ),
+      },
+      defaultDeliverySettings,
+      metrics,
+      logger,
+    );
+    for (let index = 0; index < 10; index += 1) refused.push(notification(`r${index}`));
+    await expect
+      .poll(async () =>
+        /tether_notifications_failed_total\{receiver="strict"\} 10$/m.test(await metrics.registry.metrics()),
+      )
+      .toBe(true);
+
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      ['warn', 'notification queue full: the oldest was dropped'],
+      ['warn', 'a receiver refused a notification'],
+    ]);
+    full.close();
+    refused.close();
+    expect(lines.slice(2)).toEqual([
+      {
+        level: 'warn',
+        fields: { receiver: 'slow', notifications: 19, since: expect.any(String), until: expect.any(String) },
+        message: '19 more notifications dropped from a full queue, counted, not logged one by one',
+      },
+      {
+        level: 'warn',
+        fields: { receiver: 'strict', notifications: 9, since: expect.any(String), until: expect.any(String) },
+        message: '9 more notifications refused by the receiver, counted, not logged one by one',
+      },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { DaemonLogger } from '../logging/create-logger.js';
+import { RepeatLog } from '../logging/repeat-log.js';
 import type { NotificationMetrics } from './notification-metrics.js';
 
 export interface DeliverySettings {
@@ -29,6 +30,16 @@ export interface OutgoingNotification {
 
 /** What one attempt came to: accepted, worth another try, or refused for good. */
 export type AttemptResult = 'sent' | 'retry' | 'refused';
+
+/**
+ * The lines a receiver can cause as fast as events come (a full queue, a receiver that refuses or is
+ * down): each logged once per interval, the rest counted (logging/repeat-log.ts).
+ */
+const repeatedLines = {
+  dropped: { first: 'notification queue full: the oldest was dropped', more: 'dropped from a full queue' },
+  refused: { first: 'a receiver refused a notification', more: 'refused by the receiver' },
+  undelivered: { first: 'a notification could not be delivered', more: 'not delivered' },
+} as const;
 
 /** One kind of receiver's way of sending (a signed webhook POST, a Web Push message); a throw counts as 'retry'. */
 export type NotificationSender = (notification: OutgoingNotification, signal: AbortSignal) => Promise<AttemptResult>;
@@ -61,6 +72,7 @@ export class ReceiverQueue {
   private readonly settings: DeliverySettings;
   private readonly metrics: NotificationMetrics;
   private readonly logger: DaemonLogger;
+  private readonly repeats: RepeatLog<keyof typeof repeatedLines>;
 
   constructor(
     destination: Destination,
@@ -72,6 +84,12 @@ export class ReceiverQueue {
     this.settings = settings;
     this.metrics = metrics;
     this.logger = logger;
+    this.repeats = new RepeatLog(({ key, counted, since, until }) =>
+      this.logger.warn(
+        { receiver: destination.name, notifications: counted, since, until },
+        `${counted} more notifications ${repeatedLines[key].more}, counted, not logged one by one`,
+      ),
+    );
   }
 
   push(notification: OutgoingNotification): void {
@@ -80,7 +98,7 @@ export class ReceiverQueue {
     if (this.waiting.length > this.settings.queueLimit) {
       this.waiting.shift();
       this.metrics.dropped.inc({ receiver: this.destination.name });
-      this.logger.warn({ receiver: this.destination.name }, 'notification queue full: the oldest was dropped');
+      this.warnOnce('dropped', { receiver: this.destination.name });
     }
     this.updatePending();
     this.startNext();
@@ -97,6 +115,11 @@ export class ReceiverQueue {
     this.waiting.length = 0;
     this.inFlight = 0;
     this.updatePending();
+    this.repeats.flush();
+  }
+
+  private warnOnce(line: keyof typeof repeatedLines, fields: Record<string, unknown>): void {
+    if (this.repeats.occurred(line)) this.logger.warn(fields, repeatedLines[line].first);
   }
 
   private updatePending(): void {
@@ -144,10 +167,11 @@ export class ReceiverQueue {
       return;
     }
     this.metrics.failed.inc({ receiver });
-    this.logger.warn(
-      { receiver, kind: notification.kind, attempts: attempt },
-      result === 'refused' ? 'a receiver refused a notification' : 'a notification could not be delivered',
-    );
+    this.warnOnce(result === 'refused' ? 'refused' : 'undelivered', {
+      receiver,
+      kind: notification.kind,
+      attempts: attempt,
+    });
     this.finish();
   }
 
