@@ -8,9 +8,9 @@ import {
   bundledBinaryPath,
   createClaudeProvider,
 } from '@tether/provider-claude';
-import { pollUntil, processesWithEnvironment, readProcessCommandLine } from '@tether/provider-claude/test-support';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
+import { endProcessesWithEnvironment } from './kill-processes.js';
 
 export interface ClaudeTestEnvironmentOptions {
   /** Sets IS_SANDBOX=1 so the CLI accepts bypass mode as root. Off unless a test needs it. */
@@ -128,42 +128,19 @@ export async function createClaudeTestEnvironment(
       runtimes.push(runtime);
       return runtime;
     },
-    killProcessesLeft: () => killProcessesWithHome(home),
+    killProcessesLeft: async () => (await endProcessesWithEnvironment('HOME', home)).map((process) => process.pid),
     async cleanup() {
       await Promise.allSettled(runtimes.map((runtime) => runtime.shutdown()));
       await api.close();
-      // Described before they are killed: what they were is the failure's whole message.
-      const left = processesWithEnvironment('HOME', home).map(describeProcess);
-      await killProcessesWithHome(home);
+      const left = await endProcessesWithEnvironment('HOME', home);
       // A process left running would write into the HOME again after its removal.
       await rm(root, { recursive: true, force: true });
       if (left.length > 0) {
         throw new Error(
-          `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that kills a Tether process calls killProcessesLeft() first): ${left.join('; ')}`,
+          `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that kills a Tether process calls killProcessesLeft() first): ${left.map((process) => process.description).join('; ')}`,
         );
       }
     },
   };
   return environmentHandle;
-}
-
-/** SIGKILLs every live process whose environment has this HOME and waits (at most 10 s) until none is left. */
-async function killProcessesWithHome(home: string): Promise<number[]> {
-  const killed = processesWithEnvironment('HOME', home);
-  for (const pid of killed) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  if (killed.length > 0) {
-    await pollUntil(() => processesWithEnvironment('HOME', home).length === 0, { timeoutMs: 10_000, intervalMs: 10 });
-  }
-  return killed;
-}
-
-function describeProcess(pid: number): string {
-  const commandLine = readProcessCommandLine(pid);
-  return `${pid} ${commandLine ? commandLine.join(' ').slice(0, 300) : '(gone)'}`;
 }
