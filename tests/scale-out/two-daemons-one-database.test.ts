@@ -143,7 +143,7 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
     const killedAt = atB.events.length;
     const ended = await atB.waitFor(takenOver(second), 'the second run ended runtime_restarted', { from: killedAt });
     expect(ended).toMatchObject({ error: { retryable: true } });
-    expect((ended as { error: { message: string } }).error.message).toContain('took the session over');
+    expect((ended as { error: { message: string } }).error.message).toContain('the session was taken over');
     await atB.waitFor(
       (event) => event.type === 'session.process_stopped' && event.reason === 'restarted',
       'session.process_stopped restarted',

@@ -292,7 +292,7 @@ describe('runtimes sharing a PostgreSQL store', () => {
 
     const run = await ended;
     expect(run).toMatchObject({ status: 'completed', outcome: 'failed', error: { code: 'runtime_restarted' } });
-    expect(run.error?.message).toContain('daemon driving this session stopped');
+    expect(run.error?.message).toContain('process driving this session (a daemon or a tether command) stopped');
     await followed.waitFor((event) => event.type === 'run.completed' && event.runId === runId);
 
     // A's run was the conversation's first and never said where it stood (no checkpoint): its agent

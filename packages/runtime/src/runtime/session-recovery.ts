@@ -28,7 +28,7 @@ const runEndMessages: Record<Predecessor, string> = {
   this_runtime:
     'The runtime stopped while this run was active; its result is unknown. Submit the turn again if it is still needed.',
   driving_runtime:
-    "The daemon driving this session stopped while this run was active (it shut down, crashed, or lost the database for longer than its lease), and this daemon took the session over; the run's result is unknown. Submit the turn again if it is still needed: the conversation continues here.",
+    "The process driving this session (a daemon or a tether command) stopped while this run was active (it shut down, crashed, or lost the database for longer than its lease), and the session was taken over; the run's result is unknown. Submit the turn again if it is still needed: the conversation continues.",
 };
 
 function entryOf(parts: RecoveryParts, record: SessionRecord): SessionEntry {
