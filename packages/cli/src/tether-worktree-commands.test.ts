@@ -57,6 +57,42 @@ const turnRequests = () => fixture.api.requests.filter((request) => request.kind
 const branches = () => git('branch', '--list', '--format=%(refname:short)').trim().split('\n').sort();
 
 describe('tether run --worktree, diff, sessions and show without a daemon', () => {
+  it("keeps the agent's git in its worktree when tether runs with GIT_DIR and GIT_WORK_TREE of another repository", async () => {
+    // A tether started from a git hook, or inside another checkout, inherits these.
+    const other = path.join(fixture.root, 'other');
+    const otherGit = await createGitRepository(other, { 'OTHER.md': 'other\n' }, fixture.environment);
+    const otherHead = otherGit('rev-parse', 'HEAD');
+    fixture.api.setResponder((request) =>
+      request.toolResults.length > 0
+        ? textReply(`git said: ${request.toolResults.map((result) => result.content).join(' ')}`)
+        : toolUseReply('Bash', {
+            command: 'echo agent > agent.txt && git add -A && git commit -qm agent && git rev-parse --show-toplevel',
+          }),
+    );
+    const run = await spawnTether(['run', '--worktree', '--cwd', repository, '--approve', 'allow-once', 'Commit'], {
+      cwd: fixture.workspace,
+      environment: {
+        ...fixture.environment,
+        GIT_DIR: path.join(other, '.git'),
+        GIT_WORK_TREE: other,
+        // Who the agent's commit is by (kept: it names no repository).
+        GIT_AUTHOR_NAME: 'Agent',
+        GIT_AUTHOR_EMAIL: 'agent@tether.invalid',
+        GIT_COMMITTER_NAME: 'Agent',
+        GIT_COMMITTER_EMAIL: 'agent@tether.invalid',
+      },
+    }).finished;
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = sessionIdIn(run.stderr);
+    const worktree = path.join(fixture.root, 'data', 'worktrees', sessionId);
+    expect(run.stdout).toBe(`git said: ${worktree}\n`);
+    // The commit is on the session's branch; the other repository and the session's own checkout are untouched.
+    expect(git('log', '-1', '--format=%s', `tether/${sessionId.slice(4, 12)}`).trim()).toBe('agent');
+    expect(otherGit('rev-parse', 'HEAD')).toBe(otherHead);
+    expect(otherGit('status', '--porcelain')).toBe('');
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
   it("runs in a worktree of its own: the turn's changed files, where the worktree is, the diff, the list's branch and count", async () => {
     const run = await editingRunInWorktree('Write one|two|');
     const sessionId = sessionIdIn(run.stderr);

@@ -11,6 +11,26 @@ describe('buildClaudeEnvironment', () => {
     expect('UNSET' in environment).toBe(false);
   });
 
+  it('drops the inherited variables that tie git to one repository; the session may still set one', () => {
+    const environment = buildClaudeEnvironment({
+      inherited: {
+        GIT_DIR: '/elsewhere/.git',
+        GIT_WORK_TREE: '/elsewhere',
+        GIT_INDEX_FILE: '/elsewhere/.git/index',
+        GIT_COMMON_DIR: '/elsewhere/.git',
+        GIT_AUTHOR_NAME: 'A. Author',
+        GIT_SSH_COMMAND: 'ssh -i key',
+      },
+      session: { GIT_INDEX_FILE: '/chosen/index' },
+    });
+    expect(Object.keys(environment).filter((name) => name.startsWith('GIT_'))).toEqual([
+      'GIT_AUTHOR_NAME',
+      'GIT_SSH_COMMAND',
+      'GIT_INDEX_FILE',
+    ]);
+    expect(environment.GIT_INDEX_FILE).toBe('/chosen/index');
+  });
+
   it('layers the session environment over the inherited one', () => {
     const environment = buildClaudeEnvironment({
       inherited: { A: 'inherited', B: 'inherited' },

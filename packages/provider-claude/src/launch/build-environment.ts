@@ -4,6 +4,32 @@ export const strippedAuthVariables = ['CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_OA
 /** The one switch for the CLI's file checkpoints (no flag or setting turns them on; ../shared/claude-cli-protocol-wave2.md §5). */
 export const fileCheckpointingVariable = 'CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING';
 
+/**
+ * The variables that tie git to one repository: what git itself clears before it works in another one,
+ * a submodule (`git rev-parse --local-env-vars`). A host started from a git hook or inside a checkout
+ * inherits some (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE), and with them the agent's git would read and
+ * commit to that repository instead of the session's folder (its worktree). Dropped from what is
+ * inherited; a session's own environment may still set them.
+ */
+export const repositoryGitVariables = [
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_IMPLICIT_WORK_TREE',
+  'GIT_GRAFT_FILE',
+  'GIT_INDEX_FILE',
+  'GIT_NO_REPLACE_OBJECTS',
+  'GIT_REPLACE_REF_BASE',
+  'GIT_PREFIX',
+  'GIT_INTERNAL_SUPER_PREFIX',
+  'GIT_SHALLOW_FILE',
+  'GIT_COMMON_DIR',
+] as const;
+
 export interface EnvironmentOptions {
   /** What the host process would pass on: usually process.env. */
   readonly inherited: Readonly<Record<string, string | undefined>>;
@@ -18,8 +44,9 @@ export interface EnvironmentOptions {
 }
 
 /**
- * The child's environment, in layers: what the host inherits with the protocol floor applied
- * (TERM=dumb, CI=true, no CLAUDECODE), then the session's own variables, then the auth strip.
+ * The child's environment, in layers: what the host inherits (without the variables that tie git to
+ * one repository) with the protocol floor applied (TERM=dumb, CI=true, no CLAUDECODE), then the
+ * session's own variables, then the auth strip.
  * A removed variable is absent in the child, not empty.
  */
 export function buildClaudeEnvironment(options: EnvironmentOptions): Record<string, string> {
@@ -27,6 +54,7 @@ export function buildClaudeEnvironment(options: EnvironmentOptions): Record<stri
   for (const [name, value] of Object.entries(options.inherited)) {
     if (value !== undefined) environment[name] = value;
   }
+  for (const name of repositoryGitVariables) delete environment[name];
   environment.TERM = 'dumb';
   environment.CI = 'true';
   // Startup failures (e.g. bypass mode refused as root) then end with a structured result
