@@ -20,6 +20,28 @@ describe('classifyRunEnd', () => {
     expect(classified.error).toMatchObject({ code: 'provider_api_error', details: { httpStatus: 500 } });
   });
 
+  it('maps a turn the agent would not send for its size (blocking_limit, recorded) to prompt_too_long, not retryable', () => {
+    // The result CLI 2.1.332 wrote for a turn of five 900,000-character text blocks, with no API call.
+    const recorded = result({
+      subtype: 'success',
+      is_error: true,
+      terminal_reason: 'blocking_limit',
+      api_error_status: null,
+      duration_api_ms: 0,
+      num_turns: 1,
+      result: 'Prompt is too long',
+      stop_reason: 'stop_sequence',
+    } as Partial<ResultFrame>);
+    const classified = classifyRunEnd({ kind: 'result', result: recorded });
+    expect(classified.error).toMatchObject({
+      code: 'provider_api_error',
+      retryable: false,
+      details: { reason: 'prompt_too_long' },
+    });
+    expect(classified.error?.message).toContain('did not send it');
+    expect(classified.error?.message).not.toMatch(/\bRetry\b|doctor/);
+  });
+
   it('maps a connection failure (no status) to provider_api_error without a status', () => {
     const classified = classifyRunEnd({
       kind: 'result',

@@ -102,10 +102,17 @@ function apiFailure(status: number | undefined): RunClassification {
   );
 }
 
-function promptTooLong(status: number | undefined): RunClassification {
+const promptTooLongMessages = {
+  compaction_failed:
+    "The conversation no longer fits the model's context window, and the agent's automatic compaction could not shrink it enough. Fork the session at an earlier run (fork_session with atRunId) or rewind it to before this run (rewind_session), or open a new session; attach fewer or smaller files and images.",
+  not_sent:
+    "The turn does not fit the model's context window with the conversation before it, so the agent did not send it (no model call was made). Send it shorter, with fewer or smaller files and images; or compact the conversation, fork it at an earlier run (fork_session with atRunId), or open a new session.",
+} as const;
+
+function promptTooLong(status: number | undefined, why: keyof typeof promptTooLongMessages): RunClassification {
   return failed(
     'provider_api_error',
-    "The conversation no longer fits the model's context window, and the agent's automatic compaction could not shrink it enough. Fork the session at an earlier run (fork_session with atRunId) or rewind it to before this run (rewind_session), or open a new session; attach fewer or smaller files and images.",
+    promptTooLongMessages[why],
     { ...(status === undefined ? {} : { httpStatus: status }), reason: 'prompt_too_long' },
     // The same conversation is as long the next time.
     false,
@@ -233,7 +240,12 @@ function classifyResult(result: ResultFrame, apiError: string | undefined, promp
   }
   // The conversation outgrew the model's context and the agent's own compaction could not shrink it
   // (CLI 2.1.332: "Prompt is too long", an HTTP 400, terminal_reason prompt_too_long).
-  if (terminalReason === 'prompt_too_long') return promptTooLong(result.api_error_status ?? undefined);
+  if (terminalReason === 'prompt_too_long')
+    return promptTooLong(result.api_error_status ?? undefined, 'compaction_failed');
+  // The agent itself refused to send a turn whose input with the conversation exceeds the context
+  // window (CLI 2.1.332: terminal_reason blocking_limit, "Prompt is too long", no API call; a turn of
+  // five 900,000-character text blocks).
+  if (terminalReason === 'blocking_limit') return promptTooLong(undefined, 'not_sent');
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     return apiFailure(result.api_error_status ?? undefined);
   }
