@@ -88,7 +88,7 @@ describe('release', () => {
     expect(await readFile(path.join(written.directory, 'lib', 'new.txt'), 'utf8')).toBe('precious\n');
   });
 
-  it("keeps a worktree whose folder is no longer a worktree (its .git removed) while its branch has commits, the diff's refusal aside", async () => {
+  it('keeps a worktree whose folder is no longer a worktree (its .git removed) while its branch has commits; removes it when told to discard', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'broken' });
     await playground.commitFile(prepared.directory, 'committed.txt', 'kept\n');
@@ -97,6 +97,14 @@ describe('release', () => {
       state: 'kept',
       keptBecause: 'commits_beyond_base',
     });
+    // Told to discard, it goes with its registration and branch (git alone refuses: "validation failed").
+    expect(await playground.acquirer.release(prepared, { discardChanges: true, inUse: false })).toMatchObject({
+      state: 'removed',
+      keptBecause: null,
+    });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main']);
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
   });
 
   it('removes a worktree that holds only ignored files (build output, as git itself does)', async () => {

@@ -35,6 +35,13 @@ export async function releaseWorktree(
     return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
   }
   const present = await worktreePresent(git, worktree.path);
+  if (options.discardChanges && !present && existsSync(worktree.path)) {
+    // What is left of a worktree whose .git file is gone (removed by hand, or a discard cut short by a
+    // signal): git refuses to remove such a folder ("validation failed"), so it goes first, from the
+    // root Tether made it in; git then drops the registration of a folder that is gone.
+    await ownedRoot(path.dirname(worktree.path));
+    await rm(worktree.path, { recursive: true, force: true });
+  }
   if (!options.discardChanges) {
     const keptBecause =
       present && (await hasUncommittedWork(git, worktree.path))
