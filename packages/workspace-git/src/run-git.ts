@@ -196,7 +196,7 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
       reject(
         new AgentError({
           code: 'invalid_workspace',
-          message: `git could not be started (${git.gitPath} in ${call.cwd}: ${error.code ?? error.message}). Check that git is installed (or that gitPath points at it), then retry.`,
+          message: `git could not be started (${git.gitPath} in ${call.cwd}: ${error.code ?? error.message}). Check that git is installed and on the PATH of the process that runs Tether (or, where the host sets gitPath, that it points at git), then retry.`,
           details: { reason: 'git_unavailable', ...(error.code ? { systemErrorCode: error.code } : {}) },
           cause: error,
         }),
