@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
@@ -197,6 +197,39 @@ describe('tether close and delete without a daemon', () => {
 });
 
 describe('tether close, delete and diff through a daemon', () => {
+  it('Ctrl-C while the daemon makes the worktree: the session it opens is discarded, worktree and branch too, and no turn is sent', async () => {
+    const worktrees = path.join(fixture.root, 'served-worktrees');
+    await serve(['--worktree-root', worktrees]);
+    // git's post-checkout hook holds the worktree's making until the test lets it go.
+    const marker = path.join(fixture.root, 'making-the-worktree');
+    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+    await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nwhile [ -e '${marker}' ]; do sleep 0.05; done\n`);
+    await chmod(hook, 0o755);
+    let stderr = '';
+    const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write draft|'], {
+      cwd: fixture.workspace,
+      environment: fixture.environment,
+      onStderr: (text) => {
+        stderr += text;
+      },
+    });
+    await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 30_000, interval: 20 });
+    child.kill('SIGINT');
+    await vi.waitFor(() => expect(stderr).toContain('■ SIGINT: stopping the run and exiting'), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    await rm(marker);
+
+    const run = await finished;
+    expect(run.code, run.stderr).toBe(130);
+    const listed = await succeeds(['sessions', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+    expect(branches()).toEqual(['main']);
+    expect(existsSync(worktrees) ? readdirSync(worktrees) : []).toEqual([]);
+    expect(turnRequests()).toEqual([]);
+  });
+
   it('close says where a worktree with work is kept and that a clean one was removed; delete refuses that work without --discard-changes', async () => {
     const worktrees = path.join(fixture.root, 'served-worktrees');
     await serve(['--worktree-root', worktrees]);

@@ -141,6 +141,6 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
       responder: mode,
     },
     context,
-    daemonTurnStopper(),
+    daemonTurnStopper(client),
   );
 }

@@ -277,7 +277,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
         `tether run: ${options.inProcessOnly.join(', ')} ignored: the daemon runs the turn with the settings it was started with (give them to tether serve, or stop it to run in this process).\n`,
       );
     warnNobodyToAsk();
-    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper());
+    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised. Ones
   // the user chose to deny (--approve deny) are raised and denied as through a daemon: the model is

@@ -287,6 +287,9 @@ export async function driveTurn(
         if (ended && event.inputId === pendingInput) pendingInput = null;
       },
     };
+    // A signal came while the session was being opened or resumed: the turn is not sent (the catch
+    // below discards a session opened for it).
+    if (stop.ending !== null) throw new Error('stopped by a signal before the turn was sent');
     const run = await runTurn(backend, {
       filesChanged: worktreeSession,
       sessionId,
