@@ -21,11 +21,24 @@ const messagesForAcp: Partial<Record<SerializedAgentError['code'], string>> = {
 };
 
 /**
+ * The runtime's commands its advice names, as an editor's user reaches them: ACP has a method for
+ * the model; a fork or a rewind is made with the tether command line, on the same data dir.
+ */
+const commandsForAcp: readonly (readonly [runtimeWords: string, acpWords: string])[] = [
+  ['(rewind_session)', '(`tether rewind SESSION --to RUN` on the command line)'],
+  ['(fork_session with atRunId)', '(`tether fork SESSION --at RUN` on the command line)'],
+  ['(fork_session:', '(`tether fork SESSION` on the command line:'],
+  ['(set_model)', '(the Model option, session/set_config_option)'],
+];
+
+/**
  * A Tether error as the JSON-RPC error a client receives: its message as the message, and the
  * whole error (code, message, retryable, details) as data, so a client can branch on Tether's code.
  */
 export function requestErrorOf(error: SerializedAgentError): RequestError {
-  const message = Object.hasOwn(messagesForAcp, error.code) ? messagesForAcp[error.code]! : error.message;
+  const message = Object.hasOwn(messagesForAcp, error.code)
+    ? messagesForAcp[error.code]!
+    : commandsForAcp.reduce((text, [runtimeWords, acpWords]) => text.replaceAll(runtimeWords, acpWords), error.message);
   return new RequestError(jsonRpcCodes[error.code] ?? -32603, message, { ...error, message });
 }
 
