@@ -129,18 +129,6 @@ describe('release', () => {
     expect(branches(playground)).toContain('committed');
   });
 
-  it('removes a worktree whose commits were merged into another branch: nothing is lost with it', async () => {
-    const playground = await gitPlayground();
-    const prepared = await playground.prepare({ branch: 'merged' });
-    await playground.commitFile(prepared.directory, 'feature.txt', 'done\n');
-    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ keptBecause: 'commits_beyond_base' });
-
-    playground.git(playground.repository, 'merge', '--quiet', '--ff-only', 'merged');
-    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed', keptBecause: null });
-    expect(branches(playground)).toEqual(['main']);
-    expect(playground.git(playground.repository, 'show', 'HEAD:feature.txt')).toBe('done\n');
-  });
-
   it('keeps a worktree whose commits only its HEAD log holds (made on a detached HEAD, then left by a checkout)', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'returned-to' });

@@ -103,9 +103,8 @@ async function hasFilesInUncheckedSubmodules(git: GitContext, worktreePath: stri
 }
 
 /**
- * Commits on the session's branch, or on whatever the worktree has checked out, that neither the base nor any
- * other branch or tag has (a branch merged into another loses nothing with the worktree); or commits only the
- * worktree's own HEAD log still holds.
+ * Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have;
+ * or commits only the worktree's own HEAD log still holds.
  */
 async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<boolean> {
   const tips = present ? ['HEAD'] : [];
@@ -113,17 +112,7 @@ async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, pr
   if (tips.length === 0) return false;
   const count = await gitText(git, {
     cwd: present ? worktree.path : worktree.repository,
-    args: [
-      'rev-list',
-      '--count',
-      ...tips,
-      '--not',
-      worktree.baseCommit,
-      // Relative to refs/heads/, as --branches wants it.
-      `--exclude=${worktree.branch}`,
-      '--branches',
-      '--tags',
-    ],
+    args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit],
   });
   if (Number.parseInt(count, 10) > 0) return true;
   return present && (await hasCommitsOnlyItsHeadLogHolds(git, worktree));
