@@ -39,6 +39,8 @@ describe('classifyRunEnd', () => {
       details: { reason: 'prompt_too_long' },
     });
     expect(classified.error?.message).toContain('did not send it');
+    // The CLI keeps the input in its conversation: a shorter next turn alone would carry it again.
+    expect(classified.error?.message).toContain('rewind the session to before this run (rewind_session)');
     expect(classified.error?.message).not.toMatch(/\bRetry\b|doctor/);
   });
 

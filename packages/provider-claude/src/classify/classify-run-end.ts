@@ -106,7 +106,7 @@ const promptTooLongMessages = {
   compaction_failed:
     "The conversation no longer fits the model's context window, and the agent's automatic compaction could not shrink it enough. Fork the session at an earlier run (fork_session with atRunId) or rewind it to before this run (rewind_session), or open a new session; attach fewer or smaller files and images.",
   not_sent:
-    "The turn does not fit the model's context window with the conversation before it, so the agent did not send it (no model call was made). Send it shorter, with fewer or smaller files and images; or compact the conversation, fork it at an earlier run (fork_session with atRunId), or open a new session.",
+    "The turn does not fit the model's context window with the conversation before it, so the agent did not send it (no model call was made). Its input stays in the agent's conversation all the same, and the next turn would carry it: rewind the session to before this run (rewind_session), then send it shorter, with fewer or smaller files and images; or fork the session at an earlier run (fork_session with atRunId), or open a new session.",
 } as const;
 
 function promptTooLong(status: number | undefined, why: keyof typeof promptTooLongMessages): RunClassification {
@@ -244,7 +244,8 @@ function classifyResult(result: ResultFrame, apiError: string | undefined, promp
     return promptTooLong(result.api_error_status ?? undefined, 'compaction_failed');
   // The agent itself refused to send a turn whose input with the conversation exceeds the context
   // window (CLI 2.1.332: terminal_reason blocking_limit, "Prompt is too long", no API call; a turn of
-  // five 900,000-character text blocks).
+  // five 900,000-character text blocks). It still records the input in its transcript, and sends it
+  // with the next turn.
   if (terminalReason === 'blocking_limit') return promptTooLong(undefined, 'not_sent');
   if (terminalReason === 'api_error' || (result.api_error_status !== undefined && result.api_error_status !== null)) {
     return apiFailure(result.api_error_status ?? undefined);
