@@ -223,6 +223,7 @@ describe('tether close, delete and diff through a daemon', () => {
 
     const run = await finished;
     expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/■ the turn was not sent; deleting the session ses_[0-9a-f]{32} opened for it\n/);
     const listed = await succeeds(['sessions', '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([]);
     expect(branches()).toEqual(['main']);

@@ -171,7 +171,9 @@ export async function driveTurn(
       context.stderr.write('\n■ second signal: stopping now\n');
       return terminate(signal, true);
     }
-    if (signal !== 'SIGINT' || sessionId === undefined) {
+    // Before the turn is sent (the session still opening, a resumed one still changing its model or
+    // mode) there is no run to stop: the turn is not sent, and the command ends.
+    if (signal !== 'SIGINT' || sessionId === undefined || !sending) {
       context.stderr.write(`\n■ ${signal}: stopping the run and exiting…\n`);
       return terminate(signal, false);
     }
@@ -208,6 +210,8 @@ export async function driveTurn(
   });
   /** A session this command opened, until its first turn is accepted. */
   let openedForTurn: string | null = null;
+  /** The turn is being sent (a signal then stops its run), and once it is accepted. */
+  let sending = false;
   let submitted = false;
   try {
     let afterSeq = 0;
@@ -287,9 +291,16 @@ export async function driveTurn(
         if (ended && event.inputId === pendingInput) pendingInput = null;
       },
     };
-    // A signal came while the session was being opened or resumed: the turn is not sent (the catch
-    // below discards a session opened for it).
-    if (stop.ending !== null) throw new Error('stopped by a signal before the turn was sent');
+    // A signal came while the session was being opened or resumed: the turn is not sent, and a
+    // session opened for it goes again (named, in case the signal's deadline ends this process first).
+    if (stop.ending !== null) {
+      if (openedForTurn !== null) {
+        context.stderr.write(`■ the turn was not sent; deleting the session ${openedForTurn} opened for it\n`);
+        await stopper.discardUnused?.(openedForTurn);
+      }
+      return signalExitCode(stop.ending);
+    }
+    sending = true;
     const run = await runTurn(backend, {
       filesChanged: worktreeSession,
       sessionId,
