@@ -132,9 +132,10 @@ export async function createClaudeTestEnvironment(
     async cleanup() {
       await Promise.allSettled(runtimes.map((runtime) => runtime.shutdown()));
       await api.close();
-      const left = await endProcessesWithEnvironment('HOME', home);
-      // A process left running would write into the HOME again after its removal.
-      await rm(root, { recursive: true, force: true });
+      // A process left running would write into the HOME again after its removal: ended first.
+      const left = await endProcessesWithEnvironment('HOME', home).finally(() =>
+        rm(root, { recursive: true, force: true }),
+      );
       if (left.length > 0) {
         throw new Error(
           `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that kills a Tether process calls killProcessesLeft() first): ${left.map((process) => process.description).join('; ')}`,

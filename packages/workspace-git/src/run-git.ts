@@ -76,7 +76,8 @@ const maxStderrBytes = 64 * 1024;
 /**
  * Variables that may stay: where git finds its own configuration and helpers. Every other GIT_* is dropped,
  * because a daemon started from a git hook or inside a checkout inherits GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE
- * and the like, which would point every command at the wrong repository or index.
+ * and the like, which would point every command at the wrong repository or index. (The agent's own git keeps
+ * the user's other GIT_* variables: provider-claude's build-environment.ts drops only the repository's.)
  */
 const keptGitVariables = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM', 'GIT_EXEC_PATH']);
 

@@ -41,8 +41,9 @@ export function useCommandFixture(
     // Every process a command starts ends with it: one still carrying this test's HOME (a claude, a
     // daemon, a tool) outlived the command that started it. Ended here, before the directory goes
     // (it would write into it again), then reported.
-    const left = await endProcessesWithEnvironment('HOME', environment.HOME!);
-    await rm(root, { recursive: true, force: true });
+    const left = await endProcessesWithEnvironment('HOME', environment.HOME!).finally(() =>
+      rm(root, { recursive: true, force: true }),
+    );
     if (left.length > 0) {
       throw new Error(
         `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that SIGKILLs a tether process on purpose ends what it left with endProcessesWithEnvironment first): ${left.map((process) => process.description).join('; ')}`,

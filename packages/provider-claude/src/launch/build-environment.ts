@@ -9,7 +9,10 @@ export const fileCheckpointingVariable = 'CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINT
  * a submodule (`git rev-parse --local-env-vars`). A host started from a git hook or inside a checkout
  * inherits some (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE), and with them the agent's git would read and
  * commit to that repository instead of the session's folder (its worktree). Dropped from what is
- * inherited; a session's own environment may still set them.
+ * inherited (with the GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pairs GIT_CONFIG_COUNT counts); a session's
+ * own environment may still set them. Unlike Tether's own git calls (workspace-git's run-git.ts, which
+ * keep no GIT_* but where git finds its configuration), the agent's git is the user's: their identity,
+ * SSH command and editor variables pass on.
  */
 export const repositoryGitVariables = [
   'GIT_ALTERNATE_OBJECT_DIRECTORIES',
@@ -55,6 +58,8 @@ export function buildClaudeEnvironment(options: EnvironmentOptions): Record<stri
     if (value !== undefined) environment[name] = value;
   }
   for (const name of repositoryGitVariables) delete environment[name];
+  for (const name of Object.keys(environment))
+    if (/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) delete environment[name];
   environment.TERM = 'dumb';
   environment.CI = 'true';
   // Startup failures (e.g. bypass mode refused as root) then end with a structured result
