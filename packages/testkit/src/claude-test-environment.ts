@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeAnthropicApi, type FakeResponder, startFakeAnthropicApi } from '@tether/fake-anthropic-api';
@@ -10,7 +10,7 @@ import {
 } from '@tether/provider-claude';
 import type { AgentProviderV1 } from '@tether/provider-spec';
 import { type AgentRuntime, type TetherStore, createAgentRuntime } from '@tether/runtime';
-import { endProcessesWithEnvironment } from './kill-processes.js';
+import { endProcessesWithEnvironment, endTestProcessesAndFolder } from './kill-processes.js';
 
 export interface ClaudeTestEnvironmentOptions {
   /** Sets IS_SANDBOX=1 so the CLI accepts bypass mode as root. Off unless a test needs it. */
@@ -132,15 +132,7 @@ export async function createClaudeTestEnvironment(
     async cleanup() {
       await Promise.allSettled(runtimes.map((runtime) => runtime.shutdown()));
       await api.close();
-      // A process left running would write into the HOME again after its removal: ended first.
-      const left = await endProcessesWithEnvironment('HOME', home).finally(() =>
-        rm(root, { recursive: true, force: true }),
-      );
-      if (left.length > 0) {
-        throw new Error(
-          `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that kills a Tether process calls killProcessesLeft() first): ${left.map((process) => process.description).join('; ')}`,
-        );
-      }
+      await endTestProcessesAndFolder(home, root, 'a test that kills a Tether process calls killProcessesLeft() first');
     },
   };
   return environmentHandle;

@@ -16,7 +16,7 @@ export { fakeClaudeCliPath, fakeCliScript, fakeCliTurn, fakeCliControls, fakeCli
 export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
 // provider-claude's /proc scanner (the one supervision uses), here so tests reach it with the rest of their kit.
 export { processesWithEnvironment } from '@tether/provider-claude/test-support';
-export { endProcessesWithEnvironment, killProcessesWithEnvironment } from './kill-processes.js';
+export { endTestProcessesAndFolder, killProcessesWithEnvironment } from './kill-processes.js';
 export { agentErrorOf } from './rejection.js';
 export { createFakeWorkspaceAcquirer } from './fake-workspace-acquirer.js';
 export type { FakeWorkspaceAcquirer, FakeWorkspaceCall, FakeWorkspaceStep } from './fake-workspace-acquirer.js';

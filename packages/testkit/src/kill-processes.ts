@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { pollUntil, processesWithEnvironment, readProcessCommandLine } from '@tether/provider-claude/test-support';
 
 /**
@@ -39,6 +40,23 @@ export async function endProcessesWithEnvironment(
     await pollUntil(() => processesWithEnvironment(name, value).length === 0, { timeoutMs: 10_000, intervalMs: 10 });
   }
   return ended;
+}
+
+/**
+ * A test's last step: ends every process still carrying its HOME (one left running would write into
+ * its folder again), removes the folder whatever happens, then fails naming what outlived the test:
+ * every process Tether starts must end with it. `onPurpose` says what a test that kills a Tether
+ * process on purpose does first.
+ */
+export async function endTestProcessesAndFolder(home: string, folder: string, onPurpose: string): Promise<void> {
+  const left = await endProcessesWithEnvironment('HOME', home).finally(() =>
+    rm(folder, { recursive: true, force: true }),
+  );
+  if (left.length > 0) {
+    throw new Error(
+      `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; ${onPurpose}): ${left.map((process) => process.description).join('; ')}`,
+    );
+  }
 }
 
 function describeProcess(pid: number): string {

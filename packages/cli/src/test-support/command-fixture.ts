@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeAnthropicApi, startFakeAnthropicApi } from '@tether/fake-anthropic-api';
-import { endProcessesWithEnvironment, testClaudePath } from '@tether/testkit';
+import { endTestProcessesAndFolder, testClaudePath } from '@tether/testkit';
 import { afterEach, beforeEach } from 'vitest';
 import { commandEnvironment } from './command-environment.js';
 
@@ -39,16 +39,12 @@ export function useCommandFixture(
     current = undefined;
     await api.close();
     // Every process a command starts ends with it: one still carrying this test's HOME (a claude, a
-    // daemon, a tool) outlived the command that started it. Ended here, before the directory goes
-    // (it would write into it again), then reported.
-    const left = await endProcessesWithEnvironment('HOME', environment.HOME!).finally(() =>
-      rm(root, { recursive: true, force: true }),
+    // daemon, a tool) outlived the command that started it.
+    await endTestProcessesAndFolder(
+      environment.HOME!,
+      root,
+      'a test that SIGKILLs a tether process on purpose ends what it left first',
     );
-    if (left.length > 0) {
-      throw new Error(
-        `${left.length} process(es) of this test outlived it (every process Tether starts must end with it; a test that SIGKILLs a tether process on purpose ends what it left with endProcessesWithEnvironment first): ${left.map((process) => process.description).join('; ')}`,
-      );
-    }
   });
   const now = (): CommandFixture => {
     if (!current) throw new Error('the command fixture exists only inside a test');
