@@ -273,6 +273,18 @@ describe('tether close, delete and diff through a daemon', () => {
     expect(refused.stderr).toContain(`tether delete ${busyId} --discard-changes`);
     expect(readFileSync(path.join(busyWorktree, 'notes.txt'), 'utf8')).toBe('draft\n');
 
+    // A fork shares the worktree: deleting it, discarding or not, leaves the work to the session it came from.
+    const forkId = (await succeeds(['fork', busyId])).stdout.trim();
+    expect((await succeeds(['close', forkId])).stderr).toBe(
+      `closed; worktree kept at ${busyWorktree} on branch feature/notes (1 file changed): it has uncommitted changes\n`,
+    );
+    const forkDeleted = await succeeds(['delete', forkId, '--discard-changes']);
+    expect(forkDeleted.stderr).toBe(
+      `deleted ${forkId}; its worktree ${busyWorktree} and branch feature/notes stay with the session that shares them (a fork, or the session it was forked from)\n`,
+    );
+    expect(readFileSync(path.join(busyWorktree, 'notes.txt'), 'utf8')).toBe('draft\n');
+    expect(branches()).toEqual(['feature/notes', 'main']);
+
     const deleted = await succeeds(['delete', busyId, '--discard-changes']);
     expect(deleted.stderr).toBe(`deleted ${busyId} with its worktree ${busyWorktree} and branch feature/notes\n`);
     expect(existsSync(busyWorktree)).toBe(false);

@@ -287,6 +287,8 @@ export function createPostgresStore({
     health,
     loadSessions: () => read('read sessions', () => all(statements.selectSessions, [], sessionFromRow)),
     loadOpenSessions: () => read('read open sessions', () => all(statements.selectOpenSessions, [], sessionFromRow)),
+    listSessionsInDirectory: (directory) =>
+      read('read sessions', () => all(statements.selectSessionsInDirectory, [directory], sessionFromRow)),
     listSessions: (query) => read('read sessions', () => selectSessionPage(pool, query)),
     countSessionsByState: () => read('count sessions', () => countSessionsByState(pool)),
     getSession: (sessionId) => read('read a session', () => one(statements.selectSession, [sessionId], sessionFromRow)),

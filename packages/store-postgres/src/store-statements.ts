@@ -50,6 +50,8 @@ export const statements = {
   ],
   selectSessions: `SELECT ${sessionList} FROM sessions ORDER BY position`,
   selectOpenSessions: `SELECT ${sessionList} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
+  // Asked only before a worktree is removed (a delete, a close): a scan, rare enough not to need an index.
+  selectSessionsInDirectory: `SELECT ${sessionList} FROM sessions WHERE workspace_status->>'directory' = $1 ORDER BY position`,
   // Newest first; a row value compares (created_at, session_id) as the cursor orders them. One text per
   // shape of query, so each is planned on its own index: $1 is the limit (NULL: none), then the
   // position the page starts after (createdAt, sessionId) if given, then the state if given.

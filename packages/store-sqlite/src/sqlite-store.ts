@@ -191,6 +191,8 @@ export function createSqliteStore(parts: SqliteStoreParts): SqliteStore {
     databasePath: parts.databasePath,
     loadSessions: () => use('read sessions', () => statements.selectSessions.all().map(sessionFromRow)),
     loadOpenSessions: () => use('read open sessions', () => statements.selectOpenSessions.all().map(sessionFromRow)),
+    listSessionsInDirectory: (directory) =>
+      use('read sessions', () => statements.selectSessionsInDirectory.all(directory).map(sessionFromRow)),
     listSessions: (query) => use('read sessions', () => selectSessionPage(statements, query)),
     countSessionsByState: () => use('count sessions', () => countSessionsByState(statements)),
     getSession: (sessionId) =>

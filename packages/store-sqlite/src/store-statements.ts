@@ -11,6 +11,7 @@ export interface StoreStatements {
   readonly insertReceipt: StatementSync;
   readonly selectSessions: StatementSync;
   readonly selectOpenSessions: StatementSync;
+  readonly selectSessionsInDirectory: StatementSync;
   readonly selectSessionPage: StatementSync;
   readonly selectSessionPageAfter: StatementSync;
   readonly selectSessionPageOfState: StatementSync;
@@ -107,6 +108,10 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (command_id) DO NOTHING`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
+    // Asked only before a worktree is removed (a delete, a close): a scan without decoding every row.
+    selectSessionsInDirectory: database.prepare(
+      `SELECT ${sessionColumns} FROM sessions WHERE json_extract(workspace_status, '$.directory') = ? ORDER BY rowid`,
+    ),
     // What start-up loads: the open sessions (two ranges of the index by state, so any state but
     // closed), and the closed ones whose process a crash may have left (the partial index on
     // live_process). Named, because to skip the sort SQLite would rather read every session in id order.

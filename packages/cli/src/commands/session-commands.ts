@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
@@ -180,11 +181,19 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
     await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
     return snapshot;
   });
-  const status = deleted.workspaceStatus;
-  const removed =
-    status?.worktree && status.state !== 'removed' && status.keptBecause !== 'in_use'
-      ? ` with its worktree ${fileNameOnOneLine(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`
-      : '';
-  context.stderr.write(`deleted ${sessionId}${removed}\n`);
+  context.stderr.write(`deleted ${sessionId}${worktreeAfterDelete(deleted)}\n`);
   return 0;
+}
+
+/**
+ * What became of the deleted session's worktree. One another session still names (a fork and its source
+ * share one) stays with it: its folder, on this machine as the runtime is, says which it was.
+ */
+function worktreeAfterDelete(deleted: SessionSnapshot): string {
+  const status = deleted.workspaceStatus;
+  if (!status?.worktree || status.state === 'removed') return '';
+  const worktree = `worktree ${fileNameOnOneLine(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`;
+  if (status.keptBecause === 'in_use' || existsSync(status.worktree.path))
+    return `; its ${worktree} stay with the session that shares them (a fork, or the session it was forked from)`;
+  return ` with its ${worktree}`;
 }

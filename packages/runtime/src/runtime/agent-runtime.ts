@@ -299,7 +299,8 @@ class Runtime extends TypedCommands implements AgentRuntime {
       entries: this.entries,
       log: this.log,
       writer: this.writer,
-      ...(this.ownership.shared ? { sharedStore: this.store } : {}),
+      store: this.store,
+      sharedStore: this.ownership.shared,
     };
   }
 

@@ -12,8 +12,9 @@ export interface WorkspaceParts {
   readonly entries: SessionCache;
   readonly log: SessionLog;
   readonly writer: EventWriter;
-  /** A store other runtimes share: their open sessions are in it, not in this one's memory. */
-  readonly sharedStore?: TetherStore;
+  readonly store: TetherStore;
+  /** Other runtimes share the store: their open sessions are in it, not in this one's memory. */
+  readonly sharedStore: boolean;
 }
 
 /**
@@ -58,7 +59,7 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
       .of(status.kind)
       .release(status, { discardChanges: false, inUse: await inUseByAnother(parts, entry, status) });
     recordStatus(parts, entry, 'session.workspace_released', released);
-    toldToTheClosedSharers(parts, entry, released);
+    await toldToTheClosedSharers(parts, entry, released);
   } catch {
     parts.log.stage(entry, [{ type: 'diagnostic', level: 'warning', code: 'workspace.release_failed' }]);
   }
@@ -68,20 +69,32 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
 /**
  * A fork and its source share one worktree: the one closed first kept it for the other (in_use). When
  * the last of them releases it, what became of it is theirs too, or they would go on saying it is
- * kept for a session that no longer works in it.
+ * kept for a session that no longer works in it. Closed sessions may have left memory (with a shared
+ * store none stays): those are read back from the store.
  */
-function toldToTheClosedSharers(parts: WorkspaceParts, entry: SessionEntry, released: WorkspaceStatus): void {
-  if (released.state === 'kept' && released.keptBecause === 'in_use') return;
-  for (const other of parts.entries.entries()) {
-    const status = other.record.workspaceStatus;
-    if (
-      other !== entry &&
-      other.record.state === 'closed' &&
-      status?.directory === released.directory &&
-      status.state === 'kept' &&
-      status.keptBecause === 'in_use'
-    )
+async function toldToTheClosedSharers(
+  parts: WorkspaceParts,
+  entry: SessionEntry,
+  released: WorkspaceStatus,
+): Promise<void> {
+  if ((released.state === 'kept' && released.keptBecause === 'in_use') || !announcesWorkspace(released)) return;
+  const keptForAnother = (record: SessionRecord) =>
+    record.sessionId !== entry.record.sessionId &&
+    record.state === 'closed' &&
+    record.workspaceStatus?.directory === released.directory &&
+    record.workspaceStatus.state === 'kept' &&
+    record.workspaceStatus.keptBecause === 'in_use';
+  for (const sessionId of await sessionsInDirectory(parts, released.directory, keptForAnother)) {
+    const other = await parts.entries.acquire(sessionId);
+    if (other === undefined) continue;
+    try {
+      if (!keptForAnother(other.record)) continue;
       recordStatus(parts, other, 'session.workspace_released', released);
+      // Written before the pin goes: a closed session unpinned may leave memory, and what it staged with it.
+      await parts.writer.flush();
+    } finally {
+      parts.entries.release(other);
+    }
   }
 }
 
@@ -102,7 +115,7 @@ export async function releaseForDelete(
   // where its worktree and branch are, and they would be left behind unnamed.
   const released = await acquirer.release(status, {
     discardChanges,
-    inUse: await inUseByAnother(parts, entry, status),
+    inUse: await heldByAnother(parts, entry, status),
   });
   // Kept locked, it would be left with its branch and no session naming it: its owner says what happens to it.
   if (
@@ -113,7 +126,7 @@ export async function releaseForDelete(
     throw workspaceHasChanges(released, released.keptBecause);
   if (!sameStatus(released, status)) {
     recordStatus(parts, entry, 'session.workspace_released', released);
-    toldToTheClosedSharers(parts, entry, released);
+    await toldToTheClosedSharers(parts, entry, released);
     await parts.writer.flush();
   }
 }
@@ -148,8 +161,39 @@ async function inUseByAnother(parts: WorkspaceParts, entry: SessionEntry, status
     record.workspaceStatus?.directory === status.directory;
   if (parts.entries.entries().some((other) => sharing(other.record))) return true;
   // A plain directory is never removed: no need to ask the store about it.
-  if (parts.sharedStore === undefined || !announcesWorkspace(status)) return false;
-  return (await parts.sharedStore.loadOpenSessions()).some(sharing);
+  if (!parts.sharedStore || !announcesWorkspace(status)) return false;
+  return (await parts.store.loadOpenSessions()).some(sharing);
+}
+
+/**
+ * Before a delete: another session, open or closed, still names this workspace as its own (a fork and
+ * its source share one). A closed one that kept it for its work is its owner as much as the session
+ * deleted, so the workspace stays with it, discard or not. Closed sessions may have left memory: the
+ * store is read for them, once per delete.
+ */
+async function heldByAnother(parts: WorkspaceParts, entry: SessionEntry, status: WorkspaceStatus): Promise<boolean> {
+  if (!announcesWorkspace(status)) return inUseByAnother(parts, entry, status);
+  const holding = (record: SessionRecord) =>
+    record.sessionId !== entry.record.sessionId && record.workspaceStatus?.state !== 'removed';
+  return (await sessionsInDirectory(parts, status.directory, holding)).length > 0;
+}
+
+/**
+ * The ids of the sessions whose workspace is `directory` and whose record matches: the one in memory
+ * where there is one (it may be ahead of the store), the stored one otherwise.
+ */
+async function sessionsInDirectory(
+  parts: WorkspaceParts,
+  directory: string,
+  matches: (record: SessionRecord) => boolean,
+): Promise<string[]> {
+  const inMemory = new Map(parts.entries.entries().map((other) => [other.record.sessionId, other.record]));
+  const ids = new Set<string>();
+  for (const record of inMemory.values())
+    if (record.workspaceStatus?.directory === directory && matches(record)) ids.add(record.sessionId);
+  for (const stored of await parts.store.listSessionsInDirectory(directory))
+    if (!inMemory.has(stored.sessionId) && matches(stored)) ids.add(stored.sessionId);
+  return [...ids];
 }
 
 function workspaceHasChanges(

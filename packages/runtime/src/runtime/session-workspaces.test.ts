@@ -222,6 +222,50 @@ describe('a session in a workspace its acquirer makes', () => {
     ]);
   });
 
+  it('stays with a closed session that still holds it when a fork sharing it is deleted, even told to discard', async () => {
+    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/shared') });
+    await turn(sessionId);
+    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    acquirer.setWork(directory, 'uncommitted_changes');
+    await runtime.closeSession({ sessionId });
+    await runtime.closeSession({ sessionId: forkSessionId });
+    const kept = { directory, state: 'kept', keptBecause: 'uncommitted_changes' };
+    expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject(kept);
+
+    // The work is the source's too: deleting the fork, told to discard or not, leaves it to the source.
+    await runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true });
+    expect(existsSync(directory)).toBe(true);
+    expect(acquirer.calls.at(-1)?.release).toEqual({ discardChanges: true, inUse: true });
+    expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject(kept);
+
+    // The last session holding it decides as any other.
+    const refusal = await agentErrorOf(runtime.deleteSession(sessionId));
+    expect(refusal.code).toBe('workspace_has_changes');
+    await runtime.deleteSession(sessionId, { discardWorkspaceChanges: true });
+    expect(existsSync(directory)).toBe(false);
+  });
+
+  it('stays with a fork that still holds it when its closed source is deleted, the fork no longer in memory', async () => {
+    await runtime.shutdown();
+    runtime = await harness.start({ providers: [provider], workspaces: [acquirer], closedSessionCacheSize: 0 });
+    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/source') });
+    await turn(sessionId);
+    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    acquirer.setWork(directory, 'commits_beyond_base');
+    await runtime.closeSession({ sessionId: forkSessionId });
+    await runtime.closeSession({ sessionId });
+
+    await runtime.deleteSession(sessionId);
+    expect(existsSync(directory)).toBe(true);
+    expect((await runtime.getSession(forkSessionId)).workspaceStatus).toMatchObject({
+      directory,
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+  });
+
   it('refuses to be deleted with work in it unless told to discard it, then removes it', async () => {
     const { sessionId } = await runtime.openSession({ workspace: worktree('feature/keep') });
     const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;

@@ -72,6 +72,10 @@ export function createInMemoryStore(): TetherStore {
       assertOpen();
       return [...sessions.values()].map(copy);
     },
+    async listSessionsInDirectory(directory) {
+      assertOpen();
+      return [...sessions.values()].filter((session) => session.workspaceStatus?.directory === directory).map(copy);
+    },
     async loadOpenSessions() {
       assertOpen();
       return [...sessions.values()]

@@ -170,6 +170,11 @@ export interface TetherStore {
    * that is not closed, and closed ones that still record a live process (a crash left it to end).
    */
   loadOpenSessions(): Promise<SessionRecord[]>;
+  /**
+   * The sessions whose workspace status names this directory (a fork shares its source's worktree), in
+   * the order first committed: what a delete asks before it removes a worktree another session holds.
+   */
+  listSessionsInDirectory(directory: string): Promise<SessionRecord[]>;
   /** Newest first (createdAt, then sessionId, both descending), after `before`, of one state if given. */
   listSessions(query: SessionPageQuery): Promise<SessionRecord[]>;
   /** How many sessions are in each state (every state present, 0 when none). */

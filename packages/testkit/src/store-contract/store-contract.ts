@@ -327,6 +327,19 @@ export function describeStoreContract(name: string, makeStore: () => Promise<Sto
       expect((await store.getSession(otherSessionId))?.workspaceStatus).toBeNull();
     });
 
+    it('lists the sessions whose workspace status names a directory, in the order first committed', async () => {
+      const shared = sampleWorktreeStatus({ state: 'kept', keptBecause: 'in_use' });
+      const elsewhere = sampleWorktreeStatus({ directory: `${shared.directory}-other` });
+      const fork = sessionRecord(otherSessionId, { workspaceStatus: shared });
+      const source = sessionRecord(sessionId, { workspaceStatus: shared, state: 'closed' });
+      const third = sessionRecord(`ses_${'d'.repeat(32)}`, { workspaceStatus: elsewhere });
+      await store.commit(unit({ sessions: [fork, third] }));
+      await store.commit(unit({ sessions: [source] }));
+      expect(await store.listSessionsInDirectory(shared.directory)).toEqual([fork, source]);
+      expect(await store.listSessionsInDirectory(elsewhere.directory)).toEqual([third]);
+      expect(await store.listSessionsInDirectory('/data/worktrees')).toEqual([]);
+    });
+
     it('round-trips a waiting session and its permission mode, and a mode set back to unknown', async () => {
       const waiting = sessionRecord(sessionId, { state: 'waiting', activeRunId: runId, permissionMode: 'plan' });
       const other = sessionRecord(otherSessionId, { permissionMode: 'bypass' });
