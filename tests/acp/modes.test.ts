@@ -74,6 +74,22 @@ describe('ACP modes and config options against the real binary', () => {
     expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
       model: 'gpt-17',
     });
+
+    // "opus" and "default" resolve to one model: the option shows the one chosen, not the first of them.
+    const chosen = await pair.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: 'model',
+      value: 'opus',
+    });
+    const models = (await runtime.listModels()).models;
+    const opus = models.find((model) => model.id === 'opus')!.resolvedModel;
+    expect(models.find((model) => model.id === 'default')?.resolvedModel).toBe(opus);
+    expect(chosen.configOptions.find((option) => option.id === 'model')).toMatchObject({ currentValue: 'opus' });
+    environment.api.enqueue(textReply('Answered again.'));
+    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'And now?' }] });
+    expect(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body).toMatchObject({
+      model: opus,
+    });
   });
 
   it('/model NAME typed as a prompt sets the model option: the client hears of it at once, the next turn uses it', async () => {

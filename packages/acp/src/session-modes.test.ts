@@ -66,6 +66,24 @@ describe('permission modes and the model as ACP modes and config options', () =>
     expect(configOptions(snapshot({}), models, true)[1]).toMatchObject({ currentValue: 'default' });
   });
 
+  it('the value this client chose while it is the model in effect, where aliases resolve to one model', () => {
+    const withOpus: ModelList = {
+      ...models,
+      models: [...models.models, { ...models.models[0]!, id: 'opus', displayName: 'Opus' }],
+    };
+    // Recorded resolved: without the choice, the first alias resolving to it.
+    const set = snapshot({ model: 'claude-opus-5-5', configuration: { model: 'claude-opus-5-5' } });
+    expect(configOptions(set, withOpus, true)[1]).toMatchObject({ currentValue: 'default' });
+    expect(configOptions(set, withOpus, true, 'opus')[1]).toMatchObject({ currentValue: 'opus' });
+    expect(configOptions(set, withOpus, true, 'default')[1]).toMatchObject({ currentValue: 'default' });
+    // Set from the next turn, not yet resolved.
+    expect(configOptions(snapshot({ configuration: { model: 'opus' } }), withOpus, true, 'opus')[1]).toMatchObject({
+      currentValue: 'opus',
+    });
+    // Changed since by another host: the choice no longer says what runs.
+    expect(configOptions(set, withOpus, true, 'sonnet')[1]).toMatchObject({ currentValue: 'default' });
+  });
+
   it('a model the list lacks (Claude Code takes any id) is the current value, added to the choices', () => {
     const options = configOptions(snapshot({ model: 'gpt-17', configuration: { model: 'gpt-17' } }), models, true);
     expect(options[1]).toMatchObject({

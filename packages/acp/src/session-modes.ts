@@ -48,13 +48,17 @@ export const modelOptionId = 'model';
 const defaultModel = 'default';
 
 /**
- * The model in effect as a value of the model option: the model the session was given or set to
- * when the list names it, else the alias the agent's reported model resolves from, else that model
- * as named (Claude Code takes any id: one the list lacks is still the model in effect), else the
- * provider's default.
+ * The model in effect as a value of the model option: the value this client chose while it is still
+ * the model in effect (Tether records the model an alias resolves to, and several aliases may resolve
+ * to one model: "opus" and "default", say), else the model the session was given or set to when the
+ * list names it, else the alias the agent's reported model resolves from, else that model as named
+ * (Claude Code takes any id: one the list lacks is still the model in effect), else the provider's default.
  */
-function modelInEffect(snapshot: SessionSettings, listed: readonly ModelDescription[]): string {
+function modelInEffect(snapshot: SessionSettings, listed: readonly ModelDescription[], chosen: string | null): string {
   const configured = typeof snapshot.configuration.model === 'string' ? snapshot.configuration.model : null;
+  const chosenModel = listed.find((model) => model.id === chosen);
+  if (chosenModel && [chosenModel.id, chosenModel.resolvedModel].includes(snapshot.model ?? configured ?? ''))
+    return chosenModel.id;
   const named = [configured, snapshot.model].find((model) => listed.some((listedModel) => listedModel.id === model));
   if (named) return named;
   const resolving = listed.find((model) => snapshot.model !== null && model.resolvedModel === snapshot.model);
@@ -66,12 +70,13 @@ function modelInEffect(snapshot: SessionSettings, listed: readonly ModelDescript
  * agent's models once they are known (`models`; null while they are being read, or when the agent
  * cannot list them) and always holds the model in effect, so a client sees the model the session
  * runs and can ask for another as soon as the session is answered. There is none when the model
- * can neither be listed nor set.
+ * can neither be listed nor set. `chosenModel` is the model option's value this client last chose.
  */
 export function configOptions(
   snapshot: SessionSettings,
   models: ModelList | null,
   modelSettable: boolean,
+  chosenModel: string | null = null,
 ): SessionConfigOption[] {
   const modes = sessionModes(snapshot);
   const options: SessionConfigOption[] = [
@@ -94,7 +99,7 @@ export function configOptions(
     listed.length > 0
       ? listed.map((model) => ({ value: model.id, name: model.displayName, description: model.description }))
       : [{ value: defaultModel, name: 'Default', description: "The agent's default model" }];
-  const current = modelInEffect(snapshot, listed);
+  const current = modelInEffect(snapshot, listed, chosenModel);
   if (!choices.some((choice) => choice.value === current)) choices.push({ value: current, name: current });
   options.push({
     id: modelOptionId,

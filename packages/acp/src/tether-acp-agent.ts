@@ -63,6 +63,8 @@ interface ServedSession {
   released?: Promise<void>;
   /** The client was answered before the model list was known: the options are announced when it is. */
   modelOptionPending?: boolean;
+  /** The model option's value this client last chose (Tether records only the model it resolves to). */
+  chosenModel?: string;
 }
 
 const sessionsPerPage = 100;
@@ -254,6 +256,7 @@ export class TetherAcpAgent {
    */
   async #promptedModel(sessionId: string, model: string): Promise<PromptResponse> {
     await this.#host.setModel({ sessionId, model });
+    this.#chose(sessionId, model);
     await this.#notify(sessionId, {
       sessionUpdate: 'agent_message_chunk',
       content: { type: 'text', text: `Model set to ${model}.` },
@@ -385,8 +388,16 @@ export class TetherAcpAgent {
       throw invalidRequest(`The option ${configId} takes the id of one of its values (a string), not ${typeof value}.`);
     this.#served(sessionId);
     if (configId === modeOptionId) await this.setMode(sessionId, value);
-    else await this.#host.setModel({ sessionId, model: value });
+    else {
+      await this.#host.setModel({ sessionId, model: value });
+      this.#chose(sessionId, value);
+    }
     return this.#configOptions(await this.#host.getSession(sessionId));
+  }
+
+  #chose(sessionId: string, model: string): void {
+    const served = this.#sessions.get(sessionId);
+    if (served) served.chosenModel = model;
   }
 
   /**
@@ -514,7 +525,12 @@ export class TetherAcpAgent {
   /** The options as known now: while the model list is being read, the model option holds the model in effect and the default. */
   #configOptions(snapshot: SessionSnapshot): SessionConfigOption[] {
     this.#modelList();
-    return configOptions(snapshot, this.#knownModels ?? null, this.#capabilities?.setModel === true);
+    return configOptions(
+      snapshot,
+      this.#knownModels ?? null,
+      this.#capabilities?.setModel === true,
+      this.#sessions.get(snapshot.sessionId)?.chosenModel ?? null,
+    );
   }
 
   /** The options a session's answer carries; announced again once the model list arrives, if it had to go without it. */
