@@ -447,6 +447,32 @@ describe('refusals and help', () => {
     expect(branches()).toContain(branch);
   });
 
+  it('close through a daemon of a worktree moved with git worktree move: says so, and neither --resume nor delete takes it from where it is', async () => {
+    const worktrees = path.join(fixture.root, 'served-worktrees');
+    await serve(['--worktree-root', worktrees]);
+    const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
+    const sessionId = sessionIdIn(run.stderr);
+    const worktree = path.join(worktrees, sessionId);
+    const branch = `tether/${sessionId.slice(4, 12)}`;
+    const elsewhere = path.join(fixture.root, 'moved-by-hand');
+    await writeFile(path.join(worktree, 'draft.txt'), 'mine\n');
+    git('worktree', 'move', worktree, elsewhere);
+
+    const closed = await succeeds(['close', sessionId]);
+    expect(closed.stderr).toContain(
+      `worktree folder ${worktree} is gone and its branch ${branch} is checked out in another folder`,
+    );
+    const resumed = await tether(['run', '--resume', sessionId, 'Go on']);
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stderr).toContain(`git worktree move FOLDER ${worktree}`);
+    const deleted = await succeeds(['delete', sessionId, '--discard-changes']);
+    expect(deleted.stderr).toBe(
+      `deleted ${sessionId}; its branch ${branch} stays checked out in another folder (git worktree list shows where)\n`,
+    );
+    expect(readFileSync(path.join(elsewhere, 'draft.txt'), 'utf8')).toBe('mine\n');
+    expect(git('-C', elsewhere, 'branch', '--show-current').trim()).toBe(branch);
+  });
+
   it('a data dir moved with its worktrees: the session goes on in the moved worktree, its uncommitted work and conversation intact', async () => {
     const run = await editingRunInWorktree('Write first');
     const sessionId = sessionIdIn(run.stderr);

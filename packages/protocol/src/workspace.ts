@@ -60,9 +60,12 @@ export const WorkspaceStatus = z.strictObject({
   state: z.enum(['ready', 'kept', 'removed']),
   /**
    * Why a released workspace was kept: it has uncommitted changes, commits beyond its base, another
-   * open session uses it, or its owner locked it (`git worktree lock`).
+   * open session uses it, its owner locked it (`git worktree lock`), or its folder is gone and its branch
+   * is checked out in another (moved with `git worktree move`, or checked out by hand).
    */
-  keptBecause: z.enum(['uncommitted_changes', 'commits_beyond_base', 'in_use', 'locked']).nullable(),
+  keptBecause: z
+    .enum(['uncommitted_changes', 'commits_beyond_base', 'in_use', 'locked', 'checked_out_elsewhere'])
+    .nullable(),
   /** How many files differ from the base commit, as of the last run's end (null: not known, or not a worktree). */
   changedFiles: z.number().int().nonnegative().nullable(),
 });
@@ -75,6 +78,8 @@ export const keptBecauseWords: Record<NonNullable<WorkspaceStatus['keptBecause']
     'it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them)',
   in_use: 'another open session works in it',
   locked: 'it is locked (git worktree lock): unlock it to let Tether remove it',
+  checked_out_elsewhere:
+    'its folder is gone and its branch is checked out in another folder (moved with git worktree move, or checked out by hand; git worktree list shows where): Tether leaves both to that checkout',
 };
 
 /** One file a run (or a session) changed, as git counts it. */

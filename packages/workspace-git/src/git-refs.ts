@@ -8,6 +8,26 @@ export async function branchExists(git: GitContext, repository: string, branch: 
   return result.exitCode === 0;
 }
 
+/**
+ * Where `branch` is checked out in a worktree of the repository other than `except` (its main checkout,
+ * or a linked worktree: one moved with `git worktree move`, say), or null when it is not.
+ */
+export async function branchCheckedOutElsewhere(
+  git: GitContext,
+  repository: string,
+  branch: string,
+  except: string,
+): Promise<string | null> {
+  const result = await runGit(git, { cwd: repository, args: ['worktree', 'list', '--porcelain', '-z'] });
+  if (result.exitCode !== 0) return null;
+  let folder: string | null = null;
+  for (const line of result.stdout.toString('utf8').split('\0')) {
+    if (line.startsWith('worktree ')) folder = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}` && folder !== null && folder !== except) return folder;
+  }
+  return null;
+}
+
 /** The full commit id `ref` names, or null when it names no commit. */
 export async function resolveCommit(git: GitContext, repository: string, ref: string): Promise<string | null> {
   const result = await runGit(git, { cwd: repository, args: ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`] });

@@ -2,6 +2,7 @@ import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  agentErrorOf,
   branchBorrowedByTheMainCheckout,
   branches,
   gitPlayground,
@@ -276,12 +277,39 @@ describe('release', () => {
     expect(clean.worktree?.repository).toBe(linked);
   });
 
-  it('leaves the branch to whoever checked it out elsewhere since (it is theirs now)', async () => {
+  it('leaves the branch to whoever checked it out elsewhere since (it is theirs now), and says so', async () => {
     const playground = await gitPlayground();
     const prepared = await branchBorrowedByTheMainCheckout(playground);
 
-    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed' });
+    const released = await playground.acquirer.release(prepared, keep);
+    expect(released).toMatchObject({ state: 'kept', keptBecause: 'checked_out_elsewhere' });
     expect(branches(playground)).toContain('borrowed');
     expect(playground.git(playground.repository, 'branch', '--show-current').trim()).toBe('borrowed');
+    // Told to discard, it still removes nothing of that checkout's.
+    expect(await playground.acquirer.release(prepared, { ...keep, discardChanges: true })).toEqual(released);
+    expect(branches(playground)).toContain('borrowed');
+  });
+
+  it('keeps a worktree moved with `git worktree move`, its uncommitted work and branch where they are, discarding or not', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'moved' });
+    await writeFile(path.join(prepared.directory, 'draft.txt'), 'mine\n');
+    const elsewhere = path.join(playground.folder, 'moved-by-hand');
+    playground.git(playground.repository, 'worktree', 'move', prepared.directory, elsewhere);
+
+    const released = await playground.acquirer.release(prepared, keep);
+    expect(released).toEqual({ ...prepared, state: 'kept', keptBecause: 'checked_out_elsewhere', changedFiles: 0 });
+    expect(await playground.acquirer.release(prepared, { ...keep, discardChanges: true })).toEqual(released);
+    expect(await readFile(path.join(elsewhere, 'draft.txt'), 'utf8')).toBe('mine\n');
+    expect(playground.git(elsewhere, 'branch', '--show-current').trim()).toBe('moved');
+    expect(worktreeFolders(playground).sort()).toEqual([playground.repository, elsewhere].sort());
+
+    // Reopened, the session cannot have its branch back while that checkout holds it, and says how to give it back.
+    const refused = await agentErrorOf(playground.acquirer.restore(released, { sessionId: 'ses_moved' }));
+    expect(refused.details?.reason).toBe('branch_checked_out');
+    expect(refused.message).toContain(`git worktree move FOLDER ${prepared.directory}`);
+    playground.git(playground.repository, 'worktree', 'move', elsewhere, prepared.directory);
+    expect(await playground.acquirer.restore(released, { sessionId: 'ses_moved' })).toMatchObject({ state: 'ready' });
+    expect(await readFile(path.join(prepared.directory, 'draft.txt'), 'utf8')).toBe('mine\n');
   });
 });

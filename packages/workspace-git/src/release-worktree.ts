@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
-import { branchExists } from './git-refs.js';
+import { branchCheckedOutElsewhere, branchExists } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, gitPathOf, gitText } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
@@ -42,6 +42,10 @@ export async function releaseWorktree(
     await ownedRoot(path.dirname(worktree.path));
     await rm(worktree.path, { recursive: true, force: true });
   }
+  // Its folder gone and its branch checked out in another (the worktree moved with `git worktree move`, or the
+  // branch checked out by hand): neither is Tether's to remove, and what that checkout holds is not its to judge.
+  if (!present && (await branchCheckedOutElsewhere(git, worktree.repository, worktree.branch, worktree.path)))
+    return { ...prepared, state: 'kept', keptBecause: 'checked_out_elsewhere', changedFiles: 0 };
   if (!options.discardChanges) {
     const keptBecause =
       present && (await hasUncommittedWork(git, worktree.path))

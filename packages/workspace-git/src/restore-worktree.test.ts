@@ -99,7 +99,7 @@ describe('restore', () => {
 
     const checkedOut = await agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));
     expect(checkedOut.details?.reason).toBe('branch_checked_out');
-    expect(checkedOut.message).toContain('Switch that checkout to another branch');
+    expect(checkedOut.message).toContain('switch that checkout to another branch');
 
     await rm(playground.repository, { recursive: true, force: true });
     const gone = await agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));

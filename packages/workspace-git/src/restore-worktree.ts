@@ -100,7 +100,7 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRem
   if (/already checked out at|already used by worktree/i.test(added.stderr)) {
     throw workspaceRefusal(
       'branch_checked_out',
-      `The session's branch ${branch} is checked out in another folder, so its worktree cannot be re-created. Switch that checkout to another branch and reopen the session.`,
+      `The session's branch ${branch} is checked out in another folder (git worktree list shows where), so its worktree cannot be re-created at ${worktree.path}. Move that worktree back there (git worktree move FOLDER ${worktree.path}) or switch that checkout to another branch, then reopen the session.`,
     );
   }
   throw gitFailed({ cwd: repository, args }, added);

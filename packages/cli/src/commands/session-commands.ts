@@ -192,6 +192,8 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
 function worktreeAfterDelete(deleted: SessionSnapshot): string {
   const status = deleted.workspaceStatus;
   if (!status?.worktree || status.state === 'removed') return '';
+  if (status.keptBecause === 'checked_out_elsewhere')
+    return `; its branch ${terminalSafe(status.worktree.branch)} stays checked out in another folder (git worktree list shows where)`;
   const worktree = `worktree ${fileNameOnOneLine(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`;
   if (status.keptBecause === 'in_use' || existsSync(status.worktree.path))
     return `; its ${worktree} stay with the session that shares them (a fork, or the session it was forked from)`;

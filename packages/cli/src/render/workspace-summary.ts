@@ -26,6 +26,8 @@ export function describeWorktree(status: WorkspaceStatus | null): string | null 
   // Its folder deleted by hand, the work kept is on its branch alone: pointing at the folder would send them nowhere.
   if (status.state === 'kept' && status.keptBecause === 'commits_beyond_base' && !existsSync(worktree.path))
     return `worktree folder ${fileNameOnOneLine(worktree.path)} is gone; its commits are kept on branch ${terminalSafe(worktree.branch)}${changed} (git log ${worktree.baseCommit.slice(0, 12)}..${terminalSafe(worktree.branch)} lists them)`;
+  if (status.state === 'kept' && status.keptBecause === 'checked_out_elsewhere')
+    return `worktree folder ${fileNameOnOneLine(worktree.path)} is gone and its branch ${terminalSafe(worktree.branch)} is checked out in another folder (moved with git worktree move, or checked out by hand; git worktree list shows where): Tether leaves both to that checkout`;
   if (status.state === 'kept')
     return `worktree kept at ${where}${changed}: ${status.keptBecause ? keptBecauseWords[status.keptBecause] : 'it holds work'}`;
   return `worktree ${where}${changed}`;

@@ -39,6 +39,7 @@ describe('a worktree as the page shows it', () => {
       'Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it has commits its base does not (on its branch, its checked-out HEAD, or left behind there by a checkout: git reflog in it lists them).',
     );
     expect(keptWork({ ...ready, state: 'kept', keptBecause: 'in_use' })).toBeNull();
+    expect(keptWork({ ...ready, state: 'kept', keptBecause: 'checked_out_elsewhere' })).toBeNull();
     expect(keptWork(ready)).toBeNull();
     expect(keptWork({ ...ready, state: 'removed' })).toBeNull();
   });

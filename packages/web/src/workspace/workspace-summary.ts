@@ -39,9 +39,18 @@ export function summarizeWorktree(status: WorkspaceStatus | null): WorktreeSumma
   };
 }
 
-/** Where the session's kept worktree is and what work in it deleting the session would lose; null when none. */
+/**
+ * Where the session's kept worktree is and what work in it deleting the session would lose; null when
+ * none: one another session uses, or whose branch another checkout holds, stays whatever the delete says.
+ */
 export function keptWork(status: WorkspaceStatus | null): string | null {
-  if (status?.state !== 'kept' || status.keptBecause === 'in_use' || status.keptBecause === null) return null;
+  if (
+    status?.state !== 'kept' ||
+    status.keptBecause === 'in_use' ||
+    status.keptBecause === 'checked_out_elsewhere' ||
+    status.keptBecause === null
+  )
+    return null;
   return summarizeWorktree(status)?.release ?? null;
 }
 
