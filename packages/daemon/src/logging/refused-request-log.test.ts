@@ -48,6 +48,38 @@ describe('the rate-limited log of refusals anyone can cause at will', () => {
     ]);
   });
 
+  it('writes the count when the interval ends, with no refusal after it (an hour-long flood is told every minute)', () => {
+    const { logger, lines } = recordingLogger();
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const due: Array<{ callback: () => void; at: number; cancelled: boolean }> = [];
+    const timer = (callback: () => void, delayMs: number) => {
+      const entry = { callback, at: now + delayMs, cancelled: false };
+      due.push(entry);
+      return () => {
+        entry.cancelled = true;
+      };
+    };
+    const log = new RefusedRequestLog(logger, { intervalMs: 60_000, now: () => now, timer });
+    log.refused('unauthorized', refusal, 'request');
+    now += 1_000;
+    log.refused('unauthorized', refusal, 'request');
+    log.refused('unauthorized', refusal, 'request');
+    // One report due, at the interval's end.
+    expect(due.map((entry) => entry.at)).toEqual([Date.parse('2030-01-01T00:01:00.000Z')]);
+    expect(lines).toHaveLength(1);
+    now = due[0]!.at;
+    due[0]!.callback();
+    expect(lines.slice(1)).toEqual([
+      { level: 'warn', fields: expect.objectContaining({ refused: 2 }), message: expect.any(String) },
+    ]);
+    // The next refusal starts an interval of its own, logged in full; flush at shutdown cancels what is due.
+    log.refused('unauthorized', refusal, 'request');
+    log.refused('unauthorized', refusal, 'request');
+    log.flush();
+    expect(lines.slice(2).map((line) => line.level)).toEqual(['info', 'warn']);
+    expect(due.map((entry) => entry.cancelled)).toEqual([true, true]);
+  });
+
   it('counts each kind on its own, so a flood of one neither hides nor holds back another', () => {
     const { logger, lines } = recordingLogger();
     let now = Date.parse('2030-01-01T00:00:00.000Z');

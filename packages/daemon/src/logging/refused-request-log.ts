@@ -1,5 +1,5 @@
 import type { DaemonLogger } from './create-logger.js';
-import { RepeatLog } from './repeat-log.js';
+import { RepeatLog, type RepeatLogOptions } from './repeat-log.js';
 
 /**
  * The refusals anyone who can reach the port can cause as fast as they like, each counted on its own:
@@ -67,15 +67,14 @@ interface RefusalFields {
  * can cause them as fast as it likes, and a line each would fill the log. The first refusal of a kind
  * in an interval is logged as the line it would have been (`message`: "request", "upgrade", …); the
  * ones after it in the interval are only counted, and one `warn` line says how many there were, of
- * which kind, from when to when: written by the first refusal of that kind after the interval, or by
- * flush() (at shutdown). The requests counter (tether_http_requests_total) still counts every one as
+ * which kind, from when to when: written when the interval ends, or by flush() (at shutdown). The requests counter (tether_http_requests_total) still counts every one as
  * it happens.
  */
 export class RefusedRequestLog {
   private readonly logger: DaemonLogger;
   private readonly repeats: RepeatLog<RefusalKind>;
 
-  constructor(logger: DaemonLogger, options: { readonly intervalMs?: number; readonly now?: () => number } = {}) {
+  constructor(logger: DaemonLogger, options: RepeatLogOptions = {}) {
     this.logger = logger;
     this.repeats = new RepeatLog(({ key, counted, since, until }) => {
       const { fields, what } = refusalKinds[key];

@@ -15,29 +15,46 @@ interface KeyInterval {
   counted: number;
   firstCountedAt: number;
   lastCountedAt: number;
+  /** Cancels the report due when the interval ends, set once something is counted in it. */
+  cancelReport: (() => void) | null;
+}
+
+/** Calls `callback` after `delayMs` without keeping the process alive for it; returns how to cancel it. */
+export type RepeatLogTimer = (callback: () => void, delayMs: number) => () => void;
+
+export interface RepeatLogOptions {
+  readonly intervalMs?: number;
+  readonly now?: () => number;
+  readonly timer?: RepeatLogTimer;
+}
+
+function unreferencedTimer(callback: () => void, delayMs: number): () => void {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 /**
  * Occurrences something outside the daemon can cause as fast as it likes (a refused request, a
  * notification a receiver refuses or has no room for): a line each would fill the log. The first
  * occurrence of a key in an interval is logged by the caller in full (`occurred` says so); the ones
- * after it are only counted, and `report` is given their count once: by the first occurrence of that
- * key after the interval, before it is logged itself, or by flush() (at shutdown). Each key has its
- * own interval, so a flood of one neither hides nor holds back another.
+ * after it are only counted, and `report` is given their count once, when the interval ends (a
+ * receiver down for an hour is told of every minute of it, not at its next notification), or by
+ * flush() (at shutdown). Each key has its own interval, so a flood of one neither hides nor holds back
+ * another.
  */
 export class RepeatLog<Key> {
   private readonly intervals = new Map<Key, KeyInterval>();
   private readonly report: (heldBack: HeldBack<Key>) => void;
   private readonly intervalMs: number;
   private readonly now: () => number;
+  private readonly timer: RepeatLogTimer;
 
-  constructor(
-    report: (heldBack: HeldBack<Key>) => void,
-    options: { readonly intervalMs?: number; readonly now?: () => number } = {},
-  ) {
+  constructor(report: (heldBack: HeldBack<Key>) => void, options: RepeatLogOptions = {}) {
     this.report = report;
     this.intervalMs = options.intervalMs ?? repeatLogIntervalMs;
     this.now = options.now ?? Date.now;
+    this.timer = options.timer ?? unreferencedTimer;
   }
 
   /** Counts an occurrence of `key`; true when the caller logs it in full (the first of its interval). */
@@ -45,13 +62,16 @@ export class RepeatLog<Key> {
     const now = this.now();
     const interval = this.intervals.get(key);
     if (interval !== undefined && now - interval.startedAt < this.intervalMs) {
-      if (interval.counted === 0) interval.firstCountedAt = now;
+      if (interval.counted === 0) {
+        interval.firstCountedAt = now;
+        interval.cancelReport = this.timer(() => this.flushKey(key), interval.startedAt + this.intervalMs - now);
+      }
       interval.counted += 1;
       interval.lastCountedAt = now;
       return false;
     }
     this.flushKey(key);
-    this.intervals.set(key, { startedAt: now, counted: 0, firstCountedAt: 0, lastCountedAt: 0 });
+    this.intervals.set(key, { startedAt: now, counted: 0, firstCountedAt: 0, lastCountedAt: 0, cancelReport: null });
     return true;
   }
 
@@ -63,6 +83,8 @@ export class RepeatLog<Key> {
   private flushKey(key: Key): void {
     const interval = this.intervals.get(key);
     if (interval === undefined || interval.counted === 0) return;
+    interval.cancelReport?.();
+    interval.cancelReport = null;
     const counted = interval.counted;
     interval.counted = 0;
     this.report({
