@@ -196,6 +196,13 @@ describe('tether run --image and --file', () => {
         .at(-1)!
         .view!.lastUserBlocks.filter((block) => block.type === 'image'),
     ).toEqual([{ type: 'image', mediaType: 'image/png', data: (await readFile(redSquare)).toString('base64') }]);
+
+    // Refused as bad input, a turn sent to a closed session leaves it closed, as it was.
+    await writeFile(path.join(fixture.workspace, 'fake.png'), 'not an image at all\n');
+    await tether(['close', sessionId]);
+    const refused = await tether(['send', sessionId, '--image', 'fake.png', 'And this?']);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('[invalid_command]')]);
+    expect((await tetherJson<SessionSnapshot[]>(['show', sessionId, '--json']))[0]).toMatchObject({ state: 'closed' });
   });
 
   it('refuses a .png holding text with exit code 2 before anything is recorded: no request, and the session it opened is gone', async () => {

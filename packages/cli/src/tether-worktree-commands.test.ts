@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textReply, toolUseReply } from '@tether/fake-anthropic-api';
-import type { ProtocolEvent, SessionDiff } from '@tether/protocol';
+import type { ProtocolEvent, SessionDiff, SessionSnapshot } from '@tether/protocol';
 import { type GitRunner, createGitRepository, workingDirectoryResponder } from '@tether/testkit';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useCommandFixture } from './test-support/command-fixture.js';
@@ -229,6 +229,41 @@ describe('tether close, delete and diff through a daemon', () => {
     expect(branches()).toEqual(['main']);
     expect(existsSync(worktrees) ? readdirSync(worktrees) : []).toEqual([]);
     expect(turnRequests()).toEqual([]);
+  });
+
+  it('Ctrl-C while tether send reopens a closed session (its worktree made again): no turn is sent, and the session is closed again', async () => {
+    const worktrees = path.join(fixture.root, 'served-worktrees');
+    await serve(['--worktree-root', worktrees]);
+    const sessionId = sessionIdIn((await succeeds(['run', '--worktree', '--cwd', repository, 'Look around'])).stderr);
+    await succeeds(['close', sessionId]);
+    const turnsBefore = turnRequests().length;
+    const marker = path.join(fixture.root, 'making-the-worktree');
+    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+    await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nwhile [ -e '${marker}' ]; do sleep 0.05; done\n`);
+    await chmod(hook, 0o755);
+    let stderr = '';
+    const { child, finished } = spawnTether(['send', sessionId, 'Go on'], {
+      cwd: fixture.workspace,
+      environment: fixture.environment,
+      onStderr: (text) => {
+        stderr += text;
+      },
+    });
+    await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 30_000, interval: 20 });
+    child.kill('SIGINT');
+    await vi.waitFor(() => expect(stderr).toContain('■ SIGINT: stopping the run and exiting'), {
+      timeout: 30_000,
+      interval: 20,
+    });
+    await rm(marker);
+
+    const sent = await finished;
+    expect(sent.code, sent.stderr).toBe(130);
+    expect(sent.stderr).toContain(`■ the turn was not sent; closing the session ${sessionId} again\n`);
+    const shown = JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
+    expect(shown.state).toBe('closed');
+    expect(shown.workspaceStatus?.state).toBe('removed');
+    expect(turnRequests()).toHaveLength(turnsBefore);
   });
 
   it('close says where a worktree with work is kept and that a clean one was removed; delete refuses that work without --discard-changes', async () => {

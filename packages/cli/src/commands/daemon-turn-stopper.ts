@@ -24,5 +24,8 @@ export function daemonTurnStopper(daemon: TetherBackend): TurnStopper {
     },
     // The daemon takes commands still: a session opened for the turn, holding nothing, goes at once.
     discardUnused: (sessionId) => discardSession(daemon, sessionId),
+    closeUnused: async (sessionId) => {
+      await daemon.closeSession({ sessionId }).catch(() => undefined);
+    },
   };
 }

@@ -296,6 +296,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
   warnNobodyToAsk();
   let interrupted: string | null = null;
   let unused: string | null = null;
+  let reopened: string | null = null;
   // A signal ends the run, the agent's processes and the store within the grace (forced after it).
   const stopper: TurnStopper = {
     terminate: (_signal, _turn, urgent) => void runtime.shutdown({ graceMs: urgent ? 0 : signalGraceMs, force: true }),
@@ -303,6 +304,9 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     // The runtime is shutting down and takes no command: discarded once it is down.
     discardUnused: async (sessionId) => {
       unused = sessionId;
+    },
+    closeUnused: async (sessionId) => {
+      reopened = sessionId;
     },
   };
   // A signal while closing down hurries it along instead of killing this process mid-way. After a
@@ -341,6 +345,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     await runtime.shutdown();
     if (closing !== null) await afterShutdown('close', closing, options, dataDir, context);
     else if (unused !== null) await afterShutdown('discard', unused, options, dataDir, context);
+    else if (reopened !== null) await afterShutdown('close', reopened, options, dataDir, context);
     finished = true;
     // After a first Ctrl-C, a second one closes the session until this process has exited (docs/cli.md),
     // including in the ~0.1-0.2 s Node takes to exit after this: a listener holds nothing open.
@@ -349,8 +354,9 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
 }
 
 /**
- * Closes a session (a second Ctrl-C), or discards one opened for a turn a signal stopped before it
- * went in, once this command's runtime is down, in a runtime of its own over the same store.
+ * Closes a session (a second Ctrl-C, or one reopened for a turn a signal stopped before it went in),
+ * or discards one opened for such a turn, once this command's runtime is down, in a runtime of its own
+ * over the same store.
  */
 async function afterShutdown(
   action: 'close' | 'discard',

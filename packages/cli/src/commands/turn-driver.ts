@@ -90,6 +90,11 @@ export interface TurnStopper {
    * backend takes commands again: an in-process runtime shutting down does not).
    */
   discardUnused?(sessionId: string): Promise<void>;
+  /**
+   * Told when a signal ended the command after it reopened a closed session for its turn and before
+   * the turn went in: the session is closed again, as it was (once the backend takes commands again).
+   */
+  closeUnused?(sessionId: string): Promise<void>;
 }
 
 /**
@@ -210,6 +215,8 @@ export async function driveTurn(
   });
   /** A session this command opened, until its first turn is accepted. */
   let openedForTurn: string | null = null;
+  /** A closed session this command reopened for its turn. */
+  let reopenedForTurn: string | null = null;
   /** The turn is being sent (a signal then stops its run), and once it is accepted. */
   let sending = false;
   let submitted = false;
@@ -227,6 +234,7 @@ export async function driveTurn(
       afterSeq = snapshot.lastSeq;
       await backend.openSession({ continueSession: request.resume });
       sessionId = request.resume;
+      if (snapshot.state === 'closed') reopenedForTurn = sessionId;
       // A model retired since, or a mode to change: the session's own settings, changed from this turn on.
       if (request.model !== undefined) await backend.setModel({ sessionId, model: request.model });
       if (request.permissionMode !== undefined)
@@ -297,6 +305,9 @@ export async function driveTurn(
       if (openedForTurn !== null) {
         context.stderr.write(`■ the turn was not sent; deleting the session ${openedForTurn} opened for it\n`);
         await stopper.discardUnused?.(openedForTurn);
+      } else if (reopenedForTurn !== null) {
+        context.stderr.write(`■ the turn was not sent; closing the session ${reopenedForTurn} again\n`);
+        await stopper.closeUnused?.(reopenedForTurn);
       }
       return signalExitCode(stop.ending);
     }
@@ -334,11 +345,15 @@ export async function driveTurn(
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
     if (stop.ending !== null) {
       if (openedForTurn !== null && !submitted) await stopper.discardUnused?.(openedForTurn);
+      if (reopenedForTurn !== null && !submitted) await stopper.closeUnused?.(reopenedForTurn);
       return signalExitCode(stop.ending);
     }
     // The turn itself was refused (a bad image, a file outside the workspace): the session opened
-    // for it holds nothing, so it goes too, and bad input leaves nothing behind.
+    // for it holds nothing, so it goes too, and one reopened for it is closed again: bad input
+    // leaves nothing changed.
     if (openedForTurn !== null && isTurnRefusal(error)) await discardSession(backend, openedForTurn);
+    if (reopenedForTurn !== null && !submitted && isTurnRefusal(error))
+      await backend.closeSession({ sessionId: reopenedForTurn }).catch(() => undefined);
     throw error;
   } finally {
     clearTimeout(unsettledInterrupt);
