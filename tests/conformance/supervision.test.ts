@@ -131,7 +131,9 @@ describeTransports('process supervision', ({ start }) => {
   it('stops a run that waits on a silent API and fails it provider_stalled; the next turn works', async () => {
     const environment = await start();
     environment.api.enqueue(holdReply(), textReply('Responsive again.'));
-    const runtime = await environment.runtime({ provider: { stallTimeoutMs: 300, stallGraceMs: 2_000 } });
+    // Long enough that the next turn's own gaps between frames (claude starved of CPU on a loaded 2-core
+    // machine: a false stall once failed it at 300 ms) do not count as a stall.
+    const runtime = await environment.runtime({ provider: { stallTimeoutMs: 1_500, stallGraceMs: 2_000 } });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hang.' }] });
     expect(await runtime.waitForRun(runId)).toMatchObject({
@@ -145,7 +147,8 @@ describeTransports('process supervision', ({ start }) => {
   it('a run whose claude is held stopped (SIGSTOP) fails provider_stalled saying so, not blaming the API; the next turn works', async () => {
     const environment = await start();
     environment.api.enqueue(holdReply(), textReply('Responsive again.'));
-    const runtime = await environment.runtime({ provider: { stallTimeoutMs: 300, stallGraceMs: 500 } });
+    // As above: the next turn must not stall falsely on a loaded machine.
+    const runtime = await environment.runtime({ provider: { stallTimeoutMs: 1_500, stallGraceMs: 500 } });
     const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hang.' }] });
     await environment.api.waitForRequests(1, { kind: 'turn' });
