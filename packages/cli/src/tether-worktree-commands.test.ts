@@ -200,28 +200,7 @@ describe('tether close, delete and diff through a daemon', () => {
   it('Ctrl-C while the daemon makes the worktree: the session it opens is discarded, worktree and branch too, and no turn is sent', async () => {
     const worktrees = path.join(fixture.root, 'served-worktrees');
     await serve(['--worktree-root', worktrees]);
-    // git's post-checkout hook holds the worktree's making until the test lets it go.
-    const marker = path.join(fixture.root, 'making-the-worktree');
-    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
-    await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nwhile [ -e '${marker}' ]; do sleep 0.05; done\n`);
-    await chmod(hook, 0o755);
-    let stderr = '';
-    const { child, finished } = spawnTether(['run', '--worktree', '--cwd', repository, 'Write draft|'], {
-      cwd: fixture.workspace,
-      environment: fixture.environment,
-      onStderr: (text) => {
-        stderr += text;
-      },
-    });
-    await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 30_000, interval: 20 });
-    child.kill('SIGINT');
-    await vi.waitFor(() => expect(stderr).toContain('■ SIGINT: stopping the run and exiting'), {
-      timeout: 30_000,
-      interval: 20,
-    });
-    await rm(marker);
-
-    const run = await finished;
+    const run = await interruptedWhileTheWorktreeIsMade(['run', '--worktree', '--cwd', repository, 'Write draft|']);
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toMatch(/■ the turn was not sent; deleting the session ses_[0-9a-f]{32} opened for it\n/);
     const listed = await succeeds(['sessions', '--json']);
@@ -237,27 +216,7 @@ describe('tether close, delete and diff through a daemon', () => {
     const sessionId = sessionIdIn((await succeeds(['run', '--worktree', '--cwd', repository, 'Look around'])).stderr);
     await succeeds(['close', sessionId]);
     const turnsBefore = turnRequests().length;
-    const marker = path.join(fixture.root, 'making-the-worktree');
-    const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
-    await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nwhile [ -e '${marker}' ]; do sleep 0.05; done\n`);
-    await chmod(hook, 0o755);
-    let stderr = '';
-    const { child, finished } = spawnTether(['send', sessionId, 'Go on'], {
-      cwd: fixture.workspace,
-      environment: fixture.environment,
-      onStderr: (text) => {
-        stderr += text;
-      },
-    });
-    await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 30_000, interval: 20 });
-    child.kill('SIGINT');
-    await vi.waitFor(() => expect(stderr).toContain('■ SIGINT: stopping the run and exiting'), {
-      timeout: 30_000,
-      interval: 20,
-    });
-    await rm(marker);
-
-    const sent = await finished;
+    const sent = await interruptedWhileTheWorktreeIsMade(['send', sessionId, 'Go on']);
     expect(sent.code, sent.stderr).toBe(130);
     expect(sent.stderr).toContain(`■ the turn was not sent; closing the session ${sessionId} again\n`);
     const shown = JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
@@ -329,6 +288,33 @@ describe('tether close, delete and diff through a daemon', () => {
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
   });
 });
+
+/**
+ * A tether command Ctrl-C'd while its worktree is being made: git's post-checkout hook holds the making
+ * until the command has said it is stopping, then lets it go. What the command ended with.
+ */
+async function interruptedWhileTheWorktreeIsMade(args: readonly string[]): Promise<FinishedTether> {
+  const marker = path.join(fixture.root, 'making-the-worktree');
+  const hook = path.join(repository, '.git', 'hooks', 'post-checkout');
+  await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nwhile [ -e '${marker}' ]; do sleep 0.05; done\n`);
+  await chmod(hook, 0o755);
+  let stderr = '';
+  const { child, finished } = spawnTether(args, {
+    cwd: fixture.workspace,
+    environment: fixture.environment,
+    onStderr: (text) => {
+      stderr += text;
+    },
+  });
+  await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 30_000, interval: 20 });
+  child.kill('SIGINT');
+  await vi.waitFor(() => expect(stderr).toContain('■ SIGINT: stopping the run and exiting'), {
+    timeout: 30_000,
+    interval: 20,
+  });
+  await rm(marker);
+  return finished;
+}
 
 /**
  * `tether run --worktree` held in making its worktree by a post-checkout hook that takes its time (a
