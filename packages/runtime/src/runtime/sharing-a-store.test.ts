@@ -307,4 +307,35 @@ describe('a runtime sharing its store with others', () => {
       keptBecause: 'in_use',
     });
   });
+
+  it('tells a closed fork, out of memory as every closed session is here, what became of the worktree; a delete on another runtime leaves it to the fork', async () => {
+    const shared = new SharedStoreDouble();
+    const root = path.join(test.workspace, 'worktrees');
+    await mkdir(root);
+    const acquirer = createFakeWorkspaceAcquirer({ root });
+    const a = await start(shared, 'owner-a', replyWithCheckpoint('done'), acquirer);
+    const b = await start(shared, 'owner-b', replyWithCheckpoint('done'), acquirer);
+    const workspace = { kind: 'git_worktree' as const, repository: test.workspace };
+    const { sessionId } = await a.runtime.openSession({ workspace });
+    await a.runtime.waitForRun((await a.runtime.submitTurn({ sessionId, input: text('work') })).runId);
+    const directory = (await a.runtime.getSession(sessionId)).workspaceStatus!.directory;
+    const { forkSessionId } = await a.runtime.forkSession({ sessionId });
+    await a.runtime.closeSession({ sessionId: forkSessionId });
+    acquirer.setWork(directory, 'uncommitted_changes');
+    await a.runtime.closeSession({ sessionId });
+
+    const kept = { directory, state: 'kept', keptBecause: 'uncommitted_changes' };
+    expect((await b.runtime.getSession(forkSessionId)).workspaceStatus).toMatchObject(kept);
+    const sourceEvents = await b.runtime.readEvents(sessionId);
+    expect(sourceEvents.filter((event) => event.type === 'diagnostic')).toEqual([]);
+    await b.runtime.deleteSession(sessionId, { discardWorkspaceChanges: true });
+    expect((await b.runtime.getSession(forkSessionId)).workspaceStatus).toMatchObject(kept);
+    await a.runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true });
+    expect(acquirer.calls.filter((call) => call.step === 'release').map((call) => call.release)).toEqual([
+      { discardChanges: false, inUse: true },
+      { discardChanges: false, inUse: false },
+      { discardChanges: true, inUse: true },
+      { discardChanges: true, inUse: false },
+    ]);
+  });
 });
