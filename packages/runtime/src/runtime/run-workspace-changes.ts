@@ -1,4 +1,4 @@
-import type { EventBody, ProtocolEvent, WorkspaceStatus } from '@tether/protocol';
+import { AgentError, type EventBody, type ProtocolEvent, type WorkspaceStatus } from '@tether/protocol';
 import type { WorkspaceAcquirer, WorkspaceBaseline } from '../workspace/workspace-acquirer.js';
 import type { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
 import type { SessionEntry } from './session-entry.js';
@@ -42,8 +42,8 @@ export class RunWorkspaceChanges {
     const previous = this.comparing.get(entry.record.sessionId) ?? Promise.resolve();
     // After the previous run's comparison: this run's edits must not count towards that one.
     const baseline = previous.then(() =>
-      acquirer.baseline!(status).catch(() => {
-        this.note(entry, runId, 'workspace.baseline_failed');
+      acquirer.baseline!(status).catch((error: unknown) => {
+        this.note(entry, runId, 'workspace.baseline_failed', error);
         return null;
       }),
     );
@@ -90,8 +90,8 @@ export class RunWorkspaceChanges {
         const diff = await run.acquirer.diff(status, { sessionId: run.entry.record.sessionId, maxBytes: 0 });
         changedFiles = diff.files.length;
       }
-    } catch {
-      this.note(run.entry, runId, 'workspace.changes_unreadable');
+    } catch (error) {
+      this.note(run.entry, runId, 'workspace.changes_unreadable', error);
       return;
     }
     this.log.stageAmended(run.entry, [body], (record) =>
@@ -109,7 +109,12 @@ export class RunWorkspaceChanges {
     }
   }
 
-  private note(entry: SessionEntry, runId: string, code: string): void {
-    this.log.stage(entry, [{ type: 'diagnostic', runId, level: 'warning', code }]);
+  /**
+   * A warning; only a note (info) when the host's shutdown stopped git: the run was stopped with it, and
+   * a warning that the files "could not be read" would send the user looking for a problem git never had.
+   */
+  private note(entry: SessionEntry, runId: string, code: string, error: unknown): void {
+    const stoppedByShutdown = AgentError.isInstance(error) && error.code === 'runtime_stopped';
+    this.log.stage(entry, [{ type: 'diagnostic', runId, level: stoppedByShutdown ? 'info' : 'warning', code }]);
   }
 }

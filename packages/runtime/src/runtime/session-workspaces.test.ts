@@ -147,6 +147,16 @@ describe('a session in a workspace its acquirer makes', () => {
     expect((await runtime.getRun(first)).outcome).toBe('succeeded');
     expect((await runtime.getRun(second)).outcome).toBe('succeeded');
     expect(types(await runtime.readEvents(sessionId))).not.toContain('run.files_changed');
+    expect(unreadable.level).toBe('warning');
+
+    // Stopped by the host's shutdown, git did not fail: a note, not a warning a person is shown.
+    acquirer.failNext(
+      'changedSince',
+      new AgentError({ code: 'runtime_stopped', message: 'Tether is shutting down (fake).' }),
+    );
+    const third = await turn(sessionId);
+    const stopped = await waitForEvent(runtime, sessionId, 'diagnostic', { afterSeq: noBaseline.seq });
+    expect(stopped).toMatchObject({ runId: third, code: 'workspace.changes_unreadable', level: 'info' });
   });
 
   it('is released at close once the agent has stopped: removed with no work, kept with it', async () => {
