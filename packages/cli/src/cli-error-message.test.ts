@@ -66,9 +66,17 @@ const refusals: [AgentError, string][] = [
     error(
       'invalid_command',
       'The command is not valid (model: too long). Fix those fields and send it again with a new commandId.',
-      { issues: [{ path: 'model', message: 'too long' }] },
+      { issues: [{ path: 'workspace.branch', message: 'a branch name such as "tether/my-task"' }] },
     ),
-    'Tether refused what this command sent (model: too long)',
+    '--branch: a branch name such as "tether/my-task". Give it another value and run this again.',
+  ],
+  [
+    error(
+      'invalid_command',
+      'The command is not valid (input.0.text: too long). Fix those fields and send it again with a new commandId.',
+      { issues: [{ path: 'input.0.text', message: 'too long' }] },
+    ),
+    'Tether refused what this command sent (input.0.text: too long)',
   ],
   [
     error(

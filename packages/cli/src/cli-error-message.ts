@@ -81,13 +81,30 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
   }
 }
 
+/** The command fields a tether option sets, by the path the runtime's schema names them with. */
+const optionOfField: Readonly<Record<string, string>> = {
+  'workspace.branch': '--branch',
+  'workspace.baseRef': '--base',
+  model: '--model',
+  permissionMode: '--permission-mode',
+};
+
 /**
  * A command the runtime's schema refused lists the fields (the message's own advice is to send it
  * again with a new commandId, which tether does by itself): what the user can change is the option
- * or prompt a field came from. Undefined when the error carries no such list.
+ * or prompt a field came from, named when the fields are all options'. Undefined when the error
+ * carries no such list.
  */
 function invalidFields(issues: unknown): string | undefined {
   if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const options = issues.map((issue: { path?: unknown }) => optionOfField[String(issue.path)]);
+  if (options.every((option) => option !== undefined)) {
+    const named = issues
+      .slice(0, 3)
+      .map((issue: { message?: unknown }, index) => `${options[index]}: ${String(issue.message)}`)
+      .join('; ');
+    return `${named}. Give ${options.length === 1 ? 'it' : 'them'} another value and run this again.`;
+  }
   const listed = issues
     .slice(0, 3)
     .map((issue: { path?: unknown; message?: unknown }) => `${String(issue.path)}: ${String(issue.message)}`)

@@ -2,12 +2,14 @@ import { z } from 'zod';
 
 const absolutePath = z.string().min(1).max(4096);
 
-/** A git ref as git takes it; never an option ("-…"), never whitespace or NUL. */
-const gitRefName = z
-  .string()
-  .min(1)
-  .max(250)
-  .refine((value) => !value.startsWith('-') && !/[\s\0]/.test(value), 'a git ref such as "main" or a commit id');
+/** A git ref as git takes it; never an option ("-…"), never whitespace or NUL. `what` says what to give instead. */
+function gitRefName(what: string) {
+  return z
+    .string()
+    .min(1)
+    .max(250)
+    .refine((value) => !value.startsWith('-') && !/[\s\0]/.test(value), what);
+}
 
 export const DirectoryWorkspace = z.strictObject({
   kind: z.literal('directory'),
@@ -25,9 +27,9 @@ export const GitWorktreeWorkspace = z.strictObject({
   /** The repository (its main checkout or any folder inside it). */
   repository: absolutePath,
   /** Where the branch starts (default: the repository's current HEAD). */
-  baseRef: gitRefName.optional(),
+  baseRef: gitRefName('a git ref such as "main" or a commit id (no spaces, not starting with "-")').optional(),
   /** The new branch (default: tether/<short session id>); refused if it exists. */
-  branch: gitRefName.optional(),
+  branch: gitRefName('a branch name such as "tether/my-task" (no spaces, not starting with "-")').optional(),
 });
 export type GitWorktreeWorkspace = z.infer<typeof GitWorktreeWorkspace>;
 
