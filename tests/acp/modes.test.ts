@@ -76,6 +76,11 @@ describe('ACP modes and config options against the real binary', () => {
     });
 
     // "opus" and "default" resolve to one model: the option shows the one chosen, not the first of them.
+    const modelUpdates = () =>
+      pair
+        .updatesOf(sessionId, 'config_option_update')
+        .map((update) => update.configOptions.find((option) => option.id === 'model')?.currentValue);
+    const updatesBefore = modelUpdates().length;
     const chosen = await pair.agent.request(methods.agent.session.setConfigOption, {
       sessionId,
       configId: 'model',
@@ -85,6 +90,9 @@ describe('ACP modes and config options against the real binary', () => {
     const opus = models.find((model) => model.id === 'opus')!.resolvedModel;
     expect(models.find((model) => model.id === 'default')?.resolvedModel).toBe(opus);
     expect(chosen.configOptions.find((option) => option.id === 'model')).toMatchObject({ currentValue: 'opus' });
+    // The update the change sets off says so too, whether it goes out before the answer or after it.
+    await vi.waitFor(() => expect(modelUpdates().length).toBeGreaterThan(updatesBefore), { timeout: 10_000 });
+    expect(modelUpdates().slice(updatesBefore)).toEqual(['opus']);
     environment.api.enqueue(textReply('Answered again.'));
     await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'And now?' }] });
     expect(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body).toMatchObject({

@@ -255,8 +255,7 @@ export class TetherAcpAgent {
    * client's option follows at once (config_option_update), and said in the conversation.
    */
   async #promptedModel(sessionId: string, model: string): Promise<PromptResponse> {
-    await this.#host.setModel({ sessionId, model });
-    this.#chose(sessionId, model);
+    await this.#setModel(sessionId, model);
     await this.#notify(sessionId, {
       sessionUpdate: 'agent_message_chunk',
       content: { type: 'text', text: `Model set to ${model}.` },
@@ -388,16 +387,25 @@ export class TetherAcpAgent {
       throw invalidRequest(`The option ${configId} takes the id of one of its values (a string), not ${typeof value}.`);
     this.#served(sessionId);
     if (configId === modeOptionId) await this.setMode(sessionId, value);
-    else {
-      await this.#host.setModel({ sessionId, model: value });
-      this.#chose(sessionId, value);
-    }
+    else await this.#setModel(sessionId, value);
     return this.#configOptions(await this.#host.getSession(sessionId));
   }
 
-  #chose(sessionId: string, model: string): void {
+  /**
+   * The model set as this connection chose it. The choice is noted first: the config_option_update the
+   * change sets off may be sent before the set answers, and it must already read the value chosen (which
+   * counts only once it is the model in effect). A refused set leaves the choice as it was.
+   */
+  async #setModel(sessionId: string, model: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
+    const previous = served?.chosenModel;
     if (served) served.chosenModel = model;
+    try {
+      await this.#host.setModel({ sessionId, model });
+    } catch (error) {
+      if (served) served.chosenModel = previous;
+      throw error;
+    }
   }
 
   /**
