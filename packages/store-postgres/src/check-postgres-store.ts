@@ -3,7 +3,7 @@ import { schemaTooNew } from './migrations/apply-migrations.js';
 import { latestSchemaVersion } from './migrations/migrations.js';
 import { connectTimeoutMs } from './open-postgres-store.js';
 import { guardStore } from './store-failure.js';
-import { describeTarget } from './store-target.js';
+import { connectionUrl, describeTarget } from './store-target.js';
 
 /** What a database holds for Tether, read without changing it. */
 export interface PostgresStoreCheck {
@@ -24,7 +24,7 @@ export async function checkPostgresStore(url: string): Promise<PostgresStoreChec
   const target = describeTarget(url);
   // Bounded: a read queued behind another Tether's migration (its lock) must not hold doctor.
   const client = new pg.Client({
-    connectionString: url,
+    connectionString: connectionUrl(url),
     connectionTimeoutMillis: connectTimeoutMs,
     statement_timeout: connectTimeoutMs,
     query_timeout: connectTimeoutMs,

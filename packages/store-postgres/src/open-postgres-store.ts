@@ -9,7 +9,7 @@ import { cutConnection } from './cut-connection.js';
 import { createPostgresStore } from './postgres-store.js';
 import { guardStore, storeFailure } from './store-failure.js';
 import { WriteQueue } from './write-queue.js';
-import { describeTarget } from './store-target.js';
+import { connectionUrl, describeTarget } from './store-target.js';
 
 export interface PostgresStoreOptions {
   /** A postgres:// (or postgresql://) connection URL: host, port, database, user and password. */
@@ -50,6 +50,7 @@ export const connectTimeoutMs = 5_000;
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<TetherStore> {
   const target = describeTarget(options.url);
+  const url = connectionUrl(options.url);
   const leaseTtlMs = options.leaseTtlMs ?? defaultLeaseTtlMs;
   if (!Number.isInteger(leaseTtlMs) || leaseTtlMs <= 0)
     throw storeFailure(
@@ -69,7 +70,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   const pool = new pg.Pool({
     Client: TrackedClient as unknown as new () => pg.ClientBase,
-    connectionString: options.url,
+    connectionString: url,
     max: options.maxConnections ?? defaultMaxConnections,
     // A commit holds its sessions' leases FOR SHARE until it ends, and a takeover waits for it. A
     // runtime frozen inside one (stopped, paused, cut off) would hold them for ever: the server ends
@@ -92,7 +93,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // Unresponsive once no renewal landed for two beats: when the others may no longer count on it (lease-statements.ts, holderDead).
   const health = new ConnectionHealth((2 * leaseTtlMs) / 3);
   const coordination = createCoordination({
-    url: options.url,
+    url,
     pool,
     writes,
     held,
