@@ -1,7 +1,7 @@
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import type { AgentRuntime } from '@tether/runtime';
-import { agentErrorOf, answerText, runEvents } from '@tether/testkit';
+import { agentErrorOf, answerText, runEvents, waitForEvent } from '@tether/testkit';
 import { expect, it } from 'vitest';
 import { describeTransports, runSequence, turnRequests } from './conformance-harness.js';
 
@@ -203,6 +203,24 @@ describeTransports('controls (slash commands and typed controls)', ({ transport,
     expect(context.usage.totalTokens).toBeGreaterThan(0);
     expect(context.usage.maxTokens).toBeGreaterThan(context.usage.totalTokens);
     expect(context.usage.categories.length).toBeGreaterThan(0);
+  });
+
+  it('set_model while the agent starts on the first turn: the session shows and keeps the model set, not the one that turn was taken in on', async () => {
+    const environment = await start();
+    environment.api.setResponder(() => textReply('Fake model reply.'));
+    const runtime = await environment.runtime();
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'One.' }] });
+    // The agent has the turn's input from its spawn on: the change reaches it after, and is answered first.
+    await waitForEvent(runtime, sessionId, 'session.process_started');
+    const set = await runtime.dispatch({ type: 'set_model', commandId: 'model-haiku', sessionId, model: 'haiku' });
+    await runtime.waitForRun(runId);
+    const changes = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'session.model_changed');
+    expect(changes.at(-1)).toMatchObject({ model: set.model, source: 'command' });
+    const snapshot = await runtime.getSession(sessionId);
+    expect([snapshot.model, snapshot.configuration.model]).toEqual([set.model, set.model]);
+    await runtime.waitForRun((await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Two.' }] })).runId);
+    expect((turnRequests(environment).at(-1)!.body as { model: string }).model).toBe(set.model);
   });
 
   it('set_model live to an alias the agent may answer as given: the session shows the model its next turn ran on', async () => {

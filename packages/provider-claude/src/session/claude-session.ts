@@ -416,6 +416,9 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
           // The session shows the answer now; the next init corrects it when the agent runs another model
           // (the SDK answers an alias its list lacks, such as "best", as given).
           this.state.reportedModel = answered;
+          // Unless that init is of a turn taken in before the answer: it runs on the model it was taken in on.
+          const turn = this.state.turn;
+          if (turn !== null && turn.initSeen !== true) this.state.modelSetBeforeInit = answered;
           return answered;
         },
         () => this.modelOfNextLaunch(model, environment),

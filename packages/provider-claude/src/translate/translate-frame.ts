@@ -102,7 +102,10 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
   }
   if (frame.subtype === 'init') {
     if (frame.capabilities) state.capabilities = frame.capabilities;
-    if (frame.model && frame.model !== state.reportedModel) {
+    const setAhead = state.modelSetBeforeInit;
+    state.modelSetBeforeInit = null;
+    if (state.turn && attributedRunId(state) !== null) state.turn.initSeen = true;
+    if (frame.model && frame.model !== state.reportedModel && setAhead === null) {
       state.reportedModel = frame.model;
       parts.push({ type: 'session.model_changed', model: frame.model.slice(0, 200), source: 'provider' });
     }

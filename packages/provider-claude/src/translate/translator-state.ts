@@ -24,6 +24,8 @@ export interface ActiveTurn {
   runInputUuid?: string;
   /** The CLI has begun this input's turn (a stamp naming it: lifecycle started, init, status, stream, result). */
   started: boolean;
+  /** The CLI has reported this turn's settings (its system/init: the model and mode it runs on). */
+  initSeen?: true;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
   /**
@@ -117,6 +119,12 @@ export interface TranslatorState {
   backgroundTasks: number;
   /** The model this process last reported. */
   reportedModel: string | null;
+  /**
+   * A set_model the CLI answered before it reported the settings of the turn it had already taken in
+   * (set while the agent was starting): that turn's init still names the model it was taken in on, and
+   * runs on it, while the answer holds from the next turn. That init's model is not reported as a change.
+   */
+  modelSetBeforeInit: string | null;
   /** The permission mode (CLI name) this process last reported. */
   reportedPermissionMode: string | null;
   /** total_cost_usd of the previous result of this process (it is cumulative per process). */
@@ -152,6 +160,7 @@ export function createTranslatorState(options: {
     capabilities: [],
     backgroundTasks: 0,
     reportedModel: null,
+    modelSetBeforeInit: null,
     reportedPermissionMode: null,
     lastCumulativeCostUsd: null,
     notedDiagnostics: new Set(),
