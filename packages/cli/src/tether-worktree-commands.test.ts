@@ -168,6 +168,16 @@ describe('tether close and delete without a daemon', () => {
     expect(closed.stderr).toMatch(/^closed; worktree removed with its branch/m);
     expect(branches()).toEqual(['main']);
     expect(JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout)).toMatchObject({ state: 'closed' });
+
+    // Ctrl-C while --resume makes the worktree again: git is stopped, and what it began goes with it.
+    const resumed = await interruptedWhileTheWorktreeIsMade(['run', '--resume', sessionId, 'Go on']);
+    expect(resumed.code, resumed.stderr).toBe(130);
+    expect(branches()).toEqual(['main']);
+    expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(JSON.parse((await succeeds(['show', sessionId, '--json'])).stdout)).toMatchObject({
+      state: 'closed',
+      workspaceStatus: { state: 'removed' },
+    });
     await succeeds(['delete', sessionId]);
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
   });

@@ -211,12 +211,13 @@ async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void
 /**
  * Takes away what a failed `worktree add` left (its folder and registration) and the branch made for
  * it; with `branch: 'if_unmoved'` (what an earlier host left) the branch only while it still points at
- * the base commit: it may have been made by someone else since, or been given work.
+ * the base commit: it may have been made by someone else since, or been given work; with `'keep'` (a
+ * worktree added back on a branch that was kept) not at all.
  */
 export async function undoWorktree(
   git: GitContext,
   made: WorktreeToMake,
-  branch: 'delete' | 'if_unmoved' = 'delete',
+  branch: 'delete' | 'if_unmoved' | 'keep' = 'delete',
 ): Promise<void> {
   // Best effort, as everything here: forced twice, as a `worktree add` stopped half-way leaves it locked ("initializing").
   const unregister = () => unregisterWorktree(git, made.repository, made.worktreePath).catch(() => undefined);
@@ -224,6 +225,7 @@ export async function undoWorktree(
   await rm(made.worktreePath, { recursive: true, force: true });
   // Its registration, should the folder have gone before git could remove it.
   await unregister();
+  if (branch === 'keep') return;
   await runGitRetryingLocks(git, {
     cwd: made.repository,
     args:

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { PreparedWorkspace } from '@tether/runtime';
 import {
+  type GitPlayground,
   agentErrorOf,
   branchBorrowedByTheMainCheckout,
   branches,
@@ -59,6 +61,29 @@ describe('restore', () => {
     expect(worktreeFolders(playground)).toEqual([playground.repository, prepared.directory]);
   });
 
+  it("stopped by the host's shutdown while git adds it back, leaves nothing the session does not name: a branch it made goes, a kept one stays", async () => {
+    // A clean release removed worktree and branch: adding it back makes the branch again.
+    const first = await gitPlayground();
+    const clean = await first.prepare({ branch: 'made-again' });
+    const removed = await first.acquirer.release(clean, { discardChanges: false, inUse: false });
+    await stoppedWhileAddingBack(first, removed);
+    expect(existsSync(clean.directory)).toBe(false);
+    expect(worktreeFolders(first)).toEqual([first.repository]);
+    expect(branches(first)).toEqual(['main']);
+
+    // A folder deleted by hand whose branch was kept with its commits: the branch stays as it was.
+    const second = await gitPlayground();
+    const kept = await second.prepare({ branch: 'kept-work' });
+    await second.commitFile(kept.directory, 'feature.txt', 'done\n');
+    const tip = second.git(kept.directory, 'rev-parse', 'HEAD').trim();
+    await rm(kept.directory, { recursive: true, force: true });
+    await stoppedWhileAddingBack(second, kept);
+    expect(existsSync(kept.directory)).toBe(false);
+    expect(worktreeFolders(second)).toEqual([second.repository]);
+    expect(branches(second)).toEqual(['kept-work', 'main']);
+    expect(second.git(second.repository, 'rev-parse', 'kept-work').trim()).toBe(tip);
+  });
+
   it('re-creates the branch at the base commit after a clean release removed both', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'reopened' });
@@ -107,3 +132,15 @@ describe('restore', () => {
     expect(gone.message).toContain(playground.repository);
   });
 });
+
+/** A restore whose `git worktree add` a post-checkout hook holds, stopped by the acquirer's shutdown: refused runtime_stopped. */
+async function stoppedWhileAddingBack(playground: GitPlayground, prepared: PreparedWorkspace): Promise<void> {
+  const marker = path.join(playground.folder, 'adding-back');
+  const hook = path.join(playground.repository, '.git', 'hooks', 'post-checkout');
+  await writeFile(hook, `#!/bin/sh\ntouch '${marker}'\nexec sleep 60\n`);
+  await chmod(hook, 0o755);
+  const restoring = agentErrorOf(playground.acquirer.restore(prepared, { sessionId: 'ses_restored' }));
+  await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 15_000, interval: 20 });
+  playground.acquirer.stop?.();
+  expect((await restoring).code).toBe('runtime_stopped');
+}

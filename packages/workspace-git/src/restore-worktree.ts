@@ -5,12 +5,13 @@ import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import { branchExists, resolveCommit } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
-import { type GitContext, gitFailed } from './run-git.js';
+import { type GitContext, type GitResult, gitFailed, unstoppable } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isDirectory, isRepository, worktreePresent } from './worktree-presence.js';
 import { workspaceRefusal } from './workspace-refusal.js';
 import { ownedRoot } from './worktree-root.js';
 import { unregisterWorktree } from './unregister-worktree.js';
+import { undoWorktree } from './prepare-worktree.js';
 
 /**
  * The worktree moved with the folder that holds it (the data dir moved, its default worktree root
@@ -95,7 +96,17 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRem
     );
   }
   await mkdir(path.dirname(worktree.path), { recursive: true, mode: 0o700 });
-  const added = await runGitRetryingLocks(git, { cwd: repository, args });
+  const made = { repository, worktreePath: worktree.path, branch, baseCommit };
+  let added: GitResult;
+  try {
+    added = await runGitRetryingLocks(git, { cwd: repository, args });
+  } catch (error) {
+    // Stopped by the host's shutdown (a Ctrl-C while a reopen makes it again), or past its time: what it
+    // began goes, and so does a branch made for it, but never the session's own kept branch. The session
+    // stays as it was recorded, with nothing left that it does not name.
+    await undoWorktree(unstoppable(git), made, exists ? 'keep' : 'if_unmoved');
+    throw error;
+  }
   if (added.exitCode === 0) return;
   if (/already checked out at|already used by worktree/i.test(added.stderr)) {
     throw workspaceRefusal(
