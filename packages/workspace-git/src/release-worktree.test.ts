@@ -290,6 +290,22 @@ describe('release', () => {
     expect(branches(playground)).toContain('borrowed');
   });
 
+  it('says the branch was left when git keeps it, checked out in the main checkout too (--ignore-other-worktrees)', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'shared-checkout' });
+    playground.git(playground.repository, 'checkout', '--quiet', '--ignore-other-worktrees', 'shared-checkout');
+
+    expect(await playground.acquirer.release(prepared, keep)).toEqual({
+      ...prepared,
+      state: 'kept',
+      keptBecause: 'checked_out_elsewhere',
+      changedFiles: null,
+    });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(worktreeFolders(playground)).toEqual([playground.repository]);
+    expect(playground.git(playground.repository, 'branch', '--show-current').trim()).toBe('shared-checkout');
+  });
+
   it('keeps a worktree moved with `git worktree move`, its uncommitted work and branch where they are, discarding or not', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'moved' });
@@ -298,7 +314,7 @@ describe('release', () => {
     playground.git(playground.repository, 'worktree', 'move', prepared.directory, elsewhere);
 
     const released = await playground.acquirer.release(prepared, keep);
-    expect(released).toEqual({ ...prepared, state: 'kept', keptBecause: 'checked_out_elsewhere', changedFiles: 0 });
+    expect(released).toEqual({ ...prepared, state: 'kept', keptBecause: 'checked_out_elsewhere', changedFiles: null });
     expect(await playground.acquirer.release(prepared, { ...keep, discardChanges: true })).toEqual(released);
     expect(await readFile(path.join(elsewhere, 'draft.txt'), 'utf8')).toBe('mine\n');
     expect(playground.git(elsewhere, 'branch', '--show-current').trim()).toBe('moved');

@@ -44,8 +44,15 @@ export async function releaseWorktree(
   }
   // Its folder gone and its branch checked out in another (the worktree moved with `git worktree move`, or the
   // branch checked out by hand): neither is Tether's to remove, and what that checkout holds is not its to judge.
+  // What that checkout holds is not known here: its changed files go uncounted.
+  const checkedOutElsewhere = {
+    ...prepared,
+    state: 'kept',
+    keptBecause: 'checked_out_elsewhere',
+    changedFiles: null,
+  } as const;
   if (!present && (await branchCheckedOutElsewhere(git, worktree.repository, worktree.branch, worktree.path)))
-    return { ...prepared, state: 'kept', keptBecause: 'checked_out_elsewhere', changedFiles: 0 };
+    return checkedOutElsewhere;
   if (!options.discardChanges) {
     const keptBecause =
       present && (await hasUncommittedWork(git, worktree.path))
@@ -61,7 +68,10 @@ export async function releaseWorktree(
     if (present && (await isLocked(git, worktree.path)))
       return { ...prepared, state: 'kept', keptBecause: 'locked', changedFiles: 0 };
   }
-  await queue(recorded.repository, () => removeWorktree(git, worktree));
+  const branchLeft = await queue(recorded.repository, () => removeWorktree(git, worktree));
+  // The worktree went, its branch did not: checked out in another folder too (git worktree add
+  // --ignore-other-worktrees, git checkout --ignore-other-worktrees), which is said, not "removed with its branch".
+  if (branchLeft) return checkedOutElsewhere;
   return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
 }
 
@@ -139,15 +149,16 @@ async function hasCommitsOnlyItsHeadLogHolds(git: GitContext, worktree: Worktree
   return Number.parseInt(count, 10) > 0;
 }
 
-async function removeWorktree(git: GitContext, worktree: WorktreeFacts): Promise<void> {
+/** Removes the worktree and its branch; true when git kept the branch, checked out in another folder. */
+async function removeWorktree(git: GitContext, worktree: WorktreeFacts): Promise<boolean> {
   const repository = worktree.repository;
   // A folder deleted by hand leaves a registration behind: dropped too, so `git worktree list` stays true.
   await unregisterWorktree(git, repository, worktree.path);
-  if (!(await branchExists(git, repository, worktree.branch))) return;
+  if (!(await branchExists(git, repository, worktree.branch))) return false;
   const deleteBranch = { cwd: repository, args: ['branch', '-D', worktree.branch] };
   const deleted = await runGitRetryingLocks(git, deleteBranch);
+  if (deleted.exitCode === 0) return false;
   // Someone checked the branch out elsewhere since: it is theirs now, and git rightly keeps it.
-  if (deleted.exitCode !== 0 && !/checked out at|used by worktree/i.test(deleted.stderr)) {
-    throw gitFailed(deleteBranch, deleted);
-  }
+  if (/checked out at|used by worktree/i.test(deleted.stderr)) return true;
+  throw gitFailed(deleteBranch, deleted);
 }
