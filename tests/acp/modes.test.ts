@@ -93,6 +93,12 @@ describe('ACP modes and config options against the real binary', () => {
     // The update the change sets off says so too, whether it goes out before the answer or after it.
     await vi.waitFor(() => expect(modelUpdates().length).toBeGreaterThan(updatesBefore), { timeout: 10_000 });
     expect(modelUpdates().slice(updatesBefore)).toEqual(['opus']);
+    // Back to default by /model: the same model, so no change of the session's tells it; the prompt does.
+    await pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/model default' }],
+    });
+    expect(modelUpdates().at(-1)).toBe('default');
     environment.api.enqueue(textReply('Answered again.'));
     await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'And now?' }] });
     expect(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body).toMatchObject({

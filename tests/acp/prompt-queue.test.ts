@@ -116,6 +116,44 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     expect(control).toBeGreaterThan(firstEnd);
   });
 
+  it('session/close ends a slash command still waiting for the running prompt as cancelled, as a queued prompt is: it never runs', async () => {
+    const { runtime, pair, sessionId, first } = await heldPrompt();
+    const cost = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/cost' }],
+    });
+    await pair.agent.request(methods.agent.session.close, { sessionId });
+    expect(await cost).toEqual({ stopReason: 'cancelled' });
+    await first.catch(() => undefined);
+    const events = await runtime.readEvents(sessionId);
+    expect(events.filter((event) => event.type === 'control.completed')).toEqual([]);
+  });
+
+  it('session/close while /model waits for the agent starting on the first prompt: the /model prompt ends cancelled, not as a crash', async () => {
+    const { environment, pair, runtime } = await start();
+    environment.api.enqueue(holdReply());
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const first = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: 'One.' }],
+    });
+    await waitForEvent(runtime, sessionId, 'run.started');
+    const model = pair.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: 'text', text: '/model haiku' }],
+    });
+    await pair.agent.request(methods.agent.session.close, { sessionId });
+    const answered = await model.then(
+      (response) => response,
+      (error: unknown) => error,
+    );
+    expect(answered).toEqual({ stopReason: 'cancelled' });
+    await first.catch(() => undefined);
+  });
+
   it('session/cancel ends a slash command still waiting for the running prompt: it never runs', async () => {
     const { runtime, pair, sessionId, first } = await heldPrompt();
     const cost = pair.agent.request(methods.agent.session.prompt, {

@@ -73,15 +73,27 @@ describe('permission modes and the model as ACP modes and config options', () =>
     };
     // Recorded resolved: without the choice, the first alias resolving to it.
     const set = snapshot({ model: 'claude-opus-5-5', configuration: { model: 'claude-opus-5-5' } });
+    const chose = (value: string, resolved: string | null = 'claude-opus-5-5') => ({ value, resolved });
     expect(configOptions(set, withOpus, true)[1]).toMatchObject({ currentValue: 'default' });
-    expect(configOptions(set, withOpus, true, 'opus')[1]).toMatchObject({ currentValue: 'opus' });
-    expect(configOptions(set, withOpus, true, 'default')[1]).toMatchObject({ currentValue: 'default' });
-    // Set from the next turn, not yet resolved.
-    expect(configOptions(snapshot({ configuration: { model: 'opus' } }), withOpus, true, 'opus')[1]).toMatchObject({
+    expect(configOptions(set, withOpus, true, chose('opus'))[1]).toMatchObject({ currentValue: 'opus' });
+    expect(configOptions(set, withOpus, true, chose('default'))[1]).toMatchObject({ currentValue: 'default' });
+    // Set from the next turn, answered as given.
+    expect(
+      configOptions(snapshot({ configuration: { model: 'opus' } }), withOpus, true, chose('opus', 'opus'))[1],
+    ).toMatchObject({ currentValue: 'opus' });
+    // Under way (not answered yet): what the session is changing to.
+    expect(configOptions(snapshot({ model: 'claude-sonnet-5' }), withOpus, true, chose('opus', null))[1]).toMatchObject(
+      { currentValue: 'opus' },
+    );
+    // Before the list is read: the choice, by the model the set answered.
+    expect(configOptions(set, null, true, chose('opus'))[1]).toMatchObject({
       currentValue: 'opus',
+      options: [{ value: 'default' }, { value: 'opus', name: 'opus' }],
     });
     // Changed since by another host: the choice no longer says what runs.
-    expect(configOptions(set, withOpus, true, 'sonnet')[1]).toMatchObject({ currentValue: 'default' });
+    expect(configOptions(set, withOpus, true, chose('sonnet', 'claude-sonnet-5'))[1]).toMatchObject({
+      currentValue: 'default',
+    });
   });
 
   it('a model the list lacks (Claude Code takes any id) is the current value, added to the choices', () => {

@@ -48,17 +48,38 @@ export const modelOptionId = 'model';
 const defaultModel = 'default';
 
 /**
+ * The model option's value a client chose, and the model the set answered it resolves to (null while
+ * the set is under way): it reads as chosen while that is the model in effect, list or no list.
+ */
+export interface ChosenModel {
+  readonly value: string;
+  readonly resolved: string | null;
+}
+
+/**
  * The model in effect as a value of the model option: the value this client chose while it is still
  * the model in effect (Tether records the model an alias resolves to, and several aliases may resolve
  * to one model: "opus" and "default", say), else the model the session was given or set to when the
  * list names it, else the alias the agent's reported model resolves from, else that model as named
  * (Claude Code takes any id: one the list lacks is still the model in effect), else the provider's default.
  */
-function modelInEffect(snapshot: SessionSettings, listed: readonly ModelDescription[], chosen: string | null): string {
+function modelInEffect(
+  snapshot: SessionSettings,
+  listed: readonly ModelDescription[],
+  chosen: ChosenModel | null,
+): string {
   const configured = typeof snapshot.configuration.model === 'string' ? snapshot.configuration.model : null;
-  const chosenModel = listed.find((model) => model.id === chosen);
-  if (chosenModel && [chosenModel.id, chosenModel.resolvedModel].includes(snapshot.model ?? configured ?? ''))
-    return chosenModel.id;
+  if (chosen !== null) {
+    // While the set is under way (no answer yet) the choice is what the session is changing to.
+    if (chosen.resolved === null) return chosen.value;
+    const inEffect = snapshot.model ?? configured;
+    const resolvedNames = [
+      chosen.value,
+      chosen.resolved,
+      listed.find((model) => model.id === chosen.value)?.resolvedModel,
+    ];
+    if (inEffect !== null && resolvedNames.includes(inEffect)) return chosen.value;
+  }
   const named = [configured, snapshot.model].find((model) => listed.some((listedModel) => listedModel.id === model));
   if (named) return named;
   const resolving = listed.find((model) => snapshot.model !== null && model.resolvedModel === snapshot.model);
@@ -76,7 +97,7 @@ export function configOptions(
   snapshot: SessionSettings,
   models: ModelList | null,
   modelSettable: boolean,
-  chosenModel: string | null = null,
+  chosenModel: ChosenModel | null = null,
 ): SessionConfigOption[] {
   const modes = sessionModes(snapshot);
   const options: SessionConfigOption[] = [

@@ -39,7 +39,7 @@ import { clientDirectory, DirectoryMatcher, requireSessionDirectory } from './se
 import { type OpenInteraction, type RunEnd, SessionFollower } from './session-follower.js';
 import { sessionDirectory, sessionInfoOf } from './session-info.js';
 import { requestedSessionOptionsOf } from './requested-session-options.js';
-import { configOptions, modeOptionId, modelOptionId, sessionModes } from './session-modes.js';
+import { type ChosenModel, configOptions, modeOptionId, modelOptionId, sessionModes } from './session-modes.js';
 import { promptEnding } from './stop-reason.js';
 
 /** A prompt this connection is serving. */
@@ -64,7 +64,7 @@ interface ServedSession {
   /** The client was answered before the model list was known: the options are announced when it is. */
   modelOptionPending?: boolean;
   /** The model option's value this client last chose (Tether records only the model it resolves to). */
-  chosenModel?: string;
+  chosenModel?: ChosenModel;
 }
 
 const sessionsPerPage = 100;
@@ -244,6 +244,11 @@ export class TetherAcpAgent {
         throw requestErrorOf(ending.error);
       }
       return { stopReason: ending.stopReason };
+    } catch (error) {
+      // Closed while it waited its turn (a control waits for the session to be idle): cancelled, as a
+      // queued turn is, not refused.
+      if (toAgentError(error).code === 'session_closed' && prompt.runId === null) return { stopReason: 'cancelled' };
+      throw error;
     } finally {
       served.follower.expectOwnRun(false);
       served.prompts.delete(prompt);
@@ -255,7 +260,17 @@ export class TetherAcpAgent {
    * client's option follows at once (config_option_update), and said in the conversation.
    */
   async #promptedModel(sessionId: string, model: string): Promise<PromptResponse> {
-    await this.#setModel(sessionId, model);
+    try {
+      await this.#setModel(sessionId, model);
+    } catch (error) {
+      // The session closed while the set waited for its starting agent, which ended with it: the
+      // prompt ends as a closed session's prompts do, not as a crash.
+      if (await this.#closedMeanwhile(sessionId)) return { stopReason: 'cancelled' };
+      throw error;
+    }
+    // Told here too: a choice that changes only the option's value (default after opus, one model)
+    // changes no model, so no session.model_changed tells it, and no answer carries the options.
+    await this.#announceSettings(sessionId);
     await this.#notify(sessionId, {
       sessionUpdate: 'agent_message_chunk',
       content: { type: 'text', text: `Model set to ${model}.` },
@@ -391,6 +406,15 @@ export class TetherAcpAgent {
     return this.#configOptions(await this.#host.getSession(sessionId));
   }
 
+  /** The session was closed (by this client or another host) after the request began. */
+  async #closedMeanwhile(sessionId: string): Promise<boolean> {
+    try {
+      return (await this.#host.getSession(sessionId)).state === 'closed';
+    } catch {
+      return false;
+    }
+  }
+
   /**
    * The model set as this connection chose it. The choice is noted first: the config_option_update the
    * change sets off may be sent before the set answers, and it must already read the value chosen (which
@@ -399,11 +423,16 @@ export class TetherAcpAgent {
   async #setModel(sessionId: string, model: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
     const previous = served?.chosenModel;
-    if (served) served.chosenModel = model;
+    const choosing = { value: model, resolved: null };
+    if (served) served.chosenModel = choosing;
     try {
-      await this.#host.setModel({ sessionId, model });
+      const { model: resolved } = await this.#host.setModel({ sessionId, model });
+      if (served?.chosenModel === choosing) served.chosenModel = { value: model, resolved };
     } catch (error) {
-      if (served) served.chosenModel = previous;
+      if (served?.chosenModel === choosing) {
+        if (previous === undefined) delete served.chosenModel;
+        else served.chosenModel = previous;
+      }
       throw error;
     }
   }
