@@ -92,6 +92,10 @@ describe('interaction lifecycle (pure)', () => {
     expect(decideRespond({ ...session, state: 'closed' }, requested, respond({ decision: 'deny' }))).toMatchObject({
       refusal: { code: 'unknown_interaction' },
     });
+    // No such session: as every other command says it.
+    expect(decideRespond(undefined, undefined, respond({ decision: 'deny' }))).toMatchObject({
+      refusal: { code: 'session_not_found' },
+    });
     expect(decideRespond(session, requested, respond({ decision: 'approve', scope: 'session' }))).toMatchObject({
       refusal: { code: 'capability_unsupported' },
     });

@@ -10,6 +10,7 @@ import {
 } from '@tether/protocol';
 import type { InteractionRecord, SessionRecord } from '../store/tether-store.js';
 import type { Decided, Refusal } from './refusal.js';
+import { sessionNotFound } from './session-machine.js';
 
 // The interaction lifecycle as pure functions:
 // pending → resolving → approved | denied | answered | declined | send_failed,
@@ -50,7 +51,9 @@ export function decideRespond(
   interaction: InteractionRecord | undefined,
   command: RespondInteractionCommand,
 ): Decided<RespondDecision> {
-  if (!session || session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId)
+  // No such session is said as for every other command; a closed one has no interaction left to answer.
+  if (!session) return sessionNotFound();
+  if (session.state === 'closed' || !interaction || interaction.sessionId !== session.sessionId)
     return unknownInteraction();
   const resolving = startResolving(interaction);
   if (resolving === null) {
