@@ -17,4 +17,14 @@ describe('requestErrorOf', () => {
     expect(refused.message).toBe(expected);
     expect(refused.data).toMatchObject({ code: 'provider_api_error', message: expected });
   });
+
+  it('drops the advice to send a refused command with a new commandId, which ACP clients never make', () => {
+    const error = new AgentError({
+      code: 'invalid_command',
+      message: 'The command is not valid (model: Too big). Fix those fields and send it again with a new commandId.',
+    }).toObject();
+    const refused = requestErrorOf(error);
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toBe('The command is not valid (model: Too big). Fix those fields, then send it again.');
+  });
 });

@@ -29,6 +29,8 @@ const commandsForAcp: readonly (readonly [runtimeWords: string, acpWords: string
   ['(fork_session with atRunId)', '(`tether fork SESSION --at RUN` on the command line)'],
   ['(fork_session:', '(`tether fork SESSION` on the command line:'],
   ['(set_model)', '(the Model option, session/set_config_option)'],
+  // A refused command's own advice: the agent makes a new commandId for every request by itself.
+  [' and send it again with a new commandId.', ', then send it again.'],
 ];
 
 /**
