@@ -176,11 +176,19 @@ describe('a WebSocket before its auth frame', () => {
     });
     socket.send({ type: 'command', id: 'no-command' });
     expect(await socket.waitFor((frame) => frame.id === 'no-command')).toMatchObject({
-      error: { details: { reason: 'invalid_frame', issues: [{ path: 'command' }] } },
+      error: {
+        message: expect.stringContaining('command: the command object ({type, commandId, …})'),
+        details: { reason: 'invalid_frame', issues: [{ path: 'command' }] },
+      },
     });
     socket.send({ type: 'publish', id: 'unknown' });
     expect(await socket.waitFor((frame) => frame.id === 'unknown')).toMatchObject({
       error: { code: 'invalid_command', message: expect.stringContaining('Unknown or malformed frame.') },
+    });
+    // A second auth frame is told as such, not as an unknown frame.
+    socket.send({ type: 'auth', id: 'again', token: 'whatever' });
+    expect(await socket.waitFor((frame) => frame.id === 'again')).toMatchObject({
+      error: { code: 'invalid_command', message: expect.stringContaining('This socket is already authenticated') },
     });
     socket.close();
   });

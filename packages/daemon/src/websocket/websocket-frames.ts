@@ -23,7 +23,14 @@ export const ClientFrame = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('unsubscribe'), id: FrameId, sessionId: SessionId }),
   // The command itself is validated by the runtime, exactly as POST /v1/commands does.
-  z.strictObject({ type: z.literal('command'), id: FrameId, command: z.unknown() }),
+  z.strictObject({
+    type: z.literal('command'),
+    id: FrameId,
+    command: z.custom<unknown>(
+      (value) => value !== undefined,
+      'the command object ({type, commandId, …}), as POST /v1/commands takes it',
+    ),
+  }),
 ]);
 export type ClientFrame = z.infer<typeof ClientFrame>;
 
@@ -61,6 +68,11 @@ const frameTypes: readonly string[] = ClientFrame.options.map((option) => option
 export function malformedFrame(value: unknown, issues: readonly z.core.$ZodIssue[]): SerializedAgentError {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   const guide = 'Send subscribe, unsubscribe or command frames (see /v1/openapi.json).';
+  if (type === 'auth')
+    return invalidRequest(
+      `This socket is already authenticated: the auth frame is sent once, first. ${guide}`,
+      'invalid_frame',
+    ).toObject();
   if (typeof type !== 'string' || !frameTypes.includes(type))
     return invalidRequest(`Unknown or malformed frame. ${guide}`, 'invalid_frame').toObject();
   const described = describeIssues(issues, '(frame)');
