@@ -18,6 +18,7 @@ export type {
   WorkspaceBaseline,
   ReleaseOptions,
 } from './workspace/workspace-acquirer.js';
+export { type KeyedQueue, createKeyedQueue } from './workspace/keyed-queue.js';
 export type {
   TetherStore,
   SessionRecord,

@@ -77,6 +77,7 @@ import { ShutdownGrace, type ShutdownOptions } from './shutdown-grace.js';
 import { StoreFailureRepair } from './store-failure-repair.js';
 import { TypedCommands } from './typed-commands.js';
 import { WorkspaceAcquirers } from '../workspace/workspace-acquirers.js';
+import { createKeyedQueue } from '../workspace/keyed-queue.js';
 import { RunWorkspaceChanges } from './run-workspace-changes.js';
 import { type WorkspaceParts, releaseAtClose, releaseForDelete } from './session-workspace.js';
 
@@ -114,6 +115,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
   private readonly storeFailures: StoreFailureRepair;
   private readonly commands: CommandContext;
   private readonly workspaces: WorkspaceAcquirers;
+  private readonly deletesByDirectory = createKeyedQueue();
   private readonly runChanges: RunWorkspaceChanges;
   private readonly inputs: InputQueue;
   private readonly inflight = new Map<string, { fingerprint: CommandFingerprint; promise: Promise<Receipt> }>();
@@ -636,10 +638,14 @@ class Runtime extends TypedCommands implements AgentRuntime {
         }
         await entry.teardown.catch(() => undefined);
         await this.runChanges.settled(sessionId);
-        await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
-        await this.writer.flush();
-        await this.store.deleteSession(sessionId);
-        this.entries.remove(entry);
+        // Sessions sharing one workspace (a fork and its source) are deleted one at a time: each asks
+        // whether another still holds it, and two at once would each leave it to the other.
+        await this.deletesByDirectory(entry.record.workspaceStatus?.directory ?? sessionId, async () => {
+          await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
+          await this.writer.flush();
+          await this.store.deleteSession(sessionId);
+          this.entries.remove(entry);
+        });
         this.writer.forget(sessionId);
         this.reads.endReadersOf(sessionId);
       });

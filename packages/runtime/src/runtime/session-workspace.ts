@@ -59,11 +59,13 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
       .of(status.kind)
       .release(status, { discardChanges: false, inUse: await inUseByAnother(parts, entry, status) });
     recordStatus(parts, entry, 'session.workspace_released', released);
-    await toldToTheClosedSharers(parts, entry, released);
   } catch {
     parts.log.stage(entry, [{ type: 'diagnostic', level: 'warning', code: 'workspace.release_failed' }]);
+    await parts.writer.flush();
+    return;
   }
   await parts.writer.flush();
+  await toldToTheClosedSharers(parts, entry, entry.record.workspaceStatus);
 }
 
 /**
@@ -75,23 +77,29 @@ export async function releaseAtClose(parts: WorkspaceParts, entry: SessionEntry)
 async function toldToTheClosedSharers(
   parts: WorkspaceParts,
   entry: SessionEntry,
-  released: WorkspaceStatus,
+  released: WorkspaceStatus | null,
 ): Promise<void> {
-  if ((released.state === 'kept' && released.keptBecause === 'in_use') || !announcesWorkspace(released)) return;
+  if (released === null || !announcesWorkspace(released)) return;
+  if (released.state === 'kept' && released.keptBecause === 'in_use') return;
   const keptForAnother = (record: SessionRecord) =>
     record.sessionId !== entry.record.sessionId &&
     record.state === 'closed' &&
     record.workspaceStatus?.directory === released.directory &&
     record.workspaceStatus.state === 'kept' &&
     record.workspaceStatus.keptBecause === 'in_use';
-  for (const sessionId of await sessionsInDirectory(parts, released.directory, keptForAnother)) {
-    const other = await parts.entries.acquire(sessionId);
+  // Told after the release is recorded, each on its own: telling one that cannot be told now (its
+  // lease held elsewhere for a moment, the store away) neither undoes the release nor skips the rest.
+  const sharers = await sessionsInDirectory(parts, released.directory, keptForAnother).catch(() => []);
+  for (const sessionId of sharers) {
+    const other = await parts.entries.acquire(sessionId).catch(() => undefined);
     if (other === undefined) continue;
     try {
-      if (!keptForAnother(other.record)) continue;
+      if (other.removed || !keptForAnother(other.record)) continue;
       recordStatus(parts, other, 'session.workspace_released', released);
       // Written before the pin goes: a closed session unpinned may leave memory, and what it staged with it.
       await parts.writer.flush();
+    } catch {
+      // Its record says kept in_use until its next reopen or delete releases the workspace again.
     } finally {
       parts.entries.release(other);
     }
@@ -126,8 +134,8 @@ export async function releaseForDelete(
     throw workspaceHasChanges(released, released.keptBecause);
   if (!sameStatus(released, status)) {
     recordStatus(parts, entry, 'session.workspace_released', released);
-    await toldToTheClosedSharers(parts, entry, released);
     await parts.writer.flush();
+    await toldToTheClosedSharers(parts, entry, released);
   }
 }
 
@@ -162,7 +170,7 @@ async function inUseByAnother(parts: WorkspaceParts, entry: SessionEntry, status
   if (parts.entries.entries().some((other) => sharing(other.record))) return true;
   // A plain directory is never removed: no need to ask the store about it.
   if (!parts.sharedStore || !announcesWorkspace(status)) return false;
-  return (await parts.store.loadOpenSessions()).some(sharing);
+  return (await parts.store.listSessionsInDirectory(status.directory)).some(sharing);
 }
 
 /**

@@ -256,6 +256,23 @@ describe('a session in a workspace its acquirer makes', () => {
     expect(existsSync(directory)).toBe(false);
   });
 
+  it('deleted together with the fork sharing it, goes with the last of them: never left to a session deleted beside it', async () => {
+    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/both') });
+    await turn(sessionId);
+    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
+    const { forkSessionId } = await runtime.forkSession({ sessionId });
+    acquirer.setWork(directory, 'uncommitted_changes');
+    await runtime.closeSession({ sessionId });
+    await runtime.closeSession({ sessionId: forkSessionId });
+
+    await Promise.all([
+      runtime.deleteSession(sessionId, { discardWorkspaceChanges: true }),
+      runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true }),
+    ]);
+    expect(existsSync(directory)).toBe(false);
+    expect(acquirer.calls.slice(-2).map((call) => call.release?.inUse)).toEqual([true, false]);
+  });
+
   it('stays with a fork that still holds it when its closed source is deleted, the fork no longer in memory', async () => {
     await runtime.shutdown();
     runtime = await harness.start({ providers: [provider], workspaces: [acquirer], closedSessionCacheSize: 0 });
