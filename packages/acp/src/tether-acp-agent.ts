@@ -69,8 +69,13 @@ interface ServedSession {
 
 const sessionsPerPage = 100;
 
-/** Those codes mean the interaction ended some other way: another host answered first, or the run ended. */
-const settledElsewhere = new Set(['interaction_already_settled', 'unknown_interaction', 'session_closed']);
+/** Those codes mean the interaction ended some other way: another host answered first, the run ended, or the session went. */
+const settledElsewhere = new Set([
+  'interaction_already_settled',
+  'unknown_interaction',
+  'session_closed',
+  'session_not_found',
+]);
 
 /** A request whose parameters Tether cannot act on: -32602, with the Tether error (invalid_command) in `data`. */
 function invalidRequest(message: string): RequestError {
@@ -247,7 +252,8 @@ export class TetherAcpAgent {
     } catch (error) {
       // Closed while it waited its turn (a control waits for the session to be idle): cancelled, as a
       // queued turn is, not refused.
-      if (toAgentError(error).code === 'session_closed' && prompt.runId === null) return { stopReason: 'cancelled' };
+      if (plan.kind === 'control' && toAgentError(error).code === 'session_closed' && prompt.runId === null)
+        return { stopReason: 'cancelled' };
       throw error;
     } finally {
       served.follower.expectOwnRun(false);
@@ -264,8 +270,10 @@ export class TetherAcpAgent {
       await this.#setModel(sessionId, model);
     } catch (error) {
       // The session closed while the set waited for its starting agent, which ended with it: the
-      // prompt ends as a closed session's prompts do, not as a crash.
-      if (await this.#closedMeanwhile(sessionId)) return { stopReason: 'cancelled' };
+      // prompt ends as a closed session's prompts do, not as a crash. One closed before the set
+      // reached it is refused session_closed, which says how to reopen it.
+      if (toAgentError(error).code !== 'session_closed' && (await this.#closedMeanwhile(sessionId)))
+        return { stopReason: 'cancelled' };
       throw error;
     }
     // Told here too: a choice that changes only the option's value (default after opus, one model)
@@ -430,8 +438,12 @@ export class TetherAcpAgent {
       if (served?.chosenModel === choosing) served.chosenModel = { value: model, resolved };
     } catch (error) {
       if (served?.chosenModel === choosing) {
-        if (previous === undefined) delete served.chosenModel;
+        // Never back to a choice still under way (its answer was dropped for this one): it would read as
+        // chosen whatever the model became.
+        if (previous === undefined || previous.resolved === null) delete served.chosenModel;
         else served.chosenModel = previous;
+        // An update sent while this set was under way showed the refused value.
+        void this.#announceSettings(sessionId);
       }
       throw error;
     }

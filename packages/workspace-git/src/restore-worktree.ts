@@ -104,7 +104,8 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRem
     // Stopped by the host's shutdown (a Ctrl-C while a reopen makes it again), or past its time: what it
     // began goes, and so does a branch made for it, but never the session's own kept branch. The session
     // stays as it was recorded, with nothing left that it does not name.
-    await undoWorktree(unstoppable(git), made, exists ? 'keep' : 'if_unmoved');
+    // The stop is what the caller is told: a step of the undo that fails must not take its place.
+    await undoWorktree(unstoppable(git), made, exists ? 'keep' : 'if_unmoved').catch(() => undefined);
     throw error;
   }
   if (added.exitCode === 0) return;

@@ -77,7 +77,7 @@ describe('the rate-limited log of refusals anyone can cause at will', () => {
     log.refused('unauthorized', refusal, 'request');
     log.flush();
     expect(lines.slice(2).map((line) => line.level)).toEqual(['info', 'warn']);
-    expect(due.map((entry) => entry.cancelled)).toEqual([true, true]);
+    expect(due[1]?.cancelled).toBe(true);
   });
 
   it('counts each kind on its own, so a flood of one neither hides nor holds back another', () => {

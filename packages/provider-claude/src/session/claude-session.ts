@@ -418,7 +418,7 @@ export class ClaudeSession extends AgentOutput implements AgentProviderV1Session
           this.state.reportedModel = answered;
           // Unless that init is of a turn taken in before the answer: it runs on the model it was taken in on.
           const turn = this.state.turn;
-          if (turn !== null && turn.initSeen !== true) this.state.modelSetBeforeInit = answered;
+          if (turn !== null && turn.initSeen !== true) turn.modelSetBeforeInit = answered;
           return answered;
         },
         () => this.modelOfNextLaunch(model, environment),

@@ -591,3 +591,39 @@ describe('assistant errors', () => {
     ]);
   });
 });
+
+describe('the model a turn reports', () => {
+  const init = (model: string) =>
+    parseCliFrame({
+      type: 'system',
+      subtype: 'init',
+      session_id: 'conversation',
+      model,
+      user_message_uuids: ['send-1'],
+    });
+  const modelChanges = (parts: AgentProviderV1Part[]) =>
+    parts.filter((part) => part.type === 'session.model_changed').map((part) => (part as { model: string }).model);
+
+  it('is a change, unless a set_model was answered before it (the turn runs on the model it was taken in on)', () => {
+    const reported = stateWithTurn();
+    reported.reportedModel = 'claude-opus-5-5';
+    expect(modelChanges(translateFrame(reported, init('claude-haiku-5-5')))).toEqual(['claude-haiku-5-5']);
+
+    const setAhead = stateWithTurn();
+    setAhead.reportedModel = 'claude-haiku-5-5';
+    setAhead.turn!.modelSetBeforeInit = 'claude-haiku-5-5';
+    expect(modelChanges(translateFrame(setAhead, init('claude-opus-5-5')))).toEqual([]);
+    expect(setAhead.reportedModel).toBe('claude-haiku-5-5');
+    // Once: the turn's next init (after a /clear, say) is reported as any is.
+    expect(modelChanges(translateFrame(setAhead, init('claude-opus-5-5')))).toEqual(['claude-opus-5-5']);
+  });
+
+  it("keeps a set answered ahead of the turn's init for that turn's own init, not another's, and drops it with the turn", () => {
+    const state = stateWithTurn();
+    state.reportedModel = 'claude-haiku-5-5';
+    state.turn!.modelSetBeforeInit = 'claude-haiku-5-5';
+    state.turn = null;
+    // A turn the agent began, or the next of ours: its init is reported.
+    expect(modelChanges(translateFrame(state, init('claude-opus-5-5')))).toEqual(['claude-opus-5-5']);
+  });
+});

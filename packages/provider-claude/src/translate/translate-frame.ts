@@ -102,10 +102,13 @@ function translateSystem(state: TranslatorState, frame: SystemFrame, parts: Part
   }
   if (frame.subtype === 'init') {
     if (frame.capabilities) state.capabilities = frame.capabilities;
-    const setAhead = state.modelSetBeforeInit;
-    state.modelSetBeforeInit = null;
-    if (state.turn && attributedRunId(state) !== null) state.turn.initSeen = true;
-    if (frame.model && frame.model !== state.reportedModel && setAhead === null) {
+    const turn = state.turn && attributedRunId(state) !== null ? state.turn : null;
+    const setAhead = turn?.modelSetBeforeInit;
+    if (turn) {
+      turn.initSeen = true;
+      delete turn.modelSetBeforeInit;
+    }
+    if (frame.model && frame.model !== state.reportedModel && setAhead === undefined) {
       state.reportedModel = frame.model;
       parts.push({ type: 'session.model_changed', model: frame.model.slice(0, 200), source: 'provider' });
     }

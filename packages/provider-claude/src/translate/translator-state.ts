@@ -26,6 +26,12 @@ export interface ActiveTurn {
   started: boolean;
   /** The CLI has reported this turn's settings (its system/init: the model and mode it runs on). */
   initSeen?: true;
+  /**
+   * A set_model the CLI answered before it reported this turn's settings (set while the agent was
+   * starting on it): the turn's init still names the model it was taken in on, and it runs on it,
+   * while the answer holds from the next turn. That init's model is not reported as a change.
+   */
+  modelSetBeforeInit?: string;
   /** A host asked to stop it: its result ends the run as interrupted, whatever the CLI's wording. */
   interruptRequested: boolean;
   /**
@@ -119,12 +125,6 @@ export interface TranslatorState {
   backgroundTasks: number;
   /** The model this process last reported. */
   reportedModel: string | null;
-  /**
-   * A set_model the CLI answered before it reported the settings of the turn it had already taken in
-   * (set while the agent was starting): that turn's init still names the model it was taken in on, and
-   * runs on it, while the answer holds from the next turn. That init's model is not reported as a change.
-   */
-  modelSetBeforeInit: string | null;
   /** The permission mode (CLI name) this process last reported. */
   reportedPermissionMode: string | null;
   /** total_cost_usd of the previous result of this process (it is cumulative per process). */
@@ -160,7 +160,6 @@ export function createTranslatorState(options: {
     capabilities: [],
     backgroundTasks: 0,
     reportedModel: null,
-    modelSetBeforeInit: null,
     reportedPermissionMode: null,
     lastCumulativeCostUsd: null,
     notedDiagnostics: new Set(),
