@@ -50,7 +50,8 @@ export const statements = {
   ],
   selectSessions: `SELECT ${sessionList} FROM sessions ORDER BY position`,
   selectOpenSessions: `SELECT ${sessionList} FROM sessions WHERE state <> 'closed' OR live_process IS NOT NULL ORDER BY session_id`,
-  // Asked only before a worktree is removed (a delete, a close): a scan, rare enough not to need an index.
+  // Asked at each close and delete of a worktree session: a scan of the table (the json parsed per row),
+  // a few ms for thousands of sessions, which is what an index would save.
   selectSessionsInDirectory: `SELECT ${sessionList} FROM sessions WHERE workspace_status->>'directory' = $1 ORDER BY position`,
   // Newest first; a row value compares (created_at, session_id) as the cursor orders them. One text per
   // shape of query, so each is planned on its own index: $1 is the limit (NULL: none), then the

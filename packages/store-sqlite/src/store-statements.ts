@@ -108,7 +108,8 @@ export function prepareStatements(database: DatabaseSync): StoreStatements {
       ON CONFLICT (command_id) DO NOTHING`),
     // rowid order is first-insertion order (an upsert keeps the row): the order the in-memory store gives.
     selectSessions: database.prepare(`SELECT ${sessionColumns} FROM sessions ORDER BY rowid`),
-    // Asked only before a worktree is removed (a delete, a close): a scan without decoding every row.
+    // Asked at each close and delete of a worktree session: a scan of the table (json_extract per row,
+    // no row decoded), a few ms for thousands of sessions, which is what an index would save.
     selectSessionsInDirectory: database.prepare(
       `SELECT ${sessionColumns} FROM sessions WHERE json_extract(workspace_status, '$.directory') = ? ORDER BY rowid`,
     ),

@@ -1,6 +1,6 @@
 import { signalExitCode } from '@tether/runtime';
 import type { TetherBackend } from '../tether-backend.js';
-import { type TurnStopper, discardSession, signalGraceMs } from './turn-driver.js';
+import { type TurnStopper, closeReopened, discardSession, signalGraceMs } from './turn-driver.js';
 
 /**
  * Ending a turn that runs in a daemon: the daemon keeps the session and supervises the agent, so a
@@ -24,8 +24,6 @@ export function daemonTurnStopper(daemon: TetherBackend): TurnStopper {
     },
     // The daemon takes commands still: a session opened for the turn, holding nothing, goes at once.
     discardUnused: (sessionId) => discardSession(daemon, sessionId),
-    closeUnused: async (sessionId) => {
-      await daemon.closeSession({ sessionId }).catch(() => undefined);
-    },
+    closeUnused: (sessionId) => closeReopened(daemon, sessionId),
   };
 }

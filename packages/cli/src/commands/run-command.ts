@@ -15,6 +15,7 @@ import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import {
   type TurnStopper,
   type WorktreeRequest,
+  closeReopened,
   discardSession,
   driveTurn,
   signalDeadlineMs,
@@ -345,7 +346,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     await runtime.shutdown();
     if (closing !== null) await afterShutdown('close', closing, options, dataDir, context);
     else if (unused !== null) await afterShutdown('discard', unused, options, dataDir, context);
-    else if (reopened !== null) await afterShutdown('close', reopened, options, dataDir, context);
+    else if (reopened !== null) await afterShutdown('close_reopened', reopened, options, dataDir, context);
     finished = true;
     // After a first Ctrl-C, a second one closes the session until this process has exited (docs/cli.md),
     // including in the ~0.1-0.2 s Node takes to exit after this: a listener holds nothing open.
@@ -359,7 +360,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
  * over the same store.
  */
 async function afterShutdown(
-  action: 'close' | 'discard',
+  action: 'close' | 'close_reopened' | 'discard',
   sessionId: string,
   options: RunOptions,
   dataDir: string,
@@ -379,6 +380,7 @@ async function afterShutdown(
     });
     try {
       if (action === 'close') await runtime.closeSession({ sessionId });
+      else if (action === 'close_reopened') await closeReopened(runtime, sessionId);
       else await discardSession(runtime, sessionId);
     } finally {
       await runtime.shutdown({ graceMs: 0, force: true });
@@ -386,7 +388,7 @@ async function afterShutdown(
   } catch (error) {
     const message = AgentError.isInstance(error) ? `${error.message} [${error.code}]` : String(error);
     context.stderr.write(
-      `tether run: the session ${action === 'close' ? 'was not closed' : `opened for the stopped turn was not deleted (tether delete ${sessionId})`}: ${message}\n`,
+      `tether run: the session ${action !== 'discard' ? 'was not closed' : `opened for the stopped turn was not deleted (tether delete ${sessionId})`}: ${message}\n`,
     );
   }
 }

@@ -352,8 +352,7 @@ export async function driveTurn(
     // for it holds nothing, so it goes too, and one reopened for it is closed again: bad input
     // leaves nothing changed.
     if (openedForTurn !== null && isTurnRefusal(error)) await discardSession(backend, openedForTurn);
-    if (reopenedForTurn !== null && !submitted && isTurnRefusal(error))
-      await backend.closeSession({ sessionId: reopenedForTurn }).catch(() => undefined);
+    if (reopenedForTurn !== null && !submitted && isTurnRefusal(error)) await closeReopened(backend, reopenedForTurn);
     throw error;
   } finally {
     clearTimeout(unsettledInterrupt);
@@ -378,6 +377,20 @@ async function reportWorktree(backend: TetherBackend, sessionId: string, context
 
 function isTurnRefusal(error: unknown): boolean {
   return AgentError.isInstance(error) && (error.code === 'invalid_command' || error.code === 'capability_unsupported');
+}
+
+/**
+ * Closes again a session reopened for a turn that never went in. Another host may have reopened it
+ * too, just before: one with a run or a queued input is theirs now, and is left open.
+ */
+export async function closeReopened(backend: TetherBackend, sessionId: string): Promise<void> {
+  try {
+    const snapshot = await backend.getSession(sessionId);
+    if (snapshot.activeRunId !== null || (snapshot.queuedInputs ?? []).length > 0) return;
+    await backend.closeSession({ sessionId });
+  } catch {
+    // Best effort, as a discard is: the signal or the refusal is what the user needs to see.
+  }
 }
 
 /** Closes and deletes a session opened for a turn that never went in; one any run started in is kept. */
