@@ -51,6 +51,18 @@ function changed(file: string, added = 1): ChangedFile {
   return { path: file, status: 'added', added, removed: 0, binary: false };
 }
 
+/** A session and its fork, both closed, their shared worktree kept for its uncommitted changes. */
+async function closedWithAForkAndWork(branch: string) {
+  const { sessionId } = await runtime.openSession({ workspace: worktree(branch) });
+  await turn(sessionId);
+  const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
+  const { forkSessionId } = await runtime.forkSession({ sessionId });
+  acquirer.setWork(directory, 'uncommitted_changes');
+  await runtime.closeSession({ sessionId });
+  await runtime.closeSession({ sessionId: forkSessionId });
+  return { sessionId, forkSessionId, directory };
+}
+
 async function turn(sessionId: string, text = 'write it'): Promise<string> {
   const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text }] });
   await runtime.waitForRun(runId);
@@ -233,13 +245,7 @@ describe('a session in a workspace its acquirer makes', () => {
   });
 
   it('stays with a closed session that still holds it when a fork sharing it is deleted, even told to discard', async () => {
-    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/shared') });
-    await turn(sessionId);
-    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
-    const { forkSessionId } = await runtime.forkSession({ sessionId });
-    acquirer.setWork(directory, 'uncommitted_changes');
-    await runtime.closeSession({ sessionId });
-    await runtime.closeSession({ sessionId: forkSessionId });
+    const { sessionId, forkSessionId, directory } = await closedWithAForkAndWork('feature/shared');
     const kept = { directory, state: 'kept', keptBecause: 'uncommitted_changes' };
     expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject(kept);
 
@@ -257,13 +263,7 @@ describe('a session in a workspace its acquirer makes', () => {
   });
 
   it('deleted together with the fork sharing it, goes with the last of them: never left to a session deleted beside it', async () => {
-    const { sessionId } = await runtime.openSession({ workspace: worktree('feature/both') });
-    await turn(sessionId);
-    const directory = (await runtime.getSession(sessionId)).workspaceStatus!.directory;
-    const { forkSessionId } = await runtime.forkSession({ sessionId });
-    acquirer.setWork(directory, 'uncommitted_changes');
-    await runtime.closeSession({ sessionId });
-    await runtime.closeSession({ sessionId: forkSessionId });
+    const { sessionId, forkSessionId, directory } = await closedWithAForkAndWork('feature/both');
 
     await Promise.all([
       runtime.deleteSession(sessionId, { discardWorkspaceChanges: true }),

@@ -48,6 +48,20 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((runtime) => runtime.shutdown({ force: true })));
 });
 
+/** Two runtimes sharing a store and a worktree acquirer; a worktree session on A with one turn done. */
+async function worktreeSessionOnA() {
+  const shared = new SharedStoreDouble();
+  const root = path.join(test.workspace, 'worktrees');
+  await mkdir(root);
+  const acquirer = createFakeWorkspaceAcquirer({ root });
+  const a = await start(shared, 'owner-a', replyWithCheckpoint('done'), acquirer);
+  const b = await start(shared, 'owner-b', replyWithCheckpoint('done'), acquirer);
+  const workspace = { kind: 'git_worktree' as const, repository: test.workspace };
+  const { sessionId } = await a.runtime.openSession({ workspace });
+  await a.runtime.waitForRun((await a.runtime.submitTurn({ sessionId, input: text('work') })).runId);
+  return { acquirer, a, b, sessionId };
+}
+
 /** A's session with a run that never ends by itself, taken over by B once A stalls (B ended the run). */
 async function takenOverFromStalledA(shared: SharedStoreDouble) {
   const a = await start(shared, 'owner-a', () => new Promise(() => undefined));
@@ -284,15 +298,7 @@ describe('a runtime sharing its store with others', () => {
   });
 
   it("keeps a worktree that a session open on another runtime works in (a fork reopened there) at its source's close", async () => {
-    const shared = new SharedStoreDouble();
-    const root = path.join(test.workspace, 'worktrees');
-    await mkdir(root);
-    const acquirer = createFakeWorkspaceAcquirer({ root });
-    const a = await start(shared, 'owner-a', replyWithCheckpoint('done'), acquirer);
-    const b = await start(shared, 'owner-b', replyWithCheckpoint('done'), acquirer);
-    const workspace = { kind: 'git_worktree' as const, repository: test.workspace };
-    const { sessionId } = await a.runtime.openSession({ workspace });
-    await a.runtime.waitForRun((await a.runtime.submitTurn({ sessionId, input: text('work') })).runId);
+    const { acquirer, a, b, sessionId } = await worktreeSessionOnA();
     const { forkSessionId } = await a.runtime.forkSession({ sessionId });
     await a.runtime.closeSession({ sessionId: forkSessionId });
     await b.runtime.openSession({ continueSession: forkSessionId });
@@ -309,15 +315,7 @@ describe('a runtime sharing its store with others', () => {
   });
 
   it('tells a closed fork, out of memory as every closed session is here, what became of the worktree; a delete on another runtime leaves it to the fork', async () => {
-    const shared = new SharedStoreDouble();
-    const root = path.join(test.workspace, 'worktrees');
-    await mkdir(root);
-    const acquirer = createFakeWorkspaceAcquirer({ root });
-    const a = await start(shared, 'owner-a', replyWithCheckpoint('done'), acquirer);
-    const b = await start(shared, 'owner-b', replyWithCheckpoint('done'), acquirer);
-    const workspace = { kind: 'git_worktree' as const, repository: test.workspace };
-    const { sessionId } = await a.runtime.openSession({ workspace });
-    await a.runtime.waitForRun((await a.runtime.submitTurn({ sessionId, input: text('work') })).runId);
+    const { acquirer, a, b, sessionId } = await worktreeSessionOnA();
     const directory = (await a.runtime.getSession(sessionId)).workspaceStatus!.directory;
     const { forkSessionId } = await a.runtime.forkSession({ sessionId });
     await a.runtime.closeSession({ sessionId: forkSessionId });
