@@ -30,15 +30,15 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     await environment.api.waitForRequests(1, { kind: 'turn' });
     // The stream is held once the fake API registered it: a release before that would miss it.
     await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
+    /** Another prompt of the session: its answer's promise. */
+    const prompt = (text: string) =>
+      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
     /** A second prompt, resolved with its answer's promise once Tether queued it. */
     const queuePrompt = async (text: string) => {
-      const answered = pair.agent.request(methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: 'text', text }],
-      });
+      const answered = prompt(text);
       return { answered, queued: await waitForEvent(started.runtime, sessionId, 'input.queued') };
     };
-    return { ...started, sessionId, first, queuePrompt };
+    return { ...started, sessionId, first, prompt, queuePrompt };
   }
 
   it('queues the second prompt as the next run: each answers when its own run ends, in order', async () => {
@@ -96,15 +96,13 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   });
 
   it('a slash command waits for the running prompt and runs after it, as a control, instead of being refused', async () => {
-    const { environment, runtime, pair, sessionId, first } = await heldPrompt();
+    const { environment, runtime, sessionId, first, prompt } = await heldPrompt();
     const order: string[] = [];
     void first.then(() => order.push('first'));
-    const cost = pair.agent
-      .request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/cost' }] })
-      .then((response) => {
-        order.push('cost');
-        return response;
-      });
+    const cost = prompt('/cost').then((response) => {
+      order.push('cost');
+      return response;
+    });
     environment.api.enqueue(textReply('First done.'));
     environment.api.releaseHeld();
     expect(await first).toEqual({ stopReason: 'end_turn' });
@@ -117,11 +115,8 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   });
 
   it('session/close ends a slash command still waiting for the running prompt as cancelled, as a queued prompt is: it never runs', async () => {
-    const { runtime, pair, sessionId, first } = await heldPrompt();
-    const cost = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/cost' }],
-    });
+    const { runtime, pair, sessionId, first, prompt } = await heldPrompt();
+    const cost = prompt('/cost');
     await pair.agent.request(methods.agent.session.close, { sessionId });
     expect(await cost).toEqual({ stopReason: 'cancelled' });
     await first.catch(() => undefined);
@@ -155,11 +150,8 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   });
 
   it('session/cancel ends a slash command still waiting for the running prompt: it never runs', async () => {
-    const { runtime, pair, sessionId, first } = await heldPrompt();
-    const cost = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/cost' }],
-    });
+    const { runtime, pair, sessionId, first, prompt } = await heldPrompt();
+    const cost = prompt('/cost');
     await pair.agent.notify(methods.agent.session.cancel, { sessionId });
     expect(await cost).toEqual({ stopReason: 'cancelled' });
     expect(await first).toEqual({ stopReason: 'cancelled' });

@@ -163,14 +163,13 @@ function recordStatus(
  * a shared store, one open on another runtime counts too: its agent may be writing there now.
  */
 async function inUseByAnother(parts: WorkspaceParts, entry: SessionEntry, status: WorkspaceStatus): Promise<boolean> {
-  const sharing = (record: SessionRecord) =>
-    record.sessionId !== entry.record.sessionId &&
-    record.state !== 'closed' &&
-    record.workspaceStatus?.directory === status.directory;
-  if (parts.entries.entries().some((other) => sharing(other.record))) return true;
-  // A plain directory is never removed: no need to ask the store about it.
-  if (!parts.sharedStore || !announcesWorkspace(status)) return false;
-  return (await parts.store.listSessionsInDirectory(status.directory)).some(sharing);
+  const open = (record: SessionRecord) => record.sessionId !== entry.record.sessionId && record.state !== 'closed';
+  // A store this runtime holds alone has every open session in memory; a plain directory is never removed.
+  if (!parts.sharedStore || !announcesWorkspace(status))
+    return parts.entries
+      .entries()
+      .some((other) => other.record.workspaceStatus?.directory === status.directory && open(other.record));
+  return (await sessionsInDirectory(parts, status.directory, open)).length > 0;
 }
 
 /**
