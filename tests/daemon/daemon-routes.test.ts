@@ -143,7 +143,7 @@ describe('the daemon routes', () => {
     });
   });
 
-  it('deletes a closed session (204) and refuses an open one (409 session_open); a stream on it ends', async () => {
+  it('deletes a closed session (200, what became of its workspace) and refuses an open one (409 session_open); a stream on it ends', async () => {
     const sessionId = await openSession(api, root);
     expect(await errorOf(await api.request('DELETE', `/v1/sessions/${sessionId}`))).toEqual({
       status: 409,
@@ -153,7 +153,8 @@ describe('the daemon routes', () => {
     await api.command({ type: 'close_session', sessionId });
     await readEventsUntil(frames, (event) => event.type === 'session.closed');
     const deleted = await api.request('DELETE', `/v1/sessions/${sessionId}`);
-    expect(deleted.status).toBe(204);
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({ sessionId, workspaceStatus: { kind: 'directory', state: 'kept' } });
     expect(await frames.next()).toMatchObject({ done: true });
     expect(await errorOf(await api.request('GET', `/v1/sessions/${sessionId}`))).toEqual({
       status: 404,
@@ -478,7 +479,8 @@ describe('the daemon routes', () => {
     expect(JSON.stringify(diff.responses['200'])).toContain('"#/components/schemas/SessionDiff"');
     const remove = paths['/v1/sessions/{id}']!.delete!;
     expect(remove.parameters?.map((parameter) => parameter.name)).toContain('discardWorkspaceChanges');
-    expect(Object.keys(remove.responses)).toEqual(expect.arrayContaining(['204', '400', '404', '409']));
+    expect(Object.keys(remove.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409']));
+    expect(JSON.stringify(remove.responses['200'])).toContain('"#/components/schemas/DeletedSession"');
     expect(JSON.stringify(document.components.schemas['Command'])).toContain('"submit_turn"');
     expect(document.components.schemas['SessionSnapshot']?.required).toEqual(
       expect.arrayContaining(['title', 'lastRun', 'lastActivityAt', 'modesRequiringRestart']),

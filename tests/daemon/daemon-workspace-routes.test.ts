@@ -123,7 +123,10 @@ describe('DELETE /v1/sessions/:id?discardWorkspaceChanges', () => {
     expect(((await malformed.json()) as ErrorBody).error.details?.reason).toBe('invalid_discard_workspace_changes');
 
     const deleted = await api.request('DELETE', `/v1/sessions/${session.sessionId}?discardWorkspaceChanges=true`);
-    expect(deleted.status).toBe(204);
+    expect(deleted.status).toBe(200);
+    expect(((await deleted.json()) as { workspaceStatus: unknown }).workspaceStatus).toMatchObject({
+      state: 'removed',
+    });
     expect((await api.request('GET', `/v1/sessions/${session.sessionId}`)).status).toBe(404);
     await expect(stat(directory)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(acquirer.calls.at(-1)).toMatchObject({ step: 'release', release: { discardChanges: true } });

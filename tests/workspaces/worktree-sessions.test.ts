@@ -223,7 +223,11 @@ describe('sessions in git worktrees, through the daemon', () => {
     expect((await setup.api.request('GET', `/v1/sessions/${busy.sessionId}`)).status).toBe(200);
 
     const deleted = await setup.api.request('DELETE', `/v1/sessions/${busy.sessionId}?discardWorkspaceChanges=true`);
-    expect(deleted.status).toBe(204);
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({
+      sessionId: busy.sessionId,
+      workspaceStatus: { state: 'removed', directory: busy.directory, worktree: { branch: 'feature/busy' } },
+    });
     expect((await setup.api.request('GET', `/v1/sessions/${busy.sessionId}`)).status).toBe(404);
     expect(existsSync(busy.directory)).toBe(false);
     expect(branchesOf(repository)).toEqual(['main']);
@@ -247,7 +251,7 @@ describe('sessions in git worktrees, through the daemon', () => {
       post({ type: 'open_session', continueSession: reopened.sessionId }),
     ]);
     // Whichever came first, the other was refused whole: deleted (the reopen finds nothing), or open (not deleted).
-    if (deleted.status === 204) {
+    if (deleted.status === 200) {
       expect([reopen.status, ((await reopen.json()) as ErrorBody).error.code]).toEqual([404, 'session_not_found']);
       expect((await setup.api.request('GET', `/v1/sessions/${reopened.sessionId}`)).status).toBe(404);
       expect(branchesOf(repository)).toEqual(['main']);
@@ -272,8 +276,12 @@ describe('sessions in git worktrees, through the daemon', () => {
       post({ type: 'fork_session', sessionId: forked.sessionId }),
       setup.api.request('DELETE', discard),
     ]);
-    expect(deleteAfter.status).toBe(204);
+    expect(deleteAfter.status).toBe(200);
+    const { workspaceStatus } = (await deleteAfter.json()) as {
+      workspaceStatus: { state: string; keptBecause: string };
+    };
     if (forkFirst.status !== 200) {
+      expect(workspaceStatus.state).toBe('removed');
       // The delete came first: the fork found no session, and nothing is left of the worktree.
       expect([forkFirst.status, ((await forkFirst.json()) as ErrorBody).error.code]).toEqual([
         404,
@@ -283,6 +291,7 @@ describe('sessions in git worktrees, through the daemon', () => {
       return;
     }
     // The delete saw the fork: the worktree stays for it, and its next turn works there.
+    expect(workspaceStatus).toMatchObject({ state: 'kept', keptBecause: 'in_use' });
     const { forkSessionId } = (await forkFirst.json()) as { forkSessionId: string };
     expect((await snapshotOf(setup.api, forkSessionId)).workspaceStatus).toMatchObject({ directory: forked.directory });
     expect(readFileSync(path.join(forked.directory, 'draft.txt'), 'utf8')).toBe('work in progress\n');
@@ -320,7 +329,7 @@ describe('sessions in git worktrees, through the daemon', () => {
       'DELETE',
       `/v1/sessions/${session.sessionId}?discardWorkspaceChanges=true`,
     );
-    expect(discarded.status).toBe(204);
+    expect(discarded.status).toBe(200);
     expect(branchesOf(repository)).toEqual(['main']);
     expect(worktreePaths(repository)).toEqual([repository.folder]);
   });

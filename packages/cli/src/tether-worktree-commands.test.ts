@@ -502,6 +502,19 @@ describe('refusals and help', () => {
     );
     expect(readFileSync(path.join(elsewhere, 'draft.txt'), 'utf8')).toBe('mine\n');
     expect(git('-C', elsewhere, 'branch', '--show-current').trim()).toBe(branch);
+
+    // Moved after the close kept it: the delete says what it found then, not what the close recorded.
+    const later = sessionIdIn((await succeeds(['run', '--worktree', '--cwd', repository, 'Look around'])).stderr);
+    const laterWorktree = path.join(worktrees, later);
+    const laterBranch = `tether/${later.slice(4, 12)}`;
+    await writeFile(path.join(laterWorktree, 'draft.txt'), 'mine too\n');
+    expect((await succeeds(['close', later])).stderr).toContain(`worktree kept at ${laterWorktree}`);
+    const laterElsewhere = path.join(fixture.root, 'moved-after-close');
+    git('worktree', 'move', laterWorktree, laterElsewhere);
+    expect((await succeeds(['delete', later, '--discard-changes'])).stderr).toBe(
+      `deleted ${later}; its branch ${laterBranch} stays checked out in another folder (git worktree list shows where)\n`,
+    );
+    expect(readFileSync(path.join(laterElsewhere, 'draft.txt'), 'utf8')).toBe('mine too\n');
   });
 
   it('a data dir moved with its worktrees: the session goes on in the moved worktree, its uncommitted work and conversation intact', async () => {

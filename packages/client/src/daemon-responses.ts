@@ -1,4 +1,5 @@
 import {
+  DeletedSession,
   ImageMediaType,
   ModelList,
   ProviderDescription,
@@ -62,6 +63,12 @@ export function parseSnapshot(url: string, body: unknown): SessionSnapshot {
 export function parseSessionDiff(url: string, body: unknown): SessionDiff {
   const parsed = SessionDiff.safeParse(body);
   if (!parsed.success) throw invalidResponseError(url, 'a session diff', parsed.error);
+  return parsed.data;
+}
+
+export function parseDeletedSession(url: string, body: unknown): DeletedSession {
+  const parsed = DeletedSession.safeParse(body);
+  if (!parsed.success) throw invalidResponseError(url, 'what a delete left of the session', parsed.error);
   return parsed.data;
 }
 

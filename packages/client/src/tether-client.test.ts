@@ -198,7 +198,10 @@ describe('TetherClient commands and reads', () => {
     daemon.addSession(closed);
     expect(await client.getSession(open.sessionId)).toEqual(open);
     expect((await agentErrorOf(client.deleteSession(open.sessionId))).code).toBe('session_open');
-    await expect(client.deleteSession(closed.sessionId)).resolves.toBeUndefined();
+    await expect(client.deleteSession(closed.sessionId)).resolves.toEqual({
+      sessionId: closed.sessionId,
+      workspaceStatus: closed.workspaceStatus,
+    });
     expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
 
     const [provider] = await client.getProviders();
@@ -267,7 +270,9 @@ describe('TetherClient commands and reads', () => {
       'workspace_has_changes',
     );
     expect(daemon.requests.at(-1)!.query.has('discardWorkspaceChanges')).toBe(false);
-    await expect(client.deleteSession(closed.sessionId, { discardWorkspaceChanges: true })).resolves.toBeUndefined();
+    await expect(client.deleteSession(closed.sessionId, { discardWorkspaceChanges: true })).resolves.toMatchObject({
+      sessionId: closed.sessionId,
+    });
     expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
     expect(daemon.requests.at(-1)!.query.get('discardWorkspaceChanges')).toBe('true');
     expect((await agentErrorOf(client.getSession(closed.sessionId))).code).toBe('session_not_found');

@@ -2,6 +2,7 @@ import {
   type Command,
   CommandId,
   type DeleteSessionOptions,
+  type DeletedSession,
   type ModelList,
   type ProtocolEvent,
   type ReceiptFor,
@@ -23,6 +24,7 @@ import {
   type ProviderInfo,
   type SessionPage,
   parseBlob,
+  parseDeletedSession,
   parseHealth,
   parseModelList,
   parseProviders,
@@ -101,7 +103,7 @@ export interface TetherClient extends Omit<TetherSurface, CommandMethodName>, Co
    * workspace_has_changes (its message names the worktree and branch) when its worktree holds work, unless
    * discardWorkspaceChanges, which removes the worktree and its branch too.
    */
-  deleteSession(sessionId: string, options?: DeleteSessionOptions & RequestOptions): Promise<void>;
+  deleteSession(sessionId: string, options?: DeleteSessionOptions & RequestOptions): Promise<DeletedSession>;
   /** An image a turn of the session carried, as bytes with its media type (GET /v1/sessions/:id/blobs/:sha256). */
   readBlob(sessionId: string, sha256: string, options?: RequestOptions): Promise<StoredBlob>;
   /**
@@ -218,11 +220,14 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     },
     async deleteSession(sessionId, deleteOptions = {}) {
       const query = deleteOptions.discardWorkspaceChanges === true ? '?discardWorkspaceChanges=true' : '';
-      await sendRequest(connection, {
-        method: 'DELETE',
-        path: `${sessionPath(sessionId)}${query}`,
-        ...limited(deleteOptions, true),
-      });
+      return parseDeletedSession(
+        connection.url,
+        await sendRequest(connection, {
+          method: 'DELETE',
+          path: `${sessionPath(sessionId)}${query}`,
+          ...limited(deleteOptions, true),
+        }),
+      );
     },
     async listModels(provider, callOptions) {
       // The daemon lists its default provider first.

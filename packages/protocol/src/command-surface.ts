@@ -1,7 +1,7 @@
 import type { Command, CommandType, Receipt } from './commands.js';
 import type { ProtocolEvent } from './events.js';
 import type { ModelList } from './models.js';
-import type { SessionDiff } from './workspace.js';
+import type { DeletedSession, SessionDiff } from './workspace.js';
 import { newCommandId } from './identifiers.js';
 import type { SessionSnapshot } from './session-snapshot.js';
 
@@ -78,9 +78,10 @@ export interface TetherSurface extends CommandMethods {
    * Deletes a closed session and everything stored about it; an open one is refused with
    * session_open. A kept workspace holding work (a worktree with uncommitted changes or commits
    * beyond its base) is refused with workspace_has_changes unless discardWorkspaceChanges; one with
-   * no work is removed (a directory workspace is never touched).
+   * no work is removed (a directory workspace is never touched). Answers what became of the
+   * workspace: one another session shares, or whose branch moved to another checkout, stays there.
    */
-  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<void>;
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<DeletedSession>;
   /** The session's work against the commit its workspace started from (capability_unsupported for a plain directory). */
   getSessionDiff(sessionId: string, options?: { readonly maxBytes?: number }): Promise<SessionDiff>;
   /** The agent's models (provider_unavailable when it cannot be asked; capability_unsupported when it has no list). */

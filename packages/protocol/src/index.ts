@@ -9,6 +9,7 @@ export {
   WorkspaceStatus,
   ChangedFile,
   SessionDiff,
+  DeletedSession,
   agentDirectory,
   keptBecauseWords,
   sessionDirectories,

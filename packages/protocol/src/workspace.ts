@@ -114,6 +114,17 @@ export const SessionDiff = z.strictObject({
 export type SessionDiff = z.infer<typeof SessionDiff>;
 
 /**
+ * DELETE /v1/sessions/:id: what became of the deleted session's workspace, as its release ended
+ * (null: it had none). Kept `in_use` stays with a session sharing it (a fork and its source), kept
+ * `checked_out_elsewhere` with the checkout its branch moved to; a delete leaves nothing else behind.
+ */
+export const DeletedSession = z.strictObject({
+  sessionId: z.string(),
+  workspaceStatus: WorkspaceStatus.nullable(),
+});
+export type DeletedSession = z.infer<typeof DeletedSession>;
+
+/**
  * Where a session's agent runs: the prepared workspace's directory, or, for a session recorded
  * before workspaces were tracked, the directory it named.
  */

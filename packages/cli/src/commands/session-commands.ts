@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { InputId, SessionState, type SessionSnapshot, agentDirectory } from '@tether/protocol';
+import { InputId, SessionState, type SessionSnapshot, type WorkspaceStatus, agentDirectory } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
 import { fileNameOnOneLine, formatUsage, plural, terminalSafe } from '../render/human-renderer.js';
@@ -175,27 +174,27 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   });
   const sessionId = oneSessionId(command.positionals, deleteUsage);
   const discardWorkspaceChanges = command.values['discard-changes'] === true;
-  const deleted = await withLocalOrDaemon(command, context, async (backend) => {
+  const { before, after } = await withLocalOrDaemon(command, context, async (backend) => {
     const snapshot = await backend.tether.getSession(sessionId);
     // A refusal (still open, work in the worktree) is worded for the CLI where every error is (cli-error-message.ts).
-    await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
-    return snapshot;
+    const deleted = await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
+    return { before: snapshot.workspaceStatus, after: deleted.workspaceStatus };
   });
-  context.stderr.write(`deleted ${sessionId}${worktreeAfterDelete(deleted)}\n`);
+  context.stderr.write(`deleted ${sessionId}${worktreeAfterDelete(before, after)}\n`);
   return 0;
 }
 
 /**
- * What became of the deleted session's worktree. One another session still names (a fork and its source
- * share one) stays with it: its folder, on this machine as the runtime is, says which it was.
+ * What the delete did with the session's worktree, as its release ended: removed it with its branch, or
+ * left it to the session sharing it (a fork and its source share one) or to the checkout its branch moved to.
  */
-function worktreeAfterDelete(deleted: SessionSnapshot): string {
-  const status = deleted.workspaceStatus;
-  if (!status?.worktree || status.state === 'removed') return '';
-  if (status.keptBecause === 'checked_out_elsewhere')
-    return `; its branch ${terminalSafe(status.worktree.branch)} stays checked out in another folder (git worktree list shows where)`;
-  const worktree = `worktree ${fileNameOnOneLine(status.worktree.path)} and branch ${terminalSafe(status.worktree.branch)}`;
-  if (status.keptBecause === 'in_use' || existsSync(status.worktree.path))
+function worktreeAfterDelete(before: WorkspaceStatus | null, after: WorkspaceStatus | null): string {
+  if (!after?.worktree || before?.state === 'removed') return '';
+  const worktree = `worktree ${fileNameOnOneLine(after.worktree.path)} and branch ${terminalSafe(after.worktree.branch)}`;
+  if (after.state === 'removed') return ` with its ${worktree}`;
+  if (after.keptBecause === 'checked_out_elsewhere')
+    return `; its branch ${terminalSafe(after.worktree.branch)} stays checked out in another folder (git worktree list shows where)`;
+  if (after.keptBecause === 'in_use')
     return `; its ${worktree} stay with the session that shares them (a fork, or the session it was forked from)`;
-  return ` with its ${worktree}`;
+  return `; ${describeWorktree(after)}`;
 }

@@ -240,8 +240,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
         if (refusal) return sendError(response, refusal);
         sessions.delete(sessionId);
         events.delete(sessionId);
-        response.writeHead(204).end();
-        return;
+        return sendJson(response, 200, { sessionId, workspaceStatus: snapshot.workspaceStatus });
       }
     }
     sendError(

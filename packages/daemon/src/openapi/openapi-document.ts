@@ -4,6 +4,7 @@ import {
   InputPart,
   ModelList,
   ChangedFile,
+  DeletedSession,
   ProtocolEvent,
   Receipt,
   SerializedAgentError,
@@ -118,6 +119,7 @@ export function buildOpenApiDocument(): JsonObject {
         WorkspaceStatus,
         ChangedFile,
         SessionDiff,
+        DeletedSession,
         SerializedAgentError,
         ErrorResponse,
         SessionPage,
@@ -211,7 +213,15 @@ export function buildOpenApiDocument(): JsonObject {
               schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
             },
           ],
-          responses: { '204': { description: 'Deleted.' }, ...authErrors, ...errors(400, 404, 409) },
+          responses: {
+            '200': {
+              description:
+                'Deleted: what became of its workspace as the delete ended (kept in_use for a session sharing it, checked_out_elsewhere for a worktree moved since).',
+              content: json('DeletedSession'),
+            },
+            ...authErrors,
+            ...errors(400, 404, 409),
+          },
         },
       },
       '/v1/sessions/{id}/diff': {

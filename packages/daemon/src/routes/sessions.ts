@@ -56,10 +56,10 @@ export function registerSessionRoutes(app: Hono<DaemonEnvironment>, state: Daemo
     const discardWorkspaceChanges = parseDiscardWorkspaceChanges(
       knownQuery(context, ['discardWorkspaceChanges']).discardWorkspaceChanges,
     );
-    await state.runtime.deleteSession(sessionId, { discardWorkspaceChanges });
+    const deleted = await state.runtime.deleteSession(sessionId, { discardWorkspaceChanges });
     // Streams following it would otherwise wait for events that can no longer come.
     state.connections.forgetSession(sessionId);
-    return context.body(null, 204);
+    return context.json(deleted, 200);
   });
 }
 

@@ -10,6 +10,7 @@ import {
   type RunSnapshot,
   type SerializedAgentError,
   type DeleteSessionOptions,
+  type DeletedSession,
   type SessionDiff,
   type SessionSnapshot,
   type WorkspaceStatus,
@@ -623,11 +624,11 @@ class Runtime extends TypedCommands implements AgentRuntime {
     return blob;
   }
 
-  async deleteSession(sessionId: string, options: DeleteSessionOptions = {}): Promise<void> {
-    await this.withSession(sessionId, async () => {
+  async deleteSession(sessionId: string, options: DeleteSessionOptions = {}): Promise<DeletedSession> {
+    return this.withSession(sessionId, async () => {
       await this.storeFailures.ensureConsistent(sessionId);
       const entry = this.entryOrThrow(sessionId);
-      await entry.changeLifecycle(async () => {
+      return entry.changeLifecycle(async () => {
         // A delete or a reopen just before this one decided what the session is now.
         if (entry.removed) throw sessionNotFound();
         if (entry.record.state !== 'closed') {
@@ -640,14 +641,23 @@ class Runtime extends TypedCommands implements AgentRuntime {
         await this.runChanges.settled(sessionId);
         // Sessions sharing one workspace (a fork and its source) are deleted one at a time: each asks
         // whether another still holds it, and two at once would each leave it to the other.
-        await this.deletesByDirectory(entry.record.workspaceStatus?.directory ?? sessionId, async () => {
-          await releaseForDelete(this.workspaceParts(), entry, options.discardWorkspaceChanges === true);
-          await this.writer.flush();
-          await this.store.deleteSession(sessionId);
-          this.entries.remove(entry);
-        });
+        const workspaceStatus = await this.deletesByDirectory(
+          entry.record.workspaceStatus?.directory ?? sessionId,
+          async () => {
+            const released = await releaseForDelete(
+              this.workspaceParts(),
+              entry,
+              options.discardWorkspaceChanges === true,
+            );
+            await this.writer.flush();
+            await this.store.deleteSession(sessionId);
+            this.entries.remove(entry);
+            return released;
+          },
+        );
         this.writer.forget(sessionId);
         this.reads.endReadersOf(sessionId);
+        return { sessionId, workspaceStatus };
       });
     });
   }

@@ -115,9 +115,9 @@ export async function releaseForDelete(
   parts: WorkspaceParts,
   entry: SessionEntry,
   discardChanges: boolean,
-): Promise<void> {
+): Promise<WorkspaceStatus | null> {
   const status = entry.record.workspaceStatus;
-  if (status === null || status.state === 'removed') return;
+  if (status === null || status.state === 'removed') return status;
   const acquirer = parts.workspaces.of(status.kind);
   // A release that fails refuses the delete, discarding or not: the session is the only record of
   // where its worktree and branch are, and they would be left behind unnamed.
@@ -137,6 +137,7 @@ export async function releaseForDelete(
     await parts.writer.flush();
     await toldToTheClosedSharers(parts, entry, released);
   }
+  return released;
 }
 
 /**
