@@ -461,7 +461,7 @@ describe('refusals and help', () => {
     },
   );
 
-  it('close through a daemon of a worktree deleted by hand whose branch has commits: says the folder is gone and the commits are on the branch', async () => {
+  it('close through a daemon of a worktree deleted by hand whose branch has commits: says the folder is gone and the commits are on the branch; delete refuses them until they are merged', async () => {
     const worktrees = path.join(fixture.root, 'served-worktrees');
     await serve(['--worktree-root', worktrees]);
     const run = await succeeds(['run', '--worktree', '--cwd', repository, 'Look around']);
@@ -476,6 +476,16 @@ describe('refusals and help', () => {
     expect(closed.stderr).toContain(`worktree folder ${worktree} is gone; its commits are kept on branch ${branch}`);
     expect(closed.stderr).not.toContain('git reflog in it');
     expect(branches()).toContain(branch);
+
+    // Those commits are the work a delete would lose, until another branch holds them too.
+    const refused = await tether(['delete', sessionId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[workspace_has_changes]');
+    git('merge', '--quiet', '--ff-only', branch);
+    const deleted = await succeeds(['delete', sessionId]);
+    expect(deleted.stderr).toBe(`deleted ${sessionId} with its worktree ${worktree} and branch ${branch}\n`);
+    expect(branches()).toEqual(['main']);
+    expect(git('show', 'main:committed.txt')).toBe('kept\n');
   });
 
   it('close through a daemon of a worktree moved with git worktree move: says so, and neither --resume nor delete takes it from where it is', async () => {

@@ -130,6 +130,31 @@ describe('release', () => {
     expect(branches(playground)).toContain('committed');
   });
 
+  it('for a delete, removes a worktree whose commits were merged into another branch; a close keeps it, as does a commit merged nowhere', async () => {
+    const playground = await gitPlayground();
+    const merged = await playground.prepare({ branch: 'merged' });
+    await playground.commitFile(merged.directory, 'feature.txt', 'done\n');
+    playground.git(playground.repository, 'merge', '--quiet', '--ff-only', 'merged');
+    const partly = await playground.prepare({ branch: 'partly-merged' });
+    await playground.commitFile(partly.directory, 'first.txt', 'merged\n');
+    playground.git(playground.repository, 'branch', 'release', 'partly-merged');
+    await playground.commitFile(partly.directory, 'second.txt', 'not merged\n');
+
+    // A close keeps it: reopening re-creates a removed worktree at its base, which lacks those commits.
+    expect(await playground.acquirer.release(merged, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+    expect(await playground.acquirer.release(merged, { ...keep, forDelete: true })).toMatchObject({ state: 'removed' });
+    expect(await playground.acquirer.release(partly, { ...keep, forDelete: true })).toMatchObject({
+      state: 'kept',
+      keptBecause: 'commits_beyond_base',
+    });
+    expect(await exists(merged.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main', 'partly-merged', 'release']);
+    expect(playground.git(playground.repository, 'show', 'main:feature.txt')).toBe('done\n');
+  });
+
   it('keeps a worktree whose commits only its HEAD log holds (made on a detached HEAD, then left by a checkout)', async () => {
     const playground = await gitPlayground();
     const prepared = await playground.prepare({ branch: 'returned-to' });

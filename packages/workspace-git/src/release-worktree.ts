@@ -57,7 +57,7 @@ export async function releaseWorktree(
     const keptBecause =
       present && (await hasUncommittedWork(git, worktree.path))
         ? 'uncommitted_changes'
-        : (await hasCommitsBeyondBase(git, worktree, present))
+        : (await hasCommitsBeyondBase(git, worktree, present, options.forDelete === true))
           ? 'commits_beyond_base'
           : null;
     if (keptBecause) {
@@ -117,16 +117,24 @@ async function hasFilesInUncheckedSubmodules(git: GitContext, worktreePath: stri
 }
 
 /**
- * Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have;
- * or commits only the worktree's own HEAD log still holds.
+ * Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have
+ * (for a delete: nor any other branch, tag or remote-tracking branch, so work merged elsewhere, as
+ * `git branch -d` counts it, outlives the session's branch); or commits only the worktree's own HEAD log holds.
  */
-async function hasCommitsBeyondBase(git: GitContext, worktree: WorktreeFacts, present: boolean): Promise<boolean> {
+async function hasCommitsBeyondBase(
+  git: GitContext,
+  worktree: WorktreeFacts,
+  present: boolean,
+  forDelete: boolean,
+): Promise<boolean> {
   const tips = present ? ['HEAD'] : [];
   if (await branchExists(git, worktree.repository, worktree.branch)) tips.push(`refs/heads/${worktree.branch}`);
   if (tips.length === 0) return false;
+  // --exclude takes a branch name as it is: git refuses "*", "?" and "[" in one (git check-ref-format).
+  const elsewhere = forDelete ? [`--exclude=${worktree.branch}`, '--branches', '--tags', '--remotes'] : [];
   const count = await gitText(git, {
     cwd: present ? worktree.path : worktree.repository,
-    args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit],
+    args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit, ...elsewhere],
   });
   if (Number.parseInt(count, 10) > 0) return true;
   return present && (await hasCommitsOnlyItsHeadLogHolds(git, worktree));

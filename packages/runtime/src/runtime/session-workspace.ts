@@ -123,6 +123,7 @@ export async function releaseForDelete(
   // where its worktree and branch are, and they would be left behind unnamed.
   const released = await acquirer.release(status, {
     discardChanges,
+    forDelete: true,
     inUse: await heldByAnother(parts, entry, status),
   });
   // Kept locked, it would be left with its branch and no session naming it: its owner says what happens to it.

@@ -250,9 +250,12 @@ describe('a session in a workspace its acquirer makes', () => {
     expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject(kept);
 
     // The work is the source's too: deleting the fork, told to discard or not, leaves it to the source.
-    await runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true });
+    expect(await runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true })).toMatchObject({
+      sessionId: forkSessionId,
+      workspaceStatus: { ...kept, keptBecause: 'in_use' },
+    });
     expect(existsSync(directory)).toBe(true);
-    expect(acquirer.calls.at(-1)?.release).toEqual({ discardChanges: true, inUse: true });
+    expect(acquirer.calls.at(-1)?.release).toEqual({ discardChanges: true, forDelete: true, inUse: true });
     expect((await runtime.getSession(sessionId)).workspaceStatus).toMatchObject(kept);
 
     // The last session holding it decides as any other.
@@ -311,8 +314,10 @@ describe('a session in a workspace its acquirer makes', () => {
     });
     expect(existsSync(directory)).toBe(true);
 
-    await runtime.deleteSession(sessionId, { discardWorkspaceChanges: true });
-    expect(acquirer.calls.at(-1)?.release).toEqual({ discardChanges: true, inUse: false });
+    expect(await runtime.deleteSession(sessionId, { discardWorkspaceChanges: true })).toMatchObject({
+      workspaceStatus: { state: 'removed' },
+    });
+    expect(acquirer.calls.at(-1)?.release).toEqual({ discardChanges: true, forDelete: true, inUse: false });
     expect(existsSync(directory)).toBe(false);
     expect((await agentErrorOf(runtime.getSession(sessionId))).code).toBe('session_not_found');
   });

@@ -326,14 +326,20 @@ describe('a runtime sharing its store with others', () => {
     expect((await b.runtime.getSession(forkSessionId)).workspaceStatus).toMatchObject(kept);
     const sourceEvents = await b.runtime.readEvents(sessionId);
     expect(sourceEvents.filter((event) => event.type === 'diagnostic')).toEqual([]);
-    await b.runtime.deleteSession(sessionId, { discardWorkspaceChanges: true });
+    expect(await b.runtime.deleteSession(sessionId, { discardWorkspaceChanges: true })).toMatchObject({
+      sessionId,
+      workspaceStatus: { state: 'kept', keptBecause: 'in_use' },
+    });
     expect((await b.runtime.getSession(forkSessionId)).workspaceStatus).toMatchObject(kept);
-    await a.runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true });
+    expect(await a.runtime.deleteSession(forkSessionId, { discardWorkspaceChanges: true })).toMatchObject({
+      sessionId: forkSessionId,
+      workspaceStatus: { state: 'removed' },
+    });
     expect(acquirer.calls.filter((call) => call.step === 'release').map((call) => call.release)).toEqual([
       { discardChanges: false, inUse: true },
       { discardChanges: false, inUse: false },
-      { discardChanges: true, inUse: true },
-      { discardChanges: true, inUse: false },
+      { discardChanges: true, forDelete: true, inUse: true },
+      { discardChanges: true, forDelete: true, inUse: false },
     ]);
   });
 });

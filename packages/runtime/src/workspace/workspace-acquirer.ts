@@ -11,6 +11,12 @@ export interface ReleaseOptions {
   readonly discardChanges: boolean;
   /** Another open session works in the same directory (a fork): keep it whatever it holds. */
   readonly inUse: boolean;
+  /**
+   * delete_session: the session goes for good, and nothing will re-create its workspace, so work that
+   * outlives it elsewhere (commits merged into another branch) does not keep it. A close keeps such a
+   * worktree: reopening the session re-creates a removed one at its base, without those commits.
+   */
+  readonly forDelete?: boolean;
 }
 
 /**
