@@ -48,6 +48,14 @@ const refusals: [AgentError, string][] = [
   ],
   [
     error(
+      'workspace_has_changes',
+      "The worktree /w/x (branch tether/ab) holds commits beyond the commit it started from that neither the branch checked out in the repository's own folder nor a tag holds. Merge them into that branch (or tag them) and delete again, or delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch.",
+      { reason: 'commits_beyond_base' },
+    ),
+    `nor a tag holds. Merge them into that branch (or tag them) and delete again, or \`tether delete ${sessionId} --discard-changes\` removes it and its branch.`,
+  ],
+  [
+    error(
       'capacity_exceeded',
       '5,000 sessions are open, the most this runtime allows (5,000). Close sessions you no longer need (close_session), or raise the limit (maxOpenSessions; tether serve --max-open-sessions).',
       { reason: 'open_session_limit' },

@@ -29,7 +29,9 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
     case 'run_not_found':
       return "The session has no run with that id. Each turn's run id (run_…) is on its run.started line in `tether run --json` or `tether send --json`.";
     case 'workspace_has_changes':
-      return `${firstSentence(error.message)} Merge or copy what you want to keep, then \`tether delete ${session} --discard-changes\` removes it and its branch.`;
+      return reason === 'commits_beyond_base'
+        ? `${firstSentence(error.message)} Merge them into that branch (or tag them) and delete again, or \`tether delete ${session} --discard-changes\` removes it and its branch.`
+        : `${firstSentence(error.message)} Merge or copy what you want to keep, then \`tether delete ${session} --discard-changes\` removes it and its branch.`;
     case 'session_owned_elsewhere':
       // main adds the daemon's address and how to send the command there.
       return 'Another Tether process sharing this store drives this session. Run the command there, or here again once that process has stopped (this one then takes the session over).';

@@ -203,6 +203,11 @@ describe('TetherClient commands and reads', () => {
       workspaceStatus: closed.workspaceStatus,
     });
     expect(daemon.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/sessions/${closed.sessionId}` });
+    // A daemon from before deletes answered (204): deleted all the same, its workspace untold.
+    const older = sampleSnapshot({ state: 'closed' });
+    daemon.addSession(older);
+    daemon.deleteWithoutAnswer = true;
+    expect(await client.deleteSession(older.sessionId)).toEqual({ sessionId: older.sessionId, workspaceStatus: null });
 
     const [provider] = await client.getProviders();
     expect(provider).toMatchObject({

@@ -220,14 +220,13 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
     },
     async deleteSession(sessionId, deleteOptions = {}) {
       const query = deleteOptions.discardWorkspaceChanges === true ? '?discardWorkspaceChanges=true' : '';
-      return parseDeletedSession(
-        connection.url,
-        await sendRequest(connection, {
-          method: 'DELETE',
-          path: `${sessionPath(sessionId)}${query}`,
-          ...limited(deleteOptions, true),
-        }),
-      );
+      const answer = await sendRequest(connection, {
+        method: 'DELETE',
+        path: `${sessionPath(sessionId)}${query}`,
+        ...limited(deleteOptions, true),
+      });
+      // A daemon from before the delete answered what it did (204, no body): deleted, its workspace untold.
+      return answer === undefined ? { sessionId, workspaceStatus: null } : parseDeletedSession(connection.url, answer);
     },
     async listModels(provider, callOptions) {
       // The daemon lists its default provider first.

@@ -130,14 +130,17 @@ describe('release', () => {
     expect(branches(playground)).toContain('committed');
   });
 
-  it('for a delete, removes a worktree whose commits were merged into another branch; a close keeps it, as does a commit merged nowhere', async () => {
+  it("for a delete, removes a worktree whose commits the repository's checked-out branch or a tag holds; a close keeps it, as does a commit held nowhere else", async () => {
     const playground = await gitPlayground();
     const merged = await playground.prepare({ branch: 'merged' });
     await playground.commitFile(merged.directory, 'feature.txt', 'done\n');
     playground.git(playground.repository, 'merge', '--quiet', '--ff-only', 'merged');
+    const tagged = await playground.prepare({ branch: 'tagged' });
+    await playground.commitFile(tagged.directory, 'tagged.txt', 'released\n');
+    playground.git(playground.repository, 'tag', 'v1', 'tagged');
     const partly = await playground.prepare({ branch: 'partly-merged' });
     await playground.commitFile(partly.directory, 'first.txt', 'merged\n');
-    playground.git(playground.repository, 'branch', 'release', 'partly-merged');
+    playground.git(playground.repository, 'tag', 'first', 'partly-merged');
     await playground.commitFile(partly.directory, 'second.txt', 'not merged\n');
 
     // A close keeps it: reopening re-creates a removed worktree at its base, which lacks those commits.
@@ -146,13 +149,40 @@ describe('release', () => {
       keptBecause: 'commits_beyond_base',
     });
     expect(await playground.acquirer.release(merged, { ...keep, forDelete: true })).toMatchObject({ state: 'removed' });
+    expect(await playground.acquirer.release(tagged, { ...keep, forDelete: true })).toMatchObject({ state: 'removed' });
     expect(await playground.acquirer.release(partly, { ...keep, forDelete: true })).toMatchObject({
       state: 'kept',
       keptBecause: 'commits_beyond_base',
     });
     expect(await exists(merged.directory)).toBe(false);
-    expect(branches(playground)).toEqual(['main', 'partly-merged', 'release']);
+    expect(branches(playground)).toEqual(['main', 'partly-merged']);
     expect(playground.git(playground.repository, 'show', 'main:feature.txt')).toBe('done\n');
+  });
+
+  it("for a delete, keeps commits only another session's branch, a remote-tracking ref or a broken tag would hold", async () => {
+    const playground = await gitPlayground();
+    const keptForDelete = { state: 'kept', keptBecause: 'commits_beyond_base' };
+    // B stacked on A: A's commit is B's base, and B's own delete would not keep it.
+    const first = await playground.prepare({ branch: 'first' });
+    await playground.commitFile(first.directory, 'first.txt', 'a\n');
+    const stacked = await playground.prepare({ branch: 'stacked', baseRef: 'first' });
+    // Pushed for review, not merged: the remote-tracking ref goes with the next fetch --prune.
+    const pushed = await playground.prepare({ branch: 'pushed' });
+    await playground.commitFile(pushed.directory, 'pushed.txt', 'p\n');
+    playground.git(playground.repository, 'update-ref', 'refs/remotes/origin/pushed', 'pushed');
+    const broken = await playground.prepare({ branch: 'broken' });
+    await playground.commitFile(broken.directory, 'broken.txt', 'b\n');
+    playground.git(playground.repository, 'tag', 'holds-it', 'broken');
+
+    expect(await playground.acquirer.release(first, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
+    expect(await playground.acquirer.release(pushed, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
+    expect(await playground.acquirer.release(stacked, { ...keep, forDelete: true })).toMatchObject({
+      state: 'removed',
+    });
+    // A tag naming an object that is gone makes git's count fail: the delete counts as a close does.
+    await writeFile(path.join(playground.repository, '.git/refs/tags/dangling'), `${'0'.repeat(39)}1\n`);
+    expect(await playground.acquirer.release(broken, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
+    expect(branches(playground)).toEqual(['broken', 'first', 'main', 'pushed']);
   });
 
   it('keeps a worktree whose commits only its HEAD log holds (made on a detached HEAD, then left by a checkout)', async () => {

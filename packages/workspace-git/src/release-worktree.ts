@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
-import { branchCheckedOutElsewhere, branchExists } from './git-refs.js';
+import { branchCheckedOutElsewhere, branchExists, resolveCommit } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
-import { type GitContext, gitFailed, gitPathOf, gitText } from './run-git.js';
+import { type GitContext, gitFailed, gitPathOf, gitText, runGit } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
 import { isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
@@ -118,8 +118,8 @@ async function hasFilesInUncheckedSubmodules(git: GitContext, worktreePath: stri
 
 /**
  * Commits on the session's branch, or on whatever the worktree has checked out, that the base does not have
- * (for a delete: nor any other branch, tag or remote-tracking branch, so work merged elsewhere, as
- * `git branch -d` counts it, outlives the session's branch); or commits only the worktree's own HEAD log holds.
+ * (for a delete: nor what outlives the session without its branch, heldWithoutTheSession); or commits only
+ * the worktree's own HEAD log holds.
  */
 async function hasCommitsBeyondBase(
   git: GitContext,
@@ -130,14 +130,32 @@ async function hasCommitsBeyondBase(
   const tips = present ? ['HEAD'] : [];
   if (await branchExists(git, worktree.repository, worktree.branch)) tips.push(`refs/heads/${worktree.branch}`);
   if (tips.length === 0) return false;
-  // --exclude takes a branch name as it is: git refuses "*", "?" and "[" in one (git check-ref-format).
-  const elsewhere = forDelete ? [`--exclude=${worktree.branch}`, '--branches', '--tags', '--remotes'] : [];
-  const count = await gitText(git, {
-    cwd: present ? worktree.path : worktree.repository,
-    args: ['rev-list', '--count', ...tips, '--not', worktree.baseCommit, ...elsewhere],
-  });
+  const cwd = present ? worktree.path : worktree.repository;
+  const beyond = ['rev-list', '--count', ...tips, '--not', worktree.baseCommit];
+  const held = forDelete
+    ? await runGit(git, { cwd, args: [...beyond, ...(await heldWithoutTheSession(git, worktree))] })
+    : null;
+  // A tag naming an object that is gone fails the count: the delete then counts as a close does.
+  const count = held?.exitCode === 0 ? held.stdout.toString('utf8') : await gitText(git, { cwd, args: beyond });
   if (Number.parseInt(count, 10) > 0) return true;
   return present && (await hasCommitsOnlyItsHeadLogHolds(git, worktree));
+}
+
+/**
+ * For a delete, what holds commits once the session and its branch are gone: the commit the repository's own
+ * folder has checked out (the session's work merged into its branch, what `git branch -d` checks there) and
+ * tags. Not other branches: one based on this session's (another session's) goes with that session by the
+ * same rule, and a branch may be deleted any time; nor remote-tracking ones: a push is not a merge, and a
+ * fetch --prune drops them.
+ */
+async function heldWithoutTheSession(git: GitContext, worktree: WorktreeFacts): Promise<string[]> {
+  const checkedOut = await runGit(git, { cwd: worktree.repository, args: ['symbolic-ref', '--quiet', 'HEAD'] });
+  // The repository's folder has the session's own branch checked out (--ignore-other-worktrees): it holds
+  // nothing the branch does not.
+  if (checkedOut.exitCode === 0 && checkedOut.stdout.toString('utf8').trim() === `refs/heads/${worktree.branch}`)
+    return ['--tags'];
+  const head = await resolveCommit(git, worktree.repository, 'HEAD');
+  return head === null ? ['--tags'] : [head, '--tags'];
 }
 
 /**

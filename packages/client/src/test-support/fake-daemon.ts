@@ -49,6 +49,8 @@ export interface FakeDaemon {
    * null deletes it.
    */
   refuseDelete: (snapshot: SessionSnapshot, query: URLSearchParams) => AgentError | null;
+  /** Answer a delete as daemons before DeletedSession did: 204, no body. */
+  deleteWithoutAnswer: boolean;
   /** A blob GET /v1/sessions/:id/blobs/:sha256 answers (with this Content-Type); any other is blob_not_found. */
   addBlob(sessionId: string, sha256: string, blob: { contentType: string; bytes: Uint8Array }): void;
   /** Misbehave: replay from seq 0 whatever the client asked, so it receives duplicates. */
@@ -240,6 +242,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
         if (refusal) return sendError(response, refusal);
         sessions.delete(sessionId);
         events.delete(sessionId);
+        if (daemon.deleteWithoutAnswer) return void response.writeHead(204).end();
         return sendJson(response, 200, { sessionId, workspaceStatus: snapshot.workspaceStatus });
       }
     }
@@ -296,6 +299,7 @@ export async function startFakeDaemon(options: { token?: string } = {}): Promise
       blobs.set(`${sessionId}/${sha256}`, blob);
     },
     replayFromStart: false,
+    deleteWithoutAnswer: false,
     addSession(snapshot) {
       sessions.set(snapshot.sessionId, snapshot);
       events.set(snapshot.sessionId, events.get(snapshot.sessionId) ?? []);

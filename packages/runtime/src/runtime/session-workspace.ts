@@ -217,7 +217,9 @@ function workspaceHasChanges(
   const message =
     why === 'locked'
       ? `${where} is locked (git worktree lock): its owner asked that it stay. Unlock it (git worktree unlock) and delete again, or ${discard} all the same.`
-      : `${where} holds ${why === 'uncommitted_changes' ? 'uncommitted changes' : 'commits beyond the commit it started from'}. Merge or copy what you want to keep, then ${discard}.`;
+      : why === 'uncommitted_changes'
+        ? `${where} holds uncommitted changes. Merge or copy what you want to keep, then ${discard}.`
+        : `${where} holds commits beyond the commit it started from that neither the branch checked out in the repository's own folder nor a tag holds. Merge them into that branch (or tag them) and delete again, or ${discard}.`;
   return new AgentError({ code: 'workspace_has_changes', message, details: { reason: why } });
 }
 
