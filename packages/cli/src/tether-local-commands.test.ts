@@ -52,8 +52,26 @@ describe('tether run --resume with --cwd', () => {
     expect(shown.lastRun?.outcome).toBe('succeeded');
   });
 
-  it('--model and --permission-mode with --resume change the session from this turn on (a retired model, a mode)', async () => {
+  it('--model and --permission-mode with --resume change the session from this turn on (a retired model, a mode), not for a turn refused', async () => {
     const sessionId = await firstSession();
+    const before = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
+    const refused = await tether([
+      'run',
+      '--resume',
+      sessionId,
+      '--model',
+      'claude-other-model',
+      '--permission-mode',
+      'auto_edit',
+      '--file',
+      'missing.txt',
+      'Go on',
+    ]);
+    expect(refused.code, refused.stderr).toBe(2);
+    const unchanged = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
+    expect([unchanged.model, unchanged.permissionMode]).toEqual([before.model, before.permissionMode]);
+    expect(unchanged.configuration.model).not.toBe('claude-other-model');
+
     fixture.api.enqueue(textReply('On the other model.'));
     const resumed = await tether([
       'run',

@@ -3,6 +3,7 @@ import {
   type InputDelivery,
   type PermissionMode,
   type ProtocolEvent,
+  type SessionSnapshot,
   type SubmitTurnReceipt,
 } from '@tether/protocol';
 import { type ShutdownSignal, signalExitCode } from '@tether/runtime';
@@ -217,6 +218,8 @@ export async function driveTurn(
   let openedForTurn: string | null = null;
   /** A closed session this command reopened for its turn. */
   let reopenedForTurn: string | null = null;
+  /** The model and mode a resumed session had, while --model or --permission-mode changed them for a turn not yet accepted. */
+  let settingsBefore: SettingsBefore | null = null;
   /** The turn is being sent (a signal then stops its run), and once it is accepted. */
   let sending = false;
   let submitted = false;
@@ -236,9 +239,15 @@ export async function driveTurn(
       sessionId = request.resume;
       if (snapshot.state === 'closed') reopenedForTurn = sessionId;
       // A model retired since, or a mode to change: the session's own settings, changed from this turn on.
-      if (request.model !== undefined) await backend.setModel({ sessionId, model: request.model });
-      if (request.permissionMode !== undefined)
-        await backend.setPermissionMode({ sessionId, mode: request.permissionMode, restart: true });
+      // Not while another caller's run goes on: the turn is refused (run_active), and the change would
+      // have reached that run.
+      const changing = request.model !== undefined || request.permissionMode !== undefined;
+      if (changing && (snapshot.activeRunId === null || request.delivery !== undefined)) {
+        settingsBefore = settingsOf(snapshot, request);
+        if (request.model !== undefined) await backend.setModel({ sessionId, model: request.model });
+        if (request.permissionMode !== undefined)
+          await backend.setPermissionMode({ sessionId, mode: request.permissionMode, restart: true });
+      }
     } else {
       const opened = await backend.openSession({
         workspace: request.worktree
@@ -302,6 +311,7 @@ export async function driveTurn(
     // A signal came while the session was being opened or resumed: the turn is not sent, and a
     // session opened for it goes again (named, in case the signal's deadline ends this process first).
     if (stop.ending !== null) {
+      if (settingsBefore !== null) await restoreSettings(backend, sessionId, settingsBefore);
       if (openedForTurn !== null) {
         context.stderr.write(`■ the turn was not sent; deleting the session ${openedForTurn} opened for it\n`);
         await stopper.discardUnused?.(openedForTurn);
@@ -343,6 +353,9 @@ export async function driveTurn(
     return answersFailed && run.outcome !== 'succeeded' ? 1 : exitCodeForRun(run);
   } catch (error) {
     // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
+    // A turn that never went in changes nothing: the resumed session gets back its model and mode.
+    if (settingsBefore !== null && !submitted && sessionId !== undefined)
+      await restoreSettings(backend, sessionId, settingsBefore);
     if (stop.ending !== null) {
       if (openedForTurn !== null && !submitted) await stopper.discardUnused?.(openedForTurn);
       if (reopenedForTurn !== null && !submitted) await stopper.closeUnused?.(reopenedForTurn);
@@ -373,6 +386,37 @@ async function reportWorktree(backend: TetherBackend, sessionId: string, context
     `  ${worktree}${open ? '; kept while the session is open' : ''}\n` +
       `  review: tether diff ${sessionId}${open ? ` · close: tether close ${sessionId} (keeps the worktree if it holds work)` : ''}\n`,
   );
+}
+
+/** What --model and --permission-mode replace, to be put back if the turn never goes in. */
+interface SettingsBefore {
+  readonly model: string | undefined;
+  readonly permissionMode: PermissionMode | undefined;
+}
+
+function settingsOf(
+  snapshot: SessionSnapshot,
+  request: { readonly model?: string; readonly permissionMode?: PermissionMode },
+): SettingsBefore {
+  const configured = snapshot.configuration;
+  return {
+    // The model it was opened or last set with ("default": the provider's own), as set_model takes it.
+    model:
+      request.model === undefined ? undefined : typeof configured.model === 'string' ? configured.model : 'default',
+    // The mode in effect; never reported yet, the agent's own default (asking before edits), never a wider one.
+    permissionMode: request.permissionMode === undefined ? undefined : (snapshot.permissionMode ?? 'ask_before_edit'),
+  };
+}
+
+/** Best effort, as a discard is: the refusal or the signal is what the user needs to see. */
+async function restoreSettings(backend: TetherBackend, sessionId: string, before: SettingsBefore): Promise<void> {
+  try {
+    if (before.model !== undefined) await backend.setModel({ sessionId, model: before.model });
+    if (before.permissionMode !== undefined)
+      await backend.setPermissionMode({ sessionId, mode: before.permissionMode, restart: true });
+  } catch {
+    // Left as the command changed them; the session's own snapshot says so.
+  }
 }
 
 function isTurnRefusal(error: unknown): boolean {

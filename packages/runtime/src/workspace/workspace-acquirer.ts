@@ -13,8 +13,8 @@ export interface ReleaseOptions {
   readonly inUse: boolean;
   /**
    * delete_session: the session goes for good, and nothing will re-create its workspace, so work that
-   * outlives it elsewhere (commits merged into another branch) does not keep it. A close keeps such a
-   * worktree: reopening the session re-creates a removed one at its base, without those commits.
+   * outlives it without it (git_worktree: commits the repository folder's checked-out branch or a tag
+   * holds) does not keep it. A close keeps such a worktree: a reopen re-creates a removed one at its base.
    */
   readonly forDelete?: boolean;
 }
