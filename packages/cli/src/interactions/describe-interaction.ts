@@ -83,20 +83,27 @@ export function describeApproval(request: ApprovalRequest): string[] {
 }
 
 export function describeQuestion(question: Question, index: number, total: number): string[] {
-  const lines = [
-    `? ${total > 1 ? `(${index + 1}/${total}) ` : ''}${question.header ? `[${terminalSafe(question.header)}] ` : ''}${terminalSafe(question.question)}`,
-  ];
-  question.options.forEach((option, optionIndex) => {
-    lines.push(
-      `    ${optionIndex + 1}) ${terminalSafe(option.label)}${option.description ? ` — ${terminalSafe(option.description)}` : ''}`,
-    );
-  });
+  const lines = questionAndOptions(question, index, total);
   lines.push(
     question.multiSelect
       ? '  numbers separated by commas, your own text, or empty to skip'
       : '  a number, your own text, or empty to skip',
   );
   return lines;
+}
+
+/**
+ * The question and its numbered options (label — description), model text made terminal-safe: what an
+ * answer names (an answers file gives the labels).
+ */
+export function questionAndOptions(question: Question, index: number, total: number): string[] {
+  return [
+    `? ${total > 1 ? `(${index + 1}/${total}) ` : ''}${question.header ? `[${terminalSafe(question.header)}] ` : ''}${terminalSafe(question.question)}`,
+    ...question.options.map(
+      (option, optionIndex) =>
+        `    ${optionIndex + 1}) ${terminalSafe(option.label)}${option.description ? ` — ${terminalSafe(option.description)}` : ''}`,
+    ),
+  ];
 }
 
 /** What an approval would run or touch, on one line (its start and end when long): for a log line. */

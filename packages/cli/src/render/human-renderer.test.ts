@@ -35,6 +35,39 @@ const cutOff =
   '  · the text above was cut off when the call failed: it is not part of the answer, which follows in full\n';
 
 describe('the human renderer', () => {
+  it('shows the questions it waits on with their option labels (what an answers file names), model text made safe', () => {
+    const { stdout, stderr } = rendered([
+      {
+        type: 'interaction.requested',
+        runId,
+        interactionRef: 'int_1',
+        request: {
+          kind: 'question_set',
+          toolUseId: 'toolu_1',
+          sensitive: false,
+          questions: [
+            {
+              header: 'Colour',
+              question: 'Which colour?\u001b[2J',
+              multiSelect: false,
+              options: [
+                { label: 'Green', description: 'like grass' },
+                { label: 'Blue', description: '' },
+              ],
+            },
+          ],
+        },
+      } as EventBody,
+    ]);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      '  · waiting for an answer to questions: ref int_1\n' +
+        '    ? [Colour] Which colour?\n' +
+        '        1) Green — like grass\n' +
+        '        2) Blue\n',
+    );
+  });
+
   it('says what an error or a warning that changes what is shown means (an error without words by its code), and nothing of the rest', () => {
     const { stdout, stderr } = rendered([
       { type: 'diagnostic', runId, level: 'warning', code: 'workspace.changes_unreadable' },

@@ -9,7 +9,7 @@ import {
 } from '@tether/protocol';
 import { stripTerminalEscapes } from '@tether/provider-claude';
 import { cliErrorMessage } from '../cli-error-message.js';
-import { approvalSubject } from '../interactions/describe-interaction.js';
+import { approvalSubject, questionAndOptions } from '../interactions/describe-interaction.js';
 import { type TurnSummary, withRunUsage } from '../run-turn.js';
 import { ProgressSpinner } from './progress-spinner.js';
 import { diagnosticLine } from './diagnostic-words.js';
@@ -234,6 +234,12 @@ export class HumanRenderer {
         this.note(
           `  · waiting for an answer to ${event.request.kind === 'approval' ? `${terminalSafe(event.request.toolName)} (approval${subjectOf(event.request)})` : 'questions'}: ref ${event.interactionRef}`,
         );
+        // What the answer must name (an answers file, the web UI, the API): the questions and their option labels.
+        if (event.request.kind === 'question_set') {
+          const { questions } = event.request;
+          for (const [index, question] of questions.entries())
+            for (const line of questionAndOptions(question, index, questions.length)) this.note(`    ${line}`);
+        }
         return;
       case 'interaction.settled':
         this.note(`  · ${event.outcome}${event.by === 'policy' ? ' by policy' : ''}`);
