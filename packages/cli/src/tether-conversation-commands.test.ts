@@ -82,6 +82,8 @@ async function forkAndRewindRoundTrip(): Promise<void> {
   expect(lastConversation()).toContain('Second question PLUM');
   expect(lastConversation()).not.toContain('Fork question FIG');
 
+  // Closed, it is rewound all the same, and left closed.
+  expect((await tether(['close', first.sessionId])).code).toBe(0);
   const [rewound] = await tetherJson<{ toRunId: string; files: unknown }>([
     'rewind',
     first.sessionId,
@@ -90,6 +92,9 @@ async function forkAndRewindRoundTrip(): Promise<void> {
     '--json',
   ]);
   expect(rewound).toMatchObject({ type: 'rewind_session', toRunId: second.runId, files: null });
+  expect((await tetherJson<SessionSnapshot>(['show', first.sessionId, '--json']))[0]).toMatchObject({
+    state: 'closed',
+  });
   await turn('After the rewind GUAVA', 'Rewound answer', first.sessionId);
   expect(lastConversation()).toContain('First question KIWI');
   expect(lastConversation()).not.toContain('Second question PLUM');

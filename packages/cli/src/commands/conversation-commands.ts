@@ -5,6 +5,7 @@ import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
 import { storeOption } from './store-option.js';
+import { closeReopened } from './turn-driver.js';
 
 const common = '[--json] [--server URL] [--data-dir DIR] [--store URL]';
 export const forkUsage = `usage: tether fork SESSION [--at RUN] ${common}
@@ -53,9 +54,18 @@ export async function rewindCommand(argv: readonly string[], context: CliContext
   const sessionId = oneSessionId(command.positionals, rewindUsage);
   const toRunId = runIdOption(command.values.to, '--to', rewindUsage);
   const files = command.values.files === true;
-  const receipt = await withLocalOrDaemon(command, context, (backend) =>
-    backend.tether.rewindSession({ sessionId, toRunId, ...(files ? { files } : {}) }),
-  );
+  const receipt = await withLocalOrDaemon(command, context, async ({ tether }) => {
+    const rewind = () => tether.rewindSession({ sessionId, toRunId, ...(files ? { files } : {}) });
+    if ((await tether.getSession(sessionId)).state !== 'closed') return rewind();
+    // A rewind takes an open session: a closed one is reopened for it and closed again, as it was left
+    // (without it, the way there was a turn sent into the conversation the user meant to rewind).
+    await tether.openSession({ continueSession: sessionId });
+    try {
+      return await rewind();
+    } finally {
+      await closeReopened(tether, sessionId);
+    }
+  });
   if (command.values.json) {
     context.stdout.write(`${JSON.stringify(receipt)}\n`);
     return 0;
