@@ -65,6 +65,10 @@ describe('tether commands through a daemon', () => {
     const sent = await tether(['send', sessionId, 'And again']);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toBe('Second turn.\n');
+    // Said before the turn, as tether run says it: piped, nobody here can answer a prompt.
+    expect(sent.stderr).toMatch(
+      /^tether: no terminal to ask at and no --answers: tool prompts and questions will be denied\.\n/,
+    );
     expect((await tether(['interrupt', sessionId])).stderr).toContain('nothing was running');
     expect((await tether(['close', sessionId])).code).toBe(0);
     const closed = JSON.parse((await tether(['sessions', '--json', '--state', 'closed'])).stdout) as {

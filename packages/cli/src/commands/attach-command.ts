@@ -9,7 +9,7 @@ import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from 
 import { connectToDaemon, oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
 import { driveTurn, signalDeadlineMs } from './turn-driver.js';
-import { responderMode } from './run-command.js';
+import { responderMode, warnIfNobodyToAsk } from './run-command.js';
 import { attachmentHelp, attachmentOptions, parseAttachments } from './attachment-options.js';
 
 const common = '[--json] [--approve ask|allow-once|deny] [--answers FILE|-] [--server URL] [--data-dir DIR]';
@@ -125,10 +125,12 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   if (argument !== promptFromStdin) checkPromptText(argument, example);
   checkPromptSource(argument, answers);
   const json = values.json === true;
-  const mode = responderMode({ approve: approveOption(values.approve), answers, json, prompt: argument }, context);
+  const approve = approveOption(values.approve);
+  const mode = responderMode({ approve, answers, json, prompt: argument }, context);
   const prompt = await readPrompt(argument, context, example);
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
+  warnIfNobodyToAsk(mode, { approve, json, prompt: argument }, context);
   return driveTurn(
     client,
     {

@@ -240,6 +240,20 @@ export function responderMode(
 }
 
 /** `tether run`: one turn in a new or resumed session, through the local daemon if one owns the data dir, else in-process. */
+/** Said before the turn when its prompts will be denied only because nobody here can be asked (run and send alike). */
+export function warnIfNobodyToAsk(
+  mode: ResponderMode,
+  options: { readonly approve: 'ask' | 'allow-once' | 'deny'; readonly json: boolean; readonly prompt: string },
+  context: CliContext,
+): void {
+  if (mode.kind !== 'deny' || options.approve !== 'ask' || options.json) return;
+  context.stderr.write(
+    options.prompt === promptFromStdin && context.terminal
+      ? 'tether: stdin carried the prompt and no --answers was given: tool prompts and questions will be denied.\n'
+      : 'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
+  );
+}
+
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);
@@ -263,15 +277,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     notices: context.stderr,
   });
   // Said once whatever runs the turn is there: a --server, token or data dir error comes first, alone.
-  const warnNobodyToAsk = () => {
-    if (mode.kind === 'deny' && options.approve === 'ask' && !options.json) {
-      context.stderr.write(
-        options.prompt === promptFromStdin && context.terminal
-          ? 'tether: stdin carried the prompt and no --answers was given: tool prompts and questions will be denied.\n'
-          : 'tether: no terminal to ask at and no --answers: tool prompts and questions will be denied.\n',
-      );
-    }
-  };
+  const warnNobodyToAsk = () => warnIfNobodyToAsk(mode, options, context);
   if (daemon) {
     if (options.inProcessOnly.length > 0)
       context.stderr.write(
