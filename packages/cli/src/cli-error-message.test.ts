@@ -214,6 +214,11 @@ describe('a refused input that stays in the conversation', () => {
     const worded = cliErrorMessage(refused, ['send', sessionId, 'x']);
     expect(worded).toContain(`rewind the session to before this run (\`tether rewind ${sessionId} --to RUN\``);
     expect(worded).not.toMatch(apiWords);
+    // Shown at the run's end, the run is known: its id is in the command.
+    const runId = `run_${'c'.repeat(32)}`;
+    expect(cliErrorMessage(refused, [sessionId, runId])).toContain(
+      `rewind the session to before this run (\`tether rewind ${sessionId} --to ${runId}\`), then`,
+    );
   });
 
   it('a model the API does not know names --model with --resume, not set_model', () => {

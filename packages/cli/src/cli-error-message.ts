@@ -16,6 +16,8 @@ import { optionArguments } from './commands/parse-command-line.js';
  */
 export function cliErrorMessage(error: ShownError, argv: readonly string[], command?: string): string {
   const session = argv.find((argument) => /^ses_[0-9a-f]{32}$/.test(argument)) ?? 'SESSION';
+  // A run's own error names its run: the one to rewind to before.
+  const run = argv.find((argument) => /^run_[0-9a-f]{32}$/.test(argument));
   const reason = error.details?.reason;
   switch (error.code) {
     case 'session_not_found':
@@ -68,7 +70,9 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
         : error.message
             .replaceAll(
               '(rewind_session)',
-              `(\`tether rewind ${session} --to RUN\` with this run's id, printed as run_… with --json)`,
+              run === undefined
+                ? `(\`tether rewind ${session} --to RUN\` with this run's id, printed as run_… with --json)`
+                : `(\`tether rewind ${session} --to ${run}\`)`,
             )
             .replaceAll('(set_model)', `(\`tether run --resume ${session} --model M "prompt"\` switches it)`);
     case 'budget_exceeded':

@@ -305,6 +305,7 @@ export class HumanRenderer {
           event.error ?? null,
           `run ${event.runId}`,
           event.sessionId,
+          event.runId,
         );
         this.runUsage.delete(event.runId);
         return;
@@ -349,11 +350,12 @@ export class HumanRenderer {
     error: TurnSummary['error'],
     whose: string,
     sessionId: string,
+    runId: string,
   ): void {
     const mark = outcome === 'succeeded' ? '✓' : outcome === 'interrupted' ? '■' : '✗';
     this.stderr.write(`${mark} ${outcome} · ${formatUsage(usage)} · ${whose}\n`);
-    // Worded for the command line, as a refused command's error is (it may name API commands).
-    if (error) this.stderr.write(`  ${terminalSafe(cliErrorMessage(error, [sessionId]))} [${error.code}]\n`);
+    // Worded for the command line, as a refused command's error is (it may name API commands, and the run to rewind to).
+    if (error) this.stderr.write(`  ${terminalSafe(cliErrorMessage(error, [sessionId, runId]))} [${error.code}]\n`);
   }
 
   summary(run: TurnSummary, sessionId: string): void {
@@ -370,6 +372,6 @@ export class HumanRenderer {
         this.stderr.write(`  ${terminalSafe(cliErrorMessage(run.error, [sessionId]))} [${run.error.code}]\n`);
       return;
     }
-    this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`, sessionId);
+    this.writeOutcome(run.outcome, run.usage, run.error, `session ${sessionId}`, sessionId, run.runId);
   }
 }
