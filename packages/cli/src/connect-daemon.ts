@@ -1,5 +1,6 @@
 import { type ConnectionState, type TetherClient, createTetherClient } from '@tether/client';
 import { readDaemonInfo, readToken, tokenFilePath } from '@tether/daemon';
+import { AgentError } from '@tether/protocol';
 import { dataDirDaemonClient } from './data-dir-daemon-client.js';
 import type { Output } from './render/human-renderer.js';
 import { UsageError } from './usage-error.js';
@@ -65,11 +66,19 @@ function checkDaemonUrl(server: string): void {
 /** Like connectDaemon, but a daemon is required: says how to start one when there is none. */
 export async function requireDaemon(options: DaemonLocation): Promise<TetherClient> {
   const client = await connectDaemon(options);
-  if (!client)
-    throw new UsageError(
-      `No Tether daemon is running for ${options.dataDir}. Start one with \`tether serve\`, or pass --server URL.`,
-    );
-  return client;
+  if (client) return client;
+  // A process running Tether in-process holds the data dir: `tether serve` cannot start until it ends.
+  const { dataDirectoryLockOwner } = await import('@tether/store-sqlite');
+  const owner = options.server === undefined ? dataDirectoryLockOwner(options.dataDir) : null;
+  if (owner?.running === true && owner.pid !== process.pid)
+    throw new AgentError({
+      code: 'data_dir_in_use',
+      message: `No Tether daemon is running for ${options.dataDir}, and process ${owner.pid} (a tether run, or a tether acp an editor started) holds it: this command needs a daemon, and \`tether serve\` cannot start while that process holds the data dir. Wait for it to end (or stop it: Ctrl-C where it runs), then start \`tether serve\`; or pass --server URL.`,
+      details: { ownerPid: owner.pid },
+    });
+  throw new UsageError(
+    `No Tether daemon is running for ${options.dataDir}. Start one with \`tether serve\`, or pass --server URL.`,
+  );
 }
 
 function clientOf(url: string, token: string, notices: NoticeOutput | undefined): TetherClient {

@@ -131,10 +131,12 @@ describe('tether sessions and show without a daemon', () => {
     expect(existsSync(typo)).toBe(false);
   });
 
-  it('say which process holds the data dir when another one does, and what to do', async () => {
+  it('say which process holds the data dir when another one does, and what to do, for the commands that need a daemon too', async () => {
     const store = await openSqliteStore({ dataDir: fixture.environment.TETHER_HOME! });
     try {
-      for (const args of [['sessions'], ['show', `ses_${'0'.repeat(32)}`]]) {
+      const unknown = `ses_${'0'.repeat(32)}`;
+      // The commands that need a daemon say why none can start, too.
+      for (const args of [['sessions'], ['show', unknown], ['interrupt', unknown], ['send', unknown, 'hi']]) {
         const result = await tether(args);
         expect(result.code).toBe(1);
         expect(result.stderr).toContain('[data_dir_in_use]');
