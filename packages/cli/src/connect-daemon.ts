@@ -68,8 +68,10 @@ export async function requireDaemon(options: DaemonLocation): Promise<TetherClie
   const client = await connectDaemon(options);
   if (client) return client;
   // A process running Tether in-process holds the data dir: `tether serve` cannot start until it ends.
-  const { dataDirectoryLockOwner } = await import('@tether/store-sqlite');
-  const owner = options.server === undefined ? dataDirectoryLockOwner(options.dataDir) : null;
+  const owner =
+    options.server === undefined
+      ? (await import('@tether/store-sqlite')).dataDirectoryLockOwner(options.dataDir)
+      : null;
   if (owner?.running === true && owner.pid !== process.pid)
     throw new AgentError({
       code: 'data_dir_in_use',

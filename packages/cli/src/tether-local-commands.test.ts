@@ -55,34 +55,26 @@ describe('tether run --resume with --cwd', () => {
   it('--model and --permission-mode with --resume change the session from this turn on (a retired model, a mode), not for a turn refused', async () => {
     const sessionId = await firstSession();
     const before = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
-    const refused = await tether([
-      'run',
-      '--resume',
-      sessionId,
-      '--model',
-      'claude-other-model',
-      '--permission-mode',
-      'auto_edit',
-      '--file',
-      'missing.txt',
-      'Go on',
-    ]);
+    const resumeOnTheOtherModel = (mode: string, ...more: string[]) =>
+      tether([
+        'run',
+        '--resume',
+        sessionId,
+        '--model',
+        'claude-other-model',
+        '--permission-mode',
+        mode,
+        ...more,
+        'Go on',
+      ]);
+    const refused = await resumeOnTheOtherModel('auto_edit', '--file', 'missing.txt');
     expect(refused.code, refused.stderr).toBe(2);
     const unchanged = JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as SessionSnapshot;
     expect([unchanged.model, unchanged.permissionMode]).toEqual([before.model, before.permissionMode]);
     expect(unchanged.configuration.model).not.toBe('claude-other-model');
 
     fixture.api.enqueue(textReply('On the other model.'));
-    const resumed = await tether([
-      'run',
-      '--resume',
-      sessionId,
-      '--model',
-      'claude-other-model',
-      '--permission-mode',
-      'plan',
-      'Go on',
-    ]);
+    const resumed = await resumeOnTheOtherModel('plan');
     expect(resumed.code, resumed.stderr).toBe(0);
     const turn = fixture.api.requests.filter((request) => request.kind === 'turn').at(-1)!;
     expect(turn.body).toMatchObject({ model: 'claude-other-model' });

@@ -1,7 +1,9 @@
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { PreparedWorkspace } from '@tether/runtime';
 import {
+  type GitPlayground,
   agentErrorOf,
   branchBorrowedByTheMainCheckout,
   branches,
@@ -11,6 +13,15 @@ import {
 } from './git-repository.test-helper.js';
 
 const keep = { discardChanges: false, inUse: false };
+const forDelete = { ...keep, forDelete: true };
+const keptForCommits = { state: 'kept', keptBecause: 'commits_beyond_base' };
+
+/** A worktree on `branch` with one commit beyond its base: the file BRANCH.txt holding "BRANCH". */
+async function withACommit(playground: GitPlayground, branch: string): Promise<PreparedWorkspace> {
+  const prepared = await playground.prepare({ branch });
+  await playground.commitFile(prepared.directory, `${branch}.txt`, `${branch}\n`);
+  return prepared;
+}
 
 async function exists(file: string): Promise<boolean> {
   return access(file).then(
@@ -132,56 +143,41 @@ describe('release', () => {
 
   it("for a delete, removes a worktree whose commits the repository's checked-out branch or a tag holds; a close keeps it, as does a commit held nowhere else", async () => {
     const playground = await gitPlayground();
-    const merged = await playground.prepare({ branch: 'merged' });
-    await playground.commitFile(merged.directory, 'feature.txt', 'done\n');
+    const merged = await withACommit(playground, 'merged');
     playground.git(playground.repository, 'merge', '--quiet', '--ff-only', 'merged');
-    const tagged = await playground.prepare({ branch: 'tagged' });
-    await playground.commitFile(tagged.directory, 'tagged.txt', 'released\n');
+    const tagged = await withACommit(playground, 'tagged');
     playground.git(playground.repository, 'tag', 'v1', 'tagged');
-    const partly = await playground.prepare({ branch: 'partly-merged' });
-    await playground.commitFile(partly.directory, 'first.txt', 'merged\n');
+    const partly = await withACommit(playground, 'partly-merged');
     playground.git(playground.repository, 'tag', 'first', 'partly-merged');
     await playground.commitFile(partly.directory, 'second.txt', 'not merged\n');
 
     // A close keeps it: reopening re-creates a removed worktree at its base, which lacks those commits.
-    expect(await playground.acquirer.release(merged, keep)).toMatchObject({
-      state: 'kept',
-      keptBecause: 'commits_beyond_base',
-    });
-    expect(await playground.acquirer.release(merged, { ...keep, forDelete: true })).toMatchObject({ state: 'removed' });
-    expect(await playground.acquirer.release(tagged, { ...keep, forDelete: true })).toMatchObject({ state: 'removed' });
-    expect(await playground.acquirer.release(partly, { ...keep, forDelete: true })).toMatchObject({
-      state: 'kept',
-      keptBecause: 'commits_beyond_base',
-    });
+    expect(await playground.acquirer.release(merged, keep)).toMatchObject(keptForCommits);
+    expect(await playground.acquirer.release(merged, forDelete)).toMatchObject({ state: 'removed' });
+    expect(await playground.acquirer.release(tagged, forDelete)).toMatchObject({ state: 'removed' });
+    expect(await playground.acquirer.release(partly, forDelete)).toMatchObject(keptForCommits);
     expect(await exists(merged.directory)).toBe(false);
     expect(branches(playground)).toEqual(['main', 'partly-merged']);
-    expect(playground.git(playground.repository, 'show', 'main:feature.txt')).toBe('done\n');
+    expect(playground.git(playground.repository, 'show', 'main:merged.txt')).toBe('merged\n');
   });
 
   it("for a delete, keeps commits only another session's branch, a remote-tracking ref or a broken tag would hold", async () => {
     const playground = await gitPlayground();
-    const keptForDelete = { state: 'kept', keptBecause: 'commits_beyond_base' };
     // B stacked on A: A's commit is B's base, and B's own delete would not keep it.
-    const first = await playground.prepare({ branch: 'first' });
-    await playground.commitFile(first.directory, 'first.txt', 'a\n');
+    const first = await withACommit(playground, 'first');
     const stacked = await playground.prepare({ branch: 'stacked', baseRef: 'first' });
     // Pushed for review, not merged: the remote-tracking ref goes with the next fetch --prune.
-    const pushed = await playground.prepare({ branch: 'pushed' });
-    await playground.commitFile(pushed.directory, 'pushed.txt', 'p\n');
+    const pushed = await withACommit(playground, 'pushed');
     playground.git(playground.repository, 'update-ref', 'refs/remotes/origin/pushed', 'pushed');
-    const broken = await playground.prepare({ branch: 'broken' });
-    await playground.commitFile(broken.directory, 'broken.txt', 'b\n');
+    const broken = await withACommit(playground, 'broken');
     playground.git(playground.repository, 'tag', 'holds-it', 'broken');
 
-    expect(await playground.acquirer.release(first, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
-    expect(await playground.acquirer.release(pushed, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
-    expect(await playground.acquirer.release(stacked, { ...keep, forDelete: true })).toMatchObject({
-      state: 'removed',
-    });
+    expect(await playground.acquirer.release(first, forDelete)).toMatchObject(keptForCommits);
+    expect(await playground.acquirer.release(pushed, forDelete)).toMatchObject(keptForCommits);
+    expect(await playground.acquirer.release(stacked, forDelete)).toMatchObject({ state: 'removed' });
     // A tag naming an object that is gone makes git's count fail: the delete counts as a close does.
     await writeFile(path.join(playground.repository, '.git/refs/tags/dangling'), `${'0'.repeat(39)}1\n`);
-    expect(await playground.acquirer.release(broken, { ...keep, forDelete: true })).toMatchObject(keptForDelete);
+    expect(await playground.acquirer.release(broken, forDelete)).toMatchObject(keptForCommits);
     expect(branches(playground)).toEqual(['broken', 'first', 'main', 'pushed']);
   });
 

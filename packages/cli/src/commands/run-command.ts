@@ -239,7 +239,6 @@ export function responderMode(
   return { kind: nobodyToAsk };
 }
 
-/** `tether run`: one turn in a new or resumed session, through the local daemon if one owns the data dir, else in-process. */
 /** Said before the turn when its prompts will be denied only because nobody here can be asked (run and send alike). */
 export function warnIfNobodyToAsk(
   mode: ResponderMode,
@@ -254,6 +253,7 @@ export function warnIfNobodyToAsk(
   );
 }
 
+/** `tether run`: one turn in a new or resumed session, through the local daemon if one owns the data dir, else in-process. */
 export async function runCommand(argv: readonly string[], context: CliContext): Promise<number> {
   const options = parseRunOptions(argv, context);
   const mode = responderMode(options, context);

@@ -352,10 +352,10 @@ export async function driveTurn(
     if (stop.ending !== null) return signalExitCode(stop.ending);
     return answersFailed && run.outcome !== 'succeeded' ? 1 : exitCodeForRun(run);
   } catch (error) {
-    // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
     // A turn that never went in changes nothing: the resumed session gets back its model and mode.
     if (settingsBefore !== null && !submitted && sessionId !== undefined)
       await restoreSettings(backend, sessionId, settingsBefore);
+    // Stopping mid-way (the runtime shut down under an open or a submit): the signal decides the code.
     if (stop.ending !== null) {
       if (openedForTurn !== null && !submitted) await stopper.discardUnused?.(openedForTurn);
       if (reopenedForTurn !== null && !submitted) await stopper.closeUnused?.(reopenedForTurn);
