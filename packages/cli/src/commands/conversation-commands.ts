@@ -5,7 +5,7 @@ import { UsageError } from '../usage-error.js';
 import { oneSessionId, parseDaemonCommand } from './daemon-options.js';
 import { withLocalOrDaemon } from './local-or-daemon.js';
 import { storeOption } from './store-option.js';
-import { closeReopened } from './turn-driver.js';
+import { closeReopened } from './session-cleanup.js';
 
 const common = '[--json] [--server URL] [--data-dir DIR] [--store URL]';
 export const forkUsage = `usage: tether fork SESSION [--at RUN] ${common}

@@ -1,6 +1,7 @@
 import { signalExitCode } from '@tether/runtime';
 import type { TetherBackend } from '../tether-backend.js';
-import { type TurnStopper, closeReopened, discardSession, signalGraceMs } from './turn-driver.js';
+import { closeReopened, discardSession } from './session-cleanup.js';
+import { type TurnStopper, signalGraceMs } from './turn-driver.js';
 
 /**
  * Ending a turn that runs in a daemon: the daemon keeps the session and supervises the agent, so a

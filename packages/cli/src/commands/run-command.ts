@@ -12,15 +12,8 @@ import { parseAgentNice } from './agent-nice-option.js';
 import { parseStartupTimeout } from './startup-timeout-option.js';
 import { parseTransport, transportHelp } from './transport-option.js';
 import { daemonTurnStopper } from './daemon-turn-stopper.js';
-import {
-  type TurnStopper,
-  type WorktreeRequest,
-  closeReopened,
-  discardSession,
-  driveTurn,
-  signalDeadlineMs,
-  signalGraceMs,
-} from './turn-driver.js';
+import { closeReopened, discardSession } from './session-cleanup.js';
+import { type TurnStopper, type WorktreeRequest, driveTurn, signalDeadlineMs, signalGraceMs } from './turn-driver.js';
 import { UsageError } from '../usage-error.js';
 import { checkPromptSource, checkPromptText, promptFromStdin, readPrompt } from './prompt-argument.js';
 import { parseCommandLine } from './parse-command-line.js';

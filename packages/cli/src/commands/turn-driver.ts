@@ -16,6 +16,7 @@ import { exitCodeForRun, runTurn } from '../run-turn.js';
 import type { TetherBackend } from '../tether-backend.js';
 import type { TurnAttachments } from './attachment-options.js';
 import { checkResumeWorkspace } from './resume-workspace.js';
+import { closeReopened, discardSession } from './session-cleanup.js';
 
 /** Where a worktree session's branch starts and what it is called (both optional). */
 export interface WorktreeRequest {
@@ -421,31 +422,4 @@ async function restoreSettings(backend: TetherBackend, sessionId: string, before
 
 function isTurnRefusal(error: unknown): boolean {
   return AgentError.isInstance(error) && (error.code === 'invalid_command' || error.code === 'capability_unsupported');
-}
-
-/**
- * Closes again a session reopened for a turn that never went in. Another host may have reopened it
- * too, just before: one with a run or a queued input is theirs now, and is left open.
- */
-export async function closeReopened(backend: TetherBackend, sessionId: string): Promise<void> {
-  try {
-    const snapshot = await backend.getSession(sessionId);
-    if (snapshot.activeRunId !== null || (snapshot.queuedInputs ?? []).length > 0) return;
-    await backend.closeSession({ sessionId });
-  } catch {
-    // Best effort, as a discard is: the signal or the refusal is what the user needs to see.
-  }
-}
-
-/** Closes and deletes a session opened for a turn that never went in; one any run started in is kept. */
-export async function discardSession(backend: TetherBackend, sessionId: string): Promise<void> {
-  try {
-    const snapshot = await backend.getSession(sessionId);
-    // Only a session no run ever started in: anything else is the user's history.
-    if (snapshot.lastRun !== null || snapshot.activeRunId !== null) return;
-    await backend.closeSession({ sessionId });
-    await backend.deleteSession(sessionId);
-  } catch {
-    // Best effort: the refusal is what the user needs to see.
-  }
 }
