@@ -103,6 +103,8 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
     await discard.check();
     await confirm.getByRole('button', { name: 'Delete for good' }).click();
     await page.waitForURL((url) => url.pathname === '/');
+    // The list says what went with the session.
+    await page.getByRole('status').getByText('Session deleted, with its worktree and branch web/notes.').waitFor();
     expect(existsSync(worktree!.path)).toBe(false);
     expect(git('branch', '--list', 'web/notes').trim()).toBe('');
   });

@@ -30,14 +30,17 @@ import { useSessionSettings } from './use-session-settings.js';
 import { sessionDiffPath } from '../routing/use-route.js';
 import { useWorkspaceStatus } from '../workspace/use-workspace-status.js';
 import { WorkspaceLine } from '../workspace/workspace-line.js';
-import { keptWork } from '../workspace/workspace-summary.js';
+import { afterDeleteNotice, keptWork } from '../workspace/workspace-summary.js';
 
 /** One session, live: the conversation as it streams, open prompts to answer, and the composer. */
 export interface SessionViewProps {
   readonly sessionId: string;
   readonly onStateChange: () => void;
-  /** Leave the view for the session list: the session was deleted (here), or the daemon has none by this id. */
-  readonly onLeave: () => void;
+  /**
+   * Leave the view for the session list: the session was deleted (here: `notice` says what became of
+   * its worktree), or the daemon has none by this id.
+   */
+  readonly onLeave: (notice?: string) => void;
   /** Go to another session (a fork made here, or the one this was forked from). */
   readonly onOpenSession: (sessionId: string) => void;
   /** Go to this session's diff (a worktree session). */
@@ -196,10 +199,10 @@ export function SessionView({ sessionId, onStateChange, onLeave, onOpenSession, 
             await command(() => client.openSession({ continueSession: sessionId }));
           }}
           onDelete={async (discardWorkspaceChanges) => {
-            await command(() =>
+            const deleted = await command(() =>
               client.deleteSession(sessionId, discardWorkspaceChanges ? { discardWorkspaceChanges } : undefined),
             );
-            onLeave();
+            onLeave(afterDeleteNotice(workspace, deleted.workspaceStatus));
           }}
           keptWork={keptWork(workspace)}
         />

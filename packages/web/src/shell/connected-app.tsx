@@ -14,6 +14,11 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
   const [route, navigate] = useRoute();
   const list = useSessionList();
   const selected = route.name === 'session' || route.name === 'diff' ? route.sessionId : null;
+  // What a delete left behind, said on the list it returns to; gone once the user goes elsewhere.
+  const [leftNotice, setLeftNotice] = useState<string | null>(null);
+  useEffect(() => {
+    if (route.name !== 'list') setLeftNotice(null);
+  }, [route.name]);
   return (
     <div className={`layout${route.name === 'list' ? '' : ' layout-detail'}`}>
       <header className="app-header">
@@ -58,9 +63,10 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
               key={route.sessionId}
               sessionId={route.sessionId}
               onStateChange={list.refresh}
-              onLeave={() => {
+              onLeave={(notice) => {
                 list.refresh();
                 navigate('/');
+                setLeftNotice(notice ?? null);
               }}
               onOpenSession={(sessionId) => navigate(sessionPath(sessionId))}
               onOpenDiff={() => navigate(sessionDiffPath(route.sessionId))}
@@ -86,7 +92,14 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
             }}
           />
         ) : (
-          <p className="muted placeholder">Choose a session, or open a new one.</p>
+          <>
+            {leftNotice === null ? null : (
+              <p className="notice notice-info" role="status">
+                {leftNotice}
+              </p>
+            )}
+            <p className="muted placeholder">Choose a session, or open a new one.</p>
+          </>
         )}
       </main>
     </div>

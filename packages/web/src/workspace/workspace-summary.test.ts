@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  afterDeleteNotice,
   changedFileName,
   changedFilesLabel,
   formatLineCounts,
@@ -42,6 +43,26 @@ describe('a worktree as the page shows it', () => {
     expect(keptWork({ ...ready, state: 'kept', keptBecause: 'checked_out_elsewhere' })).toBeNull();
     expect(keptWork(ready)).toBeNull();
     expect(keptWork({ ...ready, state: 'removed' })).toBeNull();
+  });
+
+  it('tells, once the session is deleted, whether its worktree went with it or stayed and why', () => {
+    const closed = { ...ready, state: 'kept', keptBecause: 'commits_beyond_base' } as const;
+    expect(afterDeleteNotice(closed, { ...ready, state: 'removed' })).toBe(
+      'Session deleted, with its worktree and branch tether/0123abcd.',
+    );
+    expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'in_use' })).toBe(
+      'Session deleted. Its worktree at /data/worktrees/ses_1 and branch tether/0123abcd stay with the session that shares them (a fork, or the session it was forked from).',
+    );
+    expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'checked_out_elsewhere' })).toBe(
+      'Session deleted. Its branch tether/0123abcd stays checked out in another folder (git worktree list shows where).',
+    );
+    expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'locked' })).toBe(
+      'Session deleted. Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it is locked (git worktree lock): unlock it to let Tether remove it.',
+    );
+    // Removed at the close already, a plain directory, or a daemon too old to say: nothing about a worktree.
+    const removed = { ...ready, state: 'removed' } as const;
+    expect(afterDeleteNotice(removed, removed)).toBe('Session deleted.');
+    expect(afterDeleteNotice(null, null)).toBe('Session deleted.');
   });
 
   it('is nothing for a plain directory or an unknown workspace', () => {
