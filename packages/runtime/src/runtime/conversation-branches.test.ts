@@ -215,11 +215,17 @@ describe('fork_session', () => {
 
   it('answers a retried command with the same receipt, forking once', async () => {
     const setup = await setUp();
-    await setup.turn('first');
+    const sourceRun = await setup.turn('first');
     const first = await setup.runtime.forkSession({ sessionId: setup.sessionId, commandId: 'fork-once' });
     const again = await setup.runtime.forkSession({ sessionId: setup.sessionId, commandId: 'fork-once' });
     expect(again).toEqual(first);
     expect(await setup.runtime.listSessions()).toHaveLength(2);
+    // The source's runs are not the fork's: a rewind or fork at one says where they are.
+    const refusal = await agentErrorOf(
+      setup.runtime.rewindSession({ sessionId: first.forkSessionId, toRunId: sourceRun }),
+    );
+    expect(refusal).toMatchObject({ code: 'run_not_found' });
+    expect(refusal.message).toContain(`Runs from before the fork belong to ${setup.sessionId}`);
     expect(
       (await setup.runtime.readEvents(setup.sessionId)).filter((event) => event.type === 'session.forked'),
     ).toHaveLength(1);
