@@ -46,8 +46,9 @@ describe('tether serve and terminating signals', () => {
     expect(served.output()).toContain('■ second signal: stopping now');
     expect(processesLeft()).toEqual([]);
     expect(existsSync(path.join(dataDir(), 'daemon.json'))).toBe(false);
+    // Ended before the agent could end the turn itself: its end says the unfinished answer is not the agent's.
     expect(await storedRunEnds(dataDir(), sessionId)).toEqual([
-      { outcome: 'interrupted', errorCode: 'runtime_stopped' },
+      { outcome: 'interrupted', errorCode: 'runtime_stopped', reason: 'cut_off' },
     ]);
   });
 
@@ -56,7 +57,7 @@ describe('tether serve and terminating signals', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(processesLeft()).toEqual([]);
-    expect(await storedRunEnds(dataDir(), sessionId)).toEqual([
+    expect(await storedRunEnds(dataDir(), sessionId)).toMatchObject([
       { outcome: 'interrupted', errorCode: 'runtime_stopped' },
     ]);
   });

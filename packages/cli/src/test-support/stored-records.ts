@@ -16,16 +16,17 @@ export async function storedRuns(
   }
 }
 
-/** How each run of a session ended, with its error's code (null without one), read after the daemon or tether exited. */
+/** How each run of a session ended, with its error's code and reason (null without one), read after the daemon or tether exited. */
 export async function storedRunEnds(
   dataDir: string,
   sessionId: string,
-): Promise<{ outcome: string | null; errorCode: string | null }[]> {
+): Promise<{ outcome: string | null; errorCode: string | null; reason: unknown }[]> {
   const store = await openSqliteStore({ dataDir });
   try {
     return (await store.listRuns(sessionId)).map((run) => ({
       outcome: run.outcome,
       errorCode: run.error?.code ?? null,
+      reason: run.error?.details?.reason ?? null,
     }));
   } finally {
     await store.close();

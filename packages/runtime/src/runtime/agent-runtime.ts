@@ -67,7 +67,7 @@ import {
   SessionLog,
   now,
   runNotHandedOverByShutdown,
-  runStoppedByShutdown,
+  runCutOffByShutdown,
   withRunEndCancellations,
 } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
@@ -737,7 +737,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
           type: 'run.completed',
           runId,
           outcome: 'interrupted',
-          error: runStoppedByShutdown,
+          error: runCutOffByShutdown,
         };
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }

@@ -47,11 +47,13 @@ describe('runtime.shutdown options', () => {
     await runtime.shutdown({ graceMs: 5_000, force: true });
     expect(provider.sessions[0]!.interrupts).toEqual([runId]);
     // Ended by the agent's own stop (the one the shutdown asked for, so its end says runtime_stopped), not by the runtime giving up on it.
-    expect(await completed).toMatchObject({
+    const stopped = await completed;
+    expect(stopped).toMatchObject({
       status: 'completed',
       outcome: 'interrupted',
       error: { code: 'runtime_stopped' },
     });
+    expect(stopped.error?.details).toBeUndefined();
     expect(stops).toEqual([{ force: true }]);
     expect((await agentErrorOf(runtime.openSession({ workspace: { kind: 'directory', path: workspace } }))).code).toBe(
       'runtime_stopped',
@@ -65,7 +67,11 @@ describe('runtime.shutdown options', () => {
     const first = runtime.shutdown({ graceMs: 3_600_000 });
     await runtime.shutdown({ graceMs: 0, force: true });
     await first;
-    expect(await completed).toMatchObject({ outcome: 'interrupted', error: { code: 'runtime_stopped' } });
+    // Ended by the shutdown, not by the agent: its end says the unfinished answer is not the agent's.
+    expect(await completed).toMatchObject({
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped', details: { reason: 'cut_off' } },
+    });
     expect(stops).toEqual([{ force: true }]);
   });
 
@@ -74,7 +80,10 @@ describe('runtime.shutdown options', () => {
     const completed = runtime.waitForRun(runId);
     await runtime.shutdown();
     expect(provider.sessions[0]!.interrupts).toEqual([]);
-    expect(await completed).toMatchObject({ outcome: 'interrupted', error: { code: 'runtime_stopped' } });
+    expect(await completed).toMatchObject({
+      outcome: 'interrupted',
+      error: { code: 'runtime_stopped', details: { reason: 'cut_off' } },
+    });
     expect(stops).toEqual([{ force: false }]);
   });
 

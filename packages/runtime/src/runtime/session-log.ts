@@ -37,6 +37,19 @@ export const runStoppedByShutdown = {
   retryable: true,
 } as const satisfies SerializedAgentError;
 
+/**
+ * The same, for a run the agent had not ended when the shutdown gave up on it (no grace, or its stop
+ * not answered within the grace): its process was ended mid-answer, and the agent keeps the turn's
+ * prompt but not the unfinished answer it was streaming.
+ */
+export const runCutOffByShutdown = {
+  code: 'runtime_stopped',
+  message:
+    'Tether shut down while this run was active (its daemon, or the command running it, was stopped) and ended the agent before it could end the turn itself, so the agent keeps the prompt but not the unfinished answer (what it streamed is in the event log). The session can go on: send a turn such as "continue" to have the prompt answered again.',
+  retryable: true,
+  details: { reason: 'cut_off' },
+} as const satisfies SerializedAgentError;
+
 /** The same, for a run that was still waiting for an agent process: it does not start in a shutdown's grace. */
 export const runNotStartedByShutdown = {
   code: 'runtime_stopped',
