@@ -196,10 +196,11 @@ export class SessionLog {
     entry: SessionEntry,
     bodies: readonly EventBody[],
     amend: (record: SessionRecord) => SessionRecord,
+    at: string = now(),
   ): void {
     if (this.writer.failureOf(entry.record.sessionId)) return;
     entry.record = amend(entry.record);
-    this.writer.stage(this.apply(entry, bodies, now()));
+    this.writer.stage(this.apply(entry, bodies, at));
   }
 
   /**

@@ -166,7 +166,7 @@ async function recoverSessions(
         level: 'warning',
         code: 'session.conversation_not_kept',
       };
-      log.stageAmended(entry, [notice, ...bodies], startsAnew);
+      log.stageAmended(entry, [notice, ...bodies], startsAnew, at);
     } else log.stage(entry, bodies, at);
   }
   for (const [provider, stopped] of leftOver) {
