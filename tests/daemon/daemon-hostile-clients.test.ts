@@ -165,14 +165,35 @@ describe('a WebSocket before its auth frame', () => {
     const { daemon } = await start();
     const socket = await SocketClient.connect(daemon);
     const sessionId = 'ses_00000000000000000000000000000000';
-    socket.send({ type: 'subscribe', id: 'string-seq', sessionId, afterSeq: '3' });
-    expect(await socket.waitFor((frame) => frame.id === 'string-seq')).toMatchObject({
+    socket.send({ type: 'subscribe', id: 'extra-field', sessionId, afterSeq: 0, from: 3 });
+    expect(await socket.waitFor((frame) => frame.id === 'extra-field')).toMatchObject({
       type: 'error',
       error: {
         code: 'invalid_command',
-        message: expect.stringMatching(/^The subscribe frame is not valid \(afterSeq: .*\)\. Fix those fields\./),
-        details: { reason: 'invalid_frame', issues: [{ path: 'afterSeq' }] },
+        message: expect.stringMatching(/^The subscribe frame is not valid \(\(frame\): .*\)\. Fix those fields\./),
+        details: { reason: 'invalid_frame' },
       },
+    });
+    // Where a subscribe reads is refused as an event stream (SSE) or readEvents refuses it: the same reasons.
+    for (const [id, afterSeq] of [
+      ['string-seq', '3'],
+      ['negative-seq', -1],
+      ['fraction-seq', 1.5],
+      ['huge-seq', 1e20],
+    ] as const) {
+      socket.send({ type: 'subscribe', id, sessionId, afterSeq });
+      expect(await socket.waitFor((frame) => frame.id === id)).toMatchObject({
+        type: 'error',
+        error: { code: 'invalid_command', details: { reason: 'invalid_start_seq' } },
+      });
+    }
+    socket.send({ type: 'subscribe', id: 'numeric-session', sessionId: 42 });
+    expect(await socket.waitFor((frame) => frame.id === 'numeric-session')).toMatchObject({
+      error: { code: 'invalid_command', details: { reason: 'invalid_session_id' } },
+    });
+    socket.send({ type: 'subscribe', id: 'malformed-session', sessionId: 'ses_bad', afterSeq: 0 });
+    expect(await socket.waitFor((frame) => frame.id === 'malformed-session')).toMatchObject({
+      error: { code: 'session_not_found' },
     });
     socket.send({ type: 'command', id: 'no-command' });
     expect(await socket.waitFor((frame) => frame.id === 'no-command')).toMatchObject({

@@ -9,7 +9,7 @@ import { checkStartPosition } from '../streaming/start-position.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { raisePayloadLimit } from './payload-limit.js';
 import { webSocketEventFrame } from './websocket-event-frame.js';
-import { AuthFrame, ClientFrame, closeCodes, malformedFrame } from './websocket-frames.js';
+import { AuthFrame, ClientFrame, closeCodes, malformedFrame, misplacedSubscribe } from './websocket-frames.js';
 
 export const authTimeoutMs = 5_000;
 
@@ -131,7 +131,13 @@ export class WebSocketConnection implements LiveConnection {
     if (!this.authenticated) return this.authenticate(value);
     const parsed = ClientFrame.safeParse(value);
     if (!parsed.success) {
-      this.send({ type: 'error', id: frameIdOf(value), error: malformedFrame(value, parsed.error.issues) });
+      const subscribe = misplacedSubscribe(value, parsed.error.issues);
+      if (subscribe && 'request' in subscribe) {
+        const { id, sessionId, afterSeq } = subscribe.request;
+        return this.inOrder(() => this.subscribe(id, sessionId, afterSeq));
+      }
+      const error = subscribe?.refusal ?? malformedFrame(value, parsed.error.issues);
+      this.send({ type: 'error', id: frameIdOf(value), error });
       return;
     }
     const frame = parsed.data;

@@ -1,4 +1,13 @@
-import { AgentError, ProtocolEvent, Receipt, SerializedAgentError, SessionId, describeIssues } from '@tether/protocol';
+import {
+  AgentError,
+  ProtocolEvent,
+  Receipt,
+  SerializedAgentError,
+  SessionId,
+  checkSessionIdArgument,
+  checkStartSeq,
+  describeIssues,
+} from '@tether/protocol';
 import { z } from 'zod';
 import { invalidRequest } from '../errors/error-response.js';
 
@@ -85,4 +94,35 @@ export function malformedFrame(value: unknown, issues: readonly z.core.$ZodIssue
     message: `The ${type} frame is not valid (${summary}). Fix those fields. ${guide}`,
     details: { reason: 'invalid_frame', issues: described },
   }).toObject();
+}
+
+/** A subscribe frame as the socket applies it. */
+export interface SubscribeRequest {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly afterSeq: number;
+}
+
+/**
+ * A subscribe frame wrong only in where it reads (its session id, its afterSeq) is a read like any
+ * other: refused with the reason an event stream or readEvents gives (invalid_start_seq,
+ * invalid_session_id), or, for an id that names no session, subscribed to and answered
+ * session_not_found. Null for any other malformed frame.
+ */
+export function misplacedSubscribe(
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): { readonly request: SubscribeRequest } | { readonly refusal: SerializedAgentError } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const frame = value as { type?: unknown; id?: unknown; sessionId?: unknown; afterSeq?: unknown };
+  const misplaced = issues.every((issue) => issue.path[0] === 'sessionId' || issue.path[0] === 'afterSeq');
+  if (frame.type !== 'subscribe' || !misplaced || !FrameId.safeParse(frame.id).success) return null;
+  try {
+    const sessionId = checkSessionIdArgument(frame.sessionId);
+    const afterSeq = frame.afterSeq === undefined ? 0 : checkStartSeq(frame.afterSeq, '"afterSeq"');
+    return { request: { id: frame.id as string, sessionId, afterSeq } };
+  } catch (error) {
+    if (AgentError.isInstance(error)) return { refusal: error.toObject() };
+    throw error;
+  }
 }
