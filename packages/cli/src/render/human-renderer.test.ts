@@ -122,6 +122,24 @@ describe('the human renderer', () => {
     expect(stdout).toBe('The background agent has finished.');
   });
 
+  it('says, to a follower (tether attach), when another client closes or reopens the session; a turn of its own says neither', () => {
+    const bodies: EventBody[] = [
+      { type: 'session.closed', reason: 'requested' },
+      {
+        type: 'session.opened',
+        provider: 'claude',
+        workspace: { kind: 'directory', path: '/work' },
+        configuration: {},
+        ephemeral: false,
+        reopened: true,
+      },
+    ];
+    expect(rendered(bodies, { showRuns: true }).stderr).toBe(
+      `■ session ${sessionId} closed; still attached: it shows here again once reopened\n· session ${sessionId} reopened\n`,
+    );
+    expect(rendered(bodies).stderr).toBe('');
+  });
+
   it('says the printed text of a model call that broke off is cut off when its retry abandons it', () => {
     const { stdout, stderr } = rendered([
       { type: 'run.message_delta', runId, blockId: 'cut:0', text: 'This reply is cut short by a d' },

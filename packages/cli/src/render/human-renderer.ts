@@ -313,6 +313,15 @@ export class HumanRenderer {
       case 'context.compacted':
         this.note(`  · ${describeContextCompaction(event)}`);
         return;
+      // Someone else closed or reopened the session being followed: nothing runs while it is closed.
+      case 'session.closed':
+        if (!this.showRuns) return;
+        this.endAnswerLine();
+        this.note(`■ session ${event.sessionId} closed; still attached: it shows here again once reopened`);
+        return;
+      case 'session.opened':
+        if (this.showRuns && event.reopened) this.note(`· session ${event.sessionId} reopened`);
+        return;
       case 'run.retrying': {
         this.note(
           `  · the model API failed${event.httpStatus === null ? '' : ` (HTTP ${event.httpStatus})`}; retry ${event.attempt} of ${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)} s`,
