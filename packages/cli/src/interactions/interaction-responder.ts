@@ -108,13 +108,17 @@ export class InteractionResponder {
     if (this.mode.kind === 'allow-once') {
       if (request.kind === 'approval') {
         const subject = approvalSubject(request);
-        this.stderr.write(
+        void this.send(
+          interactionRef,
+          { decision: 'approve', scope: 'once' },
           `  · allowed ${terminalSafe(request.toolName)} once (--approve allow-once)${subject === '' ? '' : `: ${subject}`}\n`,
         );
-        void this.send(interactionRef, { decision: 'approve', scope: 'once' });
       } else {
-        this.stderr.write('  · declined a question set (--approve allow-once answers approvals only)\n');
-        void this.send(interactionRef, { decision: 'decline' });
+        void this.send(
+          interactionRef,
+          { decision: 'decline' },
+          '  · declined a question set (--approve allow-once answers approvals only)\n',
+        );
       }
     }
   }
@@ -144,10 +148,22 @@ export class InteractionResponder {
     void this.send(interactionRef, denial(request, why));
   }
 
-  private async send(interactionRef: string, answer: InteractionAnswer): Promise<void> {
+  /** Gives the answer; `said` is told once it is the one that counts (another client may have answered first). */
+  private async send(interactionRef: string, answer: InteractionAnswer, said?: string): Promise<void> {
     try {
       await this.runtime.respondInteraction({ sessionId: this.sessionId, interactionRef, answer });
+      if (said !== undefined) this.stderr.write(said);
     } catch (error) {
+      if (said !== undefined && AgentError.isInstance(error) && error.code === 'interaction_already_settled') {
+        // Another client's answer (or the run's end) came first: this one counts for nothing, and says so.
+        const reason = error.details?.reason;
+        this.stderr.write(
+          reason === 'settled' || reason === 'resolving'
+            ? '  · answered elsewhere first: --approve allow-once did not answer it\n'
+            : '  · no longer waiting for an answer (withdrawn, or its run ended): --approve allow-once did not answer it\n',
+        );
+        return;
+      }
       const message = AgentError.isInstance(error) ? `${error.message} [${error.code}]` : String(error);
       this.stderr.write(`tether: the answer was not accepted: ${message}\n`);
     }
