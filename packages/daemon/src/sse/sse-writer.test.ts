@@ -40,6 +40,7 @@ describe('where a stream starts', () => {
     expect(streamStartSeq('12', '3')).toBe(12);
     expect(streamStartSeq(undefined, '3')).toBe(3);
     expect(streamStartSeq('', '3')).toBe(3);
+    expect(streamStartSeq('', undefined)).toBe(0);
     expect(streamStartSeq(undefined, undefined)).toBe(0);
     expect(streamStartSeq('0', undefined)).toBe(0);
   });
@@ -50,6 +51,9 @@ describe('where a stream starts', () => {
       ['1.5', undefined],
       [undefined, 'abc'],
       [undefined, '1e3'],
+      // An ?after given empty, or wrong beside a good Last-Event-ID, is a mistake all the same.
+      [undefined, ''],
+      ['5', 'abc'],
       ['99999999999999999', undefined],
     ] as const) {
       expect(() => streamStartSeq(header, after)).toThrow(expect.objectContaining({ code: 'invalid_command' }));

@@ -37,10 +37,13 @@ function parseSeq(value: string, where: string): number {
   return checkStartSeq(wholeNumberOf(value), where);
 }
 
-/** Where a stream starts: Last-Event-ID when present (a reconnect), else ?after=SEQ, else 0. */
+/**
+ * Where a stream starts: Last-Event-ID when present (a reconnect), else ?after=SEQ, else 0. An ?after
+ * given is checked either way, empty included: a mistake in it is told, not read as "from the start".
+ */
 export function streamStartSeq(lastEventId: string | undefined | null, after: string | undefined | null): number {
+  const afterSeq = after !== undefined && after !== null ? parseSeq(after, 'after') : 0;
   if (lastEventId !== undefined && lastEventId !== null && lastEventId.trim() !== '')
     return parseSeq(lastEventId, 'Last-Event-ID');
-  if (after !== undefined && after !== null && after !== '') return parseSeq(after, 'after');
-  return 0;
+  return afterSeq;
 }
