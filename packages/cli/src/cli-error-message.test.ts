@@ -40,6 +40,14 @@ const refusals: [AgentError, string][] = [
   ],
   [
     error(
+      'run_not_found',
+      `That run is session ${sessionId}'s, not this session's (a fork shows the earlier turns of the session it was forked from, but they stay that session's runs). Fork ${sessionId} at it instead (fork_session with atRunId).`,
+      { reason: 'other_session', sessionId },
+    ),
+    `tether fork ${sessionId} --at RUN`,
+  ],
+  [
+    error(
       'workspace_has_changes',
       'The worktree /w/x (branch tether/ab) holds uncommitted changes. Merge or copy what you want to keep, then delete again with discardWorkspaceChanges (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true) to remove it and its branch.',
       { reason: 'uncommitted_changes' },

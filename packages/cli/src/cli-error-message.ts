@@ -28,8 +28,12 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
       return `The session is still open. Close it with \`tether close ${session}\`, then delete it.`;
     case 'run_active':
       return `The session has an active run. Wait for it to end (\`tether attach ${session}\` follows it) or stop it (\`tether interrupt ${session}\`), then run this again.${command === 'send' || command === 'run' ? ' With tether send: --queue runs it as the next run, --steer hands it into the running turn.' : ''}`;
-    case 'run_not_found':
+    case 'run_not_found': {
+      const owner = error.details?.sessionId;
+      if (reason === 'other_session' && owner !== undefined)
+        return `That run is session ${owner}'s, not this session's (a fork shows the earlier turns of the session it was forked from). \`tether fork ${owner} --at ${run ?? 'RUN'}\` makes a new session from that point.`;
       return "The session has no run with that id. Each turn's run id (run_…) is on its run.started line in `tether run --json` or `tether send --json`.";
+    }
     case 'workspace_has_changes':
       return reason === 'commits_beyond_base'
         ? `${firstSentence(error.message)} Merge them into that branch (or tag them) and delete again, or \`tether delete ${session} --discard-changes\` removes it and its branch.`

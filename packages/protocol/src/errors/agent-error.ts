@@ -30,6 +30,8 @@ export const ErrorDetails = z.strictObject({
   minimumVersion: z.string().max(100).optional(),
   /** The sessions a refused store write touched that another runtime holds now (store_failure, reason lease_lost). */
   sessionIds: z.array(z.string().max(200)).max(1000).optional(),
+  /** The session a run named in another session's command belongs to (run_not_found, reason other_session). */
+  sessionId: z.string().max(200).optional(),
   /** The command a client got no answer to (runtime_stopped from @tether/client): send it again with this id. */
   commandId: z.string().max(200).optional(),
   /** The zero-based position of the submit_turn input part a refusal is about (messages count from 1). */

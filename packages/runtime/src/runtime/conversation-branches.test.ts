@@ -220,12 +220,24 @@ describe('fork_session', () => {
     const again = await setup.runtime.forkSession({ sessionId: setup.sessionId, commandId: 'fork-once' });
     expect(again).toEqual(first);
     expect(await setup.runtime.listSessions()).toHaveLength(2);
-    // The source's runs are not the fork's: a rewind or fork at one says where they are.
+    // The source's runs are not the fork's: a rewind or fork at one says whose run it is.
     const refusal = await agentErrorOf(
       setup.runtime.rewindSession({ sessionId: first.forkSessionId, toRunId: sourceRun }),
     );
-    expect(refusal).toMatchObject({ code: 'run_not_found' });
-    expect(refusal.message).toContain(`Runs from before the fork belong to ${setup.sessionId}`);
+    expect(refusal).toMatchObject({
+      code: 'run_not_found',
+      details: { reason: 'other_session', sessionId: setup.sessionId },
+    });
+    expect(refusal.message).toContain(`Fork ${setup.sessionId} at it instead`);
+    expect(
+      await agentErrorOf(setup.runtime.forkSession({ sessionId: first.forkSessionId, atRunId: sourceRun })),
+    ).toMatchObject({ code: 'run_not_found', details: { reason: 'other_session', sessionId: setup.sessionId } });
+    // A run no session has is refused as ever.
+    expect(
+      await agentErrorOf(
+        setup.runtime.rewindSession({ sessionId: first.forkSessionId, toRunId: `run_${'0'.repeat(32)}` }),
+      ),
+    ).not.toHaveProperty('details.reason');
     expect(
       (await setup.runtime.readEvents(setup.sessionId)).filter((event) => event.type === 'session.forked'),
     ).toHaveLength(1);

@@ -60,25 +60,10 @@ const runActive = (then: string) =>
     `The session has an active run. Wait for its run.completed event (or interrupt it), then ${then}.`,
   );
 
-function completedRun(
-  state: SessionRecord,
-  runs: readonly RunRecord[],
-  runId: string,
-  then: string,
-): RunRecord | Refusal {
+function completedRun(runs: readonly RunRecord[], runId: string, then: string): RunRecord | Refusal {
   const run = runs.find((candidate) => candidate.runId === runId);
-  if (!run) {
-    // A fork's conversation began in its source, whose runs it shows but does not have.
-    const source = state.forkedFrom?.sessionId;
-    return refusal(
-      'run_not_found',
-      `The session has no run with that id. Use a runId from its run.started events.${
-        source === undefined
-          ? ''
-          : ` Runs from before the fork belong to ${source}, the session this one was forked from: fork that session at one of them instead.`
-      }`,
-    );
-  }
+  if (!run)
+    return refusal('run_not_found', 'The session has no run with that id. Use a runId from its run.started events.');
   if (run.status !== 'completed') return runActive(then);
   return run;
 }
@@ -102,7 +87,7 @@ export function decideFork(
   const atRunId = command.atRunId ?? null;
   let copyConversation: ConversationCopy | null;
   if (atRunId !== null) {
-    const run = completedRun(state, context.runs, atRunId, 'fork at it');
+    const run = completedRun(context.runs, atRunId, 'fork at it');
     if ('refusal' in run) return run;
     const checkpoint = run.checkpoint;
     if (checkpoint !== null && checkpointStartsAnew(checkpoint)) {
@@ -312,7 +297,7 @@ export function decideRewind(
   if (state.state === 'closed') return sessionClosed(' set to its id, then rewind it.');
   if (state.ephemeral) return ephemeralRefusal('rewind');
   if (state.activeRunId !== null) return runActive('rewind');
-  const target = completedRun(state, context.runs, command.toRunId, 'rewind');
+  const target = completedRun(context.runs, command.toRunId, 'rewind');
   if ('refusal' in target) return target;
   let fileRewindMessageId: string | null = null;
   if (command.files) {

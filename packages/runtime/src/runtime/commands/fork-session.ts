@@ -4,6 +4,7 @@ import { branchEvents, compactedRuns } from './branch-events.js';
 import { createForkRecord } from '../session-entry.js';
 import { now } from '../session-log.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import { namingTheRunsSession } from './run-of-another-session.js';
 import { admitNewSession, openedEvent, readyEvents } from './open-session.js';
 import { restoreWorkspace } from '../session-workspace.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
@@ -24,7 +25,11 @@ export async function forkSession(
   if (!found) throw sessionNotFound();
   requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');
   // Alone among the source's lifecycle changes: its delete cannot take the workspace the fork is given.
-  return found.changeLifecycle(() => forkEntry(context, found, command, fingerprint));
+  try {
+    return await found.changeLifecycle(() => forkEntry(context, found, command, fingerprint));
+  } catch (error) {
+    throw await namingTheRunsSession(error, context.store, command.sessionId, command.atRunId);
+  }
 }
 
 async function forkEntry(

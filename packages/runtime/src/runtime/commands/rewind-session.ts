@@ -13,6 +13,7 @@ import {
 import type { SessionRecord, TetherStore } from '../../store/tether-store.js';
 import { branchEvents, compactedRuns, controlRuns } from './branch-events.js';
 import { type CommandContext, accepted, requireCapability } from './command-context.js';
+import { namingTheRunsSession } from './run-of-another-session.js';
 import type { CommandFingerprint } from '../command-fingerprint.js';
 
 /** A fork of a fork that had no turn yet inherits its source's origin: followed this many steps at most. */
@@ -69,6 +70,18 @@ function refusedFileRewind(rewind: AgentProviderV1FileRewind): AgentError {
  * forks and rewinds stay valid). With files, the agent first puts the workspace's files back.
  */
 export async function rewindSession(
+  context: CommandContext,
+  command: RewindSessionCommand,
+  fingerprint: CommandFingerprint,
+): Promise<RewindSessionReceipt> {
+  try {
+    return await rewindTo(context, command, fingerprint);
+  } catch (error) {
+    throw await namingTheRunsSession(error, context.store, command.sessionId, command.toRunId);
+  }
+}
+
+async function rewindTo(
   context: CommandContext,
   command: RewindSessionCommand,
   fingerprint: CommandFingerprint,
