@@ -267,7 +267,7 @@ describe('tether run and tool prompts', () => {
     const result = await tether(['run', '--approve', 'allow-once', 'Write it']);
     expect(result.code).toBe(0);
     // Said with what it ran: stderr is the record of what was allowed.
-    expect(result.stderr).toContain('allowed Bash once (--approve allow-once): echo from-prompt > prompted.txt');
+    expect(result.stderr).toContain('allowing Bash once (--approve allow-once): echo from-prompt > prompted.txt');
     expect(existsSync(path.join(fixture.root, 'workspace', 'prompted.txt'))).toBe(true);
   });
 

@@ -52,19 +52,24 @@ const settled = (reason: string) =>
   new AgentError({ code: 'interaction_already_settled', message: 'already', details: { reason } });
 
 describe('--approve allow-once', () => {
-  it('says it allowed the call once its answer was the one taken', async () => {
-    expect(await allowOnce()).toBe('  · allowed Bash once (--approve allow-once): ls\n');
+  it('says what it answers as it sends it', async () => {
+    expect(await allowOnce()).toBe('  · allowing Bash once (--approve allow-once): ls\n');
   });
 
-  it('says another answer came first, or the prompt was over, instead of claiming the approval', async () => {
-    expect(await allowOnce(settled('settled'))).toBe(
-      '  · answered elsewhere first: --approve allow-once did not answer it\n',
-    );
+  it("says when another answer, or the prompt's end, came first: the answer given here did not count", async () => {
+    const allowing = '  · allowing Bash once (--approve allow-once): ls\n';
+    for (const status of ['approved', 'denied', 'resolving'])
+      expect(await allowOnce(settled(status))).toBe(
+        `${allowing}  · answered elsewhere first: the answer given here did not count\n`,
+      );
     expect(await allowOnce(settled('withdrawn'))).toBe(
-      '  · no longer waiting for an answer (withdrawn, or its run ended): --approve allow-once did not answer it\n',
+      `${allowing}  · the agent withdrew the prompt first: the answer given here did not count\n`,
+    );
+    expect(await allowOnce(settled('cancelled'))).toBe(
+      `${allowing}  · the prompt ended with its run first: the answer given here did not count\n`,
     );
     expect(await allowOnce(new AgentError({ code: 'session_not_found', message: 'No such session.' }))).toBe(
-      'tether: the answer was not accepted: No such session. [session_not_found]\n',
+      `${allowing}tether: the answer was not accepted: No such session. [session_not_found]\n`,
     );
   });
 });

@@ -106,19 +106,16 @@ export class InteractionResponder {
       return;
     }
     if (this.mode.kind === 'allow-once') {
+      // Said as it is sent (before the tool's own lines), as an answer given: another may come first.
       if (request.kind === 'approval') {
         const subject = approvalSubject(request);
-        void this.send(
-          interactionRef,
-          { decision: 'approve', scope: 'once' },
-          `  · allowed ${terminalSafe(request.toolName)} once (--approve allow-once)${subject === '' ? '' : `: ${subject}`}\n`,
+        this.stderr.write(
+          `  · allowing ${terminalSafe(request.toolName)} once (--approve allow-once)${subject === '' ? '' : `: ${subject}`}\n`,
         );
+        void this.send(interactionRef, { decision: 'approve', scope: 'once' });
       } else {
-        void this.send(
-          interactionRef,
-          { decision: 'decline' },
-          '  · declined a question set (--approve allow-once answers approvals only)\n',
-        );
+        this.stderr.write('  · declining a question set (--approve allow-once answers approvals only)\n');
+        void this.send(interactionRef, { decision: 'decline' });
       }
     }
   }
@@ -148,20 +145,13 @@ export class InteractionResponder {
     void this.send(interactionRef, denial(request, why));
   }
 
-  /** Gives the answer; `said` is told once it is the one that counts (another client may have answered first). */
-  private async send(interactionRef: string, answer: InteractionAnswer, said?: string): Promise<void> {
+  private async send(interactionRef: string, answer: InteractionAnswer): Promise<void> {
     try {
       await this.runtime.respondInteraction({ sessionId: this.sessionId, interactionRef, answer });
-      if (said !== undefined) this.stderr.write(said);
     } catch (error) {
-      if (said !== undefined && AgentError.isInstance(error) && error.code === 'interaction_already_settled') {
-        // Another client's answer (or the run's end) came first: this one counts for nothing, and says so.
-        const reason = error.details?.reason;
-        this.stderr.write(
-          reason === 'settled' || reason === 'resolving'
-            ? '  · answered elsewhere first: --approve allow-once did not answer it\n'
-            : '  · no longer waiting for an answer (withdrawn, or its run ended): --approve allow-once did not answer it\n',
-        );
+      if (AgentError.isInstance(error) && error.code === 'interaction_already_settled') {
+        // Another client's answer, or the prompt's end, came first: this answer counts for nothing.
+        this.stderr.write(`  · ${overBeforeTheAnswer(error.details?.reason)}: the answer given here did not count\n`);
         return;
       }
       const message = AgentError.isInstance(error) ? `${error.message} [${error.code}]` : String(error);
@@ -181,4 +171,11 @@ function denial(request: InteractionRequest, why: string): InteractionAnswer {
   return request.kind === 'approval'
     ? { decision: 'deny', message: `${why}, so this was not permitted.` }
     : { decision: 'decline' };
+}
+
+/** Why a prompt took no answer from here, by the status it had (interaction_already_settled's reason). */
+function overBeforeTheAnswer(status: string | undefined): string {
+  if (status === 'withdrawn') return 'the agent withdrew the prompt first';
+  if (status === 'cancelled' || status === undefined) return 'the prompt ended with its run first';
+  return 'answered elsewhere first';
 }
