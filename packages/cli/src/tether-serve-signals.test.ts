@@ -57,8 +57,9 @@ describe('tether serve and terminating signals', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(processesLeft()).toEqual([]);
-    expect(await storedRunEnds(dataDir(), sessionId)).toMatchObject([
-      { outcome: 'interrupted', errorCode: 'runtime_stopped' },
+    // Stopped by the agent, as the shutdown's interrupt asked: no cut_off.
+    expect(await storedRunEnds(dataDir(), sessionId)).toEqual([
+      { outcome: 'interrupted', errorCode: 'runtime_stopped', reason: null },
     ]);
   });
 

@@ -271,7 +271,7 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'Server-Sent Events: stored events after the start, then live ones',
           description:
-            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0. ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes. 429 capacity_exceeded (too_many_streams, with Retry-After) when streams and WebSockets already hold 80% of maxConnections.',
+            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0; an ?after given is checked either way (400 invalid_start_seq when empty or not a sequence number). ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes. 429 capacity_exceeded (too_many_streams, with Retry-After) when streams and WebSockets already hold 80% of maxConnections.',
           parameters: [
             sessionIdParameter,
             { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },

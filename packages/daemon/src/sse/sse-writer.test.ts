@@ -56,7 +56,9 @@ describe('where a stream starts', () => {
       ['5', 'abc'],
       ['99999999999999999', undefined],
     ] as const) {
-      expect(() => streamStartSeq(header, after)).toThrow(expect.objectContaining({ code: 'invalid_command' }));
+      expect(() => streamStartSeq(header, after)).toThrow(
+        expect.objectContaining({ code: 'invalid_command', details: { reason: 'invalid_start_seq' } }),
+      );
     }
   });
 });

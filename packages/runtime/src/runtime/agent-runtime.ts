@@ -66,8 +66,9 @@ import { denyOnTimeout } from './commands/deliver-answer.js';
 import {
   SessionLog,
   now,
-  runNotHandedOverByShutdown,
   runCutOffByShutdown,
+  runNotHandedOverByShutdown,
+  runNotStartedByShutdown,
   withRunEndCancellations,
 } from './session-log.js';
 import { commandIdReused, runtimeStopped, sessionNotFound, unknownProvider, unsupported } from './runtime-errors.js';
@@ -737,7 +738,7 @@ class Runtime extends TypedCommands implements AgentRuntime {
           type: 'run.completed',
           runId,
           outcome: 'interrupted',
-          error: runCutOffByShutdown,
+          error: shutdownEndOf(entry, runId),
         };
         this.log.stage(entry, withRunEndCancellations(entry, [completion], 'runtime_stopped'), at);
       }
@@ -830,4 +831,11 @@ export async function createAgentRuntime(options: AgentRuntimeOptions): Promise<
   if (options.observer) runtime.observe(options.observer);
   await runtime.load();
   return runtime;
+}
+
+/** What a run still active when a shutdown's grace is over ends with: whether its agent ever got it. */
+function shutdownEndOf(entry: SessionEntry, runId: string): SerializedAgentError {
+  if (entry.runWaitingForProcess === runId) return runNotStartedByShutdown;
+  if (entry.isHandingOver(runId)) return runNotHandedOverByShutdown;
+  return runCutOffByShutdown;
 }

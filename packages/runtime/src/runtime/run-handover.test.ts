@@ -101,4 +101,28 @@ describe('a run recorded before it reaches the agent (its worktree baseline bein
     ]);
     expect(provider.sessions.flatMap((session) => session.turns)).toEqual([]);
   });
+
+  it('a shutdown whose grace ends before the handover ends it as not started either, not as cut off', async () => {
+    const { runtime, provider, runId, releaseBaseline } = await sessionWithHeldBaseline();
+    const ends: unknown[] = [];
+    runtime.observe((event) => {
+      if (event.type === 'run.completed' && event.runId === runId) ends.push(event);
+    });
+    const stopping = runtime.shutdown({ graceMs: 0, force: true });
+    // Ended by the shutdown itself, while the baseline is still being taken (a forced stop kills git; here it is let go).
+    await expect.poll(() => ends.length).toBe(1);
+    releaseBaseline();
+    await stopping;
+    expect(ends).toMatchObject([
+      {
+        outcome: 'interrupted',
+        error: {
+          code: 'runtime_stopped',
+          details: { reason: 'not_started' },
+          message: expect.stringContaining('workspace'),
+        },
+      },
+    ]);
+    expect(provider.sessions.flatMap((session) => session.turns)).toEqual([]);
+  });
 });

@@ -29,7 +29,7 @@ export function now(): string {
   return cachedTimestamp;
 }
 
-/** How a run ends that the runtime's shutdown stopped: its own interrupt, or the shutdown's last word. */
+/** How a run ends that the agent stopped itself when the runtime's shutdown asked it to. */
 export const runStoppedByShutdown = {
   code: 'runtime_stopped',
   message:
@@ -39,13 +39,13 @@ export const runStoppedByShutdown = {
 
 /**
  * The same, for a run the agent had not ended when the shutdown gave up on it (no grace, or its stop
- * not answered within the grace): its process was ended mid-answer, and the agent keeps the turn's
- * prompt but not the unfinished answer it was streaming.
+ * not answered within the grace): its process was ended mid-turn, so what the agent keeps of the turn
+ * is not known (not the unfinished answer; on a session's first turn, perhaps nothing).
  */
 export const runCutOffByShutdown = {
   code: 'runtime_stopped',
   message:
-    'Tether shut down while this run was active (its daemon, or the command running it, was stopped) and ended the agent before it could end the turn itself, so the agent keeps the prompt but not the unfinished answer (what it streamed is in the event log). The session can go on: send a turn such as "continue" to have the prompt answered again.',
+    'Tether shut down while this run was active (its daemon, or the command running it, was stopped) and ended the agent before it could end the turn itself, so the agent does not keep the unfinished answer, and may not keep the prompt either (what it streamed is in the event log). The session can go on: send the prompt again.',
   retryable: true,
   details: { reason: 'cut_off' },
 } as const satisfies SerializedAgentError;
