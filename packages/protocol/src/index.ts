@@ -194,6 +194,7 @@ export {
   checkSessionPosition,
   checkSessionState,
   checkStartSeq,
+  checkSubscriptionStart,
   wholeNumberOf,
 } from './read-queries.js';
 export { countsAsActivity, housekeepingEventTypes } from './session-activity.js';

@@ -57,6 +57,11 @@ export function checkStartSeq(value: unknown, where: string): number {
   );
 }
 
+/** Where a subscription starts: after `afterSeq`, from the first event when it is left out. */
+export function checkSubscriptionStart(afterSeq: unknown): number {
+  return afterSeq === undefined ? 0 : checkStartSeq(afterSeq, '"afterSeq"');
+}
+
 /** A session's place in the newest-first order of a listing (a listed session itself will do: other fields are left out). */
 const ListingPosition = z.object({
   createdAt: z.string().min(1).max(100),

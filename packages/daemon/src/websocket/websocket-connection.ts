@@ -9,7 +9,13 @@ import { checkStartPosition } from '../streaming/start-position.js';
 import { feedSession } from '../streaming/session-feed.js';
 import { raisePayloadLimit } from './payload-limit.js';
 import { webSocketEventFrame } from './websocket-event-frame.js';
-import { AuthFrame, ClientFrame, closeCodes, malformedFrame, misplacedSubscribe } from './websocket-frames.js';
+import {
+  AuthFrame,
+  ClientFrame,
+  closeCodes,
+  malformedFrame,
+  subscribeWrongOnlyInPosition,
+} from './websocket-frames.js';
 
 export const authTimeoutMs = 5_000;
 
@@ -131,13 +137,17 @@ export class WebSocketConnection implements LiveConnection {
     if (!this.authenticated) return this.authenticate(value);
     const parsed = ClientFrame.safeParse(value);
     if (!parsed.success) {
-      const subscribe = misplacedSubscribe(value, parsed.error.issues);
+      const subscribe = subscribeWrongOnlyInPosition(value, parsed.error.issues);
       if (subscribe && 'request' in subscribe) {
         const { id, sessionId, afterSeq } = subscribe.request;
         return this.inOrder(() => this.subscribe(id, sessionId, afterSeq));
       }
-      const error = subscribe?.refusal ?? malformedFrame(value, parsed.error.issues);
-      this.send({ type: 'error', id: frameIdOf(value), error });
+      if (subscribe) {
+        // Answered after the subscribes sent before it, as its own refusal would be.
+        const { refusal } = subscribe;
+        return this.inOrder(() => void this.send({ type: 'error', id: frameIdOf(value), error: refusal }));
+      }
+      this.send({ type: 'error', id: frameIdOf(value), error: malformedFrame(value, parsed.error.issues) });
       return;
     }
     const frame = parsed.data;

@@ -5,7 +5,7 @@ import {
   SerializedAgentError,
   SessionId,
   checkSessionIdArgument,
-  checkStartSeq,
+  checkSubscriptionStart,
   describeIssues,
 } from '@tether/protocol';
 import { z } from 'zod';
@@ -109,17 +109,17 @@ export interface SubscribeRequest {
  * invalid_session_id), or, for an id that names no session, subscribed to and answered
  * session_not_found. Null for any other malformed frame.
  */
-export function misplacedSubscribe(
+export function subscribeWrongOnlyInPosition(
   value: unknown,
   issues: readonly z.core.$ZodIssue[],
 ): { readonly request: SubscribeRequest } | { readonly refusal: SerializedAgentError } | null {
   if (typeof value !== 'object' || value === null) return null;
   const frame = value as { type?: unknown; id?: unknown; sessionId?: unknown; afterSeq?: unknown };
-  const misplaced = issues.every((issue) => issue.path[0] === 'sessionId' || issue.path[0] === 'afterSeq');
-  if (frame.type !== 'subscribe' || !misplaced || !FrameId.safeParse(frame.id).success) return null;
+  const onlyWhereItReads = issues.every((issue) => issue.path[0] === 'sessionId' || issue.path[0] === 'afterSeq');
+  if (frame.type !== 'subscribe' || !onlyWhereItReads || !FrameId.safeParse(frame.id).success) return null;
   try {
     const sessionId = checkSessionIdArgument(frame.sessionId);
-    const afterSeq = frame.afterSeq === undefined ? 0 : checkStartSeq(frame.afterSeq, '"afterSeq"');
+    const afterSeq = checkSubscriptionStart(frame.afterSeq);
     return { request: { id: frame.id as string, sessionId, afterSeq } };
   } catch (error) {
     if (AgentError.isInstance(error)) return { refusal: error.toObject() };

@@ -14,6 +14,7 @@ import {
   type SessionDiff,
   type SessionSnapshot,
   type WorkspaceStatus,
+  checkSubscriptionStart,
   diffLimits,
   newCommandId,
   newRunId,
@@ -51,7 +52,7 @@ import type { ProviderOutput, SessionEntry } from './session-entry.js';
 import { SessionCache } from './session-cache.js';
 import type { ListSessionsOptions } from './session-listing.js';
 import { SessionReads } from './session-reads.js';
-import { eventPageOptions, listingOptions, sessionIdArgument, startSeq } from './read-arguments.js';
+import { eventPageOptions, listingOptions, sessionIdArgument } from './read-arguments.js';
 import { providerTable } from './provider-table.js';
 import { type SessionRecoveryParts, loadSession, recoverOpenSessions } from './session-recovery.js';
 import { SessionOwnership } from './session-ownership.js';
@@ -567,7 +568,10 @@ class Runtime extends TypedCommands implements AgentRuntime {
 
   /** Bad arguments are refused at the call (invalid_command); without afterSeq it starts at the first event. */
   follow(sessionId: string, options: FollowOptions): () => void {
-    return this.reads.follow(sessionIdArgument(sessionId), { ...options, afterSeq: startSeq(options.afterSeq) });
+    return this.reads.follow(sessionIdArgument(sessionId), {
+      ...options,
+      afterSeq: checkSubscriptionStart(options.afterSeq),
+    });
   }
 
   async readEvents(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<ProtocolEvent[]> {

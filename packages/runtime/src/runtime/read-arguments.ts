@@ -53,8 +53,3 @@ export function eventPageOptions(options: unknown): { afterSeq?: number; limit?:
     ...(limit === undefined ? {} : { limit: checkPageLimit(limit, eventPageMost) }),
   };
 }
-
-/** Where follow (and subscribe) start: after `afterSeq`, from the first event when it is left out. */
-export function startSeq(afterSeq: unknown): number {
-  return afterSeq === undefined ? 0 : checkStartSeq(afterSeq, '"afterSeq"');
-}
