@@ -6,6 +6,7 @@ import { expect, it } from 'vitest';
 import {
   browserSuite,
   describeInBrowser,
+  phoneViewport,
   readSnapshot,
   saveScreenshot,
   sendTurn,
@@ -103,8 +104,11 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
     await discard.check();
     await confirm.getByRole('button', { name: 'Delete for good' }).click();
     await page.waitForURL((url) => url.pathname === '/');
-    // The list says what went with the session.
-    await page.getByRole('status').getByText('Session deleted, with its worktree and branch web/notes.').waitFor();
+    // The list says what went with the session, on a phone's screen too (where the list is all there is).
+    const deleted = page.getByRole('status').getByText('Session deleted, with its worktree and branch web/notes.');
+    await deleted.waitFor();
+    await page.setViewportSize(phoneViewport);
+    expect(await deleted.isVisible()).toBe(true);
     expect(existsSync(worktree!.path)).toBe(false);
     expect(git('branch', '--list', 'web/notes').trim()).toBe('');
   });

@@ -44,6 +44,12 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
         </div>
       </header>
       <aside className="layout-list">
+        {/* Above the list, which is all a narrow screen shows of this route. */}
+        {leftNotice === null ? null : (
+          <p className="notice notice-info" role="status">
+            {leftNotice}
+          </p>
+        )}
         <SessionList list={list} selectedSessionId={selected} onOpen={navigate} />
       </aside>
       <main className="layout-main">
@@ -92,14 +98,7 @@ function Workspace({ token, onSignOut }: { readonly token: string; readonly onSi
             }}
           />
         ) : (
-          <>
-            {leftNotice === null ? null : (
-              <p className="notice notice-info" role="status">
-                {leftNotice}
-              </p>
-            )}
-            <p className="muted placeholder">Choose a session, or open a new one.</p>
-          </>
+          <p className="muted placeholder">Choose a session, or open a new one.</p>
         )}
       </main>
     </div>
