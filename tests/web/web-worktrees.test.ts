@@ -105,7 +105,9 @@ describeInBrowser('the web UI: a session in its own git worktree, in a real brow
     await confirm.getByRole('button', { name: 'Delete for good' }).click();
     await page.waitForURL((url) => url.pathname === '/');
     // The list says what went with the session, on a phone's screen too (where the list is all there is).
-    const deleted = page.getByRole('status').getByText('Session deleted, with its worktree and branch web/notes.');
+    const deleted = page
+      .getByRole('status')
+      .getByText(`Session deleted with its worktree ${worktree!.path} and branch web/notes.`);
     await deleted.waitFor();
     await page.setViewportSize(phoneViewport);
     expect(await deleted.isVisible()).toBe(true);

@@ -15,6 +15,8 @@ export {
   sessionDirectories,
 } from './workspace.js';
 export type { WorkspaceKind } from './workspace.js';
+export { worktreeAfterDelete } from './worktree-after-delete.js';
+export type { ShownNames } from './worktree-after-delete.js';
 export {
   InputPart,
   TextInputPart,

@@ -1,4 +1,4 @@
-import { InputId, SessionState, type SessionSnapshot, type WorkspaceStatus, agentDirectory } from '@tether/protocol';
+import { InputId, SessionState, type SessionSnapshot, agentDirectory, worktreeAfterDelete } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { followUpColumns } from '../render/follow-up-summary.js';
 import { fileNameOnOneLine, formatUsage, plural, terminalSafe } from '../render/human-renderer.js';
@@ -180,7 +180,9 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
     const deleted = await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
     return { before: snapshot.workspaceStatus, after: deleted.workspaceStatus };
   });
-  context.stderr.write(`deleted ${sessionId}${worktreeAfterDelete(before, after)}\n`);
+  context.stderr.write(
+    `deleted ${sessionId}${worktreeAfterDelete(before, after, { path: fileNameOnOneLine, branch: terminalSafe })}\n`,
+  );
   return 0;
 }
 
@@ -188,13 +190,3 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
  * What the delete did with the session's worktree, as its release ended: removed it with its branch, or
  * left it to the session sharing it (a fork and its source share one) or to the checkout its branch moved to.
  */
-function worktreeAfterDelete(before: WorkspaceStatus | null, after: WorkspaceStatus | null): string {
-  if (!after?.worktree || before?.state === 'removed') return '';
-  const worktree = `worktree ${fileNameOnOneLine(after.worktree.path)} and branch ${terminalSafe(after.worktree.branch)}`;
-  if (after.state === 'removed') return ` with its ${worktree}`;
-  if (after.keptBecause === 'checked_out_elsewhere')
-    return `; its branch ${terminalSafe(after.worktree.branch)} stays checked out in another folder (git worktree list shows where)`;
-  if (after.keptBecause === 'in_use')
-    return `; its ${worktree} stay with the session that shares them (a fork, or the session it was forked from)`;
-  return `; ${describeWorktree(after)}`;
-}

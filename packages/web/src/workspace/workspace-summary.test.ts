@@ -48,16 +48,16 @@ describe('a worktree as the page shows it', () => {
   it('tells, once the session is deleted, whether its worktree went with it or stayed and why', () => {
     const closed = { ...ready, state: 'kept', keptBecause: 'commits_beyond_base' } as const;
     expect(afterDeleteNotice(closed, { ...ready, state: 'removed' })).toBe(
-      'Session deleted, with its worktree and branch tether/0123abcd.',
+      'Session deleted with its worktree /data/worktrees/ses_1 and branch tether/0123abcd.',
     );
     expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'in_use' })).toBe(
-      'Session deleted. Its worktree at /data/worktrees/ses_1 and branch tether/0123abcd stay with the session that shares them (a fork, or the session it was forked from).',
+      'Session deleted; its worktree /data/worktrees/ses_1 and branch tether/0123abcd stay with the session that shares them (a fork, or the session it was forked from).',
     );
     expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'checked_out_elsewhere' })).toBe(
-      'Session deleted. Its branch tether/0123abcd stays checked out in another folder (git worktree list shows where).',
+      'Session deleted; its branch tether/0123abcd stays checked out in another folder (git worktree list shows where).',
     );
     expect(afterDeleteNotice(closed, { ...ready, state: 'kept', keptBecause: 'locked' })).toBe(
-      'Session deleted. Worktree kept at /data/worktrees/ses_1 on branch tether/0123abcd: it is locked (git worktree lock): unlock it to let Tether remove it.',
+      'Session deleted; its worktree is kept at /data/worktrees/ses_1 on branch tether/0123abcd: it is locked (git worktree lock): unlock it to let Tether remove it.',
     );
     // Removed at the close already, a plain directory, or a daemon too old to say: nothing about a worktree.
     const removed = { ...ready, state: 'removed' } as const;

@@ -1,4 +1,4 @@
-import { type ChangedFile, type WorkspaceStatus, keptBecauseWords } from '@tether/protocol';
+import { type ChangedFile, type WorkspaceStatus, keptBecauseWords, worktreeAfterDelete } from '@tether/protocol';
 
 /** A worktree session's workspace as the header and the list show it. */
 export interface WorktreeSummary {
@@ -65,18 +65,7 @@ export function changedFileName(file: ChangedFile): string {
   return file.previousPath === undefined ? file.path : `${file.previousPath} → ${file.path}`;
 }
 
-/**
- * What the list says once a session was deleted here: whether its worktree and branch went with it
- * (`before`: the status the page last showed, to say nothing of a worktree already removed at the close),
- * or stayed, and why.
- */
+/** What the list says once a session was deleted here: whether its worktree went with it, or stayed and why. */
 export function afterDeleteNotice(before: WorkspaceStatus | null, after: WorkspaceStatus | null): string {
-  const worktree = after?.worktree;
-  if (!worktree || before?.state === 'removed') return 'Session deleted.';
-  if (after.state === 'removed') return `Session deleted, with its worktree and branch ${worktree.branch}.`;
-  if (after.keptBecause === 'in_use')
-    return `Session deleted. Its worktree at ${worktree.path} and branch ${worktree.branch} stay with the session that shares them (a fork, or the session it was forked from).`;
-  if (after.keptBecause === 'checked_out_elsewhere')
-    return `Session deleted. Its branch ${worktree.branch} stays checked out in another folder (git worktree list shows where).`;
-  return `Session deleted. ${summarizeWorktree(after)?.release ?? ''}`.trimEnd();
+  return `Session deleted${worktreeAfterDelete(before, after)}.`;
 }
