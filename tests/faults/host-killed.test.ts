@@ -250,6 +250,8 @@ describe.runIf(process.platform === 'linux')('a host SIGKILLed, then another sta
       error: { code: 'runtime_restarted' },
     });
     expect(after[4]).toMatchObject({ reason: 'restarted' });
+    // What the recovery stored is stamped at one moment: no event's time goes back as seq goes up.
+    expect(new Set(after.map((event) => event.at)).size).toBe(1);
   });
 
   it('killed during its own shutdown: what the shutdown stored stands, the next host adds no second end, nothing left running', async () => {
