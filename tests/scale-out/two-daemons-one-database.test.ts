@@ -202,6 +202,8 @@ describe('two tether daemons sharing one PostgreSQL database', () => {
       .toBe('session_owned_elsewhere');
     expect(answers.filter((answer) => answer.status === 200)).toEqual([]);
     expect(answers.at(-1)).toMatchObject({ status: 409, error: { details: { ownerUrl: b.url } } });
+    // What A counted of the session went with it: its agent's end is B's to publish, and to count.
+    expect(await (await a.api.request('GET', '/v1/metrics')).text()).toContain('tether_processes_active 0');
 
     // B drives the session now.
     environment.api.enqueue(textReply('Done at B.'));

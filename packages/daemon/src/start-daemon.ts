@@ -6,7 +6,13 @@ import { getRequestListener } from '@hono/node-server';
 import { AgentError, type ProtocolEvent } from '@tether/protocol';
 import { Notifier } from './notifications/notifier.js';
 import { bindProcessToHost, createClaudeProvider } from '@tether/provider-claude';
-import { type AgentRuntime, type TetherStore, type WorkspaceAcquirer, createAgentRuntime } from '@tether/runtime';
+import {
+  type AgentRuntime,
+  type LeaseChange,
+  type TetherStore,
+  type WorkspaceAcquirer,
+  createAgentRuntime,
+} from '@tether/runtime';
 import { openSqliteStore } from '@tether/store-sqlite';
 import { createGitWorktreeAcquirer } from '@tether/workspace-git';
 import { isLoopbackHost } from './auth/loopback-host.js';
@@ -151,10 +157,12 @@ async function createRuntime(
   dataDir: string,
   logger: DaemonLogger,
   observer: (event: ProtocolEvent) => void,
+  leaseChanged: (change: LeaseChange) => void,
 ): Promise<{ runtime: AgentRuntime; store: TetherStore }> {
   // data_dir_in_use (another daemon or runtime owns the directory) propagates as the typed error.
   const openStore = options.openStore ?? ((directory: string) => openSqliteStore({ dataDir: directory }));
   const store = await openStore(dataDir);
+  const logChange = logLeaseChange(logger);
   try {
     const runtime = await createAgentRuntime({
       providers: options.providers ?? [createClaudeProvider()],
@@ -163,7 +171,10 @@ async function createRuntime(
       ...(options.maxOpenSessions === undefined ? {} : { maxOpenSessions: options.maxOpenSessions }),
       ...(options.interactionTimeoutMs === undefined ? {} : { interactionTimeoutMs: options.interactionTimeoutMs }),
       onBackgroundError: logBackgroundError(logger),
-      onLeaseChange: logLeaseChange(logger),
+      onLeaseChange: (change) => {
+        logChange(change);
+        leaseChanged(change);
+      },
       observer,
     });
     return { runtime, store };
@@ -194,13 +205,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // What the runtime publishes before notifications are on (a crash's runs, ended as it loads) is
   // kept for them: a receiver of run_failed is told of a run a crash ended, too.
   let beforeNotifications: ProtocolEvent[] | null = [];
-  const { runtime, store } = await createRuntime(options, dataDir, logger, (event) => {
-    if (beforeNotifications !== null && Notifier.concerns(event)) beforeNotifications.push(event);
-  });
+  let metrics: DaemonMetrics | undefined;
+  const { runtime, store } = await createRuntime(
+    options,
+    dataDir,
+    logger,
+    (event) => {
+      if (beforeNotifications !== null && Notifier.concerns(event)) beforeNotifications.push(event);
+    },
+    // A session another daemon took over: what this one counted of it is that daemon's to count now.
+    (change) => {
+      if (change.change === 'lost') metrics?.forgetSessions(change.sessionIds);
+    },
+  );
 
   let server: Server | undefined;
   let tokens: TokenGuard | undefined;
-  let metrics: DaemonMetrics | undefined;
   let notifications: DaemonNotifications | undefined;
   try {
     const startToken = await ensureToken(dataDir);

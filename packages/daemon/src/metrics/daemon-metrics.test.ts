@@ -210,4 +210,46 @@ describe('DaemonMetrics', () => {
     expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 0');
     metrics.stop();
   });
+
+  it("forgets what it counted of sessions another daemon took over: their ends are that daemon's to publish", async () => {
+    const runtime = fakeRuntime();
+    const metrics = new DaemonMetrics(runtime);
+    const at = '2026-12-01T10:00:00.000Z';
+    const other = `ses_${'d'.repeat(32)}`;
+    for (const [seq, session] of [
+      [1, sessionId],
+      [2, other],
+    ] as const) {
+      runtime.publish({
+        type: 'session.process_started',
+        sessionId: session,
+        seq,
+        at,
+        pid: 42,
+        startTime: null,
+        marker: 'm',
+      });
+      runtime.publish({
+        type: 'input.queued',
+        sessionId: session,
+        seq: seq + 10,
+        at,
+        inputId: `inp_${String(seq).repeat(32)}`,
+        delivery: 'after_turn',
+        runId,
+        input: null,
+        inputRedacted: true,
+      });
+    }
+    runtime.publish({ type: 'run.queued', sessionId, seq: 20, at, runId, position: 0 });
+    let text = await metrics.render();
+    expect(text).toContain('tether_processes_active 2');
+    expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 2');
+    metrics.forgetSessions([sessionId]);
+    text = await metrics.render();
+    expect(text).toContain('tether_processes_active 1');
+    expect(text).toContain('tether_queued_inputs{delivery="after_turn"} 1');
+    expect(text).toContain('tether_runs_waiting_for_process 0');
+    metrics.stop();
+  });
 });

@@ -74,13 +74,13 @@ export class DaemonMetrics {
     registers: [this.registry],
   });
   /** Follow-ups queued or steered and not yet started, folded in or cancelled, by id and how they were sent. */
-  private readonly queuedInputs = new Map<string, InputDelivery>();
+  private readonly queuedInputs = new Map<string, { readonly delivery: InputDelivery; readonly sessionId: string }>();
   /** Runs waiting for an agent process slot (run.queued), by run id, with their session: until it starts one or the run ends. */
   private readonly runsWaitingForProcess = new Map<string, string>();
   /** Sessions whose agent process was seen to start and not yet to stop. */
   private readonly sessionsWithProcess = new Set<string>();
-  /** When each open interaction was requested (ms since epoch), by reference. */
-  private readonly requestedAt = new Map<string, number>();
+  /** When each open interaction was requested (ms since epoch), by reference, with its session. */
+  private readonly requestedAt = new Map<string, { readonly at: number; readonly sessionId: string }>();
   private subscriberCount = 0;
   // A plain number on the publish path (every event passes here; a prom-client inc allocates), copied at scrape time.
   private eventsAppended = 0;
@@ -121,7 +121,7 @@ export class DaemonMetrics {
       registers: [this.registry],
       collect: (): void => {
         const counts = new Map(InputDelivery.options.map((delivery) => [delivery, 0]));
-        for (const delivery of this.queuedInputs.values()) counts.set(delivery, (counts.get(delivery) ?? 0) + 1);
+        for (const { delivery } of this.queuedInputs.values()) counts.set(delivery, (counts.get(delivery) ?? 0) + 1);
         for (const [delivery, count] of counts) queued.set({ delivery }, count);
       },
     });
@@ -184,6 +184,19 @@ export class DaemonMetrics {
     this.exposed = Registry.merge([this.exposed, registry]);
   }
 
+  /**
+   * Sessions another daemon took over (this one lost their leases): the events that end their agent,
+   * follow-ups and prompts are that daemon's to publish, so what this one counted of them goes now.
+   */
+  forgetSessions(sessionIds: readonly string[]): void {
+    const lost = new Set(sessionIds);
+    for (const sessionId of lost) this.sessionsWithProcess.delete(sessionId);
+    for (const [runId, sessionId] of this.runsWaitingForProcess)
+      if (lost.has(sessionId)) this.runsWaitingForProcess.delete(runId);
+    for (const [inputId, input] of this.queuedInputs) if (lost.has(input.sessionId)) this.queuedInputs.delete(inputId);
+    for (const [ref, requested] of this.requestedAt) if (lost.has(requested.sessionId)) this.requestedAt.delete(ref);
+  }
+
   subscriberOpened(): void {
     this.subscriberCount += 1;
   }
@@ -216,12 +229,13 @@ export class DaemonMetrics {
         this.sessionsWithProcess.delete(event.sessionId);
         break;
       case 'interaction.requested':
-        this.requestedAt.set(event.interactionRef, Date.parse(event.at));
+        this.requestedAt.set(event.interactionRef, { at: Date.parse(event.at), sessionId: event.sessionId });
         break;
       case 'interaction.settled': {
         const requested = this.requestedAt.get(event.interactionRef);
         this.requestedAt.delete(event.interactionRef);
-        if (requested !== undefined) this.answerSeconds.observe(Math.max(0, Date.parse(event.at) - requested) / 1000);
+        if (requested !== undefined)
+          this.answerSeconds.observe(Math.max(0, Date.parse(event.at) - requested.at) / 1000);
         break;
       }
       case 'interaction.cancelled':
@@ -230,7 +244,7 @@ export class DaemonMetrics {
         this.requestedAt.delete(event.interactionRef);
         break;
       case 'input.queued':
-        this.queuedInputs.set(event.inputId, event.delivery);
+        this.queuedInputs.set(event.inputId, { delivery: event.delivery, sessionId: event.sessionId });
         break;
       case 'input.started':
       case 'input.folded':
