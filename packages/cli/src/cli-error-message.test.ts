@@ -105,7 +105,7 @@ const refusals: [AgentError, string][] = [
   [
     error(
       'session_owned_elsewhere',
-      'Another Tether process sharing this store drives this session: the daemon at http://h:1. Send the request there (a command with its same commandId, which is applied once), or retry here.',
+      'Another Tether process sharing this store drives this session: the daemon at http://h:1. Send the request there (a command with the same commandId, which is applied once; a delete or a read as it is), or retry here.',
     ),
     'Run the command there',
   ],

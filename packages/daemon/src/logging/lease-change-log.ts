@@ -8,7 +8,10 @@ import type { DaemonLogger } from './create-logger.js';
 export function logLeaseChange(logger: DaemonLogger): (change: LeaseChange) => void {
   return (change) => {
     if (change.change === 'adopted') {
-      logger.info({ sessionId: change.sessionId }, 'took over a session whose daemon stopped renewing its lease');
+      logger.info(
+        { sessionId: change.sessionId },
+        'took over a session no live daemon held (its daemon stopped, or stopped renewing its lease)',
+      );
       return;
     }
     for (const sessionId of change.sessionIds)

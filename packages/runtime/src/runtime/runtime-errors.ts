@@ -49,7 +49,7 @@ export function sessionOwnedElsewhere(holder: SessionHolder): AgentError {
       : `the daemon at ${holder.address}`;
   return new AgentError({
     code: 'session_owned_elsewhere',
-    message: `Another Tether process sharing this store drives this session: ${where}. Send the request there (a command with its same commandId, which is applied once), or retry here once that process has stopped (its lease then expires and this daemon takes the session over).`,
+    message: `Another Tether process sharing this store drives this session: ${where}. Send the request there (a command with the same commandId, which is applied once; a delete or a read as it is), or retry here once that process has stopped (its lease then expires and this daemon takes the session over).`,
     details: { ownerId: holder.ownerId, ownerUrl: holder.address },
   });
 }
