@@ -119,10 +119,34 @@ describe('claimSpare', () => {
     parked.refuse(
       new AgentError({ code: 'provider_crashed', message: 'exited', details: { reason: 'process_exited' } }),
     );
-    await Promise.resolve();
-    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
     expect(session.seen).toEqual([]);
     expect(session.refusals).toEqual([{ reason: 'spare_exited', ending }]);
+  });
+
+  it('a refusal read after the end it caused (the sdk transport) is told by its reason; an end alone, as spare_exited', async () => {
+    const ending: ConnectionEnding = { kind: 'stream_ended' };
+    const parked = parkedSpare();
+    const session = recorder();
+    claimSpare(parked.spare, { cwd: '/work/a', permissionMode: undefined }, session.listener, session.onRefused);
+    parked.write().onEnd(ending);
+    parked.refuse(
+      new AgentError({
+        code: 'provider_execution_error',
+        message: 'The claude CLI refused to claim the parked spare.',
+        details: { reason: 'project_settings_not_claimable' },
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(session.refusals).toEqual([{ reason: 'project_settings_not_claimable', ending }]);
+
+    const silent = parkedSpare();
+    const alone = recorder();
+    claimSpare(silent.spare, { cwd: '/work/a', permissionMode: undefined }, alone.listener, alone.onRefused);
+    silent.write().onEnd(ending);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(alone.refusals).toEqual([{ reason: 'spare_exited', ending }]);
+    expect(alone.seen).toEqual([]);
   });
 
   it('a spare that makes no progress on its claim (hung) is refused then, not at the 30 s bound', async () => {

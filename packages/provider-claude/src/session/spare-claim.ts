@@ -25,6 +25,11 @@ const claimTimeoutMs = 30_000;
 /** The refusal of a spare that made no progress on its claim (stopped, or deadlocked): it is hung. */
 const spareNotRespondingReason = 'spare_not_responding';
 
+/** The spare's own refusal of the claim (an error answer), not the request failing with the connection. */
+function isClaimAnswer(error: unknown): boolean {
+  return AgentError.isInstance(error) && error.code === 'provider_execution_error';
+}
+
 function reasonOf(error: unknown): string {
   const reason = AgentError.isInstance(error) ? error.details?.reason : undefined;
   return typeof reason === 'string' && /^[a-z0-9_]{1,50}$/.test(reason) ? reason : 'unknown';
@@ -50,6 +55,7 @@ export function claimSpare(
   let state: 'claiming' | 'claimed' | 'refused' = 'claiming';
   let held: (() => void)[] = [];
   let stopWatching = (): void => undefined;
+  let ending: ConnectionEnding | undefined;
   const pass = (deliver: () => void): void => {
     if (state === 'claimed') deliver();
     else if (state === 'claiming') held.push(deliver);
@@ -67,9 +73,15 @@ export function claimSpare(
     onPrompt: (requestId, request) => pass(() => listener.onPrompt(requestId, request)),
     onPromptWithdrawn: (requestId) => pass(() => listener.onPromptWithdrawn(requestId)),
     onInputFailed: () => pass(() => listener.onInputFailed()),
-    onEnd: (ending) => {
-      if (state === 'claimed') listener.onEnd(ending);
-      else refuse({ reason: 'spare_exited', ending });
+    onEnd: (end) => {
+      if (state === 'claimed') {
+        listener.onEnd(end);
+        return;
+      }
+      // A refusal can end the spare before its answer is read here (the sdk transport's Query ends on
+      // it): the answer, already on its way, says why; without one the end is the reason.
+      ending = end;
+      setImmediate(() => refuse({ reason: 'spare_exited', ending: end }));
     },
   });
   spare.connection
@@ -90,7 +102,14 @@ export function claimSpare(
         held = [];
         for (const deliver of pending) deliver();
       },
-      (error: unknown) => refuse({ reason: reasonOf(error) }),
+      (error: unknown) =>
+        refuse(
+          ending === undefined
+            ? { reason: reasonOf(error) }
+            : isClaimAnswer(error)
+              ? { reason: reasonOf(error), ending }
+              : { reason: 'spare_exited', ending },
+        ),
     );
   // Looked at from the claim on: a parked spare idles until then, using no CPU, as it should.
   if (state === 'claiming') stopWatching = spare.watchProgress(() => refuse({ reason: spareNotRespondingReason }));
