@@ -185,8 +185,3 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   );
   return 0;
 }
-
-/**
- * What the delete did with the session's worktree, as its release ended: removed it with its branch, or
- * left it to the session sharing it (a fork and its source share one) or to the checkout its branch moved to.
- */

@@ -147,6 +147,16 @@ describe('claimSpare', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(alone.refusals).toEqual([{ reason: 'spare_exited', ending }]);
     expect(alone.seen).toEqual([]);
+
+    // An acceptance read after the spare ended serves nothing: refused, never a claim with no process behind it.
+    const gone = parkedSpare();
+    const late = recorder();
+    claimSpare(gone.spare, { cwd: '/work/a', permissionMode: undefined }, late.listener, late.onRefused);
+    gone.write().onEnd(ending);
+    gone.answer({});
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late.refusals).toEqual([{ reason: 'spare_exited', ending }]);
+    expect(late.seen).toEqual([]);
   });
 
   it('a spare that makes no progress on its claim (hung) is refused then, not at the 30 s bound', async () => {

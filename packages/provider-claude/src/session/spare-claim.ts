@@ -96,6 +96,8 @@ export function claimSpare(
     .then(
       () => {
         if (state !== 'claiming') return;
+        // Accepted by a spare already gone: nothing of it can serve the session.
+        if (ending !== undefined) return refuse({ reason: 'spare_exited', ending });
         state = 'claimed';
         stopWatching();
         const pending = held;
