@@ -25,11 +25,9 @@ export async function forkSession(
   if (!found) throw sessionNotFound();
   requireCapability(found.provider, (can) => can.fork, 'fork a session', 'fork');
   // Alone among the source's lifecycle changes: its delete cannot take the workspace the fork is given.
-  try {
-    return await found.changeLifecycle(() => forkEntry(context, found, command, fingerprint));
-  } catch (error) {
-    throw await namingTheRunsSession(error, context.store, command.sessionId, command.atRunId);
-  }
+  return namingTheRunsSession(context.store, command.sessionId, command.atRunId, () =>
+    found.changeLifecycle(() => forkEntry(context, found, command, fingerprint)),
+  );
 }
 
 async function forkEntry(

@@ -74,11 +74,9 @@ export async function rewindSession(
   command: RewindSessionCommand,
   fingerprint: CommandFingerprint,
 ): Promise<RewindSessionReceipt> {
-  try {
-    return await rewindTo(context, command, fingerprint);
-  } catch (error) {
-    throw await namingTheRunsSession(error, context.store, command.sessionId, command.toRunId);
-  }
+  return namingTheRunsSession(context.store, command.sessionId, command.toRunId, () =>
+    rewindTo(context, command, fingerprint),
+  );
 }
 
 async function rewindTo(

@@ -2,11 +2,24 @@ import { AgentError } from '@tether/protocol';
 import type { TetherStore } from '../../store/tether-store.js';
 
 /**
- * A fork shows the turns of the session it was forked from, but their runs stay that session's: a
- * fork or rewind naming one is told whose run it is (looked up only once refused), so it can be
- * forked from there. Any other refusal is given back as it was.
+ * Runs a fork or rewind at `runId`. A fork shows the turns of the session it was forked from, but
+ * their runs stay that session's: refused run_not_found, the command is told whose run it is (looked
+ * up only then), so it can be forked from there. Any other outcome is the command's own.
  */
-export async function namingTheRunsSession(
+export async function namingTheRunsSession<Result>(
+  store: TetherStore,
+  sessionId: string,
+  runId: string | undefined,
+  command: () => Promise<Result>,
+): Promise<Result> {
+  try {
+    return await command();
+  } catch (refusal) {
+    throw await ownerNamed(refusal, store, sessionId, runId);
+  }
+}
+
+async function ownerNamed(
   refusal: unknown,
   store: TetherStore,
   sessionId: string,
