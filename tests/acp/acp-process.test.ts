@@ -11,6 +11,7 @@ import type { ProtocolEvent } from '@tether/protocol';
 import { openSqliteStore } from '@tether/store-sqlite';
 import {
   type ClaudeTestEnvironment,
+  countingClaude,
   createClaudeTestEnvironment,
   createGitRepository,
   processesWithEnvironment,
@@ -140,12 +141,25 @@ describe('tether acp as a child process, against the real binary and the fake mo
     'answers a prompt with its chunks and end_turn, writes nothing but protocol on stdout, and ends with its client (transport %s)',
     async (transport) => {
       const { environment, dataDir, env } = await setUp();
+      const claude = await countingClaude(environment);
       environment.api.enqueue(textReply('Hello from the fake model.', { chunks: 4 }));
-      const child = await acpIn({ environment, dataDir, env }, ['--transport', transport]);
+      const child = await acpIn({ environment, dataDir, env }, [
+        '--transport',
+        transport,
+        '--claude-path',
+        claude.path,
+      ]);
       const sessionId = await newSession(child, environment.workspace);
       const response = await promptText(child, sessionId, 'Say hello.');
       expect(response).toEqual({ stopReason: 'end_turn' });
       expect(child.agentText(sessionId)).toBe('Hello from the fake model.');
+      // The model option lists the agent's models, read from the session's agent: one agent started in all.
+      await child.waitForUpdate(
+        ({ update }) =>
+          update.sessionUpdate === 'config_option_update' &&
+          update.configOptions.some((option) => JSON.stringify(option).includes('"sonnet"')),
+      );
+      expect(await claude.starts()).toHaveLength(1);
       const ended = await quitEditor(child);
       expect(ended.code).toBe(0);
       expectOnlyProtocolOnStdout(child);

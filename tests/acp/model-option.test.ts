@@ -48,9 +48,11 @@ describe('ACP model option while the model list is being read', () => {
 
   it('answers session/new without waiting for the list, with the model in effect, then announces the whole list once it arrives', async () => {
     const { environment, pair, held, asked } = await startWithHeldModelList();
-    // Asked at initialize, before any session.
-    expect(asked()).toBe(1);
+    // Not at initialize: no agent runs yet, and one would start only to list the models.
+    expect(asked()).toBe(0);
     const first = await pair.agent.request(methods.agent.session.new, { cwd: environment.workspace, mcpServers: [] });
+    // Once the session's agent started: asked of it.
+    await vi.waitFor(() => expect(asked()).toBe(1));
     // Model support is advertised at once (what acpx --model needs): the default, the only model known yet.
     expect(first.configOptions?.map((option) => option.id)).toEqual(['mode', 'model']);
     expect(first.configOptions?.[1]).toMatchObject({
@@ -108,12 +110,13 @@ describe('ACP model option while the model list is being read', () => {
   });
 
   it('a list that fails leaves the option with what is known: the model in effect and the default, nothing announced, a log line', async () => {
-    const { environment, pair, held } = await startWithHeldModelList();
+    const { environment, pair, held, asked } = await startWithHeldModelList();
     const { sessionId, configOptions } = await pair.agent.request(methods.agent.session.new, {
       cwd: environment.workspace,
       mcpServers: [],
     });
     expect(configOptions?.[1]).toMatchObject({ currentValue: 'default', options: [{ value: 'default' }] });
+    await vi.waitFor(() => expect(asked()).toBe(1));
     held.reject(new AgentError({ code: 'provider_unavailable', message: 'Could not read the model list.' }));
     await vi.waitFor(() => expect(pair.logs.some((line) => line.startsWith('model list unavailable'))).toBe(true));
     const next = await pair.agent.request(methods.agent.session.new, { cwd: environment.workspace, mcpServers: [] });

@@ -1,43 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClaudeTestEnvironment } from '@tether/testkit';
-import { agentErrorOf, processesWithEnvironment } from '@tether/testkit';
+import { agentErrorOf, countingClaude, processesWithEnvironment, waitForEvent } from '@tether/testkit';
 import { textReply } from '@tether/fake-anthropic-api';
 import { expect, it, vi } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
-
-/**
- * A claude that writes one line per start to a log, then runs the real binary, or (a fault the real
- * one will not produce) exits at once or never answers, except when asked its version: the starts a
- * caller can count.
- */
-async function countingClaude(
-  environment: ClaudeTestEnvironment,
-  behaviour: 'real' | 'exits' | 'silent' | 'silent-lister' = 'real',
-): Promise<{ path: string; starts: () => Promise<string[]> }> {
-  const root = path.dirname(environment.home);
-  const binary = path.join(root, `claude-${behaviour}`);
-  const log = path.join(root, `${path.basename(binary)}.log`);
-  const real = `exec '${environment.claudePath}' "$@"`;
-  const faults = {
-    real,
-    exits: `if [ "$1" = "--version" ]; then ${real}; fi\nexit 3`,
-    silent: `if [ "$1" = "--version" ]; then ${real}; fi\nexec sleep 600`,
-    // Only the model list's start (in its own temporary folder) never answers; a session's runs.
-    'silent-lister': `case "$PWD" in */tether-models-*) exec sleep 600;; esac\n${real}`,
-  };
-  const run = faults[behaviour];
-  await writeFile(binary, `#!/bin/sh\necho "$*" >> '${log}'\n${run}\n`);
-  await chmod(binary, 0o755);
-  return {
-    path: binary,
-    // `claude --version` (the version check) is not a start of the agent.
-    starts: async () =>
-      (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line.includes('stream-json')),
-  };
-}
 
 describeTransports('the model list', ({ start }) => {
   it("lists the agent's built-in models with their version, and asks the agent once per binary", async () => {
@@ -64,6 +32,68 @@ describeTransports('the model list', ({ start }) => {
     const another = await environment.runtime({ provider: { claudePath: claude.path } });
     expect(await another.listModels('claude')).toEqual(list);
     expect(await claude.starts()).toHaveLength(1);
+  });
+
+  it("asked while a session's agent runs, is read from that agent: no agent starts only to list the models", async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    environment.api.enqueue(textReply('Here.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    const list = await runtime.listModels('claude');
+    expect(list.agentVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(list.models.map((model) => model.id)).toEqual(expect.arrayContaining(['sonnet', 'opus']));
+    expect(await claude.starts()).toHaveLength(1);
+    // The same list a start of its own gives (another binary file: nothing kept for it).
+    const lister = await countingClaude(environment, 'lists-only');
+    const another = await environment.runtime({ provider: { claudePath: lister.path } });
+    expect(await another.listModels('claude')).toEqual(list);
+    expect(await lister.starts()).toHaveLength(1);
+    // The session's agent still takes turns.
+    environment.api.enqueue(textReply('Still here.'));
+    const second = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Again.' }] });
+    expect(await runtime.waitForRun(second.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(await claude.starts()).toHaveLength(1);
+  });
+
+  it('asked as a session opened with its agent starts, is read from that agent once it has started', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      startAgent: true,
+    });
+    await waitForEvent(runtime, sessionId, 'session.process_started');
+    const list = await runtime.listModels('claude');
+    expect(list.models.map((model) => model.id)).toEqual(expect.arrayContaining(['sonnet', 'opus']));
+    expect(list.agentVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await claude.starts()).toHaveLength(1);
+    environment.api.enqueue(textReply('Here.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(await claude.starts()).toHaveLength(1);
+  });
+
+  it('a session agent started with a settings file of its own is not asked: the list is read by an agent of its own', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    // A settings file can shape the list (its modelPicker, say): that agent's answer is not the one asked for.
+    const settingsPath = path.join(path.dirname(environment.home), 'settings.json');
+    await writeFile(settingsPath, '{}\n');
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      settingsPath,
+    });
+    environment.api.enqueue(textReply('Here.'));
+    const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+    expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    expect((await runtime.listModels('claude')).models.length).toBeGreaterThan(0);
+    expect(await claude.starts()).toHaveLength(2);
+    expect((await claude.starts())[1]).not.toContain('--settings');
   });
 
   it('an agent that cannot answer is provider_unavailable, never an empty list, and a retry asks again', async () => {

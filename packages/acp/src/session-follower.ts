@@ -36,6 +36,8 @@ export interface SessionFollowerOptions {
   onSettingsChanged(): void;
   /** The session closed (here or through another host). */
   onClosed(): void;
+  /** The session's agent started, or failed to start (live events only): a model list can be asked of it now. */
+  onAgentStarted(): void;
   /** Ask the client; called for live interactions only (a replayed one that is still open, once caught up). */
   ask(interaction: OpenInteraction): void;
   onError(error: AgentError): void;
@@ -193,6 +195,11 @@ export class SessionFollower {
       this.#options.onSettingsChanged();
     }
     if (!replaying && event.type === 'session.closed') this.#options.onClosed();
+    if (
+      !replaying &&
+      (event.type === 'session.process_started' || (event.type === 'diagnostic' && event.code === 'agent.start_failed'))
+    )
+      this.#options.onAgentStarted();
     this.#track(event, replaying);
     this.#lastSeq = event.seq;
     if (event.seq === this.#replayUntil) this.#askOpen();

@@ -129,8 +129,7 @@ export class TetherAcpAgent {
     this.#clientCapabilities = request.clientCapabilities ?? {};
     const capabilities = await this.#host.providerCapabilities();
     this.#capabilities = capabilities;
-    // Read in the background: listing starts a short-lived agent, which no session should wait for.
-    this.#modelList();
+    // Not read yet: a session's agent, once started, answers it, where now an agent would start only for it.
     return initializeResponseOf(request, capabilities, VERSION);
   }
 
@@ -153,7 +152,8 @@ export class TetherAcpAgent {
       throw error;
     }
     this.#log.info('session opened', { sessionId: snapshot.sessionId });
-    const served = this.#serve(snapshot, { replay: false, mcpConfiguration });
+    // Followed from its opening: its agent may have started before the snapshot was read, and that start asks for the model list.
+    const served = this.#serve(snapshot, { replay: false, fromOpening: true, mcpConfiguration });
     const response = {
       sessionId: snapshot.sessionId,
       modes: sessionModes(snapshot),
@@ -186,6 +186,8 @@ export class TetherAcpAgent {
 
   /** The modes and options a load or resume answers with; the commands follow the answer. */
   #settingsResponse(snapshot: SessionSnapshot, served: ServedSession): LoadSessionResponse {
+    // No agent of the session starts with a load or a resume: one is started to read the list, in the background.
+    this.#modelList();
     const response = { modes: sessionModes(snapshot), configOptions: this.#optionsForAnswer(snapshot, served) };
     this.#announceCommandsAfterResponse(snapshot.sessionId);
     return response;
@@ -411,6 +413,7 @@ export class TetherAcpAgent {
     this.#served(sessionId);
     if (configId === modeOptionId) await this.setMode(sessionId, value);
     else await this.#setModel(sessionId, value);
+    this.#modelList();
     return this.#configOptions(await this.#host.getSession(sessionId));
   }
 
@@ -488,20 +491,20 @@ export class TetherAcpAgent {
 
   #serve(
     snapshot: SessionSnapshot,
-    options: { replay: boolean; mcpConfiguration: McpConfigurationFile | null },
+    options: { replay: boolean; fromOpening?: boolean; mcpConfiguration: McpConfigurationFile | null },
   ): ServedSession {
     const { sessionId } = snapshot;
     const previous = this.#sessions.get(sessionId);
     if (previous) {
       // Served here already (a load again): its prompts go on, waiting on the new follower (#runEnd).
-      const follower = this.#follow(snapshot, options.replay, () => void this.#release(sessionId, previous));
+      const follower = this.#follow(snapshot, options, () => void this.#release(sessionId, previous));
       previous.follower.stop();
       follower.continueFrom(previous.follower);
       previous.follower = follower;
       return previous;
     }
     const served: ServedSession = {
-      follower: this.#follow(snapshot, options.replay, () => void this.#release(sessionId, served)),
+      follower: this.#follow(snapshot, options, () => void this.#release(sessionId, served)),
       prompts: new Set(),
       mcpConfiguration: options.mcpConfiguration,
     };
@@ -509,21 +512,26 @@ export class TetherAcpAgent {
     return served;
   }
 
-  /** Follows the session for this connection: the whole log replayed first, or from the snapshot on. */
-  #follow(snapshot: SessionSnapshot, replay: boolean, onClosed: () => void): SessionFollower {
+  /** Follows the session for this connection: the whole log replayed first, or live from its opening or from the snapshot on. */
+  #follow(
+    snapshot: SessionSnapshot,
+    { replay, fromOpening = false }: { replay: boolean; fromOpening?: boolean },
+    onClosed: () => void,
+  ): SessionFollower {
     const { sessionId } = snapshot;
     return new SessionFollower(
       {
         host: this.#host,
         sessionId,
         directory: sessionDirectory(snapshot),
-        afterSeq: replay ? 0 : snapshot.lastSeq,
+        afterSeq: replay || fromOpening ? 0 : snapshot.lastSeq,
         titled: replay ? false : snapshot.title !== null,
         pendingAtStart: replay
           ? []
           : snapshot.pendingInteractions.filter((interaction) => interaction.status === 'pending'),
         notify: (update) => this.#notify(sessionId, update),
         onSettingsChanged: () => void this.#announceSettings(sessionId),
+        onAgentStarted: () => this.#modelList(),
         onClosed,
         ask: (interaction) => this.#ask(sessionId, interaction),
         onError: (error) => this.#log.error('session follow failed', { sessionId, code: error.code }),
@@ -573,7 +581,6 @@ export class TetherAcpAgent {
 
   /** The options as known now: while the model list is being read, the model option holds the model in effect and the default. */
   #configOptions(snapshot: SessionSnapshot): SessionConfigOption[] {
-    this.#modelList();
     return configOptions(
       snapshot,
       this.#knownModels ?? null,
@@ -590,8 +597,9 @@ export class TetherAcpAgent {
   }
 
   /**
-   * The agent's models, asked once per connection, in the background; none when the agent cannot
-   * list them (or fails to: the model is then free text, as without the option).
+   * The agent's models, asked once per connection, in the background, once a session's agent started
+   * (or a session was loaded); none when the agent cannot list them (or fails to: the model is then
+   * free text, as without the option).
    */
   #modelList(): void {
     this.#models ??= this.#host

@@ -13,6 +13,7 @@ import { buildClaudeEnvironment } from './launch/build-environment.js';
 import { privateTextFolderPrefix } from './launch/system-prompt-file.js';
 import { modelListFolderPrefix } from './models/list-models.js';
 import { readModelList } from './models/read-model-list.js';
+import { RunningAgents } from './models/running-agents.js';
 import { sweepAgentsOfEndedHosts } from './process/live-agent-markers.js';
 import { reapOrphans } from './process/reap-orphans.js';
 import type { AgentSdkQueryFunction } from './sdk/agent-sdk-types.js';
@@ -166,7 +167,7 @@ export function createClaudeProviderWith(
       // A version that cannot be read is not held against the binary: starting it says more.
       const tooOld = 'version' in answer ? cliTooOld(binaryPath, answer.version) : undefined;
       if (!tooOld) {
-        if ('version' in answer) rememberVersionCheckPassed(binaryPath);
+        if ('version' in answer) rememberVersionCheckPassed(binaryPath, answer.version);
         return;
       }
       checkedBinaries.delete(binaryPath);
@@ -204,12 +205,14 @@ export function createClaudeProviderWith(
   // (doPrepare): the first sessions' opens neither wait for a pair nor share their turns of the event
   // loop with one still connecting.
   void stdoutChannels?.prepare();
+  // What a model list is asked of before an agent is started only to read it.
+  const runningAgents = new RunningAgents();
   // A read beside the sessions (the model list) is not one of the agents whose number decides their priority.
   const priorityOf = (plan: LaunchPlan) => (plan.background ? {} : { priority });
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
     if (stdoutChannels) {
       await stdoutChannels.prepare();
-      return (plan, listener) => {
+      return runningAgents.tracking(binaryPath, (plan, listener) => {
         const stdoutChannel = stdoutChannels.take();
         return new CliConnection({
           binaryPath,
@@ -218,10 +221,13 @@ export function createClaudeProviderWith(
           ...priorityOf(plan),
           ...(stdoutChannel ? { stdoutChannel } : {}),
         });
-      };
+      });
     }
     const { query, prewarm } = await agentSdk();
-    return (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, ...priorityOf(plan) });
+    return runningAgents.tracking(
+      binaryPath,
+      (plan, listener) => new SdkConnection({ query, prewarm, binaryPath, plan, listener, ...priorityOf(plan) }),
+    );
   };
   return {
     specificationVersion: 'agent-provider-v1',
@@ -270,6 +276,7 @@ export function createClaudeProviderWith(
         }),
         timeoutMs: settings.modelListTimeoutMs ?? 30_000,
         signal: disposal.signal,
+        runningAgents,
         onRead: (read) => {
           modelReads.add(read);
           read.then(
@@ -309,6 +316,7 @@ export function createClaudeProviderWith(
       const session = new ClaudeSession(options, {
         transport,
         connect: await connector(binary.path),
+        runningAgents,
         binaryPath: binary.path,
         checkBinary: () => checkBinary(binary.path),
         correlation: settings.correlation ?? 'stamped',

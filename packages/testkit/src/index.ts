@@ -18,6 +18,8 @@ export type { FakeCliStep, FakeCliControlAnswer } from './fake-claude-cli.js';
 export { processesWithEnvironment } from '@tether/provider-claude/test-support';
 export { endTestProcessesAndFolder, killProcessesWithEnvironment } from './kill-processes.js';
 export { agentErrorOf } from './rejection.js';
+export { countingClaude } from './counting-claude.js';
+export type { CountingClaudeBehaviour } from './counting-claude.js';
 export { createFakeWorkspaceAcquirer } from './fake-workspace-acquirer.js';
 export type { FakeWorkspaceAcquirer, FakeWorkspaceCall, FakeWorkspaceStep } from './fake-workspace-acquirer.js';
 export { sampleApprovalRequest, sampleQuestions, sampleSessionRecord, sampleWorktreeStatus } from './sample-records.js';

@@ -20,6 +20,8 @@ export { type ClaudeUserMessage, userMessage } from './user-message.js';
 export type ClaudeControlRequest =
   /** Loads everything a first turn needs; its answer means "ready" (warm spares). */
   | { readonly subtype: 'initialize' }
+  /** The models the agent offers, as its initialize answer lists them: asked of an agent already running. */
+  | { readonly subtype: 'list_models' }
   | { readonly subtype: 'interrupt' }
   | { readonly subtype: 'set_permission_mode'; readonly mode: CliPermissionMode }
   /** null: the CLI's default model. */

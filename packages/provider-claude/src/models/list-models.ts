@@ -150,9 +150,17 @@ function failure(binaryPath: string, error: unknown, ending: ConnectionEnding | 
   });
 }
 
+/**
+ * Set in the host's own environment by the Agent SDK's first query() (and given to every agent it
+ * starts either way): an environment read before that call and one read after it are the same to the list.
+ */
+const setByTheAgentSdk = new Set(['CLAUDE_AGENT_SDK_VERSION']);
+
 /** What a model list is kept under: the same binary file, transport and environment give the same list. */
 export function modelListKey(identity: string, transport: string, environment: Record<string, string>): string {
-  const variables = Object.entries(environment).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const variables = Object.entries(environment)
+    .filter(([name]) => !setByTheAgentSdk.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256')
     .update(JSON.stringify([identity, transport, variables]))
     .digest('hex');

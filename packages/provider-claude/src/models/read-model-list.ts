@@ -2,6 +2,7 @@ import { binaryIdentity } from '../binary/checked-binaries.js';
 import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
 import { type AgentModels, type ModelListRequest, askAgentForModels, modelListKey } from './list-models.js';
 import { rememberedModelList } from './model-list-cache.js';
+import type { RunningAgents } from './running-agents.js';
 
 /** Where a model list is read from: the agent as a session of this binary, transport and environment would start it. */
 export interface ModelListSource extends Omit<ModelListRequest, 'connect'> {
@@ -12,12 +13,18 @@ export interface ModelListSource extends Omit<ModelListRequest, 'connect'> {
   readonly connector: () => ConnectionFactory | Promise<ConnectionFactory>;
   /** Told of each read that starts an agent (the provider lets them end before it is disposed). */
   readonly onRead?: (read: Promise<AgentModels>) => void;
+  /** The provider's session agents: one of this binary, transport and environment is asked before any is started. */
+  readonly runningAgents?: RunningAgents;
 }
+
+/** Bound on a running agent's answer (one still starting answers once its start-up is over); past it, one is started. */
+const runningAgentTimeoutMs = 10_000;
 
 /**
  * The agent's model list, as `listModels` and a model change (model-at-launch.ts) both read it: once
- * the binary passed its check, the list kept for this binary, transport and environment, or one
- * short start of the agent that reads it (model-list-cache.ts: at most one per environment).
+ * the binary passed its check, the list kept for this binary, transport and environment; else asked
+ * of a session agent of theirs already running (running-agents.ts), or one short start of the agent
+ * that reads it (model-list-cache.ts: at most one per environment).
  */
 export async function readModelList(source: ModelListSource): Promise<AgentModels> {
   await source.checkBinary();
@@ -26,15 +33,26 @@ export async function readModelList(source: ModelListSource): Promise<AgentModel
   return rememberedModelList(
     identity === null ? null : modelListKey(identity, source.transport, source.environment),
     () => {
-      const read = askAgentForModels({
-        connect,
-        binaryPath: source.binaryPath,
-        environment: source.environment,
-        timeoutMs: source.timeoutMs,
-        signal: source.signal,
-      });
-      source.onRead?.(read);
-      return read;
+      const asked = source.runningAgents?.askForModels(
+        source.binaryPath,
+        source.transport,
+        source.environment,
+        Math.min(source.timeoutMs, runningAgentTimeoutMs),
+      );
+      return asked ? asked.catch(() => startAndAsk(source, connect)) : startAndAsk(source, connect);
     },
   );
+}
+
+/** One short start of the agent, only to ask it the list. */
+function startAndAsk(source: ModelListSource, connect: ConnectionFactory): Promise<AgentModels> {
+  const read = askAgentForModels({
+    connect,
+    binaryPath: source.binaryPath,
+    environment: source.environment,
+    timeoutMs: source.timeoutMs,
+    signal: source.signal,
+  });
+  source.onRead?.(read);
+  return read;
 }

@@ -5,6 +5,7 @@ import type { AgentSdkQuery } from './agent-sdk-types.js';
 /** The reason codes are the runtime's own for the same refusal (its commands/ modules), so a host sees one code. */
 const unsupportedReasons = {
   initialize: 'initialize',
+  list_models: 'model_list',
   get_context_usage: 'context_usage',
   get_session_cost: 'session_cost',
   rewind_files: 'rewind_files',
@@ -43,6 +44,10 @@ function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unkn
   switch (request.subtype) {
     case 'initialize':
       if (!query.initializationResult) return Promise.reject(unsupported('initialize request', 'initialize'));
+      return query.initializationResult();
+    case 'list_models':
+      // The SDK's supportedModels() reads the same answer; with it comes the agent's version.
+      if (!query.initializationResult) return Promise.reject(unsupported('model list request', 'list_models'));
       return query.initializationResult();
     case 'interrupt':
       // A stop means stop, as on the cli transport; an SDK that ignores cancelQueued gives the older receipt (interrupt-request.ts).

@@ -1,4 +1,5 @@
 import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
+import type { RunningAgents } from '../models/running-agents.js';
 import type { Correlation } from '../translate/correlation.js';
 import type { ProcessPool } from './process-pool.js';
 import type { ToolPromptPolicy } from './tool-prompts.js';
@@ -10,6 +11,8 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly transport: ClaudeTransport;
   /** Starts the agent for a launch plan over the session's transport. */
   readonly connect: ConnectionFactory;
+  /** The provider's session agents, which a model list is asked of before one is started to read it. */
+  readonly runningAgents?: RunningAgents;
   /** The claude executable (named when it cannot be started). */
   readonly binaryPath: string;
   /** Rejects (provider_unavailable, cli_too_old) when the binary is older than supported; awaited before every start, cached by the provider. */

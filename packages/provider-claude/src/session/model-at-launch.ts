@@ -22,6 +22,7 @@ export async function modelAtLaunch(
       transport: settings.transport,
       checkBinary: settings.checkBinary,
       connector: () => settings.connect,
+      runningAgents: settings.runningAgents,
       binaryPath: settings.binaryPath,
       environment,
       timeoutMs: modelListTimeoutMs,
