@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { agentErrorOf, countingClaude, processesWithEnvironment, waitForEvent } from '@tether/testkit';
@@ -75,6 +75,44 @@ describeTransports('the model list', ({ start }) => {
     const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
     expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
     expect(await claude.starts()).toHaveLength(1);
+  });
+
+  it('asks no agent whose list may carry a model of its own: launched on one, given one live, under project settings that set one', async () => {
+    const environment = await start();
+    environment.api.setResponder(() => textReply('Here.'));
+    const ownModel = 'claude-own-model-1';
+    /** A session in `folder` (a runtime of its own, over its own binary file: nothing kept is shared), one turn taken, then the list. */
+    const listBeside = async (name: string, folder: string, options: { model?: string; setLive?: boolean } = {}) => {
+      const claude = await countingClaude(environment, 'real', name);
+      const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+      const { sessionId } = await runtime.openSession({
+        workspace: { kind: 'directory', path: folder },
+        ...(options.model ? { model: options.model } : {}),
+      });
+      const { runId } = await runtime.submitTurn({ sessionId, input: [{ type: 'text', text: 'Hi.' }] });
+      expect(await runtime.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+      if (options.setLive) await runtime.setModel({ sessionId, model: ownModel });
+      const ids = (await runtime.listModels('claude')).models.map((model) => model.id);
+      return { ids, starts: (await claude.starts()).length };
+    };
+    const launched = await listBeside('launched-on-its-own', environment.workspace, { model: ownModel });
+    expect(launched).toEqual({ ids: expect.not.arrayContaining([ownModel]), starts: 2 });
+    const setLive = await listBeside('given-one-live', environment.workspace, { setLive: true });
+    expect(setLive).toEqual({ ids: expect.not.arrayContaining([ownModel]), starts: 2 });
+    const projectSettings = async (folderName: string, settings: object) => {
+      const folder = path.join(path.dirname(environment.home), folderName);
+      await mkdir(path.join(folder, '.claude'), { recursive: true });
+      await writeFile(path.join(folder, '.claude', 'settings.json'), JSON.stringify(settings));
+      return folder;
+    };
+    const underSettings = await listBeside('under-settings', await projectSettings('modelled', { model: ownModel }));
+    expect(underSettings).toEqual({ ids: expect.not.arrayContaining([ownModel]), starts: 2 });
+    // Project settings that set neither a model nor variables leave the list as it is: that agent is asked.
+    const plain = await listBeside(
+      'under-plain-settings',
+      await projectSettings('plain', { permissions: { allow: [] } }),
+    );
+    expect(plain).toEqual({ ids: expect.arrayContaining(['sonnet', 'opus']), starts: 1 });
   });
 
   it('a session agent started with a settings file of its own is not asked: the list is read by an agent of its own', async () => {

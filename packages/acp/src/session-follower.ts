@@ -27,6 +27,11 @@ export interface SessionFollowerOptions {
   readonly directory: string;
   /** Follow events after this seq (0 replays the whole log). */
   readonly afterSeq: number;
+  /**
+   * Events up to this seq are already in what the client was answered with (a new session's snapshot):
+   * they are read only for the agent's start (onAgentStarted), and nothing of them is sent.
+   */
+  readonly knownUntil?: number;
   /** Whether the session already has a title (a first turn gives it one, announced once). */
   readonly titled: boolean;
   /** Interactions open when following started without a replay (session/resume). */
@@ -160,6 +165,12 @@ export class SessionFollower {
   }
 
   async #handle(event: ProtocolEvent): Promise<void> {
+    if (event.seq <= (this.#options.knownUntil ?? 0)) {
+      if (isAgentStart(event)) this.#options.onAgentStarted();
+      this.#lastSeq = event.seq;
+      this.#reached(event.seq);
+      return;
+    }
     const replaying = event.seq <= this.#replayUntil;
     // A turn the agent began by itself (a background task's report) is no prompt's run.
     if (event.type === 'run.started' && this.#expectingOwnRun && !replaying && event.startedBy !== 'agent') {
@@ -195,15 +206,16 @@ export class SessionFollower {
       this.#options.onSettingsChanged();
     }
     if (!replaying && event.type === 'session.closed') this.#options.onClosed();
-    if (
-      !replaying &&
-      (event.type === 'session.process_started' || (event.type === 'diagnostic' && event.code === 'agent.start_failed'))
-    )
-      this.#options.onAgentStarted();
+    if (!replaying && isAgentStart(event)) this.#options.onAgentStarted();
     this.#track(event, replaying);
     this.#lastSeq = event.seq;
     if (event.seq === this.#replayUntil) this.#askOpen();
-    for (const waiter of this.#seqWaiters.filter((candidate) => candidate.seq <= event.seq)) {
+    this.#reached(event.seq);
+  }
+
+  /** Every event up to `seq` is handled: its waiters go on. */
+  #reached(seq: number): void {
+    for (const waiter of this.#seqWaiters.filter((candidate) => candidate.seq <= seq)) {
       this.#seqWaiters.splice(this.#seqWaiters.indexOf(waiter), 1);
       waiter.resolve();
     }
@@ -293,4 +305,11 @@ export class SessionFollower {
     this.#runWaiters.clear();
     for (const waiter of this.#seqWaiters.splice(0)) waiter.reject(failure);
   }
+}
+
+/** The session's agent started, or its start ahead of a first prompt failed. */
+function isAgentStart(event: ProtocolEvent): boolean {
+  return (
+    event.type === 'session.process_started' || (event.type === 'diagnostic' && event.code === 'agent.start_failed')
+  );
 }

@@ -152,7 +152,7 @@ export class TetherAcpAgent {
       throw error;
     }
     this.#log.info('session opened', { sessionId: snapshot.sessionId });
-    // Followed from its opening: its agent may have started before the snapshot was read, and that start asks for the model list.
+    // Read from its opening: its agent may have started before the snapshot was read, and that start asks for the model list.
     const served = this.#serve(snapshot, { replay: false, fromOpening: true, mcpConfiguration });
     const response = {
       sessionId: snapshot.sessionId,
@@ -186,7 +186,8 @@ export class TetherAcpAgent {
 
   /** The modes and options a load or resume answers with; the commands follow the answer. */
   #settingsResponse(snapshot: SessionSnapshot, served: ServedSession): LoadSessionResponse {
-    // No agent of the session starts with a load or a resume: one is started to read the list, in the background.
+    // Asked at once: a load's replay cannot tell a reopened session's agent starting now from its earlier
+    // starts, and an open session's agent may not start at all. With none to ask, one starts to read it.
     this.#modelList();
     const response = { modes: sessionModes(snapshot), configOptions: this.#optionsForAnswer(snapshot, served) };
     this.#announceCommandsAfterResponse(snapshot.sessionId);
@@ -525,6 +526,7 @@ export class TetherAcpAgent {
         sessionId,
         directory: sessionDirectory(snapshot),
         afterSeq: replay || fromOpening ? 0 : snapshot.lastSeq,
+        knownUntil: fromOpening ? snapshot.lastSeq : 0,
         titled: replay ? false : snapshot.title !== null,
         pendingAtStart: replay
           ? []

@@ -13,15 +13,16 @@ export type CountingClaudeBehaviour = 'real' | 'lists-only' | 'exits' | 'silent'
 
 /**
  * A claude that writes one line per start (its arguments) to a log, then behaves as asked: the
- * starts a caller can count. Written next to the environment's HOME, named for its behaviour (a file
- * of its own: what a provider keeps per binary is not shared with another behaviour's).
+ * starts a caller can count. Written next to the environment's HOME, named for its behaviour or
+ * `name` (a file of its own: what a provider keeps per binary file is not shared with another's).
  */
 export async function countingClaude(
   environment: Pick<ClaudeTestEnvironment, 'home' | 'claudePath'>,
   behaviour: CountingClaudeBehaviour = 'real',
+  name: string = behaviour,
 ): Promise<{ readonly path: string; starts(): Promise<string[]> }> {
   const root = path.dirname(environment.home);
-  const binary = path.join(root, `claude-${behaviour}`);
+  const binary = path.join(root, `claude-${name}`);
   const log = path.join(root, `${path.basename(binary)}.log`);
   const real = `exec '${environment.claudePath}' "$@"`;
   const version = `if [ "$1" = "--version" ]; then ${real}; fi`;

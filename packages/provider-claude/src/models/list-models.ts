@@ -96,9 +96,9 @@ export async function askAgentForModels(request: ModelListRequest): Promise<Agen
 }
 
 /**
- * The list is read beside sessions (tether acp reads it from initialize on, just as a first prompt's
- * agent starts): at the lowest CPU priority its start-up never slows a session's agent on a small
- * machine, and on an idle one it runs as fast as before.
+ * The list is read beside sessions (a web page's new-session form, a loaded ACP session, a session's
+ * agent starting with no agent of the provider to ask): at the lowest CPU priority its start-up never
+ * slows a session's agent on a small machine, and on an idle one it runs as fast as before.
  */
 function runInBackground(pid: number | undefined): void {
   if (pid === undefined) return;

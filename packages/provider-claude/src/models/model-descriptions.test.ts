@@ -56,4 +56,15 @@ describe('modelsOfInitializeAnswer', () => {
     expect(modelsOfInitializeAnswer({})).toEqual({ models: [], agentVersion: null });
     expect(modelsOfInitializeAnswer(null)).toEqual({ models: [], agentVersion: null });
   });
+
+  it("leaves out the rows list_models marks disabled (shown in Claude Code's picker, not selectable)", () => {
+    const { models } = modelsOfInitializeAnswer({
+      models: [
+        { value: 'default', resolvedModel: 'claude-opus-5-5' },
+        { value: 'fable', resolvedModel: 'claude-fable-5-2', disabled: true },
+        { value: 'sonnet', resolvedModel: 'claude-sonnet-5-5', disabled: false },
+      ],
+    });
+    expect(models.map((model) => model.id)).toEqual(['default', 'sonnet']);
+  });
 });

@@ -7,7 +7,9 @@ const isObject = (value: unknown): value is Json =>
 
 /** One entry of the initialize answer's `models` (the SDK's ModelInfo) as a picker describes it; undefined if unusable. */
 function describeModel(entry: unknown): ModelDescription | undefined {
-  if (!isObject(entry) || typeof entry.value !== 'string') return undefined;
+  // `list_models` also lists the rows the account or a policy disables (`disabled: true`, shown but not
+  // selectable in Claude Code's picker); `initialize` leaves them out. Neither can be chosen.
+  if (!isObject(entry) || typeof entry.value !== 'string' || entry.disabled === true) return undefined;
   const effortLevels = Array.isArray(entry.supportedEffortLevels)
     ? entry.supportedEffortLevels.filter((level): level is string => typeof level === 'string')
     : [];

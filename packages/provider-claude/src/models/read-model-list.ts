@@ -33,13 +33,18 @@ export async function readModelList(source: ModelListSource): Promise<AgentModel
   return rememberedModelList(
     identity === null ? null : modelListKey(identity, source.transport, source.environment),
     () => {
+      const began = Date.now();
       const asked = source.runningAgents?.askForModels(
         source.binaryPath,
         source.transport,
         source.environment,
         Math.min(source.timeoutMs, runningAgentTimeoutMs),
       );
-      return asked ? asked.catch(() => startAndAsk(source, connect)) : startAndAsk(source, connect);
+      if (!asked) return startAndAsk(source, connect);
+      // What the running agent took of the bound is gone: the read as a whole keeps to modelListTimeoutMs.
+      return asked.catch(() =>
+        startAndAsk({ ...source, timeoutMs: Math.max(1, source.timeoutMs - (Date.now() - began)) }, connect),
+      );
     },
   );
 }
