@@ -167,7 +167,6 @@ export class SessionFollower {
   async #handle(event: ProtocolEvent): Promise<void> {
     if (event.seq <= (this.#options.knownUntil ?? 0)) {
       if (isAgentStart(event)) this.#options.onAgentStarted();
-      this.#lastSeq = event.seq;
       this.#reached(event.seq);
       return;
     }
@@ -208,13 +207,13 @@ export class SessionFollower {
     if (!replaying && event.type === 'session.closed') this.#options.onClosed();
     if (!replaying && isAgentStart(event)) this.#options.onAgentStarted();
     this.#track(event, replaying);
-    this.#lastSeq = event.seq;
     if (event.seq === this.#replayUntil) this.#askOpen();
     this.#reached(event.seq);
   }
 
   /** Every event up to `seq` is handled: its waiters go on. */
   #reached(seq: number): void {
+    this.#lastSeq = seq;
     for (const waiter of this.#seqWaiters.filter((candidate) => candidate.seq <= seq)) {
       this.#seqWaiters.splice(this.#seqWaiters.indexOf(waiter), 1);
       waiter.resolve();

@@ -30,23 +30,22 @@ export async function readModelList(source: ModelListSource): Promise<AgentModel
   await source.checkBinary();
   const identity = binaryIdentity(source.binaryPath);
   const connect = await source.connector();
-  return rememberedModelList(
-    identity === null ? null : modelListKey(identity, source.transport, source.environment),
-    () => {
-      const began = Date.now();
-      const asked = source.runningAgents?.askForModels(
-        source.binaryPath,
-        source.transport,
-        source.environment,
-        Math.min(source.timeoutMs, runningAgentTimeoutMs),
-      );
-      if (!asked) return startAndAsk(source, connect);
-      // What the running agent took of the bound is gone: the read as a whole keeps to modelListTimeoutMs.
-      return asked.catch(() =>
-        startAndAsk({ ...source, timeoutMs: Math.max(1, source.timeoutMs - (Date.now() - began)) }, connect),
-      );
-    },
-  );
+  const key = identity === null ? null : modelListKey(identity, source.transport, source.environment);
+  return rememberedModelList(key, () => {
+    const began = Date.now();
+    const asked =
+      identity !== null && key !== null
+        ? source.runningAgents?.askForModels(
+            { binaryPath: source.binaryPath, identity, key },
+            Math.min(source.timeoutMs, runningAgentTimeoutMs),
+          )
+        : null;
+    if (!asked) return startAndAsk(source, connect);
+    // What the running agent took of the bound is gone: the read as a whole keeps to modelListTimeoutMs.
+    return asked.catch(() =>
+      startAndAsk({ ...source, timeoutMs: Math.max(1, source.timeoutMs - (Date.now() - began)) }, connect),
+    );
+  });
 }
 
 /** One short start of the agent, only to ask it the list. */

@@ -4,7 +4,6 @@ import { binaryIdentity, checkedVersion } from '../binary/checked-binaries.js';
 import type {
   ClaudeConnection,
   ClaudeControlRequest,
-  ClaudeTransport,
   ConnectionFactory,
   ConnectionListener,
   LaunchPlan,
@@ -60,19 +59,16 @@ export class RunningAgents {
   }
 
   /**
-   * The model list from a running agent of this binary file, transport and environment (`list_models`,
-   * answered beside whatever it is doing), or null when none may answer. Fails when the agent does not
-   * answer within `timeoutMs` or ends first: the caller then starts one of its own.
+   * The model list from a running agent of the binary file (`identity`), transport and environment
+   * the list is kept under (`key`: modelListKey), asked `list_models` (answered beside whatever it is
+   * doing), or null when none may answer. Fails when the agent does not answer within `timeoutMs` or
+   * ends first: the caller then starts one of its own.
    */
   askForModels(
-    binaryPath: string,
-    transport: ClaudeTransport,
-    environment: Record<string, string>,
+    list: { readonly binaryPath: string; readonly identity: string; readonly key: string },
     timeoutMs: number,
   ): Promise<AgentModels> | null {
-    const identity = binaryIdentity(binaryPath);
-    if (identity === null) return null;
-    const key = modelListKey(identity, transport, environment);
+    const { binaryPath, identity, key } = list;
     for (const [connection, agent] of this.#agents) {
       if (!connection.running || agent.modelSet || agent.identity !== identity) continue;
       if (modelListKey(identity, connection.transport, agent.plan.environment) !== key) continue;

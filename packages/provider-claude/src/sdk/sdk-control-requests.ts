@@ -43,11 +43,12 @@ async function setModel(query: AgentSdkQuery, model: string | null): Promise<{ m
 function call(query: AgentSdkQuery, request: ClaudeControlRequest): Promise<unknown> {
   switch (request.subtype) {
     case 'initialize':
-      if (!query.initializationResult) return Promise.reject(unsupported('initialize request', 'initialize'));
-      return query.initializationResult();
+    // The SDK's supportedModels() reads the initialize answer; with it comes the agent's version.
     case 'list_models':
-      // The SDK's supportedModels() reads the same answer; with it comes the agent's version.
-      if (!query.initializationResult) return Promise.reject(unsupported('model list request', 'list_models'));
+      if (!query.initializationResult)
+        return Promise.reject(
+          unsupported(request.subtype === 'initialize' ? 'initialize request' : 'model list request', request.subtype),
+        );
       return query.initializationResult();
     case 'interrupt':
       // A stop means stop, as on the cli transport; an SDK that ignores cancelQueued gives the older receipt (interrupt-request.ts).
