@@ -13,10 +13,10 @@ const command = process.argv.length > 2 ? process.argv.slice(2) : ['npm', 'test'
 const readEveryMs = 200;
 const ticksPerSecond = 100;
 
-/** Machine-wide CPU time by state, in ticks (/proc/stat's first line). */
+/** Machine-wide CPU time by state, in ticks (/proc/stat's first line; guest time is already in user). */
 function machineTicks() {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const ticks = fields.map(Number);
+  const ticks = fields.slice(0, 8).map(Number);
   return { total: ticks.reduce((sum, value) => sum + value, 0), idle: ticks[3] + ticks[4] };
 }
 
@@ -75,7 +75,15 @@ const before = machineTicks();
 const started = Date.now();
 const reading = setInterval(readProcesses, readEveryMs);
 const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
-const exitCode = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+// A signal to this tool reaches the command too (a terminal's Ctrl-C reaches both already).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+const exitCode = await new Promise((resolve) => {
+  child.on('error', (error) => {
+    console.error(`${command[0]} could not be started: ${error.message}`);
+    resolve(127);
+  });
+  child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+});
 clearInterval(reading);
 readProcesses();
 const after = machineTicks();
