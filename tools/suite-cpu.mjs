@@ -1,24 +1,19 @@
-// Where a command's CPU goes, by kind of process (Linux only): runs the command (by default the whole
-// test suite, `npm test`), reads every process's CPU from /proc while it runs, and prints the CPU-seconds
-// and process counts of each kind, with the machine's idle time. DEVELOPERS.md ("Where the suite's time
-// goes") records what it found.
+// Where a command's CPU goes, by kind of process (Linux only; after a build: it reads /proc as the
+// benchmark does, bench/lib/proc.mjs): runs the command (by default the whole test suite, `npm test`),
+// reads every process's CPU while it runs, and prints the CPU-seconds and process counts of each kind,
+// with what the whole machine used. DEVELOPERS.md ("Where the suite's time goes") records what it found.
 //   ./dev node tools/suite-cpu.mjs                        the whole suite
 //   ./dev node tools/suite-cpu.mjs npx vitest run tests/acp   any other command
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import { readProcessStatus } from '@tether/provider-claude/test-support';
+import { commandLine, machineBusyMs, ticksToMs } from '../bench/lib/proc.mjs';
 
 const command = process.argv.length > 2 ? process.argv.slice(2) : ['npm', 'test'];
 // Often enough to see most processes alive (a claude lives ~1 s). What one used after its last read is
 // missed, and so is one that starts and ends between two reads (git, sh): the "not seen" line.
 const readEveryMs = 200;
-const ticksPerSecond = 100;
-
-/** Machine-wide CPU time by state, in ticks (/proc/stat's first line; guest time is already in user). */
-function machineTicks() {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const ticks = fields.slice(0, 8).map(Number);
-  return { total: ticks.reduce((sum, value) => sum + value, 0), idle: ticks[3] + ticks[4] };
-}
 
 /**
  * Every process seen, by pid and start time (pids are reused): its kind, from its first read, and its
@@ -27,15 +22,9 @@ function machineTicks() {
 const processes = new Map();
 
 function kindOf(pid) {
-  let executable = '';
-  let argv = [];
-  try {
-    executable = readlinkSync(`/proc/${pid}/exe`);
-    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return 'kernel, or gone before it was read';
-  }
-  const name = executable.split('/').pop();
+  const argv = commandLine(pid);
+  if (argv === null || argv.length === 0) return 'kernel, or gone before it was read';
+  const name = argv[0].split('/').pop();
   if (name !== 'node') return name;
   const script = argv.slice(1).find((argument) => !argument.startsWith('-')) ?? '';
   if (argv.some((argument) => argument.includes('--experimental-import-meta-resolve'))) return 'node: vitest worker';
@@ -48,30 +37,23 @@ function kindOf(pid) {
 
 function readProcesses(before = false) {
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // The fields after the command name, which may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const key = `${entry}:${fields[19]}`;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const status = readProcessStatus(Number(entry));
+    if (status === undefined) continue;
+    const key = `${entry}:${status.startTime}`;
     let seen = processes.get(key);
     if (!seen) {
-      if (Number(entry) === process.pid) continue;
-      seen = { kind: kindOf(entry), cpu: 0, before: 0 };
+      seen = { kind: kindOf(Number(entry)), cpuMs: 0, beforeMs: 0 };
       processes.set(key, seen);
     }
-    const cpu = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-    if (before) seen.before = cpu;
-    seen.cpu = cpu - seen.before;
+    const cpuMs = ticksToMs(status.cpuTicks);
+    if (before) seen.beforeMs = cpuMs;
+    seen.cpuMs = cpuMs - seen.beforeMs;
   }
 }
 
 readProcesses(true);
-const before = machineTicks();
+const busyBefore = machineBusyMs();
 const started = Date.now();
 const reading = setInterval(readProcesses, readEveryMs);
 const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -86,30 +68,27 @@ const exitCode = await new Promise((resolve) => {
 });
 clearInterval(reading);
 readProcesses();
-const after = machineTicks();
+const busyMs = machineBusyMs() - busyBefore;
+const wallMs = Date.now() - started;
 
 const kinds = new Map();
-for (const { kind, cpu } of processes.values()) {
-  const row = kinds.get(kind) ?? { count: 0, cpu: 0 };
+for (const { kind, cpuMs } of processes.values()) {
+  const row = kinds.get(kind) ?? { count: 0, cpuMs: 0 };
   row.count += 1;
-  row.cpu += cpu;
+  row.cpuMs += cpuMs;
   kinds.set(kind, row);
 }
-const seconds = (ticks) => (ticks / ticksPerSecond).toFixed(0);
-console.log(`\n${command.join(' ')}: exit ${exitCode}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+const seconds = (ms) => (ms / 1000).toFixed(0).padStart(5);
+const cores = os.availableParallelism();
+console.log(`\n${command.join(' ')}: exit ${exitCode}, ${(wallMs / 1000).toFixed(0)} s`);
 console.log(
-  `machine: ${seconds(after.total - before.total)} CPU-s, of which idle ${seconds(after.idle - before.idle)} (all processes, not only the command's)`,
+  `machine: ${seconds(busyMs).trim()} CPU-s used of ${seconds(wallMs * cores).trim()} (${cores} cores; all processes, not only the command's)`,
 );
 console.log('CPU-s  processes  kind');
-for (const [kind, row] of [...kinds].sort((a, b) => b[1].cpu - a[1].cpu)) {
-  if (row.cpu < 1) continue;
-  console.log(`${row.cpu.toFixed(0).padStart(5)}  ${String(row.count).padStart(9)}  ${kind}`);
+for (const [kind, row] of [...kinds].sort((a, b) => b[1].cpuMs - a[1].cpuMs)) {
+  if (row.cpuMs < 1000) continue;
+  console.log(`${seconds(row.cpuMs)}  ${String(row.count).padStart(9)}  ${kind}`);
 }
-const seen = [...kinds.values()].reduce((sum, row) => sum + row.cpu, 0);
-const used = (after.total - before.total - (after.idle - before.idle)) / ticksPerSecond;
-console.log(
-  `${Math.max(0, used - seen)
-    .toFixed(0)
-    .padStart(5)}             not seen (between two reads, or the kernel's own)`,
-);
+const seenMs = [...kinds.values()].reduce((sum, row) => sum + row.cpuMs, 0);
+console.log(`${seconds(Math.max(0, busyMs - seenMs))}             not seen (between two reads, or the kernel's own)`);
 process.exitCode = exitCode;

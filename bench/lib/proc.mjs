@@ -24,7 +24,8 @@ try {
   // 100 is the Linux default.
 }
 
-const ticksToMs = (ticks) => (ticks * 1000) / ticksPerSecond;
+/** Clock ticks (/proc's unit of CPU time) in ms. */
+export const ticksToMs = (ticks) => (ticks * 1000) / ticksPerSecond;
 
 /** utime + stime of a live process (all its threads), in ms; NaN once it is gone. */
 export function processCpuMs(pid) {
