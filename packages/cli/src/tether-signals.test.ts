@@ -301,4 +301,28 @@ describe('terminating signals through a daemon, and for demo and attach', () => 
     expect(result.code, result.stderr).toBe(143);
     expect(processesWithEnvironment('TETHER_PROCESS_MARKER', marker)).toEqual([]);
   });
+
+  it('Ctrl-C during the demo: it says the demo stopped and its session is gone, never to go on with it; exit 130', async () => {
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...withoutCredentials } = fixture.environment;
+    let toolCalled!: () => void;
+    const midTurn = new Promise<void>((resolve) => (toolCalled = resolve));
+    let progress = '';
+    const demo = spawnTether(['demo'], {
+      cwd: fixture.root,
+      environment: withoutCredentials,
+      onStderr: (text) => {
+        progress += text;
+        if (progress.includes('Read invoked')) toolCalled();
+      },
+    });
+    await midTurn;
+    demo.child.kill('SIGINT');
+    const result = await demo.finished;
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toContain('■ interrupted');
+    expect(result.stderr).not.toContain('runtime_stopped');
+    expect(result.stderr.endsWith('\nDemo stopped (SIGINT); everything it made is removed.\n'), result.stderr).toBe(
+      true,
+    );
+  });
 });

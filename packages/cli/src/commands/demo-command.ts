@@ -91,6 +91,9 @@ export async function demoCommand(argv: readonly string[], context: CliContext):
   } finally {
     removeInterrupt();
     if (root !== undefined) await rm(root, { recursive: true, force: true });
+    // The demo's session went with its data dir: said here, not left to the run's advice to go on with it.
+    if (stop.ending !== null && !json)
+      context.stderr.write(`Demo stopped (${stop.ending}); everything it made is removed.\n`);
   }
 }
 
@@ -147,7 +150,9 @@ async function runDemo(
       for (const prompt of prompts) {
         if (!json) context.stderr.write(`\n› ${prompt}\n`);
         const run = await runTurn(runtime, { sessionId, prompt, afterSeq, sink: renderer });
-        if (renderer instanceof HumanRenderer) renderer.summary(run, sessionId);
+        // Stopped by a signal, the run's error would advise going on with a session about to be removed.
+        if (renderer instanceof HumanRenderer)
+          renderer.summary(stop.ending === null ? run : { ...run, error: null }, sessionId);
         if (stop.ending !== null) return signalExitCode(stop.ending);
         if (run.outcome !== 'succeeded') return exitCodeForRun(run);
         afterSeq = (await runtime.getSession(sessionId)).lastSeq;
