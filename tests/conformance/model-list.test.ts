@@ -77,6 +77,47 @@ describeTransports('the model list', ({ start }) => {
     expect(await claude.starts()).toHaveLength(1);
   });
 
+  it("is read again once the user's settings change: a model they name is listed, by no agent started before", async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment);
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const { sessionId } = await runtime.openSession({
+      workspace: { kind: 'directory', path: environment.workspace },
+      startAgent: true,
+    });
+    await waitForEvent(runtime, sessionId, 'session.process_started');
+    const ownModel = 'claude-own-model-1';
+    const ids = async () => (await runtime.listModels('claude')).models.map((model) => model.id);
+    expect(await ids()).not.toContain(ownModel);
+    expect(await claude.starts()).toHaveLength(1);
+    // The user names a model of theirs in ~/.claude/settings.json while the daemon (here, the runtime) runs.
+    await mkdir(path.join(environment.home, '.claude'), { recursive: true });
+    await writeFile(path.join(environment.home, '.claude', 'settings.json'), JSON.stringify({ model: ownModel }));
+    expect(await ids()).toContain(ownModel);
+    // The session's agent read the settings before the edit: an agent of the list's own read it.
+    expect(await claude.starts()).toHaveLength(2);
+    // Kept again until the next edit.
+    expect(await ids()).toContain(ownModel);
+    expect(await claude.starts()).toHaveLength(2);
+  });
+
+  it('a session closed while its model change reads the list leaves that read to the others who asked for it', async () => {
+    const environment = await start();
+    const claude = await countingClaude(environment, 'held-lister');
+    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: environment.workspace } });
+    // No agent runs: the change reads the list by a start of its own, held until released.
+    const setting = runtime.setModel({ sessionId, model: 'sonnet' }).catch((error: unknown) => error);
+    await vi.waitFor(async () => expect(await claude.starts()).toHaveLength(1), { timeout: 30_000 });
+    const listing = runtime.listModels('claude');
+    await runtime.closeSession({ sessionId });
+    await writeFile(path.join(path.dirname(environment.home), 'release-lister'), '');
+    expect((await listing).models.map((model) => model.id)).toEqual(expect.arrayContaining(['sonnet', 'opus']));
+    expect(await claude.starts()).toHaveLength(1);
+    await setting;
+    await vi.waitFor(() => expect(processesWithEnvironment('HOME', environment.home)).toEqual([]), { timeout: 30_000 });
+  });
+
   it('asks no agent whose list may carry a model of its own: launched on one, given one live, under project settings that set one', async () => {
     const environment = await start();
     environment.api.setResponder(() => textReply('Here.'));

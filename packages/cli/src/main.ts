@@ -107,7 +107,7 @@ commands:
   tether doctor     what Tether would run with, and what to fix
   tether serve      the daemon: HTTP + WebSocket API (docs/api.md)
   tether token      the daemon's token (--rotate replaces it)
-  tether sessions   the daemon's sessions; tether show SESSION for one
+  tether sessions   the sessions (the daemon's, or the data dir's when none runs); tether show SESSION for one
   tether attach     follow a session live and answer its prompts
   tether send       one turn in a daemon's session
   tether interrupt  stop a session's run; tether close SESSION closes it
@@ -199,11 +199,9 @@ export async function main(argv: readonly string[], context: CliContext): Promis
       return 2;
     }
     if (AgentError.isInstance(error)) {
-      if (json) writeJsonError(context, { ...error.toObject(), message: cliErrorMessage(error, rest, name) });
-      else
-        context.stderr.write(
-          `tether ${name}: ${cliErrorMessage(error, rest, name)} [${error.code}]\n${ownerHint(error)}`,
-        );
+      const message = `${cliErrorMessage(error, rest, name)}${tokenSourceNote(error, context)}`;
+      if (json) writeJsonError(context, { ...error.toObject(), message });
+      else context.stderr.write(`tether ${name}: ${message} [${error.code}]\n${ownerHint(error)}`);
       return exitCodeForCode(error.code);
     }
     const denied = permissionDenied(error);
@@ -255,6 +253,15 @@ async function checkDataDir(argv: readonly string[], context: CliContext): Promi
   throw new UsageError(
     `the data dir ${dataDir} (${from}) ${what}: remove the file, or point --data-dir or TETHER_HOME at a directory.`,
   );
+}
+
+/**
+ * A token the daemon refused that came from TETHER_TOKEN (which wins over the data dir's file, for
+ * the local daemon too): `tether token` shows the file's, not the one that was sent, so say which.
+ */
+function tokenSourceNote(error: AgentError, context: CliContext): string {
+  if (error.code !== 'unauthorized' || !context.environment.TETHER_TOKEN) return '';
+  return " But the token sent was TETHER_TOKEN's, which wins over the data dir's: set TETHER_TOKEN to this daemon's token, or unset it to use the data dir's.";
 }
 
 /**

@@ -166,6 +166,13 @@ describe('tether models', () => {
 
     await serve();
     expect((await tetherJson<ModelList>(['models', '--json']))[0]).toEqual(local);
+    // The daemon answers with its own agent: a binary or transport asked for here is said to be ignored.
+    const daemonsOwn = await tether(['models', '--json', '--claude-path', path.join(fixture.root, 'no-claude')]);
+    expect(daemonsOwn.code, daemonsOwn.stderr).toBe(0);
+    expect(JSON.parse(daemonsOwn.stdout)).toEqual(local);
+    expect(daemonsOwn.stderr).toBe(
+      'tether models: --claude-path ignored: the daemon lists the models of the agent it was started with (give them to tether serve, or stop it to ask in this process).\n',
+    );
     const unknown = await tether(['models', '--provider', 'nope']);
     expect([unknown.code, unknown.stderr]).toEqual([unknownHere.code, unknownHere.stderr]);
     // No model request: the list is built into the agent.

@@ -184,6 +184,26 @@ describe('tether commands through a daemon', () => {
     expect((await tether(['sessions'], { TETHER_TOKEN: token })).code).toBe(0);
   });
 
+  it('a token refused that came from TETHER_TOKEN says so, since tether token shows the data dir’s, not the one sent', async () => {
+    const url = await serve();
+    const stale = { TETHER_TOKEN: 'tether_stale-token-of-another-daemon' };
+    for (const args of [['sessions'], ['sessions', '--server', url]]) {
+      const refused = await tether(args, stale);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`The Tether daemon at ${url} refused the token`);
+      expect(refused.stderr).toContain('the token sent was TETHER_TOKEN');
+      expect(refused.stderr).toContain('[unauthorized]');
+    }
+    const json = await tether(['sessions', '--json'], stale);
+    expect(json.code).toBe(1);
+    const { error } = JSON.parse(json.stderr) as { error: { code: string; message: string } };
+    expect(error.code).toBe('unauthorized');
+    expect(error.message).toContain('the token sent was TETHER_TOKEN');
+    // The data dir's own token, without TETHER_TOKEN, is not said to come from it.
+    const wrongFile = await tether(['sessions'], { TETHER_HOME: fixture.environment.TETHER_HOME! });
+    expect(wrongFile.code).toBe(0);
+  });
+
   it('sessions and show name a session by its title, its terminal controls inert, and say how its last run ended', async () => {
     await serve();
     fixture.api.enqueue(textReply('Fixed.'), errorReply(500), errorReply(500));
@@ -315,6 +335,51 @@ describe('tether commands through a daemon', () => {
     expect(refused.stderr).toContain(
       '--agent-nice takes a whole number from 0 (agents run as Tether does) to 19, not "20"',
     );
+  });
+
+  // As root, the claude CLI refuses bypass without IS_SANDBOX=1 (the fixture's environment has none).
+  it.skipIf(process.getuid?.() !== 0)(
+    'run --resume --permission-mode bypass, refused as root without IS_SANDBOX, leaves the session as it was: its agent up, nothing recorded',
+    async () => {
+      const url = await serve();
+      fixture.api.enqueue(textReply('First.'));
+      const first = await tether(['run', 'Hello']);
+      expect(first.code, first.stderr).toBe(0);
+      const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
+      // The run's context report is stored after its end: from then on the session is quiet.
+      const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
+      for await (const event of client.subscribe(sessionId, { afterSeq: 0 }))
+        if (event.type === 'session.context_measured') break;
+      const agents = () =>
+        processesWithEnvironment('HOME', fixture.environment.HOME!).filter(
+          (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'claude',
+        );
+      const agentBefore = agents();
+      expect(agentBefore).toHaveLength(1);
+      const show = async () =>
+        JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as { lastSeq: number; permissionMode: string };
+      const before = await show();
+
+      const refused = await tether(['run', '--resume', sessionId, '--permission-mode', 'bypass', 'Again']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('IS_SANDBOX=1');
+      expect(refused.stderr).toContain('[provider_configuration_refused]');
+      // Nothing recorded (no process_stopped, no mode put back), and the session's agent was not stopped.
+      expect(await show()).toMatchObject({ lastSeq: before.lastSeq, permissionMode: before.permissionMode });
+      expect(agents()).toEqual(agentBefore);
+      expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+    },
+  );
+
+  it('serve --allow-origin with a value that is no http(s) origin names the option, not the API field, nothing started', async () => {
+    const refused = await tether(['serve', '--port', '0', '--allow-origin', 'localhost:5173']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'tether serve: --allow-origin "localhost:5173" is not an http(s) origin such as "http://localhost:5173". [invalid_command]',
+    );
+    expect(refused.stderr).not.toContain('allowOrigins');
+    expect(refused.stderr).not.toContain('listening');
+    expect(existsSync(path.join(fixture.environment.TETHER_HOME!, 'daemon.json'))).toBe(false);
   });
 
   it('serve --port on a port fetch refuses (6000: a "bad port") is a usage error, nothing started', async () => {

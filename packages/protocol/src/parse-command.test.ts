@@ -80,6 +80,10 @@ describe('parseCommand', () => {
       const open = { type: 'open_session', commandId: 'c', workspace: { kind: 'directory', path: '/tmp' }, model };
       expect(refused(open).code).toBe('invalid_command');
       expect(refused({ type: 'set_model', commandId: 'c', sessionId, model }).code).toBe('invalid_command');
+      // The message says which rule the name broke, not only that it is not a model name.
+      expect(refused({ type: 'set_model', commandId: 'c', sessionId, model }).message).toContain(
+        'model: a model name or alias is one word: no space or control character, and no leading "-"',
+      );
     }
   });
 

@@ -57,13 +57,17 @@ const argumentValue = z
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a model name holds no control character.
 const notAModelName = /[\s\u0000-\u001f\u007f]/;
 
+// Says which rule the name broke: "a model name" alone left whoever typed "claude sonnet" guessing.
+const modelNameRule =
+  'a model name or alias is one word: no space or control character, and no leading "-" (e.g. "sonnet")';
+
 /** A model name or alias, as open_session's configuration and set_model take it: one word, never a flag. */
 export const modelName = z
   .string()
   .min(1)
   .max(200)
   .refine((value) => !value.includes('\0'), noNul)
-  .refine((value) => !value.startsWith('-') && !notAModelName.test(value), 'a model name or alias, e.g. "sonnet"');
+  .refine((value) => !value.startsWith('-') && !notAModelName.test(value), modelNameRule);
 
 const toolRule = argumentValue.refine((value) => !/[\r\n]/.test(value), 'must be a single line');
 

@@ -28,6 +28,7 @@ import {
 import { AgentPriorities, agentNiceOf } from './process/agent-priority.js';
 import { SdkConnection } from './sdk/sdk-connection.js';
 import { ClaudeSession } from './session/claude-session.js';
+import type { ModelListReads } from './session/claude-session-settings.js';
 import { stdoutFolderPrefix } from './process/stdout-channel.js';
 import { StdoutChannels } from './process/stdout-channels.js';
 import { ProcessPool } from './session/process-pool.js';
@@ -207,6 +208,17 @@ export function createClaudeProviderWith(
   void stdoutChannels?.prepare();
   // What a model list is asked of before an agent is started only to read it.
   const runningAgents = new RunningAgents();
+  // Every model list read (listModels, a session's model change) ends with the provider, which waits for it.
+  const modelListReads: ModelListReads = {
+    signal: disposal.signal,
+    onRead: (read) => {
+      modelReads.add(read);
+      read.then(
+        () => modelReads.delete(read),
+        () => modelReads.delete(read),
+      );
+    },
+  };
   // A read beside the sessions (the model list) is not one of the agents whose number decides their priority.
   const priorityOf = (plan: LaunchPlan) => (plan.background ? {} : { priority });
   const connector = async (binaryPath: string): Promise<ConnectionFactory> => {
@@ -275,15 +287,8 @@ export function createClaudeProviderWith(
           maxRetries: settings.maxRetries,
         }),
         timeoutMs: settings.modelListTimeoutMs ?? 30_000,
-        signal: disposal.signal,
         runningAgents,
-        onRead: (read) => {
-          modelReads.add(read);
-          read.then(
-            () => modelReads.delete(read),
-            () => modelReads.delete(read),
-          );
-        },
+        ...modelListReads,
       });
       return { provider: 'claude', agentVersion, models };
     },
@@ -317,6 +322,7 @@ export function createClaudeProviderWith(
         transport,
         connect: await connector(binary.path),
         runningAgents,
+        modelListReads,
         binaryPath: binary.path,
         checkBinary: () => checkBinary(binary.path),
         correlation: settings.correlation ?? 'stamped',

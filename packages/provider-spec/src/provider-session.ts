@@ -200,6 +200,12 @@ export interface AgentProviderV1Session {
   /** Whether entering `mode` needs a new process (so a host can tell in advance). */
   requiresRestartFor(mode: PermissionMode): boolean;
   /**
+   * Throws the refusal (an AgentError) for a mode the agent would refuse to launch in, nothing
+   * changed, so a restart into it is refused before the running agent is stopped for nothing.
+   * Optional: without it, every mode is taken to launch.
+   */
+  refuseUnlaunchableMode?(mode: PermissionMode): void;
+  /**
    * Stops the agent process. "release" keeps the conversation resumable (the session stays
    * open); "close" ends the session. Nothing is emitted after the returned promise settles.
    */

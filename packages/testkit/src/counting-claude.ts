@@ -6,10 +6,11 @@ import type { ClaudeTestEnvironment } from './claude-test-environment.js';
  * What a counting claude does after it logged its start: runs the real binary (`real`); only for the
  * model list's own start, in its temporary folder (`lists-only`: a session's start exits 3); or, a
  * fault the real one will not produce, exits at once (`exits`), never answers (`silent`), or never
- * answers the model list's start only (`silent-lister`). Asked its version, every one answers as the
+ * answers the model list's start only (`silent-lister`), or holds the model list's start until a file
+ * `release-lister` is made beside HOME (`held-lister`). Asked its version, every one answers as the
  * real binary does.
  */
-export type CountingClaudeBehaviour = 'real' | 'lists-only' | 'exits' | 'silent' | 'silent-lister';
+export type CountingClaudeBehaviour = 'real' | 'lists-only' | 'exits' | 'silent' | 'silent-lister' | 'held-lister';
 
 /**
  * A claude that writes one line per start (its arguments) to a log, then behaves as asked: the
@@ -32,6 +33,7 @@ export async function countingClaude(
     exits: `${version}\nexit 3`,
     silent: `${version}\nexec sleep 600`,
     'silent-lister': `case "$PWD" in */tether-models-*) exec sleep 600;; esac\n${real}`,
+    'held-lister': `case "$PWD" in */tether-models-*) while [ ! -e '${path.join(root, 'release-lister')}' ]; do sleep 0.05; done;; esac\n${real}`,
   };
   await writeFile(binary, `#!/bin/sh\necho "$*" >> '${log}'\n${behaviours[behaviour]}\n`);
   await chmod(binary, 0o755);

@@ -40,12 +40,27 @@ export async function modelsCommand(argv: readonly string[], context: CliContext
   const transport = parseTransport(command.values.transport as string | undefined);
   const provider = command.values.provider as string | undefined;
   const claudePathOption = command.values['claude-path'] as string | undefined;
+  const inProcessOnly = (['transport', 'claude-path'] as const)
+    .filter((name) => command.values[name] !== undefined)
+    .map((name) => `--${name}`);
   // The list needs no session: in-process, the data dir is left alone (another process may hold it).
-  const list = await withLocalOrDaemon(command, context, (backend) => listOf(backend.tether, provider), {
-    store: 'none',
-    transport,
-    ...(claudePathOption === undefined ? {} : { claudePath: resolveGivenPath(claudePathOption, context.cwd) }),
-  });
+  const list = await withLocalOrDaemon(
+    command,
+    context,
+    (backend) => {
+      // A list of another binary or transport than the one asked for, unsaid, would read as theirs.
+      if (!backend.inProcess && inProcessOnly.length > 0)
+        context.stderr.write(
+          `tether models: ${inProcessOnly.join(', ')} ignored: the daemon lists the models of the agent it was started with (give them to tether serve, or stop it to ask in this process).\n`,
+        );
+      return listOf(backend.tether, provider);
+    },
+    {
+      store: 'none',
+      transport,
+      ...(claudePathOption === undefined ? {} : { claudePath: resolveGivenPath(claudePathOption, context.cwd) }),
+    },
+  );
   if (command.values.json) {
     context.stdout.write(`${JSON.stringify(list)}\n`);
     return 0;

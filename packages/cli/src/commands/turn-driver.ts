@@ -244,10 +244,23 @@ export async function driveTurn(
       // have reached that run.
       const changing = request.model !== undefined || request.permissionMode !== undefined;
       if (changing && (snapshot.activeRunId === null || request.delivery !== undefined)) {
-        settingsBefore = settingsOf(snapshot, request);
-        if (request.model !== undefined) await backend.setModel({ sessionId, model: request.model });
+        const before = settingsOf(snapshot, request);
+        // Put back each change once it is asked for (a signal may land while it applies), but not one
+        // the daemon refused: that changed nothing, and putting it "back" would record a change.
+        settingsBefore = { model: before.model, permissionMode: undefined };
+        if (request.model !== undefined)
+          await backend.setModel({ sessionId, model: request.model }).catch((error: unknown) => {
+            if (refusedChange(error)) settingsBefore = null;
+            throw error;
+          });
+        settingsBefore = before;
         if (request.permissionMode !== undefined)
-          await backend.setPermissionMode({ sessionId, mode: request.permissionMode, restart: true });
+          await backend
+            .setPermissionMode({ sessionId, mode: request.permissionMode, restart: true })
+            .catch((error: unknown) => {
+              if (refusedChange(error)) settingsBefore = { model: before.model, permissionMode: undefined };
+              throw error;
+            });
       }
     } else {
       const opened = await backend.openSession({
@@ -407,6 +420,14 @@ function settingsOf(
     // The mode in effect; never reported yet, the agent's own default (asking before edits), never a wider one.
     permissionMode: request.permissionMode === undefined ? undefined : (snapshot.permissionMode ?? 'ask_before_edit'),
   };
+}
+
+/**
+ * A settings change the daemon (or the runtime in-process) answered with a refusal: nothing changed.
+ * Not one that got no answer (runtime_stopped: unreachable, timed out), which may have been applied.
+ */
+function refusedChange(error: unknown): boolean {
+  return AgentError.isInstance(error) && error.code !== 'runtime_stopped';
 }
 
 /** Best effort, as a discard is: the refusal or the signal is what the user needs to see. */

@@ -61,6 +61,21 @@ describe('the config file', () => {
 });
 
 describe('notification receivers', () => {
+  it('is refused, saying what to check, when it cannot be read: missing, or a folder', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'tether-notify-config-'));
+    directories.push(directory);
+    for (const [file, code] of [
+      [path.join(directory, 'missing.json'), 'ENOENT'],
+      [directory, 'EISDIR'],
+    ] as const) {
+      const refused = await agentErrorOf(resolveNotifications({ configFile: file }));
+      expect(refused.code).toBe('invalid_command');
+      expect(refused.message).toBe(
+        `The notification config ${file} cannot be read (${code}). Check the path given (tether serve --notify-config), and that it names a file this user can read.`,
+      );
+    }
+  });
+
   it('takes https anywhere and plain http on loopback, with the default events', async () => {
     const { receivers, settings } = await resolveNotifications({
       receivers: [{ url: 'https://relay.example/hook/SECRET-PATH' }, { url: 'http://127.0.0.1:9000/hook' }],

@@ -103,7 +103,7 @@ async function readPrivateConfig(filePath: string): Promise<string> {
   } catch (error) {
     if (AgentError.isInstance(error)) throw error;
     throw invalidConfig(
-      `The notification config ${filePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+      `The notification config ${filePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}). Check the path given (tether serve --notify-config), and that it names a file this user can read.`,
     );
   }
   return text;

@@ -271,7 +271,7 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: 'Server-Sent Events: stored events after the start, then live ones',
           description:
-            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0; an ?after given is checked either way (400 invalid_start_seq when empty or not a sequence number). ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes. 429 capacity_exceeded (too_many_streams, with Retry-After) when streams and WebSockets already hold 80% of maxConnections.',
+            'Each event is "id: <seq>" and "data: <event JSON>". The start is Last-Event-ID, else ?after, else 0; an ?after given is checked either way (400 invalid_start_seq when empty or not a sequence number), and so is a Last-Event-ID that is not blank. ": ping" every 15 s. A subscriber that falls behind its buffer gets "event: overflow" with data {"lastSeq": N} and the stream closes. 429 capacity_exceeded (too_many_streams, with Retry-After) when streams and WebSockets already hold 80% of maxConnections.',
           parameters: [
             sessionIdParameter,
             { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
@@ -299,12 +299,12 @@ export function buildOpenApiDocument(): JsonObject {
         get: {
           summary: "The agent's model list (kept per agent version)",
           description:
-            'What to offer as `model` in open_session and set_model: ids (aliases or full names), display names, descriptions. 404 route_not_found for a provider that is not configured; 501 capability_unsupported when the provider has no list; 503 provider_unavailable when the agent cannot be asked.',
+            'What to offer as `model` in open_session and set_model: ids (aliases or full names), display names, descriptions. 404 route_not_found for a provider that is not configured; 501 capability_unsupported when the provider has no list; 503 provider_unavailable when the agent cannot be asked; 503 runtime_stopped while the daemon shuts down.',
           parameters: [providerNameParameter],
           responses: {
             '200': { description: 'The models.', content: json('ModelList') },
             ...authErrors,
-            ...errors(404, 501, 503, 504),
+            ...errors(404, 501, 503),
           },
         },
       },

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { AgentError } from '@tether/protocol';
+import { daemonStopping } from '../errors/error-response.js';
 import type { DaemonEnvironment } from '../http/request-environment.js';
 import type { DaemonState } from '../daemon-state.js';
 
@@ -33,6 +34,14 @@ export function registerProviderRoutes(app: Hono<DaemonEnvironment>, state: Daem
     const name = context.req.param('name');
     // A provider that is not there is a missing resource (404), not a malformed request.
     if (!state.runtime.providerNames.includes(name)) throw unknownProvider(name, state.runtime.providerNames);
-    return context.json(await state.runtime.listModels(name), 200);
+    // Reading the list starts an agent: a stopping daemon starts no new work (its runs may still drain).
+    if (state.draining) throw daemonStopping();
+    try {
+      return context.json(await state.runtime.listModels(name), 200);
+    } catch (error) {
+      // Its agent was ended by the shutdown: the runtime's words ("create a new runtime") are not a client's to follow.
+      if (state.draining && AgentError.isInstance(error) && error.code === 'runtime_stopped') throw daemonStopping();
+      throw error;
+    }
   });
 }

@@ -10,6 +10,7 @@ import {
 } from '../connection/claude-connection.js';
 import { createCreatorNamedFolder } from '../process/creator-named-folders.js';
 import { modelsOfInitializeAnswer } from './model-descriptions.js';
+import { settingsFingerprint } from './settings-fingerprint.js';
 
 /** The empty folder a model list's agent runs in (named for its host: the next host's start-up sweep removes one a kill left). */
 export const modelListFolderPrefix = 'tether-models-';
@@ -156,12 +157,15 @@ function failure(binaryPath: string, error: unknown, ending: ConnectionEnding | 
  */
 const setByTheAgentSdk = new Set(['CLAUDE_AGENT_SDK_VERSION']);
 
-/** What a model list is kept under: the same binary file, transport and environment give the same list. */
+/**
+ * What a model list is kept under: the same binary file, transport, environment and settings files
+ * (as they read now: settings-fingerprint.ts) give the same list.
+ */
 export function modelListKey(identity: string, transport: string, environment: Record<string, string>): string {
   const variables = Object.entries(environment)
     .filter(([name]) => !setByTheAgentSdk.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256')
-    .update(JSON.stringify([identity, transport, variables]))
+    .update(JSON.stringify([identity, transport, variables, settingsFingerprint(environment)]))
     .digest('hex');
 }

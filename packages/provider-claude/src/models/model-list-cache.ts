@@ -2,8 +2,9 @@ import type { AgentModels } from './list-models.js';
 
 /**
  * Model lists for the whole process, like passed version checks (binary/checked-binaries.ts): the list
- * is built into the agent, so it changes only with the binary (or the environment it reads settings
- * from). Concurrent askers share one read; a failure is not kept, so a retry asks again.
+ * is built into the agent, so it changes only with the binary, the environment or the settings files
+ * every agent reads (all three in the key: list-models.ts' modelListKey). Concurrent askers share one
+ * read; a failure is not kept, so a retry asks again.
  */
 const lists = new Map<string, Promise<AgentModels>>();
 

@@ -34,9 +34,9 @@ export async function readModelList(source: ModelListSource): Promise<AgentModel
   return rememberedModelList(key, () => {
     const began = Date.now();
     const asked =
-      identity !== null && key !== null
+      key !== null
         ? source.runningAgents?.askForModels(
-            { binaryPath: source.binaryPath, identity, key },
+            { binaryPath: source.binaryPath, key },
             Math.min(source.timeoutMs, runningAgentTimeoutMs),
           )
         : null;

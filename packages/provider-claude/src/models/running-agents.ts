@@ -12,8 +12,11 @@ import { type AgentModels, modelListKey } from './list-models.js';
 import { modelsOfInitializeAnswer } from './model-descriptions.js';
 
 interface RunningAgent {
-  /** The binary file it was started from (one replaced since lists what the new one may not). */
-  readonly identity: string | null;
+  /**
+   * The key of the list it was started to give (modelListKey, null when its binary file could not be
+   * read), taken at its start: a binary replaced or a settings file edited since makes a list it cannot give.
+   */
+  readonly listKey: string | null;
   readonly plan: LaunchPlan;
   /** A model was set on it live: its list now carries that model's row when the list lacks it. */
   modelSet: boolean;
@@ -52,26 +55,27 @@ export class RunningAgents {
       };
       connection = connect(plan, endingWith(forget, listener));
       if (!connection.running) return connection;
-      const agent: RunningAgent = { identity: binaryIdentity(binaryPath), plan, modelSet: false };
+      const identity = binaryIdentity(binaryPath);
+      const listKey = identity === null ? null : modelListKey(identity, connection.transport, plan.environment);
+      const agent: RunningAgent = { listKey, plan, modelSet: false };
       this.#agents.set(connection, agent);
       return noticingModelChanges(connection, agent);
     };
   }
 
   /**
-   * The model list from a running agent of the binary file (`identity`), transport and environment
-   * the list is kept under (`key`: modelListKey), asked `list_models` (answered beside whatever it is
-   * doing), or null when none may answer. Fails when the agent does not answer within `timeoutMs` or
-   * ends first: the caller then starts one of its own.
+   * The model list from a running agent started with the binary file, transport, environment and
+   * settings the list is kept under (`key`: modelListKey), asked `list_models` (answered beside
+   * whatever it is doing), or null when none may answer. Fails when the agent does not answer within
+   * `timeoutMs` or ends first: the caller then starts one of its own.
    */
   askForModels(
-    list: { readonly binaryPath: string; readonly identity: string; readonly key: string },
+    list: { readonly binaryPath: string; readonly key: string },
     timeoutMs: number,
   ): Promise<AgentModels> | null {
-    const { binaryPath, identity, key } = list;
+    const { binaryPath, key } = list;
     for (const [connection, agent] of this.#agents) {
-      if (!connection.running || agent.modelSet || agent.identity !== identity) continue;
-      if (modelListKey(identity, connection.transport, agent.plan.environment) !== key) continue;
+      if (!connection.running || agent.modelSet || agent.listKey !== key) continue;
       if (projectSettingsAbove(agent.plan.cwd, agent.plan.environment.HOME)) continue;
       return connection.request({ subtype: 'list_models' }, { timeoutMs }).then((answer) => {
         const listed = modelsOfInitializeAnswer(answer);

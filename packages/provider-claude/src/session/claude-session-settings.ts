@@ -1,4 +1,5 @@
 import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
+import type { AgentModels } from '../models/list-models.js';
 import type { RunningAgents } from '../models/running-agents.js';
 import type { Correlation } from '../translate/correlation.js';
 import type { ProcessPool } from './process-pool.js';
@@ -13,6 +14,11 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly connect: ConnectionFactory;
   /** The provider's session agents, which a model list is asked of before one is started to read it. */
   readonly runningAgents?: RunningAgents;
+  /**
+   * The provider's hold on the model lists it reads (its disposal ends them, and waits for them): a
+   * list is shared by whoever asks for it meanwhile, so its read is not the session's to end.
+   */
+  readonly modelListReads?: ModelListReads;
   /** The claude executable (named when it cannot be started). */
   readonly binaryPath: string;
   /** Rejects (provider_unavailable, cli_too_old) when the binary is older than supported; awaited before every start, cached by the provider. */
@@ -36,4 +42,10 @@ export interface ClaudeSessionSettings extends ToolPromptPolicy {
   readonly stallGraceMs: number;
   /** How long a stop waits for the agent's receipt before the agent counts as hung and is killed. */
   readonly interruptTimeoutMs: number;
+}
+
+/** What ends a model list's read (the provider's disposal), and hears of each read that starts an agent. */
+export interface ModelListReads {
+  readonly signal: AbortSignal;
+  readonly onRead: (read: Promise<AgentModels>) => void;
 }

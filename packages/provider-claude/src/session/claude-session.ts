@@ -46,7 +46,10 @@ import { steerRefused, withdrawSteer } from './steer-requests.js';
 export class ClaudeSession extends AgentOutput implements AgentProviderV1Session {
   /** Ends what the session reads or waits for beside its agent (a model list, the spare its opening takes) when it stops. */
   private readonly reads = new AbortController();
-  /** The model-list reads under way (modelAtLaunch): their agents end before the session has stopped. */
+  /**
+   * The model changes waiting for the model list (modelAtLaunch): they give up on it as the session
+   * stops (the read, which others may share, is the provider's and ends with it).
+   */
   private readonly modelReads = new Set<Promise<string>>();
 
   // ---- turns and controls ----------------------------------------------------------------

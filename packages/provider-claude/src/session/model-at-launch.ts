@@ -18,7 +18,7 @@ export async function modelAtLaunch(
   signal: AbortSignal,
 ): Promise<string> {
   try {
-    const { models } = await readModelList({
+    const read = readModelList({
       transport: settings.transport,
       checkBinary: settings.checkBinary,
       connector: () => settings.connect,
@@ -26,10 +26,24 @@ export async function modelAtLaunch(
       binaryPath: settings.binaryPath,
       environment,
       timeoutMs: modelListTimeoutMs,
-      signal,
+      // Another asker (GET /models, another session's change) may share this read: the session's end
+      // only stops it waiting, and the read ends with the provider.
+      signal: settings.modelListReads?.signal ?? signal,
+      ...(settings.modelListReads ? { onRead: settings.modelListReads.onRead } : {}),
     });
+    const { models } = await untilAborted(read, signal);
     return models.find((entry) => entry.id === model)?.resolvedModel ?? model;
   } catch {
     return model;
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the promise itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

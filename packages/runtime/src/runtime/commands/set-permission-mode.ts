@@ -33,6 +33,9 @@ export async function setPermissionMode(
         details: { reason: command.mode },
       });
     }
+    // A mode the agent would refuse to launch in (bypass as root without IS_SANDBOX) is refused
+    // before the restart: stopping the agent for it would change the session for nothing.
+    session.refuseUnlaunchableMode?.(command.mode);
     session = await restartAgent(context, entry, command.mode);
   }
   // Until the command's own event is written: the agent's report of the change may come before or after its answer.
