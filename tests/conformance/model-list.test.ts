@@ -2,7 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { agentErrorOf, countingClaude, processesWithEnvironment, waitForEvent } from '@tether/testkit';
+import {
+  type ClaudeTestEnvironment,
+  agentErrorOf,
+  countingClaude,
+  processesWithEnvironment,
+  waitForEvent,
+} from '@tether/testkit';
 import { textReply } from '@tether/fake-anthropic-api';
 import { expect, it, vi } from 'vitest';
 import { describeTransports } from './conformance-harness.js';
@@ -60,13 +66,7 @@ describeTransports('the model list', ({ start }) => {
 
   it('asked as a session opened with its agent starts, is read from that agent once it has started', async () => {
     const environment = await start();
-    const claude = await countingClaude(environment);
-    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: environment.workspace },
-      startAgent: true,
-    });
-    await waitForEvent(runtime, sessionId, 'session.process_started');
+    const { claude, runtime, sessionId } = await sessionWithItsAgent(environment);
     const list = await runtime.listModels('claude');
     expect(list.models.map((model) => model.id)).toEqual(expect.arrayContaining(['sonnet', 'opus']));
     expect(list.agentVersion).toMatch(/^\d+\.\d+\.\d+/);
@@ -79,13 +79,7 @@ describeTransports('the model list', ({ start }) => {
 
   it("is read again once the user's settings change: a model they name is listed, by no agent started before", async () => {
     const environment = await start();
-    const claude = await countingClaude(environment);
-    const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
-    const { sessionId } = await runtime.openSession({
-      workspace: { kind: 'directory', path: environment.workspace },
-      startAgent: true,
-    });
-    await waitForEvent(runtime, sessionId, 'session.process_started');
+    const { claude, runtime } = await sessionWithItsAgent(environment);
     const ownModel = 'claude-own-model-1';
     const ids = async () => (await runtime.listModels('claude')).models.map((model) => model.id);
     expect(await ids()).not.toContain(ownModel);
@@ -250,3 +244,15 @@ describeTransports('the model list', ({ start }) => {
     expect(await claude.starts()).toEqual([]);
   });
 });
+
+/** A runtime over a counting claude, and a session opened with its agent started (and reported). */
+async function sessionWithItsAgent(environment: ClaudeTestEnvironment) {
+  const claude = await countingClaude(environment);
+  const runtime = await environment.runtime({ provider: { claudePath: claude.path } });
+  const { sessionId } = await runtime.openSession({
+    workspace: { kind: 'directory', path: environment.workspace },
+    startAgent: true,
+  });
+  await waitForEvent(runtime, sessionId, 'session.process_started');
+  return { claude, runtime, sessionId };
+}

@@ -297,7 +297,7 @@ export function buildOpenApiDocument(): JsonObject {
       },
       '/v1/providers/{name}/models': {
         get: {
-          summary: "The agent's model list (kept per agent version)",
+          summary: "The agent's model list (kept per binary, environment and settings files)",
           description:
             'What to offer as `model` in open_session and set_model: ids (aliases or full names), display names, descriptions. 404 route_not_found for a provider that is not configured; 501 capability_unsupported when the provider has no list; 503 provider_unavailable when the agent cannot be asked; 503 runtime_stopped while the daemon shuts down.',
           parameters: [providerNameParameter],
