@@ -83,7 +83,9 @@ async function forkAndRewindRoundTrip(): Promise<void> {
   expect(lastConversation()).not.toContain('Fork question FIG');
 
   // Closed, it is rewound all the same, and left closed.
-  expect((await tether(['close', first.sessionId])).code).toBe(0);
+  expect(await tetherJson(['close', first.sessionId, '--json'])).toMatchObject([
+    { sessionId: first.sessionId, state: 'closed', workspaceStatus: { kind: 'directory', state: 'kept' } },
+  ]);
   const [rewound] = await tetherJson<{ toRunId: string; files: unknown }>([
     'rewind',
     first.sessionId,

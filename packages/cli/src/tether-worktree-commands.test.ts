@@ -178,7 +178,9 @@ describe('tether close and delete without a daemon', () => {
       state: 'closed',
       workspaceStatus: { state: 'removed' },
     });
-    await succeeds(['delete', sessionId]);
+    // --json: the API's answer, on stdout.
+    const deleted = await succeeds(['delete', sessionId, '--json']);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ sessionId, workspaceStatus: { state: 'removed' } });
     expect((await succeeds(['sessions', '--json'])).stdout).toBe('[]\n');
   });
 

@@ -20,12 +20,12 @@ export const interruptUsage = `usage: tether interrupt SESSION [--cancel-queued]
 export const cancelInputUsage = `usage: tether cancel-input SESSION INPUT [--json] ${common}
   Withdraws a follow-up (inp_…, from tether send's output or tether show) before it starts or, for
   a steered one, before the agent took it in (input_not_queued, exit 1, once it has).`;
-export const closeUsage = `usage: tether close SESSION ${local}
+export const closeUsage = `usage: tether close SESSION [--json] ${local}
   Closes the session (its agent stops; reopen it with tether run --resume). A worktree that holds
   no work is removed with its branch; one with changes or commits is kept, and this says where;
   one git cannot read is left as it is, and this says so. (Through the daemon if one runs, else
   the data dir.)`;
-export const deleteUsage = `usage: tether delete SESSION [--discard-changes] ${local}
+export const deleteUsage = `usage: tether delete SESSION [--discard-changes] [--json] ${local}
   Deletes a closed session and everything Tether stored about it (close it first; the agent's own
   transcript, e.g. under ~/.claude/projects, stays: see docs/security.md). Its worktree goes too
   when it holds no work; one with uncommitted changes or commits beyond its base is refused (exit 1)
@@ -154,6 +154,10 @@ export async function closeCommand(argv: readonly string[], context: CliContext)
     return tether.getSession(sessionId);
   });
   const status = closed.workspaceStatus;
+  if (command.values.json) {
+    context.stdout.write(`${JSON.stringify({ sessionId, state: closed.state, workspaceStatus: status })}\n`);
+    return 0;
+  }
   if (status?.worktree && status.state === 'ready') {
     // The release failed (a diagnostic, no text): the worktree stays as it was, and this must not read as if all went well.
     context.stderr.write(
@@ -174,12 +178,19 @@ export async function deleteCommand(argv: readonly string[], context: CliContext
   });
   const sessionId = oneSessionId(command.positionals, deleteUsage);
   const discardWorkspaceChanges = command.values['discard-changes'] === true;
-  const { before, after } = await withLocalOrDaemon(command, context, async (backend) => {
+  const { before, deleted } = await withLocalOrDaemon(command, context, async (backend) => {
     const snapshot = await backend.tether.getSession(sessionId);
     // A refusal (still open, work in the worktree) is worded for the CLI where every error is (cli-error-message.ts).
-    const deleted = await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges });
-    return { before: snapshot.workspaceStatus, after: deleted.workspaceStatus };
+    return {
+      before: snapshot.workspaceStatus,
+      deleted: await backend.tether.deleteSession(sessionId, { discardWorkspaceChanges }),
+    };
   });
+  if (command.values.json) {
+    context.stdout.write(`${JSON.stringify(deleted)}\n`);
+    return 0;
+  }
+  const after = deleted.workspaceStatus;
   context.stderr.write(
     `deleted ${sessionId}${worktreeAfterDelete(before, after, { path: fileNameOnOneLine, branch: terminalSafe })}\n`,
   );
