@@ -62,7 +62,7 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
     case 'invalid_command':
       if (reason === 'command_id_reused')
         return 'This command was refused as a repeat of another one (tether makes a fresh id for each command, so this is a bug: please report it).';
-      // The daemon names its startDaemon option; tether serve's user gave the flag.
+      // The daemon's refusal names its API option (allowOrigins); tether serve's user gave the flag.
       if (reason === 'invalid_allowOrigins') return error.message.replace(/^allowOrigins: /, '--allow-origin ');
       // An input part's own message says which part, counted from 1, and what it needs.
       if (typeof reason === 'string' && reason.startsWith('input_part')) return error.message;
