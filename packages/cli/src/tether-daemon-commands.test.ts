@@ -337,39 +337,43 @@ describe('tether commands through a daemon', () => {
     );
   });
 
-  // As root, the claude CLI refuses bypass without IS_SANDBOX=1 (the fixture's environment has none).
-  it.skipIf(process.getuid?.() !== 0)(
-    'run --resume --permission-mode bypass, refused as root without IS_SANDBOX, leaves the session as it was: its agent up, nothing recorded',
-    async () => {
-      const url = await serve();
-      fixture.api.enqueue(textReply('First.'));
-      const first = await tether(['run', 'Hello']);
-      expect(first.code, first.stderr).toBe(0);
-      const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
-      // The run's context report is stored after its end: from then on the session is quiet.
-      const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
-      for await (const event of client.subscribe(sessionId, { afterSeq: 0 }))
-        if (event.type === 'session.context_measured') break;
-      const agents = () =>
-        processesWithEnvironment('HOME', fixture.environment.HOME!).filter(
-          (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'claude',
-        );
-      const agentBefore = agents();
-      expect(agentBefore).toHaveLength(1);
-      const show = async () =>
-        JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as { lastSeq: number; permissionMode: string };
-      const before = await show();
+  // As root, the claude CLI refuses bypass without IS_SANDBOX=1 (the fixture's environment has none); any other user gets it.
+  it('run --resume --permission-mode bypass, refused as root without IS_SANDBOX, leaves the session as it was (its agent up, nothing recorded); taken as any other user', async () => {
+    const url = await serve();
+    fixture.api.enqueue(textReply('First.'));
+    const first = await tether(['run', 'Hello']);
+    expect(first.code, first.stderr).toBe(0);
+    const sessionId = /session (ses_[0-9a-f]{32})/.exec(first.stderr)![1]!;
+    // The run's context report is stored after its end: from then on the session is quiet.
+    const client = createTetherClient({ url, token: (await tether(['token'])).stdout.trim() });
+    for await (const event of client.subscribe(sessionId, { afterSeq: 0 }))
+      if (event.type === 'session.context_measured') break;
+    const agents = () =>
+      processesWithEnvironment('HOME', fixture.environment.HOME!).filter(
+        (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'claude',
+      );
+    const agentBefore = agents();
+    expect(agentBefore).toHaveLength(1);
+    const show = async () =>
+      JSON.parse((await tether(['show', sessionId, '--json'])).stdout) as { lastSeq: number; permissionMode: string };
+    const before = await show();
 
-      const refused = await tether(['run', '--resume', sessionId, '--permission-mode', 'bypass', 'Again']);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('IS_SANDBOX=1');
-      expect(refused.stderr).toContain('[provider_configuration_refused]');
-      // Nothing recorded (no process_stopped, no mode put back), and the session's agent was not stopped.
-      expect(await show()).toMatchObject({ lastSeq: before.lastSeq, permissionMode: before.permissionMode });
-      expect(agents()).toEqual(agentBefore);
-      expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
-    },
-  );
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot) fixture.api.enqueue(textReply('Bypassing.'));
+    const refused = await tether(['run', '--resume', sessionId, '--permission-mode', 'bypass', 'Again']);
+    if (!asRoot) {
+      expect(refused.code, refused.stderr).toBe(0);
+      expect((await show()).permissionMode).toBe('bypass');
+      return;
+    }
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('IS_SANDBOX=1');
+    expect(refused.stderr).toContain('[provider_configuration_refused]');
+    // Nothing recorded (no process_stopped, no mode put back), and the session's agent was not stopped.
+    expect(await show()).toMatchObject({ lastSeq: before.lastSeq, permissionMode: before.permissionMode });
+    expect(agents()).toEqual(agentBefore);
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(1);
+  });
 
   it('serve --allow-origin with a value that is no http(s) origin names the option, not the API field, nothing started', async () => {
     const refused = await tether(['serve', '--port', '0', '--allow-origin', 'localhost:5173']);
