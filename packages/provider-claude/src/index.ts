@@ -17,6 +17,7 @@ export type {
 // command line and environment, and the binary the pinned Agent SDK package bundles.
 export { buildClaudeArguments, protocolArguments } from './launch/build-arguments.js';
 export { buildClaudeEnvironment } from './launch/build-environment.js';
+export { claudeConfigDirectory } from './launch/claude-config-directory.js';
 export { bundledBinaryPath } from './binary/resolve-binary.js';
 // For hosts that show the agent's text on a terminal: the escape sequences Tether strips from it.
 export { stripTerminalEscapes } from './codec/terminal-escapes.js';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { claudeConfigDirectory } from '@tether/provider-claude';
 
 /** One row of `tether doctor`: `warning` is a row that may be fine but could not be confirmed (shown `!`). */
 export interface Check {
@@ -35,14 +36,9 @@ async function readJsonObject(file: string): Promise<Record<string, unknown> | u
   }
 }
 
-/** Where the claude CLI keeps its sign-in on Linux and Windows (macOS keeps it in the Keychain). */
-function claudeConfigDirectory(environment: Environment): string | undefined {
-  if (isSet(environment.CLAUDE_CONFIG_DIR)) return environment.CLAUDE_CONFIG_DIR;
-  return isSet(environment.HOME) ? path.join(environment.HOME, '.claude') : undefined;
-}
-
 /** A sign-in `claude` stored in its config dir: a Claude account's tokens, or a Console API key. */
 async function storedLogin(environment: Environment): Promise<string | undefined> {
+  // Where the claude CLI keeps its sign-in on Linux and Windows (macOS keeps it in the Keychain).
   const directory = claudeConfigDirectory(environment);
   if (directory === undefined) return undefined;
   const credentialsFile = path.join(directory, '.credentials.json');

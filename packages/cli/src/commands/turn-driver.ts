@@ -245,22 +245,22 @@ export async function driveTurn(
       const changing = request.model !== undefined || request.permissionMode !== undefined;
       if (changing && (snapshot.activeRunId === null || request.delivery !== undefined)) {
         const before = settingsOf(snapshot, request);
+        const modelOnly = { model: before.model, permissionMode: undefined };
         // Put back each change once it is asked for (a signal may land while it applies), but not one
         // the daemon refused: that changed nothing, and putting it "back" would record a change.
-        settingsBefore = { model: before.model, permissionMode: undefined };
+        settingsBefore = modelOnly;
         if (request.model !== undefined)
-          await backend.setModel({ sessionId, model: request.model }).catch((error: unknown) => {
-            if (refusedChange(error)) settingsBefore = null;
-            throw error;
+          await unlessRefused(backend.setModel({ sessionId, model: request.model }), () => {
+            settingsBefore = null;
           });
         settingsBefore = before;
         if (request.permissionMode !== undefined)
-          await backend
-            .setPermissionMode({ sessionId, mode: request.permissionMode, restart: true })
-            .catch((error: unknown) => {
-              if (refusedChange(error)) settingsBefore = { model: before.model, permissionMode: undefined };
-              throw error;
-            });
+          await unlessRefused(
+            backend.setPermissionMode({ sessionId, mode: request.permissionMode, restart: true }),
+            () => {
+              settingsBefore = modelOnly;
+            },
+          );
       }
     } else {
       const opened = await backend.openSession({
@@ -428,6 +428,16 @@ function settingsOf(
  */
 function refusedChange(error: unknown): boolean {
   return AgentError.isInstance(error) && error.code !== 'runtime_stopped';
+}
+
+/** Waits for `change`; when it was refused (refusedChange), calls `onRefused` before the refusal goes on. */
+async function unlessRefused(change: Promise<unknown>, onRefused: () => void): Promise<void> {
+  try {
+    await change;
+  } catch (error) {
+    if (refusedChange(error)) onRefused();
+    throw error;
+  }
 }
 
 /** Best effort, as a discard is: the refusal or the signal is what the user needs to see. */

@@ -10,7 +10,6 @@ import {
 } from '../connection/claude-connection.js';
 import { createCreatorNamedFolder } from '../process/creator-named-folders.js';
 import { modelsOfInitializeAnswer } from './model-descriptions.js';
-import { settingsFingerprint } from './settings-fingerprint.js';
 
 /** The empty folder a model list's agent runs in (named for its host: the next host's start-up sweep removes one a kill left). */
 export const modelListFolderPrefix = 'tether-models-';
@@ -159,13 +158,18 @@ const setByTheAgentSdk = new Set(['CLAUDE_AGENT_SDK_VERSION']);
 
 /**
  * What a model list is kept under: the same binary file, transport, environment and settings files
- * (as they read now: settings-fingerprint.ts) give the same list.
+ * (`settings`: settingsFingerprint of the environment, now or when an agent started) give the same list.
  */
-export function modelListKey(identity: string, transport: string, environment: Record<string, string>): string {
+export function modelListKey(
+  identity: string,
+  transport: string,
+  environment: Record<string, string>,
+  settings: string,
+): string {
   const variables = Object.entries(environment)
     .filter(([name]) => !setByTheAgentSdk.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256')
-    .update(JSON.stringify([identity, transport, variables, settingsFingerprint(environment)]))
+    .update(JSON.stringify([identity, transport, variables, settings]))
     .digest('hex');
 }

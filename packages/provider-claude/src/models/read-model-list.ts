@@ -2,6 +2,7 @@ import { binaryIdentity } from '../binary/checked-binaries.js';
 import type { ClaudeTransport, ConnectionFactory } from '../connection/claude-connection.js';
 import { type AgentModels, type ModelListRequest, askAgentForModels, modelListKey } from './list-models.js';
 import { rememberedModelList } from './model-list-cache.js';
+import { settingsFingerprint } from './settings-fingerprint.js';
 import type { RunningAgents } from './running-agents.js';
 
 /** Where a model list is read from: the agent as a session of this binary, transport and environment would start it. */
@@ -30,13 +31,16 @@ export async function readModelList(source: ModelListSource): Promise<AgentModel
   await source.checkBinary();
   const identity = binaryIdentity(source.binaryPath);
   const connect = await source.connector();
-  const key = identity === null ? null : modelListKey(identity, source.transport, source.environment);
+  const key =
+    identity === null
+      ? null
+      : modelListKey(identity, source.transport, source.environment, settingsFingerprint(source.environment));
   return rememberedModelList(key, () => {
     const began = Date.now();
     const asked =
-      key !== null
+      identity !== null && key !== null
         ? source.runningAgents?.askForModels(
-            { binaryPath: source.binaryPath, key },
+            { binaryPath: source.binaryPath, identity, key },
             Math.min(source.timeoutMs, runningAgentTimeoutMs),
           )
         : null;

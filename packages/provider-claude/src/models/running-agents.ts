@@ -10,13 +10,13 @@ import type {
 } from '../connection/claude-connection.js';
 import { type AgentModels, modelListKey } from './list-models.js';
 import { modelsOfInitializeAnswer } from './model-descriptions.js';
+import { settingsFingerprint } from './settings-fingerprint.js';
 
 interface RunningAgent {
-  /**
-   * The key of the list it was started to give (modelListKey, null when its binary file could not be
-   * read), taken at its start: a binary replaced or a settings file edited since makes a list it cannot give.
-   */
-  readonly listKey: string | null;
+  /** The binary file it was started from (one replaced since lists what the new one may not). */
+  readonly identity: string | null;
+  /** The settings files as they were at its start (settingsFingerprint): one edited since makes a list it cannot give. */
+  readonly settings: string;
   readonly plan: LaunchPlan;
   /** A model was set on it live: its list now carries that model's row when the list lacks it. */
   modelSet: boolean;
@@ -55,9 +55,12 @@ export class RunningAgents {
       };
       connection = connect(plan, endingWith(forget, listener));
       if (!connection.running) return connection;
-      const identity = binaryIdentity(binaryPath);
-      const listKey = identity === null ? null : modelListKey(identity, connection.transport, plan.environment);
-      const agent: RunningAgent = { listKey, plan, modelSet: false };
+      const agent: RunningAgent = {
+        identity: binaryIdentity(binaryPath),
+        settings: settingsFingerprint(plan.environment),
+        plan,
+        modelSet: false,
+      };
       this.#agents.set(connection, agent);
       return noticingModelChanges(connection, agent);
     };
@@ -70,12 +73,14 @@ export class RunningAgents {
    * `timeoutMs` or ends first: the caller then starts one of its own.
    */
   askForModels(
-    list: { readonly binaryPath: string; readonly key: string },
+    list: { readonly binaryPath: string; readonly identity: string; readonly key: string },
     timeoutMs: number,
   ): Promise<AgentModels> | null {
-    const { binaryPath, key } = list;
+    const { binaryPath, identity, key } = list;
     for (const [connection, agent] of this.#agents) {
-      if (!connection.running || agent.modelSet || agent.listKey !== key) continue;
+      if (!connection.running || agent.modelSet || agent.identity !== identity) continue;
+      // Hashed here, not at its start: asks are rare, and an agent's start is on a cold turn's path.
+      if (modelListKey(identity, connection.transport, agent.plan.environment, agent.settings) !== key) continue;
       if (projectSettingsAbove(agent.plan.cwd, agent.plan.environment.HOME)) continue;
       return connection.request({ subtype: 'list_models' }, { timeoutMs }).then((answer) => {
         const listed = modelsOfInitializeAnswer(answer);

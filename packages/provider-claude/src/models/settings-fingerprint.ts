@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
+import { claudeConfigDirectory } from '../launch/claude-config-directory.js';
 
 /** Where Claude Code reads the settings an administrator manages, on this platform. */
 function managedSettingsFile(): string {
@@ -11,27 +11,28 @@ function managedSettingsFile(): string {
 
 /**
  * The settings every agent started with `environment` reads wherever it runs: the user's
- * (`$CLAUDE_CONFIG_DIR`, default `~/.claude`) and the managed ones. A `model`, an `env` or an
- * `availableModels` there changes the model list, so a list kept across such an edit would be stale.
+ * (claudeConfigDirectory) and the managed ones. A `model`, an `env` or an `availableModels` there
+ * changes the model list, so a list kept across such an edit would be stale.
  */
 function settingsFilesOf(environment: Record<string, string>): string[] {
-  const configFolder =
-    environment.CLAUDE_CONFIG_DIR ??
-    (environment.HOME === undefined ? undefined : path.join(environment.HOME, '.claude'));
+  const configFolder = claudeConfigDirectory(environment);
   return [...(configFolder === undefined ? [] : [path.join(configFolder, 'settings.json')]), managedSettingsFile()];
 }
 
-/** What those settings files hold now (a missing or unreadable one as such): equal fingerprints, the same list. */
+/**
+ * Those settings files as they are now, by their status (a missing or unreadable one as such): an
+ * edit changes it. Read when an agent starts, so two `stat`s and no read nor hash: a file touched but
+ * not changed only costs the list a read again.
+ */
 export function settingsFingerprint(environment: Record<string, string>): string {
-  const hash = createHash('sha256');
-  for (const file of settingsFilesOf(environment)) {
-    let content: string;
-    try {
-      content = readFileSync(file, 'utf8');
-    } catch (error) {
-      content = `\0${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`;
-    }
-    hash.update(JSON.stringify([file, content]));
-  }
-  return hash.digest('hex');
+  return JSON.stringify(
+    settingsFilesOf(environment).map((file) => {
+      try {
+        const status = statSync(file, { throwIfNoEntry: false });
+        return status ? [file, status.ino, status.size, status.mtimeMs, status.ctimeMs] : [file, 'missing'];
+      } catch (error) {
+        return [file, (error as NodeJS.ErrnoException).code ?? 'unreadable'];
+      }
+    }),
+  );
 }
