@@ -148,13 +148,17 @@ describe('tether send to a running session', () => {
     // The run it waited behind goes on.
     expect((await client.getSession(sessionId)).activeRunId).toBe(first.runId);
 
+    // A steer waiting for the held run is that run's: counted with it, not as a queued follow-up.
+    const steered = await queue(client, sessionId, ['--steer', 'Steer me.']);
+    expect(steered.runId).toBe(first.runId);
     const interrupted = await run(['interrupt', sessionId, '--cancel-queued']);
-    expect(interrupted.stderr).toContain(`stopping run ${first.runId}; 1 queued follow-up cancelled`);
+    expect(interrupted.stderr).toBe(`stopping run ${first.runId}; 1 queued follow-up cancelled\n`);
+    expect((await steered.finished).code).toBe(130);
     const queuedSend = await cancelledByInterrupt.finished;
     expect(queuedSend.code).toBe(130);
     expect(queuedSend.stderr).toContain('the follow-up was cancelled (interrupted)');
     expect((await client.getSession(sessionId)).queuedInputs).toEqual([]);
-    expect(modelSaw('Ctrl-C me.') || modelSaw('Interrupt me.')).toBe(false);
+    expect(modelSaw('Ctrl-C me.') || modelSaw('Interrupt me.') || modelSaw('Steer me.')).toBe(false);
   });
 
   it('--steer hands the prompt into the running turn: folded into that run, no run of its own', async () => {

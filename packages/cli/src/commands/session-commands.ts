@@ -117,7 +117,11 @@ export async function interruptCommand(argv: readonly string[], context: CliCont
     context.stdout.write(`${JSON.stringify(receipt)}\n`);
     return 0;
   }
-  const queued = cancelQueued ? (before.queuedInputs ?? []).length : 0;
+  // Only follow-ups waiting for a run of their own: a steer belongs to the run being stopped, which
+  // withdraws it (if the agent has not taken it in) with or without --cancel-queued.
+  const queued = cancelQueued
+    ? (before.queuedInputs ?? []).filter((input) => input.delivery === 'after_turn').length
+    : 0;
   const cancelled = queued === 0 ? '' : `${plural(queued, 'queued follow-up')} cancelled`;
   if (before.state === 'closed') context.stderr.write('the session is closed: nothing was running or queued\n');
   else if (receipt.runId) context.stderr.write(`stopping run ${receipt.runId}${cancelled ? `; ${cancelled}` : ''}\n`);
