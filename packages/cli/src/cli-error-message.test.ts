@@ -143,6 +143,28 @@ describe('cliErrorMessage', () => {
     expect(cliErrorMessage(image, argv)).toBe('--image shot.png is not a PNG, JPEG, GIF or WebP image…');
   });
 
+  it('a steer the running run cannot take says why and points to --queue, not to the --steer it was', () => {
+    const argv = [sessionId, '--steer', 'Also this.'];
+    const control = error(
+      'run_active',
+      'The active run is the compact control, which takes no follow-up while it runs. Submit with delivery after_turn instead (it runs once the control has ended).',
+      { reason: 'control_active' },
+    );
+    expect(cliErrorMessage(control, argv, 'send')).toBe(
+      `The active run is the compact control, which takes no follow-up while it runs. \`tether send ${sessionId} --queue "prompt"\` runs it once the control has ended.`,
+    );
+    const stopping = error(
+      'run_active',
+      'The active run is being stopped (interrupt_run), and a steer would go with it. Submit with delivery after_turn (it runs once the run has ended, unless the stop cancels the queue), or as a new turn then.',
+      { reason: 'run_stopping' },
+    );
+    const worded = cliErrorMessage(stopping, argv, 'send');
+    expect(worded).toContain(`tether send ${sessionId} --queue`);
+    expect(worded).not.toMatch(apiWords);
+    for (const message of [cliErrorMessage(control, argv, 'send'), worded])
+      expect(message).not.toContain('--steer hands it into the running turn');
+  });
+
   it("says how to fork or rewind elsewhere in the command's own options", () => {
     const noPoint = error(
       'checkpoint_unavailable',

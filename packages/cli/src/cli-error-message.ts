@@ -27,6 +27,11 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
     case 'session_open':
       return `The session is still open. Close it with \`tether close ${session}\`, then delete it.`;
     case 'run_active':
+      // A steer refused: the run takes none now, and the advice to give --steer would be no help.
+      if (reason === 'control_active')
+        return `${firstSentence(error.message)} \`tether send ${session} --queue "prompt"\` runs it once the control has ended.`;
+      if (reason === 'run_stopping')
+        return `The active run is being stopped, and a steer would go with it. \`tether send ${session} --queue "prompt"\` runs it once the run has ended (unless the stop cancels the queue), or send it again then.`;
       return `The session has an active run. Wait for it to end (\`tether attach ${session}\` follows it) or stop it (\`tether interrupt ${session}\`), then run this again.${command === 'send' || command === 'run' ? ' With tether send: --queue runs it as the next run, --steer hands it into the running turn.' : ''}`;
     case 'run_not_found': {
       const owner = error.details?.sessionId;

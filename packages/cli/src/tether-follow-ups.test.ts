@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createTetherClient } from '@tether/client';
-import { holdReply, textReply } from '@tether/fake-anthropic-api';
+import { holdReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent } from '@tether/protocol';
 import { pollFor } from '@tether/provider-claude/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -174,6 +174,115 @@ describe('tether send to a running session', () => {
     const session = await client.getSession(sessionId);
     expect(session.lastRun?.runId).toBe(first.runId);
     expect(session.queuedInputs).toEqual([]);
+  });
+
+  it("a piped --steer leaves the prompts of the run it went into to that run's caller: it denies none of them", async () => {
+    const { client, sessionId, first } = await sessionWithHeldRun();
+    const steered = await queue(client, sessionId, ['--steer', 'Also say bye.']);
+    expect(steered.stderr()).toContain('the prompts of the run this steers into are left to its caller');
+    const { lastSeq } = await client.getSession(sessionId);
+    // The held call ends; its retry asks to run a command, which waits for an approval.
+    fixture.api.enqueue(
+      toolUseReply('Bash', { command: 'echo hi > steered.txt', description: 'Write' }),
+      textReply('Done.'),
+      textReply('Bye.'),
+      textReply('More.'),
+    );
+    fixture.api.releaseHeld();
+    const requested = await nextEvent(client, sessionId, 'interaction.requested', lastSeq);
+    expect(requested.runId).toBe(first.runId);
+    // The send has seen the prompt (it shows it) by the time it says so: a denial of its own would be on its way.
+    await pollFor(() => (steered.stderr().includes(requested.interactionRef) ? true : undefined));
+    await client.respondInteraction({
+      sessionId,
+      interactionRef: requested.interactionRef,
+      answer: { decision: 'approve' },
+    });
+    const settled = await nextEvent(
+      client,
+      sessionId,
+      'interaction.settled',
+      lastSeq,
+      (event) => event.interactionRef === requested.interactionRef,
+    );
+    expect(settled.outcome).toBe('approved');
+    const sent = await steered.finished;
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toContain(`input ${steered.inputId} folded into the running turn`);
+  });
+
+  it('Ctrl-C on a --steer already folded in leaves that run to its caller, without saying it stops it', async () => {
+    const { client, sessionId, first } = await sessionWithHeldRun();
+    const steered = await queue(client, sessionId, ['--steer', 'Also mention bananas.']);
+    // The held call ends (its retry is answered); the call carrying the steer is held in turn.
+    fixture.api.enqueue(textReply('First done.'), holdReply());
+    fixture.api.releaseHeld();
+    await nextEvent(client, sessionId, 'input.folded', 0, (event) => event.inputId === steered.inputId);
+    steered.signal('SIGINT');
+    const sent = await steered.finished;
+    expect(sent.code).toBe(130);
+    expect(sent.stderr).toContain("■ the steer went into another caller's run: leaving that run to them");
+    expect(sent.stderr).not.toContain('stopping the run');
+    // That run goes on.
+    expect((await client.getSession(sessionId)).activeRunId).toBe(first.runId);
+    fixture.api.enqueue(textReply('Bananas.'));
+    fixture.api.releaseHeld();
+    await nextEvent(client, sessionId, 'run.completed', 0, (event) => event.runId === first.runId);
+  });
+
+  it('--steer with nothing running says the prompt runs as a turn of its own', async () => {
+    const url = await serve();
+    const client = createTetherClient({ url, token: (await run(['token'])).stdout.trim() });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: fixture.workspace } });
+    fixture.api.enqueue(textReply('On its own.'));
+    const sent = await run(['send', sessionId, '--steer', 'Steer nothing.']);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toBe('On its own.\n');
+    expect(sent.stderr).toContain('  · nothing was running to steer: it runs as a turn of its own\n');
+    expect(sent.stderr).not.toContain('sent into the running turn');
+  });
+
+  it('--steer into a running control is refused saying why, and points to --queue rather than to --steer', async () => {
+    const url = await serve();
+    const client = createTetherClient({ url, token: (await run(['token'])).stdout.trim() });
+    const { sessionId } = await client.openSession({ workspace: { kind: 'directory', path: fixture.workspace } });
+    fixture.api.enqueue(textReply('Hello.'));
+    const { runId } = await client.submitTurn({ sessionId, input: [{ type: 'text', text: 'Say hello.' }] });
+    await nextEvent(client, sessionId, 'run.completed', 0, (event) => event.runId === runId);
+    // The compaction's model call is held: the control runs until the test releases it.
+    fixture.api.setResponder(() => holdReply());
+    const control = await client.runControl({ sessionId, name: 'compact' });
+    await fixture.api.waitForRequests(1, { kind: 'compaction' });
+    await pollFor(() => (fixture.api.heldCount === 1 ? true : undefined));
+    const refused = await run(['send', sessionId, '--steer', 'Also this.']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('The active run is the compact control, which takes no follow-up while it runs.');
+    expect(refused.stderr).toContain(`tether send ${sessionId} --queue "prompt"`);
+    expect(refused.stderr).not.toContain('--steer hands it into the running turn');
+    fixture.api.setResponder(undefined);
+    fixture.api.releaseHeld();
+    await nextEvent(client, sessionId, 'run.completed', 0, (event) => event.runId === control.runId);
+  });
+
+  it("another caller's steer into the same run is said as theirs, never as this send's own input", async () => {
+    const { client, sessionId, first } = await sessionWithHeldRun();
+    const steered = await queue(client, sessionId, ['--steer', 'Also mention bananas.']);
+    const other = await client.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Someone else steers.' }],
+      delivery: 'steer',
+    });
+    expect(other.runId).toBe(first.runId);
+    fixture.api.enqueue(textReply('First done.'), textReply('Both steers answered.'), textReply('More.'));
+    fixture.api.releaseHeld();
+    const sent = await steered.finished;
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toContain(`  · sent into the running turn (input ${steered.inputId})\n`);
+    expect(sent.stderr).toContain(`  · input ${steered.inputId} folded into the running turn\n`);
+    // The other caller's input is never presented as this command's.
+    expect(sent.stderr).not.toContain(`sent into the running turn (input ${other.inputId})`);
+    expect(sent.stderr).not.toContain(`input ${other.inputId} folded into the running turn`);
+    expect(sent.stderr).toContain(`another caller's input ${other.inputId} was steered into this turn`);
   });
 });
 

@@ -130,7 +130,7 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   const prompt = await readPrompt(argument, context, example);
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
-  warnIfNobodyToAsk(mode, { approve, json, prompt: argument }, context);
+  warnIfNobodyToAsk(mode, { approve, json, prompt: argument, steer: delivery === 'steer' }, context);
   return driveTurn(
     client,
     {

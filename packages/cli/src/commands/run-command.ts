@@ -235,10 +235,22 @@ export function responderMode(
 /** Said before the turn when its prompts will be denied only because nobody here can be asked (run and send alike). */
 export function warnIfNobodyToAsk(
   mode: ResponderMode,
-  options: { readonly approve: 'ask' | 'allow-once' | 'deny'; readonly json: boolean; readonly prompt: string },
+  options: {
+    readonly approve: 'ask' | 'allow-once' | 'deny';
+    readonly json: boolean;
+    readonly prompt: string;
+    /** tether send --steer: a run it goes into is another caller's, whose prompts it leaves to them. */
+    readonly steer?: boolean;
+  },
   context: CliContext,
 ): void {
   if (mode.kind !== 'deny' || options.approve !== 'ask' || options.json) return;
+  if (options.steer === true) {
+    context.stderr.write(
+      'tether: nobody to ask here: the prompts of the run this steers into are left to its caller; if nothing is running, the prompt runs as a turn of its own, whose prompts will be denied.\n',
+    );
+    return;
+  }
   context.stderr.write(
     options.prompt === promptFromStdin && context.terminal
       ? 'tether: stdin carried the prompt and no --answers was given: tool prompts and questions will be denied.\n'

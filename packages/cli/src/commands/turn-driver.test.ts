@@ -214,3 +214,51 @@ describe('driveTurn stopped by a signal', () => {
     await runtime.shutdown({ graceMs: 0, force: true });
   });
 });
+
+describe('driveTurn while follow-ups are held by the plan limit', () => {
+  it('says the turn runs now, ahead of them, however it was sent (a plain send jumps them as --queue does)', async () => {
+    const { cwd, runtime, context } = await setUp(createMockProvider());
+    const { sessionId } = await runtime.openSession({ workspace: { kind: 'directory', path: cwd } });
+    const hold = { until: new Date(Date.now() + 3_600_000).toISOString(), reason: 'plan_limit' as const };
+    const heldFollowUp = {
+      inputId: `inp_${'1'.repeat(32)}`,
+      delivery: 'after_turn' as const,
+      runId: `run_${'2'.repeat(32)}`,
+      queuedAt: new Date().toISOString(),
+      preview: 'Later.',
+      held: hold,
+    };
+    // The snapshot of a session whose follow-up the plan limit holds (the mock agent reports no limits,
+    // and a held follow-up keeps no run from starting: the runtime takes the turn now either way).
+    const backend = new Proxy(runtime, {
+      get(target, property) {
+        if (property === 'getSession')
+          return async (id: string) => ({ ...(await target.getSession(id)), queuedInputs: [heldFollowUp] });
+        return Reflect.get(target, property, target);
+      },
+    });
+    for (const delivery of [undefined, 'after_turn', 'steer'] as const) {
+      let stderr = '';
+      const capturing: CliContext = {
+        ...context,
+        stderr: {
+          write: (text: string) => {
+            stderr += text;
+            return true;
+          },
+        } as unknown as CliContext['stderr'],
+      };
+      const code = await driveTurn(
+        backend,
+        { resume: sessionId, cwd, prompt: 'Now.', json: false, responder: null, delivery },
+        capturing,
+        { terminate: () => undefined },
+      );
+      expect(code, String(delivery)).toBe(0);
+      expect(stderr, String(delivery)).toContain(
+        '  · runs now, ahead of the follow-up held by the plan limit (it waits for its reset)\n',
+      );
+    }
+    await runtime.shutdown({ graceMs: 0, force: true });
+  });
+});

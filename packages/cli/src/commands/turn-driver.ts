@@ -188,18 +188,21 @@ export async function driveTurn(
       // A follow-up still waiting is withdrawn (or, if it started meanwhile, its run stopped); a steer
       // folded in meanwhile is left to the run it joined.
       const queued = pendingInput !== null;
-      context.stderr.write(
-        queued
-          ? '\n■ withdrawing the queued follow-up…\n'
-          : '\n■ stopping the run (Ctrl-C again closes the session)…\n',
-      );
+      // A steer already taken into another caller's run: nothing here stops that run (leaveOthersRun says so).
+      const othersRun = !queued && steeredIn;
+      if (!othersRun)
+        context.stderr.write(
+          queued
+            ? '\n■ withdrawing the queued follow-up…\n'
+            : '\n■ stopping the run (Ctrl-C again closes the session)…\n',
+        );
       stopTurn(sessionId).then(
         (stopped) => {
           if (stopped === 'nothing') leaveOthersRun(signal);
         },
         () => terminate(signal, false),
       );
-      if (queued) return;
+      if (queued || othersRun) return;
       interrupted = 'run';
       unsettledInterrupt = setTimeout(() => {
         context.stderr.write('\n■ the run did not stop in time: ending it now\n');
@@ -224,6 +227,8 @@ export async function driveTurn(
   /** The turn is being sent (a signal then stops its run), and once it is accepted. */
   let sending = false;
   let submitted = false;
+  /** The turn was a steer handed into the running run (another caller's): not this command's to stop. */
+  let steeredIn = false;
   try {
     let afterSeq = 0;
     // A git worktree tells each run's changed files after the run: the turn waits for them.
@@ -310,7 +315,10 @@ export async function driveTurn(
         const ofThisTurn = turnRunId === null || !('runId' in event) || event.runId === turnRunId;
         if (ofThisTurn || request.json) renderer.event(event);
         if (!ofThisTurn) return;
-        if (event.type === 'interaction.requested') activeResponder?.onRequested(event);
+        // A steer taken into another caller's run: with nobody here to ask, that run's prompts are its
+        // caller's to answer (as a watcher leaves them, docs/cli.md), never denied from here.
+        const leftToCaller = steeredIn && mode?.kind === 'deny' && mode.chosen !== true;
+        if (event.type === 'interaction.requested' && !leftToCaller) activeResponder?.onRequested(event);
         if (
           event.type === 'interaction.settled' ||
           event.type === 'interaction.withdrawn' ||
@@ -347,12 +355,19 @@ export async function driveTurn(
       ...(request.runEnd ? { runEnd: request.runEnd } : {}),
       onSubmitted: (receipt) => {
         turnRunId = receipt.runId;
-        // Not queued behind follow-ups the plan limit holds (the API answers it now): said, as it goes out of order.
-        if (request.delivery === 'after_turn' && receipt.queued !== true && heldFollowUps > 0 && !request.json)
+        if (renderer instanceof HumanRenderer) renderer.turnAccepted(receipt.inputId ?? null);
+        // Not queued behind follow-ups the plan limit holds (the API answers it now), with or without a
+        // delivery (docs/protocol.md, "Held by the plan limit"): said, as it goes out of order.
+        if (receipt.queued !== true && heldFollowUps > 0 && !request.json)
           context.stderr.write(
-            `  · runs now, ahead of ${heldFollowUps === 1 ? 'the follow-up' : `the ${heldFollowUps} follow-ups`} held by the plan limit (they wait for its reset)\n`,
+            `  · runs now, ahead of ${heldFollowUps === 1 ? 'the follow-up' : `the ${heldFollowUps} follow-ups`} held by the plan limit (${heldFollowUps === 1 ? 'it waits' : 'they wait'} for its reset)\n`,
           );
+        // A steer that found no run to go into (it had just ended) runs as a turn of its own: said, as no
+        // "sent into the running turn" follows.
+        if (request.delivery === 'steer' && receipt.queued !== true && !request.json)
+          context.stderr.write('  · nothing was running to steer: it runs as a turn of its own\n');
         if (receipt.queued === true && receipt.inputId !== undefined) pendingInput = receipt.inputId;
+        steeredIn = receipt.queued === true && request.delivery === 'steer';
         accepted(receipt);
         submitted = true;
         if (answersFailed) stopForAnswers();

@@ -122,6 +122,31 @@ describe('the human renderer', () => {
     expect(stdout).toBe('The background agent has finished.');
   });
 
+  it("shows a follower (tether attach) a steer's text, as it shows each run's prompt; a redacted one as redacted", () => {
+    const inputId = `inp_${'c'.repeat(32)}`;
+    const { stdout, stderr } = rendered(
+      [
+        { type: 'run.started', runId, input: [{ type: 'text', text: 'Count.' }], inputRedacted: false },
+        { type: 'run.message_delta', runId, blockId: 'b0', text: 'One' },
+        {
+          type: 'input.queued',
+          runId,
+          inputId,
+          delivery: 'steer',
+          input: [{ type: 'text', text: 'Also\n mention bananas.' }],
+          inputRedacted: false,
+        },
+        { type: 'input.queued', runId, inputId, delivery: 'steer', input: null, inputRedacted: true },
+        { type: 'input.folded', runId, inputId },
+      ] as EventBody[],
+      { showRuns: true },
+    );
+    expect(stderr).toBe(
+      `› Count.\n\n  › steered into the running turn (input ${inputId}): Also mention bananas.\n  › steered into the running turn (input ${inputId}): (prompt redacted)\n  · input ${inputId} folded into the running turn\n`,
+    );
+    expect(stdout).toBe('One');
+  });
+
   it('says, to a follower (tether attach), when another client closes or reopens the session; a turn of its own says neither', () => {
     const bodies: EventBody[] = [
       { type: 'session.closed', reason: 'requested' },

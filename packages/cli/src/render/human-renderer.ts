@@ -88,8 +88,13 @@ function describeAttachments(input: readonly InputPart[] | null): string | null 
 function describePrompt(event: Extract<ProtocolEvent, { type: 'run.started' }>): string {
   if (event.control) return `/${terminalSafe(event.control.name)}`;
   if (event.startedBy === 'agent') return '(begun by the agent: a background task finished)';
-  if (event.input === null) return '(prompt redacted)';
-  const text = event.input
+  return describeInputText(event.input);
+}
+
+/** An input's text in one line (at most 200 characters), or what stands for it when it has none or is redacted. */
+function describeInputText(input: readonly InputPart[] | null): string {
+  if (input === null) return '(prompt redacted)';
+  const text = input
     .flatMap((part) => (part.type === 'text' ? [part.text] : []))
     .join(' ')
     .replace(/\s+/g, ' ')
@@ -147,6 +152,13 @@ export class HumanRenderer {
   /** The plan-limit hold last said for each queued input (a hold checked again is not said again). */
   private readonly heldUntil = new Map<string, string>();
 
+  /**
+   * A command's own turn (send, run), once accepted: its follow-up's input id (null for a turn that
+   * is no follow-up). An input another caller steered into the same run is then said as theirs.
+   * Undefined while following the whole session (attach), where no input is the reader's own.
+   */
+  private ownInput: string | null | undefined = undefined;
+
   /** Whether interaction prompts are shown by someone else (the terminal prompter). */
   private readonly promptsShownElsewhere: boolean;
 
@@ -163,6 +175,16 @@ export class HumanRenderer {
     this.promptsShownElsewhere = options.promptsShownElsewhere ?? false;
     this.showRuns = options.showRuns ?? false;
     this.spinner = options.spinner ? new ProgressSpinner(stderr) : null;
+  }
+
+  /** The command's turn was accepted: `inputId` is its follow-up's (null when it is none). */
+  turnAccepted(inputId: string | null): void {
+    this.ownInput = inputId;
+  }
+
+  /** An input of the session that is not this command's turn, while rendering a command's own turn. */
+  private othersInput(inputId: string): boolean {
+    return this.ownInput !== undefined && this.ownInput !== inputId;
   }
 
   private note(text: string): void {
@@ -259,6 +281,16 @@ export class HumanRenderer {
         return;
       }
       case 'input.queued':
+        // Another caller's steer into this run: its answer is part of this run's, but not this command's input.
+        if (this.othersInput(event.inputId)) {
+          this.note(`  · another caller's input ${event.inputId} was steered into this turn`);
+          return;
+        }
+        // Following the whole session (attach), a steer is a prompt no run.started will show: its text is said here.
+        if (this.showRuns && event.delivery === 'steer') {
+          this.note(`  › steered into the running turn (input ${event.inputId}): ${describeInputText(event.input)}`);
+          return;
+        }
         this.note(
           event.delivery === 'after_turn'
             ? `  · queued (input ${event.inputId}): it runs after the running turn and any queued before it; tether cancel-input withdraws it`
@@ -283,9 +315,15 @@ export class HumanRenderer {
         this.note(`  · queued input ${event.inputId} started`);
         return;
       case 'input.folded':
+        if (this.othersInput(event.inputId)) {
+          this.note(`  · another caller's input ${event.inputId} folded into this turn`);
+          return;
+        }
         this.note(`  · input ${event.inputId} folded into the running turn`);
         return;
       case 'input.cancelled':
+        // Another caller's steer that ended unanswered changed nothing of this turn.
+        if (this.othersInput(event.inputId)) return;
         this.note(`  · input ${event.inputId} cancelled (${event.reason.replaceAll('_', ' ')})`);
         return;
       case 'run.usage': {
