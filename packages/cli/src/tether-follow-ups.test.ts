@@ -161,6 +161,20 @@ describe('tether send to a running session', () => {
     expect(modelSaw('Ctrl-C me.') || modelSaw('Interrupt me.') || modelSaw('Steer me.')).toBe(false);
   });
 
+  it('interrupt without --cancel-queued says the queued follow-up starts next, and it does', async () => {
+    const { client, sessionId, first } = await sessionWithHeldRun();
+    const next = await queue(client, sessionId, ['--queue', 'Run me next.']);
+    fixture.api.enqueue(textReply('Ran next.'));
+    const interrupted = await run(['interrupt', sessionId]);
+    expect(interrupted.stderr).toBe(
+      `stopping run ${first.runId}; 1 queued follow-up starts next (tether cancel-input withdraws it)\n`,
+    );
+    const sent = await next.finished;
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toBe('Ran next.\n');
+    expect(modelSaw('Run me next.')).toBe(true);
+  });
+
   it('--steer hands the prompt into the running turn: folded into that run, no run of its own', async () => {
     const { client, sessionId, first } = await sessionWithHeldRun();
     const steered = await queue(client, sessionId, ['--steer', 'Also mention bananas.']);

@@ -119,12 +119,17 @@ export async function interruptCommand(argv: readonly string[], context: CliCont
   }
   // Only follow-ups waiting for a run of their own: a steer belongs to the run being stopped, which
   // withdraws it (if the agent has not taken it in) with or without --cancel-queued.
-  const queued = cancelQueued
-    ? (before.queuedInputs ?? []).filter((input) => input.delivery === 'after_turn').length
-    : 0;
+  const waiting = (before.queuedInputs ?? []).filter((input) => input.delivery === 'after_turn').length;
+  const queued = cancelQueued ? waiting : 0;
   const cancelled = queued === 0 ? '' : `${plural(queued, 'queued follow-up')} cancelled`;
+  // Kept, they start once the run has stopped: said, so an interrupt is not taken for the end of the work.
+  const kept =
+    cancelQueued || waiting === 0
+      ? ''
+      : `; ${plural(waiting, 'queued follow-up')} ${waiting === 1 ? 'starts next (tether cancel-input withdraws it)' : 'start next, in order (tether cancel-input withdraws one)'}`;
   if (before.state === 'closed') context.stderr.write('the session is closed: nothing was running or queued\n');
-  else if (receipt.runId) context.stderr.write(`stopping run ${receipt.runId}${cancelled ? `; ${cancelled}` : ''}\n`);
+  else if (receipt.runId)
+    context.stderr.write(`stopping run ${receipt.runId}${cancelled ? `; ${cancelled}` : ''}${kept}\n`);
   else context.stderr.write(`nothing was running${cancelled ? `; ${cancelled}` : cancelQueued ? ' or queued' : ''}\n`);
   return 0;
 }
