@@ -2,7 +2,7 @@ import { holdReply, textReply } from '@tether/fake-anthropic-api';
 import { methods } from '@tether/acp/test-support';
 import { pollFor } from '@tether/provider-claude/test-support';
 import { waitForEvent } from '@tether/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useAcp } from './acp-harness.js';
 
 /** Whether any model request carried this text. */
@@ -158,5 +158,26 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     await waitForEvent(runtime, sessionId, 'run.completed');
     const runs = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.started');
     expect(runs).toHaveLength(1);
+  });
+
+  it('the editor quitting while a slash command waits for the running prompt: the run ends interrupted and the command never runs', async () => {
+    const { environment, runtime, pair, sessionId, first, prompt } = await heldPrompt();
+    first.catch(() => undefined);
+    const runControl = vi.spyOn(runtime, 'runControl');
+    prompt('/cost').catch(() => undefined);
+    // Refused run_active, it waits in the agent for the running prompt.
+    await vi.waitFor(() => expect(runControl.mock.settledResults).toMatchObject([{ type: 'rejected' }]));
+    await pair.close();
+    expect((await waitForEvent(runtime, sessionId, 'run.completed')).outcome).toBe('interrupted');
+    // A turn submitted after the editor went runs next; the command would have started before it ended.
+    environment.api.enqueue(textReply('Still here.'));
+    const { runId } = await runtime.submitTurn({
+      sessionId,
+      input: [{ type: 'text', text: 'Anyone?' }],
+      delivery: 'after_turn',
+    });
+    await waitForEvent(runtime, sessionId, 'run.completed', { where: (event) => event.runId === runId });
+    const events = await runtime.readEvents(sessionId);
+    expect(events.filter((event) => event.type === 'control.completed')).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { holdReply, textReply } from '@tether/fake-anthropic-api';
-import { methods } from '@tether/acp/test-support';
+import { type ContentBlock, methods } from '@tether/acp/test-support';
 import { processesWithEnvironment, waitForEvent, killProcessesWithEnvironment } from '@tether/testkit';
 import { describe, expect, it } from 'vitest';
 import { useAcp } from './acp-harness.js';
@@ -173,5 +173,49 @@ describe('ACP prompts against the real binary', () => {
       data: { code: 'provider_crashed', retryable: true },
     });
     expect((await runtime.getSession(sessionId)).lastRun?.outcome).toBe('failed');
+  });
+
+  it("a prompt block Tether refuses is named as the client's block (an empty one before it counts), with ACP's field names", async () => {
+    const { environment, pair } = await start();
+    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
+      cwd: environment.workspace,
+      mcpServers: [],
+    });
+    const refusal = (prompt: ContentBlock[]) =>
+      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(
+      await refusal([
+        { type: 'text', text: '' },
+        { type: 'text', text: 'Look.' },
+        { type: 'image', mimeType: 'image/png', data: 'bm90IGFuIGltYWdl' },
+      ]),
+    ).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Prompt block 3 of 3 is not a PNG, JPEG, GIF or WebP image/),
+      data: { code: 'invalid_command', details: { reason: 'not_an_image', index: 2 } },
+    });
+    expect(
+      await refusal([
+        { type: 'text', text: ' ' },
+        { type: 'image', mimeType: 'image/png', data: `data:image/png;base64,${onePixelPng}` },
+      ]),
+    ).toMatchObject({
+      message: expect.stringMatching(/^Prompt block 2 of 2 has a data: URL; .* with the type in "mimeType"\.$/),
+      data: { details: { index: 1 } },
+    });
+    expect(
+      await refusal([
+        { type: 'text', text: '' },
+        { type: 'resource_link', uri: 'file:///etc/hostname', name: 'hostname' },
+      ]),
+    ).toMatchObject({
+      message: expect.stringMatching(/^Prompt block 2 of 2: \/etc\/hostname is outside the session's workspace/),
+      data: { details: { reason: 'file_outside_workspace', index: 1 } },
+    });
+    // Nothing ran.
+    expect(environment.api.requests.filter((request) => request.kind === 'turn')).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import {
   AgentError,
   ControlName,
   ImageMediaType,
+  inputPartPosition,
   type SubmittedInputPart,
   textInputLengthLimit,
 } from '@tether/protocol';
@@ -13,7 +14,12 @@ import {
  * `/model NAME`, which sets the model option (so the client hears of it as when it sets it itself).
  */
 export type PromptRequestPlan =
-  | { readonly kind: 'turn'; readonly input: SubmittedInputPart[] }
+  | {
+      readonly kind: 'turn';
+      readonly input: SubmittedInputPart[];
+      /** The prompt block each input part came from (empty text blocks make none), and how many blocks there were. */
+      readonly blocks: { readonly ofPart: readonly number[]; readonly count: number };
+    }
   | { readonly kind: 'control'; readonly name: string; readonly argument?: string }
   | { readonly kind: 'model'; readonly model: string };
 
@@ -121,16 +127,20 @@ function controlOf(blocks: readonly ContentBlock[]): PromptRequestPlan | null {
 export function planPrompt(blocks: readonly ContentBlock[]): PromptRequestPlan {
   const control = controlOf(blocks);
   if (control) return control;
-  const input = blocks.flatMap((block) => {
+  const input: SubmittedInputPart[] = [];
+  const ofPart: number[] = [];
+  for (const [index, block] of blocks.entries()) {
     const part = inputPartOf(block);
-    return part ? [part] : [];
-  });
+    if (part === null) continue;
+    input.push(part);
+    ofPart.push(index);
+  }
   // Said in the client's terms: Tether's own refusal would describe its input format.
   const oversized = input.findIndex((part) => part.type === 'text' && part.text.length > textInputLengthLimit);
   if (oversized !== -1) {
     throw new AgentError({
       code: 'invalid_command',
-      message: `Prompt block ${oversized + 1} holds more than ${textInputLengthLimit.toLocaleString('en-US')} characters of text, more than a turn takes. Attach a large file as a link to it (resource_link) instead: the agent reads it itself.`,
+      message: `Prompt block ${ofPart[oversized]! + 1} holds more than ${textInputLengthLimit.toLocaleString('en-US')} characters of text, more than a turn takes. Attach a large file as a link to it (resource_link) instead: the agent reads it itself.`,
       details: { reason: 'prompt_text_too_large' },
     });
   }
@@ -140,5 +150,33 @@ export function planPrompt(blocks: readonly ContentBlock[]): PromptRequestPlan {
       message: 'The prompt is empty; send some text, an image or a resource.',
     });
   }
-  return { kind: 'turn', input };
+  return { kind: 'turn', input, blocks: { ofPart, count: blocks.length } };
+}
+
+/** The words of Tether's input format in its refusals, as ACP names the field: an image's type is its mimeType. */
+const acpFieldNames: readonly (readonly [tetherWords: string, acpWords: string])[] = [
+  ['with the media type in "mediaType"', 'with the type in "mimeType"'],
+  ['Send mediaType "', 'Send mimeType "'],
+];
+
+/**
+ * Tether's refusal of one input part (an image that is not one, a file link outside the workspace) in
+ * the client's terms: the prompt block it came from ("Prompt block 3 of 3", and `details.index` that
+ * block's), not the input part Tether made of it, which an empty text block before it would shift; and
+ * an image's type as ACP names its field. Any other error is returned as it is.
+ */
+export function promptRefusalOf(
+  error: AgentError,
+  blocks: { readonly ofPart: readonly number[]; readonly count: number },
+): AgentError {
+  const index = error.details?.['index'];
+  if (typeof index !== 'number' || blocks.ofPart[index] === undefined) return error;
+  const block = blocks.ofPart[index];
+  const part = `Input part ${inputPartPosition(index, blocks.ofPart.length)}`;
+  if (!error.message.startsWith(part)) return error;
+  const message = acpFieldNames.reduce(
+    (text, [tetherWords, acpWords]) => text.replace(tetherWords, acpWords),
+    `Prompt block ${inputPartPosition(block, blocks.count)}${error.message.slice(part.length)}`,
+  );
+  return new AgentError({ ...error.toObject(), message, details: { ...error.details, index: block } });
 }

@@ -33,7 +33,7 @@ import { availableCommands } from './available-commands.js';
 import { initializeResponseOf } from './initialize-response.js';
 import { type McpConfigurationFile, writeMcpConfiguration } from './mcp-configuration.js';
 import { approvalAnswerOf, permissionRequestOf } from './permission-request.js';
-import { type PromptRequestPlan, planPrompt } from './prompt-input.js';
+import { type PromptRequestPlan, planPrompt, promptRefusalOf } from './prompt-input.js';
 import { questionAnswerOf, questionElicitationOf, questionsUnsupportedAnswer } from './question-elicitation.js';
 import { clientDirectory, DirectoryMatcher, requireSessionDirectory } from './session-directory.js';
 import { type OpenInteraction, type RunEnd, SessionFollower } from './session-follower.js';
@@ -232,7 +232,11 @@ export class TetherAcpAgent {
       // for it and runs next: after_turn. On an idle session it starts at once, as without it.
       const receipt =
         plan.kind === 'turn'
-          ? await this.#host.submitTurn({ sessionId, input: plan.input, delivery: 'after_turn' })
+          ? await this.#host
+              .submitTurn({ sessionId, input: plan.input, delivery: 'after_turn' })
+              .catch((error: unknown) => {
+                throw AgentError.isInstance(error) ? promptRefusalOf(error, plan.blocks) : error;
+              })
           : await this.#controlWhenIdle(served, sessionId, plan, prompt);
       // Cancelled while it waited: it never ran.
       if (receipt === null) return { stopReason: 'cancelled' };
@@ -348,13 +352,22 @@ export class TetherAcpAgent {
   async cancel(sessionId: string): Promise<void> {
     const served = this.#sessions.get(sessionId);
     if (!served) return;
+    await this.#cancelPrompts(sessionId, served);
+    const agentRun = served.follower.agentRun;
+    if (agentRun !== null) await this.#interrupt(sessionId, agentRun);
+  }
+
+  /**
+   * Every prompt served for the session ends cancelled: marked first, so that one whose submit is still
+   * in flight stops once it is known and a slash command waiting for the runs ahead of it never starts;
+   * then those queued are withdrawn and the running one interrupted.
+   */
+  async #cancelPrompts(sessionId: string, served: ServedSession): Promise<void> {
     for (const prompt of served.prompts) {
       prompt.cancelRequested = true;
       prompt.onCancel?.();
     }
     await this.#stop(sessionId, [...served.prompts]);
-    const agentRun = served.follower.agentRun;
-    if (agentRun !== null) await this.#interrupt(sessionId, agentRun);
   }
 
   /**
@@ -465,7 +478,9 @@ export class TetherAcpAgent {
     await Promise.allSettled([...this.#answering]);
     await Promise.allSettled(
       [...this.#sessions].map(async ([sessionId, served]) => {
-        if (!this.#runsOutliveClient) await this.#stop(sessionId, [...served.prompts]);
+        // As a cancel: a slash command still waiting for the run ahead of it would otherwise start once that
+        // run ends, for no one.
+        if (!this.#runsOutliveClient) await this.#cancelPrompts(sessionId, served);
         served.follower.stop();
       }),
     );
