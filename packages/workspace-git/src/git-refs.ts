@@ -9,6 +9,24 @@ export async function branchExists(git: GitContext, repository: string, branch: 
 }
 
 /**
+ * The branch whose name keeps `branch` from being made: `a` for `a/b`, or `a/b` for `a` (git stores a
+ * branch name as a path, so one cannot be both a branch and a folder of branches); null when none does.
+ */
+export async function clashingBranch(git: GitContext, repository: string, branch: string): Promise<string | null> {
+  const parts = branch.split('/');
+  for (let length = 1; length < parts.length; length++) {
+    const prefix = parts.slice(0, length).join('/');
+    if (await branchExists(git, repository, prefix)) return prefix;
+  }
+  const below = await runGit(git, {
+    cwd: repository,
+    args: ['for-each-ref', '--count=1', '--format=%(refname)', `refs/heads/${branch}/`],
+  });
+  const name = below.exitCode === 0 ? below.stdout.toString('utf8').trim() : '';
+  return name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : null;
+}
+
+/**
  * Where `branch` is checked out in a worktree of the repository other than `except` (its main checkout,
  * or a linked worktree: one moved with `git worktree move`, say), or null when it is not.
  */

@@ -155,6 +155,28 @@ describe('prepare', () => {
       await expectNothingLeft(playground, ['main']);
     });
 
+    it("a repository another user owns (git's safe.directory check): says so and how to trust it, not to run git init", async () => {
+      const playground = await gitPlayground();
+      // git's own switch for its tests: the ownership check fails as for a repository another user owns.
+      const wrapper = path.join(playground.folder, 'git-as-another-owner');
+      await writeFile(wrapper, '#!/bin/sh\nGIT_TEST_ASSUME_DIFFERENT_OWNER=1 exec git "$@"\n', { mode: 0o755 });
+      const acquirer = createGitWorktreeAcquirer({
+        root: playground.root,
+        environment: playground.environment,
+        gitPath: wrapper,
+      });
+      const error = await agentErrorOf(
+        acquirer.prepare({
+          sessionId: newSessionId(),
+          workspace: { kind: 'git_worktree', repository: playground.repository },
+        }),
+      );
+      expect(error.details?.reason).toBe('repository_not_trusted');
+      expect(error.message).toContain(`git config --global --add safe.directory ${playground.repository}`);
+      expect(error.message).not.toContain('git init');
+      await expectNothingLeft(playground, ['main']);
+    });
+
     it('a bare repository', async () => {
       const playground = await gitPlayground();
       const bare = path.join(playground.folder, 'bare.git');
@@ -205,7 +227,9 @@ describe('prepare', () => {
       playground.git(playground.repository, 'branch', 'taken');
       const error = await agentErrorOf(playground.prepare({ branch: 'taken' }));
       expect(error.details?.reason).toBe('branch_exists');
-      expect(error.message).toContain('git branch -D taken');
+      // The safe delete, which refuses while the branch holds unmerged commits: never -D, which would lose them.
+      expect(error.message).toContain('git branch -d taken');
+      expect(error.message).not.toContain('git branch -D');
       await expectNothingLeft(playground, ['main', 'taken']);
     });
 
@@ -214,7 +238,22 @@ describe('prepare', () => {
       playground.git(playground.repository, 'branch', 'work/one');
       const error = await agentErrorOf(playground.prepare({ branch: 'work' }));
       expect(error.details?.reason).toBe('branch_exists');
+      expect(error.message).toContain('has a branch work/one, so git cannot make the branch work next to it');
+      expect(error.message).toContain('git branch -m work/one NEW-NAME');
       await expectNothingLeft(playground, ['main', 'work/one']);
+    });
+
+    it('a branch named tether, which every default tether/… branch clashes with: names it, not the branch never made', async () => {
+      const playground = await gitPlayground();
+      playground.git(playground.repository, 'branch', 'tether');
+      const error = await agentErrorOf(playground.prepare());
+      expect(error.details?.reason).toBe('branch_exists');
+      expect(error.message).toMatch(
+        /has a branch tether, so git cannot make the branch tether\/[0-9a-f]{8} next to it/,
+      );
+      expect(error.message).toContain('git branch -m tether NEW-NAME');
+      expect(error.message).not.toContain('git branch -D');
+      await expectNothingLeft(playground, ['main', 'tether']);
     });
 
     it.each(['bad..name', 'ends.lock', 'with space', '@{-1}'])('an invalid branch name: %s', async (branch) => {

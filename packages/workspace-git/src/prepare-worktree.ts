@@ -4,7 +4,7 @@ import type { Workspace } from '@tether/protocol';
 import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
 import type { RepositoryQueue } from './repository-queue.js';
-import { branchExists, resolveCommit } from './git-refs.js';
+import { branchExists, clashingBranch, resolveCommit } from './git-refs.js';
 import {
   type GitContext,
   type GitResult,
@@ -115,6 +115,15 @@ async function repositoryTopLevel(git: GitContext, folder: string): Promise<stri
 }
 
 function notARepository(folder: string, result: GitResult): Error {
+  // A repository another user owns: git's safe.directory check refuses it (its config could run commands as
+  // this user), and "not a repository" would send the user to git init in a folder that is one.
+  const dubious = /detected dubious ownership in repository at '(.*)'/.exec(result.stderr);
+  if (dubious) {
+    return workspaceRefusal(
+      'repository_not_trusted',
+      `git refuses to work in ${folder}: the repository ${dubious[1]} is owned by another user than the one Tether runs as (git's safe.directory check). If you trust it, run git config --global --add safe.directory ${dubious[1]} as the user that runs Tether, then retry; or pass a checkout of your own.`,
+    );
+  }
   return workspaceRefusal(
     'not_a_git_repository',
     `${folder} is not in a git working tree (git says: ${gitComplaint(result)}). Pass the folder of a git checkout, or run git init and make a first commit there.`,
@@ -164,13 +173,26 @@ async function checkNewBranch(git: GitContext, repository: string, branch: strin
       `${branch} is not a valid branch name (see git check-ref-format). Pick another name, such as tether/my-task.`,
     );
   }
-  if (await branchExists(git, repository, branch)) throw branchExistsRefusal(repository, branch);
+  const refusal = await branchTakenRefusal(git, repository, branch);
+  if (refusal) throw refusal;
 }
 
-function branchExistsRefusal(repository: string, branch: string): Error {
+/**
+ * branch_exists when `branch` exists, or another branch's name keeps it from being made (a branch
+ * `tether` keeps every default `tether/…` name from being made): the message names the branch in the way.
+ */
+async function branchTakenRefusal(git: GitContext, repository: string, branch: string): Promise<Error | null> {
+  if (await branchExists(git, repository, branch)) {
+    return workspaceRefusal(
+      'branch_exists',
+      `The repository ${repository} already has a branch ${branch}. Pick another branch name; or, if that branch holds nothing you need, delete it first (git branch -d ${branch}, which refuses while it holds commits not merged).`,
+    );
+  }
+  const clash = await clashingBranch(git, repository, branch);
+  if (clash === null) return null;
   return workspaceRefusal(
     'branch_exists',
-    `The repository ${repository} already has a branch ${branch} (or one whose name clashes with it). Pick another branch name, or delete that branch first (git branch -D ${branch}).`,
+    `The repository ${repository} has a branch ${clash}, so git cannot make the branch ${branch} next to it (one name cannot be both a branch and a folder of branches). Pick another branch name, or rename that branch first (git branch -m ${clash} NEW-NAME).`,
   );
 }
 
@@ -191,7 +213,15 @@ async function makeWorktree(git: GitContext, made: WorktreeToMake): Promise<void
   const created = await runGitRetryingLocks(git, createBranch);
   if (created.exitCode !== 0) {
     // It appeared since the check (another process), or its name clashes with one (a/b next to a).
-    if (/already exists|exists; cannot create/.test(created.stderr)) throw branchExistsRefusal(repository, branch);
+    if (/already exists|exists; cannot create/.test(created.stderr)) {
+      throw (
+        (await branchTakenRefusal(git, repository, branch)) ??
+        workspaceRefusal(
+          'branch_exists',
+          `The repository ${repository} already has a branch ${branch} (or one whose name clashes with it). Pick another branch name (git branch lists them).`,
+        )
+      );
+    }
     throw gitFailed(createBranch, created);
   }
   const addWorktree = { cwd: repository, args: ['worktree', 'add', worktreePath, branch] };

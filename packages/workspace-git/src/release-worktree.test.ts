@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +22,16 @@ async function withACommit(playground: GitPlayground, branch: string): Promise<P
   const prepared = await playground.prepare({ branch });
   await playground.commitFile(prepared.directory, `${branch}.txt`, `${branch}\n`);
   return prepared;
+}
+
+/** git in the repository with `input` on its stdin; its stdout. */
+function gitWithInput(playground: GitPlayground, args: string[], input: string): string {
+  return execFileSync('git', args, {
+    cwd: playground.repository,
+    env: playground.environment,
+    input,
+    encoding: 'utf8',
+  });
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -98,6 +109,26 @@ describe('release', () => {
       keptBecause: 'uncommitted_changes',
     });
     expect(await readFile(path.join(written.directory, 'lib', 'new.txt'), 'utf8')).toBe('precious\n');
+
+    // Checked out there by the agent, then edited: git sees only the submodule's commit, so no file is
+    // listed as changed (docs/api.md says so), and the worktree is kept all the same.
+    const checkedOut = await playground.prepare({ branch: 'checked-out' });
+    playground.git(
+      checkedOut.directory,
+      '-c',
+      'protocol.file.allow=always',
+      'submodule',
+      'update',
+      '--init',
+      '--quiet',
+    );
+    await writeFile(path.join(checkedOut.directory, 'lib', 'lib.txt'), 'edited\n');
+    expect(await playground.acquirer.release(checkedOut, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+      changedFiles: 0,
+    });
+    expect(await readFile(path.join(checkedOut.directory, 'lib', 'lib.txt'), 'utf8')).toBe('edited\n');
   });
 
   it('keeps a worktree whose folder is no longer a worktree (its .git removed) while its branch has commits; removes it when told to discard', async () => {
@@ -118,6 +149,85 @@ describe('release', () => {
     expect(branches(playground)).toEqual(['main']);
     expect(worktreeFolders(playground)).toEqual([playground.repository]);
   });
+
+  it('keeps a worktree whose folder is no longer a worktree (its .git removed) and holds files, its branch at the base; removes an emptied one', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'broken-uncommitted' });
+    await writeFile(path.join(prepared.directory, 'precious.txt'), 'work\n');
+    await rm(path.join(prepared.directory, '.git'));
+    const keptUncounted = { ...prepared, state: 'kept', keptBecause: 'uncommitted_changes', changedFiles: null };
+    // git cannot tell what its files hold (nor remove it: "validation failed"): kept as work, at close and at delete.
+    expect(await playground.acquirer.release(prepared, keep)).toEqual(keptUncounted);
+    expect(await playground.acquirer.release(prepared, forDelete)).toEqual(keptUncounted);
+    expect(await readFile(path.join(prepared.directory, 'precious.txt'), 'utf8')).toBe('work\n');
+    expect(branches(playground)).toEqual(['broken-uncommitted', 'main']);
+
+    const emptied = await playground.prepare({ branch: 'broken-empty' });
+    await rm(emptied.directory, { recursive: true });
+    await mkdir(emptied.directory);
+    expect(await playground.acquirer.release(emptied, keep)).toEqual({
+      ...emptied,
+      state: 'removed',
+      keptBecause: null,
+      changedFiles: 0,
+    });
+    expect(await exists(emptied.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['broken-uncommitted', 'main']);
+    expect(worktreeFolders(playground)).toEqual([playground.repository, prepared.directory]);
+  });
+
+  it('keeps, with its uncommitted work, a worktree git cannot read (its own config broken), rather than remove it', async () => {
+    const playground = await gitPlayground();
+    playground.git(playground.repository, 'config', 'extensions.worktreeConfig', 'true');
+    const prepared = await playground.prepare({ branch: 'unreadable' });
+    await writeFile(path.join(prepared.directory, 'precious.txt'), 'work\n');
+    const admin = playground.git(prepared.directory, 'rev-parse', '--absolute-git-dir').trim();
+    await writeFile(path.join(admin, 'config.worktree'), '[core\nbroken');
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+      changedFiles: null,
+    });
+    expect(await readFile(path.join(prepared.directory, 'precious.txt'), 'utf8')).toBe('work\n');
+    expect(branches(playground)).toEqual(['main', 'unreadable']);
+  });
+
+  it("removes a clean worktree of a repository whose list of files runs past git's usual 16 MiB of output", async () => {
+    const playground = await gitPlayground();
+    // 6,000 files whose paths are ~3,000 bytes long: an index listing of ~17 MiB, as a repository of
+    // ~200,000 files of ordinary names has, made quickly.
+    const blob = gitWithInput(playground, ['hash-object', '-w', '--stdin'], 'x\n').trim();
+    const folder = Array.from({ length: 14 }, (_, level) => `${'d'.repeat(200)}${level}`).join('/');
+    const entries = Array.from({ length: 6000 }, (_, index) => `100644 ${blob}\t${folder}/f${index}\n`).join('');
+    gitWithInput(playground, ['update-index', '--add', '--index-info'], entries);
+    playground.git(playground.repository, 'commit', '--quiet', '-m', 'many files');
+    const prepared = await playground.prepare({ branch: 'large' });
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({ state: 'removed', keptBecause: null });
+    expect(await exists(prepared.directory)).toBe(false);
+    expect(branches(playground)).toEqual(['main']);
+  }, 60_000);
+
+  it("keeps a worktree whose untracked files' list runs past git's usual 16 MiB of output (an unignored dependency folder)", async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'many-untracked' });
+    const folder = path.join(
+      prepared.directory,
+      ...Array.from({ length: 14 }, (_, level) => `${'u'.repeat(200)}${level}`),
+    );
+    await mkdir(folder, { recursive: true });
+    await Promise.all(
+      Array.from({ length: 6000 }, (_, index) => writeFile(path.join(folder, `f${index}`), `${index}\n`)),
+    );
+
+    expect(await playground.acquirer.release(prepared, keep)).toMatchObject({
+      state: 'kept',
+      keptBecause: 'uncommitted_changes',
+      changedFiles: 6000,
+    });
+    expect(await exists(path.join(folder, 'f5999'))).toBe(true);
+  }, 60_000);
 
   it('removes a worktree that holds only ignored files (build output, as git itself does)', async () => {
     const playground = await gitPlayground();
@@ -294,7 +404,10 @@ describe('release', () => {
     await writeFile(path.join(prepared.directory, 'scratch.txt'), 'uncommitted\n');
     await rename(playground.repository, `${playground.repository}-moved`);
 
-    await expect(playground.acquirer.release(prepared, keep)).rejects.toMatchObject({ code: 'invalid_workspace' });
+    const refused = await agentErrorOf(playground.acquirer.release(prepared, keep));
+    expect(refused).toMatchObject({ code: 'invalid_workspace', details: { reason: 'not_a_git_repository' } });
+    expect(refused.message).toContain(`repository ${playground.repository} is gone`);
+    expect(refused.message).toContain('tether delete --discard-changes');
     expect(await exists(prepared.directory)).toBe(true);
     const released = await playground.acquirer.release(prepared, { discardChanges: true, inUse: false });
     expect(released).toMatchObject({ state: 'removed', keptBecause: null });

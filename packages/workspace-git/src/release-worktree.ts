@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace, ReleaseOptions } from '@tether/runtime';
@@ -8,9 +8,10 @@ import { branchCheckedOutElsewhere, branchExists, resolveCommit } from './git-re
 import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, gitFailed, gitPathOf, gitText, runGit } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
-import { isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
+import { isDirectory, isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { ownedRoot } from './worktree-root.js';
 import { unregisterWorktree } from './unregister-worktree.js';
+import { repositoryGone } from './workspace-refusal.js';
 
 /**
  * Keeps a worktree that holds anything of the user's (uncommitted or untracked files, commits beyond the base)
@@ -27,12 +28,20 @@ export async function releaseWorktree(
   if (!recorded || prepared.state === 'removed') return prepared;
   if (options.inUse) return { ...prepared, state: 'kept', keptBecause: 'in_use' };
   const worktree = { ...recorded, repository: await reachableRepository(git, recorded) };
-  if (options.discardChanges && !(await isRepository(git, worktree.repository))) {
-    // The repository was moved or deleted, and its branch with it as far as anyone here can reach:
-    // what is left is the worktree's folder, which Tether made in a root of its own.
-    await ownedRoot(path.dirname(worktree.path));
-    await rm(worktree.path, { recursive: true, force: true });
-    return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
+  if (!(await isRepository(git, worktree.repository))) {
+    if (options.discardChanges) {
+      // The repository was moved or deleted, and its branch with it as far as anyone here can reach:
+      // what is left is the worktree's folder, which Tether made in a root of its own.
+      await ownedRoot(path.dirname(worktree.path));
+      await rm(worktree.path, { recursive: true, force: true });
+      return { ...prepared, state: 'removed', keptBecause: null, changedFiles: 0 };
+    }
+    // Nothing can be checked for work, nor removed: said as such, not as git failing in a folder that is gone.
+    throw repositoryGone(
+      worktree,
+      `Tether cannot check its worktree ${worktree.path} for work, and removed nothing`,
+      " Or, to remove the worktree's folder with whatever it holds, delete the session with its changes discarded (tether delete --discard-changes; DELETE /v1/sessions/:id?discardWorkspaceChanges=true).",
+    );
   }
   const present = await worktreePresent(git, worktree.path);
   if (options.discardChanges && !present && existsSync(worktree.path)) {
@@ -64,6 +73,15 @@ export async function releaseWorktree(
       const changedFiles = (await changedFilesAgainstBase(git, worktree)).length;
       return { ...prepared, state: 'kept', keptBecause, changedFiles };
     }
+    // There but not a worktree git can read (its .git removed or replaced, or its own config broken): git
+    // cannot tell what its files hold, and `worktree remove --force` would take them with it (or refuse:
+    // "validation failed"). Files in it are kept as uncommitted work, uncounted; an empty folder holds
+    // nothing and goes, so the registration and branch go as for any clean worktree.
+    if (!present && (await isDirectory(worktree.path))) {
+      if ((await readdir(worktree.path)).length > 0)
+        return { ...prepared, state: 'kept', keptBecause: 'uncommitted_changes', changedFiles: null };
+      await rmdir(worktree.path);
+    }
     // Its owner locked it (git worktree lock): theirs to keep until they unlock it.
     if (present && (await isLocked(git, worktree.path)))
       return { ...prepared, state: 'kept', keptBecause: 'locked', changedFiles: 0 };
@@ -88,9 +106,16 @@ async function hasUncommittedWork(git: GitContext, worktreePath: string): Promis
     args: ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
     // A status refresh would write the agent's index; this look must not take its lock.
     environment: { GIT_OPTIONAL_LOCKS: '0' },
+    // Whether it prints anything is the answer: its first byte is enough (a list of every untracked file
+    // of an unignored node_modules could run past any bound).
+    maxOutputBytes: 1,
+    cutOutput: true,
   });
   return status.length > 0 || (await hasFilesInUncheckedSubmodules(git, worktreePath));
 }
+
+/** The index of a repository of some millions of files. */
+const maxIndexListingBytes = 512 * 1024 * 1024;
 
 /**
  * Files written into a submodule's folder that was never checked out (a worktree's submodules are
@@ -102,6 +127,9 @@ async function hasFilesInUncheckedSubmodules(git: GitContext, worktreePath: stri
     cwd: worktreePath,
     args: ['ls-files', '--stage', '-z'],
     environment: { GIT_OPTIONAL_LOCKS: '0' },
+    // Every tracked file is listed: a large repository's list runs past git's usual bound (16 MiB at
+    // ~180,000 files), and a clean worktree of it could then never be released.
+    maxOutputBytes: maxIndexListingBytes,
   });
   const submodules = entries
     .split('\0')

@@ -118,6 +118,21 @@ describe('restore', () => {
     expect(existsSync(prepared.directory)).toBe(false);
   });
 
+  it('after a clean release, refuses a branch made since whose name clashes with the removed one, naming it', async () => {
+    const playground = await gitPlayground();
+    const prepared = await playground.prepare({ branch: 'tether/reopened' });
+    const removed = await playground.acquirer.release(prepared, { discardChanges: false, inUse: false });
+    playground.git(playground.repository, 'branch', 'tether');
+
+    const refusal = await agentErrorOf(playground.acquirer.restore(removed, { sessionId: 'ses_restored' }));
+
+    expect(refusal).toMatchObject({ code: 'invalid_workspace', details: { reason: 'branch_exists' } });
+    expect(refusal.message).toContain('has a branch tether, so git cannot make the session');
+    expect(refusal.message).toContain('git branch -m tether NEW-NAME');
+    expect(branches(playground)).toEqual(['main', 'tether']);
+    expect(existsSync(prepared.directory)).toBe(false);
+  });
+
   it('refuses, saying why, when the branch is checked out elsewhere or the repository is gone', async () => {
     const playground = await gitPlayground();
     const prepared = await branchBorrowedByTheMainCheckout(playground);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { WorktreeFacts } from '@tether/protocol';
 import type { PreparedWorkspace } from '@tether/runtime';
 import { runGitRetryingLocks } from './git-lock-retry.js';
-import { branchExists, resolveCommit } from './git-refs.js';
+import { branchExists, clashingBranch, resolveCommit } from './git-refs.js';
 import type { RepositoryQueue } from './repository-queue.js';
 import { type GitContext, type GitResult, gitFailed, unstoppable } from './run-git.js';
 import { changedFilesAgainstBase } from './session-diff.js';
@@ -83,6 +83,13 @@ async function readdWorktree(git: GitContext, worktree: WorktreeFacts, branchRem
     throw workspaceRefusal(
       'branch_exists',
       `The repository ${repository} has a branch ${branch} again, made after Tether removed the session's branch of that name when the session closed: it is not the session's, and the session will not take it over. Rename that branch (git branch -m ${branch} NEW), or open a new session.`,
+    );
+  }
+  const clash = exists ? null : await clashingBranch(git, repository, branch);
+  if (clash !== null) {
+    throw workspaceRefusal(
+      'branch_exists',
+      `The repository ${repository} has a branch ${clash}, so git cannot make the session's branch ${branch} again next to it (one name cannot be both a branch and a folder of branches), and its worktree cannot be re-created. Rename that branch (git branch -m ${clash} NEW-NAME), or open a new session.`,
     );
   }
   if (exists) {

@@ -76,6 +76,9 @@ describe('runGit', () => {
     const git = await fakeGit('head -c 200000 /dev/zero');
     const error = await agentErrorOf(runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000 }));
     expect(error.details?.reason).toBe('git_output_too_large');
+    // The work is compared with the base commit, commits included: committing would not make it smaller.
+    expect(error.message).toContain('.gitignore');
+    expect(error.message).not.toContain('commit or remove');
 
     const cut = await runGit(git, { cwd: folder, args: ['diff-tree'], maxOutputBytes: 1000, cutOutput: true });
     expect(cut).toMatchObject({ exitCode: 0, cut: true });

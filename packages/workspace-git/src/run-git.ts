@@ -224,7 +224,7 @@ export function runGit(git: GitContext, call: GitCall): Promise<GitResult> {
         reject(
           new AgentError({
             code: 'invalid_workspace',
-            message: `${command} in ${call.cwd} printed more than ${maxOutputBytes} bytes. The worktree holds more changes than Tether reads at once; commit or remove some and retry.`,
+            message: `${command} in ${call.cwd} printed more than ${maxOutputBytes} bytes. The worktree holds more changes than Tether reads at once (its commits count too, so committing does not help): remove some, or list what need not be compared (build output, dependencies) in .gitignore, and retry.`,
             details: { reason: 'git_output_too_large' },
           }),
         );

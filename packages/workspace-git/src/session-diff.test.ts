@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newSessionId } from '@tether/protocol';
 import { SessionDiff } from '@tether/protocol';
@@ -115,6 +115,24 @@ describe('diff', () => {
     );
     expect(refused).toMatchObject({ code: 'invalid_workspace', details: { reason: 'worktree_broken' } });
     expect(refused.message).toContain(prepared.directory);
+  });
+
+  it('refuses, naming the repository, when the repository was moved away (the worktree itself intact); works again once repaired', async () => {
+    const playground = await gitPlayground();
+    const prepared = await worktreeWithWork(playground);
+    const moved = path.join(playground.folder, 'moved-repository');
+    await rename(playground.repository, moved);
+    const refused = await agentErrorOf(
+      playground.acquirer.diff!(prepared, { sessionId: newSessionId(), maxBytes: 100_000 }),
+    );
+    expect(refused).toMatchObject({ code: 'invalid_workspace', details: { reason: 'not_a_git_repository' } });
+    expect(refused.message).toContain(`repository ${playground.repository} is gone`);
+    expect(refused.message).not.toContain('.git was removed');
+    // What the message says to do is enough: the session's whole work reads again.
+    playground.git(moved, 'worktree', 'repair', prepared.directory);
+    const diff = await playground.acquirer.diff!(prepared, { sessionId: newSessionId(), maxBytes: 100_000 });
+    expect(diff.files.map((file) => file.path)).toContain('committed.txt');
+    expect(diff.files.map((file) => file.path)).toContain('untracked.txt');
   });
 
   it('counts the changed files in the status a release keeps', async () => {

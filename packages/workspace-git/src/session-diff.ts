@@ -3,8 +3,9 @@ import { AgentError, type ChangedFile, type SessionDiff, type WorktreeFacts } fr
 import { changedFilesBetween } from './changed-files.js';
 import { branchExists } from './git-refs.js';
 import { type GitContext, gitFailed, runGit } from './run-git.js';
-import { isDirectory, worktreePresent } from './worktree-presence.js';
+import { isDirectory, isRepository, reachableRepository, worktreePresent } from './worktree-presence.js';
 import { snapshotWorktree } from './worktree-snapshot.js';
+import { repositoryGone } from './workspace-refusal.js';
 
 /** SessionDiff.files holds at most this many (its schema's bound); moreFiles counts the rest. */
 const maxListedFiles = 100_000;
@@ -41,9 +42,15 @@ export async function sessionDiff(
   // There, but no worktree any more (its .git removed or replaced): its files may hold work git cannot
   // read now, and the branch alone would show nothing changed. (A close keeps such a folder as before.)
   if (!(await worktreePresent(git, worktree.path)) && (await isDirectory(worktree.path))) {
+    // Its .git is as it was, but the repository it points into was moved or deleted: that is what to put right.
+    if (!(await isRepository(git, await reachableRepository(git, worktree))))
+      throw repositoryGone(
+        worktree,
+        `git cannot read its worktree ${worktree.path}, whose files are as they were left`,
+      );
     throw new AgentError({
       code: 'invalid_workspace',
-      message: `The session's worktree folder ${worktree.path} is there but is no longer a git worktree (its .git was removed or replaced), so git cannot tell what changed in it. Its files are as they were left: copy out what you need, then repair it (git worktree repair ${worktree.path}, run in the repository) or delete the session with its changes discarded.`,
+      message: `The session's worktree folder ${worktree.path} is there but is no longer a git worktree git can read (its .git was removed or replaced, or its configuration is broken: git status run in it says why), so git cannot tell what changed in it. Its files are as they were left: copy out what you need, then repair it (git worktree repair ${worktree.path}, run in the repository) or delete the session with its changes discarded.`,
       details: { reason: 'worktree_broken' },
     });
   }
