@@ -2,6 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { type IncomingMessage, get } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { type ConnectionState, createTetherClient } from '@tether/client';
 import { type Daemon, type DaemonOptions, startDaemon } from '@tether/daemon';
 import { textReply } from '@tether/fake-anthropic-api';
 import type { ProtocolEvent, SubmitTurnReceipt } from '@tether/protocol';
@@ -371,6 +372,31 @@ describe('many WebSockets that do not read', () => {
         // Before the daemon closes: it would otherwise wait on paused sockets.
         for (const socket of sockets) socket.close();
       }
+    });
+  });
+});
+
+describe('@tether/client cut off for falling behind', () => {
+  it('reconnects and yields every event once, in order, even with maxAttempts 0 (no attempt failed)', async () => {
+    // 300 events published at once against a bound of 20: every subscriber overflows, however fast it reads.
+    await withDaemon({ providers: [blockPerDelta(300, 200)], subscriberBufferEvents: 20 }, async (daemon, root) => {
+      const api = client(daemon);
+      const sessionId = await openSession(api, root);
+      const tether = createTetherClient({ url: daemon.url, token: daemon.token, reconnect: { maxAttempts: 0 } });
+      const states: ConnectionState[] = [];
+      const events = tether
+        .subscribe(sessionId, { onConnectionChange: (state) => states.push(state) })
+        [Symbol.asyncIterator]();
+      expect((await events.next()).value).toMatchObject({ seq: 1 });
+      const runId = await oneTurn(daemon, sessionId);
+      const stored = await daemon.runtime.readEvents(sessionId, { afterSeq: 0, limit: 1000 });
+      const seen: ProtocolEvent[] = [stored[0]!];
+      while (seen.at(-1)!.seq < stored.at(-1)!.seq) seen.push((await events.next()).value as ProtocolEvent);
+      await events.return?.();
+      expect(seen).toEqual(stored);
+      expect(seen.at(-1)).toMatchObject({ type: 'run.completed', runId });
+      // It was cut off (and came back) at least once.
+      expect(states.filter((state) => state === 'reconnecting').length).toBeGreaterThanOrEqual(1);
     });
   });
 });

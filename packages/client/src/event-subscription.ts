@@ -9,7 +9,7 @@ import {
   unreachableError,
 } from './client-errors.js';
 import type { DaemonConnection } from './daemon-connection.js';
-import { type ReconnectSchedule, delayBeforeAttempt, waitUnlessAborted } from './reconnect-backoff.js';
+import { type ReconnectSchedule, delayBeforeAttempt, retryAfterMsOf, waitUnlessAborted } from './reconnect-backoff.js';
 import { SilenceWatch } from './silence-watch.js';
 import { type SseFrame, SseParser } from './sse-parser.js';
 
@@ -34,6 +34,8 @@ interface ConnectionEnd {
   /** Whether anything (an event, a ping) came on the stream before it ended. */
   readonly heard?: boolean;
   readonly error?: AgentError;
+  /** The daemon's `Retry-After` on a 429 or 5xx (e.g. its streams are full): wait at least this long. */
+  readonly retryAfterMs?: number;
 }
 
 /** Where the subscription stands: the seq of the last event it yielded. */
@@ -98,14 +100,22 @@ async function* subscribeToEvents(
     // each stream and ends it at once (its store cannot read the session) must not keep the client
     // reconnecting forever.
     const counts = end.reason !== 'gap' && end.reason !== 'silent' && end.reason !== 'refused';
-    failedAttempts = end.opened && end.heard === true && counts ? 1 : failedAttempts + 1;
-    if (failedAttempts > schedule.maxAttempts) {
+    const served = end.opened && end.heard === true && counts;
+    failedAttempts = served ? 1 : failedAttempts + 1;
+    // A stream that served and then ended (an overflow, a daemon restarting) is no failed attempt: the
+    // next attempt is always made, even with maxAttempts 0 ("give up at the first attempt that fails").
+    if (!served && failedAttempts > schedule.maxAttempts) {
       // The last failure itself (unreachable, a 503's own error) says more than a summary would.
       throw end.error ?? streamLostError(connection.url, schedule.maxAttempts);
     }
     options.onConnectionChange?.('reconnecting');
-    // Overflow means the daemon was ahead of us, not down: come straight back.
-    await waitUnlessAborted(end.reason === 'overflow' ? 0 : delayBeforeAttempt(failedAttempts, schedule), signal);
+    // Overflow means the daemon was ahead of us, not down: come straight back. A daemon that said when
+    // to come back (429 too_many_streams: Retry-After 5) is not asked again sooner, nor later than maxDelayMs.
+    const delay =
+      end.reason === 'overflow'
+        ? 0
+        : Math.max(delayBeforeAttempt(failedAttempts, schedule), Math.min(end.retryAfterMs ?? 0, schedule.maxDelayMs));
+    await waitUnlessAborted(delay, signal);
   }
 }
 
@@ -148,7 +158,8 @@ async function* readConnection(
       const error = await watch.wait(errorFromResponse(response, connection.url));
       if (watch.silent) return silentEnd(false);
       // 5xx and 429 are the daemon's passing trouble; 401, 404 and the rest will not change by retrying.
-      if (response.status >= 500 || response.status === 429) return { reason: 'failed', opened: false, error };
+      if (response.status >= 500 || response.status === 429)
+        return { reason: 'failed', opened: false, error, retryAfterMs: retryAfterMsOf(response.headers) };
       throw error;
     }
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || response.body === null) {

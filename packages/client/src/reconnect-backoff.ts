@@ -11,6 +11,8 @@ export interface ReconnectOptions {
    * Consecutive attempts that fail to open the stream before the subscription gives up and throws
    * (default: never give up). An attempt that opens the stream and gets something on it (an event, a
    * ping) starts the count again; one the daemon accepts and ends without a byte counts as failed.
+   * A stream that carried something and then ended (an overflow, a daemon restarting) is always
+   * reopened once, so 0 gives up at the first attempt that fails, not at the first end.
    */
   readonly maxAttempts?: number;
   /**
@@ -60,6 +62,18 @@ function checkAttempts(value: unknown): number {
 export function delayBeforeAttempt(attempt: number, schedule: ReconnectSchedule): number {
   const step = Math.min(schedule.maxDelayMs, schedule.initialDelayMs * 2 ** Math.max(0, attempt - 1));
   return step / 2 + Math.random() * (step / 2);
+}
+
+/**
+ * A `Retry-After` header in milliseconds (delta-seconds or an HTTP date); undefined when absent or
+ * unreadable. The caller caps it (reconnect.maxDelayMs).
+ */
+export function retryAfterMsOf(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Resolves after `milliseconds`, or at once when the signal aborts (the caller checks which). */
