@@ -1,4 +1,4 @@
-import { errorReply, textReply, toolUseReply } from '@tether/fake-anthropic-api';
+import { errorReply, textReply, thinkingReply, toolUseReply } from '@tether/fake-anthropic-api';
 import type { Page } from 'playwright-core';
 import { expect, it, vi } from 'vitest';
 import { client, openSession, startTestDaemon } from '../daemon/daemon-test-helpers.js';
@@ -316,6 +316,49 @@ describeInBrowser('the web UI: conversations in a real browser', () => {
     await page.getByRole('link', { name: '← All sessions' }).click();
     await page.getByRole('navigation', { name: 'Sessions' }).waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phoneViewport.width);
+  });
+
+  it("at phone width a model's unbroken thinking and question wrap, nothing scrolls sideways; a question's bidi controls are written out", async () => {
+    const page = await connectedPage(phoneViewport);
+    await openSessionInPage(page, suite.environment.workspace);
+    const unbroken = `thinking${'x'.repeat(400)}end`;
+    suite.environment.api.enqueue(thinkingReply(unbroken, 'Done thinking.'));
+    await sendTurn(page, 'Think it over.');
+    await waitForRunEnd(page, 'Succeeded');
+    await page.locator('.conversation summary', { hasText: 'Thinking' }).click();
+    await page.getByText(unbroken).waitFor();
+    const sideways = (selector: string) =>
+      page.evaluate<number>(
+        `(() => { const e = document.querySelector('${selector}'); return e.scrollWidth - e.clientWidth; })()`,
+      );
+    expect(await sideways('.conversation')).toBeLessThanOrEqual(0);
+    // A question card's fieldset is as wide as its widest word unless told otherwise.
+    const label = `option${'y'.repeat(70)}`;
+    suite.environment.api.enqueue(
+      toolUseReply('AskUserQuestion', {
+        questions: [
+          {
+            question: `Which${'z'.repeat(70)}?`,
+            header: 'Choice',
+            multiSelect: false,
+            options: [
+              { label, description: 'd'.repeat(70) },
+              // A right-to-left override shows "txt.exe" as "exe.txt": a question shows it written out.
+              { label: 'Short', description: 'Opens \u202Etxt.exe' },
+            ],
+          },
+        ],
+      }),
+      textReply('Answered.'),
+    );
+    await sendTurn(page, 'Ask me.');
+    const card = page.getByRole('form', { name: 'Questions from the agent' });
+    await card.getByRole('radio', { name: 'Short' }).waitFor();
+    expect(await sideways('.session-bottom')).toBeLessThanOrEqual(0);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phoneViewport.width);
+    expect(await card.innerText()).toContain('Opens <U+202E>txt.exe');
+    await card.getByRole('button', { name: 'Decline' }).click();
+    await card.waitFor({ state: 'detached' });
   });
 
   it('lists sessions by their first prompt and last outcome from snapshots alone: its poll opens no event stream', async () => {

@@ -189,6 +189,7 @@ export {
 } from './session-snapshot.js';
 export { turnTitle, sessionTitleMaxLength } from './session-title.js';
 export { writeOutBidirectionalControls } from './bidirectional-controls.js';
+export { foldBlankLineRuns } from './blank-line-runs.js';
 export { describeContextCompaction } from './context-compaction.js';
 export {
   checkPageLimit,

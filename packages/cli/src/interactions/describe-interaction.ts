@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Question } from '@tether/protocol';
+import { type ApprovalRequest, type Question, foldBlankLineRuns } from '@tether/protocol';
 import { terminalSafe } from '../render/human-renderer.js';
 
 const inputPreviewLength = 600;
@@ -17,7 +17,7 @@ function preview(value: unknown): string {
     safe.length <= inputPreviewLength
       ? safe
       : `${safe.slice(0, previewHeadLength)}\n… (${safe.length - previewHeadLength - previewTailLength} characters not shown) …\n${safe.slice(-previewTailLength)}`;
-  const lines = withoutBlankRuns(cut.split('\n'));
+  const lines = foldBlankLineRuns(cut.split('\n'));
   if (lines.length <= previewHeadLines + previewTailLines + 1) return lines.join('\n');
   const hidden = lines.length - previewHeadLines - previewTailLines;
   return [
@@ -25,23 +25,6 @@ function preview(value: unknown): string {
     `… (${hidden} lines not shown) …`,
     ...lines.slice(-previewTailLines),
   ].join('\n');
-}
-
-/** Blank lines in a row say nothing and push what matters off the screen: two or more become one line saying how many. */
-function withoutBlankRuns(lines: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let index = 0; index < lines.length; ) {
-    let end = index;
-    while (end < lines.length && lines[end]!.trim() === '') end += 1;
-    if (end - index >= 2) {
-      kept.push(`… (${end - index} blank lines) …`);
-      index = end;
-    } else {
-      kept.push(lines[index]!);
-      index += 1;
-    }
-  }
-  return kept;
 }
 
 function indented(text: string): string[] {

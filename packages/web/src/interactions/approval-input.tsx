@@ -1,16 +1,6 @@
-import { type ApprovalRequest, writeOutBidirectionalControls } from '@tether/protocol';
+import type { ApprovalRequest } from '@tether/protocol';
 import { MarkdownText } from '../markdown/markdown-text.js';
-
-// Tool input is model-authored: shown as text, bounded so a huge input cannot stall the page, with its
-// bidirectional controls written out so it reads in the order it runs.
-const maxShown = 20_000;
-
-function bounded(text: string): string {
-  const shown = writeOutBidirectionalControls(text);
-  return shown.length > maxShown
-    ? `${shown.slice(0, maxShown)}\n… (${(shown.length - maxShown).toLocaleString('en')} more characters)`
-    : shown;
-}
+import { shownInput } from './shown-input.js';
 
 function stringField(input: Record<string, unknown>, name: string): string | null {
   const value = input[name];
@@ -43,7 +33,7 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
   if (request.plan !== undefined) {
     return (
       <section className="approval-plan" aria-label="Plan">
-        <MarkdownText text={bounded(request.plan)} />
+        <MarkdownText text={shownInput(request.plan, { markdown: true })} />
       </section>
     );
   }
@@ -58,31 +48,33 @@ export function ApprovalInput({ request }: { readonly request: ApprovalRequest }
   const known = command !== null || filePath !== null || url !== null;
   return (
     <div className="approval-input">
-      {description !== null && command !== null ? <p className="approval-description">{bounded(description)}</p> : null}
+      {description !== null && command !== null ? (
+        <p className="approval-description">{shownInput(description)}</p>
+      ) : null}
       {command !== null ? (
         <section aria-label="Command">
-          <pre className="approval-command">{bounded(command)}</pre>
+          <pre className="approval-command">{shownInput(command)}</pre>
         </section>
       ) : null}
       {filePath !== null ? (
         <p className="approval-path">
           <span className="muted">Path </span>
-          <code>{bounded(filePath)}</code>
+          <code>{shownInput(filePath)}</code>
         </p>
       ) : null}
       {url !== null ? (
         <p className="approval-path">
           <span className="muted">URL </span>
-          <code>{bounded(url)}</code>
+          <code>{shownInput(url)}</code>
         </p>
       ) : null}
       {oldString !== null && newString !== null ? (
-        <DiffView removed={bounded(oldString)} added={bounded(newString)} />
+        <DiffView removed={shownInput(oldString)} added={shownInput(newString)} />
       ) : null}
-      {content !== null && oldString === null ? <DiffView removed="" added={bounded(content)} /> : null}
+      {content !== null && oldString === null ? <DiffView removed="" added={shownInput(content)} /> : null}
       {!known ? (
         <section aria-label="Tool input">
-          <pre className="approval-json">{bounded(JSON.stringify(input, null, 2))}</pre>
+          <pre className="approval-json">{shownInput(JSON.stringify(input, null, 2))}</pre>
         </section>
       ) : null}
     </div>

@@ -1,5 +1,5 @@
 import { type FormEvent, useRef, useState } from 'react';
-import type { InteractionAnswer, QuestionSetRequest } from '@tether/protocol';
+import { type InteractionAnswer, type QuestionSetRequest, writeOutBidirectionalControls } from '@tether/protocol';
 import { type QuestionDraft, answersFor, emptyDraft, toggleOption } from './question-answers.js';
 import { FailureNotice } from '../connection/failure-notice.js';
 import { useAnswerSender } from './use-answer-sender.js';
@@ -46,8 +46,10 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
         return (
           <fieldset key={group} className="question">
             <legend>
-              {question.header ? <span className="question-header">{question.header}</span> : null}
-              <span className="question-text">{question.question}</span>
+              {question.header ? (
+                <span className="question-header">{writeOutBidirectionalControls(question.header)}</span>
+              ) : null}
+              <span className="question-text">{writeOutBidirectionalControls(question.question)}</span>
             </legend>
             <p className="muted">{question.multiSelect ? 'Choose any.' : 'Choose one.'}</p>
             {question.options.map((option) => (
@@ -61,14 +63,19 @@ export function QuestionCard({ interactionRef, request, onAnswer }: QuestionCard
                     update(index, (current) => toggleOption(question, current, option.label, event.target.checked))
                   }
                 />
-                <span className="question-option-label">{option.label}</span>
-                {option.description ? <span className="question-option-description">{option.description}</span> : null}
+                {/* The value sent is the label as the agent wrote it; what is read has its bidirectional controls written out. */}
+                <span className="question-option-label">{writeOutBidirectionalControls(option.label)}</span>
+                {option.description ? (
+                  <span className="question-option-description">
+                    {writeOutBidirectionalControls(option.description)}
+                  </span>
+                ) : null}
               </label>
             ))}
             <input
               type="text"
               className="question-free-text"
-              aria-label={`Your own answer to: ${question.question}`}
+              aria-label={`Your own answer to: ${writeOutBidirectionalControls(question.question)}`}
               placeholder="Or answer in your own words"
               maxLength={10_000}
               value={draft.text}
