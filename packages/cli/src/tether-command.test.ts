@@ -105,16 +105,25 @@ describe('tether run', () => {
     expect(JSON.stringify((turn.body as { messages: unknown }).messages)).not.toContain('line two\\n');
   });
 
-  it('refuses - as the prompt when stdin is empty or also carries the answers, before anything runs', async () => {
-    const empty = spawnTether(['run', '-'], {
-      cwd: fixture.workspace,
-      environment: fixture.environment,
-      stdin: 'pipe',
-    });
-    empty.child.stdin!.end('\n\n');
+  it('refuses - as the prompt when stdin is empty, not UTF-8 or also carries the answers, before anything runs', async () => {
+    const piped = (input: Buffer | string) => {
+      const started = spawnTether(['run', '-'], {
+        cwd: fixture.workspace,
+        environment: fixture.environment,
+        stdin: 'pipe',
+      });
+      started.child.stdin!.end(input);
+      return started.finished;
+    };
+    const empty = piped('\n\n');
+    // A binary file (or Latin-1 text) piped in by mistake: refused, not sent with U+FFFD in place of its bytes.
+    const notUtf8 = piped(Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' and \u00e9 ok')]));
     const both = await tether(['run', '--answers', '-', '-']);
-    const emptyResult = await empty.finished;
-    expect([emptyResult.code, both.code]).toEqual([2, 2]);
+    const [emptyResult, notUtf8Result] = await Promise.all([empty, notUtf8]);
+    expect([emptyResult.code, notUtf8Result.code, both.code]).toEqual([2, 2, 2]);
+    expect(notUtf8Result.stderr).toBe(
+      'tether run: the prompt read from stdin is not UTF-8 text (a binary file, or text in another encoding?). Convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8), or put the file in the workspace and point the agent at it with --file.\n',
+    );
     expect(emptyResult.stderr).toContain(
       'the prompt read from stdin is empty. Pipe the text of the turn in, e.g. echo "…" | tether run -.',
     );

@@ -1,4 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
 import { textInputLengthLimit } from '@tether/protocol';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../usage-error.js';
@@ -47,16 +46,25 @@ export async function readPrompt(argument: string, context: CliContext, example:
 }
 
 async function readToEnd(stream: NodeJS.ReadableStream): Promise<string> {
-  const decoder = new StringDecoder('utf8');
+  // Fatal: bytes that are not UTF-8 (a binary file, a Latin-1 one) are refused, not sent as U+FFFD.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
   let text = '';
-  for await (const chunk of stream) {
-    text += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
-    // Past the limit the rest is not read: the turn is refused whatever follows.
-    if (text.length > textInputLengthLimit) {
-      throw new UsageError(
-        `the prompt read from stdin is longer than ${textInputLengthLimit.toLocaleString('en-US')} characters. Put the text in a file of the workspace and point the agent at it with --file.`,
-      );
+  try {
+    for await (const chunk of stream) {
+      text += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Buffer, { stream: true });
+      // Past the limit the rest is not read: the turn is refused whatever follows.
+      if (text.length > textInputLengthLimit) {
+        throw new UsageError(
+          `the prompt read from stdin is longer than ${textInputLengthLimit.toLocaleString('en-US')} characters. Put the text in a file of the workspace and point the agent at it with --file.`,
+        );
+      }
     }
+    return text + decoder.decode();
+  } catch (error) {
+    if (!(error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_ENCODING_INVALID_ENCODED_DATA'))
+      throw error;
+    throw new UsageError(
+      'the prompt read from stdin is not UTF-8 text (a binary file, or text in another encoding?). Convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8), or put the file in the workspace and point the agent at it with --file.',
+    );
   }
-  return text + decoder.end();
 }
