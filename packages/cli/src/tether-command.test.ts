@@ -291,6 +291,19 @@ describe('tether run and tool prompts', () => {
     });
   });
 
+  it('says nothing of how prompts would be answered above a refusal of the turn itself', async () => {
+    for (const args of [
+      ['run', '--cwd', path.join(fixture.root, 'no-such-folder'), 'Write it'],
+      ['run', '--resume', `ses_${'0'.repeat(32)}`, 'Write it'],
+    ]) {
+      const refused = await tether(args);
+      expect(refused.code, refused.stderr).not.toBe(0);
+      expect(refused.stderr).toMatch(/invalid_workspace|session_not_found/);
+      expect(refused.stderr).not.toContain('no terminal to ask at');
+    }
+    expect(fixture.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
+  });
+
   it('--approve deny in-process: told once, each prompt denied, and the model hears the user chose it', async () => {
     fixture.api.enqueue(toolUseReply('Bash', writeFile), textReply('Went on without it.'));
     const result = await tether(['run', '--approve', 'deny', 'Write it']);

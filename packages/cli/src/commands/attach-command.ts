@@ -130,7 +130,6 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
   const prompt = await readPrompt(argument, context, example);
   // Only once the arguments are sound: a mistake in them is told whether or not a daemon runs.
   const client = await connectToDaemon(command, context);
-  warnIfNobodyToAsk(mode, { approve, json, prompt: argument, steer: delivery === 'steer' }, context);
   return driveTurn(
     client,
     {
@@ -141,6 +140,9 @@ export async function sendCommand(argv: readonly string[], context: CliContext):
       json,
       delivery,
       responder: mode,
+      // As the turn goes out: a refusal of it (an unknown session) comes alone.
+      beforeSending: () =>
+        warnIfNobodyToAsk(mode, { approve, json, prompt: argument, steer: delivery === 'steer' }, context),
     },
     context,
     daemonTurnStopper(client),

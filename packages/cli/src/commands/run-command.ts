@@ -281,15 +281,20 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     environment: context.environment,
     notices: context.stderr,
   });
-  // Said once whatever runs the turn is there: a --server, token or data dir error comes first, alone.
+  // Said as the turn goes out: a --server, token or data dir error, or a refusal of the turn (a missing
+  // --cwd, an unknown --resume), comes alone.
   const warnNobodyToAsk = () => warnIfNobodyToAsk(mode, options, context);
   if (daemon) {
     if (options.inProcessOnly.length > 0)
       context.stderr.write(
         `tether run: ${options.inProcessOnly.join(', ')} ignored: the daemon runs the turn with the settings it was started with (give them to tether serve, or stop it to run in this process).\n`,
       );
-    warnNobodyToAsk();
-    return driveTurn(daemon, { ...request, responder: mode }, context, daemonTurnStopper(daemon));
+    return driveTurn(
+      daemon,
+      { ...request, responder: mode, beforeSending: warnNobodyToAsk },
+      context,
+      daemonTurnStopper(daemon),
+    );
   }
   // In-process: the provider itself denies prompts nobody can answer, so none is ever raised. Ones
   // the user chose to deny (--approve deny) are raised and denied as through a daemon: the model is
@@ -305,7 +310,6 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
     environment: context.environment,
     worktreeRoot: options.worktreeRoot,
   });
-  warnNobodyToAsk();
   let interrupted: string | null = null;
   let unused: string | null = null;
   let reopened: string | null = null;
@@ -348,6 +352,7 @@ export async function runCommand(argv: readonly string[], context: CliContext): 
         ...request,
         responder: denyInProvider ? null : mode,
         runEnd: (runId) => runtime.waitForRun(runId),
+        beforeSending: warnNobodyToAsk,
       },
       context,
       stopper,

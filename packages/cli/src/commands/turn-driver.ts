@@ -44,6 +44,11 @@ export interface TurnRequest {
   readonly responder: ResponderMode | null;
   /** In-process: the runtime's waitForRun, whose store_failure ends the turn when its end cannot be stored. */
   readonly runEnd?: (runId: string) => Promise<unknown>;
+  /**
+   * Said just before the turn is sent, once the session is open and its settings changed: a warning
+   * about how the turn will go (nobody to ask) is not printed above a refusal of the turn itself.
+   */
+  readonly beforeSending?: () => void;
 }
 
 /** How long a run gets to end on its own after SIGTERM or SIGHUP before everything is killed. */
@@ -343,6 +348,7 @@ export async function driveTurn(
       }
       return signalExitCode(stop.ending);
     }
+    request.beforeSending?.();
     sending = true;
     const run = await runTurn(backend, {
       filesChanged: worktreeSession,
