@@ -1,5 +1,6 @@
 import { AgentError } from '@tether/protocol';
 import type { AgentProviderV1 } from '@tether/provider-spec';
+import { sessionNotFound as sessionNotFoundRefusal } from '../state/session-machine.js';
 import type { SessionHolder } from '../store/session-coordination.js';
 
 export function runtimeStopped(): AgentError {
@@ -9,11 +10,9 @@ export function runtimeStopped(): AgentError {
   });
 }
 
+/** The state machine's refusal, thrown where a read or a command finds no session (one wording). */
 export function sessionNotFound(): AgentError {
-  return new AgentError({
-    code: 'session_not_found',
-    message: 'No session has that id. Check the id, or open a new session with open_session.',
-  });
+  return sessionNotFoundRefusal().refusal;
 }
 
 export function commandIdReused(): AgentError {
