@@ -14,7 +14,7 @@ function error(code: ErrorCode, message: string, details?: ErrorDetails): AgentE
 const refusals: [AgentError, string][] = [
   [
     error('session_not_found', 'No session has that id. Check the id, or open a new session with open_session.'),
-    'tether sessions',
+    '--data-dir DIR for another data dir',
   ],
   [
     error(

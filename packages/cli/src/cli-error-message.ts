@@ -21,7 +21,7 @@ export function cliErrorMessage(error: ShownError, argv: readonly string[], comm
   const reason = error.details?.reason;
   switch (error.code) {
     case 'session_not_found':
-      return `No session has that id here. \`tether sessions\` lists the sessions (add --server URL for another daemon's); \`tether run "prompt"\` starts a new one.`;
+      return `No session has that id here (in this data dir, or the daemon that serves it). \`tether sessions\` lists the sessions (add --data-dir DIR for another data dir's, --server URL for another daemon's); \`tether run "prompt"\` starts a new one.`;
     case 'session_closed':
       return `The session is closed. Continue it with \`tether run --resume ${session} "prompt"\`, which reopens it.`;
     case 'session_open':
