@@ -5,6 +5,7 @@ import {
   type CreateElicitationRequest,
   type CreateElicitationResponse,
   PROTOCOL_VERSION,
+  type PromptResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -65,6 +66,10 @@ export interface AcpPair {
   ): Extract<SessionUpdate, { sessionUpdate: Kind }>[];
   /** The text of a session's agent_message_chunk updates, joined. */
   agentText(sessionId: string): string;
+  /** session/new in `cwd`, with no MCP servers: the new session's id. */
+  newSession(cwd: string): Promise<string>;
+  /** session/prompt with one text block: resolves with its answer once the prompt ends. */
+  prompt(sessionId: string, text: string): Promise<PromptResponse>;
   /** Closes the client's side (the editor quits) and resolves when runAcpAgent has returned. */
   close(): Promise<void>;
   /** Resolves when runAcpAgent returns. */
@@ -116,6 +121,12 @@ export async function connectClient(host: AcpHost, behaviour: ClientBehaviour = 
       return updatesOf(sessionId, 'agent_message_chunk')
         .map((update) => (update.content.type === 'text' ? update.content.text : ''))
         .join('');
+    },
+    async newSession(cwd) {
+      return (await connection.agent.request(methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+    },
+    prompt(sessionId, text) {
+      return connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
     },
     async close() {
       connection.close();

@@ -27,14 +27,8 @@ describe('ACP: a turn the agent begins by itself', () => {
       if (view.lastUserText.includes('Carry on.')) return textReply('Carried on.');
       return toolUseReply('Agent', backgroundAgent);
     });
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Use a background subagent.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = await pair.prompt(sessionId, 'Use a background subagent.');
     expect(answered).toEqual({ stopReason: 'end_turn' });
     const own = await waitForEvent(runtime, sessionId, 'run.started', {
       where: (event) => event.startedBy === 'agent',
@@ -48,10 +42,7 @@ describe('ACP: a turn the agent begins by itself', () => {
     );
     expect((await runtime.waitForRun(own.runId)).outcome).toBe('succeeded');
     // A prompt's answer comes after every update before it: the agent's own turn has been shown.
-    await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Carry on.' }],
-    });
+    await pair.prompt(sessionId, 'Carry on.');
     expect(pair.agentText(sessionId)).toBe(
       'A background agent is working on it.\n\n(A background task the agent ran finished; it answers by itself.)\n\nThe background agent has finished.Carried on.',
     );

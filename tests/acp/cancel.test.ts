@@ -22,14 +22,8 @@ describe('ACP session/cancel while the client is asked, while a tool runs, twice
       toolUseReply('Bash', { command: 'touch late.txt', description: 'Touch' }),
       textReply('Touched.'),
     );
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Touch it.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Touch it.');
     await waitForEvent(runtime, sessionId, 'interaction.requested');
     await vi.waitFor(() => expect(answers).toHaveLength(1));
     await pair.agent.notify(methods.agent.session.cancel, { sessionId });
@@ -44,9 +38,7 @@ describe('ACP session/cancel while the client is asked, while a tool runs, twice
     ).toMatchObject([{ status: 'failed' }]);
     // The session takes the next prompt; the call it was asked about is not asked again.
     environment.api.enqueue(textReply('Again.'));
-    expect(
-      await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Next.' }] }),
-    ).toEqual({ stopReason: 'end_turn' });
+    expect(await pair.prompt(sessionId, 'Next.')).toEqual({ stopReason: 'end_turn' });
     expect(asked).toHaveLength(1);
   });
 
@@ -55,17 +47,11 @@ describe('ACP session/cancel while the client is asked, while a tool runs, twice
       onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }),
     });
     environment.api.enqueue(
-      toolUseReply('Bash', { command: 'node -e "setTimeout(() => {}, 60000)"', description: 'Wait' }),
+      toolUseReply('Bash', { command: 'tail -f /dev/null', description: 'Wait' }),
       textReply('Waited.'),
     );
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Wait.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Wait.');
     await vi.waitFor(
       () =>
         expect(pair.updatesOf(sessionId, 'tool_call_update').map((update) => update.status)).toContain('in_progress'),

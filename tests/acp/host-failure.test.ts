@@ -1,5 +1,4 @@
 import { holdReply } from '@tether/fake-anthropic-api';
-import { methods } from '@tether/acp/test-support';
 import { AgentError, type ProtocolEvent, type SubscribeOptions } from '@tether/protocol';
 import { createClaudeTestEnvironment } from '@tether/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,17 +34,13 @@ describe('ACP when the host fails under a prompt', () => {
     const pair = await connectClient(failing);
     cleanups.push(() => pair.close());
     environment.api.enqueue(holdReply());
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
+    const sessionId = await pair.newSession(environment.workspace);
+    await expect(pair.prompt(sessionId, 'One.')).rejects.toMatchObject({
+      code: -32603,
+      data: { code: 'runtime_stopped', message: lost.message },
     });
-    await expect(
-      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'One.' }] }),
-    ).rejects.toMatchObject({ code: -32603, data: { code: 'runtime_stopped', message: lost.message } });
     const runs = (await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.started').length;
-    await expect(
-      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Two.' }] }),
-    ).rejects.toMatchObject({ data: { code: 'runtime_stopped' } });
+    await expect(pair.prompt(sessionId, 'Two.')).rejects.toMatchObject({ data: { code: 'runtime_stopped' } });
     expect((await runtime.readEvents(sessionId)).filter((event) => event.type === 'run.started')).toHaveLength(runs);
     expect(pair.logs.some((line) => line.startsWith('session follow failed') && line.includes('runtime_stopped'))).toBe(
       true,

@@ -37,10 +37,7 @@ describe('ACP approvals and questions against the real binary', () => {
       toolUseReply('Bash', { command: 'echo approved > approved.txt', description: 'Write a file' }),
       textReply('Written.'),
     );
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Write the file.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Write the file.');
     expect(response.stopReason).toBe('end_turn');
     expect(asked).toHaveLength(1);
     expect(asked[0]!.options).toEqual([
@@ -104,10 +101,7 @@ describe('ACP approvals and questions against the real binary', () => {
       toolUseReply('Write', { file_path: path.join(environment.workspace, 'denied.txt'), content: 'no\n' }),
       textReply('Understood.'),
     );
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Write it.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Write it.');
     expect(response.stopReason).toBe('end_turn');
     expect(existsSync(path.join(environment.workspace, 'denied.txt'))).toBe(false);
     expect(lastToolResult(environment).isError).toBe(true);
@@ -131,10 +125,7 @@ describe('ACP approvals and questions against the real binary', () => {
       },
     });
     environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color, sizes] }), textReply('Thanks.'));
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Ask me.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Ask me.');
     expect(response.stopReason).toBe('end_turn');
     const result = lastToolResult(environment);
     expect(result.isError).toBe(false);
@@ -145,10 +136,7 @@ describe('ACP approvals and questions against the real binary', () => {
   it('declines questions for a client without elicitation, telling the model to ask in its reply', async () => {
     const { environment, pair, sessionId } = await start({});
     environment.api.enqueue(toolUseReply('AskUserQuestion', { questions: [color] }), textReply('I will ask in words.'));
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Ask me.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Ask me.');
     expect(response.stopReason).toBe('end_turn');
     expect(lastToolResult(environment)).toMatchObject({ isError: true });
     expect(lastToolResult(environment).content).toContain('Ask them in your reply instead');

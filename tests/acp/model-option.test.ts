@@ -94,7 +94,7 @@ describe('ACP model option while the model list is being read', () => {
       options: [{ value: 'default' }, { value: 'sonnet', name: 'sonnet' }],
     });
     environment.api.enqueue(textReply('Hi.'));
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
+    await pair.prompt(sessionId, 'Hi.');
     // The alias reached the agent: Claude Code asked the API for the model it stands for.
     expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
       model: expect.stringMatching(/sonnet/),

@@ -15,10 +15,7 @@ describe('ACP modes and config options against the real binary', () => {
       },
     });
     const { environment, runtime, pair } = started;
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     await pair.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
     expect((await runtime.getSession(sessionId)).permissionMode).toBe('plan');
     // As a model does in plan mode: write the plan to the file the CLI names in its system prompt, then ask to exit.
@@ -32,10 +29,7 @@ describe('ACP modes and config options against the real binary', () => {
       });
       return toolUseReply('Write', { file_path: planFile, content: plan });
     });
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Plan it.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Plan it.');
     expect(response.stopReason).toBe('end_turn');
     expect(asked).toHaveLength(1);
     expect(asked[0]!.toolCall).toMatchObject({ kind: 'switch_mode', content: [{ content: { text: plan } }] });
@@ -51,10 +45,7 @@ describe('ACP modes and config options against the real binary', () => {
 
   it('a model id the list lacks is taken (Claude Code accepts any), and the model option reports it as the current value', async () => {
     const { environment, runtime, pair } = await startAcp();
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     // The list the option is built from (read once per process, shared with the agent's own read) lacks the id.
     expect((await runtime.listModels()).models.map((model) => model.id)).not.toContain('gpt-17');
     const { configOptions } = await pair.agent.request(methods.agent.session.setConfigOption, {
@@ -70,7 +61,7 @@ describe('ACP modes and config options against the real binary', () => {
       ]),
     });
     environment.api.enqueue(textReply('Answered.'));
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
+    await pair.prompt(sessionId, 'Hi.');
     expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
       model: 'gpt-17',
     });
@@ -94,13 +85,10 @@ describe('ACP modes and config options against the real binary', () => {
     await vi.waitFor(() => expect(modelUpdates().length).toBeGreaterThan(updatesBefore), { timeout: 10_000 });
     expect(modelUpdates().slice(updatesBefore)).toEqual(['opus']);
     // Back to default by /model: the same model, so no change of the session's tells it; the prompt does.
-    await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/model default' }],
-    });
+    await pair.prompt(sessionId, '/model default');
     expect(modelUpdates().at(-1)).toBe('default');
     environment.api.enqueue(textReply('Answered again.'));
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'And now?' }] });
+    await pair.prompt(sessionId, 'And now?');
     expect(environment.api.requests.filter((request) => request.kind === 'turn').at(-1)?.body).toMatchObject({
       model: opus,
     });
@@ -108,14 +96,8 @@ describe('ACP modes and config options against the real binary', () => {
 
   it('/model NAME typed as a prompt sets the model option: the client hears of it at once, the next turn uses it', async () => {
     const { environment, pair } = await startAcp();
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/model gpt-17' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const response = await pair.prompt(sessionId, '/model gpt-17');
     expect(response.stopReason).toBe('end_turn');
     await vi.waitFor(
       () =>
@@ -132,7 +114,7 @@ describe('ACP modes and config options against the real binary', () => {
     ).toEqual(['Model set to gpt-17.']);
     expect(environment.api.requests.filter((request) => request.kind === 'turn')).toHaveLength(0);
     environment.api.enqueue(textReply('Answered.'));
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] });
+    await pair.prompt(sessionId, 'Hi.');
     expect(environment.api.requests.find((request) => request.kind === 'turn')?.body).toMatchObject({
       model: 'gpt-17',
     });
@@ -141,10 +123,7 @@ describe('ACP modes and config options against the real binary', () => {
   it('an unknown mode or config option is refused with what to use', async () => {
     const started = await startAcp();
     const { environment, pair } = started;
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     await expect(
       pair.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
     ).rejects.toMatchObject({

@@ -19,14 +19,8 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
     const started = await start();
     const { environment, pair } = started;
     environment.api.enqueue(holdReply());
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const first = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Take your time.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const first = pair.prompt(sessionId, 'Take your time.');
     await environment.api.waitForRequests(1, { kind: 'turn' });
     // The stream is held once the fake API registered it: a release before that would miss it.
     await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
@@ -127,19 +121,10 @@ describe('ACP prompts sent while a prompt of the same session runs', () => {
   it('session/close while /model waits for the agent starting on the first prompt: the /model prompt ends cancelled, not as a crash', async () => {
     const { environment, pair, runtime } = await start();
     environment.api.enqueue(holdReply());
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const first = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'One.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const first = pair.prompt(sessionId, 'One.');
     await waitForEvent(runtime, sessionId, 'run.started');
-    const model = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: '/model haiku' }],
-    });
+    const model = pair.prompt(sessionId, '/model haiku');
     await pair.agent.request(methods.agent.session.close, { sessionId });
     const answered = await model.then(
       (response) => response,

@@ -21,10 +21,7 @@ describe('ACP prompts against the real binary', () => {
     });
     expect(modes?.currentModeId).toBe('ask_before_edit');
     expect(configOptions?.map((option) => option.id)).toContain('mode');
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Say hello.' }],
-    });
+    const response = await pair.prompt(sessionId, 'Say hello.');
     expect(response).toEqual({ stopReason: 'end_turn' });
     // Streamed in chunks (the agent's deltas of one block that were waiting together arrive as one).
     expect(pair.updatesOf(sessionId, 'agent_message_chunk').length).toBeGreaterThanOrEqual(1);
@@ -47,50 +44,28 @@ describe('ACP prompts against the real binary', () => {
       content: [{ type: 'text', text: 'This essay is cut off', chunks: 2 }],
       stopReason: 'max_tokens',
     }));
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const response = await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Write a long essay.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const response = await pair.prompt(sessionId, 'Write a long essay.');
     expect(response).toEqual({ stopReason: 'max_tokens' });
     expect(pair.agentText(sessionId)).toContain('This essay is cut off');
   });
 
   it("runs Tether's controls as slash commands: /cost shows its output once, /compact compacts through the model", async () => {
     const { environment, pair } = await start();
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    await pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Remember LIME.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    await pair.prompt(sessionId, 'Remember LIME.');
     const before = pair.agentText(sessionId);
-    expect(
-      await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/cost' }] }),
-    ).toEqual({ stopReason: 'end_turn' });
+    expect(await pair.prompt(sessionId, '/cost')).toEqual({ stopReason: 'end_turn' });
     const costText = pair.agentText(sessionId).slice(before.length);
     expect(costText.split('Estimated cost')).toHaveLength(2);
-    expect(
-      await pair.agent.request(methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: 'text', text: '/compact keep only the fruit' }],
-      }),
-    ).toEqual({ stopReason: 'end_turn' });
+    expect(await pair.prompt(sessionId, '/compact keep only the fruit')).toEqual({ stopReason: 'end_turn' });
     expect(environment.api.requests.some((request) => request.kind === 'compaction')).toBe(true);
   });
 
   it('sends images and an embedded resource to the model', async () => {
     const { environment, pair } = await start();
     environment.api.enqueue(textReply('I see them.'));
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     const response = await pair.agent.request(methods.agent.session.prompt, {
       sessionId,
       prompt: [
@@ -116,10 +91,7 @@ describe('ACP prompts against the real binary', () => {
     environment.api.enqueue(textReply('Read it.'));
     const outside = path.join(environment.home, 'secret-credentials.txt');
     await writeFile(outside, 'SECRET-VALUE-77\n');
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     await pair.agent.request(methods.agent.session.prompt, {
       sessionId,
       prompt: [
@@ -137,14 +109,8 @@ describe('ACP prompts against the real binary', () => {
   it('cancels a prompt mid-stream: cancelled, and no agent process left', async () => {
     const { environment, runtime, pair } = await start();
     environment.api.enqueue(textReply('word '.repeat(200), { chunks: 100, delayMs: 50 }));
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Talk slowly.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Talk slowly.');
     await waitForEvent(runtime, sessionId, 'run.message_delta');
     await pair.agent.notify(methods.agent.session.cancel, { sessionId });
     expect(await answered).toEqual({ stopReason: 'cancelled' });
@@ -158,14 +124,8 @@ describe('ACP prompts against the real binary', () => {
   it('answers a prompt whose agent crashed mid-turn with an error carrying the code', async () => {
     const { environment, runtime, pair } = await start();
     environment.api.enqueue(holdReply());
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Crash now.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Crash now.');
     await environment.api.waitForRequests(1, { kind: 'turn' });
     killProcessesWithEnvironment('HOME', environment.home);
     await expect(answered).rejects.toMatchObject({
@@ -177,10 +137,7 @@ describe('ACP prompts against the real binary', () => {
 
   it("a prompt block Tether refuses is named as the client's block (an empty one before it counts), with ACP's field names", async () => {
     const { environment, pair } = await start();
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     const refusal = (prompt: ContentBlock[]) =>
       pair.agent.request(methods.agent.session.prompt, { sessionId, prompt }).then(
         () => null,

@@ -14,11 +14,8 @@ describe('ACP sessions against the real binary', () => {
   it('session/load replays the conversation exactly once, then follows the next turn live', async () => {
     const { environment, runtime, pair } = await start();
     environment.api.enqueue(textReply('First answer.', { chunks: 3 }), textReply('Second answer.'));
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'One.' }] });
+    const sessionId = await pair.newSession(environment.workspace);
+    await pair.prompt(sessionId, 'One.');
     const liveChunks = pair.updatesOf(sessionId, 'agent_message_chunk').length;
 
     const second = await connectClient(runtimeHost(runtime));
@@ -40,14 +37,8 @@ describe('ACP sessions against the real binary', () => {
   it('session/load on the connection whose prompt is running: the history again, and the prompt goes on to end_turn', async () => {
     const { environment, pair } = await start();
     environment.api.enqueue(holdReply());
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Hold on.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Hold on.');
     await environment.api.waitForRequests(1, { kind: 'turn' });
     await pollFor(() => (environment.api.heldCount === 1 ? true : undefined));
     // An editor reopening the chat it shows: the history again, then what comes next.
@@ -61,7 +52,7 @@ describe('ACP sessions against the real binary', () => {
     expect(pair.agentText(sessionId)).toBe('Held long enough.');
     // The next prompt is the client's own: not echoed back.
     environment.api.enqueue(textReply('Next.'));
-    await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Next?' }] });
+    await pair.prompt(sessionId, 'Next?');
     expect(pair.updatesOf(sessionId, 'user_message_chunk')).toHaveLength(1);
   });
 
@@ -80,14 +71,8 @@ describe('ACP sessions against the real binary', () => {
       toolUseReply('Bash', { command: 'echo resumed > resumed.txt', description: 'Write' }),
       textReply('Written.'),
     );
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Write it.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Write it.');
     await waitForEvent(runtime, sessionId, 'interaction.requested');
     await pollFor(() => allow);
     await pair.agent.request(methods.agent.session.resume, { sessionId, cwd: environment.workspace });
@@ -120,10 +105,7 @@ describe('ACP sessions against the real binary', () => {
 
   it("session/load and session/resume refuse a cwd that is not the session's folder, changing nothing; the folder spelled otherwise loads, and its tools run there", async () => {
     const { environment, runtime, pair } = await start();
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     await pair.agent.request(methods.agent.session.close, { sessionId });
     const elsewhere = path.join(environment.home, 'elsewhere');
     await mkdir(elsewhere);
@@ -247,21 +229,14 @@ describe('ACP sessions against the real binary', () => {
     const loadMessage = await loadUnknown.catch((error: Error) => error.message);
     expect(loadMessage).toContain('session/new');
     expect(loadMessage).not.toContain('open_session');
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
     await runtime.closeSession({ sessionId });
     await pollFor(() => (pair.logs.some((line) => line.includes('session released')) ? true : undefined));
-    await expect(
-      pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] }),
-    ).rejects.toMatchObject(refusal(sessionId));
+    await expect(pair.prompt(sessionId, 'Hi.')).rejects.toMatchObject(refusal(sessionId));
     // What the message says to do works.
     await pair.agent.request(methods.agent.session.load, { sessionId, cwd: environment.workspace, mcpServers: [] });
     environment.api.enqueue(textReply('Back again.'));
-    expect(
-      await pair.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'Hi.' }] }),
-    ).toEqual({ stopReason: 'end_turn' });
+    expect(await pair.prompt(sessionId, 'Hi.')).toEqual({ stopReason: 'end_turn' });
   });
 
   it('the editor going away mid-turn ends the run and denies the approval it was asked', async () => {
@@ -270,14 +245,8 @@ describe('ACP sessions against the real binary', () => {
       toolUseReply('Bash', { command: 'echo late > late.txt', description: 'Write' }),
       holdReply(),
     );
-    const { sessionId } = await pair.agent.request(methods.agent.session.new, {
-      cwd: environment.workspace,
-      mcpServers: [],
-    });
-    const answered = pair.agent.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: 'text', text: 'Go.' }],
-    });
+    const sessionId = await pair.newSession(environment.workspace);
+    const answered = pair.prompt(sessionId, 'Go.');
     answered.catch(() => {});
     const requested = await waitForEvent(runtime, sessionId, 'interaction.requested');
     await pair.close();

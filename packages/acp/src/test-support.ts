@@ -9,6 +9,7 @@ export type {
   ContentBlock,
   CreateElicitationRequest,
   CreateElicitationResponse,
+  PromptResponse,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionNotification,

@@ -173,8 +173,16 @@ async function checkNewBranch(git: GitContext, repository: string, branch: strin
       `${branch} is not a valid branch name (see git check-ref-format). Pick another name, such as tether/my-task.`,
     );
   }
-  const refusal = await branchTakenRefusal(git, repository, branch);
-  if (refusal) throw refusal;
+  // A name that clashes with another branch's is found out when git refuses to make it (makeWorktree),
+  // nothing made yet: looking for one here would cost every session's opening two more git runs.
+  if (await branchExists(git, repository, branch)) throw branchExistsRefusal(repository, branch);
+}
+
+function branchExistsRefusal(repository: string, branch: string): Error {
+  return workspaceRefusal(
+    'branch_exists',
+    `The repository ${repository} already has a branch ${branch}. Pick another branch name; or, if that branch holds nothing you need, delete it first (git branch -d ${branch}, which refuses while it holds commits not merged).`,
+  );
 }
 
 /**
@@ -182,12 +190,7 @@ async function checkNewBranch(git: GitContext, repository: string, branch: strin
  * `tether` keeps every default `tether/…` name from being made): the message names the branch in the way.
  */
 async function branchTakenRefusal(git: GitContext, repository: string, branch: string): Promise<Error | null> {
-  if (await branchExists(git, repository, branch)) {
-    return workspaceRefusal(
-      'branch_exists',
-      `The repository ${repository} already has a branch ${branch}. Pick another branch name; or, if that branch holds nothing you need, delete it first (git branch -d ${branch}, which refuses while it holds commits not merged).`,
-    );
-  }
+  if (await branchExists(git, repository, branch)) return branchExistsRefusal(repository, branch);
   const clash = await clashingBranch(git, repository, branch);
   if (clash === null) return null;
   return workspaceRefusal(
