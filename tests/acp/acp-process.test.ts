@@ -449,6 +449,9 @@ describe('tether acp as a child process, against the real binary and the fake mo
     );
     expect((await quitEditor(child)).code).toBe(0);
     await prompt;
+    // The daemon's claude, orphaned by the SIGKILL, is ended by the daemon's exit watch (SIGTERM, then
+    // SIGKILL a second later): waited for, as the test of a SIGKILLed editor waits for its agent's.
+    await vi.waitFor(() => expect(leftovers()).toEqual([]), { timeout: 20_000, interval: 100 });
   });
 
   it('through --server: a turn the editor started goes on after it quits, and completes in the daemon', async () => {
